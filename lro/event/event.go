@@ -1,0 +1,179 @@
+// Package event defines the observability events of Large Result Offloading
+// and the [Observer] interface that receives them.
+//
+// The package is a leaf: both the [github.com/zircote/lro-go/lro] decorator and
+// the [github.com/zircote/lro-go/cleanup] janitor emit events through the same
+// Observer, so one implementation (for example [Slog]) sees every event of a
+// server.
+//
+// Observers may be called concurrently from many goroutines (one per tool call
+// in flight, plus the janitor) and must be safe for concurrent use. They are
+// called synchronously on the path of the tool call, so they should return
+// quickly. A nil Observer is valid everywhere and discards every event.
+package event
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+)
+
+// Kind identifies the type of an [Event].
+type Kind int
+
+const (
+	// KindOffloaded reports a result set written to a JSONL file and replaced by
+	// a descriptor. Its payload is [Offloaded].
+	KindOffloaded Kind = iota + 1
+	// KindWriteFailed reports a result set that exceeded the threshold but could
+	// not be written; the call fell back to an inline, truncated result. Its
+	// payload is [WriteFailed]. The specification calls it OffloadWriteFailed.
+	KindWriteFailed
+	// KindFileExpired reports an offloaded file deleted by the TTL janitor after
+	// its time to live passed. Its payload is [FileExpired]. The specification
+	// calls it OffloadFileExpired.
+	KindFileExpired
+)
+
+// String returns the event name used by the specification, for example
+// "OffloadWriteFailed".
+func (k Kind) String() string {
+	switch k {
+	case KindOffloaded:
+		return "OffloadCompleted"
+	case KindWriteFailed:
+		return "OffloadWriteFailed"
+	case KindFileExpired:
+		return "OffloadFileExpired"
+	}
+	return "OffloadEvent(" + strconv.Itoa(int(k)) + ")"
+}
+
+// An Event is one of [Offloaded], [WriteFailed] or [FileExpired]. Switch on its
+// concrete type, or on [Event.Kind].
+type Event interface {
+	// Kind reports which payload type this event is.
+	Kind() Kind
+	// LogAttrs returns the event's fields as structured logging attributes.
+	LogAttrs() []slog.Attr
+}
+
+// Offloaded is emitted after a result set was written to a file and the tool
+// result replaced by a descriptor.
+type Offloaded struct {
+	Tool            string        // name of the tool that produced the result
+	Operation       string        // operation recorded in the file header and name
+	Path            string        // absolute path of the JSONL file
+	Count           int           // records written (lines after the header)
+	EstimatedTokens int           // estimated tokens of the whole result set
+	ThresholdTokens int           // the threshold the estimate exceeded
+	Detail          string        // detail level of the records
+	Bytes           int64         // size of the file in bytes
+	Duration        time.Duration // time spent writing the file
+}
+
+// WriteFailed is emitted when a result set above the threshold could not be
+// written. The call still succeeded with Shown of Count records inline.
+type WriteFailed struct {
+	Tool            string // name of the tool that produced the result
+	Operation       string // operation that would have named the file
+	Dir             string // output folder that was written to
+	Count           int    // records in the whole result set
+	Shown           int    // records kept in the truncated inline result
+	EstimatedTokens int    // estimated tokens of the whole result set
+	Err             error  // why the write failed
+}
+
+// FileExpired is emitted by the janitor for each offloaded file it deleted.
+type FileExpired struct {
+	Path      string        // absolute path of the deleted file
+	CreatedAt time.Time     // when the file was created
+	TTL       time.Duration // the time to live that passed
+}
+
+// Kind returns [KindOffloaded].
+func (Offloaded) Kind() Kind { return KindOffloaded }
+
+// Kind returns [KindWriteFailed].
+func (WriteFailed) Kind() Kind { return KindWriteFailed }
+
+// Kind returns [KindFileExpired].
+func (FileExpired) Kind() Kind { return KindFileExpired }
+
+// LogAttrs returns the event's fields as logging attributes.
+func (e Offloaded) LogAttrs() []slog.Attr {
+	return []slog.Attr{
+		slog.String("tool", e.Tool),
+		slog.String("operation", e.Operation),
+		slog.String("path", e.Path),
+		slog.Int("count", e.Count),
+		slog.Int("estimated_tokens", e.EstimatedTokens),
+		slog.Int("threshold_tokens", e.ThresholdTokens),
+		slog.String("detail", e.Detail),
+		slog.Int64("bytes", e.Bytes),
+		slog.Duration("duration", e.Duration),
+	}
+}
+
+// LogAttrs returns the event's fields as logging attributes.
+func (e WriteFailed) LogAttrs() []slog.Attr {
+	errText := ""
+	if e.Err != nil {
+		errText = e.Err.Error()
+	}
+	return []slog.Attr{
+		slog.String("tool", e.Tool),
+		slog.String("operation", e.Operation),
+		slog.String("dir", e.Dir),
+		slog.Int("count", e.Count),
+		slog.Int("shown", e.Shown),
+		slog.Int("estimated_tokens", e.EstimatedTokens),
+		slog.String("error", errText),
+	}
+}
+
+// LogAttrs returns the event's fields as logging attributes.
+func (e FileExpired) LogAttrs() []slog.Attr {
+	return []slog.Attr{
+		slog.String("path", e.Path),
+		slog.Time("created_at", e.CreatedAt),
+		slog.Duration("ttl", e.TTL),
+	}
+}
+
+// An Observer receives events. Implementations must be safe for concurrent
+// use and should return quickly.
+type Observer interface {
+	Observe(ctx context.Context, e Event)
+}
+
+// ObserverFunc adapts an ordinary function to the [Observer] interface.
+type ObserverFunc func(ctx context.Context, e Event)
+
+// Observe calls f(ctx, e).
+func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
+
+// Emit delivers e to o. A nil o discards the event.
+func Emit(ctx context.Context, o Observer, e Event) {
+	if o != nil {
+		o.Observe(ctx, e)
+	}
+}
+
+// Slog returns an Observer that logs each event to l: write failures at
+// [slog.LevelWarn], the others at [slog.LevelInfo]. The message is the
+// event's name, for example "OffloadCompleted". A nil l uses [slog.Default].
+func Slog(l *slog.Logger) Observer {
+	return ObserverFunc(func(ctx context.Context, e Event) {
+		logger := l
+		if logger == nil {
+			logger = slog.Default()
+		}
+		level := slog.LevelInfo
+		if e.Kind() == KindWriteFailed {
+			level = slog.LevelWarn
+		}
+		logger.LogAttrs(ctx, level, e.Kind().String(), e.LogAttrs()...)
+	})
+}
