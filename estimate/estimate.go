@@ -1,5 +1,22 @@
 // Package estimate estimates how many tokens a text costs a language model.
+//
+// Large Result Offloading decides whether a tool result is returned inline or
+// written to a file by comparing an estimated token count with a threshold.
+// The specification fixes the heuristic: about one token per four characters
+// of Latin-script text. Applied to Chinese, Japanese or Korean text that rule
+// under-estimates four-fold, because model tokenizers spend roughly one token
+// per ideograph, syllable or kana, so this package counts those runes as one
+// token each. See [Bytes] for the exact rule.
+//
+// The heuristic is deliberately cheap: it makes one pass over the text, reads
+// eight ASCII bytes at a time, and allocates nothing. When a model-specific
+// tokenizer is available, wrap it in a [Tokenizer] and use it instead of
+// [Heuristic].
+//
+// Every function in this package is safe for concurrent use.
 package estimate
+
+import "unicode/utf8"
 
 // A Tokenizer counts the tokens of a UTF-8 text. Implementations must be safe
 // for concurrent use and must return at least 1 for non-empty text.
@@ -9,13 +26,109 @@ type Tokenizer interface {
 
 // Heuristic is the specification's estimator: about one token per four
 // characters of Latin script, about one token per CJK, Hangul or Kana rune.
+// It is the [Tokenizer] form of [Bytes]. The zero value is ready to use and
+// safe for concurrent use.
 type Heuristic struct{}
 
-// Tokens implements [Tokenizer].
+// Heuristic must keep satisfying Tokenizer, which callers plug it in as.
+var _ Tokenizer = Heuristic{}
+
+// Tokens implements [Tokenizer]. It returns [Bytes](text).
 func (Heuristic) Tokens(text []byte) int { return Bytes(text) }
 
-// Tokens estimates the tokens of s with the [Heuristic].
-func Tokens(s string) int { panic("TODO") }
+// Tokens estimates the tokens of s with the [Heuristic]. It returns the same
+// value as [Bytes]([]byte(s)) without converting s, and allocates nothing.
+func Tokens(s string) int { return count(s) }
 
-// Bytes estimates the tokens of the UTF-8 text b with the [Heuristic].
-func Bytes(b []byte) int { panic("TODO") }
+// Bytes estimates the tokens of the UTF-8 text b with the [Heuristic]:
+//
+//	ceil(narrow/4) + wide
+//
+// where wide is the number of runes of East Asian scripts that tokenizers
+// spend about one token on (CJK ideographs and radicals, CJK symbols and
+// punctuation, Hiragana, Katakana, Bopomofo, Hangul syllables and jamo,
+// halfwidth and fullwidth forms) and narrow is the number of every other
+// character. Characters are runes, not bytes, so "é" counts as one character
+// like "e". Each byte of invalid UTF-8 counts as one narrow character.
+//
+// The result is 0 for empty input and at least 1 otherwise, and it never
+// exceeds len(b) nor the number of runes in b. Bytes allocates nothing and
+// is safe for concurrent use.
+func Bytes(b []byte) int { return count(b) }
+
+// count implements [Bytes] and [Tokens] once for both string and []byte, so
+// that neither has to convert (and copy) its argument.
+func count[T string | []byte](s T) int {
+	narrow, wide := 0, 0
+	for i := 0; i < len(s); {
+		// ASCII fast path: eight bytes at a time while none has the high bit.
+		// The loads are combined into one 64-bit load by the compiler.
+		for i+8 <= len(s) && load64(s[i:i+8])&0x8080808080808080 == 0 {
+			narrow += 8
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			narrow++
+			i++
+			continue
+		}
+		// DecodeRuneInString of a converted 4-byte window neither allocates
+		// (the conversion does not escape) nor copies for T = string.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		if isWide(r) {
+			wide++
+		} else {
+			narrow++ // includes utf8.RuneError for an invalid byte (size 1)
+		}
+		i += size
+	}
+	return (narrow+3)/4 + wide
+}
+
+// load64 returns the eight bytes of s (len(s) == 8) as a little-endian word.
+func load64[T string | []byte](s T) uint64 {
+	_ = s[7] // one bounds check for the eight loads below
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// isWide reports whether r belongs to a script that tokenizers spend about one
+// token per rune on. The ranges are Unicode blocks; a switch on a handful of
+// ranges is several times faster than unicode.Is with the Han, Hangul,
+// Hiragana and Katakana range tables, and it also covers the CJK symbols and
+// fullwidth forms those tables leave out.
+func isWide(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r <= 0x11FF: // Hangul Jamo
+		return true
+	case r < 0x2E80:
+		return false
+	case r <= 0x9FFF:
+		// CJK Radicals Supplement, Kangxi Radicals, Ideographic Description,
+		// CJK Symbols and Punctuation, Hiragana, Katakana, Bopomofo, Hangul
+		// Compatibility Jamo, Kanbun, CJK Strokes, Katakana Phonetic
+		// Extensions, Enclosed CJK, CJK Compatibility, CJK Unified
+		// Ideographs and Extension A.
+		return true
+	case r >= 0xA960 && r <= 0xA97F: // Hangul Jamo Extended-A
+		return true
+	case r >= 0xAC00 && r <= 0xD7FF: // Hangul Syllables, Jamo Extended-B
+		return true
+	case r >= 0xF900 && r <= 0xFAFF: // CJK Compatibility Ideographs
+		return true
+	case r >= 0xFE30 && r <= 0xFE4F: // CJK Compatibility Forms
+		return true
+	case r >= 0xFF00 && r <= 0xFFEF: // Halfwidth and Fullwidth Forms
+		return true
+	case r >= 0x1AFF0 && r <= 0x1B16F: // Kana Extended-A/B, Supplement, Small Kana
+		return true
+	case r >= 0x20000 && r <= 0x3FFFF: // Supplementary and Tertiary Ideographic Planes
+		return true
+	}
+	return false
+}

@@ -1,0 +1,198 @@
+package lro
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/recipes"
+)
+
+// Defaults of the specification. Each is what the zero value of the
+// corresponding [Options] field means.
+const (
+	// DefaultThresholdTokens is the token estimate above which a result set is
+	// offloaded.
+	DefaultThresholdTokens = 1600
+	// DefaultTTL is how long an offloaded file lives before cleanup may
+	// delete it.
+	DefaultTTL = 3600 * time.Second
+	// DefaultPrefix is the first part of every offloaded file's name.
+	DefaultPrefix = jsonl.DefaultPrefix
+	// DefaultQueryArgument is the tool argument recorded as the header's query.
+	DefaultQueryArgument = "query"
+	// DefaultDetailArgument is the tool argument that selects the detail level.
+	DefaultDetailArgument = "detail"
+	// DefaultDetail is the detail level recorded when the call names none.
+	// Records of a tool that has no detail levels are complete, hence "full".
+	DefaultDetail = recipes.Full
+	// DefaultSchemaVersion is the header's schema_version when
+	// [Options.SchemaVersion] is empty.
+	DefaultSchemaVersion = "1.0"
+)
+
+// Profile selects how much a descriptor carries; see [descriptor.Profile].
+type Profile = descriptor.Profile
+
+// The descriptor profiles, matching the ablations of the LRO paper.
+const (
+	ProfileFull        = descriptor.ProfileFull
+	ProfileNoRecipes   = descriptor.ProfileNoRecipes
+	ProfileNoSchema    = descriptor.ProfileNoSchema
+	ProfileBarePointer = descriptor.ProfileBarePointer
+)
+
+// Options configure offloading for one tool ([Wrap], [AddTool]) or for a whole
+// server ([Middleware]). A nil *Options, and the zero value of every field,
+// means the specification's defaults. Options are copied on entry: changing
+// them afterwards has no effect.
+type Options struct {
+	// Disabled turns offloading off: every result goes out unchanged.
+	// If false (the zero value), offloading is enabled.
+	Disabled bool
+
+	// ThresholdTokens is the estimate above which a result set is offloaded
+	// (offload when estimated > threshold). If zero, defaults to
+	// [DefaultThresholdTokens]. Negative values are invalid.
+	ThresholdTokens int
+
+	// TTL is how long an offloaded file lives. If zero, defaults to
+	// [DefaultTTL]. It is read by the janitor of package cleanup.
+	TTL time.Duration
+
+	// OutputDir is the folder offloaded files are written to. If empty,
+	// defaults to [os.TempDir]. A folder that does not exist is created with
+	// mode 0700.
+	OutputDir string
+
+	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
+	// If empty, defaults to [DefaultPrefix].
+	Prefix string
+
+	// Operation names the operation in the header and the file name, for
+	// example "recall". If empty, defaults to the tool's name.
+	Operation string
+
+	// QueryArgument is the tool argument whose string value is recorded as the
+	// header's query. If empty, defaults to [DefaultQueryArgument].
+	QueryArgument string
+
+	// DetailArgument is the tool argument that holds the detail level
+	// ("light", "medium" or "full"). If empty, defaults to
+	// [DefaultDetailArgument].
+	DetailArgument string
+
+	// DefaultDetail is the detail level when the call does not name one. If
+	// empty, defaults to [DefaultDetail].
+	DefaultDetail recipes.Detail
+
+	// RecordsField names the array field of an object result that holds the
+	// records. If empty, the records are the result itself when it is an array,
+	// or else its only (or largest) array-valued field.
+	RecordsField string
+
+	// Profile selects the descriptor's fields. If zero, defaults to
+	// [ProfileFull], the specification's complete descriptor.
+	Profile Profile
+
+	// RecordType is the Go type of one record. When set, the descriptor's
+	// line_schema is reflected from it; otherwise it is inferred from the
+	// records. [AddTool] sets it from the tool's output type when it can.
+	RecordType reflect.Type
+
+	// SchemaVersion is the header's schema_version. If empty, defaults to
+	// [DefaultSchemaVersion].
+	SchemaVersion string
+
+	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
+	Tokenizer estimate.Tokenizer
+
+	// Observer receives an event for every offload and write failure. If nil,
+	// events are discarded. It may be called concurrently.
+	Observer event.Observer
+
+	// Now returns the current time. If nil, defaults to [time.Now].
+	Now func() time.Time
+}
+
+// config is a validated copy of Options with every default applied.
+type config struct {
+	Options
+	dir string // absolute output folder
+}
+
+// newConfig copies opts, applies defaults and validates. It reports the first
+// invalid field by name.
+func newConfig(opts *Options) (*config, error) {
+	c := &config{}
+	if opts != nil {
+		c.Options = *opts
+	}
+	if c.ThresholdTokens < 0 {
+		return nil, fmt.Errorf("lro: Options.ThresholdTokens is %d: %w", c.ThresholdTokens, ErrInvalidOption)
+	}
+	if c.ThresholdTokens == 0 {
+		c.ThresholdTokens = DefaultThresholdTokens
+	}
+	if c.TTL < 0 {
+		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
+	}
+	if c.TTL == 0 {
+		c.TTL = DefaultTTL
+	}
+	if c.OutputDir == "" {
+		c.OutputDir = os.TempDir()
+	}
+	dir, err := filepath.Abs(c.OutputDir)
+	if err != nil {
+		return nil, fmt.Errorf("lro: Options.OutputDir %q: %w", c.OutputDir, err)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("lro: Options.OutputDir %q is not a folder: %w", c.OutputDir, ErrInvalidOption)
+	}
+	c.dir = dir
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.QueryArgument == "" {
+		c.QueryArgument = DefaultQueryArgument
+	}
+	if c.DetailArgument == "" {
+		c.DetailArgument = DefaultDetailArgument
+	}
+	if c.DefaultDetail == "" {
+		c.DefaultDetail = DefaultDetail
+	}
+	if _, err := recipes.ParseDetail(string(c.DefaultDetail)); err != nil {
+		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w", err)
+	}
+	if c.Profile < ProfileFull || c.Profile > ProfileBarePointer {
+		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)
+	}
+	if c.SchemaVersion == "" {
+		c.SchemaVersion = DefaultSchemaVersion
+	}
+	if c.Tokenizer == nil {
+		c.Tokenizer = estimate.Heuristic{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}
+
+// mustConfig is newConfig for registration-time helpers: invalid options are a
+// programmer error, reported by a panic that names the field.
+func mustConfig(opts *Options) *config {
+	c, err := newConfig(opts)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
