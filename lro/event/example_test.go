@@ -1,0 +1,44 @@
+package event_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/zircote/lro-go/lro/event"
+)
+
+func ExampleSlog() {
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+	obs := event.Slog(logger)
+	obs.Observe(context.Background(), event.WriteFailed{
+		Tool: "recall_memories", Operation: "recall", Dir: "/tmp/lro", Count: 200, Shown: 9,
+		EstimatedTokens: 31000, Err: errors.New("no space left on device"),
+	})
+	obs.Observe(context.Background(), event.FileExpired{
+		Path: "/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl", CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), TTL: time.Hour,
+	})
+	// Output:
+	// level=WARN msg=OffloadWriteFailed tool=recall_memories operation=recall dir=/tmp/lro count=200 shown=9 estimated_tokens=31000 error="no space left on device"
+	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z ttl=1h0m0s
+}
+
+func ExampleObserverFunc() {
+	counts := map[event.Kind]int{}
+	obs := event.ObserverFunc(func(_ context.Context, e event.Event) { counts[e.Kind()]++ })
+	event.Emit(context.Background(), obs, event.Offloaded{Tool: "search_memories"})
+	event.Emit(context.Background(), nil, event.Offloaded{}) // a nil Observer discards
+	fmt.Println(counts[event.KindOffloaded], event.KindOffloaded)
+	// Output:
+	// 1 OffloadCompleted
+}

@@ -1,0 +1,565 @@
+package lro_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/recipes"
+)
+
+// item is a record type of a tool that is not a memory tool. Its tags are in
+// the go-sdk convention: the jsonschema tag is a plain description.
+type item struct {
+	ID       string   `json:"id" jsonschema:"the item's identifier, unique"`
+	Name     string   `json:"name" jsonschema:"display name"`
+	Category string   `json:"category" jsonschema:"one of a few categories"`
+	Price    float64  `json:"price" jsonschema:"price in euros, >= 0"`
+	Labels   []string `json:"labels,omitempty" jsonschema:"free labels"`
+}
+
+type listIn struct {
+	Count int `json:"count" jsonschema:"how many items to list"`
+}
+
+type listOut struct {
+	Items      []item `json:"items" jsonschema:"the items"`
+	NextOffset int    `json:"next_offset,omitempty" jsonschema:"where the next page starts"`
+}
+
+func makeItems(n int) []item {
+	cats := []string{"books", "games", "tools"}
+	items := make([]item, n)
+	for i := range items {
+		items[i] = item{
+			ID:       fmt.Sprintf("it-%04d", i),
+			Name:     fmt.Sprintf("Item number %d with a reasonably descriptive name", i),
+			Category: cats[i%len(cats)],
+			Price:    float64(i%50) + 0.5,
+			Labels:   []string{"label" + fmt.Sprint(i%4), "common"},
+		}
+	}
+	return items
+}
+
+// recorder is an Observer that keeps every event.
+type recorder struct {
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func (r *recorder) Observe(_ context.Context, e event.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) all() []event.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]event.Event(nil), r.events...)
+}
+
+// connect serves s in memory and returns a connected client session.
+func connect(t *testing.T, s *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func newServer() *mcp.Server {
+	return mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0"}, nil)
+}
+
+// textHandler returns a raw handler whose result is the JSON text of n items.
+func textHandler(n int) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		data, err := json.Marshal(makeItems(n))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+	}
+}
+
+var rawInputSchema = &jsonschema.Schema{Type: "object"}
+
+// descriptorOf decodes the descriptor in a result, failing the test if the
+// result is not offloaded.
+func descriptorOf(t *testing.T, res *mcp.CallToolResult) descriptor.OffloadResponse {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %v", res.Content)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("offloaded result has %d content items, want 1", len(res.Content))
+	}
+	var d descriptor.OffloadResponse
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d); err != nil {
+		t.Fatalf("content is not a descriptor: %v", err)
+	}
+	if !d.Offloaded {
+		t.Fatalf("descriptor.offloaded is false")
+	}
+	return d
+}
+
+func TestWrapInlineBelowThreshold(t *testing.T) {
+	dir := t.TempDir()
+	s := newServer()
+	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema}, lro.Wrap(textHandler(3), &lro.Options{OutputDir: dir}))
+	cs := connect(t, s)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "items"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(makeItems(3))
+	if got := res.Content[0].(*mcp.TextContent).Text; got != string(want) {
+		t.Errorf("inline result changed:\n got %s\nwant %s", got, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("inline call wrote %d files", len(entries))
+	}
+}
+
+func TestWrapOffloadsAboveThreshold(t *testing.T) {
+	dir := t.TempDir()
+	obs := &recorder{}
+	s := newServer()
+	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema},
+		lro.Wrap(textHandler(200), &lro.Options{OutputDir: dir, Operation: "catalog", Observer: obs}))
+	cs := connect(t, s)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "items", Arguments: map[string]any{"query": "all items"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := descriptorOf(t, res)
+
+	if !filepath.IsAbs(d.FilePath) || filepath.Dir(d.FilePath) != dir {
+		t.Errorf("file_path %q is not an absolute path in %s", d.FilePath, dir)
+	}
+	op, _, ok := jsonl.ParseName(filepath.Base(d.FilePath), "atlatl")
+	if !ok || op != "catalog" {
+		t.Errorf("file name %q does not follow atlatl-{operation}-{ulid}.jsonl with operation catalog", filepath.Base(d.FilePath))
+	}
+	fi, err := os.Stat(d.FilePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
+	}
+
+	h, lines, err := jsonl.ReadFile(d.FilePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := "all items"
+	wantHeader := jsonl.Header{Type: "lro_header", Operation: "catalog", Query: &query, Count: 200,
+		SchemaVersion: lro.DefaultSchemaVersion, Timestamp: h.Timestamp, EstimatedTokens: d.Summary.EstimatedTokens, Detail: "full"}
+	if diff := cmp.Diff(wantHeader, h); diff != "" {
+		t.Errorf("header (-want +got):\n%s", diff)
+	}
+	var got []item
+	for _, l := range lines {
+		var it item
+		if err := json.Unmarshal(l, &it); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, it)
+	}
+	if diff := cmp.Diff(makeItems(200), got); diff != "" {
+		t.Errorf("file records (-want +got):\n%s", diff)
+	}
+
+	if d.Summary.Count != 200 || d.Summary.Operation != "catalog" || d.Summary.Detail != "full" {
+		t.Errorf("summary = %+v", d.Summary)
+	}
+	if d.Summary.EstimatedTokens <= lro.DefaultThresholdTokens {
+		t.Errorf("estimated_tokens %d not above the threshold", d.Summary.EstimatedTokens)
+	}
+	if len(d.JqRecipes) != recipes.Count {
+		t.Errorf("%d recipes, want exactly %d", len(d.JqRecipes), recipes.Count)
+	}
+	if d.LineSchema == nil || !strings.Contains(d.Guidance, d.FilePath) {
+		t.Errorf("descriptor lacks line_schema or guidance with the path: %+v", d)
+	}
+	// The line schema, inferred from the records, accepts every line.
+	validateAll(t, d.LineSchema, lines)
+
+	evs := obs.all()
+	if len(evs) != 1 || evs[0].Kind() != event.KindOffloaded {
+		t.Fatalf("events = %v, want one Offloaded", evs)
+	}
+	if e := evs[0].(event.Offloaded); e.Path != d.FilePath || e.Count != 200 || e.Tool != "items" {
+		t.Errorf("Offloaded event = %+v", e)
+	}
+}
+
+// validateAll checks every line against the JSON Schema schema.
+func validateAll(t *testing.T, schema any, lines []json.RawMessage) {
+	t.Helper()
+	data, _ := json.Marshal(schema)
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("line_schema is not a JSON Schema: %v", err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("line_schema does not resolve: %v", err)
+	}
+	for i, l := range lines {
+		var v any
+		_ = json.Unmarshal(l, &v)
+		if err := resolved.Validate(v); err != nil {
+			t.Fatalf("line %d fails line_schema: %v\nschema: %s", i+2, err, data)
+		}
+	}
+}
+
+func TestAddToolTyped(t *testing.T) {
+	dir := t.TempDir()
+	s := newServer()
+	lro.AddTool(s, &mcp.Tool{Name: "list_items", Description: "Lists items."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+			return nil, listOut{Items: makeItems(in.Count), NextOffset: in.Count}, nil
+		}, &lro.Options{OutputDir: dir, Operation: "list"})
+	cs := connect(t, s)
+
+	// The advertised output schema accepts both shapes.
+	var outSchema any
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		outSchema = tool.OutputSchema
+	}
+	if outSchema == nil {
+		t.Fatal("tool advertises no output schema")
+	}
+
+	inline, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_items", Arguments: map[string]any{"count": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out listOut
+	data, _ := json.Marshal(inline.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Items) != 2 || out.NextOffset != 2 {
+		t.Errorf("inline structured content = %s (err %v), want 2 items and next_offset 2", data, err)
+	}
+	validateAll(t, outSchema, []json.RawMessage{data})
+
+	off, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_items", Arguments: map[string]any{"count": 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := descriptorOf(t, off)
+	sc, _ := json.Marshal(off.StructuredContent)
+	validateAll(t, outSchema, []json.RawMessage{sc})
+	if strings.Contains(string(sc), "next_offset") {
+		t.Errorf("offloaded result carries the tool's cursor: %s", sc)
+	}
+	// The line schema is reflected from the record type, with the go-sdk
+	// style descriptions kept whole.
+	props := d.LineSchema.(map[string]any)["properties"].(map[string]any)
+	if got := props["id"].(map[string]any)["description"]; got != "the item's identifier, unique" {
+		t.Errorf("id description = %v", got)
+	}
+	if got := props["price"].(map[string]any)["type"]; got != "number" {
+		t.Errorf("price type = %v", got)
+	}
+	_, lines, err := jsonl.ReadFile(d.FilePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 300 {
+		t.Fatalf("%d lines, want 300", len(lines))
+	}
+	validateAll(t, d.LineSchema, lines)
+}
+
+func TestProvideEvaluatesTheFullSet(t *testing.T) {
+	dir := t.TempDir()
+	s := newServer()
+	handler := func(n int) mcp.ToolHandler {
+		return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			items := makeItems(n)
+			scores := make([]float64, n)
+			for i := range scores {
+				scores[i] = 1 - float64(i)/float64(n+1)
+			}
+			if !lro.Provide(ctx, lro.ResultSet{Records: items, Scores: scores}) {
+				return nil, errors.New("no decorator listening")
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "formatted context within budget"}}}, nil
+		}
+	}
+	s.AddTool(&mcp.Tool{Name: "small", InputSchema: rawInputSchema}, lro.Wrap(handler(2), &lro.Options{OutputDir: dir}))
+	s.AddTool(&mcp.Tool{Name: "large", InputSchema: rawInputSchema}, lro.Wrap(handler(100), &lro.Options{OutputDir: dir, Operation: "inject"}))
+	cs := connect(t, s)
+
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "formatted context within budget" {
+		t.Errorf("small set: got %q, want the handler's own string", got)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "large"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := descriptorOf(t, res)
+	if d.Summary.Count != 100 || d.Summary.ScoreRange == nil || d.Summary.ScoreRange[1] != 1-1.0/101 {
+		t.Errorf("summary = %+v", d.Summary)
+	}
+	if lro.Provide(context.Background(), lro.ResultSet{}) {
+		t.Error("Provide outside a decorator reported true")
+	}
+}
+
+func TestPassThrough(t *testing.T) {
+	big := strings.Repeat("word ", 5000)
+	tests := []struct {
+		name string
+		res  *mcp.CallToolResult
+	}{
+		{"tool errors are not offloaded", &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: big}}}},
+		{"images are not offloaded", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}, &mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}}}},
+		{"audio is not offloaded", &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: []byte(big), MIMEType: "audio/wav"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return tt.res, nil }, &lro.Options{OutputDir: dir})
+			res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}})
+			if err != nil || res != tt.res || len(res.Content) != len(tt.res.Content) {
+				t.Errorf("result changed: %v, %v", res, err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("wrote %d files", len(entries))
+			}
+		})
+	}
+}
+
+func TestTextLinesBecomeRecords(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := range 400 {
+		lines = append(lines, fmt.Sprintf("2026-11-21T10:%02d:00Z INFO request %d served in %dms", i%60, i, i%17))
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}, &lro.Options{OutputDir: dir})
+	res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "logs"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := descriptorOf(t, res)
+	_, recs, err := jsonl.ReadFile(d.FilePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 400 {
+		t.Fatalf("%d records, want 400", len(recs))
+	}
+	for i, r := range recs {
+		var l struct {
+			Line int    `json:"line"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(r, &l); err != nil || l.Line != i+1 || l.Text != lines[i] {
+			t.Fatalf("record %d = %s, want line %d %q", i, r, i+1, lines[i])
+		}
+	}
+}
+
+func TestWriteFailureFallsBackInline(t *testing.T) {
+	base := t.TempDir()
+	blocker := filepath.Join(base, "file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	obs := &recorder{}
+	dir := filepath.Join(blocker, "sub") // a path through a regular file
+	s := newServer()
+	lro.AddTool(s, &mcp.Tool{Name: "list_items"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+			return nil, listOut{Items: makeItems(in.Count)}, nil
+		}, &lro.Options{OutputDir: dir, Observer: obs})
+	cs := connect(t, s)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_items", Arguments: map[string]any{"count": 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Fatalf("a write failure failed the call: %v", res.Content)
+	}
+	warning := res.Content[0].(*mcp.TextContent).Text
+	var out listOut
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("structured content %s: %v", data, err)
+	}
+	if len(out.Items) == 0 || len(out.Items) >= 300 {
+		t.Fatalf("kept %d items, want some but not all", len(out.Items))
+	}
+	if diff := cmp.Diff(makeItems(len(out.Items)), out.Items); diff != "" {
+		t.Errorf("kept items are not the leading records (-want +got):\n%s", diff)
+	}
+	if want := fmt.Sprintf("showing %d of 300 records", len(out.Items)); !strings.Contains(warning, want) {
+		t.Errorf("warning %q does not say %q", warning, want)
+	}
+	evs := obs.all()
+	if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed {
+		t.Fatalf("events = %v, want one WriteFailed", evs)
+	}
+	if e := evs[0].(event.WriteFailed); e.Err == nil || e.Shown != len(out.Items) || e.Count != 300 {
+		t.Errorf("WriteFailed = %+v", e)
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	tests := []struct {
+		profile                          lro.Profile
+		summary, schema, recipes, guides bool
+	}{
+		{lro.ProfileFull, true, true, true, true},
+		{lro.ProfileNoRecipes, true, true, false, true},
+		{lro.ProfileNoSchema, true, false, true, true},
+		{lro.ProfileBarePointer, false, false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.profile.String(), func(t *testing.T) {
+			h := lro.Wrap(textHandler(200), &lro.Options{OutputDir: t.TempDir(), Profile: tt.profile})
+			res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := descriptorOf(t, res)
+			got := [4]bool{d.Summary != nil, d.LineSchema != nil, len(d.JqRecipes) > 0, d.Guidance != ""}
+			want := [4]bool{tt.summary, tt.schema, tt.recipes, tt.guides}
+			if got != want {
+				t.Errorf("fields present (summary, schema, recipes, guidance) = %v, want %v", got, want)
+			}
+			if d.FilePath == "" {
+				t.Error("no file_path")
+			}
+		})
+	}
+}
+
+func TestMiddlewareServerWide(t *testing.T) {
+	dir := t.TempDir()
+	s := newServer()
+	s.AddTool(&mcp.Tool{Name: "a", InputSchema: rawInputSchema}, textHandler(200))
+	s.AddTool(&mcp.Tool{Name: "b", InputSchema: rawInputSchema}, textHandler(200))
+	mcp.AddTool(s, &mcp.Tool{Name: "typed"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+		return nil, listOut{Items: makeItems(in.Count)}, nil
+	})
+	s.AddReceivingMiddleware(lro.Middleware(&lro.Options{OutputDir: dir}, "a", "typed"))
+	cs := connect(t, s)
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name == "typed" {
+			data, _ := json.Marshal(tool.OutputSchema)
+			if !strings.Contains(string(data), "file_path") {
+				t.Errorf("typed tool's output schema not widened: %s", data)
+			}
+		}
+	}
+	res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a"})
+	descriptorOf(t, res)
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "typed", Arguments: map[string]any{"count": 300}})
+	descriptorOf(t, res)
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "b"})
+	if strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"offloaded"`) {
+		t.Error("tool b, not selected, was offloaded")
+	}
+}
+
+func TestInvalidOptions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o600)
+	tests := []struct {
+		name  string
+		opts  lro.Options
+		field string
+	}{
+		{"negative threshold", lro.Options{ThresholdTokens: -1}, "ThresholdTokens"},
+		{"negative TTL", lro.Options{TTL: -1}, "TTL"},
+		{"output dir is a file", lro.Options{OutputDir: file}, "OutputDir"},
+		{"unknown detail", lro.Options{DefaultDetail: "huge"}, "DefaultDetail"},
+		{"unknown profile", lro.Options{Profile: 9}, "Profile"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.opts.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.field) {
+				t.Errorf("Validate() = %v, want an error naming %s", err, tt.field)
+			}
+		})
+	}
+	if err := (*lro.Options)(nil).Validate(); err != nil {
+		t.Errorf("nil options: %v", err)
+	}
+}
+
+// TestRecipesRunOnOffloadedFile runs every recipe of a real descriptor with
+// the jq binary.
+func TestRecipesRunOnOffloadedFile(t *testing.T) {
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("jq is not installed")
+		}
+		t.Skip("jq is not installed")
+	}
+	_ = jq
+	dir := filepath.Join(t.TempDir(), "it's a dir")
+	h := lro.Wrap(textHandler(120), &lro.Options{OutputDir: dir})
+	res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := descriptorOf(t, res)
+	for i, r := range d.JqRecipes {
+		out, err := exec.Command("sh", "-c", r.Command).CombinedOutput()
+		if err != nil {
+			t.Errorf("recipe %d %q: %v\n%s", i+1, r.Command, err, out)
+		}
+		if len(strings.TrimSpace(string(out))) == 0 {
+			t.Errorf("recipe %d %q printed nothing", i+1, r.Command)
+		}
+	}
+}

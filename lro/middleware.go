@@ -1,0 +1,68 @@
+package lro
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+)
+
+// Middleware returns server middleware that offloads the results of the named
+// tools, or of every tool when no name is given: one line for a server with
+// many tools. Install it once per server with
+// [mcp.Server.AddReceivingMiddleware].
+//
+// It also amends tools/list so that each selected tool's output schema
+// accepts the descriptor. Handlers of selected tools may call [Provide].
+// Middleware panics if opts is invalid (see [Options.Validate]).
+func Middleware(opts *Options, tools ...string) mcp.Middleware {
+	c := mustConfig(opts)
+	selected := func(name string) bool { return len(tools) == 0 || slices.Contains(tools, name) }
+	var widened sync.Map // *mcp.Tool -> *mcp.Tool with the widened schema
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if c.Disabled {
+				return next(ctx, method, req)
+			}
+			switch method {
+			case "tools/call":
+				call, ok := req.(*mcp.CallToolRequest)
+				if !ok || !selected(toolName(call)) {
+					return next(ctx, method, req)
+				}
+				ctx, slot := withSlot(ctx)
+				res, err := next(ctx, method, req)
+				if tr, ok := res.(*mcp.CallToolResult); ok && err == nil && tr != nil {
+					c.apply(ctx, call, tr, slot.get(), nil)
+				}
+				return res, err
+			case "tools/list":
+				res, err := next(ctx, method, req)
+				if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil && lr != nil {
+					for i, t := range lr.Tools {
+						if t == nil || t.OutputSchema == nil || !selected(t.Name) {
+							continue
+						}
+						if w, ok := widened.Load(t); ok {
+							lr.Tools[i] = w.(*mcp.Tool)
+							continue
+						}
+						schema, err := descriptor.WidenOutputSchema(t.OutputSchema)
+						if err != nil {
+							continue
+						}
+						copy := *t
+						copy.OutputSchema = schema
+						widened.Store(t, &copy)
+						lr.Tools[i] = &copy
+					}
+				}
+				return res, err
+			}
+			return next(ctx, method, req)
+		}
+	}
+}

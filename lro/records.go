@@ -1,0 +1,208 @@
+package lro
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/jsonscan"
+)
+
+// recordSet is the records of one tool result, found without copying them.
+// Records are the elements of one JSON document's records array (docArray),
+// or a list of standalone record encodings (list).
+type recordSet struct {
+	// doc is the JSON document the records come from, when there is one.
+	doc []byte
+	// docArray is the records array inside doc; nil when the records are not
+	// an array of doc.
+	docArray []byte
+	// arrayStart and arrayEnd locate docArray in doc, for truncation.
+	arrayStart, arrayEnd int
+	// list holds the records when they are not the elements of docArray.
+	list [][]byte
+	// lines is true when the records are text lines wrapped as
+	// {"line":N,"text":"…"} objects.
+	lines bool
+	// structured is true when doc is the result's structured content.
+	structured bool
+	// elemType is the Go type of one record, when known.
+	elemType reflect.Type
+	// providedScores are the scores handed over with Provide.
+	providedScores []float64
+}
+
+// each calls fn with each record, in order.
+func (rs *recordSet) each(fn func(rec []byte) error) error {
+	if rs.docArray != nil {
+		return jsonscan.Elements(rs.docArray, fn)
+	}
+	for _, r := range rs.list {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordsFromDoc finds the records of a JSON document: the document itself
+// when it is an array; the array field named field, or else the only (or
+// longest) array field, of an object; otherwise the document is one record.
+func recordsFromDoc(doc []byte, field string) (*recordSet, error) {
+	rs := &recordSet{doc: doc}
+	switch jsonscan.Kind(doc) {
+	case '[':
+		s, e, err := jsonscan.ArraySpan(doc)
+		if err != nil {
+			return nil, err
+		}
+		rs.docArray, rs.arrayStart, rs.arrayEnd = doc[s:e], s, e
+		return rs, nil
+	case '{':
+		var best jsonscan.Field
+		arrays := 0
+		err := jsonscan.Fields(doc, func(f jsonscan.Field) error {
+			if jsonscan.Kind(f.Value) != '[' {
+				return nil
+			}
+			if field != "" {
+				if string(f.Key) == field {
+					best, arrays = f, 1
+				}
+				return nil
+			}
+			arrays++
+			if len(f.Value) > len(best.Value) {
+				best = f
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if arrays > 0 {
+			rs.docArray = best.Value
+			rs.arrayStart, rs.arrayEnd = best.ValueStart, best.ValueStart+len(best.Value)
+			return rs, nil
+		}
+	}
+	rs.list = [][]byte{bytes.TrimSpace(doc)}
+	return rs, nil
+}
+
+// textLine is the record written for one line of a plain-text result.
+type textLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// recordsFromText makes one {"line":N,"text":"…"} record per line of the
+// texts, numbering lines across them from 1. A final empty line is dropped.
+func recordsFromText(texts []string) (*recordSet, error) {
+	rs := &recordSet{lines: true}
+	n := 0
+	for _, text := range texts {
+		text = strings.TrimSuffix(text, "\n")
+		for line := range strings.SplitSeq(text, "\n") {
+			n++
+			rec, err := json.Marshal(textLine{Line: n, Text: strings.TrimSuffix(line, "\r")})
+			if err != nil {
+				return nil, err
+			}
+			rs.list = append(rs.list, rec)
+		}
+	}
+	return rs, nil
+}
+
+// recordsFromProvided marshals the records a handler handed over with
+// [Provide].
+func recordsFromProvided(p ResultSet) (*recordSet, error) {
+	rs := &recordSet{providedScores: p.Scores}
+	switch recs := p.Records.(type) {
+	case nil:
+		return rs, nil
+	case []json.RawMessage:
+		for _, r := range recs {
+			rs.list = append(rs.list, r)
+		}
+		return rs, nil
+	case [][]byte:
+		rs.list = recs
+		return rs, nil
+	}
+	v := reflect.ValueOf(p.Records)
+	if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
+		return nil, fmt.Errorf("lro: Provide: Records is a %T, want a slice", p.Records)
+	}
+	rs.elemType = v.Type().Elem()
+	rs.list = make([][]byte, v.Len())
+	for i := range v.Len() {
+		rec, err := json.Marshal(v.Index(i).Interface())
+		if err != nil {
+			return nil, fmt.Errorf("lro: Provide: record %d: %w", i, err)
+		}
+		rs.list[i] = rec
+	}
+	return rs, nil
+}
+
+// structuredJSON returns the JSON encoding of a result's structured content.
+func structuredJSON(sc any) ([]byte, error) {
+	switch v := sc.(type) {
+	case json.RawMessage:
+		return v, nil
+	case []byte:
+		return v, nil
+	}
+	return json.Marshal(sc)
+}
+
+// textOnly reports whether every content item is text, and returns the texts.
+// Results with images, audio, resources or links pass through untouched.
+func textOnly(content []mcp.Content) ([]string, bool) {
+	texts := make([]string, 0, len(content))
+	for _, c := range content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			return nil, false
+		}
+		texts = append(texts, tc.Text)
+	}
+	return texts, true
+}
+
+// findRecords returns the records of a tool result: from its structured
+// content, else from its text content when that is one JSON document, else
+// from its text lines.
+func findRecords(res *mcp.CallToolResult, field string) (*recordSet, error) {
+	if res.StructuredContent != nil {
+		doc, err := structuredJSON(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("lro: structured content: %w", err)
+		}
+		if json.Valid(doc) {
+			rs, err := recordsFromDoc(doc, field)
+			if err != nil {
+				return nil, err
+			}
+			rs.structured = true
+			return rs, nil
+		}
+	}
+	texts, _ := textOnly(res.Content)
+	if len(texts) == 1 {
+		doc := []byte(texts[0])
+		if k := jsonscan.Kind(doc); (k == '[' || k == '{') && json.Valid(doc) {
+			return recordsFromDoc(doc, field)
+		}
+	}
+	return recordsFromText(texts)
+}
+
+// scores returns the scores handed over with Provide, if any.
+func (rs *recordSet) scores() []float64 { return rs.providedScores }

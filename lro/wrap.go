@@ -1,0 +1,541 @@
+package lro
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/jsonscan"
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/recipes"
+)
+
+// ErrInvalidOption is wrapped by the error that reports an invalid [Options]
+// field; the message names the field and its value.
+var ErrInvalidOption = errors.New("invalid option")
+
+// Validate reports whether opts is a valid configuration, naming the first
+// invalid field. A nil *Options is valid. [Wrap], [AddTool] and [Middleware]
+// panic on options that Validate rejects.
+func (opts *Options) Validate() error {
+	_, err := newConfig(opts)
+	return err
+}
+
+// ResultSet is the full result set a handler hands to the decorator with
+// [Provide], alongside its own inline result (a formatted string, a budgeted
+// selection or one page).
+type ResultSet struct {
+	// Records is a slice of records at the requested detail level: any
+	// JSON-marshalable element type, or []json.RawMessage.
+	Records any
+	// Scores, when not nil, are the records' relevance scores. The summary's
+	// score_range is their minimum and maximum; they are not written to the
+	// file.
+	Scores []float64
+}
+
+type providedKey struct{}
+
+// providedSlot receives the result set of one call.
+type providedSlot struct {
+	mu  sync.Mutex
+	set *ResultSet
+}
+
+// Provide hands the full result set of the current tool call to the
+// decorator around the handler ([Wrap], [AddTool] or [Middleware]). The
+// threshold is then evaluated on these records instead of on the handler's
+// result: when they exceed it, they are offloaded and the handler's own
+// result is discarded; when they do not, the handler's result goes out
+// unchanged. This is how inject_context evaluates its pre-budget recall set.
+//
+// ctx must be the context the handler was called with. Provide reports
+// whether a decorator received the set; without one it does nothing. A later
+// call replaces an earlier one.
+func Provide(ctx context.Context, rs ResultSet) bool {
+	slot, _ := ctx.Value(providedKey{}).(*providedSlot)
+	if slot == nil {
+		return false
+	}
+	slot.mu.Lock()
+	slot.set = &rs
+	slot.mu.Unlock()
+	return true
+}
+
+func withSlot(ctx context.Context) (context.Context, *providedSlot) {
+	slot := &providedSlot{}
+	return context.WithValue(ctx, providedKey{}, slot), slot
+}
+
+func (s *providedSlot) get() *ResultSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set
+}
+
+// Wrap returns a handler that calls h and offloads its result when the result
+// set is estimated above the threshold: the records go to a JSONL file and
+// the result's content is replaced by a descriptor. Below the threshold the
+// result of h goes out unchanged. Errors, results with IsError set and
+// results with non-text content (images, audio, resources) pass through
+// untouched. When the file cannot be written, the call still succeeds with a
+// truncated result and a warning.
+//
+// The records are taken from the result's structured content (an array, or
+// the array field of an object), else from its text when that is one JSON
+// document, else from its text lines; a handler can also hand over the full
+// set with [Provide].
+//
+// When the tool advertises an output schema, widen it with
+// [WidenOutputSchema] (or register with [AddTool], which does), so that
+// clients that validate structured content accept the descriptor.
+//
+// Wrap panics if opts is invalid (see [Options.Validate]). The returned
+// handler is safe for concurrent use if h is.
+func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
+	c := mustConfig(opts)
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if c.Disabled {
+			return h(ctx, req)
+		}
+		ctx, slot := withSlot(ctx)
+		res, err := h(ctx, req)
+		if err != nil || res == nil {
+			return res, err
+		}
+		c.apply(ctx, req, res, slot.get(), nil)
+		return res, nil
+	}
+}
+
+// WidenOutputSchema returns an output schema that accepts what schema accepts
+// and also an offload descriptor. Use it for a tool registered with
+// [mcp.Server.AddTool] whose handler is wrapped with [Wrap]. A nil schema
+// gives nil.
+func WidenOutputSchema(schema any) (any, error) {
+	w, err := descriptor.WidenOutputSchema(schema)
+	if err != nil || w == nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// callArgs are the arguments of a call that the header and descriptor use.
+type callArgs struct {
+	query  *string
+	detail recipes.Detail
+}
+
+func (c *config) args(req *mcp.CallToolRequest) callArgs {
+	a := callArgs{detail: c.DefaultDetail}
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+		return a
+	}
+	if q := jsonscan.Lookup(req.Params.Arguments, c.QueryArgument); q != nil {
+		var s string
+		if json.Unmarshal(q, &s) == nil {
+			a.query = &s
+		}
+	}
+	if d := jsonscan.Lookup(req.Params.Arguments, c.DetailArgument); d != nil {
+		var s string
+		if json.Unmarshal(d, &s) == nil && s != "" {
+			if detail, err := recipes.ParseDetail(s); err == nil {
+				a.detail = detail
+			}
+		}
+	}
+	return a
+}
+
+func toolName(req *mcp.CallToolRequest) string {
+	if req == nil || req.Params == nil {
+		return ""
+	}
+	return req.Params.Name
+}
+
+// apply decides whether to offload the result of one call and, if so,
+// rewrites res in place (in place, so that fields the SDK set, such as the
+// protocol's resultType, survive). typedOut, when not nil, is the JSON of a
+// typed tool's output value, which stands for the structured content. It
+// returns the new structured content, or nil when res is unchanged.
+func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult, provided *ResultSet, typedOut []byte) json.RawMessage {
+	if res.IsError {
+		return nil
+	}
+	var rs *recordSet
+	var err error
+	switch {
+	case provided != nil:
+		rs, err = recordsFromProvided(*provided)
+	case typedOut != nil:
+		if c.quickEstimate(typedOut) <= c.ThresholdTokens {
+			return nil
+		}
+		if _, ok := textOnly(res.Content); !ok {
+			return nil
+		}
+		rs, err = recordsFromDoc(typedOut, c.RecordsField)
+		if rs != nil {
+			rs.structured = true
+		}
+	default:
+		texts, ok := textOnly(res.Content)
+		if !ok {
+			return nil
+		}
+		if !c.mayExceed(texts, res.StructuredContent) {
+			return nil
+		}
+		rs, err = findRecords(res, c.RecordsField)
+	}
+	if err != nil || rs == nil {
+		// Records that cannot be read are not ours to judge: the result goes
+		// out as the handler made it.
+		return nil
+	}
+	count, tokens, err := c.measure(rs)
+	if err != nil || tokens <= c.ThresholdTokens {
+		return nil
+	}
+	if rs.elemType == nil && c.RecordType != nil {
+		rs.elemType = c.RecordType
+	}
+	a := c.args(req)
+	op := c.Operation
+	if op == "" {
+		op = toolName(req)
+	}
+	desc, werr := c.offload(ctx, toolName(req), op, a, rs, count, tokens)
+	if werr != nil {
+		return c.fallback(ctx, toolName(req), op, res, rs, count, tokens, werr)
+	}
+	data, err := json.Marshal(desc)
+	if err != nil {
+		return nil
+	}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
+	res.StructuredContent = json.RawMessage(data)
+	return data
+}
+
+// quickEstimate estimates the tokens of a whole encoded result.
+func (c *config) quickEstimate(data []byte) int { return c.Tokenizer.Tokens(data) }
+
+// mayExceed is the fast path: a result whose whole text is within the
+// threshold cannot hold a result set above it.
+func (c *config) mayExceed(texts []string, structured any) bool {
+	total := 0
+	for _, t := range texts {
+		total += c.Tokenizer.Tokens([]byte(t))
+		if total > c.ThresholdTokens {
+			return true
+		}
+	}
+	if len(texts) == 0 && structured != nil {
+		data, err := structuredJSON(structured)
+		return err == nil && c.quickEstimate(data) > c.ThresholdTokens
+	}
+	return false
+}
+
+// measure counts the records and estimates their tokens, each as the compact
+// line it will be in the file.
+func (c *config) measure(rs *recordSet) (count, tokens int, err error) {
+	var buf []byte
+	err = rs.each(func(rec []byte) error {
+		line, b, err := compactLine(rec, buf)
+		if err != nil {
+			return err
+		}
+		buf = b
+		count++
+		tokens += c.Tokenizer.Tokens(line)
+		return nil
+	})
+	return count, tokens, err
+}
+
+// compactLine returns rec as one line: rec itself when it has no line break,
+// else its compact form in buf.
+func compactLine(rec, buf []byte) (line, newBuf []byte, err error) {
+	if !containsLineBreak(rec) {
+		return rec, buf, nil
+	}
+	b := bytes.NewBuffer(buf[:0])
+	if err := json.Compact(b, rec); err != nil {
+		return nil, buf, err
+	}
+	return b.Bytes(), b.Bytes(), nil
+}
+
+func containsLineBreak(b []byte) bool {
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleSize is how many leading records feed the inferred schema and the
+// recipes' parameter values.
+const sampleSize = 200
+
+// tally gathers the summary's statistics while the file is written.
+type tally struct {
+	namespaces map[string]int
+	minScore   float64
+	maxScore   float64
+	scores     int
+	sample     []json.RawMessage
+}
+
+func (t *tally) add(rec []byte) {
+	if len(t.sample) < sampleSize {
+		t.sample = append(t.sample, json.RawMessage(append([]byte(nil), rec...)))
+	}
+	if jsonscan.Kind(rec) != '{' {
+		return
+	}
+	if ns := jsonscan.Lookup(rec, "namespace"); ns != nil && jsonscan.Kind(ns) == '"' {
+		var s string
+		if json.Unmarshal(ns, &s) == nil && s != "" {
+			if t.namespaces == nil {
+				t.namespaces = map[string]int{}
+			}
+			t.namespaces[s]++
+		}
+	}
+	if sc := jsonscan.Lookup(rec, "score"); sc != nil {
+		var f float64
+		if json.Unmarshal(sc, &f) == nil {
+			t.addScore(f)
+		}
+	}
+}
+
+func (t *tally) addScore(f float64) {
+	if t.scores == 0 || f < t.minScore {
+		t.minScore = f
+	}
+	if t.scores == 0 || f > t.maxScore {
+		t.maxScore = f
+	}
+	t.scores++
+}
+
+// topNamespaces returns up to five namespaces, most frequent first, ties in
+// name order.
+func (t *tally) topNamespaces() []string {
+	names := make([]string, 0, len(t.namespaces))
+	for ns := range t.namespaces {
+		names = append(names, ns)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ci, cj := t.namespaces[names[i]], t.namespaces[names[j]]
+		if ci != cj {
+			return ci > cj
+		}
+		return names[i] < names[j]
+	})
+	if len(names) > 5 {
+		names = names[:5]
+	}
+	return names
+}
+
+func (t *tally) scoreRange() *[2]float64 {
+	if t.scores == 0 {
+		return nil
+	}
+	return &[2]float64{t.minScore, t.maxScore}
+}
+
+// offload writes the records to a new file and builds the descriptor.
+func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *recordSet, count, tokens int) (*descriptor.OffloadResponse, error) {
+	start := c.Now()
+	w, err := jsonl.Create(op, &jsonl.Options{Dir: c.dir, Prefix: c.Prefix, Now: c.Now})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Abort() // no-op after a successful Commit
+	err = w.WriteHeader(jsonl.Header{
+		Operation:       jsonl.SanitizeOperation(op),
+		Query:           a.query,
+		Count:           count,
+		SchemaVersion:   c.SchemaVersion,
+		EstimatedTokens: tokens,
+		Detail:          string(a.detail),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var t tally
+	var buf []byte
+	err = rs.each(func(rec []byte) error {
+		line, b, err := compactLine(rec, buf)
+		if err != nil {
+			return err
+		}
+		buf = b
+		t.add(line)
+		return w.WriteRecord(line)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Commit(); err != nil {
+		return nil, err
+	}
+	if provided := rs.scores(); provided != nil {
+		t = tally{namespaces: t.namespaces, sample: t.sample}
+		for _, s := range provided {
+			t.addScore(s)
+		}
+	}
+	in := descriptor.Input{
+		Path:            w.Path(),
+		Operation:       jsonl.SanitizeOperation(op),
+		Detail:          string(a.detail),
+		Count:           count,
+		EstimatedTokens: tokens,
+		TopNamespaces:   t.topNamespaces(),
+		ScoreRange:      t.scoreRange(),
+	}
+	if c.Profile == ProfileFull || c.Profile == ProfileNoRecipes {
+		in.LineSchema = c.lineSchema(rs.elemType, t.sample)
+	}
+	isMemory := recipes.IsMemory(t.sample)
+	if isMemory {
+		in.Noun = "memories"
+		in.Recipes = recipes.Memory(a.detail, t.sample)
+	} else {
+		in.Recipes = recipes.Generic(t.sample)
+	}
+	desc := descriptor.Build(in, c.Profile)
+	event.Emit(ctx, c.Observer, event.Offloaded{
+		Tool:            tool,
+		Operation:       in.Operation,
+		Path:            in.Path,
+		Count:           count,
+		EstimatedTokens: tokens,
+		ThresholdTokens: c.ThresholdTokens,
+		Detail:          in.Detail,
+		Bytes:           w.Size(),
+		Duration:        c.Now().Sub(start),
+	})
+	return &desc, nil
+}
+
+var reflectedSchemas sync.Map // reflect.Type -> map[string]any
+
+// lineSchema reflects the schema of t when it is a struct type, and infers it
+// from the sample otherwise.
+func (c *config) lineSchema(t reflect.Type, sample []json.RawMessage) any {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t != nil && t.Kind() == reflect.Struct && t != reflect.TypeFor[json.RawMessage]() {
+		if s, ok := reflectedSchemas.Load(t); ok {
+			return s
+		}
+		if s, err := descriptor.Reflect(t); err == nil {
+			reflectedSchemas.Store(t, s)
+			return s
+		}
+	}
+	return descriptor.Infer(sample)
+}
+
+// fallback shows as many whole records as fit within the threshold, with a
+// warning, when the file could not be written.
+func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToolResult, rs *recordSet, count, tokens int, werr error) json.RawMessage {
+	var kept [][]byte
+	used := 0
+	var buf []byte
+	_ = rs.each(func(rec []byte) error {
+		line, b, err := compactLine(rec, buf)
+		if err != nil {
+			return err
+		}
+		buf = b
+		n := c.Tokenizer.Tokens(line)
+		if used+n > c.ThresholdTokens {
+			return errStop
+		}
+		used += n
+		kept = append(kept, rec)
+		return nil
+	})
+	warning := fmt.Sprintf("Warning: offloading the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The remaining records were not saved; narrow the query to see them.",
+		werr, len(kept), count, used, tokens)
+	var body []byte
+	var structured json.RawMessage
+	switch {
+	case rs.docArray != nil:
+		body = make([]byte, 0, rs.arrayStart+used*4+len(rs.doc)-rs.arrayEnd+2)
+		body = append(body, rs.doc[:rs.arrayStart]...)
+		body = append(body, '[')
+		for i, r := range kept {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, r...)
+		}
+		body = append(body, ']')
+		body = append(body, rs.doc[rs.arrayEnd:]...)
+		if rs.structured {
+			structured = body
+		}
+	case rs.lines:
+		var b strings.Builder
+		for i, r := range kept {
+			var l textLine
+			_ = json.Unmarshal(r, &l)
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(l.Text)
+		}
+		body = []byte(b.String())
+	default:
+		body = append(body, '[')
+		for i, r := range kept {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, r...)
+		}
+		body = append(body, ']')
+	}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: warning}, &mcp.TextContent{Text: string(body)}}
+	if structured != nil {
+		res.StructuredContent = structured
+	}
+	event.Emit(ctx, c.Observer, event.WriteFailed{
+		Tool:            tool,
+		Operation:       jsonl.SanitizeOperation(op),
+		Dir:             c.dir,
+		Count:           count,
+		Shown:           len(kept),
+		EstimatedTokens: tokens,
+		Err:             werr,
+	})
+	return structured
+}
+
+var errStop = errors.New("stop")
