@@ -308,7 +308,17 @@ func WidenOutputSchema(schema any) (map[string]any, error) {
 		widened["type"] = "object"
 	}
 	widened["anyOf"] = []any{orig, ResponseSchema()}
-	return widened, nil
+	// Round-trip once more so the result holds only JSON types (float64,
+	// []any), whatever the input held: widening is idempotent.
+	data, err = json.Marshal(widened)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func isWidened(s map[string]any) bool {

@@ -1,0 +1,161 @@
+package descriptor
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zircote/lro-go/recipes"
+)
+
+func TestParseProfile(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Profile
+		wantErr bool
+	}{
+		{"full", ProfileFull, false},
+		{"no_recipes", ProfileNoRecipes, false},
+		{"No-Schema", ProfileNoSchema, false},
+		{" bare pointer ", ProfileBarePointer, false},
+		{"", 0, true},
+		{"rich", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseProfile(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseProfile(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+		if err == nil && got.String() != strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(tt.in))) {
+			t.Errorf("String() = %q does not round-trip %q", got.String(), tt.in)
+		}
+	}
+}
+
+func TestBuildSerializesLikeTheSpecification(t *testing.T) {
+	in := Input{Path: "/tmp/atlatl-recall-01.jsonl", Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000,
+		TopNamespaces: []string{"_semantic/decisions"}, ScoreRange: &[2]float64{0.25, 1}, LineSchema: map[string]any{"type": "object"}, Noun: "memories",
+		Recipes: recipes.Memory(recipes.Light, nil)}
+	data, err := json.Marshal(Build(in, ProfileFull))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	_ = json.Unmarshal(data, &got)
+	keys := func(m map[string]any) []string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		return sortStrings(k)
+	}
+	if diff := cmp.Diff([]string{"file_path", "guidance", "jq_recipes", "line_schema", "offloaded", "summary"}, keys(got)); diff != "" {
+		t.Errorf("descriptor fields (-want +got):\n%s", diff)
+	}
+	sum := got["summary"].(map[string]any)
+	if diff := cmp.Diff([]string{"count", "detail", "estimated_tokens", "operation", "score_range", "top_namespaces"}, keys(sum)); diff != "" {
+		t.Errorf("summary fields (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{0.25, 1.0}, sum["score_range"]); diff != "" {
+		t.Errorf("score_range is not [min, max] (-want +got):\n%s", diff)
+	}
+	wantGuidance := "Results offloaded to JSONL (3 memories, ~2000 tokens saved).\n" +
+		"File: /tmp/atlatl-recall-01.jsonl\nDetail level: light\n"
+	if !strings.HasPrefix(got["guidance"].(string), wantGuidance) {
+		t.Errorf("guidance does not follow the template:\n%s", got["guidance"])
+	}
+
+	in.ScoreRange, in.TopNamespaces = nil, nil
+	data, _ = json.Marshal(Build(in, ProfileFull))
+	if !strings.Contains(string(data), `"score_range":null`) || !strings.Contains(string(data), `"top_namespaces":[]`) {
+		t.Errorf("absent scores must serialize as null and no namespaces as []: %s", data)
+	}
+}
+
+func TestInfer(t *testing.T) {
+	sample := []json.RawMessage{
+		json.RawMessage(`{"id":1,"name":"a","tags":["x"],"meta":{"ok":true}}`),
+		json.RawMessage(`{"id":2.5,"name":null,"extra":"only here"}`),
+		json.RawMessage(`not json`),
+	}
+	got := Infer(sample)
+	want := map[string]any{
+		"$schema": SchemaDialect,
+		"type":    "object",
+		"properties": map[string]any{
+			"id":    map[string]any{"type": "number"},
+			"name":  map[string]any{"type": []string{"null", "string"}},
+			"tags":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"meta":  map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}, "required": []string{"ok"}},
+			"extra": map[string]any{"type": "string"},
+		},
+		"required": []string{"id", "name"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Infer (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"$schema": SchemaDialect}, Infer(nil)); diff != "" {
+		t.Errorf("Infer(nil) should accept anything (-want +got):\n%s", diff)
+	}
+}
+
+type tagged struct {
+	ID      string   `json:"id" jsonschema:"the unique id, a UUID"`
+	Title   string   `json:"title" jsonschema:"title=Title,description=invopop style"`
+	Score   float64  `json:"score,omitempty" jsonschema:"relevance in (0, 1]"`
+	Tags    []string `json:"tags" jsonschema:"required"`
+	Skipped string   `json:"-"`
+}
+
+func TestReflectHonoursBothTagStyles(t *testing.T) {
+	got, err := Reflect(reflect.TypeFor[*tagged]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := got["properties"].(map[string]any)
+	descs := map[string]any{}
+	for k, v := range props {
+		descs[k] = v.(map[string]any)["description"]
+	}
+	want := map[string]any{"id": "the unique id, a UUID", "title": "invopop style", "score": "relevance in (0, 1]", "tags": nil}
+	if diff := cmp.Diff(want, descs); diff != "" {
+		t.Errorf("descriptions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"id", "title", "tags"}, got["required"]); diff != "" {
+		t.Errorf("required (-want +got):\n%s", diff)
+	}
+	if got["$schema"] != SchemaDialect || got["$ref"] != nil {
+		t.Errorf("schema is not standalone: %v", got)
+	}
+}
+
+func TestWidenOutputSchema(t *testing.T) {
+	orig := map[string]any{"type": "object", "$defs": map[string]any{"x": map[string]any{"type": "string"}},
+		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}}
+	w, err := WidenOutputSchema(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w["type"] != "object" || w["$defs"] == nil || len(w["anyOf"].([]any)) != 2 {
+		t.Errorf("widened = %v", w)
+	}
+	again, _ := WidenOutputSchema(w)
+	if diff := cmp.Diff(w, again); diff != "" {
+		t.Errorf("widening twice changed the schema (-first +second):\n%s", diff)
+	}
+	if n, _ := WidenOutputSchema(nil); n != nil {
+		t.Errorf("nil schema widened to %v", n)
+	}
+}
+
+func sortStrings(s []string) []string {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s
+}
