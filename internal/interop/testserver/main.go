@@ -1,0 +1,316 @@
+// Command testserver is a stdio MCP server for the interop test with the
+// official TypeScript MCP client. It registers one tool for every way of using
+// package lro, each taking a count argument so that the same tool can be
+// called small (the result goes out inline) and large (it is offloaded):
+//
+//   - list_items: a typed tool registered with [lro.AddTool] whose output is
+//     an object with an array of records and a cursor;
+//   - inject_context: a typed tool registered with [lro.AddTool] that returns
+//     a small formatted string and hands the full, scored set of memory
+//     records to the decorator with [lro.Provide];
+//   - search_json: a raw [mcp.ToolHandler] wrapped by [lro.Wrap] that returns
+//     JSON text and advertises no output schema;
+//   - tail_logs: a raw handler wrapped by [lro.Wrap] that returns plain text
+//     lines;
+//   - list_structured: a raw handler wrapped by [lro.Wrap] that returns
+//     structured content, registered with an output schema widened by
+//     [lro.WidenOutputSchema];
+//   - list_orders: a plain [mcp.AddTool] typed tool that only
+//     [lro.Middleware] covers;
+//   - broken_schema: a negative control, not offloaded, whose advertised
+//     output schema requires a field its result lacks, so that a client that
+//     validates structured content must reject it;
+//   - list_unwidened: a second negative control, list_structured with its
+//     output schema left narrow: its inline results are valid, its offloaded
+//     ones must be rejected, which shows that the widening is what makes
+//     offloaded results acceptable.
+//
+// Offloaded files go to the folder named by -output-dir. The server logs to
+// stderr only: stdout carries the protocol.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+// countIn is the input of every tool.
+type countIn struct {
+	Count int `json:"count" jsonschema:"how many records the result holds"`
+}
+
+// item is the record of list_items, search_json and list_structured.
+type item struct {
+	ID       string   `json:"id" jsonschema:"the item's identifier, unique"`
+	Name     string   `json:"name" jsonschema:"display name"`
+	Category string   `json:"category" jsonschema:"one of a few categories"`
+	Price    float64  `json:"price" jsonschema:"price in euros, >= 0"`
+	Labels   []string `json:"labels,omitempty" jsonschema:"free labels"`
+}
+
+// listOut is the output of list_items: one page of items and a cursor.
+type listOut struct {
+	Items      []item `json:"items" jsonschema:"the items"`
+	NextOffset int    `json:"next_offset" jsonschema:"where the next page starts"`
+}
+
+// memory is the record of inject_context, shaped like a memory record so
+// that the descriptor carries the memory recipes.
+type memory struct {
+	ID         string   `json:"id"`
+	MemoryType string   `json:"memory_type"`
+	Namespace  string   `json:"namespace"`
+	Title      string   `json:"title"`
+	Content    string   `json:"content"`
+	Tags       []string `json:"tags"`
+	Score      float64  `json:"score"`
+}
+
+// contextOut is the output of inject_context: a formatted block within a
+// budget, not the records themselves.
+type contextOut struct {
+	Context  string `json:"context" jsonschema:"formatted context for the prompt"`
+	Included int    `json:"included" jsonschema:"memories included in the context"`
+	Total    int    `json:"total" jsonschema:"memories recalled"`
+}
+
+// order is the record of list_orders.
+type order struct {
+	OrderID  string  `json:"order_id"`
+	Customer string  `json:"customer"`
+	Status   string  `json:"status"`
+	Total    float64 `json:"total"`
+}
+
+// ordersOut is the output of list_orders.
+type ordersOut struct {
+	Orders []order `json:"orders"`
+}
+
+func makeItems(n int) []item {
+	cats := []string{"books", "games", "tools"}
+	items := make([]item, n)
+	for i := range items {
+		items[i] = item{
+			ID:       fmt.Sprintf("it-%04d", i),
+			Name:     fmt.Sprintf("Item number %d with a reasonably descriptive name", i),
+			Category: cats[i%len(cats)],
+			Price:    float64(i%50) + 0.5,
+			Labels:   []string{fmt.Sprintf("label%d", i%4), "common"},
+		}
+	}
+	return items
+}
+
+func makeMemories(n int) ([]memory, []float64) {
+	namespaces := []string{"_semantic/decisions", "_semantic/knowledge", "_episodic/incidents", "_procedural/runbooks"}
+	types := []string{"semantic", "semantic", "episodic", "procedural"}
+	ms := make([]memory, n)
+	scores := make([]float64, n)
+	for i := range ms {
+		scores[i] = 1 - float64(i)/float64(n+1)
+		ms[i] = memory{
+			ID:         fmt.Sprintf("mem-%05d", i),
+			MemoryType: types[i%len(types)],
+			Namespace:  namespaces[i%len(namespaces)],
+			Title:      fmt.Sprintf("Decision %d about the storage layer", i),
+			Content:    fmt.Sprintf("We chose option %d because it keeps the write path simple and the read path fast.", i%7),
+			Tags:       []string{"storage", fmt.Sprintf("t%d", i%5)},
+			Score:      scores[i],
+		}
+	}
+	return ms, scores
+}
+
+func makeOrders(n int) []order {
+	statuses := []string{"open", "shipped", "delivered", "cancelled"}
+	orders := make([]order, n)
+	for i := range orders {
+		orders[i] = order{
+			OrderID:  fmt.Sprintf("ord-%06d", i),
+			Customer: fmt.Sprintf("Customer %d of the regional wholesale programme", i%37),
+			Status:   statuses[i%len(statuses)],
+			Total:    float64(i%90) + 0.99,
+		}
+	}
+	return orders
+}
+
+// countOf reads the count argument of a raw handler.
+func countOf(req *mcp.CallToolRequest) (int, error) {
+	var in countIn
+	if len(req.Params.Arguments) > 0 {
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return 0, fmt.Errorf("arguments: %w", err)
+		}
+	}
+	if in.Count < 0 {
+		return 0, errors.New("count must not be negative")
+	}
+	return in.Count, nil
+}
+
+func listItems(_ context.Context, _ *mcp.CallToolRequest, in countIn) (*mcp.CallToolResult, listOut, error) {
+	return nil, listOut{Items: makeItems(in.Count), NextOffset: in.Count}, nil
+}
+
+// injectContext formats the best few memories within a small budget and
+// hands the whole recall set to the decorator, as inject_context does.
+func injectContext(ctx context.Context, _ *mcp.CallToolRequest, in countIn) (*mcp.CallToolResult, contextOut, error) {
+	ms, scores := makeMemories(in.Count)
+	lro.Provide(ctx, lro.ResultSet{Records: ms, Scores: scores})
+	var b strings.Builder
+	n := min(len(ms), 3)
+	for _, m := range ms[:n] {
+		fmt.Fprintf(&b, "- [%s] %s (%.2f)\n", m.Namespace, m.Title, m.Score)
+	}
+	return nil, contextOut{Context: b.String(), Included: n, Total: len(ms)}, nil
+}
+
+func searchJSON(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	n, err := countOf(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(map[string]any{"results": makeItems(n), "total": n})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+}
+
+func tailLogs(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	n, err := countOf(req)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "2026-11-21T10:%02d:%02dZ INFO request %d served in %dms\n", (i/60)%60, i%60, i, i%17)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, nil
+}
+
+func listStructured(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	n, err := countOf(req)
+	if err != nil {
+		return nil, err
+	}
+	out := listOut{Items: makeItems(n), NextOffset: n}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+		StructuredContent: json.RawMessage(data),
+	}, nil
+}
+
+func listOrders(_ context.Context, _ *mcp.CallToolRequest, in countIn) (*mcp.CallToolResult, ordersOut, error) {
+	return nil, ordersOut{Orders: makeOrders(in.Count)}, nil
+}
+
+// brokenSchema returns structured content that lacks the field its output
+// schema requires.
+func brokenSchema(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	n, err := countOf(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(map[string]any{"count": n})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+		StructuredContent: json.RawMessage(data),
+	}, nil
+}
+
+// newServer returns the server with every tool registered.
+func newServer(outputDir string, logger *slog.Logger) (*mcp.Server, error) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "lro-interop-testserver", Version: "v0.0.0"}, &mcp.ServerOptions{Logger: logger})
+	opts := func(operation string) *lro.Options {
+		return &lro.Options{OutputDir: outputDir, Operation: operation, Observer: event.Slog(logger)}
+	}
+	if err := opts("").Validate(); err != nil {
+		return nil, err
+	}
+	countSchema, err := jsonschema.For[countIn](nil)
+	if err != nil {
+		return nil, err
+	}
+
+	// (a) A typed tool whose output holds an array of records.
+	lro.AddTool(s, &mcp.Tool{Name: "list_items", Description: "Lists count items, one page with a cursor."},
+		listItems, opts("list"))
+
+	// (b) A typed tool that returns a formatted string and provides the full set.
+	lro.AddTool(s, &mcp.Tool{Name: "inject_context", Description: "Formats the best of count recalled memories."},
+		injectContext, opts("inject"))
+
+	// (c) A raw handler returning JSON text, no output schema.
+	s.AddTool(&mcp.Tool{Name: "search_json", Description: "Searches count items, as JSON text.", InputSchema: countSchema},
+		lro.Wrap(searchJSON, opts("search")))
+
+	// (d) A raw handler returning plain text lines.
+	s.AddTool(&mcp.Tool{Name: "tail_logs", Description: "Returns the last count log lines.", InputSchema: countSchema},
+		lro.Wrap(tailLogs, opts("logs")))
+
+	// A raw handler with structured content and a widened output schema.
+	itemsSchema, err := jsonschema.For[listOut](nil)
+	if err != nil {
+		return nil, err
+	}
+	widened, err := lro.WidenOutputSchema(itemsSchema)
+	if err != nil {
+		return nil, err
+	}
+	s.AddTool(&mcp.Tool{Name: "list_structured", Description: "Lists count items as structured content.", InputSchema: countSchema, OutputSchema: widened},
+		lro.Wrap(listStructured, opts("structured")))
+
+	// Negative control: the same handler with the narrow output schema.
+	s.AddTool(&mcp.Tool{Name: "list_unwidened", Description: "Lists count items; the output schema is not widened.", InputSchema: countSchema, OutputSchema: itemsSchema},
+		lro.Wrap(listStructured, opts("unwidened")))
+
+	// (e) A plain typed tool that only the middleware covers.
+	mcp.AddTool(s, &mcp.Tool{Name: "list_orders", Description: "Lists count orders."}, listOrders)
+	s.AddReceivingMiddleware(lro.Middleware(opts(""), "list_orders"))
+
+	// Negative control: the result lacks the required field "missing".
+	s.AddTool(&mcp.Tool{
+		Name:         "broken_schema",
+		Description:  "Returns structured content that does not match its output schema.",
+		InputSchema:  countSchema,
+		OutputSchema: map[string]any{"type": "object", "required": []any{"missing"}, "properties": map[string]any{"missing": map[string]any{"type": "string"}}},
+	}, brokenSchema)
+	return s, nil
+}
+
+func main() {
+	outputDir := flag.String("output-dir", "", "folder for offloaded files (default: the system's temporary folder)")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	s, err := newServer(*outputDir, logger)
+	if err != nil {
+		logger.Error("testserver: setup", "err", err)
+		os.Exit(2)
+	}
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		logger.Error("testserver: run", "err", err)
+		os.Exit(1)
+	}
+}
