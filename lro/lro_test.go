@@ -336,8 +336,11 @@ func TestProvideEvaluatesTheFullSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := descriptorOf(t, res)
-	if d.Summary.Count != 100 || d.Summary.ScoreRange == nil || d.Summary.ScoreRange[1] != 1-1.0/101 {
-		t.Errorf("summary = %+v", d.Summary)
+	if d.Summary.Count != 100 {
+		t.Errorf("summary.count = %d, want 100", d.Summary.Count)
+	}
+	if want := [2]float64{1 - 99.0/101, 1}; d.Summary.ScoreRange == nil || *d.Summary.ScoreRange != want {
+		t.Errorf("summary.score_range = %v, want %v", d.Summary.ScoreRange, want)
 	}
 	if lro.Provide(context.Background(), lro.ResultSet{}) {
 		t.Error("Provide outside a decorator reported true")

@@ -1,0 +1,196 @@
+// Command memory is an example MCP memory server with Large Result
+// Offloading (LRO).
+//
+// It serves a store of MIF memories through four tools, recall_memories,
+// search_memories, list_memories and inject_context, registered with
+// [lro.AddTool]. Small results are returned inline; a result set estimated
+// above the threshold (1,600 tokens by default) is written to a JSONL file
+// and the tool returns a compact descriptor with the file's path and
+// ready-to-run jq recipes instead.
+//
+// By default it serves MCP over stdio on a synthetic corpus of 500 memories:
+//
+//	go run ./examples/memory
+//
+// With -http it serves streamable HTTP at /mcp, and the HTTP API's
+// GET /v1/memories (offset pagination, no offloading), instead. Run it with
+// -h for every flag. Logs go to stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stderr, os.LookupEnv)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "memory:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage reports bad flags; the flag package has already said why.
+var errUsage = errors.New("usage")
+
+// app is a configured server, ready to serve.
+type app struct {
+	store  *memory.Store
+	opts   *lro.Options
+	http   string // address, or "" for stdio
+	logger *slog.Logger
+}
+
+const usageHead = `Usage: memory [flags]
+
+An MCP memory server with Large Result Offloading. It serves MIF memories
+through the tools recall_memories, search_memories, list_memories and
+inject_context over stdio (or, with -http, streamable HTTP at /mcp plus the
+HTTP API GET /v1/memories?limit=&offset=&namespace=&detail=). A result set
+estimated above the token threshold is written to a JSONL file and replaced
+by a descriptor holding its path and jq recipes.
+
+The memories are a synthetic corpus (-records, -seed) or a JSONL file (-load:
+one memory object per line; an offloaded LRO file, header included, works
+too).
+
+Offloading is configured, each source overriding the one before: built-in
+defaults; the [prompt.offload] section of the TOML file given by -config
+(keys enabled, threshold_tokens, ttl_seconds, output_dir); the environment
+variables ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS,
+..._TTL_SECONDS and ..._OUTPUT_DIR; and the flags -threshold and -output-dir.
+
+Logs go to stderr.
+
+Flags:
+`
+
+// setup parses the flags and configuration, and builds the store.
+func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*app, error) {
+	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageHead)
+		fs.PrintDefaults()
+	}
+	records := fs.Int("records", memory.DefaultCorpusSize, "number of memories in the synthetic corpus")
+	seed := fs.Uint64("seed", memory.DefaultSeed, "seed of the synthetic corpus; the same seed gives the same corpus")
+	load := fs.String("load", "", "read the memories from this JSONL `file` instead of generating them")
+	httpAddr := fs.String("http", "", "serve streamable HTTP at /mcp and the HTTP API at /v1/memories on this `address` (for example localhost:8080) instead of stdio")
+	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
+	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
+	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "memory: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return nil, errUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	cfg, err := loadOffloadConfig(*configPath, lookup)
+	if err != nil {
+		return nil, err
+	}
+	if set["threshold"] {
+		if *threshold < 1 {
+			return nil, fmt.Errorf("flag -threshold=%d: must be at least 1", *threshold)
+		}
+		cfg.ThresholdTokens = *threshold
+	}
+	if set["output-dir"] {
+		cfg.OutputDir = *outputDir
+	}
+
+	var ms []memory.Memory
+	switch {
+	case *load != "" && (set["records"] || set["seed"]):
+		return nil, errors.New("flag -load cannot be combined with -records or -seed")
+	case *load != "":
+		if ms, err = memory.LoadFile(*load); err != nil {
+			return nil, err
+		}
+	case *records < 0:
+		return nil, fmt.Errorf("flag -records=%d: must not be negative", *records)
+	default:
+		ms = memory.Generate(*records, *seed)
+	}
+	store, err := memory.NewStore(ms)
+	if err != nil {
+		return nil, err
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	opts := cfg.options()
+	opts.Observer = event.Slog(logger)
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &app{store: store, opts: opts, http: *httpAddr, logger: logger}, nil
+}
+
+// run serves until ctx is done (HTTP) or the client disconnects (stdio).
+func run(ctx context.Context, args []string, stderr io.Writer, lookup func(string) (string, bool)) error {
+	a, err := setup(args, stderr, lookup)
+	if err != nil {
+		return err
+	}
+	s := newServer(a.store, a.opts)
+	a.logger.Info("memory server starting",
+		"memories", a.store.Len(),
+		"offload", !a.opts.Disabled,
+		"threshold_tokens", a.opts.ThresholdTokens,
+		"ttl", a.opts.TTL,
+		"output_dir", a.opts.OutputDir)
+	if a.http == "" {
+		return s.Run(ctx, &mcp.StdioTransport{})
+	}
+	if !a.opts.Disabled {
+		a.logger.Warn("offloading over HTTP writes files on this host; clients elsewhere cannot read them (disable with ATLATL_PROMPT__OFFLOAD__ENABLED=false)")
+	}
+	ln, err := net.Listen("tcp", a.http)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: newHTTPHandler(s, a.store, a.logger), ReadHeaderTimeout: 10 * time.Second}
+	a.logger.Info("serving HTTP", "mcp", "http://"+ln.Addr().String()+"/mcp", "api", "http://"+ln.Addr().String()+"/v1/memories")
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdownCtx)
+	}
+}
