@@ -38,7 +38,31 @@ func (Heuristic) Tokens(text []byte) int { return Bytes(text) }
 
 // Tokens estimates the tokens of s with the [Heuristic]. It returns the same
 // value as [Bytes]([]byte(s)) without converting s, and allocates nothing.
-func Tokens(s string) int { return count(s) }
+func Tokens(s string) int {
+	narrow, wide := 0, 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			// Fast path: eight ASCII bytes at a time, then one by one.
+			for i+8 <= len(s) && load64(s[i:i+8])&highBits == 0 {
+				narrow += 8
+				i += 8
+			}
+			for i < len(s) && s[i] < utf8.RuneSelf {
+				narrow++
+				i++
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if uint32(r)-0x2E80 <= 0x9FFF-0x2E80 || r >= firstWide && isWide(r) {
+			wide++
+		} else {
+			narrow++ // includes utf8.RuneError for an invalid byte (size 1)
+		}
+		i += size
+	}
+	return tokens(narrow, wide)
+}
 
 // Bytes estimates the tokens of the UTF-8 text b with the [Heuristic]:
 //
@@ -49,51 +73,62 @@ func Tokens(s string) int { return count(s) }
 // punctuation, Hiragana, Katakana, Bopomofo, Hangul syllables and jamo,
 // halfwidth and fullwidth forms) and narrow is the number of every other
 // character. Characters are runes, not bytes, so "é" counts as one character
-// like "e". Each byte of invalid UTF-8 counts as one narrow character.
+// like "e". Emoji are narrow, one character per rune. Each byte of invalid
+// UTF-8 counts as one narrow character.
 //
 // The result is 0 for empty input and at least 1 otherwise, and it never
-// exceeds len(b) nor the number of runes in b. Bytes allocates nothing and
-// is safe for concurrent use.
-func Bytes(b []byte) int { return count(b) }
-
-// count implements [Bytes] and [Tokens] once for both string and []byte, so
-// that neither has to convert (and copy) its argument.
-func count[T string | []byte](s T) int {
+// exceeds len(b) nor the number of runes in b. Bytes allocates nothing and is
+// safe for concurrent use.
+func Bytes(b []byte) int {
+	// Same loop as Tokens; like utf8.RuneCount and utf8.RuneCountInString it
+	// is written twice because a generic version must either convert each
+	// rune's bytes for the decoder (slower on CJK text) or take the
+	// decoder as a func value (which makes b escape to the heap).
 	narrow, wide := 0, 0
-	for i := 0; i < len(s); {
-		// ASCII fast path: eight bytes at a time while none has the high bit.
-		// The loads are combined into one 64-bit load by the compiler.
-		for i+8 <= len(s) && load64(s[i:i+8])&0x8080808080808080 == 0 {
-			narrow += 8
-			i += 8
-		}
-		if i == len(s) {
-			break
-		}
-		if c := s[i]; c < utf8.RuneSelf {
-			narrow++
-			i++
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			// Fast path: eight ASCII bytes at a time, then one by one.
+			for i+8 <= len(b) && load64(b[i:i+8])&highBits == 0 {
+				narrow += 8
+				i += 8
+			}
+			for i < len(b) && b[i] < utf8.RuneSelf {
+				narrow++
+				i++
+			}
 			continue
 		}
-		// DecodeRuneInString of a converted 4-byte window neither allocates
-		// (the conversion does not escape) nor copies for T = string.
-		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		if isWide(r) {
+		r, size := utf8.DecodeRune(b[i:])
+		if uint32(r)-0x2E80 <= 0x9FFF-0x2E80 || r >= firstWide && isWide(r) {
 			wide++
 		} else {
 			narrow++ // includes utf8.RuneError for an invalid byte (size 1)
 		}
 		i += size
 	}
-	return (narrow+3)/4 + wide
+	return tokens(narrow, wide)
 }
 
+// tokens is the heuristic's formula, ceil(narrow/4) + wide.
+func tokens(narrow, wide int) int { return (narrow+3)/4 + wide }
+
+// highBits has the high bit of each of eight bytes set: a word of eight ASCII
+// bytes has none of them.
+const highBits = 0x8080808080808080
+
 // load64 returns the eight bytes of s (len(s) == 8) as a little-endian word.
+// The compiler combines the eight loads into one.
 func load64[T string | []byte](s T) uint64 {
 	_ = s[7] // one bounds check for the eight loads below
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
+
+// firstWide is the smallest rune for which isWide is true. The loops test
+// inline, before calling isWide, whether a rune is in the main CJK range
+// (U+2E80 to U+9FFF: kana, CJK symbols and ideographs) or below firstWide
+// (Latin, Greek, Cyrillic, Arabic, Hebrew, ...), which decides most runes.
+const firstWide = 0x1100
 
 // isWide reports whether r belongs to a script that tokenizers spend about one
 // token per rune on. The ranges are Unicode blocks; a switch on a handful of
@@ -102,7 +137,7 @@ func load64[T string | []byte](s T) uint64 {
 // fullwidth forms those tables leave out.
 func isWide(r rune) bool {
 	switch {
-	case r < 0x1100:
+	case r < firstWide:
 		return false
 	case r <= 0x11FF: // Hangul Jamo
 		return true
@@ -125,7 +160,11 @@ func isWide(r rune) bool {
 		return true
 	case r >= 0xFF00 && r <= 0xFFEF: // Halfwidth and Fullwidth Forms
 		return true
+	case r >= 0x16FE0 && r <= 0x16FFF: // Ideographic Symbols and Punctuation
+		return true
 	case r >= 0x1AFF0 && r <= 0x1B16F: // Kana Extended-A/B, Supplement, Small Kana
+		return true
+	case r >= 0x1F200 && r <= 0x1F2FF: // Enclosed Ideographic Supplement
 		return true
 	case r >= 0x20000 && r <= 0x3FFFF: // Supplementary and Tertiary Ideographic Planes
 		return true

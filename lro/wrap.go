@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -232,6 +233,15 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 	return data
 }
 
+// textTokens estimates the tokens of s, without copying it for the built-in
+// heuristic.
+func (c *config) textTokens(s string) int {
+	if _, ok := c.Tokenizer.(estimate.Heuristic); ok {
+		return estimate.Tokens(s)
+	}
+	return c.Tokenizer.Tokens([]byte(s))
+}
+
 // quickEstimate estimates the tokens of a whole encoded result.
 func (c *config) quickEstimate(data []byte) int { return c.Tokenizer.Tokens(data) }
 
@@ -240,7 +250,7 @@ func (c *config) quickEstimate(data []byte) int { return c.Tokenizer.Tokens(data
 func (c *config) mayExceed(texts []string, structured any) bool {
 	total := 0
 	for _, t := range texts {
-		total += c.Tokenizer.Tokens([]byte(t))
+		total += c.textTokens(t)
 		if total > c.ThresholdTokens {
 			return true
 		}
@@ -291,12 +301,13 @@ func containsLineBreak(b []byte) bool {
 	return false
 }
 
-// sampleSize is how many leading records feed the inferred schema and the
-// recipes' parameter values.
-const sampleSize = 200
+// sampleSize is how many leading records feed the recipes' parameter values
+// (a value seen in them is in the file, which is all a default needs).
+const sampleSize = 16
 
 // tally gathers the summary's statistics while the file is written.
 type tally struct {
+	schema     *descriptor.Inferrer // nil when the schema is not inferred
 	namespaces map[string]int
 	minScore   float64
 	maxScore   float64
@@ -308,24 +319,30 @@ func (t *tally) add(rec []byte) {
 	if len(t.sample) < sampleSize {
 		t.sample = append(t.sample, json.RawMessage(append([]byte(nil), rec...)))
 	}
+	if t.schema != nil {
+		t.schema.Add(rec)
+	}
 	if jsonscan.Kind(rec) != '{' {
 		return
 	}
-	if ns := jsonscan.Lookup(rec, "namespace"); ns != nil && jsonscan.Kind(ns) == '"' {
-		var s string
-		if json.Unmarshal(ns, &s) == nil && s != "" {
-			if t.namespaces == nil {
-				t.namespaces = map[string]int{}
+	_ = jsonscan.Fields(rec, func(f jsonscan.Field) error {
+		switch string(f.Key) {
+		case "namespace":
+			var s string
+			if jsonscan.Kind(f.Value) == '"' && json.Unmarshal(f.Value, &s) == nil && s != "" {
+				if t.namespaces == nil {
+					t.namespaces = map[string]int{}
+				}
+				t.namespaces[s]++
 			}
-			t.namespaces[s]++
+		case "score":
+			var v float64
+			if json.Unmarshal(f.Value, &v) == nil {
+				t.addScore(v)
+			}
 		}
-	}
-	if sc := jsonscan.Lookup(rec, "score"); sc != nil {
-		var f float64
-		if json.Unmarshal(sc, &f) == nil {
-			t.addScore(f)
-		}
-	}
+		return nil
+	})
 }
 
 func (t *tally) addScore(f float64) {
@@ -385,6 +402,11 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		return nil, err
 	}
 	var t tally
+	elemType := structType(rs.elemType)
+	wantSchema := c.Profile == ProfileFull || c.Profile == ProfileNoRecipes
+	if wantSchema && elemType == nil {
+		t.schema = &descriptor.Inferrer{}
+	}
 	var buf []byte
 	err = rs.each(func(rec []byte) error {
 		line, b, err := compactLine(rec, buf)
@@ -393,7 +415,7 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		}
 		buf = b
 		t.add(line)
-		return w.WriteRecord(line)
+		return w.WriteValidRecord(line)
 	})
 	if err != nil {
 		return nil, err
@@ -402,7 +424,7 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		return nil, err
 	}
 	if provided := rs.scores(); provided != nil {
-		t = tally{namespaces: t.namespaces, sample: t.sample}
+		t.scores = 0
 		for _, s := range provided {
 			t.addScore(s)
 		}
@@ -416,8 +438,12 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		TopNamespaces:   t.topNamespaces(),
 		ScoreRange:      t.scoreRange(),
 	}
-	if c.Profile == ProfileFull || c.Profile == ProfileNoRecipes {
-		in.LineSchema = c.lineSchema(rs.elemType, t.sample)
+	switch {
+	case !wantSchema:
+	case elemType != nil:
+		in.LineSchema = reflectedSchema(elemType)
+	default:
+		in.LineSchema = t.schema.Schema()
 	}
 	isMemory := recipes.IsMemory(t.sample)
 	if isMemory {
@@ -443,22 +469,38 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
-// lineSchema reflects the schema of t when it is a struct type, and infers it
-// from the sample otherwise.
-func (c *config) lineSchema(t reflect.Type, sample []json.RawMessage) any {
+// structType returns the struct type of records of Go type t (through
+// pointers), or nil when t is not a struct type, so the schema is inferred
+// from the records instead.
+func structType(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t != nil && t.Kind() == reflect.Struct && t != reflect.TypeFor[json.RawMessage]() {
-		if s, ok := reflectedSchemas.Load(t); ok {
-			return s
-		}
-		if s, err := descriptor.Reflect(t); err == nil {
-			reflectedSchemas.Store(t, s)
-			return s
-		}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
 	}
-	return descriptor.Infer(sample)
+	if _, err := reflectedSchema0(t); err != nil {
+		return nil
+	}
+	return t
+}
+
+// reflectedSchema returns the line schema of struct type t, reflected once.
+func reflectedSchema(t reflect.Type) map[string]any {
+	s, _ := reflectedSchema0(t)
+	return s
+}
+
+func reflectedSchema0(t reflect.Type) (map[string]any, error) {
+	if s, ok := reflectedSchemas.Load(t); ok {
+		return s.(map[string]any), nil
+	}
+	s, err := descriptor.Reflect(t)
+	if err != nil {
+		return nil, err
+	}
+	reflectedSchemas.Store(t, s)
+	return s, nil
 }
 
 // fallback shows as many whole records as fit within the threshold, with a

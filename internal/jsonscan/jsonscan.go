@@ -215,19 +215,23 @@ func skipValue(data []byte, i int) (int, error) {
 }
 
 // skipString returns the offset just past the string starting at data[i]=='"'.
+// It jumps from quote to quote with bytes.IndexByte (vectorized), and treats
+// a quote as escaped when an odd number of backslashes precede it.
 func skipString(data []byte, i int) (int, error) {
 	i++
-	for i < len(data) {
-		j := bytes.IndexAny(data[i:], "\"\\")
+	for {
+		j := bytes.IndexByte(data[i:], '"')
 		if j < 0 {
 			return 0, ErrSyntax
 		}
-		i += j
-		if data[i] == '\\' {
-			i += 2
-			continue
+		q := i + j
+		backslashes := 0
+		for k := q - 1; k >= i && data[k] == '\\'; k-- {
+			backslashes++
 		}
-		return i + 1, nil
+		if backslashes%2 == 0 {
+			return q + 1, nil
+		}
+		i = q + 1
 	}
-	return 0, ErrSyntax
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
 // SchemaDialect is the JSON Schema dialect of every schema this package makes.
@@ -88,24 +90,39 @@ func isInvopopTag(tag string) bool {
 	return false
 }
 
-// Infer returns a JSON Schema that every record in sample satisfies: for
-// object records, the union of their properties, each with the types seen,
-// and as required the properties present in every record. Nested objects and
-// array items are described the same way, down to a bounded depth. Invalid
-// JSON in the sample is skipped. An empty sample gives the empty schema {},
-// which any line satisfies.
+// Infer returns a JSON Schema that every record in sample satisfies; see
+// [Inferrer]. Records that are not valid JSON are skipped. An empty sample
+// gives the empty schema {}, which any line satisfies.
 func Infer(sample []json.RawMessage) map[string]any {
-	var root node
+	var in Inferrer
 	for _, rec := range sample {
-		dec := json.NewDecoder(bytes.NewReader(rec))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			continue
+		if json.Valid(rec) {
+			in.Add(rec)
 		}
-		root.add(v, 0)
 	}
-	s := root.schema()
+	return in.Schema()
+}
+
+// Inferrer infers the JSON Schema of a stream of records, one [Inferrer.Add]
+// at a time, without decoding them: for object records, the union of their
+// properties, each with the types seen, and as required the properties present
+// in every record. Nested objects and array items are described the same way,
+// down to a bounded depth. The zero value is ready to use. An Inferrer is not
+// safe for concurrent use.
+type Inferrer struct {
+	root node
+}
+
+// Add describes one more record, which must be valid JSON (the caller has
+// validated it; Add does not validate again). On invalid input the schema may
+// not describe the record, but Add does not panic.
+func (in *Inferrer) Add(rec []byte) {
+	in.root.add(bytes.TrimSpace(rec), 0)
+}
+
+// Schema returns the schema of every record added so far.
+func (in *Inferrer) Schema() map[string]any {
+	s := in.root.schema()
 	s["$schema"] = SchemaDialect
 	return s
 }
@@ -120,25 +137,20 @@ type node struct {
 	items   *node            // elements of array values
 }
 
-func (n *node) add(v any, depth int) {
+// add describes the valid JSON value v.
+func (n *node) add(v []byte, depth int) {
 	n.seen++
 	if n.types == nil {
 		n.types = map[string]bool{}
 	}
-	switch v := v.(type) {
-	case nil:
+	switch jsonscan.Kind(v) {
+	case 'n':
 		n.types["null"] = true
-	case bool:
+	case 't', 'f':
 		n.types["boolean"] = true
-	case string:
+	case '"':
 		n.types["string"] = true
-	case json.Number:
-		if _, err := v.Int64(); err == nil && !strings.ContainsAny(string(v), ".eE") {
-			n.types["integer"] = true
-		} else {
-			n.types["number"] = true
-		}
-	case []any:
+	case '[':
 		n.types["array"] = true
 		if depth >= maxInferDepth {
 			return
@@ -146,10 +158,11 @@ func (n *node) add(v any, depth int) {
 		if n.items == nil {
 			n.items = &node{}
 		}
-		for _, e := range v {
+		_ = jsonscan.Elements(v, func(e []byte) error {
 			n.items.add(e, depth+1)
-		}
-	case map[string]any:
+			return nil
+		})
+	case '{':
 		n.types["object"] = true
 		n.objects++
 		if depth >= maxInferDepth {
@@ -158,19 +171,22 @@ func (n *node) add(v any, depth int) {
 		if n.props == nil {
 			n.props = map[string]*node{}
 		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p, ok := n.props[k]
+		_ = jsonscan.Fields(v, func(f jsonscan.Field) error {
+			p, ok := n.props[string(f.Key)]
 			if !ok {
 				p = &node{}
-				n.props[k] = p
-				n.order = append(n.order, k)
+				key := string(f.Key)
+				n.props[key] = p
+				n.order = append(n.order, key)
 			}
-			p.add(v[k], depth+1)
+			p.add(f.Value, depth+1)
+			return nil
+		})
+	default:
+		if bytes.ContainsAny(v, ".eE") {
+			n.types["number"] = true
+		} else {
+			n.types["integer"] = true
 		}
 	}
 }
