@@ -1,7 +1,11 @@
-// Package recipes generates the jq recipes of an offload descriptor.
 package recipes
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Count is the number of recipes in every library: exactly 10.
 const Count = 10
@@ -16,8 +20,20 @@ const (
 	Full   Detail = "full"
 )
 
-// ParseDetail parses a detail level name.
-func ParseDetail(s string) (Detail, error) { panic("TODO") }
+// ErrUnknownDetail is returned (wrapped, with the offending value) by
+// [ParseDetail] when the name is empty or is not one of light, medium or full.
+var ErrUnknownDetail = errors.New("recipes: unknown detail level")
+
+// ParseDetail parses a detail level name. The name is trimmed and matched
+// without regard to case. An empty or unknown name returns an error wrapping
+// [ErrUnknownDetail] that names the value and the allowed ones.
+func ParseDetail(s string) (Detail, error) {
+	switch d := Detail(strings.ToLower(strings.TrimSpace(s))); d {
+	case Light, Medium, Full:
+		return d, nil
+	}
+	return "", fmt.Errorf("%w %q (want %q, %q or %q)", ErrUnknownDetail, s, Light, Medium, Full)
+}
 
 // Param is a named jq variable of a recipe.
 type Param struct {
@@ -27,6 +43,15 @@ type Param struct {
 }
 
 // Recipe is one jq recipe.
+//
+// The Filter reads one record per input (or, when Slurp is set, one array of
+// all the records) and refers to each of its Params as $name, a string
+// variable. To run a recipe in process (lro_extract), bind every parameter
+// as a variable (gojq.WithVariables with "$"+Name, the Value or a caller's
+// replacement at run time), run the filter once per record or once on the
+// array of records when Slurp is set, and print string results unquoted
+// when Raw is set. A Recipe is a plain value; its methods are safe for
+// concurrent use.
 type Recipe struct {
 	Number      int     // 1 to 10
 	Description string  // what it does
@@ -34,22 +59,99 @@ type Recipe struct {
 	Slurp       bool    // run with -s
 	Raw         bool    // run with -r
 	Params      []Param // jq variables the Filter uses
+	// Compact is set when the recipe outputs whole records or objects: they
+	// are printed one per line (jq -c), so an agent can pipe them to head or
+	// wc -l.
+	Compact bool
 }
 
-// Command renders the shell command for file.
-func (r Recipe) Command(file string) string { panic("TODO") }
+// Args returns the jq command-line arguments of the recipe, without the
+// program name and without any quoting: the flags (-s, -r, -c), one
+// --arg name value triple per parameter, and the filter last. It suits
+// exec.Command("jq", r.Args()...) with the records on standard input.
+func (r Recipe) Args() []string {
+	args := make([]string, 0, 4+3*len(r.Params))
+	if r.Slurp {
+		args = append(args, "-s")
+	}
+	if r.Raw {
+		args = append(args, "-r")
+	}
+	if r.Compact {
+		args = append(args, "-c")
+	}
+	for _, p := range r.Params {
+		args = append(args, "--arg", p.Name, p.Value)
+	}
+	return append(args, r.Filter)
+}
 
-// Memory returns the specification's library for memory records.
-func Memory(detail Detail, sample []json.RawMessage) []Recipe { panic("TODO") }
+// Command renders the shell command for file:
+//
+//	tail -n +2 '<file>' | jq [-s] [-r] [-c] [--arg name 'value']... '<filter>'
+//
+// tail skips the header line. The file path, every parameter value and the
+// filter are quoted with [ShellQuote]; a relative path that starts with '-'
+// is prefixed with "./" so that tail does not take it for an option.
+func (r Recipe) Command(file string) string {
+	if strings.HasPrefix(file, "-") {
+		file = "./" + file
+	}
+	var b strings.Builder
+	b.WriteString("tail -n +2 ")
+	b.WriteString(ShellQuote(file))
+	b.WriteString(" | jq")
+	if r.Slurp {
+		b.WriteString(" -s")
+	}
+	if r.Raw {
+		b.WriteString(" -r")
+	}
+	if r.Compact {
+		b.WriteString(" -c")
+	}
+	for _, p := range r.Params {
+		b.WriteString(" --arg ")
+		b.WriteString(shellWord(p.Name))
+		b.WriteByte(' ')
+		b.WriteString(ShellQuote(p.Value))
+	}
+	b.WriteByte(' ')
+	b.WriteString(ShellQuote(r.Filter))
+	return b.String()
+}
 
-// Generic returns 10 recipes derived from the fields of the sample records.
-func Generic(sample []json.RawMessage) []Recipe { panic("TODO") }
+// shellWord returns a unchanged when it is a plain word that needs no quoting
+// in a shell (a jq variable name), and ShellQuote(a) otherwise.
+func shellWord(a string) string {
+	if a == "" {
+		return ShellQuote(a)
+	}
+	for _, c := range a {
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return ShellQuote(a)
+		}
+	}
+	return a
+}
 
-// IsMemory reports whether the sample records look like memory records.
-func IsMemory(sample []json.RawMessage) bool { panic("TODO") }
+// ShellQuote quotes s for a POSIX shell. The result is one shell word whose
+// value is exactly s, whatever s contains ($, backquotes, backslashes,
+// newlines, ...), except NUL bytes, which no shell word can hold. s is
+// wrapped in single quotes, and each single quote inside becomes a closing
+// quote, an escaped quote and an opening quote:
+//
+//	ShellQuote("it's") == `'it'\''s'`
+//	ShellQuote("")     == `''`
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
-// For returns Memory(detail, sample) when IsMemory(sample), else Generic(sample).
-func For(detail Detail, sample []json.RawMessage) []Recipe { panic("TODO") }
-
-// ShellQuote quotes s for a POSIX shell.
-func ShellQuote(s string) string { panic("TODO") }
+// For returns Memory(detail, sample) when IsMemory(sample), else
+// Generic(sample).
+func For(detail Detail, sample []json.RawMessage) []Recipe {
+	if IsMemory(sample) {
+		return Memory(detail, sample)
+	}
+	return Generic(sample)
+}

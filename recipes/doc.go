@@ -1,0 +1,49 @@
+// Package recipes generates the jq recipes of an offload descriptor.
+//
+// The specification requires every offload descriptor to carry exactly
+// [Count] (10) jq recipes. [Memory] returns the specification's library for
+// memory records, whose recipes 9 and 10 adapt to the [Detail] level of the
+// file; [Generic] derives 10 recipes from the fields of the records of any
+// other tool; [For] picks one of the two with [IsMemory].
+//
+// # One recipe, two ways to run it
+//
+// A [Recipe] is structured data, not a command line, so that the same recipe
+// runs in two places with the same result:
+//
+//   - rendered by [Recipe.Command] as a shell command for agents that have a
+//     shell;
+//   - run in-process by an lro_extract tool with a jq implementation such as
+//     github.com/itchyny/gojq: the records after the header line are the
+//     inputs (collected into one array when [Recipe.Slurp] is set), the
+//     [Recipe.Params] are bound as jq variables ($namespace, $keyword, ...),
+//     and string results are printed raw when [Recipe.Raw] is set.
+//
+// For example, recipe 2 of the memory library renders as
+//
+//	tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg namespace '_semantic' 'select(.namespace | strings | startswith($namespace))'
+//
+// Parameter values are never spliced into the jq program text: a filter
+// refers to $keyword and the value travels separately (--arg keyword 'value'
+// in the shell command, a variable binding in process). A caller can therefore
+// replace a value without any quoting, and a value cannot change the program.
+// Every piece of a shell command that comes from data (the file path, the
+// parameter values and the filter itself) is quoted with [ShellQuote].
+//
+// Default parameter values are taken from a sample of the records, so that
+// every recipe returns something on the file it was made for: the most common
+// namespace prefix, tag and memory type, and a word that occurs in some but
+// not all titles. Keywords are made of ASCII letters only, so they mean the
+// same thing as a regular expression in jq (Oniguruma) and in gojq (RE2).
+//
+// # Robustness
+//
+// A missing or null field never makes a recipe fail: string tests go through
+// strings and iteration uses ?. The generic recipes also tolerate records of
+// any shape (a string among objects, a field of an unexpected type): they
+// guard object access with objects and check types before comparing numbers.
+// No recipe references .score, which is not part of a memory record.
+//
+// All functions are pure and safe for concurrent use. The zero [Recipe] is
+// not useful; recipes are made by [Memory], [Generic] and [For].
+package recipes

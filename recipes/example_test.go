@@ -1,0 +1,78 @@
+package recipes_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/zircote/lro-go/recipes"
+)
+
+func ExampleMemory() {
+	sample := []json.RawMessage{
+		json.RawMessage(`{"id":"01J1","title":"Use Redis for session caching","namespace":"_semantic/decisions","memory_type":"semantic","tags":["architecture"],"content":"Redis keeps sessions hot","confidence":0.9}`),
+		json.RawMessage(`{"id":"01J2","title":"Rotate OAuth keys","namespace":"_procedural/runbooks","memory_type":"procedural","tags":["security"],"content":"Rotate keys every quarter","confidence":0.7}`),
+		json.RawMessage(`{"id":"01J3","title":"Incident: cache stampede","namespace":"_semantic/patterns","memory_type":"semantic","tags":["architecture","ops"],"content":"Stampede after deploy","confidence":0.8}`),
+	}
+	for _, r := range recipes.Memory(recipes.Medium, sample) {
+		fmt.Printf("%d. %s\n   %s\n", r.Number, r.Description, r.Command("/tmp/atlatl-recall-01JABC.jsonl"))
+	}
+	// Output:
+	// 1. List titles with namespaces (tab-separated)
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -r '[.title, .namespace] | @tsv'
+	// 2. Filter by namespace prefix
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg namespace '_semantic' 'select(.namespace | strings | startswith($namespace))'
+	// 3. Search titles by keyword (case-insensitive regular expression)
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg keyword 'cache' 'select(.title | strings | test($keyword; "i"))'
+	// 4. Extract IDs and titles only
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c '{id, title, namespace}'
+	// 5. Filter by memory type
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg memory_type 'semantic' 'select(.memory_type == $memory_type)'
+	// 6. Count by namespace
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -s -c 'group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]'
+	// 7. Filter by tag
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg tag 'architecture' 'select(any(.tags[]?; . == $tag))'
+	// 8. Sort by created date (oldest first)
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -s -c 'sort_by(.created) | .[]'
+	// 9. Sort by confidence, descending (.confidence)
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -s -c 'sort_by(.confidence) | reverse | .[]'
+	// 10. Full-text search in content (case-insensitive regular expression)
+	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg keyword 'deploy' 'select(.content | strings | test($keyword; "i"))'
+}
+
+func ExampleGeneric() {
+	sample := []json.RawMessage{
+		json.RawMessage(`{"line":1,"text":"ERROR disk full"}`),
+		json.RawMessage(`{"line":2,"text":"INFO retrying upload"}`),
+	}
+	for _, r := range recipes.Generic(sample)[:4] {
+		fmt.Printf("%d. %s: %s\n", r.Number, r.Description, r.Command("/tmp/out.jsonl"))
+	}
+	// Output:
+	// 1. Count lines: tail -n +2 '/tmp/out.jsonl' | jq -s 'length'
+	// 2. Search lines by keyword, with line numbers (like grep -n): tail -n +2 '/tmp/out.jsonl' | jq -r --arg keyword 'disk' 'objects | select(.text | strings | test($keyword; "i")) | "\(.line): \(.text)"'
+	// 3. Count the lines matching a keyword: tail -n +2 '/tmp/out.jsonl' | jq -s --arg keyword 'disk' 'map(objects | select(.text | strings | test($keyword; "i"))) | length'
+	// 4. Show the lines from line number from to line number to: tail -n +2 '/tmp/out.jsonl' | jq -r --arg from '1' --arg to '20' 'objects | select(.line | numbers | . >= ($from | tonumber) and . <= ($to | tonumber)) | "\(.line): \(.text)"'
+}
+
+func ExampleRecipe_Args() {
+	r := recipes.Memory(recipes.Light, nil)[6]
+	fmt.Printf("%q\n", r.Args())
+	// Output:
+	// ["-c" "--arg" "tag" "TAG" "select(any(.tags[]?; . == $tag))"]
+}
+
+func ExampleShellQuote() {
+	fmt.Println(recipes.ShellQuote("/tmp/it's here.jsonl"))
+	// Output:
+	// '/tmp/it'\''s here.jsonl'
+}
+
+func ExampleParseDetail() {
+	d, err := recipes.ParseDetail(" Full ")
+	fmt.Println(d, err)
+	_, err = recipes.ParseDetail("verbose")
+	fmt.Println(err)
+	// Output:
+	// full <nil>
+	// recipes: unknown detail level "verbose" (want "light", "medium" or "full")
+}

@@ -1,0 +1,264 @@
+package recipes
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// The parameters of the memory library. Their names are the jq variables of
+// the filters and the keys of an lro_extract params object.
+const (
+	ParamNamespace  = "namespace"   // namespace prefix, recipe 2
+	ParamKeyword    = "keyword"     // case-insensitive regular expression, recipes 3 and 10
+	ParamMemoryType = "memory_type" // memory type, recipe 5
+	ParamTag        = "tag"         // tag, recipe 7
+)
+
+// Memory returns the specification's library for memory records at the given
+// detail level, numbered 1 to 10. Recipes 1 to 8 are the same at every level
+// and use only Light fields; recipes 9 and 10 adapt to detail:
+//
+//	light:  9 lists the unique namespaces, 10 counts by memory_type;
+//	medium: 9 sorts by .confidence, descending; 10 searches .content;
+//	full:   9 sorts by .provenance.confidence, descending; 10 searches .content.
+//
+// An unknown detail is treated as [Light], whose recipes reference the fewest
+// fields. The default values of the parameters come from sample, which may be
+// empty: the most common namespace prefix (the part before the first '/'),
+// memory type and tag, and a distinctive word of the titles (recipe 3) or of
+// the contents (recipe 10). When sample has none, the specification's
+// literals are used: "_semantic", "semantic", "TAG" and "keyword".
+//
+// The filters assume that every record is an object, as memory records are;
+// a missing or null field never makes them fail.
+func Memory(detail Detail, sample []json.RawMessage) []Recipe {
+	recs, _ := decodeMemories(sample)
+	d := memoryDefaults(recs)
+	rs := []Recipe{
+		{
+			Description: "List titles with namespaces (tab-separated)",
+			Filter:      `[.title, .namespace] | @tsv`,
+			Raw:         true,
+		},
+		{
+			Description: "Filter by namespace prefix",
+			Filter:      `select(.namespace | strings | startswith($namespace))`,
+			Compact:     true,
+			Params:      []Param{{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions"}},
+		},
+		{
+			Description: "Search titles by keyword (case-insensitive regular expression)",
+			Filter:      `select(.title | strings | test($keyword; "i"))`,
+			Compact:     true,
+			Params:      []Param{{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title"}},
+		},
+		{
+			Description: "Extract IDs and titles only",
+			Filter:      `{id, title, namespace}`,
+			Compact:     true,
+		},
+		{
+			Description: "Filter by memory type",
+			Filter:      `select(.memory_type == $memory_type)`,
+			Compact:     true,
+			Params:      []Param{{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural"}},
+		},
+		{
+			Description: "Count by namespace",
+			Filter:      `group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`,
+			Slurp:       true,
+			Compact:     true,
+		},
+		{
+			Description: "Filter by tag",
+			Filter:      `select(any(.tags[]?; . == $tag))`,
+			Compact:     true,
+			Params:      []Param{{ParamTag, d.tag, "tag, matched exactly"}},
+		},
+		{
+			Description: "Sort by created date (oldest first)",
+			Filter:      `sort_by(.created) | .[]`,
+			Slurp:       true,
+			Compact:     true,
+		},
+	}
+	switch detail {
+	case Medium, Full:
+		path := ".confidence"
+		if detail == Full {
+			path = ".provenance.confidence"
+		}
+		rs = append(rs,
+			Recipe{
+				Description: "Sort by confidence, descending (" + path + ")",
+				Filter:      "sort_by(" + path + ") | reverse | .[]",
+				Slurp:       true,
+				Compact:     true,
+			},
+			Recipe{
+				Description: "Full-text search in content (case-insensitive regular expression)",
+				Filter:      `select(.content | strings | test($keyword; "i"))`,
+				Compact:     true,
+				Params:      []Param{{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content"}},
+			})
+	default:
+		rs = append(rs,
+			Recipe{
+				Description: "List unique namespaces",
+				Filter:      `map(.namespace | strings) | unique | .[]`,
+				Slurp:       true,
+				Raw:         true,
+			},
+			Recipe{
+				Description: "Count by memory_type",
+				Filter:      `group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`,
+				Slurp:       true,
+				Compact:     true,
+			})
+	}
+	return number(rs)
+}
+
+// number sets the Number of each recipe to its position, from 1.
+func number(rs []Recipe) []Recipe {
+	for i := range rs {
+		rs[i].Number = i + 1
+	}
+	return rs
+}
+
+// memoryFields are the fields whose presence makes a record a memory.
+var memoryFields = [...]string{"id", "title", "namespace", "memory_type"}
+
+// IsMemory reports whether the sample records look like memory records: more
+// than half of the records that are valid JSON are objects carrying id,
+// title, namespace and memory_type. An empty sample is not memory records.
+func IsMemory(sample []json.RawMessage) bool {
+	recs, valid := decodeMemories(sample)
+	n := 0
+	for _, o := range recs {
+		if o.has(memoryFields[:]...) {
+			n++
+		}
+	}
+	return n > 0 && 2*n > valid
+}
+
+// memoryRecord is an object record with its field values left undecoded:
+// the memory library looks at a few fields only.
+type memoryRecord map[string]json.RawMessage
+
+// decodeMemories decodes the object records of the bounded sample and counts
+// the records that are valid JSON.
+func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
+	sample = bounded(sample)
+	for _, raw := range sample {
+		var o memoryRecord
+		if err := json.Unmarshal(raw, &o); err == nil && o != nil {
+			recs = append(recs, o)
+			valid++
+		} else if json.Valid(raw) {
+			valid++
+		}
+	}
+	return recs, valid
+}
+
+// has reports whether o has all the fields.
+func (o memoryRecord) has(fields ...string) bool {
+	for _, f := range fields {
+		if _, ok := o[f]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// str returns the string value of field f, if it is a string.
+func (o memoryRecord) str(f string) (string, bool) {
+	raw := o[f]
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// strs returns the string elements of field f, if it is an array.
+func (o memoryRecord) strs(f string) []string {
+	raw := o[f]
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	var vs []any
+	if json.Unmarshal(raw, &vs) != nil {
+		return nil
+	}
+	var ss []string
+	for _, v := range vs {
+		if s, ok := v.(string); ok {
+			ss = append(ss, s)
+		}
+	}
+	return ss
+}
+
+// defaults are the default parameter values of the memory library.
+type defaults struct {
+	namespace, titleWord, contentWord, memoryType, tag string
+}
+
+func memoryDefaults(recs []memoryRecord) defaults {
+	namespaces := map[string]int{}
+	types := map[string]int{}
+	tags := map[string]int{}
+	var titles, contents keywords
+	for _, o := range recs {
+		if ns, ok := o.str("namespace"); ok && ns != "" {
+			prefix, _, _ := strings.Cut(ns, "/")
+			if prefix == "" {
+				prefix = ns
+			}
+			namespaces[prefix]++
+		}
+		if t, ok := o.str("memory_type"); ok && t != "" {
+			types[t]++
+		}
+		seen := map[string]bool{}
+		for _, t := range o.strs("tags") {
+			if t != "" && !seen[t] {
+				seen[t] = true
+				tags[t]++
+			}
+		}
+		if t, ok := o.str("title"); ok {
+			titles.add(t)
+		}
+		if c, ok := o.str("content"); ok {
+			contents.add(c)
+		}
+	}
+	d := defaults{
+		namespace:   defaultNamespace,
+		titleWord:   defaultKeyword,
+		contentWord: defaultKeyword,
+		memoryType:  defaultMemoryType,
+		tag:         defaultTag,
+	}
+	if s, ok := mostCommon(namespaces); ok {
+		d.namespace = s
+	}
+	if s, ok := mostCommon(types); ok {
+		d.memoryType = s
+	}
+	if s, ok := mostCommon(tags); ok {
+		d.tag = s
+	}
+	if s, ok := titles.pick(); ok {
+		d.titleWord = s
+	}
+	if s, ok := contents.pick(); ok {
+		d.contentWord = s
+	}
+	return d
+}
