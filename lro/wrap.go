@@ -320,29 +320,47 @@ func (t *tally) add(rec []byte) {
 		t.sample = append(t.sample, json.RawMessage(append([]byte(nil), rec...)))
 	}
 	if t.schema != nil {
-		t.schema.Add(rec)
-	}
-	if jsonscan.Kind(rec) != '{' {
+		t.schema.AddFields(rec, t.field)
 		return
 	}
-	_ = jsonscan.Fields(rec, func(f jsonscan.Field) error {
-		switch string(f.Key) {
-		case "namespace":
-			var s string
-			if jsonscan.Kind(f.Value) == '"' && json.Unmarshal(f.Value, &s) == nil && s != "" {
-				if t.namespaces == nil {
-					t.namespaces = map[string]int{}
-				}
-				t.namespaces[s]++
+	if jsonscan.Kind(rec) == '{' {
+		_ = jsonscan.Fields(rec, func(f jsonscan.Field) error {
+			t.field(f.Key, f.Value)
+			return nil
+		})
+	}
+}
+
+// field notes the top-level fields the summary reports: namespace and score.
+func (t *tally) field(key, value []byte) {
+	switch string(key) {
+	case "namespace":
+		if ns, ok := jsonString(value); ok && ns != "" {
+			if t.namespaces == nil {
+				t.namespaces = map[string]int{}
 			}
-		case "score":
-			var v float64
-			if json.Unmarshal(f.Value, &v) == nil {
-				t.addScore(v)
-			}
+			t.namespaces[ns]++
 		}
-		return nil
-	})
+	case "score":
+		var v float64
+		if json.Unmarshal(value, &v) == nil {
+			t.addScore(v)
+		}
+	}
+}
+
+// jsonString decodes the JSON string v, without encoding/json when it has no
+// escapes (the common case).
+func jsonString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err == nil
 }
 
 func (t *tally) addScore(f float64) {

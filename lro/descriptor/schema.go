@@ -117,7 +117,14 @@ type Inferrer struct {
 // validated it; Add does not validate again). On invalid input the schema may
 // not describe the record, but Add does not panic.
 func (in *Inferrer) Add(rec []byte) {
-	in.root.add(bytes.TrimSpace(rec), 0)
+	in.root.add(bytes.TrimSpace(rec), 0, nil)
+}
+
+// AddFields is [Inferrer.Add] that also calls field with each top-level
+// member of an object record, so a caller that needs a few fields of every
+// record gets them from the same walk.
+func (in *Inferrer) AddFields(rec []byte, field func(key, value []byte)) {
+	in.root.add(bytes.TrimSpace(rec), 0, field)
 }
 
 // Schema returns the schema of every record added so far.
@@ -137,8 +144,9 @@ type node struct {
 	items   *node            // elements of array values
 }
 
-// add describes the valid JSON value v.
-func (n *node) add(v []byte, depth int) {
+// add describes the valid JSON value v. When v is an object, field, if not
+// nil, is called with each of its members.
+func (n *node) add(v []byte, depth int, field func(key, value []byte)) {
 	n.seen++
 	if n.types == nil {
 		n.types = map[string]bool{}
@@ -159,7 +167,7 @@ func (n *node) add(v []byte, depth int) {
 			n.items = &node{}
 		}
 		_ = jsonscan.Elements(v, func(e []byte) error {
-			n.items.add(e, depth+1)
+			n.items.add(e, depth+1, nil)
 			return nil
 		})
 	case '{':
@@ -179,7 +187,10 @@ func (n *node) add(v []byte, depth int) {
 				n.props[key] = p
 				n.order = append(n.order, key)
 			}
-			p.add(f.Value, depth+1)
+			p.add(f.Value, depth+1, nil)
+			if field != nil {
+				field(f.Key, f.Value)
+			}
 			return nil
 		})
 	default:
