@@ -27,10 +27,10 @@ func skipOrFail(t *testing.T, msg string) {
 	t.Skip(msg)
 }
 
-// TestTypeScriptClient builds testserver and drives it with client.mjs: the
+// TestTypeScriptClient builds each server and drives it with client.mjs: the
 // official TypeScript client lists the tools and calls each one inline and
-// offloaded, as testserver-plan.json says, and must raise no validation
-// error, except for the negative control broken_schema, which it must reject.
+// offloaded, as the plan says, and must raise no validation error, except for
+// the negative controls of testserver, which it must reject.
 func TestTypeScriptClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -40,28 +40,46 @@ func TestTypeScriptClient(t *testing.T) {
 	if _, err := os.Stat(sdk); err != nil {
 		skipOrFail(t, "the TypeScript MCP SDK is not installed: run npm ci --prefix internal/interop")
 	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-
-	bin := filepath.Join(t.TempDir(), "testserver")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./testserver")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./testserver: %v\n%s", err, out)
+	runs := []struct {
+		name      string
+		pkg       string   // the server to build, relative to this folder
+		plan      string   // which calls to make and what to expect
+		args      []string // server flags besides -output-dir
+		wantFiles bool     // whether the plan offloads
+	}{
+		{"every wrapping style", "./testserver", "testserver-plan.json", nil, true},
+		{"memory server, small corpus", "../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, false},
+		{"memory server, default corpus", "../../examples/memory", "memory-offload-plan.json", nil, true},
 	}
+	for _, run := range runs {
+		t.Run(run.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
 
-	outDir := t.TempDir()
-	cmd := exec.CommandContext(ctx, node, "client.mjs", "--plan", "testserver-plan.json", bin, "-output-dir", outDir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			t.Fatalf("client.mjs exited with status %d:\n%s", exit.ExitCode(), out)
-		}
-		t.Fatalf("running client.mjs: %v\n%s", err, out)
-	}
-	t.Logf("client.mjs:\n%s", out)
-	if entries, err := os.ReadDir(outDir); err != nil || len(entries) == 0 {
-		t.Errorf("no offloaded files in the output folder (err %v)", err)
+			bin := filepath.Join(t.TempDir(), "server")
+			build := exec.CommandContext(ctx, "go", "build", "-o", bin, run.pkg)
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("go build %s: %v\n%s", run.pkg, err, out)
+			}
+
+			outDir := t.TempDir()
+			args := append([]string{"client.mjs", "--plan", run.plan, bin, "-output-dir", outDir}, run.args...)
+			out, err := exec.CommandContext(ctx, node, args...).CombinedOutput()
+			if err != nil {
+				var exit *exec.ExitError
+				if errors.As(err, &exit) {
+					t.Fatalf("client.mjs exited with status %d:\n%s", exit.ExitCode(), out)
+				}
+				t.Fatalf("running client.mjs: %v\n%s", err, out)
+			}
+			t.Logf("client.mjs:\n%s", out)
+			entries, err := os.ReadDir(outDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(entries) > 0; got != run.wantFiles {
+				t.Errorf("%d offloaded files in the output folder; want files: %v", len(entries), run.wantFiles)
+			}
+		})
 	}
 }
