@@ -186,15 +186,7 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	if diff := cmp.Diff(wantHeader, h); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
 	}
-	var got []item
-	for _, l := range lines {
-		var it item
-		if err := json.Unmarshal(l, &it); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, it)
-	}
-	if diff := cmp.Diff(makeItems(200), got); diff != "" {
+	if diff := cmp.Diff(makeItems(200), decodeItems(t, lines)); diff != "" {
 		t.Errorf("file records (-want +got):\n%s", diff)
 	}
 
@@ -220,6 +212,20 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	if e := evs[0].(event.Offloaded); e.Path != d.FilePath || e.Count != 200 || e.Tool != "items" {
 		t.Errorf("Offloaded event = %+v", e)
 	}
+}
+
+// decodeItems decodes record lines as items.
+func decodeItems(t *testing.T, lines []json.RawMessage) []item {
+	t.Helper()
+	var got []item
+	for _, l := range lines {
+		var it item
+		if err := json.Unmarshal(l, &it); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, it)
+	}
+	return got
 }
 
 // validateAll checks every line against the JSON Schema schema.

@@ -68,15 +68,7 @@ func TestStdioSubprocess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []item
-	for _, l := range lines {
-		var it item
-		if err := json.Unmarshal(l, &it); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, it)
-	}
-	if diff := cmp.Diff(makeItems(250), got); diff != "" {
+	if diff := cmp.Diff(makeItems(250), decodeItems(t, lines)); diff != "" {
 		t.Errorf("records in the file (-want +got):\n%s", diff)
 	}
 }

@@ -549,14 +549,7 @@ func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToo
 	case rs.docArray != nil:
 		body = make([]byte, 0, rs.arrayStart+used*4+len(rs.doc)-rs.arrayEnd+2)
 		body = append(body, rs.doc[:rs.arrayStart]...)
-		body = append(body, '[')
-		for i, r := range kept {
-			if i > 0 {
-				body = append(body, ',')
-			}
-			body = append(body, r...)
-		}
-		body = append(body, ']')
+		body = appendArray(body, kept)
 		body = append(body, rs.doc[rs.arrayEnd:]...)
 		if rs.structured {
 			structured = body
@@ -573,14 +566,7 @@ func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToo
 		}
 		body = []byte(b.String())
 	default:
-		body = append(body, '[')
-		for i, r := range kept {
-			if i > 0 {
-				body = append(body, ',')
-			}
-			body = append(body, r...)
-		}
-		body = append(body, ']')
+		body = appendArray(body, kept)
 	}
 	res.Content = []mcp.Content{&mcp.TextContent{Text: warning}, &mcp.TextContent{Text: string(body)}}
 	if structured != nil {
@@ -599,3 +585,15 @@ func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToo
 }
 
 var errStop = errors.New("stop")
+
+// appendArray appends the JSON array of the encoded records to b.
+func appendArray(b []byte, records [][]byte) []byte {
+	b = append(b, '[')
+	for i, r := range records {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r...)
+	}
+	return append(b, ']')
+}
