@@ -136,6 +136,17 @@ func recordCounts(records []memory.Record, key func(memory.Record) string) map[s
 func byNamespace(r memory.Record) string  { return r.Namespace }
 func byMemoryType(r memory.Record) string { return string(r.MemoryType) }
 
+// TestToolsOverStdio runs the tool tables (every tool, inline and offloaded,
+// at every detail level, the file's records checked against the service's)
+// against the built program over stdio instead of in-process.
+func TestToolsOverStdio(t *testing.T) {
+	stdioBinary = buildBinary(t)
+	defer func() { stdioBinary = "" }()
+	t.Run("query tools", TestQueryTools)
+	t.Run("list_memories", TestListMemories)
+	t.Run("inject_context", TestInjectContext)
+}
+
 // TestEndToEnd builds the program, drives it over stdio as an MCP client
 // would, and runs the offloaded descriptors' jq recipes with the real jq.
 func TestEndToEnd(t *testing.T) {

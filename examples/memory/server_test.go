@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,10 +33,29 @@ func mustStore(ms []memory.Memory) *memory.Store {
 	return s
 }
 
-// connect serves store in-process and returns a connected client session.
+// stdioBinary, when set (by TestToolsOverStdio), makes connect start this
+// built program over stdio instead of serving in-process. The program
+// generates the same corpus (same seed, same size) as the store passed in.
+var stdioBinary string
+
+// connect serves store in-process, or through the built program when
+// stdioBinary is set, and returns a connected client session.
 func connect(t *testing.T, store *memory.Store, opts *lro.Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
+	if stdioBinary != "" {
+		args := []string{"-records", strconv.Itoa(store.Len())}
+		if opts != nil && opts.OutputDir != "" {
+			args = append(args, "-output-dir", opts.OutputDir)
+		}
+		cmd := exec.Command(stdioBinary, args...)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := newServer(store, opts).Connect(ctx, st, nil)
 	if err != nil {
