@@ -50,6 +50,23 @@ func (rs *recordSet) each(fn func(rec []byte) error) error {
 	return nil
 }
 
+// eachLine calls fn with each record as the single line it is in the file:
+// the record itself, or its compact form when it spans lines. The slice
+// passed to fn is valid only until fn returns.
+func (rs *recordSet) eachLine(fn func(line []byte) error) error {
+	var buf bytes.Buffer
+	return rs.each(func(rec []byte) error {
+		if bytes.IndexByte(rec, '\n') < 0 && bytes.IndexByte(rec, '\r') < 0 {
+			return fn(rec)
+		}
+		buf.Reset()
+		if err := json.Compact(&buf, rec); err != nil {
+			return err
+		}
+		return fn(buf.Bytes())
+	})
+}
+
 // recordsFromDoc finds the records of a JSON document: the document itself
 // when it is an array; the array field named field, or else the only (or
 // longest) array field, of an object; otherwise the document is one record.

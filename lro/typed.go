@@ -65,12 +65,10 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 		if err != nil {
 			return nil, nil, fmt.Errorf("lro: marshaling output: %w", err)
 		}
+		// The SDK sets StructuredContent from the returned value and keeps the
+		// Content that apply wrote (the descriptor, or the warning and the
+		// truncated records).
 		if desc := c.apply(ctx, req, res, slot.get(), data); desc != nil {
-			if _, isText := res.Content[0].(*mcp.TextContent); isText && len(res.Content) == 1 {
-				// Let the SDK fill the text content from the structured content.
-				res.Content = nil
-			}
-			res.StructuredContent = nil
 			return res, desc, nil
 		}
 		return res, json.RawMessage(data), nil

@@ -265,40 +265,12 @@ func (c *config) mayExceed(texts []string, structured any) bool {
 // measure counts the records and estimates their tokens, each as the compact
 // line it will be in the file.
 func (c *config) measure(rs *recordSet) (count, tokens int, err error) {
-	var buf []byte
-	err = rs.each(func(rec []byte) error {
-		line, b, err := compactLine(rec, buf)
-		if err != nil {
-			return err
-		}
-		buf = b
+	err = rs.eachLine(func(line []byte) error {
 		count++
 		tokens += c.Tokenizer.Tokens(line)
 		return nil
 	})
 	return count, tokens, err
-}
-
-// compactLine returns rec as one line: rec itself when it has no line break,
-// else its compact form in buf.
-func compactLine(rec, buf []byte) (line, newBuf []byte, err error) {
-	if !containsLineBreak(rec) {
-		return rec, buf, nil
-	}
-	b := bytes.NewBuffer(buf[:0])
-	if err := json.Compact(b, rec); err != nil {
-		return nil, buf, err
-	}
-	return b.Bytes(), b.Bytes(), nil
-}
-
-func containsLineBreak(b []byte) bool {
-	for _, c := range b {
-		if c == '\n' || c == '\r' {
-			return true
-		}
-	}
-	return false
 }
 
 // sampleSize is how many leading records feed the recipes' parameter values
@@ -425,13 +397,7 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 	if wantSchema && elemType == nil {
 		t.schema = &descriptor.Inferrer{}
 	}
-	var buf []byte
-	err = rs.each(func(rec []byte) error {
-		line, b, err := compactLine(rec, buf)
-		if err != nil {
-			return err
-		}
-		buf = b
+	err = rs.eachLine(func(line []byte) error {
 		t.add(line)
 		return w.WriteValidRecord(line)
 	})
@@ -459,7 +425,7 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 	switch {
 	case !wantSchema:
 	case elemType != nil:
-		in.LineSchema = reflectedSchema(elemType)
+		in.LineSchema, _ = reflectedSchema(elemType) // cached by structType
 	default:
 		in.LineSchema = t.schema.Schema()
 	}
@@ -488,8 +454,8 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
 // structType returns the struct type of records of Go type t (through
-// pointers), or nil when t is not a struct type, so the schema is inferred
-// from the records instead.
+// pointers), or nil when t is not a struct type or cannot be reflected, so the
+// schema is inferred from the records instead.
 func structType(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -497,19 +463,15 @@ func structType(t reflect.Type) reflect.Type {
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
-	if _, err := reflectedSchema0(t); err != nil {
+	if _, err := reflectedSchema(t); err != nil {
 		return nil
 	}
 	return t
 }
 
-// reflectedSchema returns the line schema of struct type t, reflected once.
-func reflectedSchema(t reflect.Type) map[string]any {
-	s, _ := reflectedSchema0(t)
-	return s
-}
-
-func reflectedSchema0(t reflect.Type) (map[string]any, error) {
+// reflectedSchema returns the line schema of struct type t, reflected once
+// and cached.
+func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	if s, ok := reflectedSchemas.Load(t); ok {
 		return s.(map[string]any), nil
 	}
@@ -526,19 +488,13 @@ func reflectedSchema0(t reflect.Type) (map[string]any, error) {
 func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToolResult, rs *recordSet, count, tokens int, werr error) json.RawMessage {
 	var kept [][]byte
 	used := 0
-	var buf []byte
-	_ = rs.each(func(rec []byte) error {
-		line, b, err := compactLine(rec, buf)
-		if err != nil {
-			return err
-		}
-		buf = b
+	_ = rs.eachLine(func(line []byte) error {
 		n := c.Tokenizer.Tokens(line)
 		if used+n > c.ThresholdTokens {
 			return errStop
 		}
 		used += n
-		kept = append(kept, rec)
+		kept = append(kept, bytes.Clone(line)) // line may be reused by the next call
 		return nil
 	})
 	warning := fmt.Sprintf("Warning: offloading the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The remaining records were not saved; narrow the query to see them.",
@@ -547,7 +503,6 @@ func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToo
 	var structured json.RawMessage
 	switch {
 	case rs.docArray != nil:
-		body = make([]byte, 0, rs.arrayStart+used*4+len(rs.doc)-rs.arrayEnd+2)
 		body = append(body, rs.doc[:rs.arrayStart]...)
 		body = appendArray(body, kept)
 		body = append(body, rs.doc[rs.arrayEnd:]...)

@@ -78,7 +78,7 @@ func elements(data []byte, fn func(elem []byte) error) (start, end int, err erro
 
 // Field is one member of a JSON object.
 type Field struct {
-	Key        []byte // the key as written, without quotes and unescaped only if it has no escapes
+	Key        []byte // the key without its quotes, escape sequences decoded
 	Value      []byte // the value as written
 	ValueStart int    // offset of Value in the object's data
 }
