@@ -154,6 +154,14 @@ type Options struct {
 	Dir    string           // If empty, defaults to os.TempDir(). Made absolute.
 	Prefix string           // If empty, defaults to DefaultPrefix. See ValidatePrefix.
 	Now    func() time.Time // If nil, defaults to time.Now. Sets the ULID and header times.
+
+	// WrapWriter, if not nil, is given the temporary file as an io.Writer
+	// and returns the writer that every byte of the file goes through. It
+	// exists for fault injection: a writer that fails with syscall.ENOSPC
+	// shows what a full disk does, without filling one. The returned writer
+	// must write to w or fail; the file is still closed, renamed and removed
+	// by the Writer itself.
+	WrapWriter func(w io.Writer) io.Writer
 }
 
 // Writer writes one offloaded file. Not safe for concurrent use.
@@ -268,7 +276,11 @@ func Create(operation string, opts *Options) (*Writer, error) {
 		}
 		w.f = f
 		w.bw = bufPool.Get().(*bufio.Writer)
-		w.bw.Reset(f)
+		if o.WrapWriter != nil {
+			w.bw.Reset(o.WrapWriter(f))
+		} else {
+			w.bw.Reset(f)
+		}
 		return w, nil
 	}
 }

@@ -2,6 +2,7 @@ package lro
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,6 +120,11 @@ type Options struct {
 
 	// Now returns the current time. If nil, defaults to [time.Now].
 	Now func() time.Time
+
+	// WrapWriter, if not nil, wraps the writer of every offloaded file; see
+	// [jsonl.Options.WrapWriter]. It is meant for fault injection in tests,
+	// such as a writer that fails with syscall.ENOSPC.
+	WrapWriter func(w io.Writer) io.Writer
 }
 
 // config is a validated copy of Options with every default applied.

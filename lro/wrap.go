@@ -375,7 +375,7 @@ func (t *tally) scoreRange() *[2]float64 {
 // offload writes the records to a new file and builds the descriptor.
 func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *recordSet, count, tokens int) (*descriptor.OffloadResponse, error) {
 	start := c.Now()
-	w, err := jsonl.Create(op, &jsonl.Options{Dir: c.dir, Prefix: c.Prefix, Now: c.Now})
+	w, err := jsonl.Create(op, &jsonl.Options{Dir: c.dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
 	if err != nil {
 		return nil, err
 	}
