@@ -19,18 +19,22 @@ import (
 // accepts the descriptor. Handlers of selected tools may call [Provide].
 // Middleware panics if opts is invalid (see [Options.Validate]).
 func Middleware(opts *Options, tools ...string) mcp.Middleware {
-	c := mustConfig(opts)
+	base := mustConfig(opts)
 	selected := func(name string) bool { return len(tools) == 0 || slices.Contains(tools, name) }
 	var widened sync.Map // *mcp.Tool -> *mcp.Tool with the widened schema
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if c.Disabled {
+			if base.Disabled {
 				return next(ctx, method, req)
 			}
 			switch method {
 			case "tools/call":
 				call, ok := req.(*mcp.CallToolRequest)
 				if !ok || !selected(toolName(call)) {
+					return next(ctx, method, req)
+				}
+				c := base.forTool(toolName(call))
+				if c.Disabled {
 					return next(ctx, method, req)
 				}
 				ctx, slot := withSlot(ctx)
@@ -43,7 +47,7 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 				res, err := next(ctx, method, req)
 				if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil && lr != nil {
 					for i, t := range lr.Tools {
-						if t == nil || t.OutputSchema == nil || !selected(t.Name) {
+						if t == nil || t.OutputSchema == nil || !selected(t.Name) || base.forTool(t.Name).Disabled {
 							continue
 						}
 						if w, ok := widened.Load(t); ok {

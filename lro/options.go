@@ -121,16 +121,46 @@ type Options struct {
 	// Now returns the current time. If nil, defaults to [time.Now].
 	Now func() time.Time
 
+	// Tools holds per-tool overrides, keyed by tool name. A call to a tool
+	// named here uses the override's fields that are set instead of the
+	// fields above. If nil, every tool uses the fields above.
+	Tools map[string]ToolOptions
+
 	// WrapWriter, if not nil, wraps the writer of every offloaded file; see
 	// [jsonl.Options.WrapWriter]. It is meant for fault injection in tests,
 	// such as a writer that fails with syscall.ENOSPC.
 	WrapWriter func(w io.Writer) io.Writer
 }
 
+// ToolOptions override [Options] for one tool: a different threshold or
+// descriptor profile, or offloading turned off. Fields left at their zero
+// value keep the value of the Options they are part of.
+type ToolOptions struct {
+	// Disabled turns offloading off for this tool.
+	Disabled bool
+
+	// ThresholdTokens, if not zero, replaces [Options.ThresholdTokens] for
+	// this tool. Negative values are invalid.
+	ThresholdTokens int
+
+	// Profile, if not nil, replaces [Options.Profile] for this tool.
+	Profile *Profile
+}
+
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
-	dir string // absolute output folder
+	dir   string             // absolute output folder
+	tools map[string]*config // per-tool configurations, from Options.Tools
+}
+
+// forTool returns the configuration of the named tool: c itself, or c with
+// the tool's overrides applied.
+func (c *config) forTool(name string) *config {
+	if t, ok := c.tools[name]; ok {
+		return t
+	}
+	return c
 }
 
 // newConfig copies opts, applies defaults and validates. It reports the first
@@ -189,6 +219,28 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if len(c.Tools) > 0 {
+		c.tools = make(map[string]*config, len(c.Tools))
+		for name, t := range c.Tools {
+			tc := *c
+			tc.tools = nil
+			tc.Tools = nil
+			tc.Disabled = c.Disabled || t.Disabled
+			if t.ThresholdTokens < 0 {
+				return nil, fmt.Errorf("lro: Options.Tools[%q].ThresholdTokens is %d: %w", name, t.ThresholdTokens, ErrInvalidOption)
+			}
+			if t.ThresholdTokens > 0 {
+				tc.ThresholdTokens = t.ThresholdTokens
+			}
+			if t.Profile != nil {
+				if *t.Profile < ProfileFull || *t.Profile > ProfileBarePointer {
+					return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
+				}
+				tc.Profile = *t.Profile
+			}
+			c.tools[name] = &tc
+		}
 	}
 	return c, nil
 }

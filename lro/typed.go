@@ -28,7 +28,7 @@ import (
 //
 // AddTool panics, as mcp.AddTool does, if the tool or opts is invalid.
 func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts *Options) {
-	c := mustConfig(opts)
+	c := mustConfig(opts).forTool(t.Name)
 	tt := *t
 	schema := tt.OutputSchema
 	if schema == nil && reflect.TypeFor[Out]() != reflect.TypeFor[any]() {

@@ -106,8 +106,9 @@ func (s *providedSlot) get() *ResultSet {
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
 func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
-	c := mustConfig(opts)
+	base := mustConfig(opts)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := base.forTool(toolName(req))
 		if c.Disabled {
 			return h(ctx, req)
 		}

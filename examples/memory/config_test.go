@@ -5,11 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/lro"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -29,102 +26,12 @@ func env(vars map[string]string) func(string) (string, bool) {
 	}
 }
 
-func TestLoadOffloadConfig(t *testing.T) {
-	const full = `
-title = "other settings are ignored"
-[prompt]
-budget = 3
-[prompt.offload]
-enabled = false
-threshold_tokens = 900
-ttl_seconds = 60
-output_dir = "/var/tmp/lro"
-`
-	tests := []struct {
-		name    string
-		toml    string // "" means no -config
-		env     map[string]string
-		want    offloadConfig
-		wantErr string
-	}{
-		{"defaults", "", nil, offloadConfig{Enabled: true, ThresholdTokens: 1600, TTLSeconds: 3600}, ""},
-		{"a file without the section keeps the defaults", "[server]\nport = 1\n", nil,
-			offloadConfig{Enabled: true, ThresholdTokens: 1600, TTLSeconds: 3600}, ""},
-		{"every key from the file", full, nil,
-			offloadConfig{Enabled: false, ThresholdTokens: 900, TTLSeconds: 60, OutputDir: "/var/tmp/lro"}, ""},
-		{"some keys from the file", "[prompt.offload]\nthreshold_tokens = 2000\n", nil,
-			offloadConfig{Enabled: true, ThresholdTokens: 2000, TTLSeconds: 3600}, ""},
-		{"environment overrides the file", full, map[string]string{
-			envEnabled: "true", envThreshold: "1200", envTTL: "7200", envOutputDir: "/srv/lro"},
-			offloadConfig{Enabled: true, ThresholdTokens: 1200, TTLSeconds: 7200, OutputDir: "/srv/lro"}, ""},
-		{"empty variables are unset", full, map[string]string{envEnabled: "", envThreshold: ""},
-			offloadConfig{Enabled: false, ThresholdTokens: 900, TTLSeconds: 60, OutputDir: "/var/tmp/lro"}, ""},
-		{"environment without a file", "", map[string]string{envEnabled: "0"},
-			offloadConfig{Enabled: false, ThresholdTokens: 1600, TTLSeconds: 3600}, ""},
-
-		{"negative threshold in the file", "[prompt.offload]\nthreshold_tokens = -5\n", nil, offloadConfig{},
-			"prompt.offload.threshold_tokens = -5: out of range"},
-		{"zero threshold in the file", "[prompt.offload]\nthreshold_tokens = 0\n", nil, offloadConfig{},
-			"prompt.offload.threshold_tokens = 0: out of range"},
-		{"threshold above u32", "[prompt.offload]\nthreshold_tokens = 4294967296\n", nil, offloadConfig{},
-			"prompt.offload.threshold_tokens = 4294967296: out of range"},
-		{"threshold of the wrong type", "[prompt.offload]\nthreshold_tokens = \"big\"\n", nil, offloadConfig{},
-			`prompt.offload.threshold_tokens = "big": not an integer`},
-		{"enabled of the wrong type", "[prompt.offload]\nenabled = \"yes\"\n", nil, offloadConfig{},
-			`prompt.offload.enabled = "yes": not a boolean`},
-		{"zero ttl", "[prompt.offload]\nttl_seconds = 0\n", nil, offloadConfig{},
-			"prompt.offload.ttl_seconds = 0: out of range"},
-		{"output_dir of the wrong type", "[prompt.offload]\noutput_dir = 3\n", nil, offloadConfig{},
-			"prompt.offload.output_dir = 3: not a string"},
-		{"unknown key", "[prompt.offload]\nthreshold = 3\n", nil, offloadConfig{},
-			"prompt.offload.threshold = 3: unknown key"},
-		{"prompt is not a table", "prompt = 3\n", nil, offloadConfig{}, "prompt = 3: not a table"},
-		{"TOML syntax error", "[prompt.offload\n", nil, offloadConfig{}, "config "},
-		{"bad boolean variable", "", map[string]string{envEnabled: "maybe"}, offloadConfig{},
-			`environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean`},
-		{"bad threshold variable", "", map[string]string{envThreshold: "12k"}, offloadConfig{},
-			`environment ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS="12k": not an integer`},
-		{"negative threshold variable", "", map[string]string{envThreshold: "-1"}, offloadConfig{},
-			`environment ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS="-1"`},
-		{"bad ttl variable", "", map[string]string{envTTL: "1h"}, offloadConfig{},
-			`environment ATLATL_PROMPT__OFFLOAD__TTL_SECONDS="1h": not an integer`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := ""
-			if tt.toml != "" {
-				path = writeFile(t, "config.toml", tt.toml)
-			}
-			got, err := loadOffloadConfig(path, env(tt.env))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("config mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestConfigMissingFile(t *testing.T) {
-	if _, err := loadOffloadConfig(filepath.Join(t.TempDir(), "nope.toml"), env(nil)); err == nil {
-		t.Error("a missing config file was accepted")
-	}
-}
-
-func TestOptions(t *testing.T) {
-	got := offloadConfig{Enabled: false, ThresholdTokens: 900, TTLSeconds: 60, OutputDir: "/x"}.options()
-	want := &lro.Options{Disabled: true, ThresholdTokens: 900, TTL: time.Minute, OutputDir: "/x"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("options mismatch (-want +got):\n%s", diff)
-	}
-}
+// The configuration variables the tests set.
+const (
+	envEnabled   = "ATLATL_PROMPT__OFFLOAD__ENABLED"
+	envThreshold = "ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS"
+	envOutputDir = "ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR"
+)
 
 func TestSetup(t *testing.T) {
 	cfg := writeFile(t, "c.toml", "[prompt.offload]\nthreshold_tokens = 900\noutput_dir = \"/from/config\"\n")

@@ -117,18 +117,21 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	cfg, err := loadOffloadConfig(*configPath, lookup)
-	if err != nil {
-		return nil, err
-	}
+	// Flags are the explicit layer: they override the file and the
+	// environment.
+	explicit := &lro.Options{}
 	if set["threshold"] {
 		if *threshold < 1 {
 			return nil, fmt.Errorf("flag -threshold=%d: must be at least 1", *threshold)
 		}
-		cfg.ThresholdTokens = *threshold
+		explicit.ThresholdTokens = *threshold
 	}
 	if set["output-dir"] {
-		cfg.OutputDir = *outputDir
+		explicit.OutputDir = *outputDir
+	}
+	opts, err := lro.LoadOptions(explicit, &lro.Sources{File: *configPath, LookupEnv: lookup})
+	if err != nil {
+		return nil, err
 	}
 
 	var ms []memory.Memory
@@ -150,11 +153,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	opts := cfg.options()
 	opts.Observer = event.Slog(logger)
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
 	return &app{store: store, opts: opts, http: *httpAddr, logger: logger}, nil
 }
 

@@ -1,0 +1,320 @@
+package lro_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
+)
+
+// env returns a LookupEnv over a fixed map.
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
+}
+
+func writeTOML(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func profile(p lro.Profile) *lro.Profile { return &p }
+
+func TestLoadOptionsPrecedence(t *testing.T) {
+	const file = `
+[server]
+name = "ignored: not our section"
+
+[prompt.offload]
+enabled = true
+threshold_tokens = 2000
+ttl_seconds = 600
+output_dir = "/from/toml"
+profile = "no_recipes"
+
+[prompt.offload.tools.recall_memories]
+threshold_tokens = 4000
+profile = "bare-pointer"
+
+[prompt.offload.tools."list-things"]
+enabled = false
+`
+	tests := []struct {
+		name     string
+		file     string
+		vars     map[string]string
+		prefix   string
+		explicit *lro.Options
+		want     lro.Options
+	}{{
+		name: "nothing set: the spec's defaults",
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: lro.DefaultTTL},
+	}, {
+		name: "the file sets every key",
+		file: file,
+		want: lro.Options{
+			ThresholdTokens: 2000, TTL: 600 * time.Second, OutputDir: "/from/toml", Profile: lro.ProfileNoRecipes,
+			Tools: map[string]lro.ToolOptions{
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileBarePointer)},
+				"list-things":     {Disabled: true},
+			},
+		},
+	}, {
+		name: "the environment overrides the file, key by key",
+		file: file,
+		vars: map[string]string{
+			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000",
+			"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR":       "/from/env",
+			"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS":      "", // empty counts as unset
+		},
+		want: lro.Options{
+			ThresholdTokens: 3000, TTL: 600 * time.Second, OutputDir: "/from/env", Profile: lro.ProfileNoRecipes,
+			Tools: map[string]lro.ToolOptions{
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileBarePointer)},
+				"list-things":     {Disabled: true},
+			},
+		},
+	}, {
+		name: "explicit options override the environment; per-tool fields merge",
+		file: file,
+		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000", "ATLATL_PROMPT__OFFLOAD__ENABLED": "true"},
+		explicit: &lro.Options{
+			ThresholdTokens: 5000, Disabled: true, Prefix: "mine",
+			Tools: map[string]lro.ToolOptions{"recall_memories": {Profile: profile(lro.ProfileFull)}},
+		},
+		want: lro.Options{
+			Disabled: true, ThresholdTokens: 5000, TTL: 600 * time.Second, OutputDir: "/from/toml", Prefix: "mine",
+			Profile: lro.ProfileNoRecipes,
+			Tools: map[string]lro.ToolOptions{
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileFull)},
+				"list-things":     {Disabled: true},
+			},
+		},
+	}, {
+		name: "the environment disables what the file enabled",
+		file: "[prompt.offload]\nenabled = true\n",
+		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ENABLED": "false"},
+		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: lro.DefaultTTL},
+	}, {
+		name:   "another product's prefix; ATLATL variables are then ignored",
+		prefix: "MYAPP",
+		vars: map[string]string{
+			"MYAPP_PROMPT__OFFLOAD__THRESHOLD_TOKENS":  "900",
+			"MYAPP_PROMPT__OFFLOAD__PROFILE":           "no_schema",
+			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
+		},
+		want: lro.Options{ThresholdTokens: 900, TTL: lro.DefaultTTL, Profile: lro.ProfileNoSchema},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &lro.Sources{EnvPrefix: tt.prefix, LookupEnv: env(tt.vars)}
+			if tt.file != "" {
+				src.File = writeTOML(t, tt.file)
+			}
+			got, err := lro.LoadOptions(tt.explicit, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, *got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("LoadOptions mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadOptionsRejectsBadValues(t *testing.T) {
+	aFile := filepath.Join(t.TempDir(), "regular-file")
+	if err := os.WriteFile(aFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		file string
+		vars map[string]string
+		// want are substrings of the error: the key (or variable) and the value.
+		want []string
+	}{
+		{"enabled is not a boolean", `[prompt.offload]
+enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a boolean"}},
+		{"negative threshold", "[prompt.offload]\nthreshold_tokens = -5", nil, []string{"prompt.offload.threshold_tokens", "-5"}},
+		{"zero threshold would silently mean the default", "[prompt.offload]\nthreshold_tokens = 0", nil, []string{"prompt.offload.threshold_tokens", "= 0"}},
+		{"threshold above u32", "[prompt.offload]\nthreshold_tokens = 4294967296", nil, []string{"threshold_tokens", "4294967296"}},
+		{"fractional threshold", "[prompt.offload]\nthreshold_tokens = 1.5", nil, []string{"threshold_tokens", "1.5", "not an integer"}},
+		{"TTL that overflows a duration", "[prompt.offload]\nttl_seconds = 9223372036854775807", nil, []string{"prompt.offload.ttl_seconds", "9223372036854775807", "out of range"}},
+		{"output dir that is a file", "[prompt.offload]\noutput_dir = \"" + aFile + "\"", nil, []string{"prompt.offload.output_dir", aFile, "not a folder"}},
+		{"unknown key, a typo", "[prompt.offload]\nthreshold = 10", nil, []string{"prompt.offload.threshold", "unknown key"}},
+		{"unknown profile", "[prompt.offload]\nprofile = \"tiny\"", nil, []string{"prompt.offload.profile", `"tiny"`}},
+		{"offload is not a table", "[prompt]\noffload = 3", nil, []string{"prompt.offload", "not a table"}},
+		{"bad per-tool threshold", "[prompt.offload.tools.recall]\nthreshold_tokens = -1", nil, []string{"prompt.offload.tools.recall.threshold_tokens", "-1"}},
+		{"unknown per-tool key", "[prompt.offload.tools.\"my tool\"]\nttl_seconds = 5", nil, []string{`prompt.offload.tools."my tool".ttl_seconds`, "unknown key"}},
+		{"env enabled is not a boolean", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__ENABLED": "maybe"}, []string{"ATLATL_PROMPT__OFFLOAD__ENABLED", `"maybe"`}},
+		{"env negative threshold", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "-1"}, []string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", `"-1"`}},
+		{"env TTL that overflows", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS": "99999999999999999999"}, []string{"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS", "99999999999999999999"}},
+		{"env output dir that is a file", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR": aFile}, []string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR", aFile}},
+		{"env unknown profile", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__PROFILE": "all"}, []string{"ATLATL_PROMPT__OFFLOAD__PROFILE", `"all"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &lro.Sources{LookupEnv: env(tt.vars)}
+			if tt.file != "" {
+				src.File = writeTOML(t, tt.file)
+			}
+			got, err := lro.LoadOptions(nil, src)
+			if err == nil {
+				t.Fatalf("LoadOptions = %+v, want an error", got)
+			}
+			if !errors.Is(err, lro.ErrInvalidConfig) {
+				t.Errorf("error %q does not wrap ErrInvalidConfig", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %s", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadOptionsFileErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "absent.toml")
+	if _, err := lro.LoadOptions(nil, &lro.Sources{File: missing, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing file: error %v, want one naming %s", err, missing)
+	}
+	broken := writeTOML(t, "[prompt.offload\nenabled = true")
+	if _, err := lro.LoadOptions(nil, &lro.Sources{File: broken, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), broken) {
+		t.Errorf("malformed file: error %v, want one naming %s", err, broken)
+	}
+	// Explicit options are validated too, after the layers are merged.
+	if _, err := lro.LoadOptions(&lro.Options{ThresholdTokens: -3}, &lro.Sources{LookupEnv: env(nil)}); !errors.Is(err, lro.ErrInvalidOption) {
+		t.Errorf("invalid explicit option: error %v, want ErrInvalidOption", err)
+	}
+}
+
+// TestPerToolOverrides shows that one set of Options serves tools with
+// different thresholds and profiles, through Wrap and Middleware alike.
+func TestPerToolOverrides(t *testing.T) {
+	opts := &lro.Options{
+		OutputDir: t.TempDir(),
+		Tools: map[string]lro.ToolOptions{
+			"small_threshold": {ThresholdTokens: 50},
+			"bare":            {Profile: profile(lro.ProfileBarePointer)},
+			"never":           {Disabled: true},
+		},
+	}
+	// 20 items are ~600 tokens: inline under the default threshold of 1,600.
+	// 200 items are ~6,000: offloaded unless the tool is disabled.
+	tests := []struct {
+		tool      string
+		items     int
+		offloaded bool
+		recipes   bool
+	}{
+		{"default", 20, false, false},
+		{"small_threshold", 20, true, true},
+		{"default", 200, true, true},
+		{"bare", 200, true, false},
+		{"never", 200, false, false},
+	}
+	check := func(t *testing.T, res *mcp.CallToolResult, offloaded, recipes bool) {
+		t.Helper()
+		text := res.Content[0].(*mcp.TextContent).Text
+		if got := strings.HasPrefix(text, `{"offloaded":true`); got != offloaded {
+			t.Fatalf("offloaded = %v, want %v", got, offloaded)
+		}
+		if offloaded {
+			d := descriptorOf(t, res)
+			if got := len(d.JqRecipes) > 0; got != recipes {
+				t.Errorf("recipes present = %v, want %v", got, recipes)
+			}
+		}
+	}
+	t.Run("Wrap", func(t *testing.T) {
+		for _, tt := range tests {
+			h := lro.Wrap(textHandler(tt.items), opts)
+			res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tt.tool}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(tt.tool, func(t *testing.T) { check(t, res, tt.offloaded, tt.recipes) })
+		}
+	})
+	t.Run("Middleware", func(t *testing.T) {
+		s := newServer()
+		for _, n := range []int{20, 200} {
+			for _, name := range []string{"default", "small_threshold", "bare", "never"} {
+				s.AddTool(&mcp.Tool{Name: name + "_" + string(rune('0'+n/100)), InputSchema: rawInputSchema}, textHandler(n))
+			}
+		}
+		mwOpts := *opts
+		mwOpts.Tools = map[string]lro.ToolOptions{}
+		for name, o := range opts.Tools {
+			mwOpts.Tools[name+"_0"] = o
+			mwOpts.Tools[name+"_2"] = o
+		}
+		s.AddReceivingMiddleware(lro.Middleware(&mwOpts))
+		cs := connect(t, s)
+		for _, tt := range tests {
+			name := tt.tool + "_" + string(rune('0'+tt.items/100))
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(name, func(t *testing.T) { check(t, res, tt.offloaded, tt.recipes) })
+		}
+	})
+	t.Run("invalid override", func(t *testing.T) {
+		err := (&lro.Options{Tools: map[string]lro.ToolOptions{"x": {ThresholdTokens: -1}}}).Validate()
+		if err == nil || !strings.Contains(err.Error(), `Tools["x"].ThresholdTokens`) {
+			t.Errorf("Validate() = %v, want an error naming Tools[\"x\"].ThresholdTokens", err)
+		}
+	})
+}
+
+// ExampleLoadOptions reads the specification's configuration: a TOML file,
+// then the environment, then what the code says.
+func ExampleLoadOptions() {
+	dir, _ := os.MkdirTemp("", "lro-config")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "atlatl.toml")
+	os.WriteFile(path, []byte(`
+[prompt.offload]
+threshold_tokens = 2000
+ttl_seconds = 600
+`), 0o600)
+	vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000"}
+
+	opts, err := lro.LoadOptions(&lro.Options{Prefix: "demo"}, &lro.Sources{
+		File:      path,
+		LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok },
+	})
+	if err != nil {
+		panic(err)
+	}
+	out, _ := json.Marshal(map[string]any{"threshold": opts.ThresholdTokens, "ttl": opts.TTL.String(), "prefix": opts.Prefix})
+	fmt.Println(string(out))
+
+	_, err = lro.LoadOptions(nil, &lro.Sources{LookupEnv: func(k string) (string, bool) {
+		return "maybe", k == "ATLATL_PROMPT__OFFLOAD__ENABLED"
+	}})
+	fmt.Println(err)
+	// Output:
+	// {"prefix":"demo","threshold":3000,"ttl":"10m0s"}
+	// lro: environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean (want true or false): invalid configuration
+}
