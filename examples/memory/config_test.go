@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-
 )
 
 func writeFile(t *testing.T, name, content string) string {
