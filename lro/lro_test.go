@@ -573,3 +573,31 @@ func TestRecipesRunOnOffloadedFile(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardNullArguments sends "arguments": null to a typed tool whose input
+// schema has a default: without the guard, go-sdk v1.8.0 panics in the
+// server's goroutine and the process dies.
+func TestGuardNullArguments(t *testing.T) {
+	type in struct {
+		Count int `json:"count,omitempty"`
+	}
+	s := newServer()
+	s.AddReceivingMiddleware(lro.GuardNullArguments)
+	tool := &mcp.Tool{Name: "defaults", InputSchema: &jsonschema.Schema{
+		Type:       "object",
+		Properties: map[string]*jsonschema.Schema{"count": {Type: "integer", Default: json.RawMessage("3")}},
+	}}
+	lro.AddTool(s, tool, func(ctx context.Context, req *mcp.CallToolRequest, args in) (*mcp.CallToolResult, listOut, error) {
+		return nil, listOut{Items: makeItems(args.Count)}, nil
+	}, &lro.Options{OutputDir: t.TempDir()})
+	cs := connect(t, s)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "defaults", Arguments: map[string]any(nil)}) // "arguments": null
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out listOut
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Items) != 3 {
+		t.Errorf("result %s, want the 3 items of the schema's default", data)
+	}
+}

@@ -1,7 +1,9 @@
 package lro
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 
@@ -68,5 +70,24 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 			}
 			return next(ctx, method, req)
 		}
+	}
+}
+
+// GuardNullArguments is server middleware that turns the arguments of a
+// tools/call that are JSON null into {}, which means the same: no arguments.
+//
+// go-sdk v1.8.0 decodes null arguments into a nil map and then panics,
+// crashing the whole server process, when it applies the defaults of a typed
+// tool's input schema to it; a Go client that passes a nil map sends exactly
+// that. Install it once per server, before any other middleware that reads
+// arguments:
+//
+//	s.AddReceivingMiddleware(lro.GuardNullArguments)
+func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && string(bytes.TrimSpace(r.Params.Arguments)) == "null" {
+			r.Params.Arguments = json.RawMessage("{}")
+		}
+		return next(ctx, method, req)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,7 +98,7 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "lro-memory", Title: "LRO example memory server", Version: version},
 		&mcp.ServerOptions{Instructions: instructions(&base)})
-	s.AddReceivingMiddleware(nullArguments)
+	s.AddReceivingMiddleware(lro.GuardNullArguments)
 
 	toolOpts := func(operation string, detail recipes.Detail, field string) *lro.Options {
 		o := base
@@ -146,20 +145,6 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 		Annotations: readOnly,
 	}, t.injectContext, toolOpts("inject", recipes.Medium, ""))
 	return s
-}
-
-// nullArguments turns the arguments of a tools/call that are JSON null into
-// {}. go-sdk v1.8.0 decodes null into a nil map and then panics, crashing
-// the whole server, when it applies the input schema's defaults to it
-// (mcp.applySchema, jsonschema.Resolved.ApplyDefaults); our schemas have
-// defaults, and a Go client that passes a nil map sends "arguments": null.
-func nullArguments(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && string(bytes.TrimSpace(r.Params.Arguments)) == "null" {
-			r.Params.Arguments = json.RawMessage("{}")
-		}
-		return next(ctx, method, req)
-	}
 }
 
 const offloadNote = "A large result set is offloaded to a JSONL file and replaced by a descriptor (offloaded: true, file_path, jq_recipes)."

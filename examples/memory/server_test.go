@@ -425,7 +425,7 @@ func TestBadArguments(t *testing.T) {
 }
 
 // Arguments that are JSON null mean the defaults; they used to crash the
-// server (see nullArguments).
+// server (see lro.GuardNullArguments).
 func TestNullArguments(t *testing.T) {
 	cs := connect(t, smallStore, testOpts(t))
 	res := call(t, cs, "list_memories", nil) // a nil map is sent as "arguments": null
