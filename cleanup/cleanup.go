@@ -50,7 +50,8 @@ type Options struct {
 
 	// Prefix is the first part of the names of the files to delete,
 	// {prefix}-{operation}-{ulid}.jsonl. If empty, defaults to
-	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix].
+	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix], and be
+	// the prefix the files are written with.
 	Prefix string
 
 	// TTL is how long a file lives: it is deleted once created_at + TTL is at
@@ -87,7 +88,8 @@ type Result struct {
 	// event each (with Temporary set).
 	TempRemoved int
 	// Kept is the number of entries named as offload or temporary files that
-	// have not expired yet. They are not inspected further.
+	// have not expired yet. They are not inspected further, so an entry so
+	// named that is not a regular file counts here too.
 	Kept int
 	// Skipped is the number of entries named as expired offload or temporary
 	// files that are not regular files (symlinks, folders, FIFOs, ...) and

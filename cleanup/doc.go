@@ -9,7 +9,10 @@
 // [event.FileExpired] per deleted file through an [event.Observer]. It also
 // deletes, under the same rule, the hidden temporary files
 // (.{name}.jsonl.tmp, see [jsonl.ParseTempName]) that a process interrupted
-// while writing leaves behind, with [event.FileExpired.Temporary] set.
+// while writing leaves behind, with [event.FileExpired.Temporary] set. A
+// temporary file is as old as the write still using it, so a live write is
+// safe unless the TTL is shorter than the write takes; its Commit would then
+// fail.
 //
 // # Lifecycle
 //
