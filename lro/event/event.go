@@ -85,11 +85,14 @@ type WriteFailed struct {
 	Err             error  // why the write failed
 }
 
-// FileExpired is emitted by the janitor for each offloaded file it deleted.
+// FileExpired is emitted by the janitor for each offloaded file it deleted
+// after its time to live passed, and for each temporary file it deleted that
+// an interrupted write left behind (with Temporary set).
 type FileExpired struct {
 	Path      string        // absolute path of the deleted file
 	CreatedAt time.Time     // when the file was created
 	TTL       time.Duration // the time to live that passed
+	Temporary bool          // the file was a temporary file left by an interrupted write
 }
 
 // Kind returns [KindOffloaded].
@@ -139,6 +142,7 @@ func (e FileExpired) LogAttrs() []slog.Attr {
 		slog.String("path", e.Path),
 		slog.Time("created_at", e.CreatedAt),
 		slog.Duration("ttl", e.TTL),
+		slog.Bool("temporary", e.Temporary),
 	}
 }
 

@@ -30,7 +30,7 @@ func ExampleSlog() {
 	})
 	// Output:
 	// level=WARN msg=OffloadWriteFailed tool=recall_memories operation=recall dir=/tmp/lro count=200 shown=9 estimated_tokens=31000 error="no space left on device"
-	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z ttl=1h0m0s
+	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z ttl=1h0m0s temporary=false
 }
 
 func ExampleObserverFunc() {

@@ -1,0 +1,399 @@
+package cleanup
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+// Defaults of the specification. Each is what the zero value of the
+// corresponding [Options] field means.
+const (
+	// DefaultTTL is how long an offloaded file lives: 3600 seconds.
+	DefaultTTL = time.Hour
+	// DefaultInterval is the time between two background sweeps: the
+	// specification's "every hour" schedule.
+	DefaultInterval = time.Hour
+)
+
+// ErrInvalidOption is returned (wrapped, naming the field) by [New] and
+// [Start] for a negative [Options.TTL] or [Options.Interval], an
+// [Options.Prefix] that [jsonl.ValidatePrefix] rejects (the error then also
+// wraps [jsonl.ErrInvalidPrefix]), or an [Options.Dir] that exists and is not
+// a folder.
+var ErrInvalidOption = errors.New("cleanup: invalid option")
+
+// listBatch is how many names a sweep reads from the folder at a time; it
+// checks its context between batches.
+const listBatch = 1024
+
+// Options configure a [Janitor]. A nil *Options uses every default. [New]
+// copies the Options, so changing them afterwards has no effect.
+type Options struct {
+	// Dir is the folder to sweep: the folder offloaded files are written to.
+	// If empty, defaults to [os.TempDir], as for [jsonl.Options.Dir]. It is
+	// made absolute. It need not exist yet.
+	Dir string
+
+	// Prefix is the first part of the names of the files to delete,
+	// {prefix}-{operation}-{ulid}.jsonl. If empty, defaults to
+	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix], and be
+	// the prefix the files are written with.
+	Prefix string
+
+	// TTL is how long a file lives: it is deleted once created_at + TTL is at
+	// or before now. If zero, defaults to [DefaultTTL]. Negative values are
+	// invalid.
+	TTL time.Duration
+
+	// Interval is the time between two background sweeps of
+	// [Janitor.Start]. If zero, defaults to [DefaultInterval]. Negative
+	// values are invalid.
+	Interval time.Duration
+
+	// Observer receives one [event.FileExpired] per deleted file. If nil,
+	// events are discarded.
+	Observer event.Observer
+
+	// Now returns the current time of background sweeps. If nil, defaults to
+	// [time.Now]. [Janitor.Sweep] takes the time as a parameter instead.
+	Now func() time.Time
+
+	// OnError receives the errors of background sweeps, one call per sweep
+	// that had any (joined). If nil, they are dropped. The cancellation that
+	// stops the janitor is not reported.
+	OnError func(error)
+}
+
+// Result reports what one sweep did.
+type Result struct {
+	// Scanned is the number of entries listed in the folder, of any name.
+	Scanned int
+	// Expired is the number of offload files deleted, one event each.
+	Expired int
+	// TempRemoved is the number of leftover temporary files deleted, one
+	// event each (with Temporary set).
+	TempRemoved int
+	// Kept is the number of entries named as offload or temporary files that
+	// have not expired yet. They are not inspected further, so an entry so
+	// named that is not a regular file counts here too.
+	Kept int
+	// Skipped is the number of entries named as expired offload or temporary
+	// files that are not regular files (symlinks, folders, FIFOs, ...) and
+	// were left alone.
+	Skipped int
+	// Vanished is the number of expired files that disappeared before the
+	// sweep could remove them, for example because another sweep did.
+	Vanished int
+	// NextExpiry is the earliest created_at + TTL of the entries kept: the
+	// first time at which a sweep would delete one of them. It is zero when
+	// nothing was kept.
+	NextExpiry time.Time
+}
+
+// A Janitor deletes expired offloaded files from one folder; see the package
+// documentation. It is made by [New] or [Start] and is safe for concurrent
+// use.
+type Janitor struct {
+	dir      string
+	prefix   string
+	ttl      time.Duration
+	interval time.Duration
+	observer event.Observer
+	now      func() time.Time
+	onError  func(error)
+
+	// beforeRemove, if not nil, is called with the name of each expired
+	// regular file between its lstat and its removal. Tests set it (see
+	// export_test.go) to change the folder at that moment.
+	beforeRemove func(name string)
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// New returns a Janitor configured by opts, which may be nil. It does not
+// start sweeping; see [Janitor.Start] and [Janitor.Sweep].
+//
+// New returns an error wrapping [ErrInvalidOption] and naming the field for
+// invalid options, and the error of [filepath.Abs] for a Dir that cannot be
+// made absolute.
+func New(opts *Options) (*Janitor, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.TTL < 0 {
+		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
+	}
+	if o.TTL == 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.Interval < 0 {
+		return nil, fmt.Errorf("cleanup: Options.Interval is %v: %w", o.Interval, ErrInvalidOption)
+	}
+	if o.Interval == 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Prefix == "" {
+		o.Prefix = jsonl.DefaultPrefix
+	}
+	if err := jsonl.ValidatePrefix(o.Prefix); err != nil {
+		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
+	}
+	if o.Dir == "" {
+		o.Dir = os.TempDir()
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Janitor{
+		dir:      dir,
+		prefix:   o.Prefix,
+		ttl:      o.TTL,
+		interval: o.Interval,
+		observer: o.Observer,
+		now:      o.Now,
+		onError:  o.OnError,
+	}, nil
+}
+
+// Start is [New] followed by [Janitor.Start]: it returns a Janitor that
+// sweeps now and then every Interval until ctx is canceled or
+// [Janitor.Close] is called. It returns the errors of New.
+func Start(ctx context.Context, opts *Options) (*Janitor, error) {
+	j, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	j.Start(ctx)
+	return j, nil
+}
+
+// Start starts sweeping in a new goroutine: once right away, then every
+// Interval, each time with the time of Options.Now, until ctx is canceled or
+// [Janitor.Close] is called. Background sweeps never overlap: one that takes
+// longer than Interval delays the next instead of running beside it. Start
+// returns at once. Calling Start again, or
+// after Close, does nothing.
+func (j *Janitor) Start(ctx context.Context) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.started || j.closed {
+		return
+	}
+	j.started = true
+	ctx, j.cancel = context.WithCancel(ctx)
+	j.done = make(chan struct{})
+	go j.run(ctx)
+}
+
+// Close stops background sweeping and waits until the goroutine of
+// [Janitor.Start] has returned: a sweep in progress stops before its next
+// removal. Close is idempotent and may be called concurrently; every call
+// waits. It must not be called from the Observer or OnError of a background
+// sweep, which would wait for itself. Close always returns nil; it has an
+// error result so that a Janitor is an [io.Closer].
+func (j *Janitor) Close() error {
+	j.mu.Lock()
+	j.closed = true
+	cancel, done := j.cancel, j.done
+	j.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+	return nil
+}
+
+// run is the goroutine of Start.
+func (j *Janitor) run(ctx context.Context) {
+	defer close(j.done)
+	// A Ticker, made before the first sweep, keeps sweeps on the Interval
+	// grid whatever each one takes, and drops ticks a slow sweep overran.
+	t := time.NewTicker(j.interval)
+	defer t.Stop()
+	for {
+		_, errs, _ := j.sweep(ctx, j.now())
+		if len(errs) > 0 && j.onError != nil {
+			j.onError(errors.Join(errs...))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Sweep makes one pass over the folder at time now: it deletes every offload
+// and temporary file whose created_at + TTL is at or before now, emitting one
+// [event.FileExpired] (with ctx) per deleted file, oldest first. It does not
+// use Options.Now, so tests and servers with their own scheduler choose the
+// time.
+//
+// Sweep returns what it did and the errors it met, joined: a folder that
+// cannot be read, and files that cannot be inspected or removed, each named
+// by path (the sweep goes on past the latter). A folder that does not exist
+// is not an error. If ctx is canceled, Sweep stops before its next removal
+// and the error also wraps ctx.Err(); the Result counts what was done.
+func (j *Janitor) Sweep(ctx context.Context, now time.Time) (Result, error) {
+	res, errs, ctxErr := j.sweep(ctx, now)
+	return res, errors.Join(append(errs, ctxErr)...)
+}
+
+// candidate is an expired entry named as one of the janitor's files.
+type candidate struct {
+	name    string
+	created time.Time
+	temp    bool
+}
+
+// sweep is Sweep with the errors of files and folder apart from the
+// cancellation, which background sweeps do not report.
+func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
+	if err := ctx.Err(); err != nil {
+		return res, nil, err
+	}
+	root, err := os.OpenRoot(j.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return res, nil, nil // nothing offloaded yet
+	}
+	if err != nil {
+		return res, []error{fmt.Errorf("cleanup: %w", err)}, nil
+	}
+	defer root.Close()
+	d, err := root.Open(".")
+	if err != nil {
+		return res, []error{j.pathError("open", ".", err)}, nil
+	}
+	defer d.Close()
+
+	var due []candidate
+	for {
+		if err := ctx.Err(); err != nil {
+			return res, errs, err
+		}
+		// Names only: the listing needs no stat, and neither does a file
+		// that has not expired.
+		names, err := d.Readdirnames(listBatch)
+		for _, name := range names {
+			res.Scanned++
+			temp := false
+			_, id, ok := jsonl.ParseName(name, j.prefix)
+			if !ok {
+				_, id, ok = jsonl.ParseTempName(name, j.prefix)
+				temp = true
+			}
+			if !ok {
+				continue
+			}
+			created := createdAt(id)
+			if expiry := created.Add(j.ttl); now.Before(expiry) {
+				res.Kept++
+				if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
+					res.NextExpiry = expiry
+				}
+				continue
+			}
+			due = append(due, candidate{name: name, created: created, temp: temp})
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			errs = append(errs, j.pathError("readdirent", ".", err))
+			break // remove what was listed
+		}
+	}
+
+	slices.SortFunc(due, func(a, b candidate) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
+	})
+	for _, c := range due {
+		if err := ctx.Err(); err != nil {
+			return res, errs, err
+		}
+		if err := j.remove(ctx, root, c, &res); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return res, errs, nil
+}
+
+// remove deletes the expired entry c if it is a regular file, counts what
+// happened in res and emits the event.
+func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, res *Result) error {
+	fi, err := root.Lstat(c.name)
+	if errors.Is(err, fs.ErrNotExist) {
+		res.Vanished++
+		return nil
+	}
+	if err != nil {
+		return j.pathError("lstat", c.name, err)
+	}
+	if !fi.Mode().IsRegular() {
+		res.Skipped++ // a symlink, folder, FIFO, ...: not ours
+		return nil
+	}
+	if j.beforeRemove != nil {
+		j.beforeRemove(c.name)
+	}
+	if err := root.Remove(c.name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			res.Vanished++
+			return nil
+		}
+		return j.pathError("remove", c.name, err)
+	}
+	if c.temp {
+		res.TempRemoved++
+	} else {
+		res.Expired++
+	}
+	event.Emit(ctx, j.observer, event.FileExpired{
+		Path:      filepath.Join(j.dir, c.name),
+		CreatedAt: c.created,
+		TTL:       j.ttl,
+		Temporary: c.temp,
+	})
+	return nil
+}
+
+// pathError returns err of operation op on name in the folder as an error
+// naming the full path.
+func (j *Janitor) pathError(op, name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cleanup: %w", &fs.PathError{Op: op, Path: filepath.Join(j.dir, name), Err: err})
+}
+
+// createdAt returns the creation time a file's ULID carries, in UTC.
+func createdAt(id ulid.ULID) time.Time {
+	return id.Timestamp().UTC()
+}

@@ -1,0 +1,560 @@
+package cleanup_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+// t0 is the "now" of the sweeps of these tests.
+var t0 = time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
+
+// offload writes a complete offload file into dir with jsonl, as of time at,
+// and returns its path.
+func offload(t testing.TB, dir, prefix string, at time.Time) string {
+	t.Helper()
+	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Prefix: prefix, Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.WriteHeader(jsonl.Header{Count: 1, SchemaVersion: "1.0", Detail: "full"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRecord([]byte(`{"id":"m1"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Path()
+}
+
+// interrupted starts an offload file into dir with jsonl, as of time at, and
+// stops after the header, as a process that crashed mid-write would: the
+// temporary file stays. It returns the temporary file's path.
+func interrupted(t testing.TB, dir, prefix string, at time.Time) string {
+	t.Helper()
+	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Prefix: prefix, Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Abort() }) // closes the file; it may be gone already
+	if err := w.WriteHeader(jsonl.Header{Count: 5}); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(w.Path())+".tmp")
+	if _, _, ok := jsonl.ParseTempName(filepath.Base(tmp), prefix); !ok {
+		t.Fatalf("%s is not a temporary file name", tmp)
+	}
+	if _, err := os.Lstat(tmp); err != nil {
+		t.Fatalf("temporary file: %v", err)
+	}
+	return tmp
+}
+
+// nameAt returns a fresh offload file name of the default prefix with the
+// creation time at.
+func nameAt(at time.Time) string {
+	return jsonl.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
+}
+
+// recorder is an Observer that keeps every event.
+type recorder struct {
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func (r *recorder) Observe(_ context.Context, e event.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) got() []event.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+func writeFile(t testing.TB, path, data string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func symlink(t testing.TB, target, link string) string {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	return link
+}
+
+func mkdir(t testing.TB, path string) string {
+	t.Helper()
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func exists(t testing.TB, path string) bool {
+	t.Helper()
+	_, err := os.Lstat(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// TestSweep sweeps one folder holding every kind of entry the janitor must
+// delete or leave alone, and checks each entry, the events and the Result.
+func TestSweep(t *testing.T) {
+	const ttl = time.Hour
+	dir := t.TempDir()     // the swept folder
+	outside := t.TempDir() // another folder
+	outsideTarget := offload(t, outside, "", t0.Add(-2*time.Hour))
+	notes := writeFile(t, filepath.Join(dir, "notes.txt"), "mine")
+	sub := mkdir(t, filepath.Join(dir, "sub"))
+
+	type entry struct {
+		name    string
+		path    string    // made by the case
+		removed bool      // want the path gone after the sweep
+		created time.Time // want created_at of the event, when removed
+		temp    bool      // want Temporary of the event, when removed
+		target  string    // a file that must survive, for symlinks
+		reason  string
+	}
+	expiredDir := mkdir(t, filepath.Join(dir, nameAt(t0.Add(-2*time.Hour))))
+	entries := []entry{
+		{name: "expired", path: offload(t, dir, "", t0.Add(-2*time.Hour)), removed: true, created: t0.Add(-2 * time.Hour),
+			reason: "created 2h before now with a 1h TTL"},
+		{name: "expires exactly now", path: offload(t, dir, "", t0.Add(-ttl)), removed: true, created: t0.Add(-ttl),
+			reason: "created_at + TTL == now counts as elapsed"},
+		{name: "content not read", path: writeFile(t, filepath.Join(dir, nameAt(t0.Add(-90*time.Minute))), "not JSONL at all"),
+			removed: true, created: t0.Add(-90 * time.Minute),
+			reason: "the name alone decides; the janitor never opens a file"},
+		{name: "fresh by 1ms", path: offload(t, dir, "", t0.Add(-ttl+time.Millisecond)),
+			reason: "created_at + TTL is 1ms after now"},
+		{name: "fresh", path: offload(t, dir, "", t0.Add(-10*time.Minute)), reason: "created 10 minutes ago"},
+		{name: "future dated", path: offload(t, dir, "", t0.Add(time.Hour)),
+			reason: "a clock ahead of ours made it; it expires 1h after its own time"},
+		{name: "expired temp", path: interrupted(t, dir, "", t0.Add(-3*time.Hour)), removed: true, created: t0.Add(-3 * time.Hour), temp: true,
+			reason: "an interrupted write left it 3h ago"},
+		{name: "fresh temp", path: interrupted(t, dir, "", t0.Add(-5*time.Minute)),
+			reason: "a live Writer may still be writing it"},
+		{name: "other name", path: notes, reason: "not an offload file name"},
+		{name: "no ULID", path: writeFile(t, filepath.Join(dir, "atlatl-recall.jsonl"), ""), reason: "no ULID, no created_at"},
+		{name: "lower-case ULID", path: writeFile(t, filepath.Join(dir, strings.ToLower(nameAt(t0.Add(-2*time.Hour)))), ""),
+			reason: "jsonl.Name writes ULIDs in upper case; so lower case is not ours"},
+		{name: "other extension", path: writeFile(t, filepath.Join(dir, nameAt(t0.Add(-2*time.Hour))+".bak"), ""),
+			reason: "a copy someone made is not an offload file"},
+		{name: "other prefix", path: offload(t, dir, "other", t0.Add(-2*time.Hour)), reason: "another prefix's files belong to another janitor"},
+		{name: "prefix extending ours", path: offload(t, dir, "atlatl-x", t0.Add(-2*time.Hour)),
+			reason: "atlatl-x-recall-… has prefix atlatl-x, not atlatl with operation x-recall"},
+		{name: "temp of other prefix", path: interrupted(t, dir, "other", t0.Add(-3*time.Hour)), reason: "another prefix's temporary file"},
+		{name: "subfolder named like expired file", path: expiredDir, reason: "folders are never removed"},
+		{name: "file in that subfolder", path: writeFile(t, filepath.Join(expiredDir, "data"), "x"), reason: "the janitor does not recurse"},
+		{name: "expired file in a subfolder", path: offload(t, sub, "", t0.Add(-2*time.Hour)), reason: "the janitor does not recurse"},
+		{name: "file in another folder", path: outsideTarget, reason: "only Dir is swept"},
+		{name: "symlink to a file outside", path: symlink(t, outsideTarget, filepath.Join(dir, nameAt(t0.Add(-2*time.Hour)))),
+			target: outsideTarget, reason: "a symlink is neither followed nor removed, even named like an expired file"},
+		{name: "relative symlink to a file inside", path: symlink(t, "notes.txt", filepath.Join(dir, nameAt(t0.Add(-2*time.Hour)))),
+			target: notes, reason: "a symlink is neither followed nor removed"},
+		{name: "symlink named like an expired temp", path: symlink(t, outsideTarget, filepath.Join(dir, "."+nameAt(t0.Add(-3*time.Hour))+".tmp")),
+			target: outsideTarget, reason: "a symlink is neither followed nor removed"},
+		{name: "dangling symlink", path: symlink(t, filepath.Join(outside, "missing"), filepath.Join(dir, nameAt(t0.Add(-2*time.Hour)))),
+			reason: "a symlink is neither followed nor removed"},
+	}
+	listed, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rec := &recorder{}
+	j, err := cleanup.New(&cleanup.Options{Dir: dir, TTL: ttl, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := j.Sweep(context.Background(), t0)
+	if err != nil {
+		t.Fatalf("Sweep: %v", err)
+	}
+
+	var wantEvents []event.Event
+	for _, e := range entries {
+		if got := !exists(t, e.path); got != e.removed {
+			t.Errorf("%s (%s): removed = %v, want %v: %s", e.name, filepath.Base(e.path), got, e.removed, e.reason)
+		}
+		if e.target != "" && !exists(t, e.target) {
+			t.Errorf("%s: target %s was removed: %s", e.name, e.target, e.reason)
+		}
+		if e.removed {
+			wantEvents = append(wantEvents, event.FileExpired{Path: e.path, CreatedAt: e.created, TTL: ttl, Temporary: e.temp})
+		}
+	}
+	if data, err := os.ReadFile(outsideTarget); err != nil || !strings.HasPrefix(string(data), `{"type":"lro_header"`) {
+		t.Errorf("symlink target outside the folder: %q, %v; want it intact", data, err)
+	}
+	// Events come oldest first.
+	slices.SortFunc(wantEvents, func(a, b event.Event) int {
+		return a.(event.FileExpired).CreatedAt.Compare(b.(event.FileExpired).CreatedAt)
+	})
+	if diff := cmp.Diff(wantEvents, rec.got()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	want := cleanup.Result{
+		Scanned:     len(listed),
+		Expired:     3, // expired, expires exactly now, content not read
+		TempRemoved: 1, // expired temp
+		Kept:        4, // fresh by 1ms, fresh, future dated, fresh temp
+		Skipped:     5, // the expired-named subfolder and four symlinks
+		NextExpiry:  t0.Add(time.Millisecond),
+	}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("Result (-want +got):\n%s", diff)
+	}
+
+	// A second sweep at the same time finds nothing more to do.
+	res, err = j.Sweep(context.Background(), t0)
+	want.Scanned -= want.Expired + want.TempRemoved
+	want.Expired, want.TempRemoved = 0, 0
+	if diff := cmp.Diff(want, res); err != nil || diff != "" {
+		t.Errorf("second Sweep = %v, Result (-want +got):\n%s", err, diff)
+	}
+	if n := len(rec.got()); n != len(wantEvents) {
+		t.Errorf("second Sweep emitted %d events", n-len(wantEvents))
+	}
+}
+
+// TestSweepDuringRemoval changes the folder between the janitor's lstat of an
+// expired file and its removal.
+func TestSweepDuringRemoval(t *testing.T) {
+	tests := []struct {
+		name string
+		// change changes the first file and returns a path that must
+		// survive the sweep, if any.
+		change     func(t *testing.T, path string) (survivor string)
+		wantResult cleanup.Result
+		wantFirst  bool // want an event for the first file
+		wantErr    bool
+		reason     string
+	}{
+		{
+			name: "vanished",
+			change: func(t *testing.T, path string) string {
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				return ""
+			},
+			wantResult: cleanup.Result{Scanned: 2, Expired: 1, Vanished: 1},
+			reason:     "a file another sweeper removed first is not an error and has no event",
+		},
+		{
+			name: "replaced by a symlink to a file outside",
+			change: func(t *testing.T, path string) string {
+				target := writeFile(t, filepath.Join(t.TempDir(), "target"), "outside")
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				symlink(t, target, path)
+				return target
+			},
+			wantResult: cleanup.Result{Scanned: 2, Expired: 2},
+			wantFirst:  true,
+			reason:     "the documented race: the link itself is removed, never its target",
+		},
+		{
+			name: "replaced by a folder with content",
+			change: func(t *testing.T, path string) string {
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				mkdir(t, path)
+				return writeFile(t, filepath.Join(path, "keep"), "x")
+			},
+			wantResult: cleanup.Result{Scanned: 2, Expired: 1},
+			wantErr:    true,
+			reason:     "a folder that is not empty cannot be removed: an error naming it, and the sweep goes on",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			first := offload(t, dir, "", t0.Add(-3*time.Hour))
+			second := offload(t, dir, "", t0.Add(-2*time.Hour))
+			rec := &recorder{}
+			j, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			survivor := ""
+			cleanup.SetBeforeRemove(j, func(name string) {
+				if name == filepath.Base(first) {
+					survivor = tt.change(t, first)
+				}
+			})
+			res, err := j.Sweep(context.Background(), t0)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Sweep error = %v, want error %v: %s", err, tt.wantErr, tt.reason)
+			}
+			if err != nil && (!strings.Contains(err.Error(), first) || !strings.HasPrefix(err.Error(), "cleanup: ")) {
+				t.Errorf("Sweep error %q does not name %s", err, first)
+			}
+			if diff := cmp.Diff(tt.wantResult, res); diff != "" {
+				t.Errorf("Result (-want +got): %s\n%s", tt.reason, diff)
+			}
+			want := []event.Event{event.FileExpired{Path: second, CreatedAt: t0.Add(-2 * time.Hour), TTL: cleanup.DefaultTTL}}
+			if tt.wantFirst {
+				want = slices.Insert(want, 0, event.Event(event.FileExpired{Path: first, CreatedAt: t0.Add(-3 * time.Hour), TTL: cleanup.DefaultTTL}))
+			}
+			if diff := cmp.Diff(want, rec.got()); diff != "" {
+				t.Errorf("events (-want +got): %s\n%s", tt.reason, diff)
+			}
+			if exists(t, second) {
+				t.Errorf("%s survived; the sweep must go on past the first file", second)
+			}
+			if survivor != "" && !exists(t, survivor) {
+				t.Errorf("%s was removed: %s", survivor, tt.reason)
+			}
+		})
+	}
+}
+
+func TestSweepCanceled(t *testing.T) {
+	t.Run("before", func(t *testing.T) {
+		dir := t.TempDir()
+		path := offload(t, dir, "", t0.Add(-2*time.Hour))
+		j, err := cleanup.New(&cleanup.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res, err := j.Sweep(ctx, t0)
+		if !errors.Is(err, context.Canceled) || res != (cleanup.Result{}) || !exists(t, path) {
+			t.Errorf("Sweep with a canceled context = %+v, %v and file kept %v; want nothing done and context.Canceled", res, err, exists(t, path))
+		}
+	})
+	t.Run("between removals", func(t *testing.T) {
+		dir := t.TempDir()
+		first := offload(t, dir, "", t0.Add(-3*time.Hour))
+		second := offload(t, dir, "", t0.Add(-2*time.Hour))
+		rec := &recorder{}
+		j, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cleanup.SetBeforeRemove(j, func(string) { cancel() }) // the removal under way completes
+		res, err := j.Sweep(ctx, t0)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Sweep error = %v, want context.Canceled", err)
+		}
+		if diff := cmp.Diff(cleanup.Result{Scanned: 2, Expired: 1}, res); diff != "" {
+			t.Errorf("Result (-want +got):\n%s", diff)
+		}
+		if exists(t, first) || !exists(t, second) || len(rec.got()) != 1 {
+			t.Errorf("after cancel: first exists %v, second exists %v, %d events; want the oldest removed with its event, the other kept",
+				exists(t, first), exists(t, second), len(rec.got()))
+		}
+	})
+}
+
+func TestSweepFolder(t *testing.T) {
+	t.Run("missing", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "not-yet")
+		j, err := cleanup.New(&cleanup.Options{Dir: dir})
+		if err != nil {
+			t.Fatalf("New with a missing folder: %v", err)
+		}
+		res, err := j.Sweep(context.Background(), t0)
+		if err != nil || res != (cleanup.Result{}) {
+			t.Errorf("Sweep of a missing folder = %+v, %v; want nothing to do and no error", res, err)
+		}
+		if exists(t, dir) {
+			t.Errorf("Sweep created %s", dir)
+		}
+	})
+	t.Run("became a file", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "dir")
+		j, err := cleanup.New(&cleanup.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, "")
+		_, err = j.Sweep(context.Background(), t0)
+		// os.OpenRoot says "not a directory" with an error of its own, not
+		// syscall.ENOTDIR.
+		if err == nil || !strings.HasPrefix(err.Error(), "cleanup: ") || !strings.Contains(err.Error(), dir) {
+			t.Errorf("Sweep of a file = %v, want a cleanup error naming %s", err, dir)
+		}
+	})
+	t.Run("relative", func(t *testing.T) {
+		dir := t.TempDir()
+		path := offload(t, dir, "", t0.Add(-2*time.Hour))
+		t.Chdir(dir)
+		rec := &recorder{}
+		j, err := cleanup.New(&cleanup.Options{Dir: ".", Observer: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(t.TempDir()) // the folder was made absolute in New
+		res, err := j.Sweep(context.Background(), t0)
+		if err != nil || res.Expired != 1 {
+			t.Fatalf("Sweep = %+v, %v; want one file expired", res, err)
+		}
+		if got := rec.got()[0].(event.FileExpired).Path; got != path {
+			t.Errorf("event path = %s, want the absolute %s", got, path)
+		}
+	})
+}
+
+// TestDefaults sweeps os.TempDir, the default folder, with a prefix of this
+// test alone, and checks the default TTL of one hour.
+func TestDefaults(t *testing.T) {
+	prefix := fmt.Sprintf("lrocleanuptest%d", time.Now().UnixNano())
+	expired := offload(t, "", prefix, t0.Add(-time.Hour))
+	fresh := offload(t, "", prefix, t0.Add(-time.Hour+time.Millisecond))
+	t.Cleanup(func() { os.Remove(expired); os.Remove(fresh) })
+	rec := &recorder{}
+	j, err := cleanup.New(&cleanup.Options{Prefix: prefix, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := j.Sweep(context.Background(), t0)
+	if err != nil {
+		t.Logf("Sweep of %s: %v (errors about other files are not this test's)", os.TempDir(), err)
+	}
+	if res.Expired != 1 || res.Kept != 1 || exists(t, expired) || !exists(t, fresh) {
+		t.Errorf("Sweep = %+v; want the file of exactly one hour ago removed and the younger kept", res)
+	}
+	want := []event.Event{event.FileExpired{Path: expired, CreatedAt: t0.Add(-time.Hour), TTL: time.Hour}}
+	if diff := cmp.Diff(want, rec.got()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if cleanup.DefaultTTL != 3600*time.Second || cleanup.DefaultInterval != time.Hour {
+		t.Errorf("DefaultTTL, DefaultInterval = %v, %v; the specification says 3600 s and every hour", cleanup.DefaultTTL, cleanup.DefaultInterval)
+	}
+}
+
+func TestNewInvalid(t *testing.T) {
+	file := writeFile(t, filepath.Join(t.TempDir(), "file"), "")
+	tests := []struct {
+		name    string
+		opts    cleanup.Options
+		field   string
+		wrapped error // also wrapped, besides ErrInvalidOption
+		reason  string
+	}{
+		{name: "negative TTL", opts: cleanup.Options{TTL: -time.Second}, field: "Options.TTL", reason: "a file cannot expire before it is made"},
+		{name: "negative Interval", opts: cleanup.Options{Interval: -time.Minute}, field: "Options.Interval", reason: "a ticker needs a positive period"},
+		{name: "prefix with a slash", opts: cleanup.Options{Prefix: "a/b"}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
+			reason: "jsonl.Create would reject it, so no such files exist"},
+		{name: "hidden prefix", opts: cleanup.Options{Prefix: ".atlatl"}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
+			reason: "a prefix starting with a dot would match hidden files"},
+		{name: "Dir is a file", opts: cleanup.Options{Dir: file}, field: "Options.Dir", reason: "a file cannot hold offload files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for name, start := range map[string]func(*cleanup.Options) (*cleanup.Janitor, error){
+				"New":   cleanup.New,
+				"Start": func(o *cleanup.Options) (*cleanup.Janitor, error) { return cleanup.Start(context.Background(), o) },
+			} {
+				j, err := start(&tt.opts)
+				if j != nil || !errors.Is(err, cleanup.ErrInvalidOption) || !strings.Contains(err.Error(), tt.field) {
+					t.Errorf("%s = %v, %v; want ErrInvalidOption naming %s: %s", name, j, err, tt.field, tt.reason)
+				}
+				if tt.wrapped != nil && !errors.Is(err, tt.wrapped) {
+					t.Errorf("%s = %v, want it to wrap %v too", name, err, tt.wrapped)
+				}
+			}
+		})
+	}
+}
+
+// TestNewCopiesOptions changes the Options after New.
+func TestNewCopiesOptions(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "", t0.Add(-2*time.Hour))
+	opts := &cleanup.Options{Dir: dir}
+	j, err := cleanup.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Dir, opts.TTL = t.TempDir(), 10*time.Hour
+	if res, err := j.Sweep(context.Background(), t0); err != nil || res.Expired != 1 || exists(t, path) {
+		t.Errorf("Sweep = %+v, %v; want the Options as they were at New", res, err)
+	}
+}
+
+// TestConcurrentSweeps runs sweeps of one folder from several goroutines and
+// Janitors at once: each file is removed once and reported once.
+func TestConcurrentSweeps(t *testing.T) {
+	const files, sweepers = 200, 4
+	dir := t.TempDir()
+	var want []string
+	for i := range files {
+		want = append(want, filepath.Join(dir, nameAt(t0.Add(-2*time.Hour-time.Duration(i)*time.Millisecond))))
+		writeFile(t, want[i], "")
+	}
+	rec := &recorder{}
+	shared, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make([]cleanup.Result, sweepers)
+	var wg sync.WaitGroup
+	for i := range sweepers {
+		j := shared
+		if i == 0 {
+			j = other
+		}
+		wg.Go(func() {
+			var err error
+			results[i], err = j.Sweep(context.Background(), t0)
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	removed := 0
+	for _, r := range results {
+		removed += r.Expired
+	}
+	var got []string
+	for _, e := range rec.got() {
+		got = append(got, e.(event.FileExpired).Path)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" || removed != files {
+		t.Errorf("%d removals counted, events (-want +got):\n%s", removed, diff)
+	}
+}

@@ -1,0 +1,90 @@
+// Package cleanup deletes offloaded JSONL files once their time to live has
+// passed: the custodial task the specification calls offload_cleanup.
+//
+// Offloaded files are ephemeral. A [Janitor] scans one output folder for the
+// files that package [github.com/zircote/lro-go/jsonl] writes there,
+// {prefix}-{operation}-{ulid}.jsonl, deletes each one whose created_at + TTL
+// is at or before now (a file created at 12:00:00.000 with a one-hour TTL is
+// deleted by any sweep at 13:00:00.000 or later), and emits one
+// [event.FileExpired] per deleted file through an [event.Observer]. It also
+// deletes, under the same rule, the hidden temporary files
+// (.{name}.jsonl.tmp, see [jsonl.ParseTempName]) that a process interrupted
+// while writing leaves behind, with [event.FileExpired.Temporary] set. A
+// temporary file is as old as the write still using it, so a live write is
+// safe unless the TTL is shorter than the write takes; its Commit would then
+// fail.
+//
+// # Lifecycle
+//
+// [New] validates the [Options]; [Janitor.Start] sweeps right away and then
+// every [Options.Interval] (default [DefaultInterval], one hour) in a single
+// goroutine, until the context given to Start is canceled or [Janitor.Close]
+// is called. Close is idempotent and returns only after the goroutine has
+// finished, so no background sweep runs and none emits an event once it has
+// returned. [Start] is New and Start in one call.
+//
+// A server that runs its own scheduler calls [Janitor.Sweep] instead, with
+// the current time as a parameter (like AllowN(t, n) of
+// golang.org/x/time/rate), which also makes tests need no fake clock. The
+// [Result] of a sweep counts what it did and gives [Result.NextExpiry], when
+// the next file it kept becomes due.
+//
+// # Where created_at comes from
+//
+// The janitor reads the creation time from the ULID in the file name and
+// never opens a file. The ULID's 48-bit time is stamped by [jsonl.Create] from
+// the same clock as the rest of the offload, at the moment the file is
+// created, and is fixed for the file's life. The alternatives are worse: the
+// modification time is the end of the write, not its start, and changes with
+// touch, copies and backups restored; the header's timestamp is the same
+// instant as the ULID but costs an open and a read per file, does not exist
+// in a temporary file that crashed before its header reached the disk, and
+// opening files is what a janitor must not do to entries it does not own (a
+// FIFO named like an offload file would block the open forever). From names
+// alone, a sweep costs one directory listing plus, for each expired file
+// only, one lstat and one unlink. The ULID time has millisecond precision:
+// created_at is the creation instant rounded down to the millisecond, so a
+// file may be deleted up to one millisecond before created_at + TTL measured
+// in nanoseconds.
+//
+// # What is never touched
+//
+// A sweep removes only regular files directly in the folder whose names
+// [jsonl.ParseName] or [jsonl.ParseTempName] accept for the janitor's prefix.
+// It leaves alone every other name (including files of another prefix, even
+// one that extends this prefix, such as "atlatl-x-recall-….jsonl" for prefix
+// "atlatl"), subfolders and their contents (it does not recurse), other
+// folders, and every entry that is not a regular file: a symlink is neither
+// followed nor removed, even one named like an expired offload file, and
+// neither are folders, FIFOs, sockets or devices so named. A file that
+// disappears between the listing and its removal (because another sweep, in
+// this process or another, or a user removed it first) is not an error and
+// emits no event, so each deleted file is reported exactly once however many
+// janitors sweep the folder.
+//
+// Each sweep opens the folder with [os.OpenRoot] and lists, inspects and
+// removes entries through that handle, by single names, so it cannot be
+// redirected out of the folder: if the folder path is replaced by a symlink
+// while a sweep runs, the sweep still works in the folder it opened. The
+// folder path itself may be a symlink to a folder (such as /tmp on macOS); it
+// is followed once, when each sweep opens it. One race remains, as with any
+// unlink: if a regular file is replaced by a symlink or an empty folder of the
+// same name between the janitor's lstat and its unlink, that link or empty
+// folder is removed instead. The removal never reaches the link's target or
+// anything outside the folder.
+//
+// A folder that does not exist is not an error: there is nothing to sweep
+// until the first file is offloaded. Errors reading the folder or removing a
+// file are returned by [Janitor.Sweep], joined, and given to
+// [Options.OnError] in background sweeps; the sweep goes on with the next
+// file after one it could not remove.
+//
+// # Concurrency
+//
+// A [Janitor] is safe for concurrent use: Sweep may be called from several
+// goroutines, during background sweeps and after Close. The Observer and
+// OnError are called synchronously by the goroutine that sweeps and must not
+// call Close on the same Janitor.
+//
+// This package does not import package lro; lro builds on it.
+package cleanup

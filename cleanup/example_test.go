@@ -1,0 +1,82 @@
+package cleanup_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+// A single sweep with an explicit time, as a server with its own scheduler
+// (or a test) runs it.
+func ExampleJanitor_Sweep() {
+	dir, err := os.MkdirTemp("", "lro-cleanup-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	// Two offloaded files, written at 12:00 and 12:45.
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 21, 12, 45, 0, 0, time.UTC),
+	} {
+		w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Now: func() time.Time { return at }})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := w.WriteHeader(jsonl.Header{Count: 0}); err != nil {
+			log.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// A file of another name, which the janitor never touches.
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		log.Fatal(err)
+	}
+
+	j, err := cleanup.New(&cleanup.Options{
+		Dir: dir, // TTL: the default hour
+		Observer: event.ObserverFunc(func(_ context.Context, e event.Event) {
+			fe := e.(event.FileExpired)
+			fmt.Println(e.Kind(), fe.CreatedAt.Format(time.RFC3339), fe.TTL)
+		}),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := j.Sweep(context.Background(), time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("scanned %d, expired %d, kept %d, next expiry %s\n",
+		res.Scanned, res.Expired, res.Kept, res.NextExpiry.Format(time.Kitchen))
+	// Output:
+	// OffloadFileExpired 2026-11-21T12:00:00Z 1h0m0s
+	// scanned 3, expired 1, kept 1, next expiry 1:45PM
+}
+
+// The one-liner for a server: sweep the output folder now and every hour,
+// logging each deleted file, until the server stops.
+func ExampleStart() {
+	ctx := context.Background()
+	j, err := cleanup.Start(ctx, &cleanup.Options{
+		Dir:      filepath.Join(os.TempDir(), "lro"),
+		Observer: event.Slog(slog.Default()),
+		OnError:  func(err error) { slog.Warn("offload cleanup", "error", err) },
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer j.Close()
+	// ... serve MCP requests ...
+}
