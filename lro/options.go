@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -66,6 +67,11 @@ type Options struct {
 	// TTL is how long an offloaded file lives. If zero, defaults to
 	// [DefaultTTL]. It is read by the janitor of package cleanup.
 	TTL time.Duration
+
+	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the
+	// output folder. If zero, defaults to [cleanup.DefaultInterval]. Negative
+	// values are invalid.
+	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
 	// defaults to [os.TempDir]. A folder that does not exist is created with
@@ -181,6 +187,12 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	if c.TTL == 0 {
 		c.TTL = DefaultTTL
+	}
+	if c.CleanupInterval < 0 {
+		return nil, fmt.Errorf("lro: Options.CleanupInterval is %v: %w", c.CleanupInterval, ErrInvalidOption)
+	}
+	if c.CleanupInterval == 0 {
+		c.CleanupInterval = cleanup.DefaultInterval
 	}
 	if c.OutputDir == "" {
 		c.OutputDir = os.TempDir()

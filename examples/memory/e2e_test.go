@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
 
@@ -276,5 +278,60 @@ func TestEndToEndBadLoad(t *testing.T) {
 	}
 	if want := path + ":2: invalid JSON"; !strings.Contains(string(out), want) {
 		t.Errorf("output %q lacks %q", out, want)
+	}
+}
+
+// TestJanitorRunsAtStart starts the program with a folder holding an offload
+// file whose TTL has passed, one that is fresh, and an unrelated file: the
+// janitor started with the server deletes the first, logs an
+// OffloadFileExpired event, and leaves the others alone.
+func TestJanitorRunsAtStart(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	write := func(created time.Time) string {
+		w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Now: func() time.Time { return created }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		if err := w.WriteHeader(jsonl.Header{Count: 0}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return w.Path()
+	}
+	expired := write(time.Now().Add(-2 * time.Minute))
+	fresh := write(time.Now())
+	other := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(other, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(bin, "-records", "10")
+	cmd.Env = append(os.Environ(), "ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR="+dir, "ATLATL_PROMPT__OFFLOAD__TTL_SECONDS=60")
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(stderr.String(), "OffloadFileExpired") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cs.Close()
+	log := stderr.String()
+	if !strings.Contains(log, "OffloadFileExpired") || !strings.Contains(log, expired) {
+		t.Errorf("no OffloadFileExpired event for %s in the log:\n%s", expired, log)
+	}
+	if _, err := os.Stat(expired); !os.IsNotExist(err) {
+		t.Errorf("expired file: stat error %v, want it deleted", err)
+	}
+	for _, keep := range []string{fresh, other} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("%s: %v, want it kept", keep, err)
+		}
 	}
 }

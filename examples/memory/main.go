@@ -79,9 +79,13 @@ too).
 
 Offloading is configured, each source overriding the one before: built-in
 defaults; the [prompt.offload] section of the TOML file given by -config
-(keys enabled, threshold_tokens, ttl_seconds, output_dir); the environment
-variables ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS,
-..._TTL_SECONDS and ..._OUTPUT_DIR; and the flags -threshold and -output-dir.
+(keys enabled, threshold_tokens, ttl_seconds, output_dir, profile, and
+per-tool tables [prompt.offload.tools.NAME]); the environment variables
+ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
+..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
+
+While offloading is enabled, a janitor deletes offloaded files whose TTL has
+passed (ttl_seconds, default 3600), at start and then every hour.
 
 Logs go to stderr.
 
@@ -170,6 +174,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		"threshold_tokens", a.opts.ThresholdTokens,
 		"ttl", a.opts.TTL,
 		"output_dir", a.opts.OutputDir)
+	if !a.opts.Disabled {
+		// The specification's offload_cleanup task: delete files whose TTL
+		// has passed, now and every hour, with an OffloadFileExpired event
+		// each.
+		j, err := lro.StartJanitor(ctx, a.opts)
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+	}
 	if a.http == "" {
 		return s.Run(ctx, &mcp.StdioTransport{})
 	}
