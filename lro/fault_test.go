@@ -34,30 +34,6 @@ import (
 // faultThreshold is the threshold of most fallback tests, the default.
 const faultThreshold = lro.DefaultThresholdTokens
 
-// fullDisk is a writer in front of an offloaded file that behaves like a file
-// system with limit bytes free: it writes what fits, then fails with
-// syscall.ENOSPC, as write(2) does on a full disk.
-type fullDisk struct {
-	w       io.Writer
-	limit   int
-	written int
-}
-
-func (d *fullDisk) Write(p []byte) (int, error) {
-	free := d.limit - d.written
-	if len(p) <= free {
-		n, err := d.w.Write(p)
-		d.written += n
-		return n, err
-	}
-	n, err := d.w.Write(p[:max(free, 0)])
-	d.written += n
-	if err != nil {
-		return n, err
-	}
-	return n, syscall.ENOSPC
-}
-
 // writeFault is one way of making the file impossible to write.
 type writeFault struct {
 	name   string
