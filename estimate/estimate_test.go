@@ -100,6 +100,15 @@ func checkInvariants(t *testing.T, b []byte) {
 	case got > utf8.RuneCount(b):
 		t.Errorf("Bytes(%.40q) = %d, want <= rune count %d", b, got, utf8.RuneCount(b))
 	}
+	// East Asian text is never under-estimated: each rune of the Han,
+	// Hangul, Hiragana, Katakana and Bopomofo scripts costs a whole token,
+	// and the other characters at least a quarter each. (Counting more runes
+	// as wide only raises the estimate, so this bound holds whatever else the
+	// estimator counts as wide.)
+	if wide, chars := scriptRunes(b), utf8.RuneCount(b); got < wide+(chars-wide+3)/4 {
+		t.Errorf("Bytes(%.40q) = %d, want >= %d for %d East Asian runes of %d characters",
+			b, got, wide+(chars-wide+3)/4, wide, chars)
+	}
 	// Splitting valid text at a rune boundary changes the estimate by at most
 	// one token (the rounding of the narrow count), so the offload decision
 	// does not depend on how a result set is chunked.
@@ -113,6 +122,23 @@ func checkInvariants(t *testing.T, b []byte) {
 			t.Errorf("Bytes(%.40q) = %d, halves sum to %d; want sum-1 <= got <= sum", b, got, sum)
 		}
 	}
+}
+
+// eastAsian are the scripts whose every rune is about one token.
+var eastAsian = []*unicode.RangeTable{unicode.Han, unicode.Hangul, unicode.Hiragana, unicode.Katakana, unicode.Bopomofo}
+
+// scriptRunes counts the runes of b in the eastAsian scripts, except the two
+// Bopomofo tone marks among the Latin modifier letters (see TestWideScripts).
+// It is the test's own count, from the Unicode tables, independent of the
+// ranges the estimator uses.
+func scriptRunes(b []byte) int {
+	n := 0
+	for _, r := range string(b) {
+		if r != 0x02EA && r != 0x02EB && unicode.IsOneOf(eastAsian, r) {
+			n++
+		}
+	}
+	return n
 }
 
 func TestInvariants(t *testing.T) {

@@ -60,39 +60,81 @@ type Event interface {
 }
 
 // Offloaded is emitted after a result set was written to a file and the tool
-// result replaced by a descriptor.
+// result replaced by a descriptor. Its name, [Kind.String], is
+// "OffloadCompleted". [Offloaded.LogAttrs] logs each field under the key
+// given in its comment.
 type Offloaded struct {
-	Tool            string        // name of the tool that produced the result
-	Operation       string        // operation recorded in the file header and name
-	Path            string        // absolute path of the JSONL file
-	Count           int           // records written (lines after the header)
-	EstimatedTokens int           // estimated tokens of the whole result set
-	ThresholdTokens int           // the threshold the estimate exceeded
-	Detail          string        // detail level of the records
-	Bytes           int64         // size of the file in bytes
-	Duration        time.Duration // time spent writing the file
+	// Tool is the name of the tool that produced the result ("tool").
+	Tool string
+	// Operation is the operation recorded in the file's header and name,
+	// as sanitized for a file name, for example "recall" ("operation").
+	Operation string
+	// Path is the absolute path of the JSONL file ("path").
+	Path string
+	// Count is the number of records written: the lines after the header
+	// ("count").
+	Count int
+	// EstimatedTokens is the estimated size of the whole result set, the sum
+	// over its record lines ("estimated_tokens").
+	EstimatedTokens int
+	// ThresholdTokens is the threshold the estimate exceeded
+	// ("threshold_tokens").
+	ThresholdTokens int
+	// Detail is the detail level of the records: "light", "medium" or
+	// "full" ("detail").
+	Detail string
+	// Bytes is the size of the file, header line included ("bytes").
+	Bytes int64
+	// Duration is the time spent writing the file and building the
+	// descriptor, measured with the decorator's clock ("duration").
+	Duration time.Duration
 }
 
 // WriteFailed is emitted when a result set above the threshold could not be
-// written. The call still succeeded with Shown of Count records inline.
+// written: the folder is missing and cannot be created, permission is
+// denied, the disk is full, or a file is in the folder's way. The call still
+// succeeded, with Shown of Count records inline and a warning, and no file
+// (complete or partial) was left behind. Its name, [Kind.String], is
+// "OffloadWriteFailed". [WriteFailed.LogAttrs] logs each field under the key
+// given in its comment.
 type WriteFailed struct {
-	Tool            string // name of the tool that produced the result
-	Operation       string // operation that would have named the file
-	Dir             string // output folder that was written to
-	Count           int    // records in the whole result set
-	Shown           int    // records kept in the truncated inline result
-	EstimatedTokens int    // estimated tokens of the whole result set
-	Err             error  // why the write failed
+	// Tool is the name of the tool that produced the result ("tool").
+	Tool string
+	// Operation is the operation that would have named the file, as
+	// sanitized for a file name ("operation").
+	Operation string
+	// Dir is the absolute path of the output folder ("dir").
+	Dir string
+	// Count is the number of records in the whole result set ("count").
+	Count int
+	// Shown is the number of leading records kept in the truncated inline
+	// result: as many whole records as fit within the threshold ("shown").
+	Shown int
+	// EstimatedTokens is the estimated size of the whole result set
+	// ("estimated_tokens").
+	EstimatedTokens int
+	// Err is why the write failed. It wraps the underlying error, so that
+	// errors.Is(Err, syscall.ENOSPC) or errors.Is(Err, fs.ErrPermission)
+	// tells the cause; it is logged as its message ("error").
+	Err error
 }
 
 // FileExpired is emitted by the janitor for each offloaded file it deleted
 // after its time to live passed, and for each temporary file it deleted that
-// an interrupted write left behind (with Temporary set).
+// an interrupted write left behind (with Temporary set). Its name,
+// [Kind.String], is "OffloadFileExpired". [FileExpired.LogAttrs] logs each
+// field under the key given in its comment.
 type FileExpired struct {
-	Path      string        // absolute path of the deleted file
-	CreatedAt time.Time     // when the file was created
-	TTL       time.Duration // the time to live that passed
-	Temporary bool          // the file was a temporary file left by an interrupted write
+	// Path is the absolute path of the deleted file ("path").
+	Path string
+	// CreatedAt is when the file was created, as its name records it, to
+	// the millisecond ("created_at").
+	CreatedAt time.Time
+	// TTL is the time to live that passed ("ttl").
+	TTL time.Duration
+	// Temporary reports that the file was the hidden temporary file of an
+	// interrupted write rather than a committed offload file ("temporary").
+	Temporary bool
 }
 
 // Kind returns [KindOffloaded].

@@ -1,0 +1,580 @@
+//go:build unix
+
+package lro_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+// The write-failure fallback of the specification: when the file cannot be
+// written, the call still succeeds with as many whole records as fit within
+// the threshold, a warning saying so, and one OffloadWriteFailed event; no
+// file is left behind. These tests cause each kind of failure for real and
+// check all of it, for each shape of records.
+
+// faultThreshold is the threshold of most fallback tests, the default.
+const faultThreshold = lro.DefaultThresholdTokens
+
+// writeFault is one way of making the file impossible to write.
+type writeFault struct {
+	name   string
+	reason string
+	// setup prepares the folder base and returns the options that lead
+	// to the failure, and a function to run after the tool was wrapped or
+	// registered, just before the call.
+	setup func(t *testing.T, base string) (opts lro.Options, arm func())
+	// want is what the event's error must wrap.
+	want error
+}
+
+// rootFaults can be caused by any user, root included.
+var rootFaults = []writeFault{
+	{
+		name:   "disk full at once",
+		reason: "ENOSPC on the first write to the file (the flush of the buffered header and records)",
+		setup: func(t *testing.T, base string) (lro.Options, func()) {
+			return lro.Options{OutputDir: base, WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }}, nil
+		},
+		want: syscall.ENOSPC,
+	},
+	{
+		name:   "disk full after 100 KiB",
+		reason: "ENOSPC after the header and more than the 64 KiB buffer of records reached the file",
+		setup: func(t *testing.T, base string) (lro.Options, func()) {
+			var disks []*fullDisk
+			t.Cleanup(func() {
+				if len(disks) != 1 || disks[0].written != 100<<10 {
+					t.Errorf("the disk was not filled as planned: %d files, want one with 100 KiB written", len(disks))
+				}
+			})
+			return lro.Options{OutputDir: base, WrapWriter: func(w io.Writer) io.Writer {
+				d := &fullDisk{w: w, limit: 100 << 10}
+				disks = append(disks, d)
+				return d
+			}}, nil
+		},
+		want: syscall.ENOSPC,
+	},
+	{
+		name:   "path through a regular file",
+		reason: "the folder is missing and cannot be created: one of its parents is a regular file",
+		setup: func(t *testing.T, base string) (lro.Options, func()) {
+			blocker := filepath.Join(base, "blocker")
+			writeBlocker(t, blocker)
+			return lro.Options{OutputDir: filepath.Join(blocker, "lro", "out")}, nil
+		},
+		want: syscall.ENOTDIR,
+	},
+	{
+		name:   "a file where the folder should be",
+		reason: "the folder is replaced by a regular file after the tool was set up (Options.Validate rejects one before)",
+		setup: func(t *testing.T, base string) (lro.Options, func()) {
+			dir := filepath.Join(base, "out")
+			return lro.Options{OutputDir: dir}, func() { writeBlocker(t, dir) }
+		},
+		want: syscall.ENOTDIR,
+	},
+}
+
+// unwritableFaults need a user whom file modes stop, which root is not.
+var unwritableFaults = []writeFault{
+	{
+		name:   "read-only folder",
+		reason: "the folder exists with mode 0500: permission denied creating the file",
+		setup: func(t *testing.T, base string) (lro.Options, func()) {
+			return lro.Options{OutputDir: readOnlyDir(t, base, "ro")}, nil
+		},
+		want: fs.ErrPermission,
+	},
+	{
+		name:   "missing folder under a read-only parent",
+		reason: "the folder is missing and cannot be created: permission denied",
+		setup: func(t *testing.T, base string) (lro.Options, func()) {
+			parent := readOnlyDir(t, base, "locked")
+			t.Cleanup(func() {
+				if _, err := os.Lstat(filepath.Join(parent, "lro")); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("a folder was created under the read-only parent: %v", err)
+				}
+			})
+			return lro.Options{OutputDir: filepath.Join(parent, "lro", "out")}, nil
+		},
+		want: fs.ErrPermission,
+	},
+}
+
+func writeBlocker(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("not a folder\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readOnlyDir makes base/name with mode 0500, made writable again at the end
+// of the test so that it can be removed.
+func readOnlyDir(t *testing.T, base, name string) string {
+	t.Helper()
+	dir := filepath.Join(base, name)
+	if err := os.Mkdir(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	return dir
+}
+
+// recordShape is one way a tool hands over its records.
+type recordShape struct {
+	name string
+	// full is the records as the offloaded file would hold them, one line
+	// each.
+	full [][]byte
+	// call registers or wraps a tool that produces the records, with opts,
+	// runs arm (if not nil), then calls the tool once.
+	call func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult
+	// kept returns the records of the truncated inline body as lines, after
+	// checking whatever else the body must keep.
+	kept func(t *testing.T, res *mcp.CallToolResult, body string) [][]byte
+}
+
+const faultItems = 1000 // about 135 KB of records: more than the 64 KiB buffer
+
+var faultRequest = &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list_items", Arguments: json.RawMessage(`{"query":"everything"}`)}}
+
+func callWrapped(t *testing.T, text string, opts *lro.Options, arm func()) *mcp.CallToolResult {
+	t.Helper()
+	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}, opts)
+	if arm != nil {
+		arm()
+	}
+	res, err := h(context.Background(), faultRequest)
+	if err != nil {
+		t.Fatalf("a write failure failed the call: %v", err)
+	}
+	return res
+}
+
+func marshalEach[T any](t *testing.T, values []T) [][]byte {
+	t.Helper()
+	lines := make([][]byte, len(values))
+	for i, v := range values {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines[i] = data
+	}
+	return lines
+}
+
+// asMaps returns each value as the map encoding/json decodes it into.
+func asMaps[T any](t *testing.T, values []T) []map[string]any {
+	t.Helper()
+	maps := make([]map[string]any, len(values))
+	for i, line := range marshalEach(t, values) {
+		if err := json.Unmarshal(line, &maps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return maps
+}
+
+func rawLines(msgs []json.RawMessage) [][]byte {
+	lines := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		lines[i] = m
+	}
+	return lines
+}
+
+// logLine is the record of one line of a plain-text result.
+type logLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+func recordShapes(t *testing.T) []recordShape {
+	items := makeItems(faultItems)
+	itemLines := marshalEach(t, items)
+	arrayText, _ := json.Marshal(items)
+	objectText, _ := json.Marshal(listOut{Items: items, NextOffset: faultItems})
+
+	var text strings.Builder
+	var logs []logLine
+	for i := range 3000 {
+		l := fmt.Sprintf("2026-11-21T10:%02d:%02dZ INFO request %d served in %dms", i/60%60, i%60, i, i%17)
+		logs = append(logs, logLine{Line: i + 1, Text: l})
+		text.WriteString(l + "\r\n") // the \r is not part of a line's text
+	}
+
+	return []recordShape{
+		{
+			name: "text JSON array",
+			full: itemLines,
+			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
+				return callWrapped(t, string(arrayText), opts, arm)
+			},
+			kept: func(t *testing.T, _ *mcp.CallToolResult, body string) [][]byte {
+				var kept []json.RawMessage
+				if err := json.Unmarshal([]byte(body), &kept); err != nil {
+					t.Fatalf("truncated body is not a JSON array: %v", err)
+				}
+				return rawLines(kept)
+			},
+		},
+		{
+			name: "text JSON object",
+			full: itemLines,
+			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
+				return callWrapped(t, string(objectText), opts, arm)
+			},
+			kept: func(t *testing.T, res *mcp.CallToolResult, body string) [][]byte {
+				if res.StructuredContent != nil {
+					t.Errorf("a text result gained structured content: %v", res.StructuredContent)
+				}
+				return decodeList(t, body)
+			},
+		},
+		{
+			name: "structured content (AddTool)",
+			full: itemLines,
+			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
+				s := newServer()
+				lro.AddTool(s, &mcp.Tool{Name: "list_items"},
+					func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+						return nil, listOut{Items: items, NextOffset: faultItems}, nil
+					}, opts)
+				cs := connect(t, s)
+				if arm != nil {
+					arm()
+				}
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_items", Arguments: map[string]any{"count": faultItems}})
+				if err != nil {
+					t.Fatalf("a write failure failed the call: %v", err)
+				}
+				return res
+			},
+			kept: structuredKept,
+		},
+		{
+			name: "structured content (Middleware)",
+			// The SDK validates a typed tool's output as a map and encodes
+			// that, so the middleware sees the items with sorted keys.
+			full: marshalEach(t, asMaps(t, items)),
+			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
+				s := newServer()
+				s.AddReceivingMiddleware(lro.Middleware(opts))
+				mcp.AddTool(s, &mcp.Tool{Name: "list_items"},
+					func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+						return nil, listOut{Items: items, NextOffset: faultItems}, nil
+					})
+				cs := connect(t, s)
+				if arm != nil {
+					arm()
+				}
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_items", Arguments: map[string]any{"count": faultItems}})
+				if err != nil {
+					t.Fatalf("a write failure failed the call: %v", err)
+				}
+				return res
+			},
+			kept: structuredKept,
+		},
+		{
+			name: "text lines",
+			full: marshalEach(t, logs),
+			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
+				return callWrapped(t, text.String(), opts, arm)
+			},
+			kept: func(t *testing.T, _ *mcp.CallToolResult, body string) [][]byte {
+				if body == "" {
+					return nil
+				}
+				var kept []logLine
+				for i, l := range strings.Split(body, "\n") {
+					kept = append(kept, logLine{Line: i + 1, Text: l})
+				}
+				return marshalEach(t, kept)
+			},
+		},
+	}
+}
+
+// decodeList decodes a listOut body, checking that the rest of the document
+// survived the truncation of its items.
+func decodeList(t *testing.T, body string) [][]byte {
+	t.Helper()
+	var out struct {
+		Items      []json.RawMessage `json:"items"`
+		NextOffset int               `json:"next_offset"`
+	}
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatalf("truncated body is not the tool's JSON object: %v", err)
+	}
+	if out.NextOffset != faultItems {
+		t.Errorf("truncated body lost next_offset: %d, want %d", out.NextOffset, faultItems)
+	}
+	return rawLines(out.Items)
+}
+
+// structuredKept returns the kept records of a typed tool's result: its
+// structured content is the truncated Out value, and its text the same JSON.
+// (The client decodes structured content into a map, so only the text keeps
+// the bytes.)
+func structuredKept(t *testing.T, res *mcp.CallToolResult, body string) [][]byte {
+	t.Helper()
+	sc, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromText, fromStructured listOut
+	if err := json.Unmarshal(sc, &fromStructured); err != nil {
+		t.Fatalf("structured content %.200s: %v", sc, err)
+	}
+	if err := json.Unmarshal([]byte(body), &fromText); err != nil {
+		t.Fatalf("body: %v", err)
+	}
+	if diff := cmp.Diff(fromText, fromStructured); diff != "" {
+		t.Errorf("structured content differs from the text body (-text +structured):\n%s", diff)
+	}
+	return decodeList(t, body)
+}
+
+// checkFallback causes fault f on a call whose records have shape s, with
+// the given threshold, and checks the response, the event and the folder
+// afterwards. It returns how many records were kept.
+func checkFallback(t *testing.T, f writeFault, s recordShape, threshold int) int {
+	base := t.TempDir()
+	opts, arm := f.setup(t, base)
+	obs := &recorder{}
+	opts.Observer = obs
+	opts.ThresholdTokens = threshold
+	res := s.call(t, &opts, arm)
+
+	if res.IsError {
+		t.Fatalf("a write failure made a tool error: %v", res.Content)
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("result has %d content items, want 2: a warning and the truncated records", len(res.Content))
+	}
+	warning, ok1 := res.Content[0].(*mcp.TextContent)
+	body, ok2 := res.Content[1].(*mcp.TextContent)
+	if !ok1 || !ok2 {
+		t.Fatalf("content is %T, %T, want two texts", res.Content[0], res.Content[1])
+	}
+
+	// The kept records are whole, the leading ones, and as many as fit.
+	kept := s.kept(t, res, body.Text)
+	n, k := len(s.full), len(kept)
+	if k == 0 || k >= n {
+		t.Fatalf("kept %d of %d records, want some but not all", k, n)
+	}
+	for i := range kept {
+		if !bytes.Equal(kept[i], s.full[i]) {
+			t.Fatalf("kept record %d = %s, want %s: not the leading records", i, kept[i], s.full[i])
+		}
+	}
+	used, total := 0, 0
+	for i, line := range s.full {
+		if i < k {
+			used += estimate.Bytes(line)
+		}
+		total += estimate.Bytes(line)
+	}
+	if used > threshold {
+		t.Errorf("kept records estimate %d tokens, above the threshold %d", used, threshold)
+	}
+	if next := estimate.Bytes(s.full[k]); used+next <= threshold {
+		t.Errorf("kept %d records (%d tokens) but record %d (%d tokens) also fits within %d", k, used, k, next, threshold)
+	}
+
+	if want := fmt.Sprintf("showing %d of %d records", k, n); !strings.Contains(warning.Text, want) {
+		t.Errorf("warning %q does not say %q", warning.Text, want)
+	}
+	if !strings.Contains(warning.Text, "offloading the result to a file failed") {
+		t.Errorf("warning %q does not say that offloading failed", warning.Text)
+	}
+
+	events := obs.all()
+	if len(events) != 1 {
+		t.Fatalf("%d events, want exactly one WriteFailed: %v", len(events), events)
+	}
+	e, ok := events[0].(event.WriteFailed)
+	if !ok {
+		t.Fatalf("event is %T, want event.WriteFailed", events[0])
+	}
+	if !errors.Is(e.Err, f.want) {
+		t.Errorf("event error = %v, want one wrapping %v", e.Err, f.want)
+	} else if !strings.Contains(warning.Text, e.Err.Error()) {
+		t.Errorf("warning %q does not give the error %q", warning.Text, e.Err)
+	}
+	dir, _ := filepath.Abs(opts.OutputDir)
+	want := event.WriteFailed{Tool: "list_items", Operation: "list_items", Dir: dir, Count: n, Shown: k, EstimatedTokens: total, Err: e.Err}
+	if diff := cmp.Diff(want, e, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
+		t.Errorf("WriteFailed event (-want +got):\n%s", diff)
+	}
+
+	// Nothing is left behind: no file, complete or partial, anywhere under
+	// the test's folder.
+	err := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if name := d.Name(); strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".tmp") {
+			t.Errorf("left behind: %s", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("listing %s: %v", base, err)
+	}
+	return k
+}
+
+// TestFallbackOnWriteFailure covers the failures that root cannot escape
+// either: a full disk (through Options.WrapWriter) and regular files in the
+// way of the folder.
+func TestFallbackOnWriteFailure(t *testing.T) {
+	for _, f := range rootFaults {
+		t.Run(f.name, func(t *testing.T) {
+			for _, s := range recordShapes(t) {
+				t.Run(s.name, func(t *testing.T) {
+					t.Logf("fault: %s", f.reason)
+					checkFallback(t, f, s, faultThreshold)
+				})
+			}
+		})
+	}
+}
+
+// TestFallbackExactFit checks the boundary of the truncation: records that
+// fill the threshold exactly are all kept (offloading is for estimates above
+// the threshold, so the inline result may reach it).
+func TestFallbackExactFit(t *testing.T) {
+	records := make([]string, 50)
+	for i := range records {
+		records[i] = fmt.Sprintf("%03d", i) + strings.Repeat("x", 394) // 400 bytes quoted: 100 tokens
+	}
+	text, _ := json.Marshal(records)
+	s := recordShape{
+		name: "strings of 100 tokens",
+		full: marshalEach(t, records),
+		call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
+			return callWrapped(t, string(text), opts, arm)
+		},
+		kept: func(t *testing.T, _ *mcp.CallToolResult, body string) [][]byte {
+			var kept []json.RawMessage
+			if err := json.Unmarshal([]byte(body), &kept); err != nil {
+				t.Fatalf("truncated body is not a JSON array: %v", err)
+			}
+			return rawLines(kept)
+		},
+	}
+	if n := estimate.Bytes(s.full[0]); n != 100 {
+		t.Fatalf("a record estimates %d tokens, want 100", n)
+	}
+	if k := checkFallback(t, rootFaults[0], s, 1000); k != 10 {
+		t.Errorf("kept %d records of 100 tokens within a threshold of 1000, want 10", k)
+	}
+}
+
+// nobody is the user TestFallbackUnwritableFolder runs as when started by
+// root, whom file modes do not stop.
+const nobody = 65534
+
+// TestFallbackUnwritableFolder covers the permission failures: a read-only
+// folder, and a missing folder under a read-only parent. Run by root, it runs
+// itself again, as a copy of the test binary, as the user nobody.
+func TestFallbackUnwritableFolder(t *testing.T) {
+	if os.Geteuid() == 0 {
+		rerunAsNobody(t)
+		return
+	}
+	probe := readOnlyDir(t, t.TempDir(), "probe")
+	if err := os.WriteFile(filepath.Join(probe, "x"), nil, 0o600); err == nil {
+		t.Skipf("uid %d can write into a folder of mode 0500 (a capability?), so the folder cannot be made read-only", os.Geteuid())
+	}
+	for _, f := range unwritableFaults {
+		t.Run(f.name, func(t *testing.T) {
+			for _, s := range recordShapes(t) {
+				t.Run(s.name, func(t *testing.T) {
+					t.Logf("fault: %s", f.reason)
+					checkFallback(t, f, s, faultThreshold)
+				})
+			}
+		})
+	}
+}
+
+// rerunAsNobody runs the current test in a copy of the test binary as the
+// user nobody, and fails with its output if it fails.
+func rerunAsNobody(t *testing.T) {
+	// Go's build folder is private to root: copy the binary where nobody
+	// can run it, with a temporary folder nobody can write to.
+	work, err := os.MkdirTemp("", "lro-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	tmp := filepath.Join(work, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(tmp, nobody, nobody); err != nil {
+		t.Skipf("cannot hand a folder to uid %d, so the test cannot run as a user whom file modes stop: %v", nobody, err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(work, "lro.test")
+	if err := copyFile(exe, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1", "-test.timeout=2m")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp, "GOCOVERDIR="+tmp)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Skipf("cannot start the test as uid %d (root without CAP_SETUID?), so it cannot run as a user whom file modes stop: %v", nobody, err)
+	}
+	if err != nil {
+		t.Fatalf("as uid %d: %v\n%s", nobody, err, out)
+	}
+	if !bytes.Contains(out, []byte("--- PASS: "+t.Name()+" ")) || bytes.Contains(out, []byte("--- SKIP")) {
+		t.Fatalf("as uid %d the test did not run and pass:\n%s", nobody, out)
+	}
+	t.Logf("passed as uid %d: %d cases", nobody, bytes.Count(out, []byte("        --- PASS: ")))
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o755)
+}
