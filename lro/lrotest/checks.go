@@ -261,9 +261,6 @@ func (c *checker) run(ctx context.Context) {
 	} else {
 		c.skip("L1.inline.small", "no Config.Small: give arguments whose result is within the threshold")
 	}
-	if c.cfg.Cleanup != nil && c.cfg.Cleanup.Dir != "" && c.cfg.Level >= Level2 {
-		c.plantExpired(c.cfg.Cleanup.Dir, c.cfg.Operation)
-	}
 	for _, lc := range c.largeCases() {
 		c.runLarge(ctx, lc)
 	}
@@ -397,11 +394,16 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 		}
 		c.files = append(c.files, offloadedFile{path: f.path, created: created})
 		if c.cfg.Cleanup != nil && c.plant == nil && c.cfg.Level >= Level2 {
+			// Plant once the server has made its folder.
 			op := nameOp
 			if op == "" {
 				op = c.cfg.Operation
 			}
-			c.plantExpired(filepath.Dir(f.path), op)
+			dir := c.cfg.Cleanup.Dir
+			if dir == "" {
+				dir = filepath.Dir(f.path)
+			}
+			c.plantExpired(dir, op)
 		}
 	}
 	c.checkOperation(f, summary, hasSummary, nameOp)
@@ -1429,7 +1431,8 @@ func (c *checker) checkDetailRecipes(lc largeCase, f *fileView, records []any, r
 	var problems []string
 	for _, r := range rs[:8] {
 		for _, ref := range r.refs.record {
-			if !lightFields[ref[0]] {
+			// A field no record has is L2.recipes.fields_exist's concern.
+			if !lightFields[ref[0]] && anyHasPath(records, ref[:1]) {
 				problems = append(problems, fmt.Sprintf("recipe %d references .%s, which is not a Light field", r.n, strings.Join(ref, ".")))
 			}
 		}
@@ -1529,17 +1532,23 @@ func (c *checker) checkGuidance(lc largeCase, desc map[string]any, f *fileView) 
 		c.pass("L2.guidance")
 	}
 	var missing []string
-	count := -1
+	// The count: the summary's or the file's, whichever is right is
+	// L1.summary.count's concern.
+	var counts []int
 	if s, ok := desc["summary"].(map[string]any); ok {
 		if n, ok := asInt(s["count"]); ok {
-			count = int(n)
+			counts = append(counts, int(n))
 		}
 	}
-	if count < 0 && f != nil {
-		count = len(f.lines)
+	if f != nil {
+		counts = append(counts, len(f.lines))
 	}
-	if count >= 0 && !regexp.MustCompile(`\b`+strconv.Itoa(count)+`\b`).MatchString(g) {
-		missing = append(missing, fmt.Sprintf("the count %d", count))
+	named := len(counts) == 0
+	for _, n := range counts {
+		named = named || regexp.MustCompile(`\b`+strconv.Itoa(n)+`\b`).MatchString(g)
+	}
+	if !named {
+		missing = append(missing, fmt.Sprintf("the count %d", counts[0]))
 	}
 	detail := lc.detail
 	if detail == "" && f != nil && f.header != nil {
@@ -1624,9 +1633,17 @@ func (c *checker) finishCleanup(ctx context.Context) {
 	case cl == nil:
 		c.skip(id, "no Config.Cleanup: cleanup is observable only in a server that sweeps its folder within a deadline (give the TTL and the deadline)")
 		return
-	case p == nil:
+	case p == nil && cl.Dir == "":
 		c.skip(id, "no offloaded file to find the output folder from, and no Config.Cleanup.Dir")
 		return
+	case p == nil:
+		// Nothing was offloaded: plant in the configured folder now.
+		if err := os.MkdirAll(cl.Dir, 0o700); err != nil {
+			c.skip(id, "cannot make the output folder: %v", err)
+			return
+		}
+		c.plantExpired(cl.Dir, c.cfg.Operation)
+		p = c.plant
 	}
 	defer func() {
 		for _, path := range []string{p.expired, p.decoy} {

@@ -18,7 +18,7 @@ func statuses(rep *lrotest.Report) map[lrotest.Status][]string {
 }
 
 func TestConformingServerPassesLevel3(t *testing.T) {
-	srv := startServer(t, serverOptions{janitor: true})
+	srv := startServer(t, serverOptions{})
 	fb := startServer(t, serverOptions{unwritable: true})
 	rep, err := lrotest.Check(context.Background(), srv.cs, config(srv, fb))
 	if err != nil {

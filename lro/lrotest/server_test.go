@@ -110,7 +110,7 @@ type serverOptions struct {
 	desc       func(t *testing.T, d map[string]any)      // tamper with each descriptor (and its file)
 	result     func(t *testing.T, r *mcp.CallToolResult) // tamper with each tools/call result
 	list       func(tool *mcp.Tool)                      // tamper with tools/list
-	janitor    bool                                      // run a janitor that sweeps every 20ms
+	noJanitor  bool                                      // run no janitor (by default one sweeps every 20ms)
 	unwritable bool                                      // the output folder cannot be created
 }
 
@@ -136,7 +136,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if so.janitor {
+	if !so.noJanitor && !so.unwritable {
 		j, err := lro.StartJanitor(ctx, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -209,13 +209,13 @@ func tamper(t *testing.T, so serverOptions) mcp.Middleware {
 func config(srv, fallback *server) *lrotest.Config {
 	cfg := &lrotest.Config{
 		Tool:          "recall",
-		Large:         map[string]any{"query": "cache", "n": 200},
+		Large:         map[string]any{"query": "cache", "n": 60},
 		Small:         map[string]any{"query": "cache", "n": 3},
 		Details:       []string{"light", "medium", "full"},
 		DefaultDetail: "light",
 		Operation:     "recall",
 		OutputDir:     srv.dir,
-		Cleanup:       &lrotest.Cleanup{Within: 5 * time.Second},
+		Cleanup:       &lrotest.Cleanup{Dir: srv.dir, Within: 5 * time.Second},
 	}
 	if fallback != nil {
 		cfg.FallbackSession = fallback.cs
