@@ -224,7 +224,9 @@ func parseJQ(args []string) (*jqCall, error) {
 		return nil, fmt.Errorf("%w: jq without a filter", errUnsupported)
 	}
 	j.filter = positional[0]
-	j.files = positional[1:]
+	if len(positional) > 1 {
+		j.files = positional[1:]
+	}
 	return j, nil
 }
 
@@ -290,6 +292,9 @@ func parseRecipe(command string) (*recipeCommand, error) {
 		}
 	default:
 		return nil, fmt.Errorf("%w: %d pipeline stages", errUnsupported, len(stages))
+	}
+	if rc.file == "" {
+		return nil, fmt.Errorf("%w: an empty file name", errUnsupported)
 	}
 	return rc, nil
 }

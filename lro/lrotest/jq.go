@@ -337,7 +337,7 @@ func (s *shellRunner) run(ctx context.Context, command, _ string, _ []byte) reci
 type gojqRunner struct{}
 
 func (gojqRunner) name() string {
-	return "in process with github.com/itchyny/gojq (jq options -s -r -j -c -n -e --arg --argjson mirrored)"
+	return "in process with github.com/itchyny/gojq (jq options -s -r -j -c -n -e --arg --argjson mirrored; object keys come out sorted)"
 }
 
 func (gojqRunner) run(ctx context.Context, command, file string, data []byte) recipeRun {
