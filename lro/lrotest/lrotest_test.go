@@ -3,6 +3,7 @@ package lrotest_test
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -237,5 +238,19 @@ warn L2.c (SHOULD): C SHOULD.
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
+	}
+}
+
+// TestDocListsEveryRequirement keeps the package documentation in step with
+// the catalogue.
+func TestDocListsEveryRequirement(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range lrotest.Requirements() {
+		if !strings.Contains(string(doc), r.ID+",") && !strings.Contains(string(doc), r.ID+".") && !strings.Contains(string(doc), r.ID+" ") {
+			t.Errorf("doc.go does not list %s", r.ID)
+		}
 	}
 }
