@@ -120,7 +120,7 @@ func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
 	if sr, ok := newShellRunner(); ok && !k.InProcess {
 		c.runner = sr
 	} else {
-		c.runner = gojqRunner{}
+		c.runner = &gojqRunner{}
 	}
 	return c, nil
 }

@@ -271,7 +271,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			want := sr.run(ctx, cmd, file, data)
-			got := gojqRunner{}.run(ctx, cmd, file, data)
+			got := (&gojqRunner{}).run(ctx, cmd, file, data)
 			if (want.err != nil) != tt.fails || (got.err != nil) != tt.fails {
 				t.Fatalf("errors: jq %v, gojq %v; want failure %v", want.err, got.err, tt.fails)
 			}
@@ -292,7 +292,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 		})
 	}
 	// A file that is not the descriptor's is read from disk.
-	other := gojqRunner{}.run(context.Background(), "jq -c '.type' "+q, "/elsewhere", nil)
+	other := (&gojqRunner{}).run(context.Background(), "jq -c '.type' "+q, "/elsewhere", nil)
 	if want := "\"lro_header\"\nnull\nnull\nnull\n"; other.err != nil || string(other.stdout) != want {
 		t.Errorf("jq FILE read from disk: %q, %v; want %q", other.stdout, other.err, want)
 	}
@@ -302,12 +302,60 @@ func TestShellRunnerReportsStderr(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	r := (&shellRunner{}).run(context.Background(), "echo out; echo oops >&2", "", nil)
-	if r.err == nil || !strings.Contains(r.err.Error(), "oops") {
-		t.Errorf("a command that writes to standard error: err %v, want one naming it", r.err)
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("no jq")
 	}
-	r = (&shellRunner{}).run(context.Background(), "tail -n +2 /no/such/file | cat", "", nil)
-	if r.err == nil {
-		t.Error("a pipeline whose first command fails but whose last succeeds: no error")
+	r := (&shellRunner{}).run(context.Background(), "tail -n +2 /no/such/file | jq .", "", nil)
+	if r.err == nil || !strings.Contains(r.err.Error(), "No such file") {
+		t.Errorf("a pipeline whose first command fails but whose last succeeds: err %v, want tail's message", r.err)
+	}
+}
+
+// TestRunnersRefuseOtherCommands checks that neither runner runs a command
+// outside tail | jq: the commands come from the server under test.
+func TestRunnersRefuseOtherCommands(t *testing.T) {
+	canary := filepath.Join(t.TempDir(), "canary")
+	for _, cmd := range []string{
+		"touch " + canary,
+		"tail -n +2 f | jq . ; touch " + canary,
+		"jq . f > " + canary,
+		"tail -n +2 f | jq . | tee " + canary,
+		"tail -n +2 $(touch " + canary + ") | jq .",
+	} {
+		for _, r := range []runner{&shellRunner{}, &gojqRunner{}} {
+			res := r.run(context.Background(), cmd, "f", nil)
+			if res.err == nil || !strings.Contains(res.err.Error(), "not run") {
+				t.Errorf("%T.run(%q): err %v, want it not run", r, cmd, res.err)
+			}
+		}
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Error("a refused command ran")
+	}
+}
+
+// TestGojqRunnerCache checks that the decoded-input cache serves the same
+// bytes only: another file of the same size, or the same file read from
+// line 1, is decoded again.
+func TestGojqRunnerCache(t *testing.T) {
+	g := &gojqRunner{}
+	a := []byte("{\"h\":1}\n{\"v\":\"a\"}\n")
+	b := []byte("{\"h\":1}\n{\"v\":\"b\"}\n")
+	for _, tt := range []struct {
+		cmd  string
+		data []byte
+		want string
+	}{
+		{"tail -n +2 f | jq -r .v", a, "a\n"},
+		{"tail -n +2 f | jq -r .v", a, "a\n"},
+		{"tail -n +2 f | jq -r .v", b, "b\n"},
+		{"cat f | jq -c .", b, "{\"h\":1}\n{\"v\":\"b\"}\n"},
+		{"tail -n +2 f | jq -s -c 'sort_by(.v) | reverse'", b, "[{\"v\":\"b\"}]\n"},
+		{"tail -n +2 f | jq -c .", b, "{\"v\":\"b\"}\n"},
+	} {
+		r := g.run(context.Background(), tt.cmd, "f", tt.data)
+		if r.err != nil || string(r.stdout) != tt.want {
+			t.Errorf("%s on %q: %q, %v; want %q", tt.cmd, tt.data, r.stdout, r.err, tt.want)
+		}
 	}
 }

@@ -54,16 +54,18 @@
 //
 // # Recipes that run
 //
-// Each recipe's command runs as given with sh -c and the jq installed on the
-// machine, and must exit 0 with nothing on standard error. Without jq (or
-// with [Config].InProcess), the kit parses the command, which must then be
-// "tail -n +2 FILE | jq [options] FILTER" (or "cat FILE | jq ...", or
-// "jq ... FILTER FILE"), and runs the filter in process with
-// github.com/itchyny/gojq, mirroring jq's -s, -r, -j, -c, -n and -e and its
-// --arg and --argjson variables; a command outside that subset fails
-// L2.recipes.run with a reason saying that jq is needed. [Report].Recipes
-// says which runner ran. The parser understands the shell words of such
-// commands only (quotes and escapes, no expansions) and never guesses.
+// The commands come from the server under test, so the kit runs only
+// commands of the form the specification gives, "tail -n +2 FILE | jq
+// [options] FILTER" (or "cat FILE | jq ...", or "jq ... FILTER FILE"), made
+// of plain shell words (quotes and escapes; no expansions, redirections or
+// other commands). Any other command fails L2.recipes.run unrun, with the
+// reason. Each accepted command runs as given with sh -c and the jq
+// installed on the machine, and must exit 0 with nothing on standard error.
+// Without jq (or with [Config].InProcess), the kit runs the filter in process
+// with github.com/itchyny/gojq on the file's lines, mirroring tail -n +2 and
+// jq's -s, -r, -j, -c, -n and -e and its --arg and --argjson variables
+// (gojq prints object keys sorted; the checks compare values, not text).
+// [Report].Recipes says which runner ran.
 //
 // The field paths a recipe's filter indexes (.a.b, {a}) are read from its
 // jq syntax tree. L2.recipes.fields_exist requires each to exist in at least

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -309,6 +310,12 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func (s *shellRunner) run(ctx context.Context, command, _ string, _ []byte) recipeRun {
+	// The command comes from the server under test: hand sh only commands
+	// that are tail or cat piped into jq, with plain words, so that a
+	// hostile server cannot run anything else on the client's machine.
+	if _, err := parseRecipe(command); err != nil {
+		return recipeRun{err: fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)}
+	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	stdout := &limitedBuffer{max: maxRecipeOutput}
 	stderr := &limitedBuffer{max: 4096}
@@ -333,17 +340,26 @@ func (s *shellRunner) run(ctx context.Context, command, _ string, _ []byte) reci
 }
 
 // gojqRunner runs commands in process: it parses them (see parseRecipe) and
-// mirrors jq's options with github.com/itchyny/gojq.
-type gojqRunner struct{}
+// mirrors jq's options with github.com/itchyny/gojq. It keeps the decoded
+// records of the last input it read, since the ten recipes of a descriptor
+// read the same file; gojq never modifies its input values. It is safe for
+// concurrent use.
+type gojqRunner struct {
+	mu         sync.Mutex
+	data       []byte // the input last decoded, kept so that its memory is not reused
+	skipHeader bool
+	inputs     []any
+	err        error
+}
 
-func (gojqRunner) name() string {
+func (*gojqRunner) name() string {
 	return "in process with github.com/itchyny/gojq (jq options -s -r -j -c -n -e --arg --argjson mirrored; object keys come out sorted)"
 }
 
-func (gojqRunner) run(ctx context.Context, command, file string, data []byte) recipeRun {
+func (g *gojqRunner) run(ctx context.Context, command, file string, data []byte) recipeRun {
 	rc, err := parseRecipe(command)
 	if err != nil {
-		return recipeRun{err: fmt.Errorf("cannot run without jq: %w; install jq to run it as is", err)}
+		return recipeRun{err: fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)}
 	}
 	input := data
 	if rc.file != file {
@@ -351,34 +367,53 @@ func (gojqRunner) run(ctx context.Context, command, file string, data []byte) re
 			return recipeRun{err: err}
 		}
 	}
-	if rc.skipHeader {
-		if i := bytes.IndexByte(input, '\n'); i >= 0 {
+	inputs, err := g.decode(input, rc.skipHeader)
+	if err != nil {
+		return recipeRun{err: err}
+	}
+	return runGojq(ctx, rc.jq, inputs)
+}
+
+// decode returns the JSON values of input (from its second line when
+// skipHeader is set, as tail -n +2 prints it), from the cache when input is
+// the last one decoded.
+func (g *gojqRunner) decode(input []byte, skipHeader bool) ([]any, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(input) > 0 && len(g.data) == len(input) && &g.data[0] == &input[0] && g.skipHeader == skipHeader {
+		return g.inputs, g.err
+	}
+	g.data, g.skipHeader = input, skipHeader
+	if skipHeader {
+		if i := bytes.IndexByte(input, '\n'); i >= 0 { // tail -n +2
 			input = input[i+1:]
 		} else {
 			input = nil
 		}
 	}
-	return runGojq(ctx, rc.jq, input)
-}
-
-// runGojq runs a parsed jq call on input, a stream of JSON texts.
-func runGojq(ctx context.Context, j *jqCall, input []byte) recipeRun {
-	q, err := gojq.Parse(j.filter)
-	if err != nil {
-		return recipeRun{err: fmt.Errorf("jq: compile error: %w", err)}
-	}
 	var inputs []any
+	var err error
 	dec := json.NewDecoder(bytes.NewReader(input))
 	for {
 		var v any
-		err := dec.Decode(&v)
-		if errors.Is(err, io.EOF) {
+		if e := dec.Decode(&v); errors.Is(e, io.EOF) {
+			break
+		} else if e != nil {
+			err = fmt.Errorf("jq: error: cannot parse input: %w", e)
 			break
 		}
-		if err != nil {
-			return recipeRun{err: fmt.Errorf("jq: error: cannot parse input: %w", err)}
-		}
 		inputs = append(inputs, v)
+	}
+	g.inputs, g.err = inputs, err
+	return inputs, err
+}
+
+// runGojq runs a parsed jq call on the decoded inputs, which it does not
+// modify.
+func runGojq(ctx context.Context, j *jqCall, inputs []any) recipeRun {
+	q, err := gojq.Parse(j.filter)
+	if err != nil {
+		return recipeRun{err: fmt.Errorf("jq: compile error: %w", err)}
 	}
 	it := &sliceIter{vals: inputs}
 	code, err := gojq.Compile(q, gojq.WithVariables(j.names), gojq.WithInputIter(it))
@@ -437,11 +472,9 @@ func runGojq(ctx context.Context, j *jqCall, input []byte) recipeRun {
 	case j.nullInput:
 		err = runOn(nil)
 	case j.slurp:
-		all := it.vals[it.next:]
+		// A copy: the slice is shared with later runs.
+		all := append([]any{}, it.vals[it.next:]...)
 		it.next = len(it.vals)
-		if all == nil {
-			all = []any{}
-		}
 		err = runOn(all)
 	default:
 		for {

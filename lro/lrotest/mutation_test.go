@@ -232,7 +232,6 @@ var mutations = []mutation{
 			summaryOf(d)["count"] = summaryOf(d)["count"].(float64) + 1
 			d["guidance"] = strings.Replace(d["guidance"].(string), "(60 ", "(61 ", 1)
 		}},
-		realJQ:   true,
 		wantFail: []string{"L1.records.jsonl", "L2.recipes.run"}},
 
 	// Summary.
@@ -304,7 +303,6 @@ var mutations = []mutation{
 			r := recipeAt(d, 9)
 			r["command"] = strings.Replace(r["command"].(string), " | reverse", "", 1)
 		}},
-		realJQ:   true,
 		wantFail: []string{"L2.recipes.detail"}},
 	{name: "recipe 10 at light detail searches .content",
 		primary: serverOptions{desc: func(t *testing.T, d map[string]any) {
@@ -319,7 +317,6 @@ var mutations = []mutation{
 		wantFail: []string{"L2.recipes.run"}},
 	{name: "a recipe fails at run time",
 		primary:  serverOptions{desc: func(t *testing.T, d map[string]any) { setRecipe(d, 4, `'.title | tonumber'`) }},
-		realJQ:   true,
 		wantFail: []string{"L2.recipes.run"}},
 	{name: "a recipe keeps the {file} placeholder",
 		primary: serverOptions{desc: func(t *testing.T, d map[string]any) {

@@ -167,7 +167,7 @@ var catalogue = []Requirement{
 		How:  "Each command feeds jq from tail -n +2 of the file."},
 	{ID: "L2.recipes.run", Level: Level2,
 		Spec: "Ready-to-use jq recipes for common extraction patterns (recipes that run).",
-		How:  "Each command runs on the file and exits 0 with nothing on standard error, with sh and jq when jq is installed, else in process with gojq (Report.Recipes says which)."},
+		How:  "Each command, which must be tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) of plain shell words, exits 0 with nothing on standard error, run with sh and jq when jq is installed, else in process with gojq (Report.Recipes says which)."},
 	{ID: "L2.recipes.no_score", Level: Level2,
 		Spec: "Recipes MUST NOT reference .score (which is a SearchHit field, never serialized into JSONL).",
 		How:  "No command contains .score, and no jq filter indexes a field named score."},

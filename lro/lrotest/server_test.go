@@ -211,7 +211,7 @@ func config(srv, fallback *server) *lrotest.Config {
 		Tool:          "recall",
 		Large:         map[string]any{"query": "cache", "n": 60},
 		Small:         map[string]any{"query": "cache", "n": 3},
-		Details:       []string{"light", "medium", "full"},
+		Details:       []string{"medium", "full"}, // light is the default: the call as given covers it
 		DefaultDetail: "light",
 		Operation:     "recall",
 		OutputDir:     srv.dir,
