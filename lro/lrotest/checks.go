@@ -1735,14 +1735,14 @@ func (c *checker) runFallback(ctx context.Context) {
 		c.pass("L3.fallback.warning")
 	}
 
-	arr := largestObjectArray(res)
+	arr, where := largestObjectArray(res)
 	if arr == nil {
 		c.fail("L3.fallback.truncated", "the result holds no array of records")
 		return
 	}
 	var problems []string
 	if c.fullCount >= 0 && len(arr) >= c.fullCount {
-		problems = append(problems, fmt.Sprintf("it holds %d records, as many as the offloaded file (%d): not truncated", len(arr), c.fullCount))
+		problems = append(problems, fmt.Sprintf("%s holds %d records, as many as the offloaded file (%d): not truncated", where, len(arr), c.fullCount))
 	}
 	tokens := 0
 	for _, e := range arr {
@@ -1750,22 +1750,23 @@ func (c *checker) runFallback(ctx context.Context) {
 		tokens += (utf8.RuneCount(b) + 3) / 4
 	}
 	if limit := c.cfg.ThresholdTokens + c.cfg.ThresholdTokens/4; tokens > limit {
-		problems = append(problems, fmt.Sprintf("its %d records are ~%d tokens, above the threshold of %d", len(arr), tokens, c.cfg.ThresholdTokens))
+		problems = append(problems, fmt.Sprintf("the %d records of %s are ~%d tokens, above the threshold of %d", len(arr), where, tokens, c.cfg.ThresholdTokens))
 	}
 	c.check("L3.fallback.truncated", problems)
 }
 
 // largestObjectArray returns the longest array of objects in the result's
-// JSON documents, or nil if there is none.
-func largestObjectArray(res *mcp.CallToolResult) []any {
+// JSON documents and where it is, or nil if there is none.
+func largestObjectArray(res *mcp.CallToolResult) ([]any, string) {
 	var best []any
+	var where string
 	found := false
-	var walk func(v any)
-	walk = func(v any) {
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
 		switch x := v.(type) {
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(x)) {
-				walk(x[k])
+				walk(x[k], path+"."+k)
 			}
 		case []any:
 			allObjects := true
@@ -1776,21 +1777,32 @@ func largestObjectArray(res *mcp.CallToolResult) []any {
 				}
 			}
 			if allObjects && (!found || len(x) > len(best)) {
-				best, found = x, true
+				best, where, found = x, path, true
 			}
-			for _, e := range x {
-				walk(e)
+			for i, e := range x {
+				walk(e, fmt.Sprintf("%s[%d]", path, i))
 			}
 		}
 	}
-	for _, doc := range resultDocs(res) {
-		walk(doc)
+	if res.StructuredContent != nil {
+		if data, err := json.Marshal(res.StructuredContent); err == nil {
+			if v, err := decodeNumbers(data); err == nil {
+				walk(v, "structuredContent")
+			}
+		}
+	}
+	for i, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			if v, err := decodeNumbers([]byte(tc.Text)); err == nil {
+				walk(v, fmt.Sprintf("content[%d]", i))
+			}
+		}
 	}
 	if !found {
-		return nil
+		return nil, ""
 	}
 	if best == nil {
 		best = []any{}
 	}
-	return best
+	return best, where
 }

@@ -216,12 +216,12 @@ func (r *Report) Result(id string) (Result, bool) {
 // maxDetail is how much of the first reason the table shows.
 const maxDetail = 140
 
-// WriteTable writes the report as a table (requirement, level, strength,
+// WriteTable writes the report as a table (requirement, level, kind: MUST or SHOULD,
 // result, first reason), followed by every reason of each requirement that
 // failed, warned or was skipped.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "REQUIREMENT\tLEVEL\t\tRESULT\tDETAIL\n")
+	fmt.Fprintf(tw, "REQUIREMENT\tLEVEL\tKIND\tRESULT\tDETAIL\n")
 	for _, res := range r.Results {
 		detail := ""
 		if len(res.Reasons) > 0 {

@@ -221,7 +221,7 @@ func TestWriteTable(t *testing.T) {
 	if err := rep.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `REQUIREMENT  LEVEL          RESULT  DETAIL
+	want := `REQUIREMENT  LEVEL  KIND    RESULT  DETAIL
 L1.a         1      MUST    pass    
 L2.b         2      MUST    FAIL    large: first line (+1 more)
 L2.c         2      SHOULD  warn    why
