@@ -57,6 +57,7 @@ func TestSetup(t *testing.T) {
 		{"load with records", []string{"-load", good, "-records", "3"}, nil, 0, 0, "", false, "cannot be combined"},
 		{"negative records", []string{"-records", "-1"}, nil, 0, 0, "", false, "flag -records=-1"},
 		{"zero threshold flag", []string{"-threshold", "0"}, nil, 0, 0, "", false, "flag -threshold=0"},
+		{"zero cleanup interval", []string{"-cleanup-interval", "0s"}, nil, 0, 0, "", false, "flag -cleanup-interval=0s"},
 		{"bad config", []string{"-config", writeFile(t, "b.toml", "[prompt.offload]\nttl_seconds = -1\n")}, nil, 0, 0, "", false, "prompt.offload.ttl_seconds = -1"},
 		{"unknown flag", []string{"-nope"}, nil, 0, 0, "", false, "usage"},
 		{"stray argument", []string{"serve"}, nil, 0, 0, "", false, "usage"},
@@ -90,9 +91,20 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 	if _, err := setup([]string{"-h"}, &stderr, env(nil)); err == nil {
 		t.Fatal("-h did not stop")
 	}
-	for _, f := range []string{"-records", "-seed", "-load", "-http", "-config", "-threshold", "-output-dir", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]"} {
+	for _, f := range []string{"-records", "-seed", "-load", "-http", "-config", "-threshold", "-output-dir", "-cleanup-interval", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]"} {
 		if !strings.Contains(stderr.String(), f) {
 			t.Errorf("usage does not mention %s", f)
 		}
+	}
+}
+
+func TestCleanupIntervalFlag(t *testing.T) {
+	var stderr strings.Builder
+	a, err := setup([]string{"-records", "1", "-cleanup-interval", "250ms"}, &stderr, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.opts.CleanupInterval.String(), "250ms"; got != want {
+		t.Errorf("CleanupInterval = %s, want %s", got, want)
 	}
 }

@@ -85,7 +85,8 @@ ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
 ..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
 
 While offloading is enabled, a janitor deletes offloaded files whose TTL has
-passed (ttl_seconds, default 3600), at start and then every hour.
+passed (ttl_seconds, default 3600), at start and then every hour (or every
+-cleanup-interval).
 
 Logs go to stderr.
 
@@ -107,6 +108,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
+	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder for expired files this `often` (default 1h)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -132,6 +134,12 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	}
 	if set["output-dir"] {
 		explicit.OutputDir = *outputDir
+	}
+	if set["cleanup-interval"] {
+		if *cleanupInterval <= 0 {
+			return nil, fmt.Errorf("flag -cleanup-interval=%v: must be positive", *cleanupInterval)
+		}
+		explicit.CleanupInterval = *cleanupInterval
 	}
 	opts, err := lro.LoadOptions(explicit, &lro.Sources{File: *configPath, LookupEnv: lookup})
 	if err != nil {
@@ -176,8 +184,8 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		"output_dir", a.opts.OutputDir)
 	if !a.opts.Disabled {
 		// The specification's offload_cleanup task: delete files whose TTL
-		// has passed, now and every hour, with an OffloadFileExpired event
-		// each.
+		// has passed, now and every hour (-cleanup-interval), with an
+		// OffloadFileExpired event each.
 		j, err := lro.StartJanitor(ctx, a.opts)
 		if err != nil {
 			return err

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/lrotest"
+)
+
+// buildMemory builds the example memory server.
+func buildMemory(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool in PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "memory")
+	out, err := exec.Command(goTool, "build", "-o", bin, "../memory").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// rows returns the result of each requirement row of a printed table.
+func rows(out string) map[string]string {
+	m := map[string]string{}
+	re := regexp.MustCompile(`(?m)^(L[123]\.\S+)\s+[123]\s+(?:MUST|SHOULD)\s+(pass|FAIL|warn|skip)\b`)
+	for _, g := range re.FindAllStringSubmatch(out, -1) {
+		m[g[1]] = g[2]
+	}
+	return m
+}
+
+// TestMemoryServer runs the command against the built example memory server
+// over stdio, with the cleanup and fallback checks, for two of its tools.
+// Every requirement passes but the events, which the protocol cannot show,
+// and the known failures listed.
+func TestMemoryServer(t *testing.T) {
+	bin := buildMemory(t)
+	if _, err := exec.LookPath("jq"); err != nil && os.Getenv("CI") == "" {
+		t.Log("jq is not installed: the recipes run in process")
+	}
+	tests := []struct {
+		tool, operation, defaultDetail string
+		large, small                   string
+		// knownFailures are violations the kit finds in lro itself.
+		knownFailures map[string]string
+	}{
+		{tool: "inject_context", operation: "inject", defaultDetail: "medium",
+			large: `{"query": "semantic"}`, small: `{"query": "redis cache"}`},
+		{tool: "recall_memories", operation: "recall", defaultDetail: "light",
+			large: `{"query": "semantic", "limit": 300}`, small: `{"query": "redis", "limit": 3}`,
+			knownFailures: map[string]string{
+				// When the file cannot be written, lro truncates the text
+				// content but leaves structuredContent as the handler made
+				// it: for a typed tool that hands its records over with
+				// lro.Provide (recall_memories, search_memories), that is
+				// the whole result set. Remove this entry once lro
+				// truncates the structured content too.
+				"L3.fallback.truncated": "as many as the offloaded file",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv(envOutputDir, dir) // the fallback instance overrides it
+			var stdout, stderr strings.Builder
+			code := run(context.Background(), []string{
+				"-tool", tt.tool,
+				"-large", tt.large,
+				"-small", tt.small,
+				"-details", "light,medium,full",
+				"-default-detail", tt.defaultDetail,
+				"-operation", tt.operation,
+				"-output-dir", dir,
+				"-cleanup-within", "10s",
+				"-fallback",
+				"--", bin, "-cleanup-interval", "100ms",
+			}, &stdout, &stderr)
+			out := stdout.String()
+			wantCode := exitPass
+			if len(tt.knownFailures) > 0 {
+				wantCode = exitFail
+			}
+			if code != wantCode {
+				t.Errorf("exit status %d, want %d", code, wantCode)
+			}
+			got := rows(out)
+			if len(got) != len(lrotest.Requirements()) {
+				t.Errorf("%d rows, want one per requirement (%d)", len(got), len(lrotest.Requirements()))
+			}
+			for id, status := range got {
+				want := "pass"
+				switch {
+				case id == "L3.events":
+					want = "skip"
+				case tt.knownFailures[id] != "":
+					want = "FAIL"
+					if !strings.Contains(out, tt.knownFailures[id]) {
+						t.Errorf("%s fails, but not because %s", id, tt.knownFailures[id])
+					}
+				}
+				if status != want {
+					t.Errorf("%s: %s, want %s", id, status, want)
+				}
+			}
+			if t.Failed() {
+				t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
+			}
+		})
+	}
+}
+
+// TestFailingServer runs the memory server with a threshold so low that
+// the small result is offloaded: the command says so and exits 1.
+func TestFailingServer(t *testing.T) {
+	bin := buildMemory(t)
+	t.Setenv(envOutputDir, t.TempDir())
+	var stdout, stderr strings.Builder
+	code := run(context.Background(), []string{
+		"-tool", "recall_memories", "-level", "1",
+		"-large", `{"query": "semantic", "limit": 300}`,
+		"-small", `{"query": "redis", "limit": 3}`,
+		"--", bin, "-threshold", "10",
+	}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFail {
+		t.Fatalf("exit status %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	got := rows(out)
+	if got["L1.inline.small"] != "FAIL" || got["L1.offload.large"] != "pass" {
+		t.Errorf("L1.inline.small %s, L1.offload.large %s; want FAIL and pass:\n%s", got["L1.inline.small"], got["L1.offload.large"], out)
+	}
+	if !strings.Contains(out, "the result was offloaded") {
+		t.Errorf("the reason is not printed:\n%s", out)
+	}
+}
+
+// TestURL checks a server over streamable HTTP.
+func TestURL(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "http", Version: "v0"}, nil)
+	type item struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	type in struct {
+		N int `json:"n"`
+	}
+	type out struct {
+		Items []item `json:"items"`
+	}
+	lro.AddTool(s, &mcp.Tool{Name: "items", Description: "Lists items."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in in) (*mcp.CallToolResult, out, error) {
+			o := out{Items: make([]item, in.N)}
+			for i := range o.Items {
+				o.Items[i] = item{ID: fmt.Sprintf("item-%04d", i), Name: fmt.Sprintf("Item number %d", i)}
+			}
+			return nil, o, nil
+		}, &lro.Options{OutputDir: t.TempDir()})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer hs.Close()
+	var stdout, stderr strings.Builder
+	code := run(context.Background(), []string{
+		"-tool", "items", "-level", "2", "-gojq", "-large", `{"n": 300}`, "-small", `{"n": 2}`, "-url", hs.URL,
+	}, &stdout, &stderr)
+	if code != exitPass {
+		t.Fatalf("exit status %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	if got := rows(stdout.String()); got["L2.recipes.run"] != "pass" || got["L2.cleanup"] != "skip" {
+		t.Errorf("L2.recipes.run %s, L2.cleanup %s; want pass and skip:\n%s", got["L2.recipes.run"], got["L2.cleanup"], stdout.String())
+	}
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no tool", []string{"-large", "{}", "--", "x"}, "-tool is required"},
+		{"no large", []string{"-tool", "t", "--", "x"}, "-large is required"},
+		{"large not an object", []string{"-tool", "t", "-large", "[1]", "--", "x"}, "not a JSON object"},
+		{"two values", []string{"-tool", "t", "-large", "{} {}", "--", "x"}, "more than one JSON value"},
+		{"no server", []string{"-tool", "t", "-large", "{}"}, "a command after --, or -url"},
+		{"both servers", []string{"-tool", "t", "-large", "{}", "-url", "http://x", "--", "x"}, "not both"},
+		{"level 4", []string{"-tool", "t", "-large", "{}", "-level", "4", "--", "x"}, "-level=4"},
+		{"threshold 0", []string{"-tool", "t", "-large", "{}", "-threshold", "0", "--", "x"}, "-threshold=0"},
+		{"fallback with url", []string{"-tool", "t", "-large", "{}", "-url", "http://x", "-fallback"}, "-fallback-url"},
+		{"unknown flag", []string{"-nope"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			if code := run(context.Background(), tt.args, &stdout, &stderr); code != exitUsage {
+				t.Errorf("exit status %d, want 2", code)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestServerThatDoesNotStart(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := run(context.Background(), []string{"-tool", "t", "-large", "{}", "--", filepath.Join(t.TempDir(), "no-such-server")}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "starting") {
+		t.Errorf("exit status %d, stderr %q; want 2 and a message", code, stderr.String())
+	}
+}
+
+func TestHelpDocumentsEveryFlag(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"-h"}, &stdout, &stderr); code != exitPass {
+		t.Errorf("-h: exit status %d, want 0", code)
+	}
+	help := stderr.String()
+	for _, f := range []string{"-tool", "-large", "-small", "-level", "-url", "-details", "-detail-arg", "-default-detail",
+		"-query-arg", "-threshold", "-prefix", "-operation", "-output-dir", "-gojq", "-recipe-timeout", "-cleanup-within",
+		"-ttl", "-cleanup-dir", "-fallback", "-fallback-url", "-timeout", "-v", envOutputDir, "L3.events", "Exit status"} {
+		if !strings.Contains(help, f) {
+			t.Errorf("-h does not mention %s", f)
+		}
+	}
+}

@@ -1,0 +1,831 @@
+package lrotest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/oklog/ulid/v2"
+)
+
+// fileView is an offloaded file as read by the kit.
+type fileView struct {
+	path    string
+	data    []byte
+	header  map[string]any // nil unless line 1 is a JSON object
+	lines   [][]byte       // record lines (line 2 on)
+	records []any          // decoded record lines; valid[i] says which decoded
+	valid   []bool
+}
+
+func (f *fileView) validRecords() []any {
+	var out []any
+	for i, r := range f.records {
+		if f.valid[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (c *checker) runLarge(ctx context.Context, lc largeCase) {
+	c.begin(lc.label)
+	defer c.end(scopeLarge)
+	start := time.Now()
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: lc.args})
+	end := time.Now()
+	switch {
+	case err != nil:
+		c.fail("L1.offload.large", "the call failed: %v", err)
+		c.block("L1.offload.large")
+		return
+	case res.IsError:
+		c.fail("L1.offload.large", "the tool returned an error: %s", oneLine(resultText(res), 200))
+		c.block("L1.offload.large")
+		return
+	}
+	desc := findDescriptor(res, false)
+	if desc == nil {
+		c.fail("L1.offload.large", "the result is inline (%d characters of text), not offloaded; give large arguments whose result set is above the threshold of %d tokens",
+			len(resultText(res)), c.cfg.ThresholdTokens)
+		c.block("L1.offload.large")
+		return
+	}
+	c.pass("L1.offload.large")
+	c.checkNoCursor(res)
+	c.checkOutputSchema(res)
+	if desc["offloaded"] == true {
+		c.pass("L1.descriptor.offloaded")
+	} else {
+		c.fail("L1.descriptor.offloaded", "offloaded is %s, want true", jsonText(desc["offloaded"]))
+	}
+
+	f := c.readFile(desc)
+	var nameOp string
+	if p, ok := desc["file_path"].(string); ok && p != "" {
+		nameOp = c.checkFileName(p, start, end)
+	}
+	summary, hasSummary := desc["summary"].(map[string]any)
+	c.checkSummaryFields(desc)
+	if f != nil {
+		c.checkFile(lc, f, start, end)
+		if c.fullCount < 0 {
+			c.fullCount = len(f.lines)
+		}
+		created := start
+		if _, id, ok := c.parseName(filepath.Base(f.path)); ok {
+			created = ulid.Time(id.Time())
+		}
+		c.files = append(c.files, offloadedFile{path: f.path, created: created})
+		if c.cfg.Cleanup != nil && c.plant == nil && c.cfg.Level >= Level2 {
+			// Plant once the server has made its folder.
+			op := nameOp
+			if op == "" {
+				op = c.cfg.Operation
+			}
+			dir := c.cfg.Cleanup.Dir
+			if dir == "" {
+				dir = filepath.Dir(f.path)
+			}
+			c.plantExpired(dir, op)
+		}
+	}
+	c.checkOperation(f, summary, hasSummary, nameOp)
+	c.checkDetail(lc, f, summary, hasSummary)
+	if hasSummary {
+		c.checkSummary(f, summary)
+	} else {
+		c.block("L1.summary.fields")
+	}
+	if c.cfg.Level >= Level2 {
+		c.checkLevel2(ctx, lc, desc, f)
+	}
+}
+
+// findDescriptor returns the descriptor in res: a JSON object in
+// structuredContent or in a text content that has offloaded: true or, unless
+// strict, an offloaded or file_path key at all.
+func findDescriptor(res *mcp.CallToolResult, strict bool) map[string]any {
+	is := func(v any) map[string]any {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if m["offloaded"] == true {
+			return m
+		}
+		_, hasFlag := m["offloaded"]
+		_, hasPath := m["file_path"]
+		if !strict && (hasFlag || hasPath) {
+			return m
+		}
+		return nil
+	}
+	for _, doc := range resultDocs(res) {
+		if m := is(doc); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// resultDocs returns the JSON documents of a result: its structuredContent
+// and every text content that is one JSON value, decoded with numbers as
+// json.Number.
+func resultDocs(res *mcp.CallToolResult) []any {
+	var docs []any
+	if res.StructuredContent != nil {
+		if data, err := json.Marshal(res.StructuredContent); err == nil {
+			if v, err := decodeNumbers(data); err == nil {
+				docs = append(docs, v)
+			}
+		}
+	}
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			if v, err := decodeNumbers([]byte(tc.Text)); err == nil {
+				docs = append(docs, v)
+			}
+		}
+	}
+	return docs
+}
+
+// decodeNumbers decodes one JSON value, numbers as json.Number.
+func decodeNumbers(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func describeDescriptor(d map[string]any) string {
+	p, _ := d["file_path"].(string)
+	return "file_path " + strconv.Quote(p)
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return "null or missing"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return oneLine(string(b), 80)
+}
+
+// asInt returns v as an integer when it is a JSON integer.
+func asInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		return i, err == nil
+	case float64:
+		if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
+			return int64(n), true
+		}
+	}
+	return 0, false
+}
+
+func asFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+var cursorNames = map[string]bool{"nextoffset": true, "nextpage": true, "nextpagetoken": true, "pagetoken": true, "nexttoken": true}
+
+func isCursorKey(k string) bool {
+	n := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+	return strings.Contains(n, "cursor") || cursorNames[n]
+}
+
+func (c *checker) checkNoCursor(res *mcp.CallToolResult) {
+	var found []string
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if k == "line_schema" {
+					continue
+				}
+				if isCursorKey(k) {
+					found = append(found, path+"."+k)
+				}
+				walk(x[k], path+"."+k)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, path+"[]")
+			}
+		}
+	}
+	if res.StructuredContent != nil {
+		if data, err := json.Marshal(res.StructuredContent); err == nil {
+			if v, err := decodeNumbers(data); err == nil {
+				walk(v, "structuredContent")
+			}
+		}
+	}
+	for i, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			if v, err := decodeNumbers([]byte(tc.Text)); err == nil {
+				walk(v, fmt.Sprintf("content[%d]", i))
+			}
+		}
+	}
+	for k, v := range res.Meta {
+		if isCursorKey(k) {
+			found = append(found, "_meta."+k)
+		}
+		walk(v, "_meta."+k)
+	}
+	found = dedupe(found)
+	if len(found) > 0 {
+		c.fail("L1.no_cursor", "the offloaded result carries a pagination cursor: %s", strings.Join(found, ", "))
+		return
+	}
+	c.pass("L1.no_cursor")
+}
+
+func (c *checker) checkOutputSchema(res *mcp.CallToolResult) {
+	if c.tool.OutputSchema == nil {
+		c.skip("L1.descriptor.output_schema", "the tool advertises no outputSchema")
+		return
+	}
+	resolved, err := resolveSchema(c.tool.OutputSchema)
+	if err != nil {
+		c.fail("L1.descriptor.output_schema", "the tool's outputSchema does not resolve: %v", err)
+		return
+	}
+	if res.StructuredContent == nil {
+		c.fail("L1.descriptor.output_schema", "the tool advertises an outputSchema but the offloaded result has no structuredContent")
+		return
+	}
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		c.fail("L1.descriptor.output_schema", "structuredContent: %v", err)
+		return
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		c.fail("L1.descriptor.output_schema", "structuredContent: %v", err)
+		return
+	}
+	if err := resolved.Validate(v); err != nil {
+		c.fail("L1.descriptor.output_schema", "structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", oneLine(err.Error(), 300))
+		return
+	}
+	c.pass("L1.descriptor.output_schema")
+}
+
+func resolveSchema(schema any) (*jsonschema.Resolved, error) {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+}
+
+// readFile checks file_path and reads the file it names, or returns nil.
+func (c *checker) readFile(desc map[string]any) *fileView {
+	const id = "L1.descriptor.file_path"
+	raw, present := desc["file_path"]
+	p, ok := raw.(string)
+	var err error
+	var data []byte
+	switch {
+	case !present:
+		c.fail(id, "the descriptor has no file_path")
+	case !ok:
+		c.fail(id, "file_path is %s, not a string", jsonText(raw))
+	case p == "":
+		c.fail(id, "file_path is empty")
+	case !filepath.IsAbs(p):
+		c.fail(id, "file_path %q is not absolute", p)
+	default:
+		var fi os.FileInfo
+		if fi, err = os.Stat(p); err != nil {
+			c.fail(id, "file_path names no file the client can read: %v", err)
+		} else if !fi.Mode().IsRegular() {
+			c.fail(id, "file_path %q is not a regular file (%s)", p, fi.Mode().Type())
+		} else if data, err = os.ReadFile(p); err != nil {
+			c.fail(id, "reading file_path: %v", err)
+		} else {
+			c.pass(id)
+			return parseFile(p, data)
+		}
+	}
+	c.block(id)
+	return nil
+}
+
+// parseFile splits an offloaded file into its header and record lines.
+func parseFile(path string, data []byte) *fileView {
+	f := &fileView{path: path, data: data}
+	if len(data) == 0 {
+		return f
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	for i := range lines {
+		lines[i] = bytes.TrimSuffix(lines[i], []byte("\r"))
+	}
+	if h, err := decodeNumbers(lines[0]); err == nil {
+		f.header, _ = h.(map[string]any)
+	}
+	f.lines = lines[1:]
+	f.records = make([]any, len(f.lines))
+	f.valid = make([]bool, len(f.lines))
+	for i, l := range f.lines {
+		if v, err := decodeJSON(l); err == nil {
+			f.records[i], f.valid[i] = v, true
+		}
+	}
+	return f
+}
+
+var ulidPattern = `([0-9A-HJKMNP-TV-Z]{26})`
+
+func (c *checker) parseName(base string) (op string, id ulid.ULID, ok bool) {
+	re := regexp.MustCompile(`^` + regexp.QuoteMeta(c.cfg.Prefix) + `-(.+)-` + ulidPattern + `\.jsonl$`)
+	m := re.FindStringSubmatch(base)
+	if m == nil {
+		return "", ulid.ULID{}, false
+	}
+	id, err := ulid.ParseStrict(m[2])
+	if err != nil {
+		return "", ulid.ULID{}, false
+	}
+	return m[1], id, true
+}
+
+// checkFileName checks the naming convention and returns the file name's
+// operation ("" when the name does not follow the convention).
+func (c *checker) checkFileName(p string, start, end time.Time) string {
+	const id = "L1.file.name"
+	base := filepath.Base(p)
+	op, u, ok := c.parseName(base)
+	var problems []string
+	if !ok {
+		problems = append(problems, fmt.Sprintf("base name %q is not %s-{operation}-{ulid}.jsonl with a canonical 26-character ULID", base, c.cfg.Prefix))
+	} else if t := ulid.Time(u.Time()); t.Before(start.Add(-maxClockSkew)) || t.After(end.Add(maxClockSkew)) {
+		problems = append(problems, fmt.Sprintf("the ULID's time %s is not the time of the call (%s)", t.UTC().Format(time.RFC3339Nano), start.UTC().Format(time.RFC3339)))
+	}
+	if c.cfg.OutputDir != "" && filepath.IsAbs(p) && !sameDir(filepath.Dir(p), c.cfg.OutputDir) {
+		problems = append(problems, fmt.Sprintf("the file is in %s, not in the output folder %s", filepath.Dir(p), c.cfg.OutputDir))
+	}
+	c.check(id, problems)
+	return op
+}
+
+func sameDir(a, b string) bool {
+	if ea, err := filepath.EvalSymlinks(a); err == nil {
+		a = ea
+	}
+	if eb, err := filepath.EvalSymlinks(b); err == nil {
+		b = eb
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}
+
+// headerFields are the OffloadHeader's fields and their types.
+var headerFields = []struct {
+	name  string
+	check func(v any) string // "" when v is right
+}{
+	{"type", nonEmptyString},
+	{"operation", nonEmptyString},
+	{"query", func(v any) string {
+		if _, ok := v.(string); ok || v == nil {
+			return ""
+		}
+		return "not a string or null"
+	}},
+	{"count", nonNegativeInt},
+	{"schema_version", nonEmptyString},
+	{"timestamp", nonEmptyString},
+	{"estimated_tokens", nonNegativeInt},
+	{"detail", nonEmptyString},
+}
+
+func nonEmptyString(v any) string {
+	s, ok := v.(string)
+	switch {
+	case !ok:
+		return "not a string"
+	case s == "":
+		return "empty"
+	}
+	return ""
+}
+
+func nonNegativeInt(v any) string {
+	n, ok := asInt(v)
+	switch {
+	case !ok:
+		return "not an integer"
+	case n < 0:
+		return "negative"
+	}
+	return ""
+}
+
+// checkFile checks the header and the record lines.
+func (c *checker) checkFile(lc largeCase, f *fileView, start, end time.Time) {
+	switch {
+	case len(f.data) == 0:
+		c.fail("L1.header.type", "the file is empty")
+		c.block("L1.header.type")
+		return
+	case f.header == nil:
+		c.fail("L1.header.type", "line 1 is not a JSON object: %s", oneLine(string(f.data[:min(len(f.data), 120)]), 120))
+		c.block("L1.header.type")
+	case f.header["type"] != "lro_header":
+		c.fail("L1.header.type", "the header's type is %s, want \"lro_header\"", jsonText(f.header["type"]))
+	default:
+		c.pass("L1.header.type")
+	}
+
+	// Record lines.
+	var bad []string
+	for i, ok := range f.valid {
+		if !ok {
+			what := "not one JSON value"
+			if len(bytes.TrimSpace(f.lines[i])) == 0 {
+				what = "empty"
+			}
+			bad = append(bad, fmt.Sprintf("line %d is %s", i+2, what))
+		}
+	}
+	if len(bad) > 3 {
+		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+	}
+	c.check("L1.records.jsonl", bad)
+	c.checkEstimate(f)
+
+	h := f.header
+	if h == nil {
+		return
+	}
+	var problems []string
+	for _, hf := range headerFields {
+		v, ok := h[hf.name]
+		if !ok {
+			problems = append(problems, hf.name+" is missing")
+			continue
+		}
+		if why := hf.check(v); why != "" {
+			problems = append(problems, fmt.Sprintf("%s is %s: %s", hf.name, why, jsonText(v)))
+		}
+	}
+	c.check("L1.header.fields", problems)
+
+	if ts, ok := h["timestamp"].(string); ok {
+		t, err := parseTimestamp(ts)
+		switch {
+		case err != nil:
+			c.fail("L1.header.timestamp", "timestamp %q: %v", ts, err)
+		case t.Before(start.Add(-maxClockSkew)) || t.After(end.Add(maxClockSkew)):
+			c.fail("L1.header.timestamp", "timestamp %s is not the time of the call (%s)", ts, start.UTC().Format(time.RFC3339))
+		default:
+			c.pass("L1.header.timestamp")
+		}
+	} else {
+		c.skip("L1.header.timestamp", "no string timestamp (see L1.header.fields)")
+	}
+
+	if n, ok := asInt(h["count"]); ok {
+		if int(n) == len(f.lines) {
+			c.pass("L1.header.count")
+		} else {
+			c.fail("L1.header.count", "the header's count is %d but %d lines follow it", n, len(f.lines))
+		}
+	} else {
+		c.skip("L1.header.count", "no integer count (see L1.header.fields)")
+	}
+
+	if q, ok := lc.args[c.cfg.QueryArgument].(string); ok {
+		if got, present := h["query"]; !present {
+			c.skip("L1.header.query", "the header has no query (see L1.header.fields)")
+		} else if got != q {
+			c.fail("L1.header.query", "the header's query is %s, want %q (the call's %s argument)", jsonText(got), q, c.cfg.QueryArgument)
+		} else {
+			c.pass("L1.header.query")
+		}
+	} else {
+		c.skip("L1.header.query", "the call has no string %s argument", c.cfg.QueryArgument)
+	}
+
+	if est, ok := asInt(h["estimated_tokens"]); ok {
+		if est > int64(c.cfg.ThresholdTokens) {
+			c.pass("L1.offload.threshold")
+		} else {
+			c.fail("L1.offload.threshold", "offloaded although the header estimates %d tokens, not above the threshold of %d", est, c.cfg.ThresholdTokens)
+		}
+	} else {
+		c.skip("L1.offload.threshold", "no integer estimated_tokens in the header (see L1.header.fields)")
+	}
+}
+
+// parseTimestamp parses an ISO 8601 date and time with a time zone.
+func parseTimestamp(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errors.New("not an ISO 8601 date and time with a time zone (RFC 3339)")
+}
+
+// checkEstimate compares the header's estimate with characters / 4.
+func (c *checker) checkEstimate(f *fileView) {
+	const id = "L1.estimate"
+	if f.header == nil {
+		c.skip(id, "no header")
+		return
+	}
+	est, ok := asInt(f.header["estimated_tokens"])
+	if !ok {
+		c.skip(id, "no integer estimated_tokens in the header (see L1.header.fields)")
+		return
+	}
+	var chars, narrow, wide int
+	for _, l := range f.lines {
+		for _, r := range string(l) {
+			chars++
+			if isWide(r) {
+				wide++
+			} else {
+				narrow++
+			}
+		}
+	}
+	lo := float64(chars) / 4 / 2
+	hi := 2 * (float64(narrow)/4 + float64(wide) + float64(len(f.lines)))
+	if float64(est) < lo || float64(est) > hi {
+		c.fail(id, "the header estimates %d tokens; the record lines hold %d characters, ~%d tokens at 4 characters per token", est, chars, chars/4)
+		return
+	}
+	c.pass(id)
+}
+
+// isWide reports whether r belongs to the scripts that tokenizers spend about
+// one token per rune on (Hangul, CJK, kana, fullwidth forms).
+func isWide(r rune) bool {
+	return r >= 0x1100 && r <= 0x11FF || r >= 0x2E80 && r <= 0xA4CF || r >= 0xAC00 && r <= 0xD7AF ||
+		r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFFEF || r >= 0x20000 && r <= 0x3FFFF
+}
+
+func (c *checker) checkOperation(f *fileView, summary map[string]any, hasSummary bool, nameOp string) {
+	type src struct{ where, op string }
+	var ops []src
+	if f != nil && f.header != nil {
+		if op, ok := f.header["operation"].(string); ok {
+			ops = append(ops, src{"the header", op})
+		}
+	}
+	if hasSummary {
+		if op, ok := summary["operation"].(string); ok {
+			ops = append(ops, src{"the summary", op})
+		}
+	}
+	if nameOp != "" {
+		ops = append(ops, src{"the file name", nameOp})
+	}
+	if len(ops) == 0 {
+		c.skip("L1.operation", "no operation to compare")
+		return
+	}
+	want := ops[0]
+	if c.cfg.Operation != "" {
+		want = src{"Config.Operation", c.cfg.Operation}
+	}
+	var problems []string
+	for _, s := range ops {
+		if s.op != want.op {
+			problems = append(problems, fmt.Sprintf("%s names operation %q but %s %q", s.where, s.op, want.where, want.op))
+		}
+	}
+	c.check("L1.operation", problems)
+}
+
+func (c *checker) checkDetail(lc largeCase, f *fileView, summary map[string]any, hasSummary bool) {
+	var got [][2]string
+	if f != nil && f.header != nil {
+		if d, ok := f.header["detail"].(string); ok {
+			got = append(got, [2]string{"the header", d})
+		}
+	}
+	if hasSummary {
+		if d, ok := summary["detail"].(string); ok {
+			got = append(got, [2]string{"the summary", d})
+		}
+	}
+	if len(got) == 0 {
+		c.skip("L1.detail", "no detail to compare (see L1.header.fields, L1.summary.fields)")
+		return
+	}
+	want, from := lc.detail, "the call's detail level"
+	if want == "" {
+		if len(got) < 2 {
+			c.skip("L1.detail", "the call names no detail level and Config.DefaultDetail is empty")
+			return
+		}
+		want, from = got[0][1], got[0][0]
+	}
+	var problems []string
+	for _, g := range got {
+		if !strings.EqualFold(g[1], want) {
+			problems = append(problems, fmt.Sprintf("%s says detail %q but %s is %q", g[0], g[1], from, want))
+		}
+	}
+	c.check("L1.detail", problems)
+}
+
+func (c *checker) checkSummaryFields(desc map[string]any) {
+	const id = "L1.summary.fields"
+	raw, present := desc["summary"]
+	s, ok := raw.(map[string]any)
+	switch {
+	case !present:
+		c.fail(id, "the descriptor has no summary")
+		return
+	case !ok:
+		c.fail(id, "summary is %s, not an object", jsonText(raw))
+		return
+	}
+	var problems []string
+	field := func(name string, check func(v any) string) {
+		v, ok := s[name]
+		if !ok {
+			problems = append(problems, name+" is missing")
+			return
+		}
+		if why := check(v); why != "" {
+			problems = append(problems, fmt.Sprintf("%s is %s: %s", name, why, jsonText(v)))
+		}
+	}
+	field("count", nonNegativeInt)
+	field("estimated_tokens", nonNegativeInt)
+	field("operation", nonEmptyString)
+	field("detail", nonEmptyString)
+	field("top_namespaces", func(v any) string {
+		list, ok := v.([]any)
+		if !ok {
+			return "not an array"
+		}
+		if len(list) > 5 {
+			return "longer than 5"
+		}
+		seen := map[string]bool{}
+		for _, e := range list {
+			ns, ok := e.(string)
+			if !ok {
+				return "not an array of strings"
+			}
+			if seen[ns] {
+				return "not distinct"
+			}
+			seen[ns] = true
+		}
+		return ""
+	})
+	field("score_range", func(v any) string {
+		if v == nil {
+			return ""
+		}
+		pair, ok := v.([]any)
+		if !ok || len(pair) != 2 {
+			return "not null or a [min, max] pair"
+		}
+		lo, ok1 := asFloat(pair[0])
+		hi, ok2 := asFloat(pair[1])
+		switch {
+		case !ok1 || !ok2:
+			return "not a pair of numbers"
+		case lo > hi:
+			return "a pair whose min is above its max"
+		}
+		return ""
+	})
+	c.check(id, problems)
+}
+
+func (c *checker) checkSummary(f *fileView, s map[string]any) {
+	if f == nil {
+		return // the file-dependent checks are skipped with the blocker
+	}
+	if n, ok := asInt(s["count"]); ok {
+		if int(n) == len(f.lines) {
+			c.pass("L1.summary.count")
+		} else {
+			c.fail("L1.summary.count", "summary.count is %d but the file holds %d record lines", n, len(f.lines))
+		}
+	} else {
+		c.skip("L1.summary.count", "no integer summary.count (see L1.summary.fields)")
+	}
+
+	st, ok1 := asInt(s["estimated_tokens"])
+	var ht int64
+	ok2 := false
+	if f.header != nil {
+		ht, ok2 = asInt(f.header["estimated_tokens"])
+	}
+	switch {
+	case !ok1 || !ok2:
+		c.skip("L1.summary.tokens", "no integer estimated_tokens in the summary or the header")
+	case st <= 0:
+		c.fail("L1.summary.tokens", "summary.estimated_tokens is %d: offloading a result set above the threshold saves tokens", st)
+	case st > ht:
+		c.fail("L1.summary.tokens", "summary.estimated_tokens (%d) is more than the header's estimate of the whole result set (%d)", st, ht)
+	default:
+		c.pass("L1.summary.tokens")
+	}
+
+	list, ok := s["top_namespaces"].([]any)
+	if !ok {
+		c.skip("L1.summary.top_namespaces", "no top_namespaces array (see L1.summary.fields)")
+		return
+	}
+	counts := map[string]int{}
+	for _, r := range f.validRecords() {
+		if m, ok := r.(map[string]any); ok {
+			if ns, ok := m["namespace"].(string); ok && ns != "" {
+				counts[ns]++
+			}
+		}
+	}
+	var listed []string
+	for _, e := range list {
+		ns, _ := e.(string)
+		listed = append(listed, ns)
+	}
+	var problems []string
+	if want := min(5, len(counts)); len(listed) != want {
+		problems = append(problems, fmt.Sprintf("lists %d namespaces; the records have %d distinct ones, so want %d", len(listed), len(counts), want))
+	}
+	inList := map[string]bool{}
+	for i, ns := range listed {
+		inList[ns] = true
+		switch {
+		case counts[ns] == 0:
+			problems = append(problems, fmt.Sprintf("%q is the namespace of no record", ns))
+		case i > 0 && counts[ns] > counts[listed[i-1]]:
+			problems = append(problems, fmt.Sprintf("%q (%d records) comes after %q (%d records): not most frequent first", ns, counts[ns], listed[i-1], counts[listed[i-1]]))
+		}
+	}
+	if len(listed) > 0 {
+		least := counts[listed[len(listed)-1]]
+		for _, ns := range slices.Sorted(maps.Keys(counts)) {
+			if !inList[ns] && counts[ns] > least {
+				problems = append(problems, fmt.Sprintf("%q (%d records) is left out, but is more frequent than %q (%d)", ns, counts[ns], listed[len(listed)-1], least))
+			}
+		}
+	}
+	c.check("L1.summary.top_namespaces", problems)
+}

@@ -1,0 +1,224 @@
+package lrotest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/lrotest"
+)
+
+// The test server: a recall tool over synthetic memories, built with
+// lro.AddTool, that a mutation can break in one precise way.
+
+type provenance struct {
+	Confidence float64 `json:"confidence"`
+	Agent      string  `json:"agent"`
+}
+
+type memory struct {
+	ID         string      `json:"id"`
+	Title      string      `json:"title"`
+	Namespace  string      `json:"namespace"`
+	MemoryType string      `json:"memory_type"`
+	Tags       []string    `json:"tags"`
+	Created    string      `json:"created"`
+	Content    string      `json:"content,omitempty"`
+	Confidence *float64    `json:"confidence,omitempty"`
+	Provenance *provenance `json:"provenance,omitempty"`
+}
+
+type recallIn struct {
+	Query  string `json:"query"`
+	N      int    `json:"n"`
+	Detail string `json:"detail,omitempty"`
+}
+
+type recallOut struct {
+	Memories []memory  `json:"memories"`
+	Scores   []float64 `json:"scores"`
+}
+
+// namespaceCycle spreads the records over six namespaces with well separated
+// counts, so that top_namespaces has one right answer even after a mutation
+// drops a record.
+var namespaceCycle = func() []string {
+	var c []string
+	for _, ns := range []struct {
+		name string
+		n    int
+	}{{"_semantic/decisions", 10}, {"_episodic/sessions", 7}, {"_procedural/runbooks", 5}, {"_semantic/architecture", 3}, {"_episodic/incidents", 2}, {"_semantic/preferences", 1}} {
+		for range ns.n {
+			c = append(c, ns.name)
+		}
+	}
+	return c
+}()
+
+func memories(n int, detail string) []memory {
+	types := map[byte]string{'s': "semantic", 'e': "episodic", 'p': "procedural"}
+	ms := make([]memory, n)
+	for i := range ms {
+		ns := namespaceCycle[(i*11)%len(namespaceCycle)]
+		conf := float64((i*37)%100) / 100
+		m := memory{
+			ID:         fmt.Sprintf("mem-%05d", i),
+			Title:      fmt.Sprintf("Memory %d about the cache layer", i),
+			Namespace:  ns,
+			MemoryType: types[ns[1]],
+			Tags:       []string{"cache", fmt.Sprintf("team-%d", i%3)},
+			Created:    time.Date(2026, 1, 1+i%28, 0, 0, i%60, 0, time.UTC).Format(time.RFC3339),
+		}
+		switch detail {
+		case "medium":
+			m.Content = "Invalidate on write; stale reads were seen after deploys."
+			m.Confidence = &conf
+		case "full":
+			m.Content = "Invalidate on write; stale reads were seen after deploys."
+			m.Provenance = &provenance{Confidence: conf, Agent: "claude"}
+		}
+		ms[i] = m
+	}
+	return ms
+}
+
+func recall(ctx context.Context, req *mcp.CallToolRequest, in recallIn) (*mcp.CallToolResult, recallOut, error) {
+	ms := memories(in.N, in.Detail)
+	scores := make([]float64, len(ms))
+	for i := range scores {
+		scores[i] = 1 - float64(i)/float64(len(ms)+1)
+	}
+	return nil, recallOut{Memories: ms, Scores: scores}, nil
+}
+
+// server is one running test server and the folder it writes to.
+type server struct {
+	cs  *mcp.ClientSession
+	dir string
+}
+
+// serverOptions say how to build and break a test server.
+type serverOptions struct {
+	opts       func(*lro.Options)                        // change the LRO options
+	desc       func(t *testing.T, d map[string]any)      // tamper with each descriptor (and its file)
+	result     func(t *testing.T, r *mcp.CallToolResult) // tamper with each tools/call result
+	list       func(tool *mcp.Tool)                      // tamper with tools/list
+	noJanitor  bool                                      // run no janitor (by default one sweeps every 20ms)
+	unwritable bool                                      // the output folder cannot be created
+}
+
+// startServer starts a test server in process and connects a client to it.
+func startServer(t *testing.T, so serverOptions) *server {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "out")
+	if so.unwritable {
+		file := filepath.Join(t.TempDir(), "a-file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dir = filepath.Join(file, "out")
+	}
+	opts := &lro.Options{OutputDir: dir, Operation: "recall", DefaultDetail: "light", CleanupInterval: 20 * time.Millisecond}
+	if so.opts != nil {
+		so.opts(opts)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "lrotest-server", Version: "v0"}, nil)
+	lro.AddTool(s, &mcp.Tool{Name: "recall", Description: "Recall memories."}, recall, opts)
+	if so.desc != nil || so.result != nil || so.list != nil {
+		s.AddReceivingMiddleware(tamper(t, so))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if !so.noJanitor && !so.unwritable {
+		j, err := lro.StartJanitor(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { j.Close() })
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lrotest", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &server{cs: cs, dir: dir}
+}
+
+// tamper is server middleware that applies a mutation to results in place.
+func tamper(t *testing.T, so serverOptions) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			switch r := res.(type) {
+			case *mcp.CallToolResult:
+				if so.result != nil {
+					so.result(t, r)
+				}
+				if so.desc == nil || len(r.Content) != 1 {
+					break
+				}
+				tc, ok := r.Content[0].(*mcp.TextContent)
+				if !ok {
+					break
+				}
+				var d map[string]any
+				if json.Unmarshal([]byte(tc.Text), &d) != nil || d["offloaded"] != true {
+					break
+				}
+				so.desc(t, d)
+				data, err := json.Marshal(d)
+				if err != nil {
+					t.Error(err)
+					break
+				}
+				tc.Text = string(data)
+				r.StructuredContent = json.RawMessage(data)
+			case *mcp.ListToolsResult:
+				if so.list == nil {
+					break
+				}
+				for i, tool := range r.Tools {
+					cp := *tool
+					so.list(&cp)
+					r.Tools[i] = &cp
+				}
+			}
+			return res, err
+		}
+	}
+}
+
+// config is the kit's configuration for a test server, with the fallback
+// session when fallback is not nil.
+func config(srv, fallback *server) *lrotest.Config {
+	cfg := &lrotest.Config{
+		Tool:          "recall",
+		Large:         map[string]any{"query": "cache", "n": 60},
+		Small:         map[string]any{"query": "cache", "n": 3},
+		Details:       []string{"medium", "full"}, // light is the default: the call as given covers it
+		DefaultDetail: "light",
+		Operation:     "recall",
+		OutputDir:     srv.dir,
+		Cleanup:       &lrotest.Cleanup{Dir: srv.dir, Within: 5 * time.Second},
+	}
+	if fallback != nil {
+		cfg.FallbackSession = fallback.cs
+	}
+	return cfg
+}
