@@ -202,7 +202,7 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 	}
 	p.server = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       logger,
+		Logger:       slog.New(warnings{logger.Handler()}), // the SDK logs every session at Info
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	p.server.AddReceivingMiddleware(lro.GuardNullArguments)
@@ -316,6 +316,9 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	stripSDKMeta(res.Meta)
 	hideRecordless(ctx, res)
+	if !res.IsError {
+		stateFrom(ctx).noteSource(res)
+	}
 	return res, nil
 }
 
@@ -454,6 +457,9 @@ func (p *Proxy) offloading(wrapped mcp.ToolHandler) mcp.ToolHandler {
 		if res != nil && res.StructuredContent == nil && st.hidden != nil {
 			res.StructuredContent = st.hidden
 		}
+		if res != nil && err == nil {
+			p.addEnvelope(req.Params.Name, res, st)
+		}
 		if token := st.progressToken; token != "" {
 			// The client may handle the upstream's last notifications after
 			// the result: keep their route a little longer.
@@ -470,6 +476,11 @@ type stateKey struct{}
 type callState struct {
 	hidden        any    // structured content taken away from lro
 	progressToken string // the upstream progress token, to forget
+
+	// The source of the records, for addEnvelope.
+	first mcp.Content // the result's first content item
+	doc   []byte      // the structured content, when the records are in it
+	text  string      // else the only text
 }
 
 func stateFrom(ctx context.Context) *callState {
@@ -550,3 +561,16 @@ func toolNames(ctx context.Context, s *mcp.Server) (map[string]bool, error) {
 	}
 	return names, nil
 }
+
+// warnings passes on the records of a handler at level Warn and above.
+type warnings struct{ slog.Handler }
+
+func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+
+func (w warnings) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return warnings{w.Handler.WithAttrs(attrs)}
+}
+
+func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }

@@ -96,11 +96,14 @@ func text(res *mcp.CallToolResult) string {
 // offloaded returns the descriptor of res, or nil when res is inline.
 func offloaded(t *testing.T, res *mcp.CallToolResult) *descriptor.OffloadResponse {
 	t.Helper()
-	if res.IsError || len(res.Content) != 1 {
+	// The descriptor is the first content; a second one may hold the
+	// result's fields besides the records.
+	if res.IsError || len(res.Content) == 0 {
 		return nil
 	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
 	var d descriptor.OffloadResponse
-	if json.Unmarshal([]byte(text(res)), &d) != nil || !d.Offloaded {
+	if !ok || json.Unmarshal([]byte(tc.Text), &d) != nil || !d.Offloaded {
 		return nil
 	}
 	return &d
@@ -218,7 +221,7 @@ func TestForwarding(t *testing.T) {
 			})
 
 			t.Run("small results are the upstream's", func(t *testing.T) {
-				for _, tool := range []string{"items", "text", "lines", "exact", "recordless", "fail"} {
+				for _, tool := range []string{"items", "text", "lines", "exact", "recordless", "page", "fail"} {
 					want, got := call(t, direct, tool, 3), call(t, cs, tool, 3)
 					// Each server names itself in the protocol's own _meta.
 					delete(want.Meta, "io.modelcontextprotocol/serverInfo")
@@ -261,6 +264,24 @@ func TestForwarding(t *testing.T) {
 				}
 				if entries, _ := os.ReadDir(upDir); len(entries) > 0 {
 					t.Errorf("the upstream offloaded %d files itself; it should have returned them inline to the proxy", len(entries))
+				}
+			})
+
+			t.Run("the fields besides the records are kept", func(t *testing.T) {
+				res := call(t, cs, "page", 200)
+				d := offloaded(t, res)
+				if d == nil {
+					t.Fatalf("page(200) not offloaded: %.200s", text(res))
+				}
+				if diff := cmp.Diff(marshalAll(t, makeItems(200)), fileRecords(t, d.FilePath)); diff != "" {
+					t.Errorf("records (-want +got):\n%s", diff)
+				}
+				want := `Besides the offloaded records (its field "items"), the result had these fields: {"total":1000,"next_cursor":"c-2"}`
+				if len(res.Content) != 2 || res.Content[1].(*mcp.TextContent).Text != want {
+					t.Errorf("content after the descriptor = %v, want the text %s", res.Content[1:], want)
+				}
+				if len(call(t, cs, "page", 2).Content) != 1 {
+					t.Error("an inline page got an extra content item")
 				}
 			})
 

@@ -144,6 +144,13 @@ func newUpstream(dir string) *mcp.Server {
 			text := textLines(countArg(req))
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: map[string]any{"content": text}}, nil
 		})
+	s.AddTool(&mcp.Tool{Name: "page", Description: "One page of items, with a total and a cursor.", InputSchema: countSchema,
+		OutputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			items, err := json.Marshal(makeItems(countArg(req)))
+			doc := `{"total": 1000, "items": ` + string(items) + `, "next_cursor": "c-2"}`
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: doc}}, StructuredContent: json.RawMessage(doc)}, err
+		})
 	s.AddTool(&mcp.Tool{Name: "fail", Description: "Always a tool error.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res := textResult("boom: " + strings.Repeat("x", 10000))
