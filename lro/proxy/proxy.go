@@ -180,6 +180,7 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 	})
 	p.link = &link{
 		up:        &up,
+		http:      up.httpClient(),
 		client:    client,
 		timeout:   o.ConnectTimeout,
 		logf:      logger.Info,

@@ -28,8 +28,10 @@ type Upstream struct {
 	// Authorization. They replace headers of the same name the SDK sets.
 	Header http.Header
 
-	// HTTPClient sends the requests to URL. If nil, defaults to a client
-	// using [http.DefaultTransport].
+	// HTTPClient sends the requests to URL. If nil, defaults to a client of
+	// the proxy's own, with the settings of [http.DefaultTransport] except
+	// that it keeps up to 32 idle connections to the upstream, for calls
+	// made in parallel.
 	HTTPClient *http.Client
 
 	// Command is the program and arguments of an upstream server that serves
@@ -95,20 +97,39 @@ func (u *Upstream) validate() error {
 	return nil
 }
 
-// transport returns a new transport to the upstream: a fresh process for a
-// command.
-func (u *Upstream) transport() mcp.Transport {
-	if u.URL != "" {
-		base := http.DefaultTransport
-		client := &http.Client{}
-		if u.HTTPClient != nil {
-			c := *u.HTTPClient
-			client = &c
-			if c.Transport != nil {
-				base = c.Transport
-			}
+// maxIdleConns is how many idle connections to an HTTP upstream the
+// default client keeps.
+const maxIdleConns = 32
+
+// httpClient returns the client of the proxy's requests to URL: up's
+// HTTPClient, or the default, with a transport that adds up's headers and
+// captures raw results.
+func (u *Upstream) httpClient() *http.Client {
+	client := &http.Client{}
+	var base http.RoundTripper
+	if u.HTTPClient != nil {
+		c := *u.HTTPClient
+		client = &c
+		base = c.Transport
+	}
+	if base == nil {
+		if dt, ok := http.DefaultTransport.(*http.Transport); ok && u.HTTPClient == nil {
+			t := dt.Clone()
+			t.MaxIdleConns = maxIdleConns
+			t.MaxIdleConnsPerHost = maxIdleConns
+			base = t
+		} else {
+			base = http.DefaultTransport
 		}
-		client.Transport = &headerTransport{base: base, header: u.Header}
+	}
+	client.Transport = &headerTransport{base: base, header: u.Header}
+	return client
+}
+
+// transport returns a new transport to the upstream: a fresh process for a
+// command. client is the HTTP client for a URL.
+func (u *Upstream) transport(client *http.Client) mcp.Transport {
+	if u.URL != "" {
 		// Retries of the SDK would hide an upstream that is gone; the proxy
 		// reconnects on its own.
 		return &mcp.StreamableClientTransport{Endpoint: u.URL, HTTPClient: client, MaxRetries: -1}
@@ -124,6 +145,7 @@ func (u *Upstream) transport() mcp.Transport {
 // It is safe for concurrent use.
 type link struct {
 	up      *Upstream
+	http    *http.Client // for a URL
 	client  *mcp.Client
 	timeout time.Duration
 	// connected is called after every successful connection, the first
@@ -173,7 +195,7 @@ func (l *link) current() *mcp.ClientSession {
 func (l *link) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
-	cs, err := l.client.Connect(ctx, l.up.transport(), nil)
+	cs, err := l.client.Connect(ctx, l.up.transport(l.http), nil)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %v", l.timeout)

@@ -191,7 +191,7 @@ func newUpstream(dir string) *mcp.Server {
 // httpUpstream serves s over streamable HTTP on a loopback address until
 // stopped; start serves it again on the same address.
 type httpUpstream struct {
-	t    *testing.T
+	tb   testing.TB
 	s    *mcp.Server
 	addr string
 	srv  *http.Server
@@ -199,7 +199,7 @@ type httpUpstream struct {
 
 func startHTTPUpstream(t *testing.T, s *mcp.Server) *httpUpstream {
 	t.Helper()
-	u := &httpUpstream{t: t, s: s, addr: "127.0.0.1:0"}
+	u := &httpUpstream{tb: t, s: s, addr: "127.0.0.1:0"}
 	u.start()
 	t.Cleanup(u.stop)
 	return u
@@ -208,7 +208,7 @@ func startHTTPUpstream(t *testing.T, s *mcp.Server) *httpUpstream {
 func (u *httpUpstream) url() string { return "http://" + u.addr + "/mcp" }
 
 func (u *httpUpstream) start() {
-	u.t.Helper()
+	u.tb.Helper()
 	var ln net.Listener
 	var err error
 	for range 50 { // the address may take a moment to be free again
@@ -218,7 +218,7 @@ func (u *httpUpstream) start() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if err != nil {
-		u.t.Fatal(err)
+		u.tb.Fatal(err)
 	}
 	u.addr = ln.Addr().String()
 	mux := http.NewServeMux()
