@@ -25,7 +25,10 @@
 // Structured content without an array, such as {"content": "…"} holding a
 // whole file, is no list of records: the records are then found in the text
 // content, and the structured content is returned as it was whenever the
-// result goes out inline.
+// result goes out inline. When the records are the array field of an object,
+// the object's other fields (a total, a cursor of the next page) would be
+// lost with the object; the proxy adds them, as written, in a second text
+// content after the descriptor.
 //
 // # Handshake
 //
@@ -42,7 +45,10 @@
 // the upstream cannot be reached. A call made while the upstream is gone
 // fails with a tool error (isError) saying so, and the next call connects
 // again (starting the command again for a stdio upstream), so the proxy
-// recovers when the upstream is back. Upstream tool errors pass through as
+// recovers when the upstream is back. A call whose connection broke is made
+// again, once, on a new connection when the upstream cannot have seen it
+// (it answered that it no longer knows the session) or when the tool is
+// annotated readOnlyHint or idempotentHint; other calls are never repeated. Upstream tool errors pass through as
 // tool errors, and upstream protocol errors as the same protocol errors.
 // When the upstream's tool list changes, the proxy lists it again and tells
 // its client. Progress notifications of a call are relayed to the client.

@@ -99,6 +99,7 @@ type Proxy struct {
 
 	toolsMu sync.Mutex
 	tools   map[string][]byte // exposed upstream tools: name -> JSON of the upstream's definition
+	retry   map[string]bool   // tools annotated read-only or idempotent
 
 	refresh  chan struct{} // asks the refresher to list the upstream's tools again
 	stop     chan struct{}
@@ -165,6 +166,7 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 		logger:  logger,
 		local:   map[string]bool{},
 		tools:   map[string][]byte{},
+		retry:   map[string]bool{},
 		refresh: make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
@@ -294,17 +296,23 @@ func (p *Proxy) refresher() {
 // as protocol errors; a call that does not reach the upstream becomes a
 // tool error naming it.
 func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	params := &mcp.CallToolParams{Name: req.Params.Name, Meta: p.forwardMeta(ctx, req)}
-	if args := req.Params.Arguments; len(args) > 0 {
-		params.Arguments = args
-	}
-	res, err := p.call(ctx, params)
-	if err != nil {
-		if errors.Is(err, mcp.ErrSessionMissing) {
-			// The upstream restarted and forgot the session; it did not see
-			// the call, so it is safe to make it again on a new session.
-			res, err = p.call(ctx, params)
+	meta := p.forwardMeta(ctx, req)
+	// The client writes its own _meta into the params of a call, so every
+	// attempt gets new ones.
+	params := func() *mcp.CallToolParams {
+		m := make(mcp.Meta, len(meta))
+		for k, v := range meta {
+			m[k] = v
 		}
+		ps := &mcp.CallToolParams{Name: req.Params.Name, Meta: m}
+		if args := req.Params.Arguments; len(args) > 0 {
+			ps.Arguments = args
+		}
+		return ps
+	}
+	res, err := p.call(ctx, params())
+	if err != nil && upstreamError(err) == nil && ctx.Err() == nil && p.retryable(req.Params.Name, err) {
+		res, err = p.call(ctx, params())
 	}
 	if err != nil {
 		if werr := upstreamError(err); werr != nil {
@@ -345,6 +353,19 @@ func (p *Proxy) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.Call
 		res.StructuredContent = sc
 	}
 	return res, nil
+}
+
+// retryable reports whether a call that failed with err, a failure to reach
+// the upstream, is made again, once, on a new connection: when the upstream
+// cannot have seen it (it no longer knows the session), or when the tool is
+// annotated read-only or idempotent, so that seeing it twice does no harm.
+func (p *Proxy) retryable(tool string, err error) bool {
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		return true
+	}
+	p.toolsMu.Lock()
+	defer p.toolsMu.Unlock()
+	return p.retry[tool]
 }
 
 // The SDK's own JSON-RPC errors for a message that never reached the peer

@@ -497,39 +497,70 @@ func TestReconnectStdio(t *testing.T) {
 	}
 }
 
-// TestToolListChanges adds and removes tools upstream and waits for the
-// proxy's client to see them.
+// TestToolListChanges has the upstream add and remove tools, over both
+// transports, and waits for the proxy's client to see the change.
 func TestToolListChanges(t *testing.T) {
-	s := newUpstream(t.TempDir())
-	u := startHTTPUpstream(t, s)
-	changed := make(chan struct{}, 10)
-	_, cs := newProxy(t, proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	names := func() []string {
-		var out []string
-		for tool, err := range cs.Tools(context.Background(), nil) {
-			if err != nil {
-				t.Fatal(err)
+	for _, kind := range upstreamKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			changed := make(chan struct{}, 10)
+			_, cs := newProxy(t, kind.start(t, t.TempDir()), &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				},
+			})
+			if got := text(call(t, cs, "grow", 0)); got != "grown" {
+				t.Fatalf("grow: %q", got)
 			}
-			out = append(out, tool.Name)
+			waitFor(t, "the tool list to change", func() bool {
+				names := toolNames(t, cs)
+				return slices.Contains(names, "grown") && !slices.Contains(names, "lines")
+			})
+			if got := text(call(t, cs, "grown", 0)); got != "hello from a new tool" {
+				t.Errorf("grown: %q", got)
+			}
+			select {
+			case <-changed:
+			case <-time.After(5 * time.Second):
+				t.Error("the proxy's client got no tools/list_changed notification")
+			}
+		})
+	}
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var out []string
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
+		out = append(out, tool.Name)
 	}
-	s.AddTool(&mcp.Tool{Name: "added_later", Description: "new", InputSchema: countSchema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return textResult("hello from a new tool"), nil
+	return out
+}
+
+// TestReconnectListsTools restarts the upstream with other tools: the
+// proxy lists them when it connects again.
+func TestReconnectListsTools(t *testing.T) {
+	u := startHTTPUpstream(t, newUpstream(t.TempDir()))
+	_, cs := newProxy(t, proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil)
+	u.stop()
+	u.s = mcp.NewServer(&mcp.Implementation{Name: "upstream v2", Version: "v2"}, nil)
+	u.s.AddTool(&mcp.Tool{Name: "text", InputSchema: countSchema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult("v2"), nil
 	})
-	waitFor(t, "added_later through the proxy", func() bool { return slices.Contains(names(), "added_later") })
-	if got := text(call(t, cs, "added_later", 0)); got != "hello from a new tool" {
-		t.Errorf("added_later: %q", got)
+	u.start()
+	// The proxy's session broke with the stop; text is read-only, so the
+	// proxy makes the call again on a new session.
+	if got := text(call(t, cs, "text", 1)); got != "v2" {
+		t.Fatalf("text after the restart: %q", got)
 	}
-	s.RemoveTools("lines")
-	waitFor(t, "lines to disappear", func() bool { return !slices.Contains(names(), "lines") })
-	select {
-	case <-changed:
-	default:
-		t.Error("the proxy's client got no tools/list_changed notification")
-	}
+	waitFor(t, "the proxy to list the new upstream's tools", func() bool {
+		return cmp.Equal(toolNames(t, cs), []string{"text"})
+	})
 }
 
 func TestLocalTools(t *testing.T) {

@@ -52,10 +52,12 @@ func (p *Proxy) syncTools(ctx context.Context, cs *mcp.ClientSession) error {
 			if had {
 				p.server.RemoveTools(t.Name)
 				delete(p.tools, t.Name)
+				delete(p.retry, t.Name)
 			}
 			continue
 		}
 		p.tools[t.Name] = def
+		p.retry[t.Name] = t.Annotations != nil && (t.Annotations.ReadOnlyHint || t.Annotations.IdempotentHint)
 		if had {
 			changed = append(changed, t.Name)
 		} else {
@@ -67,6 +69,7 @@ func (p *Proxy) syncTools(ctx context.Context, cs *mcp.ClientSession) error {
 		if !seen[name] {
 			removed = append(removed, name)
 			delete(p.tools, name)
+			delete(p.retry, name)
 		}
 	}
 	if len(removed) > 0 {

@@ -116,7 +116,7 @@ func newUpstream(dir string) *mcp.Server {
 		func(ctx context.Context, req *mcp.CallToolRequest, in countIn) (*mcp.CallToolResult, itemsOut, error) {
 			return nil, itemsOut{Items: makeItems(in.Count)}, nil
 		}, &lro.Options{OutputDir: dir})
-	s.AddTool(&mcp.Tool{Name: "text", Description: "Items as JSON text.", InputSchema: countSchema},
+	s.AddTool(&mcp.Tool{Name: "text", Description: "Items as JSON text.", InputSchema: countSchema, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			data, err := json.Marshal(makeItems(countArg(req)))
 			return textResult(string(data)), err
@@ -179,6 +179,15 @@ func newUpstream(dir string) *mcp.Server {
 	s.AddTool(&mcp.Tool{Name: "pid", Description: "The upstream's process id.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return textResult(strconv.Itoa(os.Getpid())), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "grow", Description: "Adds the tool grown and removes the tool lines.", InputSchema: countSchema},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(&mcp.Tool{Name: "grown", Description: "Added by grow.", InputSchema: countSchema},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return textResult("hello from a new tool"), nil
+				})
+			s.RemoveTools("lines")
+			return textResult("grown"), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "exit", Description: "Ends the upstream's process.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
