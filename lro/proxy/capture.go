@@ -24,10 +24,9 @@ import (
 // connection of a stdio upstream, in the HTTP responses of a streamable HTTP
 // one. The call's context carries the slot the bytes go to.
 
-// maxCapture bounds the bytes of HTTP response bodies kept for one call. A
-// larger result loses only byte-exactness: the decoded structured content is
-// used instead.
-const maxCapture = 64 << 20
+// maxCapture bounds the bytes of HTTP response bodies kept for one call: the
+// largest message the proxy reads from an HTTP upstream.
+const maxCapture = maxMessage
 
 type captureKey struct{}
 

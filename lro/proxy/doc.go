@@ -34,10 +34,13 @@
 //
 // The proxy identifies itself to the upstream as an LRO proxy by the key
 // [lro.ProxyKey] ("io.github.zircote/lro", value {"proxy": true}), sent
-// both as a client capability extension and in the _meta of every call. A
-// server built with package lro that sees it returns full results inline
-// (see [lro.IsProxyRequest]), so files land on the client's machine; other
-// servers ignore it.
+// both as a client capability extension and in the _meta of every call; with
+// an upstream speaking protocol 2026-07-28, which carries clientInfo in the
+// _meta of every request, it also sends the specification's own carrier,
+// clientInfo.proxy = true, there (go-sdk cannot send it in an initialize
+// request). A server built with package lro that sees any of them returns
+// full results inline (see [lro.IsProxyRequest]), so files land on the
+// client's machine; other servers ignore them.
 //
 // # Failures
 //

@@ -89,6 +89,7 @@ type Options struct {
 //
 // A Proxy is safe for concurrent use. Call Close when done.
 type Proxy struct {
+	impl    *mcp.Implementation
 	server  *mcp.Server
 	link    *link
 	lro     lro.Options
@@ -162,6 +163,7 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 	}
 
 	p := &Proxy{
+		impl:    impl,
 		lro:     *o.LRO,
 		logger:  logger,
 		local:   map[string]bool{},
@@ -337,6 +339,11 @@ func (p *Proxy) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.Call
 	if err != nil {
 		return nil, err
 	}
+	if ir := cs.InitializeResult(); ir != nil && ir.ProtocolVersion >= protocol20260728 {
+		// This protocol sends clientInfo with every request, in _meta: there
+		// the specification's own carrier, clientInfo.proxy, fits.
+		params.Meta[mcp.MetaKeyClientInfo] = map[string]any{"name": p.impl.Name, "version": p.impl.Version, "proxy": true}
+	}
 	ctx, raw := withCapture(ctx)
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {
@@ -429,6 +436,10 @@ func (p *Proxy) forwardMeta(ctx context.Context, req *mcp.CallToolRequest) mcp.M
 }
 
 const progressTokenKey = "progressToken"
+
+// protocol20260728 is the first protocol version that carries clientInfo in
+// the _meta of every request.
+const protocol20260728 = "2026-07-28"
 
 // progressGrace is how long the progress notifications of a call are still
 // relayed after the call returned.

@@ -333,8 +333,15 @@ func TestForwarding(t *testing.T) {
 				if diff := cmp.Diff(map[string]any{"proxy": true}, seen.Meta[lro.ProxyKey]); diff != "" {
 					t.Errorf("_meta[%s] (-want +got):\n%s", lro.ProxyKey, diff)
 				}
-				if ci, ok := seen.Meta[mcp.MetaKeyClientInfo].(map[string]any); ok && ci["name"] == "spoofed" {
+				ci, _ := seen.Meta[mcp.MetaKeyClientInfo].(map[string]any)
+				if ci["name"] == "spoofed" {
 					t.Errorf("the client's SDK _meta was forwarded verbatim: %v", ci)
+				}
+				// Over stdio the test upstream speaks protocol 2026-07-28,
+				// which carries clientInfo in _meta; its stateful HTTP
+				// handler speaks 2025-11-25, which does not.
+				if wantInfo := kind.name == "stdio"; (ci["proxy"] == true) != wantInfo {
+					t.Errorf("clientInfo in _meta = %v; want proxy: true there: %v", ci, wantInfo)
 				}
 				if _, ok := seen.Meta["io.modelcontextprotocol/made-up"]; ok {
 					t.Errorf("an io.modelcontextprotocol/ key was forwarded: %v", seen.Meta)
@@ -601,5 +608,47 @@ func TestDisabled(t *testing.T) {
 		if tool.Name == "exact" && strings.Contains(fmt.Sprint(tool.OutputSchema), "offloaded") {
 			t.Errorf("exact: output schema widened with offloading disabled: %v", tool.OutputSchema)
 		}
+	}
+}
+
+// TestConcurrentCalls makes calls of different sizes at once: each file
+// holds the records of its own call.
+func TestConcurrentCalls(t *testing.T) {
+	for _, kind := range upstreamKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, cs := newProxy(t, kind.start(t, t.TempDir()), &proxy.Options{LRO: &lro.Options{OutputDir: dir}}, nil)
+			const calls = 16
+			paths := make([]string, calls)
+			var wg sync.WaitGroup
+			for i := range calls {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					n := 60 + 7*i // every call offloads, each a different count
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "exact", Arguments: map[string]any{"count": n}})
+					if err != nil {
+						t.Errorf("exact(%d): %v", n, err)
+						return
+					}
+					var d descriptor.OffloadResponse
+					if json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d) != nil || !d.Offloaded {
+						t.Errorf("exact(%d) not offloaded: %.100s", n, text(res))
+						return
+					}
+					paths[i] = d.FilePath
+				}()
+			}
+			wg.Wait()
+			for i, path := range paths {
+				if path == "" {
+					continue // reported
+				}
+				n := 60 + 7*i
+				if diff := cmp.Diff(exactRecords(t, n), fileRecords(t, path)); diff != "" {
+					t.Errorf("exact(%d): records (-want +got):\n%s", n, diff)
+				}
+			}
+		})
 	}
 }

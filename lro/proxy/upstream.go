@@ -97,6 +97,11 @@ func (u *Upstream) validate() error {
 	return nil
 }
 
+// maxMessage is the size of the largest message the proxy reads from an
+// HTTP upstream: large results are what it is for. (The SDK's default is
+// 16 MiB, which remains the limit for a stdio upstream.)
+const maxMessage = 256 << 20
+
 // maxIdleConns is how many idle connections to an HTTP upstream the
 // default client keeps.
 const maxIdleConns = 32
@@ -132,7 +137,7 @@ func (u *Upstream) transport(client *http.Client) mcp.Transport {
 	if u.URL != "" {
 		// Retries of the SDK would hide an upstream that is gone; the proxy
 		// reconnects on its own.
-		return &mcp.StreamableClientTransport{Endpoint: u.URL, HTTPClient: client, MaxRetries: -1}
+		return &mcp.StreamableClientTransport{Endpoint: u.URL, HTTPClient: client, MaxRetries: -1, MaxEventSize: maxMessage}
 	}
 	cmd := exec.Command(u.Command[0], u.Command[1:]...)
 	cmd.Env = u.Env
