@@ -28,9 +28,10 @@ const (
 	DefaultVersion = "v0.1.0"
 	// DefaultConnectTimeout bounds one attempt to connect to the upstream.
 	DefaultConnectTimeout = 30 * time.Second
-	// DefaultListTimeout bounds one listing of the upstream's tools.
-	DefaultListTimeout = 30 * time.Second
 )
+
+// listTimeout bounds one listing of the upstream's tools after a change.
+const listTimeout = 30 * time.Second
 
 // Errors of [New] and of calls.
 var (
@@ -278,7 +279,7 @@ func (p *Proxy) refresher() {
 		if cs == nil {
 			continue // the next connection asks again
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultListTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 		go func() {
 			select {
 			case <-p.stop:
@@ -313,7 +314,8 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return ps
 	}
 	res, err := p.call(ctx, params())
-	if err != nil && upstreamError(err) == nil && ctx.Err() == nil && p.retryable(req.Params.Name, err) {
+	// A failed connection is not tried again at once; a broken session may be.
+	if err != nil && !errors.Is(err, ErrUpstreamUnavailable) && upstreamError(err) == nil && ctx.Err() == nil && p.retryable(req.Params.Name, err) {
 		res, err = p.call(ctx, params())
 	}
 	if err != nil {
