@@ -36,7 +36,7 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 					return next(ctx, method, req)
 				}
 				c := base.forTool(toolName(call))
-				if c.Disabled {
+				if c.Disabled || c.bypass(call) {
 					return next(ctx, method, req)
 				}
 				ctx, slot := withSlot(ctx)

@@ -132,6 +132,14 @@ type Options struct {
 	// fields above. If nil, every tool uses the fields above.
 	Tools map[string]ToolOptions
 
+	// IgnoreProxy makes a client that identifies itself as a local LRO
+	// proxy (see [IsProxyRequest]) subject to offloading like any other.
+	// If false (the zero value), such a client receives every result
+	// inline, as the specification requires, so that the proxy writes the
+	// file on the client's machine; a client claiming to be a proxy gains
+	// only the result a server without LRO would send.
+	IgnoreProxy bool
+
 	// WrapWriter, if not nil, wraps the writer of every offloaded file; see
 	// [jsonl.Options.WrapWriter]. It is meant for fault injection in tests,
 	// such as a writer that fails with syscall.ENOSPC.

@@ -49,7 +49,7 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 		c.RecordType = recordType(reflect.TypeFor[Out](), c.RecordsField)
 	}
 	typed := func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		if c.Disabled {
+		if c.Disabled || c.bypass(req) {
 			res, out, err := h(ctx, req, in)
 			return res, outOrNil(out, err), err
 		}

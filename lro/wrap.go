@@ -109,7 +109,7 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 	base := mustConfig(opts)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := base.forTool(toolName(req))
-		if c.Disabled {
+		if c.Disabled || c.bypass(req) {
 			return h(ctx, req)
 		}
 		ctx, slot := withSlot(ctx)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/lro"
 )
 
 func TestHTTPList(t *testing.T) {
@@ -96,5 +98,44 @@ func TestHTTPMCP(t *testing.T) {
 	}
 	if res := call(t, cs, "list_memories", nil); !isOffloaded(t, res) {
 		t.Errorf("whole listing not offloaded")
+	}
+}
+
+// A client that identifies itself as a local LRO proxy (lro.ProxyKey) gets
+// full results inline over HTTP, so that the proxy writes the files on the
+// client's machine; other clients still get descriptors.
+func TestHTTPProxyClientInline(t *testing.T) {
+	opts := testOpts(t)
+	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, opts), bigStore, slog.New(slog.DiscardHandler)))
+	defer srv.Close()
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(lro.ProxyKey, lro.ProxySettings())
+	proxy, err := mcp.NewClient(&mcp.Implementation{Name: "lro-proxy", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps}).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	args := map[string]any{"query": "semantic", "limit": 300}
+	res := call(t, proxy, "recall_memories", args)
+	if isOffloaded(t, res) {
+		t.Fatal("recall_memories offloaded for an LRO proxy")
+	}
+	var out hitsOutput
+	remarshal(t, res.StructuredContent, &out)
+	if out.Count < 100 || len(out.Memories) != out.Count {
+		t.Errorf("%d memories inline (count %d), want the full result set", len(out.Memories), out.Count)
+	}
+	if entries, _ := os.ReadDir(opts.OutputDir); len(entries) != 0 {
+		t.Errorf("%d files written for an LRO proxy", len(entries))
+	}
+	plain, err := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "v0"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if !isOffloaded(t, call(t, plain, "recall_memories", args)) {
+		t.Error("recall_memories not offloaded for a plain client")
 	}
 }

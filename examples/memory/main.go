@@ -84,6 +84,10 @@ per-tool tables [prompt.offload.tools.NAME]); the environment variables
 ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
 ..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
 
+A client that identifies itself as a local LRO proxy (examples/proxy; the
+capability extension or request _meta "io.github.zircote/lro": {"proxy": true})
+receives full results inline: the proxy offloads them on its own machine.
+
 While offloading is enabled, a janitor deletes offloaded files whose TTL has
 passed (ttl_seconds, default 3600), at start and then every hour (or every
 -cleanup-interval).
@@ -196,7 +200,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		return s.Run(ctx, &mcp.StdioTransport{})
 	}
 	if !a.opts.Disabled {
-		a.logger.Warn("offloading over HTTP writes files on this host; clients elsewhere cannot read them (disable with ATLATL_PROMPT__OFFLOAD__ENABLED=false)")
+		a.logger.Warn("offloading over HTTP writes files on this host; clients elsewhere cannot read them (disable with ATLATL_PROMPT__OFFLOAD__ENABLED=false, or connect through the local LRO proxy, examples/proxy, which receives full results inline and offloads on the client's machine)")
 	}
 	ln, err := net.Listen("tcp", a.http)
 	if err != nil {

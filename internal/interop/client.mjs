@@ -12,6 +12,8 @@
 //
 // expect is one of:
 //
+//   skip              the tool is listed but not called (for tools whose call
+//                     needs what the test cannot give, such as network access);
 //   inline            the call succeeds and the result is not a descriptor;
 //   offloaded         the call succeeds and the result is a descriptor whose
 //                     file_path is absolute and exists, with exactly ten
@@ -19,6 +21,9 @@
 //   validation_error  the client rejects the result because it does not
 //                     match the tool's advertised output schema (a negative
 //                     control proving that validation is active).
+//
+// A string argument may hold {{ROOT}}, replaced by the LRO_PLAN_ROOT
+// environment variable (a folder the test prepared).
 //
 // "Succeeds" means callTool did not throw (so the SDK's outputSchema
 // validation passed) and isError is not true. Every tool the server lists
@@ -48,7 +53,7 @@ import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-const EXPECTATIONS = new Set(['inline', 'offloaded', 'validation_error']);
+const EXPECTATIONS = new Set(['inline', 'offloaded', 'validation_error', 'skip']);
 const RECIPE_COUNT = 10;
 
 function usage(msg) {
@@ -93,7 +98,14 @@ function readPlan(file) {
       usage(`plan step ${i}: want {tool: string, arguments?: object, expect: ${[...EXPECTATIONS].join('|')}}, got ${JSON.stringify(step)}`);
     }
   }
-  return plan;
+  const root = process.env.LRO_PLAN_ROOT ?? '';
+  const substitute = (v) => {
+    if (typeof v === 'string') return v.replaceAll('{{ROOT}}', root);
+    if (Array.isArray(v)) return v.map(substitute);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x)]));
+    return v;
+  };
+  return plan.map((step) => ({ ...step, arguments: substitute(step.arguments) }));
 }
 
 // descriptorOf returns the offload descriptor carried by a result, or null:
@@ -198,6 +210,10 @@ async function main() {
     for (const step of plan) {
       const label = `${step.tool} ${JSON.stringify(step.arguments ?? {})} expect=${step.expect}`;
       if (!tools.has(step.tool)) continue; // reported above
+      if (step.expect === 'skip') {
+        console.log(`SKIP ${label}`);
+        continue;
+      }
       let result;
       try {
         result = await client.callTool({ name: step.tool, arguments: step.arguments ?? {} });

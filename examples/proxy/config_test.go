@@ -1,0 +1,89 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// env is a lookup function over a fixed set of variables.
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
+}
+
+func TestSetup(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(cfg, []byte("[prompt.offload]\nthreshold_tokens = 900\noutput_dir = \"/from/config\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name          string
+		args          []string
+		env           map[string]string
+		wantURL       string
+		wantCommand   []string
+		wantHeader    http.Header
+		wantThreshold int
+		wantDir       string
+		wantErr       string
+	}{
+		{"url", []string{"-url", "http://localhost:8080/mcp"}, nil, "http://localhost:8080/mcp", nil, nil, 1600, "", ""},
+		{"command after --", []string{"--", "npx", "-y", "server"}, nil, "", []string{"npx", "-y", "server"}, nil, 1600, "", ""},
+		{"command without --", []string{"-threshold", "10", "node", "server.js", "-v"}, nil, "", []string{"node", "server.js", "-v"}, nil, 10, "", ""},
+		{"header from the environment", []string{"-url", "http://h/mcp", "-header", "Authorization: Bearer ${TOKEN}", "-header", "X-Cost: $$5"},
+			map[string]string{"TOKEN": "s3cret"}, "http://h/mcp", nil, http.Header{"Authorization": {"Bearer s3cret"}, "X-Cost": {"$5"}}, 1600, "", ""},
+		{"config, environment and flags", []string{"-config", cfg, "-output-dir", "/from/flag", "-url", "http://h/mcp"},
+			map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "1000"}, "http://h/mcp", nil, nil, 1000, "/from/flag", ""},
+		{"unset variable", []string{"-url", "http://h/mcp", "-header", "Authorization: Bearer ${TOKEN}"}, nil, "", nil, nil, 0, "", "environment variable TOKEN is not set"},
+		{"malformed header", []string{"-url", "http://h/mcp", "-header", "no colon"}, nil, "", nil, nil, 0, "", `flag -header "no colon"`},
+		{"header without url", []string{"-header", "A: b", "--", "srv"}, nil, "", nil, nil, 0, "", "usage"},
+		{"no upstream", nil, nil, "", nil, nil, 0, "", "usage"},
+		{"two upstreams", []string{"-url", "http://h/mcp", "srv"}, nil, "", nil, nil, 0, "", "usage"},
+		{"zero threshold", []string{"-threshold", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -threshold=0"},
+		{"zero timeout", []string{"-connect-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flag -connect-timeout=0s"},
+		{"bad environment", []string{"srv"}, map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "many"}, "", nil, nil, 0, "", "ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			c, err := setup(tt.args, &stderr, env(tt.env))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.up.URL != tt.wantURL || c.opts.ThresholdTokens != tt.wantThreshold || c.opts.OutputDir != tt.wantDir {
+				t.Errorf("url %q, threshold %d, dir %q; want %q, %d, %q", c.up.URL, c.opts.ThresholdTokens, c.opts.OutputDir, tt.wantURL, tt.wantThreshold, tt.wantDir)
+			}
+			if diff := cmp.Diff(tt.wantCommand, c.up.Command); diff != "" {
+				t.Errorf("command (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantHeader, c.up.Header); diff != "" {
+				t.Errorf("header (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUsageDocumentsEveryFlag(t *testing.T) {
+	var stderr strings.Builder
+	if _, err := setup([]string{"-h"}, &stderr, env(nil)); err == nil {
+		t.Fatal("-h did not stop")
+	}
+	for _, f := range []string{"-url", "-header", "-config", "-threshold", "-output-dir", "-connect-timeout", "COMMAND", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]", "io.github.zircote/lro"} {
+		if !strings.Contains(stderr.String(), f) {
+			t.Errorf("usage does not mention %s", f)
+		}
+	}
+}

@@ -1,0 +1,253 @@
+// Command proxy puts Large Result Offloading (LRO) in front of any MCP
+// server: the specification's local LRO proxy.
+//
+// It serves MCP over stdio to the client (an IDE, an agent) and connects to
+// the upstream server, either at a streamable HTTP URL:
+//
+//	proxy -url https://mcp.example.com/mcp -header 'Authorization: Bearer ${API_TOKEN}'
+//
+// or by starting a command that serves MCP over stdio:
+//
+//	proxy -- npx -y @modelcontextprotocol/server-filesystem ~/src
+//
+// Every upstream tool is offered as it is; a result estimated above the
+// threshold (1,600 tokens by default) is written to a JSONL file on this
+// machine and the client receives a descriptor with the file's path and jq
+// recipes instead. Run it with -h for every flag. Logs go to stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/proxy"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stderr, os.LookupEnv)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "proxy:", strings.TrimPrefix(err.Error(), "proxy: "))
+		os.Exit(1)
+	}
+}
+
+// errUsage reports bad flags or arguments; the usage has been printed.
+var errUsage = errors.New("usage")
+
+const usageHead = `Usage: proxy [flags] -url URL
+       proxy [flags] [--] COMMAND [ARG...]
+
+A local Large Result Offloading proxy. It serves MCP over stdio to its client
+and forwards every tool of an upstream MCP server: one at a streamable HTTP
+URL (-url), or one it starts as COMMAND, speaking MCP over stdio (write -- before
+a command whose arguments start with a dash). A result estimated above the
+token threshold is written to a JSONL file on this machine, and the client
+receives a descriptor with the file's path, a line schema and ten jq recipes
+instead. Records are exactly what the upstream returned.
+
+The proxy identifies itself to the upstream as an LRO proxy (capability
+extension and request _meta "io.github.zircote/lro": {"proxy": true}), so an
+upstream built with lro-go returns full results inline and the files land
+here. When the upstream goes away, calls fail with a tool error and the next
+call connects again (starting COMMAND again); tool list changes are followed.
+
+Offloading is configured, each source overriding the one before: built-in
+defaults; the [prompt.offload] section of the TOML file given by -config
+(keys enabled, threshold_tokens, ttl_seconds, output_dir, profile, and
+per-tool tables [prompt.offload.tools.NAME]); the environment variables
+ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
+..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
+A janitor deletes offloaded files whose TTL has passed (default 3600 s).
+
+Logs go to stderr, and so does the standard error of COMMAND.
+
+Flags:
+`
+
+// headers collects repeated -header flags.
+type headers []string
+
+func (h *headers) String() string     { return strings.Join(*h, ", ") }
+func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
+
+// config is the parsed command line.
+type config struct {
+	up      proxy.Upstream
+	opts    *lro.Options
+	timeout time.Duration
+}
+
+// setup parses the flags, the configuration and the upstream.
+func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*config, error) {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageHead)
+		fs.PrintDefaults()
+	}
+	url := fs.String("url", "", "streamable HTTP endpoint `URL` of the upstream server, such as http://localhost:8080/mcp (instead of COMMAND)")
+	var hdrs headers
+	fs.Var(&hdrs, "header", "HTTP `header` 'Name: value' sent with every request to -url; repeat for more. $VAR and ${VAR} in the value are replaced by the environment variable (an unset one is an error), $$ by $: -header 'Authorization: Bearer ${API_TOKEN}'")
+	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
+	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
+	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
+	timeout := fs.Duration("connect-timeout", proxy.DefaultConnectTimeout, "give up connecting to the upstream after this `duration`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	usage := func(format string, a ...any) error {
+		fmt.Fprintf(stderr, "proxy: "+format+"\n", a...)
+		fs.Usage()
+		return errUsage
+	}
+
+	c := &config{timeout: *timeout}
+	switch {
+	case *url == "" && fs.NArg() == 0:
+		return nil, usage("no upstream: give -url URL or a COMMAND")
+	case *url != "" && fs.NArg() > 0:
+		return nil, usage("both -url %s and the command %q: give one upstream", *url, strings.Join(fs.Args(), " "))
+	case *url != "":
+		c.up.URL = *url
+	default:
+		c.up.Command = fs.Args()
+		c.up.Stderr = stderr
+	}
+	if len(hdrs) > 0 && *url == "" {
+		return nil, usage("-header needs -url")
+	}
+	if len(hdrs) > 0 {
+		c.up.Header = http.Header{}
+	}
+	for _, h := range hdrs {
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("flag -header %q: want 'Name: value'", h)
+		}
+		v, err := expand(strings.TrimSpace(value), lookup)
+		if err != nil {
+			return nil, fmt.Errorf("flag -header %s: %w", name, err)
+		}
+		c.up.Header.Add(name, v)
+	}
+	if *timeout <= 0 {
+		return nil, fmt.Errorf("flag -connect-timeout=%v: must be positive", *timeout)
+	}
+
+	// Flags are the explicit layer: they override the file and the
+	// environment.
+	explicit := &lro.Options{}
+	if set["threshold"] {
+		if *threshold < 1 {
+			return nil, fmt.Errorf("flag -threshold=%d: must be at least 1", *threshold)
+		}
+		explicit.ThresholdTokens = *threshold
+	}
+	if set["output-dir"] {
+		explicit.OutputDir = *outputDir
+	}
+	opts, err := lro.LoadOptions(explicit, &lro.Sources{File: *configPath, LookupEnv: lookup})
+	if err != nil {
+		return nil, err
+	}
+	c.opts = opts
+	return c, nil
+}
+
+// expand replaces $VAR and ${VAR} in s by the environment variables, and $$
+// by $. An unset variable is an error, so a missing token is not sent as an
+// empty one.
+func expand(s string, lookup func(string) (string, bool)) (string, error) {
+	var missing []string
+	out := os.Expand(s, func(name string) string {
+		if name == "$" {
+			return "$"
+		}
+		v, ok := lookup(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("environment variable %s is not set", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// run serves the proxy over stdio until the client disconnects or ctx is
+// done.
+func run(ctx context.Context, args []string, stderr io.Writer, lookup func(string) (string, bool)) error {
+	c, err := setup(args, stderr, lookup)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	c.opts.Observer = event.Slog(logger)
+	p, err := proxy.New(ctx, c.up, &proxy.Options{
+		LRO:                c.opts,
+		Logger:             logger,
+		ConnectTimeout:     c.timeout,
+		RegisterLocalTools: localTools(c.opts),
+	})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	logger.Info("lro proxy serving on stdio",
+		"upstream", c.up.String(),
+		"offload", !c.opts.Disabled,
+		"threshold_tokens", c.opts.ThresholdTokens,
+		"ttl", c.opts.TTL,
+		"output_dir", outputDir(c.opts))
+	return p.Run(ctx, &mcp.StdioTransport{})
+}
+
+// localTools returns the hook that registers the tools the proxy serves
+// itself, next to the upstream's, or nil for none.
+//
+// TODO(lead): this is the one place where the proxy gets the native
+// extraction tools. Once package lro/extract is merged, return
+//
+//	func(s *mcp.Server) error { return extract.AddTools(s, <options with opts.OutputDir>) }
+//
+// so that lro_extract, lro_read and lro_search read the files this proxy
+// writes.
+func localTools(opts *lro.Options) func(*mcp.Server) error {
+	_ = opts
+	return nil
+}
+
+func outputDir(opts *lro.Options) string {
+	if opts.OutputDir != "" {
+		return opts.OutputDir
+	}
+	return os.TempDir()
+}

@@ -1,0 +1,137 @@
+package lro_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
+)
+
+func TestIsProxyRequest(t *testing.T) {
+	caps := func(key string, v any) map[string]any {
+		return map[string]any{key: map[string]any{lro.ProxyKey: v}}
+	}
+	tests := []struct {
+		name string
+		meta mcp.Meta
+		want bool
+		why  string
+	}{
+		{"no meta", nil, false, "a plain client is not a proxy"},
+		{"meta key", mcp.Meta{lro.ProxyKey: map[string]any{"proxy": true}}, true, "the per-request carrier"},
+		{"meta key typed", mcp.Meta{lro.ProxyKey: lro.ProxySettings()}, true, "as built in process, before any encoding"},
+		{"meta key false", mcp.Meta{lro.ProxyKey: map[string]any{"proxy": false}}, false, "proxy must be true"},
+		{"meta key string", mcp.Meta{lro.ProxyKey: map[string]any{"proxy": "true"}}, false, "a string is not true"},
+		{"meta key bare true", mcp.Meta{lro.ProxyKey: true}, false, "the value is an object, not a boolean"},
+		{"clientInfo.proxy", mcp.Meta{mcp.MetaKeyClientInfo: map[string]any{"name": "p", "version": "1", "proxy": true}}, true,
+			"the specification's carrier, as protocol 2026-07-28 sends clientInfo in _meta"},
+		{"clientInfo without proxy", mcp.Meta{mcp.MetaKeyClientInfo: map[string]any{"name": "p", "version": "1"}}, false, "an ordinary clientInfo"},
+		{"capability extension", mcp.Meta{mcp.MetaKeyClientCapabilities: caps("extensions", map[string]any{"proxy": true})}, true,
+			"capabilities arrive in _meta on protocol 2026-07-28"},
+		{"experimental capability", mcp.Meta{mcp.MetaKeyClientCapabilities: caps("experimental", map[string]any{"proxy": true})}, true,
+			"the older home of non-standard capabilities"},
+		{"other extension", mcp.Meta{mcp.MetaKeyClientCapabilities: caps("extensions", nil)}, false, "the key without settings"},
+		{"other key", mcp.Meta{"io.example/lro": map[string]any{"proxy": true}}, false, "only ProxyKey counts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "x", Meta: tt.meta}}
+			if got := lro.IsProxyRequest(req); got != tt.want {
+				t.Errorf("IsProxyRequest = %v, want %v (%s)", got, tt.want, tt.why)
+			}
+		})
+	}
+	if lro.IsProxyRequest(nil) || lro.IsProxyRequest(&mcp.CallToolRequest{}) {
+		t.Error("IsProxyRequest of a request without params = true, want false")
+	}
+}
+
+// TestProxyClientGetsInline calls tools whose results are above the threshold,
+// wrapped each way, from clients that do and do not identify as a proxy, over
+// both handshakes the SDK speaks.
+func TestProxyClientGetsInline(t *testing.T) {
+	newProxyServer := func(opts *lro.Options) *mcp.Server {
+		s := newServer()
+		s.AddTool(&mcp.Tool{Name: "wrapped", InputSchema: rawInputSchema}, lro.Wrap(textHandler(200), opts))
+		lro.AddTool(s, &mcp.Tool{Name: "typed"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+			return nil, listOut{Items: makeItems(in.Count)}, nil
+		}, opts)
+		s.AddTool(&mcp.Tool{Name: "middleware", InputSchema: rawInputSchema}, textHandler(200))
+		s.AddReceivingMiddleware(lro.Middleware(opts, "middleware"))
+		return s
+	}
+	capsProxy := &mcp.ClientCapabilities{}
+	capsProxy.AddExtension(lro.ProxyKey, lro.ProxySettings())
+	metaProxy := mcp.Meta{lro.ProxyKey: lro.ProxySettings()}
+
+	tests := []struct {
+		name        string
+		caps        *mcp.ClientCapabilities
+		meta        mcp.Meta
+		version     string // protocol version asked for; "" for the latest
+		ignoreProxy bool
+		wantInline  bool
+	}{
+		{"plain client", nil, nil, "", false, false},
+		{"capability, 2026-07-28", capsProxy, nil, "", false, true},
+		{"capability, 2025-11-25 handshake", capsProxy, nil, "2025-11-25", false, true},
+		{"request meta only", nil, metaProxy, "", false, true},
+		{"request meta, 2025-11-25 handshake", nil, metaProxy, "2025-11-25", false, true},
+		{"IgnoreProxy set", capsProxy, metaProxy, "", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := newProxyServer(&lro.Options{OutputDir: dir, IgnoreProxy: tt.ignoreProxy})
+			ctx := context.Background()
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := s.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "v0"}, &mcp.ClientOptions{Capabilities: tt.caps})
+			cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: tt.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for _, tool := range []string{"wrapped", "typed", "middleware"} {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"count": 200}, Meta: tt.meta})
+				if err != nil {
+					t.Fatalf("%s: %v", tool, err)
+				}
+				var sc struct {
+					Offloaded bool   `json:"offloaded"`
+					Items     []item `json:"items"`
+				}
+				text := res.Content[0].(*mcp.TextContent).Text
+				if err := json.Unmarshal([]byte(text), &sc); err != nil {
+					// The raw tools return a JSON array inline.
+					var items []item
+					if err := json.Unmarshal([]byte(text), &items); err != nil {
+						t.Fatalf("%s: result is neither a descriptor nor the items: %.200s", tool, text)
+					}
+					sc.Items = items
+				}
+				if got := !sc.Offloaded; got != tt.wantInline {
+					t.Errorf("%s: inline = %v, want %v", tool, got, tt.wantInline)
+				}
+				if tt.wantInline && len(sc.Items) != 200 {
+					t.Errorf("%s: %d items inline, want all 200", tool, len(sc.Items))
+				}
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: 0, false: 3}[tt.wantInline]; len(entries) != want {
+				t.Errorf("%d files written, want %d", len(entries), want)
+			}
+		})
+	}
+}
