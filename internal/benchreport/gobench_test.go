@@ -1,0 +1,217 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseBench(t *testing.T) {
+	tests := []struct {
+		name    string
+		reason  string
+		input   string
+		want    []benchResult
+		wantErr string
+	}{
+		{
+			name:   "custom metrics",
+			reason: "a side-by-side line carries medians and a ratio beside the standard metrics",
+			input: "pkg: example.com/p\n" +
+				"BenchmarkX-2   \t 100\t 1234 ns/op\t 10 a-median-ns\t 20 b-median-ns\t 0.5 a/b\t 64 B/op\t 2 allocs/op\nPASS\n",
+			want: []benchResult{{Pkg: "example.com/p", Name: "BenchmarkX", Iters: 100, Metrics: map[string]float64{
+				"ns/op": 1234, "a-median-ns": 10, "b-median-ns": 20, "a/b": 0.5, "B/op": 64, "allocs/op": 2}}},
+		},
+		{
+			name:   "sub-benchmark",
+			reason: "the -GOMAXPROCS suffix is cut after the sub-benchmark's own name",
+			input:  "BenchmarkY/1000000-2 1 5 ns/op\n",
+			want:   []benchResult{{Name: "BenchmarkY/1000000", Iters: 1, Metrics: map[string]float64{"ns/op": 5}}},
+		},
+		{
+			name:   "GOMAXPROCS 1",
+			reason: "with one CPU go test prints no suffix",
+			input:  "BenchmarkZ 3 7 ns/op\n",
+			want:   []benchResult{{Name: "BenchmarkZ", Iters: 3, Metrics: map[string]float64{"ns/op": 7}}},
+		},
+		{
+			name:   "name line before logs",
+			reason: "a benchmark that logs prints its name alone first; that line is no result",
+			input:  "BenchmarkL-2\n    bench_test.go:10: hello\nBenchmarkL-2 5 9 ns/op\n",
+			want:   []benchResult{{Name: "BenchmarkL", Iters: 5, Metrics: map[string]float64{"ns/op": 9}}},
+		},
+		{
+			name:    "failed benchmark",
+			reason:  "a failure must stop the report, not leave a hole in it",
+			input:   "BenchmarkX-2 1 5 ns/op\n--- FAIL: BenchmarkY\nFAIL\n",
+			wantErr: "line 2: benchmark failed",
+		},
+		{
+			name:    "panic",
+			reason:  "a panicking benchmark prints no FAIL line before the trace",
+			input:   "panic: boom\n",
+			wantErr: "line 1: benchmark failed",
+		},
+		{
+			name:    "bad value",
+			reason:  "a value that is not a number is named with its unit",
+			input:   "BenchmarkX-2 1 abc ns/op\n",
+			wantErr: `value "abc" of ns/op`,
+		},
+		{
+			name:    "odd fields",
+			reason:  "a value without a unit cannot be attributed",
+			input:   "BenchmarkX-2 1 5 ns/op 7\n",
+			wantErr: "odd number of value and unit fields",
+		},
+		{
+			name:    "not a result",
+			reason:  "a line that starts like a result but has no iteration count is reported",
+			input:   "BenchmarkX-2 skipped because\n",
+			wantErr: "not a benchmark result",
+		},
+		{
+			name:    "no results",
+			reason:  "a pattern that matched nothing gives no line at all",
+			input:   "PASS\nok  \texample.com/p\t0.01s\n",
+			wantErr: errNoBenchmarks.Error(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseBench(strings.NewReader(tt.input))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("parseBench() error = %v, want one containing %q (%s)", err, tt.wantErr, tt.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parseBench() error = %v (%s)", err, tt.reason)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parseBench() mismatch (-want +got), %s:\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+func TestFill(t *testing.T) {
+	results := mustParse(t, "testdata/bench-proxy.txt")
+	byKey := func(key string) comparison {
+		for _, c := range comparisons {
+			if c.Key == key {
+				return c
+			}
+		}
+		t.Fatalf("no comparison %q", key)
+		return comparison{}
+	}
+	tests := []struct {
+		name    string
+		reason  string
+		c       comparison
+		want    [3]float64 // ANs, BNs, Ratio
+		wantErr string
+	}{
+		{name: "proxy", reason: "the first arm against the last of a three-arm benchmark", c: byKey("proxy"), want: [3]float64{685719, 392102, 1.749}},
+		{name: "forwarder", reason: "the middle arm of the same benchmark line", c: byKey("forwarder"), want: [3]float64{693450, 392102, 1.769}},
+		{name: "missing metric", reason: "a renamed arm is reported with the metrics there are",
+			c: comparison{Bench: "BenchmarkProxySmallCall", A: "proxy", B: "upstream"}, wantErr: `no metric "upstream-median-ns"`},
+		{name: "missing benchmark", reason: "a renamed benchmark is reported by name",
+			c: comparison{Bench: "BenchmarkGone", A: "a", B: "b"}, wantErr: "BenchmarkGone: no result"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := fill(tt.c, results)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("fill() error = %v, want one containing %q (%s)", err, tt.wantErr, tt.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, [3]float64{got.ANs, got.BNs, got.Ratio}); diff != "" || got.Iters != 20 || got.Status != measured {
+				t.Errorf("fill() = %+v, mismatch (-want +got), %s:\n%s", got, tt.reason, diff)
+			}
+		})
+	}
+}
+
+func TestPlanRuns(t *testing.T) {
+	got := planRuns(comparisons)
+	want := []benchRun{
+		{Pkg: "./lro", Benches: []string{"BenchmarkInlineOverhead", "BenchmarkOffload500"}, Benchtime: "1s"},
+		{Pkg: "./lro/extract", Benches: []string{"BenchmarkExtractVsJQ"}, Benchtime: "1s"},
+		{Pkg: "./lro/proxy", Benches: []string{"BenchmarkProxySmallCall"}, Benchtime: "1s"},
+		{Pkg: "./cleanup", Benches: []string{"BenchmarkSweepNoneExpired", "BenchmarkSweepAllExpired"}, Benchtime: "1s"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("planRuns() mismatch (-want +got): one go test per package, each benchmark once:\n%s", diff)
+	}
+	args := strings.Join(got[0].args(), " ")
+	if wantArgs := "test -run ^$ -bench ^(BenchmarkInlineOverhead|BenchmarkOffload500)$ -benchtime 1s -count 1 ./lro"; args != wantArgs {
+		t.Errorf("args() = %q, want %q", args, wantArgs)
+	}
+}
+
+// TestComparisonsExist checks that every benchmark the report reads exists
+// in its package (or that the package is absent, and the row pending), so
+// that a renamed benchmark fails here rather than in the full run.
+func TestComparisonsExist(t *testing.T) {
+	for _, r := range append(planRuns(comparisons), flatRun) {
+		dir := "../../" + strings.TrimPrefix(r.Pkg, "./")
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			t.Logf("%s is not in this tree: its rows are pending", r.Pkg)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var src strings.Builder
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), "_test.go") {
+				b, err := os.ReadFile(dir + "/" + e.Name())
+				if err != nil {
+					t.Fatal(err)
+				}
+				src.Write(b)
+			}
+		}
+		for _, b := range r.Benches {
+			if !strings.Contains(src.String(), "func "+b+"(b *testing.B)") {
+				t.Errorf("%s has no func %s(b *testing.B)", r.Pkg, b)
+			}
+		}
+		for _, c := range comparisons {
+			if c.Pkg != r.Pkg {
+				continue
+			}
+			for _, arm := range []string{c.A, c.B} {
+				if !strings.Contains(src.String(), `"`+arm+`"`) {
+					t.Errorf("%s: no arm named %q in its benchmarks (comparison %s)", r.Pkg, arm, c.Key)
+				}
+			}
+		}
+	}
+}
+
+func mustParse(t *testing.T, path string) []benchResult {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := parseBench(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

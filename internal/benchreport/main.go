@@ -1,0 +1,234 @@
+// Command benchreport measures lro-go on the machine it runs on and writes
+// BENCHMARKS.md and the chart it links, docs/benchmarks.svg.
+//
+// Run it from the module root:
+//
+//	go run ./internal/benchreport
+//
+// It runs the side-by-side benchmarks of the lro, lro/proxy and cleanup
+// packages (and lro/extract, when present) with go test in subprocesses and
+// reads the medians and ratios they report; measures, in process, the tokens
+// of the example memory server's results inline and offloaded under every
+// descriptor profile, with the library's estimator and with the o200k_base
+// and cl100k_base tokenizers; and measures the peak memory of offloading and
+// extracting 1,000,000 records in child processes of its own. It prints the
+// machine and Go version, and takes a few minutes.
+//
+// Flags:
+//
+//	-out path     the report, relative to the module root unless absolute (default BENCHMARKS.md)
+//	-chart path   the chart, relative to the module root unless absolute (default docs/benchmarks.svg)
+//	-benchtime d  replace every benchmark's -benchtime, for a quick trial run
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of the flags.
+const (
+	defaultOut   = "BENCHMARKS.md"
+	defaultChart = "docs/benchmarks.svg"
+	baseCommand  = "go run ./internal/benchreport"
+)
+
+// tokenMeasureNs are the sizes the tokens are measured at: those of the
+// token table and those of the paper's Table 1.
+var tokenMeasureNs = []int{50, 100, 200, 250, 500, 1000}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == peakChildFlag {
+		if err := childMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	out := flag.String("out", defaultOut, "the report, relative to the module root")
+	chart := flag.String("chart", defaultChart, "the chart, relative to the module root")
+	benchtime := flag.String("benchtime", "", "replace every benchmark's -benchtime (for a quick trial run)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "benchreport: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	command := strings.Join(append([]string{baseCommand}, os.Args[1:]...), " ")
+	if err := run(context.Background(), command, *out, *chart, *benchtime); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}
+
+// moduleRoot returns the folder of the main module's go.mod.
+func moduleRoot(ctx context.Context, goTool string) (string, error) {
+	out, err := exec.CommandContext(ctx, goTool, "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside a Go module: run from the lro-go module root")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "benchreport: "+format+"\n", args...)
+}
+
+func run(ctx context.Context, command, outPath, chartPath, benchtime string) error {
+	started := time.Now()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("the go tool: %w", err)
+	}
+	root, err := moduleRoot(ctx, goTool)
+	if err != nil {
+		return err
+	}
+	jq, _ := exec.LookPath("jq") // optional: its rows are pending without it
+	m, err := readMachine(ctx, goTool, jq)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("machine: %s, %d logical CPUs, %s, %s\n%s\nload average: %s\n", m.CPU, m.Cores, m.OS, bytesIEC(m.MemBytes), m.Go, loads(m.LoadStart))
+
+	r := &report{Started: started, Command: command, Machine: m}
+
+	// Benchmarks, in go test subprocesses.
+	cs := comparisons
+	if benchtime != "" {
+		cs = make([]comparison, len(comparisons))
+		copy(cs, comparisons)
+		for i := range cs {
+			cs[i].Benchtime = benchtime
+		}
+	}
+	results := map[string][]benchResult{}
+	for _, br := range planRuns(cs) {
+		if !br.exists(root) {
+			logf("%s: not in this tree, its rows are pending", br.Pkg)
+			continue
+		}
+		logf("go %s", shellJoin(br.args()))
+		res, err := runBench(ctx, goTool, root, br)
+		if err != nil {
+			return err
+		}
+		results[br.Pkg] = append(results[br.Pkg], res...)
+		r.Runs = append(r.Runs, br)
+	}
+	for _, c := range cs {
+		if _, ran := results[c.Pkg]; !ran {
+			r.Compared = append(r.Compared, compared{comparison: c, Status: pending})
+			continue
+		}
+		x, err := fill(c, results[c.Pkg])
+		if err != nil {
+			return err
+		}
+		r.Compared = append(r.Compared, x)
+	}
+	logf("go %s", shellJoin(flatRun.args()))
+	flat, err := runBench(ctx, goTool, root, flatRun)
+	if err != nil {
+		return err
+	}
+	r.Runs = append(r.Runs, flatRun)
+	for _, f := range flat {
+		if strings.Contains(f.Name, "/") {
+			r.Flat = append(r.Flat, f)
+		}
+	}
+
+	// Tokens, in process.
+	logf("tokens: n = %s, every detail level and profile", joinInts(tokenMeasureNs))
+	cnt, err := newCounters()
+	if err != nil {
+		return err
+	}
+	if r.Tokens, err = measureTokens(ctx, cnt, tokenMeasureNs); err != nil {
+		return err
+	}
+	if r.Records, err = measureRecords(cnt, tokenNs[len(tokenNs)-1]); err != nil {
+		return err
+	}
+
+	// Peak memory, in child processes.
+	if r.Peaks, err = measurePeaks(ctx, jq); err != nil {
+		return err
+	}
+
+	r.Machine.LoadEnd = loadAvg()
+	r.Elapsed = time.Since(started)
+	fmt.Printf("load average at the end: %s\n", loads(r.Machine.LoadEnd))
+
+	outAbs, chartAbs := inRoot(root, outPath), inRoot(root, chartPath)
+	rel, err := filepath.Rel(filepath.Dir(outAbs), chartAbs)
+	if err != nil {
+		return err
+	}
+	r.Chart = filepath.ToSlash(rel)
+	if err := os.MkdirAll(filepath.Dir(chartAbs), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(chartAbs, r.chart(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(outAbs, []byte(r.markdown()), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s and %s in %s\n", outPath, chartPath, r.Elapsed.Round(time.Second))
+	return nil
+}
+
+// inRoot resolves a path given relative to the module root; an absolute
+// path stays as it is.
+func inRoot(root, path string) string {
+	path = filepath.FromSlash(path)
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(root, path)
+}
+
+// measurePeaks measures the peak memory of offloading peakRecords records
+// and of extracting from the file, with jq and (when the package is
+// present) in process.
+func measurePeaks(ctx context.Context, jq string) ([]peakRow, error) {
+	dir, err := os.MkdirTemp("", "benchreport-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	logf("peak memory: offload of %s records", thousands(peakRecords))
+	off, err := runChild(ctx, "offload", dir, strconv.Itoa(peakRecords))
+	if err != nil {
+		return nil, err
+	}
+	rows := []peakRow{{Label: "offload (`lro.Wrap`, default threshold)", Result: off}}
+	rows = append(rows, peakRow{Label: "extraction in process (`lro/extract`)", Pending: "`lro/extract` is not in this tree yet"})
+	if jq == "" {
+		rows = append(rows, peakRow{Label: "extraction with the `jq` binary", Pending: "no jq on the PATH"})
+		return rows, nil
+	}
+	logf("peak memory: jq over the offloaded file")
+	jr, err := jqPeak(ctx, jq, peakFilter, off.File, off.Records)
+	if err != nil {
+		return nil, err
+	}
+	if got := strings.Count(jr.Output, "\n") + 1; got != peakRecords/1000 {
+		return nil, fmt.Errorf("jq %s printed %d lines, want %d", peakFilter, got, peakRecords/1000)
+	}
+	rows = append(rows, peakRow{Label: "extraction with the `jq` binary", Result: jr})
+	return rows, nil
+}

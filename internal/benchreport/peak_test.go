@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestSmallRecords(t *testing.T) {
+	var got []struct {
+		ID int    `json:"id"`
+		K  string `json:"k"`
+	}
+	if err := json.Unmarshal(smallRecords(1001), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1001 || got[7].ID != 7 || got[7].K != "key-7" || got[1000].K != "key-0" {
+		t.Errorf("smallRecords(1001) = %d records, [7] = %+v, [1000] = %+v", len(got), got[7], got[1000])
+	}
+}
+
+// TestPeaks runs the offload measurement and jq on a small input in this
+// process (the report runs them on 1,000,000 records in child processes).
+func TestPeaks(t *testing.T) {
+	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
+		t.Skip("no /proc/self/clear_refs:", err)
+	}
+	dir := t.TempDir()
+	off, err := childOffload(dir, 20_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.Records != 20_000 || off.InputBytes == 0 || off.FileBytes <= off.InputBytes/2 || off.PeakBytes == 0 || off.ProcessPeak < off.PeakBytes {
+		t.Errorf("childOffload() = %+v", off)
+	}
+	if !strings.HasPrefix(off.File, dir) {
+		t.Errorf("file %s is not in %s", off.File, dir)
+	}
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Skip("no jq")
+	}
+	jr, err := jqPeak(context.Background(), jq, peakFilter, off.File, off.Records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(jr.Output, "\n") + 1; lines != 20 {
+		t.Errorf("jq printed %d lines, want 20 (the records of key-7)", lines)
+	}
+	if jr.PeakBytes == 0 || jr.InputBytes != off.FileBytes {
+		t.Errorf("jqPeak() = %+v", jr)
+	}
+}
+
+func TestChildMainErrors(t *testing.T) {
+	tests := []struct {
+		reason string
+		args   []string
+		want   string
+	}{
+		{"no mode", nil, "unknown peak child mode"},
+		{"unknown mode", []string{"fly"}, `unknown peak child mode: "fly"`},
+		{"missing count", []string{"offload", "/tmp"}, "usage"},
+		{"zero count", []string{"offload", "/tmp", "0"}, "usage"},
+	}
+	for _, tt := range tests {
+		err := childMain(tt.args)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("childMain(%q) = %v, want an error containing %q: %s", tt.args, err, tt.want, tt.reason)
+		}
+	}
+}
