@@ -46,22 +46,21 @@ func Guidance(in descriptor.Input) string {
 	fmt.Fprintf(&b, "- Custom filter, run on each record: %s(%s=%s, %s=%s)\n", ToolExtract, argFilePath, path, argQuery, quote(exampleFilter(in)))
 	fmt.Fprintf(&b, "- Count, group or sort all records at once: %s(%s=%s, %s=%s, %s=true)\n", ToolExtract, argFilePath, path, argQuery, quote("length"), argSlurp)
 	if len(in.Recipes) > 0 {
-		b.WriteString("Available recipes:")
-		for _, r := range in.Recipes {
-			fmt.Fprintf(&b, " %d=%s", r.Number, lowerFirst(strings.TrimSuffix(r.Description, ".")))
+		entries := make([]string, len(in.Recipes))
+		for i, r := range in.Recipes {
+			entries[i] = fmt.Sprintf("%d=%s", r.Number, lowerFirst(strings.TrimSuffix(r.Description, ".")))
 			if len(r.Params) > 0 {
 				names := make([]string, len(r.Params))
-				for i, p := range r.Params {
-					names[i] = p.Name
+				for j, p := range r.Params {
+					names[j] = p.Name
 				}
-				fmt.Fprintf(&b, " (params: %s)", strings.Join(names, ", "))
+				entries[i] += " [params: " + strings.Join(names, ", ") + "]"
 			}
-			b.WriteByte(';')
 		}
-		b.WriteByte('\n')
+		fmt.Fprintf(&b, "Available recipes: %s.\n", strings.Join(entries, "; "))
 	}
 	fmt.Fprintf(&b, "To read lines as they are: %s(%s=%s, %s=2, %s=10); to find records by regular expression: %s(%s=%s, %s=%s).\n",
-		ToolRead, argFilePath, path, argLine, argLimit, ToolSearch, argFilePath, path, argPattern, quote("your term"))
+		ToolRead, argFilePath, path, argLine, argLimit, ToolSearch, argFilePath, path, argPattern, quote(searchExample(in)))
 	b.WriteString("The header line (line 1) contains metadata; the records start at line 2.")
 	return b.String()
 }
@@ -75,9 +74,28 @@ func exampleFilter(in descriptor.Input) string {
 		case recipes.Medium:
 			return "select(.confidence > 0.8) | {id, title}"
 		}
-		return "select(.memory_type == \"semantic\") | {id, title}"
+		return "select(.memory_type == " + quote(paramValue(in, recipes.ParamMemoryType, "semantic")) + ") | {id, title}"
 	}
 	return "select(type == \"object\") | keys"
+}
+
+// searchExample returns a word the records contain: the default keyword of
+// the recipes, which is taken from them.
+func searchExample(in descriptor.Input) string {
+	return paramValue(in, recipes.ParamKeyword, "your term")
+}
+
+// paramValue returns the default value of the first recipe parameter named
+// name, or def.
+func paramValue(in descriptor.Input, name, def string) string {
+	for _, r := range in.Recipes {
+		for _, p := range r.Params {
+			if p.Name == name && p.Value != "" {
+				return p.Value
+			}
+		}
+	}
+	return def
 }
 
 // quote writes s as a JSON string, which is how the examples pass strings.

@@ -9,7 +9,7 @@ import (
 	"github.com/zircote/lro-go/jsonl"
 )
 
-func writeFile(t *testing.T, dir string, records ...any) string {
+func writeFile(t testing.TB, dir string, records ...any) string {
 	t.Helper()
 	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir})
 	if err != nil {

@@ -284,7 +284,6 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	}
 
 	var p *program
-	var pending [][]byte
 	var label string
 	if queryGiven {
 		// Check the query before opening the file.
@@ -299,17 +298,23 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 		return nil, err
 	}
 	defer src.Close()
-	if recipeGiven {
-		var r recipes.Recipe
-		if r, pending, err = c.fileRecipe(ctx, src, number); err != nil {
-			return nil, err
+	var res *results
+	err = c.limited(ctx, src, func(ctx context.Context) error {
+		if recipeGiven {
+			r, pending, err := c.fileRecipe(src, number)
+			if err != nil {
+				return err
+			}
+			if p, err = recipeProgram(r, params); err != nil {
+				return err
+			}
+			label = r.Filter
+			res, err = c.run(ctx, src, p, pending)
+			return err
 		}
-		if p, err = recipeProgram(r, params); err != nil {
-			return nil, err
-		}
-		label = r.Filter
-	}
-	res, err := c.run(ctx, src, p, pending)
+		res, err = c.run(ctx, src, p, nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -320,26 +325,20 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 // file are recipes.For(detail, sample) over its header's detail level and
 // its first recipes.SampleSize records, which is how the offloader built
 // them. It returns the sample lines, which the run reads first.
-func (c *config) fileRecipe(ctx context.Context, src *source, n int) (recipes.Recipe, [][]byte, error) {
+func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, [][]byte, error) {
 	var sample []json.RawMessage
 	var lines [][]byte
-	err := c.limited(ctx, src, func(context.Context) error {
-		for len(lines) < recipes.SampleSize {
-			line, err := src.next(c.MaxRecordBytes)
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				return c.readError(err, src)
-			}
-			l := bytes.Clone(line)
-			lines = append(lines, l)
-			sample = append(sample, json.RawMessage(l))
+	for len(lines) < recipes.SampleSize {
+		line, err := src.next(c.MaxRecordBytes)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		return nil
-	})
-	if err != nil {
-		return recipes.Recipe{}, nil, err
+		if err != nil {
+			return recipes.Recipe{}, nil, c.readError(err, src)
+		}
+		l := bytes.Clone(line)
+		lines = append(lines, l)
+		sample = append(sample, json.RawMessage(l))
 	}
 	rs := recipes.For(recipes.Detail(src.header.Detail), sample)
 	return rs[n-1], lines, nil
