@@ -74,3 +74,17 @@ func TestAddToolsRejectsInvalidOptions(t *testing.T) {
 		t.Errorf("AddTools = %v, want an error naming MaxResults", err)
 	}
 }
+
+// TestOptionsCopied: changing the options after AddTools changes nothing.
+func TestOptionsCopied(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "light", memories(3, "light"))
+	opts := &extract.Options{Dir: dir}
+	cs := session(t, opts)
+	opts.Dir = t.TempDir()
+	opts.MaxResults = 1
+	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": ".id"})
+	if isErr || len(lines(texts[0])) != 3 {
+		t.Errorf("%v %q", isErr, texts)
+	}
+}

@@ -11,6 +11,8 @@
 //
 // [AddTools] registers the three tools on a server; [Guidance] renders the
 // specification's native-tool guidance for the descriptors of that server.
+// The tools' handlers are safe for concurrent use; each call has its own
+// limits.
 //
 // # One source of truth for recipes
 //
@@ -32,14 +34,38 @@
 // Every call is bounded by [Options]: a time limit (gojq checks the context
 // at every step), the bytes of the file it reads, the length of one record,
 // the number of results and the bytes of output, and the growth of the heap,
-// which a watchdog samples every few milliseconds (a time limit alone lets
-// `def f: [f]; f` allocate 1.26 GB in 3 s, measured). A caller's query is
-// also rewritten before it runs so that no single step of gojq can do
-// unbounded work in native code: values are measured before they reach the
+// which a watchdog samples every 5 ms. What each stops, as measured on the
+// queries of the task (3 s runs of gojq, without the limits):
+//
+//   - repeat(.) and range(1e12) produce results without end: MaxResults or
+//     MaxOutputBytes;
+//   - def f: f; f is a tail call that loops in constant memory: the time
+//     limit;
+//   - [limit(1e9; repeat(1))] | group_by(.) grows the heap by 183 MB in 3 s
+//     and def f: [f]; f by 1.26 GB: the time limit alone lets memory
+//     explode, so the watchdog stops them when the heap has grown by
+//     MaxMemoryBytes (it runs a collection first, so garbage does not count).
+//
+// A query of the caller is also rewritten before it runs so that no single
+// step of gojq can do unbounded work in native code, which neither the
+// context nor the watchdog can interrupt. Measured without the rewrite:
+// reduce range(3e6) as $i (null; [.]) | tojson kills the process with a
+// fatal stack overflow after 144 MB of heap; "xx" * 1e9 allocates 2 GB in
+// one step; a value that repeats one subvalue ([., .] applied 60 times)
+// makes any tojson, comparison or sort of it run forever. With the
+// rewrite, values are measured (bounded work) before they reach the
 // builtins that walk, compare or materialize them whole, and paths before
-// they reach setpath (see guard.go for the measured failures this prevents,
-// among them a fatal stack overflow of the process). The server answers the
-// next call normally after a query is stopped.
+// they reach setpath, so these end with a tool error naming the problem. The
+// server answers the next call normally after any of them.
+//
+// What remains: the heap is shared by the process, so concurrent calls
+// count each other's allocations (a call may be stopped for another's
+// growth); one step may allocate up to about MaxMemoryBytes (a value the
+// checks let through) before the watchdog sees it, so the peak is about
+// twice the limit; and a hard link in the output folder cannot be told from
+// a file, which only someone who can write to the folder can make.
+//
+// # Large answers
 //
 // An lro_extract result above the threshold is not shown inline: it is
 // written to a new offloaded file and the answer is that file's descriptor,

@@ -332,7 +332,7 @@ func errorMessage(err error) string {
 		}
 		e := encoder{limit: maxMessage}
 		if e.encode(v) != nil {
-			return truncate(string(e.buf), maxMessage-1) + "…"
+			return "error: " + truncate(string(e.buf), maxMessage-1) + "…"
 		}
 		return "error: " + string(e.buf)
 	}
@@ -346,17 +346,24 @@ func (r *runner) emit(v, cur any, text string) error {
 		return errorf("the query produced more than %d results, the limit of one call (MaxResults); narrow it, for example with limit(n; ...) or first(...)", r.c.MaxResults)
 	}
 	start := len(res.buf)
+	room := r.c.MaxOutputBytes - start
 	s, isString := v.(string)
-	if len(s) > r.c.MaxOutputBytes-start || len(text) > r.c.MaxOutputBytes-start {
-		return r.outputLimit()
+	rawString := isString && r.p.raw
+	switch {
+	case rawString:
+		text = s
+	case text != "" && sameValue(v, cur):
+		// A record passed through unchanged: printed as the file holds it.
+	case r.p.slurp:
+		text = r.recordText(v)
+	default:
+		text = ""
 	}
 	switch {
-	case isString && r.p.raw:
-		res.buf = append(res.buf, s...)
-	case text != "" && sameValue(v, cur):
+	case len(text) > room:
+		return r.outputLimit()
+	case text != "" || rawString:
 		res.buf = append(res.buf, text...)
-	case r.p.slurp && r.recordText(v) != "":
-		res.buf = append(res.buf, r.recordText(v)...)
 	default:
 		r.enc.buf = res.buf
 		err := r.enc.encode(v)
@@ -374,7 +381,7 @@ func (r *runner) emit(v, cur any, text string) error {
 		res.buf = res.buf[:start]
 		return r.outputLimit()
 	}
-	res.spans = append(res.spans, span{start, len(res.buf), isString && r.p.raw})
+	res.spans = append(res.spans, span{start, len(res.buf), rawString})
 	res.buf = append(res.buf, '\n')
 	return nil
 }

@@ -20,10 +20,11 @@ import (
 //     and gojq's recursive encoder then overflows the Go stack, a fatal error
 //     that no recover catches (measured: the process dies). Comparisons,
 //     contains, flatten, setpath and delpaths recurse the same way;
-//   - shared values: `[., .]` repeated 60 times makes a value of 2^60 nodes
-//     in 60 steps and almost no memory, because both elements are the same
-//     value; a single tojson, ==, sort, add or flatten then tries to walk all
-//     of it;
+//   - shared values: `[., .]` repeated 40 times makes a value of 2^40 nodes
+//     in 40 steps and almost no memory, because both elements are the same
+//     value; a single tojson or == then walks all of it, past any deadline
+//     (measured: still running 20 s after a 3 s deadline, until killed), and
+//     sort, add or flatten would too;
 //   - single allocations: `"xx" * 1e9` allocates 2 GB in one step (measured),
 //     `.[536870911] = 1` a 8.6 GB array, `[[range(1e6)], [], ...] |
 //     transpose` pads every row to the longest.

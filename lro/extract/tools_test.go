@@ -417,3 +417,20 @@ func TestSearch(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestOutputLimit: MaxOutputBytes counts what is printed, not the records
+// read.
+func TestOutputLimit(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "full", []any{map[string]any{"id": "a", "text": strings.Repeat("x", 5000)}, map[string]any{"id": "b", "text": ""}})
+	cs := session(t, &extract.Options{Dir: dir, MaxOutputBytes: 1000})
+	if texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": ".text", "raw": true}); !isErr || !strings.Contains(texts[0], "MaxOutputBytes") {
+		t.Errorf("a 5000-byte result under a 1000-byte limit: %v %q", isErr, texts)
+	}
+	if texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": "."}); !isErr || !strings.Contains(texts[0], "MaxOutputBytes") {
+		t.Errorf("a 5000-byte record passed through: %v %q", isErr, texts)
+	}
+	if texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": ".id, .text[0:3]", "raw": true}); isErr || texts[0] != "a\nxxx\nb\n" {
+		t.Errorf("small results of large records: %v %q", isErr, texts)
+	}
+}

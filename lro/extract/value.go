@@ -188,43 +188,37 @@ type sized struct {
 // levels. A node is weighed when it is pushed, so the stack never holds more
 // than budget/8 entries.
 func (s *sizer) fits(v any, budget int64) bool {
+	defer func() { s.stack = s.stack[:0] }()
 	weight := 8 + stringLen(v)
 	s.stack = append(s.stack[:0], sized{v, 0})
-	for len(s.stack) > 0 {
-		if weight > budget {
-			s.stack = s.stack[:0]
-			return false
-		}
+	for len(s.stack) > 0 && weight <= budget {
 		top := s.stack[len(s.stack)-1]
 		s.stack = s.stack[:len(s.stack)-1]
-		push := func(e any) {
-			weight += 8 + stringLen(e)
-			if !isScalar(e) {
-				s.stack = append(s.stack, sized{e, top.depth + 1})
-			}
-		}
 		switch x := top.v.(type) {
 		case []any:
 			if top.depth >= maxDepth {
-				s.stack = s.stack[:0]
 				return false
 			}
 			for _, e := range x {
-				push(e)
+				weight += 8 + stringLen(e)
+				if !isScalar(e) {
+					s.stack = append(s.stack, sized{e, top.depth + 1})
+				}
 				if weight > budget {
-					break
+					return false
 				}
 			}
 		case map[string]any:
 			if top.depth >= maxDepth {
-				s.stack = s.stack[:0]
 				return false
 			}
 			for k, e := range x {
-				weight += int64(len(k))
-				push(e)
+				weight += 8 + int64(len(k)) + stringLen(e)
+				if !isScalar(e) {
+					s.stack = append(s.stack, sized{e, top.depth + 1})
+				}
 				if weight > budget {
-					break
+					return false
 				}
 			}
 		}
