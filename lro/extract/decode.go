@@ -464,7 +464,7 @@ func (d *decoder) number() (any, error) {
 		}
 		return n, nil
 	}
-	f, err := strconv.ParseFloat(string(lit), 64)
+	f, err := strconv.ParseFloat(d.text[start:i], 64) // a slice of text: no copy
 	if err != nil {
 		// Out of range: jq clamps to the largest double, keeping the sign.
 		f = math.Copysign(math.MaxFloat64, f)

@@ -78,6 +78,12 @@ func (s *source) next(maxLen int) ([]byte, error) {
 		if s.read > s.limit {
 			return nil, s.inputLimit()
 		}
+		if err == nil && size == len(chunk) && size <= maxLen+1 {
+			// The whole line in one piece, the usual case: no copy. The
+			// slice is valid until the next read, as documented.
+			s.line++
+			return trimEOL(chunk), nil
+		}
 		if !tooLong {
 			if size > maxLen+1 { // +1 for the '\n'
 				tooLong = true
