@@ -279,7 +279,7 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	if err != nil {
 		return nil, err
 	}
-	if recipeGiven && (a.present(argSlurp) || a.present(argRaw)) {
+	if recipeGiven && (slurp || raw) {
 		return nil, errorf("slurp and raw apply to a query; recipe %d sets its own", number)
 	}
 
