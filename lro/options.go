@@ -127,6 +127,15 @@ type Options struct {
 	// Now returns the current time. If nil, defaults to [time.Now].
 	Now func() time.Time
 
+	// ExtractTools reports that the server also offers the extraction tools
+	// of package [github.com/zircote/lro-go/lro/extract] over the same folder
+	// and prefix (register them with [AddExtractTools]). The descriptor's
+	// guidance then points to lro_extract with the specification's
+	// native-tool template; jq_recipes stay in the descriptor for clients
+	// with a shell. If false (the zero value), the guidance is the shell
+	// template.
+	ExtractTools bool
+
 	// Tools holds per-tool overrides, keyed by tool name. A call to a tool
 	// named here uses the override's fields that are set instead of the
 	// fields above. If nil, every tool uses the fields above.

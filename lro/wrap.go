@@ -18,6 +18,7 @@ import (
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -276,7 +277,7 @@ func (c *config) measure(rs *recordSet) (count, tokens int, err error) {
 
 // sampleSize is how many leading records feed the recipes' parameter values
 // (a value seen in them is in the file, which is all a default needs).
-const sampleSize = 16
+const sampleSize = recipes.SampleSize
 
 // tally gathers the summary's statistics while the file is written.
 type tally struct {
@@ -422,6 +423,9 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		EstimatedTokens: tokens,
 		TopNamespaces:   t.topNamespaces(),
 		ScoreRange:      t.scoreRange(),
+	}
+	if c.ExtractTools {
+		in.Guidance = extract.Guidance
 	}
 	switch {
 	case !wantSchema:

@@ -10,6 +10,14 @@ import (
 // Count is the number of recipes in every library: exactly 10.
 const Count = 10
 
+// SampleSize is how many leading records of an offloaded file its recipes are
+// made from. The recipes of a file are For(Detail(header.Detail), sample),
+// where sample is the file's first SampleSize record lines as written: the
+// offloader builds its descriptor's recipes so, and a native extraction tool
+// rebuilds them from the file the same way, so that recipe N means the same
+// filter with the same default parameters in both.
+const SampleSize = 16
+
 // Detail is the detail level of memory records.
 type Detail string
 

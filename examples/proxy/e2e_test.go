@@ -439,6 +439,13 @@ func TestFilesystemServer(t *testing.T) {
 			}
 			got[tool.Name] = generic(t, tool)
 		}
+		// The proxy adds its own extraction tools to the upstream's.
+		for _, local := range []string{"lro_extract", "lro_read", "lro_search"} {
+			if _, ok := got[local]; !ok {
+				t.Errorf("the proxy does not list its own tool %s", local)
+			}
+			delete(got, local)
+		}
 		if len(want) < 10 {
 			t.Errorf("the filesystem server lists %d tools", len(want))
 		}

@@ -231,18 +231,13 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 }
 
 // localTools returns the hook that registers the tools the proxy serves
-// itself, next to the upstream's, or nil for none.
-//
-// TODO(lead): this is the one place where the proxy gets the native
-// extraction tools. Once package lro/extract is merged, return
-//
-//	func(s *mcp.Server) error { return extract.AddTools(s, <options with opts.OutputDir>) }
-//
-// so that lro_extract, lro_read and lro_search read the files this proxy
-// writes.
+// itself, next to the upstream's: lro_extract, lro_read and lro_search over
+// the files this proxy writes, so that clients without a shell can query
+// them. It sets opts.ExtractTools, so that the descriptors' guidance points
+// to lro_extract.
 func localTools(opts *lro.Options) func(*mcp.Server) error {
-	_ = opts
-	return nil
+	opts.ExtractTools = true
+	return func(s *mcp.Server) error { return lro.AddExtractTools(s, opts) }
 }
 
 func outputDir(opts *lro.Options) string {

@@ -23,7 +23,9 @@
 //                     control proving that validation is active).
 //
 // A string argument may hold {{ROOT}}, replaced by the LRO_PLAN_ROOT
-// environment variable (a folder the test prepared).
+// environment variable (a folder the test prepared), and {{LAST_FILE}},
+// replaced by the file_path of the last offloaded result of the run (so a
+// plan can query it with lro_extract, lro_read and lro_search).
 //
 // "Succeeds" means callTool did not throw (so the SDK's outputSchema
 // validation passed) and isError is not true. Every tool the server lists
@@ -207,6 +209,7 @@ async function main() {
     const validated = [...tools.values()].filter((t) => t.outputSchema).map((t) => t.name);
     console.log(`listed ${tools.size} tools; outputSchema validated for: ${validated.join(', ') || 'none'}`);
 
+    let lastFile = '';
     for (const step of plan) {
       const label = `${step.tool} ${JSON.stringify(step.arguments ?? {})} expect=${step.expect}`;
       if (!tools.has(step.tool)) continue; // reported above
@@ -215,8 +218,9 @@ async function main() {
         continue;
       }
       let result;
+      const args = JSON.parse(JSON.stringify(step.arguments ?? {}).replaceAll('{{LAST_FILE}}', JSON.stringify(lastFile).slice(1, -1)));
       try {
-        result = await client.callTool({ name: step.tool, arguments: step.arguments ?? {} });
+        result = await client.callTool({ name: step.tool, arguments: args });
       } catch (err) {
         if (step.expect === 'validation_error' && isValidationError(err)) {
           report(true, `${label}: rejected: ${err.message}`);
@@ -244,6 +248,7 @@ async function main() {
         report(false, `${label}: not offloaded: ${JSON.stringify(result).slice(0, 300)}`);
         continue;
       }
+      lastFile = d.file_path;
       const problems = checkDescriptor(d);
       if (problems.length > 0) {
         report(false, `${label}: ${problems.join('; ')}`);

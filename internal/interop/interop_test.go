@@ -53,7 +53,7 @@ func TestTypeScriptClient(t *testing.T) {
 		{"every wrapping style", "./testserver", "testserver-plan.json", nil, nil, true},
 		{"memory server, small corpus", "../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, nil, false},
 		{"memory server, default corpus", "../../examples/memory", "memory-offload-plan.json", nil, nil, true},
-		{"proxy in front of the memory server", "../../examples/proxy", "memory-offload-plan.json", nil,
+		{"proxy in front of the memory server", "../../examples/proxy", "proxy-memory-plan.json", nil,
 			[]string{"bin:../../examples/memory", "-output-dir", "{{UPSTREAM_DIR}}"}, true},
 		{"proxy in front of server-filesystem", "../../examples/proxy", "proxy-filesystem-plan.json", nil,
 			[]string{"npm:mcp-server-filesystem", "{{ROOT}}"}, true},

@@ -1,0 +1,165 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// normalize turns a value decoded by encoding/json with UseNumber-free
+// float64 numbers into the form the decoder gives: integers that fit in an
+// int become ints.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+	}
+	return v
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     any
+	}{
+		{"small int stays an int", `42`, 42},
+		{"negative int", `-7`, -7},
+		{"minus zero is a float, as jq prints -0", `-0`, math.Copysign(0, -1)},
+		{"fraction is a float", `1.5`, 1.5},
+		{"exponent is a float", `1e3`, 1000.0},
+		{"19 digits is a float, as jq 1.6 keeps doubles", `1234567890123456789`, 1234567890123456789.0},
+		{"out of range clamps to the largest double", `1e999`, math.MaxFloat64},
+		{"plain string", `"abc"`, "abc"},
+		{"escapes", `"a\"b\\c\/d\n\t\u00e9"`, "a\"b\\c/d\n\té"},
+		{"surrogate pair", `"\ud83d\ude00"`, "😀"},
+		{"lone surrogate becomes U+FFFD", `"\ud83dx"`, "\ufffdx"},
+		{"invalid UTF-8 becomes U+FFFD", "\"a\xffb\"", "a\ufffdb"},
+		{"UTF-8 kept", `"日本語"`, "日本語"},
+		{"object, last duplicate key wins as in jq", `{"a":1,"a":2}`, map[string]any{"a": 2}},
+		{"nested", ` {"a":[1,{"b":null}],"c":true} `, map[string]any{"a": []any{1, map[string]any{"b": nil}}, "c": true}},
+		{"empty containers", `[{},[]]`, []any{map[string]any{}, []any{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := newDecoder().decode([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if f, ok := tt.want.(float64); ok && math.Signbit(f) != math.Signbit(got.(float64)) {
+				t.Errorf("sign of %v lost", f)
+			}
+		})
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"empty", ``, "end of input"},
+		{"two values", `1 2`, "after the value"},
+		{"trailing comma", `[1,]`, "unexpected"},
+		{"leading zero", `01`, "after the value"},
+		{"bare dot", `1.`, "no digit after"},
+		{"bad exponent", `1e`, "exponent"},
+		{"single quotes", `'a'`, "unexpected"},
+		{"control character in a string", "\"a\x01\"", "control character"},
+		{"bad escape", `"\x"`, "invalid escape"},
+		{"short unicode escape", `"\u12"`, `\u escape`},
+		{"unterminated string", `"abc`, "end of input"},
+		{"missing colon", `{"a" 1}`, "want ':'"},
+		{"non-string key", `{1:2}`, "object key"},
+		{"NaN", `NaN`, "unexpected"},
+		{"truncated literal", `tru`, "want true"},
+		{"too deep", strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1), "nested deeper"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := newDecoder().decode([]byte(tt.in))
+			if !errors.Is(err, errSyntax) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("decode(%q) = %v, want an error containing %q", tt.in, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeDepthLimitIsInclusive(t *testing.T) {
+	in := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	if _, err := newDecoder().decode([]byte(in)); err != nil {
+		t.Fatalf("%d levels must decode: %v", maxDepth, err)
+	}
+}
+
+// FuzzDecode checks the decoder against encoding/json: the same inputs are
+// valid, and valid inputs decode to the same values.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,"x",null,true]}`, `"\ud83d\ude00"`, `-0.0e+1`, "\"\xff\"", `[{"":{}}]`, ` 1 `, `{"a":1,"a":{"b":[]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		d := newDecoder()
+		got, err := d.decode(data)
+		if json.Valid(data) != (err == nil) {
+			t.Fatalf("decode(%q): err %v, but json.Valid says %v", data, err, json.Valid(data))
+		}
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		opt := cmp.Comparer(func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) })
+		if diff := cmp.Diff(toFloats(normalize(want)), toFloats(got), opt); diff != "" {
+			t.Errorf("decode(%q) differs from encoding/json (-json +decoder):\n%s", data, diff)
+		}
+	})
+}
+
+// toFloats turns every number into a float64, clamping infinities as jq
+// does, so that both decoders' numbers compare.
+func toFloats(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil { // out of range: jq clamps to the largest double
+			f = math.Copysign(math.MaxFloat64, f)
+		}
+		return f
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = toFloats(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = toFloats(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,85 @@
+// Package extract provides native MCP tools that query offloaded results,
+// so that clients without a shell can use Large Result Offloading:
+//
+//   - lro_extract runs one of the descriptor's 10 jq recipes by number, or a
+//     jq filter of the caller's, over the records of an offloaded file, with
+//     github.com/itchyny/gojq in process (the specification's lro_extract);
+//   - lro_read reads a range of lines, and a range of characters of each, so
+//     that even a record of many megabytes on one line can be read in pieces;
+//   - lro_search returns the records with a value that matches a regular
+//     expression (RE2), with their line numbers.
+//
+// [AddTools] registers the three tools on a server; [Guidance] renders the
+// specification's native-tool guidance for the descriptors of that server.
+// The tools' handlers are safe for concurrent use; each call has its own
+// limits.
+//
+// # One source of truth for recipes
+//
+// Recipe N of lro_extract is recipe N of the file's descriptor: both are
+// recipes.For(detail, sample) over the header's detail level and the first
+// [recipes.SampleSize] records of the file, and lro_extract runs the
+// recipe's own Filter with its Slurp and Raw flags and its parameters bound
+// as jq variables, as the descriptor's shell command does with jq. Caller
+// parameters are variable values, never program text.
+//
+// # Sandbox
+//
+// The tools read only files named like offloaded files ({prefix}-{operation}-
+// {ULID}.jsonl) directly in the output folder: the path is checked by name
+// and the file is opened through an [os.Root] on the folder without following
+// symbolic links, so relative paths, "..", links that point out, NUL bytes
+// and folders are refused with a tool error that says why.
+//
+// Every call is bounded by [Options]: a time limit (gojq checks the context
+// at every step), the bytes of the file it reads, the length of one record,
+// the number of results and the bytes of output, and the growth of the heap,
+// which a watchdog samples every 5 ms. What each stops, as measured on the
+// queries of the task (3 s runs of gojq, without the limits):
+//
+//   - repeat(.) and range(1e12) produce results without end: MaxResults or
+//     MaxOutputBytes;
+//   - def f: f; f is a tail call that loops in constant memory: the time
+//     limit;
+//   - [limit(1e9; repeat(1))] | group_by(.) grows the heap by 183 MB in 3 s
+//     and def f: [f]; f by 1.26 GB: the time limit alone lets memory
+//     explode, so the watchdog stops them when the heap has grown by
+//     MaxMemoryBytes (it runs a collection first, so garbage does not count).
+//
+// A query of the caller is also rewritten before it runs so that no single
+// step of gojq can do unbounded work in native code, which neither the
+// context nor the watchdog can interrupt. Measured without the rewrite:
+// reduce range(3e6) as $i (null; [.]) | tojson kills the process with a
+// fatal stack overflow after 144 MB of heap; "xx" * 1e9 allocates 2 GB in
+// one step; a value that repeats one subvalue ([., .] applied 60 times)
+// makes any tojson, comparison or sort of it run forever. With the
+// rewrite, values are measured (bounded work) before they reach the
+// builtins that walk, compare or materialize them whole, and paths before
+// they reach setpath, so these end with a tool error naming the problem. The
+// server answers the next call normally after any of them.
+//
+// What remains: the heap is shared by the process, so concurrent calls
+// count each other's allocations (a call may be stopped for another's
+// growth); one step may allocate up to about MaxMemoryBytes (a value the
+// checks let through) before the watchdog sees it, so the peak is about
+// twice the limit; and a hard link in the output folder cannot be told from
+// a file, which only someone who can write to the folder can make.
+//
+// # Large answers
+//
+// An lro_extract result above the threshold is not shown inline: it is
+// written to a new offloaded file and the answer is that file's descriptor,
+// so a large extraction is never cut silently and can be queried further.
+// If that write fails, the result is cut to the whole results that fit, with
+// a warning. lro_read and lro_search show what fits and say where to
+// continue.
+//
+// # Output
+//
+// lro_extract prints one result per line: compact JSON (jq -c), with the
+// keys of objects sorted (gojq keeps no key order), except that a record
+// passed through unchanged is printed exactly as the file holds it; string
+// results of a raw recipe, or of a query with raw=true, are printed as plain
+// text (jq -r). Regular expressions in recipes and queries are RE2, not
+// Oniguruma: look-arounds and backreferences are not available.
+package extract

@@ -1,0 +1,145 @@
+package extract_test
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/recipes"
+)
+
+type toolCall struct {
+	tool string
+	args map[string]any
+}
+
+var callStart = regexp.MustCompile(`\b(lro_\w+)\(`)
+
+// parseCalls finds the tool calls written in a guidance text:
+// tool(name=<JSON value>, ...).
+func parseCalls(t *testing.T, text string) []toolCall {
+	t.Helper()
+	var calls []toolCall
+	for _, m := range callStart.FindAllStringSubmatchIndex(text, -1) {
+		c := toolCall{tool: text[m[2]:m[3]], args: map[string]any{}}
+		rest := text[m[1]:]
+		for !strings.HasPrefix(rest, ")") {
+			eq := strings.IndexByte(rest, '=')
+			if eq < 0 {
+				t.Fatalf("no '=' in %q", rest)
+			}
+			name := rest[:eq]
+			dec := json.NewDecoder(strings.NewReader(rest[eq+1:]))
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatalf("argument %s of %s: %v in %q", name, c.tool, err, rest)
+			}
+			c.args[name] = v
+			rest = strings.TrimPrefix(rest[eq+1+int(dec.InputOffset()):], ", ")
+		}
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+// TestGuidanceRunsAsWritten renders the guidance of real files and makes
+// every call it shows, over the transport: each names arguments the tool's
+// schema has and succeeds with output.
+func TestGuidanceRunsAsWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name, detail string
+		records      []any
+	}{
+		{"memory full", "full", memories(50, "full")},
+		{"memory medium", "medium", memories(50, "medium")},
+		{"memory light", "light", memories(50, "light")},
+		{"generic", "full", generic(50)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := offload(t, dir, tc.detail, tc.records)
+			sample := fileLines(t, path)[:recipes.SampleSize]
+			in := descriptor.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: recipes.For(recipes.Detail(tc.detail), sample)}
+			if recipes.IsMemory(sample) {
+				in.Noun = "memories"
+			}
+			guidance := extract.Guidance(in)
+			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+			schemas := map[string]map[string]any{}
+			for tool, err := range cs.Tools(context.Background(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := json.Marshal(tool.InputSchema)
+				var s struct {
+					Properties map[string]any `json:"properties"`
+				}
+				_ = json.Unmarshal(b, &s)
+				schemas[tool.Name] = s.Properties
+			}
+			calls := parseCalls(t, guidance)
+			if len(calls) < 6 {
+				t.Fatalf("%d calls in the guidance:\n%s", len(calls), guidance)
+			}
+			for _, c := range calls {
+				props, ok := schemas[c.tool]
+				if !ok {
+					t.Fatalf("the guidance names %s, which is not registered", c.tool)
+				}
+				for name := range c.args {
+					if _, ok := props[name]; !ok {
+						t.Errorf("%s has no argument %q", c.tool, name)
+					}
+				}
+				if c.args["file_path"] != path {
+					t.Errorf("%s: file_path %v", c.tool, c.args["file_path"])
+				}
+				texts, isErr := call(t, cs, c.tool, c.args)
+				if isErr || texts[0] == "" || strings.HasPrefix(texts[0], "No ") {
+					t.Errorf("%s(%v) as the guidance writes it: %v %.300q", c.tool, c.args, isErr, texts)
+				}
+			}
+			// Every recipe is listed with its parameters.
+			for _, r := range in.Recipes {
+				entry := " " + itoa(r.Number) + "="
+				if !strings.Contains(guidance, entry) {
+					t.Errorf("recipe %d is not listed", r.Number)
+				}
+				for _, p := range r.Params {
+					if !strings.Contains(guidance, p.Name) {
+						t.Errorf("parameter %s of recipe %d is not named", p.Name, r.Number)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestGuidanceFollowsTheTemplate checks the lines the specification's
+// native-tool template fixes.
+func TestGuidanceFollowsTheTemplate(t *testing.T) {
+	in := descriptor.Input{
+		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Detail: "full", Count: 200, EstimatedTokens: 31000,
+		Recipes: recipes.Memory(recipes.Full, nil), Noun: "memories",
+	}
+	g := extract.Guidance(in)
+	for _, want := range []string{
+		"Results offloaded to JSONL (200 memories, ~31000 tokens saved).\nDetail level: full\nUse the `lro_extract` tool to query this result set. Examples:\n",
+		`- Browse: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=1)`,
+		`lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=2, params={"namespace": "_semantic"})`,
+		`lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=3, params={"keyword": "keyword"})`,
+		`query="select(.provenance.confidence > 0.8) | {id, title}"`,
+		"The header line (line 1) contains metadata; the records start at line 2.",
+	} {
+		if !strings.Contains(g, want) {
+			t.Errorf("guidance lacks %q:\n%s", want, g)
+		}
+	}
+	if strings.Contains(g, "tail -n") || strings.Contains(g, "| jq") {
+		t.Errorf("native guidance points to the shell:\n%s", g)
+	}
+}

@@ -1,0 +1,90 @@
+package extract_test
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zircote/lro-go/lro/extract"
+)
+
+// TestHostileQueries runs queries that never end, never stop producing,
+// or grow without bound, and wants each to end with a tool error that says
+// which limit stopped it, within its limits, and the server to answer the
+// next call normally.
+func TestHostileQueries(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "light", memories(1, "light"))
+	opts := &extract.Options{Dir: dir, Timeout: 3 * time.Second, MaxMemoryBytes: 64 << 20, MaxResults: 10_000}
+	cs := session(t, opts)
+	goroutines := runtime.NumGoroutine()
+	tests := []struct {
+		name, query string
+		slurp       bool
+		want        []string // the error contains one of these
+	}{
+		{"infinite outputs", `repeat(.)`, false, []string{"MaxResults", "MaxOutputBytes"}},
+		{"a trillion outputs", `range(1e12)`, false, []string{"MaxResults"}},
+		{"infinite recursion in constant space", `def f: f; f`, false, []string{"time limit"}},
+		{"a billion-element array grouped", `[limit(1e9; repeat(1))] | group_by(.)`, false, []string{"MaxMemoryBytes", "time limit"}},
+		{"recursion that builds a value", `def f: [f]; f`, false, []string{"MaxMemoryBytes"}},
+		{"recursion that keeps a stack", `def f: 1 + f; f`, false, []string{"MaxMemoryBytes", "time limit"}},
+		{"a hundred-million-element array", `[range(1e8)] | length`, false, []string{"MaxMemoryBytes", "time limit"}},
+		{"endless loop without output", `last(range(1e12))`, false, []string{"time limit"}},
+		{"slurped input held forever", `. as $all | repeat($all) | empty`, true, []string{"time limit"}},
+		{"2 GB string in one step", `"xx" * 1e9`, false, []string{"repeating a string"}},
+		{"8.6 GB array in one step", `null | .[536870911] = 1`, false, []string{"array index"}},
+		{"stack overflow through a deep value", `reduce range(1e5) as $i (null; [.]) | tojson`, false, []string{"nested deeper"}},
+		{"2^64-node shared value", `reduce range(64) as $i (0; [., .]) | tostring`, false, []string{"too large"}},
+		{"internal function around the guard", `_multiply("x"; 1e9)`, false, []string{"internal function"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			args := map[string]any{"file_path": path, "query": tt.query}
+			if tt.slurp {
+				args["slurp"] = true
+			}
+			texts, isErr := call(t, cs, extract.ToolExtract, args)
+			text := strings.Join(texts, "\n")
+			ok := false
+			for _, w := range tt.want {
+				ok = ok || strings.Contains(text, w)
+			}
+			if !isErr || !ok {
+				t.Errorf("%s: %v %q, want a tool error containing one of %q", tt.query, isErr, truncated(text), tt.want)
+			}
+			if d := time.Since(start); d > opts.Timeout+2*time.Second {
+				t.Errorf("%s ran %v, past its time limit of %v", tt.query, d, opts.Timeout)
+			}
+			// The server answers the next call normally.
+			texts, isErr = call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "recipe": 4})
+			if isErr || !strings.Contains(texts[0], `"id":"01J00000000000000000000000"`) {
+				t.Fatalf("the call after %s failed: %v %q", tt.query, isErr, texts)
+			}
+		})
+	}
+	// Nothing keeps running: no watchdog, producer or query goroutine is left.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines+2 {
+		t.Errorf("%d goroutines after the hostile queries, %d before", n, goroutines)
+	}
+	// The memory they held is released.
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 256<<20 {
+		t.Errorf("heap still holds %d MiB", m.HeapAlloc>>20)
+	}
+}
+
+func truncated(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,152 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+type recorder struct {
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func (r *recorder) Observe(_ context.Context, e event.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func callTool(t *testing.T, h mcp.ToolHandler, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: ToolExtract, Arguments: raw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTruncatedWhenOffloadFails: when the result is above the threshold and
+// cannot be written (a full disk here), the answer shows the whole results
+// that fit, says that the rest was cut, and an event reports the failure.
+func TestTruncatedWhenOffloadFails(t *testing.T) {
+	dir := t.TempDir()
+	var records []any
+	for i := range 100 {
+		records = append(records, map[string]any{"n": i, "text": strings.Repeat("word ", 10)})
+	}
+	path := writeFile(t, dir, records...)
+	var obs recorder
+	c, err := newConfig(&Options{Dir: dir, ThresholdTokens: 200, Observer: &obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.create = func(string, *jsonl.Options) (*jsonl.Writer, error) { return nil, syscall.ENOSPC }
+	res := callTool(t, c.handler(ToolExtract, c.extract), map[string]any{"file_path": path, "query": "{n, text}"})
+	if res.IsError || len(res.Content) != 2 {
+		t.Fatalf("%+v", res.Content)
+	}
+	warning := res.Content[0].(*mcp.TextContent).Text
+	shown := res.Content[1].(*mcp.TextContent).Text
+	lines := strings.Split(shown, "\n")
+	if !strings.Contains(warning, "no space left on device") || !strings.Contains(warning, fmt.Sprintf("showing %d of 100 results", len(lines))) {
+		t.Errorf("warning %q for %d lines", warning, len(lines))
+	}
+	if estimate.Tokens(shown) > 200 || len(lines) < 2 {
+		t.Errorf("%d lines, %d tokens shown, threshold 200", len(lines), estimate.Tokens(shown))
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf(`{"n":%d,"text":"%s"}`, i, strings.Repeat("word ", 10)); l != want {
+			t.Errorf("line %d = %q, want the whole result %q", i, l, want)
+		}
+	}
+	if len(obs.events) != 1 {
+		t.Fatalf("%d events", len(obs.events))
+	}
+	if e, ok := obs.events[0].(event.WriteFailed); !ok || e.Count != 100 || e.Shown != len(lines) || e.Tool != ToolExtract {
+		t.Errorf("event %#v", obs.events[0])
+	}
+}
+
+func TestOffloadedEvent(t *testing.T) {
+	dir := t.TempDir()
+	var records []any
+	for i := range 100 {
+		records = append(records, map[string]any{"n": i, "text": strings.Repeat("word ", 10)})
+	}
+	path := writeFile(t, dir, records...)
+	var obs recorder
+	c, err := newConfig(&Options{Dir: dir, ThresholdTokens: 200, Observer: &obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := callTool(t, c.handler(ToolExtract, c.extract), map[string]any{"file_path": path, "query": "."})
+	if res.IsError || len(obs.events) != 1 {
+		t.Fatalf("%+v, %d events", res.Content, len(obs.events))
+	}
+	e, ok := obs.events[0].(event.Offloaded)
+	if !ok || e.Count != 100 || e.Tool != ToolExtract || e.Operation != "extract" || e.ThresholdTokens != 200 || e.Bytes == 0 {
+		t.Errorf("event %#v", obs.events[0])
+	}
+}
+
+func TestHandlerRecoversPanics(t *testing.T) {
+	c, err := newConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := c.handler(ToolExtract, func(context.Context, args) (*mcp.CallToolResult, error) { panic("boom") })
+	res := callTool(t, h, nil)
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "internal error: boom") {
+		t.Errorf("%+v", res.Content)
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts *Options
+		want string // "" for valid
+	}{
+		{"nil is every default", nil, ""},
+		{"zero is every default", &Options{}, ""},
+		{"negative timeout", &Options{Timeout: -1}, "Options.Timeout"},
+		{"negative input limit", &Options{MaxInputBytes: -1}, "Options.MaxInputBytes"},
+		{"negative record limit", &Options{MaxRecordBytes: -1}, "Options.MaxRecordBytes"},
+		{"negative output limit", &Options{MaxOutputBytes: -1}, "Options.MaxOutputBytes"},
+		{"negative results", &Options{MaxResults: -1}, "Options.MaxResults"},
+		{"negative memory", &Options{MaxMemoryBytes: -1}, "Options.MaxMemoryBytes"},
+		{"negative threshold", &Options{ThresholdTokens: -1}, "Options.ThresholdTokens"},
+		{"prefix with a slash", &Options{Prefix: "a/b"}, "Options.Prefix"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.opts.Validate()
+			if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate() = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	c, err := newConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Timeout != DefaultTimeout || c.MaxInputBytes != DefaultMaxInputBytes || c.MaxRecordBytes != DefaultMaxRecordBytes ||
+		c.MaxOutputBytes != DefaultMaxOutputBytes || c.MaxResults != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
+		c.ThresholdTokens != DefaultThresholdTokens || c.Prefix != jsonl.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
+		t.Errorf("defaults not applied: %+v", c.Options)
+	}
+}

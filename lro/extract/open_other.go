@@ -1,0 +1,5 @@
+//go:build !unix
+
+package extract
+
+const openFlags = 0

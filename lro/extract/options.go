@@ -1,0 +1,191 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
+)
+
+// Defaults of [Options]. Each is what the zero value of the corresponding
+// field means.
+const (
+	// DefaultTimeout bounds one tool call.
+	DefaultTimeout = 10 * time.Second
+	// DefaultMaxInputBytes is the most bytes of a file one call reads: enough
+	// to stream through a 1 GB result, while a slurping query on a file that
+	// large stops at DefaultMaxMemoryBytes first.
+	DefaultMaxInputBytes int64 = 1 << 30
+	// DefaultMaxRecordBytes is the longest record line lro_extract and
+	// lro_search decode. lro_read reads longer lines by character range.
+	DefaultMaxRecordBytes = 16 << 20
+	// DefaultMaxOutputBytes is the most output one call may produce before it
+	// fails, counted before any offload of the result.
+	DefaultMaxOutputBytes = 64 << 20
+	// DefaultMaxResults is the most results (jq outputs, search matches) one
+	// call may produce before it fails.
+	DefaultMaxResults = 100_000
+	// DefaultMaxMemoryBytes is how far the heap may grow during one
+	// lro_extract call before the call is stopped.
+	DefaultMaxMemoryBytes int64 = 512 << 20
+	// DefaultThresholdTokens is the size above which a result is not shown
+	// inline: the specification's offload threshold.
+	DefaultThresholdTokens = 1600
+)
+
+// ErrInvalidOption is wrapped by the error that reports an invalid [Options]
+// field; the message names the field and its value.
+var ErrInvalidOption = errors.New("extract: invalid option")
+
+// Options configure the extraction tools. A nil *Options, and the zero value
+// of every field, means the defaults. Options are copied by [AddTools]:
+// changing them afterwards has no effect.
+type Options struct {
+	// Dir is the output folder: the tools read offloaded files directly in
+	// it and nowhere else. It must be the folder the offloading decorator
+	// writes to (lro.Options.OutputDir). If empty, defaults to
+	// [os.TempDir], as lro's. It is made absolute.
+	Dir string
+
+	// Prefix is the first part of the names of offloaded files,
+	// {prefix}-{operation}-{ulid}.jsonl: only files named so can be read. If
+	// empty, defaults to [jsonl.DefaultPrefix].
+	Prefix string
+
+	// Timeout bounds each tool call: a query still running when it passes is
+	// stopped with a tool error. If zero, defaults to [DefaultTimeout].
+	Timeout time.Duration
+
+	// MaxInputBytes is the most bytes of a file one call reads. If zero,
+	// defaults to [DefaultMaxInputBytes].
+	MaxInputBytes int64
+
+	// MaxRecordBytes is the longest record line lro_extract and lro_search
+	// decode; a longer one stops the call with a tool error that points to
+	// lro_read. If zero, defaults to [DefaultMaxRecordBytes].
+	MaxRecordBytes int
+
+	// MaxOutputBytes is the most output bytes one call may produce. If zero,
+	// defaults to [DefaultMaxOutputBytes].
+	MaxOutputBytes int
+
+	// MaxResults is the most results one call may produce: jq outputs of
+	// lro_extract, matching records of lro_search. If zero, defaults to
+	// [DefaultMaxResults].
+	MaxResults int
+
+	// MaxMemoryBytes is how far the Go heap may grow while one lro_extract
+	// call runs; past it the call is stopped with a tool error. The heap is
+	// shared by the whole process, so concurrent calls count each other's
+	// allocations. If zero, defaults to [DefaultMaxMemoryBytes].
+	MaxMemoryBytes int64
+
+	// ThresholdTokens is the size above which a tool's answer is not shown
+	// inline: an lro_extract result is written to a new offloaded file (or,
+	// if that fails, truncated with a note), and lro_read and lro_search show
+	// what fits with a note saying how to continue. If zero, defaults to
+	// [DefaultThresholdTokens].
+	ThresholdTokens int
+
+	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
+	Tokenizer estimate.Tokenizer
+
+	// Observer receives an [event.Offloaded] for every lro_extract result
+	// written to a file, and an [event.WriteFailed] when that write fails. If
+	// nil, events are discarded. It may be called concurrently.
+	Observer event.Observer
+
+	// Now returns the current time, for the names and headers of offloaded
+	// results. If nil, defaults to [time.Now].
+	Now func() time.Time
+}
+
+// config is a validated copy of Options with every default applied.
+type config struct {
+	Options
+	// create starts an offloaded file; tests replace it to make the write
+	// of an extraction result fail.
+	create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
+}
+
+// newConfig copies opts, applies defaults and validates, naming the first
+// invalid field.
+func newConfig(opts *Options) (*config, error) {
+	c := &config{create: jsonl.Create}
+	if opts != nil {
+		c.Options = *opts
+	}
+	invalid := func(field string, v any) error {
+		return fmt.Errorf("extract: Options.%s is %v: %w", field, v, ErrInvalidOption)
+	}
+	if c.Dir == "" {
+		c.Dir = os.TempDir()
+	}
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("extract: Options.Dir %q: %w", c.Dir, err)
+	}
+	c.Dir = dir
+	if c.Prefix == "" {
+		c.Prefix = jsonl.DefaultPrefix
+	}
+	if err := jsonl.ValidatePrefix(c.Prefix); err != nil {
+		return nil, fmt.Errorf("extract: Options.Prefix: %w", err)
+	}
+	switch {
+	case c.Timeout < 0:
+		return nil, invalid("Timeout", c.Timeout)
+	case c.MaxInputBytes < 0:
+		return nil, invalid("MaxInputBytes", c.MaxInputBytes)
+	case c.MaxRecordBytes < 0:
+		return nil, invalid("MaxRecordBytes", c.MaxRecordBytes)
+	case c.MaxOutputBytes < 0:
+		return nil, invalid("MaxOutputBytes", c.MaxOutputBytes)
+	case c.MaxResults < 0:
+		return nil, invalid("MaxResults", c.MaxResults)
+	case c.MaxMemoryBytes < 0:
+		return nil, invalid("MaxMemoryBytes", c.MaxMemoryBytes)
+	case c.ThresholdTokens < 0:
+		return nil, invalid("ThresholdTokens", c.ThresholdTokens)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxInputBytes == 0 {
+		c.MaxInputBytes = DefaultMaxInputBytes
+	}
+	if c.MaxRecordBytes == 0 {
+		c.MaxRecordBytes = DefaultMaxRecordBytes
+	}
+	if c.MaxOutputBytes == 0 {
+		c.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if c.MaxResults == 0 {
+		c.MaxResults = DefaultMaxResults
+	}
+	if c.MaxMemoryBytes == 0 {
+		c.MaxMemoryBytes = DefaultMaxMemoryBytes
+	}
+	if c.ThresholdTokens == 0 {
+		c.ThresholdTokens = DefaultThresholdTokens
+	}
+	if c.Tokenizer == nil {
+		c.Tokenizer = estimate.Heuristic{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}
+
+// Validate reports whether opts is a valid configuration, naming the first
+// invalid field. A nil *Options is valid.
+func (opts *Options) Validate() error {
+	_, err := newConfig(opts)
+	return err
+}

@@ -1,0 +1,149 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// defaultReadLines is how many lines lro_read reads when the call does not
+// say.
+const defaultReadLines = 20
+
+// read is lro_read.
+func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) {
+	path, err := a.str(argFilePath)
+	if err != nil {
+		return nil, err
+	}
+	first, err := a.integer(argLine, 1, 1, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := a.integer(argLimit, defaultReadLines, 1, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := a.integer(argCharOffset, 0, 0, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	// Characters per line: by default what fits in the threshold (about four
+	// characters a token).
+	budgetChars := 4 * c.ThresholdTokens
+	maxChars, err := a.integer(argMaxChars, budgetChars, 1, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	maxChars = min(maxChars, c.MaxOutputBytes)
+
+	src, err := c.openSource(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	var out strings.Builder
+	var notes []string
+	used, shown, next := 0, 0, 0
+	err = c.limited(ctx, src, func(ctx context.Context) error {
+		// The header, line 1, was read when the file was opened.
+		n := 2
+		if first == 1 {
+			c.headerLine(&out, &notes, &used, &shown, src.head, offset, maxChars)
+		}
+		for ; n < first; n++ {
+			ok, err := src.skipLine()
+			if err != nil {
+				return c.readError(err, src)
+			}
+			if !ok {
+				return nil
+			}
+		}
+		for ; shown < limit; n++ {
+			if used >= c.ThresholdTokens {
+				next = n
+				return nil
+			}
+			text, total, ok, err := src.lineRange(offset, maxChars)
+			if err != nil {
+				return c.readError(err, src)
+			}
+			if !ok {
+				return nil
+			}
+			if stop := c.addLine(&out, &notes, &used, &shown, n, text, total, offset); stop {
+				next = n
+				return nil
+			}
+		}
+		next = n
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	total := src.lines()
+	switch {
+	case shown == 0 && first > total:
+		return nil, errorf("line %d is past the end of the file, which has %d lines (line 1 is the header)", first, total)
+	case shown == 0:
+		return textResult(fmt.Sprintf("No lines: line %d is past the end of the file.", first)), nil
+	}
+	last := first + shown - 1
+	summary := fmt.Sprintf("Lines %d-%d of %d shown (line 1 is the header; records start at line 2).", first, last, total)
+	if next > 0 && next <= total {
+		summary += fmt.Sprintf(" Continue with %s=%d.", argLine, next)
+	}
+	notes = append([]string{summary}, notes...)
+	return textResult(out.String(), strings.Join(notes, "\n")), nil
+}
+
+// headerLine adds line 1, the header, read when the file was opened, cut
+// to the character range like any line.
+func (c *config) headerLine(out *strings.Builder, notes *[]string, used, shown *int, text string, offset, maxChars int) {
+	total := utf8.RuneCountInString(text)
+	cut := text[runeOffsetString(text, offset):]
+	cut = cut[:runeOffsetString(cut, maxChars)]
+	c.addLine(out, notes, used, shown, 1, cut, total, offset)
+}
+
+// addLine appends line n (already cut to the characters from offset) to
+// out, unless it would pass the threshold after at least one line was
+// shown; the first line shown is cut to fit. It reports whether to stop.
+func (c *config) addLine(out *strings.Builder, notes *[]string, used, shown *int, n int, text string, total, offset int) (stop bool) {
+	entry := fmt.Sprintf("%d: %s\n", n, text)
+	t := c.Tokenizer.Tokens([]byte(entry))
+	if *used+t > c.ThresholdTokens && *shown > 0 {
+		return true
+	}
+	if *used+t > c.ThresholdTokens {
+		// One line alone is above the threshold: show what fits.
+		keep := utf8.RuneCountInString(text) * c.ThresholdTokens / max(t, 1)
+		text = text[:runeOffsetString(text, keep)]
+		entry = fmt.Sprintf("%d: %s\n", n, text)
+		t = c.Tokenizer.Tokens([]byte(entry))
+	}
+	out.WriteString(entry)
+	*used += t
+	*shown++
+	if end := offset + utf8.RuneCountInString(text); end < total {
+		*notes = append(*notes, fmt.Sprintf("Line %d has %d characters; characters %d-%d are shown. Continue it with %s=%d, %s=1, %s=%d.",
+			n, total, offset, end, argLine, n, argLimit, argCharOffset, end))
+	}
+	return false
+}
+
+// runeOffsetString returns the byte offset in s after its first k runes.
+func runeOffsetString(s string, k int) int {
+	i := 0
+	for ; k > 0 && i < len(s); k-- {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}

@@ -1,0 +1,242 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	// defaultSearchResults is how many matching records lro_search returns
+	// when the call does not say.
+	defaultSearchResults = 20
+	// maxShownRecord is the longest record lro_search shows whole; a longer
+	// one is shown as a snippet around its first match.
+	maxShownRecord = 2000
+	// snippetContext is how many characters a snippet keeps on each side of
+	// the match.
+	snippetContext = 80
+)
+
+// search is lro_search.
+func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error) {
+	path, err := a.str(argFilePath)
+	if err != nil {
+		return nil, err
+	}
+	pattern, err := a.str(argPattern)
+	if err != nil {
+		return nil, err
+	}
+	if pattern == "" {
+		return nil, errorf("pattern is missing or empty: give a regular expression")
+	}
+	if len(pattern) > maxQueryBytes {
+		return nil, errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
+	}
+	sensitive, err := a.boolean(argCaseSensitive)
+	if err != nil {
+		return nil, err
+	}
+	want, err := a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	want = min(want, c.MaxResults)
+	start, err := a.integer(argStartLine, 2, 2, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	if !sensitive {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
+	}
+	src, err := c.openSource(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+
+	var out strings.Builder
+	matches, used, next, scanned := 0, 0, 0, 0
+	err = c.limited(ctx, src, func(ctx context.Context) error {
+		for src.line+1 < start {
+			ok, err := src.skipLine()
+			if err != nil {
+				return c.readError(err, src)
+			}
+			if !ok {
+				return nil
+			}
+		}
+		dec := newDecoder()
+		var w walker
+		for {
+			line, err := src.next(c.MaxRecordBytes)
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return c.readError(err, src)
+			}
+			n := src.line
+			scanned++
+			v, err := dec.decode(line)
+			if err != nil {
+				return errorf("line %d of %s is not a valid record: %v", n, src.path, err)
+			}
+			where, loc, text := w.find(v, re)
+			if loc == nil {
+				continue
+			}
+			entry := matchEntry(n, line, where, loc, text)
+			t := c.Tokenizer.Tokens(entry)
+			if matches > 0 && used+t > c.ThresholdTokens {
+				next = n
+				return nil
+			}
+			out.Write(entry)
+			out.WriteByte('\n')
+			used += t
+			matches++
+			if matches == want {
+				next = n + 1
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	last := src.line
+	var note string
+	switch {
+	case matches == 0:
+		note = fmt.Sprintf("No record from line %d to line %d matches.", start, last)
+	case next > 0 && next <= src.lines():
+		note = fmt.Sprintf("%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d.", matches, start, next-1, argStartLine, next)
+	default:
+		note = fmt.Sprintf("%d matching records, from lines %d-%d (the end of the file).", matches, start, last)
+	}
+	return textResult(out.String(), note), nil
+}
+
+// matchEntry formats one matching record: whole when short, else a
+// snippet of the matching value.
+func matchEntry(n int, line []byte, where string, loc []int, text string) []byte {
+	b := []byte(`{"line":`)
+	b = strconv.AppendInt(b, int64(n), 10)
+	if len(line) <= maxShownRecord {
+		b = append(b, `,"record":`...)
+		b = append(b, line...)
+		return append(b, '}')
+	}
+	from := loc[0] - runeBack(text[:loc[0]], snippetContext)
+	to := loc[1] + runeOffsetString(text[loc[1]:], snippetContext)
+	snippet := text[from:to]
+	if from > 0 {
+		snippet = "…" + snippet
+	}
+	if to < len(text) {
+		snippet += "…"
+	}
+	b = append(b, `,"path":`...)
+	b = appendString(b, where)
+	b = append(b, `,"snippet":`...)
+	b = appendString(b, snippet)
+	b = append(b, `,"record_bytes":`...)
+	b = strconv.AppendInt(b, int64(len(line)), 10)
+	return append(b, '}')
+}
+
+// runeBack returns the byte length of the last k runes of s.
+func runeBack(s string, k int) int {
+	i := len(s)
+	for ; k > 0 && i > 0; k-- {
+		i--
+		for i > 0 && s[i]&0xC0 == 0x80 {
+			i--
+		}
+	}
+	return len(s) - i
+}
+
+// walker finds the first scalar value of a record that matches.
+type walker struct {
+	stack []step
+}
+
+type step struct {
+	v    any
+	path string
+}
+
+// find returns the path, the match location and the text of the first
+// string, number or boolean of v that re matches, in document order of
+// arrays and sorted key order of objects; loc is nil when none does.
+func (w *walker) find(v any, re *regexp.Regexp) (path string, loc []int, text string) {
+	w.stack = append(w.stack[:0], step{v, ""})
+	for len(w.stack) > 0 {
+		s := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		switch x := s.v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for i := len(keys) - 1; i >= 0; i-- {
+				w.stack = append(w.stack, step{x[keys[i]], s.path + pathKey(keys[i])})
+			}
+		case []any:
+			for i := len(x) - 1; i >= 0; i-- {
+				w.stack = append(w.stack, step{x[i], s.path + "[" + strconv.Itoa(i) + "]"})
+			}
+		case nil:
+		default:
+			t := scalarText(x)
+			if loc := re.FindStringIndex(t); loc != nil {
+				if s.path == "" {
+					s.path = "."
+				}
+				return s.path, loc, t
+			}
+		}
+	}
+	return "", nil, ""
+}
+
+// scalarText is the text a regular expression is matched against.
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return string(appendFloat(nil, x))
+	}
+	return ""
+}
+
+// pathKey writes an object key as a jq path step: .name, or .["odd name"].
+func pathKey(k string) string {
+	if identifier.MatchString(k) {
+		return "." + k
+	}
+	return ".[" + quote(k) + "]"
+}

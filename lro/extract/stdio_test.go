@@ -1,0 +1,91 @@
+package extract_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro/extract"
+)
+
+// serverEnv makes the test binary serve the extraction tools over stdio,
+// for TestStdio: the folder is the variable's value.
+const serverEnv = "LRO_EXTRACT_TEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(serverEnv); dir != "" {
+		server := mcp.NewServer(&mcp.Implementation{Name: "extract-stdio", Version: "1.0"}, nil)
+		if err := extract.AddTools(server, &extract.Options{Dir: dir, Timeout: 2 * time.Second}); err != nil {
+			os.Exit(2)
+		}
+		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestStdio drives the tools in a separate server process over stdio, as a
+// client application does.
+func TestStdio(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "full", memories(20, "full"))
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), serverEnv+"="+dir)
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		if tool.Name == extract.ToolExtract {
+			b, _ := json.Marshal(tool.InputSchema)
+			for _, want := range []string{`"recipe":{"description"`, `"maximum":10`, `"minimum":1`, `"required":["file_path"]`, `"additionalProperties":false`} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("lro_extract schema lacks %s: %s", want, b)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"lro_extract", "lro_read", "lro_search"}) {
+		t.Errorf("tools %v", names)
+	}
+	for _, tc := range []struct {
+		tool    string
+		args    map[string]any
+		isError bool
+		want    string
+	}{
+		{extract.ToolExtract, map[string]any{"file_path": path, "recipe": 6}, false, `{"count":4,"namespace":"_episodic/sessions"}`},
+		{extract.ToolExtract, map[string]any{"file_path": path, "query": "def f: f; f"}, true, "time limit"},
+		{extract.ToolExtract, map[string]any{"file_path": path, "query": `reduce range(1e5) as $i (null; [.]) | tojson`, "slurp": true}, true, "nested deeper"},
+		{extract.ToolRead, map[string]any{"file_path": path, "line": 3, "limit": 1}, false, `3: {"content":`},
+		{extract.ToolSearch, map[string]any{"file_path": path, "pattern": "Decision 19:"}, false, `{"line":21,`},
+		{extract.ToolExtract, map[string]any{"file_path": "/etc/passwd", "recipe": 1}, true, "outside the output folder"},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.tool, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError != tc.isError || !strings.Contains(text, tc.want) {
+			t.Errorf("%s(%v): %v %.200q, want %v and %q", tc.tool, tc.args, res.IsError, text, tc.isError, tc.want)
+		}
+	}
+}

@@ -1,0 +1,442 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/recipes"
+)
+
+// The names of the tools.
+const (
+	// ToolExtract runs a recipe or a jq filter over the records of a file.
+	ToolExtract = "lro_extract"
+	// ToolRead reads a range of lines, and a range of characters of each.
+	ToolRead = "lro_read"
+	// ToolSearch finds the records with a value that matches a regular
+	// expression.
+	ToolSearch = "lro_search"
+)
+
+// The names of the tools' arguments. The guidance uses the same constants,
+// so that it always names arguments the tools take.
+const (
+	argFilePath      = "file_path"
+	argRecipe        = "recipe"
+	argQuery         = "query"
+	argParams        = "params"
+	argSlurp         = "slurp"
+	argRaw           = "raw"
+	argLine          = "line"
+	argLimit         = "limit"
+	argCharOffset    = "char_offset"
+	argMaxChars      = "max_chars"
+	argPattern       = "pattern"
+	argCaseSensitive = "case_sensitive"
+	argMaxResults    = "max_results"
+	argStartLine     = "start_line"
+)
+
+// maxQueryBytes bounds the text of a query and of a search pattern.
+const maxQueryBytes = 64 << 10
+
+// AddTools registers lro_extract, lro_read and lro_search on s. They read
+// the offloaded files in opts.Dir (see [Options]); a nil opts uses every
+// default. It returns an error wrapping [ErrInvalidOption] for invalid
+// options, and registers nothing then.
+//
+// Every failure of a call (a path outside the folder, a query that does not
+// compile, a limit reached) is a tool result with IsError set and a message
+// that names the problem, never a protocol error. The handlers are safe for
+// concurrent use.
+func AddTools(s *mcp.Server, opts *Options) error {
+	c, err := newConfig(opts)
+	if err != nil {
+		return err
+	}
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
+	s.AddTool(&mcp.Tool{
+		Name:        ToolExtract,
+		Title:       "Query an offloaded result",
+		Description: extractDescription,
+		InputSchema: extractSchema(),
+		// lro_extract writes a new offloaded file when its own result is
+		// above the threshold; it never changes an existing one.
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)},
+	}, c.handler(ToolExtract, c.extract))
+	s.AddTool(&mcp.Tool{
+		Name:        ToolRead,
+		Title:       "Read lines of an offloaded result",
+		Description: readDescription,
+		InputSchema: readSchema(),
+		Annotations: readOnly,
+	}, c.handler(ToolRead, c.read))
+	s.AddTool(&mcp.Tool{
+		Name:        ToolSearch,
+		Title:       "Search an offloaded result",
+		Description: searchDescription,
+		InputSchema: searchSchema(),
+		Annotations: readOnly,
+	}, c.handler(ToolSearch, c.search))
+	return nil
+}
+
+// handler adapts a tool function: errors become tool errors, and a panic
+// becomes one too instead of ending the server.
+func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallToolResult, error)) mcp.ToolHandler {
+	allowed := toolArgs[tool]
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+		defer func() {
+			if p := recover(); p != nil {
+				res = toolFailure(fmt.Errorf("%s: internal error: %v", tool, p))
+			}
+		}()
+		var raw json.RawMessage
+		if req != nil && req.Params != nil {
+			raw = req.Params.Arguments
+		}
+		a, err := parseArgs(tool, raw, allowed...)
+		if err != nil {
+			return toolFailure(err), nil
+		}
+		res, err = f(ctx, a)
+		if err != nil {
+			return toolFailure(fmt.Errorf("%s: %w", tool, err)), nil
+		}
+		return res, nil
+	}
+}
+
+var toolArgs = map[string][]string{
+	ToolExtract: {argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw},
+	ToolRead:    {argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
+	ToolSearch:  {argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
+}
+
+func toolFailure(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
+
+func textResult(texts ...string) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{}
+	for _, t := range texts {
+		if t != "" {
+			res.Content = append(res.Content, &mcp.TextContent{Text: t})
+		}
+	}
+	if len(res.Content) == 0 {
+		res.Content = []mcp.Content{&mcp.TextContent{Text: ""}}
+	}
+	return res
+}
+
+const extractDescription = `Query an offloaded result (a JSONL file named in an offload descriptor's file_path) without a shell: run one of the descriptor's 10 jq recipes by number, or a jq filter of your own, over the records (line 2 onwards; line 1 is the header), and get the output, one result per line (compact JSON, or plain text for string results of a raw recipe or with raw=true).
+A filter runs on each record, like tail -n +2 file | jq 'filter'; with slurp=true it runs once on the array of all records, like jq -s. Give exactly one of recipe and query. params sets a recipe's parameters (their names are in the recipe list of the descriptor's guidance), or defines $variables for a query: params={"ns": "_semantic"} makes $ns available.
+An output above the size threshold is written to a new offloaded file, described in the answer, which you can query the same way.`
+
+const readDescription = `Read lines of an offloaded result (a JSONL file named in an offload descriptor's file_path), numbered as in the file: line 1 is the header, records start at line 2. Each line is shown as "N: text". A very long line can be read in pieces with char_offset and max_chars. The answer says where to continue when it stops early.`
+
+const searchDescription = `Find the records of an offloaded result (a JSONL file named in an offload descriptor's file_path) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"line": N, "record": ...}, or for a long record {"line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read).`
+
+func filePathSchema() map[string]any {
+	return map[string]any{
+		"type":        "string",
+		"minLength":   1,
+		"description": "Absolute path of the offloaded JSONL file: the file_path of the offload descriptor. The bare file name also works. Only offloaded files in the server's output folder can be read.",
+	}
+}
+
+func extractSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			argFilePath: filePathSchema(),
+			argRecipe: map[string]any{
+				"type": []string{"integer", "null"}, "minimum": 1, "maximum": recipes.Count,
+				"description": "Number of the recipe to run, 1 to 10, as listed in the offload descriptor. Give recipe or query, not both.",
+			},
+			argQuery: map[string]any{
+				"type": []string{"string", "null"}, "minLength": 1, "maxLength": maxQueryBytes,
+				"description": `A jq filter, run on each record (or once on the array of all records with slurp=true). Example: select(.namespace | startswith("_semantic")) | {id, title}. Give recipe or query, not both.`,
+			},
+			argParams: map[string]any{
+				"type": []string{"object", "null"}, "additionalProperties": true,
+				"description": `For a recipe: values of its parameters by name, for example {"namespace": "_semantic"}; missing ones keep the recipe's default. For a query: variables, each usable as $name in the filter.`,
+			},
+			argSlurp: map[string]any{
+				"type": []string{"boolean", "null"}, "default": false,
+				"description": "With query: run the filter once on the array of all records (jq -s), for counts, groupings and sorts. Recipes set this themselves.",
+			},
+			argRaw: map[string]any{
+				"type": []string{"boolean", "null"}, "default": false,
+				"description": "With query: print string results as plain text, without JSON quotes (jq -r). Recipes set this themselves.",
+			},
+		},
+		"required":             []string{argFilePath},
+		"additionalProperties": false,
+	}
+}
+
+func readSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			argFilePath: filePathSchema(),
+			argLine: map[string]any{
+				"type": []string{"integer", "null"}, "minimum": 1, "default": 1,
+				"description": "First line to read. Line 1 is the header; records start at line 2.",
+			},
+			argLimit: map[string]any{
+				"type": []string{"integer", "null"}, "minimum": 1, "default": defaultReadLines,
+				"description": "Number of lines to read. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
+			},
+			argCharOffset: map[string]any{
+				"type": []string{"integer", "null"}, "minimum": 0, "default": 0,
+				"description": "Skip this many characters (Unicode code points) at the start of each line: to read a long line in pieces.",
+			},
+			argMaxChars: map[string]any{
+				"type": []string{"integer", "null"}, "minimum": 1,
+				"description": "Show at most this many characters of each line. If omitted, as many as fit in the size threshold.",
+			},
+		},
+		"required":             []string{argFilePath},
+		"additionalProperties": false,
+	}
+}
+
+func searchSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			argFilePath: filePathSchema(),
+			argPattern: map[string]any{
+				"type": "string", "minLength": 1, "maxLength": maxQueryBytes,
+				"description": "Regular expression (RE2 syntax, as in Go) matched against every string, number and boolean value of each record, for example ERROR|FATAL.",
+			},
+			argCaseSensitive: map[string]any{
+				"type": []string{"boolean", "null"}, "default": false,
+				"description": "Match case-sensitively. By default case is ignored.",
+			},
+			argMaxResults: map[string]any{
+				"type": []string{"integer", "null"}, "minimum": 1, "default": defaultSearchResults,
+				"description": "Most matching records to return. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
+			},
+			argStartLine: map[string]any{
+				"type": []string{"integer", "null"}, "minimum": 2, "default": 2,
+				"description": "Line to start searching at, to continue an earlier search. Records start at line 2.",
+			},
+		},
+		"required":             []string{argFilePath, argPattern},
+		"additionalProperties": false,
+	}
+}
+
+// identifier matches the names of jq variables.
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// extract is lro_extract.
+func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, error) {
+	path, err := a.str(argFilePath)
+	if err != nil {
+		return nil, err
+	}
+	recipeGiven, queryGiven := a.present(argRecipe), a.present(argQuery)
+	switch {
+	case recipeGiven && queryGiven:
+		return nil, errorf("give either recipe or query, not both")
+	case !recipeGiven && !queryGiven:
+		return nil, errorf("give recipe (1 to %d, a recipe of the offload descriptor) or query (a jq filter)", recipes.Count)
+	}
+	number, err := a.integer(argRecipe, 0, 1, recipes.Count)
+	if err != nil {
+		return nil, err
+	}
+	text, err := a.str(argQuery)
+	if err != nil {
+		return nil, err
+	}
+	params, err := a.object(argParams)
+	if err != nil {
+		return nil, err
+	}
+	slurp, err := a.boolean(argSlurp)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := a.boolean(argRaw)
+	if err != nil {
+		return nil, err
+	}
+	if recipeGiven && (slurp || raw) {
+		return nil, errorf("slurp and raw apply to a query; recipe %d sets its own", number)
+	}
+
+	var p *program
+	var label string
+	if queryGiven {
+		// Check the query before opening the file.
+		if p, err = c.queryProgram(text, params); err != nil {
+			return nil, err
+		}
+		p.slurp, p.raw = slurp, raw
+		label = text
+	}
+	src, err := c.openSource(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	var res *results
+	err = c.limited(ctx, src, func(ctx context.Context) error {
+		if recipeGiven {
+			r, pending, err := c.fileRecipe(src, number)
+			if err != nil {
+				return err
+			}
+			if p, err = recipeProgram(r, params); err != nil {
+				return err
+			}
+			label = r.Filter
+			res, err = c.run(ctx, src, p, pending)
+			return err
+		}
+		res, err = c.run(ctx, src, p, nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.answer(ctx, src, label, res), nil
+}
+
+// fileRecipe rebuilds recipe n of the file's descriptor: the recipes of a
+// file are recipes.For(detail, sample) over its header's detail level and
+// its first recipes.SampleSize records, which is how the offloader built
+// them. It returns the sample lines, which the run reads first.
+func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, [][]byte, error) {
+	var sample []json.RawMessage
+	var lines [][]byte
+	for len(lines) < recipes.SampleSize {
+		line, err := src.next(c.MaxRecordBytes)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return recipes.Recipe{}, nil, c.readError(err, src)
+		}
+		l := bytes.Clone(line)
+		lines = append(lines, l)
+		sample = append(sample, json.RawMessage(l))
+	}
+	rs := recipes.For(recipes.Detail(src.header.Detail), sample)
+	return rs[n-1], lines, nil
+}
+
+// recipeProgram prepares recipe r with the caller's parameter values.
+func recipeProgram(r recipes.Recipe, params map[string]json.RawMessage) (*program, error) {
+	q, err := gojq.Parse(r.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("recipe %d does not parse: %w", r.Number, err) // a bug in package recipes
+	}
+	p := &program{query: q, slurp: r.Slurp, raw: r.Raw}
+	names := make([]string, 0, len(r.Params))
+	for _, prm := range r.Params {
+		names = append(names, prm.Name)
+	}
+	for name := range params {
+		if !slices.Contains(names, name) {
+			if len(names) == 0 {
+				return nil, errorf("recipe %d (%s) takes no params, but %q was given", r.Number, lowerFirst(r.Description), name)
+			}
+			return nil, errorf("recipe %d (%s) takes the params %s, not %q", r.Number, lowerFirst(r.Description), strings.Join(names, ", "), name)
+		}
+	}
+	for _, prm := range r.Params {
+		value := prm.Value
+		if raw, ok := params[prm.Name]; ok && string(bytes.TrimSpace(raw)) != "null" {
+			v, err := paramText(raw)
+			if err != nil {
+				return nil, errorf("params.%s: %v", prm.Name, err)
+			}
+			value = v
+		}
+		p.names = append(p.names, "$"+prm.Name)
+		p.values = append(p.values, value)
+	}
+	return p, nil
+}
+
+// paramText turns a recipe parameter into the string jq's --arg would give.
+func paramText(raw json.RawMessage) (string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
+	}
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10), nil
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", errors.New("a recipe parameter must be a string, a number or a boolean")
+}
+
+// queryProgram parses, checks and guards a caller's jq filter.
+func (c *config) queryProgram(text string, params map[string]json.RawMessage) (*program, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, errorf("query is empty")
+	}
+	if len(text) > maxQueryBytes {
+		return nil, errorf("query is %d bytes, more than %d", len(text), maxQueryBytes)
+	}
+	q, err := gojq.Parse(text)
+	if err != nil {
+		return nil, errorf("the query is not a valid jq filter: %v", err)
+	}
+	if err := guardQuery(q); err != nil {
+		return nil, errorf("query: %v", err)
+	}
+	p := &program{query: q, guarded: true}
+	names := make([]string, 0, len(params))
+	for name := range params {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	dec := newDecoder()
+	for _, name := range names {
+		if !identifier.MatchString(name) || strings.HasPrefix(name, "__") || name == "ENV" {
+			return nil, errorf("params: %q cannot be a jq variable name (letters, digits and _, not starting with a digit or __, and not ENV)", name)
+		}
+		v, err := dec.decode(params[name])
+		if err != nil {
+			return nil, errorf("params.%s: %v", name, err)
+		}
+		p.names = append(p.names, "$"+name)
+		p.values = append(p.values, v)
+	}
+	return p, nil
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

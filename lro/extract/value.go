@@ -1,0 +1,254 @@
+package extract
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// errTooLarge is returned by the encoder when the output passes its limit.
+var errTooLarge = errors.New("too large")
+
+// errTooDeep is returned by the encoder for a value nested deeper than
+// maxDepth.
+var errTooDeep = errors.New("too deeply nested")
+
+// encoder appends the compact JSON text of gojq values to buf, formatted as
+// jq prints them (object keys sorted, as gojq's maps have no order; NaN as
+// null; infinities as the largest double). It stops with errTooLarge as soon
+// as buf passes limit, so a value that shares one subvalue many times (a
+// value of exponential size built in a few steps) costs at most limit bytes
+// of work, and with errTooDeep below maxDepth levels, so it never recurses
+// far. It is written here rather than using gojq.Marshal for these two
+// bounds: gojq.Marshal encodes the whole value first.
+type encoder struct {
+	buf   []byte
+	limit int
+	depth int
+	keys  []string
+}
+
+func (e *encoder) encode(v any) error {
+	switch v := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case bool:
+		e.buf = strconv.AppendBool(e.buf, v)
+	case int:
+		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
+	case float64:
+		e.buf = appendFloat(e.buf, v)
+	case *big.Int:
+		e.buf = v.Append(e.buf, 10)
+	case string:
+		e.buf = appendString(e.buf, v)
+	case []any:
+		if e.depth++; e.depth > maxDepth {
+			return errTooDeep
+		}
+		e.buf = append(e.buf, '[')
+		for i, x := range v {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			if err := e.encode(x); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, ']')
+		e.depth--
+	case map[string]any:
+		if e.depth++; e.depth > maxDepth {
+			return errTooDeep
+		}
+		start := len(e.keys)
+		for k := range v {
+			e.keys = append(e.keys, k)
+		}
+		keys := e.keys[start:]
+		slices.Sort(keys)
+		e.buf = append(e.buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.buf = appendString(e.buf, k)
+			e.buf = append(e.buf, ':')
+			if err := e.encode(v[k]); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, '}')
+		e.keys = e.keys[:start]
+		e.depth--
+	default:
+		// gojq produces no other type; a custom function could.
+		e.buf = appendString(e.buf, "<unsupported value>")
+	}
+	if len(e.buf) > e.limit {
+		return errTooLarge
+	}
+	return nil
+}
+
+// appendFloat formats f as jq does: the shortest representation, in
+// exponent form below 1e-6 and from 1e21.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) {
+		return append(b, "null"...)
+	}
+	f = min(max(f, -math.MaxFloat64), math.MaxFloat64)
+	format := byte('f')
+	if x := math.Abs(f); x != 0 && (x < 1e-6 || x >= 1e21) {
+		format = 'e'
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// jq writes 1e-07 as 1e-07's short form 1e-7.
+		n := len(b)
+		if n-start >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendString appends s as a JSON string, escaped as jq does: control
+// characters, the quote, the backslash and DEL are escaped, invalid UTF-8
+// becomes \ufffd, everything else is kept.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= ' ' && c <= '~' && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"':
+				b = append(b, `\"`...)
+			case '\\':
+				b = append(b, `\\`...)
+			case '\b':
+				b = append(b, `\b`...)
+			case '\f':
+				b = append(b, `\f`...)
+			case '\n':
+				b = append(b, `\n`...)
+			case '\r':
+				b = append(b, `\r`...)
+			case '\t':
+				b = append(b, `\t`...)
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// sizer measures gojq values without encoding them: a weight close to
+// the memory and output size a value stands for (8 bytes a node plus the
+// bytes of its strings and keys), counting a subvalue as often as it occurs,
+// and the nesting depth. It stops as soon as either passes its limit, so
+// measuring costs at most limit/8 steps whatever the value.
+type sizer struct {
+	stack []sized
+}
+
+type sized struct {
+	v     any
+	depth int
+}
+
+// fits reports whether v weighs at most budget and nests at most maxDepth
+// levels. A node is weighed when it is pushed, so the stack never holds more
+// than budget/8 entries.
+func (s *sizer) fits(v any, budget int64) bool {
+	defer func() { s.stack = s.stack[:0] }()
+	weight := 8 + stringLen(v)
+	s.stack = append(s.stack[:0], sized{v, 0})
+	for len(s.stack) > 0 && weight <= budget {
+		top := s.stack[len(s.stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+		switch x := top.v.(type) {
+		case []any:
+			if top.depth >= maxDepth {
+				return false
+			}
+			for _, e := range x {
+				weight += 8 + stringLen(e)
+				if !isScalar(e) {
+					s.stack = append(s.stack, sized{e, top.depth + 1})
+				}
+				if weight > budget {
+					return false
+				}
+			}
+		case map[string]any:
+			if top.depth >= maxDepth {
+				return false
+			}
+			for k, e := range x {
+				weight += 8 + int64(len(k)) + stringLen(e)
+				if !isScalar(e) {
+					s.stack = append(s.stack, sized{e, top.depth + 1})
+				}
+				if weight > budget {
+					return false
+				}
+			}
+		}
+	}
+	return weight <= budget
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case []any, map[string]any:
+		return false
+	}
+	return true
+}
+
+func stringLen(v any) int64 {
+	if s, ok := v.(string); ok {
+		return int64(len(s))
+	}
+	return 0
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimRight(s[:cut], " ") + "…"
+}
