@@ -14,12 +14,18 @@ type comparison struct {
 	Label     string  // what arm A is
 	Versus    string  // what arm B is
 	Pkg       string  // package, "./lro"
-	Bench     string  // full benchmark name, "BenchmarkInlineOverhead"
+	Bench     string  // benchmark function, "BenchmarkInlineOverhead"
+	Sub       string  // sub-benchmark name, if the figures are a sub-benchmark's
 	A, B      string  // arm names in the metrics
 	Benchtime string  // -benchtime
 	Target    float64 // the project's target for A/B, 0 when none
 	Paper     string  // the paper's figure to set beside A, if any
 }
+
+// extractBenchtime is the -benchtime of the extraction benchmarks, whose
+// iterations take from a tenth of a second to over a second: a count, so
+// that each median is of that many runs.
+const extractBenchtime = "9x"
 
 // comparisons are the side-by-side benchmarks of the report, in its order.
 var comparisons = []comparison{
@@ -33,9 +39,21 @@ var comparisons = []comparison{
 		Paper: fmt.Sprintf("%.1f ms file write (E1 median)", paperFileWriteMs),
 	},
 	{
-		Key: "extract", Short: "extract in process / jq binary", Label: "extraction in process (`lro/extract`)", Versus: "the `jq` binary",
-		Pkg: "./lro/extract", Bench: "BenchmarkExtractVsJQ", A: "extract", B: "jq", Benchtime: "1s",
+		Key: "extract", Short: "lro_extract, recipe 2 / tail | jq", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 		Paper: "shell start-up " + paperShellStartup + " per command",
+	},
+	{
+		Key: "extract3", Short: "lro_extract, recipe 3 / tail | jq", Label: "`lro_extract`, recipe 3: title search", Versus: "its shell command",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
+	},
+	{
+		Key: "extract6", Short: "lro_extract, recipe 6 / tail | jq", Label: "`lro_extract`, recipe 6: count by namespace (slurps the file)", Versus: "its shell command",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
+	},
+	{
+		Key: "extract1", Short: "lro_extract, recipe 1 / tail | jq", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
 		Key: "proxy", Short: "through the proxy / direct", Label: "small call through the local proxy (3 items, inline)", Versus: "the same call direct to the upstream",
@@ -94,12 +112,20 @@ type compared struct {
 	Ratio  float64 // A/B as the benchmark reported it
 }
 
+// name is the name of c's result line, without the -GOMAXPROCS suffix.
+func (c comparison) name() string {
+	if c.Sub != "" {
+		return c.Bench + "/" + c.Sub
+	}
+	return c.Bench
+}
+
 // fill takes the figures of c from results. It fails when the benchmark did
 // not run or did not report one of the three metrics, naming it.
 func fill(c comparison, results []benchResult) (compared, error) {
-	i := slices.IndexFunc(results, func(r benchResult) bool { return r.Name == c.Bench })
+	i := slices.IndexFunc(results, func(r benchResult) bool { return r.Name == c.name() })
 	if i < 0 {
-		return compared{}, fmt.Errorf("%s %s: no result", c.Pkg, c.Bench)
+		return compared{}, fmt.Errorf("%s %s: no result", c.Pkg, c.name())
 	}
 	r := results[i]
 	out := compared{comparison: c, Status: measured, Iters: r.Iters}
@@ -109,7 +135,7 @@ func fill(c comparison, results []benchResult) (compared, error) {
 	}{{c.A + "-median-ns", &out.ANs}, {c.B + "-median-ns", &out.BNs}, {c.A + "/" + c.B, &out.Ratio}} {
 		v, ok := r.Metrics[m.unit]
 		if !ok {
-			return compared{}, fmt.Errorf("%s %s: no metric %q (have %v)", c.Pkg, c.Bench, m.unit, keys(r.Metrics))
+			return compared{}, fmt.Errorf("%s %s: no metric %q (have %v)", c.Pkg, c.name(), m.unit, keys(r.Metrics))
 		}
 		*m.dst = v
 	}

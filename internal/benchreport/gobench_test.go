@@ -147,7 +147,7 @@ func TestPlanRuns(t *testing.T) {
 	got := planRuns(comparisons)
 	want := []benchRun{
 		{Pkg: "./lro", Benches: []string{"BenchmarkInlineOverhead", "BenchmarkOffload500"}, Benchtime: "1s"},
-		{Pkg: "./lro/extract", Benches: []string{"BenchmarkExtractVsJQ"}, Benchtime: "1s"},
+		{Pkg: "./lro/extract", Benches: []string{"BenchmarkRecipeVsJQ"}, Benchtime: extractBenchtime},
 		{Pkg: "./lro/proxy", Benches: []string{"BenchmarkProxySmallCall"}, Benchtime: "1s"},
 		{Pkg: "./cleanup", Benches: []string{"BenchmarkSweepNoneExpired", "BenchmarkSweepAllExpired"}, Benchtime: "1s"},
 	}
@@ -192,6 +192,9 @@ func TestComparisonsExist(t *testing.T) {
 		for _, c := range comparisons {
 			if c.Pkg != r.Pkg {
 				continue
+			}
+			if c.Sub != "" && !strings.Contains(src.String(), `"`+c.Sub+`"`) {
+				t.Errorf("%s: no sub-benchmark named %q (comparison %s)", r.Pkg, c.Sub, c.Key)
 			}
 			for _, arm := range []string{c.A, c.B} {
 				if !strings.Contains(src.String(), `"`+arm+`"`) {

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/extract"
 )
 
 // peakRecords is the number of records of the peak-memory measurements.
@@ -151,6 +152,50 @@ func childOffload(dir string, n int) (peakResult, error) {
 		BeforeBytes: before, PeakBytes: peak, ProcessPeak: max(buildPeak, peak), File: d.FilePath, Millis: elapsed.Milliseconds()}, nil
 }
 
+// childExtract runs peakFilter over the offloaded file in dir with the
+// lro_extract tool of package extract, called over an in-memory MCP session
+// as a client would call it, and reports the peak resident size of the call.
+func childExtract(dir, file string) (peakResult, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return peakResult{}, err
+	}
+	ctx := context.Background()
+	s := mcp.NewServer(&mcp.Implementation{Name: "benchreport", Version: "v0"}, nil)
+	if err := extract.AddTools(s, &extract.Options{Dir: dir}); err != nil {
+		return peakResult{}, err
+	}
+	cs, closeFn, err := session(ctx, s)
+	if err != nil {
+		return peakResult{}, err
+	}
+	defer closeFn()
+	buildPeak, before, err := resetPeak()
+	if err != nil {
+		return peakResult{}, err
+	}
+	t0 := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract,
+		Arguments: map[string]any{"file_path": file, "query": peakFilter}})
+	elapsed := time.Since(t0)
+	if err != nil {
+		return peakResult{}, err
+	}
+	peak, err := procStatus("VmHWM")
+	if err != nil {
+		return peakResult{}, err
+	}
+	if res.IsError || len(res.Content) != 1 {
+		return peakResult{}, fmt.Errorf("%s: %+v", extract.ToolExtract, res.Content)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return peakResult{}, fmt.Errorf("%s: content is %T, not text", extract.ToolExtract, res.Content[0])
+	}
+	return peakResult{What: "extract", InputBytes: fi.Size(), BeforeBytes: before, PeakBytes: peak, ProcessPeak: max(buildPeak, peak),
+		Output: strings.TrimSpace(tc.Text), Millis: elapsed.Milliseconds()}, nil
+}
+
 // runChild runs a peak-memory measurement in a new process of this very
 // program and returns its report.
 //
@@ -246,6 +291,11 @@ func childMain(args []string) error {
 			return fmt.Errorf("usage: %s offload DIR RECORDS", peakChildFlag)
 		}
 		r, err = childOffload(args[1], n)
+	case "extract":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: %s extract DIR FILE", peakChildFlag)
+		}
+		r, err = childExtract(args[1], args[2])
 	default:
 		return fmt.Errorf("%w: %q", errUnknownChild, args[0])
 	}

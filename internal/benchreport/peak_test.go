@@ -39,6 +39,13 @@ func TestPeaks(t *testing.T) {
 	if !strings.HasPrefix(off.File, dir) {
 		t.Errorf("file %s is not in %s", off.File, dir)
 	}
+	ex, err := childExtract(dir, off.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(ex.Output, "\n") + 1; lines != 20 || ex.PeakBytes == 0 || ex.InputBytes != off.FileBytes {
+		t.Errorf("childExtract() = %d lines, %+v; want the 20 ids of key-7", lines, ex)
+	}
 	jq, err := exec.LookPath("jq")
 	if err != nil {
 		t.Skip("no jq")
@@ -52,6 +59,9 @@ func TestPeaks(t *testing.T) {
 	}
 	if jr.PeakBytes == 0 || jr.InputBytes != off.FileBytes {
 		t.Errorf("jqPeak() = %+v", jr)
+	}
+	if jr.Output != ex.Output {
+		t.Errorf("jq printed %q, lro_extract %q: want the same ids", jr.Output, ex.Output)
 	}
 }
 
