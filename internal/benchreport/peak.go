@@ -162,7 +162,9 @@ func childExtract(dir, file string) (peakResult, error) {
 	}
 	ctx := context.Background()
 	s := mcp.NewServer(&mcp.Implementation{Name: "benchreport", Version: "v0"}, nil)
-	if err := extract.AddTools(s, &extract.Options{Dir: dir}); err != nil {
+	// The answer, 1,000 ids, is above the default threshold: shown inline
+	// here, so that it can be checked against jq's, rather than offloaded.
+	if err := extract.AddTools(s, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30}); err != nil {
 		return peakResult{}, err
 	}
 	cs, closeFn, err := session(ctx, s)
@@ -186,7 +188,13 @@ func childExtract(dir, file string) (peakResult, error) {
 		return peakResult{}, err
 	}
 	if res.IsError || len(res.Content) != 1 {
-		return peakResult{}, fmt.Errorf("%s: %+v", extract.ToolExtract, res.Content)
+		var texts []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				texts = append(texts, tc.Text)
+			}
+		}
+		return peakResult{}, fmt.Errorf("%s: error %v, %d contents: %q", extract.ToolExtract, res.IsError, len(res.Content), texts)
 	}
 	tc, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
