@@ -144,18 +144,25 @@ func TestFill(t *testing.T) {
 }
 
 func TestPlanRuns(t *testing.T) {
-	got := planRuns(comparisons)
-	want := []benchRun{
-		{Pkg: "./lro", Benches: []string{"BenchmarkInlineOverhead", "BenchmarkOffload500"}, Benchtime: "1s"},
-		{Pkg: "./lro/extract", Benches: []string{"BenchmarkRecipeVsJQ"}, Benchtime: extractBenchtime},
-		{Pkg: "./lro/proxy", Benches: []string{"BenchmarkProxySmallCall"}, Benchtime: "1s"},
-		{Pkg: "./cleanup", Benches: []string{"BenchmarkSweepNoneExpired", "BenchmarkSweepAllExpired"}, Benchtime: "1s"},
+	cs := []comparison{
+		{Pkg: "./a", Bench: "BenchmarkOne", A: "x", B: "y", Benchtime: "1s"},
+		{Pkg: "./a", Bench: "BenchmarkOne", A: "z", B: "y", Benchtime: "1s"},
+		{Pkg: "./b", Bench: "BenchmarkSub", Sub: "s1", Benchtime: "5x"},
+		{Pkg: "./a", Bench: "BenchmarkTwo", Benchtime: "1s"},
+		{Pkg: "./a", Bench: "BenchmarkSlow", Benchtime: "3x"},
+		{Pkg: "./b", Bench: "BenchmarkSub", Sub: "s2", Benchtime: "5x"},
 	}
+	want := []benchRun{
+		{Pkg: "./a", Benches: []string{"BenchmarkOne", "BenchmarkTwo"}, Benchtime: "1s"},
+		{Pkg: "./b", Benches: []string{"BenchmarkSub"}, Benchtime: "5x"},
+		{Pkg: "./a", Benches: []string{"BenchmarkSlow"}, Benchtime: "3x"},
+	}
+	got := planRuns(cs)
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("planRuns() mismatch (-want +got): one go test per package, each benchmark once:\n%s", diff)
+		t.Errorf("planRuns() mismatch (-want +got): one go test per package and benchtime, each benchmark function once (arms and sub-benchmarks share it):\n%s", diff)
 	}
 	args := strings.Join(got[0].args(), " ")
-	if wantArgs := "test -run ^$ -bench ^(BenchmarkInlineOverhead|BenchmarkOffload500)$ -benchtime 1s -count 1 ./lro"; args != wantArgs {
+	if wantArgs := "test -run ^$ -bench ^(BenchmarkOne|BenchmarkTwo)$ -benchtime 1s -count 1 ./a"; args != wantArgs {
 		t.Errorf("args() = %q, want %q", args, wantArgs)
 	}
 }
