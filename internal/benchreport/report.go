@@ -269,10 +269,14 @@ func (r *report) tokens(b *strings.Builder) {
 	if len(r.Tokens) > 0 {
 		pathBytes = r.Tokens[0].PathBytes
 	}
-	p("The example memory server's `recall_memories` (registered with `lro.AddTool` as in `examples/memory`) over the deterministic corpus (`memory.Generate(n, %d)`), called through an in-memory MCP session: the inline result is the text content the client receives with offloading disabled, each descriptor the text content it receives when the result is offloaded under that profile (forced: threshold 1 token). Counts are o200k_base tokens (the tokenizer of GPT-4o and GPT-5; counted with `github.com/tiktoken-go/tokenizer`). The file path in the descriptors is %d bytes long (the default folder, `os.TempDir()`); the full descriptor carries it 12 times, and its random part makes the count vary by a few tokens, so each descriptor is the median of %d calls.\n\n",
+	p("The example memory server's `recall_memories` (registered with `lro.AddTool` as in `examples/memory`) over the deterministic corpus (`memory.Generate(n, %d)`), called through an in-memory MCP session: the inline result is the text content the client receives with offloading disabled, each descriptor the text content it receives when the result is offloaded under that profile (forced: threshold 1 token). The last descriptor column is the full profile of a server that also offers the native extraction tools (`lro.Options.ExtractTools`), whose guidance points to `lro_extract`. Counts are o200k_base tokens, counted with `github.com/tiktoken-go/tokenizer`: the tokenizer of GPT-4o and the GPT-5 family, GPT-5-mini being one of the paper's two models; Claude's tokenizer, that of the other (Haiku 4.5), is not public, so it is not shown. The file path in the descriptors is %d bytes long (the default folder, `os.TempDir()`); the full descriptor carries it 12 times, and its random part makes the count vary by a few tokens, so each descriptor is the median of %d calls.\n\n",
 		memory.DefaultSeed, pathBytes, descriptorCalls)
 	p("### Inline result and descriptor, by profile\n\n")
-	p("| n | detail | inline | full | no recipes | no schema | bare pointer | full / inline |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	p("| n | detail | inline |")
+	for _, v := range profiles {
+		p(" %s |", v.Name)
+	}
+	p(" full / inline |\n| ---: | --- | ---: |%s ---: |\n", strings.Repeat(" ---: |", len(profiles)))
 	for _, n := range tokenNs {
 		for _, d := range details {
 			t, ok := r.row(n, d)
@@ -371,7 +375,7 @@ func (r *report) estimator(b *strings.Builder) {
 		sumRow(fmt.Sprintf("inline results, %s", d), func(t tokenRow) (size, bool) { return t.Inline, t.Detail == d })
 	}
 	for i, pr := range profiles {
-		sumRow(fmt.Sprintf("descriptors, %s", pr), func(t tokenRow) (size, bool) { return t.Descriptors[i], true })
+		sumRow(fmt.Sprintf("descriptors, %s", pr.Name), func(t tokenRow) (size, bool) { return t.Descriptors[i], true })
 	}
 	p("\n")
 }

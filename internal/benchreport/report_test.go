@@ -71,6 +71,7 @@ func testReportPending(t *testing.T, pendingExtract bool) *report {
 					{Bytes: 5010, Est: 1253, O200k: 1190, Cl100k: 1130},
 					{Bytes: 2830, Est: 708, O200k: 960, Cl100k: 940},
 					{Bytes: 84, Est: 21, O200k: 40, Cl100k: 38},
+					{Bytes: 7300, Est: 1825, O200k: 1950 + n/100, Cl100k: 1880},
 				}})
 		}
 	}

@@ -80,8 +80,22 @@ func (c counters) measure(text string) size {
 	return size{Bytes: len(b), Est: c.est.Tokens(b), O200k: c.o200k.Tokens(b), Cl100k: c.cl100k.Tokens(b)}
 }
 
-// profiles are the descriptor profiles, in the order the report shows them.
-var profiles = []lro.Profile{lro.ProfileFull, lro.ProfileNoRecipes, lro.ProfileNoSchema, lro.ProfileBarePointer}
+// variant is one kind of descriptor the report measures.
+type variant struct {
+	Name         string
+	Profile      lro.Profile
+	ExtractTools bool // guidance for the native extraction tools (lro.Options.ExtractTools)
+}
+
+// profiles are the descriptors measured, in the order the report shows them:
+// the four profiles, then the full profile with the native tools' guidance.
+var profiles = []variant{
+	{Name: "full", Profile: lro.ProfileFull},
+	{Name: "no recipes", Profile: lro.ProfileNoRecipes},
+	{Name: "no schema", Profile: lro.ProfileNoSchema},
+	{Name: "bare pointer", Profile: lro.ProfileBarePointer},
+	{Name: "full, native tools guidance", Profile: lro.ProfileFull, ExtractTools: true},
+}
 
 // details are the memory detail levels, in the order the report shows them.
 var details = []memory.Detail{memory.Light, memory.Medium, memory.Full}
@@ -203,7 +217,7 @@ func measureTokens(ctx context.Context, c counters, ns []int) ([]tokenRow, error
 	defer closeInline()
 	offload := make([]*mcp.ClientSession, len(profiles))
 	for i, p := range profiles {
-		cs, closeFn, err := session(ctx, recallServer(corpus, lro.Options{ThresholdTokens: 1, Profile: p}))
+		cs, closeFn, err := session(ctx, recallServer(corpus, lro.Options{ThresholdTokens: 1, Profile: p.Profile, ExtractTools: p.ExtractTools}))
 		if err != nil {
 			return nil, err
 		}
@@ -234,7 +248,7 @@ func measureTokens(ctx context.Context, c counters, ns []int) ([]tokenRow, error
 						FilePath  string `json:"file_path"`
 					}
 					if err := json.Unmarshal([]byte(desc), &dr); err != nil || !dr.Offloaded || dr.FilePath == "" {
-						return nil, fmt.Errorf("n=%d detail=%s profile=%s: %w", n, d, p, errNotOffloaded)
+						return nil, fmt.Errorf("n=%d detail=%s descriptor %q: %w", n, d, p.Name, errNotOffloaded)
 					}
 					if err := os.Remove(dr.FilePath); err != nil {
 						return nil, err

@@ -54,7 +54,10 @@ func TestMeasureTokens(t *testing.T) {
 		if len(r.Descriptors) != len(profiles) {
 			t.Fatalf("%s: %d descriptors, want %d", r.Detail, len(r.Descriptors), len(profiles))
 		}
-		full, noRecipes, noSchema, bare := r.Descriptors[0], r.Descriptors[1], r.Descriptors[2], r.Descriptors[3]
+		full, noRecipes, noSchema, bare, native := r.Descriptors[0], r.Descriptors[1], r.Descriptors[2], r.Descriptors[3], r.Descriptors[4]
+		if native.Bytes == full.Bytes {
+			t.Errorf("%s: the native-guidance descriptor is as long as the shell one (%d bytes): ExtractTools had no effect", r.Detail, full.Bytes)
+		}
 		if !(full.O200k > noRecipes.O200k && noRecipes.O200k > noSchema.O200k && noSchema.O200k > bare.O200k && bare.O200k > 0) {
 			t.Errorf("%s: descriptor sizes %d, %d, %d, %d are not full > no recipes > no schema > bare pointer > 0", r.Detail, full.O200k, noRecipes.O200k, noSchema.O200k, bare.O200k)
 		}
