@@ -203,7 +203,7 @@ func findRecords(res *mcp.CallToolResult, field string) (*recordSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lro: structured content: %w", err)
 		}
-		if json.Valid(doc) {
+		if jsonscan.Valid(doc) {
 			rs, err := recordsFromDoc(doc, field)
 			if err != nil {
 				return nil, err
@@ -215,7 +215,7 @@ func findRecords(res *mcp.CallToolResult, field string) (*recordSet, error) {
 	texts, _ := textOnly(res.Content)
 	if len(texts) == 1 {
 		doc := readOnlyBytes(texts[0])
-		if k := jsonscan.Kind(doc); (k == '[' || k == '{') && json.Valid(doc) {
+		if k := jsonscan.Kind(doc); (k == '[' || k == '{') && jsonscan.Valid(doc) {
 			return recordsFromDoc(doc, field)
 		}
 	}

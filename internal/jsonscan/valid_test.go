@@ -1,0 +1,218 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// validCases are inputs on which Valid must agree with json.Valid, each with
+// the reason it is interesting.
+var validCases = []struct {
+	in     string
+	reason string
+}{
+	{``, "empty input is no value"},
+	{"  \t\r\n", "white space alone is no value"},
+	{`0`, "a bare zero"},
+	{` -0.5e+10 `, "a number with every part, white space around"},
+	{`01`, "a leading zero is not followed by digits"},
+	{`-`, "a minus sign alone"},
+	{`1.`, "a fraction needs a digit"},
+	{`1e`, "an exponent needs a digit"},
+	{`1e+`, "a signed exponent needs a digit"},
+	{`.5`, "a number cannot start with a dot"},
+	{`+1`, "a number cannot start with a plus"},
+	{`1 2`, "two values"},
+	{`true`, "a literal"},
+	{`tru`, "a literal cut short"},
+	{`truex`, "a literal followed by junk"},
+	{`nul`, "null cut short"},
+	{`[true,false,null]`, "every literal in an array"},
+	{`[1,]`, "a trailing comma in an array"},
+	{`[,1]`, "a leading comma in an array"},
+	{`{"a":1,}`, "a trailing comma in an object"},
+	{`{"a" 1}`, "a missing colon"},
+	{`{1:1}`, "a key that is not a string"},
+	{`{"a":1 "b":2}`, "a missing comma between members"},
+	{`[1}`, "an array closed by a brace"},
+	{`{"a":1]`, "an object closed by a bracket"},
+	{`[[[]]]`, "nested empty arrays"},
+	{`{"a":{"b":{}}}`, "nested empty objects"},
+	{`[ ]`, "an empty array with white space"},
+	{`{ }`, "an empty object with white space"},
+	{`"abc`, "an unterminated string"},
+	{`"a\"b"`, "an escaped quote"},
+	{`"a\\"`, "an escaped backslash before the closing quote"},
+	{`"\u00e9\uD83D\uDE00"`, "unicode escapes"},
+	{`"\u00g0"`, "a unicode escape with a non-hex digit"},
+	{`"\u00"`, "a unicode escape cut short"},
+	{`"\x"`, "an unknown escape"},
+	{"\"a\tb\"", "a raw tab inside a string"},
+	{"\"a\nb\"", "a raw line feed inside a string"},
+	{"\"\x7f\"", "DEL is allowed in a string"},
+	{"\"\xff\xfe\"", "bytes that are not UTF-8 are accepted, as json.Valid does"},
+	{"\"héllo wörld, ünïcode long enough for a word\"", "UTF-8 across word boundaries"},
+	{`"0123456789abcdef\"0123456789"`, "an escaped quote after a whole word"},
+	{`"0123456"`, "a string ending exactly at a word boundary"},
+	{"[1,\n2]", "a line break between elements"},
+	{`{"a":[1,{"b":"}"}],"c":"]"}`, "brackets inside strings"},
+	{strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), "the deepest nesting encoding/json accepts"},
+	{strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), "one level deeper than encoding/json accepts"},
+	{strings.Repeat(`{"a":`, MaxDepth) + "1" + strings.Repeat("}", MaxDepth), "the deepest object nesting"},
+	{strings.Repeat(`{"a":`, MaxDepth+1) + "1" + strings.Repeat("}", MaxDepth+1), "one object level too deep"},
+	{strings.Repeat("[", 70) + strings.Repeat("]", 69) + "}", "a closing brace at a depth past the first word of the bit set"},
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	for _, tt := range validCases {
+		name := tt.reason
+		t.Run(name, func(t *testing.T) {
+			want := json.Valid([]byte(tt.in))
+			if got := Valid([]byte(tt.in)); got != want {
+				t.Errorf("Valid(%.60q) = %v, json.Valid = %v", tt.in, got, want)
+			}
+		})
+	}
+}
+
+func TestValidElements(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		want      []string
+		multiline []bool
+	}{
+		{"empty array has no elements", ` [ ] `, nil, nil},
+		{"elements byte for byte", `[1, "a" ,{"b":[2, 3]},[ ] ]`, []string{"1", `"a"`, `{"b":[2, 3]}`, `[ ]`}, []bool{false, false, false, false}},
+		{"line breaks between elements are not the elements'", "[\n1\r\n,\n2\n]", []string{"1", "2"}, []bool{false, false}},
+		{"line breaks inside an element are reported", "[{\"a\":\n1},[1,\r2],{\"b\":1}]", []string{"{\"a\":\n1}", "[1,\r2]", `{"b":1}`}, []bool{true, true, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			var multiline []bool
+			err := ValidElements([]byte(tt.in), func(e []byte, ml bool) error {
+				got = append(got, string(e))
+				multiline = append(multiline, ml)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("elements (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.multiline, multiline); diff != "" {
+				t.Errorf("multiline (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, in := range []string{`{"a":[1]}`, `1`, `[1,`, `[1]x`, ``} {
+		if err := ValidElements([]byte(in), func([]byte, bool) error { return nil }); err != ErrSyntax {
+			t.Errorf("ValidElements(%q) = %v, want ErrSyntax: not a valid array", in, err)
+		}
+	}
+	stop := fmt.Errorf("stop")
+	calls := 0
+	if err := ValidElements([]byte(`[1,2,3]`), func([]byte, bool) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("ValidElements = %v after %d calls, want fn's error after 1", err, calls)
+	}
+}
+
+// FuzzValid checks that Valid gives json.Valid's answer on any input, and
+// that ValidElements, on valid arrays, gives exactly the elements
+// encoding/json sees and the right multiline flags.
+func FuzzValid(f *testing.F) {
+	for _, tt := range validCases {
+		if len(tt.in) < 1000 {
+			f.Add([]byte(tt.in))
+		}
+	}
+	f.Add([]byte("[{\"id\":\"0b7c\",\"tags\":[\"a\",\"b\"],\"p\":{\"c\":0.5}},\n {\"x\":null}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		want := json.Valid(data)
+		if got := Valid(data); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", data, got, want)
+		}
+		var got []string
+		var multiline []bool
+		err := ValidElements(data, func(e []byte, ml bool) error {
+			got = append(got, string(e))
+			multiline = append(multiline, ml)
+			return nil
+		})
+		var elems []json.RawMessage
+		isArray := json.Unmarshal(data, &elems) == nil
+		if (err == nil) != isArray {
+			t.Fatalf("ValidElements(%q) = %v; encoding/json: valid array %v", data, err, isArray)
+		}
+		if !isArray {
+			return
+		}
+		if len(got) != len(elems) {
+			t.Fatalf("ValidElements(%q) gave %d elements, encoding/json %d", data, len(got), len(elems))
+		}
+		for i, e := range elems {
+			if got[i] != string(e) {
+				t.Fatalf("element %d = %q, want %q", i, got[i], e)
+			}
+			if ml := bytes.ContainsAny(e, "\r\n"); multiline[i] != ml {
+				t.Fatalf("element %d (%q): multiline = %v, want %v", i, e, multiline[i], ml)
+			}
+		}
+	})
+}
+
+// memoryDoc is a JSON array of n memory-like records of about 620 bytes.
+func memoryDoc(n int) []byte {
+	type rec struct {
+		ID, Title, Content, Namespace string
+		Tags                          []string
+		Provenance                    map[string]any
+	}
+	recs := make([]rec, n)
+	for i := range recs {
+		recs[i] = rec{
+			ID:         fmt.Sprintf("0b7c%04x-1f2e-4d3c-8b9a-%012x", i%65536, i),
+			Title:      fmt.Sprintf("Decision %d: cache invalidation strategy for the read path", i),
+			Content:    "We decided to invalidate cache entries on write rather than on a timer, because stale reads were observed in the session logs after deploys; the change keeps p99 latency flat and removes a class of consistency bugs.",
+			Namespace:  "_semantic/decisions",
+			Tags:       []string{"cache", "architecture", fmt.Sprintf("team-%d", i%5)},
+			Provenance: map[string]any{"confidence": 0.5 + float64(i%50)/100, "trust_level": "verified"},
+		}
+	}
+	data, _ := json.Marshal(recs)
+	return data
+}
+
+func BenchmarkValid(b *testing.B) {
+	doc := memoryDoc(500)
+	for _, bm := range []struct {
+		name  string
+		valid func([]byte) bool
+	}{
+		{"jsonscan", Valid},
+		{"encoding_json", json.Valid},
+		{"jsonscan_elements", func(d []byte) bool {
+			return ValidElements(d, func([]byte, bool) error { return nil }) == nil
+		}},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !bm.valid(doc) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
