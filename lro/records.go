@@ -35,6 +35,10 @@ type recordSet struct {
 	elemType reflect.Type
 	// providedScores are the scores handed over with Provide.
 	providedScores []float64
+	// measured is true when count and tokens were taken while the records
+	// were validated, so that they need not be read again to measure them.
+	measured      bool
+	count, tokens int
 }
 
 // each calls fn with each record, in order.
@@ -197,17 +201,13 @@ func textOnly(content []mcp.Content) ([]string, bool) {
 // findRecords returns the records of a tool result: from its structured
 // content, else from its text content when that is one JSON document, else
 // from its text lines.
-func findRecords(res *mcp.CallToolResult, field string) (*recordSet, error) {
+func (c *config) findRecords(res *mcp.CallToolResult) (*recordSet, error) {
 	if res.StructuredContent != nil {
 		doc, err := structuredJSON(res.StructuredContent)
 		if err != nil {
 			return nil, fmt.Errorf("lro: structured content: %w", err)
 		}
-		if jsonscan.Valid(doc) {
-			rs, err := recordsFromDoc(doc, field)
-			if err != nil {
-				return nil, err
-			}
+		if rs, ok := c.validRecords(doc); ok {
 			rs.structured = true
 			return rs, nil
 		}
@@ -215,11 +215,49 @@ func findRecords(res *mcp.CallToolResult, field string) (*recordSet, error) {
 	texts, _ := textOnly(res.Content)
 	if len(texts) == 1 {
 		doc := readOnlyBytes(texts[0])
-		if k := jsonscan.Kind(doc); (k == '[' || k == '{') && jsonscan.Valid(doc) {
-			return recordsFromDoc(doc, field)
+		if k := jsonscan.Kind(doc); k == '[' || k == '{' {
+			if rs, ok := c.validRecords(doc); ok {
+				return rs, nil
+			}
 		}
 	}
 	return recordsFromText(texts)
+}
+
+// validRecords returns the records of doc, or false when doc is not valid
+// JSON. An array, the common case, is validated, split and measured in one
+// pass.
+func (c *config) validRecords(doc []byte) (*recordSet, bool) {
+	if jsonscan.Kind(doc) != '[' {
+		if !jsonscan.Valid(doc) {
+			return nil, false
+		}
+		rs, err := recordsFromDoc(doc, c.RecordsField)
+		return rs, err == nil
+	}
+	rs := &recordSet{doc: doc, measured: true}
+	var buf bytes.Buffer
+	err := jsonscan.ValidElements(doc, func(rec []byte, multiline bool) error {
+		line := rec
+		if multiline {
+			buf.Reset()
+			if err := json.Compact(&buf, rec); err != nil {
+				return err
+			}
+			line = buf.Bytes()
+		}
+		rs.count++
+		rs.tokens += c.Tokenizer.Tokens(line)
+		return nil
+	})
+	if err != nil {
+		return nil, false
+	}
+	// A valid array is the document without the white space around it.
+	rs.arrayStart = len(doc) - len(bytes.TrimLeft(doc, " \t\r\n"))
+	rs.arrayEnd = len(bytes.TrimRight(doc, " \t\r\n"))
+	rs.docArray = doc[rs.arrayStart:rs.arrayEnd]
+	return rs, true
 }
 
 // scores returns the scores handed over with Provide, if any.

@@ -201,7 +201,7 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 		if !c.mayExceed(texts, res.StructuredContent) {
 			return nil
 		}
-		rs, err = findRecords(res, c.RecordsField)
+		rs, err = c.findRecords(res)
 	}
 	if err != nil || rs == nil {
 		// Records that cannot be read are not ours to judge: the result goes
@@ -233,6 +233,11 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 	return data
 }
 
+// minBytesPerToken is the fewest bytes of UTF-8 text that the heuristic
+// estimates at one token: a token per four characters at most, and four
+// bytes per character at most, so len(text)/16 never exceeds its estimate.
+const minBytesPerToken = 16
+
 // textTokens estimates the tokens of s, without copying it for the built-in
 // heuristic.
 func (c *config) textTokens(s string) int {
@@ -248,8 +253,12 @@ func (c *config) quickEstimate(data []byte) int { return c.Tokenizer.Tokens(data
 // mayExceed is the fast path: a result whose whole text is within the
 // threshold cannot hold a result set above it.
 func (c *config) mayExceed(texts []string, structured any) bool {
+	_, heuristic := c.Tokenizer.(estimate.Heuristic)
 	total := 0
 	for _, t := range texts {
+		if heuristic && len(t)/minBytesPerToken > c.ThresholdTokens {
+			return true // no need to count
+		}
 		total += c.textTokens(t)
 		if total > c.ThresholdTokens {
 			return true
@@ -265,6 +274,9 @@ func (c *config) mayExceed(texts []string, structured any) bool {
 // measure counts the records and estimates their tokens, each as the compact
 // line it will be in the file.
 func (c *config) measure(rs *recordSet) (count, tokens int, err error) {
+	if rs.measured {
+		return rs.count, rs.tokens, nil
+	}
 	err = rs.eachLine(func(line []byte) error {
 		count++
 		tokens += c.Tokenizer.Tokens(line)
