@@ -126,8 +126,11 @@ func BenchmarkOffload500Parts(b *testing.B) {
 	})
 	run("infer_tally", func(b *testing.B) {
 		t := tally{schema: &descriptor.Inferrer{}}
-		_ = rs.eachLine(func(line []byte) error { t.add(line); return nil })
+		_ = t.schema.AddElements(rs.docArray, t.field, func(rec []byte) error { t.keep(rec); return nil })
 		_ = t.schema.Schema()
+	})
+	run("split", func(b *testing.B) {
+		_ = rs.eachLine(func([]byte) error { return nil })
 	})
 	run("recipes", func(b *testing.B) {
 		if recipes.IsMemory(sample) {

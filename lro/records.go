@@ -39,6 +39,9 @@ type recordSet struct {
 	// were validated, so that they need not be read again to measure them.
 	measured      bool
 	count, tokens int
+	// oneLine is true when every record is known to be on one line, so
+	// that none needs to be looked at for line breaks.
+	oneLine bool
 }
 
 // each calls fn with each record, in order.
@@ -60,15 +63,25 @@ func (rs *recordSet) each(fn func(rec []byte) error) error {
 func (rs *recordSet) eachLine(fn func(line []byte) error) error {
 	var buf bytes.Buffer
 	return rs.each(func(rec []byte) error {
-		if bytes.IndexByte(rec, '\n') < 0 && bytes.IndexByte(rec, '\r') < 0 {
-			return fn(rec)
-		}
-		buf.Reset()
-		if err := json.Compact(&buf, rec); err != nil {
+		line, err := rs.line(rec, &buf)
+		if err != nil {
 			return err
 		}
-		return fn(buf.Bytes())
+		return fn(line)
 	})
+}
+
+// line returns the record rec as the single line it is in the file: rec
+// itself, or its compact form, made in buf, when it spans lines.
+func (rs *recordSet) line(rec []byte, buf *bytes.Buffer) ([]byte, error) {
+	if rs.oneLine || bytes.IndexByte(rec, '\n') < 0 && bytes.IndexByte(rec, '\r') < 0 {
+		return rec, nil
+	}
+	buf.Reset()
+	if err := json.Compact(buf, rec); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // recordsFromDoc finds the records of a JSON document: the document itself
@@ -235,11 +248,12 @@ func (c *config) validRecords(doc []byte) (*recordSet, bool) {
 		rs, err := recordsFromDoc(doc, c.RecordsField)
 		return rs, err == nil
 	}
-	rs := &recordSet{doc: doc, measured: true}
+	rs := &recordSet{doc: doc, measured: true, oneLine: true}
 	var buf bytes.Buffer
 	err := jsonscan.ValidElements(doc, func(rec []byte, multiline bool) error {
 		line := rec
 		if multiline {
+			rs.oneLine = false
 			buf.Reset()
 			if err := json.Compact(&buf, rec); err != nil {
 				return err

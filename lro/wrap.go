@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -292,7 +293,7 @@ const sampleSize = 16
 // tally gathers the summary's statistics while the file is written.
 type tally struct {
 	schema     *descriptor.Inferrer // nil when the schema is not inferred
-	namespaces map[string]int
+	namespaces map[string]*int      // a pointer, so counting allocates nothing
 	minScore   float64
 	maxScore   float64
 	scores     int
@@ -300,9 +301,7 @@ type tally struct {
 }
 
 func (t *tally) add(rec []byte) {
-	if len(t.sample) < sampleSize {
-		t.sample = append(t.sample, json.RawMessage(append([]byte(nil), rec...)))
-	}
+	t.keep(rec)
 	if t.schema != nil {
 		t.schema.AddFields(rec, t.field)
 		return
@@ -315,20 +314,43 @@ func (t *tally) add(rec []byte) {
 	}
 }
 
+// keep keeps a copy of line when the sample is not full yet.
+func (t *tally) keep(line []byte) {
+	if len(t.sample) < sampleSize {
+		t.sample = append(t.sample, json.RawMessage(bytes.Clone(line)))
+	}
+}
+
 // field notes the top-level fields the summary reports: namespace and score.
 func (t *tally) field(key, value []byte) {
 	switch string(key) {
 	case "namespace":
+		if len(value) > 2 && value[0] == '"' && bytes.IndexByte(value, '\\') < 0 {
+			// The common case: the raw bytes are the name; no allocation
+			// for a namespace seen before.
+			if n := t.namespaces[string(value[1:len(value)-1])]; n != nil {
+				*n++
+				return
+			}
+		}
 		if ns, ok := jsonString(value); ok && ns != "" {
 			if t.namespaces == nil {
-				t.namespaces = map[string]int{}
+				t.namespaces = map[string]*int{}
 			}
-			t.namespaces[ns]++
+			if n := t.namespaces[ns]; n != nil {
+				*n++
+			} else {
+				t.namespaces[ns] = new(int)
+				*t.namespaces[ns] = 1
+			}
 		}
 	case "score":
-		var v float64
-		if json.Unmarshal(value, &v) == nil {
-			t.addScore(v)
+		// A JSON number is in ParseFloat's syntax, and both refuse the
+		// same out-of-range values.
+		if jsonscan.Kind(value) == '-' || isDigit(jsonscan.Kind(value)) {
+			if v, err := strconv.ParseFloat(string(value), 64); err == nil {
+				t.addScore(v)
+			}
 		}
 	}
 }
@@ -346,6 +368,8 @@ func jsonString(v []byte) (string, bool) {
 	err := json.Unmarshal(v, &s)
 	return s, err == nil
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (t *tally) addScore(f float64) {
 	if t.scores == 0 || f < t.minScore {
@@ -365,7 +389,7 @@ func (t *tally) topNamespaces() []string {
 		names = append(names, ns)
 	}
 	sort.Slice(names, func(i, j int) bool {
-		ci, cj := t.namespaces[names[i]], t.namespaces[names[j]]
+		ci, cj := *t.namespaces[names[i]], *t.namespaces[names[j]]
 		if ci != cj {
 			return ci > cj
 		}
@@ -409,10 +433,24 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 	if wantSchema && elemType == nil {
 		t.schema = &descriptor.Inferrer{}
 	}
-	err = rs.eachLine(func(line []byte) error {
-		t.add(line)
-		return w.WriteValidRecord(line)
-	})
+	if t.schema != nil && rs.docArray != nil {
+		// The common case: one walk over the array describes each record,
+		// finds where it ends, and hands it over to be written.
+		var buf bytes.Buffer
+		err = t.schema.AddElements(rs.docArray, t.field, func(rec []byte) error {
+			line, err := rs.line(rec, &buf)
+			if err != nil {
+				return err
+			}
+			t.keep(line)
+			return w.WriteValidRecord(line)
+		})
+	} else {
+		err = rs.eachLine(func(line []byte) error {
+			t.add(line)
+			return w.WriteValidRecord(line)
+		})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -153,6 +153,24 @@ func Lookup(data []byte, key string) []byte {
 	return found
 }
 
+// SkipSpace returns the offset of the first byte at or after i that is not
+// JSON white space, or len(data).
+func SkipSpace(data []byte, i int) int { return skipSpace(data, i) }
+
+// SkipValue returns the offset just past the JSON value that starts at
+// data[i], trusting it to be valid. It returns [ErrSyntax] when no value can
+// be found there.
+func SkipValue(data []byte, i int) (int, error) { return skipValue(data, i) }
+
+// SkipString returns the offset just past the JSON string that starts at
+// data[i] == '"'. It returns [ErrSyntax] when the string is not closed.
+func SkipString(data []byte, i int) (int, error) {
+	if i >= len(data) || data[i] != '"' {
+		return 0, ErrSyntax
+	}
+	return skipString(data, i)
+}
+
 func skipSpace(data []byte, i int) int {
 	for i < len(data) {
 		switch data[i] {

@@ -216,3 +216,15 @@ func BenchmarkValid(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkElements(b *testing.B) {
+	doc := memoryDoc(500)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		_ = Elements(doc, func(e []byte) error {
+			return Fields(e, func(Field) error { n++; return nil })
+		})
+	}
+}

@@ -3,6 +3,7 @@ package descriptor
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"sort"
 	"strings"
@@ -117,15 +118,59 @@ type Inferrer struct {
 // validated it; Add does not validate again). On invalid input the schema may
 // not describe the record, but Add does not panic.
 func (in *Inferrer) Add(rec []byte) {
-	in.root.add(bytes.TrimSpace(rec), 0, nil)
+	in.AddFields(rec, nil)
 }
 
 // AddFields is [Inferrer.Add] that also calls field with each top-level
 // member of an object record, so a caller that needs a few fields of every
 // record gets them from the same walk.
 func (in *Inferrer) AddFields(rec []byte, field func(key, value []byte)) {
-	in.root.add(bytes.TrimSpace(rec), 0, field)
+	rec = bytes.TrimSpace(rec)
+	if len(rec) > 0 {
+		in.root.walk(rec, 0, 0, field)
+	}
 }
+
+// AddElements describes each element of the JSON array data as a record, as
+// [Inferrer.AddFields] does, and then calls each with it. It reads the array
+// once: finding where a record ends is part of describing it, so a caller
+// that writes the records out and infers their schema reads them once.
+//
+// data must be valid JSON, as for Add. AddElements stops at and returns the
+// first error of each, and returns an error if data is not an array.
+func (in *Inferrer) AddElements(data []byte, field func(key, value []byte), each func(rec []byte) error) error {
+	i := jsonscan.SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return errNotArray
+	}
+	i = jsonscan.SkipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return nil
+	}
+	for {
+		end := in.root.walk(data, i, 0, field)
+		if end < 0 {
+			return errNotArray
+		}
+		if err := each(data[i:end]); err != nil {
+			return err
+		}
+		i = jsonscan.SkipSpace(data, end)
+		if i >= len(data) {
+			return errNotArray
+		}
+		switch data[i] {
+		case ',':
+			i = jsonscan.SkipSpace(data, i+1)
+		case ']':
+			return nil
+		default:
+			return errNotArray
+		}
+	}
+}
+
+var errNotArray = errors.New("descriptor: records are not a JSON array")
 
 // Schema returns the schema of every record added so far.
 func (in *Inferrer) Schema() map[string]any {
@@ -137,69 +182,195 @@ func (in *Inferrer) Schema() map[string]any {
 // node accumulates what is seen at one place in the records.
 type node struct {
 	seen    int              // values added
-	types   map[string]bool  // JSON Schema type names seen
+	types   typeSet          // JSON Schema types seen
 	objects int              // object values added
 	props   map[string]*node // properties of object values
 	order   []string         // property names, first seen first
+	nodes   []*node          // the nodes of order, in the same order
 	items   *node            // elements of array values
 }
 
-// add describes the valid JSON value v. When v is an object, field, if not
-// nil, is called with each of its members.
-func (n *node) add(v []byte, depth int, field func(key, value []byte)) {
+// typeSet is a set of JSON Schema type names, one bit each.
+type typeSet uint8
+
+const (
+	typeArray typeSet = 1 << iota
+	typeBoolean
+	typeInteger
+	typeNull
+	typeNumber
+	typeObject
+	typeString
+)
+
+// typeNames are the names of the bits of a typeSet, in bit order, which is
+// alphabetical order.
+var typeNames = [...]string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// walk describes the valid JSON value that starts at data[i] and returns
+// the offset just past it, or -1 when there is none (invalid input). When
+// the value is an object, field, if not nil, is called with each of its
+// members. It reads each byte of the value once.
+func (n *node) walk(data []byte, i, depth int, field func(key, value []byte)) int {
 	n.seen++
-	if n.types == nil {
-		n.types = map[string]bool{}
+	if i >= len(data) {
+		return -1
 	}
-	switch jsonscan.Kind(v) {
+	switch data[i] {
 	case 'n':
-		n.types["null"] = true
-	case 't', 'f':
-		n.types["boolean"] = true
+		n.types |= typeNull
+		return literalEnd(data, i, 4)
+	case 't':
+		n.types |= typeBoolean
+		return literalEnd(data, i, 4)
+	case 'f':
+		n.types |= typeBoolean
+		return literalEnd(data, i, 5)
 	case '"':
-		n.types["string"] = true
+		n.types |= typeString
+		end, err := jsonscan.SkipString(data, i)
+		if err != nil {
+			return -1
+		}
+		return end
 	case '[':
-		n.types["array"] = true
+		n.types |= typeArray
 		if depth >= maxInferDepth {
-			return
+			return skip(data, i)
 		}
 		if n.items == nil {
 			n.items = &node{}
 		}
-		_ = jsonscan.Elements(v, func(e []byte) error {
-			n.items.add(e, depth+1, nil)
-			return nil
-		})
+		i = jsonscan.SkipSpace(data, i+1)
+		if i < len(data) && data[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = n.items.walk(data, i, depth+1, nil); i < 0 {
+				return -1
+			}
+			if i = jsonscan.SkipSpace(data, i); i >= len(data) {
+				return -1
+			}
+			switch data[i] {
+			case ',':
+				i = jsonscan.SkipSpace(data, i+1)
+			case ']':
+				return i + 1
+			default:
+				return -1
+			}
+		}
 	case '{':
-		n.types["object"] = true
+		n.types |= typeObject
 		n.objects++
 		if depth >= maxInferDepth {
-			return
+			return skip(data, i)
 		}
 		if n.props == nil {
 			n.props = map[string]*node{}
 		}
-		_ = jsonscan.Fields(v, func(f jsonscan.Field) error {
-			p, ok := n.props[string(f.Key)]
-			if !ok {
-				p = &node{}
-				key := string(f.Key)
-				n.props[key] = p
-				n.order = append(n.order, key)
-			}
-			p.add(f.Value, depth+1, nil)
-			if field != nil {
-				field(f.Key, f.Value)
-			}
-			return nil
-		})
-	default:
-		if bytes.ContainsAny(v, ".eE") {
-			n.types["number"] = true
-		} else {
-			n.types["integer"] = true
+		i = jsonscan.SkipSpace(data, i+1)
+		if i < len(data) && data[i] == '}' {
+			return i + 1
 		}
+		for member := 0; ; member++ {
+			ke, err := jsonscan.SkipString(data, i)
+			if err != nil {
+				return -1
+			}
+			key := data[i+1 : ke-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				var s string
+				if json.Unmarshal(data[i:ke], &s) != nil {
+					return -1
+				}
+				key = []byte(s)
+			}
+			if i = jsonscan.SkipSpace(data, ke); i >= len(data) || data[i] != ':' {
+				return -1
+			}
+			vs := jsonscan.SkipSpace(data, i+1)
+			ve := n.prop(key, member).walk(data, vs, depth+1, nil)
+			if ve < 0 {
+				return -1
+			}
+			if field != nil {
+				field(key, data[vs:ve])
+			}
+			if i = jsonscan.SkipSpace(data, ve); i >= len(data) {
+				return -1
+			}
+			switch data[i] {
+			case ',':
+				i = jsonscan.SkipSpace(data, i+1)
+			case '}':
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	default:
+		// A number: integer unless it has a fraction or an exponent.
+		start := i
+		integer := true
+		for ; i < len(data); i++ {
+			c := data[i]
+			if '0' <= c && c <= '9' || c == '-' || c == '+' {
+				continue
+			}
+			if c == '.' || c == 'e' || c == 'E' {
+				integer = false
+				continue
+			}
+			break
+		}
+		if i == start {
+			return -1
+		}
+		if integer {
+			n.types |= typeInteger
+		} else {
+			n.types |= typeNumber
+		}
+		return i
 	}
+}
+
+// literalEnd returns the offset just past the literal of n bytes (null, true
+// or false) at data[i], or -1 if data is cut short.
+func literalEnd(data []byte, i, n int) int {
+	if i+n > len(data) {
+		return -1
+	}
+	return i + n
+}
+
+// skip returns the offset just past the value at data[i], or -1.
+func skip(data []byte, i int) int {
+	end, err := jsonscan.SkipValue(data, i)
+	if err != nil {
+		return -1
+	}
+	return end
+}
+
+// prop returns the node of property key, the i-th member of an object.
+// Records mostly list the same properties in the same order, so the i-th
+// property seen first is tried before the map.
+func (n *node) prop(key []byte, i int) *node {
+	if i < len(n.order) && n.order[i] == string(key) {
+		return n.nodes[i]
+	}
+	if p, ok := n.props[string(key)]; ok {
+		return p
+	}
+	p := &node{}
+	k := string(key)
+	n.props[k] = p
+	n.order = append(n.order, k)
+	n.nodes = append(n.nodes, p)
+	return p
 }
 
 func (n *node) schema() map[string]any {
@@ -207,25 +378,27 @@ func (n *node) schema() map[string]any {
 	if n.seen == 0 {
 		return s
 	}
-	types := make([]string, 0, len(n.types))
-	for t := range n.types {
-		types = append(types, t)
-	}
-	if n.types["integer"] && n.types["number"] {
+	types := n.types
+	if types&typeInteger != 0 && types&typeNumber != 0 {
 		// Every integer is a number: say number once.
-		types = removeString(types, "integer")
+		types &^= typeInteger
 	}
-	sort.Strings(types)
-	if len(types) == 1 {
-		s["type"] = types[0]
-	} else if len(types) > 1 {
-		s["type"] = types
+	var names []string
+	for i, name := range typeNames {
+		if types&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 1 {
+		s["type"] = names[0]
+	} else if len(names) > 1 {
+		s["type"] = names
 	}
 	if n.props != nil {
 		props := make(map[string]any, len(n.props))
 		var required []string
-		for _, k := range n.order {
-			p := n.props[k]
+		for i, k := range n.order {
+			p := n.nodes[i]
 			props[k] = p.schema()
 			if p.seen == n.objects {
 				required = append(required, k)
@@ -241,16 +414,6 @@ func (n *node) schema() map[string]any {
 		s["items"] = n.items.schema()
 	}
 	return s
-}
-
-func removeString(list []string, s string) []string {
-	out := list[:0]
-	for _, v := range list {
-		if v != s {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // ResponseSchema returns the JSON Schema of an [OffloadResponse] as any
