@@ -98,13 +98,18 @@ func words(s string, set map[string]bool) {
 
 // keywords counts, for each candidate word, the documents it occurs in.
 type keywords struct {
-	docs int            // documents with at least one string
-	df   map[string]int // document frequency of each word
+	docs int             // documents with at least one string
+	df   map[string]int  // document frequency of each word
+	set  map[string]bool // the words of one document, reused
 }
 
 // add records one document made of the strings ss.
 func (k *keywords) add(ss ...string) {
-	set := map[string]bool{}
+	if k.set == nil {
+		k.set = map[string]bool{}
+	}
+	set := k.set
+	clear(set)
 	seen := false
 	for _, s := range ss {
 		seen = true
