@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
@@ -249,19 +250,24 @@ func (c *config) validRecords(doc []byte) (*recordSet, bool) {
 		return rs, err == nil
 	}
 	rs := &recordSet{doc: doc, measured: true, oneLine: true}
+	_, heuristic := c.Tokenizer.(estimate.Heuristic)
 	var buf bytes.Buffer
-	err := jsonscan.ValidElements(doc, func(rec []byte, multiline bool) error {
-		line := rec
-		if multiline {
+	err := jsonscan.ValidElements(doc, func(e jsonscan.Element) error {
+		line := e.Value
+		if e.Multiline {
 			rs.oneLine = false
 			buf.Reset()
-			if err := json.Compact(&buf, rec); err != nil {
+			if err := json.Compact(&buf, line); err != nil {
 				return err
 			}
 			line = buf.Bytes()
 		}
 		rs.count++
-		rs.tokens += c.Tokenizer.Tokens(line)
+		if heuristic && e.ASCII {
+			rs.tokens += estimate.ASCIITokens(len(line))
+		} else {
+			rs.tokens += c.Tokenizer.Tokens(line)
+		}
 		return nil
 	})
 	if err != nil {

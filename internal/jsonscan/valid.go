@@ -22,18 +22,29 @@ func Valid(data []byte) bool {
 	return validate(data, nil) == nil
 }
 
+// Element is an element of an array, as [ValidElements] hands it over.
+type Element struct {
+	// Value is the element, byte for byte.
+	Value []byte
+	// Multiline is true when Value has a line break ('\n' or '\r', which in
+	// valid JSON can only be white space between tokens), so that a caller
+	// writing elements as lines knows which need compacting without looking
+	// again.
+	Multiline bool
+	// ASCII is true when every byte of Value is below 0x80, so that a
+	// caller counting characters knows it is the number of bytes.
+	ASCII bool
+}
+
 // ValidElements validates data exactly as [Valid] does and, when data is a
 // JSON array, calls fn with each of its elements, in order, as they are
-// validated. multiline reports whether the element has a line break ('\n'
-// or '\r', which in valid JSON can only be white space between tokens), so
-// that a caller writing elements as lines knows which need compacting
-// without looking again.
+// validated.
 //
 // ValidElements returns [ErrSyntax] when data is not a valid JSON array, and
 // otherwise stops at and returns the first error of fn. fn may have been
 // called with the leading elements of data before the syntax error is found:
 // callers must not act on them until ValidElements returns nil.
-func ValidElements(data []byte, fn func(elem []byte, multiline bool) error) error {
+func ValidElements(data []byte, fn func(e Element) error) error {
 	if Kind(data) != '[' {
 		return ErrSyntax
 	}
@@ -64,12 +75,13 @@ func specialBytes(w uint64) uint64 {
 // fn is not nil. It walks the value iteratively, with the kind of each open
 // container (object or array) in a bit set, so that nesting costs no call
 // and no allocation.
-func validate(data []byte, fn func(elem []byte, multiline bool) error) error {
+func validate(data []byte, fn func(e Element) error) error {
 	var objects [MaxDepth/64 + 1]uint64 // bit d is set when the container at depth d is an object
 	n := len(data)
 	depth := 0
 	elemStart := 0
 	multiline := false
+	var high uint64 // the bytes of the element's strings, or-ed: high&highs != 0 if one is >= 0x80
 	i := 0
 	var c byte
 
@@ -83,11 +95,11 @@ value: // a value starts at i
 		return ErrSyntax
 	}
 	if depth == 1 && fn != nil {
-		elemStart, multiline = i, false
+		elemStart, multiline, high = i, false, 0
 	}
 	switch c = data[i]; c {
 	case '"':
-		if i = validString(data, i+1); i < 0 {
+		if i, high = validString(data, i+1, high); i < 0 {
 			return ErrSyntax
 		}
 	case '{', '[':
@@ -149,7 +161,7 @@ value: // a value starts at i
 			return nil
 		}
 		if depth == 1 && fn != nil {
-			if err := fn(data[elemStart:i], multiline); err != nil {
+			if err := fn(Element{data[elemStart:i], multiline, high&highs == 0}); err != nil {
 				return err
 			}
 		}
@@ -189,7 +201,7 @@ key: // an object member starts at i
 	if i >= n || data[i] != '"' {
 		return ErrSyntax
 	}
-	if i = validString(data, i+1); i < 0 {
+	if i, high = validString(data, i+1, high); i < 0 {
 		return ErrSyntax
 	}
 	for i < n && isSpace(data[i]) {
@@ -215,41 +227,48 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // validString returns the offset just past the string whose contents start
 // at data[i] (after the opening quote), or -1 if it is not a valid string:
-// unterminated, with a control character, or with a bad escape sequence.
-func validString(data []byte, i int) int {
+// unterminated, with a control character, or with a bad escape sequence. It
+// also returns h or-ed with the bytes of the string that are not escape
+// sequences.
+func validString(data []byte, i int, h uint64) (int, uint64) {
 	n := len(data)
 	for {
 		for i+8 <= n {
-			if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
+			w := binary.LittleEndian.Uint64(data[i:])
+			if m := specialBytes(w); m != 0 {
+				k := bits.TrailingZeros64(m) &^ 7 // bit offset of the special byte
+				h |= w & (1<<k - 1)               // the bytes before it
+				i += k >> 3
 				break
 			}
+			h |= w
 			i += 8
 		}
 		if i >= n {
-			return -1
+			return -1, h
 		}
 		switch c := data[i]; {
 		case c == '"':
-			return i + 1
+			return i + 1, h
 		case c == '\\':
 			if i+1 >= n {
-				return -1
+				return -1, h
 			}
 			switch data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > n || !isHex(data[i+2]) || !isHex(data[i+3]) || !isHex(data[i+4]) || !isHex(data[i+5]) {
-					return -1
+					return -1, h
 				}
 				i += 6
 			default:
-				return -1
+				return -1, h
 			}
 		case c < 0x20:
-			return -1
+			return -1, h
 		default:
+			h |= uint64(c)
 			i++ // a plain byte in the tail shorter than a word
 		}
 	}

@@ -80,6 +80,17 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
+func TestValidElementsASCII(t *testing.T) {
+	in := []byte(`["abc",{"k":"caf\u00e9"},"café",{"a":"b"}]`)
+	var ascii []bool
+	if err := ValidElements(in, func(e Element) error { ascii = append(ascii, e.ASCII); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]bool{true, true, false, true}, ascii); diff != "" {
+		t.Errorf("ASCII: escapes are ASCII, a raw é is not, and bytes around an element are not its own (-want +got):\n%s", diff)
+	}
+}
+
 func TestValidElements(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -96,9 +107,9 @@ func TestValidElements(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			var multiline []bool
-			err := ValidElements([]byte(tt.in), func(e []byte, ml bool) error {
-				got = append(got, string(e))
-				multiline = append(multiline, ml)
+			err := ValidElements([]byte(tt.in), func(e Element) error {
+				got = append(got, string(e.Value))
+				multiline = append(multiline, e.Multiline)
 				return nil
 			})
 			if err != nil {
@@ -113,13 +124,13 @@ func TestValidElements(t *testing.T) {
 		})
 	}
 	for _, in := range []string{`{"a":[1]}`, `1`, `[1,`, `[1]x`, ``} {
-		if err := ValidElements([]byte(in), func([]byte, bool) error { return nil }); err != ErrSyntax {
+		if err := ValidElements([]byte(in), func(Element) error { return nil }); err != ErrSyntax {
 			t.Errorf("ValidElements(%q) = %v, want ErrSyntax: not a valid array", in, err)
 		}
 	}
 	stop := fmt.Errorf("stop")
 	calls := 0
-	if err := ValidElements([]byte(`[1,2,3]`), func([]byte, bool) error { calls++; return stop }); err != stop || calls != 1 {
+	if err := ValidElements([]byte(`[1,2,3]`), func(Element) error { calls++; return stop }); err != stop || calls != 1 {
 		t.Errorf("ValidElements = %v after %d calls, want fn's error after 1", err, calls)
 	}
 }
@@ -144,9 +155,16 @@ func FuzzValid(f *testing.F) {
 		}
 		var got []string
 		var multiline []bool
-		err := ValidElements(data, func(e []byte, ml bool) error {
-			got = append(got, string(e))
-			multiline = append(multiline, ml)
+		err := ValidElements(data, func(e Element) error {
+			got = append(got, string(e.Value))
+			multiline = append(multiline, e.Multiline)
+			ascii := true
+			for _, c := range e.Value {
+				ascii = ascii && c < 0x80
+			}
+			if e.ASCII != ascii {
+				t.Fatalf("element %q: ASCII = %v, want %v", e.Value, e.ASCII, ascii)
+			}
 			return nil
 		})
 		var elems []json.RawMessage
@@ -202,7 +220,7 @@ func BenchmarkValid(b *testing.B) {
 		{"jsonscan", Valid},
 		{"encoding_json", json.Valid},
 		{"jsonscan_elements", func(d []byte) bool {
-			return ValidElements(d, func([]byte, bool) error { return nil }) == nil
+			return ValidElements(d, func(Element) error { return nil }) == nil
 		}},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
