@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
@@ -126,11 +127,19 @@ func BenchmarkOffload500Parts(b *testing.B) {
 	})
 	run("infer_tally", func(b *testing.B) {
 		t := tally{schema: &descriptor.Inferrer{}}
-		_ = t.schema.AddElements(rs.docArray, t.field, func(rec []byte) error { t.keep(rec); return nil })
+		_ = t.schema.AddElements(rs.docArray, t.field, func(e descriptor.Element) error { t.keep(e.Value); return nil })
 		_ = t.schema.Schema()
 	})
 	run("split", func(b *testing.B) {
+		_ = jsonscan.Elements(rs.docArray, func([]byte) error { return nil })
+	})
+	run("each_bounded", func(b *testing.B) {
 		_ = rs.eachLine(func([]byte) error { return nil })
+	})
+	run("validate_only", func(b *testing.B) {
+		if !jsonscan.Valid(data) {
+			b.Fatal("invalid")
+		}
 	})
 	run("recipes", func(b *testing.B) {
 		if recipes.IsMemory(sample) {

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonscan"
+	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // recordSet is the records of one tool result, found without copying them.
@@ -43,10 +46,38 @@ type recordSet struct {
 	// oneLine is true when every record is known to be on one line, so
 	// that none needs to be looked at for line breaks.
 	oneLine bool
+	// tally holds the summary's statistics and the inferred schema when
+	// they were gathered while the records were validated.
+	tally *tally
+	// bounds holds the start and end offsets in doc of the first records
+	// (at most maxBounds of them), when they were noted while the records
+	// were validated, so that reading them again needs no scan.
+	bounds *[]uint32
+}
+
+// maxBounds is how many records' offsets validRecords notes: 64 KiB, pooled.
+// Records past them are found by a scan when they are read again.
+const maxBounds = 8192
+
+var boundsPool = sync.Pool{New: func() any {
+	b := make([]uint32, 0, 2*maxBounds)
+	return &b
+}}
+
+// release returns the recordSet's pooled buffers. The recordSet must not be
+// read afterwards.
+func (rs *recordSet) release() {
+	if rs.bounds != nil {
+		boundsPool.Put(rs.bounds)
+		rs.bounds = nil
+	}
 }
 
 // each calls fn with each record, in order.
 func (rs *recordSet) each(fn func(rec []byte) error) error {
+	if rs.bounds != nil && len(*rs.bounds) > 0 {
+		return rs.eachBounded(fn)
+	}
 	if rs.docArray != nil {
 		return jsonscan.Elements(rs.docArray, fn)
 	}
@@ -54,6 +85,34 @@ func (rs *recordSet) each(fn func(rec []byte) error) error {
 		if err := fn(r); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// eachBounded is each for the records of a validated array whose first
+// records' offsets were noted.
+func (rs *recordSet) eachBounded(fn func(rec []byte) error) error {
+	doc, b := rs.doc, *rs.bounds
+	for k := 0; k < len(b); k += 2 {
+		if err := fn(doc[b[k]:b[k+1]]); err != nil {
+			return err
+		}
+	}
+	// The records past the first maxBounds: ", record" after the last one.
+	i := int(b[len(b)-1])
+	for n := len(b) / 2; n < rs.count; n++ {
+		if i = jsonscan.SkipSpace(doc, i); i >= len(doc) || doc[i] != ',' {
+			return jsonscan.ErrSyntax
+		}
+		start := jsonscan.SkipSpace(doc, i+1)
+		end, err := jsonscan.SkipValue(doc, start)
+		if err != nil {
+			return err
+		}
+		if err := fn(doc[start:end]); err != nil {
+			return err
+		}
+		i = end
 	}
 	return nil
 }
@@ -240,7 +299,8 @@ func (c *config) findRecords(res *mcp.CallToolResult) (*recordSet, error) {
 
 // validRecords returns the records of doc, or false when doc is not valid
 // JSON. An array, the common case, is validated, split and measured in one
-// pass.
+// pass, which also gathers the summary's statistics and infers the schema
+// when the schema is to be inferred.
 func (c *config) validRecords(doc []byte) (*recordSet, bool) {
 	if jsonscan.Kind(doc) != '[' {
 		if !jsonscan.Valid(doc) {
@@ -252,25 +312,53 @@ func (c *config) validRecords(doc []byte) (*recordSet, bool) {
 	rs := &recordSet{doc: doc, measured: true, oneLine: true}
 	_, heuristic := c.Tokenizer.(estimate.Heuristic)
 	var buf bytes.Buffer
-	err := jsonscan.ValidElements(doc, func(e jsonscan.Element) error {
-		line := e.Value
-		if e.Multiline {
+	// measure counts and estimates one record and returns it as a line.
+	measure := func(rec []byte, multiline, ascii bool) ([]byte, error) {
+		line := rec
+		if multiline {
 			rs.oneLine = false
 			buf.Reset()
-			if err := json.Compact(&buf, line); err != nil {
-				return err
+			if err := json.Compact(&buf, rec); err != nil {
+				return nil, err
 			}
 			line = buf.Bytes()
 		}
 		rs.count++
-		if heuristic && e.ASCII {
+		if heuristic && ascii {
 			rs.tokens += estimate.ASCIITokens(len(line))
 		} else {
 			rs.tokens += c.Tokenizer.Tokens(line)
 		}
-		return nil
-	})
+		return line, nil
+	}
+	var err error
+	if c.inferSchema(c.RecordType) {
+		t := &tally{schema: &descriptor.Inferrer{}}
+		var bounds *[]uint32
+		if len(doc) <= math.MaxUint32 {
+			bounds = boundsPool.Get().(*[]uint32)
+			*bounds = (*bounds)[:0]
+		}
+		err = t.schema.AddElements(doc, t.field, func(e descriptor.Element) error {
+			line, err := measure(e.Value, e.Multiline, e.ASCII)
+			if err != nil {
+				return err
+			}
+			t.keep(line)
+			if bounds != nil && len(*bounds) < 2*maxBounds {
+				*bounds = append(*bounds, uint32(e.Offset), uint32(e.Offset+len(e.Value)))
+			}
+			return nil
+		})
+		rs.tally, rs.bounds = t, bounds
+	} else {
+		err = jsonscan.ValidElements(doc, func(e jsonscan.Element) error {
+			_, err := measure(e.Value, e.Multiline, e.ASCII)
+			return err
+		})
+	}
 	if err != nil {
+		rs.release()
 		return nil, false
 	}
 	// A valid array is the document without the white space around it.

@@ -209,6 +209,7 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 		// out as the handler made it.
 		return nil
 	}
+	defer rs.release()
 	count, tokens, err := c.measure(rs)
 	if err != nil || tokens <= c.ThresholdTokens {
 		return nil
@@ -408,6 +409,17 @@ func (t *tally) scoreRange() *[2]float64 {
 	return &[2]float64{t.minScore, t.maxScore}
 }
 
+// wantsSchema reports whether descriptors carry a line schema.
+func (c *config) wantsSchema() bool {
+	return c.Profile == ProfileFull || c.Profile == ProfileNoRecipes
+}
+
+// inferSchema reports whether the line schema of records of Go type
+// elemType (nil when unknown) is inferred from the records.
+func (c *config) inferSchema(elemType reflect.Type) bool {
+	return c.wantsSchema() && structType(elemType) == nil
+}
+
 // offload writes the records to a new file and builds the descriptor.
 func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *recordSet, count, tokens int) (*descriptor.OffloadResponse, error) {
 	start := c.Now()
@@ -427,25 +439,31 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 	if err != nil {
 		return nil, err
 	}
-	var t tally
 	elemType := structType(rs.elemType)
-	wantSchema := c.Profile == ProfileFull || c.Profile == ProfileNoRecipes
-	if wantSchema && elemType == nil {
-		t.schema = &descriptor.Inferrer{}
-	}
-	if t.schema != nil && rs.docArray != nil {
-		// The common case: one walk over the array describes each record,
-		// finds where it ends, and hands it over to be written.
+	wantSchema := c.wantsSchema()
+	t := rs.tally
+	switch {
+	case t != nil:
+		// Gathered while the records were validated: only write them.
+		err = rs.eachLine(w.WriteValidRecord)
+	case wantSchema && elemType == nil && rs.docArray != nil:
+		// One walk over the array describes each record, finds where it
+		// ends, and hands it over to be written.
+		t = &tally{schema: &descriptor.Inferrer{}}
 		var buf bytes.Buffer
-		err = t.schema.AddElements(rs.docArray, t.field, func(rec []byte) error {
-			line, err := rs.line(rec, &buf)
+		err = t.schema.AddElements(rs.docArray, t.field, func(e descriptor.Element) error {
+			line, err := rs.line(e.Value, &buf)
 			if err != nil {
 				return err
 			}
 			t.keep(line)
 			return w.WriteValidRecord(line)
 		})
-	} else {
+	default:
+		t = &tally{}
+		if wantSchema && elemType == nil {
+			t.schema = &descriptor.Inferrer{}
+		}
 		err = rs.eachLine(func(line []byte) error {
 			t.add(line)
 			return w.WriteValidRecord(line)

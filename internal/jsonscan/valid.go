@@ -72,39 +72,86 @@ func specialBytes(w uint64) uint64 {
 }
 
 // validate is Valid, calling fn with the elements of a top-level array when
-// fn is not nil. It walks the value iteratively, with the kind of each open
-// container (object or array) in a bit set, so that nesting costs no call
-// and no allocation.
+// fn is not nil.
 func validate(data []byte, fn func(e Element) error) error {
+	i := skipSpace(data, 0)
+	end, _, err := validValue(data, i, 0, fn)
+	if err != nil {
+		return err
+	}
+	if skipSpace(data, end) != len(data) {
+		return ErrSyntax
+	}
+	return nil
+}
+
+// ValidValue validates the JSON value that starts at data[i], inside outer
+// open arrays and objects, and returns the offset just past it, or -1 if no
+// valid value starts there. The value may be followed by anything. ascii
+// reports whether every byte of the value is below 0x80. A value that
+// [Valid] accepts at the top level is accepted with outer 0; the value's own
+// nesting counts from outer towards [MaxDepth].
+func ValidValue(data []byte, i, outer int) (end int, ascii bool) {
+	end, high, err := validValue(data, i, outer, nil)
+	if err != nil {
+		return -1, false
+	}
+	return end, high&highs == 0
+}
+
+// ValidString returns the offset just past the valid JSON string that
+// starts at data[i], or -1 if there is none; whether every byte of the
+// string is below 0x80; and whether it has escape sequences, without which
+// its contents are data[i+1:end-1] as they are.
+func ValidString(data []byte, i int) (end int, ascii, escaped bool) {
+	if i >= len(data) || data[i] != '"' {
+		return -1, false, false
+	}
+	end, high, escaped := validString(data, i+1, 0)
+	return end, high&highs == 0, escaped
+}
+
+// ValidNumber returns the offset just past the valid JSON number that starts
+// at data[i], or -1 if there is none. The number may be followed by
+// anything: "01" is the number 0 followed by 1.
+func ValidNumber(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	return validNumber(data, i)
+}
+
+// validValue validates the value that starts at data[i], inside outer open
+// containers, and returns the offset just past it and the or of the bytes
+// of its strings. When fn is not nil and the value is an array, fn is called
+// with each of its elements. It walks the value iteratively, with the kind
+// of each open container (object or array) in a bit set, so that nesting
+// costs no call and no allocation.
+func validValue(data []byte, i, outer int, fn func(e Element) error) (int, uint64, error) {
 	var objects [MaxDepth/64 + 1]uint64 // bit d is set when the container at depth d is an object
 	n := len(data)
-	depth := 0
+	depth := 0 // containers open within the value
 	elemStart := 0
 	multiline := false
-	var high uint64 // the bytes of the element's strings, or-ed: high&highs != 0 if one is >= 0x80
-	i := 0
+	var high uint64 // the bytes of the strings, or-ed: high&highs != 0 if one is >= 0x80
+	var elemHigh uint64
 	var c byte
-
-	// Leading white space.
-	for i < n && isSpace(data[i]) {
-		i++
-	}
 
 value: // a value starts at i
 	if i >= n {
-		return ErrSyntax
+		return 0, 0, ErrSyntax
 	}
 	if depth == 1 && fn != nil {
-		elemStart, multiline, high = i, false, 0
+		elemStart, multiline, high, elemHigh = i, false, 0, elemHigh|high
 	}
 	switch c = data[i]; c {
 	case '"':
-		if i, high = validString(data, i+1, high); i < 0 {
-			return ErrSyntax
+		if i, high, _ = validString(data, i+1, high); i < 0 {
+			return 0, 0, ErrSyntax
 		}
 	case '{', '[':
-		if depth == MaxDepth {
-			return ErrSyntax
+		if depth+outer >= MaxDepth {
+			return 0, 0, ErrSyntax
 		}
 		if c == '{' {
 			objects[depth>>6] |= 1 << (depth & 63)
@@ -130,39 +177,33 @@ value: // a value starts at i
 		goto value
 	case 't':
 		if i+4 > n || string(data[i:i+4]) != "true" {
-			return ErrSyntax
+			return 0, 0, ErrSyntax
 		}
 		i += 4
 	case 'f':
 		if i+5 > n || string(data[i:i+5]) != "false" {
-			return ErrSyntax
+			return 0, 0, ErrSyntax
 		}
 		i += 5
 	case 'n':
 		if i+4 > n || string(data[i:i+4]) != "null" {
-			return ErrSyntax
+			return 0, 0, ErrSyntax
 		}
 		i += 4
 	default:
 		if i = validNumber(data, i); i < 0 {
-			return ErrSyntax
+			return 0, 0, ErrSyntax
 		}
 	}
 
 	// A value ends at i: close containers until one continues.
 	for {
 		if depth == 0 {
-			for i < n && isSpace(data[i]) {
-				i++
-			}
-			if i != n {
-				return ErrSyntax
-			}
-			return nil
+			return i, high | elemHigh, nil
 		}
 		if depth == 1 && fn != nil {
 			if err := fn(Element{data[elemStart:i], multiline, high&highs == 0}); err != nil {
-				return err
+				return 0, 0, err
 			}
 		}
 		for i < n && isSpace(data[i]) {
@@ -172,7 +213,7 @@ value: // a value starts at i
 			i++
 		}
 		if i >= n {
-			return ErrSyntax
+			return 0, 0, ErrSyntax
 		}
 		d := depth - 1
 		isObject := objects[d>>6]&(1<<(d&63)) != 0
@@ -193,16 +234,16 @@ value: // a value starts at i
 			i++
 			depth--
 		default:
-			return ErrSyntax
+			return 0, 0, ErrSyntax
 		}
 	}
 
 key: // an object member starts at i
 	if i >= n || data[i] != '"' {
-		return ErrSyntax
+		return 0, 0, ErrSyntax
 	}
-	if i, high = validString(data, i+1, high); i < 0 {
-		return ErrSyntax
+	if i, high, _ = validString(data, i+1, high); i < 0 {
+		return 0, 0, ErrSyntax
 	}
 	for i < n && isSpace(data[i]) {
 		if data[i] == '\n' || data[i] == '\r' {
@@ -211,7 +252,7 @@ key: // an object member starts at i
 		i++
 	}
 	if i >= n || data[i] != ':' {
-		return ErrSyntax
+		return 0, 0, ErrSyntax
 	}
 	i++
 	for i < n && isSpace(data[i]) {
@@ -229,8 +270,8 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // at data[i] (after the opening quote), or -1 if it is not a valid string:
 // unterminated, with a control character, or with a bad escape sequence. It
 // also returns h or-ed with the bytes of the string that are not escape
-// sequences.
-func validString(data []byte, i int, h uint64) (int, uint64) {
+// sequences, and whether the string has escape sequences.
+func validString(data []byte, i int, h uint64) (end int, high uint64, escaped bool) {
 	n := len(data)
 	for {
 		for i+8 <= n {
@@ -245,28 +286,29 @@ func validString(data []byte, i int, h uint64) (int, uint64) {
 			i += 8
 		}
 		if i >= n {
-			return -1, h
+			return -1, h, escaped
 		}
 		switch c := data[i]; {
 		case c == '"':
-			return i + 1, h
+			return i + 1, h, escaped
 		case c == '\\':
+			escaped = true
 			if i+1 >= n {
-				return -1, h
+				return -1, h, escaped
 			}
 			switch data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > n || !isHex(data[i+2]) || !isHex(data[i+3]) || !isHex(data[i+4]) || !isHex(data[i+5]) {
-					return -1, h
+					return -1, h, escaped
 				}
 				i += 6
 			default:
-				return -1, h
+				return -1, h, escaped
 			}
 		case c < 0x20:
-			return -1, h
+			return -1, h, escaped
 		default:
 			h |= uint64(c)
 			i++ // a plain byte in the tail shorter than a word

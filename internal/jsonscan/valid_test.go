@@ -80,6 +80,20 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
+func TestValidValueCountsOuterDepth(t *testing.T) {
+	for _, outer := range []int{0, 1, 7, MaxDepth - 1} {
+		n := MaxDepth - outer
+		ok := []byte(strings.Repeat("[", n) + strings.Repeat("]", n) + ",")
+		if end, _ := ValidValue(ok, 0, outer); end != len(ok)-1 {
+			t.Errorf("outer %d: ValidValue of %d nested arrays = %d, want %d: within the limit", outer, n, end, len(ok)-1)
+		}
+		deep := []byte(strings.Repeat("[", n+1) + strings.Repeat("]", n+1))
+		if end, _ := ValidValue(deep, 0, outer); end != -1 {
+			t.Errorf("outer %d: ValidValue of %d nested arrays = %d, want -1: past the limit", outer, n+1, end)
+		}
+	}
+}
+
 func TestValidElementsASCII(t *testing.T) {
 	in := []byte(`["abc",{"k":"caf\u00e9"},"café",{"a":"b"}]`)
 	var ascii []bool
@@ -153,6 +167,7 @@ func FuzzValid(f *testing.F) {
 		if got := Valid(data); got != want {
 			t.Fatalf("Valid(%q) = %v, json.Valid = %v", data, got, want)
 		}
+		checkPrimitives(t, data, want)
 		var got []string
 		var multiline []bool
 		err := ValidElements(data, func(e Element) error {
@@ -187,6 +202,49 @@ func FuzzValid(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkPrimitives checks ValidValue, ValidString and ValidNumber on data,
+// which json.Valid accepts if valid: what they accept is valid JSON of the
+// kind asked for, their flags are exact, and a valid document that is one
+// string, number or value is found whole.
+func checkPrimitives(t *testing.T, data []byte, valid bool) {
+	t.Helper()
+	isASCII := func(b []byte) bool {
+		for _, c := range b {
+			if c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	whole := valid && len(data) > 0 && !isSpace(data[0]) && !isSpace(data[len(data)-1])
+	if end, ascii := ValidValue(data, 0, 0); end >= 0 {
+		if !json.Valid(data[:end]) || ascii != isASCII(data[:end]) || whole && end != len(data) {
+			t.Fatalf("ValidValue(%q) = %d, %v: %q is not valid JSON, or not all of it, or the flag is wrong", data, end, ascii, data[:end])
+		}
+	} else if whole {
+		t.Fatalf("ValidValue(%q) = -1 on a valid value", data)
+	}
+	if end, ascii, escaped := ValidString(data, 0); end >= 0 {
+		var s string
+		if json.Unmarshal(data[:end], &s) != nil || ascii != isASCII(data[:end]) || escaped != bytes.Contains(data[1:end-1], []byte(`\`)) {
+			t.Fatalf("ValidString(%q) = %d, %v, %v: not a string, or a flag is wrong", data, end, ascii, escaped)
+		}
+		if !escaped && s != string(data[1:end-1]) && isASCII(data[:end]) {
+			t.Fatalf("ValidString(%q): no escapes, but the string is %q", data, s)
+		}
+	} else if whole && data[0] == '"' {
+		t.Fatalf("ValidString(%q) = -1 on a valid string", data)
+	}
+	if end := ValidNumber(data, 0); end >= 0 {
+		var f json.Number
+		if json.Unmarshal(data[:end], &f) != nil {
+			t.Fatalf("ValidNumber(%q) = %d: %q is not a number", data, end, data[:end])
+		}
+	} else if whole && (data[0] == '-' || isDigit(data[0])) {
+		t.Fatalf("ValidNumber(%q) = -1 on a valid number", data)
+	}
 }
 
 // memoryDoc is a JSON array of n memory-like records of about 620 bytes.

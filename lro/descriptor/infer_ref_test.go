@@ -3,7 +3,9 @@ package descriptor
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -147,9 +149,11 @@ func refSchema(records []json.RawMessage, field func(key, value []byte)) map[str
 
 type member struct{ Key, Value string }
 
-// FuzzInferrer checks that, on any array of valid records, AddElements and
-// AddFields infer exactly the reference inferrer's schema and report the same
-// top-level members, and that on any input they do not panic.
+// FuzzInferrer checks that AddElements accepts exactly the arrays
+// json.Valid accepts; that on those it and AddFields infer exactly the
+// reference inferrer's schema, report the same top-level members and hand
+// over the same records with exact Multiline and ASCII flags; and that on
+// any input they do not panic.
 func FuzzInferrer(f *testing.F) {
 	for _, s := range []string{
 		`[{"a":1,"b":"x"},{"a":2.5,"c":[1,{"d":null}]},{"b":"y","a":-1e3}]`,
@@ -162,6 +166,11 @@ func FuzzInferrer(f *testing.F) {
 		`[{"x":"esc\"aped\\"}]`,
 		`{"a":1}`,
 		`[1,`,
+		"[{\"a\":\n1},\r\n\"caf\u00e9\",\"café\"]",
+		`[01]`,
+		`null`,
+		`[1] x`,
+		`[{"a":[[[[[[[[{"b":tru}]]]]]]]]}]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -175,15 +184,29 @@ func FuzzInferrer(f *testing.F) {
 			recs []string
 		)
 		field := func(k, v []byte) { got = append(got, member{string(k), string(v)}) }
-		err := in.AddElements(data, field, func(rec []byte) error { recs = append(recs, string(rec)); return nil })
+		err := in.AddElements(data, field, func(e Element) error {
+			recs = append(recs, string(e.Value))
+			ascii := true
+			for _, c := range e.Value {
+				ascii = ascii && c < 0x80
+			}
+			if multiline := bytes.ContainsAny(e.Value, "\r\n"); e.Multiline != multiline || e.ASCII != ascii {
+				t.Fatalf("record %q: Multiline %v, ASCII %v; want %v, %v", e.Value, e.Multiline, e.ASCII, multiline, ascii)
+			}
+			return nil
+		})
 		var one Inferrer
 		one.AddFields(data, nil) // any input: must not panic
 		var records []json.RawMessage
-		if json.Unmarshal(data, &records) != nil {
-			return
+		isArray := json.Valid(data) && jsonscan.Kind(data) == '['
+		if isArray && json.Unmarshal(data, &records) != nil {
+			t.Fatalf("json.Unmarshal(%q): not an array", data)
 		}
-		if err != nil {
-			t.Fatalf("AddElements(%q) = %v on a valid array", data, err)
+		if (err == nil) != isArray {
+			t.Fatalf("AddElements(%q) = %v; encoding/json: valid array %v", data, err, isArray)
+		}
+		if !isArray {
+			return
 		}
 		var want []member
 		wantSchema := refSchema(records, func(k, v []byte) { want = append(want, member{string(k), string(v)}) })
@@ -204,6 +227,82 @@ func FuzzInferrer(f *testing.F) {
 		}
 		if diff := cmp.Diff(wantSchema, each.Schema()); diff != "" {
 			t.Fatalf("AddFields on the records of %q (-reference +got):\n%s", data, diff)
+		}
+	})
+}
+
+func TestAddElementsValidates(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	deepObject := func(n int) string {
+		return "[" + strings.Repeat(`{"a":`, n-1) + "1" + strings.Repeat("}", n-1) + "]"
+	}
+	tests := []struct {
+		in     string
+		reason string
+	}{
+		{deep(jsonscan.MaxDepth), "arrays nested as deep as encoding/json accepts"},
+		{deep(jsonscan.MaxDepth + 1), "one level deeper than encoding/json accepts"},
+		{deepObject(jsonscan.MaxDepth), "objects nested as deep as encoding/json accepts"},
+		{deepObject(jsonscan.MaxDepth + 1), "one object deeper than encoding/json accepts"},
+		{`[{"a":[[[[[[[["x\q"]]]]]]]]}]`, "a bad escape below the described depth"},
+		{`[{"a":[[[[[[[["x"]]]]]]]]}]`, "a valid value below the described depth"},
+		{`[1,2]]`, "a bracket after the array"},
+		{` [ ] `, "an empty array with white space"},
+		{`[]x`, "junk after an empty array"},
+		{`[{"a":1}{"b":2}]`, "a missing comma between records"},
+		{`[{"a" 1}]`, "a missing colon"},
+		{`[{"a":1,}]`, "a trailing comma in a record"},
+		{`[{a:1}]`, "an unquoted key"},
+		{`[nul]`, "a literal cut short"},
+		{`[-]`, "a minus sign alone"},
+		{"[\"a\tb\"]", "a raw tab in a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			var in Inferrer
+			err := in.AddElements([]byte(tt.in), nil, func(Element) error { return nil })
+			if want := json.Valid([]byte(tt.in)); (err == nil) != want {
+				t.Errorf("AddElements(%.40q) = %v, json.Valid = %v", tt.in, err, want)
+			}
+		})
+	}
+}
+
+func BenchmarkAddElements(b *testing.B) {
+	type rec struct {
+		ID, Title, Content, Namespace string
+		Tags                          []string
+		Provenance                    map[string]any
+	}
+	recs := make([]rec, 500)
+	for i := range recs {
+		recs[i] = rec{
+			ID:         fmt.Sprintf("0b7c%04x-1f2e-4d3c-8b9a-%012x", i%65536, i),
+			Title:      fmt.Sprintf("Decision %d: cache invalidation strategy for the read path", i),
+			Content:    "We decided to invalidate cache entries on write rather than on a timer, because stale reads were observed in the session logs after deploys; the change keeps p99 latency flat and removes a class of consistency bugs.",
+			Namespace:  "_semantic/decisions",
+			Tags:       []string{"cache", "architecture", fmt.Sprintf("team-%d", i%5)},
+			Provenance: map[string]any{"confidence": 0.5 + float64(i%50)/100, "trust_level": "verified"},
+		}
+	}
+	data, _ := json.Marshal(recs)
+	b.Run("validate_infer", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var in Inferrer
+			if err := in.AddElements(data, nil, func(Element) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("validate", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if !jsonscan.Valid(data) {
+				b.Fatal("invalid")
+			}
 		}
 	})
 }

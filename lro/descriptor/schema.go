@@ -114,9 +114,9 @@ type Inferrer struct {
 	root node
 }
 
-// Add describes one more record, which must be valid JSON (the caller has
-// validated it; Add does not validate again). On invalid input the schema may
-// not describe the record, but Add does not panic.
+// Add describes one more record, which should be valid JSON. The record
+// is validated as it is described; if it is not valid, the schema may not
+// describe it, but Add does not panic.
 func (in *Inferrer) Add(rec []byte) {
 	in.AddFields(rec, nil)
 }
@@ -126,51 +126,78 @@ func (in *Inferrer) Add(rec []byte) {
 // record gets them from the same walk.
 func (in *Inferrer) AddFields(rec []byte, field func(key, value []byte)) {
 	rec = bytes.TrimSpace(rec)
-	if len(rec) > 0 {
-		in.root.walk(rec, 0, 0, field)
-	}
+	w := walker{data: rec, field: field}
+	w.value(&in.root, 0, 0)
 }
 
-// AddElements describes each element of the JSON array data as a record, as
-// [Inferrer.AddFields] does, and then calls each with it. It reads the array
-// once: finding where a record ends is part of describing it, so a caller
-// that writes the records out and infers their schema reads them once.
+// Element is a record as [Inferrer.AddElements] hands it over.
+type Element struct {
+	// Value is the record, byte for byte.
+	Value []byte
+	// Offset is where Value starts in the array's data.
+	Offset int
+	// Multiline is true when Value has a line break (white space between
+	// tokens, the only place a valid record can have one), so that a caller
+	// writing records as lines knows which need compacting.
+	Multiline bool
+	// ASCII is true when every byte of Value is below 0x80, so that a
+	// caller counting characters knows it is the number of bytes.
+	ASCII bool
+}
+
+// AddElements validates data, which must be a JSON array, exactly as
+// [json.Valid] does (fuzzed against it), describes each element as a record,
+// as [Inferrer.AddFields] does, and calls each with it after describing it.
+// It reads data once: validating, describing and finding where each record
+// ends are one walk, so that a caller checking a tool's output, measuring
+// its records and inferring their schema reads it once.
 //
-// data must be valid JSON, as for Add. AddElements stops at and returns the
-// first error of each, and returns an error if data is not an array.
-func (in *Inferrer) AddElements(data []byte, field func(key, value []byte), each func(rec []byte) error) error {
-	i := jsonscan.SkipSpace(data, 0)
+// AddElements returns [ErrInvalidRecords] when data is not a valid JSON
+// array, and otherwise stops at and returns the first error of each. In
+// either case each may have been called, and the Inferrer may describe
+// records, before the error was found: discard it.
+func (in *Inferrer) AddElements(data []byte, field func(key, value []byte), each func(e Element) error) error {
+	w := walker{data: data, field: field, outer: 1}
+	i := w.space(0)
 	if i >= len(data) || data[i] != '[' {
-		return errNotArray
+		return ErrInvalidRecords
 	}
-	i = jsonscan.SkipSpace(data, i+1)
+	i = w.space(i + 1)
 	if i < len(data) && data[i] == ']' {
+		if w.space(i+1) != len(data) {
+			return ErrInvalidRecords
+		}
 		return nil
 	}
 	for {
-		end := in.root.walk(data, i, 0, field)
+		w.ascii, w.multiline = true, false
+		end := w.value(&in.root, i, 0)
 		if end < 0 {
-			return errNotArray
+			return ErrInvalidRecords
 		}
-		if err := each(data[i:end]); err != nil {
+		if err := each(Element{data[i:end], i, w.multiline, w.ascii}); err != nil {
 			return err
 		}
-		i = jsonscan.SkipSpace(data, end)
-		if i >= len(data) {
-			return errNotArray
+		if i = w.space(end); i >= len(data) {
+			return ErrInvalidRecords
 		}
 		switch data[i] {
 		case ',':
-			i = jsonscan.SkipSpace(data, i+1)
+			i = w.space(i + 1)
 		case ']':
+			if w.space(i+1) != len(data) {
+				return ErrInvalidRecords
+			}
 			return nil
 		default:
-			return errNotArray
+			return ErrInvalidRecords
 		}
 	}
 }
 
-var errNotArray = errors.New("descriptor: records are not a JSON array")
+// ErrInvalidRecords is returned by [Inferrer.AddElements] when the records
+// are not a valid JSON array.
+var ErrInvalidRecords = errors.New("descriptor: records are not a valid JSON array")
 
 // Schema returns the schema of every record added so far.
 func (in *Inferrer) Schema() map[string]any {
@@ -207,11 +234,43 @@ const (
 // alphabetical order.
 var typeNames = [...]string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
-// walk describes the valid JSON value that starts at data[i] and returns
-// the offset just past it, or -1 when there is none (invalid input). When
-// the value is an object, field, if not nil, is called with each of its
-// members. It reads each byte of the value once.
-func (n *node) walk(data []byte, i, depth int, field func(key, value []byte)) int {
+// walker validates and describes one record.
+type walker struct {
+	data  []byte
+	field func(key, value []byte) // called with the members of an object record
+	// outer is the number of arrays and objects open around the record in
+	// the document, which count towards the nesting limit.
+	outer int
+	// multiline is set when white space with a line break is seen; ascii
+	// is cleared when a string with a byte >= 0x80 is seen.
+	multiline, ascii bool
+}
+
+// space returns the offset of the first byte at or after i that is not
+// white space, noting line breaks.
+func (w *walker) space(i int) int {
+	data := w.data
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t':
+		case '\n', '\r':
+			w.multiline = true
+		default:
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// value validates and describes into n the JSON value that starts at
+// data[i], depth levels into the record, and returns the offset just past
+// it, or -1 when no valid value starts there. Each byte is read once.
+// Values deeper than maxInferDepth are validated by jsonscan, not
+// described. Validation is that of jsonscan.Valid: jsonscan checks strings,
+// numbers and deep values, and this walk checks the rest of the grammar.
+func (w *walker) value(n *node, i, depth int) int {
+	data := w.data
 	n.seen++
 	if i >= len(data) {
 		return -1
@@ -219,42 +278,43 @@ func (n *node) walk(data []byte, i, depth int, field func(key, value []byte)) in
 	switch data[i] {
 	case 'n':
 		n.types |= typeNull
-		return literalEnd(data, i, 4)
+		return literal(data, i, "null")
 	case 't':
 		n.types |= typeBoolean
-		return literalEnd(data, i, 4)
+		return literal(data, i, "true")
 	case 'f':
 		n.types |= typeBoolean
-		return literalEnd(data, i, 5)
+		return literal(data, i, "false")
 	case '"':
 		n.types |= typeString
-		end, err := jsonscan.SkipString(data, i)
-		if err != nil {
-			return -1
-		}
+		end, ascii, _ := jsonscan.ValidString(data, i)
+		w.ascii = w.ascii && ascii
 		return end
 	case '[':
 		n.types |= typeArray
 		if depth >= maxInferDepth {
-			return skip(data, i)
+			return w.deep(i, depth)
+		}
+		if w.outer+depth >= jsonscan.MaxDepth {
+			return -1
 		}
 		if n.items == nil {
 			n.items = &node{}
 		}
-		i = jsonscan.SkipSpace(data, i+1)
+		i = w.space(i + 1)
 		if i < len(data) && data[i] == ']' {
 			return i + 1
 		}
 		for {
-			if i = n.items.walk(data, i, depth+1, nil); i < 0 {
+			if i = w.value(n.items, i, depth+1); i < 0 {
 				return -1
 			}
-			if i = jsonscan.SkipSpace(data, i); i >= len(data) {
+			if i = w.space(i); i >= len(data) {
 				return -1
 			}
 			switch data[i] {
 			case ',':
-				i = jsonscan.SkipSpace(data, i+1)
+				i = w.space(i + 1)
 			case ']':
 				return i + 1
 			default:
@@ -265,45 +325,49 @@ func (n *node) walk(data []byte, i, depth int, field func(key, value []byte)) in
 		n.types |= typeObject
 		n.objects++
 		if depth >= maxInferDepth {
-			return skip(data, i)
+			return w.deep(i, depth)
+		}
+		if w.outer+depth >= jsonscan.MaxDepth {
+			return -1
 		}
 		if n.props == nil {
 			n.props = map[string]*node{}
 		}
-		i = jsonscan.SkipSpace(data, i+1)
+		i = w.space(i + 1)
 		if i < len(data) && data[i] == '}' {
 			return i + 1
 		}
 		for member := 0; ; member++ {
-			ke, err := jsonscan.SkipString(data, i)
-			if err != nil {
+			ke, ascii, escaped := jsonscan.ValidString(data, i)
+			if ke < 0 {
 				return -1
 			}
+			w.ascii = w.ascii && ascii
 			key := data[i+1 : ke-1]
-			if bytes.IndexByte(key, '\\') >= 0 {
+			if escaped {
 				var s string
 				if json.Unmarshal(data[i:ke], &s) != nil {
 					return -1
 				}
 				key = []byte(s)
 			}
-			if i = jsonscan.SkipSpace(data, ke); i >= len(data) || data[i] != ':' {
+			if i = w.space(ke); i >= len(data) || data[i] != ':' {
 				return -1
 			}
-			vs := jsonscan.SkipSpace(data, i+1)
-			ve := n.prop(key, member).walk(data, vs, depth+1, nil)
+			vs := w.space(i + 1)
+			ve := w.value(n.prop(key, member), vs, depth+1)
 			if ve < 0 {
 				return -1
 			}
-			if field != nil {
-				field(key, data[vs:ve])
+			if depth == 0 && w.field != nil {
+				w.field(key, data[vs:ve])
 			}
-			if i = jsonscan.SkipSpace(data, ve); i >= len(data) {
+			if i = w.space(ve); i >= len(data) {
 				return -1
 			}
 			switch data[i] {
 			case ',':
-				i = jsonscan.SkipSpace(data, i+1)
+				i = w.space(i + 1)
 			case '}':
 				return i + 1
 			default:
@@ -311,48 +375,44 @@ func (n *node) walk(data []byte, i, depth int, field func(key, value []byte)) in
 			}
 		}
 	default:
-		// A number: integer unless it has a fraction or an exponent.
-		start := i
-		integer := true
-		for ; i < len(data); i++ {
-			c := data[i]
-			if '0' <= c && c <= '9' || c == '-' || c == '+' {
-				continue
-			}
-			if c == '.' || c == 'e' || c == 'E' {
-				integer = false
-				continue
-			}
-			break
-		}
-		if i == start {
+		end := jsonscan.ValidNumber(data, i)
+		if end < 0 {
 			return -1
 		}
-		if integer {
-			n.types |= typeInteger
-		} else {
-			n.types |= typeNumber
+		// An integer unless it has a fraction or an exponent.
+		t := typeInteger
+		for _, c := range data[i:end] {
+			if c == '.' || c == 'e' || c == 'E' {
+				t = typeNumber
+				break
+			}
 		}
-		return i
+		n.types |= t
+		return end
 	}
 }
 
-// literalEnd returns the offset just past the literal of n bytes (null, true
-// or false) at data[i], or -1 if data is cut short.
-func literalEnd(data []byte, i, n int) int {
-	if i+n > len(data) {
+// deep validates the value at data[i], too deep to be described, and
+// returns the offset just past it, or -1.
+func (w *walker) deep(i, depth int) int {
+	end, ascii := jsonscan.ValidValue(w.data, i, w.outer+depth)
+	if end < 0 {
 		return -1
 	}
-	return i + n
-}
-
-// skip returns the offset just past the value at data[i], or -1.
-func skip(data []byte, i int) int {
-	end, err := jsonscan.SkipValue(data, i)
-	if err != nil {
-		return -1
+	w.ascii = w.ascii && ascii
+	if bytes.IndexByte(w.data[i:end], '\n') >= 0 || bytes.IndexByte(w.data[i:end], '\r') >= 0 {
+		w.multiline = true
 	}
 	return end
+}
+
+// literal returns the offset just past lit (null, true or false) at
+// data[i], or -1 if lit is not there.
+func literal(data []byte, i int, lit string) int {
+	if i+len(lit) > len(data) || string(data[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
 }
 
 // prop returns the node of property key, the i-th member of an object.
