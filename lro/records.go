@@ -225,10 +225,10 @@ func recordsFromProvided(p ResultSet) (*recordSet, error) {
 		for _, r := range recs {
 			rs.list = append(rs.list, r)
 		}
-		return rs, nil
+		return rs, validList(rs.list)
 	case [][]byte:
 		rs.list = recs
-		return rs, nil
+		return rs, validList(rs.list)
 	}
 	v := reflect.ValueOf(p.Records)
 	if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
@@ -244,6 +244,17 @@ func recordsFromProvided(p ResultSet) (*recordSet, error) {
 		rs.list[i] = rec
 	}
 	return rs, nil
+}
+
+// validList checks that every record handed over already encoded is one
+// JSON value, so that no line of the file is broken.
+func validList(list [][]byte) error {
+	for i, r := range list {
+		if !jsonscan.Valid(r) {
+			return fmt.Errorf("lro: Provide: record %d is not one JSON value", i)
+		}
+	}
+	return nil
 }
 
 // structuredJSON returns the JSON encoding of a result's structured content.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -127,5 +128,49 @@ func TestInvalidArrayIsOffloadedAsText(t *testing.T) {
 	}
 	if err := json.Unmarshal(lines[0], &first); err != nil || first.Line != 1 || first.Text != "[" {
 		t.Errorf("first record %s, want the first line of text", lines[0])
+	}
+}
+
+// TestProvideInvalidRawRecords checks that records handed over already
+// encoded are validated: a set with one that is not a JSON value is not
+// offloaded (it would break the file), and the handler's own result goes
+// out unchanged.
+func TestProvideInvalidRawRecords(t *testing.T) {
+	big := `{"text":"` + strings.Repeat("x", 9000) + `"}`
+	tests := []struct {
+		name    string
+		records any
+		offload bool
+	}{
+		{"valid raw messages are offloaded", []json.RawMessage{json.RawMessage(big), json.RawMessage(` {"a":1} `)}, true},
+		{"a raw message cut short is refused", []json.RawMessage{json.RawMessage(big), json.RawMessage(`{"a":`)}, false},
+		{"two values in one raw message are refused", []json.RawMessage{json.RawMessage(big + ` {"b":2}`)}, false},
+		{"an empty byte slice is refused", [][]byte{[]byte(big), {}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			h := lro.Wrap(func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				lro.Provide(ctx, lro.ResultSet{Records: tt.records})
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "own result"}}}, nil
+			}, &lro.Options{OutputDir: dir})
+			res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.offload {
+				if got := res.Content[0].(*mcp.TextContent).Text; got != "own result" {
+					t.Errorf("result %.80q, want the handler's own", got)
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+					t.Errorf("wrote %d files", len(entries))
+				}
+				return
+			}
+			d := descriptorOf(t, res)
+			if _, lines, err := jsonl.ReadFile(d.FilePath); err != nil || len(lines) != 2 {
+				t.Errorf("file: %d lines, %v; want 2 valid lines", len(lines), err)
+			}
+		})
 	}
 }

@@ -39,7 +39,10 @@ func (opts *Options) Validate() error {
 // selection or one page).
 type ResultSet struct {
 	// Records is a slice of records at the requested detail level: any
-	// JSON-marshalable element type, or []json.RawMessage.
+	// JSON-marshalable element type, or []json.RawMessage (or [][]byte)
+	// of records already encoded, each one JSON value. A set with an
+	// encoded record that is not one JSON value is not offloaded: the
+	// handler's own result goes out unchanged.
 	Records any
 	// Scores, when not nil, are the records' relevance scores. The summary's
 	// score_range is their minimum and maximum; they are not written to the
