@@ -142,8 +142,8 @@ func BenchmarkOffload500Parts(b *testing.B) {
 		}
 	})
 	run("recipes", func(b *testing.B) {
-		if recipes.IsMemory(sample) {
-			_ = recipes.Memory(a.detail, sample)
+		if _, memory := recipes.Select(a.detail, sample); !memory {
+			b.Fatal("not memory records")
 		}
 	})
 	run("file_lines", func(b *testing.B) {

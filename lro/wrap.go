@@ -500,12 +500,10 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 	default:
 		in.LineSchema = t.schema.Schema()
 	}
-	isMemory := recipes.IsMemory(t.sample)
+	var isMemory bool
+	in.Recipes, isMemory = recipes.Select(a.detail, t.sample)
 	if isMemory {
 		in.Noun = "memories"
-		in.Recipes = recipes.Memory(a.detail, t.sample)
-	} else {
-		in.Recipes = recipes.Generic(t.sample)
 	}
 	desc := descriptor.Build(in, c.Profile)
 	event.Emit(ctx, c.Observer, event.Offloaded{

@@ -37,6 +37,11 @@ const (
 // a missing or null field never makes them fail.
 func Memory(detail Detail, sample []json.RawMessage) []Recipe {
 	recs, _ := decodeMemories(sample)
+	return memoryLibrary(detail, recs)
+}
+
+// memoryLibrary is Memory on the decoded sample.
+func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
 		{
@@ -138,7 +143,11 @@ var memoryFields = [...]string{"id", "title", "namespace", "memory_type"}
 // than half of the records that are valid JSON are objects carrying id,
 // title, namespace and memory_type. An empty sample is not memory records.
 func IsMemory(sample []json.RawMessage) bool {
-	recs, valid := decodeMemories(sample)
+	return isMemory(decodeMemories(sample))
+}
+
+// isMemory is IsMemory on the decoded sample.
+func isMemory(recs []memoryRecord, valid int) bool {
 	n := 0
 	for i := range recs {
 		if recs[i].has(memoryFields[:]...) {
