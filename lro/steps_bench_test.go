@@ -12,7 +12,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -54,10 +53,23 @@ func partsMemories(n int) []partsMemory {
 	return out
 }
 
-// BenchmarkOffload500Parts breaks BenchmarkOffload500 down into its steps,
+// BenchmarkOffloadSteps breaks BenchmarkOffload500 down into its steps,
 // each on the same 500 records, so that a profile's shares can be checked
-// against direct timings.
-func BenchmarkOffload500Parts(b *testing.B) {
+// against direct timings:
+//
+//   - handler_marshal: the handler's own json.Marshal and string conversion;
+//   - marshal_write: the baseline, json.Marshal and os.WriteFile;
+//   - validate: jsonscan.Valid over the text, the floor of any validation;
+//   - find_records: the one walk that validates the text, splits, measures
+//     and samples the records, infers their schema and gathers the summary;
+//   - offload: the rest, given the records found: the file (created,
+//     written, committed, removed), the recipes and the descriptor;
+//   - file_lines: the file alone, with the records' lines;
+//   - file_empty: the file alone, with only the header (the cost of
+//     creating, committing and removing a file);
+//   - recipes: the ten recipes from the 16-record sample;
+//   - descriptor_json: encoding the descriptor.
+func BenchmarkOffloadSteps(b *testing.B) {
 	records := partsMemories(500)
 	data, err := json.Marshal(records)
 	if err != nil {
@@ -72,18 +84,10 @@ func BenchmarkOffload500Parts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rs.measured = false // so that measure runs
 	count, tokens, err := c.measure(rs)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var sample []json.RawMessage
-	_ = rs.each(func(rec []byte) error {
-		if len(sample) < sampleSize {
-			sample = append(sample, rec)
-		}
-		return nil
-	})
 	run := func(name string, f func(b *testing.B)) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
@@ -103,20 +107,17 @@ func BenchmarkOffload500Parts(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
-	run("may_exceed", func(b *testing.B) {
-		if !c.mayExceed([]string{text}, nil) {
-			b.Fatal("below threshold")
+	run("validate", func(b *testing.B) {
+		if !jsonscan.Valid(data) {
+			b.Fatal("invalid")
 		}
 	})
 	run("find_records", func(b *testing.B) {
-		if _, err := c.findRecords(res); err != nil {
-			b.Fatal(err)
+		rs, err := c.findRecords(res)
+		if err != nil || rs.tally == nil {
+			b.Fatal("records not found in one walk", err)
 		}
-	})
-	run("measure", func(b *testing.B) {
-		if _, _, err := c.measure(rs); err != nil {
-			b.Fatal(err)
-		}
+		rs.release()
 	})
 	run("offload", func(b *testing.B) {
 		d, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
@@ -124,27 +125,6 @@ func BenchmarkOffload500Parts(b *testing.B) {
 			b.Fatal(err)
 		}
 		os.Remove(d.FilePath)
-	})
-	run("infer_tally", func(b *testing.B) {
-		t := tally{schema: &descriptor.Inferrer{}}
-		_ = t.schema.AddElements(rs.docArray, t.field, func(e descriptor.Element) error { t.keep(e.Value); return nil })
-		_ = t.schema.Schema()
-	})
-	run("split", func(b *testing.B) {
-		_ = jsonscan.Elements(rs.docArray, func([]byte) error { return nil })
-	})
-	run("each_bounded", func(b *testing.B) {
-		_ = rs.eachLine(func([]byte) error { return nil })
-	})
-	run("validate_only", func(b *testing.B) {
-		if !jsonscan.Valid(data) {
-			b.Fatal("invalid")
-		}
-	})
-	run("recipes", func(b *testing.B) {
-		if _, memory := recipes.Select(a.detail, sample); !memory {
-			b.Fatal("not memory records")
-		}
 	})
 	run("file_lines", func(b *testing.B) {
 		w, err := jsonl.Create("t", &jsonl.Options{Dir: dir})
@@ -174,6 +154,11 @@ func BenchmarkOffload500Parts(b *testing.B) {
 			b.Fatal(err)
 		}
 		os.Remove(w.Path())
+	})
+	run("recipes", func(b *testing.B) {
+		if _, memory := recipes.Select(a.detail, rs.tally.sample); !memory {
+			b.Fatal("not memory records")
+		}
 	})
 	d, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
 	if err != nil {
