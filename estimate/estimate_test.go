@@ -90,6 +90,13 @@ func checkInvariants(t *testing.T, b []byte) {
 	if s := estimate.Tokens(string(b)); s != got {
 		t.Errorf("Tokens(%.40q) = %d, Bytes = %d; want equal", b, s, got)
 	}
+	ascii := true
+	for _, c := range b {
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	if n := estimate.ASCIITokens(len(b)); ascii && n != got {
+		t.Errorf("ASCIITokens(%d) = %d, Bytes(%.40q) = %d; want equal on ASCII text", len(b), n, b, got)
+	}
 	switch {
 	case len(b) == 0 && got != 0:
 		t.Errorf("Bytes(%.40q) = %d, want 0 for empty input", b, got)

@@ -40,6 +40,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
 // HeaderType is the value of the header line's "type" field.
@@ -386,13 +388,13 @@ func (w *Writer) WriteHeader(h Header) error {
 // kept as they are, and the record is not retained.
 //
 // Every record is validated, so that one malformed line can never break `jq`
-// on the whole file: one pass of [json.Valid], or, for a record with a line
-// break, one pass of [json.Compact], which validates while it compacts into a
-// buffer the Writer reuses. A valid record is thus written without any
-// allocation. Validation costs about as much as json.Marshal took to make the
-// record (some 2µs for 600 bytes), and json.Compact about a third more than
-// json.Valid, which is why only the records that need it are compacted.
-// Callers holding Go values avoid the second pass with [Writer.WriteValue].
+// on the whole file: one pass of a validator that gives exactly the answer
+// of [json.Valid] several times faster (some 0.4µs for 600 bytes), or, for a
+// record with a line break, one pass of [json.Compact], which validates while
+// it compacts into a buffer the Writer reuses (about as much as json.Marshal
+// took to make the record), which is why only the records that need it are
+// compacted. A valid record is thus written without any allocation. Callers
+// holding Go values avoid the second pass with [Writer.WriteValue].
 //
 // WriteRecord returns an error wrapping [ErrInvalidRecord] for anything but
 // one JSON value (including empty input), after which the Writer is still
@@ -410,8 +412,8 @@ func (w *Writer) WriteRecord(record []byte) error {
 			return w.invalid(err)
 		}
 		line = w.buf.Bytes()
-	} else if !json.Valid(record) {
-		// json.Valid gives no reason; Compact finds it, on this rare path.
+	} else if !jsonscan.Valid(record) {
+		// Valid gives no reason; Compact finds it, on this rare path.
 		var discard bytes.Buffer
 		return w.invalid(json.Compact(&discard, record))
 	}
@@ -866,7 +868,7 @@ func ReadFile(path string) (Header, []json.RawMessage, error) {
 		}
 		rec := data[:i:i]
 		rec = bytes.TrimSuffix(rec, []byte{'\r'})
-		if !json.Valid(rec) {
+		if !jsonscan.Valid(rec) {
 			return Header{}, nil, fmt.Errorf("%w: %s: line %d is not one JSON value", ErrInvalidRecord, path, n)
 		}
 		records = append(records, json.RawMessage(rec))

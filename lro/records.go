@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonscan"
+	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // recordSet is the records of one tool result, found without copying them.
@@ -35,10 +39,45 @@ type recordSet struct {
 	elemType reflect.Type
 	// providedScores are the scores handed over with Provide.
 	providedScores []float64
+	// measured is true when count and tokens were taken while the records
+	// were validated, so that they need not be read again to measure them.
+	measured      bool
+	count, tokens int
+	// oneLine is true when every record is known to be on one line, so
+	// that none needs to be looked at for line breaks.
+	oneLine bool
+	// tally holds the summary's statistics and the inferred schema when
+	// they were gathered while the records were validated.
+	tally *tally
+	// bounds holds the start and end offsets in doc of the first records
+	// (at most maxBounds of them), when they were noted while the records
+	// were validated, so that reading them again needs no scan.
+	bounds *[]uint32
+}
+
+// maxBounds is how many records' offsets validRecords notes: 64 KiB, pooled.
+// Records past them are found by a scan when they are read again.
+const maxBounds = 8192
+
+var boundsPool = sync.Pool{New: func() any {
+	b := make([]uint32, 0, 2*maxBounds)
+	return &b
+}}
+
+// release returns the recordSet's pooled buffers. The recordSet must not be
+// read afterwards.
+func (rs *recordSet) release() {
+	if rs.bounds != nil {
+		boundsPool.Put(rs.bounds)
+		rs.bounds = nil
+	}
 }
 
 // each calls fn with each record, in order.
 func (rs *recordSet) each(fn func(rec []byte) error) error {
+	if rs.bounds != nil && len(*rs.bounds) > 0 {
+		return rs.eachBounded(fn)
+	}
 	if rs.docArray != nil {
 		return jsonscan.Elements(rs.docArray, fn)
 	}
@@ -50,21 +89,59 @@ func (rs *recordSet) each(fn func(rec []byte) error) error {
 	return nil
 }
 
+// eachBounded is each for the records of a validated array whose first
+// records' offsets were noted.
+func (rs *recordSet) eachBounded(fn func(rec []byte) error) error {
+	doc, b := rs.doc, *rs.bounds
+	for k := 0; k < len(b); k += 2 {
+		if err := fn(doc[b[k]:b[k+1]]); err != nil {
+			return err
+		}
+	}
+	// The records past the first maxBounds: ", record" after the last one.
+	i := int(b[len(b)-1])
+	for n := len(b) / 2; n < rs.count; n++ {
+		if i = jsonscan.SkipSpace(doc, i); i >= len(doc) || doc[i] != ',' {
+			return jsonscan.ErrSyntax
+		}
+		start := jsonscan.SkipSpace(doc, i+1)
+		end, err := jsonscan.SkipValue(doc, start)
+		if err != nil {
+			return err
+		}
+		if err := fn(doc[start:end]); err != nil {
+			return err
+		}
+		i = end
+	}
+	return nil
+}
+
 // eachLine calls fn with each record as the single line it is in the file:
 // the record itself, or its compact form when it spans lines. The slice
 // passed to fn is valid only until fn returns.
 func (rs *recordSet) eachLine(fn func(line []byte) error) error {
 	var buf bytes.Buffer
 	return rs.each(func(rec []byte) error {
-		if bytes.IndexByte(rec, '\n') < 0 && bytes.IndexByte(rec, '\r') < 0 {
-			return fn(rec)
-		}
-		buf.Reset()
-		if err := json.Compact(&buf, rec); err != nil {
+		line, err := rs.line(rec, &buf)
+		if err != nil {
 			return err
 		}
-		return fn(buf.Bytes())
+		return fn(line)
 	})
+}
+
+// line returns the record rec as the single line it is in the file: rec
+// itself, or its compact form, made in buf, when it spans lines.
+func (rs *recordSet) line(rec []byte, buf *bytes.Buffer) ([]byte, error) {
+	if rs.oneLine || bytes.IndexByte(rec, '\n') < 0 && bytes.IndexByte(rec, '\r') < 0 {
+		return rec, nil
+	}
+	buf.Reset()
+	if err := json.Compact(buf, rec); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // recordsFromDoc finds the records of a JSON document: the document itself
@@ -148,10 +225,10 @@ func recordsFromProvided(p ResultSet) (*recordSet, error) {
 		for _, r := range recs {
 			rs.list = append(rs.list, r)
 		}
-		return rs, nil
+		return rs, validList(rs.list)
 	case [][]byte:
 		rs.list = recs
-		return rs, nil
+		return rs, validList(rs.list)
 	}
 	v := reflect.ValueOf(p.Records)
 	if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
@@ -167,6 +244,17 @@ func recordsFromProvided(p ResultSet) (*recordSet, error) {
 		rs.list[i] = rec
 	}
 	return rs, nil
+}
+
+// validList checks that every record handed over already encoded is one
+// JSON value, so that no line of the file is broken.
+func validList(list [][]byte) error {
+	for i, r := range list {
+		if !jsonscan.Valid(r) {
+			return fmt.Errorf("lro: Provide: record %d is not one JSON value", i)
+		}
+	}
+	return nil
 }
 
 // structuredJSON returns the JSON encoding of a result's structured content.
@@ -197,17 +285,13 @@ func textOnly(content []mcp.Content) ([]string, bool) {
 // findRecords returns the records of a tool result: from its structured
 // content, else from its text content when that is one JSON document, else
 // from its text lines.
-func findRecords(res *mcp.CallToolResult, field string) (*recordSet, error) {
+func (c *config) findRecords(res *mcp.CallToolResult) (*recordSet, error) {
 	if res.StructuredContent != nil {
 		doc, err := structuredJSON(res.StructuredContent)
 		if err != nil {
 			return nil, fmt.Errorf("lro: structured content: %w", err)
 		}
-		if json.Valid(doc) {
-			rs, err := recordsFromDoc(doc, field)
-			if err != nil {
-				return nil, err
-			}
+		if rs, ok := c.validRecords(doc); ok {
 			rs.structured = true
 			return rs, nil
 		}
@@ -215,11 +299,84 @@ func findRecords(res *mcp.CallToolResult, field string) (*recordSet, error) {
 	texts, _ := textOnly(res.Content)
 	if len(texts) == 1 {
 		doc := readOnlyBytes(texts[0])
-		if k := jsonscan.Kind(doc); (k == '[' || k == '{') && json.Valid(doc) {
-			return recordsFromDoc(doc, field)
+		if k := jsonscan.Kind(doc); k == '[' || k == '{' {
+			if rs, ok := c.validRecords(doc); ok {
+				return rs, nil
+			}
 		}
 	}
 	return recordsFromText(texts)
+}
+
+// validRecords returns the records of doc, or false when doc is not valid
+// JSON. An array, the common case, is validated, split and measured in one
+// pass, which also gathers the summary's statistics and infers the schema
+// when the schema is to be inferred.
+func (c *config) validRecords(doc []byte) (*recordSet, bool) {
+	if jsonscan.Kind(doc) != '[' {
+		if !jsonscan.Valid(doc) {
+			return nil, false
+		}
+		rs, err := recordsFromDoc(doc, c.RecordsField)
+		return rs, err == nil
+	}
+	rs := &recordSet{doc: doc, measured: true, oneLine: true}
+	_, heuristic := c.Tokenizer.(estimate.Heuristic)
+	var buf bytes.Buffer
+	// measure counts and estimates one record and returns it as a line.
+	measure := func(rec []byte, multiline, ascii bool) ([]byte, error) {
+		line := rec
+		if multiline {
+			rs.oneLine = false
+			buf.Reset()
+			if err := json.Compact(&buf, rec); err != nil {
+				return nil, err
+			}
+			line = buf.Bytes()
+		}
+		rs.count++
+		if heuristic && ascii {
+			rs.tokens += estimate.ASCIITokens(len(line))
+		} else {
+			rs.tokens += c.Tokenizer.Tokens(line)
+		}
+		return line, nil
+	}
+	var err error
+	if c.inferSchema(c.RecordType) {
+		t := &tally{schema: &descriptor.Inferrer{}}
+		var bounds *[]uint32
+		if len(doc) <= math.MaxUint32 {
+			bounds = boundsPool.Get().(*[]uint32)
+			*bounds = (*bounds)[:0]
+		}
+		err = t.schema.AddElements(doc, t.field, func(e descriptor.Element) error {
+			line, err := measure(e.Value, e.Multiline, e.ASCII)
+			if err != nil {
+				return err
+			}
+			t.keep(line)
+			if bounds != nil && len(*bounds) < 2*maxBounds {
+				*bounds = append(*bounds, uint32(e.Offset), uint32(e.Offset+len(e.Value)))
+			}
+			return nil
+		})
+		rs.tally, rs.bounds = t, bounds
+	} else {
+		err = jsonscan.ValidElements(doc, func(e jsonscan.Element) error {
+			_, err := measure(e.Value, e.Multiline, e.ASCII)
+			return err
+		})
+	}
+	if err != nil {
+		rs.release()
+		return nil, false
+	}
+	// A valid array is the document without the white space around it.
+	rs.arrayStart = len(doc) - len(bytes.TrimLeft(doc, " \t\r\n"))
+	rs.arrayEnd = len(bytes.TrimRight(doc, " \t\r\n"))
+	rs.docArray = doc[rs.arrayStart:rs.arrayEnd]
+	return rs, true
 }
 
 // scores returns the scores handed over with Provide, if any.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -39,7 +40,10 @@ func (opts *Options) Validate() error {
 // selection or one page).
 type ResultSet struct {
 	// Records is a slice of records at the requested detail level: any
-	// JSON-marshalable element type, or []json.RawMessage.
+	// JSON-marshalable element type, or []json.RawMessage (or [][]byte)
+	// of records already encoded, each one JSON value. A set with an
+	// encoded record that is not one JSON value is not offloaded: the
+	// handler's own result goes out unchanged.
 	Records any
 	// Scores, when not nil, are the records' relevance scores. The summary's
 	// score_range is their minimum and maximum; they are not written to the
@@ -203,13 +207,14 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 		if !c.mayExceed(texts, res.StructuredContent) {
 			return nil
 		}
-		rs, err = findRecords(res, c.RecordsField)
+		rs, err = c.findRecords(res)
 	}
 	if err != nil || rs == nil {
 		// Records that cannot be read are not ours to judge: the result goes
 		// out as the handler made it.
 		return nil
 	}
+	defer rs.release()
 	count, tokens, err := c.measure(rs)
 	if err != nil || tokens <= c.ThresholdTokens {
 		return nil
@@ -235,6 +240,11 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 	return data
 }
 
+// minBytesPerToken is the fewest bytes of UTF-8 text that the heuristic
+// estimates at one token: a token per four characters at most, and four
+// bytes per character at most, so len(text)/16 never exceeds its estimate.
+const minBytesPerToken = 16
+
 // textTokens estimates the tokens of s, without copying it for the built-in
 // heuristic.
 func (c *config) textTokens(s string) int {
@@ -250,8 +260,12 @@ func (c *config) quickEstimate(data []byte) int { return c.Tokenizer.Tokens(data
 // mayExceed is the fast path: a result whose whole text is within the
 // threshold cannot hold a result set above it.
 func (c *config) mayExceed(texts []string, structured any) bool {
+	_, heuristic := c.Tokenizer.(estimate.Heuristic)
 	total := 0
 	for _, t := range texts {
+		if heuristic && len(t)/minBytesPerToken > c.ThresholdTokens {
+			return true // no need to count
+		}
 		total += c.textTokens(t)
 		if total > c.ThresholdTokens {
 			return true
@@ -267,6 +281,9 @@ func (c *config) mayExceed(texts []string, structured any) bool {
 // measure counts the records and estimates their tokens, each as the compact
 // line it will be in the file.
 func (c *config) measure(rs *recordSet) (count, tokens int, err error) {
+	if rs.measured {
+		return rs.count, rs.tokens, nil
+	}
 	err = rs.eachLine(func(line []byte) error {
 		count++
 		tokens += c.Tokenizer.Tokens(line)
@@ -282,7 +299,7 @@ const sampleSize = recipes.SampleSize
 // tally gathers the summary's statistics while the file is written.
 type tally struct {
 	schema     *descriptor.Inferrer // nil when the schema is not inferred
-	namespaces map[string]int
+	namespaces map[string]*int      // a pointer, so counting allocates nothing
 	minScore   float64
 	maxScore   float64
 	scores     int
@@ -290,9 +307,7 @@ type tally struct {
 }
 
 func (t *tally) add(rec []byte) {
-	if len(t.sample) < sampleSize {
-		t.sample = append(t.sample, json.RawMessage(append([]byte(nil), rec...)))
-	}
+	t.keep(rec)
 	if t.schema != nil {
 		t.schema.AddFields(rec, t.field)
 		return
@@ -305,20 +320,43 @@ func (t *tally) add(rec []byte) {
 	}
 }
 
+// keep keeps a copy of line when the sample is not full yet.
+func (t *tally) keep(line []byte) {
+	if len(t.sample) < sampleSize {
+		t.sample = append(t.sample, json.RawMessage(bytes.Clone(line)))
+	}
+}
+
 // field notes the top-level fields the summary reports: namespace and score.
 func (t *tally) field(key, value []byte) {
 	switch string(key) {
 	case "namespace":
+		if len(value) > 2 && value[0] == '"' && bytes.IndexByte(value, '\\') < 0 {
+			// The common case: the raw bytes are the name; no allocation
+			// for a namespace seen before.
+			if n := t.namespaces[string(value[1:len(value)-1])]; n != nil {
+				*n++
+				return
+			}
+		}
 		if ns, ok := jsonString(value); ok && ns != "" {
 			if t.namespaces == nil {
-				t.namespaces = map[string]int{}
+				t.namespaces = map[string]*int{}
 			}
-			t.namespaces[ns]++
+			if n := t.namespaces[ns]; n != nil {
+				*n++
+			} else {
+				t.namespaces[ns] = new(int)
+				*t.namespaces[ns] = 1
+			}
 		}
 	case "score":
-		var v float64
-		if json.Unmarshal(value, &v) == nil {
-			t.addScore(v)
+		// A JSON number is in ParseFloat's syntax, and both refuse the
+		// same out-of-range values.
+		if jsonscan.Kind(value) == '-' || isDigit(jsonscan.Kind(value)) {
+			if v, err := strconv.ParseFloat(string(value), 64); err == nil {
+				t.addScore(v)
+			}
 		}
 	}
 }
@@ -336,6 +374,8 @@ func jsonString(v []byte) (string, bool) {
 	err := json.Unmarshal(v, &s)
 	return s, err == nil
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (t *tally) addScore(f float64) {
 	if t.scores == 0 || f < t.minScore {
@@ -355,7 +395,7 @@ func (t *tally) topNamespaces() []string {
 		names = append(names, ns)
 	}
 	sort.Slice(names, func(i, j int) bool {
-		ci, cj := t.namespaces[names[i]], t.namespaces[names[j]]
+		ci, cj := *t.namespaces[names[i]], *t.namespaces[names[j]]
 		if ci != cj {
 			return ci > cj
 		}
@@ -372,6 +412,17 @@ func (t *tally) scoreRange() *[2]float64 {
 		return nil
 	}
 	return &[2]float64{t.minScore, t.maxScore}
+}
+
+// wantsSchema reports whether descriptors carry a line schema.
+func (c *config) wantsSchema() bool {
+	return c.Profile == ProfileFull || c.Profile == ProfileNoRecipes
+}
+
+// inferSchema reports whether the line schema of records of Go type
+// elemType (nil when unknown) is inferred from the records.
+func (c *config) inferSchema(elemType reflect.Type) bool {
+	return c.wantsSchema() && structType(elemType) == nil
 }
 
 // offload writes the records to a new file and builds the descriptor.
@@ -393,16 +444,36 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 	if err != nil {
 		return nil, err
 	}
-	var t tally
 	elemType := structType(rs.elemType)
-	wantSchema := c.Profile == ProfileFull || c.Profile == ProfileNoRecipes
-	if wantSchema && elemType == nil {
-		t.schema = &descriptor.Inferrer{}
+	wantSchema := c.wantsSchema()
+	t := rs.tally
+	switch {
+	case t != nil:
+		// Gathered while the records were validated: only write them.
+		err = rs.eachLine(w.WriteValidRecord)
+	case wantSchema && elemType == nil && rs.docArray != nil:
+		// One walk over the array describes each record, finds where it
+		// ends, and hands it over to be written.
+		t = &tally{schema: &descriptor.Inferrer{}}
+		var buf bytes.Buffer
+		err = t.schema.AddElements(rs.docArray, t.field, func(e descriptor.Element) error {
+			line, err := rs.line(e.Value, &buf)
+			if err != nil {
+				return err
+			}
+			t.keep(line)
+			return w.WriteValidRecord(line)
+		})
+	default:
+		t = &tally{}
+		if wantSchema && elemType == nil {
+			t.schema = &descriptor.Inferrer{}
+		}
+		err = rs.eachLine(func(line []byte) error {
+			t.add(line)
+			return w.WriteValidRecord(line)
+		})
 	}
-	err = rs.eachLine(func(line []byte) error {
-		t.add(line)
-		return w.WriteValidRecord(line)
-	})
 	if err != nil {
 		return nil, err
 	}
@@ -434,12 +505,10 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 	default:
 		in.LineSchema = t.schema.Schema()
 	}
-	isMemory := recipes.IsMemory(t.sample)
+	var isMemory bool
+	in.Recipes, isMemory = recipes.Select(a.detail, t.sample)
 	if isMemory {
 		in.Noun = "memories"
-		in.Recipes = recipes.Memory(a.detail, t.sample)
-	} else {
-		in.Recipes = recipes.Generic(t.sample)
 	}
 	desc := descriptor.Build(in, c.Profile)
 	event.Emit(ctx, c.Observer, event.Offloaded{

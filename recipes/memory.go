@@ -1,8 +1,12 @@
 package recipes
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
 // The parameters of the memory library. Their names are the jq variables of
@@ -33,6 +37,11 @@ const (
 // a missing or null field never makes them fail.
 func Memory(detail Detail, sample []json.RawMessage) []Recipe {
 	recs, _ := decodeMemories(sample)
+	return memoryLibrary(detail, recs)
+}
+
+// memoryLibrary is Memory on the decoded sample.
+func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
 		{
@@ -134,73 +143,117 @@ var memoryFields = [...]string{"id", "title", "namespace", "memory_type"}
 // than half of the records that are valid JSON are objects carrying id,
 // title, namespace and memory_type. An empty sample is not memory records.
 func IsMemory(sample []json.RawMessage) bool {
-	recs, valid := decodeMemories(sample)
+	return isMemory(decodeMemories(sample))
+}
+
+// isMemory is IsMemory on the decoded sample.
+func isMemory(recs []memoryRecord, valid int) bool {
 	n := 0
-	for _, o := range recs {
-		if o.has(memoryFields[:]...) {
+	for i := range recs {
+		if recs[i].has(memoryFields[:]...) {
 			n++
 		}
 	}
 	return n > 0 && 2*n > valid
 }
 
-// memoryRecord is an object record with its field values left undecoded:
-// the memory library looks at a few fields only.
-type memoryRecord map[string]json.RawMessage
+// memoryRecord is an object record with the values of the fields the
+// library reads (memoryKeys) left undecoded.
+type memoryRecord struct {
+	values  [len(memoryKeys)]json.RawMessage
+	present [len(memoryKeys)]bool
+}
+
+// memoryKeys are the fields of a record the memory library reads.
+var memoryKeys = [...]string{"id", "title", "namespace", "memory_type", "tags", "content"}
+
+// memoryKey returns the index of key in memoryKeys, or -1.
+func memoryKey[T string | []byte](key T) int {
+	for i, k := range memoryKeys {
+		if string(key) == k {
+			return i
+		}
+	}
+	return -1
+}
 
 // decodeMemories decodes the object records of the bounded sample and counts
-// the records that are valid JSON.
+// the records that are valid JSON. It splits an object into its members with
+// jsonscan, which neither decodes nor copies them, and keeps the few the
+// library reads. As with json.Unmarshal, the last of duplicate keys counts.
 func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
 	sample = bounded(sample)
 	for _, raw := range sample {
-		var o memoryRecord
-		if err := json.Unmarshal(raw, &o); err == nil && o != nil {
-			recs = append(recs, o)
-			valid++
-		} else if json.Valid(raw) {
-			valid++
+		if !jsonscan.Valid(raw) {
+			continue
 		}
+		valid++
+		if jsonscan.Kind(raw) != '{' {
+			continue
+		}
+		var o memoryRecord
+		_ = jsonscan.Fields(raw, func(f jsonscan.Field) error {
+			if k := memoryKey(f.Key); k >= 0 {
+				o.values[k], o.present[k] = f.Value, true
+			}
+			return nil
+		})
+		recs = append(recs, o)
 	}
 	return recs, valid
 }
 
 // has reports whether o has all the fields.
-func (o memoryRecord) has(fields ...string) bool {
+func (o *memoryRecord) has(fields ...string) bool {
 	for _, f := range fields {
-		if _, ok := o[f]; !ok {
+		if k := memoryKey(f); k < 0 || !o.present[k] {
 			return false
 		}
 	}
 	return true
 }
 
-// str returns the string value of field f, if it is a string.
-func (o memoryRecord) str(f string) (string, bool) {
-	raw := o[f]
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
+// get returns the raw value of field f, or nil.
+func (o *memoryRecord) get(f string) json.RawMessage {
+	if k := memoryKey(f); k >= 0 {
+		return o.values[k]
 	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
+	return nil
+}
+
+// str returns the string value of field f, if it is a string.
+func (o *memoryRecord) str(f string) (string, bool) {
+	return jsonString(o.get(f))
 }
 
 // strs returns the string elements of field f, if it is an array.
-func (o memoryRecord) strs(f string) []string {
-	raw := o[f]
+func (o *memoryRecord) strs(f string) []string {
+	raw := o.get(f)
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	var vs []any
-	if json.Unmarshal(raw, &vs) != nil {
-		return nil
-	}
 	var ss []string
-	for _, v := range vs {
-		if s, ok := v.(string); ok {
+	_ = jsonscan.Elements(raw, func(e []byte) error {
+		if s, ok := jsonString(e); ok {
 			ss = append(ss, s)
 		}
-	}
+		return nil
+	})
 	return ss
+}
+
+// jsonString decodes raw, a valid JSON value, if it is a string. A string
+// without escapes whose bytes are UTF-8 is its own decoding; others are
+// decoded by encoding/json, which replaces bytes that are not UTF-8.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // defaults are the default parameter values of the memory library.
@@ -213,7 +266,8 @@ func memoryDefaults(recs []memoryRecord) defaults {
 	types := map[string]int{}
 	tags := map[string]int{}
 	var titles, contents keywords
-	for _, o := range recs {
+	for i := range recs {
+		o := &recs[i]
 		if ns, ok := o.str("namespace"); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			if prefix == "" {

@@ -158,8 +158,16 @@ func ShellQuote(s string) string {
 // For returns Memory(detail, sample) when IsMemory(sample), else
 // Generic(sample).
 func For(detail Detail, sample []json.RawMessage) []Recipe {
-	if IsMemory(sample) {
-		return Memory(detail, sample)
+	rs, _ := Select(detail, sample)
+	return rs
+}
+
+// Select returns For(detail, sample) and IsMemory(sample), reading the
+// sample once, for callers that also describe memory records as such.
+func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {
+	recs, valid := decodeMemories(sample)
+	if isMemory(recs, valid) {
+		return memoryLibrary(detail, recs), true
 	}
-	return Generic(sample)
+	return Generic(sample), false
 }

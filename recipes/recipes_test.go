@@ -287,6 +287,19 @@ func FuzzGeneric(f *testing.F) {
 				records = append(records, v)
 			}
 		}
+		for _, d := range []recipes.Detail{recipes.Light, recipes.Full} {
+			rs, memory := recipes.Select(d, smp)
+			if memory != recipes.IsMemory(smp) {
+				t.Fatalf("Select reports memory %v, IsMemory %v", memory, recipes.IsMemory(smp))
+			}
+			want := recipes.Generic(smp)
+			if recipes.IsMemory(smp) {
+				want = recipes.Memory(d, smp)
+			}
+			if diff := cmp.Diff(want, rs); diff != "" {
+				t.Fatalf("Select differs from Memory or Generic as IsMemory chooses (-want +got):\n%s", diff)
+			}
+		}
 		for _, rs := range [][]recipes.Recipe{recipes.Generic(smp), recipes.For(recipes.Full, smp)} {
 			if len(rs) != recipes.Count {
 				t.Fatalf("%d recipes", len(rs))

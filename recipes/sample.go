@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"sort"
-	"strings"
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
@@ -70,14 +69,44 @@ var stopWords = map[string]bool{
 	"would": true, "your": true,
 }
 
-// words adds to set the candidate keywords of s: runs of 4 to 24 ASCII
-// letters, lower-cased, that are not stop words. Only ASCII letters are used
-// so that a keyword is a regular expression without metacharacters that
-// matches the same way in Oniguruma (jq) and RE2 (gojq).
-func words(s string, set map[string]bool) {
+// keywords counts, for each candidate word, the documents it occurs in. The
+// candidate words of a text are its runs of 4 to 24 ASCII letters,
+// lower-cased, that are not stop words. Only ASCII letters are used so that
+// a keyword is a regular expression without metacharacters that matches the
+// same way in Oniguruma (jq) and RE2 (gojq).
+type keywords struct {
+	docs int                   // documents with at least one string
+	df   map[string]*wordCount // document frequency of each word
+}
+
+// wordCount is the document frequency of a word, and the last document it
+// was counted in, so that a word is counted once per document without a set
+// of the document's words.
+type wordCount struct{ docs, last int }
+
+// maxStopWord is the length of the longest stop word.
+const maxStopWord = 6
+
+// add records one document made of the strings ss.
+func (k *keywords) add(ss ...string) {
+	if len(ss) == 0 {
+		return
+	}
+	k.docs++
+	if k.df == nil {
+		k.df = map[string]*wordCount{}
+	}
+	for _, s := range ss {
+		k.words(s)
+	}
+}
+
+// words counts the candidate words of s in the current document.
+func (k *keywords) words(s string) {
 	if len(s) > maxScanBytes {
 		s = s[:maxScanBytes]
 	}
+	var lower [24]byte
 	start := -1
 	for i := 0; i <= len(s); i++ {
 		letter := i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z')
@@ -85,40 +114,31 @@ func words(s string, set map[string]bool) {
 		case letter && start < 0:
 			start = i
 		case !letter && start >= 0:
-			if n := i - start; n >= 4 && n <= 24 {
-				w := strings.ToLower(s[start:i])
-				if !stopWords[w] {
-					set[w] = true
+			if n := i - start; n >= 4 && n <= len(lower) {
+				w := lower[:n]
+				for j := range w {
+					c := s[start+j]
+					if c <= 'Z' {
+						c += 'a' - 'A'
+					}
+					w[j] = c
+				}
+				// Map lookups with string(w) do not allocate; only a new
+				// word's key does.
+				if n > maxStopWord || !stopWords[string(w)] {
+					c := k.df[string(w)]
+					if c == nil {
+						c = &wordCount{}
+						k.df[string(w)] = c
+					}
+					if c.last != k.docs {
+						c.docs++
+						c.last = k.docs
+					}
 				}
 			}
 			start = -1
 		}
-	}
-}
-
-// keywords counts, for each candidate word, the documents it occurs in.
-type keywords struct {
-	docs int            // documents with at least one string
-	df   map[string]int // document frequency of each word
-}
-
-// add records one document made of the strings ss.
-func (k *keywords) add(ss ...string) {
-	set := map[string]bool{}
-	seen := false
-	for _, s := range ss {
-		seen = true
-		words(s, set)
-	}
-	if !seen {
-		return
-	}
-	k.docs++
-	if k.df == nil {
-		k.df = map[string]int{}
-	}
-	for w := range set {
-		k.df[w]++
 	}
 }
 
@@ -129,7 +149,8 @@ func (k *keywords) add(ss ...string) {
 func (k *keywords) pick() (w string, ok bool) {
 	best, bestDF := "", 0
 	for _, half := range []bool{true, false} {
-		for word, df := range k.df {
+		for word, c := range k.df {
+			df := c.docs
 			if half && 2*df > k.docs {
 				continue
 			}

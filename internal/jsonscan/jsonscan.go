@@ -1,13 +1,16 @@
-// Package jsonscan walks the top level of a JSON document without decoding
-// it: the elements of an array and the fields of an object, each as a slice
-// of the input, with no copy.
+// Package jsonscan validates JSON, giving exactly the answer of
+// encoding/json several times faster ([Valid], [ValidElements] and the
+// primitives [ValidValue], [ValidString] and [ValidNumber]), and walks the
+// top level of a JSON document without decoding it: the elements of an array
+// and the fields of an object, each as a slice of the input, with no copy.
 //
 // It is written by hand because offloading needs byte-exact, zero-copy slices
 // of the records (string values with their quotes, numbers as written), which
 // encoding/json's Decoder (it copies every RawMessage) and the popular
 // streaming parsers (they strip quotes from strings) do not give. The scanner
-// trusts its input to be valid JSON: callers check with [json.Valid] first.
-// On invalid input it returns [ErrSyntax] or garbage slices, never panics.
+// trusts its input to be valid JSON: callers check with [Valid] (or
+// [ValidElements], which also splits an array) first. On invalid input it
+// returns [ErrSyntax] or garbage slices, never panics.
 package jsonscan
 
 import (
@@ -152,6 +155,15 @@ func Lookup(data []byte, key string) []byte {
 	})
 	return found
 }
+
+// SkipSpace returns the offset of the first byte at or after i that is not
+// JSON white space, or len(data).
+func SkipSpace(data []byte, i int) int { return skipSpace(data, i) }
+
+// SkipValue returns the offset just past the JSON value that starts at
+// data[i], trusting it to be valid. It returns [ErrSyntax] when no value can
+// be found there.
+func SkipValue(data []byte, i int) (int, error) { return skipValue(data, i) }
 
 func skipSpace(data []byte, i int) int {
 	for i < len(data) {

@@ -3,6 +3,7 @@ package descriptor
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"sort"
 	"strings"
@@ -113,19 +114,90 @@ type Inferrer struct {
 	root node
 }
 
-// Add describes one more record, which must be valid JSON (the caller has
-// validated it; Add does not validate again). On invalid input the schema may
-// not describe the record, but Add does not panic.
+// Add describes one more record, which should be valid JSON. The record
+// is validated as it is described; if it is not valid, the schema may not
+// describe it, but Add does not panic.
 func (in *Inferrer) Add(rec []byte) {
-	in.root.add(bytes.TrimSpace(rec), 0, nil)
+	in.AddFields(rec, nil)
 }
 
 // AddFields is [Inferrer.Add] that also calls field with each top-level
 // member of an object record, so a caller that needs a few fields of every
 // record gets them from the same walk.
 func (in *Inferrer) AddFields(rec []byte, field func(key, value []byte)) {
-	in.root.add(bytes.TrimSpace(rec), 0, field)
+	rec = bytes.TrimSpace(rec)
+	w := walker{data: rec, field: field}
+	w.value(&in.root, 0, 0)
 }
+
+// Element is a record as [Inferrer.AddElements] hands it over.
+type Element struct {
+	// Value is the record, byte for byte.
+	Value []byte
+	// Offset is where Value starts in the array's data.
+	Offset int
+	// Multiline is true when Value has a line break (white space between
+	// tokens, the only place a valid record can have one), so that a caller
+	// writing records as lines knows which need compacting.
+	Multiline bool
+	// ASCII is true when every byte of Value is below 0x80, so that a
+	// caller counting characters knows it is the number of bytes.
+	ASCII bool
+}
+
+// AddElements validates data, which must be a JSON array, exactly as
+// [json.Valid] does (fuzzed against it), describes each element as a record,
+// as [Inferrer.AddFields] does, and calls each with it after describing it.
+// It reads data once: validating, describing and finding where each record
+// ends are one walk, so that a caller checking a tool's output, measuring
+// its records and inferring their schema reads it once.
+//
+// AddElements returns [ErrInvalidRecords] when data is not a valid JSON
+// array, and otherwise stops at and returns the first error of each. In
+// either case each may have been called, and the Inferrer may describe
+// records, before the error was found: discard it.
+func (in *Inferrer) AddElements(data []byte, field func(key, value []byte), each func(e Element) error) error {
+	w := walker{data: data, field: field, outer: 1}
+	i := w.space(0)
+	if i >= len(data) || data[i] != '[' {
+		return ErrInvalidRecords
+	}
+	i = w.space(i + 1)
+	if i < len(data) && data[i] == ']' {
+		if w.space(i+1) != len(data) {
+			return ErrInvalidRecords
+		}
+		return nil
+	}
+	for {
+		w.ascii, w.multiline = true, false
+		end := w.value(&in.root, i, 0)
+		if end < 0 {
+			return ErrInvalidRecords
+		}
+		if err := each(Element{data[i:end], i, w.multiline, w.ascii}); err != nil {
+			return err
+		}
+		if i = w.space(end); i >= len(data) {
+			return ErrInvalidRecords
+		}
+		switch data[i] {
+		case ',':
+			i = w.space(i + 1)
+		case ']':
+			if w.space(i+1) != len(data) {
+				return ErrInvalidRecords
+			}
+			return nil
+		default:
+			return ErrInvalidRecords
+		}
+	}
+}
+
+// ErrInvalidRecords is returned by [Inferrer.AddElements] when the records
+// are not a valid JSON array.
+var ErrInvalidRecords = errors.New("descriptor: records are not a valid JSON array")
 
 // Schema returns the schema of every record added so far.
 func (in *Inferrer) Schema() map[string]any {
@@ -137,69 +209,228 @@ func (in *Inferrer) Schema() map[string]any {
 // node accumulates what is seen at one place in the records.
 type node struct {
 	seen    int              // values added
-	types   map[string]bool  // JSON Schema type names seen
+	types   typeSet          // JSON Schema types seen
 	objects int              // object values added
 	props   map[string]*node // properties of object values
 	order   []string         // property names, first seen first
+	nodes   []*node          // the nodes of order, in the same order
 	items   *node            // elements of array values
 }
 
-// add describes the valid JSON value v. When v is an object, field, if not
-// nil, is called with each of its members.
-func (n *node) add(v []byte, depth int, field func(key, value []byte)) {
-	n.seen++
-	if n.types == nil {
-		n.types = map[string]bool{}
+// typeSet is a set of JSON Schema type names, one bit each.
+type typeSet uint8
+
+const (
+	typeArray typeSet = 1 << iota
+	typeBoolean
+	typeInteger
+	typeNull
+	typeNumber
+	typeObject
+	typeString
+)
+
+// typeNames are the names of the bits of a typeSet, in bit order, which is
+// alphabetical order.
+var typeNames = [...]string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// walker validates and describes one record.
+type walker struct {
+	data  []byte
+	field func(key, value []byte) // called with the members of an object record
+	// outer is the number of arrays and objects open around the record in
+	// the document, which count towards the nesting limit.
+	outer int
+	// multiline is set when white space with a line break is seen; ascii
+	// is cleared when a string with a byte >= 0x80 is seen.
+	multiline, ascii bool
+}
+
+// space returns the offset of the first byte at or after i that is not
+// white space, noting line breaks.
+func (w *walker) space(i int) int {
+	data := w.data
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t':
+		case '\n', '\r':
+			w.multiline = true
+		default:
+			return i
+		}
+		i++
 	}
-	switch jsonscan.Kind(v) {
+	return i
+}
+
+// value validates and describes into n the JSON value that starts at
+// data[i], depth levels into the record, and returns the offset just past
+// it, or -1 when no valid value starts there. Each byte is read once.
+// Values deeper than maxInferDepth are validated by jsonscan, not
+// described. Validation is that of jsonscan.Valid: jsonscan checks strings,
+// numbers and deep values, and this walk checks the rest of the grammar.
+func (w *walker) value(n *node, i, depth int) int {
+	data := w.data
+	n.seen++
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
 	case 'n':
-		n.types["null"] = true
-	case 't', 'f':
-		n.types["boolean"] = true
+		n.types |= typeNull
+		return literal(data, i, "null")
+	case 't':
+		n.types |= typeBoolean
+		return literal(data, i, "true")
+	case 'f':
+		n.types |= typeBoolean
+		return literal(data, i, "false")
 	case '"':
-		n.types["string"] = true
+		n.types |= typeString
+		end, ascii, _ := jsonscan.ValidString(data, i)
+		w.ascii = w.ascii && ascii
+		return end
 	case '[':
-		n.types["array"] = true
+		n.types |= typeArray
 		if depth >= maxInferDepth {
-			return
+			return w.deep(i, depth)
+		}
+		if w.outer+depth >= jsonscan.MaxDepth {
+			return -1
 		}
 		if n.items == nil {
 			n.items = &node{}
 		}
-		_ = jsonscan.Elements(v, func(e []byte) error {
-			n.items.add(e, depth+1, nil)
-			return nil
-		})
+		i = w.space(i + 1)
+		if i < len(data) && data[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = w.value(n.items, i, depth+1); i < 0 {
+				return -1
+			}
+			if i = w.space(i); i >= len(data) {
+				return -1
+			}
+			switch data[i] {
+			case ',':
+				i = w.space(i + 1)
+			case ']':
+				return i + 1
+			default:
+				return -1
+			}
+		}
 	case '{':
-		n.types["object"] = true
+		n.types |= typeObject
 		n.objects++
 		if depth >= maxInferDepth {
-			return
+			return w.deep(i, depth)
+		}
+		if w.outer+depth >= jsonscan.MaxDepth {
+			return -1
 		}
 		if n.props == nil {
 			n.props = map[string]*node{}
 		}
-		_ = jsonscan.Fields(v, func(f jsonscan.Field) error {
-			p, ok := n.props[string(f.Key)]
-			if !ok {
-				p = &node{}
-				key := string(f.Key)
-				n.props[key] = p
-				n.order = append(n.order, key)
-			}
-			p.add(f.Value, depth+1, nil)
-			if field != nil {
-				field(f.Key, f.Value)
-			}
-			return nil
-		})
-	default:
-		if bytes.ContainsAny(v, ".eE") {
-			n.types["number"] = true
-		} else {
-			n.types["integer"] = true
+		i = w.space(i + 1)
+		if i < len(data) && data[i] == '}' {
+			return i + 1
 		}
+		for member := 0; ; member++ {
+			ke, ascii, escaped := jsonscan.ValidString(data, i)
+			if ke < 0 {
+				return -1
+			}
+			w.ascii = w.ascii && ascii
+			key := data[i+1 : ke-1]
+			if escaped {
+				var s string
+				if json.Unmarshal(data[i:ke], &s) != nil {
+					return -1
+				}
+				key = []byte(s)
+			}
+			if i = w.space(ke); i >= len(data) || data[i] != ':' {
+				return -1
+			}
+			vs := w.space(i + 1)
+			ve := w.value(n.prop(key, member), vs, depth+1)
+			if ve < 0 {
+				return -1
+			}
+			if depth == 0 && w.field != nil {
+				w.field(key, data[vs:ve])
+			}
+			if i = w.space(ve); i >= len(data) {
+				return -1
+			}
+			switch data[i] {
+			case ',':
+				i = w.space(i + 1)
+			case '}':
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	default:
+		end := jsonscan.ValidNumber(data, i)
+		if end < 0 {
+			return -1
+		}
+		// An integer unless it has a fraction or an exponent.
+		t := typeInteger
+		for _, c := range data[i:end] {
+			if c == '.' || c == 'e' || c == 'E' {
+				t = typeNumber
+				break
+			}
+		}
+		n.types |= t
+		return end
 	}
+}
+
+// deep validates the value at data[i], too deep to be described, and
+// returns the offset just past it, or -1.
+func (w *walker) deep(i, depth int) int {
+	end, ascii := jsonscan.ValidValue(w.data, i, w.outer+depth)
+	if end < 0 {
+		return -1
+	}
+	w.ascii = w.ascii && ascii
+	if bytes.IndexByte(w.data[i:end], '\n') >= 0 || bytes.IndexByte(w.data[i:end], '\r') >= 0 {
+		w.multiline = true
+	}
+	return end
+}
+
+// literal returns the offset just past lit (null, true or false) at
+// data[i], or -1 if lit is not there.
+func literal(data []byte, i int, lit string) int {
+	if i+len(lit) > len(data) || string(data[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// prop returns the node of property key, the i-th member of an object.
+// Records mostly list the same properties in the same order, so the i-th
+// property seen first is tried before the map.
+func (n *node) prop(key []byte, i int) *node {
+	if i < len(n.order) && n.order[i] == string(key) {
+		return n.nodes[i]
+	}
+	if p, ok := n.props[string(key)]; ok {
+		return p
+	}
+	p := &node{}
+	k := string(key)
+	n.props[k] = p
+	n.order = append(n.order, k)
+	n.nodes = append(n.nodes, p)
+	return p
 }
 
 func (n *node) schema() map[string]any {
@@ -207,25 +438,27 @@ func (n *node) schema() map[string]any {
 	if n.seen == 0 {
 		return s
 	}
-	types := make([]string, 0, len(n.types))
-	for t := range n.types {
-		types = append(types, t)
-	}
-	if n.types["integer"] && n.types["number"] {
+	types := n.types
+	if types&typeInteger != 0 && types&typeNumber != 0 {
 		// Every integer is a number: say number once.
-		types = removeString(types, "integer")
+		types &^= typeInteger
 	}
-	sort.Strings(types)
-	if len(types) == 1 {
-		s["type"] = types[0]
-	} else if len(types) > 1 {
-		s["type"] = types
+	var names []string
+	for i, name := range typeNames {
+		if types&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 1 {
+		s["type"] = names[0]
+	} else if len(names) > 1 {
+		s["type"] = names
 	}
 	if n.props != nil {
 		props := make(map[string]any, len(n.props))
 		var required []string
-		for _, k := range n.order {
-			p := n.props[k]
+		for i, k := range n.order {
+			p := n.nodes[i]
 			props[k] = p.schema()
 			if p.seen == n.objects {
 				required = append(required, k)
@@ -241,16 +474,6 @@ func (n *node) schema() map[string]any {
 		s["items"] = n.items.schema()
 	}
 	return s
-}
-
-func removeString(list []string, s string) []string {
-	out := list[:0]
-	for _, v := range list {
-		if v != s {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // ResponseSchema returns the JSON Schema of an [OffloadResponse] as any

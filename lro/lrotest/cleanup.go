@@ -39,15 +39,25 @@ func (c *checker) plantExpired(dir, op string) {
 		"timestamp": p.created.UTC().Format(time.RFC3339Nano), "estimated_tokens": 0, "detail": "light",
 	})
 	expired := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.jsonl", c.cfg.Prefix, op, id))
-	if err := writeNew(expired, append(header, '\n')); err != nil {
+	// The file is made complete, times included, under a name no janitor
+	// matches, and then renamed: a janitor that sweeps at any moment sees
+	// either nothing or the whole expired file.
+	staging := filepath.Join(dir, fmt.Sprintf("lrotest-%s.staging", id))
+	if err := writeNew(staging, append(header, '\n')); err != nil {
+		p.err = err
+		return
+	}
+	if err := os.Chtimes(staging, p.created, p.created); err != nil {
+		os.Remove(staging)
+		p.err = err
+		return
+	}
+	if err := os.Rename(staging, expired); err != nil {
+		os.Remove(staging)
 		p.err = err
 		return
 	}
 	p.expired = expired
-	if err := os.Chtimes(expired, p.created, p.created); err != nil {
-		p.err = err
-		return
-	}
 	decoy := filepath.Join(dir, fmt.Sprintf("lrotest-%s.txt", id))
 	if err := writeNew(decoy, []byte("planted by lrotest: not an offloaded file, must be kept\n")); err != nil {
 		p.err = err

@@ -1,0 +1,126 @@
+package recipes
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// refRecord is memoryRecord as it was: every member of an object record.
+type refRecord map[string]json.RawMessage
+
+// refDecodeMemories is decodeMemories as it was written with encoding/json,
+// kept as the oracle of FuzzDecodeMemories.
+func refDecodeMemories(sample []json.RawMessage) (recs []refRecord, valid int) {
+	sample = bounded(sample)
+	for _, raw := range sample {
+		var o refRecord
+		if err := json.Unmarshal(raw, &o); err == nil && o != nil {
+			recs = append(recs, o)
+			valid++
+		} else if json.Valid(raw) {
+			valid++
+		}
+	}
+	return recs, valid
+}
+
+// refStr and refStrs are memoryRecord.str and .strs as they were written
+// with encoding/json.
+func refStr(o refRecord, f string) (string, bool) {
+	raw := o[f]
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+func refStrs(o refRecord, f string) []string {
+	raw := o[f]
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	var vs []any
+	if json.Unmarshal(raw, &vs) != nil {
+		return nil
+	}
+	var ss []string
+	for _, v := range vs {
+		if s, ok := v.(string); ok {
+			ss = append(ss, s)
+		}
+	}
+	return ss
+}
+
+type decoded struct {
+	Valid, Records, Memories int
+	Strs                     map[string]string
+	Tags                     [][]string
+}
+
+// FuzzDecodeMemories checks that the memory library reads a sample (one
+// record per line) exactly as it did with encoding/json: the same count of
+// valid records, the same object records, the same string fields and tags,
+// and so the same defaults.
+func FuzzDecodeMemories(f *testing.F) {
+	f.Add([]byte("{\"id\":\"1\",\"title\":\"Caché\",\"namespace\":\"_semantic/x\",\"memory_type\":\"semantic\",\"tags\":[\"a\",1,\"b\\u00e9\"]}\nnull\n[1]\nnot json\n{\"id\":\"2\",\"title\":\"t\\\"q\",\"id\":\"dup\"}"))
+	f.Add([]byte("{\"title\":\"\xff\xfe bad utf8\",\"content\":\"x\"}\n{\"tags\":\"x\",\"namespace\":7}\n {\"id\" : \"sp\" } "))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		var smp []json.RawMessage
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			smp = append(smp, l)
+		}
+		wantRecs, wantValid := refDecodeMemories(smp)
+		want := decoded{Valid: wantValid, Records: len(wantRecs), Strs: map[string]string{}}
+		var asRecords []memoryRecord // wantRecs as memoryRecords, for memoryDefaults
+		for i, o := range wantRecs {
+			present := 0
+			for _, f := range memoryFields {
+				if _, ok := o[f]; ok {
+					present++
+				}
+			}
+			if present == len(memoryFields) {
+				want.Memories++
+			}
+			for _, f := range []string{"id", "title", "namespace", "memory_type", "content"} {
+				if s, ok := refStr(o, f); ok {
+					want.Strs[string(rune('a'+i))+f] = s
+				}
+			}
+			want.Tags = append(want.Tags, refStrs(o, "tags"))
+			var r memoryRecord
+			for k, name := range memoryKeys {
+				r.values[k], r.present[k] = o[name]
+			}
+			asRecords = append(asRecords, r)
+		}
+		gotRecs, gotValid := decodeMemories(smp)
+		got := decoded{Valid: gotValid, Records: len(gotRecs), Strs: map[string]string{}}
+		for i := range gotRecs {
+			o := &gotRecs[i]
+			if o.has(memoryFields[:]...) {
+				got.Memories++
+			}
+			for _, f := range []string{"id", "title", "namespace", "memory_type", "content"} {
+				if s, ok := o.str(f); ok {
+					got.Strs[string(rune('a'+i))+f] = s
+				}
+			}
+			got.Tags = append(got.Tags, o.strs("tags"))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("decodeMemories(%q) (-encoding/json +got):\n%s", data, diff)
+		}
+		if w, g := memoryDefaults(asRecords), memoryDefaults(gotRecs); w != g {
+			t.Fatalf("memoryDefaults: encoding/json %+v, got %+v", w, g)
+		}
+	})
+}
