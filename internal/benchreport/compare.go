@@ -20,6 +20,7 @@ type comparison struct {
 	Benchtime string  // -benchtime
 	Target    float64 // the project's target for A/B, 0 when none
 	Paper     string  // the paper's figure to set beside A, if any
+	NeedsJQ   bool    // the benchmark skips itself without the jq binary
 }
 
 // extractBenchtime is the -benchtime of the extraction benchmarks, whose
@@ -40,20 +41,20 @@ var comparisons = []comparison{
 	},
 	{
 		Key: "extract", Short: "lro_extract, recipe 2 / tail | jq", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
 		Paper: "shell start-up " + paperShellStartup + " per command",
 	},
 	{
 		Key: "extract3", Short: "lro_extract, recipe 3 / tail | jq", Label: "`lro_extract`, recipe 3: title search", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
 	},
 	{
 		Key: "extract6", Short: "lro_extract, recipe 6 / tail | jq", Label: "`lro_extract`, recipe 6: count by namespace (slurps the file)", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
 	},
 	{
 		Key: "extract1", Short: "lro_extract, recipe 1 / tail | jq", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
 	},
 	{
 		Key: "proxy", Short: "through the proxy / direct", Label: "small call through the local proxy (3 items, inline)", Versus: "the same call direct to the upstream",
@@ -118,13 +119,14 @@ type status int
 
 const (
 	measured status = iota // the figures are from this run
-	pending                // the package is not in this tree yet
+	pending                // not measured: see compared.Why
 )
 
 // compared is a comparison with its figures.
 type compared struct {
 	comparison
 	Status status
+	Why    string  // why it is pending: "`./lro/extract` is not in this tree yet"
 	Iters  int64   // timed iterations of each arm
 	ANs    float64 // median of arm A, ns
 	BNs    float64 // median of arm B, ns

@@ -115,9 +115,18 @@ func run(ctx context.Context, command, outPath, chartPath, benchtime string) err
 		}
 	}
 	results := map[string][]benchResult{}
+	why := map[string]string{} // why a package's rows are pending
+	for _, c := range cs {
+		if c.NeedsJQ && jq == "" {
+			why[c.Pkg] = "no `jq` on the PATH"
+		}
+	}
 	for _, br := range planRuns(cs) {
 		if !br.exists(root) {
-			logf("%s: not in this tree, its rows are pending", br.Pkg)
+			why[br.Pkg] = fmt.Sprintf("`%s` is not in this tree yet", br.Pkg)
+		}
+		if why[br.Pkg] != "" {
+			logf("%s: its rows are pending: %s", br.Pkg, why[br.Pkg])
 			continue
 		}
 		logf("go %s", shellJoin(br.args()))
@@ -129,8 +138,8 @@ func run(ctx context.Context, command, outPath, chartPath, benchtime string) err
 		r.Runs = append(r.Runs, br)
 	}
 	for _, c := range cs {
-		if _, ran := results[c.Pkg]; !ran {
-			r.Compared = append(r.Compared, compared{comparison: c, Status: pending})
+		if why[c.Pkg] != "" {
+			r.Compared = append(r.Compared, compared{comparison: c, Status: pending, Why: why[c.Pkg]})
 			continue
 		}
 		x, err := fill(c, results[c.Pkg])

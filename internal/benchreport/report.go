@@ -143,13 +143,13 @@ func (r *report) glance(b *strings.Builder) {
 		p(".\n")
 	}
 	var ex []string
-	pendingPkg := ""
+	pendingWhy := ""
 	for _, c := range r.Compared {
 		if !strings.HasPrefix(c.Key, "extract") {
 			continue
 		}
 		if c.Status != measured {
-			pendingPkg = c.Pkg
+			pendingWhy = c.Why
 			continue
 		}
 		s := fmt.Sprintf("%s against %s for %s (%s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio))
@@ -165,8 +165,8 @@ func (r *report) glance(b *strings.Builder) {
 			p(" (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here)", paperShellStartup, duration(r.ShellNs))
 		}
 		p(": %s.\n", strings.Join(ex, "; "))
-	case pendingPkg != "":
-		p("- **Extraction in process, against the `jq` binary:** pending (`%s` is not in this tree yet).\n", pendingPkg)
+	case pendingWhy != "":
+		p("- **Extraction in process, against the `jq` binary:** pending (%s).\n", pendingWhy)
 	}
 	var small []string
 	for _, key := range []string{"inline", "proxy", "sweep"} {
@@ -206,7 +206,7 @@ func (r *report) latency(b *strings.Builder) {
 	p("| A | B | A median | B median | A/B | target | paper | benchmark |\n| --- | --- | ---: | ---: | ---: | --- | --- | --- |\n")
 	for _, c := range r.Compared {
 		if c.Status != measured {
-			p("| %s | %s | pending | pending | pending | | %s | `%s` in `%s` is not in this tree yet |\n", cell(c.Label), cell(c.Versus), c.Paper, c.name(), c.Pkg)
+			p("| %s | %s | pending | pending | pending | | %s | `%s` (%s): %s |\n", cell(c.Label), cell(c.Versus), c.Paper, c.name(), c.Pkg, c.Why)
 			continue
 		}
 		target := ""
@@ -471,14 +471,18 @@ func signedPercent(f float64) string {
 	return strings.Replace(s, "-", "−", 1)
 }
 
+// times formats a ratio with three significant digits, so that one just
+// above a target does not print as the target.
 func times(f float64) string {
 	switch {
 	case f >= 100:
 		return strconv.FormatFloat(f, 'f', 0, 64) + "×"
 	case f >= 10:
 		return strconv.FormatFloat(f, 'f', 1, 64) + "×"
+	case f >= 1:
+		return strconv.FormatFloat(f, 'f', 2, 64) + "×"
 	}
-	return strconv.FormatFloat(f, 'f', 2, 64) + "×"
+	return strconv.FormatFloat(f, 'f', 3, 64) + "×"
 }
 
 func metOrNot(ok bool) string {

@@ -52,7 +52,7 @@ func testReportPending(t *testing.T, pendingExtract bool) *report {
 	for _, c := range comparisons {
 		res, ok := results[c.Pkg]
 		if !ok {
-			r.Compared = append(r.Compared, compared{comparison: c, Status: pending})
+			r.Compared = append(r.Compared, compared{comparison: c, Status: pending, Why: "`" + c.Pkg + "` is not in this tree yet"})
 			continue
 		}
 		x, err := fill(c, res)
@@ -155,7 +155,7 @@ func TestMarkdownContents(t *testing.T) {
 		}
 	}
 	pend := testReportPending(t, true).markdown()
-	for _, want := range []string{"Extraction in process, against the `jq` binary:** pending", "`BenchmarkRecipeVsJQ/3-search-titles` in `./lro/extract` is not in this tree yet"} {
+	for _, want := range []string{"Extraction in process, against the `jq` binary:** pending (`./lro/extract` is not in this tree yet)", "`BenchmarkRecipeVsJQ/3-search-titles` (./lro/extract): `./lro/extract` is not in this tree yet"} {
 		if !strings.Contains(pend, want) {
 			t.Errorf("the report without lro/extract lacks %q", want)
 		}
@@ -183,7 +183,8 @@ func TestFormat(t *testing.T) {
 		{"microseconds, 3 significant digits", duration(29210), "29.2 µs"},
 		{"milliseconds", duration(7_670_456), "7.67 ms"},
 		{"seconds", duration(3.6e9), "3.60 s"},
-		{"ratio below 10", times(0.9801), "0.98×"},
+		{"ratio below 1, three significant digits", times(0.5031), "0.503×"},
+		{"ratio below 10", times(1.714), "1.71×"},
 		{"ratio above 100", times(123.4), "123×"},
 		{"percent", percent(0.2017), "20.2%"},
 		{"signed percent, negative with a minus sign", signedPercent(-0.156), "−15.6%"},
