@@ -138,7 +138,7 @@ func (r *report) glance(b *strings.Builder) {
 			duration(c.ANs), times(math.Max(ms/paperFileWriteMs, paperFileWriteMs/ms)), vs, paperFileWriteMs)
 		p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that", duration(c.BNs), times(c.Ratio))
 		if c.Target > 0 {
-			p(" (target ≤ %s: %s)", times(c.Target), metOrNot(c.Ratio <= c.Target))
+			p(" (target ≤ %s: %s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
 		}
 		p(".\n")
 	}
@@ -154,7 +154,7 @@ func (r *report) glance(b *strings.Builder) {
 		}
 		s := fmt.Sprintf("%s against %s for %s (%s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio))
 		if c.Target > 0 {
-			s = fmt.Sprintf("%s against %s for %s (**%s**, target ≤ %s: %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio), times(c.Target), metOrNot(c.Ratio <= c.Target))
+			s = fmt.Sprintf("%s against %s for %s (**%s**, target ≤ %s: %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio), target(c.Target), metOrNot(c.Ratio <= c.Target))
 		}
 		ex = append(ex, s)
 	}
@@ -176,7 +176,7 @@ func (r *report) glance(b *strings.Builder) {
 		}
 		s := fmt.Sprintf("%s %s", c.A+"/"+c.B, times(c.Ratio))
 		if c.Target > 0 {
-			s += fmt.Sprintf(" (target ≤ %s: %s)", times(c.Target), metOrNot(c.Ratio <= c.Target))
+			s += fmt.Sprintf(" (target ≤ %s: %s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
 		}
 		small = append(small, s)
 	}
@@ -209,16 +209,16 @@ func (r *report) latency(b *strings.Builder) {
 			p("| %s | %s | pending | pending | pending | | %s | `%s` (%s): %s |\n", cell(c.Label), cell(c.Versus), c.Paper, c.name(), c.Pkg, c.Why)
 			continue
 		}
-		target := ""
+		goal := ""
 		if c.Target > 0 {
-			target = fmt.Sprintf("≤ %s (%s)", times(c.Target), metOrNot(c.Ratio <= c.Target))
+			goal = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
 		}
 		runs := "runs"
 		if c.Iters == 1 {
 			runs = "run"
 		}
 		p("| %s | %s | %s | %s | **%s** | %s | %s | `%s` (%s, %s %s of each arm) |\n",
-			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), target, c.Paper, c.name(), c.Pkg, thousands(int(c.Iters)), runs)
+			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), goal, c.Paper, c.name(), c.Pkg, thousands(int(c.Iters)), runs)
 	}
 	p("\n")
 	r.steps(b)
@@ -470,6 +470,9 @@ func signedPercent(f float64) string {
 	}
 	return strings.Replace(s, "-", "−", 1)
 }
+
+// target formats a target ratio as the project states it: 1.05×, 0.5×.
+func target(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) + "×" }
 
 // times formats a ratio with three significant digits, so that one just
 // above a target does not print as the target.

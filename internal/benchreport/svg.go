@@ -173,7 +173,7 @@ func (r *report) chart() []byte {
 			}
 			value := times(x.Ratio)
 			if x.Target > 0 {
-				value += " (target ≤ " + times(x.Target) + ")"
+				value += " (target ≤ " + target(x.Target) + ")"
 			}
 			c.bar(label, value, color, logScale(1, rlo, rhi), logScale(x.Ratio, rlo, rhi))
 		}
