@@ -578,3 +578,76 @@ func copyFile(from, to string) error {
 	}
 	return os.WriteFile(to, data, 0o755)
 }
+
+// TestFallbackAfterProvideTruncatesStructured: a typed tool that hands over
+// its full set with Provide and also returns every record in its output (as
+// a recall tool does) must not send the whole output as structured content
+// when the file cannot be written: it is cut to whole records within the
+// threshold, like the text.
+func TestFallbackAfterProvideTruncatesStructured(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := &lro.Options{OutputDir: filepath.Join(file, "sub")}
+	const n = 300
+	check := func(t *testing.T, structured any) {
+		t.Helper()
+		data, err := json.Marshal(structured)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out listOut
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatalf("structured content %s: %v", data[:min(len(data), 200)], err)
+		}
+		if len(out.Items) == 0 || len(out.Items) >= n {
+			t.Fatalf("structured content holds %d of %d items, want a cut", len(out.Items), n)
+		}
+		if diff := cmp.Diff(makeItems(n)[:len(out.Items)], out.Items); diff != "" {
+			t.Errorf("structured items are not the leading ones (-want +got):\n%s", diff)
+		}
+		tokens := 0
+		for _, it := range out.Items {
+			line, _ := json.Marshal(it)
+			tokens += estimate.Bytes(line)
+		}
+		if tokens > lro.DefaultThresholdTokens {
+			t.Errorf("structured items are ~%d tokens, above the threshold", tokens)
+		}
+		if out.NextOffset != 7 {
+			t.Errorf("next_offset = %d, want the handler's 7 kept", out.NextOffset)
+		}
+	}
+	t.Run("AddTool", func(t *testing.T) {
+		s := newServer()
+		lro.AddTool(s, &mcp.Tool{Name: "list"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+			items := makeItems(n)
+			lro.Provide(ctx, lro.ResultSet{Records: items})
+			return nil, listOut{Items: items, NextOffset: 7}, nil
+		}, opts)
+		res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{"count": n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Content) != 2 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "failed") {
+			t.Fatalf("result is not the fallback: %v", res.Content)
+		}
+		check(t, res.StructuredContent)
+	})
+	t.Run("Wrap", func(t *testing.T) {
+		h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			items := makeItems(n)
+			lro.Provide(ctx, lro.ResultSet{Records: items})
+			return &mcp.CallToolResult{
+				Content:           []mcp.Content{&mcp.TextContent{Text: "300 items"}},
+				StructuredContent: listOut{Items: items, NextOffset: 7},
+			}, nil
+		}, opts)
+		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, res.StructuredContent)
+	})
+}

@@ -229,7 +229,14 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 	}
 	desc, werr := c.offload(ctx, toolName(req), op, a, rs, count, tokens)
 	if werr != nil {
-		return c.fallback(ctx, toolName(req), op, res, rs, count, tokens, werr)
+		structured := c.fallback(ctx, toolName(req), op, res, rs, count, tokens, werr)
+		if provided != nil {
+			// The text now holds the provided set, truncated; the handler's
+			// own structured result must not carry more than the threshold
+			// either.
+			structured = c.truncateStructured(res, typedOut)
+		}
+		return structured
 	}
 	data, err := json.Marshal(desc)
 	if err != nil {
@@ -560,26 +567,14 @@ func reflectedSchema(t reflect.Type) (map[string]any, error) {
 // fallback shows as many whole records as fit within the threshold, with a
 // warning, when the file could not be written.
 func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToolResult, rs *recordSet, count, tokens int, werr error) json.RawMessage {
-	var kept [][]byte
-	used := 0
-	_ = rs.eachLine(func(line []byte) error {
-		n := c.Tokenizer.Tokens(line)
-		if used+n > c.ThresholdTokens {
-			return errStop
-		}
-		used += n
-		kept = append(kept, bytes.Clone(line)) // line may be reused by the next call
-		return nil
-	})
+	kept, used := c.keepWithin(rs)
 	warning := fmt.Sprintf("Warning: offloading the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The remaining records were not saved; narrow the query to see them.",
 		werr, len(kept), count, used, tokens)
 	var body []byte
 	var structured json.RawMessage
 	switch {
 	case rs.docArray != nil:
-		body = append(body, rs.doc[:rs.arrayStart]...)
-		body = appendArray(body, kept)
-		body = append(body, rs.doc[rs.arrayEnd:]...)
+		body = spliceArray(rs, kept)
 		if rs.structured {
 			structured = body
 		}
@@ -611,6 +606,63 @@ func (c *config) fallback(ctx context.Context, tool, op string, res *mcp.CallToo
 		Err:             werr,
 	})
 	return structured
+}
+
+// keepWithin returns the leading records of rs that fit within the
+// threshold together, and their tokens.
+func (c *config) keepWithin(rs *recordSet) (kept [][]byte, used int) {
+	_ = rs.eachLine(func(line []byte) error {
+		n := c.Tokenizer.Tokens(line)
+		if used+n > c.ThresholdTokens {
+			return errStop
+		}
+		used += n
+		kept = append(kept, bytes.Clone(line)) // line may be reused by the next call
+		return nil
+	})
+	return kept, used
+}
+
+// spliceArray returns the document of rs with its records array replaced by
+// the records kept.
+func spliceArray(rs *recordSet, kept [][]byte) []byte {
+	body := append([]byte(nil), rs.doc[:rs.arrayStart]...)
+	body = appendArray(body, kept)
+	return append(body, rs.doc[rs.arrayEnd:]...)
+}
+
+// truncateStructured cuts the handler's own structured result beside a
+// provided set (typedOut for a typed tool, else res.StructuredContent) to
+// the whole records of its array that fit within the threshold, when it is
+// above the threshold. It returns the new structured content of a typed tool,
+// or nil when the result is left as it is: within the threshold, or without
+// an array to cut.
+func (c *config) truncateStructured(res *mcp.CallToolResult, typedOut []byte) json.RawMessage {
+	doc := typedOut
+	if doc == nil {
+		if res.StructuredContent == nil {
+			return nil
+		}
+		var err error
+		if doc, err = structuredJSON(res.StructuredContent); err != nil {
+			return nil
+		}
+	}
+	if c.quickEstimate(doc) <= c.ThresholdTokens {
+		return nil
+	}
+	rs, err := recordsFromDoc(doc, c.RecordsField)
+	if err != nil || rs == nil || rs.docArray == nil {
+		return nil
+	}
+	defer rs.release()
+	kept, _ := c.keepWithin(rs)
+	body := json.RawMessage(spliceArray(rs, kept))
+	res.StructuredContent = body
+	if typedOut == nil {
+		return nil
+	}
+	return body
 }
 
 var errStop = errors.New("stop")

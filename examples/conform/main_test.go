@@ -64,16 +64,7 @@ func TestMemoryServer(t *testing.T) {
 		{tool: "inject_context", operation: "inject", defaultDetail: "medium",
 			large: `{"query": "semantic"}`, small: `{"query": "redis cache"}`},
 		{tool: "recall_memories", operation: "recall", defaultDetail: "light",
-			large: `{"query": "semantic", "limit": 300}`, small: `{"query": "redis", "limit": 3}`,
-			knownFailures: map[string]string{
-				// When the file cannot be written, lro truncates the text
-				// content but leaves structuredContent as the handler made
-				// it: for a typed tool that hands its records over with
-				// lro.Provide (recall_memories, search_memories), that is
-				// the whole result set. Remove this entry once lro
-				// truncates the structured content too.
-				"L3.fallback.truncated": "as many as the offloaded file",
-			}},
+			large: `{"query": "semantic", "limit": 300}`, small: `{"query": "redis", "limit": 3}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {

@@ -147,6 +147,7 @@ func TestToolsOverStdio(t *testing.T) {
 	t.Run("query tools", TestQueryTools)
 	t.Run("list_memories", TestListMemories)
 	t.Run("inject_context", TestInjectContext)
+	t.Run("extraction tools", TestExtractTools)
 }
 
 // TestEndToEnd builds the program, drives it over stdio as an MCP client

@@ -111,6 +111,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	httpAddr := fs.String("http", "", "serve streamable HTTP at /mcp and the HTTP API at /v1/memories on this `address` (for example localhost:8080) instead of stdio")
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
+	extractTools := fs.Bool("extract", false, "also serve lro_extract, lro_read and lro_search, which query offloaded files without a shell; descriptors then point to them")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
 	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder for expired files this `often` (default 1h)")
 	if err := fs.Parse(args); err != nil {
@@ -139,6 +140,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if set["output-dir"] {
 		explicit.OutputDir = *outputDir
 	}
+	explicit.ExtractTools = *extractTools
 	if set["cleanup-interval"] {
 		if *cleanupInterval <= 0 {
 			return nil, fmt.Errorf("flag -cleanup-interval=%v: must be positive", *cleanupInterval)

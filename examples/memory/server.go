@@ -99,6 +99,13 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "lro-memory", Title: "LRO example memory server", Version: version},
 		&mcp.ServerOptions{Instructions: instructions(&base)})
 	s.AddReceivingMiddleware(lro.GuardNullArguments)
+	if base.ExtractTools && !base.Disabled {
+		// lro_extract, lro_read and lro_search over the offloaded files, for
+		// clients without a shell. The options were validated by setup.
+		if err := lro.AddExtractTools(s, &base); err != nil {
+			panic(err)
+		}
+	}
 
 	toolOpts := func(operation string, detail recipes.Detail, field string) *lro.Options {
 		o := base
@@ -166,6 +173,9 @@ func instructions(opts *lro.Options) string {
 	b.WriteString(`{"offloaded": true, "summary": {...}, "file_path": "...", "line_schema": {...}, "jq_recipes": [10 commands], "guidance": "..."}. `)
 	b.WriteString("Line 1 of the file is a header; each later line is one memory at the requested detail level. ")
 	b.WriteString("Extract what you need with a shell, for example: tail -n +2 FILE | jq -r '[.title, .namespace] | @tsv'. ")
+	if opts.ExtractTools {
+		b.WriteString("Without a shell, use the tools lro_extract (a recipe number or a jq filter over the file), lro_read (lines) and lro_search (regular expression) with the descriptor's file_path. ")
+	}
 	b.WriteString("An offloaded result has no next_offset: the file already holds every record, so count and aggregate over the file rather than paging. ")
 	b.WriteString("Files are temporary and are deleted after their time to live.")
 	return b.String()

@@ -48,6 +48,9 @@ func connect(t *testing.T, store *memory.Store, opts *lro.Options) *mcp.ClientSe
 		if opts != nil && opts.OutputDir != "" {
 			args = append(args, "-output-dir", opts.OutputDir)
 		}
+		if opts != nil && opts.ExtractTools {
+			args = append(args, "-extract")
+		}
 		cmd := exec.Command(stdioBinary, args...)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
@@ -538,5 +541,41 @@ func TestLoadOffloadedFile(t *testing.T) {
 	want, _ := bigStore.List(memory.ListOptions{})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("loaded memories differ from the store's (-want +got):\n%s", diff)
+	}
+}
+
+// TestExtractTools serves the extraction tools (-extract): the descriptor
+// points to lro_extract, and lro_extract's recipe 6 counts the namespaces of
+// the offloaded result set as the service does.
+func TestExtractTools(t *testing.T) {
+	dir := t.TempDir()
+	cs := connect(t, bigStore, &lro.Options{OutputDir: dir, ExtractTools: true})
+	hs, err := (&memory.RecallService{Store: bigStore}).Recall("semantic", 300, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, _ := hitRecords(hs, memory.Full)
+	res := call(t, cs, "recall_memories", map[string]any{"query": "semantic", "limit": 300, "detail": "full"})
+	var d descriptor.OffloadResponse
+	if err := json.Unmarshal([]byte(text(res)), &d); err != nil || !d.Offloaded {
+		t.Fatalf("not offloaded: %s", text(res))
+	}
+	if !strings.Contains(d.Guidance, "lro_extract(file_path=") {
+		t.Errorf("guidance does not point to lro_extract:\n%s", d.Guidance)
+	}
+	out := call(t, cs, "lro_extract", map[string]any{"file_path": d.FilePath, "recipe": 6})
+	got := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(text(out)), "\n") {
+		var c struct {
+			Namespace string `json:"namespace"`
+			Count     int    `json:"count"`
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("recipe 6 line %q: %v", line, err)
+		}
+		got[c.Namespace] = c.Count
+	}
+	if diff := cmp.Diff(recordCounts(records, byNamespace), got); diff != "" {
+		t.Errorf("lro_extract recipe 6 (-want +got):\n%s", diff)
 	}
 }
