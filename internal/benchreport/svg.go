@@ -147,7 +147,7 @@ func (r *report) chart() []byte {
 		}
 
 		// Panel 3: ratios.
-		c.title("Side by side, A/B (log scale; 1 = costs the same as B)")
+		c.title("Side by side, A/B (log scale; 1 = costs the same as B; orange: above its target)")
 		rlo, rhi := 1.0, 1.0
 		for _, x := range r.Compared {
 			if x.Status == measured {
