@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -76,6 +77,33 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// benchRecipes are the recipe calls of the benchmarks: two selective
+// filters, a slurping count, and a projection large enough to be offloaded
+// in turn.
+var benchRecipes = []struct {
+	name   string
+	recipe int
+	params map[string]any
+}{
+	{"2-filter-namespace-selective", 2, map[string]any{"namespace": "_procedural/runbooks/none"}},
+	{"3-search-titles", 3, map[string]any{"keyword": "Decision 42:"}},
+	{"6-count-by-namespace", 6, nil},
+	{"1-titles-offloaded-in-turn", 1, nil},
+}
+
+// benchFile writes the 10,000-record full-detail file of the benchmarks
+// and returns its path and its recipes.
+func benchFile(b *testing.B, dir string) (string, []recipes.Recipe) {
+	b.Helper()
+	records := benchMemories(10_000)
+	path := offload(b, dir, "full", records)
+	sample := make([]json.RawMessage, recipes.SampleSize)
+	for i := range sample {
+		sample[i], _ = json.Marshal(records[i])
+	}
+	return path, recipes.For(recipes.Full, sample)
+}
+
 // BenchmarkRecipeVsJQ runs recipes through lro_extract, called over an
 // in-memory MCP transport, side by side with the shell command of the same
 // recipe (tail | jq, as the descriptor gives it) on the same 10,000-record
@@ -85,33 +113,15 @@ func BenchmarkRecipeVsJQ(b *testing.B) {
 		b.Skip("jq not found")
 	}
 	dir := b.TempDir()
-	records := benchMemories(10_000)
-	path := offload(b, dir, "full", records)
-	sample := make([]json.RawMessage, recipes.SampleSize)
-	for i := range sample {
-		sample[i], _ = json.Marshal(records[i])
-	}
-	rs := recipes.For(recipes.Full, sample)
+	path, rs := benchFile(b, dir)
 	cs := session(b, &extract.Options{Dir: dir})
-	for _, tc := range []struct {
-		name   string
-		recipe int
-		params map[string]any
-	}{
-		{"2-filter-namespace-selective", 2, map[string]any{"namespace": "_procedural/runbooks/none"}},
-		{"3-search-titles", 3, map[string]any{"keyword": "Decision 42:"}},
-		{"6-count-by-namespace", 6, nil},
-		{"1-titles-offloaded-in-turn", 1, nil},
-	} {
+	for _, tc := range benchRecipes {
 		b.Run(tc.name, func(b *testing.B) {
 			r := rs[tc.recipe-1]
-			for _, p := range r.Params {
+			r.Params = slices.Clone(r.Params)
+			for i, p := range r.Params {
 				if v, ok := tc.params[p.Name]; ok {
-					for i := range r.Params {
-						if r.Params[i].Name == p.Name {
-							r.Params[i].Value = v.(string)
-						}
-					}
+					r.Params[i].Value = v.(string)
 				}
 			}
 			args := map[string]any{"file_path": path, "recipe": tc.recipe}
@@ -132,6 +142,30 @@ func BenchmarkRecipeVsJQ(b *testing.B) {
 				_ = out
 			}
 			sideBySide(b, "lro_extract", viaTool, "jq", viaJQ)
+			cleanExtracts(b, dir, path)
+		})
+	}
+}
+
+// BenchmarkRecipe runs the recipes of BenchmarkRecipeVsJQ through
+// lro_extract alone, for profiling (-cpuprofile).
+func BenchmarkRecipe(b *testing.B) {
+	dir := b.TempDir()
+	path, _ := benchFile(b, dir)
+	cs := session(b, &extract.Options{Dir: dir})
+	for _, tc := range benchRecipes {
+		b.Run(tc.name, func(b *testing.B) {
+			args := map[string]any{"file_path": path, "recipe": tc.recipe}
+			if tc.params != nil {
+				args["params"] = tc.params
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
+				if err != nil || res.IsError {
+					b.Fatalf("lro_extract failed: %v %v", err, res)
+				}
+			}
 			cleanExtracts(b, dir, path)
 		})
 	}
