@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // normalize turns a value decoded by encoding/json with UseNumber-free
@@ -106,7 +107,7 @@ func TestDecodeDepthLimitIsInclusive(t *testing.T) {
 // FuzzDecode checks the decoder against encoding/json: the same inputs are
 // valid, and valid inputs decode to the same values.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5,"x",null,true]}`, `"\ud83d\ude00"`, `-0.0e+1`, "\"\xff\"", `[{"":{}}]`, ` 1 `, `{"a":1,"a":{"b":[]}}`} {
+	for _, s := range []string{`{"a":[1,2.5,"x",null,true]}`, `"\ud83d\ude00"`, `-0.0e+1`, "\"\xff\"", `[{"":{}}]`, ` 1 `, `{"a":1,"a":{"b":[]}}`, `{"b":[1,{"c":"\u00e9"}],"\u00e9":2,"a":"x"}`, `{"":0,"a":[1,}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -117,6 +118,27 @@ func FuzzDecode(f *testing.F) {
 		got, err := d.decode(data)
 		if json.Valid(data) != (err == nil) {
 			t.Fatalf("decode(%q): err %v, but json.Valid says %v", data, err, json.Valid(data))
+		}
+		if valid := newDecoder().valid(data); valid != (err == nil) {
+			t.Fatalf("valid(%q) = %v, but decode says %v", data, valid, err)
+		}
+		// A projection is the object with only the keys asked for.
+		fields := []string{"a", "é", ""}
+		obj, isObject := got.(map[string]any)
+		proj, ok := newDecoder().project(data, fields)
+		if ok != (err == nil && isObject) {
+			t.Fatalf("project(%q): ok %v, but decode gives %v, %v", data, ok, got, err)
+		}
+		if ok {
+			want := map[string]any{}
+			for _, f := range fields {
+				if v, found := obj[f]; found {
+					want[f] = v
+				}
+			}
+			if diff := cmp.Diff(want, proj, cmpopts.EquateNaNs()); diff != "" {
+				t.Fatalf("project(%q) (-want +got):\n%s", data, diff)
+			}
 		}
 		if err != nil {
 			return

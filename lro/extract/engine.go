@@ -23,6 +23,7 @@ type program struct {
 	slurp   bool     // run once on the array of all records (jq -s)
 	raw     bool     // print strings without quotes (jq -r)
 	guarded bool     // a caller's query, rewritten by guardQuery
+	plan    plan     // how a recipe runs on less than whole records
 }
 
 // results are the outputs of a program, each printed as one line of buf.
@@ -63,6 +64,7 @@ type records struct {
 	c           *config
 	src         *source
 	dec         *decoder
+	plan        *plan
 	pending     [][]byte // lines read ahead (the recipe sample), not yet decoded
 	pendingLine int      // line number of the last pending line returned
 	err         error
@@ -92,7 +94,16 @@ func (it *records) Next() (any, bool) {
 		}
 		text, it.curLine = t, it.src.line
 	}
-	v, err := it.dec.decode(text)
+	var v any
+	var err error
+	if it.plan.fields != nil {
+		if m, ok := it.dec.project(text, it.plan.fields); ok {
+			v = m
+		}
+	}
+	if v == nil {
+		v, err = it.dec.decode(text)
+	}
 	if err != nil {
 		it.err = errorf("line %d of %s is not a valid record: %v", it.curLine, it.src.path, err)
 		return it.err, true
@@ -147,7 +158,7 @@ func (c *config) limited(ctx context.Context, src *source, f func(ctx context.Co
 // limited). pending are lines already read from src (the recipe sample).
 func (c *config) run(ctx context.Context, src *source, p *program, pending [][]byte) (*results, error) {
 	res := &results{}
-	it := &records{c: c, src: src, dec: newDecoder(), pending: pending, pendingLine: src.line - len(pending), curLine: 1}
+	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, pending: pending, pendingLine: src.line - len(pending), curLine: 1}
 	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(it)}
 	if p.guarded {
 		st := &guardState{budget: c.MaxMemoryBytes}
