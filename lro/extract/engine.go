@@ -31,6 +31,7 @@ type results struct {
 	buf      []byte
 	spans    []span
 	records  int    // records read
+	skipped  int    // records of those that the plan skipped undecoded
 	errs     int    // records on which the program raised an error
 	firstErr string // the first of those errors, with its line
 	halted   bool
@@ -71,7 +72,8 @@ type records struct {
 	cur         any    // the last record returned
 	curText     string // its text
 	curLine     int    // its line number
-	count       int    // records returned
+	count       int    // records returned or skipped
+	skipped     int    // records skipped by the plan
 }
 
 func (it *records) Next() (any, bool) {
@@ -79,20 +81,27 @@ func (it *records) Next() (any, bool) {
 		return it.err, true
 	}
 	var text []byte
-	if len(it.pending) > 0 {
-		text, it.pending = it.pending[0], it.pending[1:]
-		it.pendingLine++
-		it.curLine = it.pendingLine
-	} else {
-		t, err := it.src.next(it.c.MaxRecordBytes)
-		if err == io.EOF {
-			return nil, false
+	for {
+		if len(it.pending) > 0 {
+			text, it.pending = it.pending[0], it.pending[1:]
+			it.pendingLine++
+			it.curLine = it.pendingLine
+		} else {
+			t, err := it.src.next(it.c.MaxRecordBytes)
+			if err == io.EOF {
+				return nil, false
+			}
+			if err != nil {
+				it.err = it.c.readError(err, it.src)
+				return it.err, true
+			}
+			text, it.curLine = t, it.src.line
 		}
-		if err != nil {
-			it.err = it.c.readError(err, it.src)
-			return it.err, true
+		if !it.plan.skips(text, it.dec) {
+			break
 		}
-		text, it.curLine = t, it.src.line
+		it.count++ // a record on which the filter outputs nothing
+		it.skipped++
 	}
 	var v any
 	var err error
@@ -228,7 +237,7 @@ func streamQuery(q *gojq.Query) *gojq.Query {
 }
 
 func (r *runner) stream() error {
-	defer func() { r.res.records = r.it.count }()
+	defer func() { r.res.records, r.res.skipped = r.it.count, r.it.skipped }()
 	iter := r.code.RunWithContext(r.ctx, nil, r.p.values...)
 	for {
 		out, ok := iter.Next()

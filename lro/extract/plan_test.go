@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/itchyny/gojq"
 
 	"github.com/zircote/lro-go/recipes"
 )
@@ -107,8 +109,8 @@ type outcome struct {
 
 // runPlanned runs recipe r over the file at path with the given params,
 // with its plan or, if whole, on whole records. It returns what the run
-// shows.
-func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params map[string]json.RawMessage, whole bool) (outcome, plan) {
+// shows and the number of records the plan skipped.
+func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params map[string]json.RawMessage, whole bool) (outcome, int, plan) {
 	t.Helper()
 	p, err := recipeProgram(r, params)
 	if err != nil {
@@ -133,10 +135,10 @@ func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params m
 		o.Err = err.Error()
 	}
 	if res == nil {
-		return o, p.plan
+		return o, 0, p.plan
 	}
 	o.Output, o.FirstErr, o.Records, o.Errs, o.Halted = res.output(), res.firstErr, res.records, res.errs, res.halted
-	return o, p.plan
+	return o, res.skipped, p.plan
 }
 
 // planValues are parameter values tried on every parameterized recipe:
@@ -175,7 +177,7 @@ func TestPlanKeepsResults(t *testing.T) {
 		"generic":       recipes.Generic(sample),
 		"text lines":    recipes.Generic(textSample),
 	}
-	projected := 0
+	skipped, projected := 0, 0
 	for name, lines := range planFiles(t, dir) {
 		path := writeLines(t, dir, lines)
 		for lib, rs := range libraries {
@@ -191,14 +193,15 @@ func TestPlanKeepsResults(t *testing.T) {
 					}
 				}
 				for _, set := range sets {
-					got, pl := runPlanned(t, c, path, r, set, false)
-					want, _ := runPlanned(t, c, path, r, set, true)
+					got, n, pl := runPlanned(t, c, path, r, set, false)
+					want, _, _ := runPlanned(t, c, path, r, set, true)
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Errorf("%s, %s, recipe %d %s with %s: the plan changes the result (-whole +planned):\n%s", name, lib, r.Number, r.Filter, set, diff)
 					}
 					if name != "records" && want.Err == "" {
 						t.Errorf("%s, %s, recipe %d: no error on an invalid line", name, lib, r.Number)
 					}
+					skipped += n
 					if pl.fields != nil && want.Err == "" {
 						projected++
 					}
@@ -206,8 +209,9 @@ func TestPlanKeepsResults(t *testing.T) {
 			}
 		}
 	}
-	if projected == 0 {
-		t.Error("no projected run: the plans were not exercised")
+	// The comparison must have exercised both kinds of plan.
+	if skipped == 0 || projected == 0 {
+		t.Errorf("%d records skipped and %d projected runs: the plans were not exercised", skipped, projected)
 	}
 }
 
@@ -215,10 +219,21 @@ func TestPlanKeepsResults(t *testing.T) {
 // text (which makes the plan silently not apply) is seen.
 func TestPlanFor(t *testing.T) {
 	sample := []json.RawMessage{json.RawMessage(`{"id":"1","title":"Cache keys","namespace":"_semantic/a","memory_type":"semantic","tags":["x"],"content":"a cache","confidence":0.5}`)}
+	textSample := []json.RawMessage{json.RawMessage(`{"line":1,"text":"ERROR disk"}`), json.RawMessage(`{"line":2,"text":"INFO ok"}`)}
+	objectSample := []json.RawMessage{
+		json.RawMessage(`{"name":"a","note":"a long remark about the delivery of the order","status":"paid"}`),
+		json.RawMessage(`{"name":"b","note":"another long remark about the refund of it","status":"paid"}`),
+	}
 	kind := func(p plan) string {
 		switch {
 		case p.fields != nil:
 			return "fields " + strings.Join(p.fields, ",")
+		case p.fold && p.asciiLine:
+			return fmt.Sprintf("fold %q on ASCII lines", p.needle)
+		case p.fold:
+			return fmt.Sprintf("fold %q", p.needle)
+		case p.needle != nil:
+			return fmt.Sprintf("needle %q", p.needle)
 		}
 		return ""
 	}
@@ -248,13 +263,27 @@ func TestPlanFor(t *testing.T) {
 		value string
 		want  map[int]string
 	}{
-		{"memory full", recipes.Memory(recipes.Full, sample), "cache", map[int]string{
-			1: "fields title,namespace", 4: "fields id,title,namespace", 6: "fields namespace",
+		{"memory full: projections and needles", recipes.Memory(recipes.Full, sample), "cache", map[int]string{
+			1: "fields title,namespace", 2: `needle "\"cache"`, 3: `fold "cache"`, 4: "fields id,title,namespace",
+			5: `needle "\"cache\""`, 6: "fields namespace", 7: `needle "\"cache\""`, 10: `fold "cache"`,
 		}},
 		{"memory light: recipes 9 and 10 list namespaces and count types", recipes.Memory(recipes.Light, sample), "cache", map[int]string{
-			1: "fields title,namespace", 4: "fields id,title,namespace",
-			6: "fields namespace", 9: "fields namespace", 10: "fields memory_type",
+			1: "fields title,namespace", 2: `needle "\"cache"`, 3: `fold "cache"`, 4: "fields id,title,namespace",
+			5: `needle "\"cache\""`, 6: "fields namespace", 7: `needle "\"cache\""`, 9: "fields namespace", 10: "fields memory_type",
 		}},
+		{"a keyword with k or s folds to non-ASCII characters", recipes.Memory(recipes.Full, sample), "Keys", map[int]string{
+			1: "fields title,namespace", 2: `needle "\"Keys"`, 3: `fold "Keys" on ASCII lines`, 4: "fields id,title,namespace",
+			5: `needle "\"Keys\""`, 6: "fields namespace", 7: `needle "\"Keys\""`, 10: `fold "Keys" on ASCII lines`,
+		}},
+		{"no needle for a regular expression, an empty value or U+FFFD", recipes.Memory(recipes.Full, sample), "ca.he", map[int]string{
+			1: "fields title,namespace", 2: `needle "\"ca.he"`, 4: "fields id,title,namespace",
+			5: `needle "\"ca.he\""`, 6: "fields namespace", 7: `needle "\"ca.he\""`,
+		}},
+		{"empty value", recipes.Memory(recipes.Full, sample), "", map[int]string{
+			1: "fields title,namespace", 4: "fields id,title,namespace", 6: "fields namespace",
+		}},
+		{"generic text lines: the grep recipe", recipes.Generic(textSample), "error", map[int]string{2: `fold "error"`}},
+		{"generic objects: the keyword search", recipes.Generic(objectSample), "refund", map[int]string{4: `fold "refund"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,4 +292,90 @@ func TestPlanFor(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestIndexFold(t *testing.T) {
+	tests := []struct {
+		name, s, k string
+		want       int
+	}{
+		{"exact", "abc Decision 42: x", "Decision 42:", 4},
+		{"other case", "abc DECISION 42: x", "decision 42:", 4},
+		{"anchor on a digit near the start", "42 Decision 42:", "Decision 42:", 3},
+		{"all letters, first letter repeated", "ddDdx dDX", "ddx", 2},
+		{"absent", "Decision 41:", "Decision 42:", -1},
+		{"cut at the end", "Decision 4", "Decision 42", -1},
+		{"anchor would start before the text", "2: a", "42:", -1},
+		{"space first", "a  b", " b", 2},
+		{"empty keyword", "abc", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := indexFold([]byte(tt.s), []byte(tt.k)); got != tt.want {
+				t.Errorf("indexFold(%q, %q) = %d, want %d", tt.s, tt.k, got, tt.want)
+			}
+		})
+	}
+}
+
+// planShapes are the shapes of select filters that admit a needle, as
+// recipes write them.
+var planShapes = []string{
+	`select(.f | strings | startswith($v))`,
+	`select(.f == $v)`,
+	`select(any(.f[]?; . == $v))`,
+	`objects | select(.["f g"] | strings | test($v; "i")) | "\(.f)"`,
+}
+
+// FuzzPlanSkips checks the claim of every needle: when a plan skips a
+// line, gojq running the filter on the line's record outputs nothing and
+// raises no error.
+func FuzzPlanSkips(f *testing.F) {
+	for _, s := range []struct {
+		line, value string
+		shape       uint8
+	}{
+		{`{"f":"abc"}`, "ab", 0},
+		{`{"f":"a\u0062c"}`, "ab", 0},
+		{`{"f":"abc","f":"xyz"}`, "xy", 1},
+		{`{"f":["x","abc"]}`, "abc", 2},
+		{`{"f":{"k":"abc"}}`, "abc", 2},
+		{`{"f g":"Kelvin"}`, "kelvin", 3},
+		{`{"f g":"Kelvin"}`, "kelvin", 3},
+		{`{"f g":"ſecret"}`, "secret", 3},
+		{"{\"f\":\"\xffab\"}", "\ufffdab", 0},
+		{`"abc"`, "x", 0},
+		{`{"f":1}`, "1", 1},
+	} {
+		f.Add([]byte(s.line), s.value, s.shape)
+	}
+	codes := make([]*gojq.Code, len(planShapes))
+	for i, s := range planShapes {
+		q, err := gojq.Parse(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if codes[i], err = gojq.Compile(q, gojq.WithVariables([]string{"$v"})); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte, value string, shape uint8) {
+		if len(line) > 1<<12 || bytes.ContainsAny(line, "\n") {
+			return
+		}
+		i := int(shape) % len(planShapes)
+		p := planSelect(planShapes[i], []string{"$v"}, []any{value})
+		d := newDecoder()
+		if !p.skips(line, d) {
+			return
+		}
+		v, err := d.decode(line)
+		if err != nil {
+			t.Fatalf("skipped %q, which is not valid: %v", line, err)
+		}
+		iter := codes[i].Run(v, value)
+		if out, ok := iter.Next(); ok {
+			t.Fatalf("skipped %q, on which %s with $v=%q gives %v", line, planShapes[i], value, out)
+		}
+	})
 }
