@@ -38,6 +38,9 @@ type decoder struct {
 	depth int
 	keys  map[string]string // interned object keys, shared across records
 	hint  int               // number of keys of the last top-level object
+	// copy: strings are copied from data one by one, and text is empty
+	// (project, which needs a few strings of the line, not all of it).
+	copy bool
 }
 
 // maxInterned bounds the key table, so that records with ever-new keys cannot
@@ -48,7 +51,7 @@ func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} 
 
 // decode decodes data, which must hold exactly one JSON value.
 func (d *decoder) decode(data []byte) (any, error) {
-	d.data, d.pos, d.depth = data, 0, 0
+	d.data, d.pos, d.depth, d.copy = data, 0, 0, false
 	// One copy of the whole text: every string value without escapes is then
 	// a slice of it, which saves an allocation and a copy per string.
 	d.text = string(data)
@@ -247,7 +250,7 @@ func (d *decoder) str() (any, error) {
 	start := d.pos + 1
 	if end, ok := d.plainString(start); ok {
 		d.pos = end + 1
-		return d.text[start:end], nil
+		return d.textOf(start, end), nil
 	}
 	return d.slowString()
 }
@@ -297,6 +300,15 @@ func (d *decoder) plainString(start int) (int, bool) {
 		return 0, false
 	}
 	return start + q, true
+}
+
+// textOf returns data[start:end] as a string: a slice of text, without a
+// copy, unless d.copy.
+func (d *decoder) textOf(start, end int) string {
+	if d.copy {
+		return string(d.data[start:end])
+	}
+	return d.text[start:end]
 }
 
 // slowString decodes a string with escapes or invalid UTF-8, from d.pos at
@@ -427,7 +439,7 @@ func (d *decoder) number() (any, error) {
 		}
 		return n, nil
 	}
-	f, err := strconv.ParseFloat(d.text[start:end], 64) // a slice of text: no copy
+	f, err := strconv.ParseFloat(d.textOf(start, end), 64)
 	if err != nil {
 		// Out of range: jq clamps to the largest double, keeping the sign.
 		f = math.Copysign(math.MaxFloat64, f)
@@ -683,14 +695,16 @@ func controlFree(seg []byte) bool {
 // project decodes data, if it is a valid JSON object, into a map of only
 // the keys in fields (the last of duplicates, as decode does): the values
 // of the other keys are checked but not built. ok is false if data is not
-// a valid object; decode then gives the value or the error.
+// a valid object; decode then gives the value or the error. It leaves
+// d.text empty: a projected record is never printed as written.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
 	d.data, d.pos, d.depth = data, 0, 0
 	d.space()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		return nil, false
 	}
-	d.text = string(data)
+	// The few strings kept are copied, not sliced from a copy of the line.
+	d.text, d.copy = "", true
 	d.depth = 1
 	d.pos++
 	m = make(map[string]any, len(fields))

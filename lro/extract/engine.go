@@ -418,9 +418,15 @@ func (r *runner) recordText(v any) string {
 		return ""
 	}
 	if r.byPointer == nil {
-		r.byPointer = make(map[unsafe.Pointer]string, len(r.all))
+		n := 0 // projected records have no text
+		for _, t := range r.texts {
+			if t != "" {
+				n++
+			}
+		}
+		r.byPointer = make(map[unsafe.Pointer]string, n)
 		for i, rec := range r.all {
-			if o, ok := rec.(map[string]any); ok {
+			if o, ok := rec.(map[string]any); ok && r.texts[i] != "" {
 				r.byPointer[mapPointer(o)] = r.texts[i]
 			}
 		}
