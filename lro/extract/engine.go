@@ -46,11 +46,14 @@ type span struct {
 func (r *results) text(i int) []byte { return r.buf[r.spans[i].start:r.spans[i].end] }
 
 // output returns the results, one per line.
-func (r *results) output() string {
+func (r *results) output() string { return string(r.outputBytes()) }
+
+// outputBytes is output without a copy.
+func (r *results) outputBytes() []byte {
 	if len(r.spans) == 0 {
-		return ""
+		return nil
 	}
-	return string(r.buf[:r.spans[len(r.spans)-1].end])
+	return r.buf[:r.spans[len(r.spans)-1].end]
 }
 
 // records iterates over the records of a source, decoded. It is both the

@@ -1,10 +1,12 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -37,10 +39,9 @@ func (c *config) answer(ctx context.Context, src *source, filter string, res *re
 		}
 		return textResult(msg)
 	}
-	out := res.output()
-	tokens := c.Tokenizer.Tokens([]byte(out))
+	tokens := c.Tokenizer.Tokens(res.outputBytes())
 	if tokens <= c.ThresholdTokens {
-		return textResult(out, note)
+		return textResult(res.output(), note)
 	}
 	desc, err := c.offload(ctx, src, filter, res, tokens)
 	if err != nil {
@@ -55,12 +56,17 @@ func (c *config) answer(ctx context.Context, src *source, filter string, res *re
 	return textResult(lead, string(data))
 }
 
-// record returns result i as one JSON value: raw strings are quoted again.
-func (r *results) record(i int) []byte {
-	if r.spans[i].raw {
-		return appendString(nil, string(r.text(i)))
+// appendRecord appends result i to buf as one JSON value: raw strings are
+// quoted again. A result that is JSON already is returned as it is in
+// r.buf, without a copy.
+func (r *results) appendRecord(buf []byte, i int) []byte {
+	if !r.spans[i].raw {
+		return r.text(i)
 	}
-	return r.text(i)
+	text := r.text(i)
+	// A view of the text as a string, for appendString: r.buf does not
+	// change while it is used.
+	return appendString(buf, unsafe.String(unsafe.SliceData(text), len(text)))
 }
 
 // offload writes the results to a new file in the output folder and returns
@@ -87,14 +93,18 @@ func (c *config) offload(ctx context.Context, src *source, filter string, res *r
 	var schema descriptor.Inferrer
 	var sample []json.RawMessage
 	namespaces := map[string]int{}
+	var buf []byte
 	for i := range res.spans {
-		rec := res.record(i)
+		rec := res.appendRecord(buf[:0], i)
+		if res.spans[i].raw {
+			buf = rec // reused for the next raw result
+		}
 		if err := w.WriteValidRecord(rec); err != nil {
 			return nil, err
 		}
 		schema.Add(rec)
 		if len(sample) < recipes.SampleSize {
-			sample = append(sample, json.RawMessage(rec))
+			sample = append(sample, json.RawMessage(bytes.Clone(rec)))
 		}
 		if ns := jsonscan.Lookup(rec, "namespace"); ns != nil {
 			var s string
