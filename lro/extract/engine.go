@@ -386,8 +386,10 @@ func (r *runner) emit(v, cur any, text string) error {
 	case len(text) > room:
 		return r.outputLimit()
 	case text != "" || rawString:
+		res.grow(len(text)+1, r.c.MaxOutputBytes)
 		res.buf = append(res.buf, text...)
 	default:
+		res.grow(minEncodeRoom, r.c.MaxOutputBytes)
 		r.enc.buf = res.buf
 		err := r.enc.encode(v)
 		res.buf = r.enc.buf
@@ -407,6 +409,22 @@ func (r *runner) emit(v, cur any, text string) error {
 	res.spans = append(res.spans, span{start, len(res.buf), rawString})
 	res.buf = append(res.buf, '\n')
 	return nil
+}
+
+// minEncodeRoom is the room made in the output before a result is encoded
+// into it, enough for most results.
+const minEncodeRoom = 4 << 10
+
+// grow makes room for n more bytes in buf by doubling its capacity, up to
+// limit (plus n). append grows a large slice by only a quarter of its size,
+// which copies a large output several times over.
+func (r *results) grow(n, limit int) {
+	if cap(r.buf)-len(r.buf) >= n {
+		return
+	}
+	buf := make([]byte, len(r.buf), max(min(2*cap(r.buf), limit), len(r.buf)+n))
+	copy(buf, r.buf)
+	r.buf = buf
 }
 
 func (r *runner) outputLimit() error {
