@@ -10,7 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -92,7 +91,7 @@ func (c *config) offload(ctx context.Context, src *source, filter string, res *r
 	}
 	var schema descriptor.Inferrer
 	var sample []json.RawMessage
-	namespaces := map[string]int{}
+	var ns namespaceCount
 	var buf []byte
 	for i := range res.spans {
 		rec := res.appendRecord(buf[:0], i)
@@ -102,15 +101,11 @@ func (c *config) offload(ctx context.Context, src *source, filter string, res *r
 		if err := w.WriteValidRecord(rec); err != nil {
 			return nil, err
 		}
-		schema.Add(rec)
+		ns.value = nil
+		schema.AddFields(rec, ns.field)
+		ns.count()
 		if len(sample) < recipes.SampleSize {
 			sample = append(sample, json.RawMessage(bytes.Clone(rec)))
-		}
-		if ns := jsonscan.Lookup(rec, "namespace"); ns != nil {
-			var s string
-			if json.Unmarshal(ns, &s) == nil && s != "" {
-				namespaces[s]++
-			}
 		}
 	}
 	if err := w.Commit(); err != nil {
@@ -122,7 +117,7 @@ func (c *config) offload(ctx context.Context, src *source, filter string, res *r
 		Detail:          h.Detail,
 		Count:           len(res.spans),
 		EstimatedTokens: tokens,
-		TopNamespaces:   top(namespaces, 5),
+		TopNamespaces:   ns.top(5),
 		LineSchema:      schema.Schema(),
 		Recipes:         recipes.For(recipes.Detail(h.Detail), sample),
 		Guidance:        Guidance,
@@ -175,16 +170,60 @@ func (c *config) truncated(ctx context.Context, res *results, tokens int, werr e
 	return textResult(warning, string(res.buf[:end]), note)
 }
 
-// top returns up to n keys of counts, most frequent first, ties in name
-// order.
-func top(counts map[string]int, n int) []string {
+// namespaceCount counts the namespaces of the records: the string value of
+// the first top-level member "namespace" of each object record, if not
+// empty.
+type namespaceCount struct {
+	counts map[string]*int // a pointer, so counting allocates nothing
+	value  []byte          // the value of the current record, as written
+}
+
+// field is the callback of descriptor.Inferrer.AddFields.
+func (c *namespaceCount) field(key, value []byte) {
+	if c.value == nil && string(key) == "namespace" {
+		c.value = value
+	}
+}
+
+// count counts the namespace of the current record.
+func (c *namespaceCount) count() {
+	v := c.value
+	if v == nil {
+		return
+	}
+	if len(v) > 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		// The common case: the raw bytes are a name seen before (a name
+		// with invalid UTF-8 is never in the table: it is decoded below).
+		if n := c.counts[string(v[1:len(v)-1])]; n != nil {
+			*n++
+			return
+		}
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil || s == "" {
+		return
+	}
+	if c.counts == nil {
+		c.counts = map[string]*int{}
+	}
+	if n := c.counts[s]; n != nil {
+		*n++
+	} else {
+		c.counts[s] = new(int)
+		*c.counts[s] = 1
+	}
+}
+
+// top returns up to n namespaces, most frequent first, ties in name order.
+func (c *namespaceCount) top(n int) []string {
+	counts := c.counts
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if counts[keys[i]] != counts[keys[j]] {
-			return counts[keys[i]] > counts[keys[j]]
+		if *counts[keys[i]] != *counts[keys[j]] {
+			return *counts[keys[i]] > *counts[keys[j]]
 		}
 		return keys[i] < keys[j]
 	})
