@@ -38,6 +38,13 @@ type decoder struct {
 	depth int
 	keys  map[string]string // interned object keys, shared across records
 	hint  int               // number of keys of the last top-level object
+	// seq holds the keys of the last record in the order they came, plain
+	// ones only ("" for others); records often have the same keys in the
+	// same order, so key number nkey of this record is checked against
+	// seq[nkey] first, which costs a comparison instead of a scan and a
+	// hash.
+	seq  []string
+	nkey int
 	// copy: strings are copied from data one by one, and text is empty
 	// (project, which needs a few strings of the line, not all of it).
 	copy bool
@@ -51,7 +58,7 @@ func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} 
 
 // decode decodes data, which must hold exactly one JSON value.
 func (d *decoder) decode(data []byte) (any, error) {
-	d.data, d.pos, d.depth, d.copy = data, 0, 0, false
+	d.data, d.pos, d.depth, d.copy, d.nkey = data, 0, 0, false, 0
 	// One copy of the whole text: every string value without escapes is then
 	// a slice of it, which saves an allocation and a copy per string.
 	d.text = string(data)
@@ -228,22 +235,58 @@ func (d *decoder) array() (any, error) {
 	}
 }
 
+// maxSeq bounds the keys remembered in decoder.seq.
+const maxSeq = 256
+
 // key decodes an object key, sharing the string with earlier records.
 func (d *decoder) key() (string, error) {
 	start := d.pos + 1
+	n := d.nkey
+	d.nkey++
+	if n < len(d.seq) {
+		// A key of seq is plain: no quote, backslash or control character,
+		// valid UTF-8. If the text here is that key and a quote, the
+		// string is that key.
+		k := d.seq[n]
+		if end := start + len(k); end < len(d.data) && d.data[end] == '"' && string(d.data[start:end]) == k {
+			d.pos = end + 1
+			return k, nil
+		}
+	}
+	k, plain, err := d.newKey(start)
+	if err != nil {
+		return "", err
+	}
+	remembered := k
+	if !plain {
+		remembered = "" // matches only the empty key, which is plain
+	}
+	switch {
+	case n < len(d.seq):
+		d.seq[n] = remembered
+	case n == len(d.seq) && n < maxSeq:
+		d.seq = append(d.seq, remembered)
+	}
+	return k, nil
+}
+
+// newKey decodes a key that is not the one seq expects. plain reports
+// whether the key is written without escapes, and valid UTF-8.
+func (d *decoder) newKey(start int) (k string, plain bool, err error) {
 	if end, ok := d.plainString(start); ok {
 		d.pos = end + 1
 		raw := d.data[start:end]
 		if k, ok := d.keys[string(raw)]; ok { // no allocation for the lookup
-			return k, nil
+			return k, true, nil
 		}
 		k := string(raw)
 		if len(d.keys) < maxInterned && len(k) <= 64 {
 			d.keys[k] = k
 		}
-		return k, nil
+		return k, true, nil
 	}
-	return d.slowString()
+	k, err = d.slowString()
+	return k, false, err
 }
 
 func (d *decoder) str() (any, error) {
