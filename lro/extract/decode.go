@@ -741,7 +741,7 @@ func controlFree(seg []byte) bool {
 // a valid object; decode then gives the value or the error. It leaves
 // d.text empty: a projected record is never printed as written.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
-	d.data, d.pos, d.depth = data, 0, 0
+	d.data, d.pos, d.depth, d.nkey = data, 0, 0, 0
 	d.space()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		return nil, false
