@@ -88,9 +88,10 @@ type benchCase struct {
 
 // benchRecipes are the calls of the benchmarks: two selective filters, a
 // slurping count and a projection large enough to be offloaded in turn
-// (the first four: the recipes lro_extract runs with a plan, see plan.go),
-// then calls that run on whole records: a filter that selects half of the
-// records, a sort of all of them and a query of the caller's.
+// (the first four), then a filter that selects half of the records (whose
+// plan skips only the other half), and two calls that run on whole records:
+// a sort of all of them and a query of the caller's. See plan.go for the
+// plans.
 var benchRecipes = []benchCase{
 	{name: "2-filter-namespace-selective", recipe: 2, params: map[string]any{"namespace": "_procedural/runbooks/none"}},
 	{name: "3-search-titles", recipe: 3, params: map[string]any{"keyword": "Decision 42:"}},
