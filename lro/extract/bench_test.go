@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -76,6 +77,72 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// benchCase is one lro_extract call of the benchmarks: a recipe, with
+// params, or a query.
+type benchCase struct {
+	name   string
+	recipe int
+	params map[string]any
+	query  string
+}
+
+// benchRecipes are the calls of the benchmarks: two selective filters, a
+// slurping count and a projection large enough to be offloaded in turn
+// (the first four), then a filter that selects half of the records (whose
+// plan skips only the other half), and two calls that run on whole records:
+// a sort of all of them and a query of the caller's. See plan.go for the
+// plans.
+var benchRecipes = []benchCase{
+	{name: "2-filter-namespace-selective", recipe: 2, params: map[string]any{"namespace": "_procedural/runbooks/none"}},
+	{name: "3-search-titles", recipe: 3, params: map[string]any{"keyword": "Decision 42:"}},
+	{name: "6-count-by-namespace", recipe: 6},
+	{name: "1-titles-offloaded-in-turn", recipe: 1},
+	{name: "2-filter-namespace-half", recipe: 2, params: map[string]any{"namespace": "_semantic"}},
+	{name: "8-sort-by-created", recipe: 8},
+	{name: "query-select-project", query: `select(.provenance.confidence >= 0.9) | {id, title, tags}`},
+}
+
+// args returns the arguments of the call on the file at path.
+func (tc benchCase) args(path string) map[string]any {
+	if tc.query != "" {
+		return map[string]any{"file_path": path, "query": tc.query}
+	}
+	args := map[string]any{"file_path": path, "recipe": tc.recipe}
+	if tc.params != nil {
+		args["params"] = tc.params
+	}
+	return args
+}
+
+// command returns the shell command that runs the same filter with jq, as
+// the descriptor gives it for a recipe.
+func (tc benchCase) command(path string, rs []recipes.Recipe) string {
+	if tc.query != "" {
+		return "tail -n +2 " + recipes.ShellQuote(path) + " | jq -c " + recipes.ShellQuote(tc.query)
+	}
+	r := rs[tc.recipe-1]
+	r.Params = slices.Clone(r.Params)
+	for i, p := range r.Params {
+		if v, ok := tc.params[p.Name]; ok {
+			r.Params[i].Value = v.(string)
+		}
+	}
+	return r.Command(path)
+}
+
+// benchFile writes the 10,000-record full-detail file of the benchmarks
+// and returns its path and its recipes.
+func benchFile(b *testing.B, dir string) (string, []recipes.Recipe) {
+	b.Helper()
+	records := benchMemories(10_000)
+	path := offload(b, dir, "full", records)
+	sample := make([]json.RawMessage, recipes.SampleSize)
+	for i := range sample {
+		sample[i], _ = json.Marshal(records[i])
+	}
+	return path, recipes.For(recipes.Full, sample)
+}
+
 // BenchmarkRecipeVsJQ runs recipes through lro_extract, called over an
 // in-memory MCP transport, side by side with the shell command of the same
 // recipe (tail | jq, as the descriptor gives it) on the same 10,000-record
@@ -85,39 +152,11 @@ func BenchmarkRecipeVsJQ(b *testing.B) {
 		b.Skip("jq not found")
 	}
 	dir := b.TempDir()
-	records := benchMemories(10_000)
-	path := offload(b, dir, "full", records)
-	sample := make([]json.RawMessage, recipes.SampleSize)
-	for i := range sample {
-		sample[i], _ = json.Marshal(records[i])
-	}
-	rs := recipes.For(recipes.Full, sample)
+	path, rs := benchFile(b, dir)
 	cs := session(b, &extract.Options{Dir: dir})
-	for _, tc := range []struct {
-		name   string
-		recipe int
-		params map[string]any
-	}{
-		{"2-filter-namespace-selective", 2, map[string]any{"namespace": "_procedural/runbooks/none"}},
-		{"3-search-titles", 3, map[string]any{"keyword": "Decision 42:"}},
-		{"6-count-by-namespace", 6, nil},
-		{"1-titles-offloaded-in-turn", 1, nil},
-	} {
+	for _, tc := range benchRecipes {
 		b.Run(tc.name, func(b *testing.B) {
-			r := rs[tc.recipe-1]
-			for _, p := range r.Params {
-				if v, ok := tc.params[p.Name]; ok {
-					for i := range r.Params {
-						if r.Params[i].Name == p.Name {
-							r.Params[i].Value = v.(string)
-						}
-					}
-				}
-			}
-			args := map[string]any{"file_path": path, "recipe": tc.recipe}
-			if tc.params != nil {
-				args["params"] = tc.params
-			}
+			args, command := tc.args(path), tc.command(path, rs)
 			viaTool := func() {
 				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lro_extract", Arguments: args})
 				if err != nil || res.IsError {
@@ -125,13 +164,32 @@ func BenchmarkRecipeVsJQ(b *testing.B) {
 				}
 			}
 			viaJQ := func() {
-				out, err := exec.Command("sh", "-c", r.Command(path)).Output()
-				if err != nil {
+				if _, err := exec.Command("sh", "-c", command).Output(); err != nil {
 					b.Fatalf("jq failed: %v", err)
 				}
-				_ = out
 			}
 			sideBySide(b, "lro_extract", viaTool, "jq", viaJQ)
+			cleanExtracts(b, dir, path)
+		})
+	}
+}
+
+// BenchmarkRecipe runs the calls of BenchmarkRecipeVsJQ through
+// lro_extract alone, for profiling (-cpuprofile).
+func BenchmarkRecipe(b *testing.B) {
+	dir := b.TempDir()
+	path, _ := benchFile(b, dir)
+	cs := session(b, &extract.Options{Dir: dir})
+	for _, tc := range benchRecipes {
+		b.Run(tc.name, func(b *testing.B) {
+			args := tc.args(path)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
+				if err != nil || res.IsError {
+					b.Fatalf("lro_extract failed: %v %v", err, res)
+				}
+			}
 			cleanExtracts(b, dir, path)
 		})
 	}

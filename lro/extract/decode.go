@@ -38,6 +38,16 @@ type decoder struct {
 	depth int
 	keys  map[string]string // interned object keys, shared across records
 	hint  int               // number of keys of the last top-level object
+	// seq holds the keys of the last record in the order they came, plain
+	// ones only ("" for others); records often have the same keys in the
+	// same order, so key number nkey of this record is checked against
+	// seq[nkey] first, which costs a comparison instead of a scan and a
+	// hash.
+	seq  []string
+	nkey int
+	// copy: strings are copied from data one by one, and text is empty
+	// (project, which needs a few strings of the line, not all of it).
+	copy bool
 }
 
 // maxInterned bounds the key table, so that records with ever-new keys cannot
@@ -48,7 +58,7 @@ func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} 
 
 // decode decodes data, which must hold exactly one JSON value.
 func (d *decoder) decode(data []byte) (any, error) {
-	d.data, d.pos, d.depth = data, 0, 0
+	d.data, d.pos, d.depth, d.copy, d.nkey = data, 0, 0, false, 0
 	// One copy of the whole text: every string value without escapes is then
 	// a slice of it, which saves an allocation and a copy per string.
 	d.text = string(data)
@@ -225,29 +235,65 @@ func (d *decoder) array() (any, error) {
 	}
 }
 
+// maxSeq bounds the keys remembered in decoder.seq.
+const maxSeq = 256
+
 // key decodes an object key, sharing the string with earlier records.
 func (d *decoder) key() (string, error) {
 	start := d.pos + 1
+	n := d.nkey
+	d.nkey++
+	if n < len(d.seq) {
+		// A key of seq is plain: no quote, backslash or control character,
+		// valid UTF-8. If the text here is that key and a quote, the
+		// string is that key.
+		k := d.seq[n]
+		if end := start + len(k); end < len(d.data) && d.data[end] == '"' && string(d.data[start:end]) == k {
+			d.pos = end + 1
+			return k, nil
+		}
+	}
+	k, plain, err := d.newKey(start)
+	if err != nil {
+		return "", err
+	}
+	remembered := k
+	if !plain {
+		remembered = "" // matches only the empty key, which is plain
+	}
+	switch {
+	case n < len(d.seq):
+		d.seq[n] = remembered
+	case n == len(d.seq) && n < maxSeq:
+		d.seq = append(d.seq, remembered)
+	}
+	return k, nil
+}
+
+// newKey decodes a key that is not the one seq expects. plain reports
+// whether the key is written without escapes, and valid UTF-8.
+func (d *decoder) newKey(start int) (k string, plain bool, err error) {
 	if end, ok := d.plainString(start); ok {
 		d.pos = end + 1
 		raw := d.data[start:end]
 		if k, ok := d.keys[string(raw)]; ok { // no allocation for the lookup
-			return k, nil
+			return k, true, nil
 		}
 		k := string(raw)
 		if len(d.keys) < maxInterned && len(k) <= 64 {
 			d.keys[k] = k
 		}
-		return k, nil
+		return k, true, nil
 	}
-	return d.slowString()
+	k, err = d.slowString()
+	return k, false, err
 }
 
 func (d *decoder) str() (any, error) {
 	start := d.pos + 1
 	if end, ok := d.plainString(start); ok {
 		d.pos = end + 1
-		return d.text[start:end], nil
+		return d.textOf(start, end), nil
 	}
 	return d.slowString()
 }
@@ -297,6 +343,15 @@ func (d *decoder) plainString(start int) (int, bool) {
 		return 0, false
 	}
 	return start + q, true
+}
+
+// textOf returns data[start:end] as a string: a slice of text, without a
+// copy, unless d.copy.
+func (d *decoder) textOf(start, end int) string {
+	if d.copy {
+		return string(d.data[start:end])
+	}
+	return d.text[start:end]
 }
 
 // slowString decodes a string with escapes or invalid UTF-8, from d.pos at
@@ -405,50 +460,13 @@ func (d *decoder) lowSurrogate(hi rune) rune {
 // fits, else a float64 (as jq 1.6, which keeps every number as a double).
 func (d *decoder) number() (any, error) {
 	start := d.pos
-	data := d.data
-	i := d.pos
-	if data[i] == '-' {
-		i++
+	end, integer, msg := scanNumber(d.data, start)
+	if msg != "" {
+		d.pos = end
+		return nil, d.errorf("%s", msg)
 	}
-	switch {
-	case i < len(data) && data[i] == '0':
-		i++
-	case i < len(data) && data[i] >= '1' && data[i] <= '9':
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-	default:
-		d.pos = i
-		return nil, d.errorf("invalid number")
-	}
-	integer := true
-	if i < len(data) && data[i] == '.' {
-		integer = false
-		i++
-		if i >= len(data) || data[i] < '0' || data[i] > '9' {
-			d.pos = i
-			return nil, d.errorf("invalid number: no digit after '.'")
-		}
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		integer = false
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		if i >= len(data) || data[i] < '0' || data[i] > '9' {
-			d.pos = i
-			return nil, d.errorf("invalid number: no digit in the exponent")
-		}
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-	}
-	d.pos = i
-	lit := data[start:i]
+	d.pos = end
+	lit := d.data[start:end]
 	if integer && len(lit) <= 18 && !(len(lit) == 2 && lit[0] == '-' && lit[1] == '0') {
 		n := 0
 		neg := lit[0] == '-'
@@ -464,10 +482,341 @@ func (d *decoder) number() (any, error) {
 		}
 		return n, nil
 	}
-	f, err := strconv.ParseFloat(d.text[start:i], 64) // a slice of text: no copy
+	f, err := strconv.ParseFloat(d.textOf(start, end), 64)
 	if err != nil {
 		// Out of range: jq clamps to the largest double, keeping the sign.
 		f = math.Copysign(math.MaxFloat64, f)
 	}
 	return f, nil
+}
+
+// scanNumber scans the JSON number that starts at data[i] (a '-' or a
+// digit) and returns the index just past it and whether it is an integer
+// literal (no fraction, no exponent). For an invalid number, msg says why
+// and end is where it fails.
+func scanNumber(data []byte, i int) (end int, integer bool, msg string) {
+	if data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && data[i] >= '1' && data[i] <= '9':
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	default:
+		return i, false, "invalid number"
+	}
+	integer = true
+	if i < len(data) && data[i] == '.' {
+		integer = false
+		i++
+		if i >= len(data) || data[i] < '0' || data[i] > '9' {
+			return i, false, "invalid number: no digit after '.'"
+		}
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		integer = false
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i >= len(data) || data[i] < '0' || data[i] > '9' {
+			return i, false, "invalid number: no digit in the exponent"
+		}
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	}
+	return i, integer, ""
+}
+
+// The functions below check JSON text without building its value, for the
+// records a recipe's plan (see plan.go) does not need whole. They accept
+// exactly what value accepts, nesting limit included, and report only
+// whether the text is valid: on false, the caller decodes the record in
+// full, which fails with the decoder's own message.
+
+// valid reports whether data holds exactly one JSON value that decode
+// accepts.
+func (d *decoder) valid(data []byte) bool {
+	d.data, d.pos, d.depth = data, 0, 0
+	d.space()
+	if !d.skip() {
+		return false
+	}
+	d.space()
+	return d.pos == len(d.data)
+}
+
+// skip moves past the value at d.pos.
+func (d *decoder) skip() bool {
+	if d.pos >= len(d.data) {
+		return false
+	}
+	switch c := d.data[d.pos]; c {
+	case '{':
+		return d.skipObject()
+	case '[':
+		return d.skipArray()
+	case '"':
+		return d.skipString()
+	case 't':
+		return d.skipLiteral("true")
+	case 'f':
+		return d.skipLiteral("false")
+	case 'n':
+		return d.skipLiteral("null")
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			end, _, msg := scanNumber(d.data, d.pos)
+			d.pos = end
+			return msg == ""
+		}
+		return false
+	}
+}
+
+func (d *decoder) skipLiteral(word string) bool {
+	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+		return false
+	}
+	d.pos += len(word)
+	return true
+}
+
+func (d *decoder) skipObject() bool {
+	if d.depth++; d.depth > maxDepth {
+		return false
+	}
+	d.pos++ // '{'
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		d.depth--
+		return true
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' || !d.skipString() {
+			return false
+		}
+		d.space()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return false
+		}
+		d.pos++
+		d.space()
+		if !d.skip() {
+			return false
+		}
+		d.space()
+		if d.pos >= len(d.data) {
+			return false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.space()
+		case '}':
+			d.pos++
+			d.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (d *decoder) skipArray() bool {
+	if d.depth++; d.depth > maxDepth {
+		return false
+	}
+	d.pos++ // '['
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		d.depth--
+		return true
+	}
+	for {
+		if !d.skip() {
+			return false
+		}
+		d.space()
+		if d.pos >= len(d.data) {
+			return false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.space()
+		case ']':
+			d.pos++
+			d.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// skipString moves past the string at d.pos (at its opening quote). Like
+// slowString, it accepts invalid UTF-8 (which decodes to U+FFFD) and
+// rejects control characters and invalid escapes.
+func (d *decoder) skipString() bool {
+	i := d.pos + 1
+	for {
+		q := bytes.IndexByte(d.data[i:], '"')
+		if q < 0 {
+			return false
+		}
+		seg := d.data[i : i+q]
+		b := bytes.IndexByte(seg, '\\')
+		if b < 0 {
+			if !controlFree(seg) {
+				return false
+			}
+			d.pos = i + q + 1
+			return true
+		}
+		if !controlFree(seg[:b]) {
+			return false
+		}
+		// An escape at i+b. The quote found may be the escaped one, so the
+		// search goes on after the escape.
+		j := i + b + 1
+		if j >= len(d.data) {
+			return false
+		}
+		switch d.data[j] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i = j + 1
+		case 'u':
+			if len(d.data)-(j+1) < 4 {
+				return false
+			}
+			for _, c := range d.data[j+1 : j+5] {
+				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+					return false
+				}
+			}
+			i = j + 5
+		default:
+			return false
+		}
+	}
+}
+
+// controlFree reports whether seg has no byte below 0x20, checking eight
+// bytes at a time.
+func controlFree(seg []byte) bool {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(seg); i += 8 {
+		x := binary.LittleEndian.Uint64(seg[i:])
+		// A byte below 0x20 has its high bit set after subtracting 0x20
+		// while its own high bit was clear.
+		if (x-0x20*lo)&^x&hi != 0 {
+			return false
+		}
+	}
+	for ; i < len(seg); i++ {
+		if seg[i] < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// project decodes data, if it is a valid JSON object, into a map of only
+// the keys in fields (the last of duplicates, as decode does): the values
+// of the other keys are checked but not built. ok is false if data is not
+// a valid object; decode then gives the value or the error. It leaves
+// d.text empty: a projected record is never printed as written.
+func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
+	d.data, d.pos, d.depth, d.nkey = data, 0, 0, 0
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
+		return nil, false
+	}
+	// The few strings kept are copied, not sliced from a copy of the line.
+	d.text, d.copy = "", true
+	d.depth = 1
+	d.pos++
+	m = make(map[string]any, len(fields))
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return m, d.end()
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, false
+		}
+		want := -1
+		start := d.pos + 1
+		if end, plain := d.plainString(start); plain {
+			raw := d.data[start:end]
+			for i, f := range fields {
+				if string(raw) == f {
+					want = i
+					break
+				}
+			}
+			d.pos = end + 1
+		} else {
+			k, err := d.slowString()
+			if err != nil {
+				return nil, false
+			}
+			for i, f := range fields {
+				if k == f {
+					want = i
+					break
+				}
+			}
+		}
+		d.space()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, false
+		}
+		d.pos++
+		d.space()
+		if want >= 0 {
+			v, err := d.value()
+			if err != nil {
+				return nil, false
+			}
+			m[fields[want]] = v
+		} else if !d.skip() {
+			return nil, false
+		}
+		d.space()
+		if d.pos >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.space()
+		case '}':
+			d.pos++
+			return m, d.end()
+		default:
+			return nil, false
+		}
+	}
+}
+
+// end reports whether only white space follows d.pos.
+func (d *decoder) end() bool {
+	d.space()
+	return d.pos == len(d.data)
 }

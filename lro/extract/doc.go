@@ -74,6 +74,19 @@
 // a warning. lro_read and lro_search show what fits and say where to
 // continue.
 //
+// # Speed
+//
+// Decoding records into gojq's values is most of the cost of a query, so
+// recipes run on less than whole records where their filter allows it with
+// the same results, counts and errors (plan.go says why for each filter):
+// the recipes that read a few fields of each record (memory recipes 1, 4
+// and 6, and 9 and 10 at the light and medium detail levels) decode only
+// those fields, and the select recipes (memory recipes 2, 3, 5 and 7, 10 at
+// full detail, and the keyword searches of the generic libraries) count
+// without decoding them the records that are valid JSON objects whose line,
+// free of backslashes, lacks the parameter's text. A caller's query always
+// runs on whole records.
+//
 // # Output
 //
 // lro_extract prints one result per line: compact JSON (jq -c), with the

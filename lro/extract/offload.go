@@ -1,14 +1,15 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -37,10 +38,9 @@ func (c *config) answer(ctx context.Context, src *source, filter string, res *re
 		}
 		return textResult(msg)
 	}
-	out := res.output()
-	tokens := c.Tokenizer.Tokens([]byte(out))
+	tokens := c.Tokenizer.Tokens(res.outputBytes())
 	if tokens <= c.ThresholdTokens {
-		return textResult(out, note)
+		return textResult(res.output(), note)
 	}
 	desc, err := c.offload(ctx, src, filter, res, tokens)
 	if err != nil {
@@ -55,12 +55,17 @@ func (c *config) answer(ctx context.Context, src *source, filter string, res *re
 	return textResult(lead, string(data))
 }
 
-// record returns result i as one JSON value: raw strings are quoted again.
-func (r *results) record(i int) []byte {
-	if r.spans[i].raw {
-		return appendString(nil, string(r.text(i)))
+// appendRecord appends result i to buf as one JSON value: raw strings are
+// quoted again. A result that is JSON already is returned as it is in
+// r.buf, without a copy.
+func (r *results) appendRecord(buf []byte, i int) []byte {
+	if !r.spans[i].raw {
+		return r.text(i)
 	}
-	return r.text(i)
+	text := r.text(i)
+	// A view of the text as a string, for appendString: r.buf does not
+	// change while it is used.
+	return appendString(buf, unsafe.String(unsafe.SliceData(text), len(text)))
 }
 
 // offload writes the results to a new file in the output folder and returns
@@ -86,21 +91,21 @@ func (c *config) offload(ctx context.Context, src *source, filter string, res *r
 	}
 	var schema descriptor.Inferrer
 	var sample []json.RawMessage
-	namespaces := map[string]int{}
+	var ns namespaceCount
+	var buf []byte
 	for i := range res.spans {
-		rec := res.record(i)
+		rec := res.appendRecord(buf[:0], i)
+		if res.spans[i].raw {
+			buf = rec // reused for the next raw result
+		}
 		if err := w.WriteValidRecord(rec); err != nil {
 			return nil, err
 		}
-		schema.Add(rec)
+		ns.value = nil
+		schema.AddFields(rec, ns.field)
+		ns.count()
 		if len(sample) < recipes.SampleSize {
-			sample = append(sample, json.RawMessage(rec))
-		}
-		if ns := jsonscan.Lookup(rec, "namespace"); ns != nil {
-			var s string
-			if json.Unmarshal(ns, &s) == nil && s != "" {
-				namespaces[s]++
-			}
+			sample = append(sample, json.RawMessage(bytes.Clone(rec)))
 		}
 	}
 	if err := w.Commit(); err != nil {
@@ -112,7 +117,7 @@ func (c *config) offload(ctx context.Context, src *source, filter string, res *r
 		Detail:          h.Detail,
 		Count:           len(res.spans),
 		EstimatedTokens: tokens,
-		TopNamespaces:   top(namespaces, 5),
+		TopNamespaces:   ns.top(5),
 		LineSchema:      schema.Schema(),
 		Recipes:         recipes.For(recipes.Detail(h.Detail), sample),
 		Guidance:        Guidance,
@@ -165,16 +170,60 @@ func (c *config) truncated(ctx context.Context, res *results, tokens int, werr e
 	return textResult(warning, string(res.buf[:end]), note)
 }
 
-// top returns up to n keys of counts, most frequent first, ties in name
-// order.
-func top(counts map[string]int, n int) []string {
+// namespaceCount counts the namespaces of the records: the string value of
+// the first top-level member "namespace" of each object record, if not
+// empty.
+type namespaceCount struct {
+	counts map[string]*int // a pointer, so counting allocates nothing
+	value  []byte          // the value of the current record, as written
+}
+
+// field is the callback of descriptor.Inferrer.AddFields.
+func (c *namespaceCount) field(key, value []byte) {
+	if c.value == nil && string(key) == "namespace" {
+		c.value = value
+	}
+}
+
+// count counts the namespace of the current record.
+func (c *namespaceCount) count() {
+	v := c.value
+	if v == nil {
+		return
+	}
+	if len(v) > 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		// The common case: the raw bytes are a name seen before (a name
+		// with invalid UTF-8 is never in the table: it is decoded below).
+		if n := c.counts[string(v[1:len(v)-1])]; n != nil {
+			*n++
+			return
+		}
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil || s == "" {
+		return
+	}
+	if c.counts == nil {
+		c.counts = map[string]*int{}
+	}
+	if n := c.counts[s]; n != nil {
+		*n++
+	} else {
+		c.counts[s] = new(int)
+		*c.counts[s] = 1
+	}
+}
+
+// top returns up to n namespaces, most frequent first, ties in name order.
+func (c *namespaceCount) top(n int) []string {
+	counts := c.counts
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if counts[keys[i]] != counts[keys[j]] {
-			return counts[keys[i]] > counts[keys[j]]
+		if *counts[keys[i]] != *counts[keys[j]] {
+			return *counts[keys[i]] > *counts[keys[j]]
 		}
 		return keys[i] < keys[j]
 	})

@@ -9,10 +9,12 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -148,5 +150,36 @@ func TestOptionsValidate(t *testing.T) {
 		c.MaxOutputBytes != DefaultMaxOutputBytes || c.MaxResults != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
 		c.ThresholdTokens != DefaultThresholdTokens || c.Prefix != jsonl.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
+	}
+}
+
+// TestNamespaceCount checks the namespaces an extraction offloaded in turn
+// reports: the first "namespace" member of each object record, decoded,
+// if it is a non-empty string.
+func TestNamespaceCount(t *testing.T) {
+	records := []string{
+		`{"namespace":"_b"}`, `{"namespace":"_b"}`, `{"namespace":"_a"}`, `{"namespace":"_a"}`,
+		`{"namespace":"_c"}`,
+		`{"namespace":"_\u0063"}`,             // escaped: _c
+		`{"namespace":"_c","namespace":"_d"}`, // the first counts
+		"{\"namespace\":\"_\xff\"}",           // invalid UTF-8: _\ufffd, twice
+		"{\"namespace\":\"_\xff\"}",
+		`{"namespace":""}`, `{"namespace":5}`, `{"namespace":null}`, `{"other":"_z"}`,
+		`{"nested":{"namespace":"_z"}}`, `"namespace"`, `["_z"]`,
+		`{"name\u0073pace":"_e"}`, // an escaped key is the same key
+	}
+	var schema descriptor.Inferrer
+	var c namespaceCount
+	for _, r := range records {
+		c.value = nil
+		schema.AddFields([]byte(r), c.field)
+		c.count()
+	}
+	want := []string{"_c", "_a", "_b", "_\ufffd", "_e"}
+	if diff := cmp.Diff(want, c.top(5)); diff != "" {
+		t.Errorf("top namespaces (-want +got):\n%s", diff)
+	}
+	if got := *c.counts["_c"]; got != 3 {
+		t.Errorf("_c counted %d times, want 3", got)
 	}
 }

@@ -375,6 +375,7 @@ func recipeProgram(r recipes.Recipe, params map[string]json.RawMessage) (*progra
 		p.names = append(p.names, "$"+prm.Name)
 		p.values = append(p.values, value)
 	}
+	p.plan = planFor(r.Filter, r.Slurp, p.names, p.values)
 	return p, nil
 }
 
