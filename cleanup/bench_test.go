@@ -5,13 +5,13 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -67,7 +67,7 @@ func BenchmarkSweepNoneExpired(b *testing.B) {
 			b.Fatalf("ReadDir = %d entries, %v", len(entries), err)
 		}
 	}
-	sideBySide(b, "sweep", nil, sweep, "readdir", nil, readDir)
+	sidebyside.Run(b, sidebyside.Arm{Name: "sweep", Run: sweep}, sidebyside.Arm{Name: "readdir", Run: readDir})
 }
 
 // BenchmarkSweepAllExpired sweeps a folder of 10,000 offload files that have
@@ -104,46 +104,5 @@ func BenchmarkSweepAllExpired(b *testing.B) {
 			b.Fatalf("ReadDir = %d entries, %v", len(entries), err)
 		}
 	}
-	sideBySide(b, "sweep", ensureFull, sweep, "readdir", ensureFull, readDir)
-}
-
-// sideBySide runs a and b alternately b.N times each, swapping which goes
-// first on every iteration, and reports the median per-call time of each and
-// the ratio of their medians, so that noise on a shared machine (and the
-// garbage one leaves for the other) hits both alike. It is the helper of
-// package lro's benchmarks, plus prepA and prepB, if not nil, run untimed
-// before each timed call of a and b.
-func sideBySide(b *testing.B, nameA string, prepA, a func(), nameB string, prepB, bFn func()) {
-	b.Helper()
-	var ta, tb []time.Duration
-	timed := func(prep, f func()) time.Duration {
-		if prep != nil {
-			prep()
-		}
-		t0 := time.Now()
-		f()
-		return time.Since(t0)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			ta = append(ta, timed(prepA, a))
-			tb = append(tb, timed(prepB, bFn))
-		} else {
-			tb = append(tb, timed(prepB, bFn))
-			ta = append(ta, timed(prepA, a))
-		}
-		i++
-	}
-	ma, mb := median(ta), median(tb)
-	b.ReportMetric(float64(ma.Nanoseconds()), nameA+"-median-ns")
-	b.ReportMetric(float64(mb.Nanoseconds()), nameB+"-median-ns")
-	b.ReportMetric(float64(ma)/float64(mb), nameA+"/"+nameB)
-}
-
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	sidebyside.Run(b, sidebyside.Arm{Name: "sweep", Prep: ensureFull, Run: sweep}, sidebyside.Arm{Name: "readdir", Prep: ensureFull, Run: readDir})
 }

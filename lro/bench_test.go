@@ -7,12 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -65,42 +64,6 @@ func recordsHandler(records []benchMemory) mcp.ToolHandler {
 	}
 }
 
-// sideBySide runs a and b alternately b.N times each, swapping which goes
-// first on every iteration, and reports the median per-call time of each and
-// the ratio of their medians, so that noise on a shared machine (and the
-// garbage one leaves for the other) hits both alike.
-func sideBySide(b *testing.B, nameA string, a func(), nameB string, bFn func()) {
-	b.Helper()
-	var ta, tb []time.Duration
-	timed := func(f func()) time.Duration {
-		t0 := time.Now()
-		f()
-		return time.Since(t0)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			ta = append(ta, timed(a))
-			tb = append(tb, timed(bFn))
-		} else {
-			tb = append(tb, timed(bFn))
-			ta = append(ta, timed(a))
-		}
-		i++
-	}
-	ma, mb := median(ta), median(tb)
-	b.ReportMetric(float64(ma.Nanoseconds()), nameA+"-median-ns")
-	b.ReportMetric(float64(mb.Nanoseconds()), nameB+"-median-ns")
-	b.ReportMetric(float64(ma)/float64(mb), nameA+"/"+nameB)
-}
-
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
 // BenchmarkInlineOverhead compares a wrapped handler whose result stays
 // inline with the bare handler. Target: wrapped/bare <= 1.05.
 func BenchmarkInlineOverhead(b *testing.B) {
@@ -112,7 +75,7 @@ func BenchmarkInlineOverhead(b *testing.B) {
 	if res, _ := wrapped(ctx, req); len(res.Content) != 1 || len(res.Content[0].(*mcp.TextContent).Text) < 1000 {
 		b.Fatal("wrapped result is not the inline records")
 	}
-	sideBySide(b, "wrapped", func() { _, _ = wrapped(ctx, req) }, "bare", func() { _, _ = bare(ctx, req) })
+	sidebyside.Run(b, sidebyside.Arm{Name: "wrapped", Run: func() { _, _ = wrapped(ctx, req) }}, sidebyside.Arm{Name: "bare", Run: func() { _, _ = bare(ctx, req) }})
 }
 
 // BenchmarkOffload500 compares offloading 500 full-detail records (the
@@ -149,7 +112,7 @@ func BenchmarkOffload500(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	sideBySide(b, "offload", offload, "marshal_write", marshalWrite)
+	sidebyside.Run(b, sidebyside.Arm{Name: "offload", Run: offload}, sidebyside.Arm{Name: "marshal_write", Run: marshalWrite})
 }
 
 // BenchmarkOffloadMemoryFlat offloads a result of 1,000,000 small records

@@ -8,12 +8,11 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
-	"sort"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -40,41 +39,6 @@ func benchMemories(n int) []any {
 		}
 	}
 	return out
-}
-
-// sideBySide runs a and b alternately, swapping which goes first on every
-// iteration, and reports the median per-call time of each and the ratio of
-// their medians, so that noise on a shared machine hits both alike.
-func sideBySide(b *testing.B, nameA string, a func(), nameB string, bFn func()) {
-	b.Helper()
-	var ta, tb []time.Duration
-	timed := func(f func()) time.Duration {
-		t0 := time.Now()
-		f()
-		return time.Since(t0)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			ta = append(ta, timed(a))
-			tb = append(tb, timed(bFn))
-		} else {
-			tb = append(tb, timed(bFn))
-			ta = append(ta, timed(a))
-		}
-		i++
-	}
-	ma, mb := median(ta), median(tb)
-	b.ReportMetric(float64(ma.Nanoseconds()), nameA+"-median-ns")
-	b.ReportMetric(float64(mb.Nanoseconds()), nameB+"-median-ns")
-	b.ReportMetric(float64(ma)/float64(mb), nameA+"/"+nameB)
-}
-
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 // benchCase is one lro_extract call of the benchmarks: a recipe, with
@@ -168,7 +132,7 @@ func BenchmarkRecipeVsJQ(b *testing.B) {
 					b.Fatalf("jq failed: %v", err)
 				}
 			}
-			sideBySide(b, "lro_extract", viaTool, "jq", viaJQ)
+			sidebyside.Run(b, sidebyside.Arm{Name: "lro_extract", Run: viaTool}, sidebyside.Arm{Name: "jq", Run: viaJQ})
 			cleanExtracts(b, dir, path)
 		})
 	}

@@ -3,12 +3,12 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/proxy"
 )
@@ -23,7 +23,7 @@ type arm struct {
 // on every iteration, and reports the median per-call time of each and the
 // ratio of each median to those of the arms after it, so that noise on a shared machine
 // (and the garbage one arm leaves for the next) hits all alike. It extends
-// the sideBySide helper of package lro's benchmarks to more than two arms.
+// sidebyside.Run to more than two arms.
 func compare(b *testing.B, arms ...arm) {
 	b.Helper()
 	times := make([][]time.Duration, len(arms))
@@ -40,7 +40,7 @@ func compare(b *testing.B, arms ...arm) {
 	}
 	medians := make([]time.Duration, len(arms))
 	for j, a := range arms {
-		medians[j] = median(times[j])
+		medians[j] = sidebyside.Median(times[j])
 		b.ReportMetric(float64(medians[j].Nanoseconds()), a.name+"-median-ns")
 	}
 	for j := range arms {
@@ -48,12 +48,6 @@ func compare(b *testing.B, arms ...arm) {
 			b.ReportMetric(float64(medians[j])/float64(medians[k]), arms[j].name+"/"+arms[k].name)
 		}
 	}
-}
-
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 // BenchmarkProxySmallCall compares a small call (3 items, inline), made to
