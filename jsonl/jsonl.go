@@ -738,9 +738,10 @@ func Name(prefix, operation string, id ulid.ULID) string {
 // ParseName parses a base name made by Name.
 //
 // It reports ok only for "{prefix}-{operation}-{ulid}.jsonl" where prefix is
-// the given one (empty means [DefaultPrefix]), operation is one or more of
-// [a-z0-9_], and ulid is a valid ULID in canonical upper-case form, as
-// [Name] writes them. It returns false for anything else, in particular for
+// the given one (empty means [DefaultPrefix]), operation is in the form
+// [SanitizeOperation] gives (words of [a-z0-9] joined by single '_', at most
+// 48 bytes), and ulid is a valid ULID in canonical upper-case form, as [Name]
+// writes them. It returns false for anything else, in particular for
 // temporary files (see [ParseTempName]) and for files of another prefix, even
 // one that extends this prefix with "-": operations contain no '-'. When ok,
 // Name(prefix, operation, id) == base, and id.Time() is the file's creation
@@ -762,10 +763,8 @@ func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 	if rest[len(op)] != '-' {
 		return "", ulid.ULID{}, false
 	}
-	for i := 0; i < len(op); i++ {
-		if c := op[i]; !isLowerAlnum(c) && c != '_' {
-			return "", ulid.ULID{}, false
-		}
+	if SanitizeOperation(op) != op { // allocates nothing for a sanitized op
+		return "", ulid.ULID{}, false
 	}
 	id, err := ulid.ParseStrict(idText)
 	if err != nil || id.String() != idText { // also rejects lower case
