@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
 // maxDepth is the deepest nesting of arrays and objects the decoder accepts,
@@ -553,185 +555,14 @@ func (d *decoder) valid(data []byte) bool {
 	return d.pos == len(d.data)
 }
 
-// skip moves past the value at d.pos.
+// skip moves past the value at d.pos, checking it with the validator that
+// offloading uses (exactly encoding/json's grammar and nesting limit).
 func (d *decoder) skip() bool {
-	if d.pos >= len(d.data) {
+	end, _ := jsonscan.ValidValue(d.data, d.pos, d.depth)
+	if end < 0 {
 		return false
 	}
-	switch c := d.data[d.pos]; c {
-	case '{':
-		return d.skipObject()
-	case '[':
-		return d.skipArray()
-	case '"':
-		return d.skipString()
-	case 't':
-		return d.skipLiteral("true")
-	case 'f':
-		return d.skipLiteral("false")
-	case 'n':
-		return d.skipLiteral("null")
-	default:
-		if c == '-' || c >= '0' && c <= '9' {
-			end, _, msg := scanNumber(d.data, d.pos)
-			d.pos = end
-			return msg == ""
-		}
-		return false
-	}
-}
-
-func (d *decoder) skipLiteral(word string) bool {
-	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
-		return false
-	}
-	d.pos += len(word)
-	return true
-}
-
-func (d *decoder) skipObject() bool {
-	if d.depth++; d.depth > maxDepth {
-		return false
-	}
-	d.pos++ // '{'
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.depth--
-		return true
-	}
-	for {
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' || !d.skipString() {
-			return false
-		}
-		d.space()
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return false
-		}
-		d.pos++
-		d.space()
-		if !d.skip() {
-			return false
-		}
-		d.space()
-		if d.pos >= len(d.data) {
-			return false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case '}':
-			d.pos++
-			d.depth--
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-func (d *decoder) skipArray() bool {
-	if d.depth++; d.depth > maxDepth {
-		return false
-	}
-	d.pos++ // '['
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.depth--
-		return true
-	}
-	for {
-		if !d.skip() {
-			return false
-		}
-		d.space()
-		if d.pos >= len(d.data) {
-			return false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case ']':
-			d.pos++
-			d.depth--
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// skipString moves past the string at d.pos (at its opening quote). Like
-// slowString, it accepts invalid UTF-8 (which decodes to U+FFFD) and
-// rejects control characters and invalid escapes.
-func (d *decoder) skipString() bool {
-	i := d.pos + 1
-	for {
-		q := bytes.IndexByte(d.data[i:], '"')
-		if q < 0 {
-			return false
-		}
-		seg := d.data[i : i+q]
-		b := bytes.IndexByte(seg, '\\')
-		if b < 0 {
-			if !controlFree(seg) {
-				return false
-			}
-			d.pos = i + q + 1
-			return true
-		}
-		if !controlFree(seg[:b]) {
-			return false
-		}
-		// An escape at i+b. The quote found may be the escaped one, so the
-		// search goes on after the escape.
-		j := i + b + 1
-		if j >= len(d.data) {
-			return false
-		}
-		switch d.data[j] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i = j + 1
-		case 'u':
-			if len(d.data)-(j+1) < 4 {
-				return false
-			}
-			for _, c := range d.data[j+1 : j+5] {
-				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-					return false
-				}
-			}
-			i = j + 5
-		default:
-			return false
-		}
-	}
-}
-
-// controlFree reports whether seg has no byte below 0x20, checking eight
-// bytes at a time.
-func controlFree(seg []byte) bool {
-	const (
-		lo = 0x0101010101010101
-		hi = 0x8080808080808080
-	)
-	i := 0
-	for ; i+8 <= len(seg); i += 8 {
-		x := binary.LittleEndian.Uint64(seg[i:])
-		// A byte below 0x20 has its high bit set after subtracting 0x20
-		// while its own high bit was clear.
-		if (x-0x20*lo)&^x&hi != 0 {
-			return false
-		}
-	}
-	for ; i < len(seg); i++ {
-		if seg[i] < 0x20 {
-			return false
-		}
-	}
+	d.pos = end
 	return true
 }
 
