@@ -157,40 +157,155 @@ type Element struct {
 // either case each may have been called, and the Inferrer may describe
 // records, before the error was found: discard it.
 func (in *Inferrer) AddElements(data []byte, field func(key, value []byte), each func(e Element) error) error {
+	_, err := in.AddElementsUntil(data, -1, field, each)
+	return err
+}
+
+// AddElementsUntil is [Inferrer.AddElements] for the elements of the array
+// data that start before offset stop. It reports whether an element starts
+// at stop, where it stops. When none does (stop was inside a string or a
+// nested value, or past the end), it goes on as AddElements, to the end of
+// data, and reports false.
+//
+// With [Inferrer.AddElementsFrom] on another Inferrer for the rest, and
+// [Inferrer.Merge], it splits one walk over a large array into two that run
+// at once; [SplitPoint] guesses a stop.
+func (in *Inferrer) AddElementsUntil(data []byte, stop int, field func(key, value []byte), each func(e Element) error) (split bool, err error) {
 	w := walker{data: data, field: field, outer: 1}
 	i := w.space(0)
 	if i >= len(data) || data[i] != '[' {
-		return ErrInvalidRecords
+		return false, ErrInvalidRecords
 	}
 	i = w.space(i + 1)
 	if i < len(data) && data[i] == ']' {
 		if w.space(i+1) != len(data) {
-			return ErrInvalidRecords
+			return false, ErrInvalidRecords
 		}
-		return nil
+		return false, nil
 	}
+	if i == stop {
+		return true, nil
+	}
+	return in.elements(&w, i, stop, each)
+}
+
+// AddElementsFrom is [Inferrer.AddElements] for the elements of the array
+// data from the one that starts at offset from to the end, where
+// [Inferrer.AddElementsUntil] split it: from must be the start of an
+// element, which AddElementsUntil confirms (until it does, an error or
+// success of AddElementsFrom means nothing). Element offsets are offsets in
+// data.
+func (in *Inferrer) AddElementsFrom(data []byte, from int, field func(key, value []byte), each func(e Element) error) error {
+	w := walker{data: data, field: field, outer: 1}
+	_, err := in.elements(&w, from, -1, each)
+	return err
+}
+
+// elements describes the elements of the array w.data from the one at
+// offset i to the end, stopping before the one that starts at stop (and
+// reporting true) if one does.
+func (in *Inferrer) elements(w *walker, i, stop int, each func(e Element) error) (split bool, err error) {
+	data := w.data
 	for {
 		w.ascii, w.multiline = true, false
 		end := w.value(&in.root, i, 0)
 		if end < 0 {
-			return ErrInvalidRecords
+			return false, ErrInvalidRecords
 		}
 		if err := each(Element{data[i:end], i, w.multiline, w.ascii}); err != nil {
-			return err
+			return false, err
 		}
 		if i = w.space(end); i >= len(data) {
-			return ErrInvalidRecords
+			return false, ErrInvalidRecords
 		}
 		switch data[i] {
 		case ',':
-			i = w.space(i + 1)
+			if i = w.space(i + 1); i == stop {
+				return true, nil
+			}
 		case ']':
 			if w.space(i+1) != len(data) {
-				return ErrInvalidRecords
+				return false, ErrInvalidRecords
 			}
-			return nil
+			return false, nil
 		default:
-			return ErrInvalidRecords
+			return false, ErrInvalidRecords
+		}
+	}
+}
+
+// SplitPoint guesses where the JSON array data can be split for two walks
+// at once (see [Inferrer.AddElementsUntil]): the offset, near the middle,
+// of what looks like the start of an element, or -1 when it finds none. It
+// looks for the first element's opening as written (for an object, up to
+// and with its first key), after a comma. The guess is cheap and may be
+// wrong: a string can hold anything.
+func SplitPoint(data []byte) int {
+	i := jsonscan.SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return -1
+	}
+	first := jsonscan.SkipSpace(data, i+1)
+	if first >= len(data) || data[first] != '{' {
+		return -1 // only records that are objects have an opening to find
+	}
+	colon := bytes.IndexByte(data[first:min(len(data), first+maxSplitPrefix)], ':')
+	if colon < 0 {
+		return -1
+	}
+	prefix := data[first : first+colon+1]
+	mid := len(data) / 2
+	for from := mid; from < len(data); {
+		k := bytes.Index(data[from:], prefix)
+		if k < 0 {
+			return -1
+		}
+		at := from + k
+		j := at - 1
+		for j > first && isSpace(data[j]) {
+			j--
+		}
+		if data[j] == ',' {
+			return at
+		}
+		from = at + 1
+	}
+	return -1
+}
+
+// maxSplitPrefix bounds the opening SplitPoint looks for.
+const maxSplitPrefix = 64
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// Merge adds what other describes to in, as if the records added to other
+// had been added to in after its own. other must not be used afterwards.
+func (in *Inferrer) Merge(other *Inferrer) { in.root.merge(&other.root) }
+
+// merge adds what o describes to n, o's values seen after n's.
+func (n *node) merge(o *node) {
+	n.seen += o.seen
+	n.types |= o.types
+	n.objects += o.objects
+	if o.props != nil {
+		if n.props == nil {
+			n.props = make(map[string]*node, len(o.props))
+		}
+		for i, k := range o.order {
+			if p, ok := n.props[k]; ok {
+				p.merge(o.nodes[i])
+				continue
+			}
+			n.props[k] = o.nodes[i]
+			n.order = append(n.order, k)
+			n.nodes = append(n.nodes, o.nodes[i])
+		}
+	}
+	if o.items != nil {
+		if n.items == nil {
+			n.items = o.items
+		} else {
+			n.items.merge(o.items)
 		}
 	}
 }
