@@ -175,6 +175,12 @@ type config struct {
 	Options
 	dir   string             // absolute output folder
 	tools map[string]*config // per-tool configurations, from Options.Tools
+	// splitBytes is the smallest array of records walked in two halves at
+	// once; 0 walks every array in one.
+	splitBytes int
+	// splitWaits makes a split walk's first half wait for the second
+	// instead of taking its half back, so that tests see every split.
+	splitWaits bool
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -189,7 +195,7 @@ func (c *config) forTool(name string) *config {
 // newConfig copies opts, applies defaults and validates. It reports the first
 // invalid field by name.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{}
+	c := &config{splitBytes: minSplitBytes}
 	if opts != nil {
 		c.Options = *opts
 	}

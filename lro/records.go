@@ -3,11 +3,14 @@ package lro
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -321,52 +324,16 @@ func (c *config) validRecords(doc []byte) (*recordSet, bool) {
 		return rs, err == nil
 	}
 	rs := &recordSet{doc: doc, measured: true, oneLine: true}
-	_, heuristic := c.Tokenizer.(estimate.Heuristic)
-	var buf bytes.Buffer
-	// measure counts and estimates one record and returns it as a line.
-	measure := func(rec []byte, multiline, ascii bool) ([]byte, error) {
-		line := rec
-		if multiline {
-			rs.oneLine = false
-			buf.Reset()
-			if err := json.Compact(&buf, rec); err != nil {
-				return nil, err
-			}
-			line = buf.Bytes()
-		}
-		rs.count++
-		if heuristic && ascii {
-			rs.tokens += estimate.ASCIITokens(len(line))
-		} else {
-			rs.tokens += c.Tokenizer.Tokens(line)
-		}
-		return line, nil
-	}
 	var err error
 	if c.inferSchema(c.RecordType) {
-		t := &tally{schema: &descriptor.Inferrer{}}
-		var bounds *[]uint32
-		if len(doc) <= math.MaxUint32 {
-			bounds = boundsPool.Get().(*[]uint32)
-			*bounds = (*bounds)[:0]
-		}
-		err = t.schema.AddElements(doc, t.field, func(e descriptor.Element) error {
-			line, err := measure(e.Value, e.Multiline, e.ASCII)
-			if err != nil {
-				return err
-			}
-			t.keep(line)
-			if bounds != nil && len(*bounds) < 2*maxBounds {
-				*bounds = append(*bounds, uint32(e.Offset), uint32(e.Offset+len(e.Value)))
-			}
-			return nil
-		})
-		rs.tally, rs.bounds = t, bounds
+		_, err = c.walkRecords(rs)
 	} else {
+		w := c.newWalk(false)
 		err = jsonscan.ValidElements(doc, func(e jsonscan.Element) error {
-			_, err := measure(e.Value, e.Multiline, e.ASCII)
+			_, err := w.measure(e.Value, e.Multiline, e.ASCII)
 			return err
 		})
+		w.addTo(rs)
 	}
 	if err != nil {
 		rs.release()
@@ -377,6 +344,173 @@ func (c *config) validRecords(doc []byte) (*recordSet, bool) {
 	rs.arrayEnd = len(bytes.TrimRight(doc, " \t\r\n"))
 	rs.docArray = doc[rs.arrayStart:rs.arrayEnd]
 	return rs, true
+}
+
+// walk is the state of one walk over an array of records: what it has
+// measured and gathered of the records it has seen.
+type walk struct {
+	heuristic     bool
+	tokenizer     estimate.Tokenizer
+	count, tokens int
+	oneLine       bool
+	buf           bytes.Buffer // a multi-line record, compacted
+	tally         *tally       // nil when nothing is gathered
+	bounds        *[]uint32    // nil when offsets are not noted
+}
+
+// newWalk starts a walk with c's tokenizer. A walk that gathers keeps a
+// tally of the summary's statistics and infers the records' schema.
+func (c *config) newWalk(gather bool) *walk {
+	_, heuristic := c.Tokenizer.(estimate.Heuristic)
+	w := &walk{heuristic: heuristic, tokenizer: c.Tokenizer, oneLine: true}
+	if gather {
+		w.tally = &tally{schema: &descriptor.Inferrer{}}
+	}
+	return w
+}
+
+// measure counts and estimates one record and returns it as a line.
+func (w *walk) measure(rec []byte, multiline, ascii bool) ([]byte, error) {
+	line := rec
+	if multiline {
+		w.oneLine = false
+		w.buf.Reset()
+		if err := json.Compact(&w.buf, rec); err != nil {
+			return nil, err
+		}
+		line = w.buf.Bytes()
+	}
+	w.count++
+	if w.heuristic && ascii {
+		w.tokens += estimate.ASCIITokens(len(line))
+	} else {
+		w.tokens += w.tokenizer.Tokens(line)
+	}
+	return line, nil
+}
+
+// element is the callback of descriptor's walks: it measures the record,
+// keeps it for the sample, and notes where it is.
+func (w *walk) element(e descriptor.Element) error {
+	line, err := w.measure(e.Value, e.Multiline, e.ASCII)
+	if err != nil {
+		return err
+	}
+	w.tally.keep(line)
+	if w.bounds != nil && len(*w.bounds) < 2*maxBounds {
+		*w.bounds = append(*w.bounds, uint32(e.Offset), uint32(e.Offset+len(e.Value)))
+	}
+	return nil
+}
+
+// addTo hands what w measured and gathered over to rs.
+func (w *walk) addTo(rs *recordSet) {
+	rs.count, rs.tokens, rs.oneLine = w.count, w.tokens, w.oneLine
+	rs.tally, rs.bounds = w.tally, w.bounds
+}
+
+// then adds what the walk that took over from w at a split saw, after what w
+// saw, and releases it.
+func (w *walk) then(next *walk) {
+	w.count += next.count
+	w.tokens += next.tokens
+	w.oneLine = w.oneLine && next.oneLine
+	w.tally.then(next.tally)
+	// w noted every one of its records unless it noted the most it may,
+	// so next's follow on as a prefix of the records still.
+	if w.bounds != nil && next.bounds != nil && len(*w.bounds) < 2*maxBounds {
+		b := *next.bounds
+		*w.bounds = append(*w.bounds, b[:min(len(b), 2*maxBounds-len(*w.bounds))]...)
+	}
+	next.release()
+}
+
+// release returns the walk's pooled buffers.
+func (w *walk) release() {
+	if w.bounds != nil {
+		boundsPool.Put(w.bounds)
+		w.bounds = nil
+	}
+}
+
+// minSplitBytes is the smallest array whose walk is split over two cores:
+// below it, starting the second walk costs about what it saves.
+const minSplitBytes = 64 << 10
+
+// errCancelled stops the second walk of a split that did not hold.
+var errCancelled = errors.New("lro: walk cancelled")
+
+// walkRecords validates the array rs.doc and measures, samples and
+// describes its records, noting where the first ones are. A large array is
+// walked in two halves at once, on two cores, when it can be split: the
+// second half from what looks like the start of a record near the middle,
+// while the first half's walk confirms that a record does start there (if
+// not, the first walk goes on to the end alone). It reports whether the walk
+// was split.
+func (c *config) walkRecords(rs *recordSet) (split bool, err error) {
+	doc := rs.doc
+	first := c.newWalk(true)
+	if len(doc) <= math.MaxUint32 {
+		first.bounds = boundsPool.Get().(*[]uint32)
+		*first.bounds = (*first.bounds)[:0]
+	}
+	defer first.addTo(rs)
+	stop := -1
+	if c.splitBytes > 0 && len(doc) >= c.splitBytes && runtime.GOMAXPROCS(0) > 1 {
+		stop = descriptor.SplitPoint(doc)
+	}
+	if stop < 0 {
+		return false, first.tally.schema.AddElements(doc, first.tally.field, first.element)
+	}
+	second := c.newWalk(true)
+	if first.bounds != nil {
+		second.bounds = boundsPool.Get().(*[]uint32)
+		*second.bounds = (*second.bounds)[:0]
+	}
+	// The second walk claims its half when it starts; a first walk that
+	// gets to the split point before that (the other cores are busy) takes
+	// the half back and walks on, so that a busy machine loses nothing.
+	const (
+		pending = iota
+		claimed
+		takenBack
+	)
+	var state atomic.Int32
+	var cancelled atomic.Bool
+	done := make(chan error, 1)
+	go func() {
+		if !state.CompareAndSwap(pending, claimed) {
+			done <- nil
+			return
+		}
+		done <- second.tally.schema.AddElementsFrom(doc, stop, second.tally.field, func(e descriptor.Element) error {
+			if cancelled.Load() {
+				return errCancelled
+			}
+			return second.element(e)
+		})
+	}()
+	split, err = first.tally.schema.AddElementsUntil(doc, stop, first.tally.field, first.element)
+	if !c.splitWaits && state.CompareAndSwap(pending, takenBack) {
+		second.release()
+		if split && err == nil {
+			err = first.tally.schema.AddElementsFrom(doc, stop, first.tally.field, first.element)
+		}
+		return false, err
+	}
+	if !split {
+		cancelled.Store(true)
+	}
+	err2 := <-done
+	if !split {
+		second.release()
+		return false, err
+	}
+	if err == nil {
+		err = err2
+	}
+	first.then(second)
+	return true, err
 }
 
 // scores returns the scores handed over with Provide, if any.

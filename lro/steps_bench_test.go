@@ -120,7 +120,7 @@ func BenchmarkOffloadSteps(b *testing.B) {
 		rs.release()
 	})
 	run("offload", func(b *testing.B) {
-		d, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
+		d, _, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func BenchmarkOffloadSteps(b *testing.B) {
 			b.Fatal("not memory records")
 		}
 	})
-	d, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
+	d, _, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"reflect"
 	"sort"
 	"strconv"
@@ -227,7 +229,7 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 	if op == "" {
 		op = toolName(req)
 	}
-	desc, werr := c.offload(ctx, toolName(req), op, a, rs, count, tokens)
+	_, data, werr := c.offload(ctx, toolName(req), op, a, rs, count, tokens)
 	if werr != nil {
 		structured := c.fallback(ctx, toolName(req), op, res, rs, count, tokens, werr)
 		if provided != nil {
@@ -237,10 +239,6 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 			structured = c.truncateStructured(res, typedOut)
 		}
 		return structured
-	}
-	data, err := json.Marshal(desc)
-	if err != nil {
-		return nil
 	}
 	res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
 	res.StructuredContent = json.RawMessage(data)
@@ -368,6 +366,34 @@ func (t *tally) field(key, value []byte) {
 	}
 }
 
+// then adds the statistics of the records of next, which follow those of t.
+func (t *tally) then(next *tally) {
+	if t.schema != nil && next.schema != nil {
+		t.schema.Merge(next.schema)
+	}
+	for ns, n := range next.namespaces {
+		if m := t.namespaces[ns]; m != nil {
+			*m += *n
+			continue
+		}
+		if t.namespaces == nil {
+			t.namespaces = map[string]*int{}
+		}
+		t.namespaces[ns] = n
+	}
+	if next.scores > 0 {
+		t.addScore(next.minScore)
+		t.addScore(next.maxScore)
+		t.scores += next.scores - 2
+	}
+	for _, line := range next.sample {
+		if len(t.sample) >= sampleSize {
+			break
+		}
+		t.sample = append(t.sample, line)
+	}
+}
+
 // jsonString decodes the JSON string v, without encoding/json when it has no
 // escapes (the common case).
 func jsonString(v []byte) (string, bool) {
@@ -385,6 +411,9 @@ func jsonString(v []byte) (string, bool) {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (t *tally) addScore(f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return // not a score a range can show (JSON has no such number)
+	}
 	if t.scores == 0 || f < t.minScore {
 		t.minScore = f
 	}
@@ -432,12 +461,13 @@ func (c *config) inferSchema(elemType reflect.Type) bool {
 	return c.wantsSchema() && structType(elemType) == nil
 }
 
-// offload writes the records to a new file and builds the descriptor.
-func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *recordSet, count, tokens int) (*descriptor.OffloadResponse, error) {
+// offload writes the records to a new file and builds the descriptor, and
+// returns it with its JSON encoding.
+func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *recordSet, count, tokens int) (*descriptor.OffloadResponse, []byte, error) {
 	start := c.Now()
 	w, err := jsonl.Create(op, &jsonl.Options{Dir: c.dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer w.Abort() // no-op after a successful Commit
 	err = w.WriteHeader(jsonl.Header{
@@ -449,49 +479,7 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		Detail:          string(a.detail),
 	})
 	if err != nil {
-		return nil, err
-	}
-	elemType := structType(rs.elemType)
-	wantSchema := c.wantsSchema()
-	t := rs.tally
-	switch {
-	case t != nil:
-		// Gathered while the records were validated: only write them.
-		err = rs.eachLine(w.WriteValidRecord)
-	case wantSchema && elemType == nil && rs.docArray != nil:
-		// One walk over the array describes each record, finds where it
-		// ends, and hands it over to be written.
-		t = &tally{schema: &descriptor.Inferrer{}}
-		var buf bytes.Buffer
-		err = t.schema.AddElements(rs.docArray, t.field, func(e descriptor.Element) error {
-			line, err := rs.line(e.Value, &buf)
-			if err != nil {
-				return err
-			}
-			t.keep(line)
-			return w.WriteValidRecord(line)
-		})
-	default:
-		t = &tally{}
-		if wantSchema && elemType == nil {
-			t.schema = &descriptor.Inferrer{}
-		}
-		err = rs.eachLine(func(line []byte) error {
-			t.add(line)
-			return w.WriteValidRecord(line)
-		})
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := w.Commit(); err != nil {
-		return nil, err
-	}
-	if provided := rs.scores(); provided != nil {
-		t.scores = 0
-		for _, s := range provided {
-			t.addScore(s)
-		}
+		return nil, nil, err
 	}
 	in := descriptor.Input{
 		Path:            w.Path(),
@@ -499,25 +487,42 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		Detail:          string(a.detail),
 		Count:           count,
 		EstimatedTokens: tokens,
-		TopNamespaces:   t.topNamespaces(),
-		ScoreRange:      t.scoreRange(),
 	}
-	if c.ExtractTools {
-		in.Guidance = extract.Guidance
+	elemType := structType(rs.elemType)
+	wantSchema := c.wantsSchema()
+	var d *described
+	if t := rs.tally; t != nil {
+		// Gathered while the records were validated: the descriptor is
+		// built on another core while the file is written, which is mostly
+		// the kernel's work.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			d = c.describe(in, a, t, rs.scores(), elemType)
+		}()
+		err = rs.eachLine(w.WriteValidRecord)
+		if err == nil {
+			err = w.Commit()
+		}
+		<-done
+	} else {
+		var t *tally
+		t, err = c.writeRecords(w, rs, wantSchema && elemType == nil)
+		if err == nil {
+			err = w.Commit()
+		}
+		if err == nil {
+			d = c.describe(in, a, t, rs.scores(), elemType)
+		}
 	}
-	switch {
-	case !wantSchema:
-	case elemType != nil:
-		in.LineSchema, _ = reflectedSchema(elemType) // cached by structType
-	default:
-		in.LineSchema = t.schema.Schema()
+	if err != nil {
+		return nil, nil, err
 	}
-	var isMemory bool
-	in.Recipes, isMemory = recipes.Select(a.detail, t.sample)
-	if isMemory {
-		in.Noun = "memories"
+	if d.err != nil {
+		// No descriptor, no pointer to the file: it goes.
+		_ = os.Remove(in.Path)
+		return nil, nil, d.err
 	}
-	desc := descriptor.Build(in, c.Profile)
 	event.Emit(ctx, c.Observer, event.Offloaded{
 		Tool:            tool,
 		Operation:       in.Operation,
@@ -529,7 +534,76 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
 	})
-	return &desc, nil
+	return &d.resp, d.data, nil
+}
+
+// writeRecords writes the records of rs to w, gathering the summary's
+// statistics, and the records' schema when infer is true.
+func (c *config) writeRecords(w *jsonl.Writer, rs *recordSet, infer bool) (*tally, error) {
+	if infer && rs.docArray != nil {
+		// One walk over the array describes each record, finds where it
+		// ends, and hands it over to be written.
+		t := &tally{schema: &descriptor.Inferrer{}}
+		var buf bytes.Buffer
+		err := t.schema.AddElements(rs.docArray, t.field, func(e descriptor.Element) error {
+			line, err := rs.line(e.Value, &buf)
+			if err != nil {
+				return err
+			}
+			t.keep(line)
+			return w.WriteValidRecord(line)
+		})
+		return t, err
+	}
+	t := &tally{}
+	if infer {
+		t.schema = &descriptor.Inferrer{}
+	}
+	err := rs.eachLine(func(line []byte) error {
+		t.add(line)
+		return w.WriteValidRecord(line)
+	})
+	return t, err
+}
+
+// described is an offload's descriptor and its JSON encoding.
+type described struct {
+	resp descriptor.OffloadResponse
+	data []byte
+	err  error
+}
+
+// describe builds the descriptor of an offload from in, which holds what
+// the file's header holds, and t, the records' statistics. provided are the
+// scores handed over with Provide, if any; elemType is the records' struct
+// type, or nil when their schema is inferred.
+func (c *config) describe(in descriptor.Input, a callArgs, t *tally, provided []float64, elemType reflect.Type) *described {
+	if provided != nil {
+		t.scores = 0
+		for _, s := range provided {
+			t.addScore(s)
+		}
+	}
+	in.TopNamespaces = t.topNamespaces()
+	in.ScoreRange = t.scoreRange()
+	if c.ExtractTools {
+		in.Guidance = extract.Guidance
+	}
+	switch {
+	case !c.wantsSchema():
+	case elemType != nil:
+		in.LineSchema, _ = reflectedSchema(elemType) // cached by structType
+	default:
+		in.LineSchema = t.schema.Schema()
+	}
+	var isMemory bool
+	in.Recipes, isMemory = recipes.Select(a.detail, t.sample)
+	if isMemory {
+		in.Noun = "memories"
+	}
+	d := &described{resp: descriptor.Build(in, c.Profile)}
+	d.data, d.err = json.Marshal(d.resp)
+	return d
 }
 
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
