@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -351,6 +352,34 @@ func TestProvideEvaluatesTheFullSet(t *testing.T) {
 	}
 	if lro.Provide(context.Background(), lro.ResultSet{}) {
 		t.Error("Provide outside a decorator reported true")
+	}
+}
+
+// TestProvideNonFiniteScores hands over scores that JSON cannot carry: the
+// records are still offloaded, and score_range is that of the finite ones
+// (before, the descriptor failed to encode and the result went out whole,
+// leaving the file behind).
+func TestProvideNonFiniteScores(t *testing.T) {
+	dir := t.TempDir()
+	h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		scores := make([]float64, 100)
+		for i := range scores {
+			scores[i] = float64(i) / 100
+		}
+		scores[0], scores[1], scores[2] = math.NaN(), math.Inf(1), math.Inf(-1)
+		lro.Provide(ctx, lro.ResultSet{Records: makeItems(100), Scores: scores})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "formatted"}}}, nil
+	}, &lro.Options{OutputDir: dir})
+	res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := descriptorOf(t, res)
+	if want := [2]float64{0.03, 0.99}; d.Summary.ScoreRange == nil || *d.Summary.ScoreRange != want {
+		t.Errorf("summary.score_range = %v, want %v", d.Summary.ScoreRange, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the folder, want the one offloaded", len(entries))
 	}
 }
 
