@@ -90,7 +90,14 @@ func BenchmarkProxySmallCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.Close() })
-	through := inMemory(p.Server())
+	// The proxy's own entry point, which examples/proxy serves stdio with.
+	st, ct := mcp.NewInMemoryTransports()
+	pss, err := p.Connect(ctx, st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pss.Close() })
+	through := dial("client", ct)
 
 	up := dial("forwarder", &mcp.StreamableClientTransport{Endpoint: url})
 	fwd := mcp.NewServer(&mcp.Implementation{Name: "forwarder", Version: "v0"}, nil)
@@ -109,6 +116,9 @@ func BenchmarkProxySmallCall(b *testing.B) {
 		}
 	}
 	compare(b, arm{"proxy", callOn(through)}, arm{"forwarder", callOn(forwarded)}, arm{"direct", callOn(direct)})
+	if n := proxy.FastCalls(p); n < int64(b.N) {
+		b.Fatalf("the proxy's fast path answered %d of %d calls", n, b.N)
+	}
 }
 
 // startBenchUpstream serves the test upstream over loopback HTTP.

@@ -54,7 +54,26 @@ func newProxy(t *testing.T, up proxy.Upstream, opts *proxy.Options, copts *mcp.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return p, connectTo(t, p.Server(), copts)
+	return p, connectProxy(t, p, copts)
+}
+
+// connectProxy connects a client to p in memory, through p.Connect, as
+// examples/proxy serves stdio.
+func connectProxy(t *testing.T, p *proxy.Proxy, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := p.Connect(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 func connectTo(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) *mcp.ClientSession {
