@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"testing"
 	"time"
 
@@ -90,14 +91,16 @@ func BenchmarkProxySmallCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.Close() })
-	// The proxy's own entry point, which examples/proxy serves stdio with.
-	st, ct := mcp.NewInMemoryTransports()
-	pss, err := p.Connect(ctx, st)
+	// The proxy's own entry point, which examples/proxy serves stdio with,
+	// on the stdio transport's kind of stream: the client's end is what
+	// mcp.NewInMemoryTransports gives, too.
+	c1, c2 := net.Pipe()
+	pss, err := p.Connect(ctx, &mcp.IOTransport{Reader: c1, Writer: c1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { pss.Close() })
-	through := dial("client", ct)
+	through := dial("client", &mcp.IOTransport{Reader: c2, Writer: c2})
 
 	up := dial("forwarder", &mcp.StreamableClientTransport{Endpoint: url})
 	fwd := mcp.NewServer(&mcp.Implementation{Name: "forwarder", Version: "v0"}, nil)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,21 +79,33 @@ const cancelTimeout = 5 * time.Second
 // an HTTP response body, so that the connection can be used again.
 const drainTimeout = 5 * time.Second
 
-// Connect serves the proxy on t, for example &mcp.StdioTransport{}, and
-// returns the session. Unlike a session made with Server().Connect, calls
-// of upstream tools whose results stay inline skip the SDK's decoding and
-// encoding on the proxy (see the package documentation), which makes them
-// several times cheaper; what the client receives is the same. Close the
+// Connect serves the proxy on t and returns the session. For a
+// [mcp.StdioTransport] or an [mcp.IOTransport], the transports of a local
+// proxy, calls of upstream tools whose results stay inline skip the SDK's
+// decoding and encoding on the proxy (see the package documentation), which
+// makes them several times cheaper; what the client receives is the same.
+// Any other transport is served as Server().Connect serves it. Close the
 // session, or let the client disconnect, to end it.
 func (p *Proxy) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
-	st := &serveTransport{Transport: t, p: p}
-	ss, err := p.server.Connect(ctx, st, nil)
+	var in io.ReadCloser
+	var out io.WriteCloser
+	var maxLine int
+	switch t := t.(type) {
+	case *mcp.StdioTransport:
+		in, out, maxLine = os.Stdin, nopCloser{os.Stdout}, t.MaxLineLength
+	case *mcp.IOTransport:
+		in, out, maxLine = t.Reader, t.Writer, t.MaxLineLength
+	default:
+		return p.server.Connect(ctx, t, nil)
+	}
+	tp := newTap(p, in, out)
+	go tp.read()
+	ss, err := p.server.Connect(ctx, &mcp.IOTransport{Reader: tapReader{tp}, Writer: tapWriter{tp}, MaxLineLength: maxLine}, nil)
 	if err != nil {
+		tp.close()
 		return nil, err
 	}
-	if st.conn != nil {
-		st.conn.ss.Store(ss)
-	}
+	tp.ss.Store(ss)
 	return ss, nil
 }
 
@@ -116,120 +129,227 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	}
 }
 
-// serveTransport makes the connection the proxy serves a client on.
-type serveTransport struct {
-	mcp.Transport
-	p    *Proxy
-	conn *serveConn
-}
+type nopCloser struct{ io.Writer }
 
-func (t *serveTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &serveConn{Connection: conn, p: t.p, calls: map[jsonrpc.ID]*fastCall{}}
-	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	t.conn = c
-	return c, nil
-}
+func (nopCloser) Close() error { return nil }
 
-// serveConn is the connection to the client: it takes the calls of the fast
-// path out of what go-sdk's server reads, and gives it back the calls the
-// fast path hands over.
-type serveConn struct {
-	mcp.Connection
-	p  *Proxy
-	ss atomic.Pointer[mcp.ServerSession] // set once Connect has the session
+// tapBuffer is the size of the buffer the tap reads the client's lines with:
+// a longer line goes to go-sdk's server unread.
+const tapBuffer = 64 << 10
 
-	ctx    context.Context // canceled on Close: ends the calls in flight
+// A tap sits between the client's stream of newline-delimited JSON-RPC
+// messages and go-sdk's server: it takes the fast path's calls out of the
+// stream, hands every other line to the server as it came, and writes the
+// fast path's answers to the client between the server's messages.
+type tap struct {
+	p   *Proxy
+	in  io.ReadCloser  // from the client
+	out io.WriteCloser // to the client
+	wmu sync.Mutex     // serializes writes to out, by the server and the fast path
+
+	sdk    *io.PipeReader // what go-sdk's server reads
+	toSDK  *io.PipeWriter
+	sdkMu  sync.Mutex // serializes writes to toSDK
+	ss     atomic.Pointer[mcp.ServerSession]
+	ctx    context.Context // canceled when the session ends
 	cancel context.CancelFunc
 
-	mu        sync.Mutex
-	calls     map[jsonrpc.ID]*fastCall // the client's calls the fast path has, by ID
-	queue     []jsonrpc.Message        // calls handed back, for go-sdk's server to read
-	interrupt context.CancelFunc       // ends the Read in progress, if any
+	mu    sync.Mutex
+	calls map[string]*fastCall // the client's calls on the fast path, by idKey
 }
 
-func (c *serveConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		c.mu.Lock()
-		if len(c.queue) > 0 {
-			msg := c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-			return msg, nil
-		}
-		rctx, cancel := context.WithCancel(ctx)
-		c.interrupt = cancel
-		c.mu.Unlock()
+func newTap(p *Proxy, in io.ReadCloser, out io.WriteCloser) *tap {
+	tp := &tap{p: p, in: in, out: out, calls: map[string]*fastCall{}}
+	tp.sdk, tp.toSDK = io.Pipe()
+	tp.ctx, tp.cancel = context.WithCancel(context.Background())
+	return tp
+}
 
-		msg, err := c.Connection.Read(rctx)
+// tapReader and tapWriter are the stream go-sdk's server sees.
+type tapReader struct{ tp *tap }
 
-		c.mu.Lock()
-		c.interrupt = nil
-		interrupted := rctx.Err() != nil && ctx.Err() == nil
-		c.mu.Unlock()
-		cancel()
-		if err != nil {
-			if interrupted {
-				continue // a call was handed back
+func (r tapReader) Read(b []byte) (int, error) { return r.tp.sdk.Read(b) }
+
+func (r tapReader) Close() error { return r.tp.close() }
+
+type tapWriter struct{ tp *tap }
+
+func (w tapWriter) Write(b []byte) (int, error) { return w.tp.write(b) }
+
+func (w tapWriter) Close() error { return w.tp.out.Close() }
+
+// close ends the session's calls in flight and stops reading the client.
+func (tp *tap) close() error {
+	tp.cancel()
+	tp.sdk.Close()
+	return tp.in.Close()
+}
+
+// write writes whole messages to the client.
+func (tp *tap) write(b []byte) (int, error) {
+	tp.wmu.Lock()
+	defer tp.wmu.Unlock()
+	return tp.out.Write(b)
+}
+
+// toServer hands lines to go-sdk's server.
+func (tp *tap) toServer(b []byte) error {
+	tp.sdkMu.Lock()
+	defer tp.sdkMu.Unlock()
+	_, err := tp.toSDK.Write(b)
+	return err
+}
+
+// read reads the client's stream until it ends.
+func (tp *tap) read() {
+	br := bufio.NewReaderSize(tp.in, tapBuffer)
+	var err error
+	for err == nil {
+		var line []byte
+		line, err = br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// Too long to take: the rest of the line goes on as it comes.
+			err = nil
+			for {
+				if werr := tp.toServer(line); werr != nil {
+					err = werr
+					break
+				}
+				if line[len(line)-1] == '\n' {
+					break
+				}
+				line, err = br.ReadSlice('\n')
+				if err == bufio.ErrBufferFull {
+					err = nil
+				} else if err != nil {
+					if len(line) > 0 {
+						_ = tp.toServer(line)
+					}
+					break
+				}
 			}
-			return nil, err
-		}
-		if req, ok := msg.(*jsonrpc.Request); ok && c.intercept(req) {
 			continue
 		}
-		return msg, nil
+		if len(line) > 0 && !tp.take(line) {
+			if werr := tp.toServer(line); werr != nil && err == nil {
+				err = werr
+			}
+		}
 	}
-}
-
-func (c *serveConn) Close() error {
-	c.cancel()
-	return c.Connection.Close()
-}
-
-// handBack gives go-sdk's server a request to read.
-func (c *serveConn) handBack(req *jsonrpc.Request) {
-	c.mu.Lock()
-	c.queue = append(c.queue, req)
-	if c.interrupt != nil {
-		c.interrupt()
-		c.interrupt = nil
+	if err == io.EOF {
+		err = nil
 	}
-	c.mu.Unlock()
+	tp.toSDK.CloseWithError(err)
+	tp.cancel()
 }
 
-// intercept reports whether the fast path takes req.
-func (c *serveConn) intercept(req *jsonrpc.Request) bool {
-	switch req.Method {
-	case methodCallTool:
-		return req.IsCall() && c.start(req)
-	case methodCancelled:
-		return !req.IsCall() && c.cancelCall(req.Params)
+// message is a JSON-RPC message as the tap reads it.
+type message struct {
+	id, method, params []byte
+}
+
+// parseMessage reads one JSON-RPC request or notification, in a line with
+// nothing else. ok is false for anything else, such as a response, a
+// batch, or an ID that is neither a string nor an integer.
+func parseMessage(line []byte) (m message, ok bool) {
+	line = bytes.TrimSpace(line)
+	if jsonscan.Kind(line) != '{' || !jsonscan.Valid(line) {
+		return m, false
+	}
+	var version bool
+	err := jsonscan.Fields(line, func(f jsonscan.Field) error {
+		switch string(f.Key) {
+		case "jsonrpc":
+			if version || string(f.Value) != `"2.0"` {
+				return errFound
+			}
+			version = true
+		case "id":
+			if m.id != nil || !validID(f.Value) {
+				return errFound
+			}
+			m.id = f.Value
+		case "method":
+			if m.method != nil || jsonscan.Kind(f.Value) != '"' {
+				return errFound
+			}
+			m.method = f.Value
+		case "params":
+			if m.params != nil {
+				return errFound
+			}
+			m.params = f.Value
+		default:
+			return errFound
+		}
+		return nil
+	})
+	return m, err == nil && version && m.method != nil
+}
+
+// validID reports whether id is a string or an integer, which go-sdk's
+// server echoes as written.
+func validID(id []byte) bool {
+	if jsonscan.Kind(id) == '"' {
+		return true
+	}
+	for i, b := range id {
+		if !(b >= '0' && b <= '9' || b == '-' && i == 0) {
+			return false
+		}
+	}
+	return len(id) > 0 && len(id) < 16
+}
+
+// idKey identifies a request ID as go-sdk does: a string by its value, a
+// number as an integer.
+func idKey(id []byte) (string, bool) {
+	switch k := jsonscan.Kind(id); {
+	case k == '"':
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	case k == '-' || k >= '0' && k <= '9':
+		f, err := strconv.ParseFloat(string(id), 64)
+		if err != nil {
+			return "", false
+		}
+		return "n" + strconv.FormatInt(int64(f), 10), true
+	}
+	return "", false
+}
+
+// take reports whether the fast path takes the line: a call of an upstream
+// tool, or the cancellation of one of its calls.
+func (tp *tap) take(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"`+methodCallTool+`"`)) && !bytes.Contains(line, []byte(`"`+methodCancelled+`"`)) {
+		return false
+	}
+	m, ok := parseMessage(line)
+	if !ok {
+		return false
+	}
+	switch string(m.method) {
+	case `"` + methodCallTool + `"`:
+		return m.id != nil && tp.start(m)
+	case `"` + methodCancelled + `"`:
+		return m.id == nil && tp.cancelCall(m.params)
 	}
 	return false
 }
 
 // cancelCall cancels the fast call that the client's notifications/cancelled
 // names, and reports whether there was one.
-func (c *serveConn) cancelCall(params json.RawMessage) bool {
-	raw := jsonscan.Lookup(params, "requestId")
-	if raw == nil {
+func (tp *tap) cancelCall(params []byte) bool {
+	key, ok := idKey(jsonscan.Lookup(params, "requestId"))
+	if !ok {
 		return false
 	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	id, err := jsonrpc.MakeID(v)
-	if err != nil {
-		return false
-	}
-	c.mu.Lock()
-	fc := c.calls[id]
-	c.mu.Unlock()
+	tp.mu.Lock()
+	fc := tp.calls[key]
+	tp.mu.Unlock()
 	if fc == nil {
 		return false
 	}
@@ -239,9 +359,10 @@ func (c *serveConn) cancelCall(params json.RawMessage) bool {
 
 // fastCall is one call of the client on the fast path.
 type fastCall struct {
-	c      *serveConn
-	id     jsonrpc.ID      // the client's
-	params json.RawMessage // the client's, to hand the call back
+	tp     *tap
+	id     []byte // the client's ID, as written
+	key    string // its idKey
+	params []byte // the client's params, to hand the call back
 	tool   string
 	ctx    context.Context // canceled when the client cancels the call
 	cancel context.CancelFunc
@@ -306,16 +427,16 @@ func parseCallParams(data []byte) (cp callParams) {
 
 // start takes a call of the client on the fast path, and reports whether it
 // did.
-func (c *serveConn) start(req *jsonrpc.Request) bool {
-	ss := c.ss.Load()
+func (tp *tap) start(m message) bool {
+	ss := tp.ss.Load()
 	if ss == nil || ss.InitializeParams() == nil {
 		return false
 	}
-	cp := parseCallParams(req.Params)
-	if !cp.ok || !c.p.exposed(cp.name) {
+	cp := parseCallParams(m.params)
+	if !cp.ok || !tp.p.exposed(cp.name) {
 		return false
 	}
-	up := c.p.link.currentUpstream()
+	up := tp.p.link.currentUpstream()
 	if up == nil || !up.fast || up.ctx.Err() != nil {
 		return false // go-sdk's path connects, and reports a failure
 	}
@@ -338,27 +459,32 @@ func (c *serveConn) start(req *jsonrpc.Request) bool {
 			return false
 		}
 	}
+	key, ok := idKey(m.id)
+	if !ok {
+		return false
+	}
 
-	c.mu.Lock()
-	if c.calls[req.ID] != nil {
-		c.mu.Unlock()
+	tp.mu.Lock()
+	if tp.calls[key] != nil {
+		tp.mu.Unlock()
 		return false // an ID in use: go-sdk's server answers as it does
 	}
-	fc := &fastCall{c: c, id: req.ID, params: req.Params, tool: cp.name, up: up}
-	fc.ctx, fc.cancel = context.WithCancel(c.ctx)
-	c.calls[req.ID] = fc
-	c.mu.Unlock()
+	// The line is the reader's buffer: keep copies.
+	fc := &fastCall{tp: tp, id: bytes.Clone(m.id), key: key, params: bytes.Clone(m.params), tool: cp.name, up: up}
+	fc.ctx, fc.cancel = context.WithCancel(tp.ctx)
+	tp.calls[key] = fc
+	tp.mu.Unlock()
 
-	n := c.p.progressCount.Add(1)
+	n := tp.p.progressCount.Add(1)
 	fc.upID = fastIDPrefix + strconv.FormatInt(n, 10)
 	if token != nil {
 		var v any
 		if json.Unmarshal(token, &v) == nil {
 			fc.token = progressTokenPrefix + strconv.FormatInt(n, 10)
-			c.p.progress.Store(fc.token, progressRoute{conn: c, token: v})
+			tp.p.progress.Store(fc.token, progressRoute{tap: tp, token: v})
 		}
 	}
-	go c.run(fc, upstreamParams(cp, fc.token))
+	go tp.run(fc, upstreamParams(cp, fc.token))
 	return true
 }
 
@@ -433,10 +559,10 @@ func (p *Proxy) exposed(name string) bool {
 
 // run makes the call upstream and answers the client, or hands the call to
 // go-sdk's server with the upstream's answer.
-func (c *serveConn) run(fc *fastCall, params json.RawMessage) {
+func (tp *tap) run(fc *fastCall, params json.RawMessage) {
 	defer fc.cancel()
 	var after func() // what is left to do once the client has its answer
-	result, err := c.p.callUpstream(fc, params, &after)
+	result, err := tp.p.callUpstream(fc, params, &after)
 	defer func() {
 		if after != nil {
 			after()
@@ -444,43 +570,66 @@ func (c *serveConn) run(fc *fastCall, params json.RawMessage) {
 		if fc.token != "" {
 			// The client may handle the upstream's last notifications after
 			// the result: keep their route a little longer.
-			time.AfterFunc(progressGrace, func() { c.p.progress.Delete(fc.token) })
+			time.AfterFunc(progressGrace, func() { tp.p.progress.Delete(fc.token) })
 		}
 	}()
 
 	if err == nil {
-		if out, ok := c.p.inline(fc.tool, result); ok {
-			c.forget(fc)
-			if werr := c.Connection.Write(c.ctx, &jsonrpc.Response{ID: fc.id, Result: out}); werr == nil {
-				c.p.fastCalls.Add(1)
-			}
+		if out, ok := tp.p.inline(fc.tool, result); ok {
+			tp.forget(fc)
+			tp.p.fastCalls.Add(1)
+			_ = tp.answer(fc.id, "result", out)
 			return
 		}
 	}
 	if cerr := fc.ctx.Err(); cerr != nil {
 		// The client canceled the call (or is gone): go-sdk's server answers
 		// a canceled call with the handler's error, the context's.
-		c.forget(fc)
-		if c.ctx.Err() == nil {
-			_ = c.Connection.Write(c.ctx, &jsonrpc.Response{ID: fc.id, Error: cerr})
+		tp.forget(fc)
+		if tp.ctx.Err() == nil {
+			if data, err := json.Marshal(&jsonrpc.Error{Message: cerr.Error()}); err == nil {
+				_ = tp.answer(fc.id, "error", data)
+			}
 		}
 		return
 	}
 	if err != nil && upstreamError(err) == nil {
-		if c.p.link.drop(fc.up.cs) {
-			c.p.logger.Warn("upstream call failed; reconnecting on the next call", "upstream", c.p.link.up.String(), "tool", fc.tool, "err", err)
+		if tp.p.link.drop(fc.up.cs) {
+			tp.p.logger.Warn("upstream call failed; reconnecting on the next call", "upstream", tp.p.link.up.String(), "tool", fc.tool, "err", err)
 		}
 	}
-	c.handOff(fc, result, err)
+	tp.handOff(fc, result, err)
+}
+
+// answer writes the response to the client's call id: its result or error.
+func (tp *tap) answer(id []byte, field string, value []byte) error {
+	if bytes.ContainsAny(value, "\r\n") {
+		// One message per line.
+		var b bytes.Buffer
+		if err := json.Compact(&b, value); err != nil {
+			return err
+		}
+		value = b.Bytes()
+	}
+	line := make([]byte, 0, len(value)+len(id)+40)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, ',', '"')
+	line = append(line, field...)
+	line = append(line, '"', ':')
+	line = append(line, value...)
+	line = append(line, '}', '\n')
+	_, err := tp.write(line)
+	return err
 }
 
 // forget removes fc from the calls in flight.
-func (c *serveConn) forget(fc *fastCall) {
-	c.mu.Lock()
-	if c.calls[fc.id] == fc {
-		delete(c.calls, fc.id)
+func (tp *tap) forget(fc *fastCall) {
+	tp.mu.Lock()
+	if tp.calls[fc.key] == fc {
+		delete(tp.calls, fc.key)
 	}
-	c.mu.Unlock()
+	tp.mu.Unlock()
 }
 
 // prefetch is the upstream's answer to a call handed to go-sdk's server.
@@ -493,14 +642,18 @@ type prefetch struct {
 
 // handOff gives the call to go-sdk's server, marked with the upstream's
 // answer, for the handler to take.
-func (c *serveConn) handOff(fc *fastCall, result json.RawMessage, err error) {
+func (tp *tap) handOff(fc *fastCall, result json.RawMessage, err error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	key := hex.EncodeToString(b[:])
-	c.p.prefetched.Store(key, &prefetch{session: c.ss.Load(), cs: fc.up.cs, result: result, err: err})
-	time.AfterFunc(prefetchTTL, func() { c.p.prefetched.Delete(key) })
-	c.forget(fc)
-	c.handBack(&jsonrpc.Request{ID: fc.id, Method: methodCallTool, Params: withMetaKey(fc.params, prefetchKey, key)})
+	tp.p.prefetched.Store(key, &prefetch{session: tp.ss.Load(), cs: fc.up.cs, result: result, err: err})
+	time.AfterFunc(prefetchTTL, func() { tp.p.prefetched.Delete(key) })
+	tp.forget(fc)
+	line := append([]byte(`{"jsonrpc":"2.0","id":`), fc.id...)
+	line = append(line, `,"method":"tools/call","params":`...)
+	line = append(line, withMetaKey(fc.params, prefetchKey, key)...)
+	line = append(line, '}', '\n')
+	_ = tp.toServer(line)
 }
 
 // withMetaKey returns the params of a call with key set to the string value
@@ -600,6 +753,7 @@ func (p *Proxy) callUpstream(fc *fastCall, params json.RawMessage, after *func()
 	*after = func() { stop(); cancel() }
 	if err := up.conn.Write(ctx, req); err != nil {
 		if fc.ctx.Err() != nil {
+			p.cancelUpstream(fc)
 			return nil, fc.ctx.Err()
 		}
 		return nil, fmt.Errorf("calling %q: %w", methodCallTool, err)
@@ -779,7 +933,7 @@ func quoted(s string) []byte { return appendString(nil, s) }
 // readEvents calls fn with each event of a server-sent event stream until fn
 // reports that it is done, or the stream ends.
 func readEvents(r io.Reader, fn func(name string, data []byte) (bool, error)) error {
-	br := bufio.NewReaderSize(r, 16<<10)
+	br := bufio.NewReaderSize(r, 4<<10)
 	var name string
 	var data []byte
 	hasData := false
@@ -865,7 +1019,7 @@ func (p *Proxy) relayRaw(params []byte) bool {
 		return false
 	}
 	v, ok := p.progress.Load(string(raw[1 : len(raw)-1]))
-	if !ok || v.(progressRoute).conn == nil {
+	if !ok || v.(progressRoute).tap == nil {
 		return false
 	}
 	var pn mcp.ProgressNotificationParams
@@ -883,7 +1037,8 @@ func (p *Proxy) notifyFast(ctx context.Context, route progressRoute, params *mcp
 	out.Meta = nil
 	data, err := json.Marshal(&out)
 	if err == nil {
-		err = route.conn.Connection.Write(route.conn.ctx, &jsonrpc.Request{Method: methodProgress, Params: data})
+		line := append([]byte(`{"jsonrpc":"2.0","method":"`+methodProgress+`","params":`), data...)
+		_, err = route.tap.write(append(line, '}', '\n'))
 	}
 	if err != nil {
 		p.logger.Debug("relaying progress failed", "err", err)
@@ -903,16 +1058,6 @@ func (p *Proxy) notifyFast(ctx context.Context, route progressRoute, params *mcp
 // the same JSON, except for the protocol's own _meta keys, which it
 // deletes (and so does inline).
 func (p *Proxy) inline(tool string, result []byte) (out []byte, ok bool) {
-	if !p.lro.Disabled && !p.lro.Tools[tool].Disabled {
-		if t := p.lro.Tokenizer; t != nil {
-			if _, heuristic := t.(estimate.Heuristic); !heuristic {
-				return nil, false
-			}
-		}
-		if estimate.Bytes(result) > p.threshold(tool) {
-			return nil, false
-		}
-	}
 	if jsonscan.Kind(result) != '{' {
 		return nil, false
 	}
@@ -961,6 +1106,18 @@ func (p *Proxy) inline(tool string, result []byte) (out []byte, ok bool) {
 	})
 	if err != nil || !seen[0] {
 		return nil, false
+	}
+	// lro leaves tool errors alone.
+	isError := string(jsonscan.Lookup(result, "isError")) == "true"
+	if !isError && !p.lro.Disabled && !p.lro.Tools[tool].Disabled {
+		if t := p.lro.Tokenizer; t != nil {
+			if _, heuristic := t.(estimate.Heuristic); !heuristic {
+				return nil, false
+			}
+		}
+		if estimate.Bytes(result) > p.threshold(tool) {
+			return nil, false
+		}
 	}
 	if !rewrite {
 		return result, true

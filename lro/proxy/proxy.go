@@ -120,7 +120,7 @@ type Proxy struct {
 // client's session, or for a call of the fast path its connection.
 type progressRoute struct {
 	session *mcp.ServerSession
-	conn    *serveConn
+	tap     *tap
 	token   any // the client's progress token
 }
 
@@ -473,7 +473,7 @@ func (p *Proxy) relayProgress(ctx context.Context, req *mcp.ProgressNotification
 		return
 	}
 	route := v.(progressRoute)
-	if route.conn != nil {
+	if route.tap != nil {
 		p.notifyFast(ctx, route, req.Params)
 		return
 	}
