@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"testing"
 	"time"
 
@@ -90,7 +91,16 @@ func BenchmarkProxySmallCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.Close() })
-	through := inMemory(p.Server())
+	// The proxy's own entry point, which examples/proxy serves stdio with,
+	// on the stdio transport's kind of stream: the client's end is what
+	// mcp.NewInMemoryTransports gives, too.
+	c1, c2 := net.Pipe()
+	pss, err := p.Connect(ctx, &mcp.IOTransport{Reader: c1, Writer: c1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pss.Close() })
+	through := dial("client", &mcp.IOTransport{Reader: c2, Writer: c2})
 
 	up := dial("forwarder", &mcp.StreamableClientTransport{Endpoint: url})
 	fwd := mcp.NewServer(&mcp.Implementation{Name: "forwarder", Version: "v0"}, nil)
@@ -109,6 +119,9 @@ func BenchmarkProxySmallCall(b *testing.B) {
 		}
 	}
 	compare(b, arm{"proxy", callOn(through)}, arm{"forwarder", callOn(forwarded)}, arm{"direct", callOn(direct)})
+	if n := proxy.FastCalls(p); n < int64(b.N) {
+		b.Fatalf("the proxy's fast path answered %d of %d calls", n, b.N)
+	}
 }
 
 // startBenchUpstream serves the test upstream over loopback HTTP.

@@ -111,12 +111,17 @@ type Proxy struct {
 
 	progress      sync.Map // upstream progress token -> progressRoute
 	progressCount atomic.Int64
+
+	prefetched sync.Map     // key -> *prefetch: answers the fast path hands to go-sdk's server
+	fastCalls  atomic.Int64 // calls the fast path answered itself
 }
 
-// progressRoute is where progress of one forwarded call goes back to.
+// progressRoute is where progress of one forwarded call goes back to: the
+// client's session, or for a call of the fast path its connection.
 type progressRoute struct {
 	session *mcp.ServerSession
-	token   any
+	tap     *tap
+	token   any // the client's progress token
 }
 
 // New connects to the upstream, lists its tools and returns a proxy serving
@@ -184,6 +189,7 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 		ProgressNotificationHandler: p.relayProgress,
 	})
 	p.link = &link{
+		relay:     p.relayRaw,
 		up:        &up,
 		http:      up.httpClient(),
 		client:    client,
@@ -236,12 +242,11 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 	return p, nil
 }
 
-// Server returns the proxy's MCP server, to serve on any transport.
+// Server returns the proxy's MCP server, to serve on any transport, such as
+// streamable HTTP with [mcp.NewStreamableHTTPHandler]. Its sessions forward
+// every call through the SDK on both sides; [Proxy.Connect] and [Proxy.Run]
+// serve the same server with a fast path for small results.
 func (p *Proxy) Server() *mcp.Server { return p.server }
-
-// Run serves the proxy on t, for example &mcp.StdioTransport{}, until the
-// client disconnects or ctx is canceled. It does not close the proxy.
-func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error { return p.server.Run(ctx, t) }
 
 // Close ends the session with the upstream (stopping its process, for a
 // command) and the janitor. It is safe to call more than once.
@@ -299,10 +304,13 @@ func (p *Proxy) refresher() {
 // as protocol errors; a call that does not reach the upstream becomes a
 // tool error naming it.
 func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	meta := p.forwardMeta(ctx, req)
+	var meta mcp.Meta
 	// The client writes its own _meta into the params of a call, so every
 	// attempt gets new ones.
 	params := func() *mcp.CallToolParams {
+		if meta == nil {
+			meta = p.forwardMeta(ctx, req)
+		}
 		m := make(mcp.Meta, len(meta))
 		for k, v := range meta {
 			m[k] = v
@@ -313,7 +321,14 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		}
 		return ps
 	}
-	res, err := p.call(ctx, params())
+	var res *mcp.CallToolResult
+	var err error
+	if st := stateFrom(ctx); st != nil && st.prefetched != nil {
+		// The fast path made the call, and has the upstream's answer.
+		res, err = p.outcome(st.prefetched)
+	} else {
+		res, err = p.call(ctx, params())
+	}
 	// A failed connection is not tried again at once; a broken session may be.
 	if err != nil && !errors.Is(err, ErrUpstreamUnavailable) && upstreamError(err) == nil && ctx.Err() == nil && p.retryable(req.Params.Name, err) {
 		res, err = p.call(ctx, params())
@@ -458,6 +473,10 @@ func (p *Proxy) relayProgress(ctx context.Context, req *mcp.ProgressNotification
 		return
 	}
 	route := v.(progressRoute)
+	if route.tap != nil {
+		p.notifyFast(ctx, route, req.Params)
+		return
+	}
 	params := *req.Params
 	params.ProgressToken = route.token
 	params.Meta = nil
@@ -487,7 +506,7 @@ func stripSDKMeta(m mcp.Meta) {
 // the result goes out inline.
 func (p *Proxy) offloading(wrapped mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		st := &callState{}
+		st := &callState{prefetched: p.takePrefetched(req)}
 		res, err := wrapped(context.WithValue(ctx, stateKey{}, st), req)
 		if res != nil && res.StructuredContent == nil && st.hidden != nil {
 			res.StructuredContent = st.hidden
@@ -509,8 +528,9 @@ type stateKey struct{}
 // callState is what the forwarding handler leaves for the outer handler of
 // one call.
 type callState struct {
-	hidden        any    // structured content taken away from lro
-	progressToken string // the upstream progress token, to forget
+	hidden        any       // structured content taken away from lro
+	progressToken string    // the upstream progress token, to forget
+	prefetched    *prefetch // the upstream's answer, when the fast path has it
 
 	// The source of the records, for addEnvelope.
 	first mcp.Content // the result's first content item

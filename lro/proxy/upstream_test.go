@@ -27,8 +27,15 @@ import (
 // stdio instead of running tests; its value is the upstream's output folder.
 const stdioUpstreamEnv = "LRO_PROXY_TEST_STDIO_UPSTREAM"
 
+// legacyUpstreamEnv, when set with stdioUpstreamEnv, makes the stdio
+// upstream speak protocol 2025-11-25 only, which the fast path serves.
+const legacyUpstreamEnv = "LRO_PROXY_TEST_LEGACY_UPSTREAM"
+
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(stdioUpstreamEnv); dir != "" {
+		if os.Getenv(legacyUpstreamEnv) != "" {
+			upstreamProtocols = []string{"2025-11-25"}
+		}
 		if err := newUpstream(dir).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "upstream:", err)
 			os.Exit(1)
@@ -106,10 +113,18 @@ var countSchema = &jsonschema.Schema{
 	Properties: map[string]*jsonschema.Schema{"count": {Type: "integer", Description: "how many records"}},
 }
 
+// upstreamProtocols, if not nil, are the protocol versions newUpstream
+// speaks.
+var upstreamProtocols []string
+
+// blocked receives, from the tool "block" of an upstream in this process,
+// "started" when a call starts and "canceled" when it sees its cancellation.
+var blocked = make(chan string, 10)
+
 // newUpstream returns the upstream server. Its typed tool "items" offloads
 // with package lro into dir, unless the caller is an LRO proxy.
 func newUpstream(dir string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "v1"}, &mcp.ServerOptions{Instructions: "upstream instructions"})
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "v1"}, &mcp.ServerOptions{Instructions: "upstream instructions", SupportedProtocolVersions: upstreamProtocols})
 	s.AddReceivingMiddleware(lro.GuardNullArguments)
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "annotated"}
 	lro.AddTool(s, &mcp.Tool{Name: "items", Title: "Items", Description: "Lists items.", Annotations: readOnly},
@@ -188,6 +203,17 @@ func newUpstream(dir string) *mcp.Server {
 				})
 			s.RemoveTools("lines")
 			return textResult("grown"), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "block", Description: "Waits for its cancellation.", InputSchema: countSchema},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			blocked <- "started"
+			select {
+			case <-ctx.Done():
+				blocked <- "canceled"
+				return nil, ctx.Err()
+			case <-time.After(time.Minute):
+				return textResult("not canceled"), nil
+			}
 		})
 	s.AddTool(&mcp.Tool{Name: "exit", Description: "Ends the upstream's process.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
