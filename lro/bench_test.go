@@ -84,11 +84,11 @@ func BenchmarkInlineOverhead(b *testing.B) {
 // offload/marshal_write <= 1.5. The paper measured a 23.9 ms median for its
 // file write.
 //
-// Both arms write a new file each time, as an offload does: before each
-// timed call (untimed) the previous call's file is removed, and the previous
-// offload's descriptor is checked. Neither arm pays for the removal of old
-// data, which the janitor does later for an offload, and which os.WriteFile
-// would do in its timed truncation if it rewrote one path.
+// Both arms write a new file each time, as an offload does, and neither
+// times a removal (the janitor removes offloaded files later). To keep the
+// folder small, each arm's untimed preparation removes the other arm's last
+// file (and checks the last offload's descriptor), so that whatever a removal
+// leaves the file system to do after it returns hits both arms alike.
 func BenchmarkOffload500(b *testing.B) {
 	records := benchMemories(500)
 	dir := b.TempDir()
@@ -96,9 +96,18 @@ func BenchmarkOffload500(b *testing.B) {
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "recall_memories", Arguments: json.RawMessage(`{"query":"cache","detail":"full"}`)}}
 	ctx := context.Background()
 	var last *mcp.CallToolResult
+	plain, n := "", 0
+	removePlain := func() {
+		if plain != "" {
+			if err := os.Remove(plain); err != nil {
+				b.Fatal(err)
+			}
+			plain = ""
+		}
+	}
 	offload := sidebyside.Arm{
 		Name: "offload",
-		Prep: func() { removeOffloaded(b, last) },
+		Prep: removePlain,
 		Run: func() {
 			var err error
 			if last, err = wrapped(ctx, req); err != nil {
@@ -106,10 +115,14 @@ func BenchmarkOffload500(b *testing.B) {
 			}
 		},
 	}
-	plain := filepath.Join(dir, "plain.json")
 	marshalWrite := sidebyside.Arm{
 		Name: "marshal_write",
-		Prep: func() { os.Remove(plain) },
+		Prep: func() {
+			removeOffloaded(b, last)
+			last = nil
+			n++
+			plain = filepath.Join(dir, fmt.Sprintf("plain-%d.json", n))
+		},
 		Run: func() {
 			data, err := json.Marshal(records)
 			if err != nil {
@@ -122,6 +135,7 @@ func BenchmarkOffload500(b *testing.B) {
 	}
 	sidebyside.Run(b, offload, marshalWrite)
 	removeOffloaded(b, last)
+	removePlain()
 }
 
 // removeOffloaded checks that res, when not nil, is an offload descriptor,
