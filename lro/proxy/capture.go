@@ -193,12 +193,17 @@ func (c *captureConn) forget(id jsonrpc.ID) {
 
 // headerTransport sends extra headers with every request and, for a request
 // made on behalf of a captured call, keeps the bytes of the response body.
+// It answers a request that relays messages of a fast call to go-sdk's
+// client itself (see fastCall.relayToSDK).
 type headerTransport struct {
 	base   http.RoundTripper
 	header http.Header
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if pr, ok := req.Context().Value(relayKey{}).(*io.PipeReader); ok {
+		return relayResponse(req, pr), nil
+	}
 	if len(t.header) > 0 {
 		req = req.Clone(req.Context())
 		for k, vs := range t.header {
@@ -211,10 +216,6 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || req.Method != http.MethodPost {
 		return resp, err
-	}
-	if fc := fastFrom(req.Context()); fc != nil {
-		fc.take(resp)
-		return resp, nil
 	}
 	slot := captureFrom(req.Context())
 	if slot == nil || resp.StatusCode != http.StatusOK {

@@ -62,7 +62,9 @@
 // (what examples/proxy does), the proxy reads the client's stream itself:
 // a tools/call of an upstream tool, from a client of a protocol before
 // 2026-07-28, to an upstream of such a protocol, goes upstream as a JSON-RPC
-// request of the proxy's own on the same connection, and a result that is
+// request of the proxy's own in the same session (to an HTTP upstream, in a
+// POST the proxy makes itself, with the session's headers, on the same HTTP
+// client, Upstream.Header included), and a result that is
 // sure to stay inline (its whole estimate within the threshold, text
 // content only) goes back to the client as the upstream wrote it, without
 // the SDK's decoding and encoding on either side of the proxy. Any other

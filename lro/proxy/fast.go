@@ -38,13 +38,17 @@ import (
 //     Run) takes each tools/call of an upstream tool out of the stream
 //     before go-sdk's server sees it, once the session is initialized.
 //   - The call goes upstream as a JSON-RPC request of the proxy's own, with
-//     a string ID (go-sdk numbers its own), on the connection of the go-sdk
-//     client session, with the params the SDK path sends. Its response, and
-//     the progress notifications of the call, are taken out of the upstream's
-//     stream before go-sdk's client sees them: in captureConn for a command,
-//     in the HTTP response body for a URL. Whatever else the upstream sends
-//     (its requests to the client, other notifications) still goes to the
-//     go-sdk client session, which answers as before.
+//     a string ID (go-sdk numbers its own) and the params the SDK path
+//     sends, in the go-sdk client session: for a command, written on the
+//     session's connection, whose captureConn takes the call's response and
+//     progress out of the upstream's stream before go-sdk's client sees
+//     them; for a URL, in a POST of the proxy's own, with the HTTP client and
+//     the headers of the session's connection (post), whose response the
+//     fast path reads itself. Whatever else the upstream sends (its requests
+//     to the client, other notifications) still goes to the go-sdk client
+//     session, which answers as before: captureConn lets it through, and
+//     the messages of an HTTP response go to go-sdk as an event stream it
+//     reads (fastCall.relayToSDK).
 //   - A result that is sure to stay inline, and that the SDK path would hand
 //     on unchanged, is written back to the client as the upstream wrote it.
 //     Any other outcome (a larger result, one of another shape, an error,
@@ -370,10 +374,10 @@ type fastCall struct {
 	upID   string // the proxy's ID for the call upstream
 	token  string // the upstream progress token, or ""
 
-	// For an HTTP upstream, the response body, taken by headerTransport.
-	body io.ReadCloser
-	sse  bool
-	pass *io.PipeWriter // where the SDK reads the rest of the body from
+	// For an HTTP upstream, where go-sdk's client reads the messages of the
+	// call's stream that are not the fast path's (see relayToSDK), once
+	// there is one.
+	pass *io.PipeWriter
 }
 
 // callParams are the parts of the params of a call that the fast path reads.
@@ -742,30 +746,27 @@ func (p *Proxy) outcome(pf *prefetch) (*mcp.CallToolResult, error) {
 // raw result, or the error the SDK's client would have returned. after,
 // when set, finishes reading an HTTP response.
 func (p *Proxy) callUpstream(fc *fastCall, params json.RawMessage, after *func()) (json.RawMessage, error) {
-	id, _ := jsonrpc.MakeID(fc.upID) // a string ID
-	req := &jsonrpc.Request{ID: id, Method: methodCallTool, Params: params}
 	up := fc.up
 	if up.capture != nil {
-		return p.callCommand(fc, req)
+		id, _ := jsonrpc.MakeID(fc.upID) // a string ID
+		return p.callCommand(fc, &jsonrpc.Request{ID: id, Method: methodCallTool, Params: params})
 	}
-	ctx, cancel := context.WithCancel(context.WithValue(fc.ctx, fastKey{}, fc))
+	ctx, cancel := context.WithCancel(fc.ctx)
 	stop := context.AfterFunc(up.ctx, cancel)
 	*after = func() { stop(); cancel() }
-	if err := up.conn.Write(ctx, req); err != nil {
+	resp, sse, err := p.post(ctx, fc, params)
+	if err != nil {
 		if fc.ctx.Err() != nil {
 			p.cancelUpstream(fc)
 			return nil, fc.ctx.Err()
 		}
 		return nil, fmt.Errorf("calling %q: %w", methodCallTool, err)
 	}
-	if fc.body == nil {
-		return nil, fmt.Errorf("calling %q: %w: the upstream's response was not read", methodCallTool, mcp.ErrConnectionClosed)
-	}
-	msg, err := p.readBody(fc)
+	msg, err := p.readBody(fc, resp.Body, sse)
 	if fc.pass != nil {
 		fc.pass.Close()
 	}
-	body := fc.body
+	body := resp.Body
 	*after = func() {
 		if err == nil {
 			// Read what follows, so that the connection can be used again.
@@ -788,6 +789,98 @@ func (p *Proxy) callUpstream(fc *fastCall, params json.RawMessage, after *func()
 		return nil, fmt.Errorf("calling %q: %w", methodCallTool, err)
 	}
 	return responseResult(msg)
+}
+
+// The headers of go-sdk's streamable HTTP client.
+const (
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	acceptCall            = "application/json, text/event-stream"
+	postSummary           = `sending "` + methodCallTool + `"`
+)
+
+// errRejected is go-sdk's error for a request the transport did not get to
+// the server (jsonrpc2.ErrRejected).
+var errRejected = &jsonrpc.Error{Code: codeRejected, Message: "rejected by transport"}
+
+// sessionIDer is the HTTP connection of go-sdk's client, which knows the
+// session's ID.
+type sessionIDer interface{ SessionID() string }
+
+// post sends the call to an HTTP upstream as go-sdk's client sends a request
+// in the session (streamableClientConn.Write, for a protocol before
+// 2026-07-28): on the client the transport uses, so that the user's headers
+// apply, with the session's ID and protocol version. It returns the
+// response, which holds an event stream when sse is set, or the error
+// go-sdk's Write returns for the same response.
+func (p *Proxy) post(ctx context.Context, fc *fastCall, params json.RawMessage) (resp *http.Response, sse bool, err error) {
+	data := make([]byte, 0, len(params)+len(fc.upID)+64)
+	data = append(data, `{"jsonrpc":"2.0","id":`...)
+	data = appendString(data, fc.upID)
+	data = append(data, `,"method":"`+methodCallTool+`","params":`...)
+	data = append(data, params...)
+	data = append(data, '}')
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.link.up.URL, bytes.NewReader(data))
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w: %w", postSummary, errRejected, err)
+	}
+	var session string
+	if c, ok := fc.up.conn.(sessionIDer); ok {
+		session = c.SessionID()
+	}
+	h := req.Header
+	h["Content-Type"] = []string{"application/json"}
+	h["Accept"] = []string{acceptCall}
+	h[headerProtocolVersion] = []string{fc.up.version}
+	if session != "" {
+		h[headerSessionID] = []string{session}
+	}
+	resp, err = p.link.http.Do(req)
+	if err != nil {
+		// As go-sdk: the request did not reach the server.
+		return nil, false, fmt.Errorf("%s: %w: %w", postSummary, errRejected, err)
+	}
+	if err := checkStatus(resp, session); err != nil {
+		resp.Body.Close()
+		return nil, false, err
+	}
+	if got := resp.Header.Get(headerSessionID); got != "" && session != "" && got != session {
+		resp.Body.Close()
+		return nil, false, fmt.Errorf("mismatching session IDs %q and %q", session, got)
+	}
+	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt {
+	case "application/json":
+		return resp, false, nil
+	case "text/event-stream":
+		return resp, true, nil
+	default:
+		resp.Body.Close()
+		return nil, false, fmt.Errorf("%s: unsupported content type %q", postSummary, mt)
+	}
+}
+
+// checkStatus returns the error go-sdk's client makes of the status of a
+// response (streamableClientConn.checkResponse), or nil for a success.
+func checkStatus(resp *http.Response, session string) error {
+	switch code := resp.StatusCode; {
+	case code == http.StatusInternalServerError || code == http.StatusBadGateway || code == http.StatusServiceUnavailable ||
+		code == http.StatusGatewayTimeout || code == http.StatusTooManyRequests:
+		// Transient.
+		return fmt.Errorf("%w: %s: %v", errRejected, postSummary, http.StatusText(code))
+	case code >= 200 && code < 300:
+		return nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxMessage))
+	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+		if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+			return fmt.Errorf("%s: %w: %w: %v", postSummary, r.Error, errRejected, http.StatusText(resp.StatusCode))
+		}
+	}
+	if resp.StatusCode == http.StatusNotFound && session != "" {
+		// The upstream no longer knows the session.
+		return fmt.Errorf("%s: failed to connect (session ID: %v): %w", postSummary, session, mcp.ErrSessionMissing)
+	}
+	return fmt.Errorf("%s: %v", postSummary, http.StatusText(resp.StatusCode))
 }
 
 // responseResult returns the result of the JSON-RPC response msg, or its
@@ -855,42 +948,12 @@ func (p *Proxy) cancelUpstream(fc *fastCall) {
 	}()
 }
 
-type fastKey struct{}
-
-func fastFrom(ctx context.Context) *fastCall {
-	fc, _ := ctx.Value(fastKey{}).(*fastCall)
-	return fc
-}
-
-// take is called by headerTransport with the response to the fast call's
-// request: the fast call reads the body itself, and the SDK reads, as an
-// event stream, what the body holds besides the call's own messages.
-func (fc *fastCall) take(resp *http.Response) {
-	if resp.StatusCode < 200 || resp.StatusCode >= 300 || fc.body != nil {
-		return
-	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch mt {
-	case "application/json":
-	case "text/event-stream":
-		fc.sse = true
-	default:
-		return // the SDK reports it
-	}
-	fc.body = resp.Body
-	pr, pw := io.Pipe()
-	fc.pass = pw
-	resp.Body = pr
-	resp.Header = resp.Header.Clone()
-	resp.Header.Set("Content-Type", "text/event-stream")
-}
-
 // readBody reads the HTTP response to the fast call until its JSON-RPC
 // response, which it returns. On the way it relays the call's progress and
-// passes everything else on to the SDK.
-func (p *Proxy) readBody(fc *fastCall) ([]byte, error) {
-	if !fc.sse {
-		data, err := io.ReadAll(io.LimitReader(fc.body, maxMessage+1))
+// passes everything else on to go-sdk's client.
+func (p *Proxy) readBody(fc *fastCall, body io.Reader, sse bool) ([]byte, error) {
+	if !sse {
+		data, err := io.ReadAll(io.LimitReader(body, maxMessage+1))
 		if err != nil {
 			return nil, err
 		}
@@ -904,7 +967,7 @@ func (p *Proxy) readBody(fc *fastCall) ([]byte, error) {
 	}
 	want := quoted(fc.upID)
 	var found []byte
-	err := readEvents(fc.body, func(name string, data []byte) (bool, error) {
+	err := readEvents(body, func(name string, data []byte) (bool, error) {
 		if name != "" && name != "message" || len(data) == 0 {
 			return false, nil
 		}
@@ -919,8 +982,8 @@ func (p *Proxy) readBody(fc *fastCall) ([]byte, error) {
 		case string(method) == `"`+methodProgress+`"` && p.relayRaw(jsonscan.Lookup(data, "params")):
 			return false, nil
 		}
-		// Not the call's: the SDK handles it.
-		return false, writeEvent(fc.pass, name, data)
+		// Not the call's: go-sdk's client handles it.
+		return false, fc.relayToSDK(name, data)
 	})
 	if err == nil && found == nil {
 		err = errors.New("request terminated without response")
@@ -992,6 +1055,56 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	return bytes.TrimSuffix(line, []byte("\r")), nil
+}
+
+// relayIDPrefix begins the IDs of the requests that carry to go-sdk's
+// client the messages of fast calls' streams that are not the fast path's.
+const relayIDPrefix = "lro-proxy-relay-"
+
+// relayKey marks the context of such a request; its value is the
+// *io.PipeReader of the stream headerTransport answers it with.
+type relayKey struct{}
+
+// relayToSDK hands an event of the fast call's stream that is not the fast
+// path's (a request of the upstream to the client, a notification) to
+// go-sdk's client, which reads and answers it as if it had read it in the
+// response to a request of its own. The first such event makes go-sdk's
+// connection write a request (a ping, which is never sent) that
+// headerTransport answers with a stream of the events relayed; the stream
+// ends with the call's, without a response to the ping, which go-sdk's
+// client drops as it drops any response to a request it does not know.
+func (fc *fastCall) relayToSDK(name string, data []byte) error {
+	if fc.pass == nil {
+		pr, pw := io.Pipe()
+		id, _ := jsonrpc.MakeID(relayIDPrefix + strings.TrimPrefix(fc.upID, fastIDPrefix))
+		ctx := context.WithValue(fc.up.ctx, relayKey{}, pr)
+		if err := fc.up.conn.Write(ctx, &jsonrpc.Request{ID: id, Method: "ping"}); err != nil {
+			pr.Close()
+			return fmt.Errorf("relaying the upstream's message to the client session: %w", err)
+		}
+		fc.pass = pw
+	}
+	return writeEvent(fc.pass, name, data)
+}
+
+// relayResponse is the response headerTransport gives a request marked with
+// relayKey, without sending it: the events fastCall.relayToSDK writes to
+// pr.
+func relayResponse(req *http.Request, pr *io.PipeReader) *http.Response {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	return &http.Response{
+		Status:        "200 OK",
+		StatusCode:    http.StatusOK,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        http.Header{"Content-Type": {"text/event-stream"}},
+		Body:          pr,
+		ContentLength: -1,
+		Request:       req,
+	}
 }
 
 // writeEvent writes an event for the SDK to read, without its ID: the SDK

@@ -2,12 +2,17 @@ package proxy_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,6 +137,7 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 				{"no arguments", `{"name":"text"}`, `7`, true},
 				{"client _meta", `{"_meta":{"x.example/trace":"t-1","io.github.zircote/lro":{"proxy":false}},"name":"meta","arguments":{}}`, `8`, true},
 				{"progress", `{"_meta":{"progressToken":42},"name":"progress","arguments":{}}`, `9`, true},
+				{"requests to the client during the call", `{"name":"ask","arguments":{}}`, `16`, true},
 				{"protocol error", `{"name":"protocol_error","arguments":{}}`, `10`, false},
 				{"unknown tool", `{"name":"no_such_tool","arguments":{}}`, `11`, false},
 				{"offloaded", `{"name":"exact","arguments":{"count":100}}`, `12`, false},
@@ -335,4 +341,291 @@ func TestNewProtocolClient(t *testing.T) {
 	if n := proxy.FastCalls(p); n != 0 {
 		t.Errorf("the fast path answered %d calls of a 2026-07-28 client", n)
 	}
+}
+
+// injectNotes wraps an upstream's handler: the event stream that answers a
+// call of the tool ask begins with notifications that go-sdk's server sends
+// on streams of their own (a change of the tool list, a log message), as
+// another server may send them in the call's stream.
+func injectNotes(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"method":"tools/call"`)) && bytes.Contains(body, []byte(`"name":"ask"`)) {
+				w = &noteWriter{ResponseWriter: w}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// upstreamNotes are the events injectNotes adds.
+const upstreamNotes = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n" +
+	"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"asking\"}}\n\n"
+
+type noteWriter struct {
+	http.ResponseWriter
+	written bool
+}
+
+func (w *noteWriter) Write(b []byte) (int, error) {
+	if !w.written {
+		w.written = true
+		if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+			if _, err := io.WriteString(w.ResponseWriter, upstreamNotes); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *noteWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *noteWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+// TestFastPathRelaysUpstreamMessages calls, on the fast path and on the
+// SDK's path, a tool of an HTTP upstream that sends, in the call's own
+// stream, requests to the client (ping, roots/list) and notifications (a
+// tool list change, a log message): go-sdk's client session of the proxy
+// handles them alike on both paths. It answers the requests (the tool's
+// result says how), and lists the upstream's tools again on the change.
+func TestFastPathRelaysUpstreamMessages(t *testing.T) {
+	var lists atomic.Int32
+	s := newUpstream(t.TempDir())
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	u := &httpUpstream{tb: t, s: s, addr: "127.0.0.1:0", wrap: injectNotes}
+	u.start()
+	t.Cleanup(u.stop)
+	p, err := proxy.New(context.Background(), proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+
+	answers := map[bool]map[string]any{}
+	for _, fast := range []bool{true, false} {
+		rc := dialRaw(t, p, fast)
+		listed, answered := lists.Load(), proxy.FastCalls(p)
+		rc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+		answers[fast], _ = rc.response(`1`)
+		if n := proxy.FastCalls(p) - answered; (n == 1) != fast {
+			t.Errorf("fast %v: the fast path answered %d calls", fast, n)
+		}
+		waitFor(t, fmt.Sprintf("fast %v: the proxy to list the upstream's tools after the change", fast), func() bool { return lists.Load() > listed })
+	}
+	if diff := cmp.Diff(answers[false], answers[true]); diff != "" {
+		t.Errorf("answer (-SDK +fast):\n%s", diff)
+	}
+	data, _ := json.Marshal(answers[true])
+	if !strings.Contains(string(data), "ping: ok") {
+		t.Errorf("the upstream's ping got no answer: %s", data)
+	}
+	t.Logf("answer: %s", data)
+}
+
+// faults wraps an upstream's handler with the failures of a test case.
+type faults struct {
+	mu   sync.Mutex
+	last string          // the session of the last request
+	gone map[string]bool // sessions the upstream no longer knows
+	// call, if not nil, answers the calls of tool instead of the upstream.
+	call http.HandlerFunc
+	tool string
+}
+
+func (f *faults) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.mu.Lock()
+		session := r.Header.Get("Mcp-Session-Id")
+		if session != "" {
+			f.last = session
+		}
+		gone, call, tool := f.gone[session], f.call, f.tool
+		f.mu.Unlock()
+		switch {
+		case gone:
+			http.Error(w, "session not found", http.StatusNotFound)
+		case call != nil && bytes.Contains(body, []byte(`"method":"tools/call"`)) && bytes.Contains(body, []byte(`"name":"`+tool+`"`)):
+			call(w, r)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// forget makes the upstream forget the session of the last request.
+func (f *faults) forget() {
+	f.mu.Lock()
+	f.gone[f.last] = true
+	f.mu.Unlock()
+}
+
+// TestFastPathHTTPFailures makes the HTTP upstream fail a call in several
+// ways: the fast path answers the client as the SDK's path does, for a tool
+// that the proxy calls again on a new session after a failure (text, which
+// is read-only) and for one it does not (lines).
+func TestFastPathHTTPFailures(t *testing.T) {
+	tests := []struct {
+		name   string
+		forget bool             // the upstream forgets the session
+		call   http.HandlerFunc // else answers the call so
+		ok     bool             // the call still succeeds, on a new session
+	}{
+		{name: "session gone: a new session, and the call again", forget: true, ok: true},
+		{name: "server error", call: func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "boom", http.StatusInternalServerError)
+		}},
+		{name: "overloaded, which go-sdk counts as transient", call: func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "later", http.StatusServiceUnavailable)
+		}},
+		{name: "a JSON-RPC error in an HTTP error, without an ID", call: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"bad arguments"}}`)
+		}},
+		{name: "a JSON-RPC error in an HTTP error", call: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad arguments"}}`)
+		}},
+		{name: "neither JSON nor an event stream", call: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "hello")
+		}},
+		{name: "a stream that ends without the response", call: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, ": nothing\n\n")
+		}},
+	}
+	for _, tt := range tests {
+		for _, tool := range []string{"text", "lines"} {
+			t.Run(tool+"/"+tt.name, func(t *testing.T) {
+				f := &faults{gone: map[string]bool{}, tool: tool}
+				u := &httpUpstream{tb: t, s: newUpstream(t.TempDir()), addr: "127.0.0.1:0", wrap: f.wrap}
+				u.start()
+				t.Cleanup(u.stop)
+				p, err := proxy.New(context.Background(), proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { p.Close() })
+				answers := map[bool]map[string]any{}
+				for _, fast := range []bool{true, false} {
+					rc := dialRaw(t, p, fast)
+					rc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"count":1}}}`)
+					if resp, _ := rc.response(`1`); resp["result"] == nil {
+						t.Fatalf("fast %v: before the failure: %v", fast, resp)
+					}
+					f.mu.Lock()
+					f.call = tt.call
+					f.mu.Unlock()
+					if tt.forget {
+						f.forget()
+					}
+					rc.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"count":1}}}`)
+					answers[fast], _ = rc.response(`2`)
+					f.mu.Lock()
+					f.call = nil
+					f.mu.Unlock()
+					// The proxy serves calls after the failure.
+					rc.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"count":1}}}`)
+					if resp, _ := rc.response(`3`); resp["result"] == nil {
+						t.Errorf("fast %v: after the failure: %v", fast, resp)
+					}
+				}
+				data, _ := json.Marshal(answers[true])
+				t.Logf("fast: %s", data)
+				if diff := cmp.Diff(answers[false], answers[true]); diff != "" {
+					t.Errorf("answer (-SDK +fast):\n%s", diff)
+				}
+				res, _ := answers[true]["result"].(map[string]any)
+				if failed := res == nil || res["isError"] == true; failed == tt.ok {
+					t.Errorf("the call failed: %v; want it to fail: %v", failed, !tt.ok)
+				}
+			})
+		}
+	}
+}
+
+// headerRoundTripper is a user's transport that adds a header.
+type headerRoundTripper struct{}
+
+func (headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Round-Tripper", "user")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestFastPathHeaders compares the HTTP request of a call on the fast path
+// with that of the SDK's path: the same headers, the session's and the
+// user's (Upstream.Header, the transport of Upstream.HTTPClient).
+func TestFastPathHeaders(t *testing.T) {
+	var mu sync.Mutex
+	var calls []http.Header
+	record := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+				mu.Lock()
+				calls = append(calls, r.Header.Clone())
+				mu.Unlock()
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	u := &httpUpstream{tb: t, s: newUpstream(t.TempDir()), addr: "127.0.0.1:0", wrap: record}
+	u.start()
+	t.Cleanup(u.stop)
+	up := proxy.Upstream{
+		URL:        u.url(),
+		Header:     http.Header{"Authorization": {"Bearer t0ken"}, "X-Trace": {"a", "b"}},
+		HTTPClient: &http.Client{Transport: headerRoundTripper{}},
+	}
+	p, err := proxy.New(context.Background(), up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	for _, fast := range []bool{true, false} {
+		rc := dialRaw(t, p, fast)
+		rc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lines","arguments":{"count":1}}}`)
+		if resp, _ := rc.response(`1`); resp["result"] == nil {
+			t.Fatalf("fast %v: %v", fast, resp)
+		}
+	}
+	if proxy.FastCalls(p) != 1 {
+		t.Fatalf("the fast path answered %d calls; want 1", proxy.FastCalls(p))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 2 {
+		t.Fatalf("the upstream saw %d calls; want 2", len(calls))
+	}
+	for _, h := range calls {
+		h.Del("Content-Length") // the bodies differ
+	}
+	if diff := cmp.Diff(calls[1], calls[0]); diff != "" {
+		t.Errorf("headers of a call (-SDK +fast):\n%s", diff)
+	}
+	for k, v := range map[string]string{"Authorization": "Bearer t0ken", "X-Round-Tripper": "user", "Mcp-Protocol-Version": "2025-11-25"} {
+		if got := calls[0].Get(k); got != v {
+			t.Errorf("fast path: %s: %q; want %q", k, got, v)
+		}
+	}
+	if calls[0].Get("Mcp-Session-Id") == "" {
+		t.Error("fast path: no Mcp-Session-Id")
+	}
+	t.Logf("headers: %v", calls[0])
 }

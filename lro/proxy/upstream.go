@@ -167,7 +167,8 @@ type link struct {
 }
 
 // upstream is one session with the upstream, with the connection under it,
-// on which the fast path sends its calls (see fast.go).
+// on which the fast path sends its calls to a command, and which knows the
+// session ID the fast path's own HTTP requests carry (see fast.go).
 type upstream struct {
 	cs   *mcp.ClientSession
 	conn mcp.Connection // the connection the transport made, under cs
@@ -178,6 +179,8 @@ type upstream struct {
 	// session speaks a protocol before 2026-07-28, whose requests carry
 	// nothing the SDK adds per request.
 	fast bool
+	// version is the negotiated protocol version.
+	version string
 	// ctx is canceled when the session ends.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -263,7 +266,7 @@ func (l *link) connect(ctx context.Context) (*upstream, error) {
 	u := &upstream{cs: cs, conn: rt.conn}
 	u.capture, _ = rt.conn.(*captureConn)
 	if ir := cs.InitializeResult(); ir != nil && ir.ProtocolVersion < protocol20260728 && rt.conn != nil {
-		u.fast = true
+		u.fast, u.version = true, ir.ProtocolVersion
 	}
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	return u, nil

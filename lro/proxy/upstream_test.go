@@ -191,6 +191,25 @@ func newUpstream(dir string) *mcp.Server {
 			}
 			return textResult("done"), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "ask", Description: "Pings the client and lists its roots during the call.", InputSchema: countSchema},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// Bounded, so that a request the client never sees shows in the
+			// result instead of hanging the call.
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			ping := "ok"
+			if err := req.Session.Ping(ctx, nil); err != nil {
+				ping = err.Error()
+			}
+			roots := ""
+			if res, err := req.Session.ListRoots(ctx, nil); err != nil {
+				roots = "error: " + err.Error()
+			} else {
+				data, _ := json.Marshal(res)
+				roots = string(data)
+			}
+			return textResult("ping: " + ping + "; roots: " + roots), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "pid", Description: "The upstream's process id.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return textResult(strconv.Itoa(os.Getpid())), nil
@@ -230,6 +249,8 @@ type httpUpstream struct {
 	s    *mcp.Server
 	addr string
 	srv  *http.Server
+	// wrap, if not nil, wraps the server's handler.
+	wrap func(http.Handler) http.Handler
 }
 
 func startHTTPUpstream(t *testing.T, s *mcp.Server) *httpUpstream {
@@ -257,7 +278,11 @@ func (u *httpUpstream) start() {
 	}
 	u.addr = ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return u.s }, nil))
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return u.s }, nil)
+	if u.wrap != nil {
+		h = u.wrap(h)
+	}
+	mux.Handle("/mcp", h)
 	u.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go u.srv.Serve(ln)
 }
