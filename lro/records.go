@@ -312,43 +312,40 @@ func (c *config) findRecords(res *mcp.CallToolResult) (*recordSet, error) {
 }
 
 // validRecords returns the records of doc, or false when doc is not valid
-// JSON. An array, the common case, is validated, split and measured in one
-// pass, which also gathers the summary's statistics and infers the schema
-// when the schema is to be inferred.
+// JSON. The records array (doc itself, the common case, or an array field of
+// it) is validated, split and measured in one walk, which also gathers the
+// summary's statistics and infers the records' schema (see gather).
 func (c *config) validRecords(doc []byte) (*recordSet, bool) {
-	if jsonscan.Kind(doc) != '[' {
+	var rs *recordSet
+	if jsonscan.Kind(doc) == '[' {
+		// A valid array is the document without the white space around it;
+		// the walk validates it.
+		rs = &recordSet{doc: doc}
+		rs.arrayStart = len(doc) - len(bytes.TrimLeft(doc, " \t\r\n"))
+		rs.arrayEnd = len(bytes.TrimRight(doc, " \t\r\n"))
+		rs.docArray = doc[rs.arrayStart:rs.arrayEnd]
+	} else {
 		if !jsonscan.Valid(doc) {
 			return nil, false
 		}
-		rs, err := recordsFromDoc(doc, c.RecordsField)
-		return rs, err == nil
+		var err error
+		if rs, err = recordsFromDoc(doc, c.RecordsField); err != nil {
+			return nil, false
+		}
+		if rs.docArray == nil {
+			return rs, true // one record
+		}
 	}
-	rs := &recordSet{doc: doc, measured: true, oneLine: true}
-	var err error
-	if c.inferSchema(c.RecordType) {
-		_, err = c.walkRecords(rs)
-	} else {
-		w := c.newWalk(false)
-		err = jsonscan.ValidElements(doc, func(e jsonscan.Element) error {
-			_, err := w.measure(e.Value, e.Multiline, e.ASCII)
-			return err
-		})
-		w.addTo(rs)
-	}
-	if err != nil {
-		rs.release()
+	if _, err := c.gather(rs); err != nil {
 		return nil, false
 	}
-	// A valid array is the document without the white space around it.
-	rs.arrayStart = len(doc) - len(bytes.TrimLeft(doc, " \t\r\n"))
-	rs.arrayEnd = len(bytes.TrimRight(doc, " \t\r\n"))
-	rs.docArray = doc[rs.arrayStart:rs.arrayEnd]
 	return rs, true
 }
 
 // walk is the state of one walk over an array of records: what it has
 // measured and gathered of the records it has seen.
 type walk struct {
+	base          int // the offset in the document of the array walked
 	heuristic     bool
 	tokenizer     estimate.Tokenizer
 	count, tokens int
@@ -358,13 +355,16 @@ type walk struct {
 	bounds        *[]uint32    // nil when offsets are not noted
 }
 
-// newWalk starts a walk with c's tokenizer. A walk that gathers keeps a
-// tally of the summary's statistics and infers the records' schema.
-func (c *config) newWalk(gather bool) *walk {
+// newWalk starts a walk with c's tokenizer over an array at offset base of
+// its document, noting where the first records are unless the document is
+// too large for the notes' offsets.
+func (c *config) newWalk(base, docLen int) *walk {
 	_, heuristic := c.Tokenizer.(estimate.Heuristic)
-	w := &walk{heuristic: heuristic, tokenizer: c.Tokenizer, oneLine: true}
-	if gather {
-		w.tally = &tally{schema: &descriptor.Inferrer{}}
+	w := &walk{base: base, heuristic: heuristic, tokenizer: c.Tokenizer, oneLine: true}
+	w.tally = &tally{schema: &descriptor.Inferrer{}}
+	if docLen <= math.MaxUint32 {
+		w.bounds = boundsPool.Get().(*[]uint32)
+		*w.bounds = (*w.bounds)[:0]
 	}
 	return w
 }
@@ -398,13 +398,15 @@ func (w *walk) element(e descriptor.Element) error {
 	}
 	w.tally.keep(line)
 	if w.bounds != nil && len(*w.bounds) < 2*maxBounds {
-		*w.bounds = append(*w.bounds, uint32(e.Offset), uint32(e.Offset+len(e.Value)))
+		start := w.base + e.Offset
+		*w.bounds = append(*w.bounds, uint32(start), uint32(start+len(e.Value)))
 	}
 	return nil
 }
 
 // addTo hands what w measured and gathered over to rs.
 func (w *walk) addTo(rs *recordSet) {
+	rs.measured = true
 	rs.count, rs.tokens, rs.oneLine = w.count, w.tokens, w.oneLine
 	rs.tally, rs.bounds = w.tally, w.bounds
 }
@@ -440,21 +442,26 @@ const minSplitBytes = 64 << 10
 // errCancelled stops the second walk of a split that did not hold.
 var errCancelled = errors.New("lro: walk cancelled")
 
-// walkRecords validates the array rs.doc and measures, samples and
-// describes its records, noting where the first ones are. A large array is
-// walked in two halves at once, on two cores, when it can be split: the
-// second half from what looks like the start of a record near the middle,
-// while the first half's walk confirms that a record does start there (if
-// not, the first walk goes on to the end alone). It reports whether the walk
-// was split.
-func (c *config) walkRecords(rs *recordSet) (split bool, err error) {
-	doc := rs.doc
-	first := c.newWalk(true)
-	if len(doc) <= math.MaxUint32 {
-		first.bounds = boundsPool.Get().(*[]uint32)
-		*first.bounds = (*first.bounds)[:0]
-	}
-	defer first.addTo(rs)
+// gather walks the records array rs.docArray once: it validates it, counts
+// and measures the records, keeps the sample, gathers the summary's
+// statistics, infers the records' schema, and notes where the first records
+// are. rs must have an array. On error, rs holds nothing gathered.
+//
+// A large array is walked in two halves at once, on two cores, when it can
+// be split: the second half from what looks like the start of a record near
+// the middle, while the first half's walk confirms that a record does start
+// there (if not, the first walk goes on to the end alone). It reports
+// whether the walk was split.
+func (c *config) gather(rs *recordSet) (split bool, err error) {
+	doc, base := rs.docArray, rs.arrayStart
+	first := c.newWalk(base, len(rs.doc))
+	defer func() {
+		if err != nil {
+			first.release()
+			return
+		}
+		first.addTo(rs)
+	}()
 	stop := -1
 	if c.splitBytes > 0 && len(doc) >= c.splitBytes && runtime.GOMAXPROCS(0) > 1 {
 		stop = descriptor.SplitPoint(doc)
@@ -462,11 +469,7 @@ func (c *config) walkRecords(rs *recordSet) (split bool, err error) {
 	if stop < 0 {
 		return false, first.tally.schema.AddElements(doc, first.tally.field, first.element)
 	}
-	second := c.newWalk(true)
-	if first.bounds != nil {
-		second.bounds = boundsPool.Get().(*[]uint32)
-		*second.bounds = (*second.bounds)[:0]
-	}
+	second := c.newWalk(base, len(rs.doc))
 	// The second walk claims its half when it starts; a first walk that
 	// gets to the split point before that (the other cores are busy) takes
 	// the half back and walks on, so that a busy machine loses nothing.

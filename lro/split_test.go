@@ -24,15 +24,16 @@ type walked struct {
 
 func walkDoc(t *testing.T, c *config, doc string) (walked, bool) {
 	t.Helper()
-	rs := &recordSet{doc: []byte(doc), measured: true, oneLine: true}
-	split, err := c.walkRecords(rs)
+	rs := &recordSet{doc: []byte(" " + doc)} // an array at offset 1
+	rs.arrayStart, rs.arrayEnd = 1, len(rs.doc)
+	rs.docArray = rs.doc[1:]
+	split, err := c.gather(rs)
 	defer rs.release()
 	w := walked{Valid: err == nil}
 	if err != nil {
 		return w, split
 	}
 	w.Count, w.Tokens, w.OneLine = rs.count, rs.tokens, rs.oneLine
-	rs.docArray = rs.doc
 	if err := rs.eachLine(func(line []byte) error {
 		w.Lines = append(w.Lines, string(line))
 		return nil
@@ -142,5 +143,50 @@ func TestSplitWalkEqualsOneWalk(t *testing.T) {
 				t.Errorf("two walks at once (-one walk +split):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestGatherArrayField gathers the records of an array field in the middle
+// of an object, large enough to be split: the records read again from the
+// noted offsets, the count and the sample are those of one walk.
+func TestGatherArrayField(t *testing.T) {
+	records := splitDoc(3000, func(i int) string {
+		return fmt.Sprintf(`{"id":%d,"namespace":"ns-%d","text":"record %d"}`, i, i%5, i)
+	})
+	doc := []byte(`{"total":3000,"items":` + records + `,"next":null}`)
+	one := mustConfig(&Options{OutputDir: t.TempDir()})
+	one.splitBytes = 0
+	two := mustConfig(&Options{OutputDir: t.TempDir()})
+	two.splitBytes, two.splitWaits = 1, true
+	read := func(c *config) (lines []string, count int, sample int, split bool) {
+		rs, err := recordsFromDoc(doc, "items")
+		if err != nil || rs.docArray == nil {
+			t.Fatalf("recordsFromDoc: %v", err)
+		}
+		defer rs.release()
+		if split, err = c.gather(rs); err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.eachLine(func(line []byte) error {
+			lines = append(lines, string(line))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return lines, rs.count, len(rs.tally.sample), split
+	}
+	wantLines, wantCount, wantSample, _ := read(one)
+	gotLines, gotCount, gotSample, split := read(two)
+	if !split {
+		t.Error("the walk was not split")
+	}
+	if wantCount != 3000 || gotCount != wantCount || gotSample != wantSample {
+		t.Errorf("count %d (one walk %d), sample %d (one walk %d)", gotCount, wantCount, gotSample, wantSample)
+	}
+	if diff := cmp.Diff(wantLines, gotLines); diff != "" {
+		t.Errorf("records (-one walk +split):\n%s", diff)
+	}
+	if wantLines[0] != `{"id":0,"namespace":"ns-0","text":"record 0"}` || len(wantLines) != 3000 {
+		t.Errorf("first record %q of %d", wantLines[0], len(wantLines))
 	}
 }

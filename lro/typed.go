@@ -48,7 +48,13 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 	if c.RecordType == nil {
 		c.RecordType = recordType(reflect.TypeFor[Out](), c.RecordsField)
 	}
-	typed := func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s, &tt, wrapTyped(h, c))
+}
+
+// wrapTyped is the handler AddTool registers: h, with the result offloaded
+// as c says.
+func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		if c.Disabled || c.bypass(req) {
 			res, out, err := h(ctx, req, in)
 			return res, outOrNil(out, err), err
@@ -73,7 +79,6 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 		}
 		return res, json.RawMessage(data), nil
 	}
-	mcp.AddTool(s, &tt, typed)
 }
 
 func outOrNil[Out any](out Out, err error) any {

@@ -197,9 +197,14 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 		if _, ok := textOnly(res.Content); !ok {
 			return nil
 		}
+		// The output as encoding/json wrote it: valid, so only its records
+		// array is walked.
 		rs, err = recordsFromDoc(typedOut, c.RecordsField)
 		if rs != nil {
 			rs.structured = true
+			if rs.docArray != nil {
+				_, err = c.gather(rs)
+			}
 		}
 	default:
 		texts, ok := textOnly(res.Content)
