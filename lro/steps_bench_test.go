@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/jsonscan"
+	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -170,4 +172,64 @@ func BenchmarkOffloadSteps(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkOffload500Typed is BenchmarkOffload500 for a typed tool, the
+// handler AddTool registers (as the example memory server uses): the
+// handler returns the 500 records as Go values, and the decorator marshals
+// them once, walks them, writes the file and builds the descriptor. The
+// baseline is the same: json.Marshal and os.WriteFile of the records into a
+// new file; the files stay until the end, as in BenchmarkOffload500.
+// Target: offload_typed/marshal_write <= 1.5.
+func BenchmarkOffload500Typed(b *testing.B) {
+	records := partsMemories(500)
+	dir := b.TempDir()
+	c := mustConfig(&Options{OutputDir: dir})
+	c.RecordType = reflect.TypeFor[partsMemory]() // as AddTool finds it
+	h := wrapTyped(func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, []partsMemory, error) {
+		return nil, records, nil
+	}, c)
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "recall_memories", Arguments: json.RawMessage(`{"query":"cache","detail":"full"}`)}}
+	ctx := context.Background()
+	var last *mcp.CallToolResult
+	check := func() {
+		if last == nil {
+			return
+		}
+		var d struct {
+			FilePath string `json:"file_path"`
+		}
+		if len(last.Content) != 1 || json.Unmarshal([]byte(last.Content[0].(*mcp.TextContent).Text), &d) != nil || d.FilePath == "" {
+			b.Fatal("the result was not offloaded")
+		}
+		if _, err := os.Stat(d.FilePath); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := 0
+	offload := sidebyside.Arm{
+		Name: "offload_typed",
+		Prep: check,
+		Run: func() {
+			var err error
+			if last, _, err = h(ctx, req, struct{}{}); err != nil {
+				b.Fatal(err)
+			}
+		},
+	}
+	marshalWrite := sidebyside.Arm{
+		Name: "marshal_write",
+		Run: func() {
+			data, err := json.Marshal(records)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("plain-%d.json", n)), data, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		},
+	}
+	sidebyside.Run(b, offload, marshalWrite)
+	check()
 }

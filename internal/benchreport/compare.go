@@ -40,6 +40,10 @@ var comparisons = []comparison{
 		Paper: fmt.Sprintf("%.1f ms file write (E1 median)", paperFileWriteMs),
 	},
 	{
+		Key: "offload_typed", Short: "offload 500, typed tool / marshal + write", Label: "the same offload for a typed tool (`lro.AddTool`: the handler returns the records as Go values)", Versus: "the same",
+		Pkg: "./lro", Bench: "BenchmarkOffload500Typed", A: "offload_typed", B: "marshal_write", Benchtime: "2s", Target: 1.5,
+	},
+	{
 		Key: "extract", Short: "lro_extract, recipe 2 / tail | jq", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
 		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
 		Paper: "shell start-up " + paperShellStartup + " per command",
