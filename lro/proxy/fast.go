@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,12 +89,17 @@ const drainTimeout = 5 * time.Second
 // proxy, calls of upstream tools whose results stay inline skip the SDK's
 // decoding and encoding on the proxy (see the package documentation), which
 // makes them several times cheaper; what the client receives is the same.
-// Any other transport is served as Server().Connect serves it. Close the
-// session, or let the client disconnect, to end it.
+// Such calls do not go through the proxy's server: receiving middleware
+// added to [Proxy.Server] does not see them (set [Options.DisableFastPath]
+// if it must). Any other transport is served as Server().Connect serves it.
+// Close the session, or let the client disconnect, to end it.
 func (p *Proxy) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
 	var in io.ReadCloser
 	var out io.WriteCloser
 	var maxLine int
+	if p.noFast {
+		return p.server.Connect(ctx, t, nil)
+	}
 	switch t := t.(type) {
 	case *mcp.StdioTransport:
 		in, out, maxLine = os.Stdin, nopCloser{os.Stdout}, t.MaxLineLength
@@ -212,26 +218,9 @@ func (tp *tap) read() {
 		var line []byte
 		line, err = br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			// Too long to take: the rest of the line goes on as it comes.
-			err = nil
-			for {
-				if werr := tp.toServer(line); werr != nil {
-					err = werr
-					break
-				}
-				if line[len(line)-1] == '\n' {
-					break
-				}
-				line, err = br.ReadSlice('\n')
-				if err == bufio.ErrBufferFull {
-					err = nil
-				} else if err != nil {
-					if len(line) > 0 {
-						_ = tp.toServer(line)
-					}
-					break
-				}
-			}
+			// Too long to take: the rest of the line goes on as it comes,
+			// whole, so no hand-off may land in the middle of it.
+			err = tp.passLongLine(br, line)
 			continue
 		}
 		if len(line) > 0 && !tp.take(line) {
@@ -245,6 +234,34 @@ func (tp *tap) read() {
 	}
 	tp.toSDK.CloseWithError(err)
 	tp.cancel()
+}
+
+// passLongLine hands go-sdk's server a line longer than the tap's buffer,
+// of which first is the start, reading the rest from br. It holds the
+// server's stream until the line ends, so that nothing else is written into
+// the middle of it.
+func (tp *tap) passLongLine(br *bufio.Reader, first []byte) error {
+	tp.sdkMu.Lock()
+	defer tp.sdkMu.Unlock()
+	line := first
+	for {
+		if _, err := tp.toSDK.Write(line); err != nil {
+			return err
+		}
+		if line[len(line)-1] == '\n' {
+			return nil
+		}
+		var err error
+		line, err = br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+		case err != nil:
+			if len(line) > 0 {
+				_, _ = tp.toSDK.Write(line)
+			}
+			return err
+		}
+	}
 }
 
 // message is a JSON-RPC message as the tap reads it.
@@ -440,8 +457,10 @@ func (tp *tap) start(m message) bool {
 	if !cp.ok || !tp.p.exposed(cp.name) {
 		return false
 	}
-	up := tp.p.link.currentUpstream()
-	if up == nil || !up.fast || up.ctx.Err() != nil {
+	// The reader never waits: while the link is busy (connecting), the call
+	// takes go-sdk's path, which waits for it.
+	up, ok := tp.p.link.currentUpstreamNow()
+	if !ok || up == nil || !up.fast || up.ctx.Err() != nil {
 		return false // go-sdk's path connects, and reports a failure
 	}
 	// The SDK's own _meta keys (a sessionless protocol's version, for one)
@@ -700,27 +719,38 @@ func withMetaKey(params json.RawMessage, key, value string) json.RawMessage {
 }
 
 // takePrefetched returns the upstream's answer the fast path left in the
-// _meta of req, and deletes the mark. It returns nil for a call without
-// one, or with one it does not know.
-func (p *Proxy) takePrefetched(req *mcp.CallToolRequest) *prefetch {
+// _meta of req, and deletes the mark. It returns nil, false for a call
+// without one; nil, true for a call marked with one it no longer has (kept
+// longer than prefetchTTL) or never had, which must not call the upstream
+// again: the tool may not be safe to run twice.
+func (p *Proxy) takePrefetched(req *mcp.CallToolRequest) (pf *prefetch, marked bool) {
 	if req.Params == nil {
-		return nil
+		return nil, false
 	}
 	v, ok := req.Params.Meta[prefetchKey]
 	if !ok {
-		return nil
+		return nil, false
 	}
 	delete(req.Params.Meta, prefetchKey)
 	key, _ := v.(string)
 	x, ok := p.prefetched.LoadAndDelete(key)
 	if !ok {
-		return nil
+		return nil, true
 	}
-	pf := x.(*prefetch)
+	pf = x.(*prefetch)
 	if pf.session != req.Session {
-		return nil
+		return nil, true
 	}
-	return pf
+	return pf, true
+}
+
+// lostAnswer is the tool error of a call whose upstream answer, taken by the
+// fast path, was lost before the call's handler ran.
+func lostAnswer(tool string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("lro proxy: the upstream answered the call of %q, but the answer was lost before it could be handed on (the proxy was too busy for %v); it is not called again, in case the tool is not safe to run twice. Call it again if it is.", tool, prefetchTTL)}},
+	}
 }
 
 // outcome returns the upstream's answer as the SDK's client returns it.
@@ -1019,7 +1049,8 @@ func readEvents(r io.Reader, fn func(name string, data []byte) (bool, error)) er
 			continue
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
+		// As go-sdk reads them: white space around a value is not part of it.
+		value = bytes.TrimSpace(value)
 		switch string(field) {
 		case "event":
 			name = string(value)
@@ -1171,7 +1202,9 @@ func (p *Proxy) notifyFast(ctx context.Context, route progressRoute, params *mcp
 // the same JSON, except for the protocol's own _meta keys, which it
 // deletes (and so does inline).
 func (p *Proxy) inline(tool string, result []byte) (out []byte, ok bool) {
-	if jsonscan.Kind(result) != '{' {
+	// The SDK path decodes strings into Go strings, which turns invalid
+	// UTF-8 into U+FFFD; relayed as written, it could break a strict client.
+	if jsonscan.Kind(result) != '{' || !utf8.Valid(result) {
 		return nil, false
 	}
 	var seen [5]bool

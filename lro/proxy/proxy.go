@@ -80,6 +80,14 @@ type Options struct {
 	// false (the zero value), a janitor runs while offloading is enabled,
 	// until Close.
 	DisableJanitor bool
+
+	// DisableFastPath makes [Proxy.Connect] and [Proxy.Run] hand every call
+	// to the proxy's go-sdk server, as sessions of [Proxy.Server] are: set
+	// it when you add receiving middleware to that server, or change its
+	// tools, and need that to apply to every call. If false (the zero
+	// value), calls whose results stay inline take the fast path, which
+	// skips the server (see Connect).
+	DisableFastPath bool
 }
 
 // A Proxy is an MCP server that re-exposes the tools of an upstream MCP
@@ -90,6 +98,7 @@ type Options struct {
 //
 // A Proxy is safe for concurrent use. Call Close when done.
 type Proxy struct {
+	noFast  bool // Options.DisableFastPath
 	impl    *mcp.Implementation
 	server  *mcp.Server
 	link    *link
@@ -169,6 +178,7 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 	}
 
 	p := &Proxy{
+		noFast:  o.DisableFastPath,
 		impl:    impl,
 		lro:     *o.LRO,
 		logger:  logger,
@@ -245,7 +255,10 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 // Server returns the proxy's MCP server, to serve on any transport, such as
 // streamable HTTP with [mcp.NewStreamableHTTPHandler]. Its sessions forward
 // every call through the SDK on both sides; [Proxy.Connect] and [Proxy.Run]
-// serve the same server with a fast path for small results.
+// serve the same server with a fast path for small results, which does not
+// go through the server: receiving middleware added to it, and upstream
+// tools removed from it or replaced on it, do not apply to fast calls unless
+// [Options.DisableFastPath] is set.
 func (p *Proxy) Server() *mcp.Server { return p.server }
 
 // Close ends the session with the upstream (stopping its process, for a
@@ -506,7 +519,11 @@ func stripSDKMeta(m mcp.Meta) {
 // the result goes out inline.
 func (p *Proxy) offloading(wrapped mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		st := &callState{prefetched: p.takePrefetched(req)}
+		pf, marked := p.takePrefetched(req)
+		if marked && pf == nil {
+			return lostAnswer(req.Params.Name), nil
+		}
+		st := &callState{prefetched: pf}
 		res, err := wrapped(context.WithValue(ctx, stateKey{}, st), req)
 		if res != nil && res.StructuredContent == nil && st.hidden != nil {
 			res.StructuredContent = st.hidden

@@ -235,6 +235,16 @@ func (l *link) currentUpstream() *upstream {
 	return l.cur
 }
 
+// currentUpstreamNow is currentUpstream without waiting: ok is false when
+// the link is busy, connecting for one.
+func (l *link) currentUpstreamNow() (u *upstream, ok bool) {
+	if !l.mu.TryLock() {
+		return nil, false
+	}
+	defer l.mu.Unlock()
+	return l.cur, true
+}
+
 // recordTransport keeps the connection its transport made, unwrapped: the
 // SDK gives a connection of its own making information (such as the
 // negotiated protocol, which the HTTP transport sends in a header) through
