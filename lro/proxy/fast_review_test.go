@@ -18,18 +18,15 @@ import (
 	"github.com/zircote/lro-go/lro/proxy"
 )
 
-// newTestProxy is a proxy in front of u with opts (nil for the defaults).
+// newTestProxy is a proxy in front of the HTTP upstream at url, with opts
+// (nil for the defaults), offloading into a test folder.
 func newTestProxy(t *testing.T, url string, opts *proxy.Options) *proxy.Proxy {
 	t.Helper()
 	if opts == nil {
 		opts = &proxy.Options{}
 	}
 	opts.LRO = &lro.Options{OutputDir: t.TempDir()}
-	p, err := proxy.New(context.Background(), proxy.Upstream{URL: url}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p, _ := newProxy(t, proxy.Upstream{URL: url}, opts, nil)
 	return p
 }
 
