@@ -351,7 +351,7 @@ type walk struct {
 	count, tokens int
 	oneLine       bool
 	buf           bytes.Buffer // a multi-line record, compacted
-	tally         *tally       // nil when nothing is gathered
+	tally         *tally       // the summary's statistics and the schema
 	bounds        *[]uint32    // nil when offsets are not noted
 }
 

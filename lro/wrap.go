@@ -511,6 +511,8 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		}
 		<-done
 	} else {
+		// A list of records (handed over with Provide, or text lines): the
+		// statistics are gathered while it is written.
 		var t *tally
 		t, err = c.writeRecords(w, rs, wantSchema && elemType == nil)
 		if err == nil {
@@ -545,21 +547,6 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 // writeRecords writes the records of rs to w, gathering the summary's
 // statistics, and the records' schema when infer is true.
 func (c *config) writeRecords(w *jsonl.Writer, rs *recordSet, infer bool) (*tally, error) {
-	if infer && rs.docArray != nil {
-		// One walk over the array describes each record, finds where it
-		// ends, and hands it over to be written.
-		t := &tally{schema: &descriptor.Inferrer{}}
-		var buf bytes.Buffer
-		err := t.schema.AddElements(rs.docArray, t.field, func(e descriptor.Element) error {
-			line, err := rs.line(e.Value, &buf)
-			if err != nil {
-				return err
-			}
-			t.keep(line)
-			return w.WriteValidRecord(line)
-		})
-		return t, err
-	}
 	t := &tally{}
 	if infer {
 		t.schema = &descriptor.Inferrer{}
