@@ -512,8 +512,7 @@ func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *r
 		<-done
 	} else {
 		// A list of records (handed over with Provide, text lines, or one
-		// record): the
-		// statistics are gathered while it is written.
+		// record): the statistics are gathered while it is written.
 		var t *tally
 		t, err = c.writeRecords(w, rs, wantSchema && elemType == nil)
 		if err == nil {
