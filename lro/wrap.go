@@ -460,12 +460,6 @@ func (c *config) wantsSchema() bool {
 	return c.Profile == ProfileFull || c.Profile == ProfileNoRecipes
 }
 
-// inferSchema reports whether the line schema of records of Go type
-// elemType (nil when unknown) is inferred from the records.
-func (c *config) inferSchema(elemType reflect.Type) bool {
-	return c.wantsSchema() && structType(elemType) == nil
-}
-
 // offload writes the records to a new file and builds the descriptor, and
 // returns it with its JSON encoding.
 func (c *config) offload(ctx context.Context, tool, op string, a callArgs, rs *recordSet, count, tokens int) (*descriptor.OffloadResponse, []byte, error) {

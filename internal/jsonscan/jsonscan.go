@@ -1,6 +1,5 @@
 // Package jsonscan validates JSON, giving exactly the answer of
-// encoding/json several times faster ([Valid], [ValidElements] and the
-// primitives [ValidValue], [ValidString] and [ValidNumber]), and walks the
+// encoding/json several times faster ([Valid] and the primitives [ValidValue], [ValidString] and [ValidNumber]), and walks the
 // top level of a JSON document without decoding it: the elements of an array
 // and the fields of an object, each as a slice of the input, with no copy.
 //
@@ -8,8 +7,8 @@
 // of the records (string values with their quotes, numbers as written), which
 // encoding/json's Decoder (it copies every RawMessage) and the popular
 // streaming parsers (they strip quotes from strings) do not give. The scanner
-// trusts its input to be valid JSON: callers check with [Valid] (or
-// [ValidElements], which also splits an array) first. On invalid input it
+// trusts its input to be valid JSON: callers check with [Valid] (or validate
+// as they walk, as package descriptor's Inferrer does) first. On invalid input it
 // returns [ErrSyntax] or garbage slices, never panics.
 package jsonscan
 

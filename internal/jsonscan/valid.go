@@ -19,36 +19,7 @@ const MaxDepth = 10000
 // that must read every byte of a tool's output, and json.Valid runs a
 // general state machine one byte at a time.
 func Valid(data []byte) bool {
-	return validate(data, nil) == nil
-}
-
-// Element is an element of an array, as [ValidElements] hands it over.
-type Element struct {
-	// Value is the element, byte for byte.
-	Value []byte
-	// Multiline is true when Value has a line break ('\n' or '\r', which in
-	// valid JSON can only be white space between tokens), so that a caller
-	// writing elements as lines knows which need compacting without looking
-	// again.
-	Multiline bool
-	// ASCII is true when every byte of Value is below 0x80, so that a
-	// caller counting characters knows it is the number of bytes.
-	ASCII bool
-}
-
-// ValidElements validates data exactly as [Valid] does and, when data is a
-// JSON array, calls fn with each of its elements, in order, as they are
-// validated.
-//
-// ValidElements returns [ErrSyntax] when data is not a valid JSON array, and
-// otherwise stops at and returns the first error of fn. fn may have been
-// called with the leading elements of data before the syntax error is found:
-// callers must not act on them until ValidElements returns nil.
-func ValidElements(data []byte, fn func(e Element) error) error {
-	if Kind(data) != '[' {
-		return ErrSyntax
-	}
-	return validate(data, fn)
+	return validate(data) == nil
 }
 
 // Masks of the eight bytes of a word, for the string scan.
@@ -71,11 +42,10 @@ func specialBytes(w uint64) uint64 {
 	return ((q-ones)&^q | (s-ones)&^s | (w-spaces)&^w) & highs
 }
 
-// validate is Valid, calling fn with the elements of a top-level array when
-// fn is not nil.
-func validate(data []byte, fn func(e Element) error) error {
+// validate is Valid, with the reason.
+func validate(data []byte) error {
 	i := skipSpace(data, 0)
-	end, _, err := validValue(data, i, 0, fn)
+	end, _, err := validValue(data, i, 0)
 	if err != nil {
 		return err
 	}
@@ -92,7 +62,7 @@ func validate(data []byte, fn func(e Element) error) error {
 // [Valid] accepts at the top level is accepted with outer 0; the value's own
 // nesting counts from outer towards [MaxDepth].
 func ValidValue(data []byte, i, outer int) (end int, ascii bool) {
-	end, high, err := validValue(data, i, outer, nil)
+	end, high, err := validValue(data, i, outer)
 	if err != nil {
 		return -1, false
 	}
@@ -123,26 +93,19 @@ func ValidNumber(data []byte, i int) int {
 
 // validValue validates the value that starts at data[i], inside outer open
 // containers, and returns the offset just past it and the or of the bytes
-// of its strings. When fn is not nil and the value is an array, fn is called
-// with each of its elements. It walks the value iteratively, with the kind
+// of its strings. It walks the value iteratively, with the kind
 // of each open container (object or array) in a bit set, so that nesting
 // costs no call and no allocation.
-func validValue(data []byte, i, outer int, fn func(e Element) error) (int, uint64, error) {
+func validValue(data []byte, i, outer int) (int, uint64, error) {
 	var objects [MaxDepth/64 + 1]uint64 // bit d is set when the container at depth d is an object
 	n := len(data)
-	depth := 0 // containers open within the value
-	elemStart := 0
-	multiline := false
+	depth := 0      // containers open within the value
 	var high uint64 // the bytes of the strings, or-ed: high&highs != 0 if one is >= 0x80
-	var elemHigh uint64
 	var c byte
 
 value: // a value starts at i
 	if i >= n {
 		return 0, 0, ErrSyntax
-	}
-	if depth == 1 && fn != nil {
-		elemStart, multiline, high, elemHigh = i, false, 0, elemHigh|high
 	}
 	switch c = data[i]; c {
 	case '"':
@@ -161,9 +124,6 @@ value: // a value starts at i
 		depth++
 		i++
 		for i < n && isSpace(data[i]) {
-			if data[i] == '\n' || data[i] == '\r' {
-				multiline = true
-			}
 			i++
 		}
 		if i < n && data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
@@ -199,17 +159,9 @@ value: // a value starts at i
 	// A value ends at i: close containers until one continues.
 	for {
 		if depth == 0 {
-			return i, high | elemHigh, nil
-		}
-		if depth == 1 && fn != nil {
-			if err := fn(Element{data[elemStart:i], multiline, high&highs == 0}); err != nil {
-				return 0, 0, err
-			}
+			return i, high, nil
 		}
 		for i < n && isSpace(data[i]) {
-			if data[i] == '\n' || data[i] == '\r' {
-				multiline = true
-			}
 			i++
 		}
 		if i >= n {
@@ -221,9 +173,6 @@ value: // a value starts at i
 		case c == ',':
 			i++
 			for i < n && isSpace(data[i]) {
-				if data[i] == '\n' || data[i] == '\r' {
-					multiline = true
-				}
 				i++
 			}
 			if isObject {
@@ -246,9 +195,6 @@ key: // an object member starts at i
 		return 0, 0, ErrSyntax
 	}
 	for i < n && isSpace(data[i]) {
-		if data[i] == '\n' || data[i] == '\r' {
-			multiline = true
-		}
 		i++
 	}
 	if i >= n || data[i] != ':' {
@@ -256,9 +202,6 @@ key: // an object member starts at i
 	}
 	i++
 	for i < n && isSpace(data[i]) {
-		if data[i] == '\n' || data[i] == '\r' {
-			multiline = true
-		}
 		i++
 	}
 	goto value

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // validCases are inputs on which Valid must agree with json.Valid, each with
@@ -94,64 +92,8 @@ func TestValidValueCountsOuterDepth(t *testing.T) {
 	}
 }
 
-func TestValidElementsASCII(t *testing.T) {
-	in := []byte(`["abc",{"k":"caf\u00e9"},"café",{"a":"b"}]`)
-	var ascii []bool
-	if err := ValidElements(in, func(e Element) error { ascii = append(ascii, e.ASCII); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]bool{true, true, false, true}, ascii); diff != "" {
-		t.Errorf("ASCII: escapes are ASCII, a raw é is not, and bytes around an element are not its own (-want +got):\n%s", diff)
-	}
-}
-
-func TestValidElements(t *testing.T) {
-	tests := []struct {
-		name      string
-		in        string
-		want      []string
-		multiline []bool
-	}{
-		{"empty array has no elements", ` [ ] `, nil, nil},
-		{"elements byte for byte", `[1, "a" ,{"b":[2, 3]},[ ] ]`, []string{"1", `"a"`, `{"b":[2, 3]}`, `[ ]`}, []bool{false, false, false, false}},
-		{"line breaks between elements are not the elements'", "[\n1\r\n,\n2\n]", []string{"1", "2"}, []bool{false, false}},
-		{"line breaks inside an element are reported", "[{\"a\":\n1},[1,\r2],{\"b\":1}]", []string{"{\"a\":\n1}", "[1,\r2]", `{"b":1}`}, []bool{true, true, false}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			var multiline []bool
-			err := ValidElements([]byte(tt.in), func(e Element) error {
-				got = append(got, string(e.Value))
-				multiline = append(multiline, e.Multiline)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("elements (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.multiline, multiline); diff != "" {
-				t.Errorf("multiline (-want +got):\n%s", diff)
-			}
-		})
-	}
-	for _, in := range []string{`{"a":[1]}`, `1`, `[1,`, `[1]x`, ``} {
-		if err := ValidElements([]byte(in), func(Element) error { return nil }); err != ErrSyntax {
-			t.Errorf("ValidElements(%q) = %v, want ErrSyntax: not a valid array", in, err)
-		}
-	}
-	stop := fmt.Errorf("stop")
-	calls := 0
-	if err := ValidElements([]byte(`[1,2,3]`), func(Element) error { calls++; return stop }); err != stop || calls != 1 {
-		t.Errorf("ValidElements = %v after %d calls, want fn's error after 1", err, calls)
-	}
-}
-
 // FuzzValid checks that Valid gives json.Valid's answer on any input, and
-// that ValidElements, on valid arrays, gives exactly the elements
-// encoding/json sees and the right multiline flags.
+// checks the primitives on it (see checkPrimitives).
 func FuzzValid(f *testing.F) {
 	for _, tt := range validCases {
 		if len(tt.in) < 1000 {
@@ -168,39 +110,6 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = %v, json.Valid = %v", data, got, want)
 		}
 		checkPrimitives(t, data, want)
-		var got []string
-		var multiline []bool
-		err := ValidElements(data, func(e Element) error {
-			got = append(got, string(e.Value))
-			multiline = append(multiline, e.Multiline)
-			ascii := true
-			for _, c := range e.Value {
-				ascii = ascii && c < 0x80
-			}
-			if e.ASCII != ascii {
-				t.Fatalf("element %q: ASCII = %v, want %v", e.Value, e.ASCII, ascii)
-			}
-			return nil
-		})
-		var elems []json.RawMessage
-		isArray := json.Unmarshal(data, &elems) == nil && elems != nil // null decodes into a nil slice
-		if (err == nil) != isArray {
-			t.Fatalf("ValidElements(%q) = %v; encoding/json: valid array %v", data, err, isArray)
-		}
-		if !isArray {
-			return
-		}
-		if len(got) != len(elems) {
-			t.Fatalf("ValidElements(%q) gave %d elements, encoding/json %d", data, len(got), len(elems))
-		}
-		for i, e := range elems {
-			if got[i] != string(e) {
-				t.Fatalf("element %d = %q, want %q", i, got[i], e)
-			}
-			if ml := bytes.ContainsAny(e, "\r\n"); multiline[i] != ml {
-				t.Fatalf("element %d (%q): multiline = %v, want %v", i, e, multiline[i], ml)
-			}
-		}
 	})
 }
 
@@ -277,9 +186,6 @@ func BenchmarkValid(b *testing.B) {
 	}{
 		{"jsonscan", Valid},
 		{"encoding_json", json.Valid},
-		{"jsonscan_elements", func(d []byte) bool {
-			return ValidElements(d, func(Element) error { return nil }) == nil
-		}},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
