@@ -80,65 +80,18 @@ func BenchmarkInlineOverhead(b *testing.B) {
 
 // BenchmarkOffload500 compares offloading 500 full-detail records (the
 // wrapped handler: its own marshal, then the file and the descriptor) with
-// plain json.Marshal and os.WriteFile of the same records. Target:
+// plain json.Marshal and os.WriteFile of the same records, each arm writing
+// a new file (see offloadVsWrite in steps_bench_test.go). Target:
 // offload/marshal_write <= 1.5. The paper measured a 23.9 ms median for its
 // file write.
-//
-// Both arms write a new file each time, as an offload does, and the files
-// stay until the end (the janitor removes offloaded files later, not during
-// a call): a removal just before a timed call would leave the file system
-// work that slows the next file's creation, in either arm. Each offload's
-// descriptor is checked, untimed.
 func BenchmarkOffload500(b *testing.B) {
 	records := benchMemories(500)
 	dir := b.TempDir()
 	wrapped := lro.Wrap(recordsHandler(records), &lro.Options{OutputDir: dir})
-	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "recall_memories", Arguments: json.RawMessage(`{"query":"cache","detail":"full"}`)}}
 	ctx := context.Background()
-	var last *mcp.CallToolResult
-	n := 0
-	offload := sidebyside.Arm{
-		Name: "offload",
-		Prep: func() { checkOffloaded(b, last) },
-		Run: func() {
-			var err error
-			if last, err = wrapped(ctx, req); err != nil {
-				b.Fatal(err)
-			}
-		},
-	}
-	marshalWrite := sidebyside.Arm{
-		Name: "marshal_write",
-		Run: func() {
-			data, err := json.Marshal(records)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("plain-%d.json", n)), data, 0o600); err != nil {
-				b.Fatal(err)
-			}
-		},
-	}
-	sidebyside.Run(b, offload, marshalWrite)
-	checkOffloaded(b, last)
-}
-
-// checkOffloaded checks that res, when not nil, is an offload descriptor of
-// a file that exists.
-func checkOffloaded(b *testing.B, res *mcp.CallToolResult) {
-	if res == nil {
-		return
-	}
-	var d struct {
-		FilePath string `json:"file_path"`
-	}
-	if len(res.Content) != 1 || json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d) != nil || d.FilePath == "" {
-		b.Fatal("the result was not offloaded")
-	}
-	if _, err := os.Stat(d.FilePath); err != nil {
-		b.Fatal(err)
-	}
+	lro.OffloadVsWrite(b, dir, records, "offload", func() (*mcp.CallToolResult, error) {
+		return wrapped(ctx, lro.OffloadRequest)
+	})
 }
 
 // BenchmarkOffloadMemoryFlat offloads a result of 1,000,000 small records

@@ -1,0 +1,10 @@
+package lro
+
+// Test hooks for package lro_test.
+
+// OffloadVsWrite runs an offload benchmark against marshal-and-write (see
+// offloadVsWrite).
+var OffloadVsWrite = offloadVsWrite
+
+// OffloadRequest is the call of the offload benchmarks.
+var OffloadRequest = offloadRequest
