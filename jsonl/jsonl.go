@@ -148,6 +148,48 @@ type Header struct {
 	// Detail is the detail level the records were serialized at, such as
 	// "light", "medium" or "full".
 	Detail string `json:"detail"`
+	// Result is the tool result the records were taken out of, as the
+	// client would have received it ({"content": [...],
+	// "structuredContent": ...}), with each placement of RecordsAt emptied:
+	// everything of the result that is not a record, such as a total or a
+	// cursor beside the records. Nil when the records are the whole result.
+	Result json.RawMessage `json:"result,omitempty"`
+	// RecordsAt says where the records, in file order, go back into
+	// Result.
+	RecordsAt []Placement `json:"records_at,omitempty"`
+	// Copies lists the text items of Result that repeat the JSON of another
+	// of its values, such as the text a typed tool adds beside its
+	// structured content. Each holds null in Result.
+	Copies []Copy `json:"copies,omitempty"`
+}
+
+// Placement says where a stretch of records goes back into a
+// [Header.Result].
+type Placement struct {
+	// At is the JSON Pointer (RFC 6901) of the placement in Result; "" when
+	// the records are the whole result.
+	At string `json:"at"`
+	// As says how the records sit there: "array" (the elements of the array
+	// at At, which Result holds empty), "value" (the one record is the value
+	// at At, which Result holds as null) or "lines" (the records are
+	// {"line": N, "text": "..."} objects, the lines of the text at At, which
+	// Result holds as "").
+	As string `json:"as"`
+	// Count is the number of records of the placement.
+	Count int `json:"count"`
+	// InText, when not empty, is the pointer of a text item whose text was a
+	// JSON document that holds the records: Result holds that document as a
+	// JSON value, to be written back as text once the records are in it.
+	InText string `json:"in_text,omitempty"`
+	// FinalNewline reports, for "lines", that the text ended with a newline.
+	FinalNewline bool `json:"final_newline,omitempty"`
+}
+
+// Copy is a text item that repeats the JSON of another value of a
+// [Header.Result].
+type Copy struct {
+	At string `json:"at"` // the pointer of the text
+	Of string `json:"of"` // the pointer of the value it repeats
 }
 
 // Options configure [Create]. A nil *Options uses every default. Create

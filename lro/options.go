@@ -10,6 +10,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -175,12 +176,7 @@ type config struct {
 	Options
 	dir   string             // absolute output folder
 	tools map[string]*config // per-tool configurations, from Options.Tools
-	// splitBytes is the smallest array of records walked in two halves at
-	// once; 0 walks every array in one.
-	splitBytes int
-	// splitWaits makes a split walk's first half wait for the second
-	// instead of taking its half back, so that tests see every split.
-	splitWaits bool
+	core  *offload.Config    // the offload pipeline's view of the above
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -195,7 +191,7 @@ func (c *config) forTool(name string) *config {
 // newConfig copies opts, applies defaults and validates. It reports the first
 // invalid field by name.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{splitBytes: minSplitBytes}
+	c := &config{}
 	if opts != nil {
 		c.Options = *opts
 	}
@@ -274,9 +270,11 @@ func newConfig(opts *Options) (*config, error) {
 				}
 				tc.Profile = *t.Profile
 			}
+			tc.core = tc.coreConfig()
 			c.tools[name] = &tc
 		}
 	}
+	c.core = c.coreConfig()
 	return c, nil
 }
 

@@ -71,11 +71,18 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 		if err != nil {
 			return nil, nil, fmt.Errorf("lro: marshaling output: %w", err)
 		}
-		// The SDK sets StructuredContent from the returned value and keeps the
-		// Content that apply wrote (the descriptor, or the warning and the
-		// truncated records).
-		if desc := c.apply(ctx, req, res, slot.get(), data); desc != nil {
-			return res, desc, nil
+		if res.Content == nil {
+			// What the SDK sends beside the structured content when the
+			// handler sets no content: the same JSON as text.
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
+		}
+		// The SDK sets StructuredContent from the returned value and keeps
+		// the Content that apply wrote.
+		if c.apply(ctx, req, res, slot.get(), data) {
+			if res.StructuredContent == nil {
+				return res, nil, nil
+			}
+			return res, res.StructuredContent, nil
 		}
 		return res, json.RawMessage(data), nil
 	}

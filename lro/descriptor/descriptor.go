@@ -8,6 +8,7 @@
 package descriptor
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -76,6 +77,24 @@ type OffloadResponse struct {
 	JqRecipes []JqRecipe `json:"jq_recipes,omitempty"`
 	// Guidance is advisory text for the model.
 	Guidance string `json:"guidance,omitempty"`
+	// Beside, when not nil, tells what the result held besides its records
+	// (a total, a cursor, other arrays or texts), all of which the file's
+	// header keeps. Not part of the specification's descriptor.
+	Beside *Beside `json:"beside,omitempty"`
+}
+
+// Beside tells what a result held besides the records of its file. Every
+// part of it is in the file's header line, under "result".
+type Beside struct {
+	// Values are the small scalars among those parts, as written, keyed by
+	// their jq path below the header's "result", for example
+	// {".structuredContent.total": 987654}.
+	Values json.RawMessage `json:"values,omitempty"`
+	// Other names the larger parts, with their jq path below "result", for
+	// example ".structuredContent.relations: array of 400".
+	Other []string `json:"other,omitempty"`
+	// Command prints them all: the header's "result".
+	Command string `json:"command"`
 }
 
 // Summary is the specification's OffloadSummary.

@@ -11,10 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/internal/sidebyside"
-	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // partsMemory is BenchmarkOffload500's record (benchMemory of package
@@ -53,125 +50,6 @@ func partsMemories(n int) []partsMemory {
 		}
 	}
 	return out
-}
-
-// BenchmarkOffloadSteps breaks BenchmarkOffload500 down into its steps,
-// each on the same 500 records, so that a profile's shares can be checked
-// against direct timings:
-//
-//   - handler_marshal: the handler's own json.Marshal and string conversion;
-//   - marshal_write: the baseline, json.Marshal and os.WriteFile;
-//   - validate: jsonscan.Valid over the text, the floor of any validation;
-//   - find_records: the one walk that validates the text, splits, measures
-//     and samples the records, infers their schema and gathers the summary;
-//   - offload: the rest, given the records found: the file (created,
-//     written, committed, removed), the recipes and the descriptor;
-//   - file_lines: the file alone, with the records' lines;
-//   - file_empty: the file alone, with only the header (the cost of
-//     creating, committing and removing a file);
-//   - recipes: the ten recipes from the 16-record sample;
-//   - descriptor_json: encoding the descriptor.
-func BenchmarkOffloadSteps(b *testing.B) {
-	records := partsMemories(500)
-	data, err := json.Marshal(records)
-	if err != nil {
-		b.Fatal(err)
-	}
-	text := string(data)
-	dir := b.TempDir()
-	c := mustConfig(&Options{OutputDir: dir})
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	a := callArgs{detail: recipes.Full}
-	rs, err := c.findRecords(res)
-	if err != nil {
-		b.Fatal(err)
-	}
-	count, tokens, err := c.measure(rs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	run := func(name string, f func(b *testing.B)) {
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				f(b)
-			}
-		})
-	}
-	run("handler_marshal", func(b *testing.B) {
-		d, _ := json.Marshal(records)
-		_ = string(d)
-	})
-	run("marshal_write", func(b *testing.B) {
-		d, _ := json.Marshal(records)
-		if err := os.WriteFile(filepath.Join(dir, "plain.json"), d, 0o600); err != nil {
-			b.Fatal(err)
-		}
-	})
-	run("validate", func(b *testing.B) {
-		if !jsonscan.Valid(data) {
-			b.Fatal("invalid")
-		}
-	})
-	run("find_records", func(b *testing.B) {
-		rs, err := c.findRecords(res)
-		if err != nil || rs.tally == nil {
-			b.Fatal("records not found in one walk", err)
-		}
-		rs.release()
-	})
-	run("offload", func(b *testing.B) {
-		d, _, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
-		if err != nil {
-			b.Fatal(err)
-		}
-		os.Remove(d.FilePath)
-	})
-	run("file_lines", func(b *testing.B) {
-		w, err := jsonl.Create("t", &jsonl.Options{Dir: dir})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer w.Abort()
-		if err := w.WriteHeader(jsonl.Header{Operation: "t", Count: count}); err != nil {
-			b.Fatal(err)
-		}
-		_ = rs.eachLine(w.WriteValidRecord)
-		if err := w.Commit(); err != nil {
-			b.Fatal(err)
-		}
-		os.Remove(w.Path())
-	})
-	run("file_empty", func(b *testing.B) {
-		w, err := jsonl.Create("t", &jsonl.Options{Dir: dir})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer w.Abort()
-		if err := w.WriteHeader(jsonl.Header{Operation: "t"}); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Commit(); err != nil {
-			b.Fatal(err)
-		}
-		os.Remove(w.Path())
-	})
-	run("recipes", func(b *testing.B) {
-		if _, memory := recipes.Select(a.detail, rs.tally.sample); !memory {
-			b.Fatal("not memory records")
-		}
-	})
-	d, _, err := c.offload(context.Background(), "t", "t", a, rs, count, tokens)
-	if err != nil {
-		b.Fatal(err)
-	}
-	os.Remove(d.FilePath)
-	run("descriptor_json", func(b *testing.B) {
-		if _, err := json.Marshal(d); err != nil {
-			b.Fatal(err)
-		}
-	})
 }
 
 // BenchmarkOffload500Typed is BenchmarkOffload500 for a typed tool, the

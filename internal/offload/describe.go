@@ -1,0 +1,318 @@
+package offload
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/recipes"
+)
+
+// sampleSize is how many leading records feed the recipes' parameter
+// values: a value seen in them is in the file, which is all a default needs.
+const sampleSize = recipes.SampleSize
+
+// tally gathers the summary's statistics and the line schema over the
+// records, as they are counted.
+type tally struct {
+	schema     *descriptor.Inferrer // nil when the schema is reflected or not wanted
+	namespaces map[string]int
+	minScore   float64
+	maxScore   float64
+	scores     int
+	sample     []json.RawMessage
+}
+
+// add describes one record line.
+func (t *tally) add(line []byte) {
+	if len(t.sample) < sampleSize {
+		t.sample = append(t.sample, json.RawMessage(bytes.Clone(line)))
+	}
+	if t.schema != nil {
+		t.schema.AddFields(line, func(k, v []byte) { t.field(string(k), v) }) // MERGE: new Inferrer API
+		return
+	}
+	if jsontext.Value(line).Kind() != '{' {
+		return
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(line), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return
+	}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return
+		}
+		name := tok.String()
+		v, err := dec.ReadValue()
+		if err != nil {
+			return
+		}
+		t.field(name, v)
+	}
+}
+
+// field notes the top-level members the summary reports: namespace and
+// score.
+func (t *tally) field(key string, value []byte) {
+	switch key {
+	case "namespace":
+		var ns string
+		if jsontext.Value(value).Kind() == '"' && json.Unmarshal(value, &ns) == nil && ns != "" {
+			if t.namespaces == nil {
+				t.namespaces = map[string]int{}
+			}
+			t.namespaces[ns]++
+		}
+	case "score":
+		if jsontext.Value(value).Kind() == '0' {
+			if v, err := strconv.ParseFloat(string(value), 64); err == nil {
+				t.addScore(v)
+			}
+		}
+	}
+}
+
+func (t *tally) addScore(f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return // not a score a range can show (JSON has no such number)
+	}
+	if t.scores == 0 || f < t.minScore {
+		t.minScore = f
+	}
+	if t.scores == 0 || f > t.maxScore {
+		t.maxScore = f
+	}
+	t.scores++
+}
+
+// topNamespaces returns up to five namespaces, most frequent first, ties in
+// name order.
+func (t *tally) topNamespaces() []string {
+	names := make([]string, 0, len(t.namespaces))
+	for ns := range t.namespaces {
+		names = append(names, ns)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ci, cj := t.namespaces[names[i]], t.namespaces[names[j]]
+		if ci != cj {
+			return ci > cj
+		}
+		return names[i] < names[j]
+	})
+	return names[:min(len(names), 5)]
+}
+
+func (t *tally) scoreRange() *[2]float64 {
+	if t.scores == 0 {
+		return nil
+	}
+	return &[2]float64{t.minScore, t.maxScore}
+}
+
+// wantsSchema reports whether descriptors carry a line schema.
+func (c *Config) wantsSchema() bool {
+	return c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes
+}
+
+// describe returns the JSON of the descriptor of a written file.
+func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]byte, error) {
+	if p.scores != nil {
+		t.scores = 0
+		for _, s := range p.scores {
+			t.addScore(s)
+		}
+	}
+	in.TopNamespaces = t.topNamespaces()
+	in.ScoreRange = t.scoreRange()
+	if c.Native {
+		in.Guidance = NativeGuidance
+	}
+	if c.wantsSchema() {
+		if st := structType(call.RecordType); st != nil {
+			in.LineSchema, _ = reflectedSchema(st)
+		} else if t.schema != nil {
+			in.LineSchema = t.schema.Schema()
+		}
+	}
+	var isMemory bool
+	in.Recipes, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
+	if isMemory {
+		in.Noun = "memories"
+	}
+	resp := descriptor.Build(in, c.Profile)
+	if c.Profile != descriptor.ProfileBarePointer {
+		resp.Beside = besideOf(p, in.Path)
+	}
+	return json.Marshal(resp)
+}
+
+// besideOf returns what the descriptor says of the parts of the result kept
+// beside the records, or nil when there are none.
+func besideOf(p *plan, path string) *descriptor.Beside {
+	if len(p.beside) == 0 {
+		return nil
+	}
+	b := &descriptor.Beside{Command: "head -n 1 " + recipes.ShellQuote(path) + " | jq '.result'"}
+	var values bytes.Buffer
+	for _, v := range p.beside {
+		if v.raw == nil {
+			b.Other = append(b.Other, v.path+": "+v.what)
+			continue
+		}
+		if values.Len() == 0 {
+			values.WriteByte('{')
+		} else {
+			values.WriteByte(',')
+		}
+		values.Write(quote(v.path))
+		values.WriteByte(':')
+		values.Write(v.raw)
+	}
+	if values.Len() > 0 {
+		values.WriteByte('}')
+		b.Values = json.RawMessage(values.Bytes())
+	}
+	return b
+}
+
+// maxShownChars is the longest string value the descriptor shows beside the
+// records; longer ones are named.
+const maxShownChars = 80
+
+// maxShownValues bounds how many values the descriptor shows beside the
+// records; the rest are named.
+const maxShownValues = 8
+
+// besideMembers returns the members of the object document of ru other than
+// its records, each below path.
+func besideMembers(path string, ru *run) []besideValue {
+	if !ru.member {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(ru.doc), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
+	var out []besideValue
+	shown := 0
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return out
+		}
+		name := tok.String()
+		v, err := dec.ReadValue()
+		if err != nil {
+			return out
+		}
+		if int(dec.InputOffset()) == ru.end {
+			continue // the records
+		}
+		bv := describeValue(path+jqKey(name), v)
+		if bv.raw != nil {
+			if shown == maxShownValues {
+				bv.raw, bv.what = nil, describeKind(v)
+			} else {
+				bv.raw = bytes.Clone(bv.raw)
+				shown++
+			}
+		}
+		out = append(out, bv)
+	}
+	return out
+}
+
+// describeValue returns v itself when it is a small scalar, else what it is.
+func describeValue(path string, v []byte) besideValue {
+	switch jsontext.Value(v).Kind() {
+	case 'n', 't', 'f', '0':
+		return besideValue{path: path, raw: v}
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil && utf8.RuneCountInString(s) <= maxShownChars {
+			return besideValue{path: path, raw: v}
+		}
+	}
+	return besideValue{path: path, what: describeKind(v)}
+}
+
+// describeKind says what the JSON value v is, in a few words.
+func describeKind(v []byte) string {
+	switch jsontext.Value(v).Kind() {
+	case '[':
+		return fmt.Sprintf("array of %d", countElements(v))
+	case '{':
+		n := 0
+		dec := jsontext.NewDecoder(bytes.NewBuffer(v), decodeOptions...)
+		_, _ = dec.ReadToken()
+		for dec.PeekKind() == '"' {
+			_, _ = dec.ReadToken()
+			_ = dec.SkipValue()
+			n++
+		}
+		return fmt.Sprintf("object of %d members", n)
+	case '"':
+		var s string
+		_ = json.Unmarshal(v, &s)
+		return fmt.Sprintf("string of %d characters", utf8.RuneCountInString(s))
+	}
+	return fmt.Sprintf("%d bytes of JSON", len(v))
+}
+
+// jqKey returns the jq path step of an object member.
+func jqKey(name string) string {
+	ident := name != ""
+	for i, r := range name {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
+			ident = false
+			break
+		}
+	}
+	if ident {
+		return "." + name
+	}
+	return "[" + string(quote(name)) + "]"
+}
+
+var reflectedSchemas sync.Map // reflect.Type -> map[string]any
+
+// structType returns the struct type of records of Go type t (through
+// pointers), or nil when t is not a struct type or cannot be reflected, so
+// that the schema is inferred from the records instead.
+func structType(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	if _, err := reflectedSchema(t); err != nil {
+		return nil
+	}
+	return t
+}
+
+// reflectedSchema returns the line schema of struct type t, reflected once
+// and cached.
+func reflectedSchema(t reflect.Type) (map[string]any, error) {
+	if s, ok := reflectedSchemas.Load(t); ok {
+		return s.(map[string]any), nil
+	}
+	s, err := descriptor.Reflect(t)
+	if err != nil {
+		return nil, err
+	}
+	reflectedSchemas.Store(t, s)
+	return s, nil
+}

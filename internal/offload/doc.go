@@ -1,0 +1,38 @@
+// Package offload is the one offload pipeline of this module. Package lro
+// (Wrap, AddTool, Middleware, Provide), package lro/extract (answers
+// offloaded in turn) and the proxy all hand a tool result to [Config.Apply],
+// which decides, writes and rewrites:
+//
+//   - The threshold is evaluated on everything the client would receive:
+//     every text item, the structured content and every other non-media
+//     item (images and audio are not text and are not counted).
+//   - Within it, the result is left as it is.
+//   - Above it, the whole result goes to a JSONL file and the result is
+//     rewritten, in place, into a descriptor of the file. Images and audio
+//     stay in the response beside the descriptor.
+//   - When the file cannot be written, the result is rewritten into a
+//     truncated one within the threshold, with a warning that says how much
+//     is shown, and nothing is left on disk.
+//
+// # The file
+//
+// Line 1 is the header: the specification's fields, then "result", the tool
+// result ({"content": [...], "structuredContent": ...}) with its records
+// taken out, and "records_at", which says where they were. Every further line
+// is one record. The records are, in this order of preference:
+//
+//   - the structured content's records: the content itself when it is an
+//     array, else its array member named by RecordsField, else its largest
+//     array member, else the whole value as one record;
+//   - else, for each text item in turn: the records of its JSON document
+//     found the same way, or, for text that is not one JSON document, one
+//     {"line": N, "text": "..."} record per line.
+//
+// Everything else (other members such as a total or a cursor, other arrays,
+// other text items) stays in "result". Where the records were, "result"
+// holds an empty array (or null for one record, or "" for text lines); a
+// text item that held a JSON document holds that document as a JSON value
+// instead of a string, and a text item that repeats the structured content
+// holds null and is listed in "copies". [Rebuild] puts a file back together
+// into the result it came from.
+package offload

@@ -1,0 +1,208 @@
+package offload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/recipes"
+)
+
+// Config is one offloading configuration with every default applied. It is
+// read-only once made and safe for concurrent use.
+type Config struct {
+	Threshold     int                       // offload when the estimate is above it
+	Dir           string                    // absolute output folder
+	Prefix        string                    // first part of file names
+	SchemaVersion string                    // the header's schema_version
+	Profile       descriptor.Profile        // which descriptor fields to carry
+	Tokenizer     estimate.Tokenizer        // never nil
+	Observer      event.Observer            // may be nil
+	Now           func() time.Time          // never nil
+	WrapWriter    func(io.Writer) io.Writer // fault injection; may be nil
+	RecordsField  string                    // the array member that holds the records; "" finds it
+	// Native makes the guidance point to the extraction tools instead of
+	// shell commands.
+	Native bool
+}
+
+// Call is what the header and the descriptor record of the call.
+type Call struct {
+	Tool      string         // the tool's name
+	Operation string         // for the header and file name; "" means Tool
+	Query     *string        // the header's query, nil for none
+	Detail    recipes.Detail // detail level of the records
+	// RecordType is the Go type of one record, when known: the line schema
+	// is then reflected from it instead of inferred from the records.
+	RecordType reflect.Type
+}
+
+// Set is a full result set handed over beside the handler's own result
+// (lro.Provide): when it is above the threshold, it is offloaded and the
+// handler's own result is discarded.
+type Set struct {
+	Records    [][]byte     // each one JSON value
+	Scores     []float64    // the records' scores, for the summary; nil for none
+	RecordType reflect.Type // the records' Go type, when known
+}
+
+// Apply evaluates res against the threshold and, above it, offloads it and
+// rewrites res in place (its Content and StructuredContent; other fields,
+// such as the protocol's resultType, are kept). structured is the JSON of
+// res.StructuredContent when the caller has it, else nil. set, when not
+// nil, is the full result set handed over with Provide. Apply reports
+// whether it changed res; if so, res.StructuredContent is a json.RawMessage
+// (or nil).
+//
+// Errors (IsError) and results that are not complete (input requests of the
+// 2026-07-28 protocol) are never touched.
+func (c *Config) Apply(ctx context.Context, call Call, res *mcp.CallToolResult, structured []byte, set *Set) bool {
+	if res == nil || res.IsError || res.InputRequests != nil || res.NeedsInput() || res.RequestState != "" {
+		return false
+	}
+	if call.Operation == "" {
+		call.Operation = call.Tool
+	}
+	if set != nil {
+		if done, ok := c.applySet(ctx, call, res, set); ok {
+			return done
+		}
+	}
+	r, err := readResult(res, structured)
+	if err != nil {
+		return false // structured content that is not JSON: not ours to judge
+	}
+	if !c.over(r) {
+		return false
+	}
+	p := c.plan(r)
+	c.offloadOrFallback(ctx, call, res, r, p, nil)
+	return true
+}
+
+// applySet offloads a provided set above the threshold. ok is false when the
+// set is within the threshold, or cannot be used: the handler's own result is
+// then evaluated as any other.
+func (c *Config) applySet(ctx context.Context, call Call, res *mcp.CallToolResult, set *Set) (done, ok bool) {
+	recs := make([][]byte, len(set.Records))
+	tokens := 0
+	for i, rec := range set.Records {
+		line, err := oneLine(rec)
+		if err != nil {
+			return false, false // a record that is not one JSON value: no file can hold it
+		}
+		recs[i] = line
+		tokens += c.Tokenizer.Tokens(line)
+	}
+	if tokens <= c.Threshold {
+		return false, false
+	}
+	if set.RecordType != nil {
+		call.RecordType = set.RecordType
+	}
+	// The handler's own result (a rendering or one page of the set) is
+	// discarded, as the specification says of inject_context; only its
+	// images and audio stay, and its structured content shape matters for
+	// the fallback.
+	r, err := readResult(res, nil)
+	if err != nil {
+		r = &result{}
+	}
+	p := &plan{
+		tokens:   tokens,
+		provided: recs,
+		scores:   set.Scores,
+		// The set is the whole result: the file holds no "result", and its
+		// records are the document itself.
+		runs: []*run{{at: "", as: asArray, count: len(recs)}},
+	}
+	c.offloadOrFallback(ctx, call, res, r, p, recs)
+	return true, true
+}
+
+// over reports whether the result is above the threshold.
+func (c *Config) over(r *result) bool {
+	total := 0
+	for _, it := range r.items {
+		switch {
+		case it.media:
+			continue
+		case it.text != nil:
+			total += c.textTokens(it.text.Text)
+		default:
+			total += c.Tokenizer.Tokens(it.raw)
+		}
+		if total > c.Threshold {
+			return true
+		}
+	}
+	if r.structured != nil {
+		total += c.Tokenizer.Tokens(r.structured)
+	}
+	return total > c.Threshold
+}
+
+// tokens estimates everything the client would receive of r.
+func (c *Config) tokens(r *result) int {
+	total := 0
+	for _, it := range r.items {
+		switch {
+		case it.media:
+		case it.text != nil:
+			total += c.textTokens(it.text.Text)
+		default:
+			total += c.Tokenizer.Tokens(it.raw)
+		}
+	}
+	if r.structured != nil {
+		total += c.Tokenizer.Tokens(r.structured)
+	}
+	return total
+}
+
+// textTokens estimates the tokens of s, without copying it for the built-in
+// heuristic.
+func (c *Config) textTokens(s string) int {
+	if _, ok := c.Tokenizer.(estimate.Heuristic); ok {
+		return estimate.Tokens(s)
+	}
+	return c.Tokenizer.Tokens([]byte(s))
+}
+
+// offloadOrFallback writes the file and puts its descriptor in res, or, when
+// the write fails, the fallback. provided are the records of a provided set,
+// else nil.
+func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan, provided [][]byte) {
+	if p.tokens == 0 {
+		p.tokens = c.tokens(r)
+	}
+	d, err := c.write(ctx, call, r, p)
+	if err != nil {
+		c.fallback(ctx, call, res, r, p, err)
+		return
+	}
+	content := []mcp.Content{&mcp.TextContent{Text: string(d)}}
+	for _, it := range r.items {
+		if it.media {
+			content = append(content, it.item)
+		}
+	}
+	res.Content = content
+	res.StructuredContent = json.RawMessage(d)
+}
+
+// recovered turns a panic of the file writer (a WrapWriter of the user's)
+// into an error, so that the call falls back instead of failing.
+func recovered(err *error) {
+	if v := recover(); v != nil {
+		*err = fmt.Errorf("offload: writing the file panicked: %v", v)
+	}
+}

@@ -1,0 +1,255 @@
+package offload
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/jsonl"
+)
+
+// Rebuild puts an offloaded file back together: given its header and its
+// record lines, it returns the JSON of the tool result they came from
+// ({"content": [...], "structuredContent": ...}), or, for a result set
+// handed over with Provide, the JSON array of its records. Text items that
+// held JSON, and texts that repeated the structured content, come back in
+// compact form; everything else comes back byte for byte.
+func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
+	var root *node
+	if h.Result == nil {
+		root = &node{kind: '['}
+	} else {
+		var err error
+		if root, err = parseNode(h.Result); err != nil {
+			return nil, fmt.Errorf("offload: header result: %w", err)
+		}
+	}
+	for _, pl := range h.RecordsAt {
+		if pl.Count > len(lines) {
+			return nil, errors.New("offload: fewer record lines than the header places")
+		}
+		recs := lines[:pl.Count]
+		lines = lines[pl.Count:]
+		var v *node
+		switch pl.As {
+		case asArray:
+			v = &node{kind: '['}
+			for _, rec := range recs {
+				e, err := parseNode(rec)
+				if err != nil {
+					return nil, err
+				}
+				v.elems = append(v.elems, e)
+			}
+		case asValue:
+			if len(recs) != 1 {
+				return nil, errors.New("offload: a value placement without one record")
+			}
+			var err error
+			if v, err = parseNode(recs[0]); err != nil {
+				return nil, err
+			}
+		case asLines:
+			var b strings.Builder
+			for i, rec := range recs {
+				var l struct{ Text string }
+				if err := json.Unmarshal(rec, &l); err != nil {
+					return nil, err
+				}
+				if i > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(l.Text)
+			}
+			if pl.FinalNewline {
+				b.WriteByte('\n')
+			}
+			v = &node{raw: quote(b.String())}
+		default:
+			return nil, fmt.Errorf("offload: unknown placement %q", pl.As)
+		}
+		var err error
+		if root, err = root.set(pl.At, v); err != nil {
+			return nil, err
+		}
+	}
+	if len(lines) > 0 {
+		return nil, errors.New("offload: more record lines than the header places")
+	}
+	for _, pl := range h.RecordsAt {
+		if pl.InText == "" {
+			continue
+		}
+		doc, err := root.get(pl.InText)
+		if err != nil {
+			return nil, err
+		}
+		if doc.raw != nil && doc.kind == 0 && jsontext.Value(doc.raw).Kind() == '"' {
+			continue // already text again
+		}
+		if root, err = root.set(pl.InText, &node{raw: quote(string(doc.encode(nil)))}); err != nil {
+			return nil, err
+		}
+	}
+	for _, cp := range h.Copies {
+		of, err := root.get(cp.Of)
+		if err != nil {
+			return nil, err
+		}
+		if root, err = root.set(cp.At, &node{raw: quote(string(of.encode(nil)))}); err != nil {
+			return nil, err
+		}
+	}
+	return root.encode(nil), nil
+}
+
+// node is a JSON value that keeps its scalars as written: objects and
+// arrays are parsed, everything else is raw.
+type node struct {
+	kind  byte // '{', '[' or 0 for a raw scalar
+	raw   []byte
+	keys  []string
+	elems []*node
+}
+
+func parseNode(v []byte) (*node, error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(v), decodeOptions...)
+	n, err := readNode(dec)
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func readNode(dec *jsontext.Decoder) (*node, error) {
+	switch dec.PeekKind() {
+	case '{':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		n := &node{kind: '{'}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := tok.String()
+			e, err := readNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.keys = append(n.keys, name)
+			n.elems = append(n.elems, e)
+		}
+		_, err := dec.ReadToken()
+		return n, err
+	case '[':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		n := &node{kind: '['}
+		for dec.PeekKind() != ']' {
+			e, err := readNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.elems = append(n.elems, e)
+		}
+		_, err := dec.ReadToken()
+		return n, err
+	}
+	v, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	return &node{raw: bytes.Clone(v)}, nil
+}
+
+// encode appends the compact JSON of n to b.
+func (n *node) encode(b []byte) []byte {
+	switch n.kind {
+	case '{':
+		b = append(b, '{')
+		for i, k := range n.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, quote(k)...)
+			b = append(b, ':')
+			b = n.elems[i].encode(b)
+		}
+		return append(b, '}')
+	case '[':
+		b = append(b, '[')
+		for i, e := range n.elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.encode(b)
+		}
+		return append(b, ']')
+	}
+	return append(b, n.raw...)
+}
+
+// get returns the value at the JSON Pointer ptr.
+func (n *node) get(ptr string) (*node, error) {
+	if ptr == "" {
+		return n, nil
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, fmt.Errorf("offload: bad pointer %q", ptr)
+	}
+	cur := n
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		next, err := cur.child(tok)
+		if err != nil {
+			return nil, fmt.Errorf("offload: pointer %q: %w", ptr, err)
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// child returns the member or element tok of n: the last member of that
+// name, as a decoder that keeps the last duplicate would.
+func (n *node) child(tok string) (*node, error) {
+	switch n.kind {
+	case '{':
+		for i := len(n.keys) - 1; i >= 0; i-- {
+			if n.keys[i] == tok {
+				return n.elems[i], nil
+			}
+		}
+	case '[':
+		if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(n.elems) {
+			return n.elems[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no %q", tok)
+}
+
+// set puts v at the JSON Pointer ptr, which must exist, and returns the new
+// root.
+func (n *node) set(ptr string, v *node) (*node, error) {
+	if ptr == "" {
+		return v, nil
+	}
+	i := strings.LastIndexByte(ptr, '/')
+	parent, err := n.get(ptr[:i])
+	if err != nil {
+		return nil, err
+	}
+	old, err := parent.child(strings.ReplaceAll(strings.ReplaceAll(ptr[i+1:], "~1", "/"), "~0", "~"))
+	if err != nil {
+		return nil, fmt.Errorf("offload: pointer %q: %w", ptr, err)
+	}
+	*old = *v
+	return n, nil
+}

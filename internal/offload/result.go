@@ -1,0 +1,468 @@
+package offload
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// decodeOptions read JSON as a client would accept it: duplicate member
+// names and invalid UTF-8 are the tool's business, not a reason to refuse.
+var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// result is a tool result as the client would receive it.
+type result struct {
+	items      []item
+	structured []byte // the structured content's JSON; nil when there is none
+}
+
+// item is one content item.
+type item struct {
+	item  mcp.Content
+	text  *mcp.TextContent // for a text item
+	media bool             // an image or audio: stays in the response, not counted
+	raw   []byte           // the item's JSON, for every item but text
+}
+
+// readResult reads res, whose structured content's JSON is structured when
+// the caller has it.
+func readResult(res *mcp.CallToolResult, structured []byte) (*result, error) {
+	r := &result{items: make([]item, len(res.Content))}
+	for i, c := range res.Content {
+		it := item{item: c}
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			it.text = c
+		case *mcp.ImageContent, *mcp.AudioContent:
+			it.media = true
+		}
+		if it.text == nil {
+			raw, err := json.Marshal(c)
+			if err != nil {
+				return nil, err
+			}
+			it.raw = raw
+		}
+		r.items[i] = it
+	}
+	switch {
+	case structured != nil:
+		r.structured = structured
+	case res.StructuredContent != nil:
+		var err error
+		if r.structured, err = structuredJSON(res.StructuredContent); err != nil {
+			return nil, err
+		}
+	}
+	if r.structured != nil {
+		r.structured = bytes.TrimSpace(r.structured)
+		if !jsontext.Value(r.structured).IsValid(decodeOptions...) {
+			return nil, errors.New("offload: structured content is not one JSON value")
+		}
+	}
+	return r, nil
+}
+
+// structuredJSON returns the JSON of a result's structured content.
+func structuredJSON(sc any) ([]byte, error) {
+	switch v := sc.(type) {
+	case json.RawMessage:
+		return v, nil
+	case []byte:
+		return v, nil
+	}
+	return json.Marshal(sc)
+}
+
+// The ways records sit in a result.
+const (
+	asArray = "array" // the elements of the array at the placement
+	asValue = "value" // the value at the placement, one record
+	asLines = "lines" // the lines of the text at the placement, as {"line","text"} records
+)
+
+// run is one stretch of records and where they go back in the result.
+type run struct {
+	at           string // JSON Pointer of the placement in the result
+	as           string // asArray, asValue or asLines
+	inText       string // pointer of the text item whose JSON document holds them, if any
+	count        int
+	finalNewline bool // asLines: the text ended with a newline
+
+	doc        []byte // asArray, asValue: the document holding the records
+	start, end int    // the span of the array or value in doc
+	key        string // the object member that held the array, if member
+	member     bool   // the records are an array member of an object document
+	text       string // asLines: the text
+	firstLine  int    // asLines: the number of the first line
+}
+
+// copyOf is a text item that repeats the JSON of another value of the
+// result, for example the text a typed tool adds beside its structured
+// content.
+type copyOf struct{ at, of string }
+
+// plan is where the records of a result are and what stays beside them.
+type plan struct {
+	result   []byte // the header's "result": the result without its records; nil for a provided set
+	runs     []*run
+	copies   []copyOf
+	provided [][]byte  // the records of a provided set
+	scores   []float64 // the scores of a provided set
+	tokens   int       // the estimate of the whole result
+	beside   []besideValue
+}
+
+// besideValue is a part of the result kept beside the records, for the
+// descriptor.
+type besideValue struct {
+	path string // jq path below .result
+	raw  []byte // the value as written, for a small scalar
+	what string // otherwise, what it is
+}
+
+// plan finds the records of r and builds the header's "result".
+func (c *Config) plan(r *result) *plan {
+	p := &plan{}
+	var b bytes.Buffer
+	b.WriteString(`{"content":[`)
+	for i, it := range r.items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		at := "/content/" + strconv.Itoa(i) + "/text"
+		switch {
+		case it.text == nil:
+			b.Write(it.raw)
+			if !it.media {
+				p.beside = append(p.beside, besideValue{path: ".content[" + strconv.Itoa(i) + "]", what: "content item"})
+			}
+		case r.structured != nil && sameJSON(it.text.Text, r.structured):
+			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent"})
+			writeTextItem(&b, it.text, []byte("null"))
+		case r.structured != nil:
+			writeTextItem(&b, it.text, quote(it.text.Text))
+			p.beside = append(p.beside, describeValue(".content["+strconv.Itoa(i)+"].text", quote(it.text.Text)))
+		default:
+			ru, skeleton := c.textRun(it.text.Text, at, firstLine(p.runs))
+			p.runs = append(p.runs, ru)
+			writeTextItem(&b, it.text, skeleton)
+			if ru.as != asLines {
+				p.beside = append(p.beside, besideMembers(".content["+strconv.Itoa(i)+"].text", ru)...)
+			}
+		}
+	}
+	b.WriteByte(']')
+	if r.structured != nil {
+		ru := c.docRun(r.structured, "/structuredContent")
+		p.runs = append(p.runs, ru)
+		b.WriteString(`,"structuredContent":`)
+		b.Write(skeletonOf(ru))
+		p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
+	}
+	b.WriteByte('}')
+	p.result = b.Bytes()
+	return p
+}
+
+// firstLine returns the number of the next text line after runs.
+func firstLine(runs []*run) int {
+	n := 1
+	for _, r := range runs {
+		if r.as == asLines {
+			n += r.count
+		}
+	}
+	return n
+}
+
+// textRun returns the run of a text item's records, and what the item's
+// text becomes in the header's "result".
+func (c *Config) textRun(text, at string, first int) (*run, []byte) {
+	doc := bytes.TrimSpace([]byte(text))
+	if len(doc) > 0 && jsontext.Value(doc).IsValid(decodeOptions...) {
+		ru := c.docRun(doc, at)
+		ru.inText = at
+		return ru, skeletonOf(ru)
+	}
+	ru := &run{at: at, as: asLines, text: text, firstLine: first}
+	if text != "" {
+		t := text
+		if strings.HasSuffix(t, "\n") {
+			t = t[:len(t)-1]
+			ru.finalNewline = true
+		}
+		ru.text = t
+		ru.count = strings.Count(t, "\n") + 1
+	}
+	return ru, []byte(`""`)
+}
+
+// docRun returns the run of the records of the valid JSON document doc,
+// placed at at: doc itself when it is an array; else its array member named
+// by RecordsField, else its largest array member; else doc as one record.
+func (c *Config) docRun(doc []byte, at string) *run {
+	ru := &run{at: at, as: asValue, doc: doc, start: 0, end: len(doc), count: 1}
+	switch jsontext.Value(doc).Kind() {
+	case '[':
+		ru.as = asArray
+		ru.count = countElements(doc)
+	case '{':
+		key, start, end, ok := findArray(doc, c.RecordsField)
+		if ok {
+			ru.as, ru.key, ru.member, ru.start, ru.end = asArray, key, true, start, end
+			ru.at = at + "/" + escapePointer(key)
+			ru.count = countElements(doc[start:end])
+		}
+	}
+	return ru
+}
+
+// findArray returns the span of the records array of the valid JSON object
+// doc: its array member named field, else its largest array member. Of
+// members that share a name only the last counts, as for a decoder that
+// keeps the last duplicate, so that the name alone finds it again.
+func findArray(doc []byte, field string) (key string, start, end int, ok bool) {
+	type member struct {
+		name       string
+		start, end int
+		array      bool
+	}
+	var members []member
+	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return "", 0, 0, false
+	}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return "", 0, 0, false
+		}
+		name := tok.String()
+		v, err := dec.ReadValue()
+		if err != nil {
+			return "", 0, 0, false
+		}
+		e := int(dec.InputOffset())
+		members = append(members, member{name, e - len(v), e, v.Kind() == '['})
+	}
+	last := map[string]int{}
+	for i, m := range members {
+		last[m.name] = i
+	}
+	best := -1
+	for i, m := range members {
+		if !m.array || last[m.name] != i {
+			continue
+		}
+		if field != "" && m.name == field {
+			best = i
+			break
+		}
+		if best < 0 || m.end-m.start > members[best].end-members[best].start {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", 0, 0, false
+	}
+	m := members[best]
+	return m.name, m.start, m.end, true
+}
+
+// countElements counts the elements of the valid JSON array arr.
+func countElements(arr []byte) int {
+	n := 0
+	_ = eachElement(arr, func([]byte) error { n++; return nil })
+	return n
+}
+
+// eachElement calls fn with each element of the valid JSON array arr, as
+// written. The slice passed to fn is only valid until fn returns.
+func eachElement(arr []byte, fn func(elem []byte) error) error {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skeletonOf returns the document of ru with its records taken out: an
+// empty array where the array was, null for a document that is one record.
+func skeletonOf(ru *run) []byte {
+	switch ru.as {
+	case asLines:
+		return []byte(`""`)
+	case asValue:
+		return []byte("null")
+	}
+	out := make([]byte, 0, len(ru.doc)-(ru.end-ru.start)+2)
+	out = append(out, ru.doc[:ru.start]...)
+	out = append(out, "[]"...)
+	return append(out, ru.doc[ru.end:]...)
+}
+
+// writeTextItem writes the text item t with its text replaced by the JSON
+// value text.
+func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
+	b.WriteString(`{"type":"text","text":`)
+	b.Write(text)
+	if len(t.Meta) > 0 {
+		if m, err := json.Marshal(t.Meta); err == nil {
+			b.WriteString(`,"_meta":`)
+			b.Write(m)
+		}
+	}
+	if t.Annotations != nil {
+		if a, err := json.Marshal(t.Annotations); err == nil {
+			b.WriteString(`,"annotations":`)
+			b.Write(a)
+		}
+	}
+	b.WriteByte('}')
+}
+
+// sameJSON reports whether text is the JSON of the valid JSON value doc,
+// up to white space.
+func sameJSON(text string, doc []byte) bool {
+	t := bytes.TrimSpace([]byte(text))
+	if bytes.Equal(t, doc) {
+		return true
+	}
+	if len(t) < len(doc)/2 || !jsontext.Value(t).IsValid(decodeOptions...) {
+		return false
+	}
+	a, b := jsontext.Value(bytes.Clone(t)), jsontext.Value(bytes.Clone(doc))
+	if a.Compact() != nil || b.Compact() != nil {
+		return false
+	}
+	return bytes.Equal(a, b)
+}
+
+// quote returns s as a JSON string.
+func quote(s string) []byte {
+	b, err := jsontext.AppendQuote(nil, s)
+	if err != nil {
+		// Invalid UTF-8 is replaced, as the wire would carry it.
+		b, _ = json.Marshal(s)
+	}
+	return b
+}
+
+// escapePointer escapes a member name for a JSON Pointer (RFC 6901).
+func escapePointer(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}
+
+// each calls fn with every record of p, in order, as the single line it is
+// in the file. The slice passed to fn is only valid until fn returns.
+func (p *plan) each(fn func(line []byte) error) error {
+	if p.provided != nil {
+		for _, rec := range p.provided {
+			if err := fn(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var buf []byte
+	for _, ru := range p.runs {
+		switch ru.as {
+		case asArray:
+			err := eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
+				line, err := compactLine(elem, &buf)
+				if err != nil {
+					return err
+				}
+				return fn(line)
+			})
+			if err != nil {
+				return err
+			}
+		case asValue:
+			line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
+			if err != nil {
+				return err
+			}
+			if err := fn(line); err != nil {
+				return err
+			}
+		case asLines:
+			if ru.count == 0 {
+				continue
+			}
+			n := ru.firstLine
+			for l := range strings.SplitSeq(ru.text, "\n") {
+				buf = append(buf[:0], `{"line":`...)
+				buf = strconv.AppendInt(buf, int64(n), 10)
+				buf = append(buf, `,"text":`...)
+				buf = append(buf, quote(l)...)
+				buf = append(buf, '}')
+				if err := fn(buf); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+	}
+	return nil
+}
+
+// count returns the number of records of p.
+func (p *plan) count() int {
+	if p.provided != nil {
+		return len(p.provided)
+	}
+	n := 0
+	for _, ru := range p.runs {
+		n += ru.count
+	}
+	return n
+}
+
+// compactLine returns the valid JSON value v as one line: v itself, or its
+// compact form in *buf when it spans lines.
+func compactLine(v []byte, buf *[]byte) ([]byte, error) {
+	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
+		return v, nil
+	}
+	*buf = append((*buf)[:0], v...)
+	c := jsontext.Value(*buf)
+	if err := c.Compact(); err != nil {
+		return nil, err
+	}
+	*buf = c
+	return c, nil
+}
+
+// oneLine returns the JSON value rec as one line, or an error when rec is
+// not exactly one JSON value.
+func oneLine(rec []byte) ([]byte, error) {
+	rec = bytes.TrimSpace(rec)
+	if !jsontext.Value(rec).IsValid(decodeOptions...) {
+		return nil, errors.New("offload: a record is not one JSON value")
+	}
+	var buf []byte
+	line, err := compactLine(rec, &buf)
+	if err != nil {
+		return nil, err
+	}
+	if len(buf) > 0 {
+		return bytes.Clone(line), nil
+	}
+	return line, nil
+}
