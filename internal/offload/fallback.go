@@ -25,25 +25,14 @@ const notice = `{"offloaded":false}`
 func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan, werr error) {
 	total := p.count()
 	s := c.shower(r, p)
-	// The most records that fit is found by halving: showing fewer never
-	// costs more.
-	lo, hi := 0, s.most(c, r.structured != nil)
-	fb := c.fallbackWith(s, hi, r, werr, total, p.tokens)
-	if fb.used > c.Threshold {
-		best := c.fallbackWith(s, 0, r, werr, total, p.tokens)
-		for lo < hi-1 {
-			mid := (lo + hi) / 2
-			if f := c.fallbackWith(s, mid, r, werr, total, p.tokens); f.used <= c.Threshold {
-				lo, best = mid, f
-			} else {
-				hi = mid
-			}
+	var fb fallbackResponse
+	// The full warning, which names the error, is preferred; the short one
+	// only when the threshold cannot hold the full one.
+	for _, short := range []bool{false, true} {
+		fb = c.fallbackFit(s, r, werr, total, p.tokens, short)
+		if fb.used <= c.Threshold {
+			break
 		}
-		fb = best
-	}
-	if fb.used > c.Threshold {
-		// Not even the document around the records fits: show none of it.
-		fb = c.fallbackWith(emptyShower{}, 0, r, werr, total, p.tokens)
 	}
 	for _, it := range r.items {
 		if it.media {
@@ -75,8 +64,33 @@ type fallbackResponse struct {
 	used       int // tokens of everything sent
 }
 
+// fallbackFit returns the fallback that shows the most records within the
+// threshold. The most records that fit is found by halving: showing fewer
+// never costs more. When not even the document around the records fits,
+// none of it is shown.
+func (c *Config) fallbackFit(s shower, r *result, werr error, total, tokens int, short bool) fallbackResponse {
+	lo, hi := 0, s.most(c, r.structured != nil)
+	fb := c.fallbackWith(s, hi, r, werr, total, tokens, short)
+	if fb.used <= c.Threshold {
+		return fb
+	}
+	best := c.fallbackWith(s, 0, r, werr, total, tokens, short)
+	if best.used > c.Threshold {
+		return c.fallbackWith(emptyShower{}, 0, r, werr, total, tokens, short)
+	}
+	for lo < hi-1 {
+		mid := (lo + hi) / 2
+		if f := c.fallbackWith(s, mid, r, werr, total, tokens, short); f.used <= c.Threshold {
+			lo, best = mid, f
+		} else {
+			hi = mid
+		}
+	}
+	return best
+}
+
 // fallbackWith builds the fallback that shows the first k records with s.
-func (c *Config) fallbackWith(s shower, k int, r *result, werr error, total, tokens int) fallbackResponse {
+func (c *Config) fallbackWith(s shower, k int, r *result, werr error, total, tokens int, short bool) fallbackResponse {
 	body, sc := s.show(k)
 	if r.structured != nil && sc == nil {
 		sc = []byte(notice)
@@ -86,20 +100,14 @@ func (c *Config) fallbackWith(s shower, k int, r *result, werr error, total, tok
 		fb.shown = 0
 	}
 	var warning string
-	for _, short := range []bool{false, true} {
-		// The warning's figures change its own size: settle them.
-		fb.used = 0
-		for range 3 {
-			warning = c.warning(werr, fb.shown, total, fb.used, tokens, short)
-			n := c.textTokens(warning) + c.Tokenizer.Tokens(body) + c.Tokenizer.Tokens(sc)
-			if n == fb.used {
-				break
-			}
-			fb.used = n
-		}
-		if fb.used <= c.Threshold {
+	// The warning's figures change its own size: settle them.
+	for range 5 {
+		warning = c.warning(werr, fb.shown, total, fb.used, tokens, short)
+		n := c.textTokens(warning) + c.Tokenizer.Tokens(body) + c.Tokenizer.Tokens(sc)
+		if n == fb.used {
 			break
 		}
+		fb.used = n
 	}
 	fb.content = []mcp.Content{&mcp.TextContent{Text: warning}}
 	if body != nil {
@@ -155,7 +163,7 @@ func (c *Config) shower(r *result, p *plan) shower {
 // emptyShower shows nothing.
 type emptyShower struct{}
 
-func (emptyShower) most(*Config, bool) int          { return 0 }
+func (emptyShower) most(*Config, bool) int             { return 0 }
 func (emptyShower) show(int) (body, structured []byte) { return nil, nil }
 
 // listShower shows records as a JSON array.

@@ -16,7 +16,11 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	defer recovered(&err)
 	start := c.Now()
 	op := jsonl.SanitizeOperation(call.Operation)
-	w, err := jsonl.Create(op, &jsonl.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
+	create := c.Create
+	if create == nil {
+		create = jsonl.Create
+	}
+	w, err := create(op, &jsonl.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/recipes"
@@ -32,6 +33,8 @@ type Config struct {
 	// Native makes the guidance point to the extraction tools instead of
 	// shell commands.
 	Native bool
+	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
+	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
 }
 
 // Call is what the header and the descriptor record of the call.

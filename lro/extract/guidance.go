@@ -1,11 +1,12 @@
 package extract
 
 import (
-	"fmt"
-	"strings"
+	"encoding/json"
 
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/lro/descriptor"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // Guidance renders the guidance of an offload descriptor for a server that
@@ -18,85 +19,13 @@ import (
 // are the ones the tools take, the examples use the file's own recipes with
 // their parameter names and default values (taken from the file's records),
 // and the recipe list gives each recipe's parameters.
-func Guidance(in descriptor.Input) string {
-	var b strings.Builder
-	noun := in.Noun
-	if noun == "" {
-		noun = "records"
-	}
-	path := quote(in.Path)
-	fmt.Fprintf(&b, "Results offloaded to JSONL (%d %s, ~%d tokens saved).\n", in.Count, noun, in.EstimatedTokens)
-	fmt.Fprintf(&b, "Detail level: %s\n", in.Detail)
-	fmt.Fprintf(&b, "Use the `%s` tool to query this result set. Examples:\n", ToolExtract)
-	if len(in.Recipes) > 0 {
-		fmt.Fprintf(&b, "- Browse: %s(%s=%s, %s=1)\n", ToolExtract, argFilePath, path, argRecipe)
-	}
-	shown := 0
-	for _, r := range in.Recipes {
-		if len(r.Params) == 0 || shown == 2 {
-			continue
-		}
-		shown++
-		params := make([]string, len(r.Params))
-		for i, p := range r.Params {
-			params[i] = quote(p.Name) + ": " + quote(p.Value)
-		}
-		fmt.Fprintf(&b, "- %s: %s(%s=%s, %s=%d, %s={%s})\n", r.Description, ToolExtract, argFilePath, path, argRecipe, r.Number, argParams, strings.Join(params, ", "))
-	}
-	fmt.Fprintf(&b, "- Custom filter, run on each record: %s(%s=%s, %s=%s)\n", ToolExtract, argFilePath, path, argQuery, quote(exampleFilter(in)))
-	fmt.Fprintf(&b, "- Count, group or sort all records at once: %s(%s=%s, %s=%s, %s=true)\n", ToolExtract, argFilePath, path, argQuery, quote("length"), argSlurp)
-	if len(in.Recipes) > 0 {
-		entries := make([]string, len(in.Recipes))
-		for i, r := range in.Recipes {
-			entries[i] = fmt.Sprintf("%d=%s", r.Number, lowerFirst(strings.TrimSuffix(r.Description, ".")))
-			if len(r.Params) > 0 {
-				names := make([]string, len(r.Params))
-				for j, p := range r.Params {
-					names[j] = p.Name
-				}
-				entries[i] += " [params: " + strings.Join(names, ", ") + "]"
-			}
-		}
-		fmt.Fprintf(&b, "Available recipes: %s.\n", strings.Join(entries, "; "))
-	}
-	fmt.Fprintf(&b, "To read lines as they are: %s(%s=%s, %s=2, %s=10); to find records by regular expression: %s(%s=%s, %s=%s).\n",
-		ToolRead, argFilePath, path, argLine, argLimit, ToolSearch, argFilePath, path, argPattern, quote(searchExample(in)))
-	b.WriteString("The header line (line 1) contains metadata; the records start at line 2.")
-	return b.String()
-}
+func Guidance(in descriptor.Input) string { return offload.NativeGuidance(in) }
 
-// exampleFilter returns a per-record filter that fits the file's records.
-func exampleFilter(in descriptor.Input) string {
-	if in.Noun == "memories" {
-		switch recipes.Detail(in.Detail) {
-		case recipes.Full:
-			return "select(.provenance.confidence > 0.8) | {id, title}"
-		case recipes.Medium:
-			return "select(.confidence > 0.8) | {id, title}"
-		}
-		return "select(.memory_type == " + quote(paramValue(in, recipes.ParamMemoryType, "semantic")) + ") | {id, title}"
+// quote writes s as a JSON string.
+func quote(s string) string {
+	b, err := jsontext.AppendQuote(nil, s)
+	if err != nil {
+		b, _ = json.Marshal(s) // invalid UTF-8, replaced
 	}
-	return "select(type == \"object\") | keys"
+	return string(b)
 }
-
-// searchExample returns a word the records contain: the default keyword of
-// the recipes, which is taken from them.
-func searchExample(in descriptor.Input) string {
-	return paramValue(in, recipes.ParamKeyword, "your term")
-}
-
-// paramValue returns the default value of the first recipe parameter named
-// name, or def.
-func paramValue(in descriptor.Input, name, def string) string {
-	for _, r := range in.Recipes {
-		for _, p := range r.Params {
-			if p.Name == name && p.Value != "" {
-				return p.Value
-			}
-		}
-	}
-	return def
-}
-
-// quote writes s as a JSON string, which is how the examples pass strings.
-func quote(s string) string { return string(appendString(nil, s)) }
