@@ -591,10 +591,13 @@ func (n *node) schema() map[string]any {
 	return s
 }
 
-// ResponseSchema returns the JSON Schema of an [OffloadResponse] as any
-// profile serializes it: offloaded and file_path are required, the other
-// fields optional. Tools that may return a descriptor advertise it in their
-// output schema (see [WidenOutputSchema]). Each call returns a fresh value.
+// ResponseSchema returns the JSON Schema of what offloading may put in a
+// tool's structured content: an [OffloadResponse] as any profile serializes
+// it (offloaded is true and file_path is set), or, when the file could not
+// be written and the tool's own structured content cannot be shown in part,
+// {"offloaded": false}. Tools that may return a descriptor advertise it in
+// their output schema (see [WidenOutputSchema]). Each call returns a fresh
+// value.
 func ResponseSchema() map[string]any {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	integer := func(desc string) map[string]any {
@@ -603,9 +606,9 @@ func ResponseSchema() map[string]any {
 	return map[string]any{
 		"type":        "object",
 		"description": "Large Result Offloading descriptor: the full result set was written to a JSONL file (line 1 a header, then one record per line).",
-		"required":    []any{"offloaded", "file_path"},
+		"required":    []any{"offloaded"},
 		"properties": map[string]any{
-			"offloaded": map[string]any{"type": "boolean", "const": true, "description": "Always true: the result was offloaded to file_path."},
+			"offloaded": map[string]any{"type": "boolean", "description": "True: the result was offloaded to file_path. False: writing the file failed and the text content holds a truncated result."},
 			"summary": map[string]any{
 				"type":     "object",
 				"required": []any{"count", "estimated_tokens", "operation", "top_namespaces", "detail"},
@@ -634,7 +637,18 @@ func ResponseSchema() map[string]any {
 				},
 			},
 			"guidance": str("Advisory instructions for the assistant."),
+			"beside": map[string]any{
+				"type":        "object",
+				"description": "What the result held besides its records, all of it kept in the file's header under \"result\".",
+				"properties": map[string]any{
+					"values":  map[string]any{"type": "object", "description": "Small values, by their jq path below the header's result."},
+					"other":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+					"command": str("Prints them all."),
+				},
+			},
 		},
+		"if":   map[string]any{"properties": map[string]any{"offloaded": map[string]any{"const": true}}},
+		"then": map[string]any{"required": []any{"file_path"}},
 	}
 }
 
