@@ -178,6 +178,10 @@ func (in *Inferrer) object(n *node, depth int) error {
 		if err := in.value(p, depth+1); err != nil {
 			return err
 		}
+		if p.lastObject != n.objects { // not a duplicate name
+			p.lastObject = n.objects
+			p.present++
+		}
 		if depth == 0 && in.field != nil {
 			end := dec.InputOffset()
 			// The value starts after the white space and colon that
@@ -215,6 +219,10 @@ type node struct {
 	props   map[string]*node // properties of object values
 	order   []*node          // the nodes of props, first seen first
 	items   *node            // elements of array values
+	// present is the number of objects that have the property, each
+	// counted once however many times it lists it; lastObject is the
+	// number of the last (the count of its parent's objects then).
+	present, lastObject int
 }
 
 // typeSet is a set of JSON Schema type names, one bit each.
@@ -292,7 +300,7 @@ func (n *node) schema() map[string]any {
 		var required []string
 		for _, p := range n.order {
 			props[p.name] = p.schema()
-			if p.seen == n.objects {
+			if p.present == n.objects {
 				required = append(required, p.name)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // The reference inferrer, the oracle of FuzzInferrer: a straightforward
@@ -20,6 +21,7 @@ import (
 // refNode accumulates what is seen at one place in the records.
 type refNode struct {
 	seen    int                 // values added
+	present int                 // objects that have the property
 	types   map[string]bool     // JSON Schema type names seen
 	objects int                 // object values added
 	props   map[string]*refNode // properties of object values
@@ -69,6 +71,7 @@ func (n *refNode) describe(dec *json.Decoder, depth int) {
 			}
 			return
 		}
+		listed := map[string]bool{}
 		for dec.More() {
 			if v == '[' {
 				if n.items == nil {
@@ -78,7 +81,12 @@ func (n *refNode) describe(dec *json.Decoder, depth int) {
 				continue
 			}
 			k, _ := dec.Token()
-			n.prop(k.(string)).describe(dec, depth+1)
+			p := n.prop(k.(string))
+			if !listed[k.(string)] {
+				listed[k.(string)] = true
+				p.present++
+			}
+			p.describe(dec, depth+1)
 		}
 		if v == '[' && n.items == nil {
 			n.items = &refNode{}
@@ -126,7 +134,7 @@ func (n *refNode) schema() map[string]any {
 		for _, k := range n.order {
 			p := n.props[k]
 			props[k] = p.schema()
-			if p.seen == n.objects {
+			if p.present == n.objects {
 				required = append(required, k)
 			}
 		}
@@ -190,6 +198,7 @@ func FuzzInferrer(f *testing.F) {
 		`[{"a":{"b":{"c":{"d":{"e":{"f":{"g":1}}}}}}}]`,
 		` [ { "a" : [ 1 , 2 ] } , { } ] `,
 		`{"a":1,"a":"dup"}`,
+		`[{"a":1,"a":2},{}]`,
 		`{"x":"esc\"aped\\", "y" : {"z" : [ 1 ] } }`,
 		`{"a":1}`,
 		`[1,`,
@@ -243,7 +252,46 @@ func FuzzInferrer(f *testing.F) {
 		if diff := cmp.Diff(refSchema(recs...), each.Schema()); diff != "" {
 			t.Fatalf("Add on the elements of %q (-reference +got):\n%s", data, diff)
 		}
+		// Every record satisfies the schema, even with invalid records
+		// (each one cut in half) added in between.
+		var mixed Inferrer
+		var added [][]byte
+		for _, r := range recs {
+			for _, r := range [][]byte{r, r[:len(r)/2]} {
+				if err := mixed.Add(r); err == nil {
+					added = append(added, r)
+				}
+			}
+		}
+		satisfies(t, mixed.Schema(), added)
 	})
+}
+
+// satisfies checks that every record satisfies schema, as
+// github.com/google/jsonschema-go validates it.
+func satisfies(t *testing.T, schema map[string]any, records [][]byte) {
+	t.Helper()
+	data, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("schema %s: %v", data, err)
+	}
+	for _, r := range records {
+		var v any
+		if json.Unmarshal(r, &v) != nil {
+			continue // a number too large for a float64
+		}
+		if err := rs.Validate(v); err != nil {
+			t.Fatalf("record %q does not satisfy its schema %s: %v", r, data, err)
+		}
+	}
 }
 
 func TestAddValidates(t *testing.T) {
@@ -346,6 +394,19 @@ func TestAddAfterInvalidRecord(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("schema after an invalid record (-want +got):\n%s", diff)
+	}
+}
+
+func TestRequiredWithDuplicateNames(t *testing.T) {
+	var in Inferrer
+	for _, r := range []string{`{"a":1,"a":2,"b":1}`, `{"b":2}`} {
+		if err := in.Add([]byte(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a is listed twice in one record of two: it is not required.
+	if diff := cmp.Diff([]string{"b"}, in.Schema()["required"]); diff != "" {
+		t.Errorf("required (-want +got):\n%s", diff)
 	}
 }
 
