@@ -44,9 +44,10 @@ func Infer(sample []json.RawMessage) map[string]any {
 // Inferrer infers the JSON Schema of a stream of records, one [Inferrer.Add]
 // at a time: for object records, the union of their properties, each with
 // the types seen, and as required the properties present in every record.
-// Nested objects and array items are described the same way, down to a
-// bounded depth; deeper values are described by their type alone. A number
-// written with a fraction or an exponent is a number, any other an integer.
+// Nested objects and array items are described the same way, down to six
+// levels below the record, where an object or array is described by its
+// type alone. A number written with a fraction or an exponent is a number,
+// any other an integer.
 //
 // The zero value is ready to use. An Inferrer is not safe for concurrent
 // use.
@@ -64,9 +65,10 @@ type Inferrer struct {
 // [json.Valid].
 //
 // When rec is not valid, Add returns an error wrapping [ErrInvalidRecords].
-// The Inferrer stays usable and its schema still describes every record
-// added, but it may also describe the part of rec read before the error,
-// and so be wider (more types, more optional properties) than without it.
+// The Inferrer stays usable and its schema still describes every valid
+// record added, but it may also describe the part of rec read before the
+// error, and so be wider (more types, more optional properties) than
+// without it.
 func (in *Inferrer) Add(rec []byte) error {
 	return in.AddFields(rec, nil)
 }
@@ -103,7 +105,8 @@ func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) 
 	return nil
 }
 
-// Schema returns the schema of every record added so far.
+// Schema returns the schema of every record added so far, a new map on
+// each call.
 func (in *Inferrer) Schema() map[string]any {
 	s := in.root.schema()
 	s["$schema"] = SchemaDialect
