@@ -98,7 +98,8 @@ func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) 
 	} else if err == io.EOF {
 		err = io.ErrUnexpectedEOF // no value at all
 	}
-	in.buf, in.rec, in.field = bytes.Buffer{}, nil, nil // keep no reference to rec
+	// dec still refers to rec until the next Add; the rest lets go of it.
+	in.buf, in.rec, in.field = bytes.Buffer{}, nil, nil
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidRecords, err)
 	}
