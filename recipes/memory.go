@@ -3,10 +3,12 @@ package recipes
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zircote/lro-go/internal/jsonscan"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The parameters of the memory library. Their names are the jq variables of
@@ -177,30 +179,78 @@ func memoryKey[T string | []byte](key T) int {
 	return -1
 }
 
+// decodeOptions make jsontext accept exactly what json.Valid accepts:
+// duplicate member names and strings that are not valid UTF-8.
+var decodeOptions = []jsontext.Options{
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+}
+
 // decodeMemories decodes the object records of the bounded sample and counts
-// the records that are valid JSON. It splits an object into its members with
-// jsonscan, which neither decodes nor copies them, and keeps the few the
-// library reads. As with json.Unmarshal, the last of duplicate keys counts.
+// the records that are valid JSON. It reads each record once, validating it
+// and keeping, as written, the values of the few members the library reads.
+// As with json.Unmarshal, the last of duplicate keys counts.
 func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
-	sample = bounded(sample)
-	for _, raw := range sample {
-		if !jsonscan.Valid(raw) {
+	var buf bytes.Buffer
+	dec := jsontext.NewDecoder(&buf)
+	for _, raw := range bounded(sample) {
+		buf = *bytes.NewBuffer(raw) // read in place, not copied
+		dec.Reset(&buf, decodeOptions...)
+		o, object, err := decodeMemory(dec, raw)
+		if err != nil {
 			continue
 		}
 		valid++
-		if jsonscan.Kind(raw) != '{' {
-			continue
+		if object {
+			recs = append(recs, o)
 		}
-		var o memoryRecord
-		_ = jsonscan.Fields(raw, func(f jsonscan.Field) error {
-			if k := memoryKey(f.Key); k >= 0 {
-				o.values[k], o.present[k] = f.Value, true
-			}
-			return nil
-		})
-		recs = append(recs, o)
 	}
 	return recs, valid
+}
+
+// decodeMemory reads the record raw with dec, which reads raw, and reports
+// whether it is an object and, if so, the values of the members the library
+// reads. The error is not nil when raw is not one valid JSON value.
+func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object bool, err error) {
+	if dec.PeekKind() != '{' {
+		err = dec.SkipValue()
+	} else if _, err = dec.ReadToken(); err == nil {
+		object = true
+		for err == nil && dec.PeekKind() != '}' {
+			var name, v jsontext.Value
+			if name, err = dec.ReadValue(); err != nil {
+				break
+			}
+			k := memoryName(name)
+			if v, err = dec.ReadValue(); err == nil && k >= 0 {
+				// v as a slice of raw, which outlives dec's reads.
+				end := int(dec.InputOffset())
+				o.values[k], o.present[k] = raw[end-len(v):end:end], true
+			}
+		}
+		if err == nil {
+			_, err = dec.ReadToken() // '}'
+		}
+	}
+	if err == nil {
+		// One value: nothing may follow.
+		if _, err = dec.ReadToken(); err == io.EOF {
+			err = nil
+		} else if err == nil {
+			err = errors.New("more than one value")
+		}
+	}
+	return o, object, err
+}
+
+// memoryName returns the index in memoryKeys of the member name quoted, a
+// JSON string as written, or -1.
+func memoryName(quoted []byte) int {
+	if body := quoted[1 : len(quoted)-1]; bytes.IndexByte(body, '\\') < 0 {
+		return memoryKey(body) // its own decoding, if it is a key at all
+	}
+	s, _ := jsonString(quoted)
+	return memoryKey(s)
 }
 
 // has reports whether o has all the fields.
@@ -232,13 +282,20 @@ func (o *memoryRecord) strs(f string) []string {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
 	var ss []string
-	_ = jsonscan.Elements(raw, func(e []byte) error {
+	for dec.PeekKind() != ']' {
+		e, err := dec.ReadValue()
+		if err != nil {
+			break // raw is valid: not reached
+		}
 		if s, ok := jsonString(e); ok {
 			ss = append(ss, s)
 		}
-		return nil
-	})
+	}
 	return ss
 }
 
@@ -253,7 +310,8 @@ func jsonString(raw []byte) (string, bool) {
 		return string(body), true
 	}
 	var s string
-	return s, json.Unmarshal(raw, &s) == nil
+	err := json.Unmarshal(raw, &s) // before s is read: operand order is unspecified
+	return s, err == nil
 }
 
 // defaults are the default parameter values of the memory library.

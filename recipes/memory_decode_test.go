@@ -69,6 +69,7 @@ type decoded struct {
 func FuzzDecodeMemories(f *testing.F) {
 	f.Add([]byte("{\"id\":\"1\",\"title\":\"Caché\",\"namespace\":\"_semantic/x\",\"memory_type\":\"semantic\",\"tags\":[\"a\",1,\"b\\u00e9\"]}\nnull\n[1]\nnot json\n{\"id\":\"2\",\"title\":\"t\\\"q\",\"id\":\"dup\"}"))
 	f.Add([]byte("{\"title\":\"\xff\xfe bad utf8\",\"content\":\"x\"}\n{\"tags\":\"x\",\"namespace\":7}\n {\"id\" : \"sp\" } "))
+	f.Add([]byte("{\"n\\u0061mespace\":\"_a\\ud800\\u0041\",\"tags\":[\"\\udc00x\",null]}\n{\"id\":\"1\"} x\n{\"id\":\"1\"}{}\n{\"id\":\"1\",}\n\"str\"\n{\"tags\":[\"a\" \"b\"]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 4096 {
 			return

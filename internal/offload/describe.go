@@ -38,7 +38,7 @@ func (t *tally) add(line []byte) {
 		t.sample = append(t.sample, json.RawMessage(bytes.Clone(line)))
 	}
 	if t.schema != nil {
-		t.schema.AddFields(line, func(k, v []byte) { t.field(string(k), v) }) // MERGE: new Inferrer API
+		_ = t.schema.AddFields(line, t.field)
 		return
 	}
 	if jsontext.Value(line).Kind() != '{' {

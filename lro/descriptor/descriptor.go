@@ -5,6 +5,10 @@
 // The types serialize exactly as the LRO specification's OffloadResponse,
 // OffloadSummary and JqRecipe. [Build] is a pure function of its [Input]:
 // it neither reads nor writes files, so it is safe for concurrent use.
+//
+// The line schema is inferred from the records themselves by an [Inferrer],
+// one record at a time, which also validates each ([Infer] does a sample at
+// once), or reflected from their Go type by [Reflect].
 package descriptor
 
 import (

@@ -1,0 +1,321 @@
+package descriptor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// ErrInvalidRecords is returned, wrapped, by [Inferrer.Add] and
+// [Inferrer.AddFields] when a record is not exactly one valid JSON value.
+var ErrInvalidRecords = errors.New("descriptor: record is not one valid JSON value")
+
+// maxInferDepth bounds how deep [Infer] describes nested values; deeper
+// values are described by their type alone.
+const maxInferDepth = 6
+
+// decodeOptions make jsontext accept exactly what encoding/json's Valid
+// accepts: duplicate member names and strings that are not valid UTF-8
+// (read as written, a name with U+FFFD for each bad byte).
+var decodeOptions = []jsontext.Options{
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+}
+
+// Infer returns a JSON Schema that every record in sample satisfies; see
+// [Inferrer]. Records that are not valid JSON are skipped. An empty sample
+// gives the empty schema {}, which any line satisfies.
+func Infer(sample []json.RawMessage) map[string]any {
+	var in Inferrer
+	for _, rec := range sample {
+		if json.Valid(rec) {
+			_ = in.Add(rec) // valid: no error
+		}
+	}
+	return in.Schema()
+}
+
+// Inferrer infers the JSON Schema of a stream of records, one [Inferrer.Add]
+// at a time: for object records, the union of their properties, each with
+// the types seen, and as required the properties present in every record.
+// Nested objects and array items are described the same way, down to six
+// levels below the record, where an object or array is described by its
+// type alone. A number written with a fraction or an exponent is a number,
+// any other an integer.
+//
+// The zero value is ready to use. An Inferrer is not safe for concurrent
+// use.
+type Inferrer struct {
+	root  node
+	dec   *jsontext.Decoder // reads rec in place, through buf
+	buf   bytes.Buffer
+	rec   []byte // the record being added
+	field func(key string, value []byte)
+	name  []byte // a member name being unescaped
+}
+
+// Add describes one more record, rec, which must be exactly one JSON value
+// (white space around it is allowed). Validation is that of encoding/json's
+// [json.Valid].
+//
+// When rec is not valid, Add returns an error wrapping [ErrInvalidRecords].
+// The Inferrer stays usable and its schema still describes every valid
+// record added, but it may also describe the part of rec read before the
+// error, and so be wider (more types, more optional properties) than
+// without it.
+func (in *Inferrer) Add(rec []byte) error {
+	return in.AddFields(rec, nil)
+}
+
+// AddFields is [Inferrer.Add] that also calls field, if not nil, with each
+// top-level member of an object record, in order, duplicates included, so
+// that a caller that needs a few fields of every record gets them from the
+// same pass: key is the member's name, decoded, and value its value as
+// written, a slice of rec. When rec is not valid, field may have been called
+// with the members before the error.
+func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
+	in.buf = *bytes.NewBuffer(rec) // read in place, not copied
+	if in.dec == nil {
+		in.dec = jsontext.NewDecoder(&in.buf, decodeOptions...)
+	} else {
+		in.dec.Reset(&in.buf, decodeOptions...)
+	}
+	in.rec, in.field = rec, field
+	err := in.value(&in.root, 0)
+	if err == nil {
+		// Exactly one value: the next read must find the end.
+		if _, err = in.dec.ReadToken(); err == io.EOF {
+			err = nil
+		} else if err == nil {
+			err = errors.New("more than one value")
+		}
+	} else if err == io.EOF {
+		err = io.ErrUnexpectedEOF // no value at all
+	}
+	// dec still refers to rec until the next Add; the rest lets go of it.
+	in.buf, in.rec, in.field = bytes.Buffer{}, nil, nil
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidRecords, err)
+	}
+	return nil
+}
+
+// Schema returns the schema of every record added so far, a new map on
+// each call.
+func (in *Inferrer) Schema() map[string]any {
+	s := in.root.schema()
+	s["$schema"] = SchemaDialect
+	return s
+}
+
+// value reads the next value and describes it into n, depth levels into
+// the record. A value is described once it is read, so that a value that
+// is not valid is not described.
+func (in *Inferrer) value(n *node, depth int) error {
+	dec := in.dec
+	switch kind := dec.PeekKind(); kind {
+	case '{', '[':
+		if depth >= maxInferDepth {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			n.add(kind)
+			return nil
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		n.add(kind)
+		if kind == '[' {
+			return in.array(n, depth)
+		}
+		return in.object(n, depth)
+	default:
+		// A scalar, or an error (kind 0 or an end token), which ReadValue
+		// reports.
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if kind == '0' && bytes.IndexAny(v, ".eE") < 0 {
+			kind = 'i'
+		}
+		n.add(kind)
+		return nil
+	}
+}
+
+// array describes the elements of an array whose '[' has been read.
+func (in *Inferrer) array(n *node, depth int) error {
+	if n.items == nil {
+		n.items = &node{}
+	}
+	for in.dec.PeekKind() != ']' {
+		if err := in.value(n.items, depth+1); err != nil {
+			return err
+		}
+	}
+	_, err := in.dec.ReadToken()
+	return err
+}
+
+// object describes the members of an object whose '{' has been read and
+// calls in.field with those of the record itself.
+func (in *Inferrer) object(n *node, depth int) error {
+	dec := in.dec
+	if n.props == nil {
+		n.props = map[string]*node{}
+	}
+	for member := 0; dec.PeekKind() != '}'; member++ {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		p := n.prop(in.unquote(name), member)
+		start := dec.InputOffset()
+		if err := in.value(p, depth+1); err != nil {
+			return err
+		}
+		if p.lastObject != n.objects { // not a duplicate name
+			p.lastObject = n.objects
+			p.present++
+		}
+		if depth == 0 && in.field != nil {
+			end := dec.InputOffset()
+			// The value starts after the white space and colon that
+			// follow the name.
+			for start < end && (isSpace(in.rec[start]) || in.rec[start] == ':') {
+				start++
+			}
+			in.field(p.name, in.rec[start:end])
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// unquote returns the name of a member from its JSON string as written.
+func (in *Inferrer) unquote(quoted []byte) []byte {
+	s := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return s // its own decoding: the common case, without a copy
+	}
+	// The error only reports bytes that are not UTF-8, replaced by U+FFFD,
+	// as encoding/json does: quoted is a valid JSON string.
+	in.name, _ = jsontext.AppendUnquote(in.name[:0], quoted)
+	return in.name
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// node accumulates what is seen at one place in the records.
+type node struct {
+	name    string           // the property name of the node, if any
+	seen    int              // values added
+	types   typeSet          // JSON Schema types seen
+	objects int              // object values added
+	props   map[string]*node // properties of object values
+	order   []*node          // the nodes of props, first seen first
+	items   *node            // elements of array values
+	// present is the number of objects that have the property, each
+	// counted once however many times it lists it; lastObject is the
+	// number of the last (the count of its parent's objects then).
+	present, lastObject int
+}
+
+// typeSet is a set of JSON Schema type names, one bit each.
+type typeSet uint8
+
+const (
+	typeArray typeSet = 1 << iota
+	typeBoolean
+	typeInteger
+	typeNull
+	typeNumber
+	typeObject
+	typeString
+)
+
+// typeNames are the names of the bits of a typeSet, in bit order, which is
+// alphabetical order.
+var typeNames = [...]string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// kindTypes maps the kind of a value (a jsontext.Kind, with 'i' for an
+// integer and '0' for any other number) to its JSON Schema type.
+var kindTypes = [256]typeSet{
+	'[': typeArray, 't': typeBoolean, 'f': typeBoolean, 'i': typeInteger,
+	'n': typeNull, '0': typeNumber, '{': typeObject, '"': typeString,
+}
+
+// add counts a value of the given kind.
+func (n *node) add(kind jsontext.Kind) {
+	n.seen++
+	n.types |= kindTypes[kind]
+	if kind == '{' {
+		n.objects++
+	}
+}
+
+// prop returns the node of property key, the i-th member of an object.
+// Records mostly list the same properties in the same order, so the i-th
+// property seen first is tried before the map.
+func (n *node) prop(key []byte, i int) *node {
+	if i < len(n.order) && n.order[i].name == string(key) {
+		return n.order[i]
+	}
+	if p, ok := n.props[string(key)]; ok {
+		return p
+	}
+	p := &node{name: string(key)}
+	n.props[p.name] = p
+	n.order = append(n.order, p)
+	return p
+}
+
+func (n *node) schema() map[string]any {
+	s := map[string]any{}
+	if n.seen == 0 {
+		return s
+	}
+	types := n.types
+	if types&typeInteger != 0 && types&typeNumber != 0 {
+		// Every integer is a number: say number once.
+		types &^= typeInteger
+	}
+	var names []string
+	for i, name := range typeNames {
+		if types&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 1 {
+		s["type"] = names[0]
+	} else if len(names) > 1 {
+		s["type"] = names
+	}
+	if n.props != nil {
+		props := make(map[string]any, len(n.props))
+		var required []string
+		for _, p := range n.order {
+			props[p.name] = p.schema()
+			if p.present == n.objects {
+				required = append(required, p.name)
+			}
+		}
+		s["properties"] = props
+		if len(required) > 0 {
+			sort.Strings(required)
+			s["required"] = required
+		}
+	}
+	if n.items != nil && n.items.seen > 0 {
+		s["items"] = n.items.schema()
+	}
+	return s
+}
