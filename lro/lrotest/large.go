@@ -20,6 +20,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // fileView is an offloaded file as read by the kit.
@@ -594,8 +597,15 @@ func (c *checker) checkEstimate(f *fileView) {
 		c.skip(id, "no integer estimated_tokens in the header (see L1.header.fields)")
 		return
 	}
+	// What was estimated: the record lines, or, for a file that keeps the
+	// whole result beside its records (lro-go's "result"), everything the
+	// client would have received: its texts and structured content.
+	texts, what := f.lines, "the record lines hold"
+	if whole, ok := f.wholeResult(); ok {
+		texts, what = whole, "the result the file keeps holds"
+	}
 	var chars, narrow, wide int
-	for _, l := range f.lines {
+	for _, l := range texts {
 		for _, r := range string(l) {
 			chars++
 			if isWide(r) {
@@ -606,12 +616,62 @@ func (c *checker) checkEstimate(f *fileView) {
 		}
 	}
 	lo := float64(chars) / 4 / 2
-	hi := 2 * (float64(narrow)/4 + float64(wide) + float64(len(f.lines)))
+	hi := 2 * (float64(narrow)/4 + float64(wide) + float64(len(texts)))
 	if float64(est) < lo || float64(est) > hi {
-		c.fail(id, "the header estimates %d tokens; the record lines hold %d characters, ~%d tokens at 4 characters per token", est, chars, chars/4)
+		c.fail(id, "the header estimates %d tokens; %s %d characters, ~%d tokens at 4 characters per token", est, what, chars, chars/4)
 		return
 	}
 	c.pass(id)
+}
+
+// wholeResult returns the texts a client would have received of the result
+// a file keeps whole (its header's "result", with the records put back):
+// every text item and the structured content's JSON. ok is false for a file
+// without "result".
+func (f *fileView) wholeResult() (texts [][]byte, ok bool) {
+	if f.header == nil || f.header["result"] == nil {
+		return nil, false
+	}
+	line, _, _ := bytes.Cut(f.data, []byte("\n"))
+	var layout struct {
+		Result    json.RawMessage   `json:"result"`
+		RecordsAt []jsonl.Placement `json:"records_at"`
+		Copies    []jsonl.Copy      `json:"copies"`
+	}
+	if json.Unmarshal(line, &layout) != nil {
+		return nil, false
+	}
+	h := jsonl.Header{Result: layout.Result, RecordsAt: layout.RecordsAt, Copies: layout.Copies}
+	rebuilt, err := offload.Rebuild(h, f.lines)
+	if err != nil {
+		// The lines do not fit the header (other checks say why): count
+		// them, twice when a text repeated them, beside the rest.
+		texts = append(texts, h.Result)
+		texts = append(texts, f.lines...)
+		if len(h.Copies) > 0 {
+			texts = append(texts, f.lines...)
+		}
+		return texts, true
+	}
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if json.Unmarshal(rebuilt, &res) != nil {
+		return nil, false
+	}
+	for _, c := range res.Content {
+		if c.Type == "text" {
+			texts = append(texts, []byte(c.Text))
+		}
+	}
+	if res.StructuredContent != nil {
+		texts = append(texts, res.StructuredContent)
+	}
+	return texts, true
 }
 
 // isWide reports whether r belongs to the scripts that tokenizers spend about

@@ -117,7 +117,7 @@ var mutations = []mutation{
 	// Descriptor.
 	{name: "offloaded is false",
 		primary:  serverOptions{desc: func(t *testing.T, d map[string]any) { d["offloaded"] = false }},
-		wantFail: []string{"L1.descriptor.offloaded", "L1.descriptor.output_schema"}},
+		wantFail: []string{"L1.descriptor.offloaded"}},
 	{name: "offloaded is missing",
 		primary:  serverOptions{desc: func(t *testing.T, d map[string]any) { delete(d, "offloaded") }},
 		wantFail: []string{"L1.descriptor.offloaded", "L1.descriptor.output_schema"}},
