@@ -22,7 +22,7 @@ import (
 // Stores shared by the tests: they are read-only.
 var (
 	bigStore   = mustStore(memory.Generate(memory.DefaultCorpusSize, memory.DefaultSeed))
-	smallStore = mustStore(memory.Generate(6, memory.DefaultSeed)) // whole listing under the threshold at any detail
+	smallStore = mustStore(memory.Generate(6, memory.DefaultSeed)) // a page of it under the threshold at any detail
 )
 
 func mustStore(ms []memory.Memory) *memory.Store {
@@ -302,7 +302,9 @@ func TestListMemories(t *testing.T) {
 	}{
 		{"inline first page", smallStore, map[string]any{"limit": 4}, memory.Light, false, "", 0, 4, ptr(4)},
 		{"inline last page has no next_offset", smallStore, map[string]any{"limit": 4, "offset": 4, "detail": "medium"}, memory.Medium, false, "", 4, 4, nil},
-		{"inline full, default limit", smallStore, map[string]any{"detail": "full"}, memory.Full, false, "", 0, 50, nil},
+		// The client receives a typed tool's result twice (text and
+		// structured content), and the threshold counts both.
+		{"inline full, one memory", smallStore, map[string]any{"detail": "full", "limit": 1}, memory.Full, false, "", 0, 1, ptr(1)},
 		{"inline namespace", smallStore, map[string]any{"namespace": "_episodic", "limit": 1}, memory.Light, false, "_episodic", 0, 1, ptr(1)},
 		{"offloaded light: the whole listing, not a page", bigStore, map[string]any{"limit": 5}, memory.Light, true, "", 0, 0, nil},
 		{"offloaded medium from an offset", bigStore, map[string]any{"limit": 5, "offset": 100, "detail": "medium"}, memory.Medium, true, "", 100, 0, nil},
