@@ -84,23 +84,6 @@ var comparisons = []comparison{
 // run once per size.
 var flatRun = benchRun{Pkg: "./lro", Benches: []string{"BenchmarkOffloadMemoryFlat"}, Benchtime: "1x"}
 
-// stepsRun is lro's breakdown of BenchmarkOffload500 into its steps.
-var stepsRun = benchRun{Pkg: "./lro", Benches: []string{"BenchmarkOffloadSteps"}, Benchtime: "1s"}
-
-// stepNotes say what each sub-benchmark of BenchmarkOffloadSteps times (from
-// its documentation).
-var stepNotes = map[string]string{
-	"handler_marshal": "the handler's own `json.Marshal` and string conversion (part of both arms of BenchmarkOffload500)",
-	"marshal_write":   "the floor: `json.Marshal` + `os.WriteFile`",
-	"validate":        "validating the JSON text once, the floor of any validation",
-	"find_records":    "the one walk that validates, splits, measures and samples the records, infers their schema and gathers the summary",
-	"offload":         "the rest, given the records: the file (created, written, committed), the recipes and the descriptor",
-	"file_lines":      "the file alone, with the records' lines",
-	"file_empty":      "the file alone, header only: creating, committing and removing a file",
-	"recipes":         "the ten recipes from the 16-record sample",
-	"descriptor_json": "encoding the descriptor",
-}
-
 // planRuns groups the comparisons into go test invocations, one per package
 // and benchtime, each benchmark once, in the comparisons' order.
 func planRuns(cs []comparison) []benchRun {

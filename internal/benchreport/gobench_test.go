@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -172,7 +171,7 @@ func TestPlanRuns(t *testing.T) {
 // in its package (or that the package is absent, and the row pending), so
 // that a renamed benchmark fails here rather than in the full run.
 func TestComparisonsExist(t *testing.T) {
-	for _, r := range append(planRuns(comparisons), flatRun, stepsRun) {
+	for _, r := range append(planRuns(comparisons), flatRun) {
 		dir := "../../" + strings.TrimPrefix(r.Pkg, "./")
 		entries, err := os.ReadDir(dir)
 		if errors.Is(err, os.ErrNotExist) {
@@ -195,13 +194,6 @@ func TestComparisonsExist(t *testing.T) {
 		for _, b := range r.Benches {
 			if !strings.Contains(src.String(), "func "+b+"(b *testing.B)") {
 				t.Errorf("%s has no func %s(b *testing.B)", r.Pkg, b)
-			}
-		}
-		if r.Pkg == stepsRun.Pkg && slices.Equal(r.Benches, stepsRun.Benches) {
-			for step := range stepNotes {
-				if !strings.Contains(src.String(), `run("`+step+`"`) {
-					t.Errorf("%s: no step %q in %s", r.Pkg, step, r.Benches[0])
-				}
 			}
 		}
 		for _, c := range comparisons {

@@ -159,11 +159,6 @@ func run(ctx context.Context, command, outPath, chartPath, benchtime string) err
 			r.Flat = append(r.Flat, f)
 		}
 	}
-	logf("go %s", shellJoin(stepsRun.args()))
-	if r.Steps, err = runBench(ctx, goTool, root, stepsRun); err != nil {
-		return err
-	}
-	r.Runs = append(r.Runs, stepsRun)
 
 	// Tokens, in process.
 	logf("tokens: n = %s, every detail level and profile", joinInts(tokenMeasureNs))

@@ -23,7 +23,6 @@ type report struct {
 	Runs     []benchRun // the go test invocations, for the record
 	Compared []compared
 	Flat     []benchResult // lro's BenchmarkOffloadMemoryFlat sub-benchmarks
-	Steps    []benchResult // lro's BenchmarkOffloadSteps sub-benchmarks
 	Peaks    []peakRow
 	Tokens   []tokenRow
 	Records  []recordMean
@@ -221,48 +220,9 @@ func (r *report) latency(b *strings.Builder) {
 			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), goal, c.Paper, c.name(), c.Pkg, thousands(int(c.Iters)), runs)
 	}
 	p("\n")
-	r.steps(b)
 	if r.ShellNs > 0 {
 		p("Shell start-up alone, for scale: `sh -c 'jq -n empty'` takes a median %s over %d runs on this machine; the paper: \"Shell startup for a jq or grep command adds 50—100ms depending on the host.\"\n\n", duration(r.ShellNs), r.ShellN)
 	}
-}
-
-// step returns the ns/op of a sub-benchmark of BenchmarkOffloadSteps, 0
-// when it did not run.
-func (r *report) step(name string) float64 {
-	for _, s := range r.Steps {
-		if s.Name == stepsRun.Benches[0]+"/"+name {
-			return s.Metrics["ns/op"]
-		}
-	}
-	return 0
-}
-
-// steps writes the breakdown of the offload into its steps.
-func (r *report) steps(b *strings.Builder) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	floor := r.step("marshal_write")
-	if len(r.Steps) == 0 || floor == 0 {
-		return
-	}
-	p("Where the offload's time goes: lro's `BenchmarkOffloadSteps` times each step of `BenchmarkOffload500` on the same 500 records, one step after the other (go test's mean time per operation, `-benchtime %s`, so not side by side: compare within the table, not with the medians above).\n\n", stepsRun.Benchtime)
-	p("| step | what it times | time | throughput | ÷ marshal_write |\n| --- | --- | ---: | ---: | ---: |\n")
-	for _, s := range r.Steps {
-		_, name, _ := strings.Cut(s.Name, "/")
-		mbs := ""
-		if v, ok := s.Metrics["MB/s"]; ok {
-			mbs = sig3(v) + " MB/s"
-			if v >= 1000 {
-				mbs = thousands(int(math.Round(v))) + " MB/s"
-			}
-		}
-		p("| `%s` | %s | %s | %s | %s |\n", name, cell(stepNotes[name]), duration(s.Metrics["ns/op"]), mbs, times(s.Metrics["ns/op"]/floor))
-	}
-	if own := r.step("find_records") + r.step("offload"); own > 0 && r.step("handler_marshal") > 0 {
-		p("\nThe offload's own work beyond the handler's marshal (`find_records` + `offload`) is %s, %s of the floor; with the handler's marshal, %s of it.\n",
-			duration(own), times(own/floor), times((own+r.step("handler_marshal"))/floor))
-	}
-	p("\n")
 }
 
 // memory writes the peak-memory and allocation tables.

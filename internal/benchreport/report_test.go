@@ -35,7 +35,7 @@ func testReportPending(t *testing.T, pendingExtract bool) *report {
 		Chart:   "docs/benchmarks.svg",
 		Machine: machine{CPU: "Test CPU (amd64)", Cores: 2, OS: "linux, Test OS", Kernel: "6.1.0", MemBytes: 8 << 30,
 			Go: "go version go1.25.0 linux/amd64", JQ: "jq-1.6", LoadStart: [3]float64{3.1, 2, 1}, LoadEnd: [3]float64{0.5, 1, 1}},
-		Runs:    append(planRuns(comparisons), flatRun, stepsRun),
+		Runs:    append(planRuns(comparisons), flatRun),
 		ShellNs: 4.2e6,
 		ShellN:  shellRuns,
 	}
@@ -62,7 +62,6 @@ func testReportPending(t *testing.T, pendingExtract bool) *report {
 		r.Compared = append(r.Compared, x)
 	}
 	r.Flat = mustParse(t, "testdata/bench-flat.txt")
-	r.Steps = mustParse(t, "testdata/bench-steps.txt")
 	for _, n := range tokenMeasureNs {
 		for k, d := range details {
 			r.Tokens = append(r.Tokens, tokenRow{N: n, Detail: d, PathBytes: 51,
@@ -141,7 +140,6 @@ func TestMarkdownContents(t *testing.T) {
 		"`BenchmarkRecipeVsJQ/6-count-by-namespace` (./lro/extract, 1 run of each arm)",
 		"`sh -c 'jq -n empty'` takes a median 4.20 ms",
 		"| 1,000,000 | 0.16 B | 27.8 B |",
-		"| `find_records` | the one walk",
 		"](docs/benchmarks.svg)",
 		"## At a glance", "## How to regenerate", "```sh\ngo run ./internal/benchreport\n```",
 	} {
