@@ -382,6 +382,22 @@ func TestProvideEvaluatesTheFullSet(t *testing.T) {
 	if d.Summary.Count != 100 {
 		t.Errorf("summary.count = %d, want 100", d.Summary.Count)
 	}
+	// A provided set is the whole result: the file holds its records and
+	// nothing else, and its estimate is the sum of its record lines.
+	h, lines, rebuilt := readOffloaded(t, d.FilePath)
+	tokens := 0
+	for _, l := range lines {
+		tokens += estimate.Bytes(l)
+	}
+	if h.EstimatedTokens != tokens || d.Summary.EstimatedTokens != tokens {
+		t.Errorf("estimated_tokens %d in the header, %d in the summary; want %d, the records'", h.EstimatedTokens, d.Summary.EstimatedTokens, tokens)
+	}
+	if h.Result != nil || d.Beside != nil {
+		t.Errorf("header result %s, beside %+v; want none for a provided set", h.Result, d.Beside)
+	}
+	if set, _ := json.Marshal(makeItems(100)); !bytes.Equal(compactJSON(t, set), compactJSON(t, rebuilt)) {
+		t.Errorf("the file rebuilds into %.200s, want the provided set %.200s", rebuilt, set)
+	}
 	last, n := 99.0, 101.0 // as the handler computes them, at run time
 	if want := [2]float64{1 - last/n, 1}; d.Summary.ScoreRange == nil || *d.Summary.ScoreRange != want {
 		t.Errorf("summary.score_range = %v, want %v", d.Summary.ScoreRange, want)
@@ -453,13 +469,15 @@ func TestPassThrough(t *testing.T) {
 
 // TestMediaStaysBesideTheDescriptor: a result above the threshold is
 // offloaded whole, except its images and audio, which are not text: they stay
-// in the response after the descriptor, and the file's header says where
-// they were.
+// in the response after the descriptor. Other items, such as a resource link,
+// are text to the client: they go to the file's header, and the descriptor
+// names them.
 func TestMediaStaysBesideTheDescriptor(t *testing.T) {
 	big, _ := json.Marshal(makeItems(200))
 	image := &mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}
 	audio := &mcp.AudioContent{Data: []byte("wav"), MIMEType: "audio/wav"}
-	orig := &mcp.CallToolResult{Content: []mcp.Content{image, &mcp.TextContent{Text: string(big)}, audio}}
+	link := &mcp.ResourceLink{URI: "file:///catalog.csv", Name: "catalog"}
+	orig := &mcp.CallToolResult{Content: []mcp.Content{image, &mcp.TextContent{Text: string(big)}, audio, link}}
 	want := resultJSON(t, orig)
 	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: append([]mcp.Content(nil), orig.Content...)}, nil
@@ -473,8 +491,12 @@ func TestMediaStaysBesideTheDescriptor(t *testing.T) {
 	}
 	d := descriptorOf(t, &mcp.CallToolResult{Content: res.Content[:1]})
 	hdr, lines, rebuilt := readOffloaded(t, d.FilePath)
-	if len(lines) != 200 || hdr.EstimatedTokens != estimate.Bytes(big) {
-		t.Errorf("%d records and estimated_tokens %d, want 200 and %d (the text alone)", len(lines), hdr.EstimatedTokens, estimate.Bytes(big))
+	linkJSON, _ := json.Marshal(link)
+	if tokens := estimate.Bytes(big) + estimate.Bytes(linkJSON); len(lines) != 200 || hdr.EstimatedTokens != tokens {
+		t.Errorf("%d records and estimated_tokens %d, want 200 and %d (the text and the link)", len(lines), hdr.EstimatedTokens, tokens)
+	}
+	if d.Beside == nil || len(d.Beside.Other) != 1 || !strings.HasPrefix(d.Beside.Other[0], ".content[3]") {
+		t.Errorf("beside = %+v, want it to name the resource link .content[3]", d.Beside)
 	}
 	checkRebuilt(t, want, rebuilt)
 }
