@@ -174,7 +174,9 @@ func conformanceLevel1(t *testing.T) {
 			t.Errorf("file mode: %v, %v; want 0600", fi.Mode(), err)
 		}
 
-		// The header: all eight OffloadHeader fields, in order.
+		// The header: all eight OffloadHeader fields, in order, then this
+		// implementation's: the result around the records, and where they
+		// go back in it.
 		f, err := os.Open(d.FilePath)
 		if err != nil {
 			t.Fatal(err)
@@ -184,7 +186,7 @@ func conformanceLevel1(t *testing.T) {
 		sc.Buffer(nil, 1<<20)
 		sc.Scan()
 		headerKeys := orderedKeys(t, sc.Bytes())
-		if diff := cmp.Diff([]string{"type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"}, headerKeys); diff != "" {
+		if diff := cmp.Diff([]string{"type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail", "result", "records_at"}, headerKeys); diff != "" {
 			t.Errorf("header fields (-want +got):\n%s", diff)
 		}
 		var h jsonl.Header
@@ -201,21 +203,29 @@ func conformanceLevel1(t *testing.T) {
 
 		// One record per line, exactly the tool's records.
 		var got []confMemory
-		tokens := 0
 		for sc.Scan() {
 			var m confMemory
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 				t.Fatalf("line %d: %v", len(got)+2, err)
 			}
-			tokens += estimate.Bytes(sc.Bytes())
 			got = append(got, m)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("records in the file differ from the tool's (-want +got):\n%s", diff)
 		}
-		if h.EstimatedTokens != tokens {
-			t.Errorf("header estimated_tokens = %d, want %d (the records' estimate)", h.EstimatedTokens, tokens)
+		// The estimate is that of the result the tool returned, which the
+		// descriptor saved the client; the file puts that result back
+		// together.
+		bare, err := recallHandler(n)(context.Background(), recallRequest(recipes.Medium))
+		if err != nil {
+			t.Fatal(err)
 		}
+		tokens := estimate.Tokens(bare.Content[0].(*mcp.TextContent).Text)
+		if h.EstimatedTokens != tokens {
+			t.Errorf("header estimated_tokens = %d, want %d (the result's estimate)", h.EstimatedTokens, tokens)
+		}
+		_, _, rebuilt := readOffloaded(t, d.FilePath)
+		checkRebuilt(t, resultJSON(t, bare), rebuilt)
 
 		// The summary.
 		s := d.Summary
@@ -445,20 +455,23 @@ func conformanceLevel3(t *testing.T) {
 		if len(kept) == 0 || len(kept) >= n {
 			t.Fatalf("%d records kept, want some but not all %d", len(kept), n)
 		}
-		tokens := 0
-		for _, m := range kept {
-			line, _ := json.Marshal(m)
-			tokens += estimate.Bytes(line)
-		}
-		if tokens > lro.DefaultThresholdTokens {
-			t.Errorf("kept records are ~%d tokens, above the threshold", tokens)
+		// Everything sent, the warning included, fits within the threshold.
+		if used := sentTokens(t, res); used > lro.DefaultThresholdTokens {
+			t.Errorf("the fallback sends ~%d tokens, above the threshold", used)
 		}
 		if diff := cmp.Diff(confMemories(n, recipes.Light)[:len(kept)], kept); diff != "" {
 			t.Errorf("kept records are not the first of the result set (-want +got):\n%s", diff)
 		}
-		if !strings.Contains(warning, "failed") || !strings.Contains(warning, fmt.Sprintf("showing %d of %d records", len(kept), n)) {
-			t.Errorf("warning %q does not say that offloading failed and what is shown", warning)
+		if !strings.Contains(warning, "failed") {
+			t.Errorf("warning %q does not say that offloading failed", warning)
 		}
+		bare, _ := recallHandler(n)(context.Background(), recallRequest(recipes.Light))
+		evs := rec.all()
+		if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed {
+			t.Fatalf("events %v, want one OffloadWriteFailed", evs)
+		}
+		checkWarning(t, res, parseWarning(t, warning, evs[0].(event.WriteFailed).Err), len(kept), n,
+			estimate.Tokens(bare.Content[0].(*mcp.TextContent).Text))
 	})
 
 	t.Run("observability events", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package lro_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -177,25 +179,34 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
 	}
 
-	h, lines, err := jsonl.ReadFile(d.FilePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, lines, rebuilt := readOffloaded(t, d.FilePath)
+	// The text the tool returned, and its estimate: what the client would
+	// have received.
+	bare, _ := textHandler(200)(context.Background(), nil)
+	text := bare.Content[0].(*mcp.TextContent).Text
 	query := "all items"
 	wantHeader := jsonl.Header{Type: "lro_header", Operation: "catalog", Query: &query, Count: 200,
-		SchemaVersion: lro.DefaultSchemaVersion, Timestamp: h.Timestamp, EstimatedTokens: d.Summary.EstimatedTokens, Detail: "full"}
+		SchemaVersion: lro.DefaultSchemaVersion, Timestamp: h.Timestamp, EstimatedTokens: estimate.Tokens(text), Detail: "full",
+		// The records were the text's JSON array: the header keeps the
+		// rest of the result, here nothing but the text item around them.
+		Result:    json.RawMessage(`{"content":[{"type":"text","text":[]}]}`),
+		RecordsAt: []jsonl.Placement{{At: "/content/0/text", As: "array", Count: 200, InText: "/content/0/text"}}}
 	if diff := cmp.Diff(wantHeader, h); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(makeItems(200), decodeItems(t, lines)); diff != "" {
 		t.Errorf("file records (-want +got):\n%s", diff)
 	}
+	checkRebuilt(t, resultJSON(t, bare), rebuilt)
 
 	if d.Summary.Count != 200 || d.Summary.Operation != "catalog" || d.Summary.Detail != "full" {
 		t.Errorf("summary = %+v", d.Summary)
 	}
-	if d.Summary.EstimatedTokens <= lro.DefaultThresholdTokens {
-		t.Errorf("estimated_tokens %d not above the threshold", d.Summary.EstimatedTokens)
+	if d.Summary.EstimatedTokens != h.EstimatedTokens {
+		t.Errorf("summary estimated_tokens %d, header %d; want both the result's", d.Summary.EstimatedTokens, h.EstimatedTokens)
+	}
+	if d.Beside != nil {
+		t.Errorf("beside = %+v, want none: the result held nothing but the records", d.Beside)
 	}
 	if len(d.JqRecipes) != recipes.Count {
 		t.Errorf("%d recipes, want exactly %d", len(d.JqRecipes), recipes.Count)
@@ -289,8 +300,33 @@ func TestAddToolTyped(t *testing.T) {
 	d := descriptorOf(t, off)
 	sc, _ := json.Marshal(off.StructuredContent)
 	validateAll(t, outSchema, []json.RawMessage{sc})
-	if strings.Contains(string(sc), "next_offset") {
-		t.Errorf("offloaded result carries the tool's cursor: %s", sc)
+	// The structured content is the descriptor, as the text is.
+	var scd descriptor.OffloadResponse
+	if err := json.Unmarshal(sc, &scd); err != nil || scd.FilePath != d.FilePath {
+		t.Errorf("structured content %.200s is not the descriptor of %s (%v)", sc, d.FilePath, err)
+	}
+	// Nothing is lost: the cursor beside the records is shown by the
+	// descriptor and kept in the header; the text copy of the structured
+	// content is one of its copies; the file puts the result back together.
+	if d.Beside == nil || string(d.Beside.Values) != `{".structuredContent.next_offset":300}` || len(d.Beside.Other) != 0 {
+		t.Errorf("beside = %+v, want the values {\".structuredContent.next_offset\":300}", d.Beside)
+	}
+	h, _, rebuilt := readOffloaded(t, d.FilePath)
+	out300, _ := json.Marshal(listOut{Items: makeItems(300), NextOffset: 300})
+	wantResult := `{"content":[{"type":"text","text":null}],"structuredContent":{"items":[],"next_offset":300}}`
+	if string(h.Result) != wantResult {
+		t.Errorf("header result %s, want %s", h.Result, wantResult)
+	}
+	if diff := cmp.Diff([]jsonl.Copy{{At: "/content/0/text", Of: "/structuredContent"}}, h.Copies); diff != "" {
+		t.Errorf("header copies (-want +got):\n%s", diff)
+	}
+	checkRebuilt(t, resultJSON(t, &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(out300)}},
+		StructuredContent: json.RawMessage(out300),
+	}), rebuilt)
+	// The client would have received the Out value twice.
+	if want := 2 * estimate.Bytes(out300); h.EstimatedTokens != want || d.Summary.EstimatedTokens != want {
+		t.Errorf("estimated_tokens %d in the header, %d in the summary; want %d, the text and the structured content", h.EstimatedTokens, d.Summary.EstimatedTokens, want)
 	}
 	// The line schema is reflected from the record type, with the go-sdk
 	// style descriptions kept whole.
@@ -346,6 +382,22 @@ func TestProvideEvaluatesTheFullSet(t *testing.T) {
 	if d.Summary.Count != 100 {
 		t.Errorf("summary.count = %d, want 100", d.Summary.Count)
 	}
+	// A provided set is the whole result: the file holds its records and
+	// nothing else, and its estimate is the sum of its record lines.
+	h, lines, rebuilt := readOffloaded(t, d.FilePath)
+	tokens := 0
+	for _, l := range lines {
+		tokens += estimate.Bytes(l)
+	}
+	if h.EstimatedTokens != tokens || d.Summary.EstimatedTokens != tokens {
+		t.Errorf("estimated_tokens %d in the header, %d in the summary; want %d, the records'", h.EstimatedTokens, d.Summary.EstimatedTokens, tokens)
+	}
+	if h.Result != nil || d.Beside != nil {
+		t.Errorf("header result %s, beside %+v; want none for a provided set", h.Result, d.Beside)
+	}
+	if set, _ := json.Marshal(makeItems(100)); !bytes.Equal(compactJSON(t, set), compactJSON(t, rebuilt)) {
+		t.Errorf("the file rebuilds into %.200s, want the provided set %.200s", rebuilt, set)
+	}
 	last, n := 99.0, 101.0 // as the handler computes them, at run time
 	if want := [2]float64{1 - last/n, 1}; d.Summary.ScoreRange == nil || *d.Summary.ScoreRange != want {
 		t.Errorf("summary.score_range = %v, want %v", d.Summary.ScoreRange, want)
@@ -390,22 +442,63 @@ func TestPassThrough(t *testing.T) {
 		res  *mcp.CallToolResult
 	}{
 		{"tool errors are not offloaded", &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: big}}}},
-		{"images are not offloaded", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}, &mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}}}},
-		{"audio is not offloaded", &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: []byte(big), MIMEType: "audio/wav"}}}},
+		{"tool errors with structured content are not offloaded", &mcp.CallToolResult{IsError: true,
+			Content: []mcp.Content{&mcp.TextContent{Text: "failed"}}, StructuredContent: map[string]any{"log": big}}},
+		{"results that need input are not offloaded", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}, RequestState: "state"}},
+		{"images are not counted", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a picture"}, &mcp.ImageContent{Data: []byte(big), MIMEType: "image/png"}}}},
+		{"audio is not counted", &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: []byte(big), MIMEType: "audio/wav"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
+			before := resultJSON(t, tt.res)
 			h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return tt.res, nil }, &lro.Options{OutputDir: dir})
 			res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}})
-			if err != nil || res != tt.res || len(res.Content) != len(tt.res.Content) {
-				t.Errorf("result changed: %v, %v", res, err)
+			if err != nil || res != tt.res {
+				t.Fatalf("Wrap returned %v, %v; want the handler's result", res, err)
+			}
+			if after := resultJSON(t, res); !bytes.Equal(before, after) {
+				t.Errorf("result changed:\nbefore %.300s\nafter  %.300s", before, after)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				t.Errorf("wrote %d files", len(entries))
 			}
 		})
 	}
+}
+
+// TestMediaStaysBesideTheDescriptor: a result above the threshold is
+// offloaded whole, except its images and audio, which are not text: they stay
+// in the response after the descriptor. Other items, such as a resource link,
+// are text to the client: they go to the file's header, and the descriptor
+// names them.
+func TestMediaStaysBesideTheDescriptor(t *testing.T) {
+	big, _ := json.Marshal(makeItems(200))
+	image := &mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}
+	audio := &mcp.AudioContent{Data: []byte("wav"), MIMEType: "audio/wav"}
+	link := &mcp.ResourceLink{URI: "file:///catalog.csv", Name: "catalog"}
+	orig := &mcp.CallToolResult{Content: []mcp.Content{image, &mcp.TextContent{Text: string(big)}, audio, link}}
+	want := resultJSON(t, orig)
+	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: append([]mcp.Content(nil), orig.Content...)}, nil
+	}, &lro.Options{OutputDir: t.TempDir()})
+	res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 3 || res.Content[1] != image || res.Content[2] != audio {
+		t.Fatalf("content %v, want the descriptor, the image and the audio", res.Content)
+	}
+	d := descriptorOf(t, &mcp.CallToolResult{Content: res.Content[:1]})
+	hdr, lines, rebuilt := readOffloaded(t, d.FilePath)
+	linkJSON, _ := json.Marshal(link)
+	if tokens := estimate.Bytes(big) + estimate.Bytes(linkJSON); len(lines) != 200 || hdr.EstimatedTokens != tokens {
+		t.Errorf("%d records and estimated_tokens %d, want 200 and %d (the text and the link)", len(lines), hdr.EstimatedTokens, tokens)
+	}
+	if d.Beside == nil || len(d.Beside.Other) != 1 || !strings.HasPrefix(d.Beside.Other[0], ".content[3]") {
+		t.Errorf("beside = %+v, want it to name the resource link .content[3]", d.Beside)
+	}
+	checkRebuilt(t, want, rebuilt)
 }
 
 func TestTextLinesBecomeRecords(t *testing.T) {
@@ -474,16 +567,27 @@ func TestWriteFailureFallsBackInline(t *testing.T) {
 	if diff := cmp.Diff(makeItems(len(out.Items)), out.Items); diff != "" {
 		t.Errorf("kept items are not the leading records (-want +got):\n%s", diff)
 	}
-	if want := fmt.Sprintf("showing %d of 300 records", len(out.Items)); !strings.Contains(warning, want) {
-		t.Errorf("warning %q does not say %q", warning, want)
+	var body listOut
+	if err := json.Unmarshal([]byte(res.Content[1].(*mcp.TextContent).Text), &body); err != nil {
+		t.Fatalf("body: %v", err)
+	}
+	if diff := cmp.Diff(out, body); diff != "" {
+		t.Errorf("body differs from the structured content (-structured +body):\n%s", diff)
+	}
+	if used := sentTokens(t, res); used > lro.DefaultThresholdTokens {
+		t.Errorf("the fallback sends ~%d tokens, above the threshold", used)
 	}
 	evs := obs.all()
 	if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed {
 		t.Fatalf("events = %v, want one WriteFailed", evs)
 	}
-	if e := evs[0].(event.WriteFailed); e.Err == nil || e.Shown != len(out.Items) || e.Count != 300 {
-		t.Errorf("WriteFailed = %+v", e)
+	e := evs[0].(event.WriteFailed)
+	full, _ := json.Marshal(listOut{Items: makeItems(300)})
+	tokens := 2 * estimate.Bytes(full) // the text and the structured content
+	if e.Err == nil || e.Shown != len(out.Items) || e.Count != 300 || e.EstimatedTokens != tokens {
+		t.Errorf("WriteFailed = %+v, want shown %d, count 300, estimated_tokens %d", e, len(out.Items), tokens)
 	}
+	checkWarning(t, res, parseWarning(t, warning, e.Err), len(out.Items), 300, tokens)
 }
 
 func TestProfiles(t *testing.T) {
