@@ -108,7 +108,7 @@ func decodeJSON(t *testing.T, data []byte) any {
 }
 
 // readOffloaded reads the file a descriptor names: its header and lines.
-func readOffloaded(t *testing.T, path string) (jsonl.Header, [][]byte) {
+func readFileLines(t *testing.T, path string) (jsonl.Header, [][]byte) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -197,7 +197,7 @@ func TestNothingIsLost(t *testing.T) {
 				opts := &lro.Options{OutputDir: t.TempDir()}
 				res := callShape(t, &st, sh, opts)
 				d := descriptorOf(t, res)
-				h, lines := readOffloaded(t, d.FilePath)
+				h, lines := readFileLines(t, d.FilePath)
 				got, err := offload.Rebuild(h, lines)
 				if err != nil {
 					t.Fatal(err)
@@ -251,7 +251,7 @@ func TestTypedToolLossless(t *testing.T) {
 	want := wire(t, call(t, &lro.Options{OutputDir: t.TempDir(), ThresholdTokens: 1 << 30}))
 	res := call(t, &lro.Options{OutputDir: t.TempDir()})
 	d := descriptorOf(t, res)
-	h, lines := readOffloaded(t, d.FilePath)
+	h, lines := readFileLines(t, d.FilePath)
 	got, err := offload.Rebuild(h, lines)
 	if err != nil {
 		t.Fatal(err)
