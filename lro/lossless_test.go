@@ -136,7 +136,7 @@ func readFileLines(t *testing.T, path string) (jsonl.Header, [][]byte) {
 
 // sentTokens is the estimate of everything a client received: every text
 // item and the structured content.
-func sentTokens(t *testing.T, res *mcp.CallToolResult) int {
+func clientTokens(t *testing.T, res *mcp.CallToolResult) int {
 	t.Helper()
 	n := 0
 	for _, c := range res.Content {
@@ -295,7 +295,7 @@ func TestFallbackWithinThreshold(t *testing.T) {
 				var obs recorder
 				opts := &lro.Options{OutputDir: dir, ThresholdTokens: 1600, Observer: &obs, WrapWriter: enospc}
 				res := callShape(t, &st, sh, opts)
-				if n := sentTokens(t, res); n > 1600 {
+				if n := clientTokens(t, res); n > 1600 {
 					t.Errorf("fallback sends ~%d tokens, above the threshold of 1600", n)
 				}
 				warning := res.Content[0].(*mcp.TextContent).Text

@@ -69,18 +69,31 @@ type fallbackResponse struct {
 // never costs more. When not even the document around the records fits,
 // none of it is shown.
 func (c *Config) fallbackFit(s shower, r *result, werr error, total, tokens int, short bool) fallbackResponse {
-	lo, hi := 0, s.most(c, r.structured != nil)
-	fb := c.fallbackWith(s, hi, r, werr, total, tokens, short)
-	if fb.used <= c.Threshold {
-		return fb
-	}
-	best := c.fallbackWith(s, 0, r, werr, total, tokens, short)
+	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, r, werr, total, tokens, short) }
+	best := try(0)
 	if best.used > c.Threshold {
 		return c.fallbackWith(emptyShower{}, 0, r, werr, total, tokens, short)
 	}
+	// The records' own estimates only guess where the limit is (an
+	// estimate of a whole text is not the sum of its parts'): grow from the
+	// guess while it fits, then halve between the last fit and the first
+	// miss.
+	n := s.count()
+	lo, hi := 0, min(max(s.most(c, r.structured != nil), 1), n)
+	for {
+		f := try(hi)
+		if f.used > c.Threshold {
+			break
+		}
+		lo, best = hi, f
+		if hi == n {
+			return best
+		}
+		hi = min(2*hi, n)
+	}
 	for lo < hi-1 {
 		mid := (lo + hi) / 2
-		if f := c.fallbackWith(s, mid, r, werr, total, tokens, short); f.used <= c.Threshold {
+		if f := try(mid); f.used <= c.Threshold {
 			lo, best = mid, f
 		} else {
 			hi = mid
@@ -127,9 +140,11 @@ func (c *Config) warning(werr error, shown, total, used, tokens int, short bool)
 
 // A shower shows the first k records of a result in its own shape.
 type shower interface {
-	// most returns how many records may fit, by their own estimates
-	// (counted twice when the body is also the structured content).
+	// most guesses how many records fit, by their own estimates (counted
+	// twice when the body is also the structured content).
 	most(c *Config, twice bool) int
+	// count is the number of records it can show.
+	count() int
 	// show returns the body text showing the first k records, and the
 	// structured content when the body is also that; nil for none.
 	show(k int) (body, structured []byte)
@@ -164,12 +179,14 @@ func (c *Config) shower(r *result, p *plan) shower {
 type emptyShower struct{}
 
 func (emptyShower) most(*Config, bool) int             { return 0 }
+func (emptyShower) count() int                         { return 0 }
 func (emptyShower) show(int) (body, structured []byte) { return nil, nil }
 
 // listShower shows records as a JSON array.
 type listShower struct{ records [][]byte }
 
 func (s *listShower) most(c *Config, _ bool) int { return fit(c, s.records, 1) }
+func (s *listShower) count() int                 { return len(s.records) }
 
 func (s *listShower) show(k int) (body, structured []byte) {
 	return joinArray(nil, s.records[:k]), nil
@@ -190,6 +207,8 @@ func (s *arrayShower) most(c *Config, twice bool) int {
 	return fit(c, s.records, times)
 }
 
+func (s *arrayShower) count() int { return len(s.records) }
+
 func (s *arrayShower) show(k int) (body, structured []byte) {
 	body = append([]byte(nil), s.ru.doc[:s.ru.start]...)
 	body = joinArray(body, s.records[:k])
@@ -206,13 +225,15 @@ type lineShower struct{ lines []string }
 func (s *lineShower) most(c *Config, _ bool) int {
 	used := 0
 	for i, l := range s.lines {
-		used += c.textTokens(l) + 1
+		used += c.textTokens(l)
 		if used > c.Threshold {
 			return i
 		}
 	}
 	return len(s.lines)
 }
+
+func (s *lineShower) count() int { return len(s.lines) }
 
 func (s *lineShower) show(k int) (body, structured []byte) {
 	if k == 0 {
@@ -226,7 +247,7 @@ func (s *lineShower) show(k int) (body, structured []byte) {
 func fit(c *Config, records [][]byte, times int) int {
 	used := 0
 	for i, r := range records {
-		used += times * (c.Tokenizer.Tokens(r) + 1)
+		used += times * c.Tokenizer.Tokens(r)
 		if used > c.Threshold {
 			return i
 		}

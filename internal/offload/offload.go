@@ -75,7 +75,7 @@ func (c *Config) Apply(ctx context.Context, call Call, res *mcp.CallToolResult, 
 		call.Operation = call.Tool
 	}
 	if set != nil {
-		if done, ok := c.applySet(ctx, call, res, set); ok {
+		if done, ok := c.applySet(ctx, call, res, structured, set); ok {
 			return done
 		}
 	}
@@ -94,7 +94,7 @@ func (c *Config) Apply(ctx context.Context, call Call, res *mcp.CallToolResult, 
 // applySet offloads a provided set above the threshold. ok is false when the
 // set is within the threshold, or cannot be used: the handler's own result is
 // then evaluated as any other.
-func (c *Config) applySet(ctx context.Context, call Call, res *mcp.CallToolResult, set *Set) (done, ok bool) {
+func (c *Config) applySet(ctx context.Context, call Call, res *mcp.CallToolResult, structured []byte, set *Set) (done, ok bool) {
 	recs := make([][]byte, len(set.Records))
 	tokens := 0
 	for i, rec := range set.Records {
@@ -115,7 +115,7 @@ func (c *Config) applySet(ctx context.Context, call Call, res *mcp.CallToolResul
 	// discarded, as the specification says of inject_context; only its
 	// images and audio stay, and its structured content shape matters for
 	// the fallback.
-	r, err := readResult(res, nil)
+	r, err := readResult(res, structured)
 	if err != nil {
 		r = &result{}
 	}

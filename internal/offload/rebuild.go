@@ -89,9 +89,6 @@ func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if doc.raw != nil && doc.kind == 0 && jsontext.Value(doc.raw).Kind() == '"' {
-			continue // already text again
-		}
 		if root, err = root.set(pl.InText, &node{raw: quote(string(doc.encode(nil)))}); err != nil {
 			return nil, err
 		}

@@ -60,7 +60,7 @@ func readResult(res *mcp.CallToolResult, structured []byte) (*result, error) {
 		}
 	}
 	if r.structured != nil {
-		r.structured = bytes.TrimSpace(r.structured)
+		r.structured = trimSpace(r.structured)
 		if !jsontext.Value(r.structured).IsValid(decodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
@@ -184,7 +184,7 @@ func firstLine(runs []*run) int {
 // textRun returns the run of a text item's records, and what the item's
 // text becomes in the header's "result".
 func (c *Config) textRun(text, at string, first int) (*run, []byte) {
-	doc := bytes.TrimSpace([]byte(text))
+	doc := trimSpace([]byte(text))
 	if len(doc) > 0 && jsontext.Value(doc).IsValid(decodeOptions...) {
 		ru := c.docRun(doc, at)
 		ru.inText = at
@@ -339,7 +339,7 @@ func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 // sameJSON reports whether text is the JSON of the valid JSON value doc,
 // up to white space.
 func sameJSON(text string, doc []byte) bool {
-	t := bytes.TrimSpace([]byte(text))
+	t := trimSpace([]byte(text))
 	if bytes.Equal(t, doc) {
 		return true
 	}
@@ -452,7 +452,7 @@ func compactLine(v []byte, buf *[]byte) ([]byte, error) {
 // oneLine returns the JSON value rec as one line, or an error when rec is
 // not exactly one JSON value.
 func oneLine(rec []byte) ([]byte, error) {
-	rec = bytes.TrimSpace(rec)
+	rec = trimSpace(rec)
 	if !jsontext.Value(rec).IsValid(decodeOptions...) {
 		return nil, errors.New("offload: a record is not one JSON value")
 	}
@@ -466,3 +466,6 @@ func oneLine(rec []byte) ([]byte, error) {
 	}
 	return line, nil
 }
+
+// trimSpace trims JSON's white space (and only it) around b.
+func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
