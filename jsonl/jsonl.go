@@ -162,7 +162,9 @@ type Options struct {
 	// exists for fault injection: a writer that fails with syscall.ENOSPC
 	// shows what a full disk does, without filling one. The returned writer
 	// must write to w or fail; the file is still closed, renamed and removed
-	// by the Writer itself.
+	// by the Writer itself. If WrapWriter panics, Create removes the file
+	// before the panic goes on; if the returned writer panics, the deferred
+	// [Writer.Abort] removes it.
 	WrapWriter func(w io.Writer) io.Writer
 }
 
@@ -177,7 +179,9 @@ type Options struct {
 // Until Commit the data lives in a hidden temporary file next to [Writer.Path]
 // (see [ParseTempName]); nothing exists at Path. After an error from a write,
 // the Writer should be aborted; after any error from Commit, the temporary
-// file is already gone.
+// file is already gone. A panic in a write (of the writer returned by
+// [Options.WrapWriter]) leaves the Writer abortable too: the deferred Abort
+// removes the file as the panic unwinds.
 type Writer struct {
 	path string // final absolute path
 	tmp  string // temporary absolute path
@@ -270,21 +274,37 @@ func Create(operation string, opts *Options) (*Writer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("jsonl: %w", err)
 		}
-		// OpenFile's mode is reduced by the umask; set it exactly.
-		if err := f.Chmod(fileMode); err != nil {
-			f.Close()
-			os.Remove(w.tmp)
-			return nil, fmt.Errorf("jsonl: %w", err)
-		}
-		w.f = f
-		w.bw = bufPool.Get().(*bufio.Writer)
-		if o.WrapWriter != nil {
-			w.bw.Reset(o.WrapWriter(f))
-		} else {
-			w.bw.Reset(f)
+		if err := w.start(f, o.WrapWriter); err != nil {
+			return nil, err
 		}
 		return w, nil
 	}
+}
+
+// start makes w write to its new temporary file f, through wrap if not nil.
+// If it fails, or wrap panics, the file is closed and removed before start
+// returns or the panic goes on: Create has no Writer to give back, so the
+// caller has nothing to Abort.
+func (w *Writer) start(f *os.File, wrap func(io.Writer) io.Writer) error {
+	w.f = f
+	ok := false
+	defer func() {
+		if !ok {
+			w.discard()
+		}
+	}()
+	// OpenFile's mode is reduced by the umask; set it exactly.
+	if err := f.Chmod(fileMode); err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	w.bw = bufPool.Get().(*bufio.Writer)
+	if wrap != nil {
+		w.bw.Reset(wrap(f))
+	} else {
+		w.bw.Reset(f)
+	}
+	ok = true
+	return nil
 }
 
 // newID returns a new ULID for the time ms (Unix milliseconds). It uses the
