@@ -12,6 +12,13 @@
 // never a partial one. Files are created with mode 0600 in a directory created
 // (if missing) with mode 0700, since results may hold private data.
 //
+// A temporary file belongs to its Writer until Commit or Abort. On systems
+// with flock(2) (Linux, macOS, the BSDs, illumos) the Writer holds an
+// exclusive flock lock on it all that time, so that a janitor can tell the
+// file of a live write, however long the write takes, from the leftover of a
+// process that died while writing (whose lock the system released): see
+// [ParseTempName].
+//
 // File names follow the specification's convention
 //
 //	{dir}/{prefix}-{operation}-{ulid}.jsonl
@@ -213,9 +220,12 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // changes the mode of a directory that exists. The file's final name is
 // [Name](prefix, operation, id) with a new ULID whose time is opts.Now(), and
 // the data is written to a temporary file in the same directory, created
-// exclusively with mode 0600 whatever the process umask. Create retries with
-// a new ULID in the (practically impossible) case that either name exists, so
-// concurrent writers, in one process or many, never share or overwrite a file.
+// exclusively with mode 0600 whatever the process umask, and locked (see
+// [ParseTempName]) until Commit or Abort. Create retries with a new ULID in
+// the (practically impossible) case that either name exists, so concurrent
+// writers, in one process or many, never share or overwrite a file, and in
+// the case that a janitor removed the new temporary file before it could be
+// locked.
 //
 // Create returns an error wrapping [ErrInvalidPrefix] for a bad opts.Prefix,
 // and the *fs.PathError of a directory or file it could not create.
@@ -274,12 +284,36 @@ func Create(operation string, opts *Options) (*Writer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("jsonl: %w", err)
 		}
+		if afterCreate != nil {
+			afterCreate(w.tmp)
+		}
+		// The file is ours from its creation, but a janitor tells a live
+		// Writer from the leftover of a dead process by the lock alone:
+		// one that found the file unlocked in between has removed it.
+		removed, err := lockTemp(f)
+		if err != nil {
+			f.Close()
+			os.Remove(w.tmp)
+			return nil, fmt.Errorf("jsonl: %w", err)
+		}
+		if removed {
+			f.Close()
+			if attempt < createAttempts {
+				continue
+			}
+			return nil, fmt.Errorf("jsonl: %w", &fs.PathError{Op: "lock", Path: w.tmp, Err: fs.ErrNotExist})
+		}
 		if err := w.start(f, o.WrapWriter); err != nil {
 			return nil, err
 		}
 		return w, nil
 	}
 }
+
+// afterCreate, if not nil, is called with the temporary file's path between
+// its creation and its lock. Tests set it to remove or lock the file at that
+// moment, as a janitor could.
+var afterCreate func(tmp string)
 
 // start makes w write to its new temporary file f, through wrap if not nil.
 // If it fails, or wrap panics, the file is closed and removed before start
@@ -570,8 +604,9 @@ func (w *Writer) Size() int64 { return w.size }
 // Commit finishes the file and moves it to Path.
 //
 // Commit checks that the number of records written equals the header's
-// count, flushes and closes the temporary file, and renames it to
-// [Writer.Path]. The rename is atomic: a reader sees no file at Path before
+// count, flushes the temporary file, renames it to [Writer.Path] and closes
+// it, which releases its lock (where there is no flock(2), it is closed
+// before the rename, as Windows requires). The rename is atomic: a reader sees no file at Path before
 // it and the complete file after it. Commit does not fsync: the files are
 // ephemeral results, syncing would cost milliseconds per call, and after a
 // crash at most a temporary file is left, which a janitor removes (see
@@ -597,11 +632,7 @@ func (w *Writer) Commit() error {
 	default:
 		err = w.bw.Flush()
 		if err == nil {
-			err = w.f.Close()
-			w.f = nil
-		}
-		if err == nil {
-			err = os.Rename(w.tmp, w.path)
+			err = w.finish()
 		}
 		if err != nil {
 			err = fmt.Errorf("jsonl: %w", err)
@@ -629,14 +660,47 @@ func (w *Writer) Abort() error {
 	return w.discard()
 }
 
-// discard closes and removes the temporary file and releases the Writer.
+// finish closes the flushed temporary file and renames it to the final
+// path. Where Writers lock their files, the rename comes first: the file is
+// locked until it has its final name, which a janitor never opens, so no
+// janitor can take it for a leftover in between. After a rename, a failed
+// close (a network file system may report a deferred write error there)
+// removes the final file: it may be incomplete.
+func (w *Writer) finish() error {
+	if !locks {
+		err := w.f.Close()
+		w.f = nil
+		if err != nil {
+			return err
+		}
+		return os.Rename(w.tmp, w.path)
+	}
+	if err := os.Rename(w.tmp, w.path); err != nil {
+		return err
+	}
+	err := w.f.Close()
+	w.f = nil
+	if err != nil {
+		os.Remove(w.path)
+	}
+	return err
+}
+
+// discard removes and closes the temporary file and releases the Writer.
+// Where Writers lock their files, the file is removed before it is closed,
+// so that it stays locked (and no janitor's business) until it is gone.
 func (w *Writer) discard() error {
-	if w.f != nil {
+	if w.f != nil && !locks {
 		w.f.Close() // error irrelevant: the file is being removed
 		w.f = nil
 	}
+	err := os.Remove(w.tmp)
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
 	w.release()
-	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("jsonl: %w", err)
 	}
 	return nil
@@ -798,9 +862,17 @@ func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 // ".tmp". It reports ok under the same rules as [ParseName].
 //
 // Such files are normally short-lived, but a process that crashes while
-// writing leaves one behind. A janitor removes those whose id.Time() is older
-// than any write could take, since a live Writer may still be using a recent
-// one.
+// writing leaves one behind, which a janitor should remove. A live Writer's
+// file must be left alone however old it is, since a write may take longer
+// than any TTL. Where flock(2) exists, the Writer holds an exclusive flock
+// lock on its temporary file from just after creating it until Commit has
+// renamed it or Abort has removed it. A janitor must therefore open the file
+// (without following a symlink), try flock(LOCK_EX|LOCK_NB), leave the file
+// alone if that would block, and otherwise remove it by name while it holds
+// the lock. A Writer that finds its new file already removed when it gets
+// the lock starts again under a new name. Package cleanup does all this.
+// Where flock(2) does not exist, or the file system refuses locks, only the
+// file's age can tell, and a janitor should wait far longer than any write.
 func ParseTempName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 	name, found := strings.CutPrefix(base, ".")
 	if !found {
