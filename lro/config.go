@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,8 +109,9 @@ type settings struct {
 //
 // LoadOptions fails, naming the key or variable and the value, for a value of
 // the wrong type (enabled = "maybe"), a threshold or TTL that is zero,
-// negative or too large, an output_dir that exists but is not a folder, an
-// unknown profile, or an unknown key in [prompt.offload]; the errors wrap
+// negative or too large, an output_dir that is not a folder or can never be
+// one (its nearest existing ancestor is not a folder, as in /etc/passwd/sub),
+// an unknown profile, or an unknown key in [prompt.offload]; the errors wrap
 // [ErrInvalidConfig]. It also fails for a file that cannot be read or parsed,
 // and for options that [Options.Validate] rejects. Nothing invalid is ever
 // replaced by a default.
@@ -376,7 +378,7 @@ func tomlProfile(v any) (*Profile, error) {
 }
 
 // tomlOutputDir accepts a string naming a folder, or a path that does not
-// exist yet (it is created on the first offload).
+// exist yet (it is created on the first offload) below a folder.
 func tomlOutputDir(v any) (*string, error) {
 	str, ok := v.(string)
 	if !ok {
@@ -386,8 +388,12 @@ func tomlOutputDir(v any) (*string, error) {
 		return nil, errors.New("contains a NUL byte")
 	}
 	if str != "" {
-		if fi, err := os.Stat(str); err == nil && !fi.IsDir() {
-			return nil, errors.New("exists and is not a folder")
+		dir, err := filepath.Abs(str)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkOutputDir(dir); err != nil {
+			return nil, err
 		}
 	}
 	return &str, nil
