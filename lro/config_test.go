@@ -27,6 +27,17 @@ func env(vars map[string]string) func(string) (string, bool) {
 	}
 }
 
+// environ returns an Environ listing a fixed map.
+func environ(vars map[string]string) func() []string {
+	return func() []string {
+		var list []string
+		for k, v := range vars {
+			list = append(list, k+"="+v)
+		}
+		return list
+	}
+}
+
 func writeTOML(t *testing.T, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "config.toml")
@@ -209,6 +220,74 @@ func TestLoadOptionsFileErrors(t *testing.T) {
 	// Explicit options are validated too, after the layers are merged.
 	if _, err := lro.LoadOptions(&lro.Options{ThresholdTokens: -3}, &lro.Sources{LookupEnv: env(nil)}); !errors.Is(err, lro.ErrInvalidOption) {
 		t.Errorf("invalid explicit option: error %v, want ErrInvalidOption", err)
+	}
+}
+
+// TestLoadOptionsUnknownVariable checks that a variable under
+// {EnvPrefix}_PROMPT__OFFLOAD__ whose key is not known is refused, naming
+// it, instead of being silently ignored.
+func TestLoadOptionsUnknownVariable(t *testing.T) {
+	tests := []struct {
+		name    string
+		prefix  string
+		vars    map[string]string // what both Environ and LookupEnv see
+		listed  []string          // listed by Environ besides, unknown to LookupEnv
+		wantErr string            // the variable named; "" for success
+		reason  string
+	}{
+		{name: "a typo of THRESHOLD_TOKENS", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD": "5"},
+			wantErr: `ATLATL_PROMPT__OFFLOAD__THRESHOLD="5"`, reason: "the issue's case: it was silently ignored"},
+		{name: "next to a valid variable", vars: map[string]string{
+			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "900", "ATLATL_PROMPT__OFFLOAD__TTL": "60"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__TTL", reason: "ttl_seconds is the key"},
+		{name: "lower case", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__enabled": "false"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__enabled", reason: "LoadOptions reads upper-case names only; this one it would ignore"},
+		{name: "per-tool tables are TOML only", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__TOOLS__RECALL__ENABLED": "false"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__TOOLS__RECALL__ENABLED", reason: "no variable sets a tool's override"},
+		{name: "no key at all", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__": "x"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__=", reason: "the prefix alone is no key"},
+		{name: "the first of two by name", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__Z": "1", "ATLATL_PROMPT__OFFLOAD__A": "1"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__A", reason: "the error does not depend on the order of the environment"},
+		{name: "another product's prefix", prefix: "MYAPP", vars: map[string]string{
+			"MYAPP_PROMPT__OFFLOAD__THRESHOLD": "5"}, wantErr: "MYAPP_PROMPT__OFFLOAD__THRESHOLD", reason: "EnvPrefix decides the section"},
+		{name: "empty counts as unset", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD": ""},
+			reason: "as for the known variables"},
+		{name: "variables of the other prefix", prefix: "MYAPP", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD": "5"},
+			reason: "not this product's section"},
+		{name: "other sections", vars: map[string]string{"ATLATL_PROMPT__OFFLOADING": "1", "ATLATL_PROMPT__OTHER__X": "1", "ATLATLX_PROMPT__OFFLOAD__X": "1"},
+			reason: "only names that start with ATLATL_PROMPT__OFFLOAD__ are this section's"},
+		{name: "listed but not set for LookupEnv", listed: []string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD=5"},
+			reason: "the variables checked are those LookupEnv sees"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list := environ(tt.vars)
+			src := &lro.Sources{EnvPrefix: tt.prefix, LookupEnv: env(tt.vars), Environ: func() []string { return append(list(), tt.listed...) }}
+			got, err := lro.LoadOptions(nil, src)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Errorf("LoadOptions = %v, want success: %s", err, tt.reason)
+				}
+				return
+			}
+			if !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "unknown variable") {
+				t.Errorf("LoadOptions = %+v, %v; want ErrInvalidConfig naming %s as unknown: %s", got, err, tt.wantErr, tt.reason)
+			}
+		})
+	}
+}
+
+// TestLoadOptionsUnknownVariableDefaults checks the defaults of Environ: the
+// process environment, of which a LookupEnv over a map sees nothing.
+func TestLoadOptionsUnknownVariableDefaults(t *testing.T) {
+	t.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD", "5")
+	for _, src := range []*lro.Sources{nil, {}, {LookupEnv: os.LookupEnv}} {
+		if _, err := lro.LoadOptions(nil, src); !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
+			t.Errorf("LoadOptions(nil, %+v) = %v; want the process's variable refused", src, err)
+		}
+	}
+	if _, err := lro.LoadOptions(nil, &lro.Sources{LookupEnv: env(nil)}); err != nil {
+		t.Errorf("LoadOptions with a LookupEnv over an empty map = %v; want the process's variables unseen", err)
 	}
 }
 
