@@ -40,6 +40,22 @@ var ErrInvalidOption = errors.New("cleanup: invalid option")
 // checks its context between batches.
 const listBatch = 1024
 
+// unlockedGrace is how much longer than the TTL a temporary file is kept
+// when no lock can tell whether its Writer is alive: on systems without
+// flock(2), and on file systems that refuse locks. No write takes a day.
+const unlockedGrace = 24 * time.Hour
+
+// lockState is what [lockTemp] found out about a temporary file.
+type lockState int
+
+const (
+	lockTaken  lockState = iota // locked by the janitor: its Writer is gone
+	lockBusy                    // locked by a live Writer
+	lockGone                    // removed or replaced since it was listed
+	lockNone                    // no lock can tell: only age decides
+	lockFailed                  // the file could not be opened
+)
+
 // Options configure a [Janitor]. A nil *Options uses every default. [New]
 // copies the Options, so changing them afterwards has no effect.
 type Options struct {
@@ -91,6 +107,12 @@ type Result struct {
 	// have not expired yet. They are not inspected further, so an entry so
 	// named that is not a regular file counts here too.
 	Kept int
+	// InUse is the number of expired temporary files left alone because
+	// their Writer is alive: it still holds the file's lock. Where no lock
+	// can tell (a file system that refuses locks), it counts those younger
+	// than the TTL plus a day. They are not in NextExpiry: their Writer
+	// renames or removes them.
+	InUse int
 	// Skipped is the number of entries named as expired offload or temporary
 	// files that are not regular files (symlinks, folders, FIFOs, ...) and
 	// were left alone.
@@ -250,7 +272,8 @@ func (j *Janitor) run(ctx context.Context) {
 }
 
 // Sweep makes one pass over the folder at time now: it deletes every offload
-// and temporary file whose created_at + TTL is at or before now, emitting one
+// file whose created_at + TTL is at or before now, and every such temporary
+// file whose Writer is gone (see the package documentation), emitting one
 // [event.FileExpired] (with ctx) per deleted file, oldest first. It does not
 // use Options.Now, so tests and servers with their own scheduler choose the
 // time.
@@ -312,7 +335,11 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 				continue
 			}
 			created := createdAt(id)
-			if expiry := created.Add(j.ttl); now.Before(expiry) {
+			expiry := created.Add(j.ttl)
+			if temp && !tempLocks {
+				expiry = expiry.Add(unlockedGrace)
+			}
+			if now.Before(expiry) {
 				res.Kept++
 				if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
 					res.NextExpiry = expiry
@@ -337,16 +364,17 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
 		}
-		if err := j.remove(ctx, root, c, &res); err != nil {
+		if err := j.remove(ctx, root, c, now, &res); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return res, errs, nil
 }
 
-// remove deletes the expired entry c if it is a regular file, counts what
-// happened in res and emits the event.
-func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, res *Result) error {
+// remove deletes the expired entry c if it is a regular file (and, for a
+// temporary file, if its Writer is gone), counts what happened in res and
+// emits the event.
+func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) error {
 	fi, err := root.Lstat(c.name)
 	if errors.Is(err, fs.ErrNotExist) {
 		res.Vanished++
@@ -358,6 +386,29 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, res *R
 	if !fi.Mode().IsRegular() {
 		res.Skipped++ // a symlink, folder, FIFO, ...: not ours
 		return nil
+	}
+	if c.temp {
+		// A temporary file is its Writer's until the Writer ends, however
+		// long it takes: only a file whose lock is free is a leftover.
+		// It is removed while the janitor holds that lock.
+		f, state, err := lockTemp(root, c.name, fi)
+		switch state {
+		case lockTaken:
+			defer f.Close()
+		case lockBusy:
+			res.InUse++
+			return nil
+		case lockGone:
+			res.Vanished++
+			return nil
+		case lockNone:
+			if now.Before(c.created.Add(j.ttl + unlockedGrace)) {
+				res.InUse++
+				return nil
+			}
+		case lockFailed:
+			return j.pathError("open", c.name, err)
+		}
 	}
 	if j.beforeRemove != nil {
 		j.beforeRemove(c.name)

@@ -45,27 +45,18 @@ func offload(t testing.TB, dir, prefix string, at time.Time) string {
 	return w.Path()
 }
 
-// interrupted starts an offload file into dir with jsonl, as of time at, and
-// stops after the header, as a process that crashed mid-write would: the
-// temporary file stays. It returns the temporary file's path.
-func interrupted(t testing.TB, dir, prefix string, at time.Time) string {
+// leftover makes in dir the temporary file of an offload started with
+// prefix at time at by a process that died while writing it: a part of its
+// header, and no lock, since the system released the dead process's. It
+// returns the temporary file's path.
+func leftover(t testing.TB, dir, prefix string, at time.Time) string {
 	t.Helper()
-	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Prefix: prefix, Now: func() time.Time { return at }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Abort() }) // closes the file; it may be gone already
-	if err := w.WriteHeader(jsonl.Header{Count: 5}); err != nil {
-		t.Fatal(err)
-	}
-	tmp := filepath.Join(dir, "."+filepath.Base(w.Path())+".tmp")
+	id := ulid.MustNew(ulid.Timestamp(at), rand.Reader)
+	tmp := filepath.Join(dir, "."+jsonl.Name(prefix, "recall", id)+".tmp")
 	if _, _, ok := jsonl.ParseTempName(filepath.Base(tmp), prefix); !ok {
 		t.Fatalf("%s is not a temporary file name", tmp)
 	}
-	if _, err := os.Lstat(tmp); err != nil {
-		t.Fatalf("temporary file: %v", err)
-	}
-	return tmp
+	return writeFile(t, tmp, `{"type":"lro_header","operation":"rec`)
 }
 
 // nameAt returns a fresh offload file name of the default prefix with the
@@ -158,10 +149,10 @@ func TestSweep(t *testing.T) {
 		{name: "fresh", path: offload(t, dir, "", t0.Add(-10*time.Minute)), reason: "created 10 minutes ago"},
 		{name: "future dated", path: offload(t, dir, "", t0.Add(time.Hour)),
 			reason: "a clock ahead of ours made it; it expires 1h after its own time"},
-		{name: "expired temp", path: interrupted(t, dir, "", t0.Add(-3*time.Hour)), removed: true, created: t0.Add(-3 * time.Hour), temp: true,
-			reason: "an interrupted write left it 3h ago"},
-		{name: "fresh temp", path: interrupted(t, dir, "", t0.Add(-5*time.Minute)),
-			reason: "a live Writer may still be writing it"},
+		{name: "expired temp", path: leftover(t, dir, "", t0.Add(-48*time.Hour)), removed: true, created: t0.Add(-48 * time.Hour), temp: true,
+			reason: "a write interrupted two days ago left it: older than TTL plus the grace of systems without locks, and unlocked"},
+		{name: "fresh temp", path: leftover(t, dir, "", t0.Add(-5*time.Minute)),
+			reason: "younger than the TTL: kept by age alone, without a look at its lock"},
 		{name: "other name", path: notes, reason: "not an offload file name"},
 		{name: "no ULID", path: writeFile(t, filepath.Join(dir, "atlatl-recall.jsonl"), ""), reason: "no ULID, no created_at"},
 		{name: "lower-case ULID", path: writeFile(t, filepath.Join(dir, strings.ToLower(nameAt(t0.Add(-2*time.Hour)))), ""),
@@ -171,7 +162,7 @@ func TestSweep(t *testing.T) {
 		{name: "other prefix", path: offload(t, dir, "other", t0.Add(-2*time.Hour)), reason: "another prefix's files belong to another janitor"},
 		{name: "prefix extending ours", path: offload(t, dir, "atlatl-x", t0.Add(-2*time.Hour)),
 			reason: "atlatl-x-recall-… has prefix atlatl-x, not atlatl with operation x-recall"},
-		{name: "temp of other prefix", path: interrupted(t, dir, "other", t0.Add(-3*time.Hour)), reason: "another prefix's temporary file"},
+		{name: "temp of other prefix", path: leftover(t, dir, "other", t0.Add(-48*time.Hour)), reason: "another prefix's temporary file"},
 		{name: "subfolder named like expired file", path: expiredDir, reason: "folders are never removed"},
 		{name: "file in that subfolder", path: writeFile(t, filepath.Join(expiredDir, "data"), "x"), reason: "the janitor does not recurse"},
 		{name: "expired file in a subfolder", path: offload(t, sub, "", t0.Add(-2*time.Hour)), reason: "the janitor does not recurse"},
@@ -180,7 +171,7 @@ func TestSweep(t *testing.T) {
 			target: outsideTarget, reason: "a symlink is neither followed nor removed, even named like an expired file"},
 		{name: "relative symlink to a file inside", path: symlink(t, "notes.txt", filepath.Join(dir, nameAt(t0.Add(-2*time.Hour)))),
 			target: notes, reason: "a symlink is neither followed nor removed"},
-		{name: "symlink named like an expired temp", path: symlink(t, outsideTarget, filepath.Join(dir, "."+nameAt(t0.Add(-3*time.Hour))+".tmp")),
+		{name: "symlink named like an expired temp", path: symlink(t, outsideTarget, filepath.Join(dir, "."+nameAt(t0.Add(-48*time.Hour))+".tmp")),
 			target: outsideTarget, reason: "a symlink is neither followed nor removed"},
 		{name: "dangling symlink", path: symlink(t, filepath.Join(outside, "missing"), filepath.Join(dir, nameAt(t0.Add(-2*time.Hour)))),
 			reason: "a symlink is neither followed nor removed"},

@@ -7,12 +7,33 @@
 // is at or before now (a file created at 12:00:00.000 with a one-hour TTL is
 // deleted by any sweep at 13:00:00.000 or later), and emits one
 // [event.FileExpired] per deleted file through an [event.Observer]. It also
-// deletes, under the same rule, the hidden temporary files
-// (.{name}.jsonl.tmp, see [jsonl.ParseTempName]) that a process interrupted
-// while writing leaves behind, with [event.FileExpired.Temporary] set. A
-// temporary file is as old as the write still using it, so a live write is
-// safe unless the TTL is shorter than the write takes; its Commit would then
-// fail.
+// deletes the hidden temporary files (.{name}.jsonl.tmp, see
+// [jsonl.ParseTempName]) that a process interrupted while writing leaves
+// behind, with [event.FileExpired.Temporary] set; see below.
+//
+// # Temporary files
+//
+// A temporary file belongs to its [jsonl.Writer] until the write ends, however
+// long that takes and however short the TTL: only the leftovers of a dead
+// process are swept. On systems with flock(2) (Linux, macOS, the BSDs,
+// illumos) the Writer holds an exclusive flock lock on its temporary file
+// from just after creating it until it has renamed or removed it, and the
+// system releases the lock of a process that dies. A sweep therefore deletes
+// a temporary file only when its created_at + TTL has passed and it can take
+// that lock without waiting: it opens the file (non-blocking, and only if it
+// is still the regular file it listed), tries flock(LOCK_EX|LOCK_NB), leaves
+// the file alone if that would block ([Result.InUse]), and otherwise removes
+// it by name while it holds the lock. A Writer that gets its lock only after
+// a sweep removed its brand-new file (the one moment it is unlocked) notices
+// and starts again under a new name. The rule holds between processes of one
+// machine on a local file system. It does not on a network file system that
+// implements flock with POSIX record locks (NFS on Linux does), where locks
+// taken in the same process do not conflict; a folder shared by several
+// machines should not rely on it either.
+//
+// Where no lock can tell (systems without flock(2), such as Windows, and file
+// systems that refuse locks), only age decides: a temporary file is deleted
+// once created_at + TTL + 24 hours has passed, which no write takes.
 //
 // # Lifecycle
 //
@@ -32,7 +53,7 @@
 // # Where created_at comes from
 //
 // The janitor reads the creation time from the ULID in the file name and
-// never opens a file. The ULID's 48-bit time is stamped by [jsonl.Create] from
+// never opens an offload file. The ULID's 48-bit time is stamped by [jsonl.Create] from
 // the same clock as the rest of the offload, at the moment the file is
 // created, and is fixed for the file's life. The alternatives are worse: the
 // modification time is the end of the write, not its start, and changes with
@@ -40,12 +61,13 @@
 // instant as the ULID but costs an open and a read per file, does not exist
 // in a temporary file that crashed before its header reached the disk, and
 // opening files is what a janitor must not do to entries it does not own (a
-// FIFO named like an offload file would block the open forever). From names
-// alone, a sweep costs one directory listing plus, for each expired file
-// only, one lstat and one unlink. The ULID time has millisecond precision:
-// created_at is the creation instant rounded down to the millisecond, so a
-// file may be deleted up to one millisecond before created_at + TTL measured
-// in nanoseconds.
+// FIFO named like an offload file would block a blocking open forever). From
+// names alone, a sweep costs one directory listing plus, for each expired
+// file only, one lstat and one unlink, and for each expired temporary file
+// an open, a lock attempt and a second lstat besides. The ULID time has
+// millisecond precision: created_at is the creation instant rounded down to
+// the millisecond, so a file may be deleted up to one millisecond before
+// created_at + TTL measured in nanoseconds.
 //
 // # What is never touched
 //
@@ -74,10 +96,11 @@
 // anything outside the folder.
 //
 // A folder that does not exist is not an error: there is nothing to sweep
-// until the first file is offloaded. Errors reading the folder or removing a
-// file are returned by [Janitor.Sweep], joined, and given to
-// [Options.OnError] in background sweeps; the sweep goes on with the next
-// file after one it could not remove.
+// until the first file is offloaded. Errors reading the folder, removing a
+// file or opening an expired temporary file (one of another user, say, which
+// is then kept: its lock cannot be tried) are returned by [Janitor.Sweep],
+// joined, and given to [Options.OnError] in background sweeps; the sweep goes
+// on with the next file after one it could not remove.
 //
 // # Concurrency
 //

@@ -196,3 +196,87 @@ func checkNothingLeft(t *testing.T, dir string) {
 		t.Errorf("directory holds %q, want nothing", names)
 	}
 }
+
+// panicker is a writer in front of a file that panics on its write number
+// at (counted from 1) and passes the others through.
+type panicker struct {
+	w      io.Writer
+	at, n  int
+	panics bool // it has panicked
+}
+
+func (p *panicker) Write(b []byte) (int, error) {
+	p.n++
+	if p.n == p.at {
+		p.panics = true
+		panic("injected write panic")
+	}
+	return p.w.Write(b)
+}
+
+// TestWrapWriterPanics makes the Options.WrapWriter function, or the writer
+// it returns, panic at each point of a file's life. The caller recovers
+// after its deferred Abort has run, as a server's recovering middleware
+// would: whatever the point, the directory must be left empty.
+func TestWrapWriterPanics(t *testing.T) {
+	const bufferSize = 64 << 10 // the Writer's buffer, jsonl.bufferSize
+	big := strings.Repeat("q", bufferSize+10)
+	tests := []struct {
+		name string
+		// wrapPanics makes the WrapWriter function itself panic, inside
+		// Create: there is no Writer yet to Abort.
+		wrapPanics bool
+		header     jsonl.Header
+		sizes      []int // record sizes
+		at         int   // the write that panics
+		reason     string
+	}{
+		{name: "WrapWriter itself", wrapPanics: true, header: jsonl.Header{Count: 1}, sizes: []int{10},
+			reason: "Create made the temporary file before calling WrapWriter; it must remove it"},
+		{name: "header", header: jsonl.Header{Count: 1, Query: &big}, sizes: []int{10}, at: 1,
+			reason: "a header larger than the buffer is written through in WriteHeader"},
+		{name: "first record", header: jsonl.Header{Count: 1}, sizes: []int{bufferSize + 10}, at: 1,
+			reason: "a record larger than the buffer is written through in WriteRecord"},
+		{name: "a later record", header: jsonl.Header{Count: 3}, sizes: repeat(bufferSize/2, 3), at: 2,
+			reason: "the second flush of the buffer, after one that reached the file"},
+		{name: "commit flush", header: jsonl.Header{Count: 2}, sizes: []int{10, 10}, at: 1,
+			reason: "everything fits in the buffer: the only write is the flush in Commit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var p *panicker
+			opts := &jsonl.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
+				if tt.wrapPanics {
+					panic("injected WrapWriter panic")
+				}
+				p = &panicker{w: w, at: tt.at}
+				return p
+			}}
+			recovered := func() (r any) {
+				defer func() { r = recover() }()
+				w, err := jsonl.Create("recall", opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Abort()
+				if err := w.WriteHeader(tt.header); err != nil {
+					t.Fatal(err)
+				}
+				for i, size := range tt.sizes {
+					if err := w.WriteRecord(record(i, size)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}()
+			if recovered == nil || (!tt.wrapPanics && !p.panics) {
+				t.Fatalf("recovered %v: the panic was not injected where planned: %s", recovered, tt.reason)
+			}
+			checkNothingLeft(t, dir)
+		})
+	}
+}

@@ -12,6 +12,13 @@
 // never a partial one. Files are created with mode 0600 in a directory created
 // (if missing) with mode 0700, since results may hold private data.
 //
+// A temporary file belongs to its Writer until Commit or Abort. On systems
+// with flock(2) (Linux, macOS, the BSDs, illumos) the Writer holds an
+// exclusive flock lock on it all that time, so that a janitor can tell the
+// file of a live write, however long the write takes, from the leftover of a
+// process that died while writing (whose lock the system released): see
+// [ParseTempName].
+//
 // File names follow the specification's convention
 //
 //	{dir}/{prefix}-{operation}-{ulid}.jsonl
@@ -204,7 +211,9 @@ type Options struct {
 	// exists for fault injection: a writer that fails with syscall.ENOSPC
 	// shows what a full disk does, without filling one. The returned writer
 	// must write to w or fail; the file is still closed, renamed and removed
-	// by the Writer itself.
+	// by the Writer itself. If WrapWriter panics, Create removes the file
+	// before the panic goes on; if the returned writer panics, the deferred
+	// [Writer.Abort] removes it.
 	WrapWriter func(w io.Writer) io.Writer
 }
 
@@ -219,7 +228,9 @@ type Options struct {
 // Until Commit the data lives in a hidden temporary file next to [Writer.Path]
 // (see [ParseTempName]); nothing exists at Path. After an error from a write,
 // the Writer should be aborted; after any error from Commit, the temporary
-// file is already gone.
+// file is already gone. A panic in a write (of the writer returned by
+// [Options.WrapWriter]) leaves the Writer abortable too: the deferred Abort
+// removes the file as the panic unwinds.
 type Writer struct {
 	path string // final absolute path
 	tmp  string // temporary absolute path
@@ -251,9 +262,12 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // changes the mode of a directory that exists. The file's final name is
 // [Name](prefix, operation, id) with a new ULID whose time is opts.Now(), and
 // the data is written to a temporary file in the same directory, created
-// exclusively with mode 0600 whatever the process umask. Create retries with
-// a new ULID in the (practically impossible) case that either name exists, so
-// concurrent writers, in one process or many, never share or overwrite a file.
+// exclusively with mode 0600 whatever the process umask, and locked (see
+// [ParseTempName]) until Commit or Abort. Create retries with a new ULID in
+// the (practically impossible) case that either name exists, so concurrent
+// writers, in one process or many, never share or overwrite a file, and in
+// the case that a janitor removed the new temporary file before it could be
+// locked.
 //
 // Create returns an error wrapping [ErrInvalidPrefix] for a bad opts.Prefix,
 // and the *fs.PathError of a directory or file it could not create.
@@ -312,21 +326,61 @@ func Create(operation string, opts *Options) (*Writer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("jsonl: %w", err)
 		}
-		// OpenFile's mode is reduced by the umask; set it exactly.
-		if err := f.Chmod(fileMode); err != nil {
+		if afterCreate != nil {
+			afterCreate(w.tmp)
+		}
+		// The file is ours from its creation, but a janitor tells a live
+		// Writer from the leftover of a dead process by the lock alone:
+		// one that found the file unlocked in between has removed it.
+		removed, err := lockTemp(f)
+		if err != nil {
 			f.Close()
 			os.Remove(w.tmp)
 			return nil, fmt.Errorf("jsonl: %w", err)
 		}
-		w.f = f
-		w.bw = bufPool.Get().(*bufio.Writer)
-		if o.WrapWriter != nil {
-			w.bw.Reset(o.WrapWriter(f))
-		} else {
-			w.bw.Reset(f)
+		if removed {
+			f.Close()
+			if attempt < createAttempts {
+				continue
+			}
+			return nil, fmt.Errorf("jsonl: %w", &fs.PathError{Op: "lock", Path: w.tmp, Err: fs.ErrNotExist})
+		}
+		if err := w.start(f, o.WrapWriter); err != nil {
+			return nil, err
 		}
 		return w, nil
 	}
+}
+
+// afterCreate, if not nil, is called with the temporary file's path between
+// its creation and its lock. Tests set it to remove or lock the file at that
+// moment, as a janitor could.
+var afterCreate func(tmp string)
+
+// start makes w write to its new temporary file f, through wrap if not nil.
+// If it fails, or wrap panics, the file is closed and removed before start
+// returns or the panic goes on: Create has no Writer to give back, so the
+// caller has nothing to Abort.
+func (w *Writer) start(f *os.File, wrap func(io.Writer) io.Writer) error {
+	w.f = f
+	ok := false
+	defer func() {
+		if !ok {
+			w.discard()
+		}
+	}()
+	// OpenFile's mode is reduced by the umask; set it exactly.
+	if err := f.Chmod(fileMode); err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	w.bw = bufPool.Get().(*bufio.Writer)
+	if wrap != nil {
+		w.bw.Reset(wrap(f))
+	} else {
+		w.bw.Reset(f)
+	}
+	ok = true
+	return nil
 }
 
 // newID returns a new ULID for the time ms (Unix milliseconds). It uses the
@@ -592,8 +646,9 @@ func (w *Writer) Size() int64 { return w.size }
 // Commit finishes the file and moves it to Path.
 //
 // Commit checks that the number of records written equals the header's
-// count, flushes and closes the temporary file, and renames it to
-// [Writer.Path]. The rename is atomic: a reader sees no file at Path before
+// count, flushes the temporary file, renames it to [Writer.Path] and closes
+// it, which releases its lock (where there is no flock(2), it is closed
+// before the rename, as Windows requires). The rename is atomic: a reader sees no file at Path before
 // it and the complete file after it. Commit does not fsync: the files are
 // ephemeral results, syncing would cost milliseconds per call, and after a
 // crash at most a temporary file is left, which a janitor removes (see
@@ -619,11 +674,7 @@ func (w *Writer) Commit() error {
 	default:
 		err = w.bw.Flush()
 		if err == nil {
-			err = w.f.Close()
-			w.f = nil
-		}
-		if err == nil {
-			err = os.Rename(w.tmp, w.path)
+			err = w.finish()
 		}
 		if err != nil {
 			err = fmt.Errorf("jsonl: %w", err)
@@ -651,14 +702,47 @@ func (w *Writer) Abort() error {
 	return w.discard()
 }
 
-// discard closes and removes the temporary file and releases the Writer.
+// finish closes the flushed temporary file and renames it to the final
+// path. Where Writers lock their files, the rename comes first: the file is
+// locked until it has its final name, which a janitor never opens, so no
+// janitor can take it for a leftover in between. After a rename, a failed
+// close (a network file system may report a deferred write error there)
+// removes the final file: it may be incomplete.
+func (w *Writer) finish() error {
+	if !locks {
+		err := w.f.Close()
+		w.f = nil
+		if err != nil {
+			return err
+		}
+		return os.Rename(w.tmp, w.path)
+	}
+	if err := os.Rename(w.tmp, w.path); err != nil {
+		return err
+	}
+	err := w.f.Close()
+	w.f = nil
+	if err != nil {
+		os.Remove(w.path)
+	}
+	return err
+}
+
+// discard removes and closes the temporary file and releases the Writer.
+// Where Writers lock their files, the file is removed before it is closed,
+// so that it stays locked (and no janitor's business) until it is gone.
 func (w *Writer) discard() error {
-	if w.f != nil {
+	if w.f != nil && !locks {
 		w.f.Close() // error irrelevant: the file is being removed
 		w.f = nil
 	}
+	err := os.Remove(w.tmp)
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
 	w.release()
-	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("jsonl: %w", err)
 	}
 	return nil
@@ -820,9 +904,17 @@ func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 // ".tmp". It reports ok under the same rules as [ParseName].
 //
 // Such files are normally short-lived, but a process that crashes while
-// writing leaves one behind. A janitor removes those whose id.Time() is older
-// than any write could take, since a live Writer may still be using a recent
-// one.
+// writing leaves one behind, which a janitor should remove. A live Writer's
+// file must be left alone however old it is, since a write may take longer
+// than any TTL. Where flock(2) exists, the Writer holds an exclusive flock
+// lock on its temporary file from just after creating it until Commit has
+// renamed it or Abort has removed it. A janitor must therefore open the file
+// (without following a symlink), try flock(LOCK_EX|LOCK_NB), leave the file
+// alone if that would block, and otherwise remove it by name while it holds
+// the lock. A Writer that finds its new file already removed when it gets
+// the lock starts again under a new name. Package cleanup does all this.
+// Where flock(2) does not exist, or the file system refuses locks, only the
+// file's age can tell, and a janitor should wait far longer than any write.
 func ParseTempName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 	name, found := strings.CutPrefix(base, ".")
 	if !found {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +42,19 @@ type Sources struct {
 	// LookupEnv looks up an environment variable. If nil, defaults to
 	// [os.LookupEnv]. Tests pass a map's lookup here.
 	LookupEnv func(key string) (string, bool)
+
+	// Environ lists the environment, as "NAME=value" strings like those of
+	// [os.Environ], so that LoadOptions can refuse a variable whose name
+	// starts with {EnvPrefix}_PROMPT__OFFLOAD__ but ends in no key it knows
+	// (a typo such as ATLATL_PROMPT__OFFLOAD__THRESHOLD, which would
+	// otherwise be silently ignored). Only the names are used: a listed
+	// variable is refused only if LookupEnv also reports it set, and not
+	// empty, so the variables checked are always those LookupEnv sees.
+	// If nil, defaults to [os.Environ]. A LookupEnv that reads the process
+	// environment, such as os.LookupEnv itself, thus gets the check without
+	// an Environ; a LookupEnv over a map sees none of the process's
+	// variables, and gets it when Environ lists the map's variables too.
+	Environ func() []string
 }
 
 // The keys of the [prompt.offload] section: the specification's four, and
@@ -79,7 +94,9 @@ type settings struct {
 //  2. the [prompt.offload] section of the TOML file src.File;
 //  3. the environment variables {EnvPrefix}_PROMPT__OFFLOAD__ENABLED,
 //     __THRESHOLD_TOKENS, __TTL_SECONDS, __OUTPUT_DIR and __PROFILE (a
-//     variable set to the empty string counts as unset);
+//     variable set to the empty string counts as unset; any other variable
+//     whose name starts with {EnvPrefix}_PROMPT__OFFLOAD__ is refused, see
+//     [Sources.Environ]);
 //  4. the fields of explicit that are not zero (explicit may be nil).
 //
 // The result has ThresholdTokens and TTL set to the values in effect, the
@@ -108,8 +125,10 @@ type settings struct {
 //
 // LoadOptions fails, naming the key or variable and the value, for a value of
 // the wrong type (enabled = "maybe"), a threshold or TTL that is zero,
-// negative or too large, an output_dir that exists but is not a folder, an
-// unknown profile, or an unknown key in [prompt.offload]; the errors wrap
+// negative or too large, an output_dir that is not a folder or can never be
+// one (its nearest existing ancestor is not a folder, as in /etc/passwd/sub),
+// an unknown profile, an unknown key in [prompt.offload], or an unknown
+// variable under {EnvPrefix}_PROMPT__OFFLOAD__; the errors wrap
 // [ErrInvalidConfig]. It also fails for a file that cannot be read or parsed,
 // and for options that [Options.Validate] rejects. Nothing invalid is ever
 // replaced by a default.
@@ -124,11 +143,17 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	if s.LookupEnv == nil {
 		s.LookupEnv = os.LookupEnv
 	}
+	if s.Environ == nil {
+		s.Environ = os.Environ
+	}
 	var set settings
 	if s.File != "" {
 		if err := set.readTOML(s.File); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkEnvNames(s.EnvPrefix, s.Environ, s.LookupEnv); err != nil {
+		return nil, err
 	}
 	if err := set.readEnv(s.EnvPrefix, s.LookupEnv); err != nil {
 		return nil, err
@@ -289,10 +314,46 @@ func (s *settings) readTools(tools map[string]any, bad func(string, any, string)
 	return nil
 }
 
-// readEnv reads the environment variables of the four keys and the profile.
+// envKeys are the keys that have an environment variable: the
+// specification's four and the profile.
+var envKeys = []string{keyEnabled, keyThreshold, keyTTL, keyOutputDir, keyProfile}
+
+// envSection is the part of a variable's name between the product prefix
+// and the key, as in ATLATL_PROMPT__OFFLOAD__ENABLED.
+const envSection = "_PROMPT__OFFLOAD__"
+
+// checkEnvNames refuses the first variable, in name order, that environ
+// lists and lookup reports set and not empty, whose name starts with
+// {prefix}_PROMPT__OFFLOAD__ but ends in none of envKeys.
+func checkEnvNames(prefix string, environ func() []string, lookup func(string) (string, bool)) error {
+	section := prefix + envSection
+	known := make([]string, len(envKeys))
+	for i, k := range envKeys {
+		known[i] = section + strings.ToUpper(k)
+	}
+	var unknown []string
+	for _, kv := range environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, section) || slices.Contains(known, name) {
+			continue
+		}
+		if v, ok := lookup(name); ok && v != "" {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	name := slices.Min(unknown)
+	v, _ := lookup(name)
+	return fmt.Errorf("lro: environment %s=%q: unknown variable (want %s): %w",
+		name, v, strings.Join(known, ", "), ErrInvalidConfig)
+}
+
+// readEnv reads the environment variables of envKeys.
 func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) error {
-	name := func(key string) string { return prefix + "_PROMPT__OFFLOAD__" + strings.ToUpper(key) }
-	for _, key := range []string{keyEnabled, keyThreshold, keyTTL, keyOutputDir, keyProfile} {
+	name := func(key string) string { return prefix + envSection + strings.ToUpper(key) }
+	for _, key := range envKeys {
 		env := name(key)
 		v, ok := lookup(env)
 		if !ok || v == "" {
@@ -376,7 +437,7 @@ func tomlProfile(v any) (*Profile, error) {
 }
 
 // tomlOutputDir accepts a string naming a folder, or a path that does not
-// exist yet (it is created on the first offload).
+// exist yet (it is created on the first offload) below a folder.
 func tomlOutputDir(v any) (*string, error) {
 	str, ok := v.(string)
 	if !ok {
@@ -386,8 +447,12 @@ func tomlOutputDir(v any) (*string, error) {
 		return nil, errors.New("contains a NUL byte")
 	}
 	if str != "" {
-		if fi, err := os.Stat(str); err == nil && !fi.IsDir() {
-			return nil, errors.New("exists and is not a folder")
+		dir, err := filepath.Abs(str)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkOutputDir(dir); err != nil {
+			return nil, err
 		}
 	}
 	return &str, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -23,6 +24,17 @@ func env(vars map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
+	}
+}
+
+// environ returns an Environ listing a fixed map.
+func environ(vars map[string]string) func() []string {
+	return func() []string {
+		var list []string
+		for k, v := range vars {
+			list = append(list, k+"="+v)
+		}
+		return list
 	}
 }
 
@@ -159,6 +171,8 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 		{"fractional threshold", "[prompt.offload]\nthreshold_tokens = 1.5", nil, []string{"threshold_tokens", "1.5", "not an integer"}},
 		{"TTL that overflows a duration", "[prompt.offload]\nttl_seconds = 9223372036854775807", nil, []string{"prompt.offload.ttl_seconds", "9223372036854775807", "out of range"}},
 		{"output dir that is a file", "[prompt.offload]\noutput_dir = \"" + aFile + "\"", nil, []string{"prompt.offload.output_dir", aFile, "not a folder"}},
+		{"output dir below a file", "[prompt.offload]\noutput_dir = \"" + filepath.Join(aFile, "sub", "dir") + "\"", nil,
+			[]string{"prompt.offload.output_dir", filepath.Join(aFile, "sub", "dir"), "below " + aFile + ", which is not a folder"}},
 		{"unknown key, a typo", "[prompt.offload]\nthreshold = 10", nil, []string{"prompt.offload.threshold", "unknown key"}},
 		{"unknown profile", "[prompt.offload]\nprofile = \"tiny\"", nil, []string{"prompt.offload.profile", `"tiny"`}},
 		{"offload is not a table", "[prompt]\noffload = 3", nil, []string{"prompt.offload", "not a table"}},
@@ -168,6 +182,8 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 		{"env negative threshold", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "-1"}, []string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", `"-1"`}},
 		{"env TTL that overflows", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS": "99999999999999999999"}, []string{"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS", "99999999999999999999"}},
 		{"env output dir that is a file", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR": aFile}, []string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR", aFile}},
+		{"env output dir below a file", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR": filepath.Join(aFile, "sub")},
+			[]string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR", filepath.Join(aFile, "sub"), "below " + aFile}},
 		{"env unknown profile", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__PROFILE": "all"}, []string{"ATLATL_PROMPT__OFFLOAD__PROFILE", `"all"`}},
 	}
 	for _, tt := range tests {
@@ -204,6 +220,129 @@ func TestLoadOptionsFileErrors(t *testing.T) {
 	// Explicit options are validated too, after the layers are merged.
 	if _, err := lro.LoadOptions(&lro.Options{ThresholdTokens: -3}, &lro.Sources{LookupEnv: env(nil)}); !errors.Is(err, lro.ErrInvalidOption) {
 		t.Errorf("invalid explicit option: error %v, want ErrInvalidOption", err)
+	}
+}
+
+// TestLoadOptionsUnknownVariable checks that a variable under
+// {EnvPrefix}_PROMPT__OFFLOAD__ whose key is not known is refused, naming
+// it, instead of being silently ignored.
+func TestLoadOptionsUnknownVariable(t *testing.T) {
+	tests := []struct {
+		name    string
+		prefix  string
+		vars    map[string]string // what both Environ and LookupEnv see
+		listed  []string          // listed by Environ besides, unknown to LookupEnv
+		wantErr string            // the variable named; "" for success
+		reason  string
+	}{
+		{name: "a typo of THRESHOLD_TOKENS", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD": "5"},
+			wantErr: `ATLATL_PROMPT__OFFLOAD__THRESHOLD="5"`, reason: "the issue's case: it was silently ignored"},
+		{name: "next to a valid variable", vars: map[string]string{
+			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "900", "ATLATL_PROMPT__OFFLOAD__TTL": "60"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__TTL", reason: "ttl_seconds is the key"},
+		{name: "lower case", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__enabled": "false"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__enabled", reason: "LoadOptions reads upper-case names only; this one it would ignore"},
+		{name: "per-tool tables are TOML only", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__TOOLS__RECALL__ENABLED": "false"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__TOOLS__RECALL__ENABLED", reason: "no variable sets a tool's override"},
+		{name: "no key at all", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__": "x"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__=", reason: "the prefix alone is no key"},
+		{name: "the first of two by name", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__Z": "1", "ATLATL_PROMPT__OFFLOAD__A": "1"},
+			wantErr: "ATLATL_PROMPT__OFFLOAD__A", reason: "the error does not depend on the order of the environment"},
+		{name: "another product's prefix", prefix: "MYAPP", vars: map[string]string{
+			"MYAPP_PROMPT__OFFLOAD__THRESHOLD": "5"}, wantErr: "MYAPP_PROMPT__OFFLOAD__THRESHOLD", reason: "EnvPrefix decides the section"},
+		{name: "empty counts as unset", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD": ""},
+			reason: "as for the known variables"},
+		{name: "variables of the other prefix", prefix: "MYAPP", vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD": "5"},
+			reason: "not this product's section"},
+		{name: "other sections", vars: map[string]string{"ATLATL_PROMPT__OFFLOADING": "1", "ATLATL_PROMPT__OTHER__X": "1", "ATLATLX_PROMPT__OFFLOAD__X": "1"},
+			reason: "only names that start with ATLATL_PROMPT__OFFLOAD__ are this section's"},
+		{name: "listed but not set for LookupEnv", listed: []string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD=5"},
+			reason: "the variables checked are those LookupEnv sees"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list := environ(tt.vars)
+			src := &lro.Sources{EnvPrefix: tt.prefix, LookupEnv: env(tt.vars), Environ: func() []string { return append(list(), tt.listed...) }}
+			got, err := lro.LoadOptions(nil, src)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Errorf("LoadOptions = %v, want success: %s", err, tt.reason)
+				}
+				return
+			}
+			if !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "unknown variable") {
+				t.Errorf("LoadOptions = %+v, %v; want ErrInvalidConfig naming %s as unknown: %s", got, err, tt.wantErr, tt.reason)
+			}
+		})
+	}
+}
+
+// TestLoadOptionsUnknownVariableDefaults checks the defaults of Environ: the
+// process environment, of which a LookupEnv over a map sees nothing.
+func TestLoadOptionsUnknownVariableDefaults(t *testing.T) {
+	t.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD", "5")
+	for _, src := range []*lro.Sources{nil, {}, {LookupEnv: os.LookupEnv}} {
+		if _, err := lro.LoadOptions(nil, src); !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
+			t.Errorf("LoadOptions(nil, %+v) = %v; want the process's variable refused", src, err)
+		}
+	}
+	if _, err := lro.LoadOptions(nil, &lro.Sources{LookupEnv: env(nil)}); err != nil {
+		t.Errorf("LoadOptions with a LookupEnv over an empty map = %v; want the process's variables unseen", err)
+	}
+}
+
+// TestValidatePrefixAndOutputDir checks that options every offload would
+// fail with are refused at start, naming the field, rather than accepted
+// and turned into a fallback on every call.
+func TestValidatePrefixAndOutputDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "regular-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		opts    lro.Options
+		field   string // named by the error; "" if the options are valid
+		want    string // also in the error
+		wrapped error  // also wrapped, besides ErrInvalidOption
+		reason  string
+	}{
+		{name: "prefix climbing out", opts: lro.Options{Prefix: "../escape"}, field: "Options.Prefix", want: "../escape",
+			wrapped: jsonl.ErrInvalidPrefix, reason: "a prefix with a slash would put files outside OutputDir; jsonl.Create refuses it"},
+		{name: "hidden prefix", opts: lro.Options{Prefix: ".atlatl"}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
+			reason: "files would be hidden, and named like temporary files"},
+		{name: "prefix too long", opts: lro.Options{Prefix: strings.Repeat("p", 65)}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
+			reason: "names must stay below 255 bytes"},
+		{name: "output dir is a file", opts: lro.Options{OutputDir: file}, field: "Options.OutputDir", want: "not a folder",
+			reason: "a file cannot hold files"},
+		{name: "output dir below a file", opts: lro.Options{OutputDir: filepath.Join(file, "sub")}, field: "Options.OutputDir",
+			want: "below " + file + ", which is not a folder", reason: "like /etc/passwd/sub: it can never be created"},
+		{name: "output dir deep below a file", opts: lro.Options{OutputDir: filepath.Join(file, "a", "b", "c")}, field: "Options.OutputDir",
+			want: "below " + file, reason: "the nearest existing ancestor decides"},
+		{name: "valid prefix", opts: lro.Options{Prefix: "My_app.v2-x", OutputDir: dir}, reason: "letters, digits, _ . and -"},
+		{name: "output dir to be created", opts: lro.Options{OutputDir: filepath.Join(dir, "new", "deeper")},
+			reason: "the first offload creates it below an existing folder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.opts.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Errorf("Validate() = %v, want nil: %s", err, tt.reason)
+				}
+				return
+			}
+			if !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), tt.field) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate() = %v, want ErrInvalidOption naming %s and saying %q: %s", err, tt.field, tt.want, tt.reason)
+			}
+			if tt.wrapped != nil && !errors.Is(err, tt.wrapped) {
+				t.Errorf("Validate() = %v, want it to wrap %v too", err, tt.wrapped)
+			}
+			if _, err := lro.StartJanitor(context.Background(), &tt.opts); !errors.Is(err, lro.ErrInvalidOption) {
+				t.Errorf("StartJanitor = %v, want the error of Validate", err)
+			}
+		})
 	}
 }
 

@@ -2,8 +2,11 @@ package lro_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -78,5 +82,87 @@ func TestCleanupOptions(t *testing.T) {
 	}
 	if !filepath.IsAbs(co.Dir) || co.Prefix != "p" || co.TTL != lro.DefaultTTL || co.Interval != time.Hour {
 		t.Errorf("CleanupOptions = %+v, want an absolute dir, prefix p, the default TTL and interval", co)
+	}
+}
+
+// gate is a writer in front of an offloaded file whose first write waits
+// until the test opens the gate: a write as slow as the test wants.
+type gate struct {
+	w       io.Writer
+	once    sync.Once
+	entered chan struct{} // closed when the first write starts waiting
+	open    chan struct{} // closed by the test to let it go on
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.open
+	})
+	return g.w.Write(p)
+}
+
+// TestJanitorSparesSlowWrite is the case: a TTL of one second and a
+// write that takes longer. The janitor of the same options sweeps, an hour
+// after the write began, while the write is still under way: the write must
+// still be offloaded, not fall back to an inline result.
+func TestJanitorSparesSlowWrite(t *testing.T) {
+	switch runtime.GOOS {
+	case "darwin", "dragonfly", "freebsd", "illumos", "linux", "netbsd", "openbsd":
+	default:
+		t.Skip("no flock(2): temporary files are protected by age alone")
+	}
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	g := &gate{entered: make(chan struct{}), open: make(chan struct{})}
+	rec := &recorder{}
+	opts := &lro.Options{
+		OutputDir: t.TempDir(),
+		TTL:       time.Second,
+		Observer:  rec,
+		Now:       func() time.Time { return t0 },
+		WrapWriter: func(w io.Writer) io.Writer {
+			g.w = w
+			return g
+		},
+	}
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+		done <- result{res, err}
+	}()
+	<-g.entered // the file is being written, and waits
+
+	co, err := opts.CleanupOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := cleanup.New(co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep, err := j.Sweep(context.Background(), t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(g.open)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if sweep.InUse != 1 || sweep.TempRemoved != 0 {
+		t.Errorf("sweep during the write = %+v, want the temporary file in use and kept", sweep)
+	}
+	d := descriptorOf(t, r.res)
+	if _, err := os.Stat(d.FilePath); err != nil {
+		t.Errorf("offloaded file: %v", err)
+	}
+	for _, e := range rec.all() {
+		if _, ok := e.(event.WriteFailed); ok {
+			t.Errorf("event %+v: the write must not fail", e)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package lro
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -220,12 +221,15 @@ func newConfig(opts *Options) (*config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lro: Options.OutputDir %q: %w", c.OutputDir, err)
 	}
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("lro: Options.OutputDir %q is not a folder: %w", c.OutputDir, ErrInvalidOption)
+	if err := checkOutputDir(dir); err != nil {
+		return nil, fmt.Errorf("lro: Options.OutputDir %q: %w: %w", c.OutputDir, err, ErrInvalidOption)
 	}
 	c.dir = dir
 	if c.Prefix == "" {
 		c.Prefix = DefaultPrefix
+	}
+	if err := jsonl.ValidatePrefix(c.Prefix); err != nil {
+		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	if c.QueryArgument == "" {
 		c.QueryArgument = DefaultQueryArgument
@@ -276,6 +280,33 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	c.core = c.coreConfig()
 	return c, nil
+}
+
+// checkOutputDir reports why the absolute path dir cannot be the output
+// folder: it is not a folder, or it does not exist and its nearest existing
+// ancestor is not a folder either (as in /etc/passwd/sub), so that it can
+// never be created. A folder that does not exist yet is fine: the first
+// offload creates it.
+func checkOutputDir(dir string) error {
+	for p := dir; ; {
+		// Any error but success (does not exist, a file on the way,
+		// no permission to look) sends the search one level up.
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			return nil
+		case p == dir:
+			return errors.New("not a folder")
+		default:
+			return fmt.Errorf("below %s, which is not a folder", p)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
 }
 
 // mustConfig is newConfig for registration-time helpers: invalid options are a

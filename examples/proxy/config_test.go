@@ -87,3 +87,15 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupRefusesMistypedVariable runs setup with the lookup main gives it,
+// os.LookupEnv: a variable of the configuration's section whose key is not
+// known is refused, naming it, rather than silently ignored.
+func TestSetupRefusesMistypedVariable(t *testing.T) {
+	t.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD", "5") // THRESHOLD_TOKENS was meant
+	var stderr strings.Builder
+	_, err := setup([]string{"-url", "http://h/mcp"}, &stderr, os.LookupEnv)
+	if err == nil || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
+		t.Errorf("setup = %v, want an error naming ATLATL_PROMPT__OFFLOAD__THRESHOLD", err)
+	}
+}
