@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // errTooLarge is returned by the encoder when the output passes its limit.
@@ -95,33 +97,20 @@ func (e *encoder) encode(v any) error {
 	return nil
 }
 
-// appendFloat formats f as jq does: the shortest representation, in
-// exponent form below 1e-6 and from 1e21.
+// appendFloat formats f as gojq does: the shortest representation, in
+// exponent form below 1e-6 and from 1e21 (JavaScript's format, which
+// jsontext writes), NaN as null and infinities as the largest double.
 func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) {
 		return append(b, "null"...)
 	}
-	f = min(max(f, -math.MaxFloat64), math.MaxFloat64)
-	format := byte('f')
-	if x := math.Abs(f); x != 0 && (x < 1e-6 || x >= 1e21) {
-		format = 'e'
-	}
-	start := len(b)
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// jq writes 1e-07 as 1e-07's short form 1e-7.
-		n := len(b)
-		if n-start >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
+	return jsontext.AppendFloat(b, min(max(f, -math.MaxFloat64), math.MaxFloat64), 64)
 }
 
 // appendString appends s as a JSON string, escaped as jq does: control
 // characters, the quote, the backslash and DEL are escaped, invalid UTF-8
-// becomes \ufffd, everything else is kept.
+// becomes \ufffd, everything else is kept. It is not jsontext.AppendQuote,
+// which leaves DEL as is and writes invalid UTF-8 as a raw U+FFFD.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
