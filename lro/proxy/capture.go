@@ -12,8 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
 // The go-sdk client decodes a result's structured content into Go maps and
@@ -55,11 +53,11 @@ func (c *capture) structured() json.RawMessage {
 	defer c.mu.Unlock()
 	c.done = true
 	if c.result != nil {
-		return jsonscan.Lookup(c.result, "structuredContent")
+		return json.RawMessage(member(c.result, "structuredContent"))
 	}
 	for _, b := range c.bodies {
 		if r := b.result(); r != nil {
-			return jsonscan.Lookup(r, "structuredContent")
+			return json.RawMessage(member(r, "structuredContent"))
 		}
 	}
 	return nil
@@ -220,11 +218,8 @@ func (b *capturedBody) result() json.RawMessage {
 	return messageResult(payload)
 }
 
-// messageResult returns the result of a JSON-RPC response message, or nil.
+// messageResult returns the result of a JSON-RPC response message, as
+// written, or nil when msg has none or is not valid JSON up to its end.
 func messageResult(msg []byte) json.RawMessage {
-	msg = bytes.TrimSpace(msg)
-	if jsonscan.Kind(msg) != '{' || !json.Valid(msg) {
-		return nil
-	}
-	return jsonscan.Lookup(msg, "result")
+	return json.RawMessage(member(msg, "result"))
 }

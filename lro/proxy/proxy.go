@@ -11,11 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -569,24 +569,19 @@ func hideRecordless(ctx context.Context, res *mcp.CallToolResult) {
 // hasArray reports whether doc is an array or an object with an array
 // field: where lro finds records.
 func hasArray(doc []byte) bool {
-	switch jsonscan.Kind(doc) {
+	switch jsontext.Value(doc).Kind() {
 	case '[':
 		return true
 	case '{':
 		found := false
-		_ = jsonscan.Fields(doc, func(f jsonscan.Field) error {
-			if jsonscan.Kind(f.Value) == '[' {
-				found = true
-				return errFound
-			}
-			return nil
+		members(doc, func(_, value jsontext.Value) bool {
+			found = value.Kind() == '['
+			return !found
 		})
 		return found
 	}
 	return false
 }
-
-var errFound = errors.New("found")
 
 func serverName(cs *mcp.ClientSession) string {
 	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
