@@ -12,8 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
 // The go-sdk client decodes a result's structured content into Go maps and
@@ -55,65 +53,32 @@ func (c *capture) structured() json.RawMessage {
 	defer c.mu.Unlock()
 	c.done = true
 	if c.result != nil {
-		return jsonscan.Lookup(c.result, "structuredContent")
+		return json.RawMessage(member(c.result, "structuredContent"))
 	}
 	for _, b := range c.bodies {
 		if r := b.result(); r != nil {
-			return jsonscan.Lookup(r, "structuredContent")
+			return json.RawMessage(member(r, "structuredContent"))
 		}
 	}
 	return nil
 }
 
 // captureTransport wraps the transport of a stdio upstream: its connection
-// hands the raw result of each captured call to the call's slot, and the
-// response and progress of each call of the fast path to the fast path.
-type captureTransport struct {
-	mcp.Transport
-	// relay relays a progress notification of a fast call, given its
-	// params, and reports whether it did.
-	relay func(params []byte) bool
-}
+// hands the raw result of each captured call to the call's slot.
+type captureTransport struct{ mcp.Transport }
 
 func (t captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	conn, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &captureConn{Connection: conn, relay: t.relay, pending: map[jsonrpc.ID]*capture{}, fast: map[string]chan<- upReply{}}, nil
+	return &captureConn{Connection: conn, pending: map[jsonrpc.ID]*capture{}}, nil
 }
 
 type captureConn struct {
 	mcp.Connection
-	relay   func(params []byte) bool
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*capture
-	fast    map[string]chan<- upReply // calls of the fast path, by ID
-	readErr error                     // set when reading failed
-}
-
-// upReply is the upstream's response to a call of the fast path, or the
-// error that ended the connection first.
-type upReply struct {
-	resp *jsonrpc.Response
-	err  error
-}
-
-// expect has the response to the fast call id sent to reply.
-func (c *captureConn) expect(id string, reply chan<- upReply) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.readErr != nil {
-		reply <- upReply{err: c.readErr}
-		return
-	}
-	c.fast[id] = reply
-}
-
-func (c *captureConn) forgetFast(id string) {
-	c.mu.Lock()
-	delete(c.fast, id)
-	c.mu.Unlock()
 }
 
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -136,43 +101,8 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		msg, err := c.Connection.Read(ctx)
-		if err != nil {
-			c.mu.Lock()
-			c.readErr = err
-			for id, reply := range c.fast {
-				reply <- upReply{err: err}
-				delete(c.fast, id)
-			}
-			c.mu.Unlock()
-			return msg, err
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if id, ok := isFastID(m.ID); ok {
-				c.mu.Lock()
-				reply := c.fast[id]
-				delete(c.fast, id)
-				c.mu.Unlock()
-				if reply != nil {
-					reply <- upReply{resp: m}
-				}
-				continue // go-sdk's client knows nothing of it
-			}
-		case *jsonrpc.Request:
-			if m.Method == methodProgress && c.relay != nil && c.relay(m.Params) {
-				continue
-			}
-		}
-		c.capture(msg)
-		return msg, nil
-	}
-}
-
-// capture hands the raw result of a captured call to its slot.
-func (c *captureConn) capture(msg jsonrpc.Message) {
-	if resp, ok := msg.(*jsonrpc.Response); ok {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
 		c.mu.Lock()
 		slot := c.pending[resp.ID]
 		delete(c.pending, resp.ID)
@@ -183,6 +113,7 @@ func (c *captureConn) capture(msg jsonrpc.Message) {
 			slot.mu.Unlock()
 		}
 	}
+	return msg, err
 }
 
 func (c *captureConn) forget(id jsonrpc.ID) {
@@ -193,17 +124,12 @@ func (c *captureConn) forget(id jsonrpc.ID) {
 
 // headerTransport sends extra headers with every request and, for a request
 // made on behalf of a captured call, keeps the bytes of the response body.
-// It answers a request that relays messages of a fast call to go-sdk's
-// client itself (see fastCall.relayToSDK).
 type headerTransport struct {
 	base   http.RoundTripper
 	header http.Header
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if pr, ok := req.Context().Value(relayKey{}).(*io.PipeReader); ok {
-		return relayResponse(req, pr), nil
-	}
 	if len(t.header) > 0 {
 		req = req.Clone(req.Context())
 		for k, vs := range t.header {
@@ -292,11 +218,8 @@ func (b *capturedBody) result() json.RawMessage {
 	return messageResult(payload)
 }
 
-// messageResult returns the result of a JSON-RPC response message, or nil.
+// messageResult returns the result of a JSON-RPC response message, as
+// written, or nil when msg has none or is not valid JSON up to its end.
 func messageResult(msg []byte) json.RawMessage {
-	msg = bytes.TrimSpace(msg)
-	if jsonscan.Kind(msg) != '{' || !json.Valid(msg) {
-		return nil
-	}
-	return jsonscan.Lookup(msg, "result")
+	return json.RawMessage(member(msg, "result"))
 }

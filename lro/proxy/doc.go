@@ -56,25 +56,6 @@
 // When the upstream's tool list changes, the proxy lists it again and tells
 // its client. Progress notifications of a call are relayed to the client.
 //
-// # Fast path
-//
-// Served with [Proxy.Run] or [Proxy.Connect] on a stdio or IO transport
-// (what examples/proxy does), the proxy reads the client's stream itself:
-// a tools/call of an upstream tool, from a client of a protocol before
-// 2026-07-28, to an upstream of such a protocol, goes upstream as a JSON-RPC
-// request of the proxy's own in the same session (to an HTTP upstream, in a
-// POST the proxy makes itself, with the session's headers, on the same HTTP
-// client, Upstream.Header included), and a result that is
-// sure to stay inline (its whole estimate within the threshold, text
-// content only) goes back to the client as the upstream wrote it, without
-// the SDK's decoding and encoding on either side of the proxy. Any other
-// answer (a larger result, another shape, an error, a broken connection) is
-// handed to the SDK's server with the call, which then runs exactly as
-// without the fast path, without calling the upstream again. Progress and
-// cancellation of such calls are relayed as usual; requests the upstream
-// sends the client during a call still go to the SDK's client. Sessions
-// made with Server().Connect, or on other transports, do not use it.
-//
 // The proxy forwards tools only: upstream prompts, resources, sampling,
 // elicitation and roots are not relayed.
 package proxy

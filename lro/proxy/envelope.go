@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -47,7 +47,7 @@ func (p *Proxy) addEnvelope(tool string, res *mcp.CallToolResult, st *callState)
 		return // lro did not replace the content
 	}
 	raw, ok := res.StructuredContent.(json.RawMessage)
-	if !ok || string(jsonscan.Lookup(raw, "offloaded")) != "true" {
+	if !ok || string(member(raw, "offloaded")) != "true" {
 		return // not a descriptor: the fallback keeps the object whole
 	}
 	doc := st.doc
@@ -64,9 +64,9 @@ func (p *Proxy) addEnvelope(tool string, res *mcp.CallToolResult, st *callState)
 	var note string
 	if estimate.Bytes(others) > p.threshold(tool)/4 {
 		names := []string{}
-		_ = jsonscan.Fields(others, func(f jsonscan.Field) error {
-			names = append(names, string(f.Key))
-			return nil
+		members(others, func(name, _ jsontext.Value) bool {
+			names = append(names, unquote(name))
+			return true
 		})
 		note = fmt.Sprintf("Besides the offloaded records (its field %q), the result had the fields %s, too large to show here; call the tool with narrower arguments to see them.", field, strings.Join(names, ", "))
 	} else {
@@ -77,55 +77,46 @@ func (p *Proxy) addEnvelope(tool string, res *mcp.CallToolResult, st *callState)
 
 // envelope splits the object doc as lro does: the records are the array
 // field named field, or else the longest array field. It returns the
-// records' field name and an object holding the other fields, each as
-// written. ok is false when doc is no object with an array field.
+// records' field name and an object holding the other fields, each (name
+// and value) as written. ok is false when doc is no valid object with an
+// array field.
 func envelope(doc []byte, field string) (name string, others []byte, ok bool) {
-	if jsonscan.Kind(doc) != '{' {
-		return "", nil, false
-	}
-	var best jsonscan.Field
-	_ = jsonscan.Fields(doc, func(f jsonscan.Field) error {
-		if jsonscan.Kind(f.Value) != '[' {
-			return nil
-		}
-		if field != "" {
-			if string(f.Key) == field {
-				best = f
+	best, bestLen := -1, 0 // the records' member: its index, the length of its value
+	i := 0
+	valid := members(doc, func(n, value jsontext.Value) bool {
+		if value.Kind() == '[' {
+			if field != "" {
+				if unquote(n) == field {
+					best, name = i, unquote(n)
+				}
+			} else if best < 0 || len(value) > bestLen {
+				best, bestLen, name = i, len(value), unquote(n)
 			}
-			return nil
 		}
-		if len(f.Value) > len(best.Value) {
-			best = f
-		}
-		return nil
+		i++
+		return true
 	})
-	if best.Value == nil {
+	if !valid || best < 0 {
 		return "", nil, false
 	}
 	out := []byte{'{'}
-	err := jsonscan.Fields(doc, func(f jsonscan.Field) error {
-		if f.ValueStart == best.ValueStart {
-			return nil
+	i = 0
+	members(doc, func(n, value jsontext.Value) bool {
+		if i != best {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, n...)
+			out = append(out, ':')
+			out = append(out, value...)
 		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		key, err := json.Marshal(string(f.Key))
-		if err != nil {
-			return err
-		}
-		out = append(out, key...)
-		out = append(out, ':')
-		out = append(out, f.Value...)
-		return nil
+		i++
+		return true
 	})
-	if err != nil {
-		return "", nil, false
-	}
 	if len(out) == 1 {
-		return string(best.Key), nil, true
+		return name, nil, true
 	}
-	return string(best.Key), append(out, '}'), true
+	return name, append(out, '}'), true
 }
 
 // threshold returns the token threshold of the named tool.

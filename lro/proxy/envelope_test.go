@@ -16,6 +16,8 @@ func TestEnvelope(t *testing.T) {
 		{`{"a":[1],"b":[1,2,3]}`, "", "b", `{"a":[1]}`, true, "the longest array is the records, as lro chooses"},
 		{`{"a":[1],"b":[1,2,3]}`, "a", "a", `{"b":[1,2,3]}`, true, "Options.RecordsField names the records"},
 		{`{"n":1.50, "items": [ 1 ], "big": 12345678901234567890}`, "", "items", `{"n":1.50,"big":12345678901234567890}`, true, "numbers are not rewritten"},
+		{`{"a\u003cb":"x<y","it\u0065ms":[1]}`, "items", "items", `{"a\u003cb":"x<y"}`, true, "names are matched unescaped and kept as written"},
+		{`{"total":3,"items":[1,}`, "", "", "", false, "not valid JSON"},
 	}
 	for _, tt := range tests {
 		name, others, ok := envelope([]byte(tt.doc), tt.field)

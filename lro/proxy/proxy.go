@@ -11,11 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/jsonscan"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -80,14 +80,6 @@ type Options struct {
 	// false (the zero value), a janitor runs while offloading is enabled,
 	// until Close.
 	DisableJanitor bool
-
-	// DisableFastPath makes [Proxy.Connect] and [Proxy.Run] hand every call
-	// to the proxy's go-sdk server, as sessions of [Proxy.Server] are: set
-	// it when you add receiving middleware to that server, or change its
-	// tools, and need that to apply to every call. If false (the zero
-	// value), calls whose results stay inline take the fast path, which
-	// skips the server (see Connect).
-	DisableFastPath bool
 }
 
 // A Proxy is an MCP server that re-exposes the tools of an upstream MCP
@@ -98,7 +90,6 @@ type Options struct {
 //
 // A Proxy is safe for concurrent use. Call Close when done.
 type Proxy struct {
-	noFast  bool // Options.DisableFastPath
 	impl    *mcp.Implementation
 	server  *mcp.Server
 	link    *link
@@ -120,16 +111,11 @@ type Proxy struct {
 
 	progress      sync.Map // upstream progress token -> progressRoute
 	progressCount atomic.Int64
-
-	prefetched sync.Map     // key -> *prefetch: answers the fast path hands to go-sdk's server
-	fastCalls  atomic.Int64 // calls the fast path answered itself
 }
 
-// progressRoute is where progress of one forwarded call goes back to: the
-// client's session, or for a call of the fast path its connection.
+// progressRoute is where progress of one forwarded call goes back to.
 type progressRoute struct {
 	session *mcp.ServerSession
-	tap     *tap
 	token   any // the client's progress token
 }
 
@@ -178,7 +164,6 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 	}
 
 	p := &Proxy{
-		noFast:  o.DisableFastPath,
 		impl:    impl,
 		lro:     *o.LRO,
 		logger:  logger,
@@ -199,7 +184,6 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 		ProgressNotificationHandler: p.relayProgress,
 	})
 	p.link = &link{
-		relay:     p.relayRaw,
 		up:        &up,
 		http:      up.httpClient(),
 		client:    client,
@@ -253,13 +237,32 @@ func New(ctx context.Context, up Upstream, opts *Options) (*Proxy, error) {
 }
 
 // Server returns the proxy's MCP server, to serve on any transport, such as
-// streamable HTTP with [mcp.NewStreamableHTTPHandler]. Its sessions forward
-// every call through the SDK on both sides; [Proxy.Connect] and [Proxy.Run]
-// serve the same server with a fast path for small results, which does not
-// go through the server: receiving middleware added to it, and upstream
-// tools removed from it or replaced on it, do not apply to fast calls unless
-// [Options.DisableFastPath] is set.
+// streamable HTTP with [mcp.NewStreamableHTTPHandler], or to add receiving
+// middleware to.
 func (p *Proxy) Server() *mcp.Server { return p.server }
+
+// Run serves the proxy on t, for example &mcp.StdioTransport{}, until the
+// client disconnects or ctx is canceled. It does not close the proxy.
+//
+// It is [mcp.Server.Run] without that method's log records, one of which,
+// at level Error, would report every cancellation of ctx (such as the end
+// of examples/proxy on a signal) as a failure.
+func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
+	ss, err := p.server.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-closed
+		return ctx.Err()
+	case err := <-closed:
+		return err
+	}
+}
 
 // Close ends the session with the upstream (stopping its process, for a
 // command) and the janitor. It is safe to call more than once.
@@ -317,13 +320,10 @@ func (p *Proxy) refresher() {
 // as protocol errors; a call that does not reach the upstream becomes a
 // tool error naming it.
 func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var meta mcp.Meta
+	meta := p.forwardMeta(ctx, req)
 	// The client writes its own _meta into the params of a call, so every
 	// attempt gets new ones.
 	params := func() *mcp.CallToolParams {
-		if meta == nil {
-			meta = p.forwardMeta(ctx, req)
-		}
 		m := make(mcp.Meta, len(meta))
 		for k, v := range meta {
 			m[k] = v
@@ -334,14 +334,7 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		}
 		return ps
 	}
-	var res *mcp.CallToolResult
-	var err error
-	if st := stateFrom(ctx); st != nil && st.prefetched != nil {
-		// The fast path made the call, and has the upstream's answer.
-		res, err = p.outcome(st.prefetched)
-	} else {
-		res, err = p.call(ctx, params())
-	}
+	res, err := p.call(ctx, params())
 	// A failed connection is not tried again at once; a broken session may be.
 	if err != nil && !errors.Is(err, ErrUpstreamUnavailable) && upstreamError(err) == nil && ctx.Err() == nil && p.retryable(req.Params.Name, err) {
 		res, err = p.call(ctx, params())
@@ -486,10 +479,6 @@ func (p *Proxy) relayProgress(ctx context.Context, req *mcp.ProgressNotification
 		return
 	}
 	route := v.(progressRoute)
-	if route.tap != nil {
-		p.notifyFast(ctx, route, req.Params)
-		return
-	}
 	params := *req.Params
 	params.ProgressToken = route.token
 	params.Meta = nil
@@ -519,11 +508,7 @@ func stripSDKMeta(m mcp.Meta) {
 // the result goes out inline.
 func (p *Proxy) offloading(wrapped mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		pf, marked := p.takePrefetched(req)
-		if marked && pf == nil {
-			return lostAnswer(req.Params.Name), nil
-		}
-		st := &callState{prefetched: pf}
+		st := &callState{}
 		res, err := wrapped(context.WithValue(ctx, stateKey{}, st), req)
 		if res != nil && res.StructuredContent == nil && st.hidden != nil {
 			res.StructuredContent = st.hidden
@@ -545,9 +530,8 @@ type stateKey struct{}
 // callState is what the forwarding handler leaves for the outer handler of
 // one call.
 type callState struct {
-	hidden        any       // structured content taken away from lro
-	progressToken string    // the upstream progress token, to forget
-	prefetched    *prefetch // the upstream's answer, when the fast path has it
+	hidden        any    // structured content taken away from lro
+	progressToken string // the upstream progress token, to forget
 
 	// The source of the records, for addEnvelope.
 	first mcp.Content // the result's first content item
@@ -585,24 +569,19 @@ func hideRecordless(ctx context.Context, res *mcp.CallToolResult) {
 // hasArray reports whether doc is an array or an object with an array
 // field: where lro finds records.
 func hasArray(doc []byte) bool {
-	switch jsonscan.Kind(doc) {
+	switch jsontext.Value(doc).Kind() {
 	case '[':
 		return true
 	case '{':
 		found := false
-		_ = jsonscan.Fields(doc, func(f jsonscan.Field) error {
-			if jsonscan.Kind(f.Value) == '[' {
-				found = true
-				return errFound
-			}
-			return nil
+		members(doc, func(_, value jsontext.Value) bool {
+			found = value.Kind() == '['
+			return !found
 		})
 		return found
 	}
 	return false
 }
-
-var errFound = errors.New("found")
 
 func serverName(cs *mcp.ClientSession) string {
 	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,16 +40,6 @@ var upstreamKinds = []upstreamKind{
 	{"stdio", func(t *testing.T, upDir string) proxy.Upstream {
 		return stdioUpstream(upDir)
 	}},
-	{"stdio-legacy", func(t *testing.T, upDir string) proxy.Upstream {
-		return legacyStdioUpstream(upDir)
-	}},
-}
-
-// legacyStdioUpstream is stdioUpstream speaking protocol 2025-11-25 only.
-func legacyStdioUpstream(upDir string) proxy.Upstream {
-	up := stdioUpstream(upDir)
-	up.Env = append(up.Env, legacyUpstreamEnv+"=1")
-	return up
 }
 
 // stdioUpstream runs this test binary as the upstream, over stdio.
@@ -55,8 +47,8 @@ func stdioUpstream(upDir string) proxy.Upstream {
 	return proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), stdioUpstreamEnv+"="+upDir), Stderr: os.Stderr}
 }
 
-// newProxy starts a proxy in front of up, offloading into dir, and returns a
-// client session connected to it in memory.
+// newProxy starts a proxy in front of up and returns a client session
+// connected to it as examples/proxy serves its client (see connectProxy).
 func newProxy(t *testing.T, up proxy.Upstream, opts *proxy.Options, copts *mcp.ClientOptions) (*proxy.Proxy, *mcp.ClientSession) {
 	t.Helper()
 	ctx := context.Background()
@@ -68,19 +60,21 @@ func newProxy(t *testing.T, up proxy.Upstream, opts *proxy.Options, copts *mcp.C
 	return p, connectProxy(t, p, copts)
 }
 
-// connectProxy connects a client to p in memory, through p.Connect, as
-// examples/proxy serves stdio.
+// connectProxy serves p with p.Run on JSON lines over a pipe, as
+// examples/proxy serves stdio, and connects a client of protocol 2025-11-25
+// (as the MCP clients in use speak) to it.
 func connectProxy(t *testing.T, p *proxy.Proxy, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
 	c1, c2 := net.Pipe()
-	ss, err := p.Connect(ctx, &mcp.IOTransport{Reader: c1, Writer: c1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	// Protocol 2025-11-25, as the MCP clients in use speak: the fast path
-	// serves it (a client of 2026-07-28 goes through the SDK's path).
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx, &mcp.IOTransport{Reader: c1, Writer: c1}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-ran; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: %v", err)
+		}
+	})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts).Connect(ctx, &mcp.IOTransport{Reader: c2, Writer: c2}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
@@ -688,5 +682,98 @@ func TestConcurrentCalls(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCancellation cancels a call in flight: the call returns, the upstream
+// sees the cancellation, and the next call works.
+func TestCancellation(t *testing.T) {
+	u := startHTTPUpstream(t, newUpstream(t.TempDir()))
+	_, cs := newProxy(t, proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "block", Arguments: map[string]any{}})
+		done <- err
+	}()
+	waitBlocked(t, "started")
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the canceled call returned no error")
+	}
+	waitBlocked(t, "canceled")
+	if res := call(t, cs, "text", 2); res.IsError {
+		t.Errorf("after the cancellation: %s", text(res))
+	}
+}
+
+// waitBlocked waits for the upstream's tool block to report want.
+func waitBlocked(t *testing.T, want string) {
+	t.Helper()
+	select {
+	case got := <-blocked:
+		if got != want {
+			t.Fatalf("the upstream's tool block: %s; want %s", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the upstream's tool block did not report %s", want)
+	}
+}
+
+// headerRoundTripper is a user's transport that adds a header.
+type headerRoundTripper struct{}
+
+func (headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Round-Tripper", "user")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestHeaders checks the HTTP request of a call: it carries the session's
+// headers and the user's (Upstream.Header, and those of the transport of
+// Upstream.HTTPClient).
+func TestHeaders(t *testing.T) {
+	var mu sync.Mutex
+	var calls []http.Header
+	record := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+				mu.Lock()
+				calls = append(calls, r.Header.Clone())
+				mu.Unlock()
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	u := &httpUpstream{tb: t, s: newUpstream(t.TempDir()), addr: "127.0.0.1:0", wrap: record}
+	u.start()
+	t.Cleanup(u.stop)
+	up := proxy.Upstream{
+		URL:        u.url(),
+		Header:     http.Header{"Authorization": {"Bearer t0ken"}, "X-Trace": {"a", "b"}},
+		HTTPClient: &http.Client{Transport: headerRoundTripper{}},
+	}
+	_, cs := newProxy(t, up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil)
+	if res := call(t, cs, "lines", 1); res.IsError {
+		t.Fatal(text(res))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 {
+		t.Fatalf("the upstream saw %d calls; want 1", len(calls))
+	}
+	h := calls[0]
+	for k, v := range map[string]string{"Authorization": "Bearer t0ken", "X-Round-Tripper": "user", "Mcp-Protocol-Version": "2025-11-25"} {
+		if got := h.Get(k); got != v {
+			t.Errorf("%s: %q; want %q", k, got, v)
+		}
+	}
+	if got := h.Values("X-Trace"); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("X-Trace: %q; want [a b]", got)
+	}
+	if h.Get("Mcp-Session-Id") == "" {
+		t.Error("no Mcp-Session-Id")
 	}
 }

@@ -132,9 +132,8 @@ func (u *Upstream) httpClient() *http.Client {
 }
 
 // transport returns a new transport to the upstream: a fresh process for a
-// command. client is the HTTP client for a URL; relay relays the progress
-// of the fast path's calls to a command (see captureTransport).
-func (u *Upstream) transport(client *http.Client, relay func([]byte) bool) mcp.Transport {
+// command. client is the HTTP client for a URL.
+func (u *Upstream) transport(client *http.Client) mcp.Transport {
 	if u.URL != "" {
 		// Retries of the SDK would hide an upstream that is gone; the proxy
 		// reconnects on its own.
@@ -144,7 +143,7 @@ func (u *Upstream) transport(client *http.Client, relay func([]byte) bool) mcp.T
 	cmd.Env = u.Env
 	cmd.Dir = u.Dir
 	cmd.Stderr = u.Stderr
-	return captureTransport{Transport: &mcp.CommandTransport{Command: cmd}, relay: relay}
+	return captureTransport{&mcp.CommandTransport{Command: cmd}}
 }
 
 // link holds the session with the upstream and replaces it when it breaks.
@@ -158,136 +157,64 @@ type link struct {
 	// included, outside of mu.
 	connected func(cs *mcp.ClientSession)
 	logf      func(msg string, args ...any)
-	// relay relays the progress of a fast call to a command.
-	relay func(params []byte) bool
 
 	mu     sync.Mutex
-	cur    *upstream // nil while disconnected
+	cs     *mcp.ClientSession // nil while disconnected
 	closed bool
-}
-
-// upstream is one session with the upstream, with the connection under it,
-// on which the fast path sends its calls to a command, and which knows the
-// session ID the fast path's own HTTP requests carry (see fast.go).
-type upstream struct {
-	cs   *mcp.ClientSession
-	conn mcp.Connection // the connection the transport made, under cs
-	// capture is conn for a command (nil for a URL): it hands the fast
-	// path the responses to its calls.
-	capture *captureConn
-	// fast reports whether the fast path may send calls on conn: the
-	// session speaks a protocol before 2026-07-28, whose requests carry
-	// nothing the SDK adds per request.
-	fast bool
-	// version is the negotiated protocol version.
-	version string
-	// ctx is canceled when the session ends.
-	ctx    context.Context
-	cancel context.CancelFunc
 }
 
 // session returns the current session, connecting first if there is none.
 func (l *link) session(ctx context.Context) (*mcp.ClientSession, error) {
-	u, err := l.upstream(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return u.cs, nil
-}
-
-// upstream returns the current session, connecting first if there is none.
-func (l *link) upstream(ctx context.Context) (*upstream, error) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
 		return nil, errClosed
 	}
-	if u := l.cur; u != nil {
+	if cs := l.cs; cs != nil {
 		l.mu.Unlock()
-		return u, nil
+		return cs, nil
 	}
-	u, err := l.connect(ctx)
+	cs, err := l.connect(ctx)
 	if err != nil {
 		l.mu.Unlock()
 		return nil, err
 	}
-	l.cur = u
+	l.cs = cs
 	l.mu.Unlock()
-	go l.watch(u)
+	go l.watch(cs)
 	if l.connected != nil {
-		l.connected(u.cs)
+		l.connected(cs)
 	}
-	return u, nil
+	return cs, nil
 }
 
 // current returns the current session, or nil while disconnected.
 func (l *link) current() *mcp.ClientSession {
-	if u := l.currentUpstream(); u != nil {
-		return u.cs
-	}
-	return nil
-}
-
-// currentUpstream returns the current session, or nil while disconnected.
-func (l *link) currentUpstream() *upstream {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.cur
-}
-
-// currentUpstreamNow is currentUpstream without waiting: ok is false when
-// the link is busy, connecting for one.
-func (l *link) currentUpstreamNow() (u *upstream, ok bool) {
-	if !l.mu.TryLock() {
-		return nil, false
-	}
-	defer l.mu.Unlock()
-	return l.cur, true
-}
-
-// recordTransport keeps the connection its transport made, unwrapped: the
-// SDK gives a connection of its own making information (such as the
-// negotiated protocol, which the HTTP transport sends in a header) through
-// methods a wrapper would hide.
-type recordTransport struct {
-	mcp.Transport
-	conn mcp.Connection
-}
-
-func (t *recordTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	t.conn = conn
-	return conn, err
+	return l.cs
 }
 
 // connect makes one attempt, bounded by the link's timeout. It is called
 // with mu held, so concurrent calls wait for one attempt.
-func (l *link) connect(ctx context.Context) (*upstream, error) {
+func (l *link) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
-	rt := &recordTransport{Transport: l.up.transport(l.http, l.relay)}
-	cs, err := l.client.Connect(ctx, rt, nil)
+	cs, err := l.client.Connect(ctx, l.up.transport(l.http), nil)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %v", l.timeout)
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, l.up, err)
 	}
-	u := &upstream{cs: cs, conn: rt.conn}
-	u.capture, _ = rt.conn.(*captureConn)
-	if ir := cs.InitializeResult(); ir != nil && ir.ProtocolVersion < protocol20260728 && rt.conn != nil {
-		u.fast, u.version = true, ir.ProtocolVersion
-	}
-	u.ctx, u.cancel = context.WithCancel(context.Background())
-	return u, nil
+	return cs, nil
 }
 
-// watch forgets u when its connection ends (a stdio upstream that exited),
+// watch forgets cs when its connection ends (a stdio upstream that exited),
 // so that the next call connects again.
-func (l *link) watch(u *upstream) {
-	err := u.cs.Wait()
-	u.cancel()
-	if l.drop(u.cs) {
+func (l *link) watch(cs *mcp.ClientSession) {
+	err := cs.Wait()
+	if l.drop(cs) {
 		l.logf("upstream disconnected", "upstream", l.up.String(), "err", err)
 	}
 }
@@ -296,14 +223,12 @@ func (l *link) watch(u *upstream) {
 // whether cs was current.
 func (l *link) drop(cs *mcp.ClientSession) bool {
 	l.mu.Lock()
-	u := l.cur
-	current := u != nil && u.cs == cs
+	current := l.cs == cs
 	if current {
-		l.cur = nil
+		l.cs = nil
 	}
 	l.mu.Unlock()
 	if current {
-		u.cancel()
 		// Closing a command's session waits for the process to exit.
 		go cs.Close()
 	}
@@ -314,12 +239,11 @@ func (l *link) drop(cs *mcp.ClientSession) bool {
 func (l *link) close() error {
 	l.mu.Lock()
 	l.closed = true
-	u := l.cur
-	l.cur = nil
+	cs := l.cs
+	l.cs = nil
 	l.mu.Unlock()
-	if u != nil {
-		u.cancel()
-		return u.cs.Close()
+	if cs != nil {
+		return cs.Close()
 	}
 	return nil
 }

@@ -27,15 +27,8 @@ import (
 // stdio instead of running tests; its value is the upstream's output folder.
 const stdioUpstreamEnv = "LRO_PROXY_TEST_STDIO_UPSTREAM"
 
-// legacyUpstreamEnv, when set with stdioUpstreamEnv, makes the stdio
-// upstream speak protocol 2025-11-25 only, which the fast path serves.
-const legacyUpstreamEnv = "LRO_PROXY_TEST_LEGACY_UPSTREAM"
-
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(stdioUpstreamEnv); dir != "" {
-		if os.Getenv(legacyUpstreamEnv) != "" {
-			upstreamProtocols = []string{"2025-11-25"}
-		}
 		if err := newUpstream(dir).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "upstream:", err)
 			os.Exit(1)
@@ -113,10 +106,6 @@ var countSchema = &jsonschema.Schema{
 	Properties: map[string]*jsonschema.Schema{"count": {Type: "integer", Description: "how many records"}},
 }
 
-// upstreamProtocols, if not nil, are the protocol versions newUpstream
-// speaks.
-var upstreamProtocols []string
-
 // blocked receives, from the tool "block" of an upstream in this process,
 // "started" when a call starts and "canceled" when it sees its cancellation.
 var blocked = make(chan string, 10)
@@ -124,7 +113,7 @@ var blocked = make(chan string, 10)
 // newUpstream returns the upstream server. Its typed tool "items" offloads
 // with package lro into dir, unless the caller is an LRO proxy.
 func newUpstream(dir string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "v1"}, &mcp.ServerOptions{Instructions: "upstream instructions", SupportedProtocolVersions: upstreamProtocols})
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "v1"}, &mcp.ServerOptions{Instructions: "upstream instructions"})
 	s.AddReceivingMiddleware(lro.GuardNullArguments)
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "annotated"}
 	lro.AddTool(s, &mcp.Tool{Name: "items", Title: "Items", Description: "Lists items.", Annotations: readOnly},
@@ -190,25 +179,6 @@ func newUpstream(dir string) *mcp.Server {
 				}
 			}
 			return textResult("done"), nil
-		})
-	s.AddTool(&mcp.Tool{Name: "ask", Description: "Pings the client and lists its roots during the call.", InputSchema: countSchema},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			// Bounded, so that a request the client never sees shows in the
-			// result instead of hanging the call.
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			ping := "ok"
-			if err := req.Session.Ping(ctx, nil); err != nil {
-				ping = err.Error()
-			}
-			roots := ""
-			if res, err := req.Session.ListRoots(ctx, nil); err != nil {
-				roots = "error: " + err.Error()
-			} else {
-				data, _ := json.Marshal(res)
-				roots = string(data)
-			}
-			return textResult("ping: " + ping + "; roots: " + roots), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "pid", Description: "The upstream's process id.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
