@@ -71,9 +71,12 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 		if err != nil {
 			return nil, nil, fmt.Errorf("lro: marshaling output: %w", err)
 		}
-		if res.Content == nil {
+		sdkText := res.Content == nil
+		if sdkText {
 			// What the SDK sends beside the structured content when the
-			// handler sets no content: the same JSON as text.
+			// handler sets no content: the same JSON as text. It is set
+			// here only for the estimate; inline, the SDK writes it as
+			// ever.
 			res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
 		}
 		// The SDK sets StructuredContent from the returned value and keeps
@@ -83,6 +86,9 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 				return res, nil, nil
 			}
 			return res, res.StructuredContent, nil
+		}
+		if sdkText {
+			res.Content = nil
 		}
 		return res, json.RawMessage(data), nil
 	}
