@@ -23,8 +23,9 @@ const DefaultEnvPrefix = "ATLATL"
 
 // ErrInvalidConfig is wrapped by the errors of [LoadOptions] for a value in
 // the TOML file or the environment that is of the wrong type, out of range or
-// unknown. The message names the key (or variable) and the value.
-var ErrInvalidConfig = errors.New("invalid configuration")
+// unknown, and for an unknown key or variable. The message names the key (or
+// variable) and the value.
+var ErrInvalidConfig = errors.New("lro: invalid configuration")
 
 // Sources say where [LoadOptions] reads configuration besides code: the
 // specification's TOML file and environment variables. A nil *Sources reads

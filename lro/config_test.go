@@ -455,5 +455,5 @@ ttl_seconds = 600
 	fmt.Println(err)
 	// Output:
 	// {"prefix":"demo","threshold":3000,"ttl":"10m0s"}
-	// lro: environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean (want true or false): invalid configuration
+	// lro: environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean (want true or false): lro: invalid configuration
 }

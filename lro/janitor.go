@@ -30,7 +30,11 @@ func (opts *Options) CleanupOptions() (*cleanup.Options, error) {
 // that [Wrap], [AddTool] and [Middleware] write with opts: it sweeps the
 // output folder at once and then every [Options.CleanupInterval], deleting
 // the files whose TTL has passed and emitting an event.FileExpired for each
-// through opts.Observer, until ctx is canceled or the janitor is closed:
+// through opts.Observer, until ctx is canceled or the janitor is closed. It
+// also deletes the temporary files that a process which died while writing
+// left behind but, where the system has flock(2), never the file of a write
+// still under way, however long it takes and however short the TTL
+// (elsewhere, none younger than the TTL plus a day; see package cleanup):
 //
 //	j, err := lro.StartJanitor(ctx, opts)
 //	if err != nil {
