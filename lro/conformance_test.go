@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -433,13 +434,11 @@ func conformanceLevel2(t *testing.T) {
 
 func conformanceLevel3(t *testing.T) {
 	t.Run("error fallback to inline truncation", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "a-file")
-		if err := os.WriteFile(file, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
 		rec := &recorder{}
 		const n = 200
-		opts := &lro.Options{OutputDir: filepath.Join(file, "sub"), Operation: "recall", Observer: rec}
+		// Every write fails as on a full disk.
+		opts := &lro.Options{OutputDir: t.TempDir(), Operation: "recall", Observer: rec,
+			WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }}
 		res, err := lro.Wrap(recallHandler(n), opts)(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatalf("the call failed: %v", err)
@@ -486,10 +485,8 @@ func conformanceLevel3(t *testing.T) {
 		}
 		d := descriptorOf(t, res)
 
-		file := filepath.Join(t.TempDir(), "a-file")
-		os.WriteFile(file, nil, 0o600)
 		failing := *opts
-		failing.OutputDir = filepath.Join(file, "sub")
+		failing.WrapWriter = func(io.Writer) io.Writer { return failingWriter{} }
 		if _, err := lro.Wrap(recallHandler(100), &failing)(context.Background(), recallRequest(recipes.Light)); err != nil {
 			t.Fatal(err)
 		}

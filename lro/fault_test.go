@@ -78,11 +78,10 @@ var rootFaults = []writeFault{
 	},
 	{
 		name:   "path through a regular file",
-		reason: "the folder is missing and cannot be created: one of its parents is a regular file",
+		reason: "the folder is missing and cannot be created: one of its parents became a regular file after the tool was set up (Options.Validate rejects one before)",
 		setup: func(t *testing.T, base string) (lro.Options, func()) {
 			blocker := filepath.Join(base, "blocker")
-			writeBlocker(t, blocker)
-			return lro.Options{OutputDir: filepath.Join(blocker, "lro", "out")}, nil
+			return lro.Options{OutputDir: filepath.Join(blocker, "lro", "out")}, func() { writeBlocker(t, blocker) }
 		},
 		want: syscall.ENOTDIR,
 	},
@@ -651,10 +650,8 @@ func copyFile(from, to string) error {
 // that nothing was offloaded, since no part of the tool's own output can
 // stand for the provided set.
 func TestFallbackAfterProvide(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "a-file")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// Every write fails as on a full disk.
+	failing := func(io.Writer) io.Writer { return failingWriter{} }
 	const n = 300
 	items := makeItems(n)
 	lines := marshalEach(t, items)
@@ -709,7 +706,7 @@ func TestFallbackAfterProvide(t *testing.T) {
 		lro.AddTool(s, &mcp.Tool{Name: "list"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return nil, listOut{Items: items, NextOffset: 7}, nil
-		}, &lro.Options{OutputDir: filepath.Join(file, "sub"), Observer: obs})
+		}, &lro.Options{OutputDir: t.TempDir(), WrapWriter: failing, Observer: obs})
 		res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{"count": n}})
 		if err != nil {
 			t.Fatal(err)
@@ -724,7 +721,7 @@ func TestFallbackAfterProvide(t *testing.T) {
 				Content:           []mcp.Content{&mcp.TextContent{Text: "300 items"}},
 				StructuredContent: listOut{Items: items, NextOffset: 7},
 			}, nil
-		}, &lro.Options{OutputDir: filepath.Join(file, "sub"), Observer: obs})
+		}, &lro.Options{OutputDir: t.TempDir(), WrapWriter: failing, Observer: obs})
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
 		if err != nil {
 			t.Fatal(err)
@@ -736,7 +733,7 @@ func TestFallbackAfterProvide(t *testing.T) {
 		h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "formatted context within budget"}}}, nil
-		}, &lro.Options{OutputDir: filepath.Join(file, "sub"), Observer: obs})
+		}, &lro.Options{OutputDir: t.TempDir(), WrapWriter: failing, Observer: obs})
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
 		if err != nil {
 			t.Fatal(err)

@@ -288,16 +288,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer os.RemoveAll(dir)
-		file := filepath.Join(dir, "a-regular-file")
-		if err := os.WriteFile(file, nil, 0o600); err != nil {
+		// The instance starts with a valid output folder (a server refuses
+		// an invalid one at start), which then becomes a regular file, so
+		// that every write fails while the server runs.
+		out := filepath.Join(dir, "out")
+		if err := os.Mkdir(out, 0o700); err != nil {
 			fmt.Fprintln(stderr, "conform:", err)
 			return exitUsage
 		}
-		if fb, err = connect(ctx, "", o.command, []string{envOutputDir + "=" + filepath.Join(file, "out")}); err != nil {
+		if fb, err = connect(ctx, "", o.command, []string{envOutputDir + "=" + out}); err != nil {
 			fmt.Fprintln(stderr, "conform: fallback instance:", err)
 			return exitUsage
 		}
 		defer fb.cs.Close()
+		if err := os.RemoveAll(out); err == nil {
+			err = os.WriteFile(out, nil, 0o600)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "conform:", err)
+			return exitUsage
+		}
 	case o.fallbackURL != "":
 		if fb, err = connect(ctx, o.fallbackURL, nil, nil); err != nil {
 			fmt.Fprintln(stderr, "conform: fallback server:", err)

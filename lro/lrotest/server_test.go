@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,14 +119,11 @@ type serverOptions struct {
 func startServer(t *testing.T, so serverOptions) *server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	if so.unwritable {
-		file := filepath.Join(t.TempDir(), "a-file")
-		if err := os.WriteFile(file, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(file, "out")
-	}
 	opts := &lro.Options{OutputDir: dir, Operation: "recall", DefaultDetail: "light", CleanupInterval: 20 * time.Millisecond}
+	if so.unwritable {
+		// Every write fails as on a full disk.
+		opts.WrapWriter = func(io.Writer) io.Writer { return fullDisk{} }
+	}
 	if so.opts != nil {
 		so.opts(opts)
 	}
@@ -222,3 +220,8 @@ func config(srv, fallback *server) *lrotest.Config {
 	}
 	return cfg
 }
+
+// fullDisk fails every write as a full disk does.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
