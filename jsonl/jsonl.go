@@ -46,9 +46,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/oklog/ulid/v2"
-
-	"github.com/zircote/lro-go/internal/jsonscan"
 )
 
 // HeaderType is the value of the header line's "type" field.
@@ -508,7 +507,7 @@ func (w *Writer) WriteRecord(record []byte) error {
 			return w.invalid(err)
 		}
 		line = w.buf.Bytes()
-	} else if !jsonscan.Valid(record) {
+	} else if !valid(record) {
 		// Valid gives no reason; Compact finds it, on this rare path.
 		var discard bytes.Buffer
 		return w.invalid(json.Compact(&discard, record))
@@ -1001,7 +1000,7 @@ func ReadFile(path string) (Header, []json.RawMessage, error) {
 		}
 		rec := data[:i:i]
 		rec = bytes.TrimSuffix(rec, []byte{'\r'})
-		if !jsonscan.Valid(rec) {
+		if !valid(rec) {
 			return Header{}, nil, fmt.Errorf("%w: %s: line %d is not one JSON value", ErrInvalidRecord, path, n)
 		}
 		records = append(records, json.RawMessage(rec))
@@ -1012,4 +1011,10 @@ func ReadFile(path string) (Header, []json.RawMessage, error) {
 			ErrCountMismatch, path, h.Count, len(records))
 	}
 	return h, records, nil
+}
+
+// valid reports whether b is exactly one JSON value, as [json.Valid] does:
+// duplicate names and invalid UTF-8 in strings are allowed.
+func valid(b []byte) bool {
+	return jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }
