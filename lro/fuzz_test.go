@@ -266,13 +266,14 @@ func FuzzRecordExtraction(f *testing.F) {
 			res.StructuredContent = json.RawMessage(text)
 			structured = bytes.Trim([]byte(text), jsonSpace)
 		}
-		// The records: the structured content's when there is some, else
-		// the text's.
+		// The records: the structured content's when there is some, unless
+		// it holds no array and a text that does not repeat it is at least
+		// half its size; else the text's.
 		var o oracleRecords
-		if structured != nil {
+		if structured != nil && (oracleHasArray(t, structured) || !oracleTextHolds(t, res, structured)) {
 			o = oracleDoc(t, structured)
 		} else {
-			o = oracleText(t, text)
+			o = oracleText(t, res.Content[0].(*mcp.TextContent).Text)
 		}
 		tokens := estimate.Bytes(structured)
 		for _, c := range res.Content {
@@ -429,4 +430,42 @@ func cloneResult(res *mcp.CallToolResult) map[string]any {
 	}
 	sc, _ := json.Marshal(res.StructuredContent)
 	return map[string]any{"texts": texts, "structured": string(sc), "error": res.IsError}
+}
+
+// oracleHasArray reports whether the JSON value doc is an array or an object
+// with an array member.
+func oracleHasArray(t *testing.T, doc []byte) bool {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatalf("oracle: %v", err)
+	}
+	switch x := v.(type) {
+	case []any:
+		return true
+	case map[string]any:
+		for _, m := range x {
+			if _, ok := m.([]any); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// oracleTextHolds reports whether the text item of res, if any, is not the
+// structured content's JSON (compared compact) and is at least half its
+// size.
+func oracleTextHolds(t *testing.T, res *mcp.CallToolResult, structured []byte) bool {
+	if len(res.Content) == 0 {
+		return false
+	}
+	text := bytes.Trim([]byte(res.Content[0].(*mcp.TextContent).Text), jsonSpace)
+	if 2*len(text) < len(structured) {
+		return false
+	}
+	var a, b bytes.Buffer
+	if json.Compact(&a, text) != nil || json.Compact(&b, structured) != nil {
+		return true
+	}
+	return !bytes.Equal(a.Bytes(), b.Bytes())
 }

@@ -167,7 +167,7 @@ func (c *Config) shower(r *result, p *plan) shower {
 	})
 	switch ru.as {
 	case asArray:
-		return &arrayShower{ru: ru, records: recs, structured: r.structured != nil}
+		return &arrayShower{ru: ru, records: recs, structured: strings.HasPrefix(ru.at, "/structuredContent")}
 	case asLines:
 		lines := strings.Split(ru.text, "\n")
 		return &lineShower{lines: lines[:min(len(lines), ru.count)]}

@@ -127,8 +127,23 @@ type besideValue struct {
 }
 
 // plan finds the records of r and builds the header's "result".
+//
+// The structured content holds the records, unless it holds no array while
+// a text item that does not repeat it is at least half its size (such as
+// the text itself beside {"content": "..."}): the records are then the
+// texts', and the structured content is kept whole beside them.
 func (c *Config) plan(r *result) *plan {
 	p := &plan{}
+	copies := make([]bool, len(r.items))
+	fromStructured := r.structured != nil
+	if fromStructured {
+		for i, it := range r.items {
+			if it.text != nil {
+				copies[i] = sameJSON(it.text.Text, r.structured)
+			}
+		}
+		fromStructured = !textHolds(r, copies) || hasArray(r.structured)
+	}
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
@@ -136,38 +151,69 @@ func (c *Config) plan(r *result) *plan {
 			b.WriteByte(',')
 		}
 		at := "/content/" + strconv.Itoa(i) + "/text"
+		path := ".content[" + strconv.Itoa(i) + "]"
 		switch {
 		case it.text == nil:
 			b.Write(it.raw)
 			if !it.media {
-				p.beside = append(p.beside, besideValue{path: ".content[" + strconv.Itoa(i) + "]", what: "content item"})
+				p.beside = append(p.beside, besideValue{path: path, what: "content item"})
 			}
-		case r.structured != nil && sameJSON(it.text.Text, r.structured):
+		case copies[i]:
 			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
-		case r.structured != nil:
+		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
-			p.beside = append(p.beside, describeValue(".content["+strconv.Itoa(i)+"].text", quote(it.text.Text)))
+			p.beside = append(p.beside, describeValue(path+".text", quote(it.text.Text)))
 		default:
 			ru, skeleton := c.textRun(it.text.Text, at, firstLine(p.runs))
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
-				p.beside = append(p.beside, besideMembers(".content["+strconv.Itoa(i)+"].text", ru)...)
+				p.beside = append(p.beside, besideMembers(path+".text", ru)...)
 			}
 		}
 	}
 	b.WriteByte(']')
-	if r.structured != nil {
+	switch {
+	case fromStructured:
 		ru := c.docRun(r.structured, "/structuredContent")
 		p.runs = append(p.runs, ru)
 		b.WriteString(`,"structuredContent":`)
 		b.Write(skeletonOf(ru))
 		p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
+	case r.structured != nil:
+		b.WriteString(`,"structuredContent":`)
+		b.Write(r.structured)
+		p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
 	}
 	b.WriteByte('}')
 	p.result = b.Bytes()
 	return p
+}
+
+// textHolds reports whether a text item of r that is not a copy of the
+// structured content is at least half as large as it: the data itself
+// rather than a summary of it.
+func textHolds(r *result, copies []bool) bool {
+	for i, it := range r.items {
+		if it.text != nil && !copies[i] && 2*len(trimSpace([]byte(it.text.Text))) >= len(r.structured) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasArray reports whether the valid JSON value doc is an array or an
+// object with an array member: where records are found.
+func hasArray(doc []byte) bool {
+	switch jsontext.Value(doc).Kind() {
+	case '[':
+		return true
+	case '{':
+		_, _, _, ok := findArray(doc, "")
+		return ok
+	}
+	return false
 }
 
 // firstLine returns the number of the next text line after runs.
@@ -336,21 +382,19 @@ func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 	b.WriteByte('}')
 }
 
-// sameJSON reports whether text is the JSON of the valid JSON value doc,
-// up to white space.
+// sameJSON reports whether text is the JSON of the valid JSON value doc, up
+// to white space: a copy that the file can give back exactly, as doc's
+// compact form.
 func sameJSON(text string, doc []byte) bool {
 	t := trimSpace([]byte(text))
 	if bytes.Equal(t, doc) {
 		return true
 	}
-	if len(t) < len(doc)/2 || !jsontext.Value(t).IsValid(decodeOptions...) {
+	if len(t) < len(doc) || !jsontext.Value(t).IsValid(decodeOptions...) {
 		return false
 	}
 	a, b := jsontext.Value(bytes.Clone(t)), jsontext.Value(bytes.Clone(doc))
-	if a.Compact() != nil || b.Compact() != nil {
-		return false
-	}
-	return bytes.Equal(a, b)
+	return a.Compact() == nil && b.Compact() == nil && bytes.Equal(a, b)
 }
 
 // quote returns s as a JSON string.
