@@ -369,11 +369,11 @@ func TestMemoryServer(t *testing.T) {
 				t.Errorf("small recall through the proxy differs (-direct +proxy):\n%s", diff)
 			}
 			// The server returns one page to a proxy; the page's other
-			// fields come with the descriptor.
+			// fields are shown in the descriptor's beside.
 			page := callTool(t, cs, "list_memories", map[string]any{"limit": 100})
 			mustOffload(t, page, dir)
-			if len(page.Content) != 2 || !strings.Contains(text(page), `"next_offset":100`) || !strings.Contains(text(page), `"total":500`) {
-				t.Errorf("list_memories(limit 100): content %q; want the descriptor, then the fields total and next_offset", text(page))
+			if len(page.Content) != 1 || !strings.Contains(text(page), `next_offset":100`) || !strings.Contains(text(page), `total":500`) {
+				t.Errorf("list_memories(limit 100): content %q; want the descriptor, showing the fields total and next_offset", text(page))
 			}
 
 			bad := callTool(t, cs, "list_memories", map[string]any{"limit": 0})

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -349,10 +347,6 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return unavailable(p.link.up, err), nil
 	}
 	stripSDKMeta(res.Meta)
-	hideRecordless(ctx, res)
-	if !res.IsError {
-		stateFrom(ctx).noteSource(res)
-	}
 	return res, nil
 }
 
@@ -501,21 +495,12 @@ func stripSDKMeta(m mcp.Meta) {
 	}
 }
 
-// offloading is the handler the client calls: wrapped forwards and offloads.
-// Structured content that holds no array (such as {"content": "…"}, where
-// the data is one long string) has no records: the records are then found
-// in the text content instead, and the structured content comes back when
-// the result goes out inline.
+// offloading is the handler the client calls: wrapped forwards and
+// offloads, as lro offloads any tool's result.
 func (p *Proxy) offloading(wrapped mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		st := &callState{}
 		res, err := wrapped(context.WithValue(ctx, stateKey{}, st), req)
-		if res != nil && res.StructuredContent == nil && st.hidden != nil {
-			res.StructuredContent = st.hidden
-		}
-		if res != nil && err == nil {
-			p.addEnvelope(req.Params.Name, res, st)
-		}
 		if token := st.progressToken; token != "" {
 			// The client may handle the upstream's last notifications after
 			// the result: keep their route a little longer.
@@ -530,57 +515,12 @@ type stateKey struct{}
 // callState is what the forwarding handler leaves for the outer handler of
 // one call.
 type callState struct {
-	hidden        any    // structured content taken away from lro
 	progressToken string // the upstream progress token, to forget
-
-	// The source of the records, for addEnvelope.
-	first mcp.Content // the result's first content item
-	doc   []byte      // the structured content, when the records are in it
-	text  string      // else the only text
 }
 
 func stateFrom(ctx context.Context) *callState {
 	st, _ := ctx.Value(stateKey{}).(*callState)
 	return st
-}
-
-// hideRecordless takes the structured content of res away, into the call's
-// slot, when it holds no array of records and there is text to find them in.
-func hideRecordless(ctx context.Context, res *mcp.CallToolResult) {
-	st := stateFrom(ctx)
-	if st == nil || res.StructuredContent == nil || res.IsError || len(res.Content) == 0 {
-		return
-	}
-	raw, ok := res.StructuredContent.(json.RawMessage)
-	if !ok {
-		data, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			return
-		}
-		raw = data
-	}
-	if hasArray(raw) {
-		return
-	}
-	st.hidden = res.StructuredContent
-	res.StructuredContent = nil
-}
-
-// hasArray reports whether doc is an array or an object with an array
-// field: where lro finds records.
-func hasArray(doc []byte) bool {
-	switch jsontext.Value(doc).Kind() {
-	case '[':
-		return true
-	case '{':
-		found := false
-		members(doc, func(_, value jsontext.Value) bool {
-			found = value.Kind() == '['
-			return !found
-		})
-		return found
-	}
-	return false
 }
 
 func serverName(cs *mcp.ClientSession) string {

@@ -275,7 +275,7 @@ func TestForwarding(t *testing.T) {
 					{"text", 200, marshalAll(t, makeItems(200)), "a JSON array in text"},
 					{"lines", 300, lineRecords(t, 300), "plain text: one record per line"},
 					{"exact", 150, exactRecords(t, 150), "key order and numbers as the upstream wrote them"},
-					{"recordless", 300, lineRecords(t, 300), `{"content": text} holds no records: the text's lines are`},
+					{"recordless", 300, lineRecords(t, 300), `{"content": text} holds no array beside the text itself: the text's lines are the records`},
 				}
 				for _, tt := range tests {
 					res := call(t, cs, tt.tool, tt.count)
@@ -308,9 +308,16 @@ func TestForwarding(t *testing.T) {
 				if diff := cmp.Diff(marshalAll(t, makeItems(200)), fileRecords(t, d.FilePath)); diff != "" {
 					t.Errorf("records (-want +got):\n%s", diff)
 				}
-				want := `Besides the offloaded records (its field "items"), the result had these fields: {"total":1000,"next_cursor":"c-2"}`
-				if len(res.Content) != 2 || res.Content[1].(*mcp.TextContent).Text != want {
-					t.Errorf("content after the descriptor = %v, want the text %s", res.Content[1:], want)
+				// The descriptor shows them, and the file's header keeps them.
+				if d.Beside == nil || !strings.Contains(string(d.Beside.Values), `total":1000`) || !strings.Contains(string(d.Beside.Values), `"c-2"`) {
+					t.Errorf("beside = %+v, want the total and the cursor", d.Beside)
+				}
+				if len(res.Content) != 1 {
+					t.Errorf("%d content items, want the descriptor alone", len(res.Content))
+				}
+				header, _, _ := strings.Cut(readFile(t, d.FilePath), "\n")
+				if !strings.Contains(header, `"total":1000`) || !strings.Contains(header, `"next_cursor":"c-2"`) {
+					t.Errorf("header %.300s does not keep the total and the cursor", header)
 				}
 				if len(call(t, cs, "page", 2).Content) != 1 {
 					t.Error("an inline page got an extra content item")
@@ -776,4 +783,13 @@ func TestHeaders(t *testing.T) {
 	if h.Get("Mcp-Session-Id") == "" {
 		t.Error("no Mcp-Session-Id")
 	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
