@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// goldenPath holds what an agent reads of every case of TestDescriptorsGolden.
+const goldenPath = "testdata/descriptors.txtar"
+
+// goldenNow is the fixed clock of the golden cases: it sets the header's
+// timestamp and the time part of the file name's ULID.
+var goldenNow = time.Date(2026, time.November, 20, 10, 30, 0, 0, time.UTC)
+
+// goldenComment is the comment of the golden archive.
+const goldenComment = `What an agent reads when a result is offloaded: for each case, the
+descriptor (the tool result's text, indented here; the agent receives it
+compact) and the first line of the JSONL file, the header, verbatim.
+
+$DIR is the output folder and $ULID the file name's ULID, whose random part
+changes on every call. The clock is fixed at 2026-11-20T10:30:00Z.
+
+list/PROFILE/DETAIL: list_memories of the example server on the default
+corpus (500 memories, seed 1). list/full_native/light: the same with
+Options.ExtractTools, called without a detail argument. issues: a tool
+returning {"total_count": 400, "items": [...]} as text. logs: a tool
+returning 5,000 plain-text log lines.
+
+Regenerate with: go test ./examples/memory -run Golden -update
+`
+
+// goldenCase is one offloaded call.
+type goldenCase struct {
+	name    string // the archive files' prefix
+	profile lro.Profile
+	native  bool           // Options.ExtractTools
+	tool    string         // list_memories, list_issues or read_logs
+	args    map[string]any // the call's arguments
+}
+
+func goldenCases() []goldenCase {
+	profiles := []struct {
+		name    string
+		profile lro.Profile
+	}{
+		{"full", lro.ProfileFull},
+		{"no_recipes", lro.ProfileNoRecipes},
+		{"no_schema", lro.ProfileNoSchema},
+		{"bare_pointer", lro.ProfileBarePointer},
+	}
+	var cases []goldenCase
+	for _, p := range profiles {
+		for _, d := range []string{"light", "medium", "full"} {
+			cases = append(cases, goldenCase{
+				name:    "list/" + p.name + "/" + d,
+				profile: p.profile,
+				tool:    "list_memories",
+				args:    map[string]any{"detail": d},
+			})
+		}
+	}
+	return append(cases,
+		// No detail argument: the tool's default (light) applies.
+		goldenCase{name: "list/full_native/light", native: true, tool: "list_memories", args: map[string]any{}},
+		goldenCase{name: "issues/full", tool: "list_issues", args: map[string]any{}},
+		goldenCase{name: "logs/full", tool: "read_logs", args: map[string]any{}},
+	)
+}
+
+// TestDescriptorsGolden calls each case through a go-sdk client and compares
+// the descriptor it receives, and the header of the file written, with
+// testdata/descriptors.txtar, so that a change to what agents read shows in
+// review. Run with -update to rewrite the archive.
+func TestDescriptorsGolden(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lro")
+	if strings.ContainsFunc(dir, func(r rune) bool { return !strings.ContainsRune(shellSafe, r) }) {
+		// Such a path could be escaped in the JSON text or in the recipes'
+		// shell quoting, where replacing it with $DIR would miss it.
+		t.Skipf("output folder %q needs shell quoting", dir)
+	}
+	ar := &archive{comment: goldenComment}
+	for _, tc := range goldenCases() {
+		opts := &lro.Options{
+			OutputDir:    dir,
+			Now:          func() time.Time { return goldenNow },
+			Profile:      tc.profile,
+			ExtractTools: tc.native,
+		}
+		var s *mcp.Server
+		if tc.tool == "list_memories" {
+			s = newServer(bigStore, opts)
+		} else {
+			s = otherServer(opts)
+		}
+		desc, header := offloadedCall(t, s, tc.tool, tc.args, dir)
+		ar.files = append(ar.files,
+			archiveFile{tc.name + "/descriptor.json", desc},
+			archiveFile{tc.name + "/header.jsonl", header})
+	}
+	got := ar.format()
+
+	if *update {
+		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(goldenPath)
+	if err != nil {
+		t.Fatalf("%v (run go test ./examples/memory -run Golden -update to create it)", err)
+	}
+	want, err := parseArchive(data)
+	if err != nil {
+		t.Fatalf("%s: %v", goldenPath, err)
+	}
+	if diff := cmp.Diff(want.comment, ar.comment); diff != "" {
+		t.Errorf("%s: comment mismatch (-want +got):\n%s", goldenPath, diff)
+	}
+	wantFiles := map[string]string{}
+	for _, f := range want.files {
+		wantFiles[f.name] = f.data
+	}
+	for _, f := range ar.files {
+		w, ok := wantFiles[f.name]
+		if !ok {
+			t.Errorf("%s: no file %s (run with -update to add it)", goldenPath, f.name)
+			continue
+		}
+		delete(wantFiles, f.name)
+		if diff := cmp.Diff(w, f.data); diff != "" {
+			t.Errorf("%s: %s mismatch (-want +got); if the change is intended, run go test ./examples/memory -run Golden -update:\n%s", goldenPath, f.name, diff)
+		}
+	}
+	for name := range wantFiles {
+		t.Errorf("%s: file %s is no longer produced (run with -update to remove it)", goldenPath, name)
+	}
+	if !bytes.Equal(data, got) && !t.Failed() {
+		t.Errorf("%s differs from what -update would write only in its layout; run with -update", goldenPath)
+	}
+}
+
+// shellSafe are the characters of a path the recipes do not quote.
+const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-"
+
+// offloadedCall calls tool on s through an in-memory go-sdk client and
+// returns the descriptor it receives, indented, and the header line of the
+// file written, with the output folder dir and the file name's ULID replaced
+// by $DIR and $ULID. It removes the file.
+func offloadedCall(t *testing.T, s *mcp.Server, tool string, args map[string]any, dir string) (desc, header string) {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "golden", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		ss.Wait()
+	}()
+	res := call(t, cs, tool, args)
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d content items, want 1 (the descriptor)", tool, len(res.Content))
+	}
+	raw := text(res)
+	var d struct {
+		Offloaded bool   `json:"offloaded"`
+		FilePath  string `json:"file_path"`
+	}
+	if err := json.Unmarshal([]byte(raw), &d); err != nil || !d.Offloaded {
+		t.Fatalf("%s: not a descriptor (%v): %.200s", tool, err, raw)
+	}
+	if filepath.Dir(d.FilePath) != dir {
+		t.Fatalf("%s: file %s is not in %s", tool, d.FilePath, dir)
+	}
+	_, id, ok := jsonl.ParseName(filepath.Base(d.FilePath), lro.DefaultPrefix)
+	if !ok {
+		t.Fatalf("%s: file name %s is not {prefix}-{operation}-{ulid}.jsonl", tool, d.FilePath)
+	}
+	if got := id.Timestamp(); !got.Equal(goldenNow) {
+		t.Errorf("%s: ULID time %v, want the clock's %v", tool, got.UTC(), goldenNow)
+	}
+	placeholders := strings.NewReplacer(dir, "$DIR", id.String(), "$ULID")
+
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, []byte(raw), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	indented.WriteByte('\n')
+
+	f, err := os.Open(d.FilePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(d.FilePath)
+	defer f.Close()
+	r := bufio.NewReader(f)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("%s: reading the header: %v", d.FilePath, err)
+	}
+	return placeholders.Replace(indented.String()), placeholders.Replace(line)
+}
+
+// otherServer returns a server with two tools whose results are not
+// memories, each offloaded by lro.Wrap as opts says: list_issues returns
+// {"total_count": 400, "items": [400 issues]} as text, read_logs 5,000
+// plain-text log lines.
+func otherServer(opts *lro.Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "golden-other", Version: "v0"}, nil)
+	in := &jsonschema.Schema{Type: "object"}
+	issues := goldenIssues()
+	s.AddTool(&mcp.Tool{Name: "list_issues", Description: "List the repository's issues.", InputSchema: in},
+		lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: issues}}}, nil
+		}, opts))
+	logs := goldenLogs()
+	s.AddTool(&mcp.Tool{Name: "read_logs", Description: "Read the service's log.", InputSchema: in},
+		lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: logs}}}, nil
+		}, opts))
+	return s
+}
+
+// goldenIssues returns the JSON text of 400 issue-like records, as a
+// listing API would return them.
+func goldenIssues() string {
+	type issue struct {
+		Number    int      `json:"number"`
+		Title     string   `json:"title"`
+		State     string   `json:"state"`
+		Labels    []string `json:"labels"`
+		Comments  int      `json:"comments"`
+		CreatedAt string   `json:"created_at"`
+	}
+	verbs := []string{"Fix", "Add", "Document", "Speed up", "Remove", "Test"}
+	things := []string{"the cache eviction", "retry backoff", "the CLI flags", "TLS reload", "the metrics endpoint", "config parsing", "the upload queue"}
+	labelSets := [][]string{{"bug"}, {"enhancement"}, {"docs"}, {"bug", "p1"}, {}, {"performance", "good first issue"}}
+	start := time.Date(2025, time.January, 6, 9, 0, 0, 0, time.UTC)
+	items := make([]issue, 400)
+	for i := range items {
+		state := "open"
+		if i%3 != 0 {
+			state = "closed"
+		}
+		items[i] = issue{
+			Number:    400 - i,
+			Title:     fmt.Sprintf("%s %s (#%d)", verbs[i%len(verbs)], things[i%len(things)], 400-i),
+			State:     state,
+			Labels:    labelSets[i%len(labelSets)],
+			Comments:  (i * 7) % 23,
+			CreatedAt: start.Add(time.Duration(400-i) * 17 * time.Hour).Format(time.RFC3339),
+		}
+	}
+	b, err := json.Marshal(struct {
+		TotalCount int     `json:"total_count"`
+		Items      []issue `json:"items"`
+	}{len(items), items})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// goldenLogs returns 5,000 log lines, one a second, mostly INFO.
+func goldenLogs() string {
+	messages := map[string][]string{
+		"INFO":  {"service started", "request served in 12ms", "cache warmed", "health check ok", "config reloaded"},
+		"WARN":  {"slow query took 1.8s", "retrying upstream call", "disk usage above 80%"},
+		"ERROR": {"upstream returned 503", "failed to write checkpoint: permission denied"},
+	}
+	start := time.Date(2026, time.November, 20, 10, 0, 1, 0, time.UTC)
+	var b strings.Builder
+	for i := range 5000 {
+		level := "INFO"
+		switch {
+		case i%97 == 96:
+			level = "ERROR"
+		case i%13 == 12:
+			level = "WARN"
+		}
+		ms := messages[level]
+		fmt.Fprintf(&b, "%s %s %s\n", start.Add(time.Duration(i)*time.Second).Format(time.RFC3339), level, ms[i%len(ms)])
+	}
+	return b.String()
+}
+
+// archive is a txtar archive: a comment, then files, each introduced by a
+// line "-- NAME --". It is written by hand, not with golang.org/x/tools/txtar,
+// because x/tools is not a requirement of this module's go.mod and the
+// format takes a few lines.
+type archive struct {
+	comment string
+	files   []archiveFile
+}
+
+type archiveFile struct {
+	name string
+	data string // ends with a newline
+}
+
+func (a *archive) format() []byte {
+	var b bytes.Buffer
+	b.WriteString(a.comment)
+	for _, f := range a.files {
+		fmt.Fprintf(&b, "-- %s --\n", f.name)
+		b.WriteString(f.data)
+		if !strings.HasSuffix(f.data, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// fileMarker matches a file marker line of a txtar archive.
+var fileMarker = regexp.MustCompile(`^-- (\S.*?) --$`)
+
+func parseArchive(data []byte) (*archive, error) {
+	a := &archive{}
+	var cur *archiveFile
+	var body strings.Builder
+	flush := func() {
+		if cur == nil {
+			a.comment = body.String()
+		} else {
+			cur.data = body.String()
+			a.files = append(a.files, *cur)
+		}
+		body.Reset()
+	}
+	for line := range strings.Lines(string(data)) {
+		if m := fileMarker.FindStringSubmatch(strings.TrimSuffix(line, "\n")); m != nil {
+			flush()
+			cur = &archiveFile{name: m[1]}
+			continue
+		}
+		body.WriteString(line)
+	}
+	flush()
+	if len(a.files) == 0 {
+		return nil, fmt.Errorf("no files in the archive")
+	}
+	return a, nil
+}
