@@ -76,9 +76,10 @@ Checks that need the server's cooperation:
     example memory server: -cleanup-interval).
   - the write-failure fallback (L3.fallback.*), with -fallback: a second
     instance of the command is started with ` + envOutputDir + `
-    naming a path below a regular file, so that no file can be written (the
-    command must take its folder from that variable); or with -fallback-url,
-    an instance already configured so.
+    naming a folder that does not exist yet (the command must take its
+    folder from that variable), and once it runs a regular file takes that
+    name, so that no file can be written there; or with -fallback-url, an
+    instance whose output folder cannot be written.
 Observability events (L3.events) are inside the server and always skipped.
 
 Exit status: 0 when no requirement fails, 1 when one does, 2 when the check
@@ -288,16 +289,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer os.RemoveAll(dir)
-		file := filepath.Join(dir, "a-regular-file")
-		if err := os.WriteFile(file, nil, 0o600); err != nil {
-			fmt.Fprintln(stderr, "conform:", err)
-			return exitUsage
-		}
-		if fb, err = connect(ctx, "", o.command, []string{envOutputDir + "=" + filepath.Join(file, "out")}); err != nil {
+		// A server refuses at start an output folder that can never be
+		// made (one below a regular file, say), so the instance starts with
+		// one that can, and a regular file takes its name once the
+		// instance runs: the server has no folder to write to, as when one
+		// is removed or unmounted under a running server.
+		out := filepath.Join(dir, "out")
+		if fb, err = connect(ctx, "", o.command, []string{envOutputDir + "=" + out}); err != nil {
 			fmt.Fprintln(stderr, "conform: fallback instance:", err)
 			return exitUsage
 		}
 		defer fb.cs.Close()
+		if err := os.WriteFile(out, nil, 0o600); err != nil {
+			fmt.Fprintln(stderr, "conform: fallback instance: making its output folder unwritable:", err)
+			return exitUsage
+		}
 	case o.fallbackURL != "":
 		if fb, err = connect(ctx, o.fallbackURL, nil, nil); err != nil {
 			fmt.Fprintln(stderr, "conform: fallback server:", err)
