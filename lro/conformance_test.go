@@ -423,14 +423,13 @@ func conformanceLevel2(t *testing.T) {
 
 func conformanceLevel3(t *testing.T) {
 	t.Run("error fallback to inline truncation", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "a-file")
-		if err := os.WriteFile(file, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, spoil := unwritableLater(t)
 		rec := &recorder{}
 		const n = 200
-		opts := &lro.Options{OutputDir: filepath.Join(file, "sub"), Operation: "recall", Observer: rec}
-		res, err := lro.Wrap(recallHandler(n), opts)(context.Background(), recallRequest(recipes.Light))
+		opts := &lro.Options{OutputDir: dir, Operation: "recall", Observer: rec}
+		h := lro.Wrap(recallHandler(n), opts)
+		spoil()
+		res, err := h(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatalf("the call failed: %v", err)
 		}
@@ -473,11 +472,12 @@ func conformanceLevel3(t *testing.T) {
 		}
 		d := descriptorOf(t, res)
 
-		file := filepath.Join(t.TempDir(), "a-file")
-		os.WriteFile(file, nil, 0o600)
+		dir, spoil := unwritableLater(t)
 		failing := *opts
-		failing.OutputDir = filepath.Join(file, "sub")
-		if _, err := lro.Wrap(recallHandler(100), &failing)(context.Background(), recallRequest(recipes.Light)); err != nil {
+		failing.OutputDir = dir
+		h := lro.Wrap(recallHandler(100), &failing)
+		spoil()
+		if _, err := h(context.Background(), recallRequest(recipes.Light)); err != nil {
 			t.Fatal(err)
 		}
 

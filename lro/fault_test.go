@@ -75,12 +75,12 @@ var rootFaults = []writeFault{
 		want: syscall.ENOSPC,
 	},
 	{
-		name:   "path through a regular file",
-		reason: "the folder is missing and cannot be created: one of its parents is a regular file",
+		name: "path through a regular file",
+		reason: "the folder is missing and cannot be created: one of its parents became a regular file after the tool was set up " +
+			"(Options.Validate rejects one before)",
 		setup: func(t *testing.T, base string) (lro.Options, func()) {
 			blocker := filepath.Join(base, "blocker")
-			writeBlocker(t, blocker)
-			return lro.Options{OutputDir: filepath.Join(blocker, "lro", "out")}, nil
+			return lro.Options{OutputDir: filepath.Join(blocker, "lro", "out")}, func() { writeBlocker(t, blocker) }
 		},
 		want: syscall.ENOTDIR,
 	},
@@ -585,11 +585,6 @@ func copyFile(from, to string) error {
 // when the file cannot be written: it is cut to whole records within the
 // threshold, like the text.
 func TestFallbackAfterProvideTruncatesStructured(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "a-file")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	opts := &lro.Options{OutputDir: filepath.Join(file, "sub")}
 	const n = 300
 	check := func(t *testing.T, structured any) {
 		t.Helper()
@@ -620,12 +615,14 @@ func TestFallbackAfterProvideTruncatesStructured(t *testing.T) {
 		}
 	}
 	t.Run("AddTool", func(t *testing.T) {
+		dir, spoil := unwritableLater(t)
 		s := newServer()
 		lro.AddTool(s, &mcp.Tool{Name: "list"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 			items := makeItems(n)
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return nil, listOut{Items: items, NextOffset: 7}, nil
-		}, opts)
+		}, &lro.Options{OutputDir: dir})
+		spoil()
 		res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{"count": n}})
 		if err != nil {
 			t.Fatal(err)
@@ -636,6 +633,7 @@ func TestFallbackAfterProvideTruncatesStructured(t *testing.T) {
 		check(t, res.StructuredContent)
 	})
 	t.Run("Wrap", func(t *testing.T) {
+		dir, spoil := unwritableLater(t)
 		h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			items := makeItems(n)
 			lro.Provide(ctx, lro.ResultSet{Records: items})
@@ -643,7 +641,8 @@ func TestFallbackAfterProvideTruncatesStructured(t *testing.T) {
 				Content:           []mcp.Content{&mcp.TextContent{Text: "300 items"}},
 				StructuredContent: listOut{Items: items, NextOffset: 7},
 			}, nil
-		}, opts)
+		}, &lro.Options{OutputDir: dir})
+		spoil()
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
 		if err != nil {
 			t.Fatal(err)

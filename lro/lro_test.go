@@ -442,18 +442,14 @@ func TestTextLinesBecomeRecords(t *testing.T) {
 }
 
 func TestWriteFailureFallsBackInline(t *testing.T) {
-	base := t.TempDir()
-	blocker := filepath.Join(base, "file")
-	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	obs := &recorder{}
-	dir := filepath.Join(blocker, "sub") // a path through a regular file
+	dir, spoil := unwritableLater(t)
 	s := newServer()
 	lro.AddTool(s, &mcp.Tool{Name: "list_items"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 			return nil, listOut{Items: makeItems(in.Count)}, nil
 		}, &lro.Options{OutputDir: dir, Observer: obs})
+	spoil()
 	cs := connect(t, s)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_items", Arguments: map[string]any{"count": 300}})
 	if err != nil {

@@ -118,19 +118,20 @@ type serverOptions struct {
 func startServer(t *testing.T, so serverOptions) *server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	if so.unwritable {
-		file := filepath.Join(t.TempDir(), "a-file")
-		if err := os.WriteFile(file, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(file, "out")
-	}
 	opts := &lro.Options{OutputDir: dir, Operation: "recall", DefaultDetail: "light", CleanupInterval: 20 * time.Millisecond}
 	if so.opts != nil {
 		so.opts(opts)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "lrotest-server", Version: "v0"}, nil)
 	lro.AddTool(s, &mcp.Tool{Name: "recall", Description: "Recall memories."}, recall, opts)
+	if so.unwritable {
+		// A regular file takes the folder's name once the tool is built
+		// (lro refuses at start a folder that can never be made): no file
+		// can be written.
+		if err := os.WriteFile(dir, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if so.desc != nil || so.result != nil || so.list != nil {
 		s.AddReceivingMiddleware(tamper(t, so))
 	}
