@@ -647,11 +647,11 @@ func (w *Writer) Size() int64 { return w.size }
 // Commit checks that the number of records written equals the header's
 // count, flushes the temporary file, renames it to [Writer.Path] and closes
 // it, which releases its lock (where there is no flock(2), it is closed
-// before the rename, as Windows requires). The rename is atomic: a reader sees no file at Path before
-// it and the complete file after it. Commit does not fsync: the files are
-// ephemeral results, syncing would cost milliseconds per call, and after a
-// crash at most a temporary file is left, which a janitor removes (see
-// [ParseTempName]).
+// before the rename, as Windows requires). The rename is atomic: a reader
+// sees no file at Path before it and the complete file after it. Commit does
+// not fsync: the files are ephemeral results, syncing would cost
+// milliseconds per call, and after a crash at most a temporary file is left,
+// which a janitor removes (see [ParseTempName]).
 //
 // If any step fails, Commit removes the temporary file and returns the error,
 // so nothing is left on disk. It returns [ErrNoHeader] if WriteHeader was not

@@ -300,6 +300,13 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	dangling, toDir := filepath.Join(dir, "dangling"), filepath.Join(dir, "to-dir")
+	if err := os.Symlink(filepath.Join(dir, "missing"), dangling); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if err := os.Symlink(t.TempDir(), toDir); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		opts    lro.Options
@@ -320,7 +327,14 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 			want: "below " + file + ", which is not a folder", reason: "like /etc/passwd/sub: it can never be created"},
 		{name: "output dir deep below a file", opts: lro.Options{OutputDir: filepath.Join(file, "a", "b", "c")}, field: "Options.OutputDir",
 			want: "below " + file, reason: "the nearest existing ancestor decides"},
+		{name: "output dir is a dangling symlink", opts: lro.Options{OutputDir: dangling}, field: "Options.OutputDir",
+			want: "a symlink that leads to no folder", reason: "a folder cannot be created at a symlink's name, nor files through it"},
+		{name: "output dir below a dangling symlink", opts: lro.Options{OutputDir: filepath.Join(dangling, "sub")}, field: "Options.OutputDir",
+			want: "below " + dangling + ", a symlink that leads to no folder", reason: "the nearest existing entry is the symlink"},
 		{name: "valid prefix", opts: lro.Options{Prefix: "My_app.v2-x", OutputDir: dir}, reason: "letters, digits, _ . and -"},
+		{name: "output dir is a symlink to a folder", opts: lro.Options{OutputDir: toDir}, reason: "as /tmp is on macOS"},
+		{name: "output dir to be created below a symlink to a folder", opts: lro.Options{OutputDir: filepath.Join(toDir, "new")},
+			reason: "the symlink leads to a folder"},
 		{name: "output dir to be created", opts: lro.Options{OutputDir: filepath.Join(dir, "new", "deeper")},
 			reason: "the first offload creates it below an existing folder"},
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
@@ -283,29 +284,35 @@ func newConfig(opts *Options) (*config, error) {
 }
 
 // checkOutputDir reports why the absolute path dir cannot be the output
-// folder: it is not a folder, or it does not exist and its nearest existing
-// ancestor is not a folder either (as in /etc/passwd/sub), so that it can
-// never be created. A folder that does not exist yet is fine: the first
-// offload creates it.
+// folder: the nearest entry on it that exists is not a folder (or a symlink
+// to one). That entry is dir itself when it exists, a regular file say, or
+// else the ancestor below which dir would have to be created, as in
+// /etc/passwd/sub. A symlink that leads nowhere counts as an entry that is
+// not a folder: files could not be created through it either. A folder that
+// does not exist yet is fine: the first offload creates it.
 func checkOutputDir(dir string) error {
 	for p := dir; ; {
-		// Any error but success (does not exist, a file on the way,
-		// no permission to look) sends the search one level up.
 		fi, err := os.Stat(p)
-		switch {
-		case err != nil:
-		case fi.IsDir():
-			return nil
-		case p == dir:
-			return errors.New("not a folder")
-		default:
-			return fmt.Errorf("below %s, which is not a folder", p)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
+		if err == nil && fi.IsDir() {
 			return nil
 		}
-		p = parent
+		what := "which is not a folder"
+		if err != nil {
+			if _, lerr := os.Lstat(p); lerr != nil {
+				// Not there (or not to be looked at): one level up.
+				parent := filepath.Dir(p)
+				if parent == p {
+					return nil
+				}
+				p = parent
+				continue
+			}
+			what = "a symlink that leads to no folder"
+		}
+		if p == dir {
+			return errors.New(strings.TrimPrefix(what, "which is "))
+		}
+		return fmt.Errorf("below %s, %s", p, what)
 	}
 }
 
