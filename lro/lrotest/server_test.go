@@ -129,14 +129,6 @@ func startServer(t *testing.T, so serverOptions) *server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "lrotest-server", Version: "v0"}, nil)
 	lro.AddTool(s, &mcp.Tool{Name: "recall", Description: "Recall memories."}, recall, opts)
-	if so.unwritable {
-		// A regular file takes the folder's name once the tool is built
-		// (lro refuses at start a folder that can never be made): no file
-		// can be written.
-		if err := os.WriteFile(dir, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if so.desc != nil || so.result != nil || so.list != nil {
 		s.AddReceivingMiddleware(tamper(t, so))
 	}
