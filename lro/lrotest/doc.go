@@ -94,8 +94,9 @@
 //     files must survive. The kit removes what it planted.
 //   - The write-failure fallback (L3.fallback.*) needs
 //     [Config].FallbackSession, a session to a second instance of the server
-//     whose output folder cannot be written, for example started with
-//     ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR naming a path below a regular file.
+//     whose output folder cannot be written, for example one started with
+//     ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR naming a folder that is then
+//     replaced by a regular file.
 //     The large call there must succeed, warn that offloading failed and the
 //     result is truncated, and hold fewer records than the offloaded file,
 //     within the threshold.

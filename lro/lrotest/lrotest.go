@@ -109,8 +109,9 @@ type Config struct {
 	Cleanup *Cleanup
 
 	// FallbackSession is a session to a second instance of the server whose
-	// output folder cannot be written (for example, with
-	// ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR naming a path below a regular file).
+	// output folder cannot be written (for example, one started with
+	// ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR naming a folder that is then
+	// replaced by a regular file).
 	// It enables the L3.fallback checks; if nil, they are skipped.
 	FallbackSession *mcp.ClientSession
 }
