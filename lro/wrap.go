@@ -192,7 +192,7 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 			set = &offload.Set{Records: recs, Scores: provided.Scores, RecordType: elem}
 		}
 	}
-	return c.core.Apply(ctx, c.call(req), res, structured, set)
+	return c.core.Apply(ctx, func() offload.Call { return c.call(req) }, res, structured, set)
 }
 
 // encodeRecords returns the JSON of each record of a provided set, and their

@@ -30,6 +30,8 @@ type tally struct {
 	maxScore   float64
 	scores     int
 	sample     []json.RawMessage
+	buf        bytes.Buffer     // the record dec reads
+	dec        jsontext.Decoder // reused for every record
 }
 
 // add describes one record line.
@@ -44,21 +46,30 @@ func (t *tally) add(line []byte) {
 	if jsontext.Value(line).Kind() != '{' {
 		return
 	}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(line), decodeOptions...)
-	if _, err := dec.ReadToken(); err != nil {
+	t.buf.Reset()
+	t.buf.Write(line)
+	t.dec.Reset(&t.buf, decodeOptions...)
+	if _, err := t.dec.ReadToken(); err != nil {
 		return
 	}
-	for dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
+	for t.dec.PeekKind() == '"' {
+		tok, err := t.dec.ReadToken()
 		if err != nil {
 			return
 		}
-		name := tok.String()
-		v, err := dec.ReadValue()
-		if err != nil {
-			return
+		// Only two members matter: the others are skipped, not read.
+		switch name := tok.String(); name {
+		case "namespace", "score":
+			v, err := t.dec.ReadValue()
+			if err != nil {
+				return
+			}
+			t.field(name, v)
+		default:
+			if t.dec.SkipValue() != nil {
+				return
+			}
 		}
-		t.field(name, v)
 	}
 }
 
@@ -251,7 +262,8 @@ func describeValue(path string, v []byte) besideValue {
 func describeKind(v []byte) string {
 	switch jsontext.Value(v).Kind() {
 	case '[':
-		return fmt.Sprintf("array of %d", countElements(v))
+		n, _ := countElements(v)
+		return fmt.Sprintf("array of %d", n)
 	case '{':
 		n := 0
 		dec := jsontext.NewDecoder(bytes.NewBuffer(v), decodeOptions...)

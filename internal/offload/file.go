@@ -30,10 +30,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	if c.wantsSchema() && structType(call.RecordType) == nil {
 		t.schema = &descriptor.Inferrer{}
 	}
-	count := 0
-	if err := p.each(func(line []byte) error { count++; t.add(line); return nil }); err != nil {
-		return nil, err
-	}
+	count := p.count()
 	h := jsonl.Header{
 		Operation:       op,
 		Query:           call.Query,
@@ -52,7 +49,13 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	if err := w.WriteHeader(h); err != nil {
 		return nil, err
 	}
-	if err := p.each(w.WriteValidRecord); err != nil {
+	// One pass writes the records and gathers what the descriptor says of
+	// them.
+	err = p.each(func(line []byte) error {
+		t.add(line)
+		return w.WriteValidRecord(line)
+	})
+	if err != nil {
 		return nil, err
 	}
 	in := descriptor.Input{

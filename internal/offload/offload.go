@@ -58,7 +58,8 @@ type Set struct {
 }
 
 // Apply evaluates res against the threshold and, above it, offloads it and
-// rewrites res in place (its Content and StructuredContent; other fields,
+// rewrites res in place. describe says what the header and the descriptor
+// record of the call; it is called only when the result is offloaded (its Content and StructuredContent; other fields,
 // such as the protocol's resultType, are kept). structured is the JSON of
 // res.StructuredContent when the caller has it, else nil. set, when not
 // nil, is the full result set handed over with Provide. Apply reports
@@ -67,12 +68,16 @@ type Set struct {
 //
 // Errors (IsError) and results that are not complete (input requests of the
 // 2026-07-28 protocol) are never touched.
-func (c *Config) Apply(ctx context.Context, call Call, res *mcp.CallToolResult, structured []byte, set *Set) bool {
+func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) bool {
 	if res == nil || res.IsError || res.InputRequests != nil || res.NeedsInput() || res.RequestState != "" {
 		return false
 	}
-	if call.Operation == "" {
-		call.Operation = call.Tool
+	call := func() Call {
+		call := describe()
+		if call.Operation == "" {
+			call.Operation = call.Tool
+		}
+		return call
 	}
 	if set != nil {
 		if done, ok := c.applySet(ctx, call, res, structured, set); ok {
@@ -81,20 +86,23 @@ func (c *Config) Apply(ctx context.Context, call Call, res *mcp.CallToolResult, 
 	}
 	r, err := readResult(res, structured)
 	if err != nil {
-		return false // structured content that is not JSON: not ours to judge
+		return false
 	}
 	if !c.over(r) {
 		return false
 	}
-	p := c.plan(r)
-	c.offloadOrFallback(ctx, call, res, r, p, nil)
+	p, err := c.plan(r)
+	if err != nil {
+		return false // structured content that is not JSON: not ours to judge
+	}
+	c.offloadOrFallback(ctx, call(), res, r, p, nil)
 	return true
 }
 
 // applySet offloads a provided set above the threshold. ok is false when the
 // set is within the threshold, or cannot be used: the handler's own result is
 // then evaluated as any other.
-func (c *Config) applySet(ctx context.Context, call Call, res *mcp.CallToolResult, structured []byte, set *Set) (done, ok bool) {
+func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) (done, ok bool) {
 	recs := make([][]byte, len(set.Records))
 	tokens := 0
 	for i, rec := range set.Records {
@@ -108,6 +116,7 @@ func (c *Config) applySet(ctx context.Context, call Call, res *mcp.CallToolResul
 	if tokens <= c.Threshold {
 		return false, false
 	}
+	call := describe()
 	if set.RecordType != nil {
 		call.RecordType = set.RecordType
 	}

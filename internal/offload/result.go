@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 
@@ -60,10 +61,8 @@ func readResult(res *mcp.CallToolResult, structured []byte) (*result, error) {
 		}
 	}
 	if r.structured != nil {
+		// Validated only if the result is offloaded (see plan).
 		r.structured = trimSpace(r.structured)
-		if !jsontext.Value(r.structured).IsValid(decodeOptions...) {
-			return nil, errors.New("offload: structured content is not one JSON value")
-		}
 	}
 	return r, nil
 }
@@ -132,7 +131,7 @@ type besideValue struct {
 // a text item that does not repeat it is at least half its size (such as
 // the text itself beside {"content": "..."}): the records are then the
 // texts', and the structured content is kept whole beside them.
-func (c *Config) plan(r *result) *plan {
+func (c *Config) plan(r *result) (*plan, error) {
 	p := &plan{}
 	copies := make([]bool, len(r.items))
 	fromStructured := r.structured != nil
@@ -176,7 +175,10 @@ func (c *Config) plan(r *result) *plan {
 	b.WriteByte(']')
 	switch {
 	case fromStructured:
-		ru := c.docRun(r.structured, "/structuredContent")
+		ru, err := c.docRun(r.structured, "/structuredContent")
+		if err != nil {
+			return nil, err
+		}
 		p.runs = append(p.runs, ru)
 		b.WriteString(`,"structuredContent":`)
 		b.Write(skeletonOf(ru))
@@ -188,7 +190,7 @@ func (c *Config) plan(r *result) *plan {
 	}
 	b.WriteByte('}')
 	p.result = b.Bytes()
-	return p
+	return p, nil
 }
 
 // textHolds reports whether a text item of r that is not a copy of the
@@ -210,8 +212,8 @@ func hasArray(doc []byte) bool {
 	case '[':
 		return true
 	case '{':
-		_, _, _, ok := findArray(doc, "")
-		return ok
+		_, _, _, ok, err := findArray(doc, "")
+		return ok && err == nil
 	}
 	return false
 }
@@ -230,11 +232,11 @@ func firstLine(runs []*run) int {
 // textRun returns the run of a text item's records, and what the item's
 // text becomes in the header's "result".
 func (c *Config) textRun(text, at string, first int) (*run, []byte) {
-	doc := trimSpace([]byte(text))
-	if len(doc) > 0 && jsontext.Value(doc).IsValid(decodeOptions...) {
-		ru := c.docRun(doc, at)
-		ru.inText = at
-		return ru, skeletonOf(ru)
+	if doc := trimSpace([]byte(text)); len(doc) > 0 {
+		if ru, err := c.docRun(doc, at); err == nil {
+			ru.inText = at
+			return ru, skeletonOf(ru)
+		}
 	}
 	ru := &run{at: at, as: asLines, text: text, firstLine: first}
 	if text != "" {
@@ -249,31 +251,43 @@ func (c *Config) textRun(text, at string, first int) (*run, []byte) {
 	return ru, []byte(`""`)
 }
 
-// docRun returns the run of the records of the valid JSON document doc,
-// placed at at: doc itself when it is an array; else its array member named
-// by RecordsField, else its largest array member; else doc as one record.
-func (c *Config) docRun(doc []byte, at string) *run {
+// docRun returns the run of the records of the JSON document doc, placed
+// at at: doc itself when it is an array; else its array member named by
+// RecordsField, else its largest array member; else doc as one record. It
+// fails when doc is not exactly one JSON value; reading doc once validates
+// it and counts the records.
+func (c *Config) docRun(doc []byte, at string) (*run, error) {
 	ru := &run{at: at, as: asValue, doc: doc, start: 0, end: len(doc), count: 1}
 	switch jsontext.Value(doc).Kind() {
 	case '[':
-		ru.as = asArray
-		ru.count = countElements(doc)
+		n, err := countElements(doc)
+		if err != nil {
+			return nil, err
+		}
+		ru.as, ru.count = asArray, n
 	case '{':
-		key, start, end, ok := findArray(doc, c.RecordsField)
+		key, start, end, ok, err := findArray(doc, c.RecordsField)
+		if err != nil {
+			return nil, err
+		}
 		if ok {
 			ru.as, ru.key, ru.member, ru.start, ru.end = asArray, key, true, start, end
 			ru.at = at + "/" + escapePointer(key)
-			ru.count = countElements(doc[start:end])
+			ru.count, _ = countElements(doc[start:end])
+		}
+	default:
+		if !jsontext.Value(doc).IsValid(decodeOptions...) {
+			return nil, errors.New("offload: not one JSON value")
 		}
 	}
-	return ru
+	return ru, nil
 }
 
 // findArray returns the span of the records array of the valid JSON object
 // doc: its array member named field, else its largest array member. Of
 // members that share a name only the last counts, as for a decoder that
 // keeps the last duplicate, so that the name alone finds it again.
-func findArray(doc []byte, field string) (key string, start, end int, ok bool) {
+func findArray(doc []byte, field string) (key string, start, end int, ok bool, err error) {
 	type member struct {
 		name       string
 		start, end int
@@ -282,20 +296,23 @@ func findArray(doc []byte, field string) (key string, start, end int, ok bool) {
 	var members []member
 	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
 	if _, err := dec.ReadToken(); err != nil {
-		return "", 0, 0, false
+		return "", 0, 0, false, err
 	}
-	for dec.PeekKind() == '"' {
+	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return "", 0, 0, false
+			return "", 0, 0, false, err
 		}
 		name := tok.String()
 		v, err := dec.ReadValue()
 		if err != nil {
-			return "", 0, 0, false
+			return "", 0, 0, false, err
 		}
 		e := int(dec.InputOffset())
 		members = append(members, member{name, e - len(v), e, v.Kind() == '['})
+	}
+	if err := end_(dec); err != nil {
+		return "", 0, 0, false, err
 	}
 	last := map[string]int{}
 	for i, m := range members {
@@ -315,17 +332,39 @@ func findArray(doc []byte, field string) (key string, start, end int, ok bool) {
 		}
 	}
 	if best < 0 {
-		return "", 0, 0, false
+		return "", 0, 0, false, nil
 	}
 	m := members[best]
-	return m.name, m.start, m.end, true
+	return m.name, m.start, m.end, true, nil
 }
 
-// countElements counts the elements of the valid JSON array arr.
-func countElements(arr []byte) int {
+// countElements counts the elements of the JSON array arr, and fails when
+// arr is not exactly one JSON array.
+func countElements(arr []byte) (int, error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return 0, err
+	}
 	n := 0
-	_ = eachElement(arr, func([]byte) error { n++; return nil })
-	return n
+	for dec.PeekKind() != ']' {
+		if err := dec.SkipValue(); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, end_(dec)
+}
+
+// end_ reads the end of the object or array dec is in, and fails unless
+// nothing follows it.
+func end_(dec *jsontext.Decoder) error {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return errors.New("offload: more than one JSON value")
+	}
+	return nil
 }
 
 // eachElement calls fn with each element of the valid JSON array arr, as

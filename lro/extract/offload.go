@@ -43,7 +43,7 @@ func (c *config) answer(ctx context.Context, src *source, filter string, res *re
 	h := src.header
 	core := c.core(h.SchemaVersion)
 	call := offload.Call{Tool: ToolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
-	if !core.Apply(ctx, call, out, nil, &offload.Set{Records: records}) {
+	if !core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records}) {
 		return out
 	}
 	if sc, ok := out.StructuredContent.(json.RawMessage); ok && bytes.HasPrefix(sc, []byte(`{"offloaded":true`)) {
