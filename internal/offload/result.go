@@ -184,6 +184,9 @@ func (c *Config) plan(r *result) (*plan, error) {
 		b.Write(skeletonOf(ru))
 		p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
 	case r.structured != nil:
+		if !jsontext.Value(r.structured).IsValid(decodeOptions...) {
+			return nil, errors.New("offload: structured content is not one JSON value")
+		}
 		b.WriteString(`,"structuredContent":`)
 		b.Write(r.structured)
 		p.beside = append(p.beside, describeValue(".structuredContent", r.structured))

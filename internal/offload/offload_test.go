@@ -1,0 +1,118 @@
+package offload
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/jsonl"
+)
+
+func testConfig(t *testing.T) *Config {
+	return &Config{Threshold: 1, Dir: t.TempDir(), Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
+}
+
+// readBack reads the file a descriptor in res names, and rebuilds it.
+func readBack(t *testing.T, res *mcp.CallToolResult) (jsonl.Header, [][]byte, []byte) {
+	t.Helper()
+	var d struct {
+		FilePath string `json:"file_path"`
+	}
+	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil || d.FilePath == "" {
+		t.Fatalf("not a descriptor: %v", res.StructuredContent)
+	}
+	f, err := os.Open(d.FilePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	var h jsonl.Header
+	var lines [][]byte
+	for sc.Scan() {
+		if h.Type == "" {
+			if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		lines = append(lines, bytes.Clone(sc.Bytes()))
+	}
+	rebuilt, err := Rebuild(h, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, lines, rebuilt
+}
+
+// TestRebuild: every shape of result is put back together from its file,
+// byte for byte for what the client receives (texts as written, structured
+// content compact).
+func TestRebuild(t *testing.T) {
+	tests := []struct {
+		name       string
+		texts      []string
+		structured string
+		want       string // the rebuilt result
+		lines      int
+	}{
+		{"an array as text", []string{`[1, 2.50, 1e400]`}, "",
+			`{"content":[{"type":"text","text":"[1,2.50,1e400]"}]}`, 3},
+		{"members whose names need escaping in a pointer", []string{`{"a/b~c":[1,2],"n":"x"}`}, "",
+			`{"content":[{"type":"text","text":"{\"a/b~c\":[1,2],\"n\":\"x\"}"}]}`, 2},
+		{"duplicate names: the last array holds the records", []string{`{"r":[1],"r":[2,3]}`}, "",
+			`{"content":[{"type":"text","text":"{\"r\":[1],\"r\":[2,3]}"}]}`, 2},
+		{"text lines, CRLF and a final newline", []string{"a\r\nb\n\n"}, "",
+			`{"content":[{"type":"text","text":"a\r\nb\n\n"}]}`, 3},
+		{"an empty text beside lines", []string{"", "xxxxxxxx"}, "",
+			`{"content":[{"type":"text","text":""},{"type":"text","text":"xxxxxxxx"}]}`, 1},
+		{"a text that is one JSON string", []string{`"quoted"`}, "",
+			`{"content":[{"type":"text","text":"\"quoted\""}]}`, 1},
+		{"structured content and its copy", []string{`{"items":[1,2],"total":9}`}, `{"items":[1,2],"total":9}`,
+			`{"content":[{"type":"text","text":"{\"items\":[1,2],\"total\":9}"}],"structuredContent":{"items":[1,2],"total":9}}`, 2},
+		{"a summary beside structured content", []string{"2 items"}, `{"items":[1,2]}`,
+			`{"content":[{"type":"text","text":"2 items"}],"structuredContent":{"items":[1,2]}}`, 2},
+		{"the text itself beside {content: text}", []string{"line one\nline two"}, `{"content":"line one\nline two"}`,
+			`{"content":[{"type":"text","text":"line one\nline two"}],"structuredContent":{"content":"line one\nline two"}}`, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &mcp.CallToolResult{}
+			for _, s := range tt.texts {
+				res.Content = append(res.Content, &mcp.TextContent{Text: s})
+			}
+			if tt.structured != "" {
+				res.StructuredContent = json.RawMessage(tt.structured)
+			}
+			c := testConfig(t)
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+				t.Fatal("not offloaded")
+			}
+			_, lines, rebuilt := readBack(t, res)
+			if string(rebuilt) != tt.want {
+				t.Errorf("rebuilt\n %s\nwant\n %s", rebuilt, tt.want)
+			}
+			if len(lines) != tt.lines {
+				t.Errorf("%d record lines, want %d", len(lines), tt.lines)
+			}
+		})
+	}
+}
+
+// TestInvalidStructuredContentIsLeftAlone: structured content that is not
+// JSON is not the pipeline's to judge: the result goes out as it is.
+func TestInvalidStructuredContentIsLeftAlone(t *testing.T) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 100)}}, StructuredContent: json.RawMessage(`{"a":`)}
+	if testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		t.Error("a result with invalid structured content was rewritten")
+	}
+}
