@@ -30,8 +30,9 @@ type tally struct {
 	maxScore   float64
 	scores     int
 	sample     []json.RawMessage
-	buf        bytes.Buffer     // the record dec reads
-	dec        jsontext.Decoder // reused for every record
+	buf        bytes.Buffer                   // the record dec reads
+	dec        jsontext.Decoder               // reused for every record
+	fieldFn    func(key string, value []byte) // field, bound once, not per record
 }
 
 // add describes one record line.
@@ -40,7 +41,10 @@ func (t *tally) add(line []byte) {
 		t.sample = append(t.sample, json.RawMessage(bytes.Clone(line)))
 	}
 	if t.schema != nil {
-		_ = t.schema.AddFields(line, t.field)
+		if t.fieldFn == nil {
+			t.fieldFn = t.field
+		}
+		_ = t.schema.AddFields(line, t.fieldFn)
 		return
 	}
 	if jsontext.Value(line).Kind() != '{' {

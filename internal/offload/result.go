@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -201,7 +202,7 @@ func (c *Config) plan(r *result) (*plan, error) {
 // rather than a summary of it.
 func textHolds(r *result, copies []bool) bool {
 	for i, it := range r.items {
-		if it.text != nil && !copies[i] && 2*len(trimSpace([]byte(it.text.Text))) >= len(r.structured) {
+		if it.text != nil && !copies[i] && 2*len(trimSpace(readOnlyBytes(it.text.Text))) >= len(r.structured) {
 			return true
 		}
 	}
@@ -235,7 +236,7 @@ func firstLine(runs []*run) int {
 // textRun returns the run of a text item's records, and what the item's
 // text becomes in the header's "result".
 func (c *Config) textRun(text, at string, first int) (*run, []byte) {
-	if doc := trimSpace([]byte(text)); len(doc) > 0 {
+	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 {
 		if ru, err := c.docRun(doc, at); err == nil {
 			ru.inText = at
 			return ru, skeletonOf(ru)
@@ -428,7 +429,7 @@ func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 // to white space: a copy that the file can give back exactly, as doc's
 // compact form.
 func sameJSON(text string, doc []byte) bool {
-	t := trimSpace([]byte(text))
+	t := trimSpace(readOnlyBytes(text))
 	if bytes.Equal(t, doc) {
 		return true
 	}
@@ -555,3 +556,9 @@ func oneLine(rec []byte) ([]byte, error) {
 
 // trimSpace trims JSON's white space (and only it) around b.
 func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
+// readOnlyBytes returns the bytes of s without copying them, so that a
+// result of a million records is not held twice while it is offloaded.
+// They are only ever read (decoded, estimated, written or copied), never
+// modified: compactLine copies before it compacts.
+func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
