@@ -74,7 +74,9 @@ func TestStdio(t *testing.T) {
 	}{
 		{extract.ToolExtract, map[string]any{"file_path": path, "recipe": 6}, false, `{"count":4,"namespace":"_episodic/sessions"}`},
 		{extract.ToolExtract, map[string]any{"file_path": path, "query": "def f: f; f"}, true, "time limit"},
-		{extract.ToolExtract, map[string]any{"file_path": path, "query": `reduce range(1e5) as $i (null; [.]) | tojson`, "slurp": true}, true, "nested deeper"},
+		// Deep nesting is stopped by the depth bound, or by the time
+		// limit on a machine slow enough to reach it first: both are right.
+		{extract.ToolExtract, map[string]any{"file_path": path, "query": `reduce range(1e5) as $i (null; [.]) | tojson`, "slurp": true}, true, "nested deeper|time limit"},
 		{extract.ToolRead, map[string]any{"file_path": path, "line": 3, "limit": 1}, false, `3: {"content":`},
 		{extract.ToolSearch, map[string]any{"file_path": path, "pattern": "Decision 19:"}, false, `{"line":21,`},
 		{extract.ToolExtract, map[string]any{"file_path": "/etc/passwd", "recipe": 1}, true, "outside the output folder"},
@@ -84,7 +86,7 @@ func TestStdio(t *testing.T) {
 			t.Fatalf("%s: %v", tc.tool, err)
 		}
 		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError != tc.isError || !strings.Contains(text, tc.want) {
+		if res.IsError != tc.isError || !slices.ContainsFunc(strings.Split(tc.want, "|"), func(w string) bool { return strings.Contains(text, w) }) {
 			t.Errorf("%s(%v): %v %.200q, want %v and %q", tc.tool, tc.args, res.IsError, text, tc.isError, tc.want)
 		}
 	}
