@@ -80,7 +80,7 @@ func TestCleanupOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !filepath.IsAbs(co.Dir) || co.Prefix != "p" || co.TTL != lro.DefaultTTL || co.Interval != time.Hour {
+	if !filepath.IsAbs(co.Dir) || co.Prefix != "p" || co.TTL != cleanup.DefaultTTL || co.Interval != time.Hour {
 		t.Errorf("CleanupOptions = %+v, want an absolute dir, prefix p, the default TTL and interval", co)
 	}
 }
