@@ -37,16 +37,19 @@
 //
 // # Lifecycle
 //
-// [New] validates the [Options]; [Janitor.Start] sweeps right away and then
-// every [Options.Interval] (default [DefaultInterval], one hour) in a single
-// goroutine, until the context given to Start is canceled or [Janitor.Close]
-// is called. Close is idempotent and returns only after the goroutine has
-// finished, so no background sweep runs and none emits an event once it has
-// returned. [Start] is New and Start in one call.
+// [Start] validates the [Options] and returns a Janitor that sweeps right
+// away and then every [Options.Interval] (default [DefaultInterval], one
+// hour) in a single goroutine, until the context given to Start is canceled
+// or [Janitor.Close] is called. Close is idempotent and returns only after
+// the goroutine has finished, so no background sweep runs and none emits an
+// event once it has returned. A server built with package
+// [github.com/zircote/lro-go/lro] starts it with lro.StartJanitor, which
+// takes the folder, prefix and TTL from the same options as the files.
 //
-// A server that runs its own scheduler calls [Janitor.Sweep] instead, with
-// the current time as a parameter (like AllowN(t, n) of
-// golang.org/x/time/rate), which also makes tests need no fake clock. The
+// A server that runs its own scheduler gets a Janitor from [New], which
+// starts nothing, and calls [Janitor.Sweep] instead, with the current time
+// as a parameter (like AllowN(t, n) of golang.org/x/time/rate), which also
+// makes tests need no fake clock. The
 // [Result] of a sweep counts what it did and gives [Result.NextExpiry], when
 // the next file it kept becomes due.
 //
