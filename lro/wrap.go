@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -119,18 +118,6 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 		c.apply(ctx, req, res, slot.get(), nil)
 		return res, nil
 	}
-}
-
-// WidenOutputSchema returns an output schema that accepts what schema accepts
-// and also an offload descriptor. Use it for a tool registered with
-// [mcp.Server.AddTool] whose handler is wrapped with [Wrap]. A nil schema
-// gives nil.
-func WidenOutputSchema(schema any) (any, error) {
-	w, err := descriptor.WidenOutputSchema(schema)
-	if err != nil || w == nil {
-		return nil, err
-	}
-	return w, nil
 }
 
 // coreConfig is the offload pipeline's configuration of c.

@@ -132,25 +132,6 @@ func TestReflectHonoursBothTagStyles(t *testing.T) {
 	}
 }
 
-func TestWidenOutputSchema(t *testing.T) {
-	orig := map[string]any{"type": "object", "$defs": map[string]any{"x": map[string]any{"type": "string"}},
-		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}}
-	w, err := WidenOutputSchema(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w["type"] != "object" || w["$defs"] == nil || len(w["anyOf"].([]any)) != 2 {
-		t.Errorf("widened = %v", w)
-	}
-	again, _ := WidenOutputSchema(w)
-	if diff := cmp.Diff(w, again); diff != "" {
-		t.Errorf("widening twice changed the schema (-first +second):\n%s", diff)
-	}
-	if n, _ := WidenOutputSchema(nil); n != nil {
-		t.Errorf("nil schema widened to %v", n)
-	}
-}
-
 func sortStrings(s []string) []string {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
