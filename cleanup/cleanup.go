@@ -14,6 +14,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -310,8 +311,8 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 			res.Scanned++
 			temp := false
 			_, id, ok := jsonl.ParseName(name, j.prefix)
-			if !ok {
-				_, id, ok = jsonl.ParseTempName(name, j.prefix)
+			if base, isTemp := tempname.Base(name); !ok && isTemp {
+				_, id, ok = jsonl.ParseName(base, j.prefix)
 				temp = true
 			}
 			if !ok {

@@ -52,7 +52,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	if err := w.WriteHeader(h); err != nil {
 		return nil, err
 	}
-	if err := p.each(w.WriteValidRecord); err != nil {
+	if err := p.each(w.WriteRecord); err != nil {
 		return nil, err
 	}
 	in := descriptor.Input{
