@@ -9,16 +9,17 @@
 //   - lro_search returns the records with a value that matches a regular
 //     expression (RE2), with their line numbers.
 //
-// [AddTools] registers the three tools on a server; [Guidance] renders the
-// specification's native-tool guidance for the descriptors of that server.
-// The tools' handlers are safe for concurrent use; each call has its own
-// limits.
+// [AddTools] registers the three tools on a server. Set
+// lro.Options.ExtractTools on the offloading tools of that server, so that
+// their descriptors' guidance points to lro_extract (the specification's
+// native-tool template). The tools' handlers are safe for concurrent use;
+// each call has its own limits.
 //
 // # One source of truth for recipes
 //
 // Recipe N of lro_extract is recipe N of the file's descriptor: both are
-// recipes.For(detail, sample) over the header's detail level and the first
-// [recipes.SampleSize] records of the file, and lro_extract runs the
+// [recipes.Select] over the header's detail level and the first records of
+// the file (the same number for both), and lro_extract runs the
 // recipe's own Filter with its Slurp and Raw flags and its parameters bound
 // as jq variables, as the descriptor's shell command does with jq. Caller
 // parameters are variable values, never program text.
