@@ -244,7 +244,7 @@ func newConfig(opts *Options) (*config, error) {
 		c.DefaultDetail = DefaultDetail
 	}
 	if _, err := recipes.ParseDetail(string(c.DefaultDetail)); err != nil {
-		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w", err)
+		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w: %w", err, ErrInvalidOption)
 	}
 	if c.Profile < ProfileFull || c.Profile > ProfileBarePointer {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)

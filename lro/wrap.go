@@ -14,9 +14,11 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// ErrInvalidOption is wrapped by the error that reports an invalid [Options]
-// field; the message names the field and its value.
-var ErrInvalidOption = errors.New("invalid option")
+// ErrInvalidOption is wrapped by the error that [Options.Validate],
+// [LoadOptions] and [StartJanitor] return for an invalid [Options] field
+// (and that [Wrap], [AddTool] and [Middleware] panic with); the message
+// names the field and its value.
+var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first
 // invalid field. A nil *Options is valid. [Wrap], [AddTool] and [Middleware]
