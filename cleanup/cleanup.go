@@ -10,11 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -76,7 +76,7 @@ type Options struct {
 	TTL time.Duration
 
 	// Interval is the time between two background sweeps of
-	// [Janitor.Start]. If zero, defaults to [DefaultInterval]. Negative
+	// [Start]. If zero, defaults to [DefaultInterval]. Negative
 	// values are invalid.
 	Interval time.Duration
 
@@ -143,15 +143,16 @@ type Janitor struct {
 	// export_test.go) to change the folder at that moment.
 	beforeRemove func(name string)
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	cancel  context.CancelFunc
-	done    chan struct{}
+	// cancel stops the goroutine of Start, and done is closed when it has
+	// returned. Both are nil for a Janitor of New, and never change once
+	// Start has returned the Janitor.
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
-// New returns a Janitor configured by opts, which may be nil. It does not
-// start sweeping; see [Janitor.Start] and [Janitor.Sweep].
+// New returns a Janitor configured by opts, which may be nil, that sweeps
+// only when [Janitor.Sweep] is called: for a server with its own scheduler.
+// [Start] returns one that also sweeps in the background.
 //
 // New returns an error wrapping [ErrInvalidOption] and naming the field for
 // invalid options, and the error of [filepath.Abs] for a Dir that cannot be
@@ -203,50 +204,33 @@ func New(opts *Options) (*Janitor, error) {
 	}, nil
 }
 
-// Start is [New] followed by [Janitor.Start]: it returns a Janitor that
-// sweeps now and then every Interval until ctx is canceled or
-// [Janitor.Close] is called. It returns the errors of New.
+// Start returns a Janitor configured by opts, which may be nil, that sweeps
+// in a new goroutine: once right away, then every Interval, each time with
+// the time of Options.Now, until ctx is canceled or [Janitor.Close] is
+// called. Background sweeps never overlap: one that takes longer than
+// Interval delays the next instead of running beside it. Start returns at
+// once, with the errors of [New].
 func Start(ctx context.Context, opts *Options) (*Janitor, error) {
 	j, err := New(opts)
 	if err != nil {
 		return nil, err
 	}
-	j.Start(ctx)
-	return j, nil
-}
-
-// Start starts sweeping in a new goroutine: once right away, then every
-// Interval, each time with the time of Options.Now, until ctx is canceled or
-// [Janitor.Close] is called. Background sweeps never overlap: one that takes
-// longer than Interval delays the next instead of running beside it. Start
-// returns at once. Calling Start again, or
-// after Close, does nothing.
-func (j *Janitor) Start(ctx context.Context) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.started || j.closed {
-		return
-	}
-	j.started = true
 	ctx, j.cancel = context.WithCancel(ctx)
 	j.done = make(chan struct{})
 	go j.run(ctx)
+	return j, nil
 }
 
-// Close stops background sweeping and waits until the goroutine of
-// [Janitor.Start] has returned: a sweep in progress stops before its next
-// removal. Close is idempotent and may be called concurrently; every call
-// waits. It must not be called from the Observer or OnError of a background
-// sweep, which would wait for itself. Close always returns nil; it has an
-// error result so that a Janitor is an [io.Closer].
+// Close stops background sweeping and waits until the goroutine of [Start]
+// has returned: a sweep in progress stops before its next removal. Close is
+// idempotent and may be called concurrently; every call waits. It must not
+// be called from the Observer or OnError of a background sweep, which would
+// wait for itself. For a Janitor of [New], it does nothing. Close always
+// returns nil; it has an error result so that a Janitor is an [io.Closer].
 func (j *Janitor) Close() error {
-	j.mu.Lock()
-	j.closed = true
-	cancel, done := j.cancel, j.done
-	j.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
+	if j.cancel != nil {
+		j.cancel()
+		<-j.done
 	}
 	return nil
 }
@@ -327,8 +311,8 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 			res.Scanned++
 			temp := false
 			_, id, ok := jsonl.ParseName(name, j.prefix)
-			if !ok {
-				_, id, ok = jsonl.ParseTempName(name, j.prefix)
+			if base, isTemp := tempname.Base(name); !ok && isTemp {
+				_, id, ok = jsonl.ParseName(base, j.prefix)
 				temp = true
 			}
 			if !ok {

@@ -17,6 +17,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -52,10 +53,7 @@ func offload(t testing.TB, dir, prefix string, at time.Time) string {
 func leftover(t testing.TB, dir, prefix string, at time.Time) string {
 	t.Helper()
 	id := ulid.MustNew(ulid.Timestamp(at), rand.Reader)
-	tmp := filepath.Join(dir, "."+jsonl.Name(prefix, "recall", id)+".tmp")
-	if _, _, ok := jsonl.ParseTempName(filepath.Base(tmp), prefix); !ok {
-		t.Fatalf("%s is not a temporary file name", tmp)
-	}
+	tmp := filepath.Join(dir, tempname.Of(jsonl.Name(prefix, "recall", id)))
 	return writeFile(t, tmp, `{"type":"lro_header","operation":"rec`)
 }
 

@@ -7,9 +7,9 @@
 // is at or before now (a file created at 12:00:00.000 with a one-hour TTL is
 // deleted by any sweep at 13:00:00.000 or later), and emits one
 // [event.FileExpired] per deleted file through an [event.Observer]. It also
-// deletes the hidden temporary files (.{name}.jsonl.tmp, see
-// [jsonl.ParseTempName]) that a process interrupted while writing leaves
-// behind, with [event.FileExpired.Temporary] set; see below.
+// deletes the hidden temporary files (.{name}.jsonl.tmp) that a process
+// interrupted while writing leaves behind, with
+// [event.FileExpired.Temporary] set; see below.
 //
 // # Temporary files
 //
@@ -37,16 +37,19 @@
 //
 // # Lifecycle
 //
-// [New] validates the [Options]; [Janitor.Start] sweeps right away and then
-// every [Options.Interval] (default [DefaultInterval], one hour) in a single
-// goroutine, until the context given to Start is canceled or [Janitor.Close]
-// is called. Close is idempotent and returns only after the goroutine has
-// finished, so no background sweep runs and none emits an event once it has
-// returned. [Start] is New and Start in one call.
+// [Start] validates the [Options] and returns a Janitor that sweeps right
+// away and then every [Options.Interval] (default [DefaultInterval], one
+// hour) in a single goroutine, until the context given to Start is canceled
+// or [Janitor.Close] is called. Close is idempotent and returns only after
+// the goroutine has finished, so no background sweep runs and none emits an
+// event once it has returned. A server built with package
+// [github.com/zircote/lro-go/lro] starts it with lro.StartJanitor, which
+// takes the folder, prefix and TTL from the same options as the files.
 //
-// A server that runs its own scheduler calls [Janitor.Sweep] instead, with
-// the current time as a parameter (like AllowN(t, n) of
-// golang.org/x/time/rate), which also makes tests need no fake clock. The
+// A server that runs its own scheduler gets a Janitor from [New], which
+// starts nothing, and calls [Janitor.Sweep] instead, with the current time
+// as a parameter (like AllowN(t, n) of golang.org/x/time/rate), which also
+// makes tests need no fake clock. The
 // [Result] of a sweep counts what it did and gives [Result.NextExpiry], when
 // the next file it kept becomes due.
 //
@@ -72,17 +75,17 @@
 // # What is never touched
 //
 // A sweep removes only regular files directly in the folder whose names
-// [jsonl.ParseName] or [jsonl.ParseTempName] accept for the janitor's prefix.
-// It leaves alone every other name (including files of another prefix, even
-// one that extends this prefix, such as "atlatl-x-recall-….jsonl" for prefix
-// "atlatl"), subfolders and their contents (it does not recurse), other
-// folders, and every entry that is not a regular file: a symlink is neither
-// followed nor removed, even one named like an expired offload file, and
-// neither are folders, FIFOs, sockets or devices so named. A file that
-// disappears between the listing and its removal (because another sweep, in
-// this process or another, or a user removed it first) is not an error and
-// emits no event, so each deleted file is reported exactly once however many
-// janitors sweep the folder.
+// [jsonl.ParseName] accepts for the janitor's prefix, and the temporary files
+// of such names. It leaves alone every other name (including files of another
+// prefix, even one that extends this prefix, such as
+// "atlatl-x-recall-….jsonl" for prefix "atlatl"), subfolders and their
+// contents (it does not recurse), other folders, and every entry that is not
+// a regular file: a symlink is neither followed nor removed, even one named
+// like an expired offload file, and neither are folders, FIFOs, sockets or
+// devices so named. A file that disappears between the listing and its
+// removal (because another sweep, in this process or another, or a user
+// removed it first) is not an error and emits no event, so each deleted file
+// is reported exactly once however many janitors sweep the folder.
 //
 // Each sweep opens the folder with [os.OpenRoot] and lists, inspects and
 // removes entries through that handle, by single names, so it cannot be

@@ -100,13 +100,12 @@ func TestStartInterval(t *testing.T) {
 		// Now runs one day ahead: files made now are due after 10 minutes
 		// of the TTL have passed on that clock.
 		ahead := func() time.Time { return time.Now().Add(24 * time.Hour) }
-		j, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec, TTL: 24*time.Hour + 10*time.Minute, Interval: 15 * time.Minute, Now: ahead})
+		a := offload(t, dir, "", start)
+		j, err := cleanup.Start(context.Background(), &cleanup.Options{Dir: dir, Observer: rec, TTL: 24*time.Hour + 10*time.Minute, Interval: 15 * time.Minute, Now: ahead})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer j.Close()
-		a := offload(t, dir, "", start)
-		j.Start(context.Background())
 		time.Sleep(time.Hour + time.Second)
 		if diff := cmp.Diff([]sighting{{filepath.Base(a), 15 * time.Minute}}, rec.got()); diff != "" {
 			t.Errorf("events by time (-want +got):\n%s", diff)
@@ -114,8 +113,8 @@ func TestStartInterval(t *testing.T) {
 	})
 }
 
-// TestCloseStops checks that Close stops the sweeps, is idempotent, may be
-// called concurrently, and that Start after Close does nothing.
+// TestCloseStops checks that Close stops the sweeps, is idempotent and may
+// be called concurrently.
 func TestCloseStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
@@ -134,7 +133,6 @@ func TestCloseStops(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		j.Start(context.Background()) // does nothing after Close
 		path := offload(t, dir, "", time.Now().Add(-2*time.Hour))
 		time.Sleep(3 * time.Hour)
 		if got := rec.got(); len(got) != 0 || !exists(t, path) {
@@ -185,13 +183,14 @@ func TestCloseWaits(t *testing.T) {
 }
 
 // TestStartOnError makes every sweep fail and counts the sweeps by their
-// errors: a second Start starts no second goroutine.
+// errors: one at start, one per Interval, none after Close.
 func TestStartOnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "dir")
+		// The folder is below a regular file: every sweep fails.
+		dir := filepath.Join(writeFile(t, filepath.Join(t.TempDir(), "file"), ""), "dir")
 		var mu sync.Mutex
 		var errs []error
-		j, err := cleanup.New(&cleanup.Options{Dir: dir, OnError: func(err error) {
+		j, err := cleanup.Start(context.Background(), &cleanup.Options{Dir: dir, OnError: func(err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			errs = append(errs, err)
@@ -200,17 +199,14 @@ func TestStartOnError(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer j.Close()
-		writeFile(t, dir, "") // the folder became a file: every sweep fails
 		count := func() int {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(errs)
 		}
-		j.Start(context.Background())
-		j.Start(context.Background())
 		synctest.Wait()
 		if n := count(); n != 1 {
-			t.Errorf("after two Starts, %d sweeps at start; want 1", n)
+			t.Errorf("%d sweeps at start; want 1", n)
 		}
 		time.Sleep(time.Hour + time.Second)
 		if n := count(); n != 2 {

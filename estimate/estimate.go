@@ -109,12 +109,6 @@ func Bytes(b []byte) int {
 	return tokens(narrow, wide)
 }
 
-// ASCIITokens returns the [Heuristic]'s estimate of a text of n bytes that
-// are all ASCII (below 0x80), without reading it: ceil(n/4), the value of
-// [Bytes] on such a text. It is for callers that already know the text is
-// ASCII, for example from validating it.
-func ASCIITokens(n int) int { return tokens(n, 0) }
-
 // tokens is the heuristic's formula, ceil(narrow/4) + wide.
 func tokens(narrow, wide int) int { return (narrow+3)/4 + wide }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/internal/tempname"
 )
 
 // TestCommitFlushFails makes the final flush of Commit fail by closing the
@@ -92,7 +94,7 @@ func TestCreateRetriesOnCollision(t *testing.T) {
 	dir := t.TempDir()
 	// taken1 has a temporary file (a writer in progress), taken2 a
 	// committed file: neither may be reused or overwritten.
-	tmp1 := filepath.Join(dir, "."+Name("", "recall", taken1)+tmpExt)
+	tmp1 := filepath.Join(dir, tempname.Of(Name("", "recall", taken1)))
 	final2 := filepath.Join(dir, Name("", "recall", taken2))
 	for _, p := range []string{tmp1, final2} {
 		if err := os.WriteFile(p, []byte("keep"), 0o600); err != nil {

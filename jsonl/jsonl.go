@@ -16,8 +16,8 @@
 // with flock(2) (Linux, macOS, the BSDs, illumos) the Writer holds an
 // exclusive flock lock on it all that time, so that a janitor can tell the
 // file of a live write, however long the write takes, from the leftover of a
-// process that died while writing (whose lock the system released): see
-// [ParseTempName].
+// process that died while writing (whose lock the system released). Package
+// [github.com/zircote/lro-go/cleanup] deletes such leftovers.
 //
 // File names follow the specification's convention
 //
@@ -25,7 +25,8 @@
 //
 // where the ULID makes every name unique, sorts names by creation time and
 // carries that time, so a janitor can find expired files from their names
-// alone; see [Name], [ParseName] and [ParseTempName].
+// alone; see [Name] and [ParseName]. The temporary file of name is
+// "." + name + ".tmp".
 //
 // Package-level functions are safe for concurrent use. A [Writer] is not, but
 // any number of Writers may write files in the same directory concurrently.
@@ -48,6 +49,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/internal/tempname"
 )
 
 // HeaderType is the value of the header line's "type" field.
@@ -66,9 +69,6 @@ const (
 	fallbackOperation = "result"
 	// ext is the extension of a committed file.
 	ext = ".jsonl"
-	// tmpExt is appended to a committed file's name, together with a leading
-	// dot, to form the name of its temporary file.
-	tmpExt = ".tmp"
 	// timestampLayout is RFC 3339 in UTC with milliseconds, e.g.
 	// 2026-11-21T13:31:00.123Z.
 	timestampLayout = "2006-01-02T15:04:05.000Z07:00"
@@ -224,8 +224,8 @@ type Options struct {
 // temporary file on every path that does not reach a successful Commit, and
 // does nothing after one.
 //
-// Until Commit the data lives in a hidden temporary file next to [Writer.Path]
-// (see [ParseTempName]); nothing exists at Path. After an error from a write,
+// Until Commit the data lives in a hidden temporary file next to
+// [Writer.Path], "." + its name + ".tmp"; nothing exists at Path. After an error from a write,
 // the Writer should be aborted; after any error from Commit, the temporary
 // file is already gone. A panic in a write (of the writer returned by
 // [Options.WrapWriter]) leaves the Writer abortable too: the deferred Abort
@@ -262,7 +262,7 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // [Name](prefix, operation, id) with a new ULID whose time is opts.Now(), and
 // the data is written to a temporary file in the same directory, created
 // exclusively with mode 0600 whatever the process umask, and locked (see
-// [ParseTempName]) until Commit or Abort. Create retries with a new ULID in
+// the package documentation) until Commit or Abort. Create retries with a new ULID in
 // the (practically impossible) case that either name exists, so concurrent
 // writers, in one process or many, never share or overwrite a file, and in
 // the case that a janitor removed the new temporary file before it could be
@@ -304,7 +304,7 @@ func Create(operation string, opts *Options) (*Writer, error) {
 		base := Name(o.Prefix, operation, id)
 		w := &Writer{
 			path: filepath.Join(dir, base),
-			tmp:  filepath.Join(dir, "."+base+tmpExt),
+			tmp:  filepath.Join(dir, tempname.Of(base)),
 			id:   id,
 			op:   operation,
 			now:  o.Now,
@@ -484,12 +484,11 @@ func (w *Writer) WriteHeader(h Header) error {
 //
 // Every record is validated, so that one malformed line can never break `jq`
 // on the whole file: one pass of a validator that gives exactly the answer
-// of [json.Valid] several times faster (some 0.4µs for 600 bytes), or, for a
-// record with a line break, one pass of [json.Compact], which validates while
-// it compacts into a buffer the Writer reuses (about as much as json.Marshal
-// took to make the record), which is why only the records that need it are
-// compacted. A valid record is thus written without any allocation. Callers
-// holding Go values avoid the second pass with [Writer.WriteValue].
+// of [json.Valid], or, for a record with a line break, one pass of
+// [json.Compact], which validates while it compacts into a buffer the Writer
+// reuses; only the records that need it are compacted. A valid record is
+// thus written without any allocation. Callers holding Go values avoid the
+// second pass over the encoding with [Writer.WriteValue].
 //
 // WriteRecord returns an error wrapping [ErrInvalidRecord] for anything but
 // one JSON value (including empty input), after which the Writer is still
@@ -526,26 +525,6 @@ func (w *Writer) WriteRecord(record []byte) error {
 // invalid returns the error of WriteRecord for an invalid record.
 func (w *Writer) invalid(reason error) error {
 	return fmt.Errorf("%w: %s: record %d: %w", ErrInvalidRecord, w.path, w.count+1, reason)
-}
-
-// WriteValidRecord writes record as one line, as is, without the validation
-// of [Writer.WriteRecord]. It is for callers that have already validated the
-// records, for example as elements of one JSON document checked with
-// [json.Valid]: record must be one valid JSON value on one line (no '\n' or
-// '\r'), or the file will hold a line that jq rejects. A record with a line
-// break is refused with [ErrInvalidRecord].
-func (w *Writer) WriteValidRecord(record []byte) error {
-	if err := w.checkRecord(); err != nil {
-		return err
-	}
-	if bytes.IndexByte(record, '\n') >= 0 || bytes.IndexByte(record, '\r') >= 0 {
-		return w.invalid(errors.New("record has a line break"))
-	}
-	if err := w.writeLine(record); err != nil {
-		return err
-	}
-	w.count++
-	return nil
 }
 
 // WriteValue writes v, encoded as by [json.Marshal], as one record line. It
@@ -651,7 +630,7 @@ func (w *Writer) Size() int64 { return w.size }
 // sees no file at Path before it and the complete file after it. Commit does
 // not fsync: the files are ephemeral results, syncing would cost
 // milliseconds per call, and after a crash at most a temporary file is left,
-// which a janitor removes (see [ParseTempName]).
+// which a janitor removes (see package [github.com/zircote/lro-go/cleanup]).
 //
 // If any step fails, Commit removes the temporary file and returns the error,
 // so nothing is left on disk. It returns [ErrNoHeader] if WriteHeader was not
@@ -867,7 +846,7 @@ func Name(prefix, operation string, id ulid.ULID) string {
 // [SanitizeOperation] gives (words of [a-z0-9] joined by single '_', at most
 // 48 bytes), and ulid is a valid ULID in canonical upper-case form, as [Name]
 // writes them. It returns false for anything else, in particular for
-// temporary files (see [ParseTempName]) and for files of another prefix, even
+// temporary files ("." + name + ".tmp") and for files of another prefix, even
 // one that extends this prefix with "-": operations contain no '-'. When ok,
 // Name(prefix, operation, id) == base, and id.Time() is the file's creation
 // time, which a janitor compares with its TTL.
@@ -896,34 +875,6 @@ func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 		return "", ulid.ULID{}, false
 	}
 	return op, id, true
-}
-
-// ParseTempName parses the base name of the temporary file of a [Writer]
-// that has not been committed or aborted: "." + [Name](prefix, op, id) +
-// ".tmp". It reports ok under the same rules as [ParseName].
-//
-// Such files are normally short-lived, but a process that crashes while
-// writing leaves one behind, which a janitor should remove. A live Writer's
-// file must be left alone however old it is, since a write may take longer
-// than any TTL. Where flock(2) exists, the Writer holds an exclusive flock
-// lock on its temporary file from just after creating it until Commit has
-// renamed it or Abort has removed it. A janitor must therefore open the file
-// (without following a symlink), try flock(LOCK_EX|LOCK_NB), leave the file
-// alone if that would block, and otherwise remove it by name while it holds
-// the lock. A Writer that finds its new file already removed when it gets
-// the lock starts again under a new name. Package cleanup does all this.
-// Where flock(2) does not exist, or the file system refuses locks, only the
-// file's age can tell, and a janitor should wait far longer than any write.
-func ParseTempName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
-	name, found := strings.CutPrefix(base, ".")
-	if !found {
-		return "", ulid.ULID{}, false
-	}
-	name, found = strings.CutSuffix(name, tmpExt)
-	if !found {
-		return "", ulid.ULID{}, false
-	}
-	return ParseName(name, prefix)
 }
 
 // ReadHeader reads the header line from r.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oklog/ulid/v2"
+	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -136,31 +137,6 @@ func TestParseName(t *testing.T) {
 	}
 }
 
-func TestParseTempName(t *testing.T) {
-	const id = "01M7Z4V5MVAEP07QR38R3NRT04"
-	tests := []struct {
-		base   string
-		want   parsed
-		reason string
-	}{
-		{".atlatl-recall-" + id + ".jsonl.tmp", parsed{"recall", id, true}, "the temporary name of a Writer"},
-		{"atlatl-recall-" + id + ".jsonl", parsed{}, "a committed file"},
-		{".atlatl-recall-" + id + ".jsonl", parsed{}, "missing .tmp"},
-		{"atlatl-recall-" + id + ".jsonl.tmp", parsed{}, "missing leading dot"},
-		{".lro-recall-" + id + ".jsonl.tmp", parsed{}, "another prefix"},
-	}
-	for _, tc := range tests {
-		op, gotID, ok := jsonl.ParseTempName(tc.base, "")
-		got := parsed{Op: op, OK: ok}
-		if ok {
-			got.ID = gotID.String()
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("ParseTempName(%q): %s\n(-want +got):\n%s", tc.base, tc.reason, diff)
-		}
-	}
-}
-
 func FuzzSanitizeOperation(f *testing.F) {
 	for _, s := range []string{"recall", "Search-Memories", "../x", "記憶", "", "a__b_", strings.Repeat("ab-", 30)} {
 		f.Add(s)
@@ -174,8 +150,8 @@ func FuzzSanitizeOperation(f *testing.F) {
 		if !ok || gotOp != got || gotID != testID {
 			t.Errorf("ParseName(Name(%q)) = %q, %v, %v; want %q, %v, true", op, gotOp, gotID, ok, got, testID)
 		}
-		if _, _, ok := jsonl.ParseTempName("."+base+".tmp", ""); !ok {
-			t.Errorf("ParseTempName of the temporary name of %q = false", base)
+		if name, ok := tempname.Base(tempname.Of(base)); !ok || name != base {
+			t.Errorf("the temporary name of %q does not give it back: %q, %v", base, name, ok)
 		}
 	})
 }

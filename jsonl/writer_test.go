@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -383,8 +384,8 @@ func TestAtomicity(t *testing.T) {
 			if len(names) != 1 {
 				t.Fatalf("directory holds %q while writing, want one temporary file", names)
 			}
-			if _, _, ok := jsonl.ParseTempName(names[0], ""); !ok {
-				t.Errorf("ParseTempName(%q) = false while writing, want true", names[0])
+			if base, ok := tempname.Base(names[0]); !ok || base != filepath.Base(w.Path()) {
+				t.Errorf("directory holds %q while writing, want the temporary file of %s", names[0], w.Path())
 			}
 			if _, err := os.Lstat(w.Path()); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("Lstat(Path()) before Commit = %v, want ErrNotExist", err)

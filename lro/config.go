@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
 
@@ -168,7 +169,7 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 		out.ThresholdTokens = DefaultThresholdTokens
 	}
 	if out.TTL == 0 {
-		out.TTL = DefaultTTL
+		out.TTL = cleanup.DefaultTTL
 	}
 	if err := out.Validate(); err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 )
@@ -77,7 +78,7 @@ enabled = false
 		want     lro.Options
 	}{{
 		name: "nothing set: the spec's defaults",
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: lro.DefaultTTL},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL},
 	}, {
 		name: "the file sets every key",
 		file: file,
@@ -123,7 +124,7 @@ enabled = false
 		name: "the environment disables what the file enabled",
 		file: "[prompt.offload]\nenabled = true\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ENABLED": "false"},
-		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: lro.DefaultTTL},
+		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL},
 	}, {
 		name:   "another product's prefix; ATLATL variables are then ignored",
 		prefix: "MYAPP",
@@ -132,7 +133,7 @@ enabled = false
 			"MYAPP_PROMPT__OFFLOAD__PROFILE":           "no_schema",
 			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
 		},
-		want: lro.Options{ThresholdTokens: 900, TTL: lro.DefaultTTL, Profile: lro.ProfileNoSchema},
+		want: lro.Options{ThresholdTokens: 900, TTL: cleanup.DefaultTTL, Profile: lro.ProfileNoSchema},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

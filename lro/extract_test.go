@@ -9,15 +9,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/extract"
 )
 
-// TestAddExtractTools registers the extraction tools next to an offloading
-// tool with the same options: the descriptor's guidance points to
-// lro_extract, and lro_extract answers on the offloaded file.
-func TestAddExtractTools(t *testing.T) {
+// TestExtractTools registers the extraction tools of package extract next
+// to an offloading tool over the same folder, with ExtractTools set: the
+// descriptor's guidance points to lro_extract, and lro_extract answers on
+// the offloaded file.
+func TestExtractTools(t *testing.T) {
 	opts := &lro.Options{OutputDir: t.TempDir(), ExtractTools: true}
 	s := newServer()
-	if err := lro.AddExtractTools(s, opts); err != nil {
+	if err := extract.AddTools(s, &extract.Options{Dir: opts.OutputDir}); err != nil {
 		t.Fatal(err)
 	}
 	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema}, lro.Wrap(textHandler(300), opts))

@@ -6,26 +6,6 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 )
 
-// CleanupOptions returns the options of a [cleanup.Janitor] that deletes the
-// files written with opts: the same folder, prefix, TTL, observer and clock,
-// and [Options.CleanupInterval]. Use it to set what lro does not know, such
-// as [cleanup.Options.OnError]; [StartJanitor] is the one-line form.
-// CleanupOptions fails for options that [Options.Validate] rejects.
-func (opts *Options) CleanupOptions() (*cleanup.Options, error) {
-	c, err := newConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &cleanup.Options{
-		Dir:      c.dir,
-		Prefix:   c.Prefix,
-		TTL:      c.TTL,
-		Interval: c.CleanupInterval,
-		Observer: c.Observer,
-		Now:      c.Now,
-	}, nil
-}
-
 // StartJanitor starts the specification's offload_cleanup task for the files
 // that [Wrap], [AddTool] and [Middleware] write with opts: it sweeps the
 // output folder at once and then every [Options.CleanupInterval], deleting
@@ -42,14 +22,27 @@ func (opts *Options) CleanupOptions() (*cleanup.Options, error) {
 //	}
 //	defer j.Close()
 //
+// It is the one way to start the janitor of a server built with this
+// package: the folder, prefix and TTL come from the options the files are
+// written with (and that [LoadOptions] reads), so the two cannot disagree.
 // One janitor serves every tool that shares the folder and prefix, whatever
 // their per-tool overrides. Errors of background sweeps (a file another user
-// owns, say) are dropped; to see them, build the janitor from
-// [Options.CleanupOptions] with [cleanup.Options.OnError] set.
+// owns, say) are dropped. A server that wants them, or sweeps on its own
+// schedule, uses package cleanup directly with the same OutputDir, Prefix and
+// TTL: a zero value means the same default in both packages.
+//
+// StartJanitor fails for options that [Options.Validate] rejects.
 func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
-	co, err := opts.CleanupOptions()
+	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	return cleanup.Start(ctx, co)
+	return cleanup.Start(ctx, &cleanup.Options{
+		Dir:      c.dir,
+		Prefix:   c.Prefix,
+		TTL:      c.TTL,
+		Interval: c.CleanupInterval,
+		Observer: c.Observer,
+		Now:      c.Now,
+	})
 }

@@ -21,13 +21,15 @@ import (
 
 // TestStartJanitor offloads two results at different times with the same
 // options, then starts the janitor of those options: its first sweep deletes
-// the file whose TTL has passed, with an event, and keeps the other.
+// the file whose TTL has passed, with an event, and keeps the other. The
+// janitor sweeps the files of the options' prefix, not the default's.
 func TestStartJanitor(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	now := t0
 	rec := &recorder{}
 	opts := &lro.Options{
 		OutputDir: t.TempDir(),
+		Prefix:    "p",
 		TTL:       10 * time.Minute,
 		Observer:  rec,
 		Now:       func() time.Time { return now },
@@ -69,19 +71,6 @@ func TestStartJanitor(t *testing.T) {
 	want := []event.FileExpired{{Path: old, CreatedAt: t0, TTL: 10 * time.Minute}}
 	if diff := cmp.Diff(want, expired); diff != "" {
 		t.Errorf("FileExpired events (-want +got):\n%s", diff)
-	}
-}
-
-func TestCleanupOptions(t *testing.T) {
-	if _, err := (&lro.Options{CleanupInterval: -time.Second}).CleanupOptions(); err == nil {
-		t.Error("a negative CleanupInterval was accepted")
-	}
-	co, err := (&lro.Options{OutputDir: "rel", Prefix: "p"}).CleanupOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !filepath.IsAbs(co.Dir) || co.Prefix != "p" || co.TTL != lro.DefaultTTL || co.Interval != time.Hour {
-		t.Errorf("CleanupOptions = %+v, want an absolute dir, prefix p, the default TTL and interval", co)
 	}
 }
 
@@ -136,11 +125,8 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 	}()
 	<-g.entered // the file is being written, and waits
 
-	co, err := opts.CleanupOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := cleanup.New(co)
+	// A janitor of the same folder and TTL that sweeps when told to.
+	j, err := cleanup.New(&cleanup.Options{Dir: opts.OutputDir, TTL: opts.TTL})
 	if err != nil {
 		t.Fatal(err)
 	}

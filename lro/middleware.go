@@ -8,8 +8,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // Middleware returns server middleware that offloads the results of the named
@@ -56,7 +54,7 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 							lr.Tools[i] = w.(*mcp.Tool)
 							continue
 						}
-						schema, err := descriptor.WidenOutputSchema(t.OutputSchema)
+						schema, err := WidenOutputSchema(t.OutputSchema)
 						if err != nil {
 							continue
 						}

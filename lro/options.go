@@ -20,16 +20,14 @@ import (
 )
 
 // Defaults of the specification. Each is what the zero value of the
-// corresponding [Options] field means.
+// corresponding [Options] field means. The defaults of the fields that other
+// packages share are defined there: [jsonl.DefaultPrefix] for Prefix,
+// [cleanup.DefaultTTL] for TTL and [cleanup.DefaultInterval] for
+// CleanupInterval.
 const (
 	// DefaultThresholdTokens is the token estimate above which a result set is
-	// offloaded.
-	DefaultThresholdTokens = 1600
-	// DefaultTTL is how long an offloaded file lives before cleanup may
-	// delete it.
-	DefaultTTL = 3600 * time.Second
-	// DefaultPrefix is the first part of every offloaded file's name.
-	DefaultPrefix = jsonl.DefaultPrefix
+	// offloaded: the specification's 1600.
+	DefaultThresholdTokens = offload.DefaultThreshold
 	// DefaultQueryArgument is the tool argument recorded as the header's query.
 	DefaultQueryArgument = "query"
 	// DefaultDetailArgument is the tool argument that selects the detail level.
@@ -68,7 +66,7 @@ type Options struct {
 	ThresholdTokens int
 
 	// TTL is how long an offloaded file lives. If zero, defaults to
-	// [DefaultTTL]. It is read by the janitor of package cleanup.
+	// [cleanup.DefaultTTL]. It is read by the janitor of [StartJanitor].
 	TTL time.Duration
 
 	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the
@@ -82,7 +80,7 @@ type Options struct {
 	OutputDir string
 
 	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
-	// If empty, defaults to [DefaultPrefix].
+	// If empty, defaults to [jsonl.DefaultPrefix].
 	Prefix string
 
 	// Operation names the operation in the header and the file name, for
@@ -132,11 +130,16 @@ type Options struct {
 
 	// ExtractTools reports that the server also offers the extraction tools
 	// of package [github.com/zircote/lro-go/lro/extract] over the same folder
-	// and prefix (register them with [AddExtractTools]). The descriptor's
-	// guidance then points to lro_extract with the specification's
-	// native-tool template; jq_recipes stay in the descriptor for clients
-	// with a shell. If false (the zero value), the guidance is the shell
-	// template.
+	// and prefix. The descriptor's guidance then points to lro_extract with
+	// the specification's native-tool template; jq_recipes stay in the
+	// descriptor for clients with a shell. If false (the zero value), the
+	// guidance is the shell template. Setting it does not register the
+	// tools: register them with extract.AddTools, given the same folder and
+	// prefix (and, to share them, the same threshold, tokenizer and
+	// observer):
+	//
+	//	opts := &lro.Options{OutputDir: dir, ExtractTools: true}
+	//	err := extract.AddTools(server, &extract.Options{Dir: dir})
 	ExtractTools bool
 
 	// Tools holds per-tool overrides, keyed by tool name. A call to a tool
@@ -207,7 +210,7 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
 	}
 	if c.TTL == 0 {
-		c.TTL = DefaultTTL
+		c.TTL = cleanup.DefaultTTL
 	}
 	if c.CleanupInterval < 0 {
 		return nil, fmt.Errorf("lro: Options.CleanupInterval is %v: %w", c.CleanupInterval, ErrInvalidOption)
@@ -227,7 +230,7 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	c.dir = dir
 	if c.Prefix == "" {
-		c.Prefix = DefaultPrefix
+		c.Prefix = jsonl.DefaultPrefix
 	}
 	if err := jsonl.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
@@ -242,7 +245,7 @@ func newConfig(opts *Options) (*config, error) {
 		c.DefaultDetail = DefaultDetail
 	}
 	if _, err := recipes.ParseDetail(string(c.DefaultDetail)); err != nil {
-		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w", err)
+		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w: %w", err, ErrInvalidOption)
 	}
 	if c.Profile < ProfileFull || c.Profile > ProfileBarePointer {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)

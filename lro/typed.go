@@ -9,8 +9,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // AddTool is [mcp.AddTool] with offloading: it registers h on s, and when the
@@ -39,7 +37,7 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 		schema = inferred
 	}
 	if schema != nil {
-		widened, err := descriptor.WidenOutputSchema(schema)
+		widened, err := WidenOutputSchema(schema)
 		if err != nil {
 			panic(fmt.Sprintf("lro.AddTool: tool %q: output schema: %v", t.Name, err))
 		}

@@ -11,13 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
 
-// ErrInvalidOption is wrapped by the error that reports an invalid [Options]
-// field; the message names the field and its value.
-var ErrInvalidOption = errors.New("invalid option")
+// ErrInvalidOption is wrapped by the error that [Options.Validate],
+// [LoadOptions] and [StartJanitor] return for an invalid [Options] field
+// (and that [Wrap], [AddTool] and [Middleware] panic with); the message
+// names the field and its value.
+var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first
 // invalid field. A nil *Options is valid. [Wrap], [AddTool] and [Middleware]
@@ -119,18 +120,6 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 		c.apply(ctx, req, res, slot.get(), nil)
 		return res, nil
 	}
-}
-
-// WidenOutputSchema returns an output schema that accepts what schema accepts
-// and also an offload descriptor. Use it for a tool registered with
-// [mcp.Server.AddTool] whose handler is wrapped with [Wrap]. A nil schema
-// gives nil.
-func WidenOutputSchema(schema any) (any, error) {
-	w, err := descriptor.WidenOutputSchema(schema)
-	if err != nil || w == nil {
-		return nil, err
-	}
-	return w, nil
 }
 
 // coreConfig is the offload pipeline's configuration of c.

@@ -1,10 +1,10 @@
 // Package recipes generates the jq recipes of an offload descriptor.
 //
 // The specification requires every offload descriptor to carry exactly
-// [Count] (10) jq recipes. [Memory] returns the specification's library for
-// memory records, whose recipes 9 and 10 adapt to the [Detail] level of the
-// file; [Generic] derives 10 recipes from the fields of the records of any
-// other tool; [For] picks one of the two with [IsMemory].
+// [Count] (10) jq recipes. [Select] returns them for a sample of the
+// records: the specification's library for memory records, whose recipes 9
+// and 10 adapt to the [Detail] level of the file, or 10 recipes derived from
+// the fields of the records of any other tool.
 //
 // # One recipe, two ways to run it
 //
@@ -45,5 +45,5 @@
 // No recipe references .score, which is not part of a memory record.
 //
 // All functions are pure and safe for concurrent use. The zero [Recipe] is
-// not useful; recipes are made by [Memory], [Generic] and [For].
+// not useful; recipes are made by [Select].
 package recipes

@@ -7,16 +7,21 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-func ExampleMemory() {
+// Memory records get the specification's library, its parameters taken from
+// the records.
+func ExampleSelect() {
 	sample := []json.RawMessage{
 		json.RawMessage(`{"id":"01J1","title":"Use Redis for session caching","namespace":"_semantic/decisions","memory_type":"semantic","tags":["architecture"],"content":"Redis keeps sessions hot","confidence":0.9}`),
 		json.RawMessage(`{"id":"01J2","title":"Rotate OAuth keys","namespace":"_procedural/runbooks","memory_type":"procedural","tags":["security"],"content":"Rotate keys every quarter","confidence":0.7}`),
 		json.RawMessage(`{"id":"01J3","title":"Incident: cache stampede","namespace":"_semantic/patterns","memory_type":"semantic","tags":["architecture","ops"],"content":"Stampede after deploy","confidence":0.8}`),
 	}
-	for _, r := range recipes.Memory(recipes.Medium, sample) {
+	rs, memory := recipes.Select(recipes.Medium, sample)
+	fmt.Println("memory records:", memory)
+	for _, r := range rs {
 		fmt.Printf("%d. %s\n   %s\n", r.Number, r.Description, r.Command("/tmp/atlatl-recall-01JABC.jsonl"))
 	}
 	// Output:
+	// memory records: true
 	// 1. List titles with namespaces (tab-separated)
 	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -r '[.title, .namespace] | @tsv'
 	// 2. Filter by namespace prefix
@@ -39,12 +44,15 @@ func ExampleMemory() {
 	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg keyword 'deploy' 'select(.content | strings | test($keyword; "i"))'
 }
 
-func ExampleGeneric() {
+// Other records get recipes derived from their fields: here the text lines
+// of a plain-text result.
+func ExampleSelect_generic() {
 	sample := []json.RawMessage{
 		json.RawMessage(`{"line":1,"text":"ERROR disk full"}`),
 		json.RawMessage(`{"line":2,"text":"INFO retrying upload"}`),
 	}
-	for _, r := range recipes.Generic(sample)[:4] {
+	rs, _ := recipes.Select(recipes.Full, sample)
+	for _, r := range rs[:4] {
 		fmt.Printf("%d. %s: %s\n", r.Number, r.Description, r.Command("/tmp/out.jsonl"))
 	}
 	// Output:
@@ -55,10 +63,13 @@ func ExampleGeneric() {
 }
 
 func ExampleRecipe_Args() {
-	r := recipes.Memory(recipes.Light, nil)[6]
+	rs, _ := recipes.Select(recipes.Light, []json.RawMessage{
+		json.RawMessage(`{"id":"01J1","title":"Rotate OAuth keys","namespace":"_procedural","memory_type":"procedural","tags":["security"]}`),
+	})
+	r := rs[6]
 	fmt.Printf("%q\n", r.Args())
 	// Output:
-	// ["-c" "--arg" "tag" "TAG" "select(any(.tags[]?; . == $tag))"]
+	// ["-c" "--arg" "tag" "security" "select(any(.tags[]?; . == $tag))"]
 }
 
 func ExampleShellQuote() {

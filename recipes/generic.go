@@ -18,8 +18,8 @@ const (
 	ParamN     = "n"     // a 1-based record number
 )
 
-// Generic returns 10 recipes derived from the sample records, for the results
-// of any tool. The library depends on the shape of most records:
+// genericRecipes returns 10 recipes derived from the sample records, for the
+// results of any tool. The library depends on the shape of most records:
 //
 //   - objects: a count, the field names, a projection of the key fields, a
 //     keyword search in the longest text field, a filter on and a count by a
@@ -42,7 +42,7 @@ const (
 // from the sample, so that the filters select something. The result depends
 // only on sample, of which at most the first 1000 records (and 4 MiB) are
 // examined; an empty sample gives recipes that work on any file.
-func Generic(sample []json.RawMessage) []Recipe {
+func genericRecipes(sample []json.RawMessage) []Recipe {
 	a := analyze(decodeRecords(sample))
 	var rs []Recipe
 	switch a.shape() {

@@ -20,29 +20,24 @@ const (
 	ParamTag        = "tag"         // tag, recipe 7
 )
 
-// Memory returns the specification's library for memory records at the given
-// detail level, numbered 1 to 10. Recipes 1 to 8 are the same at every level
-// and use only Light fields; recipes 9 and 10 adapt to detail:
+// memoryLibrary returns the specification's library for memory records at
+// the given detail level, numbered 1 to 10. Recipes 1 to 8 are the same at
+// every level and use only Light fields; recipes 9 and 10 adapt to detail:
 //
 //	light:  9 lists the unique namespaces, 10 counts by memory_type;
 //	medium: 9 sorts by .confidence, descending; 10 searches .content;
 //	full:   9 sorts by .provenance.confidence, descending; 10 searches .content.
 //
-// An unknown detail is treated as [Light], whose recipes reference the fewest
-// fields. The default values of the parameters come from sample, which may be
-// empty: the most common namespace prefix (the part before the first '/'),
-// memory type and tag, and a distinctive word of the titles (recipe 3) or of
-// the contents (recipe 10). When sample has none, the specification's
-// literals are used: "_semantic", "semantic", "TAG" and "keyword".
+// An unknown detail is treated as [Light], whose recipes reference the
+// fewest fields. The default values of the parameters come from recs, the
+// decoded sample, which may be empty: the most common namespace prefix (the
+// part before the first '/'), memory type and tag, and a distinctive word of
+// the titles (recipe 3) or of the contents (recipe 10). When recs have none,
+// the specification's literals are used: "_semantic", "semantic", "TAG" and
+// "keyword".
 //
 // The filters assume that every record is an object, as memory records are;
 // a missing or null field never makes them fail.
-func Memory(detail Detail, sample []json.RawMessage) []Recipe {
-	recs, _ := decodeMemories(sample)
-	return memoryLibrary(detail, recs)
-}
-
-// memoryLibrary is Memory on the decoded sample.
 func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
@@ -141,14 +136,10 @@ func number(rs []Recipe) []Recipe {
 // memoryFields are the fields whose presence makes a record a memory.
 var memoryFields = [...]string{"id", "title", "namespace", "memory_type"}
 
-// IsMemory reports whether the sample records look like memory records: more
-// than half of the records that are valid JSON are objects carrying id,
-// title, namespace and memory_type. An empty sample is not memory records.
-func IsMemory(sample []json.RawMessage) bool {
-	return isMemory(decodeMemories(sample))
-}
-
-// isMemory is IsMemory on the decoded sample.
+// isMemory reports whether the decoded sample records look like memory
+// records: more than half of the records that are valid JSON (valid) are
+// objects carrying id, title, namespace and memory_type. An empty sample is
+// not memory records.
 func isMemory(recs []memoryRecord, valid int) bool {
 	n := 0
 	for i := range recs {

@@ -10,14 +10,6 @@ import (
 // Count is the number of recipes in every library: exactly 10.
 const Count = 10
 
-// SampleSize is how many leading records of an offloaded file its recipes are
-// made from. The recipes of a file are For(Detail(header.Detail), sample),
-// where sample is the file's first SampleSize record lines as written: the
-// offloader builds its descriptor's recipes so, and a native extraction tool
-// rebuilds them from the file the same way, so that recipe N means the same
-// filter with the same default parameters in both.
-const SampleSize = 16
-
 // Detail is the detail level of memory records.
 type Detail string
 
@@ -155,19 +147,42 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// For returns Memory(detail, sample) when IsMemory(sample), else
-// Generic(sample).
-func For(detail Detail, sample []json.RawMessage) []Recipe {
-	rs, _ := Select(detail, sample)
-	return rs
-}
-
-// Select returns For(detail, sample) and IsMemory(sample), reading the
-// sample once, for callers that also describe memory records as such.
+// Select returns the 10 recipes for records like those of sample, the
+// leading records of a result set (one JSON value each), at the given detail
+// level, and reports whether they are memory records: more than half of the
+// sample records that are valid JSON are objects carrying id, title,
+// namespace and memory_type. An empty sample is not memory records.
+//
+// For memory records, the recipes are the specification's library. Recipes
+// 1 to 8 are the same at every level and use only Light fields; recipes 9
+// and 10 adapt to detail (an unknown detail is treated as [Light], whose
+// recipes reference the fewest fields):
+//
+//	light:  9 lists the unique namespaces, 10 counts by memory_type;
+//	medium: 9 sorts by .confidence, descending; 10 searches .content;
+//	full:   9 sorts by .provenance.confidence, descending; 10 searches .content.
+//
+// Their parameters ([ParamNamespace], [ParamKeyword], [ParamMemoryType],
+// [ParamTag]) default to the most common namespace prefix (the part before
+// the first '/'), memory type and tag of sample, and a distinctive word of
+// its titles (recipe 3) or contents (recipe 10); when sample has none, to
+// the specification's literals "_semantic", "semantic", "TAG" and
+// "keyword".
+//
+// For other records, the recipes are derived from the sample, whatever the
+// tool, and detail is not used. They depend on the shape of most records:
+// objects get counts, projections, searches, filters and statistics of
+// their fields; the {"line": N, "text": "..."} records of a plain-text result
+// get the tools of grep, head and tail; other values get counts, searches
+// and value frequencies. Parameter defaults come from the sample, so that
+// the filters select something. At most the first 1000 sample records (and
+// 4 MiB) are examined; an empty sample gives recipes that work on any file.
+//
+// The result depends only on detail and sample.
 func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {
 	recs, valid := decodeMemories(sample)
 	if isMemory(recs, valid) {
 		return memoryLibrary(detail, recs), true
 	}
-	return Generic(sample), false
+	return genericRecipes(sample), false
 }

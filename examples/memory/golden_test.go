@@ -196,7 +196,7 @@ func offloadedCall(t *testing.T, s *mcp.Server, tool string, args map[string]any
 	if filepath.Dir(d.FilePath) != dir {
 		t.Fatalf("%s: file %s is not in %s", tool, d.FilePath, dir)
 	}
-	_, id, ok := jsonl.ParseName(filepath.Base(d.FilePath), lro.DefaultPrefix)
+	_, id, ok := jsonl.ParseName(filepath.Base(d.FilePath), jsonl.DefaultPrefix)
 	if !ok {
 		t.Fatalf("%s: file name %s is not {prefix}-{operation}-{ulid}.jsonl", tool, d.FilePath)
 	}

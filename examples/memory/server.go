@@ -12,6 +12,7 @@ import (
 
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -102,7 +103,10 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 	if base.ExtractTools && !base.Disabled {
 		// lro_extract, lro_read and lro_search over the offloaded files, for
 		// clients without a shell. The options were validated by setup.
-		if err := lro.AddExtractTools(s, &base); err != nil {
+		if err := extract.AddTools(s, &extract.Options{
+			Dir: base.OutputDir, Prefix: base.Prefix, ThresholdTokens: base.ThresholdTokens,
+			Tokenizer: base.Tokenizer, Observer: base.Observer, Now: base.Now,
+		}); err != nil {
 			panic(err)
 		}
 	}

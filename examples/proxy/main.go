@@ -34,6 +34,7 @@ import (
 
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/proxy"
 )
 
@@ -237,7 +238,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 // to lro_extract.
 func localTools(opts *lro.Options) func(*mcp.Server) error {
 	opts.ExtractTools = true
-	return func(s *mcp.Server) error { return lro.AddExtractTools(s, opts) }
+	return func(s *mcp.Server) error {
+		return extract.AddTools(s, &extract.Options{Dir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer, Now: opts.Now})
+	}
 }
 
 func outputDir(opts *lro.Options) string {

@@ -17,10 +17,6 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// sampleSize is how many leading records feed the recipes' parameter
-// values: a value seen in them is in the file, which is all a default needs.
-const sampleSize = recipes.SampleSize
-
 // tally gathers the summary's statistics and the line schema over the
 // records, as they are counted.
 type tally struct {
@@ -37,7 +33,7 @@ type tally struct {
 
 // add describes one record line.
 func (t *tally) add(line []byte) {
-	if len(t.sample) < sampleSize {
+	if len(t.sample) < SampleSize {
 		t.sample = append(t.sample, json.RawMessage(bytes.Clone(line)))
 	}
 	if t.schema != nil {

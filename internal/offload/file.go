@@ -53,7 +53,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	// them.
 	err = p.each(func(line []byte) error {
 		t.add(line)
-		return w.WriteValidRecord(line)
+		return w.WriteRecord(line)
 	})
 	if err != nil {
 		return nil, err

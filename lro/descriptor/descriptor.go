@@ -7,8 +7,8 @@
 // it neither reads nor writes files, so it is safe for concurrent use.
 //
 // The line schema is inferred from the records themselves by an [Inferrer],
-// one record at a time, which also validates each ([Infer] does a sample at
-// once), or reflected from their Go type by [Reflect].
+// one record at a time, which also validates each, or reflected from their
+// Go type by [Reflect].
 package descriptor
 
 import (
@@ -179,15 +179,15 @@ func Build(in Input, p Profile) OffloadResponse {
 	case in.Guidance != nil:
 		resp.Guidance = in.Guidance(in)
 	default:
-		resp.Guidance = ShellGuidance(in, p != ProfileNoRecipes)
+		resp.Guidance = shellGuidance(in, p != ProfileNoRecipes)
 	}
 	return resp
 }
 
-// ShellGuidance renders the specification's guidance template for clients with
-// a shell. With withRecipes false (the no-recipes profile) it does not point at
-// recipes the descriptor does not carry.
-func ShellGuidance(in Input, withRecipes bool) string {
+// shellGuidance renders the specification's guidance template for clients
+// with a shell. With withRecipes false (the no-recipes profile) it does not
+// point at recipes the descriptor does not carry.
+func shellGuidance(in Input, withRecipes bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Results offloaded to JSONL (%d %s, ~%d tokens saved).\n", in.Count, noun(in), in.EstimatedTokens)
 	fmt.Fprintf(&b, "File: %s\n", in.Path)

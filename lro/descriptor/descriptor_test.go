@@ -38,7 +38,7 @@ func TestParseProfile(t *testing.T) {
 func TestBuildSerializesLikeTheSpecification(t *testing.T) {
 	in := Input{Path: "/tmp/atlatl-recall-01.jsonl", Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000,
 		TopNamespaces: []string{"_semantic/decisions"}, ScoreRange: &[2]float64{0.25, 1}, LineSchema: map[string]any{"type": "object"}, Noun: "memories",
-		Recipes: recipes.Memory(recipes.Light, nil)}
+		Recipes: lightRecipes()}
 	data, err := json.Marshal(Build(in, ProfileFull))
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestInfer(t *testing.T) {
 		json.RawMessage(`{"id":2.5,"name":null,"extra":"only here"}`),
 		json.RawMessage(`not json`),
 	}
-	got := Infer(sample)
+	got := infer(sample)
 	want := map[string]any{
 		"$schema": SchemaDialect,
 		"type":    "object",
@@ -97,8 +97,8 @@ func TestInfer(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Infer (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{"$schema": SchemaDialect}, Infer(nil)); diff != "" {
-		t.Errorf("Infer(nil) should accept anything (-want +got):\n%s", diff)
+	if diff := cmp.Diff(map[string]any{"$schema": SchemaDialect}, infer(nil)); diff != "" {
+		t.Errorf("infer(nil) should accept anything (-want +got):\n%s", diff)
 	}
 }
 
@@ -132,25 +132,6 @@ func TestReflectHonoursBothTagStyles(t *testing.T) {
 	}
 }
 
-func TestWidenOutputSchema(t *testing.T) {
-	orig := map[string]any{"type": "object", "$defs": map[string]any{"x": map[string]any{"type": "string"}},
-		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}}
-	w, err := WidenOutputSchema(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w["type"] != "object" || w["$defs"] == nil || len(w["anyOf"].([]any)) != 2 {
-		t.Errorf("widened = %v", w)
-	}
-	again, _ := WidenOutputSchema(w)
-	if diff := cmp.Diff(w, again); diff != "" {
-		t.Errorf("widening twice changed the schema (-first +second):\n%s", diff)
-	}
-	if n, _ := WidenOutputSchema(nil); n != nil {
-		t.Errorf("nil schema widened to %v", n)
-	}
-}
-
 func sortStrings(s []string) []string {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
@@ -158,4 +139,25 @@ func sortStrings(s []string) []string {
 		}
 	}
 	return s
+}
+
+// infer returns a JSON Schema that every record in sample satisfies; see
+// [Inferrer]. Records that are not valid JSON are skipped. An empty sample
+// gives the empty schema {}, which any line satisfies.
+func infer(sample []json.RawMessage) map[string]any {
+	var in Inferrer
+	for _, rec := range sample {
+		if json.Valid(rec) {
+			_ = in.Add(rec) // valid: no error
+		}
+	}
+	return in.Schema()
+}
+
+// lightRecipes returns the memory library at the light detail level.
+func lightRecipes() []recipes.Recipe {
+	rs, _ := recipes.Select(recipes.Light, []json.RawMessage{
+		json.RawMessage(`{"id":"01J1","title":"Go","namespace":"_semantic","memory_type":"semantic"}`),
+	})
+	return rs
 }

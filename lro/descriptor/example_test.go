@@ -8,10 +8,12 @@ import (
 	"github.com/zircote/lro-go/lro/descriptor"
 )
 
-func ExampleShellGuidance() {
-	fmt.Println(descriptor.ShellGuidance(descriptor.Input{
+// The guidance of a descriptor without recipes points to the file itself.
+func ExampleBuild() {
+	resp := descriptor.Build(descriptor.Input{
 		Path: "/tmp/atlatl-recall-01KAKZ6Q3V4S0M8W9X7Y2B1C0D.jsonl", Detail: "light", Count: 200, EstimatedTokens: 31250, Noun: "memories",
-	}, false))
+	}, descriptor.ProfileNoRecipes)
+	fmt.Println(resp.Guidance)
 	// Output:
 	// Results offloaded to JSONL (200 memories, ~31250 tokens saved).
 	// File: /tmp/atlatl-recall-01KAKZ6Q3V4S0M8W9X7Y2B1C0D.jsonl

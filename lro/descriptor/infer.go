@@ -2,7 +2,6 @@ package descriptor
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,7 @@ import (
 // [Inferrer.AddFields] when a record is not exactly one valid JSON value.
 var ErrInvalidRecords = errors.New("descriptor: record is not one valid JSON value")
 
-// maxInferDepth bounds how deep [Infer] describes nested values; deeper
+// maxInferDepth bounds how deep an [Inferrer] describes nested values; deeper
 // values are described by their type alone.
 const maxInferDepth = 6
 
@@ -26,19 +25,6 @@ const maxInferDepth = 6
 var decodeOptions = []jsontext.Options{
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
-}
-
-// Infer returns a JSON Schema that every record in sample satisfies; see
-// [Inferrer]. Records that are not valid JSON are skipped. An empty sample
-// gives the empty schema {}, which any line satisfies.
-func Infer(sample []json.RawMessage) map[string]any {
-	var in Inferrer
-	for _, rec := range sample {
-		if json.Valid(rec) {
-			_ = in.Add(rec) // valid: no error
-		}
-	}
-	return in.Schema()
 }
 
 // Inferrer infers the JSON Schema of a stream of records, one [Inferrer.Add]

@@ -87,8 +87,8 @@ func isInvopopTag(tag string) bool {
 // it (offloaded is true and file_path is set), or, when the file could not
 // be written and the tool's own structured content cannot be shown in part,
 // {"offloaded": false}. Tools that may return a descriptor advertise it in
-// their output schema (see [WidenOutputSchema]). Each call returns a fresh
-// value.
+// their output schema (lro.WidenOutputSchema widens a schema with it). Each
+// call returns a fresh value.
 func ResponseSchema() map[string]any {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	integer := func(desc string) map[string]any {
@@ -141,67 +141,4 @@ func ResponseSchema() map[string]any {
 		"if":   map[string]any{"properties": map[string]any{"offloaded": map[string]any{"const": true}}},
 		"then": map[string]any{"required": []any{"file_path"}},
 	}
-}
-
-// WidenOutputSchema returns an output schema that accepts both what schema
-// accepts and an [OffloadResponse], so that clients validating structured
-// content against a tool's advertised schema accept an offloaded result. A
-// nil schema gives nil: a tool without an output schema needs none. $defs of
-// schema are hoisted to the top so that its references still resolve.
-func WidenOutputSchema(schema any) (map[string]any, error) {
-	if schema == nil {
-		return nil, nil
-	}
-	var orig map[string]any
-	data, err := json.Marshal(schema)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, &orig); err != nil {
-		return nil, err
-	}
-	if isWidened(orig) {
-		return orig, nil
-	}
-	widened := map[string]any{}
-	for _, k := range []string{"$defs", "definitions"} {
-		if v, ok := orig[k]; ok {
-			widened[k] = v
-			delete(orig, k)
-		}
-	}
-	if d, ok := orig["$schema"]; ok {
-		widened["$schema"] = d
-		delete(orig, "$schema")
-	}
-	if orig["type"] == "object" {
-		widened["type"] = "object"
-	}
-	widened["anyOf"] = []any{orig, ResponseSchema()}
-	// Round-trip once more so the result holds only JSON types (float64,
-	// []any), whatever the input held: widening is idempotent.
-	data, err = json.Marshal(widened)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func isWidened(s map[string]any) bool {
-	branches, ok := s["anyOf"].([]any)
-	if !ok || len(branches) != 2 {
-		return false
-	}
-	last, ok := branches[1].(map[string]any)
-	if !ok {
-		return false
-	}
-	props, _ := last["properties"].(map[string]any)
-	_, hasPath := props["file_path"]
-	_, hasFlag := props["offloaded"]
-	return hasPath && hasFlag
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	core "github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/recipes"
@@ -100,11 +101,12 @@ func benchFile(b *testing.B, dir string) (string, []recipes.Recipe) {
 	b.Helper()
 	records := benchMemories(10_000)
 	path := offload(b, dir, "full", records)
-	sample := make([]json.RawMessage, recipes.SampleSize)
+	sample := make([]json.RawMessage, core.SampleSize)
 	for i := range sample {
 		sample[i], _ = json.Marshal(records[i])
 	}
-	return path, recipes.For(recipes.Full, sample)
+	rs, _ := recipes.Select(recipes.Full, sample)
+	return path, rs
 }
 
 // BenchmarkRecipeVsJQ runs recipes through lro_extract, called over an

@@ -9,16 +9,17 @@
 //   - lro_search returns the records with a value that matches a regular
 //     expression (RE2), with their line numbers.
 //
-// [AddTools] registers the three tools on a server; [Guidance] renders the
-// specification's native-tool guidance for the descriptors of that server.
-// The tools' handlers are safe for concurrent use; each call has its own
-// limits.
+// [AddTools] registers the three tools on a server. Set
+// lro.Options.ExtractTools on the offloading tools of that server, so that
+// their descriptors' guidance points to lro_extract (the specification's
+// native-tool template). The tools' handlers are safe for concurrent use;
+// each call has its own limits.
 //
 // # One source of truth for recipes
 //
 // Recipe N of lro_extract is recipe N of the file's descriptor: both are
-// recipes.For(detail, sample) over the header's detail level and the first
-// [recipes.SampleSize] records of the file, and lro_extract runs the
+// [recipes.Select] over the header's detail level and the first records of
+// the file (the same number for both), and lro_extract runs the
 // recipe's own Filter with its Slurp and Raw flags and its parameters bound
 // as jq variables, as the descriptor's shell command does with jq. Caller
 // parameters are variable values, never program text.
@@ -34,29 +35,29 @@
 // Every call is bounded by [Options]: a time limit (gojq checks the context
 // at every step), the bytes of the file it reads, the length of one record,
 // the number of results and the bytes of output, and the growth of the heap,
-// which a watchdog samples every 5 ms. What each stops, as measured on the
-// queries of the task (3 s runs of gojq, without the limits):
+// which a watchdog samples while the query runs. What each stops:
 //
-//   - repeat(.) and range(1e12) produce results without end: MaxResults or
-//     MaxOutputBytes;
-//   - def f: f; f is a tail call that loops in constant memory: the time
-//     limit;
-//   - [limit(1e9; repeat(1))] | group_by(.) grows the heap by 183 MB in 3 s
-//     and def f: [f]; f by 1.26 GB: the time limit alone lets memory
-//     explode, so the watchdog stops them when the heap has grown by
-//     MaxMemoryBytes (it runs a collection first, so garbage does not count).
+//   - queries that produce results without end, such as repeat(.) or
+//     range(1e12): MaxResults or MaxOutputBytes;
+//   - a tail call that loops in constant memory, such as def f: f; f: the
+//     time limit;
+//   - queries whose heap grows without end, such as
+//     [limit(1e9; repeat(1))] | group_by(.) or def f: [f]; f, which the time
+//     limit alone would let exhaust memory: the watchdog stops them when the
+//     heap has grown by MaxMemoryBytes (it runs a collection first, so
+//     garbage does not count).
 //
 // A query of the caller is also rewritten before it runs so that no single
 // step of gojq can do unbounded work in native code, which neither the
-// context nor the watchdog can interrupt. Measured without the rewrite:
-// reduce range(3e6) as $i (null; [.]) | tojson kills the process with a
-// fatal stack overflow after 144 MB of heap; "xx" * 1e9 allocates 2 GB in
-// one step; a value that repeats one subvalue ([., .] applied 60 times)
-// makes any tojson, comparison or sort of it run forever. With the
-// rewrite, values are measured (bounded work) before they reach the
-// builtins that walk, compare or materialize them whole, and paths before
-// they reach setpath, so these end with a tool error naming the problem. The
-// server answers the next call normally after any of them.
+// context nor the watchdog can interrupt: without the rewrite, reduce
+// range(3e6) as $i (null; [.]) | tojson would kill the process with a stack
+// overflow, "xx" * 1e9 would allocate gigabytes in one step, and a value
+// that repeats one subvalue ([., .] applied 60 times) would make any tojson,
+// comparison or sort of it run forever. With the rewrite, values are
+// measured (bounded work) before they reach the builtins that walk, compare
+// or materialize them whole, and paths before they reach setpath, so these
+// end with a tool error naming the problem. The server answers the next call
+// normally after any of them.
 //
 // What remains: the heap is shared by the process, so concurrent calls
 // count each other's allocations (a call may be stopped for another's
@@ -76,16 +77,15 @@
 //
 // # Speed
 //
-// Decoding records into gojq's values is most of the cost of a query, so
-// recipes run on less than whole records where their filter allows it with
-// the same results, counts and errors (plan.go says why for each filter):
-// the recipes that read a few fields of each record (memory recipes 1, 4
-// and 6, and 9 and 10 at the light and medium detail levels) decode only
-// those fields, and the select recipes (memory recipes 2, 3, 5 and 7, 10 at
-// full detail, and the keyword searches of the generic libraries) count
-// without decoding them the records that are valid JSON objects whose line,
-// free of backslashes, lacks the parameter's text. A caller's query always
-// runs on whole records.
+// Recipes run on less than whole records where their filter allows it, with
+// the same results, counts and errors (plan.go says why for each filter), so
+// that less is decoded into gojq's values: the recipes that read a few fields
+// of each record (memory recipes 1, 4 and 6, and 9 and 10 at the light and
+// medium detail levels) decode only those fields, and the select recipes
+// (memory recipes 2, 3, 5 and 7, 10 at full detail, and the keyword searches
+// of the generic libraries) count without decoding them the records that are
+// valid JSON objects whose line, free of backslashes, lacks the parameter's
+// text. A caller's query always runs on whole records.
 //
 // # Output
 //

@@ -9,9 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // A server registers the extraction tools next to its own; a client without
@@ -75,30 +73,4 @@ func ExampleAddTools() {
 	// {"id":"01J3","memory_type":"episodic","namespace":"_semantic/decisions","title":"Incident: cache stampede"}
 	// "01J2"
 	// "01J3"
-}
-
-// Guidance renders the native-tool guidance of a descriptor, for a server
-// that registered the tools: lro sets it as descriptor.Input.Guidance.
-func ExampleGuidance() {
-	in := descriptor.Input{
-		Path:            "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
-		Detail:          "medium",
-		Count:           200,
-		EstimatedTokens: 31000,
-		Recipes:         recipes.Memory(recipes.Medium, nil),
-		Noun:            "memories",
-	}
-	fmt.Println(extract.Guidance(in))
-	// Output:
-	// Results offloaded to JSONL (200 memories, ~31000 tokens saved).
-	// Detail level: medium
-	// Use the `lro_extract` tool to query this result set. Examples:
-	// - Browse: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=1)
-	// - Filter by namespace prefix: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=2, params={"namespace": "_semantic"})
-	// - Search titles by keyword (case-insensitive regular expression): lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=3, params={"keyword": "keyword"})
-	// - Custom filter, run on each record: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", query="select(.confidence > 0.8) | {id, title}")
-	// - Count, group or sort all records at once: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", query="length", slurp=true)
-	// Available recipes: 1=list titles with namespaces (tab-separated); 2=filter by namespace prefix [params: namespace]; 3=search titles by keyword (case-insensitive regular expression) [params: keyword]; 4=extract IDs and titles only; 5=filter by memory type [params: memory_type]; 6=count by namespace; 7=filter by tag [params: tag]; 8=sort by created date (oldest first); 9=sort by confidence, descending (.confidence); 10=full-text search in content (case-insensitive regular expression) [params: keyword].
-	// To read lines as they are: lro_read(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", line=2, limit=10); to find records by regular expression: lro_search(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", pattern="keyword").
-	// The header line (line 1) contains metadata; the records start at line 2.
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	core "github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/recipes"
@@ -62,12 +65,13 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := offload(t, dir, tc.detail, tc.records)
-			sample := fileLines(t, path)[:recipes.SampleSize]
-			in := descriptor.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: recipes.For(recipes.Detail(tc.detail), sample)}
-			if recipes.IsMemory(sample) {
+			sample := fileLines(t, path)[:core.SampleSize]
+			rs, memory := recipes.Select(recipes.Detail(tc.detail), sample)
+			in := descriptor.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: rs}
+			if memory {
 				in.Noun = "memories"
 			}
-			guidance := extract.Guidance(in)
+			guidance := core.NativeGuidance(in)
 			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
 			schemas := map[string]map[string]any{}
 			for tool, err := range cs.Tools(context.Background(), nil) {
@@ -119,14 +123,20 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 	}
 }
 
+// plainMemory is a sample of one memory whose recipes have the
+// specification's default parameters: its namespace is "_semantic", and its
+// title has no word to search for.
+var plainMemory = []json.RawMessage{json.RawMessage(`{"id":"01J1","title":"Go","namespace":"_semantic","memory_type":"semantic"}`)}
+
 // TestGuidanceFollowsTheTemplate checks the lines the specification's
 // native-tool template fixes.
 func TestGuidanceFollowsTheTemplate(t *testing.T) {
+	rs, _ := recipes.Select(recipes.Full, plainMemory)
 	in := descriptor.Input{
 		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Detail: "full", Count: 200, EstimatedTokens: 31000,
-		Recipes: recipes.Memory(recipes.Full, nil), Noun: "memories",
+		Recipes: rs, Noun: "memories",
 	}
-	g := extract.Guidance(in)
+	g := core.NativeGuidance(in)
 	for _, want := range []string{
 		"Results offloaded to JSONL (200 memories, ~31000 tokens saved).\nDetail level: full\nUse the `lro_extract` tool to query this result set. Examples:\n",
 		`- Browse: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=1)`,
@@ -141,5 +151,34 @@ func TestGuidanceFollowsTheTemplate(t *testing.T) {
 	}
 	if strings.Contains(g, "tail -n") || strings.Contains(g, "| jq") {
 		t.Errorf("native guidance points to the shell:\n%s", g)
+	}
+}
+
+// TestGuidanceText renders the whole native-tool guidance of a descriptor of
+// memories at the medium detail level, as a server that registered the
+// tools sends it.
+func TestGuidanceText(t *testing.T) {
+	rs, _ := recipes.Select(recipes.Medium, plainMemory)
+	in := descriptor.Input{
+		Path:            "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
+		Detail:          "medium",
+		Count:           200,
+		EstimatedTokens: 31000,
+		Recipes:         rs,
+		Noun:            "memories",
+	}
+	const want = `Results offloaded to JSONL (200 memories, ~31000 tokens saved).
+Detail level: medium
+Use the ` + "`" + `lro_extract` + "`" + ` tool to query this result set. Examples:
+- Browse: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=1)
+- Filter by namespace prefix: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=2, params={"namespace": "_semantic"})
+- Search titles by keyword (case-insensitive regular expression): lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=3, params={"keyword": "keyword"})
+- Custom filter, run on each record: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", query="select(.confidence > 0.8) | {id, title}")
+- Count, group or sort all records at once: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", query="length", slurp=true)
+Available recipes: 1=list titles with namespaces (tab-separated); 2=filter by namespace prefix [params: namespace]; 3=search titles by keyword (case-insensitive regular expression) [params: keyword]; 4=extract IDs and titles only; 5=filter by memory type [params: memory_type]; 6=count by namespace; 7=filter by tag [params: tag]; 8=sort by created date (oldest first); 9=sort by confidence, descending (.confidence); 10=full-text search in content (case-insensitive regular expression) [params: keyword].
+To read lines as they are: lro_read(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", line=2, limit=10); to find records by regular expression: lro_search(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", pattern="keyword").
+The header line (line 1) contains metadata; the records start at line 2.`
+	if diff := cmp.Diff(want, core.NativeGuidance(in)); diff != "" {
+		t.Errorf("guidance (-want +got):\n%s", diff)
 	}
 }

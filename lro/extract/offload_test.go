@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -149,7 +150,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if c.Timeout != DefaultTimeout || c.MaxInputBytes != DefaultMaxInputBytes || c.MaxRecordBytes != DefaultMaxRecordBytes ||
 		c.MaxOutputBytes != DefaultMaxOutputBytes || c.MaxResults != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
-		c.ThresholdTokens != DefaultThresholdTokens || c.Prefix != jsonl.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
+		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != jsonl.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
 	}
 }

@@ -8,12 +8,16 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
 // Defaults of [Options]. Each is what the zero value of the corresponding
-// field means.
+// field means. The defaults the tools share with the offloading decorator
+// have one definition each, outside this package: Dir defaults to
+// [os.TempDir], Prefix to [jsonl.DefaultPrefix] and ThresholdTokens to
+// [github.com/zircote/lro-go/lro.DefaultThresholdTokens].
 const (
 	// DefaultTimeout bounds one tool call.
 	DefaultTimeout = 10 * time.Second
@@ -33,9 +37,6 @@ const (
 	// DefaultMaxMemoryBytes is how far the heap may grow during one
 	// lro_extract call before the call is stopped.
 	DefaultMaxMemoryBytes int64 = 512 << 20
-	// DefaultThresholdTokens is the size above which a result is not shown
-	// inline: the specification's offload threshold.
-	DefaultThresholdTokens = 1600
 )
 
 // ErrInvalidOption is wrapped by the error that reports an invalid [Options]
@@ -49,12 +50,13 @@ type Options struct {
 	// Dir is the output folder: the tools read offloaded files directly in
 	// it and nowhere else. It must be the folder the offloading decorator
 	// writes to (lro.Options.OutputDir). If empty, defaults to
-	// [os.TempDir], as lro's. It is made absolute.
+	// [os.TempDir], as that one does. It is made absolute.
 	Dir string
 
 	// Prefix is the first part of the names of offloaded files,
-	// {prefix}-{operation}-{ulid}.jsonl: only files named so can be read. If
-	// empty, defaults to [jsonl.DefaultPrefix].
+	// {prefix}-{operation}-{ulid}.jsonl: only files named so can be read. It
+	// must be the prefix the decorator writes with (lro.Options.Prefix). If
+	// empty, defaults to [jsonl.DefaultPrefix], as that one does.
 	Prefix string
 
 	// Timeout bounds each tool call: a query still running when it passes is
@@ -89,7 +91,8 @@ type Options struct {
 	// inline: an lro_extract result is written to a new offloaded file (or,
 	// if that fails, truncated with a note), and lro_read and lro_search show
 	// what fits with a note saying how to continue. If zero, defaults to
-	// [DefaultThresholdTokens].
+	// the specification's 1600,
+	// [github.com/zircote/lro-go/lro.DefaultThresholdTokens].
 	ThresholdTokens int
 
 	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
@@ -172,7 +175,7 @@ func newConfig(opts *Options) (*config, error) {
 		c.MaxMemoryBytes = DefaultMaxMemoryBytes
 	}
 	if c.ThresholdTokens == 0 {
-		c.ThresholdTokens = DefaultThresholdTokens
+		c.ThresholdTokens = offload.DefaultThreshold
 	}
 	if c.Tokenizer == nil {
 		c.Tokenizer = estimate.Heuristic{}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/itchyny/gojq"
 
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -21,6 +22,28 @@ import (
 // were applied to them: values written with escapes, characters that fold
 // to ASCII letters, invalid UTF-8, duplicate keys, fields of other types
 // and records that are not objects.
+// library returns the recipes recipes.Select gives for sample.
+func library(detail recipes.Detail, sample []json.RawMessage) []recipes.Recipe {
+	rs, _ := recipes.Select(detail, sample)
+	return rs
+}
+
+// withoutMemoryType returns the object records of sample without their
+// memory_type, which makes them other records than memories: recipes.Select
+// derives the generic library from their fields.
+func withoutMemoryType(sample []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(sample))
+	for _, rec := range sample {
+		var o map[string]any
+		if json.Unmarshal(rec, &o) == nil {
+			delete(o, "memory_type")
+			rec, _ = json.Marshal(o)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
 func planRecords() []string {
 	namespaces := []string{"_semantic/decisions", "_semantic", "_episodic/sessions", "_procedural/runbooks"}
 	types := []string{"semantic", "episodic", "procedural"}
@@ -162,20 +185,20 @@ func TestPlanKeepsResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := planRecords()
-	sample := make([]json.RawMessage, 0, recipes.SampleSize)
-	for _, l := range good[:recipes.SampleSize] {
+	sample := make([]json.RawMessage, 0, offload.SampleSize)
+	for _, l := range good[:offload.SampleSize] {
 		sample = append(sample, json.RawMessage(l))
 	}
 	var textSample []json.RawMessage
-	for i := range recipes.SampleSize {
+	for i := range offload.SampleSize {
 		textSample = append(textSample, json.RawMessage(fmt.Sprintf(`{"line":%d,"text":"ERROR cache %d"}`, i+1, i)))
 	}
 	libraries := map[string][]recipes.Recipe{
-		"memory light":  recipes.Memory(recipes.Light, sample),
-		"memory medium": recipes.Memory(recipes.Medium, sample),
-		"memory full":   recipes.Memory(recipes.Full, sample),
-		"generic":       recipes.Generic(sample),
-		"text lines":    recipes.Generic(textSample),
+		"memory light":  library(recipes.Light, sample),
+		"memory medium": library(recipes.Medium, sample),
+		"memory full":   library(recipes.Full, sample),
+		"generic":       library(recipes.Full, withoutMemoryType(sample)),
+		"text lines":    library(recipes.Full, textSample),
 	}
 	skipped, projected := 0, 0
 	for name, lines := range planFiles(t, dir) {
@@ -263,27 +286,27 @@ func TestPlanFor(t *testing.T) {
 		value string
 		want  map[int]string
 	}{
-		{"memory full: projections and needles", recipes.Memory(recipes.Full, sample), "cache", map[int]string{
+		{"memory full: projections and needles", library(recipes.Full, sample), "cache", map[int]string{
 			1: "fields title,namespace", 2: `needle "\"cache"`, 3: `fold "cache"`, 4: "fields id,title,namespace",
 			5: `needle "\"cache\""`, 6: "fields namespace", 7: `needle "\"cache\""`, 10: `fold "cache"`,
 		}},
-		{"memory light: recipes 9 and 10 list namespaces and count types", recipes.Memory(recipes.Light, sample), "cache", map[int]string{
+		{"memory light: recipes 9 and 10 list namespaces and count types", library(recipes.Light, sample), "cache", map[int]string{
 			1: "fields title,namespace", 2: `needle "\"cache"`, 3: `fold "cache"`, 4: "fields id,title,namespace",
 			5: `needle "\"cache\""`, 6: "fields namespace", 7: `needle "\"cache\""`, 9: "fields namespace", 10: "fields memory_type",
 		}},
-		{"a keyword with k or s folds to non-ASCII characters", recipes.Memory(recipes.Full, sample), "Keys", map[int]string{
+		{"a keyword with k or s folds to non-ASCII characters", library(recipes.Full, sample), "Keys", map[int]string{
 			1: "fields title,namespace", 2: `needle "\"Keys"`, 3: `fold "Keys" on ASCII lines`, 4: "fields id,title,namespace",
 			5: `needle "\"Keys\""`, 6: "fields namespace", 7: `needle "\"Keys\""`, 10: `fold "Keys" on ASCII lines`,
 		}},
-		{"no needle for a regular expression, an empty value or U+FFFD", recipes.Memory(recipes.Full, sample), "ca.he", map[int]string{
+		{"no needle for a regular expression, an empty value or U+FFFD", library(recipes.Full, sample), "ca.he", map[int]string{
 			1: "fields title,namespace", 2: `needle "\"ca.he"`, 4: "fields id,title,namespace",
 			5: `needle "\"ca.he\""`, 6: "fields namespace", 7: `needle "\"ca.he\""`,
 		}},
-		{"empty value", recipes.Memory(recipes.Full, sample), "", map[int]string{
+		{"empty value", library(recipes.Full, sample), "", map[int]string{
 			1: "fields title,namespace", 4: "fields id,title,namespace", 6: "fields namespace",
 		}},
-		{"generic text lines: the grep recipe", recipes.Generic(textSample), "error", map[int]string{2: `fold "error"`}},
-		{"generic objects: the keyword search", recipes.Generic(objectSample), "refund", map[int]string{4: `fold "refund"`}},
+		{"generic text lines: the grep recipe", library(recipes.Full, textSample), "error", map[int]string{2: `fold "error"`}},
+		{"generic objects: the keyword search", library(recipes.Full, objectSample), "refund", map[int]string{4: `fold "refund"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

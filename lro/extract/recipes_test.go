@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	core "github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
@@ -217,10 +218,10 @@ func TestRecipeParamsMatchJQ(t *testing.T) {
 			d := offloadWithLRO(t, dir, tc.detail, tc.result)
 			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
 			lines := fileLines(t, d.FilePath)
-			rs := recipes.For(recipes.Detail(tc.detail), lines[:recipes.SampleSize])
+			rs, _ := recipes.Select(recipes.Detail(tc.detail), lines[:core.SampleSize])
 			// Other plausible values: the defaults a later part of the file
 			// would give.
-			other := recipes.For(recipes.Detail(tc.detail), lines[len(lines)-recipes.SampleSize:])
+			other, _ := recipes.Select(recipes.Detail(tc.detail), lines[len(lines)-core.SampleSize:])
 			tested := 0
 			for i, r := range rs {
 				if r.Command(d.FilePath) != d.JqRecipes[i].Command {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -239,4 +241,13 @@ func pathKey(k string) string {
 		return "." + k
 	}
 	return ".[" + quote(k) + "]"
+}
+
+// quote writes s as a JSON string.
+func quote(s string) string {
+	b, err := jsontext.AppendQuote(nil, s)
+	if err != nil {
+		b, _ = json.Marshal(s) // invalid UTF-8, replaced
+	}
+	return string(b)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -322,13 +323,13 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 }
 
 // fileRecipe rebuilds recipe n of the file's descriptor: the recipes of a
-// file are recipes.For(detail, sample) over its header's detail level and
-// its first recipes.SampleSize records, which is how the offloader built
-// them. It returns the sample lines, which the run reads first.
+// file are recipes.Select over its header's detail level and its first
+// offload.SampleSize records, which is how the offloader built them. It
+// returns the sample lines, which the run reads first.
 func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, [][]byte, error) {
 	var sample []json.RawMessage
 	var lines [][]byte
-	for len(lines) < recipes.SampleSize {
+	for len(lines) < offload.SampleSize {
 		line, err := src.next(c.MaxRecordBytes)
 		if errors.Is(err, io.EOF) {
 			break
@@ -340,7 +341,7 @@ func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, [][]byte, error
 		lines = append(lines, l)
 		sample = append(sample, json.RawMessage(l))
 	}
-	rs := recipes.For(recipes.Detail(src.header.Detail), sample)
+	rs, _ := recipes.Select(recipes.Detail(src.header.Detail), sample)
 	return rs[n-1], lines, nil
 }
 

@@ -1,0 +1,85 @@
+package lro
+
+import (
+	"encoding/json"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+)
+
+// WidenOutputSchema returns an output schema that accepts what schema accepts
+// and also what offloading may put in the structured content (see
+// [descriptor.ResponseSchema]), so that clients that validate structured
+// content against a tool's advertised schema accept an offloaded result. Use
+// it for a tool registered with [mcp.Server.AddTool] whose handler is
+// wrapped with [Wrap]; [AddTool] and [Middleware] widen the schemas of their
+// tools themselves. A nil schema gives nil: a tool without an output schema
+// needs none. The $defs of schema are hoisted to the top so that its
+// references still resolve, and widening a widened schema changes nothing.
+func WidenOutputSchema(schema any) (any, error) {
+	if schema == nil {
+		return nil, nil
+	}
+	w, err := widen(schema)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// widen is WidenOutputSchema of a schema that is not nil.
+func widen(schema any) (map[string]any, error) {
+	var orig map[string]any
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &orig); err != nil {
+		return nil, err
+	}
+	if isWidened(orig) {
+		return orig, nil
+	}
+	widened := map[string]any{}
+	for _, k := range []string{"$defs", "definitions"} {
+		if v, ok := orig[k]; ok {
+			widened[k] = v
+			delete(orig, k)
+		}
+	}
+	if d, ok := orig["$schema"]; ok {
+		widened["$schema"] = d
+		delete(orig, "$schema")
+	}
+	if orig["type"] == "object" {
+		widened["type"] = "object"
+	}
+	widened["anyOf"] = []any{orig, descriptor.ResponseSchema()}
+	// Round-trip once more so the result holds only JSON types (float64,
+	// []any), whatever the input held: widening is idempotent.
+	data, err = json.Marshal(widened)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// isWidened reports whether s is a widened schema already: an anyOf whose
+// second branch is the schema of a descriptor.
+func isWidened(s map[string]any) bool {
+	branches, ok := s["anyOf"].([]any)
+	if !ok || len(branches) != 2 {
+		return false
+	}
+	last, ok := branches[1].(map[string]any)
+	if !ok {
+		return false
+	}
+	props, _ := last["properties"].(map[string]any)
+	_, hasPath := props["file_path"]
+	_, hasFlag := props["offloaded"]
+	return hasPath && hasFlag
+}
