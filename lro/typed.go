@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -65,31 +67,49 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 		if res == nil {
 			res = &mcp.CallToolResult{}
 		}
-		data, err := json.Marshal(out)
+		data, err := json.Marshal(zeroForNil(out))
 		if err != nil {
 			return nil, nil, fmt.Errorf("lro: marshaling output: %w", err)
 		}
-		sdkText := res.Content == nil
-		if sdkText {
-			// What the SDK sends beside the structured content when the
-			// handler sets no content: the same JSON as text. It is set
-			// here only for the estimate; inline, the SDK writes it as
-			// ever.
-			res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
+		// The SDK sends the output's JSON as text too: in place of the
+		// handler's content when it has none, and after it when the output
+		// is not an object. Counted here as the client will receive it, it
+		// is the SDK's to write when the result goes out.
+		handlerContent := res.Content
+		object := jsontext.Value(data).Kind() == '{'
+		if res.Content == nil || !object {
+			res.Content = append(slices.Clip(res.Content), &mcp.TextContent{Text: string(data)})
+		}
+		if !c.apply(ctx, req, res, slot.get(), data) {
+			res.Content = handlerContent
+			return res, json.RawMessage(data), nil
+		}
+		sc, _ := res.StructuredContent.(json.RawMessage)
+		if sc == nil {
+			return res, nil, nil
 		}
 		// The SDK sets StructuredContent from the returned value and keeps
-		// the Content that apply wrote.
-		if c.apply(ctx, req, res, slot.get(), data) {
-			if res.StructuredContent == nil {
-				return res, nil, nil
+		// the content that apply wrote; when that value is not an object it
+		// adds its text, which a fallback already shows: the fallback's
+		// own copy goes.
+		if jsontext.Value(sc).Kind() != '{' && len(res.Content) > 1 {
+			if tc, ok := res.Content[1].(*mcp.TextContent); ok && tc.Text == string(sc) {
+				res.Content = slices.Delete(slices.Clip(res.Content), 1, 2)
 			}
-			return res, res.StructuredContent, nil
 		}
-		if sdkText {
-			res.Content = nil
-		}
-		return res, json.RawMessage(data), nil
+		return res, sc, nil
 	}
+}
+
+// zeroForNil returns, for a nil pointer, a pointer to the zero value of
+// what it points to, as the SDK sends for a typed tool: a nil output would
+// be JSON null, which no output schema of an object accepts.
+func zeroForNil(out any) any {
+	v := reflect.ValueOf(out)
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return reflect.New(v.Type().Elem()).Interface()
+	}
+	return out
 }
 
 func outOrNil[Out any](out Out, err error) any {

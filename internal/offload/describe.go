@@ -176,23 +176,35 @@ func besideOf(p *plan, path string) *descriptor.Beside {
 	}
 	b := &descriptor.Beside{Command: "head -n 1 " + recipes.ShellQuote(path) + " | jq '.result'"}
 	var values bytes.Buffer
+	shown, more := 0, 0
 	for _, v := range p.beside {
-		if v.raw == nil {
-			b.Other = append(b.Other, v.path+": "+v.what)
-			continue
+		switch {
+		case v.raw != nil && shown < maxShownValues:
+			if values.Len() == 0 {
+				values.WriteByte('{')
+			} else {
+				values.WriteByte(',')
+			}
+			values.Write(quote(v.path))
+			values.WriteByte(':')
+			values.Write(v.raw)
+			shown++
+		case len(b.Other) < maxShownValues:
+			what := v.what
+			if v.raw != nil {
+				what = describeKind(v.raw)
+			}
+			b.Other = append(b.Other, v.path+": "+what)
+		default:
+			more++
 		}
-		if values.Len() == 0 {
-			values.WriteByte('{')
-		} else {
-			values.WriteByte(',')
-		}
-		values.Write(quote(v.path))
-		values.WriteByte(':')
-		values.Write(v.raw)
 	}
 	if values.Len() > 0 {
 		values.WriteByte('}')
 		b.Values = json.RawMessage(values.Bytes())
+	}
+	if more > 0 {
+		b.Other = append(b.Other, fmt.Sprintf("and %d more", more))
 	}
 	return b
 }
@@ -202,8 +214,13 @@ func besideOf(p *plan, path string) *descriptor.Beside {
 const maxShownChars = 80
 
 // maxShownValues bounds how many values the descriptor shows beside the
-// records; the rest are named.
+// records, and how many others it names: the rest are counted, so that the
+// descriptor stays small whatever the result holds.
 const maxShownValues = 8
+
+// maxShownDigits is the longest number the descriptor shows beside the
+// records; longer ones are named.
+const maxShownDigits = 32
 
 // besideMembers returns the members of the object document of ru other than
 // its records, each below path.
@@ -216,7 +233,6 @@ func besideMembers(path string, ru *run) []besideValue {
 		return nil
 	}
 	var out []besideValue
-	shown := 0
 	for dec.PeekKind() == '"' {
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -232,12 +248,7 @@ func besideMembers(path string, ru *run) []besideValue {
 		}
 		bv := describeValue(path+jqKey(name), v)
 		if bv.raw != nil {
-			if shown == maxShownValues {
-				bv.raw, bv.what = nil, describeKind(v)
-			} else {
-				bv.raw = bytes.Clone(bv.raw)
-				shown++
-			}
+			bv.raw = bytes.Clone(bv.raw)
 		}
 		out = append(out, bv)
 	}
@@ -247,8 +258,12 @@ func besideMembers(path string, ru *run) []besideValue {
 // describeValue returns v itself when it is a small scalar, else what it is.
 func describeValue(path string, v []byte) besideValue {
 	switch jsontext.Value(v).Kind() {
-	case 'n', 't', 'f', '0':
+	case 'n', 't', 'f':
 		return besideValue{path: path, raw: v}
+	case '0':
+		if len(v) <= maxShownDigits {
+			return besideValue{path: path, raw: v}
+		}
 	case '"':
 		var s string
 		if json.Unmarshal(v, &s) == nil && utf8.RuneCountInString(s) <= maxShownChars {
@@ -256,6 +271,14 @@ func describeValue(path string, v []byte) besideValue {
 		}
 	}
 	return besideValue{path: path, what: describeKind(v)}
+}
+
+// describeText returns a text item's text when it is short, else what it is.
+func describeText(path, text string) besideValue {
+	if n := utf8.RuneCountInString(text); n > maxShownChars {
+		return besideValue{path: path, what: fmt.Sprintf("string of %d characters", n)}
+	}
+	return besideValue{path: path, raw: quote(text)}
 }
 
 // describeKind says what the JSON value v is, in a few words.

@@ -1,8 +1,10 @@
 package offload
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -152,28 +154,38 @@ type shower interface {
 
 // shower returns how the records of p are shown in a fallback: the first
 // stretch of records, in the document they came from.
+//
+// Every record costs at least a token, so no more than the threshold's worth
+// of records can be shown: only those are read, whatever the record count.
 func (c *Config) shower(r *result, p *plan) shower {
+	limit := c.Threshold + 1
 	if p.provided != nil {
-		return &listShower{records: p.provided}
+		return &listShower{records: p.provided[:min(len(p.provided), limit)]}
 	}
 	if len(p.runs) == 0 {
 		return emptyShower{}
 	}
 	ru := p.runs[0]
-	var recs [][]byte
-	_ = (&plan{runs: []*run{ru}}).each(func(line []byte) error {
-		recs = append(recs, append([]byte(nil), line...))
-		return nil
-	})
 	switch ru.as {
 	case asArray:
+		var recs [][]byte
+		_ = (&plan{runs: []*run{ru}}).each(func(line []byte) error {
+			if len(recs) == limit {
+				return errEnough
+			}
+			recs = append(recs, bytes.Clone(line))
+			return nil
+		})
 		return &arrayShower{ru: ru, records: recs, structured: strings.HasPrefix(ru.at, "/structuredContent")}
 	case asLines:
-		lines := strings.Split(ru.text, "\n")
-		return &lineShower{lines: lines[:min(len(lines), ru.count)]}
+		lines := strings.SplitN(ru.text, "\n", limit+1)
+		return &lineShower{lines: lines[:min(len(lines), ru.count, limit)]}
 	}
 	return emptyShower{}
 }
+
+// errEnough stops a walk over the records that has what it needs.
+var errEnough = errors.New("offload: enough records")
 
 // emptyShower shows nothing.
 type emptyShower struct{}

@@ -113,20 +113,22 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		recs[i] = line
 		tokens += c.Tokenizer.Tokens(line)
 	}
-	if tokens <= c.Threshold {
+	// The handler's own result (a rendering or one page of the set) is
+	// discarded when the set is offloaded, as the specification says of
+	// inject_context; only its images and audio stay, and its structured
+	// content shape matters for the fallback. The set is offloaded when it
+	// is above the threshold, and also when the handler's own result is,
+	// since the set is the whole of what that result shows.
+	r, err := readResult(res, structured)
+	if err != nil {
+		r = &result{}
+	}
+	if tokens <= c.Threshold && !c.over(r) {
 		return false, false
 	}
 	call := describe()
 	if set.RecordType != nil {
 		call.RecordType = set.RecordType
-	}
-	// The handler's own result (a rendering or one page of the set) is
-	// discarded, as the specification says of inject_context; only its
-	// images and audio stay, and its structured content shape matters for
-	// the fallback.
-	r, err := readResult(res, structured)
-	if err != nil {
-		r = &result{}
 	}
 	p := &plan{
 		tokens:   tokens,

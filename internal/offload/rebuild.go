@@ -238,6 +238,9 @@ func (n *node) set(ptr string, v *node) (*node, error) {
 	if ptr == "" {
 		return v, nil
 	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, fmt.Errorf("offload: bad pointer %q", ptr)
+	}
 	i := strings.LastIndexByte(ptr, '/')
 	parent, err := n.get(ptr[:i])
 	if err != nil {

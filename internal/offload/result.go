@@ -163,7 +163,7 @@ func (c *Config) plan(r *result) (*plan, error) {
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
-			p.beside = append(p.beside, describeValue(path+".text", quote(it.text.Text)))
+			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
 		default:
 			ru, skeleton := c.textRun(it.text.Text, at, firstLine(p.runs))
 			p.runs = append(p.runs, ru)
