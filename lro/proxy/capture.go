@@ -111,6 +111,13 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			slot.mu.Lock()
 			slot.result = resp.Result
 			slot.mu.Unlock()
+			// go-sdk's client would decode the structured content into
+			// float64s, and fail on a number they cannot hold (1e400): it
+			// gets the result without it, and the call puts the captured
+			// bytes back.
+			if rest, ok := withoutMember(resp.Result, "structuredContent"); ok {
+				resp.Result = rest
+			}
 		}
 	}
 	return msg, err

@@ -64,3 +64,27 @@ func unquote(s jsontext.Value) string {
 	b, _ := jsontext.AppendUnquote(nil, s)
 	return string(b)
 }
+
+// withoutMember returns the JSON object doc without its members named key,
+// the others as written, and whether it had any.
+func withoutMember(doc []byte, key string) ([]byte, bool) {
+	out := []byte{'{'}
+	found := false
+	ok := members(doc, func(name, value jsontext.Value) bool {
+		if unquote(name) == key {
+			found = true
+			return true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, name...)
+		out = append(out, ':')
+		out = append(out, value...)
+		return true
+	})
+	if !ok || !found {
+		return doc, false
+	}
+	return append(out, '}'), true
+}

@@ -324,6 +324,22 @@ func TestForwarding(t *testing.T) {
 				}
 			})
 
+			// Over stdio the proxy reads the upstream's raw messages; an HTTP
+			// upstream's results are still decoded by go-sdk's client, which
+			// refuses 1e400 (a transparent relay is the cure).
+			t.Run("numbers float64 cannot hold", func(t *testing.T) {
+				if kind.name != "stdio" {
+					return
+				}
+				d := offloaded(t, call(t, cs, "huge", 200))
+				if d == nil {
+					t.Fatal("huge(200) not offloaded")
+				}
+				if data := readFile(t, d.FilePath); !strings.Contains(data, `{"n":0,"big":1e400,`) {
+					t.Errorf("the file does not hold the upstream's numbers as written: %.300s", data)
+				}
+			})
+
 			t.Run("tool errors pass through", func(t *testing.T) {
 				want, got := call(t, direct, "fail", 0), call(t, cs, "fail", 0)
 				if !got.IsError || offloaded(t, got) != nil {

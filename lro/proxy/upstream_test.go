@@ -129,6 +129,15 @@ func newUpstream(dir string) *mcp.Server {
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return textResult(textLines(countArg(req))), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "huge", Description: "Rows holding a number float64 cannot hold.", InputSchema: countSchema},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			rows := make([]string, countArg(req))
+			for i := range rows {
+				rows[i] = fmt.Sprintf(`{"n":%d,"big":1e400,"note":"a row with a number beyond float64"}`, i)
+			}
+			doc := `{"rows":[` + strings.Join(rows, ",") + `]}`
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "rows"}}, StructuredContent: json.RawMessage(doc)}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "exact", Description: "Rows a decoder would rewrite.", InputSchema: countSchema,
 		OutputSchema: map[string]any{"type": "object", "required": []any{"rows"}}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
