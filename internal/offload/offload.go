@@ -88,13 +88,15 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	if err != nil {
 		return false
 	}
-	if !c.over(r) {
+	tokens := c.tokens(r)
+	if tokens <= c.Threshold {
 		return false
 	}
 	p, err := c.plan(r)
 	if err != nil {
 		return false // structured content that is not JSON: not ours to judge
 	}
+	p.tokens = tokens
 	c.offloadOrFallback(ctx, call(), res, r, p, nil)
 	return true
 }
@@ -123,7 +125,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	if err != nil {
 		r = &result{}
 	}
-	if tokens <= c.Threshold && !c.over(r) {
+	if tokens <= c.Threshold && c.tokens(r) <= c.Threshold {
 		return false, false
 	}
 	call := describe()
@@ -142,29 +144,8 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	return true, true
 }
 
-// over reports whether the result is above the threshold.
-func (c *Config) over(r *result) bool {
-	total := 0
-	for _, it := range r.items {
-		switch {
-		case it.media:
-			continue
-		case it.text != nil:
-			total += c.textTokens(it.text.Text)
-		default:
-			total += c.Tokenizer.Tokens(it.raw)
-		}
-		if total > c.Threshold {
-			return true
-		}
-	}
-	if r.structured != nil {
-		total += c.Tokenizer.Tokens(r.structured)
-	}
-	return total > c.Threshold
-}
-
-// tokens estimates everything the client would receive of r.
+// tokens estimates everything the client would receive of r, once: the
+// figure the threshold is compared with is the one the header records.
 func (c *Config) tokens(r *result) int {
 	total := 0
 	for _, it := range r.items {
@@ -195,9 +176,6 @@ func (c *Config) textTokens(s string) int {
 // the write fails, the fallback. provided are the records of a provided set,
 // else nil.
 func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan, provided [][]byte) {
-	if p.tokens == 0 {
-		p.tokens = c.tokens(r)
-	}
 	d, err := c.write(ctx, call, r, p)
 	if err != nil {
 		c.fallback(ctx, call, res, r, p, err)
