@@ -108,8 +108,7 @@ func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bo
 		if err != nil {
 			return nil, false
 		}
-		k := d.key(raw)
-		if i := indexOf(fields, k); i >= 0 {
+		if i := d.fieldIndex(raw, fields); i >= 0 {
 			v, err := d.value()
 			if err != nil {
 				return nil, false
@@ -125,9 +124,16 @@ func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bo
 	return m, d.end() == nil
 }
 
-func indexOf(fields []string, k string) int {
+// fieldIndex returns the index in fields of the quoted object key raw, or
+// -1. It compares the key's bytes: project needs no string of a key.
+func (d *decoder) fieldIndex(raw []byte, fields []string) int {
+	k, ok := plain(raw)
+	if !ok {
+		k, _ = jsontext.AppendUnquote(d.unq[:0], raw)
+		d.unq = k
+	}
 	for i, f := range fields {
-		if f == k {
+		if string(k) == f {
 			return i
 		}
 	}
