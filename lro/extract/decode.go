@@ -45,6 +45,13 @@ type decoder struct {
 	keys map[string]string // interned object keys, shared across records
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
+	utf8 bool              // the text is valid UTF-8
+	// seq holds the keys of the last record in the order they came ("" for
+	// a key with escapes); records often have the same keys in the same
+	// order, so key nkey of a record is compared with seq[nkey] before it
+	// is looked up in keys.
+	seq  []string
+	nkey int
 }
 
 // maxInterned bounds the key table, so that records with ever-new keys cannot
@@ -58,11 +65,13 @@ func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} 
 func (d *decoder) reset(data []byte) {
 	d.in = *bytes.NewBuffer(data)
 	d.dec.Reset(&d.in, decodeOptions...)
+	d.utf8 = utf8.Valid(data)
 }
 
 // decode decodes data, which must hold exactly one JSON value.
 func (d *decoder) decode(data []byte) (any, error) {
 	d.reset(data)
+	d.nkey = 0
 	// One copy of the whole text: every string value without escapes is then
 	// a slice of it, which saves an allocation and a copy per string.
 	d.text = string(data)
@@ -77,67 +86,69 @@ func (d *decoder) decode(data []byte) (any, error) {
 }
 
 // valid reports whether data holds exactly one JSON value that decode
-// accepts, without building it.
+// accepts, without building it (see scan.go).
 func (d *decoder) valid(data []byte) bool {
-	d.reset(data)
-	// ReadValue checks a whole value in one pass, twice as fast as
-	// SkipValue, which reads it token by token (measured on the records of
-	// BenchmarkRecipeVsJQ); it copies nothing, the input being in memory.
-	_, err := d.dec.ReadValue()
-	return err == nil && d.end() == nil
+	end := skipValue(data, skipSpace(data, 0), 0)
+	return end >= 0 && skipSpace(data, end) == len(data)
 }
 
 // project decodes data, if it is a valid JSON object, into a map of only
-// the keys in fields (the last of duplicates, as decode does): the values
-// of the other keys are checked but not built. ok is false if data is not
-// a valid object; decode then gives the value or the error. It leaves
-// d.text empty: a projected record is never printed as written, and the few
-// strings it keeps are copied rather than sliced from a copy of the line.
+// the keys in fields (the last of duplicates, as decode does), which must be
+// written without escapes: the values of the other keys are checked but not
+// built (see scan.go). ok is false if data is not a valid object; decode
+// then gives the value or the error. It leaves d.text empty: a projected
+// record is never printed as written, and the few strings it keeps are
+// copied rather than sliced from a copy of the line.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
-	d.reset(data)
-	d.text = ""
-	if d.dec.PeekKind() != '{' {
-		return nil, false
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
 	m = make(map[string]any, len(fields))
-	for d.dec.PeekKind() != '}' {
-		raw, err := d.dec.ReadValue()
-		if err != nil {
+	d.text = ""
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
+		return m, skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
 			return nil, false
 		}
-		if i := d.fieldIndex(raw, fields); i >= 0 {
-			v, err := d.value()
-			if err != nil {
-				return nil, false
+		end, escaped := skipString(data, i)
+		if end < 0 {
+			return nil, false
+		}
+		k := data[i+1 : end-1]
+		if escaped {
+			k, _ = jsontext.AppendUnquote(d.unq[:0], data[i:end])
+			d.unq = k
+		}
+		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
+		if end = skipValue(data, i, 1); end < 0 {
+			return nil, false
+		}
+		for _, f := range fields {
+			if string(k) == f {
+				d.reset(data[i:end])
+				v, err := d.value()
+				if err != nil {
+					return nil, false
+				}
+				m[f] = v
 			}
-			m[fields[i]] = v
-		} else if _, err := d.dec.ReadValue(); err != nil {
+		}
+		switch i = skipSpace(data, end); {
+		case i >= len(data):
+			return nil, false
+		case data[i] == '}':
+			return m, skipSpace(data, i+1) == len(data)
+		case data[i] != ',':
 			return nil, false
 		}
+		i = skipSpace(data, i+1)
 	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, false
-	}
-	return m, d.end() == nil
-}
-
-// fieldIndex returns the index in fields of the quoted object key raw, or
-// -1. It compares the key's bytes: project needs no string of a key.
-func (d *decoder) fieldIndex(raw []byte, fields []string) int {
-	k, ok := plain(raw)
-	if !ok {
-		k, _ = jsontext.AppendUnquote(d.unq[:0], raw)
-		d.unq = k
-	}
-	for i, f := range fields {
-		if string(k) == f {
-			return i
-		}
-	}
-	return -1
 }
 
 // end checks that only white space follows the value read.
@@ -236,31 +247,51 @@ func (d *decoder) array() (any, error) {
 
 // plain returns the text of the quoted string raw when it is written as is:
 // no escape, and valid UTF-8 (jsontext has checked the rest).
-func plain(raw []byte) ([]byte, bool) {
+func (d *decoder) plain(raw []byte) ([]byte, bool) {
 	s := raw[1 : len(raw)-1]
-	return s, bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+	return s, bytes.IndexByte(s, '\\') < 0 && (d.utf8 || utf8.Valid(s))
 }
 
 // key returns the object key raw, sharing the string with earlier records.
 func (d *decoder) key(raw []byte) string {
-	s, ok := plain(raw)
+	n := d.nkey
+	d.nkey++
+	s, ok := d.plain(raw)
 	if !ok {
+		d.remember(n, "") // matches only the empty key, which is plain
 		return d.unquote(raw)
 	}
-	if k, ok := d.keys[string(s)]; ok { // no allocation for the lookup
-		return k
+	if n < len(d.seq) && d.seq[n] == string(s) {
+		return d.seq[n]
 	}
-	k := string(s)
-	if len(d.keys) < maxInterned && len(k) <= 64 {
-		d.keys[k] = k
+	k, found := d.keys[string(s)] // no allocation for the lookup
+	if !found {
+		k = string(s)
+		if len(d.keys) < maxInterned && len(k) <= 64 {
+			d.keys[k] = k
+		}
 	}
+	d.remember(n, k)
 	return k
 }
+
+// remember sets key n of the record in seq.
+func (d *decoder) remember(n int, k string) {
+	switch {
+	case n < len(d.seq):
+		d.seq[n] = k
+	case n == len(d.seq) && n < maxSeq:
+		d.seq = append(d.seq, k)
+	}
+}
+
+// maxSeq bounds the keys remembered in decoder.seq.
+const maxSeq = 256
 
 // str returns the string value raw: a slice of d.text if it is written as
 // is.
 func (d *decoder) str(raw []byte) string {
-	s, ok := plain(raw)
+	s, ok := d.plain(raw)
 	switch {
 	case !ok:
 		return d.unquote(raw)
