@@ -101,8 +101,8 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
-// TestDecodeDepthLimitIsInclusive wants decode (jsontext's limit), valid
-// and project (scan.go's) to accept maxDepth levels and no more.
+// TestDecodeDepthLimitIsInclusive wants decode, valid and project to accept
+// maxDepth levels and no more.
 func TestDecodeDepthLimitIsInclusive(t *testing.T) {
 	nested := func(levels int) []byte {
 		return []byte(`{"a":` + strings.Repeat("[", levels-1) + strings.Repeat("]", levels-1) + `}`)

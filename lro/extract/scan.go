@@ -2,18 +2,23 @@ package extract
 
 import "encoding/binary"
 
-// The functions below check JSON text without building it, for the two fast
-// paths of a plan (see plan.go): a record it skips is only checked, and a
-// projection only checks the values of the keys it does not keep. They
-// accept exactly what decode accepts (FuzzDecode checks it): RFC 8259, any
-// byte from 0x80 in strings, at most maxDepth levels.
+// The functions below scan JSON text for the decoder (decode.go): each
+// finds where a string, number or literal ends and checks it. With
+// decoder.walk they accept exactly what encoding/json accepts (FuzzDecode
+// checks it), which is also what jsontext accepts with decodeOptions:
+// RFC 8259, any byte from 0x80 in strings, at most maxDepth levels.
 //
-// They are written by hand, rather than reading with jsontext as decode
-// does, because these paths are the plan's gains and jsontext, which reads
-// a string one byte at a time, made them slower by more than the project
-// allows: on the records of BenchmarkRecipeVsJQ, the checking of a record
-// and a projection took 1.3x and 1.6x the time; strings are checked here
-// eight bytes at a time.
+// They are written by hand because reading the records with jsontext's
+// Decoder, tried first, made the headline figures worse by more than 10%.
+// In BenchmarkRecipeVsJQ (lro_extract/jq, medians of 3 runs, side by side
+// with the hand-written reader of before), reading everything with
+// jsontext took 1.00x to 1.43x, over 1.2x on five of its seven calls
+// (sort_by 0.148 to 0.211, a projection 0.064 to 0.079); reading only the
+// full records with it still took 1.15x and 1.23x on sort_by in two
+// sessions. jsontext checks strings a byte at a time and costs a call per
+// token; here strings are checked eight bytes at a time, in one pass over
+// the record. jsontext still unquotes the strings that have escapes, and
+// words the errors.
 
 // Masks of the eight bytes of a word, for the string scan.
 const (
@@ -31,72 +36,6 @@ func skipSpace(data []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// skipValue returns the offset just past the JSON value at data[i], which
-// is inside depth open arrays and objects, or -1 if no valid value starts
-// there.
-func skipValue(data []byte, i, depth int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch c := data[i]; c {
-	case '"':
-		end, _ := skipString(data, i)
-		return end
-	case '{', '[':
-		return skipContainer(data, i, depth+1)
-	case 't':
-		return skipLiteral(data, i, "true")
-	case 'f':
-		return skipLiteral(data, i, "false")
-	case 'n':
-		return skipLiteral(data, i, "null")
-	}
-	return skipNumber(data, i)
-}
-
-// skipContainer is skipValue for the object or array at data[i], which is
-// at level depth.
-func skipContainer(data []byte, i, depth int) int {
-	if depth > maxDepth {
-		return -1
-	}
-	object := data[i] == '{'
-	end := byte(']')
-	if object {
-		end = '}'
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == end {
-		return i + 1
-	}
-	for {
-		if object {
-			if i >= len(data) || data[i] != '"' {
-				return -1
-			}
-			if i, _ = skipString(data, i); i < 0 {
-				return -1
-			}
-			if i = skipSpace(data, i); i >= len(data) || data[i] != ':' {
-				return -1
-			}
-			i = skipSpace(data, i+1)
-		}
-		if i = skipValue(data, i, depth); i < 0 {
-			return -1
-		}
-		switch i = skipSpace(data, i); {
-		case i >= len(data):
-			return -1
-		case data[i] == end:
-			return i + 1
-		case data[i] != ',':
-			return -1
-		}
-		i = skipSpace(data, i+1)
-	}
 }
 
 // skipString returns the offset just past the JSON string at data[i] (a
