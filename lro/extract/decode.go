@@ -40,7 +40,6 @@ var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsont
 // with escapes and explains the errors.
 type decoder struct {
 	text string            // the text as one string: plain string values are slices of it
-	utf8 bool              // the text is valid UTF-8
 	keys map[string]string // interned object keys, shared across records
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
@@ -65,7 +64,7 @@ func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} 
 func (d *decoder) decode(data []byte) (any, error) {
 	// One copy of the whole text: every string value without escapes is then
 	// a slice of it, which saves an allocation and a copy per string.
-	d.text, d.utf8, d.nkey = string(data), utf8.Valid(data), 0
+	d.text, d.nkey = string(data), 0
 	v, end := d.walk(data, skipSpace(data, 0), 0, true)
 	if end < 0 || skipSpace(data, end) != len(data) {
 		return nil, syntaxError(data)
@@ -92,7 +91,7 @@ func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bo
 	if i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
-	d.text, d.utf8 = "", utf8.Valid(data)
+	d.text = ""
 	m = make(map[string]any, len(fields))
 	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
 		return m, skipSpace(data, i+1) == len(data)
@@ -101,12 +100,12 @@ func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bo
 		if i >= len(data) || data[i] != '"' {
 			return nil, false
 		}
-		end, escaped := skipString(data, i)
+		end, plain := skipString(data, i)
 		if end < 0 {
 			return nil, false
 		}
 		k := data[i+1 : end-1]
-		if escaped {
+		if !plain {
 			k, _ = jsontext.AppendUnquote(d.unq[:0], data[i:end])
 			d.unq = k
 		}
@@ -149,11 +148,11 @@ func (d *decoder) walk(data []byte, i, depth int, keep bool) (any, int) {
 	case '{', '[':
 		return d.container(data, i, depth+1, keep)
 	case '"':
-		end, escaped := skipString(data, i)
+		end, plain := skipString(data, i)
 		if end < 0 || !keep {
 			return nil, end
 		}
-		return d.str(data, i, end, escaped), end
+		return d.str(data, i, end, plain), end
 	case 't':
 		return true, skipLiteral(data, i, "true")
 	case 'f':
@@ -209,12 +208,14 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 			if i >= len(data) || data[i] != '"' {
 				return nil, -1
 			}
-			e, escaped := skipString(data, i)
+			var e int
+			if keep {
+				k, e = d.key(data, i)
+			} else {
+				e, _ = skipString(data, i)
+			}
 			if e < 0 {
 				return nil, -1
-			}
-			if keep {
-				k = d.key(data, i, e, escaped)
 			}
 			if i = skipSpace(data, e); i >= len(data) || data[i] != ':' {
 				return nil, -1
@@ -244,19 +245,29 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 	}
 }
 
-// key returns the object key data[start:end] (quotes included), sharing
-// the string with earlier records.
-func (d *decoder) key(data []byte, start, end int, escaped bool) string {
+// key reads the object key at data[i] (a quote) and returns it, sharing
+// the string with earlier records, and the offset past it, or -1.
+func (d *decoder) key(data []byte, i int) (string, int) {
 	n := d.nkey
 	d.nkey++
-	if escaped || !d.utf8 && !utf8.Valid(data[start+1:end-1]) {
+	if n < len(d.seq) {
+		// A key of seq is written as is, without a quote, a backslash or a
+		// control character: if the text here is that key and a quote, the
+		// string is that key.
+		k := d.seq[n]
+		if end := i + 1 + len(k); end < len(data) && data[end] == '"' && string(data[i+1:end]) == k {
+			return k, end + 1
+		}
+	}
+	end, plain := skipString(data, i)
+	if end < 0 {
+		return "", -1
+	}
+	if !plain && !asWritten(data[i+1:end-1]) {
 		d.remember(n, "") // matches only the empty key, which is plain
-		return d.unquote(data[start:end])
+		return d.unquote(data[i:end]), end
 	}
-	s := data[start+1 : end-1]
-	if n < len(d.seq) && d.seq[n] == string(s) {
-		return d.seq[n]
-	}
+	s := data[i+1 : end-1]
 	k, found := d.keys[string(s)] // no allocation for the lookup
 	if !found {
 		k = string(s)
@@ -265,7 +276,7 @@ func (d *decoder) key(data []byte, start, end int, escaped bool) string {
 		}
 	}
 	d.remember(n, k)
-	return k
+	return k, end
 }
 
 // remember sets key n of the record in seq.
@@ -278,17 +289,21 @@ func (d *decoder) remember(n int, k string) {
 	}
 }
 
-// str returns the string value data[start:end] (quotes included): a slice
-// of d.text if it is written as is.
-func (d *decoder) str(data []byte, start, end int, escaped bool) string {
+// str returns the string value data[start:end] (quotes included), plain as
+// skipString says: a slice of d.text if it is written as is.
+func (d *decoder) str(data []byte, start, end int, plain bool) string {
 	switch {
-	case escaped || !d.utf8 && !utf8.Valid(data[start+1:end-1]):
+	case !plain && !asWritten(data[start+1:end-1]):
 		return d.unquote(data[start:end])
 	case d.text == "":
 		return string(data[start+1 : end-1])
 	}
 	return d.text[start+1 : end-1]
 }
+
+// asWritten reports whether the text s of a string is the string: it has
+// no escape and is valid UTF-8.
+func asWritten(s []byte) bool { return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) }
 
 // unquote decodes a string with escapes or invalid UTF-8: an unpaired
 // surrogate escape or an invalid byte becomes U+FFFD, as with encoding/json

@@ -1,6 +1,9 @@
 package extract
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The functions below scan JSON text for the decoder (decode.go): each
 // finds where a string, number or literal ends and checks it. With
@@ -39,30 +42,38 @@ func skipSpace(data []byte, i int) int {
 }
 
 // skipString returns the offset just past the JSON string at data[i] (a
-// quote), or -1, and whether the string has escapes.
-func skipString(data []byte, i int) (end int, escaped bool) {
+// quote), or -1, and whether the string is plain: ASCII without escapes, so
+// that it is the text between its quotes.
+func skipString(data []byte, i int) (end int, plain bool) {
 	i++
+	plain = true
+	var high uint64 // the high bits of the bytes scanned
 	for {
-		// Plain bytes eight at a time: a word has a quote, a backslash or
-		// a control character where the high bit of a byte is set here
-		// (and may have false bits above the first, never below).
+		// Plain bytes eight at a time: m has the high bit of a byte set
+		// where a word has a quote, a backslash or a control character (and
+		// may have false bits above the first, never below).
 		for ; i+8 <= len(data); i += 8 {
 			w := binary.LittleEndian.Uint64(data[i:])
 			q, s := w^quotes, w^slashes
-			if ((q-ones)&^q|(s-ones)&^s|(w-spaces)&^w)&highs != 0 {
+			if m := ((q-ones)&^q | (s-ones)&^s | (w-spaces)&^w) & highs; m != 0 {
+				k := bits.TrailingZeros64(m) &^ 7 // bit offset of that byte
+				high |= w & (1<<k - 1)
+				i += k >> 3
 				break
 			}
+			high |= w
 		}
 		for i < len(data) && data[i] != '"' && data[i] != '\\' && data[i] >= ' ' {
+			high |= uint64(data[i])
 			i++
 		}
 		switch {
 		case i >= len(data) || data[i] < ' ':
 			return -1, false
 		case data[i] == '"':
-			return i + 1, escaped
+			return i + 1, plain && high&highs == 0
 		}
-		escaped = true
+		plain = false
 		if i+1 >= len(data) {
 			return -1, false
 		}
