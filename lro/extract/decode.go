@@ -91,7 +91,7 @@ func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bo
 	if i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
-	d.text = ""
+	d.text, d.nkey = "", 0
 	m = make(map[string]any, len(fields))
 	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
 		return m, skipSpace(data, i+1) == len(data)
