@@ -14,10 +14,9 @@ import (
 )
 
 // maxDepth is the deepest nesting of arrays and objects a record may have:
-// the limit of jsontext (and of encoding/json). It keeps the decoder's
+// the limit of encoding/json and jsontext. It keeps the decoder's
 // recursion, and every recursive function of gojq that later walks a
-// decoded record, far from the Go stack limit. TestDecodeDepthLimitIsInclusive
-// checks that it is jsontext's.
+// decoded record, far from the Go stack limit.
 const maxDepth = 10000
 
 // errSyntax is wrapped by every error of the decoder.
@@ -33,45 +32,42 @@ var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsont
 // map[string]any. A decoder is reused for the records of one call, and is
 // not safe for concurrent use.
 //
-// jsontext reads and checks the text; the values are built here rather than
-// by unmarshaling into any, because decoding is most of the cost of a query:
-// gojq wants ints where it can have them (encoding/json would give float64s
-// to convert in a second pass), the records of a file share their keys, and
-// the strings of a record share one copy of its text.
+// It reads the text with the scanner of scan.go (see there why by hand) and
+// builds gojq's values directly, rather than unmarshaling into any (json/v2
+// took twice the time of a jsontext reader building them): gojq wants ints
+// where they fit, the records of a file share their keys, and the strings
+// of a record share one copy of its text. jsontext unquotes the strings
+// with escapes and explains the errors.
 type decoder struct {
-	dec  jsontext.Decoder
-	in   bytes.Buffer      // the text being decoded: jsontext reads it in place
 	text string            // the text as one string: plain string values are slices of it
 	keys map[string]string // interned object keys, shared across records
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
+	// seq holds the keys of the last record in the order they came ("" for
+	// a key with escapes); records often have the same keys in the same
+	// order, so key nkey of a record is compared with seq[nkey] before it
+	// is looked up in keys.
+	seq  []string
+	nkey int
 }
 
 // maxInterned bounds the key table, so that records with ever-new keys cannot
 // grow it without limit.
 const maxInterned = 4096
 
-func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} }
+// maxSeq bounds the keys remembered in decoder.seq.
+const maxSeq = 256
 
-// reset starts reading data, which the decoder must not keep once text is
-// set.
-func (d *decoder) reset(data []byte) {
-	d.in = *bytes.NewBuffer(data)
-	d.dec.Reset(&d.in, decodeOptions...)
-}
+func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} }
 
 // decode decodes data, which must hold exactly one JSON value.
 func (d *decoder) decode(data []byte) (any, error) {
-	d.reset(data)
 	// One copy of the whole text: every string value without escapes is then
 	// a slice of it, which saves an allocation and a copy per string.
-	d.text = string(data)
-	v, err := d.value()
-	if err == nil {
-		err = d.end()
-	}
-	if err != nil {
-		return nil, d.syntaxError(err)
+	d.text, d.nkey = string(data), 0
+	v, end := d.walk(data, skipSpace(data, 0), 0, true)
+	if end < 0 || skipSpace(data, end) != len(data) {
+		return nil, syntaxError(data)
 	}
 	return v, nil
 }
@@ -79,191 +75,235 @@ func (d *decoder) decode(data []byte) (any, error) {
 // valid reports whether data holds exactly one JSON value that decode
 // accepts, without building it.
 func (d *decoder) valid(data []byte) bool {
-	d.reset(data)
-	// ReadValue checks a whole value in one pass, twice as fast as
-	// SkipValue, which reads it token by token (measured on the records of
-	// BenchmarkRecipeVsJQ); it copies nothing, the input being in memory.
-	_, err := d.dec.ReadValue()
-	return err == nil && d.end() == nil
+	_, end := d.walk(data, skipSpace(data, 0), 0, false)
+	return end >= 0 && skipSpace(data, end) == len(data)
 }
 
 // project decodes data, if it is a valid JSON object, into a map of only
-// the keys in fields (the last of duplicates, as decode does): the values
-// of the other keys are checked but not built. ok is false if data is not
-// a valid object; decode then gives the value or the error. It leaves
-// d.text empty: a projected record is never printed as written, and the few
-// strings it keeps are copied rather than sliced from a copy of the line.
+// the keys in fields (the last of duplicates, as decode does), which must be
+// plain ASCII names: the values of the other keys are checked but not
+// built. ok is false if data is not a valid object; decode then gives the
+// value or the error. It leaves d.text empty: a projected record is never
+// printed as written, and the few strings it keeps are copied rather than
+// sliced from a copy of the line.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
-	d.reset(data)
-	d.text = ""
-	if d.dec.PeekKind() != '{' {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, false
-	}
+	d.text, d.nkey = "", 0
 	m = make(map[string]any, len(fields))
-	for d.dec.PeekKind() != '}' {
-		raw, err := d.dec.ReadValue()
-		if err != nil {
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
+		return m, skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
 			return nil, false
 		}
-		k := d.key(raw)
-		if i := indexOf(fields, k); i >= 0 {
-			v, err := d.value()
-			if err != nil {
-				return nil, false
+		end, plain := skipString(data, i)
+		if end < 0 {
+			return nil, false
+		}
+		k := data[i+1 : end-1]
+		if !plain {
+			k, _ = jsontext.AppendUnquote(d.unq[:0], data[i:end])
+			d.unq = k
+		}
+		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		want := -1
+		for j, f := range fields {
+			if string(k) == f {
+				want = j
 			}
-			m[fields[i]] = v
-		} else if _, err := d.dec.ReadValue(); err != nil {
+		}
+		v, end := d.walk(data, skipSpace(data, i+1), 1, want >= 0)
+		if end < 0 {
 			return nil, false
 		}
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, false
-	}
-	return m, d.end() == nil
-}
-
-func indexOf(fields []string, k string) int {
-	for i, f := range fields {
-		if f == k {
-			return i
+		if want >= 0 {
+			m[fields[want]] = v
 		}
-	}
-	return -1
-}
-
-// end checks that only white space follows the value read.
-func (d *decoder) end() error {
-	switch _, err := d.dec.ReadToken(); err {
-	case io.EOF:
-		return nil
-	case nil:
-		return fmt.Errorf("unexpected data after the value, at byte %d", d.dec.InputOffset())
-	default:
-		return err
+		switch i = skipSpace(data, end); {
+		case i >= len(data):
+			return nil, false
+		case data[i] == '}':
+			return m, skipSpace(data, i+1) == len(data)
+		case data[i] != ',':
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
 	}
 }
 
-// syntaxError turns an error of jsontext into one that wraps errSyntax.
-func (d *decoder) syntaxError(err error) error {
-	if err == io.EOF {
-		return fmt.Errorf("%w: unexpected end of input", errSyntax)
+// walk reads the JSON value at data[i], which is inside depth open arrays
+// and objects, and returns the offset just past it, or -1 if no valid value
+// starts there. With keep, it also returns the value.
+func (d *decoder) walk(data []byte, i, depth int, keep bool) (any, int) {
+	if i >= len(data) {
+		return nil, -1
 	}
-	return fmt.Errorf("%w: %s", errSyntax, strings.TrimPrefix(err.Error(), "jsontext: "))
-}
-
-func (d *decoder) value() (any, error) {
-	switch d.dec.PeekKind() {
-	case '{':
-		return d.object()
-	case '[':
-		return d.array()
-	}
-	raw, err := d.dec.ReadValue()
-	if err != nil {
-		return nil, err
-	}
-	switch raw.Kind() {
-	case 'n':
-		return nil, nil
-	case 'f':
-		return false, nil
-	case 't':
-		return true, nil
+	switch data[i] {
+	case '{', '[':
+		return d.container(data, i, depth+1, keep)
 	case '"':
-		return d.str(raw), nil
+		end, plain := skipString(data, i)
+		if end < 0 || !keep {
+			return nil, end
+		}
+		return d.str(data, i, end, plain), end
+	case 't':
+		return true, skipLiteral(data, i, "true")
+	case 'f':
+		return false, skipLiteral(data, i, "false")
+	case 'n':
+		return nil, skipLiteral(data, i, "null")
 	}
-	return parseNumber(raw), nil
+	end := skipNumber(data, i)
+	if end < 0 || !keep {
+		return nil, end
+	}
+	return parseNumber(data[i:end]), end
 }
 
-func (d *decoder) object() (any, error) {
-	top := d.dec.StackDepth() == 0
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, err
+// container is walk for the object or array at data[i], at level depth.
+func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
+	if depth > maxDepth {
+		return nil, -1
 	}
+	object := data[i] == '{'
 	var m map[string]any
-	if top {
+	var a []any
+	switch {
+	case !keep:
+	case !object:
+		a = make([]any, 0, 4)
+	case depth == 1:
 		m = make(map[string]any, d.hint)
-	} else {
+	default:
 		m = make(map[string]any)
 	}
-	for d.dec.PeekKind() != '}' {
-		raw, err := d.dec.ReadValue()
-		if err != nil {
-			return nil, err
+	end := byte(']')
+	if object {
+		end = '}'
+	}
+	done := func(i int) (any, int) {
+		switch {
+		case !keep:
+			return nil, i
+		case !object:
+			return a, i
+		case depth == 1:
+			d.hint = len(m)
 		}
-		k := d.key(raw)
-		v, err := d.value()
-		if err != nil {
-			return nil, err
+		return m, i
+	}
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == end {
+		return done(i + 1)
+	}
+	for {
+		var k string
+		if object {
+			if i >= len(data) || data[i] != '"' {
+				return nil, -1
+			}
+			var e int
+			if keep {
+				k, e = d.key(data, i)
+			} else {
+				e, _ = skipString(data, i)
+			}
+			if e < 0 {
+				return nil, -1
+			}
+			if i = skipSpace(data, e); i >= len(data) || data[i] != ':' {
+				return nil, -1
+			}
+			i = skipSpace(data, i+1)
 		}
-		m[k] = v
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, err
-	}
-	if top {
-		d.hint = len(m)
-	}
-	return m, nil
-}
-
-func (d *decoder) array() (any, error) {
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, err
-	}
-	a := make([]any, 0, 4)
-	for d.dec.PeekKind() != ']' {
-		v, err := d.value()
-		if err != nil {
-			return nil, err
+		v, e := d.walk(data, i, depth, keep)
+		if e < 0 {
+			return nil, -1
 		}
-		a = append(a, v)
+		switch {
+		case !keep:
+		case object:
+			m[k] = v
+		default:
+			a = append(a, v)
+		}
+		switch i = skipSpace(data, e); {
+		case i >= len(data):
+			return nil, -1
+		case data[i] == end:
+			return done(i + 1)
+		case data[i] != ',':
+			return nil, -1
+		}
+		i = skipSpace(data, i+1)
 	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, err
-	}
-	return a, nil
 }
 
-// plain returns the text of the quoted string raw when it is written as is:
-// no escape, and valid UTF-8 (jsontext has checked the rest).
-func plain(raw []byte) ([]byte, bool) {
-	s := raw[1 : len(raw)-1]
-	return s, bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+// key reads the object key at data[i] (a quote) and returns it, sharing
+// the string with earlier records, and the offset past it, or -1.
+func (d *decoder) key(data []byte, i int) (string, int) {
+	n := d.nkey
+	d.nkey++
+	if n < len(d.seq) {
+		// A key of seq is written as is, without a quote, a backslash or a
+		// control character: if the text here is that key and a quote, the
+		// string is that key.
+		k := d.seq[n]
+		if end := i + 1 + len(k); end < len(data) && data[end] == '"' && string(data[i+1:end]) == k {
+			return k, end + 1
+		}
+	}
+	end, plain := skipString(data, i)
+	if end < 0 {
+		return "", -1
+	}
+	if !plain && !asWritten(data[i+1:end-1]) {
+		d.remember(n, "") // matches only the empty key, which is plain
+		return d.unquote(data[i:end]), end
+	}
+	s := data[i+1 : end-1]
+	k, found := d.keys[string(s)] // no allocation for the lookup
+	if !found {
+		k = string(s)
+		if len(d.keys) < maxInterned && len(k) <= 64 {
+			d.keys[k] = k
+		}
+	}
+	d.remember(n, k)
+	return k, end
 }
 
-// key returns the object key raw, sharing the string with earlier records.
-func (d *decoder) key(raw []byte) string {
-	s, ok := plain(raw)
-	if !ok {
-		return d.unquote(raw)
-	}
-	if k, ok := d.keys[string(s)]; ok { // no allocation for the lookup
-		return k
-	}
-	k := string(s)
-	if len(d.keys) < maxInterned && len(k) <= 64 {
-		d.keys[k] = k
-	}
-	return k
-}
-
-// str returns the string value raw: a slice of d.text if it is written as
-// is.
-func (d *decoder) str(raw []byte) string {
-	s, ok := plain(raw)
+// remember sets key n of the record in seq.
+func (d *decoder) remember(n int, k string) {
 	switch {
-	case !ok:
-		return d.unquote(raw)
-	case d.text == "":
-		return string(s)
+	case n < len(d.seq):
+		d.seq[n] = k
+	case n == len(d.seq) && n < maxSeq:
+		d.seq = append(d.seq, k)
 	}
-	end := int(d.dec.InputOffset()) - 1 // the closing quote
-	return d.text[end-len(s) : end]
 }
+
+// str returns the string value data[start:end] (quotes included), plain as
+// skipString says: a slice of d.text if it is written as is.
+func (d *decoder) str(data []byte, start, end int, plain bool) string {
+	switch {
+	case !plain && !asWritten(data[start+1:end-1]):
+		return d.unquote(data[start:end])
+	case d.text == "":
+		return string(data[start+1 : end-1])
+	}
+	return d.text[start+1 : end-1]
+}
+
+// asWritten reports whether the text s of a string is the string: it has
+// no escape and is valid UTF-8.
+func asWritten(s []byte) bool { return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) }
 
 // unquote decodes a string with escapes or invalid UTF-8: an unpaired
 // surrogate escape or an invalid byte becomes U+FFFD, as with encoding/json
@@ -273,8 +313,9 @@ func (d *decoder) unquote(raw []byte) string {
 	return string(d.unq)
 }
 
-// parseNumber decodes a JSON number: an int when it is an integer literal that
-// fits, else a float64 (as jq 1.6, which keeps every number as a double).
+// parseNumber decodes a JSON number: an int when it is an integer literal
+// that fits, else a float64 (as jq 1.6, which keeps every number as a
+// double).
 func parseNumber(raw []byte) any {
 	if len(raw) <= 18 && bytes.IndexAny(raw, ".eE") < 0 && string(raw) != "-0" {
 		n, _ := strconv.Atoi(string(raw))
@@ -286,4 +327,20 @@ func parseNumber(raw []byte) any {
 		f = math.Copysign(math.MaxFloat64, f)
 	}
 	return f
+}
+
+// syntaxError explains why data is not one JSON value, with jsontext's
+// words.
+func syntaxError(data []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(data), decodeOptions...)
+	_, err := dec.ReadValue()
+	switch {
+	case err == io.EOF:
+		return fmt.Errorf("%w: unexpected end of input", errSyntax)
+	case err == nil:
+		if _, err = dec.ReadToken(); err == nil {
+			return fmt.Errorf("%w: unexpected data after the value, at byte %d", errSyntax, dec.InputOffset())
+		}
+	}
+	return fmt.Errorf("%w: %s", errSyntax, strings.TrimPrefix(err.Error(), "jsontext: "))
 }

@@ -101,17 +101,35 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
+// TestDecodeDepthLimitIsInclusive wants decode, valid and project to accept
+// maxDepth levels and no more.
 func TestDecodeDepthLimitIsInclusive(t *testing.T) {
-	in := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
-	if _, err := newDecoder().decode([]byte(in)); err != nil {
-		t.Fatalf("%d levels must decode: %v", maxDepth, err)
+	nested := func(levels int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", levels-1) + strings.Repeat("]", levels-1) + `}`)
+	}
+	for _, tt := range []struct {
+		levels int
+		want   bool
+	}{{maxDepth, true}, {maxDepth + 1, false}} {
+		in := nested(tt.levels)
+		d := newDecoder()
+		if _, err := d.decode(in); (err == nil) != tt.want {
+			t.Errorf("decode of %d levels: %v, want success %v", tt.levels, err, tt.want)
+		}
+		if got := d.valid(in); got != tt.want {
+			t.Errorf("valid of %d levels = %v, want %v", tt.levels, got, tt.want)
+		}
+		if _, got := d.project(in, []string{"a"}); got != tt.want {
+			t.Errorf("project of %d levels: ok %v, want %v", tt.levels, got, tt.want)
+		}
 	}
 }
 
 // FuzzDecode checks the decoder against encoding/json: the same inputs are
 // valid, and valid inputs decode to the same values.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5,"x",null,true]}`, `"\ud83d\ude00"`, `-0.0e+1`, "\"\xff\"", `[{"":{}}]`, ` 1 `, `{"a":1,"a":{"b":[]}}`, `{"b":[1,{"c":"\u00e9"}],"\u00e9":2,"a":"x"}`, `{"":0,"a":[1,}`} {
+	for _, s := range []string{`{"a":[1,2.5,"x",null,true]}`, `"\ud83d\ude00"`, `-0.0e+1`, "\"\xff\"", `[{"":{}}]`, ` 1 `, `{"a":1,"a":{"b":[]}}`, `{"b":[1,{"c":"\u00e9"}],"\u00e9":2,"a":"x"}`, `{"":0,"a":[1,}`,
+		`{"a":"0123456789\u00e9abcdef\"0123456789","b":-0.5e+3}`, "{\"a\":\"0123456789ab\x01cdef\"}", `[1.e1]`, `[-]`, `{"a":01}`, `{"a" :[ true , false,null ] }`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
