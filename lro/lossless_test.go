@@ -356,3 +356,50 @@ func jsonTexts(t *testing.T, v any) any {
 	}
 	return v
 }
+
+// TestTypedToolAsTheSDK: lro.AddTool sends what mcp.AddTool sends: the zero
+// value for a nil pointer output (not null, which no object schema
+// accepts), and, for an output that is not an object beside the handler's
+// own content, the SDK's extra text copy, which the threshold counts.
+func TestTypedToolAsTheSDK(t *testing.T) {
+	type page struct {
+		Items []item `json:"items"`
+	}
+	s := newServer()
+	lro.AddTool(s, &mcp.Tool{Name: "nil_page"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *page, error) {
+		return nil, nil, nil
+	}, &lro.Options{OutputDir: t.TempDir()})
+	res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "nil_page", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"items":null}` {
+		t.Errorf("structured content %s, want the zero page", sc)
+	}
+
+	// Eight items: about 450 tokens as structured content, twice that
+	// with the SDK's text copy of an array, beside a short summary.
+	items := makeItems(8)
+	list := func(threshold int) *mcp.CallToolResult {
+		s := newServer()
+		lro.AddTool(s, &mcp.Tool{Name: "list"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, []item, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "eight items"}}}, items, nil
+		}, &lro.Options{OutputDir: t.TempDir(), ThresholdTokens: threshold})
+		res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	inline := list(1 << 20)
+	sent := clientTokens(t, inline)
+	data, _ := json.Marshal(items)
+	if once := estimate.Tokens("eight items") + estimate.Bytes(data); sent < 2*once-estimate.Tokens("eight items") {
+		t.Fatalf("the client received ~%d tokens: no text copy beside the structured content?", sent)
+	}
+	// A threshold between what the client receives and what it would be
+	// without the copy: the result must be offloaded.
+	if res := list(sent - 1); !strings.Contains(fmt.Sprint(res.StructuredContent), "offloaded:true") {
+		t.Errorf("a result of ~%d tokens went out inline above a threshold of %d", sent, sent-1)
+	}
+}

@@ -116,3 +116,47 @@ func TestInvalidStructuredContentIsLeftAlone(t *testing.T) {
 		t.Error("a result with invalid structured content was rewritten")
 	}
 }
+
+// TestBesideIsBounded: whatever the result holds beside its records, the
+// descriptor shows at most eight values and names at most eight other
+// parts, and a long number is named, not shown.
+func TestBesideIsBounded(t *testing.T) {
+	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"items":[1,2,3],"n":` + strings.Repeat("9", 20000) + `}`)}
+	for i := range 1000 {
+		res.Content = append(res.Content, &mcp.TextContent{Text: "memory " + strings.Repeat("x", i%3)})
+	}
+	c := testConfig(t)
+	c.Threshold = 100
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		t.Fatal("not offloaded")
+	}
+	var d struct {
+		Beside struct {
+			Values map[string]json.RawMessage `json:"values"`
+			Other  []string                   `json:"other"`
+		} `json:"beside"`
+	}
+	sc := res.StructuredContent.(json.RawMessage)
+	if err := json.Unmarshal(sc, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Beside.Values) > maxShownValues || len(d.Beside.Other) > maxShownValues+1 {
+		t.Errorf("beside shows %d values and names %d parts", len(d.Beside.Values), len(d.Beside.Other))
+	}
+	if len(sc) > 8000 {
+		t.Errorf("the descriptor is %d bytes", len(sc))
+	}
+	_, _, rebuilt := readBack(t, res)
+	if !bytes.Contains(rebuilt, []byte(strings.Repeat("9", 20000))) {
+		t.Error("the long number is not kept in the file")
+	}
+}
+
+// TestRebuildRefusesBadPointers: a placement that is not a JSON Pointer is
+// an error, not a panic.
+func TestRebuildRefusesBadPointers(t *testing.T) {
+	h := jsonl.Header{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []jsonl.Placement{{At: "content", As: asValue, Count: 1}}}
+	if _, err := Rebuild(h, [][]byte{[]byte(`1`)}); err == nil {
+		t.Error("no error for the pointer \"content\"")
+	}
+}
