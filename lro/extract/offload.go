@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,7 +45,8 @@ func (c *config) answer(ctx context.Context, src *source, filter string, res *re
 	if !core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records}) {
 		return out
 	}
-	if sc, ok := out.StructuredContent.(json.RawMessage); ok && bytes.HasPrefix(sc, []byte(`{"offloaded":true`)) {
+	var d struct{ Offloaded bool }
+	if sc, ok := out.StructuredContent.(json.RawMessage); ok && json.Unmarshal(sc, &d) == nil && d.Offloaded {
 		lead := fmt.Sprintf("The result (%d results) is above the %d-token threshold, so it was written to a new offloaded file instead of shown here; the descriptor below tells how to query it.",
 			len(res.spans), c.ThresholdTokens)
 		out.Content = append([]mcp.Content{&mcp.TextContent{Text: lead}}, out.Content...)

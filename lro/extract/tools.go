@@ -23,28 +23,28 @@ import (
 // The names of the tools.
 const (
 	// ToolExtract runs a recipe or a jq filter over the records of a file.
-	ToolExtract = "lro_extract"
+	ToolExtract = offload.ToolExtract
 	// ToolRead reads a range of lines, and a range of characters of each.
-	ToolRead = "lro_read"
+	ToolRead = offload.ToolRead
 	// ToolSearch finds the records with a value that matches a regular
 	// expression.
-	ToolSearch = "lro_search"
+	ToolSearch = offload.ToolSearch
 )
 
 // The names of the tools' arguments. The guidance uses the same constants,
 // so that it always names arguments the tools take.
 const (
-	argFilePath      = "file_path"
-	argRecipe        = "recipe"
-	argQuery         = "query"
-	argParams        = "params"
-	argSlurp         = "slurp"
+	argFilePath      = offload.ArgFilePath
+	argRecipe        = offload.ArgRecipe
+	argQuery         = offload.ArgQuery
+	argParams        = offload.ArgParams
+	argSlurp         = offload.ArgSlurp
 	argRaw           = "raw"
-	argLine          = "line"
-	argLimit         = "limit"
+	argLine          = offload.ArgLine
+	argLimit         = offload.ArgLimit
 	argCharOffset    = "char_offset"
 	argMaxChars      = "max_chars"
-	argPattern       = "pattern"
+	argPattern       = offload.ArgPattern
 	argCaseSensitive = "case_sensitive"
 	argMaxResults    = "max_results"
 	argStartLine     = "start_line"
