@@ -1,7 +1,6 @@
 package lro_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -107,33 +105,6 @@ func decodeJSON(t *testing.T, data []byte) any {
 	return v
 }
 
-// readOffloaded reads the file a descriptor names: its header and lines.
-func readFileLines(t *testing.T, path string) (jsonl.Header, [][]byte) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	var h jsonl.Header
-	var lines [][]byte
-	for sc.Scan() {
-		if h.Type == "" {
-			if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		lines = append(lines, bytes.Clone(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return h, lines
-}
-
 // sentTokens is the estimate of everything a client received: every text
 // item and the structured content.
 func clientTokens(t *testing.T, res *mcp.CallToolResult) int {
@@ -197,11 +168,7 @@ func TestNothingIsLost(t *testing.T) {
 				opts := &lro.Options{OutputDir: t.TempDir()}
 				res := callShape(t, &st, sh, opts)
 				d := descriptorOf(t, res)
-				h, lines := readFileLines(t, d.FilePath)
-				got, err := offload.Rebuild(h, lines)
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, lines, got := readOffloaded(t, d.FilePath)
 				if diff := cmp.Diff(want, decodeJSON(t, got)); diff != "" {
 					t.Errorf("rebuilt result (-want +got):\n%.2000s", diff)
 				}
@@ -251,11 +218,7 @@ func TestTypedToolLossless(t *testing.T) {
 	want := wire(t, call(t, &lro.Options{OutputDir: t.TempDir(), ThresholdTokens: 1 << 30}))
 	res := call(t, &lro.Options{OutputDir: t.TempDir()})
 	d := descriptorOf(t, res)
-	h, lines := readFileLines(t, d.FilePath)
-	got, err := offload.Rebuild(h, lines)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, lines, got := readOffloaded(t, d.FilePath)
 	// The SDK writes a typed tool's text with its keys sorted; the file
 	// gives it back in the structured content's order: compare the JSON.
 	if diff := cmp.Diff(jsonTexts(t, want), jsonTexts(t, decodeJSON(t, got))); diff != "" {

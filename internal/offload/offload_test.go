@@ -1,11 +1,9 @@
 package offload
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -29,23 +27,13 @@ func readBack(t *testing.T, res *mcp.CallToolResult) (jsonl.Header, [][]byte, []
 	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil || d.FilePath == "" {
 		t.Fatalf("not a descriptor: %v", res.StructuredContent)
 	}
-	f, err := os.Open(d.FilePath)
+	h, recs, err := jsonl.ReadFile(d.FilePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	var h jsonl.Header
-	var lines [][]byte
-	for sc.Scan() {
-		if h.Type == "" {
-			if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		lines = append(lines, bytes.Clone(sc.Bytes()))
+	lines := make([][]byte, len(recs))
+	for i, r := range recs {
+		lines[i] = r
 	}
 	rebuilt, err := Rebuild(h, lines)
 	if err != nil {
