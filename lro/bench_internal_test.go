@@ -14,9 +14,10 @@ import (
 	"github.com/zircote/lro-go/internal/sidebyside"
 )
 
-// partsMemory is BenchmarkOffload500's record (benchMemory of package
-// lro_test, which this package cannot see).
-type partsMemory struct {
+// benchMemory is a full-detail memory record of about 155 tokens (~620
+// characters), the paper's average: the record of the offload benchmarks,
+// here and in package lro_test (as BenchMemory).
+type benchMemory struct {
 	ID         string         `json:"id"`
 	MemoryType string         `json:"memory_type"`
 	Title      string         `json:"title"`
@@ -30,12 +31,12 @@ type partsMemory struct {
 	Provenance map[string]any `json:"provenance"`
 }
 
-// partsMemories returns the same n records as benchMemories.
-func partsMemories(n int) []partsMemory {
+// benchMemories returns n records.
+func benchMemories(n int) []benchMemory {
 	ns := []string{"_semantic/decisions", "_semantic/architecture", "_episodic/sessions", "_procedural/runbooks"}
-	out := make([]partsMemory, n)
+	out := make([]benchMemory, n)
 	for i := range out {
-		out[i] = partsMemory{
+		out[i] = benchMemory{
 			ID:         fmt.Sprintf("0b7c%04x-1f2e-4d3c-8b9a-%012x", i%65536, i),
 			MemoryType: []string{"semantic", "episodic", "procedural"}[i%3],
 			Title:      fmt.Sprintf("Decision %d: cache invalidation strategy for the read path", i),
@@ -59,11 +60,11 @@ func partsMemories(n int) []partsMemory {
 // baseline is the same as BenchmarkOffload500's. Target:
 // offload_typed/marshal_write <= 1.5.
 func BenchmarkOffload500Typed(b *testing.B) {
-	records := partsMemories(500)
+	records := benchMemories(500)
 	dir := b.TempDir()
 	c := mustConfig(&Options{OutputDir: dir})
-	c.RecordType = reflect.TypeFor[partsMemory]() // as AddTool finds it
-	h := wrapTyped(func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, []partsMemory, error) {
+	c.RecordType = reflect.TypeFor[benchMemory]() // as AddTool finds it
+	h := wrapTyped(func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, []benchMemory, error) {
 		return nil, records, nil
 	}, c)
 	ctx := context.Background()

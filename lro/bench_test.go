@@ -15,46 +15,9 @@ import (
 	"github.com/zircote/lro-go/lro"
 )
 
-// benchMemory is a full-detail memory record of about 155 tokens (~620
-// characters), the paper's average.
-type benchMemory struct {
-	ID         string         `json:"id"`
-	MemoryType string         `json:"memory_type"`
-	Title      string         `json:"title"`
-	Content    string         `json:"content"`
-	Namespace  string         `json:"namespace"`
-	Tags       []string       `json:"tags"`
-	Status     string         `json:"status"`
-	Created    string         `json:"created"`
-	Modified   string         `json:"modified"`
-	Summary    string         `json:"summary"`
-	Provenance map[string]any `json:"provenance"`
-}
-
-func benchMemories(n int) []benchMemory {
-	ns := []string{"_semantic/decisions", "_semantic/architecture", "_episodic/sessions", "_procedural/runbooks"}
-	out := make([]benchMemory, n)
-	for i := range out {
-		out[i] = benchMemory{
-			ID:         fmt.Sprintf("0b7c%04x-1f2e-4d3c-8b9a-%012x", i%65536, i),
-			MemoryType: []string{"semantic", "episodic", "procedural"}[i%3],
-			Title:      fmt.Sprintf("Decision %d: cache invalidation strategy for the read path", i),
-			Content:    "We decided to invalidate cache entries on write rather than on a timer, because stale reads were observed in the session logs after deploys; the change keeps p99 latency flat and removes a class of consistency bugs.",
-			Namespace:  ns[i%len(ns)],
-			Tags:       []string{"cache", "architecture", fmt.Sprintf("team-%d", i%5)},
-			Status:     "active",
-			Created:    "2026-10-01T12:00:00Z",
-			Modified:   "2026-11-01T08:30:00Z",
-			Summary:    "Invalidate on write; p99 stays flat.",
-			Provenance: map[string]any{"confidence": 0.5 + float64(i%50)/100, "trust_level": "verified", "source_type": "agent", "agent": "claude"},
-		}
-	}
-	return out
-}
-
 // recordsHandler builds its result from records as a real handler does:
 // marshal them into a JSON text result.
-func recordsHandler(records []benchMemory) mcp.ToolHandler {
+func recordsHandler(records []lro.BenchMemory) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		data, err := json.Marshal(records)
 		if err != nil {
@@ -67,7 +30,7 @@ func recordsHandler(records []benchMemory) mcp.ToolHandler {
 // BenchmarkInlineOverhead compares a wrapped handler whose result stays
 // inline with the bare handler. Target: wrapped/bare <= 1.05.
 func BenchmarkInlineOverhead(b *testing.B) {
-	records := benchMemories(8) // ~1,240 tokens: below the threshold
+	records := lro.BenchMemories(8) // ~1,240 tokens: below the threshold
 	bare := recordsHandler(records)
 	wrapped := lro.Wrap(bare, &lro.Options{OutputDir: b.TempDir()})
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "recall_memories", Arguments: json.RawMessage(`{"query":"cache"}`)}}
@@ -85,7 +48,7 @@ func BenchmarkInlineOverhead(b *testing.B) {
 // offload/marshal_write <= 1.5. The paper measured a 23.9 ms median for its
 // file write.
 func BenchmarkOffload500(b *testing.B) {
-	records := benchMemories(500)
+	records := lro.BenchMemories(500)
 	dir := b.TempDir()
 	wrapped := lro.Wrap(recordsHandler(records), &lro.Options{OutputDir: dir})
 	ctx := context.Background()

@@ -8,3 +8,9 @@ var OffloadVsWrite = offloadVsWrite
 
 // OffloadRequest is the call of the offload benchmarks.
 var OffloadRequest = offloadRequest
+
+// BenchMemory is the record of the offload benchmarks.
+type BenchMemory = benchMemory
+
+// BenchMemories returns n records of the offload benchmarks.
+var BenchMemories = benchMemories
