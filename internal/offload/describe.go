@@ -46,8 +46,7 @@ func (t *tally) add(line []byte) {
 	if jsontext.Value(line).Kind() != '{' {
 		return
 	}
-	t.buf.Reset()
-	t.buf.Write(line)
+	t.buf = *bytes.NewBuffer(line) // read in place, not copied
 	t.dec.Reset(&t.buf, decodeOptions...)
 	if _, err := t.dec.ReadToken(); err != nil {
 		return
