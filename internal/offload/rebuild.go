@@ -204,7 +204,7 @@ func (n *node) get(ptr string) (*node, error) {
 	}
 	cur := n
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapePointer(tok)
 		next, err := cur.child(tok)
 		if err != nil {
 			return nil, fmt.Errorf("offload: pointer %q: %w", ptr, err)
@@ -246,7 +246,7 @@ func (n *node) set(ptr string, v *node) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, err := parent.child(strings.ReplaceAll(strings.ReplaceAll(ptr[i+1:], "~1", "/"), "~0", "~"))
+	old, err := parent.child(unescapePointer(ptr[i+1:]))
 	if err != nil {
 		return nil, fmt.Errorf("offload: pointer %q: %w", ptr, err)
 	}

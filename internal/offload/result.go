@@ -96,7 +96,6 @@ type run struct {
 
 	doc        []byte // asArray, asValue: the document holding the records
 	start, end int    // the span of the array or value in doc
-	key        string // the object member that held the array, if member
 	member     bool   // the records are an array member of an object document
 	text       string // asLines: the text
 	firstLine  int    // asLines: the number of the first line
@@ -275,7 +274,7 @@ func (c *Config) docRun(doc []byte, at string) (*run, error) {
 			return nil, err
 		}
 		if ok {
-			ru.as, ru.key, ru.member, ru.start, ru.end = asArray, key, true, start, end
+			ru.as, ru.member, ru.start, ru.end = asArray, true, start, end
 			ru.at = at + "/" + escapePointer(key)
 			ru.count, _ = countElements(doc[start:end])
 		}
@@ -394,8 +393,6 @@ func eachElement(arr []byte, fn func(elem []byte) error) error {
 // empty array where the array was, null for a document that is one record.
 func skeletonOf(ru *run) []byte {
 	switch ru.as {
-	case asLines:
-		return []byte(`""`)
 	case asValue:
 		return []byte("null")
 	}
@@ -453,6 +450,11 @@ func quote(s string) []byte {
 // escapePointer escapes a member name for a JSON Pointer (RFC 6901).
 func escapePointer(name string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}
+
+// unescapePointer is the inverse of escapePointer.
+func unescapePointer(token string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
 }
 
 // each calls fn with every record of p, in order, as the single line it is
