@@ -58,9 +58,11 @@ type Set struct {
 }
 
 // Apply evaluates res against the threshold and, above it, offloads it and
-// rewrites res in place. describe says what the header and the descriptor
-// record of the call; it is called only when the result is offloaded (its Content and StructuredContent; other fields,
-// such as the protocol's resultType, are kept). structured is the JSON of
+// rewrites res in place (its Content and StructuredContent; other fields,
+// such as the protocol's resultType, are kept). describe says what the
+// header and the descriptor record of the call; it is called only when the
+// result is offloaded, so that the inline path decodes no arguments.
+// structured is the JSON of
 // res.StructuredContent when the caller has it, else nil. set, when not
 // nil, is the full result set handed over with Provide. Apply reports
 // whether it changed res; if so, res.StructuredContent is a json.RawMessage
@@ -72,7 +74,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	if res == nil || res.IsError || res.InputRequests != nil || res.NeedsInput() || res.RequestState != "" {
 		return false
 	}
-	call := func() Call {
+	describeCall := func() Call {
 		call := describe()
 		if call.Operation == "" {
 			call.Operation = call.Tool
@@ -80,7 +82,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		return call
 	}
 	if set != nil {
-		if done, ok := c.applySet(ctx, call, res, structured, set); ok {
+		if done, ok := c.applySet(ctx, describeCall, res, structured, set); ok {
 			return done
 		}
 	}
@@ -97,7 +99,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		return false // structured content that is not JSON: not ours to judge
 	}
 	p.tokens = tokens
-	c.offloadOrFallback(ctx, call(), res, r, p, nil)
+	c.offloadOrFallback(ctx, describeCall(), res, r, p)
 	return true
 }
 
@@ -140,7 +142,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		// records are the document itself.
 		runs: []*run{{at: "", as: asArray, count: len(recs)}},
 	}
-	c.offloadOrFallback(ctx, call, res, r, p, recs)
+	c.offloadOrFallback(ctx, call, res, r, p)
 	return true, true
 }
 
@@ -173,9 +175,8 @@ func (c *Config) textTokens(s string) int {
 }
 
 // offloadOrFallback writes the file and puts its descriptor in res, or, when
-// the write fails, the fallback. provided are the records of a provided set,
-// else nil.
-func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan, provided [][]byte) {
+// the write fails, the fallback.
+func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan) {
 	d, err := c.write(ctx, call, r, p)
 	if err != nil {
 		c.fallback(ctx, call, res, r, p, err)
