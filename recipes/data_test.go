@@ -232,7 +232,8 @@ func issues(n int) []any {
 }
 
 // logLines are text lines of a log that starts each line with a time and
-// carries a level.
+// carries a level, with a level next to a non-ASCII letter (where \b of
+// Oniguruma and of RE2 disagree) and words that start with a level.
 func logLines(n int) []any {
 	levels := []string{"INFO", "INFO", "WARN", "INFO", "ERROR", "DEBUG"}
 	msgs := []string{"request served", "cache miss for key user:42", "retrying upstream call", "connection reset by peer", "slow query on orders"}
@@ -240,8 +241,11 @@ func logLines(n int) []any {
 	for i := range n {
 		t := fmt.Sprintf("2025-03-14T%02d:%02d:%02dZ", 9+i/60, i%60, (i*17)%60)
 		text := fmt.Sprintf("%s %s %s (%dms)", t, levels[i%len(levels)], msgs[i%len(msgs)], (i*37)%900)
-		if i%9 == 8 {
+		switch {
+		case i%9 == 8:
 			text = "    at io.Copy(...) continuation of a stack trace"
+		case i == 31:
+			text = t + " éWARN next to an accented letter, then ERRORS and ERROR_CODE=7"
 		}
 		out = append(out, map[string]any{"line": i + 1, "text": text})
 	}

@@ -86,14 +86,14 @@ func ExampleSelect_logs() {
 	for _, r := range rs {
 		fmt.Printf("%d. %s\n", r.Number, r.Description)
 	}
-	fmt.Println(rs[5].Command("/tmp/log.jsonl"))
+	fmt.Println(rs[4].Command("/tmp/log.jsonl"))
 	// Output:
 	// 1. Count the lines
 	// 2. Lines with a keyword, with line numbers (like grep -n)
 	// 3. Count the lines with a keyword
-	// 4. Count the lines by level (ERROR, WARN, INFO, ...)
-	// 5. Error lines (ERROR, FATAL, CRITICAL), with line numbers
-	// 6. Lines logged from one time up to another, with line numbers
+	// 4. Lines at level ERROR, FATAL or CRITICAL, with line numbers
+	// 5. Lines logged from one time up to another, with line numbers
+	// 6. Count the lines by level
 	// 7. Show a range of lines, by line number
 	// 8. Show the last 20 lines
 	// 9. Lines without a keyword (like grep -v)

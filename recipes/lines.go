@@ -20,21 +20,23 @@ const lineFormat = `"\(.line): \(.text)"`
 // in brackets: 2025-01-31T10:00, [2025-01-31 10:00:05].
 var lineTimeRE = regexp.MustCompile(`^\[?([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?)`)
 
-// The levels of log lines are words in capitals. A level is found as a
-// whole word, between the start or end of the line and any character that
-// is not an ASCII letter, digit or underscore, rather than with \b, which
-// Oniguruma (jq) applies to all Unicode letters and RE2 (gojq) to ASCII
-// ones only.
+// The levels of log lines are words in capitals, found between the start or
+// end of the line and any character that is not a capital letter. \b would
+// be shorter, but Oniguruma (jq) applies it to all Unicode letters and RE2
+// (gojq) to ASCII ones only, so that a level next to an accented letter
+// would count in one and not in the other.
 const (
-	levelWords = "TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL"
+	levelWords = "TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL"
 	errorWords = "ERROR|FATAL|CRITICAL"
-	wordStart  = "(?:^|[^A-Za-z0-9_])"
-	wordEnd    = "(?:$|[^A-Za-z0-9_])"
 	// failPattern finds error lines in text without levels.
 	failPattern = "error|fail|fatal|exception|panic"
 )
 
-var levelRE = regexp.MustCompile(wordStart + "(" + levelWords + ")" + wordEnd)
+// levelPattern is the regular expression of a level among words: group 2
+// is the level.
+func levelPattern(words string) string { return "(^|[^A-Z])(" + words + ")([^A-Z]|$)" }
+
+var levelRE = regexp.MustCompile(levelPattern(levelWords))
 
 // lines is what the sample says about the text of text lines.
 type lines struct {
@@ -85,26 +87,26 @@ func textRecipes(a *analysis) []Recipe {
 		Slurp:       true, Params: kw(),
 	})
 	if levels {
-		add(1, 4, Recipe{
-			Description: "Count the lines by level (ERROR, WARN, INFO, ...)",
-			Filter:      `map(objects | .text | strings | match("` + wordStart + "(" + levelWords + ")" + wordEnd + `").captures[0].string) | group_by(.) | map({level: .[0], count: length}) | sort_by(-.count) | .[]`,
+		add(1, 6, Recipe{
+			Description: "Count the lines by level",
+			Filter:      `map(objects | .text | strings | match("` + levelPattern(levelWords) + `").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | sort_by(-.count) | .[]`,
 			Slurp:       true, Compact: true,
 		})
-		add(1, 5, Recipe{
-			Description: "Error lines (ERROR, FATAL, CRITICAL), with line numbers",
-			Filter:      `objects | select(.text | strings | test("` + wordStart + "(" + errorWords + ")" + wordEnd + `")) | ` + lineFormat,
+		add(1, 4, Recipe{
+			Description: "Lines at level ERROR, FATAL or CRITICAL, with line numbers",
+			Filter:      `objects | select(.text | strings | test("` + levelPattern(errorWords) + `")) | ` + lineFormat,
 			Raw:         true,
 		})
 	} else {
-		add(1, 5, Recipe{
-			Description: "Error lines (error, fail, fatal, exception, panic), with line numbers",
+		add(1, 4, Recipe{
+			Description: "Lines that mention an error, failure or exception, with line numbers",
 			Filter:      `objects | select(.text | strings | test("` + failPattern + `"; "i")) | ` + lineFormat,
 			Raw:         true,
 		})
 	}
 	if times {
 		from, to := lineTimeRange(a.lines.times)
-		add(1, 6, Recipe{
+		add(1, 5, Recipe{
 			Description: "Lines logged from one time up to another, with line numbers",
 			Filter:      `objects | select(.text | strings | ltrimstr("[") | . >= $from and . < $to) | ` + lineFormat,
 			Raw:         true,

@@ -291,7 +291,7 @@ func objectRecipes(a *analysis) []Recipe {
 		p := path(m.name)
 		add(2, 10, Recipe{
 			Description: "Top 10 records by " + m.name,
-			Filter:      "map(objects | select(" + p + ` | type == "number")) | sort_by(-` + p + ") | .[:10][]",
+			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]",
 			Slurp:       true, Compact: true,
 		})
 		add(3, 11, Recipe{

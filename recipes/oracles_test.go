@@ -329,8 +329,8 @@ func oRange(r recipes.Recipe, recs []any) []any {
 }
 
 var (
-	levelRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_])(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)(?:$|[^A-Za-z0-9_])`)
-	errorRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_])(ERROR|FATAL|CRITICAL)(?:$|[^A-Za-z0-9_])`)
+	levelRE = regexp.MustCompile(`(^|[^A-Z])(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)([^A-Z]|$)`)
+	errorRE = regexp.MustCompile(`(^|[^A-Z])(ERROR|FATAL|CRITICAL)([^A-Z]|$)`)
 	failRE  = regexp.MustCompile(`(?i)error|fail|fatal|exception|panic`)
 )
 
@@ -339,7 +339,7 @@ func oLevels(_ recipes.Recipe, recs []any) []any {
 	for _, o := range objects(recs) {
 		if s, ok := get(o, "text").(string); ok {
 			if m := levelRE.FindStringSubmatch(s); m != nil {
-				levels = append(levels, m[1])
+				levels = append(levels, m[2])
 			}
 		}
 	}
