@@ -89,16 +89,16 @@ func ExampleSelect_logs() {
 	fmt.Println(rs[4].Command("/tmp/log.jsonl"))
 	// Output:
 	// 1. Count the lines
-	// 2. Lines with a keyword, with line numbers (like grep -n)
+	// 2. Lines with a keyword (like grep -n)
 	// 3. Count the lines with a keyword
-	// 4. Lines at level ERROR, FATAL or CRITICAL, with line numbers
-	// 5. Lines logged from one time up to another, with line numbers
+	// 4. Lines at level ERROR, FATAL or CRITICAL
+	// 5. Lines logged from one time up to another
 	// 6. Count the lines by level
 	// 7. Show a range of lines, by line number
 	// 8. Show the last 20 lines
 	// 9. Lines without a keyword (like grep -v)
-	// 10. The 10 longest lines, with their length in characters
-	// tail -n +2 '/tmp/log.jsonl' | jq -r --arg from '2025-03-14T09:00:07' --arg to '2025-03-14T09:02' 'objects | select(.text | strings | ltrimstr("[") | . >= $from and . < $to) | "\(.line): \(.text)"'
+	// 10. The 10 longest lines, with their length
+	// tail -n +2 '/tmp/log.jsonl' | jq -r --arg from '2025-03-14T09:00:07' --arg to '2025-03-14T09:02' 'objects | select(.text | strings | . >= $from and . < $to) | "\(.line): \(.text)"'
 }
 
 func ExampleRecipe_Args() {

@@ -21,18 +21,22 @@ const (
 // genericRecipes returns 10 recipes derived from the sample records, for the
 // results of any tool. The library depends on the shape of most records:
 //
-//   - objects: a count, the field names, a projection of the key fields, a
-//     keyword search in the longest text field, a filter on and a count by a
-//     low-cardinality field, the top 10 by and statistics of a numeric
-//     field, the distinct values of a field, and a full-text search over
-//     every string value. A recipe whose kind of field the sample lacks is
-//     replaced by another one (array field values, newest records by a date
-//     field, records missing a field, the first or last records, record
-//     shapes, leaf paths, ...);
+//   - objects: recipes chosen by what each top-level field is (see role):
+//     identifiers (id, number, keys, URLs, distinct words or integers) are
+//     listed and looked up, never summed or ranked; measures (numbers that
+//     are not identifiers, such as comments or sizes) are ranked and
+//     summarized; categories (few distinct short values) are counted and
+//     filtered; arrays of strings, or of objects with a name like GitHub's
+//     labels, are filtered by membership; dates give a range filter; text
+//     gets a keyword search. What the fields do not call for is filled, in
+//     order, with a full-text search, the field names, records missing a
+//     field, the first records, record shapes, leaf paths, ...;
 //   - text lines, the {"line": N, "text": "..."} records of a plain-text
-//     result: a line count, grep with line numbers, a match count, a line
-//     range, the last lines, the longest lines, grep -v, word frequencies,
-//     duplicate lines and the plain text;
+//     result: a line count, grep with line numbers, a match count, the error
+//     lines (by level, or by words such as "error" and "fail"), a count by
+//     level and a time range when the lines carry levels and start with a
+//     time, a line range, the last lines, grep -v, and for text without
+//     times word frequencies and repeated lines;
 //   - other values (strings, numbers, arrays): counts, search, value
 //     frequencies and statistics.
 //

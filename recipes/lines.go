@@ -43,6 +43,7 @@ type lines struct {
 	nonEmpty int
 	levels   int      // lines with a level
 	times    []string // the leading date and time of the lines that have one
+	brackets int      // lines whose time is in brackets
 }
 
 func (l *lines) add(text string) {
@@ -58,6 +59,9 @@ func (l *lines) add(text string) {
 	}
 	if m := lineTimeRE.FindStringSubmatch(text); m != nil {
 		l.times = append(l.times, m[1])
+		if text[0] == '[' {
+			l.brackets++
+		}
 	}
 }
 
@@ -77,7 +81,7 @@ func textRecipes(a *analysis) []Recipe {
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
 	add(0, 1, Recipe{Description: "Count the lines", Filter: filterCount, Slurp: true})
 	add(0, 2, Recipe{
-		Description: "Lines with a keyword, with line numbers (like grep -n)",
+		Description: "Lines with a keyword (like grep -n)",
 		Filter:      `objects | select(.text | strings | test($keyword; "i")) | ` + lineFormat,
 		Raw:         true, Params: kw(),
 	})
@@ -89,26 +93,30 @@ func textRecipes(a *analysis) []Recipe {
 	if levels {
 		add(1, 6, Recipe{
 			Description: "Count the lines by level",
-			Filter:      `map(objects | .text | strings | match("` + levelPattern(levelWords) + `").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | sort_by(-.count) | .[]`,
+			Filter:      `map(objects | .text | strings | match("` + levelPattern(levelWords) + `").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | .[]`,
 			Slurp:       true, Compact: true,
 		})
 		add(1, 4, Recipe{
-			Description: "Lines at level ERROR, FATAL or CRITICAL, with line numbers",
+			Description: "Lines at level ERROR, FATAL or CRITICAL",
 			Filter:      `objects | select(.text | strings | test("` + levelPattern(errorWords) + `")) | ` + lineFormat,
 			Raw:         true,
 		})
 	} else {
 		add(1, 4, Recipe{
-			Description: "Lines that mention an error, failure or exception, with line numbers",
+			Description: "Lines that mention an error, failure or exception",
 			Filter:      `objects | select(.text | strings | test("` + failPattern + `"; "i")) | ` + lineFormat,
 			Raw:         true,
 		})
 	}
 	if times {
 		from, to := lineTimeRange(a.lines.times)
+		trim := ""
+		if a.lines.brackets > 0 {
+			trim = `ltrimstr("[") | `
+		}
 		add(1, 5, Recipe{
-			Description: "Lines logged from one time up to another, with line numbers",
-			Filter:      `objects | select(.text | strings | ltrimstr("[") | . >= $from and . < $to) | ` + lineFormat,
+			Description: "Lines logged from one time up to another",
+			Filter:      `objects | select(.text | strings | ` + trim + `. >= $from and . < $to) | ` + lineFormat,
 			Raw:         true,
 			Params: []Param{
 				{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")"},
@@ -148,7 +156,7 @@ func textRecipes(a *analysis) []Recipe {
 		Slurp:       true, Compact: true,
 	})
 	add(4, 12, Recipe{
-		Description: "The 10 longest lines, with their length in characters",
+		Description: "The 10 longest lines, with their length",
 		Filter:      `map(objects | select(.text | type == "string")) | sort_by(-(.text | length)) | .[:10][] | "\(.line) (\(.text | length) chars): \(.text)"`,
 		Slurp:       true, Raw: true,
 	})

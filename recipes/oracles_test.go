@@ -343,7 +343,7 @@ func oLevels(_ recipes.Recipe, recs []any) []any {
 			}
 		}
 	}
-	return countGroups(levels, func(v any) any { return v }, "level", true)
+	return countGroups(levels, func(v any) any { return v }, "level", false)
 }
 
 func oLinesMatching(re *regexp.Regexp) oracle {
@@ -355,12 +355,16 @@ func oLinesMatching(re *regexp.Regexp) oracle {
 	}
 }
 
-// oLineTimes selects the lines whose text, without a leading '[', is from
-// the value of from (inclusive) to the value of to (exclusive).
+// oLineTimes selects the lines whose text (without a leading '[' when the
+// times are in brackets) is from the value of from (inclusive) to the value
+// of to (exclusive).
 func oLineTimes(r recipes.Recipe, recs []any) []any {
+	brackets := strings.Contains(r.Filter, `ltrimstr("[")`)
 	return formatLines(filter(objects(recs), func(o any) bool {
 		s, ok := get(o, "text").(string)
-		s = strings.TrimPrefix(s, "[")
+		if brackets {
+			s = strings.TrimPrefix(s, "[")
+		}
 		return ok && s >= param(r, "from") && s < param(r, "to")
 	}))
 }
