@@ -466,12 +466,12 @@ func scalarRecipes(a *analysis) []Recipe {
 		value = ParamValue
 	}
 	rs := []Recipe{
-		{Description: "Count records", Filter: filterCount, Slurp: true},
-		{Description: "Count records by JSON type", Filter: filterTypes, Slurp: true, Compact: true},
+		{Description: "Count the records", Filter: filterCount, Slurp: true},
+		{Description: "Count the records by JSON type", Filter: filterTypes, Slurp: true, Compact: true},
 		{Description: "Show the first 20 records", Filter: `.[:20][]`, Slurp: true, Compact: true},
 		{}, // 4
 		{
-			Description: "Records equal to a value (compared as text)",
+			Description: "Records equal to a given value",
 			Filter:      `select(tostring == $value)`,
 			Compact:     true,
 			Params:      []Param{{ParamValue, value, "value, compared as text"}},
@@ -488,7 +488,7 @@ func scalarRecipes(a *analysis) []Recipe {
 	}
 	if numeric {
 		rs[3] = Recipe{
-			Description: "Numbers greater than min",
+			Description: "Numbers greater than a threshold",
 			Filter:      `numbers | select(. > ($min | tonumber))`,
 			Compact:     true,
 			Params:      []Param{{ParamMin, median(a.numbers), "exclusive lower bound"}},
@@ -497,7 +497,7 @@ func scalarRecipes(a *analysis) []Recipe {
 	} else {
 		w, _ := a.strWords.pick()
 		rs[3] = Recipe{
-			Description: "Search string records by keyword (case-insensitive regular expression)",
+			Description: "Strings with a keyword",
 			Filter:      `strings | select(test($keyword; "i"))`,
 			Compact:     true,
 			Params:      []Param{keywordParam(w, "each string record")},
@@ -505,10 +505,10 @@ func scalarRecipes(a *analysis) []Recipe {
 		rs[7] = Recipe{Description: "The 10 longest strings", Filter: `map(strings) | sort_by(-length) | .[:10][]`, Slurp: true, Compact: true}
 	}
 	if len(a.numbers) > 0 {
-		rs[8] = Recipe{Description: "Statistics of the numbers: count, min, max, sum and average", Filter: "map(numbers) | " + filterStats, Slurp: true, Compact: true}
+		rs[8] = Recipe{Description: "Count, min, max, sum and average of the numbers", Filter: "map(numbers) | " + filterStats, Slurp: true, Compact: true}
 	} else {
 		rs[8] = Recipe{
-			Description: "Statistics of the string lengths: count, min, max and average",
+			Description: "Count, min, max and average of the string lengths",
 			Filter:      `map(strings | length) | {count: length, min: min, max: max, avg: (if length > 0 then add / length else null end)}`,
 			Slurp:       true, Compact: true,
 		}
