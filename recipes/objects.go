@@ -53,6 +53,8 @@ var measureWords = []string{
 	"mean", "percent", "ratio", "rate", "lines", "additions", "deletions", "changes", "priority",
 }
 
+// measureName reports whether a field name says the field measures
+// something: it holds one of measureWords, in any case.
 func measureName(name string) bool {
 	l := strings.ToLower(name)
 	for _, w := range measureWords {
@@ -66,8 +68,15 @@ func measureName(name string) bool {
 // common reports whether f is present in at least half of the objects.
 func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
 
-// role returns what f is. Fields present in fewer than half of the
-// objects are roleOther.
+// role returns what f is, from its values and its name. Fields present in
+// fewer than half of the objects, or whose values are mostly of no single
+// kind, are roleOther. Arrays of strings (or of objects with a name) are
+// lists; two booleans a category; numbers are identifiers when their name
+// says so or when they are distinct integers whose name does not say they
+// measure something, else measures; strings are times when they start with
+// a date, identifiers when their name says so or they are URLs, categories
+// when 2 to 20 short values repeat, identifiers when they are distinct
+// words, and text when they have spaces or are long.
 func (a *analysis) role(f *field) role {
 	if !a.common(f) || f.nonNull == 0 {
 		return roleOther
@@ -108,9 +117,13 @@ func (a *analysis) role(f *field) role {
 	return roleOther
 }
 
-// roles sorts the fields by role, each in order of first appearance.
+// roles are the fields of each role, best first.
 type roles map[role][]*field
 
+// roles returns the fields by role: categories with strings first and then
+// the fewest values, identifiers with a field named number first and URLs
+// last, measures whose names say so first, texts shortest first; otherwise
+// in order of first appearance.
 func (a *analysis) roles() roles {
 	rs := roles{}
 	for _, f := range a.order {
@@ -151,6 +164,7 @@ func (a *analysis) roles() roles {
 	return rs
 }
 
+// first returns the best field of role r, or nil.
 func (rs roles) first(r role) *field {
 	if fs := rs[r]; len(fs) > 0 {
 		return fs[0]
