@@ -43,23 +43,45 @@ func idName(name string) bool {
 	return false
 }
 
-// measureWords are parts of the names of numeric fields that say the field
+// measureWords are words of the names of numeric fields that say the field
 // is a measure even when its values in the sample happen to be distinct
-// integers, as identifiers are.
-var measureWords = []string{
-	"count", "total", "amount", "price", "cost", "size", "bytes", "length", "duration", "elapsed",
-	"latency", "millis", "seconds", "score", "rating", "comments", "stars", "votes", "views",
-	"likes", "quantity", "qty", "weight", "age", "height", "width", "balance", "sum", "avg",
-	"mean", "percent", "ratio", "rate", "lines", "additions", "deletions", "changes", "priority",
+// integers, as identifiers are. A word also matches without a final s.
+var measureWords = map[string]bool{
+	"count": true, "total": true, "amount": true, "price": true, "cost": true, "size": true,
+	"bytes": true, "length": true, "duration": true, "elapsed": true, "latency": true, "ms": true,
+	"millis": true, "seconds": true, "secs": true, "score": true, "rating": true, "comment": true,
+	"star": true, "vote": true, "view": true, "like": true, "quantity": true, "qty": true,
+	"weight": true, "age": true, "height": true, "width": true, "balance": true, "sum": true,
+	"avg": true, "mean": true, "percent": true, "pct": true, "ratio": true, "rate": true,
+	"line": true, "addition": true, "deletion": true, "change": true, "priority": true,
+	"fork": true, "watcher": true, "follower": true, "download": true, "reaction": true,
 }
 
 // measureName reports whether a field name says the field measures
-// something: it holds one of measureWords, in any case.
+// something: one of its words (split at anything but letters and digits,
+// and before a capital that follows a small letter) is a measure word.
 func measureName(name string) bool {
-	l := strings.ToLower(name)
-	for _, w := range measureWords {
-		if strings.Contains(l, w) {
+	word := func(w string) bool {
+		w = strings.ToLower(w)
+		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
+	}
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		end := i == len(name)
+		if !end {
+			c := name[i]
+			letterOrDigit := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+			camel := c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z'
+			if letterOrDigit && !camel {
+				continue
+			}
+		}
+		if i > start && word(name[start:i]) {
 			return true
+		}
+		start = i
+		if !end && !(name[i] >= 'A' && name[i] <= 'Z') {
+			start = i + 1
 		}
 	}
 	return false
