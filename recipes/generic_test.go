@@ -2,12 +2,16 @@ package recipes_test
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zircote/lro-go/internal/jqengines"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -550,6 +554,54 @@ func checkPlain(t *testing.T, rs []recipes.Recipe) {
 		}
 		if m := placeholderRE.FindString(r.Description); m != "" {
 			t.Errorf("recipe %d: description %q uses a parameter's name as a word: %q", r.Number, r.Description, m)
+		}
+	}
+}
+
+// TestCommandUnderEveryJQ runs shell commands of recipes, as an agent does,
+// with jq.mjs of package jqengines as the jq on the PATH: a slurped
+// recipe, one with a parameter and a raw one, on a path that needs
+// quoting. The other tests run the same recipes through the engines in one
+// process each, which is faster but skips the shell.
+func TestCommandUnderEveryJQ(t *testing.T) {
+	needJQ(t)
+	engines(t) // skips when the engines are not installed
+	records := issues(12)
+	path := writeFile(t, nastyDir(t), "", records)
+	rs := recipes.Generic(sample(t, records))
+	lineRecords := logLines(12)
+	linePath := writeFile(t, nastyDir(t), "", lineRecords)
+	lrs := recipes.Generic(sample(t, lineRecords))
+	runs := []struct {
+		r    recipes.Recipe
+		path string
+	}{{rs[5], path}, {rs[6], path}, {lrs[4], linePath}}
+	for _, v := range jqengines.Versions {
+		bin := t.TempDir()
+		shim := "#!/bin/sh\nexec node " + recipes.ShellQuote(filepath.Join(jqengines.Dir(), "jq.mjs")) + " " + v + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(bin, "jq"), []byte(shim), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range runs {
+			want := runJQ(t, run.r, run.path)
+			cmd := exec.Command("sh", "-c", run.r.Command(run.path))
+			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("jq %s: %s: %v", v, run.r.Command(run.path), err)
+			}
+			var got []any
+			if run.r.Raw {
+				got = lines(string(out))
+			} else {
+				got = decodeStream(t, out)
+			}
+			if len(want) == 0 {
+				t.Fatalf("recipe %d %q outputs nothing: the test proves nothing", run.r.Number, run.r.Description)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("jq %s: %s: output differs from jq 1.6 (-1.6 +%s):\n%s", v, run.r.Command(run.path), v, diff)
+			}
 		}
 	}
 }
