@@ -192,3 +192,76 @@ func emptyObjects(n int) []any {
 	}
 	return out
 }
+
+// issues are a GitHub-like issue listing: identifiers (id, number, url,
+// node_id), a title and a long body, a state, labels as objects with a
+// name, a user with a login, a measure (comments) and dates.
+func issues(n int) []any {
+	words := []string{"crash", "timeout", "docs", "flaky test", "memory leak", "panic"}
+	places := []string{"on startup", "in the proxy", "under load", "with large files", "after upgrade"}
+	labelSets := [][]string{{"bug"}, {"bug", "p1"}, {"documentation"}, {}, {"enhancement"}, {"bug", "help wanted"}}
+	users := []string{"octocat", "hubot", "monalisa"}
+	states := []string{"open", "open", "closed"}
+	var out []any
+	for i := range n {
+		num := 400 - i
+		labels := []any{}
+		for _, l := range labelSets[i%len(labelSets)] {
+			labels = append(labels, map[string]any{"id": 1000 + len(l), "name": l, "color": "d73a4a"})
+		}
+		issue := map[string]any{
+			"url":        fmt.Sprintf("https://api.github.com/repos/o/r/issues/%d", num),
+			"id":         2000000000 + num*7,
+			"node_id":    fmt.Sprintf("I_kwDO%06d", num),
+			"number":     num,
+			"title":      fmt.Sprintf("%s %s", words[i%len(words)], places[i%len(places)]),
+			"user":       map[string]any{"login": users[i%len(users)], "id": 100 + i%len(users)},
+			"labels":     labels,
+			"state":      states[i%len(states)],
+			"locked":     false,
+			"comments":   (i * 7) % 23,
+			"created_at": fmt.Sprintf("2025-%02d-%02dT%02d:00:00Z", 1+i%12, 1+(i*3)%28, i%24),
+			"body":       fmt.Sprintf("Steps to reproduce: run the server %s and watch the %s. Seen %d times.", places[(i+1)%len(places)], words[(i+2)%len(words)], i),
+		}
+		if i%4 == 3 {
+			issue["body"] = nil
+		}
+		out = append(out, issue)
+	}
+	return out
+}
+
+// logLines are text lines of a log that starts each line with a time and
+// carries a level, with a level next to a non-ASCII letter (where \b of
+// Oniguruma and of RE2 disagree) and words that start with a level.
+func logLines(n int) []any {
+	levels := []string{"INFO", "INFO", "WARN", "INFO", "ERROR", "DEBUG"}
+	msgs := []string{"request served", "cache miss for key user:42", "retrying upstream call", "connection reset by peer", "slow query on orders"}
+	var out []any
+	for i := range n {
+		t := fmt.Sprintf("2025-03-14T%02d:%02d:%02dZ", 9+i/60, i%60, (i*17)%60)
+		text := fmt.Sprintf("%s %s %s (%dms)", t, levels[i%len(levels)], msgs[i%len(msgs)], (i*37)%900)
+		switch {
+		case i%9 == 8:
+			text = "    at io.Copy(...) continuation of a stack trace"
+		case i == 31:
+			text = t + " éWARN next to an accented letter, then ERRORS and ERROR_CODE=7"
+		}
+		out = append(out, map[string]any{"line": i + 1, "text": text})
+	}
+	return out
+}
+
+// bracketLogLines are log lines whose time is in brackets with a space and
+// that have no level.
+func bracketLogLines(n int) []any {
+	var out []any
+	for i := range n {
+		text := fmt.Sprintf("[2024-12-31 23:%02d:%02d] worker %d finished job %d", 40+i/60, i%60, i%3, i)
+		if i%7 == 6 {
+			text = fmt.Sprintf("[2024-12-31 23:%02d:%02d] worker %d failed: disk full", 40+i/60, i%60, i%3)
+		}
+		out = append(out, map[string]any{"line": i + 1, "text": text})
+	}
+	return out
+}

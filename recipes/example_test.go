@@ -44,22 +44,61 @@ func ExampleSelect() {
 	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg keyword 'deploy' 'select(.content | strings | test($keyword; "i"))'
 }
 
-// Other records get recipes derived from their fields: here the text lines
-// of a plain-text result.
+// Other records get recipes derived from what their fields are: here a
+// GitHub issue listing, whose number is looked up and listed, comments
+// ranked and summed, labels filtered by membership, state counted and
+// created_at filtered by range.
 func ExampleSelect_generic() {
 	sample := []json.RawMessage{
-		json.RawMessage(`{"line":1,"text":"ERROR disk full"}`),
-		json.RawMessage(`{"line":2,"text":"INFO retrying upload"}`),
+		json.RawMessage(`{"number":3,"title":"Crash on start","state":"open","labels":[{"name":"bug"}],"comments":4,"created_at":"2025-01-05T10:00:00Z"}`),
+		json.RawMessage(`{"number":2,"title":"Docs typo","state":"closed","labels":[],"comments":0,"created_at":"2025-01-03T09:00:00Z"}`),
+		json.RawMessage(`{"number":1,"title":"Slow under load","state":"open","labels":[{"name":"bug"},{"name":"perf"}],"comments":9,"created_at":"2025-01-01T08:00:00Z"}`),
 	}
 	rs, _ := recipes.Select(recipes.Full, sample)
-	for _, r := range rs[:4] {
-		fmt.Printf("%d. %s: %s\n", r.Number, r.Description, r.Command("/tmp/out.jsonl"))
+	for _, r := range rs {
+		fmt.Printf("%d. %s\n", r.Number, r.Description)
 	}
+	fmt.Println(rs[6].Command("/tmp/issues.jsonl"))
 	// Output:
-	// 1. Count lines: tail -n +2 '/tmp/out.jsonl' | jq -s 'length'
-	// 2. Search lines by keyword, with line numbers (like grep -n): tail -n +2 '/tmp/out.jsonl' | jq -r --arg keyword 'disk' 'objects | select(.text | strings | test($keyword; "i")) | "\(.line): \(.text)"'
-	// 3. Count the lines matching a keyword: tail -n +2 '/tmp/out.jsonl' | jq -s --arg keyword 'disk' 'map(objects | select(.text | strings | test($keyword; "i"))) | length'
-	// 4. Show the lines from line number from to line number to: tail -n +2 '/tmp/out.jsonl' | jq -r --arg from '1' --arg to '20' 'objects | select(.line | numbers | . >= ($from | tonumber) and . <= ($to | tonumber)) | "\(.line): \(.text)"'
+	// 1. Count the records
+	// 2. List number, title, state, comments and created_at of each record
+	// 3. Show the record with a given number
+	// 4. Search title for a keyword
+	// 5. Records whose state is a given value
+	// 6. Count the records by state
+	// 7. Records whose labels include a given name
+	// 8. Top 10 records by comments
+	// 9. Count, min, max, sum and average of comments
+	// 10. Records whose created_at is from one date up to another
+	// tail -n +2 '/tmp/issues.jsonl' | jq -c --arg value 'bug' 'objects | select(any(.labels[]? | objects; .name == $value))'
+}
+
+// The lines of a plain-text result are {"line": N, "text": "..."} records.
+// Lines that start with a time and carry a level get a count by level, the
+// error lines and a time range.
+func ExampleSelect_logs() {
+	sample := []json.RawMessage{
+		json.RawMessage(`{"line":1,"text":"2025-03-14T09:00:01Z INFO server started"}`),
+		json.RawMessage(`{"line":2,"text":"2025-03-14T09:00:07Z ERROR disk full"}`),
+		json.RawMessage(`{"line":3,"text":"2025-03-14T09:01:30Z WARN retrying upload"}`),
+	}
+	rs, _ := recipes.Select(recipes.Full, sample)
+	for _, r := range rs {
+		fmt.Printf("%d. %s\n", r.Number, r.Description)
+	}
+	fmt.Println(rs[4].Command("/tmp/log.jsonl"))
+	// Output:
+	// 1. Count the lines
+	// 2. Lines with a keyword (like grep -n)
+	// 3. Count the lines with a keyword
+	// 4. Lines at level ERROR, FATAL or CRITICAL
+	// 5. Lines logged from one time up to another
+	// 6. Count the lines by level
+	// 7. Show a range of lines, by line number
+	// 8. Show the last 20 lines
+	// 9. Lines without a keyword (like grep -v)
+	// 10. The 10 longest lines, with their length
+	// tail -n +2 '/tmp/log.jsonl' | jq -r --arg from '2025-03-14T09:00:07' --arg to '2025-03-14T09:02' 'objects | select(.text | strings | . >= $from and . < $to) | "\(.line): \(.text)"'
 }
 
 func ExampleRecipe_Args() {

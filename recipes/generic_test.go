@@ -2,11 +2,16 @@ package recipes_test
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zircote/lro-go/internal/jqengines"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -17,21 +22,21 @@ type step struct {
 	want oracle
 }
 
-const fullText = "Full-text search: records with any string value matching a keyword (case-insensitive regular expression)"
+const fullText = "Records with a keyword in any text"
 
 // anyRecords are the recipes made without a sample, which apply to any
 // records.
 var anyRecords = []step{
-	{"Count records", oCount},
-	{"List the field names with the number of records that have each", oFieldList},
-	{"Show the first 5 records", oFirst(5)},
-	{"Count records per set of field names (record shapes, most frequent first)", oShapes},
-	{"List the leaf field paths (nested fields joined with '.', array elements as []) with the number of records that have each", oLeafPaths},
-	{"Count records by JSON type", oTypes},
-	{"Show the last 5 records", oLast(5)},
-	{"Show record number n (1-based)", oRecordN},
-	{"Show the 5 records with the most fields", oMostFields},
+	{"Count the records", oCount},
 	{fullText, oFullText},
+	{"List the field names, with how many records have each", oFieldList},
+	{"Show the first 5 records", oFirst(5)},
+	{"Count the records by set of field names", oShapes},
+	{"List the nested field paths, with how many records have each", oLeafPaths},
+	{"Count the records by JSON type", oTypes},
+	{"Show the last 5 records", oLast(5)},
+	{"Show the record at a given position (from 1)", oRecordN},
+	{"Show the 5 records with the most fields", oMostFields},
 }
 
 var genericCases = []struct {
@@ -45,109 +50,127 @@ var genericCases = []struct {
 	selective []int
 }{
 	{
+		name:    "issue listing",
+		reason:  "GitHub issues: number (not id or url) is looked up and listed, comments is the measure, labels are objects with a name, state the category, created_at the time",
+		records: issues(60), sample: 20,
+		steps: []step{
+			{"Count the records", oCount},
+			{"List number, title, state, comments and created_at of each record", oProject("number", "title", "state", "comments", "created_at")},
+			{"Show the record with a given number", oLookup("number")},
+			{"Search body for a keyword", oSearch("body")},
+			{"Records whose state is a given value", oFilterEq("state")},
+			{"Count the records by state", oCountBy("state", "state")},
+			{"Records whose labels include a given name", oNamedContains("labels")},
+			{"Top 10 records by comments", oTop("comments")},
+			{"Count, min, max, sum and average of comments", oStats("comments")},
+			{"Records whose created_at is from one date up to another", oTimeRange("created_at")},
+		},
+		selective: []int{3, 4, 5, 7, 10},
+	},
+	{
 		name:    "objects with numbers",
-		reason:  "every slot has its field: id, categories, a number, a long text; the sample is a prefix and the last record has wrong types",
+		reason:  "orders: an id, categories, a measure, an array of strings, a date, a long text; the sample is a prefix and the last record has wrong types",
 		records: orders(30), sample: 12,
 		steps: []step{
-			{"Count records", oCount},
-			{"List the field names with the number of records that have each", oFieldList},
-			{"Project id, created_at, customer, status (one record per line)", oProject("id", "created_at", "customer", "status")},
-			{"Search note by keyword (case-insensitive regular expression)", oSearch("note")},
-			{"Filter records where status equals a value", oFilterEq("status")},
-			{"Count records by status (most frequent first)", oCountBy("status", "status")},
-			{"Top 10 records by total (highest first)", oTop("total")},
-			{"List the distinct values of customer (sorted)", oDistinct("customer")},
-			{"Statistics of total: count, min, max, sum and average", oStats("total")},
-			{fullText, oFullText},
+			{"Count the records", oCount},
+			{"List id, status, total and created_at of each record", oProject("id", "status", "total", "created_at")},
+			{"Show the record with a given id", oLookup("id")},
+			{"Search note for a keyword", oSearch("note")},
+			{"Records whose status is a given value", oFilterEq("status")},
+			{"Count the records by status", oCountBy("status", "status")},
+			{"Records whose items include a given value", oArrayContains("items")},
+			{"Top 10 records by total", oTop("total")},
+			{"Count, min, max, sum and average of total", oStats("total")},
+			{"Records whose created_at is from one date up to another", oTimeRange("created_at")},
 		},
-		selective: []int{4, 5, 10},
+		selective: []int{3, 4, 5, 7, 10},
 	},
 	{
 		name:    "objects without numbers",
-		reason:  "the number recipes are replaced by records missing an optional field and the first records",
+		reason:  "structured logs: no identifier and no measure; a second category, the full-text search and records missing an optional field fill in",
 		records: logs(20), sample: -1,
 		steps: []step{
-			{"Count records", oCount},
-			{"List the field names with the number of records that have each", oFieldList},
-			{"Project level, logger, message (one record per line)", oProject("level", "logger", "message")},
-			{"Search message by keyword (case-insensitive regular expression)", oSearch("message")},
-			{"Filter records where level equals a value", oFilterEq("level")},
-			{"Count records by level (most frequent first)", oCountBy("level", "level")},
-			{"Records without the field host", oMissing("host")},
-			{"List the distinct values of logger (sorted)", oDistinct("logger")},
-			{"Show the first 5 records", oFirst(5)},
+			{"Count the records", oCount},
+			{"List message and level of each record", oProject("message", "level")},
+			{"Search message for a keyword", oSearch("message")},
+			{"Records whose level is a given value", oFilterEq("level")},
+			{"Count the records by level", oCountBy("level", "level")},
+			{"Count the records by logger", oCountBy("logger", "logger")},
 			{fullText, oFullText},
+			{"List the field names, with how many records have each", oFieldList},
+			{"Records without host", oMissing("host")},
+			{"Show the first 5 records", oFirst(5)},
 		},
-		selective: []int{4, 5, 10},
+		selective: []int{3, 4, 7},
 	},
 	{
 		name:    "field names that are not identifiers",
 		reason:  `names with '-', a leading digit, a quote, a backslash-paren, jq keywords, and a category named "count"`,
 		records: oddNames(12), sample: -1,
 		steps: []step{
-			{"Count records", oCount},
-			{"List the field names with the number of records that have each", oFieldList},
-			{"Project user-name, count, if, it's (one record per line)", oProject("user-name", "count", "if", "it's")},
-			{`Search note\(x) by keyword (case-insensitive regular expression)`, oSearch(`note\(x)`)},
-			{"Filter records where count equals a value", oFilterEq("count")},
-			{"Count records by count (most frequent first)", oCountBy("count", "value")},
-			{"Top 10 records by 1st (highest first)", oTop("1st")},
-			{"List the distinct values of if (sorted)", oDistinct("if")},
-			{"Statistics of 1st: count, min, max, sum and average", oStats("1st")},
+			{"Count the records", oCount},
+			{"List user-name, count and 1st of each record", oProject("user-name", "count", "1st")},
+			{`Search note\(x) for a keyword`, oSearch(`note\(x)`)},
+			{"Records whose count is a given value", oFilterEq("count")},
+			{"Count the records by count", oCountBy("count", "value")},
+			{"Count the records by if", oCountBy("if", "if")},
+			{"Top 10 records by 1st", oTop("1st")},
+			{"Count, min, max, sum and average of 1st", oStats("1st")},
 			{fullText, oFullText},
+			{"List the field names, with how many records have each", oFieldList},
 		},
-		selective: []int{4, 5, 10},
+		selective: []int{3, 4, 9},
 	},
 	{
 		name:    "objects with arrays and dates",
-		reason:  "no category and no number: the array and date recipes fill in",
+		reason:  "no category and no measure: the unique slug is looked up, the tags array is filtered by membership, the date gives a range",
 		records: articles(20), sample: -1,
 		steps: []step{
-			{"Count records", oCount},
-			{"List the field names with the number of records that have each", oFieldList},
-			{"Project slug, published, title (one record per line)", oProject("slug", "published", "title")},
-			{"Search title by keyword (case-insensitive regular expression)", oSearch("title")},
-			{"Filter records whose tags array contains a value", oArrayContains("tags")},
-			{"Count the values in the tags arrays (most frequent first)", oArrayCount("tags")},
-			{"Newest 10 records by published", oNewest("published")},
-			{"List the distinct values of published (sorted)", oDistinct("published")},
-			{"Show the first 5 records", oFirst(5)},
+			{"Count the records", oCount},
+			{"List slug, title and published of each record", oProject("slug", "title", "published")},
+			{"Show the record with a given slug", oLookup("slug")},
+			{"Search title for a keyword", oSearch("title")},
+			{"Records whose tags include a given value", oArrayContains("tags")},
+			{"Count the records by each value in tags", oArrayCount("tags")},
+			{"Records whose published is from one date up to another", oTimeRange("published")},
 			{fullText, oFullText},
+			{"List the field names, with how many records have each", oFieldList},
+			{"Show the first 5 records", oFirst(5)},
 		},
-		selective: []int{4, 5, 10},
+		selective: []int{3, 4, 5, 7, 8},
 	},
 	{
 		name:    "mixed, mostly objects",
 		reason:  "strings, numbers, arrays, null and booleans among objects must not break the object recipes",
 		records: mixed(24), sample: -1,
 		steps: []step{
-			{"Count records, in total and by JSON type", oCountMixed},
-			{"List the field names with the number of records that have each", oFieldList},
-			{"Project name, kind, weight (one record per line)", oProject("name", "kind", "weight")},
-			{"Search name by keyword (case-insensitive regular expression)", oSearch("name")},
-			{"Filter records where kind equals a value", oFilterEq("kind")},
-			{"Count records by kind (most frequent first)", oCountBy("kind", "kind")},
-			{"Top 10 records by weight (highest first)", oTop("weight")},
-			{"List the distinct values of weight (sorted)", oDistinct("weight")},
-			{"Statistics of weight: count, min, max, sum and average", oStats("weight")},
+			{"Count the records, in total and by JSON type", oCountMixed},
+			{"List name, kind and weight of each record", oProject("name", "kind", "weight")},
+			{"Show the record with a given name", oLookup("name")},
+			{"Records whose kind is a given value", oFilterEq("kind")},
+			{"Count the records by kind", oCountBy("kind", "kind")},
+			{"Top 10 records by weight", oTop("weight")},
+			{"Count, min, max, sum and average of weight", oStats("weight")},
 			{fullText, oFullText},
+			{"List the field names, with how many records have each", oFieldList},
+			{"Show the first 5 records", oFirst(5)},
 		},
-		selective: []int{4, 5, 10},
+		selective: []int{3, 4, 8},
 	},
 	{
 		name:    "plain strings",
 		reason:  "string records get the scalar library with string recipes",
 		records: sentences(25), sample: -1,
 		steps: []step{
-			{"Count records", oCount},
-			{"Count records by JSON type", oTypes},
+			{"Count the records", oCount},
+			{"Count the records by JSON type", oTypes},
 			{"Show the first 20 records", oFirst(20)},
-			{"Search string records by keyword (case-insensitive regular expression)", oSearchStrings},
-			{"Records equal to a value (compared as text)", oEqText},
+			{"Strings with a keyword", oSearchStrings},
+			{"Records equal to a given value", oEqText},
 			{"The 20 most frequent values with their counts", oFreq},
 			{"Count the distinct values", oDistinctCount},
 			{"The 10 longest strings", oLongestStrings},
-			{"Statistics of the string lengths: count, min, max and average", oStrLenStats},
+			{"Count, min, max and average of the string lengths", oStrLenStats},
 			{"List the distinct strings (sorted)", oDistinctStrings},
 		},
 		selective: []int{4, 5},
@@ -157,15 +180,15 @@ var genericCases = []struct {
 		reason:  "number records get the scalar library with number recipes",
 		records: numbers(30), sample: -1,
 		steps: []step{
-			{"Count records", oCount},
-			{"Count records by JSON type", oTypes},
+			{"Count the records", oCount},
+			{"Count the records by JSON type", oTypes},
 			{"Show the first 20 records", oFirst(20)},
-			{"Numbers greater than min", oGreater},
-			{"Records equal to a value (compared as text)", oEqText},
+			{"Numbers greater than a threshold", oGreater},
+			{"Records equal to a given value", oEqText},
 			{"The 20 most frequent values with their counts", oFreq},
 			{"Count the distinct values", oDistinctCount},
 			{"The 10 smallest numbers", oSmallest},
-			{"Statistics of the numbers: count, min, max, sum and average", oNumStats},
+			{"Count, min, max, sum and average of the numbers", oNumStats},
 			{"The 10 largest numbers", oLargest},
 		},
 		selective: []int{4, 5},
@@ -175,36 +198,72 @@ var genericCases = []struct {
 		reason:  "objects, arrays and booleans among strings and numbers must not break the scalar recipes",
 		records: mixedScalars(24), sample: -1,
 		steps: []step{
-			{"Count records", oCount},
-			{"Count records by JSON type", oTypes},
+			{"Count the records", oCount},
+			{"Count the records by JSON type", oTypes},
 			{"Show the first 20 records", oFirst(20)},
-			{"Search string records by keyword (case-insensitive regular expression)", oSearchStrings},
-			{"Records equal to a value (compared as text)", oEqText},
+			{"Strings with a keyword", oSearchStrings},
+			{"Records equal to a given value", oEqText},
 			{"The 20 most frequent values with their counts", oFreq},
 			{"Count the distinct values", oDistinctCount},
 			{"The 10 longest strings", oLongestStrings},
-			{"Statistics of the numbers: count, min, max, sum and average", oNumStats},
+			{"Count, min, max, sum and average of the numbers", oNumStats},
 			{"List the distinct strings (sorted)", oDistinctStrings},
 		},
 		selective: []int{5},
 	},
 	{
 		name:    "text lines",
-		reason:  `{"line", "text"} records get the text library; one line has non-ASCII text and a backslash`,
+		reason:  `{"line", "text"} records get the text library; levels without times; one line has non-ASCII text and a backslash`,
 		records: textLines(40), sample: -1,
 		steps: []step{
-			{"Count lines", oCount},
-			{"Search lines by keyword, with line numbers (like grep -n)", oGrep},
-			{"Count the lines matching a keyword", oGrepCount},
-			{"Show the lines from line number from to line number to", oRange},
+			{"Count the lines", oCount},
+			{"Lines with a keyword (like grep -n)", oGrep},
+			{"Count the lines with a keyword", oGrepCount},
+			{"Lines at level ERROR, FATAL or CRITICAL", oLinesMatching(errorRE)},
+			{"Count the lines by level", oLevels},
+			{"Show a range of lines, by line number", oRange},
 			{"Show the last 20 lines", oLastLines},
-			{"Show the 10 longest lines, with their length in characters", oLongest},
-			{"Show the lines not matching a keyword (like grep -v)", oGrepV},
-			{"Count the 20 most frequent words (lower-cased)", oWords},
-			{"Show the duplicated lines with their counts", oDups},
-			{"Print the plain text, without line numbers", oPlain},
+			{"Lines without a keyword (like grep -v)", oGrepV},
+			{"The 20 most frequent words", oWords},
+			{"Repeated lines, with how often each occurs", oDups},
 		},
-		selective: []int{2, 4, 7},
+		selective: []int{2, 4, 6, 8},
+	},
+	{
+		name:    "log lines",
+		reason:  "lines that start with a time and carry a level get a count by level, the error lines and a time range; words and duplicates give way",
+		records: logLines(120), sample: 50,
+		steps: []step{
+			{"Count the lines", oCount},
+			{"Lines with a keyword (like grep -n)", oGrep},
+			{"Count the lines with a keyword", oGrepCount},
+			{"Lines at level ERROR, FATAL or CRITICAL", oLinesMatching(errorRE)},
+			{"Lines logged from one time up to another", oLineTimes},
+			{"Count the lines by level", oLevels},
+			{"Show a range of lines, by line number", oRange},
+			{"Show the last 20 lines", oLastLines},
+			{"Lines without a keyword (like grep -v)", oGrepV},
+			{"The 10 longest lines, with their length", oLongest},
+		},
+		selective: []int{2, 4, 5, 7, 9},
+	},
+	{
+		name:    "log lines without levels",
+		reason:  "times in brackets with a space and no level: error lines by words, a time range, no count by level",
+		records: bracketLogLines(30), sample: -1,
+		steps: []step{
+			{"Count the lines", oCount},
+			{"Lines with a keyword (like grep -n)", oGrep},
+			{"Count the lines with a keyword", oGrepCount},
+			{"Lines that mention an error, failure or exception", oLinesMatching(failRE)},
+			{"Lines logged from one time up to another", oLineTimes},
+			{"Show a range of lines, by line number", oRange},
+			{"Show the last 20 lines", oLastLines},
+			{"Lines without a keyword (like grep -v)", oGrepV},
+			{"The 10 longest lines, with their length", oLongest},
+			{"Print the text without line numbers", oPlain},
+		},
+		selective: []int{2, 4, 5, 6, 8},
 	},
 	{
 		name:    "empty objects",
@@ -217,16 +276,16 @@ var genericCases = []struct {
 		reason:  "the fewest fallbacks there can be: no field, and the count by type is already recipe 1",
 		records: []any{map[string]any{}, map[string]any{}, 0.0, "x"}, sample: -1,
 		steps: []step{
-			{"Count records, in total and by JSON type", oCountMixed},
-			{"List the field names with the number of records that have each", oFieldList},
+			{"Count the records, in total and by JSON type", oCountMixed},
+			{fullText, oFullText},
+			{"List the field names, with how many records have each", oFieldList},
 			{"Show the first 5 records", oFirst(5)},
-			{"Count records per set of field names (record shapes, most frequent first)", oShapes},
-			{"List the leaf field paths (nested fields joined with '.', array elements as []) with the number of records that have each", oLeafPaths},
+			{"Count the records by set of field names", oShapes},
+			{"List the nested field paths, with how many records have each", oLeafPaths},
 			{"Show the records that are not objects", oNotObjects},
 			{"Show the last 5 records", oLast(5)},
-			{"Show record number n (1-based)", oRecordN},
+			{"Show the record at a given position (from 1)", oRecordN},
 			{"Show the 5 records with the most fields", oMostFields},
-			{fullText, oFullText},
 		},
 	},
 	{
@@ -256,6 +315,7 @@ func TestGenericAgainstJQ(t *testing.T) {
 			}
 			rs := recipes.Generic(sample(t, smp))
 			checkNumbered(t, tc.name, rs)
+			checkPlain(t, rs)
 			var want, got []string
 			for i, r := range rs {
 				got = append(got, r.Description)
@@ -302,13 +362,13 @@ func TestGenericDefaults(t *testing.T) {
 			name:    "categories",
 			reason:  "the filter value is the most common value, ties to the alphabetically first",
 			records: []any{map[string]any{"k": "b"}, map[string]any{"k": "a"}, map[string]any{"k": "b"}, map[string]any{"k": "a"}, map[string]any{"k": "c"}},
-			want:    map[string]string{"5/value": "a", "10/keyword": "keyword"},
+			want:    map[string]string{"3/value": "a", "5/keyword": "keyword"},
 		},
 		{
 			name:    "boolean category",
 			reason:  "a boolean category is compared as text",
 			records: []any{map[string]any{"ok": true}, map[string]any{"ok": false}, map[string]any{"ok": true}},
-			want:    map[string]string{"5/value": "true", "10/keyword": "keyword"},
+			want:    map[string]string{"3/value": "true", "5/keyword": "keyword"},
 		},
 		{
 			name:   "keyword",
@@ -319,13 +379,41 @@ func TestGenericDefaults(t *testing.T) {
 				map[string]any{"msg": "cache cold: retry", "n": 3},
 				map[string]any{"msg": "C++ (regex) [x]", "n": 4},
 			},
-			want: map[string]string{"4/keyword": "cold", "10/keyword": "cold"},
+			want: map[string]string{"3/value": "1", "4/keyword": "cold", "5/keyword": "cold"},
 		},
 		{
 			name:    "text lines",
 			reason:  "the line range starts at the first line of the sample",
 			records: []any{map[string]any{"line": 41, "text": "alpha beta"}, map[string]any{"line": 42, "text": "gamma delta"}},
-			want:    map[string]string{"2/keyword": "alpha", "3/keyword": "alpha", "4/from": "41", "4/to": "60", "7/keyword": "alpha"},
+			want:    map[string]string{"2/keyword": "alpha", "3/keyword": "alpha", "5/first": "41", "5/last": "60", "7/keyword": "alpha"},
+		},
+		{
+			name:   "dates",
+			reason: "the range runs from the median date of the sample to the day after the last one, a real date even across a month",
+			records: []any{
+				map[string]any{"at": "2025-01-03T10:00:00Z"}, map[string]any{"at": "2025-01-01"},
+				map[string]any{"at": "2025-01-02T08:00:00+02:00"}, map[string]any{"at": "2025-01-31T23:00:00Z"},
+			},
+			want: map[string]string{"3/from": "2025-01-03", "3/to": "2025-02-01", "4/keyword": "keyword"},
+		},
+		{
+			name:   "log times",
+			reason: "the range of log lines runs from the time of the median line to the minute after the last one, with the lines' separator",
+			records: []any{
+				map[string]any{"line": 1, "text": "[2025-03-14 10:00:05] started"},
+				map[string]any{"line": 2, "text": "[2025-03-14 10:01:10] working"},
+				map[string]any{"line": 3, "text": "[2025-03-14 10:59:30] stopped"},
+			},
+			want: map[string]string{
+				"2/keyword": "started", "3/keyword": "started", "5/from": "2025-03-14 10:01:10", "5/to": "2025-03-14 11:00",
+				"6/first": "1", "6/last": "20", "8/keyword": "started",
+			},
+		},
+		{
+			name:    "identifier",
+			reason:  "the lookup value is the identifier of the first record; a numeric identifier is compared as text",
+			records: []any{map[string]any{"number": 12, "state": "open"}, map[string]any{"number": 11, "state": "open"}, map[string]any{"number": 10, "state": "closed"}},
+			want:    map[string]string{"3/value": "12", "4/value": "open", "6/keyword": "closed"},
 		},
 		{
 			name:    "numbers",
@@ -366,5 +454,154 @@ func TestGenericBoundedSample(t *testing.T) {
 			checkNumbered(t, tt.reason, recipes.Generic(tt.sample))
 			checkNumbered(t, tt.reason, recipes.For(recipes.Full, tt.sample))
 		})
+	}
+}
+
+// TestGenericRoles checks what the generic library does with each kind of
+// field, on the filters themselves: identifiers are looked up and listed,
+// never ranked or summed; measures are ranked and summed; categories are
+// counted and filtered; lists are filtered by membership; times give a
+// range; lines get levels, error lines and times when they carry them.
+func TestGenericRoles(t *testing.T) {
+	tests := []struct {
+		name    string
+		reason  string
+		records []any
+		want    []string // substrings that some filter must hold
+		never   []string // substrings that no filter may hold
+	}{
+		{
+			name:    "issues",
+			reason:  "number, id, node_id and url identify an issue; comments is the measure; labels are objects with a name",
+			records: issues(30),
+			want: []string{
+				"{number, title, state, comments, created_at}",
+				"select((.number | tostring) == $value)",
+				"sort_by(-.comments)", "map(objects | .comments | numbers) | {count: length",
+				"select(.state == $value)", "group_by(.state)",
+				"any(.labels[]? | objects; .name == $value)",
+				"select(.created_at | strings | . >= $from and . < $to)",
+			},
+			never: []string{"-.number", ".number | numbers", "-.id", ".id | numbers", "group_by(.number)", "group_by(.id)", "group_by(.title)", "-.created_at"},
+		},
+		{
+			name:    "orders",
+			reason:  "the id is looked up, total is the measure, items are a list of strings",
+			records: orders(30),
+			want:    []string{"{id, status, total, created_at}", "select(.id == $value)", "sort_by(-.total)", ".total | numbers", "any(.items[]?; tostring == $value)"},
+			never:   []string{"-.id", ".id | numbers", "group_by(.id)", "group_by(.note)"},
+		},
+		{
+			name:    "measure named like one",
+			reason:  "distinct integers are identifiers unless the name says they measure something",
+			records: []any{map[string]any{"seq": 1, "size_bytes": 100}, map[string]any{"seq": 2, "size_bytes": 2048}, map[string]any{"seq": 3, "size_bytes": 512}},
+			want:    []string{"{seq, size_bytes}", "select((.seq | tostring) == $value)", "sort_by(-.size_bytes)"},
+			never:   []string{"-.seq", ".seq | numbers"},
+		},
+		{
+			name:    "log lines",
+			reason:  "lines with times and levels: a count by level, the error lines, a time range; no word counts or duplicates, which times defeat",
+			records: logLines(60),
+			want:    []string{`captures[1].string) | group_by(.)`, `test("(^|[^A-Z])(ERROR|FATAL|CRITICAL)([^A-Z]|$)")`, `select(.text | strings | . >= $from and . < $to)`},
+			never:   []string{"scan(", "select(length > 1)"},
+		},
+		{
+			name:    "plain text",
+			reason:  "lines without times or levels: no count by level and no time range, error lines by words",
+			records: []any{map[string]any{"line": 1, "text": "the quick brown fox"}, map[string]any{"line": 2, "text": "failed to jump over the dog"}, map[string]any{"line": 3, "text": "the quick brown fox"}},
+			want:    []string{`test("error|fail|fatal|exception|panic"; "i")`, "scan(", "select(length > 1)"},
+			never:   []string{"captures", "$from", "ERROR"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := recipes.Generic(sample(t, tt.records))
+			checkNumbered(t, tt.name, rs)
+			checkPlain(t, rs)
+			var filters []string
+			for _, r := range rs {
+				filters = append(filters, r.Filter)
+			}
+			all := strings.Join(filters, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("%s: no filter holds %q; filters:\n%s", tt.reason, w, all)
+				}
+			}
+			for _, n := range tt.never {
+				if strings.Contains(all, n) {
+					t.Errorf("%s: a filter holds %q; filters:\n%s", tt.reason, n, all)
+				}
+			}
+		})
+	}
+}
+
+// Plain English: a sentence without jq syntax (no $, no . path, no |), and
+// without a parameter's name where a word belongs ("from line number from", "greater than min").
+var (
+	plainRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9_ ,'()\\-]*$`) // \ is in a field name of a test
+
+	placeholderRE = regexp.MustCompile(`\b(from|to|number|value|line|than|of) (from|to|first|last|value|n|min|keyword)\b`)
+)
+
+// checkPlain checks that the descriptions of rs read as plain English.
+func checkPlain(t *testing.T, rs []recipes.Recipe) {
+	t.Helper()
+	for _, r := range rs {
+		if !plainRE.MatchString(r.Description) {
+			t.Errorf("recipe %d: description %q is not plain English", r.Number, r.Description)
+		}
+		if m := placeholderRE.FindString(r.Description); m != "" {
+			t.Errorf("recipe %d: description %q uses a parameter's name as a word: %q", r.Number, r.Description, m)
+		}
+	}
+}
+
+// TestCommandUnderEveryJQ runs shell commands of recipes, as an agent does,
+// with jq.mjs of package jqengines as the jq on the PATH: a slurped
+// recipe, one with a parameter and a raw one, on a path that needs
+// quoting. The other tests run the same recipes through the engines in one
+// process each, which is faster but skips the shell.
+func TestCommandUnderEveryJQ(t *testing.T) {
+	needJQ(t)
+	engines(t) // skips when the engines are not installed
+	records := issues(12)
+	path := writeFile(t, nastyDir(t), "", records)
+	rs := recipes.Generic(sample(t, records))
+	lineRecords := logLines(12)
+	linePath := writeFile(t, nastyDir(t), "", lineRecords)
+	lrs := recipes.Generic(sample(t, lineRecords))
+	runs := []struct {
+		r    recipes.Recipe
+		path string
+	}{{rs[5], path}, {rs[6], path}, {lrs[4], linePath}}
+	for _, v := range jqengines.Versions {
+		bin := t.TempDir()
+		shim := "#!/bin/sh\nexec node " + recipes.ShellQuote(filepath.Join(jqengines.Dir(), "jq.mjs")) + " " + v + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(bin, "jq"), []byte(shim), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range runs {
+			want := runJQ(t, run.r, run.path)
+			cmd := exec.Command("sh", "-c", run.r.Command(run.path))
+			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("jq %s: %s: %v", v, run.r.Command(run.path), err)
+			}
+			var got []any
+			if run.r.Raw {
+				got = lines(string(out))
+			} else {
+				got = decodeStream(t, out)
+			}
+			if len(want) == 0 {
+				t.Fatalf("recipe %d %q outputs nothing: the test proves nothing", run.r.Number, run.r.Description)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("jq %s: %s: output differs from jq 1.6 (-1.6 +%s):\n%s", v, run.r.Command(run.path), v, diff)
+			}
+		}
 	}
 }

@@ -13,14 +13,97 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/itchyny/gojq"
 
+	"github.com/zircote/lro-go/internal/jqengines"
 	"github.com/zircote/lro-go/recipes"
 )
+
+// TestMain stops the jq engines that the tests started.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, e := range wasm.engines {
+		e.Close()
+	}
+	os.Exit(code)
+}
+
+// wasm holds the jq releases of package jqengines (1.7.1, 1.8.2), started
+// once for all the tests.
+var wasm struct {
+	once    sync.Once
+	engines []*jqengines.Engine
+	err     error
+}
+
+// engines returns the started jqengines, skipping the test when Node.js or
+// the npm packages are missing, except under CI (CI set), where that is a
+// failure.
+func engines(t testing.TB) []*jqengines.Engine {
+	t.Helper()
+	wasm.once.Do(func() {
+		for _, v := range jqengines.Versions {
+			e, err := jqengines.Start(v)
+			if err != nil {
+				wasm.err = err
+				return
+			}
+			wasm.engines = append(wasm.engines, e)
+		}
+	})
+	if wasm.err != nil {
+		if os.Getenv("CI") == "" && errors.Is(wasm.err, jqengines.ErrNotInstalled) {
+			t.Skip(wasm.err)
+		}
+		t.Fatal(wasm.err)
+	}
+	return wasm.engines
+}
+
+// runWasm runs r with engine e on the records of the file at path (the
+// lines after its header), as the shell command does with jq, and returns
+// the outputs in the form of runJQ.
+func runWasm(t testing.TB, e *jqengines.Engine, r recipes.Recipe, path string) []any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	res, err := e.Run(r.Args(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || res.Stderr != "" {
+		t.Fatalf("recipe %d under jq %s: jq %q\nexit code %d, stderr: %s", r.Number, e.Version, r.Args(), res.ExitCode, res.Stderr)
+	}
+	if r.Raw {
+		return lines(res.Stdout)
+	}
+	return decodeStream(t, []byte(res.Stdout))
+}
+
+// sameEverywhere checks that r gives the output got of jq 1.6 under gojq
+// (in process, on records) and under every release of package jqengines
+// (on the file at path).
+func sameEverywhere(t *testing.T, r recipes.Recipe, path string, records []any, got []any) {
+	t.Helper()
+	if diff := cmp.Diff(got, runGojq(t, r, records), approx); diff != "" {
+		t.Errorf("recipe %d %q: gojq differs from jq 1.6 (-jq +gojq):\n%s", r.Number, r.Description, diff)
+	}
+	for _, e := range engines(t) {
+		if diff := cmp.Diff(got, runWasm(t, e, r, path), approx); diff != "" {
+			t.Errorf("recipe %d %q: jq %s differs from jq 1.6 (-1.6 +%s):\n%s\nfilter: %s", r.Number, r.Description, e.Version, e.Version, diff, r.Filter)
+		}
+	}
+}
 
 // needJQ skips the test when the jq binary is missing, except under CI
 // (CI set), where jq is installed and a missing binary is a failure.
@@ -225,9 +308,7 @@ func check(t *testing.T, rs []recipes.Recipe, path string, records []any, oracle
 		if diff := cmp.Diff(want, got, approx); diff != "" {
 			t.Errorf("recipe %d %q: jq output mismatch (-want +got):\n%s\ncommand: %s", r.Number, r.Description, diff, r.Command(path))
 		}
-		if diff := cmp.Diff(got, runGojq(t, r, records), approx); diff != "" {
-			t.Errorf("recipe %d %q: gojq differs from jq (-jq +gojq):\n%s", r.Number, r.Description, diff)
-		}
+		sameEverywhere(t, r, path, records, got)
 	}
 }
 

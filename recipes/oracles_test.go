@@ -166,6 +166,49 @@ func oArrayContains(field string) oracle {
 	}
 }
 
+// oLookup is the lookup of a record by identifier: the string identifiers
+// equal to the value, or any identifier whose text is the value when the
+// identifiers are not strings.
+func oLookup(field string) oracle {
+	return func(r recipes.Recipe, recs []any) []any {
+		asText := strings.Contains(r.Filter, "tostring")
+		return filter(objects(recs), func(o any) bool {
+			v := get(o, field)
+			if asText {
+				return tostring(v) == param(r, "value")
+			}
+			return v == param(r, "value")
+		})
+	}
+}
+
+// oNamedContains is the membership filter on arrays of objects with a
+// name, as GitHub's labels.
+func oNamedContains(field string) oracle {
+	return func(r recipes.Recipe, recs []any) []any {
+		return filter(objects(recs), func(o any) bool {
+			arr, _ := get(o, field).([]any)
+			for _, e := range arr {
+				if get(e, "name") == param(r, "value") {
+					return true
+				}
+			}
+			return false
+		})
+	}
+}
+
+// oTimeRange selects the records whose string field is from the value of
+// from (inclusive) to the value of to (exclusive), compared as text.
+func oTimeRange(field string) oracle {
+	return func(r recipes.Recipe, recs []any) []any {
+		return filter(objects(recs), func(o any) bool {
+			s, ok := get(o, field).(string)
+			return ok && s >= param(r, "from") && s < param(r, "to")
+		})
+	}
+}
+
 func oArrayCount(field string) oracle {
 	return func(_ recipes.Recipe, recs []any) []any {
 		var elems []any
@@ -277,11 +320,52 @@ func oGrepCount(r recipes.Recipe, recs []any) []any {
 }
 
 func oRange(r recipes.Recipe, recs []any) []any {
-	from, _ := strconv.ParseFloat(param(r, "from"), 64)
-	to, _ := strconv.ParseFloat(param(r, "to"), 64)
+	from, _ := strconv.ParseFloat(param(r, "first"), 64)
+	to, _ := strconv.ParseFloat(param(r, "last"), 64)
 	return formatLines(filter(objects(recs), func(o any) bool {
 		n, ok := get(o, "line").(float64)
 		return ok && n >= from && n <= to
+	}))
+}
+
+var (
+	levelRE = regexp.MustCompile(`(^|[^A-Z])(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)([^A-Z]|$)`)
+	errorRE = regexp.MustCompile(`(^|[^A-Z])(ERROR|FATAL|CRITICAL)([^A-Z]|$)`)
+	failRE  = regexp.MustCompile(`(?i)error|fail|fatal|exception|panic`)
+)
+
+func oLevels(_ recipes.Recipe, recs []any) []any {
+	var levels []any
+	for _, o := range objects(recs) {
+		if s, ok := get(o, "text").(string); ok {
+			if m := levelRE.FindStringSubmatch(s); m != nil {
+				levels = append(levels, m[2])
+			}
+		}
+	}
+	return countGroups(levels, func(v any) any { return v }, "level", false)
+}
+
+func oLinesMatching(re *regexp.Regexp) oracle {
+	return func(_ recipes.Recipe, recs []any) []any {
+		return formatLines(filter(objects(recs), func(o any) bool {
+			s, ok := get(o, "text").(string)
+			return ok && re.MatchString(s)
+		}))
+	}
+}
+
+// oLineTimes selects the lines whose text (without a leading '[' when the
+// times are in brackets) is from the value of from (inclusive) to the value
+// of to (exclusive).
+func oLineTimes(r recipes.Recipe, recs []any) []any {
+	brackets := strings.Contains(r.Filter, `ltrimstr("[")`)
+	return formatLines(filter(objects(recs), func(o any) bool {
+		s, ok := get(o, "text").(string)
+		if brackets {
+			s = strings.TrimPrefix(s, "[")
+		}
+		return ok && s >= param(r, "from") && s < param(r, "to")
 	}))
 }
 
@@ -314,7 +398,7 @@ func asciiLower(s string) string {
 	}, s)
 }
 
-var wordRE = regexp.MustCompile(`[a-z0-9_]+`)
+var wordRE = regexp.MustCompile(`[a-z]{3,}`)
 
 func oWords(_ recipes.Recipe, recs []any) []any {
 	var ws []any

@@ -170,12 +170,15 @@ func ShellQuote(s string) string {
 // "keyword".
 //
 // For other records, the recipes are derived from the sample, whatever the
-// tool, and detail is not used. They depend on the shape of most records:
-// objects get counts, projections, searches, filters and statistics of
-// their fields; the {"line": N, "text": "..."} records of a plain-text result
-// get the tools of grep, head and tail; other values get counts, searches
-// and value frequencies. Parameter defaults come from the sample, so that
-// the filters select something. At most the first 1000 sample records (and
+// tool, and detail is not used. They depend on the shape of most records
+// and on what their fields are: the identifiers of objects are listed and
+// looked up, their measures ranked and summarized, their categories counted
+// and filtered, their arrays filtered by membership, their dates filtered by
+// range and their text searched; the {"line": N, "text": "..."} records of a
+// plain-text result get the tools of grep and tail, and log levels, error
+// lines and a time range when the lines carry them; other values get counts,
+// searches and value frequencies. Parameter defaults come from the sample,
+// so that the filters select something. At most the first 1000 sample records (and
 // 4 MiB) are examined; an empty sample gives recipes that work on any file.
 //
 // The result depends only on detail and sample.

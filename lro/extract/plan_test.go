@@ -306,7 +306,7 @@ func TestPlanFor(t *testing.T) {
 			1: "fields title,namespace", 4: "fields id,title,namespace", 6: "fields namespace",
 		}},
 		{"generic text lines: the grep recipe", library(recipes.Full, textSample), "error", map[int]string{2: `fold "error"`}},
-		{"generic objects: the keyword search", library(recipes.Full, objectSample), "refund", map[int]string{4: `fold "refund"`}},
+		{"generic objects: the lookup by identifier and the keyword search", library(recipes.Full, objectSample), "refund", map[int]string{3: `needle "\"refund\""`, 4: `fold "refund"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,194 @@
+package recipes
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// The parameters of line ranges.
+const (
+	ParamFirst = "first" // first line number, inclusive
+	ParamLast  = "last"  // last line number, inclusive
+)
+
+// lineFormat prints a text line record as grep -n does.
+const lineFormat = `"\(.line): \(.text)"`
+
+// lineTimeRE matches a line that starts with a date and a time, optionally
+// in brackets: 2025-01-31T10:00, [2025-01-31 10:00:05].
+var lineTimeRE = regexp.MustCompile(`^\[?([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?)`)
+
+// The levels of log lines are words in capitals, found between the start or
+// end of the line and any character that is not a capital letter. \b would
+// be shorter, but Oniguruma (jq) applies it to all Unicode letters and RE2
+// (gojq) to ASCII ones only, so that a level next to an accented letter
+// would count in one and not in the other.
+const (
+	levelWords = "TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL"
+	errorWords = "ERROR|FATAL|CRITICAL"
+	// failPattern finds error lines in text without levels.
+	failPattern = "error|fail|fatal|exception|panic"
+)
+
+// levelPattern is the regular expression of a level among words: group 2
+// is the level.
+func levelPattern(words string) string { return "(^|[^A-Z])(" + words + ")([^A-Z]|$)" }
+
+var levelRE = regexp.MustCompile(levelPattern(levelWords))
+
+// lines is what the sample says about the text of text lines.
+type lines struct {
+	nonEmpty int
+	levels   int      // lines with a level
+	times    []string // the leading date and time of the lines that have one
+	brackets int      // lines whose time is in brackets
+}
+
+func (l *lines) add(text string) {
+	if text == "" {
+		return
+	}
+	l.nonEmpty++
+	if len(text) > maxScanBytes {
+		text = text[:maxScanBytes]
+	}
+	if levelRE.MatchString(text) {
+		l.levels++
+	}
+	if m := lineTimeRE.FindStringSubmatch(text); m != nil {
+		l.times = append(l.times, m[1])
+		if text[0] == '[' {
+			l.brackets++
+		}
+	}
+}
+
+// textRecipes returns the library of text lines: grep's and tail's tools,
+// a count by level and a time range when the lines carry them.
+func textRecipes(a *analysis) []Recipe {
+	w, _ := a.text.pick()
+	kw := func() []Param { return []Param{keywordParam(w, "the text of each line")} }
+	first := a.firstLine
+	if first < 0 {
+		first = 1
+	}
+	levels := a.lines.levels > 0 && 2*a.lines.levels >= a.lines.nonEmpty
+	times := len(a.lines.times) > 0 && 2*len(a.lines.times) >= a.lines.nonEmpty
+
+	var cs []candidate
+	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
+	add(0, 1, Recipe{Description: "Count the lines", Filter: filterCount, Slurp: true})
+	add(0, 2, Recipe{
+		Description: "Lines with a keyword (like grep -n)",
+		Filter:      `objects | select(.text | strings | test($keyword; "i")) | ` + lineFormat,
+		Raw:         true, Params: kw(),
+	})
+	add(2, 3, Recipe{
+		Description: "Count the lines with a keyword",
+		Filter:      `map(objects | select(.text | strings | test($keyword; "i"))) | length`,
+		Slurp:       true, Params: kw(),
+	})
+	if levels {
+		add(1, 6, Recipe{
+			Description: "Count the lines by level",
+			Filter:      `map(objects | .text | strings | match("` + levelPattern(levelWords) + `").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | .[]`,
+			Slurp:       true, Compact: true,
+		})
+		add(1, 4, Recipe{
+			Description: "Lines at level ERROR, FATAL or CRITICAL",
+			Filter:      `objects | select(.text | strings | test("` + levelPattern(errorWords) + `")) | ` + lineFormat,
+			Raw:         true,
+		})
+	} else {
+		add(1, 4, Recipe{
+			Description: "Lines that mention an error, failure or exception",
+			Filter:      `objects | select(.text | strings | test("` + failPattern + `"; "i")) | ` + lineFormat,
+			Raw:         true,
+		})
+	}
+	if times {
+		from, to := lineTimeRange(a.lines.times)
+		trim := ""
+		if a.lines.brackets > 0 {
+			trim = `ltrimstr("[") | `
+		}
+		add(1, 5, Recipe{
+			Description: "Lines logged from one time up to another",
+			Filter:      `objects | select(.text | strings | ` + trim + `. >= $from and . < $to) | ` + lineFormat,
+			Raw:         true,
+			Params: []Param{
+				{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")"},
+				{ParamTo, to, "end, exclusive"},
+			},
+		})
+	}
+	add(2, 7, Recipe{
+		Description: "Show a range of lines, by line number",
+		Filter:      `objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | ` + lineFormat,
+		Raw:         true,
+		Params: []Param{
+			{ParamFirst, strconv.FormatInt(first, 10), "first line number"},
+			{ParamLast, strconv.FormatInt(first+19, 10), "last line number"},
+		},
+	})
+	add(2, 8, Recipe{Description: "Show the last 20 lines", Filter: `.[-20:][] | objects | ` + lineFormat, Slurp: true, Raw: true})
+	add(3, 9, Recipe{
+		Description: "Lines without a keyword (like grep -v)",
+		Filter:      `objects | select(.text | strings | test($keyword; "i") | not) | ` + lineFormat,
+		Raw:         true, Params: kw(),
+	})
+	// Words and duplicates tell little about lines that start with a
+	// time: the words are parts of times, and no two lines are equal.
+	rank := 3
+	if times {
+		rank = 6
+	}
+	add(rank, 10, Recipe{
+		Description: "The 20 most frequent words",
+		Filter:      `[.[] | objects | .text | strings | ascii_downcase | scan("[a-z]{3,}")] | group_by(.) | map({word: .[0], count: length}) | sort_by(-.count) | .[:20][]`,
+		Slurp:       true, Compact: true,
+	})
+	add(rank, 11, Recipe{
+		Description: "Repeated lines, with how often each occurs",
+		Filter:      `map(objects | .text | strings) | group_by(.) | map(select(length > 1) | {text: .[0], count: length}) | sort_by(-.count) | .[]`,
+		Slurp:       true, Compact: true,
+	})
+	add(4, 12, Recipe{
+		Description: "The 10 longest lines, with their length",
+		Filter:      `map(objects | select(.text | type == "string")) | sort_by(-(.text | length)) | .[:10][] | "\(.line) (\(.text | length) chars): \(.text)"`,
+		Slurp:       true, Raw: true,
+	})
+	add(5, 13, Recipe{Description: "Print the text without line numbers", Filter: `objects | .text | strings`, Raw: true})
+	return choose(cs)
+}
+
+// choose returns the [Count] candidates of lowest rank (the earlier on
+// ties), in order of pos.
+func choose(cs []candidate) []Recipe {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].rank < cs[j].rank })
+	cs = cs[:Count]
+	sort.Slice(cs, func(i, j int) bool { return cs[i].pos < cs[j].pos })
+	out := make([]Recipe, Count)
+	for i, c := range cs {
+		out[i] = c.Recipe
+	}
+	return out
+}
+
+// lineTimeRange returns the default bounds of the time range of lines: from
+// the time of the median line up to the minute after the last one, so that
+// the filter selects the later half.
+func lineTimeRange(times []string) (from, to string) {
+	ts := append([]string(nil), times...)
+	sort.Strings(ts)
+	const minute = len("2006-01-02T15:04")
+	from, last := ts[len(ts)/2], ts[len(ts)-1][:minute]
+	layout := "2006-01-02" + last[10:11] + "15:04" // T or a space, as in the lines
+	t, err := time.Parse(layout, last)
+	if err != nil { // not a real time: after every line of that minute
+		return from, last + "~"
+	}
+	return from, t.Add(time.Minute).Format(layout)
+}

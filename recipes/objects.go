@@ -1,0 +1,442 @@
+package recipes
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// role is what a field of the records is, which decides what the recipes do
+// with it.
+type role int
+
+const (
+	roleOther    role = iota
+	roleID            // identifies a record: looked up and listed, never summed or ranked
+	roleMeasure       // a count, size, duration, score: summarized and ranked
+	roleCategory      // few distinct values: counted and filtered
+	roleTime          // starts with a date: a range filter
+	roleText          // prose: a keyword search
+	roleList          // array of strings, or of objects with a name: membership
+)
+
+// idNames and idSuffixes are the field names that say a field identifies
+// its record.
+var (
+	idNames = map[string]bool{
+		"id": true, "_id": true, "uuid": true, "guid": true, "key": true, "number": true, "num": true,
+		"sha": true, "hash": true, "slug": true, "url": true, "uri": true, "href": true, "link": true,
+	}
+	idSuffixes = []string{"_id", "_key", "_number", "_sha", "_url", "_uri", "Id", "ID", "Key", "Number", "Url", "URL"}
+)
+
+// idName reports whether a field name says the field holds identifiers.
+func idName(name string) bool {
+	if idNames[strings.ToLower(name)] {
+		return true
+	}
+	for _, s := range idSuffixes {
+		if len(name) > len(s) && strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// measureWords are words of the names of numeric fields that say the field
+// is a measure even when its values in the sample happen to be distinct
+// integers, as identifiers are. A word also matches without a final s.
+var measureWords = map[string]bool{
+	"count": true, "total": true, "amount": true, "price": true, "cost": true, "size": true,
+	"bytes": true, "length": true, "duration": true, "elapsed": true, "latency": true, "ms": true,
+	"millis": true, "seconds": true, "secs": true, "score": true, "rating": true, "comment": true,
+	"star": true, "vote": true, "view": true, "like": true, "quantity": true, "qty": true,
+	"weight": true, "age": true, "height": true, "width": true, "balance": true, "sum": true,
+	"avg": true, "mean": true, "percent": true, "pct": true, "ratio": true, "rate": true,
+	"line": true, "addition": true, "deletion": true, "change": true, "priority": true,
+	"fork": true, "watcher": true, "follower": true, "download": true, "reaction": true,
+}
+
+// measureName reports whether a field name says the field measures
+// something: one of its words (split at anything but letters and digits,
+// and before a capital that follows a small letter) is a measure word.
+func measureName(name string) bool {
+	word := func(w string) bool {
+		w = strings.ToLower(w)
+		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
+	}
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		end := i == len(name)
+		if !end {
+			c := name[i]
+			letterOrDigit := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+			camel := c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z'
+			if letterOrDigit && !camel {
+				continue
+			}
+		}
+		if i > start && word(name[start:i]) {
+			return true
+		}
+		start = i
+		if !end && !(name[i] >= 'A' && name[i] <= 'Z') {
+			start = i + 1
+		}
+	}
+	return false
+}
+
+// common reports whether f is present in at least half of the objects.
+func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
+
+// role returns what f is, from its values and its name. Fields present in
+// fewer than half of the objects, or whose values are mostly of no single
+// kind, are roleOther. Arrays of strings (or of objects with a name) are
+// lists; two booleans a category; numbers are identifiers when their name
+// says so or when they are distinct integers whose name does not say they
+// measure something, else measures; strings are times when they start with
+// a date, identifiers when their name says so or they are URLs, categories
+// when 2 to 20 short values repeat, identifiers when they are distinct
+// words, and text when they have spaces or are long.
+func (a *analysis) role(f *field) role {
+	if !a.common(f) || f.nonNull == 0 {
+		return roleOther
+	}
+	half := func(n int) bool { return 2*n >= f.nonNull }
+	switch {
+	case half(f.arrs):
+		if f.emptyArrs+f.scalarArrs+f.namedArrs == f.arrs && (f.scalarArrs > 0) != (f.namedArrs > 0) && len(f.elems) > 0 {
+			return roleList
+		}
+	case f.bools == f.nonNull:
+		if len(f.distinct) == 2 {
+			return roleCategory
+		}
+	case half(f.nums) && f.nums+f.strs == f.nonNull:
+		if idName(f.name) && f.ints == f.nums {
+			return roleID
+		}
+		if !measureName(f.name) && f.ints == f.nonNull && !f.repeated && f.nonNull >= 3 {
+			return roleID // distinct integers: numbers of records
+		}
+		return roleMeasure
+	case half(f.strs) && f.strs+f.nums == f.nonNull:
+		d := len(f.distinct)
+		switch {
+		case half(f.dates):
+			return roleTime
+		case idName(f.name) || half(f.urls):
+			return roleID
+		case !f.overflow && d >= 2 && d <= 20 && f.repeated && (f.avgLen() <= 24 || f.spaces == 0):
+			return roleCategory
+		case !f.repeated && f.spaces == 0 && f.avgLen() <= 64 && f.nonNull >= 2:
+			return roleID // distinct words: keys of records
+		case f.spaces > 0 || f.avgLen() > 24:
+			return roleText
+		}
+	}
+	return roleOther
+}
+
+// roles are the fields of each role, best first.
+type roles map[role][]*field
+
+// roles returns the fields by role: categories with strings first and then
+// the fewest values, identifiers with a field named number first and URLs
+// last, measures whose names say so first, texts shortest first; otherwise
+// in order of first appearance.
+func (a *analysis) roles() roles {
+	rs := roles{}
+	for _, f := range a.order {
+		r := a.role(f)
+		rs[r] = append(rs[r], f)
+	}
+	// Categories: strings before booleans before numbers, then the
+	// fewest values first.
+	rank := map[string]int{"string": 0, "boolean": 1}
+	sort.SliceStable(rs[roleCategory], func(i, j int) bool {
+		fi, fj := rs[roleCategory][i], rs[roleCategory][j]
+		if ri, rj := rank[fi.kind()], rank[fj.kind()]; ri != rj {
+			return ri < rj
+		}
+		return len(fi.distinct) < len(fj.distinct)
+	})
+	// Identifiers: a field named number (what people quote) first, then
+	// those that are not URLs.
+	sort.SliceStable(rs[roleID], func(i, j int) bool {
+		score := func(f *field) int {
+			switch {
+			case f.name == "number":
+				return 0
+			case f.urls == 0:
+				return 1
+			}
+			return 2
+		}
+		return score(rs[roleID][i]) < score(rs[roleID][j])
+	})
+	// Measures: names that say so first.
+	sort.SliceStable(rs[roleMeasure], func(i, j int) bool {
+		return measureName(rs[roleMeasure][i].name) && !measureName(rs[roleMeasure][j].name)
+	})
+	// Text: the field with the shortest values (a title rather than a body)
+	// is projected, the one with the longest is searched.
+	sort.SliceStable(rs[roleText], func(i, j int) bool { return rs[roleText][i].avgLen() < rs[roleText][j].avgLen() })
+	return rs
+}
+
+// first returns the best field of role r, or nil.
+func (rs roles) first(r role) *field {
+	if fs := rs[r]; len(fs) > 0 {
+		return fs[0]
+	}
+	return nil
+}
+
+// candidate is a recipe the object library may hold: the ten with the
+// lowest rank are kept, then put in order of pos.
+type candidate struct {
+	rank, pos int
+	Recipe
+}
+
+const (
+	filterCount     = `length`
+	filterTypes     = `group_by(type) | map({type: (.[0] | type), count: length}) | .[]`
+	filterFullText  = `select(any(.. | strings; test($keyword; "i")))`
+	filterFieldList = `map(objects | keys[]) | group_by(.) | map({field: .[0], count: length}) | .[]`
+	filterShapes    = `map(objects | keys) | group_by(.) | map({fields: .[0], count: length}) | sort_by(-.count) | .[]`
+	filterLeafPaths = `map([path(.. | select(type != "object" and type != "array")) | reduce .[] as $k (""; if ($k | type) == "number" then . + "[]" elif . == "" then $k else . + "." + $k end)] | unique) | add // [] | group_by(.) | map({path: .[0], count: length}) | .[]`
+	filterStats     = `{count: length, min: min, max: max, sum: add, avg: (if length > 0 then add / length else null end)}`
+)
+
+// objectRecipes returns the library of object records: the recipes that
+// the roles of their fields call for, completed with recipes that apply to
+// any records.
+func objectRecipes(a *analysis) []Recipe {
+	rs := a.roles()
+	mixed := len(a.types) > 1
+	var cs []candidate
+	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
+
+	if mixed {
+		add(0, 1, Recipe{
+			Description: "Count the records, in total and by JSON type",
+			Filter:      `{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`,
+			Slurp:       true, Compact: true,
+		})
+	} else {
+		add(0, 1, Recipe{Description: "Count the records", Filter: filterCount, Slurp: true})
+	}
+	id := rs.first(roleID)
+	if proj := projection(rs); len(proj) > 0 {
+		names := make([]string, len(proj))
+		parts := make([]string, len(proj))
+		for i, f := range proj {
+			names[i] = f.name
+			if isIdent(f.name) {
+				parts[i] = f.name
+			} else {
+				parts[i] = jqString(f.name) + ": " + path(f.name)
+			}
+		}
+		add(1, 2, Recipe{
+			Description: "List " + englishList(names) + " of each record",
+			Filter:      "objects | {" + strings.Join(parts, ", ") + "}",
+			Compact:     true,
+		})
+	}
+	if id != nil {
+		cond := path(id.name) + " == $value"
+		if id.strs < id.nonNull {
+			cond = "(" + path(id.name) + " | tostring) == $value"
+		}
+		add(3, 3, Recipe{
+			Description: "Show the record with a given " + id.name,
+			Filter:      "objects | select(" + cond + ")",
+			Compact:     true,
+			Params:      []Param{{ParamValue, id.example, id.name + " to look up"}},
+		})
+	}
+	if texts := rs[roleText]; len(texts) > 0 {
+		// The longest text that has a keyword.
+		for i := len(texts) - 1; i >= 0; i-- {
+			if w, ok := texts[i].kw.pick(); ok {
+				add(2, 4, Recipe{
+					Description: "Search " + texts[i].name + " for a keyword",
+					Filter:      "objects | select(" + path(texts[i].name) + ` | strings | test($keyword; "i"))`,
+					Compact:     true,
+					Params:      []Param{keywordParam(w, texts[i].name)},
+				})
+				break
+			}
+		}
+	}
+	for i, cat := range rs[roleCategory] {
+		if i == 2 {
+			break
+		}
+		if i == 0 {
+			v, _ := mostCommon(cat.distinct)
+			cond := path(cat.name) + " == $value"
+			if cat.kind() != "string" {
+				cond = "(" + path(cat.name) + " | tostring) == $value"
+			}
+			add(2, 5, Recipe{
+				Description: "Records whose " + cat.name + " is a given value",
+				Filter:      "objects | select(" + cond + ")",
+				Compact:     true,
+				Params:      []Param{{ParamValue, v, "value of " + cat.name}},
+			})
+		}
+		k := key(cat.name)
+		if cat.name == "count" {
+			k = "value"
+		}
+		add(3+2*i, 6+i, Recipe{
+			Description: "Count the records by " + cat.name,
+			Filter:      "map(objects) | group_by(" + path(cat.name) + ") | map({" + k + ": .[0]" + suffix(cat.name) + ", count: length}) | sort_by(-.count) | .[]",
+			Slurp:       true, Compact: true,
+		})
+	}
+	if list := rs.first(roleList); list != nil {
+		v, _ := mostCommon(list.elems)
+		elems, noun := path(list.name)+"[]?", "value"
+		member := "tostring == $value"
+		if list.namedArrs > 0 {
+			elems, noun, member = path(list.name)+"[]? | objects", "name", ".name == $value"
+		}
+		add(2, 8, Recipe{
+			Description: "Records whose " + list.name + " include a given " + noun,
+			Filter:      "objects | select(any(" + elems + "; " + member + "))",
+			Compact:     true,
+			Params:      []Param{{ParamValue, v, noun + " in " + list.name}},
+		})
+		each := path(list.name) + " | arrays | .[]"
+		if list.namedArrs > 0 {
+			each += " | objects | .name"
+		}
+		add(5, 9, Recipe{
+			Description: "Count the records by each value in " + list.name,
+			Filter:      "map(objects | " + each + ") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
+			Slurp:       true, Compact: true,
+		})
+	}
+	if m := rs.first(roleMeasure); m != nil {
+		p := path(m.name)
+		add(2, 10, Recipe{
+			Description: "Top 10 records by " + m.name,
+			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]",
+			Slurp:       true, Compact: true,
+		})
+		add(3, 11, Recipe{
+			Description: "Count, min, max, sum and average of " + m.name,
+			Filter:      "map(objects | " + p + " | numbers) | " + filterStats,
+			Slurp:       true, Compact: true,
+		})
+	}
+	if tf := rs.first(roleTime); tf != nil {
+		from, to := timeRange(tf.dateVals)
+		add(2, 12, Recipe{
+			Description: "Records whose " + tf.name + " is from one date up to another",
+			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)",
+			Compact:     true,
+			Params: []Param{
+				{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")"},
+				{ParamTo, to, "end, exclusive"},
+			},
+		})
+	}
+	add(4, 13, Recipe{
+		Description: "Records with a keyword in any text",
+		Filter:      filterFullText,
+		Compact:     true,
+		Params:      []Param{keywordParam(a.allWord(), "every string value of the record")},
+	})
+	add(6, 14, Recipe{
+		Description: "List the field names, with how many records have each",
+		Filter:      filterFieldList, Slurp: true, Compact: true,
+	})
+	if f := a.optionalField(); f != nil {
+		add(7, 15, Recipe{
+			Description: "Records without " + f.name,
+			Filter:      "objects | select(has(" + jqString(f.name) + ") | not)",
+			Compact:     true,
+		})
+	}
+	add(8, 16, Recipe{Description: "Show the first 5 records", Filter: `.[:5][]`, Slurp: true, Compact: true})
+	add(9, 17, Recipe{Description: "Count the records by set of field names", Filter: filterShapes, Slurp: true, Compact: true})
+	add(9, 18, Recipe{Description: "List the nested field paths, with how many records have each", Filter: filterLeafPaths, Slurp: true, Compact: true})
+	if mixed { // recipe 1 already counts by type
+		add(9, 19, Recipe{Description: "Show the records that are not objects", Filter: `select(type != "object")`, Compact: true})
+	} else {
+		add(9, 19, Recipe{Description: "Count the records by JSON type", Filter: filterTypes, Slurp: true, Compact: true})
+	}
+	add(10, 20, Recipe{Description: "Show the last 5 records", Filter: `.[-5:][]`, Slurp: true, Compact: true})
+	add(10, 21, Recipe{
+		Description: "Show the record at a given position (from 1)",
+		Filter:      `.[($n | tonumber) - 1]`,
+		Slurp:       true, Compact: true,
+		Params: []Param{{ParamN, "1", "position, from 1"}},
+	})
+	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]`, Slurp: true, Compact: true})
+
+	return choose(cs)
+}
+
+// englishList joins names as "a, b and c".
+func englishList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// allWord returns the keyword of the whole records, or "".
+func (a *analysis) allWord() string {
+	w, _ := a.all.pick()
+	return w
+}
+
+// projection returns the fields of the listing recipe: an identifier, the
+// shortest text (a title), a category, a measure and a time, those that
+// the records have.
+func projection(rs roles) []*field {
+	var fs []*field
+	for _, r := range []role{roleID, roleText, roleCategory, roleMeasure, roleTime} {
+		if f := rs.first(r); f != nil && (r != roleText || f.avgLen() <= 60) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// optionalField returns the field missing from the most objects among those
+// present in some but not all of them, or nil.
+func (a *analysis) optionalField() *field {
+	var best *field
+	for _, f := range a.order {
+		if f.present < a.objects && (best == nil || f.present > best.present) {
+			best = f
+		}
+	}
+	return best
+}
+
+// timeRange returns the default bounds of a time range filter on values
+// that start with a date: from the date of the median value (so that the
+// filter selects the newer half) up to the day after the last date.
+func timeRange(vals []string) (from, to string) {
+	dates := make([]string, len(vals))
+	for i, v := range vals {
+		dates[i] = v[:10]
+	}
+	sort.Strings(dates)
+	from, last := dates[len(dates)/2], dates[len(dates)-1]
+	to = last + "~" // after every value of that day, when not a real date
+	if t, err := time.Parse(time.DateOnly, last); err == nil {
+		to = t.AddDate(0, 0, 1).Format(time.DateOnly)
+	}
+	return from, to
+}
