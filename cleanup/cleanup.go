@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
 
 	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
@@ -28,6 +30,13 @@ const (
 	// specification's "every hour" schedule.
 	DefaultInterval = time.Hour
 )
+
+// SkewMargin is how much longer than the TTL a sweep keeps an object of a
+// bucket ([Options.Bucket]): the clocks of the machines that write, read and
+// sweep a shared bucket may differ by up to this much without a sweep
+// deleting an object that any of them still holds to be within its TTL. A
+// folder is swept by the clock of its one machine, without a margin.
+const SkewMargin = time.Minute
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
@@ -88,6 +97,13 @@ type Options struct {
 	// [time.Now]. [Janitor.Sweep] takes the time as a parameter instead.
 	Now func() time.Time
 
+	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
+	// bucket offloaded objects are written to, by package
+	// [github.com/zircote/lro-go/lro/store]. Dir is then not used. The
+	// Janitor does not close the bucket. See the package documentation,
+	// "Buckets".
+	Bucket *blob.Bucket
+
 	// OnError receives the errors of background sweeps, one call per sweep
 	// that had any (joined). If nil, they are dropped. The cancellation that
 	// stops the janitor is not reported.
@@ -96,7 +112,8 @@ type Options struct {
 
 // Result reports what one sweep did.
 type Result struct {
-	// Scanned is the number of entries listed in the folder, of any name.
+	// Scanned is the number of entries listed in the folder, of any name;
+	// for a bucket, the number of keys listed under the prefix.
 	Scanned int
 	// Expired is the number of offload files deleted, one event each.
 	Expired int
@@ -130,6 +147,7 @@ type Result struct {
 // documentation. It is made by [New] or [Start] and is safe for concurrent
 // use.
 type Janitor struct {
+	bucket   *blob.Bucket // nil for a folder
 	dir      string
 	prefix   string
 	ttl      time.Duration
@@ -180,20 +198,25 @@ func New(opts *Options) (*Janitor, error) {
 	if err := jsonl.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
-	dir, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
-	}
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
+	var dir string
+	if o.Bucket == nil {
+		if o.Dir == "" {
+			o.Dir = os.TempDir()
+		}
+		var err error
+		dir, err = filepath.Abs(o.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
+		}
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
+		}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	return &Janitor{
+		bucket:   o.Bucket,
 		dir:      dir,
 		prefix:   o.Prefix,
 		ttl:      o.TTL,
@@ -284,6 +307,9 @@ type candidate struct {
 func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	if err := ctx.Err(); err != nil {
 		return res, nil, err
+	}
+	if j.bucket != nil {
+		return j.sweepBucket(ctx, now)
 	}
 	root, err := os.OpenRoot(j.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -416,6 +442,71 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		Temporary: c.temp,
 	})
 	return nil
+}
+
+// sweepBucket is sweep for a bucket. It lists the keys that start with the
+// prefix and a '-', not descending into "subfolders" (keys with a '/' after
+// the prefix), and deletes those that ParseName accepts once their
+// created_at + TTL + SkewMargin is at or before now. A bucket has no
+// temporary objects: a blob writer shows an object only once it is whole.
+func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
+	it := j.bucket.List(&blob.ListOptions{Prefix: j.prefix + "-", Delimiter: "/"})
+	var due []candidate
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return res, errs, ctxErr
+			}
+			errs = append(errs, fmt.Errorf("cleanup: listing the bucket: %w", err))
+			break // delete what was listed
+		}
+		res.Scanned++
+		if obj.IsDir {
+			continue
+		}
+		_, id, ok := jsonl.ParseName(obj.Key, j.prefix)
+		if !ok {
+			continue
+		}
+		created := createdAt(id)
+		if expiry := created.Add(j.ttl + SkewMargin); now.Before(expiry) {
+			res.Kept++
+			if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
+				res.NextExpiry = expiry
+			}
+			continue
+		}
+		due = append(due, candidate{name: obj.Key, created: created})
+	}
+	slices.SortFunc(due, func(a, b candidate) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
+	})
+	for _, c := range due {
+		if err := ctx.Err(); err != nil {
+			return res, errs, err
+		}
+		if j.beforeRemove != nil {
+			j.beforeRemove(c.name)
+		}
+		if err := j.bucket.Delete(ctx, c.name); err != nil {
+			if gcerrors.Code(err) == gcerrors.NotFound {
+				res.Vanished++ // another sweep deleted it first
+				continue
+			}
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return res, errs, ctxErr
+			}
+			errs = append(errs, fmt.Errorf("cleanup: deleting %q from the bucket: %w", c.name, err))
+			continue
+		}
+		res.Expired++
+		event.Emit(ctx, j.observer, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
+	}
+	return res, errs, nil
 }
 
 // pathError returns err of operation op on name in the folder as an error
