@@ -94,7 +94,7 @@ func backends() []backend {
 }
 
 // openURL returns the Store of a bucket URL, closed at the end of the test.
-func openURL(t *testing.T, url string, opts *store.Options) *store.Store {
+func openURL(t testing.TB, url string, opts *store.Options) *store.Store {
 	t.Helper()
 	s, err := store.Open(context.Background(), url, opts)
 	if err != nil {
@@ -142,7 +142,7 @@ const versitygwVersion = "v1.8.0"
 // backend, started on the first call of the run. Without the versitygw
 // binary on the PATH, it skips the test, but fails it when CI is "true":
 // .ci/run installs it there.
-func versitygw(t *testing.T) string {
+func versitygw(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("versitygw")
 	if err != nil {
@@ -222,7 +222,7 @@ func (s *server) stop() {
 
 // newBucketName makes a new empty bucket on the versitygw server (a folder
 // of its root) and returns its name.
-func newBucketName(t *testing.T) string {
+func newBucketName(t testing.TB) string {
 	t.Helper()
 	name := strings.ToLower(fmt.Sprintf("t%d", time.Now().UnixNano()))
 	if err := os.Mkdir(filepath.Join(vgw.root, name), 0o700); err != nil {

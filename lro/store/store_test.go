@@ -243,7 +243,7 @@ func TestAtomic(t *testing.T) {
 }
 
 // headerLine returns the line WriteHeader writes for h.
-func headerLine(t *testing.T, h jsonl.Header) []byte {
+func headerLine(t testing.TB, h jsonl.Header) []byte {
 	t.Helper()
 	h.Type = jsonl.HeaderType
 	var b bytes.Buffer
