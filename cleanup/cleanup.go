@@ -290,6 +290,11 @@ func (j *Janitor) run(ctx context.Context) {
 // by path (the sweep goes on past the latter). A folder that does not exist
 // is not an error. If ctx is canceled, Sweep stops before its next removal
 // and the error also wraps ctx.Err(); the Result counts what was done.
+//
+// For a bucket ([Options.Bucket]) Sweep deletes the objects whose
+// created_at + TTL + [SkewMargin] is at or before now, and returns the
+// errors of the listing and of each delete (see the package documentation,
+// "Buckets").
 func (j *Janitor) Sweep(ctx context.Context, now time.Time) (Result, error) {
 	res, errs, ctxErr := j.sweep(ctx, now)
 	return res, errors.Join(append(errs, ctxErr)...)
