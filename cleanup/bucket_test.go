@@ -17,6 +17,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // put writes an empty object named key into b.
@@ -74,7 +75,7 @@ func TestSweepBucket(t *testing.T) {
 	listed.Add(sweepers)
 	var wg sync.WaitGroup
 	for i := range sweepers {
-		j, err := cleanup.New(&cleanup.Options{Bucket: b, Observer: rec, TTL: ttl})
+		j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b), Observer: rec, TTL: ttl})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestSweepBucketErrors(t *testing.T) {
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
 	old := put(t, b, nameAt(t0.Add(-3*time.Hour)))
-	j, err := cleanup.New(&cleanup.Options{Bucket: b})
+	j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestSweepBucketDeletedMeanwhile(t *testing.T) {
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
 	key := put(t, b, nameAt(t0.Add(-3*time.Hour)))
-	j, err := cleanup.New(&cleanup.Options{Bucket: b})
+	j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b)})
 	if err != nil {
 		t.Fatal(err)
 	}

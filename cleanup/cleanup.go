@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 
 	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
@@ -30,6 +28,20 @@ const (
 	// specification's "every hour" schedule.
 	DefaultInterval = time.Hour
 )
+
+// Bucket is what a [Janitor] needs of a bucket of objects, such as one of
+// gocloud.dev/blob (S3, GCS, Azure, ...) adapted by package
+// [github.com/zircote/lro-go/lro/store/blobstore], whose store.Bucket
+// includes it.
+type Bucket interface {
+	// List calls fn with the key of every object whose key starts with
+	// prefix and has no '/' after it, in any order, until fn returns an
+	// error, which List returns.
+	List(ctx context.Context, prefix string, fn func(key string) error) error
+	// Delete deletes the object of key. It returns an error wrapping
+	// [fs.ErrNotExist] if there is none.
+	Delete(ctx context.Context, key string) error
+}
 
 // SkewMargin is how much longer than the TTL a sweep keeps an object of a
 // bucket ([Options.Bucket]): the clocks of the machines that write, read and
@@ -99,10 +111,9 @@ type Options struct {
 
 	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
 	// bucket offloaded objects are written to, by package
-	// [github.com/zircote/lro-go/lro/store]. Dir is then not used. The
-	// Janitor does not close the bucket. See the package documentation,
-	// "Buckets".
-	Bucket *blob.Bucket
+	// [github.com/zircote/lro-go/lro/store]. Dir is then not used. See the
+	// package documentation, "Buckets".
+	Bucket Bucket
 
 	// OnError receives the errors of background sweeps, one call per sweep
 	// that had any (joined). If nil, they are dropped. The cancellation that
@@ -147,7 +158,7 @@ type Result struct {
 // documentation. It is made by [New] or [Start] and is safe for concurrent
 // use.
 type Janitor struct {
-	bucket   *blob.Bucket // nil for a folder
+	bucket   Bucket // nil for a folder
 	dir      string
 	prefix   string
 	ttl      time.Duration
@@ -455,27 +466,12 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 // created_at + TTL + SkewMargin is at or before now. A bucket has no
 // temporary objects: a blob writer shows an object only once it is whole.
 func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
-	it := j.bucket.List(&blob.ListOptions{Prefix: j.prefix + "-", Delimiter: "/"})
 	var due []candidate
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return res, errs, ctxErr
-			}
-			errs = append(errs, fmt.Errorf("cleanup: listing the bucket: %w", err))
-			break // delete what was listed
-		}
+	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
 		res.Scanned++
-		if obj.IsDir {
-			continue
-		}
-		_, id, ok := jsonl.ParseName(obj.Key, j.prefix)
+		_, id, ok := jsonl.ParseName(key, j.prefix)
 		if !ok {
-			continue
+			return nil
 		}
 		created := createdAt(id)
 		if expiry := created.Add(j.ttl + SkewMargin); now.Before(expiry) {
@@ -483,9 +479,16 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 			if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
 				res.NextExpiry = expiry
 			}
-			continue
+			return nil
 		}
-		due = append(due, candidate{name: obj.Key, created: created})
+		due = append(due, candidate{name: key, created: created})
+		return nil
+	})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return res, errs, ctxErr
+		}
+		errs = append(errs, fmt.Errorf("cleanup: listing the bucket: %w", err)) // delete what was listed
 	}
 	slices.SortFunc(due, func(a, b candidate) int {
 		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
@@ -498,7 +501,7 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 			j.beforeRemove(c.name)
 		}
 		if err := j.bucket.Delete(ctx, c.name); err != nil {
-			if gcerrors.Code(err) == gcerrors.NotFound {
+			if errors.Is(err, fs.ErrNotExist) {
 				res.Vanished++ // another sweep deleted it first
 				continue
 			}

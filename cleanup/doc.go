@@ -107,12 +107,12 @@
 //
 // # Buckets
 //
-// With [Options.Bucket] a Janitor sweeps a bucket of gocloud.dev/blob (S3,
-// GCS, Azure, ...) instead of a folder: the bucket that several replicas of
-// a server share through package [github.com/zircote/lro-go/lro/store]. A
-// sweep lists the keys that start with the prefix and a '-' (one listing
-// request per thousand keys; it does not descend into keys with a '/' after
-// the prefix), reads created_at from the ULID of each key that
+// With [Options.Bucket] a Janitor sweeps a bucket (of gocloud.dev/blob: S3,
+// GCS, Azure, ...; see [Bucket]) instead of a folder: the bucket that
+// several replicas of a server share through package
+// [github.com/zircote/lro-go/lro/store]. A sweep lists the keys that start
+// with the prefix and a '-' (for S3, one request per thousand keys; it does
+// not descend into keys with a '/' after the prefix), reads created_at from the ULID of each key that
 // [jsonl.ParseName] accepts, and deletes the objects whose created_at + TTL
 // + [SkewMargin] is at or before now; it never reads an object. Objects of
 // another prefix, other keys and fresh objects are never deleted.

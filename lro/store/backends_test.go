@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,12 +17,12 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
-	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/memblob"
 	_ "gocloud.dev/blob/s3blob"
 
 	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // The credentials of the S3 servers of these tests, set in the environment
@@ -75,7 +74,7 @@ func backends() []backend {
 		{"memblob", func(t *testing.T, opts *store.Options) *store.Store {
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })
-			s, err := store.NewBucket(b, opts)
+			s, err := store.NewBucket(blobstore.New(b), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,16 +245,12 @@ func keys(t *testing.T, s *store.Store) []string {
 		}
 		return got
 	}
-	it := s.Bucket().List(&blob.ListOptions{})
-	for {
-		obj, err := it.Next(context.Background())
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, obj.Key)
+	err := s.Bucket().List(context.Background(), "", func(key string) error {
+		got = append(got, key)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return got
 }

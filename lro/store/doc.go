@@ -1,8 +1,8 @@
 // Package store keeps offloaded files where the replicas of a server can
 // read them back by handle: in a local folder, as package jsonl writes
-// them, or in a bucket of gocloud.dev/blob (S3 and S3-compatible servers,
-// GCS, Azure Blob Storage, a folder through fileblob, memory), which every
-// replica behind a load balancer reads alike.
+// them, or in a bucket (of gocloud.dev/blob: S3 and S3-compatible servers,
+// GCS, Azure Blob Storage, ...), which every replica behind a load balancer
+// reads alike.
 //
 // # Handles
 //
@@ -27,24 +27,23 @@
 // [Store.Create] returns a [jsonl.Writer]: the same writer, header first,
 // records validated and counted, for both kinds of store. Nothing is visible
 // until [jsonl.Writer.Commit] returns nil: in a folder, the hidden temporary
-// file is renamed; in a bucket, the blob writer is closed, which is when the
-// object appears, whole (an S3 PutObject, or a multipart upload's
-// completion). [jsonl.Writer.Abort] cancels the blob writer's context
-// before closing it, which leaves no object.
+// file is renamed; in a bucket, the object's writer is closed, which is when
+// the object appears, whole (an S3 PutObject, or a multipart upload's
+// completion). [jsonl.Writer.Abort] cancels the writer's context before
+// closing it, which leaves no object.
 //
-// Memory stays flat in the record count. The jsonl Writer buffers 64 KiB; a
-// blob writer buffers one part of [Options.PartSize] (default
-// [DefaultPartSize], 5 MiB, the smallest S3 allows) and uploads one part at
-// a time, so it holds at most two. The S3 driver (AWS SDK v2 transfer
-// manager) also reads up to its multipart threshold, 16 MiB, before it
-// chooses between one PutObject and a multipart upload, which gocloud.dev
-// does not let a caller change: a write to S3 holds at most about 26 MiB,
-// whatever its size.
+// Memory stays flat in the record count: the jsonl Writer buffers 64 KiB,
+// and a bucket's writer what its driver needs (for S3 through package
+// blobstore, at most about 26 MiB per write whatever its size; see there).
 //
-// # Drivers
+// # Buckets
 //
-// This package registers no blob driver, so that a program links only the
-// clients it uses. [Open] takes a bucket URL such as
+// A Store reads and writes a bucket through the small [Bucket] interface,
+// so that this package does not import gocloud.dev/blob: a program that
+// keeps its files in a folder does not link it. Package
+// [github.com/zircote/lro-go/lro/store/blobstore] adapts a bucket of
+// gocloud.dev/blob, and, once imported, lets [Open] open bucket URLs such
+// as
 //
 //	s3://bucket?endpoint=http://127.0.0.1:7070&region=us-east-1&use_path_style=true
 //	gs://bucket
@@ -52,8 +51,8 @@
 //	file:///var/lib/lro
 //	mem://
 //
-// whose driver the program registers with a blank import, such as
-// import _ "gocloud.dev/blob/s3blob"; Open names the import when it is
+// whose driver the program registers with a blank import too, such as
+// import _ "gocloud.dev/blob/s3blob". Open names the import when one is
 // missing. A "prefix" parameter (s3://bucket?prefix=lro/) keeps the objects
 // under a key prefix. Credentials come from the driver's usual sources (for
 // S3, the AWS environment variables, shared files or instance roles).
@@ -62,8 +61,9 @@
 //
 // A store deletes nothing. The janitor of package
 // [github.com/zircote/lro-go/cleanup] sweeps a folder ([Store.Dir]) or a
-// bucket ([Store.Bucket]) by the ULID time of the names; a bucket lifecycle
-// rule is the alternative (see the package documentation of cleanup).
+// bucket ([Store.Bucket], a [cleanup.Bucket]) by the ULID time of the
+// names; a bucket lifecycle rule is the alternative (see the package
+// documentation of cleanup).
 //
 // This package does not import package lro; lro builds on it.
 package store

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // A replica writes a result set to a bucket and hands out its handle; any
@@ -22,7 +23,7 @@ func Example() {
 	now := time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
 	opts := &store.Options{TTL: time.Hour, Now: func() time.Time { return now }}
 
-	writer, _ := store.NewBucket(bucket, opts)
+	writer, _ := store.NewBucket(blobstore.New(bucket), opts)
 	w, err := writer.Create(ctx, "recall")
 	if err != nil {
 		panic(err)
@@ -36,7 +37,7 @@ func Example() {
 	}
 	handle := w.Name()
 
-	reader, _ := store.NewBucket(bucket, opts) // another replica
+	reader, _ := store.NewBucket(blobstore.New(bucket), opts) // another replica
 	r, err := reader.NewReader(ctx, handle)
 	if err != nil {
 		panic(err)

@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"gocloud.dev/gcerrors"
-
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -42,8 +40,8 @@ func (s *Store) NewReader(ctx context.Context, handle string) (*Reader, error) {
 // NewRangeReader opens the file of handle for reading length bytes from
 // offset, or to the end if length is negative. A range that ends past the
 // end of the file reads what there is; one that starts at or past it is an
-// error in a bucket (S3 answers 416) and reads nothing in a folder. In a bucket it is a ranged GET ([gocloud.dev/blob.Bucket.NewRangeReader]),
-// which transfers only the range.
+// error in a bucket (S3 answers 416) and reads nothing in a folder. In S3 it
+// is a ranged GET, which transfers only the range.
 //
 // The handle is checked before anything is read: it must be a name the
 // Store makes, with the Store's prefix and a random part, and no path. In a
@@ -64,14 +62,14 @@ func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, lengt
 		return nil, fmt.Errorf("store: handle %q: negative offset %d", handle, offset)
 	}
 	if s.bucket != nil {
-		r, err := s.bucket.NewRangeReader(ctx, handle, offset, length, nil)
-		if gcerrors.Code(err) == gcerrors.NotFound {
+		r, size, err := s.bucket.NewRangeReader(ctx, handle, offset, length)
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w %q: no such result (results are deleted some time after their handle expires)", ErrUnknownHandle, handle)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("store: handle %q: %w", handle, err)
 		}
-		return &Reader{r: r, c: r, size: r.Size()}, nil
+		return &Reader{r: r, c: r, size: size}, nil
 	}
 	return s.openFile(handle, offset, length)
 }

@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
-	"gocloud.dev/blob"
-
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -20,9 +20,6 @@ const (
 	// DefaultTTL is how long a handle is valid: the specification's 3600
 	// seconds, as cleanup.DefaultTTL.
 	DefaultTTL = time.Hour
-	// DefaultPartSize is the part size of bucket writes: 5 MiB, the
-	// smallest part S3 accepts (but for the last).
-	DefaultPartSize = 5 << 20
 	// ContentType is the content type of the objects a Store writes.
 	ContentType = "application/jsonl"
 )
@@ -41,7 +38,7 @@ var (
 
 	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
 	// [NewFolder] and [NewBucket] for invalid [Options], and by Open for a
-	// bucket URL whose driver is not registered.
+	// bucket URL that the program cannot open (naming the import to add).
 	ErrInvalidOption = errors.New("store: invalid option")
 )
 
@@ -61,83 +58,105 @@ type Options struct {
 	// expiry. If nil, defaults to [time.Now].
 	Now func() time.Time
 
-	// PartSize is the part size of bucket writes, in bytes: a blob writer
-	// holds about two parts in memory (see the package documentation). If
-	// zero, defaults to [DefaultPartSize]. Negative values are invalid.
-	PartSize int
-
 	// WrapWriter, if not nil, is passed to the jsonl Writers of
 	// [Store.Create] (see [jsonl.Options.WrapWriter]): for fault
 	// injection.
 	WrapWriter func(w io.Writer) io.Writer
 }
 
+// Bucket is a bucket of objects, such as one of gocloud.dev/blob that
+// package [github.com/zircote/lro-go/lro/store/blobstore] adapts: what a
+// [Store] writes to and reads from, and (as a [cleanup.Bucket]) what a
+// janitor sweeps. Its methods must be safe for concurrent use.
+type Bucket interface {
+	cleanup.Bucket
+	// NewWriter starts the object of key. The object must become visible
+	// only when Close returns nil, whole, and not at all if ctx is
+	// canceled before Close: that is how a Store aborts.
+	NewWriter(ctx context.Context, key, contentType string) (io.WriteCloser, error)
+	// NewRangeReader reads length bytes of the object of key from offset,
+	// to its end if length is negative, and returns the size of the whole
+	// object. It returns an error wrapping [fs.ErrNotExist] if there is no
+	// such object.
+	NewRangeReader(ctx context.Context, key string, offset, length int64) (r io.ReadCloser, size int64, err error)
+	// Close releases the bucket.
+	Close() error
+}
+
 // Store writes offloaded files to a folder or a bucket and reads them back
 // by handle; see the package documentation. It is made by [Open],
 // [NewFolder] or [NewBucket] and is safe for concurrent use.
 type Store struct {
-	dir      string       // absolute; "" for a bucket
-	bucket   *blob.Bucket // nil for a folder
-	owned    bool         // bucket opened by Open: Close closes it
-	prefix   string
-	ttl      time.Duration
-	now      func() time.Time
-	partSize int
-	wrap     func(io.Writer) io.Writer
+	dir    string // absolute; "" for a bucket
+	bucket Bucket // nil for a folder
+	owned  bool   // bucket opened by Open: Close closes it
+	prefix string
+	ttl    time.Duration
+	now    func() time.Time
+	wrap   func(io.Writer) io.Writer
 }
 
-// drivers names the package to import for the URL schemes of the drivers
-// of gocloud.dev/blob.
-var drivers = map[string]string{
-	"s3":     "gocloud.dev/blob/s3blob",
-	"gs":     "gocloud.dev/blob/gcsblob",
-	"azblob": "gocloud.dev/blob/azureblob",
-	"file":   "gocloud.dev/blob/fileblob",
-	"mem":    "gocloud.dev/blob/memblob",
+// opener is the function that opens bucket URLs, set by RegisterOpener.
+var opener struct {
+	sync.Mutex
+	open func(ctx context.Context, url string) (Bucket, error)
 }
 
-// Open returns a Store at location: a bucket URL (scheme://...) opened with
-// [blob.OpenBucket], or else the path of a local folder, as [NewFolder].
-// [Store.Close] closes a bucket that Open opened.
+// RegisterOpener makes [Open] open bucket URLs with open. Package
+// [github.com/zircote/lro-go/lro/store/blobstore] registers its Open when
+// imported, so that a program that stores offloaded files only in a folder
+// does not link gocloud.dev/blob (nor OpenTelemetry and gRPC, which it
+// imports). A later call replaces the opener.
+func RegisterOpener(open func(ctx context.Context, url string) (Bucket, error)) {
+	opener.Lock()
+	defer opener.Unlock()
+	opener.open = open
+}
+
+// Open returns a Store at location: a bucket URL (scheme://...), or else
+// the path of a local folder, as [NewFolder]. Bucket URLs are opened by the
+// function given to [RegisterOpener]: a program imports package
+// [github.com/zircote/lro-go/lro/store/blobstore] and the driver of its
+// URL's scheme, such as gocloud.dev/blob/s3blob (see the package
+// documentation). [Store.Close] closes a bucket that Open opened.
 //
-// Open returns an error wrapping [ErrInvalidOption] for invalid options or
-// a URL scheme whose driver the program has not registered (the error names
-// the package to import, such as gocloud.dev/blob/s3blob), and the error of
-// blob.OpenBucket, which may name a parameter the driver rejects.
+// Open returns an error wrapping [ErrInvalidOption] for invalid options, or
+// a bucket URL and no opener (naming the import to add), and the error of
+// the opener, which wraps ErrInvalidOption when the driver is missing. No
+// error message holds the password of a URL.
 func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
-	scheme, _, isURL := strings.Cut(location, "://")
-	if !isURL {
+	if !strings.Contains(location, "://") {
 		return NewFolder(location, opts)
-	}
-	if !blob.DefaultURLMux().ValidBucketScheme(scheme) {
-		hint := "no driver of gocloud.dev/blob has this scheme"
-		if pkg, ok := drivers[scheme]; ok {
-			hint = fmt.Sprintf("add import _ %q to the program", pkg)
-		}
-		return nil, fmt.Errorf("store: bucket URL %s: no driver registered for %q (%s): %w", redact(location), scheme, hint, ErrInvalidOption)
 	}
 	s, err := newStore(opts)
 	if err != nil {
 		return nil, err
 	}
-	b, err := blob.OpenBucket(ctx, location)
+	opener.Lock()
+	open := opener.open
+	opener.Unlock()
+	safe := redact(location)
+	if open == nil {
+		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\"): %w", safe, ErrInvalidOption)
+	}
+	b, err := open(ctx, location)
 	if err != nil {
-		if safe := redact(location); safe != location {
-			// The driver's message quotes the URL: keep its password out.
-			return nil, fmt.Errorf("store: bucket URL %s: %s", safe, strings.ReplaceAll(err.Error(), location, safe))
+		if safe != location {
+			// The message may quote the URL: keep its password out.
+			return nil, errors.New(strings.ReplaceAll(err.Error(), location, safe))
 		}
-		return nil, fmt.Errorf("store: bucket URL %s: %w", location, err)
+		return nil, err
 	}
 	s.bucket, s.owned = b, true
 	return s, nil
 }
 
-// redact returns the URL location without its user information (which
-// could hold a secret), for error messages.
+// redact returns the URL location without its password, for error
+// messages.
 func redact(location string) string {
 	u, err := url.Parse(location)
 	if err != nil {
-		return "(unparsable)"
+		return "(unparsable URL)"
 	}
 	return u.Redacted()
 }
@@ -163,11 +182,12 @@ func NewFolder(dir string, opts *Options) (*Store, error) {
 }
 
 // NewBucket returns a Store that writes objects into b. The caller keeps b
-// and closes it after the Store's last use; [Store.Close] does not.
+// and closes it after the Store's last use; [Store.Close] does not. For a
+// bucket of gocloud.dev/blob, b is blobstore.New(bucket).
 //
 // NewBucket returns an error wrapping [ErrInvalidOption] for invalid
 // options.
-func NewBucket(b *blob.Bucket, opts *Options) (*Store, error) {
+func NewBucket(b Bucket, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
 		return nil, err
@@ -194,16 +214,10 @@ func newStore(opts *Options) (*Store, error) {
 	if o.TTL == 0 {
 		o.TTL = DefaultTTL
 	}
-	if o.PartSize < 0 {
-		return nil, fmt.Errorf("store: Options.PartSize is %d: %w", o.PartSize, ErrInvalidOption)
-	}
-	if o.PartSize == 0 {
-		o.PartSize = DefaultPartSize
-	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, partSize: o.PartSize, wrap: o.WrapWriter}, nil
+	return &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter}, nil
 }
 
 // Dir returns the absolute path of the Store's folder, or "" for a bucket.
@@ -212,8 +226,8 @@ func newStore(opts *Options) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 // Bucket returns the Store's bucket, or nil for a folder: the bucket a
-// janitor sweeps (cleanup.Options.Bucket).
-func (s *Store) Bucket() *blob.Bucket { return s.bucket }
+// janitor sweeps ([cleanup.Options.Bucket]).
+func (s *Store) Bucket() Bucket { return s.bucket }
 
 // Prefix returns the prefix of the Store's names.
 func (s *Store) Prefix() string { return s.prefix }
@@ -238,7 +252,7 @@ func (s *Store) Close() error {
 //
 // In a bucket, ctx governs the upload: canceling it before Commit aborts
 // the write. Create returns the errors of [jsonl.Create] and, for a bucket,
-// of [blob.Bucket.NewWriter].
+// of [Bucket.NewWriter].
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
 	opts := &jsonl.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
 	if s.bucket == nil {
@@ -246,39 +260,35 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	}
 	return jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
 		ctx, cancel := context.WithCancel(ctx)
-		w, err := s.bucket.NewWriter(ctx, name, &blob.WriterOptions{
-			BufferSize:     s.partSize,
-			MaxConcurrency: 1,
-			ContentType:    ContentType,
-		})
+		w, err := s.bucket.NewWriter(ctx, name, ContentType)
 		if err != nil {
 			cancel()
 			return nil, fmt.Errorf("store: %s: %w", name, err)
 		}
-		return &blobSink{w: w, cancel: cancel, name: name}, nil
+		return &sink{w: w, cancel: cancel, name: name}, nil
 	}, opts)
 }
 
-// blobSink is the jsonl.Sink of a blob writer: Close shows the object,
-// Close after the context is canceled discards it.
-type blobSink struct {
-	w      *blob.Writer
+// sink is the jsonl.Sink of a bucket's writer: Close shows the object,
+// Close after its context is canceled discards it.
+type sink struct {
+	w      io.WriteCloser
 	cancel context.CancelFunc
 	name   string
 }
 
-func (b *blobSink) Write(p []byte) (int, error) { return b.w.Write(p) }
+func (s *sink) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-func (b *blobSink) Commit() error {
-	defer b.cancel()
-	if err := b.w.Close(); err != nil {
-		return fmt.Errorf("store: %s: %w", b.name, err)
+func (s *sink) Commit() error {
+	defer s.cancel()
+	if err := s.w.Close(); err != nil {
+		return fmt.Errorf("store: %s: %w", s.name, err)
 	}
 	return nil
 }
 
-func (b *blobSink) Abort() error {
-	b.cancel()
-	b.w.Close() // fails with the cancellation: nothing is written
+func (s *sink) Abort() error {
+	s.cancel()
+	s.w.Close() // fails with the cancellation: nothing is written
 	return nil
 }

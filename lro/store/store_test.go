@@ -18,6 +18,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // t0 is the time of the tests' clocks.
@@ -472,7 +473,6 @@ func TestOpen(t *testing.T) {
 		{"azblob://c", nil, `import _ "gocloud.dev/blob/azureblob"`, "a driver the program did not import"},
 		{"ftp://host/x", nil, "no driver of gocloud.dev/blob", "a scheme of no driver"},
 		{"mem://", &store.Options{TTL: -1}, "Options.TTL", "a negative TTL"},
-		{"mem://", &store.Options{PartSize: -1}, "Options.PartSize", "a negative part size"},
 		{"mem://", &store.Options{Prefix: "a/b"}, "Options.Prefix", "a prefix with a slash"},
 	}
 	for _, tc := range tests {
@@ -486,6 +486,12 @@ func TestOpen(t *testing.T) {
 	}
 	if _, err := store.Open(ctx, "s3://user:secret@b?no_such_parameter=1", nil); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("Open = %v; want an error without the URL's password", err)
+	}
+	store.RegisterOpener(nil)
+	_, err := store.Open(ctx, "s3://user:secret@b", nil)
+	store.RegisterOpener(blobstore.Open)
+	if !errors.Is(err, store.ErrInvalidOption) || !strings.Contains(err.Error(), `import _ "github.com/zircote/lro-go/lro/store/blobstore"`) || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Open without an opener = %v; want ErrInvalidOption naming the import, without the password", err)
 	}
 	s, err := store.Open(ctx, t.TempDir(), nil)
 	if err != nil || s.Dir() == "" || s.Bucket() != nil || s.Close() != nil {
