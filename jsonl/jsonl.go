@@ -306,18 +306,9 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // Create returns an error wrapping [ErrInvalidPrefix] for a bad opts.Prefix,
 // and the *fs.PathError of a directory or file it could not create.
 func Create(operation string, opts *Options) (*Writer, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
-	}
-	if err := ValidatePrefix(o.Prefix); err != nil {
+	o, err := opts.withDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	if o.Dir == "" {
 		o.Dir = os.TempDir()
@@ -390,6 +381,22 @@ func Create(operation string, opts *Options) (*Writer, error) {
 	}
 }
 
+// withDefaults returns a copy of opts, which may be nil, with the defaults
+// of Prefix and Now, or the error of an invalid Prefix.
+func (opts *Options) withDefaults() (Options, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, ValidatePrefix(o.Prefix)
+}
+
 // NewWriter starts a new file for operation that is written to a Sink
 // instead of a folder: a Writer like those of [Create], that checks and
 // counts what it writes in the same way, but whose [Writer.Path] is empty.
@@ -403,18 +410,9 @@ func Create(operation string, opts *Options) (*Writer, error) {
 // NewWriter returns an error wrapping [ErrInvalidPrefix] for a bad
 // opts.Prefix, and the error of open.
 func NewWriter(operation string, open func(name string) (Sink, error), opts *Options) (*Writer, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
-	}
-	if err := ValidatePrefix(o.Prefix); err != nil {
+	o, err := opts.withDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	now := o.Now()
 	id, err := newID(ulid.Timestamp(now))

@@ -18,8 +18,8 @@ import (
 
 const (
 	// DefaultTTL is how long a handle is valid: the specification's 3600
-	// seconds, as cleanup.DefaultTTL.
-	DefaultTTL = time.Hour
+	// seconds, the janitor's default.
+	DefaultTTL = cleanup.DefaultTTL
 	// ContentType is the content type of the objects a Store writes.
 	ContentType = "application/jsonl"
 )
