@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"gocloud.dev/blob"
 
@@ -107,4 +110,60 @@ func BenchmarkStore500(b *testing.B) {
 			b.Fatal(err)
 		}
 	}})
+}
+
+// BenchmarkStoreMemory writes 10,000 and 100,000 full-detail records (6 and
+// 62 MB) to versitygw through the store and reports the peak heap in use
+// while it writes, sampled every millisecond: flat in the record count,
+// bounded by the S3 driver's buffers (see package blobstore).
+func BenchmarkStoreMemory(b *testing.B) {
+	lines := benchLines(b, 1000)
+	s := openURL(b, s3URL(versitygw(b), newBucketName(b)), nil)
+	ctx := context.Background()
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var peak atomic.Uint64
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			runtime.GC()
+			var base runtime.MemStats
+			runtime.ReadMemStats(&base)
+			go func() {
+				defer close(done)
+				var m runtime.MemStats
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Millisecond):
+					}
+					runtime.ReadMemStats(&m)
+					if m.HeapInuse > peak.Load() {
+						peak.Store(m.HeapInuse)
+					}
+				}
+			}()
+			for b.Loop() {
+				w, err := s.Create(ctx, "recall")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.WriteHeader(jsonl.Header{Count: n}); err != nil {
+					b.Fatal(err)
+				}
+				for i := range n {
+					if err := w.WriteRecord(lines[i%len(lines)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Commit(); err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(w.Size())
+			}
+			close(stop)
+			<-done
+			b.ReportMetric(float64(peak.Load()-min(peak.Load(), base.HeapInuse))/(1<<20), "peak-heap-MiB")
+		})
+	}
 }
