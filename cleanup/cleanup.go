@@ -29,6 +29,27 @@ const (
 	DefaultInterval = time.Hour
 )
 
+// Bucket is what a [Janitor] needs of a bucket of objects, such as one of
+// gocloud.dev/blob (S3, GCS, Azure, ...) adapted by package
+// [github.com/zircote/lro-go/lro/store/blobstore], whose store.Bucket
+// includes it.
+type Bucket interface {
+	// List calls fn with the key of every object whose key starts with
+	// prefix and has no '/' after it, in any order, until fn returns an
+	// error, which List returns.
+	List(ctx context.Context, prefix string, fn func(key string) error) error
+	// Delete deletes the object of key. It returns an error wrapping
+	// [fs.ErrNotExist] if there is none.
+	Delete(ctx context.Context, key string) error
+}
+
+// SkewMargin is how much longer than the TTL a sweep keeps an object of a
+// bucket ([Options.Bucket]): the clocks of the machines that write, read and
+// sweep a shared bucket may differ by up to this much without a sweep
+// deleting an object that any of them still holds to be within its TTL. A
+// folder is swept by the clock of its one machine, without a margin.
+const SkewMargin = time.Minute
+
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
 // [Options.Prefix] that [jsonl.ValidatePrefix] rejects (the error then also
@@ -88,6 +109,12 @@ type Options struct {
 	// [time.Now]. [Janitor.Sweep] takes the time as a parameter instead.
 	Now func() time.Time
 
+	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
+	// bucket offloaded objects are written to, by package
+	// [github.com/zircote/lro-go/lro/store]. Dir is then not used. See the
+	// package documentation, "Buckets".
+	Bucket Bucket
+
 	// OnError receives the errors of background sweeps, one call per sweep
 	// that had any (joined). If nil, they are dropped. The cancellation that
 	// stops the janitor is not reported.
@@ -96,7 +123,8 @@ type Options struct {
 
 // Result reports what one sweep did.
 type Result struct {
-	// Scanned is the number of entries listed in the folder, of any name.
+	// Scanned is the number of entries listed in the folder, of any name;
+	// for a bucket, the number of keys listed under the prefix.
 	Scanned int
 	// Expired is the number of offload files deleted, one event each.
 	Expired int
@@ -130,6 +158,7 @@ type Result struct {
 // documentation. It is made by [New] or [Start] and is safe for concurrent
 // use.
 type Janitor struct {
+	bucket   Bucket // nil for a folder
 	dir      string
 	prefix   string
 	ttl      time.Duration
@@ -180,20 +209,25 @@ func New(opts *Options) (*Janitor, error) {
 	if err := jsonl.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
-	dir, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
-	}
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
+	var dir string
+	if o.Bucket == nil {
+		if o.Dir == "" {
+			o.Dir = os.TempDir()
+		}
+		var err error
+		dir, err = filepath.Abs(o.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
+		}
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
+		}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	return &Janitor{
+		bucket:   o.Bucket,
 		dir:      dir,
 		prefix:   o.Prefix,
 		ttl:      o.TTL,
@@ -267,6 +301,11 @@ func (j *Janitor) run(ctx context.Context) {
 // by path (the sweep goes on past the latter). A folder that does not exist
 // is not an error. If ctx is canceled, Sweep stops before its next removal
 // and the error also wraps ctx.Err(); the Result counts what was done.
+//
+// For a bucket ([Options.Bucket]) Sweep deletes the objects whose
+// created_at + TTL + [SkewMargin] is at or before now, and returns the
+// errors of the listing and of each delete (see the package documentation,
+// "Buckets").
 func (j *Janitor) Sweep(ctx context.Context, now time.Time) (Result, error) {
 	res, errs, ctxErr := j.sweep(ctx, now)
 	return res, errors.Join(append(errs, ctxErr)...)
@@ -284,6 +323,9 @@ type candidate struct {
 func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	if err := ctx.Err(); err != nil {
 		return res, nil, err
+	}
+	if j.bucket != nil {
+		return j.sweepBucket(ctx, now)
 	}
 	root, err := os.OpenRoot(j.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -416,6 +458,63 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		Temporary: c.temp,
 	})
 	return nil
+}
+
+// sweepBucket is sweep for a bucket. It lists the keys that start with the
+// prefix and a '-', not descending into "subfolders" (keys with a '/' after
+// the prefix), and deletes those that ParseName accepts once their
+// created_at + TTL + SkewMargin is at or before now. A bucket has no
+// temporary objects: a blob writer shows an object only once it is whole.
+func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
+	var due []candidate
+	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
+		res.Scanned++
+		_, id, ok := jsonl.ParseName(key, j.prefix)
+		if !ok {
+			return nil
+		}
+		created := createdAt(id)
+		if expiry := created.Add(j.ttl + SkewMargin); now.Before(expiry) {
+			res.Kept++
+			if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
+				res.NextExpiry = expiry
+			}
+			return nil
+		}
+		due = append(due, candidate{name: key, created: created})
+		return nil
+	})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return res, errs, ctxErr
+		}
+		errs = append(errs, fmt.Errorf("cleanup: listing the bucket: %w", err)) // delete what was listed
+	}
+	slices.SortFunc(due, func(a, b candidate) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
+	})
+	for _, c := range due {
+		if err := ctx.Err(); err != nil {
+			return res, errs, err
+		}
+		if j.beforeRemove != nil {
+			j.beforeRemove(c.name)
+		}
+		if err := j.bucket.Delete(ctx, c.name); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				res.Vanished++ // another sweep deleted it first
+				continue
+			}
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return res, errs, ctxErr
+			}
+			errs = append(errs, fmt.Errorf("cleanup: deleting %q from the bucket: %w", c.name, err))
+			continue
+		}
+		res.Expired++
+		event.Emit(ctx, j.observer, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
+	}
+	return res, errs, nil
 }
 
 // pathError returns err of operation op on name in the folder as an error

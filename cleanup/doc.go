@@ -105,6 +105,45 @@
 // joined, and given to [Options.OnError] in background sweeps; the sweep goes
 // on with the next file after one it could not remove.
 //
+// # Buckets
+//
+// With [Options.Bucket] a Janitor sweeps a bucket (of gocloud.dev/blob: S3,
+// GCS, Azure, ...; see [Bucket]) instead of a folder: the bucket that
+// several replicas of a server share through package
+// [github.com/zircote/lro-go/lro/store]. A sweep lists the keys that start
+// with the prefix and a '-' (for S3, one request per thousand keys; it does
+// not descend into keys with a '/' after the prefix), reads created_at from the ULID of each key that
+// [jsonl.ParseName] accepts, and deletes the objects whose created_at + TTL
+// + [SkewMargin] is at or before now; it never reads an object. Objects of
+// another prefix, other keys and fresh objects are never deleted.
+//
+// Every replica may sweep at once. The margin keeps an object as long as
+// any machine whose clock is within [SkewMargin] of the sweeper's holds it
+// to be within its TTL (a store refuses a handle from created_at + TTL on,
+// by its own clock). A delete of an object that another sweep deleted first
+// is not an error ([Result.Vanished]). Where the bucket's delete is not
+// atomic (S3's DeleteObject succeeds on a missing key, so the driver checks
+// first), two sweeps racing for one object may both report it. A bucket has
+// no temporary objects: a blob writer shows an object only once it is
+// whole. A writer that died in the middle of a multipart upload leaves
+// invisible parts, which only the bucket can expire.
+//
+// The alternative to sweeping is a lifecycle rule of the bucket, which
+// deletes by age with no process running: on S3, an expiration rule on the
+// prefix, plus the removal of incomplete multipart uploads, which a sweep
+// cannot see (recommended in any case):
+//
+//	{"Rules": [{"ID": "lro-offload", "Status": "Enabled",
+//	  "Filter": {"Prefix": "atlatl-"},
+//	  "Expiration": {"Days": 1},
+//	  "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}]}
+//
+// (aws s3api put-bucket-lifecycle-configuration --bucket B
+// --lifecycle-configuration file://rule.json). Lifecycle rules count whole
+// days, so they suit a TTL of a day or more, or serve as a backstop behind
+// a janitor: the store refuses an expired handle by itself, whenever the
+// object is deleted.
+//
 // # Concurrency
 //
 // A [Janitor] is safe for concurrent use: Sweep may be called from several

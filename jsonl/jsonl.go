@@ -26,7 +26,13 @@
 // where the ULID makes every name unique, sorts names by creation time and
 // carries that time, so a janitor can find expired files from their names
 // alone; see [Name] and [ParseName]. The temporary file of name is
-// "." + name + ".tmp".
+// "." + name + ".tmp". With [Options.Random] a name also carries 128 random
+// bits, {prefix}-{operation}-{ulid}-{random}.jsonl, so that it cannot be
+// guessed from another: a handle that may be given to clients.
+//
+// A Writer of [NewWriter] streams a file to a [Sink] instead, such as an
+// object of a bucket in a cloud store, that shows the file only once
+// committed, as the rename does in a folder.
 //
 // Package-level functions are safe for concurrent use. A [Writer] is not, but
 // any number of Writers may write files in the same directory concurrently.
@@ -36,6 +42,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,8 +68,12 @@ const DefaultPrefix = "atlatl"
 
 const (
 	// maxPrefixLen bounds a prefix so that a whole temporary file name stays
-	// far below the common 255-byte limit: 1+64+1+48+1+26+len(".jsonl.tmp").
+	// far below the common 255-byte limit:
+	// 1+64+1+48+1+26+1+32+len(".jsonl.tmp").
 	maxPrefixLen = 64
+	// randomBytes is the length of a name's random part (Options.Random),
+	// written as twice as many lower-case hex digits.
+	randomBytes = 16
 	// maxOperationLen bounds the operation part of a file name.
 	maxOperationLen = 48
 	// fallbackOperation replaces an operation with no usable character.
@@ -214,6 +225,28 @@ type Options struct {
 	// before the panic goes on; if the returned writer panics, the deferred
 	// [Writer.Abort] removes it.
 	WrapWriter func(w io.Writer) io.Writer
+
+	// Random, if true, adds a random part to the file name:
+	// {prefix}-{operation}-{ulid}-{random}.jsonl, where random is 128 bits
+	// from crypto/rand in 32 lower-case hex digits. The ULID's own 80
+	// random bits do not make a name unguessable: within a millisecond, the
+	// ULIDs of one process are consecutive. [ParseName] accepts both forms.
+	Random bool
+}
+
+// Sink is where a Writer made by [NewWriter] writes a file: an object that
+// becomes visible to readers, whole, only when committed. The Writer writes
+// the file through a 64 KiB buffer to Write, then calls Commit once, or
+// Abort (on any failure or an Abort of the Writer), and nothing after
+// either.
+type Sink interface {
+	io.Writer
+	// Commit makes everything written visible under the file's name, at
+	// once and whole, and reports an error unless it did: after an error,
+	// nothing must be visible.
+	Commit() error
+	// Abort discards everything written: nothing becomes visible.
+	Abort() error
 }
 
 // Writer writes one offloaded file. Not safe for concurrent use.
@@ -231,8 +264,10 @@ type Options struct {
 // [Options.WrapWriter]) leaves the Writer abortable too: the deferred Abort
 // removes the file as the panic unwinds.
 type Writer struct {
-	path string // final absolute path
-	tmp  string // temporary absolute path
+	name string // final base name
+	path string // final absolute path; "" for a Sink
+	tmp  string // temporary absolute path; "" for a Sink
+	sink Sink   // set by NewWriter instead of path and tmp
 	id   ulid.ULID
 	op   string // operation as given to Create, for the header's default
 	now  func() time.Time
@@ -271,18 +306,9 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // Create returns an error wrapping [ErrInvalidPrefix] for a bad opts.Prefix,
 // and the *fs.PathError of a directory or file it could not create.
 func Create(operation string, opts *Options) (*Writer, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
-	}
-	if err := ValidatePrefix(o.Prefix); err != nil {
+	o, err := opts.withDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	if o.Dir == "" {
 		o.Dir = os.TempDir()
@@ -301,8 +327,12 @@ func Create(operation string, opts *Options) (*Writer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("jsonl: file id for time %v: %w", now, err)
 		}
-		base := Name(o.Prefix, operation, id)
+		base, err := newName(o.Prefix, operation, id, o.Random)
+		if err != nil {
+			return nil, err
+		}
 		w := &Writer{
+			name: base,
 			path: filepath.Join(dir, base),
 			tmp:  filepath.Join(dir, tempname.Of(base)),
 			id:   id,
@@ -349,6 +379,83 @@ func Create(operation string, opts *Options) (*Writer, error) {
 		}
 		return w, nil
 	}
+}
+
+// withDefaults returns a copy of opts, which may be nil, with the defaults
+// of Prefix and Now, or the error of an invalid Prefix.
+func (opts *Options) withDefaults() (Options, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, ValidatePrefix(o.Prefix)
+}
+
+// NewWriter starts a new file for operation that is written to a Sink
+// instead of a folder: a Writer like those of [Create], that checks and
+// counts what it writes in the same way, but whose [Writer.Path] is empty.
+//
+// NewWriter makes the file's name as Create does, from opts.Prefix,
+// operation, a new ULID of time opts.Now() and, with opts.Random, a random
+// part; opts.Dir is not used. It calls open with that name and writes to
+// the Sink it returns, through opts.WrapWriter if set. [Writer.Commit]
+// commits the Sink; [Writer.Abort], and a Commit that fails, abort it.
+//
+// NewWriter returns an error wrapping [ErrInvalidPrefix] for a bad
+// opts.Prefix, and the error of open.
+func NewWriter(operation string, open func(name string) (Sink, error), opts *Options) (*Writer, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	now := o.Now()
+	id, err := newID(ulid.Timestamp(now))
+	if err != nil {
+		return nil, fmt.Errorf("jsonl: file id for time %v: %w", now, err)
+	}
+	name, err := newName(o.Prefix, operation, id, o.Random)
+	if err != nil {
+		return nil, err
+	}
+	sink, err := open(name)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{name: name, sink: sink, id: id, op: operation, now: o.Now}
+	ok := false
+	defer func() {
+		if !ok {
+			sink.Abort() // open's error or wrap's panic is the one to report
+		}
+	}()
+	w.bw = bufPool.Get().(*bufio.Writer)
+	if o.WrapWriter != nil {
+		w.bw.Reset(o.WrapWriter(sink))
+	} else {
+		w.bw.Reset(sink)
+	}
+	ok = true
+	return w, nil
+}
+
+// newName returns Name(prefix, operation, id), with a random part if
+// random is set.
+func newName(prefix, operation string, id ulid.ULID, random bool) (string, error) {
+	name := Name(prefix, operation, id)
+	if !random {
+		return name, nil
+	}
+	var b [randomBytes]byte
+	if _, err := rand.Read(b[:]); err != nil { // never fails on supported systems
+		return "", fmt.Errorf("jsonl: random name part: %w", err)
+	}
+	return strings.TrimSuffix(name, ext) + "-" + hex.EncodeToString(b[:]) + ext, nil
 }
 
 // afterCreate, if not nil, is called with the temporary file's path between
@@ -421,8 +528,21 @@ func mkdirAll(dir string) error {
 	return os.Chmod(dir, dirMode)
 }
 
-// Path returns the absolute path the file will have after Commit.
+// Path returns the absolute path the file will have after Commit; "" for a
+// Writer of [NewWriter].
 func (w *Writer) Path() string { return w.path }
+
+// Name returns the base name of the file: the last element of
+// [Writer.Path], or the name given to the Sink of [NewWriter].
+func (w *Writer) Name() string { return w.name }
+
+// label names the file in error messages.
+func (w *Writer) label() string {
+	if w.path != "" {
+		return w.path
+	}
+	return w.name
+}
 
 // CreatedAt returns the creation time carried by the file's ULID: the time
 // [Options.Now] returned in [Create], in UTC, truncated to the millisecond.
@@ -450,7 +570,7 @@ func (w *Writer) WriteHeader(h Header) error {
 		return ErrHeaderWritten
 	}
 	if h.Count < 0 {
-		return fmt.Errorf("%w: %s: negative count %d", ErrInvalidHeader, w.path, h.Count)
+		return fmt.Errorf("%w: %s: negative count %d", ErrInvalidHeader, w.label(), h.Count)
 	}
 	h.Type = HeaderType
 	if h.Operation == "" {
@@ -463,7 +583,7 @@ func (w *Writer) WriteHeader(h Header) error {
 	enc := json.NewEncoder(&w.buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(h); err != nil { // cannot fail for this struct
-		return fmt.Errorf("jsonl: %s: header: %w", w.path, err)
+		return fmt.Errorf("jsonl: %s: header: %w", w.label(), err)
 	}
 	if err := w.write(w.buf.Bytes()); err != nil { // Encode ended it with '\n'
 		return err
@@ -524,7 +644,7 @@ func (w *Writer) WriteRecord(record []byte) error {
 
 // invalid returns the error of WriteRecord for an invalid record.
 func (w *Writer) invalid(reason error) error {
-	return fmt.Errorf("%w: %s: record %d: %w", ErrInvalidRecord, w.path, w.count+1, reason)
+	return fmt.Errorf("%w: %s: record %d: %w", ErrInvalidRecord, w.label(), w.count+1, reason)
 }
 
 // WriteValue writes v, encoded as by [json.Marshal], as one record line. It
@@ -552,7 +672,7 @@ func (w *Writer) WriteValue(v any) error {
 		if w.err != nil {
 			return w.err
 		}
-		return fmt.Errorf("jsonl: %s: record %d: %w", w.path, w.count+1, err)
+		return fmt.Errorf("jsonl: %s: record %d: %w", w.label(), w.count+1, err)
 	}
 	w.count++
 	return nil
@@ -637,6 +757,11 @@ func (w *Writer) Size() int64 { return w.size }
 // called, an error wrapping [ErrCountMismatch] naming the path and both
 // counts, the first error of an earlier write, any error flushing, closing or
 // renaming, and [ErrClosed] if the Writer was already committed or aborted.
+//
+// For a Writer of [NewWriter], Commit flushes the buffer to the Sink and
+// commits it instead of renaming; if anything fails before, it aborts the
+// Sink. It returns only once the Sink's Commit has, and succeeds only if
+// that did.
 func (w *Writer) Commit() error {
 	if w.done {
 		return ErrClosed
@@ -648,7 +773,7 @@ func (w *Writer) Commit() error {
 		err = ErrNoHeader
 	case w.count != w.headerCount:
 		err = fmt.Errorf("%w: %s: header count %d, %d records written",
-			ErrCountMismatch, w.path, w.headerCount, w.count)
+			ErrCountMismatch, w.label(), w.headerCount, w.count)
 	default:
 		err = w.bw.Flush()
 		if err == nil {
@@ -672,7 +797,8 @@ func (w *Writer) Commit() error {
 // idempotent and does nothing after a successful Commit, so it is meant to be
 // deferred right after [Create]. Abort of a nil *Writer does nothing too. It
 // returns an error only if the temporary file exists and could not be
-// removed.
+// removed. For a Writer of [NewWriter], it aborts the Sink and returns its
+// error.
 func (w *Writer) Abort() error {
 	if w == nil || w.done {
 		return nil
@@ -687,6 +813,11 @@ func (w *Writer) Abort() error {
 // close (a network file system may report a deferred write error there)
 // removes the final file: it may be incomplete.
 func (w *Writer) finish() error {
+	if w.sink != nil {
+		sink := w.sink
+		w.sink = nil // committed or failed: not to be aborted
+		return sink.Commit()
+	}
 	if !locks {
 		err := w.f.Close()
 		w.f = nil
@@ -710,6 +841,18 @@ func (w *Writer) finish() error {
 // Where Writers lock their files, the file is removed before it is closed,
 // so that it stays locked (and no janitor's business) until it is gone.
 func (w *Writer) discard() error {
+	if w.tmp == "" { // a Writer of NewWriter
+		var err error
+		if w.sink != nil {
+			err = w.sink.Abort()
+			w.sink = nil
+		}
+		w.release()
+		if err != nil {
+			return fmt.Errorf("jsonl: %s: abort: %w", w.name, err)
+		}
+		return nil
+	}
 	if w.f != nil && !locks {
 		w.f.Close() // error irrelevant: the file is being removed
 		w.f = nil
@@ -825,6 +968,16 @@ func isSanitized(op string) bool {
 	return true
 }
 
+// isLowerHex reports whether s is all lower-case hex digits.
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
 // Name returns the base name of an offloaded file:
@@ -841,15 +994,18 @@ func Name(prefix, operation string, id ulid.ULID) string {
 
 // ParseName parses a base name made by Name.
 //
-// It reports ok only for "{prefix}-{operation}-{ulid}.jsonl" where prefix is
+// It reports ok only for "{prefix}-{operation}-{ulid}.jsonl", or
+// "{prefix}-{operation}-{ulid}-{random}.jsonl" (see [Options.Random]) where
+// random is 32 lower-case hex digits, where prefix is
 // the given one (empty means [DefaultPrefix]), operation is in the form
 // [SanitizeOperation] gives (words of [a-z0-9] joined by single '_', at most
 // 48 bytes), and ulid is a valid ULID in canonical upper-case form, as [Name]
 // writes them. It returns false for anything else, in particular for
 // temporary files ("." + name + ".tmp") and for files of another prefix, even
 // one that extends this prefix with "-": operations contain no '-'. When ok,
-// Name(prefix, operation, id) == base, and id.Time() is the file's creation
-// time, which a janitor compares with its TTL.
+// Name(prefix, operation, id) == base (once its random part, if any, is
+// cut), and id.Time() is the file's creation time, which a janitor compares
+// with its TTL.
 func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 	if prefix == "" {
 		prefix = DefaultPrefix
@@ -859,6 +1015,9 @@ func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 		return "", ulid.ULID{}, false
 	}
 	rest, found = strings.CutSuffix(rest[1:], ext)
+	if n := len(rest) - 2*randomBytes - 1; found && n > 0 && rest[n] == '-' && isLowerHex(rest[n+1:]) {
+		rest = rest[:n] // the random part of Options.Random
+	}
 	// rest is now "{operation}-{ulid}" with a non-empty operation.
 	if !found || len(rest) < 1+1+ulid.EncodedSize {
 		return "", ulid.ULID{}, false

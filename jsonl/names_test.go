@@ -1,6 +1,7 @@
 package jsonl_test
 
 import (
+	"encoding/hex"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,6 +95,7 @@ type parsed struct {
 
 func TestParseName(t *testing.T) {
 	const id = "01M7Z4V5MVAEP07QR38R3NRT04"
+	const random = "0123456789abcdef0123456789abcdef"
 	tests := []struct {
 		base, prefix string
 		want         parsed
@@ -120,6 +122,13 @@ func TestParseName(t *testing.T) {
 		{"atlatl-recall-01m7z4v5mvaep07qr38r3nrt04.jsonl", "atlatl", parsed{}, "lower-case ULID is not canonical"},
 		{"atlatl-Recall-" + id + ".jsonl", "atlatl", parsed{}, "upper-case operation was never sanitized"},
 		{"atlatl-re call-" + id + ".jsonl", "atlatl", parsed{}, "space in operation"},
+		{"atlatl-recall-" + id + "-" + random + ".jsonl", "atlatl", parsed{"recall", id, true}, "a name with a random part"},
+		{"atlatl-recall-" + id + "-" + random[1:] + ".jsonl", "atlatl", parsed{}, "random part one digit short"},
+		{"atlatl-recall-" + id + "-0" + random + ".jsonl", "atlatl", parsed{}, "random part one digit long"},
+		{"atlatl-recall-" + id + "-" + strings.ToUpper(random) + ".jsonl", "atlatl", parsed{}, "upper-case random part"},
+		{"atlatl-recall-" + id + random + ".jsonl", "atlatl", parsed{}, "'-' missing before the random part"},
+		{"atlatl-recall-" + random + ".jsonl", "atlatl", parsed{}, "random part without ULID"},
+		{"atlatl-x-recall-" + id + "-" + random + ".jsonl", "atlatl", parsed{}, "prefix atlatl-x with a random part"},
 		{"", "atlatl", parsed{}, "empty name"},
 		{"atlatl-", "atlatl", parsed{}, "prefix only"},
 	}
@@ -161,6 +170,7 @@ func FuzzParseName(f *testing.F) {
 	f.Add("my-app-a_b-01M7Z4V5MVAEP07QR38R3NRT04.jsonl", "my-app")
 	f.Add(".atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl.tmp", "")
 	f.Add("atlatl--.jsonl", "")
+	f.Add("atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04-0123456789abcdef0123456789abcdef.jsonl", "atlatl")
 	f.Fuzz(func(t *testing.T, base, prefix string) {
 		if len(base) > 1024 || !utf8.ValidString(prefix) {
 			return
@@ -169,12 +179,26 @@ func FuzzParseName(f *testing.F) {
 		if !ok {
 			return
 		}
-		// Whatever parses is exactly what Name makes.
-		if got := jsonl.Name(prefix, op, id); got != base {
+		// Whatever parses is exactly what Name makes, with or without
+		// a random part.
+		if got := jsonl.Name(prefix, op, id); got != base && !hasRandomPart(base, got) {
 			t.Errorf("ParseName(%q, %q) = %q, %v; Name gives back %q", base, prefix, op, id, got)
 		}
 		if strings.Contains(op, "-") || op == "" {
 			t.Errorf("ParseName(%q) operation %q: want non-empty, no '-'", base, op)
 		}
 	})
+}
+
+// hasRandomPart reports whether base is name with a random part of 32
+// lower-case hex digits before its extension.
+func hasRandomPart(base, name string) bool {
+	stem, ok := strings.CutSuffix(name, ".jsonl")
+	rest, ok2 := strings.CutPrefix(base, stem+"-")
+	random, ok3 := strings.CutSuffix(rest, ".jsonl")
+	if !ok || !ok2 || !ok3 || len(random) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(random)
+	return err == nil && strings.ToLower(random) == random
 }

@@ -125,7 +125,8 @@ type WriteFailed struct {
 // [Kind.String], is "OffloadFileExpired". [FileExpired.LogAttrs] logs each
 // field under the key given in its comment.
 type FileExpired struct {
-	// Path is the absolute path of the deleted file ("path").
+	// Path is the absolute path of the deleted file, or the key of the
+	// deleted object of a bucket ("path").
 	Path string
 	// CreatedAt is when the file was created, as its name records it, to
 	// the millisecond ("created_at").

@@ -1,0 +1,143 @@
+// Package blobstore lets package [github.com/zircote/lro-go/lro/store] keep
+// offloaded files in a bucket of gocloud.dev/blob: S3 and S3-compatible
+// servers, GCS, Azure Blob Storage, a folder (fileblob) or memory (memblob).
+//
+// Importing it registers [Open] with [store.RegisterOpener], so that
+// [store.Open] (and a server's storage setting) accepts bucket URLs:
+//
+//	import (
+//		_ "github.com/zircote/lro-go/lro/store/blobstore"
+//		_ "gocloud.dev/blob/s3blob" // the driver of each scheme the program opens
+//	)
+//
+//	st, err := store.Open(ctx, "s3://bucket?region=us-east-1", nil)
+//
+// It is a package of its own so that a program that keeps its files in a
+// folder does not link gocloud.dev/blob, nor the OpenTelemetry and gRPC
+// packages that it imports (about 11 MB of binary).
+//
+// # Writes
+//
+// A blob writer shows its object only once Close returns nil, and not at
+// all if its context was canceled before, which is how a store aborts.
+// Each write buffers one part of [PartSize] (5 MiB, the smallest part S3
+// accepts) and uploads one part at a time, so it holds at most two. The S3
+// driver (the AWS SDK v2 transfer manager) first reads up to its multipart
+// threshold, 16 MiB, to choose between one PutObject and a multipart
+// upload, which gocloud.dev does not let a caller change: a write to S3
+// holds about 26 MiB of buffers at most, whatever its size (measured by
+// BenchmarkStoreMemory of package store: a peak heap of 18 MiB for a 7 MB
+// file, 40 to 48 MiB for 68 to 203 MB, garbage included). Smaller parts
+// would not lower that bound, and S3 refuses them.
+package blobstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/zircote/lro-go/lro/store"
+)
+
+// PartSize is the part size of writes: 5 MiB.
+const PartSize = 5 << 20
+
+func init() {
+	store.RegisterOpener(func(ctx context.Context, url string) (store.Bucket, error) {
+		return Open(ctx, url)
+	})
+}
+
+// drivers names the package to import for the URL schemes of the drivers
+// of gocloud.dev/blob.
+var drivers = map[string]string{
+	"s3":     "gocloud.dev/blob/s3blob",
+	"gs":     "gocloud.dev/blob/gcsblob",
+	"azblob": "gocloud.dev/blob/azureblob",
+	"file":   "gocloud.dev/blob/fileblob",
+	"mem":    "gocloud.dev/blob/memblob",
+}
+
+// Open opens the bucket of url with [blob.OpenBucket] and returns it as a
+// [store.Bucket], whose Close closes it. The driver of url's scheme must be
+// registered by a blank import (import _ "gocloud.dev/blob/s3blob" for
+// s3://); otherwise Open returns an error wrapping [store.ErrInvalidOption]
+// that names the import. A "prefix" parameter (s3://b?prefix=lro/) keeps
+// the objects under a key prefix. Open returns the error of
+// blob.OpenBucket, which names a parameter the driver rejects.
+func Open(ctx context.Context, url string) (store.Bucket, error) {
+	scheme, _, _ := strings.Cut(url, "://")
+	if !blob.DefaultURLMux().ValidBucketScheme(scheme) {
+		hint := "no driver of gocloud.dev/blob has this scheme"
+		if pkg, ok := drivers[scheme]; ok {
+			hint = fmt.Sprintf("add import _ %q to the program", pkg)
+		}
+		return nil, fmt.Errorf("store: bucket URL %s: no driver registered for %q (%s): %w", url, scheme, hint, store.ErrInvalidOption)
+	}
+	b, err := blob.OpenBucket(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return New(b), nil
+}
+
+// New returns b as a [store.Bucket], whose Close closes b.
+func New(b *blob.Bucket) store.Bucket { return bucket{b} }
+
+// bucket adapts a *blob.Bucket to store.Bucket.
+type bucket struct{ b *blob.Bucket }
+
+func (b bucket) NewWriter(ctx context.Context, key, contentType string) (io.WriteCloser, error) {
+	return b.b.NewWriter(ctx, key, &blob.WriterOptions{
+		BufferSize:     PartSize,
+		MaxConcurrency: 1,
+		ContentType:    contentType,
+	})
+}
+
+func (b bucket) NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, int64, error) {
+	r, err := b.b.NewRangeReader(ctx, key, offset, length, nil)
+	if err != nil {
+		return nil, 0, notExist(err)
+	}
+	return r, r.Size(), nil
+}
+
+func (b bucket) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	it := b.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if obj.IsDir {
+			continue
+		}
+		if err := fn(obj.Key); err != nil {
+			return err
+		}
+	}
+}
+
+func (b bucket) Delete(ctx context.Context, key string) error {
+	return notExist(b.b.Delete(ctx, key))
+}
+
+func (b bucket) Close() error { return b.b.Close() }
+
+// notExist returns err, wrapping fs.ErrNotExist too if it says that an
+// object does not exist.
+func notExist(err error) error {
+	if err != nil && gcerrors.Code(err) == gcerrors.NotFound {
+		return fmt.Errorf("%w (%w)", fs.ErrNotExist, err)
+	}
+	return err
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/zircote/lro-go/jsonl"
+)
+
+// Reader reads a stored file, or a byte range of it. It is made by
+// [Store.NewReader] or [Store.NewRangeReader]; Close it after use. Not safe
+// for concurrent use.
+type Reader struct {
+	r    io.Reader
+	c    io.Closer
+	size int64
+}
+
+// Read reads from the file or range, as [io.Reader].
+func (r *Reader) Read(p []byte) (int, error) { return r.r.Read(p) }
+
+// Close releases the file or the connection.
+func (r *Reader) Close() error { return r.c.Close() }
+
+// Size returns the size of the whole file in bytes, whatever the range.
+func (r *Reader) Size() int64 { return r.size }
+
+// NewReader opens the file of handle for reading from its start, as
+// NewRangeReader(ctx, handle, 0, -1).
+func (s *Store) NewReader(ctx context.Context, handle string) (*Reader, error) {
+	return s.NewRangeReader(ctx, handle, 0, -1)
+}
+
+// NewRangeReader opens the file of handle for reading length bytes from
+// offset, or to the end if length is negative. A range that ends past the
+// end of the file reads what there is; one that starts at or past it is an
+// error in a bucket (S3 answers 416) and reads nothing in a folder. In S3 it
+// is a ranged GET, which transfers only the range.
+//
+// The handle is checked before anything is read: it must be a name the
+// Store makes, with the Store's prefix and a random part, and no path. In a
+// folder, the file is opened through an [os.Root] on the folder, without
+// following a symbolic link and without blocking on a FIFO, and must be a
+// regular file.
+//
+// NewRangeReader returns an error wrapping [ErrUnknownHandle] for a
+// malformed handle or one that names no file (or no regular file); one
+// wrapping [ErrExpiredHandle] once the handle's created_at + TTL is at or
+// before now, without looking for the file; and the errors of opening and
+// seeking, naming the handle.
+func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (*Reader, error) {
+	if err := s.check(handle); err != nil {
+		return nil, err
+	}
+	if offset < 0 {
+		return nil, fmt.Errorf("store: handle %q: negative offset %d", handle, offset)
+	}
+	if s.bucket != nil {
+		r, size, err := s.bucket.NewRangeReader(ctx, handle, offset, length)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w %q: no such result (results are deleted some time after their handle expires)", ErrUnknownHandle, handle)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+		}
+		return &Reader{r: r, c: r, size: size}, nil
+	}
+	return s.openFile(handle, offset, length)
+}
+
+// check returns the error of a handle that is malformed or expired.
+func (s *Store) check(handle string) error {
+	op, id, ok := jsonl.ParseName(handle, s.prefix)
+	if !ok || jsonl.Name(s.prefix, op, id) == handle {
+		// Not a name, or one without the random part, which any name
+		// of the Store has: a guessed one.
+		return fmt.Errorf("%w %q: not a handle of this server (handles are named %s-{operation}-{ULID}-{random}.jsonl)", ErrUnknownHandle, handle, s.prefix)
+	}
+	created := time.UnixMilli(int64(id.Time())).UTC()
+	if expiry := created.Add(s.ttl); !s.now().Before(expiry) {
+		return fmt.Errorf("%w %q: created at %s, it expired at %s (results live %v): offload the result again",
+			ErrExpiredHandle, handle, created.Format(time.RFC3339), expiry.Format(time.RFC3339), s.ttl)
+	}
+	return nil
+}
+
+// openFile opens the range of the folder's file named handle.
+func (s *Store) openFile(handle string, offset, length int64) (*Reader, error) {
+	unknown := func(reason string) error {
+		return fmt.Errorf("%w %q: %s", ErrUnknownHandle, handle, reason)
+	}
+	root, err := os.OpenRoot(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, unknown("no such result (nothing has been stored yet)")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+	}
+	defer root.Close()
+	fi, err := root.Lstat(handle)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, unknown("no such result (results are deleted some time after their handle expires)")
+	case err != nil:
+		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+	case !fi.Mode().IsRegular():
+		return nil, unknown("not a regular file, not a stored result")
+	}
+	// O_NOFOLLOW refuses a symbolic link swapped in since, O_NONBLOCK
+	// returns at once for a FIFO (where they exist).
+	f, err := root.OpenFile(handle, os.O_RDONLY|openFlags, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, unknown("no such result (results are deleted some time after their handle expires)")
+	case errors.Is(err, syscall.ELOOP):
+		return nil, unknown("a symbolic link, not a stored result")
+	case err != nil:
+		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+	}
+	fi, err = f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, unknown("not a regular file, not a stored result")
+	}
+	if err == nil && offset > 0 {
+		_, err = f.Seek(offset, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+	}
+	r := &Reader{r: f, c: f, size: fi.Size()}
+	if length >= 0 {
+		r.r = io.LimitReader(f, length)
+	}
+	return r, nil
+}

@@ -1,0 +1,294 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/jsonl"
+)
+
+const (
+	// DefaultTTL is how long a handle is valid: the specification's 3600
+	// seconds, the janitor's default.
+	DefaultTTL = cleanup.DefaultTTL
+	// ContentType is the content type of the objects a Store writes.
+	ContentType = "application/jsonl"
+)
+
+var (
+	// ErrUnknownHandle is returned (wrapped, naming the handle and the
+	// reason) by [Store.NewReader] and [Store.NewRangeReader] for a handle
+	// that is malformed or names no stored file.
+	ErrUnknownHandle = errors.New("store: unknown handle")
+
+	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
+	// expired) by [Store.NewReader] and [Store.NewRangeReader] for a handle
+	// whose created_at + TTL is at or before now, whether or not its file
+	// has been deleted yet.
+	ErrExpiredHandle = errors.New("store: expired handle")
+
+	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
+	// [NewFolder] and [NewBucket] for invalid [Options], and by Open for a
+	// bucket URL that the program cannot open (naming the import to add).
+	ErrInvalidOption = errors.New("store: invalid option")
+)
+
+// Options configure a [Store]. A nil *Options uses every default. The
+// constructors copy the Options.
+type Options struct {
+	// Prefix is the first part of every name. If empty, defaults to
+	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix].
+	Prefix string
+
+	// TTL is how long a handle is valid after its creation. If zero,
+	// defaults to [DefaultTTL]. Negative values are invalid. It should be
+	// the janitor's TTL.
+	TTL time.Duration
+
+	// Now returns the current time, for the names' ULIDs and the handles'
+	// expiry. If nil, defaults to [time.Now].
+	Now func() time.Time
+
+	// WrapWriter, if not nil, is passed to the jsonl Writers of
+	// [Store.Create] (see [jsonl.Options.WrapWriter]): for fault
+	// injection.
+	WrapWriter func(w io.Writer) io.Writer
+}
+
+// Bucket is a bucket of objects, such as one of gocloud.dev/blob that
+// package [github.com/zircote/lro-go/lro/store/blobstore] adapts: what a
+// [Store] writes to and reads from, and (as a [cleanup.Bucket]) what a
+// janitor sweeps. Its methods must be safe for concurrent use.
+type Bucket interface {
+	cleanup.Bucket
+	// NewWriter starts the object of key. The object must become visible
+	// only when Close returns nil, whole, and not at all if ctx is
+	// canceled before Close: that is how a Store aborts.
+	NewWriter(ctx context.Context, key, contentType string) (io.WriteCloser, error)
+	// NewRangeReader reads length bytes of the object of key from offset,
+	// to its end if length is negative, and returns the size of the whole
+	// object. It returns an error wrapping [fs.ErrNotExist] if there is no
+	// such object.
+	NewRangeReader(ctx context.Context, key string, offset, length int64) (r io.ReadCloser, size int64, err error)
+	// Close releases the bucket.
+	Close() error
+}
+
+// Store writes offloaded files to a folder or a bucket and reads them back
+// by handle; see the package documentation. It is made by [Open],
+// [NewFolder] or [NewBucket] and is safe for concurrent use.
+type Store struct {
+	dir    string // absolute; "" for a bucket
+	bucket Bucket // nil for a folder
+	owned  bool   // bucket opened by Open: Close closes it
+	prefix string
+	ttl    time.Duration
+	now    func() time.Time
+	wrap   func(io.Writer) io.Writer
+}
+
+// opener is the function that opens bucket URLs, set by RegisterOpener.
+var opener struct {
+	sync.Mutex
+	open func(ctx context.Context, url string) (Bucket, error)
+}
+
+// RegisterOpener makes [Open] open bucket URLs with open. Package
+// [github.com/zircote/lro-go/lro/store/blobstore] registers its Open when
+// imported, so that a program that stores offloaded files only in a folder
+// does not link gocloud.dev/blob (nor OpenTelemetry and gRPC, which it
+// imports). A later call replaces the opener.
+func RegisterOpener(open func(ctx context.Context, url string) (Bucket, error)) {
+	opener.Lock()
+	defer opener.Unlock()
+	opener.open = open
+}
+
+// Open returns a Store at location: a bucket URL (scheme://...), or else
+// the path of a local folder, as [NewFolder]. Bucket URLs are opened by the
+// function given to [RegisterOpener]: a program imports package
+// [github.com/zircote/lro-go/lro/store/blobstore] and the driver of its
+// URL's scheme, such as gocloud.dev/blob/s3blob (see the package
+// documentation). [Store.Close] closes a bucket that Open opened.
+//
+// Open returns an error wrapping [ErrInvalidOption] for invalid options, or
+// a bucket URL and no opener (naming the import to add), and the error of
+// the opener, which wraps ErrInvalidOption when the driver is missing. No
+// error message holds the password of a URL.
+func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
+	if !strings.Contains(location, "://") {
+		return NewFolder(location, opts)
+	}
+	s, err := newStore(opts)
+	if err != nil {
+		return nil, err
+	}
+	opener.Lock()
+	open := opener.open
+	opener.Unlock()
+	safe := redact(location)
+	if open == nil {
+		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\"): %w", safe, ErrInvalidOption)
+	}
+	b, err := open(ctx, location)
+	if err != nil {
+		if safe != location {
+			// The message may quote the URL: keep its password out.
+			return nil, errors.New(strings.ReplaceAll(err.Error(), location, safe))
+		}
+		return nil, err
+	}
+	s.bucket, s.owned = b, true
+	return s, nil
+}
+
+// redact returns the URL location without its password, for error
+// messages.
+func redact(location string) string {
+	u, err := url.Parse(location)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// NewFolder returns a Store that writes files into the folder dir with
+// [jsonl.Create] (made absolute; [os.TempDir] if empty; created with mode
+// 0700 on the first write), as an offloader without a store does.
+//
+// NewFolder returns an error wrapping [ErrInvalidOption] for invalid
+// options, and the error of [filepath.Abs].
+func NewFolder(dir string, opts *Options) (*Store, error) {
+	s, err := newStore(opts)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if s.dir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
+	}
+	return s, nil
+}
+
+// NewBucket returns a Store that writes objects into b. The caller keeps b
+// and closes it after the Store's last use; [Store.Close] does not. For a
+// bucket of gocloud.dev/blob, b is blobstore.New(bucket).
+//
+// NewBucket returns an error wrapping [ErrInvalidOption] for invalid
+// options.
+func NewBucket(b Bucket, opts *Options) (*Store, error) {
+	s, err := newStore(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.bucket = b
+	return s, nil
+}
+
+// newStore returns a Store configured by opts, with no folder or bucket.
+func newStore(opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Prefix == "" {
+		o.Prefix = jsonl.DefaultPrefix
+	}
+	if err := jsonl.ValidatePrefix(o.Prefix); err != nil {
+		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)
+	}
+	if o.TTL < 0 {
+		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
+	}
+	if o.TTL == 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter}, nil
+}
+
+// Dir returns the absolute path of the Store's folder, or "" for a bucket.
+// The files of a folder are on the server's disk: a descriptor's file_path
+// and shell recipes serve a client on the same machine.
+func (s *Store) Dir() string { return s.dir }
+
+// Bucket returns the Store's bucket, or nil for a folder: the bucket a
+// janitor sweeps ([cleanup.Options.Bucket]).
+func (s *Store) Bucket() Bucket { return s.bucket }
+
+// Prefix returns the prefix of the Store's names.
+func (s *Store) Prefix() string { return s.prefix }
+
+// TTL returns how long the Store's handles are valid.
+func (s *Store) TTL() time.Duration { return s.ttl }
+
+// Close closes the bucket that [Open] opened, and otherwise does nothing.
+// It must not be called while the Store is in use.
+func (s *Store) Close() error {
+	if s.owned {
+		return s.bucket.Close()
+	}
+	return nil
+}
+
+// Create starts a new file for operation (see [jsonl.SanitizeOperation])
+// and returns its Writer. Its handle is [jsonl.Writer.Name]; in a folder,
+// [jsonl.Writer.Path] is its path. The file becomes readable, whole, when
+// Commit returns nil; defer Abort right after Create, as for
+// [jsonl.Create].
+//
+// In a bucket, ctx governs the upload: canceling it before Commit aborts
+// the write. Create returns the errors of [jsonl.Create] and, for a bucket,
+// of [Bucket.NewWriter].
+func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
+	opts := &jsonl.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
+	if s.bucket == nil {
+		return jsonl.Create(operation, opts)
+	}
+	return jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		w, err := s.bucket.NewWriter(ctx, name, ContentType)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("store: %s: %w", name, err)
+		}
+		return &sink{w: w, cancel: cancel, name: name}, nil
+	}, opts)
+}
+
+// sink is the jsonl.Sink of a bucket's writer: Close shows the object,
+// Close after its context is canceled discards it.
+type sink struct {
+	w      io.WriteCloser
+	cancel context.CancelFunc
+	name   string
+}
+
+func (s *sink) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+func (s *sink) Commit() error {
+	defer s.cancel()
+	if err := s.w.Close(); err != nil {
+		return fmt.Errorf("store: %s: %w", s.name, err)
+	}
+	return nil
+}
+
+func (s *sink) Abort() error {
+	s.cancel()
+	s.w.Close() // fails with the cancellation: nothing is written
+	return nil
+}
