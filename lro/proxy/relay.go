@@ -38,11 +38,11 @@ type relay struct {
 	connMu sync.Mutex // one connection attempt at a time
 
 	mu    sync.Mutex
-	up    *upConn                // nil while disconnected
-	calls map[jsonrpc.ID]*call   // the client's requests in flight
+	up    *upConn                               // nil while disconnected
+	calls map[jsonrpc.ID]*call                  // the client's requests in flight
 	own   map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
-	init  *jsonrpc.Request       // the client's initialize, as sent upstream
-	ready bool                   // init was answered: replay it on a new connection
+	init  *jsonrpc.Request                      // the client's initialize, as sent upstream
+	ready bool                                  // init was answered: replay it on a new connection
 	seq   atomic.Int64
 }
 

@@ -95,7 +95,6 @@ func (u *Upstream) validate() error {
 	return nil
 }
 
-
 // maxIdleConns is how many idle connections to an HTTP upstream the
 // default client keeps.
 const maxIdleConns = 32
@@ -127,7 +126,7 @@ func (u *Upstream) baseClient() (http.Client, http.RoundTripper) {
 // command, or a session of streamable HTTP.
 type upConn struct {
 	mcp.Connection
-	http    *http.Client          // for a URL: the client of the connection's requests
+	http    *http.Client           // for a URL: the client of the connection's requests
 	version atomic.Pointer[string] // for a URL: the negotiated protocol version
 	done    chan struct{}          // closed when the connection ended
 	end     sync.Once
