@@ -410,6 +410,7 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 		msg = fmt.Sprintf("%v: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
 	}
 	msg = strings.TrimPrefix(msg, "proxy: ")
+	r.p.logger.Warn("request failed", "method", c.method, "err", msg)
 	if c.method != "tools/call" {
 		r.toClient(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: " + msg}})
 		return
