@@ -154,7 +154,9 @@ func newRawClient(t *testing.T, p *proxy.Proxy) *rawClient {
 	ctx, cancel := context.WithCancel(context.Background())
 	c1, c2 := net.Pipe()
 	ran := make(chan error, 1)
-	go func() { ran <- p.Run(ctx, &mcp.IOTransport{Reader: c1, Writer: c1, MaxLineLength: proxy.DefaultMaxMessageBytes}) }()
+	go func() {
+		ran <- p.Run(ctx, &mcp.IOTransport{Reader: c1, Writer: c1, MaxLineLength: proxy.DefaultMaxMessageBytes})
+	}()
 	conn, err := (&mcp.IOTransport{Reader: c2, Writer: c2, MaxLineLength: proxy.DefaultMaxMessageBytes}).Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -354,7 +356,7 @@ func TestRaw(t *testing.T) {
 		if err := json.Unmarshal(member(t, res, "structuredContent"), &d); err != nil || !d.Offloaded {
 			t.Fatalf("big not offloaded: %v %s", err, preview(string(res)))
 		}
-		if want := len(bigText(20 << 20)) / 100; d.Summary.Count != want {
+		if want := len(bigText(20<<20)) / 100; d.Summary.Count != want {
 			t.Errorf("%d records; want %d lines", d.Summary.Count, want)
 		}
 	})
