@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 func TestMember(t *testing.T) {
@@ -63,6 +64,46 @@ func TestMembers(t *testing.T) {
 	for _, tt := range tests {
 		if got := members([]byte(tt.doc), func(_, _ jsontext.Value) bool { return true }); got != tt.valid {
 			t.Errorf("members(%s) = %v; want %v (%s)", tt.doc, got, tt.valid, tt.why)
+		}
+	}
+}
+
+// TestDecodeMessage checks decodeMessage against go-sdk's decoder.
+func TestDecodeMessage(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","n":1.50}}`,
+		`{"jsonrpc":"2.0","id":"a-1","method":"x/future"}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7}}`,
+		`{"method":"ping","id":3,"jsonrpc":"2.0","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"content":[],"big":1e300}}`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no such method","data":{"m":"x"}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{},"error":null}`,
+	} {
+		want, err := jsonrpc.DecodeMessage([]byte(msg))
+		if err != nil {
+			t.Fatalf("%s: go-sdk: %v", msg, err)
+		}
+		got, err := decodeMessage([]byte(msg))
+		if err != nil {
+			t.Errorf("%s: %v", msg, err)
+			continue
+		}
+		w, _ := jsonrpc.EncodeMessage(want)
+		g, _ := jsonrpc.EncodeMessage(got)
+		if string(w) != string(g) {
+			t.Errorf("%s:\n got %s\nwant %s", msg, g, w)
+		}
+	}
+	for _, msg := range []string{
+		`not json`,
+		`{"jsonrpc":"1.0","id":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","result":{}}`,
+		`{"jsonrpc":"2.0","id":{},"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x"} trailing`,
+		`[{"jsonrpc":"2.0","id":1,"method":"x"}]`,
+	} {
+		if got, err := decodeMessage([]byte(msg)); err == nil {
+			t.Errorf("%s: decoded as %v; want an error", msg, got)
 		}
 	}
 }

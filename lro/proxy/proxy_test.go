@@ -48,7 +48,7 @@ func stdioUpstream(upDir string) proxy.Upstream {
 }
 
 // newProxy starts a proxy in front of up and returns a client session
-// connected to it as examples/proxy serves its client (see connectProxy).
+// connected to it as lro-proxy serves its client (see connectProxy).
 func newProxy(t *testing.T, up proxy.Upstream, opts *proxy.Options, copts *mcp.ClientOptions) (*proxy.Proxy, *mcp.ClientSession) {
 	t.Helper()
 	p, err := proxy.New(up, opts)
@@ -60,7 +60,7 @@ func newProxy(t *testing.T, up proxy.Upstream, opts *proxy.Options, copts *mcp.C
 }
 
 // connectProxy serves p with p.Run on JSON lines over a pipe, as
-// examples/proxy serves stdio, and connects a client of protocol 2025-11-25
+// lro-proxy serves stdio, and connects a client of protocol 2025-11-25
 // (as the MCP clients in use speak) to it.
 func connectProxy(t *testing.T, p *proxy.Proxy, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -74,7 +76,7 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 		if len(line) == 0 {
 			continue
 		}
-		msg, err := jsonrpc.DecodeMessage(line)
+		msg, err := decodeMessage(bytes.Clone(line))
 		if err != nil {
 			c.logger.Warn("upstream wrote a line that is no JSON-RPC message; skipped", "line", preview(line), "err", err)
 			continue
@@ -150,4 +152,63 @@ func preview(b []byte) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+// decodeMessage is [jsonrpc.DecodeMessage] for a message the relay passes
+// on: it validates it and takes its members as they are, params and result
+// as slices of data, without decoding them (go-sdk's decoder copies them
+// through a generic JSON decoder, which takes a second for 17 MiB).
+func decodeMessage(data []byte) (jsonrpc.Message, error) {
+	var version, id, method, params, result, errv jsontext.Value
+	ok := members(data, func(name, value jsontext.Value) bool {
+		switch unquote(name) {
+		case "jsonrpc":
+			version = value
+		case "id":
+			id = value
+		case "method":
+			method = value
+		case "params":
+			params = value
+		case "result":
+			result = value
+		case "error":
+			errv = value
+		}
+		return true
+	})
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	if unquote(version) != "2.0" || version.Kind() != '"' {
+		return nil, fmt.Errorf("invalid message version tag %s", version)
+	}
+	var rawID any
+	if id != nil {
+		if err := json.Unmarshal(id, &rawID); err != nil {
+			return nil, err
+		}
+	}
+	mid, err := jsonrpc.MakeID(rawID)
+	if err != nil {
+		return nil, err
+	}
+	if method != nil {
+		if method.Kind() != '"' {
+			return nil, errors.New("method is not a string")
+		}
+		return &jsonrpc.Request{ID: mid, Method: unquote(method), Params: json.RawMessage(params)}, nil
+	}
+	if !mid.IsValid() {
+		return nil, errors.New("a response without an id")
+	}
+	resp := &jsonrpc.Response{ID: mid, Result: json.RawMessage(result)}
+	if errv != nil && errv.Kind() != 'n' {
+		var werr jsonrpc.Error
+		if err := json.Unmarshal(errv, &werr); err != nil {
+			return nil, err
+		}
+		resp.Error = &werr
+	}
+	return resp, nil
 }
