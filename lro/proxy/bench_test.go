@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -104,12 +105,17 @@ func BenchmarkProxySmallCall(b *testing.B) {
 	compare(b, arm{"proxy", callOn(through)}, arm{"direct", callOn(direct)})
 }
 
-// BenchmarkProxyOffload10k compares an offloaded result of 10,000 records:
+// BenchmarkProxyOffload10k compares an offloaded result of 10,000 records
+// (1.2 MB of JSON text):
 //
-//   - proxy: a plain upstream over loopback HTTP returns them inline, as JSON
-//     text, and the proxy offloads them;
-//   - library: the upstream offloads them itself with lro.Wrap, and returns
-//     the descriptor over loopback HTTP.
+//   - proxy: through the proxy, from an upstream over stdio that writes its
+//     result as prepared bytes: the proxy's own cost (reading the message,
+//     offloading) beside the library's;
+//   - proxy_http: through the proxy, from a plain go-sdk upstream over
+//     loopback HTTP: go-sdk's encoding on the upstream, and its HTTP client,
+//     carry the whole result one hop more;
+//   - library: the go-sdk upstream offloads them itself with lro.Wrap, and
+//     returns the descriptor over loopback HTTP.
 //
 // Target: proxy/library <= 1.3.
 func BenchmarkProxyOffload10k(b *testing.B) {
@@ -125,12 +131,16 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 	withLRO := mcp.NewServer(&mcp.Implementation{Name: "lro", Version: "v1"}, nil)
 	withLRO.AddTool(&mcp.Tool{Name: "records", InputSchema: countSchema}, lro.Wrap(records, &lro.Options{OutputDir: b.TempDir()}))
 
-	p, err := proxy.New(proxy.Upstream{URL: startBenchUpstream(b, plain)}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
-	if err != nil {
-		b.Fatal(err)
+	newProxy := func(up proxy.Upstream) *mcp.ClientSession {
+		p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { p.Close() })
+		return overPipe(b, p)
 	}
-	b.Cleanup(func() { p.Close() })
-	through := overPipe(b, p)
+	viaStdio := newProxy(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")})
+	viaHTTP := newProxy(proxy.Upstream{URL: startBenchUpstream(b, plain)})
 	library := dial(b, &mcp.StreamableClientTransport{Endpoint: startBenchUpstream(b, withLRO)})
 	callOn := func(cs *mcp.ClientSession) func() {
 		return func() {
@@ -140,7 +150,7 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 			}
 		}
 	}
-	compare(b, arm{"proxy", callOn(through)}, arm{"library", callOn(library)})
+	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"library", callOn(library)})
 }
 
 // startBenchUpstream serves s over loopback HTTP.

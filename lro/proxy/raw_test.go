@@ -72,6 +72,7 @@ func rawUpstream() {
 	var initParams json.RawMessage
 	var slow *jsonrpc.Request // a call waiting for its cancellation
 	var asked *jsonrpc.Request
+	var records string
 	br := bufio.NewReaderSize(os.Stdin, 1<<20)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -110,6 +111,13 @@ func rawUpstream() {
 			switch p.Name {
 			case "exact":
 				respond(req.ID, rawExact())
+			case "records":
+				// The benchmark's 10,000 records, encoded once.
+				if records == "" {
+					data, _ := json.Marshal(makeItems(10_000))
+					records = `{"content":[{"type":"text","text":` + strconvQuote(string(data)) + `}]}`
+				}
+				respond(req.ID, records)
 			case "big":
 				respond(req.ID, `{"content":[{"type":"text","text":`+strconvQuote(bigText(17<<20))+`}]}`)
 			case "slow":

@@ -157,20 +157,11 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	if err := json.Unmarshal(params, &req); err != nil {
 		return result
 	}
-	structured := member(result, "structuredContent")
-	rest := result
-	if structured != nil {
-		rest, _ = withMembers(result, map[string][]byte{"structuredContent": nil})
-	}
-	res := &mcp.CallToolResult{}
-	if err := json.Unmarshal(rest, res); err != nil {
+	res, ok := decodeResult(result)
+	if !ok {
 		return result
 	}
-	if structured.Kind() != 'n' && structured != nil {
-		res.StructuredContent = json.RawMessage(structured)
-	}
 	before := res.Content
-	rest = nil
 	out, err := p.wrapped(context.WithValue(ctx, resultKey{}, res), &mcp.CallToolRequest{Params: &req})
 	// lro rewrites the result in place, with new content, when it offloads.
 	if err != nil || out != res || len(out.Content) == 0 || (len(before) > 0 && out.Content[0] == before[0]) {
@@ -189,4 +180,73 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 		return result
 	}
 	return offloaded
+}
+
+// decodeResult returns the content and structured content of a tools/call
+// result, as the offload core reads them: the structured content as
+// written, text items unquoted with jsontext (go-sdk's decoder takes five
+// times as long as the whole offload on a long text that holds JSON). It
+// reports false for a result that is never offloaded (an error, or not
+// complete) or that it cannot read.
+func decodeResult(result []byte) (*mcp.CallToolResult, bool) {
+	res := &mcp.CallToolResult{}
+	ok := true
+	valid := members(result, func(name, value jsontext.Value) bool {
+		switch unquote(name) {
+		case "content":
+			ok = value.Kind() == '[' && elements(value, func(item jsontext.Value) {
+				c, err := decodeContent(item)
+				if err != nil {
+					ok = false
+				}
+				res.Content = append(res.Content, c)
+			})
+		case "structuredContent":
+			if value.Kind() != 'n' {
+				res.StructuredContent = json.RawMessage(value)
+			}
+		case "isError":
+			ok = value.Kind() != 't'
+		case "resultType":
+			ok = unquote(value) == "complete"
+		case "inputRequests", "requestState":
+			ok = false
+		}
+		return ok
+	})
+	return res, ok && valid
+}
+
+// decodeContent decodes a content item: a text item with jsontext, any
+// other through go-sdk.
+func decodeContent(item []byte) (mcp.Content, error) {
+	t := &mcp.TextContent{}
+	text := false
+	plain := members(item, func(name, value jsontext.Value) bool {
+		switch unquote(name) {
+		case "type":
+			text = unquote(value) == "text"
+			return text
+		case "text":
+			if value.Kind() != '"' {
+				return false
+			}
+			t.Text = unquote(value)
+		case "_meta":
+			return json.Unmarshal(value, &t.Meta) == nil
+		case "annotations":
+			return json.Unmarshal(value, &t.Annotations) == nil
+		default:
+			return false // a field go-sdk's decoder would check
+		}
+		return true
+	})
+	if plain && text {
+		return t, nil
+	}
+	var one mcp.CallToolResult
+	if err := json.Unmarshal([]byte(`{"content":[`+string(item)+`]}`), &one); err != nil {
+		return nil, err
+	}
+	return one.Content[0], nil
 }
