@@ -3,6 +3,8 @@ package proxy_test
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -244,10 +246,16 @@ func connectServer(t *testing.T, s *mcp.Server, c *mcp.Client) *mcp.ClientSessio
 // TestLatestProtocol connects a client of go-sdk's newest protocol
 // (2026-07-28, which starts with server/discover and carries clientInfo in
 // every request's _meta) through the proxy: over stdio the upstream speaks
-// it, over HTTP the stateful upstream declines it and the client falls back
-// to initialize, through the proxy as it would directly.
+// it, and so does a stateless HTTP upstream; a stateful HTTP upstream
+// declines it and the client falls back to initialize, through the proxy as
+// it would directly.
 func TestLatestProtocol(t *testing.T) {
-	for _, kind := range upstreamKinds {
+	stateless := upstreamKind{"http stateless", func(t *testing.T, upDir string) proxy.Upstream {
+		srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newUpstream(upDir) }, &mcp.StreamableHTTPOptions{Stateless: true}))
+		t.Cleanup(srv.Close)
+		return proxy.Upstream{URL: srv.URL}
+	}}
+	for _, kind := range append(upstreamKinds, stateless) {
 		t.Run(kind.name, func(t *testing.T) {
 			p, err := proxy.New(kind.start(t, t.TempDir()), &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
 			if err != nil {
