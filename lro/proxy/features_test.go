@@ -66,11 +66,22 @@ func addFeatures(s *mcp.Server) {
 			err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "test", Data: "hello log"})
 			return textResult("logged"), err
 		})
+	s.AddTool(&mcp.Tool{Name: "touch_later", Description: "Updates the resource test://later when the test says so, outside of any request.", InputSchema: countSchema},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			go func() {
+				<-later
+				s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "test://later"})
+			}()
+			return textResult("later"), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "touch", Description: "Updates the resource test://readme.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return textResult("touched"), s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"})
 		})
 }
+
+// later lets the tool touch_later of an upstream in this process go on.
+var later = make(chan struct{})
 
 func complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	var values []string
@@ -287,4 +298,27 @@ func TestLatestProtocol(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServerMessagesOutsideRequests has an HTTP upstream send a
+// notification outside of any request: it travels on the standalone stream
+// (GET) of protocols before 2026-07-28, which the proxy opens itself.
+func TestServerMessagesOutsideRequests(t *testing.T) {
+	var e events
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, featureClient(&e))
+	p, err := proxy.New(proxy.Upstream{URL: startHTTPUpstream(t, newUpstream(t.TempDir())).url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	cs := connectClient(t, p, c)
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://later"}); err != nil {
+		t.Fatal(err)
+	}
+	call(t, cs, "touch_later", 0)
+	close(later)
+	waitFor(t, "the update sent outside of any request", func() bool {
+		_, updated := e.get()
+		return slices.Contains(updated, "test://later")
+	})
 }
