@@ -1,11 +1,17 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/zircote/lro-go/lro"
 )
 
 func TestMember(t *testing.T) {
@@ -105,5 +111,45 @@ func TestDecodeMessage(t *testing.T) {
 		if got, err := decodeMessage([]byte(msg)); err == nil {
 			t.Errorf("%s: decoded as %v; want an error", msg, got)
 		}
+	}
+}
+
+// TestOffloadMemory reads and offloads a tool result of 17 MiB as the relay
+// does: what it allocates is a small multiple of the message (the line,
+// the unquoted text, the offload core's buffers), whatever the message's
+// size.
+func TestOffloadMemory(t *testing.T) {
+	text := strings.Repeat(strings.Repeat("x", 999)+"\n", 17<<10)
+	q, err := json.Marshal(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(q) + `}]}}` + "\n"
+	p, err := New(Upstream{URL: "http://localhost/mcp"}, &Options{LRO: &lro.Options{OutputDir: t.TempDir()}, DisableJanitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	line, err := readLine(bufio.NewReader(strings.NewReader(data)), DefaultMaxMessageBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := decodeMessage(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := p.offload(context.Background(), []byte(`{"name":"lines"}`), msg.(*jsonrpc.Response).Result)
+	runtime.ReadMemStats(&after)
+	if !strings.Contains(string(out), `"offloaded":true`) {
+		t.Fatalf("not offloaded: %.200s", out)
+	}
+	const most = 8
+	ratio := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(data))
+	t.Logf("allocated %.1f times the message", ratio)
+	if ratio > most {
+		t.Errorf("allocated %.1f times the message of %d bytes; want at most %d", ratio, len(data), most)
 	}
 }
