@@ -67,7 +67,9 @@ func member(doc []byte, key string) jsontext.Value {
 
 // unquote returns the string a valid JSON string stands for.
 func unquote(s jsontext.Value) string {
-	b, _ := jsontext.AppendUnquote(nil, s)
+	// Room for all of it at once: a text of 17 MiB grown by append would
+	// allocate five times its size.
+	b, _ := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
 	return string(b)
 }
 
@@ -76,8 +78,7 @@ func unquote(s jsontext.Value) string {
 // deletes them), and those doc lacks come last. The other members keep
 // their bytes. It returns doc and false when doc is no valid JSON object.
 func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
-	out := make([]byte, 0, len(doc)+64)
-	out = append(out, '{')
+	out := []byte{'{'}
 	done := map[string]bool{}
 	add := func(name, value []byte) {
 		if len(out) > 1 {
