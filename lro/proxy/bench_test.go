@@ -81,9 +81,13 @@ func dial(b *testing.B, t mcp.Transport) *mcp.ClientSession {
 }
 
 // BenchmarkProxySmallCall compares a small call (3 items, inline), made to
-// an upstream over loopback HTTP, through the proxy (which the client
-// reaches over a pipe, as it would over stdio) and directly. The ratio
-// proxy/direct is the cost of the second hop and of the relay.
+// an upstream over loopback HTTP:
+//
+//   - proxy: through the proxy, which the client reaches over a pipe (as
+//     it would over stdio);
+//   - forwarder: through a bare go-sdk server that forwards the call with a
+//     go-sdk client, over the same hops: the cost of the second hop alone;
+//   - direct: from the client to the upstream.
 func BenchmarkProxySmallCall(b *testing.B) {
 	url := startBenchUpstream(b, newUpstream(b.TempDir()))
 	p, err := proxy.New(proxy.Upstream{URL: url}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
@@ -93,6 +97,18 @@ func BenchmarkProxySmallCall(b *testing.B) {
 	b.Cleanup(func() { p.Close() })
 	through := overPipe(b, p)
 	direct := dial(b, &mcp.StreamableClientTransport{Endpoint: url})
+	up := dial(b, &mcp.StreamableClientTransport{Endpoint: url})
+	fwd := mcp.NewServer(&mcp.Implementation{Name: "forwarder", Version: "v0"}, nil)
+	fwd.AddTool(&mcp.Tool{Name: "text", InputSchema: countSchema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return up.CallTool(ctx, &mcp.CallToolParams{Name: req.Params.Name, Arguments: json.RawMessage(req.Params.Arguments)})
+	})
+	c1, c2 := net.Pipe()
+	ss, err := fwd.Connect(context.Background(), &mcp.IOTransport{Reader: c1, Writer: c1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	forwarded := dial(b, &mcp.IOTransport{Reader: c2, Writer: c2})
 	callOn := func(cs *mcp.ClientSession) func() {
 		return func() {
 			// A fresh params each call: the client writes its _meta into it.
@@ -102,7 +118,7 @@ func BenchmarkProxySmallCall(b *testing.B) {
 			}
 		}
 	}
-	compare(b, arm{"proxy", callOn(through)}, arm{"direct", callOn(direct)})
+	compare(b, arm{"proxy", callOn(through)}, arm{"forwarder", callOn(forwarded)}, arm{"direct", callOn(direct)})
 }
 
 // BenchmarkProxyOffload10k compares an offloaded result of 10,000 records
