@@ -239,8 +239,15 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 		r.p.logger.Info("upstream connected again", "upstream", r.p.up.String())
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-u.done:
+		// It ended already (a command that exited at once); lost, which
+		// ended it, found no connection to forget.
+		return nil, fmt.Errorf("%w: %s: the connection ended", ErrUpstreamUnavailable, r.p.up.String())
+	default:
+	}
 	r.up = u
-	r.mu.Unlock()
 	return u, nil
 }
 
@@ -370,9 +377,7 @@ func (r *relay) toClient(msg jsonrpc.Message) {
 // lost ends the upstream connection u after err: the client's requests in
 // flight on it get an error, and the next request connects again.
 func (r *relay) lost(u *upConn, err error) {
-	if !u.ended() {
-		return
-	}
+	first := u.ended()
 	r.mu.Lock()
 	if r.up == u {
 		r.up = nil
@@ -384,7 +389,7 @@ func (r *relay) lost(u *upConn, err error) {
 		}
 	}
 	r.mu.Unlock()
-	if r.ctx.Err() != nil {
+	if !first || r.ctx.Err() != nil {
 		return
 	}
 	r.p.logger.Warn("upstream connection ended; the next request connects again", "upstream", r.p.up.String(), "err", err, "requests_failed", len(ids))
