@@ -35,7 +35,8 @@
 //     client's initialize request, by the capability extension
 //     [lro.ProxyKey] ({"proxy": true}) and the specification's
 //     clientInfo.proxy = true; in every tools/call, by the same key in
-//     _meta. A server built with package lro then returns full results
+//     _meta (and clientInfo.proxy in the clientInfo a client of protocol
+//     2026-07-28 sends there). A server built with package lro then returns full results
 //     inline (see [lro.IsProxyRequest]), so files land on the client's
 //     machine; other servers ignore them.
 //

@@ -375,9 +375,12 @@ func TestForwarding(t *testing.T) {
 				if !seen.Proxy {
 					t.Error("the upstream does not see an LRO proxy")
 				}
-				// The client's _meta passes as it is, with the proxy's mark.
+				// The client's _meta passes as it is, with the proxy's mark:
+				// its key, and clientInfo.proxy where the client sent its
+				// clientInfo.
 				want := generic(t, meta).(map[string]any)
 				want[lro.ProxyKey] = map[string]any{"proxy": true}
+				want[mcp.MetaKeyClientInfo].(map[string]any)["proxy"] = true
 				if diff := cmp.Diff(want, seen.Meta); diff != "" {
 					t.Errorf("_meta at the upstream (-want +got):\n%s", diff)
 				}

@@ -41,13 +41,18 @@ func markInitialize(params []byte) []byte {
 
 // markCall returns the params of a tools/call request with the proxy's mark
 // in its _meta, which a server of protocol 2026-07-28 reads instead of a
-// session's capabilities.
+// session's capabilities, and, when the client sent its clientInfo there (as
+// that protocol does), the specification's clientInfo.proxy = true.
 func markCall(params []byte) []byte {
 	meta := member(params, "_meta")
 	if meta.Kind() != '{' {
 		meta = []byte("{}")
 	}
-	meta, _ = withMembers(meta, map[string][]byte{lro.ProxyKey: proxyMark})
+	set := map[string][]byte{lro.ProxyKey: proxyMark}
+	if info := member(meta, mcp.MetaKeyClientInfo); info.Kind() == '{' {
+		set[mcp.MetaKeyClientInfo], _ = withMembers(info, map[string][]byte{"proxy": []byte("true")})
+	}
+	meta, _ = withMembers(meta, set)
 	out, _ := withMembers(params, map[string][]byte{"_meta": meta})
 	return out
 }
