@@ -84,7 +84,7 @@ per-tool tables [prompt.offload.tools.NAME]); the environment variables
 ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
 ..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
 
-A client that identifies itself as a local LRO proxy (examples/proxy; the
+A client that identifies itself as a local LRO proxy (examples/lro-proxy; the
 capability extension or request _meta "io.github.zircote/lro": {"proxy": true})
 receives full results inline: the proxy offloads them on its own machine.
 
@@ -202,7 +202,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		return s.Run(ctx, &mcp.StdioTransport{})
 	}
 	if !a.opts.Disabled {
-		a.logger.Warn("offloading over HTTP writes files on this host; clients elsewhere cannot read them (disable with ATLATL_PROMPT__OFFLOAD__ENABLED=false, or connect through the local LRO proxy, examples/proxy, which receives full results inline and offloads on the client's machine)")
+		a.logger.Warn("offloading over HTTP writes files on this host; clients elsewhere cannot read them (disable with ATLATL_PROMPT__OFFLOAD__ENABLED=false, or connect through the local LRO proxy, examples/lro-proxy, which receives full results inline and offloads on the client's machine)")
 	}
 	ln, err := net.Listen("tcp", a.http)
 	if err != nil {

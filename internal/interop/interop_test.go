@@ -44,7 +44,7 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	runs := []struct {
 		name      string
-		pkg       string   // the server to build, relative to this folder
+		pkg       string   // the server to build, relative to this folder (proxyPkg: the proxy)
 		plan      string   // which calls to make and what to expect
 		args      []string // server flags besides -output-dir
 		upstream  []string // for the proxy: the upstream command (see upstreamCommand)
@@ -53,11 +53,11 @@ func TestTypeScriptClient(t *testing.T) {
 		{"every wrapping style", "./testserver", "testserver-plan.json", nil, nil, true},
 		{"memory server, small corpus", "../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, nil, false},
 		{"memory server, default corpus", "../../examples/memory", "memory-offload-plan.json", nil, nil, true},
-		{"proxy in front of the memory server", "../../examples/proxy", "proxy-memory-plan.json", nil,
+		{"proxy in front of the memory server", proxyPkg, "proxy-memory-plan.json", nil,
 			[]string{"bin:../../examples/memory", "-output-dir", "{{UPSTREAM_DIR}}"}, true},
-		{"proxy in front of server-filesystem", "../../examples/proxy", "proxy-filesystem-plan.json", nil,
+		{"proxy in front of server-filesystem", proxyPkg, "proxy-filesystem-plan.json", nil,
 			[]string{"npm:mcp-server-filesystem", "{{ROOT}}"}, true},
-		{"proxy in front of server-everything", "../../examples/proxy", "proxy-everything-plan.json", []string{"-threshold", "10"},
+		{"proxy in front of server-everything", proxyPkg, "proxy-everything-plan.json", []string{"-threshold", "10"},
 			[]string{"npm:mcp-server-everything"}, true},
 	}
 	for _, run := range runs {
@@ -65,7 +65,11 @@ func TestTypeScriptClient(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 
-			bin := build(ctx, t, run.pkg)
+			pkg := run.pkg
+			if pkg == proxyPkg {
+				pkg = proxyPackage(t)
+			}
+			bin := build(ctx, t, pkg)
 			outDir, upDir, root := t.TempDir(), t.TempDir(), planRoot(t)
 			args := append([]string{"client.mjs", "--plan", run.plan, bin, "-output-dir", outDir}, run.args...)
 			if run.upstream != nil {
@@ -95,6 +99,9 @@ func TestTypeScriptClient(t *testing.T) {
 		})
 	}
 }
+
+// proxyPkg stands for the proxy program in a run's pkg: see proxyPackage.
+const proxyPkg = "proxy"
 
 // build builds the Go package pkg into a temporary folder.
 func build(ctx context.Context, t *testing.T, pkg string) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,62 +53,66 @@ func compare(b *testing.B, arms ...arm) {
 	}
 }
 
+// overPipe connects a client of protocol 2025-11-25 (as the MCP clients in
+// use are) to p on the kind of stream lro-proxy serves with Proxy.Run: JSON
+// lines over a pipe.
+func overPipe(b *testing.B, p *proxy.Proxy) *mcp.ClientSession {
+	ctx, cancel := context.WithCancel(context.Background())
+	c1, c2 := net.Pipe()
+	done := make(chan struct{})
+	go func() {
+		p.Run(ctx, &mcp.IOTransport{Reader: c1, Writer: c1})
+		close(done)
+	}()
+	b.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return dial(b, &mcp.IOTransport{Reader: c2, Writer: c2})
+}
+
+func dial(b *testing.B, t mcp.Transport) *mcp.ClientSession {
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(context.Background(), t, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // BenchmarkProxySmallCall compares a small call (3 items, inline), made to
 // an upstream over loopback HTTP:
 //
 //   - proxy: through the proxy, which the client reaches over a pipe (as
 //     it would over stdio);
-//   - forwarder: through a bare go-sdk forwarder with the same hops and no
-//     offloading, capture or handshake: the cost of the second MCP hop
-//     alone;
+//   - forwarder: through a bare go-sdk server that forwards the call with a
+//     go-sdk client, over the same hops: the cost of the second hop alone;
 //   - direct: from the client to the upstream.
-//
-// Target: proxy/direct <= 1.2. proxy/forwarder is the proxy's own cost.
 func BenchmarkProxySmallCall(b *testing.B) {
-	ctx := context.Background()
-	url := startBenchUpstream(b)
-	dial := func(name string, t mcp.Transport) *mcp.ClientSession {
-		// A client of protocol 2025-11-25, as the MCP clients in use are.
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, nil).Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { cs.Close() })
-		return cs
-	}
-	// The client reaches the proxy and the forwarder on the kind of stream
-	// examples/proxy serves with Proxy.Run: JSON lines over a pipe, which
-	// the client's side encodes and the server's side decodes.
-	overPipe := func(s *mcp.Server) *mcp.ClientSession {
-		c1, c2 := net.Pipe()
-		ss, err := s.Connect(ctx, &mcp.IOTransport{Reader: c1, Writer: c1}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { ss.Close() })
-		return dial("client", &mcp.IOTransport{Reader: c2, Writer: c2})
-	}
-
-	direct := dial("direct", &mcp.StreamableClientTransport{Endpoint: url})
-
-	p, err := proxy.New(ctx, proxy.Upstream{URL: url}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
+	url := startBenchUpstream(b, newUpstream(b.TempDir()))
+	p, err := proxy.New(proxy.Upstream{URL: url}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.Close() })
-	through := overPipe(p.Server())
-
-	up := dial("forwarder", &mcp.StreamableClientTransport{Endpoint: url})
+	through := overPipe(b, p)
+	direct := dial(b, &mcp.StreamableClientTransport{Endpoint: url})
+	up := dial(b, &mcp.StreamableClientTransport{Endpoint: url})
 	fwd := mcp.NewServer(&mcp.Implementation{Name: "forwarder", Version: "v0"}, nil)
 	fwd.AddTool(&mcp.Tool{Name: "text", InputSchema: countSchema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return up.CallTool(ctx, &mcp.CallToolParams{Name: req.Params.Name, Arguments: json.RawMessage(req.Params.Arguments)})
 	})
-	forwarded := overPipe(fwd)
-
+	c1, c2 := net.Pipe()
+	ss, err := fwd.Connect(context.Background(), &mcp.IOTransport{Reader: c1, Writer: c1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	forwarded := dial(b, &mcp.IOTransport{Reader: c2, Writer: c2})
 	callOn := func(cs *mcp.ClientSession) func() {
 		return func() {
 			// A fresh params each call: the client writes its _meta into it.
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "text", Arguments: map[string]any{"count": 3}})
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{"count": 3}})
 			if err != nil || res.IsError || len(res.Content) != 1 || len(res.Content[0].(*mcp.TextContent).Text) < 200 {
 				b.Fatalf("the call did not return the 3 items inline: %v %v", res, err)
 			}
@@ -115,10 +121,58 @@ func BenchmarkProxySmallCall(b *testing.B) {
 	compare(b, arm{"proxy", callOn(through)}, arm{"forwarder", callOn(forwarded)}, arm{"direct", callOn(direct)})
 }
 
-// startBenchUpstream serves the test upstream over loopback HTTP.
-func startBenchUpstream(b *testing.B) string {
+// BenchmarkProxyOffload10k compares an offloaded result of 10,000 records
+// (1.2 MB of JSON text):
+//
+//   - proxy: through the proxy, from an upstream over stdio that writes its
+//     result as prepared bytes: the proxy's own cost (reading the message,
+//     offloading) beside the library's;
+//   - proxy_http: through the proxy, from a plain go-sdk upstream over
+//     loopback HTTP: go-sdk's encoding on the upstream, and its HTTP client,
+//     carry the whole result one hop more;
+//   - library: the go-sdk upstream offloads them itself with lro.Wrap, and
+//     returns the descriptor over loopback HTTP.
+//
+// Target: proxy/library <= 1.3.
+func BenchmarkProxyOffload10k(b *testing.B) {
+	data, err := json.Marshal(makeItems(10_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	records := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult(string(data)), nil
+	}
+	plain := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: "v1"}, nil)
+	plain.AddTool(&mcp.Tool{Name: "records", InputSchema: countSchema}, records)
+	withLRO := mcp.NewServer(&mcp.Implementation{Name: "lro", Version: "v1"}, nil)
+	withLRO.AddTool(&mcp.Tool{Name: "records", InputSchema: countSchema}, lro.Wrap(records, &lro.Options{OutputDir: b.TempDir()}))
+
+	newProxy := func(up proxy.Upstream) *mcp.ClientSession {
+		p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { p.Close() })
+		return overPipe(b, p)
+	}
+	viaStdio := newProxy(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")})
+	viaHTTP := newProxy(proxy.Upstream{URL: startBenchUpstream(b, plain)})
+	library := dial(b, &mcp.StreamableClientTransport{Endpoint: startBenchUpstream(b, withLRO)})
+	callOn := func(cs *mcp.ClientSession) func() {
+		return func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "records", Arguments: map[string]any{}})
+			if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"offloaded":true`) {
+				b.Fatalf("the call was not offloaded: %v %v", res, err)
+			}
+		}
+	}
+	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"library", callOn(library)})
+}
+
+// startBenchUpstream serves s over loopback HTTP.
+func startBenchUpstream(b *testing.B, s *mcp.Server) string {
 	b.Helper()
-	u := &httpUpstream{tb: b, s: newUpstream(b.TempDir()), addr: "127.0.0.1:0"}
+	u := &httpUpstream{tb: b, s: s, addr: "127.0.0.1:0"}
 	u.start()
 	b.Cleanup(u.stop)
 	return u.url()

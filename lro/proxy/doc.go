@@ -2,60 +2,65 @@
 // is the specification's local LRO proxy ("Remote Transport Proxy"), widened
 // to upstreams of every kind.
 //
-// A [Proxy] is an MCP server (served to the client over stdio by the
-// program examples/proxy) that connects, as a client, to an upstream server
-// over streamable HTTP or to a command serving MCP over stdio. It re-exposes
-// every upstream tool with the same name, title, description, input
-// schema, annotations and _meta, forwards each call, and applies [lro.Wrap]
-// to each result with one [lro.Options]: a result set estimated above the
-// threshold is written to a JSONL file on the proxy's machine, where the
-// client's shell can read it, and the client receives the descriptor. An
-// upstream output schema is widened with [lro.WidenOutputSchema], so the
-// descriptor is valid under what the proxy advertises.
+// A [Proxy] relays each client session ([Proxy.Run], served over stdio by
+// the program examples/lro-proxy) to a connection of its own to the
+// upstream server: a streamable HTTP endpoint, or a command serving MCP over
+// stdio. It relays JSON-RPC messages, not MCP features: every request,
+// notification and response passes in both directions as the peer wrote
+// it (IDs, params, results, _meta, methods and fields the proxy does not
+// know), so resources, prompts, completions, logging, progress,
+// cancellation, sampling, elicitation, roots, list changes, the 2026-07-28
+// protocol's discovery and input_required results and the tasks extension
+// all work as they would without the proxy, and so will features added to
+// MCP later.
 //
-// # Data
+// # What the proxy changes
 //
-// The proxy never alters upstream data. It forwards and offloads the bytes
-// the upstream sent: the raw JSON of each result's structured content is
-// captured below the go-sdk client, which would otherwise decode it into
-// maps and float64s (reordering keys, rounding integers above 2^53). The
-// records are found as [lro.Wrap] finds them: in the structured content when
-// it is an array or has an array field, else in the text when it is one JSON
-// document, else one record per text line ({"line": N, "text": "…"}).
-// Structured content without an array, such as {"content": "…"} holding a
-// whole file, is no list of records: the records are then found in the text
-// content, and the structured content is returned as it was whenever the
-// result goes out inline. When the records are the array field of an object,
-// the object's other fields (a total, a cursor of the next page) would be
-// lost with the object; the proxy adds them, as written, in a second text
-// content after the descriptor.
+//   - tools/call results above the threshold are offloaded, with
+//     [lro.Wrap]'s rules and the proxy's [lro.Options]: the whole result
+//     goes to a JSONL file on the proxy's machine, where the client's shell
+//     can read it, and the client receives the descriptor. The proxy hands
+//     the core the bytes the upstream sent (go-sdk's client would decode the
+//     structured content into float64s, rewriting 1.50 and failing on
+//     1e400), and keeps every other member of the result as written.
+//     Errors and results that are not complete (input_required) pass as
+//     they are.
+//   - tools/list results: an output schema is widened with
+//     [lro.WidenOutputSchema], so that the descriptor is valid under what
+//     the client was told; the local tools ([Options.RegisterLocalTools],
+//     such as lro_extract, lro_read and lro_search) are added on the last
+//     page, and their calls are answered by the proxy. If there are local
+//     tools, the initialize result advertises tools.
+//   - The proxy identifies itself to the upstream as an LRO proxy: in the
+//     client's initialize request, by the capability extension
+//     [lro.ProxyKey] ({"proxy": true}) and the specification's
+//     clientInfo.proxy = true; in every tools/call, by the same key in
+//     _meta (and clientInfo.proxy in the clientInfo a client of protocol
+//     2026-07-28 sends there). A server built with package lro then returns full results
+//     inline (see [lro.IsProxyRequest]), so files land on the client's
+//     machine; other servers ignore them.
 //
-// # Handshake
+// # Transports
 //
-// The proxy identifies itself to the upstream as an LRO proxy by the key
-// [lro.ProxyKey] ("io.github.zircote/lro", value {"proxy": true}), sent
-// both as a client capability extension and in the _meta of every call; with
-// an upstream speaking protocol 2026-07-28, which carries clientInfo in the
-// _meta of every request, it also sends the specification's own carrier,
-// clientInfo.proxy = true, there (go-sdk cannot send it in an initialize
-// request). A server built with package lro that sees any of them returns
-// full results inline (see [lro.IsProxyRequest]), so files land on the
-// client's machine; other servers ignore them.
+// A stdio upstream is read by a connection of the proxy's own: a line that
+// is no JSON-RPC message (a library printing to stdout) is logged and
+// skipped, and a message may be up to [Options.MaxMessageBytes] (256 MiB by
+// default; go-sdk's CommandTransport stops at 16 MiB). An HTTP upstream is
+// reached with go-sdk's [mcp.StreamableClientTransport]; the relay adds
+// what go-sdk's client session would otherwise tell that connection: the
+// negotiated protocol version header, and, before protocol 2026-07-28, the
+// standalone stream of the server's own messages (GET).
 //
 // # Failures
 //
-// [New] fails with [ErrUpstreamUnavailable], naming the URL or command, when
-// the upstream cannot be reached. A call made while the upstream is gone
-// fails with a tool error (isError) saying so, and the next call connects
-// again (starting the command again for a stdio upstream), so the proxy
-// recovers when the upstream is back. A call whose connection broke is made
-// again, once, on a new connection when the upstream cannot have seen it
-// (it answered that it no longer knows the session) or when the tool is
-// annotated readOnlyHint or idempotentHint; other calls are never repeated. Upstream tool errors pass through as
-// tool errors, and upstream protocol errors as the same protocol errors.
-// When the upstream's tool list changes, the proxy lists it again and tells
-// its client. Progress notifications of a call are relayed to the client.
-//
-// The proxy forwards tools only: upstream prompts, resources, sampling,
-// elicitation and roots are not relayed.
+// A session connects when its client's first request arrives; a request
+// that cannot reach the upstream gets an error naming the URL or command
+// ([ErrUpstreamUnavailable]): a tool error (isError) for tools/call, which
+// the model reads, a JSON-RPC error for other requests. When the upstream's
+// connection ends (the process exits, the HTTP server goes away), the
+// requests in flight get that error, and the next request connects again:
+// the proxy replays the client's initialize, so the client's session goes
+// on. A request the upstream cannot have seen (its HTTP session was gone)
+// is sent again, once, on the new connection. After the client cancels a
+// request, no response to it reaches the client.
 package proxy

@@ -43,19 +43,15 @@ func ExampleNew() {
 	defer os.RemoveAll(dir)
 
 	// The proxy, in front of it.
-	p, err := proxy.New(ctx, proxy.Upstream{URL: srv.URL}, &proxy.Options{LRO: &lro.Options{OutputDir: dir}})
+	p, err := proxy.New(proxy.Upstream{URL: srv.URL}, &proxy.Options{LRO: &lro.Options{OutputDir: dir}})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer p.Close()
 
-	// A client of the proxy (over stdio, in the program examples/proxy).
+	// A client of the proxy (over stdio, in the program lro-proxy).
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := p.Server().Connect(ctx, st, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer ss.Close()
+	go p.Run(ctx, st)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		log.Fatal(err)

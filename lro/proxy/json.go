@@ -3,9 +3,15 @@ package proxy
 import (
 	"bytes"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
+
+// The relay reads and edits JSON as written, with jsontext: the members it
+// does not change keep their bytes (numbers such as 1e400, key order,
+// unknown fields).
 
 // members calls fn with the name and the value of each member of the JSON
 // object doc, in order, until fn returns false. Both are slices of doc, as
@@ -15,8 +21,8 @@ import (
 func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 	// Read from a bytes.Buffer, a jsontext.Decoder parses in place: the
 	// values it returns are slices of doc, not copies. It accepts what
-	// encoding/json accepts (and go-sdk's decoding lets through): duplicate
-	// names, and bytes that are not UTF-8 in strings.
+	// encoding/json accepts: duplicate names, and bytes that are not UTF-8
+	// in strings.
 	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if dec.PeekKind() != '{' {
 		return false
@@ -46,7 +52,7 @@ func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 
 // member returns the value of the first member key of the JSON object doc,
 // as written (a slice of doc), or nil when doc is no JSON object or has no
-// such member, or when the object is not valid JSON up to that member's end.
+// such member.
 func member(doc []byte, key string) jsontext.Value {
 	var found jsontext.Value
 	members(doc, func(name, value jsontext.Value) bool {
@@ -61,30 +67,70 @@ func member(doc []byte, key string) jsontext.Value {
 
 // unquote returns the string a valid JSON string stands for.
 func unquote(s jsontext.Value) string {
-	b, _ := jsontext.AppendUnquote(nil, s)
+	// Room for all of it at once: a text of 17 MiB grown by append would
+	// allocate five times its size.
+	b, _ := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
 	return string(b)
 }
 
-// withoutMember returns the JSON object doc without its members named key,
-// the others as written, and whether it had any.
-func withoutMember(doc []byte, key string) ([]byte, bool) {
+// withMembers returns the JSON object doc with the members of set: each
+// replaces the members of its name where the first of them was (nil
+// deletes them), and those doc lacks come last. The other members keep
+// their bytes. It returns doc and false when doc is no valid JSON object.
+func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 	out := []byte{'{'}
-	found := false
-	ok := members(doc, func(name, value jsontext.Value) bool {
-		if unquote(name) == key {
-			found = true
-			return true
-		}
+	done := map[string]bool{}
+	add := func(name, value []byte) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
 		out = append(out, name...)
 		out = append(out, ':')
 		out = append(out, value...)
+	}
+	ok := members(doc, func(name, value jsontext.Value) bool {
+		key := unquote(name)
+		v, replaced := set[key]
+		switch {
+		case !replaced:
+			add(name, value)
+		case !done[key]:
+			done[key] = true
+			if v != nil {
+				add(name, v)
+			}
+		}
 		return true
 	})
-	if !ok || !found {
+	if !ok {
 		return doc, false
 	}
+	for _, key := range slices.Sorted(maps.Keys(set)) {
+		if v := set[key]; !done[key] && v != nil {
+			q, _ := jsontext.AppendQuote(nil, key)
+			add(q, v)
+		}
+	}
 	return append(out, '}'), true
+}
+
+// elements calls fn with each element of the JSON array doc, as written,
+// and reports false when doc is not a valid JSON array.
+func elements(doc []byte, fn func(elem jsontext.Value)) bool {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if dec.PeekKind() != '[' {
+		return false
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return false
+	}
+	for dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		fn(v)
+	}
+	_, err := dec.ReadToken()
+	return err == nil
 }

@@ -1,10 +1,17 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/zircote/lro-go/lro"
 )
 
 func TestMember(t *testing.T) {
@@ -64,5 +71,85 @@ func TestMembers(t *testing.T) {
 		if got := members([]byte(tt.doc), func(_, _ jsontext.Value) bool { return true }); got != tt.valid {
 			t.Errorf("members(%s) = %v; want %v (%s)", tt.doc, got, tt.valid, tt.why)
 		}
+	}
+}
+
+// TestDecodeMessage checks decodeMessage against go-sdk's decoder.
+func TestDecodeMessage(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","n":1.50}}`,
+		`{"jsonrpc":"2.0","id":"a-1","method":"x/future"}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7}}`,
+		`{"method":"ping","id":3,"jsonrpc":"2.0","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"content":[],"big":1e300}}`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no such method","data":{"m":"x"}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{},"error":null}`,
+	} {
+		want, err := jsonrpc.DecodeMessage([]byte(msg))
+		if err != nil {
+			t.Fatalf("%s: go-sdk: %v", msg, err)
+		}
+		got, err := decodeMessage([]byte(msg))
+		if err != nil {
+			t.Errorf("%s: %v", msg, err)
+			continue
+		}
+		w, _ := jsonrpc.EncodeMessage(want)
+		g, _ := jsonrpc.EncodeMessage(got)
+		if string(w) != string(g) {
+			t.Errorf("%s:\n got %s\nwant %s", msg, g, w)
+		}
+	}
+	for _, msg := range []string{
+		`not json`,
+		`{"jsonrpc":"1.0","id":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","result":{}}`,
+		`{"jsonrpc":"2.0","id":{},"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x"} trailing`,
+		`[{"jsonrpc":"2.0","id":1,"method":"x"}]`,
+	} {
+		if got, err := decodeMessage([]byte(msg)); err == nil {
+			t.Errorf("%s: decoded as %v; want an error", msg, got)
+		}
+	}
+}
+
+// TestOffloadMemory reads and offloads a tool result of 17 MiB as the relay
+// does: what it allocates is a small multiple of the message (the line,
+// the unquoted text, the offload core's buffers), whatever the message's
+// size.
+func TestOffloadMemory(t *testing.T) {
+	text := strings.Repeat(strings.Repeat("x", 999)+"\n", 17<<10)
+	q, err := json.Marshal(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(q) + `}]}}` + "\n"
+	p, err := New(Upstream{URL: "http://localhost/mcp"}, &Options{LRO: &lro.Options{OutputDir: t.TempDir()}, DisableJanitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	line, err := readLine(bufio.NewReader(strings.NewReader(data)), DefaultMaxMessageBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := decodeMessage(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := p.offload(context.Background(), []byte(`{"name":"lines"}`), msg.(*jsonrpc.Response).Result)
+	runtime.ReadMemStats(&after)
+	if !strings.Contains(string(out), `"offloaded":true`) {
+		t.Fatalf("not offloaded: %.200s", out)
+	}
+	const most = 8
+	ratio := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(data))
+	t.Logf("allocated %.1f times the message", ratio)
+	if ratio > most {
+		t.Errorf("allocated %.1f times the message of %d bytes; want at most %d", ratio, len(data), most)
 	}
 }

@@ -48,11 +48,10 @@ func stdioUpstream(upDir string) proxy.Upstream {
 }
 
 // newProxy starts a proxy in front of up and returns a client session
-// connected to it as examples/proxy serves its client (see connectProxy).
+// connected to it as lro-proxy serves its client (see connectProxy).
 func newProxy(t *testing.T, up proxy.Upstream, opts *proxy.Options, copts *mcp.ClientOptions) (*proxy.Proxy, *mcp.ClientSession) {
 	t.Helper()
-	ctx := context.Background()
-	p, err := proxy.New(ctx, up, opts)
+	p, err := proxy.New(up, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +60,7 @@ func newProxy(t *testing.T, up proxy.Upstream, opts *proxy.Options, copts *mcp.C
 }
 
 // connectProxy serves p with p.Run on JSON lines over a pipe, as
-// examples/proxy serves stdio, and connects a client of protocol 2025-11-25
+// lro-proxy serves stdio, and connects a client of protocol 2025-11-25
 // (as the MCP clients in use speak) to it.
 func connectProxy(t *testing.T, p *proxy.Proxy, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
@@ -324,13 +323,7 @@ func TestForwarding(t *testing.T) {
 				}
 			})
 
-			// Over stdio the proxy reads the upstream's raw messages; an HTTP
-			// upstream's results are still decoded by go-sdk's client, which
-			// refuses 1e400 (a transparent relay is the cure).
 			t.Run("numbers float64 cannot hold", func(t *testing.T) {
-				if kind.name != "stdio" {
-					return
-				}
 				d := offloaded(t, call(t, cs, "huge", 200))
 				if d == nil {
 					t.Fatal("huge(200) not offloaded")
@@ -363,12 +356,12 @@ func TestForwarding(t *testing.T) {
 			})
 
 			t.Run("meta", func(t *testing.T) {
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "meta", Arguments: map[string]any{}, Meta: mcp.Meta{
+				meta := mcp.Meta{
 					"x.example/trace":                 "t-1",
-					mcp.MetaKeyClientInfo:             map[string]any{"name": "spoofed", "version": "0"},
-					mcp.MetaKeyLogLevel:               "debug",
+					mcp.MetaKeyClientInfo:             map[string]any{"name": "the client's", "version": "0"},
 					"io.modelcontextprotocol/made-up": true,
-				}})
+				}
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "meta", Arguments: map[string]any{}, Meta: meta})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -382,24 +375,14 @@ func TestForwarding(t *testing.T) {
 				if !seen.Proxy {
 					t.Error("the upstream does not see an LRO proxy")
 				}
-				if seen.Meta["x.example/trace"] != "t-1" {
-					t.Errorf("the client's own _meta key did not reach the upstream: %v", seen.Meta)
-				}
-				if diff := cmp.Diff(map[string]any{"proxy": true}, seen.Meta[lro.ProxyKey]); diff != "" {
-					t.Errorf("_meta[%s] (-want +got):\n%s", lro.ProxyKey, diff)
-				}
-				ci, _ := seen.Meta[mcp.MetaKeyClientInfo].(map[string]any)
-				if ci["name"] == "spoofed" {
-					t.Errorf("the client's SDK _meta was forwarded verbatim: %v", ci)
-				}
-				// Over stdio the test upstream speaks protocol 2026-07-28,
-				// which carries clientInfo in _meta; its stateful HTTP
-				// handler speaks 2025-11-25, which does not.
-				if wantInfo := kind.name == "stdio"; (ci["proxy"] == true) != wantInfo {
-					t.Errorf("clientInfo in _meta = %v; want proxy: true there: %v", ci, wantInfo)
-				}
-				if _, ok := seen.Meta["io.modelcontextprotocol/made-up"]; ok {
-					t.Errorf("an io.modelcontextprotocol/ key was forwarded: %v", seen.Meta)
+				// The client's _meta passes as it is, with the proxy's mark:
+				// its key, and clientInfo.proxy where the client sent its
+				// clientInfo.
+				want := generic(t, meta).(map[string]any)
+				want[lro.ProxyKey] = map[string]any{"proxy": true}
+				want[mcp.MetaKeyClientInfo].(map[string]any)["proxy"] = true
+				if diff := cmp.Diff(want, seen.Meta); diff != "" {
+					t.Errorf("_meta at the upstream (-want +got):\n%s", diff)
 				}
 			})
 		})
@@ -478,24 +461,58 @@ func TestNewErrors(t *testing.T) {
 		{"ftp URL", proxy.Upstream{URL: "ftp://example.com/mcp"}, nil, proxy.ErrInvalidUpstream, "http or https"},
 		{"empty program", proxy.Upstream{Command: []string{""}}, nil, proxy.ErrInvalidUpstream, "program is empty"},
 		{"bad header", proxy.Upstream{URL: "http://localhost:1/mcp", Header: map[string][]string{"Bad Name": {"x"}}}, nil, proxy.ErrInvalidUpstream, "Bad Name"},
-		{"nobody listening", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, nil, proxy.ErrUpstreamUnavailable, "http://127.0.0.1:1/mcp"},
-		{"password hidden", proxy.Upstream{URL: "http://user:secret@127.0.0.1:1/mcp"}, nil, proxy.ErrUpstreamUnavailable, "user:xxxxx@127.0.0.1:1"},
-		{"no such program", proxy.Upstream{Command: []string{"/no/such/mcp-server", "--flag"}}, nil, proxy.ErrUpstreamUnavailable, "command /no/such/mcp-server --flag"},
-		{"program that is no MCP server", proxy.Upstream{Command: []string{"true"}}, nil, proxy.ErrUpstreamUnavailable, "command true"},
 		{"bad LRO options", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{LRO: &lro.Options{ThresholdTokens: -1}}, lro.ErrInvalidOption, "ThresholdTokens"},
+		{"negative message size", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{MaxMessageBytes: -1}, nil, "MaxMessageBytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := proxy.New(context.Background(), tt.up, tt.opts)
+			p, err := proxy.New(tt.up, tt.opts)
 			if err == nil {
 				p.Close()
 				t.Fatal("New succeeded")
 			}
-			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.contains) {
+			if (tt.want != nil && !errors.Is(err, tt.want)) || !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("New: %v; want %v mentioning %q", err, tt.want, tt.contains)
 			}
+		})
+	}
+}
+
+// TestUnreachable starts a session in front of an upstream that cannot be
+// reached: the client's initialize fails with an error naming it, without
+// its password.
+func TestUnreachable(t *testing.T) {
+	tests := []struct {
+		name     string
+		up       proxy.Upstream
+		contains string
+	}{
+		{"nobody listening", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, "http://127.0.0.1:1/mcp"},
+		{"password hidden", proxy.Upstream{URL: "http://user:secret@127.0.0.1:1/mcp"}, "user:xxxxx@127.0.0.1:1"},
+		{"no such program", proxy.Upstream{Command: []string{"/no/such/mcp-server", "--flag"}}, "command /no/such/mcp-server --flag"},
+		{"program that is no MCP server", proxy.Upstream{Command: []string{"true"}}, "command true"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := proxy.New(tt.up, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c1, c2 := net.Pipe()
+			go p.Run(ctx, &mcp.IOTransport{Reader: c1, Writer: c1})
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, &mcp.IOTransport{Reader: c2, Writer: c2}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err == nil {
+				cs.Close()
+				t.Fatal("Connect succeeded")
+			}
+			if !strings.Contains(err.Error(), "upstream unavailable") || !strings.Contains(err.Error(), tt.contains) {
+				t.Errorf("Connect: %v; want upstream unavailable mentioning %q", err, tt.contains)
+			}
 			if strings.Contains(err.Error(), "secret") {
-				t.Errorf("New: %v: the error shows the password", err)
+				t.Errorf("Connect: %v: the error shows the password", err)
 			}
 		})
 	}
@@ -643,7 +660,7 @@ func TestLocalTools(t *testing.T) {
 		t.Errorf("text: %s", text(res))
 	}
 
-	_, err := proxy.New(context.Background(), up, &proxy.Options{RegisterLocalTools: func(*mcp.Server) error { return errors.New("no extraction today") }})
+	_, err := proxy.New(up, &proxy.Options{RegisterLocalTools: func(*mcp.Server) error { return errors.New("no extraction today") }})
 	if err == nil || !strings.Contains(err.Error(), "no extraction today") {
 		t.Errorf("New with a failing RegisterLocalTools: %v", err)
 	}

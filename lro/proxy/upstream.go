@@ -2,16 +2,14 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -97,25 +95,19 @@ func (u *Upstream) validate() error {
 	return nil
 }
 
-// maxMessage is the size of the largest message the proxy reads from an
-// HTTP upstream: large results are what it is for. (The SDK's default is
-// 16 MiB, which remains the limit for a stdio upstream.)
-const maxMessage = 256 << 20
-
 // maxIdleConns is how many idle connections to an HTTP upstream the
 // default client keeps.
 const maxIdleConns = 32
 
-// httpClient returns the client of the proxy's requests to URL: up's
-// HTTPClient, or the default, with a transport that adds up's headers and
-// captures raw results.
-func (u *Upstream) httpClient() *http.Client {
-	client := &http.Client{}
+// baseClient returns the HTTP client the proxy's requests to URL start
+// from: a copy of up's HTTPClient, or the default, and the transport below
+// the proxy's headers.
+func (u *Upstream) baseClient() (http.Client, http.RoundTripper) {
+	var client http.Client
 	var base http.RoundTripper
 	if u.HTTPClient != nil {
-		c := *u.HTTPClient
-		client = &c
-		base = c.Transport
+		client = *u.HTTPClient
+		base = client.Transport
 	}
 	if base == nil {
 		if dt, ok := http.DefaultTransport.(*http.Transport); ok && u.HTTPClient == nil {
@@ -127,125 +119,82 @@ func (u *Upstream) httpClient() *http.Client {
 			base = http.DefaultTransport
 		}
 	}
-	client.Transport = &headerTransport{base: base, header: u.Header}
-	return client
+	return client, base
 }
 
-// transport returns a new transport to the upstream: a fresh process for a
-// command. client is the HTTP client for a URL.
-func (u *Upstream) transport(client *http.Client) mcp.Transport {
-	if u.URL != "" {
-		// Retries of the SDK would hide an upstream that is gone; the proxy
-		// reconnects on its own.
-		return &mcp.StreamableClientTransport{Endpoint: u.URL, HTTPClient: client, MaxRetries: -1, MaxEventSize: maxMessage}
-	}
-	cmd := exec.Command(u.Command[0], u.Command[1:]...)
-	cmd.Env = u.Env
-	cmd.Dir = u.Dir
-	cmd.Stderr = u.Stderr
-	return captureTransport{&mcp.CommandTransport{Command: cmd}}
+// upConn is one connection to the upstream: a process started for a
+// command, or a session of streamable HTTP.
+type upConn struct {
+	mcp.Connection
+	http    *http.Client           // for a URL: the client of the connection's requests
+	version atomic.Pointer[string] // for a URL: the negotiated protocol version
+	done    chan struct{}          // closed when the connection ended
+	end     sync.Once
 }
 
-// link holds the session with the upstream and replaces it when it breaks.
-// It is safe for concurrent use.
-type link struct {
-	up      *Upstream
-	http    *http.Client // for a URL
-	client  *mcp.Client
-	timeout time.Duration
-	// connected is called after every successful connection, the first
-	// included, outside of mu.
-	connected func(cs *mcp.ClientSession)
-	logf      func(msg string, args ...any)
-
-	mu     sync.Mutex
-	cs     *mcp.ClientSession // nil while disconnected
-	closed bool
+// ended closes the connection and marks it ended; it reports whether this
+// call ended it.
+func (u *upConn) ended() bool {
+	first := false
+	u.end.Do(func() {
+		first = true
+		close(u.done)
+		go u.Close() // closing a command's connection waits for the process
+	})
+	return first
 }
 
-// session returns the current session, connecting first if there is none.
-func (l *link) session(ctx context.Context) (*mcp.ClientSession, error) {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return nil, errClosed
-	}
-	if cs := l.cs; cs != nil {
-		l.mu.Unlock()
-		return cs, nil
-	}
-	cs, err := l.connect(ctx)
-	if err != nil {
-		l.mu.Unlock()
-		return nil, err
-	}
-	l.cs = cs
-	l.mu.Unlock()
-	go l.watch(cs)
-	if l.connected != nil {
-		l.connected(cs)
-	}
-	return cs, nil
-}
-
-// current returns the current session, or nil while disconnected.
-func (l *link) current() *mcp.ClientSession {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.cs
-}
-
-// connect makes one attempt, bounded by the link's timeout. It is called
-// with mu held, so concurrent calls wait for one attempt.
-func (l *link) connect(ctx context.Context) (*mcp.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.timeout)
-	defer cancel()
-	cs, err := l.client.Connect(ctx, l.up.transport(l.http), nil)
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within %v", l.timeout)
+// dial makes a new connection to the upstream: it starts the command, or
+// prepares a streamable HTTP session, whose first request connects.
+func (p *Proxy) dial() (*upConn, error) {
+	u := &upConn{done: make(chan struct{})}
+	if p.up.URL == "" {
+		conn, err := startCommand(&p.up, p.maxMessage, p.logger)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, p.up.String(), err)
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, l.up, err)
+		u.Connection = conn
+		return u, nil
 	}
-	return cs, nil
+	client := p.client
+	client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version}
+	u.http = &client
+	// Retries of the SDK would hide an upstream that is gone; the proxy
+	// reconnects on its own.
+	t := &mcp.StreamableClientTransport{Endpoint: p.up.URL, HTTPClient: u.http, MaxRetries: -1, MaxEventSize: p.maxMessage}
+	conn, err := t.Connect(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, p.up.String(), err)
+	}
+	u.Connection = conn
+	return u, nil
 }
 
-// watch forgets cs when its connection ends (a stdio upstream that exited),
-// so that the next call connects again.
-func (l *link) watch(cs *mcp.ClientSession) {
-	err := cs.Wait()
-	if l.drop(cs) {
-		l.logf("upstream disconnected", "upstream", l.up.String(), "err", err)
-	}
+// headerTransport sends the user's headers with every request, and the
+// negotiated protocol version where the SDK does not: go-sdk's connection
+// learns it from a hook of its own client session, which the relay does not
+// use.
+type headerTransport struct {
+	base    http.RoundTripper
+	header  http.Header
+	version *atomic.Pointer[string]
 }
 
-// drop forgets cs if it is the current session, and closes it. It reports
-// whether cs was current.
-func (l *link) drop(cs *mcp.ClientSession) bool {
-	l.mu.Lock()
-	current := l.cs == cs
-	if current {
-		l.cs = nil
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, vs := range t.header {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
-	l.mu.Unlock()
-	if current {
-		// Closing a command's session waits for the process to exit.
-		go cs.Close()
+	if v := t.version.Load(); v != nil && req.Header.Get(protocolVersionHeader) == "" {
+		req.Header.Set(protocolVersionHeader, *v)
 	}
-	return current
+	return t.base.RoundTrip(req)
 }
 
-// close ends the session for good.
-func (l *link) close() error {
-	l.mu.Lock()
-	l.closed = true
-	cs := l.cs
-	l.cs = nil
-	l.mu.Unlock()
-	if cs != nil {
-		return cs.Close()
-	}
-	return nil
-}
-
-var errClosed = errors.New("proxy: closed")
+const (
+	protocolVersionHeader = "Mcp-Protocol-Version"
+	sessionIDHeader       = "Mcp-Session-Id"
+)

@@ -28,7 +28,14 @@ import (
 const stdioUpstreamEnv = "LRO_PROXY_TEST_STDIO_UPSTREAM"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rawUpstreamEnv) != "" {
+		rawUpstream()
+		os.Exit(0)
+	}
 	if dir := os.Getenv(stdioUpstreamEnv); dir != "" {
+		// A line that is no JSON-RPC message, as a library printing to
+		// stdout writes: the proxy skips it.
+		fmt.Println("upstream starting (this line is no JSON-RPC message)")
 		if err := newUpstream(dir).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "upstream:", err)
 			os.Exit(1)
@@ -113,7 +120,13 @@ var blocked = make(chan string, 10)
 // newUpstream returns the upstream server. Its typed tool "items" offloads
 // with package lro into dir, unless the caller is an LRO proxy.
 func newUpstream(dir string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "v1"}, &mcp.ServerOptions{Instructions: "upstream instructions"})
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "v1"}, &mcp.ServerOptions{
+		Instructions:       "upstream instructions",
+		CompletionHandler:  complete,
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	addFeatures(s)
 	s.AddReceivingMiddleware(lro.GuardNullArguments)
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "annotated"}
 	lro.AddTool(s, &mcp.Tool{Name: "items", Title: "Items", Description: "Lists items.", Annotations: readOnly},

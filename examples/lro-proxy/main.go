@@ -1,19 +1,23 @@
-// Command proxy puts Large Result Offloading (LRO) in front of any MCP
-// server: the specification's local LRO proxy.
+// Command lro-proxy puts Large Result Offloading (LRO) in front of any MCP
+// server: the specification's local LRO proxy. Install it with
 //
-// It serves MCP over stdio to the client (an IDE, an agent) and connects to
-// the upstream server, either at a streamable HTTP URL:
+//	go install github.com/zircote/lro-go/examples/lro-proxy@latest
 //
-//	proxy -url https://mcp.example.com/mcp -header 'Authorization: Bearer ${API_TOKEN}'
+// It serves MCP over stdio to the client (an IDE, an agent) and relays every
+// message to the upstream server, either at a streamable HTTP URL:
 //
-// or by starting a command that serves MCP over stdio:
+//	lro-proxy -url https://mcp.example.com/mcp -header 'Authorization: Bearer ${API_TOKEN}'
 //
-//	proxy -- npx -y @modelcontextprotocol/server-filesystem ~/src
+// or started as a command that serves MCP over stdio:
 //
-// Every upstream tool is offered as it is; a result estimated above the
-// threshold (1,600 tokens by default) is written to a JSONL file on this
-// machine and the client receives a descriptor with the file's path and jq
-// recipes instead. Run it with -h for every flag. Logs go to stderr.
+//	lro-proxy -- npx -y @modelcontextprotocol/server-filesystem ~/src
+//
+// Everything passes as it is (tools, resources, prompts, completions,
+// logging, sampling, elicitation, roots, notifications), except that a tool
+// result estimated above the threshold (1,600 tokens by default) is written
+// to a JSONL file on this machine and the client receives a descriptor with
+// the file's path and jq recipes instead. Run it with -h for every flag. Logs
+// go to stderr.
 package main
 
 import (
@@ -48,7 +52,7 @@ func main() {
 	case errors.Is(err, errUsage):
 		os.Exit(2)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "proxy:", strings.TrimPrefix(err.Error(), "proxy: "))
+		fmt.Fprintln(os.Stderr, "lro-proxy:", strings.TrimPrefix(err.Error(), "proxy: "))
 		os.Exit(1)
 	}
 }
@@ -56,22 +60,25 @@ func main() {
 // errUsage reports bad flags or arguments; the usage has been printed.
 var errUsage = errors.New("usage")
 
-const usageHead = `Usage: proxy [flags] -url URL
-       proxy [flags] [--] COMMAND [ARG...]
+const usageHead = `Usage: lro-proxy [flags] -url URL
+       lro-proxy [flags] [--] COMMAND [ARG...]
 
 A local Large Result Offloading proxy. It serves MCP over stdio to its client
-and forwards every tool of an upstream MCP server: one at a streamable HTTP
+and relays every message to an upstream MCP server: one at a streamable HTTP
 URL (-url), or one it starts as COMMAND, speaking MCP over stdio (write -- before
-a command whose arguments start with a dash). A result estimated above the
+a command whose arguments start with a dash). A tool result estimated above the
 token threshold is written to a JSONL file on this machine, and the client
 receives a descriptor with the file's path, a line schema and ten jq recipes
-instead. Records are exactly what the upstream returned.
+instead; the file holds the whole result, exactly as the upstream sent it.
+Everything else passes as it is. The tools lro_extract, lro_read and lro_search
+query the files, for clients without a shell.
 
 The proxy identifies itself to the upstream as an LRO proxy (capability
-extension and request _meta "io.github.zircote/lro": {"proxy": true}), so an
-upstream built with lro-go returns full results inline and the files land
-here. When the upstream goes away, calls fail with a tool error and the next
-call connects again (starting COMMAND again); tool list changes are followed.
+extension "io.github.zircote/lro": {"proxy": true}, clientInfo.proxy, and the
+same key in the _meta of every tools/call), so an upstream built with lro-go
+returns full results inline and the files land here. When the upstream goes
+away, requests in flight fail (tool calls with a tool error) and the next
+request connects again (starting COMMAND again).
 
 Offloading is configured, each source overriding the one before: built-in
 defaults; the [prompt.offload] section of the TOML file given by -config
@@ -94,14 +101,15 @@ func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
 
 // config is the parsed command line.
 type config struct {
-	up      proxy.Upstream
-	opts    *lro.Options
-	timeout time.Duration
+	up         proxy.Upstream
+	opts       *lro.Options
+	timeout    time.Duration
+	maxMessage int
 }
 
 // setup parses the flags, the configuration and the upstream.
 func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*config, error) {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs := flag.NewFlagSet("lro-proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageHead)
@@ -113,7 +121,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
-	timeout := fs.Duration("connect-timeout", proxy.DefaultConnectTimeout, "give up connecting to the upstream after this `duration`")
+	timeout := fs.Duration("connect-timeout", proxy.DefaultConnectTimeout, "give up connecting to the upstream again after this `duration`")
+	maxMessage := fs.Int("max-message", proxy.DefaultMaxMessageBytes, "the largest message, in `bytes`, read from the upstream or the client")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -123,12 +132,12 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	usage := func(format string, a ...any) error {
-		fmt.Fprintf(stderr, "proxy: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "lro-proxy: "+format+"\n", a...)
 		fs.Usage()
 		return errUsage
 	}
 
-	c := &config{timeout: *timeout}
+	c := &config{timeout: *timeout, maxMessage: *maxMessage}
 	switch {
 	case *url == "" && fs.NArg() == 0:
 		return nil, usage("no upstream: give -url URL or a COMMAND")
@@ -160,6 +169,9 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	}
 	if *timeout <= 0 {
 		return nil, fmt.Errorf("flag -connect-timeout=%v: must be positive", *timeout)
+	}
+	if *maxMessage <= 0 {
+		return nil, fmt.Errorf("flag -max-message=%d: must be positive", *maxMessage)
 	}
 
 	// Flags are the explicit layer: they override the file and the
@@ -212,10 +224,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	c.opts.Observer = event.Slog(logger)
-	p, err := proxy.New(ctx, c.up, &proxy.Options{
+	p, err := proxy.New(c.up, &proxy.Options{
 		LRO:                c.opts,
 		Logger:             logger,
 		ConnectTimeout:     c.timeout,
+		MaxMessageBytes:    c.maxMessage,
 		RegisterLocalTools: localTools(c.opts),
 	})
 	if err != nil {
@@ -228,7 +241,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		"threshold_tokens", c.opts.ThresholdTokens,
 		"ttl", c.opts.TTL,
 		"output_dir", outputDir(c.opts))
-	return p.Run(ctx, &mcp.StdioTransport{})
+	err = p.Run(ctx, &mcp.StdioTransport{MaxLineLength: c.maxMessage})
+	if errors.Is(err, context.Canceled) {
+		return nil // a signal
+	}
+	return err
 }
 
 // localTools returns the hook that registers the tools the proxy serves

@@ -48,6 +48,7 @@ func TestSetup(t *testing.T) {
 		{"two upstreams", []string{"-url", "http://h/mcp", "srv"}, nil, "", nil, nil, 0, "", "usage"},
 		{"zero threshold", []string{"-threshold", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -threshold=0"},
 		{"zero timeout", []string{"-connect-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flag -connect-timeout=0s"},
+		{"zero message size", []string{"-max-message", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -max-message=0"},
 		{"bad environment", []string{"srv"}, map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "many"}, "", nil, nil, 0, "", "ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS"},
 	}
 	for _, tt := range tests {

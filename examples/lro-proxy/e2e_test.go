@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +59,7 @@ func binary(t *testing.T, pkg string) string {
 	}
 	name := filepath.Base(pkg)
 	if pkg == "." {
-		name = "proxy"
+		name = "lro-proxy"
 	}
 	bin := filepath.Join(binDir, name)
 	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
@@ -560,8 +559,8 @@ func TestEverythingServer(t *testing.T) {
 	}
 }
 
-// TestUnreachable starts the proxy with upstreams that are not there: it
-// exits with status 1 and an error naming them.
+// TestUnreachable starts the proxy with upstreams that are not there: the
+// client's initialize fails with an error naming them.
 func TestUnreachable(t *testing.T) {
 	bin := binary(t, ".")
 	tests := []struct {
@@ -573,13 +572,22 @@ func TestUnreachable(t *testing.T) {
 		{[]string{"--", "sh", "-c", "echo not MCP; exit 1"}, `upstream unavailable: command sh -c "echo not MCP; exit 1"`},
 	}
 	for _, tt := range tests {
-		out, err := exec.Command(bin, tt.args...).CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-			t.Errorf("%v: exit %v, want status 1\n%s", tt.args, err, out)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		stderr := &lockedBuffer{}
+		cmd := exec.Command(bin, tt.args...)
+		cmd.Stderr = stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		cancel()
+		if err == nil {
+			cs.Close()
+			t.Errorf("%v: the client connected", tt.args)
+			continue
 		}
-		if !strings.Contains(string(out), tt.want) {
-			t.Errorf("%v: output %q lacks %q", tt.args, out, tt.want)
+		if !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: %v; want an error naming %q", tt.args, err, tt.want)
+		}
+		if !strings.Contains(stderr.String(), "upstream unavailable") {
+			t.Errorf("%v: stderr %q does not log the upstream as unavailable", tt.args, stderr.String())
 		}
 	}
 }

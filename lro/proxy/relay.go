@@ -1,0 +1,471 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A relay passes the JSON-RPC messages of one client session to the
+// upstream and back, as they are, in both directions: requests,
+// notifications and responses of every method, known to the proxy or not.
+// It changes only the initialize request (the proxy's mark), the initialize
+// result (tools advertised for local tools), tools/list results (widened
+// output schemas, local tools), tools/call requests (the mark in _meta;
+// local tools are answered here) and tools/call results above the threshold
+// (offloaded).
+//
+// When the upstream's connection ends, the client's requests in flight get
+// an error, and its next request connects again: the relay replays the
+// client's initialize to the new connection, so that the client's session
+// goes on.
+type relay struct {
+	p      *Proxy
+	client mcp.Connection
+	ctx    context.Context // ends with the relay
+	cancel context.CancelFunc
+
+	connMu sync.Mutex // one connection attempt at a time
+
+	mu    sync.Mutex
+	up    *upConn                               // nil while disconnected
+	calls map[jsonrpc.ID]*call                  // the client's requests in flight
+	own   map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
+	init  *jsonrpc.Request                      // the client's initialize, as sent upstream
+	ready bool                                  // init was answered: replay it on a new connection
+	seq   atomic.Int64
+}
+
+// call is a request of the client in flight.
+type call struct {
+	method   string
+	params   json.RawMessage    // the client's params of a tools/call
+	up       *upConn            // the connection it was sent on; nil before
+	cancel   context.CancelFunc // ends its HTTP request's stream
+	canceled bool               // the client canceled it: no response goes back
+}
+
+func newRelay(p *Proxy, client mcp.Connection) *relay {
+	return &relay{p: p, client: client, calls: map[jsonrpc.ID]*call{}, own: map[jsonrpc.ID]chan *jsonrpc.Response{}}
+}
+
+// run reads the client's messages until the client disconnects or ctx ends.
+func (r *relay) run(ctx context.Context) error {
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	defer r.close()
+	stop := context.AfterFunc(r.ctx, func() { r.client.Close() })
+	defer stop()
+	for {
+		msg, err := r.client.Read(r.ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+				return nil
+			}
+			return err
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if m.IsCall() {
+				r.request(m)
+			} else {
+				r.notify(m)
+			}
+		case *jsonrpc.Response:
+			// The client's answer to a request of the upstream (sampling,
+			// elicitation, roots): for the connection that asked.
+			if u := r.current(); u != nil {
+				r.write(u, m)
+			}
+		}
+	}
+}
+
+// close ends the relay's upstream connection and its client connection.
+func (r *relay) close() {
+	r.cancel()
+	r.mu.Lock()
+	u := r.up
+	r.up = nil
+	r.mu.Unlock()
+	if u != nil {
+		u.ended()
+	}
+	r.client.Close()
+}
+
+func (r *relay) current() *upConn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.up
+}
+
+// write sends msg upstream, and ends the connection when it fails.
+func (r *relay) write(u *upConn, msg jsonrpc.Message) {
+	if err := u.Write(r.ctx, msg); err != nil {
+		r.lost(u, err)
+	}
+}
+
+// notify passes a notification of the client upstream. A cancellation
+// also means that no response to the request goes back to the client.
+func (r *relay) notify(m *jsonrpc.Request) {
+	if m.Method == "notifications/cancelled" {
+		var params struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &params) == nil {
+			if id, err := jsonrpc.MakeID(params.RequestID); err == nil {
+				r.mu.Lock()
+				c := r.calls[id]
+				if c != nil {
+					c.canceled = true
+					delete(r.calls, id)
+				}
+				r.mu.Unlock()
+				if c != nil {
+					// After the notification, so that the upstream learns
+					// of the cancellation rather than of a broken stream.
+					defer c.cancel()
+				}
+			}
+		}
+	}
+	if u := r.current(); u != nil {
+		r.write(u, m)
+	}
+}
+
+// request sends a request of the client upstream, or answers it here for
+// a local tool. It registers the call at once, in the order the client
+// sent it, and sends it from a goroutine of its own: a request may wait for
+// a connection, and an HTTP request for its response's headers.
+func (r *relay) request(m *jsonrpc.Request) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	c := &call{method: m.Method, cancel: cancel}
+	if m.Method == "tools/call" {
+		c.params = m.Params
+	}
+	r.mu.Lock()
+	r.calls[m.ID] = c
+	r.mu.Unlock()
+	if m.Method == "tools/call" && r.p.local != nil && r.p.localNames[toolName(m.Params)] {
+		go r.callLocal(ctx, m, c)
+		return
+	}
+	switch m.Method {
+	case "initialize":
+		m = &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: markInitialize(m.Params)}
+		r.mu.Lock()
+		r.init, r.ready = m, false
+		r.mu.Unlock()
+	case "tools/call":
+		m = &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: markCall(m.Params)}
+	}
+	go r.send(ctx, m, c)
+}
+
+// send sends the client's request m upstream, connecting first if needed.
+func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
+	for attempt := 0; ; attempt++ {
+		u, err := r.connection(m.Method != "initialize")
+		if err != nil {
+			r.fail(m.ID, err)
+			return
+		}
+		if ctx.Err() != nil {
+			return // canceled before it was sent
+		}
+		err = u.Write(ctx, m)
+		if err == nil {
+			r.mu.Lock()
+			c.up = u
+			live := r.up == u
+			r.mu.Unlock()
+			if !live {
+				// The connection ended before the call was registered on
+				// it: no one else answers it.
+				r.fail(m.ID, errors.New("the connection ended"))
+			}
+			return
+		}
+		if ctx.Err() != nil {
+			return // canceled while it was being sent
+		}
+		r.lost(u, err)
+		// A session the upstream no longer knows (it restarted) never saw
+		// the request: send it again, once, on a new session.
+		if attempt > 0 || !errors.Is(err, mcp.ErrSessionMissing) {
+			r.fail(m.ID, err)
+			return
+		}
+	}
+}
+
+// connection returns the upstream connection, connecting first if there is
+// none; replay says whether a new connection gets the client's initialize
+// again.
+func (r *relay) connection(replay bool) (*upConn, error) {
+	r.connMu.Lock()
+	defer r.connMu.Unlock()
+	r.mu.Lock()
+	u, init, ready := r.up, r.init, r.ready
+	r.mu.Unlock()
+	if u != nil {
+		return u, nil
+	}
+	u, err := r.p.dial()
+	if err != nil {
+		return nil, err
+	}
+	go r.read(u)
+	if replay && ready {
+		if err := r.replay(u, init); err != nil {
+			u.ended()
+			return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
+		}
+		r.p.logger.Info("upstream connected again", "upstream", r.p.up.String())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-u.done:
+		// It ended already (a command that exited at once); lost, which
+		// ended it, found no connection to forget.
+		return nil, fmt.Errorf("%w: %s: the connection ended", ErrUpstreamUnavailable, r.p.up.String())
+	default:
+	}
+	r.up = u
+	return u, nil
+}
+
+// replay initializes a new connection as the client initialized the first.
+func (r *relay) replay(u *upConn, init *jsonrpc.Request) error {
+	id, _ := jsonrpc.MakeID("lro-proxy-" + strconv.FormatInt(r.seq.Add(1), 10))
+	answer := make(chan *jsonrpc.Response, 1)
+	r.mu.Lock()
+	r.own[id] = answer
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.own, id)
+		r.mu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(r.ctx, r.p.timeout)
+	defer cancel()
+	if err := u.Write(ctx, &jsonrpc.Request{ID: id, Method: init.Method, Params: init.Params}); err != nil {
+		return err
+	}
+	select {
+	case resp := <-answer:
+		if resp.Error != nil {
+			return resp.Error
+		}
+		r.initialized(u, resp.Result)
+	case <-u.done:
+		return errors.New("the connection ended")
+	case <-ctx.Done():
+		return fmt.Errorf("no answer to initialize within %v", r.p.timeout)
+	}
+	return u.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage("{}")})
+}
+
+// initialized records the protocol version of an initialize result, for
+// the HTTP header, and opens the stream of an HTTP upstream's own messages.
+func (r *relay) initialized(u *upConn, result []byte) {
+	v := protocolVersion(result)
+	u.version.Store(&v)
+	if u.http != nil && v < protocol20260728 {
+		go r.listen(u)
+	}
+}
+
+// protocol20260728 is the first protocol version without the standalone
+// stream of server messages over HTTP.
+const protocol20260728 = "2026-07-28"
+
+// read passes the messages of the upstream connection u to the client
+// until it ends.
+func (r *relay) read(u *upConn) {
+	for {
+		msg, err := u.Read(r.ctx)
+		if err != nil {
+			r.lost(u, err)
+			return
+		}
+		r.fromUpstream(u, msg)
+	}
+}
+
+// fromUpstream passes a message of the upstream to the client: requests and
+// notifications as they are, responses to the client's requests with the
+// changes the proxy makes.
+func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		r.toClient(msg)
+		return
+	}
+	r.mu.Lock()
+	if answer := r.own[resp.ID]; answer != nil {
+		r.mu.Unlock()
+		answer <- resp
+		return
+	}
+	c := r.calls[resp.ID]
+	if c == nil || c.up != u && c.up != nil {
+		// No such request in flight: canceled by the client, or answered
+		// with an error after its connection ended.
+		r.mu.Unlock()
+		return
+	}
+	var werr *jsonrpc.Error
+	if resp.Error != nil && !errors.As(resp.Error, &werr) {
+		// Not the upstream's answer but the SDK's: the request's stream
+		// ended without one.
+		r.mu.Unlock()
+		r.fail(resp.ID, resp.Error)
+		return
+	}
+	delete(r.calls, resp.ID)
+	r.mu.Unlock()
+	c.cancel()
+	if resp.Error != nil {
+		r.toClient(resp)
+		return
+	}
+	switch c.method {
+	case "initialize":
+		r.mu.Lock()
+		r.ready = true
+		r.mu.Unlock()
+		r.initialized(u, resp.Result)
+		if r.p.local != nil {
+			resp.Result = advertiseTools(resp.Result)
+		}
+	case "tools/list":
+		resp.Result = r.p.rewriteTools(resp.Result)
+	case "tools/call":
+		// Offloading takes a while: the upstream's other messages go on.
+		go func() {
+			resp.Result = r.p.offload(r.ctx, c.params, resp.Result)
+			r.toClient(resp)
+		}()
+		return
+	}
+	r.toClient(resp)
+}
+
+func (r *relay) toClient(msg jsonrpc.Message) {
+	if err := r.client.Write(r.ctx, msg); err != nil && r.ctx.Err() == nil {
+		r.p.logger.Warn("writing to the client failed", "err", err)
+	}
+}
+
+// lost ends the upstream connection u after err: the client's requests in
+// flight on it get an error, and the next request connects again.
+func (r *relay) lost(u *upConn, err error) {
+	first := u.ended()
+	r.mu.Lock()
+	if r.up == u {
+		r.up = nil
+	}
+	var ids []jsonrpc.ID
+	for id, c := range r.calls {
+		if c.up == u {
+			ids = append(ids, id)
+		}
+	}
+	r.mu.Unlock()
+	if !first || r.ctx.Err() != nil {
+		return
+	}
+	r.p.logger.Warn("upstream connection ended; the next request connects again", "upstream", r.p.up.String(), "err", err, "requests_failed", len(ids))
+	for _, id := range ids {
+		r.fail(id, err)
+	}
+}
+
+// fail answers the client's request id, whose upstream connection failed
+// with err: a tools/call with a tool error, which the model reads, other
+// requests with a JSON-RPC error.
+func (r *relay) fail(id jsonrpc.ID, err error) {
+	r.mu.Lock()
+	c := r.calls[id]
+	delete(r.calls, id)
+	r.mu.Unlock()
+	if c == nil {
+		return // answered or canceled
+	}
+	c.cancel()
+	msg := err.Error()
+	if !errors.Is(err, ErrUpstreamUnavailable) {
+		msg = fmt.Sprintf("%v: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
+	}
+	msg = strings.TrimPrefix(msg, "proxy: ")
+	r.p.logger.Warn("request failed", "method", c.method, "err", msg)
+	if c.method != "tools/call" {
+		r.toClient(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: " + msg}})
+		return
+	}
+	res, _ := json.Marshal(&mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg +
+			". The proxy connects again on the next call; retry when the upstream server is back."}},
+	})
+	r.toClient(&jsonrpc.Response{ID: id, Result: res})
+}
+
+// callLocal answers a call of a local tool.
+func (r *relay) callLocal(ctx context.Context, m *jsonrpc.Request, c *call) {
+	resp := &jsonrpc.Response{ID: m.ID}
+	var params mcp.CallToolParamsRaw
+	if err := json.Unmarshal(m.Params, &params); err != nil {
+		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	} else {
+		res, err := r.p.local.CallTool(ctx, &mcp.CallToolParams{Meta: params.Meta, Name: params.Name, Arguments: params.Arguments})
+		var werr *jsonrpc.Error
+		switch {
+		case errors.As(err, &werr):
+			resp.Error = werr
+		case err != nil:
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		default:
+			if resp.Result, err = json.Marshal(res); err != nil {
+				resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			}
+		}
+	}
+	r.mu.Lock()
+	canceled := c.canceled
+	delete(r.calls, m.ID)
+	r.mu.Unlock()
+	c.cancel()
+	if !canceled {
+		r.toClient(resp)
+	}
+}
+
+// toolName returns the name in the params of a tools/call.
+func toolName(params []byte) string {
+	if n := member(params, "name"); n.Kind() == '"' {
+		return unquote(n)
+	}
+	return ""
+}
+
+// listenRetry is how long the relay waits before it opens an HTTP
+// upstream's stream of server messages again.
+const listenRetry = time.Second

@@ -1,0 +1,257 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
+)
+
+// The only messages the relay changes. Each function returns its input when
+// it is not what it expects: a message the proxy does not understand passes
+// as it is.
+
+// proxyMark is the value of [lro.ProxyKey] the proxy sends.
+var proxyMark = []byte(`{"proxy":true}`)
+
+// markInitialize returns the params of the client's initialize request with
+// the proxy's mark: the capability extension [lro.ProxyKey] and the
+// specification's clientInfo.proxy = true.
+func markInitialize(params []byte) []byte {
+	caps := member(params, "capabilities")
+	if caps == nil {
+		caps = []byte("{}")
+	}
+	exts := member(caps, "extensions")
+	if exts == nil {
+		exts = []byte("{}")
+	}
+	exts, _ = withMembers(exts, map[string][]byte{lro.ProxyKey: proxyMark})
+	caps, _ = withMembers(caps, map[string][]byte{"extensions": exts})
+	set := map[string][]byte{"capabilities": caps}
+	if info := member(params, "clientInfo"); info.Kind() == '{' {
+		set["clientInfo"], _ = withMembers(info, map[string][]byte{"proxy": []byte("true")})
+	}
+	out, _ := withMembers(params, set)
+	return out
+}
+
+// markCall returns the params of a tools/call request with the proxy's mark
+// in its _meta, which a server of protocol 2026-07-28 reads instead of a
+// session's capabilities, and, when the client sent its clientInfo there (as
+// that protocol does), the specification's clientInfo.proxy = true.
+func markCall(params []byte) []byte {
+	meta := member(params, "_meta")
+	if meta.Kind() != '{' {
+		meta = []byte("{}")
+	}
+	set := map[string][]byte{lro.ProxyKey: proxyMark}
+	if info := member(meta, mcp.MetaKeyClientInfo); info.Kind() == '{' {
+		set[mcp.MetaKeyClientInfo], _ = withMembers(info, map[string][]byte{"proxy": []byte("true")})
+	}
+	meta, _ = withMembers(meta, set)
+	out, _ := withMembers(params, map[string][]byte{"_meta": meta})
+	return out
+}
+
+// protocolVersion returns the protocolVersion of an initialize result.
+func protocolVersion(result []byte) string {
+	v := member(result, "protocolVersion")
+	if v.Kind() != '"' {
+		return ""
+	}
+	return unquote(v)
+}
+
+// advertiseTools returns an initialize result whose capabilities include
+// tools, for the proxy's local tools.
+func advertiseTools(result []byte) []byte {
+	caps := member(result, "capabilities")
+	if caps.Kind() != '{' || member(caps, "tools") != nil {
+		return result
+	}
+	caps, _ = withMembers(caps, map[string][]byte{"tools": []byte("{}")})
+	out, _ := withMembers(result, map[string][]byte{"capabilities": caps})
+	return out
+}
+
+// rewriteTools returns a page of tools/list: the upstream's tools with
+// their output schemas widened to accept the offload descriptor (for the
+// tools whose results may be offloaded), without those a local tool hides,
+// and, on the last page, the local tools.
+func (p *Proxy) rewriteTools(result []byte) []byte {
+	tools := member(result, "tools")
+	if tools.Kind() != '[' {
+		return result
+	}
+	out := []byte{'['}
+	add := func(tool []byte) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, tool...)
+	}
+	ok := elements(tools, func(tool jsontext.Value) {
+		name := ""
+		if n := member(tool, "name"); n.Kind() == '"' {
+			name = unquote(n)
+		}
+		if p.localNames[name] {
+			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
+			return
+		}
+		add(p.widen(name, tool))
+	})
+	if !ok {
+		return result
+	}
+	if member(result, "nextCursor").Kind() != '"' {
+		for _, t := range p.localTools {
+			add(t)
+		}
+	}
+	out = append(out, ']')
+	res, _ := withMembers(result, map[string][]byte{"tools": out})
+	return res
+}
+
+// widen returns tool with its output schema widened by
+// [lro.WidenOutputSchema], or as it is when it has none or its results are
+// never offloaded.
+func (p *Proxy) widen(name string, tool []byte) []byte {
+	schema := member(tool, "outputSchema")
+	if schema.Kind() != '{' || p.lro.Disabled || p.lro.Tools[name].Disabled {
+		return tool
+	}
+	var s any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return tool
+	}
+	w, err := lro.WidenOutputSchema(s)
+	if err != nil {
+		p.logger.Warn("output schema not widened; an offloaded result may fail the client's validation", "tool", name, "err", err)
+		return tool
+	}
+	data, err := json.Marshal(w)
+	if err != nil {
+		return tool
+	}
+	out, _ := withMembers(tool, map[string][]byte{"outputSchema": data})
+	return out
+}
+
+type resultKey struct{}
+
+// returnResult is the tool handler that [lro.Wrap] wraps in the proxy: it
+// returns the upstream's result, decoded by offload.
+func returnResult(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return ctx.Value(resultKey{}).(*mcp.CallToolResult), nil
+}
+
+// offload hands the result of a tools/call with params to [lro.Wrap]:
+// above the threshold, it returns the result with the descriptor in its
+// content and structured content, and every other member as the upstream
+// wrote it; else, or for a result it cannot read, result itself. The
+// structured content goes to the file as written (go-sdk would decode it
+// into float64s, and fail on 1e400).
+func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
+	var req mcp.CallToolParamsRaw
+	if err := json.Unmarshal(params, &req); err != nil {
+		return result
+	}
+	res, ok := decodeResult(result)
+	if !ok {
+		return result
+	}
+	before := res.Content
+	out, err := p.wrapped(context.WithValue(ctx, resultKey{}, res), &mcp.CallToolRequest{Params: &req})
+	// lro rewrites the result in place, with new content, when it offloads.
+	if err != nil || out != res || len(out.Content) == 0 || (len(before) > 0 && out.Content[0] == before[0]) {
+		return result
+	}
+	content, err := json.Marshal(out.Content)
+	if err != nil {
+		return result
+	}
+	set := map[string][]byte{"content": content, "structuredContent": nil}
+	if sc, ok := out.StructuredContent.(json.RawMessage); ok {
+		set["structuredContent"] = sc
+	}
+	offloaded, ok := withMembers(result, set)
+	if !ok {
+		return result
+	}
+	return offloaded
+}
+
+// decodeResult returns the content and structured content of a tools/call
+// result, as the offload core reads them: the structured content as
+// written, text items unquoted with jsontext (go-sdk's decoder takes five
+// times as long as the whole offload on a long text that holds JSON). It
+// reports false for a result that is never offloaded (an error, or not
+// complete) or that it cannot read.
+func decodeResult(result []byte) (*mcp.CallToolResult, bool) {
+	res := &mcp.CallToolResult{}
+	ok := true
+	valid := members(result, func(name, value jsontext.Value) bool {
+		switch unquote(name) {
+		case "content":
+			ok = value.Kind() == '[' && elements(value, func(item jsontext.Value) {
+				c, err := decodeContent(item)
+				if err != nil {
+					ok = false
+				}
+				res.Content = append(res.Content, c)
+			})
+		case "structuredContent":
+			if value.Kind() != 'n' {
+				res.StructuredContent = json.RawMessage(value)
+			}
+		case "isError":
+			ok = value.Kind() != 't'
+		case "resultType":
+			ok = unquote(value) == "complete"
+		case "inputRequests", "requestState":
+			ok = false
+		}
+		return ok
+	})
+	return res, ok && valid
+}
+
+// decodeContent decodes a content item: a text item with jsontext, any
+// other through go-sdk.
+func decodeContent(item []byte) (mcp.Content, error) {
+	t := &mcp.TextContent{}
+	text := false
+	plain := members(item, func(name, value jsontext.Value) bool {
+		switch unquote(name) {
+		case "type":
+			text = unquote(value) == "text"
+			return text
+		case "text":
+			if value.Kind() != '"' {
+				return false
+			}
+			t.Text = unquote(value)
+		case "_meta":
+			return json.Unmarshal(value, &t.Meta) == nil
+		case "annotations":
+			return json.Unmarshal(value, &t.Annotations) == nil
+		default:
+			return false // a field go-sdk's decoder would check
+		}
+		return true
+	})
+	if plain && text {
+		return t, nil
+	}
+	var one mcp.CallToolResult
+	if err := json.Unmarshal([]byte(`{"content":[`+string(item)+`]}`), &one); err != nil {
+		return nil, err
+	}
+	return one.Content[0], nil
+}
