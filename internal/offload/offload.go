@@ -33,6 +33,14 @@ type Config struct {
 	// Native makes the guidance point to the extraction tools instead of
 	// shell commands.
 	Native bool
+	// Always offloads every result, whatever its size.
+	Always bool
+	// ClientDir is the output folder as the client sees it; "" means Dir.
+	// The descriptor's paths are in it; the file is written in Dir.
+	ClientDir string
+	// SchemaDescriptions gives the line schema the descriptions of the
+	// record type's fields.
+	SchemaDescriptions bool
 	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
 	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
 }
@@ -91,7 +99,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		return false
 	}
 	tokens := c.tokens(r)
-	if tokens <= c.Threshold {
+	if tokens <= c.Threshold && !c.Always {
 		return false
 	}
 	p, err := c.plan(r)
@@ -127,7 +135,8 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	if err != nil {
 		r = &result{}
 	}
-	if tokens <= c.Threshold && c.tokens(r) <= c.Threshold {
+	inline := c.tokens(r)
+	if tokens <= c.Threshold && inline <= c.Threshold && !c.Always {
 		return false, false
 	}
 	call := describe()
@@ -136,6 +145,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	}
 	p := &plan{
 		tokens:   tokens,
+		inline:   inline,
 		provided: recs,
 		scores:   set.Scores,
 		// The set is the whole result: the file holds no "result", and its
