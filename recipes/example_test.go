@@ -23,25 +23,25 @@ func ExampleSelect() {
 	// Output:
 	// memory records: true
 	// 1. List titles with namespaces
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -r '[.title, .namespace] | @tsv'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -r '[.title,.namespace]|@tsv'
 	// 2. Filter by namespace prefix
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace | strings | startswith($namespace))'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace|strings|startswith($namespace))'
 	// 3. Search titles by keyword (case-insensitive regex)
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg keyword cache 'select(.title | strings | test($keyword; "i"))'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg keyword cache 'select(.title|strings|test($keyword;"i"))'
 	// 4. Extract IDs and titles only
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c '{id, title, namespace}'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c '{id,title,namespace}'
 	// 5. Filter by memory type
 	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg memory_type semantic 'select(.memory_type == $memory_type)'
 	// 6. Count by namespace
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'group_by(.namespace)|map({namespace:.[0].namespace,count:length})|.[]'
 	// 7. Filter by tag
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg tag architecture 'select(any(.tags[]?; . == $tag))'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg tag architecture 'select(any(.tags[]?;. == $tag))'
 	// 8. Sort by created date, oldest first
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'sort_by(.created) | .[]'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'sort_by(.created)|.[]'
 	// 9. Sort by confidence, highest first
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'sort_by(.confidence) | reverse | .[]'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'sort_by(.confidence)|reverse|.[]'
 	// 10. Search content by keyword (case-insensitive regex)
-	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg keyword deploy 'select(.content | strings | test($keyword; "i"))'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg keyword deploy 'select(.content|strings|test($keyword;"i"))'
 }
 
 // Other records get recipes derived from their fields: here the text lines
@@ -57,9 +57,9 @@ func ExampleSelect_generic() {
 	}
 	// Output:
 	// 1. Count lines: tail -n +2 /tmp/out.jsonl | jq -s length
-	// 2. Search lines by keyword, with line numbers (like grep -n): tail -n +2 /tmp/out.jsonl | jq -r --arg keyword disk 'objects | select(.text | strings | test($keyword; "i")) | "\(.line): \(.text)"'
-	// 3. Count the lines matching a keyword: tail -n +2 /tmp/out.jsonl | jq -s --arg keyword disk 'map(objects | select(.text | strings | test($keyword; "i"))) | length'
-	// 4. Show the lines from line number from to line number to: tail -n +2 /tmp/out.jsonl | jq -r --arg from 1 --arg to 20 'objects | select(.line | numbers | . >= ($from | tonumber) and . <= ($to | tonumber)) | "\(.line): \(.text)"'
+	// 2. Search lines by keyword, with line numbers (like grep -n): tail -n +2 /tmp/out.jsonl | jq -r --arg keyword disk 'objects|select(.text|strings|test($keyword;"i"))|"\(.line): \(.text)"'
+	// 3. Count the lines matching a keyword: tail -n +2 /tmp/out.jsonl | jq -s --arg keyword disk 'map(objects|select(.text|strings|test($keyword;"i")))|length'
+	// 4. Show the lines from line number from to line number to: tail -n +2 /tmp/out.jsonl | jq -r --arg from 1 --arg to 20 'objects|select(.line|numbers|. >= ($from|tonumber) and . <= ($to|tonumber))|"\(.line): \(.text)"'
 }
 
 func ExampleRecipe_Args() {

@@ -124,7 +124,73 @@ func (r Recipe) Command(file string) string {
 		b.WriteString(ShellWord(p.Value))
 	}
 	b.WriteByte(' ')
-	b.WriteString(ShellWord(r.Filter))
+	b.WriteString(ShellWord(compactFilter(r.Filter)))
+	return b.String()
+}
+
+// compactFilter returns the jq program f without the white space around
+// the separators | , ; and : (outside string literals), which a descriptor
+// repeats in ten commands: "{a: .x, b: .y} | .a" becomes "{a:.x,b:.y}|.a".
+// Removing it never joins two tokens, since the separator stays between
+// them, and so never changes the program. String literals, the code
+// interpolated in them with \(...) included, are tracked and left as they
+// are inside; a program with a comment (#) is returned unchanged. The
+// Filter itself, which lro_extract runs, keeps its spaces.
+func compactFilter(f string) string {
+	const separators = "|,;:"
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	// frames: each true for a string literal, false for code; the depth of
+	// each code frame's parentheses is in depths.
+	frames, depths := []bool{false}, []int{0}
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		c, top := f[i], len(frames)-1
+		if frames[top] { // in a string literal
+			b.WriteByte(c)
+			switch c {
+			case '\\':
+				if i+1 < len(f) {
+					i++
+					b.WriteByte(f[i])
+					if f[i] == '(' { // interpolation: code until its ')'
+						frames, depths = append(frames, false), append(depths, 0)
+					}
+				}
+			case '"':
+				frames, depths = frames[:top], depths[:top]
+			}
+			continue
+		}
+		switch {
+		case c == '#':
+			return f
+		case c == '"':
+			frames, depths = append(frames, true), append(depths, 0)
+		case c == '(':
+			depths[top]++
+		case c == ')':
+			if depths[top] == 0 && top > 0 { // the end of an interpolation
+				frames, depths = frames[:top], depths[:top]
+			} else {
+				depths[top]--
+			}
+		case isSpace(c):
+			j := i
+			for j < len(f) && isSpace(f[j]) {
+				j++
+			}
+			prev := b.String()
+			if j == len(f) || strings.IndexByte(separators, f[j]) >= 0 ||
+				len(prev) > 0 && strings.IndexByte(separators, prev[len(prev)-1]) >= 0 {
+				i = j - 1
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	if len(frames) != 1 {
+		return f // not a whole program: leave it to jq to say so
+	}
 	return b.String()
 }
 

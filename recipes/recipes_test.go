@@ -120,10 +120,10 @@ func TestCommand(t *testing.T) {
 	}{
 		{
 			name:   "plain",
-			reason: "tail skips the header; a plain path is left as it is, the filter is quoted",
+			reason: "tail skips the header; a plain path is left as it is, the filter is compacted and quoted",
 			r:      recipes.Recipe{Filter: "{id, title, namespace}", Compact: true},
 			file:   "/tmp/atlatl-recall-01J.jsonl",
-			want:   `tail -n +2 /tmp/atlatl-recall-01J.jsonl | jq -c '{id, title, namespace}'`,
+			want:   `tail -n +2 /tmp/atlatl-recall-01J.jsonl | jq -c '{id,title,namespace}'`,
 		},
 		{
 			name:   "flags and params",
