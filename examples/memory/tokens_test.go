@@ -52,7 +52,7 @@ type tokenCeiling struct {
 // the log, under 60 for the bare pointer) are met by the bare pointer only:
 // with the file path in file_path, in each of the ten recipes and in the
 // guidance (about 26 tokens each from /tmp), and the fixed part of a recipe
-// ({"description":"","command":"tail -n +2 PATH | jq ''"}, 40 tokens with
+// ({"description":"","command":"tail -n +2 PATH | jq ”"}, 40 tokens with
 // the path), the ten recipes alone cost about 600 tokens before the
 // summary, the schema and the guidance. The guards keep what was won.
 var tokenCeilings = map[string]tokenCeiling{
