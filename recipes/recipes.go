@@ -143,6 +143,7 @@ func compactFilter(f string) string {
 	// each code frame's parentheses is in depths.
 	frames, depths := []bool{false}, []int{0}
 	var b strings.Builder
+	b.Grow(len(f))
 	for i := 0; i < len(f); i++ {
 		c, top := f[i], len(frames)-1
 		if frames[top] { // in a string literal

@@ -22,7 +22,7 @@ import (
 // tally gathers the summary's statistics and the line schema over the
 // records, as they are counted.
 type tally struct {
-	schema     *descriptor.Inferrer // nil when the schema is reflected or not wanted
+	schema     *descriptor.Inferrer // nil when the schema is not wanted
 	namespaces map[string]int
 	minScore   float64
 	maxScore   float64
@@ -163,7 +163,12 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 			r, _ := reflectedSchema(st)
 			descriptor.Annotate(s, r, c.SchemaDescriptions)
 		}
-		in.LineSchema = s
+		// Encoded once, not with each encoding of the descriptor below.
+		raw, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		in.LineSchema = json.RawMessage(raw)
 	}
 	var isMemory bool
 	in.Recipes, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
@@ -353,7 +358,7 @@ var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
 // structType returns the struct type of records of Go type t (through
 // pointers), or nil when t is not a struct type or cannot be reflected, so
-// that the schema is inferred from the records instead.
+// that the inferred schema is left as it is.
 func structType(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -367,8 +372,8 @@ func structType(t reflect.Type) reflect.Type {
 	return t
 }
 
-// reflectedSchema returns the line schema of struct type t, reflected once
-// and cached.
+// reflectedSchema returns the schema of struct type t, reflected once and
+// cached, which annotates the line schema. It is only read.
 func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	if s, ok := reflectedSchemas.Load(t); ok {
 		return s.(map[string]any), nil

@@ -51,8 +51,9 @@ type Call struct {
 	Operation string         // for the header and file name; "" means Tool
 	Query     *string        // the header's query, nil for none
 	Detail    recipes.Detail // detail level of the records
-	// RecordType is the Go type of one record, when known: the line schema
-	// is then reflected from it instead of inferred from the records.
+	// RecordType is the Go type of one record, when known: the line schema,
+	// inferred from the records, is then annotated from its reflection
+	// (descriptor.Annotate).
 	RecordType reflect.Type
 }
 

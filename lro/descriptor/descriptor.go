@@ -7,8 +7,9 @@
 // it neither reads nor writes files, so it is safe for concurrent use.
 //
 // The line schema is inferred from the records themselves by an [Inferrer],
-// one record at a time, which also validates each, or reflected from their
-// Go type by [Reflect].
+// one record at a time, which also validates each, so that it lists exactly
+// the fields the lines hold; [Annotate] adds what their Go type, reflected by
+// [Reflect], knows besides (formats, number types, descriptions).
 package descriptor
 
 import (
