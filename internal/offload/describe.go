@@ -54,24 +54,41 @@ func (t *tally) add(line []byte) {
 		return
 	}
 	for t.dec.PeekKind() == '"' {
-		tok, err := t.dec.ReadToken()
+		name, err := t.dec.ReadValue() // the quoted name, not copied
 		if err != nil {
 			return
 		}
 		// Only two members matter: the others are skipped, not read.
-		switch name := tok.String(); name {
-		case "namespace", "score":
+		switch key := tallied(name); key {
+		case "":
+			if t.dec.SkipValue() != nil {
+				return
+			}
+		default:
 			v, err := t.dec.ReadValue()
 			if err != nil {
 				return
 			}
-			t.field(name, v)
-		default:
-			if t.dec.SkipValue() != nil {
-				return
-			}
+			t.field(key, v)
 		}
 	}
+}
+
+// tallied returns the member name the summary reports ("namespace" or
+// "score") that the quoted JSON string name spells, or "".
+func tallied(name []byte) string {
+	if bytes.IndexByte(name, '\\') >= 0 { // escaped: compare the unquoted name
+		if u, err := jsontext.AppendUnquote(nil, name); err == nil {
+			name = append(append([]byte{'"'}, u...), '"')
+		}
+	}
+	switch string(name) {
+	case `"namespace"`:
+		return "namespace"
+	case `"score"`:
+		return "score"
+	}
+	return ""
 }
 
 // field notes the top-level members the summary reports: namespace and
@@ -79,8 +96,11 @@ func (t *tally) add(line []byte) {
 func (t *tally) field(key string, value []byte) {
 	switch key {
 	case "namespace":
-		var ns string
-		if jsontext.Value(value).Kind() == '"' && json.Unmarshal(value, &ns) == nil && ns != "" {
+		if jsontext.Value(value).Kind() != '"' {
+			return
+		}
+		u, err := jsontext.AppendUnquote(nil, value)
+		if ns := string(u); err == nil && ns != "" {
 			if t.namespaces == nil {
 				t.namespaces = map[string]int{}
 			}

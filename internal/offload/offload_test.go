@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,26 @@ func TestRebuildRefusesBadPointers(t *testing.T) {
 	h := jsonl.Header{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []jsonl.Placement{{At: "content", As: asValue, Count: 1}}}
 	if _, err := Rebuild(h, [][]byte{[]byte(`1`)}); err == nil {
 		t.Error("no error for the pointer \"content\"")
+	}
+}
+
+// TestTallyReadsNamesAsJSON checks that the summary's members are found by
+// their JSON names, escaped or not, and only at the top level.
+func TestTallyReadsNamesAsJSON(t *testing.T) {
+	tl := &tally{}
+	for _, line := range []string{
+		`{"namespace":"a","score":0.5}`,
+		`{"name\u0073pace":"a","sc\u006fre":0.9}`,
+		`{"nested":{"namespace":"b","score":7},"namespace":"c\u0021"}`,
+		`{"namespace":"","score":"high"}`,
+		`[1,2]`,
+	} {
+		tl.add([]byte(line))
+	}
+	if got, want := tl.namespaces, map[string]int{"a": 2, "c!": 1}; !maps.Equal(got, want) {
+		t.Errorf("namespaces = %v, want %v", got, want)
+	}
+	if tl.scores != 2 || tl.minScore != 0.5 || tl.maxScore != 0.9 {
+		t.Errorf("scores = %d in [%v, %v], want 2 in [0.5, 0.9]", tl.scores, tl.minScore, tl.maxScore)
 	}
 }
