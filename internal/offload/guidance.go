@@ -76,7 +76,7 @@ func NativeGuidance(in descriptor.Input) string {
 				entries[i] += " [" + strings.Join(names, ", ") + "]"
 			}
 		}
-		fmt.Fprintf(&b, "Recipes [params]: %s.\n", strings.Join(entries, "; "))
+		fmt.Fprintf(&b, "Available recipes [params]: %s.\n", strings.Join(entries, "; "))
 	}
 	fmt.Fprintf(&b, "Also: %s shows lines as they are (%s, %s, %s); %s finds records by regular expression (%s, %s, such as %s).\n",
 		ToolRead, ArgFilePath, ArgLine, ArgLimit, ToolSearch, ArgFilePath, ArgPattern, quote(searchExample(in)))

@@ -184,7 +184,7 @@ Use the ` + "`" + `lro_extract` + "`" + ` tool to query this result set. Example
 - Search titles by keyword (case-insensitive regex): lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=3, params={"keyword": "keyword"})
 - Custom filter: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", query="select(.confidence > 0.8) | {id, title}")
 Add slurp=true to run a query on all records at once (count, group, sort).
-Recipes [params]: 1=list titles with namespaces; 2=filter by namespace prefix [namespace]; 3=search titles by keyword (case-insensitive regex) [keyword]; 4=extract IDs and titles only; 5=filter by memory type [memory_type]; 6=count by namespace; 7=filter by tag [tag]; 8=sort by created date, oldest first; 9=sort by confidence, highest first; 10=search content by keyword (case-insensitive regex) [keyword].
+Available recipes [params]: 1=list titles with namespaces; 2=filter by namespace prefix [namespace]; 3=search titles by keyword (case-insensitive regex) [keyword]; 4=extract IDs and titles only; 5=filter by memory type [memory_type]; 6=count by namespace; 7=filter by tag [tag]; 8=sort by created date, oldest first; 9=sort by confidence, highest first; 10=search content by keyword (case-insensitive regex) [keyword].
 Also: lro_read shows lines as they are (file_path, line, limit); lro_search finds records by regular expression (file_path, pattern, such as "keyword").
 Line 1 is a metadata header; memories start at line 2.`
 	if diff := cmp.Diff(want, core.NativeGuidance(in)); diff != "" {
