@@ -68,6 +68,8 @@ const (
 	keyOutputDir = "output_dir"
 	keyProfile   = "profile"
 	keyTools     = "tools"
+	keyClientDir = "client_dir"
+	keyAlways    = "always"
 )
 
 // Bounds of the integer keys: the specification's threshold is a u32, and a
@@ -86,7 +88,9 @@ type settings struct {
 	ttl       *time.Duration
 	outputDir *string
 	profile   *Profile
+	clientDir *string
 	tools     map[string]ToolOptions
+	always    []string // tool names, from the environment
 }
 
 // LoadOptions returns the options of a server, read from four layers, each
@@ -95,10 +99,11 @@ type settings struct {
 //  1. the specification's defaults (the zero value of every field);
 //  2. the [prompt.offload] section of the TOML file src.File;
 //  3. the environment variables {EnvPrefix}_PROMPT__OFFLOAD__ENABLED,
-//     __THRESHOLD_TOKENS, __TTL_SECONDS, __OUTPUT_DIR and __PROFILE (a
-//     variable set to the empty string counts as unset; any other variable
-//     whose name starts with {EnvPrefix}_PROMPT__OFFLOAD__ is refused, see
-//     [Sources.Environ]);
+//     __THRESHOLD_TOKENS, __TTL_SECONDS, __OUTPUT_DIR, __PROFILE,
+//     __CLIENT_DIR and __ALWAYS, a comma-separated list of the tools whose
+//     results are always offloaded (a variable set to the empty string
+//     counts as unset; any other variable whose name starts with
+//     {EnvPrefix}_PROMPT__OFFLOAD__ is refused, see [Sources.Environ]);
 //  4. the fields of explicit that are not zero (explicit may be nil).
 //
 // The result has ThresholdTokens and TTL set to the values in effect, the
@@ -113,11 +118,13 @@ type settings struct {
 //	ttl_seconds = 3600       # File TTL (1 hour default)
 //	output_dir = ""          # Empty = system temp dir
 //	profile = "full"         # full, no_recipes, no_schema or bare_pointer
+//	client_dir = ""          # the output folder as the client sees it
 //
 //	[prompt.offload.tools.recall_memories]
 //	threshold_tokens = 4000  # this tool only
 //	profile = "bare_pointer"
 //	enabled = false
+//	always = false           # true: offload whatever the size
 //
 // Since a zero field of explicit means "not set", explicit cannot turn
 // offloading back on (Disabled is false) or force [ProfileFull] over a file or
@@ -194,16 +201,25 @@ func (s *settings) fill(o *Options) {
 	if o.Profile == ProfileFull && s.profile != nil {
 		o.Profile = *s.profile
 	}
-	if len(s.tools) == 0 {
+	if o.ClientDir == "" && s.clientDir != nil {
+		o.ClientDir = *s.clientDir
+	}
+	if len(s.tools) == 0 && len(s.always) == 0 {
 		return
 	}
-	tools := make(map[string]ToolOptions, len(s.tools)+len(o.Tools))
+	tools := make(map[string]ToolOptions, len(s.tools)+len(s.always)+len(o.Tools))
 	for name, t := range s.tools {
+		tools[name] = t
+	}
+	for _, name := range s.always {
+		t := tools[name]
+		t.Always = true
 		tools[name] = t
 	}
 	for name, e := range o.Tools {
 		t := tools[name]
 		t.Disabled = t.Disabled || e.Disabled
+		t.Always = t.Always || e.Always
 		if e.ThresholdTokens != 0 {
 			t.ThresholdTokens = e.ThresholdTokens
 		}
@@ -259,6 +275,8 @@ func (s *settings) readTOML(path string) error {
 			s.outputDir, err = tomlOutputDir(v)
 		case keyProfile:
 			s.profile, err = tomlProfile(v)
+		case keyClientDir:
+			s.clientDir, err = tomlClientDir(v)
 		case keyTools:
 			tools, ok := v.(map[string]any)
 			if !ok {
@@ -269,7 +287,7 @@ func (s *settings) readTOML(path string) error {
 			}
 			continue
 		default:
-			err = errors.New("unknown key (want enabled, threshold_tokens, ttl_seconds, output_dir, profile or tools)")
+			err = errors.New("unknown key (want enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir or tools)")
 		}
 		if err != nil {
 			return bad(key, v, err.Error())
@@ -304,8 +322,13 @@ func (s *settings) readTools(tools map[string]any, bad func(string, any, string)
 				}
 			case keyProfile:
 				t.Profile, err = tomlProfile(v)
+			case keyAlways:
+				var b *bool
+				if b, err = tomlBool(v); err == nil {
+					t.Always = *b
+				}
 			default:
-				err = errors.New("unknown key (want enabled, threshold_tokens or profile)")
+				err = errors.New("unknown key (want enabled, threshold_tokens, profile or always)")
 			}
 			if err != nil {
 				return bad(prefix+"."+k, v, err.Error())
@@ -317,8 +340,9 @@ func (s *settings) readTools(tools map[string]any, bad func(string, any, string)
 }
 
 // envKeys are the keys that have an environment variable: the
-// specification's four and the profile.
-var envKeys = []string{keyEnabled, keyThreshold, keyTTL, keyOutputDir, keyProfile}
+// specification's four, the profile, the client's folder and the tools
+// always offloaded.
+var envKeys = []string{keyEnabled, keyThreshold, keyTTL, keyOutputDir, keyProfile, keyClientDir, keyAlways}
 
 // envSection is the part of a variable's name between the product prefix
 // and the key, as in ATLATL_PROMPT__OFFLOAD__ENABLED.
@@ -390,6 +414,10 @@ func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) er
 			s.outputDir, err = tomlOutputDir(v)
 		case keyProfile:
 			s.profile, err = tomlProfile(v)
+		case keyClientDir:
+			s.clientDir, err = tomlClientDir(v)
+		case keyAlways:
+			s.always, err = toolList(v)
 		}
 		if err != nil {
 			return fmt.Errorf("lro: environment %s=%q: %s: %w", env, v, err, ErrInvalidConfig)
@@ -458,6 +486,32 @@ func tomlOutputDir(v any) (*string, error) {
 		}
 	}
 	return &str, nil
+}
+
+// tomlClientDir accepts a string that [Options.ClientDir] accepts.
+func tomlClientDir(v any) (*string, error) {
+	str, ok := v.(string)
+	if !ok {
+		return nil, errors.New("not a string")
+	}
+	if err := checkClientDir(str); err != nil {
+		return nil, err
+	}
+	return &str, nil
+}
+
+// toolList parses a comma-separated list of tool names; space around each
+// is ignored, and an empty name is refused.
+func toolList(v string) ([]string, error) {
+	var names []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, errors.New("an empty tool name (want a comma-separated list of tool names)")
+		}
+		names = append(names, name)
+	}
+	return names, nil
 }
 
 // tomlValue shows a decoded TOML value as it would be written in the file.

@@ -134,6 +134,26 @@ enabled = false
 			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
 		},
 		want: lro.Options{ThresholdTokens: 900, TTL: cleanup.DefaultTTL, Profile: lro.ProfileNoSchema},
+	}, {
+		name: "the client's folder and the tools always offloaded, from the file and the environment",
+		file: "[prompt.offload]\nclient_dir = \"/from/toml\"\n[prompt.offload.tools.export]\nalways = true\n[prompt.offload.tools.recall]\nthreshold_tokens = 900\n",
+		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": " recall , dump", "ATLATL_PROMPT__OFFLOAD__CLIENT_DIR": "/from/env"},
+		want: lro.Options{
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL, ClientDir: "/from/env",
+			Tools: map[string]lro.ToolOptions{
+				"export": {Always: true},
+				"recall": {ThresholdTokens: 900, Always: true},
+				"dump":   {Always: true},
+			},
+		},
+	}, {
+		name:     "explicit Always and ClientDir win",
+		file:     "[prompt.offload]\nclient_dir = \"/from/toml\"\n",
+		explicit: &lro.Options{ClientDir: "/explicit", Tools: map[string]lro.ToolOptions{"export": {Always: true}}},
+		want: lro.Options{
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL, ClientDir: "/explicit",
+			Tools: map[string]lro.ToolOptions{"export": {Always: true}},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,6 +206,11 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 		{"env output dir below a file", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR": filepath.Join(aFile, "sub")},
 			[]string{"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR", filepath.Join(aFile, "sub"), "below " + aFile}},
 		{"env unknown profile", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__PROFILE": "all"}, []string{"ATLATL_PROMPT__OFFLOAD__PROFILE", `"all"`}},
+		{"relative client dir", "[prompt.offload]\nclient_dir = \"lro\"", nil, []string{"prompt.offload.client_dir", `"lro"`, "absolute"}},
+		{"client dir that is not a string", "[prompt.offload]\nclient_dir = 3", nil, []string{"prompt.offload.client_dir", "not a string"}},
+		{"always is not a boolean", "[prompt.offload.tools.export]\nalways = \"yes\"", nil, []string{"prompt.offload.tools.export.always", "not a boolean"}},
+		{"env client dir not clean", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__CLIENT_DIR": "/a/../b"}, []string{"ATLATL_PROMPT__OFFLOAD__CLIENT_DIR", "not clean"}},
+		{"env always with an empty name", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": "export,,dump"}, []string{"ATLATL_PROMPT__OFFLOAD__ALWAYS", "empty tool name"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -267,7 +267,7 @@ func TestAddToolTyped(t *testing.T) {
 	lro.AddTool(s, &mcp.Tool{Name: "list_items", Description: "Lists items."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 			return nil, listOut{Items: makeItems(in.Count), NextOffset: in.Count}, nil
-		}, &lro.Options{OutputDir: dir, Operation: "list"})
+		}, &lro.Options{OutputDir: dir, Operation: "list", SchemaDescriptions: true})
 	cs := connect(t, s)
 
 	// The advertised output schema accepts both shapes.
@@ -328,8 +328,9 @@ func TestAddToolTyped(t *testing.T) {
 	if want := 2 * estimate.Bytes(out300); h.EstimatedTokens != want || d.Summary.EstimatedTokens != want {
 		t.Errorf("estimated_tokens %d in the header, %d in the summary; want %d, the text and the structured content", h.EstimatedTokens, d.Summary.EstimatedTokens, want)
 	}
-	// The line schema is reflected from the record type, with the go-sdk
-	// style descriptions kept whole.
+	// The line schema is inferred from the records and takes from the
+	// record type its number types and, with SchemaDescriptions, the go-sdk
+	// style descriptions, kept whole.
 	props := d.LineSchema.(map[string]any)["properties"].(map[string]any)
 	if got := props["id"].(map[string]any)["description"]; got != "the item's identifier, unique" {
 		t.Errorf("id description = %v", got)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -79,6 +80,17 @@ type Options struct {
 	// mode 0700.
 	OutputDir string
 
+	// ClientDir is the output folder as the client sees it, when the
+	// client reaches it by another path: for a server in a container whose
+	// OutputDir is a bind mount, the folder on the host. The descriptor's
+	// file_path, recipes and guidance name the file in ClientDir (same file
+	// name); the server still writes it to OutputDir. With ExtractTools,
+	// the guidance gives lro_extract the bare file name, which it resolves
+	// in its own folder. ClientDir must be an absolute, clean,
+	// slash-separated path ("/home/me/lro", not "lro" or "/home/me/../lro")
+	// without NUL or line breaks. If empty, defaults to OutputDir.
+	ClientDir string
+
 	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
 	// If empty, defaults to [jsonl.DefaultPrefix].
 	Prefix string
@@ -109,10 +121,21 @@ type Options struct {
 	// [ProfileFull], the specification's complete descriptor.
 	Profile Profile
 
-	// RecordType is the Go type of one record. When set, the descriptor's
-	// line_schema is reflected from it; otherwise it is inferred from the
-	// records. [AddTool] sets it from the tool's output type when it can.
+	// RecordType is the Go type of one record. The descriptor's
+	// line_schema is always inferred from the records, so that it lists
+	// exactly the fields they hold (those of their detail level); when
+	// RecordType is set, the schema takes from it what the records cannot
+	// show: string formats such as date-time, number types and, with
+	// SchemaDescriptions, the fields' descriptions. [AddTool] sets it from
+	// the tool's output type when it can.
 	RecordType reflect.Type
+
+	// SchemaDescriptions gives the properties of the line schema the
+	// descriptions of RecordType's fields (their jsonschema tags). If false
+	// (the zero value), the line schema carries types and structure only,
+	// which keeps the descriptor small; set it when the descriptions say
+	// what the field names do not.
+	SchemaDescriptions bool
 
 	// SchemaVersion is the header's schema_version. If empty, defaults to
 	// [DefaultSchemaVersion].
@@ -174,14 +197,20 @@ type ToolOptions struct {
 
 	// Profile, if not nil, replaces [Options.Profile] for this tool.
 	Profile *Profile
+
+	// Always offloads every result of this tool, whatever its size, for
+	// tools whose output is meant for a script rather than for reading.
+	// Results that are errors or not complete are still never offloaded.
+	Always bool
 }
 
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
-	dir   string             // absolute output folder
-	tools map[string]*config // per-tool configurations, from Options.Tools
-	core  *offload.Config    // the offload pipeline's view of the above
+	dir    string             // absolute output folder
+	always bool               // offload whatever the size (ToolOptions.Always)
+	tools  map[string]*config // per-tool configurations, from Options.Tools
+	core   *offload.Config    // the offload pipeline's view of the above
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -229,6 +258,9 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.OutputDir %q: %w: %w", c.OutputDir, err, ErrInvalidOption)
 	}
 	c.dir = dir
+	if err := checkClientDir(c.ClientDir); err != nil {
+		return nil, fmt.Errorf("lro: Options.ClientDir %q: %w: %w", c.ClientDir, err, ErrInvalidOption)
+	}
 	if c.Prefix == "" {
 		c.Prefix = jsonl.DefaultPrefix
 	}
@@ -266,6 +298,7 @@ func newConfig(opts *Options) (*config, error) {
 			tc.tools = nil
 			tc.Tools = nil
 			tc.Disabled = c.Disabled || t.Disabled
+			tc.always = t.Always
 			if t.ThresholdTokens < 0 {
 				return nil, fmt.Errorf("lro: Options.Tools[%q].ThresholdTokens is %d: %w", name, t.ThresholdTokens, ErrInvalidOption)
 			}
@@ -317,6 +350,23 @@ func checkOutputDir(dir string) error {
 		}
 		return fmt.Errorf("below %s, %s", p, what)
 	}
+}
+
+// checkClientDir reports why dir cannot be Options.ClientDir. It is a path
+// on the client's machine, which the server cannot look at: only its form
+// is checked.
+func checkClientDir(dir string) error {
+	switch {
+	case dir == "":
+		return nil
+	case strings.ContainsAny(dir, "\x00\r\n"):
+		return errors.New("contains a NUL byte or a line break")
+	case !path.IsAbs(dir):
+		return errors.New("not an absolute slash-separated path")
+	case path.Clean(dir) != dir:
+		return fmt.Errorf("not clean (want %q)", path.Clean(dir))
+	}
+	return nil
 }
 
 // mustConfig is newConfig for registration-time helpers: invalid options are a

@@ -24,7 +24,8 @@ import (
 // inline and offloaded results. Input validation and defaults work exactly as
 // with mcp.AddTool. The records are the Out value when it is a slice, or else
 // its array field ([Options.RecordsField], or the only or longest one); the
-// line schema is reflected from their Go element type. A handler may hand over
+// line schema, inferred from the records, takes formats and number types from
+// their Go element type ([Options.RecordType]). A handler may hand over
 // a different full result set with [Provide].
 //
 // AddTool panics, as mcp.AddTool does, if the tool or opts is invalid.

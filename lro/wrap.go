@@ -136,6 +136,10 @@ func (c *config) coreConfig() *offload.Config {
 		WrapWriter:    c.WrapWriter,
 		RecordsField:  c.RecordsField,
 		Native:        c.ExtractTools,
+		Always:        c.always,
+		ClientDir:     c.ClientDir,
+		// The descriptions of the record type's fields, when asked for.
+		SchemaDescriptions: c.SchemaDescriptions,
 	}
 }
 

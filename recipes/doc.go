@@ -21,14 +21,16 @@
 //
 // For example, recipe 2 of the memory library renders as
 //
-//	tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg namespace '_semantic' 'select(.namespace | strings | startswith($namespace))'
+//	tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace | strings | startswith($namespace))'
 //
 // Parameter values are never spliced into the jq program text: a filter
 // refers to $keyword and the value travels separately (--arg keyword 'value'
 // in the shell command, a variable binding in process). A caller can therefore
 // replace a value without any quoting, and a value cannot change the program.
 // Every piece of a shell command that comes from data (the file path, the
-// parameter values and the filter itself) is quoted with [ShellQuote].
+// parameter values and the filter itself) is one shell word: left as it is
+// when it is a plain word no shell changes ([ShellWord]), quoted with
+// [ShellQuote] otherwise.
 //
 // Default parameter values are taken from a sample of the records, so that
 // every recipe returns something on the file it was made for: the most common

@@ -22,26 +22,26 @@ func ExampleSelect() {
 	}
 	// Output:
 	// memory records: true
-	// 1. List titles with namespaces (tab-separated)
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -r '[.title, .namespace] | @tsv'
+	// 1. List titles with namespaces
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -r '[.title,.namespace]|@tsv'
 	// 2. Filter by namespace prefix
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg namespace '_semantic' 'select(.namespace | strings | startswith($namespace))'
-	// 3. Search titles by keyword (case-insensitive regular expression)
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg keyword 'cache' 'select(.title | strings | test($keyword; "i"))'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace|strings|startswith($namespace))'
+	// 3. Search titles by keyword (case-insensitive regex)
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg keyword cache 'select(.title|strings|test($keyword;"i"))'
 	// 4. Extract IDs and titles only
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c '{id, title, namespace}'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c '{id,title,namespace}'
 	// 5. Filter by memory type
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg memory_type 'semantic' 'select(.memory_type == $memory_type)'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg memory_type semantic 'select(.memory_type == $memory_type)'
 	// 6. Count by namespace
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -s -c 'group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'group_by(.namespace)|map({namespace:.[0].namespace,count:length})|.[]'
 	// 7. Filter by tag
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg tag 'architecture' 'select(any(.tags[]?; . == $tag))'
-	// 8. Sort by created date (oldest first)
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -s -c 'sort_by(.created) | .[]'
-	// 9. Sort by confidence, descending (.confidence)
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -s -c 'sort_by(.confidence) | reverse | .[]'
-	// 10. Full-text search in content (case-insensitive regular expression)
-	//    tail -n +2 '/tmp/atlatl-recall-01JABC.jsonl' | jq -c --arg keyword 'deploy' 'select(.content | strings | test($keyword; "i"))'
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg tag architecture 'select(any(.tags[]?;. == $tag))'
+	// 8. Sort by created date, oldest first
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'sort_by(.created)|.[]'
+	// 9. Sort by confidence, highest first
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -sc 'sort_by(.confidence)|reverse|.[]'
+	// 10. Search content by keyword (case-insensitive regex)
+	//    tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg keyword deploy 'select(.content|strings|test($keyword;"i"))'
 }
 
 // Other records get recipes derived from what their fields are: here a
@@ -70,7 +70,7 @@ func ExampleSelect_generic() {
 	// 8. Top 10 records by comments
 	// 9. Count, min, max, sum and average of comments
 	// 10. Records whose created_at is from one date up to another
-	// tail -n +2 '/tmp/issues.jsonl' | jq -c --arg value 'bug' 'objects | select(any(.labels[]? | objects; .name == $value))'
+	// tail -n +2 /tmp/issues.jsonl | jq -c --arg value bug 'objects|select(any(.labels[]?|objects;.name == $value))'
 }
 
 // The lines of a plain-text result are {"line": N, "text": "..."} records.
@@ -98,7 +98,7 @@ func ExampleSelect_logs() {
 	// 8. Show the last 20 lines
 	// 9. Lines without a keyword (like grep -v)
 	// 10. The 10 longest lines, with their length
-	// tail -n +2 '/tmp/log.jsonl' | jq -r --arg from '2025-03-14T09:00:07' --arg to '2025-03-14T09:02' 'objects | select(.text | strings | . >= $from and . < $to) | "\(.line): \(.text)"'
+	// tail -n +2 /tmp/log.jsonl | jq -r --arg from 2025-03-14T09:00:07 --arg to 2025-03-14T09:02 'objects|select(.text|strings|. >= $from and . < $to)|"\(.line): \(.text)"'
 }
 
 func ExampleRecipe_Args() {

@@ -42,7 +42,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
 		{
-			Description: "List titles with namespaces (tab-separated)",
+			Description: "List titles with namespaces",
 			Filter:      `[.title, .namespace] | @tsv`,
 			Raw:         true,
 		},
@@ -53,7 +53,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			Params:      []Param{{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions"}},
 		},
 		{
-			Description: "Search titles by keyword (case-insensitive regular expression)",
+			Description: "Search titles by keyword (case-insensitive regex)",
 			Filter:      `select(.title | strings | test($keyword; "i"))`,
 			Compact:     true,
 			Params:      []Param{{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title"}},
@@ -82,7 +82,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			Params:      []Param{{ParamTag, d.tag, "tag, matched exactly"}},
 		},
 		{
-			Description: "Sort by created date (oldest first)",
+			Description: "Sort by created date, oldest first",
 			Filter:      `sort_by(.created) | .[]`,
 			Slurp:       true,
 			Compact:     true,
@@ -96,13 +96,13 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 		}
 		rs = append(rs,
 			Recipe{
-				Description: "Sort by confidence, descending (" + path + ")",
+				Description: "Sort by confidence, highest first",
 				Filter:      "sort_by(" + path + ") | reverse | .[]",
 				Slurp:       true,
 				Compact:     true,
 			},
 			Recipe{
-				Description: "Full-text search in content (case-insensitive regular expression)",
+				Description: "Search content by keyword (case-insensitive regex)",
 				Filter:      `select(.content | strings | test($keyword; "i"))`,
 				Compact:     true,
 				Params:      []Param{{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content"}},
@@ -116,7 +116,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 				Raw:         true,
 			},
 			Recipe{
-				Description: "Count by memory_type",
+				Description: "Count by memory type",
 				Filter:      `group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`,
 				Slurp:       true,
 				Compact:     true,

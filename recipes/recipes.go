@@ -88,51 +88,126 @@ func (r Recipe) Args() []string {
 
 // Command renders the shell command for file:
 //
-//	tail -n +2 '<file>' | jq [-s] [-r] [-c] [--arg name 'value']... '<filter>'
+//	tail -n +2 <file> | jq [-src] [--arg <name> <value>]... '<filter>'
 //
-// tail skips the header line. The file path, every parameter value and the
-// filter are quoted with [ShellQuote]; a relative path that starts with '-'
-// is prefixed with "./" so that tail does not take it for an option.
+// tail skips the header line. The flags -s, -r and -c are written as one
+// word, in that order. The file path, every parameter name and value, and
+// the filter are written as they are when they are plain words that no
+// shell changes (see [ShellWord]), and quoted with [ShellQuote] otherwise;
+// a relative path that starts with '-' is prefixed with "./" so that tail
+// does not take it for an option. Descriptors carry ten commands, so every
+// quote left out is a token saved ten times.
 func (r Recipe) Command(file string) string {
 	if strings.HasPrefix(file, "-") {
 		file = "./" + file
 	}
 	var b strings.Builder
 	b.WriteString("tail -n +2 ")
-	b.WriteString(ShellQuote(file))
+	b.WriteString(ShellWord(file))
 	b.WriteString(" | jq")
-	if r.Slurp {
-		b.WriteString(" -s")
-	}
-	if r.Raw {
-		b.WriteString(" -r")
-	}
-	if r.Compact {
-		b.WriteString(" -c")
+	if r.Slurp || r.Raw || r.Compact {
+		b.WriteString(" -")
+		if r.Slurp {
+			b.WriteByte('s')
+		}
+		if r.Raw {
+			b.WriteByte('r')
+		}
+		if r.Compact {
+			b.WriteByte('c')
+		}
 	}
 	for _, p := range r.Params {
 		b.WriteString(" --arg ")
-		b.WriteString(shellWord(p.Name))
+		b.WriteString(ShellWord(p.Name))
 		b.WriteByte(' ')
-		b.WriteString(ShellQuote(p.Value))
+		b.WriteString(ShellWord(p.Value))
 	}
 	b.WriteByte(' ')
-	b.WriteString(ShellQuote(r.Filter))
+	b.WriteString(ShellWord(compactFilter(r.Filter)))
 	return b.String()
 }
 
-// shellWord returns a unchanged when it is a plain word that needs no quoting
-// in a shell (a jq variable name), and ShellQuote(a) otherwise.
-func shellWord(a string) string {
-	if a == "" {
-		return ShellQuote(a)
+// compactFilter returns the jq program f without the white space around
+// the separators | , ; and : (outside string literals), which a descriptor
+// repeats in ten commands: "{a: .x, b: .y} | .a" becomes "{a:.x,b:.y}|.a".
+// Removing it never joins two tokens, since the separator stays between
+// them, and so never changes the program. String literals, the code
+// interpolated in them with \(...) included, are tracked and left as they
+// are inside; a program with a comment (#) is returned unchanged. The
+// Filter itself, which lro_extract runs, keeps its spaces.
+func compactFilter(f string) string {
+	const separators = "|,;:"
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	// frames: each true for a string literal, false for code; the depth of
+	// each code frame's parentheses is in depths.
+	frames, depths := []bool{false}, []int{0}
+	var b strings.Builder
+	b.Grow(len(f))
+	for i := 0; i < len(f); i++ {
+		c, top := f[i], len(frames)-1
+		if frames[top] { // in a string literal
+			b.WriteByte(c)
+			switch c {
+			case '\\':
+				if i+1 < len(f) {
+					i++
+					b.WriteByte(f[i])
+					if f[i] == '(' { // interpolation: code until its ')'
+						frames, depths = append(frames, false), append(depths, 0)
+					}
+				}
+			case '"':
+				frames, depths = frames[:top], depths[:top]
+			}
+			continue
+		}
+		switch {
+		case c == '#':
+			return f
+		case c == '"':
+			frames, depths = append(frames, true), append(depths, 0)
+		case c == '(':
+			depths[top]++
+		case c == ')':
+			if depths[top] == 0 && top > 0 { // the end of an interpolation
+				frames, depths = frames[:top], depths[:top]
+			} else {
+				depths[top]--
+			}
+		case isSpace(c):
+			j := i
+			for j < len(f) && isSpace(f[j]) {
+				j++
+			}
+			prev := b.String()
+			if j == len(f) || strings.IndexByte(separators, f[j]) >= 0 ||
+				len(prev) > 0 && strings.IndexByte(separators, prev[len(prev)-1]) >= 0 {
+				i = j - 1
+				continue
+			}
+		}
+		b.WriteByte(c)
 	}
-	for _, c := range a {
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return ShellQuote(a)
+	if len(frames) != 1 {
+		return f // not a whole program: leave it to jq to say so
+	}
+	return b.String()
+}
+
+// ShellWord returns s unchanged when it is a plain word that a POSIX shell
+// leaves as it is (letters, digits and _ . / + , : @ % = -, not empty, not
+// starting with '-' or '='), and [ShellQuote](s) otherwise.
+func ShellWord(s string) string {
+	if s == "" || s[0] == '-' || s[0] == '=' {
+		return ShellQuote(s)
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.ContainsRune("_./+,:@%=-", c)) {
+			return ShellQuote(s)
 		}
 	}
-	return a
+	return s
 }
 
 // ShellQuote quotes s for a POSIX shell. The result is one shell word whose

@@ -120,41 +120,41 @@ func TestCommand(t *testing.T) {
 	}{
 		{
 			name:   "plain",
-			reason: "tail skips the header; the path and the filter are quoted",
+			reason: "tail skips the header; a plain path is left as it is, the filter is compacted and quoted",
 			r:      recipes.Recipe{Filter: "{id, title, namespace}", Compact: true},
 			file:   "/tmp/atlatl-recall-01J.jsonl",
-			want:   `tail -n +2 '/tmp/atlatl-recall-01J.jsonl' | jq -c '{id, title, namespace}'`,
+			want:   `tail -n +2 /tmp/atlatl-recall-01J.jsonl | jq -c '{id,title,namespace}'`,
 		},
 		{
 			name:   "flags and params",
-			reason: "flags in the order -s -r -c, then one --arg per parameter with its value quoted",
+			reason: "flags as one word in the order s r c, then one --arg per parameter with its value quoted when it is not a plain word",
 			r: recipes.Recipe{
 				Filter: `select(.a == $a and .b == $b)`, Slurp: true, Raw: true, Compact: true,
-				Params: []recipes.Param{{Name: "a", Value: "x y"}, {Name: "b", Value: "it's"}},
+				Params: []recipes.Param{{Name: "a", Value: "x y"}, {Name: "b", Value: "it's"}, {Name: "c", Value: "_semantic/x"}, {Name: "d", Value: "-v"}},
 			},
 			file: "/tmp/f.jsonl",
-			want: `tail -n +2 '/tmp/f.jsonl' | jq -s -r -c --arg a 'x y' --arg b 'it'\''s' 'select(.a == $a and .b == $b)'`,
+			want: `tail -n +2 /tmp/f.jsonl | jq -src --arg a 'x y' --arg b 'it'\''s' --arg c _semantic/x --arg d '-v' 'select(.a == $a and .b == $b)'`,
 		},
 		{
 			name:   "nasty path",
 			reason: "quotes, spaces, $ and backquotes in the path are quoted",
 			r:      recipes.Recipe{Filter: "length", Slurp: true},
 			file:   "/tmp/a b/it's $x `y`.jsonl",
-			want:   `tail -n +2 '/tmp/a b/it'\''s $x ` + "`y`" + `.jsonl' | jq -s 'length'`,
+			want:   `tail -n +2 '/tmp/a b/it'\''s $x ` + "`y`" + `.jsonl' | jq -s length`,
 		},
 		{
 			name:   "dash path",
 			reason: "a relative path starting with '-' is not an option of tail",
 			r:      recipes.Recipe{Filter: "."},
 			file:   "-n.jsonl",
-			want:   `tail -n +2 './-n.jsonl' | jq '.'`,
+			want:   `tail -n +2 ./-n.jsonl | jq .`,
 		},
 		{
 			name:   "odd param name",
 			reason: "a parameter name that is not a plain word is quoted too",
 			r:      recipes.Recipe{Filter: ".", Params: []recipes.Param{{Name: "a b", Value: ""}}},
 			file:   "/f",
-			want:   `tail -n +2 '/f' | jq --arg 'a b' '' '.'`,
+			want:   `tail -n +2 /f | jq --arg 'a b' '' .`,
 		},
 	}
 	for _, tt := range tests {

@@ -41,8 +41,9 @@ changes on every call. The clock is fixed at 2026-11-20T10:30:00Z.
 
 list/PROFILE/DETAIL: list_memories of the example server on the default
 corpus (500 memories, seed 1). list/full_native/light: the same with
-Options.ExtractTools, called without a detail argument. issues: a tool
-returning {"total_count": 400, "items": [...]} as text. logs: a tool
+Options.ExtractTools, called without a detail argument.
+recall/full/DETAIL: recall_memories of "service" (136 memories). issues: a
+tool returning {"total_count": 400, "items": [...]} as text. logs: a tool
 returning 5,000 plain-text log lines.
 
 Regenerate with: go test ./examples/memory -run Golden -update
@@ -78,9 +79,16 @@ func goldenCases() []goldenCase {
 			})
 		}
 	}
+	// No detail argument: the tool's default (light) applies.
+	cases = append(cases, goldenCase{name: "list/full_native/light", native: true, tool: "list_memories", args: map[string]any{}})
+	for _, d := range []string{"light", "medium", "full"} {
+		cases = append(cases, goldenCase{
+			name: "recall/full/" + d,
+			tool: "recall_memories",
+			args: map[string]any{"query": "service", "limit": 500, "detail": d},
+		})
+	}
 	return append(cases,
-		// No detail argument: the tool's default (light) applies.
-		goldenCase{name: "list/full_native/light", native: true, tool: "list_memories", args: map[string]any{}},
 		goldenCase{name: "issues/full", tool: "list_issues", args: map[string]any{}},
 		goldenCase{name: "logs/full", tool: "read_logs", args: map[string]any{}},
 	)
@@ -91,30 +99,11 @@ func goldenCases() []goldenCase {
 // testdata/descriptors.txtar, so that a change to what agents read shows in
 // review. Run with -update to rewrite the archive.
 func TestDescriptorsGolden(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "lro")
-	if strings.ContainsFunc(dir, func(r rune) bool { return !strings.ContainsRune(shellSafe, r) }) {
-		// Such a path could be escaped in the JSON text or in the recipes'
-		// shell quoting, where replacing it with $DIR would miss it.
-		t.Skipf("output folder %q needs shell quoting", dir)
-	}
 	ar := &archive{comment: goldenComment}
-	for _, tc := range goldenCases() {
-		opts := &lro.Options{
-			OutputDir:    dir,
-			Now:          func() time.Time { return goldenNow },
-			Profile:      tc.profile,
-			ExtractTools: tc.native,
-		}
-		var s *mcp.Server
-		if tc.tool == "list_memories" {
-			s = newServer(bigStore, opts)
-		} else {
-			s = otherServer(opts)
-		}
-		desc, header := offloadedCall(t, s, tc.tool, tc.args, dir)
+	for _, o := range offloadGoldenCases(t) {
 		ar.files = append(ar.files,
-			archiveFile{tc.name + "/descriptor.json", desc},
-			archiveFile{tc.name + "/header.jsonl", header})
+			archiveFile{o.name + "/descriptor.json", o.indented},
+			archiveFile{o.name + "/header.jsonl", o.header})
 	}
 	got := ar.format()
 
@@ -161,11 +150,60 @@ func TestDescriptorsGolden(t *testing.T) {
 // shellSafe are the characters of a path the recipes do not quote.
 const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-"
 
+// offloaded is what one golden case gave: the descriptor as the client
+// receives it and indented, the header line and the record lines of the
+// file, with the output folder and the file name's ULID replaced by $DIR and
+// $ULID (in indented and header; text is as received).
+type offloaded struct {
+	goldenCase
+	text     string // the descriptor, as received
+	indented string
+	header   string
+	lines    []json.RawMessage
+	dir, id  string // the output folder and the ULID in text
+}
+
+// offloadGoldenCases calls every golden case through a go-sdk client.
+func offloadGoldenCases(t *testing.T) []offloaded {
+	t.Helper()
+	// The folder's path always has the same length, whatever the length of
+	// the test's temporary folder: the descriptor's own size, which the
+	// "~N tokens saved" of the guidance subtracts, depends on it.
+	tmp := t.TempDir()
+	const dirLength = 120
+	if len(tmp) > dirLength-5 {
+		t.Skipf("temporary folder %q is longer than %d bytes", tmp, dirLength-5)
+	}
+	dir := filepath.Join(tmp, "lro"+strings.Repeat("x", dirLength-len(tmp)-4))
+	if strings.ContainsFunc(dir, func(r rune) bool { return !strings.ContainsRune(shellSafe, r) }) {
+		// Such a path could be escaped in the JSON text or in the recipes'
+		// shell quoting, where replacing it with $DIR would miss it.
+		t.Skipf("output folder %q needs shell quoting", dir)
+	}
+	var out []offloaded
+	for _, tc := range goldenCases() {
+		opts := &lro.Options{
+			OutputDir:    dir,
+			Now:          func() time.Time { return goldenNow },
+			Profile:      tc.profile,
+			ExtractTools: tc.native,
+		}
+		var s *mcp.Server
+		if strings.HasSuffix(tc.tool, "_memories") {
+			s = newServer(bigStore, opts)
+		} else {
+			s = otherServer(opts)
+		}
+		o := offloadedCall(t, s, tc.tool, tc.args, dir)
+		o.goldenCase = tc
+		out = append(out, o)
+	}
+	return out
+}
+
 // offloadedCall calls tool on s through an in-memory go-sdk client and
-// returns the descriptor it receives, indented, and the header line of the
-// file written, with the output folder dir and the file name's ULID replaced
-// by $DIR and $ULID. It removes the file.
-func offloadedCall(t *testing.T, s *mcp.Server, tool string, args map[string]any, dir string) (desc, header string) {
+// returns what it gave. It removes the file.
+func offloadedCall(t *testing.T, s *mcp.Server, tool string, args map[string]any, dir string) offloaded {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -222,7 +260,18 @@ func offloadedCall(t *testing.T, s *mcp.Server, tool string, args map[string]any
 	if err != nil {
 		t.Fatalf("%s: reading the header: %v", d.FilePath, err)
 	}
-	return placeholders.Replace(indented.String()), placeholders.Replace(line)
+	_, lines, err := jsonl.ReadFile(d.FilePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return offloaded{
+		text:     raw,
+		indented: placeholders.Replace(indented.String()),
+		header:   placeholders.Replace(line),
+		lines:    lines,
+		dir:      dir,
+		id:       id.String(),
+	}
 }
 
 // otherServer returns a server with two tools whose results are not

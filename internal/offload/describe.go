@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	pathpkg "path"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -20,7 +22,7 @@ import (
 // tally gathers the summary's statistics and the line schema over the
 // records, as they are counted.
 type tally struct {
-	schema     *descriptor.Inferrer // nil when the schema is reflected or not wanted
+	schema     *descriptor.Inferrer // nil when the schema is not wanted
 	namespaces map[string]int
 	minScore   float64
 	maxScore   float64
@@ -167,24 +169,57 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 	in.ScoreRange = t.scoreRange()
 	if c.Native {
 		in.Guidance = NativeGuidance
-	}
-	if c.wantsSchema() {
-		if st := structType(call.RecordType); st != nil {
-			in.LineSchema, _ = reflectedSchema(st)
-		} else if t.schema != nil {
-			in.LineSchema = t.schema.Schema()
+		if c.ClientDir != "" {
+			// lro_extract reads the file in Dir, where the client's path
+			// does not lead; it takes the bare name too.
+			in.ToolPath = pathpkg.Base(in.Path)
 		}
+	}
+	if c.wantsSchema() && t.schema != nil {
+		// The schema of the lines themselves: what the records hold at
+		// this detail level, not all that their Go type could hold.
+		s := t.schema.Schema()
+		if st := structType(call.RecordType); st != nil {
+			r, _ := reflectedSchema(st)
+			descriptor.Annotate(s, r, c.SchemaDescriptions)
+		}
+		// Encoded once, not with each encoding of the descriptor below.
+		raw, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		in.LineSchema = json.RawMessage(raw)
 	}
 	var isMemory bool
 	in.Recipes, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
 	if isMemory {
 		in.Noun = "memories"
 	}
+	inline := p.inline
+	if inline == 0 {
+		inline = p.tokens
+	}
+	// What is saved is what the client would have received inline less
+	// the descriptor itself, which is measured as sent with the first
+	// estimate in its guidance (a few digits more or less do not matter
+	// to a figure given as "~N").
+	in.Saved = inline
+	resp := c.build(in, p)
+	data, err := json.Marshal(resp)
+	if err != nil || resp.Guidance == "" {
+		return data, err
+	}
+	in.Saved = inline - c.Tokenizer.Tokens(data)
+	return json.Marshal(c.build(in, p))
+}
+
+// build builds the descriptor of in under the configured profile.
+func (c *Config) build(in descriptor.Input, p *plan) descriptor.OffloadResponse {
 	resp := descriptor.Build(in, c.Profile)
 	if c.Profile != descriptor.ProfileBarePointer {
 		resp.Beside = besideOf(p, in.Path)
 	}
-	return json.Marshal(resp)
+	return resp
 }
 
 // besideOf returns what the descriptor says of the parts of the result kept
@@ -193,7 +228,7 @@ func besideOf(p *plan, path string) *descriptor.Beside {
 	if len(p.beside) == 0 {
 		return nil
 	}
-	b := &descriptor.Beside{Command: "head -n 1 " + recipes.ShellQuote(path) + " | jq '.result'"}
+	b := &descriptor.Beside{Command: "head -n 1 " + recipes.ShellWord(path) + " | jq .result"}
 	var values bytes.Buffer
 	shown, more := 0, 0
 	for _, v := range p.beside {
@@ -343,7 +378,7 @@ var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
 // structType returns the struct type of records of Go type t (through
 // pointers), or nil when t is not a struct type or cannot be reflected, so
-// that the schema is inferred from the records instead.
+// that the inferred schema is left as it is.
 func structType(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -357,8 +392,8 @@ func structType(t reflect.Type) reflect.Type {
 	return t
 }
 
-// reflectedSchema returns the line schema of struct type t, reflected once
-// and cached.
+// reflectedSchema returns the schema of struct type t, reflected once and
+// cached, which annotates the line schema. It is only read.
 func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	if s, ok := reflectedSchemas.Load(t); ok {
 		return s.(map[string]any), nil
@@ -369,4 +404,13 @@ func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	}
 	reflectedSchemas.Store(t, s)
 	return s, nil
+}
+
+// clientPath returns the path of the file written at path as the client
+// sees it: in ClientDir, when set, under the same name.
+func (c *Config) clientPath(path string) string {
+	if c.ClientDir == "" {
+		return path
+	}
+	return pathpkg.Join(c.ClientDir, filepath.Base(path))
 }

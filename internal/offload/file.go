@@ -27,7 +27,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	defer w.Abort() // no-op after a successful Commit
 
 	t := &tally{}
-	if c.wantsSchema() && structType(call.RecordType) == nil {
+	if c.wantsSchema() {
 		t.schema = &descriptor.Inferrer{}
 	}
 	count := p.count()
@@ -59,7 +59,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		return nil, err
 	}
 	in := descriptor.Input{
-		Path:            w.Path(),
+		Path:            c.clientPath(w.Path()),
 		Operation:       op,
 		Detail:          string(call.Detail),
 		Count:           count,
@@ -77,7 +77,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	event.Emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
-		Path:            in.Path,
+		Path:            w.Path(),
 		Count:           count,
 		EstimatedTokens: p.tokens,
 		ThresholdTokens: c.Threshold,

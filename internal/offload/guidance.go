@@ -33,19 +33,22 @@ const (
 // The text is generated from the tools' real interface: the argument names
 // are the ones the tools take, the examples use the file's own recipes with
 // their parameter names and default values (taken from the file's records),
-// and the recipe list gives each recipe's parameters.
+// and the recipe list gives each recipe's parameters. The file's path is
+// written only in the template's four example calls; the other tools are
+// named with their arguments.
 func NativeGuidance(in descriptor.Input) string {
 	var b strings.Builder
-	noun := in.Noun
-	if noun == "" {
-		noun = "records"
+	path := in.ToolPath
+	if path == "" {
+		path = in.Path
 	}
-	path := string(quote(in.Path))
-	fmt.Fprintf(&b, "Results offloaded to JSONL (%d %s, ~%d tokens saved).\n", in.Count, noun, in.EstimatedTokens)
-	fmt.Fprintf(&b, "Detail level: %s\n", in.Detail)
+	file := ArgFilePath + "=" + string(quote(path))
+	b.WriteString(descriptor.Headline(in))
+	b.WriteByte('\n')
+	b.WriteString(descriptor.DetailLine(in))
 	fmt.Fprintf(&b, "Use the `%s` tool to query this result set. Examples:\n", ToolExtract)
 	if len(in.Recipes) > 0 {
-		fmt.Fprintf(&b, "- Browse: %s(%s=%s, %s=1)\n", ToolExtract, ArgFilePath, path, ArgRecipe)
+		fmt.Fprintf(&b, "- Browse: %s(%s, %s=1)\n", ToolExtract, file, ArgRecipe)
 	}
 	shown := 0
 	for _, r := range in.Recipes {
@@ -57,10 +60,10 @@ func NativeGuidance(in descriptor.Input) string {
 		for i, p := range r.Params {
 			params[i] = string(quote(p.Name)) + ": " + string(quote(p.Value))
 		}
-		fmt.Fprintf(&b, "- %s: %s(%s=%s, %s=%d, %s={%s})\n", r.Description, ToolExtract, ArgFilePath, path, ArgRecipe, r.Number, ArgParams, strings.Join(params, ", "))
+		fmt.Fprintf(&b, "- %s: %s(%s, %s=%d, %s={%s})\n", r.Description, ToolExtract, file, ArgRecipe, r.Number, ArgParams, strings.Join(params, ", "))
 	}
-	fmt.Fprintf(&b, "- Custom filter, run on each record: %s(%s=%s, %s=%s)\n", ToolExtract, ArgFilePath, path, ArgQuery, quote(exampleFilter(in)))
-	fmt.Fprintf(&b, "- Count, group or sort all records at once: %s(%s=%s, %s=%s, %s=true)\n", ToolExtract, ArgFilePath, path, ArgQuery, quote("length"), ArgSlurp)
+	fmt.Fprintf(&b, "- Custom filter: %s(%s, %s=%s)\n", ToolExtract, file, ArgQuery, quote(exampleFilter(in)))
+	fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once (count, group, sort).\n", ArgSlurp, ArgQuery)
 	if len(in.Recipes) > 0 {
 		entries := make([]string, len(in.Recipes))
 		for i, r := range in.Recipes {
@@ -70,14 +73,18 @@ func NativeGuidance(in descriptor.Input) string {
 				for j, p := range r.Params {
 					names[j] = p.Name
 				}
-				entries[i] += " [params: " + strings.Join(names, ", ") + "]"
+				entries[i] += " [" + strings.Join(names, ", ") + "]"
 			}
 		}
-		fmt.Fprintf(&b, "Available recipes: %s.\n", strings.Join(entries, "; "))
+		fmt.Fprintf(&b, "Available recipes [params]: %s.\n", strings.Join(entries, "; "))
 	}
-	fmt.Fprintf(&b, "To read lines as they are: %s(%s=%s, %s=2, %s=10); to find records by regular expression: %s(%s=%s, %s=%s).\n",
-		ToolRead, ArgFilePath, path, ArgLine, ArgLimit, ToolSearch, ArgFilePath, path, ArgPattern, quote(searchExample(in)))
-	b.WriteString("The header line (line 1) contains metadata; the records start at line 2.")
+	fmt.Fprintf(&b, "Also: %s shows lines as they are (%s, %s, %s); %s finds records by regular expression (%s, %s, such as %s).\n",
+		ToolRead, ArgFilePath, ArgLine, ArgLimit, ToolSearch, ArgFilePath, ArgPattern, quote(searchExample(in)))
+	noun := in.Noun
+	if noun == "" {
+		noun = "records"
+	}
+	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", noun)
 	return b.String()
 }
 

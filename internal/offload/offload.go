@@ -33,6 +33,14 @@ type Config struct {
 	// Native makes the guidance point to the extraction tools instead of
 	// shell commands.
 	Native bool
+	// Always offloads every result, whatever its size.
+	Always bool
+	// ClientDir is the output folder as the client sees it; "" means Dir.
+	// The descriptor's paths are in it; the file is written in Dir.
+	ClientDir string
+	// SchemaDescriptions gives the line schema the descriptions of the
+	// record type's fields.
+	SchemaDescriptions bool
 	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
 	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
 }
@@ -43,8 +51,9 @@ type Call struct {
 	Operation string         // for the header and file name; "" means Tool
 	Query     *string        // the header's query, nil for none
 	Detail    recipes.Detail // detail level of the records
-	// RecordType is the Go type of one record, when known: the line schema
-	// is then reflected from it instead of inferred from the records.
+	// RecordType is the Go type of one record, when known: the line schema,
+	// inferred from the records, is then annotated from its reflection
+	// (descriptor.Annotate).
 	RecordType reflect.Type
 }
 
@@ -91,7 +100,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		return false
 	}
 	tokens := c.tokens(r)
-	if tokens <= c.Threshold {
+	if tokens <= c.Threshold && !c.Always {
 		return false
 	}
 	p, err := c.plan(r)
@@ -127,7 +136,8 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	if err != nil {
 		r = &result{}
 	}
-	if tokens <= c.Threshold && c.tokens(r) <= c.Threshold {
+	inline := c.tokens(r)
+	if tokens <= c.Threshold && inline <= c.Threshold && !c.Always {
 		return false, false
 	}
 	call := describe()
@@ -136,6 +146,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	}
 	p := &plan{
 		tokens:   tokens,
+		inline:   inline,
 		provided: recs,
 		scores:   set.Scores,
 		// The set is the whole result: the file holds no "result", and its

@@ -114,6 +114,7 @@ type plan struct {
 	provided [][]byte  // the records of a provided set
 	scores   []float64 // the scores of a provided set
 	tokens   int       // the estimate of the whole result
+	inline   int       // the estimate of what the client would receive inline; 0 means tokens
 	beside   []besideValue
 }
 

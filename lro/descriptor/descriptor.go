@@ -7,8 +7,9 @@
 // it neither reads nor writes files, so it is safe for concurrent use.
 //
 // The line schema is inferred from the records themselves by an [Inferrer],
-// one record at a time, which also validates each, or reflected from their
-// Go type by [Reflect].
+// one record at a time, which also validates each, so that it lists exactly
+// the fields the lines hold; [Annotate] adds what their Go type, reflected by
+// [Reflect], knows besides (formats, number types, descriptions).
 package descriptor
 
 import (
@@ -131,7 +132,7 @@ type JqRecipe struct {
 // Input is everything [Build] needs. The caller computes the statistics while
 // it writes the file.
 type Input struct {
-	Path            string           // absolute path of the JSONL file
+	Path            string           // absolute path of the JSONL file, as the client sees it
 	Operation       string           // operation name
 	Detail          string           // detail level of the records
 	Count           int              // records in the file
@@ -140,6 +141,15 @@ type Input struct {
 	ScoreRange      *[2]float64      // nil when there are no scores
 	LineSchema      any              // JSON Schema of one line
 	Recipes         []recipes.Recipe // the ten recipes
+	// Saved is the estimate of the tokens the descriptor saves: what the
+	// client would have received inline, less the descriptor itself. The
+	// guidance claims it ("~N tokens saved") only when it is positive;
+	// otherwise it gives the size of the records (EstimatedTokens) and
+	// claims no saving.
+	Saved int
+	// ToolPath is the file_path the extraction tools take, for a native
+	// guidance. If empty, defaults to Path.
+	ToolPath string
 	// Noun names one record in the guidance: "memories" for memory records,
 	// "records" otherwise. If empty, defaults to "records".
 	Noun string
@@ -185,30 +195,45 @@ func Build(in Input, p Profile) OffloadResponse {
 }
 
 // shellGuidance renders the specification's guidance template for clients
-// with a shell. With withRecipes false (the no-recipes profile) it does not
-// point at recipes the descriptor does not carry.
+// with a shell, in few words. With withRecipes false (the no-recipes
+// profile) it does not point at recipes the descriptor does not carry.
 func shellGuidance(in Input, withRecipes bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Results offloaded to JSONL (%d %s, ~%d tokens saved).\n", in.Count, noun(in), in.EstimatedTokens)
-	fmt.Fprintf(&b, "File: %s\n", in.Path)
-	fmt.Fprintf(&b, "Detail level: %s\n", in.Detail)
-	if withRecipes && len(in.Recipes) >= 6 {
-		b.WriteString("Use the jq recipes above to extract specific data. Common patterns:\n")
-		if in.Noun == "memories" {
-			b.WriteString("- Browse: recipe #1 (titles with namespaces)\n")
-			b.WriteString("- Filter: recipe #2 (by namespace) or #3 (by keyword)\n")
-			b.WriteString("- Analyze: recipe #6 (count by namespace)\n")
-		} else {
-			fmt.Fprintf(&b, "- Browse: recipe #1 (%s)\n", lowerFirst(in.Recipes[0].Description))
-			fmt.Fprintf(&b, "- Filter: recipe #4 (%s) or #5 (%s)\n", lowerFirst(in.Recipes[3].Description), lowerFirst(in.Recipes[4].Description))
-			fmt.Fprintf(&b, "- Analyze: recipe #6 (%s)\n", lowerFirst(in.Recipes[5].Description))
-		}
-	} else {
-		b.WriteString("Query it with jq or grep, for example: tail -n +2 " + recipes.ShellQuote(in.Path) + " | jq -c '.'\n")
+	b.WriteString(Headline(in))
+	fmt.Fprintf(&b, "\nFile: %s\n", in.Path)
+	b.WriteString(DetailLine(in))
+	switch {
+	case !withRecipes || len(in.Recipes) == 0:
+		b.WriteString("Query it with jq or grep; tail -n +2 skips the header.\n")
+	case in.Noun == "memories":
+		b.WriteString("Use the jq recipes above: browse with #1, filter with #2 or #3, count with #6.\n")
+	default:
+		b.WriteString("Use the jq recipes above to extract specific data.\n")
 	}
-	b.WriteString("Read the file directly only if you need the complete dataset.\n")
-	fmt.Fprintf(&b, "The header line (line 1) contains metadata; %s start at line 2.", lineNoun(in))
+	b.WriteString("Read the whole file only if you need the complete dataset.\n")
+	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", noun(in))
 	return b.String()
+}
+
+// Headline returns the first line of a guidance: what was offloaded, how
+// many records, and the tokens saved when there is a saving (in.Saved > 0),
+// else the size of the records.
+func Headline(in Input) string {
+	if in.Saved > 0 {
+		return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens saved).", in.Count, noun(in), in.Saved)
+	}
+	return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens).", in.Count, noun(in), in.EstimatedTokens)
+}
+
+// DetailLine returns the guidance's line on the detail level, newline
+// included. Memory records are serialized at a detail level, and so are
+// records below full detail: the line names it. Other records have no
+// detail levels and are recorded as "full": the line says what that means.
+func DetailLine(in Input) string {
+	if in.Noun == "memories" || in.Detail != string(recipes.Full) {
+		return "Detail level: " + in.Detail + "\n"
+	}
+	return "Detail level: full (whole records)\n"
 }
 
 func noun(in Input) string {
@@ -216,18 +241,4 @@ func noun(in Input) string {
 		return "records"
 	}
 	return in.Noun
-}
-
-func lineNoun(in Input) string {
-	if in.Noun == "memories" {
-		return "memory objects"
-	}
-	return noun(in)
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -62,11 +62,17 @@ func TestBuildSerializesLikeTheSpecification(t *testing.T) {
 	if diff := cmp.Diff([]any{0.25, 1.0}, sum["score_range"]); diff != "" {
 		t.Errorf("score_range is not [min, max] (-want +got):\n%s", diff)
 	}
-	wantGuidance := "Results offloaded to JSONL (3 memories, ~2000 tokens saved).\n" +
+	wantGuidance := "Results offloaded to JSONL (3 memories, ~2000 tokens).\n" +
 		"File: /tmp/atlatl-recall-01.jsonl\nDetail level: light\n"
 	if !strings.HasPrefix(got["guidance"].(string), wantGuidance) {
 		t.Errorf("guidance does not follow the template:\n%s", got["guidance"])
 	}
+	// A saving is claimed only when the caller measured one.
+	in.Saved = 1500
+	if g := Build(in, ProfileFull).Guidance; !strings.HasPrefix(g, "Results offloaded to JSONL (3 memories, ~1500 tokens saved).\n") {
+		t.Errorf("guidance with Saved 1500:\n%s", g)
+	}
+	in.Saved = 0
 
 	in.ScoreRange, in.TopNamespaces = nil, nil
 	data, _ = json.Marshal(Build(in, ProfileFull))
@@ -83,8 +89,7 @@ func TestInfer(t *testing.T) {
 	}
 	got := infer(sample)
 	want := map[string]any{
-		"$schema": SchemaDialect,
-		"type":    "object",
+		"type": "object",
 		"properties": map[string]any{
 			"id":    map[string]any{"type": "number"},
 			"name":  map[string]any{"type": []string{"null", "string"}},
@@ -97,7 +102,7 @@ func TestInfer(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Infer (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{"$schema": SchemaDialect}, infer(nil)); diff != "" {
+	if diff := cmp.Diff(map[string]any{}, infer(nil)); diff != "" {
 		t.Errorf("infer(nil) should accept anything (-want +got):\n%s", diff)
 	}
 }

@@ -11,16 +11,17 @@ import (
 // The guidance of a descriptor without recipes points to the file itself.
 func ExampleBuild() {
 	resp := descriptor.Build(descriptor.Input{
-		Path: "/tmp/atlatl-recall-01KAKZ6Q3V4S0M8W9X7Y2B1C0D.jsonl", Detail: "light", Count: 200, EstimatedTokens: 31250, Noun: "memories",
+		Path: "/tmp/atlatl-recall-01KAKZ6Q3V4S0M8W9X7Y2B1C0D.jsonl", Detail: "light", Count: 200, EstimatedTokens: 31250,
+		Saved: 30600, Noun: "memories",
 	}, descriptor.ProfileNoRecipes)
 	fmt.Println(resp.Guidance)
 	// Output:
-	// Results offloaded to JSONL (200 memories, ~31250 tokens saved).
+	// Results offloaded to JSONL (200 memories, ~30600 tokens saved).
 	// File: /tmp/atlatl-recall-01KAKZ6Q3V4S0M8W9X7Y2B1C0D.jsonl
 	// Detail level: light
-	// Query it with jq or grep, for example: tail -n +2 '/tmp/atlatl-recall-01KAKZ6Q3V4S0M8W9X7Y2B1C0D.jsonl' | jq -c '.'
-	// Read the file directly only if you need the complete dataset.
-	// The header line (line 1) contains metadata; memory objects start at line 2.
+	// Query it with jq or grep; tail -n +2 skips the header.
+	// Read the whole file only if you need the complete dataset.
+	// Line 1 is a metadata header; memories start at line 2.
 }
 
 func ExampleInferrer() {
@@ -39,7 +40,6 @@ func ExampleInferrer() {
 	// Output:
 	// true
 	// {
-	//   "$schema": "https://json-schema.org/draft/2020-12/schema",
 	//   "properties": {
 	//     "id": {
 	//       "type": "integer"

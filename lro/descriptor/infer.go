@@ -93,11 +93,11 @@ func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) 
 }
 
 // Schema returns the schema of every record added so far, a new map on
-// each call.
+// each call. It is a schema of the [SchemaDialect], which it does not name
+// (no "$schema"): a line schema is read beside the descriptor's other
+// fields, and the dialect is stated once, in [ResponseSchema].
 func (in *Inferrer) Schema() map[string]any {
-	s := in.root.schema()
-	s["$schema"] = SchemaDialect
-	return s
+	return in.root.schema()
 }
 
 // value reads the next value and describes it into n, depth levels into

@@ -115,7 +115,7 @@ func ResponseSchema() map[string]any {
 				},
 			},
 			"file_path":   str("Absolute path of the JSONL file."),
-			"line_schema": map[string]any{"type": "object", "description": "JSON Schema of one record line."},
+			"line_schema": map[string]any{"type": "object", "description": "JSON Schema (draft 2020-12) of one record line: the fields the lines hold."},
 			"jq_recipes": map[string]any{
 				"type": "array",
 				"items": map[string]any{

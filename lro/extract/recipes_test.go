@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,9 +92,14 @@ func values(t *testing.T, s string) []any {
 // sameOutput compares the output of lro_extract with jq's: line by line for
 // a raw recipe (-r), value by value otherwise (jq keeps keys in input order
 // and gojq sorts them; numbers may be written differently).
+// rawFlag matches jq's -r option in a command, alone or among other
+// one-letter flags (-sr, -rc).
+var rawFlag = regexp.MustCompile(` -[a-z]*r[a-z]* `)
+
 func sameOutput(t *testing.T, what, command, want, got string) {
 	t.Helper()
-	if strings.Contains(command, " -r ") {
+	raw := rawFlag.MatchString(command)
+	if raw {
 		if diff := cmp.Diff(lines(want), lines(got)); diff != "" {
 			t.Errorf("%s: lro_extract differs from jq (-jq +lro_extract):\n%s\ncommand: %s", what, diff, command)
 		}
@@ -102,7 +108,7 @@ func sameOutput(t *testing.T, what, command, want, got string) {
 	if diff := cmp.Diff(values(t, want), values(t, got), cmpopts.EquateApprox(1e-12, 1e-12)); diff != "" {
 		t.Errorf("%s: lro_extract differs from jq (-jq +lro_extract):\n%s\ncommand: %s", what, diff, command)
 	}
-	if got != "" && !strings.Contains(command, " -r ") {
+	if got != "" && !raw {
 		for _, l := range lines(got) {
 			if !json.Valid([]byte(l)) {
 				t.Errorf("%s: output line is not one JSON value: %q", what, l)

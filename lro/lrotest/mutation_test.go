@@ -301,7 +301,7 @@ var mutations = []mutation{
 	{name: "recipe 9 sorts ascending",
 		primary: serverOptions{desc: func(t *testing.T, d map[string]any) {
 			r := recipeAt(d, 9)
-			r["command"] = strings.Replace(r["command"].(string), " | reverse", "", 1)
+			r["command"] = strings.Replace(r["command"].(string), "|reverse", "", 1)
 		}},
 		wantFail: []string{"L2.recipes.detail"}},
 	{name: "recipe 10 at light detail searches .content",
