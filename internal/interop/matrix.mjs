@@ -92,6 +92,7 @@ class Session {
     this.samplingRequests = [];
     this.elicitationRequests = [];
     this.errors = [];
+    this.received = []; // every message from the server, as it came
     this.client = new Client(
       { name: 'lro-go-interop-matrix', version: '0.0.0' },
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
@@ -150,6 +151,10 @@ const common = {
     ['initialize: server info', async (s) => {
       const v = s.client.getServerVersion();
       return { outcome: v, summary: `${v?.name} ${v?.version}` };
+    }],
+    ['initialize: protocol version', async (s) => {
+      const v = s.received.find((m) => m.result?.protocolVersion)?.result.protocolVersion ?? null;
+      return { outcome: v, summary: String(v) };
     }],
     ['initialize: instructions', async (s) => {
       const v = s.client.getInstructions();
@@ -345,6 +350,12 @@ const SERVERS = {
       const r = await s.client.callTool({ name: 'get-roots-list', arguments: {} });
       return { outcome: { asked: Boolean(asked), result: r }, summary: asked ? 'server asked again' : 'server did not ask' };
     }],
+    ['tools: list_changed', async (s) => {
+      // The server registers its capability-gated tools once initialized,
+      // and says so.
+      const got = await waitFor(() => s.toolListChanged > 0);
+      return { outcome: Boolean(got), summary: got ? 'notified' : 'not notified' };
+    }],
   ],
 
   filesystem: [
@@ -365,6 +376,10 @@ const SERVERS = {
     ...common.unknownTool,
     ...resourceLists,
     ...promptList,
+    ['completion/complete', async (s) => {
+      const r = await s.client.complete({ ref: { type: 'ref/prompt', name: 'no-such-prompt' }, argument: { name: 'x', value: '' } });
+      return { outcome: r, summary: r.completion.values.join(', ') || 'no values' };
+    }],
     ['roots/list_changed', async (s) => {
       const before = s.rootsRequests;
       s.roots = [...s.roots, { uri: pathToFileURL(join(s.root, 'sub')).href, name: 'interop sub' }];
@@ -397,7 +412,7 @@ const SERVERS = {
           const n = b * ENTITIES_PER_BATCH + i;
           entities.push({ name: `entity-${n}`, entityType: n % 2 ? 'service' : 'person', observations: [`observation ${n} of the interop graph`, `works with entity-${(n + 1) % ENTITIES}`] });
         }
-        out.push(toolSummary(await s.client.callTool({ name: 'create_entities', arguments: { entities } })));
+        out.push(await s.client.callTool({ name: 'create_entities', arguments: { entities } }));
       }
       for (let b = 0; b < ENTITY_BATCHES; b++) {
         const relations = [];
@@ -405,9 +420,9 @@ const SERVERS = {
           const n = b * ENTITIES_PER_BATCH + i;
           relations.push({ from: `entity-${n}`, to: `entity-${(n + 1) % ENTITIES}`, relationType: 'works_with' });
         }
-        out.push(toolSummary(await s.client.callTool({ name: 'create_relations', arguments: { relations } })));
+        out.push(await s.client.callTool({ name: 'create_relations', arguments: { relations } }));
       }
-      return { outcome: out, summary: `${out.length} calls: ${[...new Set(out)].join('; ')}` };
+      return { outcome: out, summary: `${out.length} calls: ${[...new Set(out.map(toolSummary))].join('; ')}` };
     }],
     ['resources: updated notification', async (s) => {
       const got = await waitFor(() => s.updated.length > 0);
@@ -417,6 +432,10 @@ const SERVERS = {
     callStep('tools/call: small result', 'search_nodes', { query: 'entity-7' }),
     callStep('tools/call: error', 'create_entities', { entities: 'not a list' }),
     ...common.unknownTool,
+    ['completion/complete', async (s) => {
+      const r = await s.client.complete({ ref: { type: 'ref/prompt', name: 'no-such-prompt' }, argument: { name: 'x', value: '' } });
+      return { outcome: r, summary: r.completion.values.join(', ') || 'no values' };
+    }],
     ['resources/read', async (s) => {
       const r = await s.client.readResource({ uri: 'memory://knowledge-graph' });
       return { outcome: r, summary: `${r.contents.length} contents, ${r.contents[0]?.text?.length ?? 0} chars` };
@@ -463,6 +482,17 @@ async function main() {
   const callTool = s.client.callTool.bind(s.client);
   s.client.callTool = (params, schema, options) => callTool({ ...params, arguments: substitute(params.arguments, opts.root) }, schema, options);
   const transport = new StdioClientTransport({ command: opts.command, args: opts.args, env: { ...process.env }, stderr: 'inherit' });
+  // The client sets onmessage before it starts the transport: wrap it
+  // there to see every message.
+  const start = transport.start.bind(transport);
+  transport.start = () => {
+    const onmessage = transport.onmessage;
+    transport.onmessage = (m, extra) => {
+      s.received.push(m);
+      onmessage?.(m, extra);
+    };
+    return start();
+  };
   try {
     await s.client.connect(transport);
   } catch (err) {

@@ -75,6 +75,7 @@ var knownDifferent = map[string]string{
 	"everything: elicitation":                        "tool missing: elicitation not relayed",
 	"everything: roots":                              "tool missing: roots not relayed",
 	"everything: roots/list_changed":                 "tool missing: roots not relayed",
+	"everything: tools: list_changed":                "not relayed",
 	"filesystem: initialize: server info":            "the proxy's own name",
 	"filesystem: tools/list":                         "extraction tools added",
 	"filesystem: logging/setLevel":                   "accepted where the server has no logging",
@@ -87,6 +88,7 @@ var knownDifferent = map[string]string{
 	"filesystem: resources/templates/list":           "empty where the server has no resources",
 	"filesystem: prompts/list":                       "empty where the server has no prompts",
 	"filesystem: roots/list_changed":                 "roots not relayed",
+	"filesystem: completion/complete":                "the proxy's own error message",
 	"filesystem: tools/call: in the new root":        "access denied: no roots",
 	"memory: initialize: server info":                "the proxy's own name",
 	"memory: initialize: capabilities":               "tools only",
@@ -98,6 +100,7 @@ var knownDifferent = map[string]string{
 	"memory: resources: updated notification":        "none arrive",
 	"memory: tools/call: unknown tool":               "a protocol error instead of a tool error",
 	"memory: resources/read":                         "fails",
+	"memory: completion/complete":                    "the proxy's own error message",
 }
 
 // extractionTools are the tools the proxy adds to the upstream's.
