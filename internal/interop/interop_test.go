@@ -34,6 +34,7 @@ func skipOrFail(t *testing.T, msg string) {
 // offloaded, as the plan says, and must raise no validation error, except for
 // the negative controls of testserver, which it must reject.
 func TestTypeScriptClient(t *testing.T) {
+	t.Parallel() // beside TestMatrix, which mostly waits
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipOrFail(t, "node is not installed; the interop test needs Node.js 20 or later")

@@ -136,6 +136,7 @@ type feature struct {
 // Markdown table, writes it to testdata/matrix.md with -update, and
 // otherwise compares it with that file.
 func TestMatrix(t *testing.T) {
+	t.Parallel() // beside TestTypeScriptClient
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipOrFail(t, "node is not installed; the interop test needs Node.js 20 or later")
@@ -170,7 +171,7 @@ func TestMatrix(t *testing.T) {
 			}
 			r := &run{server: s.name, mode: mode}
 			runs = append(runs, r)
-			wg.Go(func() { r.out, r.err = runMatrix(ctx, t, node, s.name, cmd) })
+			wg.Go(func() { r.out, r.err = runMatrix(ctx, t, node, s.name, mode, cmd) })
 		}
 	}
 	wg.Wait()
@@ -259,7 +260,7 @@ func TestMatrix(t *testing.T) {
 
 // runMatrix runs matrix.mjs against the server command cmd and returns
 // its features.
-func runMatrix(ctx context.Context, t *testing.T, node, server string, cmd []string) (map[string]feature, error) {
+func runMatrix(ctx context.Context, t *testing.T, node, server, mode string, cmd []string) (map[string]feature, error) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "matrix.json")
 	root := filepath.Join(dir, "root")
@@ -267,12 +268,13 @@ func runMatrix(ctx context.Context, t *testing.T, node, server string, cmd []str
 		return nil, err
 	}
 	start := time.Now()
-	defer func() { t.Logf("matrix.mjs %s %s: %v", server, cmd[0], time.Since(start).Round(time.Millisecond)) }()
+	defer func() { t.Logf("matrix.mjs %s %s: %v", server, mode, time.Since(start).Round(time.Millisecond)) }()
 	args := append([]string{"matrix.mjs", "--server", server, "--root", root, "--out", out, "--"}, cmd...)
 	c := exec.CommandContext(ctx, node, args...)
 	c.Env = append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(dir, "memory.jsonl"))
 	var log bytes.Buffer
 	c.Stdout, c.Stderr = &log, &log
+	c.WaitDelay = 10 * time.Second // for a server left behind holding the output
 	if err := c.Run(); err != nil {
 		return nil, fmt.Errorf("matrix.mjs: %w\n%s", err, log.Bytes())
 	}
