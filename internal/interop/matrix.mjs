@@ -291,18 +291,23 @@ const SERVERS = {
       return { outcome: [a, b], summary: [...a.completion.values, ...b.completion.values].join(', ') };
     }],
     ['progress', async (s) => {
-      const seen = [];
+      // What the transport received, in order, up to the result: the
+      // client runs a notification's handler a little later than it takes a
+      // response, so its onprogress may miss the last notification, which
+      // the server sends just before its result.
+      const from = s.received.length;
+      let handled = 0;
       const r = await s.client.callTool(
         { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
         undefined,
-        { onprogress: (p) => seen.push({ progress: p.progress, total: p.total }) },
+        { onprogress: () => handled++ },
       );
-      // The client runs a notification's handler a little later than it
-      // takes a response, so the last notification, which the server sends
-      // just before its result, is seen or not depending on how the two
-      // came in: only the ones before it count.
-      const before = seen.filter((p) => p.progress < p.total);
-      return { outcome: { progress: before, result: r }, summary: `${before.length} notifications before the last` };
+      const seen = [];
+      for (const m of s.received.slice(from)) {
+        if (m.method === 'notifications/progress') seen.push({ progress: m.params.progress, total: m.params.total });
+        if ('result' in m && JSON.stringify(m.result).includes('Long running operation completed')) break;
+      }
+      return { outcome: { progressBeforeResult: seen, handled: handled > 0, result: r }, summary: `${seen.length} notifications before the result` };
     }],
     ['cancellation', async (s) => {
       // A 1.5 s operation in 3 steps, cancelled at its first progress
