@@ -214,6 +214,21 @@ const setLevel = ['logging/setLevel', async (s) => {
   return { outcome: r, summary: 'ok' };
 }];
 
+// olderProtocol is a second session that asks for protocol 2025-06-18: the
+// negotiated version, the server, its tools and a ping.
+const olderProtocol = ['initialize: protocol 2025-06-18', async (s) => {
+  const old = await connect(s.opts, '2025-06-18');
+  try {
+    const v = old.received.find((m) => m.result?.protocolVersion)?.result.protocolVersion ?? null;
+    const { tools } = await old.client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    await old.client.ping();
+    return { outcome: { protocolVersion: v, server: old.client.getServerVersion(), tools: names }, summary: `${v}, ${names.length} tools` };
+  } finally {
+    await old.client.close().catch(() => {});
+  }
+}];
+
 const SERVERS = {
   everything: [
     ...common.initialize,
@@ -265,6 +280,18 @@ const SERVERS = {
       const uris = [...new Set(s.updated)];
       return { outcome: { received: Boolean(got), uris }, summary: got ? `${uris.length} uri` : 'none' };
     }],
+    ['resources/unsubscribe', async (s) => {
+      // At level error, the server's info message about it is not sent.
+      const { resources } = await s.client.listResources();
+      const uri = resources[0]?.uri ?? 'demo://resource/static/document/architecture.md';
+      await s.client.setLoggingLevel('error');
+      const before = s.logs.length;
+      const r = await s.client.unsubscribeResource({ uri });
+      await s.client.ping();
+      const logs = s.logs.slice(before);
+      await s.client.setLoggingLevel('debug');
+      return { outcome: { result: r, logsAtLevelError: logs }, summary: `ok, ${logs.length} log messages at level error` };
+    }],
     ['resources: list_changed', async (s) => {
       const before = s.resourceListChanged;
       const r = await s.client.callTool({
@@ -291,10 +318,12 @@ const SERVERS = {
       return { outcome: [a, b], summary: [...a.completion.values, ...b.completion.values].join(', ') };
     }],
     ['progress', async (s) => {
-      // What the transport received, in order, up to the result: the
-      // client runs a notification's handler a little later than it takes a
-      // response, so its onprogress may miss the last notification, which
-      // the server sends just before its result.
+      // What the transport received, in order: the client runs a
+      // notification's handler a little later than it takes a response, so
+      // its onprogress may miss the last notification, which the server
+      // sends just before its result. All must arrive, and those sent well
+      // before the result must come before it; the last one may come just
+      // after it.
       const from = s.received.length;
       let handled = 0;
       const r = await s.client.callTool(
@@ -302,12 +331,18 @@ const SERVERS = {
         undefined,
         { onprogress: () => handled++ },
       );
-      const seen = [];
+      await s.client.ping(); // a barrier: what the server sent before is in
+      const all = [];
+      const early = [];
+      let done = false;
       for (const m of s.received.slice(from)) {
-        if (m.method === 'notifications/progress') seen.push({ progress: m.params.progress, total: m.params.total });
-        if ('result' in m && JSON.stringify(m.result).includes('Long running operation completed')) break;
+        if ('result' in m && JSON.stringify(m.result).includes('Long running operation completed')) done = true;
+        if (m.method !== 'notifications/progress') continue;
+        const p = { progress: m.params.progress, total: m.params.total };
+        all.push(p);
+        if (!done && p.progress < p.total) early.push(p);
       }
-      return { outcome: { progressBeforeResult: seen, handled: handled > 0, result: r }, summary: `${seen.length} notifications before the result` };
+      return { outcome: { all, early, handled: handled > 0, result: r }, summary: `${all.length} notifications, ${early.length} well before the result` };
     }],
     ['cancellation', async (s) => {
       // A 1.5 s operation in 3 steps, cancelled at its first progress
@@ -361,6 +396,7 @@ const SERVERS = {
       const got = await waitFor(() => s.toolListChanged > 0);
       return { outcome: Boolean(got), summary: got ? 'notified' : 'not notified' };
     }],
+    olderProtocol,
   ],
 
   filesystem: [
@@ -394,6 +430,7 @@ const SERVERS = {
       return { outcome: { asked: Boolean(asked), result: r }, summary: asked ? `asked, ${toolSummary(r)}` : 'server did not ask' };
     }],
     callStep('tools/call: in the new root', 'read_text_file', { path: '{{ROOT}}/sub/inner.txt' }),
+    olderProtocol,
   ],
 
   memory: [
@@ -450,6 +487,15 @@ const SERVERS = {
       const sc = r.structuredContent;
       return { outcome: r, summary: sc?.offloaded ? 'offloaded' : `${sc?.entities?.length} entities, ${sc?.relations?.length} relations inline` };
     }],
+    ['resources/unsubscribe', async (s) => {
+      // No update after it (last: it changes the graph).
+      const r = await s.client.unsubscribeResource({ uri: 'memory://knowledge-graph' });
+      const before = s.updated.length;
+      await s.client.callTool({ name: 'add_observations', arguments: { observations: [{ entityName: 'entity-0', contents: ['seen after the unsubscribe'] }] } });
+      await s.client.ping();
+      return { outcome: { result: r, updatesAfter: s.updated.length - before }, summary: `ok, ${s.updated.length - before} updates after` };
+    }],
+    olderProtocol,
   ],
 };
 
@@ -477,13 +523,11 @@ function substitute(v, root) {
   return v;
 }
 
-async function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  mkdirSync(join(opts.root, 'sub'), { recursive: true });
-  writeFileSync(join(opts.root, 'small.txt'), 'hello\nworld\n');
-  writeFileSync(join(opts.root, 'sub', 'inner.txt'), 'inner file\n');
-
+// connect starts the server command of opts and connects a new session to
+// it, asking for protocolVersion if given (else the client's latest).
+async function connect(opts, protocolVersion) {
   const s = new Session(opts.root);
+  s.opts = opts;
   const callTool = s.client.callTool.bind(s.client);
   s.client.callTool = (params, schema, options) => callTool({ ...params, arguments: substitute(params.arguments, opts.root) }, schema, options);
   const transport = new StdioClientTransport({ command: opts.command, args: opts.args, env: { ...process.env }, stderr: 'inherit' });
@@ -498,8 +542,23 @@ async function main() {
     };
     return start();
   };
+  if (protocolVersion) {
+    const send = transport.send.bind(transport);
+    transport.send = (m, o) => send(m.method === 'initialize' ? { ...m, params: { ...m.params, protocolVersion } } : m, o);
+  }
+  await s.client.connect(transport);
+  return s;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  mkdirSync(join(opts.root, 'sub'), { recursive: true });
+  writeFileSync(join(opts.root, 'small.txt'), 'hello\nworld\n');
+  writeFileSync(join(opts.root, 'sub', 'inner.txt'), 'inner file\n');
+
+  let s;
   try {
-    await s.client.connect(transport);
+    s = await connect(opts);
   } catch (err) {
     console.error(`matrix.mjs: connecting to ${opts.command}: ${err.message}`);
     process.exit(2);
