@@ -1,7 +1,11 @@
-// Package interop holds the interoperability test of package lro with the
-// official TypeScript MCP client, @modelcontextprotocol/sdk from npm, run by
-// the machine's Node. The Node dependencies are pinned by package-lock.json;
-// install them with
+// Package interop holds the interoperability tests of package lro and of the
+// LRO proxy with the official TypeScript MCP client,
+// @modelcontextprotocol/sdk from npm, run by the machine's Node:
+// TestTypeScriptClient (client.mjs) against the servers of this module and
+// the proxy, and TestMatrix (matrix.mjs) against the reference servers
+// server-everything, server-filesystem and server-memory, DIRECT and
+// THROUGH the proxy (testdata/matrix.md is its table). The Node dependencies
+// are pinned by package-lock.json; install them with
 //
 //	npm ci --prefix internal/interop
 package interop

@@ -11,16 +11,23 @@
 //
 // The client declares sampling, elicitation (form and url) and roots, and
 // answers them with fixed, recorded replies; its roots are DIR (and, after
-// roots/list_changed, DIR and DIR/sub). FILE receives a JSON object: feature
-// name -> {outcome, summary}. An outcome is JSON with timings replaced by
-// "<time>" and DIR by "{{ROOT}}", so that it is the same for two runs that
-// behave the same; summary is a few words for the Markdown table. A feature
-// that throws records {error: {code, message}}. The feature named in
-// OFFLOADED (memory's read_graph) records the whole tool result: the Go test
+// roots/list_changed, DIR and DIR/sub). The features of each server are in
+// SERVERS, run in order on one session (one of them opens a second session
+// on an older protocol version). FILE receives a JSON object: feature name
+// -> {outcome, summary}. An outcome is JSON with clock times replaced by
+// "<time>", DIR by "{{ROOT}}" (its file URI by "{{ROOT_URI}}") and the
+// JSON-RPC id of a late reply by "<id>", so that it is the same for two
+// runs that behave the same; summary is a few words for the
+// Markdown table. A feature that throws records {error: {code, message}}.
+// Tool calls record the whole result: for memory's read_graph, the Go test
 // compares it with the file an offloaded THROUGH result points to.
 //
-// The client exits 0 when it could run the plan (whatever the outcomes) and
-// 2 on a usage or connection error.
+// Whatever the server sends on its own (a notification, a request for the
+// roots) is waited for at most WAIT_MS: only a run where it does not come
+// waits that long.
+//
+// The client exits 0 when it could run every feature (whatever the
+// outcomes) and 2 on a usage or connection error.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
