@@ -15,8 +15,8 @@
 // SERVERS, run in order on one session (one of them opens a second session
 // on an older protocol version). FILE receives a JSON object: feature name
 // -> {outcome, summary}. An outcome is JSON with clock times replaced by
-// "<time>", DIR by "{{ROOT}}" (its file URI by "{{ROOT_URI}}") and the
-// JSON-RPC id of a late reply by "<id>", so that it is the same for two
+// "<time>", DIR by "{{ROOT}}" (its file URI by "{{ROOT_URI}}"), task ids
+// and the JSON-RPC id of a late reply by "<id>", so that it is the same for two
 // runs that behave the same; summary is a few words for the
 // Markdown table. A feature that throws records {error: {code, message}}.
 // Tool calls record the whole result: for memory's read_graph, the Go test
@@ -112,6 +112,8 @@ class Session {
     });
     c.setRequestHandler(ElicitRequestSchema, async (req) => {
       this.elicitationRequests.push(req.params);
+      const first = req.params.requestedSchema?.properties?.interpretation?.oneOf?.[0]?.const;
+      if (first) return { action: 'accept', content: { interpretation: first } };
       return { action: 'accept', content: { name: 'Ada Lovelace', check: true, integer: 7 } };
     });
     c.setRequestHandler(ListRootsRequestSchema, async () => {
@@ -126,10 +128,11 @@ class Session {
 }
 
 // normalize returns v as plain JSON with the root folder replaced by
-// {{ROOT}} and clock times by <time>.
+// {{ROOT}}, clock times by <time> and task ids by <id>.
 function normalize(v, root) {
   const rootURI = pathToFileURL(root).href;
   const s = JSON.stringify(v ?? null, (k, x) => {
+    if (k === 'taskId') return '<id>';
     if (typeof x !== 'string') return x;
     return x
       .replaceAll(rootURI, '{{ROOT_URI}}')
@@ -385,6 +388,26 @@ const SERVERS = {
       const r = await s.client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
       const req = s.elicitationRequests.slice(before);
       return { outcome: { requests: req, result: r }, summary: `${req.length} request, ${toolSummary(r)}` };
+    }],
+    ['tasks: input_required', async (s) => {
+      // A tool that runs as a task (tools/call with task, tasks/get,
+      // tasks/result) and, being told the query is ambiguous, asks the
+      // client through the task (input_required) what it means.
+      const before = s.elicitationRequests.length;
+      const out = { created: null, lastStatus: null, result: null, error: null };
+      const stream = s.client.experimental.tasks.callToolStream(
+        { name: 'simulate-research-query', arguments: { topic: 'interop', ambiguous: true } },
+        undefined,
+        { task: { ttl: 60000 } },
+      );
+      for await (const m of stream) {
+        if (m.type === 'taskCreated') out.created = { status: m.task.status, fields: Object.keys(m.task).sort() };
+        if (m.type === 'taskStatus') out.lastStatus = m.task.status;
+        if (m.type === 'result') out.result = m.result;
+        if (m.type === 'error') out.error = String(m.error?.message ?? m.error);
+      }
+      out.elicitations = s.elicitationRequests.slice(before).map((p) => p.message);
+      return { outcome: out, summary: `${out.created?.status ?? 'no task'} -> ${out.lastStatus}, ${out.elicitations.length} elicitation, ${out.result ? toolSummary(out.result) : 'error'}` };
     }],
     ['roots', async (s) => {
       await waitFor(() => s.rootsRequests > 0); // the server asks 350 ms after initialize
