@@ -522,7 +522,7 @@ const SERVERS = {
     ['tools/call: offloaded read_graph', async (s) => {
       const r = await s.client.callTool({ name: 'read_graph', arguments: {} });
       const sc = r.structuredContent;
-      return { outcome: r, summary: sc?.offloaded ? 'offloaded' : `${sc?.entities?.length} entities, ${sc?.relations?.length} relations inline` };
+      return { outcome: r, summary: sc?.offloaded ? 'offloaded' : `${sc?.entities?.length} entities, ${sc?.relations?.length} relations` };
     }],
     ['resources/unsubscribe', async (s) => {
       // No update after it (last: it changes the graph).
