@@ -1,7 +1,11 @@
-// Package interop holds the interoperability test of package lro with the
-// official TypeScript MCP client, @modelcontextprotocol/sdk from npm, run by
-// the machine's Node. The Node dependencies are pinned by package-lock.json;
-// install them with
+// Package interop holds the interoperability tests of package lro and of the
+// LRO proxy with the official TypeScript MCP client,
+// @modelcontextprotocol/sdk from npm, run by the machine's Node:
+// TestTypeScriptClient (client.mjs) against the servers of this module and
+// the proxy, and TestMatrix (matrix.mjs) against the reference servers
+// server-everything, server-filesystem and server-memory, DIRECT and
+// THROUGH the proxy (testdata/matrix.md is its table). The Node dependencies
+// are pinned by package-lock.json; install them with
 //
 //	npm ci --prefix internal/interop
 package interop
@@ -34,6 +38,7 @@ func skipOrFail(t *testing.T, msg string) {
 // offloaded, as the plan says, and must raise no validation error, except for
 // the negative controls of testserver, which it must reject.
 func TestTypeScriptClient(t *testing.T) {
+	t.Parallel() // beside TestMatrix, which mostly waits
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipOrFail(t, "node is not installed; the interop test needs Node.js 20 or later")

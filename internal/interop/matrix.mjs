@@ -11,16 +11,23 @@
 //
 // The client declares sampling, elicitation (form and url) and roots, and
 // answers them with fixed, recorded replies; its roots are DIR (and, after
-// roots/list_changed, DIR and DIR/sub). FILE receives a JSON object: feature
-// name -> {outcome, summary}. An outcome is JSON with timings replaced by
-// "<time>" and DIR by "{{ROOT}}", so that it is the same for two runs that
-// behave the same; summary is a few words for the Markdown table. A feature
-// that throws records {error: {code, message}}. The feature named in
-// OFFLOADED (memory's read_graph) records the whole tool result: the Go test
+// roots/list_changed, DIR and DIR/sub). The features of each server are in
+// SERVERS, run in order on one session (one of them opens a second session
+// on an older protocol version). FILE receives a JSON object: feature name
+// -> {outcome, summary}. An outcome is JSON with clock times replaced by
+// "<time>", DIR by "{{ROOT}}" (its file URI by "{{ROOT_URI}}"), task ids
+// and the JSON-RPC id of a late reply by "<id>", so that it is the same for two
+// runs that behave the same; summary is a few words for the
+// Markdown table. A feature that throws records {error: {code, message}}.
+// Tool calls record the whole result: for memory's read_graph, the Go test
 // compares it with the file an offloaded THROUGH result points to.
 //
-// The client exits 0 when it could run the plan (whatever the outcomes) and
-// 2 on a usage or connection error.
+// Whatever the server sends on its own (a notification, a request for the
+// roots) is waited for at most WAIT_MS: only a run where it does not come
+// waits that long.
+//
+// The client exits 0 when it could run every feature (whatever the
+// outcomes) and 2 on a usage or connection error.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,6 +99,7 @@ class Session {
     this.samplingRequests = [];
     this.elicitationRequests = [];
     this.errors = [];
+    this.received = []; // every message from the server, as it came
     this.client = new Client(
       { name: 'lro-go-interop-matrix', version: '0.0.0' },
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
@@ -104,6 +112,8 @@ class Session {
     });
     c.setRequestHandler(ElicitRequestSchema, async (req) => {
       this.elicitationRequests.push(req.params);
+      const first = req.params.requestedSchema?.properties?.interpretation?.oneOf?.[0]?.const;
+      if (first) return { action: 'accept', content: { interpretation: first } };
       return { action: 'accept', content: { name: 'Ada Lovelace', check: true, integer: 7 } };
     });
     c.setRequestHandler(ListRootsRequestSchema, async () => {
@@ -118,10 +128,11 @@ class Session {
 }
 
 // normalize returns v as plain JSON with the root folder replaced by
-// {{ROOT}} and clock times by <time>.
+// {{ROOT}}, clock times by <time> and task ids by <id>.
 function normalize(v, root) {
   const rootURI = pathToFileURL(root).href;
   const s = JSON.stringify(v ?? null, (k, x) => {
+    if (k === 'taskId') return '<id>';
     if (typeof x !== 'string') return x;
     return x
       .replaceAll(rootURI, '{{ROOT_URI}}')
@@ -150,6 +161,10 @@ const common = {
     ['initialize: server info', async (s) => {
       const v = s.client.getServerVersion();
       return { outcome: v, summary: `${v?.name} ${v?.version}` };
+    }],
+    ['initialize: protocol version', async (s) => {
+      const v = s.received.find((m) => m.result?.protocolVersion)?.result.protocolVersion ?? null;
+      return { outcome: v, summary: String(v) };
     }],
     ['initialize: instructions', async (s) => {
       const v = s.client.getInstructions();
@@ -209,6 +224,21 @@ const setLevel = ['logging/setLevel', async (s) => {
   return { outcome: r, summary: 'ok' };
 }];
 
+// olderProtocol is a second session that asks for protocol 2025-06-18: the
+// negotiated version, the server, its tools and a ping.
+const olderProtocol = ['initialize: protocol 2025-06-18', async (s) => {
+  const old = await connect(s.opts, '2025-06-18');
+  try {
+    const v = old.received.find((m) => m.result?.protocolVersion)?.result.protocolVersion ?? null;
+    const { tools } = await old.client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    await old.client.ping();
+    return { outcome: { protocolVersion: v, server: old.client.getServerVersion(), tools: names }, summary: `${v}, ${names.length} tools` };
+  } finally {
+    await old.client.close().catch(() => {});
+  }
+}];
+
 const SERVERS = {
   everything: [
     ...common.initialize,
@@ -246,7 +276,9 @@ const SERVERS = {
       const before = s.logs.length;
       const r = await s.client.subscribeResource({ uri });
       await s.client.ping(); // a barrier: what the server sent before is in
-      s.subscribeLogs = s.logs.slice(before);
+      // Only the server's messages about the subscription: its message
+      // about the roots may come at any time.
+      s.subscribeLogs = s.logs.slice(before).filter((l) => JSON.stringify(l.data).includes(uri));
       return { outcome: { uri, result: r }, summary: 'ok' };
     }],
     ['logging: messages', async (s) => {
@@ -259,6 +291,18 @@ const SERVERS = {
       await s.client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
       const uris = [...new Set(s.updated)];
       return { outcome: { received: Boolean(got), uris }, summary: got ? `${uris.length} uri` : 'none' };
+    }],
+    ['resources/unsubscribe', async (s) => {
+      // At level error, the server's info message about it is not sent.
+      const { resources } = await s.client.listResources();
+      const uri = resources[0]?.uri ?? 'demo://resource/static/document/architecture.md';
+      await s.client.setLoggingLevel('error');
+      const before = s.logs.length;
+      const r = await s.client.unsubscribeResource({ uri });
+      await s.client.ping();
+      const logs = s.logs.slice(before).filter((l) => JSON.stringify(l.data).includes(uri));
+      await s.client.setLoggingLevel('debug');
+      return { outcome: { result: r, logsAtLevelError: logs }, summary: `ok, ${logs.length} log messages at level error` };
     }],
     ['resources: list_changed', async (s) => {
       const before = s.resourceListChanged;
@@ -286,26 +330,39 @@ const SERVERS = {
       return { outcome: [a, b], summary: [...a.completion.values, ...b.completion.values].join(', ') };
     }],
     ['progress', async (s) => {
-      const seen = [];
+      // What the transport received, in order: the client runs a
+      // notification's handler a little later than it takes a response, so
+      // its onprogress may miss the last notification, which the server
+      // sends just before its result. All must arrive, and those sent well
+      // before the result must come before it; the last one may come just
+      // after it.
+      const from = s.received.length;
+      let handled = 0;
       const r = await s.client.callTool(
         { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
         undefined,
-        { onprogress: (p) => seen.push({ progress: p.progress, total: p.total }) },
+        { onprogress: () => handled++ },
       );
-      // The client runs a notification's handler a little later than it
-      // takes a response, so the last notification, which the server sends
-      // just before its result, is seen or not depending on how the two
-      // came in: only the ones before it count.
-      const before = seen.filter((p) => p.progress < p.total);
-      return { outcome: { progress: before, result: r }, summary: `${before.length} notifications before the last` };
+      await s.client.ping(); // a barrier: what the server sent before is in
+      const all = [];
+      const early = [];
+      let done = false;
+      for (const m of s.received.slice(from)) {
+        if ('result' in m && JSON.stringify(m.result).includes('Long running operation completed')) done = true;
+        if (m.method !== 'notifications/progress') continue;
+        const p = { progress: m.params.progress, total: m.params.total };
+        all.push(p);
+        if (!done && p.progress < p.total) early.push(p);
+      }
+      return { outcome: { all, early, handled: handled > 0, result: r }, summary: `${all.length} notifications, ${early.length} well before the result` };
     }],
     ['cancellation', async (s) => {
       // A 1.5 s operation in 3 steps, cancelled at its first progress
-      // notification; then wait past its end: no reply may arrive for it.
+      // notification (0.5 s in); then wait 2 s, past its end: no reply may
+      // arrive for it.
       const ac = new AbortController();
       const errorsBefore = s.errors.length;
       let rejected = null;
-      const start = Date.now();
       try {
         await s.client.callTool(
           { name: 'trigger-long-running-operation', arguments: { duration: 1.5, steps: 3 } },
@@ -315,7 +372,7 @@ const SERVERS = {
       } catch (err) {
         rejected = String(err?.message ?? err);
       }
-      await sleep(Math.max(0, start + 2000 - Date.now()));
+      await sleep(2000);
       await s.client.ping();
       const late = s.errors.slice(errorsBefore).filter((e) => e.includes('unknown message ID')).map((e) => e.replace(/"id":\d+/g, '"id":<id>'));
       return { outcome: { rejected, lateReplies: late }, summary: late.length ? `${late.length} late reply` : 'no late reply' };
@@ -332,6 +389,26 @@ const SERVERS = {
       const req = s.elicitationRequests.slice(before);
       return { outcome: { requests: req, result: r }, summary: `${req.length} request, ${toolSummary(r)}` };
     }],
+    ['tasks: input_required', async (s) => {
+      // A tool that runs as a task (tools/call with task, tasks/get,
+      // tasks/result) and, being told the query is ambiguous, asks the
+      // client through the task (input_required) what it means.
+      const before = s.elicitationRequests.length;
+      const out = { created: null, lastStatus: null, result: null, error: null };
+      const stream = s.client.experimental.tasks.callToolStream(
+        { name: 'simulate-research-query', arguments: { topic: 'interop', ambiguous: true } },
+        undefined,
+        { task: { ttl: 60000 } },
+      );
+      for await (const m of stream) {
+        if (m.type === 'taskCreated') out.created = { status: m.task.status, fields: Object.keys(m.task).sort() };
+        if (m.type === 'taskStatus') out.lastStatus = m.task.status;
+        if (m.type === 'result') out.result = m.result;
+        if (m.type === 'error') out.error = String(m.error?.message ?? m.error);
+      }
+      out.elicitations = s.elicitationRequests.slice(before).map((p) => p.message);
+      return { outcome: out, summary: `${out.created?.status ?? 'no task'} -> ${out.lastStatus}, ${out.elicitations.length} elicitation, ${out.result ? toolSummary(out.result) : 'error'}` };
+    }],
     ['roots', async (s) => {
       await waitFor(() => s.rootsRequests > 0); // the server asks 350 ms after initialize
       const r = await s.client.callTool({ name: 'get-roots-list', arguments: {} });
@@ -342,9 +419,21 @@ const SERVERS = {
       s.roots = [...s.roots, { uri: pathToFileURL(join(s.root, 'sub')).href, name: 'interop sub' }];
       await s.client.sendRootsListChanged();
       const asked = await waitFor(() => s.rootsRequests > before);
-      const r = await s.client.callTool({ name: 'get-roots-list', arguments: {} });
+      // The server takes the new roots in after our answer reaches it.
+      const list = () => s.client.callTool({ name: 'get-roots-list', arguments: {} });
+      const r = (asked && await waitFor(async () => {
+        const x = await list();
+        return JSON.stringify(x).includes('interop sub') ? x : null;
+      })) || await list();
       return { outcome: { asked: Boolean(asked), result: r }, summary: asked ? 'server asked again' : 'server did not ask' };
     }],
+    ['tools: list_changed', async (s) => {
+      // The server registers its capability-gated tools once initialized,
+      // and says so.
+      const got = await waitFor(() => s.toolListChanged > 0);
+      return { outcome: Boolean(got), summary: got ? 'notified' : 'not notified' };
+    }],
+    olderProtocol,
   ],
 
   filesystem: [
@@ -365,6 +454,10 @@ const SERVERS = {
     ...common.unknownTool,
     ...resourceLists,
     ...promptList,
+    ['completion/complete', async (s) => {
+      const r = await s.client.complete({ ref: { type: 'ref/prompt', name: 'no-such-prompt' }, argument: { name: 'x', value: '' } });
+      return { outcome: r, summary: r.completion.values.join(', ') || 'no values' };
+    }],
     ['roots/list_changed', async (s) => {
       const before = s.rootsRequests;
       s.roots = [...s.roots, { uri: pathToFileURL(join(s.root, 'sub')).href, name: 'interop sub' }];
@@ -374,6 +467,7 @@ const SERVERS = {
       return { outcome: { asked: Boolean(asked), result: r }, summary: asked ? `asked, ${toolSummary(r)}` : 'server did not ask' };
     }],
     callStep('tools/call: in the new root', 'read_text_file', { path: '{{ROOT}}/sub/inner.txt' }),
+    olderProtocol,
   ],
 
   memory: [
@@ -397,7 +491,7 @@ const SERVERS = {
           const n = b * ENTITIES_PER_BATCH + i;
           entities.push({ name: `entity-${n}`, entityType: n % 2 ? 'service' : 'person', observations: [`observation ${n} of the interop graph`, `works with entity-${(n + 1) % ENTITIES}`] });
         }
-        out.push(toolSummary(await s.client.callTool({ name: 'create_entities', arguments: { entities } })));
+        out.push(await s.client.callTool({ name: 'create_entities', arguments: { entities } }));
       }
       for (let b = 0; b < ENTITY_BATCHES; b++) {
         const relations = [];
@@ -405,9 +499,9 @@ const SERVERS = {
           const n = b * ENTITIES_PER_BATCH + i;
           relations.push({ from: `entity-${n}`, to: `entity-${(n + 1) % ENTITIES}`, relationType: 'works_with' });
         }
-        out.push(toolSummary(await s.client.callTool({ name: 'create_relations', arguments: { relations } })));
+        out.push(await s.client.callTool({ name: 'create_relations', arguments: { relations } }));
       }
-      return { outcome: out, summary: `${out.length} calls: ${[...new Set(out)].join('; ')}` };
+      return { outcome: out, summary: `${out.length} calls: ${[...new Set(out.map(toolSummary))].join('; ')}` };
     }],
     ['resources: updated notification', async (s) => {
       const got = await waitFor(() => s.updated.length > 0);
@@ -417,6 +511,10 @@ const SERVERS = {
     callStep('tools/call: small result', 'search_nodes', { query: 'entity-7' }),
     callStep('tools/call: error', 'create_entities', { entities: 'not a list' }),
     ...common.unknownTool,
+    ['completion/complete', async (s) => {
+      const r = await s.client.complete({ ref: { type: 'ref/prompt', name: 'no-such-prompt' }, argument: { name: 'x', value: '' } });
+      return { outcome: r, summary: r.completion.values.join(', ') || 'no values' };
+    }],
     ['resources/read', async (s) => {
       const r = await s.client.readResource({ uri: 'memory://knowledge-graph' });
       return { outcome: r, summary: `${r.contents.length} contents, ${r.contents[0]?.text?.length ?? 0} chars` };
@@ -424,8 +522,17 @@ const SERVERS = {
     ['tools/call: offloaded read_graph', async (s) => {
       const r = await s.client.callTool({ name: 'read_graph', arguments: {} });
       const sc = r.structuredContent;
-      return { outcome: r, summary: sc?.offloaded ? 'offloaded' : `${sc?.entities?.length} entities, ${sc?.relations?.length} relations inline` };
+      return { outcome: r, summary: sc?.offloaded ? 'offloaded' : `${sc?.entities?.length} entities, ${sc?.relations?.length} relations` };
     }],
+    ['resources/unsubscribe', async (s) => {
+      // No update after it (last: it changes the graph).
+      const r = await s.client.unsubscribeResource({ uri: 'memory://knowledge-graph' });
+      const before = s.updated.length;
+      await s.client.callTool({ name: 'add_observations', arguments: { observations: [{ entityName: 'entity-0', contents: ['seen after the unsubscribe'] }] } });
+      await s.client.ping();
+      return { outcome: { result: r, updatesAfter: s.updated.length - before }, summary: `ok, ${s.updated.length - before} updates after` };
+    }],
+    olderProtocol,
   ],
 };
 
@@ -438,7 +545,7 @@ async function allowedDirectories(s, asked, dir) {
   return (await waitFor(async () => {
     const x = await list();
     return JSON.stringify(x).includes(dir) ? x : null;
-  })) ?? list();
+  })) || list();
 }
 
 const ENTITY_BATCHES = 10;
@@ -453,18 +560,42 @@ function substitute(v, root) {
   return v;
 }
 
+// connect starts the server command of opts and connects a new session to
+// it, asking for protocolVersion if given (else the client's latest).
+async function connect(opts, protocolVersion) {
+  const s = new Session(opts.root);
+  s.opts = opts;
+  const callTool = s.client.callTool.bind(s.client);
+  s.client.callTool = (params, schema, options) => callTool({ ...params, arguments: substitute(params.arguments, opts.root) }, schema, options);
+  const transport = new StdioClientTransport({ command: opts.command, args: opts.args, env: { ...process.env }, stderr: 'inherit' });
+  // The client sets onmessage before it starts the transport: wrap it
+  // there to see every message.
+  const start = transport.start.bind(transport);
+  transport.start = () => {
+    const onmessage = transport.onmessage;
+    transport.onmessage = (m, extra) => {
+      s.received.push(m);
+      onmessage?.(m, extra);
+    };
+    return start();
+  };
+  if (protocolVersion) {
+    const send = transport.send.bind(transport);
+    transport.send = (m, o) => send(m.method === 'initialize' ? { ...m, params: { ...m.params, protocolVersion } } : m, o);
+  }
+  await s.client.connect(transport);
+  return s;
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   mkdirSync(join(opts.root, 'sub'), { recursive: true });
   writeFileSync(join(opts.root, 'small.txt'), 'hello\nworld\n');
   writeFileSync(join(opts.root, 'sub', 'inner.txt'), 'inner file\n');
 
-  const s = new Session(opts.root);
-  const callTool = s.client.callTool.bind(s.client);
-  s.client.callTool = (params, schema, options) => callTool({ ...params, arguments: substitute(params.arguments, opts.root) }, schema, options);
-  const transport = new StdioClientTransport({ command: opts.command, args: opts.args, env: { ...process.env }, stderr: 'inherit' });
+  let s;
   try {
-    await s.client.connect(transport);
+    s = await connect(opts);
   } catch (err) {
     console.error(`matrix.mjs: connecting to ${opts.command}: ${err.message}`);
     process.exit(2);

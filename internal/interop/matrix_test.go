@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -75,8 +76,12 @@ var knownDifferent = map[string]string{
 	"everything: elicitation":                        "tool missing: elicitation not relayed",
 	"everything: roots":                              "tool missing: roots not relayed",
 	"everything: roots/list_changed":                 "tool missing: roots not relayed",
+	"everything: tools: list_changed":                "not relayed",
+	"everything: tasks: input_required":              "no tasks: the tool is missing",
+	"everything: resources/unsubscribe":              "fails",
+	"everything: initialize: protocol 2025-06-18":    "the proxy's own name, tools missing",
 	"filesystem: initialize: server info":            "the proxy's own name",
-	"filesystem: tools/list":                         "extraction tools added",
+	"filesystem: tools/list":                         "execution dropped",
 	"filesystem: logging/setLevel":                   "accepted where the server has no logging",
 	"filesystem: roots":                              "roots not relayed",
 	"filesystem: tools/call":                         "access denied: no roots",
@@ -87,10 +92,12 @@ var knownDifferent = map[string]string{
 	"filesystem: resources/templates/list":           "empty where the server has no resources",
 	"filesystem: prompts/list":                       "empty where the server has no prompts",
 	"filesystem: roots/list_changed":                 "roots not relayed",
+	"filesystem: completion/complete":                "the proxy's own error message",
 	"filesystem: tools/call: in the new root":        "access denied: no roots",
+	"filesystem: initialize: protocol 2025-06-18":    "the proxy's own name",
 	"memory: initialize: server info":                "the proxy's own name",
 	"memory: initialize: capabilities":               "tools only",
-	"memory: tools/list":                             "extraction tools added",
+	"memory: tools/list":                             "execution dropped",
 	"memory: logging/setLevel":                       "accepted where the server has no logging",
 	"memory: resources/list":                         "empty",
 	"memory: resources/templates/list":               "fields of the proxy's own (cacheScope, ttlMs)",
@@ -98,6 +105,9 @@ var knownDifferent = map[string]string{
 	"memory: resources: updated notification":        "none arrive",
 	"memory: tools/call: unknown tool":               "a protocol error instead of a tool error",
 	"memory: resources/read":                         "fails",
+	"memory: completion/complete":                    "the proxy's own error message",
+	"memory: resources/unsubscribe":                  "fails",
+	"memory: initialize: protocol 2025-06-18":        "the proxy's own name",
 }
 
 // extractionTools are the tools the proxy adds to the upstream's.
@@ -133,6 +143,7 @@ type feature struct {
 // Markdown table, writes it to testdata/matrix.md with -update, and
 // otherwise compares it with that file.
 func TestMatrix(t *testing.T) {
+	t.Parallel() // beside TestTypeScriptClient
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipOrFail(t, "node is not installed; the interop test needs Node.js 20 or later")
@@ -167,7 +178,7 @@ func TestMatrix(t *testing.T) {
 			}
 			r := &run{server: s.name, mode: mode}
 			runs = append(runs, r)
-			wg.Go(func() { r.out, r.err = runMatrix(ctx, t, node, s.name, cmd) })
+			wg.Go(func() { r.out, r.err = runMatrix(ctx, t, node, s.name, mode, cmd) })
 		}
 	}
 	wg.Wait()
@@ -254,9 +265,12 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
+// leftBehind is how long a process that matrix.mjs started may outlive it.
+const leftBehind = 10 * time.Second
+
 // runMatrix runs matrix.mjs against the server command cmd and returns
 // its features.
-func runMatrix(ctx context.Context, t *testing.T, node, server string, cmd []string) (map[string]feature, error) {
+func runMatrix(ctx context.Context, t *testing.T, node, server, mode string, cmd []string) (map[string]feature, error) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "matrix.json")
 	root := filepath.Join(dir, "root")
@@ -264,13 +278,20 @@ func runMatrix(ctx context.Context, t *testing.T, node, server string, cmd []str
 		return nil, err
 	}
 	start := time.Now()
-	defer func() { t.Logf("matrix.mjs %s %s: %v", server, cmd[0], time.Since(start).Round(time.Millisecond)) }()
+	defer func() { t.Logf("matrix.mjs %s %s: %v", server, mode, time.Since(start).Round(time.Millisecond)) }()
 	args := append([]string{"matrix.mjs", "--server", server, "--root", root, "--out", out, "--"}, cmd...)
 	c := exec.CommandContext(ctx, node, args...)
 	c.Env = append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(dir, "memory.jsonl"))
 	var log bytes.Buffer
 	c.Stdout, c.Stderr = &log, &log
-	if err := c.Run(); err != nil {
+	// The client stops the server it started when it closes, and the proxy
+	// must stop its upstream in turn: a process still holding the output
+	// after that is one left behind.
+	c.WaitDelay = leftBehind
+	switch err := c.Run(); {
+	case errors.Is(err, exec.ErrWaitDelay):
+		t.Errorf("%s %s: a process that matrix.mjs started (the server, or the proxy's upstream) still ran %v after matrix.mjs exited\n%s", server, mode, leftBehind, log.Bytes())
+	case err != nil:
 		return nil, fmt.Errorf("matrix.mjs: %w\n%s", err, log.Bytes())
 	}
 	data, err := os.ReadFile(out)
@@ -335,7 +356,8 @@ func keysInOrder(data []byte) ([]string, error) {
 // DIRECT's, as a diff and as the first difference in a line, or "" when
 // they are the same once the changes the proxy may make are undone: for
 // tools/list, DIRECT's output schemas widened and the extraction tools
-// taken out of THROUGH's list.
+// taken out of THROUGH's list (and out of the tool names of the sessions
+// of another protocol version).
 func outcomeDiff(name string, direct, through json.RawMessage) (diff, first string) {
 	var d, th any
 	if err := json.Unmarshal(direct, &d); err != nil {
@@ -344,11 +366,16 @@ func outcomeDiff(name string, direct, through json.RawMessage) (diff, first stri
 	if err := json.Unmarshal(through, &th); err != nil {
 		return "THROUGH: " + err.Error(), ""
 	}
-	if name == "tools/list" {
+	switch {
+	case name == "tools/list":
 		if err := widenSchemas(d); err != nil {
 			return "widening DIRECT's output schemas: " + err.Error(), ""
 		}
 		th = dropExtractionTools(th)
+	case strings.HasPrefix(name, "initialize: protocol "):
+		if m, ok := th.(map[string]any); ok && m["tools"] != nil {
+			m["tools"] = dropExtractionTools(m["tools"])
+		}
 	}
 	diff = cmp.Diff(d, th)
 	if diff == "" {
@@ -431,15 +458,19 @@ func widenSchemas(tools any) error {
 	return nil
 }
 
-// dropExtractionTools returns tools without the proxy's extraction tools.
+// dropExtractionTools returns tools, a list of tools or of their names,
+// without the proxy's extraction tools.
 func dropExtractionTools(tools any) any {
 	list, ok := tools.([]any)
 	if !ok {
 		return tools
 	}
 	return slices.DeleteFunc(slices.Clone(list), func(tool any) bool {
-		m, _ := tool.(map[string]any)
-		name, _ := m["name"].(string)
+		name, ok := tool.(string)
+		if !ok {
+			m, _ := tool.(map[string]any)
+			name, _ = m["name"].(string)
+		}
 		return slices.Contains(extractionTools, name)
 	})
 }
