@@ -49,66 +49,11 @@ var offloadedRows = []string{
 	"memory: tools/call: offloaded read_graph",
 }
 
-// knownDifferent lists the rows ("server: feature") where today's proxy
-// does not pass the feature through as the server gives it, each with what
-// it does instead. The transparent relay empties it; a row listed here that
-// starts to match fails the test, so that the list cannot outlive its
-// cause.
-var knownDifferent = map[string]string{
-	"everything: initialize: server info":            "the proxy's own name",
-	"everything: initialize: capabilities":           "tools only",
-	"everything: tools/list":                         "capability-gated tools and execution missing",
-	"everything: tools/list: capability-gated tools": "the client's capabilities do not reach the server",
-	"everything: tools/list: execution.taskSupport":  "execution dropped",
-	"everything: tools/call: unknown tool":           "a protocol error instead of a tool error",
-	"everything: resources/list":                     "empty",
-	"everything: resources/templates/list":           "empty",
-	"everything: resources/read":                     "fails",
-	"everything: resources/subscribe":                "fails",
-	"everything: logging: messages":                  "none arrive",
-	"everything: resources: updated notification":    "none arrive",
-	"everything: resources: list_changed":            "not relayed",
-	"everything: prompts/list":                       "empty",
-	"everything: prompts/get":                        "fails",
-	"everything: completion/complete":                "fails",
-	"everything: cancellation":                       "a reply after the cancel",
-	"everything: sampling":                           "tool missing: sampling not relayed",
-	"everything: elicitation":                        "tool missing: elicitation not relayed",
-	"everything: roots":                              "tool missing: roots not relayed",
-	"everything: roots/list_changed":                 "tool missing: roots not relayed",
-	"everything: tools: list_changed":                "not relayed",
-	"everything: tasks: input_required":              "no tasks: the tool is missing",
-	"everything: resources/unsubscribe":              "fails",
-	"everything: initialize: protocol 2025-06-18":    "the proxy's own name, tools missing",
-	"filesystem: initialize: server info":            "the proxy's own name",
-	"filesystem: tools/list":                         "execution dropped",
-	"filesystem: logging/setLevel":                   "accepted where the server has no logging",
-	"filesystem: roots":                              "roots not relayed",
-	"filesystem: tools/call":                         "access denied: no roots",
-	"filesystem: tools/call: directory":              "access denied: no roots",
-	"filesystem: tools/call: error":                  "access denied (no roots) instead of the server's error",
-	"filesystem: tools/call: unknown tool":           "a protocol error instead of a tool error",
-	"filesystem: resources/list":                     "empty where the server has no resources",
-	"filesystem: resources/templates/list":           "empty where the server has no resources",
-	"filesystem: prompts/list":                       "empty where the server has no prompts",
-	"filesystem: roots/list_changed":                 "roots not relayed",
-	"filesystem: completion/complete":                "the proxy's own error message",
-	"filesystem: tools/call: in the new root":        "access denied: no roots",
-	"filesystem: initialize: protocol 2025-06-18":    "the proxy's own name",
-	"memory: initialize: server info":                "the proxy's own name",
-	"memory: initialize: capabilities":               "tools only",
-	"memory: tools/list":                             "execution dropped",
-	"memory: logging/setLevel":                       "accepted where the server has no logging",
-	"memory: resources/list":                         "empty",
-	"memory: resources/templates/list":               "fields of the proxy's own (cacheScope, ttlMs)",
-	"memory: resources/subscribe":                    "fails",
-	"memory: resources: updated notification":        "none arrive",
-	"memory: tools/call: unknown tool":               "a protocol error instead of a tool error",
-	"memory: resources/read":                         "fails",
-	"memory: completion/complete":                    "the proxy's own error message",
-	"memory: resources/unsubscribe":                  "fails",
-	"memory: initialize: protocol 2025-06-18":        "the proxy's own name",
-}
+// knownDifferent lists the rows ("server: feature") where the proxy does
+// not pass the feature through as the server gives it, each with what it
+// does instead: none. A row listed here that starts to match fails the
+// test, so that the list cannot outlive its cause.
+var knownDifferent = map[string]string{}
 
 // extractionTools are the tools the proxy adds to the upstream's.
 var extractionTools = []string{"lro_extract", "lro_read", "lro_search"}

@@ -93,17 +93,20 @@ func (r *relay) run(ctx context.Context) error {
 	}
 }
 
-// close ends the relay's upstream connection and its client connection.
+// close ends the relay's upstream connection and its client connection. It
+// returns once the upstream is closed, so that a program that exits after
+// Run leaves no upstream process behind.
 func (r *relay) close() {
 	r.cancel()
 	r.mu.Lock()
 	u := r.up
 	r.up = nil
 	r.mu.Unlock()
+	r.client.Close()
 	if u != nil {
 		u.ended()
+		<-u.closed
 	}
-	r.client.Close()
 }
 
 func (r *relay) current() *upConn {

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -123,24 +125,41 @@ func (c *cmdConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// stopGrace is how long Close waits for the command to exit after its stdin
-// is closed, before it kills it.
-const stopGrace = 2 * time.Second
+// stopGrace is how long Close waits for the command to exit after each
+// step of the shutdown.
+const stopGrace = time.Second
 
-// Close closes the command's stdin and waits for it to exit, as the MCP
-// specification's shutdown for stdio says; then it kills it.
+// Close stops the command as the MCP specification's shutdown for stdio
+// says: it closes the command's stdin and waits for it to exit; then sends
+// it SIGTERM (where there are signals) and waits again; then kills it. It
+// returns once the process has exited.
 func (c *cmdConn) Close() error {
 	c.once.Do(func() {
 		c.stdin.Close()
-		select {
-		case <-c.exited:
-			return
-		case <-time.After(stopGrace):
+		for _, stop := range []func() error{terminate(c.cmd.Process), c.cmd.Process.Kill} {
+			select {
+			case <-c.exited:
+				return
+			case <-time.After(stopGrace):
+			}
+			if err := stop(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				c.err = err
+			}
 		}
-		c.err = c.cmd.Process.Kill()
 		<-c.exited
 	})
 	return c.err
+}
+
+// terminate returns the function that asks p to stop: SIGTERM, or a kill
+// where there are no signals.
+func terminate(p *os.Process) func() error {
+	return func() error {
+		if err := p.Signal(syscall.SIGTERM); err != nil {
+			return p.Kill()
+		}
+		return nil
+	}
 }
 
 // SessionID is empty: stdio has no sessions.

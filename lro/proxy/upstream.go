@@ -129,17 +129,22 @@ type upConn struct {
 	http    *http.Client           // for a URL: the client of the connection's requests
 	version atomic.Pointer[string] // for a URL: the negotiated protocol version
 	done    chan struct{}          // closed when the connection ended
+	closed  chan struct{}          // closed when it is closed: a command's process has exited
 	end     sync.Once
 }
 
 // ended closes the connection and marks it ended; it reports whether this
-// call ended it.
+// call ended it. Closing goes on in the background (closing a command's
+// connection waits for the process): wait for u.closed to know it is done.
 func (u *upConn) ended() bool {
 	first := false
 	u.end.Do(func() {
 		first = true
 		close(u.done)
-		go u.Close() // closing a command's connection waits for the process
+		go func() {
+			u.Close()
+			close(u.closed)
+		}()
 	})
 	return first
 }
@@ -147,7 +152,7 @@ func (u *upConn) ended() bool {
 // dial makes a new connection to the upstream: it starts the command, or
 // prepares a streamable HTTP session, whose first request connects.
 func (p *Proxy) dial() (*upConn, error) {
-	u := &upConn{done: make(chan struct{})}
+	u := &upConn{done: make(chan struct{}), closed: make(chan struct{})}
 	if p.up.URL == "" {
 		conn, err := startCommand(&p.up, p.maxMessage, p.logger)
 		if err != nil {
