@@ -45,11 +45,11 @@ func TestHostileQueries(t *testing.T) {
 		{"a hundred-million-element array", `[range(1e8)] | length`, false, []string{"MaxMemoryBytes", "time limit"}},
 		{"endless loop without output", `last(range(1e12))`, false, []string{"time limit"}},
 		{"slurped input held forever", `. as $all | repeat($all) | empty`, true, []string{"time limit"}},
-		{"2 GB string in one step", `"xx" * 1e9`, false, []string{"repeating a string"}},
-		{"8.6 GB array in one step", `null | .[536870911] = 1`, false, []string{"array index"}},
-		{"stack overflow through a deep value", `reduce range(1e5) as $i (null; [.]) | tojson`, false, []string{"nested deeper"}},
-		{"2^64-node shared value", `reduce range(64) as $i (0; [., .]) | tostring`, false, []string{"too large"}},
-		{"internal function around the guard", `_multiply("x"; 1e9)`, false, []string{"internal function"}},
+		{"2 GB string in one step", `"xx" * 1e9`, false, []string{"MaxMemoryBytes"}},
+		{"8.6 GB array in one step", `null | .[536870911] = 1`, false, []string{"MaxMemoryBytes"}},
+		{"deep value encoded", `reduce range(1e7) as $i (null; [.]) | tojson`, false, []string{"MaxMemoryBytes"}},
+		{"2^64-node shared value", `reduce range(64) as $i (0; [., .]) | tostring`, false, []string{"time limit", "MaxMemoryBytes"}},
+		{"internal function", `_multiply("x"; 1e9)`, false, []string{"MaxMemoryBytes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -119,7 +119,7 @@ func TestExtract(t *testing.T) {
 		{"object as a recipe parameter", map[string]any{"recipe": 2, "params": map[string]any{"namespace": map[string]any{}}}, true, []string{"params.namespace"}, ""},
 		{"slurp with a recipe", map[string]any{"recipe": 1, "slurp": true}, true, []string{"apply to a query"}, ""},
 		{"invalid query", map[string]any{"query": "select(.a"}, true, []string{"not a valid jq filter"}, ""},
-		{"unknown function", map[string]any{"query": "frobnicate"}, true, []string{"frobnicate/0 is not defined"}, ""},
+		{"unknown function", map[string]any{"query": "frobnicate"}, true, []string{"function not defined: frobnicate/0"}, ""},
 		{"invalid variable name", map[string]any{"query": "$a", "params": map[string]any{"a-b": 1}}, true, []string{"cannot be a jq variable name"}, ""},
 		{"reserved variable name", map[string]any{"query": "$ENV", "params": map[string]any{"ENV": 1}}, true, []string{"cannot be a jq variable name"}, ""},
 		{"environment is empty", map[string]any{"query": "$ENV | length", "slurp": true}, false, nil, "0"},
