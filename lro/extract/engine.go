@@ -17,12 +17,12 @@ var errTimeout = errors.New("time limit")
 
 // program is a jq program ready to run over the records of one file.
 type program struct {
-	query   *gojq.Query
-	names   []string // variable names, with '$'
-	values  []any    // their values
-	slurp   bool     // run once on the array of all records (jq -s)
-	raw     bool     // print strings without quotes (jq -r)
-	plan    plan     // how a recipe runs on less than whole records
+	query  *gojq.Query
+	names  []string // variable names, with '$'
+	values []any    // their values
+	slurp  bool     // run once on the array of all records (jq -s)
+	raw    bool     // print strings without quotes (jq -r)
+	plan   plan     // how a recipe runs on less than whole records
 }
 
 // results are the outputs of a program, each printed as one line of buf.
