@@ -59,7 +59,9 @@ var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker()
 // In the program the user started it records that the hand-over is in
 // place and returns at once. In a worker (the program started again by a
 // tool call, with an environment variable that marks it), it evaluates the
-// call's job and exits without returning. [AddTools] refuses to register
+// call's job and exits without returning. The program's package init
+// functions run in the worker too, before RunWorker: they should not have
+// effects outside the process. [AddTools] refuses to register
 // the tools (with [ErrNoWorker]) if RunWorker was not called.
 //
 // A test binary that registers the tools calls it first in TestMain.
@@ -151,7 +153,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	case <-ctx.Done():
 		return c.stopped(ctx)
 	}
-	exe, err := os.Executable()
+	exe, err := executable()
 	if err != nil {
 		return errorf("cannot start a worker: %v", err)
 	}
@@ -163,8 +165,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	wctx, kill := context.WithCancel(ctx)
 	defer kill()
 	cmd := exec.CommandContext(wctx, exe)
-	cmd.Env = []string{workerEnv + "=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
-		"GOMEMLIMIT=" + strconv.FormatInt(c.MaxMemoryBytes, 10)}
+	// The environment is kept for what the program needs to start (the
+	// query sees none of it: env and $ENV are empty).
+	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
+		"GOMEMLIMIT="+strconv.FormatInt(c.MaxMemoryBytes, 10))
 	cmd.Stdin = &in
 	cmd.ExtraFiles = []*os.File{src.f}
 	cmd.SysProcAttr = sysProcAttr()
@@ -209,7 +213,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 // died explains the end of a worker that sent no last frame.
 func (c *config) died(err error, stderr string) error {
 	switch {
-	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"):
+	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
+		strings.Contains(stderr, "failed to allocate"): // the race detector's words
 		return errorf("stopped: the query needed more than the %d MiB of memory one call may use (MaxMemoryBytes); it builds too large a value", c.MaxMemoryBytes>>20)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")

@@ -46,3 +46,7 @@ func vmData() (int64, error) {
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
+
+// executable is the program to start as a worker: the very file this
+// process runs, even if it was since replaced or deleted on disk.
+func executable() (string, error) { return "/proc/self/exe", nil }

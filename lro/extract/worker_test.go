@@ -40,6 +40,7 @@ func TestDied(t *testing.T) {
 		want   string
 	}{
 		{"out of memory", failed, "fatal error: runtime: out of memory\n\ngoroutine 1 [running]:", "more than the 64 MiB of memory one call may use (MaxMemoryBytes)"},
+		{"out of memory under the race detector", failed, "==1==ERROR: ThreadSanitizer failed to allocate 0x10000000 (268435456) bytes at address 218018000000 (errno: 12)", "MaxMemoryBytes"},
 		{"stack overflow", failed, "runtime: goroutine stack exceeds 1000000000-byte limit\n", "recursed too deeply"},
 		{"processor time", killed, "", "processor time"},
 		{"anything else", failed, "panic: something\n\nmore", "the worker process failed (exit status 3): panic: something"},

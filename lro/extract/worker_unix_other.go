@@ -2,7 +2,10 @@
 
 package extract
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // limitMemory does nothing on this system, which does not count the Go
 // heap in RLIMIT_DATA: memory is bounded by GOMEMLIMIT (a soft limit) and
@@ -10,3 +13,5 @@ import "syscall"
 func limitMemory(int64) error { return nil }
 
 func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+func executable() (string, error) { return os.Executable() }
