@@ -140,6 +140,9 @@ func trimEOL(b []byte) []byte {
 
 // skipLine skips the next line. ok is false at the end of the file.
 func (s *source) skipLine() (ok bool, err error) {
+	if err := s.ctx.Err(); err != nil {
+		return false, err
+	}
 	size := 0
 	for {
 		chunk, err := s.br.ReadSlice('\n')
@@ -173,6 +176,9 @@ func (s *source) skipLine() (ok bool, err error) {
 // in characters. It holds at most count characters in memory, however long
 // the line. ok is false at the end of the file.
 func (s *source) lineRange(offset, count int) (text string, total int, ok bool, err error) {
+	if err := s.ctx.Err(); err != nil {
+		return "", 0, false, err
+	}
 	var out []byte
 	var carry []byte // an incomplete rune at the end of the last chunk
 	pos := 0         // characters seen so far
