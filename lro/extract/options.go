@@ -83,18 +83,18 @@ type Options struct {
 	MaxResults int
 
 	// MaxMemoryBytes is the memory the worker process of one lro_extract or
-	// lro_search call may use beyond what it holds at start (about 16 MiB
-	// more); past it the worker dies and the call fails with a tool error.
+	// lro_search call may allocate (plus 16 MiB for the Go runtime's own
+	// needs); past it the worker dies and the call fails with a tool error.
 	// On Linux the kernel enforces it (RLIMIT_DATA); elsewhere it is only
 	// the worker's soft Go memory limit (GOMEMLIMIT). If zero, defaults to
 	// [DefaultMaxMemoryBytes].
 	MaxMemoryBytes int64
 
-	// Workers is how many worker processes may run at once, for the calls
-	// of all sessions of the server together: the workers then use at most
-	// Workers times MaxMemoryBytes, plus about 16 MiB each. A call that
-	// finds them all busy waits for one, within its time limit. If zero,
-	// defaults to [DefaultWorkers].
+	// Workers is how many worker processes may run at once, for all the
+	// calls of the tools one AddTools registered, over every session: they
+	// use at most Workers times MaxMemoryBytes, plus about 16 MiB each. A
+	// call that finds them all busy waits for one, within its time limit.
+	// If zero, defaults to [DefaultWorkers].
 	Workers int
 
 	// ThresholdTokens is the size above which a tool's answer is not shown
