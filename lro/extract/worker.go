@@ -151,6 +151,9 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	case c.slots <- struct{}{}:
 		defer func() { <-c.slots }()
 	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errTimeout) {
+			return errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
+		}
 		return c.stopped(ctx)
 	}
 	exe, err := executable()
