@@ -210,14 +210,18 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	case ctx.Err() != nil:
 		return c.stopped(ctx)
 	}
-	return c.died(waitErr, stderr.String())
+	return c.died(waitErr, peakRSS(cmd.ProcessState), stderr.String())
 }
 
-// died explains the end of a worker that sent no last frame.
-func (c *config) died(err error, stderr string) error {
+// died explains the end of a worker that sent no last frame, from its exit
+// (err), the most memory it held (rss) and its standard error.
+func (c *config) died(err error, rss int64, stderr string) error {
 	switch {
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
-		strings.Contains(stderr, "failed to allocate"): // the race detector's words
+		strings.Contains(stderr, "failed to allocate"), // the race detector's words
+		// Where the runtime does not check for a failed allocation, it
+		// faults instead: seen in the garbage collector at the limit.
+		strings.HasPrefix(stderr, "SIGSEGV") && rss >= c.MaxMemoryBytes/2:
 		return errorf("stopped: the query needed more than the %d MiB of memory one call may use (MaxMemoryBytes); it builds too large a value", c.MaxMemoryBytes>>20)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
