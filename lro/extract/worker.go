@@ -210,19 +210,21 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	case ctx.Err() != nil:
 		return c.stopped(ctx)
 	}
-	return c.died(waitErr, peakRSS(cmd.ProcessState), stderr.String())
+	return c.died(waitErr, stderr.String())
 }
 
 // died explains the end of a worker that sent no last frame, from its exit
-// (err), the most memory it held (rss) and its standard error.
-func (c *config) died(err error, rss int64, stderr string) error {
+// and its standard error.
+func (c *config) died(err error, stderr string) error {
 	switch {
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
-		strings.Contains(stderr, "failed to allocate"), // the race detector's words
-		// Where the runtime does not check for a failed allocation, it
-		// faults instead: seen in the garbage collector at the limit.
-		strings.HasPrefix(stderr, "SIGSEGV") && rss >= c.MaxMemoryBytes/2:
+		strings.Contains(stderr, "failed to allocate"): // the race detector's words
 		return errorf("stopped: the query needed more than the %d MiB of memory one call may use (MaxMemoryBytes); it builds too large a value", c.MaxMemoryBytes>>20)
+	case strings.HasPrefix(stderr, "SIGSEGV"):
+		// A fault in the runtime itself (a fault in Go code is a panic):
+		// where the runtime does not check for a failed allocation, it
+		// faults instead, as its garbage collector did at the limit.
+		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes); the query builds too large a value", c.MaxMemoryBytes>>20)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
 	case cpuKilled(err):

@@ -50,11 +50,3 @@ func sysProcAttr() *syscall.SysProcAttr {
 // executable is the program to start as a worker: the very file this
 // process runs, even if it was since replaced or deleted on disk.
 func executable() (string, error) { return "/proc/self/exe", nil }
-
-// peakRSS is the most resident memory the ended process ps held.
-func peakRSS(ps *os.ProcessState) int64 {
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss << 10 // in KiB on Linux
-	}
-	return 0
-}

@@ -18,5 +18,3 @@ func cpuKilled(error) bool { return false }
 func sysProcAttr() *syscall.SysProcAttr { return nil }
 
 func executable() (string, error) { return os.Executable() }
-
-func peakRSS(*os.ProcessState) int64 { return 0 }

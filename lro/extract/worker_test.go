@@ -36,20 +36,19 @@ func TestDied(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		err    error
-		rss    int64
 		stderr string
 		want   string
 	}{
-		{"out of memory", failed, 0, "fatal error: runtime: out of memory\n\ngoroutine 1 [running]:", "more than the 64 MiB of memory one call may use (MaxMemoryBytes)"},
-		{"out of memory under the race detector", failed, 0, "==1==ERROR: ThreadSanitizer failed to allocate 0x10000000 (268435456) bytes at address 218018000000 (errno: 12)", "MaxMemoryBytes"},
-		{"fault at the memory limit", failed, 60 << 20, "SIGSEGV: segmentation violation\nPC=0x4351dd m=0 sigcode=1 addr=0x0\n", "MaxMemoryBytes"},
-		{"fault far from the memory limit", failed, 10 << 20, "SIGSEGV: segmentation violation\nPC=0x4351dd m=0 sigcode=1 addr=0x0\n", "the worker process failed (exit status 3): SIGSEGV"},
-		{"stack overflow", failed, 0, "runtime: goroutine stack exceeds 1000000000-byte limit\n", "recursed too deeply"},
-		{"processor time", killed, 0, "", "processor time"},
-		{"anything else", failed, 0, "panic: something\n\nmore", "the worker process failed (exit status 3): panic: something"},
+		{"out of memory", failed, "fatal error: runtime: out of memory\n\ngoroutine 1 [running]:", "more than the 64 MiB of memory one call may use (MaxMemoryBytes)"},
+		{"out of memory under the race detector", failed, "==1==ERROR: ThreadSanitizer failed to allocate 0x10000000 (268435456) bytes at address 218018000000 (errno: 12)", "MaxMemoryBytes"},
+		{"fault at the memory limit", failed, "SIGSEGV: segmentation violation\nPC=0x4351dd m=0 sigcode=1 addr=0x0\n", "MaxMemoryBytes"},
+		{"fault in Go code", failed, "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1]", "the worker process failed (exit status 3): panic: runtime error"},
+		{"stack overflow", failed, "runtime: goroutine stack exceeds 1000000000-byte limit\n", "recursed too deeply"},
+		{"processor time", killed, "", "processor time"},
+		{"anything else", failed, "panic: something\n\nmore", "the worker process failed (exit status 3): panic: something"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := c.died(tt.err, tt.rss, tt.stderr).Error(); !strings.Contains(got, tt.want) {
+			if got := c.died(tt.err, tt.stderr).Error(); !strings.Contains(got, tt.want) {
 				t.Errorf("died(%v, %q) = %q, want %q", tt.err, tt.stderr, got, tt.want)
 			}
 		})

@@ -15,7 +15,3 @@ func limitMemory(int64) error { return nil }
 func sysProcAttr() *syscall.SysProcAttr { return nil }
 
 func executable() (string, error) { return os.Executable() }
-
-// peakRSS is not read on this system (ru_maxrss is not in the same unit
-// everywhere).
-func peakRSS(*os.ProcessState) int64 { return 0 }
