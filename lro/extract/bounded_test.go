@@ -27,9 +27,10 @@ const (
 	// boundSlack is the time a call may take past its time limit: the
 	// issue's requirement.
 	boundSlack = time.Second
-	// boundMargin is the memory a call may add past its limit: the
-	// worker's runtime before it evaluates (about 10 MiB, counted in its
-	// RSS but not in its limit) and the server's buffers for the call.
+	// boundMargin is the memory a call may add past its limit: what the
+	// worker holds when it starts, before its limit is set (about 12 MiB:
+	// the Go runtime, the program's text, which the server's RSS counts
+	// too), and the server's buffers for the call.
 	boundMargin = 48 << 20
 )
 

@@ -56,13 +56,14 @@
 //     worker also has an RLIMIT_CPU of Timeout plus one second, and on
 //     Linux dies with the server;
 //   - memory: on Linux the worker may map at most MaxMemoryBytes of data
-//     beyond what it holds at start (RLIMIT_DATA, which counts the Go heap
-//     and stacks), and its Go memory limit (GOMEMLIMIT) is MaxMemoryBytes;
-//     on other systems only the latter, a soft limit, applies. A worker
-//     uses one processor (GOMAXPROCS=1);
-//   - at most Workers workers run at once, for all calls of the server; a
+//     beyond what it holds at start, about 12 MiB of resident memory
+//     (RLIMIT_DATA, which counts the Go heap and stacks), and its Go
+//     memory limit (GOMEMLIMIT) is MaxMemoryBytes; on other systems only
+//     the latter, a soft limit, applies. A worker uses one processor
+//     (GOMAXPROCS=1);
+//   - at most Workers workers run at once, for all calls of the tools; a
 //     call that finds none free waits within its time limit. So the
-//     workers use at most Workers x (MaxMemoryBytes + about 16 MiB) in all,
+//     workers use at most Workers x (MaxMemoryBytes + about 12 MiB) in all,
 //     and the server holds besides at most MaxOutputBytes of each answer;
 //   - output: MaxResults and MaxOutputBytes bound what one call returns,
 //     MaxInputBytes and MaxRecordBytes what it reads.

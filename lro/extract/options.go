@@ -83,8 +83,9 @@ type Options struct {
 	MaxResults int
 
 	// MaxMemoryBytes is the memory the worker process of one lro_extract or
-	// lro_search call may allocate (plus 16 MiB for the Go runtime's own
-	// needs); past it the worker dies and the call fails with a tool error.
+	// lro_search call may allocate beyond what it holds when it starts
+	// (about 12 MiB); past it the worker dies and the call fails with a
+	// tool error.
 	// On Linux the kernel enforces it (RLIMIT_DATA); elsewhere it is only
 	// the worker's soft Go memory limit (GOMEMLIMIT). If zero, defaults to
 	// [DefaultMaxMemoryBytes].
@@ -92,7 +93,7 @@ type Options struct {
 
 	// Workers is how many worker processes may run at once, for all the
 	// calls of the tools one AddTools registered, over every session: they
-	// use at most Workers times MaxMemoryBytes, plus about 16 MiB each. A
+	// use at most Workers times MaxMemoryBytes, plus about 12 MiB each. A
 	// call that finds them all busy waits for one, within its time limit.
 	// If zero, defaults to [DefaultWorkers].
 	Workers int

@@ -32,10 +32,6 @@ import (
 // workerEnv marks a process started as a worker.
 const workerEnv = "LRO_EXTRACT_WORKER"
 
-// workerOverhead is the memory a worker holds before it evaluates anything
-// (the Go runtime, the job, buffers), allowed on top of MaxMemoryBytes.
-const workerOverhead = 16 << 20
-
 // maxStderr is how much of a worker's standard error is kept, to tell why
 // it died.
 const maxStderr = 8 << 10

@@ -17,7 +17,7 @@ func limitWorker(l limits) error {
 	if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: cpu, Max: cpu}); err != nil {
 		return err
 	}
-	return limitMemory(l.MaxMemoryBytes + workerOverhead)
+	return limitMemory(l.MaxMemoryBytes)
 }
 
 // cpuKilled reports whether the worker was killed by the kernel, as it is
