@@ -73,8 +73,10 @@ func TestBoundedCalls(t *testing.T) {
 			t.Errorf("ordinary call took %v", d)
 		}
 	}
-	ordinary(t) // warm up: the server's own memory settles
-	base := status(server, "VmRSS:") // no worker runs between calls
+	// Warm up (the server's own memory settles), then measure the server
+	// alone: no worker runs between calls.
+	ordinary(t)
+	base := status(server, "VmRSS:")
 
 	memory, timed := "MaxMemoryBytes", "time limit"
 	tests := []struct {
