@@ -56,8 +56,9 @@
 //     worker also has an RLIMIT_CPU of Timeout plus one second, and on
 //     Linux dies with the server;
 //   - memory: on Linux the worker may map at most MaxMemoryBytes of data
-//     beyond what it holds at start, about 12 MiB of resident memory
-//     (RLIMIT_DATA, which counts the Go heap and stacks), and its Go
+//     beyond the memory it holds at start, about 12 MiB (RLIMIT_DATA,
+//     which counts the Go heap and stacks, even the parts the runtime has
+//     released to the system since), and its Go
 //     memory limit (GOMEMLIMIT) is MaxMemoryBytes; on other systems only
 //     the latter, a soft limit, applies. A worker uses one processor
 //     (GOMAXPROCS=1);
