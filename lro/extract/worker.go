@@ -179,6 +179,9 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return err
 	}
 	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return c.stopped(ctx)
+		}
 		return errorf("cannot start a worker: %v", err)
 	}
 	dec := gob.NewDecoder(bufio.NewReader(stdout))
