@@ -55,10 +55,9 @@
 //     the time to kill and reap a process) and its work stops at once; the
 //     worker also has an RLIMIT_CPU of Timeout plus one second, and on
 //     Linux dies with the server;
-//   - memory: on Linux the worker may map at most MaxMemoryBytes of data
-//     beyond the memory it holds at start, about 12 MiB (RLIMIT_DATA,
-//     which counts the Go heap and stacks, even the parts the runtime has
-//     released to the system since), and its Go
+//   - memory: on Linux the worker may take at most MaxMemoryBytes of
+//     address space beyond what it has at start (RLIMIT_AS; it holds
+//     about 12 MiB then), which bounds its heap and stacks, and its Go
 //     memory limit (GOMEMLIMIT) is MaxMemoryBytes; on other systems only
 //     the latter, a soft limit, applies. A worker uses one processor
 //     (GOMAXPROCS=1);

@@ -86,7 +86,7 @@ type Options struct {
 	// lro_search call may allocate beyond what it holds when it starts
 	// (about 12 MiB); past it the worker dies and the call fails with a
 	// tool error.
-	// On Linux the kernel enforces it (RLIMIT_DATA); elsewhere it is only
+	// On Linux the kernel enforces it (RLIMIT_AS); elsewhere it is only
 	// the worker's soft Go memory limit (GOMEMLIMIT). If zero, defaults to
 	// [DefaultMaxMemoryBytes].
 	MaxMemoryBytes int64

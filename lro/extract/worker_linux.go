@@ -9,32 +9,23 @@ import (
 	"syscall"
 )
 
-// limitMemory lets the worker hold at most n bytes of data memory more
-// than it holds now. RLIMIT_DATA counts the private writable mappings the
-// Go runtime makes for its heap and stacks (since Linux 4.7), and not the
-// address space it only reserves, which RLIMIT_AS would count (about
-// 1.4 GiB for a worker at start, against 96 MiB of data and 10 MiB
-// resident). Part of the data mapped at start is not resident yet (the
-// first heap arena): the limit is what is resident, plus n, so that this
-// part counts against n; never below what is mapped, which the runtime
-// may use anyway. Past the limit the runtime fails to allocate and the
-// worker dies ("out of memory").
+// limitMemory lets the worker take at most n bytes of address space more
+// than it has now (RLIMIT_AS). The Go runtime reserves address space
+// (PROT_NONE) before it maps memory into it, and a mapping over a
+// reservation is not an expansion for the kernel: RLIMIT_DATA, which does
+// not count reservations, was measured to let a 2 GB string through a
+// 129 MiB limit. RLIMIT_AS counts the reservation itself. What the worker
+// reserved at start (about 1.4 GiB, against 10 MiB resident) is its base:
+// the runtime maps into it only its own metadata, which grows with the heap.
+// Past the limit the runtime fails to allocate and the worker dies ("out
+// of memory").
 func limitMemory(n int64) error {
-	data, err := statusBytes("VmData:")
+	size, err := statusBytes("VmSize:")
 	if err != nil {
 		return err
 	}
-	anon, err := statusBytes("RssAnon:")
-	if err != nil {
-		return err
-	}
-	limit := uint64(max(data, anon+n))
-	if raceEnabled {
-		// The race detector's shadow is data not yet resident, which
-		// it fills as the heap grows: count from what is mapped.
-		limit = uint64(data + n)
-	}
-	return syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: limit, Max: limit})
+	limit := uint64(size + n)
+	return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit})
 }
 
 // statusBytes returns a size of the process from /proc/self/status.

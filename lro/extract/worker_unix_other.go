@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// limitMemory does nothing on this system, which does not count the Go
-// heap in RLIMIT_DATA: memory is bounded by GOMEMLIMIT (a soft limit) and
-// the time limit only.
+// limitMemory does nothing on this system, where the limits on address
+// space and data are not known to hold the Go runtime: memory is bounded by
+// GOMEMLIMIT (a soft limit) and the time limit only.
 func limitMemory(int64) error { return nil }
 
 func sysProcAttr() *syscall.SysProcAttr { return nil }
