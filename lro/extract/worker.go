@@ -217,7 +217,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 func (c *config) died(err error, stderr string) error {
 	switch {
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
-		strings.Contains(stderr, "failed to allocate"): // the race detector's words
+		// The race detector's words, in a test binary:
+		strings.Contains(stderr, "failed to allocate"), strings.Contains(stderr, "address space collisions"):
 		return errorf("stopped: the query needed more than the %d MiB of memory one call may use (MaxMemoryBytes); it builds too large a value", c.MaxMemoryBytes>>20)
 	case strings.HasPrefix(stderr, "SIGSEGV"):
 		// A fault in the runtime itself (a fault in Go code is a panic):

@@ -41,6 +41,7 @@ func TestDied(t *testing.T) {
 	}{
 		{"out of memory", failed, "fatal error: runtime: out of memory\n\ngoroutine 1 [running]:", "more than the 64 MiB of memory one call may use (MaxMemoryBytes)"},
 		{"out of memory under the race detector", failed, "==1==ERROR: ThreadSanitizer failed to allocate 0x10000000 (268435456) bytes at address 218018000000 (errno: 12)", "MaxMemoryBytes"},
+		{"address space exhausted under the race detector", failed, "fatal error: too many address space collisions for -race mode", "MaxMemoryBytes"},
 		{"fault at the memory limit", failed, "SIGSEGV: segmentation violation\nPC=0x4351dd m=0 sigcode=1 addr=0x0\n", "MaxMemoryBytes"},
 		{"fault in Go code", failed, "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1]", "the worker process failed (exit status 3): panic: runtime error"},
 		{"stack overflow", failed, "runtime: goroutine stack exceeds 1000000000-byte limit\n", "recursed too deeply"},
