@@ -13,6 +13,7 @@ import (
 
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/extract"
 )
 
 // serverEnv makes the test binary act as a stdio MCP server (see TestMain),
@@ -20,6 +21,7 @@ import (
 const serverEnv = "LRO_TEST_STDIO_SERVER_DIR"
 
 func TestMain(m *testing.M) {
+	extract.RunWorker() // for the extraction tools of extract_test.go
 	if dir := os.Getenv(serverEnv); dir != "" {
 		serveStdio(dir)
 		return

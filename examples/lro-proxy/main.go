@@ -43,6 +43,7 @@ import (
 )
 
 func main() {
+	extract.RunWorker() // lro_extract and lro_search run their queries in this program started again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stderr, os.LookupEnv)

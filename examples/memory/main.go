@@ -36,9 +36,11 @@ import (
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/extract"
 )
 
 func main() {
+	extract.RunWorker() // lro_extract and lro_search run their queries in this program started again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stderr, os.LookupEnv)
@@ -112,6 +114,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	extractTools := fs.Bool("extract", false, "also serve lro_extract, lro_read and lro_search, which query offloaded files without a shell; descriptors then point to them")
+	extractTimeout := fs.Duration("extract-timeout", extract.DefaultTimeout, "with -extract: the time limit of one lro_extract, lro_read or lro_search call")
+	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "with -extract: the `MiB` of memory the worker process of one lro_extract or lro_search call may use")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
 	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder for expired files this `often` (default 1h)")
 	if err := fs.Parse(args); err != nil {
@@ -141,6 +145,10 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		explicit.OutputDir = *outputDir
 	}
 	explicit.ExtractTools = *extractTools
+	if *extractTimeout <= 0 || *extractMemory <= 0 {
+		return nil, errors.New("flags -extract-timeout and -extract-max-memory must be positive")
+	}
+	extractLimits.Timeout, extractLimits.MaxMemoryBytes = *extractTimeout, *extractMemory<<20
 	if set["cleanup-interval"] {
 		if *cleanupInterval <= 0 {
 			return nil, fmt.Errorf("flag -cleanup-interval=%v: must be positive", *cleanupInterval)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -85,6 +86,13 @@ type tools struct {
 // newServer returns an MCP server exposing store through recall_memories,
 // search_memories, list_memories and inject_context, each offloading large
 // result sets as opts says (nil means the specification's defaults).
+// extractLimits are the limits of the extraction tools, from the flags
+// -extract-timeout and -extract-max-memory; zero means the defaults.
+var extractLimits struct {
+	Timeout        time.Duration
+	MaxMemoryBytes int64
+}
+
 func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 	base := lro.Options{}
 	if opts != nil {
@@ -106,6 +114,7 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 		if err := extract.AddTools(s, &extract.Options{
 			Dir: base.OutputDir, Prefix: base.Prefix, ThresholdTokens: base.ThresholdTokens,
 			Tokenizer: base.Tokenizer, Observer: base.Observer, Now: base.Now,
+			Timeout: extractLimits.Timeout, MaxMemoryBytes: extractLimits.MaxMemoryBytes,
 		}); err != nil {
 			panic(err)
 		}

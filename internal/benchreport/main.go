@@ -33,6 +33,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zircote/lro-go/lro/extract"
 )
 
 // Defaults of the flags.
@@ -47,6 +49,7 @@ const (
 var tokenMeasureNs = []int{50, 100, 200, 250, 500, 1000}
 
 func main() {
+	extract.RunWorker() // the peak child's lro_extract runs its query in a worker
 	if len(os.Args) > 1 && os.Args[1] == peakChildFlag {
 		if err := childMain(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "benchreport:", err)

@@ -30,41 +30,54 @@
 // {ULID}.jsonl) directly in the output folder: the path is checked by name
 // and the file is opened through an [os.Root] on the folder without following
 // symbolic links, so relative paths, "..", links that point out, NUL bytes
-// and folders are refused with a tool error that says why.
+// and folders are refused with a tool error that says why; so is a file with
+// more than one hard link (a link in the folder to a file elsewhere).
 //
-// Every call is bounded by [Options]: a time limit (gojq checks the context
-// at every step), the bytes of the file it reads, the length of one record,
-// the number of results and the bytes of output, and the growth of the heap,
-// which a watchdog samples while the query runs. What each stops:
+// # Bounds
 //
-//   - queries that produce results without end, such as repeat(.) or
-//     range(1e12): MaxResults or MaxOutputBytes;
-//   - a tail call that loops in constant memory, such as def f: f; f: the
-//     time limit;
-//   - queries whose heap grows without end, such as
-//     [limit(1e9; repeat(1))] | group_by(.) or def f: [f]; f, which the time
-//     limit alone would let exhaust memory: the watchdog stops them when the
-//     heap has grown by MaxMemoryBytes (it runs a collection first, so
-//     garbage does not count).
+// lro_extract and lro_search evaluate each call in a worker process: the
+// host program started again, which [RunWorker], called first in main,
+// hands over to (the program must call it: [AddTools] fails with
+// [ErrNoWorker] otherwise). The server opens and checks the file and
+// passes the open file to the worker with the parsed arguments and the
+// call's limits; the worker limits itself before it reads a record, and
+// sends the answer back. This bounds what no check inside the process
+// could: a single step of gojq or of a regular expression that runs for
+// minutes in native code ("x" * 2e8 | split(""), match("";"g") over a
+// long string, del on a value that shares its parts, a regular expression
+// with large counted repetitions over a 15 MB string) or allocates
+// gigabytes at once ("xx" * 1e9, .[536870911] = 1), a recursion that
+// builds a value without end, a stack overflow. Each call is bounded by
+// [Options]:
 //
-// A query of the caller is also rewritten before it runs so that no single
-// step of gojq can do unbounded work in native code, which neither the
-// context nor the watchdog can interrupt: without the rewrite, reduce
-// range(3e6) as $i (null; [.]) | tojson would kill the process with a stack
-// overflow, "xx" * 1e9 would allocate gigabytes in one step, and a value
-// that repeats one subvalue ([., .] applied 60 times) would make any tojson,
-// comparison or sort of it run forever. With the rewrite, values are
-// measured (bounded work) before they reach the builtins that walk, compare
-// or materialize them whole, and paths before they reach setpath, so these
-// end with a tool error naming the problem. The server answers the next call
-// normally after any of them.
+//   - time: the server kills the worker when the call's Timeout passes or
+//     the call is cancelled, so the call ends within its time limit (plus
+//     the time to kill and reap a process) and its work stops at once; the
+//     worker also has an RLIMIT_CPU of Timeout plus one second, and on
+//     Linux dies with the server;
+//   - memory: on Linux the worker may take at most MaxMemoryBytes of
+//     address space beyond what it has at start (RLIMIT_AS; it holds
+//     about 12 MiB then), which bounds its heap and stacks, and its Go
+//     memory limit (GOMEMLIMIT) is MaxMemoryBytes; on other systems only
+//     the latter, a soft limit, applies. A worker uses one processor
+//     (GOMAXPROCS=1);
+//   - at most Workers workers run at once, for all calls of the tools; a
+//     call that finds none free waits within its time limit. So the
+//     workers use at most Workers x (MaxMemoryBytes + about 12 MiB) in all,
+//     and the server holds besides at most MaxOutputBytes of each answer;
+//   - output: MaxResults and MaxOutputBytes bound what one call returns,
+//     MaxInputBytes and MaxRecordBytes what it reads.
 //
-// What remains: the heap is shared by the process, so concurrent calls
-// count each other's allocations (a call may be stopped for another's
-// growth); one step may allocate up to about MaxMemoryBytes (a value the
-// checks let through) before the watchdog sees it, so the peak is about
-// twice the limit; and a hard link in the output folder cannot be told from
-// a file, which only someone who can write to the folder can make.
+// Each limit stops the call with a tool error that names it, and the
+// server answers the next call normally. lro_read runs in the server: it
+// reads one line at a time in pieces of 64 KiB, checks the time limit
+// between them and holds at most the characters it shows.
+//
+// Queries run with an empty environment (env and $ENV are empty), and the
+// functions of the jq command that reach outside (input_filename, debug,
+// stderr, import and include) are not defined. On systems other than unix
+// systems a worker cannot be given the open file, and every call of
+// lro_extract and lro_search fails with a tool error.
 //
 // # Large answers
 //

@@ -17,13 +17,12 @@ var errTimeout = errors.New("time limit")
 
 // program is a jq program ready to run over the records of one file.
 type program struct {
-	query   *gojq.Query
-	names   []string // variable names, with '$'
-	values  []any    // their values
-	slurp   bool     // run once on the array of all records (jq -s)
-	raw     bool     // print strings without quotes (jq -r)
-	guarded bool     // a caller's query, rewritten by guardQuery
-	plan    plan     // how a recipe runs on less than whole records
+	query  *gojq.Query
+	names  []string // variable names, with '$'
+	values []any    // their values
+	slurp  bool     // run once on the array of all records (jq -s)
+	raw    bool     // print strings without quotes (jq -r)
+	plan   plan     // how a recipe runs on less than whole records
 }
 
 // results are the outputs of a program, each printed as one line of buf.
@@ -148,24 +147,16 @@ func (c *config) stopped(ctx context.Context) error {
 	switch {
 	case errors.Is(cause, errTimeout):
 		return errorf("stopped after %v, the time limit of one call: the query is too slow or does not end; narrow it or use a recipe", c.Timeout)
-	case errors.Is(cause, errMemoryLimit):
-		return errorf("stopped: %v, more than the %d MiB one call may use (MaxMemoryBytes); the query builds too large a value", cause, c.MaxMemoryBytes>>20)
 	}
 	return errorf("the call was cancelled")
 }
 
-// limited runs f under the call's limits: the time limit and the memory
-// watchdog. The source reads under the same context.
+// limited runs f under the call's time limit. The source reads under the
+// same context.
 func (c *config) limited(ctx context.Context, src *source, f func(ctx context.Context) error) error {
-	ctx, cancelTime := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
-	defer cancelTime()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := watchMemory(ctx, cancel, c.MaxMemoryBytes)
-	defer stop()
-	if src != nil {
-		src.ctx = ctx
-	}
+	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
+	defer cancel()
+	src.ctx = ctx
 	return f(ctx)
 }
 
@@ -175,10 +166,6 @@ func (c *config) run(ctx context.Context, src *source, p *program, pending [][]b
 	res := &results{}
 	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, pending: pending, pendingLine: src.line - len(pending), curLine: 1}
 	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(it)}
-	if p.guarded {
-		st := &guardState{budget: c.MaxMemoryBytes}
-		opts = append(opts, st.options()...)
-	}
 	r := &runner{c: c, ctx: ctx, p: p, res: res, it: it}
 	r.enc.limit = c.MaxOutputBytes
 	q := p.query
@@ -482,4 +469,9 @@ func (r *results) describeErrors() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.errs, max(r.records, 1), r.firstErr)
 	return b.String()
+}
+
+// call is a query that calls the function name.
+func call(name string, args ...*gojq.Query) *gojq.Query {
+	return &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: name, Args: args}}}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,6 +41,8 @@ func ExampleAddTools() {
 		log.Fatal(err)
 	}
 
+	// The program called extract.RunWorker first in main (here, TestMain
+	// did), so that queries run in a bounded worker process.
 	server := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1.0"}, nil)
 	if err := extract.AddTools(server, &extract.Options{Dir: dir}); err != nil {
 		log.Fatal(err)
@@ -73,4 +76,19 @@ func ExampleAddTools() {
 	// {"id":"01J3","memory_type":"episodic","namespace":"_semantic/decisions","title":"Incident: cache stampede"}
 	// "01J2"
 	// "01J3"
+}
+
+// A program that serves the extraction tools hands over to the worker first
+// in main: started again by a tool call, it evaluates that call's query and
+// exits there; started by the user, it goes on.
+func ExampleRunWorker() {
+	extract.RunWorker()
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1.0"}, nil)
+	if err := extract.AddTools(server, &extract.Options{Dir: os.TempDir(), Timeout: 5 * time.Second, MaxMemoryBytes: 256 << 20}); err != nil {
+		log.Fatal(err)
+	}
+	// ... register the server's own tools, then serve.
+	fmt.Println("registered")
+	// Output: registered
 }

@@ -27,7 +27,7 @@ func errorf(format string, args ...any) error {
 // file_path is), or the bare name of one. The file is opened through an
 // os.Root on the folder, without following a symbolic link and without
 // blocking (a FIFO cannot hang the call), and must be a regular file named
-// like an offloaded file.
+// like an offloaded file, with a single hard link.
 func (c *config) openFile(path string) (*os.File, string, error) {
 	base, err := c.checkPath(path)
 	if err != nil {
@@ -60,6 +60,13 @@ func (c *config) openFile(path string) (*os.File, string, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, "", errorf("file_path %q is not a regular file", path)
+	}
+	// A hard link in the folder to a file elsewhere looks like a file of
+	// the folder; the offloader's files have one link (each is written
+	// under a temporary name and renamed).
+	if n := links(fi); n > 1 {
+		f.Close()
+		return nil, "", errorf("file_path %q has %d hard links: only files written by the offloader, which have one, are read", path, n)
 	}
 	return f, filepath.Join(c.Dir, base), nil
 }

@@ -34,9 +34,10 @@ const (
 	// DefaultMaxResults is the most results (jq outputs, search matches) one
 	// call may produce before it fails.
 	DefaultMaxResults = 100_000
-	// DefaultMaxMemoryBytes is how far the heap may grow during one
-	// lro_extract call before the call is stopped.
+	// DefaultMaxMemoryBytes is the memory the worker of one call may use.
 	DefaultMaxMemoryBytes int64 = 512 << 20
+	// DefaultWorkers is how many workers may run at once.
+	DefaultWorkers = 4
 )
 
 // ErrInvalidOption is wrapped by the error that reports an invalid [Options]
@@ -81,11 +82,21 @@ type Options struct {
 	// [DefaultMaxResults].
 	MaxResults int
 
-	// MaxMemoryBytes is how far the Go heap may grow while one lro_extract
-	// call runs; past it the call is stopped with a tool error. The heap is
-	// shared by the whole process, so concurrent calls count each other's
-	// allocations. If zero, defaults to [DefaultMaxMemoryBytes].
+	// MaxMemoryBytes is the memory the worker process of one lro_extract or
+	// lro_search call may allocate beyond what it holds when it starts
+	// (about 12 MiB); past it the worker dies and the call fails with a
+	// tool error.
+	// On Linux the kernel enforces it (RLIMIT_AS); elsewhere it is only
+	// the worker's soft Go memory limit (GOMEMLIMIT). If zero, defaults to
+	// [DefaultMaxMemoryBytes].
 	MaxMemoryBytes int64
+
+	// Workers is how many worker processes may run at once, for all the
+	// calls of the tools one AddTools registered, over every session: they
+	// use at most Workers times MaxMemoryBytes, plus about 12 MiB each. A
+	// call that finds them all busy waits for one, within its time limit.
+	// If zero, defaults to [DefaultWorkers].
+	Workers int
 
 	// ThresholdTokens is the size above which a tool's answer is not shown
 	// inline: an lro_extract result is written to a new offloaded file (or,
@@ -114,6 +125,8 @@ type config struct {
 	// create starts an offloaded file; tests replace it to make the write
 	// of an extraction result fail.
 	create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
+	// slots holds a token for each running worker, at most Workers.
+	slots chan struct{}
 }
 
 // newConfig copies opts, applies defaults and validates, naming the first
@@ -153,6 +166,8 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, invalid("MaxResults", c.MaxResults)
 	case c.MaxMemoryBytes < 0:
 		return nil, invalid("MaxMemoryBytes", c.MaxMemoryBytes)
+	case c.Workers < 0:
+		return nil, invalid("Workers", c.Workers)
 	case c.ThresholdTokens < 0:
 		return nil, invalid("ThresholdTokens", c.ThresholdTokens)
 	}
@@ -174,6 +189,10 @@ func newConfig(opts *Options) (*config, error) {
 	if c.MaxMemoryBytes == 0 {
 		c.MaxMemoryBytes = DefaultMaxMemoryBytes
 	}
+	if c.Workers == 0 {
+		c.Workers = DefaultWorkers
+	}
+	c.slots = make(chan struct{}, c.Workers)
 	if c.ThresholdTokens == 0 {
 		c.ThresholdTokens = offload.DefaultThreshold
 	}

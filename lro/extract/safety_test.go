@@ -65,6 +65,11 @@ func TestPathAttacks(t *testing.T) {
 	if err := os.WriteFile(otherPrefix, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A hard link in the folder to the secret file outside it.
+	hardLink := mk(jsonl.Name("", "recall", ulidFor(t, 9)))
+	if err := os.Link(secretFile, hardLink); err != nil {
+		t.Fatal(err)
+	}
 	dirLink := filepath.Join(dir, "up")
 	if err := os.Symlink(outside, dirLink); err != nil {
 		t.Fatal(err)
@@ -89,6 +94,7 @@ func TestPathAttacks(t *testing.T) {
 		{"symbolic link pointing out", linkOut, "symbolic link"},
 		{"symbolic link pointing in", linkIn, "symbolic link"},
 		{"symbolic link to a folder outside", filepath.Join(dirLink, filepath.Base(secretFile)), "outside the output folder"},
+		{"hard link to a file outside", hardLink, "2 hard links"},
 		{"the folder itself", dir, "is the output folder"},
 		{"folder named like an offloaded file", subdir, "not a regular file"},
 		{"FIFO named like an offloaded file", fifo, fifoRefusal},

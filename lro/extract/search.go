@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,41 +29,58 @@ const (
 	snippetContext = 80
 )
 
-// search is lro_search.
-func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error) {
-	path, err := a.str(argFilePath)
-	if err != nil {
-		return nil, err
+// searchRequest is a parsed lro_search call, which a worker runs.
+type searchRequest struct {
+	Pattern string // with (?i) unless the search is case-sensitive
+	Want    int    // the most matches to send
+	Start   int    // the first line to search
+}
+
+// parseSearch reads the arguments of lro_search: every argument of the tool
+// is read here.
+func (c *config) parseSearch(a args) (path string, req searchRequest, err error) {
+	if path, err = a.str(argFilePath); err != nil {
+		return "", req, err
 	}
 	pattern, err := a.str(argPattern)
 	if err != nil {
-		return nil, err
+		return "", req, err
 	}
 	if pattern == "" {
-		return nil, errorf("pattern is missing or empty: give a regular expression")
+		return "", req, errorf("pattern is missing or empty: give a regular expression")
 	}
 	if len(pattern) > maxQueryBytes {
-		return nil, errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
+		return "", req, errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
 	}
 	sensitive, err := a.boolean(argCaseSensitive)
 	if err != nil {
-		return nil, err
+		return "", req, err
 	}
-	want, err := a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt)
-	if err != nil {
-		return nil, err
+	if req.Want, err = a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt); err != nil {
+		return "", req, err
 	}
-	want = min(want, c.MaxResults)
-	start, err := a.integer(argStartLine, 2, 2, math.MaxInt)
-	if err != nil {
-		return nil, err
+	req.Want = min(req.Want, c.MaxResults)
+	if req.Start, err = a.integer(argStartLine, 2, 2, math.MaxInt); err != nil {
+		return "", req, err
 	}
 	if !sensitive {
 		pattern = "(?i)" + pattern
 	}
-	re, err := regexp.Compile(pattern)
+	// Only parsed here, for the message: the worker compiles it, as the
+	// program of a large pattern can be large.
+	if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
+		return "", req, errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
+	}
+	req.Pattern = pattern
+	return path, req, nil
+}
+
+// search is lro_search. A worker matches the records and sends the
+// matches one by one; the server shows those that fit and stops it.
+func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error) {
+	path, req, err := c.parseSearch(a)
 	if err != nil {
-		return nil, errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
+		return nil, err
 	}
 	src, err := c.openSource(ctx, path)
 	if err != nil {
@@ -71,67 +89,88 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 	defer src.Close()
 
 	var out strings.Builder
-	matches, used, next, scanned := 0, 0, 0, 0
+	matches, used, next, last := 0, 0, 0, 0
 	err = c.limited(ctx, src, func(ctx context.Context) error {
-		for src.line+1 < start {
-			ok, err := src.skipLine()
-			if err != nil {
-				return c.readError(err, src)
+		return c.inWorker(ctx, src, &job{Tool: ToolSearch, Search: req}, func(fr *frame) bool {
+			n := fr.Line
+			last = n
+			if fr.Done {
+				return false
 			}
-			if !ok {
-				return nil
-			}
-		}
-		dec := newDecoder()
-		var w walker
-		for {
-			line, err := src.next(c.MaxRecordBytes)
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				return c.readError(err, src)
-			}
-			n := src.line
-			scanned++
-			v, err := dec.decode(line)
-			if err != nil {
-				return errorf("line %d of %s is not a valid record: %v", n, src.path, err)
-			}
-			where, loc, text := w.find(v, re)
-			if loc == nil {
-				continue
-			}
-			entry := matchEntry(n, line, where, loc, text)
-			t := c.Tokenizer.Tokens(entry)
+			t := c.Tokenizer.Tokens(fr.Match)
 			if matches > 0 && used+t > c.ThresholdTokens {
 				next = n
-				return nil
+				return false
 			}
-			out.Write(entry)
+			out.Write(fr.Match)
 			out.WriteByte('\n')
 			used += t
 			matches++
-			if matches == want {
+			if matches == req.Want {
 				next = n + 1
-				return nil
+				return false
 			}
-		}
+			return true
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	last := src.line
 	var note string
 	switch {
 	case matches == 0:
-		note = fmt.Sprintf("No record from line %d to line %d matches.", start, last)
+		note = fmt.Sprintf("No record from line %d to line %d matches.", req.Start, last)
 	case next > 0 && next <= src.lines():
-		note = fmt.Sprintf("%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d.", matches, start, next-1, argStartLine, next)
+		note = fmt.Sprintf("%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d.", matches, req.Start, next-1, argStartLine, next)
 	default:
-		note = fmt.Sprintf("%d matching records, from lines %d-%d (the end of the file).", matches, start, last)
+		note = fmt.Sprintf("%d matching records, from lines %d-%d (the end of the file).", matches, req.Start, last)
 	}
 	return textResult(out.String(), note), nil
+}
+
+// searchRecords sends a frame for each record of src that matches, up to
+// req.Want, then one with the last line read. It runs in a worker.
+func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame) bool) error {
+	re, err := regexp.Compile(req.Pattern)
+	if err != nil {
+		return errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
+	}
+	for src.line+1 < req.Start {
+		ok, err := src.skipLine()
+		if err != nil {
+			return c.readError(err, src)
+		}
+		if !ok {
+			send(&frame{Line: src.line, Done: true})
+			return nil
+		}
+	}
+	dec := newDecoder()
+	var w walker
+	for sent := 0; sent < req.Want; {
+		line, err := src.next(c.MaxRecordBytes)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return c.readError(err, src)
+		}
+		n := src.line
+		v, err := dec.decode(line)
+		if err != nil {
+			return errorf("line %d of %s is not a valid record: %v", n, src.path, err)
+		}
+		where, loc, text := w.find(v, re)
+		if loc == nil {
+			continue
+		}
+		if !send(&frame{Line: n, Match: matchEntry(n, line, where, loc, text)}) {
+			return nil
+		}
+		sent++
+	}
+	send(&frame{Line: src.line, Done: true})
+	return nil
 }
 
 // matchEntry formats one matching record: whole when short, else a

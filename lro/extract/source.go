@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"unicode/utf8"
 
@@ -39,12 +40,7 @@ func (c *config) openSource(ctx context.Context, path string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &source{ctx: ctx, f: f, br: bufio.NewReaderSize(f, 64<<10), path: abs, limit: c.MaxInputBytes}
-	line, err := s.next(maxHeaderBytes)
-	if err == nil {
-		s.head = string(line)
-		s.header, err = jsonl.ReadHeader(bytes.NewReader(line))
-	}
+	s, err := newSource(ctx, f, abs, c.MaxInputBytes)
 	if err != nil {
 		f.Close()
 		if errors.Is(err, io.EOF) {
@@ -53,6 +49,20 @@ func (c *config) openSource(ctx context.Context, path string) (*source, error) {
 		return nil, errorf("file_path %q is not an offloaded file: line 1 is not a valid header (%v)", path, err)
 	}
 	return s, nil
+}
+
+// newSource reads the open file f from its start, header first, within
+// limit bytes. It reads at offsets (pread), so that the server and a
+// worker that share f do not share a position.
+func newSource(ctx context.Context, f *os.File, path string, limit int64) (*source, error) {
+	s := &source{ctx: ctx, f: f, br: bufio.NewReaderSize(io.NewSectionReader(f, 0, math.MaxInt64), 64<<10), path: path, limit: limit}
+	line, err := s.next(maxHeaderBytes)
+	if err != nil {
+		return nil, err
+	}
+	s.head = string(line)
+	s.header, err = jsonl.ReadHeader(bytes.NewReader(line))
+	return s, err
 }
 
 func (s *source) Close() error { return s.f.Close() }
@@ -130,6 +140,9 @@ func trimEOL(b []byte) []byte {
 
 // skipLine skips the next line. ok is false at the end of the file.
 func (s *source) skipLine() (ok bool, err error) {
+	if err := s.ctx.Err(); err != nil {
+		return false, err
+	}
 	size := 0
 	for {
 		chunk, err := s.br.ReadSlice('\n')
@@ -163,6 +176,9 @@ func (s *source) skipLine() (ok bool, err error) {
 // in characters. It holds at most count characters in memory, however long
 // the line. ok is false at the end of the file.
 func (s *source) lineRange(offset, count int) (text string, total int, ok bool, err error) {
+	if err := s.ctx.Err(); err != nil {
+		return "", 0, false, err
+	}
 	var out []byte
 	var carry []byte // an incomplete rune at the end of the last chunk
 	pos := 0         // characters seen so far

@@ -20,6 +20,7 @@ import (
 const serverEnv = "LRO_EXTRACT_TEST_SERVER"
 
 func TestMain(m *testing.M) {
+	extract.RunWorker()
 	if dir := os.Getenv(serverEnv); dir != "" {
 		server := mcp.NewServer(&mcp.Implementation{Name: "extract-stdio", Version: "1.0"}, nil)
 		if err := extract.AddTools(server, &extract.Options{Dir: dir, Timeout: 2 * time.Second}); err != nil {
@@ -74,9 +75,10 @@ func TestStdio(t *testing.T) {
 	}{
 		{extract.ToolExtract, map[string]any{"file_path": path, "recipe": 6}, false, `{"count":4,"namespace":"_episodic/sessions"}`},
 		{extract.ToolExtract, map[string]any{"file_path": path, "query": "def f: f; f"}, true, "time limit"},
-		// Deep nesting is stopped by the depth bound, or by the time
-		// limit on a machine slow enough to reach it first: both are right.
-		{extract.ToolExtract, map[string]any{"file_path": path, "query": `reduce range(1e5) as $i (null; [.]) | tojson`, "slurp": true}, true, "nested deeper|time limit"},
+		// A value too large for the worker's memory, built in few steps:
+		// stopped by the memory limit, or by the time limit on a machine
+		// slow enough to reach it first: both are right.
+		{extract.ToolExtract, map[string]any{"file_path": path, "query": `reduce range(30) as $i ("x"; . + .) | length`, "slurp": true}, true, "MaxMemoryBytes|time limit"},
 		{extract.ToolRead, map[string]any{"file_path": path, "line": 3, "limit": 1}, false, `3: {"content":`},
 		{extract.ToolSearch, map[string]any{"file_path": path, "pattern": "Decision 19:"}, false, `{"line":21,`},
 		{extract.ToolExtract, map[string]any{"file_path": "/etc/passwd", "recipe": 1}, true, "outside the output folder"},

@@ -56,7 +56,13 @@ const maxQueryBytes = 64 << 10
 // AddTools registers lro_extract, lro_read and lro_search on s. They read
 // the offloaded files in opts.Dir (see [Options]); a nil opts uses every
 // default. It returns an error wrapping [ErrInvalidOption] for invalid
-// options, and registers nothing then.
+// options, and [ErrNoWorker] if the program did not call [RunWorker] first
+// in main, and registers nothing then.
+//
+// lro_extract and lro_search evaluate each call in a worker process, the
+// program itself started again (see [RunWorker]), with the call's memory
+// limit set by the operating system and killed at its time limit or when
+// the call is cancelled; lro_read reads in the server.
 //
 // Every failure of a call (a path outside the folder, a query that does not
 // compile, a limit reached) is a tool result with IsError set and a message
@@ -66,6 +72,9 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	c, err := newConfig(opts)
 	if err != nil {
 		return err
+	}
+	if !installed.Load() {
+		return ErrNoWorker
 	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
 	s.AddTool(&mcp.Tool{
@@ -247,52 +256,69 @@ func searchSchema() map[string]any {
 // identifier matches the names of jq variables.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// extract is lro_extract.
-func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, error) {
-	path, err := a.str(argFilePath)
-	if err != nil {
-		return nil, err
+// extractRequest is a parsed lro_extract call, which a worker evaluates.
+type extractRequest struct {
+	Recipe int    // the recipe's number, or 0 for Query
+	Query  string // a jq filter of the caller's
+	Params map[string]json.RawMessage
+	Slurp  bool
+	Raw    bool
+}
+
+// parseExtract reads the arguments of lro_extract: every argument of the
+// tool is read here.
+func parseExtract(a args) (path string, req extractRequest, err error) {
+	if path, err = a.str(argFilePath); err != nil {
+		return "", req, err
 	}
 	recipeGiven, queryGiven := a.present(argRecipe), a.present(argQuery)
 	switch {
 	case recipeGiven && queryGiven:
-		return nil, errorf("give either recipe or query, not both")
+		return "", req, errorf("give either recipe or query, not both")
 	case !recipeGiven && !queryGiven:
-		return nil, errorf("give recipe (1 to %d, a recipe of the offload descriptor) or query (a jq filter)", recipes.Count)
+		return "", req, errorf("give recipe (1 to %d, a recipe of the offload descriptor) or query (a jq filter)", recipes.Count)
 	}
-	number, err := a.integer(argRecipe, 0, 1, recipes.Count)
-	if err != nil {
-		return nil, err
+	if req.Recipe, err = a.integer(argRecipe, 0, 1, recipes.Count); err != nil {
+		return "", req, err
 	}
-	text, err := a.str(argQuery)
-	if err != nil {
-		return nil, err
+	if req.Query, err = a.str(argQuery); err != nil {
+		return "", req, err
 	}
-	params, err := a.object(argParams)
-	if err != nil {
-		return nil, err
+	if queryGiven && strings.TrimSpace(req.Query) == "" {
+		return "", req, errorf("query is empty")
 	}
-	slurp, err := a.boolean(argSlurp)
-	if err != nil {
-		return nil, err
+	if req.Params, err = a.object(argParams); err != nil {
+		return "", req, err
 	}
-	raw, err := a.boolean(argRaw)
-	if err != nil {
-		return nil, err
+	if req.Slurp, err = a.boolean(argSlurp); err != nil {
+		return "", req, err
 	}
-	if recipeGiven && (slurp || raw) {
-		return nil, errorf("slurp and raw apply to a query; recipe %d sets its own", number)
+	if req.Raw, err = a.boolean(argRaw); err != nil {
+		return "", req, err
 	}
+	if recipeGiven && (req.Slurp || req.Raw) {
+		return "", req, errorf("slurp and raw apply to a query; recipe %d sets its own", req.Recipe)
+	}
+	return path, req, nil
+}
 
-	var p *program
-	var label string
-	if queryGiven {
-		// Check the query before opening the file.
-		if p, err = c.queryProgram(text, params); err != nil {
+// extract is lro_extract. The server checks the arguments, the query and
+// the file, and a worker evaluates the recipe or query over the file.
+func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, error) {
+	path, req, err := parseExtract(a)
+	if err != nil {
+		return nil, err
+	}
+	if req.Recipe == 0 {
+		// Check the query before opening the file (the worker parses it
+		// again, as it must).
+		p, err := c.queryProgram(req.Query, req.Params)
+		if err != nil {
 			return nil, err
 		}
-		p.slurp, p.raw = slurp, raw
-		label = text
+		if _, err := gojq.Compile(p.query, gojq.WithVariables(p.names), gojq.WithInputIter(gojq.NewIter[any]())); err != nil {
+			return nil, errorf("the query does not compile: %v", err)
+		}
 	}
 	src, err := c.openSource(ctx, path)
 	if err != nil {
@@ -300,26 +326,41 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	}
 	defer src.Close()
 	var res *results
+	var label string
 	err = c.limited(ctx, src, func(ctx context.Context) error {
-		if recipeGiven {
-			r, pending, err := c.fileRecipe(src, number)
-			if err != nil {
-				return err
-			}
-			if p, err = recipeProgram(r, params); err != nil {
-				return err
-			}
-			label = r.Filter
-			res, err = c.run(ctx, src, p, pending)
-			return err
-		}
-		res, err = c.run(ctx, src, p, nil)
-		return err
+		return c.inWorker(ctx, src, &job{Tool: ToolExtract, Extract: req}, func(fr *frame) bool {
+			res, label = fr.Results.results(), fr.Label
+			return false
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return c.answer(ctx, src, label, res), nil
+}
+
+// evaluate runs the recipe or query of req over the records of src, in a
+// worker, and returns the filter it ran and the results.
+func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (string, *results, error) {
+	if req.Recipe > 0 {
+		r, pending, err := c.fileRecipe(src, req.Recipe)
+		if err != nil {
+			return "", nil, err
+		}
+		p, err := recipeProgram(r, req.Params)
+		if err != nil {
+			return "", nil, err
+		}
+		res, err := c.run(ctx, src, p, pending)
+		return r.Filter, res, err
+	}
+	p, err := c.queryProgram(req.Query, req.Params)
+	if err != nil {
+		return "", nil, err
+	}
+	p.slurp, p.raw = req.Slurp, req.Raw
+	res, err := c.run(ctx, src, p, nil)
+	return req.Query, res, err
 }
 
 // fileRecipe rebuilds recipe n of the file's descriptor: the recipes of a
@@ -400,7 +441,7 @@ func paramText(raw json.RawMessage) (string, error) {
 	return "", errors.New("a recipe parameter must be a string, a number or a boolean")
 }
 
-// queryProgram parses, checks and guards a caller's jq filter.
+// queryProgram parses a caller's jq filter and binds its variables.
 func (c *config) queryProgram(text string, params map[string]json.RawMessage) (*program, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errorf("query is empty")
@@ -412,10 +453,7 @@ func (c *config) queryProgram(text string, params map[string]json.RawMessage) (*
 	if err != nil {
 		return nil, errorf("the query is not a valid jq filter: %v", err)
 	}
-	if err := guardQuery(q); err != nil {
-		return nil, errorf("query: %v", err)
-	}
-	p := &program{query: q, guarded: true}
+	p := &program{query: q}
 	names := make([]string, 0, len(params))
 	for name := range params {
 		names = append(names, name)

@@ -119,10 +119,20 @@ func TestExtract(t *testing.T) {
 		{"object as a recipe parameter", map[string]any{"recipe": 2, "params": map[string]any{"namespace": map[string]any{}}}, true, []string{"params.namespace"}, ""},
 		{"slurp with a recipe", map[string]any{"recipe": 1, "slurp": true}, true, []string{"apply to a query"}, ""},
 		{"invalid query", map[string]any{"query": "select(.a"}, true, []string{"not a valid jq filter"}, ""},
-		{"unknown function", map[string]any{"query": "frobnicate"}, true, []string{"frobnicate/0 is not defined"}, ""},
+		{"unknown function", map[string]any{"query": "frobnicate"}, true, []string{"function not defined: frobnicate/0"}, ""},
 		{"invalid variable name", map[string]any{"query": "$a", "params": map[string]any{"a-b": 1}}, true, []string{"cannot be a jq variable name"}, ""},
 		{"reserved variable name", map[string]any{"query": "$ENV", "params": map[string]any{"ENV": 1}}, true, []string{"cannot be a jq variable name"}, ""},
 		{"environment is empty", map[string]any{"query": "$ENV | length", "slurp": true}, false, nil, "0"},
+		{"env is empty", map[string]any{"query": "env | length", "slurp": true}, false, nil, "0"},
+		// The functions of the jq command that reach outside the query are
+		// not defined.
+		{"input_filename", map[string]any{"query": "input_filename"}, true, []string{"function not defined: input_filename/0"}, ""},
+		{"debug", map[string]any{"query": "debug"}, true, []string{"function not defined: debug/0"}, ""},
+		{"debug with a message", map[string]any{"query": `debug("x")`}, true, []string{"function not defined: debug"}, ""},
+		{"stderr", map[string]any{"query": "stderr"}, true, []string{"function not defined: stderr/0"}, ""},
+		{"input_line_number", map[string]any{"query": "input_line_number"}, true, []string{"function not defined: input_line_number/0"}, ""},
+		{"import", map[string]any{"query": `import "a" as a; .`}, true, []string{"the query does not compile"}, ""},
+		{"include", map[string]any{"query": `include "a"; .`}, true, []string{"the query does not compile"}, ""},
 		{"unknown argument", map[string]any{"recipe": 1, "filter": "."}, true, []string{`unknown argument "filter"`}, ""},
 		{"query of the wrong type", map[string]any{"query": 5}, true, []string{"query must be a string"}, ""},
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/big"
-	"strings"
 	"testing"
 
 	"github.com/itchyny/gojq"
@@ -56,37 +55,6 @@ func TestEncoderStopsAtLimit(t *testing.T) {
 	}
 }
 
-func TestSizer(t *testing.T) {
-	var shared any = "x"
-	for range 70 {
-		shared = []any{shared, shared}
-	}
-	var deep any = nil
-	for range maxDepth + 1 {
-		deep = []any{deep}
-	}
-	for _, tt := range []struct {
-		name   string
-		v      any
-		budget int64
-		want   bool
-	}{
-		{"scalar", 1, 100, true},
-		{"long string counts its bytes", strings.Repeat("a", 200), 100, false},
-		{"small record", map[string]any{"a": []any{1, 2}, "b": "c"}, 1000, true},
-		{"shared value counts every occurrence", shared, 1 << 20, false},
-		{"too deep", deep, 1 << 30, false},
-		{"wide array of scalars", make([]any, 1000), 8 * 1000, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var s sizer
-			if got := s.fits(tt.v, tt.budget); got != tt.want {
-				t.Errorf("fits = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestTruncate(t *testing.T) {
 	for _, tt := range []struct {
 		s    string
@@ -99,23 +67,6 @@ func TestTruncate(t *testing.T) {
 	} {
 		if got := truncate(tt.s, tt.n); got != tt.want {
 			t.Errorf("truncate(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
-		}
-	}
-}
-
-// BenchmarkSizer measures the check a guarded query pays before sort_by,
-// group_by and the like on 10,000 records of about 20 nodes.
-func BenchmarkSizer(b *testing.B) {
-	recs := make([]any, 10_000)
-	for i := range recs {
-		recs[i] = map[string]any{"id": "0b7c", "title": "Decision: cache invalidation strategy", "tags": []any{"a", "b", "c"},
-			"provenance": map[string]any{"confidence": 0.5, "agent": "claude"}, "n": i}
-	}
-	var s sizer
-	b.ReportAllocs()
-	for b.Loop() {
-		if !s.fits(recs, 1<<30) {
-			b.Fatal("does not fit")
 		}
 	}
 }

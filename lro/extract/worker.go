@@ -1,0 +1,305 @@
+package extract
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// A query of the caller, a regular expression and the records of a file
+// are evaluated in a worker process: the host program started again with
+// workerEnv set, which [RunWorker] hands over to. The worker gets the file
+// the server opened and checked (as file descriptor 3), and the job (the
+// tool's parsed arguments and the call's limits) on its standard input; it
+// sets its own resource limits before it reads a record, and writes its
+// answer as frames on its standard output. The server kills it when the
+// call's time limit passes, when the call is cancelled, or when it has read
+// all the answer it will show. No step of gojq or of a regular expression,
+// however long it runs or however much it allocates in one go, can then
+// hold the server: the operating system stops the worker at its memory
+// limit and the server stops it at the deadline.
+
+// workerEnv marks a process started as a worker.
+const workerEnv = "LRO_EXTRACT_WORKER"
+
+// maxStderr is how much of a worker's standard error is kept, to tell why
+// it died.
+const maxStderr = 8 << 10
+
+// installed records that the program called RunWorker.
+var installed atomic.Bool
+
+// ErrNoWorker is returned by [AddTools] when the program did not call
+// [RunWorker] first in main, so that the tools could not run queries in a
+// worker process.
+var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker() first in main, so that queries run in a bounded worker process")
+
+// RunWorker makes the program able to serve as its own extraction worker.
+// Call it first in main, before anything else the program does:
+//
+//	func main() {
+//		extract.RunWorker()
+//		...
+//	}
+//
+// In the program the user started it records that the hand-over is in
+// place and returns at once. In a worker (the program started again by a
+// tool call, with an environment variable that marks it), it evaluates the
+// call's job and exits without returning. The program's package init
+// functions run in the worker too, before RunWorker: they should not have
+// effects outside the process. [AddTools] refuses to register
+// the tools (with [ErrNoWorker]) if RunWorker was not called.
+//
+// A test binary that registers the tools calls it first in TestMain.
+func RunWorker() {
+	if os.Getenv(workerEnv) == "" {
+		installed.Store(true)
+		return
+	}
+	os.Exit(serveWorker(os.Stdin, os.Stdout))
+}
+
+// job is what the server sends a worker.
+type job struct {
+	Tool    string
+	Path    string // the file's absolute path, for messages
+	Limits  limits
+	Extract extractRequest
+	Search  searchRequest
+}
+
+// limits are the Options a worker needs.
+type limits struct {
+	Timeout        time.Duration
+	MaxInputBytes  int64
+	MaxRecordBytes int
+	MaxOutputBytes int
+	MaxResults     int
+	MaxMemoryBytes int64
+}
+
+func (c *config) limits() limits {
+	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
+}
+
+func (l limits) config() *config {
+	return &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
+		MaxOutputBytes: l.MaxOutputBytes, MaxResults: l.MaxResults, MaxMemoryBytes: l.MaxMemoryBytes}}
+}
+
+// frame is one message of a worker to the server.
+type frame struct {
+	Err     string       // the call fails with this tool error; the last frame
+	Line    int          // lro_search: the line of Match, or with Done the last line read
+	Match   []byte       // lro_search: one matching record, formatted
+	Results *wireResults // lro_extract: the results; the last frame
+	Label   string       // lro_extract: the filter that ran
+	Done    bool         // lro_search: the last frame
+}
+
+// wireResults are results as they cross from the worker to the server.
+type wireResults struct {
+	Buf                    []byte
+	Spans                  []wireSpan
+	Records, Skipped, Errs int
+	FirstErr               string
+	Halted                 bool
+}
+
+type wireSpan struct {
+	Start, End int
+	Raw        bool
+}
+
+func toWire(r *results) *wireResults {
+	w := &wireResults{Buf: r.outputBytes(), Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
+	for _, s := range r.spans {
+		w.Spans = append(w.Spans, wireSpan{s.start, s.end, s.raw})
+	}
+	return w
+}
+
+func (w *wireResults) results() *results {
+	r := &results{buf: w.Buf, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
+	for _, s := range w.Spans {
+		r.spans = append(r.spans, span{s.Start, s.End, s.Raw})
+	}
+	return r
+}
+
+// inWorker runs j over the file of src in a worker process and calls each
+// with every frame it sends, until each returns false or the worker sends
+// its last frame. ctx carries the call's time limit (see limited): the
+// worker is killed when it is done. A worker that dies is described by the
+// limit it hit.
+func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*frame) bool) error {
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errTimeout) {
+			return errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
+		}
+		return c.stopped(ctx)
+	}
+	exe, err := executable()
+	if err != nil {
+		return errorf("cannot start a worker: %v", err)
+	}
+	j.Path, j.Limits = src.path, c.limits()
+	var in bytes.Buffer
+	if err := gob.NewEncoder(&in).Encode(j); err != nil {
+		return err
+	}
+	wctx, kill := context.WithCancel(ctx)
+	defer kill()
+	cmd := exec.CommandContext(wctx, exe)
+	// The environment is kept for what the program needs to start (the
+	// query sees none of it: env and $ENV are empty).
+	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
+		"GOMEMLIMIT="+strconv.FormatInt(c.MaxMemoryBytes, 10))
+	cmd.Stdin = &in
+	cmd.ExtraFiles = []*os.File{src.f}
+	cmd.SysProcAttr = sysProcAttr()
+	stderr := &headBuffer{max: maxStderr}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return c.stopped(ctx)
+		}
+		return errorf("cannot start a worker: %v", err)
+	}
+	dec := gob.NewDecoder(bufio.NewReader(stdout))
+	var last *frame
+	for {
+		var fr frame
+		if dec.Decode(&fr) != nil {
+			break
+		}
+		if fr.Err != "" || fr.Results != nil || fr.Done || !each(&fr) {
+			last = &fr
+			break
+		}
+	}
+	kill()
+	waitErr := cmd.Wait()
+	switch {
+	case last != nil && last.Err != "":
+		return &toolError{last.Err}
+	case last != nil && (last.Results != nil || last.Done):
+		each(last)
+		return nil
+	case last != nil: // the server has what it shows
+		return nil
+	case ctx.Err() != nil:
+		return c.stopped(ctx)
+	}
+	return c.died(waitErr, stderr.String())
+}
+
+// died explains the end of a worker that sent no last frame, from its exit
+// and its standard error.
+func (c *config) died(err error, stderr string) error {
+	switch {
+	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
+		// The race detector's words, in a test binary:
+		strings.Contains(stderr, "failed to allocate"), strings.Contains(stderr, "address space collisions"):
+		return errorf("stopped: the query needed more than the %d MiB of memory one call may use (MaxMemoryBytes); it builds too large a value", c.MaxMemoryBytes>>20)
+	case strings.HasPrefix(stderr, "SIGSEGV"):
+		// A fault in the runtime itself (a fault in Go code is a panic):
+		// where the runtime does not check for a failed allocation, it
+		// faults instead, as its garbage collector did at the limit.
+		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes); the query builds too large a value", c.MaxMemoryBytes>>20)
+	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
+		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
+	case cpuKilled(err):
+		return errorf("stopped after using %v of processor time, the time limit of one call: the query is too slow or does not end; narrow it or use a recipe", cpuLimit(c.Timeout))
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
+	return errorf("the worker process failed (%v): %s", err, truncate(first, maxMessage))
+}
+
+// cpuLimit is the processor time a worker may use: its time limit, and a
+// second more, in whole seconds.
+func cpuLimit(timeout time.Duration) time.Duration {
+	return (timeout + 2*time.Second - 1).Truncate(time.Second)
+}
+
+// headBuffer keeps the first max bytes written to it.
+type headBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *headBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// serveWorker is the worker: it reads the job, limits itself, runs the job
+// on file descriptor 3 and writes frames to out. It returns the exit code.
+func serveWorker(in io.Reader, out io.Writer) int {
+	var j job
+	if err := gob.NewDecoder(in).Decode(&j); err != nil {
+		fmt.Fprintln(os.Stderr, "extract worker: reading the job:", err)
+		return 2
+	}
+	if err := limitWorker(j.Limits); err != nil {
+		fmt.Fprintln(os.Stderr, "extract worker: setting limits:", err)
+		return 2
+	}
+	bw := bufio.NewWriter(out)
+	enc := gob.NewEncoder(bw)
+	send := func(fr *frame) bool {
+		return enc.Encode(fr) == nil && bw.Flush() == nil
+	}
+	err := runJob(&j, os.NewFile(3, j.Path), send)
+	if err != nil {
+		send(&frame{Err: err.Error()})
+	}
+	return 0
+}
+
+// runJob runs j over f in the worker.
+func runJob(j *job, f *os.File, send func(*frame) bool) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	c := j.Limits.config()
+	ctx := context.Background()
+	src, err := newSource(ctx, f, j.Path, c.MaxInputBytes)
+	if err != nil {
+		return err
+	}
+	switch j.Tool {
+	case ToolExtract:
+		label, res, err := c.evaluate(ctx, src, &j.Extract)
+		if err != nil {
+			return err
+		}
+		send(&frame{Results: toWire(res), Label: label})
+		return nil
+	case ToolSearch:
+		return c.searchRecords(src, &j.Search, send)
+	}
+	return fmt.Errorf("unknown tool %q", j.Tool)
+}
