@@ -109,6 +109,31 @@ func (b bucket) NewRangeReader(ctx context.Context, key string, offset, length i
 }
 
 func (b bucket) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	// A listing can fail when an object it found goes before it is read
+	// (fileblob reads each file's details, and other replicas sweep too):
+	// the listing starts again after the last key seen, since blob lists in
+	// lexicographical order, a bounded number of times.
+	last, seen := "", false
+	for restarts := 0; ; restarts++ {
+		err := b.list(ctx, prefix, func(key string) error {
+			if seen && key <= last {
+				return nil
+			}
+			last, seen = key, true
+			return fn(key)
+		})
+		if err == nil || gcerrors.Code(err) != gcerrors.NotFound || restarts == maxListRestarts {
+			return err
+		}
+	}
+}
+
+// maxListRestarts bounds how often a listing starts again after an object
+// vanished under it.
+const maxListRestarts = 10
+
+// list calls fn with every key under prefix, once.
+func (b bucket) list(ctx context.Context, prefix string, fn func(key string) error) error {
 	it := b.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
 	for {
 		obj, err := it.Next(ctx)
