@@ -131,6 +131,7 @@ func TestExtract(t *testing.T) {
 		{"debug with a message", map[string]any{"query": `debug("x")`}, true, []string{"function not defined: debug"}, ""},
 		{"stderr", map[string]any{"query": "stderr"}, true, []string{"function not defined: stderr/0"}, ""},
 		{"input_line_number", map[string]any{"query": "input_line_number"}, true, []string{"function not defined: input_line_number/0"}, ""},
+		{"$__loc__", map[string]any{"query": "$__loc__"}, true, []string{"variable not defined: $__loc__"}, ""},
 		{"import", map[string]any{"query": `import "a" as a; .`}, true, []string{"the query does not compile"}, ""},
 		{"include", map[string]any{"query": `include "a"; .`}, true, []string{"the query does not compile"}, ""},
 		{"unknown argument", map[string]any{"recipe": 1, "filter": "."}, true, []string{`unknown argument "filter"`}, ""},
