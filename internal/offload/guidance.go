@@ -20,6 +20,8 @@ const (
 	ArgQuery    = "query"
 	ArgParams   = "params"
 	ArgSlurp    = "slurp"
+	ArgWhere    = "where"
+	ArgCount    = "count"
 	ArgLine     = "line"
 	ArgLimit    = "limit"
 	ArgPattern  = "pattern"
