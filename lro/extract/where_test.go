@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
@@ -268,5 +270,43 @@ func TestWhereLimits(t *testing.T) {
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "where": map[string]any{}})
 	if !isErr || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "MaxResults") }) {
 		t.Errorf("50 records with MaxResults 10: %v %.300q", isErr, texts)
+	}
+}
+
+// BenchmarkWhereVsQuery runs where filters through lro_extract side by
+// side with the jq queries a model would have to write for the same answer,
+// on the 10,000-record full-detail file of the other benchmarks: what the
+// fixed program's generality costs.
+func BenchmarkWhereVsQuery(b *testing.B) {
+	dir := b.TempDir()
+	path, _ := benchFile(b, dir)
+	cs := session(b, &extract.Options{Dir: dir})
+	cond := map[string]any{
+		"namespace":             map[string]any{"prefix": "_semantic"},
+		"provenance.confidence": map[string]any{"gte": 0.8},
+		"content":               map[string]any{"contains": "STALE READS"},
+	}
+	const sel = `select((.namespace | startswith("_semantic")) and .provenance.confidence >= 0.8 and (.content | test("STALE READS"; "i")))`
+	for _, tc := range []struct {
+		name      string
+		where, jq map[string]any
+	}{
+		{"count", map[string]any{"where": cond, "count": true}, map[string]any{"query": "map(" + sel + ") | length", "slurp": true}},
+		{"fields", map[string]any{"where": cond, "fields": []string{"id", "title"}}, map[string]any{"query": sel + " | {id, title}"}},
+		{"tag", map[string]any{"where": map[string]any{"tags": "team-3"}, "fields": []string{"id"}}, map[string]any{"query": `select(any(.tags[]; . == "team-3")) | {id}`}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			arm := func(args map[string]any) func() {
+				args["file_path"] = path
+				return func() {
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
+					if err != nil || res.IsError {
+						b.Fatalf("lro_extract failed: %v %v", err, res)
+					}
+				}
+			}
+			sidebyside.Run(b, sidebyside.Arm{Name: "where", Run: arm(tc.where)}, sidebyside.Arm{Name: "query", Run: arm(tc.jq)})
+			cleanExtracts(b, dir, path)
+		})
 	}
 }
