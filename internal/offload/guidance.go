@@ -1,7 +1,10 @@
 package offload
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -20,6 +23,8 @@ const (
 	ArgQuery    = "query"
 	ArgParams   = "params"
 	ArgSlurp    = "slurp"
+	ArgWhere    = "where"
+	ArgCount    = "count"
 	ArgLine     = "line"
 	ArgLimit    = "limit"
 	ArgPattern  = "pattern"
@@ -63,6 +68,9 @@ func NativeGuidance(in descriptor.Input) string {
 		fmt.Fprintf(&b, "- %s: %s(%s, %s=%d, %s={%s})\n", r.Description, ToolExtract, file, ArgRecipe, r.Number, ArgParams, strings.Join(params, ", "))
 	}
 	fmt.Fprintf(&b, "- Custom filter: %s(%s, %s=%s)\n", ToolExtract, file, ArgQuery, quote(exampleFilter(in)))
+	if w := whereExample(in); w != "" {
+		fmt.Fprintf(&b, "- Filter without jq: %s(%s, %s=%s, %s=true)\n", ToolExtract, file, ArgWhere, w, ArgCount)
+	}
 	fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once (count, group, sort).\n", ArgSlurp, ArgQuery)
 	if len(in.Recipes) > 0 {
 		entries := make([]string, len(in.Recipes))
@@ -100,6 +108,53 @@ func exampleFilter(in descriptor.Input) string {
 		return "select(.memory_type == " + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + ") | {id, title}"
 	}
 	return "select(type == \"object\") | keys"
+}
+
+// whereExample returns a where filter that fits the file's records, or ""
+// when they have no string field to show one on (lines of text).
+func whereExample(in descriptor.Input) string {
+	if in.Noun == "memories" {
+		ns := `{"namespace": {"prefix": ` + string(quote(paramValue(in, recipes.ParamNamespace, "_semantic"))) + `}, `
+		switch recipes.Detail(in.Detail) {
+		case recipes.Full:
+			return ns + `"provenance.confidence": {"gte": 0.8}}`
+		case recipes.Medium:
+			return ns + `"confidence": {"gte": 0.8}}`
+		}
+		return ns + `"memory_type": ` + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + `}`
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	raw, ok := in.LineSchema.(json.RawMessage)
+	if !ok || json.Unmarshal(raw, &schema) != nil {
+		return ""
+	}
+	names := make([]string, 0, len(schema.Properties))
+	for name, p := range schema.Properties {
+		if t, _ := p.Type.(string); t == "string" && !strings.Contains(name, ".") && name != "" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	// A field of text, where the keyword is likeliest, else the first.
+	slices.SortFunc(names, func(x, y string) int {
+		return cmp.Or(cmp.Compare(textRank(x), textRank(y)), cmp.Compare(x, y))
+	})
+	return `{` + string(quote(names[0])) + `: {"contains": ` + string(quote(searchExample(in))) + `}}`
+}
+
+// textRank orders field names by how likely they hold text: the usual
+// names of a record's text first.
+func textRank(name string) int {
+	if i := slices.Index([]string{"title", "name", "message", "msg", "text", "content", "summary", "description"}, strings.ToLower(name)); i >= 0 {
+		return i
+	}
+	return 100
 }
 
 // searchExample returns a word the records contain: the default keyword of

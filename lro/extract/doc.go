@@ -1,9 +1,10 @@
 // Package extract provides native MCP tools that query offloaded results,
 // so that clients without a shell can use Large Result Offloading:
 //
-//   - lro_extract runs one of the descriptor's 10 jq recipes by number, or a
-//     jq filter of the caller's, over the records of an offloaded file, with
-//     github.com/itchyny/gojq in process (the specification's lro_extract);
+//   - lro_extract runs one of the descriptor's 10 jq recipes by number, a
+//     jq filter of the caller's, or a filter without jq (where), over the
+//     records of an offloaded file, with github.com/itchyny/gojq (the
+//     specification's lro_extract);
 //   - lro_read reads a range of lines, and a range of characters of each, so
 //     that even a record of many megabytes on one line can be read in pieces;
 //   - lro_search returns the records with a value that matches a regular
@@ -23,6 +24,26 @@
 // recipe's own Filter with its Slurp and Raw flags and its parameters bound
 // as jq variables, as the descriptor's shell command does with jq. Caller
 // parameters are variable values, never program text.
+//
+// # Filters without jq
+//
+// The where argument of lro_extract is a filter a model fills like any
+// other argument: an object of conditions on fields, all of which must
+// hold. A key names a field, or a path of fields joined by dots
+// (provenance.confidence; a dot always separates, so a field whose name
+// has a dot is reached with a query). Its value is a value the field must
+// equal, or an object of operators: eq, prefix, contains (a substring,
+// ignoring case), matches (RE2), gt, gte, lt and lte (a number or a string,
+// compared only with values of the same type) and in (an array of values).
+// A condition on an array holds when the array, or any of its elements,
+// meets it: {"tags": "cache"}, {"labels.name": "bug"}. A missing field is
+// null. count=true gives only the number of matching records; fields
+// shows only some fields of each, by path.
+//
+// A where filter runs as one of three jq programs of this package, whose
+// text is fixed: the paths and values reach them as the values of jq
+// variables, never as program text, so that no name or value can change
+// what runs. It runs like a query, in a worker, under the same limits.
 //
 // # Sandbox
 //

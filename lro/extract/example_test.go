@@ -14,7 +14,8 @@ import (
 )
 
 // A server registers the extraction tools next to its own; a client without
-// a shell then queries an offloaded result with a recipe of its descriptor.
+// a shell then queries an offloaded result with a recipe of its descriptor,
+// a jq filter, or a filter without jq (where).
 func ExampleAddTools() {
 	dir, err := os.MkdirTemp("", "lro-example")
 	if err != nil {
@@ -62,6 +63,9 @@ func ExampleAddTools() {
 		{"file_path": w.Path(), "recipe": 6},
 		{"file_path": w.Path(), "recipe": 3, "params": map[string]any{"keyword": "cach"}},
 		{"file_path": w.Path(), "query": `select(.memory_type != "semantic") | .id`},
+		// The same without jq, and a count.
+		{"file_path": w.Path(), "where": map[string]any{"memory_type": map[string]any{"in": []string{"episodic", "procedural"}}}, "fields": []string{"id"}},
+		{"file_path": w.Path(), "where": map[string]any{"namespace": map[string]any{"prefix": "_semantic"}, "title": map[string]any{"contains": "CACH"}}, "count": true},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
 		if err != nil {
@@ -76,6 +80,9 @@ func ExampleAddTools() {
 	// {"id":"01J3","memory_type":"episodic","namespace":"_semantic/decisions","title":"Incident: cache stampede"}
 	// "01J2"
 	// "01J3"
+	// {"id":"01J2"}
+	// {"id":"01J3"}
+	// 2
 }
 
 // A program that serves the extraction tools hands over to the worker first

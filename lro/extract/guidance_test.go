@@ -67,7 +67,8 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			path := offload(t, dir, tc.detail, tc.records)
 			sample := fileLines(t, path)[:core.SampleSize]
 			rs, memory := recipes.Select(recipes.Detail(tc.detail), sample)
-			in := descriptor.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: rs}
+			in := descriptor.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: rs,
+				LineSchema: json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"},"size":{"type":"integer"}}}`)}
 			if memory {
 				in.Noun = "memories"
 			}
@@ -87,14 +88,14 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			}
 			calls := parseCalls(t, guidance)
 			// The template's calls: browse, up to two recipes with
-			// parameters, and a custom filter.
+			// parameters, a custom filter, and a filter without jq.
 			withParams := 0
 			for _, r := range rs {
 				if len(r.Params) > 0 {
 					withParams++
 				}
 			}
-			if len(calls) != 2+min(2, withParams) {
+			if len(calls) != 3+min(2, withParams) || calls[len(calls)-1].args["where"] == nil {
 				t.Fatalf("%d calls in the guidance:\n%s", len(calls), guidance)
 			}
 			for _, c := range calls {
@@ -183,6 +184,7 @@ Use the ` + "`" + `lro_extract` + "`" + ` tool to query this result set. Example
 - Filter by namespace prefix: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=2, params={"namespace": "_semantic"})
 - Search titles by keyword (case-insensitive regex): lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=3, params={"keyword": "keyword"})
 - Custom filter: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", query="select(.confidence > 0.8) | {id, title}")
+- Filter without jq: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", where={"namespace": {"prefix": "_semantic"}, "confidence": {"gte": 0.8}}, count=true)
 Add slurp=true to run a query on all records at once (count, group, sort).
 Available recipes [params]: 1=list titles with namespaces; 2=filter by namespace prefix [namespace]; 3=search titles by keyword (case-insensitive regex) [keyword]; 4=extract IDs and titles only; 5=filter by memory type [memory_type]; 6=count by namespace; 7=filter by tag [tag]; 8=sort by created date, oldest first; 9=sort by confidence, highest first; 10=search content by keyword (case-insensitive regex) [keyword].
 Also: lro_read shows lines as they are (file_path, line, limit); lro_search finds records by regular expression (file_path, pattern, such as "keyword").

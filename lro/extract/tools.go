@@ -40,6 +40,9 @@ const (
 	argParams        = offload.ArgParams
 	argSlurp         = offload.ArgSlurp
 	argRaw           = "raw"
+	argWhere         = offload.ArgWhere
+	argCount         = offload.ArgCount
+	argFields        = "fields"
 	argLine          = offload.ArgLine
 	argLimit         = offload.ArgLimit
 	argCharOffset    = "char_offset"
@@ -130,7 +133,7 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 }
 
 var toolArgs = map[string][]string{
-	ToolExtract: {argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw},
+	ToolExtract: {argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw, argWhere, argCount, argFields},
 	ToolRead:    {argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
 	ToolSearch:  {argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
 }
@@ -153,7 +156,8 @@ func textResult(texts ...string) *mcp.CallToolResult {
 }
 
 const extractDescription = `Query an offloaded result (a JSONL file named in an offload descriptor's file_path) without a shell: run one of the descriptor's 10 jq recipes by number, or a jq filter of your own, over the records (line 2 onwards; line 1 is the header), and get the output, one result per line (compact JSON, or plain text for string results of a raw recipe or with raw=true).
-A filter runs on each record, like tail -n +2 file | jq 'filter'; with slurp=true it runs once on the array of all records, like jq -s. Give exactly one of recipe and query. params sets a recipe's parameters (their names are in the recipe list of the descriptor's guidance), or defines $variables for a query: params={"ns": "_semantic"} makes $ns available.
+A filter runs on each record, like tail -n +2 file | jq 'filter'; with slurp=true it runs once on the array of all records, like jq -s. Give exactly one of recipe, query and where. params sets a recipe's parameters (their names are in the recipe list of the descriptor's guidance), or defines $variables for a query: params={"ns": "_semantic"} makes $ns available.
+Or filter without jq: where holds conditions on fields, all of which must hold, with count=true for just the number of matching records or fields to show only some fields. Example: where={"namespace": {"prefix": "_semantic"}, "provenance.confidence": {"gte": 0.8}, "tags": "cache"}, count=true.
 An output above the size threshold is written to a new offloaded file, described in the answer, which you can query the same way.`
 
 const readDescription = `Read lines of an offloaded result (a JSONL file named in an offload descriptor's file_path), numbered as in the file: line 1 is the header, records start at line 2. Each line is shown as "N: text". A very long line can be read in pieces with char_offset and max_chars. The answer says where to continue when it stops early.`
@@ -192,6 +196,37 @@ func extractSchema() map[string]any {
 			argRaw: map[string]any{
 				"type": []string{"boolean", "null"}, "default": false,
 				"description": "With query: print string results as plain text, without JSON quotes (jq -r). Recipes set this themselves.",
+			},
+			argWhere: map[string]any{
+				"type": []string{"object", "null"},
+				"additionalProperties": map[string]any{
+					"anyOf": []any{
+						map[string]any{"type": []string{"string", "number", "boolean", "null", "array"}},
+						map[string]any{
+							"type": "object", "minProperties": 1, "additionalProperties": false,
+							"properties": map[string]any{
+								"eq":       map[string]any{"description": "equal to this value"},
+								"prefix":   map[string]any{"type": "string", "description": "a string starting with this"},
+								"contains": map[string]any{"type": "string", "description": "a string containing this, ignoring case"},
+								"matches":  map[string]any{"type": "string", "description": "a string matching this regular expression (RE2)"},
+								"gt":       map[string]any{"type": []string{"number", "string"}},
+								"gte":      map[string]any{"type": []string{"number", "string"}},
+								"lt":       map[string]any{"type": []string{"number", "string"}},
+								"lte":      map[string]any{"type": []string{"number", "string"}},
+								"in":       map[string]any{"type": "array", "description": "equal to one of these values"},
+							},
+						},
+					},
+				},
+				"description": `Filter without jq: conditions on fields, all of which must hold; instead of recipe or query. A key is a field name, or a dotted path such as provenance.confidence; its value is a value the field must equal, or an object of operators: eq, prefix, contains (case-insensitive), matches (RE2), gt, gte, lt, lte (numbers, or strings such as dates), in (array of values). A condition on an array field holds when any element meets it, so {"tags": "cache"} or {"labels.name": "bug"} works. Example: {"namespace": {"prefix": "_semantic"}, "provenance.confidence": {"gte": 0.8}, "content": {"contains": "postgres"}}.`,
+			},
+			argCount: map[string]any{
+				"type": []string{"boolean", "null"}, "default": false,
+				"description": "With where: return only the number of matching records.",
+			},
+			argFields: map[string]any{
+				"type": []string{"array", "null"}, "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1},
+				"description": `With where: show only these fields of each matching record (names or dotted paths), for example ["id", "title"].`,
 			},
 		},
 		"required":             []string{argFilePath},
@@ -258,8 +293,9 @@ var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // extractRequest is a parsed lro_extract call, which a worker evaluates.
 type extractRequest struct {
-	Recipe int    // the recipe's number, or 0 for Query
-	Query  string // a jq filter of the caller's
+	Recipe int          // the recipe's number, or 0 for Query or Where
+	Query  string       // a jq filter of the caller's
+	Where  *whereFilter // a filter without jq
 	Params map[string]json.RawMessage
 	Slurp  bool
 	Raw    bool
@@ -271,12 +307,26 @@ func parseExtract(a args) (path string, req extractRequest, err error) {
 	if path, err = a.str(argFilePath); err != nil {
 		return "", req, err
 	}
-	recipeGiven, queryGiven := a.present(argRecipe), a.present(argQuery)
+	recipeGiven, queryGiven, whereGiven := a.present(argRecipe), a.present(argQuery), a.present(argWhere)
 	switch {
+	case whereGiven && (recipeGiven || queryGiven):
+		return "", req, errorf("give one of recipe, query and where, not several")
 	case recipeGiven && queryGiven:
 		return "", req, errorf("give either recipe or query, not both")
-	case !recipeGiven && !queryGiven:
-		return "", req, errorf("give recipe (1 to %d, a recipe of the offload descriptor) or query (a jq filter)", recipes.Count)
+	case !recipeGiven && !queryGiven && !whereGiven:
+		return "", req, errorf("give recipe (1 to %d, a recipe of the offload descriptor), query (a jq filter) or where (conditions on fields)", recipes.Count)
+	case !whereGiven && (a.present(argCount) || a.present(argFields)):
+		return "", req, errorf("count and fields apply to where; with a query, write them in jq (length with slurp=true, {id, title})")
+	case whereGiven:
+		for _, name := range []string{argParams, argSlurp, argRaw} {
+			if a.present(name) {
+				return "", req, errorf("%s applies to a recipe or a query, not to where: where takes its values in its conditions and sets its own way to run", name)
+			}
+		}
+		if req.Where, err = parseWhere(a); err != nil {
+			return "", req, err
+		}
+		return path, req, nil
 	}
 	if req.Recipe, err = a.integer(argRecipe, 0, 1, recipes.Count); err != nil {
 		return "", req, err
@@ -309,7 +359,7 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	if err != nil {
 		return nil, err
 	}
-	if req.Recipe == 0 {
+	if req.Recipe == 0 && req.Where == nil {
 		// Check the query before opening the file (the worker parses it
 		// again, as it must).
 		p, err := c.queryProgram(req.Query, req.Params)
@@ -342,6 +392,14 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 // evaluate runs the recipe or query of req over the records of src, in a
 // worker, and returns the filter it ran and the results.
 func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (string, *results, error) {
+	if req.Where != nil {
+		p, err := whereProgram(req.Where)
+		if err != nil {
+			return "", nil, err
+		}
+		res, err := c.run(ctx, src, p, nil)
+		return req.Where.Label, res, err
+	}
 	if req.Recipe > 0 {
 		r, pending, err := c.fileRecipe(src, req.Recipe)
 		if err != nil {

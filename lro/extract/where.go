@@ -1,0 +1,279 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/itchyny/gojq"
+)
+
+// The where argument of lro_extract is a filter a model fills like any tool
+// argument, without writing jq: an object of conditions on field paths,
+// all of which must hold. It runs as a jq program of this package's own,
+// whose text is fixed: the caller's paths and values reach it only as the
+// values of jq variables ($__where and $__fields), never as program text,
+// so no path or value can change what the program does. It then runs like
+// any query, in a worker, under the same limits.
+
+// The operators of a condition.
+var whereOps = []string{"eq", "prefix", "contains", "matches", "gt", "gte", "lt", "lte", "in"}
+
+// whereDefs are the functions of the where programs. __vals yields the
+// values at a path: an array on the way is crossed element by element, and
+// an array at the end yields itself and its elements, so that a condition
+// on an array field holds when any element satisfies it; a missing field
+// is null. __holds applies one operator ([name, value]); contains arrives
+// as matches, with the value made a case-insensitive literal regular
+// expression by the server. __get reads a path for fields, an array on the
+// way giving the array of its elements' values.
+const whereDefs = `
+def __vals($p):
+  if ($p | length) == 0 then ., (if type == "array" then .[] else empty end)
+  elif type == "array" then .[] | __vals($p)
+  elif type == "object" or type == "null" then .[$p[0]] | __vals($p[1:])
+  else empty end;
+def __holds($o):
+  $o[1] as $v |
+  if $o[0] == "eq" then . == $v
+  elif $o[0] == "prefix" then type == "string" and startswith($v)
+  elif $o[0] == "matches" then type == "string" and test($v)
+  elif $o[0] == "gt" then type == ($v | type) and . > $v
+  elif $o[0] == "gte" then type == ($v | type) and . >= $v
+  elif $o[0] == "lt" then type == ($v | type) and . < $v
+  elif $o[0] == "lte" then type == ($v | type) and . <= $v
+  elif $o[0] == "in" then . as $x | any($v[]; . == $x)
+  else error("unknown operator") end;
+def __match:
+  . as $r | all($__where[]; . as $c | any($r | __vals($c.p); . as $x | all($c.o[]; . as $o | $x | __holds($o))));
+def __get($p):
+  if ($p | length) == 0 then .
+  elif type == "array" then map(__get($p))
+  elif type == "object" then .[$p[0]] | __get($p[1:])
+  else null end;
+def __project:
+  . as $r | reduce $__fields[] as $f ({}; .[$f[0]] = ($r | __get($f[1])));
+`
+
+// The where programs: the matching records as the file holds them, their
+// fields, or their number.
+const (
+	whereRecords = whereDefs + `select(__match)`
+	whereFields  = whereDefs + `select(__match) | __project`
+	whereCount   = whereDefs + `map(select(__match)) | length`
+)
+
+// whereNames are the variables of the where programs.
+var whereNames = []string{"$__where", "$__fields"}
+
+// whereFilter is a parsed where filter, which a worker runs.
+type whereFilter struct {
+	Conds  []byte // JSON: [{"p": [segment, ...], "o": [[operator, value], ...]}, ...]
+	Fields []byte // JSON: [[path, [segment, ...]], ...]
+	Count  bool
+	Label  string // what the caller asked, for the answer
+}
+
+type whereCond struct {
+	P []string `json:"p"`
+	O [][2]any `json:"o"`
+}
+
+// parseWhere reads the where, count and fields arguments of lro_extract.
+func parseWhere(a args) (*whereFilter, error) {
+	if len(a[argWhere]) > maxQueryBytes {
+		return nil, errorf("where is %d bytes, more than %d", len(a[argWhere]), maxQueryBytes)
+	}
+	m, err := a.object(argWhere)
+	if err != nil {
+		return nil, err
+	}
+	w := &whereFilter{}
+	if w.Count, err = a.boolean(argCount); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	conds := make([]whereCond, 0, len(keys))
+	for _, k := range keys {
+		p, err := fieldPath(k)
+		if err != nil {
+			return nil, errorf("where: %v", err)
+		}
+		ops, err := whereOperators(k, m[k])
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, whereCond{P: p, O: ops})
+	}
+	if w.Conds, err = json.Marshal(conds); err != nil {
+		return nil, err
+	}
+	var fields []string
+	if a.present(argFields) {
+		if err := json.Unmarshal(a[argFields], &fields); err != nil {
+			return nil, errorf("fields must be an array of field paths (strings), such as [\"id\", \"title\"]")
+		}
+		if len(fields) == 0 {
+			return nil, errorf("fields is empty: name the fields to show, or leave fields out to show whole records")
+		}
+		if w.Count {
+			return nil, errorf("give count or fields, not both: count returns only the number of matching records")
+		}
+	}
+	proj := make([][2]any, 0, len(fields))
+	for _, f := range fields {
+		p, err := fieldPath(f)
+		if err != nil {
+			return nil, errorf("fields: %v", err)
+		}
+		proj = append(proj, [2]any{f, p})
+	}
+	if w.Fields, err = json.Marshal(proj); err != nil {
+		return nil, err
+	}
+	var label bytes.Buffer
+	label.WriteString("where ")
+	_ = json.Compact(&label, a[argWhere])
+	if w.Count {
+		label.WriteString(" | count")
+	}
+	if len(fields) > 0 {
+		label.WriteString(" | fields ")
+		_ = json.Compact(&label, a[argFields])
+	}
+	w.Label = label.String()
+	return w, nil
+}
+
+// fieldPath splits a dotted field path into its field names.
+func fieldPath(s string) ([]string, error) {
+	if s == "" {
+		return nil, fmt.Errorf("a field path is empty")
+	}
+	p := strings.Split(s, ".")
+	if slices.Contains(p, "") {
+		return nil, fmt.Errorf("field path %q has an empty part: write field names joined by single dots, such as provenance.confidence", s)
+	}
+	return p, nil
+}
+
+// whereOperators reads the condition on field key: a value to compare for
+// equality, or an object of operators.
+func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, errorf("where %q: %v", key, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return [][2]any{{"eq", json.RawMessage(raw)}}, nil
+	}
+	if len(obj) == 0 {
+		return nil, errorf(`where %q: an empty object; give a value to compare for equality, or operators such as {"gte": 0.8} (%s)`, key, strings.Join(whereOps, ", "))
+	}
+	var byName map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &byName); err != nil {
+		return nil, errorf("where %q: %v", key, err)
+	}
+	names := make([]string, 0, len(obj))
+	for name := range obj {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	ops := make([][2]any, 0, len(names))
+	for _, name := range names {
+		val := obj[name]
+		typeErr := func(want string) error {
+			return errorf("where %q: the value of %s must be %s, not %s", key, name, want, jsonType(val))
+		}
+		switch name {
+		case "eq":
+			ops = append(ops, [2]any{name, byName[name]})
+		case "prefix":
+			s, ok := val.(string)
+			if !ok {
+				return nil, typeErr("a string")
+			}
+			ops = append(ops, [2]any{name, s})
+		case "contains":
+			s, ok := val.(string)
+			if !ok {
+				return nil, typeErr("a string")
+			}
+			ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(s)})
+		case "matches":
+			s, ok := val.(string)
+			if !ok {
+				return nil, typeErr("a string (a regular expression, RE2 syntax)")
+			}
+			if _, err := regexp.Compile(s); err != nil {
+				return nil, errorf("where %q: the value of matches is not a valid regular expression (RE2 syntax): %v", key, err)
+			}
+			ops = append(ops, [2]any{name, s})
+		case "gt", "gte", "lt", "lte":
+			switch val.(type) {
+			case float64, string:
+			default:
+				return nil, typeErr("a number or a string")
+			}
+			ops = append(ops, [2]any{name, byName[name]})
+		case "in":
+			if _, ok := val.([]any); !ok {
+				return nil, typeErr("an array of values")
+			}
+			ops = append(ops, [2]any{name, byName[name]})
+		default:
+			return nil, errorf("where %q: unknown operator %q (the operators are %s; to compare with an object for equality, use eq)", key, name, strings.Join(whereOps, ", "))
+		}
+	}
+	return ops, nil
+}
+
+// jsonType names the JSON type of a decoded value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+// whereProgram prepares the program of a where filter.
+func whereProgram(w *whereFilter) (*program, error) {
+	text := whereRecords
+	switch {
+	case w.Count:
+		text = whereCount
+	case string(w.Fields) != "[]":
+		text = whereFields
+	}
+	q, err := gojq.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("the where program does not parse: %w", err) // a bug of this package
+	}
+	dec := newDecoder()
+	conds, err := dec.decode(w.Conds)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := newDecoder().decode(w.Fields)
+	if err != nil {
+		return nil, err
+	}
+	return &program{query: q, names: whereNames, values: []any{conds, fields}, slurp: w.Count}, nil
+}
