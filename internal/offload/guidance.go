@@ -19,6 +19,7 @@ const (
 	ToolSearch  = "lro_search"
 
 	ArgFilePath = "file_path"
+	ArgHandle   = "handle"
 	ArgRecipe   = "recipe"
 	ArgQuery    = "query"
 	ArgParams   = "params"
@@ -29,6 +30,13 @@ const (
 	ArgLimit    = "limit"
 	ArgPattern  = "pattern"
 )
+
+// ResultURIPrefix begins the URI of the MCP resource of an offloaded
+// result kept in a store: ResultURIPrefix + handle, such as
+// lro://results/atlatl-recall-01J...-0123abcd....jsonl. The offloader puts
+// it in the resource_link of a descriptor, and the extraction tools serve
+// it with resources/read: one definition for both.
+const ResultURIPrefix = "lro://results/"
 
 // NativeGuidance renders the guidance of a descriptor for a server that
 // offers the extraction tools: the specification's native-tool template,

@@ -14,6 +14,7 @@ import (
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -41,6 +42,10 @@ type Config struct {
 	// SchemaDescriptions gives the line schema the descriptions of the
 	// record type's fields.
 	SchemaDescriptions bool
+	// Store, if not nil, is where files are written (instead of Dir, with
+	// Store.Create): their names carry a random part and are the handles
+	// that the descriptor gives and the extraction tools take.
+	Store *store.Store
 	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
 	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
 }
