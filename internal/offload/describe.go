@@ -2,6 +2,7 @@ package offload
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -167,7 +169,11 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 	}
 	in.TopNamespaces = t.topNamespaces()
 	in.ScoreRange = t.scoreRange()
-	if c.Native {
+	switch {
+	case c.remote():
+		// Not on the client's disk: the tools, by handle, are the way in.
+		in.Guidance = HandleGuidance
+	case c.Native:
 		in.Guidance = NativeGuidance
 		if c.ClientDir != "" {
 			// lro_extract reads the file in Dir, where the client's path
@@ -406,11 +412,20 @@ func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	return s, nil
 }
 
-// clientPath returns the path of the file written at path as the client
-// sees it: in ClientDir, when set, under the same name.
-func (c *Config) clientPath(path string) string {
-	if c.ClientDir == "" {
-		return path
+// RemoteClientDir is the folder of a descriptor's file_path for a file kept
+// in a bucket when ClientDir is empty: where a client that downloads the
+// object would keep it, so that the recipes then run as they are.
+const RemoteClientDir = "/tmp"
+
+// clientPath returns the path of the file of w as the client sees it: in
+// ClientDir, when set, under the same name; for a file in a bucket, where
+// a client that downloads it would keep it.
+func (c *Config) clientPath(w *jsonl.Writer) string {
+	switch {
+	case c.remote():
+		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), w.Name())
+	case c.ClientDir == "":
+		return w.Path()
 	}
-	return pathpkg.Join(c.ClientDir, filepath.Base(path))
+	return pathpkg.Join(c.ClientDir, filepath.Base(w.Path()))
 }
