@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -159,8 +160,9 @@ func (c *Config) wantsSchema() bool {
 	return c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes
 }
 
-// describe returns the JSON of the descriptor of a written file.
-func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]byte, error) {
+// describe returns the JSON of the descriptor of a written file, which the
+// resource link, when not nil, follows.
+func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, link *mcp.ResourceLink) ([]byte, error) {
 	if p.scores != nil {
 		t.scores = 0
 		for _, s := range p.scores {
@@ -206,9 +208,9 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 		inline = p.tokens
 	}
 	// What is saved is what the client would have received inline less
-	// the descriptor itself, which is measured as sent with the first
-	// estimate in its guidance (a few digits more or less do not matter
-	// to a figure given as "~N").
+	// the descriptor itself (and the resource link), which is measured as
+	// sent with the first estimate in its guidance (a few digits more or
+	// less do not matter to a figure given as "~N").
 	in.Saved = inline
 	resp := c.build(in, p)
 	data, err := json.Marshal(resp)
@@ -216,6 +218,13 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 		return data, err
 	}
 	in.Saved = inline - c.Tokenizer.Tokens(data)
+	if link != nil {
+		l, err := json.Marshal(link)
+		if err != nil {
+			return nil, err
+		}
+		in.Saved -= c.Tokenizer.Tokens(l)
+	}
 	return json.Marshal(c.build(in, p))
 }
 

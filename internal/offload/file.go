@@ -69,18 +69,17 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	// The descriptor is built before the commit, so that a descriptor that
 	// cannot be built leaves no file behind.
 	if c.Store != nil {
+		// Every byte is written: the size is the object's.
 		in.Handle = w.Name()
+		size := w.Size()
+		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: in.Handle, MIMEType: store.ContentType, Size: &size}
 	}
-	desc, err = c.describe(in, call, t, p)
+	desc, err = c.describe(in, call, t, p, link)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := w.Commit(); err != nil {
 		return nil, nil, err
-	}
-	if c.Store != nil {
-		size := w.Size()
-		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: in.Handle, MIMEType: store.ContentType, Size: &size}
 	}
 	event.Emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
