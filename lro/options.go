@@ -104,9 +104,10 @@ type Options struct {
 	// With a folder Store, file_path is the file's path as without one.
 	//
 	// If nil (the zero value), files are written to OutputDir with names
-	// without a random part, and descriptors carry no handle: the random
-	// part, repeated in file_path and in every recipe, costs about 170
-	// o200k tokens per descriptor, so handles come with a Store. Prefix
+	// without a random part, and descriptors carry no handle: the handle
+	// and the random part, repeated in file_path and in every recipe, cost
+	// about 300 o200k tokens per full descriptor (70 for the bare
+	// pointer), so handles come with a Store. Prefix
 	// and TTL, when set, must be the Store's (when zero, they are the
 	// Store's); OutputDir, when set, must be the Store's folder; and
 	// WrapWriter must be nil (give it to [store.Options.WrapWriter]). The
