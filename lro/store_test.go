@@ -489,3 +489,102 @@ func TestStartJanitorBucket(t *testing.T) {
 		t.Errorf("FileExpired events (-want +got):\n%s", diff)
 	}
 }
+
+// TestLoadOptionsStorage reads the storage from the file and the
+// environment, which opens the store with the prefix and TTL in effect; an
+// explicit Store wins and is not replaced.
+func TestLoadOptionsStorage(t *testing.T) {
+	folder := filepath.Join(t.TempDir(), "results")
+	file := writeTOML(t, "[prompt.offload]\nstorage = \"mem://\"\nttl_seconds = 120\n")
+	t.Run("bucket from the file", func(t *testing.T) {
+		opts, err := lro.LoadOptions(nil, &lro.Sources{File: file, LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer opts.Store.Close()
+		if st := opts.Store; st == nil || st.Dir() != "" || st.Bucket() == nil || st.TTL() != 2*time.Minute || st.Prefix() != jsonl.DefaultPrefix {
+			t.Fatalf("Store = %+v, want a bucket with the file's TTL and the default prefix", st)
+		}
+		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		storedOf(t, res, jsonl.DefaultPrefix)
+	})
+	t.Run("folder from the environment over the file", func(t *testing.T) {
+		vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": folder}
+		opts, err := lro.LoadOptions(nil, &lro.Sources{File: file, LookupEnv: env(vars), Environ: environ(vars)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer opts.Store.Close()
+		if st := opts.Store; st == nil || st.Dir() != folder || st.TTL() != 2*time.Minute {
+			t.Fatalf("Store = %+v, want the folder %s with the file's TTL", st, folder)
+		}
+	})
+	t.Run("an explicit Store wins", func(t *testing.T) {
+		explicit, _ := memStore(t, &store.Options{TTL: 30 * time.Minute})
+		bad := writeTOML(t, "[prompt.offload]\nstorage = \"nosuch://bucket\"\n")
+		opts, err := lro.LoadOptions(&lro.Options{Store: explicit}, &lro.Sources{File: bad, LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatalf("LoadOptions = %v, want the storage setting not opened", err)
+		}
+		if opts.Store != explicit || opts.TTL != 30*time.Minute {
+			t.Errorf("Store %p, TTL %v; want the explicit Store %p and its TTL", opts.Store, opts.TTL, explicit)
+		}
+	})
+}
+
+// TestLoadOptionsStorageErrors checks that a storage that cannot be opened
+// is refused, naming the key or variable, and that no error shows the
+// password of a URL, even under a mistyped name.
+func TestLoadOptionsStorageErrors(t *testing.T) {
+	aFile := filepath.Join(t.TempDir(), "regular-file")
+	if err := os.WriteFile(aFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "s3cr3t"
+	tests := []struct {
+		name string
+		file string
+		vars map[string]string
+		want []string // substrings of the error
+	}{
+		{"unknown scheme", "[prompt.offload]\nstorage = \"nosuch://bucket\"", nil,
+			[]string{"prompt.offload.storage", "nosuch://bucket", "no driver"}},
+		{"driver not linked, password", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": "s3://AKIA:" + secret + "@bucket?region=us-east-1"},
+			[]string{"ATLATL_PROMPT__OFFLOAD__STORAGE", "gocloud.dev/blob/s3blob"}},
+		{"not a string", "[prompt.offload]\nstorage = 5", nil, []string{"prompt.offload.storage", "not a string"}},
+		{"a folder that is a file", "[prompt.offload]\nstorage = \"" + aFile + "\"", nil, []string{"prompt.offload.storage", aFile, "not a folder"}},
+		{"an output_dir beside a bucket", "[prompt.offload]\nstorage = \"mem://\"\noutput_dir = \"" + t.TempDir() + "\"", nil,
+			[]string{"prompt.offload.storage", "Options.OutputDir", "bucket"}},
+		{"mistyped variable, password", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__STORGE": "s3://AKIA:" + secret + "@bucket"},
+			[]string{"ATLATL_PROMPT__OFFLOAD__STORGE", "unknown variable"}},
+		{"mistyped key, password", "[prompt.offload]\nstorag = \"s3://AKIA:" + secret + "@bucket\"", nil,
+			[]string{"prompt.offload.storag", "unknown key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &lro.Sources{LookupEnv: env(tt.vars), Environ: environ(tt.vars)}
+			if tt.file != "" {
+				src.File = writeTOML(t, tt.file)
+			}
+			got, err := lro.LoadOptions(nil, src)
+			if err == nil {
+				got.Store.Close()
+				t.Fatalf("LoadOptions = %+v, want an error", got)
+			}
+			if !errors.Is(err, lro.ErrInvalidConfig) && !errors.Is(err, lro.ErrInvalidOption) {
+				t.Errorf("error %q wraps neither ErrInvalidConfig nor ErrInvalidOption", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %s", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error %q shows the URL's password", err)
+			}
+		})
+	}
+}
