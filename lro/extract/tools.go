@@ -60,9 +60,12 @@ const maxQueryBytes = 64 << 10
 
 // AddTools registers lro_extract, lro_read and lro_search on s. They read
 // the offloaded files in opts.Dir, or of opts.Store (see [Options]); a nil
-// opts uses every default. It returns an error wrapping [ErrInvalidOption] for invalid
-// options, and [ErrNoWorker] if the program did not call [RunWorker] first
-// in main, and registers nothing then.
+// opts uses every default. With a Store, AddTools also registers the
+// resource template lro://results/{handle}, whose resources/read returns a
+// stored result whole, as text (application/jsonl). It returns an error
+// wrapping [ErrInvalidOption] for invalid options, and [ErrNoWorker] if
+// the program did not call [RunWorker] first in main, and registers
+// nothing then.
 //
 // lro_extract and lro_search evaluate each call in a worker process, the
 // program itself started again (see [RunWorker]), with the call's memory
@@ -105,6 +108,9 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		InputSchema: searchSchema(),
 		Annotations: readOnly,
 	}, c.handler(ToolSearch, c.search))
+	if c.Store != nil {
+		s.AddResourceTemplate(resultTemplate(), c.readResource)
+	}
 	return nil
 }
 
