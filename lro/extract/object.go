@@ -50,7 +50,7 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	if length >= 0 {
 		want = min(want, length)
 	}
-	b := &body{r: rd, want: want, name: handle}
+	b := &body{r: rd, want: want}
 	t := &tee{r: b, max: maxHeaderBytes + 2*readBuffer, recording: true}
 	closer := closerFunc(func() error {
 		cancel()
@@ -76,7 +76,6 @@ type body struct {
 	r    io.Reader
 	want int64 // bytes the GET must deliver
 	n    int64 // bytes read
-	name string
 	err  error // the first error but io.EOF
 }
 
@@ -92,11 +91,11 @@ func (b *body) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	switch {
 	case errors.Is(err, io.EOF) && b.n < b.want:
-		err = fmt.Errorf("reading %s from the store: it ended after %d of its %d bytes", b.name, b.n, b.want)
+		err = fmt.Errorf("the store's answer ended after %d of its %d bytes", b.n, b.want)
 	case errors.Is(err, io.EOF):
 		return n, io.EOF
 	case err != nil:
-		err = fmt.Errorf("reading %s from the store: %w", b.name, err)
+		err = fmt.Errorf("the store failed: %w", err)
 	}
 	b.err = err
 	return n, err

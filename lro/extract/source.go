@@ -164,9 +164,19 @@ func (s *source) next(maxLen int) ([]byte, error) {
 			}
 			return trimEOL(s.buf), nil
 		default:
-			return nil, errorf("reading %s: %v", s.path, err)
+			return nil, s.failed(err)
 		}
 	}
+}
+
+// failed returns the error of a read that failed: the call's own end (its
+// time limit, or a cancel, which also ends the GET of an object), or the
+// failure, as a tool error.
+func (s *source) failed(err error) error {
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return errorf("reading %s: %v", s.path, err)
 }
 
 func (s *source) inputLimit() error {
@@ -206,7 +216,7 @@ func (s *source) skipLine() (ok bool, err error) {
 			s.line++
 			return true, nil
 		default:
-			return false, errorf("reading %s: %v", s.path, err)
+			return false, s.failed(err)
 		}
 	}
 }
@@ -280,7 +290,7 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 				return "", 0, false, err
 			}
 		default:
-			return "", 0, false, errorf("reading %s: %v", s.path, rerr)
+			return "", 0, false, s.failed(rerr)
 		}
 	}
 }

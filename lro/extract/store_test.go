@@ -38,14 +38,16 @@ func newClock() *clock { c := &clock{}; c.set(storeT0); return c }
 func (c *clock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
 
-// bucket is a bucket in memory that counts the GETs and can cut them: a
-// GET fails (cutErr), or ends early (cutErr nil), after cut bytes.
+// bucket is a bucket in memory that counts the GETs and can cut them:
+// after cut bytes, a GET fails (cutErr), stalls until its context ends
+// (stall), or ends early.
 type bucket struct {
 	store.Bucket
 	mu      sync.Mutex
 	lengths []int64 // the length of each GET
 	cut     int64   // 0: no cut
 	cutErr  error
+	stall   bool
 }
 
 func newBucket(t testing.TB) *bucket {
@@ -62,7 +64,7 @@ func (b *bucket) NewRangeReader(ctx context.Context, key string, offset, length 
 	if err != nil || b.cut == 0 {
 		return r, size, err
 	}
-	return &cutReader{ReadCloser: r, left: b.cut, err: b.cutErr}, size, nil
+	return &cutReader{ReadCloser: r, left: b.cut, err: b.cutErr, stall: b.stall, ctx: ctx}, size, nil
 }
 
 // gets returns the lengths of the GETs since the last call.
@@ -88,12 +90,18 @@ func (b *bucket) keys(t testing.TB) []string {
 
 type cutReader struct {
 	io.ReadCloser
-	left int64
-	err  error
+	left  int64
+	err   error
+	stall bool
+	ctx   context.Context
 }
 
 func (r *cutReader) Read(p []byte) (int, error) {
 	if r.left <= 0 {
+		if r.stall {
+			<-r.ctx.Done()
+			return 0, r.ctx.Err()
+		}
 		if r.err != nil {
 			return 0, r.err
 		}
@@ -459,12 +467,45 @@ func TestStoreCutGet(t *testing.T) {
 			c.args["handle"] = handle
 			texts, isErr := call(t, cs, c.tool, c.args)
 			text := strings.Join(texts, "\n")
-			if !isErr || !strings.Contains(text, want) || !strings.Contains(text, "from the store") {
+			if !isErr || !strings.Contains(text, want) || !strings.Contains(text, "reading "+handle+": the store") {
 				t.Errorf("%s(%v), GET cut with %v: %v %q, want a tool error containing %q", c.tool, c.args, cutErr, isErr, truncated(text), want)
 			}
 		}
 		waitGoroutines(t, goroutines)
 	}
+}
+
+// TestStoreStalledGet stalls the GET of an object after a line, as a slow
+// store would, and wants each tool stopped at its time limit (within one
+// second more), saying so, with no goroutine left behind.
+func TestStoreStalledGet(t *testing.T) {
+	b := newBucket(t)
+	st := newStore(t, b, newClock())
+	handle := put(t, st, "full", memories(400, "full"))
+	data := object(t, st, handle)
+	const timeout = time.Second
+	cs := session(t, &extract.Options{Store: st, Timeout: timeout})
+	b.cut, b.stall = int64(bytes.IndexByte(data[len(data)/2:], '\n')+len(data)/2+1), true
+	goroutines := runtime.NumGoroutine()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{extract.ToolExtract, map[string]any{"query": `length`, "slurp": true}},
+		{extract.ToolRead, map[string]any{"line": 400}},
+		{extract.ToolSearch, map[string]any{"pattern": "Decision 399:"}},
+	} {
+		c.args["handle"] = handle
+		start := time.Now()
+		texts, isErr := call(t, cs, c.tool, c.args)
+		if d := time.Since(start); d > timeout+time.Second {
+			t.Errorf("%s: the call took %v, more than its time limit plus one second", c.tool, d)
+		}
+		if text := strings.Join(texts, "\n"); !isErr || !strings.Contains(text, "time limit") {
+			t.Errorf("%s(%v): %v %q, want a tool error naming the time limit", c.tool, c.args, isErr, truncated(text))
+		}
+	}
+	waitGoroutines(t, goroutines)
 }
 
 // waitGoroutines waits a little for the goroutines to come back to n (a

@@ -225,10 +225,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return nil
 	case last != nil: // the server has what it shows
 		return nil
-	case getErr != nil:
-		return errorf("%v", getErr)
-	case ctx.Err() != nil:
+	case ctx.Err() != nil: // which also ends the GET
 		return c.stopped(ctx)
+	case getErr != nil:
+		return errorf("reading %s: %v", src.path, getErr)
 	}
 	return c.died(waitErr, stderr.String())
 }
