@@ -73,6 +73,9 @@
 // through a pipe, which the worker reads under the same limits as a file.
 // A GET that fails, or ends before the object does, fails the call: the
 // worker is stopped before it could take a cut object for a whole one.
+// The call's time limit covers the GET (a stalled store stops the call at
+// its time limit), and the server holds at most the header line and
+// 160 KiB of buffers of the object per call.
 //
 // With a Store, [AddTools] also registers the resource template
 // lro://results/{handle} (the resource_link of each descriptor), whose
