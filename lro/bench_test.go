@@ -10,9 +10,13 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // recordsHandler builds its result from records as a real handler does:
@@ -99,4 +103,49 @@ func BenchmarkOffloadMemoryFlat(b *testing.B) {
 			b.ReportMetric(float64(len(data))/float64(n), "input-B/record")
 		})
 	}
+}
+
+// BenchmarkOffload500Store compares offloading 500 full-detail records into
+// a Store, a folder one and a memory bucket, with offloading them into
+// OutputDir without a Store: the cost of the handle (its random part, the
+// handle field, the resource link) and of the store's writer. Each arm
+// deletes, untimed, the file it wrote before.
+func BenchmarkOffload500Store(b *testing.B) {
+	records := lro.BenchMemories(500)
+	ctx := context.Background()
+	arm := func(name string, opts *lro.Options, remove func(d descriptor.OffloadResponse)) sidebyside.Arm {
+		wrapped := lro.Wrap(recordsHandler(records), opts)
+		var last *mcp.CallToolResult
+		return sidebyside.Arm{
+			Name: name,
+			Prep: func() {
+				if last == nil {
+					return
+				}
+				var d descriptor.OffloadResponse
+				if err := json.Unmarshal([]byte(last.Content[0].(*mcp.TextContent).Text), &d); err != nil || !d.Offloaded {
+					b.Fatalf("%s: not offloaded: %v", name, err)
+				}
+				remove(d)
+			},
+			Run: func() { last, _ = wrapped(ctx, lro.OffloadRequest) },
+		}
+	}
+	plain := arm("no_store", &lro.Options{OutputDir: b.TempDir()}, func(d descriptor.OffloadResponse) { os.Remove(d.FilePath) })
+	b.Run("folder", func(b *testing.B) {
+		st, err := store.NewFolder(b.TempDir(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sidebyside.Run(b, arm("folder_store", &lro.Options{Store: st}, func(d descriptor.OffloadResponse) { os.Remove(d.FilePath) }), plain)
+	})
+	b.Run("bucket", func(b *testing.B) {
+		bucket := memblob.OpenBucket(nil)
+		defer bucket.Close()
+		st, err := store.NewBucket(blobstore.New(bucket), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sidebyside.Run(b, arm("bucket_store", &lro.Options{Store: st}, func(d descriptor.OffloadResponse) { bucket.Delete(ctx, d.Handle) }), plain)
+	})
 }

@@ -1,9 +1,11 @@
 package lro
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/store"
 )
 
 // DefaultEnvPrefix is the product part of the environment variables that
@@ -70,6 +73,7 @@ const (
 	keyTools     = "tools"
 	keyClientDir = "client_dir"
 	keyAlways    = "always"
+	keyStorage   = "storage"
 )
 
 // Bounds of the integer keys: the specification's threshold is a u32, and a
@@ -91,6 +95,10 @@ type settings struct {
 	clientDir *string
 	tools     map[string]ToolOptions
 	always    []string // tool names, from the environment
+	storage   *string  // a bucket URL or a folder, for store.Open
+	// storageFrom names where storage was read, for error messages:
+	// the key of the file or the variable.
+	storageFrom string
 }
 
 // LoadOptions returns the options of a server, read from four layers, each
@@ -100,8 +108,8 @@ type settings struct {
 //  2. the [prompt.offload] section of the TOML file src.File;
 //  3. the environment variables {EnvPrefix}_PROMPT__OFFLOAD__ENABLED,
 //     __THRESHOLD_TOKENS, __TTL_SECONDS, __OUTPUT_DIR, __PROFILE,
-//     __CLIENT_DIR and __ALWAYS, a comma-separated list of the tools whose
-//     results are always offloaded (a variable set to the empty string
+//     __CLIENT_DIR, __STORAGE and __ALWAYS, a comma-separated list of the
+//     tools whose results are always offloaded (a variable set to the empty string
 //     counts as unset; any other variable whose name starts with
 //     {EnvPrefix}_PROMPT__OFFLOAD__ is refused, see [Sources.Environ]);
 //  4. the fields of explicit that are not zero (explicit may be nil).
@@ -119,12 +127,24 @@ type settings struct {
 //	output_dir = ""          # Empty = system temp dir
 //	profile = "full"         # full, no_recipes, no_schema or bare_pointer
 //	client_dir = ""          # the output folder as the client sees it
+//	storage = ""             # Empty = output_dir; or s3://bucket?region=...
 //
 //	[prompt.offload.tools.recall_memories]
 //	threshold_tokens = 4000  # this tool only
 //	profile = "bare_pointer"
 //	enabled = false
 //	always = false           # true: offload whatever the size
+//
+// When storage is set (a bucket URL, or the path of a folder) and
+// explicit has no Store, LoadOptions opens it with [store.Open], with the
+// prefix, TTL and clock in effect, and sets [Options.Store]: the caller
+// closes it (opts.Store.Close()) after the server's last use. A bucket URL
+// needs the imports that store.Open names (package
+// [github.com/zircote/lro-go/lro/store/blobstore] and the URL's driver,
+// such as gocloud.dev/blob/s3blob); credentials come from the driver's
+// usual sources, not from the URL. An explicit Store wins over storage,
+// which is then not opened; its TTL is the one in effect unless explicit
+// sets one.
 //
 // Since a zero field of explicit means "not set", explicit cannot turn
 // offloading back on (Disabled is false) or force [ProfileFull] over a file or
@@ -136,11 +156,14 @@ type settings struct {
 // the wrong type (enabled = "maybe"), a threshold or TTL that is zero,
 // negative or too large, an output_dir that is not a folder or can never be
 // one (its nearest existing ancestor is not a folder, as in /etc/passwd/sub),
-// an unknown profile, an unknown key in [prompt.offload], or an unknown
-// variable under {EnvPrefix}_PROMPT__OFFLOAD__; the errors wrap
-// [ErrInvalidConfig]. It also fails for a file that cannot be read or parsed,
-// and for options that [Options.Validate] rejects. Nothing invalid is ever
-// replaced by a default.
+// an unknown profile, an unknown key in [prompt.offload], an unknown
+// variable under {EnvPrefix}_PROMPT__OFFLOAD__, or a storage that store.Open
+// cannot open (a bucket URL of a scheme without a driver, say; the message
+// names the key or variable and never holds a URL's password); the errors
+// wrap [ErrInvalidConfig]. It also fails for a file that cannot be read or
+// parsed, and for options that [Options.Validate] rejects (an output_dir
+// that is not the storage's folder, say). Nothing invalid is ever replaced
+// by a default.
 func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	var s Sources
 	if src != nil {
@@ -175,11 +198,31 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	if out.ThresholdTokens == 0 {
 		out.ThresholdTokens = DefaultThresholdTokens
 	}
+	if out.TTL == 0 && out.Store != nil {
+		out.TTL = out.Store.TTL()
+	}
 	if out.TTL == 0 {
 		out.TTL = cleanup.DefaultTTL
 	}
 	if err := out.Validate(); err != nil {
 		return nil, err
+	}
+	if out.Store != nil || set.storage == nil {
+		return &out, nil
+	}
+	// Opened last, once everything else is valid: nothing is opened for
+	// options that are refused anyway.
+	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: out.Now})
+	if err != nil {
+		if errors.Is(err, store.ErrInvalidOption) {
+			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidConfig)
+		}
+		return nil, fmt.Errorf("lro: %s: %w", set.storageFrom, err)
+	}
+	out.Store = st
+	if err := out.Validate(); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("lro: %s: %w", set.storageFrom, err)
 	}
 	return &out, nil
 }
@@ -277,6 +320,9 @@ func (s *settings) readTOML(path string) error {
 			s.profile, err = tomlProfile(v)
 		case keyClientDir:
 			s.clientDir, err = tomlClientDir(v)
+		case keyStorage:
+			s.storage, err = tomlStorage(v)
+			s.storageFrom = "config file " + path + ": " + key
 		case keyTools:
 			tools, ok := v.(map[string]any)
 			if !ok {
@@ -287,7 +333,7 @@ func (s *settings) readTOML(path string) error {
 			}
 			continue
 		default:
-			err = errors.New("unknown key (want enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir or tools)")
+			err = errors.New("unknown key (want enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools)")
 		}
 		if err != nil {
 			return bad(key, v, err.Error())
@@ -340,9 +386,9 @@ func (s *settings) readTools(tools map[string]any, bad func(string, any, string)
 }
 
 // envKeys are the keys that have an environment variable: the
-// specification's four, the profile, the client's folder and the tools
-// always offloaded.
-var envKeys = []string{keyEnabled, keyThreshold, keyTTL, keyOutputDir, keyProfile, keyClientDir, keyAlways}
+// specification's four, the profile, the client's folder, the tools always
+// offloaded and the storage.
+var envKeys = []string{keyEnabled, keyThreshold, keyTTL, keyOutputDir, keyProfile, keyClientDir, keyAlways, keyStorage}
 
 // envSection is the part of a variable's name between the product prefix
 // and the key, as in ATLATL_PROMPT__OFFLOAD__ENABLED.
@@ -373,7 +419,7 @@ func checkEnvNames(prefix string, environ func() []string, lookup func(string) (
 	name := slices.Min(unknown)
 	v, _ := lookup(name)
 	return fmt.Errorf("lro: environment %s=%q: unknown variable (want %s): %w",
-		name, v, strings.Join(known, ", "), ErrInvalidConfig)
+		name, redact(v), strings.Join(known, ", "), ErrInvalidConfig)
 }
 
 // readEnv reads the environment variables of envKeys.
@@ -418,9 +464,12 @@ func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) er
 			s.clientDir, err = tomlClientDir(v)
 		case keyAlways:
 			s.always, err = toolList(v)
+		case keyStorage:
+			s.storage, err = tomlStorage(v)
+			s.storageFrom = "environment " + env
 		}
 		if err != nil {
-			return fmt.Errorf("lro: environment %s=%q: %s: %w", env, v, err, ErrInvalidConfig)
+			return fmt.Errorf("lro: environment %s=%q: %s: %w", env, redact(v), err, ErrInvalidConfig)
 		}
 	}
 	return nil
@@ -488,6 +537,23 @@ func tomlOutputDir(v any) (*string, error) {
 	return &str, nil
 }
 
+// tomlStorage accepts a string for store.Open: a bucket URL, checked when
+// it is opened, or a folder as tomlOutputDir accepts it. The empty string
+// means no storage.
+func tomlStorage(v any) (*string, error) {
+	str, ok := v.(string)
+	if !ok {
+		return nil, errors.New("not a string (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)")
+	}
+	if str == "" {
+		return nil, nil
+	}
+	if strings.Contains(str, "://") {
+		return &str, nil
+	}
+	return tomlOutputDir(str)
+}
+
 // tomlClientDir accepts a string that [Options.ClientDir] accepts.
 func tomlClientDir(v any) (*string, error) {
 	str, ok := v.(string)
@@ -514,15 +580,29 @@ func toolList(v string) ([]string, error) {
 	return names, nil
 }
 
-// tomlValue shows a decoded TOML value as it would be written in the file.
+// tomlValue shows a decoded TOML value as it would be written in the file,
+// without the password of a URL.
 func tomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
-		return strconv.Quote(v)
+		return strconv.Quote(redact(v))
 	case map[string]any:
 		return "{...}"
 	}
 	return fmt.Sprint(v)
+}
+
+// redact returns v, or, when v is a URL with a password (a mistyped
+// storage key, say), v without it, for error messages.
+func redact(v string) string {
+	if !strings.Contains(v, "://") {
+		return v
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	return u.Redacted()
 }
 
 // tomlKey quotes a table name that is not a bare TOML key.

@@ -50,6 +50,18 @@
 // identifies itself as a local LRO proxy receives results inline (see
 // [IsProxyRequest]).
 //
+// # Several replicas
+//
+// A server that runs as several replicas behind a load balancer (go-sdk
+// serves streamable HTTP statelessly, so consecutive calls land on any
+// replica) writes its files to a bucket that all of them share:
+// [Options.Store] (or the storage setting that [LoadOptions] reads) is a
+// store of package [github.com/zircote/lro-go/lro/store]. Each descriptor
+// then gives the file's handle (128 random bits, valid for the TTL) and a
+// resource_link to lro://results/{handle}; the extraction tools, given the
+// same store, take the handle on any replica, and [StartJanitor] sweeps
+// the bucket, safely from every replica at once.
+//
 // Clients without a shell query the files through the tools of package
 // [github.com/zircote/lro-go/lro/extract], registered next to the server's
 // own (see [Options.ExtractTools]); package

@@ -1,18 +1,24 @@
 package lro_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // A plain tool handler, wrapped: a small result goes out unchanged, a large
@@ -132,7 +138,7 @@ func ExampleOptions_observer() {
 
 	_, _ = h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "tail_log"}})
 	// Output:
-	// level=INFO msg=OffloadCompleted tool=tail_log operation=tail_log count=500 threshold_tokens=1600 detail=full
+	// level=INFO msg=OffloadCompleted tool=tail_log operation=tail_log handle="" count=500 threshold_tokens=1600 detail=full
 }
 
 // Provide hands the full, pre-budget result set to the decorator while the
@@ -157,4 +163,62 @@ func ExampleProvide() {
 	fmt.Println(d.Offloaded, d.Summary.Operation, d.Summary.Count)
 	// Output:
 	// true inject 300
+}
+
+// With a Store, offloaded results go to a bucket that every replica of a
+// server shares. Each descriptor gives the result's handle, which the
+// extraction tools given the same Store take on any replica, and a
+// resource link to lro://results/{handle}; file_path is where a client
+// that downloads the object would keep it.
+func ExampleOptions_store() {
+	ctx := context.Background()
+	// A server opens its bucket by URL, with blobstore and the driver
+	// imported, and closes it on exit:
+	//
+	//	st, err := store.Open(ctx, "s3://bucket?region=us-east-1", nil)
+	//	defer st.Close()
+	bucket := memblob.OpenBucket(nil)
+	defer bucket.Close()
+	st, err := store.NewBucket(blobstore.New(bucket), &store.Options{TTL: time.Hour})
+	if err != nil {
+		panic(err)
+	}
+	opts := &lro.Options{Store: st}
+	// The janitor of the same options sweeps the bucket.
+	j, err := lro.StartJanitor(ctx, opts)
+	if err != nil {
+		panic(err)
+	}
+	defer j.Close()
+
+	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		lines := ""
+		for i := range 500 {
+			lines += fmt.Sprintf("line %d of a long log\n", i)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: lines}}}, nil
+	}, opts)
+	res, err := h(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "tail"}})
+	if err != nil {
+		panic(err)
+	}
+	var d descriptor.OffloadResponse
+	_ = json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d)
+	link := res.Content[1].(*mcp.ResourceLink)
+	fmt.Println("handle:", d.Handle[:len("atlatl-tail-")]+"{ULID}-{random}.jsonl")
+	fmt.Println("file_path is /tmp/{handle}:", d.FilePath == "/tmp/"+d.Handle)
+	fmt.Println("resource link:", link.URI == "lro://results/"+d.Handle, link.MIMEType)
+
+	r, err := st.NewReader(ctx, d.Handle) // on any replica
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	data, _ := io.ReadAll(r)
+	fmt.Println("lines in the bucket:", bytes.Count(data, []byte("\n")))
+	// Output:
+	// handle: atlatl-tail-{ULID}-{random}.jsonl
+	// file_path is /tmp/{handle}: true
+	// resource link: true application/jsonl
+	// lines in the bucket: 501
 }

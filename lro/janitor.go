@@ -22,6 +22,14 @@ import (
 //	}
 //	defer j.Close()
 //
+// With [Options.Store], it sweeps the Store's folder or bucket, with the
+// Store's prefix and TTL. Every replica of a server may sweep a shared
+// bucket at once: none deletes an object that is still fresh by the clock
+// of another replica within [cleanup.SkewMargin], and an object that
+// another replica deleted first is no error (see package cleanup,
+// "Buckets", also for the bucket lifecycle rule that can replace the
+// sweeps).
+//
 // It is the one way to start the janitor of a server built with this
 // package: the folder, prefix and TTL come from the options the files are
 // written with (and that [LoadOptions] reads), so the two cannot disagree.
@@ -37,12 +45,16 @@ func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) 
 	if err != nil {
 		return nil, err
 	}
-	return cleanup.Start(ctx, &cleanup.Options{
+	o := &cleanup.Options{
 		Dir:      c.dir,
 		Prefix:   c.Prefix,
 		TTL:      c.TTL,
 		Interval: c.CleanupInterval,
 		Observer: c.Observer,
 		Now:      c.Now,
-	})
+	}
+	if c.Store != nil && c.Store.Bucket() != nil {
+		o.Bucket = c.Store.Bucket()
+	}
+	return cleanup.Start(ctx, o)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -67,7 +68,8 @@ type Options struct {
 	ThresholdTokens int
 
 	// TTL is how long an offloaded file lives. If zero, defaults to
-	// [cleanup.DefaultTTL]. It is read by the janitor of [StartJanitor].
+	// [cleanup.DefaultTTL], or with a Store to the Store's TTL. It is read
+	// by the janitor of [StartJanitor].
 	TTL time.Duration
 
 	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the
@@ -76,9 +78,41 @@ type Options struct {
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
-	// defaults to [os.TempDir]. A folder that does not exist is created with
-	// mode 0700.
+	// defaults to [os.TempDir], or with a Store to the Store's folder. A
+	// folder that does not exist is created with mode 0700.
 	OutputDir string
+
+	// Store, if not nil, is where offloaded files are written, with
+	// [store.Store.Create], instead of OutputDir: a local folder
+	// ([store.NewFolder]) or a bucket that the replicas of a server share
+	// ([store.Open] with a bucket URL such as s3://bucket?region=...).
+	// Their names then carry 128 random bits, and each name is a handle:
+	// the descriptor gives it ("handle") and adds an MCP resource_link to
+	// lro://results/{handle}; the extraction tools of package
+	// [github.com/zircote/lro-go/lro/extract], given the same Store, take
+	// it on any replica until the Store's TTL has passed. Nothing is
+	// reported offloaded before the file is whole in the store (for a
+	// bucket, its upload completed); a write that fails leaves nothing in
+	// it.
+	//
+	// A bucket is not the client's disk: file_path is then where a client
+	// that downloads the object would keep it (in ClientDir, or else
+	// /tmp, under the handle), so that the jq recipes run on such a copy,
+	// and the guidance is always the native template, whatever
+	// ExtractTools says, with example calls by handle: a server with a
+	// bucket Store must register extract.AddTools with the same Store.
+	// With a folder Store, file_path is the file's path as without one.
+	//
+	// If nil (the zero value), files are written to OutputDir with names
+	// without a random part, and descriptors carry no handle: the handle
+	// and the random part, repeated in file_path and in every recipe, cost
+	// about 300 o200k tokens per full descriptor (70 for the bare
+	// pointer), so handles come with a Store. Prefix
+	// and TTL, when set, must be the Store's (when zero, they are the
+	// Store's); OutputDir, when set, must be the Store's folder; and
+	// WrapWriter must be nil (give it to [store.Options.WrapWriter]). The
+	// caller keeps the Store and closes it after its last use.
+	Store *store.Store
 
 	// ClientDir is the output folder as the client sees it, when the
 	// client reaches it by another path: for a server in a container whose
@@ -86,13 +120,16 @@ type Options struct {
 	// file_path, recipes and guidance name the file in ClientDir (same file
 	// name); the server still writes it to OutputDir. With ExtractTools,
 	// the guidance gives lro_extract the bare file name, which it resolves
-	// in its own folder. ClientDir must be an absolute, clean,
+	// in its own folder. With a bucket Store, it is the folder where a
+	// client would keep a downloaded object (see Store; if empty, /tmp).
+	// ClientDir must be an absolute, clean,
 	// slash-separated path ("/home/me/lro", not "lro" or "/home/me/../lro")
 	// without NUL or line breaks. If empty, defaults to OutputDir.
 	ClientDir string
 
 	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
-	// If empty, defaults to [jsonl.DefaultPrefix].
+	// If empty, defaults to [jsonl.DefaultPrefix], or with a Store to the
+	// Store's prefix.
 	Prefix string
 
 	// Operation names the operation in the header and the file name, for
@@ -163,6 +200,10 @@ type Options struct {
 	//
 	//	opts := &lro.Options{OutputDir: dir, ExtractTools: true}
 	//	err := extract.AddTools(server, &extract.Options{Dir: dir})
+	//
+	// With a Store, give the tools the same Store instead of the folder
+	// (extract.Options.Store). With a bucket Store the guidance is the
+	// native template whether or not ExtractTools is set (see Store).
 	ExtractTools bool
 
 	// Tools holds per-tool overrides, keyed by tool name. A call to a tool
@@ -238,6 +279,9 @@ func newConfig(opts *Options) (*config, error) {
 	if c.TTL < 0 {
 		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
 	}
+	if err := c.agreeWithStore(); err != nil {
+		return nil, err
+	}
 	if c.TTL == 0 {
 		c.TTL = cleanup.DefaultTTL
 	}
@@ -247,17 +291,29 @@ func newConfig(opts *Options) (*config, error) {
 	if c.CleanupInterval == 0 {
 		c.CleanupInterval = cleanup.DefaultInterval
 	}
-	if c.OutputDir == "" {
-		c.OutputDir = os.TempDir()
+	switch {
+	case c.Store != nil:
+		// The Store's folder, "" for a bucket; agreeWithStore checked
+		// OutputDir against it.
+		c.dir = c.Store.Dir()
+		if c.dir != "" {
+			if err := checkOutputDir(c.dir); err != nil {
+				return nil, fmt.Errorf("lro: Options.Store's folder %q: %w: %w", c.dir, err, ErrInvalidOption)
+			}
+		}
+	default:
+		if c.OutputDir == "" {
+			c.OutputDir = os.TempDir()
+		}
+		dir, err := filepath.Abs(c.OutputDir)
+		if err != nil {
+			return nil, fmt.Errorf("lro: Options.OutputDir %q: %w", c.OutputDir, err)
+		}
+		if err := checkOutputDir(dir); err != nil {
+			return nil, fmt.Errorf("lro: Options.OutputDir %q: %w: %w", c.OutputDir, err, ErrInvalidOption)
+		}
+		c.dir = dir
 	}
-	dir, err := filepath.Abs(c.OutputDir)
-	if err != nil {
-		return nil, fmt.Errorf("lro: Options.OutputDir %q: %w", c.OutputDir, err)
-	}
-	if err := checkOutputDir(dir); err != nil {
-		return nil, fmt.Errorf("lro: Options.OutputDir %q: %w: %w", c.OutputDir, err, ErrInvalidOption)
-	}
-	c.dir = dir
 	if err := checkClientDir(c.ClientDir); err != nil {
 		return nil, fmt.Errorf("lro: Options.ClientDir %q: %w: %w", c.ClientDir, err, ErrInvalidOption)
 	}
@@ -317,6 +373,43 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	c.core = c.coreConfig()
 	return c, nil
+}
+
+// agreeWithStore checks the fields that a Store decides against it, and
+// sets those that are zero to the Store's: Prefix, TTL and OutputDir, and
+// WrapWriter, which a Store does not use. It does nothing without a Store.
+func (c *config) agreeWithStore() error {
+	s := c.Store
+	if s == nil {
+		return nil
+	}
+	switch {
+	case c.Prefix == "":
+		c.Prefix = s.Prefix()
+	case c.Prefix != s.Prefix():
+		return fmt.Errorf("lro: Options.Prefix %q is not the prefix of Options.Store (%q): leave it empty or make them the same: %w", c.Prefix, s.Prefix(), ErrInvalidOption)
+	}
+	switch {
+	case c.TTL == 0:
+		c.TTL = s.TTL()
+	case c.TTL != s.TTL():
+		return fmt.Errorf("lro: Options.TTL %v is not the TTL of Options.Store (%v): leave it zero or make them the same: %w", c.TTL, s.TTL(), ErrInvalidOption)
+	}
+	if c.OutputDir != "" {
+		dir, err := filepath.Abs(c.OutputDir)
+		switch {
+		case err != nil:
+			return fmt.Errorf("lro: Options.OutputDir %q: %w", c.OutputDir, err)
+		case s.Dir() == "":
+			return fmt.Errorf("lro: Options.OutputDir %q is set with a bucket in Options.Store, which files are written to instead: leave it empty: %w", c.OutputDir, ErrInvalidOption)
+		case dir != s.Dir():
+			return fmt.Errorf("lro: Options.OutputDir %q is not the folder of Options.Store (%s): leave it empty or make them the same: %w", c.OutputDir, s.Dir(), ErrInvalidOption)
+		}
+	}
+	if c.WrapWriter != nil {
+		return fmt.Errorf("lro: Options.WrapWriter is set with Options.Store, which does not use it: give it to store.Options.WrapWriter: %w", ErrInvalidOption)
+	}
+	return nil
 }
 
 // checkOutputDir reports why the absolute path dir cannot be the output

@@ -138,6 +138,7 @@ func (c *config) coreConfig() *offload.Config {
 		Native:        c.ExtractTools,
 		Always:        c.always,
 		ClientDir:     c.ClientDir,
+		Store:         c.Store,
 		// The descriptions of the record type's fields, when asked for.
 		SchemaDescriptions: c.SchemaDescriptions,
 	}

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,7 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -157,8 +160,9 @@ func (c *Config) wantsSchema() bool {
 	return c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes
 }
 
-// describe returns the JSON of the descriptor of a written file.
-func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]byte, error) {
+// describe returns the JSON of the descriptor of a written file, which the
+// resource link, when not nil, follows.
+func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, link *mcp.ResourceLink) ([]byte, error) {
 	if p.scores != nil {
 		t.scores = 0
 		for _, s := range p.scores {
@@ -167,7 +171,11 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 	}
 	in.TopNamespaces = t.topNamespaces()
 	in.ScoreRange = t.scoreRange()
-	if c.Native {
+	switch {
+	case c.remote():
+		// Not on the client's disk: the tools, by handle, are the way in.
+		in.Guidance = HandleGuidance
+	case c.Native:
 		in.Guidance = NativeGuidance
 		if c.ClientDir != "" {
 			// lro_extract reads the file in Dir, where the client's path
@@ -200,9 +208,9 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 		inline = p.tokens
 	}
 	// What is saved is what the client would have received inline less
-	// the descriptor itself, which is measured as sent with the first
-	// estimate in its guidance (a few digits more or less do not matter
-	// to a figure given as "~N").
+	// the descriptor itself (and the resource link), which is measured as
+	// sent with the first estimate in its guidance (a few digits more or
+	// less do not matter to a figure given as "~N").
 	in.Saved = inline
 	resp := c.build(in, p)
 	data, err := json.Marshal(resp)
@@ -210,6 +218,13 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan) ([]
 		return data, err
 	}
 	in.Saved = inline - c.Tokenizer.Tokens(data)
+	if link != nil {
+		l, err := json.Marshal(link)
+		if err != nil {
+			return nil, err
+		}
+		in.Saved -= c.Tokenizer.Tokens(l)
+	}
 	return json.Marshal(c.build(in, p))
 }
 
@@ -406,11 +421,20 @@ func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	return s, nil
 }
 
-// clientPath returns the path of the file written at path as the client
-// sees it: in ClientDir, when set, under the same name.
-func (c *Config) clientPath(path string) string {
-	if c.ClientDir == "" {
-		return path
+// RemoteClientDir is the folder of a descriptor's file_path for a file kept
+// in a bucket when ClientDir is empty: where a client that downloads the
+// object would keep it, so that the recipes then run as they are.
+const RemoteClientDir = "/tmp"
+
+// clientPath returns the path of the file of w as the client sees it: in
+// ClientDir, when set, under the same name; for a file in a bucket, where
+// a client that downloads it would keep it.
+func (c *Config) clientPath(w *jsonl.Writer) string {
+	switch {
+	case c.remote():
+		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), w.Name())
+	case c.ClientDir == "":
+		return w.Path()
 	}
-	return pathpkg.Join(c.ClientDir, filepath.Base(path))
+	return pathpkg.Join(c.ClientDir, filepath.Base(w.Path()))
 }

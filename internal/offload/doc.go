@@ -12,7 +12,13 @@
 //     stay in the response beside the descriptor.
 //   - When the file cannot be written, the result is rewritten into a
 //     truncated one within the threshold, with a warning that says how much
-//     is shown, and nothing is left on disk.
+//     is shown, and nothing is left on disk (or in the bucket).
+//
+// With [Config.Store], files are written to the store (a folder or a bucket
+// that the replicas of a server share) under names that are handles: the
+// descriptor gives the handle and is followed by a resource_link to
+// [ResultURIPrefix] + handle, and nothing is described before the store's
+// Commit has returned.
 //
 // # The file
 //

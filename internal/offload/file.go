@@ -4,25 +4,26 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/store"
 )
 
 // write writes the records of p to a new file and returns the JSON of its
-// descriptor. Nothing is left on disk when it fails, whatever the failure
-// (a panic of a WrapWriter included).
-func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc []byte, err error) {
+// descriptor and, for a file in a store, the resource link to it. Nothing
+// is left on disk or in the bucket when it fails, whatever the failure (a
+// panic of a WrapWriter included), and nothing is returned before the file
+// is whole where it is written (in a bucket, the upload completed).
+func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc []byte, link *mcp.ResourceLink, err error) {
 	defer recovered(&err)
 	start := c.Now()
 	op := jsonl.SanitizeOperation(call.Operation)
-	create := c.Create
-	if create == nil {
-		create = jsonl.Create
-	}
-	w, err := create(op, &jsonl.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
+	w, err := c.create(ctx, op)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer w.Abort() // no-op after a successful Commit
 
@@ -47,7 +48,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of})
 	}
 	if err := w.WriteHeader(h); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// One pass writes the records and gathers what the descriptor says of
 	// them.
@@ -56,10 +57,10 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		return w.WriteRecord(line)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in := descriptor.Input{
-		Path:            c.clientPath(w.Path()),
+		Path:            c.clientPath(w),
 		Operation:       op,
 		Detail:          string(call.Detail),
 		Count:           count,
@@ -67,17 +68,24 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	}
 	// The descriptor is built before the commit, so that a descriptor that
 	// cannot be built leaves no file behind.
-	desc, err = c.describe(in, call, t, p)
+	if c.Store != nil {
+		// Every byte is written: the size is the object's.
+		in.Handle = w.Name()
+		size := w.Size()
+		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: in.Handle, MIMEType: store.ContentType, Size: &size}
+	}
+	desc, err = c.describe(in, call, t, p, link)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := w.Commit(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	event.Emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
 		Path:            w.Path(),
+		Handle:          in.Handle,
 		Count:           count,
 		EstimatedTokens: p.tokens,
 		ThresholdTokens: c.Threshold,
@@ -85,5 +93,22 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
 	})
-	return desc, nil
+	return desc, link, nil
 }
+
+// create starts the file of operation op: in the Store, when there is one,
+// whose bucket uploads are canceled with ctx, else in Dir.
+func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
+	if c.Store != nil {
+		return c.Store.Create(ctx, op)
+	}
+	create := c.Create
+	if create == nil {
+		create = jsonl.Create
+	}
+	return create(op, &jsonl.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
+}
+
+// remote reports whether files go to a bucket, which is not the client's
+// disk: the descriptor then names a file the client would download.
+func (c *Config) remote() bool { return c.Store != nil && c.Store.Dir() == "" }

@@ -49,13 +49,27 @@ const ResultURIPrefix = "lro://results/"
 // and the recipe list gives each recipe's parameters. The file's path is
 // written only in the template's four example calls; the other tools are
 // named with their arguments.
-func NativeGuidance(in descriptor.Input) string {
+func NativeGuidance(in descriptor.Input) string { return nativeGuidance(in, false) }
+
+// HandleGuidance is [NativeGuidance] for a file kept in a bucket, which is
+// not on the client's machine: the example calls pass in.Handle as the
+// handle argument, and one sentence says where the file is and how the jq
+// recipes can still run (on a copy saved from the file's resource to
+// file_path).
+func HandleGuidance(in descriptor.Input) string { return nativeGuidance(in, true) }
+
+// nativeGuidance is NativeGuidance, with the file named by its handle when
+// byHandle is true.
+func nativeGuidance(in descriptor.Input, byHandle bool) string {
 	var b strings.Builder
 	path := in.ToolPath
 	if path == "" {
 		path = in.Path
 	}
-	file := ArgFilePath + "=" + string(quote(path))
+	arg, file := ArgFilePath, ArgFilePath+"="+string(quote(path))
+	if byHandle {
+		arg, file = ArgHandle, ArgHandle+"="+string(quote(in.Handle))
+	}
 	b.WriteString(descriptor.Headline(in))
 	b.WriteByte('\n')
 	b.WriteString(descriptor.DetailLine(in))
@@ -95,7 +109,10 @@ func NativeGuidance(in descriptor.Input) string {
 		fmt.Fprintf(&b, "Available recipes [params]: %s.\n", strings.Join(entries, "; "))
 	}
 	fmt.Fprintf(&b, "Also: %s shows lines as they are (%s, %s, %s); %s finds records by regular expression (%s, %s, such as %s).\n",
-		ToolRead, ArgFilePath, ArgLine, ArgLimit, ToolSearch, ArgFilePath, ArgPattern, quote(searchExample(in)))
+		ToolRead, arg, ArgLine, ArgLimit, ToolSearch, arg, ArgPattern, quote(searchExample(in)))
+	if byHandle {
+		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to file_path.\n", ResultURIPrefix)
+	}
 	noun := in.Noun
 	if noun == "" {
 		noun = "records"

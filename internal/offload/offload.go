@@ -44,9 +44,15 @@ type Config struct {
 	SchemaDescriptions bool
 	// Store, if not nil, is where files are written (instead of Dir, with
 	// Store.Create): their names carry a random part and are the handles
-	// that the descriptor gives and the extraction tools take.
+	// that the descriptor gives ("handle", and a resource_link to
+	// ResultURIPrefix + handle) and the extraction tools take. Dir,
+	// Prefix and WrapWriter are then not used. A bucket store (Store.Dir()
+	// == "") is not the client's disk: file_path is where a client that
+	// downloads the object keeps it, in ClientDir or else /tmp, and the
+	// guidance is the native one, by handle.
 	Store *store.Store
 	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
+	// Not used with a Store.
 	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
 }
 
@@ -193,12 +199,15 @@ func (c *Config) textTokens(s string) int {
 // offloadOrFallback writes the file and puts its descriptor in res, or, when
 // the write fails, the fallback.
 func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan) {
-	d, err := c.write(ctx, call, r, p)
+	d, link, err := c.write(ctx, call, r, p)
 	if err != nil {
 		c.fallback(ctx, call, res, r, p, err)
 		return
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: string(d)}}
+	if link != nil {
+		content = append(content, link)
+	}
 	for _, it := range r.items {
 		if it.media {
 			content = append(content, it.item)

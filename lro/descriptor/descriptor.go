@@ -76,6 +76,12 @@ type OffloadResponse struct {
 	Summary *Summary `json:"summary,omitempty"`
 	// FilePath is the absolute path of the JSONL file.
 	FilePath string `json:"file_path"`
+	// Handle, when not empty, names the file in the store it was written
+	// to: the extraction tools take it on any replica of the server, and
+	// the MCP resource lro://results/{handle} serves it. Only offloaders
+	// with a store give one, under every profile. Not part of the
+	// specification's descriptor.
+	Handle string `json:"handle,omitempty"`
 	// LineSchema is a JSON Schema of one record line (line 2 onwards).
 	LineSchema any `json:"line_schema,omitempty"`
 	// JqRecipes are exactly ten ready-to-run jq commands.
@@ -133,6 +139,7 @@ type JqRecipe struct {
 // it writes the file.
 type Input struct {
 	Path            string           // absolute path of the JSONL file, as the client sees it
+	Handle          string           // the file's handle in a store; "" for none
 	Operation       string           // operation name
 	Detail          string           // detail level of the records
 	Count           int              // records in the file
@@ -160,7 +167,7 @@ type Input struct {
 
 // Build returns the descriptor for in under profile p.
 func Build(in Input, p Profile) OffloadResponse {
-	resp := OffloadResponse{Offloaded: true, FilePath: in.Path}
+	resp := OffloadResponse{Offloaded: true, FilePath: in.Path, Handle: in.Handle}
 	if p == ProfileBarePointer {
 		return resp
 	}

@@ -166,3 +166,28 @@ func lightRecipes() []recipes.Recipe {
 	})
 	return rs
 }
+
+// TestBuildHandle checks that a handle, when given, is in the descriptor
+// under every profile, right after file_path, and advertised by the
+// response schema; without one there is no "handle" at all.
+func TestBuildHandle(t *testing.T) {
+	const h = "atlatl-recall-01KAKZ0000000000000000000000-0123456789abcdef0123456789abcdef.jsonl"
+	in := Input{Path: "/tmp/" + h, Handle: h, Operation: "recall", Detail: "light", Count: 1, Recipes: lightRecipes()}
+	for _, p := range []Profile{ProfileFull, ProfileNoRecipes, ProfileNoSchema, ProfileBarePointer} {
+		data, err := json.Marshal(Build(in, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"file_path":"/tmp/` + h + `","handle":"` + h + `"`; !strings.Contains(string(data), want) {
+			t.Errorf("%v: descriptor %.300s does not hold %s", p, data, want)
+		}
+	}
+	in.Handle = ""
+	if data, _ := json.Marshal(Build(in, ProfileBarePointer)); string(data) != `{"offloaded":true,"file_path":"/tmp/`+h+`"}` {
+		t.Errorf("bare pointer without a handle = %s", data)
+	}
+	props := ResponseSchema()["properties"].(map[string]any)
+	if hs, ok := props["handle"].(map[string]any); !ok || hs["type"] != "string" {
+		t.Errorf("response schema's handle = %v, want a string property", props["handle"])
+	}
+}

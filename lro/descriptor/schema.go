@@ -115,6 +115,7 @@ func ResponseSchema() map[string]any {
 				},
 			},
 			"file_path":   str("Absolute path of the JSONL file."),
+			"handle":      str("Handle of the result kept in the server's store, for the handle argument of lro_extract, lro_read and lro_search, and the resource lro://results/{handle}; valid for a bounded time."),
 			"line_schema": map[string]any{"type": "object", "description": "JSON Schema (draft 2020-12) of one record line: the fields the lines hold."},
 			"jq_recipes": map[string]any{
 				"type": "array",

@@ -69,8 +69,14 @@ type Offloaded struct {
 	// Operation is the operation recorded in the file's header and name,
 	// as sanitized for a file name, for example "recall" ("operation").
 	Operation string
-	// Path is the absolute path of the JSONL file ("path").
+	// Path is the absolute path of the JSONL file, or "" for a file
+	// written to a bucket ("path").
 	Path string
+	// Handle is the file's handle when it was written to a store
+	// (lro.Options.Store): its name, which the descriptor gives and the
+	// extraction tools take, and its key in a bucket ("handle"). It is ""
+	// without a store.
+	Handle string
 	// Count is the number of records written: the lines after the header
 	// ("count").
 	Count int
@@ -103,7 +109,8 @@ type WriteFailed struct {
 	// Operation is the operation that would have named the file, as
 	// sanitized for a file name ("operation").
 	Operation string
-	// Dir is the absolute path of the output folder ("dir").
+	// Dir is the absolute path of the output folder, or "" for a bucket
+	// ("dir").
 	Dir string
 	// Count is the number of records in the whole result set ("count").
 	Count int
@@ -153,6 +160,7 @@ func (e Offloaded) LogAttrs() []slog.Attr {
 		slog.String("tool", e.Tool),
 		slog.String("operation", e.Operation),
 		slog.String("path", e.Path),
+		slog.String("handle", e.Handle),
 		slog.Int("count", e.Count),
 		slog.Int("estimated_tokens", e.EstimatedTokens),
 		slog.Int("threshold_tokens", e.ThresholdTokens),

@@ -36,7 +36,7 @@ func ExampleSlog() {
 		Path: "/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl", CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), TTL: time.Hour,
 	})
 	// Output:
-	// level=INFO msg=OffloadCompleted tool=recall_memories operation=recall path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl count=200 estimated_tokens=31000 threshold_tokens=1600 detail=light bytes=124000 duration=3ms
+	// level=INFO msg=OffloadCompleted tool=recall_memories operation=recall path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl handle="" count=200 estimated_tokens=31000 threshold_tokens=1600 detail=light bytes=124000 duration=3ms
 	// level=WARN msg=OffloadWriteFailed tool=recall_memories operation=recall dir=/tmp/lro count=200 shown=9 estimated_tokens=31000 error="jsonl: no space left on device"
 	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z ttl=1h0m0s temporary=false
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -84,4 +85,39 @@ func (a args) object(name string) (map[string]json.RawMessage, error) {
 		return nil, errorf("%s must be a JSON object", name)
 	}
 	return m, nil
+}
+
+// ref is how a call names its file: by the argument file_path or handle,
+// and its value.
+type ref struct{ arg, value string }
+
+// String names the argument and its value, for messages: handle "...".
+func (r ref) String() string { return fmt.Sprintf("%s %q", r.arg, r.value) }
+
+// file reads the argument that names the call's file: exactly one of
+// file_path and handle.
+func (a args) file() (ref, error) {
+	path, handle := a.present(argFilePath), a.present(argHandle)
+	switch {
+	case path && handle:
+		return ref{}, errorf("give either handle or file_path, not both (both name the same result)")
+	case !path && !handle:
+		return ref{}, errorf("give handle (the handle of the offload descriptor) or file_path (its file_path)")
+	}
+	r := ref{arg: argFilePath}
+	if handle {
+		r.arg = argHandle
+	}
+	v, err := a.str(r.arg)
+	if err != nil {
+		return ref{}, err
+	}
+	r.value = v
+	switch {
+	case v == "":
+		return ref{}, errorf("%s is empty: give the %s of an offload descriptor", r.arg, r.arg)
+	case strings.IndexByte(v, 0) >= 0:
+		return ref{}, errorf("%s contains a NUL byte", r.arg)
+	}
+	return r, nil
 }

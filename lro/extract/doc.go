@@ -45,10 +45,52 @@
 // variables, never as program text, so that no name or value can change
 // what runs. It runs like a query, in a worker, under the same limits.
 //
+// # Naming a result
+//
+// A call names its result by handle or by file_path, exactly one of them:
+// the descriptor's handle (given when the decorator writes to a store) or
+// its file_path. Without [Options.Store], a handle is the bare name of a
+// file in the output folder.
+//
+// # Stores
+//
+// With [Options.Store], the tools read the files of the decorator's store
+// (package [github.com/zircote/lro-go/lro/store]): a folder, or a bucket
+// (S3 and S3-compatible servers, GCS, Azure, ...) that every replica of a
+// server behind a load balancer reads alike. A handle is checked by the
+// store before anything is read: one that is malformed or names no result
+// is a tool error saying the handle is unknown, and one past its TTL a
+// tool error saying it expired and when, even if its file is still there.
+// A file_path whose base name is a handle names that handle too: a bucket
+// is not the client's disk, and the descriptor's file_path is where a
+// client that downloads the result keeps it. A folder store is read like
+// the output folder below, and only its handles are read in it.
+//
+// An object of a bucket is read with one GET of at most MaxInputBytes + 1
+// bytes. lro_read reads it in the server and ends the GET once it has its
+// lines. For lro_extract and lro_search the server reads the header, then
+// streams the object (header included, from the same GET) to the worker
+// through a pipe, which the worker reads under the same limits as a file.
+// A GET that fails, or ends before the object does, fails the call: the
+// worker is stopped before it could take a cut object for a whole one.
+// The call's time limit covers the GET (a stalled store stops the call at
+// its time limit), and the server holds at most the header line and
+// 160 KiB of buffers of the object per call.
+//
+// With a Store, [AddTools] also registers the resource template
+// lro://results/{handle} (the resource_link of each descriptor), whose
+// resources/read returns the result whole, as text of type
+// application/jsonl, if it is at most MaxOutputBytes, within the time
+// limit of a call; an unknown or expired handle is the protocol's
+// resource-not-found error, with the store's message. lro_extract writes
+// its answers above the threshold to the Store too, so that they have
+// handles in turn.
+//
 // # Sandbox
 //
-// The tools read only files named like offloaded files ({prefix}-{operation}-
-// {ULID}.jsonl) directly in the output folder: the path is checked by name
+// Without a Store, the tools read only files named like offloaded files
+// ({prefix}-{operation}-{ULID}.jsonl) directly in the output folder (with
+// a folder Store, only its handles): the path is checked by name
 // and the file is opened through an [os.Root] on the folder without following
 // symbolic links, so relative paths, "..", links that point out, NUL bytes
 // and folders are refused with a tool error that says why; so is a file with
@@ -60,8 +102,8 @@
 // host program started again, which [RunWorker], called first in main,
 // hands over to (the program must call it: [AddTools] fails with
 // [ErrNoWorker] otherwise). The server opens and checks the file and
-// passes the open file to the worker with the parsed arguments and the
-// call's limits; the worker limits itself before it reads a record, and
+// passes the open file (or a pipe that carries the object of a bucket) to
+// the worker with the parsed arguments and the call's limits; the worker limits itself before it reads a record, and
 // sends the answer back. This bounds what no check inside the process
 // could: a single step of gojq or of a regular expression that runs for
 // minutes in native code ("x" * 2e8 | split(""), match("";"g") over a

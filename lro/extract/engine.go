@@ -151,17 +151,8 @@ func (c *config) stopped(ctx context.Context) error {
 	return errorf("the call was cancelled")
 }
 
-// limited runs f under the call's time limit. The source reads under the
-// same context.
-func (c *config) limited(ctx context.Context, src *source, f func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
-	defer cancel()
-	src.ctx = ctx
-	return f(ctx)
-}
-
 // run runs p over the records of src, under the limits of ctx (see
-// limited). pending are lines already read from src (the recipe sample).
+// withSource). pending are lines already read from src (the recipe sample).
 func (c *config) run(ctx context.Context, src *source, p *program, pending [][]byte) (*results, error) {
 	res := &results{}
 	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, pending: pending, pendingLine: src.line - len(pending), curLine: 1}

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // A server registers the extraction tools next to its own; a client without
@@ -98,4 +102,62 @@ func ExampleRunWorker() {
 	// ... register the server's own tools, then serve.
 	fmt.Println("registered")
 	// Output: registered
+}
+
+// With a Store, the tools read the results of the decorator's store by
+// handle, on any replica: here a bucket in memory (in production, an S3
+// bucket that every replica opens with store.Open). resources/read of
+// lro://results/{handle} returns a result whole.
+func ExampleOptions_store() {
+	bucket := memblob.OpenBucket(nil)
+	defer bucket.Close()
+	st, err := store.NewBucket(blobstore.New(bucket), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	// A result, as the decorator with lro.Options.Store writes it: its
+	// name is its handle.
+	w, err := st.Create(ctx, "recall")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Abort()
+	_ = w.WriteHeader(jsonl.Header{Operation: "recall", Count: 2, SchemaVersion: "1.0", Detail: "light"})
+	_ = w.WriteValue(map[string]any{"id": "01J1", "title": "Use Redis for session caching"})
+	_ = w.WriteValue(map[string]any{"id": "01J2", "title": "Rotate OAuth keys"})
+	if err := w.Commit(); err != nil {
+		log.Fatal(err)
+	}
+	handle := w.Name()
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1.0"}, nil)
+	if err := extract.AddTools(server, &extract.Options{Store: st}); err != nil {
+		log.Fatal(err)
+	}
+	ct, sst := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, sst, nil); err != nil {
+		log.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: map[string]any{"handle": handle, "query": ".title", "raw": true}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "lro://results/" + handle})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(rr.Contents[0].MIMEType, strings.Count(rr.Contents[0].Text, "\n"), "lines")
+	// Output:
+	// Use Redis for session caching
+	// Rotate OAuth keys
+	// application/jsonl 3 lines
 }

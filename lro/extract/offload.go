@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -23,7 +24,7 @@ const extractOperation = "extract"
 // descriptor of the new file, which the same tools can query. Only if that
 // write fails is the result cut to the whole results that fit, with a
 // warning that says so.
-func (c *config) answer(ctx context.Context, src *source, filter string, res *results) *mcp.CallToolResult {
+func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) *mcp.CallToolResult {
 	note := res.describeErrors()
 	if len(res.spans) == 0 {
 		msg := fmt.Sprintf("No results: the filter produced no output on %d records.", res.records)
@@ -39,7 +40,6 @@ func (c *config) answer(ctx context.Context, src *source, filter string, res *re
 	for i := range res.spans {
 		records[i] = res.record(i)
 	}
-	h := src.header
 	core := c.core(h.SchemaVersion)
 	call := offload.Call{Tool: ToolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
 	if !core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records}) {
@@ -72,6 +72,7 @@ func (c *config) core(schemaVersion string) *offload.Config {
 	return &offload.Config{
 		Threshold:     c.ThresholdTokens,
 		Dir:           c.Dir,
+		Store:         c.Store,
 		Prefix:        c.Prefix,
 		SchemaVersion: schemaVersion,
 		Profile:       descriptor.ProfileFull,

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/store"
 )
 
 // toolError is an error whose message is shown to the model as a tool error.
@@ -22,88 +24,129 @@ func errorf(format string, args ...any) error {
 	return &toolError{fmt.Sprintf(format, args...)}
 }
 
-// openFile opens the offloaded file at path for reading. path must be the
-// absolute path of a file directly in the output folder (as a descriptor's
-// file_path is), or the bare name of one. The file is opened through an
-// os.Root on the folder, without following a symbolic link and without
-// blocking (a FIFO cannot hang the call), and must be a regular file named
-// like an offloaded file, with a single hard link.
-func (c *config) openFile(path string) (*os.File, string, error) {
-	base, err := c.checkPath(path)
+// openFile opens the offloaded file r names in the output folder for
+// reading. A file_path must be the absolute path of a file directly in the
+// folder (as a descriptor's file_path is), or the bare name of one; a
+// handle is the bare name. With a Store (a folder here), the name must also
+// be a handle of the Store that has not expired, which the Store checks.
+// The file is opened through an os.Root on the folder, without following a
+// symbolic link and without blocking (a FIFO cannot hang the call), and
+// must be a regular file named like an offloaded file, with a single hard
+// link.
+func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) {
+	base, err := c.checkPath(r)
 	if err != nil {
 		return nil, "", err
+	}
+	if c.Store != nil {
+		rd, err := c.Store.NewRangeReader(ctx, base, 0, 0)
+		if err != nil {
+			return nil, "", c.storeError(ctx, r, err)
+		}
+		rd.Close()
 	}
 	root, err := os.OpenRoot(c.Dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "", errorf("file_path %q: the output folder %s does not exist (nothing has been offloaded yet)", path, c.Dir)
+			return nil, "", errorf("%s: the output folder %s does not exist (nothing has been offloaded yet)", r, c.Dir)
 		}
-		return nil, "", errorf("file_path %q: cannot open the output folder: %v", path, err)
+		return nil, "", errorf("%s: cannot open the output folder: %v", r, err)
 	}
 	defer root.Close()
 	if fi, err := root.Lstat(base); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, "", errorf("file_path %q is a symbolic link: only regular files written by the offloader are read", path)
+		return nil, "", errorf("%s is a symbolic link: only regular files written by the offloader are read", r)
 	}
 	// O_NOFOLLOW refuses a link swapped in after the check above.
 	f, err := root.OpenFile(base, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, "", errorf("file_path %q: no such file in the output folder (offloaded files are deleted when their time to live passes)", path)
+			return nil, "", errorf("%s: no such file in the output folder (offloaded files are deleted when their time to live passes)", r)
 		case errors.Is(err, syscall.ELOOP):
-			return nil, "", errorf("file_path %q is a symbolic link: only regular files written by the offloader are read", path)
+			return nil, "", errorf("%s is a symbolic link: only regular files written by the offloader are read", r)
 		default:
-			return nil, "", errorf("file_path %q: cannot open: %v", path, err)
+			return nil, "", errorf("%s: cannot open: %v", r, err)
 		}
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, "", errorf("file_path %q is not a regular file", path)
+		return nil, "", errorf("%s is not a regular file", r)
 	}
 	// A hard link in the folder to a file elsewhere looks like a file of
 	// the folder; the offloader's files have one link (each is written
 	// under a temporary name and renamed).
 	if n := links(fi); n > 1 {
 		f.Close()
-		return nil, "", errorf("file_path %q has %d hard links: only files written by the offloader, which have one, are read", path, n)
+		return nil, "", errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, n)
 	}
 	return f, filepath.Join(c.Dir, base), nil
 }
 
-// checkPath returns the base name of path after checking that it names an
-// offloaded file directly in the output folder.
-func (c *config) checkPath(path string) (string, error) {
-	if path == "" {
-		return "", errorf("file_path is empty: give the file_path of an offload descriptor")
-	}
-	if strings.IndexByte(path, 0) >= 0 {
-		return "", errorf("file_path contains a NUL byte")
-	}
+// checkPath returns the base name of the file r names after checking that
+// it is an offloaded file directly in the output folder: a file_path is an
+// absolute path in the folder or a bare name, a handle a bare name.
+func (c *config) checkPath(r ref) (string, error) {
+	path := r.value
 	var base string
-	if filepath.IsAbs(path) {
+	switch {
+	case r.arg == argHandle:
+		if strings.ContainsFunc(path, isSeparator) || path == "." || path == ".." {
+			return "", errorf("%s is not a handle: give the handle of the offload descriptor, a name without a folder", r)
+		}
+		base = path
+	case filepath.IsAbs(path):
 		if slices.Contains(strings.FieldsFunc(path, isSeparator), "..") {
-			return "", errorf("file_path %q contains a '..' element", path)
+			return "", errorf("%s contains a '..' element", r)
 		}
 		clean := filepath.Clean(path)
 		if clean == c.Dir {
-			return "", errorf("file_path %q is the output folder, not an offloaded file in it", path)
+			return "", errorf("%s is the output folder, not an offloaded file in it", r)
 		}
 		dir := filepath.Dir(clean)
 		if dir != c.Dir && !sameDir(dir, c.Dir) {
-			return "", errorf("file_path %q is outside the output folder %s: only offloaded files in that folder can be read", path, c.Dir)
+			return "", errorf("%s is outside the output folder %s: only offloaded files in that folder can be read", r, c.Dir)
 		}
 		base = filepath.Base(clean)
-	} else {
+	default:
 		if strings.ContainsFunc(path, isSeparator) || path == "." || path == ".." {
-			return "", errorf("file_path %q is a relative path: give the absolute file_path of the descriptor (or the bare file name)", path)
+			return "", errorf("%s is a relative path: give the absolute file_path of the descriptor (or the bare file name)", r)
 		}
 		base = path
 	}
+	if c.Store != nil {
+		return base, nil // the Store checks its names
+	}
 	if _, _, ok := jsonl.ParseName(base, c.Prefix); !ok {
-		return "", errorf("file_path %q is not an offloaded file: offloaded files are named %s-{operation}-{ULID}.jsonl", path, c.Prefix)
+		return "", errorf("%s is not an offloaded file: offloaded files are named %s-{operation}-{ULID}.jsonl", r, c.Prefix)
 	}
 	return base, nil
+}
+
+// objectName returns the handle r names in a bucket: a handle, or the base
+// name of a file_path, the path where a client saved the object (or that
+// a descriptor gave). The Store checks it.
+func objectName(r ref) string {
+	if r.arg == argHandle {
+		return r.value
+	}
+	return r.value[strings.LastIndexAny(r.value, `/\`)+1:]
+}
+
+// storeError returns the tool error for the error of the Store about the
+// file r names: an unknown or expired handle in the Store's words, which
+// say which.
+func (c *config) storeError(ctx context.Context, r ref, err error) error {
+	switch {
+	case errors.Is(err, store.ErrUnknownHandle), errors.Is(err, store.ErrExpiredHandle):
+		if r.arg == argHandle {
+			return errorf("%v", err)
+		}
+		return errorf("%s: %v", r, err)
+	case ctx.Err() != nil:
+		return c.stopped(ctx)
+	}
+	return errorf("%s: cannot read the result from the store: %v", r, err)
 }
 
 func isSeparator(r rune) bool { return r == '/' || r == filepath.Separator }

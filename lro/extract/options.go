@@ -11,6 +11,7 @@ import (
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/store"
 )
 
 // Defaults of [Options]. Each is what the zero value of the corresponding
@@ -48,16 +49,31 @@ var ErrInvalidOption = errors.New("extract: invalid option")
 // of every field, means the defaults. Options are copied by [AddTools]:
 // changing them afterwards has no effect.
 type Options struct {
+	// Store, if not nil, is where the offloaded files are: the store of
+	// the offloading decorator (lro.Options.Store), a folder or a bucket.
+	// The tools then read its files by handle (the handle argument, or a
+	// file_path whose base name is a handle) on any replica of the server,
+	// streamed from the bucket when it is one, under the same limits; an
+	// unknown or expired handle is a tool error that says which. AddTools
+	// also registers the resource template lro://results/{handle}, so that
+	// clients can fetch a result with resources/read, and lro_extract
+	// writes its answers above the threshold to the Store. Dir and Prefix
+	// may be left empty: if given, they must be the Store's (a bucket has
+	// no Dir). If nil, the tools read Dir.
+	Store *store.Store
+
 	// Dir is the output folder: the tools read offloaded files directly in
 	// it and nowhere else. It must be the folder the offloading decorator
-	// writes to (lro.Options.OutputDir). If empty, defaults to
-	// [os.TempDir], as that one does. It is made absolute.
+	// writes to (lro.Options.OutputDir). If empty, defaults to the folder
+	// of Store, or with no Store to [os.TempDir], as the decorator does. It
+	// is made absolute.
 	Dir string
 
 	// Prefix is the first part of the names of offloaded files,
 	// {prefix}-{operation}-{ulid}.jsonl: only files named so can be read. It
 	// must be the prefix the decorator writes with (lro.Options.Prefix). If
-	// empty, defaults to [jsonl.DefaultPrefix], as that one does.
+	// empty, defaults to the prefix of Store, or with no Store to
+	// [jsonl.DefaultPrefix], as the decorator does.
 	Prefix string
 
 	// Timeout bounds each tool call: a query still running when it passes is
@@ -139,14 +155,21 @@ func newConfig(opts *Options) (*config, error) {
 	invalid := func(field string, v any) error {
 		return fmt.Errorf("extract: Options.%s is %v: %w", field, v, ErrInvalidOption)
 	}
-	if c.Dir == "" {
+	if c.Store != nil {
+		if err := c.useStore(); err != nil {
+			return nil, err
+		}
+	}
+	if c.Dir == "" && c.Store == nil {
 		c.Dir = os.TempDir()
 	}
-	dir, err := filepath.Abs(c.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("extract: Options.Dir %q: %w", c.Dir, err)
+	if c.Dir != "" {
+		dir, err := filepath.Abs(c.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("extract: Options.Dir %q: %w", c.Dir, err)
+		}
+		c.Dir = dir
 	}
-	c.Dir = dir
 	if c.Prefix == "" {
 		c.Prefix = jsonl.DefaultPrefix
 	}
@@ -203,6 +226,26 @@ func newConfig(opts *Options) (*config, error) {
 		c.Now = time.Now
 	}
 	return c, nil
+}
+
+// useStore checks that Dir and Prefix, if given, are the Store's, and sets
+// them to the Store's: Dir is "" for a bucket.
+func (c *config) useStore() error {
+	st := c.Store
+	switch dir := st.Dir(); {
+	case dir == "" && c.Dir != "":
+		return fmt.Errorf("extract: Options.Dir is %q, but Options.Store keeps its files in a bucket, not a folder: leave Dir empty: %w", c.Dir, ErrInvalidOption)
+	case dir != "" && c.Dir != "":
+		abs, err := filepath.Abs(c.Dir)
+		if err != nil || (abs != dir && !sameDir(abs, dir)) {
+			return fmt.Errorf("extract: Options.Dir is %q, but the folder of Options.Store is %q: leave Dir empty or give the same folder: %w", c.Dir, dir, ErrInvalidOption)
+		}
+	}
+	if c.Prefix != "" && c.Prefix != st.Prefix() {
+		return fmt.Errorf("extract: Options.Prefix is %q, but that of Options.Store is %q: leave Prefix empty or give the same: %w", c.Prefix, st.Prefix(), ErrInvalidOption)
+	}
+	c.Dir, c.Prefix = st.Dir(), st.Prefix()
+	return nil
 }
 
 // Validate reports whether opts is a valid configuration, naming the first

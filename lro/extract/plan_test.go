@@ -142,13 +142,8 @@ func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params m
 	if whole {
 		p.plan = plan{}
 	}
-	src, err := c.openSource(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
 	var res *results
-	err = c.limited(context.Background(), src, func(ctx context.Context) error {
+	err = c.withSource(context.Background(), ref{argFilePath, path}, func(ctx context.Context, src *source) error {
 		var err error
 		res, err = c.run(ctx, src, p, nil)
 		return err

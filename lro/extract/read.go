@@ -16,7 +16,7 @@ const defaultReadLines = 20
 
 // read is lro_read.
 func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) {
-	path, err := a.str(argFilePath)
+	file, err := a.file()
 	if err != nil {
 		return nil, err
 	}
@@ -41,15 +41,11 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	}
 	maxChars = min(maxChars, c.MaxOutputBytes)
 
-	src, err := c.openSource(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
 	var out strings.Builder
 	var notes []string
-	used, shown, next := 0, 0, 0
-	err = c.limited(ctx, src, func(ctx context.Context) error {
+	used, shown, next, total := 0, 0, 0, 0
+	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
+		total = src.lines()
 		// The header, line 1, was read when the file was opened.
 		n := 2
 		if first == 1 {
@@ -87,7 +83,6 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	total := src.lines()
 	switch {
 	case shown == 0 && first > total:
 		return nil, errorf("line %d is past the end of the file, which has %d lines (line 1 is the header)", first, total)

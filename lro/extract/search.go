@@ -38,30 +38,30 @@ type searchRequest struct {
 
 // parseSearch reads the arguments of lro_search: every argument of the tool
 // is read here.
-func (c *config) parseSearch(a args) (path string, req searchRequest, err error) {
-	if path, err = a.str(argFilePath); err != nil {
-		return "", req, err
+func (c *config) parseSearch(a args) (file ref, req searchRequest, err error) {
+	if file, err = a.file(); err != nil {
+		return ref{}, req, err
 	}
 	pattern, err := a.str(argPattern)
 	if err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if pattern == "" {
-		return "", req, errorf("pattern is missing or empty: give a regular expression")
+		return ref{}, req, errorf("pattern is missing or empty: give a regular expression")
 	}
 	if len(pattern) > maxQueryBytes {
-		return "", req, errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
+		return ref{}, req, errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
 	}
 	sensitive, err := a.boolean(argCaseSensitive)
 	if err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if req.Want, err = a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt); err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	req.Want = min(req.Want, c.MaxResults)
 	if req.Start, err = a.integer(argStartLine, 2, 2, math.MaxInt); err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if !sensitive {
 		pattern = "(?i)" + pattern
@@ -69,28 +69,23 @@ func (c *config) parseSearch(a args) (path string, req searchRequest, err error)
 	// Only parsed here, for the message: the worker compiles it, as the
 	// program of a large pattern can be large.
 	if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
-		return "", req, errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
+		return ref{}, req, errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
 	}
 	req.Pattern = pattern
-	return path, req, nil
+	return file, req, nil
 }
 
 // search is lro_search. A worker matches the records and sends the
 // matches one by one; the server shows those that fit and stops it.
 func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error) {
-	path, req, err := c.parseSearch(a)
+	file, req, err := c.parseSearch(a)
 	if err != nil {
 		return nil, err
 	}
-	src, err := c.openSource(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-
 	var out strings.Builder
-	matches, used, next, last := 0, 0, 0, 0
-	err = c.limited(ctx, src, func(ctx context.Context) error {
+	matches, used, next, last, total := 0, 0, 0, 0, 0
+	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
+		total = src.lines()
 		return c.inWorker(ctx, src, &job{Tool: ToolSearch, Search: req}, func(fr *frame) bool {
 			n := fr.Line
 			last = n
@@ -120,7 +115,7 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 	switch {
 	case matches == 0:
 		note = fmt.Sprintf("No record from line %d to line %d matches.", req.Start, last)
-	case next > 0 && next <= src.lines():
+	case next > 0 && next <= total:
 		note = fmt.Sprintf("%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d.", matches, req.Start, next-1, argStartLine, next)
 	default:
 		note = fmt.Sprintf("%d matching records, from lines %d-%d (the end of the file).", matches, req.Start, last)

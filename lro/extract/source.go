@@ -17,12 +17,17 @@ import (
 // maxHeaderBytes bounds the header line, which the offloader keeps small.
 const maxHeaderBytes = 1 << 20
 
+// readBuffer is the size of a source's read buffer.
+const readBuffer = 64 << 10
+
 // source reads one offloaded file line by line, within the limits of a call.
 type source struct {
 	ctx    context.Context
-	f      *os.File
-	br     *bufio.Reader
-	path   string // absolute path, for messages
+	f      *os.File      // the file in a folder; nil for an object of a bucket
+	obj    *object       // the object of a bucket; nil for a file
+	closer io.Closer     // what Close closes
+	br     *bufio.Reader // reads the file or the object
+	path   string        // absolute path, or handle, for messages
 	header jsonl.Header
 	head   string // the header line as written
 	line   int    // number of the last line read; the header is line 1
@@ -34,38 +39,73 @@ type source struct {
 // errLineTooLong is wrapped when a line is longer than the caller's limit.
 var errLineTooLong = errors.New("line too long")
 
-// openSource opens path and reads its header.
-func (c *config) openSource(ctx context.Context, path string) (*source, error) {
-	f, abs, err := c.openFile(path)
+// withSource runs f on the file r names, opened, with its header read,
+// under the call's time limit, which the source reads under too. The
+// source is closed when f returns.
+func (c *config) withSource(ctx context.Context, r ref, f func(ctx context.Context, src *source) error) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
+	defer cancel()
+	src, err := c.openSource(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return f(ctx, src)
+}
+
+// openSource opens the file r names and reads its header: a file of the
+// output folder, or with a Store in a bucket, an object of the bucket.
+func (c *config) openSource(ctx context.Context, r ref) (*source, error) {
+	if c.Store != nil && c.Store.Dir() == "" {
+		return c.openObject(ctx, r)
+	}
+	f, abs, err := c.openFile(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSource(ctx, f, abs, c.MaxInputBytes)
+	// Read at offsets (pread), so that the server and a worker that
+	// share f do not share a position.
+	s, err := newSource(ctx, io.NewSectionReader(f, 0, math.MaxInt64), f, abs, c.MaxInputBytes)
 	if err != nil {
-		f.Close()
-		if errors.Is(err, io.EOF) {
-			return nil, errorf("file_path %q is empty, not an offloaded file", path)
-		}
-		return nil, errorf("file_path %q is not an offloaded file: line 1 is not a valid header (%v)", path, err)
+		return nil, c.headerError(ctx, r, err)
+	}
+	s.f = f
+	return s, nil
+}
+
+// headerError returns the tool error for a file whose header could not be
+// read.
+func (c *config) headerError(ctx context.Context, r ref, err error) error {
+	var te *toolError
+	switch {
+	case errors.As(err, &te):
+		return err
+	case ctx.Err() != nil:
+		return c.stopped(ctx)
+	case errors.Is(err, io.EOF):
+		return errorf("%s is empty, not an offloaded file", r)
+	}
+	return errorf("%s is not an offloaded file: line 1 is not a valid header (%v)", r, err)
+}
+
+// newSource reads r from its start, header first, within limit bytes. Its
+// Close closes closer. On an error it closes closer and returns no source.
+func newSource(ctx context.Context, r io.Reader, closer io.Closer, path string, limit int64) (*source, error) {
+	s := &source{ctx: ctx, br: bufio.NewReaderSize(r, readBuffer), closer: closer, path: path, limit: limit}
+	line, err := s.next(maxHeaderBytes)
+	if err == nil {
+		s.head = string(line)
+		s.header, err = jsonl.ReadHeader(bytes.NewReader(line))
+	}
+	if err != nil {
+		closer.Close()
+		return nil, err
 	}
 	return s, nil
 }
 
-// newSource reads the open file f from its start, header first, within
-// limit bytes. It reads at offsets (pread), so that the server and a
-// worker that share f do not share a position.
-func newSource(ctx context.Context, f *os.File, path string, limit int64) (*source, error) {
-	s := &source{ctx: ctx, f: f, br: bufio.NewReaderSize(io.NewSectionReader(f, 0, math.MaxInt64), 64<<10), path: path, limit: limit}
-	line, err := s.next(maxHeaderBytes)
-	if err != nil {
-		return nil, err
-	}
-	s.head = string(line)
-	s.header, err = jsonl.ReadHeader(bytes.NewReader(line))
-	return s, err
-}
-
-func (s *source) Close() error { return s.f.Close() }
+// Close closes the file, or ends the read of the object.
+func (s *source) Close() error { return s.closer.Close() }
 
 // lines is the number of lines the header announces, header included.
 func (s *source) lines() int { return s.header.Count + 1 }
@@ -124,9 +164,19 @@ func (s *source) next(maxLen int) ([]byte, error) {
 			}
 			return trimEOL(s.buf), nil
 		default:
-			return nil, errorf("reading %s: %v", s.path, err)
+			return nil, s.failed(err)
 		}
 	}
+}
+
+// failed returns the error of a read that failed: the call's own end (its
+// time limit, or a cancel, which also ends the GET of an object), or the
+// failure, as a tool error.
+func (s *source) failed(err error) error {
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return errorf("reading %s: %v", s.path, err)
 }
 
 func (s *source) inputLimit() error {
@@ -166,7 +216,7 @@ func (s *source) skipLine() (ok bool, err error) {
 			s.line++
 			return true, nil
 		default:
-			return false, errorf("reading %s: %v", s.path, err)
+			return false, s.failed(err)
 		}
 	}
 }
@@ -240,7 +290,7 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 				return "", 0, false, err
 			}
 		default:
-			return "", 0, false, errorf("reading %s: %v", s.path, rerr)
+			return "", 0, false, s.failed(rerr)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func TestLineRange(t *testing.T) {
 	for _, tt := range []struct{ offset, count int }{
 		{0, 10}, {1, 5}, {65_530, 20}, {131_071, 3}, {len(want) - 5, 100}, {len(want), 10}, {len(want) + 7, 10}, {0, len(want) + 1},
 	} {
-		src, err := c.openSource(context.Background(), path)
+		src, err := c.openSource(context.Background(), ref{argFilePath, path})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestSourceInputLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := c.openSource(context.Background(), path)
+	src, err := c.openSource(context.Background(), ref{argFilePath, path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -35,6 +36,7 @@ const (
 // so that it always names arguments the tools take.
 const (
 	argFilePath      = offload.ArgFilePath
+	argHandle        = offload.ArgHandle
 	argRecipe        = offload.ArgRecipe
 	argQuery         = offload.ArgQuery
 	argParams        = offload.ArgParams
@@ -57,10 +59,13 @@ const (
 const maxQueryBytes = 64 << 10
 
 // AddTools registers lro_extract, lro_read and lro_search on s. They read
-// the offloaded files in opts.Dir (see [Options]); a nil opts uses every
-// default. It returns an error wrapping [ErrInvalidOption] for invalid
-// options, and [ErrNoWorker] if the program did not call [RunWorker] first
-// in main, and registers nothing then.
+// the offloaded files in opts.Dir, or of opts.Store (see [Options]); a nil
+// opts uses every default. With a Store, AddTools also registers the
+// resource template lro://results/{handle}, whose resources/read returns a
+// stored result whole, as text (application/jsonl). It returns an error
+// wrapping [ErrInvalidOption] for invalid options, and [ErrNoWorker] if
+// the program did not call [RunWorker] first in main, and registers
+// nothing then.
 //
 // lro_extract and lro_search evaluate each call in a worker process, the
 // program itself started again (see [RunWorker]), with the call's memory
@@ -103,6 +108,9 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		InputSchema: searchSchema(),
 		Annotations: readOnly,
 	}, c.handler(ToolSearch, c.search))
+	if c.Store != nil {
+		s.AddResourceTemplate(resultTemplate(), c.readResource)
+	}
 	return nil
 }
 
@@ -133,9 +141,9 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 }
 
 var toolArgs = map[string][]string{
-	ToolExtract: {argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw, argWhere, argCount, argFields},
-	ToolRead:    {argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
-	ToolSearch:  {argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
+	ToolExtract: {argHandle, argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw, argWhere, argCount, argFields},
+	ToolRead:    {argHandle, argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
+	ToolSearch:  {argHandle, argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
 }
 
 func toolFailure(err error) *mcp.CallToolResult {
@@ -155,28 +163,37 @@ func textResult(texts ...string) *mcp.CallToolResult {
 	return res
 }
 
-const extractDescription = `Query an offloaded result (a JSONL file named in an offload descriptor's file_path) without a shell: run one of the descriptor's 10 jq recipes by number, or a jq filter of your own, over the records (line 2 onwards; line 1 is the header), and get the output, one result per line (compact JSON, or plain text for string results of a raw recipe or with raw=true).
+const extractDescription = `Query an offloaded result (named by the handle or file_path of an offload descriptor) without a shell: run one of the descriptor's 10 jq recipes by number, or a jq filter of your own, over the records (line 2 onwards; line 1 is the header), and get the output, one result per line (compact JSON, or plain text for string results of a raw recipe or with raw=true).
 A filter runs on each record, like tail -n +2 file | jq 'filter'; with slurp=true it runs once on the array of all records, like jq -s. Give exactly one of recipe, query and where. params sets a recipe's parameters (their names are in the recipe list of the descriptor's guidance), or defines $variables for a query: params={"ns": "_semantic"} makes $ns available.
 Or filter without jq: where holds conditions on fields, all of which must hold, with count=true for just the number of matching records or fields to show only some fields. Example: where={"namespace": {"prefix": "_semantic"}, "provenance.confidence": {"gte": 0.8}, "tags": "cache"}, count=true.
 An output above the size threshold is written to a new offloaded file, described in the answer, which you can query the same way.`
 
-const readDescription = `Read lines of an offloaded result (a JSONL file named in an offload descriptor's file_path), numbered as in the file: line 1 is the header, records start at line 2. Each line is shown as "N: text". A very long line can be read in pieces with char_offset and max_chars. The answer says where to continue when it stops early.`
+const readDescription = `Read lines of an offloaded result (named by the handle or file_path of an offload descriptor), numbered as in the file: line 1 is the header, records start at line 2. Each line is shown as "N: text". A very long line can be read in pieces with char_offset and max_chars. The answer says where to continue when it stops early.`
 
-const searchDescription = `Find the records of an offloaded result (a JSONL file named in an offload descriptor's file_path) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"line": N, "record": ...}, or for a long record {"line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read).`
+const searchDescription = `Find the records of an offloaded result (named by the handle or file_path of an offload descriptor) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"line": N, "record": ...}, or for a long record {"line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read).`
 
-func filePathSchema() map[string]any {
-	return map[string]any{
+// fileProperties are the schemas of the two arguments that name the file,
+// one of which a call gives. The schema does not require either (anyOf at
+// the top of an input schema is refused by some clients): the
+// descriptions say it, and the tools check it.
+func fileProperties(props map[string]any) map[string]any {
+	props[argHandle] = map[string]any{
 		"type":        "string",
 		"minLength":   1,
-		"description": "Absolute path of the offloaded JSONL file: the file_path of the offload descriptor. The bare file name also works. Only offloaded files in the server's output folder can be read.",
+		"description": "The handle of the offload descriptor: the result's name on the server, valid on any of its replicas until the result expires. Give handle or file_path.",
 	}
+	props[argFilePath] = map[string]any{
+		"type":        "string",
+		"minLength":   1,
+		"description": "The file_path of the offload descriptor; the bare file name also works. Give file_path or handle.",
+	}
+	return props
 }
 
 func extractSchema() map[string]any {
 	return map[string]any{
 		"type": "object",
-		"properties": map[string]any{
-			argFilePath: filePathSchema(),
+		"properties": fileProperties(map[string]any{
 			argRecipe: map[string]any{
 				"type": []string{"integer", "null"}, "minimum": 1, "maximum": recipes.Count,
 				"description": "Number of the recipe to run, 1 to 10, as listed in the offload descriptor. Give recipe or query, not both.",
@@ -228,8 +245,7 @@ func extractSchema() map[string]any {
 				"type": []string{"array", "null"}, "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1},
 				"description": `With where: show only these fields of each matching record (names or dotted paths), for example ["id", "title"].`,
 			},
-		},
-		"required":             []string{argFilePath},
+		}),
 		"additionalProperties": false,
 	}
 }
@@ -237,8 +253,7 @@ func extractSchema() map[string]any {
 func readSchema() map[string]any {
 	return map[string]any{
 		"type": "object",
-		"properties": map[string]any{
-			argFilePath: filePathSchema(),
+		"properties": fileProperties(map[string]any{
 			argLine: map[string]any{
 				"type": []string{"integer", "null"}, "minimum": 1, "default": 1,
 				"description": "First line to read. Line 1 is the header; records start at line 2.",
@@ -255,8 +270,7 @@ func readSchema() map[string]any {
 				"type": []string{"integer", "null"}, "minimum": 1,
 				"description": "Show at most this many characters of each line. If omitted, as many as fit in the size threshold.",
 			},
-		},
-		"required":             []string{argFilePath},
+		}),
 		"additionalProperties": false,
 	}
 }
@@ -264,8 +278,7 @@ func readSchema() map[string]any {
 func searchSchema() map[string]any {
 	return map[string]any{
 		"type": "object",
-		"properties": map[string]any{
-			argFilePath: filePathSchema(),
+		"properties": fileProperties(map[string]any{
 			argPattern: map[string]any{
 				"type": "string", "minLength": 1, "maxLength": maxQueryBytes,
 				"description": "Regular expression (RE2 syntax, as in Go) matched against every string, number and boolean value of each record, for example ERROR|FATAL.",
@@ -282,8 +295,8 @@ func searchSchema() map[string]any {
 				"type": []string{"integer", "null"}, "minimum": 2, "default": 2,
 				"description": "Line to start searching at, to continue an earlier search. Records start at line 2.",
 			},
-		},
-		"required":             []string{argFilePath, argPattern},
+		}),
+		"required":             []string{argPattern},
 		"additionalProperties": false,
 	}
 }
@@ -303,59 +316,59 @@ type extractRequest struct {
 
 // parseExtract reads the arguments of lro_extract: every argument of the
 // tool is read here.
-func parseExtract(a args) (path string, req extractRequest, err error) {
-	if path, err = a.str(argFilePath); err != nil {
-		return "", req, err
+func parseExtract(a args) (file ref, req extractRequest, err error) {
+	if file, err = a.file(); err != nil {
+		return ref{}, req, err
 	}
 	recipeGiven, queryGiven, whereGiven := a.present(argRecipe), a.present(argQuery), a.present(argWhere)
 	switch {
 	case whereGiven && (recipeGiven || queryGiven):
-		return "", req, errorf("give one of recipe, query and where, not several")
+		return ref{}, req, errorf("give one of recipe, query and where, not several")
 	case recipeGiven && queryGiven:
-		return "", req, errorf("give either recipe or query, not both")
+		return ref{}, req, errorf("give either recipe or query, not both")
 	case !recipeGiven && !queryGiven && !whereGiven:
-		return "", req, errorf("give recipe (1 to %d, a recipe of the offload descriptor), query (a jq filter) or where (conditions on fields)", recipes.Count)
+		return ref{}, req, errorf("give recipe (1 to %d, a recipe of the offload descriptor), query (a jq filter) or where (conditions on fields)", recipes.Count)
 	case !whereGiven && (a.present(argCount) || a.present(argFields)):
-		return "", req, errorf("count and fields apply to where; with a query, write them in jq (length with slurp=true, {id, title})")
+		return ref{}, req, errorf("count and fields apply to where; with a query, write them in jq (length with slurp=true, {id, title})")
 	case whereGiven:
 		for _, name := range []string{argParams, argSlurp, argRaw} {
 			if a.present(name) {
-				return "", req, errorf("%s applies to a recipe or a query, not to where: where takes its values in its conditions and sets its own way to run", name)
+				return ref{}, req, errorf("%s applies to a recipe or a query, not to where: where takes its values in its conditions and sets its own way to run", name)
 			}
 		}
 		if req.Where, err = parseWhere(a); err != nil {
-			return "", req, err
+			return ref{}, req, err
 		}
-		return path, req, nil
+		return file, req, nil
 	}
 	if req.Recipe, err = a.integer(argRecipe, 0, 1, recipes.Count); err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if req.Query, err = a.str(argQuery); err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if queryGiven && strings.TrimSpace(req.Query) == "" {
-		return "", req, errorf("query is empty")
+		return ref{}, req, errorf("query is empty")
 	}
 	if req.Params, err = a.object(argParams); err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if req.Slurp, err = a.boolean(argSlurp); err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if req.Raw, err = a.boolean(argRaw); err != nil {
-		return "", req, err
+		return ref{}, req, err
 	}
 	if recipeGiven && (req.Slurp || req.Raw) {
-		return "", req, errorf("slurp and raw apply to a query; recipe %d sets its own", req.Recipe)
+		return ref{}, req, errorf("slurp and raw apply to a query; recipe %d sets its own", req.Recipe)
 	}
-	return path, req, nil
+	return file, req, nil
 }
 
 // extract is lro_extract. The server checks the arguments, the query and
 // the file, and a worker evaluates the recipe or query over the file.
 func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, error) {
-	path, req, err := parseExtract(a)
+	file, req, err := parseExtract(a)
 	if err != nil {
 		return nil, err
 	}
@@ -370,14 +383,11 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 			return nil, errorf("the query does not compile: %v", err)
 		}
 	}
-	src, err := c.openSource(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
 	var res *results
 	var label string
-	err = c.limited(ctx, src, func(ctx context.Context) error {
+	var header jsonl.Header
+	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
+		header = src.header
 		return c.inWorker(ctx, src, &job{Tool: ToolExtract, Extract: req}, func(fr *frame) bool {
 			res, label = fr.Results.results(), fr.Label
 			return false
@@ -386,7 +396,7 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	if err != nil {
 		return nil, err
 	}
-	return c.answer(ctx, src, label, res), nil
+	return c.answer(ctx, header, label, res), nil
 }
 
 // evaluate runs the recipe or query of req over the records of src, in a

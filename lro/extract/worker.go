@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,7 +20,8 @@ import (
 // A query of the caller, a regular expression and the records of a file
 // are evaluated in a worker process: the host program started again with
 // workerEnv set, which [RunWorker] hands over to. The worker gets the file
-// the server opened and checked (as file descriptor 3), and the job (the
+// the server opened and checked as file descriptor 3 (or, for an object of
+// a bucket, a pipe that carries it: see object.go), and the job (the
 // tool's parsed arguments and the call's limits) on its standard input; it
 // sets its own resource limits before it reads a record, and writes its
 // answer as frames on its standard output. The server kills it when the
@@ -72,7 +74,8 @@ func RunWorker() {
 // job is what the server sends a worker.
 type job struct {
 	Tool    string
-	Path    string // the file's absolute path, for messages
+	Path    string // the file's absolute path, or its handle, for messages
+	Stream  bool   // file descriptor 3 is a pipe that carries an object, not the file
 	Limits  limits
 	Extract extractRequest
 	Search  searchRequest
@@ -139,7 +142,7 @@ func (w *wireResults) results() *results {
 
 // inWorker runs j over the file of src in a worker process and calls each
 // with every frame it sends, until each returns false or the worker sends
-// its last frame. ctx carries the call's time limit (see limited): the
+// its last frame. ctx carries the call's time limit (see withSource): the
 // worker is killed when it is done. A worker that dies is described by the
 // limit it hit.
 func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*frame) bool) error {
@@ -157,19 +160,28 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return errorf("cannot start a worker: %v", err)
 	}
 	j.Path, j.Limits = src.path, c.limits()
+	wctx, kill := context.WithCancel(ctx)
+	defer kill()
+	fd3 := src.f
+	var fe *feed
+	if src.obj != nil {
+		if fe, err = src.obj.feed(kill); err != nil {
+			return errorf("cannot start a worker: %v", err)
+		}
+		defer fe.stop() // when the worker failed to start
+		fd3, j.Stream = fe.r, true
+	}
 	var in bytes.Buffer
 	if err := gob.NewEncoder(&in).Encode(j); err != nil {
 		return err
 	}
-	wctx, kill := context.WithCancel(ctx)
-	defer kill()
 	cmd := exec.CommandContext(wctx, exe)
 	// The environment is kept for what the program needs to start (the
 	// query sees none of it: env and $ENV are empty).
 	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
 		"GOMEMLIMIT="+strconv.FormatInt(c.MaxMemoryBytes, 10))
 	cmd.Stdin = &in
-	cmd.ExtraFiles = []*os.File{src.f}
+	cmd.ExtraFiles = []*os.File{fd3}
 	cmd.SysProcAttr = sysProcAttr()
 	stderr := &headBuffer{max: maxStderr}
 	cmd.Stderr = stderr
@@ -183,6 +195,9 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 			return c.stopped(ctx)
 		}
 		return errorf("cannot start a worker: %v", err)
+	}
+	if fe != nil {
+		fe.r.Close() // the worker has its own
 	}
 	dec := gob.NewDecoder(bufio.NewReader(stdout))
 	var last *frame
@@ -198,6 +213,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	}
 	kill()
 	waitErr := cmd.Wait()
+	var getErr error
+	if fe != nil {
+		getErr = fe.stop()
+	}
 	switch {
 	case last != nil && last.Err != "":
 		return &toolError{last.Err}
@@ -206,8 +225,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return nil
 	case last != nil: // the server has what it shows
 		return nil
-	case ctx.Err() != nil:
+	case ctx.Err() != nil: // which also ends the GET
 		return c.stopped(ctx)
+	case getErr != nil:
+		return errorf("reading %s: %v", src.path, getErr)
 	}
 	return c.died(waitErr, stderr.String())
 }
@@ -270,15 +291,23 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	send := func(fr *frame) bool {
 		return enc.Encode(fr) == nil && bw.Flush() == nil
 	}
-	err := runJob(&j, os.NewFile(3, j.Path), send)
+	f := os.NewFile(3, j.Path)
+	var r io.Reader = f
+	if !j.Stream {
+		// The server reads the file too: read at offsets (pread), so
+		// as not to share its position.
+		r = io.NewSectionReader(f, 0, math.MaxInt64)
+	}
+	err := runJob(&j, r, f, send)
 	if err != nil {
 		send(&frame{Err: err.Error()})
 	}
 	return 0
 }
 
-// runJob runs j over f in the worker.
-func runJob(j *job, f *os.File, send func(*frame) bool) (err error) {
+// runJob runs j over the file that r reads from its start, in the worker;
+// it closes closer.
+func runJob(j *job, r io.Reader, closer io.Closer, send func(*frame) bool) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -286,10 +315,11 @@ func runJob(j *job, f *os.File, send func(*frame) bool) (err error) {
 	}()
 	c := j.Limits.config()
 	ctx := context.Background()
-	src, err := newSource(ctx, f, j.Path, c.MaxInputBytes)
+	src, err := newSource(ctx, r, closer, j.Path, c.MaxInputBytes)
 	if err != nil {
 		return err
 	}
+	defer src.Close()
 	switch j.Tool {
 	case ToolExtract:
 		label, res, err := c.evaluate(ctx, src, &j.Extract)

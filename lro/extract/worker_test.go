@@ -85,7 +85,7 @@ func BenchmarkWorker(b *testing.B) {
 	b.Run("in-process", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			src, err := c.openSource(ctx, w.Path())
+			src, err := c.openSource(ctx, ref{argFilePath, w.Path()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -98,12 +98,8 @@ func BenchmarkWorker(b *testing.B) {
 	b.Run("worker", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			src, err := c.openSource(ctx, w.Path())
-			if err != nil {
-				b.Fatal(err)
-			}
 			var n int
-			err = c.limited(ctx, src, func(ctx context.Context) error {
+			err := c.withSource(ctx, ref{argFilePath, w.Path()}, func(ctx context.Context, src *source) error {
 				return c.inWorker(ctx, src, &job{Tool: ToolExtract, Extract: req}, func(fr *frame) bool {
 					n = len(fr.Results.Spans)
 					return false
@@ -112,7 +108,6 @@ func BenchmarkWorker(b *testing.B) {
 			if err != nil || n != 20 {
 				b.Fatal(err, n)
 			}
-			src.Close()
 		}
 	})
 }

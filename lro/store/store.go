@@ -143,13 +143,25 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	if err != nil {
 		if safe != location {
 			// The message may quote the URL: keep its password out.
-			return nil, errors.New(strings.ReplaceAll(err.Error(), location, safe))
+			return nil, &redactedError{msg: strings.ReplaceAll(err.Error(), location, safe), err: err}
 		}
 		return nil, err
 	}
 	s.bucket, s.owned = b, true
 	return s, nil
 }
+
+// redactedError is an error of an opener whose message had a URL's
+// password taken out. It matches what the error matched with errors.Is
+// (ErrInvalidOption, say), but does not unwrap to it, whose message holds
+// the password.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string        { return e.msg }
+func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }
 
 // redact returns the URL location without its password, for error
 // messages.

@@ -487,6 +487,10 @@ func TestOpen(t *testing.T) {
 	if _, err := store.Open(ctx, "s3://user:secret@b?no_such_parameter=1", nil); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("Open = %v; want an error without the URL's password", err)
 	}
+	// Without the password, the error still is what it was.
+	if _, err := store.Open(ctx, "gs://user:secret@b", nil); !errors.Is(err, store.ErrInvalidOption) || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "gs://user:xxxxx@b") {
+		t.Errorf("Open of a URL with a password and no driver = %v; want ErrInvalidOption naming the redacted URL", err)
+	}
 	store.RegisterOpener(nil)
 	_, err := store.Open(ctx, "s3://user:secret@b", nil)
 	store.RegisterOpener(blobstore.Open)

@@ -1,0 +1,77 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/lro/store"
+)
+
+// resultTemplate is the resource template of the results of a Store: the
+// offloader links each descriptor to ResultURIPrefix + handle.
+func resultTemplate() *mcp.ResourceTemplate {
+	return &mcp.ResourceTemplate{
+		Name:        "lro-result",
+		Title:       "Offloaded result",
+		URITemplate: offload.ResultURIPrefix + "{handle}",
+		MIMEType:    store.ContentType,
+		Description: "An offloaded result, whole: its JSONL file (a header line, then one record a line), by the handle of its offload descriptor, until it expires. To query or read a part of it, use lro_extract, lro_read or lro_search with the handle.",
+	}
+}
+
+// readResource is resources/read of a stored result: the object, whole,
+// as text (as a blob if it is not UTF-8, which the offloader does not
+// write), within the call's time limit and MaxOutputBytes. An unknown or
+// expired handle is the protocol's resource-not-found error, with the
+// Store's message, which says which.
+func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	handle, _ := strings.CutPrefix(uri, offload.ResultURIPrefix)
+	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
+	defer cancel()
+	r, err := c.Store.NewReader(ctx, handle)
+	switch {
+	case errors.Is(err, store.ErrUnknownHandle), errors.Is(err, store.ErrExpiredHandle):
+		data, _ := json.Marshal(map[string]string{"uri": uri})
+		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: err.Error(), Data: data}
+	case err != nil:
+		return nil, c.resourceError(ctx, uri, err)
+	}
+	defer r.Close()
+	if size, limit := r.Size(), int64(c.MaxOutputBytes); size > limit {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+			"%s is %d bytes, more than the %d bytes one read may return (MaxOutputBytes): query it with %s, or read it in pieces with %s, with %s=%q",
+			uri, size, limit, ToolExtract, ToolRead, argHandle, handle)}
+	}
+	data, err := io.ReadAll(io.LimitReader(r, int64(c.MaxOutputBytes)+1))
+	if err == nil && int64(len(data)) != r.Size() {
+		err = fmt.Errorf("read %d of its %d bytes", len(data), r.Size())
+	}
+	if err != nil {
+		return nil, c.resourceError(ctx, uri, err)
+	}
+	content := &mcp.ResourceContents{URI: uri, MIMEType: store.ContentType}
+	if utf8.Valid(data) {
+		content.Text = string(data)
+	} else {
+		content.Blob = data
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{content}}, nil
+}
+
+// resourceError returns the error of a resources/read that failed.
+func (c *config) resourceError(ctx context.Context, uri string, err error) error {
+	if errors.Is(context.Cause(ctx), errTimeout) {
+		err = fmt.Errorf("stopped after %v, the time limit of one call (Timeout)", c.Timeout)
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
+}

@@ -1,0 +1,43 @@
+package extract_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/lro/extract"
+)
+
+// BenchmarkBucketVsFolder runs the calls of BenchmarkRecipeVsJQ on the
+// 10,000-record file kept in a bucket in memory (memblob), by handle,
+// side by side with the same file in a folder, by file_path: what the GET
+// and the pipe to the worker cost over reading a file (a bucket over the
+// network adds its own transfer). Answers stay inline (no offload in
+// turn), so that both arms only read. Report the ratio bucket/folder.
+func BenchmarkBucketVsFolder(b *testing.B) {
+	dir := b.TempDir()
+	path, _ := benchFile(b, dir)
+	st := newStore(b, newBucket(b), newClock())
+	handle := put(b, st, "full", benchMemories(10_000))
+	folder := session(b, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+	bucket := session(b, &extract.Options{Store: st, ThresholdTokens: 1 << 30})
+	for _, tc := range benchRecipes {
+		b.Run(tc.name, func(b *testing.B) {
+			byPath := tc.args(path)
+			byHandle := tc.args(handle)
+			delete(byHandle, "file_path")
+			byHandle["handle"] = handle
+			run := func(cs *mcp.ClientSession, args map[string]any) func() {
+				return func() {
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
+					if err != nil || res.IsError {
+						b.Fatalf("lro_extract failed: %v %v", err, res)
+					}
+				}
+			}
+			sidebyside.Run(b, sidebyside.Arm{Name: "bucket", Run: run(bucket, byHandle)}, sidebyside.Arm{Name: "folder", Run: run(folder, byPath)})
+		})
+	}
+}
