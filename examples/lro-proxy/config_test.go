@@ -100,3 +100,12 @@ func TestSetupRefusesMistypedVariable(t *testing.T) {
 		t.Errorf("setup = %v, want an error naming ATLATL_PROMPT__OFFLOAD__THRESHOLD", err)
 	}
 }
+
+func TestSetupRefusesStorage(t *testing.T) {
+	t.Setenv("ATLATL_PROMPT__OFFLOAD__STORAGE", t.TempDir())
+	var stderr strings.Builder
+	_, err := setup([]string{"-url", "http://h/mcp"}, &stderr, os.LookupEnv)
+	if err == nil || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__STORAGE") {
+		t.Errorf("setup = %v, want an error naming ATLATL_PROMPT__OFFLOAD__STORAGE", err)
+	}
+}

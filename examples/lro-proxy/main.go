@@ -191,6 +191,10 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if err != nil {
 		return nil, err
 	}
+	if opts.Store != nil {
+		opts.Store.Close()
+		return nil, errors.New("storage (the [prompt.offload] key or ATLATL_PROMPT__OFFLOAD__STORAGE) is for servers run as several replicas; the proxy writes offloaded results to a folder on this machine (output_dir)")
+	}
 	c.opts = opts
 	return c, nil
 }

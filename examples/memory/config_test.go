@@ -120,3 +120,48 @@ func TestSetupRefusesMistypedVariable(t *testing.T) {
 		t.Errorf("setup = %v, want an error naming ATLATL_PROMPT__OFFLOAD__THRESHOLD", err)
 	}
 }
+
+// TestStorageFlag checks -storage: a bucket URL gives a bucket store and
+// the extraction tools, a folder a folder store, the flag overrides the
+// environment, and a URL nothing can open is an error naming the flag.
+func TestStorageFlag(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		bucket  bool
+		wantErr string
+	}{
+		{"bucket", []string{"-storage", "file://" + filepath.ToSlash(dir)}, nil, true, ""},
+		{"folder", []string{"-storage", dir}, nil, false, ""},
+		{"flag over environment", []string{"-storage", "file://" + filepath.ToSlash(dir)}, map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": dir}, true, ""},
+		{"environment", nil, map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": "file://" + filepath.ToSlash(dir)}, true, ""},
+		{"unknown scheme", []string{"-storage", "nope://bucket"}, nil, false, "flag -storage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			a, err := setup(append([]string{"-records", "3"}, tt.args...), &stderr, env(tt.env))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("setup = %v, want an error naming %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.opts.Store.Close()
+			if a.opts.Store == nil {
+				t.Fatal("no store")
+			}
+			if bucket := a.opts.Store.Dir() == ""; bucket != tt.bucket {
+				t.Errorf("bucket = %v, want %v", bucket, tt.bucket)
+			}
+			if a.opts.ExtractTools != tt.bucket {
+				t.Errorf("ExtractTools = %v, want %v (on with a bucket)", a.opts.ExtractTools, tt.bucket)
+			}
+		})
+	}
+}

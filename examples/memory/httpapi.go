@@ -20,15 +20,16 @@ type listPage struct {
 	NextOffset *int            `json:"next_offset,omitempty"`
 }
 
-// newHTTPHandler serves the MCP server s over streamable HTTP at /mcp, and
+// newHTTPHandler serves the MCP server s over streamable HTTP at /mcp,
+// statelessly if asked (no session: any replica answers any request), and
 // the HTTP API's GET /v1/memories on store.
 //
 // The HTTP API never offloads: as the specification says, HTTP clients page
 // with limit and offset instead (LRO applies at the MCP transport layer).
-func newHTTPHandler(s *mcp.Server, store *memory.Store, logger *slog.Logger) http.Handler {
+func newHTTPHandler(s *mcp.Server, store *memory.Store, logger *slog.Logger, stateless bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Logger: logger}))
+		&mcp.StreamableHTTPOptions{Logger: logger, Stateless: stateless}))
 	mux.HandleFunc("GET /v1/memories", func(w http.ResponseWriter, r *http.Request) {
 		listHTTP(w, r, store)
 	})

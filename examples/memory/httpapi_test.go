@@ -19,7 +19,7 @@ import (
 )
 
 func TestHTTPList(t *testing.T) {
-	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, testOpts(t)), bigStore, slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, testOpts(t)), bigStore, slog.New(slog.DiscardHandler), false))
 	defer srv.Close()
 	tests := []struct {
 		name       string
@@ -85,7 +85,7 @@ func TestHTTPList(t *testing.T) {
 // The MCP server is reachable over streamable HTTP at /mcp, with offloading.
 func TestHTTPMCP(t *testing.T) {
 	opts := testOpts(t)
-	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, opts), bigStore, slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, opts), bigStore, slog.New(slog.DiscardHandler), false))
 	defer srv.Close()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "v0"}, nil).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
@@ -106,7 +106,7 @@ func TestHTTPMCP(t *testing.T) {
 // client's machine; other clients still get descriptors.
 func TestHTTPProxyClientInline(t *testing.T) {
 	opts := testOpts(t)
-	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, opts), bigStore, slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, opts), bigStore, slog.New(slog.DiscardHandler), false))
 	defer srv.Close()
 	caps := &mcp.ClientCapabilities{}
 	caps.AddExtension(lro.ProxyKey, lro.ProxySettings())

@@ -13,8 +13,14 @@
 //	go run ./examples/memory
 //
 // With -http it serves streamable HTTP at /mcp, and the HTTP API's
-// GET /v1/memories (offset pagination, no offloading), instead. Run it with
-// -h for every flag. Logs go to stderr.
+// GET /v1/memories (offset pagination, no offloading), instead. With
+// -storage it keeps offloaded results in a bucket (S3 and S3-compatible
+// servers, or file:///folder) that several replicas share, and serves HTTP
+// statelessly, so that any replica answers any call:
+//
+//	go run ./examples/memory -http :8080 -storage 's3://bucket?endpoint=http://127.0.0.1:7070&region=us-east-1&use_path_style=true'
+//
+// Run it with -h for every flag. Logs go to stderr.
 package main
 
 import (
@@ -37,6 +43,12 @@ import (
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/lro/store"
+	// Bucket URLs for -storage and the storage key: s3:// (S3 and
+	// S3-compatible servers) and file://.
+	_ "github.com/zircote/lro-go/lro/store/blobstore"
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/s3blob"
 )
 
 func main() {
@@ -81,10 +93,18 @@ too).
 
 Offloading is configured, each source overriding the one before: built-in
 defaults; the [prompt.offload] section of the TOML file given by -config
-(keys enabled, threshold_tokens, ttl_seconds, output_dir, profile, and
-per-tool tables [prompt.offload.tools.NAME]); the environment variables
+(keys enabled, threshold_tokens, ttl_seconds, output_dir, storage, profile,
+and per-tool tables [prompt.offload.tools.NAME]); the environment variables
 ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
-..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
+..._OUTPUT_DIR, ..._STORAGE and ..._PROFILE; and the flags -threshold,
+-output-dir and -storage.
+
+With a storage bucket (s3://bucket?endpoint=...&region=..., file:///folder),
+offloaded results are kept in the bucket under names that are their handles,
+every replica of the server reads them (lro_extract, lro_read, lro_search and
+resources/read of lro://results/{handle}, all served then), and HTTP is
+served statelessly: run as many replicas as needed behind a load balancer.
+S3 credentials come from the AWS environment variables or shared files.
 
 A client that identifies itself as a local LRO proxy (examples/lro-proxy; the
 capability extension or request _meta "io.github.zircote/lro": {"proxy": true})
@@ -117,7 +137,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	extractTimeout := fs.Duration("extract-timeout", extract.DefaultTimeout, "with -extract: the time limit of one lro_extract, lro_read or lro_search call")
 	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "with -extract: the `MiB` of memory the worker process of one lro_extract or lro_search call may use")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
-	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder for expired files this `often` (default 1h)")
+	storage := fs.String("storage", "", "keep offloaded files in this bucket `URL` (s3://bucket?endpoint=...&region=..., file:///folder), which several replicas share, and serve HTTP statelessly (overrides config and environment)")
+	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder or bucket for expired files this `often` (default 1h)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -159,6 +180,21 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if err != nil {
 		return nil, err
 	}
+	if set["storage"] {
+		if opts.Store != nil {
+			opts.Store.Close() // the configuration's, which the flag overrides
+		}
+		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL, Now: opts.Now})
+		if err != nil {
+			return nil, fmt.Errorf("flag -storage: %w", err)
+		}
+		opts.Store = st
+	}
+	if opts.Store != nil && opts.Store.Dir() == "" {
+		// The client cannot read a bucket: the descriptors point to the
+		// extraction tools, which every replica serves.
+		opts.ExtractTools = true
+	}
 
 	var ms []memory.Memory
 	switch {
@@ -189,13 +225,20 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	if err != nil {
 		return err
 	}
+	bucket := a.opts.Store != nil && a.opts.Store.Dir() == ""
+	if a.opts.Store != nil {
+		defer a.opts.Store.Close()
+	}
 	s := newServer(a.store, a.opts)
-	a.logger.Info("memory server starting",
+	where := []any{"output_dir", a.opts.OutputDir}
+	if bucket {
+		where = []any{"storage", "bucket"}
+	}
+	a.logger.Info("memory server starting", append([]any{
 		"memories", a.store.Len(),
 		"offload", !a.opts.Disabled,
 		"threshold_tokens", a.opts.ThresholdTokens,
-		"ttl", a.opts.TTL,
-		"output_dir", a.opts.OutputDir)
+		"ttl", a.opts.TTL}, where...)...)
 	if !a.opts.Disabled {
 		// The specification's offload_cleanup task: delete files whose TTL
 		// has passed, now and every hour (-cleanup-interval), with an
@@ -209,15 +252,18 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	if a.http == "" {
 		return s.Run(ctx, &mcp.StdioTransport{})
 	}
-	if !a.opts.Disabled {
+	if !a.opts.Disabled && !bucket {
 		a.logger.Warn("offloading over HTTP writes files on this host; clients elsewhere cannot read them (disable with ATLATL_PROMPT__OFFLOAD__ENABLED=false, or connect through the local LRO proxy, examples/lro-proxy, which receives full results inline and offloads on the client's machine)")
 	}
 	ln, err := net.Listen("tcp", a.http)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: newHTTPHandler(s, a.store, a.logger), ReadHeaderTimeout: 10 * time.Second}
-	a.logger.Info("serving HTTP", "mcp", "http://"+ln.Addr().String()+"/mcp", "api", "http://"+ln.Addr().String()+"/v1/memories")
+	// With a bucket, no call depends on the replica that served an
+	// earlier one: HTTP is served statelessly (which the 2026-07-28
+	// protocol requires of streamable HTTP in go-sdk).
+	srv := &http.Server{Handler: newHTTPHandler(s, a.store, a.logger, bucket), ReadHeaderTimeout: 10 * time.Second}
+	a.logger.Info("serving HTTP", "mcp", "http://"+ln.Addr().String()+"/mcp", "api", "http://"+ln.Addr().String()+"/v1/memories", "stateless", bucket)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -111,11 +111,14 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 	if base.ExtractTools && !base.Disabled {
 		// lro_extract, lro_read and lro_search over the offloaded files, for
 		// clients without a shell. The options were validated by setup.
-		if err := extract.AddTools(s, &extract.Options{
-			Dir: base.OutputDir, Prefix: base.Prefix, ThresholdTokens: base.ThresholdTokens,
+		eo := &extract.Options{Store: base.Store, ThresholdTokens: base.ThresholdTokens,
 			Tokenizer: base.Tokenizer, Observer: base.Observer, Now: base.Now,
 			Timeout: extractLimits.Timeout, MaxMemoryBytes: extractLimits.MaxMemoryBytes,
-		}); err != nil {
+		}
+		if base.Store == nil {
+			eo.Dir, eo.Prefix = base.OutputDir, base.Prefix
+		}
+		if err := extract.AddTools(s, eo); err != nil {
 			panic(err)
 		}
 	}

@@ -4,12 +4,18 @@ import (
 	"os"
 	"testing"
 
+	"github.com/zircote/lro-go/internal/s3test"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
 // TestMain lets the test binary serve as the extraction tools' worker, as
 // main does for the program.
+// The replicas of TestReplicas get the credentials of the test's S3 server
+// from the environment.
 func TestMain(m *testing.M) {
 	extract.RunWorker()
-	os.Exit(m.Run())
+	s3test.Setenv()
+	code := m.Run()
+	s3test.Stop()
+	os.Exit(code)
 }

@@ -126,6 +126,11 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	if err := o.LRO.Validate(); err != nil {
 		return nil, err
 	}
+	if o.LRO.Store != nil {
+		// The proxy offloads on the client's machine, into a folder the
+		// client reads; a shared store is for servers run as replicas.
+		return nil, fmt.Errorf("proxy: Options.LRO.Store is set: the proxy writes offloaded results to a folder on the client's machine (OutputDir), not to a store: %w", lro.ErrInvalidOption)
+	}
 	switch {
 	case o.ConnectTimeout < 0:
 		return nil, fmt.Errorf("proxy: Options.ConnectTimeout is %v: must not be negative", o.ConnectTimeout)

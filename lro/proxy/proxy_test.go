@@ -25,6 +25,7 @@ import (
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/proxy"
+	"github.com/zircote/lro-go/lro/store"
 )
 
 // upstreamKind starts the test upstream one way and returns how to reach it.
@@ -448,6 +449,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestNewErrors(t *testing.T) {
+	folder, err := store.NewFolder(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		up       proxy.Upstream
@@ -462,6 +467,7 @@ func TestNewErrors(t *testing.T) {
 		{"empty program", proxy.Upstream{Command: []string{""}}, nil, proxy.ErrInvalidUpstream, "program is empty"},
 		{"bad header", proxy.Upstream{URL: "http://localhost:1/mcp", Header: map[string][]string{"Bad Name": {"x"}}}, nil, proxy.ErrInvalidUpstream, "Bad Name"},
 		{"bad LRO options", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{LRO: &lro.Options{ThresholdTokens: -1}}, lro.ErrInvalidOption, "ThresholdTokens"},
+		{"store", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{LRO: &lro.Options{Store: folder}}, lro.ErrInvalidOption, "Store"},
 		{"negative message size", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{MaxMessageBytes: -1}, nil, "MaxMessageBytes"},
 	}
 	for _, tt := range tests {

@@ -3,17 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -21,34 +14,17 @@ import (
 	"gocloud.dev/blob/memblob"
 	_ "gocloud.dev/blob/s3blob"
 
+	"github.com/zircote/lro-go/internal/s3test"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
-// The credentials of the S3 servers of these tests, set in the environment
-// for the AWS SDK by TestMain.
-const (
-	testAccessKey = "lro-test-access"
-	testSecretKey = "lro-test-secret-key"
-	testBucket    = "lro-test"
-)
+const testBucket = "lro-test"
 
 func TestMain(m *testing.M) {
-	// The AWS SDK reads its credentials from the environment; no shared
-	// file or instance metadata of the machine may interfere.
-	for k, v := range map[string]string{
-		"AWS_ACCESS_KEY_ID":           testAccessKey,
-		"AWS_SECRET_ACCESS_KEY":       testSecretKey,
-		"AWS_SESSION_TOKEN":           "",
-		"AWS_PROFILE":                 "",
-		"AWS_CONFIG_FILE":             os.DevNull,
-		"AWS_SHARED_CREDENTIALS_FILE": os.DevNull,
-		"AWS_EC2_METADATA_DISABLED":   "true",
-	} {
-		os.Setenv(k, v)
-	}
+	s3test.Setenv()
 	code := m.Run()
-	vgw.stop()
+	s3test.Stop()
 	os.Exit(code)
 }
 
@@ -84,10 +60,10 @@ func backends() []backend {
 			return openURL(t, "file://"+filepath.ToSlash(t.TempDir()), opts)
 		}},
 		{"gofakes3", func(t *testing.T, opts *store.Options) *store.Store {
-			return openURL(t, s3URL(fakeS3(t), testBucket), opts)
+			return openURL(t, s3test.URL(fakeS3(t), testBucket), opts)
 		}},
 		{"versitygw", func(t *testing.T, opts *store.Options) *store.Store {
-			return openURL(t, s3URL(versitygw(t), newBucketName(t)), opts)
+			return openURL(t, s3test.URL(s3test.Endpoint(t), s3test.NewBucket(t)), opts)
 		}},
 	}
 }
@@ -103,11 +79,6 @@ func openURL(t testing.TB, url string, opts *store.Options) *store.Store {
 	return s
 }
 
-// s3URL returns the bucket URL of bucket on the S3 server at endpoint.
-func s3URL(endpoint, bucket string) string {
-	return "s3://" + bucket + "?endpoint=" + endpoint + "&region=us-east-1&use_path_style=true"
-}
-
 // fakeS3 starts an in-process gofakes3 server with one empty bucket and
 // returns its endpoint.
 func fakeS3(t *testing.T) string {
@@ -119,115 +90,6 @@ func fakeS3(t *testing.T) string {
 	srv := httptest.NewServer(gofakes3.New(be).Server())
 	t.Cleanup(srv.Close)
 	return srv.URL
-}
-
-// vgw is the versitygw server the tests of one run share.
-var vgw server
-
-// server is a versitygw process serving a temporary folder.
-type server struct {
-	once     sync.Once
-	endpoint string
-	root     string
-	cmd      *exec.Cmd
-	err      error
-	buckets  sync.Map // bucket names made so far
-}
-
-// versitygwVersion is the version .ci/run installs.
-const versitygwVersion = "v1.8.0"
-
-// versitygw returns the endpoint of a versitygw S3 server with its POSIX
-// backend, started on the first call of the run. Without the versitygw
-// binary on the PATH, it skips the test, but fails it when CI is "true":
-// .ci/run installs it there.
-func versitygw(t testing.TB) string {
-	t.Helper()
-	bin, err := exec.LookPath("versitygw")
-	if err != nil {
-		msg := fmt.Sprintf("versitygw not found on the PATH (go install github.com/versity/versitygw/cmd/versitygw@%s): %v", versitygwVersion, err)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	vgw.once.Do(func() { vgw.start(bin) })
-	if vgw.err != nil {
-		t.Fatal(vgw.err)
-	}
-	return vgw.endpoint
-}
-
-// start starts versitygw on a free port with a new root folder and waits
-// until it answers, trying another port if the first is taken meanwhile.
-func (s *server) start(bin string) {
-	s.root, s.err = os.MkdirTemp("", "lro-versitygw-")
-	if s.err != nil {
-		return
-	}
-	for attempt := 1; attempt <= 3; attempt++ {
-		var l net.Listener
-		if l, s.err = net.Listen("tcp", "127.0.0.1:0"); s.err != nil {
-			return
-		}
-		addr := l.Addr().String()
-		l.Close()
-		var log strings.Builder
-		s.cmd = exec.Command(bin, "--port", addr, "--access", testAccessKey, "--secret", testSecretKey, "--quiet", "posix", s.root)
-		s.cmd.Stdout, s.cmd.Stderr = &log, &log
-		if s.err = s.cmd.Start(); s.err != nil {
-			return
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- s.cmd.Wait() }()
-		s.endpoint = "http://" + addr
-		if s.err = waitReady(s.endpoint, exited); s.err == nil {
-			return
-		}
-		s.err = fmt.Errorf("versitygw at %s: %w; its output:\n%s", addr, s.err, log.String())
-		s.cmd.Process.Kill()
-	}
-}
-
-// waitReady waits until the server at endpoint answers HTTP, for at most a
-// minute (a loaded machine), or until it exits.
-func waitReady(endpoint string, exited <-chan error) error {
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			return fmt.Errorf("exited: %v", err)
-		default:
-		}
-		resp, err := http.Get(endpoint)
-		if err == nil {
-			resp.Body.Close()
-			return nil // any answer: 403 to an anonymous request
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return errors.New("not answering after a minute")
-}
-
-// stop ends the server and removes its folder.
-func (s *server) stop() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Kill()
-	}
-	if s.root != "" {
-		os.RemoveAll(s.root)
-	}
-}
-
-// newBucketName makes a new empty bucket on the versitygw server (a folder
-// of its root) and returns its name.
-func newBucketName(t testing.TB) string {
-	t.Helper()
-	name := strings.ToLower(fmt.Sprintf("t%d", time.Now().UnixNano()))
-	if err := os.Mkdir(filepath.Join(vgw.root, name), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return name
 }
 
 // keys returns the keys of every object of the Store's bucket, or the

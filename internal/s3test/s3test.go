@@ -1,0 +1,168 @@
+// Package s3test runs a real S3-compatible server, versitygw with its POSIX
+// backend, for the tests of offloaded files kept in a bucket. One server is
+// started on the first use in a test binary and serves every test of it;
+// TestMain calls [Setenv] first and [Stop] last:
+//
+//	func TestMain(m *testing.M) {
+//		s3test.Setenv()
+//		code := m.Run()
+//		s3test.Stop()
+//		os.Exit(code)
+//	}
+//
+// .ci/run installs versitygw (go install, pinned to [Version]) and puts it
+// on the PATH. Without it, a test that asks for the server is skipped, and
+// fails when the environment variable CI is "true".
+package s3test
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The credentials of the server, which [Setenv] gives the AWS SDK.
+const (
+	AccessKey = "lro-test-access"
+	SecretKey = "lro-test-secret-key"
+)
+
+// Version is the version of versitygw that .ci/run installs.
+const Version = "v1.8.0"
+
+// Setenv sets the environment of the AWS SDK to the server's credentials,
+// so that no shared file or instance metadata of the machine interferes.
+// Processes the test starts inherit it.
+func Setenv() {
+	for k, v := range map[string]string{
+		"AWS_ACCESS_KEY_ID":           AccessKey,
+		"AWS_SECRET_ACCESS_KEY":       SecretKey,
+		"AWS_SESSION_TOKEN":           "",
+		"AWS_PROFILE":                 "",
+		"AWS_CONFIG_FILE":             os.DevNull,
+		"AWS_SHARED_CREDENTIALS_FILE": os.DevNull,
+		"AWS_EC2_METADATA_DISABLED":   "true",
+	} {
+		os.Setenv(k, v)
+	}
+}
+
+// URL returns the gocloud.dev bucket URL of bucket on the S3 server at
+// endpoint.
+func URL(endpoint, bucket string) string {
+	return "s3://" + bucket + "?endpoint=" + endpoint + "&region=us-east-1&use_path_style=true"
+}
+
+// server is the versitygw process of a test binary.
+var server struct {
+	once     sync.Once
+	endpoint string
+	root     string
+	cmd      *exec.Cmd
+	err      error
+}
+
+// Endpoint returns the endpoint (http://127.0.0.1:port) of the server,
+// started on the first call.
+func Endpoint(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("versitygw")
+	if err != nil {
+		msg := fmt.Sprintf("versitygw not found on the PATH (go install github.com/versity/versitygw/cmd/versitygw@%s): %v", Version, err)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	server.once.Do(func() { start(bin) })
+	if server.err != nil {
+		t.Fatal(server.err)
+	}
+	return server.endpoint
+}
+
+// buckets numbers the buckets NewBucket makes.
+var buckets atomic.Int64
+
+// NewBucket makes a new empty bucket on the server (a folder of its root)
+// and returns its name.
+func NewBucket(t testing.TB) string {
+	t.Helper()
+	Endpoint(t)
+	name := fmt.Sprintf("t%d-%d", time.Now().UnixNano(), buckets.Add(1))
+	if err := os.Mkdir(filepath.Join(server.root, name), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// start starts versitygw on a free port with a new root folder and waits
+// until it answers, trying another port if the first is taken meanwhile.
+func start(bin string) {
+	server.root, server.err = os.MkdirTemp("", "lro-versitygw-")
+	if server.err != nil {
+		return
+	}
+	for attempt := 1; attempt <= 3; attempt++ {
+		var l net.Listener
+		if l, server.err = net.Listen("tcp", "127.0.0.1:0"); server.err != nil {
+			return
+		}
+		addr := l.Addr().String()
+		l.Close()
+		var log strings.Builder
+		cmd := exec.Command(bin, "--port", addr, "--access", AccessKey, "--secret", SecretKey, "--quiet", "posix", server.root)
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if server.err = cmd.Start(); server.err != nil {
+			return
+		}
+		server.cmd = cmd
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		server.endpoint = "http://" + addr
+		if server.err = waitReady(server.endpoint, exited); server.err == nil {
+			return
+		}
+		server.err = fmt.Errorf("versitygw at %s: %w; its output:\n%s", addr, server.err, log.String())
+		cmd.Process.Kill()
+	}
+}
+
+// waitReady waits until the server at endpoint answers HTTP, for at most a
+// minute (a loaded machine), or until it exits.
+func waitReady(endpoint string, exited <-chan error) error {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("exited: %v", err)
+		default:
+		}
+		resp, err := http.Get(endpoint)
+		if err == nil {
+			resp.Body.Close()
+			return nil // any answer: 403 to an anonymous request
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return errors.New("not answering after a minute")
+}
+
+// Stop ends the server, if one was started, and removes its folder.
+func Stop() {
+	if server.cmd != nil && server.cmd.Process != nil {
+		server.cmd.Process.Kill()
+	}
+	if server.root != "" {
+		os.RemoveAll(server.root)
+	}
+}
