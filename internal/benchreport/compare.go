@@ -21,6 +21,7 @@ type comparison struct {
 	Target    float64 // the project's target for A/B, 0 when none
 	Paper     string  // the paper's figure to set beside A, if any
 	NeedsJQ   bool    // the benchmark skips itself without the jq binary
+	NeedsS3   bool    // the benchmark skips itself without versitygw
 }
 
 // extractBenchtime is the -benchtime of the extraction benchmarks, whose
@@ -59,6 +60,14 @@ var comparisons = []comparison{
 	{
 		Key: "extract1", Short: "lro_extract, recipe 1 / tail | jq", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
 		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
+	},
+	{
+		Key: "store500", Short: "offload 500 to S3 / PutObject", Label: "500 full-detail records written through `lro/store` to a bucket of versitygw, a local S3-compatible server", Versus: "one `PutObject` of the same bytes",
+		Pkg: "./lro/store", Bench: "BenchmarkStore500", A: "store", B: "put", Benchtime: "2s", NeedsS3: true,
+	},
+	{
+		Key: "s3_extract", Short: "lro_extract from S3 / from a folder", Label: "`lro_extract` recipe 2 over 10,000 records kept in versitygw, by handle, through a Store other than the one that wrote them (as on another replica)", Versus: "the same call on the file in a local folder",
+		Pkg: "./lro/extract", Bench: "BenchmarkS3VsFolder", Sub: "2-filter-namespace-selective", A: "s3", B: "folder", Benchtime: "5x", NeedsS3: true,
 	},
 	{
 		Key: "proxy", Short: "through the proxy / direct", Label: "small call through the local proxy (3 items, inline)", Versus: "the same call direct to the upstream",

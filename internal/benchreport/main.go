@@ -22,6 +22,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -124,7 +125,19 @@ func run(ctx context.Context, command, outPath, chartPath, benchtime string) err
 			why[c.Pkg] = "no `jq` on the PATH"
 		}
 	}
-	for _, br := range planRuns(cs) {
+	// The comparisons that need the S3 server are pending without it; the
+	// other benchmarks of their packages still run.
+	_, vgwErr := exec.LookPath("versitygw")
+	skipped := map[string]string{} // comparison key -> why it is pending
+	var planned []comparison
+	for _, c := range cs {
+		if c.NeedsS3 && vgwErr != nil {
+			skipped[c.Key] = "no `versitygw` on the PATH (`.ci/run` installs it)"
+			continue
+		}
+		planned = append(planned, c)
+	}
+	for _, br := range planRuns(planned) {
 		if !br.exists(root) {
 			why[br.Pkg] = fmt.Sprintf("`%s` is not in this tree yet", br.Pkg)
 		}
@@ -141,8 +154,8 @@ func run(ctx context.Context, command, outPath, chartPath, benchtime string) err
 		r.Runs = append(r.Runs, br)
 	}
 	for _, c := range cs {
-		if why[c.Pkg] != "" {
-			r.Compared = append(r.Compared, compared{comparison: c, Status: pending, Why: why[c.Pkg]})
+		if w := cmp.Or(skipped[c.Key], why[c.Pkg]); w != "" {
+			r.Compared = append(r.Compared, compared{comparison: c, Status: pending, Why: w})
 			continue
 		}
 		x, err := fill(c, results[c.Pkg])

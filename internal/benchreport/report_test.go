@@ -43,6 +43,7 @@ func testReportPending(t *testing.T, pendingExtract bool) *report {
 		"./lro":       mustParse(t, "testdata/bench-lro.txt"),
 		"./lro/proxy": mustParse(t, "testdata/bench-proxy.txt"),
 		"./cleanup":   mustParse(t, "testdata/bench-cleanup.txt"),
+		"./lro/store": mustParse(t, "testdata/bench-store.txt"),
 	}
 	if pendingExtract {
 		t.Log("lro/extract's rows pending")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/s3test"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
@@ -31,7 +32,10 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	s3test.Setenv()
+	code := m.Run()
+	s3test.Stop()
+	os.Exit(code)
 }
 
 // TestStdio drives the tools in a separate server process over stdio, as a

@@ -6,8 +6,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	_ "gocloud.dev/blob/s3blob"
+
+	"github.com/zircote/lro-go/internal/s3test"
 	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/lro/store"
+	_ "github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 // BenchmarkBucketVsFolder runs the calls of BenchmarkRecipeVsJQ on the
@@ -40,4 +45,49 @@ func BenchmarkBucketVsFolder(b *testing.B) {
 			sidebyside.Run(b, sidebyside.Arm{Name: "bucket", Run: run(bucket, byHandle)}, sidebyside.Arm{Name: "folder", Run: run(folder, byPath)})
 		})
 	}
+}
+
+// BenchmarkS3VsFolder runs the calls of BenchmarkRecipeVsJQ on the
+// 10,000-record file kept in a bucket of a real S3-compatible server
+// (versitygw, see internal/s3test), written through one Store and read by
+// handle through another, as a replica that did not write it reads it,
+// side by side with the same file in a local folder. Report the ratio
+// s3/folder.
+func BenchmarkS3VsFolder(b *testing.B) {
+	dir := b.TempDir()
+	path, _ := benchFile(b, dir)
+	url := s3test.URL(s3test.Endpoint(b), s3test.NewBucket(b))
+	writer, reader := openStore(b, url), openStore(b, url)
+	handle := put(b, writer, "full", benchMemories(10_000))
+	folder := session(b, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+	s3 := session(b, &extract.Options{Store: reader, ThresholdTokens: 1 << 30})
+	for _, tc := range benchRecipes {
+		b.Run(tc.name, func(b *testing.B) {
+			byPath := tc.args(path)
+			byHandle := tc.args(handle)
+			delete(byHandle, "file_path")
+			byHandle["handle"] = handle
+			run := func(cs *mcp.ClientSession, args map[string]any) func() {
+				return func() {
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
+					if err != nil || res.IsError {
+						b.Fatalf("lro_extract failed: %v %v", err, res)
+					}
+				}
+			}
+			sidebyside.Run(b, sidebyside.Arm{Name: "s3", Run: run(s3, byHandle)}, sidebyside.Arm{Name: "folder", Run: run(folder, byPath)})
+		})
+	}
+}
+
+// openStore opens the Store of a bucket URL, closed at the end of the
+// benchmark.
+func openStore(b *testing.B, url string) *store.Store {
+	b.Helper()
+	st, err := store.Open(context.Background(), url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st
 }
