@@ -194,7 +194,8 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 // that it cannot read.
 //
 // One decoder walks the result and its content items, so that a long text,
-// almost all of a large result, is read once and unquoted once.
+// almost all of a large result, is checked once more here (decodeMessage
+// checked the whole message) and unquoted once.
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field
