@@ -1,14 +1,18 @@
 package proxy_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/sidebyside"
@@ -131,7 +135,10 @@ func BenchmarkProxySmallCall(b *testing.B) {
 //     loopback HTTP: go-sdk's encoding on the upstream, and its HTTP client,
 //     carry the whole result one hop more;
 //   - library: the go-sdk upstream offloads them itself with lro.Wrap, and
-//     returns the descriptor over loopback HTTP.
+//     returns the descriptor over loopback HTTP;
+//   - floor: what any proxy of the stdio upstream pays beside the library's
+//     offload, and no more (see floorArm); floor/library is the least
+//     proxy/library can be.
 //
 // Target: proxy/library <= 1.3.
 func BenchmarkProxyOffload10k(b *testing.B) {
@@ -166,7 +173,65 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 			}
 		}
 	}
-	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"library", callOn(library)})
+	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"floor", floorArm(b)}, arm{"library", callOn(library)})
+}
+
+// floorArm returns a call that does what any proxy of the stdio upstream of
+// BenchmarkProxyOffload10k must do beside the library's offload, and no
+// more: it sends the call to that upstream, reads the answer's line from
+// the pipe, decodes it in one pass (the JSON checked, the text unquoted),
+// and offloads the text with lro.Wrap, in this process. It has no client
+// and no relay.
+func floorArm(b *testing.B) func() {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), rawUpstreamEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	if _, err := br.ReadBytes('\n'); err != nil { // the upstream's line that is no message
+		b.Fatal(err)
+	}
+	var text string
+	offload := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult(text), nil
+	}, &lro.Options{OutputDir: b.TempDir()})
+	return func() {
+		if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"records","arguments":{}}}`+"\n"); err != nil {
+			b.Fatal(err)
+		}
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		var msg struct {
+			Result struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		if err := jsonv2.Unmarshal(line, &msg); err != nil || len(msg.Result.Content) != 1 {
+			b.Fatalf("the upstream's answer: %v: %.200s", err, line)
+		}
+		text = msg.Result.Content[0].Text
+		res, err := offload(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "records"}})
+		if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"offloaded":true`) {
+			b.Fatalf("the call was not offloaded: %v %v", res, err)
+		}
+	}
 }
 
 // startBenchUpstream serves s over loopback HTTP.

@@ -19,11 +19,7 @@ import (
 // validated, with its numbers and strings untouched. It reports false when
 // doc is not a JSON object, or is not valid JSON up to where fn stopped.
 func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
-	// Read from a bytes.Buffer, a jsontext.Decoder parses in place: the
-	// values it returns are slices of doc, not copies. It accepts what
-	// encoding/json accepts: duplicate names, and bytes that are not UTF-8
-	// in strings.
-	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	dec := newDecoder(doc)
 	if dec.PeekKind() != '{' {
 		return false
 	}
@@ -73,12 +69,37 @@ func unquote(s jsontext.Value) string {
 	return string(b)
 }
 
+// A field is a member of a JSON object, as written.
+type field struct{ name, value jsontext.Value }
+
 // withMembers returns the JSON object doc with the members of set: each
 // replaces the members of its name where the first of them was (nil
 // deletes them), and those doc lacks come last. The other members keep
 // their bytes. It returns doc and false when doc is no valid JSON object.
 func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
-	out := []byte{'{'}
+	var fields []field
+	if !members(doc, func(name, value jsontext.Value) bool {
+		fields = append(fields, field{name, value})
+		return true
+	}) {
+		return doc, false
+	}
+	return join(fields, set), true
+}
+
+// join returns the JSON object of fields with the members of set, as
+// [withMembers] does: the value of a field whose name is in set is not
+// read.
+func join(fields []field, set map[string][]byte) []byte {
+	size := 2
+	for _, f := range fields {
+		size += len(f.name) + len(f.value) + 2
+	}
+	for key, v := range set {
+		size += len(key) + len(v) + 4
+	}
+	out := make([]byte, 1, size)
+	out[0] = '{'
 	done := map[string]bool{}
 	add := func(name, value []byte) {
 		if len(out) > 1 {
@@ -88,22 +109,18 @@ func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 		out = append(out, ':')
 		out = append(out, value...)
 	}
-	ok := members(doc, func(name, value jsontext.Value) bool {
-		key := unquote(name)
+	for _, f := range fields {
+		key := unquote(f.name)
 		v, replaced := set[key]
 		switch {
 		case !replaced:
-			add(name, value)
+			add(f.name, f.value)
 		case !done[key]:
 			done[key] = true
 			if v != nil {
-				add(name, v)
+				add(f.name, v)
 			}
 		}
-		return true
-	})
-	if !ok {
-		return doc, false
 	}
 	for _, key := range slices.Sorted(maps.Keys(set)) {
 		if v := set[key]; !done[key] && v != nil {
@@ -111,13 +128,13 @@ func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 			add(q, v)
 		}
 	}
-	return append(out, '}'), true
+	return append(out, '}')
 }
 
 // elements calls fn with each element of the JSON array doc, as written,
 // and reports false when doc is not a valid JSON array.
 func elements(doc []byte, fn func(elem jsontext.Value)) bool {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	dec := newDecoder(doc)
 	if dec.PeekKind() != '[' {
 		return false
 	}
@@ -133,4 +150,12 @@ func elements(doc []byte, fn func(elem jsontext.Value)) bool {
 	}
 	_, err := dec.ReadToken()
 	return err == nil
+}
+
+// newDecoder returns a decoder of doc. Read from a bytes.Buffer, a
+// jsontext.Decoder parses in place: the values it returns are slices of
+// doc, not copies. It accepts what encoding/json accepts: duplicate names,
+// and bytes that are not UTF-8 in strings.
+func newDecoder(doc []byte) *jsontext.Decoder {
+	return jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }

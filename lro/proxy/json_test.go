@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -151,5 +152,96 @@ func TestOffloadMemory(t *testing.T) {
 	t.Logf("allocated %.1f times the message", ratio)
 	if ratio > most {
 		t.Errorf("allocated %.1f times the message of %d bytes; want at most %d", ratio, len(data), most)
+	}
+}
+
+func TestWithMembers(t *testing.T) {
+	tests := []struct {
+		doc  string
+		set  map[string][]byte
+		want string // "" for doc returned as it is, and false
+		why  string
+	}{
+		{`{"a":1,"b":2,"c":3}`, map[string][]byte{"b": []byte(`9`)}, `{"a":1,"b":9,"c":3}`, "replaced where it was"},
+		{`{"a":1,"b":2,"c":3}`, map[string][]byte{"b": nil}, `{"a":1,"c":3}`, "nil deletes"},
+		{`{"b":1,"a":2,"b":3}`, map[string][]byte{"b": []byte(`9`)}, `{"b":9,"a":2}`, "duplicates: replaced where the first was, the others dropped"},
+		{`{"a":1}`, map[string][]byte{"z": []byte(`1`), "y": []byte(`2`), "x": nil}, `{"a":1,"y":2,"z":1}`, "new members last, sorted; nil for a missing one adds nothing"},
+		{` { } `, map[string][]byte{"a": []byte(`[]`)}, `{"a":[]}`, "empty object, white space"},
+		{`{"\u0062":1,"n":1.50,"s":"x\u00e9"}`, map[string][]byte{"b": []byte(`2`)}, `{"\u0062":2,"n":1.50,"s":"x\u00e9"}`, "names matched unescaped; names and values kept as written"},
+		{`{"a":1} x`, map[string][]byte{"a": []byte(`2`)}, "", "trailing garbage"},
+		{`{"a":`, map[string][]byte{"a": []byte(`2`)}, "", "cut short"},
+		{`[1]`, map[string][]byte{"a": []byte(`2`)}, "", "not an object"},
+	}
+	for _, tt := range tests {
+		got, ok := withMembers([]byte(tt.doc), tt.set)
+		switch {
+		case tt.want == "" && (ok || string(got) != tt.doc):
+			t.Errorf("withMembers(%s) = %s, %v; want the doc as it is, false (%s)", tt.doc, got, ok, tt.why)
+		case tt.want != "" && (!ok || string(got) != tt.want):
+			t.Errorf("withMembers(%s) = %s, %v; want %s, true (%s)", tt.doc, got, ok, tt.want, tt.why)
+		}
+	}
+}
+
+// TestDecodeResult checks decodeResult against go-sdk's decoder: the same
+// content, the structured content as written, and the members as written.
+func TestDecodeResult(t *testing.T) {
+	tests := []struct {
+		result string
+		ok     bool
+		why    string
+	}{
+		{`{"content":[{"type":"text","text":"a\u00e9\"b\n"}]}`, true, "a text item, unquoted"},
+		{`{"content":[{"text":"x","type":"text","annotations":{"audience":["user"],"priority":0.5},"_meta":{"k":1}}]}`, true, "a text item with annotations and _meta, type last"},
+		{`{"content":[ {"type":"text","text":"x"} , {"type":"image","data":"AAAA","mimeType":"image/png"} ,{"type":"resource_link","uri":"file:///a","name":"a"}]}`, true, "other items are decoded by go-sdk, between white space and commas"},
+		{`{"content":[{"type":"text","text":"x","x-extra":{"n":1}}]}`, true, "a text item with a member go-sdk does not know goes to go-sdk"},
+		{`{"content":[{"type":"text","text":"first"}],"content":[{"type":"text","text":"last"}]}`, true, "duplicate content: the last, as go-sdk reads it"},
+		{`{"x-before":[1.50,1e400],"content":[],"structuredContent":{"n":1.50,"s":"\u00e9"},"_meta":{"m":true}}`, true, "structured content and other members as written"},
+		{`{"content":[],"structuredContent":null}`, true, "null structured content is none"},
+		{`{"content":[],"isError":false}`, true, "isError false"},
+		{`{"content":[],"resultType":"complete"}`, true, "a complete result"},
+		{`{"content":[],"isError":true}`, false, "an error is never offloaded"},
+		{`{"resultType":"input_required","content":[]}`, false, "a result that is not complete"},
+		{`{"content":[],"inputRequests":{}}`, false, "input requests"},
+		{`{"content":[],"requestState":"x"}`, false, "request state"},
+		{`{"content":{"type":"text","text":"x"}}`, false, "content that is no array"},
+		{`{"content":["x"]}`, false, "an item that is no object"},
+		{`{"content":[{"type":"text","text":1}]}`, false, "a text that is no string, which go-sdk refuses"},
+		{`{"content":[{"type":"text","text":"x"}]`, false, "cut short"},
+		{`{"content":[{"type":"text","text":"x"}]} {}`, false, "a second value"},
+		{`{"content":[{"type":"text","text":"x}]}`, false, "invalid JSON in a text"},
+		{`[]`, false, "not an object"},
+	}
+	for _, tt := range tests {
+		res, fields, ok := decodeResult([]byte(tt.result))
+		if ok != tt.ok {
+			t.Errorf("decodeResult(%s): ok %v; want %v (%s)", tt.result, ok, tt.ok, tt.why)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var sdk mcp.CallToolResult
+		if err := json.Unmarshal([]byte(tt.result), &sdk); err != nil {
+			t.Fatalf("%s: go-sdk: %v", tt.result, err)
+		}
+		want, _ := json.Marshal(sdk.Content)
+		got, _ := json.Marshal(res.Content)
+		if string(got) != string(want) {
+			t.Errorf("decodeResult(%s): content %s; want %s, as go-sdk reads it (%s)", tt.result, got, want, tt.why)
+		}
+		wantSC := member([]byte(tt.result), "structuredContent")
+		if wantSC.Kind() == 'n' {
+			wantSC = nil
+		}
+		if sc, _ := res.StructuredContent.(json.RawMessage); string(sc) != string(wantSC) || (sc == nil) != (wantSC == nil) {
+			t.Errorf("decodeResult(%s): structured content %s; want %s as written (%s)", tt.result, sc, wantSC, tt.why)
+		}
+		// The members as written: join with nothing to set gives the
+		// result back, but for the value of content.
+		all, _ := withMembers([]byte(tt.result), map[string][]byte{"content": []byte(`0`)})
+		if got := join(fields, map[string][]byte{"content": []byte(`0`)}); string(got) != string(all) {
+			t.Errorf("decodeResult(%s): members joined %s; want %s (%s)", tt.result, got, all, tt.why)
+		}
 	}
 }

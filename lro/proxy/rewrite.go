@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -162,7 +164,7 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	if err := json.Unmarshal(params, &req); err != nil {
 		return result
 	}
-	res, ok := decodeResult(result)
+	res, fields, ok := decodeResult(result)
 	if !ok {
 		return result
 	}
@@ -180,78 +182,154 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	if sc, ok := out.StructuredContent.(json.RawMessage); ok {
 		set["structuredContent"] = sc
 	}
-	offloaded, ok := withMembers(result, set)
-	if !ok {
-		return result
-	}
-	return offloaded
+	return join(fields, set)
 }
 
-// decodeResult returns the content and structured content of a tools/call
-// result, as the offload core reads them: the structured content as
-// written, text items unquoted with jsontext (go-sdk's decoder takes five
-// times as long as the whole offload on a long text that holds JSON). It
-// reports false for a result that is never offloaded (an error, or not
-// complete) or that it cannot read.
-func decodeResult(result []byte) (*mcp.CallToolResult, bool) {
+// decodeResult reads a tools/call result for the offload core: its
+// content, text items unquoted with jsontext (go-sdk's decoder takes five
+// times as long as the whole offload on a long text that holds JSON), its
+// structured content as written, and its members as written, for [join]
+// (but for the value of content, which an offload replaces). It reports
+// false for a result that is never offloaded (an error, or not complete) or
+// that it cannot read.
+//
+// One decoder walks the result and its content items, so that a long text,
+// almost all of a large result, is checked once more here (decodeMessage
+// checked the whole message) and unquoted once.
+func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
-	ok := true
-	valid := members(result, func(name, value jsontext.Value) bool {
-		switch unquote(name) {
-		case "content":
-			ok = value.Kind() == '[' && elements(value, func(item jsontext.Value) {
-				c, err := decodeContent(item)
-				if err != nil {
-					ok = false
-				}
-				res.Content = append(res.Content, c)
-			})
+	var fields []field
+	dec := newDecoder(result)
+	if dec.PeekKind() != '{' {
+		return nil, nil, false
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, nil, false
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return nil, nil, false
+		}
+		var value jsontext.Value
+		key := unquote(name)
+		if key == "content" {
+			var ok bool
+			if res.Content, ok = readContent(dec, result); !ok {
+				return nil, nil, false
+			}
+		} else if value, err = dec.ReadValue(); err != nil {
+			return nil, nil, false
+		}
+		switch key {
 		case "structuredContent":
+			res.StructuredContent = nil
 			if value.Kind() != 'n' {
 				res.StructuredContent = json.RawMessage(value)
 			}
 		case "isError":
-			ok = value.Kind() != 't'
+			if value.Kind() == 't' {
+				return nil, nil, false
+			}
 		case "resultType":
-			ok = unquote(value) == "complete"
+			if unquote(value) != "complete" {
+				return nil, nil, false
+			}
 		case "inputRequests", "requestState":
-			ok = false
+			return nil, nil, false
 		}
-		return ok
-	})
-	return res, ok && valid
+		fields = append(fields, field{name, value})
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, nil, false
+	}
+	if _, err := dec.ReadToken(); err != io.EOF { // nothing after the object
+		return nil, nil, false
+	}
+	return res, fields, true
 }
 
-// decodeContent decodes a content item: a text item with jsontext, any
-// other through go-sdk.
-func decodeContent(item []byte) (mcp.Content, error) {
+// readContent reads the array of content items that dec is at, in doc.
+func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
+	if dec.PeekKind() != '[' {
+		return nil, false
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, false
+	}
+	items := []mcp.Content{}
+	for dec.PeekKind() != ']' {
+		start := dec.InputOffset()
+		item, ok := readText(dec)
+		if !ok {
+			return nil, false
+		}
+		if item == nil {
+			// Not a plain text item: go-sdk decodes (and checks) it.
+			raw := bytes.TrimLeft(doc[start:dec.InputOffset()], ", \t\r\n")
+			var one mcp.CallToolResult
+			if err := json.Unmarshal([]byte(`{"content":[`+string(raw)+`]}`), &one); err != nil {
+				return nil, false
+			}
+			items = append(items, one.Content[0])
+			continue
+		}
+		items = append(items, item)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, false
+	}
+	return items, true
+}
+
+// readText reads the content item that dec is at: a text item of the
+// members go-sdk knows, or nil for any other item. It reports false when
+// the item is no valid JSON object.
+func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
+	if dec.PeekKind() != '{' {
+		return nil, false
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, false
+	}
 	t := &mcp.TextContent{}
-	text := false
-	plain := members(item, func(name, value jsontext.Value) bool {
+	text, plain := false, true
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		if !plain {
+			continue // read to its end, for go-sdk
+		}
 		switch unquote(name) {
 		case "type":
-			text = unquote(value) == "text"
-			return text
+			text = value.Kind() == '"' && unquote(value) == "text"
+			plain = text
 		case "text":
-			if value.Kind() != '"' {
-				return false
+			plain = value.Kind() == '"'
+			if plain {
+				t.Text = unquote(value)
 			}
-			t.Text = unquote(value)
 		case "_meta":
-			return json.Unmarshal(value, &t.Meta) == nil
+			t.Meta = nil
+			plain = json.Unmarshal(value, &t.Meta) == nil
 		case "annotations":
-			return json.Unmarshal(value, &t.Annotations) == nil
+			t.Annotations = nil
+			plain = json.Unmarshal(value, &t.Annotations) == nil
 		default:
-			return false // a field go-sdk's decoder would check
+			plain = false // a field go-sdk's decoder would check
 		}
-		return true
-	})
-	if plain && text {
-		return t, nil
 	}
-	var one mcp.CallToolResult
-	if err := json.Unmarshal([]byte(`{"content":[`+string(item)+`]}`), &one); err != nil {
-		return nil, err
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, false
 	}
-	return one.Content[0], nil
+	if !plain || !text {
+		return nil, true
+	}
+	return t, true
 }
