@@ -25,6 +25,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/internal/s3test"
+	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -160,6 +161,17 @@ func TestReplicas(t *testing.T) {
 	}
 	if len(rr.Contents) != 1 || rr.Contents[0].Text != string(object) {
 		t.Errorf("resources/read does not give the object's %d bytes", len(object))
+	}
+
+	// A client that says it is an LRO proxy, in the request's _meta as
+	// the stateless protocol carries it, gets the full result inline.
+	pres, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_memories", Arguments: map[string]any{"limit": 500, "detail": "full"},
+		Meta: mcp.Meta{lro.ProxyKey: lro.ProxySettings()}})
+	if err != nil || pres.IsError {
+		t.Fatalf("list_memories as a proxy: %v %s", err, text(pres))
+	}
+	if strings.Contains(text(pres), `"offloaded"`) || len(text(pres)) < 500*200 {
+		t.Errorf("list_memories as a proxy was not answered inline (%d bytes of text)", len(text(pres)))
 	}
 
 	// A handle of the right form that names nothing.
