@@ -138,6 +138,7 @@ func TestStorageFlag(t *testing.T) {
 		{"flag over environment", []string{"-storage", "file://" + filepath.ToSlash(dir)}, map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": dir}, true, ""},
 		{"environment", nil, map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": "file://" + filepath.ToSlash(dir)}, true, ""},
 		{"unknown scheme", []string{"-storage", "nope://bucket"}, nil, false, "flag -storage"},
+		{"unreachable bucket", []string{"-storage", "s3://nobucket?endpoint=http://127.0.0.1:1&region=us-east-1&use_path_style=true"}, nil, false, "cannot list the bucket"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

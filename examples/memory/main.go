@@ -194,6 +194,10 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		// The client cannot read a bucket: the descriptors point to the
 		// extraction tools, which every replica serves.
 		opts.ExtractTools = true
+		if err := checkBucket(opts.Store); err != nil {
+			opts.Store.Close()
+			return nil, err
+		}
 	}
 
 	var ms []memory.Memory
@@ -217,6 +221,24 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	opts.Observer = event.Slog(logger)
 	return &app{store: store, opts: opts, http: *httpAddr, logger: logger}, nil
+}
+
+// bucketCheckTimeout bounds checkBucket.
+const bucketCheckTimeout = 20 * time.Second
+
+// checkBucket lists the store's bucket once, so that a bucket that cannot be
+// reached (a wrong endpoint, missing credentials, no such bucket) stops the
+// server at start with the reason, rather than making every offload fall
+// back after the driver's retries.
+func checkBucket(st *store.Store) error {
+	ctx, cancel := context.WithTimeout(context.Background(), bucketCheckTimeout)
+	defer cancel()
+	errSeen := errors.New("seen")
+	err := st.Bucket().List(ctx, st.Prefix()+"-", func(string) error { return errSeen })
+	if err != nil && !errors.Is(err, errSeen) {
+		return fmt.Errorf("storage: cannot list the bucket: %w", err)
+	}
+	return nil
 }
 
 // run serves until ctx is done (HTTP) or the client disconnects (stdio).

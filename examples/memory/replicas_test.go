@@ -43,8 +43,8 @@ const replicaTTL = 15 * time.Second
 // the janitors sweep the objects once their TTL has passed.
 func TestReplicas(t *testing.T) {
 	t.Parallel()
+	bucketURL := s3test.URL(s3test.Endpoint(t), s3test.NewBucket(t)) // first: it skips without versitygw
 	bin := buildBinary(t)
-	bucketURL := s3test.URL(s3test.Endpoint(t), s3test.NewBucket(t))
 	ctx, cancel := context.WithTimeout(context.Background(), replicaTTL+cleanup.SkewMargin+2*time.Minute)
 	defer cancel()
 
