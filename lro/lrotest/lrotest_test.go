@@ -306,3 +306,22 @@ func TestDocListsEveryRequirement(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackSessionWithAStore checks what the kit says when the fallback
+// session's server keeps its results in a store it can write: the call is
+// offloaded, and the reason says that an output folder does not change a
+// store.
+func TestFallbackSessionWithAStore(t *testing.T) {
+	srv := startServer(t, serverOptions{store: bucketStore})
+	cfg := config(srv, startServer(t, serverOptions{store: bucketStore}))
+	cfg.InProcess = true
+	cfg.Details = nil
+	rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := rep.Result("L3.fallback.succeeds")
+	if r.Status != lrotest.Fail || !strings.Contains(strings.Join(r.Reasons, " "), "it keeps them in a store (it gave a handle)") {
+		t.Errorf("L3.fallback.succeeds: %s %q, want a failure saying the server keeps its results in a store", r.Status, r.Reasons)
+	}
+}
