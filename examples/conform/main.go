@@ -9,6 +9,10 @@
 //		-small '{"query":"redis","limit":3}' -- ./memory
 //	conform -tool recall_memories -large '{"query":"semantic","limit":300}' -url http://localhost:8080/mcp
 //
+// A server that keeps its results in a store (a bucket its replicas share)
+// is checked the same way, with no flag: the kit fetches each result with
+// resources/read of its descriptor's resource_link.
+//
 // It exits with status 0 when no requirement fails, 1 when one does and 2
 // when the check cannot run. Run it with -h for every flag.
 package main
@@ -60,10 +64,12 @@ specification, over the protocol, with the conformance kit of package
 github.com/zircote/lro-go/lro/lrotest. It calls -tool with -large arguments
 (whose result must be offloaded) and -small ones (whose result must come back
 inline), reads the offloaded JSONL files (it must run on the server's
-machine, as LRO's clients do), runs every jq recipe (with sh and jq when jq is
-installed, else in process with gojq), and prints one row per requirement of
-the chosen -level: pass, FAIL, warn (a SHOULD not followed) or skip, followed
-by every reason.
+machine, as LRO's clients do, unless the server keeps its results in a store:
+then their descriptors carry a handle, and conform fetches each file with
+resources/read of its resource_link into a private temporary folder), runs
+every jq recipe (with sh and jq when jq is installed, else in process with
+gojq), and prints one row per requirement of the chosen -level: pass, FAIL,
+warn (a SHOULD not followed) or skip, followed by every reason.
 
 The server is the command after -- (started over stdio; its standard error is
 shown when it fails to start, or with -v) or the streamable HTTP endpoint
@@ -73,12 +79,14 @@ Checks that need the server's cooperation:
   - cleanup (L2.cleanup), with -cleanup-within: the kit plants an expired file
     named by the convention in the output folder and waits that long for the
     server to delete it; the server must sweep at least that often (the
-    example memory server: -cleanup-interval).
+    example memory server: -cleanup-interval). Skipped for results kept in a
+    bucket, unless -cleanup-dir names the store's folder.
   - the write-failure fallback (L3.fallback.*), with -fallback: a second
     instance of the command is started with ` + envOutputDir + `
     naming a path below a regular file, so that no file can be written (the
     command must take its folder from that variable); or with -fallback-url,
-    an instance already configured so.
+    an instance already configured so (for a server with a store, one whose
+    store cannot be written).
 Observability events (L3.events) are inside the server and always skipped.
 
 Exit status: 0 when no requirement fails, 1 when one does, 2 when the check

@@ -32,9 +32,12 @@ type checker struct {
 	touched  map[string]bool
 	blockers []string
 
-	files     []offloadedFile // this run's offloaded files
+	files     []offloadedFile // this run's offloaded files on this machine
 	fullCount int             // records of the first offloaded file, or -1
 	plant     *planted
+
+	local, fetched int    // files read from file_path, fetched with resources/read
+	tmp            string // the private folder of fetched copies; "" until one is kept
 }
 
 // offloadedFile is a file this run made the server write.
@@ -201,7 +204,7 @@ func (c *checker) end(s scope) {
 }
 
 func (c *checker) report() *Report {
-	rep := &Report{Tool: c.cfg.Tool, Level: c.cfg.Level, Recipes: c.runner.name()}
+	rep := &Report{Tool: c.cfg.Tool, Level: c.cfg.Level, Recipes: c.runner.name(), Files: c.filesText()}
 	if c.cfg.Level < Level2 {
 		rep.Recipes = "not at all (Level 1 does not run them)"
 	}
@@ -227,6 +230,22 @@ func (c *checker) report() *Report {
 		rep.Results = append(rep.Results, res)
 	}
 	return rep
+}
+
+// fetchedText says how fetched files were read and checked.
+const fetchedText = "fetched with resources/read of their resource_link (lro://results/{handle}), their file_path being where a client that downloads them keeps them, into a private temporary folder; the recipes ran on those copies in place of file_path"
+
+// filesText says how the offloaded files were read, for [Report].Files.
+func (c *checker) filesText() string {
+	switch {
+	case c.local == 0 && c.fetched == 0:
+		return "none read"
+	case c.fetched == 0:
+		return "read from file_path on this machine"
+	case c.local == 0:
+		return fetchedText
+	}
+	return fmt.Sprintf("%d read from file_path on this machine, %d %s", c.local, c.fetched, fetchedText)
 }
 
 func dedupe(ss []string) []string {

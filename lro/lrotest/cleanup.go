@@ -87,6 +87,9 @@ func (c *checker) finishCleanup(ctx context.Context) {
 	case cl == nil:
 		c.skip(id, "no Config.Cleanup: cleanup is observable only in a server that sweeps its folder within a deadline (give the TTL and the deadline)")
 		return
+	case p == nil && cl.Dir == "" && c.fetched > 0:
+		c.skip(id, "the offloaded files are kept by the server in a store (fetched with resources/read), not in a folder of this machine where the kit could plant an expired file; give Config.Cleanup.Dir if the store is a folder the kit reaches")
+		return
 	case p == nil && cl.Dir == "":
 		c.skip(id, "no offloaded file to find the output folder from, and no Config.Cleanup.Dir")
 		return

@@ -132,6 +132,7 @@ type jqCall struct {
 	names      []string // variables, with $
 	values     []any    // their values
 	files      []string // input files; none means standard input
+	filesAt    []int    // the index of each of files among the arguments
 }
 
 // parseJQ parses the arguments of jq (without the program name) for the
@@ -141,6 +142,7 @@ type jqCall struct {
 func parseJQ(args []string) (*jqCall, error) {
 	j := &jqCall{}
 	var positional []string
+	var positionalAt []int
 	addVar := func(name string, v any) {
 		j.names = append(j.names, "$"+name)
 		j.values = append(j.values, v)
@@ -157,7 +159,10 @@ func parseJQ(args []string) (*jqCall, error) {
 		}
 		switch {
 		case a == "--":
-			positional = append(positional, args[i+1:]...)
+			for k := i + 1; k < len(args); k++ {
+				positional = append(positional, args[k])
+				positionalAt = append(positionalAt, k)
+			}
 			i = len(args)
 		case a == "--arg":
 			v, err := need(2)
@@ -218,6 +223,7 @@ func parseJQ(args []string) (*jqCall, error) {
 			}
 		default:
 			positional = append(positional, a)
+			positionalAt = append(positionalAt, i)
 		}
 	}
 	if len(positional) == 0 {
@@ -225,7 +231,7 @@ func parseJQ(args []string) (*jqCall, error) {
 	}
 	j.filter = positional[0]
 	if len(positional) > 1 {
-		j.files = positional[1:]
+		j.files, j.filesAt = positional[1:], positionalAt[1:]
 	}
 	return j, nil
 }
@@ -239,6 +245,32 @@ type recipeCommand struct {
 	// skipHeader is set when jq reads the file from its second line on
 	// (tail -n +2 FILE | jq ...).
 	skipHeader bool
+	// stages are the words of each stage of the pipeline, and fileAt the
+	// stage and the word that name file.
+	stages [][]string
+	fileAt [2]int
+}
+
+// withFile returns the command rc was parsed from with the file it reads
+// replaced by file: the same pipeline, each word quoted for sh, so that sh
+// runs the same commands with the same arguments on another file.
+func (rc *recipeCommand) withFile(file string) string {
+	var b strings.Builder
+	for i, stage := range rc.stages {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		for j, w := range stage {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			if i == rc.fileAt[0] && j == rc.fileAt[1] {
+				w = file
+			}
+			b.WriteString(shellQuote(w))
+		}
+	}
+	return b.String()
 }
 
 // parseRecipe parses a recipe command of one of the forms
@@ -262,14 +294,14 @@ func parseRecipe(command string) (*recipeCommand, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &recipeCommand{jq: call}
+	rc := &recipeCommand{jq: call, stages: stages}
 	switch len(stages) {
 	case 1:
 		if len(call.files) != 1 {
 			return nil, fmt.Errorf("%w: jq reads %d files, want 1", errUnsupported, len(call.files))
 		}
-		rc.file = call.files[0]
-		call.files = nil
+		rc.file, rc.fileAt = call.files[0], [2]int{0, call.filesAt[0] + 1}
+		call.files, call.filesAt = nil, nil
 	case 2:
 		if len(call.files) != 0 {
 			return nil, fmt.Errorf("%w: jq reads both a pipe and files", errUnsupported)
@@ -277,16 +309,16 @@ func parseRecipe(command string) (*recipeCommand, error) {
 		src := stages[0]
 		switch src[0] {
 		case "tail":
-			file, ok := tailFromLine2(src[1:])
+			at, ok := tailFromLine2(src[1:])
 			if !ok {
 				return nil, fmt.Errorf("%w: tail %s", errUnsupported, strings.Join(src[1:], " "))
 			}
-			rc.file, rc.skipHeader = file, true
+			rc.file, rc.skipHeader, rc.fileAt = src[1+at], true, [2]int{0, 1 + at}
 		case "cat":
 			if len(src) != 2 {
 				return nil, fmt.Errorf("%w: cat %s", errUnsupported, strings.Join(src[1:], " "))
 			}
-			rc.file = src[1]
+			rc.file, rc.fileAt = src[1], [2]int{0, 1}
 		default:
 			return nil, fmt.Errorf("%w: the first stage runs %q", errUnsupported, src[0])
 		}
@@ -300,34 +332,34 @@ func parseRecipe(command string) (*recipeCommand, error) {
 }
 
 // tailFromLine2 recognizes the arguments of a tail that prints one file from
-// its second line on, and returns the file.
-func tailFromLine2(args []string) (string, bool) {
-	var file string
+// its second line on, and returns the index of the file among them.
+func tailFromLine2(args []string) (int, bool) {
+	file := -1
 	from2 := false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-n" || a == "--lines":
 			if i+1 == len(args) || args[i+1] != "+2" {
-				return "", false
+				return -1, false
 			}
 			from2 = true
 			i++
 		case a == "-n+2" || a == "--lines=+2":
 			from2 = true
 		case a == "--":
-			if i+2 != len(args) || file != "" {
-				return "", false
+			if i+2 != len(args) || file >= 0 {
+				return -1, false
 			}
-			file = args[i+1]
+			file = i + 1
 			i++
 		case strings.HasPrefix(a, "-") && a != "-":
-			return "", false
+			return -1, false
 		default:
-			if file != "" {
-				return "", false
+			if file >= 0 {
+				return -1, false
 			}
-			file = a
+			file = i
 		}
 	}
-	return file, from2 && file != ""
+	return file, from2 && file >= 0 && args[file] != ""
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestParsePipeline(t *testing.T) {
@@ -100,7 +101,9 @@ func TestParseRecipe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&tt.want, got, cmp.AllowUnexported(recipeCommand{}, jqCall{})); diff != "" {
+			// Where the file's word is, withFile's concern, is tested there.
+			where := cmpopts.IgnoreFields(recipeCommand{}, "stages", "fileAt")
+			if diff := cmp.Diff(&tt.want, got, cmp.AllowUnexported(recipeCommand{}, jqCall{}), where); diff != "" {
 				t.Errorf("parseRecipe(%q) (-want +got):\n%s", tt.in, diff)
 			}
 		})
@@ -180,7 +183,64 @@ func FuzzParseRecipe(f *testing.F) {
 		if diff := cmp.Diff(stages, again); diff != "" {
 			t.Fatalf("requoting %q changed the words (-want +got):\n%s", s, diff)
 		}
+		// withFile gives the same command on another file.
+		const other = "/tmp/lrotest-1/it's a \"copy\".jsonl"
+		moved, err := parseRecipe(rc.withFile(other))
+		if err != nil {
+			t.Fatalf("withFile of %q: %v", s, err)
+		}
+		if moved.file != other || moved.skipHeader != rc.skipHeader {
+			t.Fatalf("withFile of %q reads %q (skip header %v), want %q (%v)", s, moved.file, moved.skipHeader, other, rc.skipHeader)
+		}
+		if diff := cmp.Diff(rc.jq, moved.jq, cmp.AllowUnexported(jqCall{})); diff != "" {
+			t.Fatalf("withFile of %q changed the jq call (-want +got):\n%s", s, diff)
+		}
 	})
+}
+
+// TestWithFile checks that a recipe's command, moved to another file,
+// names it in place of the file it read, whatever its form, and nothing
+// else: an argument equal to the file's path is kept.
+func TestWithFile(t *testing.T) {
+	const to = "/tmp/lrotest-1/fetched-1.jsonl"
+	tests := []struct{ command, want string }{
+		{`tail -n +2 '/tmp/a.jsonl' | jq -c '{id}'`, `'tail' '-n' '+2' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-c' '{id}'`},
+		{`tail -n+2 -- /tmp/a.jsonl | jq -r .id`, `'tail' '-n+2' '--' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-r' '.id'`},
+		{`cat /tmp/a.jsonl | jq -c .`, `'cat' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-c' '.'`},
+		{`jq -c --arg p /tmp/a.jsonl 'select(.p == $p)' /tmp/a.jsonl -s`, `'jq' '-c' '--arg' 'p' '/tmp/a.jsonl' 'select(.p == $p)' '/tmp/lrotest-1/fetched-1.jsonl' '-s'`},
+		{`jq -c . -- "/tmp/it's.jsonl"`, `'jq' '-c' '.' '--' '/tmp/lrotest-1/fetched-1.jsonl'`},
+	}
+	for _, tt := range tests {
+		rc, err := parseRecipe(tt.command)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.command, err)
+		}
+		if got := rc.withFile(to); got != tt.want {
+			t.Errorf("withFile of %s:\n got %s\nwant %s", tt.command, got, tt.want)
+		}
+	}
+}
+
+// TestRunnersReadTheFetchedCopy checks both runners on a file fetched
+// with resources/read: a recipe naming file_path, which is not on this
+// machine, reads the kit's copy.
+func TestRunnersReadTheFetchedCopy(t *testing.T) {
+	copyPath := filepath.Join(t.TempDir(), "fetched-1.jsonl")
+	data := []byte("{\"type\":\"lro_header\"}\n{\"id\":\"a\"}\n{\"id\":\"b\"}\n")
+	if err := os.WriteFile(copyPath, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := &fileView{path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", local: copyPath, fetched: true, data: data}
+	runners := []runner{&gojqRunner{}}
+	if sr, ok := newShellRunner(); ok {
+		runners = append(runners, sr)
+	}
+	for _, r := range runners {
+		got := r.run(context.Background(), "tail -n +2 "+shellQuote(f.path)+" | jq -r .id", f)
+		if got.err != nil || string(got.stdout) != "a\nb\n" {
+			t.Errorf("%T: %q, %v; want the copy's ids", r, got.stdout, got.err)
+		}
+	}
 }
 
 func TestFieldRefs(t *testing.T) {
@@ -270,8 +330,9 @@ func TestGojqMatchesJQ(t *testing.T) {
 			cmd := "tail -n +2 " + q + " | jq " + tt.args
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			want := sr.run(ctx, cmd, file, data)
-			got := (&gojqRunner{}).run(ctx, cmd, file, data)
+			f := &fileView{path: file, local: file, data: data}
+			want := sr.run(ctx, cmd, f)
+			got := (&gojqRunner{}).run(ctx, cmd, f)
 			if (want.err != nil) != tt.fails || (got.err != nil) != tt.fails {
 				t.Fatalf("errors: jq %v, gojq %v; want failure %v", want.err, got.err, tt.fails)
 			}
@@ -292,7 +353,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 		})
 	}
 	// A file that is not the descriptor's is read from disk.
-	other := (&gojqRunner{}).run(context.Background(), "jq -c '.type' "+q, "/elsewhere", nil)
+	other := (&gojqRunner{}).run(context.Background(), "jq -c '.type' "+q, &fileView{path: "/elsewhere", local: "/elsewhere"})
 	if want := "\"lro_header\"\nnull\nnull\nnull\n"; other.err != nil || string(other.stdout) != want {
 		t.Errorf("jq FILE read from disk: %q, %v; want %q", other.stdout, other.err, want)
 	}
@@ -305,7 +366,7 @@ func TestShellRunnerReportsStderr(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("no jq")
 	}
-	r := (&shellRunner{}).run(context.Background(), "tail -n +2 /no/such/file | jq .", "", nil)
+	r := (&shellRunner{}).run(context.Background(), "tail -n +2 /no/such/file | jq .", &fileView{})
 	if r.err == nil || !strings.Contains(r.err.Error(), "No such file") {
 		t.Errorf("a pipeline whose first command fails but whose last succeeds: err %v, want tail's message", r.err)
 	}
@@ -323,7 +384,7 @@ func TestRunnersRefuseOtherCommands(t *testing.T) {
 		"tail -n +2 $(touch " + canary + ") | jq .",
 	} {
 		for _, r := range []runner{&shellRunner{}, &gojqRunner{}} {
-			res := r.run(context.Background(), cmd, "f", nil)
+			res := r.run(context.Background(), cmd, &fileView{path: "f", local: "f"})
 			if res.err == nil || !strings.Contains(res.err.Error(), "not run") {
 				t.Errorf("%T.run(%q): err %v, want it not run", r, cmd, res.err)
 			}
@@ -353,7 +414,7 @@ func TestGojqRunnerCache(t *testing.T) {
 		{"tail -n +2 f | jq -s -c 'sort_by(.v) | reverse'", b, "[{\"v\":\"b\"}]\n"},
 		{"tail -n +2 f | jq -c .", b, "{\"v\":\"b\"}\n"},
 	} {
-		r := g.run(context.Background(), tt.cmd, "f", tt.data)
+		r := g.run(context.Background(), tt.cmd, &fileView{path: "f", local: "f", data: tt.data})
 		if r.err != nil || string(r.stdout) != tt.want {
 			t.Errorf("%s on %q: %q, %v; want %q", tt.cmd, tt.data, r.stdout, r.err, tt.want)
 		}

@@ -7,8 +7,9 @@
 // arguments whose result set is large (above the server's threshold) and
 // arguments whose result set is small, and the conformance level to check.
 // Check calls the tool, reads the offloaded JSONL file the descriptor points
-// to (client and server share the file system: that is the premise of LRO),
-// runs every jq recipe of the descriptor, and returns a [Report] with one
+// to (client and server share the file system: that is the premise of LRO;
+// for a server that keeps its results in a store, see below), runs every
+// jq recipe of the descriptor, and returns a [Report] with one
 // [Result] per requirement: pass, FAIL, warn (a SHOULD not followed) or skip,
 // with the reasons. It reports every violation at once and never stops at the
 // first; a requirement that depends on something that failed is skipped,
@@ -34,7 +35,7 @@
 // Level 1 (basic: threshold detection, JSONL output, file reference and
 // summary): L1.inline.small, L1.offload.large, L1.offload.threshold,
 // L1.estimate, L1.descriptor.offloaded, L1.descriptor.file_path,
-// L1.descriptor.output_schema, L1.no_cursor, L1.file.name, L1.operation,
+// L1.descriptor.handle, L1.descriptor.output_schema, L1.no_cursor, L1.file.name, L1.operation,
 // L1.header.type, L1.header.fields, L1.header.timestamp, L1.header.count,
 // L1.header.query, L1.detail, L1.records.jsonl, L1.summary.fields,
 // L1.summary.count, L1.summary.tokens, L1.summary.top_namespaces.
@@ -51,6 +52,31 @@
 // The calls with the large arguments run once as given and once per
 // [Config].Details level; every Level 1 and Level 2 requirement but
 // L1.inline.small and L2.cleanup is checked on each of them.
+//
+// # Results kept on the server
+//
+// A server that keeps its results in a store, such as a bucket that its
+// replicas share (lro.Options.Store with package lro/extract), gives each
+// descriptor a handle and follows it with an MCP resource_link to
+// lro://results/{handle}; file_path is then where a client that downloads
+// the result keeps it. When file_path is not on this machine and the
+// descriptor has a handle, the kit fetches the file with resources/read of
+// that link into a private temporary folder (removed before Check returns;
+// the kit writes nothing at file_path) and checks that copy as it checks a
+// local file: header, records, summary, line schema, recipes. A recipe
+// that reads exactly file_path runs on the copy: the same command, its
+// words quoted for sh, with file_path replaced by the copy's path.
+// [Report].Files says how the files were read.
+//
+// L1.descriptor.handle checks the handle and its link when there is one:
+// the link's uri and mimeType (application/jsonl) and size, that
+// resources/read returns the file (the same bytes as file_path's, for a
+// store in a folder the client reads), and that a handle the server never
+// gave is an error saying so. With a handle, L1.file.name accepts a random
+// part in the name ({prefix}-{operation}-{ulid}-{random}.jsonl, at least
+// 128 bits in hex) and L2.guidance.template the handle in place of the
+// path. L2.cleanup cannot plant an expired file in a bucket: it is skipped,
+// saying why, unless [Cleanup].Dir names the store's folder.
 //
 // # Recipes that run
 //

@@ -85,8 +85,9 @@ func Example() {
 	}
 	fmt.Println("requirements checked:", len(rep.Results), "OK:", rep.OK())
 	// Output:
+	// L1.descriptor.handle skip
 	// L1.header.query skip
 	// L2.recipes.detail skip
 	// L2.cleanup skip
-	// requirements checked: 34 OK: true
+	// requirements checked: 35 OK: true
 }

@@ -34,7 +34,12 @@ func (c *checker) runFallback(ctx context.Context) {
 	case res.IsError:
 		c.fail("L3.fallback.succeeds", "the tool returned an error when the file could not be written: %s", oneLine(resultText(res), 200))
 	case findDescriptor(res, true) != nil:
-		c.fail("L3.fallback.succeeds", "the result was offloaded: the fallback session's output folder must not be writable (%s)", describeDescriptor(findDescriptor(res, true)))
+		d := findDescriptor(res, true)
+		if _, ok := d["handle"]; ok {
+			c.fail("L3.fallback.succeeds", "the result was offloaded: the fallback session's server must not be able to write its results (%s); it keeps them in a store (it gave a handle), which an output folder does not change: give it a store it cannot write to", describeDescriptor(d))
+			break
+		}
+		c.fail("L3.fallback.succeeds", "the result was offloaded: the fallback session's output folder must not be writable (%s)", describeDescriptor(d))
 	default:
 		c.pass("L3.fallback.succeeds")
 		ok = true

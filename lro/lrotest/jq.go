@@ -261,8 +261,9 @@ const maxRecipeOutput = 256 << 20
 
 // runner runs recipe commands.
 type runner interface {
-	// run runs command; data is the content of file, already read.
-	run(ctx context.Context, command, file string, data []byte) recipeRun
+	// run runs command on the offloaded file f: a command that reads
+	// f.path reads f.data, which is the content of f.local.
+	run(ctx context.Context, command string, f *fileView) recipeRun
 	// name says how recipes run, for the report.
 	name() string
 }
@@ -309,19 +310,24 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-func (s *shellRunner) run(ctx context.Context, command, _ string, _ []byte) recipeRun {
+func (s *shellRunner) run(ctx context.Context, command string, f *fileView) recipeRun {
 	// The command comes from the server under test: hand sh only commands
 	// that are tail or cat piped into jq, with plain words, so that a
 	// hostile server cannot run anything else on the client's machine.
-	if _, err := parseRecipe(command); err != nil {
+	rc, err := parseRecipe(command)
+	if err != nil {
 		return recipeRun{err: fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)}
+	}
+	if rc.file == f.path && f.local != f.path {
+		// The file was fetched: the same command reads the kit's copy.
+		command = rc.withFile(f.local)
 	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	stdout := &limitedBuffer{max: maxRecipeOutput}
 	stderr := &limitedBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	err = cmd.Run()
 	r := recipeRun{stdout: stdout.Bytes()}
 	msg := strings.TrimSpace(stderr.String())
 	switch {
@@ -356,13 +362,13 @@ func (*gojqRunner) name() string {
 	return "in process with github.com/itchyny/gojq (jq options -s -r -j -c -n -e --arg --argjson mirrored; object keys come out sorted)"
 }
 
-func (g *gojqRunner) run(ctx context.Context, command, file string, data []byte) recipeRun {
+func (g *gojqRunner) run(ctx context.Context, command string, f *fileView) recipeRun {
 	rc, err := parseRecipe(command)
 	if err != nil {
 		return recipeRun{err: fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)}
 	}
-	input := data
-	if rc.file != file {
+	input := f.data
+	if rc.file != f.path {
 		if input, err = os.ReadFile(rc.file); err != nil {
 			return recipeRun{err: err}
 		}

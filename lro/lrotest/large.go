@@ -27,7 +27,9 @@ import (
 
 // fileView is an offloaded file as read by the kit.
 type fileView struct {
-	path    string
+	path    string // the descriptor's file_path
+	local   string // where data is on this machine: path, or the kit's copy
+	fetched bool   // data was fetched with resources/read (local is a copy)
 	data    []byte
 	header  map[string]any // nil unless line 1 is a JSON object
 	lines   [][]byte       // record lines (line 2 on)
@@ -77,10 +79,11 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 		c.fail("L1.descriptor.offloaded", "offloaded is %s, want true", jsonText(desc["offloaded"]))
 	}
 
-	f := c.readFile(desc)
+	f := c.readFile(ctx, desc, res)
+	_, hasHandle := desc["handle"]
 	var nameOp string
 	if p, ok := desc["file_path"].(string); ok && p != "" {
-		nameOp = c.checkFileName(p, start, end)
+		nameOp = c.checkFileName(p, hasHandle, start, end)
 	}
 	summary, hasSummary := desc["summary"].(map[string]any)
 	c.checkSummaryFields(desc)
@@ -89,20 +92,28 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 		if c.fullCount < 0 {
 			c.fullCount = len(f.lines)
 		}
-		created := start
-		if _, id, ok := c.parseName(filepath.Base(f.path)); ok {
-			created = ulid.Time(id.Time())
+		if f.fetched {
+			c.fetched++
+		} else {
+			c.local++
+			created := start
+			if _, id, ok := c.parseName(filepath.Base(f.path), hasHandle); ok {
+				created = ulid.Time(id.Time())
+			}
+			c.files = append(c.files, offloadedFile{path: f.path, created: created})
 		}
-		c.files = append(c.files, offloadedFile{path: f.path, created: created})
-		if c.cfg.Cleanup != nil && c.plant == nil && c.cfg.Level >= Level2 {
+		dir := ""
+		if c.cfg.Cleanup != nil {
+			dir = c.cfg.Cleanup.Dir
+			if dir == "" && !f.fetched {
+				dir = filepath.Dir(f.path)
+			}
+		}
+		if dir != "" && c.plant == nil && c.cfg.Level >= Level2 {
 			// Plant once the server has made its folder.
 			op := nameOp
 			if op == "" {
 				op = c.cfg.Operation
-			}
-			dir := c.cfg.Cleanup.Dir
-			if dir == "" {
-				dir = filepath.Dir(f.path)
 			}
 			c.plantExpired(dir, op)
 		}
@@ -336,12 +347,17 @@ func resolveSchema(schema any) (*jsonschema.Resolved, error) {
 }
 
 // readFile checks file_path and reads the file it names, or returns nil.
-func (c *checker) readFile(desc map[string]any) *fileView {
+// When the descriptor has a handle, it checks the handle too (see
+// checkHandle), and reads the file with resources/read if file_path is not
+// on this machine.
+func (c *checker) readFile(ctx context.Context, desc map[string]any, res *mcp.CallToolResult) *fileView {
 	const id = "L1.descriptor.file_path"
 	raw, present := desc["file_path"]
 	p, ok := raw.(string)
-	var err error
-	var data []byte
+	_, hasHandle := desc["handle"]
+	if !hasHandle {
+		c.skip(idHandle, "the descriptor has no handle: the server keeps its results where the client reads file_path")
+	}
 	switch {
 	case !present:
 		c.fail(id, "the descriptor has no file_path")
@@ -352,17 +368,46 @@ func (c *checker) readFile(desc map[string]any) *fileView {
 	case !filepath.IsAbs(p):
 		c.fail(id, "file_path %q is not absolute", p)
 	default:
-		var fi os.FileInfo
-		if fi, err = os.Stat(p); err != nil {
-			c.fail(id, "file_path names no file the client can read: %v", err)
-		} else if !fi.Mode().IsRegular() {
-			c.fail(id, "file_path %q is not a regular file (%s)", p, fi.Mode().Type())
-		} else if data, err = os.ReadFile(p); err != nil {
-			c.fail(id, "reading file_path: %v", err)
-		} else {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil && hasHandle:
+			// The result is on the server: file_path is where a client
+			// that downloads it keeps it.
 			c.pass(id)
-			return parseFile(p, data)
+			data := c.checkHandle(ctx, desc, res, nil)
+			if data == nil {
+				c.block(idHandle)
+				return nil
+			}
+			local, err := c.keep(data)
+			if err != nil {
+				c.block(fmt.Sprintf("a copy of the file fetched with resources/read, which the kit could not keep (%v)", err))
+				return nil
+			}
+			f := parseFile(p, data)
+			f.local, f.fetched = local, true
+			return f
+		case err != nil:
+			c.fail(id, "file_path names no file the client can read, and the descriptor has no handle to fetch it by: %v", err)
+		case !fi.Mode().IsRegular():
+			c.fail(id, "file_path %q is not a regular file (%s)", p, fi.Mode().Type())
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				c.fail(id, "reading file_path: %v", err)
+				break
+			}
+			c.pass(id)
+			if hasHandle {
+				c.checkHandle(ctx, desc, res, data)
+			}
+			f := parseFile(p, data)
+			f.local = p
+			return f
 		}
+	}
+	if hasHandle {
+		c.checkHandle(ctx, desc, res, nil)
 	}
 	c.block(id)
 	return nil
@@ -394,8 +439,15 @@ func parseFile(path string, data []byte) *fileView {
 
 var ulidPattern = `([0-9A-HJKMNP-TV-Z]{26})`
 
-func (c *checker) parseName(base string) (op string, id ulid.ULID, ok bool) {
-	re := regexp.MustCompile(`^` + regexp.QuoteMeta(c.cfg.Prefix) + `-(.+)-` + ulidPattern + `\.jsonl$`)
+// parseName parses a file name {prefix}-{operation}-{ulid}.jsonl, or, when
+// random is set, also {prefix}-{operation}-{ulid}-{random}.jsonl with at
+// least 128 bits of random in lower-case hex: a handle's name.
+func (c *checker) parseName(base string, random bool) (op string, id ulid.ULID, ok bool) {
+	suffix := ``
+	if random {
+		suffix = `(?:-[0-9a-f]{32,})?`
+	}
+	re := regexp.MustCompile(`^` + regexp.QuoteMeta(c.cfg.Prefix) + `-(.+)-` + ulidPattern + suffix + `\.jsonl$`)
 	m := re.FindStringSubmatch(base)
 	if m == nil {
 		return "", ulid.ULID{}, false
@@ -408,16 +460,22 @@ func (c *checker) parseName(base string) (op string, id ulid.ULID, ok bool) {
 }
 
 // checkFileName checks the naming convention and returns the file name's
-// operation ("" when the name does not follow the convention).
-func (c *checker) checkFileName(p string, start, end time.Time) string {
+// operation ("" when the name does not follow the convention). A result
+// with a handle may carry a random part in its name.
+func (c *checker) checkFileName(p string, handle bool, start, end time.Time) string {
 	const id = "L1.file.name"
 	base := filepath.Base(p)
-	op, u, ok := c.parseName(base)
+	op, u, ok := c.parseName(base, handle)
 	var problems []string
-	if !ok {
+	switch {
+	case !ok && handle:
+		problems = append(problems, fmt.Sprintf("base name %q is not %s-{operation}-{ulid}.jsonl or, with a handle, %s-{operation}-{ulid}-{random}.jsonl, with a canonical 26-character ULID and at least 32 lower-case hex digits of random", base, c.cfg.Prefix, c.cfg.Prefix))
+	case !ok:
 		problems = append(problems, fmt.Sprintf("base name %q is not %s-{operation}-{ulid}.jsonl with a canonical 26-character ULID", base, c.cfg.Prefix))
-	} else if t := ulid.Time(u.Time()); t.Before(start.Add(-maxClockSkew)) || t.After(end.Add(maxClockSkew)) {
-		problems = append(problems, fmt.Sprintf("the ULID's time %s is not the time of the call (%s)", t.UTC().Format(time.RFC3339Nano), start.UTC().Format(time.RFC3339)))
+	default:
+		if t := ulid.Time(u.Time()); t.Before(start.Add(-maxClockSkew)) || t.After(end.Add(maxClockSkew)) {
+			problems = append(problems, fmt.Sprintf("the ULID's time %s is not the time of the call (%s)", t.UTC().Format(time.RFC3339Nano), start.UTC().Format(time.RFC3339)))
+		}
 	}
 	if c.cfg.OutputDir != "" && filepath.IsAbs(p) && !sameDir(filepath.Dir(p), c.cfg.OutputDir) {
 		problems = append(problems, fmt.Sprintf("the file is in %s, not in the output folder %s", filepath.Dir(p), c.cfg.OutputDir))

@@ -174,11 +174,15 @@ func (c *checker) checkRecipes(ctx context.Context, lc largeCase, desc map[strin
 	problems = nil
 	for _, r := range rs {
 		rctx, cancel := context.WithTimeout(ctx, c.cfg.RecipeTimeout)
-		run := c.runner.run(rctx, r.command, f.path, f.data)
+		run := c.runner.run(rctx, r.command, f)
 		cancel()
 		r.run = &run
 		if run.err != nil {
-			problems = append(problems, fmt.Sprintf("recipe %d (%s) failed: %v; command: %s", r.n, r.description, oneLine(run.err.Error(), 300), r.command))
+			on := ""
+			if f.fetched {
+				on = " (run on the copy fetched with resources/read, in place of file_path)"
+			}
+			problems = append(problems, fmt.Sprintf("recipe %d (%s) failed%s: %v; command: %s", r.n, r.description, on, oneLine(run.err.Error(), 300), r.command))
 		}
 	}
 	c.check("L2.recipes.run", problems)
@@ -434,7 +438,13 @@ func (c *checker) checkGuidance(lc largeCase, desc map[string]any, f *fileView) 
 		missing = append(missing, fmt.Sprintf("the detail level %q", detail))
 	}
 	if p, ok := desc["file_path"].(string); ok && p != "" && !strings.Contains(g, p) {
-		missing = append(missing, "the file path")
+		// A result kept on the server is named by its handle, which the
+		// tools that read it take.
+		if h, _ := desc["handle"].(string); h == "" {
+			missing = append(missing, "the file path")
+		} else if !strings.Contains(g, h) {
+			missing = append(missing, "the file path or the handle")
+		}
 	}
 	if len(missing) > 0 {
 		c.fail("L2.guidance.template", "guidance does not name %s", strings.Join(missing, ", "))

@@ -183,6 +183,11 @@ type Report struct {
 	// Recipes says how the recipe commands were run: with sh and which jq,
 	// or in process with gojq.
 	Recipes string
+	// Files says how the offloaded files were read: from file_path on
+	// this machine, or, for a server that keeps its results in a store,
+	// fetched with resources/read into private copies that the checks
+	// and recipes read in place of file_path.
+	Files string
 	// Results holds every requirement up to Level.
 	Results []Result
 }
@@ -244,8 +249,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if counts[Fail] > 0 {
 		verdict = "FAIL"
 	}
-	if _, err := fmt.Fprintf(w, "\n%s: tool %s, level %s: %d pass, %d fail, %d warn, %d skip. Recipes ran %s.\n",
-		verdict, r.Tool, r.Level, counts[Pass], counts[Fail], counts[Warn], counts[Skip], r.Recipes); err != nil {
+	files := ""
+	if r.Files != "" {
+		files = " Files were " + r.Files + "."
+	}
+	if _, err := fmt.Fprintf(w, "\n%s: tool %s, level %s: %d pass, %d fail, %d warn, %d skip. Recipes ran %s.%s\n",
+		verdict, r.Tool, r.Level, counts[Pass], counts[Fail], counts[Warn], counts[Skip], r.Recipes, files); err != nil {
 		return err
 	}
 	for _, res := range r.Results {
@@ -276,11 +285,14 @@ func oneLine(s string, n int) string {
 // It never stops at the first violation: a requirement that depends on
 // something that failed is skipped with the reason.
 //
-// Check only uses the protocol (tools/list and tools/call) and the file
-// system, which the kit shares with the server, as LRO's clients do: it
-// reads the offloaded files, runs their recipes, and, for L2.cleanup, plants
-// files in the output folder (and removes them afterwards). It works with a
-// server written in any language, over any transport.
+// Check only uses the protocol (tools/list, tools/call and, for results
+// with a handle, resources/read) and the file system, which the kit shares
+// with the server, as LRO's clients do: it reads the offloaded files, runs
+// their recipes, and, for L2.cleanup, plants files in the output folder
+// (and removes them afterwards). A result that the server keeps in a store
+// is fetched into a private temporary folder, removed before Check
+// returns; the kit writes nowhere else. It works with a server written in
+// any language, over any transport.
 //
 // Check returns an error wrapping [ErrInvalidConfig] only when it cannot run
 // at all: a nil cs, an invalid cfg, or a tool the server does not list.
@@ -293,6 +305,7 @@ func Check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*Report, er
 	if err := c.findTool(ctx); err != nil {
 		return nil, err
 	}
+	defer c.removeTemp()
 	c.run(ctx)
 	return c.report(), nil
 }

@@ -25,42 +25,94 @@ func statuses(rep *lrotest.Report) map[lrotest.Status][]string {
 }
 
 // TestConformingServerPassesLevel3 checks a server built with lro, with a
-// janitor and a fallback instance, under both recipe runners: every
-// requirement passes except the events, which the protocol cannot observe.
+// janitor and a fallback instance, under both recipe runners, with its
+// results in a folder, in a folder store and in a bucket store: every
+// requirement passes except the events, which the protocol cannot observe,
+// the handle when there is none, and cleanup, which the kit cannot watch
+// in a bucket.
 func TestConformingServerPassesLevel3(t *testing.T) {
-	for _, inProcess := range []bool{false, true} {
-		name := "jq"
-		if inProcess {
-			name = "gojq"
+	stores := []struct {
+		name  string
+		kind  storeKind
+		skips []string
+		files string // what Report.Files says
+	}{
+		{"folder", inFolder, []string{"L1.descriptor.handle", "L3.events"}, "read from file_path on this machine"},
+		{"folder store", folderStore, []string{"L3.events"}, "read from file_path on this machine"},
+		{"bucket store", bucketStore, []string{"L2.cleanup", "L3.events"}, "fetched with resources/read"},
+	}
+	for _, st := range stores {
+		for _, inProcess := range []bool{false, true} {
+			name := st.name + "/jq"
+			if inProcess {
+				name = st.name + "/gojq"
+			}
+			t.Run(name, func(t *testing.T) {
+				if !inProcess {
+					jqInstalled(t)
+				}
+				tmp := t.TempDir()
+				t.Setenv("TMPDIR", tmp) // where the kit keeps fetched copies
+				var paths []string
+				srv := startServer(t, serverOptions{store: st.kind, desc: func(t *testing.T, d map[string]any) { paths = append(paths, filePath(d)) }})
+				fb := startServer(t, serverOptions{store: st.kind, unwritable: true})
+				cfg := config(srv, fb)
+				cfg.InProcess = inProcess
+				rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := statuses(rep)
+				if len(got[lrotest.Fail])+len(got[lrotest.Warn]) > 0 || !slices.Equal(got[lrotest.Skip], st.skips) {
+					var b strings.Builder
+					rep.WriteTable(&b)
+					t.Errorf("failed %q, warned %q, skipped %q; want only %q skipped\n%s", got[lrotest.Fail], got[lrotest.Warn], got[lrotest.Skip], st.skips, b.String())
+				}
+				if !strings.Contains(rep.Files, st.files) {
+					t.Errorf("Files = %q, want it to say %q", rep.Files, st.files)
+				}
+				if st.kind == bucketStore {
+					checkFetched(t, rep, tmp, paths)
+				}
+				checkLevel3Report(t, rep, inProcess)
+			})
 		}
-		t.Run(name, func(t *testing.T) {
-			if !inProcess {
-				jqInstalled(t)
-			}
-			srv := startServer(t, serverOptions{})
-			fb := startServer(t, serverOptions{unwritable: true})
-			cfg := config(srv, fb)
-			cfg.InProcess = inProcess
-			rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := statuses(rep)
-			if len(got[lrotest.Fail])+len(got[lrotest.Warn]) > 0 || !slices.Equal(got[lrotest.Skip], []string{"L3.events"}) {
-				var b strings.Builder
-				rep.WriteTable(&b)
-				t.Errorf("failed %q, warned %q, skipped %q; want only L3.events skipped\n%s", got[lrotest.Fail], got[lrotest.Warn], got[lrotest.Skip], b.String())
-			}
-			if len(rep.Results) != len(lrotest.Requirements()) {
-				t.Errorf("%d results, want one per requirement (%d)", len(rep.Results), len(lrotest.Requirements()))
-			}
-			if !rep.OK() {
-				t.Error("OK() = false")
-			}
-			if wantJQ := !inProcess; strings.Contains(rep.Recipes, "gojq") == wantJQ {
-				t.Errorf("Recipes = %q, want it to say which runner ran them", rep.Recipes)
-			}
-		})
+	}
+}
+
+// checkFetched checks what the kit did with results it fetched: cleanup is
+// skipped saying why, and the kit wrote nothing at the descriptors'
+// file_path and left nothing in its temporary folder.
+func checkFetched(t *testing.T, rep *lrotest.Report, tmp string, paths []string) {
+	t.Helper()
+	if r, _ := rep.Result("L2.cleanup"); !strings.Contains(strings.Join(r.Reasons, " "), "fetched with resources/read") {
+		t.Errorf("L2.cleanup skipped for %q, want it to say the files were fetched", r.Reasons)
+	}
+	if len(paths) == 0 {
+		t.Error("no descriptor seen")
+	}
+	for _, p := range paths {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("file_path %s: %v; the kit must not write there", p, err)
+		}
+	}
+	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+		t.Errorf("the temporary folder holds %v (%v) after Check, want nothing", left, err)
+	}
+}
+
+// checkLevel3Report checks the parts of a report of a conforming server
+// that do not depend on where its results are.
+func checkLevel3Report(t *testing.T, rep *lrotest.Report, inProcess bool) {
+	t.Helper()
+	if len(rep.Results) != len(lrotest.Requirements()) {
+		t.Errorf("%d results, want one per requirement (%d)", len(rep.Results), len(lrotest.Requirements()))
+	}
+	if !rep.OK() {
+		t.Error("OK() = false")
+	}
+	if wantJQ := !inProcess; strings.Contains(rep.Recipes, "gojq") == wantJQ {
+		t.Errorf("Recipes = %q, want it to say which runner ran them", rep.Recipes)
 	}
 }
 
@@ -252,5 +304,24 @@ func TestDocListsEveryRequirement(t *testing.T) {
 		if !strings.Contains(string(doc), r.ID+",") && !strings.Contains(string(doc), r.ID+".") && !strings.Contains(string(doc), r.ID+" ") {
 			t.Errorf("doc.go does not list %s", r.ID)
 		}
+	}
+}
+
+// TestFallbackSessionWithAStore checks what the kit says when the fallback
+// session's server keeps its results in a store it can write: the call is
+// offloaded, and the reason says that an output folder does not change a
+// store.
+func TestFallbackSessionWithAStore(t *testing.T) {
+	srv := startServer(t, serverOptions{store: bucketStore})
+	cfg := config(srv, startServer(t, serverOptions{store: bucketStore}))
+	cfg.InProcess = true
+	cfg.Details = nil
+	rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := rep.Result("L3.fallback.succeeds")
+	if r.Status != lrotest.Fail || !strings.Contains(strings.Join(r.Reasons, " "), "it keeps them in a store (it gave a handle)") {
+		t.Errorf("L3.fallback.succeeds: %s %q, want a failure saying the server keeps its results in a store", r.Status, r.Reasons)
 	}
 }

@@ -3,6 +3,7 @@ package lrotest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,6 +100,7 @@ type mutation struct {
 	fallback serverOptions // the server whose folder cannot be written
 	wantFail []string      // exactly the requirements that must fail
 	wantWarn []string      // exactly the requirements that must warn
+	reason   string        // if not empty, what the reasons of the first of wantFail say
 	// realJQ runs the check a second time with the recipes run by sh and
 	// the real jq, for mutations that concern how recipes run. Every
 	// mutation runs with gojq in process, which is ten times faster.
@@ -344,6 +346,77 @@ var mutations = []mutation{
 		}},
 		wantWarn: []string{"L2.guidance.template"}},
 
+	// Results kept in a store, by handle.
+	{name: "store: no resource_link follows the descriptor",
+		primary: serverOptions{store: bucketStore, result: func(t *testing.T, r *mcp.CallToolResult) {
+			r.Content = slices.DeleteFunc(r.Content, func(c mcp.Content) bool { _, ok := c.(*mcp.ResourceLink); return ok })
+		}},
+		wantFail: []string{"L1.descriptor.handle"},
+		reason:   "no resource_link follows the descriptor: want one to lro://results/"},
+	{name: "store: the resource_link names another resource",
+		primary: serverOptions{store: bucketStore, result: func(t *testing.T, r *mcp.CallToolResult) {
+			for _, c := range r.Content {
+				if l, ok := c.(*mcp.ResourceLink); ok {
+					l.URI = "file:///tmp/" + l.Name
+				}
+			}
+		}},
+		wantFail: []string{"L1.descriptor.handle"},
+		reason:   `the result links "file:///tmp/`},
+	{name: "store: the resource_link's mimeType is not application/jsonl",
+		primary: serverOptions{store: bucketStore, result: func(t *testing.T, r *mcp.CallToolResult) {
+			for _, c := range r.Content {
+				if l, ok := c.(*mcp.ResourceLink); ok {
+					l.MIMEType = "application/json"
+				}
+			}
+		}},
+		wantFail: []string{"L1.descriptor.handle"},
+		reason:   "the resource_link's mimeType is \"application/json\", want \"application/jsonl\""},
+	{name: "store: resources/read fails",
+		primary: serverOptions{store: bucketStore, read: func(t *testing.T, uri string, r *mcp.ReadResourceResult, err error) (*mcp.ReadResourceResult, error) {
+			return nil, errors.New("the bucket is unreachable")
+		}},
+		wantFail: []string{"L1.descriptor.handle"},
+		reason:   "the bucket is unreachable"},
+	{name: "store: resources/read drops the last record",
+		primary: serverOptions{store: bucketStore, read: func(t *testing.T, uri string, r *mcp.ReadResourceResult, err error) (*mcp.ReadResourceResult, error) {
+			if err == nil {
+				text := strings.TrimSuffix(r.Contents[0].Text, "\n")
+				r.Contents[0].Text = text[:strings.LastIndexByte(text, '\n')+1]
+			}
+			return r, err
+		}},
+		wantFail: []string{"L1.descriptor.handle", "L1.header.count", "L1.summary.count"},
+		reason:   "but the resource_link's size is"},
+	{name: "store: resources/read differs from the file at file_path",
+		primary: serverOptions{store: folderStore, read: func(t *testing.T, uri string, r *mcp.ReadResourceResult, err error) (*mcp.ReadResourceResult, error) {
+			if err == nil {
+				r.Contents[0].Text = strings.Replace(r.Contents[0].Text, "cache layer", "cache_layer", 1)
+			}
+			return r, err
+		}},
+		wantFail: []string{"L1.descriptor.handle"},
+		reason:   "that differ from file_path's"},
+	{name: "store: resources/read answers a handle it never gave",
+		primary: serverOptions{store: bucketStore, read: func(t *testing.T, uri string, r *mcp.ReadResourceResult, err error) (*mcp.ReadResourceResult, error) {
+			if err != nil {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/jsonl", Text: "{}\n"}}}, nil
+			}
+			return r, err
+		}},
+		wantFail: []string{"L1.descriptor.handle"},
+		reason:   "a handle the server never gave, returned a resource"},
+	{name: "store: a recipe fails at run time on the fetched copy",
+		primary:  serverOptions{store: bucketStore, desc: func(t *testing.T, d map[string]any) { setRecipe(d, 4, `'.title | tonumber'`) }},
+		realJQ:   true,
+		wantFail: []string{"L2.recipes.run"},
+		reason:   "run on the copy fetched with resources/read"},
+	{name: "store: the file name has a random part but the descriptor no handle",
+		primary:  serverOptions{store: folderStore, desc: func(t *testing.T, d map[string]any) { delete(d, "handle") }},
+		wantFail: []string{"L1.file.name"},
+		reason:   "is not atlatl-{operation}-{ulid}.jsonl"},
+
 	// Cleanup.
 	{name: "no cleanup",
 		primary:  serverOptions{noJanitor: true},
@@ -414,6 +487,11 @@ func checkMutation(t *testing.T, m mutation, inProcess bool) {
 		sort.Strings(g)
 		if diff := cmp.Diff(w, g, cmpEmpty); diff != "" {
 			t.Errorf("%s requirements (-want +got):\n%s", s, diff)
+		}
+	}
+	if m.reason != "" {
+		if r, _ := rep.Result(m.wantFail[0]); !strings.Contains(strings.Join(r.Reasons, "\n"), m.reason) {
+			t.Errorf("%s says %q, want it to say %q", r.ID, r.Reasons, m.reason)
 		}
 	}
 	if t.Failed() {

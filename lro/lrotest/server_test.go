@@ -5,16 +5,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/lrotest"
+	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
+
+func TestMain(m *testing.M) {
+	extract.RunWorker() // the test servers with a store register the extraction tools
+	os.Exit(m.Run())
+}
 
 // The test server: a recall tool over synthetic memories, built with
 // lro.AddTool, that a mutation can break in one precise way.
@@ -99,37 +109,79 @@ func recall(ctx context.Context, req *mcp.CallToolRequest, in recallIn) (*mcp.Ca
 	return nil, recallOut{Memories: ms, Scores: scores}, nil
 }
 
-// server is one running test server and the folder it writes to.
+// server is one running test server and the folder it writes to (with a
+// bucket, the folder where a client would keep a downloaded result).
 type server struct {
-	cs  *mcp.ClientSession
-	dir string
+	cs     *mcp.ClientSession
+	dir    string
+	bucket bool
 }
+
+// storeKind says where a test server keeps its results.
+type storeKind int
+
+const (
+	inFolder    storeKind = iota // OutputDir, no store: no handles
+	folderStore                  // a store.NewFolder: handles, the files on this machine
+	bucketStore                  // a memblob bucket: handles, the files on the server only
+)
 
 // serverOptions say how to build and break a test server.
 type serverOptions struct {
+	store      storeKind                                 // where results are kept
 	opts       func(*lro.Options)                        // change the LRO options
 	desc       func(t *testing.T, d map[string]any)      // tamper with each descriptor (and its file)
 	result     func(t *testing.T, r *mcp.CallToolResult) // tamper with each tools/call result
 	list       func(tool *mcp.Tool)                      // tamper with tools/list
+	read       readTamper                                // tamper with each resources/read
 	noJanitor  bool                                      // run no janitor (by default one sweeps every 20ms)
 	unwritable bool                                      // the output folder cannot be created
 }
+
+// readTamper changes what resources/read of uri answers.
+type readTamper func(t *testing.T, uri string, r *mcp.ReadResourceResult, err error) (*mcp.ReadResourceResult, error)
 
 // startServer starts a test server in process and connects a client to it.
 func startServer(t *testing.T, so serverOptions) *server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	opts := &lro.Options{OutputDir: dir, Operation: "recall", DefaultDetail: "light", CleanupInterval: 20 * time.Millisecond}
+	var fail func(io.Writer) io.Writer
 	if so.unwritable {
 		// Every write fails as on a full disk.
-		opts.WrapWriter = func(io.Writer) io.Writer { return fullDisk{} }
+		fail = func(io.Writer) io.Writer { return fullDisk{} }
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "lrotest-server", Version: "v0"}, nil)
+	switch so.store {
+	case inFolder:
+		opts.WrapWriter = fail
+	case folderStore, bucketStore:
+		var st *store.Store
+		var err error
+		if so.store == folderStore {
+			st, err = store.NewFolder(dir, &store.Options{WrapWriter: fail})
+		} else {
+			b := memblob.OpenBucket(nil)
+			t.Cleanup(func() { b.Close() })
+			st, err = store.NewBucket(blobstore.New(b), &store.Options{WrapWriter: fail})
+			// file_path is where a client that downloads the result
+			// keeps it: a folder nobody makes.
+			opts.OutputDir, opts.ClientDir = "", dir
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		opts.Store = st
+		if err := extract.AddTools(s, &extract.Options{Store: st}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if so.opts != nil {
 		so.opts(opts)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "lrotest-server", Version: "v0"}, nil)
 	lro.AddTool(s, &mcp.Tool{Name: "recall", Description: "Recall memories."}, recall, opts)
-	if so.desc != nil || so.result != nil || so.list != nil {
+	if so.desc != nil || so.result != nil || so.list != nil || so.read != nil {
 		s.AddReceivingMiddleware(tamper(t, so))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -152,7 +204,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &server{cs: cs, dir: dir}
+	return &server{cs: cs, dir: dir, bucket: so.store == bucketStore}
 }
 
 // tamper is server middleware that applies a mutation to results in place.
@@ -160,6 +212,10 @@ func tamper(t *testing.T, so serverOptions) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
+			if method == "resources/read" && so.read != nil {
+				r, _ := res.(*mcp.ReadResourceResult)
+				return so.read(t, req.(*mcp.ReadResourceRequest).Params.URI, r, err)
+			}
 			if err != nil {
 				return res, err
 			}
@@ -168,9 +224,10 @@ func tamper(t *testing.T, so serverOptions) mcp.Middleware {
 				if so.result != nil {
 					so.result(t, r)
 				}
-				if so.desc == nil || len(r.Content) != 1 {
+				if so.desc == nil || len(r.Content) == 0 {
 					break
 				}
+				// The descriptor; a resource link may follow it.
 				tc, ok := r.Content[0].(*mcp.TextContent)
 				if !ok {
 					break
@@ -214,6 +271,10 @@ func config(srv, fallback *server) *lrotest.Config {
 		Operation:     "recall",
 		OutputDir:     srv.dir,
 		Cleanup:       &lrotest.Cleanup{Dir: srv.dir, Within: 5 * time.Second},
+	}
+	if srv.bucket {
+		// No folder of this machine to plant an expired file in.
+		cfg.Cleanup.Dir = ""
 	}
 	if fallback != nil {
 		cfg.FallbackSession = fallback.cs
