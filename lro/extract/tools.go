@@ -383,6 +383,9 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 			return nil, errorf("the query does not compile: %v", err)
 		}
 	}
+	// One time limit for the call, whatever passes it makes.
+	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
+	defer cancel()
 	var res *results
 	var label string
 	var header jsonl.Header
@@ -396,7 +399,47 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	if err != nil {
 		return nil, err
 	}
-	return c.answer(ctx, header, label, res), nil
+	out := c.answer(ctx, header, label, res)
+	if req.Where != nil && matchedNone(req.Where, res) {
+		if absent := c.absentPaths(ctx, file, req.Where); len(absent) > 0 {
+			out.Content = append(out.Content, &mcp.TextContent{Text: fmt.Sprintf(
+				"No record has a value at %s: check the name against the descriptor's line_schema (a nested field is written with dots, as in a.b).",
+				strings.Join(absent, ", "))})
+		}
+	}
+	return out, nil
+}
+
+// matchedNone reports whether the where filter w matched no record.
+func matchedNone(w *whereFilter, res *results) bool {
+	if w.Count {
+		return len(res.spans) == 1 && string(bytes.TrimSpace(res.text(0))) == "0"
+	}
+	return len(res.spans) == 0
+}
+
+// absentPaths returns the paths of w's conditions at which no record of the
+// file has a value, from a second pass over the file in a worker, within
+// what is left of the call's time limit. A failure of that pass leaves the
+// answer as it is: it returns nil.
+func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []string {
+	probe := *w
+	probe.Absent = true
+	var res *results
+	err := c.withSource(ctx, file, func(ctx context.Context, src *source) error {
+		return c.inWorker(ctx, src, &job{Tool: ToolExtract, Extract: extractRequest{Where: &probe}}, func(fr *frame) bool {
+			res = fr.Results.results()
+			return false
+		})
+	})
+	if err != nil || res == nil || res.errs > 0 {
+		return nil
+	}
+	paths := make([]string, len(res.spans))
+	for i := range res.spans {
+		paths[i] = string(res.text(i))
+	}
+	return paths
 }
 
 // evaluate runs the recipe or query of req over the records of src, in a

@@ -59,11 +59,15 @@ def __project:
 `
 
 // The where programs: the matching records as the file holds them, their
-// fields, or their number.
+// fields, or their number; and, run over all records after a filter matched
+// none, the paths of its conditions at which no record has a value (a
+// misspelt or misplaced field, such as confidence where the records hold
+// provenance.confidence).
 const (
 	whereRecords = whereDefs + `select(__match)`
 	whereFields  = whereDefs + `select(__match) | __project`
 	whereCount   = whereDefs + `map(select(__match)) | length`
+	whereAbsent  = whereDefs + `. as $rs | $__where[] | . as $c | select(all($rs[]; all(__vals($c.p); . == null))) | $c.p | join(".")`
 )
 
 // whereNames are the variables of the where programs.
@@ -75,6 +79,9 @@ type whereFilter struct {
 	Fields []byte // JSON: [[path, [segment, ...]], ...]
 	Count  bool
 	Label  string // what the caller asked, for the answer
+	// Absent runs the program that finds the conditions' paths at which
+	// no record has a value, instead of the filter.
+	Absent bool
 }
 
 type whereCond struct {
@@ -257,6 +264,8 @@ func jsonType(v any) string {
 func whereProgram(w *whereFilter) (*program, error) {
 	text := whereRecords
 	switch {
+	case w.Absent:
+		text = whereAbsent
 	case w.Count:
 		text = whereCount
 	case string(w.Fields) != "[]":
@@ -275,5 +284,5 @@ func whereProgram(w *whereFilter) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &program{query: q, names: whereNames, values: []any{conds, fields}, slurp: w.Count}, nil
+	return &program{query: q, names: whereNames, values: []any{conds, fields}, slurp: w.Count || w.Absent, raw: w.Absent}, nil
 }

@@ -310,3 +310,46 @@ func BenchmarkWhereVsQuery(b *testing.B) {
 		})
 	}
 }
+
+// TestWhereAbsentField checks that a where filter that matches nothing says
+// which of its fields no record has a value at, and only those, counting or
+// not; and that a filter that matches nothing on fields the records have
+// gets no such note.
+func TestWhereAbsentField(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "full", whereRecords)
+	cs := session(t, &extract.Options{Dir: dir})
+	tests := []struct {
+		name  string
+		where map[string]any
+		count bool
+		note  string // "" for none
+	}{
+		{"misplaced field, count", map[string]any{"score": map[string]any{"gte": 0.8}}, true, "No record has a value at score:"},
+		{"two absent, one present", map[string]any{"nothing": "here", "id": "a", "meta.nope": 1}, false, "No record has a value at meta.nope, nothing:"},
+		{"nested field present", map[string]any{"meta.score": map[string]any{"gt": 100}}, true, ""},
+		{"array field present", map[string]any{"labels.name": "none"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]any{"file_path": path, "where": tt.where}
+			if tt.count {
+				args["count"] = true
+			}
+			texts, isErr := call(t, cs, extract.ToolExtract, args)
+			if isErr {
+				t.Fatal(texts)
+			}
+			all := strings.Join(texts, "\n")
+			if tt.note == "" {
+				if strings.Contains(all, "No record has a value") {
+					t.Errorf("a note for fields the records have: %q", all)
+				}
+				return
+			}
+			if !strings.Contains(all, tt.note) {
+				t.Errorf("answer %q lacks %q", all, tt.note)
+			}
+		})
+	}
+}
