@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,15 +15,17 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 )
 
-// tokenULIDs are the file names' ULIDs the token counts put in place of the
-// golden cases' real ones, in paths the default output folder of Linux (/tmp) and eight
-// ULIDs of the golden clock with random parts from a fixed seed. A ULID
-// tokenizes into a varying number of tokens (18 to 22 with o200k_base), and
-// the path is in a descriptor eleven times or more: a case is measured with
-// each and the largest count is the one checked.
-func tokenULIDs() []string {
+// tokenNames are the file names' ULIDs, and the handles' random parts,
+// that the token counts put in place of the golden cases' real ones: eight
+// ULIDs of the golden clock with random parts from a fixed seed, each with
+// 32 hex digits from the same seed, in paths in the default output folder
+// of Linux (/tmp). A ULID tokenizes into a varying number of tokens (18 to
+// 22 with o200k_base), and so do the hex digits; the path is in a
+// descriptor eleven times or more: a case is measured with each and the
+// largest count is the one checked.
+func tokenNames() (ids, randoms []string) {
 	r := rand.New(rand.NewPCG(1, 2))
-	ids := make([]string, 8)
+	ids, randoms = make([]string, 8), make([]string, 8)
 	for i := range ids {
 		var entropy [10]byte
 		for j := range entropy {
@@ -36,8 +39,13 @@ func tokenULIDs() []string {
 			panic(err)
 		}
 		ids[i] = id.String()
+		var random [16]byte
+		for j := range random {
+			random[j] = byte(r.Uint32())
+		}
+		randoms[i] = hex.EncodeToString(random[:])
 	}
-	return ids
+	return ids, randoms
 }
 
 // tokenCeiling is what a golden case's descriptor may cost, in o200k_base
@@ -84,16 +92,27 @@ func TestDescriptorTokens(t *testing.T) {
 		}
 		return n
 	}
-	ids := tokenULIDs()
+	ids, randoms := tokenNames()
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-26s %6s %6s %6s %6s %6s %6s %6s\n", "case", "tokens", "guard", "target", "schema", "recipes", "guide", "path")
+	fmt.Fprintf(&table, "%-33s %6s %6s %6s %6s %6s %6s %6s %6s\n", "case", "tokens", "guard", "target", "schema", "recipes", "guide", "path", "link")
 	for _, o := range offloadGoldenCases(t) {
-		n, pathTokens := 0, 0
+		n, pathTokens, linkTokens := 0, 0, 0
 		var parts map[string]json.RawMessage
-		for _, id := range ids {
-			text := strings.NewReplacer(o.dir, "/tmp", o.id, id).Replace(o.text)
-			if c := count(text); c > n {
-				n = c
+		for i, id := range ids {
+			pairs := []string{o.dir, "/tmp", o.id, id}
+			if o.random != "" {
+				pairs = append(pairs, o.random, randoms[i])
+			}
+			r := strings.NewReplacer(pairs...)
+			text := r.Replace(o.text)
+			// What the model reads: the descriptor, and the resource link
+			// that follows it for a file in a store.
+			l := 0
+			if o.link != "" {
+				l = count(r.Replace(o.link))
+			}
+			if c := count(text) + l; c > n {
+				n, linkTokens = c, l
 				_ = json.Unmarshal([]byte(text), &parts)
 				var fp string
 				_ = json.Unmarshal(parts["file_path"], &fp)
@@ -107,7 +126,7 @@ func TestDescriptorTokens(t *testing.T) {
 			return 0
 		}
 		c, ok := tokenCeilings[o.name]
-		fmt.Fprintf(&table, "%-26s %6d %6d %6d %6d %6d %6d %6d\n", o.name, n, c.guard, c.target, part("line_schema"), part("jq_recipes"), part("guidance"), pathTokens)
+		fmt.Fprintf(&table, "%-33s %6d %6d %6d %6d %6d %6d %6d %6d\n", o.name, n, c.guard, c.target, part("line_schema"), part("jq_recipes"), part("guidance"), pathTokens, linkTokens)
 		if ok && n > c.guard {
 			t.Errorf("%s: the descriptor costs %d o200k tokens, more than %d", o.name, n, c.guard)
 		}
