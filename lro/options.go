@@ -97,7 +97,9 @@ type Options struct {
 	//
 	// A bucket is not the client's disk: file_path is then where a client
 	// that downloads the object would keep it (in ClientDir, or else
-	// /tmp, under the handle), so that the jq recipes run on such a copy,
+	// /tmp, under the specification's name {prefix}-{operation}-{ulid}.jsonl,
+	// the handle without its random part), so that the jq recipes run on
+	// such a copy, and the resource link is named by that file name,
 	// and the guidance is always the native template, whatever
 	// ExtractTools says, with example calls by handle: a server with a
 	// bucket Store must register extract.AddTools with the same Store.

@@ -428,11 +428,19 @@ const RemoteClientDir = "/tmp"
 
 // clientPath returns the path of the file of w as the client sees it: in
 // ClientDir, when set, under the same name; for a file in a bucket, where
-// a client that downloads it would keep it.
+// a client that downloads it would keep it, under the specification's name
+// {prefix}-{operation}-{ulid}.jsonl. That name leaves out the handle's
+// random part, which only a store needs, and which would cost some 16
+// o200k tokens in each of the ten recipes: the handle, which the tools and
+// the resource link take, stays in the descriptor's handle.
 func (c *Config) clientPath(w *jsonl.Writer) string {
 	switch {
 	case c.remote():
-		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), w.Name())
+		name := w.Name()
+		if op, id, ok := jsonl.ParseName(name, c.Store.Prefix()); ok {
+			name = jsonl.Name(c.Store.Prefix(), op, id)
+		}
+		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), name)
 	case c.ClientDir == "":
 		return w.Path()
 	}

@@ -55,7 +55,7 @@ func NativeGuidance(in descriptor.Input) string { return nativeGuidance(in, fals
 // not on the client's machine: the example calls pass in.Handle as the
 // handle argument, and one sentence says where the file is and how the jq
 // recipes can still run (on a copy saved from the file's resource to
-// file_path).
+// in.Path, the descriptor's file_path).
 func HandleGuidance(in descriptor.Input) string { return nativeGuidance(in, true) }
 
 // nativeGuidance is NativeGuidance, with the file named by its handle when
@@ -111,7 +111,7 @@ func nativeGuidance(in descriptor.Input, byHandle bool) string {
 	fmt.Fprintf(&b, "Also: %s shows lines as they are (%s, %s, %s); %s finds records by regular expression (%s, %s, such as %s).\n",
 		ToolRead, arg, ArgLine, ArgLimit, ToolSearch, arg, ArgPattern, quote(searchExample(in)))
 	if byHandle {
-		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to file_path.\n", ResultURIPrefix)
+		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to %s.\n", ResultURIPrefix, in.Path)
 	}
 	noun := in.Noun
 	if noun == "" {
