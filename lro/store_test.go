@@ -225,7 +225,7 @@ func TestStoreBucket(t *testing.T) {
 				t.Errorf("file_path = %q, want %q: where a client that downloads the object keeps it", got.d.FilePath, want)
 			}
 			g := got.d.Guidance
-			for _, want := range []string{`lro_extract(handle="` + h + `", recipe=1)`, "(handle, line, limit)", "lro://results/{handle}", "not this machine"} {
+			for _, want := range []string{`lro_extract(handle="` + h + `", recipe=`, "and with the same handle:", "(handle, line, limit)", "lro://results/{handle}", "not this machine", "to " + got.d.FilePath + "."} {
 				if !strings.Contains(g, want) {
 					t.Errorf("guidance does not say %q:\n%s", want, g)
 				}
