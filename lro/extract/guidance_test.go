@@ -75,18 +75,22 @@ func parseCalls(t *testing.T, text string) []toolCall {
 	return calls
 }
 
-// TestGuidanceRunsAsWritten renders the guidance of real files and makes
-// every call it shows, over the transport: each names arguments the tool's
-// schema has and succeeds with output.
+// TestGuidanceRunsAsWritten renders the guidance of real files, in a folder
+// (NativeGuidance) and in a bucket (HandleGuidance), and makes every call it
+// shows, over the transport: each names arguments the tool's schema has,
+// the file by its file_path or its handle, and succeeds with output.
 func TestGuidanceRunsAsWritten(t *testing.T) {
 	for _, tc := range []struct {
 		name, detail string
 		records      []any
+		bucket       bool
 	}{
-		{"memory full", "full", memories(50, "full")},
-		{"memory medium", "medium", memories(50, "medium")},
-		{"memory light", "light", memories(50, "light")},
-		{"generic", "full", generic(50)},
+		{"memory full", "full", memories(50, "full"), false},
+		{"memory medium", "medium", memories(50, "medium"), false},
+		{"memory light", "light", memories(50, "light"), false},
+		{"generic", "full", generic(50), false},
+		{"memory full in a bucket", "full", memories(50, "full"), true},
+		{"generic in a bucket", "full", generic(50), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -98,8 +102,21 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			if memory {
 				in.Noun = "memories"
 			}
+			arg, value := "file_path", path
 			guidance := core.NativeGuidance(in)
-			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+			opts := &extract.Options{Dir: dir, ThresholdTokens: 1 << 30}
+			if tc.bucket {
+				st := newStore(t, newBucket(t), newClock())
+				in.Handle = put(t, st, tc.detail, tc.records)
+				arg, value = "handle", in.Handle
+				guidance = core.HandleGuidance(in)
+				opts = &extract.Options{Store: st, ThresholdTokens: 1 << 30}
+				// A copy saved for jq goes to file_path.
+				if !strings.Contains(guidance, "lro://results/{handle} to "+path+".") {
+					t.Errorf("the guidance does not say where to save the file for jq:\n%s", guidance)
+				}
+			}
+			cs := session(t, opts)
 			schemas := map[string]map[string]any{}
 			for tool, err := range cs.Tools(context.Background(), nil) {
 				if err != nil {
@@ -135,8 +152,8 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 						t.Errorf("%s has no argument %q", c.tool, name)
 					}
 				}
-				if c.args["file_path"] != path {
-					t.Errorf("%s: file_path %v", c.tool, c.args["file_path"])
+				if c.args[arg] != value || len(c.args) > 1 && c.args["file_path"] != nil && c.args["handle"] != nil {
+					t.Errorf("%s(%v): want %s %v", c.tool, c.args, arg, value)
 				}
 				texts, isErr := call(t, cs, c.tool, c.args)
 				if isErr || texts[0] == "" || strings.HasPrefix(texts[0], "No ") {
