@@ -53,15 +53,13 @@ type Param struct {
 // when Raw is set. A Recipe is a plain value; its methods are safe for
 // concurrent use.
 type Recipe struct {
-	Number      int    // 1 to 10
-	Description string // what it does
-	// Label names it in a few words, for a list of the recipes such as
-	// the native guidance's "Available recipes: 1=titles+namespaces, ...".
-	Label  string
-	Filter string  // jq program, reading one record per input
-	Slurp  bool    // run with -s
-	Raw    bool    // run with -r
-	Params []Param // jq variables the Filter uses
+	Number      int     // 1 to 10
+	Description string  // what it does
+	Label       string  // what it does in a few words, for a list such as "1=titles+namespaces, 2=filter namespace"
+	Filter      string  // jq program, reading one record per input
+	Slurp       bool    // run with -s
+	Raw         bool    // run with -r
+	Params      []Param // jq variables the Filter uses
 	// Compact is set when the recipe outputs whole records or objects: they
 	// are printed one per line (jq -c), so an agent can pipe them to head or
 	// wc -l.
