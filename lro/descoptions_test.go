@@ -97,11 +97,11 @@ func TestClientDirExtractTools(t *testing.T) {
 	if d.FilePath != "/host/lro/"+base {
 		t.Errorf("file_path = %s, want it in /host/lro", d.FilePath)
 	}
-	m := regexp.MustCompile(`lro_extract\(file_path="([^"]*)", recipe=1\)`).FindStringSubmatch(d.Guidance)
+	m := regexp.MustCompile(`lro_extract\(file_path="([^"]*)", recipe=([0-9]+)\)`).FindStringSubmatch(d.Guidance)
 	if m == nil || m[1] != base {
 		t.Fatalf("the guidance's browse call does not name the bare file %s:\n%s", base, d.Guidance)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "lro_extract", Arguments: map[string]any{"file_path": m[1], "recipe": 1}})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "lro_extract", Arguments: map[string]any{"file_path": m[1], "recipe": json.Number(m[2])}})
 	if err != nil {
 		t.Fatal(err)
 	}

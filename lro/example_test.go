@@ -8,7 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -206,8 +208,11 @@ func ExampleOptions_store() {
 	_ = json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d)
 	link := res.Content[1].(*mcp.ResourceLink)
 	fmt.Println("handle:", d.Handle[:len("atlatl-tail-")]+"{ULID}-{random}.jsonl")
-	fmt.Println("file_path is /tmp/{handle}:", d.FilePath == "/tmp/"+d.Handle)
-	fmt.Println("resource link:", link.URI == "lro://results/"+d.Handle, link.MIMEType)
+	// file_path is where a client that downloads the object keeps it: in
+	// /tmp, under the handle's name without its random part.
+	name := strings.TrimSuffix(path.Base(d.FilePath), ".jsonl")
+	fmt.Println("file_path:", path.Dir(d.FilePath), strings.HasPrefix(d.Handle, name+"-"))
+	fmt.Println("resource link:", link.URI == "lro://results/"+d.Handle, link.Name == path.Base(d.FilePath), link.MIMEType)
 
 	r, err := st.NewReader(ctx, d.Handle) // on any replica
 	if err != nil {
@@ -218,7 +223,7 @@ func ExampleOptions_store() {
 	fmt.Println("lines in the bucket:", bytes.Count(data, []byte("\n")))
 	// Output:
 	// handle: atlatl-tail-{ULID}-{random}.jsonl
-	// file_path is /tmp/{handle}: true
-	// resource link: true application/jsonl
+	// file_path: /tmp true
+	// resource link: true true application/jsonl
 	// lines in the bucket: 501
 }

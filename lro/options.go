@@ -97,17 +97,21 @@ type Options struct {
 	//
 	// A bucket is not the client's disk: file_path is then where a client
 	// that downloads the object would keep it (in ClientDir, or else
-	// /tmp, under the handle), so that the jq recipes run on such a copy,
+	// /tmp, under the specification's name {prefix}-{operation}-{ulid}.jsonl,
+	// the handle without its random part), so that the jq recipes run on
+	// such a copy, and the resource link is named by that file name,
 	// and the guidance is always the native template, whatever
 	// ExtractTools says, with example calls by handle: a server with a
 	// bucket Store must register extract.AddTools with the same Store.
 	// With a folder Store, file_path is the file's path as without one.
 	//
 	// If nil (the zero value), files are written to OutputDir with names
-	// without a random part, and descriptors carry no handle: the handle
-	// and the random part, repeated in file_path and in every recipe, cost
-	// about 300 o200k tokens per full descriptor (70 for the bare
-	// pointer), so handles come with a Store. Prefix
+	// without a random part, and descriptors carry no handle: a handle
+	// costs about 420 o200k tokens per full descriptor of a folder Store
+	// (its random part in file_path, every recipe and the guidance, the
+	// handle and the resource link) and about 430 of a bucket Store (the
+	// handle, the link and the native guidance), 150 to 190 for the bare
+	// pointer, so handles come with a Store. Prefix
 	// and TTL, when set, must be the Store's (when zero, they are the
 	// Store's); OutputDir, when set, must be the Store's folder; and
 	// WrapWriter must be nil (give it to [store.Options.WrapWriter]). The

@@ -89,8 +89,8 @@ func storedOf(t *testing.T, res *mcp.CallToolResult, prefix string) stored {
 	if !ok || h == jsonl.Name(prefix, op, id) || path.Base(h) != h {
 		t.Fatalf("handle %q is not a name of prefix %q with a random part", h, prefix)
 	}
-	if s.link.URI != "lro://results/"+h || s.link.Name != h || s.link.MIMEType != "application/jsonl" || s.link.Size == nil {
-		t.Errorf("resource link = %+v, want lro://results/%s named by the handle, application/jsonl, with a size", s.link, h)
+	if s.link.URI != "lro://results/"+h || s.link.Name != path.Base(s.d.FilePath) || s.link.MIMEType != "application/jsonl" || s.link.Size == nil {
+		t.Errorf("resource link = %+v, want lro://results/%s named by file_path's base name, application/jsonl, with a size", s.link, h)
 	}
 	sc := structuredBytes(t, res.StructuredContent)
 	var scd descriptor.OffloadResponse
@@ -148,7 +148,8 @@ func download(t *testing.T, st *store.Store, handle, file string) int64 {
 // memory bucket and checks everything a client is given: the handle in the
 // descriptor and the structured content (valid under the advertised output
 // schema), the resource link to lro://results/{handle}, a file_path in
-// ClientDir under the handle, a guidance that calls the tools by handle and
+// ClientDir under the handle's name without its random part (the
+// specification's name), a guidance that calls the tools by handle and
 // says the file is on the server, and an event. The bucket holds exactly
 // one object, the whole result: saved to file_path, as a client that reads
 // the resource does, it puts the result back together, and the jq recipes
@@ -220,11 +221,11 @@ func TestStoreBucket(t *testing.T) {
 			h := got.d.Handle
 			validates(t, schema, res)
 
-			if want := filepath.Join(clientDir, h); got.d.FilePath != want {
+			if want := filepath.Join(clientDir, specName(t, h, "p")); got.d.FilePath != want {
 				t.Errorf("file_path = %q, want %q: where a client that downloads the object keeps it", got.d.FilePath, want)
 			}
 			g := got.d.Guidance
-			for _, want := range []string{`lro_extract(handle="` + h + `", recipe=1)`, "(handle, line, limit)", "lro://results/{handle}", "not this machine"} {
+			for _, want := range []string{`lro_extract(handle="` + h + `", recipe=`, "and with the same handle:", "(handle, line, limit)", "lro://results/{handle}", "not this machine", "to " + got.d.FilePath + "."} {
 				if !strings.Contains(g, want) {
 					t.Errorf("guidance does not say %q:\n%s", want, g)
 				}
@@ -275,7 +276,7 @@ func TestStoreBucketProfiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := storedOf(t, res, jsonl.DefaultPrefix)
-			if want := "/tmp/" + got.d.Handle; got.d.FilePath != want {
+			if want := "/tmp/" + specName(t, got.d.Handle, jsonl.DefaultPrefix); got.d.FilePath != want {
 				t.Errorf("file_path = %q, want %q", got.d.FilePath, want)
 			}
 			var fields map[string]any
@@ -291,6 +292,17 @@ func TestStoreBucketProfiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// specName returns the specification's file name of handle, a name of
+// prefix with a random part: the name without it.
+func specName(t *testing.T, handle, prefix string) string {
+	t.Helper()
+	op, id, ok := jsonl.ParseName(handle, prefix)
+	if !ok {
+		t.Fatalf("handle %q is not a name of prefix %q", handle, prefix)
+	}
+	return jsonl.Name(prefix, op, id)
 }
 
 func mapKeys(m map[string]any) func(func(string) bool) {

@@ -466,22 +466,24 @@ func scalarRecipes(a *analysis) []Recipe {
 		value = ParamValue
 	}
 	rs := []Recipe{
-		{Description: "Count the records", Filter: filterCount, Slurp: true},
-		{Description: "Count the records by JSON type", Filter: filterTypes, Slurp: true, Compact: true},
-		{Description: "Show the first 20 records", Filter: `.[:20][]`, Slurp: true, Compact: true},
+		{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true},
+		{Description: "Count the records by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true},
+		{Description: "Show the first 20 records", Label: "first 20", Filter: `.[:20][]`, Slurp: true, Compact: true},
 		{}, // 4
 		{
 			Description: "Records equal to a given value",
+			Label:       "equal to value",
 			Filter:      `select(tostring == $value)`,
 			Compact:     true,
 			Params:      []Param{{ParamValue, value, "value, compared as text"}},
 		},
 		{
 			Description: "The 20 most frequent values with their counts",
+			Label:       "top values",
 			Filter:      `group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`,
 			Slurp:       true, Compact: true,
 		},
-		{Description: "Count the distinct values", Filter: `unique | length`, Slurp: true},
+		{Description: "Count the distinct values", Label: "count distinct", Filter: `unique | length`, Slurp: true},
 		{}, // 8
 		{}, // 9
 		{}, // 10
@@ -489,34 +491,37 @@ func scalarRecipes(a *analysis) []Recipe {
 	if numeric {
 		rs[3] = Recipe{
 			Description: "Numbers greater than a threshold",
+			Label:       "greater than min",
 			Filter:      `numbers | select(. > ($min | tonumber))`,
 			Compact:     true,
 			Params:      []Param{{ParamMin, median(a.numbers), "exclusive lower bound"}},
 		}
-		rs[7] = Recipe{Description: "The 10 smallest numbers", Filter: `map(numbers) | sort | .[:10][]`, Slurp: true, Compact: true}
+		rs[7] = Recipe{Description: "The 10 smallest numbers", Label: "smallest 10", Filter: `map(numbers) | sort | .[:10][]`, Slurp: true, Compact: true}
 	} else {
 		w, _ := a.strWords.pick()
 		rs[3] = Recipe{
 			Description: "Strings with a keyword",
+			Label:       "search",
 			Filter:      `strings | select(test($keyword; "i"))`,
 			Compact:     true,
 			Params:      []Param{keywordParam(w, "each string record")},
 		}
-		rs[7] = Recipe{Description: "The 10 longest strings", Filter: `map(strings) | sort_by(-length) | .[:10][]`, Slurp: true, Compact: true}
+		rs[7] = Recipe{Description: "The 10 longest strings", Label: "longest 10", Filter: `map(strings) | sort_by(-length) | .[:10][]`, Slurp: true, Compact: true}
 	}
 	if len(a.numbers) > 0 {
-		rs[8] = Recipe{Description: "Count, min, max, sum and average of the numbers", Filter: "map(numbers) | " + filterStats, Slurp: true, Compact: true}
+		rs[8] = Recipe{Description: "Count, min, max, sum and average of the numbers", Label: "stats", Filter: "map(numbers) | " + filterStats, Slurp: true, Compact: true}
 	} else {
 		rs[8] = Recipe{
 			Description: "Count, min, max and average of the string lengths",
+			Label:       "length stats",
 			Filter:      `map(strings | length) | {count: length, min: min, max: max, avg: (if length > 0 then add / length else null end)}`,
 			Slurp:       true, Compact: true,
 		}
 	}
 	if numeric {
-		rs[9] = Recipe{Description: "The 10 largest numbers", Filter: `map(numbers) | sort | reverse | .[:10][]`, Slurp: true, Compact: true}
+		rs[9] = Recipe{Description: "The 10 largest numbers", Label: "largest 10", Filter: `map(numbers) | sort | reverse | .[:10][]`, Slurp: true, Compact: true}
 	} else {
-		rs[9] = Recipe{Description: "List the distinct strings (sorted)", Filter: `map(strings) | unique | .[]`, Slurp: true, Compact: true}
+		rs[9] = Recipe{Description: "List the distinct strings (sorted)", Label: "distinct strings", Filter: `map(strings) | unique | .[]`, Slurp: true, Compact: true}
 	}
 	return rs
 }

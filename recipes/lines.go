@@ -79,31 +79,36 @@ func textRecipes(a *analysis) []Recipe {
 
 	var cs []candidate
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
-	add(0, 1, Recipe{Description: "Count the lines", Filter: filterCount, Slurp: true})
+	add(0, 1, Recipe{Description: "Count the lines", Label: "count", Filter: filterCount, Slurp: true})
 	add(0, 2, Recipe{
 		Description: "Lines with a keyword (like grep -n)",
+		Label:       "grep",
 		Filter:      `objects | select(.text | strings | test($keyword; "i")) | ` + lineFormat,
 		Raw:         true, Params: kw(),
 	})
 	add(2, 3, Recipe{
 		Description: "Count the lines with a keyword",
+		Label:       "count matches",
 		Filter:      `map(objects | select(.text | strings | test($keyword; "i"))) | length`,
 		Slurp:       true, Params: kw(),
 	})
 	if levels {
 		add(1, 6, Recipe{
 			Description: "Count the lines by level",
+			Label:       "count by level",
 			Filter:      `map(objects | .text | strings | match("` + levelPattern(levelWords) + `").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | .[]`,
 			Slurp:       true, Compact: true,
 		})
 		add(1, 4, Recipe{
 			Description: "Lines at level ERROR, FATAL or CRITICAL",
+			Label:       "errors",
 			Filter:      `objects | select(.text | strings | test("` + levelPattern(errorWords) + `")) | ` + lineFormat,
 			Raw:         true,
 		})
 	} else {
 		add(1, 4, Recipe{
 			Description: "Lines that mention an error, failure or exception",
+			Label:       "errors",
 			Filter:      `objects | select(.text | strings | test("` + failPattern + `"; "i")) | ` + lineFormat,
 			Raw:         true,
 		})
@@ -116,6 +121,7 @@ func textRecipes(a *analysis) []Recipe {
 		}
 		add(1, 5, Recipe{
 			Description: "Lines logged from one time up to another",
+			Label:       "time range",
 			Filter:      `objects | select(.text | strings | ` + trim + `. >= $from and . < $to) | ` + lineFormat,
 			Raw:         true,
 			Params: []Param{
@@ -126,6 +132,7 @@ func textRecipes(a *analysis) []Recipe {
 	}
 	add(2, 7, Recipe{
 		Description: "Show a range of lines, by line number",
+		Label:       "line range",
 		Filter:      `objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | ` + lineFormat,
 		Raw:         true,
 		Params: []Param{
@@ -133,9 +140,10 @@ func textRecipes(a *analysis) []Recipe {
 			{ParamLast, strconv.FormatInt(first+19, 10), "last line number"},
 		},
 	})
-	add(2, 8, Recipe{Description: "Show the last 20 lines", Filter: `.[-20:][] | objects | ` + lineFormat, Slurp: true, Raw: true})
+	add(2, 8, Recipe{Description: "Show the last 20 lines", Label: "last 20", Filter: `.[-20:][] | objects | ` + lineFormat, Slurp: true, Raw: true})
 	add(3, 9, Recipe{
 		Description: "Lines without a keyword (like grep -v)",
+		Label:       "grep -v",
 		Filter:      `objects | select(.text | strings | test($keyword; "i") | not) | ` + lineFormat,
 		Raw:         true, Params: kw(),
 	})
@@ -147,20 +155,23 @@ func textRecipes(a *analysis) []Recipe {
 	}
 	add(rank, 10, Recipe{
 		Description: "The 20 most frequent words",
+		Label:       "top words",
 		Filter:      `[.[] | objects | .text | strings | ascii_downcase | scan("[a-z]{3,}")] | group_by(.) | map({word: .[0], count: length}) | sort_by(-.count) | .[:20][]`,
 		Slurp:       true, Compact: true,
 	})
 	add(rank, 11, Recipe{
 		Description: "Repeated lines, with how often each occurs",
+		Label:       "repeated lines",
 		Filter:      `map(objects | .text | strings) | group_by(.) | map(select(length > 1) | {text: .[0], count: length}) | sort_by(-.count) | .[]`,
 		Slurp:       true, Compact: true,
 	})
 	add(4, 12, Recipe{
 		Description: "The 10 longest lines, with their length",
+		Label:       "longest lines",
 		Filter:      `map(objects | select(.text | type == "string")) | sort_by(-(.text | length)) | .[:10][] | "\(.line) (\(.text | length) chars): \(.text)"`,
 		Slurp:       true, Raw: true,
 	})
-	add(5, 13, Recipe{Description: "Print the text without line numbers", Filter: `objects | .text | strings`, Raw: true})
+	add(5, 13, Recipe{Description: "Print the text without line numbers", Label: "text only", Filter: `objects | .text | strings`, Raw: true})
 	return choose(cs)
 }
 

@@ -316,13 +316,15 @@ func TestFor(t *testing.T) {
 }
 
 // checkNumbered checks that rs has exactly 10 distinct, described recipes
-// numbered 1 to 10.
+// numbered 1 to 10, each with a label of its own, no longer than its
+// description.
 func checkNumbered(t *testing.T, name string, rs []recipes.Recipe) {
 	t.Helper()
 	if len(rs) != recipes.Count {
 		t.Fatalf("%s: %d recipes, want %d", name, len(rs), recipes.Count)
 	}
 	seen := map[string]bool{}
+	labels := map[string]int{}
 	for i, r := range rs {
 		if r.Number != i+1 {
 			t.Errorf("%s: recipe at index %d has Number %d", name, i, r.Number)
@@ -330,6 +332,13 @@ func checkNumbered(t *testing.T, name string, rs []recipes.Recipe) {
 		if r.Description == "" || r.Filter == "" {
 			t.Errorf("%s: recipe %d lacks a description or filter: %+v", name, r.Number, r)
 		}
+		if r.Label == "" || len(r.Label) > len(r.Description) {
+			t.Errorf("%s: recipe %d has label %q, want a few words, no longer than its description %q", name, r.Number, r.Label, r.Description)
+		}
+		if n, ok := labels[r.Label]; ok {
+			t.Errorf("%s: recipes %d and %d have the same label %q", name, n, r.Number, r.Label)
+		}
+		labels[r.Label] = r.Number
 		if seen[r.Filter] {
 			t.Errorf("%s: recipe %d repeats filter %q", name, r.Number, r.Filter)
 		}

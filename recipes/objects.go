@@ -223,11 +223,12 @@ func objectRecipes(a *analysis) []Recipe {
 	if mixed {
 		add(0, 1, Recipe{
 			Description: "Count the records, in total and by JSON type",
+			Label:       "count by type",
 			Filter:      `{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`,
 			Slurp:       true, Compact: true,
 		})
 	} else {
-		add(0, 1, Recipe{Description: "Count the records", Filter: filterCount, Slurp: true})
+		add(0, 1, Recipe{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true})
 	}
 	id := rs.first(roleID)
 	if proj := projection(rs); len(proj) > 0 {
@@ -243,6 +244,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(1, 2, Recipe{
 			Description: "List " + englishList(names) + " of each record",
+			Label:       "list",
 			Filter:      "objects | {" + strings.Join(parts, ", ") + "}",
 			Compact:     true,
 		})
@@ -254,6 +256,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(3, 3, Recipe{
 			Description: "Show the record with a given " + id.name,
+			Label:       "look up " + id.name,
 			Filter:      "objects | select(" + cond + ")",
 			Compact:     true,
 			Params:      []Param{{ParamValue, id.example, id.name + " to look up"}},
@@ -265,6 +268,7 @@ func objectRecipes(a *analysis) []Recipe {
 			if w, ok := texts[i].kw.pick(); ok {
 				add(2, 4, Recipe{
 					Description: "Search " + texts[i].name + " for a keyword",
+					Label:       "search " + texts[i].name,
 					Filter:      "objects | select(" + path(texts[i].name) + ` | strings | test($keyword; "i"))`,
 					Compact:     true,
 					Params:      []Param{keywordParam(w, texts[i].name)},
@@ -285,6 +289,7 @@ func objectRecipes(a *analysis) []Recipe {
 			}
 			add(2, 5, Recipe{
 				Description: "Records whose " + cat.name + " is a given value",
+				Label:       "filter " + cat.name,
 				Filter:      "objects | select(" + cond + ")",
 				Compact:     true,
 				Params:      []Param{{ParamValue, v, "value of " + cat.name}},
@@ -296,6 +301,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(3+2*i, 6+i, Recipe{
 			Description: "Count the records by " + cat.name,
+			Label:       "count by " + cat.name,
 			Filter:      "map(objects) | group_by(" + path(cat.name) + ") | map({" + k + ": .[0]" + suffix(cat.name) + ", count: length}) | sort_by(-.count) | .[]",
 			Slurp:       true, Compact: true,
 		})
@@ -309,6 +315,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(2, 8, Recipe{
 			Description: "Records whose " + list.name + " include a given " + noun,
+			Label:       "filter " + list.name,
 			Filter:      "objects | select(any(" + elems + "; " + member + "))",
 			Compact:     true,
 			Params:      []Param{{ParamValue, v, noun + " in " + list.name}},
@@ -319,6 +326,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(5, 9, Recipe{
 			Description: "Count the records by each value in " + list.name,
+			Label:       "count by " + list.name,
 			Filter:      "map(objects | " + each + ") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
 			Slurp:       true, Compact: true,
 		})
@@ -327,11 +335,13 @@ func objectRecipes(a *analysis) []Recipe {
 		p := path(m.name)
 		add(2, 10, Recipe{
 			Description: "Top 10 records by " + m.name,
+			Label:       "top by " + m.name,
 			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]",
 			Slurp:       true, Compact: true,
 		})
 		add(3, 11, Recipe{
 			Description: "Count, min, max, sum and average of " + m.name,
+			Label:       "stats of " + m.name,
 			Filter:      "map(objects | " + p + " | numbers) | " + filterStats,
 			Slurp:       true, Compact: true,
 		})
@@ -340,6 +350,7 @@ func objectRecipes(a *analysis) []Recipe {
 		from, to := timeRange(tf.dateVals)
 		add(2, 12, Recipe{
 			Description: "Records whose " + tf.name + " is from one date up to another",
+			Label:       tf.name + " range",
 			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)",
 			Compact:     true,
 			Params: []Param{
@@ -350,37 +361,41 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	add(4, 13, Recipe{
 		Description: "Records with a keyword in any text",
+		Label:       "search all",
 		Filter:      filterFullText,
 		Compact:     true,
 		Params:      []Param{keywordParam(a.allWord(), "every string value of the record")},
 	})
 	add(6, 14, Recipe{
 		Description: "List the field names, with how many records have each",
+		Label:       "field names",
 		Filter:      filterFieldList, Slurp: true, Compact: true,
 	})
 	if f := a.optionalField(); f != nil {
 		add(7, 15, Recipe{
 			Description: "Records without " + f.name,
+			Label:       "without " + f.name,
 			Filter:      "objects | select(has(" + jqString(f.name) + ") | not)",
 			Compact:     true,
 		})
 	}
-	add(8, 16, Recipe{Description: "Show the first 5 records", Filter: `.[:5][]`, Slurp: true, Compact: true})
-	add(9, 17, Recipe{Description: "Count the records by set of field names", Filter: filterShapes, Slurp: true, Compact: true})
-	add(9, 18, Recipe{Description: "List the nested field paths, with how many records have each", Filter: filterLeafPaths, Slurp: true, Compact: true})
+	add(8, 16, Recipe{Description: "Show the first 5 records", Label: "first 5", Filter: `.[:5][]`, Slurp: true, Compact: true})
+	add(9, 17, Recipe{Description: "Count the records by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
+	add(9, 18, Recipe{Description: "List the nested field paths, with how many records have each", Label: "field paths", Filter: filterLeafPaths, Slurp: true, Compact: true})
 	if mixed { // recipe 1 already counts by type
-		add(9, 19, Recipe{Description: "Show the records that are not objects", Filter: `select(type != "object")`, Compact: true})
+		add(9, 19, Recipe{Description: "Show the records that are not objects", Label: "non-objects", Filter: `select(type != "object")`, Compact: true})
 	} else {
-		add(9, 19, Recipe{Description: "Count the records by JSON type", Filter: filterTypes, Slurp: true, Compact: true})
+		add(9, 19, Recipe{Description: "Count the records by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true})
 	}
-	add(10, 20, Recipe{Description: "Show the last 5 records", Filter: `.[-5:][]`, Slurp: true, Compact: true})
+	add(10, 20, Recipe{Description: "Show the last 5 records", Label: "last 5", Filter: `.[-5:][]`, Slurp: true, Compact: true})
 	add(10, 21, Recipe{
 		Description: "Show the record at a given position (from 1)",
+		Label:       "record at n",
 		Filter:      `.[($n | tonumber) - 1]`,
 		Slurp:       true, Compact: true,
 		Params: []Param{{ParamN, "1", "position, from 1"}},
 	})
-	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]`, Slurp: true, Compact: true})
+	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Label: "most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]`, Slurp: true, Compact: true})
 
 	return choose(cs)
 }

@@ -55,6 +55,7 @@ type Param struct {
 type Recipe struct {
 	Number      int     // 1 to 10
 	Description string  // what it does
+	Label       string  // what it does in a few words, for a list such as "1=titles+namespaces, 2=filter namespace"
 	Filter      string  // jq program, reading one record per input
 	Slurp       bool    // run with -s
 	Raw         bool    // run with -r

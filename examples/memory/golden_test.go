@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,8 +19,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"gocloud.dev/blob/memblob"
+
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -46,12 +51,18 @@ recall/full/DETAIL: recall_memories of "service" (136 memories). issues: a
 tool returning {"total_count": 400, "items": [...]} as text. logs: a tool
 returning 5,000 plain-text log lines.
 
+folder/CASE and bucket/CASE: the same calls with Options.Store, a folder
+(the file's name is the handle) or a bucket in memory (file_path is where a
+client that downloads the object keeps it). $RAND is the handle's random
+part; resource_link.json is the content item that follows the descriptor.
+
 Regenerate with: go test ./examples/memory -run Golden -update
 `
 
 // goldenCase is one offloaded call.
 type goldenCase struct {
 	name    string // the archive files' prefix
+	store   string // "" for none, "folder" or "bucket": Options.Store
 	profile lro.Profile
 	native  bool           // Options.ExtractTools
 	tool    string         // list_memories, list_issues or read_logs
@@ -88,10 +99,26 @@ func goldenCases() []goldenCase {
 			args: map[string]any{"query": "service", "limit": 500, "detail": d},
 		})
 	}
-	return append(cases,
+	cases = append(cases,
 		goldenCase{name: "issues/full", tool: "list_issues", args: map[string]any{}},
 		goldenCase{name: "logs/full", tool: "read_logs", args: map[string]any{}},
 	)
+	// The same calls with a store, for the cases of the full profile, the
+	// native guidance and the bare pointer at one detail level.
+	for _, st := range []string{"folder", "bucket"} {
+		for _, tc := range cases {
+			switch {
+			case tc.store != "",
+				tc.profile == lro.ProfileNoRecipes, tc.profile == lro.ProfileNoSchema,
+				tc.profile == lro.ProfileBarePointer && tc.name != "list/bare_pointer/light",
+				strings.HasPrefix(tc.name, "recall/") && tc.name != "recall/full/full":
+				continue
+			}
+			tc.store, tc.name = st, st+"/"+tc.name
+			cases = append(cases, tc)
+		}
+	}
+	return cases
 }
 
 // TestDescriptorsGolden calls each case through a go-sdk client and compares
@@ -104,6 +131,9 @@ func TestDescriptorsGolden(t *testing.T) {
 		ar.files = append(ar.files,
 			archiveFile{o.name + "/descriptor.json", o.indented},
 			archiveFile{o.name + "/header.jsonl", o.header})
+		if o.link != "" {
+			ar.files = append(ar.files, archiveFile{o.name + "/resource_link.json", o.linkIndented})
+		}
 	}
 	got := ar.format()
 
@@ -151,16 +181,21 @@ func TestDescriptorsGolden(t *testing.T) {
 const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-"
 
 // offloaded is what one golden case gave: the descriptor as the client
-// receives it and indented, the header line and the record lines of the
-// file, with the output folder and the file name's ULID replaced by $DIR and
-// $ULID (in indented and header; text is as received).
+// receives it and indented, the resource link that follows it for a file in
+// a store, the header line and the record lines of the file, with the
+// output folder, the file name's ULID and the handle's random part replaced
+// by $DIR, $ULID and $RAND (in indented, linkIndented and header; text and
+// link are as received).
 type offloaded struct {
 	goldenCase
-	text     string // the descriptor, as received
-	indented string
-	header   string
-	lines    []json.RawMessage
-	dir, id  string // the output folder and the ULID in text
+	text         string // the descriptor, as received
+	indented     string
+	link         string // the resource link's JSON, as received; "" for none
+	linkIndented string
+	header       string
+	lines        []json.RawMessage
+	dir, id      string // the output folder and the ULID in text
+	random       string // the handle's random part in text and link; "" for none
 }
 
 // offloadGoldenCases calls every golden case through a go-sdk client.
@@ -182,11 +217,28 @@ func offloadGoldenCases(t *testing.T) []offloaded {
 	}
 	var out []offloaded
 	for _, tc := range goldenCases() {
+		now := func() time.Time { return goldenNow }
 		opts := &lro.Options{
 			OutputDir:    dir,
-			Now:          func() time.Time { return goldenNow },
+			Now:          now,
 			Profile:      tc.profile,
 			ExtractTools: tc.native,
+		}
+		switch tc.store {
+		case "folder":
+			st, err := store.NewFolder(dir, &store.Options{Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Store = st
+		case "bucket":
+			b := memblob.OpenBucket(nil)
+			t.Cleanup(func() { b.Close() })
+			st, err := store.NewBucket(blobstore.New(b), &store.Options{Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Store, opts.OutputDir = st, ""
 		}
 		var s *mcp.Server
 		if strings.HasSuffix(tc.tool, "_memories") {
@@ -194,7 +246,7 @@ func offloadGoldenCases(t *testing.T) []offloaded {
 		} else {
 			s = otherServer(opts)
 		}
-		o := offloadedCall(t, s, tc.tool, tc.args, dir)
+		o := offloadedCall(t, s, opts.Store, tc.tool, tc.args, dir)
 		o.goldenCase = tc
 		out = append(out, o)
 	}
@@ -202,8 +254,104 @@ func offloadGoldenCases(t *testing.T) []offloaded {
 }
 
 // offloadedCall calls tool on s through an in-memory go-sdk client and
-// returns what it gave. It removes the file.
-func offloadedCall(t *testing.T, s *mcp.Server, tool string, args map[string]any, dir string) offloaded {
+// returns what it gave. It removes the file, which is in dir, or in st when
+// st is not nil.
+func offloadedCall(t *testing.T, s *mcp.Server, st *store.Store, tool string, args map[string]any, dir string) offloaded {
+	t.Helper()
+	ss, cs := connectInMemory(t, s)
+	defer func() {
+		cs.Close()
+		ss.Wait()
+	}()
+	res := call(t, cs, tool, args)
+	want := 1 // the descriptor, then the resource link with a store
+	if st != nil {
+		want = 2
+	}
+	if len(res.Content) != want {
+		t.Fatalf("%s: %d content items, want %d", tool, len(res.Content), want)
+	}
+	raw := text(res)
+	var d struct {
+		Offloaded bool   `json:"offloaded"`
+		FilePath  string `json:"file_path"`
+		Handle    string `json:"handle"`
+	}
+	if err := json.Unmarshal([]byte(raw), &d); err != nil || !d.Offloaded {
+		t.Fatalf("%s: not a descriptor (%v): %.200s", tool, err, raw)
+	}
+	name := filepath.Base(d.FilePath)
+	file := d.FilePath
+	switch {
+	case st == nil:
+		if filepath.Dir(d.FilePath) != dir {
+			t.Fatalf("%s: file %s is not in %s", tool, d.FilePath, dir)
+		}
+	case st.Dir() != "":
+		if filepath.Dir(d.FilePath) != dir || name != d.Handle {
+			t.Fatalf("%s: file %s is not %s in %s", tool, d.FilePath, d.Handle, dir)
+		}
+	default:
+		// A bucket: the object is saved to a file of dir, as a client
+		// that downloads it would.
+		name, file = d.Handle, filepath.Join(dir, d.Handle)
+		download(t, st, d.Handle, file)
+	}
+	_, id, ok := jsonl.ParseName(name, jsonl.DefaultPrefix)
+	if !ok {
+		t.Fatalf("%s: file name %s is not {prefix}-{operation}-{ulid}.jsonl", tool, name)
+	}
+	if got := id.Timestamp(); !got.Equal(goldenNow) {
+		t.Errorf("%s: ULID time %v, want the clock's %v", tool, got.UTC(), goldenNow)
+	}
+	random := ""
+	if st != nil {
+		random = strings.TrimSuffix(name, ".jsonl")
+		random = random[len(random)-32:]
+	}
+	pairs := []string{dir, "$DIR", id.String(), "$ULID"}
+	if random != "" {
+		pairs = append(pairs, random, "$RAND")
+	}
+	placeholders := strings.NewReplacer(pairs...)
+	indent := func(raw []byte) string {
+		var b bytes.Buffer
+		if err := json.Indent(&b, raw, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteByte('\n')
+		return placeholders.Replace(b.String())
+	}
+	o := offloaded{text: raw, indented: indent([]byte(raw)), dir: dir, id: id.String(), random: random}
+	if st != nil {
+		link, err := json.Marshal(res.Content[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.link, o.linkIndented = string(link), indent(link)
+	}
+
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(file)
+	defer f.Close()
+	r := bufio.NewReader(f)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("%s: reading the header: %v", file, err)
+	}
+	o.header = placeholders.Replace(line)
+	if _, o.lines, err = jsonl.ReadFile(file); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// connectInMemory connects a go-sdk client to s through in-memory
+// transports.
+func connectInMemory(t *testing.T, s *mcp.Server) (*mcp.ServerSession, *mcp.ClientSession) {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -215,62 +363,24 @@ func offloadedCall(t *testing.T, s *mcp.Server, tool string, args map[string]any
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		cs.Close()
-		ss.Wait()
-	}()
-	res := call(t, cs, tool, args)
-	if len(res.Content) != 1 {
-		t.Fatalf("%s: %d content items, want 1 (the descriptor)", tool, len(res.Content))
-	}
-	raw := text(res)
-	var d struct {
-		Offloaded bool   `json:"offloaded"`
-		FilePath  string `json:"file_path"`
-	}
-	if err := json.Unmarshal([]byte(raw), &d); err != nil || !d.Offloaded {
-		t.Fatalf("%s: not a descriptor (%v): %.200s", tool, err, raw)
-	}
-	if filepath.Dir(d.FilePath) != dir {
-		t.Fatalf("%s: file %s is not in %s", tool, d.FilePath, dir)
-	}
-	_, id, ok := jsonl.ParseName(filepath.Base(d.FilePath), jsonl.DefaultPrefix)
-	if !ok {
-		t.Fatalf("%s: file name %s is not {prefix}-{operation}-{ulid}.jsonl", tool, d.FilePath)
-	}
-	if got := id.Timestamp(); !got.Equal(goldenNow) {
-		t.Errorf("%s: ULID time %v, want the clock's %v", tool, got.UTC(), goldenNow)
-	}
-	placeholders := strings.NewReplacer(dir, "$DIR", id.String(), "$ULID")
+	return ss, cs
+}
 
-	var indented bytes.Buffer
-	if err := json.Indent(&indented, []byte(raw), "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	indented.WriteByte('\n')
-
-	f, err := os.Open(d.FilePath)
+// download saves the object of handle in st to file, as a client that
+// reads the result's resource does.
+func download(t *testing.T, st *store.Store, handle, file string) {
+	t.Helper()
+	r, err := st.NewReader(context.Background(), handle)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(d.FilePath)
-	defer f.Close()
-	r := bufio.NewReader(f)
-	line, err := r.ReadString('\n')
-	if err != nil {
-		t.Fatalf("%s: reading the header: %v", d.FilePath, err)
-	}
-	_, lines, err := jsonl.ReadFile(d.FilePath)
+	defer r.Close()
+	data, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return offloaded{
-		text:     raw,
-		indented: placeholders.Replace(indented.String()),
-		header:   placeholders.Replace(line),
-		lines:    lines,
-		dir:      dir,
-		id:       id.String(),
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -192,7 +192,7 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 			descriptor.Annotate(s, r, c.SchemaDescriptions)
 		}
 		// Encoded once, not with each encoding of the descriptor below.
-		raw, err := json.Marshal(s)
+		raw, err := marshal(s)
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +213,7 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 	// less do not matter to a figure given as "~N").
 	in.Saved = inline
 	resp := c.build(in, p)
-	data, err := json.Marshal(resp)
+	data, err := marshal(resp)
 	if err != nil || resp.Guidance == "" {
 		return data, err
 	}
@@ -225,7 +225,20 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 		}
 		in.Saved -= c.Tokenizer.Tokens(l)
 	}
-	return json.Marshal(c.build(in, p))
+	return marshal(c.build(in, p))
+}
+
+// marshal returns the JSON of v as the model reads it: with <, > and &
+// as they are, not escaped for HTML (\u003e costs three o200k tokens more
+// than >, and recipes compare with them).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // build builds the descriptor of in under the configured profile.
@@ -428,11 +441,19 @@ const RemoteClientDir = "/tmp"
 
 // clientPath returns the path of the file of w as the client sees it: in
 // ClientDir, when set, under the same name; for a file in a bucket, where
-// a client that downloads it would keep it.
+// a client that downloads it would keep it, under the specification's name
+// {prefix}-{operation}-{ulid}.jsonl. That name leaves out the handle's
+// random part, which only a store needs, and which would cost some 16
+// o200k tokens in each of the ten recipes: the handle, which the tools and
+// the resource link take, stays in the descriptor's handle.
 func (c *Config) clientPath(w *jsonl.Writer) string {
 	switch {
 	case c.remote():
-		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), w.Name())
+		name := w.Name()
+		if op, id, ok := jsonl.ParseName(name, c.Store.Prefix()); ok {
+			name = jsonl.Name(c.Store.Prefix(), op, id)
+		}
+		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), name)
 	case c.ClientDir == "":
 		return w.Path()
 	}

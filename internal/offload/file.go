@@ -3,6 +3,7 @@ package offload
 import (
 	"context"
 	"encoding/json"
+	pathpkg "path"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -72,7 +73,10 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		// Every byte is written: the size is the object's.
 		in.Handle = w.Name()
 		size := w.Size()
-		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: in.Handle, MIMEType: store.ContentType, Size: &size}
+		// The name is the file's as the client keeps it (MCP: a name "for
+		// programmatic or logical use"), which a client that saves the
+		// resource can use: file_path's base name, the handle in a folder.
+		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: store.ContentType, Size: &size}
 	}
 	desc, err = c.describe(in, call, t, p, link)
 	if err != nil {

@@ -40,64 +40,76 @@ const ResultURIPrefix = "lro://results/"
 
 // NativeGuidance renders the guidance of a descriptor for a server that
 // offers the extraction tools: the specification's native-tool template,
-// which directs the model to lro_extract instead of shell commands. The
-// descriptor keeps its jq_recipes for clients with a shell.
+// which directs the model to lro_extract instead of shell commands, in few
+// words. The descriptor keeps its jq_recipes for clients with a shell.
 //
 // The text is generated from the tools' real interface: the argument names
 // are the ones the tools take, the examples use the file's own recipes with
 // their parameter names and default values (taken from the file's records),
-// and the recipe list gives each recipe's parameters. The file's path is
-// written only in the template's four example calls; the other tools are
-// named with their arguments.
+// and the recipe list gives each recipe's label and parameters. The
+// template's examples are a browse, two recipes with parameters and a
+// custom filter, and one more filters without jq (where); the first is a
+// whole call, and the others give the arguments that go with the same
+// file_path, which is written once: a path costs some 25 o200k tokens.
 func NativeGuidance(in descriptor.Input) string { return nativeGuidance(in, false) }
 
 // HandleGuidance is [NativeGuidance] for a file kept in a bucket, which is
 // not on the client's machine: the example calls pass in.Handle as the
 // handle argument, and one sentence says where the file is and how the jq
 // recipes can still run (on a copy saved from the file's resource to
-// file_path).
+// in.Path, the descriptor's file_path).
 func HandleGuidance(in descriptor.Input) string { return nativeGuidance(in, true) }
 
 // nativeGuidance is NativeGuidance, with the file named by its handle when
 // byHandle is true.
 func nativeGuidance(in descriptor.Input, byHandle bool) string {
 	var b strings.Builder
-	path := in.ToolPath
-	if path == "" {
-		path = in.Path
-	}
-	arg, file := ArgFilePath, ArgFilePath+"="+string(quote(path))
+	arg, value := ArgFilePath, cmp.Or(in.ToolPath, in.Path)
 	if byHandle {
-		arg, file = ArgHandle, ArgHandle+"="+string(quote(in.Handle))
+		arg, value = ArgHandle, in.Handle
 	}
 	b.WriteString(descriptor.Headline(in))
 	b.WriteByte('\n')
 	b.WriteString(descriptor.DetailLine(in))
 	fmt.Fprintf(&b, "Use the `%s` tool to query this result set. Examples:\n", ToolExtract)
-	if len(in.Recipes) > 0 {
-		fmt.Fprintf(&b, "- Browse: %s(%s, %s=1)\n", ToolExtract, file, ArgRecipe)
+	first := true
+	example := func(label, args string) {
+		if first {
+			fmt.Fprintf(&b, "- %s: %s(%s=%s, %s)\n", label, ToolExtract, arg, quote(value), args)
+			fmt.Fprintf(&b, "and with the same %s:\n", arg)
+			first = false
+			return
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", label, args)
 	}
-	shown := 0
+	if r, ok := browseRecipe(in); ok {
+		label := "Browse"
+		if in.Noun != "memories" {
+			label = upperFirst(r.Label)
+		}
+		example(label, fmt.Sprintf("%s=%d", ArgRecipe, r.Number))
+	}
+	// Two recipes with parameters, which take different ones.
+	shown := map[string]bool{}
 	for _, r := range in.Recipes {
-		if len(r.Params) == 0 || shown == 2 {
+		if len(r.Params) == 0 || len(shown) == 2 || shown[r.Params[0].Name] {
 			continue
 		}
-		shown++
+		shown[r.Params[0].Name] = true
 		params := make([]string, len(r.Params))
 		for i, p := range r.Params {
 			params[i] = string(quote(p.Name)) + ": " + string(quote(p.Value))
 		}
-		fmt.Fprintf(&b, "- %s: %s(%s, %s=%d, %s={%s})\n", r.Description, ToolExtract, file, ArgRecipe, r.Number, ArgParams, strings.Join(params, ", "))
+		example(upperFirst(r.Label), fmt.Sprintf("%s=%d, %s={%s}", ArgRecipe, r.Number, ArgParams, strings.Join(params, ", ")))
 	}
-	fmt.Fprintf(&b, "- Custom filter: %s(%s, %s=%s)\n", ToolExtract, file, ArgQuery, quote(exampleFilter(in)))
+	example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, quote(exampleFilter(in))))
 	if w := whereExample(in); w != "" {
-		fmt.Fprintf(&b, "- Filter without jq: %s(%s, %s=%s, %s=true)\n", ToolExtract, file, ArgWhere, w, ArgCount)
+		example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
 	}
-	fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once (count, group, sort).\n", ArgSlurp, ArgQuery)
 	if len(in.Recipes) > 0 {
 		entries := make([]string, len(in.Recipes))
 		for i, r := range in.Recipes {
-			entries[i] = fmt.Sprintf("%d=%s", r.Number, lowerFirst(strings.TrimSuffix(r.Description, ".")))
+			entries[i] = fmt.Sprintf("%d=%s", r.Number, r.Label)
 			if len(r.Params) > 0 {
 				names := make([]string, len(r.Params))
 				for j, p := range r.Params {
@@ -106,12 +118,12 @@ func nativeGuidance(in descriptor.Input, byHandle bool) string {
 				entries[i] += " [" + strings.Join(names, ", ") + "]"
 			}
 		}
-		fmt.Fprintf(&b, "Available recipes [params]: %s.\n", strings.Join(entries, "; "))
+		fmt.Fprintf(&b, "Available recipes [params]: %s.\n", strings.Join(entries, ", "))
 	}
-	fmt.Fprintf(&b, "Also: %s shows lines as they are (%s, %s, %s); %s finds records by regular expression (%s, %s, such as %s).\n",
-		ToolRead, arg, ArgLine, ArgLimit, ToolSearch, arg, ArgPattern, quote(searchExample(in)))
+	fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once. %s (%s, %s, %s) shows lines as they are, %s (%s, %s) finds records by regular expression.\n",
+		ArgSlurp, ArgQuery, ToolRead, arg, ArgLine, ArgLimit, ToolSearch, arg, ArgPattern)
 	if byHandle {
-		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to file_path.\n", ResultURIPrefix)
+		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to %s.\n", ResultURIPrefix, in.Path)
 	}
 	noun := in.Noun
 	if noun == "" {
@@ -119,6 +131,19 @@ func nativeGuidance(in descriptor.Input, byHandle bool) string {
 	}
 	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", noun)
 	return b.String()
+}
+
+// browseRecipe returns the recipe of the guidance's first example: for
+// memories the specification's browse, recipe 1; for other records the
+// first recipe without parameters that shows records one by one (not a
+// count of them all).
+func browseRecipe(in descriptor.Input) (recipes.Recipe, bool) {
+	for _, r := range in.Recipes {
+		if in.Noun == "memories" || len(r.Params) == 0 && !r.Slurp {
+			return r, true
+		}
+	}
+	return recipes.Recipe{}, false
 }
 
 // exampleFilter returns a per-record filter that fits the file's records.
@@ -132,7 +157,19 @@ func exampleFilter(in descriptor.Input) string {
 		}
 		return "select(.memory_type == " + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + ") | {id, title}"
 	}
-	return "select(type == \"object\") | keys"
+	f := textField(in)
+	if f == "" {
+		return "select(type == \"object\") | keys"
+	}
+	p := jqKey(f)
+	if !strings.HasPrefix(p, ".") {
+		p = "." + p
+	}
+	match := "select(" + p + " | strings | test(" + string(quote(searchExample(in))) + "; \"i\"))"
+	if f == "text" && hasLineNumbers(in) {
+		return match + " | .line" // lines of text: where they are
+	}
+	return match + " | " + p
 }
 
 // whereExample returns a where filter that fits the file's records, or ""
@@ -148,6 +185,18 @@ func whereExample(in descriptor.Input) string {
 		}
 		return ns + `"memory_type": ` + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + `}`
 	}
+	f := textField(in)
+	if f == "" {
+		return ""
+	}
+	return `{` + string(quote(f)) + `: {"contains": ` + string(quote(searchExample(in))) + `}}`
+}
+
+// lineProperties returns the top-level properties of the line schema of
+// in, or nil when it has none.
+func lineProperties(in descriptor.Input) map[string]struct {
+	Type any `json:"type"`
+} {
 	var schema struct {
 		Properties map[string]struct {
 			Type any `json:"type"`
@@ -155,10 +204,17 @@ func whereExample(in descriptor.Input) string {
 	}
 	raw, ok := in.LineSchema.(json.RawMessage)
 	if !ok || json.Unmarshal(raw, &schema) != nil {
-		return ""
+		return nil
 	}
-	names := make([]string, 0, len(schema.Properties))
-	for name, p := range schema.Properties {
+	return schema.Properties
+}
+
+// textField returns the top-level string field of the records where a
+// keyword is likeliest (a field of text, by its name, else the first by
+// name), or "" when the line schema names none.
+func textField(in descriptor.Input) string {
+	var names []string
+	for name, p := range lineProperties(in) {
 		if t, _ := p.Type.(string); t == "string" && !strings.Contains(name, ".") && name != "" {
 			names = append(names, name)
 		}
@@ -166,11 +222,17 @@ func whereExample(in descriptor.Input) string {
 	if len(names) == 0 {
 		return ""
 	}
-	// A field of text, where the keyword is likeliest, else the first.
 	slices.SortFunc(names, func(x, y string) int {
 		return cmp.Or(cmp.Compare(textRank(x), textRank(y)), cmp.Compare(x, y))
 	})
-	return `{` + string(quote(names[0])) + `: {"contains": ` + string(quote(searchExample(in))) + `}}`
+	return names[0]
+}
+
+// hasLineNumbers reports whether the records are lines of text, with
+// their numbers in .line.
+func hasLineNumbers(in descriptor.Input) bool {
+	p, ok := lineProperties(in)["line"]
+	return ok && p.Type == "integer"
 }
 
 // textRank orders field names by how likely they hold text: the usual
@@ -201,9 +263,9 @@ func paramValue(in descriptor.Input, name, def string) string {
 	return def
 }
 
-func lowerFirst(s string) string {
+func upperFirst(s string) string {
 	if s == "" {
 		return s
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -48,8 +48,9 @@ type Config struct {
 	// ResultURIPrefix + handle) and the extraction tools take. Dir,
 	// Prefix and WrapWriter are then not used. A bucket store (Store.Dir()
 	// == "") is not the client's disk: file_path is where a client that
-	// downloads the object keeps it, in ClientDir or else /tmp, and the
-	// guidance is the native one, by handle.
+	// downloads the object keeps it, in ClientDir or else /tmp, under the
+	// handle's name without its random part, and the guidance is the
+	// native one, by handle.
 	Store *store.Store
 	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
 	// Not used with a Store.

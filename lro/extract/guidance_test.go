@@ -20,17 +20,19 @@ type toolCall struct {
 	args map[string]any
 }
 
-var callStart = regexp.MustCompile(`\b(lro_\w+)\(`)
+var (
+	callStart = regexp.MustCompile(`^- [^:]+: (lro_\w+)\(`)
+	argsLine  = regexp.MustCompile(`^- [^:]+: `)
+)
 
-// parseCalls finds the tool calls written in a guidance text:
-// tool(name=<JSON value>, ...).
+// parseCalls finds the tool calls written in a guidance text: a whole call
+// on a line "- Label: tool(name=<JSON value>, ...)", and then, after a line
+// "and with the same file_path:" (or handle), lines "- Label: name=<JSON
+// value>, ..." that call the same tool with the same first argument.
 func parseCalls(t *testing.T, text string) []toolCall {
 	t.Helper()
-	var calls []toolCall
-	for _, m := range callStart.FindAllStringSubmatchIndex(text, -1) {
-		c := toolCall{tool: text[m[2]:m[3]], args: map[string]any{}}
-		rest := text[m[1]:]
-		for !strings.HasPrefix(rest, ")") {
+	args := func(rest string, c toolCall) toolCall {
+		for rest != "" && !strings.HasPrefix(rest, ")") {
 			eq := strings.IndexByte(rest, '=')
 			if eq < 0 {
 				t.Fatalf("no '=' in %q", rest)
@@ -44,23 +46,51 @@ func parseCalls(t *testing.T, text string) []toolCall {
 			c.args[name] = v
 			rest = strings.TrimPrefix(rest[eq+1+int(dec.InputOffset()):], ", ")
 		}
-		calls = append(calls, c)
+		return c
+	}
+	var calls []toolCall
+	var first *toolCall
+	same := false
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		switch m := callStart.FindStringSubmatchIndex(line); {
+		case m != nil:
+			c := args(line[m[1]:], toolCall{tool: line[m[2]:m[3]], args: map[string]any{}})
+			calls = append(calls, c)
+			first = &calls[len(calls)-1]
+		case strings.HasPrefix(line, "and with the same "):
+			same = first != nil
+		case same && argsLine.MatchString(line):
+			c := toolCall{tool: first.tool, args: map[string]any{}}
+			for _, k := range []string{"file_path", "handle"} {
+				if v, ok := first.args[k]; ok {
+					c.args[k] = v
+				}
+			}
+			calls = append(calls, args(line[len(argsLine.FindString(line)):], c))
+		default:
+			same = false
+		}
 	}
 	return calls
 }
 
-// TestGuidanceRunsAsWritten renders the guidance of real files and makes
-// every call it shows, over the transport: each names arguments the tool's
-// schema has and succeeds with output.
+// TestGuidanceRunsAsWritten renders the guidance of real files, in a folder
+// (NativeGuidance) and in a bucket (HandleGuidance), and makes every call it
+// shows, over the transport: each names arguments the tool's schema has,
+// the file by its file_path or its handle, and succeeds with output.
 func TestGuidanceRunsAsWritten(t *testing.T) {
 	for _, tc := range []struct {
 		name, detail string
 		records      []any
+		bucket       bool
 	}{
-		{"memory full", "full", memories(50, "full")},
-		{"memory medium", "medium", memories(50, "medium")},
-		{"memory light", "light", memories(50, "light")},
-		{"generic", "full", generic(50)},
+		{"memory full", "full", memories(50, "full"), false},
+		{"memory medium", "medium", memories(50, "medium"), false},
+		{"memory light", "light", memories(50, "light"), false},
+		{"generic", "full", generic(50), false},
+		{"memory full in a bucket", "full", memories(50, "full"), true},
+		{"generic in a bucket", "full", generic(50), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -72,8 +102,21 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			if memory {
 				in.Noun = "memories"
 			}
+			arg, value := "file_path", path
 			guidance := core.NativeGuidance(in)
-			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+			opts := &extract.Options{Dir: dir, ThresholdTokens: 1 << 30}
+			if tc.bucket {
+				st := newStore(t, newBucket(t), newClock())
+				in.Handle = put(t, st, tc.detail, tc.records)
+				arg, value = "handle", in.Handle
+				guidance = core.HandleGuidance(in)
+				opts = &extract.Options{Store: st, ThresholdTokens: 1 << 30}
+				// A copy saved for jq goes to file_path.
+				if !strings.Contains(guidance, "lro://results/{handle} to "+path+".") {
+					t.Errorf("the guidance does not say where to save the file for jq:\n%s", guidance)
+				}
+			}
+			cs := session(t, opts)
 			schemas := map[string]map[string]any{}
 			for tool, err := range cs.Tools(context.Background(), nil) {
 				if err != nil {
@@ -88,14 +131,15 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			}
 			calls := parseCalls(t, guidance)
 			// The template's calls: browse, up to two recipes with
-			// parameters, a custom filter, and a filter without jq.
-			withParams := 0
+			// parameters (which take different ones), a custom filter,
+			// and a filter without jq.
+			params := map[string]bool{}
 			for _, r := range rs {
 				if len(r.Params) > 0 {
-					withParams++
+					params[r.Params[0].Name] = true
 				}
 			}
-			if len(calls) != 3+min(2, withParams) || calls[len(calls)-1].args["where"] == nil {
+			if len(calls) != 3+min(2, len(params)) || calls[len(calls)-1].args["where"] == nil {
 				t.Fatalf("%d calls in the guidance:\n%s", len(calls), guidance)
 			}
 			for _, c := range calls {
@@ -108,8 +152,8 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 						t.Errorf("%s has no argument %q", c.tool, name)
 					}
 				}
-				if c.args["file_path"] != path {
-					t.Errorf("%s: file_path %v", c.tool, c.args["file_path"])
+				if c.args[arg] != value || len(c.args) > 1 && c.args["file_path"] != nil && c.args["handle"] != nil {
+					t.Errorf("%s(%v): want %s %v", c.tool, c.args, arg, value)
 				}
 				texts, isErr := call(t, cs, c.tool, c.args)
 				if isErr || texts[0] == "" || strings.HasPrefix(texts[0], "No ") {
@@ -148,10 +192,11 @@ func TestGuidanceFollowsTheTemplate(t *testing.T) {
 	g := core.NativeGuidance(in)
 	for _, want := range []string{
 		"Results offloaded to JSONL (200 memories, ~30000 tokens saved).\nDetail level: full\nUse the `lro_extract` tool to query this result set. Examples:\n",
-		`- Browse: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=1)`,
-		`lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=2, params={"namespace": "_semantic"})`,
-		`lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=3, params={"keyword": "keyword"})`,
-		`query="select(.provenance.confidence > 0.8) | {id, title}"`,
+		"- Browse: lro_extract(file_path=\"/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl\", recipe=1)\nand with the same file_path:\n",
+		`- Filter namespace: recipe=2, params={"namespace": "_semantic"}`,
+		`- Search titles: recipe=3, params={"keyword": "keyword"}`,
+		`- Custom filter: query="select(.provenance.confidence > 0.8) | {id, title}"`,
+		"Available recipes [params]: 1=titles+namespaces, 2=filter namespace [namespace], 3=search titles [keyword], 4=IDs+titles, 5=filter type [memory_type], 6=count by namespace, 7=filter tag [tag], 8=sort by date, 9=sort by confidence, 10=search content [keyword].\n",
 		"Line 1 is a metadata header; memories start at line 2.",
 	} {
 		if !strings.Contains(g, want) {
@@ -181,13 +226,13 @@ func TestGuidanceText(t *testing.T) {
 Detail level: medium
 Use the ` + "`" + `lro_extract` + "`" + ` tool to query this result set. Examples:
 - Browse: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=1)
-- Filter by namespace prefix: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=2, params={"namespace": "_semantic"})
-- Search titles by keyword (case-insensitive regex): lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", recipe=3, params={"keyword": "keyword"})
-- Custom filter: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", query="select(.confidence > 0.8) | {id, title}")
-- Filter without jq: lro_extract(file_path="/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", where={"namespace": {"prefix": "_semantic"}, "confidence": {"gte": 0.8}}, count=true)
-Add slurp=true to run a query on all records at once (count, group, sort).
-Available recipes [params]: 1=list titles with namespaces; 2=filter by namespace prefix [namespace]; 3=search titles by keyword (case-insensitive regex) [keyword]; 4=extract IDs and titles only; 5=filter by memory type [memory_type]; 6=count by namespace; 7=filter by tag [tag]; 8=sort by created date, oldest first; 9=sort by confidence, highest first; 10=search content by keyword (case-insensitive regex) [keyword].
-Also: lro_read shows lines as they are (file_path, line, limit); lro_search finds records by regular expression (file_path, pattern, such as "keyword").
+and with the same file_path:
+- Filter namespace: recipe=2, params={"namespace": "_semantic"}
+- Search titles: recipe=3, params={"keyword": "keyword"}
+- Custom filter: query="select(.confidence > 0.8) | {id, title}"
+- Filter without jq: where={"namespace": {"prefix": "_semantic"}, "confidence": {"gte": 0.8}}, count=true
+Available recipes [params]: 1=titles+namespaces, 2=filter namespace [namespace], 3=search titles [keyword], 4=IDs+titles, 5=filter type [memory_type], 6=count by namespace, 7=filter tag [tag], 8=sort by date, 9=sort by confidence, 10=search content [keyword].
+Add slurp=true to run a query on all records at once. lro_read (file_path, line, limit) shows lines as they are, lro_search (file_path, pattern) finds records by regular expression.
 Line 1 is a metadata header; memories start at line 2.`
 	if diff := cmp.Diff(want, core.NativeGuidance(in)); diff != "" {
 		t.Errorf("guidance (-want +got):\n%s", diff)

@@ -142,6 +142,11 @@ func (c *config) storeError(ctx context.Context, r ref, err error) error {
 		if r.arg == argHandle {
 			return errorf("%v", err)
 		}
+		if _, _, ok := jsonl.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Dir() == "" && errors.Is(err, store.ErrUnknownHandle) {
+			// The file_path of a descriptor of a bucket names where a
+			// client keeps a copy, without the handle's random part.
+			return errorf("%s: %v; give the descriptor's handle: for a result kept in a bucket, file_path is where a downloaded copy is kept", r, err)
+		}
 		return errorf("%s: %v", r, err)
 	case ctx.Err() != nil:
 		return c.stopped(ctx)

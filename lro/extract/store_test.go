@@ -292,6 +292,7 @@ func TestStoreHandleErrors(t *testing.T) {
 		{"a path as a handle", map[string]any{"handle": "../../etc/passwd"}, []string{"unknown handle", "not a handle of this server"}},
 		{"a file_path that is no handle", map[string]any{"file_path": "/etc/passwd"}, []string{`file_path "/etc/passwd"`, "unknown handle", "not a handle of this server"}},
 		{"a name without its random part", map[string]any{"handle": jsonl.Name(st.Prefix(), op, id)}, []string{"unknown handle", "not a handle of this server"}},
+		{"the file_path of a descriptor", map[string]any{"file_path": "/tmp/" + jsonl.Name(st.Prefix(), op, id)}, []string{"unknown handle", "give the descriptor's handle"}},
 		{"unknown", map[string]any{"handle": missing}, []string{"unknown handle", "no such result"}},
 		{"empty", map[string]any{"handle": ""}, []string{"handle is empty"}},
 		{"not a string", map[string]any{"handle": 7}, []string{"handle must be a string"}},
