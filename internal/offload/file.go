@@ -29,9 +29,6 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	defer w.Abort() // no-op after a successful Commit
 
 	t := &tally{}
-	if c.wantsSchema() {
-		t.schema = &descriptor.Inferrer{}
-	}
 	count := p.count()
 	h := jsonl.Header{
 		Operation:       op,
@@ -53,10 +50,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	}
 	// One pass writes the records and gathers what the descriptor says of
 	// them.
-	err = p.each(func(line []byte) error {
-		t.add(line)
-		return w.WriteRecord(line)
-	})
+	err = p.writeRecords(w, t)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
@@ -168,5 +169,50 @@ func TestTallyReadsNamesAsJSON(t *testing.T) {
 	}
 	if tl.scores != 2 || tl.minScore != 0.5 || tl.maxScore != 0.9 {
 		t.Errorf("scores = %d in [%v, %v], want 2 in [0.5, 0.9]", tl.scores, tl.minScore, tl.maxScore)
+	}
+}
+
+// TestSampleIsTheFileLines: the recipes' sample is the file's first record
+// lines as written, records that spanned lines compacted, as lro_extract
+// reads them back; and the summary and schema are read from the same lines.
+func TestSampleIsTheFileLines(t *testing.T) {
+	text := "[\n  {\"namespace\": \"a\", \"score\": 1},\n  {\"namespace\":\n \"b\", \"n\": [1,\n 2]},\n 3\n]"
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	c := testConfig(t)
+	r, err := readResult(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.plan(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := jsonl.Create("t", &jsonl.Options{Dir: c.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.WriteHeader(jsonl.Header{Count: p.count()}); err != nil {
+		t.Fatal(err)
+	}
+	tl := &tally{}
+	if err := p.writeRecords(w, tl); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	_, lines, err := jsonl.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(lines, tl.sample); diff != "" {
+		t.Errorf("sample (-file lines +got):\n%s", diff)
+	}
+	if got, want := tl.namespaces, map[string]int{"a": 1, "b": 1}; !maps.Equal(got, want) {
+		t.Errorf("namespaces = %v, want %v", got, want)
+	}
+	if got := tl.schema.Schema()["type"]; !cmp.Equal(got, []string{"integer", "object"}) {
+		t.Errorf("schema type = %v, want integer and object", got)
 	}
 }

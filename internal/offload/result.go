@@ -11,6 +11,9 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/recordline"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // decodeOptions read JSON as a client would accept it: duplicate member
@@ -351,7 +354,9 @@ func countElements(arr []byte) (int, error) {
 	}
 	n := 0
 	for dec.PeekKind() != ']' {
-		if err := dec.SkipValue(); err != nil {
+		// ReadValue reads a whole value at once; SkipValue would read it
+		// token by token.
+		if _, err := dec.ReadValue(); err != nil {
 			return 0, err
 		}
 		n++
@@ -458,11 +463,14 @@ func unescapePointer(token string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
 }
 
-// each calls fn with every record of p, in order, as the single line it is
-// in the file. The slice passed to fn is only valid until fn returns.
-func (p *plan) each(fn func(line []byte) error) error {
+// writeRecords writes every record of p to w, in order, as the single line
+// it is in the file, and describes it in t. Each record is read once: that
+// read describes and validates it, so w does not validate it again.
+func (p *plan) writeRecords(w *jsonl.Writer, t *tally) error {
+	fn := func(line []byte) error { return recordline.Write(w, line) }
 	if p.provided != nil {
 		for _, rec := range p.provided {
+			t.add(rec)
 			if err := fn(rec); err != nil {
 				return err
 			}
@@ -473,11 +481,12 @@ func (p *plan) each(fn func(line []byte) error) error {
 	for _, ru := range p.runs {
 		switch ru.as {
 		case asArray:
-			err := eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
+			err := t.addElements(ru.doc[ru.start:ru.end], func(elem []byte) error {
 				line, err := compactLine(elem, &buf)
 				if err != nil {
 					return err
 				}
+				t.note(line)
 				return fn(line)
 			})
 			if err != nil {
@@ -488,6 +497,7 @@ func (p *plan) each(fn func(line []byte) error) error {
 			if err != nil {
 				return err
 			}
+			t.add(line)
 			if err := fn(line); err != nil {
 				return err
 			}
@@ -502,6 +512,7 @@ func (p *plan) each(fn func(line []byte) error) error {
 				buf = append(buf, `,"text":`...)
 				buf = append(buf, quote(l)...)
 				buf = append(buf, '}')
+				t.add(buf)
 				if err := fn(buf); err != nil {
 					return err
 				}

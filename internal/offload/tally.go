@@ -1,0 +1,119 @@
+package offload
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+)
+
+// tally gathers what the descriptor says of the records (the summary's
+// statistics, the recipes' sample and the line schema) as they are written,
+// in the same read of each record.
+type tally struct {
+	schema     *descriptor.Inferrer // reads every record; made on first use
+	namespaces map[string]int
+	minScore   float64
+	maxScore   float64
+	scores     int
+	sample     []json.RawMessage
+	fieldFn    func(key string, value []byte) // field, bound once, not per record
+}
+
+// add describes one record line.
+func (t *tally) add(line []byte) {
+	t.note(line)
+	_ = t.inferrer().AddFields(line, t.fieldFn)
+}
+
+// addElements describes each element of the JSON array arr, and calls fn
+// with it as written; fn notes its line for the sample.
+func (t *tally) addElements(arr []byte, fn func(elem []byte) error) error {
+	_, err := t.inferrer().AddElements(arr, t.fieldFn, fn)
+	return err
+}
+
+// inferrer returns the Inferrer that reads the records: it infers the line
+// schema, used when the descriptor carries one, and gives field the members
+// of each record in the same read.
+func (t *tally) inferrer() *descriptor.Inferrer {
+	if t.schema == nil {
+		t.schema = &descriptor.Inferrer{}
+		t.fieldFn = t.field
+	}
+	return t.schema
+}
+
+// note keeps the first SampleSize record lines, as written in the file, for
+// the recipes.
+func (t *tally) note(rec []byte) {
+	if len(t.sample) < SampleSize {
+		t.sample = append(t.sample, json.RawMessage(bytes.Clone(rec)))
+	}
+}
+
+// field notes the top-level members the summary reports: namespace and
+// score.
+func (t *tally) field(key string, value []byte) {
+	switch key {
+	case "namespace":
+		if jsontext.Value(value).Kind() != '"' {
+			return
+		}
+		u, err := jsontext.AppendUnquote(nil, value)
+		if ns := string(u); err == nil && ns != "" {
+			if t.namespaces == nil {
+				t.namespaces = map[string]int{}
+			}
+			t.namespaces[ns]++
+		}
+	case "score":
+		if jsontext.Value(value).Kind() == '0' {
+			if v, err := strconv.ParseFloat(string(value), 64); err == nil {
+				t.addScore(v)
+			}
+		}
+	}
+}
+
+func (t *tally) addScore(f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return // not a score a range can show (JSON has no such number)
+	}
+	if t.scores == 0 || f < t.minScore {
+		t.minScore = f
+	}
+	if t.scores == 0 || f > t.maxScore {
+		t.maxScore = f
+	}
+	t.scores++
+}
+
+// topNamespaces returns up to five namespaces, most frequent first, ties in
+// name order.
+func (t *tally) topNamespaces() []string {
+	names := make([]string, 0, len(t.namespaces))
+	for ns := range t.namespaces {
+		names = append(names, ns)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ci, cj := t.namespaces[names[i]], t.namespaces[names[j]]
+		if ci != cj {
+			return ci > cj
+		}
+		return names[i] < names[j]
+	})
+	return names[:min(len(names), 5)]
+}
+
+func (t *tally) scoreRange() *[2]float64 {
+	if t.scores == 0 {
+		return nil
+	}
+	return &[2]float64{t.minScore, t.maxScore}
+}
