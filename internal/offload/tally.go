@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -17,7 +18,7 @@ import (
 // in the same read of each record.
 type tally struct {
 	schema     *descriptor.Inferrer // reads every record; made on first use
-	namespaces map[string]int
+	namespaces map[string]*int      // counted through a pointer: a name seen before is not copied
 	minScore   float64
 	maxScore   float64
 	scores     int
@@ -65,13 +66,25 @@ func (t *tally) field(key string, value []byte) {
 		if jsontext.Value(value).Kind() != '"' {
 			return
 		}
-		u, err := jsontext.AppendUnquote(nil, value)
-		if ns := string(u); err == nil && ns != "" {
-			if t.namespaces == nil {
-				t.namespaces = map[string]int{}
+		ns := value[1 : len(value)-1] // a string without escapes is itself
+		if bytes.IndexByte(ns, '\\') >= 0 || !utf8.Valid(ns) {
+			var err error
+			if ns, err = jsontext.AppendUnquote(nil, value); err != nil {
+				return
 			}
-			t.namespaces[ns]++
 		}
+		if len(ns) == 0 {
+			return
+		}
+		if n, ok := t.namespaces[string(ns)]; ok { // no copy of a name seen before
+			*n++
+			return
+		}
+		if t.namespaces == nil {
+			t.namespaces = map[string]*int{}
+		}
+		n := 1
+		t.namespaces[string(ns)] = &n
 	case "score":
 		if jsontext.Value(value).Kind() == '0' {
 			if v, err := strconv.ParseFloat(string(value), 64); err == nil {
@@ -102,7 +115,7 @@ func (t *tally) topNamespaces() []string {
 		names = append(names, ns)
 	}
 	sort.Slice(names, func(i, j int) bool {
-		ci, cj := t.namespaces[names[i]], t.namespaces[names[j]]
+		ci, cj := *t.namespaces[names[i]], *t.namespaces[names[j]]
 		if ci != cj {
 			return ci > cj
 		}
