@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -175,7 +176,7 @@ func TestTallyReadsNamesAsJSON(t *testing.T) {
 
 // TestSampleIsTheFileLines: the recipes' sample is the file's first record
 // lines as written, records that spanned lines compacted, as lro_extract
-// reads them back; and the summary and schema are read from the same lines.
+// reads them back; and the summary and schema describe the same records.
 func TestSampleIsTheFileLines(t *testing.T) {
 	text := "[\n  {\"namespace\": \"a\", \"score\": 1},\n  {\"namespace\":\n \"b\", \"n\": [1,\n 2]},\n 3\n]"
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
@@ -196,8 +197,8 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err := w.WriteHeader(jsonl.Header{Count: p.count()}); err != nil {
 		t.Fatal(err)
 	}
-	tl := &tally{}
-	if err := p.writeRecords(w, tl); err != nil {
+	tl := p.t
+	if err := p.writeRecords(w); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {
@@ -225,4 +226,71 @@ func counts(namespaces map[string]*int) map[string]int {
 		out[ns] = *n
 	}
 	return out
+}
+
+// TestTextThatIsNotJSON: a text that starts as a JSON document but is not
+// one becomes lines, and what its read took for records is in no part of
+// the descriptor: not in the schema, the summary or the recipes' sample.
+func TestTextThatIsNotJSON(t *testing.T) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: `[{"namespace":"kept","a":1}]`},
+		&mcp.TextContent{Text: `[{"namespace":"not-a-record","b":2}] and more`},
+	}}
+	c := testConfig(t)
+	r, err := readResult(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.plan(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{p.runs[0].as, p.runs[1].as}; !cmp.Equal(got, []string{asArray, asLines}) {
+		t.Fatalf("runs as %v, want an array and lines", got)
+	}
+	want := []json.RawMessage{
+		json.RawMessage(`{"namespace":"kept","a":1}`),
+		json.RawMessage(`{"line":1,"text":"[{\"namespace\":\"not-a-record\",\"b\":2}] and more"}`),
+	}
+	if diff := cmp.Diff(want, p.t.sample); diff != "" {
+		t.Errorf("sample (-want +got):\n%s", diff)
+	}
+	if got, want := counts(p.t.namespaces), map[string]int{"kept": 1}; !maps.Equal(got, want) {
+		t.Errorf("namespaces = %v, want %v", got, want)
+	}
+	props := p.t.schema.Schema()["properties"].(map[string]any)
+	if _, ok := props["b"]; ok {
+		t.Errorf("the schema has b, read from a text that is not JSON: %v", props)
+	}
+	if _, ok := props["line"]; !ok {
+		t.Errorf("the schema has no line: %v", props)
+	}
+}
+
+// TestManyElementsReadAgain: an array of more elements than a read keeps
+// is read again when written, whole and in order.
+func TestManyElementsReadAgain(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range maxKept + 2 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"i":%d}`, i)
+	}
+	b.WriteString("]")
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}
+	c := testConfig(t)
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		t.Fatal("not offloaded")
+	}
+	h, lines, _ := readBack(t, res)
+	if h.Count != maxKept+2 || len(lines) != maxKept+2 {
+		t.Fatalf("count %d, %d lines; want %d", h.Count, len(lines), maxKept+2)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf(`{"i":%d}`, i); string(l) != want {
+			t.Fatalf("line %d = %s, want %s", i+2, l, want)
+		}
+	}
 }

@@ -102,7 +102,17 @@ type run struct {
 	member     bool   // the records are an array member of an object document
 	text       string // asLines: the text
 	firstLine  int    // asLines: the number of the first line
+
+	// elems are the elements of an asArray run as written, kept by the
+	// read that counted them so that the write need not read them again;
+	// only up to maxKept of them, else none (the write reads them again).
+	elems [][]byte
 }
+
+// maxKept bounds the elements a run keeps from its read for the write (at
+// 24 bytes each): a larger array is read twice, so that memory stays flat
+// whatever the number of records.
+const maxKept = 1 << 14
 
 // copyOf is a text item that repeats the JSON of another value of the
 // result, for example the text a typed tool adds beside its structured
@@ -111,6 +121,7 @@ type copyOf struct{ at, of string }
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
+	t        *tally // what the descriptor says of the records, read as the runs are found
 	result   []byte // the header's "result": the result without its records; nil for a provided set
 	runs     []*run
 	copies   []copyOf
@@ -135,8 +146,11 @@ type besideValue struct {
 // a text item that does not repeat it is at least half its size (such as
 // the text itself beside {"content": "..."}): the records are then the
 // texts', and the structured content is kept whole beside them.
+//
+// Finding the records reads them, once: that read validates and counts
+// them and describes them into p.t.
 func (c *Config) plan(r *result) (*plan, error) {
-	p := &plan{}
+	p := &plan{t: &tally{}}
 	copies := make([]bool, len(r.items))
 	fromStructured := r.structured != nil
 	if fromStructured {
@@ -168,7 +182,7 @@ func (c *Config) plan(r *result) (*plan, error) {
 			writeTextItem(&b, it.text, quote(it.text.Text))
 			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
 		default:
-			ru, skeleton := c.textRun(it.text.Text, at, firstLine(p.runs))
+			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
@@ -179,7 +193,7 @@ func (c *Config) plan(r *result) (*plan, error) {
 	b.WriteByte(']')
 	switch {
 	case fromStructured:
-		ru, err := c.docRun(r.structured, "/structuredContent")
+		ru, err := c.docRun(r.structured, "/structuredContent", p.t)
 		if err != nil {
 			return nil, err
 		}
@@ -236,16 +250,23 @@ func firstLine(runs []*run) int {
 	return n
 }
 
-// textRun returns the run of a text item's records, and what the item's
-// text becomes in the header's "result".
-func (c *Config) textRun(text, at string, first int) (*run, []byte) {
+// textRun returns the run of a text item's records, the next of p, and
+// what the item's text becomes in the header's "result".
+func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 {
-		if ru, err := c.docRun(doc, at); err == nil {
+		ru, err := c.docRun(doc, at, p.t)
+		if err == nil {
 			ru.inText = at
 			return ru, skeletonOf(ru)
 		}
+		// Not one JSON document: what its read described is not a
+		// record; the records before it are described again, without it.
+		p.t = &tally{}
+		for _, ru := range p.runs {
+			_ = ru.read(p.t) // read once already: valid
+		}
 	}
-	ru := &run{at: at, as: asLines, text: text, firstLine: first}
+	ru := &run{at: at, as: asLines, text: text, firstLine: firstLine(p.runs)}
 	if text != "" {
 		t := text
 		if strings.HasSuffix(t, "\n") {
@@ -255,24 +276,20 @@ func (c *Config) textRun(text, at string, first int) (*run, []byte) {
 		ru.text = t
 		ru.count = strings.Count(t, "\n") + 1
 	}
+	_ = ru.read(p.t) // lines are always valid records
 	return ru, []byte(`""`)
 }
 
 // docRun returns the run of the records of the JSON document doc, placed
 // at at: doc itself when it is an array; else its array member named by
 // RecordsField, else its largest array member; else doc as one record. It
-// fails when doc is not exactly one JSON value; reading doc once validates
-// it and counts the records.
-func (c *Config) docRun(doc []byte, at string) (*run, error) {
+// fails when doc is not exactly one JSON value. The records are read once,
+// into t (see run.read); what is read of a doc that fails may be in t.
+func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	ru := &run{at: at, as: asValue, doc: doc, start: 0, end: len(doc), count: 1}
-	switch jsontext.Value(doc).Kind() {
-	case '[':
-		n, err := countElements(doc)
-		if err != nil {
-			return nil, err
-		}
-		ru.as, ru.count = asArray, n
-	case '{':
+	if jsontext.Value(doc).Kind() == '{' {
+		// The object is read whole, and so validated, to find its
+		// largest array.
 		key, start, end, ok, err := findArray(doc, c.RecordsField)
 		if err != nil {
 			return nil, err
@@ -280,14 +297,76 @@ func (c *Config) docRun(doc []byte, at string) (*run, error) {
 		if ok {
 			ru.as, ru.member, ru.start, ru.end = asArray, true, start, end
 			ru.at = at + "/" + escapePointer(key)
-			ru.count, _ = countElements(doc[start:end])
 		}
-	default:
-		if !jsontext.Value(doc).IsValid(decodeOptions...) {
-			return nil, errors.New("offload: not one JSON value")
-		}
+	} else if jsontext.Value(doc).Kind() == '[' {
+		ru.as = asArray
+	}
+	if err := ru.read(t); err != nil {
+		return nil, err
 	}
 	return ru, nil
+}
+
+// read reads the records of ru, once: it validates them, counts those of an
+// array, keeps its elements for the write (up to maxKept), and describes
+// them into t. It fails when a record is not exactly one JSON value, which
+// only the records of a document that docRun has not read before can be.
+func (ru *run) read(t *tally) error {
+	var buf []byte
+	switch ru.as {
+	case asArray:
+		ru.elems = ru.elems[:0]
+		n, err := t.inferrer().AddElements(ru.doc[ru.start:ru.end], t.fieldFn, func(elem []byte) error {
+			if len(t.sample) < SampleSize {
+				line, err := compactLine(elem, &buf)
+				if err != nil {
+					return err
+				}
+				t.note(line)
+			}
+			switch {
+			case len(ru.elems) < maxKept:
+				ru.elems = append(ru.elems, elem)
+			case ru.elems != nil:
+				ru.elems = nil // too many: read again when written
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		ru.count = n
+		return nil
+	case asValue:
+		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
+		if err != nil {
+			return err
+		}
+		return t.add(line)
+	}
+	return ru.eachLine(func(rec []byte) error { return t.add(rec) })
+}
+
+// eachLine calls fn with each record of the asLines run ru: {"line": N,
+// "text": "..."}. The slice passed to fn is only valid until fn returns.
+func (ru *run) eachLine(fn func(rec []byte) error) error {
+	if ru.count == 0 {
+		return nil
+	}
+	var buf []byte
+	n := ru.firstLine
+	for l := range strings.SplitSeq(ru.text, "\n") {
+		buf = append(buf[:0], `{"line":`...)
+		buf = strconv.AppendInt(buf, int64(n), 10)
+		buf = append(buf, `,"text":`...)
+		buf = append(buf, quote(l)...)
+		buf = append(buf, '}')
+		if err := fn(buf); err != nil {
+			return err
+		}
+		n++
+	}
+	return nil
 }
 
 // findArray returns the span of the records array of the valid JSON object
@@ -464,60 +543,47 @@ func unescapePointer(token string) string {
 }
 
 // writeRecords writes every record of p to w, in order, as the single line
-// it is in the file, and describes it in t. Each record is read once: that
-// read describes and validates it, so w does not validate it again.
-func (p *plan) writeRecords(w *jsonl.Writer, t *tally) error {
-	fn := func(line []byte) error { return recordline.Write(w, line) }
+// it is in the file. The records were read, and so validated, by plan: w
+// does not validate them again, and those of an array are written as that
+// read kept them, unless there were too many to keep.
+func (p *plan) writeRecords(w *jsonl.Writer) error {
+	write := func(line []byte) error { return recordline.Write(w, line) }
 	if p.provided != nil {
 		for _, rec := range p.provided {
-			t.add(rec)
-			if err := fn(rec); err != nil {
+			if err := write(rec); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	var buf []byte
+	writeCompact := func(v []byte) error {
+		line, err := compactLine(v, &buf)
+		if err != nil {
+			return err
+		}
+		return write(line)
+	}
 	for _, ru := range p.runs {
+		var err error
 		switch ru.as {
 		case asArray:
-			err := t.addElements(ru.doc[ru.start:ru.end], func(elem []byte) error {
-				line, err := compactLine(elem, &buf)
-				if err != nil {
-					return err
+			if len(ru.elems) == ru.count {
+				for _, elem := range ru.elems {
+					if err = writeCompact(elem); err != nil {
+						break
+					}
 				}
-				t.note(line)
-				return fn(line)
-			})
-			if err != nil {
-				return err
+			} else {
+				err = eachElement(ru.doc[ru.start:ru.end], writeCompact)
 			}
 		case asValue:
-			line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
-			if err != nil {
-				return err
-			}
-			t.add(line)
-			if err := fn(line); err != nil {
-				return err
-			}
+			err = writeCompact(ru.doc[ru.start:ru.end])
 		case asLines:
-			if ru.count == 0 {
-				continue
-			}
-			n := ru.firstLine
-			for l := range strings.SplitSeq(ru.text, "\n") {
-				buf = append(buf[:0], `{"line":`...)
-				buf = strconv.AppendInt(buf, int64(n), 10)
-				buf = append(buf, `,"text":`...)
-				buf = append(buf, quote(l)...)
-				buf = append(buf, '}')
-				t.add(buf)
-				if err := fn(buf); err != nil {
-					return err
-				}
-				n++
-			}
+			err = ru.eachLine(write)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

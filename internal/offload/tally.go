@@ -14,8 +14,8 @@ import (
 )
 
 // tally gathers what the descriptor says of the records (the summary's
-// statistics, the recipes' sample and the line schema) as they are written,
-// in the same read of each record.
+// statistics, the recipes' sample and the line schema) in the one read of
+// each record, the one that finds, validates and counts them (see plan).
 type tally struct {
 	schema     *descriptor.Inferrer // reads every record; made on first use
 	namespaces map[string]*int      // counted through a pointer: a name seen before is not copied
@@ -26,17 +26,11 @@ type tally struct {
 	fieldFn    func(key string, value []byte) // field, bound once, not per record
 }
 
-// add describes one record line.
-func (t *tally) add(line []byte) {
+// add describes one record line, and fails when it is not exactly one JSON
+// value.
+func (t *tally) add(line []byte) error {
 	t.note(line)
-	_ = t.inferrer().AddFields(line, t.fieldFn)
-}
-
-// addElements describes each element of the JSON array arr, and calls fn
-// with it as written; fn notes its line for the sample.
-func (t *tally) addElements(arr []byte, fn func(elem []byte) error) error {
-	_, err := t.inferrer().AddElements(arr, t.fieldFn, fn)
-	return err
+	return t.inferrer().AddFields(line, t.fieldFn)
 }
 
 // inferrer returns the Inferrer that reads the records: it infers the line
