@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -103,16 +104,20 @@ type run struct {
 	text       string // asLines: the text
 	firstLine  int    // asLines: the number of the first line
 
-	// elems are the elements of an asArray run as written, kept by the
-	// read that counted them so that the write need not read them again;
-	// only up to maxKept of them, else none (the write reads them again).
-	elems [][]byte
+	// elems are the spans of the elements of an asArray run in
+	// doc[start:end], noted by the read that counted them so that the
+	// write need not read them again; only up to maxKept of them, else
+	// none (the write reads them again).
+	elems []span
 }
 
-// maxKept bounds the elements a run keeps from its read for the write (at
-// 24 bytes each): a larger array is read twice, so that memory stays flat
+// span is the place of an element in its array: arr[start:end].
+type span struct{ start, end uint32 }
+
+// maxKept bounds the elements a run notes from its read for the write (at 8
+// bytes each): a larger array is read twice, so that memory stays flat
 // whatever the number of records.
-const maxKept = 1 << 14
+const maxKept = 1 << 12
 
 // copyOf is a text item that repeats the JSON of another value of the
 // result, for example the text a typed tool adds beside its structured
@@ -315,8 +320,13 @@ func (ru *run) read(t *tally) error {
 	var buf []byte
 	switch ru.as {
 	case asArray:
+		arr := ru.doc[ru.start:ru.end]
 		ru.elems = ru.elems[:0]
-		n, err := t.inferrer().AddElements(ru.doc[ru.start:ru.end], t.fieldFn, func(elem []byte) error {
+		i := 0
+		if len(arr) > math.MaxUint32 {
+			i = maxKept + 1 // not noted: read again when written
+		}
+		n, err := t.inferrer().AddElements(arr, t.fieldFn, func(elem []byte) error {
 			if len(t.sample) < SampleSize {
 				line, err := compactLine(elem, &buf)
 				if err != nil {
@@ -325,11 +335,15 @@ func (ru *run) read(t *tally) error {
 				t.note(line)
 			}
 			switch {
-			case len(ru.elems) < maxKept:
-				ru.elems = append(ru.elems, elem)
-			case ru.elems != nil:
+			case i < maxKept:
+				// elem is arr[start:end]: its capacity is what arr's
+				// was beyond start.
+				start := cap(arr) - cap(elem)
+				ru.elems = append(ru.elems, span{uint32(start), uint32(start + len(elem))})
+			case i == maxKept:
 				ru.elems = nil // too many: read again when written
 			}
+			i++
 			return nil
 		})
 		if err != nil {
@@ -568,14 +582,15 @@ func (p *plan) writeRecords(w *jsonl.Writer) error {
 		var err error
 		switch ru.as {
 		case asArray:
+			arr := ru.doc[ru.start:ru.end]
 			if len(ru.elems) == ru.count {
-				for _, elem := range ru.elems {
-					if err = writeCompact(elem); err != nil {
+				for _, e := range ru.elems {
+					if err = writeCompact(arr[e.start:e.end]); err != nil {
 						break
 					}
 				}
 			} else {
-				err = eachElement(ru.doc[ru.start:ru.end], writeCompact)
+				err = eachElement(arr, writeCompact)
 			}
 		case asValue:
 			err = writeCompact(ru.doc[ru.start:ru.end])
