@@ -164,7 +164,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		// The set is the whole result: the file holds no "result", and its
 		// records are the document itself.
 		runs: []*run{{at: "", as: asArray, count: len(recs)}},
-		t:    &tally{},
+		t:    newTally(),
 	}
 	for _, rec := range recs {
 		_ = p.t.add(rec) // valid: oneLine read it

@@ -155,7 +155,7 @@ func TestRebuildRefusesBadPointers(t *testing.T) {
 // TestTallyReadsNamesAsJSON checks that the summary's members are found by
 // their JSON names, escaped or not, and only at the top level.
 func TestTallyReadsNamesAsJSON(t *testing.T) {
-	tl := &tally{}
+	tl := newTally()
 	for _, line := range []string{
 		`{"namespace":"a","score":0.5}`,
 		`{"name\u0073pace":"a","sc\u006fre":0.9}`,
@@ -291,6 +291,26 @@ func TestManyElementsReadAgain(t *testing.T) {
 	for i, l := range lines {
 		if want := fmt.Sprintf(`{"i":%d}`, i); string(l) != want {
 			t.Fatalf("line %d = %s, want %s", i+2, l, want)
+		}
+	}
+}
+
+// TestNoRecordsHaveASchema: a result of no records, offloaded all the same
+// (Always), has the empty line schema, as one of records has theirs.
+func TestNoRecordsHaveASchema(t *testing.T) {
+	for _, text := range []string{"", "[]", `{"items":[],"total":0}`} {
+		c := testConfig(t)
+		c.Always = true
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+			t.Fatalf("%q: not offloaded", text)
+		}
+		var d map[string]json.RawMessage
+		if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(d["line_schema"]); got != "{}" {
+			t.Errorf("%q: line_schema = %q, want {}", text, got)
 		}
 	}
 }

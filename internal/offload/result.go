@@ -155,7 +155,7 @@ type besideValue struct {
 // Finding the records reads them, once: that read validates and counts
 // them and describes them into p.t.
 func (c *Config) plan(r *result) (*plan, error) {
-	p := &plan{t: &tally{}}
+	p := &plan{t: newTally()}
 	copies := make([]bool, len(r.items))
 	fromStructured := r.structured != nil
 	if fromStructured {
@@ -266,7 +266,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		}
 		// Not one JSON document: what its read described is not a
 		// record; the records before it are described again, without it.
-		p.t = &tally{}
+		p.t = newTally()
 		for _, ru := range p.runs {
 			_ = ru.read(p.t) // read once already: valid
 		}
@@ -326,7 +326,7 @@ func (ru *run) read(t *tally) error {
 		if len(arr) > math.MaxUint32 {
 			i = maxKept + 1 // not noted: read again when written
 		}
-		n, err := t.inferrer().AddElements(arr, t.fieldFn, func(elem []byte) error {
+		n, err := t.schema.AddElements(arr, t.fieldFn, func(elem []byte) error {
 			if len(t.sample) < SampleSize {
 				line, err := compactLine(elem, &buf)
 				if err != nil {

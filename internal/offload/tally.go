@@ -17,7 +17,7 @@ import (
 // statistics, the recipes' sample and the line schema) in the one read of
 // each record, the one that finds, validates and counts them (see plan).
 type tally struct {
-	schema     *descriptor.Inferrer // reads every record; made on first use
+	schema     *descriptor.Inferrer // reads every record
 	namespaces map[string]*int      // counted through a pointer: a name seen before is not copied
 	minScore   float64
 	maxScore   float64
@@ -30,18 +30,15 @@ type tally struct {
 // value.
 func (t *tally) add(line []byte) error {
 	t.note(line)
-	return t.inferrer().AddFields(line, t.fieldFn)
+	return t.schema.AddFields(line, t.fieldFn)
 }
 
-// inferrer returns the Inferrer that reads the records: it infers the line
-// schema, used when the descriptor carries one, and gives field the members
-// of each record in the same read.
-func (t *tally) inferrer() *descriptor.Inferrer {
-	if t.schema == nil {
-		t.schema = &descriptor.Inferrer{}
-		t.fieldFn = t.field
-	}
-	return t.schema
+// newTally returns an empty tally. Its Inferrer exists from the start, so
+// that a file of no records has a line schema too (the empty one).
+func newTally() *tally {
+	t := &tally{schema: &descriptor.Inferrer{}}
+	t.fieldFn = t.field
+	return t
 }
 
 // note keeps the first SampleSize record lines, as written in the file, for
