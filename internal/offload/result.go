@@ -373,7 +373,7 @@ func (ru *run) eachLine(fn func(rec []byte) error) error {
 		buf = append(buf[:0], `{"line":`...)
 		buf = strconv.AppendInt(buf, int64(n), 10)
 		buf = append(buf, `,"text":`...)
-		buf = append(buf, quote(l)...)
+		buf = appendQuote(buf, l)
 		buf = append(buf, '}')
 		if err := fn(buf); err != nil {
 			return err
@@ -537,11 +537,15 @@ func sameJSON(text string, doc []byte) bool {
 }
 
 // quote returns s as a JSON string.
-func quote(s string) []byte {
-	b, err := jsontext.AppendQuote(nil, s)
+func quote(s string) []byte { return appendQuote(nil, s) }
+
+// appendQuote appends s as a JSON string to dst.
+func appendQuote(dst []byte, s string) []byte {
+	b, err := jsontext.AppendQuote(dst, s)
 	if err != nil {
 		// Invalid UTF-8 is replaced, as the wire would carry it.
-		b, _ = json.Marshal(s)
+		m, _ := json.Marshal(s)
+		b = append(dst, m...) // over what AppendQuote wrote before it failed
 	}
 	return b
 }
