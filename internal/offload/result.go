@@ -35,11 +35,29 @@ type item struct {
 	raw   []byte           // the item's JSON, for every item but text
 }
 
-// readResult reads res, whose structured content's JSON is structured when
-// the caller has it.
-func readResult(res *mcp.CallToolResult, structured []byte) (*result, error) {
-	r := &result{items: make([]item, len(res.Content))}
-	for i, c := range res.Content {
+// structuredOf returns the JSON of res's structured content, trimmed of
+// white space: structured when the caller has it, else res's own, marshalled;
+// nil when there is none. It is validated only if the result is offloaded
+// (see plan).
+func structuredOf(res *mcp.CallToolResult, structured []byte) ([]byte, error) {
+	if structured == nil && res.StructuredContent != nil {
+		var err error
+		if structured, err = structuredJSON(res.StructuredContent); err != nil {
+			return nil, err
+		}
+	}
+	if structured == nil {
+		return nil, nil
+	}
+	return trimSpace(structured), nil
+}
+
+// readResult reads a result of content and structured content structured
+// (its JSON, from structuredOf). raws holds, by index, the JSON of the items
+// already marshalled (see Config.estimate); nil for none.
+func readResult(content []mcp.Content, raws [][]byte, structured []byte) (*result, error) {
+	r := &result{items: make([]item, len(content)), structured: structured}
+	for i, c := range content {
 		it := item{item: c}
 		switch c := c.(type) {
 		case *mcp.TextContent:
@@ -48,26 +66,18 @@ func readResult(res *mcp.CallToolResult, structured []byte) (*result, error) {
 			it.media = true
 		}
 		if it.text == nil {
-			raw, err := json.Marshal(c)
-			if err != nil {
-				return nil, err
+			if raws != nil {
+				it.raw = raws[i]
 			}
-			it.raw = raw
+			if it.raw == nil {
+				raw, err := json.Marshal(c)
+				if err != nil {
+					return nil, err
+				}
+				it.raw = raw
+			}
 		}
 		r.items[i] = it
-	}
-	switch {
-	case structured != nil:
-		r.structured = structured
-	case res.StructuredContent != nil:
-		var err error
-		if r.structured, err = structuredJSON(res.StructuredContent); err != nil {
-			return nil, err
-		}
-	}
-	if r.structured != nil {
-		// Validated only if the result is offloaded (see plan).
-		r.structured = trimSpace(r.structured)
 	}
 	return r, nil
 }
