@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/recordline"
 	"github.com/zircote/lro-go/internal/tempname"
 )
 
@@ -128,5 +130,43 @@ func TestCreateRetriesOnCollision(t *testing.T) {
 			w.Abort()
 		}
 		t.Errorf("Create with every name taken = %v, want fs.ErrExist", err)
+	}
+}
+
+// TestRecordlineWrite: the offload core's write of a record line it has
+// validated itself is WriteRecord without the validation: the same checks
+// of the Writer's state, the same count and the same line in the file.
+func TestRecordlineWrite(t *testing.T) {
+	w, err := Create("recall", &Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := recordline.Write(w, []byte(`{"a":1}`)); err != ErrNoHeader {
+		t.Errorf("Write before the header = %v, want ErrNoHeader", err)
+	}
+	if err := w.WriteHeader(Header{Count: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{`{"a":1}`, `[2]`} {
+		if err := recordline.Write(w, []byte(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Count() != 2 {
+		t.Errorf("Count() = %d, want 2", w.Count())
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := recordline.Write(w, []byte(`1`)); err != ErrClosed {
+		t.Errorf("Write after Commit = %v, want ErrClosed", err)
+	}
+	data, err := os.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, recs, _ := bytes.Cut(data, []byte("\n")); string(recs) != "{\"a\":1}\n[2]\n" {
+		t.Errorf("records = %q", recs)
 	}
 }

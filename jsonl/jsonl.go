@@ -57,8 +57,13 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/recordline"
 	"github.com/zircote/lro-go/internal/tempname"
 )
+
+func init() {
+	recordline.Write = func(w any, line []byte) error { return w.(*Writer).writeValid(line) }
+}
 
 // HeaderType is the value of the header line's "type" field.
 const HeaderType = "lro_header"
@@ -631,11 +636,21 @@ func (w *Writer) WriteRecord(record []byte) error {
 		var discard bytes.Buffer
 		return w.invalid(json.Compact(&discard, record))
 	}
-	err := w.writeLine(line)
+	err := w.writeValid(line)
 	if w.buf.Cap() > maxRetainedBuffer {
 		w.buf = bytes.Buffer{}
 	}
-	if err != nil {
+	return err
+}
+
+// writeValid writes line, one JSON value without a line break, as the next
+// record: WriteRecord once it has validated the record, or the offload core
+// (see internal/recordline), which has.
+func (w *Writer) writeValid(line []byte) error {
+	if err := w.checkRecord(); err != nil {
+		return err
+	}
+	if err := w.writeLine(line); err != nil {
 		return err
 	}
 	w.count++

@@ -5,12 +5,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"math"
 	pathpkg "path"
 	"path/filepath"
 	"reflect"
-	"sort"
-	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -21,139 +18,6 @@ import (
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
-
-// tally gathers the summary's statistics and the line schema over the
-// records, as they are counted.
-type tally struct {
-	schema     *descriptor.Inferrer // nil when the schema is not wanted
-	namespaces map[string]int
-	minScore   float64
-	maxScore   float64
-	scores     int
-	sample     []json.RawMessage
-	buf        bytes.Buffer                   // the record dec reads
-	dec        jsontext.Decoder               // reused for every record
-	fieldFn    func(key string, value []byte) // field, bound once, not per record
-}
-
-// add describes one record line.
-func (t *tally) add(line []byte) {
-	if len(t.sample) < SampleSize {
-		t.sample = append(t.sample, json.RawMessage(bytes.Clone(line)))
-	}
-	if t.schema != nil {
-		if t.fieldFn == nil {
-			t.fieldFn = t.field
-		}
-		_ = t.schema.AddFields(line, t.fieldFn)
-		return
-	}
-	if jsontext.Value(line).Kind() != '{' {
-		return
-	}
-	t.buf = *bytes.NewBuffer(line) // read in place, not copied
-	t.dec.Reset(&t.buf, decodeOptions...)
-	if _, err := t.dec.ReadToken(); err != nil {
-		return
-	}
-	for t.dec.PeekKind() == '"' {
-		name, err := t.dec.ReadValue() // the quoted name, not copied
-		if err != nil {
-			return
-		}
-		// Only two members matter: the others are skipped, not read.
-		switch key := tallied(name); key {
-		case "":
-			if t.dec.SkipValue() != nil {
-				return
-			}
-		default:
-			v, err := t.dec.ReadValue()
-			if err != nil {
-				return
-			}
-			t.field(key, v)
-		}
-	}
-}
-
-// tallied returns the member name the summary reports ("namespace" or
-// "score") that the quoted JSON string name spells, or "".
-func tallied(name []byte) string {
-	if bytes.IndexByte(name, '\\') >= 0 { // escaped: compare the unquoted name
-		if u, err := jsontext.AppendUnquote(nil, name); err == nil {
-			name = append(append([]byte{'"'}, u...), '"')
-		}
-	}
-	switch string(name) {
-	case `"namespace"`:
-		return "namespace"
-	case `"score"`:
-		return "score"
-	}
-	return ""
-}
-
-// field notes the top-level members the summary reports: namespace and
-// score.
-func (t *tally) field(key string, value []byte) {
-	switch key {
-	case "namespace":
-		if jsontext.Value(value).Kind() != '"' {
-			return
-		}
-		u, err := jsontext.AppendUnquote(nil, value)
-		if ns := string(u); err == nil && ns != "" {
-			if t.namespaces == nil {
-				t.namespaces = map[string]int{}
-			}
-			t.namespaces[ns]++
-		}
-	case "score":
-		if jsontext.Value(value).Kind() == '0' {
-			if v, err := strconv.ParseFloat(string(value), 64); err == nil {
-				t.addScore(v)
-			}
-		}
-	}
-}
-
-func (t *tally) addScore(f float64) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return // not a score a range can show (JSON has no such number)
-	}
-	if t.scores == 0 || f < t.minScore {
-		t.minScore = f
-	}
-	if t.scores == 0 || f > t.maxScore {
-		t.maxScore = f
-	}
-	t.scores++
-}
-
-// topNamespaces returns up to five namespaces, most frequent first, ties in
-// name order.
-func (t *tally) topNamespaces() []string {
-	names := make([]string, 0, len(t.namespaces))
-	for ns := range t.namespaces {
-		names = append(names, ns)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		ci, cj := t.namespaces[names[i]], t.namespaces[names[j]]
-		if ci != cj {
-			return ci > cj
-		}
-		return names[i] < names[j]
-	})
-	return names[:min(len(names), 5)]
-}
-
-func (t *tally) scoreRange() *[2]float64 {
-	if t.scores == 0 {
-		return nil
-	}
-	return &[2]float64{t.minScore, t.maxScore}
-}
 
 // wantsSchema reports whether descriptors carry a line schema.
 func (c *Config) wantsSchema() bool {

@@ -169,9 +169,14 @@ func (c *Config) shower(r *result, p *plan) shower {
 	switch ru.as {
 	case asArray:
 		var recs [][]byte
-		_ = (&plan{runs: []*run{ru}}).each(func(line []byte) error {
+		var buf []byte
+		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
 			if len(recs) == limit {
 				return errEnough
+			}
+			line, err := compactLine(elem, &buf)
+			if err != nil {
+				return err
 			}
 			recs = append(recs, bytes.Clone(line))
 			return nil

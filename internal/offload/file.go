@@ -28,10 +28,6 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	}
 	defer w.Abort() // no-op after a successful Commit
 
-	t := &tally{}
-	if c.wantsSchema() {
-		t.schema = &descriptor.Inferrer{}
-	}
 	count := p.count()
 	h := jsonl.Header{
 		Operation:       op,
@@ -51,12 +47,8 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	if err := w.WriteHeader(h); err != nil {
 		return nil, nil, err
 	}
-	// One pass writes the records and gathers what the descriptor says of
-	// them.
-	err = p.each(func(line []byte) error {
-		t.add(line)
-		return w.WriteRecord(line)
-	})
+	// The records are written as plan read them (and described them).
+	err = p.writeRecords(w)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,7 +70,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		// resource can use: file_path's base name, the handle in a folder.
 		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: store.ContentType, Size: &size}
 	}
-	desc, err = c.describe(in, call, t, p, link)
+	desc, err = c.describe(in, call, p.t, p, link)
 	if err != nil {
 		return nil, nil, err
 	}

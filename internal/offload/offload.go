@@ -107,12 +107,20 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 			return done
 		}
 	}
-	r, err := readResult(res, structured)
+	// A result that stays inline is only estimated, not read.
+	sj, err := structuredOf(res, structured)
 	if err != nil {
 		return false
 	}
-	tokens := c.tokens(r)
+	tokens, raws, err := c.estimate(res.Content, sj)
+	if err != nil {
+		return false
+	}
 	if tokens <= c.Threshold && !c.Always {
+		return false
+	}
+	r, err := readResult(res.Content, raws, sj)
+	if err != nil {
 		return false
 	}
 	p, err := c.plan(r)
@@ -144,11 +152,15 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	// content shape matters for the fallback. The set is offloaded when it
 	// is above the threshold, and also when the handler's own result is,
 	// since the set is the whole of what that result shows.
-	r, err := readResult(res, structured)
-	if err != nil {
-		r = &result{}
+	r := &result{}
+	inline := 0
+	if sj, err := structuredOf(res, structured); err == nil {
+		if n, raws, err := c.estimate(res.Content, sj); err == nil {
+			if rr, err := readResult(res.Content, raws, sj); err == nil {
+				r, inline = rr, n
+			}
+		}
 	}
-	inline := c.tokens(r)
 	if tokens <= c.Threshold && inline <= c.Threshold && !c.Always {
 		return false, false
 	}
@@ -164,28 +176,43 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		// The set is the whole result: the file holds no "result", and its
 		// records are the document itself.
 		runs: []*run{{at: "", as: asArray, count: len(recs)}},
+		t:    newTally(),
+	}
+	for _, rec := range recs {
+		_ = p.t.add(rec) // valid: oneLine read it
 	}
 	c.offloadOrFallback(ctx, call, res, r, p)
 	return true, true
 }
 
-// tokens estimates everything the client would receive of r, once: the
-// figure the threshold is compared with is the one the header records.
-func (c *Config) tokens(r *result) int {
-	total := 0
-	for _, it := range r.items {
-		switch {
-		case it.media:
-		case it.text != nil:
-			total += c.textTokens(it.text.Text)
+// estimate estimates everything the client would receive of a result of
+// content and structured content structured (its JSON), once: the figure
+// the threshold is compared with is the one the header records. Images and
+// audio are not counted, nor marshalled; other items but text are counted as
+// their JSON, which raws returns by index for readResult (nil when there are
+// none), so that nothing is marshalled twice.
+func (c *Config) estimate(content []mcp.Content, structured []byte) (tokens int, raws [][]byte, err error) {
+	for i, it := range content {
+		switch it := it.(type) {
+		case *mcp.ImageContent, *mcp.AudioContent:
+		case *mcp.TextContent:
+			tokens += c.textTokens(it.Text)
 		default:
-			total += c.Tokenizer.Tokens(it.raw)
+			raw, err := json.Marshal(it)
+			if err != nil {
+				return 0, nil, err
+			}
+			if raws == nil {
+				raws = make([][]byte, len(content))
+			}
+			raws[i] = raw
+			tokens += c.Tokenizer.Tokens(raw)
 		}
 	}
-	if r.structured != nil {
-		total += c.Tokenizer.Tokens(r.structured)
+	if structured != nil {
+		tokens += c.Tokenizer.Tokens(structured)
 	}
-	return total
+	return tokens, raws, nil
 }
 
 // textTokens estimates the tokens of s, without copying it for the built-in

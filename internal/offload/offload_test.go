@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
@@ -153,20 +155,162 @@ func TestRebuildRefusesBadPointers(t *testing.T) {
 // TestTallyReadsNamesAsJSON checks that the summary's members are found by
 // their JSON names, escaped or not, and only at the top level.
 func TestTallyReadsNamesAsJSON(t *testing.T) {
-	tl := &tally{}
+	tl := newTally()
 	for _, line := range []string{
 		`{"namespace":"a","score":0.5}`,
 		`{"name\u0073pace":"a","sc\u006fre":0.9}`,
 		`{"nested":{"namespace":"b","score":7},"namespace":"c\u0021"}`,
 		`{"namespace":"","score":"high"}`,
+		"{\"namespace\":\"\xff\"}", // not UTF-8: not a name to show
 		`[1,2]`,
 	} {
 		tl.add([]byte(line))
 	}
-	if got, want := tl.namespaces, map[string]int{"a": 2, "c!": 1}; !maps.Equal(got, want) {
+	if got, want := counts(tl.namespaces), map[string]int{"a": 2, "c!": 1}; !maps.Equal(got, want) {
 		t.Errorf("namespaces = %v, want %v", got, want)
 	}
 	if tl.scores != 2 || tl.minScore != 0.5 || tl.maxScore != 0.9 {
 		t.Errorf("scores = %d in [%v, %v], want 2 in [0.5, 0.9]", tl.scores, tl.minScore, tl.maxScore)
+	}
+}
+
+// TestSampleIsTheFileLines: the recipes' sample is the file's first record
+// lines as written, records that spanned lines compacted, as lro_extract
+// reads them back; and the summary and schema describe the same records.
+func TestSampleIsTheFileLines(t *testing.T) {
+	text := "[\n  {\"namespace\": \"a\", \"score\": 1},\n  {\"namespace\":\n \"b\", \"n\": [1,\n 2]},\n 3\n]"
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	c := testConfig(t)
+	r, err := readResult(res.Content, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.plan(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := jsonl.Create("t", &jsonl.Options{Dir: c.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.WriteHeader(jsonl.Header{Count: p.count()}); err != nil {
+		t.Fatal(err)
+	}
+	tl := p.t
+	if err := p.writeRecords(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	_, lines, err := jsonl.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(lines, tl.sample); diff != "" {
+		t.Errorf("sample (-file lines +got):\n%s", diff)
+	}
+	if got, want := counts(tl.namespaces), map[string]int{"a": 1, "b": 1}; !maps.Equal(got, want) {
+		t.Errorf("namespaces = %v, want %v", got, want)
+	}
+	if got := tl.schema.Schema()["type"]; !cmp.Equal(got, []string{"integer", "object"}) {
+		t.Errorf("schema type = %v, want integer and object", got)
+	}
+}
+
+// counts returns the counts of a tally's namespaces.
+func counts(namespaces map[string]*int) map[string]int {
+	out := map[string]int{}
+	for ns, n := range namespaces {
+		out[ns] = *n
+	}
+	return out
+}
+
+// TestTextThatIsNotJSON: a text that starts as a JSON document but is not
+// one becomes lines, and what its read took for records is in no part of
+// the descriptor: not in the schema, the summary or the recipes' sample.
+func TestTextThatIsNotJSON(t *testing.T) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: `[{"namespace":"kept","a":1}]`},
+		&mcp.TextContent{Text: `[{"namespace":"not-a-record","b":2}] and more`},
+	}}
+	c := testConfig(t)
+	r, err := readResult(res.Content, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.plan(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{p.runs[0].as, p.runs[1].as}; !cmp.Equal(got, []string{asArray, asLines}) {
+		t.Fatalf("runs as %v, want an array and lines", got)
+	}
+	want := []json.RawMessage{
+		json.RawMessage(`{"namespace":"kept","a":1}`),
+		json.RawMessage(`{"line":1,"text":"[{\"namespace\":\"not-a-record\",\"b\":2}] and more"}`),
+	}
+	if diff := cmp.Diff(want, p.t.sample); diff != "" {
+		t.Errorf("sample (-want +got):\n%s", diff)
+	}
+	if got, want := counts(p.t.namespaces), map[string]int{"kept": 1}; !maps.Equal(got, want) {
+		t.Errorf("namespaces = %v, want %v", got, want)
+	}
+	props := p.t.schema.Schema()["properties"].(map[string]any)
+	if _, ok := props["b"]; ok {
+		t.Errorf("the schema has b, read from a text that is not JSON: %v", props)
+	}
+	if _, ok := props["line"]; !ok {
+		t.Errorf("the schema has no line: %v", props)
+	}
+}
+
+// TestManyElementsReadAgain: an array of more elements than a read keeps
+// is read again when written, whole and in order.
+func TestManyElementsReadAgain(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range maxKept + 2 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"i":%d}`, i)
+	}
+	b.WriteString("]")
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}
+	c := testConfig(t)
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		t.Fatal("not offloaded")
+	}
+	h, lines, _ := readBack(t, res)
+	if h.Count != maxKept+2 || len(lines) != maxKept+2 {
+		t.Fatalf("count %d, %d lines; want %d", h.Count, len(lines), maxKept+2)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf(`{"i":%d}`, i); string(l) != want {
+			t.Fatalf("line %d = %s, want %s", i+2, l, want)
+		}
+	}
+}
+
+// TestNoRecordsHaveASchema: a result of no records, offloaded all the same
+// (Always), has the empty line schema, as one of records has theirs.
+func TestNoRecordsHaveASchema(t *testing.T) {
+	for _, text := range []string{"", "[]", `{"items":[],"total":0}`} {
+		c := testConfig(t)
+		c.Always = true
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+			t.Fatalf("%q: not offloaded", text)
+		}
+		var d map[string]json.RawMessage
+		if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(d["line_schema"]); got != "{}" {
+			t.Errorf("%q: line_schema = %q, want {}", text, got)
+		}
 	}
 }

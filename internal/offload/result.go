@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/recordline"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // decodeOptions read JSON as a client would accept it: duplicate member
@@ -31,11 +35,29 @@ type item struct {
 	raw   []byte           // the item's JSON, for every item but text
 }
 
-// readResult reads res, whose structured content's JSON is structured when
-// the caller has it.
-func readResult(res *mcp.CallToolResult, structured []byte) (*result, error) {
-	r := &result{items: make([]item, len(res.Content))}
-	for i, c := range res.Content {
+// structuredOf returns the JSON of res's structured content, trimmed of
+// white space: structured when the caller has it, else res's own, marshalled;
+// nil when there is none. It is validated only if the result is offloaded
+// (see plan).
+func structuredOf(res *mcp.CallToolResult, structured []byte) ([]byte, error) {
+	if structured == nil && res.StructuredContent != nil {
+		var err error
+		if structured, err = structuredJSON(res.StructuredContent); err != nil {
+			return nil, err
+		}
+	}
+	if structured == nil {
+		return nil, nil
+	}
+	return trimSpace(structured), nil
+}
+
+// readResult reads a result of content and structured content structured
+// (its JSON, from structuredOf). raws holds, by index, the JSON of the items
+// already marshalled (see Config.estimate); nil for none.
+func readResult(content []mcp.Content, raws [][]byte, structured []byte) (*result, error) {
+	r := &result{items: make([]item, len(content)), structured: structured}
+	for i, c := range content {
 		it := item{item: c}
 		switch c := c.(type) {
 		case *mcp.TextContent:
@@ -44,26 +66,18 @@ func readResult(res *mcp.CallToolResult, structured []byte) (*result, error) {
 			it.media = true
 		}
 		if it.text == nil {
-			raw, err := json.Marshal(c)
-			if err != nil {
-				return nil, err
+			if raws != nil {
+				it.raw = raws[i]
 			}
-			it.raw = raw
+			if it.raw == nil {
+				raw, err := json.Marshal(c)
+				if err != nil {
+					return nil, err
+				}
+				it.raw = raw
+			}
 		}
 		r.items[i] = it
-	}
-	switch {
-	case structured != nil:
-		r.structured = structured
-	case res.StructuredContent != nil:
-		var err error
-		if r.structured, err = structuredJSON(res.StructuredContent); err != nil {
-			return nil, err
-		}
-	}
-	if r.structured != nil {
-		// Validated only if the result is offloaded (see plan).
-		r.structured = trimSpace(r.structured)
 	}
 	return r, nil
 }
@@ -99,7 +113,21 @@ type run struct {
 	member     bool   // the records are an array member of an object document
 	text       string // asLines: the text
 	firstLine  int    // asLines: the number of the first line
+
+	// elems are the spans of the elements of an asArray run in
+	// doc[start:end], noted by the read that counted them so that the
+	// write need not read them again; only up to maxKept of them, else
+	// none (the write reads them again).
+	elems []span
 }
+
+// span is the place of an element in its array: arr[start:end].
+type span struct{ start, end uint32 }
+
+// maxKept bounds the elements a run notes from its read for the write (at 8
+// bytes each): a larger array is read twice, so that memory stays flat
+// whatever the number of records.
+const maxKept = 1 << 12
 
 // copyOf is a text item that repeats the JSON of another value of the
 // result, for example the text a typed tool adds beside its structured
@@ -108,6 +136,7 @@ type copyOf struct{ at, of string }
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
+	t        *tally // what the descriptor says of the records, read as the runs are found
 	result   []byte // the header's "result": the result without its records; nil for a provided set
 	runs     []*run
 	copies   []copyOf
@@ -132,8 +161,11 @@ type besideValue struct {
 // a text item that does not repeat it is at least half its size (such as
 // the text itself beside {"content": "..."}): the records are then the
 // texts', and the structured content is kept whole beside them.
+//
+// Finding the records reads them, once: that read validates and counts
+// them and describes them into p.t.
 func (c *Config) plan(r *result) (*plan, error) {
-	p := &plan{}
+	p := &plan{t: newTally()}
 	copies := make([]bool, len(r.items))
 	fromStructured := r.structured != nil
 	if fromStructured {
@@ -165,7 +197,7 @@ func (c *Config) plan(r *result) (*plan, error) {
 			writeTextItem(&b, it.text, quote(it.text.Text))
 			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
 		default:
-			ru, skeleton := c.textRun(it.text.Text, at, firstLine(p.runs))
+			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
@@ -176,7 +208,7 @@ func (c *Config) plan(r *result) (*plan, error) {
 	b.WriteByte(']')
 	switch {
 	case fromStructured:
-		ru, err := c.docRun(r.structured, "/structuredContent")
+		ru, err := c.docRun(r.structured, "/structuredContent", p.t)
 		if err != nil {
 			return nil, err
 		}
@@ -233,16 +265,23 @@ func firstLine(runs []*run) int {
 	return n
 }
 
-// textRun returns the run of a text item's records, and what the item's
-// text becomes in the header's "result".
-func (c *Config) textRun(text, at string, first int) (*run, []byte) {
+// textRun returns the run of a text item's records, the next of p, and
+// what the item's text becomes in the header's "result".
+func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 {
-		if ru, err := c.docRun(doc, at); err == nil {
+		ru, err := c.docRun(doc, at, p.t)
+		if err == nil {
 			ru.inText = at
 			return ru, skeletonOf(ru)
 		}
+		// Not one JSON document: what its read described is not a
+		// record; the records before it are described again, without it.
+		p.t = newTally()
+		for _, ru := range p.runs {
+			_ = ru.read(p.t) // read once already: valid
+		}
 	}
-	ru := &run{at: at, as: asLines, text: text, firstLine: first}
+	ru := &run{at: at, as: asLines, text: text, firstLine: firstLine(p.runs)}
 	if text != "" {
 		t := text
 		if strings.HasSuffix(t, "\n") {
@@ -252,24 +291,20 @@ func (c *Config) textRun(text, at string, first int) (*run, []byte) {
 		ru.text = t
 		ru.count = strings.Count(t, "\n") + 1
 	}
+	_ = ru.read(p.t) // lines are always valid records
 	return ru, []byte(`""`)
 }
 
 // docRun returns the run of the records of the JSON document doc, placed
 // at at: doc itself when it is an array; else its array member named by
 // RecordsField, else its largest array member; else doc as one record. It
-// fails when doc is not exactly one JSON value; reading doc once validates
-// it and counts the records.
-func (c *Config) docRun(doc []byte, at string) (*run, error) {
+// fails when doc is not exactly one JSON value. The records are read once,
+// into t (see run.read); what is read of a doc that fails may be in t.
+func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	ru := &run{at: at, as: asValue, doc: doc, start: 0, end: len(doc), count: 1}
-	switch jsontext.Value(doc).Kind() {
-	case '[':
-		n, err := countElements(doc)
-		if err != nil {
-			return nil, err
-		}
-		ru.as, ru.count = asArray, n
-	case '{':
+	if jsontext.Value(doc).Kind() == '{' {
+		// The object is read whole, and so validated, to find its
+		// largest array.
 		key, start, end, ok, err := findArray(doc, c.RecordsField)
 		if err != nil {
 			return nil, err
@@ -277,14 +312,85 @@ func (c *Config) docRun(doc []byte, at string) (*run, error) {
 		if ok {
 			ru.as, ru.member, ru.start, ru.end = asArray, true, start, end
 			ru.at = at + "/" + escapePointer(key)
-			ru.count, _ = countElements(doc[start:end])
 		}
-	default:
-		if !jsontext.Value(doc).IsValid(decodeOptions...) {
-			return nil, errors.New("offload: not one JSON value")
-		}
+	} else if jsontext.Value(doc).Kind() == '[' {
+		ru.as = asArray
+	}
+	if err := ru.read(t); err != nil {
+		return nil, err
 	}
 	return ru, nil
+}
+
+// read reads the records of ru, once: it validates them, counts those of an
+// array, keeps its elements for the write (up to maxKept), and describes
+// them into t. It fails when a record is not exactly one JSON value, which
+// only the records of a document that docRun has not read before can be.
+func (ru *run) read(t *tally) error {
+	var buf []byte
+	switch ru.as {
+	case asArray:
+		arr := ru.doc[ru.start:ru.end]
+		ru.elems = ru.elems[:0]
+		i := 0
+		if len(arr) > math.MaxUint32 {
+			i = maxKept + 1 // not noted: read again when written
+		}
+		n, err := t.schema.AddElements(arr, t.fieldFn, func(elem []byte) error {
+			if len(t.sample) < SampleSize {
+				line, err := compactLine(elem, &buf)
+				if err != nil {
+					return err
+				}
+				t.note(line)
+			}
+			switch {
+			case i < maxKept:
+				// elem is arr[start:end]: its capacity is what arr's
+				// was beyond start.
+				start := cap(arr) - cap(elem)
+				ru.elems = append(ru.elems, span{uint32(start), uint32(start + len(elem))})
+			case i == maxKept:
+				ru.elems = nil // too many: read again when written
+			}
+			i++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		ru.count = n
+		return nil
+	case asValue:
+		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
+		if err != nil {
+			return err
+		}
+		return t.add(line)
+	}
+	return ru.eachLine(func(rec []byte) error { return t.add(rec) })
+}
+
+// eachLine calls fn with each record of the asLines run ru: {"line": N,
+// "text": "..."}. The slice passed to fn is only valid until fn returns.
+func (ru *run) eachLine(fn func(rec []byte) error) error {
+	if ru.count == 0 {
+		return nil
+	}
+	var buf []byte
+	n := ru.firstLine
+	for l := range strings.SplitSeq(ru.text, "\n") {
+		buf = append(buf[:0], `{"line":`...)
+		buf = strconv.AppendInt(buf, int64(n), 10)
+		buf = append(buf, `,"text":`...)
+		buf = appendQuote(buf, l)
+		buf = append(buf, '}')
+		if err := fn(buf); err != nil {
+			return err
+		}
+		n++
+	}
+	return nil
 }
 
 // findArray returns the span of the records array of the valid JSON object
@@ -351,7 +457,9 @@ func countElements(arr []byte) (int, error) {
 	}
 	n := 0
 	for dec.PeekKind() != ']' {
-		if err := dec.SkipValue(); err != nil {
+		// ReadValue reads a whole value at once; SkipValue would read it
+		// token by token.
+		if _, err := dec.ReadValue(); err != nil {
 			return 0, err
 		}
 		n++
@@ -439,11 +547,15 @@ func sameJSON(text string, doc []byte) bool {
 }
 
 // quote returns s as a JSON string.
-func quote(s string) []byte {
-	b, err := jsontext.AppendQuote(nil, s)
+func quote(s string) []byte { return appendQuote(nil, s) }
+
+// appendQuote appends s as a JSON string to dst.
+func appendQuote(dst []byte, s string) []byte {
+	b, err := jsontext.AppendQuote(dst, s)
 	if err != nil {
 		// Invalid UTF-8 is replaced, as the wire would carry it.
-		b, _ = json.Marshal(s)
+		m, _ := json.Marshal(s)
+		b = append(dst, m...) // over what AppendQuote wrote before it failed
 	}
 	return b
 }
@@ -458,55 +570,49 @@ func unescapePointer(token string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
 }
 
-// each calls fn with every record of p, in order, as the single line it is
-// in the file. The slice passed to fn is only valid until fn returns.
-func (p *plan) each(fn func(line []byte) error) error {
+// writeRecords writes every record of p to w, in order, as the single line
+// it is in the file. The records were read, and so validated, by plan: w
+// does not validate them again, and those of an array are written as that
+// read kept them, unless there were too many to keep.
+func (p *plan) writeRecords(w *jsonl.Writer) error {
+	write := func(line []byte) error { return recordline.Write(w, line) }
 	if p.provided != nil {
 		for _, rec := range p.provided {
-			if err := fn(rec); err != nil {
+			if err := write(rec); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	var buf []byte
+	writeCompact := func(v []byte) error {
+		line, err := compactLine(v, &buf)
+		if err != nil {
+			return err
+		}
+		return write(line)
+	}
 	for _, ru := range p.runs {
+		var err error
 		switch ru.as {
 		case asArray:
-			err := eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
-				line, err := compactLine(elem, &buf)
-				if err != nil {
-					return err
+			arr := ru.doc[ru.start:ru.end]
+			if len(ru.elems) == ru.count {
+				for _, e := range ru.elems {
+					if err = writeCompact(arr[e.start:e.end]); err != nil {
+						break
+					}
 				}
-				return fn(line)
-			})
-			if err != nil {
-				return err
+			} else {
+				err = eachElement(arr, writeCompact)
 			}
 		case asValue:
-			line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
-			if err != nil {
-				return err
-			}
-			if err := fn(line); err != nil {
-				return err
-			}
+			err = writeCompact(ru.doc[ru.start:ru.end])
 		case asLines:
-			if ru.count == 0 {
-				continue
-			}
-			n := ru.firstLine
-			for l := range strings.SplitSeq(ru.text, "\n") {
-				buf = append(buf[:0], `{"line":`...)
-				buf = strconv.AppendInt(buf, int64(n), 10)
-				buf = append(buf, `,"text":`...)
-				buf = append(buf, quote(l)...)
-				buf = append(buf, '}')
-				if err := fn(buf); err != nil {
-					return err
-				}
-				n++
-			}
+			err = ru.eachLine(write)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

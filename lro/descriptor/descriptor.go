@@ -7,7 +7,8 @@
 // it neither reads nor writes files, so it is safe for concurrent use.
 //
 // The line schema is inferred from the records themselves by an [Inferrer],
-// one record at a time, which also validates each, so that it lists exactly
+// one record at a time or, with [Inferrer.AddElements], the elements of an
+// array in one read, which also validates them, so that it lists exactly
 // the fields the lines hold; [Annotate] adds what their Go type, reflected by
 // [Reflect], knows besides (formats, number types, descriptions).
 package descriptor

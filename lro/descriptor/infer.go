@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -66,6 +67,82 @@ func (in *Inferrer) Add(rec []byte) error {
 // written, a slice of rec. When rec is not valid, field may have been called
 // with the members before the error.
 func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
+	in.reset(rec, field)
+	err := in.value(&in.root, 0)
+	if err == nil {
+		err = in.end() // exactly one value
+	} else if err == io.EOF {
+		err = io.ErrUnexpectedEOF // no value at all
+	}
+	// dec still refers to rec until the next Add; the rest lets go of it.
+	in.reset(nil, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidRecords, err)
+	}
+	return nil
+}
+
+// AddElements describes each element of the JSON array arr as one record,
+// as [Inferrer.AddFields] does with field, reading arr once: the elements
+// are neither copied nor read twice. After describing an element it calls
+// each, if not nil, with the element as written (a slice of arr, valid
+// until each returns), so that the caller can write it out in the same
+// pass. It returns the number of elements described.
+//
+// AddElements stops at the first error of each, and returns it as is. When
+// arr is not exactly one JSON array (white space around it is allowed), it
+// returns an error wrapping [ErrInvalidRecords]; as with Add, the schema may
+// then also describe the part of arr read before the error.
+func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte), each func(elem []byte) error) (int, error) {
+	in.reset(arr, field)
+	defer in.reset(nil, nil)
+	dec := in.dec
+	n := 0
+	err := func() error {
+		if tok, err := dec.ReadToken(); err != nil {
+			return err
+		} else if tok.Kind() != '[' {
+			return errors.New("not an array")
+		}
+		for dec.PeekKind() != ']' {
+			start := dec.InputOffset()
+			if err := in.value(&in.root, 0); err != nil {
+				return err
+			}
+			n++
+			if each != nil {
+				// The element starts after the comma and white space
+				// that separate it from the one before.
+				elem := bytes.TrimLeft(arr[start:dec.InputOffset()], ", \t\r\n")
+				if err := each(elem); err != nil {
+					return &eachError{err}
+				}
+			}
+		}
+		if _, err := dec.ReadToken(); err != nil { // the ']'
+			return err
+		}
+		return in.end()
+	}()
+	var ee *eachError
+	switch {
+	case errors.As(err, &ee):
+		return n, ee.err
+	case err != nil:
+		return n, fmt.Errorf("%w: %v", ErrInvalidRecords, err)
+	}
+	return n, nil
+}
+
+// eachError carries an error of the callback of AddElements through it
+// unchanged.
+type eachError struct{ err error }
+
+func (e *eachError) Error() string { return e.err.Error() }
+
+// reset makes in read rec, in place, and give its top-level members to
+// field; reset(nil, nil) lets go of them.
+func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
 	in.buf = *bytes.NewBuffer(rec) // read in place, not copied
 	if in.dec == nil {
 		in.dec = jsontext.NewDecoder(&in.buf, decodeOptions...)
@@ -73,23 +150,18 @@ func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) 
 		in.dec.Reset(&in.buf, decodeOptions...)
 	}
 	in.rec, in.field = rec, field
-	err := in.value(&in.root, 0)
-	if err == nil {
-		// Exactly one value: the next read must find the end.
-		if _, err = in.dec.ReadToken(); err == io.EOF {
-			err = nil
-		} else if err == nil {
-			err = errors.New("more than one value")
-		}
-	} else if err == io.EOF {
-		err = io.ErrUnexpectedEOF // no value at all
+}
+
+// end reads the end of the input, which must follow the value read.
+func (in *Inferrer) end() error {
+	_, err := in.dec.ReadToken()
+	switch err {
+	case io.EOF:
+		return nil
+	case nil:
+		return errors.New("more than one value")
 	}
-	// dec still refers to rec until the next Add; the rest lets go of it.
-	in.buf, in.rec, in.field = bytes.Buffer{}, nil, nil
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidRecords, err)
-	}
-	return nil
+	return err
 }
 
 // Schema returns the schema of every record added so far, a new map on
@@ -108,7 +180,8 @@ func (in *Inferrer) value(n *node, depth int) error {
 	switch kind := dec.PeekKind(); kind {
 	case '{', '[':
 		if depth >= maxInferDepth {
-			if err := dec.SkipValue(); err != nil {
+			// Read whole (SkipValue would read it token by token).
+			if _, err := dec.ReadValue(); err != nil {
 				return err
 			}
 			n.add(kind)
@@ -163,7 +236,7 @@ func (in *Inferrer) object(n *node, depth int) error {
 		if err != nil {
 			return err
 		}
-		p := n.prop(in.unquote(name), member)
+		p := n.prop(in, name, member)
 		start := dec.InputOffset()
 		if err := in.value(p, depth+1); err != nil {
 			return err
@@ -203,6 +276,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // node accumulates what is seen at one place in the records.
 type node struct {
 	name    string           // the property name of the node, if any
+	plain   bool             // name holds no backslash: it is its own JSON string
 	seen    int              // values added
 	types   typeSet          // JSON Schema types seen
 	objects int              // object values added
@@ -248,10 +322,18 @@ func (n *node) add(kind jsontext.Kind) {
 	}
 }
 
-// prop returns the node of property key, the i-th member of an object.
-// Records mostly list the same properties in the same order, so the i-th
-// property seen first is tried before the map.
-func (n *node) prop(key []byte, i int) *node {
+// prop returns the node of the property whose name is the JSON string
+// quoted, the i-th member of an object. Records mostly list the same
+// properties in the same order, so the i-th property seen first is tried
+// first, and as written: a name without a backslash that reads the same is
+// the same name, without decoding it.
+func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
+	if i < len(n.order) {
+		if p := n.order[i]; p.plain && p.name == string(quoted[1:len(quoted)-1]) {
+			return p
+		}
+	}
+	key := in.unquote(quoted)
 	if i < len(n.order) && n.order[i].name == string(key) {
 		return n.order[i]
 	}
@@ -259,6 +341,7 @@ func (n *node) prop(key []byte, i int) *node {
 		return p
 	}
 	p := &node{name: string(key)}
+	p.plain = strings.IndexByte(p.name, '\\') < 0
 	n.props[p.name] = p
 	n.order = append(n.order, p)
 	return p

@@ -223,6 +223,7 @@ func FuzzInferrer(f *testing.F) {
 		if valid := json.Valid(data); (err == nil) != valid {
 			t.Fatalf("AddFields(%q) = %v; json.Valid = %v", data, err, valid)
 		}
+		checkAddElements(t, data)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidRecords) {
 				t.Fatalf("AddFields(%q) = %v, not ErrInvalidRecords", data, err)
@@ -263,6 +264,54 @@ func FuzzInferrer(f *testing.F) {
 		}
 		satisfies(t, mixed.Schema(), added)
 	})
+}
+
+// checkAddElements checks that AddElements accepts exactly the valid JSON
+// arrays, and that on those it gives each element as written, in order,
+// with its members, and infers the schema that Add of each element does.
+func checkAddElements(t *testing.T, data []byte) {
+	t.Helper()
+	var records []json.RawMessage
+	isArray := json.Unmarshal(data, &records) == nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("["))
+	var (
+		in           Inferrer
+		elems        []string
+		gotMembers   []member
+		wantMembers  []member
+		wantElements []string
+		each         Inferrer
+	)
+	n, err := in.AddElements(data,
+		func(k string, v []byte) { gotMembers = append(gotMembers, member{k, string(v)}) },
+		func(e []byte) error { elems = append(elems, string(e)); return nil })
+	if (err == nil) != isArray {
+		t.Fatalf("AddElements(%q) = %v; a valid array: %v", data, err, isArray)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrInvalidRecords) {
+			t.Fatalf("AddElements(%q) = %v, not ErrInvalidRecords", data, err)
+		}
+		return
+	}
+	for _, r := range records {
+		wantElements = append(wantElements, string(bytes.TrimSpace(r)))
+		wantMembers = append(wantMembers, refMembers(r)...)
+		if err := each.Add(r); err != nil {
+			t.Fatalf("Add(%q) = %v", r, err)
+		}
+	}
+	if n != len(records) {
+		t.Fatalf("AddElements(%q) = %d elements, want %d", data, n, len(records))
+	}
+	if diff := cmp.Diff(wantElements, elems); diff != "" {
+		t.Fatalf("AddElements(%q) elements (-want +got):\n%s", data, diff)
+	}
+	if diff := cmp.Diff(wantMembers, gotMembers); diff != "" {
+		t.Fatalf("AddElements(%q) members (-want +got):\n%s", data, diff)
+	}
+	if diff := cmp.Diff(each.Schema(), in.Schema()); diff != "" {
+		t.Fatalf("AddElements(%q) schema (-Add of each element +got):\n%s", data, diff)
+	}
 }
 
 // satisfies checks that every record satisfies schema, as
@@ -466,5 +515,31 @@ func BenchmarkInferrer(b *testing.B) {
 			}
 		}
 		_ = in.Schema()
+	}
+}
+
+// TestAddElementsStopsAtEach: an error of each stops AddElements and comes
+// back as it is, not as an invalid record, with the elements described so
+// far.
+func TestAddElementsStopsAtEach(t *testing.T) {
+	stop := errors.New("stop")
+	var in Inferrer
+	calls := 0
+	n, err := in.AddElements([]byte(`[{"a":1},{"a":"x"},{"b":2}]`), nil, func([]byte) error {
+		if calls++; calls == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 2 {
+		t.Fatalf("AddElements = %d, %v; want 2, the error of each as it is", n, err)
+	}
+	want := map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"a": map[string]any{"type": []string{"integer", "string"}}},
+		"required":   []string{"a"},
+	}
+	if diff := cmp.Diff(want, in.Schema()); diff != "" {
+		t.Errorf("schema (-want +got):\n%s", diff)
 	}
 }

@@ -1,0 +1,123 @@
+package offload
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+)
+
+// tally gathers what the descriptor says of the records (the summary's
+// statistics, the recipes' sample and the line schema) in the one read of
+// each record, the one that finds, validates and counts them (see plan).
+type tally struct {
+	schema     *descriptor.Inferrer // reads every record
+	namespaces map[string]*int      // counted through a pointer: a name seen before is not copied
+	minScore   float64
+	maxScore   float64
+	scores     int
+	sample     []json.RawMessage
+	fieldFn    func(key string, value []byte) // field, bound once, not per record
+}
+
+// add describes one record line, and fails when it is not exactly one JSON
+// value.
+func (t *tally) add(line []byte) error {
+	t.note(line)
+	return t.schema.AddFields(line, t.fieldFn)
+}
+
+// newTally returns an empty tally. Its Inferrer exists from the start, so
+// that a file of no records has a line schema too (the empty one).
+func newTally() *tally {
+	t := &tally{schema: &descriptor.Inferrer{}}
+	t.fieldFn = t.field
+	return t
+}
+
+// note keeps the first SampleSize record lines, as written in the file, for
+// the recipes.
+func (t *tally) note(rec []byte) {
+	if len(t.sample) < SampleSize {
+		t.sample = append(t.sample, json.RawMessage(bytes.Clone(rec)))
+	}
+}
+
+// field notes the top-level members the summary reports: namespace and
+// score.
+func (t *tally) field(key string, value []byte) {
+	switch key {
+	case "namespace":
+		if jsontext.Value(value).Kind() != '"' {
+			return
+		}
+		ns := value[1 : len(value)-1] // a string without escapes is itself
+		if bytes.IndexByte(ns, '\\') >= 0 || !utf8.Valid(ns) {
+			var err error
+			if ns, err = jsontext.AppendUnquote(nil, value); err != nil {
+				return
+			}
+		}
+		if len(ns) == 0 {
+			return
+		}
+		if n, ok := t.namespaces[string(ns)]; ok { // no copy of a name seen before
+			*n++
+			return
+		}
+		if t.namespaces == nil {
+			t.namespaces = map[string]*int{}
+		}
+		n := 1
+		t.namespaces[string(ns)] = &n
+	case "score":
+		if jsontext.Value(value).Kind() == '0' {
+			if v, err := strconv.ParseFloat(string(value), 64); err == nil {
+				t.addScore(v)
+			}
+		}
+	}
+}
+
+func (t *tally) addScore(f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return // not a score a range can show (JSON has no such number)
+	}
+	if t.scores == 0 || f < t.minScore {
+		t.minScore = f
+	}
+	if t.scores == 0 || f > t.maxScore {
+		t.maxScore = f
+	}
+	t.scores++
+}
+
+// topNamespaces returns up to five namespaces, most frequent first, ties in
+// name order.
+func (t *tally) topNamespaces() []string {
+	names := make([]string, 0, len(t.namespaces))
+	for ns := range t.namespaces {
+		names = append(names, ns)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ci, cj := *t.namespaces[names[i]], *t.namespaces[names[j]]
+		if ci != cj {
+			return ci > cj
+		}
+		return names[i] < names[j]
+	})
+	return names[:min(len(names), 5)]
+}
+
+func (t *tally) scoreRange() *[2]float64 {
+	if t.scores == 0 {
+		return nil
+	}
+	return &[2]float64{t.minScore, t.maxScore}
+}
