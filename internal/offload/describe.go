@@ -72,16 +72,17 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 		inline = p.tokens
 	}
 	// What is saved is what the client would have received inline less
-	// the descriptor itself (and the resource link), which is measured as
-	// sent with the first estimate in its guidance (a few digits more or
-	// less do not matter to a figure given as "~N").
+	// what it receives instead: the descriptor twice (as the text item and
+	// as the structured content) and the resource link. The descriptor is
+	// measured as sent with the first estimate in its guidance (a few
+	// digits more or less do not matter to a figure given as "~N").
 	in.Saved = inline
 	resp := c.build(in, p)
 	data, err := marshal(resp)
 	if err != nil || resp.Guidance == "" {
 		return data, err
 	}
-	in.Saved = inline - c.Tokenizer.Tokens(data)
+	in.Saved = inline - 2*c.Tokenizer.Tokens(data)
 	if link != nil {
 		l, err := json.Marshal(link)
 		if err != nil {
