@@ -196,7 +196,11 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		opts.ExtractTools = true
 		if err := checkBucket(opts.Store); err != nil {
 			opts.Store.Close()
-			return nil, err
+			from := "the configuration's storage (ATLATL_PROMPT__OFFLOAD__STORAGE or the file's storage key)"
+			if set["storage"] {
+				from = "flag -storage"
+			}
+			return nil, fmt.Errorf("%s: %w", from, err)
 		}
 	}
 

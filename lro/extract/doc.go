@@ -61,10 +61,13 @@
 // store before anything is read: one that is malformed or names no result
 // is a tool error saying the handle is unknown, and one past its TTL a
 // tool error saying it expired and when, even if its file is still there.
-// A file_path whose base name is a handle names that handle too: a bucket
-// is not the client's disk, and the descriptor's file_path is where a
-// client that downloads the result keeps it. A folder store is read like
-// the output folder below, and only its handles are read in it.
+// A file_path whose base name is a handle names that handle too, as a
+// folder store's file_path does. A bucket is not the client's disk: its
+// descriptor's file_path is where a client that downloads the result keeps
+// it, named without the handle's random part, and given to the tools it is
+// a tool error that says to give the handle. A folder store is read like
+// the output folder below, and only its handles are read in it. With a
+// Store, the tools' descriptions say how long a result is kept.
 //
 // An object of a bucket is read with one GET of at most MaxInputBytes + 1
 // bytes. lro_read reads it in the server and ends the GET once it has its

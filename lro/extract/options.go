@@ -51,8 +51,9 @@ var ErrInvalidOption = errors.New("extract: invalid option")
 type Options struct {
 	// Store, if not nil, is where the offloaded files are: the store of
 	// the offloading decorator (lro.Options.Store), a folder or a bucket.
-	// The tools then read its files by handle (the handle argument, or a
-	// file_path whose base name is a handle) on any replica of the server,
+	// The tools then read its files by handle (the handle argument, or,
+	// for a folder store, the file_path of its descriptors) on any replica
+	// of the server,
 	// streamed from the bucket when it is one, under the same limits; an
 	// unknown or expired handle is a tool error that says which. AddTools
 	// also registers the resource template lro://results/{handle}, so that

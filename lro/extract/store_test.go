@@ -673,3 +673,36 @@ func TestResultResource(t *testing.T) {
 	clk.set(storeT0.Add(time.Hour))
 	notFound(uri, "expired handle")
 }
+
+// TestStoreToolsSayRetention checks that with a Store the tools'
+// descriptions say how long a result is kept (the protocol's guidance on
+// handles), and with a bucket that results are named by handle; without a
+// Store they say neither.
+func TestStoreToolsSayRetention(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts *extract.Options
+		want []string
+	}{
+		{"bucket", &extract.Options{Store: newStore(t, newBucket(t), newClock())}, []string{"kept for 1h0m0s", "name them by handle"}},
+		{"no store", &extract.Options{Dir: t.TempDir()}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := session(t, tc.opts)
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range res.Tools {
+				for _, w := range tc.want {
+					if !strings.Contains(tool.Description, w) {
+						t.Errorf("%s: description lacks %q", tool.Name, w)
+					}
+				}
+				if tc.want == nil && strings.Contains(tool.Description, "kept for") {
+					t.Errorf("%s: a retention without a store", tool.Name)
+				}
+			}
+		})
+	}
+}

@@ -88,7 +88,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	s.AddTool(&mcp.Tool{
 		Name:        ToolExtract,
 		Title:       "Query an offloaded result",
-		Description: extractDescription,
+		Description: c.describeTool(extractDescription),
 		InputSchema: extractSchema(),
 		// lro_extract writes a new offloaded file when its own result is
 		// above the threshold; it never changes an existing one.
@@ -97,14 +97,14 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	s.AddTool(&mcp.Tool{
 		Name:        ToolRead,
 		Title:       "Read lines of an offloaded result",
-		Description: readDescription,
+		Description: c.describeTool(readDescription),
 		InputSchema: readSchema(),
 		Annotations: readOnly,
 	}, c.handler(ToolRead, c.read))
 	s.AddTool(&mcp.Tool{
 		Name:        ToolSearch,
 		Title:       "Search an offloaded result",
-		Description: searchDescription,
+		Description: c.describeTool(searchDescription),
 		InputSchema: searchSchema(),
 		Annotations: readOnly,
 	}, c.handler(ToolSearch, c.search))
@@ -161,6 +161,20 @@ func textResult(texts ...string) *mcp.CallToolResult {
 		res.Content = []mcp.Content{&mcp.TextContent{Text: ""}}
 	}
 	return res
+}
+
+// describeTool returns the description of a tool: d, and with a Store how
+// long results are kept, as the protocol's guidance on handles asks of a
+// stateless server.
+func (c *config) describeTool(d string) string {
+	if c.Store == nil {
+		return d
+	}
+	retention := fmt.Sprintf(" A result is kept for %v after it was offloaded; then its handle is expired.", c.Store.TTL())
+	if c.Store.Dir() == "" {
+		retention += " Results are on the server, not on your disk: name them by handle."
+	}
+	return d + retention
 }
 
 const extractDescription = `Query an offloaded result (named by the handle or file_path of an offload descriptor) without a shell: run one of the descriptor's 10 jq recipes by number, or a jq filter of your own, over the records (line 2 onwards; line 1 is the header), and get the output, one result per line (compact JSON, or plain text for string results of a raw recipe or with raw=true).
