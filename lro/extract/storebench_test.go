@@ -22,29 +22,8 @@ import (
 // network adds its own transfer). Answers stay inline (no offload in
 // turn), so that both arms only read. Report the ratio bucket/folder.
 func BenchmarkBucketVsFolder(b *testing.B) {
-	dir := b.TempDir()
-	path, _ := benchFile(b, dir)
 	st := newStore(b, newBucket(b), newClock())
-	handle := put(b, st, "full", benchMemories(10_000))
-	folder := session(b, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
-	bucket := session(b, &extract.Options{Store: st, ThresholdTokens: 1 << 30})
-	for _, tc := range benchRecipes {
-		b.Run(tc.name, func(b *testing.B) {
-			byPath := tc.args(path)
-			byHandle := tc.args(handle)
-			delete(byHandle, "file_path")
-			byHandle["handle"] = handle
-			run := func(cs *mcp.ClientSession, args map[string]any) func() {
-				return func() {
-					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
-					if err != nil || res.IsError {
-						b.Fatalf("lro_extract failed: %v %v", err, res)
-					}
-				}
-			}
-			sidebyside.Run(b, sidebyside.Arm{Name: "bucket", Run: run(bucket, byHandle)}, sidebyside.Arm{Name: "folder", Run: run(folder, byPath)})
-		})
-	}
+	storeVsFolder(b, "bucket", st, put(b, st, "full", benchMemories(10_000)))
 }
 
 // BenchmarkS3VsFolder runs the calls of BenchmarkRecipeVsJQ on the
@@ -54,13 +33,19 @@ func BenchmarkBucketVsFolder(b *testing.B) {
 // side by side with the same file in a local folder. Report the ratio
 // s3/folder.
 func BenchmarkS3VsFolder(b *testing.B) {
-	dir := b.TempDir()
-	path, _ := benchFile(b, dir)
 	url := s3test.URL(s3test.Endpoint(b), s3test.NewBucket(b))
 	writer, reader := openStore(b, url), openStore(b, url)
-	handle := put(b, writer, "full", benchMemories(10_000))
+	storeVsFolder(b, "s3", reader, put(b, writer, "full", benchMemories(10_000)))
+}
+
+// storeVsFolder runs the calls of BenchmarkRecipeVsJQ on the result of
+// handle in st, by handle, as the arm named arm, side by side with the same
+// 10,000 records in a file of a folder, by file_path (arm "folder").
+func storeVsFolder(b *testing.B, arm string, st *store.Store, handle string) {
+	dir := b.TempDir()
+	path, _ := benchFile(b, dir)
 	folder := session(b, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
-	s3 := session(b, &extract.Options{Store: reader, ThresholdTokens: 1 << 30})
+	stored := session(b, &extract.Options{Store: st, ThresholdTokens: 1 << 30})
 	for _, tc := range benchRecipes {
 		b.Run(tc.name, func(b *testing.B) {
 			byPath := tc.args(path)
@@ -75,7 +60,7 @@ func BenchmarkS3VsFolder(b *testing.B) {
 					}
 				}
 			}
-			sidebyside.Run(b, sidebyside.Arm{Name: "s3", Run: run(s3, byHandle)}, sidebyside.Arm{Name: "folder", Run: run(folder, byPath)})
+			sidebyside.Run(b, sidebyside.Arm{Name: arm, Run: run(stored, byHandle)}, sidebyside.Arm{Name: "folder", Run: run(folder, byPath)})
 		})
 	}
 }
