@@ -32,7 +32,7 @@ import (
 // replicaTTL is the time to live of the offloaded results of
 // TestReplicas: long enough for its calls on a loaded machine, short enough
 // to see them expire and be swept.
-const replicaTTL = 15 * time.Second
+const replicaTTL = 30 * time.Second
 
 // TestReplicas runs three replicas of the server, built as a user builds
 // it, each serving streamable HTTP statelessly with its offloaded results
