@@ -451,12 +451,13 @@ func key(name string) string {
 }
 
 // keywordParam returns the keyword parameter with default w (or the
-// specification's literal "keyword") described as matching what.
-func keywordParam(w, what string) Param {
+// specification's literal "keyword") described as matching what, which is
+// the record's field field, or "" when it is no one field.
+func keywordParam(w, what, field string) Param {
 	if w == "" {
 		w = defaultKeyword
 	}
-	return Param{ParamKeyword, w, "keyword or regular expression, matched case-insensitively against " + what}
+	return Param{ParamKeyword, w, "keyword or regular expression, matched case-insensitively against " + what, field}
 }
 
 func scalarRecipes(a *analysis) []Recipe {
@@ -475,7 +476,7 @@ func scalarRecipes(a *analysis) []Recipe {
 			Label:       "equal to value",
 			Filter:      `select(tostring == $value)`,
 			Compact:     true,
-			Params:      []Param{{ParamValue, value, "value, compared as text"}},
+			Params:      []Param{{ParamValue, value, "value, compared as text", ""}},
 		},
 		{
 			Description: "The 20 most frequent values with their counts",
@@ -494,7 +495,7 @@ func scalarRecipes(a *analysis) []Recipe {
 			Label:       "greater than min",
 			Filter:      `numbers | select(. > ($min | tonumber))`,
 			Compact:     true,
-			Params:      []Param{{ParamMin, median(a.numbers), "exclusive lower bound"}},
+			Params:      []Param{{ParamMin, median(a.numbers), "exclusive lower bound", ""}},
 		}
 		rs[7] = Recipe{Description: "The 10 smallest numbers", Label: "smallest 10", Filter: `map(numbers) | sort | .[:10][]`, Slurp: true, Compact: true}
 	} else {
@@ -504,7 +505,7 @@ func scalarRecipes(a *analysis) []Recipe {
 			Label:       "search",
 			Filter:      `strings | select(test($keyword; "i"))`,
 			Compact:     true,
-			Params:      []Param{keywordParam(w, "each string record")},
+			Params:      []Param{keywordParam(w, "each string record", "")},
 		}
 		rs[7] = Recipe{Description: "The 10 longest strings", Label: "longest 10", Filter: `map(strings) | sort_by(-length) | .[:10][]`, Slurp: true, Compact: true}
 	}

@@ -69,7 +69,7 @@ func (l *lines) add(text string) {
 // a count by level and a time range when the lines carry them.
 func textRecipes(a *analysis) []Recipe {
 	w, _ := a.text.pick()
-	kw := func() []Param { return []Param{keywordParam(w, "the text of each line")} }
+	kw := func() []Param { return []Param{keywordParam(w, "the text of each line", "text")} }
 	first := a.firstLine
 	if first < 0 {
 		first = 1
@@ -125,8 +125,8 @@ func textRecipes(a *analysis) []Recipe {
 			Filter:      `objects | select(.text | strings | ` + trim + `. >= $from and . < $to) | ` + lineFormat,
 			Raw:         true,
 			Params: []Param{
-				{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")"},
-				{ParamTo, to, "end, exclusive"},
+				{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
+				{ParamTo, to, "end, exclusive", ""},
 			},
 		})
 	}
@@ -136,8 +136,8 @@ func textRecipes(a *analysis) []Recipe {
 		Filter:      `objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | ` + lineFormat,
 		Raw:         true,
 		Params: []Param{
-			{ParamFirst, strconv.FormatInt(first, 10), "first line number"},
-			{ParamLast, strconv.FormatInt(first+19, 10), "last line number"},
+			{ParamFirst, strconv.FormatInt(first, 10), "first line number", ""},
+			{ParamLast, strconv.FormatInt(first+19, 10), "last line number", ""},
 		},
 	})
 	add(2, 8, Recipe{Description: "Show the last 20 lines", Label: "last 20", Filter: `.[-20:][] | objects | ` + lineFormat, Slurp: true, Raw: true})

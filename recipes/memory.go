@@ -52,14 +52,14 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			Label:       "filter namespace",
 			Filter:      `select(.namespace | strings | startswith($namespace))`,
 			Compact:     true,
-			Params:      []Param{{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions"}},
+			Params:      []Param{{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}},
 		},
 		{
 			Description: "Search titles by keyword (case-insensitive regex)",
 			Label:       "search titles",
 			Filter:      `select(.title | strings | test($keyword; "i"))`,
 			Compact:     true,
-			Params:      []Param{{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title"}},
+			Params:      []Param{{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}},
 		},
 		{
 			Description: "Extract IDs and titles only",
@@ -72,7 +72,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			Label:       "filter type",
 			Filter:      `select(.memory_type == $memory_type)`,
 			Compact:     true,
-			Params:      []Param{{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural"}},
+			Params:      []Param{{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}},
 		},
 		{
 			Description: "Count by namespace",
@@ -86,7 +86,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			Label:       "filter tag",
 			Filter:      `select(any(.tags[]?; . == $tag))`,
 			Compact:     true,
-			Params:      []Param{{ParamTag, d.tag, "tag, matched exactly"}},
+			Params:      []Param{{ParamTag, d.tag, "tag, matched exactly", ""}},
 		},
 		{
 			Description: "Sort by created date, oldest first",
@@ -115,7 +115,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 				Label:       "search content",
 				Filter:      `select(.content | strings | test($keyword; "i"))`,
 				Compact:     true,
-				Params:      []Param{{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content"}},
+				Params:      []Param{{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}},
 			})
 	default:
 		rs = append(rs,

@@ -259,7 +259,7 @@ func objectRecipes(a *analysis) []Recipe {
 			Label:       "look up " + id.name,
 			Filter:      "objects | select(" + cond + ")",
 			Compact:     true,
-			Params:      []Param{{ParamValue, id.example, id.name + " to look up"}},
+			Params:      []Param{{ParamValue, id.example, id.name + " to look up", ""}},
 		})
 	}
 	if texts := rs[roleText]; len(texts) > 0 {
@@ -271,7 +271,7 @@ func objectRecipes(a *analysis) []Recipe {
 					Label:       "search " + texts[i].name,
 					Filter:      "objects | select(" + path(texts[i].name) + ` | strings | test($keyword; "i"))`,
 					Compact:     true,
-					Params:      []Param{keywordParam(w, texts[i].name)},
+					Params:      []Param{keywordParam(w, texts[i].name, texts[i].name)},
 				})
 				break
 			}
@@ -283,16 +283,17 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		if i == 0 {
 			v, _ := mostCommon(cat.distinct)
-			cond := path(cat.name) + " == $value"
+			cond, field := path(cat.name)+" == $value", cat.name
 			if cat.kind() != "string" {
-				cond = "(" + path(cat.name) + " | tostring) == $value"
+				// Compared as text: no where condition states it.
+				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
 			add(2, 5, Recipe{
 				Description: "Records whose " + cat.name + " is a given value",
 				Label:       "filter " + cat.name,
 				Filter:      "objects | select(" + cond + ")",
 				Compact:     true,
-				Params:      []Param{{ParamValue, v, "value of " + cat.name}},
+				Params:      []Param{{ParamValue, v, "value of " + cat.name, field}},
 			})
 		}
 		k := key(cat.name)
@@ -318,7 +319,7 @@ func objectRecipes(a *analysis) []Recipe {
 			Label:       "filter " + list.name,
 			Filter:      "objects | select(any(" + elems + "; " + member + "))",
 			Compact:     true,
-			Params:      []Param{{ParamValue, v, noun + " in " + list.name}},
+			Params:      []Param{{ParamValue, v, noun + " in " + list.name, ""}},
 		})
 		each := path(list.name) + " | arrays | .[]"
 		if list.namedArrs > 0 {
@@ -354,8 +355,8 @@ func objectRecipes(a *analysis) []Recipe {
 			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)",
 			Compact:     true,
 			Params: []Param{
-				{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")"},
-				{ParamTo, to, "end, exclusive"},
+				{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
+				{ParamTo, to, "end, exclusive", ""},
 			},
 		})
 	}
@@ -364,7 +365,7 @@ func objectRecipes(a *analysis) []Recipe {
 		Label:       "search all",
 		Filter:      filterFullText,
 		Compact:     true,
-		Params:      []Param{keywordParam(a.allWord(), "every string value of the record")},
+		Params:      []Param{keywordParam(a.allWord(), "every string value of the record", "")},
 	})
 	add(6, 14, Recipe{
 		Description: "List the field names, with how many records have each",
@@ -393,7 +394,7 @@ func objectRecipes(a *analysis) []Recipe {
 		Label:       "record at n",
 		Filter:      `.[($n | tonumber) - 1]`,
 		Slurp:       true, Compact: true,
-		Params: []Param{{ParamN, "1", "position, from 1"}},
+		Params: []Param{{ParamN, "1", "position, from 1", ""}},
 	})
 	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Label: "most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]`, Slurp: true, Compact: true})
 

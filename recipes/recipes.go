@@ -40,6 +40,12 @@ type Param struct {
 	Name        string // jq variable name, without the '$'
 	Value       string // value used in Command
 	Description string // what the parameter means
+	// Field, when not empty, is the top-level field of the records that
+	// the parameter is matched against, a string field: a keyword found
+	// in it, or a value it equals. A filter without jq (lro_extract's
+	// where) can then state the same condition: {Field: {"contains":
+	// Value}} for ParamKeyword, {Field: Value} for ParamValue.
+	Field string
 }
 
 // Recipe is one jq recipe.

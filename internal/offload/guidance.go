@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -186,34 +185,24 @@ func whereExample(in descriptor.Input) string {
 		}
 		return ns + `"memory_type": ` + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + `}`
 	}
-	// A condition that holds on the records: the field a recipe of theirs
-	// searches with the keyword it found there, or the field a recipe
-	// filters with its most common value. A keyword found in any text
-	// proves nothing of one field.
-	for _, r := range in.Recipes {
-		if m := keywordField.FindStringSubmatch(r.Filter); m != nil && len(r.Params) == 1 && r.Params[0].Name == recipes.ParamKeyword {
-			return `{` + string(quote(m[1])) + `: {"contains": ` + string(quote(r.Params[0].Value)) + `}}`
-		}
-	}
-	for _, r := range in.Recipes {
-		if f, ok := strings.CutPrefix(r.Label, "filter "); ok && len(r.Params) == 1 && r.Params[0].Name == recipes.ParamValue && strings.HasPrefix(r.Filter, "objects | select("+jqPath(f)+" == ") {
-			return `{` + string(quote(f)) + `: ` + string(quote(r.Params[0].Value)) + `}`
+	// A condition that holds on the records: a keyword a recipe of theirs
+	// found in one field, else a value one of their string fields has
+	// (recipes.Param.Field). A keyword found in any text proves nothing of
+	// one field.
+	for _, name := range []string{recipes.ParamKeyword, recipes.ParamValue} {
+		for _, r := range in.Recipes {
+			for _, p := range r.Params {
+				switch {
+				case p.Name != name || p.Field == "":
+				case name == recipes.ParamKeyword:
+					return `{` + string(quote(p.Field)) + `: {"contains": ` + string(quote(p.Value)) + `}}`
+				default:
+					return `{` + string(quote(p.Field)) + `: ` + string(quote(p.Value)) + `}`
+				}
+			}
 		}
 	}
 	return ""
-}
-
-// keywordField matches the filter of a recipe that searches one top-level
-// field for its keyword, such as select(.title | strings | test($keyword;
-// "i")), and captures the field.
-var keywordField = regexp.MustCompile(`select\(\.([A-Za-z_][A-Za-z0-9_]*) \| strings \| test\(\$keyword; "i"\)\)`)
-
-// jqPath returns the jq path of a top-level field, as the recipes write it.
-func jqPath(name string) string {
-	if k := jqKey(name); strings.HasPrefix(k, "[") {
-		return "." + k
-	}
-	return jqKey(name)
 }
 
 // lineProperties returns the top-level properties of the line schema of
