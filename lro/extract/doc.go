@@ -116,28 +116,36 @@
 // builds a value without end, a stack overflow. Each call is bounded by
 // [Options]:
 //
-//   - time: the server kills the worker when the call's Timeout passes or
-//     the call is cancelled, so the call ends within its time limit (plus
-//     the time to kill and reap a process) and its work stops at once; the
-//     worker also has an RLIMIT_CPU of Timeout plus one second, and on
-//     Linux dies with the server;
-//   - memory: on Linux the worker may take at most MaxMemoryBytes of
-//     address space beyond what it has at start (RLIMIT_AS; it holds
-//     about 12 MiB then), which bounds its heap and stacks, and its Go
-//     memory limit (GOMEMLIMIT) is MaxMemoryBytes; on other systems only
-//     the latter, a soft limit, applies. A worker uses one processor
-//     (GOMAXPROCS=1);
-//   - at most Workers workers run at once, for all calls of the tools; a
-//     call that finds none free waits within its time limit. So the
-//     workers use at most Workers x (MaxMemoryBytes + about 12 MiB) in all,
-//     and the server holds besides at most MaxOutputBytes of each answer;
+//   - time: the call's Timeout covers all the server does for it, from
+//     its arguments to its answer. The server kills the worker when it
+//     passes or when the call is cancelled, so the call ends within its time
+//     limit (plus the time to kill and reap a process) and its work stops at
+//     once; the worker also has an RLIMIT_CPU of Timeout plus one second, and
+//     on Linux dies with the server (the goroutine that starts a worker stays
+//     on its thread until the worker has ended, as the parent-death signal
+//     follows the thread);
+//   - memory: MaxMemoryBytes bounds one call, worker and server together.
+//     The worker may take all of it but twice MaxOutputBytes, which the
+//     server keeps for reading the worker's answer: on Linux as address
+//     space beyond what it has at start (RLIMIT_AS; it holds about 12 MiB
+//     then), which bounds its heap and stacks, and as its Go memory limit
+//     (GOMEMLIMIT); on other systems only the latter, a soft limit, applies.
+//     Once the worker has ended, the server builds the answer (at most
+//     MaxOutputBytes, an eighth of MaxMemoryBytes at most) within
+//     MaxMemoryBytes. A worker uses one processor (GOMAXPROCS=1);
+//   - at most Workers calls of lro_extract and lro_search, and reads of
+//     lro://results/{handle}, run at once, for all sessions: a call holds
+//     one of the Workers slots from its start to its answer, and a call that
+//     finds none free waits within its time limit. So they use at most
+//     Workers x (MaxMemoryBytes + about 12 MiB) in all;
 //   - output: MaxResults and MaxOutputBytes bound what one call returns,
 //     MaxInputBytes and MaxRecordBytes what it reads.
 //
 // Each limit stops the call with a tool error that names it, and the
-// server answers the next call normally. lro_read runs in the server: it
-// reads one line at a time in pieces of 64 KiB, checks the time limit
-// between them and holds at most the characters it shows.
+// server answers the next call normally. lro_read runs in the server,
+// outside the Workers slots: it reads one line at a time in pieces of
+// 64 KiB, checks the time limit between them and holds at most what the
+// threshold lets it show.
 //
 // Queries run with an empty environment (env and $ENV are empty), and the
 // functions of the jq command that reach outside (input_filename, debug,

@@ -7,8 +7,10 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"time"
 	"unsafe"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/itchyny/gojq"
 )
 
@@ -36,19 +38,39 @@ type results struct {
 	halted   bool
 }
 
-// span is one result in results.buf.
+// span is one result in results.buf, a JSON value.
 type span struct {
 	start, end int
-	raw        bool // a string printed without quotes
+	raw        bool // a string, to print without quotes
 }
 
+// text returns result i as one JSON value.
 func (r *results) text(i int) []byte { return r.buf[r.spans[i].start:r.spans[i].end] }
 
-// output returns the results, one per line.
-func (r *results) output() string { return string(r.outputBytes()) }
+// shown returns result i as it is printed: a raw string unquoted.
+func (r *results) shown(i int) []byte {
+	if !r.spans[i].raw {
+		return r.text(i)
+	}
+	b, _ := jsontext.AppendUnquote(nil, r.text(i)) // invalid UTF-8 is shown as U+FFFD
+	return b
+}
 
-// outputBytes is output without a copy.
-func (r *results) outputBytes() []byte {
+// output returns the results as they are printed, one per line.
+func (r *results) output() string {
+	var b strings.Builder
+	b.Grow(len(r.bytes()))
+	for i := range r.spans {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(r.shown(i))
+	}
+	return b.String()
+}
+
+// bytes returns the results, one JSON value per line, without a copy.
+func (r *results) bytes() []byte {
 	if len(r.spans) == 0 {
 		return nil
 	}
@@ -141,14 +163,41 @@ func (c *config) readError(err error, src *source) error {
 	return errorf("reading %s: %v", src.path, err)
 }
 
+// toolCall is what a tool call's context carries about it.
+type toolCall struct {
+	tool   string
+	waited time.Duration // for a worker (see acquire)
+}
+
+type callKey struct{}
+
+// callOf returns the call of ctx, or nil.
+func callOf(ctx context.Context) *toolCall {
+	cl, _ := ctx.Value(callKey{}).(*toolCall)
+	return cl
+}
+
 // stopped explains why the call's context ended.
 func (c *config) stopped(ctx context.Context) error {
-	cause := context.Cause(ctx)
-	switch {
-	case errors.Is(cause, errTimeout):
-		return errorf("stopped after %v, the time limit of one call: the query is too slow or does not end; narrow it or use a recipe", c.Timeout)
+	if !errors.Is(context.Cause(ctx), errTimeout) {
+		return errorf("the call was cancelled")
 	}
-	return errorf("the call was cancelled")
+	msg := fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout)
+	cl := callOf(ctx)
+	if cl == nil {
+		return errorf("%s", msg)
+	}
+	if cl.waited >= c.Timeout/10 {
+		msg += fmt.Sprintf(", %v of it waiting for one of the %d workers (Workers), busy with other calls", cl.waited.Round(time.Millisecond), c.Workers)
+	}
+	return errorf("%s: %s", msg, timeoutHints[cl.tool])
+}
+
+// timeoutHints say what to do about a call that ran out of time.
+var timeoutHints = map[string]string{
+	ToolExtract: "the query is too slow or does not end; narrow it or use a recipe",
+	ToolSearch:  "narrow the pattern, or search from a later line (start_line)",
+	ToolRead:    "read fewer lines (limit)",
 }
 
 // run runs p over the records of src, under the limits of ctx (see
@@ -351,11 +400,14 @@ func (r *runner) emit(v, cur any, text string) error {
 	}
 	start := len(res.buf)
 	room := r.c.MaxOutputBytes - start
-	s, isString := v.(string)
+	// A string printed raw is kept quoted, as the file of an answer
+	// offloaded in turn holds it, so that MaxOutputBytes bounds what the
+	// server holds and writes; results.output unquotes it.
+	_, isString := v.(string)
 	rawString := isString && r.p.raw
 	switch {
 	case rawString:
-		text = s
+		text = ""
 	case text != "" && sameValue(v, cur):
 		// A record passed through unchanged: printed as the file holds it.
 	case r.p.slurp:
@@ -366,7 +418,7 @@ func (r *runner) emit(v, cur any, text string) error {
 	switch {
 	case len(text) > room:
 		return r.outputLimit()
-	case text != "" || rawString:
+	case text != "":
 		res.grow(len(text)+1, r.c.MaxOutputBytes)
 		res.buf = append(res.buf, text...)
 	default:

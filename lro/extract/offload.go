@@ -38,7 +38,7 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 	out := textResult(res.output(), note)
 	records := make([][]byte, len(res.spans))
 	for i := range res.spans {
-		records[i] = res.record(i)
+		records[i] = res.text(i)
 	}
 	core := c.core(h.SchemaVersion)
 	call := offload.Call{Tool: ToolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
@@ -55,15 +55,6 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 		out.Content = append(out.Content, &mcp.TextContent{Text: note})
 	}
 	return out
-}
-
-// record returns result i as one JSON value: a raw string is quoted again.
-func (r *results) record(i int) []byte {
-	if !r.spans[i].raw {
-		return r.text(i)
-	}
-	b, _ := json.Marshal(string(r.text(i)))
-	return b
 }
 
 // core returns the offload pipeline's configuration of the tools, for

@@ -132,6 +132,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative input limit", &Options{MaxInputBytes: -1}, "Options.MaxInputBytes"},
 		{"negative record limit", &Options{MaxRecordBytes: -1}, "Options.MaxRecordBytes"},
 		{"negative output limit", &Options{MaxOutputBytes: -1}, "Options.MaxOutputBytes"},
+		{"output limit above an eighth of the memory", &Options{MaxMemoryBytes: 64 << 20, MaxOutputBytes: 8<<20 + 1}, "Options.MaxOutputBytes is 8388609, more than an eighth of MaxMemoryBytes"},
+		{"output limit of an eighth of the memory", &Options{MaxMemoryBytes: 64 << 20, MaxOutputBytes: 8 << 20}, ""},
 		{"negative results", &Options{MaxResults: -1}, "Options.MaxResults"},
 		{"negative memory", &Options{MaxMemoryBytes: -1}, "Options.MaxMemoryBytes"},
 		{"negative threshold", &Options{ThresholdTokens: -1}, "Options.ThresholdTokens"},
@@ -152,5 +154,19 @@ func TestOptionsValidate(t *testing.T) {
 		c.MaxOutputBytes != DefaultMaxOutputBytes || c.MaxResults != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
 		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != jsonl.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
+	}
+}
+
+// TestOutputLimitDefault: MaxOutputBytes defaults to DefaultMaxOutputBytes,
+// or an eighth of MaxMemoryBytes if that is less.
+func TestOutputLimitDefault(t *testing.T) {
+	for memory, want := range map[int64]int{0: DefaultMaxOutputBytes, 128 << 20: 16 << 20, 1 << 30: DefaultMaxOutputBytes} {
+		c, err := newConfig(&Options{MaxMemoryBytes: memory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.MaxOutputBytes != want {
+			t.Errorf("MaxMemoryBytes %d: MaxOutputBytes %d, want %d", memory, c.MaxOutputBytes, want)
+		}
 	}
 }

@@ -30,7 +30,8 @@ const (
 	// lro_search decode. lro_read reads longer lines by character range.
 	DefaultMaxRecordBytes = 16 << 20
 	// DefaultMaxOutputBytes is the most output one call may produce before it
-	// fails, counted before any offload of the result.
+	// fails, counted before any offload of the result, when MaxMemoryBytes
+	// allows it (see [Options.MaxOutputBytes]).
 	DefaultMaxOutputBytes = 64 << 20
 	// DefaultMaxResults is the most results (jq outputs, search matches) one
 	// call may produce before it fails.
@@ -90,8 +91,12 @@ type Options struct {
 	// lro_read. If zero, defaults to [DefaultMaxRecordBytes].
 	MaxRecordBytes int
 
-	// MaxOutputBytes is the most output bytes one call may produce. If zero,
-	// defaults to [DefaultMaxOutputBytes].
+	// MaxOutputBytes is the most output bytes one call may produce, as the
+	// file of an answer offloaded in turn holds them (a string printed raw
+	// counts quoted). The server holds an answer several times over while it
+	// builds it, within the memory of the call: MaxOutputBytes may be at most
+	// an eighth of MaxMemoryBytes. If zero, defaults to
+	// [DefaultMaxOutputBytes] or that eighth, whichever is less.
 	MaxOutputBytes int
 
 	// MaxResults is the most results one call may produce: jq outputs of
@@ -99,20 +104,23 @@ type Options struct {
 	// [DefaultMaxResults].
 	MaxResults int
 
-	// MaxMemoryBytes is the memory the worker process of one lro_extract or
-	// lro_search call may allocate beyond what it holds when it starts
-	// (about 12 MiB); past it the worker dies and the call fails with a
-	// tool error.
-	// On Linux the kernel enforces it (RLIMIT_AS); elsewhere it is only
-	// the worker's soft Go memory limit (GOMEMLIMIT). If zero, defaults to
-	// [DefaultMaxMemoryBytes].
+	// MaxMemoryBytes is the memory one lro_extract or lro_search call may
+	// use, beyond what its worker process holds when it starts (about
+	// 12 MiB). The worker may allocate all of it but twice MaxOutputBytes,
+	// which the server keeps for reading the worker's answer; past that the
+	// worker dies and the call fails with a tool error. Once the worker has
+	// ended, the server builds the answer within MaxMemoryBytes.
+	// On Linux the kernel enforces the worker's share (RLIMIT_AS); elsewhere
+	// it is only the worker's soft Go memory limit (GOMEMLIMIT). If zero,
+	// defaults to [DefaultMaxMemoryBytes].
 	MaxMemoryBytes int64
 
-	// Workers is how many worker processes may run at once, for all the
-	// calls of the tools one AddTools registered, over every session: they
-	// use at most Workers times MaxMemoryBytes, plus about 12 MiB each. A
-	// call that finds them all busy waits for one, within its time limit.
-	// If zero, defaults to [DefaultWorkers].
+	// Workers is how many calls of lro_extract and lro_search (each with its
+	// worker process) and reads of lro://results/{handle} may run at once,
+	// for all the calls of the tools one AddTools registered, over every
+	// session: they use at most Workers times MaxMemoryBytes, plus about
+	// 12 MiB each. A call that finds them all busy waits, within its time
+	// limit. If zero, defaults to [DefaultWorkers].
 	Workers int
 
 	// ThresholdTokens is the size above which a tool's answer is not shown
@@ -135,6 +143,13 @@ type Options struct {
 	// results. If nil, defaults to [time.Now].
 	Now func() time.Time
 }
+
+// answerShare is how many times MaxOutputBytes fits in MaxMemoryBytes at
+// least. The server reads a worker's answer into a buffer and decodes it
+// (twice its size), then builds the text shown and the offloaded file's
+// sample from it, with garbage of the same size not yet collected: about
+// six times the answer, measured.
+const answerShare = 8
 
 // config is a validated copy of Options with every default applied.
 type config struct {
@@ -204,14 +219,19 @@ func newConfig(opts *Options) (*config, error) {
 	if c.MaxRecordBytes == 0 {
 		c.MaxRecordBytes = DefaultMaxRecordBytes
 	}
-	if c.MaxOutputBytes == 0 {
-		c.MaxOutputBytes = DefaultMaxOutputBytes
-	}
 	if c.MaxResults == 0 {
 		c.MaxResults = DefaultMaxResults
 	}
 	if c.MaxMemoryBytes == 0 {
 		c.MaxMemoryBytes = DefaultMaxMemoryBytes
+	}
+	answerMax := c.MaxMemoryBytes / answerShare
+	switch {
+	case c.MaxOutputBytes == 0:
+		c.MaxOutputBytes = int(max(min(DefaultMaxOutputBytes, answerMax), 1))
+	case int64(c.MaxOutputBytes) > answerMax:
+		return nil, fmt.Errorf("extract: Options.MaxOutputBytes is %d, more than an eighth of MaxMemoryBytes (%d): the server holds an answer several times over while it builds it, within the memory of one call: %w",
+			c.MaxOutputBytes, c.MaxMemoryBytes, ErrInvalidOption)
 	}
 	if c.Workers == 0 {
 		c.Workers = DefaultWorkers

@@ -39,12 +39,10 @@ type source struct {
 // errLineTooLong is wrapped when a line is longer than the caller's limit.
 var errLineTooLong = errors.New("line too long")
 
-// withSource runs f on the file r names, opened, with its header read,
-// under the call's time limit, which the source reads under too. The
-// source is closed when f returns.
+// withSource runs f on the file r names, opened, with its header read.
+// ctx carries the call's time limit (see handler), which the source reads
+// under too. The source is closed when f returns.
 func (c *config) withSource(ctx context.Context, r ref, f func(ctx context.Context, src *source) error) error {
-	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
-	defer cancel()
 	src, err := c.openSource(ctx, r)
 	if err != nil {
 		return err

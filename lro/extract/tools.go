@@ -124,6 +124,10 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 				res = toolFailure(fmt.Errorf("%s: internal error: %v", tool, p))
 			}
 		}()
+		// One time limit for the whole call, whatever passes it makes.
+		ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
+		defer cancel()
+		ctx = context.WithValue(ctx, callKey{}, &toolCall{tool: tool})
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
@@ -131,6 +135,13 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 		a, err := parseArgs(tool, raw, allowed...)
 		if err != nil {
 			return toolFailure(err), nil
+		}
+		if tool != ToolRead { // lro_read holds little, in the server
+			release, err := c.acquire(ctx)
+			if err != nil {
+				return toolFailure(fmt.Errorf("%s: %w", tool, err)), nil
+			}
+			defer release()
 		}
 		res, err = f(ctx, a)
 		if err != nil {
@@ -397,9 +408,6 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 			return nil, errorf("the query does not compile: %v", err)
 		}
 	}
-	// One time limit for the call, whatever passes it makes.
-	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
-	defer cancel()
 	var res *results
 	var label string
 	var header jsonl.Header
@@ -451,7 +459,7 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 	}
 	paths := make([]string, len(res.spans))
 	for i := range res.spans {
-		paths[i] = string(res.text(i))
+		paths[i] = string(res.shown(i))
 	}
 	return paths
 }

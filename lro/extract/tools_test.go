@@ -429,8 +429,8 @@ func TestSearch(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestOutputLimit: MaxOutputBytes counts what is printed, not the records
-// read.
+// TestOutputLimit: MaxOutputBytes counts the results, as the file of an
+// answer offloaded in turn holds them, not the records read.
 func TestOutputLimit(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", []any{map[string]any{"id": "a", "text": strings.Repeat("x", 5000)}, map[string]any{"id": "b", "text": ""}})
@@ -443,5 +443,10 @@ func TestOutputLimit(t *testing.T) {
 	}
 	if texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": ".id, .text[0:3]", "raw": true}); isErr || texts[0] != "a\nxxx\nb\n" {
 		t.Errorf("small results of large records: %v %q", isErr, texts)
+	}
+	// A string printed raw is held quoted: 300 control characters are
+	// 1,802 bytes.
+	if texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": "[range(300) | 1] | implode", "raw": true, "slurp": true}); !isErr || !strings.Contains(texts[0], "MaxOutputBytes") {
+		t.Errorf("a raw string of 300 bytes, 1,802 quoted, under a 1000-byte limit: %v %q", isErr, texts)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -95,6 +96,12 @@ func (c *config) limits() limits {
 	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
 }
 
+// workerMemory is what the worker may allocate: the memory of the call but
+// what the server needs to read its answer (see Options.MaxMemoryBytes).
+func (l limits) workerMemory() int64 {
+	return l.MaxMemoryBytes - 2*int64(l.MaxOutputBytes)
+}
+
 func (l limits) config() *config {
 	return &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
 		MaxOutputBytes: l.MaxOutputBytes, MaxResults: l.MaxResults, MaxMemoryBytes: l.MaxMemoryBytes}}
@@ -125,7 +132,7 @@ type wireSpan struct {
 }
 
 func toWire(r *results) *wireResults {
-	w := &wireResults{Buf: r.outputBytes(), Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
+	w := &wireResults{Buf: r.bytes(), Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
 	for _, s := range r.spans {
 		w.Spans = append(w.Spans, wireSpan{s.start, s.end, s.raw})
 	}
@@ -145,16 +152,9 @@ func (w *wireResults) results() *results {
 // its last frame. ctx carries the call's time limit (see withSource): the
 // worker is killed when it is done. A worker that dies is described by the
 // limit it hit.
+//
+// The caller holds a slot (see acquire).
 func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*frame) bool) error {
-	select {
-	case c.slots <- struct{}{}:
-		defer func() { <-c.slots }()
-	case <-ctx.Done():
-		if errors.Is(context.Cause(ctx), errTimeout) {
-			return errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
-		}
-		return c.stopped(ctx)
-	}
 	exe, err := executable()
 	if err != nil {
 		return errorf("cannot start a worker: %v", err)
@@ -179,7 +179,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	// The environment is kept for what the program needs to start (the
 	// query sees none of it: env and $ENV are empty).
 	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
-		"GOMEMLIMIT="+strconv.FormatInt(c.MaxMemoryBytes, 10))
+		"GOMEMLIMIT="+strconv.FormatInt(c.limits().workerMemory(), 10))
 	cmd.Stdin = &in
 	cmd.ExtraFiles = []*os.File{fd3}
 	cmd.SysProcAttr = sysProcAttr()
@@ -190,6 +190,11 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if err != nil {
 		return err
 	}
+	// Linux sends the worker its parent-death signal when the thread that
+	// started it exits, not the process (golang/go#27505): keep this
+	// goroutine on that thread until the worker is waited for.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
 		if ctx.Err() != nil {
 			return c.stopped(ctx)
@@ -199,7 +204,9 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if fe != nil {
 		fe.r.Close() // the worker has its own
 	}
-	dec := gob.NewDecoder(bufio.NewReader(stdout))
+	// The worker's frames are bounded by the limits it runs under; so is
+	// what the server reads of them.
+	dec := gob.NewDecoder(bufio.NewReader(io.LimitReader(stdout, c.maxFrames())))
 	var last *frame
 	for {
 		var fr frame
@@ -233,6 +240,32 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	return c.died(waitErr, stderr.String())
 }
 
+// maxFrames is the most a worker may write: its output and a few bytes
+// for each result, and a MiB for the rest.
+func (c *config) maxFrames() int64 {
+	return int64(c.MaxOutputBytes) + 32*int64(c.MaxResults) + 1<<20
+}
+
+// acquire takes one of the Workers slots for a call, within its time
+// limit, and returns the function that gives it back. A call holds its slot
+// while its worker runs and while the server builds the answer from what
+// the worker sent, so that at most Workers calls hold memory at once.
+func (c *config) acquire(ctx context.Context) (release func(), err error) {
+	start := time.Now()
+	select {
+	case c.slots <- struct{}{}:
+		if cl := callOf(ctx); cl != nil {
+			cl.waited = time.Since(start)
+		}
+		return func() { <-c.slots }, nil
+	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errTimeout) {
+			return nil, errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
+		}
+		return nil, c.stopped(ctx)
+	}
+}
+
 // died explains the end of a worker that sent no last frame, from its exit
 // and its standard error.
 func (c *config) died(err error, stderr string) error {
@@ -248,8 +281,10 @@ func (c *config) died(err error, stderr string) error {
 		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes); the query builds too large a value", c.MaxMemoryBytes>>20)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
-	case cpuKilled(err):
+	case cpuKilled(err, cpuLimit(c.Timeout)):
 		return errorf("stopped after using %v of processor time, the time limit of one call: the query is too slow or does not end; narrow it or use a recipe", cpuLimit(c.Timeout))
+	case signaled(err):
+		return errorf("the worker process was killed (%v) by something other than this server: the system may be short of memory", err)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
 	return errorf("the worker process failed (%v): %s", err, truncate(first, maxMessage))

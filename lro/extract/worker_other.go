@@ -2,10 +2,7 @@
 
 package extract
 
-import (
-	"os"
-	"syscall"
-)
+import "time"
 
 // On this system a worker cannot be given the server's open file (or
 // resource limits): starting one fails, and so does every call that needs
@@ -13,8 +10,6 @@ import (
 
 func limitWorker(limits) error { return nil }
 
-func cpuKilled(error) bool { return false }
+func cpuKilled(error, time.Duration) bool { return false }
 
-func sysProcAttr() *syscall.SysProcAttr { return nil }
-
-func executable() (string, error) { return os.Executable() }
+func signaled(error) bool { return false }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,6 +34,11 @@ func TestDied(t *testing.T) {
 	}
 	killed := exec.Command("sh", "-c", "kill -9 $$").Run()
 	failed := exec.Command("sh", "-c", "exit 3").Run()
+	// A process that reaches the processor time of a worker of c (two
+	// seconds, for any Timeout under a second): the kernel kills it.
+	c.Timeout = time.Millisecond
+	limit := int(cpuLimit(c.Timeout).Seconds())
+	spent := exec.Command("sh", "-c", fmt.Sprintf("ulimit -t %d; while :; do :; done", limit)).Run()
 	for _, tt := range []struct {
 		name   string
 		err    error
@@ -45,7 +51,8 @@ func TestDied(t *testing.T) {
 		{"fault at the memory limit", failed, "SIGSEGV: segmentation violation\nPC=0x4351dd m=0 sigcode=1 addr=0x0\n", "MaxMemoryBytes"},
 		{"fault in Go code", failed, "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1]", "the worker process failed (exit status 3): panic: runtime error"},
 		{"stack overflow", failed, "runtime: goroutine stack exceeds 1000000000-byte limit\n", "recursed too deeply"},
-		{"processor time", killed, "", "processor time"},
+		{"processor time", spent, "", "processor time"},
+		{"killed from outside", killed, "", "killed (signal: killed) by something other than this server"},
 		{"anything else", failed, "panic: something\n\nmore", "the worker process failed (exit status 3): panic: something"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

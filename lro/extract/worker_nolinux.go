@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build !linux
 
 package extract
 
@@ -12,6 +12,7 @@ import (
 // GOMEMLIMIT (a soft limit) and the time limit only.
 func limitMemory(int64) error { return nil }
 
+// sysProcAttr sets nothing: the worker does not die with the server here.
 func sysProcAttr() *syscall.SysProcAttr { return nil }
 
 func executable() (string, error) { return os.Executable() }
