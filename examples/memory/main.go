@@ -310,11 +310,22 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// The calls in flight are cancelled and the sessions end: what may
+		// be left is a request that ignores its context, or a connection a
+		// client opened but has sent nothing on yet, which Shutdown would
+		// wait 5 s for. Give them shutdownGrace.
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		return srv.Shutdown(shutdownCtx)
+		if err := srv.Shutdown(shutdownCtx); !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return srv.Close()
 	}
 }
+
+// shutdownGrace is how long the HTTP server lets its last requests finish
+// after a signal, before it closes their connections.
+const shutdownGrace = time.Second
 
 // cancelWith returns a receiving middleware that cancels the context of
 // every request in flight when life is done, so that a signal stops the
