@@ -1,13 +1,17 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/zircote/lro-go/lro/extract"
 )
 
 // env is a lookup function over a fixed set of variables.
@@ -49,6 +53,8 @@ func TestSetup(t *testing.T) {
 		{"zero threshold", []string{"-threshold", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -threshold=0"},
 		{"zero timeout", []string{"-connect-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flag -connect-timeout=0s"},
 		{"zero message size", []string{"-max-message", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -max-message=0"},
+		{"zero extraction time limit", []string{"-extract-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flags -extract-timeout and -extract-max-memory must be positive"},
+		{"zero extraction memory", []string{"-extract-max-memory", "0", "srv"}, nil, "", nil, nil, 0, "", "flags -extract-timeout and -extract-max-memory must be positive"},
 		{"bad environment", []string{"srv"}, map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "many"}, "", nil, nil, 0, "", "ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS"},
 	}
 	for _, tt := range tests {
@@ -82,7 +88,7 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 	if _, err := setup([]string{"-h"}, &stderr, env(nil)); err == nil {
 		t.Fatal("-h did not stop")
 	}
-	for _, f := range []string{"-url", "-header", "-config", "-threshold", "-output-dir", "-connect-timeout", "COMMAND", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]", "io.github.zircote/lro"} {
+	for _, f := range []string{"-url", "-header", "-config", "-threshold", "-output-dir", "-connect-timeout", "-extract-timeout", "-extract-max-memory", "COMMAND", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]", "io.github.zircote/lro"} {
 		if !strings.Contains(stderr.String(), f) {
 			t.Errorf("usage does not mention %s", f)
 		}
@@ -107,5 +113,26 @@ func TestSetupRefusesStorage(t *testing.T) {
 	_, err := setup([]string{"-url", "http://h/mcp"}, &stderr, os.LookupEnv)
 	if err == nil || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__STORAGE") {
 		t.Errorf("setup = %v, want an error naming ATLATL_PROMPT__OFFLOAD__STORAGE", err)
+	}
+}
+
+// TestExtractLimitFlags checks that -extract-timeout and -extract-max-memory
+// (in MiB) become the limits of the local extraction tools, and that their
+// defaults are package extract's.
+func TestExtractLimitFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want extractLimits
+	}{
+		{[]string{"srv"}, extractLimits{extract.DefaultTimeout, extract.DefaultMaxMemoryBytes}},
+		{[]string{"-extract-timeout", "30s", "-extract-max-memory", "64", "srv"}, extractLimits{30 * time.Second, 64 << 20}},
+	} {
+		c, err := setup(tt.args, io.Discard, env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.extract != tt.want {
+			t.Errorf("setup(%q): limits %+v, want %+v", tt.args, c.extract, tt.want)
+		}
 	}
 }

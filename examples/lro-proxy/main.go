@@ -72,7 +72,9 @@ token threshold is written to a JSONL file on this machine, and the client
 receives a descriptor with the file's path, a line schema and ten jq recipes
 instead; the file holds the whole result, exactly as the upstream sent it.
 Everything else passes as it is. The tools lro_extract, lro_read and lro_search
-query the files, for clients without a shell.
+query the files, for clients without a shell, each call within a time limit
+(-extract-timeout) and its worker process within a memory limit
+(-extract-max-memory).
 
 The proxy identifies itself to the upstream as an LRO proxy (capability
 extension "io.github.zircote/lro": {"proxy": true}, clientInfo.proxy, and the
@@ -106,6 +108,14 @@ type config struct {
 	opts       *lro.Options
 	timeout    time.Duration
 	maxMessage int
+	extract    extractLimits
+}
+
+// extractLimits are the limits of one call of lro_extract, lro_read or
+// lro_search.
+type extractLimits struct {
+	timeout        time.Duration
+	maxMemoryBytes int64
 }
 
 // setup parses the flags, the configuration and the upstream.
@@ -124,6 +134,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
 	timeout := fs.Duration("connect-timeout", proxy.DefaultConnectTimeout, "give up connecting to the upstream again after this `duration`")
 	maxMessage := fs.Int("max-message", proxy.DefaultMaxMessageBytes, "the largest message, in `bytes`, read from the upstream or the client")
+	extractTimeout := fs.Duration("extract-timeout", extract.DefaultTimeout, "the time limit of one lro_extract, lro_read or lro_search call")
+	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "the `MiB` of memory the worker process of one lro_extract or lro_search call may use")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -174,6 +186,10 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if *maxMessage <= 0 {
 		return nil, fmt.Errorf("flag -max-message=%d: must be positive", *maxMessage)
 	}
+	if *extractTimeout <= 0 || *extractMemory <= 0 {
+		return nil, errors.New("flags -extract-timeout and -extract-max-memory must be positive")
+	}
+	c.extract = extractLimits{*extractTimeout, *extractMemory << 20}
 
 	// Flags are the explicit layer: they override the file and the
 	// environment.
@@ -229,17 +245,31 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	c.opts.Observer = event.Slog(logger)
+	var local *mcp.Server
 	p, err := proxy.New(c.up, &proxy.Options{
-		LRO:                c.opts,
-		Logger:             logger,
-		ConnectTimeout:     c.timeout,
-		MaxMessageBytes:    c.maxMessage,
-		RegisterLocalTools: localTools(c.opts),
+		LRO:             c.opts,
+		Logger:          logger,
+		ConnectTimeout:  c.timeout,
+		MaxMessageBytes: c.maxMessage,
+		RegisterLocalTools: func(s *mcp.Server) error {
+			local = s
+			return localTools(c.opts, c.extract)(s)
+		},
 	})
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	defer func() {
+		// Run cancelled the calls of the local tools it relayed, and Close
+		// ends their session, but neither waits for them: wait until each
+		// has returned, having killed and waited for its worker process, so
+		// that no worker outlives the proxy (where the system does not kill
+		// it with the proxy, it would run until its time limit).
+		p.Close()
+		for ss := range local.Sessions() {
+			ss.Close()
+		}
+	}()
 	logger.Info("lro proxy serving on stdio",
 		"upstream", c.up.String(),
 		"offload", !c.opts.Disabled,
@@ -256,12 +286,13 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 // localTools returns the hook that registers the tools the proxy serves
 // itself, next to the upstream's: lro_extract, lro_read and lro_search over
 // the files this proxy writes, so that clients without a shell can query
-// them. It sets opts.ExtractTools, so that the descriptors' guidance points
-// to lro_extract.
-func localTools(opts *lro.Options) func(*mcp.Server) error {
+// them, each call within limits. It sets opts.ExtractTools, so that the
+// descriptors' guidance points to lro_extract.
+func localTools(opts *lro.Options, limits extractLimits) func(*mcp.Server) error {
 	opts.ExtractTools = true
 	return func(s *mcp.Server) error {
-		return extract.AddTools(s, &extract.Options{Dir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer, Now: opts.Now})
+		return extract.AddTools(s, &extract.Options{Dir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer, Now: opts.Now,
+			Timeout: limits.timeout, MaxMemoryBytes: limits.maxMemoryBytes})
 	}
 }
 

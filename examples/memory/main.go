@@ -245,7 +245,8 @@ func checkBucket(st *store.Store) error {
 	return nil
 }
 
-// run serves until ctx is done (HTTP) or the client disconnects (stdio).
+// run serves until ctx is done (a signal: the calls in flight are cancelled,
+// and run returns nil) or, over stdio, the client disconnects.
 func run(ctx context.Context, args []string, stderr io.Writer, lookup func(string) (string, bool)) error {
 	a, err := setup(args, stderr, lookup)
 	if err != nil {
@@ -256,6 +257,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		defer a.opts.Store.Close()
 	}
 	s := newServer(a.store, a.opts)
+	s.AddReceivingMiddleware(cancelWith(ctx))
 	where := []any{"output_dir", a.opts.OutputDir}
 	if bucket {
 		where = []any{"storage", "bucket"}
@@ -276,7 +278,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		defer j.Close()
 	}
 	if a.http == "" {
-		return s.Run(ctx, &mcp.StdioTransport{})
+		err := s.Run(ctx, &mcp.StdioTransport{})
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return nil // a signal
+		}
+		return err
 	}
 	if !a.opts.Disabled && !bucket {
 		a.logger.Warn("offloading over HTTP writes files on this host; clients elsewhere cannot read them (disable with ATLATL_PROMPT__OFFLOAD__ENABLED=false, or connect through the local LRO proxy, examples/lro-proxy, which receives full results inline and offloads on the client's machine)")
@@ -289,6 +295,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	// earlier one: HTTP is served statelessly (which the 2026-07-28
 	// protocol requires of streamable HTTP in go-sdk).
 	srv := &http.Server{Handler: newHTTPHandler(s, a.store, a.logger, bucket), ReadHeaderTimeout: 10 * time.Second}
+	// Shutdown waits for the requests in flight, and a session's stream of
+	// server messages (a GET) lasts as long as the session: end the
+	// sessions, whose calls cancelWith has cancelled.
+	srv.RegisterOnShutdown(func() {
+		for ss := range s.Sessions() {
+			ss.Close()
+		}
+	})
 	a.logger.Info("serving HTTP", "mcp", "http://"+ln.Addr().String()+"/mcp", "api", "http://"+ln.Addr().String()+"/v1/memories", "stateless", bucket)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -296,8 +310,37 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// The calls in flight are cancelled and the sessions end: what may
+		// be left is a request that ignores its context, or a connection a
+		// client opened but has sent nothing on yet, which Shutdown would
+		// wait 5 s for. Give them shutdownGrace.
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		return srv.Shutdown(shutdownCtx)
+		if err := srv.Shutdown(shutdownCtx); !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return srv.Close()
+	}
+}
+
+// shutdownGrace is how long the HTTP server lets its last requests finish
+// after a signal, before it closes their connections.
+const shutdownGrace = time.Second
+
+// cancelWith returns a receiving middleware that cancels the context of
+// every request in flight when life is done, so that a signal stops the
+// tool calls at once (an extraction call kills its worker process). go-sdk
+// does not: a request's context ends only with its client's cancellation or
+// the connection, and Server.Run and ServerSession.Close wait for the
+// requests in flight, which would run until their time limits.
+func cancelWith(life context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			stop := context.AfterFunc(life, func() { cancel(context.Cause(life)) })
+			defer stop()
+			return next(ctx, method, req)
+		}
 	}
 }
