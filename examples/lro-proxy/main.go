@@ -73,7 +73,7 @@ receives a descriptor with the file's path, a line schema and ten jq recipes
 instead; the file holds the whole result, exactly as the upstream sent it.
 Everything else passes as it is. The tools lro_extract, lro_read and lro_search
 query the files, for clients without a shell, each call within a time limit
-(-extract-timeout) and its worker process within a memory limit
+(-extract-timeout) and a memory limit
 (-extract-max-memory).
 
 The proxy identifies itself to the upstream as an LRO proxy (capability
@@ -135,7 +135,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	timeout := fs.Duration("connect-timeout", proxy.DefaultConnectTimeout, "give up connecting to the upstream again after this `duration`")
 	maxMessage := fs.Int("max-message", proxy.DefaultMaxMessageBytes, "the largest message, in `bytes`, read from the upstream or the client")
 	extractTimeout := fs.Duration("extract-timeout", extract.DefaultTimeout, "the time limit of one lro_extract, lro_read or lro_search call")
-	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "the `MiB` of memory the worker process of one lro_extract or lro_search call may use")
+	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err

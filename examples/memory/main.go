@@ -135,7 +135,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	extractTools := fs.Bool("extract", false, "also serve lro_extract, lro_read and lro_search, which query offloaded files without a shell; descriptors then point to them")
 	extractTimeout := fs.Duration("extract-timeout", extract.DefaultTimeout, "with -extract: the time limit of one lro_extract, lro_read or lro_search call")
-	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "with -extract: the `MiB` of memory the worker process of one lro_extract or lro_search call may use")
+	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "with -extract: the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
 	storage := fs.String("storage", "", "keep offloaded files in this bucket `URL` (s3://bucket?endpoint=...&region=..., file:///folder), which several replicas share, and serve HTTP statelessly (overrides config and environment)")
 	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder or bucket for expired files this `often` (default 1h)")
@@ -191,6 +191,10 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		opts.Store = st
 	}
 	if opts.Store != nil && opts.Store.Dir() == "" {
+		if opts.OutputDir != "" {
+			opts.Store.Close()
+			return nil, fmt.Errorf("an output folder (flag -output-dir, output_dir or ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR: %q) cannot be combined with a bucket (flag -storage, storage or ATLATL_PROMPT__OFFLOAD__STORAGE): results go to the bucket", opts.OutputDir)
+		}
 		// The client cannot read a bucket: the descriptors point to the
 		// extraction tools, which every replica serves.
 		opts.ExtractTools = true
