@@ -89,3 +89,33 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// CancelWith returns server middleware that cancels the context of every
+// request in flight when life is done, with life's cause.
+//
+// go-sdk v1.8.0 does not: a request's context ends only when its client
+// cancels it or the connection ends, and Server.Run and ServerSession.Close
+// wait for the requests in flight. A server stopped by a signal would then
+// wait for its tool calls to reach their time limits, and an extraction
+// call's worker process would run until then. Install it with the context
+// that a signal cancels:
+//
+//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+//	defer stop()
+//	s.AddReceivingMiddleware(lro.CancelWith(ctx))
+//	err := s.Run(ctx, &mcp.StdioTransport{})
+//
+// Over HTTP, also end the sessions when the http.Server shuts down
+// (RegisterOnShutdown), as their streams of server messages last as long as
+// they do: examples/memory does both.
+func CancelWith(life context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			stop := context.AfterFunc(life, func() { cancel(context.Cause(life)) })
+			defer stop()
+			return next(ctx, method, req)
+		}
+	}
+}

@@ -245,31 +245,17 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	c.opts.Observer = event.Slog(logger)
-	var local *mcp.Server
 	p, err := proxy.New(c.up, &proxy.Options{
-		LRO:             c.opts,
-		Logger:          logger,
-		ConnectTimeout:  c.timeout,
-		MaxMessageBytes: c.maxMessage,
-		RegisterLocalTools: func(s *mcp.Server) error {
-			local = s
-			return localTools(c.opts, c.extract)(s)
-		},
+		LRO:                c.opts,
+		Logger:             logger,
+		ConnectTimeout:     c.timeout,
+		MaxMessageBytes:    c.maxMessage,
+		RegisterLocalTools: localTools(c.opts, c.extract),
 	})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// Run cancelled the calls of the local tools it relayed, and Close
-		// ends their session, but neither waits for them: wait until each
-		// has returned, having killed and waited for its worker process, so
-		// that no worker outlives the proxy (where the system does not kill
-		// it with the proxy, it would run until its time limit).
-		p.Close()
-		for ss := range local.Sessions() {
-			ss.Close()
-		}
-	}()
+	defer p.Close() // after the local calls in flight, and their workers, ended
 	logger.Info("lro proxy serving on stdio",
 		"upstream", c.up.String(),
 		"offload", !c.opts.Disabled,

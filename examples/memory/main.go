@@ -261,7 +261,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		defer a.opts.Store.Close()
 	}
 	s := newServer(a.store, a.opts)
-	s.AddReceivingMiddleware(cancelWith(ctx))
+	s.AddReceivingMiddleware(lro.CancelWith(ctx))
 	where := []any{"output_dir", a.opts.OutputDir}
 	if bucket {
 		where = []any{"storage", "bucket"}
@@ -301,7 +301,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	srv := &http.Server{Handler: newHTTPHandler(s, a.store, a.logger, bucket), ReadHeaderTimeout: 10 * time.Second}
 	// Shutdown waits for the requests in flight, and a session's stream of
 	// server messages (a GET) lasts as long as the session: end the
-	// sessions, whose calls cancelWith has cancelled.
+	// sessions, whose calls lro.CancelWith has cancelled.
 	srv.RegisterOnShutdown(func() {
 		for ss := range s.Sessions() {
 			ss.Close()
@@ -330,21 +330,3 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 // shutdownGrace is how long the HTTP server lets its last requests finish
 // after a signal, before it closes their connections.
 const shutdownGrace = time.Second
-
-// cancelWith returns a receiving middleware that cancels the context of
-// every request in flight when life is done, so that a signal stops the
-// tool calls at once (an extraction call kills its worker process). go-sdk
-// does not: a request's context ends only with its client's cancellation or
-// the connection, and Server.Run and ServerSession.Close wait for the
-// requests in flight, which would run until their time limits.
-func cancelWith(life context.Context) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			ctx, cancel := context.WithCancelCause(ctx)
-			defer cancel(nil)
-			stop := context.AfterFunc(life, func() { cancel(context.Cause(life)) })
-			defer stop()
-			return next(ctx, method, req)
-		}
-	}
-}

@@ -94,6 +94,7 @@ type Proxy struct {
 	base       http.RoundTripper
 
 	local      *mcp.ClientSession // to the server of the local tools; nil for none
+	localEnd   *mcp.ServerSession // the server's end of local
 	localTools [][]byte           // their definitions, as tools/list lists them
 	localNames map[string]bool
 
@@ -181,9 +182,11 @@ func (p *Proxy) startLocal(register func(*mcp.Server) error) error {
 	}
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(ctx, st, nil); err != nil {
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
 		return err
 	}
+	p.localEnd = ss
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lro-proxy", Version: "local"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		return err
@@ -218,14 +221,20 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	return newRelay(p, conn).run(ctx)
 }
 
-// Close stops the janitor and the local tools' server. Sessions of Run end
-// with their clients or contexts. It is safe to call more than once.
+// Close stops the janitor and the local tools' server, once their calls in
+// flight have returned. Sessions of Run end with their clients or contexts
+// (and cancel their local calls). It is safe to call more than once.
 func (p *Proxy) Close() error {
 	if p.janitor != nil {
 		p.janitor.Close()
 	}
 	if p.local != nil {
 		p.local.Close()
+		// Wait for the local calls in flight, which Run cancelled when its
+		// session ended: an extraction call returns once it has killed and
+		// waited for its worker process, which then does not outlive the
+		// proxy on any system.
+		p.localEnd.Close()
 	}
 	return nil
 }
