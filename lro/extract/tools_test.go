@@ -2,9 +2,11 @@ package extract_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -294,6 +296,44 @@ func TestReadStopsAtThreshold(t *testing.T) {
 	texts, isErr = call(t, cs, extract.ToolRead, map[string]any{"file_path": path, "line": 2, "limit": 3})
 	if isErr || len(lines(texts[0])) != 1 || !strings.Contains(texts[1], "Line 2 has") || !strings.HasPrefix(fileLines[1], strings.TrimPrefix(texts[0], "2: ")[:20]) {
 		t.Errorf("%v %q", isErr, texts)
+	}
+}
+
+// TestReadHoldsWhatItShows reads a 16 MB line with a max_chars far above
+// it: the call allocates a small part of the line (it reads at most what
+// the threshold can show, not max_chars), and its note says where to
+// continue, from where the next call goes on.
+func TestReadHoldsWhatItShows(t *testing.T) {
+	dir := t.TempDir()
+	const size = 16 << 20
+	text := strings.Repeat("0123456789", size/10)
+	path := offload(t, dir, "full", []any{text})
+	line := `"` + text + `"`
+	cs := session(t, &extract.Options{Dir: dir})
+	args := map[string]any{"file_path": path, "line": 2, "limit": 1, "max_chars": 1_000_000_000}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	texts, isErr := call(t, cs, extract.ToolRead, args)
+	runtime.ReadMemStats(&after)
+	if isErr || len(texts) != 2 {
+		t.Fatalf("%v %.300q", isErr, texts)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("the call allocated %d bytes to show part of a %d-byte line", alloc, len(line))
+	}
+	shown := strings.TrimSuffix(strings.TrimPrefix(texts[0], "2: "), "\n")
+	if len(shown) == 0 || !strings.HasPrefix(line, shown) {
+		t.Fatalf("shown %.100q, not the start of the line", shown)
+	}
+	next := len(shown)
+	note := fmt.Sprintf("Line 2 has %d characters; characters 0-%d are shown. Continue it with line=2, limit=1, char_offset=%d.", len(line), next, next)
+	if !strings.Contains(texts[1], note) {
+		t.Errorf("note %q lacks %q", texts[1], note)
+	}
+	args["char_offset"] = next
+	texts, isErr = call(t, cs, extract.ToolRead, args)
+	if rest := strings.TrimPrefix(texts[0], "2: "); isErr || !strings.HasPrefix(line[next:], strings.TrimSuffix(rest, "\n")) || len(rest) < 2 {
+		t.Errorf("continued: %v %.100q, want the line from character %d", isErr, texts, next)
 	}
 }
 
