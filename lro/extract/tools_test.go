@@ -467,6 +467,57 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// TestSearchAnswerBounded searches records of every shape for a match
+// that is always shown, as the first: the answer passes the threshold by
+// at most one match, which is a few KB whatever the keys, depth and values
+// of the record.
+func TestSearchAnswerBounded(t *testing.T) {
+	const threshold = 100
+	const slack = 1024 // tokens: one match, at most
+	mega := 1 << 20
+	nest := func(open, close, leaf string, depth int) json.RawMessage {
+		return json.RawMessage(strings.Repeat(open, depth) + leaf + strings.Repeat(close, depth))
+	}
+	tests := []struct {
+		name    string
+		records []any
+		pattern string
+		want    string // in the answer
+	}{
+		{"a 1 MB key", []any{map[string]any{strings.Repeat("k", mega): "needle"}}, "needle", `"path":".[\"kkkk`},
+		{"a 1 MB key of control characters", []any{map[string]any{strings.Repeat("\x01", mega): "needle"}}, "needle", `…`},
+		{"a 1 MB key of wide characters", []any{map[string]any{strings.Repeat("日", mega): "needle"}}, "needle", `日日…`},
+		{"a deep object", []any{nest(`{"k":`, `}`, `"needle"`, 9000)}, "needle", `.k.k….k.k`},
+		{"a deep array", []any{nest(`[`, `]`, `"needle"`, 9000)}, "needle", `[0][0]…[0]`},
+		{"long keys at every level", []any{nest(`{"`+strings.Repeat("k", 5000)+`":`, `}`, `"needle"`, 200)}, "needle", `…`},
+		{"a 1 MB match", []any{strings.Repeat("x", mega)}, "x+", `"snippet":"xxxx`},
+		{"a 1 MB match of wide characters", []any{strings.Repeat("日", mega)}, "日+", `"snippet":"日日`},
+		{"a 1 MB match of control characters", []any{strings.Repeat("\x01", mega)}, "\\x01+", `"snippet":"\u0001`},
+		{"a match amid a 1 MB value", []any{strings.Repeat("x", mega) + "needle" + strings.Repeat("y", mega)}, "needle", `"snippet":"…xxxxx`},
+		{"many large matches", []any{
+			map[string]any{strings.Repeat("k", mega): "needle"}, map[string]any{strings.Repeat("k", mega): "needle"}, strings.Repeat("needle", mega/6),
+		}, "needle", `"line":2`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := offload(t, dir, "full", tt.records)
+			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: threshold})
+			texts, isErr := call(t, cs, extract.ToolSearch, map[string]any{"file_path": path, "pattern": tt.pattern})
+			if isErr || len(texts) != 2 {
+				t.Fatalf("%v %.300q", isErr, texts)
+			}
+			if tokens := estimate.Tokens(texts[0]); tokens > threshold+slack || len(texts[0]) > 8<<10 {
+				t.Errorf("answer of %d bytes, %d tokens, above the threshold (%d) + %d: %.300q", len(texts[0]), tokens, threshold, slack, texts[0])
+			}
+			first := lines(texts[0])[0]
+			if !json.Valid([]byte(first)) || !strings.Contains(first, tt.want) {
+				t.Errorf("first match %.400q lacks %q", first, tt.want)
+			}
+		})
+	}
+}
+
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestOutputLimit: MaxOutputBytes counts what is printed, not the records
