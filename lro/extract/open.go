@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
@@ -24,15 +23,19 @@ func errorf(format string, args ...any) error {
 	return &toolError{fmt.Sprintf(format, args...)}
 }
 
+// testHookOpen, if not nil, is called by openFile between the check of
+// the file named base and its opening: tests replace the file there.
+var testHookOpen func(base string)
+
 // openFile opens the offloaded file r names in the output folder for
 // reading. A file_path must be the absolute path of a file directly in the
 // folder (as a descriptor's file_path is), or the bare name of one; a
 // handle is the bare name. With a Store (a folder here), the name must also
 // be a handle of the Store that has not expired, which the Store checks.
-// The file is opened through an os.Root on the folder, without following a
-// symbolic link and without blocking (a FIFO cannot hang the call), and
-// must be a regular file named like an offloaded file, with a single hard
-// link.
+// The file is opened through an os.Root on the folder, without blocking (a
+// FIFO cannot hang the call); it must be a regular file named like an
+// offloaded file, not a symbolic link, the file it was checked to be when
+// opened, with a single hard link.
 func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) {
 	base, err := c.checkPath(r)
 	if err != nil {
@@ -53,25 +56,36 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 		return nil, "", errorf("%s: cannot open the output folder: %v", r, err)
 	}
 	defer root.Close()
-	if fi, err := root.Lstat(base); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	checked, err := root.Lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", errorf("%s: no such file in the output folder (offloaded files are deleted when their time to live passes)", r)
+	case err != nil:
+		return nil, "", errorf("%s: cannot open: %v", r, err)
+	case checked.Mode()&fs.ModeSymlink != 0:
 		return nil, "", errorf("%s is a symbolic link: only regular files written by the offloader are read", r)
 	}
-	// O_NOFOLLOW refuses a link swapped in after the check above.
+	if testHookOpen != nil {
+		testHookOpen(base)
+	}
 	f, err := root.OpenFile(base, os.O_RDONLY|openFlags, 0)
 	if err != nil {
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, "", errorf("%s: no such file in the output folder (offloaded files are deleted when their time to live passes)", r)
-		case errors.Is(err, syscall.ELOOP):
-			return nil, "", errorf("%s is a symbolic link: only regular files written by the offloader are read", r)
-		default:
-			return nil, "", errorf("%s: cannot open: %v", r, err)
 		}
+		return nil, "", errorf("%s: cannot open: %v", r, err)
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, "", errorf("%s is not a regular file", r)
+	}
+	// os.Root follows a symbolic link that stays in the folder, even
+	// with O_NOFOLLOW (Go 1.26): what was opened must be what was
+	// checked, not a link or another file put in its place since.
+	if !os.SameFile(checked, fi) {
+		f.Close()
+		return nil, "", errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
 	}
 	// A hard link in the folder to a file elsewhere looks like a file of
 	// the folder; the offloader's files have one link (each is written

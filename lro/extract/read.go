@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -13,6 +14,14 @@ import (
 // defaultReadLines is how many lines lro_read reads when the call does not
 // say.
 const defaultReadLines = 20
+
+// maxCharsPerToken bounds the characters of a line lro_read reads in one
+// call, whatever max_chars says: ThresholdTokens x maxCharsPerToken. Four
+// times the heuristic's four characters a token, it leaves room for a
+// tokenizer that counts fewer tokens than the heuristic, while a call
+// holds O(ThresholdTokens) of a line of any length; a line cut shorter
+// than max_chars has a note that says where to continue it.
+const maxCharsPerToken = 16
 
 // read is lro_read.
 func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) {
@@ -39,7 +48,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	maxChars = min(maxChars, c.MaxOutputBytes)
+	maxChars = min(maxChars, c.MaxOutputBytes, c.readableChars())
 
 	var out strings.Builder
 	var notes []string
@@ -107,12 +116,26 @@ func (c *config) headerLine(out *strings.Builder, notes *[]string, used, shown *
 	c.addLine(out, notes, used, shown, 1, cut, total, offset)
 }
 
+// readableChars is the most characters of a line one lro_read call reads:
+// what the threshold can show (see maxCharsPerToken).
+func (c *config) readableChars() int {
+	if c.ThresholdTokens > math.MaxInt/maxCharsPerToken {
+		return math.MaxInt
+	}
+	return c.ThresholdTokens * maxCharsPerToken
+}
+
 // addLine appends line n (already cut to the characters from offset) to
 // out, unless it would pass the threshold after at least one line was
 // shown; the first line shown is cut to fit. It reports whether to stop.
+// It copies text once, into the entry it counts and shows.
 func (c *config) addLine(out *strings.Builder, notes *[]string, used, shown *int, n int, text string, total, offset int) (stop bool) {
-	entry := fmt.Sprintf("%d: %s\n", n, text)
-	t := c.Tokenizer.Tokens([]byte(entry))
+	entry := strconv.AppendInt(nil, int64(n), 10)
+	entry = append(entry, ": "...)
+	prefix := len(entry)
+	entry = append(entry, text...)
+	entry = append(entry, '\n')
+	t := c.Tokenizer.Tokens(entry)
 	if *used+t > c.ThresholdTokens && *shown > 0 {
 		return true
 	}
@@ -120,10 +143,10 @@ func (c *config) addLine(out *strings.Builder, notes *[]string, used, shown *int
 		// One line alone is above the threshold: show what fits.
 		keep := utf8.RuneCountInString(text) * c.ThresholdTokens / max(t, 1)
 		text = text[:runeOffsetString(text, keep)]
-		entry = fmt.Sprintf("%d: %s\n", n, text)
-		t = c.Tokenizer.Tokens([]byte(entry))
+		entry = append(entry[:prefix+len(text)], '\n')
+		t = c.Tokenizer.Tokens(entry)
 	}
-	out.WriteString(entry)
+	out.Write(entry)
 	*used += t
 	*shown++
 	if end := offset + utf8.RuneCountInString(text); end < total {

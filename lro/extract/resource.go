@@ -52,18 +52,22 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			"%s is %d bytes, more than the %d bytes one read may return (MaxOutputBytes): query it with %s, or read it in pieces with %s, with %s=%q",
 			uri, size, limit, ToolExtract, ToolRead, argHandle, handle)}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(c.MaxOutputBytes)+1))
-	if err == nil && int64(len(data)) != r.Size() {
-		err = fmt.Errorf("read %d of its %d bytes", len(data), r.Size())
+	// The object is read into one string of its size, which go-sdk
+	// takes as the text: the only copy of it this function makes.
+	var text strings.Builder
+	text.Grow(int(r.Size()) + 1) // +1: room for a byte past Size, to detect it
+	n, err := io.Copy(&text, io.LimitReader(r, r.Size()+1))
+	if err == nil && n != r.Size() {
+		err = fmt.Errorf("read %d of its %d bytes", n, r.Size())
 	}
 	if err != nil {
 		return nil, c.resourceError(ctx, uri, err)
 	}
 	content := &mcp.ResourceContents{URI: uri, MIMEType: store.ContentType}
-	if utf8.Valid(data) {
-		content.Text = string(data)
+	if s := text.String(); utf8.ValidString(s) {
+		content.Text = s
 	} else {
-		content.Blob = data
+		content.Blob = []byte(s)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{content}}, nil
 }

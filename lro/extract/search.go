@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +26,24 @@ const (
 	// snippetContext is how many characters a snippet keeps on each side of
 	// the match.
 	snippetContext = 80
+	// maxShownMatch is the most characters of the match itself a snippet
+	// shows; a longer match is cut, with "…", and shown without the text
+	// after it.
+	maxShownMatch = 200
+	// maxShownKey is the most characters of an object key a path shows; a
+	// longer key is cut, with "…".
+	maxShownKey = 100
+	// maxShownPath is the most characters of a path a snippet shows: a
+	// longer one (a deep record) keeps its first and last halves, with "…"
+	// between.
+	maxShownPath = 300
 )
+
+// So an entry of lro_search is at most maxShownRecord bytes of record, or
+// a snippet of at most 2 x snippetContext + maxShownMatch characters and
+// a path of at most maxShownPath: a few KB whatever the record, which
+// bounds how far the first match, always shown, takes an answer past the
+// threshold.
 
 // searchRequest is a parsed lro_search call, which a worker runs.
 type searchRequest struct {
@@ -66,11 +82,11 @@ func (c *config) parseSearch(a args) (file ref, req searchRequest, err error) {
 	if !sensitive {
 		pattern = "(?i)" + pattern
 	}
-	// Only parsed here, for the message: the worker compiles it, as the
-	// program of a large pattern can be large.
-	if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
-		return ref{}, req, errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
-	}
+	// Not parsed here: the worker compiles it, and says if it is not a
+	// valid regular expression. Parsing alone can take hundreds of MB and
+	// a fraction of a second (\pL, a class of hundreds of ranges, 20,000
+	// times in a pattern of maxQueryBytes), which the server must not
+	// spend outside the limits of a call.
 	req.Pattern = pattern
 	return file, req, nil
 }
@@ -128,7 +144,7 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame) bool) error {
 	re, err := regexp.Compile(req.Pattern)
 	if err != nil {
-		return errorf("pattern is not a valid regular expression (RE2 syntax): %v", err)
+		return errorf("pattern is not a valid regular expression (RE2 syntax): %s", truncate(err.Error(), maxMessage))
 	}
 	for src.line+1 < req.Start {
 		ok, err := src.skipLine()
@@ -179,13 +195,21 @@ func matchEntry(n int, line []byte, where string, loc []int, text string) []byte
 		return append(b, '}')
 	}
 	from := loc[0] - runeBack(text[:loc[0]], snippetContext)
-	to := loc[1] + runeOffsetString(text[loc[1]:], snippetContext)
+	to := loc[0] + runeOffsetString(text[loc[0]:loc[1]], maxShownMatch)
+	if to == loc[1] {
+		to += runeOffsetString(text[to:], snippetContext)
+	}
 	snippet := text[from:to]
 	if from > 0 {
 		snippet = "…" + snippet
 	}
 	if to < len(text) {
 		snippet += "…"
+	}
+	if i := runeOffsetString(where, maxShownPath/2); i < len(where) {
+		if j := len(where) - runeBack(where[i:], maxShownPath/2); j > i {
+			where = where[:i] + "…" + where[j:]
+		}
 	}
 	b = append(b, `,"path":`...)
 	b = appendString(b, where)
@@ -269,8 +293,12 @@ func scalarText(v any) string {
 	return ""
 }
 
-// pathKey writes an object key as a jq path step: .name, or .["odd name"].
+// pathKey writes an object key as a jq path step: .name, or .["odd name"];
+// a key longer than maxShownKey characters is cut, with "…".
 func pathKey(k string) string {
+	if i := runeOffsetString(k, maxShownKey); i < len(k) {
+		k = k[:i] + "…"
+	}
 	if identifier.MatchString(k) {
 		return "." + k
 	}

@@ -2,6 +2,9 @@ package extract
 
 import (
 	"context"
+	"errors"
+	"io"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -87,5 +90,57 @@ func TestSourceInputLimit(t *testing.T) {
 	defer src.Close()
 	if _, err := src.next(1 << 20); err == nil || !strings.Contains(err.Error(), "MaxInputBytes") {
 		t.Errorf("next = %v, want the input limit", err)
+	}
+}
+
+// endlessLine is a header, then a line that does not end: it cancels its
+// context once it has given after bytes of it, and ends the line at limit
+// bytes so that a read that ignores the cancel still ends.
+type endlessLine struct {
+	header      []byte
+	given       int
+	after       int
+	limit       int
+	cancel      context.CancelFunc
+	headerGiven bool
+}
+
+func (r *endlessLine) Read(p []byte) (int, error) {
+	if !r.headerGiven {
+		r.headerGiven = true
+		return copy(p, r.header), nil
+	}
+	if r.given >= r.limit {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.limit-r.given)
+	for i := range n {
+		p[i] = 'x'
+	}
+	r.given += n
+	if r.given >= r.after {
+		r.cancel()
+	}
+	return n, nil
+}
+
+// TestLineRangeStopsWhileSkipping skips the start of a line to reach a
+// char_offset past it: the line is read in chunks, with the call's time
+// limit (here a cancel) checked between them, so that the read stops soon
+// after the cancel, not at the end of the line.
+func TestLineRangeStopsWhileSkipping(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &endlessLine{header: []byte(`{"type":"lro_header","count":1}` + "\n"), after: 1 << 20, limit: 64 << 20, cancel: cancel}
+	src, err := newSource(ctx, r, io.NopCloser(nil), "endless", math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, ok, err := src.lineRange(math.MaxInt, 10)
+	if !errors.Is(err, context.Canceled) || ok {
+		t.Errorf("lineRange = %v, %v, want the cancel", ok, err)
+	}
+	if r.given > r.after+2*readBuffer {
+		t.Errorf("%d bytes read, %d after the cancel", r.given, r.given-r.after)
 	}
 }

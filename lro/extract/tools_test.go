@@ -2,9 +2,11 @@ package extract_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -297,6 +299,44 @@ func TestReadStopsAtThreshold(t *testing.T) {
 	}
 }
 
+// TestReadHoldsWhatItShows reads a 16 MB line with a max_chars far above
+// it: the call allocates a small part of the line (it reads at most what
+// the threshold can show, not max_chars), and its note says where to
+// continue, from where the next call goes on.
+func TestReadHoldsWhatItShows(t *testing.T) {
+	dir := t.TempDir()
+	const size = 16 << 20
+	text := strings.Repeat("0123456789", size/10)
+	path := offload(t, dir, "full", []any{text})
+	line := `"` + text + `"`
+	cs := session(t, &extract.Options{Dir: dir})
+	args := map[string]any{"file_path": path, "line": 2, "limit": 1, "max_chars": 1_000_000_000}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	texts, isErr := call(t, cs, extract.ToolRead, args)
+	runtime.ReadMemStats(&after)
+	if isErr || len(texts) != 2 {
+		t.Fatalf("%v %.300q", isErr, texts)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("the call allocated %d bytes to show part of a %d-byte line", alloc, len(line))
+	}
+	shown := strings.TrimSuffix(strings.TrimPrefix(texts[0], "2: "), "\n")
+	if len(shown) == 0 || !strings.HasPrefix(line, shown) {
+		t.Fatalf("shown %.100q, not the start of the line", shown)
+	}
+	next := len(shown)
+	note := fmt.Sprintf("Line 2 has %d characters; characters 0-%d are shown. Continue it with line=2, limit=1, char_offset=%d.", len(line), next, next)
+	if !strings.Contains(texts[1], note) {
+		t.Errorf("note %q lacks %q", texts[1], note)
+	}
+	args["char_offset"] = next
+	texts, isErr = call(t, cs, extract.ToolRead, args)
+	if rest := strings.TrimPrefix(texts[0], "2: "); isErr || !strings.HasPrefix(line[next:], strings.TrimSuffix(rest, "\n")) || len(rest) < 2 {
+		t.Errorf("continued: %v %.100q, want the line from character %d", isErr, texts, next)
+	}
+}
+
 // matching returns the line numbers of the records with a string, number or
 // boolean value that re matches: lro_search's rule, computed directly.
 func matching(records []any, re *regexp.Regexp, from int) []string {
@@ -422,6 +462,57 @@ func TestSearch(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.lines, got); diff != "" {
 				t.Errorf("matches (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSearchAnswerBounded searches records of every shape for a match
+// that is always shown, as the first: the answer passes the threshold by
+// at most one match, which is a few KB whatever the keys, depth and values
+// of the record.
+func TestSearchAnswerBounded(t *testing.T) {
+	const threshold = 100
+	const slack = 1024 // tokens: one match, at most
+	mega := 1 << 20
+	nest := func(open, close, leaf string, depth int) json.RawMessage {
+		return json.RawMessage(strings.Repeat(open, depth) + leaf + strings.Repeat(close, depth))
+	}
+	tests := []struct {
+		name    string
+		records []any
+		pattern string
+		want    string // in the answer
+	}{
+		{"a 1 MB key", []any{map[string]any{strings.Repeat("k", mega): "needle"}}, "needle", `"path":".[\"kkkk`},
+		{"a 1 MB key of control characters", []any{map[string]any{strings.Repeat("\x01", mega): "needle"}}, "needle", `…`},
+		{"a 1 MB key of wide characters", []any{map[string]any{strings.Repeat("日", mega): "needle"}}, "needle", `日日…`},
+		{"a deep object", []any{nest(`{"k":`, `}`, `"needle"`, 9000)}, "needle", `.k.k….k.k`},
+		{"a deep array", []any{nest(`[`, `]`, `"needle"`, 9000)}, "needle", `[0][0]…[0]`},
+		{"long keys at every level", []any{nest(`{"`+strings.Repeat("k", 5000)+`":`, `}`, `"needle"`, 200)}, "needle", `…`},
+		{"a 1 MB match", []any{strings.Repeat("x", mega)}, "x+", `"snippet":"xxxx`},
+		{"a 1 MB match of wide characters", []any{strings.Repeat("日", mega)}, "日+", `"snippet":"日日`},
+		{"a 1 MB match of control characters", []any{strings.Repeat("\x01", mega)}, "\\x01+", `"snippet":"\u0001`},
+		{"a match amid a 1 MB value", []any{strings.Repeat("x", mega) + "needle" + strings.Repeat("y", mega)}, "needle", `"snippet":"…xxxxx`},
+		{"many large matches", []any{
+			map[string]any{strings.Repeat("k", mega): "needle"}, map[string]any{strings.Repeat("k", mega): "needle"}, strings.Repeat("needle", mega/6),
+		}, "needle", `"line":2`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := offload(t, dir, "full", tt.records)
+			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: threshold})
+			texts, isErr := call(t, cs, extract.ToolSearch, map[string]any{"file_path": path, "pattern": tt.pattern})
+			if isErr || len(texts) != 2 {
+				t.Fatalf("%v %.300q", isErr, texts)
+			}
+			if tokens := estimate.Tokens(texts[0]); tokens > threshold+slack || len(texts[0]) > 8<<10 {
+				t.Errorf("answer of %d bytes, %d tokens, above the threshold (%d) + %d: %.300q", len(texts[0]), tokens, threshold, slack, texts[0])
+			}
+			first := lines(texts[0])[0]
+			if !json.Valid([]byte(first)) || !strings.Contains(first, tt.want) {
+				t.Errorf("first match %.400q lacks %q", first, tt.want)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -220,9 +221,7 @@ func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
 			if !ok {
 				return nil, typeErr("a string (a regular expression, RE2 syntax)")
 			}
-			if _, err := regexp.Compile(s); err != nil {
-				return nil, errorf("where %q: the value of matches is not a valid regular expression (RE2 syntax): %v", key, err)
-			}
+			// Checked in the worker (checkPatterns), not here.
 			ops = append(ops, [2]any{name, s})
 		case "gt", "gte", "lt", "lte":
 			switch val.(type) {
@@ -260,7 +259,32 @@ func jsonType(v any) string {
 	return "an object"
 }
 
-// whereProgram prepares the program of a where filter.
+// checkPatterns returns a tool error naming the condition of the first
+// value of matches in conds that is not a valid regular expression. It
+// runs in the worker, like the compiling of the patterns by gojq's test
+// after it: parsing a pattern alone can take hundreds of MB and a fraction
+// of a second (\pL, a class of hundreds of ranges, 20,000 times in a
+// pattern of maxQueryBytes), which the server must not spend outside the
+// limits of a call.
+func checkPatterns(conds []byte) error {
+	var cs []whereCond
+	if err := json.Unmarshal(conds, &cs); err != nil {
+		return err
+	}
+	for _, c := range cs {
+		for _, o := range c.O {
+			if re, ok := o[1].(string); ok && o[0] == "matches" {
+				if _, err := syntax.Parse(re, syntax.Perl); err != nil {
+					return errorf("where %q: the value of matches is not a valid regular expression (RE2 syntax): %s", strings.Join(c.P, "."), truncate(err.Error(), maxMessage))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// whereProgram prepares the program of a where filter. It runs in the
+// worker.
 func whereProgram(w *whereFilter) (*program, error) {
 	text := whereRecords
 	switch {
@@ -274,6 +298,9 @@ func whereProgram(w *whereFilter) (*program, error) {
 	q, err := gojq.Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("the where program does not parse: %w", err) // a bug of this package
+	}
+	if err := checkPatterns(w.Conds); err != nil {
+		return nil, err
 	}
 	dec := newDecoder()
 	conds, err := dec.decode(w.Conds)
