@@ -73,10 +73,9 @@ var anyError = []string{""}
 // memory of the server and its workers (/proc), and it wants every call to
 // end within its time limit plus one second, with a tool error naming the
 // limit hit, what every answer shows to fit in the threshold, the server
-// alone to
-// have grown by what the call may hold in it, the process tree by at most
-// the memory limit plus a fixed margin, and no worker left running after
-// the answer. Then the same calls several at once, a mix of them 16 at
+// alone to have grown by what the call may hold in it, the process tree by
+// at most the memory limit plus a fixed margin, and no worker left running
+// after the answer. Then the same calls several at once, a mix of them 16 at
 // once, and an ordinary call after them.
 //
 // Each row has a server of its own: memory one row left to the server's
