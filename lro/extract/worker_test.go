@@ -60,7 +60,7 @@ func TestDied(t *testing.T) {
 	}
 }
 
-// TestThreadExit runs a query that never ends while the host program's
+// TestWorkerThreadExit runs a query that never ends while the host program's
 // goroutines lock their threads and return without unlocking them, so that
 // their threads exit, as a host program may do. Linux sends the parent-death
 // signal of a child when the thread that started it exits, not the process
@@ -68,7 +68,7 @@ func TestDied(t *testing.T) {
 // as soon as that thread happens to be one that exits. The call must run to
 // its time limit and say so, not report a worker killed for its processor
 // time.
-func TestThreadExit(t *testing.T) {
+func TestWorkerThreadExit(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the parent-death signal is Linux's")
 	}
