@@ -7,15 +7,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
@@ -24,6 +28,9 @@ import (
 const (
 	boundTimeout = 2 * time.Second
 	boundMemory  = 128 << 20
+	// boundThreshold is the size threshold, in tokens: every answer fits
+	// in it.
+	boundThreshold = 1600
 	// boundSlack is the time a call may take past its time limit: the
 	// issue's requirement.
 	boundSlack = time.Second
@@ -32,18 +39,49 @@ const (
 	// the Go runtime, the program's text, which the server's RSS counts
 	// too), and the server's buffers for the call.
 	boundMargin = 48 << 20
+	// boundSmall is what the server alone may grow by for calls that hold
+	// O(threshold) of their answer (lro_read, lro_search, and lro_extract
+	// calls that end in an error), however many run at once: its buffers,
+	// and garbage not yet collected.
+	boundSmall = 16 << 20
 )
+
+// A boundedCall is a row of TestBoundedCalls: a call, or n identical
+// calls at once, and what they must end with.
+type boundedCall struct {
+	name  string
+	tool  string
+	args  map[string]any // file_path is the 271-record file unless given
+	want  []string       // the error names one of these; nil: an answer
+	slurp bool
+	// n is how many of the call run at once; 0 means 1.
+	n int
+	// answer marks an lro_extract answer of about MaxOutputBytes: the
+	// server may hold up to MaxMemoryBytes for it while it answers.
+	answer bool
+}
+
+// anyError accepts any tool error: the row is about the bounds, and more
+// than one message is right.
+var anyError = []string{""}
 
 // TestBoundedCalls is the test of issue 13: it builds the example memory
 // server, serves the extraction tools with a time limit of 2 s and a memory
 // limit of 128 MiB, and sends it queries that, unbounded, take minutes or
-// gigabytes in single steps of gojq or of a regular expression. While each
-// call runs it samples the resident memory of the server and its workers
-// (/proc), and it wants every call to end within its time limit plus one
-// second, with a tool error naming the limit hit, the process tree to have
-// grown by at most the memory limit plus a fixed margin, and no worker
-// left running after the answer. Then 16 such calls at once, and an
-// ordinary call after them.
+// gigabytes in single steps of gojq or of a regular expression, in a
+// worker or in the server. While each call runs it samples the resident
+// memory of the server and its workers (/proc), and it wants every call to
+// end within its time limit plus one second, with a tool error naming the
+// limit hit, what every answer shows to fit in the threshold, the server
+// alone to have grown by what the call may hold in it, the process tree by
+// at most the memory limit plus a fixed margin, and no worker left running
+// after the answer. Then the same calls several at once, a mix of them 16 at
+// once, and an ordinary call after them.
+//
+// Each row has a server of its own: memory one row left to the server's
+// heap neither hides nor counts against another's, and a server that
+// breaks its bound by far is killed without taking the rest of the test
+// (or the machine) with it.
 func TestBoundedCalls(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the memory bound is enforced, and /proc read, on Linux")
@@ -53,146 +91,254 @@ func TestBoundedCalls(t *testing.T) {
 	file := offload(t, dir, "full", memories(271, "full"))
 	// A record holding a 15 MB string, for lro_search and lro_read.
 	huge := offload(t, dir, "full", []any{map[string]any{"id": "h", "text": strings.Repeat("x", 15_000_000)}})
+	// A record whose key is 1 MB long: lro_search names the path of a
+	// match.
+	longKey := offload(t, dir, "full", []any{map[string]any{"id": "k", strings.Repeat("k", 1<<20): "needle"}})
+	maxOutput := probeMaxOutput(t, startBounded(t, bin, dir, file), file)
+	// A record longer than MaxOutputBytes: lro_read shows a line in
+	// pieces, whatever max_chars says.
+	long := offload(t, dir, "full", []any{map[string]any{"id": "l", "text": strings.Repeat("x", maxOutput+1<<20)}})
+	// Just under MaxOutputBytes, with room for quotes and a newline.
+	under := maxOutput - 1024
 
-	cmd := exec.Command(bin, "-extract", "-records", "10", "-output-dir", dir,
+	memory, timed := "MaxMemoryBytes", "time limit"
+	hugeRegexp := strings.Repeat(`\pL{1000}`, 3000)
+	tests := []boundedCall{
+		// The rows of the issue.
+		{name: "repeat and split", tool: extract.ToolExtract, args: map[string]any{"query": `("x" * 200000000) | split("") | length`}, want: []string{memory, timed}, slurp: true},
+		{name: "repeat and explode", tool: extract.ToolExtract, args: map[string]any{"query": `("x" * 200000000) | explode | length`}, want: []string{memory, timed}, slurp: true},
+		{name: "match of the empty string", tool: extract.ToolExtract, args: map[string]any{"query": `[("x" * 100000000) | match(""; "g")] | length`}, want: []string{memory, timed}, slurp: true},
+		{name: "string doubled 31 times", tool: extract.ToolExtract, args: map[string]any{"query": `reduce range(31) as $i ("x"; . + .)`}, want: []string{memory, timed}, slurp: true},
+		{name: "backtracking-prone regular expression", tool: extract.ToolExtract, args: map[string]any{"query": `("a" * 1e8) | test("(a|aa)*b")`}, want: []string{memory, timed}, slurp: true},
+		{name: "del on a shared value", tool: extract.ToolExtract, args: map[string]any{"query": `reduce range(40) as $i (0; [., .]) | del(.[0]) | length`}, want: []string{memory, timed}, slurp: true},
+		{name: "recursion that builds a value", tool: extract.ToolExtract, args: map[string]any{"query": `def f: [f]; f`}, want: []string{memory, timed}, slurp: true},
+		{name: "search with a huge regular expression", tool: extract.ToolSearch, args: map[string]any{"file_path": huge, "pattern": `[a-z]{1000}[a-z]{1000}b`}, want: []string{memory, timed}},
+		// More.
+		{name: "loop in constant memory", tool: extract.ToolExtract, args: map[string]any{"query": `def f: f; f`}, want: []string{timed}},
+		{name: "2 GB string in one step", tool: extract.ToolExtract, args: map[string]any{"query": `"xx" * 1e9`}, want: []string{memory, timed}},
+		{name: "8.6 GB array in one step", tool: extract.ToolExtract, args: map[string]any{"query": `null | .[536870911] = 1`}, want: []string{memory, timed}},
+		{name: "deep value encoded", tool: extract.ToolExtract, args: map[string]any{"query": `reduce range(1e7) as $i (null; [.]) | tojson`}, want: []string{memory, timed}},
+		{name: "a billion-element array grouped", tool: extract.ToolExtract, args: map[string]any{"query": `[limit(1e9; repeat(1))] | group_by(.)`}, want: []string{memory, timed}},
+		{name: "2^64-node shared value encoded", tool: extract.ToolExtract, args: map[string]any{"query": `reduce range(64) as $i (0; [., .]) | tostring`}, want: []string{memory, timed}},
+		{name: "gsub doubling", tool: extract.ToolExtract, args: map[string]any{"query": `"x" * 1e8 | gsub("x"; "yy") | length`}, want: []string{memory, timed}},
+		{name: "scan of every character", tool: extract.ToolExtract, args: map[string]any{"query": `"x" * 1e8 | [scan("x")] | length`}, want: []string{memory, timed}},
+		{name: "all records held forever", tool: extract.ToolExtract, args: map[string]any{"query": `. as $all | repeat($all) | empty`}, want: []string{timed}, slurp: true},
+		{name: "huge record slurped and copied", tool: extract.ToolExtract, args: map[string]any{"file_path": huge, "query": `[.[0].text * 100] | length`}, want: []string{memory, timed}, slurp: true},
+		{name: "read of a 15 MB line", tool: extract.ToolRead, args: map[string]any{"file_path": huge, "line": 2, "char_offset": 14_000_000, "max_chars": 100_000_000}},
+		// Work the server does itself: reading lines, checking where
+		// filters, answering.
+		{name: "read of a line longer than MaxOutputBytes", tool: extract.ToolRead, args: map[string]any{"file_path": long, "line": 2, "char_offset": 0, "max_chars": 1_000_000_000}},
+		{name: "read of a line longer than MaxOutputBytes, 16 at once", tool: extract.ToolRead, args: map[string]any{"file_path": long, "line": 2, "char_offset": 0, "max_chars": 1_000_000_000}, n: 16},
+		{name: "where with a huge regular expression", tool: extract.ToolExtract, args: map[string]any{"where": map[string]any{"title": map[string]any{"matches": hugeRegexp}}}, want: anyError},
+		{name: "where with a huge regular expression, 16 at once", tool: extract.ToolExtract, args: map[string]any{"where": map[string]any{"title": map[string]any{"matches": hugeRegexp}}}, want: anyError, n: 16},
+		{name: "search of a record with a 1 MB key", tool: extract.ToolSearch, args: map[string]any{"file_path": longKey, "pattern": "needle"}},
+		// Raw strings are quoted again when the answer is offloaded, and
+		// json.Marshal writes < as \u003c: six bytes for one.
+		{name: "raw answer of MaxOutputBytes", tool: extract.ToolExtract, args: map[string]any{"query": fmt.Sprintf(`"<" * %d`, under), "raw": true}, slurp: true, answer: true},
+		{name: "raw answer of MaxOutputBytes, 8 at once", tool: extract.ToolExtract, args: map[string]any{"query": fmt.Sprintf(`"<" * %d`, under), "raw": true}, slurp: true, answer: true, n: 8},
+		{name: "JSON answer of MaxOutputBytes", tool: extract.ToolExtract, args: map[string]any{"query": fmt.Sprintf(`"<" * %d`, under)}, slurp: true, answer: true},
+		{name: "JSON answer of MaxOutputBytes, 8 at once", tool: extract.ToolExtract, args: map[string]any{"query": fmt.Sprintf(`"<" * %d`, under)}, slurp: true, answer: true, n: 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := make([]boundedCall, max(tt.n, 1))
+			for i := range calls {
+				calls[i] = tt
+			}
+			runBounded(t, startBounded(t, bin, dir, file), file, calls)
+		})
+	}
+
+	t.Run("cancelled call", func(t *testing.T) {
+		srv := startBounded(t, bin, dir, file)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			_, err := srv.cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: map[string]any{"file_path": file, "query": `def f: f; f`}})
+			done <- err
+		}()
+		// Cancel once the worker runs, within the time limit.
+		deadline := time.Now().Add(boundTimeout)
+		for len(workers(srv.pid)) == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if len(workers(srv.pid)) == 0 {
+			t.Fatalf("no worker started within %v", boundTimeout)
+		}
+		cancel()
+		if err := <-done; err == nil {
+			t.Fatal("the cancelled call answered")
+		}
+		// The server kills the worker as soon as it hears of the
+		// cancellation.
+		deadline = time.Now().Add(boundSlack)
+		for len(children(srv.pid)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if kids := children(srv.pid); len(kids) > 0 {
+			t.Errorf("workers %v still running %v after the call was cancelled", kids, boundSlack)
+		}
+	})
+
+	t.Run("16 at once, mixed", func(t *testing.T) {
+		mix := []string{"recursion that builds a value", "repeat and split", "loop in constant memory", "string doubled 31 times",
+			"read of a line longer than MaxOutputBytes", "search with a huge regular expression", "search of a record with a 1 MB key", "where with a huge regular expression"}
+		byName := map[string]boundedCall{}
+		for _, tt := range tests {
+			byName[tt.name] = tt
+		}
+		var calls []boundedCall
+		for i := range 16 {
+			c, ok := byName[mix[i%len(mix)]]
+			if !ok {
+				t.Fatalf("no row %q", mix[i%len(mix)])
+			}
+			calls = append(calls, c)
+		}
+		runBounded(t, startBounded(t, bin, dir, file), file, calls)
+	})
+}
+
+// boundedServer is a server of TestBoundedCalls and its client.
+type boundedServer struct {
+	cs  *mcp.ClientSession
+	pid int
+}
+
+// startBounded starts the example server with the limits of the test,
+// over stdio, and warms it up with an ordinary call on file.
+func startBounded(t *testing.T, bin, dir, file string) *boundedServer {
+	t.Helper()
+	cmd := exec.Command(bin, "-extract", "-records", "10", "-output-dir", dir, "-threshold", strconv.Itoa(boundThreshold),
 		"-extract-timeout", boundTimeout.String(), "-extract-max-memory", strconv.Itoa(boundMemory>>20))
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bounded", Version: "1.0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	server := cmd.Process.Pid
-	ordinary := func(t *testing.T) {
-		t.Helper()
-		start := time.Now()
-		texts, isErr := callCtx(t, context.Background(), cs, extract.ToolExtract, map[string]any{"file_path": file, "recipe": 6})
-		if isErr || !strings.Contains(texts[0], `"namespace":"_semantic"`) {
-			t.Fatalf("ordinary call: %v %q", isErr, texts)
-		}
-		if d := time.Since(start); d > boundTimeout {
-			t.Errorf("ordinary call took %v", d)
-		}
-	}
-	// Warm up (the server's own memory settles), then measure the server
-	// alone: no worker runs between calls.
-	ordinary(t)
-	base := status(server, "VmRSS:")
+	srv := &boundedServer{cs, cmd.Process.Pid}
+	srv.ordinary(t, file)
+	return srv
+}
 
-	memory, timed := "MaxMemoryBytes", "time limit"
-	tests := []struct {
-		name  string
-		tool  string
-		args  map[string]any
-		want  []string // the error names one of these; nil: an answer
-		slurp bool
-	}{
-		// The rows of the issue.
-		{"repeat and split", extract.ToolExtract, map[string]any{"query": `("x" * 200000000) | split("") | length`}, []string{memory, timed}, true},
-		{"repeat and explode", extract.ToolExtract, map[string]any{"query": `("x" * 200000000) | explode | length`}, []string{memory, timed}, true},
-		{"match of the empty string", extract.ToolExtract, map[string]any{"query": `[("x" * 100000000) | match(""; "g")] | length`}, []string{memory, timed}, true},
-		{"string doubled 31 times", extract.ToolExtract, map[string]any{"query": `reduce range(31) as $i ("x"; . + .)`}, []string{memory, timed}, true},
-		{"backtracking-prone regular expression", extract.ToolExtract, map[string]any{"query": `("a" * 1e8) | test("(a|aa)*b")`}, []string{memory, timed}, true},
-		{"del on a shared value", extract.ToolExtract, map[string]any{"query": `reduce range(40) as $i (0; [., .]) | del(.[0]) | length`}, []string{memory, timed}, true},
-		{"recursion that builds a value", extract.ToolExtract, map[string]any{"query": `def f: [f]; f`}, []string{memory, timed}, true},
-		{"search with a huge regular expression", extract.ToolSearch, map[string]any{"file_path": huge, "pattern": `[a-z]{1000}[a-z]{1000}b`}, []string{memory, timed}, false},
-		// More.
-		{"loop in constant memory", extract.ToolExtract, map[string]any{"query": `def f: f; f`}, []string{timed}, false},
-		{"2 GB string in one step", extract.ToolExtract, map[string]any{"query": `"xx" * 1e9`}, []string{memory, timed}, false},
-		{"8.6 GB array in one step", extract.ToolExtract, map[string]any{"query": `null | .[536870911] = 1`}, []string{memory, timed}, false},
-		{"deep value encoded", extract.ToolExtract, map[string]any{"query": `reduce range(1e7) as $i (null; [.]) | tojson`}, []string{memory, timed}, false},
-		{"a billion-element array grouped", extract.ToolExtract, map[string]any{"query": `[limit(1e9; repeat(1))] | group_by(.)`}, []string{memory, timed}, false},
-		{"2^64-node shared value encoded", extract.ToolExtract, map[string]any{"query": `reduce range(64) as $i (0; [., .]) | tostring`}, []string{memory, timed}, false},
-		{"gsub doubling", extract.ToolExtract, map[string]any{"query": `"x" * 1e8 | gsub("x"; "yy") | length`}, []string{memory, timed}, false},
-		{"scan of every character", extract.ToolExtract, map[string]any{"query": `"x" * 1e8 | [scan("x")] | length`}, []string{memory, timed}, false},
-		{"all records held forever", extract.ToolExtract, map[string]any{"query": `. as $all | repeat($all) | empty`}, []string{timed}, true},
-		{"huge record slurped and copied", extract.ToolExtract, map[string]any{"file_path": huge, "query": `[.[0].text * 100] | length`}, []string{memory, timed}, true},
-		{"read of a 15 MB line", extract.ToolRead, map[string]any{"file_path": huge, "line": 2, "char_offset": 14_000_000, "max_chars": 100_000_000}, nil, false},
+// ordinary makes an ordinary call, which must answer normally.
+func (srv *boundedServer) ordinary(t *testing.T, file string) {
+	t.Helper()
+	start := time.Now()
+	texts, isErr := callCtx(t, context.Background(), srv.cs, extract.ToolExtract, map[string]any{"file_path": file, "recipe": 6})
+	if isErr || len(texts) == 0 || !strings.Contains(texts[0], `"namespace":"_semantic"`) {
+		t.Fatalf("ordinary call: %v %.300q", isErr, texts)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			args := map[string]any{"file_path": file}
-			for k, v := range tt.args {
-				args[k] = v
-			}
-			if tt.slurp {
-				args["slurp"] = true
-			}
-			var texts []string
-			var isErr bool
-			elapsed, peak := measure(server, func() { texts, isErr = callCtx(t, context.Background(), cs, tt.tool, args) })
-			text := strings.Join(texts, "\n")
-			t.Logf("%v, +%d MiB: %.150q", elapsed.Round(time.Millisecond), (peak-base)>>20, text)
-			if tt.want == nil && isErr {
-				t.Errorf("%s: error %q", tt.tool, truncated(text))
-			}
-			if tt.want != nil && (!isErr || !containsAny(text, tt.want)) {
-				t.Errorf("%s: %v %q, want a tool error naming one of %q", tt.tool, isErr, truncated(text), tt.want)
-			}
-			if elapsed > boundTimeout+boundSlack {
-				t.Errorf("took %v, more than the time limit %v plus %v", elapsed, boundTimeout, boundSlack)
-			}
-			if grown := peak - base; grown > boundMemory+boundMargin {
-				t.Errorf("the server and its workers grew by %d MiB, more than the limit %d MiB plus %d MiB", grown>>20, boundMemory>>20, boundMargin>>20)
-			}
-			if kids := children(server); len(kids) > 0 {
-				t.Errorf("workers %v still running after the answer", kids)
-			}
-		})
+	if d := time.Since(start); d > boundTimeout {
+		t.Errorf("ordinary call took %v", d)
 	}
+}
 
-	t.Run("cancelled call", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: map[string]any{"file_path": file, "query": `def f: f; f`}})
-		if err == nil {
-			t.Fatal("the cancelled call answered")
+// probeMaxOutput returns the server's MaxOutputBytes, which the example
+// server derives from its other limits, from the error of a query whose
+// output passes it. A worker must be able to hold that much output within
+// its memory limit; if it cannot, the test fails, and the other rows run
+// with an eighth of the memory limit, which a worker can hold.
+func probeMaxOutput(t *testing.T, srv *boundedServer, file string) int {
+	t.Helper()
+	texts, isErr := callCtx(t, context.Background(), srv.cs, extract.ToolExtract, map[string]any{"file_path": file, "query": `range(1e9) | "x" * 4000`, "raw": true})
+	text := strings.Join(texts, "\n")
+	m := regexp.MustCompile(`passed (\d+) bytes .*\(MaxOutputBytes\)`).FindStringSubmatch(text)
+	if !isErr || m == nil {
+		t.Errorf("probing MaxOutputBytes with an output that passes it: %v %.300q; want the error of MaxOutputBytes, which a worker must reach within its %d MiB", isErr, text, boundMemory>>20)
+		return boundMemory / 8
+	}
+	n, _ := strconv.Atoi(m[1])
+	t.Logf("MaxOutputBytes is %d MiB", n>>20)
+	return n
+}
+
+// runBounded makes calls at once and checks each's answer and time, and
+// the memory of srv and its workers while they run.
+func runBounded(t *testing.T, srv *boundedServer, file string, calls []boundedCall) {
+	t.Helper()
+	// What the server may hold for the calls' answers, and how many
+	// workers they run, at most Workers at once.
+	var held int64
+	withWorkers := 0
+	for _, c := range calls {
+		if c.answer {
+			held += boundMemory
 		}
-		// The server kills the worker as soon as it hears of the
-		// cancellation.
-		deadline := time.Now().Add(boundSlack)
-		for len(children(server)) > 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		if c.tool != extract.ToolRead {
+			withWorkers++
 		}
-		if kids := children(server); len(kids) > 0 {
-			t.Errorf("workers %v still running %v after the call was cancelled", kids, boundSlack)
+	}
+	serverBound := held + boundSmall
+	totalBound := held + int64(max(1, min(withWorkers, extract.DefaultWorkers)))*(boundMemory+boundMargin)
+	base := status(srv.pid, "VmRSS:")
+
+	var mu sync.Mutex
+	var failures []string
+	killAt := base + 2*totalBound
+	elapsed, serverPeak, totalPeak := measure(srv.pid, killAt, func() {
+		var wg sync.WaitGroup
+		for _, c := range calls {
+			wg.Go(func() {
+				args := map[string]any{"file_path": file}
+				for k, v := range c.args {
+					args[k] = v
+				}
+				if c.slurp {
+					args["slurp"] = true
+				}
+				start := time.Now()
+				texts, isErr := callCtx(t, context.Background(), srv.cs, c.tool, args)
+				d := time.Since(start)
+				text := strings.Join(texts, "\n")
+				mu.Lock()
+				defer mu.Unlock()
+				fail := func(format string, a ...any) {
+					failures = append(failures, fmt.Sprintf("%s: ", c.name)+fmt.Sprintf(format, a...))
+				}
+				want := c.want
+				if len(calls) > 1 {
+					// A call may wait for a worker in vain.
+					want = append(slices.Clip(want), "time limit")
+				}
+				switch {
+				case c.want == nil && !isErr:
+				case isErr && containsAny(text, want):
+				case c.want == nil:
+					fail("%s: error %q", c.tool, truncated(text))
+				default:
+					fail("%s: %v %q, want a tool error naming one of %q", c.tool, isErr, truncated(text), want)
+				}
+				// What the answer shows, before its notes, fits in the
+				// threshold.
+				if len(texts) > 0 && estimate.Tokens(texts[0]) > boundThreshold {
+					fail("the answer shows %d tokens, more than the threshold %d", estimate.Tokens(texts[0]), boundThreshold)
+				}
+				if d > boundTimeout+boundSlack {
+					fail("took %v, more than the time limit %v plus %v", d, boundTimeout, boundSlack)
+				}
+			})
 		}
+		wg.Wait()
 	})
-
-	t.Run("16 at once", func(t *testing.T) {
-		queries := []string{`def f: [f]; f`, `("x" * 200000000) | split("") | length`, `def f: f; f`, `reduce range(31) as $i ("x"; . + .)`}
-		var mu sync.Mutex
-		var failures []string
-		elapsed, peak := measure(server, func() {
-			var wg sync.WaitGroup
-			for i := range 16 {
-				wg.Go(func() {
-					start := time.Now()
-					q := queries[i%len(queries)]
-					texts, isErr := callCtx(t, context.Background(), cs, extract.ToolExtract, map[string]any{"file_path": file, "query": q, "slurp": true})
-					d := time.Since(start)
-					mu.Lock()
-					defer mu.Unlock()
-					if !isErr || !containsAny(strings.Join(texts, "\n"), []string{memory, timed}) {
-						failures = append(failures, fmt.Sprintf("%s: %v %.200q", q, isErr, texts))
-					}
-					if d > boundTimeout+boundSlack {
-						failures = append(failures, fmt.Sprintf("%s took %v", q, d))
-					}
-				})
-			}
-			wg.Wait()
-		})
-		for _, f := range failures {
-			t.Error(f)
-		}
-		// At most DefaultWorkers run at once, each within its limit.
-		limit := int64(extract.DefaultWorkers) * (boundMemory + boundMargin)
-		t.Logf("%v, +%d MiB", elapsed.Round(time.Millisecond), (peak-base)>>20)
-		if grown := peak - base; grown > limit {
-			t.Errorf("16 calls at once grew the server and its workers by %d MiB, more than %d MiB", grown>>20, limit>>20)
-		}
-		ordinary(t)
-	})
+	for _, f := range failures {
+		t.Error(f)
+	}
+	t.Logf("%d call(s): %v, server +%d MiB, with its workers +%d MiB", len(calls), elapsed.Round(time.Millisecond), (serverPeak-base)>>20, (totalPeak-base)>>20)
+	if grown := serverPeak - base; grown > serverBound {
+		t.Errorf("the server grew by %d MiB, more than the %d MiB it may hold for these calls", grown>>20, serverBound>>20)
+	}
+	if grown := totalPeak - base; grown > totalBound {
+		t.Errorf("the server and its workers grew by %d MiB, more than the %d MiB limit of their workers (%d MiB each, plus %d MiB) and what the server may hold", grown>>20, totalBound>>20, boundMemory>>20, boundMargin>>20)
+	}
+	if totalPeak > killAt {
+		t.Fatalf("killed the server at +%d MiB, twice its bound, so as not to exhaust the machine", (totalPeak-base)>>20)
+	}
+	if kids := children(srv.pid); len(kids) > 0 {
+		t.Errorf("workers %v still running after the answer", kids)
+	}
+	srv.ordinary(t, file)
 }
 
 func containsAny(s string, subs []string) bool {
@@ -233,36 +379,36 @@ func buildServer(t *testing.T) string {
 	return bin
 }
 
-// measure runs f and returns how long it took and the peak of the resident
-// memory of the server and its workers while it ran, sampled every 5 ms. A
-// worker's peak is its high-water mark (VmHWM), which the kernel keeps, so
-// a peak between two samples counts.
-func measure(server int, f func()) (time.Duration, int64) {
+// measure runs f and returns how long it took and the peaks of the
+// resident memory of the server, alone and with its workers, while it ran,
+// sampled every 5 ms. A worker's peak is its high-water mark (VmHWM),
+// which the kernel keeps, so a peak between two samples counts. When they
+// hold more than kill bytes in all, it kills the server (its workers die with it), so that a server
+// that breaks its bound fails the test rather than the machine.
+func measure(server int, kill int64, f func()) (elapsed time.Duration, serverPeak, totalPeak int64) {
 	done := make(chan struct{})
-	peakc := make(chan int64)
+	peaks := make(chan [2]int64)
 	go func() {
 		hwm := map[int]int64{}
-		var peak int64
+		var serverPeak, totalPeak int64
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			rss := status(server, "VmRSS:")
-			for _, kid := range children(server) {
-				// Between fork and exec a child shares the server's
-				// memory, and its figures are the server's: count it
-				// once it runs as a worker.
-				if env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", kid)); bytes.Contains(env, []byte("LRO_EXTRACT_WORKER=1")) {
-					hwm[kid] = max(hwm[kid], status(kid, "VmHWM:"))
-				}
+			for _, kid := range workers(server) {
+				hwm[kid] = max(hwm[kid], status(kid, "VmHWM:"))
 			}
 			live := rss
 			for _, h := range hwm {
 				live += h
 			}
-			peak = max(peak, live)
+			serverPeak, totalPeak = max(serverPeak, rss), max(totalPeak, live)
+			if live > kill {
+				syscall.Kill(server, syscall.SIGKILL)
+			}
 			select {
 			case <-done:
-				peakc <- peak
+				peaks <- [2]int64{serverPeak, totalPeak}
 				return
 			case <-tick.C:
 			}
@@ -277,9 +423,23 @@ func measure(server int, f func()) (time.Duration, int64) {
 	}()
 	start := time.Now()
 	f()
-	elapsed := time.Since(start)
+	elapsed = time.Since(start)
 	close(done)
-	return elapsed, <-peakc
+	p := <-peaks
+	return elapsed, p[0], p[1]
+}
+
+// workers returns the children of the server that run as workers. Between
+// fork and exec a child shares the server's memory, and its figures are
+// the server's: it counts once it runs as a worker.
+func workers(server int) []int {
+	var ws []int
+	for _, kid := range children(server) {
+		if env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", kid)); bytes.Contains(env, []byte("LRO_EXTRACT_WORKER=1")) {
+			ws = append(ws, kid)
+		}
+	}
+	return ws
 }
 
 func containsInt(s []int, v int) bool {

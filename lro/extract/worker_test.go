@@ -2,10 +2,13 @@ package extract
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,26 +66,86 @@ func TestDied(t *testing.T) {
 	}
 }
 
+// TestWorkerThreadExit runs a query that never ends while the host program's
+// goroutines lock their threads and return without unlocking them, so that
+// their threads exit, as a host program may do. Linux sends the parent-death
+// signal of a child when the thread that started it exits, not the process
+// (golang/go#27505): a worker started with it is killed within milliseconds
+// as soon as that thread happens to be one that exits. The call must run to
+// its time limit and say so, not report a worker killed for its processor
+// time.
+func TestWorkerThreadExit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	const timeout = 2 * time.Second
+	dir := t.TempDir()
+	path := smallFile(t, dir, 1)
+	c, err := newConfig(&Options{Dir: dir, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]any{argFilePath: path, argQuery: "def f: f; f"})
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: ToolExtract, Arguments: args}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var exits sync.WaitGroup
+			for range 4 {
+				exits.Go(func() {
+					runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+				})
+			}
+			exits.Wait()
+		}
+	})
+	res, err := c.handler(ToolExtract, c.extract)(context.Background(), req)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if want := fmt.Sprintf("stopped after %v, the time limit", timeout); !res.IsError || !strings.Contains(text, want) {
+		t.Errorf("%v %q, want a tool error containing %q", res.IsError, text, want)
+	}
+}
+
+// smallFile writes an offloaded file of n records in dir and returns its
+// path.
+func smallFile(t testing.TB, dir string, n int) string {
+	t.Helper()
+	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.WriteHeader(jsonl.Header{Operation: "recall", Count: n, SchemaVersion: "1.0", EstimatedTokens: 1, Detail: "light"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := w.WriteValue(map[string]any{"id": fmt.Sprint(i), "title": "t", "namespace": "n", "memory_type": "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Path()
+}
+
 // BenchmarkWorker measures what a worker process costs one call: a small
 // recipe (recipe 4 over 20 records) evaluated in process and in a worker,
 // side by side. Report the ratio worker/in-process.
 func BenchmarkWorker(b *testing.B) {
 	dir := b.TempDir()
-	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := w.WriteHeader(jsonl.Header{Operation: "recall", Count: 20, SchemaVersion: "1.0", EstimatedTokens: 1, Detail: "light"}); err != nil {
-		b.Fatal(err)
-	}
-	for i := range 20 {
-		if err := w.WriteValue(map[string]any{"id": fmt.Sprint(i), "title": "t", "namespace": "n", "memory_type": "m"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := w.Commit(); err != nil {
-		b.Fatal(err)
-	}
+	path := smallFile(b, dir, 20)
 	c, err := newConfig(&Options{Dir: dir})
 	if err != nil {
 		b.Fatal(err)
@@ -92,7 +155,7 @@ func BenchmarkWorker(b *testing.B) {
 	b.Run("in-process", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			src, err := c.openSource(ctx, ref{argFilePath, w.Path()})
+			src, err := c.openSource(ctx, ref{argFilePath, path})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -106,7 +169,7 @@ func BenchmarkWorker(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var n int
-			err := c.withSource(ctx, ref{argFilePath, w.Path()}, func(ctx context.Context, src *source) error {
+			err := c.withSource(ctx, ref{argFilePath, path}, func(ctx context.Context, src *source) error {
 				return c.inWorker(ctx, src, &job{Tool: ToolExtract, Extract: req}, func(fr *frame) bool {
 					n = len(fr.Results.Spans)
 					return false
