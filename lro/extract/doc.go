@@ -93,11 +93,13 @@
 //
 // Without a Store, the tools read only files named like offloaded files
 // ({prefix}-{operation}-{ULID}.jsonl) directly in the output folder (with
-// a folder Store, only its handles): the path is checked by name
-// and the file is opened through an [os.Root] on the folder without following
-// symbolic links, so relative paths, "..", links that point out, NUL bytes
-// and folders are refused with a tool error that says why; so is a file with
-// more than one hard link (a link in the folder to a file elsewhere).
+// a folder Store, only its handles): the path is checked by name (an
+// absolute path in the folder, or a bare file name, read as a file of the
+// folder) and the file is opened through an [os.Root] on the folder, so
+// relative paths with a folder in them, "..", symbolic links (also one
+// swapped in between the check and the opening), NUL bytes and folders are
+// refused with a tool error that says why; so is a file with more than one
+// hard link (a link in the folder to a file elsewhere).
 //
 // # Bounds
 //
@@ -145,7 +147,10 @@
 // server answers the next call normally. lro_read runs in the server,
 // outside the Workers slots: it reads one line at a time in pieces of
 // 64 KiB, checks the time limit between them and holds at most what the
-// threshold lets it show.
+// threshold lets it show of a line (16 characters a token), whatever
+// max_chars. A read of lro://results/{handle} holds the object in its slot;
+// go-sdk then encodes the answer, after the slot is given back, in about
+// four to six times its size.
 //
 // Queries run with an empty environment (env and $ENV are empty), and the
 // functions of the jq command that reach outside (input_filename, debug,

@@ -70,7 +70,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 			}
 		}
 		for ; shown < limit; n++ {
-			if used >= c.ThresholdTokens {
+			if shown > 0 && used >= c.readBudget() {
 				next = n
 				return nil
 			}
@@ -99,9 +99,9 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 		return textResult(fmt.Sprintf("No lines: line %d is past the end of the file.", first)), nil
 	}
 	last := first + shown - 1
-	summary := fmt.Sprintf("Lines %d-%d of %d shown (line 1 is the header; records start at line 2).", first, last, total)
+	summary := fmt.Sprintf(readSummary, first, last, total)
 	if next > 0 && next <= total {
-		summary += fmt.Sprintf(" Continue with %s=%d.", argLine, next)
+		summary += fmt.Sprintf(readContinue, argLine, next)
 	}
 	notes = append([]string{summary}, notes...)
 	return textResult(out.String(), strings.Join(notes, "\n")), nil
@@ -125,35 +125,69 @@ func (c *config) readableChars() int {
 	return c.ThresholdTokens * maxCharsPerToken
 }
 
+// minReadChars is the least lro_read shows of a line it cuts, whatever the
+// threshold.
+const minReadChars = 16
+
+// The summary of an lro_read answer, and what it adds when lines are left.
+const (
+	readSummary  = "Lines %d-%d of %d shown (line 1 is the header; records start at line 2)."
+	readContinue = " Continue with %s=%d."
+)
+
+// readBudget is the tokens an lro_read answer may give its lines and their
+// notes: the threshold, less the longest summary, or half the threshold if
+// that is more (a threshold of a few dozen tokens).
+func (c *config) readBudget() int {
+	summary := fmt.Sprintf(readSummary+readContinue, math.MaxInt, math.MaxInt, math.MaxInt, argLine, math.MaxInt)
+	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(summary)), c.ThresholdTokens/2)
+}
+
 // addLine appends line n (already cut to the characters from offset) to
-// out, unless it would pass the threshold after at least one line was
-// shown; the first line shown is cut to fit. It reports whether to stop.
-// It copies text once, into the entry it counts and shows.
+// out, and a note if it is cut, unless the two would pass the budget of the
+// answer after at least one line was shown; the first line shown is cut to
+// fit. It reports whether to stop. It copies text once, into the entry it
+// counts and shows.
 func (c *config) addLine(out *strings.Builder, notes *[]string, used, shown *int, n int, text string, total, offset int) (stop bool) {
+	budget := c.readBudget()
 	entry := strconv.AppendInt(nil, int64(n), 10)
 	entry = append(entry, ": "...)
 	prefix := len(entry)
 	entry = append(entry, text...)
 	entry = append(entry, '\n')
-	t := c.Tokenizer.Tokens(entry)
-	if *used+t > c.ThresholdTokens && *shown > 0 {
+	note := cutNote(n, text, total, offset)
+	t := c.Tokenizer.Tokens(entry) + c.Tokenizer.Tokens([]byte(note))
+	if *used+t > budget && *shown > 0 {
 		return true
 	}
-	if *used+t > c.ThresholdTokens {
-		// One line alone is above the threshold: show what fits.
-		keep := utf8.RuneCountInString(text) * c.ThresholdTokens / max(t, 1)
+	// One line alone is above the budget: show what fits, and at least
+	// minReadChars characters, so that a call continuing it goes on.
+	for *used+t > budget && utf8.RuneCountInString(text) > minReadChars {
+		runes := utf8.RuneCountInString(text)
+		keep := max(min(runes*max(budget-*used, 0)/max(t, 1), runes-1), minReadChars)
 		text = text[:runeOffsetString(text, keep)]
 		entry = append(entry[:prefix+len(text)], '\n')
-		t = c.Tokenizer.Tokens(entry)
+		note = cutNote(n, text, total, offset)
+		t = c.Tokenizer.Tokens(entry) + c.Tokenizer.Tokens([]byte(note))
 	}
 	out.Write(entry)
 	*used += t
 	*shown++
-	if end := offset + utf8.RuneCountInString(text); end < total {
-		*notes = append(*notes, fmt.Sprintf("Line %d has %d characters; characters %d-%d are shown. Continue it with %s=%d, %s=1, %s=%d.",
-			n, total, offset, end, argLine, n, argLimit, argCharOffset, end))
+	if note != "" {
+		*notes = append(*notes, note)
 	}
 	return false
+}
+
+// cutNote is the note of line n, of total characters, of which text is
+// shown from offset: where to continue it, or "" if it is shown to its end.
+func cutNote(n int, text string, total, offset int) string {
+	end := offset + utf8.RuneCountInString(text)
+	if end >= total {
+		return ""
+	}
+	return fmt.Sprintf("Line %d has %d characters; characters %d-%d are shown. Continue it with %s=%d, %s=1, %s=%d.",
+		n, total, offset, end, argLine, n, argLimit, argCharOffset, end)
 }
 
 // runeOffsetString returns the byte offset in s after its first k runes.

@@ -38,6 +38,12 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	handle, _ := strings.CutPrefix(uri, offload.ResultURIPrefix)
 	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
 	defer cancel()
+	// A read holds the object whole: it takes one of the Workers slots.
+	release, err := c.acquire(ctx)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
+	}
+	defer release()
 	r, err := c.Store.NewReader(ctx, handle)
 	switch {
 	case errors.Is(err, store.ErrUnknownHandle), errors.Is(err, store.ErrExpiredHandle):

@@ -237,7 +237,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	case getErr != nil:
 		return errorf("reading %s: %v", src.path, getErr)
 	}
-	return c.died(waitErr, stderr.String())
+	return c.died(waitErr, stderr.String(), j)
 }
 
 // maxFrames is the most a worker may write: its output and a few bytes
@@ -266,19 +266,23 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// died explains the end of a worker that sent no last frame, from its exit
-// and its standard error.
-func (c *config) died(err error, stderr string) error {
+// died explains the end of a worker that sent no last frame for job j,
+// from its exit and its standard error.
+func (c *config) died(err error, stderr string, j *job) error {
+	what := "the query builds too large a value"
+	if j.Tool == ToolSearch || j.Extract.Where != nil {
+		what = "a regular expression may be too large to compile, or a value too large to hold"
+	}
 	switch {
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
 		// The race detector's words, in a test binary:
 		strings.Contains(stderr, "failed to allocate"), strings.Contains(stderr, "address space collisions"):
-		return errorf("stopped: the query needed more than the %d MiB of memory one call may use (MaxMemoryBytes); it builds too large a value", c.MaxMemoryBytes>>20)
+		return errorf("stopped: the call needed more than the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.HasPrefix(stderr, "SIGSEGV"):
 		// A fault in the runtime itself (a fault in Go code is a panic):
 		// where the runtime does not check for a failed allocation, it
 		// faults instead, as its garbage collector did at the limit.
-		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes); the query builds too large a value", c.MaxMemoryBytes>>20)
+		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
 	case cpuKilled(err, cpuLimit(c.Timeout)):

@@ -59,7 +59,7 @@ func TestDied(t *testing.T) {
 		{"anything else", failed, "panic: something\n\nmore", "the worker process failed (exit status 3): panic: something"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := c.died(tt.err, tt.stderr).Error(); !strings.Contains(got, tt.want) {
+			if got := c.died(tt.err, tt.stderr, &job{Tool: ToolExtract}).Error(); !strings.Contains(got, tt.want) {
 				t.Errorf("died(%v, %q) = %q, want %q", tt.err, tt.stderr, got, tt.want)
 			}
 		})
