@@ -1,18 +1,18 @@
+//go:build linux
+
 package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/proctest"
 )
 
 // Bounds of TestSignalStopsCalls. The calls could run for signalTimeout;
@@ -32,11 +32,8 @@ const (
 // and checks that it exits at once, with status 0, leaving neither a worker
 // nor the upstream behind.
 func TestSignalStopsCalls(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc to find the workers")
-	}
 	proxyBin, memoryBin := binary(t, "."), binary(t, "../memory")
-	adoptOrphans(t)
+	proctest.AdoptOrphans(t)
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
@@ -88,7 +85,7 @@ func TestSignalStopsCalls(t *testing.T) {
 				}()
 			}
 			// The upstream and the workers.
-			procs := waitChildren(t, cmd.Process.Pid, 1+signalCalls, signalTimeout/2)
+			procs := proctest.WaitChildren(t, cmd.Process.Pid, 1+signalCalls, signalTimeout/2)
 
 			start := time.Now()
 			if err := cmd.Process.Signal(sig); err != nil {
@@ -109,7 +106,7 @@ func TestSignalStopsCalls(t *testing.T) {
 				}
 				t.Fatalf("the proxy did not exit within %v of %v", signalExit, sig)
 			}
-			checkGone(t, procs)
+			proctest.CheckGone(t, "proxy", procs)
 			for range signalCalls {
 				select {
 				case <-ended:
@@ -118,94 +115,5 @@ func TestSignalStopsCalls(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// proc identifies a process: its pid and its start time, which tells it
-// from a later process given the same pid.
-type proc struct {
-	pid   int
-	start string
-}
-
-// stat returns the state, parent and start time of process pid from
-// /proc/pid/stat.
-func stat(pid int) (state byte, ppid int, start string, err error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, 0, "", err
-	}
-	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 20 {
-		return 0, 0, "", errors.New("malformed /proc/pid/stat")
-	}
-	ppid, err = strconv.Atoi(f[1])
-	return f[0][0], ppid, f[19], err
-}
-
-// children returns the living child processes of pid.
-func children(pid int) []proc {
-	ents, _ := os.ReadDir("/proc")
-	var ps []proc
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if state, ppid, start, err := stat(p); err == nil && ppid == pid && state != 'Z' {
-			ps = append(ps, proc{p, start})
-		}
-	}
-	return ps
-}
-
-// waitChildren waits until pid has n children and returns them.
-func waitChildren(t *testing.T, pid, n int, limit time.Duration) []proc {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		ps := children(pid)
-		if len(ps) == n {
-			return ps
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d child processes after %v, want %d", len(ps), limit, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// adoptOrphans makes this process the parent of the processes its
-// children leave behind (PR_SET_CHILD_SUBREAPER), until the test ends, so
-// that checkGone sees them even once they have died.
-func adoptOrphans(t *testing.T) {
-	t.Helper()
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		t.Skipf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
-	}
-	t.Cleanup(func() { syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 0, 0) })
-}
-
-const prSetChildSubreaper = 36 // linux/prctl.h
-
-// checkGone fails the test if a process of ps is still there once the
-// proxy has exited: a process the proxy ended itself has been waited for
-// (reaped) by it, and no longer exists; one it left behind, dying or not,
-// has become a child of this test (see adoptOrphans), which reaps it.
-func checkGone(t *testing.T, ps []proc) {
-	t.Helper()
-	for _, p := range ps {
-		state, ppid, start, err := stat(p.pid)
-		if err != nil || start != p.start {
-			continue
-		}
-		t.Errorf("process %d was left behind by the proxy (state %c)", p.pid, state)
-		if ppid == os.Getpid() {
-			syscall.Kill(p.pid, syscall.SIGKILL)
-			var ws syscall.WaitStatus
-			syscall.Wait4(p.pid, &ws, 0, nil)
-		}
 	}
 }

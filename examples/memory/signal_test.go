@@ -1,23 +1,24 @@
+//go:build linux
+
 package main
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/proctest"
 
 	"github.com/zircote/lro-go/lro/descriptor"
 )
@@ -38,11 +39,8 @@ const (
 // once their workers run, and checks that the server cancels the calls and
 // exits at once, with status 0, having ended its workers.
 func TestSignalStopsCalls(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc to find the workers")
-	}
 	bin := buildBinary(t)
-	adoptOrphans(t)
+	proctest.AdoptOrphans(t)
 	for _, tc := range []struct {
 		name         string
 		http, bucket bool // serve HTTP; statelessly, with a bucket
@@ -90,7 +88,7 @@ func TestSignalStopsCalls(t *testing.T) {
 				}
 				defer c.Close()
 			}
-			workers := waitWorkers(t, srv.cmd.Process.Pid, signalCalls, signalTimeout/2)
+			workers := proctest.WaitChildren(t, srv.cmd.Process.Pid, signalCalls, signalTimeout/2)
 
 			start := time.Now()
 			if err := srv.cmd.Process.Signal(tc.sig); err != nil {
@@ -111,7 +109,7 @@ func TestSignalStopsCalls(t *testing.T) {
 				}
 				t.Fatalf("the server did not exit within %v of %v", signalExit, tc.sig)
 			}
-			checkGone(t, workers)
+			proctest.CheckGone(t, "server", workers)
 			for range signalCalls {
 				select {
 				case <-ended:
@@ -206,94 +204,4 @@ func startServer(t *testing.T, cmd *exec.Cmd, httpMode bool) *server {
 	t.Cleanup(func() { cs.Close() })
 	s.cs = cs
 	return s
-}
-
-// proc identifies a process: its pid and its start time, which tells it
-// from a later process given the same pid.
-type proc struct {
-	pid   int
-	start string
-}
-
-// stat returns the state, parent and start time of process pid from
-// /proc/pid/stat.
-func stat(pid int) (state byte, ppid int, start string, err error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, 0, "", err
-	}
-	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 20 {
-		return 0, 0, "", errors.New("malformed /proc/pid/stat")
-	}
-	ppid, err = strconv.Atoi(f[1])
-	return f[0][0], ppid, f[19], err
-}
-
-// children returns the living child processes of pid.
-func children(pid int) []proc {
-	ents, _ := os.ReadDir("/proc")
-	var ps []proc
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if state, ppid, start, err := stat(p); err == nil && ppid == pid && state != 'Z' {
-			ps = append(ps, proc{p, start})
-		}
-	}
-	return ps
-}
-
-// waitWorkers waits until pid has n children, the workers of n calls, and
-// returns them.
-func waitWorkers(t *testing.T, pid, n int, limit time.Duration) []proc {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		ps := children(pid)
-		if len(ps) == n {
-			return ps
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d workers after %v, want %d", len(ps), limit, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// adoptOrphans makes this process the parent of the processes its
-// children leave behind (PR_SET_CHILD_SUBREAPER), until the test ends, so
-// that checkGone sees them even once they have died.
-func adoptOrphans(t *testing.T) {
-	t.Helper()
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		t.Skipf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
-	}
-	t.Cleanup(func() { syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 0, 0) })
-}
-
-const prSetChildSubreaper = 36 // linux/prctl.h
-
-// checkGone fails the test if a process of ps is still there once the
-// proxy has exited: a process the server ended itself has been waited for
-// (reaped) by it, and no longer exists; one it left behind, dying or not,
-// has become a child of this test (see adoptOrphans), which reaps it.
-func checkGone(t *testing.T, ps []proc) {
-	t.Helper()
-	for _, p := range ps {
-		state, ppid, start, err := stat(p.pid)
-		if err != nil || start != p.start {
-			continue
-		}
-		t.Errorf("process %d was left behind by the server (state %c)", p.pid, state)
-		if ppid == os.Getpid() {
-			syscall.Kill(p.pid, syscall.SIGKILL)
-			var ws syscall.WaitStatus
-			syscall.Wait4(p.pid, &ws, 0, nil)
-		}
-	}
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package extract_test
 
 import (
@@ -8,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/proctest"
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/lro/extract"
@@ -83,9 +86,6 @@ var anyError = []string{""}
 // breaks its bound by far is killed without taking the rest of the test
 // (or the machine) with it.
 func TestBoundedCalls(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the memory bound is enforced, and /proc read, on Linux")
-	}
 	bin := buildServer(t)
 	dir := t.TempDir()
 	file := offload(t, dir, "full", memories(271, "full"))
@@ -173,10 +173,10 @@ func TestBoundedCalls(t *testing.T) {
 		// The server kills the worker as soon as it hears of the
 		// cancellation.
 		deadline = time.Now().Add(boundSlack)
-		for len(children(srv.pid)) > 0 && time.Now().Before(deadline) {
+		for len(proctest.Children(srv.pid)) > 0 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if kids := children(srv.pid); len(kids) > 0 {
+		if kids := proctest.Children(srv.pid); len(kids) > 0 {
 			t.Errorf("workers %v still running %v after the call was cancelled", kids, boundSlack)
 		}
 	})
@@ -272,7 +272,7 @@ func runBounded(t *testing.T, srv *boundedServer, file string, calls []boundedCa
 	}
 	serverBound := held + boundSmall
 	totalBound := held + int64(max(1, min(withWorkers, extract.DefaultWorkers)))*(boundMemory+boundMargin)
-	base := status(srv.pid, "VmRSS:")
+	base := proctest.Status(srv.pid, "VmRSS:")
 
 	var mu sync.Mutex
 	var failures []string
@@ -335,7 +335,7 @@ func runBounded(t *testing.T, srv *boundedServer, file string, calls []boundedCa
 	if totalPeak > killAt {
 		t.Fatalf("killed the server at +%d MiB, twice its bound, so as not to exhaust the machine", (totalPeak-base)>>20)
 	}
-	if kids := children(srv.pid); len(kids) > 0 {
+	if kids := proctest.Children(srv.pid); len(kids) > 0 {
 		t.Errorf("workers %v still running after the answer", kids)
 	}
 	srv.ordinary(t, file)
@@ -394,9 +394,9 @@ func measure(server int, kill int64, f func()) (elapsed time.Duration, serverPea
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			rss := status(server, "VmRSS:")
+			rss := proctest.Status(server, "VmRSS:")
 			for _, kid := range workers(server) {
-				hwm[kid] = max(hwm[kid], status(kid, "VmHWM:"))
+				hwm[kid] = max(hwm[kid], proctest.Status(kid, "VmHWM:"))
 			}
 			live := rss
 			for _, h := range hwm {
@@ -413,9 +413,9 @@ func measure(server int, kill int64, f func()) (elapsed time.Duration, serverPea
 			case <-tick.C:
 			}
 			// Workers that ended no longer count.
-			kids := children(server)
+			kids := proctest.Children(server)
 			for pid := range hwm {
-				if !containsInt(kids, pid) {
+				if !slices.ContainsFunc(kids, func(p proctest.Proc) bool { return p.PID == pid }) {
 					delete(hwm, pid)
 				}
 			}
@@ -434,61 +434,10 @@ func measure(server int, kill int64, f func()) (elapsed time.Duration, serverPea
 // the server's: it counts once it runs as a worker.
 func workers(server int) []int {
 	var ws []int
-	for _, kid := range children(server) {
-		if env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", kid)); bytes.Contains(env, []byte("LRO_EXTRACT_WORKER=1")) {
-			ws = append(ws, kid)
+	for _, kid := range proctest.Children(server) {
+		if env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", kid.PID)); bytes.Contains(env, []byte("LRO_EXTRACT_WORKER=1")) {
+			ws = append(ws, kid.PID)
 		}
 	}
 	return ws
-}
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// status reads a size in kB from /proc/pid/status, in bytes; 0 if the
-// process is gone.
-func status(pid int, field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, field); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// children returns the processes whose parent is pid.
-func children(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var kids []int
-	for _, e := range entries {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(b[i+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			kids = append(kids, n)
-		}
-	}
-	return kids
 }
