@@ -198,7 +198,10 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		// The client cannot read a bucket: the descriptors point to the
 		// extraction tools, which every replica serves.
 		opts.ExtractTools = true
-		if err := checkBucket(opts.Store); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), bucketCheckTimeout)
+		err := opts.Store.Check(ctx)
+		cancel()
+		if err != nil {
 			opts.Store.Close()
 			from := "the configuration's storage (ATLATL_PROMPT__OFFLOAD__STORAGE or the file's storage key)"
 			if set["storage"] {
@@ -231,23 +234,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	return &app{store: store, opts: opts, http: *httpAddr, logger: logger}, nil
 }
 
-// bucketCheckTimeout bounds checkBucket.
+// bucketCheckTimeout bounds the check of a bucket at start.
 const bucketCheckTimeout = 20 * time.Second
-
-// checkBucket lists the store's bucket once, so that a bucket that cannot be
-// reached (a wrong endpoint, missing credentials, no such bucket) stops the
-// server at start with the reason, rather than making every offload fall
-// back after the driver's retries.
-func checkBucket(st *store.Store) error {
-	ctx, cancel := context.WithTimeout(context.Background(), bucketCheckTimeout)
-	defer cancel()
-	errSeen := errors.New("seen")
-	err := st.Bucket().List(ctx, st.Prefix()+"-", func(string) error { return errSeen })
-	if err != nil && !errors.Is(err, errSeen) {
-		return fmt.Errorf("storage: cannot list the bucket: %w", err)
-	}
-	return nil
-}
 
 // run serves until ctx is done (a signal: the calls in flight are cancelled,
 // and run returns nil) or, over stdio, the client disconnects.

@@ -247,6 +247,23 @@ func (s *Store) Prefix() string { return s.prefix }
 // TTL returns how long the Store's handles are valid.
 func (s *Store) TTL() time.Duration { return s.ttl }
 
+// Check lists the bucket of a Store once (one name is enough); for a folder,
+// made on the first write, it does nothing. Call it at start, so that a
+// bucket that cannot be reached (a wrong endpoint, missing credentials, no
+// such bucket) stops the server with the reason, rather than making every
+// offload fall back to a truncated result after the driver's retries.
+func (s *Store) Check(ctx context.Context) error {
+	if s.bucket == nil {
+		return nil
+	}
+	errSeen := errors.New("seen")
+	err := s.bucket.List(ctx, s.prefix+"-", func(string) error { return errSeen })
+	if err != nil && !errors.Is(err, errSeen) {
+		return fmt.Errorf("store: cannot list the bucket: %w", err)
+	}
+	return nil
+}
+
 // Close closes the bucket that [Open] opened, and otherwise does nothing.
 // It must not be called while the Store is in use.
 func (s *Store) Close() error {

@@ -509,3 +509,29 @@ func TestOpen(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCheck: a bucket that can be listed passes, one that cannot fails with
+// the reason; a folder, made on the first write, always passes.
+func TestCheck(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	for _, tt := range []struct {
+		location string
+		want     string // "" for no error
+	}{
+		{"mem://", ""},
+		{filepath.Join(t.TempDir(), "not", "yet"), ""},
+		// Nothing listens on port 1.
+		{"s3://nobucket?endpoint=http://127.0.0.1:1&region=us-east-1&use_path_style=true", "store: cannot list the bucket"},
+	} {
+		s, err := store.Open(ctx, tt.location, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Check(ctx); (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Check of %s = %v, want %q", tt.location, err, tt.want)
+		}
+	}
+}
