@@ -258,20 +258,21 @@ func probeMaxOutput(t *testing.T, srv *boundedServer, file string) int {
 // the memory of srv and its workers while they run.
 func runBounded(t *testing.T, srv *boundedServer, file string, calls []boundedCall) {
 	t.Helper()
-	// What the server may hold for the calls' answers, and how many
-	// workers they run, at most Workers at once.
-	var held int64
-	withWorkers := 0
+	// A call of lro_extract or lro_search holds one of the Workers slots
+	// from its start to its answer, and its worker and its answer in the
+	// server share its memory limit: at most Workers of them hold memory
+	// at once, the server a limit for each large answer.
+	answers, withWorkers := 0, 0
 	for _, c := range calls {
 		if c.answer {
-			held += boundMemory
+			answers++
 		}
 		if c.tool != extract.ToolRead {
 			withWorkers++
 		}
 	}
-	serverBound := held + boundSmall
-	totalBound := held + int64(max(1, min(withWorkers, extract.DefaultWorkers)))*(boundMemory+boundMargin)
+	serverBound := int64(min(answers, extract.DefaultWorkers))*boundMemory + boundSmall
+	totalBound := int64(max(1, min(withWorkers, extract.DefaultWorkers)))*(boundMemory+boundMargin) + boundSmall
 	base := proctest.Status(srv.pid, "VmRSS:")
 
 	var mu sync.Mutex

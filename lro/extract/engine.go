@@ -400,14 +400,12 @@ func (r *runner) emit(v, cur any, text string) error {
 	}
 	start := len(res.buf)
 	room := r.c.MaxOutputBytes - start
-	// A string printed raw is kept quoted, as the file of an answer
-	// offloaded in turn holds it, so that MaxOutputBytes bounds what the
-	// server holds and writes; results.output unquotes it.
+	// A string printed raw is kept quoted like any value, as the file of an
+	// answer offloaded in turn holds it, so that MaxOutputBytes bounds what
+	// the server holds and writes; results.output unquotes it.
 	_, isString := v.(string)
 	rawString := isString && r.p.raw
 	switch {
-	case rawString:
-		text = ""
 	case text != "" && sameValue(v, cur):
 		// A record passed through unchanged: printed as the file holds it.
 	case r.p.slurp:

@@ -136,6 +136,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"output limit of an eighth of the memory", &Options{MaxMemoryBytes: 64 << 20, MaxOutputBytes: 8 << 20}, ""},
 		{"negative results", &Options{MaxResults: -1}, "Options.MaxResults"},
 		{"negative memory", &Options{MaxMemoryBytes: -1}, "Options.MaxMemoryBytes"},
+		{"too little memory for a worker", &Options{MaxMemoryBytes: 16<<20 - 1}, "Options.MaxMemoryBytes is 16777215, less than 16 MiB"},
 		{"negative threshold", &Options{ThresholdTokens: -1}, "Options.ThresholdTokens"},
 		{"prefix with a slash", &Options{Prefix: "a/b"}, "Options.Prefix"},
 	} {

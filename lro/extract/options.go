@@ -144,6 +144,9 @@ type Options struct {
 	Now func() time.Time
 }
 
+// minMemoryBytes is the least MaxMemoryBytes may be.
+const minMemoryBytes = 16 << 20
+
 // answerShare is how many times MaxOutputBytes fits in MaxMemoryBytes at
 // least. The server reads a worker's answer into a buffer and decodes it
 // (twice its size), then builds the text shown and the offloaded file's
@@ -205,6 +208,8 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, invalid("MaxResults", c.MaxResults)
 	case c.MaxMemoryBytes < 0:
 		return nil, invalid("MaxMemoryBytes", c.MaxMemoryBytes)
+	case c.MaxMemoryBytes > 0 && c.MaxMemoryBytes < minMemoryBytes:
+		return nil, fmt.Errorf("extract: Options.MaxMemoryBytes is %d, less than %d MiB, too little for a worker to run a query: %w", c.MaxMemoryBytes, minMemoryBytes>>20, ErrInvalidOption)
 	case c.Workers < 0:
 		return nil, invalid("Workers", c.Workers)
 	case c.ThresholdTokens < 0:

@@ -50,15 +50,15 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	}
 	maxChars = min(maxChars, c.MaxOutputBytes, c.readableChars())
 
-	var out strings.Builder
-	var notes []string
-	used, shown, next, total := 0, 0, 0, 0
+	pg := &page{c: c, offset: offset, budget: c.readBudget()}
+	next, total := 0, 0
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
 		// The header, line 1, was read when the file was opened.
 		n := 2
 		if first == 1 {
-			c.headerLine(&out, &notes, &used, &shown, src.head, offset, maxChars)
+			text := src.head[runeOffsetString(src.head, offset):]
+			pg.add(1, text[:runeOffsetString(text, maxChars)], utf8.RuneCountInString(src.head))
 		}
 		for ; n < first; n++ {
 			ok, err := src.skipLine()
@@ -69,8 +69,8 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 				return nil
 			}
 		}
-		for ; shown < limit; n++ {
-			if shown > 0 && used >= c.readBudget() {
+		for ; pg.shown < limit; n++ {
+			if pg.shown > 0 && pg.used >= pg.budget {
 				next = n
 				return nil
 			}
@@ -81,7 +81,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 			if !ok {
 				return nil
 			}
-			if stop := c.addLine(&out, &notes, &used, &shown, n, text, total, offset); stop {
+			if stop := pg.add(n, text, total); stop {
 				next = n
 				return nil
 			}
@@ -93,27 +93,18 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 		return nil, err
 	}
 	switch {
-	case shown == 0 && first > total:
+	case pg.shown == 0 && first > total:
 		return nil, errorf("line %d is past the end of the file, which has %d lines (line 1 is the header)", first, total)
-	case shown == 0:
+	case pg.shown == 0:
 		return textResult(fmt.Sprintf("No lines: line %d is past the end of the file.", first)), nil
 	}
-	last := first + shown - 1
+	last := first + pg.shown - 1
 	summary := fmt.Sprintf(readSummary, first, last, total)
 	if next > 0 && next <= total {
 		summary += fmt.Sprintf(readContinue, argLine, next)
 	}
-	notes = append([]string{summary}, notes...)
-	return textResult(out.String(), strings.Join(notes, "\n")), nil
-}
-
-// headerLine adds line 1, the header, read when the file was opened, cut
-// to the character range like any line.
-func (c *config) headerLine(out *strings.Builder, notes *[]string, used, shown *int, text string, offset, maxChars int) {
-	total := utf8.RuneCountInString(text)
-	cut := text[runeOffsetString(text, offset):]
-	cut = cut[:runeOffsetString(cut, maxChars)]
-	c.addLine(out, notes, used, shown, 1, cut, total, offset)
+	notes := append([]string{summary}, pg.notes...)
+	return textResult(pg.out.String(), strings.Join(notes, "\n")), nil
 }
 
 // readableChars is the most characters of a line one lro_read call reads:
@@ -143,38 +134,49 @@ func (c *config) readBudget() int {
 	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(summary)), c.ThresholdTokens/2)
 }
 
-// addLine appends line n (already cut to the characters from offset) to
-// out, and a note if it is cut, unless the two would pass the budget of the
-// answer after at least one line was shown; the first line shown is cut to
+// page is an lro_read answer as it is built.
+type page struct {
+	c      *config
+	offset int // the first character shown of each line
+	budget int // the tokens the lines and their notes may have
+	out    strings.Builder
+	notes  []string // where to continue the lines cut
+	used   int      // tokens of the lines and notes so far
+	shown  int      // lines so far
+}
+
+// add appends line n, of total characters, of which text is shown from
+// the page's offset, and a note if it is cut, unless the two would pass the
+// budget after at least one line was shown; the first line shown is cut to
 // fit. It reports whether to stop. It copies text once, into the entry it
 // counts and shows.
-func (c *config) addLine(out *strings.Builder, notes *[]string, used, shown *int, n int, text string, total, offset int) (stop bool) {
-	budget := c.readBudget()
+func (pg *page) add(n int, text string, total int) (stop bool) {
+	tokens := pg.c.Tokenizer.Tokens
 	entry := strconv.AppendInt(nil, int64(n), 10)
 	entry = append(entry, ": "...)
 	prefix := len(entry)
 	entry = append(entry, text...)
 	entry = append(entry, '\n')
-	note := cutNote(n, text, total, offset)
-	t := c.Tokenizer.Tokens(entry) + c.Tokenizer.Tokens([]byte(note))
-	if *used+t > budget && *shown > 0 {
+	note := cutNote(n, text, total, pg.offset)
+	t := tokens(entry) + tokens([]byte(note))
+	if pg.used+t > pg.budget && pg.shown > 0 {
 		return true
 	}
 	// One line alone is above the budget: show what fits, and at least
 	// minReadChars characters, so that a call continuing it goes on.
-	for *used+t > budget && utf8.RuneCountInString(text) > minReadChars {
+	for pg.used+t > pg.budget && utf8.RuneCountInString(text) > minReadChars {
 		runes := utf8.RuneCountInString(text)
-		keep := max(min(runes*max(budget-*used, 0)/max(t, 1), runes-1), minReadChars)
+		keep := max(min(runes*max(pg.budget-pg.used, 0)/max(t, 1), runes-1), minReadChars)
 		text = text[:runeOffsetString(text, keep)]
 		entry = append(entry[:prefix+len(text)], '\n')
-		note = cutNote(n, text, total, offset)
-		t = c.Tokenizer.Tokens(entry) + c.Tokenizer.Tokens([]byte(note))
+		note = cutNote(n, text, total, pg.offset)
+		t = tokens(entry) + tokens([]byte(note))
 	}
-	out.Write(entry)
-	*used += t
-	*shown++
+	pg.out.Write(entry)
+	pg.used += t
+	pg.shown++
 	if note != "" {
-		*notes = append(*notes, note)
+		pg.notes = append(pg.notes, note)
 	}
 	return false
 }

@@ -99,6 +99,7 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 		return nil, err
 	}
 	var out strings.Builder
+	budget := c.searchBudget()
 	matches, used, next, last, total := 0, 0, 0, 0, 0
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
@@ -109,7 +110,7 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 				return false
 			}
 			t := c.Tokenizer.Tokens(fr.Match)
-			if matches > 0 && used+t > c.ThresholdTokens {
+			if matches > 0 && used+t > budget {
 				next = n
 				return false
 			}
@@ -132,11 +133,23 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 	case matches == 0:
 		note = fmt.Sprintf("No record from line %d to line %d matches.", req.Start, last)
 	case next > 0 && next <= total:
-		note = fmt.Sprintf("%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d.", matches, req.Start, next-1, argStartLine, next)
+		note = fmt.Sprintf(searchMore, matches, req.Start, next-1, argStartLine, next)
 	default:
 		note = fmt.Sprintf("%d matching records, from lines %d-%d (the end of the file).", matches, req.Start, last)
 	}
 	return textResult(out.String(), note), nil
+}
+
+// searchMore is the note of an lro_search answer with records left, the
+// longest.
+const searchMore = "%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d."
+
+// searchBudget is the tokens an lro_search answer may give its matches:
+// the threshold, less the longest note, or half the threshold if that is
+// more (a threshold of a few dozen tokens).
+func (c *config) searchBudget() int {
+	note := fmt.Sprintf(searchMore, math.MaxInt, math.MaxInt, math.MaxInt, argStartLine, math.MaxInt)
+	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(note)), c.ThresholdTokens/2)
 }
 
 // searchRecords sends a frame for each record of src that matches, up to

@@ -206,7 +206,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	}
 	// The worker's frames are bounded by the limits it runs under; so is
 	// what the server reads of them.
-	dec := gob.NewDecoder(bufio.NewReader(io.LimitReader(stdout, c.maxFrames())))
+	frames := &io.LimitedReader{R: stdout, N: c.maxFrames()}
+	dec := gob.NewDecoder(bufio.NewReader(frames))
 	var last *frame
 	for {
 		var fr frame
@@ -236,6 +237,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return c.stopped(ctx)
 	case getErr != nil:
 		return errorf("reading %s: %v", src.path, getErr)
+	case frames.N <= 0:
+		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes, MaxResults)", c.maxFrames())
 	}
 	return c.died(waitErr, stderr.String(), j)
 }
