@@ -17,6 +17,7 @@ const (
 	maxSampleBytes   = 4 << 20
 	maxScanBytes     = 4096
 	maxDistinct      = 64
+	maxValueBytes    = 200
 )
 
 // bounded returns the leading records of sample that are examined.
@@ -166,10 +167,15 @@ func (k *keywords) pick() (w string, ok bool) {
 }
 
 // mostCommon returns the key with the highest count, ties going to the
-// alphabetically first key. ok is false when counts is empty.
+// alphabetically first key, of those of at most maxValueBytes (a recipe's
+// default value is short: a descriptor holds it in full). ok is false when
+// there is none.
 func mostCommon(counts map[string]int) (key string, ok bool) {
 	best, bestN := "", 0
 	for k, n := range counts {
+		if len(k) > maxValueBytes {
+			continue
+		}
 		if n > bestN || n == bestN && k < best {
 			best, bestN = k, n
 		}

@@ -77,7 +77,7 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 	// measured as sent with the first estimate in its guidance (a few
 	// digits more or less do not matter to a figure given as "~N").
 	in.Saved = inline
-	resp := c.build(in, p)
+	resp := c.build(in, p, c.Profile)
 	data, err := marshal(resp)
 	if err != nil || resp.Guidance == "" {
 		return data, err
@@ -90,8 +90,22 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 		}
 		in.Saved -= c.Tokenizer.Tokens(l)
 	}
-	return marshal(c.build(in, p))
+	if data, err = marshal(c.build(in, p, c.Profile)); err != nil {
+		return nil, err
+	}
+	if c.Tokenizer.Tokens(data) > maxDescriptorTokens {
+		// Names or values of the records too long to show (a key of a
+		// megabyte in the line schema, say): the bare pointer.
+		return marshal(c.build(in, p, descriptor.ProfileBarePointer))
+	}
+	return data, nil
 }
+
+// maxDescriptorTokens bounds a descriptor, about three times the largest
+// of the profiles on ordinary records. One that would be larger (names or
+// values of tens of kilobytes in the line schema, the recipes or the
+// summary) is the bare pointer instead.
+const maxDescriptorTokens = 4096
 
 // marshal returns the JSON of v as the model reads it: with <, > and &
 // as they are, not escaped for HTML (\u003e costs three o200k tokens more
@@ -106,10 +120,10 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// build builds the descriptor of in under the configured profile.
-func (c *Config) build(in descriptor.Input, p *plan) descriptor.OffloadResponse {
-	resp := descriptor.Build(in, c.Profile)
-	if c.Profile != descriptor.ProfileBarePointer {
+// build builds the descriptor of in under profile.
+func (c *Config) build(in descriptor.Input, p *plan, profile descriptor.Profile) descriptor.OffloadResponse {
+	resp := descriptor.Build(in, profile)
+	if profile != descriptor.ProfileBarePointer {
 		resp.Beside = besideOf(p, in.Path)
 	}
 	return resp

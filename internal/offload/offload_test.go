@@ -314,3 +314,47 @@ func TestNoRecordsHaveASchema(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptorIsBounded: what the records hold never swells the
+// descriptor. A long namespace is not named in the summary, a long value is
+// not a recipe's default, and records whose names no descriptor could show
+// (a key of a megabyte) get the bare pointer; each file holds the records
+// whole.
+func TestDescriptorIsBounded(t *testing.T) {
+	long := strings.Repeat("<", 1<<20)
+	for _, tt := range []struct {
+		name    string
+		records []string
+		bare    bool
+	}{
+		{"long namespace", []string{`{"namespace":"` + long + `"}`, `{"namespace":"_semantic"}`, `{"namespace":"` + long + `"}`}, false},
+		{"long value", []string{`{"kind":"` + long + `"}`, `{"kind":"` + long + `"}`, `{"kind":"a"}`}, false},
+		{"long strings", []string{`"` + long + `"`, `"` + long + `"`, `"a"`}, false},
+		{"long key", []string{`{"` + long + `":1}`, `{"a":1}`}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &mcp.CallToolResult{StructuredContent: json.RawMessage("[" + strings.Join(tt.records, ",") + "]")}
+			c := testConfig(t)
+			c.Threshold = 100
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+				t.Fatal("not offloaded")
+			}
+			sc := res.StructuredContent.(json.RawMessage)
+			if tokens := c.Tokenizer.Tokens(sc); tokens > maxDescriptorTokens {
+				t.Errorf("the descriptor is %d tokens", tokens)
+			}
+			var d struct {
+				JqRecipes []any `json:"jq_recipes"`
+			}
+			if err := json.Unmarshal(sc, &d); err != nil {
+				t.Fatal(err)
+			}
+			if bare := d.JqRecipes == nil; bare != tt.bare {
+				t.Errorf("bare pointer: %v, want %v: %.300s", bare, tt.bare, sc)
+			}
+			if _, lines, _ := readBack(t, res); len(lines) != len(tt.records) {
+				t.Errorf("%d records in the file, want %d", len(lines), len(tt.records))
+			}
+		})
+	}
+}

@@ -41,6 +41,11 @@ func newTally() *tally {
 	return t
 }
 
+// maxNamespaceBytes is the longest namespace the summary names: a longer
+// value (a namespace is a short path) is not one, and would swell the
+// descriptor.
+const maxNamespaceBytes = 200
+
 // note keeps the first SampleSize record lines, as written in the file, for
 // the recipes.
 func (t *tally) note(rec []byte) {
@@ -64,7 +69,7 @@ func (t *tally) field(key string, value []byte) {
 				return
 			}
 		}
-		if len(ns) == 0 {
+		if len(ns) == 0 || len(ns) > maxNamespaceBytes {
 			return
 		}
 		if n, ok := t.namespaces[string(ns)]; ok { // no copy of a name seen before
