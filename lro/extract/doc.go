@@ -83,8 +83,8 @@
 // With a Store, [AddTools] also registers the resource template
 // lro://results/{handle} (the resource_link of each descriptor), whose
 // resources/read returns the result whole, as text of type
-// application/jsonl, if it is at most MaxOutputBytes, within the time
-// limit of a call; an unknown or expired handle is the protocol's
+// application/jsonl, if it is at most MaxOutputBytes and a 32nd of
+// MaxMemoryBytes (16 MiB by default), within the time limit of a call; an unknown or expired handle is the protocol's
 // resource-not-found error, with the store's message. lro_extract writes
 // its answers above the threshold to the Store too, so that they have
 // handles in turn.
@@ -148,9 +148,11 @@
 // outside the Workers slots: it reads one line at a time in pieces of
 // 64 KiB, checks the time limit between them and holds at most what the
 // threshold lets it show of a line (16 characters a token), whatever
-// max_chars. A read of lro://results/{handle} holds the object in its slot;
-// go-sdk then encodes the answer, after the slot is given back, in about
-// four to six times its size.
+// max_chars. A read of lro://results/{handle} holds its slot until go-sdk,
+// which encodes the answer after the handler returns, has dropped the
+// object (the slot comes back when the object is collected, or after a
+// minute at the most): that encoding takes up to about 31 times the object
+// for text it escapes (<, > and &), hence the 32nd of MaxMemoryBytes.
 //
 // Queries run with an empty environment (env and $ENV are empty), and the
 // functions of the jq command that reach outside (input_filename, debug,

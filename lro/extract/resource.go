@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,22 +32,46 @@ func resultTemplate() *mcp.ResourceTemplate {
 	}
 }
 
+// resourceShare is how many times the largest object resources/read
+// returns fits in MaxMemoryBytes. go-sdk encodes the answer after the read,
+// in copies of the text with <, > and & escaped as \u003c: a 20 MB object
+// of "<" took 618 MiB.
+const resourceShare = 32
+
+// maxResourceHold is how long a read of lro://results/{handle} holds its
+// slot at the most, should its object not be collected.
+const maxResourceHold = time.Minute
+
+// maxResourceBytes is the largest object resources/read returns.
+func (c *config) maxResourceBytes() int64 {
+	return min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare)
+}
+
 // readResource is resources/read of a stored result: the object, whole,
 // as text (as a blob if it is not UTF-8, which the offloader does not
-// write), within the call's time limit and MaxOutputBytes. An unknown or
+// write), within the call's time limit and maxResourceBytes. An unknown or
 // expired handle is the protocol's resource-not-found error, with the
 // Store's message, which says which.
-func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+//
+// A read holds one of the Workers slots until go-sdk has sent the object,
+// which it encodes after this returns: until the object's text is garbage
+// (runtime.AddCleanup), or for maxResourceHold at the most.
+func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
 	uri := req.Params.URI
 	handle, _ := strings.CutPrefix(uri, offload.ResultURIPrefix)
 	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
 	defer cancel()
-	// A read holds the object whole: it takes one of the Workers slots.
 	release, err := c.acquire(ctx)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
 	}
-	defer release()
+	var once sync.Once
+	free := func() { once.Do(release) }
+	defer func() {
+		if err != nil {
+			free()
+		}
+	}()
 	r, err := c.Store.NewReader(ctx, handle)
 	switch {
 	case errors.Is(err, store.ErrUnknownHandle), errors.Is(err, store.ErrExpiredHandle):
@@ -53,9 +81,9 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, c.resourceError(ctx, uri, err)
 	}
 	defer r.Close()
-	if size, limit := r.Size(), int64(c.MaxOutputBytes); size > limit {
+	if size, limit := r.Size(), c.maxResourceBytes(); size > limit {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
-			"%s is %d bytes, more than the %d bytes one read may return (MaxOutputBytes): query it with %s, or read it in pieces with %s, with %s=%q",
+			"%s is %d bytes, more than the %d bytes one read may return (MaxOutputBytes, or a 32nd of MaxMemoryBytes): query it with %s, or read it in pieces with %s, with %s=%q",
 			uri, size, limit, ToolExtract, ToolRead, argHandle, handle)}
 	}
 	// The object is read into one string of its size, which go-sdk
@@ -75,6 +103,14 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	} else {
 		content.Blob = []byte(s)
 	}
+	if held := unsafe.StringData(content.Text); held != nil {
+		runtime.AddCleanup(held, func(free func()) { free() }, free)
+	} else if len(content.Blob) > 0 {
+		runtime.AddCleanup(&content.Blob[0], func(free func()) { free() }, free)
+	} else {
+		free()
+	}
+	time.AfterFunc(maxResourceHold, free)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{content}}, nil
 }
 

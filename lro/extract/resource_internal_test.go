@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,7 +43,7 @@ func TestReadResourceCopiesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: offload.ResultURIPrefix + w.Name()}}
+	req := resourceRequest(w.Name())
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	res, err := c.readResource(context.Background(), req)
@@ -56,5 +57,72 @@ func TestReadResourceCopiesOnce(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(size+size/4) {
 		t.Errorf("allocated %d bytes (%.2fx) to read a %d-byte result", alloc, float64(alloc)/float64(size), size)
+	}
+}
+
+func resourceRequest(handle string) *mcp.ReadResourceRequest {
+	return &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: offload.ResultURIPrefix + handle}}
+}
+
+// storeResult writes a result of n records of size bytes to st and returns
+// its handle.
+func storeResult(t *testing.T, st *store.Store, n, size int) string {
+	t.Helper()
+	w, err := st.Create(context.Background(), "recall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.WriteHeader(jsonl.Header{Operation: "recall", Count: n}); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := w.WriteValue(strings.Repeat("<", size)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Name()
+}
+
+// TestReadResourceHoldsItsSlot: a read of lro://results/{handle} keeps its
+// Workers slot while its object is held (go-sdk encodes it after the
+// handler returns), and gives it back once the object is garbage; it
+// returns at most a 32nd of MaxMemoryBytes.
+func TestReadResourceHoldsItsSlot(t *testing.T) {
+	st, err := store.NewFolder(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newConfig(&Options{Store: st, Workers: 2, Timeout: time.Second, MaxMemoryBytes: 32 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := storeResult(t, st, 10, 100)
+	ctx := context.Background()
+	var held []*mcp.ReadResourceResult
+	for range 2 {
+		res, err := c.readResource(ctx, resourceRequest(small))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, res)
+	}
+	// Both slots are held by objects still in use: a third read waits, runs
+	// the collector, and runs out of time.
+	if _, err := c.readResource(ctx, resourceRequest(small)); err == nil || !strings.Contains(err.Error(), "waiting for one of the 2 workers") {
+		t.Fatalf("a third read while two objects are held: %v", err)
+	}
+	runtime.KeepAlive(held)
+	held = nil
+	if _, err := c.readResource(ctx, resourceRequest(small)); err != nil {
+		t.Fatalf("a read once the objects are garbage: %v", err)
+	}
+	// 1 MiB, a 32nd of 32 MiB, is the most one read returns.
+	large := storeResult(t, st, 2, 1<<19)
+	if _, err := c.readResource(ctx, resourceRequest(large)); err == nil || !strings.Contains(err.Error(), "more than the 1048576 bytes one read may return") {
+		t.Errorf("a read of more than a 32nd of MaxMemoryBytes: %v", err)
 	}
 }

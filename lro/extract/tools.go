@@ -398,14 +398,11 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 		return nil, err
 	}
 	if req.Recipe == 0 && req.Where == nil {
-		// Check the query before opening the file (the worker parses it
-		// again, as it must).
-		p, err := c.queryProgram(req.Query, req.Params)
-		if err != nil {
+		// Parse the query before opening the file (the worker parses it
+		// again, as it must). Compiling it, which can take a second of a
+		// 64 KB query, is left to the worker, where the time limit holds.
+		if _, err := c.queryProgram(req.Query, req.Params); err != nil {
 			return nil, err
-		}
-		if _, err := gojq.Compile(p.query, gojq.WithVariables(p.names), gojq.WithInputIter(gojq.NewIter[any]())); err != nil {
-			return nil, errorf("the query does not compile: %v", err)
 		}
 	}
 	var res *results

@@ -255,19 +255,32 @@ func (c *config) maxFrames() int64 {
 // the worker sent, so that at most Workers calls hold memory at once.
 func (c *config) acquire(ctx context.Context) (release func(), err error) {
 	start := time.Now()
-	select {
-	case c.slots <- struct{}{}:
-		if cl := callOf(ctx); cl != nil {
-			cl.waited = time.Since(start)
+	collect := time.NewTimer(collectAfter)
+	defer collect.Stop()
+	for {
+		select {
+		case c.slots <- struct{}{}:
+			if cl := callOf(ctx); cl != nil {
+				cl.waited = time.Since(start)
+			}
+			return func() { <-c.slots }, nil
+		case <-collect.C:
+			// The slot of a read of lro://results/{handle} comes back when
+			// go-sdk has dropped the object (see readResource): collect
+			// now rather than at the next collection.
+			runtime.GC()
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errTimeout) {
+				return nil, errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
+			}
+			return nil, c.stopped(ctx)
 		}
-		return func() { <-c.slots }, nil
-	case <-ctx.Done():
-		if errors.Is(context.Cause(ctx), errTimeout) {
-			return nil, errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
-		}
-		return nil, c.stopped(ctx)
 	}
 }
+
+// collectAfter is how long a call waits for a slot before it runs the
+// garbage collector, once.
+const collectAfter = 100 * time.Millisecond
 
 // died explains the end of a worker that sent no last frame for job j,
 // from its exit and its standard error.
