@@ -19,11 +19,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "gocloud.dev/blob/fileblob"
 
 	"github.com/zircote/lro-go/internal/proctest"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/lro/store"
 )
 
 // The limits the bounded test configures on the server. The bounds it
@@ -441,4 +444,105 @@ func workers(server int) []int {
 		}
 	}
 	return ws
+}
+
+// TestBoundedResourceReads: 16 reads at once of lro://results/{handle},
+// from the built example server over a bucket (file://), of an object of
+// "<", which go-sdk's encoding, after the handler, makes six times larger
+// and copies. The server may hold at most Workers reads' worth of it: each
+// read keeps its slot until go-sdk has dropped the object, and returns at
+// most a 32nd of the memory limit (a larger object is refused).
+func TestBoundedResourceReads(t *testing.T) {
+	bin := buildServer(t)
+	bucket := t.TempDir()
+	st, err := store.Open(context.Background(), "file://"+bucket, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// An object a go-sdk client can receive (its messages are at most
+	// 16 MiB), and one past the server's bound.
+	object := func(size int) (string, int) {
+		w, err := st.Create(context.Background(), "recall")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		n := size / 1000
+		if err := w.WriteHeader(jsonl.Header{Operation: "recall", Count: n}); err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			if err := w.WriteValue(strings.Repeat("<", 1000)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(bucket, w.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Name(), int(fi.Size())
+	}
+	handle, size := object(2_400_000)
+	tooLarge, _ := object(boundMemory/32 + 1000)
+
+	cmd := exec.Command(bin, "-storage", "file://"+bucket, "-records", "10",
+		"-extract-timeout", boundTimeout.String(), "-extract-max-memory", strconv.Itoa(boundMemory>>20))
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bounded", Version: "1.0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	read := func(h string) (int, error) {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "lro://results/" + h})
+		if err != nil {
+			return 0, err
+		}
+		return len(res.Contents[0].Text), nil
+	}
+	if _, err := read(tooLarge); err == nil || !strings.Contains(err.Error(), "one read may return") {
+		t.Errorf("a read of more than a 32nd of the memory limit: %v", err)
+	}
+	if n, err := read(handle); err != nil || n != size {
+		t.Fatalf("read %d bytes of %d: %v", n, size, err)
+	}
+
+	server := cmd.Process.Pid
+	base := proctest.Status(server, "VmRSS:")
+	bound := int64(extract.DefaultWorkers)*boundMemory + boundSmall
+	var mu sync.Mutex
+	var failures []string
+	whole := 0
+	elapsed, serverPeak, _ := measure(server, base+2*bound, func() {
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				n, err := read(handle)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil && n == size:
+					whole++
+				case err != nil && strings.Contains(err.Error(), "time limit of one call, while waiting for one of the"):
+					// It waited for a slot in vain, as it may.
+				default:
+					failures = append(failures, fmt.Sprintf("read %d bytes of %d: %v", n, size, err))
+				}
+			})
+		}
+		wg.Wait()
+	})
+	t.Logf("16 reads of %d bytes: %d whole, %v, server +%d MiB", size, whole, elapsed.Round(time.Millisecond), (serverPeak-base)>>20)
+	for _, f := range failures {
+		t.Error(f)
+	}
+	if whole < extract.DefaultWorkers {
+		t.Errorf("%d reads of 16 answered, want at least one for each of the %d slots", whole, extract.DefaultWorkers)
+	}
+	if grown := serverPeak - base; grown > bound {
+		t.Errorf("16 reads at once grew the server by %d MiB, more than %d MiB", grown>>20, bound>>20)
+	}
 }

@@ -255,7 +255,7 @@ func (c *config) maxFrames() int64 {
 // the worker sent, so that at most Workers calls hold memory at once.
 func (c *config) acquire(ctx context.Context) (release func(), err error) {
 	start := time.Now()
-	collect := time.NewTimer(collectAfter)
+	collect := time.NewTicker(collectEvery)
 	defer collect.Stop()
 	for {
 		select {
@@ -266,9 +266,12 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 			return func() { <-c.slots }, nil
 		case <-collect.C:
 			// The slot of a read of lro://results/{handle} comes back when
-			// go-sdk has dropped the object (see readResource): collect
-			// now rather than at the next collection.
-			runtime.GC()
+			// go-sdk has dropped the object (see readResource), which the
+			// next collection finds: while calls wait, one runs every
+			// collectEvery.
+			if last := lastCollect.Load(); time.Since(time.Unix(0, last)) >= collectEvery && lastCollect.CompareAndSwap(last, time.Now().UnixNano()) {
+				runtime.GC()
+			}
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errTimeout) {
 				return nil, errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
@@ -278,9 +281,11 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// collectAfter is how long a call waits for a slot before it runs the
-// garbage collector, once.
-const collectAfter = 100 * time.Millisecond
+// collectEvery is how often the calls waiting for a slot run the garbage
+// collector, all of them together; lastCollect is when one last did.
+const collectEvery = 100 * time.Millisecond
+
+var lastCollect atomic.Int64
 
 // died explains the end of a worker that sent no last frame for job j,
 // from its exit and its standard error.
