@@ -248,6 +248,9 @@ func (a *analysis) object(o map[string]any, keys []string) {
 		}
 	}
 	for _, k := range keys {
+		if len(k) > maxValueBytes {
+			continue // no recipe names it: a descriptor holds its recipes in full
+		}
 		v := o[k]
 		f := a.fields[k]
 		if f == nil {

@@ -317,11 +317,16 @@ func TestNoRecordsHaveASchema(t *testing.T) {
 
 // TestDescriptorIsBounded: what the records hold never swells the
 // descriptor. A long namespace is not named in the summary, a long value is
-// not a recipe's default, and records whose names no descriptor could show
-// (a key of a megabyte) get the bare pointer; each file holds the records
-// whole.
+// not a recipe's default, a long name is neither in the line schema nor in
+// a recipe, and a descriptor still too large (a record of 20,000 names) is
+// the bare pointer; each file holds the records whole.
 func TestDescriptorIsBounded(t *testing.T) {
 	long := strings.Repeat("<", 1<<20)
+	names := make([]string, 20_000)
+	for i := range names {
+		names[i] = fmt.Sprintf(`"name %d": %d`, i, i)
+	}
+	many := "{" + strings.Join(names, ",") + "}"
 	for _, tt := range []struct {
 		name    string
 		records []string
@@ -330,7 +335,8 @@ func TestDescriptorIsBounded(t *testing.T) {
 		{"long namespace", []string{`{"namespace":"` + long + `"}`, `{"namespace":"_semantic"}`, `{"namespace":"` + long + `"}`}, false},
 		{"long value", []string{`{"kind":"` + long + `"}`, `{"kind":"` + long + `"}`, `{"kind":"a"}`}, false},
 		{"long strings", []string{`"` + long + `"`, `"` + long + `"`, `"a"`}, false},
-		{"long key", []string{`{"` + long + `":1}`, `{"a":1}`}, true},
+		{"long key", []string{`{"` + long + `":1}`, `{"a":1}`}, false},
+		{"many names", []string{many, `{"a":1}`}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &mcp.CallToolResult{StructuredContent: json.RawMessage("[" + strings.Join(tt.records, ",") + "]")}

@@ -283,11 +283,16 @@ type node struct {
 	props   map[string]*node // properties of object values
 	order   []*node          // the nodes of props, first seen first
 	items   *node            // elements of array values
+	long    *node            // the values of properties whose names are too long to name
 	// present is the number of objects that have the property, each
 	// counted once however many times it lists it; lastObject is the
 	// number of the last (the count of its parent's objects then).
 	present, lastObject int
 }
+
+// maxNameBytes is the longest property name, as written, that a schema
+// names.
+const maxNameBytes = 200
 
 // typeSet is a set of JSON Schema type names, one bit each.
 type typeSet uint8
@@ -332,6 +337,15 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 		if p := n.order[i]; p.plain && p.name == string(quoted[1:len(quoted)-1]) {
 			return p
 		}
+	}
+	if len(quoted) > 2+maxNameBytes {
+		// The name, escaped or not, is longer than maxNameBytes: the schema
+		// does not name it (it does not forbid other properties), so that
+		// a descriptor stays small whatever the records' names.
+		if n.long == nil {
+			n.long = &node{}
+		}
+		return n.long
 	}
 	key := in.unquote(quoted)
 	if i < len(n.order) && n.order[i].name == string(key) {

@@ -449,9 +449,9 @@ func workers(server int) []int {
 // TestBoundedResourceReads: 16 reads at once of lro://results/{handle},
 // from the built example server over a bucket (file://), of an object of
 // "<", which go-sdk's encoding, after the handler, makes six times larger
-// and copies. The server may hold at most Workers reads' worth of it: each
-// read keeps its slot until go-sdk has dropped the object, and returns at
-// most a 32nd of the memory limit (a larger object is refused).
+// and copies. Each read returns at most a 32nd of the memory limit as
+// go-sdk encodes it (a larger object is refused), and keeps its slot until
+// go-sdk has dropped the object: the server holds a few of those per slot.
 func TestBoundedResourceReads(t *testing.T) {
 	bin := buildServer(t)
 	bucket := t.TempDir()
@@ -486,7 +486,7 @@ func TestBoundedResourceReads(t *testing.T) {
 		}
 		return w.Name(), int(fi.Size())
 	}
-	handle, size := object(2_400_000)
+	handle, size := object(boundMemory / 32 / 7) // six times that, encoded
 	tooLarge, _ := object(boundMemory/32 + 1000)
 
 	cmd := exec.Command(bin, "-storage", "file://"+bucket, "-records", "10",
@@ -512,7 +512,7 @@ func TestBoundedResourceReads(t *testing.T) {
 
 	server := cmd.Process.Pid
 	base := proctest.Status(server, "VmRSS:")
-	bound := int64(extract.DefaultWorkers)*boundMemory + boundSmall
+	bound := int64(extract.DefaultWorkers)*boundMemory/4 + boundSmall
 	var mu sync.Mutex
 	var failures []string
 	whole := 0

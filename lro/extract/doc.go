@@ -83,8 +83,9 @@
 // With a Store, [AddTools] also registers the resource template
 // lro://results/{handle} (the resource_link of each descriptor), whose
 // resources/read returns the result whole, as text of type
-// application/jsonl, if it is at most MaxOutputBytes and a 32nd of
-// MaxMemoryBytes (16 MiB by default), within the time limit of a call; an unknown or expired handle is the protocol's
+// application/jsonl, if it is, as go-sdk encodes it, at most MaxOutputBytes
+// and a 32nd of MaxMemoryBytes, less 64 KiB (16 MiB less 64 KiB by
+// default), within the time limit of a call; an unknown or expired handle is the protocol's
 // resource-not-found error, with the store's message. lro_extract writes
 // its answers above the threshold to the Store too, so that they have
 // handles in turn.
@@ -151,8 +152,9 @@
 // max_chars. A read of lro://results/{handle} holds its slot until go-sdk,
 // which encodes the answer after the handler returns, has dropped the
 // object (the slot comes back when the object is collected, or after a
-// minute at the most): that encoding takes up to about 31 times the object
-// for text it escapes (<, > and &), hence the 32nd of MaxMemoryBytes.
+// minute at the most): that encoding takes three or four copies of the
+// encoded text (where <, > and & take six bytes), hence the 32nd of
+// MaxMemoryBytes.
 //
 // Queries run with an empty environment (env and $ENV are empty), and the
 // functions of the jq command that reach outside (input_filename, debug,

@@ -32,19 +32,43 @@ func resultTemplate() *mcp.ResourceTemplate {
 	}
 }
 
-// resourceShare is how many times the largest object resources/read
-// returns fits in MaxMemoryBytes. go-sdk encodes the answer after the read,
-// in copies of the text with <, > and & escaped as \u003c: a 20 MB object
-// of "<" took 618 MiB.
+// resourceShare is how many times the largest answer of resources/read,
+// as go-sdk encodes it, fits in MaxMemoryBytes. go-sdk encodes the answer
+// after the handler returns, in three or four copies (a 20 MB object of "<"
+// took 618 MiB, its text escaped six times over).
 const resourceShare = 32
+
+// resourceEnvelope is room left in a message for what surrounds the text,
+// so that at the default limits the largest answer fits in the 16 MiB
+// messages of go-sdk's stdio clients.
+const resourceEnvelope = 64 << 10
 
 // maxResourceHold is how long a read of lro://results/{handle} holds its
 // slot at the most, should its object not be collected.
 const maxResourceHold = time.Minute
 
-// maxResourceBytes is the largest object resources/read returns.
+// maxResourceBytes is the most resources/read returns, as go-sdk encodes
+// it (see encodedLen).
 func (c *config) maxResourceBytes() int64 {
-	return min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare)
+	return min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare) - resourceEnvelope
+}
+
+// encodedLen is at least the length of the JSON string go-sdk writes for
+// text: encoding/json escapes <, > and & for HTML, control characters,
+// quotes, backslashes, U+2028 and U+2029.
+func encodedLen(text string) int64 {
+	n := int64(2)
+	for _, r := range text {
+		switch {
+		case r == '<' || r == '>' || r == '&' || r < 0x20 || r == '\u2028' || r == '\u2029' || r == utf8.RuneError:
+			n += 6
+		case r == '"' || r == '\\':
+			n += 2
+		default:
+			n += int64(utf8.RuneLen(r))
+		}
+	}
+	return n
 }
 
 // readResource is resources/read of a stored result: the object, whole,
@@ -81,10 +105,13 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, c.resourceError(ctx, uri, err)
 	}
 	defer r.Close()
-	if size, limit := r.Size(), c.maxResourceBytes(); size > limit {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
-			"%s is %d bytes, more than the %d bytes one read may return (MaxOutputBytes, or a 32nd of MaxMemoryBytes): query it with %s, or read it in pieces with %s, with %s=%q",
-			uri, size, limit, ToolExtract, ToolRead, argHandle, handle)}
+	tooLarge := func(size int64, what string) error {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+			"%s is %d bytes%s, more than the %d bytes one read may return (MaxOutputBytes, or a 32nd of MaxMemoryBytes): query it with %s, or read it in pieces with %s, with %s=%q",
+			uri, size, what, c.maxResourceBytes(), ToolExtract, ToolRead, argHandle, handle)}
+	}
+	if size := r.Size(); size > c.maxResourceBytes() {
+		return nil, tooLarge(size, "")
 	}
 	// The object is read into one string of its size, which go-sdk
 	// takes as the text: the only copy of it this function makes.
@@ -99,8 +126,14 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	content := &mcp.ResourceContents{URI: uri, MIMEType: store.ContentType}
 	if s := text.String(); utf8.ValidString(s) {
+		if n := encodedLen(s); n > c.maxResourceBytes() {
+			return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d as go-sdk encodes it: <, > and & take six bytes each)", n))
+		}
 		content.Text = s
 	} else {
+		if n := int64(len(s)+2) / 3 * 4; n > c.maxResourceBytes() {
+			return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d in base64)", n))
+		}
 		content.Blob = []byte(s)
 	}
 	if held := unsafe.StringData(content.Text); held != nil {

@@ -120,9 +120,14 @@ func TestReadResourceHoldsItsSlot(t *testing.T) {
 	if _, err := c.readResource(ctx, resourceRequest(small)); err != nil {
 		t.Fatalf("a read once the objects are garbage: %v", err)
 	}
-	// 1 MiB, a 32nd of 32 MiB, is the most one read returns.
+	// A 32nd of 32 MiB, less 64 KiB, is the most one read returns, as
+	// go-sdk encodes it.
 	large := storeResult(t, st, 2, 1<<19)
-	if _, err := c.readResource(ctx, resourceRequest(large)); err == nil || !strings.Contains(err.Error(), "more than the 1048576 bytes one read may return") {
+	if _, err := c.readResource(ctx, resourceRequest(large)); err == nil || !strings.Contains(err.Error(), "more than the 983040 bytes one read may return") {
 		t.Errorf("a read of more than a 32nd of MaxMemoryBytes: %v", err)
+	}
+	escaped := storeResult(t, st, 1, 400_000)
+	if _, err := c.readResource(ctx, resourceRequest(escaped)); err == nil || !strings.Contains(err.Error(), "as go-sdk encodes it") {
+		t.Errorf("a read of 400 KB of <, 2.4 MB encoded: %v", err)
 	}
 }
