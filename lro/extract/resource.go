@@ -50,7 +50,8 @@ const maxResourceHold = time.Minute
 // maxResourceBytes is the most resources/read returns, as go-sdk encodes
 // it (see encodedLen).
 func (c *config) maxResourceBytes() int64 {
-	return min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare) - resourceEnvelope
+	limit := min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare)
+	return max(limit-resourceEnvelope, limit/2)
 }
 
 // encodedLen is at least the length of the JSON string go-sdk writes for

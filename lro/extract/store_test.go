@@ -653,8 +653,9 @@ func TestResultResource(t *testing.T) {
 		t.Errorf("contents %+.200v, want the %d bytes of the object", res.Contents, len(data))
 	}
 
-	// Larger than MaxOutputBytes: refused, pointing to the tools.
-	limited := session(t, &extract.Options{Store: st, MaxOutputBytes: len(data) - 1})
+	// Larger than MaxOutputBytes, less the 64 KiB left for the message
+	// around the text: refused, pointing to the tools.
+	limited := session(t, &extract.Options{Store: st, MaxOutputBytes: len(data) - 1 + 64<<10})
 	_, err = limited.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, more than the %d bytes", len(data), len(data)-1)) || !strings.Contains(err.Error(), "lro_read") {
 		t.Errorf("too large: %v", err)
