@@ -48,7 +48,9 @@ const resourceEnvelope = 64 << 10
 const maxResourceHold = time.Minute
 
 // maxResourceBytes is the most resources/read returns, as go-sdk encodes
-// it (see encodedLen).
+// it (see encodedLen): the lesser of MaxOutputBytes and a 32nd of
+// MaxMemoryBytes, less resourceEnvelope (or half, for a limit under
+// 128 KiB).
 func (c *config) maxResourceBytes() int64 {
 	limit := min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare)
 	return max(limit-resourceEnvelope, limit/2)
