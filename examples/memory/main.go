@@ -287,6 +287,12 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	// earlier one: HTTP is served statelessly (which the 2026-07-28
 	// protocol requires of streamable HTTP in go-sdk).
 	srv := &http.Server{Handler: newHTTPHandler(s, a.store, a.logger, bucket), ReadHeaderTimeout: 10 * time.Second}
+	if bucket {
+		// Served statelessly, no request streams for long: an answer a
+		// client does not read (a resources/read of 16 MiB, say) is not
+		// held for longer than this.
+		srv.WriteTimeout = httpWriteTimeout
+	}
 	// Shutdown waits for the requests in flight, and a session's stream of
 	// server messages (a GET) lasts as long as the session: end the
 	// sessions, whose calls lro.CancelWith has cancelled.
@@ -314,6 +320,10 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		return srv.Close()
 	}
 }
+
+// httpWriteTimeout bounds a request served statelessly, its answer
+// written.
+const httpWriteTimeout = time.Minute
 
 // shutdownGrace is how long the HTTP server lets its last requests finish
 // after a signal, before it closes their connections.
