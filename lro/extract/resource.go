@@ -117,7 +117,8 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, tooLarge(size, "")
 	}
 	// The object is read into one string of its size, which go-sdk
-	// takes as the text: the only copy of it this function makes.
+	// takes as the text: the only copy of it this function makes (a
+	// blob, not written by the offloader, takes a second).
 	var text strings.Builder
 	text.Grow(int(r.Size()) + 1) // +1: room for a byte past Size, to detect it
 	n, err := io.Copy(&text, io.LimitReader(r, r.Size()+1))
