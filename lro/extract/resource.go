@@ -154,7 +154,7 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 // resourceError returns the error of a resources/read that failed.
 func (c *config) resourceError(ctx context.Context, uri string, err error) error {
 	if errors.Is(context.Cause(ctx), errTimeout) {
-		err = fmt.Errorf("stopped after %v, the time limit of one call (Timeout)", c.Timeout)
+		err = c.stopped(ctx)
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
 }
