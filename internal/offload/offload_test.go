@@ -267,6 +267,37 @@ func TestTextThatIsNotJSON(t *testing.T) {
 	}
 }
 
+// TestPlainTextIsNotDescribed: a text item that is not one JSON document
+// but starts like a scalar (null pointer, hello) is lines: nothing of it is
+// described as a JSON value, and the records before it stay described.
+func TestPlainTextIsNotDescribed(t *testing.T) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: `[{"a":1}]`},
+		&mcp.TextContent{Text: `null pointer`},
+		&mcp.TextContent{Text: `hello`},
+	}}
+	c := testConfig(t)
+	r, err := readResult(res.Content, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.plan(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []json.RawMessage{
+		json.RawMessage(`{"a":1}`),
+		json.RawMessage(`{"line":1,"text":"null pointer"}`),
+		json.RawMessage(`{"line":2,"text":"hello"}`),
+	}
+	if diff := cmp.Diff(want, p.t.sample); diff != "" {
+		t.Errorf("sample (-want +got):\n%s", diff)
+	}
+	if got := p.t.schema.Schema()["type"]; got != "object" {
+		t.Errorf("the records' type is %v, want object only", got)
+	}
+}
+
 // TestManyElementsReadAgain: an array of more elements than a read keeps
 // is read again when written, whole and in order.
 func TestManyElementsReadAgain(t *testing.T) {

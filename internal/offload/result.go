@@ -274,11 +274,15 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 			ru.inText = at
 			return ru, skeletonOf(ru)
 		}
-		// Not one JSON document: what its read described is not a
-		// record; the records before it are described again, without it.
-		p.t = newTally()
-		for _, ru := range p.runs {
-			_ = ru.read(p.t) // read once already: valid
+		if jsontext.Value(doc).Kind() == '[' {
+			// An array that is not one JSON document: what its read
+			// described is not a record (docRun checks any other document
+			// before reading it); the records before it are described
+			// again, without it.
+			p.t = newTally()
+			for _, ru := range p.runs {
+				_ = ru.read(p.t) // read once already: valid
+			}
 		}
 	}
 	ru := &run{at: at, as: asLines, text: text, firstLine: firstLine(p.runs)}
@@ -299,7 +303,8 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 // at at: doc itself when it is an array; else its array member named by
 // RecordsField, else its largest array member; else doc as one record. It
 // fails when doc is not exactly one JSON value. The records are read once,
-// into t (see run.read); what is read of a doc that fails may be in t.
+// into t (see run.read); what is read of an array that fails may be in t,
+// and nothing of any other doc that fails.
 func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	ru := &run{at: at, as: asValue, doc: doc, start: 0, end: len(doc), count: 1}
 	if jsontext.Value(doc).Kind() == '{' {
@@ -315,6 +320,10 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 		}
 	} else if jsontext.Value(doc).Kind() == '[' {
 		ru.as = asArray
+	} else if !jsontext.Value(doc).IsValid(decodeOptions...) {
+		// A scalar, short, or text that is not JSON, which fails at its
+		// first bytes: checked before it is described.
+		return nil, errors.New("offload: not one JSON value")
 	}
 	if err := ru.read(t); err != nil {
 		return nil, err
