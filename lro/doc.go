@@ -52,9 +52,9 @@
 //
 // # Several replicas
 //
-// A server that runs as several replicas behind a load balancer (go-sdk
-// serves streamable HTTP statelessly, so consecutive calls land on any
-// replica) writes its files to a bucket that all of them share:
+// A server that runs as several replicas behind a load balancer (served
+// statelessly, go-sdk's StreamableHTTPOptions.Stateless, consecutive calls
+// land on any replica) writes its files to a bucket that all of them share:
 // [Options.Store] (or the storage setting that [LoadOptions] reads) is a
 // store of package [github.com/zircote/lro-go/lro/store]. Each descriptor
 // then gives the file's handle (128 random bits, valid for the TTL) and a

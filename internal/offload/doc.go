@@ -17,8 +17,8 @@
 // With [Config.Store], files are written to the store (a folder or a bucket
 // that the replicas of a server share) under names that are handles: the
 // descriptor gives the handle and is followed by a resource_link to
-// [ResultURIPrefix] + handle, and nothing is described before the store's
-// Commit has returned.
+// [ResultURIPrefix] + handle, and no descriptor is returned before the
+// store's Commit has returned.
 //
 // # The file
 //
