@@ -210,6 +210,13 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 			return nil, fmt.Errorf("%s: %w", from, err)
 		}
 	}
+	if set["storage"] {
+		// The flag's store replaced the one LoadOptions checked.
+		if err := opts.Validate(); err != nil {
+			opts.Store.Close()
+			return nil, fmt.Errorf("flag -storage: %w", err)
+		}
+	}
 
 	var ms []memory.Memory
 	switch {
