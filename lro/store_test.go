@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -282,7 +283,7 @@ func TestStoreBucketProfiles(t *testing.T) {
 			var fields map[string]any
 			_ = json.Unmarshal(structuredBytes(t, res.StructuredContent), &fields)
 			if p == lro.ProfileBarePointer {
-				if diff := cmp.Diff([]string{"file_path", "handle", "offloaded"}, slices.Sorted(mapKeys(fields))); diff != "" {
+				if diff := cmp.Diff([]string{"file_path", "handle", "offloaded"}, slices.Sorted(maps.Keys(fields))); diff != "" {
 					t.Errorf("bare pointer fields (-want +got):\n%s", diff)
 				}
 				return
@@ -303,16 +304,6 @@ func specName(t *testing.T, handle, prefix string) string {
 		t.Fatalf("handle %q is not a name of prefix %q", handle, prefix)
 	}
 	return jsonl.Name(prefix, op, id)
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // TestStoreFolder offloads into a folder Store: file_path is the file's

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -370,16 +369,7 @@ func connectInMemory(t *testing.T, s *mcp.Server) (*mcp.ServerSession, *mcp.Clie
 // reads the result's resource does.
 func download(t *testing.T, st *store.Store, handle, file string) {
 	t.Helper()
-	r, err := st.NewReader(context.Background(), handle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, data, 0o600); err != nil {
+	if err := os.WriteFile(file, readObject(t, context.Background(), st, handle), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -175,7 +175,12 @@ func TestReplicas(t *testing.T) {
 	}
 
 	// A handle of the right form that names nothing.
-	unknown := strings.Replace(d.Handle, d.Handle[len(d.Handle)-10:len(d.Handle)-6], "0000", 1)
+	// The last hex digit, before ".jsonl", changed.
+	last, other := d.Handle[len(d.Handle)-7:len(d.Handle)-6], "0"
+	if last == "0" {
+		other = "1"
+	}
+	unknown := d.Handle[:len(d.Handle)-7] + other + d.Handle[len(d.Handle)-6:]
 	if res := callRaw(t, ctx, cs, "lro_extract", map[string]any{"handle": unknown, "recipe": 1}); !res.IsError || !strings.Contains(text(res), "unknown") {
 		t.Errorf("unknown handle: want a tool error saying so, got %s", text(res))
 	}

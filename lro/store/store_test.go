@@ -514,8 +514,6 @@ func TestOpen(t *testing.T) {
 // the reason; a folder, made on the first write, always passes.
 func TestCheck(t *testing.T) {
 	ctx := context.Background()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	for _, tt := range []struct {
 		location string
 		want     string // "" for no error
