@@ -53,8 +53,10 @@ func TestSetup(t *testing.T) {
 		{"zero threshold", []string{"-threshold", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -threshold=0"},
 		{"zero timeout", []string{"-connect-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flag -connect-timeout=0s"},
 		{"zero message size", []string{"-max-message", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -max-message=0"},
-		{"zero extraction time limit", []string{"-extract-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flags -extract-timeout and -extract-max-memory must be positive"},
-		{"zero extraction memory", []string{"-extract-max-memory", "0", "srv"}, nil, "", nil, nil, 0, "", "flags -extract-timeout and -extract-max-memory must be positive"},
+		{"zero extraction time limit", []string{"-extract-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-timeout=0s: must be positive"},
+		{"zero extraction memory", []string{"-extract-max-memory", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-max-memory=0: must be a positive number of MiB"},
+		{"extraction memory that overflows", []string{"-extract-max-memory", "9000000000000", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-max-memory=9000000000000: must be a positive number of MiB"},
+		{"too little extraction memory", []string{"-extract-max-memory", "8", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-max-memory=8: extract: Options.MaxMemoryBytes is 8388608, less than 16 MiB"},
 		{"bad environment", []string{"srv"}, map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "many"}, "", nil, nil, 0, "", "ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS"},
 	}
 	for _, tt := range tests {

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"os/signal"
@@ -186,8 +187,14 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if *maxMessage <= 0 {
 		return nil, fmt.Errorf("flag -max-message=%d: must be positive", *maxMessage)
 	}
-	if *extractTimeout <= 0 || *extractMemory <= 0 {
-		return nil, errors.New("flags -extract-timeout and -extract-max-memory must be positive")
+	if *extractTimeout <= 0 {
+		return nil, fmt.Errorf("flag -extract-timeout=%v: must be positive", *extractTimeout)
+	}
+	if *extractMemory <= 0 || *extractMemory > math.MaxInt64>>20 {
+		return nil, fmt.Errorf("flag -extract-max-memory=%d: must be a positive number of MiB", *extractMemory)
+	}
+	if err := (&extract.Options{Timeout: *extractTimeout, MaxMemoryBytes: *extractMemory << 20}).Validate(); err != nil {
+		return nil, fmt.Errorf("flag -extract-max-memory=%d: %w", *extractMemory, err)
 	}
 	c.extract = extractLimits{*extractTimeout, *extractMemory << 20}
 
