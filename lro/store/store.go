@@ -14,6 +14,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
 )
 
 const (
@@ -22,6 +23,10 @@ const (
 	DefaultTTL = cleanup.DefaultTTL
 	// ContentType is the content type of the objects a Store writes.
 	ContentType = "application/jsonl"
+	// DefaultWriteTimeout is how long a write to a bucket may take, from
+	// [Store.Create] to the end of Commit, before it is aborted: the
+	// default of [Options.WriteTimeout].
+	DefaultWriteTimeout = 30 * time.Second
 )
 
 var (
@@ -62,6 +67,20 @@ type Options struct {
 	// [Store.Create] (see [jsonl.Options.WrapWriter]): for fault
 	// injection.
 	WrapWriter func(w io.Writer) io.Writer
+
+	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
+	// the end of Commit: a write not complete by then is aborted, so that
+	// an offload to a stalled bucket falls back instead of waiting for
+	// it. It bounds the driver's retries too. If zero, defaults to
+	// [DefaultWriteTimeout]. Negative values are invalid. A folder's
+	// writes are not bounded.
+	WriteTimeout time.Duration
+
+	// Observer receives an [event.StoreUnavailable] each time a bucket's
+	// writes fail so often in a row that the Store stops trying it for a
+	// while (see the package documentation, "Failures"). If nil, events
+	// are discarded.
+	Observer event.Observer
 }
 
 // Bucket is a bucket of objects, such as one of gocloud.dev/blob that
@@ -94,6 +113,14 @@ type Store struct {
 	ttl    time.Duration
 	now    func() time.Time
 	wrap   func(io.Writer) io.Writer
+
+	writeTimeout time.Duration
+	observer     event.Observer
+	breaker      breaker
+	// stop cancels the removals of failed uploads, which wg counts.
+	stopCtx context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // opener is the function that opens bucket URLs, set by RegisterOpener.
@@ -229,7 +256,15 @@ func newStore(opts *Options) (*Store, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter}, nil
+	if o.WriteTimeout < 0 {
+		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
+	s.stopCtx, s.stop = context.WithCancel(context.Background())
+	return s, nil
 }
 
 // Dir returns the absolute path of the Store's folder, or "" for a bucket.
@@ -264,9 +299,13 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the bucket that [Open] opened, and otherwise does nothing.
-// It must not be called while the Store is in use.
+// Close stops the removals of failed uploads still under way (see the
+// package documentation, "Failures") and waits for them, then closes the
+// bucket that [Open] opened. It must not be called while the Store is in
+// use.
 func (s *Store) Close() error {
+	s.stop()
+	s.wg.Wait()
 	if s.owned {
 		return s.bucket.Close()
 	}
@@ -280,44 +319,135 @@ func (s *Store) Close() error {
 // [jsonl.Create].
 //
 // In a bucket, ctx governs the upload: canceling it before Commit aborts
-// the write. Create returns the errors of [jsonl.Create] and, for a bucket,
-// of [Bucket.NewWriter].
+// the write, and so does [Options.WriteTimeout] passing. A bucket whose
+// writes failed several times in a row is not tried for a while: Create
+// then fails at once (see the package documentation, "Failures"). Create
+// returns that error, the errors of [jsonl.Create] and, for a bucket, of
+// [Bucket.NewWriter].
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
 	opts := &jsonl.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
 	if s.bucket == nil {
 		return jsonl.Create(operation, opts)
 	}
-	return jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		w, err := s.bucket.NewWriter(ctx, name, ContentType)
+	probe, err := s.breaker.allow(s.now())
+	if err != nil {
+		return nil, err
+	}
+	w, err := jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
+		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
+		w, err := s.bucket.NewWriter(wctx, name, ContentType)
 		if err != nil {
 			cancel()
-			return nil, fmt.Errorf("store: %s: %w", name, err)
+			err = fmt.Errorf("store: %s: %w", name, err)
+			s.verdict(ctx, probe, err)
+			probe = false
+			return nil, err
 		}
-		return &sink{w: w, cancel: cancel, name: name}, nil
+		return &sink{s: s, w: w, ctx: ctx, cancel: cancel, name: name, probe: probe}, nil
 	}, opts)
+	if err != nil {
+		s.breaker.release(probe)
+	}
+	return w, err
+}
+
+// verdict records the outcome of a write to the bucket, err nil for a
+// success, and emits the event of a breaker that opened. A write whose
+// caller gave up (ctx done) says nothing of the bucket.
+func (s *Store) verdict(ctx context.Context, probe bool, err error) {
+	if err != nil && ctx.Err() != nil {
+		s.breaker.release(probe)
+		return
+	}
+	if opened, failures, until := s.breaker.done(s.now(), probe, err); opened {
+		event.Emit(ctx, s.observer, event.StoreUnavailable{Failures: failures, Until: until, Err: err})
+	}
+}
+
+// The removal of an upload that failed or was canceled: a stalled server
+// may still complete it (S3 completes a PutObject whose body it has
+// received whole, even from a client that has gone), so the key is
+// deleted right away and again, with growing pauses, until a delete finds
+// the object or discardWithin has passed. Each delete may take
+// discardAttempt.
+const (
+	discardWithin   = 2 * time.Minute
+	discardAttempt  = 10 * time.Second
+	discardFirstGap = time.Second
+	discardMaxGap   = 30 * time.Second
+)
+
+// discard removes the object of key in the background, if it appears
+// within discardWithin, unless Close stops it first.
+func (s *Store) discard(key string) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(s.stopCtx, discardWithin)
+		defer cancel()
+		for gap := discardFirstGap; ; gap = min(2*gap, discardMaxGap) {
+			actx, acancel := context.WithTimeout(ctx, discardAttempt)
+			err := s.bucket.Delete(actx, key)
+			acancel()
+			if err == nil {
+				return // the object was there, and is gone
+			}
+			// Not there (yet), or the bucket did not answer.
+			t := time.NewTimer(gap)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}()
 }
 
 // sink is the jsonl.Sink of a bucket's writer: Close shows the object,
 // Close after its context is canceled discards it.
 type sink struct {
+	s      *Store
 	w      io.WriteCloser
+	ctx    context.Context // the caller's
 	cancel context.CancelFunc
 	name   string
+	probe  bool  // the breaker's probe
+	wrote  bool  // bytes went to the bucket's writer
+	failed error // the first error of a Write
 }
 
-func (s *sink) Write(p []byte) (int, error) { return s.w.Write(p) }
+func (s *sink) Write(p []byte) (int, error) {
+	s.wrote = true
+	n, err := s.w.Write(p)
+	if err != nil && s.failed == nil {
+		s.failed = fmt.Errorf("store: %s: %w", s.name, err)
+	}
+	return n, err
+}
 
 func (s *sink) Commit() error {
 	defer s.cancel()
 	if err := s.w.Close(); err != nil {
-		return fmt.Errorf("store: %s: %w", s.name, err)
+		err = fmt.Errorf("store: %s: %w", s.name, err)
+		s.s.verdict(s.ctx, s.probe, err)
+		s.s.discard(s.name)
+		return err
 	}
+	s.s.verdict(s.ctx, s.probe, nil)
 	return nil
 }
 
 func (s *sink) Abort() error {
 	s.cancel()
 	s.w.Close() // fails with the cancellation: nothing is written
+	if s.failed != nil {
+		s.s.verdict(s.ctx, s.probe, s.failed)
+	} else {
+		s.s.breaker.release(s.probe) // given up before the bucket said anything
+	}
+	if s.wrote {
+		s.s.discard(s.name)
+	}
 	return nil
 }
