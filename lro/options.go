@@ -92,8 +92,12 @@ type Options struct {
 	// [github.com/zircote/lro-go/lro/extract], given the same Store, take
 	// it on any replica until the Store's TTL has passed. Nothing is
 	// reported offloaded before the file is whole in the store (for a
-	// bucket, its upload completed); a write that fails leaves nothing in
-	// it.
+	// bucket, its upload completed). A write to a bucket that stalls is
+	// aborted after [store.Options.WriteTimeout] and falls back, and a
+	// bucket that keeps failing is not tried for a while, which
+	// [store.Options.Observer] hears of (give it this Observer too); see
+	// the package documentation of store, "Failures", for what a failed
+	// upload leaves in the bucket.
 	//
 	// A bucket is not the client's disk: file_path is then where a client
 	// that downloads the object would keep it (in ClientDir, or else
