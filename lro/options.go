@@ -67,9 +67,12 @@ type Options struct {
 	// [DefaultThresholdTokens]. Negative values are invalid.
 	ThresholdTokens int
 
-	// TTL is how long an offloaded file lives. If zero, defaults to
-	// [cleanup.DefaultTTL], or with a Store to the Store's TTL. It is read
-	// by the janitor of [StartJanitor].
+	// TTL is how long an offloaded file lives once written: a file in a
+	// folder records its expiry, the end of its write + TTL, which every
+	// janitor honors (see package cleanup, "Recorded expiry"). If zero,
+	// defaults to [cleanup.DefaultTTL], or with a Store to the Store's TTL.
+	// It is read by the janitor of [StartJanitor] too, which deletes files
+	// without a recorded expiry by it.
 	TTL time.Duration
 
 	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the

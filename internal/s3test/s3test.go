@@ -287,4 +287,3 @@ func (s *Server) stop() {
 		os.RemoveAll(s.root)
 	}
 }
-

@@ -97,11 +97,24 @@
 //
 // # Expiry
 //
+// Each file records when it expires, counted from when it is complete, so
+// that a write slower than the TTL is not handed out expired and stores of
+// different TTLs share a folder or bucket: a bucket's object in its
+// metadata ("lro-expires", as S3's x-amz-meta-lro-expires), written with
+// the upload, so counted from the write's deadline ([Options.WriteTimeout]
+// after Create), which its completion cannot be after: TTL + WriteTimeout
+// after Create at most; a folder's file, written by the offloader of
+// package lro, as its modification time, set when it is complete (see
+// package cleanup, "Recorded expiry"; a file written with Create alone
+// records none). A handle is valid until the later of its created_at +
+// TTL and its recorded expiry, which is read only once the former has
+// passed (an lstat in a folder, one HEAD in a bucket).
+//
 // A store deletes nothing. The janitor of package
 // [github.com/zircote/lro-go/cleanup] sweeps a folder ([Store.Dir]) or a
 // bucket ([Store.Bucket], a [cleanup.Bucket]) by the ULID time of the
-// names; a bucket lifecycle rule is the alternative (see the package
-// documentation of cleanup).
+// names and the recorded expiries; a bucket lifecycle rule is the
+// alternative (see the package documentation of cleanup).
 //
 // This package does not import package lro; lro builds on it.
 package store

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -11,10 +13,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/internal/s3test"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
@@ -30,6 +34,12 @@ func (e *events) Observe(_ context.Context, ev event.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.all = append(e.all, ev)
+}
+
+func (e *events) snapshot() []event.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]event.Event(nil), e.all...)
 }
 
 // unavailable returns the Failures and Until of the StoreUnavailable
@@ -73,9 +83,9 @@ type flaky struct {
 	tries atomic.Int64
 }
 
-func (f *flaky) NewWriter(ctx context.Context, key, contentType string) (io.WriteCloser, error) {
+func (f *flaky) NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error) {
 	f.tries.Add(1)
-	w, err := f.Bucket.NewWriter(ctx, key, contentType)
+	w, err := f.Bucket.NewWriter(ctx, key, contentType, expires)
 	if err != nil || !f.down.Load() {
 		return w, err
 	}
@@ -223,5 +233,102 @@ func TestStalledBucket(t *testing.T) {
 			t.Fatalf("the bucket holds %v after a failed upload", k)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// itemsHandler returns a tool handler whose result is the JSON text of n
+// items, well above the threshold.
+func itemsHandler(n int) mcp.ToolHandler {
+	return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		items := make([]map[string]any, n)
+		for i := range items {
+			items[i] = map[string]any{"id": i, "title": fmt.Sprintf("item %d of the list", i)}
+		}
+		data, err := json.Marshal(items)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+	}
+}
+
+// TestStalledStore offloads to versitygw stopped by SIGSTOP, a stalled
+// store, with a short write deadline: each call returns the fallback, with
+// a WriteFailed event whose error is the deadline; after three, the store
+// stops trying (one StoreUnavailable event) and calls fall back without
+// waiting. Once the server runs again and the breaker's backoff has passed
+// on the store's clock, the next call offloads again.
+func TestStalledStore(t *testing.T) {
+	srv := s3test.Start(t)
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	rec := &events{}
+	st, err := store.Open(context.Background(), s3test.URL(srv.Endpoint(), srv.NewBucket(t)),
+		&store.Options{WriteTimeout: 300 * time.Millisecond, Now: clock, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h := lro.Wrap(itemsHandler(200), &lro.Options{Store: st, Observer: rec})
+	call := func() *mcp.CallToolResult {
+		t.Helper()
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		select {
+		case res := <-done:
+			return res
+		case <-time.After(2 * time.Minute): // a guard, far beyond the deadline
+			t.Fatal("a call offloading to a stalled store has not returned")
+			return nil
+		}
+	}
+	fellBack := func(res *mcp.CallToolResult) bool {
+		tc, ok := res.Content[0].(*mcp.TextContent)
+		return ok && strings.HasPrefix(tc.Text, "Warning: ")
+	}
+
+	srv.Pause(t)
+	for i := range 4 {
+		if res := call(); !fellBack(res) {
+			t.Fatalf("call %d to a stalled store: %v, want the fallback", i, res.Content)
+		}
+	}
+	var failed, unavailable int
+	for _, e := range rec.snapshot() {
+		switch e := e.(type) {
+		case event.WriteFailed:
+			failed++
+			if failed <= 3 && !errors.Is(e.Err, context.DeadlineExceeded) {
+				t.Errorf("WriteFailed %d: error %v, want the write deadline", failed, e.Err)
+			}
+			if failed == 4 && !strings.Contains(e.Err.Error(), "unavailable") {
+				t.Errorf("WriteFailed 4: error %v, want the breaker's", e.Err)
+			}
+		case event.StoreUnavailable:
+			unavailable++
+			// The third failure opens the breaker, before the call
+			// falls back.
+			if failed != 2 || e.Failures != 3 {
+				t.Errorf("StoreUnavailable after %d WriteFailed, saying %d failures, want after 2, saying 3", failed, e.Failures)
+			}
+		default:
+			t.Errorf("unexpected event %T", e)
+		}
+	}
+	if failed != 4 || unavailable != 1 {
+		t.Errorf("%d WriteFailed and %d StoreUnavailable events, want 4 and 1", failed, unavailable)
+	}
+
+	srv.Resume(t)
+	now.Add(int64(time.Minute))
+	if res := call(); fellBack(res) {
+		t.Errorf("the call after the store came back fell back: %v", res.Content[0])
 	}
 }

@@ -37,8 +37,9 @@ var (
 
 	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
 	// expired) by [Store.NewReader] and [Store.NewRangeReader] for a handle
-	// whose created_at + TTL is at or before now, whether or not its file
-	// has been deleted yet.
+	// whose created_at + TTL is at or before now, and the expiry recorded
+	// with its file too (see the package documentation, "Expiry"), whether
+	// or not its file has been deleted yet.
 	ErrExpiredHandle = errors.New("store: expired handle")
 
 	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
@@ -54,9 +55,11 @@ type Options struct {
 	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix].
 	Prefix string
 
-	// TTL is how long a handle is valid after its creation. If zero,
-	// defaults to [DefaultTTL]. Negative values are invalid. It should be
-	// the janitor's TTL.
+	// TTL is how long a handle is valid: the expiry that a bucket's object
+	// records is its write's deadline + TTL (see the package documentation,
+	// "Expiry"), and a handle without a later recorded expiry is valid
+	// until created_at + TTL. If zero, defaults to [DefaultTTL]. Negative
+	// values are invalid. It should be the janitor's TTL.
 	TTL time.Duration
 
 	// Now returns the current time, for the names' ULIDs and the handles'
@@ -89,10 +92,11 @@ type Options struct {
 // janitor sweeps. Its methods must be safe for concurrent use.
 type Bucket interface {
 	cleanup.Bucket
-	// NewWriter starts the object of key. The object must become visible
-	// only when Close returns nil, whole, and not at all if ctx is
-	// canceled before Close: that is how a Store aborts.
-	NewWriter(ctx context.Context, key, contentType string) (io.WriteCloser, error)
+	// NewWriter starts the object of key, recording its expiry with it
+	// (for [cleanup.Bucket.Expiry]). The object must become visible only
+	// when Close returns nil, whole, and not at all if ctx is canceled
+	// before Close: that is how a Store aborts.
+	NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error)
 	// NewRangeReader reads length bytes of the object of key from offset,
 	// to its end if length is negative, and returns the size of the whole
 	// object. It returns an error wrapping [fs.ErrNotExist] if there is no
@@ -329,13 +333,17 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	if s.bucket == nil {
 		return jsonl.Create(operation, opts)
 	}
-	probe, err := s.breaker.allow(s.now())
+	start := s.now()
+	probe, err := s.breaker.allow(start)
 	if err != nil {
 		return nil, err
 	}
+	// The write cannot complete after its deadline: counted from there, the
+	// recorded expiry leaves the handle at least the TTL once handed out.
+	deadline := start.Add(s.writeTimeout)
 	w, err := jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
 		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
-		w, err := s.bucket.NewWriter(wctx, name, ContentType)
+		w, err := s.bucket.NewWriter(wctx, name, ContentType, deadline.Add(s.ttl))
 		if err != nil {
 			cancel()
 			err = fmt.Errorf("store: %s: %w", name, err)
@@ -343,7 +351,7 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 			probe = false
 			return nil, err
 		}
-		return &sink{s: s, w: w, ctx: ctx, cancel: cancel, name: name, probe: probe}, nil
+		return &sink{s: s, w: w, ctx: ctx, cancel: cancel, name: name, probe: probe, deadline: deadline}, nil
 	}, opts)
 	if err != nil {
 		s.breaker.release(probe)
@@ -415,6 +423,9 @@ type sink struct {
 	probe  bool  // the breaker's probe
 	wrote  bool  // bytes went to the bucket's writer
 	failed error // the first error of a Write
+	// deadline is when the write must be complete by the Store's clock,
+	// as the recorded expiry assumes.
+	deadline time.Time
 }
 
 func (s *sink) Write(p []byte) (int, error) {
@@ -428,6 +439,15 @@ func (s *sink) Write(p []byte) (int, error) {
 
 func (s *sink) Commit() error {
 	defer s.cancel()
+	if now := s.s.now(); now.After(s.deadline) {
+		// Late by the Store's clock (which tests set): as late as by the
+		// context's.
+		s.cancel()
+		s.wrote = true
+		s.failed = fmt.Errorf("store: %s: written for %v, over the write deadline %v: %w", s.name, now.Sub(s.deadline)+s.s.writeTimeout, s.s.writeTimeout, context.DeadlineExceeded)
+		s.Abort()
+		return s.failed
+	}
 	if err := s.w.Close(); err != nil {
 		err = fmt.Errorf("store: %s: %w", s.name, err)
 		s.s.verdict(s.ctx, s.probe, err)
