@@ -16,7 +16,6 @@
 package s3test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -191,20 +190,6 @@ func (s *Server) Keys(t testing.TB, bucket string) []string {
 		}
 	}
 	return keys
-}
-
-// Wait calls cond every 50 ms until it returns true, or fails the test
-// once ctx is done: a guard against a failure, never a bound that a
-// loaded machine could break.
-func Wait(ctx context.Context, t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("still waiting for %s: %v", what, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 // buckets numbers the buckets NewBucket makes.
