@@ -52,6 +52,11 @@ type Config struct {
 	// handle's name without its random part, and the guidance is the
 	// native one, by handle.
 	Store *store.Store
+	// TTL is how long a file lives once complete: a file in a folder gets
+	// its expiry, Now() + TTL after the commit, as its modification time,
+	// which janitors and stores read. Zero leaves the modification time
+	// alone. A bucket Store records the expiry itself.
+	TTL time.Duration
 	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
 	// Not used with a Store.
 	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
