@@ -88,9 +88,9 @@ func readDelimited(text string, sep rune) (Table, error) {
 // offsets finds the byte at a line and column of text, for lines asked in
 // increasing order (in linear time over all of them).
 type offsets struct {
-	text  string
-	line  int // the line that starts at off
-	off   int
+	text string
+	line int // the line that starts at off
+	off  int
 }
 
 // at returns the byte at line and column (1-based, in bytes), or 0.
