@@ -185,6 +185,10 @@ func (c *Config) shower(r *result, p *plan) shower {
 	case asLines:
 		lines := strings.SplitN(ru.text, "\n", limit+1)
 		return &lineShower{lines: lines[:min(len(lines), ru.count, limit)]}
+	case asRows:
+		// The rows' text, as it is: its lines (a Python literal has one).
+		lines := strings.SplitN(strings.TrimSuffix(ru.text, "\n"), "\n", limit+1)
+		return &lineShower{lines: lines[:min(len(lines), limit)]}
 	}
 	return emptyShower{}
 }

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/recordline"
+	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -98,12 +100,13 @@ const (
 	asArray = "array" // the elements of the array at the placement
 	asValue = "value" // the value at the placement, one record
 	asLines = "lines" // the lines of the text at the placement, as {"line","text"} records
+	asRows  = "rows"  // the rows of a table printed as the text at the placement (see tabular)
 )
 
 // run is one stretch of records and where they go back in the result.
 type run struct {
 	at           string // JSON Pointer of the placement in the result
-	as           string // asArray, asValue or asLines
+	as           string // asArray, asValue, asLines or asRows
 	inText       string // pointer of the text item whose JSON document holds them, if any
 	count        int
 	finalNewline bool // asLines: the text ended with a newline
@@ -111,8 +114,12 @@ type run struct {
 	doc        []byte // asArray, asValue: the document holding the records
 	start, end int    // the span of the array or value in doc
 	member     bool   // the records are an array member of an object document
-	text       string // asLines: the text
+	text       string // asLines, asRows: the text (asLines: without its final newline)
+	whole      string // asLines, asRows: the text as the item has it
 	firstLine  int    // asLines: the number of the first line
+
+	format, layout string   // asRows: the table's format and layout
+	rows           [][]byte // asRows: the records
 
 	// elems are the spans of the elements of an asArray run in
 	// doc[start:end], noted by the read that counted them so that the
@@ -129,10 +136,11 @@ type span struct{ start, end uint32 }
 // whatever the number of records.
 const maxKept = 1 << 12
 
-// copyOf is a text item that repeats the JSON of another value of the
-// result, for example the text a typed tool adds beside its structured
-// content.
-type copyOf struct{ at, of string }
+// copyOf is a value of the result that repeats another: a text item that
+// repeats the JSON of another value (for example the text a typed tool adds
+// beside its structured content), or, as "string", a string that is the
+// same as a text item's text.
+type copyOf struct{ at, of, as string }
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
@@ -145,6 +153,9 @@ type plan struct {
 	tokens   int       // the estimate of the whole result
 	inline   int       // the estimate of what the client would receive inline; 0 means tokens
 	beside   []besideValue
+
+	nextLine int  // the number of the next text line of an asLines run
+	retally  bool // a text's array failed after its records were described: describe the runs again
 }
 
 // besideValue is a part of the result kept beside the records, for the
@@ -164,8 +175,8 @@ type besideValue struct {
 //
 // Finding the records reads them, once: that read validates and counts
 // them and describes them into p.t.
-func (c *Config) plan(r *result) (*plan, error) {
-	p := &plan{t: newTally()}
+func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
+	p := &plan{t: newTally(), nextLine: 1}
 	copies := make([]bool, len(r.items))
 	fromStructured := r.structured != nil
 	if fromStructured {
@@ -179,6 +190,9 @@ func (c *Config) plan(r *result) (*plan, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
+		if err := checkEvery(ctx, i); err != nil {
+			return p, err // canceled: what is found so far, for the fallback
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -221,12 +235,117 @@ func (c *Config) plan(r *result) (*plan, error) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
 		b.WriteString(`,"structuredContent":`)
-		b.Write(r.structured)
+		// A string that repeats the text of an item whose records give
+		// it back exactly is kept once, there.
+		doc, copies := stringCopies(r, p.runs, "/structuredContent")
+		b.Write(doc)
+		p.copies = append(copies, p.copies...) // put back first: a JSON copy may repeat them
 		p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
 	}
 	b.WriteByte('}')
 	p.result = b.Bytes()
+	if p.retally {
+		p.t = newTally()
+		for _, ru := range p.runs {
+			_ = ru.read(p.t) // read once already: valid
+		}
+	}
 	return p, nil
+}
+
+// checkEvery returns ctx's error every 1024th i, so that a loop over the
+// items of a result stops soon once the call is canceled, at a cost that
+// does not count.
+func checkEvery(ctx context.Context, i int) error {
+	if i&1023 != 0 {
+		return nil
+	}
+	return ctx.Err()
+}
+
+// minCopy is the shortest string kept once as a copy of another: a shorter
+// one costs less than the copy's entry in the header.
+const minCopy = 64
+
+// stringCopies returns the valid JSON value doc, placed at at in the
+// result, with each string member (or doc itself, when a string) that is
+// the same as the text of a text item of runs given back byte for byte (its
+// lines or its rows) replaced by null, and the copies that put them back.
+// Only members that a pointer names (the last of their name) are replaced.
+func stringCopies(r *result, runs []*run, at string) ([]byte, []copyOf) {
+	doc := r.structured
+	texts := map[string]string{} // text -> pointer of its item
+	for _, ru := range runs {
+		if (ru.as == asLines || ru.as == asRows) && len(ru.whole) >= minCopy {
+			if _, ok := texts[ru.whole]; !ok {
+				texts[ru.whole] = ru.at
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return doc, nil
+	}
+	type member struct {
+		name       string
+		start, end int
+		of         string
+	}
+	var found []member
+	switch jsontext.Value(doc).Kind() {
+	case '"':
+		if s, err := jsontext.AppendUnquote(nil, doc); err == nil {
+			if of, ok := texts[string(s)]; ok {
+				return []byte("null"), []copyOf{{at: at, of: of, as: "string"}}
+			}
+		}
+		return doc, nil
+	case '{':
+		dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+		if _, err := dec.ReadToken(); err != nil {
+			return doc, nil
+		}
+		last := map[string]int{}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return doc, nil
+			}
+			name := tok.String()
+			v, err := dec.ReadValue()
+			if err != nil {
+				return doc, nil
+			}
+			if i, ok := last[name]; ok {
+				found[i].of = "" // not the last of its name
+			}
+			e := int(dec.InputOffset())
+			m := member{name: name, start: e - len(v), end: e}
+			if v.Kind() == '"' && len(v) >= minCopy {
+				if s, err := jsontext.AppendUnquote(nil, v); err == nil {
+					m.of = texts[string(s)]
+				}
+			}
+			last[name] = len(found)
+			found = append(found, m)
+		}
+	default:
+		return doc, nil
+	}
+	var out []byte
+	var copies []copyOf
+	prev := 0
+	for _, m := range found {
+		if m.of == "" {
+			continue
+		}
+		out = append(append(out, doc[prev:m.start]...), "null"...)
+		prev = m.end
+		copies = append(copies, copyOf{at: at + "/" + escapePointer(m.name), of: m.of, as: "string"})
+	}
+	if copies == nil {
+		return doc, nil
+	}
+	return append(out, doc[prev:]...), copies
 }
 
 // textHolds reports whether a text item of r that is not a copy of the
@@ -254,17 +373,6 @@ func hasArray(doc []byte) bool {
 	return false
 }
 
-// firstLine returns the number of the next text line after runs.
-func firstLine(runs []*run) int {
-	n := 1
-	for _, r := range runs {
-		if r.as == asLines {
-			n += r.count
-		}
-	}
-	return n
-}
-
 // textRun returns the run of a text item's records, the next of p, and
 // what the item's text becomes in the header's "result".
 func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
@@ -277,15 +385,18 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		if jsontext.Value(doc).Kind() == '[' {
 			// An array that is not one JSON document: what its read
 			// described is not a record (docRun checks any other document
-			// before reading it); the records before it are described
-			// again, without it.
-			p.t = newTally()
-			for _, ru := range p.runs {
-				_ = ru.read(p.t) // read once already: valid
-			}
+			// before reading it); the records are described again, once,
+			// when every run is found (not here, which would read the runs
+			// before it again for each such array).
+			p.retally = true
 		}
 	}
-	ru := &run{at: at, as: asLines, text: text, firstLine: firstLine(p.runs)}
+	if tab, ok := tabular.Read(text); ok {
+		ru := &run{at: at, as: asRows, text: text, whole: text, format: tab.Format, layout: tab.Layout, rows: tab.Records, count: len(tab.Records)}
+		_ = ru.read(p.t) // valid: tabular wrote them
+		return ru, []byte(`""`)
+	}
+	ru := &run{at: at, as: asLines, text: text, whole: text, firstLine: p.nextLine}
 	if text != "" {
 		t := text
 		if strings.HasSuffix(t, "\n") {
@@ -295,6 +406,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		ru.text = t
 		ru.count = strings.Count(t, "\n") + 1
 	}
+	p.nextLine += ru.count
 	_ = ru.read(p.t) // lines are always valid records
 	return ru, []byte(`""`)
 }
@@ -376,6 +488,13 @@ func (ru *run) read(t *tally) error {
 			return err
 		}
 		return t.add(line)
+	case asRows:
+		for _, rec := range ru.rows {
+			if err := t.add(rec); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return ru.eachLine(func(rec []byte) error { return t.add(rec) })
 }
@@ -582,8 +701,9 @@ func unescapePointer(token string) string {
 // writeRecords writes every record of p to w, in order, as the single line
 // it is in the file. The records were read, and so validated, by plan: w
 // does not validate them again, and those of an array are written as that
-// read kept them, unless there were too many to keep.
-func (p *plan) writeRecords(w *jsonl.Writer) error {
+// read kept them, unless there were too many to keep. It stops when ctx is
+// canceled.
+func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 	write := func(line []byte) error { return recordline.Write(w, line) }
 	if p.provided != nil {
 		for _, rec := range p.provided {
@@ -601,7 +721,10 @@ func (p *plan) writeRecords(w *jsonl.Writer) error {
 		}
 		return write(line)
 	}
-	for _, ru := range p.runs {
+	for i, ru := range p.runs {
+		if err := checkEvery(ctx, i); err != nil {
+			return err
+		}
 		var err error
 		switch ru.as {
 		case asArray:
@@ -619,6 +742,12 @@ func (p *plan) writeRecords(w *jsonl.Writer) error {
 			err = writeCompact(ru.doc[ru.start:ru.end])
 		case asLines:
 			err = ru.eachLine(write)
+		case asRows:
+			for _, rec := range ru.rows {
+				if err = write(rec); err != nil {
+					break
+				}
+			}
 		}
 		if err != nil {
 			return err
