@@ -376,7 +376,7 @@ func hasArray(doc []byte) bool {
 // textRun returns the run of a text item's records, the next of p, and
 // what the item's text becomes in the header's "result".
 func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
-	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 {
+	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 && jsontext.Value(doc).Kind() != 0 {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
 			ru.inText = at
