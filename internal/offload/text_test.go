@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -236,4 +237,64 @@ func filePath(t *testing.T, res *mcp.CallToolResult) string {
 		t.Fatal(err)
 	}
 	return d.FilePath
+}
+
+// FuzzTextRoundTrip offloads any text, alone, beside a structured content
+// that repeats it ({"content": text}, as server-filesystem sends), or twice:
+// whether it is read as rows, lines or a string copy, the file rebuilds the
+// result byte for byte.
+func FuzzTextRoundTrip(f *testing.F) {
+	for _, name := range []string{"single_tuple_rows.txt", "python_csv_quote_all.csv", "lists_nested.txt", "tuple_of_tuples.txt"} {
+		data, err := os.ReadFile(filepath.Join("..", "tabular", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for mode := range uint8(3) {
+			f.Add(string(data), mode)
+		}
+	}
+	for _, s := range []string{
+		"[{'id': 1, 'note': None, 'ok': True}, {'id': 2, 'note': 'it\\'s \"x\"', 'ok': False}]",
+		"id,name\r\n1,\"a \"\"b\"\"\"\r\n2,\r\n",
+		"| a | b |\n|:-:|--:|\n| 1 | 2 |\n| 3 | 4 |",
+		"a\tb\n1\t2\n3\t4",
+		"plain text, with a comma\nand another line\n",
+	} {
+		for mode := range uint8(3) {
+			f.Add(s, mode)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string, mode uint8) {
+		if len(text) > 1<<16 || jsontext.Value(trimSpace([]byte(text))).IsValid(decodeOptions...) {
+			return // a JSON document comes back compact, as TestRebuild says
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		switch mode % 3 {
+		case 1:
+			sc, err := json.Marshal(map[string]string{"content": text})
+			if err != nil {
+				return
+			}
+			res.StructuredContent = json.RawMessage(sc)
+		case 2:
+			res.Content = append(res.Content, &mcp.TextContent{Text: text})
+		}
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := testConfig(t)
+		c.Always = true
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+			t.Fatal("not offloaded")
+		}
+		_, _, rebuilt := readBack(t, res)
+		var a, b any // compared as values: strings may be escaped otherwise
+		if json.Unmarshal(want, &a) != nil || json.Unmarshal(rebuilt, &b) != nil {
+			t.Fatalf("not JSON: %s", rebuilt)
+		}
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("rebuilt otherwise (-want +got):\n%s", diff)
+		}
+	})
 }
