@@ -36,7 +36,7 @@ const (
 
 // MaxBytes is the largest text Read reads: a larger one stays text, so that
 // the memory a read takes (a few times the text's size) stays bounded.
-const MaxBytes = 32 << 20
+const MaxBytes = 16 << 20
 
 // MinRows is the fewest rows (besides the header) a CSV, TSV or Markdown
 // text must have to be read as a table. A Python literal, whose syntax says
