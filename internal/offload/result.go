@@ -115,7 +115,6 @@ type run struct {
 	start, end int    // the span of the array or value in doc
 	member     bool   // the records are an array member of an object document
 	text       string // asLines, asRows: the text (asLines: without its final newline)
-	whole      string // asLines, asRows: the text as the item has it
 	firstLine  int    // asLines: the number of the first line
 
 	format, layout string   // asRows: the table's format and layout
@@ -187,6 +186,9 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		}
 		fromStructured = !textHolds(r, copies) || hasArray(r.structured)
 	}
+	// The texts given back byte for byte, which the structured content
+	// may repeat.
+	var kept texts
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
@@ -210,12 +212,16 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
 			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
+			kept.add(it.text.Text, at)
 		default:
 			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
 				p.beside = append(p.beside, besideMembers(path+".text", ru)...)
+			}
+			if ru.as == asLines || ru.as == asRows {
+				kept.add(it.text.Text, at)
 			}
 		}
 	}
@@ -228,16 +234,18 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		}
 		p.runs = append(p.runs, ru)
 		b.WriteString(`,"structuredContent":`)
-		b.Write(skeletonOf(ru))
+		doc, copies := stringCopies(skeletonOf(ru), kept, "/structuredContent")
+		b.Write(doc)
+		p.copies = append(copies, p.copies...)
 		p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
 	case r.structured != nil:
 		if !jsontext.Value(r.structured).IsValid(decodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
 		b.WriteString(`,"structuredContent":`)
-		// A string that repeats the text of an item whose records give
-		// it back exactly is kept once, there.
-		doc, copies := stringCopies(r, p.runs, "/structuredContent")
+		// A string that repeats the text of an item given back exactly
+		// is kept once, there.
+		doc, copies := stringCopies(r.structured, kept, "/structuredContent")
 		b.Write(doc)
 		p.copies = append(copies, p.copies...) // put back first: a JSON copy may repeat them
 		p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
@@ -267,21 +275,27 @@ func checkEvery(ctx context.Context, i int) error {
 // one costs less than the copy's entry in the header.
 const minCopy = 64
 
+// texts maps texts of at least minCopy bytes to the pointer of the first
+// text item that holds each.
+type texts map[string]string
+
+func (t *texts) add(text, at string) {
+	if len(text) < minCopy {
+		return
+	}
+	if *t == nil {
+		*t = texts{}
+	}
+	if _, ok := (*t)[text]; !ok {
+		(*t)[text] = at
+	}
+}
+
 // stringCopies returns the valid JSON value doc, placed at at in the
 // result, with each string member (or doc itself, when a string) that is
-// the same as the text of a text item of runs given back byte for byte (its
-// lines or its rows) replaced by null, and the copies that put them back.
-// Only members that a pointer names (the last of their name) are replaced.
-func stringCopies(r *result, runs []*run, at string) ([]byte, []copyOf) {
-	doc := r.structured
-	texts := map[string]string{} // text -> pointer of its item
-	for _, ru := range runs {
-		if (ru.as == asLines || ru.as == asRows) && len(ru.whole) >= minCopy {
-			if _, ok := texts[ru.whole]; !ok {
-				texts[ru.whole] = ru.at
-			}
-		}
-	}
+// one of texts replaced by null, and the copies that put them back. Only
+// members that a pointer names (the last of their name) are replaced.
+func stringCopies(doc []byte, texts texts, at string) ([]byte, []copyOf) {
 	if len(texts) == 0 {
 		return doc, nil
 	}
@@ -392,11 +406,11 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		}
 	}
 	if tab, ok := tabular.Read(text); ok {
-		ru := &run{at: at, as: asRows, text: text, whole: text, format: tab.Format, layout: tab.Layout, rows: tab.Records, count: len(tab.Records)}
+		ru := &run{at: at, as: asRows, text: text, format: tab.Format, layout: tab.Layout, rows: tab.Records, count: len(tab.Records)}
 		_ = ru.read(p.t) // valid: tabular wrote them
 		return ru, []byte(`""`)
 	}
-	ru := &run{at: at, as: asLines, text: text, whole: text, firstLine: p.nextLine}
+	ru := &run{at: at, as: asLines, text: text, firstLine: p.nextLine}
 	if text != "" {
 		t := text
 		if strings.HasSuffix(t, "\n") {

@@ -195,6 +195,8 @@ func TestStringCopies(t *testing.T) {
 		{"the last of duplicate names", []string{long}, `{"content":"x","content":` + string(quote(long)) + `}`,
 			[]jsonl.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
 		{"not the first of duplicate names", []string{long}, `{"content":` + string(quote(long)) + `,"content":"x"}`, nil},
+		{"a text kept whole beside the structured content's records", []string{long}, `{"content":` + string(quote(long)) + `,"entries":[1,2,3]}`,
+			[]jsonl.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
 		{"a short string is not worth a copy", []string{"short\ntext"}, `{"content":"short\ntext"}`, nil},
 		{"the second of two texts", []string{"other text, not repeated, of some length to hold the records", long}, `{"a":1,"text":` + string(quote(long)) + `,"b":{}}`,
 			[]jsonl.Copy{{At: "/structuredContent/text", Of: "/content/1/text", As: "string"}}},

@@ -72,13 +72,14 @@ func readDelimited(text string, sep rune) (Table, error) {
 	if len(recs) < MinRows {
 		return Table{}, errors.New("tabular: too few rows")
 	}
-	// The quoting is the first rule that prints the text back.
+	// The quoting is the first rule that prints the text back (any row may
+	// be the first that tells them apart).
 	t := Table{Format: format, Records: recs}
+	out := make([]byte, 0, len(text))
 	for _, q := range []string{quoteMinimal, quoteSQLite, quoteAll} {
 		t.Layout = q + " " + eol + " " + endWord(nl)
-		// Only the first row tells rules apart cheaply; Read checks the whole.
-		out, err := printDelimited(nil, sep, t.Layout, recs[:1])
-		if err == nil && strings.HasPrefix(text, string(out)) {
+		var err error
+		if out, err = printDelimited(out[:0], sep, t.Layout, recs); err == nil && string(out) == text {
 			return t, nil
 		}
 	}

@@ -137,6 +137,7 @@ func TestReadForms(t *testing.T) {
 		{"csv crlf without final line end", "id,name\r\n1,bob\r\n2,amy", CSV, `{"id":1,"name":"bob"}`},
 		{"csv null and big id", "id,name\n12345678901234567890,\n2,amy\n", CSV, `{"id":"12345678901234567890","name":null}`},
 		{"tsv", "id\tname\n1\tbob\n2\tamy\n", TSV, `{"id":1,"name":"bob"}`},
+		{"sqlite3's quoting, told apart by a later row", "id,name\n1,bob\n2,\"a b\"\n3,\"\"\n4,\n", CSV, `{"id":1,"name":"bob"}`},
 		{"python tuple of dicts", "({'a': 1}, {'a': 2})", Python, `{"a":1}`},
 		{"python one row", "[{'a': -1.5e-07, 'b': \"it's\"}]", Python, `{"a":-1.5e-07,"b":"it's"}`},
 		{"python newline at the end", "[('x', None), ('y', False)]\n", Python, `["x",null]`},
