@@ -195,8 +195,9 @@ type Placement struct {
 	// at At, which Result holds empty), "value" (the one record is the value
 	// at At, which Result holds as null), "lines" (the records are
 	// {"line": N, "text": "..."} objects, the lines of the text at At, which
-	// Result holds as "") or "rows" (the records are the rows of a table
-	// printed as the text at At, in Format, which Result holds as "").
+	// Result holds as ""), or the format of rows printed as the text at At,
+	// which Result holds as "": "python" (Python's str() of a list or tuple
+	// of rows), "csv", "tsv" or "markdown" (the records are the rows).
 	As string `json:"as"`
 	// Count is the number of records of the placement.
 	Count int `json:"count"`
@@ -206,10 +207,7 @@ type Placement struct {
 	InText string `json:"in_text,omitempty"`
 	// FinalNewline reports, for "lines", that the text ended with a newline.
 	FinalNewline bool `json:"final_newline,omitempty"`
-	// Format is, for "rows", how the rows were printed: "python" (Python's
-	// str() of a list or tuple of rows), "csv", "tsv" or "markdown".
-	Format string `json:"format,omitempty"`
-	// Layout is, for "rows", what printing the records in Format needs
+	// Layout is, for rows, what printing the records in their format needs
 	// besides them, in a few words (such as the quoting of CSV fields or the
 	// separator row of a Markdown table), never data.
 	Layout string `json:"layout,omitempty"`

@@ -43,11 +43,12 @@
 // holds an empty array (or null for one record, or "" for text lines and
 // rows); a text item that held a JSON document holds that document as a
 // JSON value instead of a string. Each placement of "records_at" says how
-// its records go back: "array", "value", "lines", or "rows" with the
-// "format" they were printed in and the "layout" its printer needs (a few
-// words, such as the quoting of CSV fields or a Markdown table's separator
-// row; never data). Rows are read only when printing their records gives
-// the text back byte for byte; any other text stays lines.
+// its records go back ("as"): "array", "value", "lines", or, for rows, the
+// format they were printed in ("python", "csv", "tsv", "markdown") with the
+// "layout" its printer needs (a few words, such as the quoting of CSV
+// fields or a Markdown table's separator row; never data). Rows are read
+// only when printing their records gives the text back byte for byte; any
+// other text stays lines.
 //
 // Nothing is kept twice: a text item that repeats the structured content
 // holds null and is listed in "copies"; a string of the structured content

@@ -72,14 +72,13 @@ func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 				b.WriteByte('\n')
 			}
 			v = &node{raw: quote(b.String())}
-		case asRows:
-			text, err := tabular.Print(nil, pl.Format, pl.Layout, recs)
+		default:
+			// Rows printed as text, in the format As names.
+			text, err := tabular.Print(nil, pl.As, pl.Layout, recs)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("offload: placement %q: %w", pl.As, err)
 			}
 			v = &node{raw: quote(string(text))}
-		default:
-			return nil, fmt.Errorf("offload: unknown placement %q", pl.As)
 		}
 		var err error
 		if root, err = root.set(pl.At, v); err != nil {

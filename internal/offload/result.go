@@ -103,6 +103,15 @@ const (
 	asRows  = "rows"  // the rows of a table printed as the text at the placement (see tabular)
 )
 
+// placedAs returns how the header's placement of ru says its records sit:
+// as, or, for rows, the format they were printed in.
+func (ru *run) placedAs() string {
+	if ru.as == asRows {
+		return ru.format
+	}
+	return ru.as
+}
+
 // run is one stretch of records and where they go back in the result.
 type run struct {
 	at           string // JSON Pointer of the placement in the result

@@ -80,7 +80,7 @@ func TestRowsAreRecords(t *testing.T) {
 			if string(rebuilt) != textResult(tt.text) {
 				t.Fatalf("rebuilt otherwise:\n%.300s", rebuilt)
 			}
-			want := []jsonl.Placement{{At: "/content/0/text", As: asRows, Count: tt.count, Format: tt.format, Layout: h.RecordsAt[0].Layout}}
+			want := []jsonl.Placement{{At: "/content/0/text", As: tt.format, Count: tt.count, Layout: h.RecordsAt[0].Layout}}
 			if diff := cmp.Diff(want, h.RecordsAt); diff != "" {
 				t.Errorf("placements (-want +got):\n%s", diff)
 			}
@@ -299,4 +299,39 @@ func FuzzTextRoundTrip(f *testing.F) {
 			t.Fatalf("rebuilt otherwise (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestRebuildRefusesBadRowsAndCopies: a header that does not fit its lines
+// (an unknown format or copy, a bad layout, a row of another shape, a string
+// copy of what is not a string) is an error, not a panic.
+func TestRebuildRefusesBadRowsAndCopies(t *testing.T) {
+	result := json.RawMessage(`{"content":[{"type":"text","text":""}],"structuredContent":{"a":null}}`)
+	row := [][]byte{[]byte(`{"a":1}`), []byte(`{"a":2}`)}
+	tests := []struct {
+		name  string
+		pl    jsonl.Placement
+		lines [][]byte
+		cp    jsonl.Copy
+	}{
+		{"an unknown format", jsonl.Placement{At: "/content/0/text", As: "yaml", Count: 2}, row, jsonl.Copy{}},
+		{"a bad CSV layout", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal"}, row, jsonl.Copy{}},
+		{"a bad Python layout", jsonl.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "{{ eof"}, row, jsonl.Copy{}},
+		{"a bad Markdown layout", jsonl.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l l eof |---|---|"}, row, jsonl.Copy{}},
+		{"rows of other names", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"c":3}`)}, jsonl.Copy{}},
+		{"a row that is no object", jsonl.Placement{At: "/content/0/text", As: "tsv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`[1]`), []byte(`[2]`)}, jsonl.Copy{}},
+		{"a tuple row that is an object", jsonl.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "[( eof"}, row, jsonl.Copy{}},
+		{"an unknown copy", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonl.Copy{At: "/structuredContent/a", Of: "/content/0/text", As: "bytes"}},
+		{"a string copy of an object", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonl.Copy{At: "/structuredContent/a", Of: "/structuredContent", As: "string"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := jsonl.Header{Result: result, RecordsAt: []jsonl.Placement{tt.pl}}
+			if tt.cp.At != "" {
+				h.Copies = []jsonl.Copy{tt.cp}
+			}
+			if out, err := Rebuild(h, tt.lines); err == nil {
+				t.Errorf("rebuilt %s, want an error", out)
+			}
+		})
+	}
 }
