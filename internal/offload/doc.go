@@ -34,9 +34,10 @@
 //     found the same way; or, for rows printed as text (Python's str() of a
 //     list of dicts or tuples, as mcp-server-sqlite's read_query returns
 //     it, CSV or TSV with a header row, a Markdown table), one record per
-//     row, an object of the header's names with typed values (see package
-//     internal/tabular); or else one {"line": N, "text": "..."} record per
-//     line.
+//     row, an object of the header's names (or of the dict's keys; an array
+//     for a row that is a Python tuple or list) with typed values (see
+//     package internal/tabular); or else one {"line": N, "text": "..."}
+//     record per line.
 //
 // Everything else (other members such as a total or a cursor, other arrays,
 // other text items) stays in "result". Where the records were, "result"
