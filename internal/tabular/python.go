@@ -108,6 +108,9 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 	case *syntax.Literal:
 		switch e.Token {
 		case syntax.STRING:
+			if err := checkStable(e.Value.(string)); err != nil {
+				return nil, err
+			}
 			return appendQuote(dst, e.Value.(string)), nil
 		case syntax.INT, syntax.FLOAT:
 			return appendNumber(dst, "", e.Raw)
@@ -123,6 +126,9 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 			key, ok := entry.Key.(*syntax.Literal)
 			if !ok || key.Token != syntax.STRING {
 				return nil, errors.New("tabular: a dict key that is not a string")
+			}
+			if err := checkStable(key.Value.(string)); err != nil {
+				return nil, err
 			}
 			if i > 0 {
 				dst = append(dst, ',')
@@ -152,6 +158,25 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("tabular: not a value: %T", e)
+}
+
+// checkStable fails for a string with a character that Unicode has not
+// assigned as far as this program knows: appendRepr escapes it, as Python
+// does for an unassigned character, but a later Unicode may assign it, and
+// a later build print it as it is, and so no longer print the text back.
+func checkStable(s string) error {
+	for i := 0; i < len(s); i++ {
+		if s[i] < utf8.RuneSelf {
+			continue
+		}
+		for _, r := range s[i:] {
+			if r > 0xff && !unicode.IsPrint(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
+				return fmt.Errorf("tabular: the unassigned character %U", r)
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 // appendNumber appends a Python number literal that is also a JSON one.

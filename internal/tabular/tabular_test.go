@@ -108,6 +108,7 @@ func TestReadNegatives(t *testing.T) {
 		{"python quotes not repr's", `[{"a": 1}, {"a": 2}]`},
 		{"python trailing comma", "[{'a': 1}, {'a': 2},]"},
 		{"python hex int", "[{'a': 0x10}, {'a': 1}]"},
+		{"python unassigned character, which a later Unicode may print", "[{'a': '\\U000e0080'}, {'a': '\\u0378'}]"},
 		{"markdown misaligned", "| a | b |\n|---|---|\n| 1 | 2 |\n|  3 | 4 |\n"},
 		{"markdown without separator", "| a | b |\n| 1 | 2 |\n| 3 | 4 |\n| 5 | 6 |\n"},
 		{"markdown ragged", "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 |\n"},
