@@ -208,26 +208,26 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			b.WriteByte(',')
 		}
 		at := "/content/" + strconv.Itoa(i) + "/text"
-		path := ".content[" + strconv.Itoa(i) + "]"
+		path := func() string { return ".content[" + strconv.Itoa(i) + "]" } // only for what is kept beside
 		switch {
 		case it.text == nil:
 			b.Write(it.raw)
 			if !it.media {
-				p.beside = append(p.beside, besideValue{path: path, what: "content item"})
+				p.beside = append(p.beside, besideValue{path: path(), what: "content item"})
 			}
 		case copies[i]:
 			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
-			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
+			p.beside = append(p.beside, describeText(path()+".text", it.text.Text))
 			kept.add(it.text.Text, at)
 		default:
 			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
-				p.beside = append(p.beside, besideMembers(path+".text", ru)...)
+				p.beside = append(p.beside, besideMembers(path()+".text", ru)...)
 			}
 			if ru.as == asLines || ru.as == asRows {
 				kept.add(it.text.Text, at)
@@ -519,24 +519,25 @@ func (ru *run) read(t *tally) error {
 		}
 		return nil
 	}
-	return ru.eachLine(func(rec []byte) error { return t.add(rec) })
+	return ru.eachLine(&t.buf, func(rec []byte) error { return t.add(rec) })
 }
 
 // eachLine calls fn with each record of the asLines run ru: {"line": N,
-// "text": "..."}. The slice passed to fn is only valid until fn returns.
-func (ru *run) eachLine(fn func(rec []byte) error) error {
+// "text": "..."}, made in *buf. The slice passed to fn is only valid until fn
+// returns.
+func (ru *run) eachLine(buf *[]byte, fn func(rec []byte) error) error {
 	if ru.count == 0 {
 		return nil
 	}
-	var buf []byte
 	n := ru.firstLine
 	for l := range strings.SplitSeq(ru.text, "\n") {
-		buf = append(buf[:0], `{"line":`...)
-		buf = strconv.AppendInt(buf, int64(n), 10)
-		buf = append(buf, `,"text":`...)
-		buf = appendQuote(buf, l)
-		buf = append(buf, '}')
-		if err := fn(buf); err != nil {
+		b := append((*buf)[:0], `{"line":`...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, `,"text":`...)
+		b = appendQuote(b, l)
+		b = append(b, '}')
+		*buf = b
+		if err := fn(b); err != nil {
 			return err
 		}
 		n++
@@ -764,7 +765,7 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 		case asValue:
 			err = writeCompact(ru.doc[ru.start:ru.end])
 		case asLines:
-			err = ru.eachLine(write)
+			err = ru.eachLine(&buf, write)
 		case asRows:
 			for _, rec := range ru.rows {
 				if err = write(rec); err != nil {
