@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -333,5 +336,35 @@ func TestRebuildRefusesBadRowsAndCopies(t *testing.T) {
 				t.Errorf("rebuilt %s, want an error", out)
 			}
 		})
+	}
+}
+
+// fullDisk is a disk that is full.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestRowsFallBackAsRows: when the file cannot be written, rows printed as
+// text fall back to the first rows that fit, printed as the text printed
+// them: a shorter table of the same format, header included.
+func TestRowsFallBackAsRows(t *testing.T) {
+	text := sample(t, "sqlite_csv.csv")
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	c := testConfig(t)
+	c.Threshold = 400
+	c.WrapWriter = func(io.Writer) io.Writer { return fullDisk{} }
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		t.Fatal("not rewritten")
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("%d items, want a warning and the rows shown", len(res.Content))
+	}
+	shown := res.Content[1].(*mcp.TextContent).Text
+	tab, ok := tabular.Read(shown)
+	if !ok || tab.Format != "csv" || !strings.HasPrefix(text, shown) {
+		t.Fatalf("shown %q, want the header and the first rows of the text", shown)
+	}
+	if w := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(w, fmt.Sprintf("showing %d of 300 records", len(tab.Records))) {
+		t.Errorf("warning %q, want it to count the %d rows shown of 300", w, len(tab.Records))
 	}
 }
