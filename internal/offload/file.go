@@ -43,16 +43,16 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		Result:          json.RawMessage(p.result),
 	}
 	for _, ru := range p.runs {
-		h.RecordsAt = append(h.RecordsAt, jsonl.Placement{At: ru.at, As: ru.as, Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline})
+		h.RecordsAt = append(h.RecordsAt, jsonl.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
 	}
 	for _, cp := range p.copies {
-		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of})
+		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of, As: cp.as})
 	}
 	if err := w.WriteHeader(h); err != nil {
 		return nil, nil, err
 	}
 	// The records are written as plan read them (and described them).
-	err = p.writeRecords(w)
+	err = p.writeRecords(ctx, w)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -128,7 +128,15 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	if err != nil {
 		return false
 	}
-	p, err := c.plan(r)
+	p, err := c.plan(ctx, r)
+	if ctx.Err() != nil && p != nil {
+		// Canceled while finding the records of a result above the
+		// threshold: the fallback, of what was found, without the rest of
+		// the work.
+		p.tokens = tokens
+		c.fallback(ctx, describeCall(), res, r, p, err)
+		return true
+	}
 	if err != nil {
 		return false // structured content that is not JSON: not ours to judge
 	}
