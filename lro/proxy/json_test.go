@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -134,7 +135,7 @@ func TestOffloadMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	line, err := readLine(bufio.NewReader(strings.NewReader(data)), DefaultMaxMessageBytes)
+	line, err := readLine(bufio.NewReader(strings.NewReader(data)), DefaultMaxMessageBytes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,4 +245,44 @@ func TestDecodeResult(t *testing.T) {
 			t.Errorf("decodeResult(%s): members joined %s; want %s (%s)", tt.result, got, all, tt.why)
 		}
 	}
+}
+
+// FuzzReplyScan checks replyScan, fed in pieces, against decodeMessage: on
+// any valid reply it finds the same id, and on a request none.
+func FuzzReplyScan(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"a":[1,{"id":2}]}}`,
+		`{"result":{"x":"}\"id\":9"},"jsonrpc":"2.0","id":"a-1"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"x","params":{"id":4}}`,
+		`{"jsonrpc":"2.0","\u0069d":7,"error":{"code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":5,"result":[[[`,
+	} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, piece uint8) {
+		if len(line) > 1<<16 {
+			return
+		}
+		var s replyScan
+		for rest := line; len(rest) > 0; {
+			n := min(len(rest), int(piece)+1)
+			s.write(rest[:n])
+			rest = rest[n:]
+		}
+		got := s.reply(errors.New("test"))
+		msg, err := decodeMessage(line)
+		if err != nil {
+			return
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if got != nil {
+				t.Errorf("%s: a request, found reply id %v", line, got.ID.Raw())
+			}
+		case *jsonrpc.Response:
+			if got == nil || got.ID != m.ID {
+				t.Errorf("%s: reply id %v, found %v", line, m.ID.Raw(), got)
+			}
+		}
+	})
 }

@@ -57,9 +57,11 @@ type Options struct {
 	ConnectTimeout time.Duration
 
 	// MaxMessageBytes bounds one message read from a stdio upstream (one
-	// line) or one server-sent event of an HTTP upstream. A larger message
-	// ends the upstream's connection: calls in flight get a tool error. If
-	// zero, defaults to [DefaultMaxMessageBytes].
+	// line), or one server-sent event or JSON response of an HTTP upstream.
+	// A larger reply to a call of the client answers that call with an
+	// error saying so; over HTTP, it also ends the upstream's connection
+	// (go-sdk's client does), and the other calls in flight get a tool
+	// error. If zero, defaults to [DefaultMaxMessageBytes].
 	MaxMessageBytes int
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of

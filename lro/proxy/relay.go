@@ -328,6 +328,17 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		return
 	}
 	c := r.calls[resp.ID]
+	if c == nil {
+		if alt, ok := sameText(resp.ID); ok && r.calls[alt] != nil && (r.calls[alt].up == u || r.calls[alt].up == nil) {
+			// A reply to the request, with its id as a string where the
+			// client sent a number, or the other way round: the client
+			// would never match it.
+			r.mu.Unlock()
+			idText, _ := json.Marshal(resp.ID.Raw())
+			r.fail(alt, fmt.Errorf("%w: it has the id %s, of another type than the request's", errBadReply, idText))
+			return
+		}
+	}
 	if c == nil || c.up != u && c.up != nil {
 		// No such request in flight: canceled by the client, or answered
 		// with an error after its connection ended.
@@ -402,8 +413,9 @@ func (r *relay) lost(u *upConn, err error) {
 }
 
 // fail answers the client's request id, whose upstream connection failed
-// with err: a tools/call with a tool error, which the model reads, other
-// requests with a JSON-RPC error.
+// with err, or whose reply could not be read ([errBadReply]): a tools/call
+// with a tool error, which the model reads, other requests with a JSON-RPC
+// error.
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
@@ -414,7 +426,11 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 	}
 	c.cancel()
 	msg := err.Error()
-	if !errors.Is(err, ErrUpstreamUnavailable) {
+	next := ". The proxy connects again on the next call; retry when the upstream server is back."
+	switch {
+	case errors.Is(err, errBadReply):
+		next = "."
+	case !errors.Is(err, ErrUpstreamUnavailable):
 		msg = fmt.Sprintf("%v: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
 	}
 	msg = strings.TrimPrefix(msg, "proxy: ")
@@ -425,8 +441,7 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 	}
 	res, _ := json.Marshal(&mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg +
-			". The proxy connects again on the next call; retry when the upstream server is back."}},
+		Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg + next}},
 	})
 	r.toClient(&jsonrpc.Response{ID: id, Result: res})
 }
@@ -472,3 +487,23 @@ func toolName(params []byte) string {
 // listenRetry is how long the relay waits before it opens an HTTP
 // upstream's stream of server messages again.
 const listenRetry = time.Second
+
+// sameText returns the id of the other type (number or string) with the
+// same text as id.
+func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
+	var alt jsonrpc.ID
+	var err error
+	switch v := id.Raw().(type) {
+	case int64:
+		alt, err = jsonrpc.MakeID(strconv.FormatInt(v, 10))
+	case string:
+		n, perr := strconv.ParseInt(v, 10, 64)
+		if perr != nil {
+			return alt, false
+		}
+		alt, err = jsonrpc.MakeID(float64(n))
+	default:
+		return alt, false
+	}
+	return alt, err == nil
+}
