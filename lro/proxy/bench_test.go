@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +242,26 @@ func startBenchUpstream(b *testing.B, s *mcp.Server) string {
 	u.start()
 	b.Cleanup(u.stop)
 	return u.url()
+}
+
+// BenchmarkProxyManyItems passes a result of n one-character text items
+// from an upstream over stdio through the proxy, offloaded.
+func BenchmarkProxyManyItems(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			p, err := proxy.New(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { p.Close() })
+			cs := overPipe(b, p)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "items", Arguments: map[string]any{"count": n}})
+				if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"offloaded":true`) {
+					b.Fatalf("the call was not offloaded: %v %v", res, err)
+				}
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -124,6 +125,20 @@ func rawUpstream() {
 				}
 				id, _ := json.Marshal(req.ID.Raw())
 				line := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + records + "}\n"
+				wmu.Lock()
+				os.Stdout.WriteString(line)
+				wmu.Unlock()
+			case "items":
+				// count one-character text items, as prepared bytes.
+				var a struct {
+					Arguments struct {
+						Count int `json:"count"`
+					} `json:"arguments"`
+				}
+				json.Unmarshal(req.Params, &a)
+				id, _ := json.Marshal(req.ID.Raw())
+				line := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[` +
+					strings.Repeat(`{"type":"text","text":"a"},`, a.Arguments.Count-1) + `{"type":"text","text":"a"}]}}` + "\n"
 				wmu.Lock()
 				os.Stdout.WriteString(line)
 				wmu.Unlock()
@@ -556,4 +571,38 @@ func TestHostileRepliesHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCancelStopsOffload cancels a call while the proxy offloads its
+// result: the offload's context ends (a long offload stops), no response
+// reaches the client, and the next call works.
+func TestCancelStopsOffload(t *testing.T) {
+	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1"), Stderr: os.Stderr}
+	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	started, stopped := make(chan struct{}), make(chan error)
+	proxy.SetOffload(p, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Params.Name != "items" {
+			return &mcp.CallToolResult{}, nil
+		}
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	c := newRawClient(t, p)
+	c.response(c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}`))
+	c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+	c.next() // the upstream's notification
+	id := c.request("tools/call", `{"name":"items","arguments":{"count":3}}`)
+	<-started
+	c.send(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(fmt.Sprintf(`{"requestId":%v}`, id.Raw()))})
+	if err := <-stopped; !errors.Is(err, context.Canceled) {
+		t.Errorf("the offload's context ended with %v; want context.Canceled", err)
+	}
+	// No response to the canceled call comes before the ping's.
+	c.response(c.request("ping", `{}`))
 }

@@ -49,10 +49,12 @@ type relay struct {
 // call is a request of the client in flight.
 type call struct {
 	method   string
-	params   json.RawMessage    // the client's params of a tools/call
-	up       *upConn            // the connection it was sent on; nil before
-	cancel   context.CancelFunc // ends its HTTP request's stream
+	params   json.RawMessage // the client's params of a tools/call
+	up       *upConn         // the connection it was sent on; nil before
+	ctx      context.Context
+	cancel   context.CancelFunc // ends ctx: its HTTP request's stream, its offload
 	canceled bool               // the client canceled it: no response goes back
+	answered bool               // the upstream answered; the proxy is offloading the result
 }
 
 func newRelay(p *Proxy, client mcp.Connection) *relay {
@@ -157,7 +159,7 @@ func (r *relay) notify(m *jsonrpc.Request) {
 // a connection, and an HTTP request for its response's headers.
 func (r *relay) request(m *jsonrpc.Request) {
 	ctx, cancel := context.WithCancel(r.ctx)
-	c := &call{method: m.Method, cancel: cancel}
+	c := &call{method: m.Method, ctx: ctx, cancel: cancel}
 	if m.Method == "tools/call" {
 		c.params = m.Params
 	}
@@ -339,9 +341,9 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 			return
 		}
 	}
-	if c == nil || c.up != u && c.up != nil {
-		// No such request in flight: canceled by the client, or answered
-		// with an error after its connection ended.
+	if c == nil || c.up != u && c.up != nil || c.answered {
+		// No such request in flight: canceled by the client, answered
+		// with an error after its connection ended, or answered already.
 		r.mu.Unlock()
 		return
 	}
@@ -351,6 +353,14 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		// ended without one.
 		r.mu.Unlock()
 		r.fail(resp.ID, resp.Error)
+		return
+	}
+	if c.method == "tools/call" && resp.Error == nil {
+		// Offloading takes a while: the upstream's other messages go on,
+		// and the call stays in flight, so that the client can cancel it.
+		c.answered = true
+		r.mu.Unlock()
+		go r.offload(resp, c)
 		return
 	}
 	delete(r.calls, resp.ID)
@@ -371,15 +381,25 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		}
 	case "tools/list":
 		resp.Result = r.p.rewriteTools(resp.Result)
-	case "tools/call":
-		// Offloading takes a while: the upstream's other messages go on.
-		go func() {
-			resp.Result = r.p.offload(r.ctx, c.params, resp.Result)
-			r.toClient(resp)
-		}()
-		return
 	}
 	r.toClient(resp)
+}
+
+// offload passes the upstream's result of the client's tools/call c to the
+// client, offloaded when it is large, unless the client cancels the call
+// meanwhile, which stops the offload.
+func (r *relay) offload(resp *jsonrpc.Response, c *call) {
+	resp.Result = r.p.offload(c.ctx, c.params, resp.Result)
+	r.mu.Lock()
+	canceled := c.canceled
+	if r.calls[resp.ID] == c {
+		delete(r.calls, resp.ID)
+	}
+	r.mu.Unlock()
+	c.cancel()
+	if !canceled {
+		r.toClient(resp)
+	}
 }
 
 func (r *relay) toClient(msg jsonrpc.Message) {
@@ -398,7 +418,7 @@ func (r *relay) lost(u *upConn, err error) {
 	}
 	var ids []jsonrpc.ID
 	for id, c := range r.calls {
-		if c.up == u {
+		if c.up == u && !c.answered {
 			ids = append(ids, id)
 		}
 	}
@@ -419,7 +439,11 @@ func (r *relay) lost(u *upConn, err error) {
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
-	delete(r.calls, id)
+	if c != nil && c.answered {
+		c = nil // its result is being offloaded
+	} else {
+		delete(r.calls, id)
+	}
 	r.mu.Unlock()
 	if c == nil {
 		return // answered or canceled
