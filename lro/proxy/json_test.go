@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zircote/lro-go/lro"
@@ -285,4 +286,35 @@ func FuzzReplyScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWriteMessage checks writeMessage against go-sdk's encoder: one line,
+// the same message once decoded, a result as written.
+func TestWriteMessage(t *testing.T) {
+	id, _ := jsonrpc.MakeID("a-1")
+	num, _ := jsonrpc.MakeID(float64(7))
+	for _, tc := range []struct {
+		reason string
+		msg    jsonrpc.Message
+		want   string // empty: as go-sdk writes it
+	}{
+		{"a result, as written", &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"n":1e400, "x":[1.50]}`)}, `{"jsonrpc":"2.0","id":"a-1","result":{"n":1e400, "x":[1.50]}}`},
+		{"a number id", &jsonrpc.Response{ID: num, Result: json.RawMessage(`{}`)}, `{"jsonrpc":"2.0","id":7,"result":{}}`},
+		{"a newline in a result is white space, compacted", &jsonrpc.Response{ID: num, Result: json.RawMessage("{\"a\":\n1}")}, `{"jsonrpc":"2.0","id":7,"result":{"a":1}}`},
+		{"an error, by go-sdk", &jsonrpc.Response{ID: num, Error: &jsonrpc.Error{Code: 1, Message: "m"}}, ""},
+		{"a request, by go-sdk", &jsonrpc.Request{ID: num, Method: "x", Params: json.RawMessage(`{"a":1}`)}, ""},
+	} {
+		var b bytes.Buffer
+		if err := writeMessage(&b, tc.msg); err != nil {
+			t.Fatalf("%s: %v", tc.reason, err)
+		}
+		want := tc.want
+		if want == "" {
+			data, _ := jsonrpc.EncodeMessage(tc.msg)
+			want = string(data)
+		}
+		if diff := cmp.Diff(want+"\n", b.String()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -219,6 +220,14 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return err
+	}
+	// Over a stream, the relay writes the messages itself: see
+	// writeMessage.
+	switch t := t.(type) {
+	case *mcp.StdioTransport:
+		conn = &lineConn{Connection: conn, w: os.Stdout}
+	case *mcp.IOTransport:
+		conn = &lineConn{Connection: conn, w: t.Writer}
 	}
 	return newRelay(p, conn).run(ctx)
 }

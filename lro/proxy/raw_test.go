@@ -102,6 +102,16 @@ func rawUpstream() {
 			respond(req.ID, string(initParams))
 		case "x/echo":
 			respond(req.ID, string(req.Params))
+		case "x/large":
+			// A result of n MiB, passed as it is.
+			var a struct {
+				N int `json:"n"`
+			}
+			json.Unmarshal(req.Params, &a)
+			id, _ := json.Marshal(req.ID.Raw())
+			wmu.Lock()
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"blob":"` + strings.Repeat("b", a.N<<20) + `"}}` + "\n")
+			wmu.Unlock()
 		case "x/big":
 			respond(req.ID, `{"blob":"`+strings.Repeat("b", 17<<20)+`","n":1e400}`)
 		case "tools/list":
@@ -141,6 +151,18 @@ func rawUpstream() {
 					strings.Repeat(`{"type":"text","text":"a"},`, a.Arguments.Count-1) + `{"type":"text","text":"a"}]}}` + "\n"
 				wmu.Lock()
 				os.Stdout.WriteString(line)
+				wmu.Unlock()
+			case "large":
+				// A text of count MiB, in lines of 1,000 bytes.
+				var a struct {
+					Arguments struct {
+						Count int `json:"count"`
+					} `json:"arguments"`
+				}
+				json.Unmarshal(req.Params, &a)
+				id, _ := json.Marshal(req.ID.Raw())
+				wmu.Lock()
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[{"type":"text","text":` + strconvQuote(bigText(a.Arguments.Count<<20)) + "}]}}\n")
 				wmu.Unlock()
 			case "big":
 				respond(req.ID, `{"content":[{"type":"text","text":`+strconvQuote(bigText(17<<20))+`}]}`)

@@ -9,14 +9,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // cmdConn is the connection to an upstream command that serves MCP over
@@ -146,9 +149,22 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 		if len(chunks) == 1 {
 			return chunks[0], nil
 		}
-		return bytes.Join(chunks, nil), nil
+		line := bytes.Join(chunks, nil)
+		if n >= collectAbove {
+			// The chunks are garbage now, as large as the line; the pacer
+			// would let them live on beside the copies the line's
+			// offload makes. A collection costs little here: the line
+			// holds no pointers.
+			chunks = nil
+			runtime.GC()
+		}
+		return line, nil
 	}
 }
+
+// collectAbove is the size of a line above which readLine collects the
+// garbage it leaves.
+const collectAbove = 16 << 20
 
 // maxDepth is how deeply the proxy's JSON decoder (jsontext) lets values
 // nest.
@@ -269,14 +285,56 @@ func (s *replyScan) reply(err error) *jsonrpc.Response {
 
 // Write sends msg as one line.
 func (c *cmdConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return writeMessage(c.stdin, msg)
+}
+
+// writeMessage writes msg to w as one line. A result is written as it is,
+// from its own bytes: go-sdk's encoder would copy a large one three times
+// (compacted into its encoder, into a buffer, and with the newline). A
+// result is valid JSON (the proxy read or wrote it), and one with a
+// newline (white space, from a server-sent event) is compacted first.
+func writeMessage(w io.Writer, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 {
+		result := jsontext.Value(resp.Result)
+		if bytes.IndexByte(result, '\n') >= 0 {
+			result = bytes.Clone(result)
+			if err := result.Compact(); err != nil {
+				return err
+			}
+		}
+		id, err := json.Marshal(resp.ID.Raw())
+		if err != nil {
+			return err
+		}
+		head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
+		_, err = (&net.Buffers{head, result, []byte("}\n")}).WriteTo(w)
+		return err
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.stdin.Write(append(data, '\n'))
+	_, err = w.Write(append(data, '\n'))
 	return err
+}
+
+// lineConn is a client's connection of go-sdk over stdio or another
+// stream, whose messages the relay writes itself, with [writeMessage].
+type lineConn struct {
+	mcp.Connection
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return writeMessage(c.w, msg)
 }
 
 // stopGrace is how long Close waits for the command to exit after each
