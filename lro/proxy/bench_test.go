@@ -135,6 +135,9 @@ func BenchmarkProxySmallCall(b *testing.B) {
 //   - proxy_http: through the proxy, from a plain go-sdk upstream over
 //     loopback HTTP: go-sdk's encoding on the upstream, and its HTTP client,
 //     carry the whole result one hop more;
+//   - direct_http: go-sdk's client calls the plain upstream directly, over
+//     loopback HTTP, and receives the whole result: what proxy_http pays
+//     beside the offload;
 //   - library: the go-sdk upstream offloads them itself with lro.Wrap, and
 //     returns the descriptor over loopback HTTP;
 //   - floor: what any proxy of the stdio upstream pays beside the library's
@@ -164,7 +167,9 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 		return overPipe(b, p)
 	}
 	viaStdio := newProxy(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")})
-	viaHTTP := newProxy(proxy.Upstream{URL: startBenchUpstream(b, plain)})
+	plainURL := startBenchUpstream(b, plain)
+	viaHTTP := newProxy(proxy.Upstream{URL: plainURL})
+	direct := dial(b, &mcp.StreamableClientTransport{Endpoint: plainURL})
 	library := dial(b, &mcp.StreamableClientTransport{Endpoint: startBenchUpstream(b, withLRO)})
 	callOn := func(cs *mcp.ClientSession) func() {
 		return func() {
@@ -174,7 +179,13 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 			}
 		}
 	}
-	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"floor", floorArm(b)}, arm{"library", callOn(library)})
+	directHTTP := func() {
+		res, err := direct.CallTool(context.Background(), &mcp.CallToolParams{Name: "records", Arguments: map[string]any{}})
+		if err != nil || res.IsError || len(res.Content[0].(*mcp.TextContent).Text) != len(data) {
+			b.Fatalf("the call did not return the records: %v", err)
+		}
+	}
+	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"direct_http", directHTTP}, arm{"floor", floorArm(b)}, arm{"library", callOn(library)})
 }
 
 // floorArm returns a call that does what any proxy of the stdio upstream of
