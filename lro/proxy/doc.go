@@ -51,6 +51,12 @@
 // negotiated protocol version header, and, before protocol 2026-07-28, the
 // standalone stream of the server's own messages (GET).
 //
+// From a stdio upstream to a stdio client ([mcp.StdioTransport] or
+// [mcp.IOTransport], whose messages the relay writes itself), the proxy
+// holds a message about twice at most: the line read, and the text an
+// offload unquotes from it. Over HTTP, go-sdk's client, which reads the
+// upstream's replies, holds copies of its own.
+//
 // # Failures
 //
 // A session connects when its client's first request arrives; a request

@@ -21,9 +21,16 @@ import (
 // peakProxy).
 const peakProxyEnv = "LRO_PROXY_TEST_PEAK_PROXY"
 
+// peakURLEnv, when set with peakProxyEnv, is the URL of the upstream of
+// peakProxy, instead of the raw upstream.
+const peakURLEnv = "LRO_PROXY_TEST_PEAK_URL"
+
 // peakProxy serves the proxy on stdin and stdout, as lro-proxy does.
 func peakProxy(dir string) {
 	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1", peakProxyEnv+"=")}
+	if url := os.Getenv(peakURLEnv); url != "" {
+		up = proxy.Upstream{URL: url}
+	}
 	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: dir}})
 	if err != nil {
 		panic(err)
@@ -56,9 +63,9 @@ func vmHWM(t testing.TB, pid int) int64 {
 // peakOf starts the proxy in a process of its own, makes the request line
 // req (after initialize) and reads the response line, and returns the
 // proxy's peak resident size before and after the request.
-func peakOf(t testing.TB, req string) (before, after int64) {
+func peakOf(t testing.TB, req string, env ...string) (before, after int64) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), peakProxyEnv+"="+t.TempDir())
+	cmd.Env = append(append(os.Environ(), peakProxyEnv+"="+t.TempDir()), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -128,6 +135,28 @@ func BenchmarkProxyPeak(b *testing.B) {
 				b.ReportMetric(peak, "peak-MiB")
 			})
 		}
+	}
+}
+
+// BenchmarkProxyPeakHTTP is BenchmarkProxyPeak for an upstream over HTTP,
+// whose messages go-sdk's client reads, for a tool result.
+func BenchmarkProxyPeakHTTP(b *testing.B) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "large", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "large", InputSchema: countSchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult(bigText(countArg(req) << 20)), nil
+	})
+	url := startBenchUpstream(b, s)
+	for _, mib := range []int{64} {
+		b.Run(fmt.Sprintf("offloaded/%dMiB", mib), func(b *testing.B) {
+			var grew, peak float64
+			for b.Loop() {
+				before, after := peakOf(b, peakCases(mib)[1].req, peakURLEnv+"="+url)
+				grew = max(grew, float64(after-before)/float64(mib<<20))
+				peak = max(peak, float64(after)/(1<<20))
+			}
+			b.ReportMetric(grew, "growth/message")
+			b.ReportMetric(peak, "peak-MiB")
+		})
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"runtime"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -153,10 +153,11 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 		if n >= collectAbove {
 			// The chunks are garbage now, as large as the line; the pacer
 			// would let them live on beside the copies the line's
-			// offload makes. A collection costs little here: the line
-			// holds no pointers.
+			// offload makes, and their pages, scattered, would not hold
+			// the next large copy. A collection costs little here (the
+			// line holds no pointers); their pages go back to the system.
 			chunks = nil
-			runtime.GC()
+			debug.FreeOSMemory()
 		}
 		return line, nil
 	}
