@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,9 @@ func BenchmarkProxySmallCall(b *testing.B) {
 //   - proxy_http: through the proxy, from a plain go-sdk upstream over
 //     loopback HTTP: go-sdk's encoding on the upstream, and its HTTP client,
 //     carry the whole result one hop more;
+//   - direct_http: go-sdk's client calls the plain upstream directly, over
+//     loopback HTTP, and receives the whole result: what proxy_http pays
+//     beside the offload;
 //   - library: the go-sdk upstream offloads them itself with lro.Wrap, and
 //     returns the descriptor over loopback HTTP;
 //   - floor: what any proxy of the stdio upstream pays beside the library's
@@ -163,7 +167,9 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 		return overPipe(b, p)
 	}
 	viaStdio := newProxy(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")})
-	viaHTTP := newProxy(proxy.Upstream{URL: startBenchUpstream(b, plain)})
+	plainURL := startBenchUpstream(b, plain)
+	viaHTTP := newProxy(proxy.Upstream{URL: plainURL})
+	direct := dial(b, &mcp.StreamableClientTransport{Endpoint: plainURL})
 	library := dial(b, &mcp.StreamableClientTransport{Endpoint: startBenchUpstream(b, withLRO)})
 	callOn := func(cs *mcp.ClientSession) func() {
 		return func() {
@@ -173,7 +179,13 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 			}
 		}
 	}
-	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"floor", floorArm(b)}, arm{"library", callOn(library)})
+	directHTTP := func() {
+		res, err := direct.CallTool(context.Background(), &mcp.CallToolParams{Name: "records", Arguments: map[string]any{}})
+		if err != nil || res.IsError || len(res.Content[0].(*mcp.TextContent).Text) != len(data) {
+			b.Fatalf("the call did not return the records: %v", err)
+		}
+	}
+	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"direct_http", directHTTP}, arm{"floor", floorArm(b)}, arm{"library", callOn(library)})
 }
 
 // floorArm returns a call that does what any proxy of the stdio upstream of
@@ -241,4 +253,26 @@ func startBenchUpstream(b *testing.B, s *mcp.Server) string {
 	u.start()
 	b.Cleanup(u.stop)
 	return u.url()
+}
+
+// BenchmarkProxyManyItems passes a result of n one-character text items
+// from an upstream over stdio through the proxy, offloaded.
+func BenchmarkProxyManyItems(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			p, err := proxy.New(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { p.Close() })
+			cs := overPipe(b, p)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "items", Arguments: map[string]any{"count": n}})
+				if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"offloaded":true`) {
+					b.Fatalf("the call was not offloaded: %v %v", res, err)
+				}
+			}
+		})
+	}
 }

@@ -51,6 +51,12 @@
 // negotiated protocol version header, and, before protocol 2026-07-28, the
 // standalone stream of the server's own messages (GET).
 //
+// From a stdio upstream to a stdio client ([mcp.StdioTransport] or
+// [mcp.IOTransport], whose messages the relay writes itself), the proxy
+// holds a message about twice at most: the line read, and the text an
+// offload unquotes from it. Over HTTP, go-sdk's client, which reads the
+// upstream's replies, holds copies of its own.
+//
 // # Failures
 //
 // A session connects when its client's first request arrives; a request
@@ -63,4 +69,12 @@
 // on. A request the upstream cannot have seen (its HTTP session was gone)
 // is sent again, once, on the new connection. After the client cancels a
 // request, no response to it reaches the client.
+//
+// A reply of the upstream that cannot be passed on (not JSON, nested more
+// than 10,000 levels deep, cut short, above [Options.MaxMessageBytes], its
+// id of the wrong type) answers the request it replies to with an error
+// that says why, in the same form; from a stdio upstream, the connection
+// goes on. Over HTTP, go-sdk's client reads the replies: it refuses JSON
+// nested more than 1,000 levels deep, and ends the connection on a reply it
+// cannot read, as above.
 package proxy

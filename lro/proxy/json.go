@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -66,7 +67,12 @@ func unquote(s jsontext.Value) string {
 	// Room for all of it at once: a text of 17 MiB grown by append would
 	// allocate five times its size.
 	b, _ := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
-	return string(b)
+	if len(b) == 0 {
+		return ""
+	}
+	// b is never written again: the string shares it, as strings.Builder
+	// does, rather than copy a text that may be most of a large result.
+	return unsafe.String(&b[0], len(b))
 }
 
 // A field is a member of a JSON object, as written.

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zircote/lro-go/lro"
@@ -134,7 +136,7 @@ func TestOffloadMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	line, err := readLine(bufio.NewReader(strings.NewReader(data)), DefaultMaxMessageBytes)
+	line, err := readLine(bufio.NewReader(strings.NewReader(data)), DefaultMaxMessageBytes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,6 +244,77 @@ func TestDecodeResult(t *testing.T) {
 		all, _ := withMembers([]byte(tt.result), map[string][]byte{"content": []byte(`0`)})
 		if got := join(fields, map[string][]byte{"content": []byte(`0`)}); string(got) != string(all) {
 			t.Errorf("decodeResult(%s): members joined %s; want %s (%s)", tt.result, got, all, tt.why)
+		}
+	}
+}
+
+// FuzzReplyScan checks replyScan, fed in pieces, against decodeMessage: on
+// any valid reply it finds the same id, and on a request none.
+func FuzzReplyScan(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"a":[1,{"id":2}]}}`,
+		`{"result":{"x":"}\"id\":9"},"jsonrpc":"2.0","id":"a-1"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"x","params":{"id":4}}`,
+		`{"jsonrpc":"2.0","\u0069d":7,"error":{"code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":5,"result":[[[`,
+	} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, piece uint8) {
+		if len(line) > 1<<16 {
+			return
+		}
+		var s replyScan
+		for rest := line; len(rest) > 0; {
+			n := min(len(rest), int(piece)+1)
+			s.write(rest[:n])
+			rest = rest[n:]
+		}
+		got := s.reply(errors.New("test"))
+		msg, err := decodeMessage(line)
+		if err != nil {
+			return
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if got != nil {
+				t.Errorf("%s: a request, found reply id %v", line, got.ID.Raw())
+			}
+		case *jsonrpc.Response:
+			if got == nil || got.ID != m.ID {
+				t.Errorf("%s: reply id %v, found %v", line, m.ID.Raw(), got)
+			}
+		}
+	})
+}
+
+// TestWriteMessage checks writeMessage against go-sdk's encoder: one line,
+// the same message once decoded, a result as written.
+func TestWriteMessage(t *testing.T) {
+	id, _ := jsonrpc.MakeID("a-1")
+	num, _ := jsonrpc.MakeID(float64(7))
+	for _, tc := range []struct {
+		reason string
+		msg    jsonrpc.Message
+		want   string // empty: as go-sdk writes it
+	}{
+		{"a result, as written", &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"n":1e400, "x":[1.50]}`)}, `{"jsonrpc":"2.0","id":"a-1","result":{"n":1e400, "x":[1.50]}}`},
+		{"a number id", &jsonrpc.Response{ID: num, Result: json.RawMessage(`{}`)}, `{"jsonrpc":"2.0","id":7,"result":{}}`},
+		{"a newline in a result is white space, compacted", &jsonrpc.Response{ID: num, Result: json.RawMessage("{\"a\":\n1}")}, `{"jsonrpc":"2.0","id":7,"result":{"a":1}}`},
+		{"an error, by go-sdk", &jsonrpc.Response{ID: num, Error: &jsonrpc.Error{Code: 1, Message: "m"}}, ""},
+		{"a request, by go-sdk", &jsonrpc.Request{ID: num, Method: "x", Params: json.RawMessage(`{"a":1}`)}, ""},
+	} {
+		var b bytes.Buffer
+		if err := writeMessage(&b, tc.msg); err != nil {
+			t.Fatalf("%s: %v", tc.reason, err)
+		}
+		want := tc.want
+		if want == "" {
+			data, _ := jsonrpc.EncodeMessage(tc.msg)
+			want = string(data)
+		}
+		if diff := cmp.Diff(want+"\n", b.String()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
 		}
 	}
 }

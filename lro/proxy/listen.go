@@ -76,7 +76,7 @@ func (r *relay) readEvents(u *upConn, body io.Reader, lastID string) string {
 	var data []byte
 	event := ""
 	for {
-		line, err := readLine(br, r.p.maxMessage-len(data))
+		line, err := readLine(br, r.p.maxMessage-len(data), nil)
 		if err != nil {
 			if errors.Is(err, errTooLarge) {
 				r.p.logger.Warn("upstream event above the size limit; stream closed", "limit", r.p.maxMessage)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,9 +58,11 @@ type Options struct {
 	ConnectTimeout time.Duration
 
 	// MaxMessageBytes bounds one message read from a stdio upstream (one
-	// line) or one server-sent event of an HTTP upstream. A larger message
-	// ends the upstream's connection: calls in flight get a tool error. If
-	// zero, defaults to [DefaultMaxMessageBytes].
+	// line), or one server-sent event or JSON response of an HTTP upstream.
+	// A larger reply to a call of the client answers that call with an
+	// error saying so; over HTTP, it also ends the upstream's connection
+	// (go-sdk's client does), and the other calls in flight get a tool
+	// error. If zero, defaults to [DefaultMaxMessageBytes].
 	MaxMessageBytes int
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of
@@ -217,6 +220,14 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return err
+	}
+	// Over a stream, the relay writes the messages itself: see
+	// writeMessage.
+	switch t := t.(type) {
+	case *mcp.StdioTransport:
+		conn = &lineConn{Connection: conn, w: os.Stdout}
+	case *mcp.IOTransport:
+		conn = &lineConn{Connection: conn, w: t.Writer}
 	}
 	return newRelay(p, conn).run(ctx)
 }

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -99,6 +102,16 @@ func rawUpstream() {
 			respond(req.ID, string(initParams))
 		case "x/echo":
 			respond(req.ID, string(req.Params))
+		case "x/large":
+			// A result of n MiB, passed as it is.
+			var a struct {
+				N int `json:"n"`
+			}
+			json.Unmarshal(req.Params, &a)
+			id, _ := json.Marshal(req.ID.Raw())
+			wmu.Lock()
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"blob":"` + strings.Repeat("b", a.N<<20) + `"}}` + "\n")
+			wmu.Unlock()
 		case "x/big":
 			respond(req.ID, `{"blob":"`+strings.Repeat("b", 17<<20)+`","n":1e400}`)
 		case "tools/list":
@@ -125,10 +138,43 @@ func rawUpstream() {
 				wmu.Lock()
 				os.Stdout.WriteString(line)
 				wmu.Unlock()
+			case "items":
+				// count one-character text items, as prepared bytes.
+				var a struct {
+					Arguments struct {
+						Count int `json:"count"`
+					} `json:"arguments"`
+				}
+				json.Unmarshal(req.Params, &a)
+				id, _ := json.Marshal(req.ID.Raw())
+				line := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[` +
+					strings.Repeat(`{"type":"text","text":"a"},`, a.Arguments.Count-1) + `{"type":"text","text":"a"}]}}` + "\n"
+				wmu.Lock()
+				os.Stdout.WriteString(line)
+				wmu.Unlock()
+			case "large":
+				// A text of count MiB, in lines of 1,000 bytes.
+				var a struct {
+					Arguments struct {
+						Count int `json:"count"`
+					} `json:"arguments"`
+				}
+				json.Unmarshal(req.Params, &a)
+				id, _ := json.Marshal(req.ID.Raw())
+				wmu.Lock()
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[{"type":"text","text":` + strconvQuote(bigText(a.Arguments.Count<<20)) + "}]}}\n")
+				wmu.Unlock()
 			case "big":
 				respond(req.ID, `{"content":[{"type":"text","text":`+strconvQuote(bigText(17<<20))+`}]}`)
 			case "slow":
 				slow = req
+			default:
+				if reply, ok := hostileReplies[p.Name]; ok {
+					id, _ := json.Marshal(req.ID.Raw())
+					wmu.Lock()
+					os.Stdout.WriteString(reply(string(id)) + "\n")
+					wmu.Unlock()
+				}
 			case "ask":
 				asked = req
 				id, _ := jsonrpc.MakeID("s-1")
@@ -398,4 +444,187 @@ func (l *lockedLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// hostileReplies are the raw upstream's replies to its hostile tools, as
+// functions of the call's id as written.
+var hostileReplies = map[string]func(id string) string{
+	"deep": func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[],"structuredContent":` + nested(100_000) + `}}`
+	},
+	// The TypeScript SDK writes the id after the result.
+	"deep-id-last": func(id string) string {
+		return `{"result":{"structuredContent":` + nested(100_000) + `},"jsonrpc":"2.0","id":` + id + `}`
+	},
+	"not-json": func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"x"}],}}`
+	},
+	"cut-short": func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"the rest is missi`
+	},
+	"too-large": func(id string) string {
+		return `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]},"jsonrpc":"2.0","id":` + id + `}`
+	},
+	"id-as-string": func(id string) string {
+		return `{"jsonrpc":"2.0","id":"` + id + `","result":{"content":[{"type":"text","text":"wrong id type"}]}}`
+	},
+	"deep-request-then-reply": func(id string) string {
+		// A request of the upstream with the id of the client's call, which
+		// is no reply to it (the ids of the two sides are apart), then the
+		// reply.
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"x/deep","params":` + nested(100_000) + "}\n" +
+			`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"the reply"}]}}`
+	},
+	"invalid-utf8": func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"a` + "\xff" + `b"}]}}`
+	},
+}
+
+// nested is a JSON array nested n levels deep.
+func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+// TestHostileReplies drives the proxy in front of an upstream that replies
+// to calls with lines that are no valid messages: each call gets an answer
+// that says why (nothing hangs), and the connection goes on.
+func TestHostileReplies(t *testing.T) {
+	var log lockedLog
+	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1"), Stderr: os.Stderr}
+	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, Logger: slog.New(slog.NewTextHandler(&log, nil)), MaxMessageBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	c := newRawClient(t, p)
+	c.response(c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}`))
+	c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+	if n, ok := c.next().(*jsonrpc.Request); !ok || n.Method != "x/future-notification" {
+		t.Fatalf("got %v; want the upstream's notification", n)
+	}
+	for _, tc := range []struct {
+		tool, reason string
+		want         string // in the tool error; empty: the reply passes as it is
+	}{
+		{"deep", "nested 100,000 levels: jsontext stops at 10,000", "nested more than 10000 levels deep"},
+		{"deep-id-last", "the id after the deep result, as the TypeScript SDK writes it", "nested more than 10000 levels deep"},
+		{"not-json", "a comma before }", "no valid JSON"},
+		{"cut-short", "the line ends inside a string", "no valid JSON"},
+		{"too-large", "2 MiB above the 1 MiB limit, the id at the end", "above the size limit of 1048576 bytes (Options.MaxMessageBytes)"},
+		{"id-as-string", "the id as a string, the client's is a number", `has the id "`},
+		{"deep-request-then-reply", "a bad request of the upstream with the call's id is no reply to it", ""},
+		{"invalid-utf8", "a byte that is no UTF-8 in a text: passed as it is", ""},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			id := c.request("tools/call", `{"name":"`+tc.tool+`","arguments":{}}`)
+			res := c.response(id).Result
+			var got mcp.CallToolResult
+			if err := json.Unmarshal(res, &got); err != nil {
+				t.Fatalf("%s: %v", preview(string(res)), err)
+			}
+			txt := ""
+			if len(got.Content) > 0 {
+				txt = got.Content[0].(*mcp.TextContent).Text
+			}
+			if got.IsError != (tc.want != "") || !strings.Contains(txt, tc.want) {
+				t.Errorf("%s: got isError %v, %q; want isError %v with %q", tc.reason, got.IsError, preview(txt), tc.want != "", tc.want)
+			}
+			// The connection goes on.
+			c.response(c.request("ping", `{}`))
+		})
+	}
+	if strings.Contains(log.String(), "connection ended") {
+		t.Errorf("the upstream's connection ended:\n%s", log.String())
+	}
+}
+
+// TestHostileRepliesHTTP is TestHostileReplies for an HTTP upstream, whose
+// replies go-sdk's client reads: a reply it refuses ends the connection
+// (go-sdk's design), so the call gets an error that says why, and the next
+// call connects again.
+func TestHostileRepliesHTTP(t *testing.T) {
+	hostile := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Params struct {
+					Name string `json:"name"`
+				} `json:"params"`
+			}
+			json.Unmarshal(body, &req)
+			reply, ok := hostileReplies[req.Params.Name]
+			if r.Method != http.MethodPost || !ok {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, reply(string(req.ID)))
+		})
+	}
+	u := &httpUpstream{tb: t, s: newUpstream(t.TempDir()), addr: "127.0.0.1:0", wrap: hostile}
+	u.start()
+	t.Cleanup(u.stop)
+	p, err := proxy.New(proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, MaxMessageBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	cs := connectProxy(t, p, nil)
+	for _, tc := range []struct {
+		tool, reason string
+		want         string // in the tool error; empty: the reply passes as it is
+	}{
+		{"deep", "nested 100,000 levels: go-sdk's decoder stops at 1,000", "nesting depth"},
+		{"deep-id-last", "the id after the deep result", "nesting depth"},
+		{"not-json", "a comma before }", "decode"},
+		{"cut-short", "the body ends inside a string", "decode"},
+		{"too-large", "a JSON body of 2 MiB above the 1 MiB limit", "above the size limit of 1048576 bytes"},
+		{"invalid-utf8", "a byte that is no UTF-8 in a text", ""},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			res := call(t, cs, tc.tool, 0)
+			if res.IsError != (tc.want != "") || !strings.Contains(text(res), tc.want) {
+				t.Errorf("%s: got isError %v, %q; want isError %v with %q", tc.reason, res.IsError, preview(text(res)), tc.want != "", tc.want)
+			}
+			t.Log(text(res))
+			// The session goes on.
+			if res := call(t, cs, "text", 3); res.IsError {
+				t.Errorf("the next call: %s", text(res))
+			}
+		})
+	}
+}
+
+// TestCancelStopsOffload cancels a call while the proxy offloads its
+// result: the offload's context ends (a long offload stops), no response
+// reaches the client, and the next call works.
+func TestCancelStopsOffload(t *testing.T) {
+	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1"), Stderr: os.Stderr}
+	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	started, stopped := make(chan struct{}), make(chan error)
+	proxy.SetOffload(p, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Params.Name != "items" {
+			return &mcp.CallToolResult{}, nil
+		}
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	c := newRawClient(t, p)
+	c.response(c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}`))
+	c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+	c.next() // the upstream's notification
+	id := c.request("tools/call", `{"name":"items","arguments":{"count":3}}`)
+	<-started
+	c.send(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(fmt.Sprintf(`{"requestId":%v}`, id.Raw()))})
+	if err := <-stopped; !errors.Is(err, context.Canceled) {
+		t.Errorf("the offload's context ended with %v; want context.Canceled", err)
+	}
+	// No response to the canceled call comes before the ping's.
+	c.response(c.request("ping", `{}`))
 }

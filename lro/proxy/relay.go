@@ -49,10 +49,12 @@ type relay struct {
 // call is a request of the client in flight.
 type call struct {
 	method   string
-	params   json.RawMessage    // the client's params of a tools/call
-	up       *upConn            // the connection it was sent on; nil before
-	cancel   context.CancelFunc // ends its HTTP request's stream
+	params   json.RawMessage // the client's params of a tools/call
+	up       *upConn         // the connection it was sent on; nil before
+	ctx      context.Context
+	cancel   context.CancelFunc // ends ctx: its HTTP request's stream, its offload
 	canceled bool               // the client canceled it: no response goes back
+	answered bool               // the upstream answered; the proxy is offloading the result
 }
 
 func newRelay(p *Proxy, client mcp.Connection) *relay {
@@ -157,7 +159,7 @@ func (r *relay) notify(m *jsonrpc.Request) {
 // a connection, and an HTTP request for its response's headers.
 func (r *relay) request(m *jsonrpc.Request) {
 	ctx, cancel := context.WithCancel(r.ctx)
-	c := &call{method: m.Method, cancel: cancel}
+	c := &call{method: m.Method, ctx: ctx, cancel: cancel}
 	if m.Method == "tools/call" {
 		c.params = m.Params
 	}
@@ -328,9 +330,20 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		return
 	}
 	c := r.calls[resp.ID]
-	if c == nil || c.up != u && c.up != nil {
-		// No such request in flight: canceled by the client, or answered
-		// with an error after its connection ended.
+	if c == nil {
+		if alt, ok := sameText(resp.ID); ok && r.calls[alt] != nil && (r.calls[alt].up == u || r.calls[alt].up == nil) {
+			// A reply to the request, with its id as a string where the
+			// client sent a number, or the other way round: the client
+			// would never match it.
+			r.mu.Unlock()
+			idText, _ := json.Marshal(resp.ID.Raw())
+			r.fail(alt, fmt.Errorf("%w: it has the id %s, of another type than the request's", errBadReply, idText))
+			return
+		}
+	}
+	if c == nil || c.up != u && c.up != nil || c.answered {
+		// No such request in flight: canceled by the client, answered
+		// with an error after its connection ended, or answered already.
 		r.mu.Unlock()
 		return
 	}
@@ -340,6 +353,14 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		// ended without one.
 		r.mu.Unlock()
 		r.fail(resp.ID, resp.Error)
+		return
+	}
+	if c.method == "tools/call" && resp.Error == nil {
+		// Offloading takes a while: the upstream's other messages go on,
+		// and the call stays in flight, so that the client can cancel it.
+		c.answered = true
+		r.mu.Unlock()
+		go r.offload(resp, c)
 		return
 	}
 	delete(r.calls, resp.ID)
@@ -360,15 +381,25 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		}
 	case "tools/list":
 		resp.Result = r.p.rewriteTools(resp.Result)
-	case "tools/call":
-		// Offloading takes a while: the upstream's other messages go on.
-		go func() {
-			resp.Result = r.p.offload(r.ctx, c.params, resp.Result)
-			r.toClient(resp)
-		}()
-		return
 	}
 	r.toClient(resp)
+}
+
+// offload passes the upstream's result of the client's tools/call c to the
+// client, offloaded when it is large, unless the client cancels the call
+// meanwhile, which stops the offload.
+func (r *relay) offload(resp *jsonrpc.Response, c *call) {
+	resp.Result = r.p.offload(c.ctx, c.params, resp.Result)
+	r.mu.Lock()
+	canceled := c.canceled
+	if r.calls[resp.ID] == c {
+		delete(r.calls, resp.ID)
+	}
+	r.mu.Unlock()
+	c.cancel()
+	if !canceled {
+		r.toClient(resp)
+	}
 }
 
 func (r *relay) toClient(msg jsonrpc.Message) {
@@ -387,7 +418,7 @@ func (r *relay) lost(u *upConn, err error) {
 	}
 	var ids []jsonrpc.ID
 	for id, c := range r.calls {
-		if c.up == u {
+		if c.up == u && !c.answered {
 			ids = append(ids, id)
 		}
 	}
@@ -402,19 +433,28 @@ func (r *relay) lost(u *upConn, err error) {
 }
 
 // fail answers the client's request id, whose upstream connection failed
-// with err: a tools/call with a tool error, which the model reads, other
-// requests with a JSON-RPC error.
+// with err, or whose reply could not be read ([errBadReply]): a tools/call
+// with a tool error, which the model reads, other requests with a JSON-RPC
+// error.
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
-	delete(r.calls, id)
+	if c != nil && c.answered {
+		c = nil // its result is being offloaded
+	} else {
+		delete(r.calls, id)
+	}
 	r.mu.Unlock()
 	if c == nil {
 		return // answered or canceled
 	}
 	c.cancel()
 	msg := err.Error()
-	if !errors.Is(err, ErrUpstreamUnavailable) {
+	next := ". The proxy connects again on the next call; retry when the upstream server is back."
+	switch {
+	case errors.Is(err, errBadReply):
+		next = "."
+	case !errors.Is(err, ErrUpstreamUnavailable):
 		msg = fmt.Sprintf("%v: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
 	}
 	msg = strings.TrimPrefix(msg, "proxy: ")
@@ -425,8 +465,7 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 	}
 	res, _ := json.Marshal(&mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg +
-			". The proxy connects again on the next call; retry when the upstream server is back."}},
+		Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg + next}},
 	})
 	r.toClient(&jsonrpc.Response{ID: id, Result: res})
 }
@@ -472,3 +511,23 @@ func toolName(params []byte) string {
 // listenRetry is how long the relay waits before it opens an HTTP
 // upstream's stream of server messages again.
 const listenRetry = time.Second
+
+// sameText returns the id of the other type (number or string) with the
+// same text as id.
+func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
+	var alt jsonrpc.ID
+	var err error
+	switch v := id.Raw().(type) {
+	case int64:
+		alt, err = jsonrpc.MakeID(strconv.FormatInt(v, 10))
+	case string:
+		n, perr := strconv.ParseInt(v, 10, 64)
+		if perr != nil {
+			return alt, false
+		}
+		alt, err = jsonrpc.MakeID(float64(n))
+	default:
+		return alt, false
+	}
+	return alt, err == nil
+}

@@ -267,8 +267,10 @@ func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 		if item == nil {
 			// Not a plain text item: go-sdk decodes (and checks) it.
 			raw := bytes.TrimLeft(doc[start:dec.InputOffset()], ", \t\r\n")
+			wrapped := make([]byte, 0, len(raw)+len(`{"content":[]}`))
+			wrapped = append(append(append(wrapped, `{"content":[`...), raw...), `]}`...)
 			var one mcp.CallToolResult
-			if err := json.Unmarshal([]byte(`{"content":[`+string(raw)+`]}`), &one); err != nil {
+			if err := json.Unmarshal(wrapped, &one); err != nil {
 				return nil, false
 			}
 			items = append(items, one.Content[0])

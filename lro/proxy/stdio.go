@@ -9,14 +9,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // cmdConn is the connection to an upstream command that serves MCP over
@@ -63,14 +66,31 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 	return c, nil
 }
 
-// errTooLarge ends a connection whose peer sent a message above the limit.
+// errTooLarge is in the error of a message above the size limit.
 var errTooLarge = errors.New("proxy: message above the size limit")
 
-// Read returns the next JSON-RPC message of the command's stdout. It is not
-// safe for concurrent use (the relay reads from one goroutine).
+// errBadReply is in the error the relay answers a client's request with
+// when the upstream's reply to it is no valid JSON-RPC message (or is above
+// the size limit): the client gets an answer that says why, and the
+// connection goes on.
+var errBadReply = errors.New("the upstream's reply could not be read")
+
+// Read returns the next JSON-RPC message of the command's stdout. A line
+// that is no message, or is above the size limit, is skipped, but for a
+// reply whose id can be found at the top of the line: the relay then
+// answers that request with an error naming why (see [errBadReply]). It is
+// not safe for concurrent use (the relay reads from one goroutine).
 func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
-		line, err := readLine(c.stdout, c.max)
+		var scan replyScan
+		line, err := readLine(c.stdout, c.max, &scan)
+		if errors.Is(err, errTooLarge) {
+			if resp := scan.reply(fmt.Errorf("it is above the size limit of %d bytes (Options.MaxMessageBytes)", c.max)); resp != nil {
+				return resp, nil
+			}
+			c.logger.Warn("upstream wrote a line above the size limit that is no reply; skipped", "err", err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -80,6 +100,10 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 		}
 		msg, err := decodeMessage(line)
 		if err != nil {
+			scan.write(line)
+			if resp := scan.reply(err); resp != nil {
+				return resp, nil
+			}
 			c.logger.Warn("upstream wrote a line that is no JSON-RPC message; skipped", "line", preview(line), "err", err)
 			continue
 		}
@@ -89,15 +113,31 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 
 // readLine reads one line of br, of up to limit bytes, into a slice of its
 // own. A long line is read in chunks and joined once: it allocates twice its
-// size, where growing one slice would allocate up to four times.
-func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+// size, where growing one slice would allocate up to four times. A line
+// above the limit is read to its end and dropped, through scan when it is
+// not nil, and the error wraps [errTooLarge].
+func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 	var chunks [][]byte
 	n := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += len(chunk)
 		if n > limit {
-			return nil, fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, limit)
+			tooLarge := fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, limit)
+			if scan == nil {
+				return nil, tooLarge
+			}
+			for _, c := range chunks {
+				scan.write(c)
+			}
+			chunks = nil
+			for scan.write(chunk); err == bufio.ErrBufferFull; scan.write(chunk) {
+				chunk, err = br.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, tooLarge
 		}
 		chunks = append(chunks, bytes.Clone(chunk))
 		if err == bufio.ErrBufferFull {
@@ -109,20 +149,193 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 		if len(chunks) == 1 {
 			return chunks[0], nil
 		}
-		return bytes.Join(chunks, nil), nil
+		line := bytes.Join(chunks, nil)
+		if n >= collectAbove {
+			// The chunks are garbage now, as large as the line; the pacer
+			// would let them live on beside the copies the line's
+			// offload makes, and their pages, scattered, would not hold
+			// the next large copy. A collection costs little here (the
+			// line holds no pointers); their pages go back to the system.
+			chunks = nil
+			debug.FreeOSMemory()
+		}
+		return line, nil
 	}
+}
+
+// collectAbove is the size of a line above which readLine collects the
+// garbage it leaves.
+const collectAbove = 16 << 20
+
+// maxDepth is how deeply the proxy's JSON decoder (jsontext) lets values
+// nest.
+const maxDepth = 10_000
+
+// A replyScan finds, in a line that is no valid message (too deep, not
+// JSON, cut short, above the size limit), what the relay needs to answer
+// the request it replies to: the id member at the top of the line, and
+// whether a method member there makes it a request of the upstream rather
+// than a reply. It reads the line in pieces, as they come, and keeps only
+// a few bytes: it counts brackets outside strings, and so has no depth
+// limit, and checks nothing else.
+type replyScan struct {
+	depth, deepest int
+	inString, esc  bool
+	want           int    // what the next string at depth 1 is: wantName, wantValue
+	name, value    []byte // the member name being read, the id's value
+	inID           bool   // reading the value of id
+	id             []byte // the id as written
+	method         bool
+}
+
+const (
+	wantName = iota + 1
+	wantValue
+	maxScanned = 256 // longer names are not id or method, longer ids are refused
+)
+
+// write scans the next piece of the line.
+func (s *replyScan) write(p []byte) {
+	for _, c := range p {
+		if s.inString {
+			if s.want == wantName && len(s.name) < maxScanned {
+				s.name = append(s.name, c)
+			}
+			switch {
+			case s.esc:
+				s.esc = false
+			case c == '\\':
+				s.esc = true
+			case c == '"':
+				s.inString = false
+				if s.want == wantName {
+					s.want = wantValue
+				}
+			}
+			if s.inID && s.depth == 1 && len(s.value) < maxScanned {
+				s.value = append(s.value, c)
+			}
+			continue
+		}
+		if s.inID && s.depth == 1 && (c == ',' || c == '}') {
+			s.id, s.inID = s.value, false
+		}
+		switch c {
+		case '"':
+			s.inString = true
+			if s.depth == 1 && s.want == wantName {
+				s.name = append(s.name[:0], c)
+			}
+		case ':':
+			if s.depth == 1 && s.want == wantValue {
+				switch unquote(s.name) {
+				case "id":
+					s.inID, s.value = true, s.value[:0]
+				case "method":
+					s.method = true
+				}
+				s.want = 0
+				continue
+			}
+		case ',':
+			if s.depth == 1 {
+				s.want = wantName
+			}
+		case '{', '[':
+			s.depth++
+			s.deepest = max(s.deepest, s.depth)
+			if s.depth == 1 && c == '{' {
+				s.want = wantName
+			}
+		case '}', ']':
+			s.depth--
+		}
+		if s.inID && s.depth == 1 && len(s.value) < maxScanned {
+			s.value = append(s.value, c)
+		}
+	}
+}
+
+// reply returns the reply the line would have been, with an error saying
+// why it is not (err, or its nesting), or nil when the line is no reply or
+// its id cannot be read.
+func (s *replyScan) reply(err error) *jsonrpc.Response {
+	if s.inID { // cut short after the id
+		s.id = s.value
+	}
+	if s.method || s.id == nil {
+		return nil
+	}
+	var raw any
+	v := jsontext.Value(bytes.TrimSpace(s.id))
+	if k := v.Kind(); (k != '"' && k != '0') || json.Unmarshal(v, &raw) != nil {
+		return nil
+	}
+	id, idErr := jsonrpc.MakeID(raw)
+	if idErr != nil || !id.IsValid() {
+		return nil
+	}
+	if s.deepest > maxDepth {
+		err = fmt.Errorf("it is nested more than %d levels deep, the limit of the proxy's JSON decoder", maxDepth)
+	} else if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) {
+		// The error's JSON pointer may be long; the offset says where.
+		err = fmt.Errorf("it is no valid JSON: %v after byte %d", se.Err, se.ByteOffset)
+	}
+	return &jsonrpc.Response{ID: id, Error: fmt.Errorf("%w: %w", errBadReply, err)}
 }
 
 // Write sends msg as one line.
 func (c *cmdConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return writeMessage(c.stdin, msg)
+}
+
+// writeMessage writes msg to w as one line. A result is written as it is,
+// from its own bytes: go-sdk's encoder would copy a large one three times
+// (compacted into its encoder, into a buffer, and with the newline). A
+// result is valid JSON (the proxy read or wrote it), and one with a
+// newline (white space, from a server-sent event) is compacted first.
+func writeMessage(w io.Writer, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 {
+		result := jsontext.Value(resp.Result)
+		if bytes.IndexByte(result, '\n') >= 0 {
+			result = bytes.Clone(result)
+			if err := result.Compact(); err != nil {
+				return err
+			}
+		}
+		id, err := json.Marshal(resp.ID.Raw())
+		if err != nil {
+			return err
+		}
+		head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
+		_, err = (&net.Buffers{head, result, []byte("}\n")}).WriteTo(w)
+		return err
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.stdin.Write(append(data, '\n'))
+	_, err = w.Write(append(data, '\n'))
 	return err
+}
+
+// lineConn is a client's connection of go-sdk over stdio or another
+// stream, whose messages the relay writes itself, with [writeMessage].
+type lineConn struct {
+	mcp.Connection
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return writeMessage(c.w, msg)
 }
 
 // stopGrace is how long Close waits for the command to exit after each
@@ -198,6 +411,9 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		return true
 	})
 	if !ok {
+		if _, err := newDecoder(data).ReadValue(); err != nil {
+			return nil, err // why it is no JSON
+		}
 		return nil, errors.New("not a JSON object")
 	}
 	if unquote(version) != "2.0" || version.Kind() != '"' {

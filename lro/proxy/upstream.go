@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -162,7 +163,7 @@ func (p *Proxy) dial() (*upConn, error) {
 		return u, nil
 	}
 	client := p.client
-	client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version}
+	client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version, max: p.maxMessage}
 	u.http = &client
 	// Retries of the SDK would hide an upstream that is gone; the proxy
 	// reconnects on its own.
@@ -183,6 +184,7 @@ type headerTransport struct {
 	base    http.RoundTripper
 	header  http.Header
 	version *atomic.Pointer[string]
+	max     int // the size limit of a JSON body
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -196,7 +198,38 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if v := t.version.Load(); v != nil && req.Header.Get(protocolVersionHeader) == "" {
 		req.Header.Set(protocolVersionHeader, *v)
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		// go-sdk bounds a server-sent event (MaxEventSize), but reads a
+		// JSON body whole.
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+			resp.Body = &maxBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+		}
+	}
+	return resp, err
+}
+
+// maxBody fails a body's read beyond left bytes.
+type maxBody struct {
+	io.ReadCloser
+	left, max int
+}
+
+func (b *maxBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the limit from a larger one.
+		var one [1]byte
+		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, b.max)
+		}
+		return b.ReadCloser.Read(p)
+	}
+	if len(p) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= n
+	return n, err
 }
 
 const (

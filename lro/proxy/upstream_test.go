@@ -28,6 +28,10 @@ import (
 const stdioUpstreamEnv = "LRO_PROXY_TEST_STDIO_UPSTREAM"
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(peakProxyEnv); dir != "" {
+		peakProxy(dir)
+		os.Exit(0)
+	}
 	if os.Getenv(rawUpstreamEnv) != "" {
 		rawUpstream()
 		os.Exit(0)

@@ -1,0 +1,6 @@
+package proxy
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+// SetOffload replaces the lro.Wrap of p's tools/call results by h.
+func SetOffload(p *Proxy, h mcp.ToolHandler) { p.wrapped = h }
