@@ -67,7 +67,33 @@ func TestLarge(t *testing.T) {
 			if sc, ok := res.StructuredContent.(json.RawMessage); ok && !json.Valid(sc) {
 				t.Errorf("structured content is not JSON: %.200s", sc)
 			}
+			checkCopy(t, it.Result, res)
 		})
+	}
+}
+
+// checkCopy checks that structured content holding the text of a text
+// item (as server-filesystem sends it) holds the grown text.
+func checkCopy(t *testing.T, orig, grown *mcp.CallToolResult) {
+	t.Helper()
+	sc, ok := orig.StructuredContent.(json.RawMessage)
+	if !ok {
+		return
+	}
+	var m map[string]any
+	if json.Unmarshal(sc, &m) != nil || len(orig.Content) == 0 {
+		return
+	}
+	tc, ok := orig.Content[0].(*mcp.TextContent)
+	if !ok || m["content"] != tc.Text {
+		return
+	}
+	var g map[string]any
+	if err := json.Unmarshal(grown.StructuredContent.(json.RawMessage), &g); err != nil {
+		t.Fatal(err)
+	}
+	if want := grown.Content[0].(*mcp.TextContent).Text; g["content"] != want {
+		t.Errorf("structured content's copy of the text did not grow with it")
 	}
 }
 
