@@ -65,6 +65,7 @@ type offloadedShape struct {
 	res         *mcp.CallToolResult
 	events      []event.Event
 	desc        descriptor.OffloadResponse
+	header      []byte   // the file's header line
 	records     [][]byte // the file's record lines
 	rebuilt     []byte
 	err         error // why the descriptor or file could not be read
@@ -112,6 +113,12 @@ func offloadReal(t *testing.T, it realshapes.Item) *offloadedShape {
 		o.err = err
 		return o
 	}
+	data, err := os.ReadFile(o.desc.FilePath)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	o.header, _, _ = bytes.Cut(data, []byte("\n"))
 	for _, l := range lines {
 		o.records = append(o.records, l)
 	}
@@ -145,6 +152,7 @@ func TestRealShapes(t *testing.T) {
 			if o.wantRecords > 0 && len(o.records) != o.wantRecords {
 				t.Errorf("%d records, want %d: one per row or element", len(o.records), o.wantRecords)
 			}
+			checkOneCopy(t, large(t, it), o)
 			checkLineSchema(t, o)
 			if len(o.desc.JqRecipes) != 10 {
 				t.Errorf("%d recipes, want 10", len(o.desc.JqRecipes))
@@ -182,6 +190,45 @@ func checkExactRebuild(t *testing.T, o *offloadedShape) {
 	}
 	from := max(0, at-60)
 	t.Errorf("the file does not rebuild the result byte for byte (%s): from byte %d of %d (rebuilt %d),\nwant %.200q\n got %.200q", how, at, len(want), len(got), want[from:], got[from:])
+}
+
+// large returns the item made large, as offloadReal makes it.
+func large(t *testing.T, it realshapes.Item) *mcp.CallToolResult {
+	t.Helper()
+	res, _, err := it.Large(realLargeTokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkOneCopy checks that data the result sends twice, as text and as
+// structured content (server-filesystem sends {"content": <the text>}), is
+// stored once: the file's header, which keeps what is not records, is
+// smaller than the repeated text.
+func checkOneCopy(t *testing.T, res *mcp.CallToolResult, o *offloadedShape) {
+	t.Helper()
+	sc, ok := res.StructuredContent.(json.RawMessage)
+	if !ok {
+		return
+	}
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok || len(tc.Text) < 1024 {
+			continue
+		}
+		quoted, err := json.Marshal(tc.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dup := bytes.Contains(sc, quoted)
+		if !dup && json.Valid([]byte(tc.Text)) {
+			dup = bytes.Equal(compactJSON(t, sc), compactJSON(t, []byte(tc.Text)))
+		}
+		if dup && len(o.header) >= len(tc.Text) {
+			t.Errorf("the structured content repeats a text of %d bytes, and the file's header line is %d bytes: the copy is stored twice", len(tc.Text), len(o.header))
+		}
+	}
 }
 
 // checkOffloaded checks that the call offloaded: one Offloaded event and
