@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -33,6 +34,7 @@ var record = flag.Bool("record", false, "record the corpus again from its source
 const (
 	serversVersion = "2026.8.31" // @modelcontextprotocol/server-* (internal/interop/package.json)
 	octokitPackage = "@octokit/openapi@23.0.2"
+	countriesPkg   = "world-countries@5.1.0" // data under the ODbL (Open Database License)
 	gitServer      = "mcp-server-git 0.6.2 (github.com/modelcontextprotocol/servers src/git/src/mcp_server_git/server.py at 76d64c822f5125032f89eb71dbdb94e42b434821)"
 	sqliteServer   = "mcp-server-sqlite (read_query returns str(results), results = [dict(row) for row in cursor.fetchall()], row_factory sqlite3.Row)"
 )
@@ -41,6 +43,8 @@ type recorder struct {
 	t       *testing.T
 	root    string // module root
 	dir     string // testdata
+	items   string // where items are written
+	clone   string // a clone of this repository at gitCommit
 	entries []entry
 }
 
@@ -68,7 +72,7 @@ func (r *recorder) addRaw(e entry, data []byte) {
 	}
 	out := append(bytes.Clone(data), '\n')
 	e.File = strings.NewReplacer("/", "-", " ", "-").Replace(e.Name) + ".json"
-	if err := os.WriteFile(filepath.Join(r.dir, "items", e.File), out, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.items, e.File), out, 0o644); err != nil {
 		r.t.Fatal(err)
 	}
 	r.entries = append(r.entries, e)
@@ -99,20 +103,41 @@ func TestRecord(t *testing.T) {
 		t.Skip("records the corpus only with -record")
 	}
 	r := &recorder{t: t, root: moduleRoot(), dir: filepath.Join(moduleRoot(), "internal", "realshapes", "testdata")}
-	if err := os.RemoveAll(filepath.Join(r.dir, "items")); err != nil {
+	// Items are written beside the corpus and replace it only once all
+	// are recorded: a failed recording leaves the corpus as it was.
+	r.items = filepath.Join(r.dir, "items.new")
+	if err := os.RemoveAll(r.items); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, "items"), 0o755); err != nil {
+	if err := os.Mkdir(r.items, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { os.RemoveAll(r.items) })
+	// The servers and programs read a clone of this repository at
+	// gitCommit, so that recording again gives the same output.
+	// Its path is fixed too: the servers print it.
+	r.clone = filepath.Join(os.TempDir(), "lro-go-"+gitCommit[:7])
+	if err := os.RemoveAll(r.clone); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(r.clone) })
+	r.run("", "git", "clone", "--quiet", "--no-checkout", r.root, r.clone)
+	r.run("", "git", "-C", r.clone, "checkout", "--quiet", "-B", "main", gitCommit)
 	r.filesystem()
 	r.memory()
 	r.everything()
 	r.sqlite()
 	r.git()
 	r.openapi()
+	r.countries()
 	data, err := json.MarshalIndent(r.entries, "", "  ")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(r.dir, "items")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(r.items, filepath.Join(r.dir, "items")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(r.dir, "manifest.json"), append(data, '\n'), 0o644); err != nil {
@@ -201,8 +226,8 @@ func argsText(args map[string]any) string {
 
 func (r *recorder) filesystem() {
 	const src = "@modelcontextprotocol/server-filesystem"
-	cs := r.session("server-filesystem", nil, r.root)
-	lro := filepath.Join(r.root, "lro")
+	cs := r.session("server-filesystem", nil, r.clone)
+	lro := filepath.Join(r.clone, "lro")
 	calls := []struct {
 		tool string
 		args map[string]any
@@ -211,14 +236,14 @@ func (r *recorder) filesystem() {
 		{"directory_tree", map[string]any{"path": lro}, Grow{By: "json"}},
 		{"list_directory", map[string]any{"path": lro}, Grow{By: "text", Sep: "\n"}},
 		{"list_directory_with_sizes", map[string]any{"path": lro, "sortBy": "size"}, Grow{By: "text", Sep: "\n"}},
-		{"search_files", map[string]any{"path": r.root, "pattern": "**/*_test.go"}, Grow{By: "text", Sep: "\n"}},
-		{"read_text_file", map[string]any{"path": filepath.Join(r.root, "lro", "doc.go")}, Grow{By: "text"}},
-		{"read_multiple_files", map[string]any{"paths": []string{filepath.Join(r.root, "go.mod"), filepath.Join(r.root, "jsonl", "doc.go")}}, Grow{By: "text", Sep: "\n---\n"}},
+		{"search_files", map[string]any{"path": r.clone, "pattern": "**/*_test.go"}, Grow{By: "text", Sep: "\n"}},
+		{"read_text_file", map[string]any{"path": filepath.Join(r.clone, "lro", "doc.go")}, Grow{By: "text"}},
+		{"read_multiple_files", map[string]any{"paths": []string{filepath.Join(r.clone, "go.mod"), filepath.Join(r.clone, "jsonl", "doc.go")}}, Grow{By: "text", Sep: "\n---\n"}},
 	}
 	for _, c := range calls {
 		res := r.call(cs, c.tool, c.args)
 		e := entry{Name: "filesystem/" + c.tool, Source: src, Version: serversVersion,
-			Command: "node dist/index.js <repository root>; tools/call " + c.tool + " " + strings.ReplaceAll(argsText(c.args), r.root, "<repository root>"), Grow: c.grow}
+			Command: "node dist/index.js <root>; tools/call " + c.tool + " " + strings.ReplaceAll(argsText(c.args), r.clone, "<root>") + " (<root>: a clone of this repository at " + gitCommit + ")", Grow: c.grow}
 		if c.tool == "directory_tree" {
 			e.Records = r.arrayLen(firstText(r.t, res))
 		}
@@ -268,7 +293,14 @@ func (r *recorder) arrayLen(doc string) int {
 // one relation per import inside the module.
 func (r *recorder) memory() {
 	const src = "@modelcontextprotocol/server-memory"
-	out := r.run("", "go", "list", "-json", "./...")
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = r.clone
+	cmd.Stderr = os.Stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		r.t.Fatalf("go list: %v", err)
+	}
+	out := string(outb)
 	type pkg struct {
 		ImportPath, Doc, Name string
 		GoFiles, TestGoFiles  []string
@@ -300,7 +332,7 @@ func (r *recorder) memory() {
 	cs := r.session("server-memory", env)
 	r.call(cs, "create_entities", map[string]any{"entities": entities})
 	r.call(cs, "create_relations", map[string]any{"relations": relations})
-	const made = "; after create_entities and create_relations with this module's packages (go list -json ./...: entity per package, observations its doc synopsis and files; relation per import inside the module)"
+	const made = "; after create_entities and create_relations with this module's packages (go list -json ./... at " + gitCommit + ": entity per package, observations its doc synopsis and files; relation per import inside the module)"
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -384,11 +416,16 @@ func (r *recorder) sqlite() {
 		text(r.run("", "python3", filepath.Join(r.dir, "sources", "csv_rows.py"), db, query)))
 }
 
-// git records mcp-server-git's git_log, git_status and git_diff on this
-// repository, printed by testdata/sources/git_tools.py as the server prints
-// them (GitPython's output of the same git commands).
+// gitCommit is the commit of this repository that the git items show, so
+// that recording them again gives the same output.
+const gitCommit = "9670b6a73c772c8f714dc51d4a36ede66490fe15"
+
+// git records mcp-server-git's git_log, git_status and git_diff on a clone
+// of this repository at gitCommit, printed by testdata/sources/git_tools.py
+// as the server prints them (GitPython's output of the same git commands).
 func (r *recorder) git() {
 	gitVersion := strings.TrimSpace(r.run("", "git", "--version"))
+	clone := r.clone
 	script := filepath.Join(r.dir, "sources", "git_tools.py")
 	for _, c := range []struct {
 		tool string
@@ -399,9 +436,9 @@ func (r *recorder) git() {
 		{"git_status", []string{"status"}, Grow{By: "text", HeadLines: 1, Sep: "\n"}},
 		{"git_diff", []string{"diff", "HEAD~2"}, Grow{By: "text", HeadLines: 1, Sep: "\n"}},
 	} {
-		out := r.run("", "python3", append([]string{script, r.root}, c.args...)...)
+		out := r.run("", "python3", append([]string{script, clone}, c.args...)...)
 		r.add(entry{Name: "git/" + c.tool, Source: gitServer, Version: gitVersion,
-			Command: "python3 testdata/sources/git_tools.py <repository root> " + strings.Join(c.args, " ") + " (on this repository)", Grow: c.grow}, text(out))
+			Command: "python3 testdata/sources/git_tools.py <a clone of this repository at " + gitCommit + "> " + strings.Join(c.args, " "), Grow: c.grow}, text(out))
 	}
 }
 
@@ -451,6 +488,54 @@ func (r *recorder) openapi() {
 				Command: "python3 -c 'import json, sys; sys.stdout.write(str(json.load(sys.stdin)))' < the example", Records: r.arrayLen(out.String()), Grow: Grow{By: "text", Prefix: "[", Suffix: "]", Sep: ", "}}, text(py))
 		}
 	}
+}
+
+// npmFile returns a file of an npm package, fetched with npm pack.
+func (r *recorder) npmFile(pkg, name string) []byte {
+	r.t.Helper()
+	tmp := r.t.TempDir()
+	cmd := exec.Command("npm", "pack", "--silent", "--pack-destination", tmp, pkg)
+	cmd.Stderr = os.Stderr
+	tgz, err := cmd.Output()
+	if err != nil {
+		r.t.Fatalf("npm pack %s: %v", pkg, err)
+	}
+	return readTarFile(r.t, filepath.Join(tmp, strings.TrimSpace(string(tgz))), name)
+}
+
+// countries records the first countries of the world-countries data set:
+// records with an array of floats (latlng), as its JSON file writes them,
+// and the same rows of its CSV file.
+func (r *recorder) countries() {
+	const n, rows = 8, 30 // its records are large in JSON, small in CSV
+	doc := r.npmFile(countriesPkg, "package/countries.json")
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if _, err := dec.Token(); err != nil {
+		r.t.Fatal(err)
+	}
+	var elems []string
+	for range n {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			r.t.Fatal(err)
+		}
+		elems = append(elems, string(raw))
+	}
+	// The file indents by four spaces: the first n elements as it writes them.
+	docText := "[\n    " + strings.Join(elems, ",\n    ") + "\n]"
+	r.add(entry{Name: "world-countries/json", Source: "world-countries countries.json (ODbL), the first 8 countries", Version: countriesPkg,
+		Command: "npm pack " + countriesPkg + "; package/countries.json, its first 8 elements as the file writes them", Records: n, Grow: Grow{By: "json"}}, text(docText))
+
+	csvData := r.npmFile(countriesPkg, "package/dist/countries.csv")
+	cr := csv.NewReader(bytes.NewReader(csvData))
+	for range rows + 1 {
+		if _, err := cr.Read(); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	r.add(entry{Name: "world-countries/csv", Source: "world-countries dist/countries.csv (ODbL), the header and the first 30 rows", Version: countriesPkg,
+		Command: "npm pack " + countriesPkg + "; package/dist/countries.csv up to the end of its 31st row", Records: rows, Grow: Grow{By: "text", HeadLines: 1}},
+		text(string(csvData[:cr.InputOffset()])))
 }
 
 func readTarFile(t *testing.T, tgz, name string) []byte {
