@@ -42,11 +42,11 @@ type Item struct {
 	// StructuredContent, when present, is a json.RawMessage holding the
 	// bytes received.
 	Result *mcp.CallToolResult
-	grow   Grow
+	grow   growth
 }
 
-// Grow says how an item is made large.
-type Grow struct {
+// growth says how an item is made large.
+type growth struct {
 	// By is "json" (every text item holding JSON, and the structured
 	// content: the largest array's elements are repeated), "text" (every
 	// text item: Prefix, the head lines and Suffix are kept once, the
@@ -67,7 +67,7 @@ type entry struct {
 	Version string `json:"version"`
 	Command string `json:"command"`
 	Records int    `json:"records,omitempty"`
-	Grow    Grow   `json:"grow"`
+	Grow    growth `json:"grow"`
 }
 
 // Items returns the corpus, in the order of the manifest.
@@ -206,7 +206,7 @@ func (it Item) grown(copies int) (*mcp.CallToolResult, error) {
 
 // text grows a text: the part after Prefix and the head lines and before
 // Suffix is repeated, with Sep between copies.
-func (g Grow) text(s string, copies int) (string, error) {
+func (g growth) text(s string, copies int) (string, error) {
 	if !strings.HasPrefix(s, g.Prefix) || !strings.HasSuffix(s[len(g.Prefix):], g.Suffix) {
 		return "", fmt.Errorf("the text does not start with %q and end with %q", g.Prefix, g.Suffix)
 	}

@@ -231,14 +231,14 @@ func (r *recorder) filesystem() {
 	calls := []struct {
 		tool string
 		args map[string]any
-		grow Grow
+		grow growth
 	}{
-		{"directory_tree", map[string]any{"path": lro}, Grow{By: "json"}},
-		{"list_directory", map[string]any{"path": lro}, Grow{By: "text", Sep: "\n"}},
-		{"list_directory_with_sizes", map[string]any{"path": lro, "sortBy": "size"}, Grow{By: "text", Sep: "\n"}},
-		{"search_files", map[string]any{"path": r.clone, "pattern": "**/*_test.go"}, Grow{By: "text", Sep: "\n"}},
-		{"read_text_file", map[string]any{"path": filepath.Join(r.clone, "lro", "doc.go")}, Grow{By: "text"}},
-		{"read_multiple_files", map[string]any{"paths": []string{filepath.Join(r.clone, "go.mod"), filepath.Join(r.clone, "jsonl", "doc.go")}}, Grow{By: "text", Sep: "\n---\n"}},
+		{"directory_tree", map[string]any{"path": lro}, growth{By: "json"}},
+		{"list_directory", map[string]any{"path": lro}, growth{By: "text", Sep: "\n"}},
+		{"list_directory_with_sizes", map[string]any{"path": lro, "sortBy": "size"}, growth{By: "text", Sep: "\n"}},
+		{"search_files", map[string]any{"path": r.clone, "pattern": "**/*_test.go"}, growth{By: "text", Sep: "\n"}},
+		{"read_text_file", map[string]any{"path": filepath.Join(r.clone, "lro", "doc.go")}, growth{By: "text"}},
+		{"read_multiple_files", map[string]any{"paths": []string{filepath.Join(r.clone, "go.mod"), filepath.Join(r.clone, "jsonl", "doc.go")}}, growth{By: "text", Sep: "\n---\n"}},
 	}
 	for _, c := range calls {
 		res := r.call(cs, c.tool, c.args)
@@ -343,7 +343,7 @@ func (r *recorder) memory() {
 	} {
 		res := r.call(cs, c.tool, c.args)
 		r.addRaw(entry{Name: "memory/" + c.tool, Source: src, Version: serversVersion,
-			Command: "node dist/index.js; tools/call " + c.tool + " " + argsText(c.args) + made, Grow: Grow{By: "json"}}, res)
+			Command: "node dist/index.js; tools/call " + c.tool + " " + argsText(c.args) + made, Grow: growth{By: "json"}}, res)
 	}
 }
 
@@ -353,13 +353,13 @@ func (r *recorder) everything() {
 	for _, c := range []struct {
 		tool string
 		args map[string]any
-		grow Grow
+		grow growth
 	}{
-		{"get-structured-content", map[string]any{"location": "Chicago"}, Grow{By: "items"}},
-		{"get-resource-links", map[string]any{"count": 10}, Grow{By: "items", Head: 1}},
-		{"get-annotated-message", map[string]any{"messageType": "error", "includeImage": false}, Grow{By: "items"}},
-		{"get-resource-reference", map[string]any{"resourceType": "Text", "resourceId": 1}, Grow{By: "items"}},
-		{"echo", map[string]any{"message": "hello from the recorder"}, Grow{By: "text", Sep: "\n"}},
+		{"get-structured-content", map[string]any{"location": "Chicago"}, growth{By: "items"}},
+		{"get-resource-links", map[string]any{"count": 10}, growth{By: "items", Head: 1}},
+		{"get-annotated-message", map[string]any{"messageType": "error", "includeImage": false}, growth{By: "items"}},
+		{"get-resource-reference", map[string]any{"resourceType": "Text", "resourceId": 1}, growth{By: "items"}},
+		{"echo", map[string]any{"message": "hello from the recorder"}, growth{By: "text", Sep: "\n"}},
 	} {
 		res := r.call(cs, c.tool, c.args)
 		r.addRaw(entry{Name: "everything/" + c.tool, Source: src, Version: serversVersion,
@@ -383,17 +383,17 @@ func (r *recorder) sqlite() {
 	readQuery := filepath.Join(r.dir, "sources", "read_query.py")
 	r.add(entry{Name: "sqlite/read_query", Source: sqliteServer, Version: pyVersion + ", its sqlite3 module",
 		Command: "python3 testdata/sources/read_query.py orders.db '" + query + "' (orders.db made by sqlite3 from testdata/sources/orders.sql)",
-		Records: rows, Grow: Grow{By: "text", Prefix: "[", Suffix: "]", Sep: ", "}},
+		Records: rows, Grow: growth{By: "text", Prefix: "[", Suffix: "]", Sep: ", "}},
 		text(r.run("", "python3", readQuery, db, query)))
 	for _, c := range []struct {
 		name string
 		args []string
-		grow Grow
+		grow growth
 	}{
-		{"sqlite3/csv", []string{"-csv", "-header"}, Grow{By: "text", HeadLines: 1}},
-		{"sqlite3/tsv", []string{"-separator", "\t", "-header"}, Grow{By: "text", HeadLines: 1}},
-		{"sqlite3/markdown", []string{"-markdown"}, Grow{By: "text", HeadLines: 2}},
-		{"sqlite3/json", []string{"-json"}, Grow{By: "json"}},
+		{"sqlite3/csv", []string{"-csv", "-header"}, growth{By: "text", HeadLines: 1}},
+		{"sqlite3/tsv", []string{"-separator", "\t", "-header"}, growth{By: "text", HeadLines: 1}},
+		{"sqlite3/markdown", []string{"-markdown"}, growth{By: "text", HeadLines: 2}},
+		{"sqlite3/json", []string{"-json"}, growth{By: "json"}},
 	} {
 		args := append(append([]string{}, c.args...), db, query)
 		out := r.run("", "sqlite3", args...)
@@ -412,7 +412,7 @@ func (r *recorder) sqlite() {
 		r.add(e, text(out))
 	}
 	r.add(entry{Name: "python/csv", Source: "Python csv.writer (default dialect excel: CRLF line ends, minimal quoting)", Version: pyVersion,
-		Command: "python3 testdata/sources/csv_rows.py orders.db '" + query + "'", Records: rows, Grow: Grow{By: "text", HeadLines: 1}},
+		Command: "python3 testdata/sources/csv_rows.py orders.db '" + query + "'", Records: rows, Grow: growth{By: "text", HeadLines: 1}},
 		text(r.run("", "python3", filepath.Join(r.dir, "sources", "csv_rows.py"), db, query)))
 }
 
@@ -430,11 +430,11 @@ func (r *recorder) git() {
 	for _, c := range []struct {
 		tool string
 		args []string
-		grow Grow
+		grow growth
 	}{
-		{"git_log", []string{"log", "25"}, Grow{By: "text", HeadLines: 1, Sep: "\n"}},
-		{"git_status", []string{"status"}, Grow{By: "text", HeadLines: 1, Sep: "\n"}},
-		{"git_diff", []string{"diff", "HEAD~2"}, Grow{By: "text", HeadLines: 1, Sep: "\n"}},
+		{"git_log", []string{"log", "25"}, growth{By: "text", HeadLines: 1, Sep: "\n"}},
+		{"git_status", []string{"status"}, growth{By: "text", HeadLines: 1, Sep: "\n"}},
+		{"git_diff", []string{"diff", "HEAD~2"}, growth{By: "text", HeadLines: 1, Sep: "\n"}},
 	} {
 		out := r.run("", "python3", append([]string{script, clone}, c.args...)...)
 		r.add(entry{Name: "git/" + c.tool, Source: gitServer, Version: gitVersion,
@@ -480,12 +480,12 @@ func (r *recorder) openapi() {
 			r.t.Fatal(err)
 		}
 		r.add(entry{Name: "github-api/" + name, Source: "GitHub REST API description, api.github.com.json, components.examples." + name + ".value", Version: octokitPackage,
-			Command: "npm pack " + octokitPackage + "; the example indented by two spaces, as the API sends its bodies", Records: r.arrayLen(out.String()), Grow: Grow{By: "json"}}, text(out.String()))
+			Command: "npm pack " + octokitPackage + "; the example indented by two spaces, as the API sends its bodies", Records: r.arrayLen(out.String()), Grow: growth{By: "json"}}, text(out.String()))
 		if name == "issue-items" {
 			py := r.run(string(ex.Value), "python3", "-c", "import json, sys; sys.stdout.write(str(json.load(sys.stdin)))")
 			pyVersion := strings.TrimSpace(r.run("", "python3", "--version"))
 			r.add(entry{Name: "python/str-github-issues", Source: "a Python server returning str(response.json()) of GitHub's issue list (" + octokitPackage + " components.examples.issue-items)", Version: pyVersion,
-				Command: "python3 -c 'import json, sys; sys.stdout.write(str(json.load(sys.stdin)))' < the example", Records: r.arrayLen(out.String()), Grow: Grow{By: "text", Prefix: "[", Suffix: "]", Sep: ", "}}, text(py))
+				Command: "python3 -c 'import json, sys; sys.stdout.write(str(json.load(sys.stdin)))' < the example", Records: r.arrayLen(out.String()), Grow: growth{By: "text", Prefix: "[", Suffix: "]", Sep: ", "}}, text(py))
 		}
 	}
 }
@@ -524,7 +524,7 @@ func (r *recorder) countries() {
 	// The file indents by four spaces: the first n elements as it writes them.
 	docText := "[\n    " + strings.Join(elems, ",\n    ") + "\n]"
 	r.add(entry{Name: "world-countries/json", Source: "world-countries countries.json (ODbL), the first 8 countries", Version: countriesPkg,
-		Command: "npm pack " + countriesPkg + "; package/countries.json, its first 8 elements as the file writes them", Records: n, Grow: Grow{By: "json"}}, text(docText))
+		Command: "npm pack " + countriesPkg + "; package/countries.json, its first 8 elements as the file writes them", Records: n, Grow: growth{By: "json"}}, text(docText))
 
 	csvData := r.npmFile(countriesPkg, "package/dist/countries.csv")
 	cr := csv.NewReader(bytes.NewReader(csvData))
@@ -534,7 +534,7 @@ func (r *recorder) countries() {
 		}
 	}
 	r.add(entry{Name: "world-countries/csv", Source: "world-countries dist/countries.csv (ODbL), the header and the first 30 rows", Version: countriesPkg,
-		Command: "npm pack " + countriesPkg + "; package/dist/countries.csv up to the end of its 31st row", Records: rows, Grow: Grow{By: "text", HeadLines: 1}},
+		Command: "npm pack " + countriesPkg + "; package/dist/countries.csv up to the end of its 31st row", Records: rows, Grow: growth{By: "text", HeadLines: 1}},
 		text(string(csvData[:cr.InputOffset()])))
 }
 
