@@ -59,9 +59,9 @@ const (
 
 // offloadedShape is one corpus item offloaded through lro.Wrap.
 type offloadedShape struct {
-	name        string
-	want        []byte // the result's JSON as the server sends it without offloading
-	wantRecords int    // records a reader of its format counts, 0 if unknown
+	sent        *mcp.CallToolResult // the large result the tool returns
+	want        []byte              // the result's JSON as the server sends it without offloading
+	wantRecords int                 // records a reader of its format counts, 0 if unknown
 	res         *mcp.CallToolResult
 	events      []event.Event
 	desc        descriptor.OffloadResponse
@@ -78,8 +78,11 @@ func offloadReal(t *testing.T, it realshapes.Item) *offloadedShape {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return large, nil }
-	o := &offloadedShape{name: it.Name, wantRecords: recs}
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		cp := *large // the offloader rewrites the result in place
+		return &cp, nil
+	}
+	o := &offloadedShape{sent: large, wantRecords: recs}
 
 	// What the server sends of the result without offloading.
 	o.want = resultJSON(t, large)
@@ -152,7 +155,7 @@ func TestRealShapes(t *testing.T) {
 			if o.wantRecords > 0 && len(o.records) != o.wantRecords {
 				t.Errorf("%d records, want %d: one per row or element", len(o.records), o.wantRecords)
 			}
-			checkOneCopy(t, large(t, it), o)
+			checkOneCopy(t, o.sent, o)
 			checkLineSchema(t, o)
 			if len(o.desc.JqRecipes) != 10 {
 				t.Errorf("%d recipes, want 10", len(o.desc.JqRecipes))
@@ -190,16 +193,6 @@ func checkExactRebuild(t *testing.T, o *offloadedShape) {
 	}
 	from := max(0, at-60)
 	t.Errorf("the file does not rebuild the result byte for byte (%s): from byte %d of %d (rebuilt %d),\nwant %.200q\n got %.200q", how, at, len(want), len(got), want[from:], got[from:])
-}
-
-// large returns the item made large, as offloadReal makes it.
-func large(t *testing.T, it realshapes.Item) *mcp.CallToolResult {
-	t.Helper()
-	res, _, err := it.Large(realLargeTokens)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // checkOneCopy checks that data the result sends twice, as text and as
@@ -361,13 +354,13 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // runEverywhere runs recipe n under jq 1.6 (its command, checking its CPU
 // time), jq 1.7.1 and 1.8.2 (package jqengines) and gojq, and compares the
-// outputs. It returns jq 1.6's output.
-func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r descriptor.JqRecipe, path string, base time.Duration) []byte {
+// outputs.
+func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r descriptor.JqRecipe, path string, base time.Duration) {
 	t.Helper()
 	out16, cpu, err := cpuRun(r.Command)
 	if err != nil {
 		t.Errorf("recipe %d %q under jq 1.6: %v\ncommand: %s", n, r.Description, err, r.Command)
-		return nil
+		return
 	}
 	if bound := recipeCostFactor*base + recipeStartCPU; cpu > bound {
 		t.Errorf("recipe %d %q: %v of CPU under jq 1.6, above %v (%dx the %v of jq -c . on the file, plus %v)\ncommand: %s",
@@ -376,7 +369,7 @@ func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r descriptor.J
 	call, err := parseCommand(r.Command, path)
 	if err != nil {
 		t.Errorf("recipe %d %q: %v\ncommand: %s", n, r.Description, err, r.Command)
-		return out16
+		return
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -403,7 +396,6 @@ func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r descriptor.J
 	} else if diff := cmp.Diff(want, outputValues(got, call.raw), outputApprox); diff != "" {
 		t.Errorf("recipe %d %q: gojq differs from jq 1.6 (-1.6 +gojq):\n%.2000s", n, r.Description, diff)
 	}
-	return out16
 }
 
 // outputApprox compares numbers with a relative tolerance: averages may
@@ -453,6 +445,9 @@ type jqCommand struct {
 	filter                     string
 }
 
+// jqFlags matches the jq options recipes use, in one word.
+var jqFlags = regexp.MustCompile(`^-[srcn]+$`)
+
 // parseCommand parses a recipe's command, which must read path with tail
 // and pipe it into jq with plain or single-quoted words.
 func parseCommand(command, path string) (*jqCommand, error) {
@@ -472,7 +467,7 @@ func parseCommand(command, path string) (*jqCommand, error) {
 			c.vars, c.values = append(c.vars, "$"+args[1]), append(c.values, args[2])
 			args = args[3:]
 			continue
-		case regexp.MustCompile(`^-[srcn]+$`).MatchString(a):
+		case jqFlags.MatchString(a):
 			c.slurp = c.slurp || strings.Contains(a, "s")
 			c.raw = c.raw || strings.Contains(a, "r")
 			c.compact = c.compact || strings.Contains(a, "c")
