@@ -274,10 +274,12 @@ func growStructured(raw []byte, texts map[string]string, copies int) ([]byte, er
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// growJSON repeats the elements of the largest array (by bytes) of the JSON
-// document doc, keeping its bytes and the separator between its elements.
-// It works on the bytes so that the document keeps its spacing, its
-// numbers as written and its strings as escaped.
+// growJSON repeats the elements of the largest array of the JSON document
+// doc, keeping its bytes and the separator between its elements. It works on
+// the bytes so that the document keeps its spacing, its numbers as written
+// and its strings as escaped. The largest array is the one with the most
+// bytes outside white space, so that the same data indented or compact
+// (a text and the structured content that repeats it) grow alike.
 func growJSON(doc []byte, copies int) ([]byte, error) {
 	if !json.Valid(doc) {
 		return nil, errors.New("not JSON")
@@ -285,6 +287,7 @@ func growJSON(doc []byte, copies int) ([]byte, error) {
 	type frame struct {
 		array bool
 		open  int   // offset of the bracket
+		solid int   // bytes outside white space before it
 		elems []int // [start, end) pairs of the elements seen
 		start int   // start of the current element, or -1
 	}
@@ -308,26 +311,32 @@ func growJSON(doc []byte, copies int) ([]byte, error) {
 			stack[n-1].start = i
 		}
 	}
+	solid := 0
 	for i := 0; i < len(doc); i++ {
 		c := doc[i]
+		if !isSpace(c) {
+			solid++
+		}
 		switch {
 		case c == '"':
 			beginElem(i)
+			j := i
 			for i++; doc[i] != '"'; i++ {
 				if doc[i] == '\\' {
 					i++
 				}
 			}
+			solid += i - j
 		case c == '[' || c == '{':
 			beginElem(i)
-			stack = append(stack, &frame{array: c == '[', open: i, start: -1})
+			stack = append(stack, &frame{array: c == '[', open: i, solid: solid, start: -1})
 		case c == ']' || c == '}':
 			f := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if f.array {
 				endElem(f, i)
-				if len(f.elems) > 0 && i-f.open > bestSize {
-					best, bestSize = f, i-f.open
+				if len(f.elems) > 0 && solid-f.solid > bestSize {
+					best, bestSize = f, solid-f.solid
 				}
 			}
 		case c == ',':

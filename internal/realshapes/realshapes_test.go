@@ -73,12 +73,19 @@ func TestLarge(t *testing.T) {
 }
 
 // checkCopy checks that structured content holding the text of a text
-// item (as server-filesystem sends it) holds the grown text.
+// item (as server-filesystem sends it) holds the grown text, and that
+// structured content that is the same JSON as a text (server-memory's) is
+// still the same JSON once both grew.
 func checkCopy(t *testing.T, orig, grown *mcp.CallToolResult) {
 	t.Helper()
 	sc, ok := orig.StructuredContent.(json.RawMessage)
 	if !ok {
 		return
+	}
+	if tc, ok := orig.Content[0].(*mcp.TextContent); ok && sameJSON(sc, []byte(tc.Text)) {
+		if !sameJSON(grown.StructuredContent.(json.RawMessage), []byte(grown.Content[0].(*mcp.TextContent).Text)) {
+			t.Errorf("the structured content repeated the text's JSON, and no longer does once grown")
+		}
 	}
 	var m map[string]any
 	if json.Unmarshal(sc, &m) != nil || len(orig.Content) == 0 {
@@ -131,6 +138,15 @@ func checkShape(t *testing.T, it Item, text string, orig *mcp.TextContent) {
 	}
 }
 
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return cmp.Equal(x, y)
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
@@ -146,6 +162,7 @@ func TestGrowJSON(t *testing.T) {
 		{"indented elements keep their indentation", "[\n  {\"a\": 1},\n  {\"a\": 2}\n]", "[\n  {\"a\": 1},\n  {\"a\": 2},\n  {\"a\": 1},\n  {\"a\": 2}\n]"},
 		{"one element borrows the space before it", "{\"items\": [\n  {\"a\": 1}\n], \"total\": 1}", "{\"items\": [\n  {\"a\": 1},\n  {\"a\": 1}\n], \"total\": 1}"},
 		{"the largest array grows, not the first", `{"a":[1],"b":[{"x":[10,20,30]}]}`, `{"a":[1],"b":[{"x":[10,20,30]},{"x":[10,20,30]}]}`},
+		{"the array with the most bytes outside white space grows", "{\"a\":[\n        1,\n        2\n    ],\"b\":[\"xyz\"]}", "{\"a\":[\n        1,\n        2\n    ],\"b\":[\"xyz\",\"xyz\"]}"},
 		{"brackets and escapes in strings are text", `["a]\"[", "b,c"]`, `["a]\"[", "b,c", "a]\"[", "b,c"]`},
 		{"numbers stay as written", `[1e400, 12345678901234567890, -0.0]`, `[1e400, 12345678901234567890, -0.0, 1e400, 12345678901234567890, -0.0]`},
 	}
