@@ -14,6 +14,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
@@ -41,6 +42,11 @@ type Bucket interface {
 	// Delete deletes the object of key. It returns an error wrapping
 	// [fs.ErrNotExist] if there is none.
 	Delete(ctx context.Context, key string) error
+	// Expiry returns the expiry recorded with the object of key when it
+	// was written (package [github.com/zircote/lro-go/lro/store] records
+	// it), or the zero time for an object without one. It returns an
+	// error wrapping [fs.ErrNotExist] if there is no such object.
+	Expiry(ctx context.Context, key string) (time.Time, error)
 }
 
 // SkewMargin is how much longer than the TTL a sweep keeps an object of a
@@ -92,8 +98,9 @@ type Options struct {
 	Prefix string
 
 	// TTL is how long a file lives: it is deleted once created_at + TTL is at
-	// or before now. If zero, defaults to [DefaultTTL]. Negative values are
-	// invalid.
+	// or before now, and so is the expiry recorded with it, if any (see the
+	// package documentation, "Recorded expiry"). If zero, defaults to
+	// [DefaultTTL]. Negative values are invalid.
 	TTL time.Duration
 
 	// Interval is the time between two background sweeps of
@@ -148,9 +155,9 @@ type Result struct {
 	// Vanished is the number of expired files that disappeared before the
 	// sweep could remove them, for example because another sweep did.
 	Vanished int
-	// NextExpiry is the earliest created_at + TTL of the entries kept: the
-	// first time at which a sweep would delete one of them. It is zero when
-	// nothing was kept.
+	// NextExpiry is the earliest time at which a sweep would delete one of
+	// the entries kept: its created_at + TTL, or its recorded expiry when
+	// that is later. It is zero when nothing was kept.
 	NextExpiry time.Time
 }
 
@@ -290,8 +297,10 @@ func (j *Janitor) run(ctx context.Context) {
 }
 
 // Sweep makes one pass over the folder at time now: it deletes every offload
-// file whose created_at + TTL is at or before now, and every such temporary
-// file whose Writer is gone (see the package documentation), emitting one
+// file whose created_at + TTL is at or before now, unless the expiry recorded
+// with it is still ahead (see the package documentation, "Recorded
+// expiry"), and every temporary file whose created_at + TTL is at or before
+// now and whose Writer is gone (see the package documentation), emitting one
 // [event.FileExpired] (with ctx) per deleted file, oldest first. It does not
 // use Options.Now, so tests and servers with their own scheduler choose the
 // time.
@@ -303,8 +312,9 @@ func (j *Janitor) run(ctx context.Context) {
 // and the error also wraps ctx.Err(); the Result counts what was done.
 //
 // For a bucket ([Options.Bucket]) Sweep deletes the objects whose
-// created_at + TTL + [SkewMargin] is at or before now, and returns the
-// errors of the listing and of each delete (see the package documentation,
+// created_at + TTL + [SkewMargin] and recorded expiry + SkewMargin are at
+// or before now, and returns the errors of the listing, of reading each
+// recorded expiry and of each delete (see the package documentation,
 // "Buckets").
 func (j *Janitor) Sweep(ctx context.Context, now time.Time) (Result, error) {
 	res, errs, ctxErr := j.sweep(ctx, now)
@@ -413,6 +423,14 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		res.Skipped++ // a symlink, folder, FIFO, ...: not ours
 		return nil
 	}
+	if recorded, ok := expiry.Of(fi); ok && !c.temp && now.Before(recorded) {
+		// The expiry recorded with the file, later than the TTL's.
+		res.Kept++
+		if res.NextExpiry.IsZero() || recorded.Before(res.NextExpiry) {
+			res.NextExpiry = recorded
+		}
+		return nil
+	}
 	if c.temp {
 		// A temporary file is its Writer's until the Writer ends, however
 		// long it takes: only a file whose lock is free is a leftover.
@@ -496,6 +514,26 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 	for _, c := range due {
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
+		}
+		expiry, err := j.bucket.Expiry(ctx, c.name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				res.Vanished++ // another sweep deleted it first
+				continue
+			}
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return res, errs, ctxErr
+			}
+			errs = append(errs, fmt.Errorf("cleanup: reading the expiry of %q in the bucket: %w", c.name, err))
+			continue
+		}
+		if expiry = expiry.Add(SkewMargin); now.Before(expiry) {
+			// The expiry recorded with the object, later than the TTL's.
+			res.Kept++
+			if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
+				res.NextExpiry = expiry
+			}
+			continue
 		}
 		if j.beforeRemove != nil {
 			j.beforeRemove(c.name)

@@ -72,6 +72,29 @@
 // the millisecond, so a file may be deleted up to one millisecond before
 // created_at + TTL measured in nanoseconds.
 //
+// # Recorded expiry
+//
+// The offloader of package [github.com/zircote/lro-go/lro] records with
+// each complete file when it expires, counted from the end of its write
+// with its own TTL: in a folder, as the file's modification time, marked by
+// the file's mode, 0400 (read-only for its owner), which it sets after the
+// time; in a bucket, as the object's metadata "lro-expires" (package
+// [github.com/zircote/lro-go/lro/store]: there, from the write's deadline,
+// which its end cannot be after). A sweep deletes a file once both its
+// created_at + TTL and its recorded expiry have passed. So a janitor never
+// deletes a file before the expiry recorded with it (one written with a
+// longer TTL, by another replica or process, or one whose write took
+// longer than the TTL), and a file without one (written before expiries
+// were recorded, by [jsonl.Create] alone, or one whose mode was changed) is
+// deleted by the janitor's TTL as before. A file with a shorter recorded
+// expiry than the janitor's TTL lives until the janitor's TTL has passed:
+// a janitor of the shortest TTL in use deletes it on time. The recorded
+// expiry is read only for files past the janitor's own TTL: the lstat a
+// removal does anyway in a folder, one metadata request (HEAD) per such
+// object in a bucket. Between the rename of a file and the recording (one
+// chmod later) the file has only its name's time; an offload whose file a
+// janitor deleted in that moment falls back.
+//
 // # What is never touched
 //
 // A sweep removes only regular files directly in the folder whose names
@@ -114,7 +137,8 @@
 // with the prefix and a '-' (for S3, one request per thousand keys; it does
 // not descend into keys with a '/' after the prefix), reads created_at from the ULID of each key that
 // [jsonl.ParseName] accepts, and deletes the objects whose created_at + TTL
-// + [SkewMargin] is at or before now; it never reads an object. Objects of
+// + [SkewMargin] and recorded expiry + SkewMargin are at or before now; it
+// never reads an object. Objects of
 // another prefix, other keys and fresh objects are never deleted.
 //
 // Every replica may sweep at once. The margin keeps an object as long as

@@ -179,9 +179,9 @@ type Header struct {
 	// RecordsAt says where the records, in file order, go back into
 	// Result.
 	RecordsAt []Placement `json:"records_at,omitempty"`
-	// Copies lists the text items of Result that repeat the JSON of another
-	// of its values, such as the text a typed tool adds beside its
-	// structured content. Each holds null in Result.
+	// Copies lists the values of Result that repeat another of its values,
+	// in the order they are put back, once the records are. Each holds null
+	// in Result.
 	Copies []Copy `json:"copies,omitempty"`
 }
 
@@ -193,9 +193,11 @@ type Placement struct {
 	At string `json:"at"`
 	// As says how the records sit there: "array" (the elements of the array
 	// at At, which Result holds empty), "value" (the one record is the value
-	// at At, which Result holds as null) or "lines" (the records are
+	// at At, which Result holds as null), "lines" (the records are
 	// {"line": N, "text": "..."} objects, the lines of the text at At, which
-	// Result holds as "").
+	// Result holds as ""), or the format of rows printed as the text at At,
+	// which Result holds as "": "python" (Python's str() of a list or tuple
+	// of rows), "csv", "tsv" or "markdown" (the records are the rows).
 	As string `json:"as"`
 	// Count is the number of records of the placement.
 	Count int `json:"count"`
@@ -205,13 +207,21 @@ type Placement struct {
 	InText string `json:"in_text,omitempty"`
 	// FinalNewline reports, for "lines", that the text ended with a newline.
 	FinalNewline bool `json:"final_newline,omitempty"`
+	// Layout is, for rows, what printing the records in their format needs
+	// besides them, in a few words (such as the quoting of CSV fields or the
+	// separator row of a Markdown table), never data.
+	Layout string `json:"layout,omitempty"`
 }
 
-// Copy is a text item that repeats the JSON of another value of a
-// [Header.Result].
+// Copy is a value of a [Header.Result] that repeats another of its values,
+// and holds null there: a text item that is the JSON of another value (such
+// as the text a typed tool adds beside its structured content), or, with As
+// "string", a string that is the same as another (such as structured
+// content that repeats a text item's text).
 type Copy struct {
-	At string `json:"at"` // the pointer of the text
-	Of string `json:"of"` // the pointer of the value it repeats
+	At string `json:"at"`           // the pointer of the copy
+	Of string `json:"of"`           // the pointer of the value it repeats
+	As string `json:"as,omitempty"` // "" for the JSON of the value, "string" for the same string
 }
 
 // Options configure [Create]. A nil *Options uses every default. Create

@@ -137,7 +137,7 @@ type settings struct {
 //
 // When storage is set (a bucket URL, or the path of a folder) and
 // explicit has no Store, LoadOptions opens it with [store.Open], with the
-// prefix, TTL and clock in effect, and sets [Options.Store]: the caller
+// prefix, TTL, clock and Observer in effect, and sets [Options.Store]: the caller
 // closes it (opts.Store.Close()) after the server's last use. A bucket URL
 // needs the imports that store.Open names (package
 // [github.com/zircote/lro-go/lro/store/blobstore] and the URL's driver,
@@ -212,7 +212,7 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	}
 	// Opened last, once everything else is valid: nothing is opened for
 	// options that are refused anyway.
-	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: out.Now})
+	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: out.Now, Observer: out.Observer})
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidOption) {
 			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidConfig)

@@ -172,8 +172,8 @@ func conformanceLevel1(t *testing.T) {
 		if !filepath.IsAbs(d.FilePath) || filepath.Dir(d.FilePath) != dir || !offloadedFileName.MatchString(filepath.Base(d.FilePath)) {
 			t.Errorf("file_path %q is not %s/atlatl-recall-{ulid}.jsonl", d.FilePath, dir)
 		}
-		if fi, err := os.Stat(d.FilePath); err != nil || fi.Mode().Perm() != 0o600 {
-			t.Errorf("file mode: %v, %v; want 0600", fi.Mode(), err)
+		if fi, err := os.Stat(d.FilePath); err != nil || fi.Mode().Perm() != 0o400 {
+			t.Errorf("file mode: %v, %v; want 0400 (private, read-only: its expiry is recorded)", fi.Mode(), err)
 		}
 
 		// The header: all eight OffloadHeader fields, in order, then this

@@ -34,8 +34,10 @@
 // content itself when it is an array, else its array member named by
 // [Options.RecordsField], else its largest array member, else the whole
 // value as one record), or else in each text item: the records of its JSON
-// document, found the same way, or one {"line": N, "text": "..."} record
-// per line of text.
+// document, found the same way, one record per row of rows printed as text
+// (Python's str() of a list of dicts or tuples, CSV or TSV with a header
+// row, a Markdown table; an object of the header's names, with typed
+// values), or one {"line": N, "text": "..."} record per line of text.
 //
 // # Behaviour
 //

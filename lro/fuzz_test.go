@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -65,11 +66,14 @@ type oracleRecords struct {
 	// lines are the lines of a text that is not one JSON document, each with
 	// the "\r" of a "\r\n" kept; nil for a document.
 	lines []string
+	// table is the text read as rows (package tabular), whose records are
+	// records; nil for any other text.
+	table *tabular.Table
 }
 
 // count returns the number of records.
 func (o oracleRecords) count() int {
-	if o.doc == nil {
+	if o.doc == nil && o.table == nil {
 		return len(o.lines)
 	}
 	return len(o.records)
@@ -153,6 +157,9 @@ func oracleText(t *testing.T, text string) oracleRecords {
 	if doc := bytes.Trim([]byte(text), jsonSpace); len(doc) > 0 && json.Valid(doc) {
 		return oracleDoc(t, doc)
 	}
+	if tab, ok := tabular.Read(text); ok {
+		return oracleRecords{start: -1, table: &tab, records: tab.Records}
+	}
 	o := oracleRecords{start: -1, lines: []string{}}
 	if text != "" {
 		o.lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
@@ -214,6 +221,11 @@ func FuzzRecordExtraction(f *testing.F) {
 		"invalid \xff\xfe utf-8 \xe5\xa4 in a line\nand <html> & \u2028 separators",
 		"[\"invalid \xff utf-8 in JSON\", \"\\ud800 a lone surrogate\"]",
 		"[1,2,3] trailing text makes it plain text",
+		"[{'id': 1, 'customer': \"O'Brien\", 'note': None, 'paid': True, 'total': 19.99}, {'id': 2, 'customer': 'Ann \\\\ \\n', 'note': 'x\\x85', 'paid': False, 'total': 1e-05}]",
+		"[(1, 'a'), (2, 'b'), (-3, None)]\n",
+		"id,customer,total\r\n1,O'Brien,19.99\r\n2,\"say \"\"hi\"\"\",\r\n3,\"a,b\",-0.5\r\n",
+		"id\tname\n1\tbob\n2\tamy\n",
+		"| id | name |\n|---:|:-----|\n|  1 | bob  |\n| 22 | amy  |\n",
 		"\n",
 		`[]`,
 		`{}`,
@@ -318,7 +330,7 @@ func FuzzRecordExtraction(f *testing.F) {
 			if hdr.Count != n || len(lines) != n || d.Summary.Count != n {
 				t.Fatalf("header count %d, %d lines, summary count %d; the result holds %d records", hdr.Count, len(lines), d.Summary.Count, n)
 			}
-			if o.doc == nil {
+			if o.doc == nil && o.table == nil {
 				checkLineRecords(t, lines, o.lines)
 			} else {
 				for i := range o.records {
@@ -381,6 +393,15 @@ func checkFuzzFallback(t *testing.T, res *mcp.CallToolResult, o oracleRecords, s
 	}
 	var want string
 	switch {
+	case o.table != nil:
+		// The first k rows, printed as the text printed them.
+		if k > 0 {
+			b, err := tabular.Print(nil, o.table.Format, o.table.Layout, o.records[:k])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = string(b)
+		}
 	case o.doc == nil:
 		want = strings.Join(o.lines[:k], "\n")
 	case o.start >= 0:
@@ -397,7 +418,7 @@ func checkFuzzFallback(t *testing.T, res *mcp.CallToolResult, o oracleRecords, s
 		t.Fatalf("the warning says %d records are shown, but there is no body", k)
 	case body == nil:
 	case o.doc == nil && k == 0:
-		t.Fatalf("body %q shows no line", *body)
+		t.Fatalf("body %q shows no line or row", *body)
 	case o.doc != nil && o.start < 0:
 		t.Fatalf("body %q, want none: the record is the whole document", *body)
 	case *body != want:

@@ -176,8 +176,8 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
+	if fi.Mode().Perm() != 0o400 {
+		t.Errorf("file mode %v, want 0400 (private, read-only: its expiry is recorded)", fi.Mode().Perm())
 	}
 
 	h, lines, rebuilt := readOffloaded(t, d.FilePath)

@@ -67,9 +67,12 @@ type Options struct {
 	// [DefaultThresholdTokens]. Negative values are invalid.
 	ThresholdTokens int
 
-	// TTL is how long an offloaded file lives. If zero, defaults to
-	// [cleanup.DefaultTTL], or with a Store to the Store's TTL. It is read
-	// by the janitor of [StartJanitor].
+	// TTL is how long an offloaded file lives once written: a file in a
+	// folder records its expiry, the end of its write + TTL, which every
+	// janitor honors (see package cleanup, "Recorded expiry"). If zero,
+	// defaults to [cleanup.DefaultTTL], or with a Store to the Store's TTL.
+	// It is read by the janitor of [StartJanitor] too, which deletes files
+	// without a recorded expiry by it.
 	TTL time.Duration
 
 	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the
@@ -92,8 +95,12 @@ type Options struct {
 	// [github.com/zircote/lro-go/lro/extract], given the same Store, take
 	// it on any replica until the Store's TTL has passed. Nothing is
 	// reported offloaded before the file is whole in the store (for a
-	// bucket, its upload completed); a write that fails leaves nothing in
-	// it.
+	// bucket, its upload completed). A write to a bucket that stalls is
+	// aborted after [store.Options.WriteTimeout] and falls back, and a
+	// bucket that keeps failing is not tried for a while, which
+	// [store.Options.Observer] hears of (give it this Observer too); see
+	// the package documentation of store, "Failures", for what a failed
+	// upload leaves in the bucket.
 	//
 	// A bucket is not the client's disk: file_path is then where a client
 	// that downloads the object would keep it (in ClientDir, or else

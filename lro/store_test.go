@@ -447,7 +447,7 @@ func TestStoreOptions(t *testing.T) {
 
 // TestStartJanitorBucket offloads two results into a bucket at different
 // times, then starts the janitor of the same options: its first sweep
-// deletes the object whose TTL (and the bucket's clock margin) has passed,
+// deletes the object whose recorded expiry (and the bucket's clock margin) has passed,
 // with an event, and keeps the other.
 func TestStartJanitorBucket(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -466,7 +466,9 @@ func TestStartJanitorBucket(t *testing.T) {
 	old := offload()
 	now = t0.Add(5 * time.Minute)
 	fresh := offload()
-	now = t0.Add(10*time.Minute + cleanup.SkewMargin) // old's TTL and margin have just passed; fresh's have not
+	// old's recorded expiry (its write's deadline + TTL) and the margin
+	// have just passed; fresh's have not.
+	now = t0.Add(store.DefaultWriteTimeout + 10*time.Minute + cleanup.SkewMargin)
 
 	synctest.Test(t, func(t *testing.T) {
 		j, err := lro.StartJanitor(context.Background(), opts)

@@ -133,6 +133,7 @@ func (c *config) coreConfig() *offload.Config {
 		Tokenizer:     c.Tokenizer,
 		Observer:      c.Observer,
 		Now:           c.Now,
+		TTL:           c.TTL,
 		WrapWriter:    c.WrapWriter,
 		RecordsField:  c.RecordsField,
 		Native:        c.ExtractTools,

@@ -31,14 +31,34 @@
 //     array, else its array member named by RecordsField, else its largest
 //     array member, else the whole value as one record;
 //   - else, for each text item in turn: the records of its JSON document
-//     found the same way, or, for text that is not one JSON document, one
-//     {"line": N, "text": "..."} record per line.
+//     found the same way; or, for rows printed as text (Python's str() of a
+//     list of dicts or tuples, as mcp-server-sqlite's read_query returns
+//     it, CSV or TSV with a header row, a Markdown table), one record per
+//     row, an object of the header's names (or of the dict's keys; an array
+//     for a row that is a Python tuple or list) with typed values (see
+//     package internal/tabular); or else one {"line": N, "text": "..."}
+//     record per line.
 //
 // Everything else (other members such as a total or a cursor, other arrays,
 // other text items) stays in "result". Where the records were, "result"
-// holds an empty array (or null for one record, or "" for text lines); a
-// text item that held a JSON document holds that document as a JSON value
-// instead of a string, and a text item that repeats the structured content
-// holds null and is listed in "copies". [Rebuild] puts a file back together
-// into the result it came from.
+// holds an empty array (or null for one record, or "" for text lines and
+// rows); a text item that held a JSON document holds that document as a
+// JSON value instead of a string. Each placement of "records_at" says how
+// its records go back ("as"): "array", "value", "lines", or, for rows, the
+// format they were printed in ("python", "csv", "tsv", "markdown") with the
+// "layout" its printer needs (a few words, such as the quoting of CSV
+// fields or a Markdown table's separator row; never data). Rows are read
+// only when printing their records gives the text back byte for byte; any
+// other text stays lines.
+//
+// Nothing is kept twice: a text item that repeats the structured content
+// holds null and is listed in "copies"; a string of the structured content
+// that is a text item's text (server-filesystem sends {"content": text}
+// beside the text) holds null and is listed in "copies" as a "string" copy
+// of that text item. [Rebuild] puts a file back together into the result it
+// came from.
+//
+// The work is linear in the result's size, whatever its number of items,
+// and stops when the call's context is canceled (the result is then the
+// fallback).
 package offload

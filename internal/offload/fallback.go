@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -185,6 +186,8 @@ func (c *Config) shower(r *result, p *plan) shower {
 	case asLines:
 		lines := strings.SplitN(ru.text, "\n", limit+1)
 		return &lineShower{lines: lines[:min(len(lines), ru.count, limit)]}
+	case asRows:
+		return &rowShower{ru: ru, records: ru.rows[:min(len(ru.rows), limit)]}
 	}
 	return emptyShower{}
 }
@@ -257,6 +260,27 @@ func (s *lineShower) show(k int) (body, structured []byte) {
 		return nil, nil
 	}
 	return []byte(strings.Join(s.lines[:k], "\n")), nil
+}
+
+// rowShower shows the first rows of a table printed as text, printed as
+// the text printed them (a shorter table of the same format).
+type rowShower struct {
+	ru      *run
+	records [][]byte
+}
+
+func (s *rowShower) most(c *Config, _ bool) int { return fit(c, s.records, 1) }
+func (s *rowShower) count() int                 { return len(s.records) }
+
+func (s *rowShower) show(k int) (body, structured []byte) {
+	if k == 0 {
+		return nil, nil
+	}
+	text, err := tabular.Print(nil, s.ru.format, s.ru.layout, s.records[:k])
+	if err != nil {
+		return nil, nil // printed whole when read: cannot fail
+	}
+	return text, nil
 }
 
 // fit returns how many leading records fit within the threshold, each

@@ -3,10 +3,14 @@ package offload
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	pathpkg "path"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -39,16 +43,16 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		Result:          json.RawMessage(p.result),
 	}
 	for _, ru := range p.runs {
-		h.RecordsAt = append(h.RecordsAt, jsonl.Placement{At: ru.at, As: ru.as, Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline})
+		h.RecordsAt = append(h.RecordsAt, jsonl.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
 	}
 	for _, cp := range p.copies {
-		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of})
+		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of, As: cp.as})
 	}
 	if err := w.WriteHeader(h); err != nil {
 		return nil, nil, err
 	}
 	// The records are written as plan read them (and described them).
-	err = p.writeRecords(w)
+	err = p.writeRecords(ctx, w)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,6 +81,9 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 	if err := w.Commit(); err != nil {
 		return nil, nil, err
 	}
+	if err := c.recordExpiry(w.Path()); err != nil {
+		return nil, nil, err
+	}
 	event.Emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
@@ -103,6 +110,23 @@ func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
 		create = jsonl.Create
 	}
 	return create(op, &jsonl.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
+}
+
+// recordExpiry records with the complete file at path, in a folder, its
+// expiry (see package expiry): counted from now, when it is complete, not from
+// its name's ULID time, when the write began, so that a slow write is not
+// handed out expired. It does nothing for a bucket's object (path "") or
+// without a TTL. A file that is gone (a janitor that held it expired by its
+// own TTL in the moment before) is an error: the call falls back.
+func (c *Config) recordExpiry(path string) error {
+	if path == "" || c.TTL <= 0 {
+		return nil
+	}
+	err := expiry.Record(path, c.Now().Add(c.TTL))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("offload: %s was deleted as soon as written: %w", path, err)
+	}
+	return nil // the name's time and the janitor's TTL decide, as before
 }
 
 // remote reports whether files go to a bucket, which is not the client's

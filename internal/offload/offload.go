@@ -52,6 +52,11 @@ type Config struct {
 	// handle's name without its random part, and the guidance is the
 	// native one, by handle.
 	Store *store.Store
+	// TTL is how long a file lives once complete: a file in a folder gets
+	// its expiry, Now() + TTL after the commit, as its modification time,
+	// which janitors and stores read. Zero leaves the modification time
+	// alone. A bucket Store records the expiry itself.
+	TTL time.Duration
 	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
 	// Not used with a Store.
 	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
@@ -123,7 +128,15 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	if err != nil {
 		return false
 	}
-	p, err := c.plan(r)
+	p, err := c.plan(ctx, r)
+	if ctx.Err() != nil && p != nil {
+		// Canceled while finding the records of a result above the
+		// threshold: the fallback, of what was found, without the rest of
+		// the work.
+		p.tokens = tokens
+		c.fallback(ctx, describeCall(), res, r, p, err)
+		return true
+	}
 	if err != nil {
 		return false // structured content that is not JSON: not ours to judge
 	}

@@ -185,7 +185,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.plan(r)
+	p, err := c.plan(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := p.t
-	if err := p.writeRecords(w); err != nil {
+	if err := p.writeRecords(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {
@@ -241,7 +241,7 @@ func TestTextThatIsNotJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.plan(r)
+	p, err := c.plan(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestPlainTextIsNotDescribed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.plan(r)
+	p, err := c.plan(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -18,7 +19,8 @@ import (
 // ({"content": [...], "structuredContent": ...}), or, for a result set
 // handed over with Provide, the JSON array of its records. Text items that
 // held JSON, and texts that repeated the structured content, come back in
-// compact form; everything else comes back byte for byte.
+// compact form; everything else comes back byte for byte (rows printed as
+// text are printed again, as they were).
 func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 	var root *node
 	if h.Result == nil {
@@ -71,7 +73,12 @@ func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 			}
 			v = &node{raw: quote(b.String())}
 		default:
-			return nil, fmt.Errorf("offload: unknown placement %q", pl.As)
+			// Rows printed as text, in the format As names.
+			text, err := tabular.Print(nil, pl.As, pl.Layout, recs)
+			if err != nil {
+				return nil, fmt.Errorf("offload: placement %q: %w", pl.As, err)
+			}
+			v = &node{raw: quote(string(text))}
 		}
 		var err error
 		if root, err = root.set(pl.At, v); err != nil {
@@ -98,7 +105,18 @@ func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if root, err = root.set(cp.At, &node{raw: quote(string(of.encode(nil)))}); err != nil {
+		v := &node{raw: quote(string(of.encode(nil)))}
+		switch cp.As {
+		case "":
+		case "string":
+			if of.kind != 0 || len(of.raw) == 0 || of.raw[0] != '"' {
+				return nil, fmt.Errorf("offload: copy of %q, which is not a string", cp.Of)
+			}
+			v = &node{raw: of.raw}
+		default:
+			return nil, fmt.Errorf("offload: unknown copy %q", cp.As)
+		}
+		if root, err = root.set(cp.At, v); err != nil {
 			return nil, err
 		}
 	}

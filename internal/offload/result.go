@@ -2,6 +2,7 @@ package offload
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/recordline"
+	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -98,12 +100,22 @@ const (
 	asArray = "array" // the elements of the array at the placement
 	asValue = "value" // the value at the placement, one record
 	asLines = "lines" // the lines of the text at the placement, as {"line","text"} records
+	asRows  = "rows"  // the rows of a table printed as the text at the placement (see tabular)
 )
+
+// placedAs returns how the header's placement of ru says its records sit:
+// as, or, for rows, the format they were printed in.
+func (ru *run) placedAs() string {
+	if ru.as == asRows {
+		return ru.format
+	}
+	return ru.as
+}
 
 // run is one stretch of records and where they go back in the result.
 type run struct {
 	at           string // JSON Pointer of the placement in the result
-	as           string // asArray, asValue or asLines
+	as           string // asArray, asValue, asLines or asRows
 	inText       string // pointer of the text item whose JSON document holds them, if any
 	count        int
 	finalNewline bool // asLines: the text ended with a newline
@@ -111,8 +123,11 @@ type run struct {
 	doc        []byte // asArray, asValue: the document holding the records
 	start, end int    // the span of the array or value in doc
 	member     bool   // the records are an array member of an object document
-	text       string // asLines: the text
+	text       string // asLines, asRows: the text (asLines: without its final newline)
 	firstLine  int    // asLines: the number of the first line
+
+	format, layout string   // asRows: the table's format and layout
+	rows           [][]byte // asRows: the records
 
 	// elems are the spans of the elements of an asArray run in
 	// doc[start:end], noted by the read that counted them so that the
@@ -129,10 +144,11 @@ type span struct{ start, end uint32 }
 // whatever the number of records.
 const maxKept = 1 << 12
 
-// copyOf is a text item that repeats the JSON of another value of the
-// result, for example the text a typed tool adds beside its structured
-// content.
-type copyOf struct{ at, of string }
+// copyOf is a value of the result that repeats another: a text item that
+// repeats the JSON of another value (for example the text a typed tool adds
+// beside its structured content), or, as "string", a string that is the
+// same as a text item's text.
+type copyOf struct{ at, of, as string }
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
@@ -145,6 +161,9 @@ type plan struct {
 	tokens   int       // the estimate of the whole result
 	inline   int       // the estimate of what the client would receive inline; 0 means tokens
 	beside   []besideValue
+
+	nextLine int  // the number of the next text line of an asLines run
+	retally  bool // a text's array failed after its records were described: describe the runs again
 }
 
 // besideValue is a part of the result kept beside the records, for the
@@ -164,8 +183,8 @@ type besideValue struct {
 //
 // Finding the records reads them, once: that read validates and counts
 // them and describes them into p.t.
-func (c *Config) plan(r *result) (*plan, error) {
-	p := &plan{t: newTally()}
+func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
+	p := &plan{t: newTally(), nextLine: 1}
 	copies := make([]bool, len(r.items))
 	fromStructured := r.structured != nil
 	if fromStructured {
@@ -176,32 +195,42 @@ func (c *Config) plan(r *result) (*plan, error) {
 		}
 		fromStructured = !textHolds(r, copies) || hasArray(r.structured)
 	}
+	// The texts given back byte for byte, which the structured content
+	// may repeat.
+	var kept texts
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
+		if err := checkEvery(ctx, i); err != nil {
+			return p, err // canceled: what is found so far, for the fallback
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		at := "/content/" + strconv.Itoa(i) + "/text"
-		path := ".content[" + strconv.Itoa(i) + "]"
+		path := func() string { return ".content[" + strconv.Itoa(i) + "]" } // only for what is kept beside
 		switch {
 		case it.text == nil:
 			b.Write(it.raw)
 			if !it.media {
-				p.beside = append(p.beside, besideValue{path: path, what: "content item"})
+				p.beside = append(p.beside, besideValue{path: path(), what: "content item"})
 			}
 		case copies[i]:
 			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
-			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
+			p.beside = append(p.beside, describeText(path()+".text", it.text.Text))
+			kept.add(it.text.Text, at)
 		default:
 			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
-				p.beside = append(p.beside, besideMembers(path+".text", ru)...)
+				p.beside = append(p.beside, besideMembers(path()+".text", ru)...)
+			}
+			if ru.as == asLines || ru.as == asRows {
+				kept.add(it.text.Text, at)
 			}
 		}
 	}
@@ -214,19 +243,132 @@ func (c *Config) plan(r *result) (*plan, error) {
 		}
 		p.runs = append(p.runs, ru)
 		b.WriteString(`,"structuredContent":`)
-		b.Write(skeletonOf(ru))
+		doc, copies := stringCopies(skeletonOf(ru), kept, "/structuredContent")
+		b.Write(doc)
+		p.copies = append(copies, p.copies...)
 		p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
 	case r.structured != nil:
 		if !jsontext.Value(r.structured).IsValid(decodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
 		b.WriteString(`,"structuredContent":`)
-		b.Write(r.structured)
+		// A string that repeats the text of an item given back exactly
+		// is kept once, there.
+		doc, copies := stringCopies(r.structured, kept, "/structuredContent")
+		b.Write(doc)
+		p.copies = append(copies, p.copies...) // put back first: a JSON copy may repeat them
 		p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
 	}
 	b.WriteByte('}')
 	p.result = b.Bytes()
+	if p.retally {
+		p.t = newTally()
+		for _, ru := range p.runs {
+			_ = ru.read(p.t) // read once already: valid
+		}
+	}
 	return p, nil
+}
+
+// checkEvery returns ctx's error every 1024th i, so that a loop over the
+// items of a result stops soon once the call is canceled, at a cost that
+// does not count.
+func checkEvery(ctx context.Context, i int) error {
+	if i&1023 != 0 {
+		return nil
+	}
+	return ctx.Err()
+}
+
+// minCopy is the shortest string kept once as a copy of another: a shorter
+// one costs less than the copy's entry in the header.
+const minCopy = 64
+
+// texts maps texts of at least minCopy bytes to the pointer of the first
+// text item that holds each.
+type texts map[string]string
+
+func (t *texts) add(text, at string) {
+	if len(text) < minCopy {
+		return
+	}
+	if *t == nil {
+		*t = texts{}
+	}
+	if _, ok := (*t)[text]; !ok {
+		(*t)[text] = at
+	}
+}
+
+// stringCopies returns the valid JSON value doc, placed at at in the
+// result, with each string member (or doc itself, when a string) that is
+// one of texts replaced by null, and the copies that put them back. Only
+// members that a pointer names (the last of their name) are replaced.
+func stringCopies(doc []byte, texts texts, at string) ([]byte, []copyOf) {
+	if len(texts) == 0 {
+		return doc, nil
+	}
+	type member struct {
+		name       string
+		start, end int
+		of         string
+	}
+	var found []member
+	switch jsontext.Value(doc).Kind() {
+	case '"':
+		if s, err := jsontext.AppendUnquote(nil, doc); err == nil {
+			if of, ok := texts[string(s)]; ok {
+				return []byte("null"), []copyOf{{at: at, of: of, as: "string"}}
+			}
+		}
+		return doc, nil
+	case '{':
+		dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+		if _, err := dec.ReadToken(); err != nil {
+			return doc, nil
+		}
+		last := map[string]int{}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return doc, nil
+			}
+			name := tok.String()
+			v, err := dec.ReadValue()
+			if err != nil {
+				return doc, nil
+			}
+			if i, ok := last[name]; ok {
+				found[i].of = "" // not the last of its name
+			}
+			e := int(dec.InputOffset())
+			m := member{name: name, start: e - len(v), end: e}
+			if v.Kind() == '"' && len(v) >= minCopy {
+				if s, err := jsontext.AppendUnquote(nil, v); err == nil {
+					m.of = texts[string(s)]
+				}
+			}
+			last[name] = len(found)
+			found = append(found, m)
+		}
+	default:
+		return doc, nil
+	}
+	var out []byte
+	var copies []copyOf
+	prev := 0
+	for _, m := range found {
+		if m.of == "" {
+			continue
+		}
+		out = append(append(out, doc[prev:m.start]...), "null"...)
+		prev = m.end
+		copies = append(copies, copyOf{at: at + "/" + escapePointer(m.name), of: m.of, as: "string"})
+	}
+	if copies == nil {
+		return doc, nil
+	}
+	return append(out, doc[prev:]...), copies
 }
 
 // textHolds reports whether a text item of r that is not a copy of the
@@ -254,21 +396,10 @@ func hasArray(doc []byte) bool {
 	return false
 }
 
-// firstLine returns the number of the next text line after runs.
-func firstLine(runs []*run) int {
-	n := 1
-	for _, r := range runs {
-		if r.as == asLines {
-			n += r.count
-		}
-	}
-	return n
-}
-
 // textRun returns the run of a text item's records, the next of p, and
 // what the item's text becomes in the header's "result".
 func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
-	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 {
+	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 && jsontext.Value(doc).Kind() != 0 {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
 			ru.inText = at
@@ -277,15 +408,18 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		if jsontext.Value(doc).Kind() == '[' {
 			// An array that is not one JSON document: what its read
 			// described is not a record (docRun checks any other document
-			// before reading it); the records before it are described
-			// again, without it.
-			p.t = newTally()
-			for _, ru := range p.runs {
-				_ = ru.read(p.t) // read once already: valid
-			}
+			// before reading it); the records are described again, once,
+			// when every run is found (not here, which would read the runs
+			// before it again for each such array).
+			p.retally = true
 		}
 	}
-	ru := &run{at: at, as: asLines, text: text, firstLine: firstLine(p.runs)}
+	if tab, ok := tabular.Read(text); ok {
+		ru := &run{at: at, as: asRows, text: text, format: tab.Format, layout: tab.Layout, rows: tab.Records, count: len(tab.Records)}
+		_ = ru.read(p.t) // valid: tabular wrote them
+		return ru, []byte(`""`)
+	}
+	ru := &run{at: at, as: asLines, text: text, firstLine: p.nextLine}
 	if text != "" {
 		t := text
 		if strings.HasSuffix(t, "\n") {
@@ -295,6 +429,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		ru.text = t
 		ru.count = strings.Count(t, "\n") + 1
 	}
+	p.nextLine += ru.count
 	_ = ru.read(p.t) // lines are always valid records
 	return ru, []byte(`""`)
 }
@@ -376,25 +511,33 @@ func (ru *run) read(t *tally) error {
 			return err
 		}
 		return t.add(line)
+	case asRows:
+		for _, rec := range ru.rows {
+			if err := t.add(rec); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return ru.eachLine(func(rec []byte) error { return t.add(rec) })
+	return ru.eachLine(&t.buf, func(rec []byte) error { return t.add(rec) })
 }
 
 // eachLine calls fn with each record of the asLines run ru: {"line": N,
-// "text": "..."}. The slice passed to fn is only valid until fn returns.
-func (ru *run) eachLine(fn func(rec []byte) error) error {
+// "text": "..."}, made in *buf. The slice passed to fn is only valid until fn
+// returns.
+func (ru *run) eachLine(buf *[]byte, fn func(rec []byte) error) error {
 	if ru.count == 0 {
 		return nil
 	}
-	var buf []byte
 	n := ru.firstLine
 	for l := range strings.SplitSeq(ru.text, "\n") {
-		buf = append(buf[:0], `{"line":`...)
-		buf = strconv.AppendInt(buf, int64(n), 10)
-		buf = append(buf, `,"text":`...)
-		buf = appendQuote(buf, l)
-		buf = append(buf, '}')
-		if err := fn(buf); err != nil {
+		b := append((*buf)[:0], `{"line":`...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, `,"text":`...)
+		b = appendQuote(b, l)
+		b = append(b, '}')
+		*buf = b
+		if err := fn(b); err != nil {
 			return err
 		}
 		n++
@@ -582,8 +725,9 @@ func unescapePointer(token string) string {
 // writeRecords writes every record of p to w, in order, as the single line
 // it is in the file. The records were read, and so validated, by plan: w
 // does not validate them again, and those of an array are written as that
-// read kept them, unless there were too many to keep.
-func (p *plan) writeRecords(w *jsonl.Writer) error {
+// read kept them, unless there were too many to keep. It stops when ctx is
+// canceled.
+func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 	write := func(line []byte) error { return recordline.Write(w, line) }
 	if p.provided != nil {
 		for _, rec := range p.provided {
@@ -601,7 +745,10 @@ func (p *plan) writeRecords(w *jsonl.Writer) error {
 		}
 		return write(line)
 	}
-	for _, ru := range p.runs {
+	for i, ru := range p.runs {
+		if err := checkEvery(ctx, i); err != nil {
+			return err
+		}
 		var err error
 		switch ru.as {
 		case asArray:
@@ -618,7 +765,13 @@ func (p *plan) writeRecords(w *jsonl.Writer) error {
 		case asValue:
 			err = writeCompact(ru.doc[ru.start:ru.end])
 		case asLines:
-			err = ru.eachLine(write)
+			err = ru.eachLine(&buf, write)
+		case asRows:
+			for _, rec := range ru.rows {
+				if err = write(rec); err != nil {
+					break
+				}
+			}
 		}
 		if err != nil {
 			return err

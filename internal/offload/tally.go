@@ -24,6 +24,7 @@ type tally struct {
 	scores     int
 	sample     []json.RawMessage
 	fieldFn    func(key string, value []byte) // field, bound once, not per record
+	buf        []byte                         // for the records made as they are read (text lines)
 }
 
 // add describes one record line, and fails when it is not exactly one JSON

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -62,18 +63,35 @@ func URL(endpoint, bucket string) string {
 	return "s3://" + bucket + "?endpoint=" + endpoint + "&region=us-east-1&use_path_style=true"
 }
 
-// server is the versitygw process of a test binary.
-var server struct {
-	once     sync.Once
+// Server is a versitygw process.
+type Server struct {
 	endpoint string
 	root     string
 	cmd      *exec.Cmd
 	err      error
 }
 
+// server is the versitygw process that serves every test of a test binary.
+var server struct {
+	once sync.Once
+	Server
+}
+
 // Endpoint returns the endpoint (http://127.0.0.1:port) of the server,
 // started on the first call.
 func Endpoint(t testing.TB) string {
+	t.Helper()
+	bin := lookPath(t)
+	server.once.Do(func() { server.start(bin) })
+	if server.err != nil {
+		t.Fatal(server.err)
+	}
+	return server.endpoint
+}
+
+// lookPath returns the path of versitygw, and skips (or fails, when CI is
+// "true") the test without it.
+func lookPath(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("versitygw")
 	if err != nil {
@@ -83,11 +101,95 @@ func Endpoint(t testing.TB) string {
 		}
 		t.Skip(msg)
 	}
-	server.once.Do(func() { start(bin) })
-	if server.err != nil {
-		t.Fatal(server.err)
+	return bin
+}
+
+// Start starts a server of the test's own, which it may pause (a stalled
+// store) or kill (a dead one) without disturbing other tests, and which
+// ends with the test.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{}
+	s.start(lookPath(t))
+	t.Cleanup(s.stop)
+	if s.err != nil {
+		t.Fatal(s.err)
 	}
-	return server.endpoint
+	return s
+}
+
+// Endpoint returns the endpoint (http://127.0.0.1:port) of s.
+func (s *Server) Endpoint() string { return s.endpoint }
+
+// NewBucket makes a new empty bucket on s and returns its name.
+func (s *Server) NewBucket(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("t%d-%d", time.Now().UnixNano(), buckets.Add(1))
+	if err := os.Mkdir(filepath.Join(s.root, name), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// Pause stops the server with SIGSTOP: its port still accepts connections,
+// which the kernel queues, but nothing answers, as from a stalled store,
+// until Resume. The test's end resumes it.
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.cmd.Process.Signal(syscall.SIGCONT) })
+	// The signal stops every thread a moment later: wait for it where
+	// /proc tells.
+	status := fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid)
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		data, err := os.ReadFile(status)
+		if err != nil {
+			time.Sleep(500 * time.Millisecond) // no /proc: give it time
+			return
+		}
+		if strings.Contains(string(data), "\nState:\tT") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("versitygw has not stopped a minute after SIGSTOP")
+}
+
+// Resume continues a paused server with SIGCONT.
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Kill ends the server: its port refuses connections, as a dead store's.
+func (s *Server) Kill(t testing.TB) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGCONT)
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Keys returns the keys of the objects of bucket, as the server's folder
+// holds them: what a client would list once the server answers again.
+func (s *Server) Keys(t testing.TB, bucket string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(s.root, bucket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			keys = append(keys, e.Name())
+		}
+	}
+	return keys
 }
 
 // buckets numbers the buckets NewBucket makes.
@@ -107,7 +209,7 @@ func NewBucket(t testing.TB) string {
 
 // start starts versitygw on a free port with a new root folder and waits
 // until it answers, trying another port if the first is taken meanwhile.
-func start(bin string) {
+func (server *Server) start(bin string) {
 	server.root, server.err = os.MkdirTemp("", "lro-versitygw-")
 	if server.err != nil {
 		return
@@ -158,11 +260,15 @@ func waitReady(endpoint string, exited <-chan error) error {
 }
 
 // Stop ends the server, if one was started, and removes its folder.
-func Stop() {
-	if server.cmd != nil && server.cmd.Process != nil {
-		server.cmd.Process.Kill()
+func Stop() { server.stop() }
+
+// stop ends s, if it was started, and removes its folder.
+func (s *Server) stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGCONT)
+		s.cmd.Process.Kill()
 	}
-	if server.root != "" {
-		os.RemoveAll(server.root)
+	if s.root != "" {
+		os.RemoveAll(s.root)
 	}
 }

@@ -34,6 +34,10 @@ const (
 	// its time to live passed. Its payload is [FileExpired]. The specification
 	// calls it OffloadFileExpired.
 	KindFileExpired
+	// KindStoreUnavailable reports that writes to a bucket store failed
+	// repeatedly, so that offloads fall back at once for a while without
+	// trying the bucket. Its payload is [StoreUnavailable].
+	KindStoreUnavailable
 )
 
 // String returns the event name used by the specification, for example
@@ -46,12 +50,14 @@ func (k Kind) String() string {
 		return "OffloadWriteFailed"
 	case KindFileExpired:
 		return "OffloadFileExpired"
+	case KindStoreUnavailable:
+		return "OffloadStoreUnavailable"
 	}
 	return "OffloadEvent(" + strconv.Itoa(int(k)) + ")"
 }
 
-// An Event is one of [Offloaded], [WriteFailed] or [FileExpired]. Switch on its
-// concrete type, or on [Event.Kind].
+// An Event is one of [Offloaded], [WriteFailed], [FileExpired] or
+// [StoreUnavailable]. Switch on its concrete type, or on [Event.Kind].
 type Event interface {
 	// Kind reports which payload type this event is.
 	Kind() Kind
@@ -145,6 +151,26 @@ type FileExpired struct {
 	Temporary bool
 }
 
+// StoreUnavailable is emitted by a bucket store (package
+// [github.com/zircote/lro-go/lro/store]) when its writes have failed
+// Failures times in a row: until Until, every offload falls back at once,
+// without trying the bucket (each with its own [WriteFailed]). From Until
+// on, one write tries the bucket again: if it succeeds, writes go on as
+// before; if it fails, the event is emitted again, with a longer wait. Its
+// name, [Kind.String], is "OffloadStoreUnavailable".
+// [StoreUnavailable.LogAttrs] logs each field under the key given in its
+// comment.
+type StoreUnavailable struct {
+	// Failures is the number of writes in a row that failed ("failures").
+	Failures int
+	// Until is when a write tries the bucket again, by the store's clock
+	// ("until").
+	Until time.Time
+	// Err is why the last write failed; it is logged as its message
+	// ("error").
+	Err error
+}
+
 // Kind returns [KindOffloaded].
 func (Offloaded) Kind() Kind { return KindOffloaded }
 
@@ -153,6 +179,22 @@ func (WriteFailed) Kind() Kind { return KindWriteFailed }
 
 // Kind returns [KindFileExpired].
 func (FileExpired) Kind() Kind { return KindFileExpired }
+
+// Kind returns [KindStoreUnavailable].
+func (StoreUnavailable) Kind() Kind { return KindStoreUnavailable }
+
+// LogAttrs returns the event's fields as logging attributes.
+func (e StoreUnavailable) LogAttrs() []slog.Attr {
+	errText := ""
+	if e.Err != nil {
+		errText = e.Err.Error()
+	}
+	return []slog.Attr{
+		slog.Int("failures", e.Failures),
+		slog.Time("until", e.Until),
+		slog.String("error", errText),
+	}
+}
 
 // LogAttrs returns the event's fields as logging attributes.
 func (e Offloaded) LogAttrs() []slog.Attr {
@@ -216,8 +258,8 @@ func Emit(ctx context.Context, o Observer, e Event) {
 	}
 }
 
-// Slog returns an Observer that logs each event to l: write failures at
-// [slog.LevelWarn], the others at [slog.LevelInfo]. The message is the
+// Slog returns an Observer that logs each event to l: write failures and
+// an unavailable store at [slog.LevelWarn], the others at [slog.LevelInfo]. The message is the
 // event's name, for example "OffloadCompleted". A nil l uses [slog.Default].
 func Slog(l *slog.Logger) Observer {
 	return ObserverFunc(func(ctx context.Context, e Event) {
@@ -226,7 +268,7 @@ func Slog(l *slog.Logger) Observer {
 			logger = slog.Default()
 		}
 		level := slog.LevelInfo
-		if e.Kind() == KindWriteFailed {
+		if k := e.Kind(); k == KindWriteFailed || k == KindStoreUnavailable {
 			level = slog.LevelWarn
 		}
 		logger.LogAttrs(ctx, level, e.Kind().String(), e.LogAttrs()...)

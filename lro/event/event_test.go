@@ -35,6 +35,7 @@ func logKey(field string) string {
 func TestLogAttrsCoverEveryField(t *testing.T) {
 	for _, e := range []event.Event{
 		event.Offloaded{}, event.WriteFailed{Err: errors.New("x")}, event.FileExpired{},
+		event.StoreUnavailable{Err: errors.New("x")},
 	} {
 		t.Run(e.Kind().String(), func(t *testing.T) {
 			typ := reflect.TypeOf(e)
@@ -61,6 +62,7 @@ func TestKindString(t *testing.T) {
 		{event.KindOffloaded, "OffloadCompleted", "the specification's name for a completed offload"},
 		{event.KindWriteFailed, "OffloadWriteFailed", "the specification's name"},
 		{event.KindFileExpired, "OffloadFileExpired", "the specification's name"},
+		{event.KindStoreUnavailable, "OffloadStoreUnavailable", "named like the specification's events"},
 		{event.Kind(0), "OffloadEvent(0)", "the zero Kind is no event"},
 		{event.Kind(42), "OffloadEvent(42)", "unknown kinds show their number"},
 	}

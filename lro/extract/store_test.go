@@ -334,9 +334,9 @@ func TestStoreHandleErrors(t *testing.T) {
 	if texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"handle": handle}); isErr {
 		t.Fatalf("before expiry: %q", texts)
 	}
-	clk.set(storeT0.Add(time.Hour))
+	clk.set(storeT0.Add(time.Hour + store.DefaultWriteTimeout)) // a bucket's expiry counts from the write's deadline
 	for tool := range args {
-		check(t, tool, map[string]any{"handle": handle}, []string{"expired handle", "expired at 2026-11-21T14:00:00Z"})
+		check(t, tool, map[string]any{"handle": handle}, []string{"expired handle", "expired at 2026-11-21T14:00:30Z"})
 		check(t, tool, map[string]any{"file_path": "/tmp/" + handle}, []string{"expired handle"})
 	}
 }
@@ -671,7 +671,7 @@ func TestResultResource(t *testing.T) {
 	}
 	notFound("lro://results/nope", "unknown handle")
 	notFound("lro://results/"+jsonl.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
-	clk.set(storeT0.Add(time.Hour))
+	clk.set(storeT0.Add(time.Hour + store.DefaultWriteTimeout)) // a bucket's expiry counts from the write's deadline
 	notFound(uri, "expired handle")
 }
 

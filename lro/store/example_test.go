@@ -15,7 +15,8 @@ import (
 )
 
 // A replica writes a result set to a bucket and hands out its handle; any
-// replica with the same bucket reads it back until the TTL has passed.
+// replica with the same bucket reads it back until the TTL has passed
+// since the write's deadline.
 func Example() {
 	ctx := context.Background()
 	bucket := memblob.OpenBucket(nil) // a program would call store.Open(ctx, "s3://...", opts)
@@ -53,14 +54,14 @@ func Example() {
 	fmt.Println("another random part, unknown:", errors.Is(err, store.ErrUnknownHandle))
 	_, err = reader.NewReader(ctx, "../"+handle)
 	fmt.Println("a path, unknown:", errors.Is(err, store.ErrUnknownHandle))
-	now = now.Add(time.Hour)
+	now = now.Add(time.Hour + store.DefaultWriteTimeout)
 	_, err = reader.NewReader(ctx, handle)
-	fmt.Println("an hour later, expired:", errors.Is(err, store.ErrExpiredHandle))
+	fmt.Println("an hour after the deadline, expired:", errors.Is(err, store.ErrExpiredHandle))
 	// Output:
 	// {"type":"lro_header","operation":"recall","query":null,"count":2,"schema_version":"","timestamp":"2026-11-21T13:00:00.000Z","estimated_tokens":0,"detail":""}
 	// {"id":"m1"}
 	// {"id":"m2"}
 	// another random part, unknown: true
 	// a path, unknown: true
-	// an hour later, expired: true
+	// an hour after the deadline, expired: true
 }

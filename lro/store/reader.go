@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -49,19 +50,38 @@ func (s *Store) NewReader(ctx context.Context, handle string) (*Reader, error) {
 // following a symbolic link and without blocking on a FIFO, and must be a
 // regular file.
 //
+// A handle is valid until the later of its created_at + TTL and the
+// expiry recorded with its file (see the package documentation,
+// "Expiry"), which is looked up only once the former has passed.
+//
 // NewRangeReader returns an error wrapping [ErrUnknownHandle] for a
 // malformed handle or one that names no file (or no regular file); one
-// wrapping [ErrExpiredHandle] once the handle's created_at + TTL is at or
-// before now, without looking for the file; and the errors of opening and
-// seeking, naming the handle.
+// wrapping [ErrExpiredHandle] once the handle has expired; and the errors
+// of opening and seeking, and of reading the recorded expiry, naming the
+// handle.
 func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (*Reader, error) {
-	if err := s.check(handle); err != nil {
+	late, err := s.check(handle)
+	if err != nil {
 		return nil, err
 	}
 	if offset < 0 {
 		return nil, fmt.Errorf("store: handle %q: negative offset %d", handle, offset)
 	}
 	if s.bucket != nil {
+		if late != nil {
+			// Past the TTL: valid only if the object's recorded expiry
+			// is still ahead.
+			expiry, err := s.bucket.Expiry(ctx, handle)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, late(time.Time{}) // and deleted
+			}
+			if err != nil {
+				return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+			}
+			if !s.now().Before(expiry) {
+				return nil, late(expiry)
+			}
+		}
 		r, size, err := s.bucket.NewRangeReader(ctx, handle, offset, length)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w %q: no such result (results are deleted some time after their handle expires)", ErrUnknownHandle, handle)
@@ -71,28 +91,41 @@ func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, lengt
 		}
 		return &Reader{r: r, c: r, size: size}, nil
 	}
-	return s.openFile(handle, offset, length)
+	return s.openFile(handle, offset, length, late)
 }
 
-// check returns the error of a handle that is malformed or expired.
-func (s *Store) check(handle string) error {
+// check returns the error of a handle that is malformed. For a handle
+// whose created_at + TTL has passed, it returns late, which returns the
+// error of an expired handle given the expiry recorded with its file: the
+// handle is valid until the later of the two.
+func (s *Store) check(handle string) (late func(recorded time.Time) error, err error) {
 	op, id, ok := jsonl.ParseName(handle, s.prefix)
 	if !ok || jsonl.Name(s.prefix, op, id) == handle {
 		// Not a name, or one without the random part, which any name
 		// of the Store has: a guessed one.
-		return fmt.Errorf("%w %q: not a handle of this server (handles are named %s-{operation}-{ULID}-{random}.jsonl)", ErrUnknownHandle, handle, s.prefix)
+		return nil, fmt.Errorf("%w %q: not a handle of this server (handles are named %s-{operation}-{ULID}-{random}.jsonl)", ErrUnknownHandle, handle, s.prefix)
 	}
 	created := time.UnixMilli(int64(id.Time())).UTC()
-	if expiry := created.Add(s.ttl); !s.now().Before(expiry) {
+	expiry := created.Add(s.ttl)
+	if s.now().Before(expiry) {
+		return nil, nil
+	}
+	return func(recorded time.Time) error {
+		if recorded.After(expiry) {
+			expiry = recorded.UTC()
+		}
 		return fmt.Errorf("%w %q: created at %s, it expired at %s (results live %v): offload the result again",
 			ErrExpiredHandle, handle, created.Format(time.RFC3339), expiry.Format(time.RFC3339), s.ttl)
-	}
-	return nil
+	}, nil
 }
 
-// openFile opens the range of the folder's file named handle.
-func (s *Store) openFile(handle string, offset, length int64) (*Reader, error) {
+// openFile opens the range of the folder's file named handle; if late is
+// not nil, only while the file's recorded expiry is ahead.
+func (s *Store) openFile(handle string, offset, length int64, late func(time.Time) error) (*Reader, error) {
 	unknown := func(reason string) error {
+		if late != nil {
+			return late(time.Time{}) // expired by its TTL, and gone
+		}
 		return fmt.Errorf("%w %q: %s", ErrUnknownHandle, handle, reason)
 	}
 	root, err := os.OpenRoot(s.dir)
@@ -127,6 +160,12 @@ func (s *Store) openFile(handle string, offset, length int64) (*Reader, error) {
 	if err == nil && !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, unknown("not a regular file, not a stored result")
+	}
+	if err == nil && late != nil {
+		if recorded, _ := expiry.Of(fi); !s.now().Before(recorded) {
+			f.Close()
+			return nil, late(recorded)
+		}
 	}
 	if err == nil && offset > 0 {
 		_, err = f.Seek(offset, io.SeekStart)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
 )
 
 const (
@@ -22,6 +23,10 @@ const (
 	DefaultTTL = cleanup.DefaultTTL
 	// ContentType is the content type of the objects a Store writes.
 	ContentType = "application/jsonl"
+	// DefaultWriteTimeout is how long a write to a bucket may take, from
+	// [Store.Create] to the end of Commit, before it is aborted: the
+	// default of [Options.WriteTimeout].
+	DefaultWriteTimeout = 30 * time.Second
 )
 
 var (
@@ -32,8 +37,9 @@ var (
 
 	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
 	// expired) by [Store.NewReader] and [Store.NewRangeReader] for a handle
-	// whose created_at + TTL is at or before now, whether or not its file
-	// has been deleted yet.
+	// whose created_at + TTL is at or before now, and the expiry recorded
+	// with its file too (see the package documentation, "Expiry"), whether
+	// or not its file has been deleted yet.
 	ErrExpiredHandle = errors.New("store: expired handle")
 
 	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
@@ -49,9 +55,11 @@ type Options struct {
 	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix].
 	Prefix string
 
-	// TTL is how long a handle is valid after its creation. If zero,
-	// defaults to [DefaultTTL]. Negative values are invalid. It should be
-	// the janitor's TTL.
+	// TTL is how long a handle is valid: the expiry that a bucket's object
+	// records is its write's deadline + TTL (see the package documentation,
+	// "Expiry"), and a handle without a later recorded expiry is valid
+	// until created_at + TTL. If zero, defaults to [DefaultTTL]. Negative
+	// values are invalid. It should be the janitor's TTL.
 	TTL time.Duration
 
 	// Now returns the current time, for the names' ULIDs and the handles'
@@ -62,6 +70,20 @@ type Options struct {
 	// [Store.Create] (see [jsonl.Options.WrapWriter]): for fault
 	// injection.
 	WrapWriter func(w io.Writer) io.Writer
+
+	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
+	// the end of Commit: a write not complete by then is aborted, so that
+	// an offload to a stalled bucket falls back instead of waiting for
+	// it. It bounds the driver's retries too. If zero, defaults to
+	// [DefaultWriteTimeout]. Negative values are invalid. A folder's
+	// writes are not bounded.
+	WriteTimeout time.Duration
+
+	// Observer receives an [event.StoreUnavailable] each time a bucket's
+	// writes fail so often in a row that the Store stops trying it for a
+	// while (see the package documentation, "Failures"). If nil, events
+	// are discarded.
+	Observer event.Observer
 }
 
 // Bucket is a bucket of objects, such as one of gocloud.dev/blob that
@@ -70,10 +92,11 @@ type Options struct {
 // janitor sweeps. Its methods must be safe for concurrent use.
 type Bucket interface {
 	cleanup.Bucket
-	// NewWriter starts the object of key. The object must become visible
-	// only when Close returns nil, whole, and not at all if ctx is
-	// canceled before Close: that is how a Store aborts.
-	NewWriter(ctx context.Context, key, contentType string) (io.WriteCloser, error)
+	// NewWriter starts the object of key, recording its expiry with it
+	// (for [cleanup.Bucket.Expiry]). The object must become visible only
+	// when Close returns nil, whole, and not at all if ctx is canceled
+	// before Close: that is how a Store aborts.
+	NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error)
 	// NewRangeReader reads length bytes of the object of key from offset,
 	// to its end if length is negative, and returns the size of the whole
 	// object. It returns an error wrapping [fs.ErrNotExist] if there is no
@@ -94,6 +117,14 @@ type Store struct {
 	ttl    time.Duration
 	now    func() time.Time
 	wrap   func(io.Writer) io.Writer
+
+	writeTimeout time.Duration
+	observer     event.Observer
+	breaker      breaker
+	// stop cancels the removals of failed uploads, which wg counts.
+	stopCtx context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // opener is the function that opens bucket URLs, set by RegisterOpener.
@@ -229,7 +260,15 @@ func newStore(opts *Options) (*Store, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter}, nil
+	if o.WriteTimeout < 0 {
+		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
+	s.stopCtx, s.stop = context.WithCancel(context.Background())
+	return s, nil
 }
 
 // Dir returns the absolute path of the Store's folder, or "" for a bucket.
@@ -264,9 +303,13 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the bucket that [Open] opened, and otherwise does nothing.
-// It must not be called while the Store is in use.
+// Close stops the removals of failed uploads still under way (see the
+// package documentation, "Failures") and waits for them, then closes the
+// bucket that [Open] opened. It must not be called while the Store is in
+// use.
 func (s *Store) Close() error {
+	s.stop()
+	s.wg.Wait()
 	if s.owned {
 		return s.bucket.Close()
 	}
@@ -280,44 +323,151 @@ func (s *Store) Close() error {
 // [jsonl.Create].
 //
 // In a bucket, ctx governs the upload: canceling it before Commit aborts
-// the write. Create returns the errors of [jsonl.Create] and, for a bucket,
-// of [Bucket.NewWriter].
+// the write, and so does [Options.WriteTimeout] passing. A bucket whose
+// writes failed several times in a row is not tried for a while: Create
+// then fails at once (see the package documentation, "Failures"). Create
+// returns that error, the errors of [jsonl.Create] and, for a bucket, of
+// [Bucket.NewWriter].
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
 	opts := &jsonl.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
 	if s.bucket == nil {
 		return jsonl.Create(operation, opts)
 	}
-	return jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		w, err := s.bucket.NewWriter(ctx, name, ContentType)
+	start := s.now()
+	probe, err := s.breaker.allow(start)
+	if err != nil {
+		return nil, err
+	}
+	// The write cannot complete after its deadline: counted from there, the
+	// recorded expiry leaves the handle at least the TTL once handed out.
+	deadline := start.Add(s.writeTimeout)
+	w, err := jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
+		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
+		w, err := s.bucket.NewWriter(wctx, name, ContentType, deadline.Add(s.ttl))
 		if err != nil {
 			cancel()
-			return nil, fmt.Errorf("store: %s: %w", name, err)
+			err = fmt.Errorf("store: %s: %w", name, err)
+			s.verdict(ctx, probe, err)
+			probe = false
+			return nil, err
 		}
-		return &sink{w: w, cancel: cancel, name: name}, nil
+		return &sink{s: s, w: w, ctx: ctx, cancel: cancel, name: name, probe: probe, deadline: deadline}, nil
 	}, opts)
+	if err != nil {
+		s.breaker.release(probe)
+	}
+	return w, err
+}
+
+// verdict records the outcome of a write to the bucket, err nil for a
+// success, and emits the event of a breaker that opened. A write whose
+// caller gave up (ctx done) says nothing of the bucket.
+func (s *Store) verdict(ctx context.Context, probe bool, err error) {
+	if err != nil && ctx.Err() != nil {
+		s.breaker.release(probe)
+		return
+	}
+	if opened, failures, until := s.breaker.done(s.now(), probe, err); opened {
+		event.Emit(ctx, s.observer, event.StoreUnavailable{Failures: failures, Until: until, Err: err})
+	}
+}
+
+// The removal of an upload that failed or was canceled: a stalled server
+// may still complete it (S3 completes a PutObject whose body it has
+// received whole, even from a client that has gone), so the key is
+// deleted right away and again, with growing pauses, until a delete finds
+// the object or discardWithin has passed. Each delete may take
+// discardAttempt.
+const (
+	discardWithin   = 2 * time.Minute
+	discardAttempt  = 10 * time.Second
+	discardFirstGap = time.Second
+	discardMaxGap   = 30 * time.Second
+)
+
+// discard removes the object of key in the background, if it appears
+// within discardWithin, unless Close stops it first.
+func (s *Store) discard(key string) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(s.stopCtx, discardWithin)
+		defer cancel()
+		for gap := discardFirstGap; ; gap = min(2*gap, discardMaxGap) {
+			actx, acancel := context.WithTimeout(ctx, discardAttempt)
+			err := s.bucket.Delete(actx, key)
+			acancel()
+			if err == nil {
+				return // the object was there, and is gone
+			}
+			// Not there (yet), or the bucket did not answer.
+			t := time.NewTimer(gap)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}()
 }
 
 // sink is the jsonl.Sink of a bucket's writer: Close shows the object,
 // Close after its context is canceled discards it.
 type sink struct {
+	s      *Store
 	w      io.WriteCloser
+	ctx    context.Context // the caller's
 	cancel context.CancelFunc
 	name   string
+	probe  bool  // the breaker's probe
+	wrote  bool  // bytes went to the bucket's writer
+	failed error // the first error of a Write
+	// deadline is when the write must be complete by the Store's clock,
+	// as the recorded expiry assumes.
+	deadline time.Time
 }
 
-func (s *sink) Write(p []byte) (int, error) { return s.w.Write(p) }
+func (s *sink) Write(p []byte) (int, error) {
+	s.wrote = true
+	n, err := s.w.Write(p)
+	if err != nil && s.failed == nil {
+		s.failed = fmt.Errorf("store: %s: %w", s.name, err)
+	}
+	return n, err
+}
 
 func (s *sink) Commit() error {
 	defer s.cancel()
-	if err := s.w.Close(); err != nil {
-		return fmt.Errorf("store: %s: %w", s.name, err)
+	if now := s.s.now(); now.After(s.deadline) {
+		// Late by the Store's clock (which tests set): as late as by the
+		// context's.
+		s.cancel()
+		s.wrote = true
+		s.failed = fmt.Errorf("store: %s: written for %v, over the write deadline %v: %w", s.name, now.Sub(s.deadline)+s.s.writeTimeout, s.s.writeTimeout, context.DeadlineExceeded)
+		s.Abort()
+		return s.failed
 	}
+	if err := s.w.Close(); err != nil {
+		err = fmt.Errorf("store: %s: %w", s.name, err)
+		s.s.verdict(s.ctx, s.probe, err)
+		s.s.discard(s.name)
+		return err
+	}
+	s.s.verdict(s.ctx, s.probe, nil)
 	return nil
 }
 
 func (s *sink) Abort() error {
 	s.cancel()
 	s.w.Close() // fails with the cancellation: nothing is written
+	if s.failed != nil {
+		s.s.verdict(s.ctx, s.probe, s.failed)
+	} else {
+		s.s.breaker.release(s.probe) // given up before the bucket said anything
+	}
+	if s.wrote {
+		s.s.discard(s.name)
+	}
 	return nil
 }

@@ -37,6 +37,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -92,12 +93,36 @@ func New(b *blob.Bucket) store.Bucket { return bucket{b} }
 // bucket adapts a *blob.Bucket to store.Bucket.
 type bucket struct{ b *blob.Bucket }
 
-func (b bucket) NewWriter(ctx context.Context, key, contentType string) (io.WriteCloser, error) {
-	return b.b.NewWriter(ctx, key, &blob.WriterOptions{
+// expiresKey is the metadata key of an object's expiry (x-amz-meta-lro-expires
+// in S3), RFC 3339 with nanoseconds.
+const expiresKey = "lro-expires"
+
+func (b bucket) NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error) {
+	opts := &blob.WriterOptions{
 		BufferSize:     PartSize,
 		MaxConcurrency: 1,
 		ContentType:    contentType,
-	})
+	}
+	if !expires.IsZero() {
+		opts.Metadata = map[string]string{expiresKey: expires.UTC().Format(time.RFC3339Nano)}
+	}
+	return b.b.NewWriter(ctx, key, opts)
+}
+
+func (b bucket) Expiry(ctx context.Context, key string) (time.Time, error) {
+	a, err := b.b.Attributes(ctx, key)
+	if err != nil {
+		return time.Time{}, notExist(err)
+	}
+	v, ok := a.Metadata[expiresKey]
+	if !ok {
+		return time.Time{}, nil // written before expiries were recorded
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: object %q: metadata %s: %w", key, expiresKey, err)
+	}
+	return t, nil
 }
 
 func (b bucket) NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, int64, error) {

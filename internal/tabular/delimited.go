@@ -1,0 +1,204 @@
+package tabular
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"strings"
+)
+
+// The quoting rules of CSV and TSV writers.
+const (
+	quoteMinimal = "minimal" // only fields that need it (a separator, a quote, a line break)
+	quoteSQLite  = "sqlite"  // also "", spaces, quotes, control and non-ASCII characters
+	quoteAll     = "all"     // every field
+)
+
+// readDelimited reads text as CSV (sep ',') or TSV (sep '\t') with a
+// header row, strictly: every row has the header's number of fields (two
+// or more), quotes are only where the format allows them. An empty field
+// that is not quoted is null.
+func readDelimited(text string, sep rune) (Table, error) {
+	format := CSV
+	if sep == '\t' {
+		format = TSV
+	}
+	eol := "lf"
+	if i := strings.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
+		eol = "crlf"
+	}
+	nl := strings.HasSuffix(text, "\n")
+	r := csv.NewReader(strings.NewReader(text))
+	r.Comma = sep
+	r.ReuseRecord = true
+	pos := offsets{text: text, line: 1}
+	var names []string
+	var recs [][]byte
+	var buf []byte
+	for {
+		row, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Table{}, err
+		}
+		if names == nil {
+			if len(row) < 2 {
+				return Table{}, errors.New("tabular: one column")
+			}
+			names = append([]string(nil), row...)
+			if err := checkNames(names); err != nil {
+				return Table{}, err
+			}
+			continue
+		}
+		buf = append(buf[:0], '{')
+		for i, f := range row {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendQuote(buf, names[i])
+			buf = append(buf, ':')
+			c := cell{text: f}
+			if f == "" {
+				line, col := r.FieldPos(i)
+				c.null = pos.at(line, col) != '"'
+			}
+			buf = appendValue(buf, c)
+		}
+		recs = append(recs, append([]byte(nil), append(buf, '}')...))
+	}
+	if len(recs) < MinRows {
+		return Table{}, errors.New("tabular: too few rows")
+	}
+	// The quoting is the first rule that prints the text back (any row may
+	// be the first that tells them apart).
+	t := Table{Format: format, Records: recs}
+	out := make([]byte, 0, len(text))
+	for _, q := range []string{quoteMinimal, quoteSQLite, quoteAll} {
+		t.Layout = q + " " + eol + " " + endWord(nl)
+		var err error
+		if out, err = printDelimited(out[:0], sep, t.Layout, recs); err == nil && string(out) == text {
+			return t, nil
+		}
+	}
+	return Table{}, errors.New("tabular: quoting of no known writer")
+}
+
+// offsets finds the byte at a line and column of text, for lines asked in
+// increasing order (in linear time over all of them).
+type offsets struct {
+	text string
+	line int // the line that starts at off
+	off  int
+}
+
+// at returns the byte at line and column (1-based, in bytes), or 0.
+func (o *offsets) at(line, col int) byte {
+	for o.line < line {
+		i := strings.IndexByte(o.text[o.off:], '\n')
+		if i < 0 {
+			return 0
+		}
+		o.off += i + 1
+		o.line++
+	}
+	if o.line != line || o.off+col-1 >= len(o.text) {
+		return 0
+	}
+	return o.text[o.off+col-1]
+}
+
+// printDelimited prints records as CSV or TSV with layout (see Print).
+func printDelimited(dst []byte, sep rune, layout string, records [][]byte) ([]byte, error) {
+	words := strings.Fields(layout)
+	if len(words) != 3 || len(records) == 0 {
+		return nil, errLayout
+	}
+	quoting, eol := words[0], "\n"
+	switch words[1] {
+	case "crlf":
+		eol = "\r\n"
+	case "lf":
+	default:
+		return nil, errLayout
+	}
+	var r rowReader
+	writeRow := func(cells []cell) error {
+		for i, c := range cells {
+			if i > 0 {
+				dst = append(dst, byte(sep))
+			}
+			q, err := needsQuotes(quoting, sep, c)
+			if err != nil {
+				return err
+			}
+			if !q {
+				dst = append(dst, c.text...)
+				continue
+			}
+			dst = append(dst, '"')
+			dst = append(dst, strings.ReplaceAll(c.text, `"`, `""`)...)
+			dst = append(dst, '"')
+		}
+		dst = append(dst, eol...)
+		return nil
+	}
+	for i, rec := range records {
+		if err := r.read(rec, i == 0); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			header := make([]cell, len(r.names))
+			for j, n := range r.names {
+				header[j] = cell{text: n}
+			}
+			if err := writeRow(header); err != nil {
+				return nil, err
+			}
+		}
+		if err := writeRow(r.cells); err != nil {
+			return nil, err
+		}
+	}
+	switch words[2] {
+	case "eof":
+		dst = dst[:len(dst)-len(eol)]
+	case "nl":
+	default:
+		return nil, errLayout
+	}
+	return dst, nil
+}
+
+// needsQuotes reports whether quoting quotes c.
+func needsQuotes(quoting string, sep rune, c cell) (bool, error) {
+	special := strings.ContainsRune(c.text, sep) || strings.ContainsAny(c.text, "\"\r\n")
+	switch quoting {
+	case quoteMinimal:
+		if !c.null && c.text == "" {
+			return false, errors.New("tabular: an empty string minimal quoting would not tell from null")
+		}
+		return special, nil
+	case quoteAll:
+		if c.null {
+			return false, errors.New("tabular: a null that quoting every field would not tell from \"\"")
+		}
+		return true, nil
+	case quoteSQLite:
+		if c.null {
+			return false, nil
+		}
+		if c.text == "" || special {
+			return true, nil
+		}
+		for i := 0; i < len(c.text); i++ {
+			if b := c.text[i]; b <= ' ' || b == '"' || b == '\'' || b >= 0x7f {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return false, errLayout
+}

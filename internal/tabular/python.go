@@ -1,0 +1,333 @@
+package tabular
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"go.starlark.net/syntax"
+)
+
+// readPython reads text as Python's str() of a list or tuple of rows (dicts
+// with string keys, tuples or lists; all of one kind) of None, True, False,
+// numbers, strings, lists and dicts, as go.starlark.net/syntax parses it (a
+// Python dialect; nothing is evaluated).
+func readPython(text string) (Table, error) {
+	src, nl := strings.CutSuffix(text, "\n")
+	expr, err := (&syntax.FileOptions{}).ParseExpr("", pythonHexEscapes(src), 0)
+	if err != nil {
+		return Table{}, err
+	}
+	outer, rows := pythonSequence(expr)
+	if outer == 0 || len(rows) == 0 {
+		return Table{}, errors.New("tabular: not a list or tuple of rows")
+	}
+	var rowKind byte
+	recs := make([][]byte, len(rows))
+	for i, row := range rows {
+		kind, _ := pythonSequence(row)
+		if _, ok := row.(*syntax.DictExpr); ok {
+			kind = '{'
+		}
+		if kind == 0 || i > 0 && kind != rowKind {
+			return Table{}, errors.New("tabular: rows of different kinds")
+		}
+		rowKind = kind
+		if recs[i], err = appendPython(nil, row, true); err != nil {
+			return Table{}, err
+		}
+	}
+	return Table{Format: Python, Layout: string([]byte{outer, rowKind}) + " " + endWord(nl), Records: recs}, nil
+}
+
+// pythonSequence returns the opening bracket of a list or tuple display and
+// its elements; 0 for any other expression.
+func pythonSequence(e syntax.Expr) (byte, []syntax.Expr) {
+	switch e := e.(type) {
+	case *syntax.ListExpr:
+		return '[', e.List
+	case *syntax.ParenExpr:
+		if t, ok := e.X.(*syntax.TupleExpr); ok {
+			return '(', t.List
+		}
+	case *syntax.TupleExpr:
+		if e.Lparen.IsValid() { // ()
+			return '(', e.List
+		}
+	}
+	return 0, nil
+}
+
+// pythonHexEscapes rewrites the \xhh escapes above \x7f, which Python's
+// repr writes for the characters U+0080 to U+00FF that are not printable
+// and Starlark refuses in a string, as the \u00hh Starlark reads the same.
+func pythonHexEscapes(s string) string {
+	if !strings.Contains(s, `\x`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 64)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		if s[i+1] == 'x' && i+3 < len(s) && s[i+2] >= '8' && s[i+2] <= 'f' && isHex(s[i+2]) && isHex(s[i+3]) {
+			b.WriteString(`\u00`)
+			b.WriteString(s[i+2 : i+4])
+			i += 3
+			continue
+		}
+		b.WriteByte(c)
+		b.WriteByte(s[i+1])
+		i++
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// appendPython appends the JSON of the Python value e: a row (row is true)
+// may be a tuple; below it, only lists and dicts are.
+func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
+	switch e := e.(type) {
+	case *syntax.Ident:
+		switch e.Name {
+		case "None":
+			return append(dst, "null"...), nil
+		case "True":
+			return append(dst, "true"...), nil
+		case "False":
+			return append(dst, "false"...), nil
+		}
+	case *syntax.Literal:
+		switch e.Token {
+		case syntax.STRING:
+			if err := checkStable(e.Value.(string)); err != nil {
+				return nil, err
+			}
+			return appendQuote(dst, e.Value.(string)), nil
+		case syntax.INT, syntax.FLOAT:
+			return appendNumber(dst, "", e.Raw)
+		}
+	case *syntax.UnaryExpr:
+		if lit, ok := e.X.(*syntax.Literal); ok && e.Op == syntax.MINUS && (lit.Token == syntax.INT || lit.Token == syntax.FLOAT) {
+			return appendNumber(dst, "-", lit.Raw)
+		}
+	case *syntax.DictExpr:
+		dst = append(dst, '{')
+		for i, entry := range e.List {
+			entry := entry.(*syntax.DictEntry)
+			key, ok := entry.Key.(*syntax.Literal)
+			if !ok || key.Token != syntax.STRING {
+				return nil, errors.New("tabular: a dict key that is not a string")
+			}
+			if err := checkStable(key.Value.(string)); err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendQuote(dst, key.Value.(string))
+			dst = append(dst, ':')
+			var err error
+			if dst, err = appendPython(dst, entry.Value, false); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	default:
+		kind, elems := pythonSequence(e)
+		if kind == '[' || kind == '(' && row {
+			dst = append(dst, '[')
+			for i, x := range elems {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				var err error
+				if dst, err = appendPython(dst, x, false); err != nil {
+					return nil, err
+				}
+			}
+			return append(dst, ']'), nil
+		}
+	}
+	return nil, fmt.Errorf("tabular: not a value: %T", e)
+}
+
+// checkStable fails for a string with a character that Unicode has not
+// assigned as far as this program knows: appendRepr escapes it, as Python
+// does for an unassigned character, but a later Unicode may assign it, and
+// a later build print it as it is, and so no longer print the text back.
+func checkStable(s string) error {
+	for i := 0; i < len(s); i++ {
+		if s[i] < utf8.RuneSelf {
+			continue
+		}
+		for _, r := range s[i:] {
+			if r > 0xff && !unicode.IsPrint(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
+				return fmt.Errorf("tabular: the unassigned character %U", r)
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// appendNumber appends a Python number literal that is also a JSON one.
+func appendNumber(dst []byte, sign, raw string) ([]byte, error) {
+	n := len(dst)
+	dst = append(append(dst, sign...), raw...)
+	if v := jsontext.Value(dst[n:]); v.Kind() != '0' || !v.IsValid() {
+		return nil, errors.New("tabular: a number JSON does not write so")
+	}
+	return dst, nil
+}
+
+// printPython prints records as Python's str() of them, with layout (see
+// Print).
+func printPython(dst []byte, layout string, records [][]byte) ([]byte, error) {
+	words := strings.Fields(layout)
+	if len(words) != 2 || len(words[0]) != 2 {
+		return nil, errLayout
+	}
+	open, rowOpen, end := words[0][0], words[0][1], words[1]
+	closing := map[byte]byte{'[': ']', '(': ')', '{': '}'}
+	if open == '{' || closing[open] == 0 || closing[rowOpen] == 0 {
+		return nil, errLayout
+	}
+	dst = append(dst, open)
+	for i, rec := range records {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dec := jsontext.NewDecoder(bytes.NewReader(rec), jsontext.AllowDuplicateNames(true))
+		var err error
+		if dst, err = printPythonValue(dst, dec, rowOpen); err != nil {
+			return nil, err
+		}
+	}
+	if open == '(' && len(records) == 1 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, closing[open])
+	switch end {
+	case "nl":
+		dst = append(dst, '\n')
+	case "eof":
+	default:
+		return nil, errLayout
+	}
+	return dst, nil
+}
+
+// printPythonValue prints the next JSON value of dec as Python's repr of
+// it; an array as a tuple when as is '('.
+func printPythonValue(dst []byte, dec *jsontext.Decoder, as byte) ([]byte, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch k := tok.Kind(); k {
+	case 'n':
+		return append(dst, "None"...), nil
+	case 't':
+		return append(dst, "True"...), nil
+	case 'f':
+		return append(dst, "False"...), nil
+	case '0':
+		return append(dst, tok.String()...), nil
+	case '"':
+		return appendRepr(dst, tok.String()), nil
+	case '{', '[':
+		if (k == '{') != (as == '{') {
+			return nil, errors.New("tabular: a row of another kind")
+		}
+		open, end := byte('['), byte(']')
+		switch {
+		case k == '{':
+			open, end = '{', '}'
+		case as == '(':
+			open, end = '(', ')'
+		}
+		closing := jsontext.Kind(']')
+		if k == '{' {
+			closing = '}'
+		}
+		dst = append(dst, open)
+		n := 0
+		for ; dec.PeekKind() != closing; n++ {
+			if n > 0 {
+				dst = append(dst, ", "...)
+			}
+			if k == '{' {
+				name, err := dec.ReadToken()
+				if err != nil {
+					return nil, err
+				}
+				dst = appendRepr(dst, name.String())
+				dst = append(dst, ": "...)
+			}
+			// Below a row, arrays are lists and objects dicts.
+			next := byte('[')
+			if dec.PeekKind() == '{' {
+				next = '{'
+			}
+			if dst, err = printPythonValue(dst, dec, next); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		if open == '(' && n == 1 {
+			dst = append(dst, ',')
+		}
+		return append(dst, end), nil
+	}
+	return nil, errors.New("tabular: not a JSON value")
+}
+
+// appendRepr appends Python 3's repr of s: single quotes unless s holds one
+// and no double quote; \t, \n, \r, \\ and the quote escaped; other
+// characters that are not printable as \xhh, \uhhhh or \Uhhhhhhhh.
+// Printable is unicode.IsPrint, Python's str.isprintable for the Unicode
+// versions both know.
+func appendRepr(dst []byte, s string) []byte {
+	q := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		q = '"'
+	}
+	const hex = "0123456789abcdef"
+	dst = append(dst, q)
+	for _, r := range s {
+		switch {
+		case r == rune(q) || r == '\\':
+			dst = append(dst, '\\', byte(r))
+		case r == '\t':
+			dst = append(dst, `\t`...)
+		case r == '\n':
+			dst = append(dst, `\n`...)
+		case r == '\r':
+			dst = append(dst, `\r`...)
+		case r < ' ' || r == 0x7f:
+			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])
+		case r < 0x7f:
+			dst = append(dst, byte(r))
+		case unicode.IsPrint(r):
+			dst = utf8.AppendRune(dst, r)
+		case r <= 0xff:
+			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])
+		case r <= 0xffff:
+			dst = append(dst, '\\', 'u', hex[r>>12], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+		default:
+			dst = append(dst, '\\', 'U', '0', '0', hex[r>>20&15], hex[r>>16&15], hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+		}
+	}
+	return append(dst, q)
+}

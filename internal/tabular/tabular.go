@@ -1,0 +1,250 @@
+// Package tabular reads rows printed as text (a Python literal, CSV, TSV or
+// a Markdown table) into one JSON record per row, and prints records back
+// into the exact text they were read from.
+//
+// [Read] accepts a text only when [Print] of what it read gives the text
+// back byte for byte: a text that a format's printer would not print exactly
+// so (padding, quoting or escapes of another printer, a float Python would
+// write otherwise) is not read, and stays text. Detection is strict: the
+// whole text must be one table with a header (field names) and at least
+// [MinRows] rows, so that prose, code and logs are never read as a table.
+//
+// A record is a JSON object of the header's names, in their order, or, for
+// a Python row that is a tuple or a list, a JSON array. Values are typed:
+// None, True and False are null, true and false; a number is a JSON number,
+// written as the text printed it; an empty cell of CSV, TSV (unquoted) or
+// Markdown is null; everything else is a string.
+//
+// Work is linear in the text's size, and texts above [MaxBytes] are not read.
+package tabular
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The formats.
+const (
+	Python   = "python"   // Python's str() or repr() of a list or tuple of dicts, tuples or lists
+	CSV      = "csv"      // comma-separated values with a header row
+	TSV      = "tsv"      // tab-separated values with a header row
+	Markdown = "markdown" // a Markdown (GitHub) table
+)
+
+// MaxBytes is the largest text Read reads: a larger one stays text, so that
+// the memory a read takes (a few times the text's size) stays bounded.
+const MaxBytes = 16 << 20
+
+// MinRows is the fewest rows (besides the header) a CSV, TSV or Markdown
+// text must have to be read as a table. A Python literal, whose syntax says
+// what it is, needs one.
+const MinRows = 2
+
+// Table is a text read as rows.
+type Table struct {
+	Format  string   // one of the formats
+	Layout  string   // what Print needs beyond the records (see Print)
+	Records [][]byte // one compact JSON value per row
+}
+
+// Read reads text as a table, trying each format that its first byte
+// allows. ok is false when text is not a table that Print gives back
+// exactly.
+func Read(text string) (t Table, ok bool) {
+	if len(text) < 4 || len(text) > MaxBytes {
+		return Table{}, false
+	}
+	var err error
+	switch text[0] {
+	case '[', '(':
+		t, err = readPython(text)
+	case '|':
+		t, err = readMarkdown(text)
+	default:
+		first, _, _ := strings.Cut(text, "\n")
+		if strings.IndexByte(first, '\t') >= 0 {
+			t, err = readDelimited(text, '\t')
+		} else {
+			t, err = readDelimited(text, ',')
+		}
+	}
+	if err != nil {
+		return Table{}, false
+	}
+	out, err := Print(make([]byte, 0, len(text)), t.Format, t.Layout, t.Records)
+	if err != nil || string(out) != text {
+		return Table{}, false
+	}
+	return t, true
+}
+
+// Print appends to dst the text of records printed in format with layout,
+// as Read read them.
+//
+// Layouts are a few space-separated words, never data:
+//   - Python: the brackets of the whole and of a row ("[{", "[(", "([" ...),
+//     then "nl" when the text ends with a newline, else "eof".
+//   - CSV and TSV: the quoting ("minimal": only fields that need it, as
+//     Python's csv module and most writers; "sqlite": also empty strings and
+//     fields with a space, a quote, a control or a non-ASCII character, as
+//     the sqlite3 shell; "all": every field), the line end ("lf" or
+//     "crlf"), then "nl" or "eof".
+//   - Markdown: the alignment of each header cell and each row cell by
+//     column ("l", "r" or "c": two words), "nl" or "eof", then the
+//     separator row itself, which gives each column's width.
+func Print(dst []byte, format, layout string, records [][]byte) ([]byte, error) {
+	switch format {
+	case Python:
+		return printPython(dst, layout, records)
+	case CSV:
+		return printDelimited(dst, ',', layout, records)
+	case TSV:
+		return printDelimited(dst, '\t', layout, records)
+	case Markdown:
+		return printMarkdown(dst, layout, records)
+	}
+	return nil, errors.New("tabular: unknown format " + format)
+}
+
+var errLayout = errors.New("tabular: bad layout")
+
+// endWord returns the layout word of a text's end.
+func endWord(nl bool) string {
+	if nl {
+		return "nl"
+	}
+	return "eof"
+}
+
+// cell is one value of a CSV, TSV or Markdown row.
+type cell struct {
+	null bool
+	text string
+}
+
+// appendValue appends the JSON of a cell's text: a number when it is a JSON
+// number literal a float64 holds without rounding an integer, else a string.
+func appendValue(dst []byte, c cell) []byte {
+	switch {
+	case c.null:
+		return append(dst, "null"...)
+	case isNumber(c.text):
+		return append(dst, c.text...)
+	}
+	return appendQuote(dst, c.text)
+}
+
+// isNumber reports whether s is a JSON number literal that reads back as
+// itself: not an integer beyond 2^53, which jq would round (an identifier
+// of digits stays a string).
+func isNumber(s string) bool {
+	if s == "" || len(s) > 32 || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	if !jsontext.Value(s).IsValid() || jsontext.Value(s).Kind() != '0' {
+		return false
+	}
+	if strings.ContainsAny(s, ".eE") {
+		return true
+	}
+	digits := strings.TrimPrefix(s, "-")
+	return len(digits) < 16 // 10^15 < 2^53
+}
+
+// appendQuote appends s as a JSON string.
+func appendQuote(dst []byte, s string) []byte {
+	b, err := jsontext.AppendQuote(dst, s)
+	if err != nil {
+		return append(dst, `"\ufffd"`...) // invalid UTF-8: Print then differs, and Read refuses
+	}
+	return b
+}
+
+// checkNames reports whether the header cells are field names: not empty,
+// distinct, without surrounding space or control characters, short, with
+// brackets that pair (as count(*) has them, and f(a does not), and not
+// numbers (a row of data rather than a header).
+func checkNames(names []string) error {
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if n == "" || len(n) > 128 || strings.TrimSpace(n) != n || seen[n] || isNumber(n) {
+			return errors.New("tabular: not a header")
+		}
+		depth := 0
+		for i := 0; i < len(n) && depth >= 0; i++ {
+			switch n[i] {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+			}
+			if n[i] < ' ' || n[i] == 0x7f {
+				depth = -1
+			}
+		}
+		if depth != 0 { // a control character, or brackets that do not pair: code
+			return errors.New("tabular: not a header")
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// rowCells reads a record of names into cells, in the names' order, for
+// printing.
+type rowReader struct {
+	names []string
+	cells []cell
+	buf   []byte
+}
+
+// read reads record rec, an object with the names of the first record, in
+// order.
+func (r *rowReader) read(rec []byte, first bool) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(rec))
+	tok, err := dec.ReadToken()
+	if err != nil || tok.Kind() != '{' {
+		return errors.New("tabular: a row is not an object")
+	}
+	r.cells = r.cells[:0]
+	for i := 0; dec.PeekKind() != '}'; i++ {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String()
+		if first {
+			r.names = append(r.names, name)
+		} else if i >= len(r.names) || r.names[i] != name {
+			return errors.New("tabular: a row's names differ from the header's")
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch v.Kind() {
+		case 'n':
+			r.cells = append(r.cells, cell{null: true})
+		case '0':
+			r.cells = append(r.cells, cell{text: string(v)})
+		case '"':
+			r.buf, err = jsontext.AppendUnquote(r.buf[:0], v)
+			if err != nil {
+				return err
+			}
+			r.cells = append(r.cells, cell{text: string(r.buf)})
+		default:
+			return errors.New("tabular: a cell is not a string, a number or null")
+		}
+	}
+	if len(r.cells) != len(r.names) {
+		return errors.New("tabular: a row's names differ from the header's")
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	return nil
+}
