@@ -1,0 +1,375 @@
+// Package realshapes is a corpus of tool results recorded from real
+// sources: the reference MCP servers (everything, filesystem, memory), the
+// output formats of the Python reference servers (mcp-server-sqlite's
+// read_query, mcp-server-git's git_log, git_status and git_diff) produced by
+// the real programs, tabular text from sqlite3 and Python's csv module, and
+// response examples embedded in public API specifications. Nothing in it is
+// invented: testdata/manifest.json says where each item came from, and
+// record_test.go (go test ./internal/realshapes -record) records it again.
+//
+// [Items] loads the corpus; [Item.Large] makes an item's result as large as
+// needed, by repeating its records, rows or lines, keeping its shape.
+package realshapes
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/estimate"
+)
+
+//go:embed testdata/manifest.json testdata/items
+var files embed.FS
+
+// An Item is one recorded tool result.
+type Item struct {
+	Name    string // unique, e.g. "filesystem/directory_tree"
+	Source  string // the program or document it came from
+	Version string // the version of Source
+	Command string // how it was produced
+	// Records is how many records the result holds as a reader of its
+	// format counts them (rows of a table, elements of a list), or 0 when
+	// the manifest does not say.
+	Records int
+	// Result is the tool result as the client received it. Its
+	// StructuredContent, when present, is a json.RawMessage holding the
+	// bytes received.
+	Result *mcp.CallToolResult
+	grow   growth
+}
+
+// growth says how an item is made large.
+type growth struct {
+	// By is "json" (every text item holding JSON, and the structured
+	// content: the largest array's elements are repeated), "text" (every
+	// text item: Prefix, the head lines and Suffix are kept once, the
+	// rest, the body, is repeated with Sep between copies) or "items" (the
+	// content items after the first Head are repeated).
+	By        string `json:"by"`
+	HeadLines int    `json:"head_lines,omitempty"`
+	Prefix    string `json:"prefix,omitempty"`
+	Suffix    string `json:"suffix,omitempty"`
+	Sep       string `json:"sep,omitempty"`
+	Head      int    `json:"head,omitempty"`
+}
+
+type entry struct {
+	Name    string `json:"name"`
+	File    string `json:"file"`
+	Source  string `json:"source"`
+	Version string `json:"version"`
+	Command string `json:"command"`
+	Records int    `json:"records,omitempty"`
+	Grow    growth `json:"grow"`
+}
+
+// Items returns the corpus, in the order of the manifest.
+func Items() ([]Item, error) {
+	data, err := files.ReadFile("testdata/manifest.json")
+	if err != nil {
+		return nil, err
+	}
+	var entries []entry
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("realshapes: manifest: %w", err)
+	}
+	items := make([]Item, 0, len(entries))
+	for _, e := range entries {
+		raw, err := files.ReadFile(path.Join("testdata/items", e.File))
+		if err != nil {
+			return nil, fmt.Errorf("realshapes: %s: %w", e.Name, err)
+		}
+		res, err := decodeResult(raw)
+		if err != nil {
+			return nil, fmt.Errorf("realshapes: %s: %w", e.Name, err)
+		}
+		items = append(items, Item{Name: e.Name, Source: e.Source, Version: e.Version, Command: e.Command, Records: e.Records, Result: res, grow: e.Grow})
+	}
+	return items, nil
+}
+
+// decodeResult decodes a CallToolResult, keeping the structured content's
+// bytes as received.
+func decodeResult(raw []byte) (*mcp.CallToolResult, error) {
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, err
+	}
+	var sc struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		return nil, err
+	}
+	res.StructuredContent = nil
+	if len(sc.StructuredContent) > 0 && string(sc.StructuredContent) != "null" {
+		res.StructuredContent = sc.StructuredContent
+	}
+	return &res, nil
+}
+
+// Large returns a copy of the item's result made at least minTokens large
+// (by [estimate.Tokens] over its text items and structured content), with
+// the shape of the original: more array elements for JSON, more rows for a
+// table, more lines for text, more content items for a list of items.
+// Structured content that repeats a text item's text repeats the grown text.
+// It also returns how many records the copy holds: Records times the
+// number of copies of the body.
+func (it Item) Large(minTokens int) (*mcp.CallToolResult, int, error) {
+	for copies := 2; copies <= 1<<20; copies *= 2 {
+		res, err := it.grown(copies)
+		if err != nil {
+			return nil, 0, fmt.Errorf("realshapes: %s: %w", it.Name, err)
+		}
+		if tokens(res) >= minTokens {
+			return res, it.Records * copies, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("realshapes: %s: does not grow", it.Name)
+}
+
+// tokens estimates the size of a result: its texts, the JSON of its other
+// content items, and its structured content.
+func tokens(res *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			n += estimate.Tokens(tc.Text)
+		} else if b, err := json.Marshal(c); err == nil {
+			n += estimate.Bytes(b)
+		}
+	}
+	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+		n += estimate.Bytes(raw)
+	}
+	return n
+}
+
+// grown returns the result with its body repeated copies times.
+func (it Item) grown(copies int) (*mcp.CallToolResult, error) {
+	src := it.Result
+	res := &mcp.CallToolResult{Meta: src.Meta, IsError: src.IsError}
+	if it.grow.By == "items" {
+		if it.grow.Head >= len(src.Content) {
+			return nil, errors.New("no content items to repeat")
+		}
+		res.Content = append(res.Content, src.Content[:it.grow.Head]...)
+		for range copies {
+			res.Content = append(res.Content, src.Content[it.grow.Head:]...)
+		}
+		res.StructuredContent = src.StructuredContent
+		return res, nil
+	}
+	texts := map[string]string{} // original text -> grown text
+	for _, c := range src.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			res.Content = append(res.Content, c)
+			continue
+		}
+		var text string
+		var err error
+		switch it.grow.By {
+		case "json":
+			var b []byte
+			b, err = growJSON([]byte(tc.Text), copies)
+			text = string(b)
+		case "text":
+			text, err = it.grow.text(tc.Text, copies)
+		default:
+			err = fmt.Errorf("unknown grow %q", it.grow.By)
+		}
+		if err != nil {
+			return nil, err
+		}
+		texts[tc.Text] = text
+		cp := *tc
+		cp.Text = text
+		res.Content = append(res.Content, &cp)
+	}
+	if raw, ok := src.StructuredContent.(json.RawMessage); ok {
+		sc, err := growStructured(raw, texts, copies)
+		if err != nil {
+			return nil, fmt.Errorf("structured content: %w", err)
+		}
+		res.StructuredContent = json.RawMessage(sc)
+	}
+	return res, nil
+}
+
+// text grows a text: the part after Prefix and the head lines and before
+// Suffix is repeated, with Sep between copies.
+func (g growth) text(s string, copies int) (string, error) {
+	if !strings.HasPrefix(s, g.Prefix) || !strings.HasSuffix(s[len(g.Prefix):], g.Suffix) {
+		return "", fmt.Errorf("the text does not start with %q and end with %q", g.Prefix, g.Suffix)
+	}
+	head := g.Prefix
+	body := s[len(g.Prefix) : len(s)-len(g.Suffix)]
+	for range g.HeadLines {
+		i := strings.IndexByte(body, '\n')
+		if i < 0 {
+			return "", fmt.Errorf("fewer than %d head lines", g.HeadLines)
+		}
+		head, body = head+body[:i+1], body[i+1:]
+	}
+	if body == "" {
+		return "", errors.New("nothing to repeat")
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for i := range copies {
+		if i > 0 {
+			b.WriteString(g.Sep)
+		}
+		b.WriteString(body)
+	}
+	b.WriteString(g.Suffix)
+	return b.String(), nil
+}
+
+// growStructured grows structured content: a string value equal to a text
+// item becomes its grown text; otherwise the largest array grows.
+func growStructured(raw []byte, texts map[string]string, copies int) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	replaced := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			if g, ok := texts[x]; ok {
+				replaced = true
+				return g
+			}
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	if !replaced {
+		return growJSON(raw, copies)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// growJSON repeats the elements of the largest array of the JSON document
+// doc, keeping its bytes and the separator between its elements. It works on
+// the bytes so that the document keeps its spacing, its numbers as written
+// and its strings as escaped. The largest array is the one with the most
+// bytes outside white space, so that the same data indented or compact
+// (a text and the structured content that repeats it) grow alike.
+func growJSON(doc []byte, copies int) ([]byte, error) {
+	if !json.Valid(doc) {
+		return nil, errors.New("not JSON")
+	}
+	type frame struct {
+		array bool
+		open  int   // offset of the bracket
+		solid int   // bytes outside white space before it
+		elems []int // [start, end) pairs of the elements seen
+		start int   // start of the current element, or -1
+	}
+	var best *frame
+	bestSize := -1
+	var stack []*frame
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	endElem := func(f *frame, i int) {
+		if f.start < 0 {
+			return
+		}
+		e := i
+		for e > f.start && isSpace(doc[e-1]) {
+			e--
+		}
+		f.elems = append(f.elems, f.start, e)
+		f.start = -1
+	}
+	beginElem := func(i int) {
+		if n := len(stack); n > 0 && stack[n-1].array && stack[n-1].start < 0 {
+			stack[n-1].start = i
+		}
+	}
+	solid := 0
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		if !isSpace(c) {
+			solid++
+		}
+		switch {
+		case c == '"':
+			beginElem(i)
+			j := i
+			for i++; doc[i] != '"'; i++ {
+				if doc[i] == '\\' {
+					i++
+				}
+			}
+			solid += i - j
+		case c == '[' || c == '{':
+			beginElem(i)
+			stack = append(stack, &frame{array: c == '[', open: i, solid: solid, start: -1})
+		case c == ']' || c == '}':
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if f.array {
+				endElem(f, i)
+				if len(f.elems) > 0 && solid-f.solid > bestSize {
+					best, bestSize = f, solid-f.solid
+				}
+			}
+		case c == ',':
+			if f := stack[len(stack)-1]; f.array {
+				endElem(f, i)
+			}
+		case isSpace(c), c == ':':
+		default:
+			beginElem(i)
+		}
+	}
+	if best == nil {
+		return nil, errors.New("no array with elements")
+	}
+	first, last := best.elems[0], best.elems[len(best.elems)-1]
+	var sep []byte
+	if len(best.elems) >= 4 {
+		sep = doc[best.elems[1]:best.elems[2]]
+	} else {
+		sep = append([]byte(","), doc[best.open+1:first]...)
+	}
+	body := doc[first:last]
+	var b bytes.Buffer
+	b.Write(doc[:first])
+	for i := range copies {
+		if i > 0 {
+			b.Write(sep)
+		}
+		b.Write(body)
+	}
+	b.Write(doc[last:])
+	if !json.Valid(b.Bytes()) {
+		return nil, errors.New("grown JSON is not valid")
+	}
+	return b.Bytes(), nil
+}
