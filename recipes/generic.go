@@ -299,7 +299,10 @@ func (a *analysis) object(o map[string]any, keys []string) {
 				s, ok := scalarText(e)
 				if !ok {
 					scalar = false
-					if s, ok = e.(map[string]any)["name"].(string); !ok {
+					// A float, a null, an array or an object without a
+					// string name: the array is no list.
+					o, _ := e.(map[string]any)
+					if s, ok = o["name"].(string); !ok {
 						named = false
 						continue
 					}

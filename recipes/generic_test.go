@@ -605,3 +605,83 @@ func TestCommandUnderEveryJQ(t *testing.T) {
 		}
 	}
 }
+
+// TestGenericRealArrays gives the generic library records whose arrays hold
+// what real tools send: floats (prices, embeddings, scores), arrays of
+// arrays, nulls, mixed elements, huge numbers, under unicode keys and keys
+// that are jq keywords. The library used to panic on the first array
+// element that was neither a string, a boolean, an integer nor an object,
+// and the offload fell back to a truncated result. Every recipe must run
+// under jq 1.6 and, except on numbers that jq releases print differently
+// (past float64 or 2^53), give the same output under gojq and the other jq
+// releases.
+func TestGenericRealArrays(t *testing.T) {
+	needJQ(t)
+	tests := []struct {
+		name, reason string
+		record       func(i int) any
+		huge         bool // numbers that jq releases print differently
+	}{
+		{"floats", "prices, embeddings and scores are arrays of non-integer numbers", func(i int) any {
+			return map[string]any{"id": i + 1, "name": "product " + itoa(i), "prices": []any{19.99, 17.5 + float64(i)}, "embedding": []any{0.125, -0.5}, "scores": []any{0.5}}
+		}, false},
+		{"arrays of arrays", "coordinates and matrices", func(i int) any {
+			return map[string]any{"id": i + 1, "path": []any{[]any{1.5, 2}, []any{3, float64(i)}}, "matrix": []any{[]any{}, []any{[]any{1}}}}
+		}, false},
+		{"nulls and mixed", "nulls among numbers, strings among objects, an object without a name", func(i int) any {
+			return map[string]any{"id": i + 1, "values": []any{nil, 1.25, "x", true, map[string]any{"k": 1}}, "labels": []any{map[string]any{"name": "bug"}, nil, 2.5}}
+		}, false},
+		{"odd keys and huge numbers", "unicode and keyword keys, numbers past float64 and past 2^53", func(i int) any {
+			return map[string]any{"名前": "名" + itoa(i), "if": []any{0.5, json.Number("1e400")}, "then": json.Number("123456789012345678901234567890"), "émoji😀": []any{[]any{0.1}}}
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var records []any
+			for i := range 12 {
+				records = append(records, tt.record(i))
+			}
+			rs := recipes.Generic(sample(t, records))
+			checkNumbered(t, tt.reason, rs)
+			path := writeFile(t, t.TempDir(), "", records)
+			decoded := decodeFileRecords(t, path)
+			for _, r := range rs {
+				if out := runJQRaw(t, r, path); !tt.huge {
+					sameEverywhere(t, r, path, decoded, runJQ(t, r, path))
+				} else if len(out) == 0 && r.Number <= 2 {
+					t.Errorf("recipe %d %q outputs nothing", r.Number, r.Description)
+				}
+			}
+		})
+	}
+}
+
+// runJQRaw runs the shell command of r on path with the real jq and returns
+// its output, failing on an error.
+func runJQRaw(t *testing.T, r recipes.Recipe, path string) []byte {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", r.Command(path)).Output()
+	if err != nil {
+		t.Fatalf("recipe %d: %s: %v", r.Number, r.Command(path), err)
+	}
+	return out
+}
+
+// decodeFileRecords returns the records of the file at path (the lines after
+// its header) as encoding/json decodes them, skipping those it cannot (a
+// number past float64).
+func decodeFileRecords(t *testing.T, path string) []any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []any
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		var v any
+		if json.Unmarshal([]byte(l), &v) == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
