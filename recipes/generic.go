@@ -30,15 +30,20 @@ const (
 //     labels, are filtered by membership; dates give a range filter; text
 //     gets a keyword search. What the fields do not call for is filled, in
 //     order, with a full-text search, the field names, records missing a
-//     field, the first records, record shapes, leaf paths, ...;
+//     field, the first records, record shapes, the fields of nested
+//     objects, ...;
 //   - text lines, the {"line": N, "text": "..."} records of a plain-text
 //     result: a line count, grep with line numbers, a match count, the error
 //     lines (by level, or by words such as "error" and "fail"), a count by
 //     level and a time range when the lines carry levels and start with a
 //     time, a line range, the last lines, grep -v, and for text without
-//     times word frequencies and repeated lines;
+//     times repeated lines;
 //   - other values (strings, numbers, arrays): counts, search, value
 //     frequencies and statistics.
+//
+// No recipe costs jq 1.6 more than about ten times reading the records
+// (TestRecipeCost): none counts words one by one or walks every leaf of
+// the records.
 //
 // Every filter tolerates records of any shape (a string among objects, a
 // missing or oddly typed field) without making jq fail. Fields whose names

@@ -207,8 +207,11 @@ const (
 	filterFullText  = `select(any(.. | strings; test($keyword; "i")))`
 	filterFieldList = `map(objects | keys[]) | group_by(.) | map({field: .[0], count: length}) | .[]`
 	filterShapes    = `map(objects | keys) | group_by(.) | map({fields: .[0], count: length}) | sort_by(-.count) | .[]`
-	filterLeafPaths = `map([path(.. | select(type != "object" and type != "array")) | reduce .[] as $k (""; if ($k | type) == "number" then . + "[]" elif . == "" then $k else . + "." + $k end)] | unique) | add // [] | group_by(.) | map({path: .[0], count: length}) | .[]`
-	filterStats     = `{count: length, min: min, max: max, sum: add, avg: (if length > 0 then add / length else null end)}`
+	// filterNested lists the fields of the objects one level down only:
+	// the paths of every leaf (path(..)) cost jq 1.6 far more than reading
+	// large, wide or deep records.
+	filterNested = `map(objects | keys[] as $k | .[$k] | objects | keys[] | $k + "." + .) | group_by(.) | map({path: .[0], count: length}) | .[]`
+	filterStats  = `{count: length, min: min, max: max, sum: add, avg: (if length > 0 then add / length else null end)}`
 )
 
 // objectRecipes returns the library of object records: the recipes that
@@ -382,7 +385,7 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	add(8, 16, Recipe{Description: "Show the first 5 records", Label: "first 5", Filter: `.[:5][]`, Slurp: true, Compact: true})
 	add(9, 17, Recipe{Description: "Count the records by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
-	add(9, 18, Recipe{Description: "List the nested field paths, with how many records have each", Label: "field paths", Filter: filterLeafPaths, Slurp: true, Compact: true})
+	add(9, 18, Recipe{Description: "List the fields of nested objects, with how many records have each", Label: "nested fields", Filter: filterNested, Slurp: true, Compact: true})
 	if mixed { // recipe 1 already counts by type
 		add(9, 19, Recipe{Description: "Show the records that are not objects", Label: "non-objects", Filter: `select(type != "object")`, Compact: true})
 	} else {
