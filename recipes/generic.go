@@ -70,6 +70,7 @@ func genericRecipes(sample []json.RawMessage) []Recipe {
 type record struct {
 	v    any
 	keys []string
+	size int // bytes of its JSON text
 }
 
 // decodeRecords is decode with the key order of the objects.
@@ -81,7 +82,7 @@ func decodeRecords(sample []json.RawMessage) []record {
 		if !ok {
 			continue
 		}
-		r := record{v: v}
+		r := record{v: v, size: len(raw)}
 		if o, ok := v.(map[string]any); ok {
 			if keys, ok := objectKeys(raw); ok && len(keys) == len(o) {
 				r.keys = keys
@@ -155,6 +156,11 @@ type field struct {
 
 	dateVals []string // the values that start with a date
 	example  string   // the first string or integer value, as text
+
+	// contains counts, for each other field, the records in which a
+	// string value of f contains the text of that field's value: a URL
+	// built from an identifier contains it in every record.
+	contains map[string]int
 }
 
 // kind is the single type of the non-null values of f ("string", "boolean"
@@ -198,6 +204,7 @@ type analysis struct {
 	values    map[string]int // scalar records as text (strings, ints)
 	strs      int            // string records
 	numbers   []float64      // number records
+	bytes     int            // bytes of the object records
 }
 
 var (
@@ -220,6 +227,7 @@ func analyze(recs []record) *analysis {
 		a.all.add(ss...)
 		switch v := r.v.(type) {
 		case map[string]any:
+			a.bytes += r.size
 			a.object(v, r.keys)
 		case string:
 			a.strs++
@@ -328,6 +336,38 @@ func (a *analysis) object(o map[string]any, keys []string) {
 			f.overflow = true // objects are not categories
 		}
 	}
+	a.derived(o)
+}
+
+// derived counts, for each string field of o, the other fields whose value
+// (a string of no spaces or an integer, as text) it contains.
+func (a *analysis) derived(o map[string]any) {
+	if len(o) > maxDerived {
+		return
+	}
+	for k, v := range o {
+		s, ok := v.(string)
+		f := a.fields[k]
+		if !ok || f == nil || len(s) > maxValueBytes {
+			continue
+		}
+		for j, w := range o {
+			t, ok := scalarText(w)
+			if !ok || j == k || t == "" || strings.Contains(t, " ") || !strings.Contains(s, t) {
+				continue
+			}
+			if f.contains == nil {
+				f.contains = map[string]int{}
+			}
+			f.contains[j]++
+		}
+	}
+}
+
+// derivedFrom reports whether every string value of f contains the value of
+// id in the same record, as a URL built from it does.
+func (f *field) derivedFrom(id *field) bool {
+	return id != nil && f != id && f.strs > 0 && f.contains[id.name] >= f.strs
 }
 
 func (f *field) addDistinct(s string) {
