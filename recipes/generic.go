@@ -364,10 +364,11 @@ func (a *analysis) derived(o map[string]any) {
 	}
 }
 
-// derivedFrom reports whether every string value of f contains the value of
-// id in the same record, as a URL built from it does.
+// derivedFrom reports whether every string value of f is a word (no
+// spaces, not a title) that contains the value of id in the same record, as
+// a URL built from it does.
 func (f *field) derivedFrom(id *field) bool {
-	return id != nil && f != id && f.strs > 0 && f.contains[id.name] >= f.strs
+	return id != nil && f != id && f.strs > 0 && f.spaces == 0 && f.contains[id.name] >= f.strs
 }
 
 func (f *field) addDistinct(s string) {
@@ -519,7 +520,7 @@ func scalarRecipes(a *analysis) []Recipe {
 	}
 	rs := []Recipe{
 		{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true},
-		{Description: "Count the records by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true},
+		{Description: "Count by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true},
 		{Description: "Show the first 20 records", Label: "first 20", Filter: `.[:20][]`, Slurp: true, Compact: true},
 		{}, // 4
 		{
@@ -561,10 +562,10 @@ func scalarRecipes(a *analysis) []Recipe {
 		rs[7] = Recipe{Description: "The 10 longest strings", Label: "longest 10", Filter: `map(strings) | sort_by(-length) | .[:10][]`, Slurp: true, Compact: true}
 	}
 	if len(a.numbers) > 0 {
-		rs[8] = Recipe{Description: "Count, min, max, sum and average of the numbers", Label: "stats", Filter: "map(numbers) | " + filterStats, Slurp: true, Compact: true}
+		rs[8] = Recipe{Description: "Stats of the numbers", Label: "stats", Filter: "map(numbers) | " + filterStats, Slurp: true, Compact: true}
 	} else {
 		rs[8] = Recipe{
-			Description: "Count, min, max and average of the string lengths",
+			Description: "Stats of the string lengths",
 			Label:       "length stats",
 			Filter:      `map(strings | length) | {count: length, min: min, max: max, avg: (if length > 0 then add / length else null end)}`,
 			Slurp:       true, Compact: true,

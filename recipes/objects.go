@@ -221,7 +221,7 @@ const (
 	// the paths of every leaf (path(..)) cost jq 1.6 far more than reading
 	// large, wide or deep records.
 	filterNested = `map(objects | keys[] as $k | .[$k] | objects | keys[] | $k + "." + .) | group_by(.) | map({path: .[0], count: length}) | .[]`
-	filterStats  = `{count: length, min: min, max: max, sum: add, avg: (if length > 0 then add / length else null end)}`
+	filterStats  = `{count: length, min: min, max: max, sum: add}` // the mean is sum / count
 )
 
 // objectRecipes returns the library of object records: the recipes that
@@ -251,15 +251,16 @@ func objectRecipes(a *analysis) []Recipe {
 			names[i] = f.name
 		}
 		add(1, 2, Recipe{
-			Description: "List " + englishList(names) + " of each record",
+			Description: "List " + englishList(names),
 			Label:       "list",
 			Filter:      "objects | " + object(proj),
 			Compact:     true,
 		})
 	}
-	// Recipes that output records output the fields of the listing of
-	// large records (objShort after records of any type).
-	short, objShort := brief(a, proj, nil), ""
+	// Recipes that output large records output the fields that identify
+	// them instead (objShort after records of any type).
+	ident := identifying(rs, proj)
+	short, objShort := brief(a, ident, nil), ""
 	if short != "" {
 		objShort = " | objects" + short
 	}
@@ -303,9 +304,9 @@ func objectRecipes(a *analysis) []Recipe {
 				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
 			add(2, 5, Recipe{
-				Description: "Records whose " + cat.name + " is a given value",
+				Description: "Filter by " + cat.name,
 				Label:       "filter " + cat.name,
-				Filter:      "objects | select(" + cond + ")" + brief(a, proj, cat),
+				Filter:      "objects | select(" + cond + ")" + brief(a, ident, cat),
 				Compact:     true,
 				Params:      []Param{{ParamValue, v, "value of " + cat.name, field}},
 			})
@@ -315,7 +316,7 @@ func objectRecipes(a *analysis) []Recipe {
 			k = "value"
 		}
 		add(3+2*i, 6+i, Recipe{
-			Description: "Count the records by " + cat.name,
+			Description: "Count by " + cat.name,
 			Label:       "count by " + cat.name,
 			Filter:      "map(objects) | group_by(" + path(cat.name) + ") | map({" + k + ": .[0]" + suffix(cat.name) + ", count: length}) | sort_by(-.count) | .[]",
 			Slurp:       true, Compact: true,
@@ -329,7 +330,7 @@ func objectRecipes(a *analysis) []Recipe {
 			elems, noun, member = path(list.name)+"[]? | objects", "name", ".name == $value"
 		}
 		add(2, 8, Recipe{
-			Description: "Records whose " + list.name + " include a given " + noun,
+			Description: "Filter by a " + noun + " in " + list.name,
 			Label:       "filter " + list.name,
 			Filter:      "objects | select(any(" + elems + "; " + member + "))" + short,
 			Compact:     true,
@@ -340,7 +341,7 @@ func objectRecipes(a *analysis) []Recipe {
 			each += " | objects | .name"
 		}
 		add(5, 9, Recipe{
-			Description: "Count the records by each value in " + list.name,
+			Description: "Count by each value in " + list.name,
 			Label:       "count by " + list.name,
 			Filter:      "map(objects | " + each + ") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
 			Slurp:       true, Compact: true,
@@ -349,13 +350,13 @@ func objectRecipes(a *analysis) []Recipe {
 	if m := rs.first(roleMeasure); m != nil {
 		p := path(m.name)
 		add(2, 10, Recipe{
-			Description: "Top 10 records by " + m.name,
+			Description: "Top 10 by " + m.name,
 			Label:       "top by " + m.name,
-			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]" + brief(a, proj, m),
+			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]" + brief(a, ident, m),
 			Slurp:       true, Compact: true,
 		})
 		add(3, 11, Recipe{
-			Description: "Count, min, max, sum and average of " + m.name,
+			Description: "Stats of " + m.name,
 			Label:       "stats of " + m.name,
 			Filter:      "map(objects | " + p + " | numbers) | " + filterStats,
 			Slurp:       true, Compact: true,
@@ -364,9 +365,9 @@ func objectRecipes(a *analysis) []Recipe {
 	if tf := rs.first(roleTime); tf != nil {
 		from, to := timeRange(tf.dateVals)
 		add(2, 12, Recipe{
-			Description: "Records whose " + tf.name + " is from one date up to another",
+			Description: "Filter by " + tf.name + " range",
 			Label:       tf.name + " range",
-			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)" + brief(a, proj, tf),
+			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)" + brief(a, ident, tf),
 			Compact:     true,
 			Params: []Param{
 				{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
@@ -382,7 +383,7 @@ func objectRecipes(a *analysis) []Recipe {
 		Params:      []Param{keywordParam(a.allWord(), "every string value of the record", "")},
 	})
 	add(6, 14, Recipe{
-		Description: "List the field names, with how many records have each",
+		Description: "Count by field name",
 		Label:       "field names",
 		Filter:      filterFieldList, Slurp: true, Compact: true,
 	})
@@ -395,12 +396,12 @@ func objectRecipes(a *analysis) []Recipe {
 		})
 	}
 	add(8, 16, Recipe{Description: "Show the first 5 records", Label: "first 5", Filter: `.[:5][]` + objShort, Slurp: true, Compact: true})
-	add(9, 17, Recipe{Description: "Count the records by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
-	add(9, 18, Recipe{Description: "List the fields of nested objects, with how many records have each", Label: "nested fields", Filter: filterNested, Slurp: true, Compact: true})
+	add(9, 17, Recipe{Description: "Count by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
+	add(9, 18, Recipe{Description: "Count by nested field", Label: "nested fields", Filter: filterNested, Slurp: true, Compact: true})
 	if mixed { // recipe 1 already counts by type
 		add(9, 19, Recipe{Description: "Show the records that are not objects", Label: "non-objects", Filter: `select(type != "object")`, Compact: true})
 	} else {
-		add(9, 19, Recipe{Description: "Count the records by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true})
+		add(9, 19, Recipe{Description: "Count by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true})
 	}
 	add(10, 20, Recipe{Description: "Show the last 5 records", Label: "last 5", Filter: `.[-5:][]` + objShort, Slurp: true, Compact: true})
 	add(10, 21, Recipe{
@@ -464,16 +465,29 @@ func object(fields []*field) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
+// identifying returns the fields of proj that identify and describe a
+// record: its identifier and its title.
+func identifying(rs roles, proj []*field) []*field {
+	var fs []*field
+	for _, f := range proj {
+		if f == rs.first(roleID) || slices.Contains(rs[roleText], f) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
 // largeRecords is the mean size, in bytes, of the object records from
-// which the recipes that output records output the fields of the listing
-// instead (see brief): ten whole records would not fit in an answer of
-// the default threshold, 1,600 tokens.
+// which the recipes that output records output the fields that identify
+// them instead (see brief): ten whole records would not fit in an answer
+// of the default threshold, 1,600 tokens.
 const largeRecords = 512
 
-// brief returns the jq suffix that projects a record to the fields of the
-// listing plus about (when not nil and not among them), for records whose
-// mean size is largeRecords or more, and "" otherwise: whole records are
-// printed, and the lookup of one record stays the way to get it whole.
+// brief returns the jq suffix that projects a record to the fields proj
+// (those that identify it) plus about (when not nil and not among them),
+// for records whose mean size is largeRecords or more, and "" otherwise:
+// whole records are printed, and the lookup of one record stays the way to
+// get it whole.
 func brief(a *analysis, proj []*field, about *field) string {
 	if len(proj) == 0 || a.objects == 0 || a.bytes/a.objects < largeRecords {
 		return ""
