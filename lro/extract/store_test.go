@@ -538,7 +538,7 @@ func TestStoreLimits(t *testing.T) {
 	small := put(t, st, "light", memories(1, "light"))
 	big := put(t, st, "full", memories(5000, "full")) // about 2.5 MB
 	timed := session(t, &extract.Options{Store: st, Timeout: time.Second, MaxMemoryBytes: 64 << 20, MaxResults: 10_000})
-	untimed := session(t, &extract.Options{Store: st, Timeout: time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
+	untimed := session(t, &extract.Options{Store: st, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
 	input := session(t, &extract.Options{Store: st, MaxInputBytes: 1 << 20})
 	goroutines := runtime.NumGoroutine()
 	for _, tt := range []struct {
