@@ -539,7 +539,9 @@ func TestStoreLimits(t *testing.T) {
 	big := put(t, st, "full", memories(5000, "full")) // about 2.5 MB
 	timed := session(t, &extract.Options{Store: st, Timeout: time.Second, MaxMemoryBytes: 64 << 20, MaxResults: 10_000})
 	untimed := session(t, &extract.Options{Store: st, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
-	input := session(t, &extract.Options{Store: st, MaxInputBytes: 1 << 20})
+	// Not the time limit: MaxInputBytes must stop them, however slowly a
+	// loaded machine gets there (a search missed the default 10 s).
+	input := session(t, &extract.Options{Store: st, MaxInputBytes: 1 << 20, Timeout: 10 * time.Minute})
 	goroutines := runtime.NumGoroutine()
 	for _, tt := range []struct {
 		name string
