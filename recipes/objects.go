@@ -524,8 +524,9 @@ var titleNames = map[string]bool{"title": true, "name": true, "subject": true, "
 // top-level string named title (or name, subject ...), else the shortest
 // with spaces; otherwise, or when there is none,
 // a string one level down (the common name in {"name": {"common": ...,
-// "official": ...}}) with the most distinct values, of 60 bytes or less
-// on average, whose name does not say it identifies. It returns nil when
+// "official": ...}}) with the most distinct values (for copies of one, the
+// first with spaces), of 60 bytes or less on average, whose name does not
+// say it identifies. It returns nil when
 // none fits.
 func (a *analysis) titleField() *field {
 	varies := a.varies()
@@ -552,7 +553,10 @@ func (a *analysis) titleField() *field {
 			if s.avgLen() > 60 || idName(s.name) || !a.word(s, s.present, varies) {
 				continue
 			}
-			if best == nil || len(s.seen) > len(best.seen) {
+			// Copies of one tell no distinct values: text (with
+			// spaces) names a record better than a word.
+			prose := !varies && s.spaces > 0 && best != nil && best.spaces == 0
+			if best == nil || len(s.seen) > len(best.seen) || prose {
 				best = s
 			}
 		}
