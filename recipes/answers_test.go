@@ -3,6 +3,7 @@ package recipes_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"strings"
 	"testing"
@@ -29,6 +30,8 @@ var largeRecordSets = []struct {
 	{"pull requests", "40 pull requests of about 20 KB: nested users, repositories, labels", pullRequests(40), []string{"number", "title"}, false},
 	{"countries", "world-countries' first 8 countries of about 3 KB, 25 times: no plain identifier or title (the codes repeat in the sample, the name is an object), status the same in every record",
 		corpusRecords("world-countries/json", 25), []string{"cca2", "name.common"}, false},
+	{"countries, odd names", "the same countries, with name a string for one country and missing for another: no recipe may fail on them",
+		oddCountryNames(corpusRecords("world-countries/json", 25)), []string{"cca2", "name.common"}, false},
 	{"one issue", "the one issue of GitHub's REST API description, 40 times: every field the same, closed_at and pinned_comment null", corpusRecords("github-api/issue-items", 40), []string{"number", "title"}, true},
 	{"one commit", "the one commit of GitHub's REST API description, 40 times: no top-level title, the message one level down", corpusRecords("github-api/commit-items", 40), []string{"sha", "commit.message"}, true},
 }
@@ -55,6 +58,23 @@ func corpusRecords(name string, copies int) []any {
 		return out
 	}
 	panic("no corpus item " + name)
+}
+
+// oddCountryNames returns the records of 8 countries, repeated, with a
+// name that is a string in those of the 4th country and none in those of
+// the 6th.
+func oddCountryNames(records []any) []any {
+	for i, r := range records {
+		o := maps.Clone(r.(map[string]any))
+		switch i % 8 {
+		case 3:
+			o["name"] = "Nowhere"
+		case 5:
+			delete(o, "name")
+		}
+		records[i] = o
+	}
+	return records
 }
 
 // recordAnswer reports whether a recipe's outputs are records or parts of

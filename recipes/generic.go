@@ -31,7 +31,14 @@ const (
 //     gets a keyword search. What the fields do not call for is filled, in
 //     order, with a full-text search, the field names, records missing a
 //     field, the first records, record shapes, the fields of nested
-//     objects, ...;
+//     objects, ...; on records of 512 bytes or more on average, the
+//     recipes that output records (filters, top 10, first records, the
+//     full-text search) output their identifier and title instead, plus
+//     the field the recipe is about, so that ten answers fit inline; when
+//     no field's role is an identifier or a short text, the values choose
+//     them (the code with the most distinct values, a name one level down
+//     such as name.common), never a field null or the same in every
+//     record; the lookup of one record shows it whole;
 //   - text lines, the {"line": N, "text": "..."} records of a plain-text
 //     result: a line count, grep with line numbers, a match count, the error
 //     lines (by level, or by words such as "error" and "fail"), a count by

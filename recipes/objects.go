@@ -477,9 +477,9 @@ func (a *analysis) varies() bool {
 // says so, integers) of at most 64 bytes, not null in every record, not
 // URLs or dates, and, when the records are not all copies of one, not the
 // same in every record.
-func (a *analysis) word(f *field, present int, varies bool) bool {
+func (a *analysis) word(f *field, varies bool) bool {
 	switch {
-	case 2*present < a.objects, f.nonNull == 0, f.avgLen() > 64, f.dates > 0, 2*f.urls > f.strs:
+	case 2*f.present < a.objects, f.nonNull == 0, f.avgLen() > 64, f.dates > 0, 2*f.urls > f.strs:
 		return false
 	case varies && len(f.seen) < 2:
 		return false
@@ -506,7 +506,7 @@ func (a *analysis) keyField(filter *field) *field {
 	}
 	var best *field
 	for _, f := range a.order {
-		if f == filter || f.spaces > 0 || !a.word(f, f.present, varies) {
+		if f == filter || f.spaces > 0 || !a.word(f, varies) {
 			continue
 		}
 		if best == nil || len(f.seen) > len(best.seen) || len(f.seen) == len(best.seen) && score(f) < score(best) {
@@ -520,21 +520,20 @@ func (a *analysis) keyField(filter *field) *field {
 var titleNames = map[string]bool{"title": true, "name": true, "subject": true, "summary": true, "headline": true}
 
 // titleField returns the field that names the records when no field's
-// role is a short text: when the records are all copies of one, the
-// top-level string named title (or name, subject ...), else the shortest
-// with spaces; otherwise, or when there is none,
-// a string one level down (the common name in {"name": {"common": ...,
-// "official": ...}}) with the most distinct values (for copies of one, the
-// first with spaces), of 60 bytes or less on average, whose name does not
-// say it identifies. It returns nil when
-// none fits.
+// role is a short text. When the records are all copies of one, that is
+// the top-level string named title (or name, subject ...), else the
+// shortest with spaces. Otherwise, or when there is none, it is a string
+// one level down (the common name in {"name": {"common": ..., "official":
+// ...}}) with the most distinct values (for copies of one, the first with
+// spaces), of 60 bytes or less on average, whose name does not say it
+// identifies. It returns nil when none fits.
 func (a *analysis) titleField() *field {
 	varies := a.varies()
 	var best *field
 	if !varies {
 		for _, f := range a.order {
 			named, bestNamed := titleNames[strings.ToLower(f.name)], best != nil && titleNames[strings.ToLower(best.name)]
-			if f.spaces == 0 && !named || f.avgLen() > 60 || !a.word(f, f.present, false) {
+			if f.spaces == 0 && !named || f.avgLen() > 60 || !a.word(f, false) {
 				continue
 			}
 			if best == nil || named && !bestNamed || named == bestNamed && f.avgLen() < best.avgLen() {
@@ -550,7 +549,7 @@ func (a *analysis) titleField() *field {
 			continue
 		}
 		for _, s := range f.subs {
-			if s.avgLen() > 60 || idName(s.name) || !a.word(s, s.present, varies) {
+			if s.avgLen() > 60 || idName(s.name) || !a.word(s, varies) {
 				continue
 			}
 			// Copies of one tell no distinct values: text (with
