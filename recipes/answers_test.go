@@ -1,12 +1,16 @@
 package recipes_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/realshapes"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -19,9 +23,103 @@ const defaultThreshold = 1600
 var largeRecordSets = []struct {
 	name, reason string
 	records      []any
+	listed       []string // fields the listing names
+	copies       bool     // the records are all copies of one
 }{
-	{"issues", "300 issues of about 3 KB as a code-hosting REST API returns them: URLs built from the number, null and constant fields", ghIssues(300)},
-	{"pull requests", "40 pull requests of about 20 KB: nested users, repositories, labels", pullRequests(40)},
+	{"issues", "300 issues of about 3 KB as a code-hosting REST API returns them: URLs built from the number, null and constant fields", ghIssues(300), []string{"number", "title"}, false},
+	{"pull requests", "40 pull requests of about 20 KB: nested users, repositories, labels", pullRequests(40), []string{"number", "title"}, false},
+	{"countries", "world-countries' first 8 countries of about 3 KB, 25 times: no plain identifier or title (the codes repeat in the sample, the name is an object), status the same in every record",
+		corpusRecords("world-countries/json", 25), []string{"cca2", "name.common"}, false},
+	{"countries, odd names", "the same countries, with name a string for one country and missing for another: no recipe may fail on them",
+		oddCountryNames(corpusRecords("world-countries/json", 25)), []string{"cca2", "name.common"}, false},
+	{"one issue", "the one issue of GitHub's REST API description, 40 times: every field the same, closed_at and pinned_comment null", corpusRecords("github-api/issue-items", 40), []string{"number", "title"}, true},
+	{"one commit", "the one commit of GitHub's REST API description, 40 times: no top-level title, the message one level down", corpusRecords("github-api/commit-items", 40), []string{"sha", "commit.message"}, true},
+}
+
+// corpusRecords returns the records of the JSON array of the first text
+// of the real-shapes item name, copies times.
+func corpusRecords(name string, copies int) []any {
+	items, err := realshapes.Items()
+	if err != nil {
+		panic(err)
+	}
+	for _, it := range items {
+		if it.Name != name {
+			continue
+		}
+		var recs []any
+		if err := json.Unmarshal([]byte(it.Result.Content[0].(*mcp.TextContent).Text), &recs); err != nil {
+			panic(fmt.Sprintf("%s: %v", name, err))
+		}
+		var out []any
+		for range copies {
+			out = append(out, recs...)
+		}
+		return out
+	}
+	panic("no corpus item " + name)
+}
+
+// oddCountryNames returns the records of 8 countries, repeated, with a
+// name that is a string in those of the 4th country and none in those of
+// the 6th.
+func oddCountryNames(records []any) []any {
+	for i, r := range records {
+		o := maps.Clone(r.(map[string]any))
+		switch i % 8 {
+		case 3:
+			o["name"] = "Nowhere"
+		case 5:
+			delete(o, "name")
+		}
+		records[i] = o
+	}
+	return records
+}
+
+// recordAnswer reports whether a recipe's outputs are records or parts of
+// them: a listing, a top k, a filter, the first or last records.
+func recordAnswer(description string) bool {
+	for _, p := range []string{"List ", "Top ", "Filter ", "Search ", "Records ", "Show the first ", "Show the last ", "Show the 5 "} {
+		if strings.HasPrefix(description, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// uninformative returns the top-level fields of the object records that
+// are null in every record or, unless the records are copies of one, the
+// same in every record, with why.
+func uninformative(records []any, copies bool) map[string]string {
+	first := map[string]string{}
+	same, null := map[string]bool{}, map[string]bool{}
+	for i, r := range records {
+		o, _ := r.(map[string]any)
+		for k, v := range o {
+			b, _ := json.Marshal(v)
+			if _, ok := first[k]; !ok {
+				first[k], same[k], null[k] = string(b), i == 0, i == 0 && v == nil
+			}
+			same[k] = same[k] && string(b) == first[k]
+			null[k] = null[k] && v == nil
+		}
+		for k := range first {
+			if _, ok := o[k]; !ok {
+				same[k], null[k] = false, false
+			}
+		}
+	}
+	out := map[string]string{}
+	for k := range first {
+		switch {
+		case null[k]:
+			out[k] = "null in every record"
+		case same[k] && !copies:
+			out[k] = "the same in every record: " + first[k]
+		}
+	}
+	return out
 }
 
 // TestAnswersFit checks, on records of a few KB, that the listing names
@@ -51,17 +149,37 @@ func TestAnswersFit(t *testing.T) {
 			smallPath := writeFile(t, t.TempDir(), "", tc.records[:n])
 			rs := recipes.Generic(sample(t, tc.records))
 			checkNumbered(t, tc.reason, rs)
+			bad := uninformative(records, tc.copies)
+			listing := false
 			for _, r := range rs {
 				got := runJQ(t, r, path)
 				sameEverywhere(t, r, smallPath, small, runJQ(t, r, smallPath))
 				if strings.HasPrefix(r.Description, "Show the record ") {
-					if len(got) != 1 || len(fmt.Sprint(got[0])) < 1000 {
+					// The records repeat: every output is the one record.
+					one := len(got) > 0 && len(fmt.Sprint(got[0])) >= 1000
+					for _, v := range got {
+						one = one && fmt.Sprint(v) == fmt.Sprint(got[0])
+					}
+					if !one {
 						t.Errorf("%s: recipe %d %q gives %d outputs; want the one whole record", tc.reason, r.Number, r.Description, len(got))
 					}
 					continue
 				}
 				if r.Label == "list" {
-					checkInformative(t, tc.reason, r, records, got)
+					listing = true
+					checkInformative(t, tc.reason, r, records, got, tc.listed, tc.copies)
+				}
+				if recordAnswer(r.Description) {
+					named := map[string]bool{}
+					for _, v := range head(got, 10) {
+						o, _ := v.(map[string]any)
+						for k := range o {
+							if why, ok := bad[k]; ok && !named[k] {
+								named[k] = true
+								t.Errorf("%s: recipe %d %q outputs %s, which is %s", tc.reason, r.Number, r.Description, k, why)
+							}
+						}
+					}
 				}
 				out, err := exec.Command("sh", "-c", r.Command(path)+" | head -n 10").Output()
 				if err != nil {
@@ -72,15 +190,18 @@ func TestAnswersFit(t *testing.T) {
 						tc.reason, r.Number, r.Description, n, defaultThreshold, out)
 				}
 			}
+			if !listing {
+				t.Errorf("%s: no recipe lists the records", tc.reason)
+			}
 		})
 	}
 }
 
 // checkInformative fails when a field of the listing's outputs got is null
-// in most outputs, the same in every output, or contains the identifier in
-// every output, as a URL built from it does; and when the listing leaves
-// out the number or the title.
-func checkInformative(t *testing.T, reason string, r recipes.Recipe, records, got []any) {
+// in most outputs, the same in every output (unless the records are copies
+// of one), or contains the identifier in every output, as a URL built from
+// it does; and when the listing leaves out a field of listed.
+func checkInformative(t *testing.T, reason string, r recipes.Recipe, records, got []any, listed []string, copies bool) {
 	t.Helper()
 	if len(got) != len(records) || len(got) < 2 {
 		t.Fatalf("%s: the listing gives %d outputs for %d records", reason, len(got), len(records))
@@ -107,13 +228,13 @@ func checkInformative(t *testing.T, reason string, r recipes.Recipe, records, go
 		switch {
 		case 2*nulls > len(got):
 			t.Errorf("%s: recipe %d %q lists %s, which is null in %d of %d records", reason, r.Number, r.Description, k, nulls, len(got))
-		case len(distinct) == 1:
+		case len(distinct) == 1 && !copies:
 			t.Errorf("%s: recipe %d %q lists %s, which is %v in every record", reason, r.Number, r.Description, k, first[k])
-		case derived:
+		case derived && !copies:
 			t.Errorf("%s: recipe %d %q lists %s, which holds the %s in every record", reason, r.Number, r.Description, k, id)
 		}
 	}
-	for _, k := range []string{"number", "title"} {
+	for _, k := range listed {
 		if _, ok := first[k]; !ok {
 			t.Errorf("%s: recipe %d %q does not list %s", reason, r.Number, r.Description, k)
 		}

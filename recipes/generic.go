@@ -31,7 +31,14 @@ const (
 //     gets a keyword search. What the fields do not call for is filled, in
 //     order, with a full-text search, the field names, records missing a
 //     field, the first records, record shapes, the fields of nested
-//     objects, ...;
+//     objects, ...; on records of 512 bytes or more on average, the
+//     recipes that output records (filters, top 10, first records, the
+//     full-text search) output their identifier and title instead, plus
+//     the field the recipe is about, so that ten answers fit inline; when
+//     no field's role is an identifier or a short text, the values choose
+//     them (the code with the most distinct values, a name one level down
+//     such as name.common), never a field null or the same in every
+//     record; the lookup of one record shows it whole;
 //   - text lines, the {"line": N, "text": "..."} records of a plain-text
 //     result: a line count, grep with line numbers, a match count, the error
 //     lines (by level, or by words such as "error" and "fail"), a count by
@@ -161,6 +168,47 @@ type field struct {
 	// string value of f contains the text of that field's value: a URL
 	// built from an identifier contains it in every record.
 	contains map[string]int
+
+	// parent, for a field one level down (a string in the objects of a
+	// top-level field), is that top-level field's name; subs are those
+	// fields of f, in order of first appearance.
+	parent string
+	subs   []*field
+}
+
+// maxSubs bounds the fields one level down examined per top-level field.
+const maxSubs = 32
+
+// sub records the string value v of the field name of an object held by f.
+func (f *field) sub(name string, v string) {
+	var s *field
+	for _, c := range f.subs {
+		if c.name == name {
+			s = c
+			break
+		}
+	}
+	if s == nil {
+		if len(f.subs) >= maxSubs || len(name) > maxValueBytes {
+			return
+		}
+		s = &field{name: name, parent: f.name, distinct: map[string]int{}}
+		f.subs = append(f.subs, s)
+	}
+	s.present++
+	s.nonNull++
+	s.strs++
+	s.strBytes += len(v)
+	if dateRE.MatchString(v) {
+		s.dates++
+	}
+	if strings.Contains(v, " ") {
+		s.spaces++
+	}
+	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+		s.urls++
+	}
+	s.addDistinct(v)
 }
 
 // kind is the single type of the non-null values of f ("string", "boolean"
@@ -332,8 +380,15 @@ func (a *analysis) object(o map[string]any, keys []string) {
 			case named:
 				f.namedArrs++
 			}
-		default:
+		case map[string]any:
 			f.overflow = true // objects are not categories
+			for _, k := range sortedKeys(v) {
+				if s, ok := v[k].(string); ok {
+					f.sub(k, s)
+				}
+			}
+		default:
+			f.overflow = true
 		}
 	}
 	a.derived(o)

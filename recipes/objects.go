@@ -243,12 +243,18 @@ func objectRecipes(a *analysis) []Recipe {
 	} else {
 		add(0, 1, Recipe{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true})
 	}
-	id := rs.first(roleID)
-	proj := projection(rs)
+	id, title := a.identity(rs)
+	var ident []*field // the fields that identify and describe a record
+	for _, f := range []*field{id, title} {
+		if f != nil {
+			ident = append(ident, f)
+		}
+	}
+	proj := projection(rs, id, ident)
 	if len(proj) > 0 {
 		names := make([]string, len(proj))
 		for i, f := range proj {
-			names[i] = f.name
+			names[i] = f.displayName()
 		}
 		add(1, 2, Recipe{
 			Description: "List " + englishList(names),
@@ -259,7 +265,6 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	// Recipes that output large records output the fields that identify
 	// them instead (objShort after records of any type).
-	ident := identifying(rs, proj)
 	short, objShort := brief(a, ident, nil), ""
 	if short != "" {
 		objShort = " | objects" + short
@@ -430,16 +435,143 @@ func (a *analysis) allWord() string {
 	return w
 }
 
-// projection returns the fields of the listing recipe: an identifier, the
-// shortest text (a title), a category, a measure and a time, those that
+// identity returns the fields that identify and describe a record: an
+// identifier and a title, as the roles find them (the first identifier;
+// the shortest text, when of 60 bytes or less on average). For large
+// records, which recipes project to these fields, the values find those the
+// roles do not (see keyField and titleField). Fields whose values contain
+// the identifier's (a URL built from it) are left out.
+func (a *analysis) identity(rs roles) (id, title *field) {
+	id = rs.first(roleID)
+	if id == nil && a.large() {
+		id = a.keyField(rs.first(roleCategory))
+	}
+	for _, f := range rs[roleText] {
+		if f.avgLen() > 60 {
+			break
+		}
+		if !f.derivedFrom(id) {
+			title = f
+			break
+		}
+	}
+	if title == nil && a.large() {
+		title = a.titleField()
+	}
+	return id, title
+}
+
+// varies reports whether some top-level field holds two values: the
+// records are not all copies of one.
+func (a *analysis) varies() bool {
+	for _, f := range a.order {
+		if len(f.seen) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// word reports whether f, present in at least half of the objects, holds
+// words that may identify or name a record: strings (or, for a name that
+// says so, integers) of at most 64 bytes, not null in every record, not
+// URLs or dates, and, when the records are not all copies of one, not the
+// same in every record.
+func (a *analysis) word(f *field, varies bool) bool {
+	switch {
+	case 2*f.present < a.objects, f.nonNull == 0, f.avgLen() > 64, f.dates > 0, 2*f.urls > f.strs:
+		return false
+	case varies && len(f.seen) < 2:
+		return false
+	}
+	return f.strs == f.nonNull || f.ints == f.nonNull && idName(f.name)
+}
+
+// keyField returns the top-level field that best identifies the records
+// when no field's role is an identifier (their codes repeat in the sample,
+// or the records are all copies of one): the words with no spaces and the
+// most distinct values; of those, one named number, then one whose name
+// says it identifies, then the first. It is never filter, the category
+// that has a filter recipe. It returns nil when none fits.
+func (a *analysis) keyField(filter *field) *field {
+	varies := a.varies()
+	score := func(f *field) int {
+		switch {
+		case f.name == "number":
+			return 0
+		case idName(f.name):
+			return 1
+		}
+		return 2
+	}
+	var best *field
+	for _, f := range a.order {
+		if f == filter || f.spaces > 0 || !a.word(f, varies) {
+			continue
+		}
+		if best == nil || len(f.seen) > len(best.seen) || len(f.seen) == len(best.seen) && score(f) < score(best) {
+			best = f
+		}
+	}
+	return best
+}
+
+// titleNames are the names of fields that name their record.
+var titleNames = map[string]bool{"title": true, "name": true, "subject": true, "summary": true, "headline": true}
+
+// titleField returns the field that names the records when no field's
+// role is a short text. When the records are all copies of one, that is
+// the top-level string named title (or name, subject ...), else the
+// shortest with spaces. Otherwise, or when there is none, it is a string
+// one level down (the common name in {"name": {"common": ..., "official":
+// ...}}) with the most distinct values (for copies of one, the first with
+// spaces), of 60 bytes or less on average, whose name does not say it
+// identifies. It returns nil when none fits.
+func (a *analysis) titleField() *field {
+	varies := a.varies()
+	var best *field
+	if !varies {
+		for _, f := range a.order {
+			named, bestNamed := titleNames[strings.ToLower(f.name)], best != nil && titleNames[strings.ToLower(best.name)]
+			if f.spaces == 0 && !named || f.avgLen() > 60 || !a.word(f, false) {
+				continue
+			}
+			if best == nil || named && !bestNamed || named == bestNamed && f.avgLen() < best.avgLen() {
+				best = f
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	for _, f := range a.order {
+		if !a.common(f) {
+			continue
+		}
+		for _, s := range f.subs {
+			if s.avgLen() > 60 || idName(s.name) || !a.word(s, varies) {
+				continue
+			}
+			// Copies of one tell no distinct values: text (with
+			// spaces) names a record better than a word.
+			prose := !varies && s.spaces > 0 && best != nil && best.spaces == 0
+			if best == nil || len(s.seen) > len(best.seen) || prose {
+				best = s
+			}
+		}
+	}
+	return best
+}
+
+// projection returns the fields of the listing recipe: ident (those that
+// identify a record), then a category, a measure and a time, those that
 // the records have, leaving out the fields whose values contain the
 // identifier's (a URL built from it).
-func projection(rs roles) []*field {
-	id := rs.first(roleID)
-	var fs []*field
-	for _, r := range []role{roleID, roleText, roleCategory, roleMeasure, roleTime} {
+func projection(rs roles, id *field, ident []*field) []*field {
+	fs := slices.Clip(ident)
+	for _, r := range []role{roleCategory, roleMeasure, roleTime} {
 		for _, f := range rs[r] {
-			if r == roleText && f.avgLen() > 60 {
+			if slices.Contains(fs, f) {
 				break
 			}
 			if !f.derivedFrom(id) {
@@ -452,29 +584,30 @@ func projection(rs roles) []*field {
 }
 
 // object returns the jq object construction of fields: {a, b, "c-d":
-// .["c-d"]}.
+// .["c-d"]}, and for a field one level down {"a.b": ((.a | objects | .b)
+// // null)}, which tolerates an a that is not an object.
 func object(fields []*field) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
-		if isIdent(f.name) {
+		switch {
+		case f.parent != "":
+			parts[i] = jqString(f.parent+"."+f.name) + ": ((" + path(f.parent) + " | objects | " + path(f.name) + ") // null)"
+		case isIdent(f.name):
 			parts[i] = f.name
-		} else {
+		default:
 			parts[i] = jqString(f.name) + ": " + path(f.name)
 		}
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// identifying returns the fields of proj that identify and describe a
-// record: its identifier and its title.
-func identifying(rs roles, proj []*field) []*field {
-	var fs []*field
-	for _, f := range proj {
-		if f == rs.first(roleID) || slices.Contains(rs[roleText], f) {
-			fs = append(fs, f)
-		}
+// displayName is the name of f in a description: a.b for a field one
+// level down.
+func (f *field) displayName() string {
+	if f.parent != "" {
+		return f.parent + "." + f.name
 	}
-	return fs
+	return f.name
 }
 
 // largeRecords is the mean size, in bytes, of the object records from
@@ -489,7 +622,7 @@ const largeRecords = 512
 // whole records are printed, and the lookup of one record stays the way to
 // get it whole.
 func brief(a *analysis, proj []*field, about *field) string {
-	if len(proj) == 0 || a.objects == 0 || a.bytes/a.objects < largeRecords {
+	if len(proj) == 0 || !a.large() {
 		return ""
 	}
 	fs := proj
@@ -498,6 +631,10 @@ func brief(a *analysis, proj []*field, about *field) string {
 	}
 	return " | " + object(fs)
 }
+
+// large reports whether the object records are largeRecords or more on
+// average.
+func (a *analysis) large() bool { return a.objects > 0 && a.bytes/a.objects >= largeRecords }
 
 // optionalField returns the field missing from the most objects among those
 // present in some but not all of them, or nil.
