@@ -146,6 +146,11 @@ func TestRealShapes(t *testing.T) {
 	engs := realEngines(t)
 	for _, it := range realItems(t) {
 		t.Run(it.Name, func(t *testing.T) {
+			// The items run two at a time or more (go test's -parallel is
+			// the number of processors): most of the time goes to jq
+			// processes and engines, and the cost check compares
+			// processor times, which other items do not change.
+			t.Parallel()
 			o := offloadReal(t, it)
 			checkOffloaded(t, o)
 			if o.err != nil {
