@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/fuzzrecords"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -200,7 +201,10 @@ const (
 // together into the very result (numbers as written, a text that held JSON
 // in its compact form); a failed write leaves nothing behind and sends, within
 // the threshold, the leading records that fit in the document they came
-// from, with a warning whose figures are true.
+// from, with a warning whose figures are true. When gen is not empty, the
+// input is instead the records it describes (package fuzzrecords: arrays of
+// floats, arrays of arrays, nulls, mixed types, unicode keys, very long
+// strings, deep nesting), as a list or a page of one.
 func FuzzRecordExtraction(f *testing.F) {
 	seeds := []string{
 		`[{"id":1,"name":"alpha"},{"id":2,"name":"beta"},{"id":3,"name":"gamma"}]`,
@@ -235,13 +239,26 @@ func FuzzRecordExtraction(f *testing.F) {
 	for _, s := range seeds {
 		for mode := range uint8(2 * shapes) {
 			for _, threshold := range []uint8{0, 8, 40} {
-				f.Add(s, mode, threshold)
+				f.Add(s, mode, threshold, []byte(nil))
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, text string, mode, threshold uint8) {
-		if len(text) > 1<<16 {
+	f.Fuzz(func(t *testing.T, text string, mode, threshold uint8, gen []byte) {
+		if len(text) > 1<<16 || len(gen) > 512 {
 			return // bound the work per input
+		}
+		if len(gen) > 0 {
+			// Records shaped as real tools return them, as a list or as
+			// the page of a list.
+			var v any = fuzzrecords.Generate(gen)
+			if gen[0]%2 == 1 {
+				v = map[string]any{"total": 1000, "items": v, "next": "c2"}
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = string(b)
 		}
 		th := 1 + int(threshold)
 		shape := mode % shapes

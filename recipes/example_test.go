@@ -61,15 +61,15 @@ func ExampleSelect_generic() {
 	fmt.Println(rs[6].Command("/tmp/issues.jsonl"))
 	// Output:
 	// 1. Count the records
-	// 2. List number, title, state, comments and created_at of each record
+	// 2. List number, title, state, comments and created_at
 	// 3. Show the record with a given number
 	// 4. Search title for a keyword
-	// 5. Records whose state is a given value
-	// 6. Count the records by state
-	// 7. Records whose labels include a given name
-	// 8. Top 10 records by comments
-	// 9. Count, min, max, sum and average of comments
-	// 10. Records whose created_at is from one date up to another
+	// 5. Filter by state
+	// 6. Count by state
+	// 7. Filter by a name in labels
+	// 8. Top 10 by comments
+	// 9. Stats of comments
+	// 10. Filter by created_at range
 	// tail -n +2 /tmp/issues.jsonl | jq -c --arg value bug 'objects|select(any(.labels[]?|objects;.name == $value))'
 }
 
@@ -92,12 +92,12 @@ func ExampleSelect_logs() {
 	// 2. Lines with a keyword (like grep -n)
 	// 3. Count the lines with a keyword
 	// 4. Lines at level ERROR, FATAL or CRITICAL
-	// 5. Lines logged from one time up to another
+	// 5. Lines in a time range
 	// 6. Count the lines by level
-	// 7. Show a range of lines, by line number
+	// 7. Lines by number range
 	// 8. Show the last 20 lines
 	// 9. Lines without a keyword (like grep -v)
-	// 10. The 10 longest lines, with their length
+	// 10. Print the text without line numbers
 	// tail -n +2 /tmp/log.jsonl | jq -r --arg from 2025-03-14T09:00:07 --arg to 2025-03-14T09:02 'objects|select(.text|strings|. >= $from and . < $to)|"\(.line): \(.text)"'
 }
 

@@ -535,12 +535,15 @@ func strs(v any) []string {
 	return nil
 }
 
-// stats is the statistics object of numbers.
+// stats is the statistics object of numbers: count, min, max and sum, or
+// count, min, max and avg without withSum (the lengths of strings).
 func stats(ns []float64, withSum bool) any {
-	o := map[string]any{"count": float64(len(ns)), "min": nil, "max": nil, "avg": nil}
+	o := map[string]any{"count": float64(len(ns)), "min": nil, "max": nil}
+	key := "avg"
 	if withSum {
-		o["sum"] = nil
+		key = "sum"
 	}
+	o[key] = nil
 	if len(ns) == 0 {
 		return o
 	}
@@ -548,9 +551,9 @@ func stats(ns []float64, withSum bool) any {
 	for _, n := range ns {
 		lo, hi, sum = math.Min(lo, n), math.Max(hi, n), sum+n
 	}
-	o["min"], o["max"], o["avg"] = lo, hi, sum/float64(len(ns))
-	if withSum {
-		o["sum"] = sum
+	o["min"], o["max"] = lo, hi
+	if o[key] = sum; !withSum {
+		o[key] = sum / float64(len(ns))
 	}
 	return o
 }

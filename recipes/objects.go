@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -100,7 +101,7 @@ func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
 // when 2 to 20 short values repeat, identifiers when they are distinct
 // words, and text when they have spaces or are long.
 func (a *analysis) role(f *field) role {
-	if !a.common(f) || f.nonNull == 0 {
+	if !a.common(f) || f.nonNull == 0 || f.constant() {
 		return roleOther
 	}
 	half := func(n int) bool { return 2*n >= f.nonNull }
@@ -137,6 +138,12 @@ func (a *analysis) role(f *field) role {
 		}
 	}
 	return roleOther
+}
+
+// constant reports whether f holds one scalar value in every record that
+// has it, in a sample of two or more: it tells nothing about a record.
+func (f *field) constant() bool {
+	return f.nonNull >= 2 && f.nonNull == f.strs+f.nums+f.bools && !f.overflow && len(f.distinct) == 1
 }
 
 // roles are the fields of each role, best first.
@@ -180,6 +187,9 @@ func (a *analysis) roles() roles {
 	sort.SliceStable(rs[roleMeasure], func(i, j int) bool {
 		return measureName(rs[roleMeasure][i].name) && !measureName(rs[roleMeasure][j].name)
 	})
+	// Times: those that most records have first (created_at rather than
+	// closed_at).
+	sort.SliceStable(rs[roleTime], func(i, j int) bool { return rs[roleTime][i].nonNull > rs[roleTime][j].nonNull })
 	// Text: the field with the shortest values (a title rather than a body)
 	// is projected, the one with the longest is searched.
 	sort.SliceStable(rs[roleText], func(i, j int) bool { return rs[roleText][i].avgLen() < rs[roleText][j].avgLen() })
@@ -207,8 +217,11 @@ const (
 	filterFullText  = `select(any(.. | strings; test($keyword; "i")))`
 	filterFieldList = `map(objects | keys[]) | group_by(.) | map({field: .[0], count: length}) | .[]`
 	filterShapes    = `map(objects | keys) | group_by(.) | map({fields: .[0], count: length}) | sort_by(-.count) | .[]`
-	filterLeafPaths = `map([path(.. | select(type != "object" and type != "array")) | reduce .[] as $k (""; if ($k | type) == "number" then . + "[]" elif . == "" then $k else . + "." + $k end)] | unique) | add // [] | group_by(.) | map({path: .[0], count: length}) | .[]`
-	filterStats     = `{count: length, min: min, max: max, sum: add, avg: (if length > 0 then add / length else null end)}`
+	// filterNested lists the fields of the objects one level down only:
+	// the paths of every leaf (path(..)) cost jq 1.6 far more than reading
+	// large, wide or deep records.
+	filterNested = `map(objects | keys[] as $k | .[$k] | objects | keys[] | $k + "." + .) | group_by(.) | map({path: .[0], count: length}) | .[]`
+	filterStats  = `{count: length, min: min, max: max, sum: add}` // the mean is sum / count
 )
 
 // objectRecipes returns the library of object records: the recipes that
@@ -231,23 +244,25 @@ func objectRecipes(a *analysis) []Recipe {
 		add(0, 1, Recipe{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true})
 	}
 	id := rs.first(roleID)
-	if proj := projection(rs); len(proj) > 0 {
+	proj := projection(rs)
+	if len(proj) > 0 {
 		names := make([]string, len(proj))
-		parts := make([]string, len(proj))
 		for i, f := range proj {
 			names[i] = f.name
-			if isIdent(f.name) {
-				parts[i] = f.name
-			} else {
-				parts[i] = jqString(f.name) + ": " + path(f.name)
-			}
 		}
 		add(1, 2, Recipe{
-			Description: "List " + englishList(names) + " of each record",
+			Description: "List " + englishList(names),
 			Label:       "list",
-			Filter:      "objects | {" + strings.Join(parts, ", ") + "}",
+			Filter:      "objects | " + object(proj),
 			Compact:     true,
 		})
+	}
+	// Recipes that output large records output the fields that identify
+	// them instead (objShort after records of any type).
+	ident := identifying(rs, proj)
+	short, objShort := brief(a, ident, nil), ""
+	if short != "" {
+		objShort = " | objects" + short
 	}
 	if id != nil {
 		cond := path(id.name) + " == $value"
@@ -269,7 +284,7 @@ func objectRecipes(a *analysis) []Recipe {
 				add(2, 4, Recipe{
 					Description: "Search " + texts[i].name + " for a keyword",
 					Label:       "search " + texts[i].name,
-					Filter:      "objects | select(" + path(texts[i].name) + ` | strings | test($keyword; "i"))`,
+					Filter:      "objects | select(" + path(texts[i].name) + ` | strings | test($keyword; "i"))` + short,
 					Compact:     true,
 					Params:      []Param{keywordParam(w, texts[i].name, texts[i].name)},
 				})
@@ -289,9 +304,9 @@ func objectRecipes(a *analysis) []Recipe {
 				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
 			add(2, 5, Recipe{
-				Description: "Records whose " + cat.name + " is a given value",
+				Description: "Filter by " + cat.name,
 				Label:       "filter " + cat.name,
-				Filter:      "objects | select(" + cond + ")",
+				Filter:      "objects | select(" + cond + ")" + brief(a, ident, cat),
 				Compact:     true,
 				Params:      []Param{{ParamValue, v, "value of " + cat.name, field}},
 			})
@@ -301,7 +316,7 @@ func objectRecipes(a *analysis) []Recipe {
 			k = "value"
 		}
 		add(3+2*i, 6+i, Recipe{
-			Description: "Count the records by " + cat.name,
+			Description: "Count by " + cat.name,
 			Label:       "count by " + cat.name,
 			Filter:      "map(objects) | group_by(" + path(cat.name) + ") | map({" + k + ": .[0]" + suffix(cat.name) + ", count: length}) | sort_by(-.count) | .[]",
 			Slurp:       true, Compact: true,
@@ -315,9 +330,9 @@ func objectRecipes(a *analysis) []Recipe {
 			elems, noun, member = path(list.name)+"[]? | objects", "name", ".name == $value"
 		}
 		add(2, 8, Recipe{
-			Description: "Records whose " + list.name + " include a given " + noun,
+			Description: "Filter by a " + noun + " in " + list.name,
 			Label:       "filter " + list.name,
-			Filter:      "objects | select(any(" + elems + "; " + member + "))",
+			Filter:      "objects | select(any(" + elems + "; " + member + "))" + short,
 			Compact:     true,
 			Params:      []Param{{ParamValue, v, noun + " in " + list.name, ""}},
 		})
@@ -326,7 +341,7 @@ func objectRecipes(a *analysis) []Recipe {
 			each += " | objects | .name"
 		}
 		add(5, 9, Recipe{
-			Description: "Count the records by each value in " + list.name,
+			Description: "Count by each value in " + list.name,
 			Label:       "count by " + list.name,
 			Filter:      "map(objects | " + each + ") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
 			Slurp:       true, Compact: true,
@@ -335,13 +350,13 @@ func objectRecipes(a *analysis) []Recipe {
 	if m := rs.first(roleMeasure); m != nil {
 		p := path(m.name)
 		add(2, 10, Recipe{
-			Description: "Top 10 records by " + m.name,
+			Description: "Top 10 by " + m.name,
 			Label:       "top by " + m.name,
-			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]",
+			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]" + brief(a, ident, m),
 			Slurp:       true, Compact: true,
 		})
 		add(3, 11, Recipe{
-			Description: "Count, min, max, sum and average of " + m.name,
+			Description: "Stats of " + m.name,
 			Label:       "stats of " + m.name,
 			Filter:      "map(objects | " + p + " | numbers) | " + filterStats,
 			Slurp:       true, Compact: true,
@@ -350,9 +365,9 @@ func objectRecipes(a *analysis) []Recipe {
 	if tf := rs.first(roleTime); tf != nil {
 		from, to := timeRange(tf.dateVals)
 		add(2, 12, Recipe{
-			Description: "Records whose " + tf.name + " is from one date up to another",
+			Description: "Filter by " + tf.name + " range",
 			Label:       tf.name + " range",
-			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)",
+			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)" + brief(a, ident, tf),
 			Compact:     true,
 			Params: []Param{
 				{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
@@ -363,12 +378,12 @@ func objectRecipes(a *analysis) []Recipe {
 	add(4, 13, Recipe{
 		Description: "Records with a keyword in any text",
 		Label:       "search all",
-		Filter:      filterFullText,
+		Filter:      filterFullText + objShort,
 		Compact:     true,
 		Params:      []Param{keywordParam(a.allWord(), "every string value of the record", "")},
 	})
 	add(6, 14, Recipe{
-		Description: "List the field names, with how many records have each",
+		Description: "Count by field name",
 		Label:       "field names",
 		Filter:      filterFieldList, Slurp: true, Compact: true,
 	})
@@ -376,19 +391,19 @@ func objectRecipes(a *analysis) []Recipe {
 		add(7, 15, Recipe{
 			Description: "Records without " + f.name,
 			Label:       "without " + f.name,
-			Filter:      "objects | select(has(" + jqString(f.name) + ") | not)",
+			Filter:      "objects | select(has(" + jqString(f.name) + ") | not)" + short,
 			Compact:     true,
 		})
 	}
-	add(8, 16, Recipe{Description: "Show the first 5 records", Label: "first 5", Filter: `.[:5][]`, Slurp: true, Compact: true})
-	add(9, 17, Recipe{Description: "Count the records by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
-	add(9, 18, Recipe{Description: "List the nested field paths, with how many records have each", Label: "field paths", Filter: filterLeafPaths, Slurp: true, Compact: true})
+	add(8, 16, Recipe{Description: "Show the first 5 records", Label: "first 5", Filter: `.[:5][]` + objShort, Slurp: true, Compact: true})
+	add(9, 17, Recipe{Description: "Count by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
+	add(9, 18, Recipe{Description: "Count by nested field", Label: "nested fields", Filter: filterNested, Slurp: true, Compact: true})
 	if mixed { // recipe 1 already counts by type
 		add(9, 19, Recipe{Description: "Show the records that are not objects", Label: "non-objects", Filter: `select(type != "object")`, Compact: true})
 	} else {
-		add(9, 19, Recipe{Description: "Count the records by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true})
+		add(9, 19, Recipe{Description: "Count by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true})
 	}
-	add(10, 20, Recipe{Description: "Show the last 5 records", Label: "last 5", Filter: `.[-5:][]`, Slurp: true, Compact: true})
+	add(10, 20, Recipe{Description: "Show the last 5 records", Label: "last 5", Filter: `.[-5:][]` + objShort, Slurp: true, Compact: true})
 	add(10, 21, Recipe{
 		Description: "Show the record at a given position (from 1)",
 		Label:       "record at n",
@@ -396,7 +411,7 @@ func objectRecipes(a *analysis) []Recipe {
 		Slurp:       true, Compact: true,
 		Params: []Param{{ParamN, "1", "position, from 1", ""}},
 	})
-	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Label: "most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]`, Slurp: true, Compact: true})
+	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Label: "most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]` + short, Slurp: true, Compact: true})
 
 	return choose(cs)
 }
@@ -417,15 +432,71 @@ func (a *analysis) allWord() string {
 
 // projection returns the fields of the listing recipe: an identifier, the
 // shortest text (a title), a category, a measure and a time, those that
-// the records have.
+// the records have, leaving out the fields whose values contain the
+// identifier's (a URL built from it).
 func projection(rs roles) []*field {
+	id := rs.first(roleID)
 	var fs []*field
 	for _, r := range []role{roleID, roleText, roleCategory, roleMeasure, roleTime} {
-		if f := rs.first(r); f != nil && (r != roleText || f.avgLen() <= 60) {
+		for _, f := range rs[r] {
+			if r == roleText && f.avgLen() > 60 {
+				break
+			}
+			if !f.derivedFrom(id) {
+				fs = append(fs, f)
+				break
+			}
+		}
+	}
+	return fs
+}
+
+// object returns the jq object construction of fields: {a, b, "c-d":
+// .["c-d"]}.
+func object(fields []*field) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		if isIdent(f.name) {
+			parts[i] = f.name
+		} else {
+			parts[i] = jqString(f.name) + ": " + path(f.name)
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// identifying returns the fields of proj that identify and describe a
+// record: its identifier and its title.
+func identifying(rs roles, proj []*field) []*field {
+	var fs []*field
+	for _, f := range proj {
+		if f == rs.first(roleID) || slices.Contains(rs[roleText], f) {
 			fs = append(fs, f)
 		}
 	}
 	return fs
+}
+
+// largeRecords is the mean size, in bytes, of the object records from
+// which the recipes that output records output the fields that identify
+// them instead (see brief): ten whole records would not fit in an answer
+// of the default threshold, 1,600 tokens.
+const largeRecords = 512
+
+// brief returns the jq suffix that projects a record to the fields proj
+// (those that identify it) plus about (when not nil and not among them),
+// for records whose mean size is largeRecords or more, and "" otherwise:
+// whole records are printed, and the lookup of one record stays the way to
+// get it whole.
+func brief(a *analysis, proj []*field, about *field) string {
+	if len(proj) == 0 || a.objects == 0 || a.bytes/a.objects < largeRecords {
+		return ""
+	}
+	fs := proj
+	if about != nil && !slices.Contains(proj, about) {
+		fs = append(slices.Clip(proj), about)
+	}
+	return " | " + object(fs)
 }
 
 // optionalField returns the field missing from the most objects among those

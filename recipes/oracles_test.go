@@ -249,34 +249,17 @@ func oShapes(_ recipes.Recipe, recs []any) []any {
 	return countGroups(sets, func(v any) any { return v }, "fields", true)
 }
 
-// leafPaths adds the leaf paths of v under prefix to set, spelled like the
-// recipe: fields joined with '.', array elements as [].
-func leafPaths(v any, prefix string, set map[string]bool) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			p := k
-			if prefix != "" {
-				p = prefix + "." + k
-			}
-			leafPaths(e, p, set)
-		}
-	case []any:
-		for _, e := range v {
-			leafPaths(e, prefix+"[]", set)
-		}
-	default:
-		set[prefix] = true
-	}
-}
-
-func oLeafPaths(_ recipes.Recipe, recs []any) []any {
+// oNested lists, for each field whose value is an object, its fields as
+// "field.sub", counted over the records.
+func oNested(_ recipes.Recipe, recs []any) []any {
 	var all []any
-	for _, v := range recs {
-		set := map[string]bool{}
-		leafPaths(v, "", set)
-		for p := range set {
-			all = append(all, p)
+	for _, o := range objects(recs) {
+		for k, v := range o.(map[string]any) {
+			if sub, ok := v.(map[string]any); ok {
+				for s := range sub {
+					all = append(all, k+"."+s)
+				}
+			}
 		}
 	}
 	return countGroups(all, func(v any) any { return v }, "path", false)
@@ -396,24 +379,6 @@ func asciiLower(s string) string {
 		}
 		return r
 	}, s)
-}
-
-var wordRE = regexp.MustCompile(`[a-z]{3,}`)
-
-func oWords(_ recipes.Recipe, recs []any) []any {
-	var ws []any
-	for _, o := range objects(recs) {
-		if s, ok := get(o, "text").(string); ok {
-			for _, w := range wordRE.FindAllString(asciiLower(s), -1) {
-				ws = append(ws, w)
-			}
-		}
-	}
-	var out []any
-	for _, g := range countGroups(ws, func(v any) any { return v }, "word", true) {
-		out = append(out, g)
-	}
-	return head(out, 20)
 }
 
 func oDups(_ recipes.Recipe, recs []any) []any {

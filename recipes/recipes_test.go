@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/itchyny/gojq"
 
+	"github.com/zircote/lro-go/internal/fuzzrecords"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -258,11 +259,14 @@ func FuzzShellQuote(f *testing.F) {
 	})
 }
 
-// FuzzGeneric feeds arbitrary samples (one record per line) to Generic and
-// For: they must not panic, must return 10 numbered recipes whose filters
-// compile, and gojq must run them on the sample without an error. Each
-// execution compiles and runs 20 jq programs, so minimizing a new input is
-// slow; fuzz with a short -fuzzminimizetime (for example 5s).
+// FuzzGeneric feeds arbitrary samples to Generic and For: the lines of data
+// (one record per line), then the records that gen describes (see package
+// fuzzrecords: arrays of floats, arrays of arrays, nulls, mixed types,
+// unicode keys, very long strings, deep nesting), one per line. They must
+// not panic, must return 10 numbered recipes whose filters compile, and
+// gojq must run them on the sample without an error. Each execution
+// compiles and runs 20 jq programs, so minimizing a new input is slow; fuzz
+// with a short -fuzzminimizetime (for example 5s).
 func FuzzGeneric(f *testing.F) {
 	for _, tc := range genericCases {
 		var b bytes.Buffer
@@ -270,17 +274,27 @@ func FuzzGeneric(f *testing.F) {
 			b.Write(raw)
 			b.WriteByte('\n')
 		}
-		f.Add(b.Bytes())
+		f.Add(b.Bytes(), []byte(nil))
 	}
-	f.Add([]byte("{\"a-b\":{\"if\":[1,{\"x\":null}]},\"1\":true}\n\"s\"\n3\n[]\nnull\nnot json\n{\"line\":\"x\",\"text\":2}"))
-	f.Add([]byte(`{"id":"1","title":null,"namespace":7,"memory_type":[],"tags":"x"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 2048 {
+	f.Add([]byte("{\"a-b\":{\"if\":[1,{\"x\":null}]},\"1\":true}\n\"s\"\n3\n[]\nnull\nnot json\n{\"line\":\"x\",\"text\":2}"), []byte(nil))
+	f.Add([]byte(`{"id":"1","title":null,"namespace":7,"memory_type":[],"tags":"x"}`), []byte(nil))
+	f.Fuzz(func(t *testing.T, data, gen []byte) {
+		if len(data) > 2048 || len(gen) > 512 {
 			t.Skip("bounded input")
+		}
+		lines := bytes.Split(data, []byte("\n"))
+		if len(gen) > 0 {
+			for _, r := range fuzzrecords.Generate(gen) {
+				l, err := json.Marshal(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, l)
+			}
 		}
 		var smp []json.RawMessage
 		var records []any
-		for _, l := range bytes.Split(data, []byte("\n")) {
+		for _, l := range lines {
 			smp = append(smp, l)
 			var v any
 			if json.Unmarshal(l, &v) == nil {

@@ -18,6 +18,7 @@ const (
 	maxScanBytes     = 4096
 	maxDistinct      = 64
 	maxValueBytes    = 200
+	maxDerived       = 64 // fields of a record compared with each other
 )
 
 // bounded returns the leading records of sample that are examined.

@@ -38,7 +38,10 @@
 // A condition on an array holds when the array, or any of its elements,
 // meets it: {"tags": "cache"}, {"labels.name": "bug"}. A missing field is
 // null. count=true gives only the number of matching records; fields
-// shows only some fields of each, by path.
+// shows only some fields of each, by path. Without fields, matching records
+// that do not fit inline are offloaded, and the answer leads with their
+// number and the fields that identify the first ten (those the listing
+// recipe of the generic library chooses, such as number and title).
 //
 // A where filter runs as one of three jq programs of this package, whose
 // text is fixed: the paths and values reach them as the values of jq

@@ -45,8 +45,7 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 	if !core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records}) {
 		return out
 	}
-	var d struct{ Offloaded bool }
-	if sc, ok := out.StructuredContent.(json.RawMessage); ok && json.Unmarshal(sc, &d) == nil && d.Offloaded {
+	if offloaded(out) {
 		lead := fmt.Sprintf("The result (%d results) is above the %d-token threshold, so it was written to a new offloaded file instead of shown here; the descriptor below tells how to query it.",
 			len(res.spans), c.ThresholdTokens)
 		out.Content = append([]mcp.Content{&mcp.TextContent{Text: lead}}, out.Content...)
@@ -55,6 +54,13 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 		out.Content = append(out.Content, &mcp.TextContent{Text: note})
 	}
 	return out
+}
+
+// offloaded reports whether out is the descriptor of an offloaded answer.
+func offloaded(out *mcp.CallToolResult) bool {
+	var d struct{ Offloaded bool }
+	sc, ok := out.StructuredContent.(json.RawMessage)
+	return ok && json.Unmarshal(sc, &d) == nil && d.Offloaded
 }
 
 // core returns the offload pipeline's configuration of the tools, for

@@ -419,6 +419,11 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 		return nil, err
 	}
 	out := c.answer(ctx, header, label, res)
+	if w := req.Where; w != nil && !w.Count && string(w.Fields) == "[]" && offloaded(out) {
+		if lead := wherePreview(res, c.ThresholdTokens); lead != "" {
+			out.Content = append([]mcp.Content{&mcp.TextContent{Text: lead}}, out.Content...)
+		}
+	}
 	if req.Where != nil && matchedNone(req.Where, res) {
 		if absent := c.absentPaths(ctx, file, req.Where); len(absent) > 0 {
 			out.Content = append(out.Content, &mcp.TextContent{Text: fmt.Sprintf(

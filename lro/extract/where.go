@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // The where argument of lro_extract is a filter a model fills like any tool
@@ -312,4 +315,74 @@ func whereProgram(w *whereFilter) (*program, error) {
 		return nil, err
 	}
 	return &program{query: q, names: whereNames, values: []any{conds, fields}, slurp: w.Count || w.Absent, raw: w.Absent}, nil
+}
+
+// maxPreview is the most matching records that the answer of a where
+// filter without fields names when the records themselves were offloaded.
+const maxPreview = 10
+
+// wherePreview returns the text that leads the answer of a where filter
+// without fields whose matching records (res) did not fit inline: their
+// number, the fields that identify the first of them (those of the
+// listing recipe that the generic library gives the matches, such as
+// number and title), and how to get the rest. It stays within a quarter of
+// threshold tokens, and is "" when the matches have no such fields.
+func wherePreview(res *results, threshold int) string {
+	n := min(len(res.spans), maxPreview)
+	sample := make([]json.RawMessage, n)
+	records := make([]any, 0, n)
+	for i := range n {
+		sample[i] = res.text(i)
+		var v any
+		if json.Unmarshal(sample[i], &v) == nil {
+			records = append(records, v)
+		}
+	}
+	rs, memory := recipes.Select(recipes.Light, sample)
+	var list *recipes.Recipe
+	for i := range rs {
+		if rs[i].Label == "list" || memory && rs[i].Label == "IDs+titles" {
+			list = &rs[i]
+		}
+	}
+	if list == nil {
+		return ""
+	}
+	q, err := gojq.Parse(list.Filter)
+	if err != nil {
+		return ""
+	}
+	var lines []string
+	var fields []string
+	size := 0
+	for _, r := range records {
+		iter := q.Run(r)
+		v, ok := iter.Next()
+		if !ok {
+			continue
+		}
+		if _, isErr := v.(error); isErr {
+			continue
+		}
+		b, err := gojq.Marshal(v)
+		if err != nil {
+			continue
+		}
+		if size += estimate.Bytes(b); size > threshold/4 {
+			break
+		}
+		if o, ok := v.(map[string]any); ok && fields == nil {
+			for k := range o {
+				fields = append(fields, k)
+			}
+			slices.Sort(fields)
+		}
+		lines = append(lines, string(b))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	f, _ := json.Marshal(fields)
+	return fmt.Sprintf("%d records match. The first %d, by the fields that identify them:\n%s\nThe whole records are in the offloaded file described below; to have other fields inline, ask again with fields, such as fields=%s.",
+		len(res.spans), len(lines), strings.Join(lines, "\n"), f)
 }

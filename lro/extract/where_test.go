@@ -353,3 +353,45 @@ func TestWhereAbsentField(t *testing.T) {
 		})
 	}
 }
+
+// TestWherePreview filters records of about 3 KB, as a code-hosting REST
+// API returns issues, without fields: the matches do not fit inline, so
+// they are offloaded, and the answer leads with their number and the
+// fields that identify the first ones (number and title), and says how to
+// get other fields inline.
+func TestWherePreview(t *testing.T) {
+	body := strings.Repeat("Steps to reproduce: run the server under load and watch the logs. ", 40)
+	records := make([]any, 200)
+	for i := range records {
+		n := 1000 + i
+		records[i] = map[string]any{
+			"url": fmt.Sprintf("https://api.github.com/repos/o/r/issues/%d", n), "id": 2000000 + 7*n, "number": n,
+			"title": fmt.Sprintf("Crash number %d under load", i), "state": []string{"open", "closed"}[i%2],
+			"user": map[string]any{"login": "octocat", "id": 1}, "comments": i % 7, "body": body,
+			"created_at": fmt.Sprintf("2025-01-%02dT10:00:00Z", 1+i%28), "locked": false, "active_lock_reason": nil,
+		}
+	}
+	dir := t.TempDir()
+	path := offload(t, dir, "full", records)
+	cs := session(t, &extract.Options{Dir: dir})
+	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{
+		"file_path": path,
+		"where":     map[string]any{"state": "open"},
+	})
+	if isErr {
+		t.Fatal(texts)
+	}
+	lead := texts[0]
+	for _, want := range []string{"100 records match", `"number":1000`, `"title":"Crash number 0 under load"`, "fields="} {
+		if !strings.Contains(lead, want) {
+			t.Errorf("the answer does not lead with %q:\n%s", want, lead)
+		}
+	}
+	if strings.Contains(lead, "Steps to reproduce") || strings.Contains(lead, "api.github.com") {
+		t.Errorf("the lead shows more than the identifying fields:\n%s", lead)
+	}
+	all := strings.Join(texts, "\n")
+	if !strings.Contains(all, `"offloaded":true`) {
+		t.Errorf("the matching records were not offloaded:\n%.500s", all)
+	}
+}
