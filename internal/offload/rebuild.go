@@ -17,10 +17,10 @@ import (
 // Rebuild puts an offloaded file back together: given its header and its
 // record lines, it returns the JSON of the tool result they came from
 // ({"content": [...], "structuredContent": ...}), or, for a result set
-// handed over with Provide, the JSON array of its records. Text items that
-// held JSON, and texts that repeated the structured content, come back in
-// compact form; everything else comes back byte for byte (rows printed as
-// text are printed again, as they were).
+// handed over with Provide, the JSON array of its records. Everything comes
+// back byte for byte (rows printed as text and JSON texts are printed again,
+// as they were), but a JSON text that no layout gives back, which comes back
+// in compact form, and the structured content, which comes back compact.
 func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 	var root *node
 	if h.Result == nil {

@@ -690,8 +690,8 @@ func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 }
 
 // sameJSON reports whether text is the JSON of the valid JSON value doc, up
-// to white space: a copy that the file can give back exactly, as doc's
-// compact form.
+// to white space: a copy that the file gives back from doc, printed in the
+// text's layout (or compact, when none gives it back).
 func sameJSON(text string, doc []byte) bool {
 	t := trimSpace(readOnlyBytes(text))
 	if bytes.Equal(t, doc) {
