@@ -143,7 +143,11 @@ func textLayout(text string) (words string, ok bool) {
 		return "", false
 	}
 	var tries []layout
-	if len(doc) > 2 && (doc[0] == '{' || doc[0] == '[') && (doc[1] == '\n' || doc[1] == '\r') {
+	switch {
+	case doc[0] != '{' && doc[0] != '[':
+		// A number, string or literal is printed as written.
+		return layout{form: "compact", lead: lead, trail: trail}.String(), true
+	case len(doc) > 2 && (doc[1] == '\n' || doc[1] == '\r'):
 		l := layout{form: "indent", crlf: doc[1] == '\r'}
 		i := 2
 		if l.crlf {
@@ -158,7 +162,7 @@ func textLayout(text string) (words string, ok bool) {
 			return "", false
 		}
 		tries = append(tries, l)
-	} else {
+	default:
 		tries = append(tries, layout{form: "compact"}, layout{form: "spaced"})
 		if doc[0] == '[' {
 			tries = append(tries, layout{form: "rows"}, layout{form: "rows", crlf: true})
@@ -211,8 +215,17 @@ func (l layout) print(w io.Writer, doc []byte) error {
 		return err
 	}
 	out := &lineEnds{w: w, crlf: l.crlf}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
-	if l.form == "rows" {
+	var dec *jsontext.Decoder
+	if len(doc) > 0 && (doc[0] == '{' || doc[0] == '[') {
+		dec = jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+	}
+	switch {
+	case dec == nil:
+		// A number, string or literal, as written.
+		if _, err := w.Write(doc); err != nil {
+			return err
+		}
+	case l.form == "rows":
 		// jsontext has no such form: the elements are compacted one at a
 		// time.
 		if dec.PeekKind() != '[' {
@@ -244,7 +257,7 @@ func (l layout) print(w io.Writer, doc []byte) error {
 		if _, err := out.Write(append(buf, ']')); err != nil {
 			return err
 		}
-	} else {
+	default:
 		enc := jsontext.NewEncoder(out, l.options()...)
 		for {
 			tok, err := dec.ReadToken()

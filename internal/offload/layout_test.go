@@ -96,6 +96,8 @@ func jsonTexts(t *testing.T) []struct {
 		{"white space around the document", " \t\r\n" + indented + "\n\n", "indent=2 lead=strn trail=nn", false},
 		{"CRLF without a final newline", strings.ReplaceAll(indented, "\n", "\r\n"), "indent=2 crlf", false},
 		{"rows with CRLF", strings.ReplaceAll(printed(t, "sqlite_json.json"), "\n", "\r\n"), "rows crlf trail=rn", false},
+		{"a number and a newline", strings.Repeat("1234567890", 8) + "\n", "compact trail=n", false},
+		{"a string", `"two  spaces, \u00e9, ` + strings.Repeat("and more ", 8) + `"`, "", false},
 		{"spacing no printer makes", `{"a" : [1,2], "b":[ ]}`, "", true},
 		{"lines that end both ways", strings.Replace(indented, "\n", "\r\n", 3), "", true},
 		{"more white space after it than a layout keeps", indented + strings.Repeat("\n", maxAround+1), "", true},
@@ -136,7 +138,9 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 				if structured != "" {
 					res.StructuredContent = json.RawMessage(structured)
 				}
-				if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+				c := testConfig(t)
+				c.Always = true
+				if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
 					t.Fatalf("%s: not offloaded", with)
 				}
 				h, _, rebuilt := readBack(t, res)
