@@ -20,7 +20,8 @@
 // nil *Options is the specification's defaults, and [LoadOptions] reads
 // them from the specification's TOML file and environment variables.
 // [StartJanitor] deletes the files once their time to live has passed.
-// [GuardNullArguments] keeps go-sdk from crashing on null arguments.
+// [GuardNullArguments] keeps go-sdk from crashing on null arguments and on
+// resources/read of a uri holding a control character.
 //
 // # The file
 //

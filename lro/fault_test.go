@@ -616,7 +616,7 @@ func rerunAsNobody(t *testing.T) {
 	if err := copyFile(exe, bin); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1", "-test.timeout=2m")
+	cmd := exec.Command(bin, "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1", "-test.timeout=10m") // minutes on a loaded machine
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp, "GOCOVERDIR="+tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/offload"
 )
 
 // Middleware returns server middleware that offloads the results of the named
@@ -73,15 +75,22 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 
 // GuardNullArguments is server middleware that turns the arguments of a
 // tools/call that are JSON null into {}, which means the same: no arguments.
+// It also answers a resources/read whose uri holds a control character
+// (NUL, BEL, DEL...) with an invalid-params error naming it.
 //
 // go-sdk v1.8.0 decodes null arguments into a nil map and then panics,
 // crashing the whole server process, when it applies the defaults of a typed
 // tool's input schema to it; a Go client that passes a nil map sends exactly
-// that. Install it once per server, before any other middleware that reads
-// arguments:
+// that. It answers a resources/read of such a uri with an error it cannot
+// encode, and ends the connection (a stdio server exits), whether or not
+// the server has resources. Install it once per server, before any other
+// middleware that reads arguments:
 //
 //	s.AddReceivingMiddleware(lro.GuardNullArguments)
+//
+// extract.AddTools guards resources/read itself.
 func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
+	next = offload.GuardResourceURIs(next)
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && string(bytes.TrimSpace(r.Params.Arguments)) == "null" {
 			r.Params.Arguments = json.RawMessage("{}")

@@ -26,11 +26,11 @@ import (
 // Bounds of TestSignalStopsCalls. The calls could run for signalTimeout;
 // the server must be gone within signalExit of the signal, ten times less,
 // so that a server that waits for its calls cannot pass by luck, and one
-// that stops them has seconds to spare on a loaded machine (it needs a kill
+// that stops them has half a minute on a loaded machine (it needs a kill
 // and a few writes).
 const (
-	signalTimeout = 30 * time.Second
-	signalExit    = 3 * time.Second
+	signalTimeout = 5 * time.Minute
+	signalExit    = signalTimeout / 10
 	signalCalls   = 4 // extract.DefaultWorkers: all of them busy
 )
 

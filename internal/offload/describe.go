@@ -5,9 +5,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"iter"
 	pathpkg "path"
 	"path/filepath"
 	"reflect"
+	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -47,16 +50,17 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 			in.ToolPath = pathpkg.Base(in.Path)
 		}
 	}
+	var schema map[string]any
 	if c.wantsSchema() && t.schema != nil {
 		// The schema of the lines themselves: what the records hold at
 		// this detail level, not all that their Go type could hold.
-		s := t.schema.Schema()
+		schema = t.schema.Schema()
 		if st := structType(call.RecordType); st != nil {
 			r, _ := reflectedSchema(st)
-			descriptor.Annotate(s, r, c.SchemaDescriptions)
+			descriptor.Annotate(schema, r, c.SchemaDescriptions)
 		}
 		// Encoded once, not with each encoding of the descriptor below.
-		raw, err := marshal(s)
+		raw, err := marshal(schema)
 		if err != nil {
 			return nil, err
 		}
@@ -71,41 +75,256 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 	if inline == 0 {
 		inline = p.tokens
 	}
-	// What is saved is what the client would have received inline less
-	// what it receives instead: the descriptor twice (as the text item and
-	// as the structured content) and the resource link. The descriptor is
-	// measured as sent with the first estimate in its guidance (a few
-	// digits more or less do not matter to a figure given as "~N").
-	in.Saved = inline
-	resp := c.build(in, p, c.Profile)
-	data, err := marshal(resp)
-	if err != nil || resp.Guidance == "" {
-		return data, err
-	}
-	in.Saved = inline - 2*c.Tokenizer.Tokens(data)
+	linkTokens := 0
 	if link != nil {
 		l, err := json.Marshal(link)
 		if err != nil {
 			return nil, err
 		}
-		in.Saved -= c.Tokenizer.Tokens(l)
+		linkTokens = c.Tokenizer.Tokens(l)
 	}
-	if data, err = marshal(c.build(in, p, c.Profile)); err != nil {
-		return nil, err
+	// encode returns the descriptor of in and its size in tokens. What is
+	// saved is what the client would have received inline less what it
+	// receives instead: the descriptor twice (as the text item and as the
+	// structured content) and the resource link. The descriptor is
+	// measured as sent with the first estimate in its guidance (a few
+	// digits more or less do not matter to a figure given as "~N").
+	encode := func(in descriptor.Input) ([]byte, int, error) {
+		in.Saved = inline
+		resp := c.build(in, p, c.Profile)
+		data, err := marshal(resp)
+		if err != nil {
+			return nil, 0, err
+		}
+		if resp.Guidance != "" {
+			in.Saved = inline - 2*c.Tokenizer.Tokens(data) - linkTokens
+			if data, err = marshal(c.build(in, p, c.Profile)); err != nil {
+				return nil, 0, err
+			}
+		}
+		return data, c.Tokenizer.Tokens(data), nil
 	}
-	if c.Tokenizer.Tokens(data) > maxDescriptorTokens {
-		// Names or values of the records too long to show (a key of a
-		// megabyte in the line schema, say): the bare pointer.
-		return marshal(c.build(in, p, descriptor.ProfileBarePointer))
+	data, tokens, err := encode(in)
+	if err != nil || tokens <= maxDescriptorTokens {
+		return data, err
 	}
-	return data, nil
+	if schema != nil {
+		// Too large with the whole line schema (records of many nested
+		// objects, such as an API's pull requests): the schema trimmed,
+		// less deep, then less wide, so that the recipes stay.
+		schemaTokens := c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
+		room := maxDescriptorTokens - (tokens - schemaTokens)
+		var first []byte
+		if len(t.sample) > 0 {
+			first = t.sample[0]
+		}
+		fits := func(s []byte) bool { return c.Tokenizer.Tokens(s) <= room }
+		for trimmed := range trimmings(schema, memberNames(first), fits) {
+			in.LineSchema = json.RawMessage(trimmed)
+			if data, tokens, err = encode(in); err != nil || tokens <= maxDescriptorTokens {
+				return data, err
+			}
+		}
+	}
+	// Still too large (names or values of the records too long to show in
+	// the recipes or the summary): the bare pointer, the last resort.
+	return marshal(c.build(in, p, descriptor.ProfileBarePointer))
 }
 
 // maxDescriptorTokens bounds a descriptor, about three times the largest
-// of the profiles on ordinary records. One that would be larger (names or
-// values of tens of kilobytes in the line schema, the recipes or the
-// summary) is the bare pointer instead.
+// of the profiles on ordinary records. One that would be larger (a line
+// schema of records of many nested objects, say) has its line schema
+// trimmed (see trimmings), and is the bare pointer only if that is not
+// enough.
 const maxDescriptorTokens = 4096
+
+// trimmings yields the encodings of line schemas trimmed from schema that
+// fit (by fits, given the encoding), most detailed first, for a descriptor
+// too large with schema itself: schema with the objects and arrays from
+// each depth down, the deepest first, described by their type alone; then
+// with the properties of the record, in turn, halved, keeping the required
+// ones first, each group in the order of order (the first record's names)
+// and then by name; then the record's type alone. Each validates every
+// line schema does (a trimmed part admits any value of its type), and says
+// in a "$comment" what it leaves out and where to see it.
+func trimmings(schema map[string]any, order []string, fits func([]byte) bool) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		// try yields the trimming to depth and width if it fits, and
+		// reports whether to go on.
+		try := func(depth, width int) bool {
+			t := trimmer{depth: depth, width: width, order: order}
+			s := t.trim(schema, "", 0)
+			s["$comment"] = t.comment()
+			raw, err := marshal(s)
+			if err != nil || !fits(raw) {
+				return true
+			}
+			return yield(raw)
+		}
+		for depth := schemaDepth(schema) - 1; depth >= 1; depth-- {
+			if !try(depth, -1) {
+				return
+			}
+		}
+		props, _ := schema["properties"].(map[string]any)
+		for width := len(props) / 2; width > 0; width /= 2 {
+			if !try(1, width) {
+				return
+			}
+		}
+		try(0, -1)
+	}
+}
+
+// schemaDepth returns how many levels of properties and items schema
+// describes.
+func schemaDepth(schema map[string]any) int {
+	d := 0
+	if props, ok := schema["properties"].(map[string]any); ok {
+		for _, p := range props {
+			if ps, ok := p.(map[string]any); ok {
+				d = max(d, 1+schemaDepth(ps))
+			}
+		}
+	}
+	if items, ok := schema["items"].(map[string]any); ok {
+		d = max(d, 1+schemaDepth(items))
+	}
+	return d
+}
+
+// trimmer trims a line schema: below depth, objects and arrays are
+// described by their type alone; the record's properties beyond width,
+// when width is not negative, are not named.
+type trimmer struct {
+	depth, width int
+	order        []string // names of the record's properties, the first kept first
+	cut          string   // the jq path of the first object or array described by its type alone
+	unnamed      int      // properties of the record not named
+	named        int      // properties of the record named
+}
+
+// trim returns a copy of s, the schema of the values at the jq path path,
+// depth levels into the record, trimmed.
+func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any {
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		switch k {
+		case "properties", "required", "items":
+		default:
+			out[k] = v
+		}
+	}
+	_, hasProps := s["properties"]
+	_, hasItems := s["items"]
+	if depth >= t.depth {
+		if t.cut == "" && (hasProps || hasItems) {
+			t.cut = path
+		}
+		return out
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		out["items"] = t.trim(items, path+"[]", depth+1)
+	}
+	props, ok := s["properties"].(map[string]any)
+	if !ok {
+		return out
+	}
+	required, _ := s["required"].([]string)
+	isRequired := make(map[string]bool, len(required))
+	for _, name := range required {
+		isRequired[name] = true
+	}
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same example path in the comment every time
+	if depth == 0 && t.width >= 0 && len(names) > t.width {
+		rank := make(map[string]int, len(t.order))
+		for i, name := range t.order {
+			if _, ok := rank[name]; !ok {
+				rank[name] = i
+			}
+		}
+		sort.Slice(names, func(i, j int) bool {
+			a, b := names[i], names[j]
+			if isRequired[a] != isRequired[b] {
+				return isRequired[a]
+			}
+			ra, oka := rank[a]
+			rb, okb := rank[b]
+			switch {
+			case oka && okb:
+				return ra < rb
+			case oka != okb:
+				return oka
+			}
+			return a < b
+		})
+		t.unnamed = len(names) - t.width
+		names = names[:t.width]
+	}
+	if depth == 0 {
+		t.named = len(names)
+	}
+	kept := make(map[string]any, len(names))
+	var keptRequired []string
+	for _, name := range names {
+		p, _ := props[name].(map[string]any)
+		kept[name] = t.trim(p, path+jqKey(name), depth+1)
+		if isRequired[name] {
+			keptRequired = append(keptRequired, name)
+		}
+	}
+	out["properties"] = kept
+	if len(keptRequired) > 0 {
+		out["required"] = keptRequired
+	}
+	return out
+}
+
+// memberNames returns the names of the members of rec, in order, when it
+// is an object.
+func memberNames(rec []byte) []string {
+	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	var names []string
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			break
+		}
+		names = append(names, tok.String())
+		if dec.SkipValue() != nil {
+			break
+		}
+	}
+	return names
+}
+
+// comment says what the trimming left out, and where to see it.
+func (t *trimmer) comment() string {
+	var b strings.Builder
+	b.WriteString("Trimmed to keep the descriptor small:")
+	switch {
+	case t.depth == 0:
+		b.WriteString(" the records' contents are not described.")
+	case t.cut != "":
+		levels := "levels"
+		if t.depth == 1 {
+			levels = "level"
+		}
+		fmt.Fprintf(&b, " objects and arrays %d %s into a record (such as %s) are described by their type alone.", t.depth, levels, t.cut)
+	}
+	if t.unnamed > 0 {
+		fmt.Fprintf(&b, " %d of the record's %d properties are named, required ones first; the others are allowed and not described.", t.named, t.named+t.unnamed)
+	}
+	b.WriteString(" Line 2 of the file is a whole record.")
+	return b.String()
+}
 
 // marshal returns the JSON of v as the model reads it: with <, > and &
 // as they are, not escaped for HTML (\u003e costs three o200k tokens more

@@ -43,6 +43,36 @@ func Stat(pid int) (state byte, ppid int, start string, err error) {
 	return f[0][0], ppid, f[19], err
 }
 
+// CPU returns the processor time process pid has used (user and system),
+// and that of its children it has waited for, from /proc/pid/stat: unlike
+// the time on the wall, what a bounded process uses does not grow when
+// other processes load the machine.
+func CPU(pid int) (self, children time.Duration, err error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, err
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, 0, errors.New("malformed /proc/pid/stat")
+	}
+	f := strings.Fields(string(b[i+1:])) // from field 3, the state
+	if len(f) < 15 {
+		return 0, 0, errors.New("malformed /proc/pid/stat")
+	}
+	var ticks [4]int64 // utime, stime, cutime, cstime: fields 14 to 17
+	for j := range ticks {
+		if ticks[j], err = strconv.ParseInt(f[11+j], 10, 64); err != nil {
+			return 0, 0, err
+		}
+	}
+	return time.Duration(ticks[0]+ticks[1]) * clockTick, time.Duration(ticks[2]+ticks[3]) * clockTick, nil
+}
+
+// clockTick is the unit of the times of /proc/pid/stat: USER_HZ, which is
+// 100 on every Linux architecture (sysconf(_SC_CLK_TCK)).
+const clockTick = time.Second / 100
+
 // Children returns the living (not zombie) child processes of pid.
 func Children(pid int) []Proc {
 	ents, _ := os.ReadDir("/proc")

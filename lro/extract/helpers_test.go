@@ -156,3 +156,12 @@ func ulidFor(t testing.TB, n int) ulid.ULID {
 	id[15] = byte(n)
 	return id
 }
+
+// wallBound is how long, on the wall clock, a test lets a call bounded by
+// the time limit limit take: ten times the limit plus one second, so that
+// load and -race, which stretch every call, never reach it, and only a
+// call that is not bounded does. How long past its limit a call ends is
+// measured by BenchmarkTimeLimit.
+func wallBound(limit time.Duration) time.Duration {
+	return 10 * (limit + time.Second)
+}

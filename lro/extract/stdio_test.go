@@ -3,6 +3,7 @@ package extract_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/s3test"
@@ -95,5 +97,16 @@ func TestStdio(t *testing.T) {
 		if res.IsError != tc.isError || !slices.ContainsFunc(strings.Split(tc.want, "|"), func(w string) bool { return strings.Contains(text, w) }) {
 			t.Errorf("%s(%v): %v %.200q, want %v and %q", tc.tool, tc.args, res.IsError, text, tc.isError, tc.want)
 		}
+	}
+	// go-sdk v1.8.0 cannot encode its answer to a resources/read of a
+	// uri holding a control character, and ended the server: AddTools
+	// refuses it first, and the server goes on.
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "lro://results/\x07"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "U+0007") {
+		t.Errorf("resources/read of a uri holding BEL: %v, want an invalid-params error naming U+0007", err)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Errorf("the server does not answer after it: %v", err)
 	}
 }

