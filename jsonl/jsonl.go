@@ -209,7 +209,9 @@ type Placement struct {
 	FinalNewline bool `json:"final_newline,omitempty"`
 	// Layout is, for rows, what printing the records in their format needs
 	// besides them, in a few words (such as the quoting of CSV fields or the
-	// separator row of a Markdown table), never data.
+	// separator row of a Markdown table), never data; for records InText,
+	// how the text's JSON document is spaced, in a few words (such as
+	// "indent=2 trail=n", as jq prints), never data; empty for compact JSON.
 	Layout string `json:"layout,omitempty"`
 }
 
@@ -222,6 +224,9 @@ type Copy struct {
 	At string `json:"at"`           // the pointer of the copy
 	Of string `json:"of"`           // the pointer of the value it repeats
 	As string `json:"as,omitempty"` // "" for the JSON of the value, "string" for the same string
+	// Layout is, for the JSON of the value, how it is spaced, in a few
+	// words, never data (see [Placement.Layout]); empty for compact JSON.
+	Layout string `json:"layout,omitempty"`
 }
 
 // Options configure [Create]. A nil *Options uses every default. Create

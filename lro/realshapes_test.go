@@ -156,7 +156,12 @@ func TestRealShapes(t *testing.T) {
 			if o.err != nil {
 				t.Fatal(o.err)
 			}
-			checkExactRebuild(t, o)
+			if why, ok := spacedByHand[it.Name]; ok {
+				t.Logf("compared with its JSON text compacted: %s", why)
+				checkRebuilt(t, o.want, o.rebuilt)
+			} else {
+				checkExactRebuild(t, o)
+			}
 			if o.wantRecords > 0 && len(o.records) != o.wantRecords {
 				t.Errorf("%d records, want %d: one per row or element", len(o.records), o.wantRecords)
 			}
@@ -171,6 +176,13 @@ func TestRealShapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// spacedByHand are the corpus items whose JSON text, as recorded from its
+// source, no printer's layout gives back: package offload's one exception,
+// they come back compact.
+var spacedByHand = map[string]string{
+	"world-countries/json": `countries.json indents each "srp" translation's members by 14 spaces where all others at that depth have 16`,
 }
 
 // checkExactRebuild checks that the file rebuilds the result byte for byte

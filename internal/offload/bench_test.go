@@ -58,24 +58,37 @@ func BenchmarkApply(b *testing.B) {
 			Provenance: map[string]any{"confidence": 0.5 + float64(i%50)/100, "trust_level": "verified", "source_type": "agent", "agent": "claude"},
 		}
 	}
-	data, err := json.Marshal(recs)
+	compact, err := json.Marshal(recs)
 	if err != nil {
 		b.Fatal(err)
 	}
-	text := string(data)
+	indented, err := json.MarshalIndent(recs, "", "  ")
+	if err != nil {
+		b.Fatal(err)
+	}
 	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
 	c.Create = func(op string, o *jsonl.Options) (*jsonl.Writer, error) {
 		return jsonl.NewWriter(op, func(string) (jsonl.Sink, error) { return discard{}, nil }, o)
 	}
 	describe := func() Call { return Call{Tool: "recall"} }
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-		c.Apply(context.Background(), describe, res, nil, nil)
-		if sc, ok := res.StructuredContent.(json.RawMessage); !ok || !bytes.HasPrefix(sc, []byte(`{"offloaded":true`)) {
-			b.Fatalf("not offloaded: %.200s", sc)
-		}
+	// The text as json.Marshal prints it, and as JSON.stringify(x, null, 2)
+	// and json.MarshalIndent do, whose layout is read and checked.
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"compact", compact}, {"indent=2", indented}} {
+		b.Run(tc.name, func(b *testing.B) {
+			text := string(tc.data)
+			b.SetBytes(int64(len(tc.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+				c.Apply(context.Background(), describe, res, nil, nil)
+				if sc, ok := res.StructuredContent.(json.RawMessage); !ok || !bytes.HasPrefix(sc, []byte(`{"offloaded":true`)) {
+					b.Fatalf("not offloaded: %.200s", sc)
+				}
+			}
+		})
 	}
 }
 

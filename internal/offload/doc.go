@@ -51,11 +51,22 @@
 // only when printing their records gives the text back byte for byte; any
 // other text stays lines.
 //
+// A JSON text comes back byte for byte too: the placement of its records
+// (or its copy, below) has the "layout" of its white space, such as
+// "indent=2" for JSON.stringify(x, null, 2), "spaced" for Python's
+// json.dumps(x), "indent=2 trail=n" for jq, "rows trail=n" for the sqlite3
+// shell's -json mode, with "crlf" for lines ended by "\r\n" (see layout).
+// It is kept only when printing the document back with it gives the text
+// byte for byte. The one exception: a JSON text spaced as no layout says (by
+// hand, or mixing line ends) comes back in compact form.
+//
 // Nothing is kept twice: a text item that repeats the structured content
-// holds null and is listed in "copies"; a string of the structured content
-// that is a text item's text (server-filesystem sends {"content": text}
-// beside the text) holds null and is listed in "copies" as a "string" copy
-// of that text item. [Rebuild] puts a file back together into the result it
+// as JSON (server-memory sends JSON.stringify(x, null, 2) of it) holds null
+// and is listed in "copies" with its layout; a string of the structured
+// content that is a text item's text, given back byte for byte
+// (server-filesystem sends {"content": text} beside the text, whether lines
+// or JSON), holds null and is listed in "copies" as a "string" copy of that
+// text item. [Rebuild] puts a file back together into the result it
 // came from.
 //
 // The work is linear in the result's size, whatever its number of items,

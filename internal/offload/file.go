@@ -46,7 +46,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		h.RecordsAt = append(h.RecordsAt, jsonl.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
 	}
 	for _, cp := range p.copies {
-		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of, As: cp.as})
+		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
 	}
 	if err := w.WriteHeader(h); err != nil {
 		return nil, nil, err

@@ -56,8 +56,10 @@ func TestRebuild(t *testing.T) {
 		want       string // the rebuilt result
 		lines      int
 	}{
-		{"an array as text", []string{`[1, 2.50, 1e400]`}, "",
-			`{"content":[{"type":"text","text":"[1,2.50,1e400]"}]}`, 3},
+		{"an array as text, spaced as printed", []string{`[1, 2.50, 1e400]`}, "",
+			`{"content":[{"type":"text","text":"[1, 2.50, 1e400]"}]}`, 3},
+		{"a JSON text spaced as no printer does comes back compact", []string{`[1 , 2.50]`}, "",
+			`{"content":[{"type":"text","text":"[1,2.50]"}]}`, 2},
 		{"members whose names need escaping in a pointer", []string{`{"a/b~c":[1,2],"n":"x"}`}, "",
 			`{"content":[{"type":"text","text":"{\"a/b~c\":[1,2],\"n\":\"x\"}"}]}`, 2},
 		{"duplicate names: the last array holds the records", []string{`{"r":[1],"r":[2,3]}`}, "",

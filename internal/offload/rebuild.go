@@ -17,10 +17,10 @@ import (
 // Rebuild puts an offloaded file back together: given its header and its
 // record lines, it returns the JSON of the tool result they came from
 // ({"content": [...], "structuredContent": ...}), or, for a result set
-// handed over with Provide, the JSON array of its records. Text items that
-// held JSON, and texts that repeated the structured content, come back in
-// compact form; everything else comes back byte for byte (rows printed as
-// text are printed again, as they were).
+// handed over with Provide, the JSON array of its records. Everything comes
+// back byte for byte (rows printed as text and JSON texts are printed again,
+// as they were), but a JSON text that no layout gives back, which comes back
+// in compact form, and the structured content, which comes back compact.
 func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 	var root *node
 	if h.Result == nil {
@@ -96,7 +96,11 @@ func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if root, err = root.set(pl.InText, &node{raw: quote(string(doc.encode(nil)))}); err != nil {
+		text, err := printText(doc, pl.Layout)
+		if err != nil {
+			return nil, fmt.Errorf("offload: text at %q: %w", pl.InText, err)
+		}
+		if root, err = root.set(pl.InText, text); err != nil {
 			return nil, err
 		}
 	}
@@ -105,11 +109,14 @@ func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		v := &node{raw: quote(string(of.encode(nil)))}
+		var v *node
 		switch cp.As {
 		case "":
+			if v, err = printText(of, cp.Layout); err != nil {
+				return nil, fmt.Errorf("offload: copy at %q: %w", cp.At, err)
+			}
 		case "string":
-			if of.kind != 0 || len(of.raw) == 0 || of.raw[0] != '"' {
+			if cp.Layout != "" || of.kind != 0 || len(of.raw) == 0 || of.raw[0] != '"' {
 				return nil, fmt.Errorf("offload: copy of %q, which is not a string", cp.Of)
 			}
 			v = &node{raw: of.raw}
@@ -123,12 +130,27 @@ func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
 	return root.encode(nil), nil
 }
 
+// printText returns the text of the JSON value doc printed with the layout
+// words (see layout), as a JSON string.
+func printText(doc *node, words string) (*node, error) {
+	l, err := parseLayout(words)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := l.print(&b, doc.encode(nil)); err != nil {
+		return nil, err
+	}
+	return &node{raw: quote(b.String())}, nil
+}
+
 // node is a JSON value that keeps its scalars as written: objects and
 // arrays are parsed, everything else is raw.
 type node struct {
 	kind  byte // '{', '[' or 0 for a raw scalar
 	raw   []byte
-	keys  []string
+	keys  []string // the names of an object's members
+	names [][]byte // and each as written
 	elems []*node
 }
 
@@ -149,16 +171,18 @@ func readNode(dec *jsontext.Decoder) (*node, error) {
 		}
 		n := &node{kind: '{'}
 		for dec.PeekKind() != '}' {
-			tok, err := dec.ReadToken()
+			// The name is kept as written, and read for pointers.
+			raw, err := dec.ReadValue()
 			if err != nil {
 				return nil, err
 			}
-			name := tok.String()
+			name, _ := jsontext.AppendUnquote(nil, raw) // valid but for its UTF-8, which is replaced
+			n.names = append(n.names, bytes.Clone(raw))
 			e, err := readNode(dec)
 			if err != nil {
 				return nil, err
 			}
-			n.keys = append(n.keys, name)
+			n.keys = append(n.keys, string(name))
 			n.elems = append(n.elems, e)
 		}
 		_, err := dec.ReadToken()
@@ -190,11 +214,11 @@ func (n *node) encode(b []byte) []byte {
 	switch n.kind {
 	case '{':
 		b = append(b, '{')
-		for i, k := range n.keys {
+		for i := range n.keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, quote(k)...)
+			b = append(b, n.names[i]...)
 			b = append(b, ':')
 			b = n.elems[i].encode(b)
 		}

@@ -119,6 +119,7 @@ type run struct {
 	inText       string // pointer of the text item whose JSON document holds them, if any
 	count        int
 	finalNewline bool // asLines: the text ended with a newline
+	exact        bool // the text of a text item's run comes back byte for byte
 
 	doc        []byte // asArray, asValue: the document holding the records
 	start, end int    // the span of the array or value in doc
@@ -126,8 +127,9 @@ type run struct {
 	text       string // asLines, asRows: the text (asLines: without its final newline)
 	firstLine  int    // asLines: the number of the first line
 
-	format, layout string   // asRows: the table's format and layout
-	rows           [][]byte // asRows: the records
+	format string   // asRows: the table's format
+	layout string   // asRows: the table's layout; inText: the JSON text's (see layout)
+	rows   [][]byte // asRows: the records
 
 	// elems are the spans of the elements of an asArray run in
 	// doc[start:end], noted by the read that counted them so that the
@@ -148,7 +150,7 @@ const maxKept = 1 << 12
 // repeats the JSON of another value (for example the text a typed tool adds
 // beside its structured content), or, as "string", a string that is the
 // same as a text item's text.
-type copyOf struct{ at, of, as string }
+type copyOf struct{ at, of, as, layout string }
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
@@ -216,7 +218,10 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 				p.beside = append(p.beside, besideValue{path: path(), what: "content item"})
 			}
 		case copies[i]:
-			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent"})
+			// Printed back in its layout, or compact when none gives it
+			// back.
+			l, _ := textLayout(it.text.Text)
+			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent", layout: l})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
@@ -229,7 +234,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			if ru.as != asLines {
 				p.beside = append(p.beside, besideMembers(path()+".text", ru)...)
 			}
-			if ru.as == asLines || ru.as == asRows {
+			if ru.exact {
 				kept.add(it.text.Text, at)
 			}
 		}
@@ -403,6 +408,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
 			ru.inText = at
+			ru.layout, ru.exact = textLayout(text)
 			return ru, skeletonOf(ru)
 		}
 		if jsontext.Value(doc).Kind() == '[' {
@@ -415,11 +421,11 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		}
 	}
 	if tab, ok := tabular.Read(text); ok {
-		ru := &run{at: at, as: asRows, text: text, format: tab.Format, layout: tab.Layout, rows: tab.Records, count: len(tab.Records)}
+		ru := &run{at: at, as: asRows, text: text, format: tab.Format, layout: tab.Layout, rows: tab.Records, count: len(tab.Records), exact: true}
 		_ = ru.read(p.t) // valid: tabular wrote them
 		return ru, []byte(`""`)
 	}
-	ru := &run{at: at, as: asLines, text: text, firstLine: p.nextLine}
+	ru := &run{at: at, as: asLines, text: text, firstLine: p.nextLine, exact: true}
 	if text != "" {
 		t := text
 		if strings.HasSuffix(t, "\n") {
@@ -684,8 +690,8 @@ func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 }
 
 // sameJSON reports whether text is the JSON of the valid JSON value doc, up
-// to white space: a copy that the file can give back exactly, as doc's
-// compact form.
+// to white space: a copy that the file gives back from doc, printed in the
+// text's layout (or compact, when none gives it back).
 func sameJSON(text string, doc []byte) bool {
 	t := trimSpace(readOnlyBytes(text))
 	if bytes.Equal(t, doc) {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/fuzzrecords"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
 )
@@ -203,7 +204,8 @@ func TestStringCopies(t *testing.T) {
 		{"a short string is not worth a copy", []string{"short\ntext"}, `{"content":"short\ntext"}`, nil},
 		{"the second of two texts", []string{"other text, not repeated, of some length to hold the records", long}, `{"a":1,"text":` + string(quote(long)) + `,"b":{}}`,
 			[]jsonl.Copy{{At: "/structuredContent/text", Of: "/content/1/text", As: "string"}}},
-		{"a text that was JSON: no copy (it may come back compact)", []string{`{"k":"` + strings.Repeat("v", 80) + `"}`}, `{"s":` + string(quote(`{"k":"`+strings.Repeat("v", 80)+`"}`)) + `}`, nil},
+		{"a text that was JSON, printed back exactly", []string{`{"k": "` + strings.Repeat("v", 80) + `"}`}, `{"s":` + string(quote(`{"k": "`+strings.Repeat("v", 80)+`"}`)) + `}`,
+			[]jsonl.Copy{{At: "/structuredContent/s", Of: "/content/0/text", As: "string"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -246,8 +248,11 @@ func filePath(t *testing.T, res *mcp.CallToolResult) string {
 
 // FuzzTextRoundTrip offloads any text, alone, beside a structured content
 // that repeats it ({"content": text}, as server-filesystem sends), or twice:
-// whether it is read as rows, lines or a string copy, the file rebuilds the
-// result byte for byte.
+// whether it is read as rows, lines, a JSON document or a string copy, the
+// file rebuilds the result byte for byte, but for a JSON text that no layout
+// gives back, which comes back compact. With gen, the text is records shaped
+// as real tools return them (package fuzzrecords) printed as a printer does
+// (see jsonPrinters), or a page of them: it comes back byte for byte.
 func FuzzTextRoundTrip(f *testing.F) {
 	for _, name := range []string{"single_tuple_rows.txt", "python_csv_quote_all.csv", "lists_nested.txt", "tuple_of_tuples.txt"} {
 		data, err := os.ReadFile(filepath.Join("..", "tabular", "testdata", name))
@@ -255,7 +260,16 @@ func FuzzTextRoundTrip(f *testing.F) {
 			f.Fatal(err)
 		}
 		for mode := range uint8(3) {
-			f.Add(string(data), mode)
+			f.Add(string(data), mode, []byte(nil))
+		}
+	}
+	for _, name := range []string{"node_indent2.json", "python_default.json", "python_crlf.json", "jq_default.json", "sqlite_json.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "printers", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for mode := range uint8(3) {
+			f.Add(string(data), mode, []byte(nil))
 		}
 	}
 	for _, s := range []string{
@@ -264,44 +278,171 @@ func FuzzTextRoundTrip(f *testing.F) {
 		"| a | b |\n|:-:|--:|\n| 1 | 2 |\n| 3 | 4 |",
 		"a\tb\n1\t2\n3\t4",
 		"plain text, with a comma\nand another line\n",
+		"[1 , 2]",
+		"{\"a\":[\n1]}\n",
 	} {
 		for mode := range uint8(3) {
-			f.Add(s, mode)
+			f.Add(s, mode, []byte(nil))
 		}
 	}
-	f.Fuzz(func(t *testing.T, text string, mode uint8) {
-		if len(text) > 1<<16 || jsontext.Value(trimSpace([]byte(text))).IsValid(decodeOptions...) {
-			return // a JSON document comes back compact, as TestRebuild says
+	for i := range len(jsonPrinters) {
+		for mode := range uint8(3) {
+			f.Add("", mode+3*uint8(i), []byte{byte(i), 7, 200, 13, 0, 255, 42})
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string, mode uint8, gen []byte) {
+		if len(text) > 1<<16 || len(gen) > 512 {
+			return // bound the work per input
+		}
+		printed := len(gen) > 0
+		if printed {
+			var v any = fuzzrecords.Generate(gen)
+			if gen[0]%2 == 1 {
+				v = map[string]any{"total": 1000, "items": v, "next": "c2"}
+			}
+			var err error
+			if text, err = jsonPrinters[int(mode/3)%len(jsonPrinters)].print(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// What the file must give back: the text, or a JSON text that no
+		// layout gives back, compact where its records were taken from it.
+		backs := []string{text}
+		if doc := trimSpace([]byte(text)); len(doc) > 0 && jsontext.Value(doc).IsValid(decodeOptions...) {
+			if _, ok := textLayout(text); !ok {
+				if printed {
+					t.Fatalf("%q: no layout gives it back", text)
+				}
+				c := jsontext.Value(bytes.Clone(doc))
+				if err := c.Compact(); err != nil {
+					t.Fatal(err)
+				}
+				backs = append(backs, string(c))
+			}
 		}
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		var sc json.RawMessage
 		switch mode % 3 {
 		case 1:
-			sc, err := json.Marshal(map[string]string{"content": text})
-			if err != nil {
+			var err error
+			if sc, err = json.Marshal(map[string]string{"content": text}); err != nil {
 				return
 			}
-			res.StructuredContent = json.RawMessage(sc)
+			res.StructuredContent = sc
 		case 2:
 			res.Content = append(res.Content, &mcp.TextContent{Text: text})
 		}
-		want, err := json.Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		n := len(res.Content)
 		c := testConfig(t)
 		c.Always = true
 		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
 			t.Fatal("not offloaded")
 		}
 		_, _, rebuilt := readBack(t, res)
-		var a, b any // compared as values: strings may be escaped otherwise
-		if json.Unmarshal(want, &a) != nil || json.Unmarshal(rebuilt, &b) != nil {
+		var got any // compared as values: strings may be escaped otherwise
+		if json.Unmarshal(rebuilt, &got) != nil {
 			t.Fatalf("not JSON: %s", rebuilt)
 		}
-		if diff := cmp.Diff(a, b); diff != "" {
-			t.Fatalf("rebuilt otherwise (-want +got):\n%s", diff)
+		var diff string
+		for _, back := range backs {
+			want := &mcp.CallToolResult{}
+			for range n {
+				want.Content = append(want.Content, &mcp.TextContent{Text: back})
+			}
+			if sc != nil {
+				want.StructuredContent = sc
+			}
+			data, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w any
+			if err := json.Unmarshal(data, &w); err != nil {
+				t.Fatal(err)
+			}
+			if diff = cmp.Diff(w, got); diff == "" {
+				return
+			}
 		}
+		t.Fatalf("rebuilt otherwise (-want +got):\n%s", diff)
 	})
+}
+
+// jsonPrinters print a JSON value as the printers of real servers do, each
+// made here independently of package offload's printer: Go's encoding/json,
+// and the others by their rules on its output.
+var jsonPrinters = []struct {
+	name  string
+	print func(v any) (string, error)
+}{
+	{"JSON.stringify(v), json.Marshal", func(v any) (string, error) { b, err := json.Marshal(v); return string(b), err }},
+	{"JSON.stringify(v, null, 2)", indentedBy("  ", "", "")},
+	{"json.dumps(v, indent=4)", indentedBy("    ", "", "")},
+	{"json.dumps(v, indent=0)", indentedBy("", "", "")},
+	{"jq --tab .", indentedBy("\t", "", "\n")},
+	{"jq .", indentedBy("  ", "", "\n")},
+	{"json.dumps(v, indent=2) in CRLF text mode", indentedBy("  ", "\r\n", "\n")},
+	{"white space around", indentedBy("  ", "", " \n\n")},
+	{"json.dumps(v)", spaced},
+	{"sqlite3 -json", func(v any) (string, error) {
+		recs, ok := v.([]any)
+		if !ok {
+			b, err := json.Marshal(v)
+			return string(b) + "\n", err
+		}
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, r := range recs {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			line, err := json.Marshal(r)
+			if err != nil {
+				return "", err
+			}
+			b.Write(line)
+		}
+		b.WriteString("]\n")
+		return b.String(), nil
+	}},
+}
+
+// indentedBy returns a printer of json.MarshalIndent by indent, with the
+// line ends nl (when not "\n") and trail after the document.
+func indentedBy(indent, nl, trail string) func(v any) (string, error) {
+	return func(v any) (string, error) {
+		b, err := json.MarshalIndent(v, "", indent)
+		s := string(b) + trail
+		if nl != "" {
+			s = strings.ReplaceAll(s, "\n", nl)
+		}
+		return s, err
+	}
+}
+
+// spaced prints v as Python's json.dumps does by default: ", " between
+// elements and members, ": " after names, from Go's compact JSON.
+func spaced(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var out []byte
+	in := false // within a string
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		out = append(out, c)
+		switch {
+		case in && c == '\\':
+			i++
+			out = append(out, b[i])
+		case c == '"':
+			in = !in
+		case !in && (c == ',' || c == ':'):
+			out = append(out, ' ')
+		}
+	}
+	return string(out), nil
 }
 
 // TestRebuildRefusesBadRowsAndCopies: a header that does not fit its lines

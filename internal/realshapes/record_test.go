@@ -399,16 +399,13 @@ func (r *recorder) sqlite() {
 		out := r.run("", "sqlite3", args...)
 		e := entry{Name: c.name, Source: "sqlite3", Version: sqliteVersion,
 			Command: "sqlite3 " + strings.ReplaceAll(fmt.Sprintf("%q", c.args), "\\t", "TAB") + " orders.db '" + query + "'", Grow: c.grow}
-		switch c.name {
-		case "sqlite3/csv", "sqlite3/json":
+		if c.name == "sqlite3/csv" || c.name == "sqlite3/json" {
 			e.Records = rows
-		case "sqlite3/markdown":
-			// A cell's second line is a row of its own, as a reader of
-			// Markdown tables sees it.
-			e.Records = strings.Count(out, "\n") - 2
 		}
-		// sqlite3's TSV does not quote: a newline in a value splits its
-		// row, so no row count is stated.
+		// sqlite3's TSV does not quote, and its Markdown prints a newline
+		// in a cell as a line break (not a Markdown table any more: its
+		// text stays lines): a newline in a value splits its row, so no
+		// row count is stated for either.
 		r.add(e, text(out))
 	}
 	r.add(entry{Name: "python/csv", Source: "Python csv.writer (default dialect excel: CRLF line ends, minimal quoting)", Version: pyVersion,
@@ -513,16 +510,18 @@ func (r *recorder) countries() {
 	if _, err := dec.Token(); err != nil {
 		r.t.Fatal(err)
 	}
-	var elems []string
 	for range n {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			r.t.Fatal(err)
 		}
-		elems = append(elems, string(raw))
 	}
-	// The file indents by four spaces: the first n elements as it writes them.
-	docText := "[\n    " + strings.Join(elems, ",\n    ") + "\n]"
+	// The file's bytes up to the end of its nth element, then its own end
+	// (white space, "]" and its final line end): its first n elements as it
+	// writes them, indented by four spaces with CRLF line ends.
+	end := bytes.LastIndexByte(doc, ']')
+	end = len(bytes.TrimRight(doc[:end], " \t\r\n"))
+	docText := string(doc[:dec.InputOffset()]) + string(doc[end:])
 	r.add(entry{Name: "world-countries/json", Source: "world-countries countries.json (ODbL), the first 8 countries", Version: countriesPkg,
 		Command: "npm pack " + countriesPkg + "; package/countries.json, its first 8 elements as the file writes them", Records: n, Grow: growth{By: "json"}}, text(docText))
 

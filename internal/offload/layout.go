@@ -1,0 +1,329 @@
+package offload
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// layout is how a printer spaced a JSON text: what Rebuild needs, besides
+// the document, to give the text back byte for byte. It is written in a
+// placement's (or a copy's) "layout" as a few space-separated words, never
+// data:
+//
+//   - the form: "compact" (no white space, as JSON.stringify(x),
+//     json.Marshal, jq -c), "spaced" (", " and ": ", Python's json.dumps
+//     default), "indent=N" or "indent=tab" (one member or element a line,
+//     indented by N spaces or a tab a level, ": " after names, empty
+//     objects and arrays as {} and []: JSON.stringify(x, null, N),
+//     json.dumps(x, indent=N), json.MarshalIndent, jq), or "rows" (an array
+//     whose elements are compact, one a line, after "[" and before "]":
+//     the sqlite3 shell's -json mode);
+//   - "crlf" when the lines end with "\r\n" (else "\n");
+//   - "lead=" and "trail=" the white space before and after the document,
+//     a letter a byte: s (space), t (tab), n (\n), r (\r).
+//
+// The empty layout is the compact form: the text of a compact document,
+// and of any JSON text that no layout gives back (it comes back compact).
+type layout struct {
+	form        string // "compact", "spaced", "indent" or "rows"
+	indent      string // for "indent": the unit of indentation
+	crlf        bool
+	lead, trail string
+}
+
+// The longest indentation unit and white space around a document a layout
+// keeps: printers indent by a few spaces, and end with a newline or two.
+const (
+	maxIndent = 16
+	maxAround = 16
+)
+
+// String returns l as its words.
+func (l layout) String() string {
+	w := []string{l.form}
+	if l.form == "indent" {
+		if l.indent == "\t" {
+			w[0] = "indent=tab"
+		} else {
+			w[0] = "indent=" + strconv.Itoa(len(l.indent))
+		}
+	}
+	if l.crlf {
+		w = append(w, "crlf")
+	}
+	if l.lead != "" {
+		w = append(w, "lead="+spaceWord(l.lead))
+	}
+	if l.trail != "" {
+		w = append(w, "trail="+spaceWord(l.trail))
+	}
+	if len(w) == 1 && w[0] == "compact" {
+		return ""
+	}
+	return strings.Join(w, " ")
+}
+
+var errLayout = errors.New("offload: bad JSON text layout")
+
+// parseLayout parses the words of a layout.
+func parseLayout(s string) (layout, error) {
+	l := layout{form: "compact"}
+	if s == "" {
+		return l, nil
+	}
+	words := strings.Split(s, " ")
+	switch form := words[0]; {
+	case form == "compact", form == "spaced", form == "rows":
+		l.form = form
+	case form == "indent=tab":
+		l.form, l.indent = "indent", "\t"
+	case strings.HasPrefix(form, "indent="):
+		n, err := strconv.Atoi(form[len("indent="):])
+		if err != nil || n < 0 || n > maxIndent || form[len("indent="):] != strconv.Itoa(n) {
+			return layout{}, errLayout
+		}
+		l.form, l.indent = "indent", strings.Repeat(" ", n)
+	default:
+		return layout{}, errLayout
+	}
+	words = words[1:]
+	if len(words) > 0 && words[0] == "crlf" {
+		l.crlf, words = true, words[1:]
+	}
+	var ok bool
+	if len(words) > 0 && strings.HasPrefix(words[0], "lead=") {
+		if l.lead, ok = spaceOf(words[0][len("lead="):]); !ok {
+			return layout{}, errLayout
+		}
+		words = words[1:]
+	}
+	if len(words) > 0 && strings.HasPrefix(words[0], "trail=") {
+		if l.trail, ok = spaceOf(words[0][len("trail="):]); !ok {
+			return layout{}, errLayout
+		}
+		words = words[1:]
+	}
+	if len(words) > 0 {
+		return layout{}, errLayout
+	}
+	return l, nil
+}
+
+// spaceWord returns the letters of the white space s (see layout).
+func spaceWord(s string) string {
+	return strings.NewReplacer(" ", "s", "\t", "t", "\n", "n", "\r", "r").Replace(s)
+}
+
+// spaceOf is the inverse of spaceWord.
+func spaceOf(w string) (string, bool) {
+	if w == "" || len(w) > maxAround || strings.Trim(w, "stnr") != "" {
+		return "", false
+	}
+	return strings.NewReplacer("s", " ", "t", "\t", "n", "\n", "r", "\r").Replace(w), true
+}
+
+// textLayout returns the layout that prints the JSON document of text (the
+// valid JSON value text holds, with white space around it) back as text,
+// byte for byte; ok is false when none does. It tries the few layouts the
+// text's first bytes allow, each failing at its first byte that differs.
+func textLayout(text string) (words string, ok bool) {
+	b := readOnlyBytes(text)
+	doc := trimSpace(b)
+	if len(doc) == 0 {
+		return "", false
+	}
+	start := len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
+	lead, trail := text[:start], text[start+len(doc):]
+	if len(lead) > maxAround || len(trail) > maxAround {
+		return "", false
+	}
+	var tries []layout
+	switch {
+	case doc[0] != '{' && doc[0] != '[':
+		// A number, string or literal is printed as written.
+		return layout{form: "compact", lead: lead, trail: trail}.String(), true
+	case len(doc) > 2 && (doc[1] == '\n' || doc[1] == '\r'):
+		l := layout{form: "indent", crlf: doc[1] == '\r'}
+		i := 2
+		if l.crlf {
+			i = 3
+		}
+		j := i
+		for j < len(doc) && (doc[j] == ' ' || doc[j] == '\t') {
+			j++
+		}
+		l.indent = string(doc[i:j])
+		if len(l.indent) > maxIndent || (strings.Trim(l.indent, " ") != "" && l.indent != "\t") {
+			return "", false
+		}
+		tries = append(tries, l)
+	default:
+		tries = append(tries, layout{form: "compact"}, layout{form: "spaced"})
+		if doc[0] == '[' {
+			tries = append(tries, layout{form: "rows"}, layout{form: "rows", crlf: true})
+		}
+	}
+	for _, l := range tries {
+		l.lead, l.trail = lead, trail
+		m := &matcher{want: b}
+		if l.print(m, doc) == nil && m.at == len(b) {
+			return l.String(), true
+		}
+	}
+	return "", false
+}
+
+// matcher is a writer that only accepts the bytes of want, in order.
+type matcher struct {
+	want []byte
+	at   int // the bytes of want written so far
+}
+
+var errDiffers = errors.New("offload: the text differs")
+
+func (m *matcher) Write(p []byte) (int, error) {
+	if !bytes.HasPrefix(m.want[m.at:], p) {
+		return 0, errDiffers
+	}
+	m.at += len(p)
+	return len(p), nil
+}
+
+// options returns the jsontext options that print a document in the form
+// of l, keeping its strings and numbers as written.
+func (l layout) options() []jsontext.Options {
+	o := append([]jsontext.Options{jsontext.PreserveRawStrings(true)}, decodeOptions...)
+	switch l.form {
+	case "spaced":
+		o = append(o, jsontext.SpaceAfterColon(true), jsontext.SpaceAfterComma(true))
+	case "indent":
+		o = append(o, jsontext.WithIndent(l.indent))
+	}
+	return o
+}
+
+// print writes the valid JSON value doc to w as laid out by l. It reads doc
+// a token at a time and writes as it goes, holding no copy of it (but of
+// one element of a "rows" array).
+func (l layout) print(w io.Writer, doc []byte) error {
+	if _, err := io.WriteString(w, l.lead); err != nil {
+		return err
+	}
+	out := &lineEnds{w: w, crlf: l.crlf}
+	var dec *jsontext.Decoder
+	if len(doc) > 0 && (doc[0] == '{' || doc[0] == '[') {
+		dec = jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+	}
+	switch {
+	case dec == nil:
+		// A number, string or literal, as written.
+		if _, err := w.Write(doc); err != nil {
+			return err
+		}
+	case l.form == "rows":
+		// jsontext has no such form: the elements are compacted one at a
+		// time.
+		if dec.PeekKind() != '[' {
+			return errLayout
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		buf := []byte{'['}
+		for i := 0; dec.PeekKind() != ']'; i++ {
+			v, err := dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				buf = append(buf, ",\n"...)
+			}
+			n := len(buf)
+			buf = append(buf, v...)
+			c := jsontext.Value(buf[n:])
+			if err := c.Compact(); err != nil {
+				return err
+			}
+			if _, err := out.Write(append(buf[:n], c...)); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if _, err := out.Write(append(buf, ']')); err != nil {
+			return err
+		}
+	default:
+		enc := jsontext.NewEncoder(out, l.options()...)
+		for {
+			tok, err := dec.ReadToken()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := enc.WriteToken(tok); err != nil {
+				return err
+			}
+		}
+		out.held = false // the encoder's newline after the value
+	}
+	_, err := io.WriteString(w, l.trail)
+	return err
+}
+
+// lineEnds writes to w what a printer of JSON writes, with "\r\n" for each
+// "\n" when crlf (a JSON document has no raw line break within a string),
+// holding back a final newline until something follows it.
+type lineEnds struct {
+	w    io.Writer
+	crlf bool
+	held bool
+}
+
+func (e *lineEnds) Write(p []byte) (int, error) {
+	n := len(p)
+	if n == 0 {
+		return 0, nil
+	}
+	if e.held {
+		if err := e.newline(); err != nil {
+			return 0, err
+		}
+		e.held = false
+	}
+	if p[len(p)-1] == '\n' {
+		p, e.held = p[:len(p)-1], true
+	}
+	for e.crlf {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			break
+		}
+		if _, err := e.w.Write(p[:i]); err != nil {
+			return 0, err
+		}
+		if err := e.newline(); err != nil {
+			return 0, err
+		}
+		p = p[i+1:]
+	}
+	if _, err := e.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (e *lineEnds) newline() error {
+	nl := "\n"
+	if e.crlf {
+		nl = "\r\n"
+	}
+	_, err := io.WriteString(e.w, nl)
+	return err
+}
