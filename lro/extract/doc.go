@@ -134,8 +134,10 @@
 //     The worker may take all of it but twice MaxOutputBytes, which the
 //     server keeps for reading the worker's answer: on Linux as address
 //     space beyond what it has at start (RLIMIT_AS; it holds about 12 MiB
-//     then), which bounds its heap and stacks, and as its Go memory limit
-//     (GOMEMLIMIT); on other systems only the latter, a soft limit, applies.
+//     then), which bounds its heap and stacks, and with a Go memory limit
+//     (GOMEMLIMIT) of three quarters of it, so that the collector works hard
+//     before the kernel's limit; on other systems only the latter, a soft
+//     limit, applies.
 //     Once the worker has ended, the server builds the answer (at most
 //     MaxOutputBytes, an eighth of MaxMemoryBytes at most) within
 //     MaxMemoryBytes. A worker uses one processor (GOMAXPROCS=1);

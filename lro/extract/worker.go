@@ -102,6 +102,13 @@ func (l limits) workerMemory() int64 {
 	return l.MaxMemoryBytes - 2*int64(l.MaxOutputBytes)
 }
 
+// softLimit is the worker's Go memory limit (GOMEMLIMIT) for a share of
+// memory: three quarters of it, so that the collector works
+// hard before the kernel's limit (RLIMIT_AS, which also counts freed
+// address space the runtime keeps mapped) is reached; an answer of
+// MaxOutputBytes built at the edge of the share failed otherwise.
+func softLimit(share int64) int64 { return share / 4 * 3 }
+
 func (l limits) config() *config {
 	return &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
 		MaxOutputBytes: l.MaxOutputBytes, MaxResults: l.MaxResults, MaxMemoryBytes: l.MaxMemoryBytes}}
@@ -179,7 +186,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	// The environment is kept for what the program needs to start (the
 	// query sees none of it: env and $ENV are empty).
 	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
-		"GOMEMLIMIT="+strconv.FormatInt(c.limits().workerMemory(), 10))
+		"GOMEMLIMIT="+strconv.FormatInt(softLimit(c.limits().workerMemory()), 10))
 	cmd.Stdin = &in
 	cmd.ExtraFiles = []*os.File{fd3}
 	cmd.SysProcAttr = sysProcAttr()
