@@ -115,7 +115,10 @@ func buildQuickStart(t *testing.T) string {
 // lro.LoadOptions.
 func TestQuickStart(t *testing.T) {
 	bin := buildQuickStart(t)
-	const ttl = 20 * time.Second // the Quick start sweeps every quarter of it
+	// The Quick start sweeps every quarter of the TTL. The TTL leaves the
+	// check, on a loaded machine, time to run the recipes on each file
+	// before it expires.
+	const ttl = time.Minute
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	config := filepath.Join(dir, "atlatl.toml")
@@ -135,8 +138,8 @@ func TestQuickStart(t *testing.T) {
 		"-operation", "list_orders",
 		"-output-dir", out,
 		"-ttl", ttl.String(),
-		// Generous: the server sweeps every 5 s.
-		"-cleanup-within", "1m",
+		// Generous: the server sweeps every 15 s.
+		"-cleanup-within", "2m",
 		"-fallback",
 		"-v",
 		"--", bin, "-config", config,
