@@ -19,6 +19,12 @@
 //	-out path     the report, relative to the module root unless absolute (default BENCHMARKS.md)
 //	-chart path   the chart, relative to the module root unless absolute (default docs/benchmarks.svg)
 //	-benchtime d  replace every benchmark's -benchtime, for a quick trial run
+//	-hand         measure nothing: only copy by-hand.md, the figures measured
+//	              one at a time, into the report's section of them
+//
+// The report ends with the figures measured one at a time by other tests and
+// benchmarks (each with its command), kept by hand in by-hand.md: every run
+// copies that file into the report unchanged.
 package main
 
 import (
@@ -61,10 +67,18 @@ func main() {
 	out := flag.String("out", defaultOut, "the report, relative to the module root")
 	chart := flag.String("chart", defaultChart, "the chart, relative to the module root")
 	benchtime := flag.String("benchtime", "", "replace every benchmark's -benchtime (for a quick trial run)")
+	handOnly := flag.Bool("hand", false, "measure nothing: only copy by-hand.md into the report")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "benchreport: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
+	}
+	if *handOnly {
+		if err := copyHand(context.Background(), *out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	command := strings.Join(append([]string{baseCommand}, os.Args[1:]...), " ")
 	if err := run(context.Background(), command, *out, *chart, *benchtime); err != nil {
@@ -107,7 +121,7 @@ func run(ctx context.Context, command, outPath, chartPath, benchtime string) err
 	}
 	fmt.Printf("machine: %s, %d logical CPUs, %s, %s\n%s\nload average: %s\n", m.CPU, m.Cores, m.OS, bytesIEC(m.MemBytes), m.Go, loads(m.LoadStart))
 
-	r := &report{Started: started, Command: command, Machine: m}
+	r := &report{Started: started, Command: command, Machine: m, Hand: byHand}
 
 	// Benchmarks, in go test subprocesses.
 	cs := comparisons
@@ -222,6 +236,33 @@ func run(ctx context.Context, command, outPath, chartPath, benchtime string) err
 		return err
 	}
 	fmt.Printf("wrote %s and %s in %s\n", outPath, chartPath, r.Elapsed.Round(time.Second))
+	return nil
+}
+
+// copyHand replaces the section measured one at a time of the report at
+// outPath with by-hand.md, leaving the measured sections as they are.
+func copyHand(ctx context.Context, outPath string) error {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("the go tool: %w", err)
+	}
+	root, err := moduleRoot(ctx, goTool)
+	if err != nil {
+		return err
+	}
+	path := inRoot(root, outPath)
+	md, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := spliceHand(string(md), byHand)
+	if err != nil {
+		return fmt.Errorf("%s: %w", outPath, err)
+	}
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("copied internal/benchreport/by-hand.md into %s\n", outPath)
 	return nil
 }
 

@@ -38,6 +38,7 @@ func testReportPending(t *testing.T, pendingExtract bool) *report {
 		Runs:    append(planRuns(comparisons), flatRun),
 		ShellNs: 4.2e6,
 		ShellN:  shellRuns,
+		Hand:    "## Measured one at a time\n\nA figure, with its command.\n",
 	}
 	results := map[string][]benchResult{
 		"./lro":       mustParse(t, "testdata/bench-lro.txt"),
