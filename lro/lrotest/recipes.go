@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -547,7 +548,7 @@ func fieldRefs(filter string) (filterRefs, error) {
 		return filterRefs{}, err
 	}
 	w := &refWalker{built: map[string]bool{}}
-	w.query(q)
+	w.walk(reflect.ValueOf(q))
 	refs := filterRefs{all: w.all}
 	for _, r := range w.record {
 		if !w.entries || r[0] != "key" && r[0] != "value" {
@@ -573,22 +574,43 @@ func (w *refWalker) add(chain []string) {
 	}
 }
 
-func (w *refWalker) query(qs ...*gojq.Query) {
-	for _, q := range qs {
-		if q == nil {
-			continue
+// walk visits every node of the syntax tree below v, in order.
+func (w *refWalker) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
 		}
-		for _, fd := range q.FuncDefs {
-			w.query(fd.Body)
+		switch n := v.Interface().(type) {
+		case *gojq.Term:
+			w.term(n)
+			return
+		case *gojq.ObjectKeyVal:
+			key, constKey := n.Key, n.Key != ""
+			if n.KeyString != nil && n.KeyString.Queries == nil {
+				key, constKey = n.KeyString.Str, true
+			}
+			switch {
+			case !constKey || strings.HasPrefix(key, "$"):
+			case n.Val == nil && n.KeyQuery == nil:
+				w.add([]string{key}) // {a} is {a: .a}
+			default:
+				w.built[key] = true
+			}
+		case *gojq.Func:
+			w.entries = w.entries || n.Name == "to_entries" || n.Name == "with_entries"
 		}
-		w.term(q.Term)
-		w.query(q.Left, q.Right)
-	}
-}
-
-func (w *refWalker) str(s *gojq.String) {
-	if s != nil {
-		w.query(s.Queries...)
+		w.walk(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				w.walk(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			w.walk(v.Index(i))
+		}
 	}
 }
 
@@ -613,75 +635,23 @@ func indexKey(ix *gojq.Index) (name string, isName, isConst bool) {
 	return "", false, false
 }
 
-func (w *refWalker) index(ix *gojq.Index) {
-	w.query(ix.Start, ix.End)
-	w.str(ix.Str)
-}
-
+// term adds the path a term indexes from its input (.a.b, .["a"][0].b),
+// after the paths of the terms within it.
 func (w *refWalker) term(t *gojq.Term) {
-	if t == nil {
-		return
-	}
 	var chain []string
-	relative := false // the chain starts at the input (.)
-	switch t.Type {
-	case gojq.TermTypeIdentity:
-		relative = true
-	case gojq.TermTypeIndex:
-		w.index(t.Index)
+	relative := t.Type == gojq.TermTypeIdentity // the chain starts at the input (.)
+	if t.Type == gojq.TermTypeIndex {
 		name, isName, isConst := indexKey(t.Index)
 		if isName {
 			chain = []string{name}
 		}
 		relative = isConst
-	case gojq.TermTypeFunc:
-		w.entries = w.entries || t.Func.Name == "to_entries" || t.Func.Name == "with_entries"
-		w.query(t.Func.Args...)
-	case gojq.TermTypeObject:
-		for _, kv := range t.Object.KeyVals {
-			key, constKey := kv.Key, kv.Key != ""
-			if kv.KeyString != nil && kv.KeyString.Queries == nil {
-				key, constKey = kv.KeyString.Str, true
-			}
-			switch {
-			case kv.Val == nil && kv.KeyQuery == nil && constKey && !strings.HasPrefix(key, "$"):
-				w.add([]string{key}) // {a} is {a: .a}
-			case constKey && !strings.HasPrefix(key, "$"):
-				w.built[key] = true
-			}
-			w.str(kv.KeyString)
-			w.query(kv.KeyQuery, kv.Val)
-		}
-	case gojq.TermTypeArray:
-		w.query(t.Array.Query)
-	case gojq.TermTypeUnary:
-		w.term(t.Unary.Term)
-	case gojq.TermTypeFormat, gojq.TermTypeString:
-		w.str(t.Str)
-	case gojq.TermTypeIf:
-		w.query(t.If.Cond, t.If.Then)
-		for _, e := range t.If.Elif {
-			w.query(e.Cond, e.Then)
-		}
-		w.query(t.If.Else)
-	case gojq.TermTypeTry:
-		w.query(t.Try.Body, t.Try.Catch)
-	case gojq.TermTypeReduce:
-		w.query(t.Reduce.Query, t.Reduce.Start, t.Reduce.Update)
-	case gojq.TermTypeForeach:
-		w.query(t.Foreach.Query, t.Foreach.Start, t.Foreach.Update, t.Foreach.Extract)
-	case gojq.TermTypeLabel:
-		w.query(t.Label.Body)
-	case gojq.TermTypeQuery:
-		w.query(t.Query)
 	}
 	for _, s := range t.SuffixList {
 		if s.Index == nil {
 			continue // iteration: the existence check looks through arrays
 		}
-		w.index(s.Index)
-		name, isName, isConst := indexKey(s.Index)
-		switch {
+		switch name, isName, isConst := indexKey(s.Index); {
 		case !relative:
 		case isName:
 			chain = append(chain, name)
@@ -691,5 +661,6 @@ func (w *refWalker) term(t *gojq.Term) {
 			chain, relative = nil, false
 		}
 	}
+	w.walk(reflect.ValueOf(t).Elem())
 	w.add(chain)
 }
