@@ -2,6 +2,7 @@ package lrotest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -104,7 +105,7 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 		}
 		if c.srv.CleanupInterval > 0 && dir != "" && c.plant == nil && c.cfg.Level >= 2 {
 			// Plant once the server has made its folder.
-			c.plantExpired(dir, cmpOr(nameOp, c.srv.Operation))
+			c.plantExpired(dir, cmp.Or(nameOp, c.srv.Operation))
 		}
 	}
 	var header map[string]any
@@ -121,13 +122,6 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 	if c.cfg.Level >= 2 {
 		c.checkLevel2(ctx, lc, desc, f)
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // doc is a JSON document of a result, and where it is.
@@ -443,7 +437,7 @@ func (c *checker) checkFileName(p string, handle bool, start, end time.Time) str
 	case !inCall(ulid.Time(u.Time()), start, end):
 		problems = append(problems, fmt.Sprintf("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), start.UTC().Format(time.RFC3339)))
 	}
-	if dir := cmpOr(c.srv.ClientDir, c.srv.OutputDir); dir != "" && filepath.IsAbs(p) && !sameDir(filepath.Dir(p), dir) {
+	if dir := cmp.Or(c.srv.ClientDir, c.srv.OutputDir); dir != "" && filepath.IsAbs(p) && !sameDir(filepath.Dir(p), dir) {
 		problems = append(problems, fmt.Sprintf("the file is in %s, not in the output folder %s", filepath.Dir(p), dir))
 	}
 	c.check("L1.file.name", problems)

@@ -2,6 +2,7 @@ package lrotest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -160,7 +161,7 @@ type planted struct {
 // and modification time lie the TTL plus one minute in the past, and an
 // unrelated file.
 func (c *checker) plantExpired(dir, op string) {
-	op = cmpOr(op, "lrotest")
+	op = cmp.Or(op, "lrotest")
 	p := &planted{at: time.Now()}
 	c.plant = p
 	p.created = p.at.Add(-c.srv.TTL - time.Minute)
