@@ -49,19 +49,14 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 	c.begin(lc.label)
 	defer c.end(scopeLarge)
 	start := time.Now()
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: lc.args})
+	res, failed := c.call(ctx, c.cs, lc.args)
 	end := time.Now()
 	var desc map[string]any
-	switch {
-	case err != nil:
-		c.fail("L1.offload.large", "the call failed: %v", err)
-	case res.IsError:
-		c.fail("L1.offload.large", "the tool returned an error: %s", oneLine(resultText(res), 200))
-	default:
-		if desc = findDescriptor(res, false); desc == nil {
-			c.fail("L1.offload.large", "the result is inline (%d characters of text), not offloaded; give large arguments whose result set is above the threshold of %d tokens",
-				len(resultText(res)), c.srv.ThresholdTokens)
-		}
+	if failed != "" {
+		c.fail("L1.offload.large", "%s", failed)
+	} else if desc = findDescriptor(res, false); desc == nil {
+		c.fail("L1.offload.large", "the result is inline (%d characters of text), not offloaded; give large arguments whose result set is above the threshold of %d tokens",
+			len(resultText(res)), c.srv.ThresholdTokens)
 	}
 	if desc == nil {
 		c.block("L1.offload.large")

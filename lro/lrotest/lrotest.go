@@ -471,15 +471,26 @@ type largeCase struct {
 	detail string // the detail level the file must have; "" when unknown
 }
 
+// call calls the tool on cs with args, and returns the result, or why the
+// call failed.
+func (c *checker) call(ctx context.Context, cs *mcp.ClientSession, args map[string]any) (*mcp.CallToolResult, string) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: args})
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("the call failed: %v", err)
+	case res.IsError:
+		return nil, "the tool returned an error: " + oneLine(resultText(res), 200)
+	}
+	return res, ""
+}
+
 func (c *checker) runSmall(ctx context.Context) {
 	c.begin("small")
 	defer c.end(scopeSmall)
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: c.cfg.Small})
+	res, failed := c.call(ctx, c.cs, c.cfg.Small)
 	switch {
-	case err != nil:
-		c.fail("L1.inline.small", "the call failed: %v", err)
-	case res.IsError:
-		c.fail("L1.inline.small", "the tool returned an error: %s", oneLine(resultText(res), 200))
+	case failed != "":
+		c.fail("L1.inline.small", "%s", failed)
 	case findDescriptor(res, true) != nil:
 		c.fail("L1.inline.small", "the result was offloaded (%s); the small arguments must give a result within the threshold of %d tokens",
 			describeDescriptor(findDescriptor(res, true)), c.srv.ThresholdTokens)

@@ -286,17 +286,15 @@ func (c *checker) runFallback(ctx context.Context) {
 		return
 	}
 	const id = "L3.fallback.succeeds"
-	res, err := c.cfg.Fallback.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: c.cfg.Large})
+	res, failed := c.call(ctx, c.cfg.Fallback, c.cfg.Large)
 	var d map[string]any
-	if err == nil && !res.IsError {
+	if failed == "" {
 		d = findDescriptor(res, true)
 	}
 	_, handle := d["handle"]
 	switch {
-	case err != nil:
-		c.fail(id, "the call failed when the file could not be written: %v", err)
-	case res.IsError:
-		c.fail(id, "the tool returned an error when the file could not be written: %s", oneLine(resultText(res), 200))
+	case failed != "":
+		c.fail(id, "the file could not be written, and %s", failed)
 	case handle:
 		c.fail(id, "the result was offloaded: the fallback session's server must not be able to write its results (%s); it keeps them in a store (it gave a handle), which an output folder does not change: give it a store it cannot write to", describeDescriptor(d))
 	case d != nil:
@@ -304,7 +302,7 @@ func (c *checker) runFallback(ctx context.Context) {
 	default:
 		c.pass(id)
 	}
-	if err != nil || res.IsError || d != nil {
+	if failed != "" || d != nil {
 		c.block(id)
 		return
 	}
