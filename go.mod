@@ -15,6 +15,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.7.0
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	gocloud.dev v0.47.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -72,7 +72,7 @@ func TestClientDir(t *testing.T) {
 
 	// The conformance kit reads the file at file_path and runs every recipe
 	// on it, as a client would.
-	lrotest.Run(t, cs, &lrotest.Config{Tool: "items", Large: map[string]any{}, Level: lrotest.Level2})
+	lrotest.Run(t, cs, &lrotest.Config{Tool: "items", Large: map[string]any{}, Level: 2})
 }
 
 // TestClientDirExtractTools: with the extraction tools, which read the

@@ -10,8 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -20,10 +18,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/itchyny/gojq"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/jqcmd"
 	"github.com/zircote/lro-go/internal/jqengines"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/realshapes"
@@ -393,9 +391,9 @@ func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r descriptor.J
 		t.Fatal(err)
 	}
 	records := data[bytes.IndexByte(data, '\n')+1:]
-	want := outputValues(out16, call.raw)
+	want := outputValues(out16, call.JQ.Raw)
 	for _, e := range engs {
-		res, err := e.Run(call.args, records)
+		res, err := e.Run(call.JQ.Args, records)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,14 +401,14 @@ func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r descriptor.J
 			t.Errorf("recipe %d %q under jq %s: exit code %d, stderr %.500s", n, r.Description, e.Version, res.ExitCode, res.Stderr)
 			continue
 		}
-		if diff := cmp.Diff(want, outputValues([]byte(res.Stdout), call.raw), outputApprox); diff != "" {
+		if diff := cmp.Diff(want, outputValues([]byte(res.Stdout), call.JQ.Raw), outputApprox); diff != "" {
 			t.Errorf("recipe %d %q: jq %s differs from jq 1.6 (-1.6 +%s):\n%.2000s", n, r.Description, e.Version, e.Version, diff)
 		}
 	}
-	got, err := call.gojq(records)
+	got, err := runGojq(call, records)
 	if err != nil {
 		t.Errorf("recipe %d %q under gojq: %v", n, r.Description, err)
-	} else if diff := cmp.Diff(want, outputValues(got, call.raw), outputApprox); diff != "" {
+	} else if diff := cmp.Diff(want, outputValues(got, call.JQ.Raw), outputApprox); diff != "" {
 		t.Errorf("recipe %d %q: gojq differs from jq 1.6 (-1.6 +gojq):\n%.2000s", n, r.Description, diff)
 	}
 }
@@ -453,141 +451,24 @@ func outputValues(out []byte, raw bool) []any {
 	return vals
 }
 
-// jqCommand is a recipe command parsed: tail -n +2 FILE | jq ARGS.
-type jqCommand struct {
-	args                       []string // jq's arguments, the filter last
-	slurp, raw, compact, nullI bool
-	vars                       []string // $names of --arg
-	values                     []any
-	filter                     string
+// parseCommand parses a recipe's command, which must read path with
+// tail -n +2 and pipe it into jq.
+func parseCommand(command, path string) (*jqcmd.Command, error) {
+	c, err := jqcmd.Parse(command)
+	if err == nil && (c.File != path || !c.SkipHeader) {
+		err = fmt.Errorf("not tail -n +2 FILE | jq ...: %s", command)
+	}
+	return c, err
 }
 
-// jqFlags matches the jq options recipes use, in one word.
-var jqFlags = regexp.MustCompile(`^-[srcn]+$`)
-
-// parseCommand parses a recipe's command, which must read path with tail
-// and pipe it into jq with plain or single-quoted words.
-func parseCommand(command, path string) (*jqCommand, error) {
-	words, err := shellWords(command)
-	if err != nil {
-		return nil, err
-	}
-	if len(words) < 7 || !reflect.DeepEqual(words[:3], []string{"tail", "-n", "+2"}) || words[3] != path || words[4] != "|" || words[5] != "jq" {
-		return nil, fmt.Errorf("not tail -n +2 FILE | jq ...: %q", words)
-	}
-	c := &jqCommand{args: words[6:]}
-	args := c.args
-	for len(args) > 1 {
-		a := args[0]
-		switch {
-		case a == "--arg" && len(args) >= 4:
-			c.vars, c.values = append(c.vars, "$"+args[1]), append(c.values, args[2])
-			args = args[3:]
-			continue
-		case jqFlags.MatchString(a):
-			c.slurp = c.slurp || strings.Contains(a, "s")
-			c.raw = c.raw || strings.Contains(a, "r")
-			c.compact = c.compact || strings.Contains(a, "c")
-			c.nullI = c.nullI || strings.Contains(a, "n")
-		default:
-			return nil, fmt.Errorf("jq option %q not understood", a)
-		}
-		args = args[1:]
-	}
-	c.filter = args[0]
-	return c, nil
-}
-
-// shellWords splits a command into words: plain words, single-quoted
-// strings and the | operator, as recipes.ShellWord writes them.
-func shellWords(s string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	in := false // a word is being built
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == ' ':
-			if in {
-				words, in = append(words, w.String()), false
-				w.Reset()
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("unterminated quote")
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			in = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			w.WriteByte(s[i])
-			in = true
-		case strings.IndexByte("\"$`;&<>(){}*?[]~#\t\n", c) >= 0:
-			return nil, fmt.Errorf("shell character %q outside quotes", c)
-		default:
-			w.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	return words, nil
-}
-
-// gojq runs the command's jq program with gojq on the record lines, and
+// runGojq runs the command's jq program with gojq on the record lines, and
 // returns what jq would print.
-func (c *jqCommand) gojq(records []byte) ([]byte, error) {
-	q, err := gojq.Parse(c.filter)
+func runGojq(c *jqcmd.Command, records []byte) ([]byte, error) {
+	inputs, err := jqcmd.Inputs(records, false)
 	if err != nil {
 		return nil, err
 	}
-	code, err := gojq.Compile(q, gojq.WithVariables(c.vars))
-	if err != nil {
-		return nil, err
-	}
-	var inputs []any
-	dec := json.NewDecoder(bytes.NewReader(records))
-	for {
-		var v any
-		if err := dec.Decode(&v); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, v)
-	}
-	if c.slurp {
-		inputs = []any{inputs}
-	}
-	if c.nullI {
-		inputs = []any{nil}
-	}
-	var out bytes.Buffer
-	for _, in := range inputs {
-		iter := code.Run(in, c.values...)
-		for {
-			v, ok := iter.Next()
-			if !ok {
-				break
-			}
-			if err, ok := v.(error); ok {
-				return nil, err
-			}
-			if s, ok := v.(string); ok && c.raw {
-				out.WriteString(s)
-			} else {
-				b, err := gojq.Marshal(v)
-				if err != nil {
-					return nil, err
-				}
-				out.Write(b)
-			}
-			out.WriteByte('\n')
-		}
-	}
-	return out.Bytes(), nil
+	return c.JQ.Run(context.Background(), inputs, 1<<30)
 }
 
 // TestRealShapesAnswersFit checks issue 24 on the items whose records are
@@ -625,7 +506,7 @@ func TestRealShapesAnswersFit(t *testing.T) {
 					t.Errorf("recipe %d %q: %v", i+1, r.Description, err)
 					continue
 				}
-				vals := outputValues(out, call.raw)
+				vals := outputValues(out, call.JQ.Raw)
 				first := vals[:min(10, len(vals))]
 				var b strings.Builder
 				for _, v := range first {

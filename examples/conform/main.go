@@ -36,7 +36,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/lrotest"
+	"github.com/zircote/lro-go/recipes"
 )
 
 func main() {
@@ -166,18 +168,21 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(&large, "large", "tool arguments, a JSON `object`, whose result set is above the threshold (required)")
 	fs.Var(&small, "small", "tool arguments, a JSON `object`, whose result set is within the threshold (L1.inline.small is skipped without them)")
 	fs.Var(&details, "details", "comma-separated detail `levels` to call the tool with as well, for example light,medium,full")
-	fs.StringVar(&o.cfg.DetailArgument, "detail-arg", lrotest.DefaultDetailArgument, "the tool `argument` that selects the detail level")
-	fs.StringVar(&o.cfg.DefaultDetail, "default-detail", "", "the detail `level` the tool uses when a call names none (checked when given)")
-	fs.StringVar(&o.cfg.QueryArgument, "query-arg", lrotest.DefaultQueryArgument, "the tool `argument` the header records as its query")
-	fs.IntVar(&o.cfg.ThresholdTokens, "threshold", lrotest.DefaultThresholdTokens, "the server's threshold in `tokens`")
-	fs.StringVar(&o.cfg.Prefix, "prefix", lrotest.DefaultPrefix, "the `prefix` of offloaded file names")
-	fs.StringVar(&o.cfg.Operation, "operation", "", "the `operation` the files must name (checked when given)")
-	fs.StringVar(&o.cfg.OutputDir, "output-dir", "", "the `folder` the files must be in (checked when given)")
+	srv := &lro.Options{}
+	o.cfg.Server = srv
+	var defaultDetail string
+	fs.StringVar(&srv.DetailArgument, "detail-arg", "detail", "the tool `argument` that selects the detail level")
+	fs.StringVar(&defaultDetail, "default-detail", "", "the detail `level` the tool uses when a call names none (checked when given)")
+	fs.StringVar(&srv.QueryArgument, "query-arg", "query", "the tool `argument` the header records as its query")
+	fs.IntVar(&srv.ThresholdTokens, "threshold", 1600, "the server's threshold in `tokens`")
+	fs.StringVar(&srv.Prefix, "prefix", "atlatl", "the `prefix` of offloaded file names")
+	fs.StringVar(&srv.Operation, "operation", "", "the `operation` the files must name (checked when given)")
+	outputDir := fs.String("output-dir", "", "the `folder` the files must be in (checked when given)")
 	fs.BoolVar(&o.cfg.InProcess, "gojq", false, "run the recipes in process with gojq even when jq is installed")
-	fs.DurationVar(&o.cfg.RecipeTimeout, "recipe-timeout", lrotest.DefaultRecipeTimeout, "how long one recipe may run")
+	fs.DurationVar(&o.cfg.RecipeTimeout, "recipe-timeout", 30*time.Second, "how long one recipe may run")
 	cleanupWithin := fs.Duration("cleanup-within", 0, "check cleanup: wait this `long` for the server to delete an expired file (0: skip L2.cleanup)")
-	ttl := fs.Duration("ttl", lrotest.DefaultTTL, "the server's file time to live, for the cleanup check")
-	cleanupDir := fs.String("cleanup-dir", "", "the server's output `folder`, for the cleanup check (default: the folder of the first offloaded file)")
+	fs.DurationVar(&srv.TTL, "ttl", time.Hour, "the server's file time to live, for the cleanup check")
+	cleanupDir := fs.String("cleanup-dir", "", "the server's output `folder`, for the cleanup check (default: the folder of the first offloaded file); without -output-dir, the files must be in it")
 	fs.BoolVar(&o.fallback, "fallback", false, "check the write-failure fallback: start a second instance of the command whose output folder cannot be written")
 	fs.StringVar(&o.fallbackURL, "fallback-url", "", "check the write-failure fallback against the server at this `URL`, whose output folder cannot be written")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `long`")
@@ -201,9 +206,9 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		return bad("-large is required")
 	case *level < 1 || *level > 3:
 		return bad("-level=%d: want 1, 2 or 3", *level)
-	case o.cfg.ThresholdTokens < 1:
-		return bad("-threshold=%d: must be at least 1", o.cfg.ThresholdTokens)
-	case *cleanupWithin < 0 || *ttl <= 0:
+	case srv.ThresholdTokens < 1:
+		return bad("-threshold=%d: must be at least 1", srv.ThresholdTokens)
+	case *cleanupWithin < 0 || srv.TTL <= 0:
 		return bad("-cleanup-within and -ttl must be positive")
 	case o.url == "" && len(o.command) == 0:
 		return bad("give the server: a command after --, or -url")
@@ -214,10 +219,14 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	case o.fallback && o.fallbackURL != "":
 		return bad("give either -fallback or -fallback-url, not both")
 	}
-	o.cfg.Level = lrotest.Level(*level)
+	o.cfg.Level = *level
 	o.cfg.Large, o.cfg.Small, o.cfg.Details = large.m, small.m, details
+	srv.DefaultDetail = recipes.Detail(defaultDetail)
+	// The kit checks file_path's folder against ClientDir, or else
+	// OutputDir, and plants its expired file in OutputDir.
+	srv.ClientDir, srv.CleanupInterval = *outputDir, *cleanupWithin
 	if *cleanupWithin > 0 {
-		o.cfg.Cleanup = &lrotest.Cleanup{Dir: *cleanupDir, TTL: *ttl, Within: *cleanupWithin}
+		srv.OutputDir = *cleanupDir
 	}
 	return o, nil
 }
@@ -324,19 +333,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer fb.cs.Close()
 	}
 	if fb != nil {
-		o.cfg.FallbackSession = fb.cs
+		o.cfg.Fallback = fb.cs
 	}
 
-	rep, err := lrotest.Check(ctx, srv.cs, &o.cfg)
+	var table bytes.Buffer
+	ok, err := lrotest.Check(ctx, srv.cs, &o.cfg, &table)
 	if err != nil {
 		fmt.Fprintln(stderr, "conform:", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "Server: %s\n\n", srv.name)
-	if err := rep.WriteTable(stdout); err != nil {
-		fmt.Fprintln(stderr, "conform:", err)
-		return exitUsage
-	}
+	fmt.Fprintf(stdout, "Server: %s\n\n%s", srv.name, table.Bytes())
 	if o.verbose {
 		for _, s := range []*server{srv, fb} {
 			if s != nil && s.stderr.String() != "" {
@@ -344,7 +350,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if !rep.OK() {
+	if !ok {
 		return exitFail
 	}
 	return exitPass

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -68,22 +69,29 @@ func Example() {
 	}
 	defer cs.Close()
 
-	rep, err := lrotest.Check(ctx, cs, &lrotest.Config{
+	var table strings.Builder
+	ok, err := lrotest.Check(ctx, cs, &lrotest.Config{
 		Tool:      "notes",
 		Large:     map[string]any{"n": 200},
 		Small:     map[string]any{"n": 3},
-		Level:     lrotest.Level2,
+		Level:     2,
 		InProcess: true, // run the recipes with gojq, whether or not jq is installed
-	})
+	}, &table)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, r := range rep.Results {
-		if r.Status != lrotest.Pass {
-			fmt.Println(r.ID, r.Status)
+	// The table has one row per requirement: ID, level, MUST or SHOULD,
+	// result and the first reason, followed by every reason.
+	checked := 0
+	for _, line := range strings.Split(table.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[0], "L") && (f[2] == "MUST" || f[2] == "SHOULD") {
+			checked++
+			if f[3] != "pass" {
+				fmt.Println(f[0], f[3])
+			}
 		}
 	}
-	fmt.Println("requirements checked:", len(rep.Results), "OK:", rep.OK())
+	fmt.Println("requirements checked:", checked, "OK:", ok)
 	// Output:
 	// L1.descriptor.handle skip
 	// L1.header.query skip

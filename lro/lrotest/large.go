@@ -2,6 +2,7 @@ package lrotest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/jqcmd"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 )
@@ -33,40 +35,30 @@ type fileView struct {
 	data    []byte
 	header  map[string]any // nil unless line 1 is a JSON object
 	lines   [][]byte       // record lines (line 2 on)
-	records []any          // decoded record lines; valid[i] says which decoded
-	valid   []bool
+	records []any          // the record lines that decoded
+	bad     []int          // the indexes in lines of those that did not
 }
 
-func (f *fileView) validRecords() []any {
-	var out []any
-	for i, r := range f.records {
-		if f.valid[i] {
-			out = append(out, r)
-		}
-	}
-	return out
+// offloadedFile is a file this run made the server write.
+type offloadedFile struct {
+	path    string
+	created time.Time
 }
 
 func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 	c.begin(lc.label)
 	defer c.end(scopeLarge)
 	start := time.Now()
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: lc.args})
+	res, failed := c.call(ctx, c.cs, lc.args)
 	end := time.Now()
-	switch {
-	case err != nil:
-		c.fail("L1.offload.large", "the call failed: %v", err)
-		c.block("L1.offload.large")
-		return
-	case res.IsError:
-		c.fail("L1.offload.large", "the tool returned an error: %s", oneLine(resultText(res), 200))
-		c.block("L1.offload.large")
-		return
-	}
-	desc := findDescriptor(res, false)
-	if desc == nil {
+	var desc map[string]any
+	if failed != "" {
+		c.fail("L1.offload.large", "%s", failed)
+	} else if desc = findDescriptor(res, false); desc == nil {
 		c.fail("L1.offload.large", "the result is inline (%d characters of text), not offloaded; give large arguments whose result set is above the threshold of %d tokens",
-			len(resultText(res)), c.cfg.ThresholdTokens)
+			len(resultText(res)), c.srv.ThresholdTokens)
+	}
+	if desc == nil {
 		c.block("L1.offload.large")
 		return
 	}
@@ -85,7 +77,7 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 	if p, ok := desc["file_path"].(string); ok && p != "" {
 		nameOp = c.checkFileName(p, hasHandle, start, end)
 	}
-	summary, hasSummary := desc["summary"].(map[string]any)
+	summary, _ := desc["summary"].(map[string]any)
 	c.checkSummaryFields(desc)
 	if f != nil {
 		c.checkFile(lc, f, start, end)
@@ -102,81 +94,72 @@ func (c *checker) runLarge(ctx context.Context, lc largeCase) {
 			}
 			c.files = append(c.files, offloadedFile{path: f.path, created: created})
 		}
-		dir := ""
-		if c.cfg.Cleanup != nil {
-			dir = c.cfg.Cleanup.Dir
-			if dir == "" && !f.fetched {
-				dir = filepath.Dir(f.path)
-			}
+		dir := c.srv.OutputDir
+		if dir == "" && !f.fetched {
+			dir = filepath.Dir(f.path)
 		}
-		if dir != "" && c.plant == nil && c.cfg.Level >= Level2 {
+		if c.srv.CleanupInterval > 0 && dir != "" && c.plant == nil && c.cfg.Level >= 2 {
 			// Plant once the server has made its folder.
-			op := nameOp
-			if op == "" {
-				op = c.cfg.Operation
-			}
-			c.plantExpired(dir, op)
+			c.plantExpired(dir, cmp.Or(nameOp, c.srv.Operation))
 		}
 	}
-	c.checkOperation(f, summary, hasSummary, nameOp)
-	c.checkDetail(lc, f, summary, hasSummary)
-	if hasSummary {
+	var header map[string]any
+	if f != nil {
+		header = f.header
+	}
+	c.agree("L1.operation", "operation", header, summary, nameOp, c.srv.Operation, "Config.Server.Operation", false)
+	c.agree("L1.detail", "detail", header, summary, "", lc.detail, "the call's detail level", true)
+	if summary != nil {
 		c.checkSummary(f, summary)
 	} else {
 		c.block("L1.summary.fields")
 	}
-	if c.cfg.Level >= Level2 {
+	if c.cfg.Level >= 2 {
 		c.checkLevel2(ctx, lc, desc, f)
 	}
+}
+
+// doc is a JSON document of a result, and where it is.
+type doc struct {
+	where string
+	v     any
+}
+
+// resultDocs returns the JSON documents of a result: its structuredContent
+// and every text content that is one JSON value, decoded with numbers as
+// json.Number.
+func resultDocs(res *mcp.CallToolResult) []doc {
+	var docs []doc
+	if res.StructuredContent != nil {
+		if data, err := json.Marshal(res.StructuredContent); err == nil {
+			if v, err := decodeNumbers(data); err == nil {
+				docs = append(docs, doc{"structuredContent", v})
+			}
+		}
+	}
+	for i, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			if v, err := decodeNumbers([]byte(tc.Text)); err == nil {
+				docs = append(docs, doc{fmt.Sprintf("content[%d]", i), v})
+			}
+		}
+	}
+	return docs
 }
 
 // findDescriptor returns the descriptor in res: a JSON object in
 // structuredContent or in a text content that has offloaded: true or, unless
 // strict, an offloaded or file_path key at all.
 func findDescriptor(res *mcp.CallToolResult, strict bool) map[string]any {
-	is := func(v any) map[string]any {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		if m["offloaded"] == true {
-			return m
-		}
+	for _, d := range resultDocs(res) {
+		m, _ := d.v.(map[string]any)
 		_, hasFlag := m["offloaded"]
 		_, hasPath := m["file_path"]
-		if !strict && (hasFlag || hasPath) {
-			return m
-		}
-		return nil
-	}
-	for _, doc := range resultDocs(res) {
-		if m := is(doc); m != nil {
+		if m["offloaded"] == true || !strict && (hasFlag || hasPath) {
 			return m
 		}
 	}
 	return nil
-}
-
-// resultDocs returns the JSON documents of a result: its structuredContent
-// and every text content that is one JSON value, decoded with numbers as
-// json.Number.
-func resultDocs(res *mcp.CallToolResult) []any {
-	var docs []any
-	if res.StructuredContent != nil {
-		if data, err := json.Marshal(res.StructuredContent); err == nil {
-			if v, err := decodeNumbers(data); err == nil {
-				docs = append(docs, v)
-			}
-		}
-	}
-	for _, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			if v, err := decodeNumbers([]byte(tc.Text)); err == nil {
-				docs = append(docs, v)
-			}
-		}
-	}
-	return docs
 }
 
 // decodeNumbers decodes one JSON value, numbers as json.Number.
@@ -194,16 +177,13 @@ func decodeNumbers(b []byte) (any, error) {
 }
 
 func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
+	var texts []string
 	for _, ct := range res.Content {
 		if tc, ok := ct.(*mcp.TextContent); ok {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(tc.Text)
+			texts = append(texts, tc.Text)
 		}
 	}
-	return b.String()
+	return strings.Join(texts, "\n")
 }
 
 func describeDescriptor(d map[string]any) string {
@@ -229,9 +209,7 @@ func asInt(v any) (int64, bool) {
 		i, err := strconv.ParseInt(string(n), 10, 64)
 		return i, err == nil
 	case float64:
-		if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
-			return int64(n), true
-		}
+		return int64(n), n == math.Trunc(n) && math.Abs(n) < 1<<53
 	}
 	return 0, false
 }
@@ -247,56 +225,42 @@ func asFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-var cursorNames = map[string]bool{"nextoffset": true, "nextpage": true, "nextpagetoken": true, "pagetoken": true, "nexttoken": true}
+// walk calls visit on every object key of v, sorted, with its path.
+func walk(v any, path string, visit func(path, key string, v any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			visit(path, k, x[k])
+			walk(x[k], path+"."+k, visit)
+		}
+	case []any:
+		visit(path, "", x)
+		for i, e := range x {
+			walk(e, fmt.Sprintf("%s[%d]", path, i), visit)
+		}
+	}
+}
+
+var cursorKey = regexp.MustCompile(`cursor|^(nextoffset|nextpage|nextpagetoken|pagetoken|nexttoken)$`)
 
 func isCursorKey(k string) bool {
-	n := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
-	return strings.Contains(n, "cursor") || cursorNames[n]
+	return cursorKey.MatchString(strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k)))
 }
 
 func (c *checker) checkNoCursor(res *mcp.CallToolResult) {
-	var found []string
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				if k == "line_schema" {
-					continue
-				}
-				if isCursorKey(k) {
-					found = append(found, path+"."+k)
-				}
-				walk(x[k], path+"."+k)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, path+"[]")
-			}
-		}
-	}
-	if res.StructuredContent != nil {
-		if data, err := json.Marshal(res.StructuredContent); err == nil {
-			if v, err := decodeNumbers(data); err == nil {
-				walk(v, "structuredContent")
-			}
-		}
-	}
-	for i, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			if v, err := decodeNumbers([]byte(tc.Text)); err == nil {
-				walk(v, fmt.Sprintf("content[%d]", i))
-			}
-		}
-	}
+	docs := resultDocs(res)
 	for k, v := range res.Meta {
-		if isCursorKey(k) {
-			found = append(found, "_meta."+k)
-		}
-		walk(v, "_meta."+k)
+		docs = append(docs, doc{"_meta", map[string]any{k: v}})
 	}
-	found = dedupe(found)
-	if len(found) > 0 {
+	var found []string
+	for _, d := range docs {
+		walk(d.v, "", func(path, k string, _ any) {
+			if k != "" && isCursorKey(k) && !strings.Contains(path+".", ".line_schema.") {
+				found = append(found, d.where+regexp.MustCompile(`\[\d+\]`).ReplaceAllString(path, "[]")+"."+k)
+			}
+		})
+	}
+	if found = dedupe(found); len(found) > 0 {
 		c.fail("L1.no_cursor", "the offloaded result carries a pagination cursor: %s", strings.Join(found, ", "))
 		return
 	}
@@ -304,34 +268,32 @@ func (c *checker) checkNoCursor(res *mcp.CallToolResult) {
 }
 
 func (c *checker) checkOutputSchema(res *mcp.CallToolResult) {
+	const id = "L1.descriptor.output_schema"
 	if c.tool.OutputSchema == nil {
-		c.skip("L1.descriptor.output_schema", "the tool advertises no outputSchema")
+		c.skip(id, "the tool advertises no outputSchema")
 		return
 	}
 	resolved, err := resolveSchema(c.tool.OutputSchema)
 	if err != nil {
-		c.fail("L1.descriptor.output_schema", "the tool's outputSchema does not resolve: %v", err)
+		c.fail(id, "the tool's outputSchema does not resolve: %v", err)
 		return
 	}
 	if res.StructuredContent == nil {
-		c.fail("L1.descriptor.output_schema", "the tool advertises an outputSchema but the offloaded result has no structuredContent")
-		return
-	}
-	data, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		c.fail("L1.descriptor.output_schema", "structuredContent: %v", err)
+		c.fail(id, "the tool advertises an outputSchema but the offloaded result has no structuredContent")
 		return
 	}
 	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		c.fail("L1.descriptor.output_schema", "structuredContent: %v", err)
-		return
+	data, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(data, &v)
 	}
-	if err := resolved.Validate(v); err != nil {
-		c.fail("L1.descriptor.output_schema", "structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", oneLine(err.Error(), 300))
-		return
+	if err != nil {
+		c.fail(id, "structuredContent: %v", err)
+	} else if err := resolved.Validate(v); err != nil {
+		c.fail(id, "structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", oneLine(err.Error(), 300))
+	} else {
+		c.pass(id)
 	}
-	c.pass("L1.descriptor.output_schema")
 }
 
 func resolveSchema(schema any) (*jsonschema.Resolved, error) {
@@ -358,6 +320,8 @@ func (c *checker) readFile(ctx context.Context, desc map[string]any, res *mcp.Ca
 	if !hasHandle {
 		c.skip(idHandle, "the descriptor has no handle: the server keeps its results where the client reads file_path")
 	}
+	var fi os.FileInfo
+	var err error
 	switch {
 	case !present:
 		c.fail(id, "the descriptor has no file_path")
@@ -368,43 +332,43 @@ func (c *checker) readFile(ctx context.Context, desc map[string]any, res *mcp.Ca
 	case !filepath.IsAbs(p):
 		c.fail(id, "file_path %q is not absolute", p)
 	default:
-		fi, err := os.Stat(p)
-		switch {
-		case err != nil && hasHandle:
-			// The result is on the server: file_path is where a client
-			// that downloads it keeps it.
-			c.pass(id)
-			data := c.checkHandle(ctx, desc, res, nil)
-			if data == nil {
-				c.block(idHandle)
-				return nil
-			}
-			local, err := c.keep(data)
-			if err != nil {
-				c.block(fmt.Sprintf("a copy of the file fetched with resources/read, which the kit could not keep (%v)", err))
-				return nil
-			}
-			f := parseFile(p, data)
-			f.local, f.fetched = local, true
-			return f
-		case err != nil:
-			c.fail(id, "file_path names no file the client can read, and the descriptor has no handle to fetch it by: %v", err)
-		case !fi.Mode().IsRegular():
-			c.fail(id, "file_path %q is not a regular file (%s)", p, fi.Mode().Type())
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				c.fail(id, "reading file_path: %v", err)
-				break
-			}
-			c.pass(id)
-			if hasHandle {
-				c.checkHandle(ctx, desc, res, data)
-			}
-			f := parseFile(p, data)
-			f.local = p
-			return f
+		fi, err = os.Stat(p)
+	}
+	var data []byte
+	switch {
+	case fi == nil && err == nil:
+	case err != nil && hasHandle:
+		// The result is on the server: file_path is where a client that
+		// downloads it keeps it.
+		c.pass(id)
+		if data = c.checkHandle(ctx, desc, res, nil); data == nil {
+			c.block(idHandle)
+			return nil
 		}
+		local, err := c.keep(data)
+		if err != nil {
+			c.block(fmt.Sprintf("a copy of the file fetched with resources/read, which the kit could not keep (%v)", err))
+			return nil
+		}
+		f := parseFile(p, data)
+		f.local, f.fetched = local, true
+		return f
+	case err != nil:
+		c.fail(id, "file_path names no file the client can read, and the descriptor has no handle to fetch it by: %v", err)
+	case !fi.Mode().IsRegular():
+		c.fail(id, "file_path %q is not a regular file (%s)", p, fi.Mode().Type())
+	default:
+		if data, err = os.ReadFile(p); err != nil {
+			c.fail(id, "reading file_path: %v", err)
+			break
+		}
+		c.pass(id)
+		if hasHandle {
+			c.checkHandle(ctx, desc, res, data)
+		}
+		f := parseFile(p, data)
+		f.local = p
+		return f
 	}
 	if hasHandle {
 		c.checkHandle(ctx, desc, res, nil)
@@ -427,17 +391,15 @@ func parseFile(path string, data []byte) *fileView {
 		f.header, _ = h.(map[string]any)
 	}
 	f.lines = lines[1:]
-	f.records = make([]any, len(f.lines))
-	f.valid = make([]bool, len(f.lines))
 	for i, l := range f.lines {
-		if v, err := decodeJSON(l); err == nil {
-			f.records[i], f.valid[i] = v, true
+		if v, err := jqcmd.Decode(l); err == nil {
+			f.records = append(f.records, v)
+		} else {
+			f.bad = append(f.bad, i)
 		}
 	}
 	return f
 }
-
-var ulidPattern = `([0-9A-HJKMNP-TV-Z]{26})`
 
 // parseName parses a file name {prefix}-{operation}-{ulid}.jsonl, or, when
 // random is set, also {prefix}-{operation}-{ulid}-{random}.jsonl with at
@@ -447,41 +409,38 @@ func (c *checker) parseName(base string, random bool) (op string, id ulid.ULID, 
 	if random {
 		suffix = `(?:-[0-9a-f]{32,})?`
 	}
-	re := regexp.MustCompile(`^` + regexp.QuoteMeta(c.cfg.Prefix) + `-(.+)-` + ulidPattern + suffix + `\.jsonl$`)
-	m := re.FindStringSubmatch(base)
+	m := regexp.MustCompile(`^` + regexp.QuoteMeta(c.srv.Prefix) + `-(.+)-([0-9A-HJKMNP-TV-Z]{26})` + suffix + `\.jsonl$`).FindStringSubmatch(base)
 	if m == nil {
-		return "", ulid.ULID{}, false
+		return "", id, false
 	}
 	id, err := ulid.ParseStrict(m[2])
-	if err != nil {
-		return "", ulid.ULID{}, false
-	}
-	return m[1], id, true
+	return m[1], id, err == nil
 }
 
 // checkFileName checks the naming convention and returns the file name's
-// operation ("" when the name does not follow the convention). A result
-// with a handle may carry a random part in its name.
+// operation ("" when the name does not follow it). A result with a handle
+// may carry a random part in its name.
 func (c *checker) checkFileName(p string, handle bool, start, end time.Time) string {
-	const id = "L1.file.name"
 	base := filepath.Base(p)
 	op, u, ok := c.parseName(base, handle)
 	var problems []string
 	switch {
 	case !ok && handle:
-		problems = append(problems, fmt.Sprintf("base name %q is not %s-{operation}-{ulid}.jsonl or, with a handle, %s-{operation}-{ulid}-{random}.jsonl, with a canonical 26-character ULID and at least 32 lower-case hex digits of random", base, c.cfg.Prefix, c.cfg.Prefix))
+		problems = append(problems, fmt.Sprintf("base name %q is not %s-{operation}-{ulid}.jsonl or, with a handle, %s-{operation}-{ulid}-{random}.jsonl, with a canonical 26-character ULID and at least 32 lower-case hex digits of random", base, c.srv.Prefix, c.srv.Prefix))
 	case !ok:
-		problems = append(problems, fmt.Sprintf("base name %q is not %s-{operation}-{ulid}.jsonl with a canonical 26-character ULID", base, c.cfg.Prefix))
-	default:
-		if t := ulid.Time(u.Time()); t.Before(start.Add(-maxClockSkew)) || t.After(end.Add(maxClockSkew)) {
-			problems = append(problems, fmt.Sprintf("the ULID's time %s is not the time of the call (%s)", t.UTC().Format(time.RFC3339Nano), start.UTC().Format(time.RFC3339)))
-		}
+		problems = append(problems, fmt.Sprintf("base name %q is not %s-{operation}-{ulid}.jsonl with a canonical 26-character ULID", base, c.srv.Prefix))
+	case !inCall(ulid.Time(u.Time()), start, end):
+		problems = append(problems, fmt.Sprintf("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), start.UTC().Format(time.RFC3339)))
 	}
-	if c.cfg.OutputDir != "" && filepath.IsAbs(p) && !sameDir(filepath.Dir(p), c.cfg.OutputDir) {
-		problems = append(problems, fmt.Sprintf("the file is in %s, not in the output folder %s", filepath.Dir(p), c.cfg.OutputDir))
+	if dir := cmp.Or(c.srv.ClientDir, c.srv.OutputDir); dir != "" && filepath.IsAbs(p) && !sameDir(filepath.Dir(p), dir) {
+		problems = append(problems, fmt.Sprintf("the file is in %s, not in the output folder %s", filepath.Dir(p), dir))
 	}
-	c.check(id, problems)
+	c.check("L1.file.name", problems)
 	return op
+}
+
+func inCall(t, start, end time.Time) bool {
+	return !t.Before(start.Add(-maxClockSkew)) && !t.After(end.Add(maxClockSkew))
 }
 
 func sameDir(a, b string) bool {
@@ -494,46 +453,38 @@ func sameDir(a, b string) bool {
 	return filepath.Clean(a) == filepath.Clean(b)
 }
 
-// headerFields are the OffloadHeader's fields and their types.
-var headerFields = []struct {
-	name  string
-	check func(v any) string // "" when v is right
-}{
-	{"type", nonEmptyString},
-	{"operation", nonEmptyString},
-	{"query", func(v any) string {
-		if _, ok := v.(string); ok || v == nil {
-			return ""
-		}
-		return "not a string or null"
-	}},
-	{"count", nonNegativeInt},
-	{"schema_version", nonEmptyString},
-	{"timestamp", nonEmptyString},
-	{"estimated_tokens", nonNegativeInt},
-	{"detail", nonEmptyString},
-}
+// A fieldCheck says what is wrong with a field's value, or "".
+type fieldCheck func(v any) string
 
 func nonEmptyString(v any) string {
-	s, ok := v.(string)
-	switch {
-	case !ok:
+	if s, ok := v.(string); !ok {
 		return "not a string"
-	case s == "":
+	} else if s == "" {
 		return "empty"
 	}
 	return ""
 }
 
 func nonNegativeInt(v any) string {
-	n, ok := asInt(v)
-	switch {
-	case !ok:
+	if n, ok := asInt(v); !ok {
 		return "not an integer"
-	case n < 0:
+	} else if n < 0 {
 		return "negative"
 	}
 	return ""
+}
+
+// fieldProblems checks the fields of m, in order.
+func fieldProblems(m map[string]any, names []string, checks []fieldCheck) []string {
+	var problems []string
+	for i, name := range names {
+		if v, ok := m[name]; !ok {
+			problems = append(problems, name+" is missing")
+		} else if why := checks[i](v); why != "" {
+			problems = append(problems, fmt.Sprintf("%s is %s: %s", name, why, jsonText(v)))
+		}
+	}
+	return problems
 }
 
 // checkFile checks the header and the record lines.
@@ -551,17 +502,13 @@ func (c *checker) checkFile(lc largeCase, f *fileView, start, end time.Time) {
 	default:
 		c.pass("L1.header.type")
 	}
-
-	// Record lines.
 	var bad []string
-	for i, ok := range f.valid {
-		if !ok {
-			what := "not one JSON value"
-			if len(bytes.TrimSpace(f.lines[i])) == 0 {
-				what = "empty"
-			}
-			bad = append(bad, fmt.Sprintf("line %d is %s", i+2, what))
+	for _, i := range f.bad {
+		what := "not one JSON value"
+		if len(bytes.TrimSpace(f.lines[i])) == 0 {
+			what = "empty"
 		}
+		bad = append(bad, fmt.Sprintf("line %d is %s", i+2, what))
 	}
 	if len(bad) > 3 {
 		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
@@ -573,63 +520,51 @@ func (c *checker) checkFile(lc largeCase, f *fileView, start, end time.Time) {
 	if h == nil {
 		return
 	}
-	var problems []string
-	for _, hf := range headerFields {
-		v, ok := h[hf.name]
-		if !ok {
-			problems = append(problems, hf.name+" is missing")
-			continue
+	stringOrNull := func(v any) string {
+		if _, ok := v.(string); ok || v == nil {
+			return ""
 		}
-		if why := hf.check(v); why != "" {
-			problems = append(problems, fmt.Sprintf("%s is %s: %s", hf.name, why, jsonText(v)))
-		}
+		return "not a string or null"
 	}
-	c.check("L1.header.fields", problems)
+	c.check("L1.header.fields", fieldProblems(h,
+		[]string{"type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"},
+		[]fieldCheck{nonEmptyString, nonEmptyString, stringOrNull, nonNegativeInt, nonEmptyString, nonEmptyString, nonNegativeInt, nonEmptyString}))
 
-	if ts, ok := h["timestamp"].(string); ok {
-		t, err := parseTimestamp(ts)
-		switch {
-		case err != nil:
-			c.fail("L1.header.timestamp", "timestamp %q: %v", ts, err)
-		case t.Before(start.Add(-maxClockSkew)) || t.After(end.Add(maxClockSkew)):
-			c.fail("L1.header.timestamp", "timestamp %s is not the time of the call (%s)", ts, start.UTC().Format(time.RFC3339))
-		default:
-			c.pass("L1.header.timestamp")
-		}
-	} else {
+	if ts, ok := h["timestamp"].(string); !ok {
 		c.skip("L1.header.timestamp", "no string timestamp (see L1.header.fields)")
+	} else if t, err := parseTimestamp(ts); err != nil {
+		c.fail("L1.header.timestamp", "timestamp %q: %v", ts, err)
+	} else if !inCall(t, start, end) {
+		c.fail("L1.header.timestamp", "timestamp %s is not the time of the call (%s)", ts, start.UTC().Format(time.RFC3339))
+	} else {
+		c.pass("L1.header.timestamp")
 	}
 
-	if n, ok := asInt(h["count"]); ok {
-		if int(n) == len(f.lines) {
-			c.pass("L1.header.count")
-		} else {
-			c.fail("L1.header.count", "the header's count is %d but %d lines follow it", n, len(f.lines))
-		}
-	} else {
+	if n, ok := asInt(h["count"]); !ok {
 		c.skip("L1.header.count", "no integer count (see L1.header.fields)")
+	} else if int(n) != len(f.lines) {
+		c.fail("L1.header.count", "the header's count is %d but %d lines follow it", n, len(f.lines))
+	} else {
+		c.pass("L1.header.count")
 	}
 
-	if q, ok := lc.args[c.cfg.QueryArgument].(string); ok {
-		if got, present := h["query"]; !present {
-			c.skip("L1.header.query", "the header has no query (see L1.header.fields)")
-		} else if got != q {
-			c.fail("L1.header.query", "the header's query is %s, want %q (the call's %s argument)", jsonText(got), q, c.cfg.QueryArgument)
-		} else {
-			c.pass("L1.header.query")
-		}
+	qa := c.srv.QueryArgument
+	if q, ok := lc.args[qa].(string); !ok {
+		c.skip("L1.header.query", "the call has no string %s argument", qa)
+	} else if got, present := h["query"]; !present {
+		c.skip("L1.header.query", "the header has no query (see L1.header.fields)")
+	} else if got != q {
+		c.fail("L1.header.query", "the header's query is %s, want %q (the call's %s argument)", jsonText(got), q, qa)
 	} else {
-		c.skip("L1.header.query", "the call has no string %s argument", c.cfg.QueryArgument)
+		c.pass("L1.header.query")
 	}
 
-	if est, ok := asInt(h["estimated_tokens"]); ok {
-		if est > int64(c.cfg.ThresholdTokens) {
-			c.pass("L1.offload.threshold")
-		} else {
-			c.fail("L1.offload.threshold", "offloaded although the header estimates %d tokens, not above the threshold of %d", est, c.cfg.ThresholdTokens)
-		}
-	} else {
+	if est, ok := asInt(h["estimated_tokens"]); !ok {
 		c.skip("L1.offload.threshold", "no integer estimated_tokens in the header (see L1.header.fields)")
+	} else if est <= int64(c.srv.ThresholdTokens) {
+		c.fail("L1.offload.threshold", "offloaded although the header estimates %d tokens, not above the threshold of %d", est, c.srv.ThresholdTokens)
+	} else {
+		c.pass("L1.offload.threshold")
 	}
 }
 
@@ -662,19 +597,20 @@ func (c *checker) checkEstimate(f *fileView) {
 	if whole, ok := f.wholeResult(); ok {
 		texts, what = whole, "the result the file keeps holds"
 	}
-	var chars, narrow, wide int
+	var chars, wide int
 	for _, l := range texts {
 		for _, r := range string(l) {
 			chars++
-			if isWide(r) {
+			// Tokenizers spend about one token per rune of Hangul, CJK,
+			// kana and fullwidth forms.
+			if r >= 0x1100 && r <= 0x11FF || r >= 0x2E80 && r <= 0xA4CF || r >= 0xAC00 && r <= 0xD7AF ||
+				r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFFEF || r >= 0x20000 && r <= 0x3FFFF {
 				wide++
-			} else {
-				narrow++
 			}
 		}
 	}
 	lo := float64(chars) / 4 / 2
-	hi := 2 * (float64(narrow)/4 + float64(wide) + float64(len(texts)))
+	hi := 2 * (float64(chars-wide)/4 + float64(wide) + float64(len(texts)))
 	if float64(est) < lo || float64(est) > hi {
 		c.fail(id, "the header estimates %d tokens; %s %d characters, ~%d tokens at 4 characters per token", est, what, chars, chars/4)
 		return
@@ -691,21 +627,18 @@ func (f *fileView) wholeResult() (texts [][]byte, ok bool) {
 		return nil, false
 	}
 	line, _, _ := bytes.Cut(f.data, []byte("\n"))
-	var layout struct {
-		Result    json.RawMessage   `json:"result"`
-		RecordsAt []jsonl.Placement `json:"records_at"`
-		Copies    []jsonl.Copy      `json:"copies"`
-	}
-	if json.Unmarshal(line, &layout) != nil {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(line, &raw) != nil {
 		return nil, false
 	}
-	h := jsonl.Header{Result: layout.Result, RecordsAt: layout.RecordsAt, Copies: layout.Copies}
+	h := jsonl.Header{Result: raw["result"]}
+	_ = json.Unmarshal(raw["records_at"], &h.RecordsAt) // nil when absent
+	_ = json.Unmarshal(raw["copies"], &h.Copies)
 	rebuilt, err := offload.Rebuild(h, f.lines)
 	if err != nil {
 		// The lines do not fit the header (other checks say why): count
 		// them, twice when a text repeated them, beside the rest.
-		texts = append(texts, h.Result)
-		texts = append(texts, f.lines...)
+		texts = append(append(texts, h.Result), f.lines...)
 		if len(h.Copies) > 0 {
 			texts = append(texts, f.lines...)
 		}
@@ -732,77 +665,38 @@ func (f *fileView) wholeResult() (texts [][]byte, ok bool) {
 	return texts, true
 }
 
-// isWide reports whether r belongs to the scripts that tokenizers spend about
-// one token per rune on (Hangul, CJK, kana, fullwidth forms).
-func isWide(r rune) bool {
-	return r >= 0x1100 && r <= 0x11FF || r >= 0x2E80 && r <= 0xA4CF || r >= 0xAC00 && r <= 0xD7AF ||
-		r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFFEF || r >= 0x20000 && r <= 0x3FFFF
-}
-
-func (c *checker) checkOperation(f *fileView, summary map[string]any, hasSummary bool, nameOp string) {
-	type src struct{ where, op string }
-	var ops []src
-	if f != nil && f.header != nil {
-		if op, ok := f.header["operation"].(string); ok {
-			ops = append(ops, src{"the header", op})
-		}
-	}
-	if hasSummary {
-		if op, ok := summary["operation"].(string); ok {
-			ops = append(ops, src{"the summary", op})
-		}
-	}
-	if nameOp != "" {
-		ops = append(ops, src{"the file name", nameOp})
-	}
-	if len(ops) == 0 {
-		c.skip("L1.operation", "no operation to compare")
-		return
-	}
-	want := ops[0]
-	if c.cfg.Operation != "" {
-		want = src{"Config.Operation", c.cfg.Operation}
-	}
-	var problems []string
-	for _, s := range ops {
-		if s.op != want.op {
-			problems = append(problems, fmt.Sprintf("%s names operation %q but %s %q", s.where, s.op, want.where, want.op))
-		}
-	}
-	c.check("L1.operation", problems)
-}
-
-func (c *checker) checkDetail(lc largeCase, f *fileView, summary map[string]any, hasSummary bool) {
+// agree checks that the header's, the summary's and (for the operation)
+// the file name's key agree, with want (from) when it is set.
+func (c *checker) agree(id, key string, header, summary map[string]any, fromName, want, from string, fold bool) {
 	var got [][2]string
-	if f != nil && f.header != nil {
-		if d, ok := f.header["detail"].(string); ok {
-			got = append(got, [2]string{"the header", d})
+	for _, src := range []struct {
+		where string
+		m     map[string]any
+	}{{"the header", header}, {"the summary", summary}} {
+		if v, ok := src.m[key].(string); ok {
+			got = append(got, [2]string{src.where, v})
 		}
 	}
-	if hasSummary {
-		if d, ok := summary["detail"].(string); ok {
-			got = append(got, [2]string{"the summary", d})
-		}
+	if fromName != "" {
+		got = append(got, [2]string{"the file name", fromName})
 	}
-	if len(got) == 0 {
-		c.skip("L1.detail", "no detail to compare (see L1.header.fields, L1.summary.fields)")
+	switch {
+	case len(got) == 0:
+		c.skip(id, "no %s to compare (see L1.header.fields, L1.summary.fields)", key)
 		return
-	}
-	want, from := lc.detail, "the call's detail level"
-	if want == "" {
-		if len(got) < 2 {
-			c.skip("L1.detail", "the call names no detail level and Config.DefaultDetail is empty")
-			return
-		}
+	case want == "" && key == "detail" && len(got) < 2:
+		c.skip(id, "the call names no detail level and Config.Server.DefaultDetail is empty")
+		return
+	case want == "":
 		want, from = got[0][1], got[0][0]
 	}
 	var problems []string
 	for _, g := range got {
-		if !strings.EqualFold(g[1], want) {
-			problems = append(problems, fmt.Sprintf("%s says detail %q but %s is %q", g[0], g[1], from, want))
+		if g[1] != want && !(fold && strings.EqualFold(g[1], want)) {
+			problems = append(problems, fmt.Sprintf("%s says %s %q but %s is %q", g[0], key, g[1], from, want))
 		}
 	}
-	c.check("L1.detail", problems)
+	c.check(id, problems)
 }
 
 func (c *checker) checkSummaryFields(desc map[string]any) {
@@ -817,43 +711,25 @@ func (c *checker) checkSummaryFields(desc map[string]any) {
 		c.fail(id, "summary is %s, not an object", jsonText(raw))
 		return
 	}
-	var problems []string
-	field := func(name string, check func(v any) string) {
-		v, ok := s[name]
-		if !ok {
-			problems = append(problems, name+" is missing")
-			return
-		}
-		if why := check(v); why != "" {
-			problems = append(problems, fmt.Sprintf("%s is %s: %s", name, why, jsonText(v)))
-		}
-	}
-	field("count", nonNegativeInt)
-	field("estimated_tokens", nonNegativeInt)
-	field("operation", nonEmptyString)
-	field("detail", nonEmptyString)
-	field("top_namespaces", func(v any) string {
+	topNamespaces := func(v any) string {
 		list, ok := v.([]any)
-		if !ok {
+		switch {
+		case !ok:
 			return "not an array"
-		}
-		if len(list) > 5 {
+		case len(list) > 5:
 			return "longer than 5"
 		}
-		seen := map[string]bool{}
-		for _, e := range list {
-			ns, ok := e.(string)
-			if !ok {
+		for i, e := range list {
+			if _, ok := e.(string); !ok {
 				return "not an array of strings"
 			}
-			if seen[ns] {
+			if slices.Contains(list[:i], e) {
 				return "not distinct"
 			}
-			seen[ns] = true
 		}
 		return ""
-	})
-	field("score_range", func(v any) string {
+	}
+	scoreRange := func(v any) string {
 		if v == nil {
 			return ""
 		}
@@ -870,30 +746,25 @@ func (c *checker) checkSummaryFields(desc map[string]any) {
 			return "a pair whose min is above its max"
 		}
 		return ""
-	})
-	c.check(id, problems)
+	}
+	c.check(id, fieldProblems(s, []string{"count", "estimated_tokens", "operation", "detail", "top_namespaces", "score_range"},
+		[]fieldCheck{nonNegativeInt, nonNegativeInt, nonEmptyString, nonEmptyString, topNamespaces, scoreRange}))
 }
 
 func (c *checker) checkSummary(f *fileView, s map[string]any) {
 	if f == nil {
 		return // the file-dependent checks are skipped with the blocker
 	}
-	if n, ok := asInt(s["count"]); ok {
-		if int(n) == len(f.lines) {
-			c.pass("L1.summary.count")
-		} else {
-			c.fail("L1.summary.count", "summary.count is %d but the file holds %d record lines", n, len(f.lines))
-		}
-	} else {
+	if n, ok := asInt(s["count"]); !ok {
 		c.skip("L1.summary.count", "no integer summary.count (see L1.summary.fields)")
+	} else if int(n) != len(f.lines) {
+		c.fail("L1.summary.count", "summary.count is %d but the file holds %d record lines", n, len(f.lines))
+	} else {
+		c.pass("L1.summary.count")
 	}
 
 	st, ok1 := asInt(s["estimated_tokens"])
-	var ht int64
-	ok2 := false
-	if f.header != nil {
-		ht, ok2 = asInt(f.header["estimated_tokens"])
-	}
+	ht, ok2 := asInt(f.header["estimated_tokens"])
 	switch {
 	case !ok1 || !ok2:
 		c.skip("L1.summary.tokens", "no integer estimated_tokens in the summary or the header")
@@ -911,38 +782,31 @@ func (c *checker) checkSummary(f *fileView, s map[string]any) {
 		return
 	}
 	counts := map[string]int{}
-	for _, r := range f.validRecords() {
+	for _, r := range f.records {
 		if m, ok := r.(map[string]any); ok {
 			if ns, ok := m["namespace"].(string); ok && ns != "" {
 				counts[ns]++
 			}
 		}
 	}
-	var listed []string
-	for _, e := range list {
-		ns, _ := e.(string)
-		listed = append(listed, ns)
-	}
 	var problems []string
-	if want := min(5, len(counts)); len(listed) != want {
-		problems = append(problems, fmt.Sprintf("lists %d namespaces; the records have %d distinct ones, so want %d", len(listed), len(counts), want))
+	if want := min(5, len(counts)); len(list) != want {
+		problems = append(problems, fmt.Sprintf("lists %d namespaces; the records have %d distinct ones, so want %d", len(list), len(counts), want))
 	}
-	inList := map[string]bool{}
-	for i, ns := range listed {
-		inList[ns] = true
+	var prev string
+	for i, e := range list {
+		ns, _ := e.(string)
 		switch {
 		case counts[ns] == 0:
 			problems = append(problems, fmt.Sprintf("%q is the namespace of no record", ns))
-		case i > 0 && counts[ns] > counts[listed[i-1]]:
-			problems = append(problems, fmt.Sprintf("%q (%d records) comes after %q (%d records): not most frequent first", ns, counts[ns], listed[i-1], counts[listed[i-1]]))
+		case i > 0 && counts[ns] > counts[prev]:
+			problems = append(problems, fmt.Sprintf("%q (%d records) comes after %q (%d records): not most frequent first", ns, counts[ns], prev, counts[prev]))
 		}
+		prev = ns
 	}
-	if len(listed) > 0 {
-		least := counts[listed[len(listed)-1]]
-		for _, ns := range slices.Sorted(maps.Keys(counts)) {
-			if !inList[ns] && counts[ns] > least {
-				problems = append(problems, fmt.Sprintf("%q (%d records) is left out, but is more frequent than %q (%d)", ns, counts[ns], listed[len(listed)-1], least))
-			}
+	for _, ns := range slices.Sorted(maps.Keys(counts)) {
+		if len(list) > 0 && !slices.Contains(list, any(ns)) && counts[ns] > counts[prev] {
+			problems = append(problems, fmt.Sprintf("%q (%d records) is left out, but is more frequent than %q (%d)", ns, counts[ns], prev, counts[prev]))
 		}
 	}
 	c.check("L1.summary.top_namespaces", problems)

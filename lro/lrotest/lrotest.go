@@ -1,50 +1,24 @@
 package lrotest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
 )
 
-// Defaults of the specification and of the kit. Each is what the zero value
-// of the corresponding field means.
-const (
-	// DefaultThresholdTokens is the specification's default threshold.
-	DefaultThresholdTokens = 1600
-	// DefaultPrefix is the first part of offloaded file names.
-	DefaultPrefix = "atlatl"
-	// DefaultDetailArgument is the tool argument that selects the detail
-	// level.
-	DefaultDetailArgument = "detail"
-	// DefaultQueryArgument is the tool argument recorded as the header's
-	// query.
-	DefaultQueryArgument = "query"
-	// DefaultTTL is the specification's default time to live of a file.
-	DefaultTTL = time.Hour
-	// DefaultCleanupWithin is how long the cleanup check waits for the
-	// server to delete an expired file.
-	DefaultCleanupWithin = 10 * time.Second
-	// DefaultRecipeTimeout bounds the run of one recipe.
-	DefaultRecipeTimeout = 30 * time.Second
-)
-
-// maxClockSkew is how far the times a server writes (the ULID of the file
-// name, the header's timestamp) may lie outside the call.
-const maxClockSkew = 5 * time.Minute
-
-// ErrInvalidConfig is wrapped by the error [Check] returns for a nil session,
-// a missing tool name or large arguments, an invalid field of [Config], or a
-// tool that the server does not list.
-var ErrInvalidConfig = errors.New("lrotest: invalid configuration")
-
-// Config describes the tool to check and what the kit may assume about the
+// Config names the tool to check and what the kit may assume about the
 // server. A zero field means its documented default.
 type Config struct {
 	// Tool is the name of the tool to call. It is required.
@@ -58,213 +32,129 @@ type Config struct {
 	// it is returned inline. If nil, L1.inline.small is skipped.
 	Small map[string]any
 
-	// Level is the conformance level to check; requirements above it are
-	// left out of the report. If zero, defaults to [Level3].
-	Level Level
-
 	// Details are detail levels ("light", "medium", "full") to call the tool
-	// with, each added to Large under DetailArgument, in addition to the
-	// call with Large as given. If nil, only Large as given is called, and
-	// the detail-dependent recipe checks cover its detail level alone.
+	// with as well, each added to Large under the detail argument. If nil,
+	// only Large as given is called.
 	Details []string
 
-	// DetailArgument is the tool argument that selects the detail level. If
-	// empty, defaults to [DefaultDetailArgument].
-	DetailArgument string
+	// Level is the conformance level to check, 1 (basic), 2 (standard) or
+	// 3 (full); requirements above it are left out. If zero, defaults to 3.
+	Level int
 
-	// DefaultDetail is the detail level the tool uses when a call names
-	// none. If empty, it is not checked.
-	DefaultDetail string
+	// Server holds the LRO settings the server runs with, in the words of
+	// lro.Options, whatever its language. The kit reads ThresholdTokens
+	// (default 1,600), Prefix (default "atlatl"), QueryArgument and
+	// DetailArgument (defaults "query" and "detail"), and TTL (default one
+	// hour), as lro does; it checks Operation, DefaultDetail and the folder
+	// of file_path (ClientDir, or else OutputDir) only when they are set.
+	// CleanupInterval enables L2.cleanup: the kit plants an expired file in
+	// OutputDir (if empty, the folder of the first offloaded file) and waits
+	// that long for the server to delete it; if zero, L2.cleanup is
+	// skipped. If nil, every field is zero.
+	Server *lro.Options
 
-	// QueryArgument is the tool argument whose string value the header
-	// records as its query. If empty, defaults to [DefaultQueryArgument].
-	QueryArgument string
-
-	// ThresholdTokens is the server's threshold. If zero, defaults to
-	// [DefaultThresholdTokens], the specification's default.
-	ThresholdTokens int
-
-	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
-	// If empty, defaults to [DefaultPrefix].
-	Prefix string
-
-	// Operation is the operation the tool's files must name. If empty, the
-	// header, summary and file name need only agree with each other.
-	Operation string
-
-	// OutputDir is the folder files must be written to. If empty, any
-	// folder is accepted.
-	OutputDir string
+	// Fallback is a session to a second instance of the server whose output
+	// folder cannot be written (for example, one started with
+	// ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR naming a folder that is then
+	// replaced by a regular file). It enables the L3.fallback checks; if
+	// nil, they are skipped.
+	Fallback *mcp.ClientSession
 
 	// InProcess runs the recipes with github.com/itchyny/gojq even when jq
 	// is installed. Without jq (or sh), recipes always run in process.
 	InProcess bool
 
-	// RecipeTimeout bounds each recipe's run. If zero, defaults to
-	// [DefaultRecipeTimeout].
+	// RecipeTimeout bounds each recipe's run. If zero, defaults to 30
+	// seconds.
 	RecipeTimeout time.Duration
-
-	// Cleanup enables the L2.cleanup check. If nil, it is skipped: over the
-	// protocol, cleanup can only be watched in a server that sweeps often.
-	Cleanup *Cleanup
-
-	// FallbackSession is a session to a second instance of the server whose
-	// output folder cannot be written (for example, one started with
-	// ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR naming a folder that is then
-	// replaced by a regular file).
-	// It enables the L3.fallback checks; if nil, they are skipped.
-	FallbackSession *mcp.ClientSession
 }
 
-// Cleanup configures the L2.cleanup check. The kit plants, in the server's
-// output folder, a file named by the convention whose ULID time (and
-// modification time) lies TTL plus one minute in the past, and an unrelated
-// file; the server's cleanup must delete the first within Within and leave
-// the second, and this run's offloaded files, alone.
-type Cleanup struct {
-	// Dir is the server's output folder. If empty, defaults to the folder of
-	// the first offloaded file.
-	Dir string
-	// TTL is the server's time to live of a file. If zero, defaults to
-	// [DefaultTTL].
-	TTL time.Duration
-	// Within is how long to wait for the deletion, counted from when the
-	// file is planted; the server must sweep at least this often. If zero,
-	// defaults to [DefaultCleanupWithin].
-	Within time.Duration
-}
+// errInvalidConfig is wrapped by the error of [Check] when the check cannot
+// run.
+var errInvalidConfig = errors.New("lrotest: invalid configuration")
 
-// Status is the outcome of one requirement.
-type Status int
+// maxClockSkew is how far the times a server writes (the ULID of the file
+// name, the header's timestamp) may lie outside the call.
+const maxClockSkew = 5 * time.Minute
+
+// status is the outcome of one requirement.
+type status int
 
 const (
-	// Pass: every check of the requirement passed.
-	Pass Status = iota
-	// Fail: a MUST was violated.
-	Fail
-	// Warn: a SHOULD was not followed.
-	Warn
-	// Skip: the requirement could not be checked; Result.Reasons says why.
-	Skip
+	pass status = iota // every check of the requirement passed
+	fail               // a MUST was violated
+	warn               // a SHOULD was not followed
+	skip               // the requirement could not be checked
 )
 
-// String returns "pass", "FAIL", "warn" or "skip".
-func (s Status) String() string {
-	switch s {
-	case Pass:
-		return "pass"
-	case Fail:
-		return "FAIL"
-	case Warn:
-		return "warn"
-	case Skip:
-		return "skip"
+func (s status) String() string { return [...]string{"pass", "FAIL", "warn", "skip"}[s] }
+
+// result is the outcome of one requirement, with the reasons of a
+// violation or a skip, each prefixed by the call it concerns.
+type result struct {
+	requirement
+	status  status
+	reasons []string
+}
+
+// report is the outcome of a check: one result per requirement up to the
+// level, in catalogue order, how recipes ran and how files were read.
+type report struct {
+	tool           string
+	level          int
+	recipes, files string
+	results        []result
+}
+
+func (r *report) ok() bool {
+	return !slices.ContainsFunc(r.results, func(res result) bool { return res.status == fail })
+}
+
+func (r *report) result(id string) (result, bool) {
+	i := slices.IndexFunc(r.results, func(res result) bool { return res.id == id })
+	if i < 0 {
+		return result{}, false
 	}
-	return fmt.Sprintf("Status(%d)", int(s))
+	return r.results[i], true
 }
 
-// Result is the outcome of one requirement.
-type Result struct {
-	Requirement
-	Status Status
-	// Reasons say what was violated (Fail, Warn) or why the requirement
-	// could not be checked (Skip), each prefixed by the call it concerns.
-	// They are empty for Pass.
-	Reasons []string
-}
+var levelNames = map[int]string{1: "1 (basic)", 2: "2 (standard)", 3: "3 (full)"}
 
-// Report is the outcome of a [Check]: one Result per requirement up to the
-// configured level, in the order of [Requirements].
-type Report struct {
-	// Tool is the tool checked.
-	Tool string
-	// Level is the level checked.
-	Level Level
-	// Recipes says how the recipe commands were run: with sh and which jq,
-	// or in process with gojq.
-	Recipes string
-	// Files says how the offloaded files were read: from file_path on
-	// this machine, or, for a server that keeps its results in a store,
-	// fetched with resources/read into private copies that the checks
-	// and recipes read in place of file_path.
-	Files string
-	// Results holds every requirement up to Level.
-	Results []Result
-}
-
-// OK reports whether no requirement failed. Warnings and skips do not count
-// as failures.
-func (r *Report) OK() bool {
-	return len(r.Failed()) == 0
-}
-
-// Failed returns the results with status [Fail].
-func (r *Report) Failed() []Result {
-	var out []Result
-	for _, res := range r.Results {
-		if res.Status == Fail {
-			out = append(out, res)
-		}
-	}
-	return out
-}
-
-// Result returns the result of the requirement with the given ID.
-func (r *Report) Result(id string) (Result, bool) {
-	for _, res := range r.Results {
-		if res.ID == id {
-			return res, true
-		}
-	}
-	return Result{}, false
-}
-
-// maxDetail is how much of the first reason the table shows.
-const maxDetail = 140
-
-// WriteTable writes the report as a table (requirement, level, kind: MUST or SHOULD,
-// result, first reason), followed by every reason of each requirement that
-// failed, warned or was skipped.
-func (r *Report) WriteTable(w io.Writer) error {
+// writeTable writes the report as a table (requirement, level, kind,
+// result, first reason), then every reason of each requirement that failed,
+// warned or was skipped.
+func (r *report) writeTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "REQUIREMENT\tLEVEL\tKIND\tRESULT\tDETAIL\n")
-	for _, res := range r.Results {
+	counts := map[status]int{}
+	for _, res := range r.results {
+		counts[res.status]++
 		detail := ""
-		if len(res.Reasons) > 0 {
-			detail = oneLine(res.Reasons[0], maxDetail)
-			if n := len(res.Reasons) - 1; n > 0 {
+		if len(res.reasons) > 0 {
+			detail = oneLine(res.reasons[0], 140)
+			if n := len(res.reasons) - 1; n > 0 {
 				detail += fmt.Sprintf(" (+%d more)", n)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", res.ID, int(res.Level), res.Strength, res.Status, detail)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", res.id, res.level, res.strength, res.status, detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	counts := map[Status]int{}
-	for _, res := range r.Results {
-		counts[res.Status]++
-	}
-	verdict := "PASS"
-	if counts[Fail] > 0 {
+	verdict, files := "PASS", ""
+	if counts[fail] > 0 {
 		verdict = "FAIL"
 	}
-	files := ""
-	if r.Files != "" {
-		files = " Files were " + r.Files + "."
+	if r.files != "" {
+		files = " Files were " + r.files + "."
 	}
-	if _, err := fmt.Fprintf(w, "\n%s: tool %s, level %s: %d pass, %d fail, %d warn, %d skip. Recipes ran %s.%s\n",
-		verdict, r.Tool, r.Level, counts[Pass], counts[Fail], counts[Warn], counts[Skip], r.Recipes, files); err != nil {
-		return err
-	}
-	for _, res := range r.Results {
-		if res.Status == Pass || len(res.Reasons) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s %s (%s): %s\n", res.Status, res.ID, res.Strength, res.Spec)
-		for _, reason := range res.Reasons {
-			if _, err := fmt.Fprintf(w, "  - %s\n", reason); err != nil {
-				return err
+	fmt.Fprintf(w, "\n%s: tool %s, level %s: %d pass, %d fail, %d warn, %d skip. Recipes ran %s.%s\n",
+		verdict, r.tool, levelNames[r.level], counts[pass], counts[fail], counts[warn], counts[skip], r.recipes, files)
+	for _, res := range r.results {
+		if res.status != pass && len(res.reasons) > 0 {
+			fmt.Fprintf(w, "\n%s %s (%s): %s\n", res.status, res.id, res.strength, res.spec)
+			for _, reason := range res.reasons {
+				fmt.Fprintf(w, "  - %s\n", reason)
 			}
 		}
 	}
@@ -281,9 +171,11 @@ func oneLine(s string, n int) string {
 }
 
 // Check runs every check up to cfg.Level against the tool cfg.Tool of the
-// server behind cs, and reports every requirement, violations all at once.
-// It never stops at the first violation: a requirement that depends on
-// something that failed is skipped with the reason.
+// server behind cs, writes the report to w (if not nil) as a table with
+// one row per requirement (pass, FAIL, warn or skip, with the reasons), and
+// reports whether no requirement failed. It never stops at the first
+// violation: a requirement that depends on something that failed is
+// skipped with the reason.
 //
 // Check only uses the protocol (tools/list, tools/call and, for results
 // with a handle, resources/read) and the file system, which the kit shares
@@ -291,41 +183,318 @@ func oneLine(s string, n int) string {
 // their recipes, and, for L2.cleanup, plants files in the output folder
 // (and removes them afterwards). A result that the server keeps in a store
 // is fetched into a private temporary folder, removed before Check
-// returns; the kit writes nowhere else. It works with a server written in
-// any language, over any transport.
+// returns; the kit writes nowhere else.
 //
-// Check returns an error wrapping [ErrInvalidConfig] only when it cannot run
-// at all: a nil cs, an invalid cfg, or a tool the server does not list.
-// Violations are in the report, never in the error.
-func Check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*Report, error) {
+// Check returns an error only when it cannot run at all: a nil cs, an
+// invalid cfg, or a tool the server does not list. It does not change cfg,
+// and is safe to call concurrently on different sessions.
+func Check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, w io.Writer) (ok bool, err error) {
+	rep, err := check(ctx, cs, cfg)
+	if err != nil {
+		return false, err
+	}
+	if w != nil {
+		if err := rep.writeTable(w); err != nil {
+			return false, err
+		}
+	}
+	return rep.ok(), nil
+}
+
+// Run is [Check] for tests, in the manner of testing/slogtest.Run: it
+// reports every failed requirement with t.Errorf, and warnings and skips
+// with t.Logf. It calls t.Fatal if the check cannot run.
+func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
+	t.Helper()
+	rep, err := check(t.Context(), cs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.results {
+		msg := fmt.Sprintf("%s (Level %d, %s): %s", res.id, res.level, res.strength, strings.Join(res.reasons, "; "))
+		switch res.status {
+		case fail:
+			t.Errorf("%s\n\tspecification: %s", msg, res.spec)
+		case warn, skip:
+			t.Logf("%s: %s", res.status, msg)
+		}
+	}
+}
+
+func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, error) {
 	c, err := newChecker(cs, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.findTool(ctx); err != nil {
-		return nil, err
+	var names []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("lrotest: tools/list: %w", err)
+		}
+		if t.Name == c.cfg.Tool {
+			c.tool = t
+			break
+		}
+		names = append(names, t.Name)
+	}
+	if c.tool == nil {
+		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
 	}
 	defer c.removeTemp()
 	c.run(ctx)
 	return c.report(), nil
 }
 
-// Run is [Check] for tests, in the manner of testing/slogtest.Run: it reports
-// every failed requirement with t.Errorf, and warnings and skips with t.Logf.
-// It calls t.Fatal if the check cannot run (see [Check]).
-func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
-	t.Helper()
-	rep, err := Check(t.Context(), cs, cfg)
-	if err != nil {
-		t.Fatal(err)
+// outcome gathers what the checks found about one requirement.
+type outcome struct {
+	passes      int
+	fails, skip []string
+}
+
+// checker runs one check.
+type checker struct {
+	cs       *mcp.ClientSession
+	cfg      Config
+	srv      lro.Options // cfg.Server with the kit's defaults
+	tool     *mcp.Tool
+	jq       string // how the shell runner runs jq; "" to run in process
+	outcomes []outcome
+
+	// The call being checked.
+	label    string
+	touched  map[string]bool
+	blockers []string
+
+	files          []offloadedFile // this run's offloaded files on this machine
+	fullCount      int             // records of the first offloaded file, or -1
+	plant          *planted
+	local, fetched int    // files read from file_path, fetched with resources/read
+	tmp            string // the private folder of fetched copies
+}
+
+func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
+	if cs == nil {
+		return nil, fmt.Errorf("%w: nil session", errInvalidConfig)
 	}
-	for _, res := range rep.Results {
-		msg := fmt.Sprintf("%s (Level %d, %s): %s", res.ID, int(res.Level), res.Strength, strings.Join(res.Reasons, "; "))
-		switch res.Status {
-		case Fail:
-			t.Errorf("%s\n\tspecification: %s", msg, res.Spec)
-		case Warn, Skip:
-			t.Logf("%s: %s", res.Status, msg)
+	if cfg == nil {
+		return nil, fmt.Errorf("%w: nil Config (Tool and Large are required)", errInvalidConfig)
+	}
+	c := &checker{cs: cs, cfg: *cfg, outcomes: make([]outcome, len(catalogue)), fullCount: -1}
+	k := &c.cfg
+	k.Large, k.Small, k.Details = maps.Clone(k.Large), maps.Clone(k.Small), slices.Clone(k.Details)
+	if k.Server != nil {
+		c.srv = *k.Server
+	}
+	s := &c.srv
+	switch {
+	case k.Tool == "":
+		return nil, fmt.Errorf("%w: Config.Tool is empty", errInvalidConfig)
+	case k.Large == nil:
+		return nil, fmt.Errorf("%w: Config.Large is nil; give arguments whose result is offloaded", errInvalidConfig)
+	case k.Level < 0 || k.Level > 3:
+		return nil, fmt.Errorf("%w: Config.Level = %d, want 1, 2 or 3", errInvalidConfig, k.Level)
+	case k.RecipeTimeout < 0:
+		return nil, fmt.Errorf("%w: Config.RecipeTimeout = %v, must not be negative", errInvalidConfig, k.RecipeTimeout)
+	case s.ThresholdTokens < 0 || s.TTL < 0 || s.CleanupInterval < 0:
+		return nil, fmt.Errorf("%w: Config.Server: ThresholdTokens %d, TTL %v and CleanupInterval %v must not be negative",
+			errInvalidConfig, s.ThresholdTokens, s.TTL, s.CleanupInterval)
+	case slices.ContainsFunc(k.Details, func(d string) bool { return strings.TrimSpace(d) == "" }):
+		return nil, fmt.Errorf("%w: Config.Details holds an empty detail level", errInvalidConfig)
+	}
+	k.Level = cmp.Or(k.Level, 3)
+	k.RecipeTimeout = cmp.Or(k.RecipeTimeout, 30*time.Second)
+	s.ThresholdTokens = cmp.Or(s.ThresholdTokens, 1600)
+	s.Prefix = cmp.Or(s.Prefix, "atlatl")
+	s.DetailArgument = cmp.Or(s.DetailArgument, "detail")
+	s.QueryArgument = cmp.Or(s.QueryArgument, "query")
+	s.TTL = cmp.Or(s.TTL, time.Hour)
+	if !k.InProcess {
+		c.jq = shellJQ()
+	}
+	return c, nil
+}
+
+// Recording outcomes.
+
+func (c *checker) record(id string, passed bool, skipped bool, format string, args ...any) {
+	i := slices.IndexFunc(catalogue, func(r requirement) bool { return r.id == id })
+	if i < 0 {
+		panic("lrotest: unknown requirement " + id)
+	}
+	if c.touched != nil {
+		c.touched[id] = true
+	}
+	if catalogue[i].level > c.cfg.Level {
+		return
+	}
+	o := &c.outcomes[i]
+	msg := fmt.Sprintf(format, args...)
+	if c.label != "" {
+		msg = c.label + ": " + msg
+	}
+	switch {
+	case passed:
+		o.passes++
+	case skipped:
+		o.skip = append(o.skip, msg)
+	default:
+		o.fails = append(o.fails, msg)
+	}
+}
+
+func (c *checker) pass(id string) { c.record(id, true, false, "") }
+
+// fail records a violation: a failure of a MUST, a warning for a SHOULD.
+func (c *checker) fail(id, format string, args ...any) { c.record(id, false, false, format, args...) }
+
+func (c *checker) skip(id, format string, args ...any) { c.record(id, false, true, format, args...) }
+
+// check records a pass when problems is empty and a violation otherwise.
+func (c *checker) check(id string, problems []string) {
+	if len(problems) == 0 {
+		c.pass(id)
+		return
+	}
+	c.fail(id, "%s", strings.Join(problems, "; "))
+}
+
+// block notes that a prerequisite failed: the requirements of this call
+// that are not checked are skipped naming it.
+func (c *checker) block(id string) { c.blockers = append(c.blockers, id) }
+
+func (c *checker) begin(label string) {
+	c.label, c.touched, c.blockers = label, map[string]bool{}, nil
+}
+
+// end skips every requirement of scope s that the call did not check.
+func (c *checker) end(s scope) {
+	reason := "not checked"
+	if len(c.blockers) > 0 {
+		reason = "not checked: depends on " + strings.Join(c.blockers, ", ")
+	}
+	for _, r := range catalogue {
+		if r.scope == s && !c.touched[r.id] {
+			c.skip(r.id, "%s", reason)
 		}
+	}
+	c.label, c.touched, c.blockers = "", nil, nil
+}
+
+// fetchedText says how fetched files were read and checked.
+const fetchedText = "fetched with resources/read of their resource_link (lro://results/{handle}), their file_path being where a client that downloads them keeps them, into a private temporary folder; the recipes ran on those copies in place of file_path"
+
+func (c *checker) report() *report {
+	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, recipes: c.jq, files: "none read"}
+	switch {
+	case c.cfg.Level < 2:
+		rep.recipes = "not at all (Level 1 does not run them)"
+	case c.jq == "":
+		rep.recipes = "in process with github.com/itchyny/gojq (jq options -s -r -j -c -n -e --arg --argjson mirrored; object keys come out sorted)"
+	}
+	switch {
+	case c.fetched == 0 && c.local > 0:
+		rep.files = "read from file_path on this machine"
+	case c.local == 0 && c.fetched > 0:
+		rep.files = fetchedText
+	case c.local > 0:
+		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", c.local, c.fetched, fetchedText)
+	}
+	for i, r := range catalogue {
+		if r.level > c.cfg.Level {
+			continue
+		}
+		o, res := c.outcomes[i], result{requirement: r}
+		switch {
+		case len(o.fails) > 0 && r.strength == should:
+			res.status, res.reasons = warn, o.fails
+		case len(o.fails) > 0:
+			res.status, res.reasons = fail, o.fails
+		case o.passes > 0:
+			res.status = pass
+		default:
+			res.status, res.reasons = skip, dedupe(o.skip)
+			if len(res.reasons) == 0 {
+				res.reasons = []string{"not checked"}
+			}
+		}
+		rep.results = append(rep.results, res)
+	}
+	return rep
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// run makes every call and check.
+func (c *checker) run(ctx context.Context) {
+	if c.cfg.Small != nil {
+		c.runSmall(ctx)
+	} else {
+		c.skip("L1.inline.small", "no Config.Small: give arguments whose result is within the threshold")
+	}
+	arg := c.srv.DetailArgument
+	asGiven, _ := c.cfg.Large[arg].(string)
+	first := largeCase{label: "large", args: c.cfg.Large, detail: asGiven}
+	if asGiven != "" {
+		first.label = fmt.Sprintf("large (%s=%s)", arg, asGiven)
+	} else if d := string(c.srv.DefaultDetail); d != "" {
+		first.detail, first.label = d, fmt.Sprintf("large (no %s: default %s)", arg, d)
+	}
+	c.runLarge(ctx, first)
+	for _, d := range c.cfg.Details {
+		if d != asGiven {
+			args := maps.Clone(c.cfg.Large)
+			args[arg] = d
+			c.runLarge(ctx, largeCase{label: fmt.Sprintf("large (%s=%s)", arg, d), args: args, detail: d})
+		}
+	}
+	if c.cfg.Level >= 3 {
+		c.runFallback(ctx)
+	}
+	c.skip("L3.events", "not observable over MCP: events are emitted inside the server; check them in-process (lro's TestConformanceLevel3 does)")
+	if c.cfg.Level >= 2 {
+		c.finishCleanup(ctx)
+	}
+}
+
+// largeCase is one call with the large arguments.
+type largeCase struct {
+	label  string
+	args   map[string]any
+	detail string // the detail level the file must have; "" when unknown
+}
+
+// call calls the tool on cs with args, and returns the result, or why the
+// call failed.
+func (c *checker) call(ctx context.Context, cs *mcp.ClientSession, args map[string]any) (*mcp.CallToolResult, string) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: args})
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("the call failed: %v", err)
+	case res.IsError:
+		return nil, "the tool returned an error: " + oneLine(resultText(res), 200)
+	}
+	return res, ""
+}
+
+func (c *checker) runSmall(ctx context.Context) {
+	c.begin("small")
+	defer c.end(scopeSmall)
+	res, failed := c.call(ctx, c.cs, c.cfg.Small)
+	switch {
+	case failed != "":
+		c.fail("L1.inline.small", "%s", failed)
+	case findDescriptor(res, true) != nil:
+		c.fail("L1.inline.small", "the result was offloaded (%s); the small arguments must give a result within the threshold of %d tokens",
+			describeDescriptor(findDescriptor(res, true)), c.srv.ThresholdTokens)
+	default:
+		c.pass("L1.inline.small")
 	}
 }

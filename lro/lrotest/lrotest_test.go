@@ -1,9 +1,10 @@
-package lrotest_test
+package lrotest
 
 import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,14 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/lro/lrotest"
+	"github.com/zircote/lro-go/lro"
 )
 
 // statuses returns the IDs of the results with each status.
-func statuses(rep *lrotest.Report) map[lrotest.Status][]string {
-	m := map[lrotest.Status][]string{}
-	for _, r := range rep.Results {
-		m[r.Status] = append(m[r.Status], r.ID)
+func statuses(rep *report) map[status][]string {
+	m := map[status][]string{}
+	for _, r := range rep.results {
+		m[r.status] = append(m[r.status], r.id)
 	}
 	return m
 }
@@ -58,18 +59,18 @@ func TestConformingServerPassesLevel3(t *testing.T) {
 				fb := startServer(t, serverOptions{store: st.kind, unwritable: true})
 				cfg := config(srv, fb)
 				cfg.InProcess = inProcess
-				rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+				rep, err := check(context.Background(), srv.cs, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
 				got := statuses(rep)
-				if len(got[lrotest.Fail])+len(got[lrotest.Warn]) > 0 || !slices.Equal(got[lrotest.Skip], st.skips) {
+				if len(got[fail])+len(got[warn]) > 0 || !slices.Equal(got[skip], st.skips) {
 					var b strings.Builder
-					rep.WriteTable(&b)
-					t.Errorf("failed %q, warned %q, skipped %q; want only %q skipped\n%s", got[lrotest.Fail], got[lrotest.Warn], got[lrotest.Skip], st.skips, b.String())
+					rep.writeTable(&b)
+					t.Errorf("failed %q, warned %q, skipped %q; want only %q skipped\n%s", got[fail], got[warn], got[skip], st.skips, b.String())
 				}
-				if !strings.Contains(rep.Files, st.files) {
-					t.Errorf("Files = %q, want it to say %q", rep.Files, st.files)
+				if !strings.Contains(rep.files, st.files) {
+					t.Errorf("Files = %q, want it to say %q", rep.files, st.files)
 				}
 				if st.kind == bucketStore {
 					checkFetched(t, rep, tmp, paths)
@@ -83,10 +84,10 @@ func TestConformingServerPassesLevel3(t *testing.T) {
 // checkFetched checks what the kit did with results it fetched: cleanup is
 // skipped saying why, and the kit wrote nothing at the descriptors'
 // file_path and left nothing in its temporary folder.
-func checkFetched(t *testing.T, rep *lrotest.Report, tmp string, paths []string) {
+func checkFetched(t *testing.T, rep *report, tmp string, paths []string) {
 	t.Helper()
-	if r, _ := rep.Result("L2.cleanup"); !strings.Contains(strings.Join(r.Reasons, " "), "fetched with resources/read") {
-		t.Errorf("L2.cleanup skipped for %q, want it to say the files were fetched", r.Reasons)
+	if r, _ := rep.result("L2.cleanup"); !strings.Contains(strings.Join(r.reasons, " "), "fetched with resources/read") {
+		t.Errorf("L2.cleanup skipped for %q, want it to say the files were fetched", r.reasons)
 	}
 	if len(paths) == 0 {
 		t.Error("no descriptor seen")
@@ -103,16 +104,16 @@ func checkFetched(t *testing.T, rep *lrotest.Report, tmp string, paths []string)
 
 // checkLevel3Report checks the parts of a report of a conforming server
 // that do not depend on where its results are.
-func checkLevel3Report(t *testing.T, rep *lrotest.Report, inProcess bool) {
+func checkLevel3Report(t *testing.T, rep *report, inProcess bool) {
 	t.Helper()
-	if len(rep.Results) != len(lrotest.Requirements()) {
-		t.Errorf("%d results, want one per requirement (%d)", len(rep.Results), len(lrotest.Requirements()))
+	if len(rep.results) != len(catalogue) {
+		t.Errorf("%d results, want one per requirement (%d)", len(rep.results), len(catalogue))
 	}
-	if !rep.OK() {
+	if !rep.ok() {
 		t.Error("OK() = false")
 	}
-	if wantJQ := !inProcess; strings.Contains(rep.Recipes, "gojq") == wantJQ {
-		t.Errorf("Recipes = %q, want it to say which runner ran them", rep.Recipes)
+	if wantJQ := !inProcess; strings.Contains(rep.recipes, "gojq") == wantJQ {
+		t.Errorf("Recipes = %q, want it to say which runner ran them", rep.recipes)
 	}
 }
 
@@ -121,47 +122,47 @@ func TestRun(t *testing.T) {
 	srv := startServer(t, serverOptions{})
 	cfg := config(srv, startServer(t, serverOptions{unwritable: true}))
 	cfg.InProcess = true
-	lrotest.Run(t, srv.cs, cfg)
+	Run(t, srv.cs, cfg)
 }
 
 func TestLevels(t *testing.T) {
 	srv := startServer(t, serverOptions{noJanitor: true}) // L2.cleanup would fail
 	tests := []struct {
-		level    lrotest.Level
-		maxLevel lrotest.Level
+		level    int
+		maxLevel int
 		ok       bool
 	}{
-		{lrotest.Level1, lrotest.Level1, true},
-		{lrotest.Level2, lrotest.Level2, false},
-		{0, lrotest.Level3, false}, // zero means Level 3
+		{1, 1, true},
+		{2, 2, false},
+		{0, 3, false}, // zero means Level 3
 	}
 	for _, tt := range tests {
 		cfg := config(srv, nil)
 		cfg.InProcess = true
-		cfg.Cleanup.Within = 200 * time.Millisecond // the planted file stays
+		cfg.Server.CleanupInterval = 200 * time.Millisecond // the planted file stays
 		cfg.Level = tt.level
-		rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+		rep, err := check(context.Background(), srv.cs, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want []string
-		for _, r := range lrotest.Requirements() {
-			if r.Level <= tt.maxLevel {
-				want = append(want, r.ID)
+		for _, r := range catalogue {
+			if r.level <= tt.maxLevel {
+				want = append(want, r.id)
 			}
 		}
 		var got []string
-		for _, r := range rep.Results {
-			got = append(got, r.ID)
+		for _, r := range rep.results {
+			got = append(got, r.id)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("level %d: requirements (-want +got):\n%s", tt.level, diff)
 		}
-		if rep.Level != tt.maxLevel || rep.OK() != tt.ok {
-			t.Errorf("level %d: report level %v, OK %v; want %v, %v", tt.level, rep.Level, rep.OK(), tt.maxLevel, tt.ok)
+		if rep.level != tt.maxLevel || rep.ok() != tt.ok {
+			t.Errorf("level %d: report level %v, OK %v; want %v, %v", tt.level, rep.level, rep.ok(), tt.maxLevel, tt.ok)
 		}
-		if tt.maxLevel == lrotest.Level1 && !strings.Contains(rep.Recipes, "not") {
-			t.Errorf("level 1: Recipes = %q, want it to say recipes did not run", rep.Recipes)
+		if tt.maxLevel == 1 && !strings.Contains(rep.recipes, "not") {
+			t.Errorf("level 1: Recipes = %q, want it to say recipes did not run", rep.recipes)
 		}
 	}
 }
@@ -170,26 +171,26 @@ func TestLevels(t *testing.T) {
 // requirements they enable are skipped with a reason naming the field.
 func TestSkipsSayWhy(t *testing.T) {
 	srv := startServer(t, serverOptions{})
-	cfg := &lrotest.Config{Tool: "recall", Large: map[string]any{"query": "cache", "n": 60}, InProcess: true}
-	rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+	cfg := &Config{Tool: "recall", Large: map[string]any{"query": "cache", "n": 60}, InProcess: true}
+	rep, err := check(context.Background(), srv.cs, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK() {
+	if !rep.ok() {
 		var b strings.Builder
-		rep.WriteTable(&b)
+		rep.writeTable(&b)
 		t.Fatalf("a conforming server failed:\n%s", b.String())
 	}
 	for id, field := range map[string]string{
 		"L1.inline.small":       "Config.Small",
-		"L2.cleanup":            "Config.Cleanup",
-		"L3.fallback.succeeds":  "Config.FallbackSession",
-		"L3.fallback.warning":   "Config.FallbackSession",
-		"L3.fallback.truncated": "Config.FallbackSession",
+		"L2.cleanup":            "Config.Server.CleanupInterval",
+		"L3.fallback.succeeds":  "Config.Fallback",
+		"L3.fallback.warning":   "Config.Fallback",
+		"L3.fallback.truncated": "Config.Fallback",
 	} {
-		r, _ := rep.Result(id)
-		if r.Status != lrotest.Skip || !strings.Contains(strings.Join(r.Reasons, " "), field) {
-			t.Errorf("%s: %s %q, want skip naming %s", id, r.Status, r.Reasons, field)
+		r, _ := rep.result(id)
+		if r.status != skip || !strings.Contains(strings.Join(r.reasons, " "), field) {
+			t.Errorf("%s: %s %q, want skip naming %s", id, r.status, r.reasons, field)
 		}
 	}
 }
@@ -200,23 +201,23 @@ func TestCheckRefusesBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
 		cs   *mcp.ClientSession
-		cfg  *lrotest.Config
+		cfg  *Config
 		want string
 	}{
-		{"nil session", nil, &lrotest.Config{Tool: "recall", Large: large}, "nil session"},
+		{"nil session", nil, &Config{Tool: "recall", Large: large}, "nil session"},
 		{"nil config", srv.cs, nil, "nil Config"},
-		{"no tool", srv.cs, &lrotest.Config{Large: large}, "Config.Tool"},
-		{"no large arguments", srv.cs, &lrotest.Config{Tool: "recall"}, "Config.Large"},
-		{"level 4", srv.cs, &lrotest.Config{Tool: "recall", Large: large, Level: 4}, "Config.Level"},
-		{"negative threshold", srv.cs, &lrotest.Config{Tool: "recall", Large: large, ThresholdTokens: -1}, "ThresholdTokens"},
-		{"negative cleanup wait", srv.cs, &lrotest.Config{Tool: "recall", Large: large, Cleanup: &lrotest.Cleanup{Within: -1}}, "Config.Cleanup"},
-		{"empty detail", srv.cs, &lrotest.Config{Tool: "recall", Large: large, Details: []string{"light", ""}}, "Config.Details"},
-		{"unknown tool", srv.cs, &lrotest.Config{Tool: "recal", Large: large}, `no tool "recal" (it lists recall)`},
+		{"no tool", srv.cs, &Config{Large: large}, "Config.Tool"},
+		{"no large arguments", srv.cs, &Config{Tool: "recall"}, "Config.Large"},
+		{"level 4", srv.cs, &Config{Tool: "recall", Large: large, Level: 4}, "Config.Level"},
+		{"negative threshold", srv.cs, &Config{Tool: "recall", Large: large, Server: &lro.Options{ThresholdTokens: -1}}, "ThresholdTokens"},
+		{"negative cleanup wait", srv.cs, &Config{Tool: "recall", Large: large, Server: &lro.Options{CleanupInterval: -1}}, "Config.Server"},
+		{"empty detail", srv.cs, &Config{Tool: "recall", Large: large, Details: []string{"light", ""}}, "Config.Details"},
+		{"unknown tool", srv.cs, &Config{Tool: "recal", Large: large}, `no tool "recal" (it lists recall)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := lrotest.Check(context.Background(), tt.cs, tt.cfg)
-			if !errors.Is(err, lrotest.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.want) {
+			rep, err := check(context.Background(), tt.cs, tt.cfg)
+			if !errors.Is(err, errInvalidConfig) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Check = %v, %v; want an ErrInvalidConfig naming %q", rep, err, tt.want)
 			}
 		})
@@ -228,49 +229,44 @@ func TestConfigIsCopied(t *testing.T) {
 	srv := startServer(t, serverOptions{})
 	cfg := config(srv, nil)
 	cfg.InProcess = true
-	cfg.Cleanup = nil
-	large := cfg.Large
-	if _, err := lrotest.Check(context.Background(), srv.cs, cfg); err != nil {
+	cfg.Server.CleanupInterval = 0
+	large, server := cfg.Large, *cfg.Server
+	if _, err := check(context.Background(), srv.cs, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := large["detail"]; ok || cfg.Level != 0 || cfg.ThresholdTokens != 0 {
-		t.Errorf("Check changed the Config: Large %v, Level %d, ThresholdTokens %d", large, cfg.Level, cfg.ThresholdTokens)
+	if _, ok := large["detail"]; ok || cfg.Level != 0 || cfg.Server.ThresholdTokens != 0 || cfg.Server.Prefix != "" || !reflect.DeepEqual(*cfg.Server, server) {
+		t.Errorf("Check changed the Config: Large %v, Level %d, Server %+v", large, cfg.Level, *cfg.Server)
 	}
 }
 
 func TestRequirementsCatalogue(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range lrotest.Requirements() {
-		if seen[r.ID] {
-			t.Errorf("duplicate %s", r.ID)
+	for _, r := range catalogue {
+		if seen[r.id] {
+			t.Errorf("duplicate %s", r.id)
 		}
-		seen[r.ID] = true
-		if !strings.HasPrefix(r.ID, "L"+string(rune('0'+int(r.Level)))+".") {
-			t.Errorf("%s: ID does not start with its level %d", r.ID, r.Level)
+		seen[r.id] = true
+		if !strings.HasPrefix(r.id, "L"+string(rune('0'+int(r.level)))+".") {
+			t.Errorf("%s: ID does not start with its level %d", r.id, r.level)
 		}
-		if r.Spec == "" || r.How == "" {
-			t.Errorf("%s: no Spec or How", r.ID)
+		if r.spec == "" || r.how == "" {
+			t.Errorf("%s: no Spec or How", r.id)
 		}
 	}
 	// The report order is the catalogue's: by level.
-	rs := lrotest.Requirements()
-	if !slices.IsSortedFunc(rs, func(a, b lrotest.Requirement) int { return int(a.Level) - int(b.Level) }) {
+	if !slices.IsSortedFunc(catalogue, func(a, b requirement) int { return a.level - b.level }) {
 		t.Error("requirements are not ordered by level")
-	}
-	rs[0].ID = "changed"
-	if lrotest.Requirements()[0].ID == "changed" {
-		t.Error("Requirements returns the catalogue itself, not a copy")
 	}
 }
 
 func TestWriteTable(t *testing.T) {
-	rep := &lrotest.Report{Tool: "recall", Level: lrotest.Level2, Recipes: "by hand", Results: []lrotest.Result{
-		{Requirement: lrotest.Requirement{ID: "L1.a", Level: 1, Spec: "A MUST."}, Status: lrotest.Pass},
-		{Requirement: lrotest.Requirement{ID: "L2.b", Level: 2, Spec: "B MUST."}, Status: lrotest.Fail, Reasons: []string{"large: first\nline", "large (detail=full): second"}},
-		{Requirement: lrotest.Requirement{ID: "L2.c", Level: 2, Strength: lrotest.Should, Spec: "C SHOULD."}, Status: lrotest.Warn, Reasons: []string{"why"}},
+	rep := &report{tool: "recall", level: 2, recipes: "by hand", results: []result{
+		{requirement: requirement{id: "L1.a", level: 1, spec: "A MUST."}, status: pass},
+		{requirement: requirement{id: "L2.b", level: 2, spec: "B MUST."}, status: fail, reasons: []string{"large: first\nline", "large (detail=full): second"}},
+		{requirement: requirement{id: "L2.c", level: 2, strength: should, spec: "C SHOULD."}, status: warn, reasons: []string{"why"}},
 	}}
 	var b strings.Builder
-	if err := rep.WriteTable(&b); err != nil {
+	if err := rep.writeTable(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `REQUIREMENT  LEVEL  KIND    RESULT  DETAIL
@@ -300,9 +296,9 @@ func TestDocListsEveryRequirement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range lrotest.Requirements() {
-		if !strings.Contains(string(doc), r.ID+",") && !strings.Contains(string(doc), r.ID+".") && !strings.Contains(string(doc), r.ID+" ") {
-			t.Errorf("doc.go does not list %s", r.ID)
+	for _, r := range catalogue {
+		if !strings.Contains(string(doc), r.id+",") && !strings.Contains(string(doc), r.id+".") && !strings.Contains(string(doc), r.id+" ") {
+			t.Errorf("doc.go does not list %s", r.id)
 		}
 	}
 }
@@ -316,12 +312,12 @@ func TestFallbackSessionWithAStore(t *testing.T) {
 	cfg := config(srv, startServer(t, serverOptions{store: bucketStore}))
 	cfg.InProcess = true
 	cfg.Details = nil
-	rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+	rep, err := check(context.Background(), srv.cs, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ := rep.Result("L3.fallback.succeeds")
-	if r.Status != lrotest.Fail || !strings.Contains(strings.Join(r.Reasons, " "), "it keeps them in a store (it gave a handle)") {
-		t.Errorf("L3.fallback.succeeds: %s %q, want a failure saying the server keeps its results in a store", r.Status, r.Reasons)
+	r, _ := rep.result("L3.fallback.succeeds")
+	if r.status != fail || !strings.Contains(strings.Join(r.reasons, " "), "it keeps them in a store (it gave a handle)") {
+		t.Errorf("L3.fallback.succeeds: %s %q, want a failure saying the server keeps its results in a store", r.status, r.reasons)
 	}
 }

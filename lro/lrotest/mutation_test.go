@@ -1,4 +1,4 @@
-package lrotest_test
+package lrotest
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/lrotest"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -475,13 +474,13 @@ func checkMutation(t *testing.T, m mutation, inProcess bool) {
 	fb.unwritable = true
 	cfg := config(srv, startServer(t, fb))
 	cfg.InProcess = inProcess
-	rep, err := lrotest.Check(context.Background(), srv.cs, cfg)
+	rep, err := check(context.Background(), srv.cs, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := statuses(rep)
-	want := map[lrotest.Status][]string{lrotest.Fail: m.wantFail, lrotest.Warn: m.wantWarn}
-	for _, s := range []lrotest.Status{lrotest.Fail, lrotest.Warn} {
+	want := map[status][]string{fail: m.wantFail, warn: m.wantWarn}
+	for _, s := range []status{fail, warn} {
 		w, g := slices.Clone(want[s]), got[s]
 		sort.Strings(w)
 		sort.Strings(g)
@@ -490,13 +489,13 @@ func checkMutation(t *testing.T, m mutation, inProcess bool) {
 		}
 	}
 	if m.reason != "" {
-		if r, _ := rep.Result(m.wantFail[0]); !strings.Contains(strings.Join(r.Reasons, "\n"), m.reason) {
-			t.Errorf("%s says %q, want it to say %q", r.ID, r.Reasons, m.reason)
+		if r, _ := rep.result(m.wantFail[0]); !strings.Contains(strings.Join(r.reasons, "\n"), m.reason) {
+			t.Errorf("%s says %q, want it to say %q", r.id, r.reasons, m.reason)
 		}
 	}
 	if t.Failed() {
 		var b strings.Builder
-		rep.WriteTable(&b)
+		rep.writeTable(&b)
 		t.Log(b.String())
 	}
 }
@@ -513,12 +512,12 @@ func TestMutationsCoverEveryCheck(t *testing.T) {
 			caught[id] = true
 		}
 	}
-	for _, r := range lrotest.Requirements() {
-		if r.ID == "L3.events" {
+	for _, r := range catalogue {
+		if r.id == "L3.events" {
 			continue // not observable over the protocol
 		}
-		if !caught[r.ID] {
-			t.Errorf("no mutation violates %s", r.ID)
+		if !caught[r.id] {
+			t.Errorf("no mutation violates %s", r.id)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package lrotest_test
+package lrotest
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
-	"github.com/zircote/lro-go/lro/lrotest"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
@@ -261,23 +260,22 @@ func tamper(t *testing.T, so serverOptions) mcp.Middleware {
 
 // config is the kit's configuration for a test server, with the fallback
 // session when fallback is not nil.
-func config(srv, fallback *server) *lrotest.Config {
-	cfg := &lrotest.Config{
-		Tool:          "recall",
-		Large:         map[string]any{"query": "cache", "n": 60},
-		Small:         map[string]any{"query": "cache", "n": 3},
-		Details:       []string{"medium", "full"}, // light is the default: the call as given covers it
-		DefaultDetail: "light",
-		Operation:     "recall",
-		OutputDir:     srv.dir,
-		Cleanup:       &lrotest.Cleanup{Dir: srv.dir, Within: 5 * time.Second},
+func config(srv, fallback *server) *Config {
+	cfg := &Config{
+		Tool:    "recall",
+		Large:   map[string]any{"query": "cache", "n": 60},
+		Small:   map[string]any{"query": "cache", "n": 3},
+		Details: []string{"medium", "full"}, // light is the default: the call as given covers it
+		Server: &lro.Options{DefaultDetail: "light", Operation: "recall", OutputDir: srv.dir,
+			CleanupInterval: 5 * time.Second}, // the kit waits this long for the janitor's deletion
 	}
 	if srv.bucket {
-		// No folder of this machine to plant an expired file in.
-		cfg.Cleanup.Dir = ""
+		// file_path names the client's folder; no folder of this machine
+		// to plant an expired file in.
+		cfg.Server.OutputDir, cfg.Server.ClientDir = "", srv.dir
 	}
 	if fallback != nil {
-		cfg.FallbackSession = fallback.cs
+		cfg.Fallback = fallback.cs
 	}
 	return cfg
 }

@@ -1,0 +1,502 @@
+// Package jqcmd reads the jq recipe commands of a descriptor, "tail -n +2
+// FILE | jq [options] FILTER" (or "cat FILE | jq ...", or "jq ... FILTER
+// FILE"), and runs them in process with github.com/itchyny/gojq, mirroring
+// jq's -s, -r, -j, -c, -n and -e and its --arg and --argjson variables.
+// The shell words are read with mvdan.cc/sh/v3/syntax; only plain words
+// (quotes and escapes, no expansion, redirection or other command) are
+// accepted, so that a command read here runs the same under sh.
+//
+// The conformance kit (lro/lrotest) runs recipes with it, and the tests that
+// compare jq releases on real data run gojq with it.
+package jqcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/itchyny/gojq"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ErrUnsupported is wrapped by the errors of [Words], [Parse] and [ParseArgs]
+// for a command outside the subset read here.
+var ErrUnsupported = errors.New("unsupported command syntax")
+
+func unsupported(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrUnsupported}, args...)...)
+}
+
+// byteBase maps each byte of invalid UTF-8 to a rune of a private use
+// plane while the shell parser, which wants UTF-8, reads the command: paths
+// may hold any byte.
+const byteBase = 0x10FF00
+
+// Words splits a command line into the words of each stage of a pipeline,
+// as a POSIX shell would, and refuses with an error wrapping
+// [ErrUnsupported] anything a shell would expand or that changes what runs:
+// ; & && || redirections, $ and backquote expansions, globs, ~ and comments.
+func Words(s string) ([][]string, error) {
+	if strings.ContainsAny(s, "\x00\r") {
+		return nil, unsupported("a NUL or carriage return")
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(byteBase + rune(s[i]))
+		case r >= byteBase && r <= byteBase+0xFF:
+			return nil, unsupported("a rune of the private use plane 16")
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX), syntax.KeepComments(true)).Parse(strings.NewReader(b.String()), "")
+	if err != nil {
+		return nil, unsupported("%v", err)
+	}
+	if len(f.Stmts) != 1 || len(f.Last) > 0 {
+		return nil, unsupported("%d commands", len(f.Stmts))
+	}
+	var stages [][]string
+	var stmt func(st *syntax.Stmt) error
+	stmt = func(st *syntax.Stmt) error {
+		if len(st.Comments) > 0 || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
+			return unsupported("a comment, !, &, or a redirection")
+		}
+		switch c := st.Cmd.(type) {
+		case *syntax.BinaryCmd:
+			if c.Op != syntax.Pipe {
+				return unsupported("%s", c.Op)
+			}
+			if err := stmt(c.X); err != nil {
+				return err
+			}
+			return stmt(c.Y)
+		case *syntax.CallExpr:
+			if len(c.Assigns) > 0 || len(c.Args) == 0 {
+				return unsupported("an assignment")
+			}
+			var words []string
+			for _, w := range c.Args {
+				s, err := literal(w)
+				if err != nil {
+					return err
+				}
+				words = append(words, s)
+			}
+			stages = append(stages, words)
+			return nil
+		}
+		return unsupported("a compound command")
+	}
+	if err := stmt(f.Stmts[0]); err != nil {
+		return nil, err
+	}
+	return stages, nil
+}
+
+// literal returns the value of a word made of plain, quoted and escaped
+// parts, or an error.
+func literal(w *syntax.Word) (string, error) {
+	var b strings.Builder
+	for i, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if i == 0 && strings.HasPrefix(p.Value, "~") {
+				return "", unsupported("~ at the start of a word")
+			}
+			for j := 0; j < len(p.Value); j++ {
+				switch c := p.Value[j]; {
+				case c == '\\' && j+1 == len(p.Value):
+					return "", unsupported("a trailing backslash")
+				case c == '\\':
+					j++
+					b.WriteByte(p.Value[j])
+				case strings.IndexByte("*?[", c) >= 0:
+					return "", unsupported("unquoted %q", c)
+				default:
+					b.WriteByte(c)
+				}
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", unsupported("$'...'")
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", unsupported(`$"..."`)
+			}
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", unsupported("an expansion inside double quotes")
+				}
+				v := lit.Value
+				for j := 0; j < len(v); j++ {
+					if v[j] == '\\' && j+1 < len(v) && strings.IndexByte("$`\"\\", v[j+1]) >= 0 {
+						j++
+					}
+					b.WriteByte(v[j])
+				}
+			}
+		default:
+			return "", unsupported("an expansion")
+		}
+	}
+	var out []byte
+	for _, r := range b.String() {
+		if r >= byteBase && r <= byteBase+0xFF {
+			out = append(out, byte(r-byteBase))
+		} else {
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return string(out), nil
+}
+
+// Quote quotes s for a POSIX shell.
+func Quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Call is a parsed jq invocation.
+type Call struct {
+	Filter     string
+	Args       []string // the arguments as given, input files left out
+	Slurp      bool     // -s
+	Raw        bool     // -r (or -j)
+	Join       bool     // -j: raw, no newline after each output
+	Compact    bool     // -c
+	NullInput  bool     // -n
+	ExitStatus bool     // -e
+	Names      []string // variables, with $
+	Values     []any    // their values
+	files      []int    // the indexes of input files among the arguments
+}
+
+// ParseArgs parses the arguments of jq (without the program name) for the
+// options that recipes use. Options that change how input is read or that
+// gojq cannot mirror (-R, --seq, --slurpfile, --args, ...) are refused with
+// an error wrapping [ErrUnsupported].
+func ParseArgs(args []string) (*Call, error) {
+	j := &Call{}
+	var positional []int
+	flags := map[string]string{"--slurp": "s", "--raw-output": "r", "--join-output": "j", "--compact-output": "c",
+		"--null-input": "n", "--exit-status": "e", "--tab": "", "--sort-keys": "", "--ascii-output": "",
+		"--color-output": "", "--monochrome-output": ""}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		n := map[string]int{"--arg": 2, "--argjson": 2, "--indent": 1}[a]
+		if i+n >= len(args) {
+			return nil, unsupported("jq %s needs %d arguments", a, n)
+		}
+		short, isFlag := flags[a]
+		switch {
+		case a == "--":
+			for k := i + 1; k < len(args); k++ {
+				positional = append(positional, k)
+			}
+			i = len(args)
+		case a == "--arg":
+			j.Names, j.Values = append(j.Names, "$"+args[i+1]), append(j.Values, args[i+2])
+		case a == "--argjson":
+			v, err := Decode([]byte(args[i+2]))
+			if err != nil {
+				return nil, unsupported("jq --argjson %s: %v", args[i+1], err)
+			}
+			j.Names, j.Values = append(j.Names, "$"+args[i+1]), append(j.Values, v)
+		case isFlag:
+			a = "-" + short
+		case a == "--indent":
+		case strings.HasPrefix(a, "--"):
+			return nil, unsupported("jq option %s", a)
+		case len(a) < 2 || a[0] != '-':
+			positional = append(positional, i)
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+			for _, f := range a[1:] {
+				switch f {
+				case 's':
+					j.Slurp = true
+				case 'r':
+					j.Raw = true
+				case 'j':
+					j.Raw, j.Join = true, true
+				case 'c':
+					j.Compact = true
+				case 'n':
+					j.NullInput = true
+				case 'e':
+					j.ExitStatus = true
+				case 'a', 'S', 'C', 'M':
+				default:
+					return nil, unsupported("jq option -%c", f)
+				}
+			}
+		}
+		i += n
+	}
+	if len(positional) == 0 {
+		return nil, unsupported("jq without a filter")
+	}
+	j.Filter, j.files = args[positional[0]], positional[1:]
+	for i, a := range args {
+		if !contains(j.files, i) {
+			j.Args = append(j.Args, a)
+		}
+	}
+	return j, nil
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Command is a recipe command understood: the jq call and the file it
+// reads.
+type Command struct {
+	JQ   *Call
+	File string // the file the records come from
+	// SkipHeader is set when jq reads the file from its second line on
+	// (tail -n +2 FILE | jq ...).
+	SkipHeader bool
+	stages     [][]string
+	fileAt     [2]int // the stage and the word that name File
+}
+
+// Parse parses a recipe command of one of the forms
+//
+//	tail -n +2 FILE | jq [options] FILTER
+//	cat FILE | jq [options] FILTER
+//	jq [options] FILTER FILE
+//
+// (tail also as -n+2, --lines=+2 or --lines +2, with an optional --), and
+// returns an error wrapping [ErrUnsupported] for any other.
+func Parse(command string) (*Command, error) {
+	stages, err := Words(command)
+	if err != nil {
+		return nil, err
+	}
+	last := stages[len(stages)-1]
+	if last[0] != "jq" {
+		return nil, unsupported("the last stage runs %q, not jq", last[0])
+	}
+	call, err := ParseArgs(last[1:])
+	if err != nil {
+		return nil, err
+	}
+	c := &Command{JQ: call, stages: stages}
+	switch {
+	case len(stages) == 1 && len(call.files) == 1:
+		c.fileAt = [2]int{0, call.files[0] + 1}
+	case len(stages) == 1:
+		return nil, unsupported("jq reads %d files, want 1", len(call.files))
+	case len(stages) > 2:
+		return nil, unsupported("%d pipeline stages", len(stages))
+	case len(call.files) != 0:
+		return nil, unsupported("jq reads both a pipe and files")
+	case stages[0][0] == "cat" && len(stages[0]) == 2:
+		c.fileAt = [2]int{0, 1}
+	case stages[0][0] == "tail":
+		at, ok := tailFromLine2(stages[0][1:])
+		if !ok {
+			return nil, unsupported("tail %s", strings.Join(stages[0][1:], " "))
+		}
+		c.fileAt, c.SkipHeader = [2]int{0, 1 + at}, true
+	default:
+		return nil, unsupported("the first stage runs %q", strings.Join(stages[0], " "))
+	}
+	c.File = stages[c.fileAt[0]][c.fileAt[1]]
+	call.files = nil
+	if c.File == "" {
+		return nil, unsupported("an empty file name")
+	}
+	return c, nil
+}
+
+// tailFromLine2 recognizes the arguments of a tail that prints one file from
+// its second line on, and returns the index of the file among them.
+func tailFromLine2(args []string) (int, bool) {
+	file, from2 := -1, false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case (a == "-n" || a == "--lines") && i+1 < len(args) && args[i+1] == "+2":
+			from2 = true
+			i++
+		case a == "-n+2" || a == "--lines=+2":
+			from2 = true
+		case a == "--" && i+2 == len(args) && file < 0:
+			file = i + 1
+			i++
+		case strings.HasPrefix(a, "-") && a != "-" || file >= 0:
+			return -1, false
+		default:
+			file = i
+		}
+	}
+	return file, from2 && file >= 0 && args[file] != ""
+}
+
+// WithFile returns the command c was parsed from with the file it reads
+// replaced by file: the same pipeline, each word quoted for sh, so that sh
+// runs the same commands with the same arguments on another file.
+func (c *Command) WithFile(file string) string {
+	var b strings.Builder
+	for i, stage := range c.stages {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		for j, w := range stage {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			if i == c.fileAt[0] && j == c.fileAt[1] {
+				w = file
+			}
+			b.WriteString(Quote(w))
+		}
+	}
+	return b.String()
+}
+
+// Inputs decodes the JSON values of data, from its second line on when
+// skipHeader is set (as tail -n +2 prints it).
+func Inputs(data []byte, skipHeader bool) ([]any, error) {
+	if skipHeader {
+		_, data, _ = bytes.Cut(data, []byte("\n"))
+	}
+	var inputs []any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var v any
+		if err := dec.Decode(&v); errors.Is(err, io.EOF) {
+			return inputs, nil
+		} else if err != nil {
+			return inputs, fmt.Errorf("jq: error: cannot parse input: %w", err)
+		}
+		inputs = append(inputs, v)
+	}
+}
+
+// Decode decodes exactly one JSON value.
+func Decode(b []byte) (any, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
+var errHalt = errors.New("halt")
+
+// Run runs the call on the decoded inputs, which it does not modify, and
+// returns what jq prints, or an error where jq exits non-zero. The output
+// is bounded by max bytes.
+func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
+	q, err := gojq.Parse(j.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("jq: compile error: %w", err)
+	}
+	it := &sliceIter{vals: inputs}
+	code, err := gojq.Compile(q, gojq.WithVariables(j.Names), gojq.WithInputIter(it))
+	if err != nil {
+		return nil, fmt.Errorf("jq: compile error: %w", err)
+	}
+	var out bytes.Buffer
+	var last any
+	outputs := 0
+	runOn := func(v any) error {
+		iter := code.RunWithContext(ctx, v, j.Values...)
+		for {
+			x, ok := iter.Next()
+			if !ok {
+				return nil
+			}
+			if e, ok := x.(error); ok {
+				var halt *gojq.HaltError
+				if errors.As(e, &halt) && halt.Value() == nil && halt.ExitCode() == 0 {
+					return errHalt
+				}
+				return fmt.Errorf("jq: error: %w", e)
+			}
+			outputs, last = outputs+1, x
+			if s, ok := x.(string); ok && j.Raw {
+				out.WriteString(s)
+			} else {
+				var b []byte
+				if j.Compact {
+					b, err = gojq.Marshal(x)
+				} else {
+					b, err = json.MarshalIndent(x, "", "  ")
+				}
+				if err != nil {
+					return err
+				}
+				out.Write(b)
+			}
+			if !j.Join {
+				out.WriteByte('\n')
+			}
+			if out.Len() > max {
+				return fmt.Errorf("printed more than %d bytes", max)
+			}
+		}
+	}
+	switch {
+	case j.NullInput:
+		err = runOn(nil)
+	case j.Slurp:
+		all := append([]any{}, it.vals...) // a copy: the caller's slice is shared
+		it.next = len(it.vals)
+		err = runOn(all)
+	default:
+		for v, ok := it.Next(); ok && err == nil; v, ok = it.Next() {
+			err = runOn(v)
+		}
+	}
+	switch {
+	case errors.Is(err, errHalt):
+		err = nil
+	case err != nil:
+	case ctx.Err() != nil:
+		err = fmt.Errorf("did not finish: %w", ctx.Err())
+	case j.ExitStatus && outputs == 0:
+		err = errors.New("exit status 4 (-e: no output)")
+	case j.ExitStatus && (last == nil || last == false):
+		err = errors.New("exit status 1 (-e: last output false or null)")
+	}
+	return out.Bytes(), err
+}
+
+// sliceIter is a gojq.Iter over decoded inputs, shared by the main loop and
+// the filter's input and inputs.
+type sliceIter struct {
+	vals []any
+	next int
+}
+
+func (s *sliceIter) Next() (any, bool) {
+	if s.next >= len(s.vals) {
+		return nil, false
+	}
+	s.next++
+	return s.vals[s.next-1], true
+}

@@ -1,0 +1,217 @@
+package jqcmd
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestWords(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want [][]string
+	}{
+		{"plain words", "tail -n +2 /tmp/f.jsonl", [][]string{{"tail", "-n", "+2", "/tmp/f.jsonl"}}},
+		{"pipeline", "tail -n +2 f | jq -c .", [][]string{{"tail", "-n", "+2", "f"}, {"jq", "-c", "."}}},
+		{"single quotes keep everything", `jq '$x | "a b" | .[0]'`, [][]string{{"jq", `$x | "a b" | .[0]`}}},
+		{"the quoted quote of ShellQuote", `tail -n +2 'it'\''s here' | jq .`, [][]string{{"tail", "-n", "+2", "it's here"}, {"jq", "."}}},
+		{"double quotes with escapes", `jq "a\"b\\c\$"`, [][]string{{"jq", `a"b\c$`}}},
+		{"backslash in double quotes before an ordinary character stays", `jq "a\nb"`, [][]string{{"jq", `a\nb`}}},
+		{"empty quoted word", `jq --arg k '' .`, [][]string{{"jq", "--arg", "k", "", "."}}},
+		{"adjacent quoted parts are one word", `jq 'a'"b"c`, [][]string{{"jq", "abc"}}},
+		{"unquoted backslash escape", `tail -n +2 a\ b`, [][]string{{"tail", "-n", "+2", "a b"}}},
+		{"braces are literal", "tail -n +2 {file} | jq .", [][]string{{"tail", "-n", "+2", "{file}"}, {"jq", "."}}},
+		{"tabs separate words", "jq\t-c\t.", [][]string{{"jq", "-c", "."}}},
+		{"non-UTF-8 bytes in a path survive", "tail -n +2 '/tmp/\xff.jsonl' | jq .", [][]string{{"tail", "-n", "+2", "/tmp/\xff.jsonl"}, {"jq", "."}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Words(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Words(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestWordsRefuses(t *testing.T) {
+	tests := []struct {
+		in, why string
+	}{
+		{"jq . f; rm -rf /", "a second command"},
+		{"jq . f && echo", "&&"},
+		{"jq . < f", "redirection"},
+		{"jq . f > out", "redirection"},
+		{"jq $(cat f)", "command substitution"},
+		{"jq `cat f`", "backquotes"},
+		{`jq "$HOME"`, "expansion in double quotes"},
+		{"tail -n +2 *.jsonl | jq .", "a glob"},
+		{"tail -n +2 ~/f | jq .", "tilde"},
+		{"jq . f # comment", "a comment"},
+		{"jq . f || true", "||"},
+		{"| jq .", "an empty stage"},
+		{"jq .|", "an empty last stage"},
+		{"jq 'open", "an unterminated single quote"},
+		{`jq "open`, "an unterminated double quote"},
+		{`jq .\`, "a trailing backslash"},
+		{"jq .\nrm f", "a newline"},
+		{"", "nothing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			if got, err := Words(tt.in); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("Words(%q) = %q, %v; want an error wrapping ErrUnsupported", tt.in, got, err)
+			}
+		})
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Command
+	}{
+		{"tail and jq with every option", `tail -n +2 '/tmp/a b.jsonl' | jq -s -rc --arg ns '_semantic' --argjson n 3 'map(.x)'`,
+			Command{File: "/tmp/a b.jsonl", SkipHeader: true, JQ: &Call{Filter: "map(.x)", Slurp: true, Raw: true, Compact: true,
+				Names: []string{"$ns", "$n"}, Values: []any{"_semantic", float64(3)}}}},
+		{"tail -n+2", "tail -n+2 f | jq .", Command{File: "f", SkipHeader: true, JQ: &Call{Filter: "."}}},
+		{"tail --lines=+2 --", "tail --lines=+2 -- -f | jq .", Command{File: "-f", SkipHeader: true, JQ: &Call{Filter: "."}}},
+		{"cat reads the header too", "cat f | jq -n 'input'", Command{File: "f", JQ: &Call{Filter: "input", NullInput: true}}},
+		{"jq reads the file", "jq -c '{id}' f", Command{File: "f", JQ: &Call{Filter: "{id}", Compact: true}}},
+		{"long options and -e", "tail -n +2 f | jq --slurp --raw-output --compact-output --exit-status --tab --indent 4 -S .",
+			Command{File: "f", SkipHeader: true, JQ: &Call{Filter: ".", Slurp: true, Raw: true, Compact: true, ExitStatus: true}}},
+		{"-j joins", "tail -n +2 f | jq -j .t", Command{File: "f", SkipHeader: true, JQ: &Call{Filter: ".t", Raw: true, Join: true}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Where the file's word is, WithFile's concern, is tested there.
+			where := cmp.Options{cmpopts.IgnoreFields(Command{}, "stages", "fileAt"), cmpopts.IgnoreFields(Call{}, "Args")}
+			if diff := cmp.Diff(&tt.want, got, cmp.AllowUnexported(Command{}, Call{}), where); diff != "" {
+				t.Errorf("Parse(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	tests := []struct {
+		in, why string
+	}{
+		{"tail -n +2 f | sort", "the last stage is not jq"},
+		{"tail -n +3 f | jq .", "tail from line 3"},
+		{"tail -n 2 f | jq .", "the last 2 lines"},
+		{"tail -f f | jq .", "another tail option"},
+		{"tail -n +2 f g | jq .", "two files"},
+		{"tail -n +2 | jq .", "no file"},
+		{"head -n 5 f | jq .", "head"},
+		{"tail -n +2 f | jq . g", "a pipe and a file"},
+		{"jq .", "no input file"},
+		{"jq . f g", "two input files"},
+		{"tail -n +2 f | grep x | jq .", "three stages"},
+		{"tail -n +2 f | jq -R .", "raw input"},
+		{"tail -n +2 f | jq --seq .", "an unknown long option"},
+		{"tail -n +2 f | jq -c", "no filter"},
+		{"tail -n +2 f | jq --arg x", "--arg without a value"},
+		{"tail -n +2 f | jq --argjson x '{' .", "--argjson that is not JSON"},
+		{`jq 0 ""`, "an empty file name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			if got, err := Parse(tt.in); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("Parse(%q) = %+v, %v; want an error wrapping ErrUnsupported", tt.in, got, err)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`tail -n +2 '/tmp/x.jsonl' | jq -c --arg k 'v' 'select(.a == $k)'`,
+		`tail -n +2 'it'\''s' | jq -s 'map(.a) | .[]'`,
+		`jq "a\"b" f`, "cat f | jq -n 'input'", "tail -n+2 a\\ b | jq -rc .", "jq",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4096 {
+			return
+		}
+		rc, err := Parse(s)
+		if err != nil {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("Parse(%q): error %v does not wrap ErrUnsupported", s, err)
+			}
+			return
+		}
+		if rc.JQ == nil || rc.File == "" || len(rc.JQ.files) != 0 {
+			t.Fatalf("Parse(%q) = %+v: want a jq call reading one named file", s, rc)
+		}
+		// Quoting every word again and parsing gives the same words.
+		stages, err := Words(s)
+		if err != nil {
+			t.Fatalf("Parse accepted %q but Words refuses it: %v", s, err)
+		}
+		var quoted []string
+		for _, st := range stages {
+			var words []string
+			for _, w := range st {
+				words = append(words, Quote(w))
+			}
+			quoted = append(quoted, strings.Join(words, " "))
+		}
+		again, err := Words(strings.Join(quoted, " | "))
+		if err != nil {
+			t.Fatalf("requoted %q: %v", quoted, err)
+		}
+		if diff := cmp.Diff(stages, again); diff != "" {
+			t.Fatalf("requoting %q changed the words (-want +got):\n%s", s, diff)
+		}
+		// WithFile gives the same command on another file.
+		const other = "/tmp/lrotest-1/it's a \"copy\".jsonl"
+		moved, err := Parse(rc.WithFile(other))
+		if err != nil {
+			t.Fatalf("WithFile of %q: %v", s, err)
+		}
+		if moved.File != other || moved.SkipHeader != rc.SkipHeader {
+			t.Fatalf("WithFile of %q reads %q (skip header %v), want %q (%v)", s, moved.File, moved.SkipHeader, other, rc.SkipHeader)
+		}
+		if diff := cmp.Diff(rc.JQ, moved.JQ, cmp.AllowUnexported(Call{})); diff != "" {
+			t.Fatalf("WithFile of %q changed the jq call (-want +got):\n%s", s, diff)
+		}
+	})
+}
+
+// TestWithFile checks that a recipe's command, moved to another file,
+// names it in place of the file it read, whatever its form, and nothing
+// else: an argument equal to the file's path is kept.
+func TestWithFile(t *testing.T) {
+	const to = "/tmp/lrotest-1/fetched-1.jsonl"
+	tests := []struct{ command, want string }{
+		{`tail -n +2 '/tmp/a.jsonl' | jq -c '{id}'`, `'tail' '-n' '+2' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-c' '{id}'`},
+		{`tail -n+2 -- /tmp/a.jsonl | jq -r .id`, `'tail' '-n+2' '--' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-r' '.id'`},
+		{`cat /tmp/a.jsonl | jq -c .`, `'cat' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-c' '.'`},
+		{`jq -c --arg p /tmp/a.jsonl 'select(.p == $p)' /tmp/a.jsonl -s`, `'jq' '-c' '--arg' 'p' '/tmp/a.jsonl' 'select(.p == $p)' '/tmp/lrotest-1/fetched-1.jsonl' '-s'`},
+		{`jq -c . -- "/tmp/it's.jsonl"`, `'jq' '-c' '.' '--' '/tmp/lrotest-1/fetched-1.jsonl'`},
+	}
+	for _, tt := range tests {
+		rc, err := Parse(tt.command)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.command, err)
+		}
+		if got := rc.WithFile(to); got != tt.want {
+			t.Errorf("WithFile of %s:\n got %s\nwant %s", tt.command, got, tt.want)
+		}
+	}
+}

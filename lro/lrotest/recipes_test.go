@@ -1,0 +1,244 @@
+package lrotest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zircote/lro-go/internal/jqcmd"
+)
+
+// recipeRun is the outcome of running one recipe command.
+type recipeRun struct {
+	err    error
+	stdout []byte
+}
+
+// values decodes the output as a stream of JSON values, or reports false
+// when it is not one (raw output).
+func (r recipeRun) values() ([]any, bool) {
+	vals, err := jqcmd.Inputs(r.stdout, false)
+	return vals, err == nil
+}
+
+// runner runs recipes as a checker does: with sh and the jq jq names, or
+// in process when jq is "".
+type runner struct{ jq string }
+
+func (r runner) run(ctx context.Context, command string, f *fileView) recipeRun {
+	out, err := (&checker{jq: r.jq}).runRecipe(ctx, command, f, &inputCache{})
+	return recipeRun{err, out}
+}
+
+func (r runner) String() string { return "runner " + r.jq }
+
+// shellRunner is the runner with sh and jq, if both are installed.
+func shellRunner() (runner, bool) { jq := shellJQ(); return runner{jq}, jq != "" }
+
+var gojqRunner = runner{}
+
+// TestRunnersReadTheFetchedCopy checks both runners on a file fetched
+// with resources/read: a recipe naming file_path, which is not on this
+// machine, reads the kit's copy.
+func TestRunnersReadTheFetchedCopy(t *testing.T) {
+	copyPath := filepath.Join(t.TempDir(), "fetched-1.jsonl")
+	data := []byte("{\"type\":\"lro_header\"}\n{\"id\":\"a\"}\n{\"id\":\"b\"}\n")
+	if err := os.WriteFile(copyPath, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := &fileView{path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", local: copyPath, fetched: true, data: data}
+	runners := []runner{gojqRunner}
+	if sr, ok := shellRunner(); ok {
+		runners = append(runners, sr)
+	}
+	for _, r := range runners {
+		got := r.run(context.Background(), "tail -n +2 "+jqcmd.Quote(f.path)+" | jq -r .id", f)
+		if got.err != nil || string(got.stdout) != "a\nb\n" {
+			t.Errorf("%v: %q, %v; want the copy's ids", r, got.stdout, got.err)
+		}
+	}
+}
+
+func TestFieldRefs(t *testing.T) {
+	tests := []struct {
+		name        string
+		filter      string
+		all, record [][]string
+	}{
+		{"a path", `.provenance.confidence`, [][]string{{"provenance", "confidence"}}, [][]string{{"provenance", "confidence"}}},
+		{"in a sort", `sort_by(.created) | .[]`, [][]string{{"created"}}, [][]string{{"created"}}},
+		{"object shorthand", `{id, title, "name"}`, [][]string{{"id"}, {"title"}, {"name"}}, [][]string{{"id"}, {"title"}, {"name"}}},
+		{"iteration is looked through", `.tags[]?.name`, [][]string{{"tags", "name"}}, [][]string{{"tags", "name"}}},
+		{"elements of a slurped array", `.[0].namespace, .[].id`, [][]string{{"namespace"}, {"id"}}, [][]string{{"namespace"}, {"id"}}},
+		{"string keys", `."score", .["x y"]`, [][]string{{"score"}, {"x y"}}, [][]string{{"score"}, {"x y"}}},
+		{"a computed index ends the path", `.a[$k].b`, [][]string{{"a"}}, [][]string{{"a"}}},
+		{"variables are not records", `$x.a, .b as $y | $y.c`, [][]string{{"b"}}, [][]string{{"b"}}},
+		{"keys built before use are not record fields",
+			`group_by(.ns) | map({ns: .[0].ns, count: length}) | sort_by(-.count)`,
+			[][]string{{"ns"}, {"ns"}, {"count"}}, [][]string{{"ns"}}},
+		{"to_entries keys", `to_entries | map(.key)`, [][]string{{"key"}}, nil},
+		{"inside functions, conditionals and strings", `select(.a | test("x")) | if .b then "\(.c)" else .d end | reduce .e[] as $v (0; . + $v)`,
+			[][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}},
+		{"in function definitions", `def f: .g; f`, [][]string{{"g"}}, [][]string{{"g"}}},
+		{"identity and recursion name nothing", `., ..`, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := fieldRefs(tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.all, got.all); diff != "" {
+				t.Errorf("all (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.record, got.record); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := fieldRefs(`{a`); err == nil {
+		t.Error("fieldRefs of a syntax error: no error")
+	}
+}
+
+// TestGojqMatchesJQ runs commands with both runners on the same file and
+// compares their outputs: the in-process runner mirrors jq's options.
+func TestGojqMatchesJQ(t *testing.T) {
+	sr, ok := shellRunner()
+	if !ok {
+		if os.Getenv("CI") != "" {
+			t.Fatal("jq is not installed")
+		}
+		t.Skip("jq is not installed")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "it's.jsonl")
+	data := []byte(`{"type":"lro_header","count":3}` + "\n" +
+		`{"id":"a","n":3,"tags":["x","y"],"p":{"c":0.5}}` + "\n" +
+		`{"id":"b","n":1,"tags":[],"p":{"c":0.9}}` + "\n" +
+		`{"id":"c","n":2,"tags":["x"],"p":{"c":0.1}}` + "\n")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q := jqcmd.Quote(file)
+	tests := []struct {
+		name, args string
+		fails      bool
+	}{
+		{"compact", `-c '{id, n}'`, false},
+		{"pretty", `'{id, p}'`, false},
+		{"raw strings", `-r '.id'`, false},
+		{"raw non-strings stay JSON", `-r '.tags'`, false},
+		{"join", `-j '.id'`, false},
+		{"slurp", `-s -c 'sort_by(.p.c) | reverse | .[]'`, false},
+		{"arg", `-c --arg t x 'select(any(.tags[]?; . == $t))'`, false},
+		{"argjson", `-c --argjson min 2 'select(.n >= $min) | .id'`, false},
+		{"null input reads inputs", `-n -c '[inputs | .n] | add'`, false},
+		{"input reads the next record", `-c '[., input] | map(.id)'`, true}, // an odd count: the last input errors in both
+		{"tsv", `-r '[.id, .n] | @tsv'`, false},
+		{"exit status with output", `-e '.n'`, false},
+		{"exit status with null", `-e '.missing'`, true},
+		{"a runtime error", `'.id | tonumber'`, true},
+		{"a syntax error", `'{id'`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := "tail -n +2 " + q + " | jq " + tt.args
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			f := &fileView{path: file, local: file, data: data}
+			want := sr.run(ctx, cmd, f)
+			got := gojqRunner.run(ctx, cmd, f)
+			if (want.err != nil) != tt.fails || (got.err != nil) != tt.fails {
+				t.Fatalf("errors: jq %v, gojq %v; want failure %v", want.err, got.err, tt.fails)
+			}
+			if tt.fails {
+				return
+			}
+			// gojq sorts object keys where jq keeps their order: compare
+			// values when the output is JSON, text otherwise.
+			wv, wok := want.values()
+			gv, gok := got.values()
+			if wok && gok {
+				if diff := cmp.Diff(wv, gv); diff != "" {
+					t.Errorf("output values of %s (-jq +gojq):\n%s", cmd, diff)
+				}
+			} else if diff := cmp.Diff(string(want.stdout), string(got.stdout)); diff != "" {
+				t.Errorf("output of %s (-jq +gojq):\n%s", cmd, diff)
+			}
+		})
+	}
+	// A file that is not the descriptor's is read from disk.
+	other := gojqRunner.run(context.Background(), "jq -c '.type' "+q, &fileView{path: "/elsewhere", local: "/elsewhere"})
+	if want := "\"lro_header\"\nnull\nnull\nnull\n"; other.err != nil || string(other.stdout) != want {
+		t.Errorf("jq FILE read from disk: %q, %v; want %q", other.stdout, other.err, want)
+	}
+}
+
+func TestShellRunnerReportsStderr(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("no jq")
+	}
+	r := runner{"jq"}.run(context.Background(), "tail -n +2 /no/such/file | jq .", &fileView{})
+	if r.err == nil || !strings.Contains(r.err.Error(), "No such file") {
+		t.Errorf("a pipeline whose first command fails but whose last succeeds: err %v, want tail's message", r.err)
+	}
+}
+
+// TestRunnersRefuseOtherCommands checks that neither runner runs a command
+// outside tail | jq: the commands come from the server under test.
+func TestRunnersRefuseOtherCommands(t *testing.T) {
+	canary := filepath.Join(t.TempDir(), "canary")
+	for _, cmd := range []string{
+		"touch " + canary,
+		"tail -n +2 f | jq . ; touch " + canary,
+		"jq . f > " + canary,
+		"tail -n +2 f | jq . | tee " + canary,
+		"tail -n +2 $(touch " + canary + ") | jq .",
+	} {
+		for _, r := range []runner{{"jq"}, gojqRunner} {
+			res := r.run(context.Background(), cmd, &fileView{path: "f", local: "f"})
+			if res.err == nil || !strings.Contains(res.err.Error(), "not run") {
+				t.Errorf("%v.run(%q): err %v, want it not run", r, cmd, res.err)
+			}
+		}
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Error("a refused command ran")
+	}
+}
+
+// TestGojqRunnerCache checks that the decoded-input cache serves the same
+// bytes only: another file of the same size, or the same file read from
+// line 1, is decoded again.
+func TestGojqRunnerCache(t *testing.T) {
+	c, cache := &checker{}, &inputCache{}
+	a := []byte("{\"h\":1}\n{\"v\":\"a\"}\n")
+	b := []byte("{\"h\":1}\n{\"v\":\"b\"}\n")
+	for _, tt := range []struct {
+		cmd  string
+		data []byte
+		want string
+	}{
+		{"tail -n +2 f | jq -r .v", a, "a\n"},
+		{"tail -n +2 f | jq -r .v", a, "a\n"},
+		{"tail -n +2 f | jq -r .v", b, "b\n"},
+		{"cat f | jq -c .", b, "{\"h\":1}\n{\"v\":\"b\"}\n"},
+		{"tail -n +2 f | jq -s -c 'sort_by(.v) | reverse'", b, "[{\"v\":\"b\"}]\n"},
+		{"tail -n +2 f | jq -c .", b, "{\"v\":\"b\"}\n"},
+	} {
+		out, err := c.runRecipe(context.Background(), tt.cmd, &fileView{path: "f", local: "f", data: tt.data}, cache)
+		if err != nil || string(out) != tt.want {
+			t.Errorf("%s on %q: %q, %v; want %q", tt.cmd, tt.data, out, err, tt.want)
+		}
+	}
+}
