@@ -109,7 +109,7 @@ func BenchmarkManyTextItems(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res := &mcp.CallToolResult{Content: items}
-				if !c.Apply(context.Background(), describe, res, nil, nil) {
+				if !c.Apply(context.Background(), describe, res, nil, nil).Changed() {
 					b.Fatal("not offloaded")
 				}
 			}

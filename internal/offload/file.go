@@ -22,13 +22,13 @@ import (
 // is left on disk or in the bucket when it fails, whatever the failure (a
 // panic of a WrapWriter included), and nothing is returned before the file
 // is whole where it is written (in a bucket, the upload completed).
-func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc []byte, link *mcp.ResourceLink, err error) {
+func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
 	defer recovered(&err)
 	start := c.Now()
 	op := jsonl.SanitizeOperation(call.Operation)
 	w, err := c.create(ctx, op)
 	if err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	defer w.Abort() // no-op after a successful Commit
 
@@ -49,12 +49,12 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
 	}
 	if err := w.WriteHeader(h); err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	// The records are written as plan read them (and described them).
 	err = p.writeRecords(ctx, w)
 	if err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	in := descriptor.Input{
 		Path:            c.clientPath(w),
@@ -74,15 +74,15 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		// resource can use: file_path's base name, the handle in a folder.
 		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: store.ContentType, Size: &size}
 	}
-	desc, err = c.describe(in, call, p.t, p, link)
+	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	if err := w.Commit(); err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	if err := c.recordExpiry(w.Path()); err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	event.Emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
@@ -96,7 +96,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
 	})
-	return desc, link, nil
+	return Outcome{Offloaded: true, Descriptor: desc, Path: w.Path(), Handle: in.Handle}, link, nil
 }
 
 // create starts the file of operation op: in the Store, when there is one,

@@ -140,7 +140,7 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 				}
 				c := testConfig(t)
 				c.Always = true
-				if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+				if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 					t.Fatalf("%s: not offloaded", with)
 				}
 				h, _, rebuilt := readBack(t, res)

@@ -49,7 +49,7 @@ func TestManyTextItemsScaleLinearly(t *testing.T) {
 				for used < 300*time.Millisecond || runs < 2 {
 					res := &mcp.CallToolResult{Content: items[:n:n]}
 					start := cpuTime(t)
-					if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+					if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 						t.Fatal("not offloaded")
 					}
 					used += cpuTime(t) - start
@@ -91,7 +91,7 @@ func TestCanceledOffloadStops(t *testing.T) {
 	}
 	res := &mcp.CallToolResult{Content: items}
 	ctx := &errCountingContext{Context: context.Background()}
-	if !testConfig(t).Apply(ctx, func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+	if !testConfig(t).Apply(ctx, func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Fatal("not rewritten")
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "Warning: ") {

@@ -77,7 +77,7 @@ func TestRowsAreRecords(t *testing.T) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tt.text}}}
 			c := testConfig(t)
 			c.Threshold = 100
-			if !c.Apply(context.Background(), func() Call { return Call{Tool: "read_query"} }, res, nil, nil) {
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "read_query"} }, res, nil, nil).Changed() {
 				t.Fatal("not offloaded")
 			}
 			h, lines, rebuilt := readBack(t, res)
@@ -126,7 +126,7 @@ func TestTextThatIsNoTableStaysLines(t *testing.T) {
 		"[{'a': f(1)}, {'a': 2}]",
 	} {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-		if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 			t.Fatal("not offloaded")
 		}
 		h, _, rebuilt := readBack(t, res)
@@ -157,7 +157,7 @@ func TestStructuredTextIsKeptOnce(t *testing.T) {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: listing}}, StructuredContent: json.RawMessage(sc)}
 	c := testConfig(t)
 	c.Threshold = 100
-	if !c.Apply(context.Background(), func() Call { return Call{Tool: "list_directory"} }, res, nil, nil) {
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "list_directory"} }, res, nil, nil).Changed() {
 		t.Fatal("not offloaded")
 	}
 	h, lines, rebuilt := readBack(t, res)
@@ -213,7 +213,7 @@ func TestStringCopies(t *testing.T) {
 			for _, s := range tt.texts {
 				res.Content = append(res.Content, &mcp.TextContent{Text: s})
 			}
-			if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+			if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 				t.Fatal("not offloaded")
 			}
 			h, _, rebuilt := readBack(t, res)
@@ -335,7 +335,7 @@ func FuzzTextRoundTrip(f *testing.F) {
 		n := len(res.Content)
 		c := testConfig(t)
 		c.Always = true
-		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 			t.Fatal("not offloaded")
 		}
 		_, _, rebuilt := readBack(t, res)
@@ -494,7 +494,7 @@ func TestRowsFallBackAsRows(t *testing.T) {
 	c := testConfig(t)
 	c.Threshold = 400
 	c.WrapWriter = func(io.Writer) io.Writer { return fullDisk{} }
-	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Fatal("not rewritten")
 	}
 	if len(res.Content) != 2 {

@@ -606,14 +606,14 @@ func TestCancelStopsOffload(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close() })
 	started, stopped := make(chan struct{}), make(chan error)
-	proxy.SetOffload(p, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	proxy.SetOffload(p, func(ctx context.Context, req *mcp.CallToolRequest, _ *mcp.CallToolResult) bool {
 		if req.Params.Name != "items" {
-			return &mcp.CallToolResult{}, nil
+			return false
 		}
 		close(started)
 		<-ctx.Done()
 		stopped <- ctx.Err()
-		return nil, ctx.Err()
+		return false
 	})
 	c := newRawClient(t, p)
 	c.response(c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}`))
