@@ -10,9 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -56,7 +56,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	if err != nil {
 		return Outcome{}, nil, err
 	}
-	in := descriptor.Input{
+	in := describe.Input{
 		Path:            c.clientPath(w),
 		Operation:       op,
 		Detail:          string(call.Detail),

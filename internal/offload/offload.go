@@ -115,7 +115,7 @@ type Call struct {
 	Detail    recipes.Detail // detail level of the records
 	// RecordType is the Go type of one record, when known: the line schema,
 	// inferred from the records, is then annotated from its reflection
-	// (descriptor.Annotate).
+	// (describe.Annotate).
 	RecordType reflect.Type
 }
 
