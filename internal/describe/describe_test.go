@@ -76,4 +76,3 @@ func infer(sample []json.RawMessage) map[string]any {
 	}
 	return in.Schema()
 }
-

@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/describe"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -572,12 +572,12 @@ const RemoteClientDir = "/tmp"
 // random part, which only a store needs, and which would cost some 16
 // o200k tokens in each of the ten recipes: the handle, which the tools and
 // the resource link take, stays in the descriptor's handle.
-func (c *Config) clientPath(w *jsonl.Writer) string {
+func (c *Config) clientPath(w *jsonlfile.Writer) string {
 	switch {
 	case c.remote():
 		name := w.Name()
-		if op, id, ok := jsonl.ParseName(name, c.Store.Prefix()); ok {
-			name = jsonl.Name(c.Store.Prefix(), op, id)
+		if op, id, ok := jsonlfile.ParseName(name, c.Store.Prefix()); ok {
+			name = jsonlfile.Name(c.Store.Prefix(), op, id)
 		}
 		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), name)
 	case c.ClientDir == "":

@@ -12,7 +12,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -25,7 +25,7 @@ import (
 func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
 	defer recovered(&err)
 	start := c.Now()
-	op := jsonl.SanitizeOperation(call.Operation)
+	op := jsonlfile.SanitizeOperation(call.Operation)
 	w, err := c.create(ctx, op)
 	if err != nil {
 		return Outcome{}, nil, err
@@ -33,22 +33,24 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	defer w.Abort() // no-op after a successful Commit
 
 	count := p.count()
-	h := jsonl.Header{
-		Operation:       op,
-		Query:           call.Query,
-		Count:           count,
-		SchemaVersion:   c.SchemaVersion,
-		EstimatedTokens: p.tokens,
-		Detail:          string(call.Detail),
-		Result:          json.RawMessage(p.result),
+	h := jsonlfile.FileHeader{
+		Header: jsonlfile.Header{
+			Operation:       op,
+			Query:           call.Query,
+			Count:           count,
+			SchemaVersion:   c.SchemaVersion,
+			EstimatedTokens: p.tokens,
+			Detail:          string(call.Detail),
+		},
+		Result: json.RawMessage(p.result),
 	}
 	for _, ru := range p.runs {
-		h.RecordsAt = append(h.RecordsAt, jsonl.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
+		h.RecordsAt = append(h.RecordsAt, jsonlfile.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
 	}
 	for _, cp := range p.copies {
-		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
+		h.Copies = append(h.Copies, jsonlfile.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
 	}
-	if err := w.WriteHeader(h); err != nil {
+	if err := jsonlfile.WriteFileHeader(w, h); err != nil {
 		return Outcome{}, nil, err
 	}
 	// The records are written as plan read them (and described them).
@@ -101,15 +103,15 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 
 // create starts the file of operation op: in the Store, when there is one,
 // whose bucket uploads are canceled with ctx, else in Dir.
-func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
+func (c *Config) create(ctx context.Context, op string) (*jsonlfile.Writer, error) {
 	if c.Store != nil {
 		return c.Store.Create(ctx, op)
 	}
 	create := c.Create
 	if create == nil {
-		create = jsonl.Create
+		create = jsonlfile.Create
 	}
-	return create(op, &jsonl.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
+	return create(op, &jsonlfile.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
 }
 
 // recordExpiry records with the complete file at path, in a folder, its

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
@@ -57,13 +57,13 @@ type Config struct {
 	// which janitors and stores read. Zero leaves the modification time
 	// alone. A bucket Store records the expiry itself.
 	TTL time.Duration
-	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
+	// Create starts a file; if nil, [jsonlfile.Create]. For fault injection.
 	// Not used with a Store.
-	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
+	Create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
 }
 
 // New returns c with every default applied: Threshold [DefaultThreshold],
-// Prefix the Store's or [jsonl.DefaultPrefix], Tokenizer [estimate.Heuristic] and Now [time.Now]. It is the one
+// Prefix the Store's or [jsonlfile.DefaultPrefix], Tokenizer [estimate.Heuristic] and Now [time.Now]. It is the one
 // constructor of the pipeline's configuration, for package lro and the
 // extraction tools alike; it checks nothing (they validate their options).
 func New(c Config) *Config {
@@ -71,7 +71,7 @@ func New(c Config) *Config {
 		c.Threshold = DefaultThreshold
 	}
 	if c.Prefix == "" {
-		c.Prefix = jsonl.DefaultPrefix
+		c.Prefix = jsonlfile.DefaultPrefix
 		if c.Store != nil {
 			c.Prefix = c.Store.Prefix()
 		}

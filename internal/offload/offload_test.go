@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 func testConfig(t *testing.T) *Config {
@@ -24,7 +24,7 @@ func testConfig(t *testing.T) *Config {
 }
 
 // readBack reads the file a descriptor in res names, and rebuilds it.
-func readBack(t *testing.T, res *mcp.CallToolResult) (jsonl.Header, [][]byte, []byte) {
+func readBack(t *testing.T, res *mcp.CallToolResult) (jsonlfile.FileHeader, [][]byte, []byte) {
 	t.Helper()
 	var d struct {
 		FilePath string `json:"file_path"`
@@ -32,7 +32,7 @@ func readBack(t *testing.T, res *mcp.CallToolResult) (jsonl.Header, [][]byte, []
 	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil || d.FilePath == "" {
 		t.Fatalf("not a descriptor: %v", res.StructuredContent)
 	}
-	h, recs, err := jsonl.ReadFile(d.FilePath)
+	h, recs, err := jsonlfile.ReadFile(d.FilePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestBesideIsBounded(t *testing.T) {
 // TestRebuildRefusesBadPointers: a placement that is not a JSON Pointer is
 // an error, not a panic.
 func TestRebuildRefusesBadPointers(t *testing.T) {
-	h := jsonl.Header{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []jsonl.Placement{{At: "content", As: asValue, Count: 1}}}
+	h := jsonlfile.FileHeader{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []jsonlfile.Placement{{At: "content", As: asValue, Count: 1}}}
 	if _, err := Rebuild(h, [][]byte{[]byte(`1`)}); err == nil {
 		t.Error("no error for the pointer \"content\"")
 	}
@@ -193,12 +193,12 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := jsonl.Create("t", &jsonl.Options{Dir: c.Dir})
+	w, err := jsonlfile.Create("t", &jsonlfile.Options{Dir: c.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := w.WriteHeader(jsonl.Header{Count: p.count()}); err != nil {
+	if err := w.WriteHeader(jsonlfile.Header{Count: p.count()}); err != nil {
 		t.Fatal(err)
 	}
 	tl := p.t
@@ -208,7 +208,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	_, lines, err := jsonl.ReadFile(w.Path())
+	_, lines, err := jsonlfile.ReadFile(w.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestOutcome(t *testing.T) {
 	if sc, _ := res.StructuredContent.(json.RawMessage); !bytes.Equal(o.Descriptor, sc) {
 		t.Errorf("Descriptor %s, want the structured content %s", o.Descriptor, sc)
 	}
-	if h, recs, err := jsonl.ReadFile(o.Path); err != nil || h.Count != 201 || len(recs) != 201 {
+	if h, recs, err := jsonlfile.ReadFile(o.Path); err != nil || h.Count != 201 || len(recs) != 201 {
 		t.Errorf("the file at Path %q: count %d, %d records, %v; want 201", o.Path, h.Count, len(recs), err)
 	}
 

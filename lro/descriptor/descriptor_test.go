@@ -102,4 +102,3 @@ func lightRecipes() []recipes.Recipe {
 	})
 	return rs
 }
-

@@ -21,8 +21,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // fileView is an offloaded file as read by the kit.
@@ -692,14 +692,14 @@ func (f *fileView) wholeResult() (texts [][]byte, ok bool) {
 	}
 	line, _, _ := bytes.Cut(f.data, []byte("\n"))
 	var layout struct {
-		Result    json.RawMessage   `json:"result"`
-		RecordsAt []jsonl.Placement `json:"records_at"`
-		Copies    []jsonl.Copy      `json:"copies"`
+		Result    json.RawMessage       `json:"result"`
+		RecordsAt []jsonlfile.Placement `json:"records_at"`
+		Copies    []jsonlfile.Copy      `json:"copies"`
 	}
 	if json.Unmarshal(line, &layout) != nil {
 		return nil, false
 	}
-	h := jsonl.Header{Result: layout.Result, RecordsAt: layout.RecordsAt, Copies: layout.Copies}
+	h := jsonlfile.FileHeader{Result: layout.Result, RecordsAt: layout.RecordsAt, Copies: layout.Copies}
 	rebuilt, err := offload.Rebuild(h, f.lines)
 	if err != nil {
 		// The lines do not fit the header (other checks say why): count
