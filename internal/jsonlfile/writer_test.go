@@ -1,7 +1,6 @@
 package jsonlfile_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -657,52 +656,6 @@ func TestConcurrentWriters(t *testing.T) {
 		if _, recs, err := jsonlfile.ReadFile(p); err != nil || len(recs) != records {
 			t.Errorf("ReadFile(%s) = %d records, %v; want %d", p, len(recs), err, records)
 		}
-	}
-}
-
-func TestReadHeader(t *testing.T) {
-	long := strings.Repeat("q", 1<<20) // far beyond bufio.Scanner's 64 KiB
-	tests := []struct {
-		name    string
-		in      string
-		want    jsonlfile.Header
-		wantErr error
-		reason  string
-	}{
-		{"minimal", `{"type":"lro_header","count":2}` + "\n", jsonlfile.Header{Type: jsonlfile.HeaderType, Count: 2}, nil, "missing fields are zero"},
-		{"no newline", `{"type":"lro_header"}`, jsonlfile.Header{Type: jsonlfile.HeaderType}, nil, "a header-only file may lack the final newline"},
-		{"crlf", "{\"type\":\"lro_header\"}\r\n{}\r\n", jsonlfile.Header{Type: jsonlfile.HeaderType}, nil, "Windows line endings"},
-		{"long", `{"type":"lro_header","query":"` + long + `"}` + "\n", jsonlfile.Header{Type: jsonlfile.HeaderType, Query: &long}, nil, "a header line of any length"},
-		{"unknown field", `{"type":"lro_header","future":1}`, jsonlfile.Header{Type: jsonlfile.HeaderType}, nil, "newer writers may add fields"},
-		{"empty", "", jsonlfile.Header{}, jsonlfile.ErrNotOffloadFile, "no first line"},
-		{"record first", `{"id":"m1"}` + "\n", jsonlfile.Header{}, jsonlfile.ErrNotOffloadFile, "a JSONL file without header"},
-		{"other type", `{"type":"lro_footer"}`, jsonlfile.Header{}, jsonlfile.ErrNotOffloadFile, "type must be lro_header"},
-		{"not json", "hello\n", jsonlfile.Header{}, jsonlfile.ErrNotOffloadFile, "not JSON at all"},
-		{"array", `[1]`, jsonlfile.Header{}, jsonlfile.ErrNotOffloadFile, "not an object"},
-		{"negative count", `{"type":"lro_header","count":-1}`, jsonlfile.Header{}, jsonlfile.ErrInvalidHeader, "a count is never negative"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := jsonlfile.ReadHeader(strings.NewReader(tc.in))
-			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
-				t.Fatalf("ReadHeader error = %v, want %v: %s", err, tc.wantErr, tc.reason)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\nReadHeader mismatch (-want +got):\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
-// TestReadHeaderBufio checks that a *bufio.Reader is left at the first record.
-func TestReadHeaderBufio(t *testing.T) {
-	br := bufio.NewReader(strings.NewReader(`{"type":"lro_header","count":1}` + "\n" + `{"id":1}` + "\n"))
-	if _, err := jsonlfile.ReadHeader(br); err != nil {
-		t.Fatal(err)
-	}
-	line, err := br.ReadString('\n')
-	if err != nil || line != `{"id":1}`+"\n" {
-		t.Errorf("next line = %q, %v; want the first record", line, err)
 	}
 }
 
