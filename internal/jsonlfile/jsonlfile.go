@@ -8,37 +8,11 @@
 // ([Options.WrapWriter]) and a write without validation for records the
 // caller has read already ([WriteValid]).
 //
-// An offloaded file holds one result set of a tool call. Its first line is a
-// [Header] (the JSON object {"type":"lro_header",...}) and every following
-// line is one record: a single JSON value, validated when written. Every line
-// ends in "\n", so the records are what `tail -n +2 file | jq ...` reads.
-//
-// A [Writer] streams a file to disk with constant memory: records are written
-// through a buffer as they come, never collected. The file is written under a
-// hidden temporary name and renamed to its final name by [Writer.Commit], so a
-// reader that lists the directory sees either nothing or the complete file,
-// never a partial one. Files are created with mode 0600 in a directory created
-// (if missing) with mode 0700, since results may hold private data.
-//
-// A temporary file belongs to its Writer until Commit or Abort. On systems
-// with flock(2) (Linux, macOS, the BSDs, illumos) the Writer holds an
-// exclusive flock lock on it all that time, so that a janitor can tell the
-// file of a live write, however long the write takes, from the leftover of a
-// process that died while writing (whose lock the system released). Package
-// [github.com/zircote/lro-go/cleanup] deletes such leftovers.
-//
-// File names follow the specification's convention
-//
-//	{dir}/{prefix}-{operation}-{ulid}.jsonl
-//
-// where the ULID makes every name unique, sorts names by creation time and
-// carries that time, so a janitor can find expired files from their names
-// alone; see [Name] and [ParseName]. The temporary file of name is
-// "." + name + ".tmp". With [Options.Random] a name also carries 128 random
-// bits, {prefix}-{operation}-{ulid}-{random}.jsonl, so that it cannot be
-// guessed from another: a handle that may be given to clients.
-//
-// A Writer of [NewWriter] streams a file to a [Sink] instead, such as an
+// What a file is, how a Writer writes it and how files are named is in
+// package jsonl's documentation. With [Options.Random] a name also carries
+// 128 random bits, {prefix}-{operation}-{ulid}-{random}.jsonl, so that it
+// cannot be guessed from another: a handle that may be given to clients. A
+// Writer of [NewWriter] streams a file to a [Sink] instead, such as an
 // object of a bucket in a cloud store, that shows the file only once
 // committed, as the rename does in a folder.
 //

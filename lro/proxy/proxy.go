@@ -92,8 +92,8 @@ type Proxy struct {
 	logger     *slog.Logger
 	timeout    time.Duration
 	maxMessage int
-	offloader  func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool // lro.Offloader
-	client     http.Client                                                           // for a URL: the user's client, or a zero one
+	offloader  func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool
+	client     http.Client // for a URL: the user's client, or a zero one
 	base       http.RoundTripper
 
 	local      *mcp.ClientSession // to the server of the local tools; nil for none
