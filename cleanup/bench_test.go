@@ -11,8 +11,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/sidebyside"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // benchFiles is the number of offload files in the folder of the benchmarks.
@@ -24,7 +24,7 @@ func benchNames() []string {
 	names := make([]string, benchFiles)
 	for i := range names {
 		at := t0.Add(-time.Duration(i) * time.Millisecond)
-		names[i] = jsonl.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
+		names[i] = jsonlfile.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
 	}
 	return names
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
@@ -58,7 +59,7 @@ const SkewMargin = time.Minute
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
-// [Options.Prefix] that [jsonl.ValidatePrefix] rejects (the error then also
+// [Options.Prefix] that [jsonl.Create] would reject (the error then also
 // wraps [jsonl.ErrInvalidPrefix]), or an [Options.Dir] that exists and is not
 // a folder.
 var ErrInvalidOption = errors.New("cleanup: invalid option")
@@ -93,7 +94,7 @@ type Options struct {
 
 	// Prefix is the first part of the names of the files to delete,
 	// {prefix}-{operation}-{ulid}.jsonl. If empty, defaults to
-	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix], and be
+	// [jsonl.DefaultPrefix]. It must be a prefix [jsonl.Options] takes, and be
 	// the prefix the files are written with.
 	Prefix string
 
@@ -213,7 +214,7 @@ func New(opts *Options) (*Janitor, error) {
 	if o.Prefix == "" {
 		o.Prefix = jsonl.DefaultPrefix
 	}
-	if err := jsonl.ValidatePrefix(o.Prefix); err != nil {
+	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	var dir string
@@ -362,9 +363,9 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		for _, name := range names {
 			res.Scanned++
 			temp := false
-			_, id, ok := jsonl.ParseName(name, j.prefix)
+			_, id, ok := jsonlfile.ParseName(name, j.prefix)
 			if base, isTemp := tempname.Base(name); !ok && isTemp {
-				_, id, ok = jsonl.ParseName(base, j.prefix)
+				_, id, ok = jsonlfile.ParseName(base, j.prefix)
 				temp = true
 			}
 			if !ok {
@@ -487,7 +488,7 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 	var due []candidate
 	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
 		res.Scanned++
-		_, id, ok := jsonl.ParseName(key, j.prefix)
+		_, id, ok := jsonlfile.ParseName(key, j.prefix)
 		if !ok {
 			return nil
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
@@ -29,7 +30,7 @@ var t0 = time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
 // and returns its path.
 func offload(t testing.TB, dir, prefix string, at time.Time) string {
 	t.Helper()
-	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Prefix: prefix, Now: func() time.Time { return at }})
+	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Prefix: prefix, Now: func() time.Time { return at }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +54,14 @@ func offload(t testing.TB, dir, prefix string, at time.Time) string {
 func leftover(t testing.TB, dir, prefix string, at time.Time) string {
 	t.Helper()
 	id := ulid.MustNew(ulid.Timestamp(at), rand.Reader)
-	tmp := filepath.Join(dir, tempname.Of(jsonl.Name(prefix, "recall", id)))
+	tmp := filepath.Join(dir, tempname.Of(jsonlfile.Name(prefix, "recall", id)))
 	return writeFile(t, tmp, `{"type":"lro_header","operation":"rec`)
 }
 
 // nameAt returns a fresh offload file name of the default prefix with the
 // creation time at.
 func nameAt(at time.Time) string {
-	return jsonl.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
+	return jsonlfile.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
 }
 
 // recorder is an Observer that keeps every event.
@@ -154,7 +155,7 @@ func TestSweep(t *testing.T) {
 		{name: "other name", path: notes, reason: "not an offload file name"},
 		{name: "no ULID", path: writeFile(t, filepath.Join(dir, "atlatl-recall.jsonl"), ""), reason: "no ULID, no created_at"},
 		{name: "lower-case ULID", path: writeFile(t, filepath.Join(dir, strings.ToLower(nameAt(t0.Add(-2*time.Hour)))), ""),
-			reason: "jsonl.Name writes ULIDs in upper case; so lower case is not ours"},
+			reason: "jsonlfile.Name writes ULIDs in upper case; so lower case is not ours"},
 		{name: "other extension", path: writeFile(t, filepath.Join(dir, nameAt(t0.Add(-2*time.Hour))+".bak"), ""),
 			reason: "a copy someone made is not an offload file"},
 		{name: "other prefix", path: offload(t, dir, "other", t0.Add(-2*time.Hour)), reason: "another prefix's files belong to another janitor"},

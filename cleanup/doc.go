@@ -98,7 +98,8 @@
 // # What is never touched
 //
 // A sweep removes only regular files directly in the folder whose names
-// [jsonl.ParseName] accepts for the janitor's prefix, and the temporary files
+// are {prefix}-{operation}-{ulid}.jsonl (or with a random part, as a store
+// names them) for the janitor's prefix, and the temporary files
 // of such names. It leaves alone every other name (including files of another
 // prefix, even one that extends this prefix, such as
 // "atlatl-x-recall-….jsonl" for prefix "atlatl"), subfolders and their
@@ -136,7 +137,7 @@
 // [github.com/zircote/lro-go/lro/store]. A sweep lists the keys that start
 // with the prefix and a '-' (for S3, one request per thousand keys; it does
 // not descend into keys with a '/' after the prefix), reads created_at from the ULID of each key that
-// [jsonl.ParseName] accepts, and deletes the objects whose created_at + TTL
+// is named so, and deletes the objects whose created_at + TTL
 // + [SkewMargin] and recorded expiry + SkewMargin are at or before now; it
 // never reads an object. Objects of
 // another prefix, other keys and fresh objects are never deleted.

@@ -2,6 +2,7 @@ package cleanup_test
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log"
 	"log/slog"
@@ -9,8 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -28,14 +30,10 @@ func ExampleJanitor_Sweep() {
 		time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
 		time.Date(2026, 11, 21, 12, 45, 0, 0, time.UTC),
 	} {
-		w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Now: func() time.Time { return at }})
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := w.WriteHeader(jsonl.Header{Count: 0}); err != nil {
-			log.Fatal(err)
-		}
-		if err := w.Commit(); err != nil {
+		// The name's ULID carries the time the file was written.
+		name := "atlatl-recall-" + ulid.MustNew(ulid.Timestamp(at), rand.Reader).String() + ".jsonl"
+		header := `{"type":"lro_header","operation":"recall","query":null,"count":0,"schema_version":"1.0","timestamp":"` + at.Format(time.RFC3339) + `","estimated_tokens":0,"detail":"full"}` + "\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(header), 0o600); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -5,9 +5,8 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"time"
+	"strings"
 
-	"github.com/oklog/ulid/v2"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -18,9 +17,7 @@ func ExampleCreate() {
 	}
 	defer os.RemoveAll(dir)
 
-	// A fixed clock makes the header's timestamp reproducible.
-	now := func() time.Time { return time.Date(2026, 11, 21, 13, 31, 0, 123e6, time.UTC) }
-	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Now: now})
+	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -31,6 +28,7 @@ func ExampleCreate() {
 		Query:           &query,
 		Count:           2,
 		SchemaVersion:   "1.0",
+		Timestamp:       "2026-11-21T13:31:00.123Z", // if empty, the current time
 		EstimatedTokens: 2400,
 		Detail:          "light",
 	})
@@ -48,52 +46,22 @@ func ExampleCreate() {
 		log.Fatal(err)
 	}
 
-	op, _, _ := jsonl.ParseName(filepath.Base(w.Path()), jsonl.DefaultPrefix)
-	fmt.Println(op, w.CreatedAt().Format(time.RFC3339Nano), w.Size())
+	name := filepath.Base(w.Path()) // atlatl-recall-{ulid}.jsonl
+	fmt.Println(strings.HasPrefix(name, "atlatl-recall-"), len(name), w.Size())
 	data, err := os.ReadFile(w.Path())
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(string(data))
+	h, records, err := jsonl.ReadFile(w.Path())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(h.Operation, h.Count, len(records))
 	// Output:
-	// recall 2026-11-21T13:31:00.123Z 257
+	// true 46 257
 	// {"type":"lro_header","operation":"recall","query":"why offload?","count":2,"schema_version":"1.0","timestamp":"2026-11-21T13:31:00.123Z","estimated_tokens":2400,"detail":"light"}
 	// {"id":"m1","title":"Context is finite"}
 	// {"id":"m2","title":"Files are cheap"}
-}
-
-func ExampleParseName() {
-	for _, base := range []string{
-		"atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",
-		"atlatl-inject_context-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",
-		".atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl.tmp", // in progress
-		"other-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",       // another prefix
-		"notes.jsonl",
-	} {
-		op, id, ok := jsonl.ParseName(base, jsonl.DefaultPrefix)
-		if !ok {
-			fmt.Println("not an offloaded file:", base)
-			continue
-		}
-		created := ulid.Time(id.Time()).UTC()
-		fmt.Println(op, created.Format(time.RFC3339Nano))
-	}
-	// Output:
-	// recall 2026-11-21T13:31:00.123Z
-	// inject_context 2026-11-21T13:31:00.123Z
-	// not an offloaded file: .atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl.tmp
-	// not an offloaded file: other-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl
-	// not an offloaded file: notes.jsonl
-}
-
-func ExampleSanitizeOperation() {
-	fmt.Println(jsonl.SanitizeOperation("recall"))
-	fmt.Println(jsonl.SanitizeOperation("Search-Memories"))
-	fmt.Println(jsonl.SanitizeOperation("../../etc/passwd"))
-	fmt.Println(jsonl.SanitizeOperation("記憶"))
-	// Output:
-	// recall
-	// search_memories
-	// etc_passwd
-	// result
+	// recall 2 2
 }

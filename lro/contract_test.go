@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // Helpers that check the offload contract (issue 12): the threshold holds
@@ -131,9 +131,9 @@ func checkWarning(t *testing.T, res *mcp.CallToolResult, w fallbackWarning, show
 
 // readOffloaded reads the offloaded file at path and puts it back together
 // with offload.Rebuild.
-func readOffloaded(t *testing.T, path string) (h jsonl.Header, lines []json.RawMessage, rebuilt []byte) {
+func readOffloaded(t *testing.T, path string) (h jsonlfile.FileHeader, lines []json.RawMessage, rebuilt []byte) {
 	t.Helper()
-	h, lines, err := jsonl.ReadFile(path)
+	h, lines, err := jsonlfile.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,7 +292,7 @@ func TestIncompleteResultsUntouched(t *testing.T) {
 		Content:       []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 1000)}},
 		InputRequests: mcp.InputRequestMap{},
 	}
-	if c.Apply(context.Background(), func() offload.Call { return offload.Call{Tool: "t"} }, res, nil, nil) {
+	if c.Apply(context.Background(), func() offload.Call { return offload.Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Errorf("an input_required result was altered")
 	}
 	if _, ok := res.Content[0].(*mcp.TextContent); !ok || len(res.Content) != 1 {

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -168,7 +169,7 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	if !filepath.IsAbs(d.FilePath) || filepath.Dir(d.FilePath) != dir {
 		t.Errorf("file_path %q is not an absolute path in %s", d.FilePath, dir)
 	}
-	op, _, ok := jsonl.ParseName(filepath.Base(d.FilePath), "atlatl")
+	op, _, ok := jsonlfile.ParseName(filepath.Base(d.FilePath), "atlatl")
 	if !ok || op != "catalog" {
 		t.Errorf("file name %q does not follow atlatl-{operation}-{ulid}.jsonl with operation catalog", filepath.Base(d.FilePath))
 	}
@@ -186,12 +187,12 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	bare, _ := textHandler(200)(context.Background(), nil)
 	text := bare.Content[0].(*mcp.TextContent).Text
 	query := "all items"
-	wantHeader := jsonl.Header{Type: "lro_header", Operation: "catalog", Query: &query, Count: 200,
-		SchemaVersion: lro.DefaultSchemaVersion, Timestamp: h.Timestamp, EstimatedTokens: estimate.Tokens(text), Detail: "full",
+	wantHeader := jsonlfile.FileHeader{Header: jsonl.Header{Type: "lro_header", Operation: "catalog", Query: &query, Count: 200,
+		SchemaVersion: lro.DefaultSchemaVersion, Timestamp: h.Timestamp, EstimatedTokens: estimate.Tokens(text), Detail: "full"},
 		// The records were the text's JSON array: the header keeps the
 		// rest of the result, here nothing but the text item around them.
 		Result:    json.RawMessage(`{"content":[{"type":"text","text":[]}]}`),
-		RecordsAt: []jsonl.Placement{{At: "/content/0/text", As: "array", Count: 200, InText: "/content/0/text"}}}
+		RecordsAt: []jsonlfile.Placement{{At: "/content/0/text", As: "array", Count: 200, InText: "/content/0/text"}}}
 	if diff := cmp.Diff(wantHeader, h); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
 	}
@@ -318,7 +319,7 @@ func TestAddToolTyped(t *testing.T) {
 	if string(h.Result) != wantResult {
 		t.Errorf("header result %s, want %s", h.Result, wantResult)
 	}
-	if diff := cmp.Diff([]jsonl.Copy{{At: "/content/0/text", Of: "/structuredContent"}}, h.Copies); diff != "" {
+	if diff := cmp.Diff([]jsonlfile.Copy{{At: "/content/0/text", Of: "/structuredContent"}}, h.Copies); diff != "" {
 		t.Errorf("header copies (-want +got):\n%s", diff)
 	}
 	checkRebuilt(t, resultJSON(t, &mcp.CallToolResult{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -230,8 +231,9 @@ type Options struct {
 	// only the result a server without LRO would send.
 	IgnoreProxy bool
 
-	// WrapWriter, if not nil, wraps the writer of every offloaded file; see
-	// [jsonl.Options.WrapWriter]. It is meant for fault injection in tests,
+	// WrapWriter, if not nil, wraps the writer of every offloaded file:
+	// every byte of the file goes through the writer it returns, which must
+	// write to the one it is given or fail. It is meant for fault injection in tests,
 	// such as a writer that fails with syscall.ENOSPC.
 	WrapWriter func(w io.Writer) io.Writer
 }
@@ -331,7 +333,7 @@ func newConfig(opts *Options) (*config, error) {
 	if c.Prefix == "" {
 		c.Prefix = jsonl.DefaultPrefix
 	}
-	if err := jsonl.ValidatePrefix(c.Prefix); err != nil {
+	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	if c.QueryArgument == "" {

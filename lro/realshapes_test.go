@@ -23,9 +23,9 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jqcmd"
 	"github.com/zircote/lro-go/internal/jqengines"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/realshapes"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -109,7 +109,7 @@ func offloadReal(t *testing.T, it realshapes.Item) *offloadedShape {
 		o.err = fmt.Errorf("the result is not a descriptor (%v): %.300s", err, tc.Text)
 		return o
 	}
-	h1, lines, err := jsonl.ReadFile(o.desc.FilePath)
+	h1, lines, err := jsonlfile.ReadFile(o.desc.FilePath)
 	if err != nil {
 		o.err = err
 		return o

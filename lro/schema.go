@@ -3,12 +3,13 @@ package lro
 import (
 	"encoding/json"
 
-	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/internal/describe"
 )
 
 // WidenOutputSchema returns an output schema that accepts what schema accepts
-// and also what offloading may put in the structured content (see
-// [descriptor.ResponseSchema]), so that clients that validate structured
+// and also what offloading may put in the structured content (a
+// [github.com/zircote/lro-go/lro/descriptor.OffloadResponse], or
+// {"offloaded": false} for a fallback), so that clients that validate structured
 // content against a tool's advertised schema accept an offloaded result. Use
 // it for a tool registered with [mcp.Server.AddTool] whose handler is
 // wrapped with [Wrap]; [AddTool] and [Middleware] widen the schemas of their
@@ -53,7 +54,7 @@ func widen(schema any) (map[string]any, error) {
 	if orig["type"] == "object" {
 		widened["type"] = "object"
 	}
-	widened["anyOf"] = []any{orig, descriptor.ResponseSchema()}
+	widened["anyOf"] = []any{orig, describe.ResponseSchema()}
 	// Round-trip once more so the result holds only JSON types (float64,
 	// []any), whatever the input held: widening is idempotent.
 	data, err = json.Marshal(widened)

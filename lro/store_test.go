@@ -23,6 +23,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -86,8 +87,8 @@ func storedOf(t *testing.T, res *mcp.CallToolResult, prefix string) stored {
 		t.Fatalf("content 1 is a %T, want a resource link", res.Content[1])
 	}
 	h := s.d.Handle
-	op, id, ok := jsonl.ParseName(h, prefix)
-	if !ok || h == jsonl.Name(prefix, op, id) || path.Base(h) != h {
+	op, id, ok := jsonlfile.ParseName(h, prefix)
+	if !ok || h == jsonlfile.Name(prefix, op, id) || path.Base(h) != h {
 		t.Fatalf("handle %q is not a name of prefix %q with a random part", h, prefix)
 	}
 	if s.link.URI != "lro://results/"+h || s.link.Name != path.Base(s.d.FilePath) || s.link.MIMEType != "application/jsonl" || s.link.Size == nil {
@@ -299,11 +300,11 @@ func TestStoreBucketProfiles(t *testing.T) {
 // prefix with a random part: the name without it.
 func specName(t *testing.T, handle, prefix string) string {
 	t.Helper()
-	op, id, ok := jsonl.ParseName(handle, prefix)
+	op, id, ok := jsonlfile.ParseName(handle, prefix)
 	if !ok {
 		t.Fatalf("handle %q is not a name of prefix %q", handle, prefix)
 	}
-	return jsonl.Name(prefix, op, id)
+	return jsonlfile.Name(prefix, op, id)
 }
 
 // TestStoreFolder offloads into a folder Store: file_path is the file's
@@ -352,8 +353,8 @@ func TestNoStoreNoHandle(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := descriptorOf(t, res) // one content item
-	op, id, ok := jsonl.ParseName(filepath.Base(d.FilePath), jsonl.DefaultPrefix)
-	if !ok || filepath.Base(d.FilePath) != jsonl.Name(jsonl.DefaultPrefix, op, id) || d.Handle != "" {
+	op, id, ok := jsonlfile.ParseName(filepath.Base(d.FilePath), jsonl.DefaultPrefix)
+	if !ok || filepath.Base(d.FilePath) != jsonlfile.Name(jsonl.DefaultPrefix, op, id) || d.Handle != "" {
 		t.Errorf("file %s, handle %q: want a name without a random part and no handle", d.FilePath, d.Handle)
 	}
 	if strings.Contains(string(structuredBytes(t, res.StructuredContent)), `"handle"`) {

@@ -122,9 +122,32 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 	}
 }
 
+// Offloader returns the offloading that [Wrap] adds to a handler, for a
+// server that holds tool results without a handler to wrap (package
+// lro/proxy, which relays another server's results, uses it). The returned
+// function offloads res, the result of the call req, in place, exactly as
+// the handler that Wrap(h, opts) returns does with the result of h
+// (options of the tool named in req, a proxy's mark, the threshold, the
+// fallback), and reports whether it changed res: when it did, res holds the
+// descriptor (or the fallback) in its Content and StructuredContent, the
+// latter a [json.RawMessage] or nil, and its other fields are kept.
+//
+// Offloader panics if opts is invalid (see [Options.Validate]). The
+// returned function is safe for concurrent use.
+func Offloader(opts *Options) func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
+	base := mustConfig(opts)
+	return func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
+		c := base.forTool(toolName(req))
+		if c.Disabled || c.bypass(req) || res == nil {
+			return false
+		}
+		return c.apply(ctx, req, res, nil, nil)
+	}
+}
+
 // coreConfig is the offload pipeline's configuration of c.
 func (c *config) coreConfig() *offload.Config {
-	return &offload.Config{
+	return offload.New(offload.Config{
 		Threshold:     c.ThresholdTokens,
 		Dir:           c.dir,
 		Prefix:        c.Prefix,
@@ -142,7 +165,7 @@ func (c *config) coreConfig() *offload.Config {
 		Store:         c.Store,
 		// The descriptions of the record type's fields, when asked for.
 		SchemaDescriptions: c.SchemaDescriptions,
-	}
+	})
 }
 
 // call returns what the header and descriptor record of the call req.
@@ -187,7 +210,7 @@ func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.C
 			set = &offload.Set{Records: recs, Scores: provided.Scores, RecordType: elem}
 		}
 	}
-	return c.core.Apply(ctx, func() offload.Call { return c.call(req) }, res, structured, set)
+	return c.core.Apply(ctx, func() offload.Call { return c.call(req) }, res, structured, set).Changed()
 }
 
 // encodeRecords returns the JSON of each record of a provided set, and their

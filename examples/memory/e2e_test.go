@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
@@ -290,7 +291,7 @@ func TestJanitorRunsAtStart(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	write := func(created time.Time) string {
-		w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Now: func() time.Time { return created }})
+		w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Now: func() time.Time { return created }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"gocloud.dev/blob/memblob"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
@@ -296,7 +297,7 @@ func offloadedCall(t *testing.T, s *mcp.Server, st *store.Store, tool string, ar
 		name, file = d.Handle, filepath.Join(dir, d.Handle)
 		download(t, st, d.Handle, file)
 	}
-	_, id, ok := jsonl.ParseName(name, jsonl.DefaultPrefix)
+	_, id, ok := jsonlfile.ParseName(name, jsonl.DefaultPrefix)
 	if !ok {
 		t.Fatalf("%s: file name %s is not {prefix}-{operation}-{ulid}.jsonl", tool, name)
 	}

@@ -127,7 +127,7 @@ func TestOffloadDiff(t *testing.T) {
 	}
 	res := result()
 	c := &offload.Config{Threshold: 100, Dir: t.TempDir(), Prefix: "interop", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
-	if !c.Apply(context.Background(), func() offload.Call { return offload.Call{Tool: "read_graph"} }, res, []byte(graph.String()), nil) {
+	if !c.Apply(context.Background(), func() offload.Call { return offload.Call{Tool: "read_graph"} }, res, []byte(graph.String()), nil).Changed() {
 		t.Fatal("the core did not offload the graph")
 	}
 	through, err := json.Marshal(res)

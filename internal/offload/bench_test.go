@@ -11,10 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
-// discard is a jsonl.Sink that keeps nothing: the file system's cost (the
+// discard is a jsonlfile.Sink that keeps nothing: the file system's cost (the
 // same for any way of writing the bytes) is left out of BenchmarkApply.
 type discard struct{}
 
@@ -67,8 +67,8 @@ func BenchmarkApply(b *testing.B) {
 		b.Fatal(err)
 	}
 	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
-	c.Create = func(op string, o *jsonl.Options) (*jsonl.Writer, error) {
-		return jsonl.NewWriter(op, func(string) (jsonl.Sink, error) { return discard{}, nil }, o)
+	c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
+		return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
 	}
 	describe := func() Call { return Call{Tool: "recall"} }
 	// The text as json.Marshal prints it, and as JSON.stringify(x, null, 2)
@@ -102,14 +102,14 @@ func BenchmarkManyTextItems(b *testing.B) {
 				items[i] = &mcp.TextContent{Text: "x"}
 			}
 			c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
-			c.Create = func(op string, o *jsonl.Options) (*jsonl.Writer, error) {
-				return jsonl.NewWriter(op, func(string) (jsonl.Sink, error) { return discard{}, nil }, o)
+			c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
+				return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
 			}
 			describe := func() Call { return Call{Tool: "t"} }
 			b.ReportAllocs()
 			for b.Loop() {
 				res := &mcp.CallToolResult{Content: items}
-				if !c.Apply(context.Background(), describe, res, nil, nil) {
+				if !c.Apply(context.Background(), describe, res, nil, nil).Changed() {
 					b.Fatal("not offloaded")
 				}
 			}

@@ -17,7 +17,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/describe"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -29,7 +30,7 @@ func (c *Config) wantsSchema() bool {
 
 // describe returns the JSON of the descriptor of a written file, which the
 // resource link, when not nil, follows.
-func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, link *mcp.ResourceLink) ([]byte, error) {
+func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link *mcp.ResourceLink) ([]byte, error) {
 	if p.scores != nil {
 		t.scores = 0
 		for _, s := range p.scores {
@@ -38,17 +39,10 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 	}
 	in.TopNamespaces = t.topNamespaces()
 	in.ScoreRange = t.scoreRange()
-	switch {
-	case c.remote():
-		// Not on the client's disk: the tools, by handle, are the way in.
-		in.Guidance = HandleGuidance
-	case c.Native:
-		in.Guidance = NativeGuidance
-		if c.ClientDir != "" {
-			// lro_extract reads the file in Dir, where the client's path
-			// does not lead; it takes the bare name too.
-			in.ToolPath = pathpkg.Base(in.Path)
-		}
+	if c.Native && !c.remote() && c.ClientDir != "" {
+		// lro_extract reads the file in Dir, where the client's path does
+		// not lead; it takes the bare name too.
+		in.ToolPath = pathpkg.Base(in.Path)
 	}
 	var schema map[string]any
 	if c.wantsSchema() && t.schema != nil {
@@ -57,7 +51,7 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 		schema = t.schema.Schema()
 		if st := structType(call.RecordType); st != nil {
 			r, _ := reflectedSchema(st)
-			descriptor.Annotate(schema, r, c.SchemaDescriptions)
+			describe.Annotate(schema, r, c.SchemaDescriptions)
 		}
 		// Encoded once, not with each encoding of the descriptor below.
 		raw, err := marshal(schema)
@@ -89,7 +83,7 @@ func (c *Config) describe(in descriptor.Input, call Call, t *tally, p *plan, lin
 	// structured content) and the resource link. The descriptor is
 	// measured as sent with the first estimate in its guidance (a few
 	// digits more or less do not matter to a figure given as "~N").
-	encode := func(in descriptor.Input) ([]byte, int, error) {
+	encode := func(in describe.Input) ([]byte, int, error) {
 		in.Saved = inline
 		resp := c.build(in, p, c.Profile)
 		data, err := marshal(resp)
@@ -340,10 +334,44 @@ func marshal(v any) ([]byte, error) {
 }
 
 // build builds the descriptor of in under profile.
-func (c *Config) build(in descriptor.Input, p *plan, profile descriptor.Profile) descriptor.OffloadResponse {
-	resp := descriptor.Build(in, profile)
+func (c *Config) build(in describe.Input, p *plan, profile descriptor.Profile) descriptor.OffloadResponse {
+	resp := response(in, profile, c.guidance)
 	if profile != descriptor.ProfileBarePointer {
 		resp.Beside = besideOf(p, in.Path)
+	}
+	return resp
+}
+
+// guidance returns the guidance of in: the native one, by handle, for a
+// file in a bucket, which is not on the client's disk; the native one for
+// a server with the extraction tools; else the specification's shell
+// template, which points at the recipes when withRecipes is true.
+func (c *Config) guidance(in describe.Input, withRecipes bool) string {
+	switch {
+	case c.remote():
+		return HandleGuidance(in)
+	case c.Native:
+		return NativeGuidance(in)
+	}
+	return describe.Shell(in, withRecipes)
+}
+
+// response returns the descriptor of in under profile: that of
+// [descriptor.Build], with in's handle (under every profile) and, but for
+// the bare pointer, the guidance that guidance gives.
+func response(in describe.Input, profile descriptor.Profile, guidance func(in describe.Input, withRecipes bool) string) descriptor.OffloadResponse {
+	s := descriptor.Summary{
+		Count:           in.Count,
+		EstimatedTokens: in.EstimatedTokens,
+		Operation:       in.Operation,
+		TopNamespaces:   in.TopNamespaces,
+		ScoreRange:      in.ScoreRange,
+		Detail:          in.Detail,
+	}
+	resp := descriptor.Build(in.Path, s, in.LineSchema, in.Recipes, profile)
+	resp.Handle = in.Handle
+	if profile != descriptor.ProfileBarePointer {
+		resp.Guidance = guidance(in, profile != descriptor.ProfileNoRecipes)
 	}
 	return resp
 }
@@ -524,7 +552,7 @@ func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	if s, ok := reflectedSchemas.Load(t); ok {
 		return s.(map[string]any), nil
 	}
-	s, err := descriptor.Reflect(t)
+	s, err := describe.Reflect(t)
 	if err != nil {
 		return nil, err
 	}
@@ -544,12 +572,12 @@ const RemoteClientDir = "/tmp"
 // random part, which only a store needs, and which would cost some 16
 // o200k tokens in each of the ten recipes: the handle, which the tools and
 // the resource link take, stays in the descriptor's handle.
-func (c *Config) clientPath(w *jsonl.Writer) string {
+func (c *Config) clientPath(w *jsonlfile.Writer) string {
 	switch {
 	case c.remote():
 		name := w.Name()
-		if op, id, ok := jsonl.ParseName(name, c.Store.Prefix()); ok {
-			name = jsonl.Name(c.Store.Prefix(), op, id)
+		if op, id, ok := jsonlfile.ParseName(name, c.Store.Prefix()); ok {
+			name = jsonlfile.Name(c.Store.Prefix(), op, id)
 		}
 		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), name)
 	case c.ClientDir == "":

@@ -136,7 +136,7 @@ func TestLargeRecordsKeepRecipes(t *testing.T) {
 			res := &mcp.CallToolResult{StructuredContent: json.RawMessage(data)}
 			c := testConfig(t)
 			c.Tokenizer = tt.tok
-			if !c.Apply(context.Background(), func() Call { return Call{Tool: "list_pull_requests"} }, res, nil, nil) {
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "list_pull_requests"} }, res, nil, nil).Changed() {
 				t.Fatal("not offloaded")
 			}
 			sc := res.StructuredContent.(json.RawMessage)

@@ -1,7 +1,10 @@
 // Package offload is the one offload pipeline of this module. Package lro
-// (Wrap, AddTool, Middleware, Provide), package lro/extract (answers
-// offloaded in turn) and the proxy all hand a tool result to [Config.Apply],
-// which decides, writes and rewrites:
+// (Wrap, AddTool, Middleware, Provide, and Offloader, which the proxy
+// calls) and package lro/extract (answers offloaded in turn) make their
+// configuration with [New] and hand a tool result to [Config.Apply], which
+// decides, writes, rewrites the result in place and returns what it did as
+// an [Outcome] (offloaded or fell back, the descriptor, the file's path and
+// handle):
 //
 //   - The threshold is evaluated on everything the client would receive:
 //     every text item, the structured content and every other non-media

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -49,7 +49,7 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 	}
 	event.Emit(ctx, c.Observer, event.WriteFailed{
 		Tool:            call.Tool,
-		Operation:       jsonl.SanitizeOperation(call.Operation),
+		Operation:       jsonlfile.SanitizeOperation(call.Operation),
 		Dir:             c.Dir,
 		Count:           total,
 		Shown:           fb.shown,

@@ -10,9 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -22,41 +22,43 @@ import (
 // is left on disk or in the bucket when it fails, whatever the failure (a
 // panic of a WrapWriter included), and nothing is returned before the file
 // is whole where it is written (in a bucket, the upload completed).
-func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc []byte, link *mcp.ResourceLink, err error) {
+func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
 	defer recovered(&err)
 	start := c.Now()
-	op := jsonl.SanitizeOperation(call.Operation)
+	op := jsonlfile.SanitizeOperation(call.Operation)
 	w, err := c.create(ctx, op)
 	if err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	defer w.Abort() // no-op after a successful Commit
 
 	count := p.count()
-	h := jsonl.Header{
-		Operation:       op,
-		Query:           call.Query,
-		Count:           count,
-		SchemaVersion:   c.SchemaVersion,
-		EstimatedTokens: p.tokens,
-		Detail:          string(call.Detail),
-		Result:          json.RawMessage(p.result),
+	h := jsonlfile.FileHeader{
+		Header: jsonlfile.Header{
+			Operation:       op,
+			Query:           call.Query,
+			Count:           count,
+			SchemaVersion:   c.SchemaVersion,
+			EstimatedTokens: p.tokens,
+			Detail:          string(call.Detail),
+		},
+		Result: json.RawMessage(p.result),
 	}
 	for _, ru := range p.runs {
-		h.RecordsAt = append(h.RecordsAt, jsonl.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
+		h.RecordsAt = append(h.RecordsAt, jsonlfile.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
 	}
 	for _, cp := range p.copies {
-		h.Copies = append(h.Copies, jsonl.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
+		h.Copies = append(h.Copies, jsonlfile.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
 	}
-	if err := w.WriteHeader(h); err != nil {
-		return nil, nil, err
+	if err := jsonlfile.WriteFileHeader(w, h); err != nil {
+		return Outcome{}, nil, err
 	}
 	// The records are written as plan read them (and described them).
 	err = p.writeRecords(ctx, w)
 	if err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
-	in := descriptor.Input{
+	in := describe.Input{
 		Path:            c.clientPath(w),
 		Operation:       op,
 		Detail:          string(call.Detail),
@@ -74,15 +76,15 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		// resource can use: file_path's base name, the handle in a folder.
 		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: store.ContentType, Size: &size}
 	}
-	desc, err = c.describe(in, call, p.t, p, link)
+	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	if err := w.Commit(); err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	if err := c.recordExpiry(w.Path()); err != nil {
-		return nil, nil, err
+		return Outcome{}, nil, err
 	}
 	event.Emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
@@ -96,20 +98,20 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (desc
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
 	})
-	return desc, link, nil
+	return Outcome{Offloaded: true, Descriptor: desc, Path: w.Path(), Handle: in.Handle}, link, nil
 }
 
 // create starts the file of operation op: in the Store, when there is one,
 // whose bucket uploads are canceled with ctx, else in Dir.
-func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
+func (c *Config) create(ctx context.Context, op string) (*jsonlfile.Writer, error) {
 	if c.Store != nil {
 		return c.Store.Create(ctx, op)
 	}
 	create := c.Create
 	if create == nil {
-		create = jsonl.Create
+		create = jsonlfile.Create
 	}
-	return create(op, &jsonl.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
+	return create(op, &jsonlfile.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
 }
 
 // recordExpiry records with the complete file at path, in a folder, its

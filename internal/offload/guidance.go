@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -51,26 +51,26 @@ const ResultURIPrefix = "lro://results/"
 // custom filter, and one more filters without jq (where); the first is a
 // whole call, and the others give the arguments that go with the same
 // file_path, which is written once: a path costs some 25 o200k tokens.
-func NativeGuidance(in descriptor.Input) string { return nativeGuidance(in, false) }
+func NativeGuidance(in describe.Input) string { return nativeGuidance(in, false) }
 
 // HandleGuidance is [NativeGuidance] for a file kept in a bucket, which is
 // not on the client's machine: the example calls pass in.Handle as the
 // handle argument, and one sentence says where the file is and how the jq
 // recipes can still run (on a copy saved from the file's resource to
 // in.Path, the descriptor's file_path).
-func HandleGuidance(in descriptor.Input) string { return nativeGuidance(in, true) }
+func HandleGuidance(in describe.Input) string { return nativeGuidance(in, true) }
 
 // nativeGuidance is NativeGuidance, with the file named by its handle when
 // byHandle is true.
-func nativeGuidance(in descriptor.Input, byHandle bool) string {
+func nativeGuidance(in describe.Input, byHandle bool) string {
 	var b strings.Builder
 	arg, value := ArgFilePath, cmp.Or(in.ToolPath, in.Path)
 	if byHandle {
 		arg, value = ArgHandle, in.Handle
 	}
-	b.WriteString(descriptor.Headline(in))
+	b.WriteString(describe.Headline(in))
 	b.WriteByte('\n')
-	b.WriteString(descriptor.DetailLine(in))
+	b.WriteString(describe.DetailLine(in))
 	fmt.Fprintf(&b, "Use the `%s` tool to query this result set. Examples:\n", ToolExtract)
 	first := true
 	example := func(label, args string) {
@@ -125,11 +125,7 @@ func nativeGuidance(in descriptor.Input, byHandle bool) string {
 	if byHandle {
 		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to %s.\n", ResultURIPrefix, in.Path)
 	}
-	noun := in.Noun
-	if noun == "" {
-		noun = "records"
-	}
-	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", noun)
+	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", describe.Noun(in))
 	return b.String()
 }
 
@@ -137,7 +133,7 @@ func nativeGuidance(in descriptor.Input, byHandle bool) string {
 // memories the specification's browse, recipe 1; for other records the
 // first recipe without parameters that shows records one by one (not a
 // count of them all).
-func browseRecipe(in descriptor.Input) (recipes.Recipe, bool) {
+func browseRecipe(in describe.Input) (recipes.Recipe, bool) {
 	for _, r := range in.Recipes {
 		if in.Noun == "memories" || len(r.Params) == 0 && !r.Slurp {
 			return r, true
@@ -147,7 +143,7 @@ func browseRecipe(in descriptor.Input) (recipes.Recipe, bool) {
 }
 
 // exampleFilter returns a per-record filter that fits the file's records.
-func exampleFilter(in descriptor.Input) string {
+func exampleFilter(in describe.Input) string {
 	if in.Noun == "memories" {
 		switch recipes.Detail(in.Detail) {
 		case recipes.Full:
@@ -174,7 +170,7 @@ func exampleFilter(in descriptor.Input) string {
 
 // whereExample returns a where filter that fits the file's records, or ""
 // when they have no string field to show one on (lines of text).
-func whereExample(in descriptor.Input) string {
+func whereExample(in describe.Input) string {
 	if in.Noun == "memories" {
 		ns := `{"namespace": {"prefix": ` + string(quote(paramValue(in, recipes.ParamNamespace, "_semantic"))) + `}, `
 		switch recipes.Detail(in.Detail) {
@@ -207,7 +203,7 @@ func whereExample(in descriptor.Input) string {
 
 // lineProperties returns the top-level properties of the line schema of
 // in, or nil when it has none.
-func lineProperties(in descriptor.Input) map[string]struct {
+func lineProperties(in describe.Input) map[string]struct {
 	Type any `json:"type"`
 } {
 	var schema struct {
@@ -225,7 +221,7 @@ func lineProperties(in descriptor.Input) map[string]struct {
 // textField returns the top-level string field of the records where a
 // keyword is likeliest (a field of text, by its name, else the first by
 // name), or "" when the line schema names none.
-func textField(in descriptor.Input) string {
+func textField(in describe.Input) string {
 	var names []string
 	for name, p := range lineProperties(in) {
 		if t, _ := p.Type.(string); t == "string" && !strings.Contains(name, ".") && name != "" {
@@ -243,7 +239,7 @@ func textField(in descriptor.Input) string {
 
 // hasLineNumbers reports whether the records are lines of text, with
 // their numbers in .line.
-func hasLineNumbers(in descriptor.Input) bool {
+func hasLineNumbers(in describe.Input) bool {
 	p, ok := lineProperties(in)["line"]
 	return ok && p.Type == "integer"
 }
@@ -259,13 +255,13 @@ func textRank(name string) int {
 
 // searchExample returns a word the records contain: the default keyword of
 // the recipes, which is taken from them.
-func searchExample(in descriptor.Input) string {
+func searchExample(in describe.Input) string {
 	return paramValue(in, recipes.ParamKeyword, "your term")
 }
 
 // paramValue returns the default value of the first recipe parameter named
 // name, or def.
-func paramValue(in descriptor.Input, name, def string) string {
+func paramValue(in describe.Input, name, def string) string {
 	for _, r := range in.Recipes {
 		for _, p := range r.Params {
 			if p.Name == name && p.Value != "" {

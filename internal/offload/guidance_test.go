@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -41,7 +41,7 @@ func TestWhereExampleHolds(t *testing.T) {
 				sample[i] = json.RawMessage(l)
 			}
 			rs, _ := recipes.Select(recipes.Full, sample)
-			inf := &descriptor.Inferrer{}
+			inf := &describe.Inferrer{}
 			for _, l := range sample {
 				if err := inf.Add(l); err != nil {
 					t.Fatal(err)
@@ -51,7 +51,7 @@ func TestWhereExampleHolds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := whereExample(descriptor.Input{Recipes: rs, LineSchema: json.RawMessage(schema)})
+			w := whereExample(describe.Input{Recipes: rs, LineSchema: json.RawMessage(schema)})
 			t.Logf("where example: %s", w)
 			if w == "" {
 				return // no example is no false example

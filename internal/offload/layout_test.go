@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 // printed reads a sample printed by a real printer (testdata/printers/gen.sh).
@@ -140,7 +140,7 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 				}
 				c := testConfig(t)
 				c.Always = true
-				if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+				if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 					t.Fatalf("%s: not offloaded", with)
 				}
 				h, _, rebuilt := readBack(t, res)
@@ -152,17 +152,17 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 					t.Errorf("%s: rebuilt\n %q\nwant\n %q", with, rebuilt, wantResult)
 				}
 				var got string
-				var wantCopies []jsonl.Copy
+				var wantCopies []jsonlfile.Copy
 				switch with {
 				case "alone":
 					got = h.RecordsAt[0].Layout
 				case "copy of the structured content":
-					wantCopies = []jsonl.Copy{{At: "/content/0/text", Of: "/structuredContent", Layout: tt.layout}}
+					wantCopies = []jsonlfile.Copy{{At: "/content/0/text", Of: "/structuredContent", Layout: tt.layout}}
 					got = tt.layout // said by the copy
 				case "structured content repeats it":
 					got = h.RecordsAt[0].Layout
 					if !tt.fallback {
-						wantCopies = []jsonl.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}
+						wantCopies = []jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}
 					}
 				}
 				if got != tt.layout {

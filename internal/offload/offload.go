@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
@@ -57,10 +57,55 @@ type Config struct {
 	// which janitors and stores read. Zero leaves the modification time
 	// alone. A bucket Store records the expiry itself.
 	TTL time.Duration
-	// Create starts a file; if nil, [jsonl.Create]. For fault injection.
+	// Create starts a file; if nil, [jsonlfile.Create]. For fault injection.
 	// Not used with a Store.
-	Create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
+	Create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
 }
+
+// New returns c with every default applied: Threshold [DefaultThreshold],
+// Prefix the Store's or [jsonlfile.DefaultPrefix], Tokenizer [estimate.Heuristic] and Now [time.Now]. It is the one
+// constructor of the pipeline's configuration, for package lro and the
+// extraction tools alike; it checks nothing (they validate their options).
+func New(c Config) *Config {
+	if c.Threshold == 0 {
+		c.Threshold = DefaultThreshold
+	}
+	if c.Prefix == "" {
+		c.Prefix = jsonlfile.DefaultPrefix
+		if c.Store != nil {
+			c.Prefix = c.Store.Prefix()
+		}
+	}
+	if c.Tokenizer == nil {
+		c.Tokenizer = estimate.Heuristic{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return &c
+}
+
+// Outcome is what [Config.Apply] did with a result.
+type Outcome struct {
+	// Offloaded reports that the result was written to a file and is now
+	// its descriptor.
+	Offloaded bool
+	// Fallback reports that the file could not be written and the result
+	// is now a truncated one within the threshold, with a warning.
+	Fallback bool
+	// Descriptor is the JSON of the descriptor, when Offloaded; it is the
+	// result's structured content and its first text item.
+	Descriptor []byte
+	// Path is the file's path where it was written, when Offloaded; "" for
+	// an object in a bucket.
+	Path string
+	// Handle is the file's handle, when Offloaded to a Store.
+	Handle string
+}
+
+// Changed reports whether Apply rewrote the result: offloaded it, or fell
+// back.
+func (o Outcome) Changed() bool { return o.Offloaded || o.Fallback }
 
 // Call is what the header and the descriptor record of the call.
 type Call struct {
@@ -70,7 +115,7 @@ type Call struct {
 	Detail    recipes.Detail // detail level of the records
 	// RecordType is the Go type of one record, when known: the line schema,
 	// inferred from the records, is then annotated from its reflection
-	// (descriptor.Annotate).
+	// (describe.Annotate).
 	RecordType reflect.Type
 }
 
@@ -90,15 +135,15 @@ type Set struct {
 // result is offloaded, so that the inline path decodes no arguments.
 // structured is the JSON of
 // res.StructuredContent when the caller has it, else nil. set, when not
-// nil, is the full result set handed over with Provide. Apply reports
-// whether it changed res; if so, res.StructuredContent is a json.RawMessage
-// (or nil).
+// nil, is the full result set handed over with Provide. Apply returns
+// what it did; when it changed res, res.StructuredContent is a
+// json.RawMessage (or nil).
 //
 // Errors (IsError) and results that are not complete (input requests of the
 // 2026-07-28 protocol) are never touched.
-func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) bool {
+func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) Outcome {
 	if res == nil || res.IsError || res.InputRequests != nil || res.NeedsInput() || res.RequestState != "" {
-		return false
+		return Outcome{}
 	}
 	describeCall := func() Call {
 		call := describe()
@@ -108,25 +153,25 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		return call
 	}
 	if set != nil {
-		if done, ok := c.applySet(ctx, describeCall, res, structured, set); ok {
-			return done
+		if o, ok := c.applySet(ctx, describeCall, res, structured, set); ok {
+			return o
 		}
 	}
 	// A result that stays inline is only estimated, not read.
 	sj, err := structuredOf(res, structured)
 	if err != nil {
-		return false
+		return Outcome{}
 	}
 	tokens, raws, err := c.estimate(res.Content, sj)
 	if err != nil {
-		return false
+		return Outcome{}
 	}
 	if tokens <= c.Threshold && !c.Always {
-		return false
+		return Outcome{}
 	}
 	r, err := readResult(res.Content, raws, sj)
 	if err != nil {
-		return false
+		return Outcome{}
 	}
 	p, err := c.plan(ctx, r)
 	if ctx.Err() != nil && p != nil {
@@ -135,26 +180,25 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		// the work.
 		p.tokens = tokens
 		c.fallback(ctx, describeCall(), res, r, p, err)
-		return true
+		return Outcome{Fallback: true}
 	}
 	if err != nil {
-		return false // structured content that is not JSON: not ours to judge
+		return Outcome{} // structured content that is not JSON: not ours to judge
 	}
 	p.tokens = tokens
-	c.offloadOrFallback(ctx, describeCall(), res, r, p)
-	return true
+	return c.offloadOrFallback(ctx, describeCall(), res, r, p)
 }
 
 // applySet offloads a provided set above the threshold. ok is false when the
 // set is within the threshold, or cannot be used: the handler's own result is
 // then evaluated as any other.
-func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) (done, ok bool) {
+func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) (o Outcome, ok bool) {
 	recs := make([][]byte, len(set.Records))
 	tokens := 0
 	for i, rec := range set.Records {
 		line, err := oneLine(rec)
 		if err != nil {
-			return false, false // a record that is not one JSON value: no file can hold it
+			return Outcome{}, false // a record that is not one JSON value: no file can hold it
 		}
 		recs[i] = line
 		tokens += c.Tokenizer.Tokens(line)
@@ -175,7 +219,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		}
 	}
 	if tokens <= c.Threshold && inline <= c.Threshold && !c.Always {
-		return false, false
+		return Outcome{}, false
 	}
 	call := describe()
 	if set.RecordType != nil {
@@ -194,8 +238,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	for _, rec := range recs {
 		_ = p.t.add(rec) // valid: oneLine read it
 	}
-	c.offloadOrFallback(ctx, call, res, r, p)
-	return true, true
+	return c.offloadOrFallback(ctx, call, res, r, p), true
 }
 
 // estimate estimates everything the client would receive of a result of
@@ -239,12 +282,13 @@ func (c *Config) textTokens(s string) int {
 
 // offloadOrFallback writes the file and puts its descriptor in res, or, when
 // the write fails, the fallback.
-func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan) {
-	d, link, err := c.write(ctx, call, r, p)
+func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan) Outcome {
+	o, link, err := c.write(ctx, call, r, p)
 	if err != nil {
 		c.fallback(ctx, call, res, r, p, err)
-		return
+		return Outcome{Fallback: true}
 	}
+	d := o.Descriptor
 	content := []mcp.Content{&mcp.TextContent{Text: string(d)}}
 	if link != nil {
 		content = append(content, link)
@@ -256,6 +300,7 @@ func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.Call
 	}
 	res.Content = content
 	res.StructuredContent = json.RawMessage(d)
+	return o
 }
 
 // recovered turns a panic of the file writer (a WrapWriter of the user's)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 func testConfig(t *testing.T) *Config {
@@ -22,7 +24,7 @@ func testConfig(t *testing.T) *Config {
 }
 
 // readBack reads the file a descriptor in res names, and rebuilds it.
-func readBack(t *testing.T, res *mcp.CallToolResult) (jsonl.Header, [][]byte, []byte) {
+func readBack(t *testing.T, res *mcp.CallToolResult) (jsonlfile.FileHeader, [][]byte, []byte) {
 	t.Helper()
 	var d struct {
 		FilePath string `json:"file_path"`
@@ -30,7 +32,7 @@ func readBack(t *testing.T, res *mcp.CallToolResult) (jsonl.Header, [][]byte, []
 	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil || d.FilePath == "" {
 		t.Fatalf("not a descriptor: %v", res.StructuredContent)
 	}
-	h, recs, err := jsonl.ReadFile(d.FilePath)
+	h, recs, err := jsonlfile.ReadFile(d.FilePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestRebuild(t *testing.T) {
 				res.StructuredContent = json.RawMessage(tt.structured)
 			}
 			c := testConfig(t)
-			if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 				t.Fatal("not offloaded")
 			}
 			_, lines, rebuilt := readBack(t, res)
@@ -105,7 +107,7 @@ func TestRebuild(t *testing.T) {
 // JSON is not the pipeline's to judge: the result goes out as it is.
 func TestInvalidStructuredContentIsLeftAlone(t *testing.T) {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 100)}}, StructuredContent: json.RawMessage(`{"a":`)}
-	if testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+	if testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Error("a result with invalid structured content was rewritten")
 	}
 }
@@ -120,7 +122,7 @@ func TestBesideIsBounded(t *testing.T) {
 	}
 	c := testConfig(t)
 	c.Threshold = 100
-	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Fatal("not offloaded")
 	}
 	var d struct {
@@ -148,7 +150,7 @@ func TestBesideIsBounded(t *testing.T) {
 // TestRebuildRefusesBadPointers: a placement that is not a JSON Pointer is
 // an error, not a panic.
 func TestRebuildRefusesBadPointers(t *testing.T) {
-	h := jsonl.Header{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []jsonl.Placement{{At: "content", As: asValue, Count: 1}}}
+	h := jsonlfile.FileHeader{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []jsonlfile.Placement{{At: "content", As: asValue, Count: 1}}}
 	if _, err := Rebuild(h, [][]byte{[]byte(`1`)}); err == nil {
 		t.Error("no error for the pointer \"content\"")
 	}
@@ -191,12 +193,12 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := jsonl.Create("t", &jsonl.Options{Dir: c.Dir})
+	w, err := jsonlfile.Create("t", &jsonlfile.Options{Dir: c.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := w.WriteHeader(jsonl.Header{Count: p.count()}); err != nil {
+	if err := w.WriteHeader(jsonlfile.Header{Count: p.count()}); err != nil {
 		t.Fatal(err)
 	}
 	tl := p.t
@@ -206,7 +208,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	_, lines, err := jsonl.ReadFile(w.Path())
+	_, lines, err := jsonlfile.ReadFile(w.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +316,7 @@ func TestManyElementsReadAgain(t *testing.T) {
 	b.WriteString("]")
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}
 	c := testConfig(t)
-	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Fatal("not offloaded")
 	}
 	h, lines, _ := readBack(t, res)
@@ -335,7 +337,7 @@ func TestNoRecordsHaveASchema(t *testing.T) {
 		c := testConfig(t)
 		c.Always = true
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 			t.Fatalf("%q: not offloaded", text)
 		}
 		var d map[string]json.RawMessage
@@ -376,7 +378,7 @@ func TestDescriptorIsBounded(t *testing.T) {
 			res := &mcp.CallToolResult{StructuredContent: json.RawMessage("[" + strings.Join(tt.records, ",") + "]")}
 			c := testConfig(t)
 			c.Threshold = 100
-			if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 				t.Fatal("not offloaded")
 			}
 			sc := res.StructuredContent.(json.RawMessage)
@@ -396,5 +398,44 @@ func TestDescriptorIsBounded(t *testing.T) {
 				t.Errorf("%d records in the file, want %d", len(lines), len(tt.records))
 			}
 		})
+	}
+}
+
+// TestOutcome: Apply says what it did as values, the same for every caller
+// (lro, the extraction tools, the proxy): nothing within the threshold; the
+// descriptor, the file's path and the store's handle when it offloaded; a
+// fallback when the file could not be written.
+func TestOutcome(t *testing.T) {
+	big := func() *mcp.CallToolResult {
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"items":[` + strings.Repeat(`{"id":"abcdefgh"},`, 200) + `{"id":"z"}]}`)}
+	}
+	describe := func() Call { return Call{Tool: "t"} }
+
+	c := testConfig(t)
+	c.Threshold = 100000
+	if o := c.Apply(context.Background(), describe, big(), nil, nil); !cmp.Equal(o, Outcome{}) || o.Changed() {
+		t.Errorf("within the threshold: %+v, want the zero Outcome", o)
+	}
+
+	c = testConfig(t)
+	res := big()
+	o := c.Apply(context.Background(), describe, res, nil, nil)
+	if !o.Offloaded || o.Fallback || !o.Changed() || o.Handle != "" {
+		t.Fatalf("above the threshold: %+v, want offloaded to a folder", o)
+	}
+	if sc, _ := res.StructuredContent.(json.RawMessage); !bytes.Equal(o.Descriptor, sc) {
+		t.Errorf("Descriptor %s, want the structured content %s", o.Descriptor, sc)
+	}
+	if h, recs, err := jsonlfile.ReadFile(o.Path); err != nil || h.Count != 201 || len(recs) != 201 {
+		t.Errorf("the file at Path %q: count %d, %d records, %v; want 201", o.Path, h.Count, len(recs), err)
+	}
+
+	c = testConfig(t)
+	c.Dir = filepath.Join(c.Dir, "file")
+	if err := os.WriteFile(c.Dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if o := c.Apply(context.Background(), describe, big(), nil, nil); o.Offloaded || !o.Fallback || !o.Changed() || o.Descriptor != nil || o.Path != "" {
+		t.Errorf("unwritable folder: %+v, want the fallback alone", o)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // Rebuild puts an offloaded file back together: given its header and its
@@ -21,7 +21,7 @@ import (
 // back byte for byte (rows printed as text and JSON texts are printed again,
 // as they were), but a JSON text that no layout gives back, which comes back
 // in compact form, and the structured content, which comes back compact.
-func Rebuild(h jsonl.Header, lines [][]byte) ([]byte, error) {
+func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
 	var root *node
 	if h.Result == nil {
 		root = &node{kind: '['}

@@ -14,9 +14,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/recordline"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // decodeOptions read JSON as a client would accept it: duplicate member
@@ -733,8 +732,8 @@ func unescapePointer(token string) string {
 // does not validate them again, and those of an array are written as that
 // read kept them, unless there were too many to keep. It stops when ctx is
 // canceled.
-func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
-	write := func(line []byte) error { return recordline.Write(w, line) }
+func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
+	write := func(line []byte) error { return jsonlfile.WriteValid(w, line) }
 	if p.provided != nil {
 		for _, rec := range p.provided {
 			if err := write(rec); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 // cpuTime returns the CPU time the process has used.
@@ -37,8 +37,8 @@ func TestManyTextItemsScaleLinearly(t *testing.T) {
 		t.Run(text, func(t *testing.T) {
 			perItem := func(n int) time.Duration {
 				c := testConfig(t)
-				c.Create = func(op string, o *jsonl.Options) (*jsonl.Writer, error) {
-					return jsonl.NewWriter(op, func(string) (jsonl.Sink, error) { return discard{}, nil }, o)
+				c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
+					return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
 				}
 				items := make([]mcp.Content, n)
 				for i := range items {
@@ -49,7 +49,7 @@ func TestManyTextItemsScaleLinearly(t *testing.T) {
 				for used < 300*time.Millisecond || runs < 2 {
 					res := &mcp.CallToolResult{Content: items[:n:n]}
 					start := cpuTime(t)
-					if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+					if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 						t.Fatal("not offloaded")
 					}
 					used += cpuTime(t) - start
@@ -91,7 +91,7 @@ func TestCanceledOffloadStops(t *testing.T) {
 	}
 	res := &mcp.CallToolResult{Content: items}
 	ctx := &errCountingContext{Context: context.Background()}
-	if !testConfig(t).Apply(ctx, func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+	if !testConfig(t).Apply(ctx, func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Fatal("not rewritten")
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "Warning: ") {

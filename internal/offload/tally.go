@@ -10,15 +10,15 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/internal/describe"
 )
 
 // tally gathers what the descriptor says of the records (the summary's
 // statistics, the recipes' sample and the line schema) in the one read of
 // each record, the one that finds, validates and counts them (see plan).
 type tally struct {
-	schema     *descriptor.Inferrer // reads every record
-	namespaces map[string]*int      // counted through a pointer: a name seen before is not copied
+	schema     *describe.Inferrer // reads every record
+	namespaces map[string]*int    // counted through a pointer: a name seen before is not copied
 	minScore   float64
 	maxScore   float64
 	scores     int
@@ -37,7 +37,7 @@ func (t *tally) add(line []byte) error {
 // newTally returns an empty tally. Its Inferrer exists from the start, so
 // that a file of no records has a line schema too (the empty one).
 func newTally() *tally {
-	t := &tally{schema: &descriptor.Inferrer{}}
+	t := &tally{schema: &describe.Inferrer{}}
 	t.fieldFn = t.field
 	return t
 }

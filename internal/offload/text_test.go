@@ -18,8 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/fuzzrecords"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // textResult returns the JSON of a result of one text item, as Rebuild
@@ -77,14 +77,14 @@ func TestRowsAreRecords(t *testing.T) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tt.text}}}
 			c := testConfig(t)
 			c.Threshold = 100
-			if !c.Apply(context.Background(), func() Call { return Call{Tool: "read_query"} }, res, nil, nil) {
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "read_query"} }, res, nil, nil).Changed() {
 				t.Fatal("not offloaded")
 			}
 			h, lines, rebuilt := readBack(t, res)
 			if string(rebuilt) != textResult(tt.text) {
 				t.Fatalf("rebuilt otherwise:\n%.300s", rebuilt)
 			}
-			want := []jsonl.Placement{{At: "/content/0/text", As: tt.format, Count: tt.count, Layout: h.RecordsAt[0].Layout}}
+			want := []jsonlfile.Placement{{At: "/content/0/text", As: tt.format, Count: tt.count, Layout: h.RecordsAt[0].Layout}}
 			if diff := cmp.Diff(want, h.RecordsAt); diff != "" {
 				t.Errorf("placements (-want +got):\n%s", diff)
 			}
@@ -126,7 +126,7 @@ func TestTextThatIsNoTableStaysLines(t *testing.T) {
 		"[{'a': f(1)}, {'a': 2}]",
 	} {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-		if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 			t.Fatal("not offloaded")
 		}
 		h, _, rebuilt := readBack(t, res)
@@ -157,7 +157,7 @@ func TestStructuredTextIsKeptOnce(t *testing.T) {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: listing}}, StructuredContent: json.RawMessage(sc)}
 	c := testConfig(t)
 	c.Threshold = 100
-	if !c.Apply(context.Background(), func() Call { return Call{Tool: "list_directory"} }, res, nil, nil) {
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "list_directory"} }, res, nil, nil).Changed() {
 		t.Fatal("not offloaded")
 	}
 	h, lines, rebuilt := readBack(t, res)
@@ -168,7 +168,7 @@ func TestStructuredTextIsKeptOnce(t *testing.T) {
 	if len(lines) != 3000 {
 		t.Errorf("%d records, want 3000", len(lines))
 	}
-	if diff := cmp.Diff([]jsonl.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}, h.Copies); diff != "" {
+	if diff := cmp.Diff([]jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}, h.Copies); diff != "" {
 		t.Errorf("copies (-want +got):\n%s", diff)
 	}
 	// The header's line, as lro_read of line 1 returns it.
@@ -194,18 +194,18 @@ func TestStringCopies(t *testing.T) {
 		name       string
 		texts      []string
 		structured string
-		copies     []jsonl.Copy
+		copies     []jsonlfile.Copy
 	}{
 		{"the last of duplicate names", []string{long}, `{"content":"x","content":` + string(quote(long)) + `}`,
-			[]jsonl.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
+			[]jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
 		{"not the first of duplicate names", []string{long}, `{"content":` + string(quote(long)) + `,"content":"x"}`, nil},
 		{"a text kept whole beside the structured content's records", []string{long}, `{"content":` + string(quote(long)) + `,"entries":[1,2,3]}`,
-			[]jsonl.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
+			[]jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
 		{"a short string is not worth a copy", []string{"short\ntext"}, `{"content":"short\ntext"}`, nil},
 		{"the second of two texts", []string{"other text, not repeated, of some length to hold the records", long}, `{"a":1,"text":` + string(quote(long)) + `,"b":{}}`,
-			[]jsonl.Copy{{At: "/structuredContent/text", Of: "/content/1/text", As: "string"}}},
+			[]jsonlfile.Copy{{At: "/structuredContent/text", Of: "/content/1/text", As: "string"}}},
 		{"a text that was JSON, printed back exactly", []string{`{"k": "` + strings.Repeat("v", 80) + `"}`}, `{"s":` + string(quote(`{"k": "`+strings.Repeat("v", 80)+`"}`)) + `}`,
-			[]jsonl.Copy{{At: "/structuredContent/s", Of: "/content/0/text", As: "string"}}},
+			[]jsonlfile.Copy{{At: "/structuredContent/s", Of: "/content/0/text", As: "string"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,7 +213,7 @@ func TestStringCopies(t *testing.T) {
 			for _, s := range tt.texts {
 				res.Content = append(res.Content, &mcp.TextContent{Text: s})
 			}
-			if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+			if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 				t.Fatal("not offloaded")
 			}
 			h, _, rebuilt := readBack(t, res)
@@ -221,7 +221,7 @@ func TestStringCopies(t *testing.T) {
 			if string(rebuilt) != want {
 				t.Errorf("rebuilt\n %s\nwant\n %s", rebuilt, want)
 			}
-			var copies []jsonl.Copy
+			var copies []jsonlfile.Copy
 			for _, cp := range h.Copies {
 				if cp.As == "string" {
 					copies = append(copies, cp)
@@ -335,7 +335,7 @@ func FuzzTextRoundTrip(f *testing.F) {
 		n := len(res.Content)
 		c := testConfig(t)
 		c.Always = true
-		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 			t.Fatal("not offloaded")
 		}
 		_, _, rebuilt := readBack(t, res)
@@ -453,25 +453,25 @@ func TestRebuildRefusesBadRowsAndCopies(t *testing.T) {
 	row := [][]byte{[]byte(`{"a":1}`), []byte(`{"a":2}`)}
 	tests := []struct {
 		name  string
-		pl    jsonl.Placement
+		pl    jsonlfile.Placement
 		lines [][]byte
-		cp    jsonl.Copy
+		cp    jsonlfile.Copy
 	}{
-		{"an unknown format", jsonl.Placement{At: "/content/0/text", As: "yaml", Count: 2}, row, jsonl.Copy{}},
-		{"a bad CSV layout", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal"}, row, jsonl.Copy{}},
-		{"a bad Python layout", jsonl.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "{{ eof"}, row, jsonl.Copy{}},
-		{"a bad Markdown layout", jsonl.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l l eof |---|---|"}, row, jsonl.Copy{}},
-		{"rows of other names", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"c":3}`)}, jsonl.Copy{}},
-		{"a row that is no object", jsonl.Placement{At: "/content/0/text", As: "tsv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`[1]`), []byte(`[2]`)}, jsonl.Copy{}},
-		{"a tuple row that is an object", jsonl.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "[( eof"}, row, jsonl.Copy{}},
-		{"an unknown copy", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonl.Copy{At: "/structuredContent/a", Of: "/content/0/text", As: "bytes"}},
-		{"a string copy of an object", jsonl.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonl.Copy{At: "/structuredContent/a", Of: "/structuredContent", As: "string"}},
+		{"an unknown format", jsonlfile.Placement{At: "/content/0/text", As: "yaml", Count: 2}, row, jsonlfile.Copy{}},
+		{"a bad CSV layout", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal"}, row, jsonlfile.Copy{}},
+		{"a bad Python layout", jsonlfile.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "{{ eof"}, row, jsonlfile.Copy{}},
+		{"a bad Markdown layout", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l l eof |---|---|"}, row, jsonlfile.Copy{}},
+		{"rows of other names", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"c":3}`)}, jsonlfile.Copy{}},
+		{"a row that is no object", jsonlfile.Placement{At: "/content/0/text", As: "tsv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`[1]`), []byte(`[2]`)}, jsonlfile.Copy{}},
+		{"a tuple row that is an object", jsonlfile.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "[( eof"}, row, jsonlfile.Copy{}},
+		{"an unknown copy", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonlfile.Copy{At: "/structuredContent/a", Of: "/content/0/text", As: "bytes"}},
+		{"a string copy of an object", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonlfile.Copy{At: "/structuredContent/a", Of: "/structuredContent", As: "string"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := jsonl.Header{Result: result, RecordsAt: []jsonl.Placement{tt.pl}}
+			h := jsonlfile.FileHeader{Result: result, RecordsAt: []jsonlfile.Placement{tt.pl}}
 			if tt.cp.At != "" {
-				h.Copies = []jsonl.Copy{tt.cp}
+				h.Copies = []jsonlfile.Copy{tt.cp}
 			}
 			if out, err := Rebuild(h, tt.lines); err == nil {
 				t.Errorf("rebuilt %s, want an error", out)
@@ -494,7 +494,7 @@ func TestRowsFallBackAsRows(t *testing.T) {
 	c := testConfig(t)
 	c.Threshold = 400
 	c.WrapWriter = func(io.Writer) io.Writer { return fullDisk{} }
-	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil) {
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
 		t.Fatal("not rewritten")
 	}
 	if len(res.Content) != 2 {

@@ -3,14 +3,12 @@
 // exactly ten jq recipes and guidance for the model.
 //
 // The types serialize exactly as the LRO specification's OffloadResponse,
-// OffloadSummary and JqRecipe. [Build] is a pure function of its [Input]:
-// it neither reads nor writes files, so it is safe for concurrent use.
-//
-// The line schema is inferred from the records themselves by an [Inferrer],
-// one record at a time or, with [Inferrer.AddElements], the elements of an
-// array in one read, which also validates them, so that it lists exactly
-// the fields the lines hold; [Annotate] adds what their Go type, reflected by
-// [Reflect], knows besides (formats, number types, descriptions).
+// OffloadSummary and JqRecipe: a client decodes a descriptor into an
+// [OffloadResponse]. [Build] makes one from what a writer of a file knows;
+// it is a pure function of its arguments: it neither reads nor writes
+// files, so it is safe for concurrent use. The offloaders of package lro
+// build theirs the same way, with a line schema inferred from the records
+// and a guidance that claims the tokens saved.
 package descriptor
 
 import (
@@ -19,6 +17,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -136,117 +135,32 @@ type JqRecipe struct {
 	Command string `json:"command"`
 }
 
-// Input is everything [Build] needs. The caller computes the statistics while
-// it writes the file.
-type Input struct {
-	Path            string           // absolute path of the JSONL file, as the client sees it
-	Handle          string           // the file's handle in a store; "" for none
-	Operation       string           // operation name
-	Detail          string           // detail level of the records
-	Count           int              // records in the file
-	EstimatedTokens int              // estimate of the whole result set
-	TopNamespaces   []string         // up to five, most frequent first
-	ScoreRange      *[2]float64      // nil when there are no scores
-	LineSchema      any              // JSON Schema of one line
-	Recipes         []recipes.Recipe // the ten recipes
-	// Saved is the estimate of the tokens the descriptor saves: what the
-	// client would have received inline, less the descriptor itself. The
-	// guidance claims it ("~N tokens saved") only when it is positive;
-	// otherwise it gives the size of the records (EstimatedTokens) and
-	// claims no saving.
-	Saved int
-	// ToolPath is the file_path the extraction tools take, for a native
-	// guidance. If empty, defaults to Path.
-	ToolPath string
-	// Noun names one record in the guidance: "memories" for memory records,
-	// "records" otherwise. If empty, defaults to "records".
-	Noun string
-	// Guidance, when non-nil, replaces the specification's shell template,
-	// for example with the native extraction tool's template.
-	Guidance func(Input) string
-}
-
-// Build returns the descriptor for in under profile p.
-func Build(in Input, p Profile) OffloadResponse {
-	resp := OffloadResponse{Offloaded: true, FilePath: in.Path, Handle: in.Handle}
+// Build returns the descriptor, under profile p, of the JSONL file at path
+// (its absolute path, as the client sees it), whose records s sums up and
+// lineSchema (a JSON Schema of one line; nil for none) describes, with the
+// recipes rs, each run on path. Its guidance is the specification's
+// template for a client with a shell. A nil s.TopNamespaces is written as
+// [], as the specification wants.
+func Build(path string, s Summary, lineSchema any, rs []recipes.Recipe, p Profile) OffloadResponse {
+	resp := OffloadResponse{Offloaded: true, FilePath: path}
 	if p == ProfileBarePointer {
 		return resp
 	}
-	namespaces := in.TopNamespaces
-	if namespaces == nil {
-		namespaces = []string{}
+	if s.TopNamespaces == nil {
+		s.TopNamespaces = []string{}
 	}
-	resp.Summary = &Summary{
-		Count:           in.Count,
-		EstimatedTokens: in.EstimatedTokens,
-		Operation:       in.Operation,
-		TopNamespaces:   namespaces,
-		ScoreRange:      in.ScoreRange,
-		Detail:          in.Detail,
-	}
+	resp.Summary = &s
 	if p != ProfileNoSchema {
-		resp.LineSchema = in.LineSchema
+		resp.LineSchema = lineSchema
 	}
 	if p != ProfileNoRecipes {
-		resp.JqRecipes = make([]JqRecipe, len(in.Recipes))
-		for i, r := range in.Recipes {
-			resp.JqRecipes[i] = JqRecipe{Description: r.Description, Command: r.Command(in.Path)}
+		resp.JqRecipes = make([]JqRecipe, len(rs))
+		for i, r := range rs {
+			resp.JqRecipes[i] = JqRecipe{Description: r.Description, Command: r.Command(path)}
 		}
 	}
-	switch {
-	case in.Guidance != nil:
-		resp.Guidance = in.Guidance(in)
-	default:
-		resp.Guidance = shellGuidance(in, p != ProfileNoRecipes)
-	}
+	resp.Guidance = describe.Shell(describe.Input{
+		Path: path, Operation: s.Operation, Detail: s.Detail, Count: s.Count, EstimatedTokens: s.EstimatedTokens, Recipes: rs,
+	}, p != ProfileNoRecipes)
 	return resp
-}
-
-// shellGuidance renders the specification's guidance template for clients
-// with a shell, in few words. With withRecipes false (the no-recipes
-// profile) it does not point at recipes the descriptor does not carry.
-func shellGuidance(in Input, withRecipes bool) string {
-	var b strings.Builder
-	b.WriteString(Headline(in))
-	fmt.Fprintf(&b, "\nFile: %s\n", in.Path)
-	b.WriteString(DetailLine(in))
-	switch {
-	case !withRecipes || len(in.Recipes) == 0:
-		b.WriteString("Query it with jq or grep; tail -n +2 skips the header.\n")
-	case in.Noun == "memories":
-		b.WriteString("Use the jq recipes above: browse with #1, filter with #2 or #3, count with #6.\n")
-	default:
-		b.WriteString("Use the jq recipes above to extract specific data.\n")
-	}
-	b.WriteString("Read the whole file only if you need the complete dataset.\n")
-	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", noun(in))
-	return b.String()
-}
-
-// Headline returns the first line of a guidance: what was offloaded, how
-// many records, and the tokens saved when there is a saving (in.Saved > 0),
-// else the size of the records.
-func Headline(in Input) string {
-	if in.Saved > 0 {
-		return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens saved).", in.Count, noun(in), in.Saved)
-	}
-	return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens).", in.Count, noun(in), in.EstimatedTokens)
-}
-
-// DetailLine returns the guidance's line on the detail level, newline
-// included. Memory records are serialized at a detail level, and so are
-// records below full detail: the line names it. Other records have no
-// detail levels and are recorded as "full": the line says what that means.
-func DetailLine(in Input) string {
-	if in.Noun == "memories" || in.Detail != string(recipes.Full) {
-		return "Detail level: " + in.Detail + "\n"
-	}
-	return "Detail level: full (whole records)\n"
-}
-
-func noun(in Input) string {
-	if in.Noun == "" {
-		return "records"
-	}
-	return in.Noun
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zircote/lro-go/internal/describe"
 	core "github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -97,7 +97,7 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			path := offload(t, dir, tc.detail, tc.records)
 			sample := fileLines(t, path)[:core.SampleSize]
 			rs, memory := recipes.Select(recipes.Detail(tc.detail), sample)
-			in := descriptor.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: rs,
+			in := describe.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: rs,
 				LineSchema: json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"},"size":{"type":"integer"}}}`)}
 			if memory {
 				in.Noun = "memories"
@@ -185,7 +185,7 @@ var plainMemory = []json.RawMessage{json.RawMessage(`{"id":"01J1","title":"Go","
 // native-tool template fixes.
 func TestGuidanceFollowsTheTemplate(t *testing.T) {
 	rs, _ := recipes.Select(recipes.Full, plainMemory)
-	in := descriptor.Input{
+	in := describe.Input{
 		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Detail: "full", Count: 200, EstimatedTokens: 31000,
 		Saved: 30000, Recipes: rs, Noun: "memories",
 	}
@@ -213,7 +213,7 @@ func TestGuidanceFollowsTheTemplate(t *testing.T) {
 // tools sends it.
 func TestGuidanceText(t *testing.T) {
 	rs, _ := recipes.Select(recipes.Medium, plainMemory)
-	in := descriptor.Input{
+	in := describe.Input{
 		Path:            "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
 		Detail:          "medium",
 		Count:           200,

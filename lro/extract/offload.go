@@ -2,14 +2,12 @@ package extract
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -23,17 +21,17 @@ const extractOperation = "extract"
 // result is ever dumped into the context or silently cut: the answer is a
 // descriptor of the new file, which the same tools can query. Only if that
 // write fails is the result cut to the whole results that fit, with a
-// warning that says so.
-func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) *mcp.CallToolResult {
+// warning that says so. It also reports whether the answer was offloaded.
+func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) (*mcp.CallToolResult, bool) {
 	note := res.describeErrors()
 	if len(res.spans) == 0 {
 		msg := fmt.Sprintf("No results: the filter produced no output on %d records.", res.records)
 		if res.errs > 0 {
 			r := textResult(msg + " " + note)
 			r.IsError = true
-			return r
+			return r, false
 		}
-		return textResult(msg)
+		return textResult(msg), false
 	}
 	out := textResult(res.output(), note)
 	records := make([][]byte, len(res.spans))
@@ -42,10 +40,11 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 	}
 	core := c.core(h.SchemaVersion)
 	call := offload.Call{Tool: ToolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
-	if !core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records}) {
-		return out
+	o := core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records})
+	if !o.Changed() {
+		return out, false
 	}
-	if offloaded(out) {
+	if o.Offloaded {
 		lead := fmt.Sprintf("The result (%d results) is above the %d-token threshold, so it was written to a new offloaded file instead of shown here; the descriptor below tells how to query it.",
 			len(res.spans), c.ThresholdTokens)
 		out.Content = append([]mcp.Content{&mcp.TextContent{Text: lead}}, out.Content...)
@@ -53,30 +52,22 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 	if note != "" {
 		out.Content = append(out.Content, &mcp.TextContent{Text: note})
 	}
-	return out
-}
-
-// offloaded reports whether out is the descriptor of an offloaded answer.
-func offloaded(out *mcp.CallToolResult) bool {
-	var d struct{ Offloaded bool }
-	sc, ok := out.StructuredContent.(json.RawMessage)
-	return ok && json.Unmarshal(sc, &d) == nil && d.Offloaded
+	return out, o.Offloaded
 }
 
 // core returns the offload pipeline's configuration of the tools, for
 // answers that hold records of the given schema version.
 func (c *config) core(schemaVersion string) *offload.Config {
-	return &offload.Config{
+	return offload.New(offload.Config{
 		Threshold:     c.ThresholdTokens,
 		Dir:           c.Dir,
 		Store:         c.Store,
 		Prefix:        c.Prefix,
 		SchemaVersion: schemaVersion,
-		Profile:       descriptor.ProfileFull,
 		Tokenizer:     c.Tokenizer,
 		Observer:      c.Observer,
 		Now:           c.Now,
 		Create:        c.create,
 		Native:        true,
-	}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
@@ -56,7 +57,7 @@ func TestTruncatedWhenOffloadFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.create = func(string, *jsonl.Options) (*jsonl.Writer, error) { return nil, syscall.ENOSPC }
+	c.create = func(string, *jsonlfile.Options) (*jsonlfile.Writer, error) { return nil, syscall.ENOSPC }
 	res := callTool(t, c.handler(ToolExtract, c.extract), map[string]any{"file_path": path, "query": "{n, text}"})
 	if res.IsError || len(res.Content) != 2 {
 		t.Fatalf("%+v", res.Content)

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -131,7 +131,7 @@ func (c *config) checkPath(r ref) (string, error) {
 	if c.Store != nil {
 		return base, nil // the Store checks its names
 	}
-	if _, _, ok := jsonl.ParseName(base, c.Prefix); !ok {
+	if _, _, ok := jsonlfile.ParseName(base, c.Prefix); !ok {
 		return "", errorf("%s is not an offloaded file: offloaded files are named %s-{operation}-{ULID}.jsonl", r, c.Prefix)
 	}
 	return base, nil
@@ -156,7 +156,7 @@ func (c *config) storeError(ctx context.Context, r ref, err error) error {
 		if r.arg == argHandle {
 			return errorf("%v", err)
 		}
-		if _, _, ok := jsonl.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Dir() == "" && errors.Is(err, store.ErrUnknownHandle) {
+		if _, _, ok := jsonlfile.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Dir() == "" && errors.Is(err, store.ErrUnknownHandle) {
 			// The file_path of a descriptor of a bucket names where a
 			// client keeps a copy, without the handle's random part.
 			return errorf("%s: %v; give the descriptor's handle: for a result kept in a bucket, file_path is where a downloaded copy is kept", r, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
@@ -159,7 +160,7 @@ type config struct {
 	Options
 	// create starts an offloaded file; tests replace it to make the write
 	// of an extraction result fail.
-	create func(operation string, opts *jsonl.Options) (*jsonl.Writer, error)
+	create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
 	// slots holds a token for each running worker, at most Workers.
 	slots chan struct{}
 }
@@ -167,7 +168,7 @@ type config struct {
 // newConfig copies opts, applies defaults and validates, naming the first
 // invalid field.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{create: jsonl.Create}
+	c := &config{create: jsonlfile.Create}
 	if opts != nil {
 		c.Options = *opts
 	}
@@ -192,7 +193,7 @@ func newConfig(opts *Options) (*config, error) {
 	if c.Prefix == "" {
 		c.Prefix = jsonl.DefaultPrefix
 	}
-	if err := jsonl.ValidatePrefix(c.Prefix); err != nil {
+	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("extract: Options.Prefix: %w", err)
 	}
 	switch {

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
@@ -278,7 +279,7 @@ func TestStoreHandleErrors(t *testing.T) {
 	clk := newClock()
 	st := newStore(t, b, clk)
 	handle := put(t, st, "light", memories(3, "light"))
-	op, id, _ := jsonl.ParseName(handle, st.Prefix())
+	op, id, _ := jsonlfile.ParseName(handle, st.Prefix())
 	cs := session(t, &extract.Options{Store: st})
 	// A handle of the right form that names no object: another random part.
 	missing := strings.TrimSuffix(handle, ".jsonl")
@@ -291,8 +292,8 @@ func TestStoreHandleErrors(t *testing.T) {
 		{"malformed", map[string]any{"handle": "not-a-handle"}, []string{"unknown handle", "not a handle of this server"}},
 		{"a path as a handle", map[string]any{"handle": "../../etc/passwd"}, []string{"unknown handle", "not a handle of this server"}},
 		{"a file_path that is no handle", map[string]any{"file_path": "/etc/passwd"}, []string{`file_path "/etc/passwd"`, "unknown handle", "not a handle of this server"}},
-		{"a name without its random part", map[string]any{"handle": jsonl.Name(st.Prefix(), op, id)}, []string{"unknown handle", "not a handle of this server"}},
-		{"the file_path of a descriptor", map[string]any{"file_path": "/tmp/" + jsonl.Name(st.Prefix(), op, id)}, []string{"unknown handle", "give the descriptor's handle"}},
+		{"a name without its random part", map[string]any{"handle": jsonlfile.Name(st.Prefix(), op, id)}, []string{"unknown handle", "not a handle of this server"}},
+		{"the file_path of a descriptor", map[string]any{"file_path": "/tmp/" + jsonlfile.Name(st.Prefix(), op, id)}, []string{"unknown handle", "give the descriptor's handle"}},
 		{"unknown", map[string]any{"handle": missing}, []string{"unknown handle", "no such result"}},
 		{"empty", map[string]any{"handle": ""}, []string{"handle is empty"}},
 		{"not a string", map[string]any{"handle": 7}, []string{"handle must be a string"}},
@@ -676,7 +677,7 @@ func TestResultResource(t *testing.T) {
 		}
 	}
 	notFound("lro://results/nope", "unknown handle")
-	notFound("lro://results/"+jsonl.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
+	notFound("lro://results/"+jsonlfile.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
 	clk.set(storeT0.Add(time.Hour + store.DefaultWriteTimeout)) // a bucket's expiry counts from the write's deadline
 	notFound(uri, "expired handle")
 }

@@ -424,8 +424,8 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	if err != nil {
 		return nil, err
 	}
-	out := c.answer(ctx, header, label, res)
-	if w := req.Where; w != nil && !w.Count && string(w.Fields) == "[]" && offloaded(out) {
+	out, offloaded := c.answer(ctx, header, label, res)
+	if w := req.Where; w != nil && !w.Count && string(w.Fields) == "[]" && offloaded {
 		if lead := wherePreview(res, c.ThresholdTokens); lead != "" {
 			out.Content = append([]mcp.Content{&mcp.TextContent{Text: lead}}, out.Content...)
 		}

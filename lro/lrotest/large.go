@@ -23,8 +23,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // fileView is an offloaded file as read by the kit.
@@ -627,13 +627,15 @@ func (f *fileView) wholeResult() (texts [][]byte, ok bool) {
 		return nil, false
 	}
 	line, _, _ := bytes.Cut(f.data, []byte("\n"))
-	var raw map[string]json.RawMessage
-	if json.Unmarshal(line, &raw) != nil {
+	var layout struct {
+		Result    json.RawMessage       `json:"result"`
+		RecordsAt []jsonlfile.Placement `json:"records_at"`
+		Copies    []jsonlfile.Copy      `json:"copies"`
+	}
+	if json.Unmarshal(line, &layout) != nil {
 		return nil, false
 	}
-	h := jsonl.Header{Result: raw["result"]}
-	_ = json.Unmarshal(raw["records_at"], &h.RecordsAt) // nil when absent
-	_ = json.Unmarshal(raw["copies"], &h.Copies)
+	h := jsonlfile.FileHeader{Result: layout.Result, RecordsAt: layout.RecordsAt, Copies: layout.Copies}
 	rebuilt, err := offload.Rebuild(h, f.lines)
 	if err != nil {
 		// The lines do not fit the header (other checks say why): count

@@ -1,6 +1,12 @@
 package proxy
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
 
-// SetOffload replaces the lro.Wrap of p's tools/call results by h.
-func SetOffload(p *Proxy, h mcp.ToolHandler) { p.wrapped = h }
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SetOffload replaces the lro.Offloader of p's tools/call results by f.
+func SetOffload(p *Proxy, f func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool) {
+	p.offloader = f
+}

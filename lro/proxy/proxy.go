@@ -92,8 +92,8 @@ type Proxy struct {
 	logger     *slog.Logger
 	timeout    time.Duration
 	maxMessage int
-	wrapped    mcp.ToolHandler // lro.Wrap(returnResult)
-	client     http.Client     // for a URL: the user's client, or a zero one
+	offloader  func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool
+	client     http.Client // for a URL: the user's client, or a zero one
 	base       http.RoundTripper
 
 	local      *mcp.ClientSession // to the server of the local tools; nil for none
@@ -157,7 +157,7 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 		logger:     logger,
 		timeout:    o.ConnectTimeout,
 		maxMessage: o.MaxMessageBytes,
-		wrapped:    lro.Wrap(returnResult, o.LRO),
+		offloader:  lro.Offloader(o.LRO),
 		localNames: map[string]bool{},
 	}
 	p.client, p.base = up.baseClient()

@@ -20,8 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/proxy"
@@ -393,7 +393,7 @@ func TestRaw(t *testing.T) {
 		if err := json.Unmarshal(member(t, res, "structuredContent"), &d); err != nil || !d.Offloaded {
 			t.Fatalf("exact not offloaded: %v %s", err, preview(string(res)))
 		}
-		h, lines, err := jsonl.ReadFile(d.FilePath)
+		h, lines, err := jsonlfile.ReadFile(d.FilePath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -606,14 +606,14 @@ func TestCancelStopsOffload(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close() })
 	started, stopped := make(chan struct{}), make(chan error)
-	proxy.SetOffload(p, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	proxy.SetOffload(p, func(ctx context.Context, req *mcp.CallToolRequest, _ *mcp.CallToolResult) bool {
 		if req.Params.Name != "items" {
-			return &mcp.CallToolResult{}, nil
+			return false
 		}
 		close(started)
 		<-ctx.Done()
 		stopped <- ctx.Err()
-		return nil, ctx.Err()
+		return false
 	})
 	c := newRawClient(t, p)
 	c.response(c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}`))

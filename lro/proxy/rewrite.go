@@ -145,16 +145,8 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	return out
 }
 
-type resultKey struct{}
-
-// returnResult is the tool handler that [lro.Wrap] wraps in the proxy: it
-// returns the upstream's result, decoded by offload.
-func returnResult(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return ctx.Value(resultKey{}).(*mcp.CallToolResult), nil
-}
-
-// offload hands the result of a tools/call with params to [lro.Wrap]:
-// above the threshold, it returns the result with the descriptor in its
+// offload hands the result of a tools/call with params to the offload
+// pipeline ([lro.Offloader]): above the threshold, it returns the result with the descriptor in its
 // content and structured content, and every other member as the upstream
 // wrote it; else, or for a result it cannot read, result itself. The
 // structured content goes to the file as written (go-sdk would decode it
@@ -168,18 +160,15 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	if !ok {
 		return result
 	}
-	before := res.Content
-	out, err := p.wrapped(context.WithValue(ctx, resultKey{}, res), &mcp.CallToolRequest{Params: &req})
-	// lro rewrites the result in place, with new content, when it offloads.
-	if err != nil || out != res || len(out.Content) == 0 || (len(before) > 0 && out.Content[0] == before[0]) {
+	if !p.offloader(ctx, &mcp.CallToolRequest{Params: &req}, res) {
 		return result
 	}
-	content, err := json.Marshal(out.Content)
+	content, err := json.Marshal(res.Content)
 	if err != nil {
 		return result
 	}
 	set := map[string][]byte{"content": content, "structuredContent": nil}
-	if sc, ok := out.StructuredContent.(json.RawMessage); ok {
+	if sc, ok := res.StructuredContent.(json.RawMessage); ok {
 		set["structuredContent"] = sc
 	}
 	return join(fields, set)

@@ -10,9 +10,9 @@
 //
 //	{prefix}-{operation}-{ulid}-{random}.jsonl
 //
-// (see [jsonl.Options.Random]): the ULID carries the creation time and
+// where the ULID carries the creation time and
 // random is 128 bits from crypto/rand. That name is the file's handle,
-// [jsonl.Writer.Name]: opaque to a client, which cannot guess another one,
+// the Writer's Name: opaque to a client, which cannot guess another one,
 // and enough for any replica to find the object without shared state, since
 // it is the object's key (or the file's name in the folder). A handle is
 // valid for the TTL: [Store.NewReader] returns an error wrapping

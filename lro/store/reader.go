@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 // Reader reads a stored file, or a byte range of it. It is made by
@@ -99,8 +99,8 @@ func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, lengt
 // error of an expired handle given the expiry recorded with its file: the
 // handle is valid until the later of the two.
 func (s *Store) check(handle string) (late func(recorded time.Time) error, err error) {
-	op, id, ok := jsonl.ParseName(handle, s.prefix)
-	if !ok || jsonl.Name(s.prefix, op, id) == handle {
+	op, id, ok := jsonlfile.ParseName(handle, s.prefix)
+	if !ok || jsonlfile.Name(s.prefix, op, id) == handle {
 		// Not a name, or one without the random part, which any name
 		// of the Store has: a guessed one.
 		return nil, fmt.Errorf("%w %q: not a handle of this server (handles are named %s-{operation}-{ULID}-{random}.jsonl)", ErrUnknownHandle, handle, s.prefix)

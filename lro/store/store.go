@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -52,7 +53,8 @@ var (
 // constructors copy the Options.
 type Options struct {
 	// Prefix is the first part of every name. If empty, defaults to
-	// [jsonl.DefaultPrefix]. It must satisfy [jsonl.ValidatePrefix].
+	// [jsonl.DefaultPrefix]. It must be at most 64 bytes of [A-Za-z0-9_.-], not
+	// starting with a dot (see [jsonl.Options]).
 	Prefix string
 
 	// TTL is how long a handle is valid: the expiry that a bucket's object
@@ -67,8 +69,8 @@ type Options struct {
 	Now func() time.Time
 
 	// WrapWriter, if not nil, is passed to the jsonl Writers of
-	// [Store.Create] (see [jsonl.Options.WrapWriter]): for fault
-	// injection.
+	// [Store.Create], and returns the writer that every byte of a file goes
+	// through: for fault injection.
 	WrapWriter func(w io.Writer) io.Writer
 
 	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
@@ -248,7 +250,7 @@ func newStore(opts *Options) (*Store, error) {
 	if o.Prefix == "" {
 		o.Prefix = jsonl.DefaultPrefix
 	}
-	if err := jsonl.ValidatePrefix(o.Prefix); err != nil {
+	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	if o.TTL < 0 {
@@ -316,8 +318,9 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Create starts a new file for operation (see [jsonl.SanitizeOperation])
-// and returns its Writer. Its handle is [jsonl.Writer.Name]; in a folder,
+// Create starts a new file for operation (made safe for a name, as
+// [jsonl.Create] does) and returns its Writer. Its handle is the Writer's
+// Name; in a folder,
 // [jsonl.Writer.Path] is its path. The file becomes readable, whole, when
 // Commit returns nil; defer Abort right after Create, as for
 // [jsonl.Create].
@@ -329,9 +332,9 @@ func (s *Store) Close() error {
 // returns that error, the errors of [jsonl.Create] and, for a bucket, of
 // [Bucket.NewWriter].
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
-	opts := &jsonl.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
+	opts := &jsonlfile.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
 	if s.bucket == nil {
-		return jsonl.Create(operation, opts)
+		return jsonlfile.Create(operation, opts)
 	}
 	start := s.now()
 	probe, err := s.breaker.allow(start)
@@ -341,7 +344,7 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	// The write cannot complete after its deadline: counted from there, the
 	// recorded expiry leaves the handle at least the TTL once handed out.
 	deadline := start.Add(s.writeTimeout)
-	w, err := jsonl.NewWriter(operation, func(name string) (jsonl.Sink, error) {
+	w, err := jsonlfile.NewWriter(operation, func(name string) (jsonlfile.Sink, error) {
 		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
 		w, err := s.bucket.NewWriter(wctx, name, ContentType, deadline.Add(s.ttl))
 		if err != nil {
@@ -412,7 +415,7 @@ func (s *Store) discard(key string) {
 	}()
 }
 
-// sink is the jsonl.Sink of a bucket's writer: Close shows the object,
+// sink is the jsonlfile.Sink of a bucket's writer: Close shows the object,
 // Close after its context is canceled discards it.
 type sink struct {
 	s      *Store

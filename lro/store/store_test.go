@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
@@ -101,7 +102,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			handle := w.Name()
-			if op, _, ok := jsonl.ParseName(handle, ""); !ok || op != "search_memories" || len(handle) != len("atlatl-search_memories-")+26+1+32+len(".jsonl") {
+			if op, _, ok := jsonlfile.ParseName(handle, ""); !ok || op != "search_memories" || len(handle) != len("atlatl-search_memories-")+26+1+32+len(".jsonl") {
 				t.Errorf("handle %q: want atlatl-search_memories-{ULID}-{32 hex}.jsonl", handle)
 			}
 			if (w.Path() != "") != (s.Dir() != "") || (s.Dir() != "" && w.Path() != filepath.Join(s.Dir(), handle)) {
@@ -322,7 +323,7 @@ func TestHandles(t *testing.T) {
 			clk := newClock(t0)
 			s := be.open(t, &store.Options{TTL: ttl, Now: clk.now})
 			handle, _ := write(t, s, 1, 10)
-			op, id, _ := jsonl.ParseName(handle, "")
+			op, id, _ := jsonlfile.ParseName(handle, "")
 			random := handle[len(handle)-len(".jsonl")-32 : len(handle)-len(".jsonl")]
 			other := strings.Replace(handle, random, strings.Repeat("0", 32), 1)
 			// A bucket's object records an expiry counted from its write's
@@ -343,7 +344,7 @@ func TestHandles(t *testing.T) {
 				{handle, t0.Add(life), store.ErrExpiredHandle, expiredAt, "when it expires"},
 				{handle, t0.Add(48 * time.Hour), store.ErrExpiredHandle, "expired", "long expired, the file still there"},
 				{other, t0, store.ErrUnknownHandle, "no such result", "another random part: no such file"},
-				{jsonl.Name("", op, id), t0, store.ErrUnknownHandle, "not a handle", "the name without its random part (guessable)"},
+				{jsonlfile.Name("", op, id), t0, store.ErrUnknownHandle, "not a handle", "the name without its random part (guessable)"},
 				{"", t0, store.ErrUnknownHandle, "not a handle", "empty"},
 				{"../" + handle, t0, store.ErrUnknownHandle, "not a handle", "a relative path"},
 				{"x/" + handle, t0, store.ErrUnknownHandle, "not a handle", "a path into a subfolder"},

@@ -1,4 +1,4 @@
-package jsonl
+package jsonlfile
 
 import (
 	"encoding/json"

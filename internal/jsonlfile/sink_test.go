@@ -1,4 +1,4 @@
-package jsonl_test
+package jsonlfile_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 // memSink is a Sink that keeps what is written in memory and shows it in
@@ -42,10 +42,10 @@ func TestNewWriterCommits(t *testing.T) {
 	sink := &memSink{}
 	var gotName string
 	now := time.Date(2026, 11, 21, 13, 31, 0, 123e6, time.UTC)
-	w, err := jsonl.NewWriter("Recall", func(name string) (jsonl.Sink, error) {
+	w, err := jsonlfile.NewWriter("Recall", func(name string) (jsonlfile.Sink, error) {
 		gotName = name
 		return sink, nil
-	}, &jsonl.Options{Random: true, Now: func() time.Time { return now }})
+	}, &jsonlfile.Options{Random: true, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +53,10 @@ func TestNewWriterCommits(t *testing.T) {
 	if w.Name() != gotName || !randomName.MatchString(gotName) || w.Path() != "" {
 		t.Fatalf("Name() = %q, Path() = %q, open got %q; want a random name matching %v and no path", w.Name(), w.Path(), gotName, randomName)
 	}
-	if op, id, ok := jsonl.ParseName(w.Name(), ""); !ok || op != "recall" || !w.CreatedAt().Equal(now) || id.Time() != uint64(now.UnixMilli()) {
+	if op, id, ok := jsonlfile.ParseName(w.Name(), ""); !ok || op != "recall" || !w.CreatedAt().Equal(now) || id.Time() != uint64(now.UnixMilli()) {
 		t.Errorf("ParseName(%q) = %q, %v, %v; CreatedAt %v; want recall at %v", w.Name(), op, id, ok, w.CreatedAt(), now)
 	}
-	if err := w.WriteHeader(jsonl.Header{Count: 2}); err != nil {
+	if err := w.WriteHeader(jsonlfile.Header{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.WriteRecord([]byte(`{"a":1}`)); err != nil {
@@ -65,7 +65,7 @@ func TestNewWriterCommits(t *testing.T) {
 	if err := w.WriteRecord([]byte("[1,\n2]")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteRecord([]byte(`{`)); !errors.Is(err, jsonl.ErrInvalidRecord) {
+	if err := w.WriteRecord([]byte(`{`)); !errors.Is(err, jsonlfile.ErrInvalidRecord) {
 		t.Errorf("WriteRecord({) = %v, want ErrInvalidRecord", err)
 	}
 	if sink.committed != nil || sink.buf.Len() != 0 {
@@ -77,7 +77,7 @@ func TestNewWriterCommits(t *testing.T) {
 	if err := w.Abort(); err != nil || sink.aborts != 0 || sink.commits != 1 {
 		t.Errorf("Abort after Commit = %v; sink committed %d times, aborted %d times; want nil, 1, 0", err, sink.commits, sink.aborts)
 	}
-	h, err := jsonl.ReadHeader(bytes.NewReader(sink.committed))
+	h, err := jsonlfile.ReadHeader(bytes.NewReader(sink.committed))
 	if err != nil || h.Operation != "Recall" || h.Count != 2 {
 		t.Errorf("ReadHeader = %+v, %v", h, err)
 	}
@@ -89,12 +89,12 @@ func TestNewWriterCommits(t *testing.T) {
 func TestNewWriterAborts(t *testing.T) {
 	tests := []struct {
 		name   string
-		finish func(w *jsonl.Writer, s *memSink) error
+		finish func(w *jsonlfile.Writer, s *memSink) error
 		reason string
 	}{
-		{"abort", func(w *jsonl.Writer, s *memSink) error { return w.Abort() }, "Abort aborts the sink"},
-		{"count", func(w *jsonl.Writer, s *memSink) error { w.Commit(); return nil }, "a count mismatch aborts instead of committing"},
-		{"write error", func(w *jsonl.Writer, s *memSink) error {
+		{"abort", func(w *jsonlfile.Writer, s *memSink) error { return w.Abort() }, "Abort aborts the sink"},
+		{"count", func(w *jsonlfile.Writer, s *memSink) error { w.Commit(); return nil }, "a count mismatch aborts instead of committing"},
+		{"write error", func(w *jsonlfile.Writer, s *memSink) error {
 			if err := w.WriteRecord(bytes.Repeat([]byte("1"), 100<<10)); err == nil {
 				t.Error("a write past the buffer to a failing writer succeeded")
 			}
@@ -107,15 +107,15 @@ func TestNewWriterAborts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &memSink{}
-			opts := &jsonl.Options{}
+			opts := &jsonlfile.Options{}
 			if tc.name == "write error" {
 				opts.WrapWriter = func(io.Writer) io.Writer { return failWriter{} }
 			}
-			w, err := jsonl.NewWriter("recall", func(string) (jsonl.Sink, error) { return s, nil }, opts)
+			w, err := jsonlfile.NewWriter("recall", func(string) (jsonlfile.Sink, error) { return s, nil }, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.WriteHeader(jsonl.Header{Count: 2}); err != nil {
+			if err := w.WriteHeader(jsonlfile.Header{Count: 2}); err != nil {
 				t.Fatal(err)
 			}
 			if err := tc.finish(w, s); err != nil {
@@ -136,28 +136,28 @@ func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 func TestNewWriterCommitFails(t *testing.T) {
 	boom := errors.New("boom")
 	s := &memSink{commitErr: boom}
-	w, err := jsonl.NewWriter("recall", func(string) (jsonl.Sink, error) { return s, nil }, nil)
+	w, err := jsonlfile.NewWriter("recall", func(string) (jsonlfile.Sink, error) { return s, nil }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.WriteHeader(jsonl.Header{})
+	w.WriteHeader(jsonlfile.Header{})
 	if err := w.Commit(); !errors.Is(err, boom) {
 		t.Errorf("Commit = %v, want the sink's error", err)
 	}
 	if err := w.Abort(); err != nil || s.aborts != 0 || s.commits != 1 {
 		t.Errorf("after a failed sink Commit: Abort = %v, sink committed %d, aborted %d; want nil, 1, 0 (a Sink hears Commit or Abort, once)", err, s.commits, s.aborts)
 	}
-	if err := w.Commit(); !errors.Is(err, jsonl.ErrClosed) {
+	if err := w.Commit(); !errors.Is(err, jsonlfile.ErrClosed) {
 		t.Errorf("second Commit = %v, want ErrClosed", err)
 	}
 }
 
 func TestNewWriterOpenFails(t *testing.T) {
 	boom := errors.New("boom")
-	if _, err := jsonl.NewWriter("recall", func(string) (jsonl.Sink, error) { return nil, boom }, nil); !errors.Is(err, boom) {
+	if _, err := jsonlfile.NewWriter("recall", func(string) (jsonlfile.Sink, error) { return nil, boom }, nil); !errors.Is(err, boom) {
 		t.Errorf("NewWriter = %v, want open's error", err)
 	}
-	if _, err := jsonl.NewWriter("recall", nil, &jsonl.Options{Prefix: ".x"}); !errors.Is(err, jsonl.ErrInvalidPrefix) {
+	if _, err := jsonlfile.NewWriter("recall", nil, &jsonlfile.Options{Prefix: ".x"}); !errors.Is(err, jsonlfile.ErrInvalidPrefix) {
 		t.Errorf("NewWriter with prefix .x = %v, want ErrInvalidPrefix", err)
 	}
 }
@@ -166,11 +166,11 @@ func TestCreateRandom(t *testing.T) {
 	dir := t.TempDir()
 	names := map[string]bool{}
 	for range 3 {
-		w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Random: true})
+		w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Random: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.WriteHeader(jsonl.Header{})
+		w.WriteHeader(jsonlfile.Header{})
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestCreateRandom(t *testing.T) {
 			t.Errorf("Create with Random named %q; want a new name matching %v", w.Name(), randomName)
 		}
 		names[w.Name()] = true
-		if _, _, err := jsonl.ReadFile(w.Path()); err != nil {
+		if _, _, err := jsonlfile.ReadFile(w.Path()); err != nil {
 			t.Error(err)
 		}
 	}

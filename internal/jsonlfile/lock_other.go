@@ -1,6 +1,6 @@
 //go:build !(darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd)
 
-package jsonl
+package jsonlfile
 
 import "os"
 

@@ -1,4 +1,4 @@
-package jsonl_test
+package jsonlfile_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 // memory is a realistic offloaded record: a MIF memory at Medium detail,
@@ -71,14 +71,14 @@ func BenchmarkWrite500(b *testing.B) {
 		size += len(raw[i]) + 1
 	}
 	dir := b.TempDir()
-	header := jsonl.Header{Operation: "recall", Count: len(ms), SchemaVersion: "1.0", Detail: "medium"}
-	opts := &jsonl.Options{Dir: dir}
+	header := jsonlfile.Header{Operation: "recall", Count: len(ms), SchemaVersion: "1.0", Detail: "medium"}
+	opts := &jsonlfile.Options{Dir: dir}
 
-	writer := func(b *testing.B, write func(w *jsonl.Writer, i int) error) {
+	writer := func(b *testing.B, write func(w *jsonlfile.Writer, i int) error) {
 		b.SetBytes(int64(size))
 		b.ReportAllocs()
 		for b.Loop() {
-			w, err := jsonl.Create("recall", opts)
+			w, err := jsonlfile.Create("recall", opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -96,11 +96,11 @@ func BenchmarkWrite500(b *testing.B) {
 			os.Remove(w.Path())
 		}
 	}
-	b.Run("jsonl.WriteValue", func(b *testing.B) {
-		writer(b, func(w *jsonl.Writer, i int) error { return w.WriteValue(ms[i]) })
+	b.Run("jsonlfile.WriteValue", func(b *testing.B) {
+		writer(b, func(w *jsonlfile.Writer, i int) error { return w.WriteValue(ms[i]) })
 	})
-	b.Run("json.Marshal+jsonl.WriteRecord", func(b *testing.B) {
-		writer(b, func(w *jsonl.Writer, i int) error {
+	b.Run("json.Marshal+jsonlfile.WriteRecord", func(b *testing.B) {
+		writer(b, func(w *jsonlfile.Writer, i int) error {
 			rec, err := json.Marshal(ms[i])
 			if err != nil {
 				return err
@@ -108,8 +108,8 @@ func BenchmarkWrite500(b *testing.B) {
 			return w.WriteRecord(rec)
 		})
 	})
-	b.Run("jsonl.WriteRecord(premarshaled)", func(b *testing.B) {
-		writer(b, func(w *jsonl.Writer, i int) error { return w.WriteRecord(raw[i]) })
+	b.Run("jsonlfile.WriteRecord(premarshaled)", func(b *testing.B) {
+		writer(b, func(w *jsonlfile.Writer, i int) error { return w.WriteRecord(raw[i]) })
 	})
 	b.Run("json.Marshal+os.WriteFile", func(b *testing.B) {
 		path := filepath.Join(dir, "baseline.json")
@@ -135,15 +135,15 @@ func BenchmarkManyRecords(b *testing.B) {
 	rec := []byte(`{"id":12345,"score":0.5,"tag":"x"}`)
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
-			opts := &jsonl.Options{Dir: b.TempDir()}
+			opts := &jsonlfile.Options{Dir: b.TempDir()}
 			b.SetBytes(int64(n * (len(rec) + 1)))
 			b.ReportAllocs()
 			for b.Loop() {
-				w, err := jsonl.Create("list", opts)
+				w, err := jsonlfile.Create("list", opts)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := w.WriteHeader(jsonl.Header{Count: n}); err != nil {
+				if err := w.WriteHeader(jsonlfile.Header{Count: n}); err != nil {
 					b.Fatal(err)
 				}
 				for range n {
@@ -161,10 +161,10 @@ func BenchmarkManyRecords(b *testing.B) {
 }
 
 func BenchmarkParseName(b *testing.B) {
-	base := jsonl.Name("", "inject_context", testID)
+	base := jsonlfile.Name("", "inject_context", testID)
 	b.ReportAllocs()
 	for b.Loop() {
-		jsonl.ParseName(base, "")
+		jsonlfile.ParseName(base, "")
 	}
 }
 
@@ -173,7 +173,7 @@ func BenchmarkSanitizeOperation(b *testing.B) {
 		b.Run(op, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				jsonl.SanitizeOperation(op)
+				jsonlfile.SanitizeOperation(op)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package descriptor
+package describe
 
 // Annotate completes inferred, a schema an [Inferrer] made of the records,
 // with what reflected, the schema [Reflect] made of their Go type, knows and

@@ -1,4 +1,4 @@
-package jsonl
+package jsonlfile
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/zircote/lro-go/internal/recordline"
 	"github.com/zircote/lro-go/internal/tempname"
 )
 
@@ -133,23 +132,23 @@ func TestCreateRetriesOnCollision(t *testing.T) {
 	}
 }
 
-// TestRecordlineWrite: the offload core's write of a record line it has
+// TestWriteValid: the offload core's write of a record line it has
 // validated itself is WriteRecord without the validation: the same checks
 // of the Writer's state, the same count and the same line in the file.
-func TestRecordlineWrite(t *testing.T) {
+func TestWriteValid(t *testing.T) {
 	w, err := Create("recall", &Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := recordline.Write(w, []byte(`{"a":1}`)); err != ErrNoHeader {
+	if err := WriteValid(w, []byte(`{"a":1}`)); err != ErrNoHeader {
 		t.Errorf("Write before the header = %v, want ErrNoHeader", err)
 	}
 	if err := w.WriteHeader(Header{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{`{"a":1}`, `[2]`} {
-		if err := recordline.Write(w, []byte(line)); err != nil {
+		if err := WriteValid(w, []byte(line)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,7 +158,7 @@ func TestRecordlineWrite(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := recordline.Write(w, []byte(`1`)); err != ErrClosed {
+	if err := WriteValid(w, []byte(`1`)); err != ErrClosed {
 		t.Errorf("Write after Commit = %v, want ErrClosed", err)
 	}
 	data, err := os.ReadFile(w.Path())

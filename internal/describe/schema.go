@@ -1,4 +1,4 @@
-package descriptor
+package describe
 
 import (
 	"encoding/json"
@@ -83,7 +83,7 @@ func isInvopopTag(tag string) bool {
 }
 
 // ResponseSchema returns the JSON Schema of what offloading may put in a
-// tool's structured content: an [OffloadResponse] as any profile serializes
+// tool's structured content: a descriptor.OffloadResponse as any profile serializes
 // it (offloaded is true and file_path is set), or, when the file could not
 // be written and the tool's own structured content cannot be shown in part,
 // {"offloaded": false}. Tools that may return a descriptor advertise it in

@@ -1,4 +1,4 @@
-package jsonl_test
+package jsonlfile_test
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 // fullDisk is a writer in front of a file that behaves like a file system
@@ -82,7 +82,7 @@ func TestDiskFull(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var disk *fullDisk
-			w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
+			w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
 				disk = &fullDisk{w: w, limit: tt.limit}
 				return disk
 			}})
@@ -90,7 +90,7 @@ func TestDiskFull(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Abort()
-			if err := w.WriteHeader(jsonl.Header{Count: len(tt.sizes)}); err != nil {
+			if err := w.WriteHeader(jsonlfile.Header{Count: len(tt.sizes)}); err != nil {
 				t.Fatalf("WriteHeader: %v (the header is buffered and cannot fail)", err)
 			}
 			var first error
@@ -154,13 +154,13 @@ func TestDiskFull(t *testing.T) {
 // aborts instead of committing, and the partial temporary file is removed.
 func TestDiskFullAbort(t *testing.T) {
 	dir := t.TempDir()
-	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
+	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
 		return &fullDisk{w: w, limit: 5000}
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteHeader(jsonl.Header{Count: 100}); err != nil {
+	if err := w.WriteHeader(jsonlfile.Header{Count: 100}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; ; i++ {
@@ -226,27 +226,27 @@ func TestWrapWriterPanics(t *testing.T) {
 		// wrapPanics makes the WrapWriter function itself panic, inside
 		// Create: there is no Writer yet to Abort.
 		wrapPanics bool
-		header     jsonl.Header
+		header     jsonlfile.Header
 		sizes      []int // record sizes
 		at         int   // the write that panics
 		reason     string
 	}{
-		{name: "WrapWriter itself", wrapPanics: true, header: jsonl.Header{Count: 1}, sizes: []int{10},
+		{name: "WrapWriter itself", wrapPanics: true, header: jsonlfile.Header{Count: 1}, sizes: []int{10},
 			reason: "Create made the temporary file before calling WrapWriter; it must remove it"},
-		{name: "header", header: jsonl.Header{Count: 1, Query: &big}, sizes: []int{10}, at: 1,
+		{name: "header", header: jsonlfile.Header{Count: 1, Query: &big}, sizes: []int{10}, at: 1,
 			reason: "a header larger than the buffer is written through in WriteHeader"},
-		{name: "first record", header: jsonl.Header{Count: 1}, sizes: []int{bufferSize + 10}, at: 1,
+		{name: "first record", header: jsonlfile.Header{Count: 1}, sizes: []int{bufferSize + 10}, at: 1,
 			reason: "a record larger than the buffer is written through in WriteRecord"},
-		{name: "a later record", header: jsonl.Header{Count: 3}, sizes: repeat(bufferSize/2, 3), at: 2,
+		{name: "a later record", header: jsonlfile.Header{Count: 3}, sizes: repeat(bufferSize/2, 3), at: 2,
 			reason: "the second flush of the buffer, after one that reached the file"},
-		{name: "commit flush", header: jsonl.Header{Count: 2}, sizes: []int{10, 10}, at: 1,
+		{name: "commit flush", header: jsonlfile.Header{Count: 2}, sizes: []int{10, 10}, at: 1,
 			reason: "everything fits in the buffer: the only write is the flush in Commit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var p *panicker
-			opts := &jsonl.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
+			opts := &jsonlfile.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
 				if tt.wrapPanics {
 					panic("injected WrapWriter panic")
 				}
@@ -255,7 +255,7 @@ func TestWrapWriterPanics(t *testing.T) {
 			}}
 			recovered := func() (r any) {
 				defer func() { r = recover() }()
-				w, err := jsonl.Create("recall", opts)
+				w, err := jsonlfile.Create("recall", opts)
 				if err != nil {
 					t.Fatal(err)
 				}

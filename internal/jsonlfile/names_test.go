@@ -1,4 +1,4 @@
-package jsonl_test
+package jsonlfile_test
 
 import (
 	"encoding/hex"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oklog/ulid/v2"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // testID is a fixed ULID whose time is 2026-11-21T13:31:00.123Z.
@@ -44,7 +44,7 @@ func TestSanitizeOperation(t *testing.T) {
 		{strings.Repeat("ab_", 20), strings.Repeat("ab_", 16)[:47], "cut inside a run, trailing '_' dropped"},
 	}
 	for _, tc := range tests {
-		got := jsonl.SanitizeOperation(tc.in)
+		got := jsonlfile.SanitizeOperation(tc.in)
 		if got != tc.want {
 			t.Errorf("SanitizeOperation(%q) = %q, want %q: %s", tc.in, got, tc.want, tc.reason)
 		}
@@ -60,13 +60,13 @@ func checkSanitized(t *testing.T, in, got string) {
 	if !sanitizedRE.MatchString(got) || len(got) > 48 {
 		t.Errorf("SanitizeOperation(%q) = %q, want ^[a-z0-9]+(_[a-z0-9]+)*$ of at most 48 bytes", in, got)
 	}
-	if again := jsonl.SanitizeOperation(got); again != got {
+	if again := jsonlfile.SanitizeOperation(got); again != got {
 		t.Errorf("SanitizeOperation(%q) = %q, not idempotent: again %q", in, got, again)
 	}
 }
 
 func TestSanitizeOperationNoAllocs(t *testing.T) {
-	if n := testing.AllocsPerRun(100, func() { jsonl.SanitizeOperation("inject_context") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { jsonlfile.SanitizeOperation("inject_context") }); n != 0 {
 		t.Errorf("SanitizeOperation of a sanitized name allocates %v times, want 0", n)
 	}
 }
@@ -81,7 +81,7 @@ func TestName(t *testing.T) {
 		{"lro", "Search Memories", "lro-search_memories-01M7Z4V5MVAEP07QR38R3NRT04.jsonl", "the operation is sanitized"},
 	}
 	for _, tc := range tests {
-		if got := jsonl.Name(tc.prefix, tc.op, testID); got != tc.want {
+		if got := jsonlfile.Name(tc.prefix, tc.op, testID); got != tc.want {
 			t.Errorf("Name(%q, %q, id) = %q, want %q: %s", tc.prefix, tc.op, got, tc.want, tc.reason)
 		}
 	}
@@ -133,7 +133,7 @@ func TestParseName(t *testing.T) {
 		{"atlatl-", "atlatl", parsed{}, "prefix only"},
 	}
 	for _, tc := range tests {
-		op, gotID, ok := jsonl.ParseName(tc.base, tc.prefix)
+		op, gotID, ok := jsonlfile.ParseName(tc.base, tc.prefix)
 		got := parsed{Op: op, OK: ok}
 		if ok {
 			got.ID = gotID.String()
@@ -151,11 +151,11 @@ func FuzzSanitizeOperation(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, op string) {
-		got := jsonl.SanitizeOperation(op)
+		got := jsonlfile.SanitizeOperation(op)
 		checkSanitized(t, op, got)
 		// Every sanitized operation round-trips through a file name.
-		base := jsonl.Name("", op, testID)
-		gotOp, gotID, ok := jsonl.ParseName(base, jsonl.DefaultPrefix)
+		base := jsonlfile.Name("", op, testID)
+		gotOp, gotID, ok := jsonlfile.ParseName(base, jsonlfile.DefaultPrefix)
 		if !ok || gotOp != got || gotID != testID {
 			t.Errorf("ParseName(Name(%q)) = %q, %v, %v; want %q, %v, true", op, gotOp, gotID, ok, got, testID)
 		}
@@ -175,13 +175,13 @@ func FuzzParseName(f *testing.F) {
 		if len(base) > 1024 || !utf8.ValidString(prefix) {
 			return
 		}
-		op, id, ok := jsonl.ParseName(base, prefix)
+		op, id, ok := jsonlfile.ParseName(base, prefix)
 		if !ok {
 			return
 		}
 		// Whatever parses is exactly what Name makes, with or without
 		// a random part.
-		if got := jsonl.Name(prefix, op, id); got != base && !hasRandomPart(base, got) {
+		if got := jsonlfile.Name(prefix, op, id); got != base && !hasRandomPart(base, got) {
 			t.Errorf("ParseName(%q, %q) = %q, %v; Name gives back %q", base, prefix, op, id, got)
 		}
 		if strings.Contains(op, "-") || op == "" {

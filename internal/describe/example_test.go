@@ -1,0 +1,53 @@
+package describe_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zircote/lro-go/internal/describe"
+)
+
+func ExampleInferrer() {
+	var in describe.Inferrer
+	for _, rec := range []string{
+		`{"id":1,"title":"Cache on write","tags":["cache"]}`,
+		`{"id":2,"title":null,"score":0.5}`,
+		`not JSON`,
+	} {
+		if err := in.Add([]byte(rec)); err != nil {
+			fmt.Println(errors.Is(err, describe.ErrInvalidRecords))
+		}
+	}
+	schema, _ := json.MarshalIndent(in.Schema(), "", "  ")
+	fmt.Println(string(schema))
+	// Output:
+	// true
+	// {
+	//   "properties": {
+	//     "id": {
+	//       "type": "integer"
+	//     },
+	//     "score": {
+	//       "type": "number"
+	//     },
+	//     "tags": {
+	//       "items": {
+	//         "type": "string"
+	//       },
+	//       "type": "array"
+	//     },
+	//     "title": {
+	//       "type": [
+	//         "null",
+	//         "string"
+	//       ]
+	//     }
+	//   },
+	//   "required": [
+	//     "id",
+	//     "title"
+	//   ],
+	//   "type": "object"
+	// }
+}
