@@ -90,10 +90,26 @@ func offload(t testing.TB, dir, detail string, records []any) string {
 	return w.Path()
 }
 
+// loadedTimeout is the time limit of a call in tests that do not check
+// the limit.
+const loadedTimeout = 10 * time.Minute
+
 // session connects a client to a server with the extraction tools over an
-// in-memory transport.
+// in-memory transport. Options without a Timeout get a generous one: a
+// test that does not set the time limit checks something else, and on a
+// loaded machine (three busy loops, or more) a call of a few hundred
+// milliseconds can take longer than the 10-second default. The tests of
+// the limit itself set their own.
 func session(t testing.TB, opts *extract.Options) *mcp.ClientSession {
 	t.Helper()
+	if opts == nil {
+		opts = &extract.Options{}
+	}
+	if opts.Timeout == 0 {
+		o := *opts
+		o.Timeout = loadedTimeout
+		opts = &o
+	}
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "extract-test", Version: "1.0"}, nil)
 	if err := extract.AddTools(server, opts); err != nil {
