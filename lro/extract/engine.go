@@ -80,14 +80,9 @@ func (r *results) bytes() []byte {
 // records iterates over the records of a source, decoded. It is both the
 // main loop's input and the input of jq's input and inputs functions, as
 // with the jq command. A hard error (a limit, an invalid line) is sticky:
-// the run stops on it even if the program catches it.
-//
-// Records are decoded in the goroutine of the run. Decoding them ahead in a
-// producer goroutine was measured slower here (1.03x to 1.19x the time of
-// decoding inline, on two busy cores), so it is not done. Measured again
-// with batches of 64 records: 10-30% faster in BenchmarkRecipe alone, but
-// no steady gain side by side with jq (BenchmarkRecipeVsJQ, 3 runs each:
-// a caller's query 0.408/0.367/0.471 inline, 0.408/0.418/0.425 ahead).
+// the run stops on it even if the program catches it. Records are decoded
+// in the goroutine of the run: decoding ahead in another goroutine gave no
+// steady gain (BenchmarkRecipeVsJQ) on a worker of one processor.
 type records struct {
 	c           *config
 	src         *source
@@ -251,11 +246,9 @@ const fnFailed = "__lro_failed"
 //
 // which is what the jq command does with a stream of inputs: the program
 // runs on each in turn, input and inputs inside it take the next ones, and
-// an error ends the program's run on one input only (try stops the program
-// there and yields what it yielded before, as jq does). Running once instead
-// of once per record saves gojq's setup of every run, a third of the time
-// of a simple filter. Errors of the limits and halt cannot be caught by try
-// and end the run.
+// an error ends the program's run on one input only. One run, rather than
+// one per record, saves gojq's setup of each. Errors of the limits and halt
+// cannot be caught by try and end the run.
 func streamQuery(q *gojq.Query) *gojq.Query {
 	const main = "__lro_main"
 	return &gojq.Query{
@@ -507,9 +500,7 @@ func (r *results) describeErrors() string {
 	if r.errs == 0 {
 		return ""
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.errs, max(r.records, 1), r.firstErr)
-	return b.String()
+	return fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.errs, max(r.records, 1), r.firstErr)
 }
 
 // call is a query that calls the function name.

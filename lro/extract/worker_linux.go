@@ -10,15 +10,11 @@ import (
 )
 
 // limitMemory lets the worker take at most n bytes of address space more
-// than it has now (RLIMIT_AS). The Go runtime reserves address space
-// (PROT_NONE) before it maps memory into it, and a mapping over a
-// reservation is not an expansion for the kernel: RLIMIT_DATA, which does
-// not count reservations, was measured to let a 2 GB string through a
-// 129 MiB limit. RLIMIT_AS counts the reservation itself. What the worker
-// reserved at start (about 1.4 GiB, against 10 MiB resident) is its base:
-// the runtime maps into it only its own metadata, which grows with the heap.
-// Past the limit the runtime fails to allocate and the worker dies ("out
-// of memory").
+// than it has now (RLIMIT_AS). RLIMIT_DATA would not do: the Go runtime
+// maps its heap into address space it reserved before, which the kernel
+// does not count as data; RLIMIT_AS counts the reservation itself. Past the
+// limit the runtime fails to allocate and the worker dies ("out of
+// memory").
 func limitMemory(n int64) error {
 	size, err := statusBytes("VmSize:")
 	if err != nil {

@@ -9,10 +9,9 @@ import (
 	"time"
 )
 
-// limitWorker sets the worker's resource limits before it evaluates
-// anything: its processor time (a second more than the time limit, rounded
-// up to whole seconds: the kernel kills it then, should the server not
-// have) and, where the system enforces it, its memory (see limitMemory).
+// limitWorker sets the worker's processor time (see cpuLimit: the kernel
+// kills it then, should the server not have) and, where the system enforces
+// it, its memory (see limitMemory).
 func limitWorker(l limits) error {
 	cpu := uint64(cpuLimit(l.Timeout).Seconds())
 	if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: cpu, Max: cpu}); err != nil {
@@ -22,11 +21,9 @@ func limitWorker(l limits) error {
 }
 
 // cpuKilled reports whether the kernel killed the worker at its processor
-// time limit: it died of a signal having used a good part of that time (the
-// time a process is reported to have used falls short of what the kernel
-// counts against the limit, by 0.4 s measured). A worker killed from
-// outside (the system short of memory, a signal of the user's) early has
-// not.
+// time limit: it died of a signal having used at least half of that time
+// (the time reported falls short of what the kernel counts). A worker
+// killed early from outside has not.
 func cpuKilled(err error, limit time.Duration) bool {
 	var ee *exec.ExitError
 	return signaled(err) && errors.As(err, &ee) && ee.UserTime()+ee.SystemTime() >= limit/2
