@@ -16,34 +16,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// The shape of an lro_search answer. An entry is a record of at most
+// maxShownRecord bytes, or else a snippet of at most 2 x snippetContext +
+// maxShownMatch characters around the first match (the match cut with "…"
+// past maxShownMatch) with its path (keys cut past maxShownKey characters,
+// the path past maxShownPath, keeping both ends): a few KB whatever the
+// record, which bounds how far the first match, always shown, takes an
+// answer past the threshold.
 const (
-	// defaultSearchResults is how many matching records lro_search returns
-	// when the call does not say.
-	defaultSearchResults = 20
-	// maxShownRecord is the longest record lro_search shows whole; a longer
-	// one is shown as a snippet around its first match.
-	maxShownRecord = 2000
-	// snippetContext is how many characters a snippet keeps on each side of
-	// the match.
-	snippetContext = 80
-	// maxShownMatch is the most characters of the match itself a snippet
-	// shows; a longer match is cut, with "…", and shown without the text
-	// after it.
-	maxShownMatch = 200
-	// maxShownKey is the most characters of an object key a path shows; a
-	// longer key is cut, with "…".
-	maxShownKey = 100
-	// maxShownPath is the most characters of a path a snippet shows: a
-	// longer one (a deep record) keeps its first and last halves, with "…"
-	// between.
-	maxShownPath = 300
+	defaultSearchResults = 20 // matches when the call does not say
+	maxShownRecord       = 2000
+	snippetContext       = 80
+	maxShownMatch        = 200
+	maxShownKey          = 100
+	maxShownPath         = 300
 )
-
-// So an entry of lro_search is at most maxShownRecord bytes of record, or
-// a snippet of at most 2 x snippetContext + maxShownMatch characters and
-// a path of at most maxShownPath: a few KB whatever the record, which
-// bounds how far the first match, always shown, takes an answer past the
-// threshold.
 
 // searchRequest is a parsed lro_search call, which a worker runs.
 type searchRequest struct {
@@ -82,11 +69,8 @@ func (c *config) parseSearch(a args) (file ref, req searchRequest, err error) {
 	if !sensitive {
 		pattern = "(?i)" + pattern
 	}
-	// Not parsed here: the worker compiles it, and says if it is not a
-	// valid regular expression. Parsing alone can take hundreds of MB and
-	// a fraction of a second (\pL, a class of hundreds of ranges, 20,000
-	// times in a pattern of maxQueryBytes), which the server must not
-	// spend outside the limits of a call.
+	// Compiled by the worker, under the call's limits: parsing a pattern
+	// alone can take much memory and time.
 	req.Pattern = pattern
 	return file, req, nil
 }
