@@ -38,18 +38,19 @@ type results struct {
 	halted   bool
 }
 
-// span is one result in results.buf, a JSON value.
+// span is one result in results.buf, a JSON value. Its fields are
+// exported for gob (see wireResults).
 type span struct {
-	start, end int
-	raw        bool // a string, to print without quotes
+	Start, End int
+	Raw        bool // a string, to print without quotes
 }
 
 // text returns result i as one JSON value.
-func (r *results) text(i int) []byte { return r.buf[r.spans[i].start:r.spans[i].end] }
+func (r *results) text(i int) []byte { return r.buf[r.spans[i].Start:r.spans[i].End] }
 
 // shown returns result i as it is printed: a raw string unquoted.
 func (r *results) shown(i int) []byte {
-	if !r.spans[i].raw {
+	if !r.spans[i].Raw {
 		return r.text(i)
 	}
 	b, _ := jsontext.AppendUnquote(nil, r.text(i)) // invalid UTF-8 is shown as U+FFFD
@@ -74,7 +75,7 @@ func (r *results) bytes() []byte {
 	if len(r.spans) == 0 {
 		return nil
 	}
-	return r.buf[:r.spans[len(r.spans)-1].end]
+	return r.buf[:r.spans[len(r.spans)-1].End]
 }
 
 // records iterates over the records of a source, decoded. It is both the

@@ -83,7 +83,7 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 		return nil, err
 	}
 	var out strings.Builder
-	budget := c.searchBudget()
+	budget := c.budget(fmt.Sprintf(searchMore, math.MaxInt, math.MaxInt, math.MaxInt, argStartLine, math.MaxInt))
 	matches, used, next, last, total := 0, 0, 0, 0, 0
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
@@ -127,14 +127,6 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 // searchMore is the note of an lro_search answer with records left, the
 // longest.
 const searchMore = "%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d."
-
-// searchBudget is the tokens an lro_search answer may give its matches:
-// the threshold, less the longest note, or half the threshold if that is
-// more (a threshold of a few dozen tokens).
-func (c *config) searchBudget() int {
-	note := fmt.Sprintf(searchMore, math.MaxInt, math.MaxInt, math.MaxInt, argStartLine, math.MaxInt)
-	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(note)), c.ThresholdTokens/2)
-}
 
 // searchRecords sends a frame for each record of src that matches, up to
 // req.Want, then one with the last line read. It runs in a worker.

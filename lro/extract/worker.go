@@ -117,31 +117,18 @@ type frame struct {
 // wireResults are results as they cross from the worker to the server.
 type wireResults struct {
 	Buf                    []byte
-	Spans                  []wireSpan
+	Spans                  []span
 	Records, Skipped, Errs int
 	FirstErr               string
 	Halted                 bool
 }
 
-type wireSpan struct {
-	Start, End int
-	Raw        bool
-}
-
 func toWire(r *results) *wireResults {
-	w := &wireResults{Buf: r.bytes(), Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
-	for _, s := range r.spans {
-		w.Spans = append(w.Spans, wireSpan{s.start, s.end, s.raw})
-	}
-	return w
+	return &wireResults{Buf: r.bytes(), Spans: r.spans, Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
 }
 
 func (w *wireResults) results() *results {
-	r := &results{buf: w.Buf, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
-	for _, s := range w.Spans {
-		r.spans = append(r.spans, span{s.Start, s.End, s.Raw})
-	}
-	return r
+	return &results{buf: w.Buf, spans: w.Spans, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
 }
 
 // inWorker runs j over the file of src in a worker process and calls each
