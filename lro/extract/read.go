@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -28,32 +29,20 @@ const (
 
 // read is lro_read.
 func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) {
-	file, err := a.file()
-	if err != nil {
-		return nil, err
-	}
-	first, err := a.integer(argLine, 1, 1, math.MaxInt)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := a.integer(argLimit, defaultReadLines, 1, math.MaxInt)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := a.integer(argCharOffset, 0, 0, math.MaxInt)
-	if err != nil {
-		return nil, err
-	}
+	file, errFile := a.file()
+	first, errFirst := a.integer(argLine, 1, 1, math.MaxInt)
+	limit, errLimit := a.integer(argLimit, defaultReadLines, 1, math.MaxInt)
+	offset, errOffset := a.integer(argCharOffset, 0, 0, math.MaxInt)
 	// By default what fits in the threshold, at four characters a token.
-	maxChars, err := a.integer(argMaxChars, 4*c.ThresholdTokens, 1, math.MaxInt)
-	if err != nil {
+	maxChars, errChars := a.integer(argMaxChars, 4*c.ThresholdTokens, 1, math.MaxInt)
+	if err := cmp.Or(errFile, errFirst, errLimit, errOffset, errChars); err != nil {
 		return nil, err
 	}
 	maxChars = min(maxChars, c.MaxOutputBytes, c.readableChars())
 
 	pg := &page{c: c, offset: offset, budget: c.budget(fmt.Sprintf(readSummary+readContinue, math.MaxInt, math.MaxInt, math.MaxInt, argLine, math.MaxInt))}
 	next, total := 0, 0
-	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
+	err := c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
 		n := 2 // the header, line 1, was read when the file was opened
 		if first == 1 {

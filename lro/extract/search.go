@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,39 +41,28 @@ type searchRequest struct {
 }
 
 // parseSearch reads the arguments of lro_search: every argument of the tool
-// is read here.
-func (c *config) parseSearch(a args) (file ref, req searchRequest, err error) {
-	if file, err = a.file(); err != nil {
-		return ref{}, req, err
+// is read here. The pattern is compiled by the worker, under the call's
+// limits: parsing a pattern alone can take much memory and time.
+func (c *config) parseSearch(a args) (ref, searchRequest, error) {
+	file, errFile := a.file()
+	pattern, errPattern := a.str(argPattern)
+	var errText error
+	switch {
+	case pattern == "":
+		errText = errorf("pattern is missing or empty: give a regular expression")
+	case len(pattern) > maxQueryBytes:
+		errText = errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
 	}
-	pattern, err := a.str(argPattern)
-	if err != nil {
-		return ref{}, req, err
-	}
-	if pattern == "" {
-		return ref{}, req, errorf("pattern is missing or empty: give a regular expression")
-	}
-	if len(pattern) > maxQueryBytes {
-		return ref{}, req, errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
-	}
-	sensitive, err := a.boolean(argCaseSensitive)
-	if err != nil {
-		return ref{}, req, err
-	}
-	if req.Want, err = a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt); err != nil {
-		return ref{}, req, err
-	}
-	req.Want = min(req.Want, c.MaxResults)
-	if req.Start, err = a.integer(argStartLine, 2, 2, math.MaxInt); err != nil {
-		return ref{}, req, err
+	sensitive, errSensitive := a.boolean(argCaseSensitive)
+	want, errWant := a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt)
+	start, errStart := a.integer(argStartLine, 2, 2, math.MaxInt)
+	if err := cmp.Or(errFile, errPattern, errText, errSensitive, errWant, errStart); err != nil {
+		return ref{}, searchRequest{}, err
 	}
 	if !sensitive {
 		pattern = "(?i)" + pattern
 	}
-	// Compiled by the worker, under the call's limits: parsing a pattern
-	// alone can take much memory and time.
-	req.Pattern = pattern
-	return file, req, nil
+	return file, searchRequest{Pattern: pattern, Want: min(want, c.MaxResults), Start: start}, nil
 }
 
 // search is lro_search. A worker matches the records and sends the

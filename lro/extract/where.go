@@ -330,16 +330,11 @@ func wherePreview(res *results, threshold int) string {
 	if err != nil {
 		return ""
 	}
-	var lines []string
-	var fields []string
+	var lines, fields []string
 	size := 0
 	for _, r := range records {
-		iter := q.Run(r)
-		v, ok := iter.Next()
-		if !ok {
-			continue
-		}
-		if _, isErr := v.(error); isErr {
+		v, ok := q.Run(r).Next()
+		if _, isErr := v.(error); !ok || isErr {
 			continue
 		}
 		b, err := gojq.Marshal(v)
