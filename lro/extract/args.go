@@ -73,7 +73,6 @@ func (a args) integer(name string, def, lo, hi int) (int, error) {
 	return int(f), nil
 }
 
-
 // ref is how a call names its file: by the argument file_path or handle,
 // and its value.
 type ref struct{ arg, value string }
