@@ -16,13 +16,14 @@
 // lro_extract (the specification's native-tool template). The handlers are
 // safe for concurrent use; each call has its own limits.
 //
-// # Recipes
-//
-// Recipe N of lro_extract is recipe N of the file's descriptor: both are
-// [recipes.Select] over the header's detail level and the first records of
-// the file. lro_extract runs the recipe's Filter with its Slurp and Raw
-// flags and its parameters bound as jq variables, as the descriptor's shell
-// command does with jq: caller parameters are values, never program text.
+// A call names its result by exactly one of the descriptor's handle and its
+// file_path (without a Store, a handle is the bare name of a file in the
+// output folder). Recipe N of lro_extract is recipe N of the file's descriptor:
+// both are [recipes.Select] over the header's detail level and the first
+// records of the file, and lro_extract runs the recipe's Filter with its
+// Slurp and Raw flags and its parameters bound as jq variables, as the
+// descriptor's shell command does: caller parameters are values, never
+// program text.
 //
 // # Filters without jq
 //
@@ -40,106 +41,73 @@
 // shows only some fields of each, by path. Without fields, matching records
 // that do not fit inline are offloaded, and the answer leads with their
 // number and the fields that identify the first ten (those the listing
-// recipe of the generic library chooses, such as number and title).
+// recipe of the generic library chooses, such as number and title). A where
+// filter runs as a jq program of this package whose text is fixed: paths
+// and values reach it as values of jq variables, never as program text.
 //
-// A where filter runs as one of a few jq programs of this package, whose
-// text is fixed: paths and values reach them as the values of jq variables,
-// so that no name or value can change what runs. It runs like a query, in
-// a worker, under the same limits.
-//
-// # Naming a result
-//
-// A call names its result by exactly one of the descriptor's handle (given
-// when the decorator writes to a store) and its file_path. Without
-// [Options.Store], a handle is the bare name of a file in the output folder.
-//
-// # Stores
+// # Stores and the sandbox
 //
 // With [Options.Store], the tools read the files of the decorator's store
 // (package [github.com/zircote/lro-go/lro/store]): a folder, or a bucket
-// that every replica of a server reads alike. The store checks a handle
-// before anything is read: one that is malformed or unknown, or past its
-// TTL (even if its file is still there), is a tool error that says which. A
-// file_path whose base name is a handle names that handle too. A bucket's
-// file_path is where a client keeps a downloaded copy: given to the tools,
-// it is a tool error that asks for the handle. With a Store, the tools'
-// descriptions say how long a result is kept.
-//
-// An object of a bucket is read with one GET of at most MaxInputBytes + 1
-// bytes: lro_read reads it in the server; for lro_extract and lro_search
-// the server reads the header, then streams the rest of the same GET to the
-// worker through a pipe. A GET that fails, or ends before the object does,
-// fails the call, so that a cut object never passes for a whole one. The
-// call's time limit covers the GET.
-//
-// With a Store, [AddTools] also registers the resource template
-// lro://results/{handle} (the resource_link of each descriptor), whose
-// resources/read returns the result whole, as application/jsonl text, if
-// it is, as go-sdk encodes it, at most MaxOutputBytes and a 32nd of
-// MaxMemoryBytes, less 64 KiB (16 MiB less 64 KiB by default), within the
-// time limit of a call: go-sdk holds several copies of the encoded text
-// while it sends it. An unknown or expired handle is the protocol's
-// resource-not-found error, with the store's message. lro_extract writes
-// its answers above the threshold to the Store, so that they have handles
-// in turn.
-//
-// # Sandbox
+// that every replica of a server reads alike, with one GET of at most
+// MaxInputBytes + 1 bytes per call. The store checks a handle before
+// anything is read: an unknown, malformed or expired one is a tool error
+// that says which. A file_path whose base name is a handle names that
+// handle; a bucket's file_path (where a client keeps a downloaded copy) is
+// a tool error that asks for the handle. The tools' descriptions say how
+// long a result is kept. A GET that fails or ends early
+// fails the call, so that a cut object never passes for a whole one.
+// [AddTools] also registers the resource template lro://results/{handle},
+// whose resources/read returns the result whole, as application/jsonl
+// text, if it is, as go-sdk encodes it, at most MaxOutputBytes and a 32nd
+// of MaxMemoryBytes, less 64 KiB (16 MiB less 64 KiB by default): go-sdk
+// holds several copies of the encoded text while it sends it. An unknown
+// or expired handle is the protocol's resource-not-found error. lro_extract
+// writes its answers above the threshold to the Store, so that they have
+// handles in turn.
 //
 // Without a Store, the tools read only files named like offloaded files
-// ({prefix}-{operation}-{ULID}.jsonl) directly in the output folder (with a
-// folder Store, only its handles): an absolute path in the folder, or a
-// bare file name. The file is opened through an [os.Root] on the folder;
-// relative paths with a folder in them, "..", symbolic links (also one
-// swapped in between the check and the opening), NUL bytes, folders and
+// ({prefix}-{operation}-{ULID}.jsonl) directly in the output folder, named
+// by an absolute path in the folder or a bare file name (with a folder
+// Store, only its handles), and open them through an [os.Root] on the
+// folder: relative paths with a folder in them, "..", symbolic links (also
+// one swapped in between the check and the opening), NUL bytes, folders and
 // files with more than one hard link are refused with a tool error that
 // says why.
 //
 // # Bounds
 //
-// lro_extract and lro_search evaluate each call in a worker process: the
-// host program started again, which [RunWorker] hands over to. The server
+// lro_extract and lro_search evaluate each call in a worker process, the
+// host program started again, which [RunWorker] hands over to: the server
 // checks the file and passes it open (or a pipe that carries a bucket's
-// object) to the worker with the call's arguments and limits; the worker
-// limits itself before it reads a record. This bounds what no check inside
-// the process could: a single step of gojq or of a regular expression that
-// runs for minutes in native code or allocates gigabytes at once, a
-// recursion that builds a value without end, a stack overflow. Each call is
-// bounded by [Options]:
+// object) to the worker, which limits itself before it reads a record. This
+// bounds what no check inside the process could: a single step of gojq or
+// of a regular expression that runs for minutes in native code or allocates
+// gigabytes at once, a recursion without end, a stack overflow. Each call
+// is bounded by [Options]: Timeout covers all the server does for it (the
+// server kills the worker then, or when the call is cancelled; the worker
+// also has an RLIMIT_CPU of Timeout plus one second and, on Linux, dies
+// with the server); MaxMemoryBytes bounds worker and server together (see
+// there); at most Workers calls of lro_extract and lro_search, and reads of
+// lro://results/{handle}, run at once over all sessions; MaxResults and
+// MaxOutputBytes bound what a call returns, MaxInputBytes and
+// MaxRecordBytes what it reads. Each limit stops the call with a tool error
+// that names it, and the server answers the next call normally.
 //
-//   - time: Timeout covers all the server does for a call. The server kills
-//     the worker when it passes or when the call is cancelled; the worker
-//     also has an RLIMIT_CPU of Timeout plus one second and, on Linux, dies
-//     with the server;
-//   - memory: MaxMemoryBytes bounds one call, worker and server together.
-//     The worker may take all of it but twice MaxOutputBytes, which the
-//     server keeps for reading the answer: on Linux as address space beyond
-//     what it holds at start (RLIMIT_AS), with a Go memory limit (GOMEMLIMIT)
-//     of three quarters of it, so that the collector works before the
-//     kernel's limit; elsewhere only the Go limit, a soft one, applies. A
-//     worker uses one processor (GOMAXPROCS=1);
-//   - at most Workers calls of lro_extract and lro_search, and reads of
-//     lro://results/{handle}, run at once, over all sessions; a call that
-//     finds no slot free waits within its time limit;
-//   - output: MaxResults and MaxOutputBytes bound what one call returns,
-//     MaxInputBytes and MaxRecordBytes what it reads.
-//
-// Each limit stops the call with a tool error that names it, and the server
-// answers the next call normally. lro_read runs in the server, outside the
-// Workers slots: it reads a line in pieces, checks the time limit between
-// them and holds at most what the threshold lets it show of a line (16
-// characters a token), whatever max_chars.
-//
-// Queries run with an empty environment (env and $ENV are empty), and the
-// functions of the jq command that reach outside (input_filename, debug,
-// stderr, import and include) are not defined. On systems other than unix
-// systems a worker cannot be given the open file, and every call of
-// lro_extract and lro_search fails with a tool error.
+// lro_read runs in the server, outside the Workers slots: it reads a line
+// in pieces, checks the time limit between them and holds at most what the
+// threshold lets it show of a line (16 characters a token), whatever
+// max_chars. Queries run with an empty environment (env and $ENV are
+// empty), and the functions of the jq command that reach outside
+// (input_filename, debug, stderr, import and include) are not defined. On
+// systems other than unix systems a worker cannot be given the open file,
+// and every call of lro_extract and lro_search fails with a tool error.
 //
 // # Answers
 //
 // An lro_extract result above the threshold is written to a new offloaded
 // file and the answer is that file's descriptor, so a large extraction is
-// never cut silently and can be queried further. If that write fails, the
+// never cut silently and can be queried further; if that write fails, the
 // result is cut to the whole results that fit, with a warning. lro_read and
 // lro_search show what fits and say where to continue.
 //
@@ -148,10 +116,8 @@
 // printed exactly as the file holds it; string results of a raw recipe, or
 // of a query with raw=true, are printed as plain text (jq -r). Regular
 // expressions are RE2, not Oniguruma: look-arounds and backreferences are
-// not available.
-//
-// Recipes that read a few fields of each record decode only those fields,
-// and select recipes skip, undecoded, the records whose line cannot match,
-// with the same results, counts and errors (plan.go says why for each
-// filter). A caller's query always runs on whole records.
+// not available. Recipes that read a few fields of each record decode only
+// those fields, and select recipes skip, undecoded, the records whose line
+// cannot match, with the same results, counts and errors (plan.go says
+// why); a caller's query always runs on whole records.
 package extract
