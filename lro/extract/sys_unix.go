@@ -4,6 +4,7 @@ package extract
 
 import (
 	"errors"
+	"io/fs"
 	"os/exec"
 	"syscall"
 	"time"
@@ -37,4 +38,18 @@ func signaled(err error) bool {
 	}
 	ws, ok := ee.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled()
+}
+
+// openFlags make opening a FIFO return at once instead of waiting for a
+// writer. O_NOFOLLOW refuses a link only where os.Root honours it: it
+// follows a link that stays in the folder (Go 1.26), which openFile
+// refuses by comparing the file opened with the file checked.
+const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+
+// links returns the number of hard links to the file fi describes.
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }
