@@ -43,9 +43,7 @@ type cmdConn struct {
 // startCommand starts the command of up.
 func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) {
 	cmd := exec.Command(up.Command[0], up.Command[1:]...)
-	cmd.Env = up.Env
-	cmd.Dir = up.Dir
-	cmd.Stderr = up.Stderr
+	cmd.Env, cmd.Dir, cmd.Stderr = up.Env, up.Dir, up.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
