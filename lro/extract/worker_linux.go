@@ -1,11 +1,8 @@
 package extract
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -16,29 +13,17 @@ import (
 // limit the runtime fails to allocate and the worker dies ("out of
 // memory").
 func limitMemory(n int64) error {
-	size, err := statusBytes("VmSize:")
+	f, err := os.Open("/proc/self/statm") // the first field is VmSize, in pages
 	if err != nil {
 		return err
 	}
-	limit := uint64(size + n)
-	return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit})
-}
-
-// statusBytes returns a size of the process from /proc/self/status.
-func statusBytes(field string) (int64, error) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err
-		}
+	var pages int64
+	if _, err := fmt.Fscan(f, &pages); err != nil {
+		return fmt.Errorf("reading /proc/self/statm: %w", err)
 	}
-	return 0, fmt.Errorf("no %s in /proc/self/status", field)
+	limit := uint64(pages*int64(os.Getpagesize()) + n)
+	return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit})
 }
 
 // sysProcAttr makes the worker die with the server.

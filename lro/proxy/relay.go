@@ -492,19 +492,19 @@ const listenRetry = time.Second
 // sameText returns the id of the other type (number or string) with the
 // same text as id.
 func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
-	var alt jsonrpc.ID
-	var err error
+	var other any
 	switch v := id.Raw().(type) {
 	case int64:
-		alt, err = jsonrpc.MakeID(strconv.FormatInt(v, 10))
+		other = strconv.FormatInt(v, 10)
 	case string:
-		n, perr := strconv.ParseInt(v, 10, 64)
-		if perr != nil {
-			return alt, false
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return jsonrpc.ID{}, false
 		}
-		alt, err = jsonrpc.MakeID(float64(n))
+		other = float64(n)
 	default:
-		return alt, false
+		return jsonrpc.ID{}, false
 	}
+	alt, err := jsonrpc.MakeID(other)
 	return alt, err == nil
 }
