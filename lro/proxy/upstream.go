@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -100,22 +101,15 @@ func (u *Upstream) validate() error {
 // from: a copy of up's HTTPClient, or the default, and the transport below
 // the proxy's headers.
 func (u *Upstream) baseClient() (http.Client, http.RoundTripper) {
-	var client http.Client
-	var base http.RoundTripper
 	if u.HTTPClient != nil {
-		client = *u.HTTPClient
-		base = client.Transport
+		return *u.HTTPClient, cmp.Or[http.RoundTripper](u.HTTPClient.Transport, http.DefaultTransport)
 	}
-	if base == nil {
-		if dt, ok := http.DefaultTransport.(*http.Transport); ok && u.HTTPClient == nil {
-			t := dt.Clone()
-			t.MaxIdleConns, t.MaxIdleConnsPerHost = 32, 32 // see HTTPClient
-			base = t
-		} else {
-			base = http.DefaultTransport
-		}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		t := dt.Clone()
+		t.MaxIdleConns, t.MaxIdleConnsPerHost = 32, 32 // see HTTPClient
+		return http.Client{}, t
 	}
-	return client, base
+	return http.Client{}, http.DefaultTransport
 }
 
 // upConn is one connection to the upstream: a process started for a
