@@ -416,15 +416,11 @@ func (r *runner) emit(v, cur any, text string) error {
 	default:
 		res.grow(minEncodeRoom, r.c.MaxOutputBytes)
 		r.enc.buf = res.buf
-		err := r.enc.encode(v)
+		err := r.enc.encode(v) // errTooLarge leaves buf past MaxOutputBytes, checked below
 		res.buf = r.enc.buf
-		switch {
-		case errors.Is(err, errTooDeep):
+		if errors.Is(err, errTooDeep) {
 			res.buf = res.buf[:start]
 			return errorf("a result is nested deeper than %d levels", maxDepth)
-		case err != nil:
-			res.buf = res.buf[:start]
-			return r.outputLimit()
 		}
 	}
 	if len(res.buf) > r.c.MaxOutputBytes {
