@@ -37,26 +37,24 @@ func (a args) present(name string) bool {
 	return ok && string(bytes.TrimSpace(v)) != "null"
 }
 
-func (a args) str(name string) (string, error) {
-	if !a.present(name) {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(a[name], &s); err != nil {
-		return "", errorf("%s must be a string", name)
-	}
-	return s, nil
+func (a args) str(name string) (string, error) { return decodeArg[string](a, name, "a string") }
+
+func (a args) boolean(name string) (bool, error) { return decodeArg[bool](a, name, "true or false") }
+
+// object decodes name as a JSON object, keeping its values undecoded.
+func (a args) object(name string) (map[string]json.RawMessage, error) {
+	return decodeArg[map[string]json.RawMessage](a, name, "a JSON object")
 }
 
-func (a args) boolean(name string) (bool, error) {
-	if !a.present(name) {
-		return false, nil
+// decodeArg decodes name as a T, or returns the zero T when it is absent or
+// null; its error says what name must be.
+func decodeArg[T any](a args, name, what string) (T, error) {
+	var v T
+	if a.present(name) && json.Unmarshal(a[name], &v) != nil {
+		var zero T
+		return zero, errorf("%s must be %s", name, what)
 	}
-	var b bool
-	if err := json.Unmarshal(a[name], &b); err != nil {
-		return false, errorf("%s must be true or false", name)
-	}
-	return b, nil
+	return v, nil
 }
 
 // integer decodes name as an integer from lo to hi, or returns def when it
@@ -73,18 +71,6 @@ func (a args) integer(name string, def, lo, hi int) (int, error) {
 		return 0, errorf("%s must be an integer from %d to %d, not %s", name, lo, hi, a[name])
 	}
 	return int(f), nil
-}
-
-// object decodes name as a JSON object, keeping its values undecoded.
-func (a args) object(name string) (map[string]json.RawMessage, error) {
-	if !a.present(name) {
-		return nil, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(a[name], &m); err != nil {
-		return nil, errorf("%s must be a JSON object", name)
-	}
-	return m, nil
 }
 
 // ref is how a call names its file: by the argument file_path or handle,

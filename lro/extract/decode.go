@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -32,12 +33,11 @@ var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsont
 // map[string]any. A decoder is reused for the records of one call, and is
 // not safe for concurrent use.
 //
-// It reads the text with the scanner of scan.go (see there why by hand) and
-// builds gojq's values directly, rather than unmarshaling into any (json/v2
-// took twice the time of a jsontext reader building them): gojq wants ints
-// where they fit, the records of a file share their keys, and the strings
-// of a record share one copy of its text. jsontext unquotes the strings
-// with escapes and explains the errors.
+// It builds gojq's values directly with the scanner of scan.go, rather than
+// unmarshaling into any, which is slower: gojq wants ints where they fit,
+// the records of a file share their keys, and the strings of a record share
+// one copy of its text. jsontext unquotes the strings with escapes and
+// explains the errors.
 type decoder struct {
 	text string            // the text as one string: plain string values are slices of it
 	keys map[string]string // interned object keys, shared across records
@@ -49,6 +49,7 @@ type decoder struct {
 	// is looked up in keys.
 	seq  []string
 	nkey int
+	only []string // while projecting: the keys of the top-level object to build
 }
 
 // maxInterned bounds the key table, so that records with ever-new keys cannot
@@ -62,8 +63,7 @@ func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} 
 
 // decode decodes data, which must hold exactly one JSON value.
 func (d *decoder) decode(data []byte) (any, error) {
-	// One copy of the whole text: every string value without escapes is then
-	// a slice of it, which saves an allocation and a copy per string.
+	// Every string value without escapes is a slice of one copy of the text.
 	d.text, d.nkey = string(data), 0
 	v, end := d.walk(data, skipSpace(data, 0), 0, true)
 	if end < 0 || skipSpace(data, end) != len(data) {
@@ -80,61 +80,23 @@ func (d *decoder) valid(data []byte) bool {
 }
 
 // project decodes data, if it is a valid JSON object, into a map of only
-// the keys in fields (the last of duplicates, as decode does), which must be
-// plain ASCII names: the values of the other keys are checked but not
-// built. ok is false if data is not a valid object; decode then gives the
-// value or the error. It leaves d.text empty: a projected record is never
-// printed as written, and the few strings it keeps are copied rather than
+// the keys in fields (the last of duplicates, as decode does): the values
+// of the other keys are checked but not built. ok is false if data is not a
+// valid object; decode then gives the value or the error. A projected
+// record is never printed as written, so its strings are copied rather than
 // sliced from a copy of the line.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
-	d.text, d.nkey = "", 0
-	m = make(map[string]any, len(fields))
-	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
-		return m, skipSpace(data, i+1) == len(data)
+	d.text, d.nkey, d.only = "", 0, fields
+	v, end := d.container(data, i, 1, true)
+	d.only = nil
+	if end < 0 || skipSpace(data, end) != len(data) {
+		return nil, false
 	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return nil, false
-		}
-		end, plain := skipString(data, i)
-		if end < 0 {
-			return nil, false
-		}
-		k := data[i+1 : end-1]
-		if !plain {
-			k, _ = jsontext.AppendUnquote(d.unq[:0], data[i:end])
-			d.unq = k
-		}
-		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
-			return nil, false
-		}
-		want := -1
-		for j, f := range fields {
-			if string(k) == f {
-				want = j
-			}
-		}
-		v, end := d.walk(data, skipSpace(data, i+1), 1, want >= 0)
-		if end < 0 {
-			return nil, false
-		}
-		if want >= 0 {
-			m[fields[want]] = v
-		}
-		switch i = skipSpace(data, end); {
-		case i >= len(data):
-			return nil, false
-		case data[i] == '}':
-			return m, skipSpace(data, i+1) == len(data)
-		case data[i] != ',':
-			return nil, false
-		}
-		i = skipSpace(data, i+1)
-	}
+	return v.(map[string]any), true
 }
 
 // walk reads the JSON value at data[i], which is inside depth open arrays
@@ -194,7 +156,7 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 			return nil, i
 		case !object:
 			return a, i
-		case depth == 1:
+		case depth == 1 && d.only == nil:
 			d.hint = len(m)
 		}
 		return m, i
@@ -222,12 +184,13 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 			}
 			i = skipSpace(data, i+1)
 		}
-		v, e := d.walk(data, i, depth, keep)
+		keepV := keep && (d.only == nil || depth > 1 || slices.Contains(d.only, k))
+		v, e := d.walk(data, i, depth, keepV)
 		if e < 0 {
 			return nil, -1
 		}
 		switch {
-		case !keep:
+		case !keepV:
 		case object:
 			m[k] = v
 		default:

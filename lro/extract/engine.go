@@ -38,18 +38,19 @@ type results struct {
 	halted   bool
 }
 
-// span is one result in results.buf, a JSON value.
+// span is one result in results.buf, a JSON value. Its fields are
+// exported for gob (see wireResults).
 type span struct {
-	start, end int
-	raw        bool // a string, to print without quotes
+	Start, End int
+	Raw        bool // a string, to print without quotes
 }
 
 // text returns result i as one JSON value.
-func (r *results) text(i int) []byte { return r.buf[r.spans[i].start:r.spans[i].end] }
+func (r *results) text(i int) []byte { return r.buf[r.spans[i].Start:r.spans[i].End] }
 
 // shown returns result i as it is printed: a raw string unquoted.
 func (r *results) shown(i int) []byte {
-	if !r.spans[i].raw {
+	if !r.spans[i].Raw {
 		return r.text(i)
 	}
 	b, _ := jsontext.AppendUnquote(nil, r.text(i)) // invalid UTF-8 is shown as U+FFFD
@@ -74,20 +75,15 @@ func (r *results) bytes() []byte {
 	if len(r.spans) == 0 {
 		return nil
 	}
-	return r.buf[:r.spans[len(r.spans)-1].end]
+	return r.buf[:r.spans[len(r.spans)-1].End]
 }
 
 // records iterates over the records of a source, decoded. It is both the
 // main loop's input and the input of jq's input and inputs functions, as
 // with the jq command. A hard error (a limit, an invalid line) is sticky:
-// the run stops on it even if the program catches it.
-//
-// Records are decoded in the goroutine of the run. Decoding them ahead in a
-// producer goroutine was measured slower here (1.03x to 1.19x the time of
-// decoding inline, on two busy cores), so it is not done. Measured again
-// with batches of 64 records: 10-30% faster in BenchmarkRecipe alone, but
-// no steady gain side by side with jq (BenchmarkRecipeVsJQ, 3 runs each:
-// a caller's query 0.408/0.367/0.471 inline, 0.408/0.418/0.425 ahead).
+// the run stops on it even if the program catches it. Records are decoded
+// in the goroutine of the run: decoding ahead in another goroutine gave no
+// steady gain (BenchmarkRecipeVsJQ) on a worker of one processor.
 type records struct {
 	c           *config
 	src         *source
@@ -251,11 +247,9 @@ const fnFailed = "__lro_failed"
 //
 // which is what the jq command does with a stream of inputs: the program
 // runs on each in turn, input and inputs inside it take the next ones, and
-// an error ends the program's run on one input only (try stops the program
-// there and yields what it yielded before, as jq does). Running once instead
-// of once per record saves gojq's setup of every run, a third of the time
-// of a simple filter. Errors of the limits and halt cannot be caught by try
-// and end the run.
+// an error ends the program's run on one input only. One run, rather than
+// one per record, saves gojq's setup of each. Errors of the limits and halt
+// cannot be caught by try and end the run.
 func streamQuery(q *gojq.Query) *gojq.Query {
 	const main = "__lro_main"
 	return &gojq.Query{
@@ -422,15 +416,11 @@ func (r *runner) emit(v, cur any, text string) error {
 	default:
 		res.grow(minEncodeRoom, r.c.MaxOutputBytes)
 		r.enc.buf = res.buf
-		err := r.enc.encode(v)
+		err := r.enc.encode(v) // errTooLarge leaves buf past MaxOutputBytes, checked below
 		res.buf = r.enc.buf
-		switch {
-		case errors.Is(err, errTooDeep):
+		if errors.Is(err, errTooDeep) {
 			res.buf = res.buf[:start]
 			return errorf("a result is nested deeper than %d levels", maxDepth)
-		case err != nil:
-			res.buf = res.buf[:start]
-			return r.outputLimit()
 		}
 	}
 	if len(res.buf) > r.c.MaxOutputBytes {
@@ -507,9 +497,7 @@ func (r *results) describeErrors() string {
 	if r.errs == 0 {
 		return ""
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.errs, max(r.records, 1), r.firstErr)
-	return b.String()
+	return fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.errs, max(r.records, 1), r.firstErr)
 }
 
 // call is a query that calls the function name.

@@ -1,33 +1,29 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
 
 // An offloaded file kept in a bucket is read with one GET of at most
 // MaxInputBytes + 1 bytes (one more, so that a longer object trips the
-// limit rather than looking shorter than it is). lro_read reads it in the
-// server and ends the GET once it has its lines. For lro_extract and
-// lro_search the server reads the header from the GET, then hands the
-// object to the worker through a pipe: a goroutine writes into it the
-// bytes the server took (the header, and what its buffer read ahead) and
-// the rest of the same GET. The worker reads the pipe as it reads a file,
-// under the same limits. It sees the end of the object only if the GET
-// delivered it whole: when the GET fails, the goroutine kills the worker
-// instead of closing the pipe, so that a cut object can never pass for a
-// shorter one.
+// limit rather than looking shorter than it is). For lro_extract and
+// lro_search the server reads the header from the GET, then a goroutine
+// copies the object into a pipe that the worker reads as it reads a file:
+// the header, what the source's buffer read ahead, and the rest of the
+// GET. When the GET fails, the goroutine kills the worker instead of
+// closing the pipe, so that a cut object can never pass for a shorter one.
 
 // object is the GET of an object of a bucket that a source reads.
 type object struct {
-	tee    *tee
+	r      io.Reader // the object from its first byte, once the header is read
 	body   *body
 	cancel context.CancelFunc // ends the GET
 }
@@ -51,17 +47,19 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 		want = min(want, length)
 	}
 	b := &body{r: rd, want: want}
-	t := &tee{r: b, max: maxHeaderBytes + 2*readBuffer, recording: true}
 	closer := closerFunc(func() error {
 		cancel()
 		return rd.Close()
 	})
-	s, err := newSource(ctx, t, closer, handle, c.MaxInputBytes)
+	s, err := newSource(ctx, b, closer, handle, c.MaxInputBytes)
 	if err != nil {
 		return nil, c.headerError(ctx, r, err)
 	}
-	t.recording = false
-	s.obj = &object{tee: t, body: b, cancel: cancel}
+	// The header line is s.read bytes: s.head and its line ending, "\r\n",
+	// "\n", or at the end of the object "" or "\r" (sent as "\n", of the
+	// same length, which the worker trims alike).
+	head := s.head + "\r\n"[2-(int(s.read)-len(s.head)):]
+	s.obj = &object{r: io.MultiReader(strings.NewReader(head), s.br), body: b, cancel: cancel}
 	return s, nil
 }
 
@@ -101,29 +99,6 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// tee keeps a copy of what is read through it while recording, at most
-// max bytes: the header that the server reads first, which the worker
-// reads again.
-type tee struct {
-	r         io.Reader
-	buf       []byte
-	max       int
-	recording bool
-	lost      bool // more than max bytes were read while recording
-}
-
-func (t *tee) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if t.recording {
-		if len(t.buf)+n > t.max {
-			t.lost, t.buf = true, nil
-		} else {
-			t.buf = append(t.buf, p[:n]...)
-		}
-	}
-	return n, err
-}
-
 // feed is the pipe that carries an object from the server to a worker.
 type feed struct {
 	r, w     *os.File // the worker's end, and the server's
@@ -140,9 +115,6 @@ type feed struct {
 // and closes it once the worker started, and calls stop once the worker
 // exited.
 func (o *object) feed(kill func()) (*feed, error) {
-	if o.tee.lost {
-		return nil, errors.New("the header of the object is too long to hand to a worker") // newSource refused it already
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -150,7 +122,7 @@ func (o *object) feed(kill func()) (*feed, error) {
 	f := &feed{r: r, w: w, obj: o, done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		io.Copy(w, io.MultiReader(bytes.NewReader(o.tee.buf), o.body))
+		io.Copy(w, o.r)
 		if o.body.err != nil && !f.stopping.Load() {
 			// Leave the pipe open: the worker must not read a cut
 			// object as a whole one.

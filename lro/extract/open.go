@@ -56,12 +56,16 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 		return nil, "", errorf("%s: cannot open the output folder: %v", r, err)
 	}
 	defer root.Close()
+	openError := func(err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return errorf("%s: no such file in the output folder (offloaded files are deleted when their time to live passes)", r)
+		}
+		return errorf("%s: cannot open: %v", r, err)
+	}
 	checked, err := root.Lstat(base)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, "", errorf("%s: no such file in the output folder (offloaded files are deleted when their time to live passes)", r)
 	case err != nil:
-		return nil, "", errorf("%s: cannot open: %v", r, err)
+		return nil, "", openError(err)
 	case checked.Mode()&fs.ModeSymlink != 0:
 		return nil, "", errorf("%s is a symbolic link: only regular files written by the offloader are read", r)
 	}
@@ -70,29 +74,26 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 	}
 	f, err := root.OpenFile(base, os.O_RDONLY|openFlags, 0)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "", errorf("%s: no such file in the output folder (offloaded files are deleted when their time to live passes)", r)
-		}
-		return nil, "", errorf("%s: cannot open: %v", r, err)
+		return nil, "", openError(err)
 	}
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, "", errorf("%s is not a regular file", r)
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
+		err = errorf("%s is not a regular file", r)
+	case !os.SameFile(checked, fi):
+		// os.Root follows a symbolic link that stays in the folder, even
+		// with O_NOFOLLOW (Go 1.26): what was opened must be what was
+		// checked, not a link or another file put in its place since.
+		err = errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
+	case links(fi) > 1:
+		// A hard link in the folder to a file elsewhere; the offloader's
+		// files have one link (each is written under a temporary name and
+		// renamed).
+		err = errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, links(fi))
 	}
-	// os.Root follows a symbolic link that stays in the folder, even
-	// with O_NOFOLLOW (Go 1.26): what was opened must be what was
-	// checked, not a link or another file put in its place since.
-	if !os.SameFile(checked, fi) {
+	if err != nil {
 		f.Close()
-		return nil, "", errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
-	}
-	// A hard link in the folder to a file elsewhere looks like a file of
-	// the folder; the offloader's files have one link (each is written
-	// under a temporary name and renamed).
-	if n := links(fi); n > 1 {
-		f.Close()
-		return nil, "", errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, n)
+		return nil, "", err
 	}
 	return f, filepath.Join(c.Dir, base), nil
 }
@@ -104,12 +105,9 @@ func (c *config) checkPath(r ref) (string, error) {
 	path := r.value
 	var base string
 	switch {
-	case r.arg == argHandle:
-		if strings.ContainsFunc(path, isSeparator) || path == "." || path == ".." {
-			return "", errorf("%s is not a handle: give the handle of the offload descriptor, a name without a folder", r)
-		}
-		base = path
-	case filepath.IsAbs(path):
+	case r.arg == argHandle && (strings.ContainsFunc(path, isSeparator) || path == "." || path == ".."):
+		return "", errorf("%s is not a handle: give the handle of the offload descriptor, a name without a folder", r)
+	case r.arg != argHandle && filepath.IsAbs(path):
 		if slices.Contains(strings.FieldsFunc(path, isSeparator), "..") {
 			return "", errorf("%s contains a '..' element", r)
 		}
@@ -122,10 +120,9 @@ func (c *config) checkPath(r ref) (string, error) {
 			return "", errorf("%s is outside the output folder %s: only offloaded files in that folder can be read", r, c.Dir)
 		}
 		base = filepath.Base(clean)
+	case strings.ContainsFunc(path, isSeparator) || path == "." || path == "..":
+		return "", errorf("%s is a relative path: give the absolute file_path of the descriptor (or the bare file name)", r)
 	default:
-		if strings.ContainsFunc(path, isSeparator) || path == "." || path == ".." {
-			return "", errorf("%s is a relative path: give the absolute file_path of the descriptor (or the bare file name)", r)
-		}
 		base = path
 	}
 	if c.Store != nil {

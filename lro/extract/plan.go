@@ -53,15 +53,17 @@ type plan struct {
 //
 // A record that is not an object is decoded whole, so .f raises on it the
 // same error as before.
-var projections = map[struct {
-	filter string
-	slurp  bool
-}][]string{
+var projections = map[projKey][]string{
 	{`[.title, .namespace] | @tsv`, false}:                                                       {"title", "namespace"},
 	{`{id, title, namespace}`, false}:                                                            {"id", "title", "namespace"},
 	{`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, true}:       {"namespace"},
 	{`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, true}: {"memory_type"},
 	{`map(.namespace | strings) | unique | .[]`, true}:                                           {"namespace"},
+}
+
+type projKey struct {
+	filter string
+	slurp  bool
 }
 
 // jqField is a jq path to one top-level field, .name or .["name"], without
@@ -85,10 +87,7 @@ var (
 // planFor returns the plan of a recipe's filter, run with the variables
 // names (with '$') bound to values.
 func planFor(filter string, slurp bool, names []string, values []any) plan {
-	if fields, ok := projections[struct {
-		filter string
-		slurp  bool
-	}{filter, slurp}]; ok {
+	if fields, ok := projections[projKey{filter, slurp}]; ok {
 		return plan{fields: fields}
 	}
 	if slurp {
@@ -137,19 +136,14 @@ func planSelect(filter string, names []string, values []any) plan {
 		}
 		return "", false
 	}
-	if m := selectPrefix.FindStringSubmatch(filter); m != nil {
-		if p, ok := value(m); ok {
-			return plan{needle: []byte(`"` + p)}
-		}
-	}
-	if m := selectEqual.FindStringSubmatch(filter); m != nil {
-		if p, ok := value(m); ok {
-			return plan{needle: []byte(`"` + p + `"`)}
-		}
-	}
-	if m := selectAny.FindStringSubmatch(filter); m != nil {
-		if p, ok := value(m); ok {
-			return plan{needle: []byte(`"` + p + `"`)}
+	for _, sel := range []struct {
+		re   *regexp.Regexp
+		tail string // after the value in the needle
+	}{{selectPrefix, ""}, {selectEqual, `"`}, {selectAny, `"`}} {
+		if m := sel.re.FindStringSubmatch(filter); m != nil {
+			if p, ok := value(m); ok {
+				return plan{needle: []byte(`"` + p + sel.tail)}
+			}
 		}
 	}
 	if m := selectKeyword.FindStringSubmatch(filter); m != nil {
@@ -210,18 +204,14 @@ func (p *plan) skips(line []byte, d *decoder) bool {
 // indexFold returns the index of the first occurrence of the ASCII text k
 // in s, ignoring ASCII case, or -1. It looks for one byte of k with
 // bytes.IndexByte, one that case does not change if there is one.
+// (bytes.EqualFold matches only ASCII here: a character that folds to an
+// ASCII one, such as the Kelvin sign, is longer than it.)
 func indexFold(s, k []byte) int {
 	if len(k) == 0 {
 		return 0
 	}
-	anchor := 0
-	for i, c := range k {
-		if lower(c) == upper(c) && c != ' ' {
-			anchor = i
-			break
-		}
-	}
-	a, b := lower(k[anchor]), upper(k[anchor])
+	anchor := max(bytes.IndexFunc(k, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }), 0)
+	a, b := byte(unicode.ToLower(rune(k[anchor]))), byte(unicode.ToUpper(rune(k[anchor])))
 	for i := anchor; i < len(s); {
 		j := bytes.IndexByte(s[i:], a)
 		if a != b {
@@ -233,35 +223,12 @@ func indexFold(s, k []byte) int {
 			return -1
 		}
 		start := i + j - anchor
-		if start+len(k) <= len(s) && equalFoldASCII(s[start:start+len(k)], k) {
+		if start+len(k) <= len(s) && bytes.EqualFold(s[start:start+len(k)], k) {
 			return start
 		}
 		i += j + 1
 	}
 	return -1
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
-	}
-	return c
-}
-
-func equalFoldASCII(a, b []byte) bool {
-	for i := range a {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // isASCII reports whether b has no byte above 0x7f, checking eight bytes at

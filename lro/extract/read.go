@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -11,51 +12,39 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// defaultReadLines is how many lines lro_read reads when the call does not
-// say.
-const defaultReadLines = 20
-
-// maxCharsPerToken bounds the characters of a line lro_read reads in one
-// call, whatever max_chars says: ThresholdTokens x maxCharsPerToken. Four
-// times the heuristic's four characters a token, it leaves room for a
-// tokenizer that counts fewer tokens than the heuristic, while a call
-// holds O(ThresholdTokens) of a line of any length; a line cut shorter
-// than max_chars has a note that says where to continue it.
-const maxCharsPerToken = 16
+const (
+	// defaultReadLines is how many lines lro_read reads when the call does
+	// not say.
+	defaultReadLines = 20
+	// maxCharsPerToken bounds the characters of a line lro_read reads in
+	// one call, whatever max_chars says: ThresholdTokens x
+	// maxCharsPerToken. Four times the heuristic's four characters a
+	// token, it leaves room for a tokenizer that counts fewer, while a call
+	// holds O(ThresholdTokens) of a line of any length.
+	maxCharsPerToken = 16
+	// minReadChars is the least lro_read shows of a line it cuts, whatever
+	// the threshold.
+	minReadChars = 16
+)
 
 // read is lro_read.
 func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) {
-	file, err := a.file()
-	if err != nil {
-		return nil, err
-	}
-	first, err := a.integer(argLine, 1, 1, math.MaxInt)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := a.integer(argLimit, defaultReadLines, 1, math.MaxInt)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := a.integer(argCharOffset, 0, 0, math.MaxInt)
-	if err != nil {
-		return nil, err
-	}
-	// Characters per line: by default what fits in the threshold (about four
-	// characters a token).
-	budgetChars := 4 * c.ThresholdTokens
-	maxChars, err := a.integer(argMaxChars, budgetChars, 1, math.MaxInt)
-	if err != nil {
+	file, errFile := a.file()
+	first, errFirst := a.integer(argLine, 1, 1, math.MaxInt)
+	limit, errLimit := a.integer(argLimit, defaultReadLines, 1, math.MaxInt)
+	offset, errOffset := a.integer(argCharOffset, 0, 0, math.MaxInt)
+	// By default what fits in the threshold, at four characters a token.
+	maxChars, errChars := a.integer(argMaxChars, 4*c.ThresholdTokens, 1, math.MaxInt)
+	if err := cmp.Or(errFile, errFirst, errLimit, errOffset, errChars); err != nil {
 		return nil, err
 	}
 	maxChars = min(maxChars, c.MaxOutputBytes, c.readableChars())
 
-	pg := &page{c: c, offset: offset, budget: c.readBudget()}
+	pg := &page{c: c, offset: offset, budget: c.budget(fmt.Sprintf(readSummary+readContinue, math.MaxInt, math.MaxInt, math.MaxInt, argLine, math.MaxInt))}
 	next, total := 0, 0
-	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
+	err := c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
-		// The header, line 1, was read when the file was opened.
-		n := 2
+		n := 2 // the header, line 1, was read when the file was opened
 		if first == 1 {
 			text := src.head[runeOffsetString(src.head, offset):]
 			pg.add(1, text[:runeOffsetString(text, maxChars)], utf8.RuneCountInString(src.head))
@@ -116,22 +105,17 @@ func (c *config) readableChars() int {
 	return c.ThresholdTokens * maxCharsPerToken
 }
 
-// minReadChars is the least lro_read shows of a line it cuts, whatever the
-// threshold.
-const minReadChars = 16
-
 // The summary of an lro_read answer, and what it adds when lines are left.
 const (
 	readSummary  = "Lines %d-%d of %d shown (line 1 is the header; records start at line 2)."
 	readContinue = " Continue with %s=%d."
 )
 
-// readBudget is the tokens an lro_read answer may give its lines and their
-// notes: the threshold, less the longest summary, or half the threshold if
-// that is more (a threshold of a few dozen tokens).
-func (c *config) readBudget() int {
-	summary := fmt.Sprintf(readSummary+readContinue, math.MaxInt, math.MaxInt, math.MaxInt, argLine, math.MaxInt)
-	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(summary)), c.ThresholdTokens/2)
+// budget is the tokens an answer may give its lines or records: the
+// threshold, less its longest note, or half the threshold if that is more
+// (a threshold of a few dozen tokens).
+func (c *config) budget(note string) int {
+	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(note)), c.ThresholdTokens/2)
 }
 
 // page is an lro_read answer as it is built.

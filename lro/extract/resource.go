@@ -32,25 +32,24 @@ func resultTemplate() *mcp.ResourceTemplate {
 	}
 }
 
-// resourceShare is how many times the largest answer of resources/read,
-// as go-sdk encodes it, fits in MaxMemoryBytes. go-sdk encodes the answer
-// after the handler returns, in three or four copies (a 20 MB object of "<"
-// took 618 MiB, its text escaped six times over).
-const resourceShare = 32
-
-// resourceEnvelope is room left in a message for what surrounds the text,
-// so that at the default limits the largest answer fits in the 16 MiB
-// messages of go-sdk's stdio clients.
-const resourceEnvelope = 64 << 10
-
-// maxResourceHold is how long a read of lro://results/{handle} holds its
-// slot at the most, should its object not be collected.
-const maxResourceHold = time.Minute
+const (
+	// resourceShare is how many times the largest answer of
+	// resources/read, as go-sdk encodes it, fits in MaxMemoryBytes: go-sdk
+	// encodes the answer after the handler returns, in several copies of
+	// the escaped text (TestBoundedResourceReads).
+	resourceShare = 32
+	// resourceEnvelope is room left in a message for what surrounds the
+	// text, so that at the default limits the largest answer fits in the
+	// 16 MiB messages of go-sdk's stdio clients.
+	resourceEnvelope = 64 << 10
+	// maxResourceHold is how long a read of lro://results/{handle} holds
+	// its slot at the most, should its object not be collected.
+	maxResourceHold = time.Minute
+)
 
 // maxResourceBytes is the most resources/read returns, as go-sdk encodes
 // it (see encodedLen): the lesser of MaxOutputBytes and a 32nd of
-// MaxMemoryBytes, less resourceEnvelope (or half, for a limit under
-// 128 KiB).
+// MaxMemoryBytes, less resourceEnvelope (or half, for a small limit).
 func (c *config) maxResourceBytes() int64 {
 	limit := min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare)
 	return max(limit-resourceEnvelope, limit/2)

@@ -8,20 +8,10 @@ import (
 // The functions below scan JSON text for the decoder (decode.go): each
 // finds where a string, number or literal ends and checks it. With
 // decoder.walk they accept exactly what encoding/json accepts (FuzzDecode
-// checks it), which is also what jsontext accepts with decodeOptions:
-// RFC 8259, any byte from 0x80 in strings, at most maxDepth levels.
-//
-// They are written by hand because reading the records with jsontext's
-// Decoder, tried first, made the headline figures worse by more than 10%.
-// In BenchmarkRecipeVsJQ (lro_extract/jq, medians of 3 runs, side by side
-// with the hand-written reader of before), reading everything with
-// jsontext took 1.00x to 1.43x, over 1.2x on five of its seven calls
-// (sort_by 0.148 to 0.211, a projection 0.064 to 0.079); reading only the
-// full records with it still took 1.15x and 1.23x on sort_by in two
-// sessions. jsontext checks strings a byte at a time and costs a call per
-// token; here strings are checked eight bytes at a time, in one pass over
-// the record. jsontext still unquotes the strings that have escapes, and
-// words the errors.
+// checks it), which is also what jsontext accepts with decodeOptions. They
+// are written by hand for speed (BenchmarkRecipeVsJQ): jsontext's Decoder
+// checks strings a byte at a time and costs a call per token, where these
+// check eight bytes at a time in one pass over the record.
 
 // Masks of the eight bytes of a word, for the string scan.
 const (

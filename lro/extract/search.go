@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,34 +17,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// The shape of an lro_search answer. An entry is a record of at most
+// maxShownRecord bytes, or else a snippet of at most 2 x snippetContext +
+// maxShownMatch characters around the first match (the match cut with "…"
+// past maxShownMatch) with its path (keys cut past maxShownKey characters,
+// the path past maxShownPath, keeping both ends): a few KB whatever the
+// record, which bounds how far the first match, always shown, takes an
+// answer past the threshold.
 const (
-	// defaultSearchResults is how many matching records lro_search returns
-	// when the call does not say.
-	defaultSearchResults = 20
-	// maxShownRecord is the longest record lro_search shows whole; a longer
-	// one is shown as a snippet around its first match.
-	maxShownRecord = 2000
-	// snippetContext is how many characters a snippet keeps on each side of
-	// the match.
-	snippetContext = 80
-	// maxShownMatch is the most characters of the match itself a snippet
-	// shows; a longer match is cut, with "…", and shown without the text
-	// after it.
-	maxShownMatch = 200
-	// maxShownKey is the most characters of an object key a path shows; a
-	// longer key is cut, with "…".
-	maxShownKey = 100
-	// maxShownPath is the most characters of a path a snippet shows: a
-	// longer one (a deep record) keeps its first and last halves, with "…"
-	// between.
-	maxShownPath = 300
+	defaultSearchResults = 20 // matches when the call does not say
+	maxShownRecord       = 2000
+	snippetContext       = 80
+	maxShownMatch        = 200
+	maxShownKey          = 100
+	maxShownPath         = 300
 )
-
-// So an entry of lro_search is at most maxShownRecord bytes of record, or
-// a snippet of at most 2 x snippetContext + maxShownMatch characters and
-// a path of at most maxShownPath: a few KB whatever the record, which
-// bounds how far the first match, always shown, takes an answer past the
-// threshold.
 
 // searchRequest is a parsed lro_search call, which a worker runs.
 type searchRequest struct {
@@ -53,42 +41,28 @@ type searchRequest struct {
 }
 
 // parseSearch reads the arguments of lro_search: every argument of the tool
-// is read here.
-func (c *config) parseSearch(a args) (file ref, req searchRequest, err error) {
-	if file, err = a.file(); err != nil {
-		return ref{}, req, err
+// is read here. The pattern is compiled by the worker, under the call's
+// limits: parsing a pattern alone can take much memory and time.
+func (c *config) parseSearch(a args) (ref, searchRequest, error) {
+	file, errFile := a.file()
+	pattern, errPattern := a.str(argPattern)
+	var errText error
+	switch {
+	case pattern == "":
+		errText = errorf("pattern is missing or empty: give a regular expression")
+	case len(pattern) > maxQueryBytes:
+		errText = errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
 	}
-	pattern, err := a.str(argPattern)
-	if err != nil {
-		return ref{}, req, err
-	}
-	if pattern == "" {
-		return ref{}, req, errorf("pattern is missing or empty: give a regular expression")
-	}
-	if len(pattern) > maxQueryBytes {
-		return ref{}, req, errorf("pattern is %d bytes, more than %d", len(pattern), maxQueryBytes)
-	}
-	sensitive, err := a.boolean(argCaseSensitive)
-	if err != nil {
-		return ref{}, req, err
-	}
-	if req.Want, err = a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt); err != nil {
-		return ref{}, req, err
-	}
-	req.Want = min(req.Want, c.MaxResults)
-	if req.Start, err = a.integer(argStartLine, 2, 2, math.MaxInt); err != nil {
-		return ref{}, req, err
+	sensitive, errSensitive := a.boolean(argCaseSensitive)
+	want, errWant := a.integer(argMaxResults, defaultSearchResults, 1, math.MaxInt)
+	start, errStart := a.integer(argStartLine, 2, 2, math.MaxInt)
+	if err := cmp.Or(errFile, errPattern, errText, errSensitive, errWant, errStart); err != nil {
+		return ref{}, searchRequest{}, err
 	}
 	if !sensitive {
 		pattern = "(?i)" + pattern
 	}
-	// Not parsed here: the worker compiles it, and says if it is not a
-	// valid regular expression. Parsing alone can take hundreds of MB and
-	// a fraction of a second (\pL, a class of hundreds of ranges, 20,000
-	// times in a pattern of maxQueryBytes), which the server must not
-	// spend outside the limits of a call.
-	req.Pattern = pattern
-	return file, req, nil
+	return file, searchRequest{Pattern: pattern, Want: min(want, c.MaxResults), Start: start}, nil
 }
 
 // search is lro_search. A worker matches the records and sends the
@@ -99,7 +73,7 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 		return nil, err
 	}
 	var out strings.Builder
-	budget := c.searchBudget()
+	budget := c.budget(fmt.Sprintf(searchMore, math.MaxInt, math.MaxInt, math.MaxInt, argStartLine, math.MaxInt))
 	matches, used, next, last, total := 0, 0, 0, 0, 0
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
@@ -143,14 +117,6 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 // searchMore is the note of an lro_search answer with records left, the
 // longest.
 const searchMore = "%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d."
-
-// searchBudget is the tokens an lro_search answer may give its matches:
-// the threshold, less the longest note, or half the threshold if that is
-// more (a threshold of a few dozen tokens).
-func (c *config) searchBudget() int {
-	note := fmt.Sprintf(searchMore, math.MaxInt, math.MaxInt, math.MaxInt, argStartLine, math.MaxInt)
-	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(note)), c.ThresholdTokens/2)
-}
 
 // searchRecords sends a frame for each record of src that matches, up to
 // req.Want, then one with the last line read. It runs in a worker.

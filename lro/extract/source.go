@@ -110,8 +110,9 @@ func (s *source) lines() int { return s.header.Count + 1 }
 
 // next returns the next line without its line ending, or io.EOF after the
 // last one. A line longer than maxLen is skipped and reported with an error
-// wrapping errLineTooLong; reading past MaxInputBytes or after the call's
-// deadline fails. The returned slice is valid until the next call.
+// wrapping errLineTooLong, or with maxLen < 0 skipped without one; reading
+// past MaxInputBytes or after the call's deadline fails. The returned slice
+// is valid until the next call.
 func (s *source) next(maxLen int) ([]byte, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
@@ -141,29 +142,24 @@ func (s *source) next(maxLen int) ([]byte, error) {
 			}
 		}
 		switch {
-		case err == nil:
-			s.line++
-			if tooLong {
-				return nil, fmt.Errorf("%w: line %d is %d bytes", errLineTooLong, s.line, size-1)
-			}
-			return trimEOL(s.buf), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			if err := s.ctx.Err(); err != nil {
 				return nil, err
 			}
 			continue
-		case errors.Is(err, io.EOF):
-			if size == 0 {
-				return nil, io.EOF
-			}
-			s.line++
-			if tooLong {
-				return nil, fmt.Errorf("%w: line %d is %d bytes", errLineTooLong, s.line, size)
-			}
-			return trimEOL(s.buf), nil
-		default:
+		case err != nil && !errors.Is(err, io.EOF):
 			return nil, s.failed(err)
+		case size == 0:
+			return nil, io.EOF
 		}
+		s.line++
+		if tooLong && maxLen >= 0 {
+			if err == nil {
+				size-- // the '\n'
+			}
+			return nil, fmt.Errorf("%w: line %d is %d bytes", errLineTooLong, s.line, size)
+		}
+		return trimEOL(s.buf), nil
 	}
 }
 
@@ -186,37 +182,17 @@ func trimEOL(b []byte) []byte {
 	return bytes.TrimSuffix(b, []byte("\r"))
 }
 
-// skipLine skips the next line. ok is false at the end of the file.
+// skipLine skips the next line, however long. ok is false at the end of
+// the file.
 func (s *source) skipLine() (ok bool, err error) {
-	if err := s.ctx.Err(); err != nil {
-		return false, err
+	_, err = s.next(-1)
+	switch {
+	case err == nil:
+		return true, nil
+	case err == io.EOF:
+		return false, nil
 	}
-	size := 0
-	for {
-		chunk, err := s.br.ReadSlice('\n')
-		s.read += int64(len(chunk))
-		size += len(chunk)
-		if s.read > s.limit {
-			return false, s.inputLimit()
-		}
-		switch {
-		case err == nil:
-			s.line++
-			return true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			if err := s.ctx.Err(); err != nil {
-				return false, err
-			}
-		case errors.Is(err, io.EOF):
-			if size == 0 {
-				return false, nil
-			}
-			s.line++
-			return true, nil
-		default:
-			return false, s.failed(err)
-		}
-	}
+	return false, err
 }
 
 // lineRange reads the next line piece by piece and returns its characters
@@ -242,10 +218,7 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		last := rerr == nil || errors.Is(rerr, io.EOF)
 		if rerr == nil {
-			chunk = chunk[:len(chunk)-1]
-			if n := len(chunk); n > 0 && chunk[n-1] == '\r' {
-				chunk = chunk[:n-1]
-			}
+			chunk = trimEOL(chunk)
 		}
 		data := chunk
 		if len(carry) > 0 {
@@ -274,22 +247,18 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		pos += n
 		switch {
-		case rerr == nil:
-			s.line++
-			return string(out), pos, true, nil
-		case errors.Is(rerr, io.EOF):
-			if !sawAny {
-				return "", 0, false, nil
-			}
-			s.line++
-			return string(out), pos, true, nil
 		case errors.Is(rerr, bufio.ErrBufferFull):
 			if err := s.ctx.Err(); err != nil {
 				return "", 0, false, err
 			}
-		default:
+			continue
+		case rerr != nil && !errors.Is(rerr, io.EOF):
 			return "", 0, false, s.failed(rerr)
+		case !sawAny:
+			return "", 0, false, nil
 		}
+		s.line++
+		return string(out), pos, true, nil
 	}
 }
 

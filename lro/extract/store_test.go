@@ -714,3 +714,48 @@ func TestStoreToolsSayRetention(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreHeaderLineEndings hands a worker objects whose header line ends
+// with "\r\n", or with "\r" and no more, and wants the worker to read them
+// as the server did: the same records, and MaxInputBytes counted exactly
+// (an object of exactly the limit is read, one byte more is not).
+func TestStoreHeaderLineEndings(t *testing.T) {
+	b := newBucket(t)
+	st := newStore(t, b, newClock())
+	for _, tt := range []struct {
+		name    string
+		records []any
+		rewrite func(data []byte) []byte
+		want    []string
+	}{
+		{"CRLF", memories(3, "full"), func(data []byte) []byte { return bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")) },
+			[]string{"01J00000000000000000000000\n01J00000000000000000000001\n01J00000000000000000000002"}},
+		{"CR at the end of a header-only object", nil, func(data []byte) []byte { return append(bytes.TrimSuffix(data, []byte("\n")), '\r') },
+			[]string{"No results: the filter produced no output on 0 records."}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			handle := put(t, st, "full", tt.records)
+			data := tt.rewrite(object(t, st, handle))
+			w, err := b.NewWriter(context.Background(), handle, store.ContentType, storeT0.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			exact := session(t, &extract.Options{Store: st, MaxInputBytes: int64(len(data))})
+			texts, isErr := call(t, exact, extract.ToolExtract, map[string]any{"handle": handle, "query": ".id", "raw": true})
+			if diff := cmp.Diff(tt.want, texts); isErr || diff != "" {
+				t.Errorf("MaxInputBytes of the object's size: error %v (-want +got):\n%s", isErr, diff)
+			}
+			short := session(t, &extract.Options{Store: st, MaxInputBytes: int64(len(data)) - 1})
+			texts, isErr = call(t, short, extract.ToolExtract, map[string]any{"handle": handle, "query": ".id", "raw": true})
+			if text := strings.Join(texts, "\n"); !isErr || !strings.Contains(text, "MaxInputBytes") {
+				t.Errorf("MaxInputBytes one byte short: %v %q, want a tool error naming MaxInputBytes", isErr, text)
+			}
+		})
+	}
+}

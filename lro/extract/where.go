@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -15,13 +16,9 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// The where argument of lro_extract is a filter a model fills like any tool
-// argument, without writing jq: an object of conditions on field paths,
-// all of which must hold. It runs as a jq program of this package's own,
-// whose text is fixed: the caller's paths and values reach it only as the
-// values of jq variables ($__where and $__fields), never as program text,
-// so no path or value can change what the program does. It then runs like
-// any query, in a worker, under the same limits.
+// A where filter (see the package doc) runs as a jq program of this
+// package whose text is fixed: the caller's paths and values reach it only
+// as the values of $__where and $__fields.
 
 // The operators of a condition.
 var whereOps = []string{"eq", "prefix", "contains", "matches", "gt", "gte", "lt", "lte", "in"}
@@ -106,13 +103,8 @@ func parseWhere(a args) (*whereFilter, error) {
 	if w.Count, err = a.boolean(argCount); err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	conds := make([]whereCond, 0, len(keys))
-	for _, k := range keys {
+	conds := make([]whereCond, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		p, err := fieldPath(k)
 		if err != nil {
 			return nil, errorf("where: %v", err)
@@ -193,39 +185,27 @@ func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
 	if err := json.Unmarshal(raw, &byName); err != nil {
 		return nil, errorf("where %q: %v", key, err)
 	}
-	names := make([]string, 0, len(obj))
-	for name := range obj {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	ops := make([][2]any, 0, len(names))
-	for _, name := range names {
+	ops := make([][2]any, 0, len(obj))
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		val := obj[name]
 		typeErr := func(want string) error {
 			return errorf("where %q: the value of %s must be %s, not %s", key, name, want, jsonType(val))
 		}
+		s, isString := val.(string)
 		switch name {
 		case "eq":
 			ops = append(ops, [2]any{name, byName[name]})
-		case "prefix":
-			s, ok := val.(string)
-			if !ok {
-				return nil, typeErr("a string")
-			}
-			ops = append(ops, [2]any{name, s})
-		case "contains":
-			s, ok := val.(string)
-			if !ok {
-				return nil, typeErr("a string")
-			}
-			ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(s)})
-		case "matches":
-			s, ok := val.(string)
-			if !ok {
+		case "prefix", "contains", "matches":
+			switch {
+			case !isString && name == "matches":
 				return nil, typeErr("a string (a regular expression, RE2 syntax)")
+			case !isString:
+				return nil, typeErr("a string")
+			case name == "contains":
+				ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(s)})
+			default: // a pattern of matches is checked in the worker (checkPatterns)
+				ops = append(ops, [2]any{name, s})
 			}
-			// Checked in the worker (checkPatterns), not here.
-			ops = append(ops, [2]any{name, s})
 		case "gt", "gte", "lt", "lte":
 			switch val.(type) {
 			case float64, string:
@@ -264,11 +244,9 @@ func jsonType(v any) string {
 
 // checkPatterns returns a tool error naming the condition of the first
 // value of matches in conds that is not a valid regular expression. It
-// runs in the worker, like the compiling of the patterns by gojq's test
-// after it: parsing a pattern alone can take hundreds of MB and a fraction
-// of a second (\pL, a class of hundreds of ranges, 20,000 times in a
-// pattern of maxQueryBytes), which the server must not spend outside the
-// limits of a call.
+// runs in the worker, under the call's limits: parsing a pattern alone can
+// take much memory and time (\pL, a class of hundreds of ranges, repeated
+// to maxQueryBytes).
 func checkPatterns(conds []byte) error {
 	var cs []whereCond
 	if err := json.Unmarshal(conds, &cs); err != nil {
@@ -352,16 +330,11 @@ func wherePreview(res *results, threshold int) string {
 	if err != nil {
 		return ""
 	}
-	var lines []string
-	var fields []string
+	var lines, fields []string
 	size := 0
 	for _, r := range records {
-		iter := q.Run(r)
-		v, ok := iter.Next()
-		if !ok {
-			continue
-		}
-		if _, isErr := v.(error); isErr {
+		v, ok := q.Run(r).Next()
+		if _, isErr := v.(error); !ok || isErr {
 			continue
 		}
 		b, err := gojq.Marshal(v)
@@ -372,10 +345,7 @@ func wherePreview(res *results, threshold int) string {
 			break
 		}
 		if o, ok := v.(map[string]any); ok && fields == nil {
-			for k := range o {
-				fields = append(fields, k)
-			}
-			slices.Sort(fields)
+			fields = slices.Sorted(maps.Keys(o))
 		}
 		lines = append(lines, string(b))
 	}

@@ -18,19 +18,12 @@ import (
 	"time"
 )
 
-// A query of the caller, a regular expression and the records of a file
-// are evaluated in a worker process: the host program started again with
-// workerEnv set, which [RunWorker] hands over to. The worker gets the file
-// the server opened and checked as file descriptor 3 (or, for an object of
-// a bucket, a pipe that carries it: see object.go), and the job (the
-// tool's parsed arguments and the call's limits) on its standard input; it
-// sets its own resource limits before it reads a record, and writes its
-// answer as frames on its standard output. The server kills it when the
-// call's time limit passes, when the call is cancelled, or when it has read
-// all the answer it will show. No step of gojq or of a regular expression,
-// however long it runs or however much it allocates in one go, can then
-// hold the server: the operating system stops the worker at its memory
-// limit and the server stops it at the deadline.
+// A worker is the host program started again with workerEnv set. It gets
+// the file the server opened and checked as file descriptor 3 (or a pipe
+// that carries an object of a bucket: see object.go) and the job on its
+// standard input; it limits itself before it reads a record, and writes its
+// answer as frames on its standard output. The server kills it at the time
+// limit, when the call is cancelled, or once it has all it will show.
 
 // workerEnv marks a process started as a worker.
 const workerEnv = "LRO_EXTRACT_WORKER"
@@ -55,15 +48,13 @@ var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker()
 //		...
 //	}
 //
-// In the program the user started it records that the hand-over is in
-// place and returns at once. In a worker (the program started again by a
-// tool call, with an environment variable that marks it), it evaluates the
-// call's job and exits without returning. The program's package init
-// functions run in the worker too, before RunWorker: they should not have
-// effects outside the process. [AddTools] refuses to register
-// the tools (with [ErrNoWorker]) if RunWorker was not called.
-//
-// A test binary that registers the tools calls it first in TestMain.
+// In the program the user started it returns at once. In a worker (the
+// program started again by a tool call, marked by an environment
+// variable), it evaluates the call's job and exits without returning. The
+// program's package init functions run in the worker too, before
+// RunWorker: they should have no effects outside the process. [AddTools]
+// fails with [ErrNoWorker] if RunWorker was not called. A test binary that
+// registers the tools calls it first in TestMain.
 func RunWorker() {
 	if os.Getenv(workerEnv) == "" {
 		installed.Store(true)
@@ -103,10 +94,9 @@ func (l limits) workerMemory() int64 {
 }
 
 // softLimit is the worker's Go memory limit (GOMEMLIMIT) for a share of
-// memory: three quarters of it, so that the collector works
-// hard before the kernel's limit (RLIMIT_AS, which also counts freed
-// address space the runtime keeps mapped) is reached; an answer of
-// MaxOutputBytes built at the edge of the share failed otherwise.
+// memory: three quarters of it, so that the collector works hard before
+// the kernel's limit (RLIMIT_AS, which also counts freed address space the
+// runtime keeps mapped) is reached.
 func softLimit(share int64) int64 { return share / 4 * 3 }
 
 func (l limits) config() *config {
@@ -127,40 +117,25 @@ type frame struct {
 // wireResults are results as they cross from the worker to the server.
 type wireResults struct {
 	Buf                    []byte
-	Spans                  []wireSpan
+	Spans                  []span
 	Records, Skipped, Errs int
 	FirstErr               string
 	Halted                 bool
 }
 
-type wireSpan struct {
-	Start, End int
-	Raw        bool
-}
-
 func toWire(r *results) *wireResults {
-	w := &wireResults{Buf: r.bytes(), Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
-	for _, s := range r.spans {
-		w.Spans = append(w.Spans, wireSpan{s.start, s.end, s.raw})
-	}
-	return w
+	return &wireResults{Buf: r.bytes(), Spans: r.spans, Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
 }
 
 func (w *wireResults) results() *results {
-	r := &results{buf: w.Buf, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
-	for _, s := range w.Spans {
-		r.spans = append(r.spans, span{s.Start, s.End, s.Raw})
-	}
-	return r
+	return &results{buf: w.Buf, spans: w.Spans, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
 }
 
 // inWorker runs j over the file of src in a worker process and calls each
 // with every frame it sends, until each returns false or the worker sends
-// its last frame. ctx carries the call's time limit (see withSource): the
-// worker is killed when it is done. A worker that dies is described by the
-// limit it hit.
-//
-// The caller holds a slot (see acquire).
+// its last frame; the worker is then killed, as at the end of ctx. A worker
+// that dies is described by the limit it hit. The caller holds a slot (see
+// acquire).
 func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*frame) bool) error {
 	exe, err := executable()
 	if err != nil {
@@ -183,8 +158,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return err
 	}
 	cmd := exec.CommandContext(wctx, exe)
-	// The environment is kept for what the program needs to start (the
-	// query sees none of it: env and $ENV are empty).
+	// The environment is kept for the program to start; the query sees none.
 	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
 		"GOMEMLIMIT="+strconv.FormatInt(softLimit(c.limits().workerMemory()), 10))
 	cmd.Stdin = &in
@@ -197,9 +171,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if err != nil {
 		return err
 	}
-	// Linux sends the worker its parent-death signal when the thread that
-	// started it exits, not the process (golang/go#27505): keep this
-	// goroutine on that thread until the worker is waited for.
+	// The parent-death signal follows the thread that started the worker
+	// (golang/go#27505): stay on it until the worker is waited for.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
@@ -211,8 +184,6 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if fe != nil {
 		fe.r.Close() // the worker has its own
 	}
-	// The worker's frames are bounded by the limits it runs under; so is
-	// what the server reads of them.
 	frames := &io.LimitedReader{R: stdout, N: c.maxFrames()}
 	dec := gob.NewDecoder(bufio.NewReader(frames))
 	var last *frame
@@ -258,8 +229,7 @@ func (c *config) maxFrames() int64 {
 
 // acquire takes one of the Workers slots for a call, within its time
 // limit, and returns the function that gives it back. A call holds its slot
-// while its worker runs and while the server builds the answer from what
-// the worker sent, so that at most Workers calls hold memory at once.
+// until its answer is built, so that at most Workers calls hold memory.
 func (c *config) acquire(ctx context.Context) (release func(), err error) {
 	start := time.Now()
 	collect := time.NewTicker(collectEvery)
@@ -272,10 +242,8 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 			}
 			return func() { <-c.slots }, nil
 		case <-collect.C:
-			// The slot of a read of lro://results/{handle} comes back when
-			// go-sdk has dropped the object (see readResource), which the
-			// next collection finds: while calls wait, one runs every
-			// collectEvery.
+			// The slot of a resources/read comes back when its object is
+			// collected (see readResource): while calls wait, collect.
 			if last := lastCollect.Load(); time.Since(time.Unix(0, last)) >= collectEvery && lastCollect.CompareAndSwap(last, time.Now().UnixNano()) {
 				runtime.GC()
 			}
@@ -307,9 +275,8 @@ func (c *config) died(err error, stderr string, j *job) error {
 		strings.Contains(stderr, "failed to allocate"), strings.Contains(stderr, "address space collisions"):
 		return errorf("stopped: the call needed more than the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.HasPrefix(stderr, "SIGSEGV"):
-		// A fault in the runtime itself (a fault in Go code is a panic):
-		// where the runtime does not check for a failed allocation, it
-		// faults instead, as its garbage collector did at the limit.
+		// A fault in the runtime itself, where it does not check for a
+		// failed allocation (a fault in Go code is a panic).
 		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
@@ -361,8 +328,7 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	f := os.NewFile(3, j.Path)
 	var r io.Reader = f
 	if !j.Stream {
-		// The server reads the file too: read at offsets (pread), so
-		// as not to share its position.
+		// pread: the server reads the file too.
 		r = io.NewSectionReader(f, 0, math.MaxInt64)
 	}
 	err := runJob(&j, r, f, send)

@@ -10,9 +10,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The relay reads and edits JSON as written, with jsontext: the members it
-// does not change keep their bytes (numbers such as 1e400, key order,
-// unknown fields).
+// The relay edits JSON as written, with jsontext: the members it does not
+// change keep their bytes (numbers such as 1e400, key order).
 
 // members calls fn with the name and the value of each member of the JSON
 // object doc, in order, until fn returns false. Both are slices of doc, as
@@ -64,14 +63,12 @@ func member(doc []byte, key string) jsontext.Value {
 
 // unquote returns the string a valid JSON string stands for.
 func unquote(s jsontext.Value) string {
-	// Room for all of it at once: a text of 17 MiB grown by append would
-	// allocate five times its size.
+	// Room for all of it at once, and no copy into the string (b is never
+	// written again, as with strings.Builder): s may be most of a result.
 	b, _ := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
 	if len(b) == 0 {
 		return ""
 	}
-	// b is never written again: the string shares it, as strings.Builder
-	// does, rather than copy a text that may be most of a large result.
 	return unsafe.String(&b[0], len(b))
 }
 

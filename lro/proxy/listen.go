@@ -14,15 +14,12 @@ import (
 )
 
 // listen reads the stream of an HTTP upstream's own messages (the
-// standalone GET stream of protocols before 2026-07-28): requests and
-// notifications the upstream sends outside of any request of the client,
-// such as roots/list after initialization, list_changed and
-// resources/updated. go-sdk's connection opens this stream when its client
-// session tells it, through an unexported hook, that the session is
-// initialized; the relay has no such session, so it opens the stream
-// itself, with the session ID the connection learned. It reads until the
-// connection ends, opening the stream again when the upstream closes it,
-// and stops when the upstream has none (405, or another status).
+// standalone GET stream of protocols before 2026-07-28), such as
+// roots/list, list_changed and resources/updated. go-sdk's connection opens
+// it only when its own client session, not used here, says it is
+// initialized: the relay opens it with the connection's session ID, again
+// when the upstream closes it, until the connection ends or the upstream
+// has none (405, or another status).
 func (r *relay) listen(u *upConn) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()

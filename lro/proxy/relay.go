@@ -17,18 +17,10 @@ import (
 )
 
 // A relay passes the JSON-RPC messages of one client session to the
-// upstream and back, as they are, in both directions: requests,
-// notifications and responses of every method, known to the proxy or not.
-// It changes only the initialize request (the proxy's mark), the initialize
-// result (tools advertised for local tools), tools/list results (widened
-// output schemas, local tools), tools/call requests (the mark in _meta;
-// local tools are answered here) and tools/call results above the threshold
-// (offloaded).
-//
-// When the upstream's connection ends, the client's requests in flight get
-// an error, and its next request connects again: the relay replays the
-// client's initialize to the new connection, so that the client's session
-// goes on.
+// upstream and back, as they are, but for the changes the package doc
+// lists. When the upstream's connection ends, the client's requests in
+// flight get an error, and its next request connects again with the
+// client's initialize replayed, so that the client's session goes on.
 type relay struct {
 	p      *Proxy
 	client mcp.Connection
@@ -88,9 +80,7 @@ func (r *relay) run(ctx context.Context) error {
 		case *jsonrpc.Response:
 			// The client's answer to a request of the upstream (sampling,
 			// elicitation, roots): for the connection that asked.
-			if u := r.current(); u != nil {
-				r.write(u, m)
-			}
+			r.forward(m)
 		}
 	}
 }
@@ -111,14 +101,15 @@ func (r *relay) close() {
 	}
 }
 
-func (r *relay) current() *upConn {
+// forward sends msg on the upstream connection, if there is one, and ends
+// the connection when it fails.
+func (r *relay) forward(msg jsonrpc.Message) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.up
-}
-
-// write sends msg upstream, and ends the connection when it fails.
-func (r *relay) write(u *upConn, msg jsonrpc.Message) {
+	u := r.up
+	r.mu.Unlock()
+	if u == nil {
+		return
+	}
 	if err := u.Write(r.ctx, msg); err != nil {
 		r.lost(u, err)
 	}
@@ -148,15 +139,12 @@ func (r *relay) notify(m *jsonrpc.Request) {
 			}
 		}
 	}
-	if u := r.current(); u != nil {
-		r.write(u, m)
-	}
+	r.forward(m)
 }
 
-// request sends a request of the client upstream, or answers it here for
-// a local tool. It registers the call at once, in the order the client
-// sent it, and sends it from a goroutine of its own: a request may wait for
-// a connection, and an HTTP request for its response's headers.
+// request registers a request of the client at once, in the order sent,
+// and sends it upstream, or answers it for a local tool, from a goroutine
+// of its own: it may wait for a connection or an HTTP response.
 func (r *relay) request(m *jsonrpc.Request) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	c := &call{method: m.Method, ctx: ctx, cancel: cancel}
@@ -220,8 +208,7 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 }
 
 // connection returns the upstream connection, connecting first if there is
-// none; replay says whether a new connection gets the client's initialize
-// again.
+// none; with replay, a new connection gets the client's initialize again.
 func (r *relay) connection(replay bool) (*upConn, error) {
 	r.connMu.Lock()
 	defer r.connMu.Unlock()
@@ -246,9 +233,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	select {
-	case <-u.done:
-		// It ended already (a command that exited at once); lost, which
-		// ended it, found no connection to forget.
+	case <-u.done: // a command that exited at once
 		return nil, fmt.Errorf("%w: %s: the connection ended", ErrUpstreamUnavailable, r.p.up.String())
 	default:
 	}
@@ -332,9 +317,8 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	c := r.calls[resp.ID]
 	if c == nil {
 		if alt, ok := sameText(resp.ID); ok && r.calls[alt] != nil && (r.calls[alt].up == u || r.calls[alt].up == nil) {
-			// A reply to the request, with its id as a string where the
-			// client sent a number, or the other way round: the client
-			// would never match it.
+			// Its id is a string where the client sent a number, or the
+			// other way round: the client would never match it.
 			r.mu.Unlock()
 			idText, _ := json.Marshal(resp.ID.Raw())
 			r.fail(alt, fmt.Errorf("%w: it has the id %s, of another type than the request's", errBadReply, idText))
@@ -356,8 +340,8 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		return
 	}
 	if c.method == "tools/call" && resp.Error == nil {
-		// Offloading takes a while: the upstream's other messages go on,
-		// and the call stays in flight, so that the client can cancel it.
+		// Offloaded aside; the call stays in flight, so that the client can
+		// cancel it.
 		c.answered = true
 		r.mu.Unlock()
 		go r.offload(resp, c)
@@ -386,10 +370,15 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 }
 
 // offload passes the upstream's result of the client's tools/call c to the
-// client, offloaded when it is large, unless the client cancels the call
-// meanwhile, which stops the offload.
+// client, offloaded when it is large; the client's cancel stops it.
 func (r *relay) offload(resp *jsonrpc.Response, c *call) {
 	resp.Result = r.p.offload(c.ctx, c.params, resp.Result)
+	r.finish(c, resp)
+}
+
+// finish answers the client's call c with resp, unless the client
+// canceled it.
+func (r *relay) finish(c *call, resp *jsonrpc.Response) {
 	r.mu.Lock()
 	canceled := c.canceled
 	if r.calls[resp.ID] == c {
@@ -432,10 +421,9 @@ func (r *relay) lost(u *upConn, err error) {
 	}
 }
 
-// fail answers the client's request id, whose upstream connection failed
-// with err, or whose reply could not be read ([errBadReply]): a tools/call
-// with a tool error, which the model reads, other requests with a JSON-RPC
-// error.
+// fail answers the client's request id, whose connection failed with err
+// or whose reply could not be read ([errBadReply]): a tools/call with a
+// tool error, which the model reads, other requests with a JSON-RPC error.
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
@@ -474,30 +462,19 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 func (r *relay) callLocal(ctx context.Context, m *jsonrpc.Request, c *call) {
 	resp := &jsonrpc.Response{ID: m.ID}
 	var params mcp.CallToolParamsRaw
-	if err := json.Unmarshal(m.Params, &params); err != nil {
-		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-	} else {
-		res, err := r.p.local.CallTool(ctx, &mcp.CallToolParams{Meta: params.Meta, Name: params.Name, Arguments: params.Arguments})
-		var werr *jsonrpc.Error
-		switch {
-		case errors.As(err, &werr):
-			resp.Error = werr
-		case err != nil:
-			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-		default:
-			if resp.Result, err = json.Marshal(res); err != nil {
-				resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-			}
-		}
+	var res *mcp.CallToolResult
+	err := json.Unmarshal(m.Params, &params)
+	if err != nil {
+		err = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	} else if res, err = r.p.local.CallTool(ctx, &mcp.CallToolParams{Meta: params.Meta, Name: params.Name, Arguments: params.Arguments}); err == nil {
+		resp.Result, err = json.Marshal(res)
 	}
-	r.mu.Lock()
-	canceled := c.canceled
-	delete(r.calls, m.ID)
-	r.mu.Unlock()
-	c.cancel()
-	if !canceled {
-		r.toClient(resp)
+	if werr := (*jsonrpc.Error)(nil); errors.As(err, &werr) {
+		resp.Error = werr
+	} else if err != nil {
+		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
+	r.finish(c, resp)
 }
 
 // toolName returns the name in the params of a tools/call.
@@ -515,19 +492,19 @@ const listenRetry = time.Second
 // sameText returns the id of the other type (number or string) with the
 // same text as id.
 func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
-	var alt jsonrpc.ID
-	var err error
+	var other any
 	switch v := id.Raw().(type) {
 	case int64:
-		alt, err = jsonrpc.MakeID(strconv.FormatInt(v, 10))
+		other = strconv.FormatInt(v, 10)
 	case string:
-		n, perr := strconv.ParseInt(v, 10, 64)
-		if perr != nil {
-			return alt, false
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return jsonrpc.ID{}, false
 		}
-		alt, err = jsonrpc.MakeID(float64(n))
+		other = float64(n)
 	default:
-		return alt, false
+		return jsonrpc.ID{}, false
 	}
+	alt, err := jsonrpc.MakeID(other)
 	return alt, err == nil
 }

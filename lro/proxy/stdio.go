@@ -23,11 +23,10 @@ import (
 )
 
 // cmdConn is the connection to an upstream command that serves MCP over
-// stdio: one JSON-RPC message a line. It is go-sdk's CommandTransport with
-// two differences: a line that is no JSON-RPC message (a library printing to
-// stdout) is logged and skipped, as the TypeScript SDK does, instead of
-// ending the connection; and a message may be up to max bytes (go-sdk's
-// frame cap is 16 MiB, below the results offloading is for).
+// stdio, one JSON-RPC message a line: go-sdk's CommandTransport, but that
+// a line that is no JSON-RPC message (a library printing to stdout) is
+// logged and skipped, as the TypeScript SDK does, and that a message may be
+// up to max bytes (go-sdk's frame cap is 16 MiB).
 type cmdConn struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -44,9 +43,7 @@ type cmdConn struct {
 // startCommand starts the command of up.
 func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) {
 	cmd := exec.Command(up.Command[0], up.Command[1:]...)
-	cmd.Env = up.Env
-	cmd.Dir = up.Dir
-	cmd.Stderr = up.Stderr
+	cmd.Env, cmd.Dir, cmd.Stderr = up.Env, up.Dir, up.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -112,10 +109,10 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 }
 
 // readLine reads one line of br, of up to limit bytes, into a slice of its
-// own. A long line is read in chunks and joined once: it allocates twice its
-// size, where growing one slice would allocate up to four times. A line
-// above the limit is read to its end and dropped, through scan when it is
-// not nil, and the error wraps [errTooLarge].
+// own. A long line is read in chunks and joined once, which allocates less
+// than growing one slice. A line above the limit is read to its end and
+// dropped, through scan when it is not nil, and the error wraps
+// [errTooLarge].
 func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 	var chunks [][]byte
 	n := 0
@@ -151,11 +148,9 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 		}
 		line := bytes.Join(chunks, nil)
 		if n >= collectAbove {
-			// The chunks are garbage now, as large as the line; the pacer
-			// would let them live on beside the copies the line's
-			// offload makes, and their pages, scattered, would not hold
-			// the next large copy. A collection costs little here (the
-			// line holds no pointers); their pages go back to the system.
+			// The chunks, garbage as large as the line, would otherwise
+			// live on beside the copies the line's offload makes. A
+			// collection costs little here: the line holds no pointers.
 			chunks = nil
 			debug.FreeOSMemory()
 		}
@@ -172,12 +167,11 @@ const collectAbove = 16 << 20
 const maxDepth = 10_000
 
 // A replyScan finds, in a line that is no valid message (too deep, not
-// JSON, cut short, above the size limit), what the relay needs to answer
-// the request it replies to: the id member at the top of the line, and
-// whether a method member there makes it a request of the upstream rather
-// than a reply. It reads the line in pieces, as they come, and keeps only
-// a few bytes: it counts brackets outside strings, and so has no depth
-// limit, and checks nothing else.
+// JSON, cut short, above the size limit), the id member at its top level,
+// and whether a method member there makes it a request rather than a
+// reply, so that the relay can answer the request it replies to. It reads
+// the line in pieces and keeps a few bytes: it counts brackets outside
+// strings, and so has no depth limit, and checks nothing else.
 type replyScan struct {
 	depth, deepest int
 	inString, esc  bool
@@ -291,11 +285,10 @@ func (c *cmdConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	return writeMessage(c.stdin, msg)
 }
 
-// writeMessage writes msg to w as one line. A result is written as it is,
-// from its own bytes: go-sdk's encoder would copy a large one three times
-// (compacted into its encoder, into a buffer, and with the newline). A
-// result is valid JSON (the proxy read or wrote it), and one with a
-// newline (white space, from a server-sent event) is compacted first.
+// writeMessage writes msg to w as one line. A result, valid JSON that the
+// proxy read or wrote, is written from its own bytes, where go-sdk's
+// encoder would copy it several times; one with a newline (white space,
+// from a server-sent event) is compacted first.
 func writeMessage(w io.Writer, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 {
 		result := jsontext.Value(resp.Result)
@@ -388,9 +381,9 @@ func preview(b []byte) string {
 }
 
 // decodeMessage is [jsonrpc.DecodeMessage] for a message the relay passes
-// on: it validates it and takes its members as they are, params and result
-// as slices of data, without decoding them (go-sdk's decoder copies them
-// through a generic JSON decoder, which takes a second for 17 MiB).
+// on: it validates it and takes params and result as slices of data,
+// where go-sdk's decoder copies them through a generic JSON decoder, slow
+// for a large result (BenchmarkProxyPeak).
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	var version, id, method, params, result, errv jsontext.Value
 	ok := members(data, func(name, value jsontext.Value) bool {

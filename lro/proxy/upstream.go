@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -96,31 +97,19 @@ func (u *Upstream) validate() error {
 	return nil
 }
 
-// maxIdleConns is how many idle connections to an HTTP upstream the
-// default client keeps.
-const maxIdleConns = 32
-
 // baseClient returns the HTTP client the proxy's requests to URL start
 // from: a copy of up's HTTPClient, or the default, and the transport below
 // the proxy's headers.
 func (u *Upstream) baseClient() (http.Client, http.RoundTripper) {
-	var client http.Client
-	var base http.RoundTripper
 	if u.HTTPClient != nil {
-		client = *u.HTTPClient
-		base = client.Transport
+		return *u.HTTPClient, cmp.Or[http.RoundTripper](u.HTTPClient.Transport, http.DefaultTransport)
 	}
-	if base == nil {
-		if dt, ok := http.DefaultTransport.(*http.Transport); ok && u.HTTPClient == nil {
-			t := dt.Clone()
-			t.MaxIdleConns = maxIdleConns
-			t.MaxIdleConnsPerHost = maxIdleConns
-			base = t
-		} else {
-			base = http.DefaultTransport
-		}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		t := dt.Clone()
+		t.MaxIdleConns, t.MaxIdleConnsPerHost = 32, 32 // see HTTPClient
+		return http.Client{}, t
 	}
-	return client, base
+	return http.Client{}, http.DefaultTransport
 }
 
 // upConn is one connection to the upstream: a process started for a
@@ -134,9 +123,9 @@ type upConn struct {
 	end     sync.Once
 }
 
-// ended closes the connection and marks it ended; it reports whether this
-// call ended it. Closing goes on in the background (closing a command's
-// connection waits for the process): wait for u.closed to know it is done.
+// ended marks the connection ended and closes it in the background (a
+// command's waits for the process; u.closed tells when it is done). It
+// reports whether this call ended it.
 func (u *upConn) ended() bool {
 	first := false
 	u.end.Do(func() {
@@ -177,9 +166,8 @@ func (p *Proxy) dial() (*upConn, error) {
 }
 
 // headerTransport sends the user's headers with every request, and the
-// negotiated protocol version where the SDK does not: go-sdk's connection
-// learns it from a hook of its own client session, which the relay does not
-// use.
+// negotiated protocol version, which go-sdk's connection learns only from
+// its own client session, not used here.
 type headerTransport struct {
 	base    http.RoundTripper
 	header  http.Header
@@ -200,8 +188,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
-		// go-sdk bounds a server-sent event (MaxEventSize), but reads a
-		// JSON body whole.
+		// go-sdk bounds an event (MaxEventSize), not a JSON body.
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 			resp.Body = &maxBody{ReadCloser: resp.Body, left: t.max, max: t.max}
 		}

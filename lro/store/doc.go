@@ -35,7 +35,7 @@
 //
 // Memory stays flat in the record count: the jsonl Writer buffers 64 KiB,
 // and a bucket's writer what its driver needs (for S3 through package
-// blobstore, at most about 26 MiB per write whatever its size; see there).
+// blobstore, a bound per write whatever its size; see there).
 //
 // # Buckets
 //

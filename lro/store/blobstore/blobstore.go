@@ -14,7 +14,7 @@
 //
 // It is a package of its own so that a program that keeps its files in a
 // folder does not link gocloud.dev/blob, nor the OpenTelemetry and gRPC
-// packages that it imports (about 11 MB of binary).
+// packages that it imports (megabytes of binary).
 //
 // # Writes
 //
@@ -25,10 +25,9 @@
 // driver (the AWS SDK v2 transfer manager) first reads up to its multipart
 // threshold, 16 MiB, to choose between one PutObject and a multipart
 // upload, which gocloud.dev does not let a caller change: a write to S3
-// holds about 26 MiB of buffers at most, whatever its size (measured by
-// BenchmarkStoreMemory of package store: a peak heap of 18 MiB for a 7 MB
-// file, 40 to 48 MiB for 68 to 203 MB, garbage included). Smaller parts
-// would not lower that bound, and S3 refuses them.
+// holds that threshold and two parts of buffers at most, whatever its size
+// (BenchmarkStoreMemory of package store measures it). Smaller parts would
+// not lower that bound, and S3 refuses them.
 package blobstore
 
 import (

@@ -2,7 +2,10 @@
 
 package extract
 
-import "time"
+import (
+	"io/fs"
+	"time"
+)
 
 // On this system a worker cannot be given the server's open file (or
 // resource limits): starting one fails, and so does every call that needs
@@ -13,3 +16,8 @@ func limitWorker(limits) error { return nil }
 func cpuKilled(error, time.Duration) bool { return false }
 
 func signaled(error) bool { return false }
+
+const openFlags = 0
+
+// links returns 1: this system does not report hard links here.
+func links(fs.FileInfo) uint64 { return 1 }
