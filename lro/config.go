@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -274,115 +274,239 @@ func (s *settings) fill(o *Options) {
 	o.Tools = tools
 }
 
+// offloadFile is the [prompt.offload] section of the TOML file. Its values
+// are decoded as written, whatever their type, so that a value of the wrong
+// type is refused naming the key; MetaData.Undecoded gives the unknown keys.
+type offloadFile struct {
+	Enabled   value[bool]         `toml:"enabled"`
+	Threshold value[int64]        `toml:"threshold_tokens"`
+	TTL       value[int64]        `toml:"ttl_seconds"`
+	OutputDir value[string]       `toml:"output_dir"`
+	Profile   value[string]       `toml:"profile"`
+	ClientDir value[string]       `toml:"client_dir"`
+	Storage   value[string]       `toml:"storage"`
+	Tools     map[string]toolFile `toml:"tools"`
+}
+
+// toolFile is one table of [prompt.offload.tools].
+type toolFile struct {
+	Enabled   value[bool]   `toml:"enabled"`
+	Threshold value[int64]  `toml:"threshold_tokens"`
+	Profile   value[string] `toml:"profile"`
+	Always    value[bool]   `toml:"always"`
+}
+
+// value is the value of one key: v when it has type T, raw as decoded
+// whatever its type, both nil when the key is absent.
+type value[T bool | int64 | string] struct {
+	v   *T
+	raw any
+}
+
+// UnmarshalTOML keeps data; it never fails, so that [value.get] can say
+// which key is wrong.
+func (x *value[T]) UnmarshalTOML(data any) error {
+	x.raw = data
+	if v, ok := data.(T); ok {
+		x.v = &v
+	}
+	return nil
+}
+
+// get returns the value, nil when absent, or an error saying the type
+// wanted.
+func (x *value[T]) get() (*T, error) {
+	if x.raw == nil || x.v != nil {
+		return x.v, nil
+	}
+	switch any(x.v).(type) {
+	case *bool:
+		return nil, errors.New("not a boolean (want true or false)")
+	case *int64:
+		return nil, errors.New("not an integer")
+	}
+	return nil, errors.New("not a string")
+}
+
 // readTOML reads the [prompt.offload] section of the file at path.
 func (s *settings) readTOML(path string) error {
-	var doc map[string]any
-	if _, err := toml.DecodeFile(path, &doc); err != nil {
+	var doc struct {
+		Prompt struct {
+			Offload offloadFile `toml:"offload"`
+		} `toml:"prompt"`
+	}
+	if err := checkTables(path); err != nil {
+		return err
+	}
+	md, err := toml.DecodeFile(path, &doc)
+	if err != nil {
 		return fmt.Errorf("lro: config file %s: %w", path, err)
 	}
-	bad := func(key string, v any, why string) error {
-		return fmt.Errorf("lro: config file %s: %s = %s: %s: %w", path, key, tomlValue(v), why, ErrInvalidConfig)
+	bad := func(key string, v any, err error) error {
+		return fmt.Errorf("lro: config file %s: %s = %s: %s: %w", path, key, tomlValue(v), err, ErrInvalidConfig)
 	}
-	prompt, ok := doc["prompt"]
-	if !ok {
-		return nil
-	}
-	promptTable, ok := prompt.(map[string]any)
-	if !ok {
-		return bad("prompt", prompt, "not a table")
-	}
-	offload, ok := promptTable["offload"]
-	if !ok {
-		return nil
-	}
-	table, ok := offload.(map[string]any)
-	if !ok {
-		return bad("prompt.offload", offload, "not a table")
-	}
-	for _, k := range sortedKeys(table) {
-		v, key := table[k], "prompt.offload."+k
-		var err error
-		switch k {
-		case keyEnabled:
-			s.enabled, err = tomlBool(v)
-		case keyThreshold:
-			s.threshold, err = tomlThreshold(v)
-		case keyTTL:
-			var n *int64
-			n, err = tomlInt(v, 1, maxTTLSeconds)
-			if err == nil {
-				ttl := time.Duration(*n) * time.Second
-				s.ttl = &ttl
-			}
-		case keyOutputDir:
-			s.outputDir, err = tomlOutputDir(v)
-		case keyProfile:
-			s.profile, err = tomlProfile(v)
-		case keyClientDir:
-			s.clientDir, err = tomlClientDir(v)
-		case keyStorage:
-			s.storage, err = tomlStorage(v)
-			s.storageFrom = "config file " + path + ": " + key
-		case keyTools:
-			tools, ok := v.(map[string]any)
-			if !ok {
-				return bad(key, v, "not a table")
-			}
-			if err := s.readTools(tools, bad); err != nil {
-				return err
-			}
-			continue
-		default:
-			err = errors.New("unknown key (want enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools)")
+	// The first unknown key of the section, in name order.
+	var unknown []toml.Key
+	for _, k := range md.Undecoded() {
+		if len(k) > 2 && k[0] == "prompt" && k[1] == "offload" {
+			unknown = append(unknown, k)
 		}
+	}
+	if len(unknown) > 0 {
+		k := slices.MinFunc(unknown, func(a, b toml.Key) int { return slices.Compare(a, b) })
+		want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools"
+		if len(k) > 4 && k[2] == keyTools {
+			k, want = k[:5], "enabled, threshold_tokens, profile or always"
+		} else {
+			k = k[:3]
+		}
+		return bad(k.String(), rawValue(path, k), fmt.Errorf("unknown key (want %s)", want))
+	}
+	f := doc.Prompt.Offload
+	key := func(k string) string { return "prompt.offload." + k }
+	if s.enabled, err = f.Enabled.get(); err != nil {
+		return bad(key(keyEnabled), f.Enabled.raw, err)
+	}
+	if s.threshold, err = threshold(&f.Threshold); err != nil {
+		return bad(key(keyThreshold), f.Threshold.raw, err)
+	}
+	if s.ttl, err = ttlSeconds(&f.TTL); err != nil {
+		return bad(key(keyTTL), f.TTL.raw, err)
+	}
+	if s.outputDir, err = then(&f.OutputDir, checkOutputDirValue); err != nil {
+		return bad(key(keyOutputDir), f.OutputDir.raw, err)
+	}
+	if s.profile, err = profileValue(&f.Profile); err != nil {
+		return bad(key(keyProfile), f.Profile.raw, err)
+	}
+	if s.clientDir, err = then(&f.ClientDir, checkClientDirValue); err != nil {
+		return bad(key(keyClientDir), f.ClientDir.raw, err)
+	}
+	if s.storage, err = then(&f.Storage, checkStorage); err != nil {
+		if f.Storage.v == nil {
+			err = fmt.Errorf("%w (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)", err)
+		}
+		return bad(key(keyStorage), f.Storage.raw, err)
+	}
+	if f.Storage.raw != nil {
+		s.storageFrom = "config file " + path + ": " + key(keyStorage)
+	}
+	if f.Tools == nil {
+		return nil
+	}
+	s.tools = make(map[string]ToolOptions, len(f.Tools))
+	for _, name := range slices.Sorted(maps.Keys(f.Tools)) {
+		tf := f.Tools[name]
+		key := func(k string) string { return toml.Key{"prompt", "offload", keyTools, name, k}.String() }
+		var t ToolOptions
+		enabled, err := tf.Enabled.get()
 		if err != nil {
-			return bad(key, v, err.Error())
+			return bad(key(keyEnabled), tf.Enabled.raw, err)
+		}
+		t.Disabled = enabled != nil && !*enabled
+		n, err := threshold(&tf.Threshold)
+		if err != nil {
+			return bad(key(keyThreshold), tf.Threshold.raw, err)
+		}
+		if n != nil {
+			t.ThresholdTokens = *n
+		}
+		if t.Profile, err = profileValue(&tf.Profile); err != nil {
+			return bad(key(keyProfile), tf.Profile.raw, err)
+		}
+		always, err := tf.Always.get()
+		if err != nil {
+			return bad(key(keyAlways), tf.Always.raw, err)
+		}
+		t.Always = always != nil && *always
+		s.tools[name] = t
+	}
+	return nil
+}
+
+// checkTables refuses a file that does not parse, or whose prompt,
+// prompt.offload, prompt.offload.tools or one of its tables is not a table
+// (naming the first in name order), which a struct cannot hold.
+func checkTables(path string) error {
+	var doc map[string]any
+	if _, perr := toml.DecodeFile(path, &doc); perr != nil {
+		return fmt.Errorf("lro: config file %s: %w", path, perr)
+	}
+	check := func(key toml.Key, v any) (map[string]any, error) {
+		if v == nil {
+			return nil, nil
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("lro: config file %s: %s = %s: not a table: %w", path, key, tomlValue(v), ErrInvalidConfig)
+		}
+		return m, nil
+	}
+	prompt, cerr := check(toml.Key{"prompt"}, doc["prompt"])
+	if cerr != nil {
+		return cerr
+	}
+	offload, cerr := check(toml.Key{"prompt", "offload"}, prompt["offload"])
+	if cerr != nil {
+		return cerr
+	}
+	tools, cerr := check(toml.Key{"prompt", "offload", keyTools}, offload[keyTools])
+	if cerr != nil {
+		return cerr
+	}
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
+		if _, cerr := check(toml.Key{"prompt", "offload", keyTools, name}, tools[name]); cerr != nil {
+			return cerr
 		}
 	}
 	return nil
 }
 
-// readTools reads the per-tool tables of [prompt.offload.tools].
-func (s *settings) readTools(tools map[string]any, bad func(string, any, string) error) error {
-	s.tools = make(map[string]ToolOptions, len(tools))
-	for _, name := range sortedKeys(tools) {
-		prefix := "prompt.offload.tools." + tomlKey(name)
-		table, ok := tools[name].(map[string]any)
-		if !ok {
-			return bad(prefix, tools[name], "not a table")
-		}
-		var t ToolOptions
-		for _, k := range sortedKeys(table) {
-			v := table[k]
-			var err error
-			switch k {
-			case keyEnabled:
-				var b *bool
-				if b, err = tomlBool(v); err == nil {
-					t.Disabled = !*b
-				}
-			case keyThreshold:
-				var n *int
-				if n, err = tomlThreshold(v); err == nil {
-					t.ThresholdTokens = *n
-				}
-			case keyProfile:
-				t.Profile, err = tomlProfile(v)
-			case keyAlways:
-				var b *bool
-				if b, err = tomlBool(v); err == nil {
-					t.Always = *b
-				}
-			default:
-				err = errors.New("unknown key (want enabled, threshold_tokens, profile or always)")
-			}
-			if err != nil {
-				return bad(prefix+"."+k, v, err.Error())
-			}
-		}
-		s.tools[name] = t
+// then returns x's value once check accepts it.
+func then(x *value[string], check func(string) (*string, error)) (*string, error) {
+	v, err := x.get()
+	if v == nil || err != nil {
+		return nil, err
 	}
-	return nil
+	return check(*v)
+}
+
+// threshold returns x as a threshold, in 1..u32.
+func threshold(x *value[int64]) (*int, error) {
+	n, err := x.get()
+	if n == nil || err != nil {
+		return nil, err
+	}
+	if *n < 1 || *n > maxThresholdTokens {
+		return nil, fmt.Errorf("out of range 1..%d", int64(maxThresholdTokens))
+	}
+	t := int(*n)
+	return &t, nil
+}
+
+// ttlSeconds returns x, a number of seconds, as a TTL.
+func ttlSeconds(x *value[int64]) (*time.Duration, error) {
+	n, err := x.get()
+	if n == nil || err != nil {
+		return nil, err
+	}
+	if *n < 1 || *n > maxTTLSeconds {
+		return nil, fmt.Errorf("out of range 1..%d", maxTTLSeconds)
+	}
+	ttl := time.Duration(*n) * time.Second
+	return &ttl, nil
+}
+
+// profileValue returns x as a profile.
+func profileValue(x *value[string]) (*Profile, error) {
+	v, err := x.get()
+	if err != nil {
+		return nil, fmt.Errorf("%w %s", err, profileNames)
+	}
+	if v == nil {
+		return nil, nil
+	}
+	return parseProfile(*v)
 }
 
 // envKeys are the keys that have an environment variable: the
@@ -457,15 +581,15 @@ func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) er
 				s.ttl = &ttl
 			}
 		case keyOutputDir:
-			s.outputDir, err = tomlOutputDir(v)
+			s.outputDir, err = checkOutputDirValue(v)
 		case keyProfile:
-			s.profile, err = tomlProfile(v)
+			s.profile, err = parseProfile(v)
 		case keyClientDir:
-			s.clientDir, err = tomlClientDir(v)
+			s.clientDir, err = checkClientDirValue(v)
 		case keyAlways:
 			s.always, err = toolList(v)
 		case keyStorage:
-			s.storage, err = tomlStorage(v)
+			s.storage, err = checkStorage(v)
 			s.storageFrom = "environment " + env
 		}
 		if err != nil {
@@ -475,58 +599,26 @@ func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) er
 	return nil
 }
 
-func tomlBool(v any) (*bool, error) {
-	b, ok := v.(bool)
-	if !ok {
-		return nil, errors.New("not a boolean (want true or false)")
-	}
-	return &b, nil
-}
+// profileNames lists the profiles, for error messages.
+const profileNames = "(want full, no_recipes, no_schema or bare_pointer)"
 
-func tomlInt(v any, lo, hi int64) (*int64, error) {
-	n, ok := v.(int64)
-	if !ok {
-		return nil, errors.New("not an integer")
-	}
-	if n < lo || n > hi {
-		return nil, fmt.Errorf("out of range %d..%d", lo, hi)
-	}
-	return &n, nil
-}
-
-func tomlThreshold(v any) (*int, error) {
-	n, err := tomlInt(v, 1, maxThresholdTokens)
+// parseProfile accepts the name of a profile.
+func parseProfile(v string) (*Profile, error) {
+	p, err := descriptor.ParseProfile(v)
 	if err != nil {
-		return nil, err
-	}
-	t := int(*n)
-	return &t, nil
-}
-
-func tomlProfile(v any) (*Profile, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string (want full, no_recipes, no_schema or bare_pointer)")
-	}
-	p, err := descriptor.ParseProfile(str)
-	if err != nil {
-		return nil, errors.New("unknown profile (want full, no_recipes, no_schema or bare_pointer)")
+		return nil, errors.New("unknown profile " + profileNames)
 	}
 	return &p, nil
 }
 
-// tomlOutputDir accepts a string naming a folder, or a path that does not
-// exist yet (it is created on the first offload) below a folder.
-func tomlOutputDir(v any) (*string, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string")
-	}
-	if strings.ContainsRune(str, 0) {
+// checkOutputDirValue accepts a path naming a folder, or a path that does
+// not exist yet (it is created on the first offload) below a folder.
+func checkOutputDirValue(v string) (*string, error) {
+	if strings.ContainsRune(v, 0) {
 		return nil, errors.New("contains a NUL byte")
 	}
-	if str != "" {
-		dir, err := filepath.Abs(str)
+	if v != "" {
+		dir, err := filepath.Abs(v)
 		if err != nil {
 			return nil, err
 		}
@@ -534,36 +626,28 @@ func tomlOutputDir(v any) (*string, error) {
 			return nil, err
 		}
 	}
-	return &str, nil
+	return &v, nil
 }
 
-// tomlStorage accepts a string for store.Open: a bucket URL, checked when
-// it is opened, or a folder as tomlOutputDir accepts it. The empty string
-// means no storage.
-func tomlStorage(v any) (*string, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)")
-	}
-	if str == "" {
+// checkStorage accepts a value for store.Open: a bucket URL, checked when
+// it is opened, or a folder as checkOutputDirValue accepts it. The empty
+// string means no storage.
+func checkStorage(v string) (*string, error) {
+	switch {
+	case v == "":
 		return nil, nil
+	case strings.Contains(v, "://"):
+		return &v, nil
 	}
-	if strings.Contains(str, "://") {
-		return &str, nil
-	}
-	return tomlOutputDir(str)
+	return checkOutputDirValue(v)
 }
 
-// tomlClientDir accepts a string that [Options.ClientDir] accepts.
-func tomlClientDir(v any) (*string, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string")
-	}
-	if err := checkClientDir(str); err != nil {
+// checkClientDirValue accepts a path that [Options.ClientDir] accepts.
+func checkClientDirValue(v string) (*string, error) {
+	if err := checkClientDir(v); err != nil {
 		return nil, err
 	}
-	return &str, nil
+	return &v, nil
 }
 
 // toolList parses a comma-separated list of tool names; space around each
@@ -588,6 +672,8 @@ func tomlValue(v any) string {
 		return strconv.Quote(redact(v))
 	case map[string]any:
 		return "{...}"
+	case nil:
+		return "(absent)"
 	}
 	return fmt.Sprint(v)
 }
@@ -605,21 +691,18 @@ func redact(v string) string {
 	return u.Redacted()
 }
 
-// tomlKey quotes a table name that is not a bare TOML key.
-func tomlKey(k string) string {
-	for _, r := range k {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return strconv.Quote(k)
-		}
+// rawValue returns the value of key k in the TOML file at path, for the
+// message of an unknown key.
+func rawValue(path string, k toml.Key) any {
+	var v any
+	var doc map[string]any
+	if _, err := toml.DecodeFile(path, &doc); err != nil {
+		return nil
 	}
-	return k
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	v = doc
+	for _, part := range k {
+		m, _ := v.(map[string]any)
+		v = m[part]
 	}
-	sort.Strings(keys)
-	return keys
+	return v
 }
