@@ -169,3 +169,34 @@ func unwritableLater(t *testing.T) (dir string, spoil func()) {
 		}
 	}
 }
+
+// TestWrapSweepsByItself wraps a handler with nil options, as the Quick
+// start does, and starts no janitor: the file it offloads to the system's
+// temporary folder is still there just before its TTL has passed and gone
+// just after, and the sweeper that the offload started has stopped (else
+// synctest.Test would not return).
+func TestWrapSweepsByItself(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir) // os.TempDir, the default OutputDir
+	synctest.Test(t, func(t *testing.T) {
+		h := lro.Wrap(textHandler(200), nil)
+		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := descriptorOf(t, res).FilePath
+		if filepath.Dir(path) != dir {
+			t.Fatalf("offloaded to %s, want a file in %s", path, dir)
+		}
+		time.Sleep(cleanup.DefaultTTL - time.Second)
+		synctest.Wait()
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("a second before its TTL: %v, want the file kept", err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("a second after its TTL: stat error %v, want the file deleted", err)
+		}
+	})
+}

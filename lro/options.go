@@ -71,13 +71,21 @@ type Options struct {
 	// folder records its expiry, the end of its write + TTL, which every
 	// janitor honors (see package cleanup, "Recorded expiry"). If zero,
 	// defaults to [cleanup.DefaultTTL], or with a Store to the Store's TTL.
-	// It is read by the janitor of [StartJanitor] too, which deletes files
-	// without a recorded expiry by it.
+	// It is read by the janitors too, which delete files without a
+	// recorded expiry by it.
 	TTL time.Duration
 
-	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the
-	// output folder. If zero, defaults to [cleanup.DefaultInterval]. Negative
-	// values are invalid.
+	// CleanupInterval is the longest wait between two sweeps of the output
+	// folder (or the Store) while files are left in it. The first offload
+	// to a folder or store starts its sweeper, one per folder (or bucket)
+	// and prefix in the process, whatever the options it was given: it
+	// sweeps when the first file's TTL has passed, then again about a
+	// second after the next expiry or after CleanupInterval, whichever
+	// comes first, and stops once a sweep leaves no file there; the next
+	// offload starts it again. Its events go to the Observer of the
+	// options of that first offload. [StartJanitor] sweeps every
+	// CleanupInterval. If zero, defaults to [cleanup.DefaultInterval].
+	// Negative values are invalid.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
@@ -263,6 +271,9 @@ type config struct {
 	always bool               // offload whatever the size (ToolOptions.Always)
 	tools  map[string]*config // per-tool configurations, from Options.Tools
 	core   *offload.Config    // the offload pipeline's view of the above
+	// observer is Options.Observer; Observer is sweepOnOffload, which
+	// passes every event on to it.
+	observer event.Observer
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -358,6 +369,7 @@ func newConfig(opts *Options) (*config, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
 	if len(c.Tools) > 0 {
 		c.tools = make(map[string]*config, len(c.Tools))
 		for name, t := range c.Tools {
