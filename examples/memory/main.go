@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -264,7 +265,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	}
 	s := newServer(a.store, a.opts)
 	s.AddReceivingMiddleware(lro.CancelWith(ctx))
-	where := []any{"output_dir", a.opts.OutputDir}
+	where := []any{"output_dir", outputDir(a.opts)}
 	if bucket {
 		where = []any{"storage", "bucket"}
 	}
@@ -284,6 +285,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		defer j.Close()
 	}
 	if a.http == "" {
+		stdioHint(stderr, os.Stdin)
 		err := s.Run(ctx, &mcp.StdioTransport{})
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return nil // a signal
@@ -332,6 +334,33 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 			return err
 		}
 		return srv.Close()
+	}
+}
+
+// outputDir returns the folder that offloaded files are written to with
+// opts: OutputDir, or the folder of a folder Store, or else the system's
+// temporary folder, as an absolute path.
+func outputDir(opts *lro.Options) string {
+	dir := opts.OutputDir
+	if opts.Store != nil && opts.Store.Dir() != "" {
+		dir = opts.Store.Dir()
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return dir
+}
+
+// stdioHint tells someone who started the server from a terminal that it
+// waits for an MCP client on stdin, rather than leave them before a silent
+// prompt. A character device counts as a terminal (/dev/null too, where the
+// hint does no harm).
+func stdioHint(w io.Writer, stdin *os.File) {
+	if fi, err := stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprintln(w, "memory: serving MCP over stdio: waiting for an MCP client on stdin (run it from a client such as Claude Code, or with -http ADDR; -h for usage)")
 	}
 }
 
