@@ -21,15 +21,9 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// DefaultEnvPrefix is the product part of the environment variables that
+// defaultEnvPrefix is the product part of the environment variables that
 // [LoadOptions] reads, as in ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS.
-const DefaultEnvPrefix = "ATLATL"
-
-// ErrInvalidConfig is wrapped by the errors of [LoadOptions] for a value in
-// the TOML file or the environment that is of the wrong type, out of range or
-// unknown, and for an unknown key or variable. The message names the key (or
-// variable) and the value.
-var ErrInvalidConfig = errors.New("lro: invalid configuration")
+const defaultEnvPrefix = "ATLATL"
 
 // Sources say where [LoadOptions] reads configuration besides code: the
 // specification's TOML file and environment variables. A nil *Sources reads
@@ -41,7 +35,7 @@ type Sources struct {
 
 	// EnvPrefix is the product part of the environment variables'
 	// names, {EnvPrefix}_PROMPT__OFFLOAD__{KEY}. If empty, defaults to
-	// [DefaultEnvPrefix].
+	// "ATLATL", the specification's.
 	EnvPrefix string
 
 	// LookupEnv looks up an environment variable. If nil, defaults to
@@ -91,7 +85,7 @@ type settings struct {
 	threshold *int
 	ttl       *time.Duration
 	outputDir *string
-	profile   *Profile
+	profile   *descriptor.Profile
 	clientDir *string
 	tools     map[string]ToolOptions
 	always    []string // tool names, from the environment
@@ -147,7 +141,7 @@ type settings struct {
 // sets one.
 //
 // Since a zero field of explicit means "not set", explicit cannot turn
-// offloading back on (Disabled is false) or force [ProfileFull] over a file or
+// offloading back on (Disabled is false) or force [descriptor.ProfileFull] over a file or
 // environment that chose otherwise; leave those to the file and environment.
 // explicit.Tools entries override the file's entry of the same tool field
 // by field.
@@ -160,7 +154,7 @@ type settings struct {
 // variable under {EnvPrefix}_PROMPT__OFFLOAD__, or a storage that store.Open
 // cannot open (a bucket URL of a scheme without a driver, say; the message
 // names the key or variable and never holds a URL's password); the errors
-// wrap [ErrInvalidConfig]. It also fails for a file that cannot be read or
+// wrap [ErrInvalidOption]. It also fails for a file that cannot be read or
 // parsed, and for options that [Options.Validate] rejects (an output_dir
 // that is not the storage's folder, say). Nothing invalid is ever replaced
 // by a default.
@@ -170,7 +164,7 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 		s = *src
 	}
 	if s.EnvPrefix == "" {
-		s.EnvPrefix = DefaultEnvPrefix
+		s.EnvPrefix = defaultEnvPrefix
 	}
 	if s.LookupEnv == nil {
 		s.LookupEnv = os.LookupEnv
@@ -196,7 +190,7 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	}
 	set.fill(&out)
 	if out.ThresholdTokens == 0 {
-		out.ThresholdTokens = DefaultThresholdTokens
+		out.ThresholdTokens = defaultThresholdTokens
 	}
 	if out.TTL == 0 && out.Store != nil {
 		out.TTL = out.Store.TTL()
@@ -215,7 +209,7 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: out.Now, Observer: out.Observer})
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidOption) {
-			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidConfig)
+			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidOption)
 		}
 		return nil, fmt.Errorf("lro: %s: %w", set.storageFrom, err)
 	}
@@ -241,7 +235,7 @@ func (s *settings) fill(o *Options) {
 	if o.OutputDir == "" && s.outputDir != nil {
 		o.OutputDir = *s.outputDir
 	}
-	if o.Profile == ProfileFull && s.profile != nil {
+	if o.Profile == descriptor.ProfileFull && s.profile != nil {
 		o.Profile = *s.profile
 	}
 	if o.ClientDir == "" && s.clientDir != nil {
@@ -343,7 +337,7 @@ func (s *settings) readTOML(path string) error {
 		return fmt.Errorf("lro: config file %s: %w", path, err)
 	}
 	bad := func(key string, v any, err error) error {
-		return fmt.Errorf("lro: config file %s: %s = %s: %s: %w", path, key, tomlValue(v), err, ErrInvalidConfig)
+		return fmt.Errorf("lro: config file %s: %s = %s: %s: %w", path, key, tomlValue(v), err, ErrInvalidOption)
 	}
 	// The first unknown key of the section, in name order.
 	var unknown []toml.Key
@@ -438,7 +432,7 @@ func checkTables(path string) error {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("lro: config file %s: %s = %s: not a table: %w", path, key, tomlValue(v), ErrInvalidConfig)
+			return nil, fmt.Errorf("lro: config file %s: %s = %s: not a table: %w", path, key, tomlValue(v), ErrInvalidOption)
 		}
 		return m, nil
 	}
@@ -498,7 +492,7 @@ func ttlSeconds(x *value[int64]) (*time.Duration, error) {
 }
 
 // profileValue returns x as a profile.
-func profileValue(x *value[string]) (*Profile, error) {
+func profileValue(x *value[string]) (*descriptor.Profile, error) {
 	v, err := x.get()
 	if err != nil {
 		return nil, fmt.Errorf("%w %s", err, profileNames)
@@ -543,7 +537,7 @@ func checkEnvNames(prefix string, environ func() []string, lookup func(string) (
 	name := slices.Min(unknown)
 	v, _ := lookup(name)
 	return fmt.Errorf("lro: environment %s=%q: unknown variable (want %s): %w",
-		name, redact(v), strings.Join(known, ", "), ErrInvalidConfig)
+		name, redact(v), strings.Join(known, ", "), ErrInvalidOption)
 }
 
 // readEnv reads the environment variables of envKeys.
@@ -593,7 +587,7 @@ func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) er
 			s.storageFrom = "environment " + env
 		}
 		if err != nil {
-			return fmt.Errorf("lro: environment %s=%q: %s: %w", env, redact(v), err, ErrInvalidConfig)
+			return fmt.Errorf("lro: environment %s=%q: %s: %w", env, redact(v), err, ErrInvalidOption)
 		}
 	}
 	return nil
@@ -603,7 +597,7 @@ func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) er
 const profileNames = "(want full, no_recipes, no_schema or bare_pointer)"
 
 // parseProfile accepts the name of a profile.
-func parseProfile(v string) (*Profile, error) {
+func parseProfile(v string) (*descriptor.Profile, error) {
 	p, err := descriptor.ParseProfile(v)
 	if err != nil {
 		return nil, errors.New("unknown profile " + profileNames)

@@ -18,6 +18,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // env returns a LookupEnv over a fixed map.
@@ -48,7 +49,7 @@ func writeTOML(t *testing.T, body string) string {
 	return path
 }
 
-func profile(p lro.Profile) *lro.Profile { return &p }
+func profile(p descriptor.Profile) *descriptor.Profile { return &p }
 
 func TestLoadOptionsPrecedence(t *testing.T) {
 	const file = `
@@ -83,9 +84,9 @@ enabled = false
 		name: "the file sets every key",
 		file: file,
 		want: lro.Options{
-			ThresholdTokens: 2000, TTL: 600 * time.Second, OutputDir: "/from/toml", Profile: lro.ProfileNoRecipes,
+			ThresholdTokens: 2000, TTL: 600 * time.Second, OutputDir: "/from/toml", Profile: descriptor.ProfileNoRecipes,
 			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileBarePointer)},
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileBarePointer)},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -98,9 +99,9 @@ enabled = false
 			"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS":      "", // empty counts as unset
 		},
 		want: lro.Options{
-			ThresholdTokens: 3000, TTL: 600 * time.Second, OutputDir: "/from/env", Profile: lro.ProfileNoRecipes,
+			ThresholdTokens: 3000, TTL: 600 * time.Second, OutputDir: "/from/env", Profile: descriptor.ProfileNoRecipes,
 			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileBarePointer)},
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileBarePointer)},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -110,13 +111,13 @@ enabled = false
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000", "ATLATL_PROMPT__OFFLOAD__ENABLED": "true"},
 		explicit: &lro.Options{
 			ThresholdTokens: 5000, Disabled: true, Prefix: "mine",
-			Tools: map[string]lro.ToolOptions{"recall_memories": {Profile: profile(lro.ProfileFull)}},
+			Tools: map[string]lro.ToolOptions{"recall_memories": {Profile: profile(descriptor.ProfileFull)}},
 		},
 		want: lro.Options{
 			Disabled: true, ThresholdTokens: 5000, TTL: 600 * time.Second, OutputDir: "/from/toml", Prefix: "mine",
-			Profile: lro.ProfileNoRecipes,
+			Profile: descriptor.ProfileNoRecipes,
 			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileFull)},
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileFull)},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -133,7 +134,7 @@ enabled = false
 			"MYAPP_PROMPT__OFFLOAD__PROFILE":           "no_schema",
 			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
 		},
-		want: lro.Options{ThresholdTokens: 900, TTL: cleanup.DefaultTTL, Profile: lro.ProfileNoSchema},
+		want: lro.Options{ThresholdTokens: 900, TTL: cleanup.DefaultTTL, Profile: descriptor.ProfileNoSchema},
 	}, {
 		name: "the client's folder and the tools always offloaded, from the file and the environment",
 		file: "[prompt.offload]\nclient_dir = \"/from/toml\"\n[prompt.offload.tools.export]\nalways = true\n[prompt.offload.tools.recall]\nthreshold_tokens = 900\n",
@@ -225,8 +226,8 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 			if err == nil {
 				t.Fatalf("LoadOptions = %+v, want an error", got)
 			}
-			if !errors.Is(err, lro.ErrInvalidConfig) {
-				t.Errorf("error %q does not wrap ErrInvalidConfig", err)
+			if !errors.Is(err, lro.ErrInvalidOption) {
+				t.Errorf("error %q does not wrap ErrInvalidOption", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -299,8 +300,8 @@ func TestLoadOptionsUnknownVariable(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "unknown variable") {
-				t.Errorf("LoadOptions = %+v, %v; want ErrInvalidConfig naming %s as unknown: %s", got, err, tt.wantErr, tt.reason)
+			if !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "unknown variable") {
+				t.Errorf("LoadOptions = %+v, %v; want ErrInvalidOption naming %s as unknown: %s", got, err, tt.wantErr, tt.reason)
 			}
 		})
 	}
@@ -311,7 +312,7 @@ func TestLoadOptionsUnknownVariable(t *testing.T) {
 func TestLoadOptionsUnknownVariableDefaults(t *testing.T) {
 	t.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD", "5")
 	for _, src := range []*lro.Sources{nil, {}, {LookupEnv: os.LookupEnv}} {
-		if _, err := lro.LoadOptions(nil, src); !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
+		if _, err := lro.LoadOptions(nil, src); !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
 			t.Errorf("LoadOptions(nil, %+v) = %v; want the process's variable refused", src, err)
 		}
 	}
@@ -396,7 +397,7 @@ func TestPerToolOverrides(t *testing.T) {
 		OutputDir: t.TempDir(),
 		Tools: map[string]lro.ToolOptions{
 			"small_threshold": {ThresholdTokens: 50},
-			"bare":            {Profile: profile(lro.ProfileBarePointer)},
+			"bare":            {Profile: profile(descriptor.ProfileBarePointer)},
 			"never":           {Disabled: true},
 		},
 	}
@@ -498,5 +499,5 @@ ttl_seconds = 600
 	fmt.Println(err)
 	// Output:
 	// {"prefix":"demo","threshold":3000,"ttl":"10m0s"}
-	// lro: environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean (want true or false): lro: invalid configuration
+	// lro: environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean (want true or false): lro: invalid option
 }

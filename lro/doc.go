@@ -54,7 +54,7 @@
 // Every offload and every write failure is reported to [Options.Observer]
 // (see package [github.com/zircote/lro-go/lro/event]). A client that
 // identifies itself as a local LRO proxy receives results inline (see
-// [IsProxyRequest]).
+// [Options.IgnoreProxy]).
 //
 // # Several replicas
 //

@@ -14,3 +14,9 @@ type BenchMemory = benchMemory
 
 // BenchMemories returns n records of the offload benchmarks.
 var BenchMemories = benchMemories
+
+// The defaults of Options, as their documentation gives them.
+const (
+	DefaultThresholdTokens = defaultThresholdTokens
+	DefaultSchemaVersion   = defaultSchemaVersion
+)

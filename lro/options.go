@@ -21,36 +21,16 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// Defaults of the specification. Each is what the zero value of the
-// corresponding [Options] field means. The defaults of the fields that other
-// packages share are defined there: [jsonl.DefaultPrefix] for Prefix,
-// [cleanup.DefaultTTL] for TTL and [cleanup.DefaultInterval] for
+// The defaults of the Options fields that are this package's own; those
+// that other packages share are defined there: [jsonl.DefaultPrefix] for
+// Prefix, [cleanup.DefaultTTL] for TTL and [cleanup.DefaultInterval] for
 // CleanupInterval.
 const (
-	// DefaultThresholdTokens is the token estimate above which a result set is
-	// offloaded: the specification's 1600.
-	DefaultThresholdTokens = offload.DefaultThreshold
-	// DefaultQueryArgument is the tool argument recorded as the header's query.
-	DefaultQueryArgument = "query"
-	// DefaultDetailArgument is the tool argument that selects the detail level.
-	DefaultDetailArgument = "detail"
-	// DefaultDetail is the detail level recorded when the call names none.
-	// Records of a tool that has no detail levels are complete, hence "full".
-	DefaultDetail = recipes.Full
-	// DefaultSchemaVersion is the header's schema_version when
-	// [Options.SchemaVersion] is empty.
-	DefaultSchemaVersion = "1.0"
-)
-
-// Profile selects how much a descriptor carries; see [descriptor.Profile].
-type Profile = descriptor.Profile
-
-// The descriptor profiles, matching the ablations of the LRO paper.
-const (
-	ProfileFull        = descriptor.ProfileFull
-	ProfileNoRecipes   = descriptor.ProfileNoRecipes
-	ProfileNoSchema    = descriptor.ProfileNoSchema
-	ProfileBarePointer = descriptor.ProfileBarePointer
+	defaultThresholdTokens = offload.DefaultThreshold
+	defaultQueryArgument   = "query"
+	defaultDetailArgument  = "detail"
+	defaultDetail          = recipes.Full
+	defaultSchemaVersion   = "1.0"
 )
 
 // Options configure offloading for one tool ([Wrap], [AddTool]) or for a whole
@@ -63,8 +43,8 @@ type Options struct {
 	Disabled bool
 
 	// ThresholdTokens is the estimate above which a result set is offloaded
-	// (offload when estimated > threshold). If zero, defaults to
-	// [DefaultThresholdTokens]. Negative values are invalid.
+	// (offload when estimated > threshold). If zero, defaults to the
+	// specification's 1600. Negative values are invalid.
 	ThresholdTokens int
 
 	// TTL is how long an offloaded file lives once written: a file in a
@@ -156,16 +136,16 @@ type Options struct {
 	Operation string
 
 	// QueryArgument is the tool argument whose string value is recorded as the
-	// header's query. If empty, defaults to [DefaultQueryArgument].
+	// header's query. If empty, defaults to "query".
 	QueryArgument string
 
 	// DetailArgument is the tool argument that holds the detail level
-	// ("light", "medium" or "full"). If empty, defaults to
-	// [DefaultDetailArgument].
+	// ("light", "medium" or "full"). If empty, defaults to "detail".
 	DetailArgument string
 
 	// DefaultDetail is the detail level when the call does not name one. If
-	// empty, defaults to [DefaultDetail].
+	// empty, defaults to "full": the records of a tool without detail
+	// levels are complete.
 	DefaultDetail recipes.Detail
 
 	// RecordsField names the array field of an object result that holds the
@@ -174,8 +154,8 @@ type Options struct {
 	RecordsField string
 
 	// Profile selects the descriptor's fields. If zero, defaults to
-	// [ProfileFull], the specification's complete descriptor.
-	Profile Profile
+	// [descriptor.ProfileFull], the specification's complete descriptor.
+	Profile descriptor.Profile
 
 	// RecordType is the Go type of one record. The descriptor's
 	// line_schema is always inferred from the records, so that it lists
@@ -193,8 +173,8 @@ type Options struct {
 	// what the field names do not.
 	SchemaDescriptions bool
 
-	// SchemaVersion is the header's schema_version. If empty, defaults to
-	// [DefaultSchemaVersion].
+	// SchemaVersion is the header's schema_version, the version of the
+	// records' schema. If empty, defaults to "1.0".
 	SchemaVersion string
 
 	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
@@ -231,7 +211,11 @@ type Options struct {
 	Tools map[string]ToolOptions
 
 	// IgnoreProxy makes a client that identifies itself as a local LRO
-	// proxy (see [IsProxyRequest]) subject to offloading like any other.
+	// proxy subject to offloading like any other. A proxy (package
+	// [github.com/zircote/lro-go/lro/proxy]) identifies itself by the
+	// capability extension "io.github.zircote/lro": {"proxy": true}, by
+	// the same key in the _meta of every tools/call, and by the
+	// specification's clientInfo.proxy, which is read where it survives.
 	// If false (the zero value), such a client receives every result
 	// inline, as the specification requires, so that the proxy writes the
 	// file on the client's machine; a client claiming to be a proxy gains
@@ -256,7 +240,7 @@ type ToolOptions struct {
 	ThresholdTokens int
 
 	// Profile, if not nil, replaces [Options.Profile] for this tool.
-	Profile *Profile
+	Profile *descriptor.Profile
 
 	// Always offloads every result of this tool, whatever its size, for
 	// tools whose output is meant for a script rather than for reading.
@@ -296,7 +280,7 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.ThresholdTokens is %d: %w", c.ThresholdTokens, ErrInvalidOption)
 	}
 	if c.ThresholdTokens == 0 {
-		c.ThresholdTokens = DefaultThresholdTokens
+		c.ThresholdTokens = defaultThresholdTokens
 	}
 	if c.TTL < 0 {
 		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
@@ -346,22 +330,22 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	if c.QueryArgument == "" {
-		c.QueryArgument = DefaultQueryArgument
+		c.QueryArgument = defaultQueryArgument
 	}
 	if c.DetailArgument == "" {
-		c.DetailArgument = DefaultDetailArgument
+		c.DetailArgument = defaultDetailArgument
 	}
 	if c.DefaultDetail == "" {
-		c.DefaultDetail = DefaultDetail
+		c.DefaultDetail = defaultDetail
 	}
 	if _, err := recipes.ParseDetail(string(c.DefaultDetail)); err != nil {
 		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w: %w", err, ErrInvalidOption)
 	}
-	if c.Profile < ProfileFull || c.Profile > ProfileBarePointer {
+	if c.Profile < descriptor.ProfileFull || c.Profile > descriptor.ProfileBarePointer {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)
 	}
 	if c.SchemaVersion == "" {
-		c.SchemaVersion = DefaultSchemaVersion
+		c.SchemaVersion = defaultSchemaVersion
 	}
 	if c.Tokenizer == nil {
 		c.Tokenizer = estimate.Heuristic{}
@@ -385,7 +369,7 @@ func newConfig(opts *Options) (*config, error) {
 				tc.ThresholdTokens = t.ThresholdTokens
 			}
 			if t.Profile != nil {
-				if *t.Profile < ProfileFull || *t.Profile > ProfileBarePointer {
+				if *t.Profile < descriptor.ProfileFull || *t.Profile > descriptor.ProfileBarePointer {
 					return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
 				}
 				tc.Profile = *t.Profile

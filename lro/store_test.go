@@ -269,7 +269,7 @@ func TestStoreBucket(t *testing.T) {
 // and the resource link follows, the bare pointer included; and that
 // without ClientDir the file_path is in /tmp.
 func TestStoreBucketProfiles(t *testing.T) {
-	for _, p := range []lro.Profile{lro.ProfileFull, lro.ProfileNoRecipes, lro.ProfileNoSchema, lro.ProfileBarePointer} {
+	for _, p := range []descriptor.Profile{descriptor.ProfileFull, descriptor.ProfileNoRecipes, descriptor.ProfileNoSchema, descriptor.ProfileBarePointer} {
 		t.Run(p.String(), func(t *testing.T) {
 			st, _ := memStore(t, nil)
 			res, err := lro.Wrap(textHandler(200), &lro.Options{Store: st, Profile: p})(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
@@ -282,7 +282,7 @@ func TestStoreBucketProfiles(t *testing.T) {
 			}
 			var fields map[string]any
 			_ = json.Unmarshal(structuredBytes(t, res.StructuredContent), &fields)
-			if p == lro.ProfileBarePointer {
+			if p == descriptor.ProfileBarePointer {
 				if diff := cmp.Diff([]string{"file_path", "handle", "offloaded"}, slices.Sorted(maps.Keys(fields))); diff != "" {
 					t.Errorf("bare pointer fields (-want +got):\n%s", diff)
 				}
@@ -579,8 +579,8 @@ func TestLoadOptionsStorageErrors(t *testing.T) {
 				got.Store.Close()
 				t.Fatalf("LoadOptions = %+v, want an error", got)
 			}
-			if !errors.Is(err, lro.ErrInvalidConfig) && !errors.Is(err, lro.ErrInvalidOption) {
-				t.Errorf("error %q wraps neither ErrInvalidConfig nor ErrInvalidOption", err)
+			if !errors.Is(err, lro.ErrInvalidOption) && !errors.Is(err, lro.ErrInvalidOption) {
+				t.Errorf("error %q wraps neither ErrInvalidOption nor ErrInvalidOption", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {

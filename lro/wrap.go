@@ -16,8 +16,10 @@ import (
 
 // ErrInvalidOption is wrapped by the error that [Options.Validate],
 // [LoadOptions] and [StartJanitor] return for an invalid [Options] field
-// (and that [Wrap], [AddTool] and [Middleware] panic with); the message
-// names the field and its value.
+// (and that [Wrap], [AddTool] and [Middleware] panic with), and by the
+// error of LoadOptions for a value of the TOML file or the environment that
+// is of the wrong type, out of range or unknown, and for an unknown key or
+// variable; the message names the field, key or variable and its value.
 var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first

@@ -22,6 +22,7 @@ import (
 
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
@@ -62,7 +63,7 @@ Regenerate with: go test ./examples/memory -run Golden -update
 type goldenCase struct {
 	name    string // the archive files' prefix
 	store   string // "" for none, "folder" or "bucket": Options.Store
-	profile lro.Profile
+	profile descriptor.Profile
 	native  bool           // Options.ExtractTools
 	tool    string         // list_memories, list_issues or read_logs
 	args    map[string]any // the call's arguments
@@ -71,12 +72,12 @@ type goldenCase struct {
 func goldenCases() []goldenCase {
 	profiles := []struct {
 		name    string
-		profile lro.Profile
+		profile descriptor.Profile
 	}{
-		{"full", lro.ProfileFull},
-		{"no_recipes", lro.ProfileNoRecipes},
-		{"no_schema", lro.ProfileNoSchema},
-		{"bare_pointer", lro.ProfileBarePointer},
+		{"full", descriptor.ProfileFull},
+		{"no_recipes", descriptor.ProfileNoRecipes},
+		{"no_schema", descriptor.ProfileNoSchema},
+		{"bare_pointer", descriptor.ProfileBarePointer},
 	}
 	var cases []goldenCase
 	for _, p := range profiles {
@@ -108,8 +109,8 @@ func goldenCases() []goldenCase {
 		for _, tc := range cases {
 			switch {
 			case tc.store != "",
-				tc.profile == lro.ProfileNoRecipes, tc.profile == lro.ProfileNoSchema,
-				tc.profile == lro.ProfileBarePointer && tc.name != "list/bare_pointer/light",
+				tc.profile == descriptor.ProfileNoRecipes, tc.profile == descriptor.ProfileNoSchema,
+				tc.profile == descriptor.ProfileBarePointer && tc.name != "list/bare_pointer/light",
 				strings.HasPrefix(tc.name, "recall/") && tc.name != "recall/full/full":
 				continue
 			}

@@ -183,7 +183,7 @@ func instructions(opts *lro.Options) string {
 	}
 	threshold := opts.ThresholdTokens
 	if threshold == 0 {
-		threshold = lro.DefaultThresholdTokens
+		threshold = 1600 // the default of lro.Options.ThresholdTokens
 	}
 	fmt.Fprintf(&b, "Large Result Offloading: when a result set is estimated above %d tokens, the server writes the complete result set to a JSONL file and returns a compact descriptor instead: ", threshold)
 	b.WriteString(`{"offloaded": true, "summary": {...}, "file_path": "...", "line_schema": {...}, "jq_recipes": [10 commands], "guidance": "..."}. `)

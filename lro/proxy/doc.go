@@ -33,11 +33,11 @@
 //     tools, the initialize result advertises tools.
 //   - The proxy identifies itself to the upstream as an LRO proxy: in the
 //     client's initialize request, by the capability extension
-//     [lro.ProxyKey] ({"proxy": true}) and the specification's
+//     "io.github.zircote/lro" ({"proxy": true}) and the specification's
 //     clientInfo.proxy = true; in every tools/call, by the same key in
 //     _meta (and clientInfo.proxy in the clientInfo a client of protocol
 //     2026-07-28 sends there). A server built with package lro then returns full results
-//     inline (see [lro.IsProxyRequest]), so files land on the client's
+//     inline (see lro.Options.IgnoreProxy), so files land on the client's
 //     machine; other servers ignore them.
 //
 // # Transports

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/proxy"
@@ -380,7 +381,7 @@ func TestForwarding(t *testing.T) {
 				// its key, and clientInfo.proxy where the client sent its
 				// clientInfo.
 				want := generic(t, meta).(map[string]any)
-				want[lro.ProxyKey] = map[string]any{"proxy": true}
+				want[proxyflag.Key] = map[string]any{"proxy": true}
 				want[mcp.MetaKeyClientInfo].(map[string]any)["proxy"] = true
 				if diff := cmp.Diff(want, seen.Meta); diff != "" {
 					t.Errorf("_meta at the upstream (-want +got):\n%s", diff)
