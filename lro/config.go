@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -187,6 +188,9 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	var out Options
 	if explicit != nil {
 		out = *explicit
+		if h := testhook.Get(explicit); h.Now != nil || h.WrapWriter != nil {
+			testhook.Set(&out, h)
+		}
 	}
 	set.fill(&out)
 	if out.ThresholdTokens == 0 {
@@ -206,7 +210,7 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	}
 	// Opened last, once everything else is valid: nothing is opened for
 	// options that are refused anyway.
-	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: out.Now, Observer: out.Observer})
+	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: testhook.Get(&out).Now, Observer: out.Observer})
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidOption) {
 			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidOption)

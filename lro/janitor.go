@@ -61,9 +61,9 @@ func (c *config) janitorOptions() *cleanup.Options {
 		Dir:      c.dir,
 		Prefix:   c.Prefix,
 		TTL:      c.TTL,
-		Interval: c.CleanupInterval,
+		Interval: max(c.CleanupInterval, 0), // negative: the sweeper is off
 		Observer: c.observer,
-		Now:      c.Now,
+		Now:      c.now,
 	}
 	if c.Store != nil && c.Store.Bucket() != nil {
 		o.Bucket = c.Store.Bucket()
@@ -72,12 +72,13 @@ func (c *config) janitorOptions() *cleanup.Options {
 }
 
 // The automatic sweepers: one per folder (or bucket) and prefix in the
-// process, started by the first offload there, which sweeps when the first
-// file may have expired and then as long as files of the prefix are left
-// there, and stops once a sweep leaves none and nothing was offloaded during
-// it. The next offload starts it again. A file is thus deleted at most
-// about a second after its expiry, or CleanupInterval if that is shorter,
-// and no goroutine is left once every file is gone.
+// process, started by the first offload there, which sweeps at once (what an
+// earlier run left goes then), and then as long as files of the prefix are
+// left there, about a second after the next expiry or after CleanupInterval,
+// whichever comes first; it stops once a sweep leaves none and nothing was
+// offloaded during it. The next offload starts it again. No goroutine is
+// left once every file is gone. It runs on the system's clock: options with
+// a clock of their own (a test's) start none.
 var sweepers struct {
 	sync.Mutex
 	m map[sweepKey]*sweeper
@@ -115,6 +116,9 @@ func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 // startSweeper notes an offload with c, starting the sweeper of its folder
 // or store if it does not run.
 func (c *config) startSweeper() {
+	if c.CleanupInterval < 0 || !c.realClock {
+		return
+	}
 	o := c.janitorOptions()
 	k := sweepKey{dir: o.Dir, prefix: o.Prefix}
 	if o.Bucket != nil {
@@ -139,21 +143,17 @@ func (c *config) startSweeper() {
 		return // options that newConfig accepted: not expected
 	}
 	s.running = true
-	first := min(o.TTL, o.Interval)
-	if o.Bucket != nil {
-		first += cleanup.SkewMargin
-	}
-	go s.run(j, o, first)
+	go s.run(j, o)
 }
 
-// run sweeps after wait, and again as long as files are left.
-func (s *sweeper) run(j *cleanup.Janitor, o *cleanup.Options, wait time.Duration) {
-	for {
+// run sweeps at once, and again as long as files are left.
+func (s *sweeper) run(j *cleanup.Janitor, o *cleanup.Options) {
+	for wait := time.Duration(0); ; {
 		time.Sleep(wait)
 		sweepers.Lock()
 		s.fresh = false
 		sweepers.Unlock()
-		now := o.Now()
+		now := time.Now()
 		res, _ := j.Sweep(context.Background(), now)
 		sweepers.Lock()
 		if !s.fresh && res.Kept == 0 && res.InUse == 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -27,13 +28,12 @@ func TestStartJanitor(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	now := t0
 	rec := &recorder{}
-	opts := &lro.Options{
+	opts := hooked(&lro.Options{
 		OutputDir: t.TempDir(),
 		Prefix:    "p",
 		TTL:       10 * time.Minute,
 		Observer:  rec,
-		Now:       func() time.Time { return now },
-	}
+	}, testhook.Hooks{Now: func() time.Time { return now }})
 	offload := func() string {
 		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {
@@ -104,16 +104,17 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	g := &gate{entered: make(chan struct{}), open: make(chan struct{})}
 	rec := &recorder{}
-	opts := &lro.Options{
+	opts := hooked(&lro.Options{
 		OutputDir: t.TempDir(),
 		TTL:       time.Second,
 		Observer:  rec,
-		Now:       func() time.Time { return t0 },
+	}, testhook.Hooks{
+		Now: func() time.Time { return t0 },
 		WrapWriter: func(w io.Writer) io.Writer {
 			g.w = w
 			return g
 		},
-	}
+	})
 	type result struct {
 		res *mcp.CallToolResult
 		err error

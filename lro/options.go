@@ -14,6 +14,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -59,13 +60,16 @@ type Options struct {
 	// folder (or the Store) while files are left in it. The first offload
 	// to a folder or store starts its sweeper, one per folder (or bucket)
 	// and prefix in the process, whatever the options it was given: it
-	// sweeps when the first file's TTL has passed, then again about a
-	// second after the next expiry or after CleanupInterval, whichever
+	// sweeps at once (deleting what an earlier run left), then again about
+	// a second after the next expiry or after CleanupInterval, whichever
 	// comes first, and stops once a sweep leaves no file there; the next
 	// offload starts it again. Its events go to the Observer of the
 	// options of that first offload. [StartJanitor] sweeps every
 	// CleanupInterval. If zero, defaults to [cleanup.DefaultInterval].
-	// Negative values are invalid.
+	// If negative, no sweeper starts by itself: files are deleted only by
+	// a janitor the server starts ([StartJanitor], which then sweeps every
+	// cleanup.DefaultInterval, or package cleanup) or by a bucket's
+	// lifecycle rule.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
@@ -184,9 +188,6 @@ type Options struct {
 	// events are discarded. It may be called concurrently.
 	Observer event.Observer
 
-	// Now returns the current time. If nil, defaults to [time.Now].
-	Now func() time.Time
-
 	// ExtractTools reports that the server also offers the extraction tools
 	// of package [github.com/zircote/lro-go/lro/extract] over the same folder
 	// and prefix. The descriptor's guidance then points to lro_extract with
@@ -221,11 +222,6 @@ type Options struct {
 	// file on the client's machine; a client claiming to be a proxy gains
 	// only the result a server without LRO would send.
 	IgnoreProxy bool
-
-	// WrapWriter, if not nil, wraps the writer of every offloaded file; see
-	// [jsonl.Options.WrapWriter]. It is meant for fault injection in tests,
-	// such as a writer that fails with syscall.ENOSPC.
-	WrapWriter func(w io.Writer) io.Writer
 }
 
 // ToolOptions override [Options] for one tool: a different threshold or
@@ -258,6 +254,12 @@ type config struct {
 	// observer is Options.Observer; Observer is sweepOnOffload, which
 	// passes every event on to it.
 	observer event.Observer
+	// now is the clock: time.Now, or a test's (internal/testhook), with
+	// which no automatic sweeper starts.
+	now       func() time.Time
+	realClock bool
+	// wrapWriter is a test's writer wrapper (internal/testhook), or nil.
+	wrapWriter func(io.Writer) io.Writer
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -285,14 +287,11 @@ func newConfig(opts *Options) (*config, error) {
 	if c.TTL < 0 {
 		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
 	}
-	if err := c.agreeWithStore(); err != nil {
+	if err := c.agreeWithStore(testhook.Get(opts).WrapWriter != nil); err != nil {
 		return nil, err
 	}
 	if c.TTL == 0 {
 		c.TTL = cleanup.DefaultTTL
-	}
-	if c.CleanupInterval < 0 {
-		return nil, fmt.Errorf("lro: Options.CleanupInterval is %v: %w", c.CleanupInterval, ErrInvalidOption)
 	}
 	if c.CleanupInterval == 0 {
 		c.CleanupInterval = cleanup.DefaultInterval
@@ -350,8 +349,10 @@ func newConfig(opts *Options) (*config, error) {
 	if c.Tokenizer == nil {
 		c.Tokenizer = estimate.Heuristic{}
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	hooks := testhook.Get(opts)
+	c.now, c.wrapWriter = hooks.Now, hooks.WrapWriter
+	if c.now == nil {
+		c.now, c.realClock = time.Now, true
 	}
 	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
 	if len(c.Tools) > 0 {
@@ -383,9 +384,10 @@ func newConfig(opts *Options) (*config, error) {
 }
 
 // agreeWithStore checks the fields that a Store decides against it, and
-// sets those that are zero to the Store's: Prefix, TTL and OutputDir, and
-// WrapWriter, which a Store does not use. It does nothing without a Store.
-func (c *config) agreeWithStore() error {
+// sets those that are zero to the Store's: Prefix, TTL and OutputDir; and
+// a test's writer wrapper (wraps), which a Store does not use. It does
+// nothing without a Store.
+func (c *config) agreeWithStore(wraps bool) error {
 	s := c.Store
 	if s == nil {
 		return nil
@@ -413,8 +415,8 @@ func (c *config) agreeWithStore() error {
 			return fmt.Errorf("lro: Options.OutputDir %q is not the folder of Options.Store (%s): leave it empty or make them the same: %w", c.OutputDir, s.Dir(), ErrInvalidOption)
 		}
 	}
-	if c.WrapWriter != nil {
-		return fmt.Errorf("lro: Options.WrapWriter is set with Options.Store, which does not use it: give it to store.Options.WrapWriter: %w", ErrInvalidOption)
+	if wraps {
+		return fmt.Errorf("lro: a test's WrapWriter is set with Options.Store, which does not use it: give it to store.Options.WrapWriter: %w", ErrInvalidOption)
 	}
 	return nil
 }

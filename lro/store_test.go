@@ -23,6 +23,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -430,10 +431,13 @@ func TestStoreOptions(t *testing.T) {
 		{"another TTL", lro.Options{Store: folder, TTL: 2 * time.Hour}, "Options.TTL"},
 		{"another folder", lro.Options{Store: folder, OutputDir: t.TempDir()}, "Options.OutputDir"},
 		{"a folder with a bucket", lro.Options{Store: bucket, OutputDir: dir}, "Options.OutputDir"},
-		{"a WrapWriter", lro.Options{Store: bucket, WrapWriter: wrap}, "Options.WrapWriter"},
+		{"a WrapWriter", lro.Options{Store: bucket}, "Options.WrapWriter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "a WrapWriter" {
+				hooked(&tt.opts, testhook.Hooks{WrapWriter: wrap})
+			}
 			err := tt.opts.Validate()
 			switch {
 			case tt.field == "" && err != nil:
@@ -455,7 +459,7 @@ func TestStartJanitorBucket(t *testing.T) {
 	clock := func() time.Time { return now }
 	st, bucket := memStore(t, &store.Options{Prefix: "p", TTL: 10 * time.Minute, Now: clock})
 	rec := &recorder{}
-	opts := &lro.Options{Store: st, Observer: rec, Now: clock}
+	opts := hooked(&lro.Options{Store: st, Observer: rec}, testhook.Hooks{Now: clock})
 	offload := func() string {
 		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {

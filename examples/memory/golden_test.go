@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -216,13 +217,27 @@ func offloadGoldenCases(t *testing.T) []offloaded {
 		t.Skipf("output folder %q needs shell quoting", dir)
 	}
 	var out []offloaded
+	// The server's clock is the bubble's, set to goldenNow.
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(goldenNow))
+		out = offloadGoldenBubble(t, dir)
+	})
+	return out
+}
+
+// offloadGoldenBubble is offloadGoldenCases in a synctest bubble whose
+// clock reads goldenNow.
+func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
+	var out []offloaded
 	for _, tc := range goldenCases() {
 		now := func() time.Time { return goldenNow }
 		opts := &lro.Options{
 			OutputDir:    dir,
-			Now:          now,
 			Profile:      tc.profile,
 			ExtractTools: tc.native,
+			// No sweeper, which would outlive the bubble: the test
+			// removes its files.
+			CleanupInterval: -1,
 		}
 		switch tc.store {
 		case "folder":

@@ -112,9 +112,10 @@ A client that identifies itself as a local LRO proxy (examples/lro-proxy; the
 capability extension or request _meta "io.github.zircote/lro": {"proxy": true})
 receives full results inline: the proxy offloads them on its own machine.
 
-While offloading is enabled, a janitor deletes offloaded files whose TTL has
-passed (ttl_seconds, default 3600), at start and then every hour (or every
--cleanup-interval).
+While offloading is enabled, the first offload starts a sweeper that deletes
+offloaded files whose TTL has passed (ttl_seconds, default 3600), and earlier
+runs' expired files, checking at least every hour (or every -cleanup-interval)
+while files are left.
 
 Logs go to stderr.
 
@@ -192,7 +193,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		if opts.Store != nil {
 			opts.Store.Close() // the configuration's, which the flag overrides
 		}
-		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL, Now: opts.Now})
+		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL})
 		if err != nil {
 			return nil, fmt.Errorf("flag -storage: %w", err)
 		}
@@ -274,16 +275,10 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		"offload", !a.opts.Disabled,
 		"threshold_tokens", a.opts.ThresholdTokens,
 		"ttl", a.opts.TTL}, where...)...)
-	if !a.opts.Disabled {
-		// The specification's offload_cleanup task: delete files whose TTL
-		// has passed, now and every hour (-cleanup-interval), with an
-		// OffloadFileExpired event each.
-		j, err := lro.StartJanitor(ctx, a.opts)
-		if err != nil {
-			return err
-		}
-		defer j.Close()
-	}
+	// The specification's offload_cleanup task needs no code: the first
+	// offload starts the sweeper of the folder or bucket, which deletes
+	// each file once its TTL has passed (checking at least every
+	// -cleanup-interval), with an OffloadFileExpired event each.
 	if a.http == "" {
 		stdioHint(stderr, os.Stdin)
 		err := s.Run(ctx, &mcp.StdioTransport{})

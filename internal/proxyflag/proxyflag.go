@@ -87,4 +87,3 @@ func isProxyValue(v any) bool {
 	}
 	return false
 }
-

@@ -46,4 +46,3 @@ func TestInRequest(t *testing.T) {
 		t.Error("InRequest of a request without params = true, want false")
 	}
 }
-
