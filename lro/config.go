@@ -26,35 +26,16 @@ import (
 // [LoadOptions] reads, as in ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS.
 const defaultEnvPrefix = "ATLATL"
 
-// Sources say where [LoadOptions] reads configuration besides code: the
-// specification's TOML file and environment variables. A nil *Sources reads
-// the environment only.
-type Sources struct {
-	// File is the path of a TOML file whose [prompt.offload] section is
-	// read; its other sections are ignored. If empty, no file is read.
-	File string
-
-	// EnvPrefix is the product part of the environment variables'
-	// names, {EnvPrefix}_PROMPT__OFFLOAD__{KEY}. If empty, defaults to
-	// "ATLATL", the specification's.
+// sources say where loadOptions reads configuration besides code: the
+// TOML file, and the environment, ATLATL_PROMPT__OFFLOAD__* or with another
+// prefix. LoadOptions reads the process environment; tests give a map. A
+// variable is refused as unknown only if Environ lists it and LookupEnv
+// reports it set and not empty. Zero fields mean the process's.
+type sources struct {
+	File      string
 	EnvPrefix string
-
-	// LookupEnv looks up an environment variable. If nil, defaults to
-	// [os.LookupEnv]. Tests pass a map's lookup here.
 	LookupEnv func(key string) (string, bool)
-
-	// Environ lists the environment, as "NAME=value" strings like those of
-	// [os.Environ], so that LoadOptions can refuse a variable whose name
-	// starts with {EnvPrefix}_PROMPT__OFFLOAD__ but ends in no key it knows
-	// (a typo such as ATLATL_PROMPT__OFFLOAD__THRESHOLD, which would
-	// otherwise be silently ignored). Only the names are used: a listed
-	// variable is refused only if LookupEnv also reports it set, and not
-	// empty, so the variables checked are always those LookupEnv sees.
-	// If nil, defaults to [os.Environ]. A LookupEnv that reads the process
-	// environment, such as os.LookupEnv itself, thus gets the check without
-	// an Environ; a LookupEnv over a map sees none of the process's
-	// variables, and gets it when Environ lists the map's variables too.
-	Environ func() []string
+	Environ   func() []string
 }
 
 // The keys of the [prompt.offload] section: the specification's four, and
@@ -100,13 +81,15 @@ type settings struct {
 // overriding the one before:
 //
 //  1. the specification's defaults (the zero value of every field);
-//  2. the [prompt.offload] section of the TOML file src.File;
-//  3. the environment variables {EnvPrefix}_PROMPT__OFFLOAD__ENABLED,
+//  2. the [prompt.offload] section of the TOML file at path file (none if
+//     file is empty);
+//  3. the environment variables ATLATL_PROMPT__OFFLOAD__ENABLED,
 //     __THRESHOLD_TOKENS, __TTL_SECONDS, __OUTPUT_DIR, __PROFILE,
 //     __CLIENT_DIR, __STORAGE and __ALWAYS, a comma-separated list of the
 //     tools whose results are always offloaded (a variable set to the empty string
 //     counts as unset; any other variable whose name starts with
-//     {EnvPrefix}_PROMPT__OFFLOAD__ is refused, see [Sources.Environ]);
+//     ATLATL_PROMPT__OFFLOAD__ is refused, a typo such as
+//     ATLATL_PROMPT__OFFLOAD__THRESHOLD that would otherwise be ignored);
 //  4. the fields of explicit that are not zero (explicit may be nil).
 //
 // The result has ThresholdTokens and TTL set to the values in effect, the
@@ -152,15 +135,20 @@ type settings struct {
 // negative or too large, an output_dir that is not a folder or can never be
 // one (its nearest existing ancestor is not a folder, as in /etc/passwd/sub),
 // an unknown profile, an unknown key in [prompt.offload], an unknown
-// variable under {EnvPrefix}_PROMPT__OFFLOAD__, or a storage that store.Open
+// variable under ATLATL_PROMPT__OFFLOAD__, or a storage that store.Open
 // cannot open (a bucket URL of a scheme without a driver, say; the message
 // names the key or variable and never holds a URL's password); the errors
 // wrap [ErrInvalidOption]. It also fails for a file that cannot be read or
 // parsed, and for options that [Options.Validate] rejects (an output_dir
 // that is not the storage's folder, say). Nothing invalid is ever replaced
 // by a default.
-func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
-	var s Sources
+func LoadOptions(explicit *Options, file string) (*Options, error) {
+	return loadOptions(explicit, &sources{File: file})
+}
+
+// loadOptions is LoadOptions with the sources of src.
+func loadOptions(explicit *Options, src *sources) (*Options, error) {
+	var s sources
 	if src != nil {
 		s = *src
 	}

@@ -162,7 +162,7 @@ enabled = false
 			if tt.file != "" {
 				src.File = writeTOML(t, tt.file)
 			}
-			got, err := lro.LoadOptions(tt.explicit, src)
+			got, err := lro.LoadOptionsFrom(tt.explicit, src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +222,7 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 			if tt.file != "" {
 				src.File = writeTOML(t, tt.file)
 			}
-			got, err := lro.LoadOptions(nil, src)
+			got, err := lro.LoadOptionsFrom(nil, src)
 			if err == nil {
 				t.Fatalf("LoadOptions = %+v, want an error", got)
 			}
@@ -240,15 +240,15 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 
 func TestLoadOptionsFileErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "absent.toml")
-	if _, err := lro.LoadOptions(nil, &lro.Sources{File: missing, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: missing, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing file: error %v, want one naming %s", err, missing)
 	}
 	broken := writeTOML(t, "[prompt.offload\nenabled = true")
-	if _, err := lro.LoadOptions(nil, &lro.Sources{File: broken, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), broken) {
+	if _, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: broken, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), broken) {
 		t.Errorf("malformed file: error %v, want one naming %s", err, broken)
 	}
 	// Explicit options are validated too, after the layers are merged.
-	if _, err := lro.LoadOptions(&lro.Options{ThresholdTokens: -3}, &lro.Sources{LookupEnv: env(nil)}); !errors.Is(err, lro.ErrInvalidOption) {
+	if _, err := lro.LoadOptionsFrom(&lro.Options{ThresholdTokens: -3}, &lro.Sources{LookupEnv: env(nil)}); !errors.Is(err, lro.ErrInvalidOption) {
 		t.Errorf("invalid explicit option: error %v, want ErrInvalidOption", err)
 	}
 }
@@ -293,7 +293,7 @@ func TestLoadOptionsUnknownVariable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			list := environ(tt.vars)
 			src := &lro.Sources{EnvPrefix: tt.prefix, LookupEnv: env(tt.vars), Environ: func() []string { return append(list(), tt.listed...) }}
-			got, err := lro.LoadOptions(nil, src)
+			got, err := lro.LoadOptionsFrom(nil, src)
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Errorf("LoadOptions = %v, want success: %s", err, tt.reason)
@@ -312,11 +312,11 @@ func TestLoadOptionsUnknownVariable(t *testing.T) {
 func TestLoadOptionsUnknownVariableDefaults(t *testing.T) {
 	t.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD", "5")
 	for _, src := range []*lro.Sources{nil, {}, {LookupEnv: os.LookupEnv}} {
-		if _, err := lro.LoadOptions(nil, src); !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
+		if _, err := lro.LoadOptionsFrom(nil, src); !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
 			t.Errorf("LoadOptions(nil, %+v) = %v; want the process's variable refused", src, err)
 		}
 	}
-	if _, err := lro.LoadOptions(nil, &lro.Sources{LookupEnv: env(nil)}); err != nil {
+	if _, err := lro.LoadOptionsFrom(nil, &lro.Sources{LookupEnv: env(nil)}); err != nil {
 		t.Errorf("LoadOptions with a LookupEnv over an empty map = %v; want the process's variables unseen", err)
 	}
 }
@@ -481,21 +481,19 @@ func ExampleLoadOptions() {
 threshold_tokens = 2000
 ttl_seconds = 600
 `), 0o600)
-	vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000"}
+	os.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", "3000")
+	defer os.Unsetenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS")
 
-	opts, err := lro.LoadOptions(&lro.Options{Prefix: "demo"}, &lro.Sources{
-		File:      path,
-		LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok },
-	})
+	opts, err := lro.LoadOptions(&lro.Options{Prefix: "demo"}, path)
 	if err != nil {
 		panic(err)
 	}
 	out, _ := json.Marshal(map[string]any{"threshold": opts.ThresholdTokens, "ttl": opts.TTL.String(), "prefix": opts.Prefix})
 	fmt.Println(string(out))
 
-	_, err = lro.LoadOptions(nil, &lro.Sources{LookupEnv: func(k string) (string, bool) {
-		return "maybe", k == "ATLATL_PROMPT__OFFLOAD__ENABLED"
-	}})
+	os.Setenv("ATLATL_PROMPT__OFFLOAD__ENABLED", "maybe")
+	defer os.Unsetenv("ATLATL_PROMPT__OFFLOAD__ENABLED")
+	_, err = lro.LoadOptions(nil, "")
 	fmt.Println(err)
 	// Output:
 	// {"prefix":"demo","threshold":3000,"ttl":"10m0s"}

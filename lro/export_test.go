@@ -20,3 +20,12 @@ const (
 	DefaultThresholdTokens = defaultThresholdTokens
 	DefaultSchemaVersion   = defaultSchemaVersion
 )
+
+// Sources say where LoadOptionsFrom reads configuration: a file, and an
+// environment of the test's.
+type Sources = sources
+
+// LoadOptionsFrom is LoadOptions with the environment of src.
+func LoadOptionsFrom(explicit *Options, src *Sources) (*Options, error) {
+	return loadOptions(explicit, src)
+}

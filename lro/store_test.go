@@ -506,7 +506,7 @@ func TestLoadOptionsStorage(t *testing.T) {
 	folder := filepath.Join(t.TempDir(), "results")
 	file := writeTOML(t, "[prompt.offload]\nstorage = \"mem://\"\nttl_seconds = 120\n")
 	t.Run("bucket from the file", func(t *testing.T) {
-		opts, err := lro.LoadOptions(nil, &lro.Sources{File: file, LookupEnv: env(nil)})
+		opts, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: file, LookupEnv: env(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -522,7 +522,7 @@ func TestLoadOptionsStorage(t *testing.T) {
 	})
 	t.Run("folder from the environment over the file", func(t *testing.T) {
 		vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": folder}
-		opts, err := lro.LoadOptions(nil, &lro.Sources{File: file, LookupEnv: env(vars), Environ: environ(vars)})
+		opts, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: file, LookupEnv: env(vars), Environ: environ(vars)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -534,7 +534,7 @@ func TestLoadOptionsStorage(t *testing.T) {
 	t.Run("an explicit Store wins", func(t *testing.T) {
 		explicit, _ := memStore(t, &store.Options{TTL: 30 * time.Minute})
 		bad := writeTOML(t, "[prompt.offload]\nstorage = \"nosuch://bucket\"\n")
-		opts, err := lro.LoadOptions(&lro.Options{Store: explicit}, &lro.Sources{File: bad, LookupEnv: env(nil)})
+		opts, err := lro.LoadOptionsFrom(&lro.Options{Store: explicit}, &lro.Sources{File: bad, LookupEnv: env(nil)})
 		if err != nil {
 			t.Fatalf("LoadOptions = %v, want the storage setting not opened", err)
 		}
@@ -578,7 +578,7 @@ func TestLoadOptionsStorageErrors(t *testing.T) {
 			if tt.file != "" {
 				src.File = writeTOML(t, tt.file)
 			}
-			got, err := lro.LoadOptions(nil, src)
+			got, err := lro.LoadOptionsFrom(nil, src)
 			if err == nil {
 				got.Store.Close()
 				t.Fatalf("LoadOptions = %+v, want an error", got)

@@ -236,7 +236,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if set["output-dir"] {
 		explicit.OutputDir = *outputDir
 	}
-	opts, err := lro.LoadOptions(explicit, &lro.Sources{File: *configPath, LookupEnv: lookup})
+	opts, err := lro.LoadOptions(explicit, *configPath)
 	if err != nil {
 		return nil, err
 	}

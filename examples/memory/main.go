@@ -57,7 +57,7 @@ func main() {
 	extract.RunWorker() // lro_extract and lro_search run their queries in this program started again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr, os.LookupEnv)
+	err := run(ctx, os.Args[1:], os.Stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(0)
@@ -123,7 +123,7 @@ Flags:
 `
 
 // setup parses the flags and configuration, and builds the store.
-func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*app, error) {
+func setup(args []string, stderr io.Writer) (*app, error) {
 	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -185,7 +185,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		}
 		explicit.CleanupInterval = *cleanupInterval
 	}
-	opts, err := lro.LoadOptions(explicit, &lro.Sources{File: *configPath, LookupEnv: lookup})
+	opts, err := lro.LoadOptions(explicit, *configPath)
 	if err != nil {
 		return nil, err
 	}
@@ -255,8 +255,8 @@ const bucketCheckTimeout = 20 * time.Second
 
 // run serves until ctx is done (a signal: the calls in flight are cancelled,
 // and run returns nil) or, over stdio, the client disconnects.
-func run(ctx context.Context, args []string, stderr io.Writer, lookup func(string) (string, bool)) error {
-	a, err := setup(args, stderr, lookup)
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	a, err := setup(args, stderr)
 	if err != nil {
 		return err
 	}

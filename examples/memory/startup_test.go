@@ -37,7 +37,7 @@ func TestOutputDir(t *testing.T) {
 			t.Errorf("%s: outputDir = %q, want %q: %s", tt.name, got, tt.want, tt.reason)
 		}
 	}
-	a, err := setup([]string{"-records", "1"}, &bytes.Buffer{}, env(nil))
+	a, err := setup([]string{"-records", "1"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
