@@ -11,8 +11,8 @@
 // Decorate the tools that may return large results, in one of three ways:
 //
 //   - [AddTool] registers a typed tool, in place of [mcp.AddTool];
-//   - [Wrap] decorates an [mcp.ToolHandler] (widen the tool's output schema
-//     with [WidenOutputSchema]);
+//   - [Wrap] decorates an [mcp.ToolHandler] (for a tool with an output
+//     schema, install [Middleware] for it instead, which widens the schema);
 //   - [Middleware] decorates every tool of a server, or a named set of them.
 //
 // A handler that returns a rendering or one page of a larger result set

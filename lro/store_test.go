@@ -23,6 +23,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
@@ -170,7 +171,7 @@ func TestStoreBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	widened, err := lro.WidenOutputSchema(listSchema)
+	widened, err := outschema.Widen(listSchema)
 	if err != nil {
 		t.Fatal(err)
 	}

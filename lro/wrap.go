@@ -101,8 +101,8 @@ func (s *providedSlot) get() *ResultSet {
 // not a record (a total, a cursor, other arrays), and the descriptor shows
 // the small ones. A handler can also hand over the full set with [Provide].
 //
-// When the tool advertises an output schema, widen it with
-// [WidenOutputSchema] (or register with [AddTool], which does), so that
+// When the tool advertises an output schema, register it with [AddTool], or
+// decorate it with [Middleware] instead, which widen the schema so that
 // clients that validate structured content accept the descriptor.
 //
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned

@@ -19,8 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/proxyflag"
-	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
 
@@ -426,7 +426,7 @@ func TestFilesystemServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tool.OutputSchema != nil {
-				if tool.OutputSchema, err = lro.WidenOutputSchema(tool.OutputSchema); err != nil {
+				if tool.OutputSchema, err = outschema.Widen(tool.OutputSchema); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -20,8 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/matrix.md, the interop matrix")
@@ -394,7 +394,7 @@ func widenSchemas(tools any) error {
 		if !ok || m["outputSchema"] == nil {
 			continue
 		}
-		w, err := lro.WidenOutputSchema(m["outputSchema"])
+		w, err := outschema.Widen(m["outputSchema"])
 		if err != nil {
 			return err
 		}

@@ -26,7 +26,7 @@
 //     Errors and results that are not complete (input_required) pass as
 //     they are.
 //   - tools/list results: an output schema is widened with
-//     [lro.WidenOutputSchema], so that the descriptor is valid under what
+//     the schema of a descriptor (as lro.AddTool does), so that the descriptor is valid under what
 //     the client was told; the local tools ([Options.RegisterLocalTools],
 //     such as lro_extract, lro_read and lro_search) are added on the last
 //     page, and their calls are answered by the proxy. If there are local

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -224,7 +225,7 @@ func TestForwarding(t *testing.T) {
 						t.Fatal(err)
 					}
 					if tool.OutputSchema != nil {
-						w, err := lro.WidenOutputSchema(tool.OutputSchema)
+						w, err := outschema.Widen(tool.OutputSchema)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -9,8 +9,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/proxyflag"
-	"github.com/zircote/lro-go/lro"
 )
 
 // The only messages the relay changes. Each function returns its input when
@@ -122,7 +122,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 }
 
 // widen returns tool with its output schema widened by
-// [lro.WidenOutputSchema], or as it is when it has none or its results are
+// outschema.Widen, or as it is when it has none or its results are
 // never offloaded.
 func (p *Proxy) widen(name string, tool []byte) []byte {
 	schema := member(tool, "outputSchema")
@@ -133,7 +133,7 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return tool
 	}
-	w, err := lro.WidenOutputSchema(s)
+	w, err := outschema.Widen(s)
 	if err != nil {
 		p.logger.Warn("output schema not widened; an offloaded result may fail the client's validation", "tool", name, "err", err)
 		return tool
