@@ -105,6 +105,10 @@ func (s *providedSlot) get() *ResultSet {
 // decorate it with [Middleware] instead, which widen the schema so that
 // clients that validate structured content accept the descriptor.
 //
+// Files are deleted once their TTL has passed, by the sweeper that the
+// first offload to a folder or store starts (see [Options.CleanupInterval]):
+// nothing needs to be started or stopped.
+//
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
 func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
