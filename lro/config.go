@@ -299,6 +299,23 @@ func (x *value[T]) UnmarshalTOML(data any) error {
 	return nil
 }
 
+// setEnv sets x from the environment variable's value v: a boolean or an
+// integer in text, or a string.
+func (x *value[T]) setEnv(v string) {
+	var data any = v
+	switch any(x.v).(type) {
+	case *bool:
+		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
+			data = b
+		}
+	case *int64:
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			data = n
+		}
+	}
+	x.UnmarshalTOML(data)
+}
+
 // get returns the value, nil when absent, or an error saying the type
 // wanted.
 func (x *value[T]) get() (*T, error) {
@@ -350,29 +367,8 @@ func (s *settings) readTOML(path string) error {
 	}
 	f := doc.Prompt.Offload
 	key := func(k string) string { return "prompt.offload." + k }
-	if s.enabled, err = f.Enabled.get(); err != nil {
-		return bad(key(keyEnabled), f.Enabled.raw, err)
-	}
-	if s.threshold, err = threshold(&f.Threshold); err != nil {
-		return bad(key(keyThreshold), f.Threshold.raw, err)
-	}
-	if s.ttl, err = ttlSeconds(&f.TTL); err != nil {
-		return bad(key(keyTTL), f.TTL.raw, err)
-	}
-	if s.outputDir, err = then(&f.OutputDir, checkOutputDirValue); err != nil {
-		return bad(key(keyOutputDir), f.OutputDir.raw, err)
-	}
-	if s.profile, err = profileValue(&f.Profile); err != nil {
-		return bad(key(keyProfile), f.Profile.raw, err)
-	}
-	if s.clientDir, err = then(&f.ClientDir, checkClientDirValue); err != nil {
-		return bad(key(keyClientDir), f.ClientDir.raw, err)
-	}
-	if s.storage, err = then(&f.Storage, checkStorage); err != nil {
-		if f.Storage.v == nil {
-			err = fmt.Errorf("%w (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)", err)
-		}
-		return bad(key(keyStorage), f.Storage.raw, err)
+	if err := s.take(&f, func(k string, v any, err error) error { return bad(key(k), v, err) }); err != nil {
+		return err
 	}
 	if f.Storage.raw != nil {
 		s.storageFrom = "config file " + path + ": " + key(keyStorage)
@@ -408,6 +404,49 @@ func (s *settings) readTOML(path string) error {
 		s.tools[name] = t
 	}
 	return nil
+}
+
+// take sets the settings of the values of f that are set, or returns the
+// error that bad makes of the first invalid one, for its key.
+func (s *settings) take(f *offloadFile, bad func(key string, v any, err error) error) error {
+	for _, c := range []struct {
+		key string
+		raw any
+		err error
+	}{
+		{keyEnabled, f.Enabled.raw, into(&s.enabled)(f.Enabled.get())},
+		{keyThreshold, f.Threshold.raw, into(&s.threshold)(threshold(&f.Threshold))},
+		{keyTTL, f.TTL.raw, into(&s.ttl)(ttlSeconds(&f.TTL))},
+		{keyOutputDir, f.OutputDir.raw, into(&s.outputDir)(then(&f.OutputDir, checkOutputDirValue))},
+		{keyProfile, f.Profile.raw, into(&s.profile)(profileValue(&f.Profile))},
+		{keyClientDir, f.ClientDir.raw, into(&s.clientDir)(then(&f.ClientDir, checkClientDirValue))},
+		{keyStorage, f.Storage.raw, into(&s.storage)(storageValue(&f.Storage))},
+	} {
+		if c.err != nil {
+			return bad(c.key, c.raw, c.err)
+		}
+	}
+	return nil
+}
+
+// into returns a function that sets *dst to v when v is set and err nil,
+// and returns err.
+func into[T any](dst **T) func(v *T, err error) error {
+	return func(v *T, err error) error {
+		if v != nil && err == nil {
+			*dst = v
+		}
+		return err
+	}
+}
+
+// storageValue returns x as a storage, nil for none.
+func storageValue(x *value[string]) (*string, error) {
+	v, err := then(x, checkStorage)
+	if err != nil && x.v == nil {
+		err = fmt.Errorf("%w (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)", err)
+	}
+	return v, err
 }
 
 // checkTables refuses a file that does not parse, or whose prompt,
@@ -535,51 +574,31 @@ func checkEnvNames(prefix string, environ func() []string, lookup func(string) (
 // readEnv reads the environment variables of envKeys.
 func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) error {
 	name := func(key string) string { return prefix + envSection + strings.ToUpper(key) }
+	var f offloadFile
+	fields := map[string]interface{ setEnv(string) }{keyEnabled: &f.Enabled, keyThreshold: &f.Threshold,
+		keyTTL: &f.TTL, keyOutputDir: &f.OutputDir, keyProfile: &f.Profile, keyClientDir: &f.ClientDir, keyStorage: &f.Storage}
+	vars := map[string]string{}
 	for _, key := range envKeys {
-		env := name(key)
-		v, ok := lookup(env)
-		if !ok || v == "" {
-			continue
+		if v, ok := lookup(name(key)); ok && v != "" {
+			vars[key] = v
+			if field, ok := fields[key]; ok {
+				field.setEnv(v)
+			}
 		}
+	}
+	bad := func(key string, _ any, err error) error {
+		return fmt.Errorf("lro: environment %s=%q: %s: %w", name(key), redact(vars[key]), err, ErrInvalidOption)
+	}
+	if err := s.take(&f, bad); err != nil {
+		return err
+	}
+	if f.Storage.raw != nil {
+		s.storageFrom = "environment " + name(keyStorage)
+	}
+	if v, ok := vars[keyAlways]; ok {
 		var err error
-		switch key {
-		case keyEnabled:
-			b, perr := strconv.ParseBool(strings.TrimSpace(v))
-			if perr != nil {
-				err = errors.New("not a boolean (want true or false)")
-			} else {
-				s.enabled = &b
-			}
-		case keyThreshold:
-			n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if perr != nil || n < 1 || n > maxThresholdTokens {
-				err = fmt.Errorf("not an integer in 1..%d", int64(maxThresholdTokens))
-			} else {
-				t := int(n)
-				s.threshold = &t
-			}
-		case keyTTL:
-			n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if perr != nil || n < 1 || n > maxTTLSeconds {
-				err = fmt.Errorf("not an integer number of seconds in 1..%d", maxTTLSeconds)
-			} else {
-				ttl := time.Duration(n) * time.Second
-				s.ttl = &ttl
-			}
-		case keyOutputDir:
-			s.outputDir, err = checkOutputDirValue(v)
-		case keyProfile:
-			s.profile, err = parseProfile(v)
-		case keyClientDir:
-			s.clientDir, err = checkClientDirValue(v)
-		case keyAlways:
-			s.always, err = toolList(v)
-		case keyStorage:
-			s.storage, err = checkStorage(v)
-			s.storageFrom = "environment " + env
-		}
-		if err != nil {
-			return fmt.Errorf("lro: environment %s=%q: %s: %w", env, redact(v), err, ErrInvalidOption)
+		if s.always, err = toolList(v); err != nil {
+			return bad(keyAlways, v, err)
 		}
 	}
 	return nil
