@@ -112,10 +112,9 @@ A client that identifies itself as a local LRO proxy (examples/lro-proxy; the
 capability extension or request _meta "io.github.zircote/lro": {"proxy": true})
 receives full results inline: the proxy offloads them on its own machine.
 
-While offloading is enabled, the first offload starts a sweeper that deletes
-offloaded files whose TTL has passed (ttl_seconds, default 3600), and earlier
-runs' expired files, checking at least every hour (or every -cleanup-interval)
-while files are left.
+While offloading is enabled, a janitor deletes offloaded files whose TTL has
+passed (ttl_seconds, default 3600), at start and then every hour (or every
+-cleanup-interval).
 
 Logs go to stderr.
 
@@ -275,10 +274,18 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"offload", !a.opts.Disabled,
 		"threshold_tokens", a.opts.ThresholdTokens,
 		"ttl", a.opts.TTL}, where...)...)
-	// The specification's offload_cleanup task needs no code: the first
-	// offload starts the sweeper of the folder or bucket, which deletes
-	// each file once its TTL has passed (checking at least every
-	// -cleanup-interval), with an OffloadFileExpired event each.
+	if !a.opts.Disabled {
+		// The specification's offload_cleanup task runs by itself from the
+		// first offload on (the sweeper of the folder or bucket); the
+		// janitor also sweeps at start, so that what an earlier run left
+		// goes before any offload, and then every -cleanup-interval, with
+		// an OffloadFileExpired event each.
+		j, err := lro.StartJanitor(ctx, a.opts)
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+	}
 	if a.http == "" {
 		stdioHint(stderr, os.Stdin)
 		err := s.Run(ctx, &mcp.StdioTransport{})
