@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,49 +17,25 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// DefaultEnvPrefix is the product part of the environment variables that
+// defaultEnvPrefix is the product part of the environment variables that
 // [LoadOptions] reads, as in ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS.
-const DefaultEnvPrefix = "ATLATL"
+const defaultEnvPrefix = "ATLATL"
 
-// ErrInvalidConfig is wrapped by the errors of [LoadOptions] for a value in
-// the TOML file or the environment that is of the wrong type, out of range or
-// unknown, and for an unknown key or variable. The message names the key (or
-// variable) and the value.
-var ErrInvalidConfig = errors.New("lro: invalid configuration")
-
-// Sources say where [LoadOptions] reads configuration besides code: the
-// specification's TOML file and environment variables. A nil *Sources reads
-// the environment only.
-type Sources struct {
-	// File is the path of a TOML file whose [prompt.offload] section is
-	// read; its other sections are ignored. If empty, no file is read.
-	File string
-
-	// EnvPrefix is the product part of the environment variables'
-	// names, {EnvPrefix}_PROMPT__OFFLOAD__{KEY}. If empty, defaults to
-	// [DefaultEnvPrefix].
+// sources say where loadOptions reads configuration besides code: the
+// TOML file, and the environment, ATLATL_PROMPT__OFFLOAD__* or with another
+// prefix. LoadOptions reads the process environment; tests give a map. A
+// variable is refused as unknown only if Environ lists it and LookupEnv
+// reports it set and not empty. Zero fields mean the process's.
+type sources struct {
+	File      string
 	EnvPrefix string
-
-	// LookupEnv looks up an environment variable. If nil, defaults to
-	// [os.LookupEnv]. Tests pass a map's lookup here.
 	LookupEnv func(key string) (string, bool)
-
-	// Environ lists the environment, as "NAME=value" strings like those of
-	// [os.Environ], so that LoadOptions can refuse a variable whose name
-	// starts with {EnvPrefix}_PROMPT__OFFLOAD__ but ends in no key it knows
-	// (a typo such as ATLATL_PROMPT__OFFLOAD__THRESHOLD, which would
-	// otherwise be silently ignored). Only the names are used: a listed
-	// variable is refused only if LookupEnv also reports it set, and not
-	// empty, so the variables checked are always those LookupEnv sees.
-	// If nil, defaults to [os.Environ]. A LookupEnv that reads the process
-	// environment, such as os.LookupEnv itself, thus gets the check without
-	// an Environ; a LookupEnv over a map sees none of the process's
-	// variables, and gets it when Environ lists the map's variables too.
-	Environ func() []string
+	Environ   func() []string
 }
 
 // The keys of the [prompt.offload] section: the specification's four, and
@@ -91,7 +67,7 @@ type settings struct {
 	threshold *int
 	ttl       *time.Duration
 	outputDir *string
-	profile   *Profile
+	profile   *descriptor.Profile
 	clientDir *string
 	tools     map[string]ToolOptions
 	always    []string // tool names, from the environment
@@ -105,13 +81,15 @@ type settings struct {
 // overriding the one before:
 //
 //  1. the specification's defaults (the zero value of every field);
-//  2. the [prompt.offload] section of the TOML file src.File;
-//  3. the environment variables {EnvPrefix}_PROMPT__OFFLOAD__ENABLED,
+//  2. the [prompt.offload] section of the TOML file at path file (none if
+//     file is empty);
+//  3. the environment variables ATLATL_PROMPT__OFFLOAD__ENABLED,
 //     __THRESHOLD_TOKENS, __TTL_SECONDS, __OUTPUT_DIR, __PROFILE,
 //     __CLIENT_DIR, __STORAGE and __ALWAYS, a comma-separated list of the
 //     tools whose results are always offloaded (a variable set to the empty string
 //     counts as unset; any other variable whose name starts with
-//     {EnvPrefix}_PROMPT__OFFLOAD__ is refused, see [Sources.Environ]);
+//     ATLATL_PROMPT__OFFLOAD__ is refused, a typo such as
+//     ATLATL_PROMPT__OFFLOAD__THRESHOLD that would otherwise be ignored);
 //  4. the fields of explicit that are not zero (explicit may be nil).
 //
 // The result has ThresholdTokens and TTL set to the values in effect, the
@@ -147,7 +125,7 @@ type settings struct {
 // sets one.
 //
 // Since a zero field of explicit means "not set", explicit cannot turn
-// offloading back on (Disabled is false) or force [ProfileFull] over a file or
+// offloading back on (Disabled is false) or force [descriptor.ProfileFull] over a file or
 // environment that chose otherwise; leave those to the file and environment.
 // explicit.Tools entries override the file's entry of the same tool field
 // by field.
@@ -157,20 +135,25 @@ type settings struct {
 // negative or too large, an output_dir that is not a folder or can never be
 // one (its nearest existing ancestor is not a folder, as in /etc/passwd/sub),
 // an unknown profile, an unknown key in [prompt.offload], an unknown
-// variable under {EnvPrefix}_PROMPT__OFFLOAD__, or a storage that store.Open
+// variable under ATLATL_PROMPT__OFFLOAD__, or a storage that store.Open
 // cannot open (a bucket URL of a scheme without a driver, say; the message
 // names the key or variable and never holds a URL's password); the errors
-// wrap [ErrInvalidConfig]. It also fails for a file that cannot be read or
+// wrap [ErrInvalidOption]. It also fails for a file that cannot be read or
 // parsed, and for options that [Options.Validate] rejects (an output_dir
 // that is not the storage's folder, say). Nothing invalid is ever replaced
 // by a default.
-func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
-	var s Sources
+func LoadOptions(explicit *Options, file string) (*Options, error) {
+	return loadOptions(explicit, &sources{File: file})
+}
+
+// loadOptions is LoadOptions with the sources of src.
+func loadOptions(explicit *Options, src *sources) (*Options, error) {
+	var s sources
 	if src != nil {
 		s = *src
 	}
 	if s.EnvPrefix == "" {
-		s.EnvPrefix = DefaultEnvPrefix
+		s.EnvPrefix = defaultEnvPrefix
 	}
 	if s.LookupEnv == nil {
 		s.LookupEnv = os.LookupEnv
@@ -193,10 +176,13 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	var out Options
 	if explicit != nil {
 		out = *explicit
+		if h := testhook.Get(explicit); h.Now != nil || h.WrapWriter != nil {
+			testhook.Set(&out, h)
+		}
 	}
 	set.fill(&out)
 	if out.ThresholdTokens == 0 {
-		out.ThresholdTokens = DefaultThresholdTokens
+		out.ThresholdTokens = defaultThresholdTokens
 	}
 	if out.TTL == 0 && out.Store != nil {
 		out.TTL = out.Store.TTL()
@@ -212,10 +198,10 @@ func LoadOptions(explicit *Options, src *Sources) (*Options, error) {
 	}
 	// Opened last, once everything else is valid: nothing is opened for
 	// options that are refused anyway.
-	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: out.Now, Observer: out.Observer})
+	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: testhook.Get(&out).Now, Observer: out.Observer})
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidOption) {
-			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidConfig)
+			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidOption)
 		}
 		return nil, fmt.Errorf("lro: %s: %w", set.storageFrom, err)
 	}
@@ -241,7 +227,7 @@ func (s *settings) fill(o *Options) {
 	if o.OutputDir == "" && s.outputDir != nil {
 		o.OutputDir = *s.outputDir
 	}
-	if o.Profile == ProfileFull && s.profile != nil {
+	if o.Profile == descriptor.ProfileFull && s.profile != nil {
 		o.Profile = *s.profile
 	}
 	if o.ClientDir == "" && s.clientDir != nil {
@@ -274,115 +260,278 @@ func (s *settings) fill(o *Options) {
 	o.Tools = tools
 }
 
+// offloadFile is the [prompt.offload] section of the TOML file. Its values
+// are decoded as written, whatever their type, so that a value of the wrong
+// type is refused naming the key; MetaData.Undecoded gives the unknown keys.
+type offloadFile struct {
+	Enabled   value[bool]         `toml:"enabled"`
+	Threshold value[int64]        `toml:"threshold_tokens"`
+	TTL       value[int64]        `toml:"ttl_seconds"`
+	OutputDir value[string]       `toml:"output_dir"`
+	Profile   value[string]       `toml:"profile"`
+	ClientDir value[string]       `toml:"client_dir"`
+	Storage   value[string]       `toml:"storage"`
+	Tools     map[string]toolFile `toml:"tools"`
+}
+
+// toolFile is one table of [prompt.offload.tools].
+type toolFile struct {
+	Enabled   value[bool]   `toml:"enabled"`
+	Threshold value[int64]  `toml:"threshold_tokens"`
+	Profile   value[string] `toml:"profile"`
+	Always    value[bool]   `toml:"always"`
+}
+
+// value is the value of one key: v when it has type T, raw as decoded
+// whatever its type, both nil when the key is absent.
+type value[T bool | int64 | string] struct {
+	v   *T
+	raw any
+}
+
+// UnmarshalTOML keeps data; it never fails, so that [value.get] can say
+// which key is wrong.
+func (x *value[T]) UnmarshalTOML(data any) error {
+	x.raw = data
+	if v, ok := data.(T); ok {
+		x.v = &v
+	}
+	return nil
+}
+
+// setEnv sets x from the environment variable's value v: a boolean or an
+// integer in text, or a string.
+func (x *value[T]) setEnv(v string) {
+	var data any = v
+	switch any(x.v).(type) {
+	case *bool:
+		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
+			data = b
+		}
+	case *int64:
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			data = n
+		}
+	}
+	x.UnmarshalTOML(data)
+}
+
+// get returns the value, nil when absent, or an error saying the type
+// wanted.
+func (x *value[T]) get() (*T, error) {
+	if x.raw == nil || x.v != nil {
+		return x.v, nil
+	}
+	switch any(x.v).(type) {
+	case *bool:
+		return nil, errors.New("not a boolean (want true or false)")
+	case *int64:
+		return nil, errors.New("not an integer")
+	}
+	return nil, errors.New("not a string")
+}
+
 // readTOML reads the [prompt.offload] section of the file at path.
 func (s *settings) readTOML(path string) error {
-	var doc map[string]any
-	if _, err := toml.DecodeFile(path, &doc); err != nil {
+	var doc struct {
+		Prompt struct {
+			Offload offloadFile `toml:"offload"`
+		} `toml:"prompt"`
+	}
+	if err := checkTables(path); err != nil {
+		return err
+	}
+	md, err := toml.DecodeFile(path, &doc)
+	if err != nil {
 		return fmt.Errorf("lro: config file %s: %w", path, err)
 	}
-	bad := func(key string, v any, why string) error {
-		return fmt.Errorf("lro: config file %s: %s = %s: %s: %w", path, key, tomlValue(v), why, ErrInvalidConfig)
+	bad := func(key string, v any, err error) error {
+		return fmt.Errorf("lro: config file %s: %s = %s: %s: %w", path, key, tomlValue(v), err, ErrInvalidOption)
 	}
-	prompt, ok := doc["prompt"]
-	if !ok {
-		return nil
-	}
-	promptTable, ok := prompt.(map[string]any)
-	if !ok {
-		return bad("prompt", prompt, "not a table")
-	}
-	offload, ok := promptTable["offload"]
-	if !ok {
-		return nil
-	}
-	table, ok := offload.(map[string]any)
-	if !ok {
-		return bad("prompt.offload", offload, "not a table")
-	}
-	for _, k := range sortedKeys(table) {
-		v, key := table[k], "prompt.offload."+k
-		var err error
-		switch k {
-		case keyEnabled:
-			s.enabled, err = tomlBool(v)
-		case keyThreshold:
-			s.threshold, err = tomlThreshold(v)
-		case keyTTL:
-			var n *int64
-			n, err = tomlInt(v, 1, maxTTLSeconds)
-			if err == nil {
-				ttl := time.Duration(*n) * time.Second
-				s.ttl = &ttl
-			}
-		case keyOutputDir:
-			s.outputDir, err = tomlOutputDir(v)
-		case keyProfile:
-			s.profile, err = tomlProfile(v)
-		case keyClientDir:
-			s.clientDir, err = tomlClientDir(v)
-		case keyStorage:
-			s.storage, err = tomlStorage(v)
-			s.storageFrom = "config file " + path + ": " + key
-		case keyTools:
-			tools, ok := v.(map[string]any)
-			if !ok {
-				return bad(key, v, "not a table")
-			}
-			if err := s.readTools(tools, bad); err != nil {
-				return err
-			}
-			continue
-		default:
-			err = errors.New("unknown key (want enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools)")
+	// The first unknown key of the section, in name order.
+	var unknown []toml.Key
+	for _, k := range md.Undecoded() {
+		if len(k) > 2 && k[0] == "prompt" && k[1] == "offload" {
+			unknown = append(unknown, k)
 		}
+	}
+	if len(unknown) > 0 {
+		k := slices.MinFunc(unknown, func(a, b toml.Key) int { return slices.Compare(a, b) })
+		want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools"
+		if len(k) > 4 && k[2] == keyTools {
+			k, want = k[:5], "enabled, threshold_tokens, profile or always"
+		} else {
+			k = k[:3]
+		}
+		return bad(k.String(), rawValue(path, k), fmt.Errorf("unknown key (want %s)", want))
+	}
+	f := doc.Prompt.Offload
+	key := func(k string) string { return "prompt.offload." + k }
+	if err := s.take(&f, func(k string, v any, err error) error { return bad(key(k), v, err) }); err != nil {
+		return err
+	}
+	if f.Storage.raw != nil {
+		s.storageFrom = "config file " + path + ": " + key(keyStorage)
+	}
+	if f.Tools == nil {
+		return nil
+	}
+	s.tools = make(map[string]ToolOptions, len(f.Tools))
+	for _, name := range slices.Sorted(maps.Keys(f.Tools)) {
+		tf := f.Tools[name]
+		key := func(k string) string { return toml.Key{"prompt", "offload", keyTools, name, k}.String() }
+		var t ToolOptions
+		enabled, err := tf.Enabled.get()
 		if err != nil {
-			return bad(key, v, err.Error())
+			return bad(key(keyEnabled), tf.Enabled.raw, err)
+		}
+		t.Disabled = enabled != nil && !*enabled
+		n, err := threshold(&tf.Threshold)
+		if err != nil {
+			return bad(key(keyThreshold), tf.Threshold.raw, err)
+		}
+		if n != nil {
+			t.ThresholdTokens = *n
+		}
+		if t.Profile, err = profileValue(&tf.Profile); err != nil {
+			return bad(key(keyProfile), tf.Profile.raw, err)
+		}
+		always, err := tf.Always.get()
+		if err != nil {
+			return bad(key(keyAlways), tf.Always.raw, err)
+		}
+		t.Always = always != nil && *always
+		s.tools[name] = t
+	}
+	return nil
+}
+
+// take sets the settings of the values of f that are set, or returns the
+// error that bad makes of the first invalid one, for its key.
+func (s *settings) take(f *offloadFile, bad func(key string, v any, err error) error) error {
+	for _, c := range []struct {
+		key string
+		raw any
+		err error
+	}{
+		{keyEnabled, f.Enabled.raw, into(&s.enabled)(f.Enabled.get())},
+		{keyThreshold, f.Threshold.raw, into(&s.threshold)(threshold(&f.Threshold))},
+		{keyTTL, f.TTL.raw, into(&s.ttl)(ttlSeconds(&f.TTL))},
+		{keyOutputDir, f.OutputDir.raw, into(&s.outputDir)(then(&f.OutputDir, checkOutputDirValue))},
+		{keyProfile, f.Profile.raw, into(&s.profile)(profileValue(&f.Profile))},
+		{keyClientDir, f.ClientDir.raw, into(&s.clientDir)(then(&f.ClientDir, checkClientDirValue))},
+		{keyStorage, f.Storage.raw, into(&s.storage)(storageValue(&f.Storage))},
+	} {
+		if c.err != nil {
+			return bad(c.key, c.raw, c.err)
 		}
 	}
 	return nil
 }
 
-// readTools reads the per-tool tables of [prompt.offload.tools].
-func (s *settings) readTools(tools map[string]any, bad func(string, any, string) error) error {
-	s.tools = make(map[string]ToolOptions, len(tools))
-	for _, name := range sortedKeys(tools) {
-		prefix := "prompt.offload.tools." + tomlKey(name)
-		table, ok := tools[name].(map[string]any)
+// into returns a function that sets *dst to v when v is set and err nil,
+// and returns err.
+func into[T any](dst **T) func(v *T, err error) error {
+	return func(v *T, err error) error {
+		if v != nil && err == nil {
+			*dst = v
+		}
+		return err
+	}
+}
+
+// storageValue returns x as a storage, nil for none.
+func storageValue(x *value[string]) (*string, error) {
+	v, err := then(x, checkStorage)
+	if err != nil && x.v == nil {
+		err = fmt.Errorf("%w (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)", err)
+	}
+	return v, err
+}
+
+// checkTables refuses a file that does not parse, or whose prompt,
+// prompt.offload, prompt.offload.tools or one of its tables is not a table
+// (naming the first in name order), which a struct cannot hold.
+func checkTables(path string) error {
+	var doc map[string]any
+	if _, perr := toml.DecodeFile(path, &doc); perr != nil {
+		return fmt.Errorf("lro: config file %s: %w", path, perr)
+	}
+	check := func(key toml.Key, v any) (map[string]any, error) {
+		if v == nil {
+			return nil, nil
+		}
+		m, ok := v.(map[string]any)
 		if !ok {
-			return bad(prefix, tools[name], "not a table")
+			return nil, fmt.Errorf("lro: config file %s: %s = %s: not a table: %w", path, key, tomlValue(v), ErrInvalidOption)
 		}
-		var t ToolOptions
-		for _, k := range sortedKeys(table) {
-			v := table[k]
-			var err error
-			switch k {
-			case keyEnabled:
-				var b *bool
-				if b, err = tomlBool(v); err == nil {
-					t.Disabled = !*b
-				}
-			case keyThreshold:
-				var n *int
-				if n, err = tomlThreshold(v); err == nil {
-					t.ThresholdTokens = *n
-				}
-			case keyProfile:
-				t.Profile, err = tomlProfile(v)
-			case keyAlways:
-				var b *bool
-				if b, err = tomlBool(v); err == nil {
-					t.Always = *b
-				}
-			default:
-				err = errors.New("unknown key (want enabled, threshold_tokens, profile or always)")
-			}
-			if err != nil {
-				return bad(prefix+"."+k, v, err.Error())
-			}
+		return m, nil
+	}
+	prompt, cerr := check(toml.Key{"prompt"}, doc["prompt"])
+	if cerr != nil {
+		return cerr
+	}
+	offload, cerr := check(toml.Key{"prompt", "offload"}, prompt["offload"])
+	if cerr != nil {
+		return cerr
+	}
+	tools, cerr := check(toml.Key{"prompt", "offload", keyTools}, offload[keyTools])
+	if cerr != nil {
+		return cerr
+	}
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
+		if _, cerr := check(toml.Key{"prompt", "offload", keyTools, name}, tools[name]); cerr != nil {
+			return cerr
 		}
-		s.tools[name] = t
 	}
 	return nil
+}
+
+// then returns x's value once check accepts it.
+func then(x *value[string], check func(string) (*string, error)) (*string, error) {
+	v, err := x.get()
+	if v == nil || err != nil {
+		return nil, err
+	}
+	return check(*v)
+}
+
+// threshold returns x as a threshold, in 1..u32.
+func threshold(x *value[int64]) (*int, error) {
+	n, err := x.get()
+	if n == nil || err != nil {
+		return nil, err
+	}
+	if *n < 1 || *n > maxThresholdTokens {
+		return nil, fmt.Errorf("out of range 1..%d", int64(maxThresholdTokens))
+	}
+	t := int(*n)
+	return &t, nil
+}
+
+// ttlSeconds returns x, a number of seconds, as a TTL.
+func ttlSeconds(x *value[int64]) (*time.Duration, error) {
+	n, err := x.get()
+	if n == nil || err != nil {
+		return nil, err
+	}
+	if *n < 1 || *n > maxTTLSeconds {
+		return nil, fmt.Errorf("out of range 1..%d", maxTTLSeconds)
+	}
+	ttl := time.Duration(*n) * time.Second
+	return &ttl, nil
+}
+
+// profileValue returns x as a profile.
+func profileValue(x *value[string]) (*descriptor.Profile, error) {
+	v, err := x.get()
+	if err != nil {
+		return nil, fmt.Errorf("%w %s", err, profileNames)
+	}
+	if v == nil {
+		return nil, nil
+	}
+	return parseProfile(*v)
 }
 
 // envKeys are the keys that have an environment variable: the
@@ -419,114 +568,62 @@ func checkEnvNames(prefix string, environ func() []string, lookup func(string) (
 	name := slices.Min(unknown)
 	v, _ := lookup(name)
 	return fmt.Errorf("lro: environment %s=%q: unknown variable (want %s): %w",
-		name, redact(v), strings.Join(known, ", "), ErrInvalidConfig)
+		name, redact(v), strings.Join(known, ", "), ErrInvalidOption)
 }
 
 // readEnv reads the environment variables of envKeys.
 func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) error {
 	name := func(key string) string { return prefix + envSection + strings.ToUpper(key) }
+	var f offloadFile
+	fields := map[string]interface{ setEnv(string) }{keyEnabled: &f.Enabled, keyThreshold: &f.Threshold,
+		keyTTL: &f.TTL, keyOutputDir: &f.OutputDir, keyProfile: &f.Profile, keyClientDir: &f.ClientDir, keyStorage: &f.Storage}
+	vars := map[string]string{}
 	for _, key := range envKeys {
-		env := name(key)
-		v, ok := lookup(env)
-		if !ok || v == "" {
-			continue
+		if v, ok := lookup(name(key)); ok && v != "" {
+			vars[key] = v
+			if field, ok := fields[key]; ok {
+				field.setEnv(v)
+			}
 		}
+	}
+	bad := func(key string, _ any, err error) error {
+		return fmt.Errorf("lro: environment %s=%q: %s: %w", name(key), redact(vars[key]), err, ErrInvalidOption)
+	}
+	if err := s.take(&f, bad); err != nil {
+		return err
+	}
+	if f.Storage.raw != nil {
+		s.storageFrom = "environment " + name(keyStorage)
+	}
+	if v, ok := vars[keyAlways]; ok {
 		var err error
-		switch key {
-		case keyEnabled:
-			b, perr := strconv.ParseBool(strings.TrimSpace(v))
-			if perr != nil {
-				err = errors.New("not a boolean (want true or false)")
-			} else {
-				s.enabled = &b
-			}
-		case keyThreshold:
-			n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if perr != nil || n < 1 || n > maxThresholdTokens {
-				err = fmt.Errorf("not an integer in 1..%d", int64(maxThresholdTokens))
-			} else {
-				t := int(n)
-				s.threshold = &t
-			}
-		case keyTTL:
-			n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if perr != nil || n < 1 || n > maxTTLSeconds {
-				err = fmt.Errorf("not an integer number of seconds in 1..%d", maxTTLSeconds)
-			} else {
-				ttl := time.Duration(n) * time.Second
-				s.ttl = &ttl
-			}
-		case keyOutputDir:
-			s.outputDir, err = tomlOutputDir(v)
-		case keyProfile:
-			s.profile, err = tomlProfile(v)
-		case keyClientDir:
-			s.clientDir, err = tomlClientDir(v)
-		case keyAlways:
-			s.always, err = toolList(v)
-		case keyStorage:
-			s.storage, err = tomlStorage(v)
-			s.storageFrom = "environment " + env
-		}
-		if err != nil {
-			return fmt.Errorf("lro: environment %s=%q: %s: %w", env, redact(v), err, ErrInvalidConfig)
+		if s.always, err = toolList(v); err != nil {
+			return bad(keyAlways, v, err)
 		}
 	}
 	return nil
 }
 
-func tomlBool(v any) (*bool, error) {
-	b, ok := v.(bool)
-	if !ok {
-		return nil, errors.New("not a boolean (want true or false)")
-	}
-	return &b, nil
-}
+// profileNames lists the profiles, for error messages.
+const profileNames = "(want full, no_recipes, no_schema or bare_pointer)"
 
-func tomlInt(v any, lo, hi int64) (*int64, error) {
-	n, ok := v.(int64)
-	if !ok {
-		return nil, errors.New("not an integer")
-	}
-	if n < lo || n > hi {
-		return nil, fmt.Errorf("out of range %d..%d", lo, hi)
-	}
-	return &n, nil
-}
-
-func tomlThreshold(v any) (*int, error) {
-	n, err := tomlInt(v, 1, maxThresholdTokens)
+// parseProfile accepts the name of a profile.
+func parseProfile(v string) (*descriptor.Profile, error) {
+	p, err := descriptor.ParseProfile(v)
 	if err != nil {
-		return nil, err
-	}
-	t := int(*n)
-	return &t, nil
-}
-
-func tomlProfile(v any) (*Profile, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string (want full, no_recipes, no_schema or bare_pointer)")
-	}
-	p, err := descriptor.ParseProfile(str)
-	if err != nil {
-		return nil, errors.New("unknown profile (want full, no_recipes, no_schema or bare_pointer)")
+		return nil, errors.New("unknown profile " + profileNames)
 	}
 	return &p, nil
 }
 
-// tomlOutputDir accepts a string naming a folder, or a path that does not
-// exist yet (it is created on the first offload) below a folder.
-func tomlOutputDir(v any) (*string, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string")
-	}
-	if strings.ContainsRune(str, 0) {
+// checkOutputDirValue accepts a path naming a folder, or a path that does
+// not exist yet (it is created on the first offload) below a folder.
+func checkOutputDirValue(v string) (*string, error) {
+	if strings.ContainsRune(v, 0) {
 		return nil, errors.New("contains a NUL byte")
 	}
-	if str != "" {
-		dir, err := filepath.Abs(str)
+	if v != "" {
+		dir, err := filepath.Abs(v)
 		if err != nil {
 			return nil, err
 		}
@@ -534,36 +631,28 @@ func tomlOutputDir(v any) (*string, error) {
 			return nil, err
 		}
 	}
-	return &str, nil
+	return &v, nil
 }
 
-// tomlStorage accepts a string for store.Open: a bucket URL, checked when
-// it is opened, or a folder as tomlOutputDir accepts it. The empty string
-// means no storage.
-func tomlStorage(v any) (*string, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)")
-	}
-	if str == "" {
+// checkStorage accepts a value for store.Open: a bucket URL, checked when
+// it is opened, or a folder as checkOutputDirValue accepts it. The empty
+// string means no storage.
+func checkStorage(v string) (*string, error) {
+	switch {
+	case v == "":
 		return nil, nil
+	case strings.Contains(v, "://"):
+		return &v, nil
 	}
-	if strings.Contains(str, "://") {
-		return &str, nil
-	}
-	return tomlOutputDir(str)
+	return checkOutputDirValue(v)
 }
 
-// tomlClientDir accepts a string that [Options.ClientDir] accepts.
-func tomlClientDir(v any) (*string, error) {
-	str, ok := v.(string)
-	if !ok {
-		return nil, errors.New("not a string")
-	}
-	if err := checkClientDir(str); err != nil {
+// checkClientDirValue accepts a path that [Options.ClientDir] accepts.
+func checkClientDirValue(v string) (*string, error) {
+	if err := checkClientDir(v); err != nil {
 		return nil, err
 	}
-	return &str, nil
+	return &v, nil
 }
 
 // toolList parses a comma-separated list of tool names; space around each
@@ -588,6 +677,8 @@ func tomlValue(v any) string {
 		return strconv.Quote(redact(v))
 	case map[string]any:
 		return "{...}"
+	case nil:
+		return "(absent)"
 	}
 	return fmt.Sprint(v)
 }
@@ -605,21 +696,18 @@ func redact(v string) string {
 	return u.Redacted()
 }
 
-// tomlKey quotes a table name that is not a bare TOML key.
-func tomlKey(k string) string {
-	for _, r := range k {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return strconv.Quote(k)
-		}
+// rawValue returns the value of key k in the TOML file at path, for the
+// message of an unknown key.
+func rawValue(path string, k toml.Key) any {
+	var v any
+	var doc map[string]any
+	if _, err := toml.DecodeFile(path, &doc); err != nil {
+		return nil
 	}
-	return k
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	v = doc
+	for _, part := range k {
+		m, _ := v.(map[string]any)
+		v = m[part]
 	}
-	sort.Strings(keys)
-	return keys
+	return v
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // env returns a LookupEnv over a fixed map.
@@ -48,7 +49,7 @@ func writeTOML(t *testing.T, body string) string {
 	return path
 }
 
-func profile(p lro.Profile) *lro.Profile { return &p }
+func profile(p descriptor.Profile) *descriptor.Profile { return &p }
 
 func TestLoadOptionsPrecedence(t *testing.T) {
 	const file = `
@@ -83,9 +84,9 @@ enabled = false
 		name: "the file sets every key",
 		file: file,
 		want: lro.Options{
-			ThresholdTokens: 2000, TTL: 600 * time.Second, OutputDir: "/from/toml", Profile: lro.ProfileNoRecipes,
+			ThresholdTokens: 2000, TTL: 600 * time.Second, OutputDir: "/from/toml", Profile: descriptor.ProfileNoRecipes,
 			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileBarePointer)},
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileBarePointer)},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -98,9 +99,9 @@ enabled = false
 			"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS":      "", // empty counts as unset
 		},
 		want: lro.Options{
-			ThresholdTokens: 3000, TTL: 600 * time.Second, OutputDir: "/from/env", Profile: lro.ProfileNoRecipes,
+			ThresholdTokens: 3000, TTL: 600 * time.Second, OutputDir: "/from/env", Profile: descriptor.ProfileNoRecipes,
 			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileBarePointer)},
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileBarePointer)},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -110,13 +111,13 @@ enabled = false
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000", "ATLATL_PROMPT__OFFLOAD__ENABLED": "true"},
 		explicit: &lro.Options{
 			ThresholdTokens: 5000, Disabled: true, Prefix: "mine",
-			Tools: map[string]lro.ToolOptions{"recall_memories": {Profile: profile(lro.ProfileFull)}},
+			Tools: map[string]lro.ToolOptions{"recall_memories": {Profile: profile(descriptor.ProfileFull)}},
 		},
 		want: lro.Options{
 			Disabled: true, ThresholdTokens: 5000, TTL: 600 * time.Second, OutputDir: "/from/toml", Prefix: "mine",
-			Profile: lro.ProfileNoRecipes,
+			Profile: descriptor.ProfileNoRecipes,
 			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(lro.ProfileFull)},
+				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileFull)},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -133,7 +134,7 @@ enabled = false
 			"MYAPP_PROMPT__OFFLOAD__PROFILE":           "no_schema",
 			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
 		},
-		want: lro.Options{ThresholdTokens: 900, TTL: cleanup.DefaultTTL, Profile: lro.ProfileNoSchema},
+		want: lro.Options{ThresholdTokens: 900, TTL: cleanup.DefaultTTL, Profile: descriptor.ProfileNoSchema},
 	}, {
 		name: "the client's folder and the tools always offloaded, from the file and the environment",
 		file: "[prompt.offload]\nclient_dir = \"/from/toml\"\n[prompt.offload.tools.export]\nalways = true\n[prompt.offload.tools.recall]\nthreshold_tokens = 900\n",
@@ -161,7 +162,7 @@ enabled = false
 			if tt.file != "" {
 				src.File = writeTOML(t, tt.file)
 			}
-			got, err := lro.LoadOptions(tt.explicit, src)
+			got, err := lro.LoadOptionsFrom(tt.explicit, src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,6 +198,9 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 		{"unknown key, a typo", "[prompt.offload]\nthreshold = 10", nil, []string{"prompt.offload.threshold", "unknown key"}},
 		{"unknown profile", "[prompt.offload]\nprofile = \"tiny\"", nil, []string{"prompt.offload.profile", `"tiny"`}},
 		{"offload is not a table", "[prompt]\noffload = 3", nil, []string{"prompt.offload", "not a table"}},
+		{"tools is an array", "[prompt.offload]\ntools = [1]", nil, []string{"prompt.offload.tools", "[1]", "not a table"}},
+		{"a tool is not a table", "[prompt.offload.tools]\nrecall = 3", nil, []string{"prompt.offload.tools.recall", "= 3", "not a table"}},
+		{"unknown table in the section", "[prompt.offload.extra]\nx = 1", nil, []string{"prompt.offload.extra", "unknown key"}},
 		{"bad per-tool threshold", "[prompt.offload.tools.recall]\nthreshold_tokens = -1", nil, []string{"prompt.offload.tools.recall.threshold_tokens", "-1"}},
 		{"unknown per-tool key", "[prompt.offload.tools.\"my tool\"]\nttl_seconds = 5", nil, []string{`prompt.offload.tools."my tool".ttl_seconds`, "unknown key"}},
 		{"env enabled is not a boolean", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__ENABLED": "maybe"}, []string{"ATLATL_PROMPT__OFFLOAD__ENABLED", `"maybe"`}},
@@ -218,12 +222,12 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 			if tt.file != "" {
 				src.File = writeTOML(t, tt.file)
 			}
-			got, err := lro.LoadOptions(nil, src)
+			got, err := lro.LoadOptionsFrom(nil, src)
 			if err == nil {
 				t.Fatalf("LoadOptions = %+v, want an error", got)
 			}
-			if !errors.Is(err, lro.ErrInvalidConfig) {
-				t.Errorf("error %q does not wrap ErrInvalidConfig", err)
+			if !errors.Is(err, lro.ErrInvalidOption) {
+				t.Errorf("error %q does not wrap ErrInvalidOption", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -236,15 +240,15 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 
 func TestLoadOptionsFileErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "absent.toml")
-	if _, err := lro.LoadOptions(nil, &lro.Sources{File: missing, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: missing, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing file: error %v, want one naming %s", err, missing)
 	}
 	broken := writeTOML(t, "[prompt.offload\nenabled = true")
-	if _, err := lro.LoadOptions(nil, &lro.Sources{File: broken, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), broken) {
+	if _, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: broken, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), broken) {
 		t.Errorf("malformed file: error %v, want one naming %s", err, broken)
 	}
 	// Explicit options are validated too, after the layers are merged.
-	if _, err := lro.LoadOptions(&lro.Options{ThresholdTokens: -3}, &lro.Sources{LookupEnv: env(nil)}); !errors.Is(err, lro.ErrInvalidOption) {
+	if _, err := lro.LoadOptionsFrom(&lro.Options{ThresholdTokens: -3}, &lro.Sources{LookupEnv: env(nil)}); !errors.Is(err, lro.ErrInvalidOption) {
 		t.Errorf("invalid explicit option: error %v, want ErrInvalidOption", err)
 	}
 }
@@ -289,15 +293,15 @@ func TestLoadOptionsUnknownVariable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			list := environ(tt.vars)
 			src := &lro.Sources{EnvPrefix: tt.prefix, LookupEnv: env(tt.vars), Environ: func() []string { return append(list(), tt.listed...) }}
-			got, err := lro.LoadOptions(nil, src)
+			got, err := lro.LoadOptionsFrom(nil, src)
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Errorf("LoadOptions = %v, want success: %s", err, tt.reason)
 				}
 				return
 			}
-			if !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "unknown variable") {
-				t.Errorf("LoadOptions = %+v, %v; want ErrInvalidConfig naming %s as unknown: %s", got, err, tt.wantErr, tt.reason)
+			if !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "unknown variable") {
+				t.Errorf("LoadOptions = %+v, %v; want ErrInvalidOption naming %s as unknown: %s", got, err, tt.wantErr, tt.reason)
 			}
 		})
 	}
@@ -308,11 +312,11 @@ func TestLoadOptionsUnknownVariable(t *testing.T) {
 func TestLoadOptionsUnknownVariableDefaults(t *testing.T) {
 	t.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD", "5")
 	for _, src := range []*lro.Sources{nil, {}, {LookupEnv: os.LookupEnv}} {
-		if _, err := lro.LoadOptions(nil, src); !errors.Is(err, lro.ErrInvalidConfig) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
+		if _, err := lro.LoadOptionsFrom(nil, src); !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
 			t.Errorf("LoadOptions(nil, %+v) = %v; want the process's variable refused", src, err)
 		}
 	}
-	if _, err := lro.LoadOptions(nil, &lro.Sources{LookupEnv: env(nil)}); err != nil {
+	if _, err := lro.LoadOptionsFrom(nil, &lro.Sources{LookupEnv: env(nil)}); err != nil {
 		t.Errorf("LoadOptions with a LookupEnv over an empty map = %v; want the process's variables unseen", err)
 	}
 }
@@ -393,7 +397,7 @@ func TestPerToolOverrides(t *testing.T) {
 		OutputDir: t.TempDir(),
 		Tools: map[string]lro.ToolOptions{
 			"small_threshold": {ThresholdTokens: 50},
-			"bare":            {Profile: profile(lro.ProfileBarePointer)},
+			"bare":            {Profile: profile(descriptor.ProfileBarePointer)},
 			"never":           {Disabled: true},
 		},
 	}
@@ -477,23 +481,21 @@ func ExampleLoadOptions() {
 threshold_tokens = 2000
 ttl_seconds = 600
 `), 0o600)
-	vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000"}
+	os.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", "3000")
+	defer os.Unsetenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS")
 
-	opts, err := lro.LoadOptions(&lro.Options{Prefix: "demo"}, &lro.Sources{
-		File:      path,
-		LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok },
-	})
+	opts, err := lro.LoadOptions(&lro.Options{Prefix: "demo"}, path)
 	if err != nil {
 		panic(err)
 	}
 	out, _ := json.Marshal(map[string]any{"threshold": opts.ThresholdTokens, "ttl": opts.TTL.String(), "prefix": opts.Prefix})
 	fmt.Println(string(out))
 
-	_, err = lro.LoadOptions(nil, &lro.Sources{LookupEnv: func(k string) (string, bool) {
-		return "maybe", k == "ATLATL_PROMPT__OFFLOAD__ENABLED"
-	}})
+	os.Setenv("ATLATL_PROMPT__OFFLOAD__ENABLED", "maybe")
+	defer os.Unsetenv("ATLATL_PROMPT__OFFLOAD__ENABLED")
+	_, err = lro.LoadOptions(nil, "")
 	fmt.Println(err)
 	// Output:
 	// {"prefix":"demo","threshold":3000,"ttl":"10m0s"}
-	// lro: environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean (want true or false): lro: invalid configuration
+	// lro: environment ATLATL_PROMPT__OFFLOAD__ENABLED="maybe": not a boolean (want true or false): lro: invalid option
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -405,7 +406,7 @@ func conformanceLevel2(t *testing.T) {
 	t.Run("custodial cleanup", func(t *testing.T) {
 		t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 		now := t0
-		opts := &lro.Options{OutputDir: t.TempDir(), Operation: "recall", Now: func() time.Time { return now }}
+		opts := hooked(&lro.Options{OutputDir: t.TempDir(), Operation: "recall"}, testhook.Hooks{Now: func() time.Time { return now }})
 		res, err := lro.Wrap(recallHandler(100), opts)(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatal(err)
@@ -438,8 +439,8 @@ func conformanceLevel3(t *testing.T) {
 		rec := &recorder{}
 		const n = 200
 		// Every write fails as on a full disk.
-		opts := &lro.Options{OutputDir: t.TempDir(), Operation: "recall", Observer: rec,
-			WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }}
+		opts := hooked(&lro.Options{OutputDir: t.TempDir(), Operation: "recall", Observer: rec},
+			testhook.Hooks{WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }})
 		res, err := lro.Wrap(recallHandler(n), opts)(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatalf("the call failed: %v", err)
@@ -479,7 +480,8 @@ func conformanceLevel3(t *testing.T) {
 		t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 		now := t0
 		dir := t.TempDir()
-		opts := &lro.Options{OutputDir: dir, Operation: "recall", Observer: rec, Now: func() time.Time { return now }}
+		clock := func() time.Time { return now }
+		opts := hooked(&lro.Options{OutputDir: dir, Operation: "recall", Observer: rec}, testhook.Hooks{Now: clock})
 		res, err := lro.Wrap(recallHandler(100), opts)(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatal(err)
@@ -487,7 +489,7 @@ func conformanceLevel3(t *testing.T) {
 		d := descriptorOf(t, res)
 
 		failing := *opts
-		failing.WrapWriter = func(io.Writer) io.Writer { return failingWriter{} }
+		hooked(&failing, testhook.Hooks{Now: clock, WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }})
 		if _, err := lro.Wrap(recallHandler(100), &failing)(context.Background(), recallRequest(recipes.Light)); err != nil {
 			t.Fatal(err)
 		}

@@ -11,15 +11,18 @@
 // Decorate the tools that may return large results, in one of three ways:
 //
 //   - [AddTool] registers a typed tool, in place of [mcp.AddTool];
-//   - [Wrap] decorates an [mcp.ToolHandler] (widen the tool's output schema
-//     with [WidenOutputSchema]);
+//   - [Wrap] decorates an [mcp.ToolHandler] (for a tool with an output
+//     schema, install [Middleware] for it instead, which widens the schema);
 //   - [Middleware] decorates every tool of a server, or a named set of them.
 //
 // A handler that returns a rendering or one page of a larger result set
 // hands the full set over with [Provide]. [Options] configure all three; a
 // nil *Options is the specification's defaults, and [LoadOptions] reads
 // them from the specification's TOML file and environment variables.
-// [StartJanitor] deletes the files once their time to live has passed.
+// Files are deleted once their time to live has passed: the first offload
+// to a folder or store starts its sweeper, which runs as long as files are
+// left there (see [Options.CleanupInterval]); nothing needs to be started
+// or stopped. [StartJanitor] sweeps on a schedule of its own.
 // [GuardNullArguments] keeps go-sdk from crashing on null arguments and on
 // resources/read of a uri holding a control character.
 //
@@ -51,7 +54,7 @@
 // Every offload and every write failure is reported to [Options.Observer]
 // (see package [github.com/zircote/lro-go/lro/event]). A client that
 // identifies itself as a local LRO proxy receives results inline (see
-// [IsProxyRequest]).
+// [Options.IgnoreProxy]).
 //
 // # Several replicas
 //
@@ -62,8 +65,8 @@
 // store of package [github.com/zircote/lro-go/lro/store]. Each descriptor
 // then gives the file's handle (128 random bits, valid for the TTL) and a
 // resource_link to lro://results/{handle}; the extraction tools, given the
-// same store, take the handle on any replica, and [StartJanitor] sweeps
-// the bucket, safely from every replica at once.
+// same store, take the handle on any replica, and the sweepers of all
+// replicas sweep the bucket, safely at once.
 //
 // Clients without a shell query the files through the tools of package
 // [github.com/zircote/lro-go/lro/extract], registered next to the server's

@@ -14,3 +14,18 @@ type BenchMemory = benchMemory
 
 // BenchMemories returns n records of the offload benchmarks.
 var BenchMemories = benchMemories
+
+// The defaults of Options, as their documentation gives them.
+const (
+	DefaultThresholdTokens = defaultThresholdTokens
+	DefaultSchemaVersion   = defaultSchemaVersion
+)
+
+// Sources say where LoadOptionsFrom reads configuration: a file, and an
+// environment of the test's.
+type Sources = sources
+
+// LoadOptionsFrom is LoadOptions with the environment of src.
+func LoadOptionsFrom(explicit *Options, src *Sources) (*Options, error) {
+	return loadOptions(explicit, src)
+}

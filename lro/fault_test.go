@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -43,7 +44,7 @@ type writeFault struct {
 	// setup prepares the folder base and returns the options that lead
 	// to the failure, and a function to run after the tool was wrapped or
 	// registered, just before the call.
-	setup func(t *testing.T, base string) (opts lro.Options, arm func())
+	setup func(t *testing.T, base string) (opts *lro.Options, arm func())
 	// want is what the event's error must wrap.
 	want error
 }
@@ -53,44 +54,44 @@ var rootFaults = []writeFault{
 	{
 		name:   "disk full at once",
 		reason: "ENOSPC on the first write to the file (the flush of the buffered header and records)",
-		setup: func(t *testing.T, base string) (lro.Options, func()) {
-			return lro.Options{OutputDir: base, WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }}, nil
+		setup: func(t *testing.T, base string) (*lro.Options, func()) {
+			return hooked(&lro.Options{OutputDir: base}, testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }}), nil
 		},
 		want: syscall.ENOSPC,
 	},
 	{
 		name:   "disk full after 100 KiB",
 		reason: "ENOSPC after the header and more than the 64 KiB buffer of records reached the file",
-		setup: func(t *testing.T, base string) (lro.Options, func()) {
+		setup: func(t *testing.T, base string) (*lro.Options, func()) {
 			var disks []*fullDisk
 			t.Cleanup(func() {
 				if len(disks) != 1 || disks[0].written != 100<<10 {
 					t.Errorf("the disk was not filled as planned: %d files, want one with 100 KiB written", len(disks))
 				}
 			})
-			return lro.Options{OutputDir: base, WrapWriter: func(w io.Writer) io.Writer {
+			return hooked(&lro.Options{OutputDir: base}, testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer {
 				d := &fullDisk{w: w, limit: 100 << 10}
 				disks = append(disks, d)
 				return d
-			}}, nil
+			}}), nil
 		},
 		want: syscall.ENOSPC,
 	},
 	{
 		name:   "path through a regular file",
 		reason: "the folder is missing and cannot be created: one of its parents became a regular file after the tool was set up (Options.Validate rejects one before)",
-		setup: func(t *testing.T, base string) (lro.Options, func()) {
+		setup: func(t *testing.T, base string) (*lro.Options, func()) {
 			blocker := filepath.Join(base, "blocker")
-			return lro.Options{OutputDir: filepath.Join(blocker, "lro", "out")}, func() { writeBlocker(t, blocker) }
+			return &lro.Options{OutputDir: filepath.Join(blocker, "lro", "out")}, func() { writeBlocker(t, blocker) }
 		},
 		want: syscall.ENOTDIR,
 	},
 	{
 		name:   "a file where the folder should be",
 		reason: "the folder is replaced by a regular file after the tool was set up (Options.Validate rejects one before)",
-		setup: func(t *testing.T, base string) (lro.Options, func()) {
+		setup: func(t *testing.T, base string) (*lro.Options, func()) {
 			dir := filepath.Join(base, "out")
-			return lro.Options{OutputDir: dir}, func() { writeBlocker(t, dir) }
+			return &lro.Options{OutputDir: dir}, func() { writeBlocker(t, dir) }
 		},
 		want: syscall.ENOTDIR,
 	},
@@ -101,22 +102,22 @@ var unwritableFaults = []writeFault{
 	{
 		name:   "read-only folder",
 		reason: "the folder exists with mode 0500: permission denied creating the file",
-		setup: func(t *testing.T, base string) (lro.Options, func()) {
-			return lro.Options{OutputDir: readOnlyDir(t, base, "ro")}, nil
+		setup: func(t *testing.T, base string) (*lro.Options, func()) {
+			return &lro.Options{OutputDir: readOnlyDir(t, base, "ro")}, nil
 		},
 		want: fs.ErrPermission,
 	},
 	{
 		name:   "missing folder under a read-only parent",
 		reason: "the folder is missing and cannot be created: permission denied",
-		setup: func(t *testing.T, base string) (lro.Options, func()) {
+		setup: func(t *testing.T, base string) (*lro.Options, func()) {
 			parent := readOnlyDir(t, base, "locked")
 			t.Cleanup(func() {
 				if _, err := os.Lstat(filepath.Join(parent, "lro")); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("a folder was created under the read-only parent: %v", err)
 				}
 			})
-			return lro.Options{OutputDir: filepath.Join(parent, "lro", "out")}, nil
+			return &lro.Options{OutputDir: filepath.Join(parent, "lro", "out")}, nil
 		},
 		want: fs.ErrPermission,
 	},
@@ -390,7 +391,7 @@ func checkFallback(t *testing.T, f writeFault, s recordShape, threshold int) (ke
 	obs := &recorder{}
 	opts.Observer = obs
 	opts.ThresholdTokens = threshold
-	res := s.call(t, &opts, arm)
+	res := s.call(t, opts, arm)
 
 	if res.IsError {
 		t.Fatalf("a write failure made a tool error: %v", res.Content)
@@ -539,8 +540,8 @@ func TestFallbackExactFit(t *testing.T) {
 	}
 
 	t.Run("a tokenizer that counts the records only", func(t *testing.T) {
-		opts := &lro.Options{OutputDir: t.TempDir(), ThresholdTokens: 991, Tokenizer: recordTokens{},
-			WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }}
+		opts := hooked(&lro.Options{OutputDir: t.TempDir(), ThresholdTokens: 991, Tokenizer: recordTokens{}},
+			testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
 		res := callWrapped(t, string(text), opts, nil)
 		// Ten records of 99 tokens and the warning's 1 are exactly 991.
 		if len(res.Content) != 2 {
@@ -706,7 +707,7 @@ func TestFallbackAfterProvide(t *testing.T) {
 		lro.AddTool(s, &mcp.Tool{Name: "list"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return nil, listOut{Items: items, NextOffset: 7}, nil
-		}, &lro.Options{OutputDir: t.TempDir(), WrapWriter: failing, Observer: obs})
+		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, testhook.Hooks{WrapWriter: failing}))
 		res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{"count": n}})
 		if err != nil {
 			t.Fatal(err)
@@ -721,7 +722,7 @@ func TestFallbackAfterProvide(t *testing.T) {
 				Content:           []mcp.Content{&mcp.TextContent{Text: "300 items"}},
 				StructuredContent: listOut{Items: items, NextOffset: 7},
 			}, nil
-		}, &lro.Options{OutputDir: t.TempDir(), WrapWriter: failing, Observer: obs})
+		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, testhook.Hooks{WrapWriter: failing}))
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
 		if err != nil {
 			t.Fatal(err)
@@ -733,7 +734,7 @@ func TestFallbackAfterProvide(t *testing.T) {
 		h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "formatted context within budget"}}}, nil
-		}, &lro.Options{OutputDir: t.TempDir(), WrapWriter: failing, Observer: obs})
+		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, testhook.Hooks{WrapWriter: failing}))
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
 		if err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/fuzzrecords"
 	"github.com/zircote/lro-go/internal/tabular"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -315,7 +316,7 @@ func FuzzRecordExtraction(f *testing.F) {
 		obs := &recorder{}
 		opts := &lro.Options{OutputDir: dir, ThresholdTokens: th, Observer: obs}
 		if full {
-			opts.WrapWriter = func(w io.Writer) io.Writer { return &fullDisk{w: w} }
+			hooked(opts, testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
 		}
 		h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }, opts)
 		got, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fuzz"}})

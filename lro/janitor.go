@@ -2,8 +2,11 @@ package lro
 
 import (
 	"context"
+	"sync"
+	"time"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/lro/event"
 )
 
 // StartJanitor starts the specification's offload_cleanup task for the files
@@ -22,6 +25,11 @@ import (
 //	}
 //	defer j.Close()
 //
+// A server does not need it: the first offload starts the sweeper of its
+// folder or store (see [Options.CleanupInterval]). StartJanitor is for a
+// server that wants the sweeps to start before any offload (to delete what
+// an earlier run left) or to stop them with ctx.
+//
 // With [Options.Store], it sweeps the Store's folder or bucket, with the
 // Store's prefix and TTL. Every replica of a server may sweep a shared
 // bucket at once: none deletes an object that is still fresh by the clock
@@ -30,10 +38,9 @@ import (
 // "Buckets", also for the bucket lifecycle rule that can replace the
 // sweeps).
 //
-// It is the one way to start the janitor of a server built with this
-// package: the folder, prefix and TTL come from the options the files are
-// written with (and that [LoadOptions] reads), so the two cannot disagree.
-// One janitor serves every tool that shares the folder and prefix, whatever
+// The folder, prefix and TTL come from the options the files are written
+// with (and that [LoadOptions] reads), so the two cannot disagree. One
+// janitor serves every tool that shares the folder and prefix, whatever
 // their per-tool overrides. Errors of background sweeps (a file another user
 // owns, say) are dropped. A server that wants them, or sweeps on its own
 // schedule, uses package cleanup directly with the same OutputDir, Prefix and
@@ -45,16 +52,123 @@ func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) 
 	if err != nil {
 		return nil, err
 	}
+	return cleanup.Start(ctx, c.janitorOptions())
+}
+
+// janitorOptions are the options of a janitor of c's files.
+func (c *config) janitorOptions() *cleanup.Options {
 	o := &cleanup.Options{
 		Dir:      c.dir,
 		Prefix:   c.Prefix,
 		TTL:      c.TTL,
-		Interval: c.CleanupInterval,
-		Observer: c.Observer,
-		Now:      c.Now,
+		Interval: max(c.CleanupInterval, 0), // negative: the sweeper is off
+		Observer: c.observer,
+		Now:      c.now,
 	}
 	if c.Store != nil && c.Store.Bucket() != nil {
 		o.Bucket = c.Store.Bucket()
 	}
-	return cleanup.Start(ctx, o)
+	return o
+}
+
+// The automatic sweepers: one per folder (or bucket) and prefix in the
+// process, started by the first offload there, which sweeps at once (what an
+// earlier run left goes then), and then as long as files of the prefix are
+// left there, about a second after the next expiry or after CleanupInterval,
+// whichever comes first; it stops once a sweep leaves none and nothing was
+// offloaded during it. The next offload starts it again. No goroutine is
+// left once every file is gone. It runs on the system's clock: options with
+// a clock of their own (a test's) start none.
+var sweepers struct {
+	sync.Mutex
+	m map[sweepKey]*sweeper
+}
+
+// sweepKey names what a sweeper sweeps.
+type sweepKey struct {
+	dir    string
+	bucket any
+	prefix string
+}
+
+// sweeper is the state of one automatic sweeper; sweepers' mutex guards it.
+type sweeper struct {
+	running bool // its goroutine runs
+	fresh   bool // a file was offloaded since its last sweep began
+}
+
+// minSweepWait is the shortest wait between two sweeps of a sweeper, so
+// that a file whose expiry is near does not make it spin.
+const minSweepWait = time.Second
+
+// sweepOnOffload is the Observer that the pipeline is given: it passes every
+// event on to the Observer of the options, and starts the sweeper of c's
+// folder or store on an offload.
+type sweepOnOffload struct{ c *config }
+
+func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
+	if _, ok := e.(event.Offloaded); ok {
+		s.c.startSweeper()
+	}
+	event.Emit(ctx, s.c.observer, e)
+}
+
+// startSweeper notes an offload with c, starting the sweeper of its folder
+// or store if it does not run.
+func (c *config) startSweeper() {
+	if c.CleanupInterval < 0 || !c.realClock {
+		return
+	}
+	o := c.janitorOptions()
+	k := sweepKey{dir: o.Dir, prefix: o.Prefix}
+	if o.Bucket != nil {
+		k.bucket = o.Bucket
+	}
+	sweepers.Lock()
+	defer sweepers.Unlock()
+	if sweepers.m == nil {
+		sweepers.m = map[sweepKey]*sweeper{}
+	}
+	s := sweepers.m[k]
+	if s == nil {
+		s = &sweeper{}
+		sweepers.m[k] = s
+	}
+	s.fresh = true
+	if s.running {
+		return
+	}
+	j, err := cleanup.New(o)
+	if err != nil {
+		return // options that newConfig accepted: not expected
+	}
+	s.running = true
+	go s.run(j, o)
+}
+
+// run sweeps at once, and again as long as files are left.
+func (s *sweeper) run(j *cleanup.Janitor, o *cleanup.Options) {
+	for wait := time.Duration(0); ; {
+		time.Sleep(wait)
+		sweepers.Lock()
+		s.fresh = false
+		sweepers.Unlock()
+		now := time.Now()
+		res, _ := j.Sweep(context.Background(), now)
+		sweepers.Lock()
+		if !s.fresh && res.Kept == 0 && res.InUse == 0 {
+			s.running = false
+			sweepers.Unlock()
+			return
+		}
+		sweepers.Unlock()
+		wait = o.Interval
+		if !res.NextExpiry.IsZero() {
+			next := res.NextExpiry
+			if o.Bucket != nil {
+				next = next.Add(cleanup.SkewMargin)
+			}
+			wait = min(wait, max(next.Sub(now), minSweepWait))
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -27,13 +28,12 @@ func TestStartJanitor(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	now := t0
 	rec := &recorder{}
-	opts := &lro.Options{
+	opts := hooked(&lro.Options{
 		OutputDir: t.TempDir(),
 		Prefix:    "p",
 		TTL:       10 * time.Minute,
 		Observer:  rec,
-		Now:       func() time.Time { return now },
-	}
+	}, testhook.Hooks{Now: func() time.Time { return now }})
 	offload := func() string {
 		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {
@@ -104,16 +104,17 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	g := &gate{entered: make(chan struct{}), open: make(chan struct{})}
 	rec := &recorder{}
-	opts := &lro.Options{
+	opts := hooked(&lro.Options{
 		OutputDir: t.TempDir(),
 		TTL:       time.Second,
 		Observer:  rec,
-		Now:       func() time.Time { return t0 },
+	}, testhook.Hooks{
+		Now: func() time.Time { return t0 },
 		WrapWriter: func(w io.Writer) io.Writer {
 			g.w = w
 			return g
 		},
-	}
+	})
 	type result struct {
 		res *mcp.CallToolResult
 		err error
@@ -168,4 +169,35 @@ func unwritableLater(t *testing.T) (dir string, spoil func()) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestWrapSweepsByItself wraps a handler with nil options, as the Quick
+// start does, and starts no janitor: the file it offloads to the system's
+// temporary folder is still there just before its TTL has passed and gone
+// just after, and the sweeper that the offload started has stopped (else
+// synctest.Test would not return).
+func TestWrapSweepsByItself(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir) // os.TempDir, the default OutputDir
+	synctest.Test(t, func(t *testing.T) {
+		h := lro.Wrap(textHandler(200), nil)
+		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := descriptorOf(t, res).FilePath
+		if filepath.Dir(path) != dir {
+			t.Fatalf("offloaded to %s, want a file in %s", path, dir)
+		}
+		time.Sleep(cleanup.DefaultTTL - time.Second)
+		synctest.Wait()
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("a second before its TTL: %v, want the file kept", err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("a second after its TTL: stat error %v, want the file deleted", err)
+		}
+	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -258,7 +259,7 @@ func TestFallbackWithinThreshold(t *testing.T) {
 			t.Run(sh.name+"/"+st.name, func(t *testing.T) {
 				dir := t.TempDir()
 				var obs recorder
-				opts := &lro.Options{OutputDir: dir, ThresholdTokens: 1600, Observer: &obs, WrapWriter: enospc}
+				opts := hooked(&lro.Options{OutputDir: dir, ThresholdTokens: 1600, Observer: &obs}, testhook.Hooks{WrapWriter: enospc})
 				res := callShape(t, &st, sh, opts)
 				if n := clientTokens(t, res); n > 1600 {
 					t.Errorf("fallback sends ~%d tokens, above the threshold of 1600", n)

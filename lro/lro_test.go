@@ -595,13 +595,13 @@ func TestWriteFailureFallsBackInline(t *testing.T) {
 
 func TestProfiles(t *testing.T) {
 	tests := []struct {
-		profile                          lro.Profile
+		profile                          descriptor.Profile
 		summary, schema, recipes, guides bool
 	}{
-		{lro.ProfileFull, true, true, true, true},
-		{lro.ProfileNoRecipes, true, true, false, true},
-		{lro.ProfileNoSchema, true, false, true, true},
-		{lro.ProfileBarePointer, false, false, false, false},
+		{descriptor.ProfileFull, true, true, true, true},
+		{descriptor.ProfileNoRecipes, true, true, false, true},
+		{descriptor.ProfileNoSchema, true, false, true, true},
+		{descriptor.ProfileBarePointer, false, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.profile.String(), func(t *testing.T) {

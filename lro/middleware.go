@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/outschema"
 )
 
 // Middleware returns server middleware that offloads the results of the named
@@ -56,7 +57,7 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 							lr.Tools[i] = w.(*mcp.Tool)
 							continue
 						}
-						schema, err := WidenOutputSchema(t.OutputSchema)
+						schema, err := outschema.Widen(t.OutputSchema)
 						if err != nil {
 							continue
 						}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -56,7 +57,7 @@ func TestOffloader(t *testing.T) {
 		res    *mcp.CallToolResult
 	}{
 		{"offloading disabled for the tool", call("off", nil), result()},
-		{"a proxy's call", call("catalog", mcp.Meta{lro.ProxyKey: map[string]any{"proxy": true}}), result()},
+		{"a proxy's call", call("catalog", mcp.Meta{proxyflag.Key: map[string]any{"proxy": true}}), result()},
 		{"no result", call("catalog", nil), nil},
 	} {
 		before := tc.res

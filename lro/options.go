@@ -15,6 +15,7 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -22,36 +23,16 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// Defaults of the specification. Each is what the zero value of the
-// corresponding [Options] field means. The defaults of the fields that other
-// packages share are defined there: [jsonl.DefaultPrefix] for Prefix,
-// [cleanup.DefaultTTL] for TTL and [cleanup.DefaultInterval] for
+// The defaults of the Options fields that are this package's own; those
+// that other packages share are defined there: [jsonl.DefaultPrefix] for
+// Prefix, [cleanup.DefaultTTL] for TTL and [cleanup.DefaultInterval] for
 // CleanupInterval.
 const (
-	// DefaultThresholdTokens is the token estimate above which a result set is
-	// offloaded: the specification's 1600.
-	DefaultThresholdTokens = offload.DefaultThreshold
-	// DefaultQueryArgument is the tool argument recorded as the header's query.
-	DefaultQueryArgument = "query"
-	// DefaultDetailArgument is the tool argument that selects the detail level.
-	DefaultDetailArgument = "detail"
-	// DefaultDetail is the detail level recorded when the call names none.
-	// Records of a tool that has no detail levels are complete, hence "full".
-	DefaultDetail = recipes.Full
-	// DefaultSchemaVersion is the header's schema_version when
-	// [Options.SchemaVersion] is empty.
-	DefaultSchemaVersion = "1.0"
-)
-
-// Profile selects how much a descriptor carries; see [descriptor.Profile].
-type Profile = descriptor.Profile
-
-// The descriptor profiles, matching the ablations of the LRO paper.
-const (
-	ProfileFull        = descriptor.ProfileFull
-	ProfileNoRecipes   = descriptor.ProfileNoRecipes
-	ProfileNoSchema    = descriptor.ProfileNoSchema
-	ProfileBarePointer = descriptor.ProfileBarePointer
+	defaultThresholdTokens = offload.DefaultThreshold
+	defaultQueryArgument   = "query"
+	defaultDetailArgument  = "detail"
+	defaultDetail          = recipes.Full
+	defaultSchemaVersion   = "1.0"
 )
 
 // Options configure offloading for one tool ([Wrap], [AddTool]) or for a whole
@@ -64,21 +45,32 @@ type Options struct {
 	Disabled bool
 
 	// ThresholdTokens is the estimate above which a result set is offloaded
-	// (offload when estimated > threshold). If zero, defaults to
-	// [DefaultThresholdTokens]. Negative values are invalid.
+	// (offload when estimated > threshold). If zero, defaults to the
+	// specification's 1600. Negative values are invalid.
 	ThresholdTokens int
 
 	// TTL is how long an offloaded file lives once written: a file in a
 	// folder records its expiry, the end of its write + TTL, which every
 	// janitor honors (see package cleanup, "Recorded expiry"). If zero,
 	// defaults to [cleanup.DefaultTTL], or with a Store to the Store's TTL.
-	// It is read by the janitor of [StartJanitor] too, which deletes files
-	// without a recorded expiry by it.
+	// It is read by the janitors too, which delete files without a
+	// recorded expiry by it.
 	TTL time.Duration
 
-	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the
-	// output folder. If zero, defaults to [cleanup.DefaultInterval]. Negative
-	// values are invalid.
+	// CleanupInterval is the longest wait between two sweeps of the output
+	// folder (or the Store) while files are left in it. The first offload
+	// to a folder or store starts its sweeper, one per folder (or bucket)
+	// and prefix in the process, whatever the options it was given: it
+	// sweeps at once (deleting what an earlier run left), then again about
+	// a second after the next expiry or after CleanupInterval, whichever
+	// comes first, and stops once a sweep leaves no file there; the next
+	// offload starts it again. Its events go to the Observer of the
+	// options of that first offload. [StartJanitor] sweeps every
+	// CleanupInterval. If zero, defaults to [cleanup.DefaultInterval].
+	// If negative, no sweeper starts by itself: files are deleted only by
+	// a janitor the server starts ([StartJanitor], which then sweeps every
+	// cleanup.DefaultInterval, or package cleanup) or by a bucket's
+	// lifecycle rule.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
@@ -149,16 +141,16 @@ type Options struct {
 	Operation string
 
 	// QueryArgument is the tool argument whose string value is recorded as the
-	// header's query. If empty, defaults to [DefaultQueryArgument].
+	// header's query. If empty, defaults to "query".
 	QueryArgument string
 
 	// DetailArgument is the tool argument that holds the detail level
-	// ("light", "medium" or "full"). If empty, defaults to
-	// [DefaultDetailArgument].
+	// ("light", "medium" or "full"). If empty, defaults to "detail".
 	DetailArgument string
 
 	// DefaultDetail is the detail level when the call does not name one. If
-	// empty, defaults to [DefaultDetail].
+	// empty, defaults to "full": the records of a tool without detail
+	// levels are complete.
 	DefaultDetail recipes.Detail
 
 	// RecordsField names the array field of an object result that holds the
@@ -167,8 +159,8 @@ type Options struct {
 	RecordsField string
 
 	// Profile selects the descriptor's fields. If zero, defaults to
-	// [ProfileFull], the specification's complete descriptor.
-	Profile Profile
+	// [descriptor.ProfileFull], the specification's complete descriptor.
+	Profile descriptor.Profile
 
 	// RecordType is the Go type of one record. The descriptor's
 	// line_schema is always inferred from the records, so that it lists
@@ -186,8 +178,8 @@ type Options struct {
 	// what the field names do not.
 	SchemaDescriptions bool
 
-	// SchemaVersion is the header's schema_version. If empty, defaults to
-	// [DefaultSchemaVersion].
+	// SchemaVersion is the header's schema_version, the version of the
+	// records' schema. If empty, defaults to "1.0".
 	SchemaVersion string
 
 	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
@@ -196,9 +188,6 @@ type Options struct {
 	// Observer receives an event for every offload and write failure. If nil,
 	// events are discarded. It may be called concurrently.
 	Observer event.Observer
-
-	// Now returns the current time. If nil, defaults to [time.Now].
-	Now func() time.Time
 
 	// ExtractTools reports that the server also offers the extraction tools
 	// of package [github.com/zircote/lro-go/lro/extract] over the same folder
@@ -224,18 +213,16 @@ type Options struct {
 	Tools map[string]ToolOptions
 
 	// IgnoreProxy makes a client that identifies itself as a local LRO
-	// proxy (see [IsProxyRequest]) subject to offloading like any other.
+	// proxy subject to offloading like any other. A proxy (package
+	// [github.com/zircote/lro-go/lro/proxy]) identifies itself by the
+	// capability extension "io.github.zircote/lro": {"proxy": true}, by
+	// the same key in the _meta of every tools/call, and by the
+	// specification's clientInfo.proxy, which is read where it survives.
 	// If false (the zero value), such a client receives every result
 	// inline, as the specification requires, so that the proxy writes the
 	// file on the client's machine; a client claiming to be a proxy gains
 	// only the result a server without LRO would send.
 	IgnoreProxy bool
-
-	// WrapWriter, if not nil, wraps the writer of every offloaded file:
-	// every byte of the file goes through the writer it returns, which must
-	// write to the one it is given or fail. It is meant for fault injection in tests,
-	// such as a writer that fails with syscall.ENOSPC.
-	WrapWriter func(w io.Writer) io.Writer
 }
 
 // ToolOptions override [Options] for one tool: a different threshold or
@@ -250,7 +237,7 @@ type ToolOptions struct {
 	ThresholdTokens int
 
 	// Profile, if not nil, replaces [Options.Profile] for this tool.
-	Profile *Profile
+	Profile *descriptor.Profile
 
 	// Always offloads every result of this tool, whatever its size, for
 	// tools whose output is meant for a script rather than for reading.
@@ -265,6 +252,15 @@ type config struct {
 	always bool               // offload whatever the size (ToolOptions.Always)
 	tools  map[string]*config // per-tool configurations, from Options.Tools
 	core   *offload.Config    // the offload pipeline's view of the above
+	// observer is Options.Observer; Observer is sweepOnOffload, which
+	// passes every event on to it.
+	observer event.Observer
+	// now is the clock: time.Now, or a test's (internal/testhook), with
+	// which no automatic sweeper starts.
+	now       func() time.Time
+	realClock bool
+	// wrapWriter is a test's writer wrapper (internal/testhook), or nil.
+	wrapWriter func(io.Writer) io.Writer
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -287,19 +283,16 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.ThresholdTokens is %d: %w", c.ThresholdTokens, ErrInvalidOption)
 	}
 	if c.ThresholdTokens == 0 {
-		c.ThresholdTokens = DefaultThresholdTokens
+		c.ThresholdTokens = defaultThresholdTokens
 	}
 	if c.TTL < 0 {
 		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
 	}
-	if err := c.agreeWithStore(); err != nil {
+	if err := c.agreeWithStore(testhook.Get(opts).WrapWriter != nil); err != nil {
 		return nil, err
 	}
 	if c.TTL == 0 {
 		c.TTL = cleanup.DefaultTTL
-	}
-	if c.CleanupInterval < 0 {
-		return nil, fmt.Errorf("lro: Options.CleanupInterval is %v: %w", c.CleanupInterval, ErrInvalidOption)
 	}
 	if c.CleanupInterval == 0 {
 		c.CleanupInterval = cleanup.DefaultInterval
@@ -337,29 +330,32 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	if c.QueryArgument == "" {
-		c.QueryArgument = DefaultQueryArgument
+		c.QueryArgument = defaultQueryArgument
 	}
 	if c.DetailArgument == "" {
-		c.DetailArgument = DefaultDetailArgument
+		c.DetailArgument = defaultDetailArgument
 	}
 	if c.DefaultDetail == "" {
-		c.DefaultDetail = DefaultDetail
+		c.DefaultDetail = defaultDetail
 	}
 	if _, err := recipes.ParseDetail(string(c.DefaultDetail)); err != nil {
 		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w: %w", err, ErrInvalidOption)
 	}
-	if c.Profile < ProfileFull || c.Profile > ProfileBarePointer {
+	if c.Profile < descriptor.ProfileFull || c.Profile > descriptor.ProfileBarePointer {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)
 	}
 	if c.SchemaVersion == "" {
-		c.SchemaVersion = DefaultSchemaVersion
+		c.SchemaVersion = defaultSchemaVersion
 	}
 	if c.Tokenizer == nil {
 		c.Tokenizer = estimate.Heuristic{}
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	hooks := testhook.Get(opts)
+	c.now, c.wrapWriter = hooks.Now, hooks.WrapWriter
+	if c.now == nil {
+		c.now, c.realClock = time.Now, true
 	}
+	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
 	if len(c.Tools) > 0 {
 		c.tools = make(map[string]*config, len(c.Tools))
 		for name, t := range c.Tools {
@@ -375,7 +371,7 @@ func newConfig(opts *Options) (*config, error) {
 				tc.ThresholdTokens = t.ThresholdTokens
 			}
 			if t.Profile != nil {
-				if *t.Profile < ProfileFull || *t.Profile > ProfileBarePointer {
+				if *t.Profile < descriptor.ProfileFull || *t.Profile > descriptor.ProfileBarePointer {
 					return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
 				}
 				tc.Profile = *t.Profile
@@ -389,9 +385,10 @@ func newConfig(opts *Options) (*config, error) {
 }
 
 // agreeWithStore checks the fields that a Store decides against it, and
-// sets those that are zero to the Store's: Prefix, TTL and OutputDir, and
-// WrapWriter, which a Store does not use. It does nothing without a Store.
-func (c *config) agreeWithStore() error {
+// sets those that are zero to the Store's: Prefix, TTL and OutputDir; and
+// a test's writer wrapper (wraps), which a Store does not use. It does
+// nothing without a Store.
+func (c *config) agreeWithStore(wraps bool) error {
 	s := c.Store
 	if s == nil {
 		return nil
@@ -419,8 +416,8 @@ func (c *config) agreeWithStore() error {
 			return fmt.Errorf("lro: Options.OutputDir %q is not the folder of Options.Store (%s): leave it empty or make them the same: %w", c.OutputDir, s.Dir(), ErrInvalidOption)
 		}
 	}
-	if c.WrapWriter != nil {
-		return fmt.Errorf("lro: Options.WrapWriter is set with Options.Store, which does not use it: give it to store.Options.WrapWriter: %w", ErrInvalidOption)
+	if wraps {
+		return fmt.Errorf("lro: a test's WrapWriter is set with Options.Store, which does not use it: give it to store.Options.WrapWriter: %w", ErrInvalidOption)
 	}
 	return nil
 }

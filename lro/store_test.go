@@ -24,6 +24,8 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/outschema"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -170,7 +172,7 @@ func TestStoreBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	widened, err := lro.WidenOutputSchema(listSchema)
+	widened, err := outschema.Widen(listSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +272,7 @@ func TestStoreBucket(t *testing.T) {
 // and the resource link follows, the bare pointer included; and that
 // without ClientDir the file_path is in /tmp.
 func TestStoreBucketProfiles(t *testing.T) {
-	for _, p := range []lro.Profile{lro.ProfileFull, lro.ProfileNoRecipes, lro.ProfileNoSchema, lro.ProfileBarePointer} {
+	for _, p := range []descriptor.Profile{descriptor.ProfileFull, descriptor.ProfileNoRecipes, descriptor.ProfileNoSchema, descriptor.ProfileBarePointer} {
 		t.Run(p.String(), func(t *testing.T) {
 			st, _ := memStore(t, nil)
 			res, err := lro.Wrap(textHandler(200), &lro.Options{Store: st, Profile: p})(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
@@ -283,7 +285,7 @@ func TestStoreBucketProfiles(t *testing.T) {
 			}
 			var fields map[string]any
 			_ = json.Unmarshal(structuredBytes(t, res.StructuredContent), &fields)
-			if p == lro.ProfileBarePointer {
+			if p == descriptor.ProfileBarePointer {
 				if diff := cmp.Diff([]string{"file_path", "handle", "offloaded"}, slices.Sorted(maps.Keys(fields))); diff != "" {
 					t.Errorf("bare pointer fields (-want +got):\n%s", diff)
 				}
@@ -431,10 +433,13 @@ func TestStoreOptions(t *testing.T) {
 		{"another TTL", lro.Options{Store: folder, TTL: 2 * time.Hour}, "Options.TTL"},
 		{"another folder", lro.Options{Store: folder, OutputDir: t.TempDir()}, "Options.OutputDir"},
 		{"a folder with a bucket", lro.Options{Store: bucket, OutputDir: dir}, "Options.OutputDir"},
-		{"a WrapWriter", lro.Options{Store: bucket, WrapWriter: wrap}, "Options.WrapWriter"},
+		{"a WrapWriter", lro.Options{Store: bucket}, "Options.WrapWriter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "a WrapWriter" {
+				hooked(&tt.opts, testhook.Hooks{WrapWriter: wrap})
+			}
 			err := tt.opts.Validate()
 			switch {
 			case tt.field == "" && err != nil:
@@ -456,7 +461,7 @@ func TestStartJanitorBucket(t *testing.T) {
 	clock := func() time.Time { return now }
 	st, bucket := memStore(t, &store.Options{Prefix: "p", TTL: 10 * time.Minute, Now: clock})
 	rec := &recorder{}
-	opts := &lro.Options{Store: st, Observer: rec, Now: clock}
+	opts := hooked(&lro.Options{Store: st, Observer: rec}, testhook.Hooks{Now: clock})
 	offload := func() string {
 		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {
@@ -503,7 +508,7 @@ func TestLoadOptionsStorage(t *testing.T) {
 	folder := filepath.Join(t.TempDir(), "results")
 	file := writeTOML(t, "[prompt.offload]\nstorage = \"mem://\"\nttl_seconds = 120\n")
 	t.Run("bucket from the file", func(t *testing.T) {
-		opts, err := lro.LoadOptions(nil, &lro.Sources{File: file, LookupEnv: env(nil)})
+		opts, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: file, LookupEnv: env(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -519,7 +524,7 @@ func TestLoadOptionsStorage(t *testing.T) {
 	})
 	t.Run("folder from the environment over the file", func(t *testing.T) {
 		vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": folder}
-		opts, err := lro.LoadOptions(nil, &lro.Sources{File: file, LookupEnv: env(vars), Environ: environ(vars)})
+		opts, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: file, LookupEnv: env(vars), Environ: environ(vars)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +536,7 @@ func TestLoadOptionsStorage(t *testing.T) {
 	t.Run("an explicit Store wins", func(t *testing.T) {
 		explicit, _ := memStore(t, &store.Options{TTL: 30 * time.Minute})
 		bad := writeTOML(t, "[prompt.offload]\nstorage = \"nosuch://bucket\"\n")
-		opts, err := lro.LoadOptions(&lro.Options{Store: explicit}, &lro.Sources{File: bad, LookupEnv: env(nil)})
+		opts, err := lro.LoadOptionsFrom(&lro.Options{Store: explicit}, &lro.Sources{File: bad, LookupEnv: env(nil)})
 		if err != nil {
 			t.Fatalf("LoadOptions = %v, want the storage setting not opened", err)
 		}
@@ -575,13 +580,13 @@ func TestLoadOptionsStorageErrors(t *testing.T) {
 			if tt.file != "" {
 				src.File = writeTOML(t, tt.file)
 			}
-			got, err := lro.LoadOptions(nil, src)
+			got, err := lro.LoadOptionsFrom(nil, src)
 			if err == nil {
 				got.Store.Close()
 				t.Fatalf("LoadOptions = %+v, want an error", got)
 			}
-			if !errors.Is(err, lro.ErrInvalidConfig) && !errors.Is(err, lro.ErrInvalidOption) {
-				t.Errorf("error %q wraps neither ErrInvalidConfig nor ErrInvalidOption", err)
+			if !errors.Is(err, lro.ErrInvalidOption) && !errors.Is(err, lro.ErrInvalidOption) {
+				t.Errorf("error %q wraps neither ErrInvalidOption nor ErrInvalidOption", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {

@@ -12,6 +12,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/outschema"
 )
 
 // AddTool is [mcp.AddTool] with offloading: it registers h on s, and when the
@@ -41,7 +43,7 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 		schema = inferred
 	}
 	if schema != nil {
-		widened, err := WidenOutputSchema(schema)
+		widened, err := outschema.Widen(schema)
 		if err != nil {
 			panic(fmt.Sprintf("lro.AddTool: tool %q: output schema: %v", t.Name, err))
 		}

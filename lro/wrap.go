@@ -16,8 +16,10 @@ import (
 
 // ErrInvalidOption is wrapped by the error that [Options.Validate],
 // [LoadOptions] and [StartJanitor] return for an invalid [Options] field
-// (and that [Wrap], [AddTool] and [Middleware] panic with); the message
-// names the field and its value.
+// (and that [Wrap], [AddTool] and [Middleware] panic with), and by the
+// error of LoadOptions for a value of the TOML file or the environment that
+// is of the wrong type, out of range or unknown, and for an unknown key or
+// variable; the message names the field, key or variable and its value.
 var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first
@@ -99,9 +101,13 @@ func (s *providedSlot) get() *ResultSet {
 // not a record (a total, a cursor, other arrays), and the descriptor shows
 // the small ones. A handler can also hand over the full set with [Provide].
 //
-// When the tool advertises an output schema, widen it with
-// [WidenOutputSchema] (or register with [AddTool], which does), so that
+// When the tool advertises an output schema, register it with [AddTool], or
+// decorate it with [Middleware] instead, which widen the schema so that
 // clients that validate structured content accept the descriptor.
+//
+// Files are deleted once their TTL has passed, by the sweeper that the
+// first offload to a folder or store starts (see [Options.CleanupInterval]):
+// nothing needs to be started or stopped.
 //
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
@@ -155,9 +161,9 @@ func (c *config) coreConfig() *offload.Config {
 		Profile:       c.Profile,
 		Tokenizer:     c.Tokenizer,
 		Observer:      c.Observer,
-		Now:           c.Now,
+		Now:           c.now,
 		TTL:           c.TTL,
-		WrapWriter:    c.WrapWriter,
+		WrapWriter:    c.wrapWriter,
 		RecordsField:  c.RecordsField,
 		Native:        c.ExtractTools,
 		Always:        c.always,

@@ -62,6 +62,7 @@ func TestSetup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr strings.Builder
+			setEnv(t, tt.env)
 			c, err := setup(tt.args, &stderr, env(tt.env))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -136,5 +137,13 @@ func TestExtractLimitFlags(t *testing.T) {
 		if c.extract != tt.want {
 			t.Errorf("setup(%q): limits %+v, want %+v", tt.args, c.extract, tt.want)
 		}
+	}
+}
+
+// setEnv sets vars in the process environment for the test: LoadOptions
+// reads the ATLATL_PROMPT__OFFLOAD__ variables there.
+func setEnv(t *testing.T, vars map[string]string) {
+	for k, v := range vars {
+		t.Setenv(k, v)
 	}
 }

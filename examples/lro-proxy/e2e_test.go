@@ -19,7 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/internal/outschema"
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
 
@@ -146,7 +147,7 @@ func startProxy(t *testing.T, args ...string) *mcp.ClientSession {
 // what the proxy receives.
 func proxyClient() *mcp.ClientOptions {
 	caps := &mcp.ClientCapabilities{}
-	caps.AddExtension(lro.ProxyKey, lro.ProxySettings())
+	caps.AddExtension(proxyflag.Key, proxyflag.Settings())
 	return &mcp.ClientOptions{Capabilities: caps}
 }
 
@@ -425,7 +426,7 @@ func TestFilesystemServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tool.OutputSchema != nil {
-				if tool.OutputSchema, err = lro.WidenOutputSchema(tool.OutputSchema); err != nil {
+				if tool.OutputSchema, err = outschema.Widen(tool.OutputSchema); err != nil {
 					t.Fatal(err)
 				}
 			}

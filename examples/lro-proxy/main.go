@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -59,8 +60,22 @@ func main() {
 	}
 }
 
-// errUsage reports bad flags or arguments; the usage has been printed.
+// errUsage reports bad flags or arguments; the error and a hint have been
+// printed.
 var errUsage = errors.New("usage")
+
+// stdout is where -version prints.
+var stdout io.Writer = os.Stdout
+
+// version returns the module version lro-proxy was built from: its tag when
+// installed with go install, a pseudo-version or "(devel)" when built from
+// a clone.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
 
 const usageHead = `Usage: lro-proxy [flags] -url URL
        lro-proxy [flags] [--] COMMAND [ARG...]
@@ -123,10 +138,15 @@ type extractLimits struct {
 func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*config, error) {
 	fs := flag.NewFlagSet("lro-proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
+	// The whole usage for -h; after a mistake, its one-line error and a
+	// hint, not 50 lines of flags above it.
+	fs.Usage = func() {}
+	printUsage := func() {
 		fmt.Fprint(fs.Output(), usageHead)
 		fs.PrintDefaults()
 	}
+	hint := func() { fmt.Fprintln(stderr, "run lro-proxy -h for usage") }
+	showVersion := fs.Bool("version", false, "print the version of lro-proxy and exit")
 	url := fs.String("url", "", "streamable HTTP endpoint `URL` of the upstream server, such as http://localhost:8080/mcp (instead of COMMAND)")
 	var hdrs headers
 	fs.Var(&hdrs, "header", "HTTP `header` 'Name: value' sent with every request to -url; repeat for more. $VAR and ${VAR} in the value are replaced by the environment variable (an unset one is an error), $$ by $: -header 'Authorization: Bearer ${API_TOKEN}'")
@@ -139,15 +159,21 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage()
 			return nil, err
 		}
+		hint() // below the flag package's line, "flag provided but not defined: -x"
 		return nil, errUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "lro-proxy", version())
+		return nil, flag.ErrHelp
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	usage := func(format string, a ...any) error {
 		fmt.Fprintf(stderr, "lro-proxy: "+format+"\n", a...)
-		fs.Usage()
+		hint()
 		return errUsage
 	}
 
@@ -210,7 +236,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if set["output-dir"] {
 		explicit.OutputDir = *outputDir
 	}
-	opts, err := lro.LoadOptions(explicit, &lro.Sources{File: *configPath, LookupEnv: lookup})
+	opts, err := lro.LoadOptions(explicit, *configPath)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +310,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 func localTools(opts *lro.Options, limits extractLimits) func(*mcp.Server) error {
 	opts.ExtractTools = true
 	return func(s *mcp.Server) error {
-		return extract.AddTools(s, &extract.Options{Dir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer, Now: opts.Now,
+		return extract.AddTools(s, &extract.Options{Dir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer,
 			Timeout: limits.timeout, MaxMemoryBytes: limits.maxMemoryBytes})
 	}
 }

@@ -16,14 +16,6 @@ func writeFile(t *testing.T, name, content string) string {
 	return path
 }
 
-// env is a lookup function over a fixed set of variables.
-func env(vars map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}
-}
-
 // The configuration variables the tests set.
 const (
 	envEnabled   = "ATLATL_PROMPT__OFFLOAD__ENABLED"
@@ -68,7 +60,8 @@ func TestSetup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr strings.Builder
-			a, err := setup(tt.args, &stderr, env(tt.env))
+			setEnv(t, tt.env)
+			a, err := setup(tt.args, &stderr)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
@@ -91,7 +84,7 @@ func TestSetup(t *testing.T) {
 
 func TestUsageDocumentsEveryFlag(t *testing.T) {
 	var stderr strings.Builder
-	if _, err := setup([]string{"-h"}, &stderr, env(nil)); err == nil {
+	if _, err := setup([]string{"-h"}, &stderr); err == nil {
 		t.Fatal("-h did not stop")
 	}
 	for _, f := range []string{"-records", "-seed", "-load", "-http", "-config", "-threshold", "-output-dir", "-cleanup-interval", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]"} {
@@ -103,7 +96,7 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 
 func TestCleanupIntervalFlag(t *testing.T) {
 	var stderr strings.Builder
-	a, err := setup([]string{"-records", "1", "-cleanup-interval", "250ms"}, &stderr, env(nil))
+	a, err := setup([]string{"-records", "1", "-cleanup-interval", "250ms"}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +111,7 @@ func TestCleanupIntervalFlag(t *testing.T) {
 func TestSetupRefusesMistypedVariable(t *testing.T) {
 	t.Setenv("ATLATL_PROMPT__OFFLOAD__THRESHOLD", "5") // THRESHOLD_TOKENS was meant
 	var stderr strings.Builder
-	_, err := setup([]string{"-records", "1"}, &stderr, os.LookupEnv)
+	_, err := setup([]string{"-records", "1"}, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "ATLATL_PROMPT__OFFLOAD__THRESHOLD") {
 		t.Errorf("setup = %v, want an error naming ATLATL_PROMPT__OFFLOAD__THRESHOLD", err)
 	}
@@ -146,7 +139,8 @@ func TestStorageFlag(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr strings.Builder
-			a, err := setup(append([]string{"-records", "3"}, tt.args...), &stderr, env(tt.env))
+			setEnv(t, tt.env)
+			a, err := setup(append([]string{"-records", "3"}, tt.args...), &stderr)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("setup = %v, want an error naming %q", err, tt.wantErr)
@@ -167,5 +161,13 @@ func TestStorageFlag(t *testing.T) {
 				t.Errorf("ExtractTools = %v, want %v (on with a bucket)", a.opts.ExtractTools, tt.bucket)
 			}
 		})
+	}
+}
+
+// setEnv sets vars in the process environment for the test: LoadOptions
+// reads the ATLATL_PROMPT__OFFLOAD__ variables there.
+func setEnv(t *testing.T, vars map[string]string) {
+	for k, v := range vars {
+		t.Setenv(k, v)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,6 +24,7 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
@@ -63,7 +65,7 @@ Regenerate with: go test ./examples/memory -run Golden -update
 type goldenCase struct {
 	name    string // the archive files' prefix
 	store   string // "" for none, "folder" or "bucket": Options.Store
-	profile lro.Profile
+	profile descriptor.Profile
 	native  bool           // Options.ExtractTools
 	tool    string         // list_memories, list_issues or read_logs
 	args    map[string]any // the call's arguments
@@ -72,12 +74,12 @@ type goldenCase struct {
 func goldenCases() []goldenCase {
 	profiles := []struct {
 		name    string
-		profile lro.Profile
+		profile descriptor.Profile
 	}{
-		{"full", lro.ProfileFull},
-		{"no_recipes", lro.ProfileNoRecipes},
-		{"no_schema", lro.ProfileNoSchema},
-		{"bare_pointer", lro.ProfileBarePointer},
+		{"full", descriptor.ProfileFull},
+		{"no_recipes", descriptor.ProfileNoRecipes},
+		{"no_schema", descriptor.ProfileNoSchema},
+		{"bare_pointer", descriptor.ProfileBarePointer},
 	}
 	var cases []goldenCase
 	for _, p := range profiles {
@@ -109,8 +111,8 @@ func goldenCases() []goldenCase {
 		for _, tc := range cases {
 			switch {
 			case tc.store != "",
-				tc.profile == lro.ProfileNoRecipes, tc.profile == lro.ProfileNoSchema,
-				tc.profile == lro.ProfileBarePointer && tc.name != "list/bare_pointer/light",
+				tc.profile == descriptor.ProfileNoRecipes, tc.profile == descriptor.ProfileNoSchema,
+				tc.profile == descriptor.ProfileBarePointer && tc.name != "list/bare_pointer/light",
 				strings.HasPrefix(tc.name, "recall/") && tc.name != "recall/full/full":
 				continue
 			}
@@ -216,13 +218,27 @@ func offloadGoldenCases(t *testing.T) []offloaded {
 		t.Skipf("output folder %q needs shell quoting", dir)
 	}
 	var out []offloaded
+	// The server's clock is the bubble's, set to goldenNow.
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(goldenNow))
+		out = offloadGoldenBubble(t, dir)
+	})
+	return out
+}
+
+// offloadGoldenBubble is offloadGoldenCases in a synctest bubble whose
+// clock reads goldenNow.
+func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
+	var out []offloaded
 	for _, tc := range goldenCases() {
 		now := func() time.Time { return goldenNow }
 		opts := &lro.Options{
 			OutputDir:    dir,
-			Now:          now,
 			Profile:      tc.profile,
 			ExtractTools: tc.native,
+			// No sweeper, which would outlive the bubble: the test
+			// removes its files.
+			CleanupInterval: -1,
 		}
 		switch tc.store {
 		case "folder":

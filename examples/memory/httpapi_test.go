@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
-	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/internal/proxyflag"
 )
 
 func TestHTTPList(t *testing.T) {
@@ -101,7 +101,7 @@ func TestHTTPMCP(t *testing.T) {
 	}
 }
 
-// A client that identifies itself as a local LRO proxy (lro.ProxyKey) gets
+// A client that identifies itself as a local LRO proxy (proxyflag.Key) gets
 // full results inline over HTTP, so that the proxy writes the files on the
 // client's machine; other clients still get descriptors.
 func TestHTTPProxyClientInline(t *testing.T) {
@@ -109,7 +109,7 @@ func TestHTTPProxyClientInline(t *testing.T) {
 	srv := httptest.NewServer(newHTTPHandler(newServer(bigStore, opts), bigStore, slog.New(slog.DiscardHandler), false))
 	defer srv.Close()
 	caps := &mcp.ClientCapabilities{}
-	caps.AddExtension(lro.ProxyKey, lro.ProxySettings())
+	caps.AddExtension(proxyflag.Key, proxyflag.Settings())
 	proxy, err := mcp.NewClient(&mcp.Implementation{Name: "lro-proxy", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps}).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
 	if err != nil {

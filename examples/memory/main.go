@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -56,7 +57,7 @@ func main() {
 	extract.RunWorker() // lro_extract and lro_search run their queries in this program started again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr, os.LookupEnv)
+	err := run(ctx, os.Args[1:], os.Stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(0)
@@ -121,7 +122,7 @@ Flags:
 `
 
 // setup parses the flags and configuration, and builds the store.
-func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*app, error) {
+func setup(args []string, stderr io.Writer) (*app, error) {
 	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -183,7 +184,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		}
 		explicit.CleanupInterval = *cleanupInterval
 	}
-	opts, err := lro.LoadOptions(explicit, &lro.Sources{File: *configPath, LookupEnv: lookup})
+	opts, err := lro.LoadOptions(explicit, *configPath)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 		if opts.Store != nil {
 			opts.Store.Close() // the configuration's, which the flag overrides
 		}
-		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL, Now: opts.Now})
+		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL})
 		if err != nil {
 			return nil, fmt.Errorf("flag -storage: %w", err)
 		}
@@ -253,8 +254,8 @@ const bucketCheckTimeout = 20 * time.Second
 
 // run serves until ctx is done (a signal: the calls in flight are cancelled,
 // and run returns nil) or, over stdio, the client disconnects.
-func run(ctx context.Context, args []string, stderr io.Writer, lookup func(string) (string, bool)) error {
-	a, err := setup(args, stderr, lookup)
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	a, err := setup(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -264,7 +265,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	}
 	s := newServer(a.store, a.opts)
 	s.AddReceivingMiddleware(lro.CancelWith(ctx))
-	where := []any{"output_dir", a.opts.OutputDir}
+	where := []any{"output_dir", outputDir(a.opts)}
 	if bucket {
 		where = []any{"storage", "bucket"}
 	}
@@ -274,9 +275,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		"threshold_tokens", a.opts.ThresholdTokens,
 		"ttl", a.opts.TTL}, where...)...)
 	if !a.opts.Disabled {
-		// The specification's offload_cleanup task: delete files whose TTL
-		// has passed, now and every hour (-cleanup-interval), with an
-		// OffloadFileExpired event each.
+		// The specification's offload_cleanup task runs by itself from the
+		// first offload on (the sweeper of the folder or bucket); the
+		// janitor also sweeps at start, so that what an earlier run left
+		// goes before any offload, and then every -cleanup-interval, with
+		// an OffloadFileExpired event each.
 		j, err := lro.StartJanitor(ctx, a.opts)
 		if err != nil {
 			return err
@@ -284,6 +287,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		defer j.Close()
 	}
 	if a.http == "" {
+		stdioHint(stderr, os.Stdin)
 		err := s.Run(ctx, &mcp.StdioTransport{})
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return nil // a signal
@@ -332,6 +336,33 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 			return err
 		}
 		return srv.Close()
+	}
+}
+
+// outputDir returns the folder that offloaded files are written to with
+// opts: OutputDir, or the folder of a folder Store, or else the system's
+// temporary folder, as an absolute path.
+func outputDir(opts *lro.Options) string {
+	dir := opts.OutputDir
+	if opts.Store != nil && opts.Store.Dir() != "" {
+		dir = opts.Store.Dir()
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return dir
+}
+
+// stdioHint tells someone who started the server from a terminal that it
+// waits for an MCP client on stdin, rather than leave them before a silent
+// prompt. A character device counts as a terminal (/dev/null too, where the
+// hint does no harm).
+func stdioHint(w io.Writer, stdin *os.File) {
+	if fi, err := stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprintln(w, "memory: serving MCP over stdio: waiting for an MCP client on stdin (run it from a client such as Claude Code, or with -http ADDR; -h for usage)")
 	}
 }
 

@@ -24,8 +24,8 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/internal/s3test"
-	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -166,7 +166,7 @@ func TestReplicas(t *testing.T) {
 	// A client that says it is an LRO proxy, in the request's _meta as
 	// the stateless protocol carries it, gets the full result inline.
 	pres, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_memories", Arguments: map[string]any{"limit": 500, "detail": "full"},
-		Meta: mcp.Meta{lro.ProxyKey: lro.ProxySettings()}})
+		Meta: mcp.Meta{proxyflag.Key: proxyflag.Settings()}})
 	if err != nil || pres.IsError {
 		t.Fatalf("list_memories as a proxy: %v %s", err, text(pres))
 	}

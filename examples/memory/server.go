@@ -112,7 +112,7 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 		// lro_extract, lro_read and lro_search over the offloaded files, for
 		// clients without a shell. The options were validated by setup.
 		eo := &extract.Options{Store: base.Store, ThresholdTokens: base.ThresholdTokens,
-			Tokenizer: base.Tokenizer, Observer: base.Observer, Now: base.Now,
+			Tokenizer: base.Tokenizer, Observer: base.Observer,
 			Timeout: extractLimits.Timeout, MaxMemoryBytes: extractLimits.MaxMemoryBytes,
 		}
 		if base.Store == nil {
@@ -183,7 +183,7 @@ func instructions(opts *lro.Options) string {
 	}
 	threshold := opts.ThresholdTokens
 	if threshold == 0 {
-		threshold = lro.DefaultThresholdTokens
+		threshold = 1600 // the default of lro.Options.ThresholdTokens
 	}
 	fmt.Fprintf(&b, "Large Result Offloading: when a result set is estimated above %d tokens, the server writes the complete result set to a JSONL file and returns a compact descriptor instead: ", threshold)
 	b.WriteString(`{"offloaded": true, "summary": {...}, "file_path": "...", "line_schema": {...}, "jq_recipes": [10 commands], "guidance": "..."}. `)

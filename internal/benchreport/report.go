@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
-	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/internal/offload"
 )
 
 // report is everything BENCHMARKS.md shows, all of it measured by one run of
@@ -196,7 +196,7 @@ func (r *report) glance(b *strings.Builder) {
 	}
 	if rm, ok := r.recordMean(memory.Full); ok {
 		p("- **The estimator** (about 4 characters a token) counts a full-detail record as %.0f tokens where o200k_base counts %.0f (%s): on JSON it under-counts, so the default threshold of %s estimated tokens is about %s real ones.\n",
-			rm.Est, rm.O200k, signedPercent(rm.Est/rm.O200k-1), thousands(lro.DefaultThresholdTokens), thousands(int(math.Round(lro.DefaultThresholdTokens*rm.O200k/rm.Est))))
+			rm.Est, rm.O200k, signedPercent(rm.Est/rm.O200k-1), thousands(offload.DefaultThreshold), thousands(int(math.Round(offload.DefaultThreshold*rm.O200k/rm.Est))))
 	}
 	p("\n")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -83,18 +84,18 @@ func (c counters) measure(text string) size {
 // variant is one kind of descriptor the report measures.
 type variant struct {
 	Name         string
-	Profile      lro.Profile
+	Profile      descriptor.Profile
 	ExtractTools bool // guidance for the native extraction tools (lro.Options.ExtractTools)
 }
 
 // profiles are the descriptors measured, in the order the report shows them:
 // the four profiles, then the full profile with the native tools' guidance.
 var profiles = []variant{
-	{Name: "full", Profile: lro.ProfileFull},
-	{Name: "no recipes", Profile: lro.ProfileNoRecipes},
-	{Name: "no schema", Profile: lro.ProfileNoSchema},
-	{Name: "bare pointer", Profile: lro.ProfileBarePointer},
-	{Name: "full, native tools guidance", Profile: lro.ProfileFull, ExtractTools: true},
+	{Name: "full", Profile: descriptor.ProfileFull},
+	{Name: "no recipes", Profile: descriptor.ProfileNoRecipes},
+	{Name: "no schema", Profile: descriptor.ProfileNoSchema},
+	{Name: "bare pointer", Profile: descriptor.ProfileBarePointer},
+	{Name: "full, native tools guidance", Profile: descriptor.ProfileFull, ExtractTools: true},
 }
 
 // details are the memory detail levels, in the order the report shows them.

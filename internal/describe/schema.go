@@ -87,7 +87,7 @@ func isInvopopTag(tag string) bool {
 // it (offloaded is true and file_path is set), or, when the file could not
 // be written and the tool's own structured content cannot be shown in part,
 // {"offloaded": false}. Tools that may return a descriptor advertise it in
-// their output schema (lro.WidenOutputSchema widens a schema with it). Each
+// their output schema (lro.AddTool and lro.Middleware widen a schema with it). Each
 // call returns a fresh value.
 func ResponseSchema() map[string]any {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }

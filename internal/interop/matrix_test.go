@@ -21,7 +21,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/internal/outschema"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/matrix.md, the interop matrix")
@@ -394,7 +394,7 @@ func widenSchemas(tools any) error {
 		if !ok || m["outputSchema"] == nil {
 			continue
 		}
-		w, err := lro.WidenOutputSchema(m["outputSchema"])
+		w, err := outschema.Widen(m["outputSchema"])
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,7 @@ package offload
 
 // DefaultThreshold is the specification's DEFAULT_OFFLOAD_THRESHOLD_TOKENS:
 // the token estimate above which a result is offloaded. It is the one
-// definition behind lro.DefaultThresholdTokens and the default threshold of
+// definition behind the default of lro.Options.ThresholdTokens and the default threshold of
 // the extraction tools.
 const DefaultThreshold = 1600
 

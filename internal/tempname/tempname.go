@@ -11,7 +11,8 @@
 // if that would block, and otherwise removes it by name while it holds the
 // lock; a Writer that finds its new file already removed when it gets the
 // lock starts again under a new name. Where flock(2) does not exist, or the
-// file system refuses locks, only the file's age can tell.
+// file system refuses locks, only the file's age can tell. [Lock] and
+// [Unlinked] are the flock(2) calls of both sides.
 package tempname
 
 import "strings"

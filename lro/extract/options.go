@@ -19,7 +19,7 @@ import (
 // field means. The defaults the tools share with the offloading decorator
 // have one definition each, outside this package: Dir defaults to
 // [os.TempDir], Prefix to [jsonl.DefaultPrefix] and ThresholdTokens to
-// [github.com/zircote/lro-go/lro.DefaultThresholdTokens].
+// the specification's 1600, as in [github.com/zircote/lro-go/lro.Options].
 const (
 	// DefaultTimeout bounds one tool call.
 	DefaultTimeout = 10 * time.Second
@@ -128,8 +128,8 @@ type Options struct {
 	// inline: an lro_extract result is written to a new offloaded file (or,
 	// if that fails, truncated with a note), and lro_read and lro_search show
 	// what fits with a note saying how to continue. If zero, defaults to
-	// the specification's 1600,
-	// [github.com/zircote/lro-go/lro.DefaultThresholdTokens].
+	// the specification's 1600, as in
+	// [github.com/zircote/lro-go/lro.Options].
 	ThresholdTokens int
 
 	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].

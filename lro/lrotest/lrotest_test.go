@@ -81,6 +81,25 @@ func TestConformingServerPassesLevel3(t *testing.T) {
 	}
 }
 
+// TestSweeperAlonePassesCleanup checks a server that starts no janitor, as
+// one written from the README's Quick start: the sweeper that its first
+// offload starts deletes the expired file the kit plants.
+func TestSweeperAlonePassesCleanup(t *testing.T) {
+	srv := startServer(t, serverOptions{sweeperOnly: true})
+	cfg := config(srv, nil)
+	cfg.InProcess = true
+	cfg.Level = 2
+	rep, err := check(context.Background(), srv.cs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rep.result("L2.cleanup"); r.status != pass {
+		var b strings.Builder
+		rep.writeTable(&b)
+		t.Errorf("L2.cleanup %v %q, want pass\n%s", r.status, r.reasons, b.String())
+	}
+}
+
 // checkFetched checks what the kit did with results it fetched: cleanup is
 // skipped saying why, and the kit wrote nothing at the descriptors'
 // file_path and left nothing in its temporary folder.

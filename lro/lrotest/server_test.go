@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
@@ -127,14 +128,15 @@ const (
 
 // serverOptions say how to build and break a test server.
 type serverOptions struct {
-	store      storeKind                                 // where results are kept
-	opts       func(*lro.Options)                        // change the LRO options
-	desc       func(t *testing.T, d map[string]any)      // tamper with each descriptor (and its file)
-	result     func(t *testing.T, r *mcp.CallToolResult) // tamper with each tools/call result
-	list       func(tool *mcp.Tool)                      // tamper with tools/list
-	read       readTamper                                // tamper with each resources/read
-	noJanitor  bool                                      // run no janitor (by default one sweeps every 20ms)
-	unwritable bool                                      // the output folder cannot be created
+	store       storeKind                                 // where results are kept
+	opts        func(*lro.Options)                        // change the LRO options
+	desc        func(t *testing.T, d map[string]any)      // tamper with each descriptor (and its file)
+	result      func(t *testing.T, r *mcp.CallToolResult) // tamper with each tools/call result
+	list        func(tool *mcp.Tool)                      // tamper with tools/list
+	read        readTamper                                // tamper with each resources/read
+	noJanitor   bool                                      // run no janitor, and no sweeper (by default a janitor sweeps every 20ms)
+	sweeperOnly bool                                      // run no janitor: only the sweeper that the first offload starts (every 20ms)
+	unwritable  bool                                      // the output folder cannot be created
 }
 
 // readTamper changes what resources/read of uri answers.
@@ -153,7 +155,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "lrotest-server", Version: "v0"}, nil)
 	switch so.store {
 	case inFolder:
-		opts.WrapWriter = fail
+		testhook.Set(opts, testhook.Hooks{WrapWriter: fail})
 	case folderStore, bucketStore:
 		var st *store.Store
 		var err error
@@ -176,6 +178,9 @@ func startServer(t *testing.T, so serverOptions) *server {
 			t.Fatal(err)
 		}
 	}
+	if so.noJanitor {
+		opts.CleanupInterval = -1 // no sweeper either
+	}
 	if so.opts != nil {
 		so.opts(opts)
 	}
@@ -185,7 +190,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if !so.noJanitor && !so.unwritable {
+	if !so.noJanitor && !so.unwritable && !so.sweeperOnly {
 		j, err := lro.StartJanitor(ctx, opts)
 		if err != nil {
 			t.Fatal(err)

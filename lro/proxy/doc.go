@@ -26,18 +26,18 @@
 //     Errors and results that are not complete (input_required) pass as
 //     they are.
 //   - tools/list results: an output schema is widened with
-//     [lro.WidenOutputSchema], so that the descriptor is valid under what
+//     the schema of a descriptor (as lro.AddTool does), so that the descriptor is valid under what
 //     the client was told; the local tools ([Options.RegisterLocalTools],
 //     such as lro_extract, lro_read and lro_search) are added on the last
 //     page, and their calls are answered by the proxy. If there are local
 //     tools, the initialize result advertises tools.
 //   - The proxy identifies itself to the upstream as an LRO proxy: in the
 //     client's initialize request, by the capability extension
-//     [lro.ProxyKey] ({"proxy": true}) and the specification's
+//     "io.github.zircote/lro" ({"proxy": true}) and the specification's
 //     clientInfo.proxy = true; in every tools/call, by the same key in
 //     _meta (and clientInfo.proxy in the clientInfo a client of protocol
 //     2026-07-28 sends there). A server built with package lro then returns full results
-//     inline (see [lro.IsProxyRequest]), so files land on the client's
+//     inline (see lro.Options.IgnoreProxy), so files land on the client's
 //     machine; other servers ignore them.
 //
 // # Transports

@@ -22,6 +22,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/outschema"
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/proxy"
@@ -223,7 +225,7 @@ func TestForwarding(t *testing.T) {
 						t.Fatal(err)
 					}
 					if tool.OutputSchema != nil {
-						w, err := lro.WidenOutputSchema(tool.OutputSchema)
+						w, err := outschema.Widen(tool.OutputSchema)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -380,7 +382,7 @@ func TestForwarding(t *testing.T) {
 				// its key, and clientInfo.proxy where the client sent its
 				// clientInfo.
 				want := generic(t, meta).(map[string]any)
-				want[lro.ProxyKey] = map[string]any{"proxy": true}
+				want[proxyflag.Key] = map[string]any{"proxy": true}
 				want[mcp.MetaKeyClientInfo].(map[string]any)["proxy"] = true
 				if diff := cmp.Diff(want, seen.Meta); diff != "" {
 					t.Errorf("_meta at the upstream (-want +got):\n%s", diff)

@@ -9,18 +9,19 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/internal/outschema"
+	"github.com/zircote/lro-go/internal/proxyflag"
 )
 
 // The only messages the relay changes. Each function returns its input when
 // it is not what it expects: a message the proxy does not understand passes
 // as it is.
 
-// proxyMark is the value of [lro.ProxyKey] the proxy sends.
+// proxyMark is the value of [proxyflag.Key] the proxy sends.
 var proxyMark = []byte(`{"proxy":true}`)
 
 // markInitialize returns the params of the client's initialize request with
-// the proxy's mark: the capability extension [lro.ProxyKey] and the
+// the proxy's mark: the capability extension [proxyflag.Key] and the
 // specification's clientInfo.proxy = true.
 func markInitialize(params []byte) []byte {
 	caps := member(params, "capabilities")
@@ -31,7 +32,7 @@ func markInitialize(params []byte) []byte {
 	if exts == nil {
 		exts = []byte("{}")
 	}
-	exts, _ = withMembers(exts, map[string][]byte{lro.ProxyKey: proxyMark})
+	exts, _ = withMembers(exts, map[string][]byte{proxyflag.Key: proxyMark})
 	caps, _ = withMembers(caps, map[string][]byte{"extensions": exts})
 	set := map[string][]byte{"capabilities": caps}
 	if info := member(params, "clientInfo"); info.Kind() == '{' {
@@ -50,7 +51,7 @@ func markCall(params []byte) []byte {
 	if meta.Kind() != '{' {
 		meta = []byte("{}")
 	}
-	set := map[string][]byte{lro.ProxyKey: proxyMark}
+	set := map[string][]byte{proxyflag.Key: proxyMark}
 	if info := member(meta, mcp.MetaKeyClientInfo); info.Kind() == '{' {
 		set[mcp.MetaKeyClientInfo], _ = withMembers(info, map[string][]byte{"proxy": []byte("true")})
 	}
@@ -121,7 +122,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 }
 
 // widen returns tool with its output schema widened by
-// [lro.WidenOutputSchema], or as it is when it has none or its results are
+// outschema.Widen, or as it is when it has none or its results are
 // never offloaded.
 func (p *Proxy) widen(name string, tool []byte) []byte {
 	schema := member(tool, "outputSchema")
@@ -132,7 +133,7 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return tool
 	}
-	w, err := lro.WidenOutputSchema(s)
+	w, err := outschema.Widen(s)
 	if err != nil {
 		p.logger.Warn("output schema not widened; an offloaded result may fail the client's validation", "tool", name, "err", err)
 		return tool

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -193,7 +194,7 @@ func newUpstream(dir string) *mcp.Server {
 		})
 	s.AddTool(&mcp.Tool{Name: "meta", Description: "Echoes the request's _meta and whether the caller is an LRO proxy.", InputSchema: countSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			data, err := json.Marshal(map[string]any{"meta": req.Params.Meta, "proxy": lro.IsProxyRequest(req)})
+			data, err := json.Marshal(map[string]any{"meta": req.Params.Meta, "proxy": proxyflag.InRequest(req)})
 			return textResult(string(data)), err
 		})
 	s.AddTool(&mcp.Tool{Name: "progress", Description: "Reports progress three times.", InputSchema: countSchema},

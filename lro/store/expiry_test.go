@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
@@ -21,7 +22,9 @@ import (
 // now, and returns the handle.
 func offload(t *testing.T, s *store.Store, now func() time.Time) string {
 	t.Helper()
-	res, err := lro.Wrap(itemsHandler(200), &lro.Options{Store: s, Now: now})(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+	opts := &lro.Options{Store: s}
+	testhook.Set(opts, testhook.Hooks{Now: now})
+	res, err := lro.Wrap(itemsHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 	if err != nil {
 		t.Fatal(err)
 	}

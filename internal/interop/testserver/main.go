@@ -14,7 +14,7 @@
 //     lines;
 //   - list_structured: a raw handler wrapped by [lro.Wrap] that returns
 //     structured content, registered with an output schema widened by
-//     [lro.WidenOutputSchema];
+//     outschema.Widen;
 //   - list_orders: a plain [mcp.AddTool] typed tool that only
 //     [lro.Middleware] covers;
 //   - broken_schema: a negative control, not offloaded, whose advertised
@@ -42,6 +42,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -275,7 +276,7 @@ func newServer(outputDir string, logger *slog.Logger) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	widened, err := lro.WidenOutputSchema(itemsSchema)
+	widened, err := outschema.Widen(itemsSchema)
 	if err != nil {
 		return nil, err
 	}

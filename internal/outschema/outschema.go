@@ -1,4 +1,7 @@
-package lro
+// Package outschema widens a tool's output schema so that it also accepts
+// what offloading puts in the structured content: package lro does it for
+// the tools of AddTool and Middleware, the proxy for the upstream's tools.
+package outschema
 
 import (
 	"encoding/json"
@@ -6,17 +9,14 @@ import (
 	"github.com/zircote/lro-go/internal/describe"
 )
 
-// WidenOutputSchema returns an output schema that accepts what schema accepts
-// and also what offloading may put in the structured content (a
-// [github.com/zircote/lro-go/lro/descriptor.OffloadResponse], or
-// {"offloaded": false} for a fallback), so that clients that validate structured
-// content against a tool's advertised schema accept an offloaded result. Use
-// it for a tool registered with [mcp.Server.AddTool] whose handler is
-// wrapped with [Wrap]; [AddTool] and [Middleware] widen the schemas of their
-// tools themselves. A nil schema gives nil: a tool without an output schema
-// needs none. The $defs of schema are hoisted to the top so that its
-// references still resolve, and widening a widened schema changes nothing.
-func WidenOutputSchema(schema any) (any, error) {
+// Widen returns an output schema that accepts what schema accepts and also
+// what offloading may put in the structured content (see
+// [describe.ResponseSchema]), so that clients that validate structured
+// content against a tool's advertised schema accept an offloaded result. A
+// nil schema gives nil: a tool without an output schema needs none. The
+// $defs of schema are hoisted to the top so that its references still
+// resolve, and widening a widened schema changes nothing.
+func Widen(schema any) (any, error) {
 	if schema == nil {
 		return nil, nil
 	}
@@ -27,7 +27,7 @@ func WidenOutputSchema(schema any) (any, error) {
 	return w, nil
 }
 
-// widen is WidenOutputSchema of a schema that is not nil.
+// widen is Widen of a schema that is not nil.
 func widen(schema any) (map[string]any, error) {
 	var orig map[string]any
 	data, err := json.Marshal(schema)

@@ -1,0 +1,89 @@
+// Package proxyflag is how a local LRO proxy (package lro/proxy) identifies
+// itself to the server it fronts, and how a server built with package lro
+// recognizes it.
+package proxyflag
+
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Key is the key under which a local LRO proxy identifies itself to the
+// server it fronts, with the value {"proxy": true}. A proxy sends it in two
+// places, and a server built with this package reads both:
+//
+//   - as a capability extension, in the client capabilities of the
+//     handshake: "capabilities": {"extensions": {"io.github.zircote/lro":
+//     {"proxy": true}}} (with go-sdk:
+//     caps.AddExtension(proxyflag.Key, proxyflag.Settings()));
+//   - in the _meta of every tools/call request: "_meta":
+//     {"io.github.zircote/lro": {"proxy": true}}.
+//
+// The specification's own carrier, "clientInfo": {"proxy": true}, is read too
+// where it survives: go-sdk drops unknown clientInfo fields from the
+// initialize request, but keeps them in the per-request _meta clientInfo of
+// protocol 2026-07-28 ("io.modelcontextprotocol/clientInfo").
+const Key = "io.github.zircote/lro"
+
+// Settings returns the value of [Key] a proxy sends: a new map
+// {"proxy": true}.
+func Settings() map[string]any { return map[string]any{"proxy": true} }
+
+// InRequest reports whether the client that sent req identified itself
+// as a local LRO proxy (see [Key]): by the capability extension, by the
+// request's _meta, or by the specification's clientInfo.proxy where it can be
+// read.
+//
+// lro.Wrap, lro.AddTool and lro.Middleware return the full result inline to
+// such a client, without offloading, unless lro.Options.IgnoreProxy is set:
+// the proxy offloads on its own machine, where the client's shell can read
+// the file.
+func InRequest(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Params == nil {
+		return false
+	}
+	meta := req.Params.GetMeta()
+	if isProxyValue(meta[Key]) {
+		return true
+	}
+	if info, ok := meta[mcp.MetaKeyClientInfo].(map[string]any); ok && info["proxy"] == true {
+		return true
+	}
+	// On protocol 2026-07-28 the capabilities come with every request, in
+	// _meta; read them there without decoding them. Before it, they come
+	// from the session's handshake.
+	if v, ok := meta[mcp.MetaKeyClientCapabilities]; ok {
+		if caps, ok := v.(map[string]any); ok {
+			return hasProxyExtension(caps["extensions"]) || hasProxyExtension(caps["experimental"])
+		}
+		return capsHaveProxy(req.ClientCapabilities())
+	}
+	if req.Session == nil {
+		return false
+	}
+	if p := req.Session.InitializeParams(); p != nil {
+		return capsHaveProxy(p.Capabilities)
+	}
+	return false
+}
+
+func capsHaveProxy(caps *mcp.ClientCapabilities) bool {
+	return caps != nil && (isProxyValue(caps.Extensions[Key]) || isProxyValue(caps.Experimental[Key]))
+}
+
+// hasProxyExtension reports whether exts, a decoded extensions (or
+// experimental) object, holds {Key: {"proxy": true}}.
+func hasProxyExtension(exts any) bool {
+	m, ok := exts.(map[string]any)
+	return ok && isProxyValue(m[Key])
+}
+
+// isProxyValue reports whether v is {"proxy": true}, decoded or not.
+func isProxyValue(v any) bool {
+	switch m := v.(type) {
+	case map[string]any:
+		return m["proxy"] == true
+	case map[string]bool:
+		return m["proxy"]
+	}
+	return false
+}
