@@ -112,7 +112,7 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 		// lro_extract, lro_read and lro_search over the offloaded files, for
 		// clients without a shell. The options were validated by setup.
 		eo := &extract.Options{Store: base.Store, ThresholdTokens: base.ThresholdTokens,
-			Tokenizer: base.Tokenizer, Observer: base.Observer, Now: base.Now,
+			Tokenizer: base.Tokenizer, Observer: base.Observer,
 			Timeout: extractLimits.Timeout, MaxMemoryBytes: extractLimits.MaxMemoryBytes,
 		}
 		if base.Store == nil {

@@ -41,7 +41,7 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 		records[i] = res.text(i)
 	}
 	core := c.core(h.SchemaVersion)
-	call := offload.Call{Tool: ToolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
+	call := offload.Call{Tool: toolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
 	if !core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records}) {
 		return out
 	}

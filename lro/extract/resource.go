@@ -111,7 +111,7 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	tooLarge := func(size int64, what string) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 			"%s is %d bytes%s, more than the %d bytes one read may return (MaxOutputBytes, or a 32nd of MaxMemoryBytes): query it with %s, or read it in pieces with %s, with %s=%q",
-			uri, size, what, c.maxResourceBytes(), ToolExtract, ToolRead, argHandle, handle)}
+			uri, size, what, c.maxResourceBytes(), toolExtract, toolRead, argHandle, handle)}
 	}
 	if size := r.Size(); size > c.maxResourceBytes() {
 		return nil, tooLarge(size, "")
