@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
 )
 
 // env is a lookup function over a fixed set of variables.

@@ -239,7 +239,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	if replay && ready {
 		if err := r.replay(u, init); err != nil {
 			u.ended()
-			return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
+			return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
 		}
 		r.p.logger.Info("upstream connected again", "upstream", r.p.up.String())
 	}
@@ -249,7 +249,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	case <-u.done:
 		// It ended already (a command that exited at once); lost, which
 		// ended it, found no connection to forget.
-		return nil, fmt.Errorf("%w: %s: the connection ended", ErrUpstreamUnavailable, r.p.up.String())
+		return nil, fmt.Errorf("%w: %s: the connection ended", errUpstreamUnavailable, r.p.up.String())
 	default:
 	}
 	r.up = u
@@ -454,8 +454,8 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 	switch {
 	case errors.Is(err, errBadReply):
 		next = "."
-	case !errors.Is(err, ErrUpstreamUnavailable):
-		msg = fmt.Sprintf("%v: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
+	case !errors.Is(err, errUpstreamUnavailable):
+		msg = fmt.Sprintf("%v: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
 	}
 	msg = strings.TrimPrefix(msg, "proxy: ")
 	r.p.logger.Warn("request failed", "method", c.method, "err", msg)
