@@ -469,12 +469,14 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 	} else {
 		res.Expired++
 	}
-	event.Emit(ctx, j.observer, event.FileExpired{
-		Path:      filepath.Join(j.dir, c.name),
-		CreatedAt: c.created,
-		TTL:       j.ttl,
-		Temporary: c.temp,
-	})
+	if j.observer != nil {
+		j.observer.Observe(ctx, event.FileExpired{
+			Path:      filepath.Join(j.dir, c.name),
+			CreatedAt: c.created,
+			TTL:       j.ttl,
+			Temporary: c.temp,
+		})
+	}
 	return nil
 }
 
@@ -550,7 +552,9 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 			continue
 		}
 		res.Expired++
-		event.Emit(ctx, j.observer, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
+		if j.observer != nil {
+			j.observer.Observe(ctx, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
+		}
 	}
 	return res, errs, nil
 }

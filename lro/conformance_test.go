@@ -467,7 +467,7 @@ func conformanceLevel3(t *testing.T) {
 		}
 		bare, _ := recallHandler(n)(context.Background(), recallRequest(recipes.Light))
 		evs := rec.all()
-		if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed {
+		if len(evs) != 1 || !is[event.WriteFailed](evs[0]) {
 			t.Fatalf("events %v, want one OffloadWriteFailed", evs)
 		}
 		checkWarning(t, res, parseWarning(t, warning, evs[0].(event.WriteFailed).Err), len(kept), n,
@@ -508,7 +508,7 @@ func conformanceLevel3(t *testing.T) {
 		}
 		var names []string
 		for _, e := range events {
-			names = append(names, e.Kind().String())
+			names = append(names, eventName(e))
 		}
 		if diff := cmp.Diff([]string{"OffloadCompleted", "OffloadWriteFailed", "OffloadFileExpired"}, names); diff != "" {
 			t.Errorf("event kinds (-want +got):\n%s", diff)

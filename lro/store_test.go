@@ -396,7 +396,7 @@ func TestStoreWriteFailure(t *testing.T) {
 				t.Errorf("the bucket holds %v after a failed write", k)
 			}
 			evs := rec.all()
-			if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed || evs[0].(event.WriteFailed).Dir != "" {
+			if len(evs) != 1 || !is[event.WriteFailed](evs[0]) || evs[0].(event.WriteFailed).Dir != "" {
 				t.Errorf("events = %+v, want one WriteFailed without a folder", evs)
 			}
 		})

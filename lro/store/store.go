@@ -367,8 +367,8 @@ func (s *Store) verdict(ctx context.Context, probe bool, err error) {
 		s.breaker.release(probe)
 		return
 	}
-	if opened, failures, until := s.breaker.done(s.now(), probe, err); opened {
-		event.Emit(ctx, s.observer, event.StoreUnavailable{Failures: failures, Until: until, Err: err})
+	if opened, failures, until := s.breaker.done(s.now(), probe, err); opened && s.observer != nil {
+		s.observer.Observe(ctx, event.StoreUnavailable{Failures: failures, Until: until, Err: err})
 	}
 }
 
