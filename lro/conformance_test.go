@@ -30,8 +30,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -422,11 +422,11 @@ func conformanceLevel2(t *testing.T) {
 				j.Close()
 			})
 		}
-		sweep(t0.Add(cleanup.DefaultTTL - time.Millisecond))
+		sweep(t0.Add(expiry.DefaultTTL - time.Millisecond))
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("file deleted before its TTL: %v", err)
 		}
-		sweep(t0.Add(cleanup.DefaultTTL))
+		sweep(t0.Add(expiry.DefaultTTL))
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("file kept after its TTL: %v", err)
 		}
@@ -492,7 +492,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		now = t0.Add(cleanup.DefaultTTL)
+		now = t0.Add(expiry.DefaultTTL)
 		synctest.Test(t, func(t *testing.T) {
 			j, err := lro.StartJanitor(context.Background(), opts)
 			if err != nil {
@@ -523,7 +523,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Errorf("WriteFailed event %+v", wf)
 		}
 		fe := events[2].(event.FileExpired)
-		if diff := cmp.Diff(event.FileExpired{Path: d.FilePath, CreatedAt: t0, TTL: cleanup.DefaultTTL}, fe); diff != "" {
+		if diff := cmp.Diff(event.FileExpired{Path: d.FilePath, CreatedAt: t0, TTL: expiry.DefaultTTL}, fe); diff != "" {
 			t.Errorf("FileExpired event (-want +got):\n%s", diff)
 		}
 	})

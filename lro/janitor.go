@@ -25,7 +25,7 @@ import (
 // With [Options.Store], it sweeps the Store's folder or bucket, with the
 // Store's prefix and TTL. Every replica of a server may sweep a shared
 // bucket at once: none deletes an object that is still fresh by the clock
-// of another replica within [cleanup.SkewMargin], and an object that
+// of another replica within a minute, and an object that
 // another replica deleted first is no error (see package cleanup,
 // "Buckets", also for the bucket lifecycle rule that can replace the
 // sweeps).

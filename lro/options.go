@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -23,9 +23,8 @@ import (
 
 // Defaults of the specification. Each is what the zero value of the
 // corresponding [Options] field means. The defaults of the fields that other
-// packages share are defined there: [jsonl.DefaultPrefix] for Prefix,
-// [cleanup.DefaultTTL] for TTL and [cleanup.DefaultInterval] for
-// CleanupInterval.
+// packages share are defined once: [jsonl.DefaultPrefix] for Prefix, and
+// the specification's one hour for TTL and CleanupInterval.
 const (
 	// DefaultThresholdTokens is the token estimate above which a result set is
 	// offloaded: the specification's 1600.
@@ -70,13 +69,13 @@ type Options struct {
 	// TTL is how long an offloaded file lives once written: a file in a
 	// folder records its expiry, the end of its write + TTL, which every
 	// janitor honors (see package cleanup, "Recorded expiry"). If zero,
-	// defaults to [cleanup.DefaultTTL], or with a Store to the Store's TTL.
+	// defaults to one hour, or with a Store to the Store's TTL.
 	// It is read by the janitor of [StartJanitor] too, which deletes files
 	// without a recorded expiry by it.
 	TTL time.Duration
 
 	// CleanupInterval is how often the janitor of [StartJanitor] sweeps the
-	// output folder. If zero, defaults to [cleanup.DefaultInterval]. Negative
+	// output folder. If zero, defaults to one hour. Negative
 	// values are invalid.
 	CleanupInterval time.Duration
 
@@ -294,13 +293,13 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, err
 	}
 	if c.TTL == 0 {
-		c.TTL = cleanup.DefaultTTL
+		c.TTL = expiry.DefaultTTL
 	}
 	if c.CleanupInterval < 0 {
 		return nil, fmt.Errorf("lro: Options.CleanupInterval is %v: %w", c.CleanupInterval, ErrInvalidOption)
 	}
 	if c.CleanupInterval == 0 {
-		c.CleanupInterval = cleanup.DefaultInterval
+		c.CleanupInterval = expiry.DefaultInterval
 	}
 	switch {
 	case c.Store != nil:

@@ -22,7 +22,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -468,7 +468,7 @@ func TestStartJanitorBucket(t *testing.T) {
 	fresh := offload()
 	// old's recorded expiry (its write's deadline + TTL) and the margin
 	// have just passed; fresh's have not.
-	now = t0.Add(store.DefaultWriteTimeout + 10*time.Minute + cleanup.SkewMargin)
+	now = t0.Add(store.DefaultWriteTimeout + 10*time.Minute + expiry.SkewMargin)
 
 	synctest.Test(t, func(t *testing.T) {
 		j, err := lro.StartJanitor(context.Background(), opts)

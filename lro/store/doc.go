@@ -112,7 +112,7 @@
 //
 // A store deletes nothing. The janitor of package
 // [github.com/zircote/lro-go/cleanup] sweeps a folder ([Store.Dir]) or a
-// bucket ([Store.Bucket], a [cleanup.Bucket]) by the ULID time of the
+// bucket ([Store.Bucket]) by the ULID time of the
 // names and the recorded expiries; a bucket lifecycle rule is the
 // alternative (see the package documentation of cleanup).
 //

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -20,7 +20,7 @@ import (
 const (
 	// DefaultTTL is how long a handle is valid: the specification's 3600
 	// seconds, the janitor's default.
-	DefaultTTL = cleanup.DefaultTTL
+	DefaultTTL = expiry.DefaultTTL
 	// ContentType is the content type of the objects a Store writes.
 	ContentType = "application/jsonl"
 	// DefaultWriteTimeout is how long a write to a bucket may take, from
@@ -88,18 +88,28 @@ type Options struct {
 
 // Bucket is a bucket of objects, such as one of gocloud.dev/blob that
 // package [github.com/zircote/lro-go/lro/store/blobstore] adapts: what a
-// [Store] writes to and reads from, and (as a [cleanup.Bucket]) what a
-// janitor sweeps. Its methods must be safe for concurrent use.
+// [Store] writes to and reads from, and what a janitor sweeps. Its methods
+// must be safe for concurrent use. Besides those below, it has the three
+// methods the janitor of package cleanup uses:
+//
+//   - List(ctx, prefix, fn) calls fn with the key of every object whose key
+//     starts with prefix and has no '/' after it, in any order, until fn
+//     returns an error, which List returns;
+//   - Delete(ctx, key) deletes the object of key, and returns an error
+//     wrapping [io/fs.ErrNotExist] if there is none;
+//   - Expiry(ctx, key) returns the expiry recorded with the object of key
+//     when it was written, or the zero time for an object without one, and
+//     an error wrapping [io/fs.ErrNotExist] if there is no such object.
 type Bucket interface {
-	cleanup.Bucket
+	expiry.Bucket
 	// NewWriter starts the object of key, recording its expiry with it
-	// (for [cleanup.Bucket.Expiry]). The object must become visible only
+	// (for Expiry). The object must become visible only
 	// when Close returns nil, whole, and not at all if ctx is canceled
 	// before Close: that is how a Store aborts.
 	NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error)
 	// NewRangeReader reads length bytes of the object of key from offset,
 	// to its end if length is negative, and returns the size of the whole
-	// object. It returns an error wrapping [fs.ErrNotExist] if there is no
+	// object. It returns an error wrapping [io/fs.ErrNotExist] if there is no
 	// such object.
 	NewRangeReader(ctx context.Context, key string, offset, length int64) (r io.ReadCloser, size int64, err error)
 	// Close releases the bucket.
@@ -277,7 +287,7 @@ func newStore(opts *Options) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 // Bucket returns the Store's bucket, or nil for a folder: the bucket a
-// janitor sweeps ([cleanup.Options.Bucket]).
+// janitor sweeps ([github.com/zircote/lro-go/cleanup.Options.Bucket]).
 func (s *Store) Bucket() Bucket { return s.bucket }
 
 // Prefix returns the prefix of the Store's names.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
@@ -438,7 +439,7 @@ func TestSweep(t *testing.T) {
 				}
 				wg.Go(func() {
 					var err error
-					if results[i], err = j.Sweep(context.Background(), t0.Add(cleanup.SkewMargin)); err != nil {
+					if results[i], err = j.Sweep(context.Background(), t0.Add(expiry.SkewMargin)); err != nil {
 						t.Error(err)
 					}
 				})
