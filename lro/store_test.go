@@ -130,7 +130,7 @@ func validates(t *testing.T, schema any, res *mcp.CallToolResult) {
 // result's resource does, and returns its size.
 func download(t *testing.T, st *store.Store, handle, file string) int64 {
 	t.Helper()
-	r, err := st.NewReader(context.Background(), handle)
+	r, _, err := st.NewRangeReader(context.Background(), handle, 0, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestStartJanitorBucket(t *testing.T) {
 	fresh := offload()
 	// old's recorded expiry (its write's deadline + TTL) and the margin
 	// have just passed; fresh's have not.
-	now = t0.Add(store.DefaultWriteTimeout + 10*time.Minute + expiry.SkewMargin)
+	now = t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + expiry.SkewMargin)
 
 	synctest.Test(t, func(t *testing.T) {
 		j, err := lro.StartJanitor(context.Background(), opts)

@@ -355,7 +355,7 @@ func resourceLink(res *mcp.CallToolResult) *mcp.ResourceLink {
 
 func readObject(t *testing.T, ctx context.Context, st *store.Store, handle string) []byte {
 	t.Helper()
-	r, err := st.NewReader(ctx, handle)
+	r, _, err := st.NewRangeReader(ctx, handle, 0, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
