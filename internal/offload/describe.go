@@ -17,9 +17,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // wantsSchema reports whether descriptors carry a line schema.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // The names of the extraction tools of package lro/extract and of their

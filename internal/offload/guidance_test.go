@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // TestWhereExampleHolds checks that the where example of the guidance, for

@@ -19,7 +19,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // Profile selects which fields a descriptor carries. The profiles match the

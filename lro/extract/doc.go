@@ -19,10 +19,11 @@
 // # One source of truth for recipes
 //
 // Recipe N of lro_extract is recipe N of the file's descriptor: both are
-// [recipes.Select] over the header's detail level and the first records of
+// [github.com/zircote/lro-go/recipes.Select] over the header's detail level and the first records of
 // the file (the same number for both), and lro_extract runs the
-// recipe's own Filter with its Slurp and Raw flags and its parameters bound
-// as jq variables, as the descriptor's shell command does with jq. Caller
+// recipe's own filter with its flags and its parameters bound as jq
+// variables ([github.com/zircote/lro-go/recipes.Recipe.Args]), as the descriptor's shell command does
+// with jq. Caller
 // parameters are variable values, never program text.
 //
 // # Filters without jq

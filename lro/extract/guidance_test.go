@@ -10,9 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	core "github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
-	"github.com/zircote/lro-go/recipes"
 )
 
 type toolCall struct {

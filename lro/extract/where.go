@@ -12,7 +12,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // The where argument of lro_extract is a filter a model fills like any tool
