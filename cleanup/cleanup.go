@@ -21,42 +21,6 @@ import (
 	"github.com/zircote/lro-go/lro/event"
 )
 
-// Defaults of the specification. Each is what the zero value of the
-// corresponding [Options] field means.
-const (
-	// DefaultTTL is how long an offloaded file lives: 3600 seconds.
-	DefaultTTL = time.Hour
-	// DefaultInterval is the time between two background sweeps: the
-	// specification's "every hour" schedule.
-	DefaultInterval = time.Hour
-)
-
-// Bucket is what a [Janitor] needs of a bucket of objects, such as one of
-// gocloud.dev/blob (S3, GCS, Azure, ...) adapted by package
-// [github.com/zircote/lro-go/lro/store/blobstore], whose store.Bucket
-// includes it.
-type Bucket interface {
-	// List calls fn with the key of every object whose key starts with
-	// prefix and has no '/' after it, in any order, until fn returns an
-	// error, which List returns.
-	List(ctx context.Context, prefix string, fn func(key string) error) error
-	// Delete deletes the object of key. It returns an error wrapping
-	// [fs.ErrNotExist] if there is none.
-	Delete(ctx context.Context, key string) error
-	// Expiry returns the expiry recorded with the object of key when it
-	// was written (package [github.com/zircote/lro-go/lro/store] records
-	// it), or the zero time for an object without one. It returns an
-	// error wrapping [fs.ErrNotExist] if there is no such object.
-	Expiry(ctx context.Context, key string) (time.Time, error)
-}
-
-// SkewMargin is how much longer than the TTL a sweep keeps an object of a
-// bucket ([Options.Bucket]): the clocks of the machines that write, read and
-// sweep a shared bucket may differ by up to this much without a sweep
-// deleting an object that any of them still holds to be within its TTL. A
-// folder is swept by the clock of its one machine, without a margin.
-const SkewMargin = time.Minute
-
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
 // [Options.Prefix] that [jsonl.Create] would reject (the error then also
@@ -100,13 +64,13 @@ type Options struct {
 
 	// TTL is how long a file lives: it is deleted once created_at + TTL is at
 	// or before now, and so is the expiry recorded with it, if any (see the
-	// package documentation, "Recorded expiry"). If zero, defaults to
-	// [DefaultTTL]. Negative values are invalid.
+	// package documentation, "Recorded expiry"). If zero, defaults to the
+	// specification's 3600 seconds (one hour). Negative values are invalid.
 	TTL time.Duration
 
 	// Interval is the time between two background sweeps of
-	// [Start]. If zero, defaults to [DefaultInterval]. Negative
-	// values are invalid.
+	// [Start]. If zero, defaults to one hour, the specification's "every
+	// hour" schedule. Negative values are invalid.
 	Interval time.Duration
 
 	// Observer receives one [event.FileExpired] per deleted file. If nil,
@@ -118,10 +82,11 @@ type Options struct {
 	Now func() time.Time
 
 	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
-	// bucket offloaded objects are written to, by package
-	// [github.com/zircote/lro-go/lro/store]. Dir is then not used. See the
-	// package documentation, "Buckets".
-	Bucket Bucket
+	// bucket offloaded objects are written to by a store of package
+	// [github.com/zircote/lro-go/lro/store], its [store.Store.Bucket]
+	// (List, Delete and Expiry are what the janitor uses of it). Dir is
+	// then not used. See the package documentation, "Buckets".
+	Bucket expiry.Bucket
 
 	// OnError receives the errors of background sweeps, one call per sweep
 	// that had any (joined). If nil, they are dropped. The cancellation that
@@ -166,7 +131,7 @@ type Result struct {
 // documentation. It is made by [New] or [Start] and is safe for concurrent
 // use.
 type Janitor struct {
-	bucket   Bucket // nil for a folder
+	bucket   expiry.Bucket // nil for a folder
 	dir      string
 	prefix   string
 	ttl      time.Duration
@@ -203,13 +168,13 @@ func New(opts *Options) (*Janitor, error) {
 		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
 	if o.TTL == 0 {
-		o.TTL = DefaultTTL
+		o.TTL = expiry.DefaultTTL
 	}
 	if o.Interval < 0 {
 		return nil, fmt.Errorf("cleanup: Options.Interval is %v: %w", o.Interval, ErrInvalidOption)
 	}
 	if o.Interval == 0 {
-		o.Interval = DefaultInterval
+		o.Interval = expiry.DefaultInterval
 	}
 	if o.Prefix == "" {
 		o.Prefix = jsonl.DefaultPrefix
@@ -313,8 +278,8 @@ func (j *Janitor) run(ctx context.Context) {
 // and the error also wraps ctx.Err(); the Result counts what was done.
 //
 // For a bucket ([Options.Bucket]) Sweep deletes the objects whose
-// created_at + TTL + [SkewMargin] and recorded expiry + SkewMargin are at
-// or before now, and returns the errors of the listing, of reading each
+// created_at + TTL and recorded expiry, each plus one minute (a margin for
+// the clocks of the machines that share the bucket), are at or before now, and returns the errors of the listing, of reading each
 // recorded expiry and of each delete (see the package documentation,
 // "Buckets").
 func (j *Janitor) Sweep(ctx context.Context, now time.Time) (Result, error) {
@@ -470,12 +435,14 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 	} else {
 		res.Expired++
 	}
-	event.Emit(ctx, j.observer, event.FileExpired{
-		Path:      filepath.Join(j.dir, c.name),
-		CreatedAt: c.created,
-		TTL:       j.ttl,
-		Temporary: c.temp,
-	})
+	if j.observer != nil {
+		j.observer.Observe(ctx, event.FileExpired{
+			Path:      filepath.Join(j.dir, c.name),
+			CreatedAt: c.created,
+			TTL:       j.ttl,
+			Temporary: c.temp,
+		})
+	}
 	return nil
 }
 
@@ -493,7 +460,7 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 			return nil
 		}
 		created := createdAt(id)
-		if expiry := created.Add(j.ttl + SkewMargin); now.Before(expiry) {
+		if expiry := created.Add(j.ttl + expiry.SkewMargin); now.Before(expiry) {
 			res.Kept++
 			if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
 				res.NextExpiry = expiry
@@ -516,7 +483,7 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
 		}
-		expiry, err := j.bucket.Expiry(ctx, c.name)
+		until, err := j.bucket.Expiry(ctx, c.name)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				res.Vanished++ // another sweep deleted it first
@@ -528,11 +495,11 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 			errs = append(errs, fmt.Errorf("cleanup: reading the expiry of %q in the bucket: %w", c.name, err))
 			continue
 		}
-		if expiry = expiry.Add(SkewMargin); now.Before(expiry) {
+		if until = until.Add(expiry.SkewMargin); now.Before(until) {
 			// The expiry recorded with the object, later than the TTL's.
 			res.Kept++
-			if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
-				res.NextExpiry = expiry
+			if res.NextExpiry.IsZero() || until.Before(res.NextExpiry) {
+				res.NextExpiry = until
 			}
 			continue
 		}
@@ -551,7 +518,9 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 			continue
 		}
 		res.Expired++
-		event.Emit(ctx, j.observer, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
+		if j.observer != nil {
+			j.observer.Observe(ctx, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
+		}
 	}
 	return res, errs, nil
 }

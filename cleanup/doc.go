@@ -38,7 +38,7 @@
 // # Lifecycle
 //
 // [Start] validates the [Options] and returns a Janitor that sweeps right
-// away and then every [Options.Interval] (default [DefaultInterval], one
+// away and then every [Options.Interval] (default one
 // hour) in a single goroutine, until the context given to Start is canceled
 // or [Janitor.Close] is called. Close is idempotent and returns only after
 // the goroutine has finished, so no background sweep runs and none emits an
@@ -132,18 +132,19 @@
 // # Buckets
 //
 // With [Options.Bucket] a Janitor sweeps a bucket (of gocloud.dev/blob: S3,
-// GCS, Azure, ...; see [Bucket]) instead of a folder: the bucket that
+// GCS, Azure, ...) instead of a folder: the bucket that
 // several replicas of a server share through package
 // [github.com/zircote/lro-go/lro/store]. A sweep lists the keys that start
 // with the prefix and a '-' (for S3, one request per thousand keys; it does
 // not descend into keys with a '/' after the prefix), reads created_at from the ULID of each key that
 // is named so, and deletes the objects whose created_at + TTL
-// + [SkewMargin] and recorded expiry + SkewMargin are at or before now; it
+// and recorded expiry, each plus a margin of one minute, are at or before
+// now; it
 // never reads an object. Objects of
 // another prefix, other keys and fresh objects are never deleted.
 //
 // Every replica may sweep at once. The margin keeps an object as long as
-// any machine whose clock is within [SkewMargin] of the sweeper's holds it
+// any machine whose clock is within that minute of the sweeper's holds it
 // to be within its TTL (a store refuses a handle from created_at + TTL on,
 // by its own clock). A delete of an object that another sweep deleted first
 // is not an error ([Result.Vanished]). Where the bucket's delete is not

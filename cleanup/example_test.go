@@ -46,7 +46,7 @@ func ExampleJanitor_Sweep() {
 		Dir: dir, // TTL: the default hour
 		Observer: event.ObserverFunc(func(_ context.Context, e event.Event) {
 			fe := e.(event.FileExpired)
-			fmt.Println(e.Kind(), fe.CreatedAt.Format(time.RFC3339), fe.TTL)
+			fmt.Println("deleted", fe.CreatedAt.Format(time.RFC3339), fe.TTL)
 		}),
 	})
 	if err != nil {
@@ -59,7 +59,7 @@ func ExampleJanitor_Sweep() {
 	fmt.Printf("scanned %d, expired %d, kept %d, next expiry %s\n",
 		res.Scanned, res.Expired, res.Kept, res.NextExpiry.Format(time.Kitchen))
 	// Output:
-	// OffloadFileExpired 2026-11-21T12:00:00Z 1h0m0s
+	// deleted 2026-11-21T12:00:00Z 1h0m0s
 	// scanned 3, expired 1, kept 1, next expiry 1:45PM
 }
 

@@ -1,6 +1,16 @@
 package cleanup
 
+import "github.com/zircote/lro-go/internal/expiry"
+
 // SetBeforeRemove makes j call f with the name of each expired regular file
 // between its lstat and its removal, so that a test can change the folder at
 // that moment. Call it before the first sweep.
 func SetBeforeRemove(j *Janitor, f func(name string)) { j.beforeRemove = f }
+
+// The defaults of Options.TTL and Options.Interval, and the margin of a
+// bucket's sweep, which users find documented on the fields.
+const (
+	DefaultTTL      = expiry.DefaultTTL
+	DefaultInterval = expiry.DefaultInterval
+	SkewMargin      = expiry.SkewMargin
+)

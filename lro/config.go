@@ -16,7 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
@@ -188,7 +188,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 		out.TTL = out.Store.TTL()
 	}
 	if out.TTL == 0 {
-		out.TTL = cleanup.DefaultTTL
+		out.TTL = expiry.DefaultTTL
 	}
 	if err := out.Validate(); err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -79,7 +79,7 @@ enabled = false
 		want     lro.Options
 	}{{
 		name: "nothing set: the spec's defaults",
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL},
 	}, {
 		name: "the file sets every key",
 		file: file,
@@ -125,7 +125,7 @@ enabled = false
 		name: "the environment disables what the file enabled",
 		file: "[prompt.offload]\nenabled = true\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ENABLED": "false"},
-		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL},
+		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL},
 	}, {
 		name:   "another product's prefix; ATLATL variables are then ignored",
 		prefix: "MYAPP",
@@ -134,13 +134,13 @@ enabled = false
 			"MYAPP_PROMPT__OFFLOAD__PROFILE":           "no_schema",
 			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
 		},
-		want: lro.Options{ThresholdTokens: 900, TTL: cleanup.DefaultTTL, Profile: descriptor.ProfileNoSchema},
+		want: lro.Options{ThresholdTokens: 900, TTL: expiry.DefaultTTL, Profile: descriptor.ProfileNoSchema},
 	}, {
 		name: "the client's folder and the tools always offloaded, from the file and the environment",
 		file: "[prompt.offload]\nclient_dir = \"/from/toml\"\n[prompt.offload.tools.export]\nalways = true\n[prompt.offload.tools.recall]\nthreshold_tokens = 900\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": " recall , dump", "ATLATL_PROMPT__OFFLOAD__CLIENT_DIR": "/from/env"},
 		want: lro.Options{
-			ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL, ClientDir: "/from/env",
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, ClientDir: "/from/env",
 			Tools: map[string]lro.ToolOptions{
 				"export": {Always: true},
 				"recall": {ThresholdTokens: 900, Always: true},
@@ -152,7 +152,7 @@ enabled = false
 		file:     "[prompt.offload]\nclient_dir = \"/from/toml\"\n",
 		explicit: &lro.Options{ClientDir: "/explicit", Tools: map[string]lro.ToolOptions{"export": {Always: true}}},
 		want: lro.Options{
-			ThresholdTokens: lro.DefaultThresholdTokens, TTL: cleanup.DefaultTTL, ClientDir: "/explicit",
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, ClientDir: "/explicit",
 			Tools: map[string]lro.ToolOptions{"export": {Always: true}},
 		},
 	}}

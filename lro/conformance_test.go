@@ -30,8 +30,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/expiry"
+	irecipes "github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
@@ -323,7 +324,7 @@ func conformanceLevel2(t *testing.T) {
 				if strings.Contains(r.Command, ".score") {
 					t.Errorf("recipe %d uses .score: %s", i+1, r.Command)
 				}
-				if !strings.Contains(r.Command, recipes.ShellQuote(d.FilePath)) {
+				if !strings.Contains(r.Command, irecipes.ShellQuote(d.FilePath)) {
 					t.Errorf("recipe %d does not name the file: %s", i+1, r.Command)
 				}
 				out, err := exec.Command("sh", "-c", r.Command).Output()
@@ -423,11 +424,11 @@ func conformanceLevel2(t *testing.T) {
 				j.Close()
 			})
 		}
-		sweep(t0.Add(cleanup.DefaultTTL - time.Millisecond))
+		sweep(t0.Add(expiry.DefaultTTL - time.Millisecond))
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("file deleted before its TTL: %v", err)
 		}
-		sweep(t0.Add(cleanup.DefaultTTL))
+		sweep(t0.Add(expiry.DefaultTTL))
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("file kept after its TTL: %v", err)
 		}
@@ -468,7 +469,7 @@ func conformanceLevel3(t *testing.T) {
 		}
 		bare, _ := recallHandler(n)(context.Background(), recallRequest(recipes.Light))
 		evs := rec.all()
-		if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed {
+		if len(evs) != 1 || !is[event.WriteFailed](evs[0]) {
 			t.Fatalf("events %v, want one OffloadWriteFailed", evs)
 		}
 		checkWarning(t, res, parseWarning(t, warning, evs[0].(event.WriteFailed).Err), len(kept), n,
@@ -494,7 +495,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		now = t0.Add(cleanup.DefaultTTL)
+		now = t0.Add(expiry.DefaultTTL)
 		synctest.Test(t, func(t *testing.T) {
 			j, err := lro.StartJanitor(context.Background(), opts)
 			if err != nil {
@@ -510,7 +511,7 @@ func conformanceLevel3(t *testing.T) {
 		}
 		var names []string
 		for _, e := range events {
-			names = append(names, e.Kind().String())
+			names = append(names, eventName(e))
 		}
 		if diff := cmp.Diff([]string{"OffloadCompleted", "OffloadWriteFailed", "OffloadFileExpired"}, names); diff != "" {
 			t.Errorf("event kinds (-want +got):\n%s", diff)
@@ -525,7 +526,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Errorf("WriteFailed event %+v", wf)
 		}
 		fe := events[2].(event.FileExpired)
-		if diff := cmp.Diff(event.FileExpired{Path: d.FilePath, CreatedAt: t0, TTL: cleanup.DefaultTTL}, fe); diff != "" {
+		if diff := cmp.Diff(event.FileExpired{Path: d.FilePath, CreatedAt: t0, TTL: expiry.DefaultTTL}, fe); diff != "" {
 			t.Errorf("FileExpired event (-want +got):\n%s", diff)
 		}
 	})

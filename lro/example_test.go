@@ -214,7 +214,7 @@ func ExampleOptions_store() {
 	fmt.Println("file_path:", path.Dir(d.FilePath), strings.HasPrefix(d.Handle, name+"-"))
 	fmt.Println("resource link:", link.URI == "lro://results/"+d.Handle, link.Name == path.Base(d.FilePath), link.MIMEType)
 
-	r, err := st.NewReader(ctx, d.Handle) // on any replica
+	r, _, err := st.NewRangeReader(ctx, d.Handle, 0, -1) // on any replica
 	if err != nil {
 		panic(err)
 	}

@@ -361,7 +361,7 @@ func FuzzRecordExtraction(f *testing.F) {
 				t.Errorf("estimated_tokens %d in the header, %d in the summary; want %d, the whole result's", hdr.EstimatedTokens, d.Summary.EstimatedTokens, tokens)
 			}
 			checkRebuilt(t, orig, rebuilt)
-			if len(entries) != 1 || len(events) != 1 || events[0].Kind() != event.KindOffloaded {
+			if len(entries) != 1 || len(events) != 1 || !is[event.Offloaded](events[0]) {
 				t.Fatalf("offloaded with %d files and events %v, want one of each", len(entries), events)
 			}
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -33,7 +34,7 @@ import (
 // With [Options.Store], it sweeps the Store's folder or bucket, with the
 // Store's prefix and TTL. Every replica of a server may sweep a shared
 // bucket at once: none deletes an object that is still fresh by the clock
-// of another replica within [cleanup.SkewMargin], and an object that
+// of another replica within a minute, and an object that
 // another replica deleted first is no error (see package cleanup,
 // "Buckets", also for the bucket lifecycle rule that can replace the
 // sweeps).
@@ -110,7 +111,9 @@ func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 	if _, ok := e.(event.Offloaded); ok {
 		s.c.startSweeper()
 	}
-	event.Emit(ctx, s.c.observer, e)
+	if s.c.observer != nil {
+		s.c.observer.Observe(ctx, e)
+	}
 }
 
 // startSweeper notes an offload with c, starting the sweeper of its folder
@@ -166,7 +169,7 @@ func (s *sweeper) run(j *cleanup.Janitor, o *cleanup.Options) {
 		if !res.NextExpiry.IsZero() {
 			next := res.NextExpiry
 			if o.Bucket != nil {
-				next = next.Add(cleanup.SkewMargin)
+				next = next.Add(expiry.SkewMargin)
 			}
 			wait = min(wait, max(next.Sub(now), minSweepWait))
 		}

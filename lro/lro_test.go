@@ -220,7 +220,7 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	validateAll(t, d.LineSchema, lines)
 
 	evs := obs.all()
-	if len(evs) != 1 || evs[0].Kind() != event.KindOffloaded {
+	if len(evs) != 1 || !is[event.Offloaded](evs[0]) {
 		t.Fatalf("events = %v, want one Offloaded", evs)
 	}
 	if e := evs[0].(event.Offloaded); e.Path != d.FilePath || e.Count != 200 || e.Tool != "items" {
@@ -581,7 +581,7 @@ func TestWriteFailureFallsBackInline(t *testing.T) {
 		t.Errorf("the fallback sends ~%d tokens, above the threshold", used)
 	}
 	evs := obs.all()
-	if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed {
+	if len(evs) != 1 || !is[event.WriteFailed](evs[0]) {
 		t.Fatalf("events = %v, want one WriteFailed", evs)
 	}
 	e := evs[0].(event.WriteFailed)

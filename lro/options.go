@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/testhook"
@@ -23,10 +23,10 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// The defaults of the Options fields that are this package's own; those
-// that other packages share are defined there: [jsonl.DefaultPrefix] for
-// Prefix, [cleanup.DefaultTTL] for TTL and [cleanup.DefaultInterval] for
-// CleanupInterval.
+// Defaults of the specification. Each is what the zero value of the
+// corresponding [Options] field means. The defaults of the fields that other
+// packages share are defined once: [jsonl.DefaultPrefix] for Prefix, and
+// the specification's one hour for TTL and CleanupInterval.
 const (
 	defaultThresholdTokens = offload.DefaultThreshold
 	defaultQueryArgument   = "query"
@@ -52,7 +52,7 @@ type Options struct {
 	// TTL is how long an offloaded file lives once written: a file in a
 	// folder records its expiry, the end of its write + TTL, which every
 	// janitor honors (see package cleanup, "Recorded expiry"). If zero,
-	// defaults to [cleanup.DefaultTTL], or with a Store to the Store's TTL.
+	// defaults to one hour, or with a Store to the Store's TTL.
 	// It is read by the janitors too, which delete files without a
 	// recorded expiry by it.
 	TTL time.Duration
@@ -66,10 +66,10 @@ type Options struct {
 	// comes first, and stops once a sweep leaves no file there; the next
 	// offload starts it again. Its events go to the Observer of the
 	// options of that first offload. [StartJanitor] sweeps every
-	// CleanupInterval. If zero, defaults to [cleanup.DefaultInterval].
+	// CleanupInterval. If zero, defaults to one hour.
 	// If negative, no sweeper starts by itself: files are deleted only by
 	// a janitor the server starts ([StartJanitor], which then sweeps every
-	// cleanup.DefaultInterval, or package cleanup) or by a bucket's
+	// one hour, or package cleanup) or by a bucket's
 	// lifecycle rule.
 	CleanupInterval time.Duration
 
@@ -292,10 +292,10 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, err
 	}
 	if c.TTL == 0 {
-		c.TTL = cleanup.DefaultTTL
+		c.TTL = expiry.DefaultTTL
 	}
 	if c.CleanupInterval == 0 {
-		c.CleanupInterval = cleanup.DefaultInterval
+		c.CleanupInterval = expiry.DefaultInterval
 	}
 	switch {
 	case c.Store != nil:

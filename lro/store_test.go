@@ -22,7 +22,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/testhook"
@@ -133,7 +133,7 @@ func validates(t *testing.T, schema any, res *mcp.CallToolResult) {
 // result's resource does, and returns its size.
 func download(t *testing.T, st *store.Store, handle, file string) int64 {
 	t.Helper()
-	r, err := st.NewReader(context.Background(), handle)
+	r, _, err := st.NewRangeReader(context.Background(), handle, 0, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestStoreWriteFailure(t *testing.T) {
 				t.Errorf("the bucket holds %v after a failed write", k)
 			}
 			evs := rec.all()
-			if len(evs) != 1 || evs[0].Kind() != event.KindWriteFailed || evs[0].(event.WriteFailed).Dir != "" {
+			if len(evs) != 1 || !is[event.WriteFailed](evs[0]) || evs[0].(event.WriteFailed).Dir != "" {
 				t.Errorf("events = %+v, want one WriteFailed without a folder", evs)
 			}
 		})
@@ -474,7 +474,7 @@ func TestStartJanitorBucket(t *testing.T) {
 	fresh := offload()
 	// old's recorded expiry (its write's deadline + TTL) and the margin
 	// have just passed; fresh's have not.
-	now = t0.Add(store.DefaultWriteTimeout + 10*time.Minute + cleanup.SkewMargin)
+	now = t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + expiry.SkewMargin)
 
 	synctest.Test(t, func(t *testing.T) {
 		j, err := lro.StartJanitor(context.Background(), opts)

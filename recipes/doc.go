@@ -13,11 +13,12 @@
 //
 //   - rendered by [Recipe.Command] as a shell command for agents that have a
 //     shell;
-//   - run in-process by an lro_extract tool with a jq implementation such as
-//     github.com/itchyny/gojq: the records after the header line are the
-//     inputs (collected into one array when [Recipe.Slurp] is set), the
-//     [Recipe.Params] are bound as jq variables ($namespace, $keyword, ...),
-//     and string results are printed raw when [Recipe.Raw] is set.
+//   - run in-process, as the lro_extract tool does, by a jq implementation
+//     such as github.com/itchyny/gojq, with the arguments of [Recipe.Args]:
+//     the records after the header line are the inputs (collected into one
+//     array with -s), each --arg name value is bound as the jq variable
+//     $name ($namespace, $keyword, ...), and string results are printed raw
+//     with -r.
 //
 // For example, recipe 2 of the memory library renders as
 //
@@ -29,8 +30,7 @@
 // replace a value without any quoting, and a value cannot change the program.
 // Every piece of a shell command that comes from data (the file path, the
 // parameter values and the filter itself) is one shell word: left as it is
-// when it is a plain word no shell changes ([ShellWord]), quoted with
-// [ShellQuote] otherwise.
+// when it is a plain word no shell changes, in single quotes otherwise.
 //
 // Default parameter values are taken from a sample of the records, so that
 // every recipe returns something on the file it was made for: the most common

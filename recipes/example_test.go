@@ -111,12 +111,6 @@ func ExampleRecipe_Args() {
 	// ["-c" "--arg" "tag" "security" "select(any(.tags[]?; . == $tag))"]
 }
 
-func ExampleShellQuote() {
-	fmt.Println(recipes.ShellQuote("/tmp/it's here.jsonl"))
-	// Output:
-	// '/tmp/it'\''s here.jsonl'
-}
-
 func ExampleParseDetail() {
 	d, err := recipes.ParseDetail(" Full ")
 	fmt.Println(d, err)

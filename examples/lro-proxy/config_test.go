@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/zircote/lro-go/lro/extract"
 )
 
 // env is a lookup function over a fixed set of variables.
@@ -127,7 +125,7 @@ func TestExtractLimitFlags(t *testing.T) {
 		args []string
 		want extractLimits
 	}{
-		{[]string{"srv"}, extractLimits{extract.DefaultTimeout, extract.DefaultMaxMemoryBytes}},
+		{[]string{"srv"}, extractLimits{extractDefaultTimeout, extractDefaultMaxMemory}},
 		{[]string{"-extract-timeout", "30s", "-extract-max-memory", "64", "srv"}, extractLimits{30 * time.Second, 64 << 20}},
 	} {
 		c, err := setup(tt.args, io.Discard, env(nil))

@@ -44,6 +44,13 @@ import (
 	"github.com/zircote/lro-go/lro/proxy"
 )
 
+// The defaults of extract.Options.Timeout and MaxMemoryBytes, which the
+// -extract-timeout and -extract-max-memory flags show.
+const (
+	extractDefaultTimeout         = 10 * time.Second
+	extractDefaultMaxMemory int64 = 512 << 20
+)
+
 func main() {
 	extract.RunWorker() // lro_extract and lro_search run their queries in this program started again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -153,10 +160,10 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
-	timeout := fs.Duration("connect-timeout", proxy.DefaultConnectTimeout, "give up connecting to the upstream again after this `duration`")
-	maxMessage := fs.Int("max-message", proxy.DefaultMaxMessageBytes, "the largest message, in `bytes`, read from the upstream or the client")
-	extractTimeout := fs.Duration("extract-timeout", extract.DefaultTimeout, "the time limit of one lro_extract, lro_read or lro_search call")
-	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
+	timeout := fs.Duration("connect-timeout", 30*time.Second, "give up connecting to the upstream again after this `duration`")
+	maxMessage := fs.Int("max-message", 256<<20, "the largest message, in `bytes`, read from the upstream or the client")
+	extractTimeout := fs.Duration("extract-timeout", extractDefaultTimeout, "the time limit of one lro_extract, lro_read or lro_search call")
+	extractMemory := fs.Int64("extract-max-memory", extractDefaultMaxMemory>>20, "the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage()

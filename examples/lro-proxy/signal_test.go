@@ -23,7 +23,7 @@ import (
 const (
 	signalTimeout = 5 * time.Minute
 	signalExit    = signalTimeout / 10
-	signalCalls   = 4 // extract.DefaultWorkers: all of them busy
+	signalCalls   = 4 // extract.Options.Workers defaults to 4: all of them busy
 )
 
 // TestSignalStopsCalls starts the proxy in front of the memory server over

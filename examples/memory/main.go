@@ -53,6 +53,13 @@ import (
 	_ "gocloud.dev/blob/s3blob"
 )
 
+// The defaults of extract.Options.Timeout and MaxMemoryBytes, which the
+// -extract-timeout and -extract-max-memory flags show.
+const (
+	extractDefaultTimeout         = 10 * time.Second
+	extractDefaultMaxMemory int64 = 512 << 20
+)
+
 func main() {
 	extract.RunWorker() // lro_extract and lro_search run their queries in this program started again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -136,8 +143,8 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	extractTools := fs.Bool("extract", false, "also serve lro_extract, lro_read and lro_search, which query offloaded files without a shell; descriptors then point to them")
-	extractTimeout := fs.Duration("extract-timeout", extract.DefaultTimeout, "with -extract: the time limit of one lro_extract, lro_read or lro_search call")
-	extractMemory := fs.Int64("extract-max-memory", extract.DefaultMaxMemoryBytes>>20, "with -extract: the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
+	extractTimeout := fs.Duration("extract-timeout", extractDefaultTimeout, "with -extract: the time limit of one lro_extract, lro_read or lro_search call")
+	extractMemory := fs.Int64("extract-max-memory", extractDefaultMaxMemory>>20, "with -extract: the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
 	storage := fs.String("storage", "", "keep offloaded files in this bucket `URL` (s3://bucket?endpoint=...&region=..., file:///folder), which several replicas share, and serve HTTP statelessly (overrides config and environment)")
 	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder or bucket for expired files this `often` (default 1h)")

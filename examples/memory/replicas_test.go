@@ -22,8 +22,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/internal/s3test"
 	"github.com/zircote/lro-go/lro/store"
@@ -45,7 +45,7 @@ func TestReplicas(t *testing.T) {
 	t.Parallel()
 	bucketURL := s3test.URL(s3test.Endpoint(t), s3test.NewBucket(t)) // first: it skips without versitygw
 	bin := buildBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), replicaTTL+cleanup.SkewMargin+2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), replicaTTL+expiry.SkewMargin+2*time.Minute)
 	defer cancel()
 
 	var replicas []*replica
@@ -193,7 +193,7 @@ func TestReplicas(t *testing.T) {
 	})
 	// The janitors sweep the bucket after the TTL and the clock skew
 	// margin: every object goes, and stays gone.
-	waitUntil(t, ctx, replicaTTL+cleanup.SkewMargin+time.Minute, func() bool {
+	waitUntil(t, ctx, replicaTTL+expiry.SkewMargin+time.Minute, func() bool {
 		return len(listKeys(t, ctx, st)) == 0
 	})
 	logs := logsOf(replicas)
@@ -355,7 +355,7 @@ func resourceLink(res *mcp.CallToolResult) *mcp.ResourceLink {
 
 func readObject(t *testing.T, ctx context.Context, st *store.Store, handle string) []byte {
 	t.Helper()
-	r, err := st.NewReader(ctx, handle)
+	r, _, err := st.NewRangeReader(ctx, handle, 0, -1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 const (
 	signalTimeout = 5 * time.Minute
 	signalExit    = signalTimeout / 10
-	signalCalls   = 4 // extract.DefaultWorkers: all of them busy
+	signalCalls   = 4 // extract.Options.Workers defaults to 4: all of them busy
 )
 
 // TestSignalStopsCalls starts the server with calls of lro_extract that do

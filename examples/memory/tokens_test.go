@@ -15,8 +15,8 @@ import (
 	"github.com/oklog/ulid/v2"
 	"github.com/tiktoken-go/tokenizer"
 
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // tokenNames are the file names' ULIDs, and the handles' random parts,

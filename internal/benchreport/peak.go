@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
 )
@@ -177,7 +178,7 @@ func childExtract(dir, file string) (peakResult, error) {
 		return peakResult{}, err
 	}
 	t0 := time.Now()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract,
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: offload.ToolExtract,
 		Arguments: map[string]any{"file_path": file, "query": peakFilter}})
 	elapsed := time.Since(t0)
 	if err != nil {
@@ -194,11 +195,11 @@ func childExtract(dir, file string) (peakResult, error) {
 				texts = append(texts, tc.Text)
 			}
 		}
-		return peakResult{}, fmt.Errorf("%s: error %v, %d contents: %q", extract.ToolExtract, res.IsError, len(res.Content), texts)
+		return peakResult{}, fmt.Errorf("%s: error %v, %d contents: %q", offload.ToolExtract, res.IsError, len(res.Content), texts)
 	}
 	tc, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
-		return peakResult{}, fmt.Errorf("%s: content is %T, not text", extract.ToolExtract, res.Content[0])
+		return peakResult{}, fmt.Errorf("%s: content is %T, not text", offload.ToolExtract, res.Content[0])
 	}
 	return peakResult{What: "extract", InputBytes: fi.Size(), BeforeBytes: before, PeakBytes: peak, ProcessPeak: max(buildPeak, peak),
 		Output: strings.TrimSpace(tc.Text), Millis: elapsed.Milliseconds()}, nil

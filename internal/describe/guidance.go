@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // Input is what the guidance of a descriptor is made from. The caller
@@ -35,15 +35,16 @@ type Input struct {
 }
 
 // Shell renders the specification's guidance template for clients with a
-// shell, in few words. With withRecipes false (the no-recipes profile) it
-// does not point at recipes the descriptor does not carry.
+// shell, in few words. With withRecipes false (the no-recipes profile, or
+// no recipes at all) it does not point at recipes the descriptor does not
+// carry.
 func Shell(in Input, withRecipes bool) string {
 	var b strings.Builder
 	b.WriteString(Headline(in))
 	fmt.Fprintf(&b, "\nFile: %s\n", in.Path)
 	b.WriteString(DetailLine(in))
 	switch {
-	case !withRecipes || len(in.Recipes) == 0:
+	case !withRecipes:
 		b.WriteString("Query it with jq or grep; tail -n +2 skips the header.\n")
 	case in.Noun == "memories":
 		b.WriteString("Use the jq recipes above: browse with #1, filter with #2 or #3, count with #6.\n")

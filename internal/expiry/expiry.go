@@ -11,11 +11,47 @@
 package expiry
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"runtime"
 	"time"
 )
+
+// Defaults of the specification, which package cleanup documents on its
+// Options fields and packages lro and lro/store share.
+const (
+	// DefaultTTL is how long an offloaded file lives: 3600 seconds.
+	DefaultTTL = time.Hour
+	// DefaultInterval is the time between two background sweeps: the
+	// specification's "every hour" schedule.
+	DefaultInterval = time.Hour
+)
+
+// SkewMargin is how much longer than the TTL a sweep keeps an object of a
+// bucket: the clocks of the machines that write, read and sweep a shared
+// bucket may differ by up to this much without a sweep deleting an object
+// that any of them still holds to be within its TTL. A folder is swept by
+// the clock of its one machine, without a margin.
+const SkewMargin = time.Minute
+
+// Bucket is what the janitor of package cleanup needs of a bucket of
+// objects, such as one of gocloud.dev/blob (S3, GCS, Azure, ...) adapted by
+// package lro/store/blobstore, whose store.Bucket includes it.
+type Bucket interface {
+	// List calls fn with the key of every object whose key starts with
+	// prefix and has no '/' after it, in any order, until fn returns an
+	// error, which List returns.
+	List(ctx context.Context, prefix string, fn func(key string) error) error
+	// Delete deletes the object of key. It returns an error wrapping
+	// [fs.ErrNotExist] if there is none.
+	Delete(ctx context.Context, key string) error
+	// Expiry returns the expiry recorded with the object of key when it
+	// was written (package lro/store records it), or the zero time for an
+	// object without one. It returns an error wrapping [fs.ErrNotExist] if
+	// there is no such object.
+	Expiry(ctx context.Context, key string) (time.Time, error)
+}
 
 // Mode is the mode of a file whose modification time is its expiry.
 const Mode fs.FileMode = 0o400

@@ -19,8 +19,8 @@ import (
 
 	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // wantsSchema reports whether descriptors carry a line schema.
@@ -353,7 +353,7 @@ func (c *Config) guidance(in describe.Input, withRecipes bool) string {
 	case c.Native:
 		return NativeGuidance(in)
 	}
-	return describe.Shell(in, withRecipes)
+	return describe.Shell(in, withRecipes && len(in.Recipes) > 0)
 }
 
 // response returns the descriptor of in under profile: that of
@@ -368,9 +368,17 @@ func response(in describe.Input, profile descriptor.Profile, guidance func(in de
 		ScoreRange:      in.ScoreRange,
 		Detail:          in.Detail,
 	}
-	resp := descriptor.Build(in.Path, s, in.LineSchema, in.Recipes, profile)
+	// Build takes the public recipes; the pipeline has the generator's own,
+	// rendered here the same way (description, and the command on the path).
+	resp := descriptor.Build(in.Path, s, in.LineSchema, nil, profile)
 	resp.Handle = in.Handle
 	if profile != descriptor.ProfileBarePointer {
+		if profile != descriptor.ProfileNoRecipes {
+			resp.JqRecipes = make([]descriptor.JqRecipe, len(in.Recipes))
+			for i, r := range in.Recipes {
+				resp.JqRecipes[i] = descriptor.JqRecipe{Description: r.Description, Command: r.Command(in.Path)}
+			}
+		}
 		resp.Guidance = guidance(in, profile != descriptor.ProfileNoRecipes)
 	}
 	return resp

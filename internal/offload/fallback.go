@@ -47,7 +47,7 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 	if fb.structured != nil {
 		res.StructuredContent = json.RawMessage(fb.structured)
 	}
-	event.Emit(ctx, c.Observer, event.WriteFailed{
+	emit(ctx, c.Observer, event.WriteFailed{
 		Tool:            call.Tool,
 		Operation:       jsonlfile.SanitizeOperation(call.Operation),
 		Dir:             c.Dir,

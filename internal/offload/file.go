@@ -86,7 +86,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	if err := c.recordExpiry(w.Path()); err != nil {
 		return Outcome{}, nil, err
 	}
-	event.Emit(ctx, c.Observer, event.Offloaded{
+	emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
 		Path:            w.Path(),

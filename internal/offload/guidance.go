@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/zircote/lro-go/internal/describe"
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // The names of the extraction tools of package lro/extract and of their

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zircote/lro-go/internal/describe"
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // TestWhereExampleHolds checks that the where example of the guidance, for

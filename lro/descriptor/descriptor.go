@@ -160,7 +160,7 @@ func Build(path string, s Summary, lineSchema any, rs []recipes.Recipe, p Profil
 		}
 	}
 	resp.Guidance = describe.Shell(describe.Input{
-		Path: path, Operation: s.Operation, Detail: s.Detail, Count: s.Count, EstimatedTokens: s.EstimatedTokens, Recipes: rs,
-	}, p != ProfileNoRecipes)
+		Path: path, Operation: s.Operation, Detail: s.Detail, Count: s.Count, EstimatedTokens: s.EstimatedTokens,
+	}, p != ProfileNoRecipes && len(rs) > 0)
 	return resp
 }

@@ -15,60 +15,25 @@ package event
 import (
 	"context"
 	"log/slog"
-	"strconv"
 	"time"
 )
 
-// Kind identifies the type of an [Event].
-type Kind int
-
-const (
-	// KindOffloaded reports a result set written to a JSONL file and replaced by
-	// a descriptor. Its payload is [Offloaded].
-	KindOffloaded Kind = iota + 1
-	// KindWriteFailed reports a result set that exceeded the threshold but could
-	// not be written; the call fell back to an inline, truncated result. Its
-	// payload is [WriteFailed]. The specification calls it OffloadWriteFailed.
-	KindWriteFailed
-	// KindFileExpired reports an offloaded file deleted by the TTL janitor after
-	// its time to live passed. Its payload is [FileExpired]. The specification
-	// calls it OffloadFileExpired.
-	KindFileExpired
-	// KindStoreUnavailable reports that writes to a bucket store failed
-	// repeatedly, so that offloads fall back at once for a while without
-	// trying the bucket. Its payload is [StoreUnavailable].
-	KindStoreUnavailable
-)
-
-// String returns the event name used by the specification, for example
-// "OffloadWriteFailed".
-func (k Kind) String() string {
-	switch k {
-	case KindOffloaded:
-		return "OffloadCompleted"
-	case KindWriteFailed:
-		return "OffloadWriteFailed"
-	case KindFileExpired:
-		return "OffloadFileExpired"
-	case KindStoreUnavailable:
-		return "OffloadStoreUnavailable"
-	}
-	return "OffloadEvent(" + strconv.Itoa(int(k)) + ")"
-}
-
 // An Event is one of [Offloaded], [WriteFailed], [FileExpired] or
-// [StoreUnavailable]. Switch on its concrete type, or on [Event.Kind].
+// [StoreUnavailable]: switch on its concrete type. Each has a name, the
+// specification's where it names one, which [Slog] logs as the message:
+// OffloadCompleted, OffloadWriteFailed, OffloadFileExpired and
+// OffloadStoreUnavailable. Only this package defines events.
 type Event interface {
-	// Kind reports which payload type this event is.
-	Kind() Kind
-	// LogAttrs returns the event's fields as structured logging attributes.
-	LogAttrs() []slog.Attr
+	// name returns the event's name, for example "OffloadWriteFailed".
+	name() string
+	// attrs returns the event's fields as logging attributes, each under
+	// the key given in its field's comment.
+	attrs() []slog.Attr
 }
 
 // Offloaded is emitted after a result set was written to a file and the tool
-// result replaced by a descriptor. Its name, [Kind.String], is
-// "OffloadCompleted". [Offloaded.LogAttrs] logs each field under the key
-// given in its comment.
+// result replaced by a descriptor. Its name is "OffloadCompleted". [Slog]
+// logs each field under the key given in its comment.
 type Offloaded struct {
 	// Tool is the name of the tool that produced the result ("tool").
 	Tool string
@@ -106,9 +71,8 @@ type Offloaded struct {
 // written: the folder is missing and cannot be created, permission is
 // denied, the disk is full, or a file is in the folder's way. The call still
 // succeeded, with Shown of Count records inline and a warning, and no file
-// (complete or partial) was left behind. Its name, [Kind.String], is
-// "OffloadWriteFailed". [WriteFailed.LogAttrs] logs each field under the key
-// given in its comment.
+// (complete or partial) was left behind. Its name is "OffloadWriteFailed".
+// [Slog] logs each field under the key given in its comment.
 type WriteFailed struct {
 	// Tool is the name of the tool that produced the result ("tool").
 	Tool string
@@ -134,9 +98,9 @@ type WriteFailed struct {
 
 // FileExpired is emitted by the janitor for each offloaded file it deleted
 // after its time to live passed, and for each temporary file it deleted that
-// an interrupted write left behind (with Temporary set). Its name,
-// [Kind.String], is "OffloadFileExpired". [FileExpired.LogAttrs] logs each
-// field under the key given in its comment.
+// an interrupted write left behind (with Temporary set). Its name is
+// "OffloadFileExpired". [Slog] logs each field under the key given in its
+// comment.
 type FileExpired struct {
 	// Path is the absolute path of the deleted file, or the key of the
 	// deleted object of a bucket ("path").
@@ -157,9 +121,8 @@ type FileExpired struct {
 // without trying the bucket (each with its own [WriteFailed]). From Until
 // on, one write tries the bucket again: if it succeeds, writes go on as
 // before; if it fails, the event is emitted again, with a longer wait. Its
-// name, [Kind.String], is "OffloadStoreUnavailable".
-// [StoreUnavailable.LogAttrs] logs each field under the key given in its
-// comment.
+// name is "OffloadStoreUnavailable". [Slog] logs each field under the key
+// given in its comment.
 type StoreUnavailable struct {
 	// Failures is the number of writes in a row that failed ("failures").
 	Failures int
@@ -171,20 +134,12 @@ type StoreUnavailable struct {
 	Err error
 }
 
-// Kind returns [KindOffloaded].
-func (Offloaded) Kind() Kind { return KindOffloaded }
+func (Offloaded) name() string        { return "OffloadCompleted" }
+func (WriteFailed) name() string      { return "OffloadWriteFailed" }
+func (FileExpired) name() string      { return "OffloadFileExpired" }
+func (StoreUnavailable) name() string { return "OffloadStoreUnavailable" }
 
-// Kind returns [KindWriteFailed].
-func (WriteFailed) Kind() Kind { return KindWriteFailed }
-
-// Kind returns [KindFileExpired].
-func (FileExpired) Kind() Kind { return KindFileExpired }
-
-// Kind returns [KindStoreUnavailable].
-func (StoreUnavailable) Kind() Kind { return KindStoreUnavailable }
-
-// LogAttrs returns the event's fields as logging attributes.
-func (e StoreUnavailable) LogAttrs() []slog.Attr {
+func (e StoreUnavailable) attrs() []slog.Attr {
 	errText := ""
 	if e.Err != nil {
 		errText = e.Err.Error()
@@ -196,8 +151,7 @@ func (e StoreUnavailable) LogAttrs() []slog.Attr {
 	}
 }
 
-// LogAttrs returns the event's fields as logging attributes.
-func (e Offloaded) LogAttrs() []slog.Attr {
+func (e Offloaded) attrs() []slog.Attr {
 	return []slog.Attr{
 		slog.String("tool", e.Tool),
 		slog.String("operation", e.Operation),
@@ -212,8 +166,7 @@ func (e Offloaded) LogAttrs() []slog.Attr {
 	}
 }
 
-// LogAttrs returns the event's fields as logging attributes.
-func (e WriteFailed) LogAttrs() []slog.Attr {
+func (e WriteFailed) attrs() []slog.Attr {
 	errText := ""
 	if e.Err != nil {
 		errText = e.Err.Error()
@@ -229,8 +182,7 @@ func (e WriteFailed) LogAttrs() []slog.Attr {
 	}
 }
 
-// LogAttrs returns the event's fields as logging attributes.
-func (e FileExpired) LogAttrs() []slog.Attr {
+func (e FileExpired) attrs() []slog.Attr {
 	return []slog.Attr{
 		slog.String("path", e.Path),
 		slog.Time("created_at", e.CreatedAt),
@@ -251,13 +203,6 @@ type ObserverFunc func(ctx context.Context, e Event)
 // Observe calls f(ctx, e).
 func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
 
-// Emit delivers e to o. A nil o discards the event.
-func Emit(ctx context.Context, o Observer, e Event) {
-	if o != nil {
-		o.Observe(ctx, e)
-	}
-}
-
 // Slog returns an Observer that logs each event to l: write failures and
 // an unavailable store at [slog.LevelWarn], the others at [slog.LevelInfo]. The message is the
 // event's name, for example "OffloadCompleted". A nil l uses [slog.Default].
@@ -268,9 +213,10 @@ func Slog(l *slog.Logger) Observer {
 			logger = slog.Default()
 		}
 		level := slog.LevelInfo
-		if k := e.Kind(); k == KindWriteFailed || k == KindStoreUnavailable {
+		switch e.(type) {
+		case WriteFailed, StoreUnavailable:
 			level = slog.LevelWarn
 		}
-		logger.LogAttrs(ctx, level, e.Kind().String(), e.LogAttrs()...)
+		logger.LogAttrs(ctx, level, e.name(), e.attrs()...)
 	})
 }

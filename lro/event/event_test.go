@@ -1,4 +1,4 @@
-package event_test
+package event
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/zircote/lro-go/lro/event"
 )
 
 // logKey is the logging key documented for a field: its name in snake case,
@@ -33,42 +31,41 @@ func logKey(field string) string {
 // its payload, in order, under the key its documentation gives, so that a
 // field added later cannot be forgotten in the logs.
 func TestLogAttrsCoverEveryField(t *testing.T) {
-	for _, e := range []event.Event{
-		event.Offloaded{}, event.WriteFailed{Err: errors.New("x")}, event.FileExpired{},
-		event.StoreUnavailable{Err: errors.New("x")},
+	for _, e := range []Event{
+		Offloaded{}, WriteFailed{Err: errors.New("x")}, FileExpired{},
+		StoreUnavailable{Err: errors.New("x")},
 	} {
-		t.Run(e.Kind().String(), func(t *testing.T) {
+		t.Run(e.name(), func(t *testing.T) {
 			typ := reflect.TypeOf(e)
 			var want, got []string
 			for i := range typ.NumField() {
 				want = append(want, logKey(typ.Field(i).Name))
 			}
-			for _, a := range e.LogAttrs() {
+			for _, a := range e.attrs() {
 				got = append(got, a.Key)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%T.LogAttrs keys (-fields +attrs):\n%s", e, diff)
+				t.Errorf("%T.attrs keys (-fields +attrs):\n%s", e, diff)
 			}
 		})
 	}
 }
 
-func TestKindString(t *testing.T) {
+// TestName checks the name of each event, which Slog logs as the message.
+func TestName(t *testing.T) {
 	tests := []struct {
-		kind   event.Kind
+		event  Event
 		want   string
 		reason string
 	}{
-		{event.KindOffloaded, "OffloadCompleted", "the specification's name for a completed offload"},
-		{event.KindWriteFailed, "OffloadWriteFailed", "the specification's name"},
-		{event.KindFileExpired, "OffloadFileExpired", "the specification's name"},
-		{event.KindStoreUnavailable, "OffloadStoreUnavailable", "named like the specification's events"},
-		{event.Kind(0), "OffloadEvent(0)", "the zero Kind is no event"},
-		{event.Kind(42), "OffloadEvent(42)", "unknown kinds show their number"},
+		{Offloaded{}, "OffloadCompleted", "the specification's name for a completed offload"},
+		{WriteFailed{}, "OffloadWriteFailed", "the specification's name"},
+		{FileExpired{}, "OffloadFileExpired", "the specification's name"},
+		{StoreUnavailable{}, "OffloadStoreUnavailable", "named like the specification's events"},
 	}
 	for _, tt := range tests {
-		if got := tt.kind.String(); got != tt.want {
-			t.Errorf("Kind(%d).String() = %q, want %q: %s", int(tt.kind), got, tt.want, tt.reason)
+		if got := tt.event.name(); got != tt.want {
+			t.Errorf("%T.name() = %q, want %q: %s", tt.event, got, tt.want, tt.reason)
 		}
 	}
 }

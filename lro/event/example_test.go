@@ -41,12 +41,25 @@ func ExampleSlog() {
 	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z ttl=1h0m0s temporary=false
 }
 
+// An Observer of its own switches on the type of each event, here to count
+// the offloads and the bytes written. A nil Observer, accepted wherever one
+// is, discards every event.
 func ExampleObserverFunc() {
-	counts := map[event.Kind]int{}
-	obs := event.ObserverFunc(func(_ context.Context, e event.Event) { counts[e.Kind()]++ })
-	event.Emit(context.Background(), obs, event.Offloaded{Tool: "search_memories"})
-	event.Emit(context.Background(), nil, event.Offloaded{}) // a nil Observer discards
-	fmt.Println(counts[event.KindOffloaded], event.KindOffloaded)
+	var offloads int
+	var written int64
+	obs := event.ObserverFunc(func(_ context.Context, e event.Event) {
+		switch e := e.(type) {
+		case event.Offloaded:
+			offloads++
+			written += e.Bytes
+		case event.WriteFailed:
+			fmt.Println("offload failed:", e.Err)
+		}
+	})
+	ctx := context.Background()
+	obs.Observe(ctx, event.Offloaded{Tool: "search_memories", Bytes: 2048})
+	obs.Observe(ctx, event.Offloaded{Tool: "recall_memories", Bytes: 1024})
+	fmt.Println(offloads, "offloads,", written, "bytes")
 	// Output:
-	// 1 OffloadCompleted
+	// 2 offloads, 3072 bytes
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // benchMemories returns n full-detail memory records of about 155 tokens

@@ -16,14 +16,15 @@
 // lro_extract (the specification's native-tool template). The handlers are
 // safe for concurrent use; each call has its own limits.
 //
-// A call names its result by exactly one of the descriptor's handle and its
-// file_path (without a Store, a handle is the bare name of a file in the
-// output folder). Recipe N of lro_extract is recipe N of the file's descriptor:
-// both are [recipes.Select] over the header's detail level and the first
-// records of the file, and lro_extract runs the recipe's Filter with its
-// Slurp and Raw flags and its parameters bound as jq variables, as the
-// descriptor's shell command does: caller parameters are values, never
-// program text.
+// # One source of truth for recipes
+//
+// Recipe N of lro_extract is recipe N of the file's descriptor: both are
+// [github.com/zircote/lro-go/recipes.Select] over the header's detail level and the first records of
+// the file (the same number for both), and lro_extract runs the
+// recipe's own filter with its flags and its parameters bound as jq
+// variables ([github.com/zircote/lro-go/recipes.Recipe.Args]), as the descriptor's shell command does
+// with jq. Caller
+// parameters are variable values, never program text.
 //
 // # Filters without jq
 //

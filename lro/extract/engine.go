@@ -191,9 +191,9 @@ func (c *config) stopped(ctx context.Context) error {
 
 // timeoutHints say what to do about a call that ran out of time.
 var timeoutHints = map[string]string{
-	ToolExtract: "the query is too slow or does not end; narrow it or use a recipe",
-	ToolSearch:  "narrow the pattern, or search from a later line (start_line)",
-	ToolRead:    "read fewer lines (limit)",
+	toolExtract: "the query is too slow or does not end; narrow it or use a recipe",
+	toolSearch:  "narrow the pattern, or search from a later line (start_line)",
+	toolRead:    "read fewer lines (limit)",
 }
 
 // run runs p over the records of src, under the limits of ctx (see

@@ -71,7 +71,7 @@ func ExampleAddTools() {
 		{"file_path": w.Path(), "where": map[string]any{"memory_type": map[string]any{"in": []string{"episodic", "procedural"}}}, "fields": []string{"id"}},
 		{"file_path": w.Path(), "where": map[string]any{"namespace": map[string]any{"prefix": "_semantic"}, "title": map[string]any{"contains": "CACH"}}, "count": true},
 	} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: args})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lro_extract", Arguments: args})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func ExampleOptions_store() {
 	}
 	defer cs.Close()
 
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: map[string]any{"handle": handle, "query": ".title", "raw": true}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lro_extract", Arguments: map[string]any{"handle": handle, "query": ".title", "raw": true}})
 	if err != nil {
 		log.Fatal(err)
 	}

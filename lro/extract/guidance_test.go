@@ -11,8 +11,8 @@ import (
 
 	"github.com/zircote/lro-go/internal/describe"
 	core "github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/extract"
-	"github.com/zircote/lro-go/recipes"
 )
 
 type toolCall struct {

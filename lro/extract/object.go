@@ -37,12 +37,11 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 		length = c.MaxInputBytes + 1
 	}
 	gctx, cancel := context.WithCancel(ctx)
-	rd, err := c.Store.NewRangeReader(gctx, handle, 0, length)
+	rd, want, err := c.Store.NewRangeReader(gctx, handle, 0, length)
 	if err != nil {
 		cancel()
 		return nil, c.storeError(ctx, r, err)
 	}
-	want := rd.Size()
 	if length >= 0 {
 		want = min(want, length)
 	}

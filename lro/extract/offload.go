@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // extractOperation names the operation of a file that holds an extraction
@@ -39,7 +39,7 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 		records[i] = res.text(i)
 	}
 	core := c.core(h.SchemaVersion)
-	call := offload.Call{Tool: ToolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
+	call := offload.Call{Tool: toolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
 	o := core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records})
 	if !o.Changed() {
 		return out, false

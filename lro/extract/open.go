@@ -42,7 +42,7 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 		return nil, "", err
 	}
 	if c.Store != nil {
-		rd, err := c.Store.NewRangeReader(ctx, base, 0, 0)
+		rd, _, err := c.Store.NewRangeReader(ctx, base, 0, 0)
 		if err != nil {
 			return nil, "", c.storeError(ctx, r, err)
 		}

@@ -15,32 +15,32 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// Defaults of [Options]. Each is what the zero value of the corresponding
-// field means. The defaults the tools share with the offloading decorator
-// have one definition each, outside this package: Dir defaults to
-// [os.TempDir], Prefix to [jsonl.DefaultPrefix] and ThresholdTokens to
+// Defaults of [Options], each documented on its field: what the zero value
+// of the field means. The defaults the tools share with the offloading
+// decorator have one definition each, outside this package: Dir defaults
+// to [os.TempDir], Prefix to [jsonl.DefaultPrefix] and ThresholdTokens to
 // the specification's 1600, as in [github.com/zircote/lro-go/lro.Options].
 const (
-	// DefaultTimeout bounds one tool call.
-	DefaultTimeout = 10 * time.Second
-	// DefaultMaxInputBytes is the most bytes of a file one call reads: enough
+	// defaultTimeout bounds one tool call.
+	defaultTimeout = 10 * time.Second
+	// defaultMaxInputBytes is the most bytes of a file one call reads: enough
 	// to stream through a 1 GB result, while a slurping query on a file that
-	// large stops at DefaultMaxMemoryBytes first.
-	DefaultMaxInputBytes int64 = 1 << 30
-	// DefaultMaxRecordBytes is the longest record line lro_extract and
+	// large stops at defaultMaxMemoryBytes first.
+	defaultMaxInputBytes int64 = 1 << 30
+	// defaultMaxRecordBytes is the longest record line lro_extract and
 	// lro_search decode. lro_read reads longer lines by character range.
-	DefaultMaxRecordBytes = 16 << 20
-	// DefaultMaxOutputBytes is the most output one call may produce before it
+	defaultMaxRecordBytes = 16 << 20
+	// defaultMaxOutputBytes is the most output one call may produce before it
 	// fails, counted before any offload of the result, when MaxMemoryBytes
 	// allows it (see [Options.MaxOutputBytes]).
-	DefaultMaxOutputBytes = 64 << 20
-	// DefaultMaxResults is the most results (jq outputs, search matches) one
+	defaultMaxOutputBytes = 64 << 20
+	// defaultMaxResults is the most results (jq outputs, search matches) one
 	// call may produce before it fails.
-	DefaultMaxResults = 100_000
-	// DefaultMaxMemoryBytes is the memory the worker of one call may use.
-	DefaultMaxMemoryBytes int64 = 512 << 20
-	// DefaultWorkers is how many workers may run at once.
-	DefaultWorkers = 4
+	defaultMaxResults = 100_000
+	// defaultMaxMemoryBytes is the memory the worker of one call may use.
+	defaultMaxMemoryBytes int64 = 512 << 20
+	// defaultWorkers is how many workers may run at once.
+	defaultWorkers = 4
 )
 
 // ErrInvalidOption is wrapped by the error that reports an invalid [Options]
@@ -80,29 +80,31 @@ type Options struct {
 	Prefix string
 
 	// Timeout bounds each tool call: a query still running when it passes is
-	// stopped with a tool error. If zero, defaults to [DefaultTimeout].
+	// stopped with a tool error. If zero, defaults to 10 seconds.
 	Timeout time.Duration
 
 	// MaxInputBytes is the most bytes of a file one call reads. If zero,
-	// defaults to [DefaultMaxInputBytes].
+	// defaults to 1 GiB: enough to stream through a 1 GB result, while a
+	// slurping query on a file that large stops at MaxMemoryBytes first.
 	MaxInputBytes int64
 
 	// MaxRecordBytes is the longest record line lro_extract and lro_search
 	// decode; a longer one stops the call with a tool error that points to
-	// lro_read. If zero, defaults to [DefaultMaxRecordBytes].
+	// lro_read, which reads longer lines by character range. If zero,
+	// defaults to 16 MiB.
 	MaxRecordBytes int
 
 	// MaxOutputBytes is the most output bytes one call may produce, as the
 	// file of an answer offloaded in turn holds them (a string printed raw
 	// counts quoted). The server holds an answer several times over while it
 	// builds it, within the memory of the call: MaxOutputBytes may be at most
-	// an eighth of MaxMemoryBytes. If zero, defaults to
-	// [DefaultMaxOutputBytes] or that eighth, whichever is less.
+	// an eighth of MaxMemoryBytes. It is counted before any offload of the
+	// result. If zero, defaults to 64 MiB or that eighth, whichever is less.
 	MaxOutputBytes int
 
 	// MaxResults is the most results one call may produce: jq outputs of
 	// lro_extract, matching records of lro_search. If zero, defaults to
-	// [DefaultMaxResults].
+	// 100,000.
 	MaxResults int
 
 	// MaxMemoryBytes is the memory one lro_extract or lro_search call may
@@ -113,7 +115,7 @@ type Options struct {
 	// ended, the server builds the answer within MaxMemoryBytes.
 	// On Linux the kernel enforces the worker's share (RLIMIT_AS); elsewhere
 	// it is only the worker's soft Go memory limit (GOMEMLIMIT). If zero,
-	// defaults to [DefaultMaxMemoryBytes].
+	// defaults to 512 MiB.
 	MaxMemoryBytes int64
 
 	// Workers is how many calls of lro_extract and lro_search (each with its
@@ -121,7 +123,7 @@ type Options struct {
 	// for all the calls of the tools one AddTools registered, over every
 	// session: they use at most Workers times MaxMemoryBytes, plus about
 	// 12 MiB each. A call that finds them all busy waits, within its time
-	// limit. If zero, defaults to [DefaultWorkers].
+	// limit. If zero, defaults to 4.
 	Workers int
 
 	// ThresholdTokens is the size above which a tool's answer is not shown
@@ -140,9 +142,9 @@ type Options struct {
 	// nil, events are discarded. It may be called concurrently.
 	Observer event.Observer
 
-	// Now returns the current time, for the names and headers of offloaded
-	// results. If nil, defaults to [time.Now].
-	Now func() time.Time
+	// now returns the current time, for the names and headers of offloaded
+	// results; tests set it (export_test.go). If nil, defaults to [time.Now].
+	now func() time.Time
 }
 
 // minMemoryBytes is the least MaxMemoryBytes may be.
@@ -163,6 +165,8 @@ type config struct {
 	create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
 	// slots holds a token for each running worker, at most Workers.
 	slots chan struct{}
+	// Now is Options.now, or time.Now.
+	Now func() time.Time
 }
 
 // newConfig copies opts, applies defaults and validates, naming the first
@@ -217,30 +221,30 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, invalid("ThresholdTokens", c.ThresholdTokens)
 	}
 	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+		c.Timeout = defaultTimeout
 	}
 	if c.MaxInputBytes == 0 {
-		c.MaxInputBytes = DefaultMaxInputBytes
+		c.MaxInputBytes = defaultMaxInputBytes
 	}
 	if c.MaxRecordBytes == 0 {
-		c.MaxRecordBytes = DefaultMaxRecordBytes
+		c.MaxRecordBytes = defaultMaxRecordBytes
 	}
 	if c.MaxResults == 0 {
-		c.MaxResults = DefaultMaxResults
+		c.MaxResults = defaultMaxResults
 	}
 	if c.MaxMemoryBytes == 0 {
-		c.MaxMemoryBytes = DefaultMaxMemoryBytes
+		c.MaxMemoryBytes = defaultMaxMemoryBytes
 	}
 	answerMax := c.MaxMemoryBytes / answerShare
 	switch {
 	case c.MaxOutputBytes == 0:
-		c.MaxOutputBytes = int(max(min(DefaultMaxOutputBytes, answerMax), 1))
+		c.MaxOutputBytes = int(max(min(defaultMaxOutputBytes, answerMax), 1))
 	case int64(c.MaxOutputBytes) > answerMax:
 		return nil, fmt.Errorf("extract: Options.MaxOutputBytes is %d, more than an eighth of MaxMemoryBytes (%d): the server holds an answer several times over while it builds it, within the memory of one call: %w",
 			c.MaxOutputBytes, c.MaxMemoryBytes, ErrInvalidOption)
 	}
 	if c.Workers == 0 {
-		c.Workers = DefaultWorkers
+		c.Workers = defaultWorkers
 	}
 	c.slots = make(chan struct{}, c.Workers)
 	if c.ThresholdTokens == 0 {
@@ -249,6 +253,7 @@ func newConfig(opts *Options) (*config, error) {
 	if c.Tokenizer == nil {
 		c.Tokenizer = estimate.Heuristic{}
 	}
+	c.Now = c.now
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // planRecords are records of the shapes recipes meet, most of them memory

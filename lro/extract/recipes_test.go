@@ -18,10 +18,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // needJQ skips the test when the jq binary is missing, except under CI

@@ -98,7 +98,7 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			free()
 		}
 	}()
-	r, err := c.Store.NewReader(ctx, handle)
+	r, size, err := c.Store.NewRangeReader(ctx, handle, 0, -1)
 	switch {
 	case errors.Is(err, store.ErrUnknownHandle), errors.Is(err, store.ErrExpiredHandle):
 		data, _ := json.Marshal(map[string]string{"uri": uri})
@@ -110,19 +110,19 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	tooLarge := func(size int64, what string) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 			"%s is %d bytes%s, more than the %d bytes one read may return (MaxOutputBytes, or a 32nd of MaxMemoryBytes): query it with %s, or read it in pieces with %s, with %s=%q",
-			uri, size, what, c.maxResourceBytes(), ToolExtract, ToolRead, argHandle, handle)}
+			uri, size, what, c.maxResourceBytes(), toolExtract, toolRead, argHandle, handle)}
 	}
-	if size := r.Size(); size > c.maxResourceBytes() {
+	if size > c.maxResourceBytes() {
 		return nil, tooLarge(size, "")
 	}
 	// The object is read into one string of its size, which go-sdk
 	// takes as the text: the only copy of it this function makes (a
 	// blob, not written by the offloader, takes a second).
 	var text strings.Builder
-	text.Grow(int(r.Size()) + 1) // +1: room for a byte past Size, to detect it
-	n, err := io.Copy(&text, io.LimitReader(r, r.Size()+1))
-	if err == nil && n != r.Size() {
-		err = fmt.Errorf("read %d of its %d bytes", n, r.Size())
+	text.Grow(int(size) + 1) // +1: room for a byte past Size, to detect it
+	n, err := io.Copy(&text, io.LimitReader(r, size+1))
+	if err == nil && n != size {
+		err = fmt.Errorf("read %d of its %d bytes", n, size)
 	}
 	if err != nil {
 		return nil, c.resourceError(ctx, uri, err)

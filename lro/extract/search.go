@@ -77,7 +77,7 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 	matches, used, next, last, total := 0, 0, 0, 0, 0
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
-		return c.inWorker(ctx, src, &job{Tool: ToolSearch, Search: req}, func(fr *frame) bool {
+		return c.inWorker(ctx, src, &job{Tool: toolSearch, Search: req}, func(fr *frame) bool {
 			n := fr.Line
 			last = n
 			if fr.Done {

@@ -150,7 +150,7 @@ func put(t testing.TB, st *store.Store, detail string, records []any) string {
 // object returns the bytes of the file of handle.
 func object(t testing.TB, st *store.Store, handle string) []byte {
 	t.Helper()
-	r, err := st.NewReader(context.Background(), handle)
+	r, _, err := st.NewRangeReader(context.Background(), handle, 0, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestStoreHandleErrors(t *testing.T) {
 	if texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"handle": handle}); isErr {
 		t.Fatalf("before expiry: %q", texts)
 	}
-	clk.set(storeT0.Add(time.Hour + store.DefaultWriteTimeout)) // a bucket's expiry counts from the write's deadline
+	clk.set(storeT0.Add(time.Hour + 30*time.Second)) // a bucket's expiry counts from the write's deadline (store.Options.WriteTimeout)
 	for tool := range args {
 		check(t, tool, map[string]any{"handle": handle}, []string{"expired handle", "expired at 2026-11-21T14:00:30Z"})
 		check(t, tool, map[string]any{"file_path": "/tmp/" + handle}, []string{"expired handle"})
@@ -678,7 +678,7 @@ func TestResultResource(t *testing.T) {
 	}
 	notFound("lro://results/nope", "unknown handle")
 	notFound("lro://results/"+jsonlfile.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
-	clk.set(storeT0.Add(time.Hour + store.DefaultWriteTimeout)) // a bucket's expiry counts from the write's deadline
+	clk.set(storeT0.Add(time.Hour + 30*time.Second)) // a bucket's expiry counts from the write's deadline (store.Options.WriteTimeout)
 	notFound(uri, "expired handle")
 }
 

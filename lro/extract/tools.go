@@ -17,19 +17,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // The names of the tools.
 const (
-	// ToolExtract runs a recipe or a jq filter over the records of a file.
-	ToolExtract = offload.ToolExtract
-	// ToolRead reads a range of lines, and a range of characters of each.
-	ToolRead = offload.ToolRead
-	// ToolSearch finds the records with a value that matches a regular
+	// toolExtract runs a recipe or a jq filter over the records of a file.
+	toolExtract = offload.ToolExtract
+	// toolRead reads a range of lines, and a range of characters of each.
+	toolRead = offload.ToolRead
+	// toolSearch finds the records with a value that matches a regular
 	// expression.
-	ToolSearch = offload.ToolSearch
+	toolSearch = offload.ToolSearch
 )
 
 // The names of the tools' arguments. The guidance uses the same constants,
@@ -89,28 +89,28 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
 	s.AddTool(&mcp.Tool{
-		Name:        ToolExtract,
+		Name:        toolExtract,
 		Title:       "Query an offloaded result",
 		Description: c.describeTool(extractDescription),
 		InputSchema: extractSchema(),
 		// lro_extract writes a new offloaded file when its own result is
 		// above the threshold; it never changes an existing one.
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)},
-	}, c.handler(ToolExtract, c.extract))
+	}, c.handler(toolExtract, c.extract))
 	s.AddTool(&mcp.Tool{
-		Name:        ToolRead,
+		Name:        toolRead,
 		Title:       "Read lines of an offloaded result",
 		Description: c.describeTool(readDescription),
 		InputSchema: readSchema(),
 		Annotations: readOnly,
-	}, c.handler(ToolRead, c.read))
+	}, c.handler(toolRead, c.read))
 	s.AddTool(&mcp.Tool{
-		Name:        ToolSearch,
+		Name:        toolSearch,
 		Title:       "Search an offloaded result",
 		Description: c.describeTool(searchDescription),
 		InputSchema: searchSchema(),
 		Annotations: readOnly,
-	}, c.handler(ToolSearch, c.search))
+	}, c.handler(toolSearch, c.search))
 	if c.Store != nil {
 		s.AddResourceTemplate(resultTemplate(), c.readResource)
 	}
@@ -142,7 +142,7 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 		if err != nil {
 			return toolFailure(err), nil
 		}
-		if tool != ToolRead { // lro_read holds little, in the server
+		if tool != toolRead { // lro_read holds little, in the server
 			release, err := c.acquire(ctx)
 			if err != nil {
 				return toolFailure(fmt.Errorf("%s: %w", tool, err)), nil
@@ -158,9 +158,9 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 }
 
 var toolArgs = map[string][]string{
-	ToolExtract: {argHandle, argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw, argWhere, argCount, argFields},
-	ToolRead:    {argHandle, argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
-	ToolSearch:  {argHandle, argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
+	toolExtract: {argHandle, argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw, argWhere, argCount, argFields},
+	toolRead:    {argHandle, argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
+	toolSearch:  {argHandle, argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
 }
 
 func toolFailure(err error) *mcp.CallToolResult {
@@ -416,7 +416,7 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	var header jsonl.Header
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		header = src.header
-		return c.inWorker(ctx, src, &job{Tool: ToolExtract, Extract: req}, func(fr *frame) bool {
+		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: req}, func(fr *frame) bool {
 			res, label = fr.Results.results(), fr.Label
 			return false
 		})
@@ -457,7 +457,7 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 	probe.Absent = true
 	var res *results
 	err := c.withSource(ctx, file, func(ctx context.Context, src *source) error {
-		return c.inWorker(ctx, src, &job{Tool: ToolExtract, Extract: extractRequest{Where: &probe}}, func(fr *frame) bool {
+		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: extractRequest{Where: &probe}}, func(fr *frame) bool {
 			res = fr.Results.results()
 			return false
 		})

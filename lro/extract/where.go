@@ -13,7 +13,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // A where filter (see the package doc) runs as a jq program of this

@@ -266,7 +266,7 @@ var lastCollect atomic.Int64
 // from its exit and its standard error.
 func (c *config) died(err error, stderr string, j *job) error {
 	what := "the query builds too large a value"
-	if j.Tool == ToolSearch || j.Extract.Where != nil {
+	if j.Tool == toolSearch || j.Extract.Where != nil {
 		what = "a regular expression may be too large to compile, or a value too large to hold"
 	}
 	switch {
@@ -354,14 +354,14 @@ func runJob(j *job, r io.Reader, closer io.Closer, send func(*frame) bool) (err 
 	}
 	defer src.Close()
 	switch j.Tool {
-	case ToolExtract:
+	case toolExtract:
 		label, res, err := c.evaluate(ctx, src, &j.Extract)
 		if err != nil {
 			return err
 		}
 		send(&frame{Results: toWire(res), Label: label})
 		return nil
-	case ToolSearch:
+	case toolSearch:
 		return c.searchRecords(src, &j.Search, send)
 	}
 	return fmt.Errorf("unknown tool %q", j.Tool)

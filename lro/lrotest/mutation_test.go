@@ -17,8 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // Helpers that break a descriptor or its file.

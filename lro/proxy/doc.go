@@ -60,8 +60,8 @@
 // # Failures
 //
 // A session connects when its client's first request arrives; a request
-// that cannot reach the upstream gets an error naming the URL or command
-// ([ErrUpstreamUnavailable]): a tool error (isError) for tools/call, which
+// that cannot reach the upstream gets an error that starts "proxy: upstream
+// unavailable" and names the URL or command: a tool error (isError) for tools/call, which
 // the model reads, a JSON-RPC error for other requests. When the upstream's
 // connection ends (the process exits, the HTTP server goes away), the
 // requests in flight get that error, and the next request connects again:

@@ -10,3 +10,7 @@ import (
 func SetOffload(p *Proxy, f func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool) {
 	p.offloader = f
 }
+
+// DefaultMaxMessageBytes is, for tests, what a zero Options.MaxMessageBytes
+// means.
+const DefaultMaxMessageBytes = defaultMaxMessageBytes

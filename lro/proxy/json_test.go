@@ -128,7 +128,7 @@ func TestOffloadMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(q) + `}]}}` + "\n"
-	p, err := New(Upstream{URL: "http://localhost/mcp"}, &Options{LRO: &lro.Options{OutputDir: t.TempDir()}, DisableJanitor: true})
+	p, err := New(Upstream{URL: "http://localhost/mcp"}, &Options{LRO: &lro.Options{OutputDir: t.TempDir()}, disableJanitor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestOffloadMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	line, err := readLine(bufio.NewReader(strings.NewReader(data)), DefaultMaxMessageBytes, nil)
+	line, err := readLine(bufio.NewReader(strings.NewReader(data)), defaultMaxMessageBytes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

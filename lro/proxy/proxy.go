@@ -16,27 +16,25 @@ import (
 	"github.com/zircote/lro-go/lro"
 )
 
-// Defaults of [Options].
+// Defaults of [Options], each documented on its field.
 const (
-	// DefaultConnectTimeout bounds one attempt to connect to the upstream
+	// defaultConnectTimeout bounds one attempt to connect to the upstream
 	// again, after its connection broke.
-	DefaultConnectTimeout = 30 * time.Second
-	// DefaultMaxMessageBytes is the size of the largest message the proxy
+	defaultConnectTimeout = 30 * time.Second
+	// defaultMaxMessageBytes is the size of the largest message the proxy
 	// reads from its upstream: large results are what it is for.
-	DefaultMaxMessageBytes = 256 << 20
+	defaultMaxMessageBytes = 256 << 20
 )
 
-// Errors of [New] and of calls.
-var (
-	// ErrInvalidUpstream is returned by New for an Upstream with neither or
-	// both of URL and Command, or a malformed URL or header.
-	ErrInvalidUpstream = errors.New("proxy: invalid upstream")
-	// ErrUpstreamUnavailable is in the error a request gets when the
-	// upstream cannot be reached or its connection broke: a tool error
-	// (isError) for tools/call, a JSON-RPC error for other requests. The
-	// message names the URL or command.
-	ErrUpstreamUnavailable = errors.New("proxy: upstream unavailable")
-)
+// ErrInvalidUpstream is returned by [New] for an Upstream with neither or
+// both of URL and Command, or a malformed URL or header.
+var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
+
+// errUpstreamUnavailable is in the error a request gets when the upstream
+// cannot be reached or its connection broke: a tool error (isError) for
+// tools/call, a JSON-RPC error for other requests, which reach the client
+// as text. The message names the URL or command.
+var errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
 
 // Options configure a [Proxy]. A nil *Options means the defaults of every
 // field. Options are copied by New.
@@ -54,7 +52,7 @@ type Options struct {
 
 	// ConnectTimeout bounds one attempt to connect to the upstream again
 	// after its connection broke, the replayed initialize included. If zero,
-	// defaults to [DefaultConnectTimeout].
+	// defaults to 30 seconds.
 	ConnectTimeout time.Duration
 
 	// MaxMessageBytes bounds one message read from a stdio upstream (one
@@ -62,7 +60,8 @@ type Options struct {
 	// A larger reply to a call of the client answers that call with an
 	// error saying so; over HTTP, it also ends the upstream's connection
 	// (go-sdk's client does), and the other calls in flight get a tool
-	// error. If zero, defaults to [DefaultMaxMessageBytes].
+	// error. If zero, defaults to 256 MiB: large results are what the proxy
+	// is for.
 	MaxMessageBytes int
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of
@@ -73,11 +72,11 @@ type Options struct {
 	// fails New.
 	RegisterLocalTools func(s *mcp.Server) error
 
-	// DisableJanitor keeps New from starting the janitor that deletes the
-	// offloaded files whose TTL has passed (see [lro.StartJanitor]). If
-	// false (the zero value), a janitor runs while offloading is enabled,
-	// until Close.
-	DisableJanitor bool
+	// disableJanitor keeps New from starting the janitor that deletes the
+	// offloaded files whose TTL has passed (see [lro.StartJanitor]), for
+	// tests. Otherwise a janitor runs while offloading is enabled, until
+	// Close.
+	disableJanitor bool
 }
 
 // A Proxy relays MCP between clients and an upstream MCP server, and
@@ -139,13 +138,13 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	case o.ConnectTimeout < 0:
 		return nil, fmt.Errorf("proxy: Options.ConnectTimeout is %v: must not be negative", o.ConnectTimeout)
 	case o.ConnectTimeout == 0:
-		o.ConnectTimeout = DefaultConnectTimeout
+		o.ConnectTimeout = defaultConnectTimeout
 	}
 	switch {
 	case o.MaxMessageBytes < 0:
 		return nil, fmt.Errorf("proxy: Options.MaxMessageBytes is %d: must not be negative", o.MaxMessageBytes)
 	case o.MaxMessageBytes == 0:
-		o.MaxMessageBytes = DefaultMaxMessageBytes
+		o.MaxMessageBytes = defaultMaxMessageBytes
 	}
 	logger := o.Logger
 	if logger == nil {
@@ -166,7 +165,7 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 			return nil, err
 		}
 	}
-	if !p.lro.Disabled && !o.DisableJanitor {
+	if !p.lro.Disabled && !o.disableJanitor {
 		j, err := lro.StartJanitor(context.Background(), &p.lro)
 		if err != nil {
 			p.Close()

@@ -226,7 +226,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	if replay && ready {
 		if err := r.replay(u, init); err != nil {
 			u.ended()
-			return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
+			return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
 		}
 		r.p.logger.Info("upstream connected again", "upstream", r.p.up.String())
 	}
@@ -234,7 +234,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	defer r.mu.Unlock()
 	select {
 	case <-u.done: // a command that exited at once
-		return nil, fmt.Errorf("%w: %s: the connection ended", ErrUpstreamUnavailable, r.p.up.String())
+		return nil, fmt.Errorf("%w: %s: the connection ended", errUpstreamUnavailable, r.p.up.String())
 	default:
 	}
 	r.up = u
@@ -442,8 +442,8 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 	switch {
 	case errors.Is(err, errBadReply):
 		next = "."
-	case !errors.Is(err, ErrUpstreamUnavailable):
-		msg = fmt.Sprintf("%v: %s: %v", ErrUpstreamUnavailable, r.p.up.String(), err)
+	case !errors.Is(err, errUpstreamUnavailable):
+		msg = fmt.Sprintf("%v: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
 	}
 	msg = strings.TrimPrefix(msg, "proxy: ")
 	r.p.logger.Warn("request failed", "method", c.method, "err", msg)

@@ -146,7 +146,7 @@ func (p *Proxy) dial() (*upConn, error) {
 	if p.up.URL == "" {
 		conn, err := startCommand(&p.up, p.maxMessage, p.logger)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, p.up.String(), err)
+			return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
 		}
 		u.Connection = conn
 		return u, nil
@@ -159,7 +159,7 @@ func (p *Proxy) dial() (*upConn, error) {
 	t := &mcp.StreamableClientTransport{Endpoint: p.up.URL, HTTPClient: u.http, MaxRetries: -1, MaxEventSize: p.maxMessage}
 	conn, err := t.Connect(context.Background())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUpstreamUnavailable, p.up.String(), err)
+		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
 	}
 	u.Connection = conn
 	return u, nil

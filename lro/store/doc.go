@@ -15,7 +15,7 @@
 // the Writer's Name: opaque to a client, which cannot guess another one,
 // and enough for any replica to find the object without shared state, since
 // it is the object's key (or the file's name in the folder). A handle is
-// valid for the TTL: [Store.NewReader] returns an error wrapping
+// valid for the TTL: [Store.NewRangeReader] returns an error wrapping
 // [ErrExpiredHandle] once created_at + TTL is at or before now, even if the
 // object still exists, and one wrapping [ErrUnknownHandle] for a handle that
 // is malformed (a path, another prefix, a name without its random part) or
@@ -60,8 +60,8 @@
 //
 // # Failures
 //
-// A write to a bucket has a deadline, [Options.WriteTimeout] (default
-// [DefaultWriteTimeout]), from [Store.Create] to the end of Commit: a write
+// A write to a bucket has a deadline, [Options.WriteTimeout] (default 30
+// seconds), from [Store.Create] to the end of Commit: a write
 // to a bucket that stalls, or whose driver keeps retrying (the AWS SDK
 // tries each request three times, with pauses of up to 20 seconds; the
 // variable AWS_MAX_ATTEMPTS or max_attempts in the shared configuration
@@ -112,7 +112,7 @@
 //
 // A store deletes nothing. The janitor of package
 // [github.com/zircote/lro-go/cleanup] sweeps a folder ([Store.Dir]) or a
-// bucket ([Store.Bucket], a [cleanup.Bucket]) by the ULID time of the
+// bucket ([Store.Bucket]) by the ULID time of the
 // names and the recorded expiries; a bucket lifecycle rule is the
 // alternative (see the package documentation of cleanup).
 //

@@ -39,7 +39,7 @@ func Example() {
 	handle := w.Name()
 
 	reader, _ := store.NewBucket(blobstore.New(bucket), opts) // another replica
-	r, err := reader.NewReader(ctx, handle)
+	r, _, err := reader.NewRangeReader(ctx, handle, 0, -1)
 	if err != nil {
 		panic(err)
 	}
@@ -50,12 +50,12 @@ func Example() {
 	r.Close()
 
 	forged := handle[:len(handle)-32-len(".jsonl")] + "00000000000000000000000000000000.jsonl"
-	_, err = reader.NewReader(ctx, forged)
+	_, _, err = reader.NewRangeReader(ctx, forged, 0, -1)
 	fmt.Println("another random part, unknown:", errors.Is(err, store.ErrUnknownHandle))
-	_, err = reader.NewReader(ctx, "../"+handle)
+	_, _, err = reader.NewRangeReader(ctx, "../"+handle, 0, -1)
 	fmt.Println("a path, unknown:", errors.Is(err, store.ErrUnknownHandle))
-	now = now.Add(time.Hour + store.DefaultWriteTimeout)
-	_, err = reader.NewReader(ctx, handle)
+	now = now.Add(time.Hour + 30*time.Second) // the TTL, from the write's deadline (Options.WriteTimeout)
+	_, _, err = reader.NewRangeReader(ctx, handle, 0, -1)
 	fmt.Println("an hour after the deadline, expired:", errors.Is(err, store.ErrExpiredHandle))
 	// Output:
 	// {"type":"lro_header","operation":"recall","query":null,"count":2,"schema_version":"","timestamp":"2026-11-21T13:00:00.000Z","estimated_tokens":0,"detail":""}

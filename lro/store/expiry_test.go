@@ -147,7 +147,7 @@ func TestExpiryTwoTTLs(t *testing.T) {
 // the write's end (for a bucket, its deadline), not from its start.
 func TestExpirySlowWrite(t *testing.T) {
 	const ttl = 10 * time.Second
-	const took = 75 * time.Second // past TTL + cleanup.SkewMargin
+	const took = 75 * time.Second // past TTL + expiry.SkewMargin
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0)

@@ -14,32 +14,10 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
-// Reader reads a stored file, or a byte range of it. It is made by
-// [Store.NewReader] or [Store.NewRangeReader]; Close it after use. Not safe
-// for concurrent use.
-type Reader struct {
-	r    io.Reader
-	c    io.Closer
-	size int64
-}
-
-// Read reads from the file or range, as [io.Reader].
-func (r *Reader) Read(p []byte) (int, error) { return r.r.Read(p) }
-
-// Close releases the file or the connection.
-func (r *Reader) Close() error { return r.c.Close() }
-
-// Size returns the size of the whole file in bytes, whatever the range.
-func (r *Reader) Size() int64 { return r.size }
-
-// NewReader opens the file of handle for reading from its start, as
-// NewRangeReader(ctx, handle, 0, -1).
-func (s *Store) NewReader(ctx context.Context, handle string) (*Reader, error) {
-	return s.NewRangeReader(ctx, handle, 0, -1)
-}
-
 // NewRangeReader opens the file of handle for reading length bytes from
-// offset, or to the end if length is negative. A range that ends past the
+// offset, or to the end if length is negative (0, -1 reads it all), and
+// returns the size of the whole file in bytes, whatever the range. Close r
+// after use; it is not safe for concurrent use. A range that ends past the
 // end of the file reads what there is; one that starts at or past it is an
 // error in a bucket (S3 answers 416) and reads nothing in a folder. In S3 it
 // is a ranged GET, which transfers only the range.
@@ -59,7 +37,26 @@ func (s *Store) NewReader(ctx context.Context, handle string) (*Reader, error) {
 // wrapping [ErrExpiredHandle] once the handle has expired; and the errors
 // of opening and seeking, and of reading the recorded expiry, naming the
 // handle.
-func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (*Reader, error) {
+func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (r io.ReadCloser, size int64, err error) {
+	rd, err := s.openRange(ctx, handle, offset, length)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rd, rd.size, nil
+}
+
+// reader reads a stored file, or a byte range of it.
+type reader struct {
+	r    io.Reader
+	c    io.Closer
+	size int64
+}
+
+func (r *reader) Read(p []byte) (int, error) { return r.r.Read(p) }
+func (r *reader) Close() error               { return r.c.Close() }
+
+// openRange is NewRangeReader.
+func (s *Store) openRange(ctx context.Context, handle string, offset, length int64) (*reader, error) {
 	late, err := s.check(handle)
 	if err != nil {
 		return nil, err
@@ -89,7 +86,7 @@ func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, lengt
 		if err != nil {
 			return nil, fmt.Errorf("store: handle %q: %w", handle, err)
 		}
-		return &Reader{r: r, c: r, size: size}, nil
+		return &reader{r: r, c: r, size: size}, nil
 	}
 	return s.openFile(handle, offset, length, late)
 }
@@ -121,7 +118,7 @@ func (s *Store) check(handle string) (late func(recorded time.Time) error, err e
 
 // openFile opens the range of the folder's file named handle; if late is
 // not nil, only while the file's recorded expiry is ahead.
-func (s *Store) openFile(handle string, offset, length int64, late func(time.Time) error) (*Reader, error) {
+func (s *Store) openFile(handle string, offset, length int64, late func(time.Time) error) (*reader, error) {
 	unknown := func(reason string) error {
 		if late != nil {
 			return late(time.Time{}) // expired by its TTL, and gone
@@ -174,7 +171,7 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 		f.Close()
 		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
 	}
-	r := &Reader{r: f, c: f, size: fi.Size()}
+	r := &reader{r: f, c: f, size: fi.Size()}
 	if length >= 0 {
 		r.r = io.LimitReader(f, length)
 	}

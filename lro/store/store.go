@@ -12,32 +12,35 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/bucketurl"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
+// ContentType is the content type of the objects a Store writes, and of
+// the resources that serve them.
+const ContentType = "application/jsonl"
+
+// Defaults of [Options], each documented on its field.
 const (
-	// DefaultTTL is how long a handle is valid: the specification's 3600
+	// defaultTTL is how long a handle is valid: the specification's 3600
 	// seconds, the janitor's default.
-	DefaultTTL = cleanup.DefaultTTL
-	// ContentType is the content type of the objects a Store writes.
-	ContentType = "application/jsonl"
-	// DefaultWriteTimeout is how long a write to a bucket may take, from
-	// [Store.Create] to the end of Commit, before it is aborted: the
-	// default of [Options.WriteTimeout].
-	DefaultWriteTimeout = 30 * time.Second
+	defaultTTL = expiry.DefaultTTL
+	// defaultWriteTimeout is how long a write to a bucket may take, from
+	// [Store.Create] to the end of Commit, before it is aborted.
+	defaultWriteTimeout = 30 * time.Second
 )
 
 var (
 	// ErrUnknownHandle is returned (wrapped, naming the handle and the
-	// reason) by [Store.NewReader] and [Store.NewRangeReader] for a handle
+	// reason) by [Store.NewRangeReader] for a handle
 	// that is malformed or names no stored file.
 	ErrUnknownHandle = errors.New("store: unknown handle")
 
 	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
-	// expired) by [Store.NewReader] and [Store.NewRangeReader] for a handle
+	// expired) by [Store.NewRangeReader] for a handle
 	// whose created_at + TTL is at or before now, and the expiry recorded
 	// with its file too (see the package documentation, "Expiry"), whether
 	// or not its file has been deleted yet.
@@ -60,8 +63,9 @@ type Options struct {
 	// TTL is how long a handle is valid: the expiry that a bucket's object
 	// records is its write's deadline + TTL (see the package documentation,
 	// "Expiry"), and a handle without a later recorded expiry is valid
-	// until created_at + TTL. If zero, defaults to [DefaultTTL]. Negative
-	// values are invalid. It should be the janitor's TTL.
+	// until created_at + TTL. If zero, defaults to the specification's 3600
+	// seconds (one hour), as the janitor's TTL. Negative values are invalid.
+	// It should be the janitor's TTL.
 	TTL time.Duration
 
 	// Now returns the current time, for the names' ULIDs and the handles'
@@ -76,9 +80,9 @@ type Options struct {
 	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
 	// the end of Commit: a write not complete by then is aborted, so that
 	// an offload to a stalled bucket falls back instead of waiting for
-	// it. It bounds the driver's retries too. If zero, defaults to
-	// [DefaultWriteTimeout]. Negative values are invalid. A folder's
-	// writes are not bounded.
+	// it. It bounds the driver's retries too. If zero, defaults to 30
+	// seconds. Negative values are invalid. A folder's writes are not
+	// bounded.
 	WriteTimeout time.Duration
 
 	// Observer receives an [event.StoreUnavailable] each time a bucket's
@@ -90,18 +94,28 @@ type Options struct {
 
 // Bucket is a bucket of objects, such as one of gocloud.dev/blob that
 // package [github.com/zircote/lro-go/lro/store/blobstore] adapts: what a
-// [Store] writes to and reads from, and (as a [cleanup.Bucket]) what a
-// janitor sweeps. Its methods must be safe for concurrent use.
+// [Store] writes to and reads from, and what a janitor sweeps. Its methods
+// must be safe for concurrent use. Besides those below, it has the three
+// methods the janitor of package cleanup uses:
+//
+//   - List(ctx, prefix, fn) calls fn with the key of every object whose key
+//     starts with prefix and has no '/' after it, in any order, until fn
+//     returns an error, which List returns;
+//   - Delete(ctx, key) deletes the object of key, and returns an error
+//     wrapping [io/fs.ErrNotExist] if there is none;
+//   - Expiry(ctx, key) returns the expiry recorded with the object of key
+//     when it was written, or the zero time for an object without one, and
+//     an error wrapping [io/fs.ErrNotExist] if there is no such object.
 type Bucket interface {
-	cleanup.Bucket
+	expiry.Bucket
 	// NewWriter starts the object of key, recording its expiry with it
-	// (for [cleanup.Bucket.Expiry]). The object must become visible only
+	// (for Expiry). The object must become visible only
 	// when Close returns nil, whole, and not at all if ctx is canceled
 	// before Close: that is how a Store aborts.
 	NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error)
 	// NewRangeReader reads length bytes of the object of key from offset,
 	// to its end if length is negative, and returns the size of the whole
-	// object. It returns an error wrapping [fs.ErrNotExist] if there is no
+	// object. It returns an error wrapping [io/fs.ErrNotExist] if there is no
 	// such object.
 	NewRangeReader(ctx context.Context, key string, offset, length int64) (r io.ReadCloser, size int64, err error)
 	// Close releases the bucket.
@@ -129,29 +143,12 @@ type Store struct {
 	wg      sync.WaitGroup
 }
 
-// opener is the function that opens bucket URLs, set by RegisterOpener.
-var opener struct {
-	sync.Mutex
-	open func(ctx context.Context, url string) (Bucket, error)
-}
-
-// RegisterOpener makes [Open] open bucket URLs with open. Package
-// [github.com/zircote/lro-go/lro/store/blobstore] registers its Open when
-// imported, so that a program that stores offloaded files only in a folder
-// does not link gocloud.dev/blob (nor OpenTelemetry and gRPC, which it
-// imports). A later call replaces the opener.
-func RegisterOpener(open func(ctx context.Context, url string) (Bucket, error)) {
-	opener.Lock()
-	defer opener.Unlock()
-	opener.open = open
-}
-
 // Open returns a Store at location: a bucket URL (scheme://...), or else
-// the path of a local folder, as [NewFolder]. Bucket URLs are opened by the
-// function given to [RegisterOpener]: a program imports package
-// [github.com/zircote/lro-go/lro/store/blobstore] and the driver of its
-// URL's scheme, such as gocloud.dev/blob/s3blob (see the package
-// documentation). [Store.Close] closes a bucket that Open opened.
+// the path of a local folder, as [NewFolder]. Bucket URLs are opened by
+// package [github.com/zircote/lro-go/lro/store/blobstore], which a program
+// imports, with the driver of its URL's scheme, such as
+// gocloud.dev/blob/s3blob (see the package documentation), so that a
+// program that keeps its files in a folder does not link gocloud.dev/blob. [Store.Close] closes a bucket that Open opened.
 //
 // Open returns an error wrapping [ErrInvalidOption] for invalid options, or
 // a bucket URL and no opener (naming the import to add), and the error of
@@ -165,20 +162,22 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	opener.Lock()
-	open := opener.open
-	opener.Unlock()
+	open := bucketurl.Opener()
 	safe := redact(location)
 	if open == nil {
 		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\"): %w", safe, ErrInvalidOption)
 	}
-	b, err := open(ctx, location)
+	opened, err := open(ctx, location)
 	if err != nil {
 		if safe != location {
 			// The message may quote the URL: keep its password out.
 			return nil, &redactedError{msg: strings.ReplaceAll(err.Error(), location, safe), err: err}
 		}
 		return nil, err
+	}
+	b, ok := opened.(Bucket)
+	if !ok {
+		return nil, fmt.Errorf("store: bucket URL %s: the opener returned a %T, not a Bucket", safe, opened)
 	}
 	s.bucket, s.owned = b, true
 	return s, nil
@@ -257,7 +256,7 @@ func newStore(opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
 	if o.TTL == 0 {
-		o.TTL = DefaultTTL
+		o.TTL = defaultTTL
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -266,7 +265,7 @@ func newStore(opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
 	}
 	if o.WriteTimeout == 0 {
-		o.WriteTimeout = DefaultWriteTimeout
+		o.WriteTimeout = defaultWriteTimeout
 	}
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
@@ -279,7 +278,7 @@ func newStore(opts *Options) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 // Bucket returns the Store's bucket, or nil for a folder: the bucket a
-// janitor sweeps ([cleanup.Options.Bucket]).
+// janitor sweeps ([github.com/zircote/lro-go/cleanup.Options.Bucket]).
 func (s *Store) Bucket() Bucket { return s.bucket }
 
 // Prefix returns the prefix of the Store's names.
@@ -370,8 +369,8 @@ func (s *Store) verdict(ctx context.Context, probe bool, err error) {
 		s.breaker.release(probe)
 		return
 	}
-	if opened, failures, until := s.breaker.done(s.now(), probe, err); opened {
-		event.Emit(ctx, s.observer, event.StoreUnavailable{Failures: failures, Until: until, Err: err})
+	if opened, failures, until := s.breaker.done(s.now(), probe, err); opened && s.observer != nil {
+		s.observer.Observe(ctx, event.StoreUnavailable{Failures: failures, Until: until, Err: err})
 	}
 }
 

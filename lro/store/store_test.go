@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/bucketurl"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
-	"github.com/zircote/lro-go/lro/store/blobstore"
+	_ "github.com/zircote/lro-go/lro/store/blobstore" // the opener of bucket URLs
 )
 
 // t0 is the time of the tests' clocks.
@@ -117,7 +119,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("header %+v, %v", h, err)
 			}
 			for _, rg := range []struct{ off, n int64 }{{0, 10}, {17, 40}, {int64(len(data)) - 5, 5}, {int64(len(data)) - 5, 100}, {30, -1}} {
-				r, err := s.NewRangeReader(context.Background(), handle, rg.off, rg.n)
+				r, size, err := s.NewRangeReader(context.Background(), handle, rg.off, rg.n)
 				if err != nil {
 					t.Errorf("range %v: %v", rg, err)
 					continue
@@ -128,11 +130,11 @@ func TestRoundTrip(t *testing.T) {
 				if rg.n >= 0 {
 					end = min(end, rg.off+rg.n)
 				}
-				if err != nil || !bytes.Equal(got, data[rg.off:end]) || r.Size() != int64(len(data)) {
-					t.Errorf("range %v: read %q (Size %d), %v; want %q", rg, got, r.Size(), err, data[rg.off:end])
+				if err != nil || !bytes.Equal(got, data[rg.off:end]) || size != int64(len(data)) {
+					t.Errorf("range %v: read %q (Size %d), %v; want %q", rg, got, size, err, data[rg.off:end])
 				}
 			}
-			if _, err := s.NewRangeReader(context.Background(), handle, -1, 1); err == nil {
+			if _, _, err := s.NewRangeReader(context.Background(), handle, -1, 1); err == nil {
 				t.Error("a negative offset was accepted")
 			}
 			if got := keys(t, s); len(got) != 1 || got[0] != handle {
@@ -368,7 +370,7 @@ func TestHandles(t *testing.T) {
 				if errors.Is(err, store.ErrExpiredHandle) && errors.Is(err, store.ErrUnknownHandle) {
 					t.Errorf("%s: %v is both expired and unknown", tc.reason, err)
 				}
-				r2, err2 := s.NewRangeReader(context.Background(), tc.handle, 1, 1)
+				r2, _, err2 := s.NewRangeReader(context.Background(), tc.handle, 1, 1)
 				if err2 == nil {
 					r2.Close()
 				}
@@ -439,7 +441,7 @@ func TestSweep(t *testing.T) {
 				}
 				wg.Go(func() {
 					var err error
-					if results[i], err = j.Sweep(context.Background(), t0.Add(cleanup.SkewMargin)); err != nil {
+					if results[i], err = j.Sweep(context.Background(), t0.Add(expiry.SkewMargin)); err != nil {
 						t.Error(err)
 					}
 				})
@@ -498,9 +500,10 @@ func TestOpen(t *testing.T) {
 	if _, err := store.Open(ctx, "gs://user:secret@b", nil); !errors.Is(err, store.ErrInvalidOption) || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "gs://user:xxxxx@b") {
 		t.Errorf("Open of a URL with a password and no driver = %v; want ErrInvalidOption naming the redacted URL", err)
 	}
-	store.RegisterOpener(nil)
+	opener := bucketurl.Opener() // blobstore's
+	bucketurl.Register(nil)
 	_, err := store.Open(ctx, "s3://user:secret@b", nil)
-	store.RegisterOpener(blobstore.Open)
+	bucketurl.Register(opener)
 	if !errors.Is(err, store.ErrInvalidOption) || !strings.Contains(err.Error(), `import _ "github.com/zircote/lro-go/lro/store/blobstore"`) || strings.Contains(err.Error(), "secret") {
 		t.Errorf("Open without an opener = %v; want ErrInvalidOption naming the import, without the password", err)
 	}

@@ -2,8 +2,8 @@
 // offloaded files in a bucket of gocloud.dev/blob: S3 and S3-compatible
 // servers, GCS, Azure Blob Storage, a folder (fileblob) or memory (memblob).
 //
-// Importing it registers [Open] with [store.RegisterOpener], so that
-// [store.Open] (and a server's storage setting) accepts bucket URLs:
+// Importing it makes [store.Open] (and a server's storage setting) accept
+// bucket URLs:
 //
 //	import (
 //		_ "github.com/zircote/lro-go/lro/store/blobstore"
@@ -20,7 +20,7 @@
 //
 // A blob writer shows its object only once Close returns nil, and not at
 // all if its context was canceled before, which is how a store aborts.
-// Each write buffers one part of [PartSize] (5 MiB, the smallest part S3
+// Each write buffers one part of 5 MiB (the smallest part S3
 // accepts) and uploads one part at a time, so it holds at most two. The S3
 // driver (the AWS SDK v2 transfer manager) first reads up to its multipart
 // threshold, 16 MiB, to choose between one PutObject and a multipart
@@ -41,15 +41,16 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// PartSize is the part size of writes: 5 MiB.
-const PartSize = 5 << 20
+// partSize is the part size of writes: 5 MiB.
+const partSize = 5 << 20
 
 func init() {
-	store.RegisterOpener(func(ctx context.Context, url string) (store.Bucket, error) {
-		return Open(ctx, url)
+	bucketurl.Register(func(ctx context.Context, url string) (any, error) {
+		return open(ctx, url)
 	})
 }
 
@@ -63,14 +64,15 @@ var drivers = map[string]string{
 	"mem":    "gocloud.dev/blob/memblob",
 }
 
-// Open opens the bucket of url with [blob.OpenBucket] and returns it as a
-// [store.Bucket], whose Close closes it. The driver of url's scheme must be
-// registered by a blank import (import _ "gocloud.dev/blob/s3blob" for
-// s3://); otherwise Open returns an error wrapping [store.ErrInvalidOption]
-// that names the import. A "prefix" parameter (s3://b?prefix=lro/) keeps
-// the objects under a key prefix. Open returns the error of
-// blob.OpenBucket, which names a parameter the driver rejects.
-func Open(ctx context.Context, url string) (store.Bucket, error) {
+// open opens the bucket of url with [blob.OpenBucket] and returns it as a
+// [store.Bucket], whose Close closes it: the opener of [store.Open]. The
+// driver of url's scheme must be registered by a blank import (import _
+// "gocloud.dev/blob/s3blob" for s3://); otherwise open returns an error
+// wrapping [store.ErrInvalidOption] that names the import. A "prefix"
+// parameter (s3://b?prefix=lro/) keeps the objects under a key prefix. open
+// returns the error of blob.OpenBucket, which names a parameter the driver
+// rejects.
+func open(ctx context.Context, url string) (store.Bucket, error) {
 	scheme, _, _ := strings.Cut(url, "://")
 	if !blob.DefaultURLMux().ValidBucketScheme(scheme) {
 		hint := "no driver of gocloud.dev/blob has this scheme"
@@ -98,7 +100,7 @@ const expiresKey = "lro-expires"
 
 func (b bucket) NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error) {
 	opts := &blob.WriterOptions{
-		BufferSize:     PartSize,
+		BufferSize:     partSize,
 		MaxConcurrency: 1,
 		ContentType:    contentType,
 	}

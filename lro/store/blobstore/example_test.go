@@ -30,7 +30,7 @@ func Example() {
 	if err := w.Commit(); err != nil {
 		panic(err)
 	}
-	r, err := st.NewRangeReader(ctx, w.Name(), r0(w), -1) // the records, after the header line
+	r, _, err := st.NewRangeReader(ctx, w.Name(), r0(w), -1) // the records, after the header line
 	if err != nil {
 		panic(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/zircote/lro-go/internal/jqengines"
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // TestMain stops the jq engines that the tests started.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // memories builds n realistic memory records serialized at detail, with a

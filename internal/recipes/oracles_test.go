@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // The oracles of the generic library: what each kind of recipe outputs,

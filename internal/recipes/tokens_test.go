@@ -6,7 +6,7 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // recipeTokens returns what rs cost a model in a descriptor, in o200k_base

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/realshapes"
-	"github.com/zircote/lro-go/recipes"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // defaultThreshold is the offload threshold of lro's defaults, in tokens:

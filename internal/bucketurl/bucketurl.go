@@ -1,0 +1,35 @@
+// Package bucketurl holds the function that opens bucket URLs for
+// store.Open. Package lro/store/blobstore registers it when imported, so
+// that a program that keeps its offloaded files in a folder does not link
+// gocloud.dev/blob (nor the OpenTelemetry and gRPC packages it imports), as
+// database/sql drivers register themselves.
+package bucketurl
+
+import (
+	"context"
+	"sync"
+)
+
+// OpenFunc opens the bucket of url. The bucket it returns is a
+// store.Bucket, which this package cannot name without an import cycle.
+type OpenFunc func(ctx context.Context, url string) (any, error)
+
+var opener struct {
+	sync.Mutex
+	open OpenFunc
+}
+
+// Register makes Opener return open. A later call replaces it; nil removes
+// it.
+func Register(open OpenFunc) {
+	opener.Lock()
+	defer opener.Unlock()
+	opener.open = open
+}
+
+// Opener returns the function given to Register last, or nil.
+func Opener() OpenFunc {
+	opener.Lock()
+	defer opener.Unlock()
+	return opener.open
+}

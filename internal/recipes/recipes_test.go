@@ -1,0 +1,347 @@
+package recipes_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/itchyny/gojq"
+
+	"github.com/zircote/lro-go/internal/fuzzrecords"
+	"github.com/zircote/lro-go/internal/recipes"
+)
+
+var nasty = []string{
+	"",
+	"plain",
+	"with space",
+	"it's",
+	"''",
+	`'\''`,
+	`"double" and 'single'`,
+	"$HOME ${PATH} $(echo pwned) `echo pwned`",
+	`back\slash \n \\`,
+	"new\nline and\ttab\r",
+	"glob * ? [a-z] ~ ~root",
+	"semi; && || | > < & #comment",
+	"-n",
+	"--arg",
+	"ünïcødé ✓ 日本語",
+	"\x01\x7f control",
+	"!history !!",
+}
+
+func TestShellQuote(t *testing.T) {
+	tests := []struct {
+		in, want, reason string
+	}{
+		{"", "''", "empty is an empty quoted word"},
+		{"abc", "'abc'", "always quoted, even when plain"},
+		{"it's", `'it'\''s'`, "a single quote closes, escapes and reopens"},
+		{"'", `''\'''`, "a lone single quote"},
+		{"$x `y` \\ \"z\"", "'$x `y` \\ \"z\"'", "nothing else is special inside single quotes"},
+		{"a\nb", "'a\nb'", "newlines stay literal"},
+	}
+	for _, tt := range tests {
+		if got := recipes.ShellQuote(tt.in); got != tt.want {
+			t.Errorf("%s: ShellQuote(%q) = %q, want %q", tt.reason, tt.in, got, tt.want)
+		}
+	}
+}
+
+// shellEcho returns what sh makes of the word w.
+func shellEcho(t testing.TB, w string) string {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", "printf %s "+w).Output()
+	if err != nil {
+		t.Fatalf("sh -c 'printf %%s %s': %v", w, err)
+	}
+	return string(out)
+}
+
+func TestShellQuoteRoundTrip(t *testing.T) {
+	for _, s := range nasty {
+		if got := shellEcho(t, recipes.ShellQuote(s)); got != s {
+			t.Errorf("sh read ShellQuote(%q) as %q", s, got)
+		}
+	}
+}
+
+func TestCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		r      recipes.Recipe
+		file   string
+		want   string
+	}{
+		{
+			name:   "plain",
+			reason: "tail skips the header; a plain path is left as it is, the filter is compacted and quoted",
+			r:      recipes.Recipe{Filter: "{id, title, namespace}", Compact: true},
+			file:   "/tmp/atlatl-recall-01J.jsonl",
+			want:   `tail -n +2 /tmp/atlatl-recall-01J.jsonl | jq -c '{id,title,namespace}'`,
+		},
+		{
+			name:   "flags and params",
+			reason: "flags as one word in the order s r c, then one --arg per parameter with its value quoted when it is not a plain word",
+			r: recipes.Recipe{
+				Filter: `select(.a == $a and .b == $b)`, Slurp: true, Raw: true, Compact: true,
+				Params: []recipes.Param{{Name: "a", Value: "x y"}, {Name: "b", Value: "it's"}, {Name: "c", Value: "_semantic/x"}, {Name: "d", Value: "-v"}},
+			},
+			file: "/tmp/f.jsonl",
+			want: `tail -n +2 /tmp/f.jsonl | jq -src --arg a 'x y' --arg b 'it'\''s' --arg c _semantic/x --arg d '-v' 'select(.a == $a and .b == $b)'`,
+		},
+		{
+			name:   "nasty path",
+			reason: "quotes, spaces, $ and backquotes in the path are quoted",
+			r:      recipes.Recipe{Filter: "length", Slurp: true},
+			file:   "/tmp/a b/it's $x `y`.jsonl",
+			want:   `tail -n +2 '/tmp/a b/it'\''s $x ` + "`y`" + `.jsonl' | jq -s length`,
+		},
+		{
+			name:   "dash path",
+			reason: "a relative path starting with '-' is not an option of tail",
+			r:      recipes.Recipe{Filter: "."},
+			file:   "-n.jsonl",
+			want:   `tail -n +2 ./-n.jsonl | jq .`,
+		},
+		{
+			name:   "odd param name",
+			reason: "a parameter name that is not a plain word is quoted too",
+			r:      recipes.Recipe{Filter: ".", Params: []recipes.Param{{Name: "a b", Value: ""}}},
+			file:   "/f",
+			want:   `tail -n +2 /f | jq --arg 'a b' '' .`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.r.Command(tt.file)); diff != "" {
+				t.Errorf("%s: Command mismatch (-want +got):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+func TestArgs(t *testing.T) {
+	r := recipes.Recipe{Filter: "f", Slurp: true, Raw: true, Compact: true, Params: []recipes.Param{{Name: "k", Value: "it's"}}}
+	want := []string{"-s", "-r", "-c", "--arg", "k", "it's", "f"}
+	if diff := cmp.Diff(want, r.Args()); diff != "" {
+		t.Errorf("Args mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestCommandPassesValuesVerbatim runs commands whose parameter values,
+// filter and path are hostile, and checks that jq sees them unchanged and
+// that the shell ran nothing else.
+func TestCommandPassesValuesVerbatim(t *testing.T) {
+	needJQ(t)
+	dir := nastyDir(t)
+	path := writeFile(t, dir, "light", []any{map[string]any{"x": 1}})
+	canary := filepath.Join(dir, "pwned")
+	for _, v := range append(nasty, "'; touch "+canary+"; '", "$(touch "+canary+")") {
+		r := recipes.Recipe{Filter: `$v + " | it's"`, Raw: true, Params: []recipes.Param{{Name: "v", Value: v}}}
+		got := runJQ(t, r, path)
+		want := lines(v + " | it's\n")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("value %q (-want +got):\n%s", v, diff)
+		}
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatal("a parameter value ran a shell command")
+	}
+}
+
+// TestFiltersCompile compiles the filter of every recipe with gojq, with the
+// parameters as variables, the way lro_extract will.
+func TestFiltersCompile(t *testing.T) {
+	var all []recipes.Recipe
+	for _, d := range []recipes.Detail{recipes.Light, recipes.Medium, recipes.Full} {
+		all = append(all, recipes.Memory(d, nil)...)
+	}
+	for _, tc := range genericCases {
+		all = append(all, recipes.Generic(sample(t, tc.records))...)
+	}
+	for _, r := range all {
+		compile(t, r)
+	}
+}
+
+func compile(t testing.TB, r recipes.Recipe) *gojq.Code {
+	t.Helper()
+	q, err := gojq.Parse(r.Filter)
+	if err != nil {
+		t.Fatalf("recipe %d %q: %v", r.Number, r.Filter, err)
+	}
+	var names []string
+	for _, p := range r.Params {
+		names = append(names, "$"+p.Name)
+	}
+	code, err := gojq.Compile(q, gojq.WithVariables(names))
+	if err != nil {
+		t.Fatalf("recipe %d %q: %v", r.Number, r.Filter, err)
+	}
+	return code
+}
+
+func TestNoScore(t *testing.T) {
+	var all []recipes.Recipe
+	for _, d := range []recipes.Detail{recipes.Light, recipes.Medium, recipes.Full} {
+		all = append(all, recipes.Memory(d, sample(t, memories(d, 5)))...)
+	}
+	for _, tc := range genericCases {
+		all = append(all, recipes.Generic(sample(t, tc.records))...)
+	}
+	if text := allText(all); strings.Contains(text, ".score") {
+		t.Errorf("a recipe references .score:\n%s", text)
+	}
+}
+
+func FuzzShellQuote(f *testing.F) {
+	for _, s := range nasty {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 256 || strings.IndexByte(s, 0) >= 0 {
+			t.Skip("no shell word holds NUL; bound the input")
+		}
+		q := recipes.ShellQuote(s)
+		if !strings.HasPrefix(q, "'") || !strings.HasSuffix(q, "'") {
+			t.Fatalf("ShellQuote(%q) = %q is not single-quoted", s, q)
+		}
+		if got := shellEcho(t, q); got != s {
+			t.Fatalf("sh read ShellQuote(%q) = %s as %q", s, q, got)
+		}
+	})
+}
+
+// FuzzGeneric feeds arbitrary samples to Generic and For: the lines of data
+// (one record per line), then the records that gen describes (see package
+// fuzzrecords: arrays of floats, arrays of arrays, nulls, mixed types,
+// unicode keys, very long strings, deep nesting), one per line. They must
+// not panic, must return 10 numbered recipes whose filters compile, and
+// gojq must run them on the sample without an error. Each execution
+// compiles and runs 20 jq programs, so minimizing a new input is slow; fuzz
+// with a short -fuzzminimizetime (for example 5s).
+func FuzzGeneric(f *testing.F) {
+	for _, tc := range genericCases {
+		var b bytes.Buffer
+		for _, raw := range sample(f, head(tc.records, 4)) {
+			b.Write(raw)
+			b.WriteByte('\n')
+		}
+		f.Add(b.Bytes(), []byte(nil))
+	}
+	f.Add([]byte("{\"a-b\":{\"if\":[1,{\"x\":null}]},\"1\":true}\n\"s\"\n3\n[]\nnull\nnot json\n{\"line\":\"x\",\"text\":2}"), []byte(nil))
+	f.Add([]byte(`{"id":"1","title":null,"namespace":7,"memory_type":[],"tags":"x"}`), []byte(nil))
+	f.Fuzz(func(t *testing.T, data, gen []byte) {
+		if len(data) > 2048 || len(gen) > 512 {
+			t.Skip("bounded input")
+		}
+		lines := bytes.Split(data, []byte("\n"))
+		if len(gen) > 0 {
+			for _, r := range fuzzrecords.Generate(gen) {
+				l, err := json.Marshal(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, l)
+			}
+		}
+		var smp []json.RawMessage
+		var records []any
+		for _, l := range lines {
+			smp = append(smp, l)
+			var v any
+			if json.Unmarshal(l, &v) == nil {
+				records = append(records, v)
+			}
+		}
+		for _, d := range []recipes.Detail{recipes.Light, recipes.Full} {
+			rs, memory := recipes.Select(d, smp)
+			if memory != recipes.IsMemory(smp) {
+				t.Fatalf("Select reports memory %v, IsMemory %v", memory, recipes.IsMemory(smp))
+			}
+			want := recipes.Generic(smp)
+			if recipes.IsMemory(smp) {
+				want = recipes.Memory(d, smp)
+			}
+			if diff := cmp.Diff(want, rs); diff != "" {
+				t.Fatalf("Select differs from Memory or Generic as IsMemory chooses (-want +got):\n%s", diff)
+			}
+		}
+		for _, rs := range [][]recipes.Recipe{recipes.Generic(smp), recipes.For(recipes.Full, smp)} {
+			if len(rs) != recipes.Count {
+				t.Fatalf("%d recipes", len(rs))
+			}
+			seen := map[string]bool{}
+			for i, r := range rs {
+				if r.Number != i+1 || seen[r.Filter] {
+					t.Fatalf("recipe %d at index %d, filter repeated: %v", r.Number, i, seen[r.Filter])
+				}
+				seen[r.Filter] = true
+				code := compile(t, r)
+				if recipes.IsMemory(smp) {
+					continue // the memory library assumes memory records
+				}
+				runAll(t, r, code, records)
+			}
+		}
+	})
+}
+
+// runAll runs code on records as lro_extract does and fails on any error.
+func runAll(t *testing.T, r recipes.Recipe, code *gojq.Code, records []any) {
+	t.Helper()
+	values := make([]any, len(r.Params))
+	for i, p := range r.Params {
+		values[i] = p.Value
+	}
+	inputs := records
+	if r.Slurp {
+		inputs = []any{records}
+	}
+	for _, in := range inputs {
+		iter := code.Run(in, values...)
+		for {
+			v, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if err, ok := v.(error); ok {
+				t.Fatalf("recipe %d %q on %v: %v", r.Number, r.Filter, in, err)
+			}
+		}
+	}
+}
+
+func BenchmarkGeneric(b *testing.B) {
+	smp := sample(b, orders(200))
+	b.ReportAllocs()
+	for b.Loop() {
+		recipes.Generic(smp)
+	}
+}
+
+func BenchmarkMemory(b *testing.B) {
+	smp := sample(b, memories(recipes.Full, 200))
+	b.ReportAllocs()
+	for b.Loop() {
+		recipes.Memory(recipes.Full, smp)
+	}
+}
+
+func BenchmarkCommand(b *testing.B) {
+	rs := recipes.Memory(recipes.Medium, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range rs {
+			_ = r.Command("/tmp/dir with space/atlatl-recall-01JABCDEF.jsonl")
+		}
+	}
+}
