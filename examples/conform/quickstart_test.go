@@ -115,9 +115,9 @@ func buildQuickStart(t *testing.T) string {
 // lro.LoadOptions.
 func TestQuickStart(t *testing.T) {
 	bin := buildQuickStart(t)
-	// The Quick start sweeps every quarter of the TTL. The TTL leaves the
-	// check, on a loaded machine, time to run the recipes on each file
-	// before it expires.
+	// The sweeper the first offload starts deletes each file about a second
+	// after its TTL. The TTL leaves the check, on a loaded machine, time to
+	// run the recipes on each file before it expires.
 	const ttl = time.Minute
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -138,7 +138,8 @@ func TestQuickStart(t *testing.T) {
 		"-operation", "list_orders",
 		"-output-dir", out,
 		"-ttl", ttl.String(),
-		// Generous: the server sweeps every 15 s.
+		// Generous: the server sweeps about a second after the next
+		// expiry, a TTL at most after the planted file.
 		"-cleanup-within", "2m",
 		"-fallback",
 		"-v",
@@ -158,14 +159,10 @@ func TestQuickStart(t *testing.T) {
 		return
 	}
 
-	// The files of the check expire a TTL after they were written; the
-	// server, started again, deletes them by then plus a sweep interval.
-	// The deadline only bounds a failure: it is generous for a loaded
-	// machine.
-	written, err := filepath.Glob(filepath.Join(out, "atlatl-list_orders-*.jsonl"))
-	if err != nil || len(written) == 0 {
-		t.Fatalf("no offloaded file in %s after the check (%v): nothing to see expire", out, err)
-	}
+	// The server, started again, offloads once: that starts its sweeper,
+	// which deletes what the check left and the new file once their TTL
+	// has passed, while the server runs. The deadline only bounds a
+	// failure: it is generous for a loaded machine.
 	cmd := exec.Command(bin, "-config", config)
 	var serverErr lockedBuffer
 	cmd.Stderr = &serverErr
@@ -175,6 +172,14 @@ func TestQuickStart(t *testing.T) {
 		t.Fatalf("starting the Quick start again: %v\n%s", err, serverErr.String())
 	}
 	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_orders", Arguments: map[string]any{"limit": 300}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_orders: %v %v\n%s", err, res, serverErr.String())
+	}
+	written, err := filepath.Glob(filepath.Join(out, "atlatl-list_orders-*.jsonl"))
+	if err != nil || len(written) == 0 {
+		t.Fatalf("no offloaded file in %s after an offloading call (%v): nothing to see expire", out, err)
+	}
 	deadline := time.Now().Add(ttl + 2*time.Minute)
 	for {
 		left, err := os.ReadDir(out)
@@ -192,7 +197,7 @@ func TestQuickStart(t *testing.T) {
 					names = append(names, fmt.Sprintf("%s (mode %v, modified %s)", e.Name(), info.Mode(), info.ModTime().UTC().Format(time.RFC3339)))
 				}
 			}
-			t.Fatalf("files left in %s two minutes after the TTL of %s passed:\n%s\nserver's standard error:\n%s",
+			t.Fatalf("files left in %s two minutes after the TTL of %s passed, the server running:\n%s\nserver's standard error:\n%s",
 				out, ttl, strings.Join(names, "\n"), serverErr.String())
 		}
 		time.Sleep(250 * time.Millisecond)
