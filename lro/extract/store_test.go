@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zircote/lro-go/internal/testhook"
 	"io"
 	"os"
 	"path/filepath"
@@ -117,7 +118,7 @@ func (r *cutReader) Read(p []byte) (int, error) {
 // newStore returns a Store over b, whose handles live an hour on clk.
 func newStore(t testing.TB, b store.Bucket, clk *clock) *store.Store {
 	t.Helper()
-	st, err := store.NewBucket(b, &store.Options{TTL: time.Hour, Now: clk.now})
+	st, err := store.NewBucket(b, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestStoreHandleErrors(t *testing.T) {
 func TestStoreFolder(t *testing.T) {
 	dir := t.TempDir()
 	clk := newClock()
-	st, err := store.NewFolder(dir, &store.Options{TTL: time.Hour, Now: clk.now})
+	st, err := store.NewFolder(dir, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
