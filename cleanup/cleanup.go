@@ -17,6 +17,7 @@ import (
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -76,10 +77,6 @@ type Options struct {
 	// Observer receives one [event.FileExpired] per deleted file. If nil,
 	// events are discarded.
 	Observer event.Observer
-
-	// Now returns the current time of background sweeps. If nil, defaults to
-	// [time.Now]. [Janitor.Sweep] takes the time as a parameter instead.
-	Now func() time.Time
 
 	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
 	// bucket offloaded objects are written to by a store of package
@@ -196,8 +193,11 @@ func New(opts *Options) (*Janitor, error) {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
 		}
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	// Background sweeps use time.Now, or the clock the module's tests give
+	// through internal/testhook. Sweep takes the time as a parameter.
+	now := testhook.Get(opts).Now
+	if now == nil {
+		now = time.Now
 	}
 	return &Janitor{
 		bucket:   o.Bucket,
@@ -206,14 +206,14 @@ func New(opts *Options) (*Janitor, error) {
 		ttl:      o.TTL,
 		interval: o.Interval,
 		observer: o.Observer,
-		now:      o.Now,
+		now:      now,
 		onError:  o.OnError,
 	}, nil
 }
 
 // Start returns a Janitor configured by opts, which may be nil, that sweeps
 // in a new goroutine: once right away, then every Interval, each time with
-// the time of Options.Now, until ctx is canceled or [Janitor.Close] is
+// the current time, until ctx is canceled or [Janitor.Close] is
 // called. Background sweeps never overlap: one that takes longer than
 // Interval delays the next instead of running beside it. Start returns at
 // once, with the errors of [New].
@@ -267,9 +267,8 @@ func (j *Janitor) run(ctx context.Context) {
 // with it is still ahead (see the package documentation, "Recorded
 // expiry"), and every temporary file whose created_at + TTL is at or before
 // now and whose Writer is gone (see the package documentation), emitting one
-// [event.FileExpired] (with ctx) per deleted file, oldest first. It does not
-// use Options.Now, so tests and servers with their own scheduler choose the
-// time.
+// [event.FileExpired] (with ctx) per deleted file, oldest first. Tests and
+// servers with their own scheduler choose the time.
 //
 // Sweep returns what it did and the errors it met, joined: a folder that
 // cannot be read, and files that cannot be inspected or removed, each named
