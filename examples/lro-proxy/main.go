@@ -30,6 +30,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -193,8 +194,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	case *url != "":
 		c.up.URL = *url
 	default:
-		c.up.Command = fs.Args()
-		c.up.Stderr = stderr
+		c.up.Cmd = exec.Command(fs.Arg(0), fs.Args()[1:]...)
+		c.up.Cmd.Stderr = stderr
 	}
 	if len(hdrs) > 0 && *url == "" {
 		return nil, usage("-header needs -url")
