@@ -250,7 +250,7 @@ func TestAtomic(t *testing.T) {
 // headerLine returns the line WriteHeader writes for h.
 func headerLine(t testing.TB, h jsonl.Header) []byte {
 	t.Helper()
-	h.Type = jsonl.HeaderType
+	h.Type = jsonlfile.HeaderType
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -274,7 +274,7 @@ func TestAbort(t *testing.T) {
 			}
 		}},
 		{"count mismatch", func(t *testing.T, w *jsonl.Writer, _ context.CancelFunc) {
-			if err := w.Commit(); !errors.Is(err, jsonl.ErrCountMismatch) {
+			if err := w.Commit(); !errors.Is(err, jsonlfile.ErrCountMismatch) {
 				t.Errorf("Commit = %v, want ErrCountMismatch", err)
 			}
 		}},
