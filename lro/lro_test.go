@@ -21,11 +21,11 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	engine "github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // item is a record type of a tool that is not a memory tool. Its tags are in
@@ -210,8 +210,8 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	if d.Beside != nil {
 		t.Errorf("beside = %+v, want none: the result held nothing but the records", d.Beside)
 	}
-	if len(d.JqRecipes) != recipes.Count {
-		t.Errorf("%d recipes, want exactly %d", len(d.JqRecipes), recipes.Count)
+	if len(d.JqRecipes) != engine.Count {
+		t.Errorf("%d recipes, want exactly %d", len(d.JqRecipes), engine.Count)
 	}
 	if d.LineSchema == nil || !strings.Contains(d.Guidance, d.FilePath) {
 		t.Errorf("descriptor lacks line_schema or guidance with the path: %+v", d)

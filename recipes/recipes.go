@@ -9,9 +9,6 @@ import (
 	engine "github.com/zircote/lro-go/internal/recipes"
 )
 
-// Count is the number of recipes in every library: exactly 10.
-const Count = engine.Count
-
 // Detail is the detail level of memory records: [Light], [Medium] or
 // [Full].
 type Detail = engine.Detail
