@@ -737,7 +737,7 @@ func TestStoreHeaderLineEndings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			handle := put(t, st, "full", tt.records)
 			data := tt.rewrite(object(t, st, handle))
-			w, err := b.NewWriter(context.Background(), handle, store.ContentType, storeT0.Add(time.Hour))
+			w, err := b.NewWriter(context.Background(), handle, jsonlfile.ContentType, storeT0.Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"io"
 	"slices"
 	"testing"
@@ -58,7 +59,7 @@ func share(t *testing.T, s *store.Store, opts *store.Options) *store.Store {
 func putBare(t *testing.T, s *store.Store, key string) string {
 	t.Helper()
 	data := readAll(t, s, key)
-	w, err := s.Bucket().NewWriter(context.Background(), key, store.ContentType, time.Time{})
+	w, err := s.Bucket().NewWriter(context.Background(), key, jsonlfile.ContentType, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,6 @@ import (
 	"github.com/zircote/lro-go/lro/event"
 )
 
-// ContentType is the content type of the objects a Store writes, and of
-// the resources that serve them.
-const ContentType = "application/jsonl"
-
 // Defaults of [Options], each documented on its field.
 const (
 	// defaultTTL is how long a handle is valid: the specification's 3600
@@ -341,7 +337,7 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	deadline := start.Add(s.writeTimeout)
 	w, err := jsonlfile.NewWriter(operation, func(name string) (jsonlfile.Sink, error) {
 		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
-		w, err := s.bucket.NewWriter(wctx, name, ContentType, deadline.Add(s.ttl))
+		w, err := s.bucket.NewWriter(wctx, name, jsonlfile.ContentType, deadline.Add(s.ttl))
 		if err != nil {
 			cancel()
 			err = fmt.Errorf("store: %s: %w", name, err)
