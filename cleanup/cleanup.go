@@ -93,9 +93,10 @@ type Options struct {
 
 // Result reports what one sweep did.
 type Result struct {
-	// Scanned is the number of entries listed in the folder, of any name;
-	// for a bucket, the number of keys listed under the prefix.
-	Scanned int
+	// scanned is the number of entries listed in the folder, of any name;
+	// for a bucket, the number of keys listed under the prefix (for the
+	// tests).
+	scanned int
 	// Expired is the number of offload files deleted, one event each.
 	Expired int
 	// TempRemoved is the number of leftover temporary files deleted, one
@@ -111,10 +112,10 @@ type Result struct {
 	// than the TTL plus a day. They are not in NextExpiry: their Writer
 	// renames or removes them.
 	InUse int
-	// Skipped is the number of entries named as expired offload or temporary
+	// skipped is the number of entries named as expired offload or temporary
 	// files that are not regular files (symlinks, folders, FIFOs, ...) and
-	// were left alone.
-	Skipped int
+	// were left alone (for the tests).
+	skipped int
 	// Vanished is the number of expired files that disappeared before the
 	// sweep could remove them, for example because another sweep did.
 	Vanished int
@@ -325,7 +326,7 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		// that has not expired.
 		names, err := d.Readdirnames(listBatch)
 		for _, name := range names {
-			res.Scanned++
+			res.scanned++
 			temp := false
 			_, id, ok := jsonlfile.ParseName(name, j.prefix)
 			if base, isTemp := tempname.Base(name); !ok && isTemp {
@@ -385,7 +386,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		return j.pathError("lstat", c.name, err)
 	}
 	if !fi.Mode().IsRegular() {
-		res.Skipped++ // a symlink, folder, FIFO, ...: not ours
+		res.skipped++ // a symlink, folder, FIFO, ...: not ours
 		return nil
 	}
 	if recorded, ok := expiry.Of(fi); ok && !c.temp && now.Before(recorded) {
@@ -453,7 +454,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	var due []candidate
 	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
-		res.Scanned++
+		res.scanned++
 		_, id, ok := jsonlfile.ParseName(key, j.prefix)
 		if !ok {
 			return nil
