@@ -318,8 +318,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 func localTools(opts *lro.Options, limits extractLimits) func(*mcp.Server) error {
 	opts.ExtractTools = true
 	return func(s *mcp.Server) error {
-		return extract.AddTools(s, &extract.Options{Dir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer,
-			Timeout: limits.timeout, MaxMemoryBytes: limits.maxMemoryBytes})
+		return extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer}, Timeout: limits.timeout, MaxMemoryBytes: limits.maxMemoryBytes})
 	}
 }
 

@@ -174,7 +174,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 		}
 		t.Cleanup(func() { st.Close() })
 		opts.Store = st
-		if err := extract.AddTools(s, &extract.Options{Store: st}); err != nil {
+		if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{Store: st}}); err != nil {
 			t.Fatal(err)
 		}
 	}
