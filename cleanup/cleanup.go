@@ -17,6 +17,7 @@ import (
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -77,10 +78,6 @@ type Options struct {
 	// events are discarded.
 	Observer event.Observer
 
-	// Now returns the current time of background sweeps. If nil, defaults to
-	// [time.Now]. [Janitor.Sweep] takes the time as a parameter instead.
-	Now func() time.Time
-
 	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
 	// bucket offloaded objects are written to by a store of package
 	// [github.com/zircote/lro-go/lro/store], its [store.Store.Bucket]
@@ -96,9 +93,10 @@ type Options struct {
 
 // Result reports what one sweep did.
 type Result struct {
-	// Scanned is the number of entries listed in the folder, of any name;
-	// for a bucket, the number of keys listed under the prefix.
-	Scanned int
+	// scanned is the number of entries listed in the folder, of any name;
+	// for a bucket, the number of keys listed under the prefix (for the
+	// tests).
+	scanned int
 	// Expired is the number of offload files deleted, one event each.
 	Expired int
 	// TempRemoved is the number of leftover temporary files deleted, one
@@ -114,10 +112,10 @@ type Result struct {
 	// than the TTL plus a day. They are not in NextExpiry: their Writer
 	// renames or removes them.
 	InUse int
-	// Skipped is the number of entries named as expired offload or temporary
+	// skipped is the number of entries named as expired offload or temporary
 	// files that are not regular files (symlinks, folders, FIFOs, ...) and
-	// were left alone.
-	Skipped int
+	// were left alone (for the tests).
+	skipped int
 	// Vanished is the number of expired files that disappeared before the
 	// sweep could remove them, for example because another sweep did.
 	Vanished int
@@ -196,8 +194,11 @@ func New(opts *Options) (*Janitor, error) {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
 		}
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	// Background sweeps use time.Now, or the clock the module's tests give
+	// through internal/testhook. Sweep takes the time as a parameter.
+	now := testhook.Get(opts).Now
+	if now == nil {
+		now = time.Now
 	}
 	return &Janitor{
 		bucket:   o.Bucket,
@@ -206,14 +207,14 @@ func New(opts *Options) (*Janitor, error) {
 		ttl:      o.TTL,
 		interval: o.Interval,
 		observer: o.Observer,
-		now:      o.Now,
+		now:      now,
 		onError:  o.OnError,
 	}, nil
 }
 
 // Start returns a Janitor configured by opts, which may be nil, that sweeps
 // in a new goroutine: once right away, then every Interval, each time with
-// the time of Options.Now, until ctx is canceled or [Janitor.Close] is
+// the current time, until ctx is canceled or [Janitor.Close] is
 // called. Background sweeps never overlap: one that takes longer than
 // Interval delays the next instead of running beside it. Start returns at
 // once, with the errors of [New].
@@ -267,9 +268,8 @@ func (j *Janitor) run(ctx context.Context) {
 // with it is still ahead (see the package documentation, "Recorded
 // expiry"), and every temporary file whose created_at + TTL is at or before
 // now and whose Writer is gone (see the package documentation), emitting one
-// [event.FileExpired] (with ctx) per deleted file, oldest first. It does not
-// use Options.Now, so tests and servers with their own scheduler choose the
-// time.
+// [event.FileExpired] (with ctx) per deleted file, oldest first. Tests and
+// servers with their own scheduler choose the time.
 //
 // Sweep returns what it did and the errors it met, joined: a folder that
 // cannot be read, and files that cannot be inspected or removed, each named
@@ -326,7 +326,7 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		// that has not expired.
 		names, err := d.Readdirnames(listBatch)
 		for _, name := range names {
-			res.Scanned++
+			res.scanned++
 			temp := false
 			_, id, ok := jsonlfile.ParseName(name, j.prefix)
 			if base, isTemp := tempname.Base(name); !ok && isTemp {
@@ -386,7 +386,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		return j.pathError("lstat", c.name, err)
 	}
 	if !fi.Mode().IsRegular() {
-		res.Skipped++ // a symlink, folder, FIFO, ...: not ours
+		res.skipped++ // a symlink, folder, FIFO, ...: not ours
 		return nil
 	}
 	if recorded, ok := expiry.Of(fi); ok && !c.temp && now.Before(recorded) {
@@ -454,7 +454,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	var due []candidate
 	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
-		res.Scanned++
+		res.scanned++
 		_, id, ok := jsonlfile.ParseName(key, j.prefix)
 		if !ok {
 			return nil

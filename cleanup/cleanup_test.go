@@ -212,7 +212,7 @@ func TestSweep(t *testing.T) {
 	if diff := cmp.Diff(wantEvents, rec.got()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	want := cleanup.Result{
+	want := cleanup.Counts{
 		Scanned:     len(listed),
 		Expired:     3, // expired, expires exactly now, content not read
 		TempRemoved: 1, // expired temp
@@ -220,7 +220,7 @@ func TestSweep(t *testing.T) {
 		Skipped:     5, // the expired-named subfolder and four symlinks
 		NextExpiry:  t0.Add(time.Millisecond),
 	}
-	if diff := cmp.Diff(want, res); diff != "" {
+	if diff := cmp.Diff(want, cleanup.CountsOf(res)); diff != "" {
 		t.Errorf("Result (-want +got):\n%s", diff)
 	}
 
@@ -228,7 +228,7 @@ func TestSweep(t *testing.T) {
 	res, err = j.Sweep(context.Background(), t0)
 	want.Scanned -= want.Expired + want.TempRemoved
 	want.Expired, want.TempRemoved = 0, 0
-	if diff := cmp.Diff(want, res); err != nil || diff != "" {
+	if diff := cmp.Diff(want, cleanup.CountsOf(res)); err != nil || diff != "" {
 		t.Errorf("second Sweep = %v, Result (-want +got):\n%s", err, diff)
 	}
 	if n := len(rec.got()); n != len(wantEvents) {
@@ -244,7 +244,7 @@ func TestSweepDuringRemoval(t *testing.T) {
 		// change changes the first file and returns a path that must
 		// survive the sweep, if any.
 		change     func(t *testing.T, path string) (survivor string)
-		wantResult cleanup.Result
+		wantResult cleanup.Counts
 		wantFirst  bool // want an event for the first file
 		wantErr    bool
 		reason     string
@@ -257,7 +257,7 @@ func TestSweepDuringRemoval(t *testing.T) {
 				}
 				return ""
 			},
-			wantResult: cleanup.Result{Scanned: 2, Expired: 1, Vanished: 1},
+			wantResult: cleanup.Counts{Scanned: 2, Expired: 1, Vanished: 1},
 			reason:     "a file another sweeper removed first is not an error and has no event",
 		},
 		{
@@ -270,7 +270,7 @@ func TestSweepDuringRemoval(t *testing.T) {
 				symlink(t, target, path)
 				return target
 			},
-			wantResult: cleanup.Result{Scanned: 2, Expired: 2},
+			wantResult: cleanup.Counts{Scanned: 2, Expired: 2},
 			wantFirst:  true,
 			reason:     "the documented race: the link itself is removed, never its target",
 		},
@@ -283,7 +283,7 @@ func TestSweepDuringRemoval(t *testing.T) {
 				mkdir(t, path)
 				return writeFile(t, filepath.Join(path, "keep"), "x")
 			},
-			wantResult: cleanup.Result{Scanned: 2, Expired: 1},
+			wantResult: cleanup.Counts{Scanned: 2, Expired: 1},
 			wantErr:    true,
 			reason:     "a folder that is not empty cannot be removed: an error naming it, and the sweep goes on",
 		},
@@ -311,7 +311,7 @@ func TestSweepDuringRemoval(t *testing.T) {
 			if err != nil && (!strings.Contains(err.Error(), first) || !strings.HasPrefix(err.Error(), "cleanup: ")) {
 				t.Errorf("Sweep error %q does not name %s", err, first)
 			}
-			if diff := cmp.Diff(tt.wantResult, res); diff != "" {
+			if diff := cmp.Diff(tt.wantResult, cleanup.CountsOf(res)); diff != "" {
 				t.Errorf("Result (-want +got): %s\n%s", tt.reason, diff)
 			}
 			want := []event.Event{event.FileExpired{Path: second, CreatedAt: t0.Add(-2 * time.Hour), TTL: cleanup.DefaultTTL}}
@@ -362,7 +362,7 @@ func TestSweepCanceled(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Sweep error = %v, want context.Canceled", err)
 		}
-		if diff := cmp.Diff(cleanup.Result{Scanned: 2, Expired: 1}, res); diff != "" {
+		if diff := cmp.Diff(cleanup.Counts{Scanned: 2, Expired: 1}, cleanup.CountsOf(res)); diff != "" {
 			t.Errorf("Result (-want +got):\n%s", diff)
 		}
 		if exists(t, first) || !exists(t, second) || len(rec.got()) != 1 {

@@ -56,11 +56,11 @@ func ExampleJanitor_Sweep() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("scanned %d, expired %d, kept %d, next expiry %s\n",
-		res.Scanned, res.Expired, res.Kept, res.NextExpiry.Format(time.Kitchen))
+	fmt.Printf("expired %d, kept %d, next expiry %s\n",
+		res.Expired, res.Kept, res.NextExpiry.Format(time.Kitchen))
 	// Output:
 	// deleted 2026-11-21T12:00:00Z 1h0m0s
-	// scanned 3, expired 1, kept 1, next expiry 1:45PM
+	// expired 1, kept 1, next expiry 1:45PM
 }
 
 // The one-liner for a server: sweep the output folder now and every hour,

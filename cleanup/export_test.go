@@ -1,6 +1,10 @@
 package cleanup
 
-import "github.com/zircote/lro-go/internal/expiry"
+import (
+	"time"
+
+	"github.com/zircote/lro-go/internal/expiry"
+)
 
 // SetBeforeRemove makes j call f with the name of each expired regular file
 // between its lstat and its removal, so that a test can change the folder at
@@ -14,3 +18,17 @@ const (
 	DefaultInterval = expiry.DefaultInterval
 	SkewMargin      = expiry.SkewMargin
 )
+
+// Counts are the counts of a Result, its unexported ones included.
+type Counts struct {
+	Scanned, Expired, TempRemoved, Kept, InUse, Skipped, Vanished int
+	NextExpiry                                                    time.Time
+}
+
+// CountsOf returns the counts of r.
+func CountsOf(r Result) Counts {
+	return Counts{
+		Scanned: r.scanned, Expired: r.Expired, TempRemoved: r.TempRemoved, Kept: r.Kept,
+		InUse: r.InUse, Skipped: r.skipped, Vanished: r.Vanished, NextExpiry: r.NextExpiry,
+	}
+}

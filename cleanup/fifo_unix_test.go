@@ -32,7 +32,7 @@ func TestSweepFIFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Result{Scanned: 1, Skipped: 1}, res); diff != "" {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, Skipped: 1}, cleanup.CountsOf(res)); diff != "" {
 		t.Errorf("Result (-want +got):\n%s", diff)
 	}
 	if !exists(t, fifo) || len(rec.got()) != 0 {

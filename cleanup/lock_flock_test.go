@@ -80,7 +80,7 @@ func TestSweepSlowWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Result{Scanned: 1, InUse: 1}, res); diff != "" {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, InUse: 1}, cleanup.CountsOf(res)); diff != "" {
 		t.Errorf("Result during the write (-want +got):\n%s", diff)
 	}
 	if names := dirNames(t, dir); len(names) != 1 || !strings.HasSuffix(names[0], ".tmp") {
@@ -102,7 +102,7 @@ func TestSweepSlowWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Result{Scanned: 1, Expired: 1}, res); diff != "" {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, Expired: 1}, cleanup.CountsOf(res)); diff != "" {
 		t.Errorf("Result after the write (-want +got):\n%s", diff)
 	}
 	want := []event.Event{event.FileExpired{Path: w.Path(), CreatedAt: start, TTL: time.Second}}
@@ -172,7 +172,7 @@ func TestSweepDeadWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Result{Scanned: 1, InUse: 1}, res); diff != "" || !exists(t, tmp) {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, InUse: 1}, cleanup.CountsOf(res)); diff != "" || !exists(t, tmp) {
 		t.Fatalf("while the writer lives: temporary file exists %v, Result (-want +got):\n%s", exists(t, tmp), diff)
 	}
 
@@ -184,7 +184,7 @@ func TestSweepDeadWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Result{Scanned: 1, TempRemoved: 1}, res); diff != "" || exists(t, tmp) {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, TempRemoved: 1}, cleanup.CountsOf(res)); diff != "" || exists(t, tmp) {
 		t.Errorf("after the writer died: temporary file exists %v, Result (-want +got):\n%s", exists(t, tmp), diff)
 	}
 	want := []event.Event{event.FileExpired{Path: tmp, CreatedAt: t0.Add(-2 * time.Hour), TTL: time.Second, Temporary: true}}

@@ -6,7 +6,7 @@
 // of Latin-script text. Applied to Chinese, Japanese or Korean text that rule
 // under-estimates four-fold, because model tokenizers spend roughly one token
 // per ideograph, syllable or kana, so this package counts those runes as one
-// token each. See [Bytes] for the exact rule.
+// token each. See [Heuristic.Tokens] for the exact rule.
 //
 // The heuristic is deliberately cheap: it makes one pass over the text, reads
 // eight ASCII bytes at a time, and allocates nothing. When a model-specific
@@ -26,18 +26,15 @@ type Tokenizer interface {
 
 // Heuristic is the specification's estimator: about one token per four
 // characters of Latin script, about one token per CJK, Hangul or Kana rune.
-// It is the [Tokenizer] form of [Bytes]. The zero value is ready to use and
+// [Heuristic.Tokens] gives the exact rule. The zero value is ready to use and
 // safe for concurrent use.
 type Heuristic struct{}
 
 // Heuristic must keep satisfying Tokenizer, which callers plug it in as.
 var _ Tokenizer = Heuristic{}
 
-// Tokens implements [Tokenizer]. It returns [Bytes](text).
-func (Heuristic) Tokens(text []byte) int { return Bytes(text) }
-
 // Tokens estimates the tokens of s with the [Heuristic]. It returns the same
-// value as [Bytes]([]byte(s)) without converting s, and allocates nothing.
+// value as [Heuristic.Tokens]([]byte(s)) without converting s, and allocates nothing.
 func Tokens(s string) int {
 	narrow, wide := 0, 0
 	for i := 0; i < len(s); {
@@ -64,7 +61,8 @@ func Tokens(s string) int {
 	return tokens(narrow, wide)
 }
 
-// Bytes estimates the tokens of the UTF-8 text b with the [Heuristic]:
+// Tokens implements [Tokenizer]: it estimates the tokens of the UTF-8
+// text b with the specification's heuristic:
 //
 //	ceil(narrow/4) + wide
 //
@@ -77,9 +75,9 @@ func Tokens(s string) int {
 // UTF-8 counts as one narrow character.
 //
 // The result is 0 for empty input and at least 1 otherwise, and it never
-// exceeds len(b) nor the number of runes in b. Bytes allocates nothing and is
-// safe for concurrent use.
-func Bytes(b []byte) int {
+// exceeds len(b) nor the number of runes in b. Tokens allocates nothing and
+// is safe for concurrent use.
+func (Heuristic) Tokens(b []byte) int {
 	// Same loop as Tokens; like utf8.RuneCount and utf8.RuneCountInString it
 	// is written twice because a generic version must either convert each
 	// rune's bytes for the decoder (slower on CJK text) or take the

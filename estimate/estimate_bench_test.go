@@ -22,7 +22,7 @@ func BenchmarkBytes(b *testing.B) {
 			b.SetBytes(int64(len(buf)))
 			b.ReportAllocs()
 			for b.Loop() {
-				estimate.Bytes(buf)
+				estimate.Heuristic{}.Tokens(buf)
 			}
 		})
 	}

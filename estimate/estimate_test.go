@@ -47,7 +47,7 @@ func TestTokens(t *testing.T) {
 			if got := estimate.Tokens(tc.text); got != tc.want {
 				t.Errorf("Tokens(%.40q) = %d, want %d: %s", tc.text, got, tc.want, tc.reason)
 			}
-			if got := estimate.Bytes([]byte(tc.text)); got != tc.want {
+			if got := (estimate.Heuristic{}).Tokens([]byte(tc.text)); got != tc.want {
 				t.Errorf("Bytes(%.40q) = %d, want %d: %s", tc.text, got, tc.want, tc.reason)
 			}
 			if got := (estimate.Heuristic{}).Tokens([]byte(tc.text)); got != tc.want {
@@ -73,7 +73,7 @@ func TestNoAllocs(t *testing.T) {
 	b := []byte(s)
 	var tok estimate.Tokenizer = estimate.Heuristic{}
 	for name, f := range map[string]func(){
-		"Bytes":            func() { estimate.Bytes(b) },
+		"Bytes":            func() { estimate.Heuristic{}.Tokens(b) },
 		"Tokens":           func() { estimate.Tokens(s) },
 		"Heuristic.Tokens": func() { tok.Tokens(b) },
 	} {
@@ -86,7 +86,7 @@ func TestNoAllocs(t *testing.T) {
 // checkInvariants verifies the properties every estimate must have.
 func checkInvariants(t *testing.T, b []byte) {
 	t.Helper()
-	got := estimate.Bytes(b)
+	got := estimate.Heuristic{}.Tokens(b)
 	if s := estimate.Tokens(string(b)); s != got {
 		t.Errorf("Tokens(%.40q) = %d, Bytes = %d; want equal", b, s, got)
 	}
@@ -124,7 +124,7 @@ func checkInvariants(t *testing.T, b []byte) {
 		for !utf8.RuneStart(b[h]) {
 			h--
 		}
-		sum := estimate.Bytes(b[:h]) + estimate.Bytes(b[h:])
+		sum := estimate.Heuristic{}.Tokens(b[:h]) + estimate.Heuristic{}.Tokens(b[h:])
 		if got > sum || got < sum-1 {
 			t.Errorf("Bytes(%.40q) = %d, halves sum to %d; want sum-1 <= got <= sum", b, got, sum)
 		}

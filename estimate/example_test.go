@@ -8,9 +8,9 @@ import (
 
 func Example() {
 	fmt.Println(estimate.Tokens(""))
-	fmt.Println(estimate.Tokens("Large result offloading")) // 23 characters
-	fmt.Println(estimate.Tokens("大型结果卸载"))                  // 6 ideographs
-	fmt.Println(estimate.Bytes([]byte("안녕하세요")))            // 5 Hangul syllables
+	fmt.Println(estimate.Tokens("Large result offloading"))   // 23 characters
+	fmt.Println(estimate.Tokens("大型结果卸载"))                    // 6 ideographs
+	fmt.Println(estimate.Heuristic{}.Tokens([]byte("안녕하세요"))) // 5 Hangul syllables
 	// Output:
 	// 0
 	// 6

@@ -46,9 +46,6 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
-// HeaderType is the value of the header line's "type" field.
-const HeaderType = jsonlfile.HeaderType
-
 // DefaultPrefix is the file name prefix used when [Options.Prefix] is empty.
 const DefaultPrefix = jsonlfile.DefaultPrefix
 
@@ -58,19 +55,9 @@ var (
 	// a byte outside [A-Za-z0-9_.-].
 	ErrInvalidPrefix = jsonlfile.ErrInvalidPrefix
 
-	// ErrInvalidRecord is returned (wrapped with the reason) by
-	// [Writer.WriteRecord] for a record that is not exactly one JSON value,
-	// and by [ReadFile] for a line that is not.
-	ErrInvalidRecord = jsonlfile.ErrInvalidRecord
-
-	// ErrCountMismatch is returned by [Writer.Commit] when the number of
-	// records written differs from the header's count, and by [ReadFile]
-	// when the number of record lines does.
-	ErrCountMismatch = jsonlfile.ErrCountMismatch
-
 	// ErrNotOffloadFile is returned (wrapped) by [ReadHeader] and [ReadFile]
 	// when the first line is missing, is not a JSON object, or has a "type"
-	// other than [HeaderType].
+	// other than "lro_header".
 	ErrNotOffloadFile = jsonlfile.ErrNotOffloadFile
 )
 
@@ -79,7 +66,7 @@ var (
 //
 //	{"type":"lro_header","operation":"recall","query":null,"count":2,"schema_version":"1.0","timestamp":"2026-11-21T13:31:00.123Z","estimated_tokens":2400,"detail":"light"}
 //
-// Its fields: Type (always HeaderType; WriteHeader sets it), Operation (if
+// Its fields: Type (always "lro_header"; WriteHeader sets it), Operation (if
 // empty, the operation given to Create), Query (nil is written as null),
 // Count (the number of record lines: Commit fails unless exactly Count
 // records were written), SchemaVersion, Timestamp (RFC 3339; if empty, the
@@ -141,7 +128,7 @@ func Create(operation string, opts *Options) (*Writer, error) {
 // from the same reader; otherwise it may read past the first line.
 //
 // ReadHeader returns an error wrapping [ErrNotOffloadFile] if the input is
-// empty, the line is not a JSON object or its "type" is not [HeaderType],
+// empty, the line is not a JSON object or its "type" is not "lro_header",
 // an error for a negative count, and any error reading r.
 func ReadHeader(r io.Reader) (Header, error) {
 	h, err := jsonlfile.ReadHeader(r)
@@ -155,9 +142,9 @@ func ReadHeader(r io.Reader) (Header, error) {
 // line ending.
 //
 // ReadFile returns the errors of [ReadHeader] and, naming the path and the
-// line, an error wrapping [ErrInvalidRecord] for a line (an empty one
-// included) that is not exactly one JSON value, and an error wrapping
-// [ErrCountMismatch] if the number of record lines is not the header's count.
+// line, an error for a line (an empty one included) that is not exactly one
+// JSON value, and an error if the number of record lines is not the
+// header's count.
 func ReadFile(path string) (Header, []json.RawMessage, error) {
 	h, recs, err := jsonlfile.ReadFile(path)
 	return h.Header, recs, err

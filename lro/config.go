@@ -198,7 +198,11 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	}
 	// Opened last, once everything else is valid: nothing is opened for
 	// options that are refused anyway.
-	st, err := store.Open(context.Background(), *set.storage, &store.Options{Prefix: out.Prefix, TTL: out.TTL, Now: testhook.Get(&out).Now, Observer: out.Observer})
+	so := &store.Options{Prefix: out.Prefix, TTL: out.TTL, Observer: out.Observer}
+	if now := testhook.Get(&out).Now; now != nil {
+		testhook.Set(so, testhook.Hooks{Now: now})
+	}
+	st, err := store.Open(context.Background(), *set.storage, so)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidOption) {
 			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidOption)

@@ -63,11 +63,11 @@ func sentTokens(t *testing.T, res *mcp.CallToolResult) int {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n += estimate.Bytes(data)
+			n += estimate.Heuristic{}.Tokens(data)
 		}
 	}
 	if sc := structuredBytes(t, res.StructuredContent); sc != nil {
-		n += estimate.Bytes(sc)
+		n += estimate.Heuristic{}.Tokens(sc)
 	}
 	return n
 }

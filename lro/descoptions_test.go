@@ -83,7 +83,7 @@ func TestClientDirExtractTools(t *testing.T) {
 	serverDir := t.TempDir()
 	opts := &lro.Options{OutputDir: serverDir, ClientDir: "/host/lro", ExtractTools: true}
 	s := newServer()
-	if err := extract.AddTools(s, &extract.Options{Dir: serverDir}); err != nil {
+	if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: serverDir}}); err != nil {
 		t.Fatal(err)
 	}
 	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema}, lro.Wrap(textHandler(300), opts))

@@ -19,7 +19,7 @@ import (
 func TestExtractTools(t *testing.T) {
 	opts := &lro.Options{OutputDir: t.TempDir(), ExtractTools: true}
 	s := newServer()
-	if err := extract.AddTools(s, &extract.Options{Dir: opts.OutputDir}); err != nil {
+	if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: opts.OutputDir}}); err != nil {
 		t.Fatal(err)
 	}
 	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema}, lro.Wrap(textHandler(300), opts))

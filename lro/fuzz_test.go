@@ -305,7 +305,7 @@ func FuzzRecordExtraction(f *testing.F) {
 		} else {
 			o = oracleText(t, res.Content[0].(*mcp.TextContent).Text)
 		}
-		tokens := estimate.Bytes(structured)
+		tokens := estimate.Heuristic{}.Tokens(structured)
 		for _, c := range res.Content {
 			tokens += estimate.Tokens(c.(*mcp.TextContent).Text)
 		}

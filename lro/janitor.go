@@ -7,6 +7,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -64,7 +65,9 @@ func (c *config) janitorOptions() *cleanup.Options {
 		TTL:      c.TTL,
 		Interval: max(c.CleanupInterval, 0), // negative: the sweeper is off
 		Observer: c.observer,
-		Now:      c.now,
+	}
+	if !c.realClock {
+		testhook.Set(o, testhook.Hooks{Now: c.now})
 	}
 	if c.Store != nil && c.Store.Bucket() != nil {
 		o.Bucket = c.Store.Bucket()

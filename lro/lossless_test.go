@@ -121,7 +121,7 @@ func clientTokens(t *testing.T, res *mcp.CallToolResult) int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n += estimate.Bytes(data)
+		n += estimate.Heuristic{}.Tokens(data)
 	}
 	return n
 }
@@ -358,7 +358,7 @@ func TestTypedToolAsTheSDK(t *testing.T) {
 	inline := list(1 << 20)
 	sent := clientTokens(t, inline)
 	data, _ := json.Marshal(items)
-	if once := estimate.Tokens("eight items") + estimate.Bytes(data); sent < 2*once-estimate.Tokens("eight items") {
+	if once := estimate.Tokens("eight items") + (estimate.Heuristic{}).Tokens(data); sent < 2*once-estimate.Tokens("eight items") {
 		t.Fatalf("the client received ~%d tokens: no text copy beside the structured content?", sent)
 	}
 	// A threshold between what the client receives and what it would be

@@ -114,7 +114,7 @@ type Options struct {
 	// pointer, so handles come with a Store. Prefix
 	// and TTL, when set, must be the Store's (when zero, they are the
 	// Store's); OutputDir, when set, must be the Store's folder; and
-	// WrapWriter must be nil (give it to [store.Options.WrapWriter]). The
+	// a test's WrapWriter (internal/testhook) must be nil. The
 	// caller keeps the Store and closes it after its last use.
 	Store *store.Store
 
@@ -417,7 +417,7 @@ func (c *config) agreeWithStore(wraps bool) error {
 		}
 	}
 	if wraps {
-		return fmt.Errorf("lro: a test's WrapWriter is set with Options.Store, which does not use it: give it to store.Options.WrapWriter: %w", ErrInvalidOption)
+		return fmt.Errorf("lro: a test's Options.WrapWriter (internal/testhook) is set with Options.Store, which does not use it: attach it to the store.Options: %w", ErrInvalidOption)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 // Package recipes generates the jq recipes of an offload descriptor.
 //
 // The specification requires every offload descriptor to carry exactly
-// [Count] (10) jq recipes. [Select] returns them for a sample of the
+// 10 jq recipes. [Select] returns them for a sample of the
 // records: the specification's library for memory records, whose recipes 9
 // and 10 adapt to the [Detail] level of the file, or 10 recipes derived from
 // the fields of the records of any other tool.

@@ -9,9 +9,6 @@ import (
 	engine "github.com/zircote/lro-go/internal/recipes"
 )
 
-// Count is the number of recipes in every library: exactly 10.
-const Count = engine.Count
-
 // Detail is the detail level of memory records: [Light], [Medium] or
 // [Full].
 type Detail = engine.Detail
@@ -23,19 +20,19 @@ const (
 	Full   Detail = engine.Full
 )
 
-// ErrUnknownDetail is returned (wrapped, with the offending value) by
-// [ParseDetail] when the name is empty or is not one of light, medium or full.
-var ErrUnknownDetail = errors.New("recipes: unknown detail level")
+// errUnknownDetail is wrapped by the error of [ParseDetail] for a name that
+// is empty or is not one of light, medium or full.
+var errUnknownDetail = errors.New("recipes: unknown detail level")
 
 // ParseDetail parses a detail level name. The name is trimmed and matched
-// without regard to case. An empty or unknown name returns an error wrapping
-// [ErrUnknownDetail] that names the value and the allowed ones.
+// without regard to case. An empty or unknown name returns an error that
+// names the value and the allowed ones.
 func ParseDetail(s string) (Detail, error) {
 	switch d := Detail(strings.ToLower(strings.TrimSpace(s))); d {
 	case Light, Medium, Full:
 		return d, nil
 	}
-	return "", fmt.Errorf("%w %q (want %q, %q or %q)", ErrUnknownDetail, s, Light, Medium, Full)
+	return "", fmt.Errorf("%w %q (want %q, %q or %q)", errUnknownDetail, s, Light, Medium, Full)
 }
 
 // Recipe is one jq recipe, made by [Select]. It runs as a shell command

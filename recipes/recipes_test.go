@@ -73,7 +73,7 @@ func TestSelectIsTheEngines(t *testing.T) {
 	for _, tc := range samples {
 		rs, memory := recipes.Select(tc.detail, tc.sample)
 		want, wantMemory := engine.Select(tc.detail, tc.sample)
-		if memory != wantMemory || len(rs) != len(want) || len(rs) != recipes.Count {
+		if memory != wantMemory || len(rs) != len(want) || len(rs) != engine.Count {
 			t.Fatalf("%s: %d recipes, memory %v; want %d, %v", tc.reason, len(rs), memory, len(want), wantMemory)
 		}
 		for i, r := range rs {

@@ -74,7 +74,11 @@ func TestSetup(t *testing.T) {
 			if c.up.URL != tt.wantURL || c.opts.ThresholdTokens != tt.wantThreshold || c.opts.OutputDir != tt.wantDir {
 				t.Errorf("url %q, threshold %d, dir %q; want %q, %d, %q", c.up.URL, c.opts.ThresholdTokens, c.opts.OutputDir, tt.wantURL, tt.wantThreshold, tt.wantDir)
 			}
-			if diff := cmp.Diff(tt.wantCommand, c.up.Command); diff != "" {
+			var command []string
+			if c.up.Cmd != nil {
+				command = c.up.Cmd.Args
+			}
+			if diff := cmp.Diff(tt.wantCommand, command); diff != "" {
 				t.Errorf("command (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantHeader, c.up.Header); diff != "" {

@@ -30,6 +30,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -193,8 +194,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	case *url != "":
 		c.up.URL = *url
 	default:
-		c.up.Command = fs.Args()
-		c.up.Stderr = stderr
+		c.up.Cmd = exec.Command(fs.Arg(0), fs.Args()[1:]...)
+		c.up.Cmd.Stderr = stderr
 	}
 	if len(hdrs) > 0 && *url == "" {
 		return nil, usage("-header needs -url")
@@ -317,8 +318,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 func localTools(opts *lro.Options, limits extractLimits) func(*mcp.Server) error {
 	opts.ExtractTools = true
 	return func(s *mcp.Server) error {
-		return extract.AddTools(s, &extract.Options{Dir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer,
-			Timeout: limits.timeout, MaxMemoryBytes: limits.maxMemoryBytes})
+		return extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: opts.OutputDir, Prefix: opts.Prefix, ThresholdTokens: opts.ThresholdTokens, Tokenizer: opts.Tokenizer, Observer: opts.Observer}, Timeout: limits.timeout, MaxMemoryBytes: limits.maxMemoryBytes})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/zircote/lro-go/internal/testhook"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -242,7 +243,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 		}
 		switch tc.store {
 		case "folder":
-			st, err := store.NewFolder(dir, &store.Options{Now: now})
+			st, err := store.NewFolder(dir, testhook.With(&store.Options{}, testhook.Hooks{Now: now}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +251,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 		case "bucket":
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })
-			st, err := store.NewBucket(blobstore.New(b), &store.Options{Now: now})
+			st, err := store.NewBucket(blobstore.New(b), testhook.With(&store.Options{}, testhook.Hooks{Now: now}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -111,13 +111,7 @@ func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 	if base.ExtractTools && !base.Disabled {
 		// lro_extract, lro_read and lro_search over the offloaded files, for
 		// clients without a shell. The options were validated by setup.
-		eo := &extract.Options{Store: base.Store, ThresholdTokens: base.ThresholdTokens,
-			Tokenizer: base.Tokenizer, Observer: base.Observer,
-			Timeout: extractLimits.Timeout, MaxMemoryBytes: extractLimits.MaxMemoryBytes,
-		}
-		if base.Store == nil {
-			eo.Dir, eo.Prefix = base.OutputDir, base.Prefix
-		}
+		eo := &extract.Options{LRO: &base, Timeout: extractLimits.Timeout, MaxMemoryBytes: extractLimits.MaxMemoryBytes}
 		if err := extract.AddTools(s, eo); err != nil {
 			panic(err)
 		}

@@ -165,7 +165,7 @@ func childExtract(dir, file string) (peakResult, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "benchreport", Version: "v0"}, nil)
 	// The answer, 1,000 ids, is above the default threshold: shown inline
 	// here, so that it can be checked against jq's, rather than offloaded.
-	if err := extract.AddTools(s, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30}); err != nil {
+	if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}); err != nil {
 		return peakResult{}, err
 	}
 	cs, closeFn, err := session(ctx, s)

@@ -48,6 +48,10 @@ const HeaderType = "lro_header"
 // DefaultPrefix is the file name prefix used when [Options.Prefix] is empty.
 const DefaultPrefix = "atlatl"
 
+// ContentType is the content type of an offloaded file: of the objects a
+// store writes to a bucket, and of the resources that serve them.
+const ContentType = "application/jsonl"
+
 const (
 	// maxPrefixLen bounds a prefix so that a whole temporary file name stays
 	// far below the common 255-byte limit:

@@ -104,7 +104,7 @@ type o200k struct{ codec tokenizer.Codec }
 
 func (o o200k) Tokens(text []byte) int {
 	if len(text) > 64<<10 {
-		return estimate.Bytes(text)
+		return estimate.Heuristic{}.Tokens(text)
 	}
 	n, _ := o.codec.Count(string(text))
 	return max(n, 1)

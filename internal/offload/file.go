@@ -14,7 +14,6 @@ import (
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/event"
-	"github.com/zircote/lro-go/lro/store"
 )
 
 // write writes the records of p to a new file and returns the JSON of its
@@ -74,7 +73,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		// The name is the file's as the client keeps it (MCP: a name "for
 		// programmatic or logical use"), which a client that saves the
 		// resource can use: file_path's base name, the handle in a folder.
-		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: store.ContentType, Size: &size}
+		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: jsonlfile.ContentType, Size: &size}
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {

@@ -143,11 +143,11 @@ func tokens(res *mcp.CallToolResult) int {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			n += estimate.Tokens(tc.Text)
 		} else if b, err := json.Marshal(c); err == nil {
-			n += estimate.Bytes(b)
+			n += estimate.Heuristic{}.Tokens(b)
 		}
 	}
 	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
-		n += estimate.Bytes(raw)
+		n += estimate.Heuristic{}.Tokens(raw)
 	}
 	return n
 }

@@ -42,3 +42,10 @@ func Get[T any](opts *T) Hooks {
 	hh, _ := h.(Hooks)
 	return hh
 }
+
+// With attaches h to opts, as Set does, and returns opts: for a test that
+// builds its options in a call's argument.
+func With[T any](opts *T, h Hooks) *T {
+	Set(opts, h)
+	return opts
+}

@@ -13,7 +13,6 @@ package descriptor
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -50,12 +49,9 @@ func (p Profile) String() string {
 	return fmt.Sprintf("Profile(%d)", int(p))
 }
 
-// ErrUnknownProfile is returned by [ParseProfile] for a name that is not one
-// of the profiles.
-var ErrUnknownProfile = errors.New("descriptor: unknown profile")
-
 // ParseProfile parses a profile name as returned by [Profile.String]. Case and
-// the separators '-' and ' ' are ignored ("bare-pointer" is accepted).
+// the separators '-' and ' ' are ignored ("bare-pointer" is accepted). For
+// another name, it returns an error that names it and the profiles.
 func ParseProfile(s string) (Profile, error) {
 	norm := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
 	for i, name := range profileNames {
@@ -63,7 +59,7 @@ func ParseProfile(s string) (Profile, error) {
 			return Profile(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q (want one of %s)", ErrUnknownProfile, s, strings.Join(profileNames[:], ", "))
+	return 0, fmt.Errorf("descriptor: unknown profile %q (want one of %s)", s, strings.Join(profileNames[:], ", "))
 }
 
 // OffloadResponse is the descriptor returned in place of an offloaded result.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"os"
 	"os/exec"
 	"runtime"
@@ -119,7 +120,7 @@ func BenchmarkRecipeVsJQ(b *testing.B) {
 	}
 	dir := b.TempDir()
 	path, rs := benchFile(b, dir)
-	cs := session(b, &extract.Options{Dir: dir})
+	cs := session(b, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	for _, tc := range benchRecipes {
 		b.Run(tc.name, func(b *testing.B) {
 			args, command := tc.args(path), tc.command(path, rs)
@@ -145,7 +146,7 @@ func BenchmarkRecipeVsJQ(b *testing.B) {
 func BenchmarkRecipe(b *testing.B) {
 	dir := b.TempDir()
 	path, _ := benchFile(b, dir)
-	cs := session(b, &extract.Options{Dir: dir})
+	cs := session(b, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	for _, tc := range benchRecipes {
 		b.Run(tc.name, func(b *testing.B) {
 			args := tc.args(path)

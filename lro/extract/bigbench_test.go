@@ -3,6 +3,7 @@ package extract_test
 import (
 	"context"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -47,7 +48,7 @@ func BenchmarkStreamingMemory(b *testing.B) {
 
 // streamingPeak runs one call of BenchmarkStreamingMemory.
 func streamingPeak(b *testing.B, dir, path string, n int, size int64, args map[string]any) {
-	cs := session(b, &extract.Options{Dir: dir, Timeout: 10 * time.Minute, MaxInputBytes: 2 << 30, ThresholdTokens: 1 << 30})
+	cs := session(b, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}, Timeout: 10 * time.Minute, MaxInputBytes: 2 << 30})
 	var peak int64
 	for b.Loop() {
 		runtime.GC()

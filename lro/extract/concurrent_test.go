@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"github.com/zircote/lro-go/lro"
 	"strings"
 	"sync"
 	"testing"
@@ -17,8 +18,8 @@ import (
 func TestConcurrentCalls(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", memories(300, "full"))
-	cs := session(t, &extract.Options{Dir: dir, Timeout: time.Minute})
-	strict := session(t, &extract.Options{Dir: dir, Timeout: time.Second})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: time.Minute})
+	strict := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: time.Second})
 	want := map[string]string{}
 	calls := map[string]struct {
 		tool string
@@ -79,9 +80,9 @@ func TestAddToolsRejectsInvalidOptions(t *testing.T) {
 func TestOptionsCopied(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "light", memories(3, "light"))
-	opts := &extract.Options{Dir: dir}
+	opts := &extract.Options{LRO: &lro.Options{OutputDir: dir}}
 	cs := session(t, opts)
-	opts.Dir = t.TempDir()
+	opts.LRO.OutputDir = t.TempDir()
 	opts.MaxResults = 1
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": ".id"})
 	if isErr || len(lines(texts[0])) != 3 {

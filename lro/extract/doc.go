@@ -48,8 +48,9 @@
 //
 // # Stores and the sandbox
 //
-// With [Options.Store], the tools read the files of the decorator's store
-// (package [github.com/zircote/lro-go/lro/store]): a folder, or a bucket
+// With a Store (lro.Options.Store of [Options.LRO]), the tools read the
+// files of the decorator's store (package
+// [github.com/zircote/lro-go/lro/store]): a folder, or a bucket
 // that every replica of a server reads alike, with one GET of at most
 // MaxInputBytes + 1 bytes per call. The store checks a handle before
 // anything is read: an unknown, malformed or expired one is a tool error

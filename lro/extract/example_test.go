@@ -3,6 +3,7 @@ package extract_test
 import (
 	"context"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"log"
 	"os"
 	"strings"
@@ -49,7 +50,7 @@ func ExampleAddTools() {
 	// The program called extract.RunWorker first in main (here, TestMain
 	// did), so that queries run in a bounded worker process.
 	server := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1.0"}, nil)
-	if err := extract.AddTools(server, &extract.Options{Dir: dir}); err != nil {
+	if err := extract.AddTools(server, &extract.Options{LRO: &lro.Options{OutputDir: dir}}); err != nil {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
@@ -96,7 +97,7 @@ func ExampleRunWorker() {
 	extract.RunWorker()
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1.0"}, nil)
-	if err := extract.AddTools(server, &extract.Options{Dir: os.TempDir(), Timeout: 5 * time.Second, MaxMemoryBytes: 256 << 20}); err != nil {
+	if err := extract.AddTools(server, &extract.Options{LRO: &lro.Options{OutputDir: os.TempDir()}, Timeout: 5 * time.Second, MaxMemoryBytes: 256 << 20}); err != nil {
 		log.Fatal(err)
 	}
 	// ... register the server's own tools, then serve.
@@ -133,7 +134,7 @@ func ExampleOptions_store() {
 	handle := w.Name()
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1.0"}, nil)
-	if err := extract.AddTools(server, &extract.Options{Store: st}); err != nil {
+	if err := extract.AddTools(server, &extract.Options{LRO: &lro.Options{Store: st}}); err != nil {
 		log.Fatal(err)
 	}
 	ct, sst := mcp.NewInMemoryTransports()

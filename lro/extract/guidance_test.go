@@ -3,6 +3,7 @@ package extract_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/zircote/lro-go/lro"
 	"regexp"
 	"strings"
 	"testing"
@@ -104,13 +105,13 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			}
 			arg, value := "file_path", path
 			guidance := core.NativeGuidance(in)
-			opts := &extract.Options{Dir: dir, ThresholdTokens: 1 << 30}
+			opts := &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}
 			if tc.bucket {
 				st := newStore(t, newBucket(t), newClock())
 				in.Handle = put(t, st, tc.detail, tc.records)
 				arg, value = "handle", in.Handle
 				guidance = core.HandleGuidance(in)
-				opts = &extract.Options{Store: st, ThresholdTokens: 1 << 30}
+				opts = &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}}
 				// A copy saved for jq goes to file_path.
 				if !strings.Contains(guidance, "lro://results/{handle} to "+path+".") {
 					t.Errorf("the guidance does not say where to save the file for jq:\n%s", guidance)

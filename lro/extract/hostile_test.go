@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"github.com/zircote/lro-go/lro"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -26,13 +27,13 @@ func TestHostileQueries(t *testing.T) {
 	// timed: for the queries that run in constant memory, which only the
 	// time limit stops, and those that either limit may stop.
 	const workerMemory = 64 << 20
-	timed := session(t, &extract.Options{Dir: dir, Timeout: time.Second, MaxMemoryBytes: workerMemory, MaxResults: 10_000})
+	timed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: time.Second, MaxMemoryBytes: workerMemory, MaxResults: 10_000})
 	// untimed: for the queries that another limit stops, however slowly
 	// they get there (its time limit, ten minutes, is out of their reach
 	// even on a loaded machine, where one took more than a minute).
 	// Its memory limit is small, so that `def f: [f]; f` reaches it soon;
 	// the other queries here stay far below it (they pass with 4 MiB).
-	untimed := session(t, &extract.Options{Dir: dir, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
+	untimed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
 	goroutines := runtime.NumGoroutine()
 	// The queries run in workers: the server (this process) holds none of
 	// what they build. Its heap must stay below what one worker may use

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,7 +54,7 @@ func TestTruncatedWhenOffloadFails(t *testing.T) {
 	}
 	path := writeFile(t, dir, records...)
 	var obs recorder
-	c, err := newConfig(&Options{Dir: dir, ThresholdTokens: 200, Observer: &obs})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 200, Observer: &obs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestOffloadedEvent(t *testing.T) {
 	}
 	path := writeFile(t, dir, records...)
 	var obs recorder
-	c, err := newConfig(&Options{Dir: dir, ThresholdTokens: 200, Observer: &obs})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 200, Observer: &obs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +139,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative results", &Options{MaxResults: -1}, "Options.MaxResults"},
 		{"negative memory", &Options{MaxMemoryBytes: -1}, "Options.MaxMemoryBytes"},
 		{"too little memory for a worker", &Options{MaxMemoryBytes: 16<<20 - 1}, "Options.MaxMemoryBytes is 16777215, less than 16 MiB"},
-		{"negative threshold", &Options{ThresholdTokens: -1}, "Options.ThresholdTokens"},
-		{"prefix with a slash", &Options{Prefix: "a/b"}, "Options.Prefix"},
+		{"negative threshold", &Options{LRO: &lro.Options{ThresholdTokens: -1}}, "Options.LRO.ThresholdTokens"},
+		{"prefix with a slash", &Options{LRO: &lro.Options{Prefix: "a/b"}}, "Options.LRO.Prefix"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.opts.Validate()

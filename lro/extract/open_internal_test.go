@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"github.com/zircote/lro-go/lro"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestOpenRefusesAFileReplaced(t *testing.T) {
 			dir := t.TempDir()
 			path := writeFile(t, dir, "public")
 			other := writeFile(t, dir, secret)
-			c, err := newConfig(&Options{Dir: dir})
+			c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,15 +11,16 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
 )
 
 // Defaults of [Options], each documented on its field: what the zero value
 // of the field means. The defaults the tools share with the offloading
-// decorator have one definition each, outside this package: Dir defaults
-// to [os.TempDir], Prefix to [jsonl.DefaultPrefix] and ThresholdTokens to
-// the specification's 1600, as in [github.com/zircote/lro-go/lro.Options].
+// decorator ([Options.LRO]) have one definition each, outside this
+// package: OutputDir defaults to [os.TempDir], Prefix to
+// [jsonl.DefaultPrefix] and ThresholdTokens to the specification's 1600.
 const (
 	// defaultTimeout bounds one tool call.
 	defaultTimeout = 10 * time.Second
@@ -51,33 +52,41 @@ var ErrInvalidOption = errors.New("extract: invalid option")
 // of every field, means the defaults. Options are copied by [AddTools]:
 // changing them afterwards has no effect.
 type Options struct {
-	// Store, if not nil, is where the offloaded files are: the store of
-	// the offloading decorator (lro.Options.Store), a folder or a bucket.
-	// The tools then read its files by handle (the handle argument, or,
-	// for a folder store, the file_path of its descriptors) on any replica
-	// of the server,
-	// streamed from the bucket when it is one, under the same limits; an
-	// unknown or expired handle is a tool error that says which. AddTools
-	// also registers the resource template lro://results/{handle}, so that
-	// clients can fetch a result with resources/read, and lro_extract
-	// writes its answers above the threshold to the Store. Dir and Prefix
-	// may be left empty: if given, they must be the Store's (a bucket has
-	// no Dir). If nil, the tools read Dir.
-	Store *store.Store
-
-	// Dir is the output folder: the tools read offloaded files directly in
-	// it and nowhere else. It must be the folder the offloading decorator
-	// writes to (lro.Options.OutputDir). If empty, defaults to the folder
-	// of Store, or with no Store to [os.TempDir], as the decorator does. It
-	// is made absolute.
-	Dir string
-
-	// Prefix is the first part of the names of offloaded files,
-	// {prefix}-{operation}-{ulid}.jsonl: only files named so can be read. It
-	// must be the prefix the decorator writes with (lro.Options.Prefix). If
-	// empty, defaults to the prefix of Store, or with no Store to
-	// [jsonl.DefaultPrefix], as the decorator does.
-	Prefix string
+	// LRO are the options of the offloading decorator that wrote the
+	// files (package lro), whose fields the tools share with it:
+	//
+	//   - Store, if not nil, is where the offloaded files are, a folder or
+	//     a bucket. The tools then read its files by handle (the handle
+	//     argument, or, for a folder store, the file_path of its
+	//     descriptors) on any replica of the server, streamed from the
+	//     bucket when it is one, under the same limits; an unknown or
+	//     expired handle is a tool error that says which. AddTools also
+	//     registers the resource template lro://results/{handle}, so that
+	//     clients can fetch a result with resources/read, and lro_extract
+	//     writes its answers above the threshold to the Store. OutputDir
+	//     and Prefix may be left empty: if given, they must be the Store's
+	//     (a bucket has no folder).
+	//   - OutputDir is the output folder: the tools read offloaded files
+	//     directly in it and nowhere else. If empty, defaults to the folder
+	//     of Store, or with no Store to [os.TempDir]. It is made absolute.
+	//   - Prefix is the first part of the names of offloaded files,
+	//     {prefix}-{operation}-{ulid}.jsonl: only files named so can be
+	//     read. If empty, defaults to the prefix of Store, or with no Store
+	//     to [jsonl.DefaultPrefix].
+	//   - ThresholdTokens is the size above which a tool's answer is not
+	//     shown inline: an lro_extract result is written to a new offloaded
+	//     file (or, if that fails, truncated with a note), and lro_read and
+	//     lro_search show what fits with a note saying how to continue. If
+	//     zero, defaults to the specification's 1600.
+	//   - Tokenizer estimates tokens. If nil, defaults to
+	//     [estimate.Heuristic].
+	//   - Observer receives an [event.Offloaded] for every lro_extract
+	//     result written to a file, and an [event.WriteFailed] when that
+	//     write fails. If nil, events are discarded. It may be called
+	//     concurrently.
+	//
+	// Its other fields are not used. If nil, every one of those defaults.
+	LRO *lro.Options
 
 	// Timeout bounds each tool call: a query still running when it passes is
 	// stopped with a tool error. If zero, defaults to 10 seconds.
@@ -126,22 +135,6 @@ type Options struct {
 	// limit. If zero, defaults to 4.
 	Workers int
 
-	// ThresholdTokens is the size above which a tool's answer is not shown
-	// inline: an lro_extract result is written to a new offloaded file (or,
-	// if that fails, truncated with a note), and lro_read and lro_search show
-	// what fits with a note saying how to continue. If zero, defaults to
-	// the specification's 1600, as in
-	// [github.com/zircote/lro-go/lro.Options].
-	ThresholdTokens int
-
-	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
-	Tokenizer estimate.Tokenizer
-
-	// Observer receives an [event.Offloaded] for every lro_extract result
-	// written to a file, and an [event.WriteFailed] when that write fails. If
-	// nil, events are discarded. It may be called concurrently.
-	Observer event.Observer
-
 	// now returns the current time, for the names and headers of offloaded
 	// results; tests set it (export_test.go). If nil, defaults to [time.Now].
 	now func() time.Time
@@ -160,6 +153,13 @@ const answerShare = 8
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
+	// The fields of Options.LRO the tools use, with their defaults.
+	Store           *store.Store
+	Dir             string
+	Prefix          string
+	ThresholdTokens int
+	Tokenizer       estimate.Tokenizer
+	Observer        event.Observer
 	// create starts an offloaded file; tests replace it to make the write
 	// of an extraction result fail.
 	create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
@@ -176,6 +176,10 @@ func newConfig(opts *Options) (*config, error) {
 	if opts != nil {
 		c.Options = *opts
 	}
+	if l := c.LRO; l != nil {
+		c.Store, c.Dir, c.Prefix = l.Store, l.OutputDir, l.Prefix
+		c.ThresholdTokens, c.Tokenizer, c.Observer = l.ThresholdTokens, l.Tokenizer, l.Observer
+	}
 	invalid := func(field string, v any) error {
 		return fmt.Errorf("extract: Options.%s is %v: %w", field, v, ErrInvalidOption)
 	}
@@ -190,7 +194,7 @@ func newConfig(opts *Options) (*config, error) {
 	if c.Dir != "" {
 		dir, err := filepath.Abs(c.Dir)
 		if err != nil {
-			return nil, fmt.Errorf("extract: Options.Dir %q: %w", c.Dir, err)
+			return nil, fmt.Errorf("extract: Options.LRO.OutputDir %q: %w", c.Dir, err)
 		}
 		c.Dir = dir
 	}
@@ -198,7 +202,7 @@ func newConfig(opts *Options) (*config, error) {
 		c.Prefix = jsonl.DefaultPrefix
 	}
 	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
-		return nil, fmt.Errorf("extract: Options.Prefix: %w", err)
+		return nil, fmt.Errorf("extract: Options.LRO.Prefix: %w", err)
 	}
 	switch {
 	case c.Timeout < 0:
@@ -218,7 +222,7 @@ func newConfig(opts *Options) (*config, error) {
 	case c.Workers < 0:
 		return nil, invalid("Workers", c.Workers)
 	case c.ThresholdTokens < 0:
-		return nil, invalid("ThresholdTokens", c.ThresholdTokens)
+		return nil, invalid("LRO.ThresholdTokens", c.ThresholdTokens)
 	}
 	if c.Timeout == 0 {
 		c.Timeout = defaultTimeout
@@ -266,15 +270,15 @@ func (c *config) useStore() error {
 	st := c.Store
 	switch dir := st.Dir(); {
 	case dir == "" && c.Dir != "":
-		return fmt.Errorf("extract: Options.Dir is %q, but Options.Store keeps its files in a bucket, not a folder: leave Dir empty: %w", c.Dir, ErrInvalidOption)
+		return fmt.Errorf("extract: Options.LRO.OutputDir is %q, but Options.LRO.Store keeps its files in a bucket, not a folder: leave OutputDir empty: %w", c.Dir, ErrInvalidOption)
 	case dir != "" && c.Dir != "":
 		abs, err := filepath.Abs(c.Dir)
 		if err != nil || (abs != dir && !sameDir(abs, dir)) {
-			return fmt.Errorf("extract: Options.Dir is %q, but the folder of Options.Store is %q: leave Dir empty or give the same folder: %w", c.Dir, dir, ErrInvalidOption)
+			return fmt.Errorf("extract: Options.LRO.OutputDir is %q, but the folder of Options.LRO.Store is %q: leave OutputDir empty or give the same folder: %w", c.Dir, dir, ErrInvalidOption)
 		}
 	}
 	if c.Prefix != "" && c.Prefix != st.Prefix() {
-		return fmt.Errorf("extract: Options.Prefix is %q, but that of Options.Store is %q: leave Prefix empty or give the same: %w", c.Prefix, st.Prefix(), ErrInvalidOption)
+		return fmt.Errorf("extract: Options.LRO.Prefix is %q, but that of Options.LRO.Store is %q: leave Prefix empty or give the same: %w", c.Prefix, st.Prefix(), ErrInvalidOption)
 	}
 	c.Dir, c.Prefix = st.Dir(), st.Prefix()
 	return nil

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"github.com/zircote/lro-go/lro"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // to hundreds of MB for a pattern within maxQueryBytes), the worker does,
 // within the limits of the call.
 func TestPatternsLeftToTheWorker(t *testing.T) {
-	c, err := newConfig(&Options{Dir: t.TempDir()})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"os"
 	"slices"
 	"strings"
@@ -175,7 +176,7 @@ var planValues = []string{
 // an invalid line, which must stop the run with the same error.
 func TestPlanKeepsResults(t *testing.T) {
 	dir := t.TempDir()
-	c, err := newConfig(&Options{Dir: dir})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,7 @@ func TestRecipesMatchJQ(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			d := offloadWithLRO(t, dir, tc.detail, tc.result)
-			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+			cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}})
 			nonEmpty := 0
 			for i, jr := range d.JqRecipes {
 				texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": d.FilePath, "recipe": i + 1})
@@ -222,7 +222,7 @@ func TestRecipeParamsMatchJQ(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			d := offloadWithLRO(t, dir, tc.detail, tc.result)
-			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+			cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}})
 			lines := fileLines(t, d.FilePath)
 			rs, _ := recipes.Select(recipes.Detail(tc.detail), lines[:core.SampleSize])
 			// Other plausible values: the defaults a later part of the file

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"io"
 	"runtime"
 	"strings"
@@ -27,7 +28,7 @@ func resultTemplate() *mcp.ResourceTemplate {
 		Name:        "lro-result",
 		Title:       "Offloaded result",
 		URITemplate: offload.ResultURIPrefix + "{handle}",
-		MIMEType:    store.ContentType,
+		MIMEType:    jsonlfile.ContentType,
 		Description: "An offloaded result, whole: its JSONL file (a header line, then one record a line), by the handle of its offload descriptor, until it expires. To query or read a part of it, use lro_extract, lro_read or lro_search with the handle.",
 	}
 }
@@ -127,7 +128,7 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, c.resourceError(ctx, uri, err)
 	}
-	content := &mcp.ResourceContents{URI: uri, MIMEType: store.ContentType}
+	content := &mcp.ResourceContents{URI: uri, MIMEType: jsonlfile.ContentType}
 	if s := text.String(); utf8.ValidString(s) {
 		if n := encodedLen(s); n > c.maxResourceBytes() {
 			return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d as go-sdk encodes it: <, > and & take six bytes each)", n))

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"github.com/zircote/lro-go/lro"
 	"runtime"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestReadResourceCopiesOnce(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := newConfig(&Options{Store: st})
+	c, err := newConfig(&Options{LRO: &lro.Options{Store: st}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestReadResourceHoldsItsSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newConfig(&Options{Store: st, Workers: 2, Timeout: time.Second, MaxMemoryBytes: 32 << 20})
+	c, err := newConfig(&Options{LRO: &lro.Options{Store: st}, Workers: 2, Timeout: time.Second, MaxMemoryBytes: 32 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

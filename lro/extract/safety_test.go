@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"github.com/zircote/lro-go/lro"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,7 +76,7 @@ func TestPathAttacks(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	tests := []struct {
 		name, path, want string
 	}{
@@ -144,7 +145,7 @@ func TestFolderReachedThroughALink(t *testing.T) {
 	if err := os.Symlink(dir, alias); err != nil {
 		t.Fatal(err)
 	}
-	cs := session(t, &extract.Options{Dir: alias})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: alias}})
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": "length", "slurp": true})
 	if isErr || texts[0] != "2" {
 		t.Errorf("%v %q", isErr, texts)
@@ -153,7 +154,7 @@ func TestFolderReachedThroughALink(t *testing.T) {
 
 func TestMissingFolder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "never-created")
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"file_path": filepath.Join(dir, jsonlfile.Name("", "recall", ulidFor(t, 1)))})
 	if !isErr || !strings.Contains(texts[0], "does not exist") {
 		t.Errorf("%v %q", isErr, texts)
@@ -166,7 +167,7 @@ func TestInputLimits(t *testing.T) {
 	dir := t.TempDir()
 	huge := strings.Repeat("é", 300_000) // 600,000 bytes on one line
 	path := offload(t, dir, "full", []any{map[string]any{"id": "a", "text": "small"}, map[string]any{"id": "b", "text": huge}, map[string]any{"id": "c"}})
-	cs := session(t, &extract.Options{Dir: dir, MaxRecordBytes: 100_000})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, MaxRecordBytes: 100_000})
 	for tool, args := range map[string]map[string]any{
 		extract.ToolExtract: {"file_path": path, "query": ".id"},
 		extract.ToolSearch:  {"file_path": path, "pattern": "zzz"},
@@ -182,7 +183,7 @@ func TestInputLimits(t *testing.T) {
 		t.Errorf("lro_read of a character range: %v %q", isErr, texts)
 	}
 
-	cs = session(t, &extract.Options{Dir: dir, MaxInputBytes: 10_000})
+	cs = session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, MaxInputBytes: 10_000})
 	for tool, args := range map[string]map[string]any{
 		extract.ToolExtract: {"file_path": path, "query": ".id"},
 		extract.ToolSearch:  {"file_path": path, "pattern": "zzz"},
@@ -213,7 +214,7 @@ func TestInvalidRecord(t *testing.T) {
 		if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cs := session(t, &extract.Options{Dir: dir})
+		cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 		for _, args := range []map[string]any{
 			{"file_path": path, "recipe": 1},
 			{"file_path": path, "recipe": 6},

@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"errors"
+	"github.com/zircote/lro-go/lro"
 	"io"
 	"math"
 	"strings"
@@ -39,7 +40,7 @@ func TestLineRange(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("aé日😀", 50_000) // 10 bytes, 4 characters
 	path := writeFile(t, dir, long, "short")
-	c, err := newConfig(&Options{Dir: dir})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestLineRange(t *testing.T) {
 func TestSourceInputLimit(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, strings.Repeat("x", 5000), 1, 2)
-	c, err := newConfig(&Options{Dir: dir, MaxInputBytes: 4000})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}, MaxInputBytes: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/zircote/lro-go/lro"
 	"os"
 	"os/exec"
 	"slices"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	extract.RunWorker()
 	if dir := os.Getenv(serverEnv); dir != "" {
 		server := mcp.NewServer(&mcp.Implementation{Name: "extract-stdio", Version: "1.0"}, nil)
-		if err := extract.AddTools(server, &extract.Options{Dir: dir, Timeout: 2 * time.Second}); err != nil {
+		if err := extract.AddTools(server, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: 2 * time.Second}); err != nil {
 			os.Exit(2)
 		}
 		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {

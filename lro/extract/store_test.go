@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zircote/lro-go/internal/testhook"
+	"github.com/zircote/lro-go/lro"
 	"io"
 	"os"
 	"path/filepath"
@@ -117,7 +119,7 @@ func (r *cutReader) Read(p []byte) (int, error) {
 // newStore returns a Store over b, whose handles live an hour on clk.
 func newStore(t testing.TB, b store.Bucket, clk *clock) *store.Store {
 	t.Helper()
-	st, err := store.NewBucket(b, &store.Options{TTL: time.Hour, Now: clk.now})
+	st, err := store.NewBucket(b, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +182,8 @@ func TestStoreCallsMatchFolder(t *testing.T) {
 	b := newBucket(t)
 	st := newStore(t, b, newClock())
 	handle := put(t, st, "full", records)
-	folder := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
-	bucket := session(t, &extract.Options{Store: st, ThresholdTokens: 1 << 30})
+	folder := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}})
+	bucket := session(t, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}})
 
 	calls := []struct {
 		tool string
@@ -252,7 +254,7 @@ func TestStoreOneGet(t *testing.T) {
 	st := newStore(t, b, newClock())
 	handle := put(t, st, "full", memories(30, "full"))
 	const limit = 1 << 20
-	cs := session(t, &extract.Options{Store: st, MaxInputBytes: limit})
+	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxInputBytes: limit})
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -280,7 +282,7 @@ func TestStoreHandleErrors(t *testing.T) {
 	st := newStore(t, b, clk)
 	handle := put(t, st, "light", memories(3, "light"))
 	op, id, _ := jsonlfile.ParseName(handle, st.Prefix())
-	cs := session(t, &extract.Options{Store: st})
+	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}})
 	// A handle of the right form that names no object: another random part.
 	missing := strings.TrimSuffix(handle, ".jsonl")
 	missing = missing[:len(missing)-32] + strings.Repeat("0", 32) + ".jsonl"
@@ -348,13 +350,13 @@ func TestStoreHandleErrors(t *testing.T) {
 func TestStoreFolder(t *testing.T) {
 	dir := t.TempDir()
 	clk := newClock()
-	st, err := store.NewFolder(dir, &store.Options{TTL: time.Hour, Now: clk.now})
+	st, err := store.NewFolder(dir, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	handle := put(t, st, "light", memories(5, "light"))
 	plain := offload(t, dir, "light", memories(5, "light")) // no random part
-	cs := session(t, &extract.Options{Store: st, Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st, OutputDir: dir}})
 	want := `"id":"01J00000000000000000000004"`
 	for _, args := range []map[string]any{
 		{"handle": handle, "recipe": 4},
@@ -391,7 +393,7 @@ func TestStoreFolder(t *testing.T) {
 func TestHandleWithoutStore(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "light", memories(5, "light"))
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"handle": filepath.Base(path), "line": 2, "limit": 1})
 	if isErr || !strings.HasPrefix(texts[0], "2: {") {
 		t.Errorf("handle: %v %q", isErr, texts)
@@ -419,13 +421,13 @@ func TestStoreOptions(t *testing.T) {
 		opts extract.Options
 		want string // "" for valid
 	}{
-		{"a folder Store alone", extract.Options{Store: folder}, ""},
-		{"its folder and prefix", extract.Options{Store: folder, Dir: dir, Prefix: "srv"}, ""},
-		{"its folder, relative", extract.Options{Store: folder, Dir: filepath.Join(dir, "x", "..")}, ""},
-		{"another folder", extract.Options{Store: folder, Dir: t.TempDir()}, "Options.Dir"},
-		{"another prefix", extract.Options{Store: folder, Prefix: "atlatl"}, "Options.Prefix"},
-		{"a bucket Store alone", extract.Options{Store: bucket}, ""},
-		{"a folder with a bucket", extract.Options{Store: bucket, Dir: dir}, "Options.Dir"},
+		{"a folder Store alone", extract.Options{LRO: &lro.Options{Store: folder}}, ""},
+		{"its folder and prefix", extract.Options{LRO: &lro.Options{Store: folder, OutputDir: dir, Prefix: "srv"}}, ""},
+		{"its folder, relative", extract.Options{LRO: &lro.Options{Store: folder, OutputDir: filepath.Join(dir, "x", "..")}}, ""},
+		{"another folder", extract.Options{LRO: &lro.Options{Store: folder, OutputDir: t.TempDir()}}, "Options.LRO.OutputDir"},
+		{"another prefix", extract.Options{LRO: &lro.Options{Store: folder, Prefix: "atlatl"}}, "Options.LRO.Prefix"},
+		{"a bucket Store alone", extract.Options{LRO: &lro.Options{Store: bucket}}, ""},
+		{"a folder with a bucket", extract.Options{LRO: &lro.Options{Store: bucket, OutputDir: dir}}, "Options.LRO.OutputDir"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.opts.Validate()
@@ -449,7 +451,7 @@ func TestStoreCutGet(t *testing.T) {
 		records := memories(400, "full")
 		handle := put(t, st, "full", records)
 		data := object(t, st, handle)
-		cs := session(t, &extract.Options{Store: st, ThresholdTokens: 1 << 30})
+		cs := session(t, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}})
 		// At the end of a line: a cut object would pass for one of fewer
 		// records.
 		b.cut, b.cutErr = int64(bytes.IndexByte(data[len(data)/2:], '\n')+len(data)/2+1), cutErr
@@ -490,7 +492,7 @@ func TestStoreStalledGet(t *testing.T) {
 	handle := put(t, st, "full", memories(400, "full"))
 	data := object(t, st, handle)
 	const timeout = time.Second
-	cs := session(t, &extract.Options{Store: st, Timeout: timeout})
+	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: timeout})
 	b.cut, b.stall = int64(bytes.IndexByte(data[len(data)/2:], '\n')+len(data)/2+1), true
 	goroutines := runtime.NumGoroutine()
 	for _, c := range []struct {
@@ -538,11 +540,11 @@ func TestStoreLimits(t *testing.T) {
 	st := newStore(t, b, newClock())
 	small := put(t, st, "light", memories(1, "light"))
 	big := put(t, st, "full", memories(5000, "full")) // about 2.5 MB
-	timed := session(t, &extract.Options{Store: st, Timeout: time.Second, MaxMemoryBytes: 64 << 20, MaxResults: 10_000})
-	untimed := session(t, &extract.Options{Store: st, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
+	timed := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: time.Second, MaxMemoryBytes: 64 << 20, MaxResults: 10_000})
+	untimed := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
 	// Not the time limit: MaxInputBytes must stop them, however slowly a
 	// loaded machine gets there (a search missed the default 10 s).
-	input := session(t, &extract.Options{Store: st, MaxInputBytes: 1 << 20, Timeout: 10 * time.Minute})
+	input := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxInputBytes: 1 << 20, Timeout: 10 * time.Minute})
 	goroutines := runtime.NumGoroutine()
 	for _, tt := range []struct {
 		name string
@@ -595,8 +597,8 @@ func TestStoreOffloadedInTurn(t *testing.T) {
 	b := newBucket(t)
 	st := newStore(t, b, newClock())
 	handle := put(t, st, "full", memories(60, "full"))
-	inline := session(t, &extract.Options{Store: st, ThresholdTokens: 1 << 30})
-	small := session(t, &extract.Options{Store: st, ThresholdTokens: 300})
+	inline := session(t, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}})
+	small := session(t, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 300}})
 	args := map[string]any{"handle": handle, "query": `{id, title, namespace}`}
 	want, isErr := call(t, inline, extract.ToolExtract, args)
 	if isErr {
@@ -637,7 +639,7 @@ func TestResultResource(t *testing.T) {
 	st := newStore(t, b, clk)
 	handle := put(t, st, "full", storeRecords())
 	data := object(t, st, handle)
-	cs := session(t, &extract.Options{Store: st})
+	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}})
 	ctx := context.Background()
 
 	var templates []string
@@ -662,7 +664,7 @@ func TestResultResource(t *testing.T) {
 
 	// Larger than MaxOutputBytes, less the 64 KiB left for the message
 	// around the text: refused, pointing to the tools.
-	limited := session(t, &extract.Options{Store: st, MaxOutputBytes: len(data) - 1 + 64<<10})
+	limited := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxOutputBytes: len(data) - 1 + 64<<10})
 	_, err = limited.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, more than the %d bytes", len(data), len(data)-1)) || !strings.Contains(err.Error(), "lro_read") {
 		t.Errorf("too large: %v", err)
@@ -692,8 +694,8 @@ func TestStoreToolsSayRetention(t *testing.T) {
 		opts *extract.Options
 		want []string
 	}{
-		{"bucket", &extract.Options{Store: newStore(t, newBucket(t), newClock())}, []string{"kept for 1h0m0s", "name them by handle"}},
-		{"no store", &extract.Options{Dir: t.TempDir()}, nil},
+		{"bucket", &extract.Options{LRO: &lro.Options{Store: newStore(t, newBucket(t), newClock())}}, []string{"kept for 1h0m0s", "name them by handle"}},
+		{"no store", &extract.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := session(t, tc.opts)
@@ -736,7 +738,7 @@ func TestStoreHeaderLineEndings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			handle := put(t, st, "full", tt.records)
 			data := tt.rewrite(object(t, st, handle))
-			w, err := b.NewWriter(context.Background(), handle, store.ContentType, storeT0.Add(time.Hour))
+			w, err := b.NewWriter(context.Background(), handle, jsonlfile.ContentType, storeT0.Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -746,12 +748,12 @@ func TestStoreHeaderLineEndings(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			exact := session(t, &extract.Options{Store: st, MaxInputBytes: int64(len(data))})
+			exact := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxInputBytes: int64(len(data))})
 			texts, isErr := call(t, exact, extract.ToolExtract, map[string]any{"handle": handle, "query": ".id", "raw": true})
 			if diff := cmp.Diff(tt.want, texts); isErr || diff != "" {
 				t.Errorf("MaxInputBytes of the object's size: error %v (-want +got):\n%s", isErr, diff)
 			}
-			short := session(t, &extract.Options{Store: st, MaxInputBytes: int64(len(data)) - 1})
+			short := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxInputBytes: int64(len(data)) - 1})
 			texts, isErr = call(t, short, extract.ToolExtract, map[string]any{"handle": handle, "query": ".id", "raw": true})
 			if text := strings.Join(texts, "\n"); !isErr || !strings.Contains(text, "MaxInputBytes") {
 				t.Errorf("MaxInputBytes one byte short: %v %q, want a tool error naming MaxInputBytes", isErr, text)

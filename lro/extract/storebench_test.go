@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"context"
+	"github.com/zircote/lro-go/lro"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,8 +45,8 @@ func BenchmarkS3VsFolder(b *testing.B) {
 func storeVsFolder(b *testing.B, arm string, st *store.Store, handle string) {
 	dir := b.TempDir()
 	path, _ := benchFile(b, dir)
-	folder := session(b, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
-	stored := session(b, &extract.Options{Store: st, ThresholdTokens: 1 << 30})
+	folder := session(b, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}})
+	stored := session(b, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}})
 	for _, tc := range benchRecipes {
 		b.Run(tc.name, func(b *testing.B) {
 			byPath := tc.args(path)

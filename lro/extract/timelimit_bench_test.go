@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"context"
+	"github.com/zircote/lro-go/lro"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func BenchmarkTimeLimit(b *testing.B) {
 	const limit = 500 * time.Millisecond
 	dir := b.TempDir()
 	path := offload(b, dir, "full", memories(20, "full"))
-	cs := session(b, &extract.Options{Dir: dir, Timeout: limit})
+	cs := session(b, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: limit})
 	args := map[string]any{"file_path": path, "query": `def f: f; f`}
 	var past, longest time.Duration
 	n := 0

@@ -59,8 +59,8 @@ const (
 const maxQueryBytes = 64 << 10
 
 // AddTools registers lro_extract, lro_read and lro_search on s. They read
-// the offloaded files in opts.Dir, or of opts.Store (see [Options]); a nil
-// opts uses every default. With a Store, AddTools also registers the
+// the offloaded files in the folder or store of opts.LRO (see [Options]); a
+// nil opts uses every default. With a Store, AddTools also registers the
 // resource template lro://results/{handle}, whose resources/read returns a
 // stored result whole, as text (application/jsonl). It also installs on s
 // middleware that answers a resources/read whose uri holds a control

@@ -3,6 +3,7 @@ package extract_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,7 +28,7 @@ func TestQueriesMatchJQ(t *testing.T) {
 	needJQ(t)
 	dir := t.TempDir()
 	path := offload(t, dir, "full", memories(25, "full"))
-	cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 1 << 30})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}})
 	for _, tt := range []struct {
 		query string
 		slurp bool
@@ -86,7 +87,7 @@ func TestQueriesMatchJQ(t *testing.T) {
 func TestExtract(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "medium", memories(12, "medium"))
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	fileLine := func(n int) string { return string(fileLines(t, path)[n-2]) }
 	tests := []struct {
 		name    string
@@ -167,7 +168,7 @@ func TestExtract(t *testing.T) {
 func TestExtractOffloadedInTurn(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", memories(200, "full"))
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "recipe": 2, "params": map[string]any{"namespace": "_semantic"}})
 	if isErr || len(texts) != 2 || !strings.Contains(texts[0], "above the 1600-token threshold") {
 		t.Fatalf("%v %q", isErr, texts)
@@ -220,7 +221,7 @@ func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "light", memories(40, "light"))
 	all := fileLines(t, path)
-	cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 400})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 400}})
 	tests := []struct {
 		name    string
 		args    map[string]any
@@ -270,7 +271,7 @@ func TestReadStopsAtThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	fileLines := lines(string(file))
-	cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: 400})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 400}})
 	texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"file_path": path})
 	if isErr {
 		t.Fatal(texts)
@@ -292,7 +293,7 @@ func TestReadStopsAtThreshold(t *testing.T) {
 		t.Errorf("note %q", texts[1])
 	}
 	// A line alone above the threshold is cut to what fits, with a note.
-	cs = session(t, &extract.Options{Dir: dir, ThresholdTokens: 60})
+	cs = session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 60}})
 	texts, isErr = call(t, cs, extract.ToolRead, map[string]any{"file_path": path, "line": 2, "limit": 3})
 	if isErr || len(lines(texts[0])) != 1 || !strings.Contains(texts[1], "Line 2 has") || !strings.HasPrefix(fileLines[1], strings.TrimSuffix(strings.TrimPrefix(texts[0], "2: "), "\n")) {
 		t.Errorf("%v %q", isErr, texts)
@@ -309,7 +310,7 @@ func TestReadHoldsWhatItShows(t *testing.T) {
 	text := strings.Repeat("0123456789", size/10)
 	path := offload(t, dir, "full", []any{text})
 	line := `"` + text + `"`
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	args := map[string]any{"file_path": path, "line": 2, "limit": 1, "max_chars": 1_000_000_000}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -397,7 +398,7 @@ func TestSearch(t *testing.T) {
 	if len(oracle("rollback", 10)) < 3 || len(oracle(`^0\.92$`, 2)) == 0 {
 		t.Fatal("the records do not exercise the search")
 	}
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	tests := []struct {
 		name    string
 		args    map[string]any
@@ -502,7 +503,7 @@ func TestSearchAnswerBounded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := offload(t, dir, "full", tt.records)
-			cs := session(t, &extract.Options{Dir: dir, ThresholdTokens: threshold})
+			cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: threshold}})
 			texts, isErr := call(t, cs, extract.ToolSearch, map[string]any{"file_path": path, "pattern": tt.pattern})
 			if isErr || len(texts) != 2 {
 				t.Fatalf("%v %.300q", isErr, texts)
@@ -525,7 +526,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestOutputLimit(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", []any{map[string]any{"id": "a", "text": strings.Repeat("x", 5000)}, map[string]any{"id": "b", "text": ""}})
-	cs := session(t, &extract.Options{Dir: dir, MaxOutputBytes: 1000})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, MaxOutputBytes: 1000})
 	if texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": ".text", "raw": true}); !isErr || !strings.Contains(texts[0], "MaxOutputBytes") {
 		t.Errorf("a 5000-byte result under a 1000-byte limit: %v %q", isErr, texts)
 	}

@@ -341,7 +341,7 @@ func wherePreview(res *results, threshold int) string {
 		if err != nil {
 			continue
 		}
-		if size += estimate.Bytes(b); size > threshold/4 {
+		if size += (estimate.Heuristic{}).Tokens(b); size > threshold/4 {
 			break
 		}
 		if o, ok := v.(map[string]any); ok && fields == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -47,7 +48,7 @@ func TestWhereAggregateTask(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := offload(t, dir, "full", records)
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	// A namespace and its sub-namespaces: the namespace itself, or a
 	// prefix ending in a slash; the two conditions on one field are
 	// written as matches.
@@ -112,7 +113,7 @@ func whereIDs(t *testing.T, cs *mcp.ClientSession, path, where string) (ids []st
 func TestWhereOperators(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", whereRecords)
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	tests := []struct {
 		reason, where string
 		want          []string
@@ -181,7 +182,7 @@ func TestWhereOperators(t *testing.T) {
 func TestWhereOutput(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", whereRecords)
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	file := fileLines(t, path)
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "where": map[string]any{"tags": "y"}})
 	if isErr {
@@ -212,7 +213,7 @@ func TestWhereOutput(t *testing.T) {
 func TestWhereErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", whereRecords)
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	where := map[string]any{"id": "a"}
 	tests := []struct {
 		reason string
@@ -266,7 +267,7 @@ func TestWhereErrors(t *testing.T) {
 func TestWhereLimits(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", memories(50, "full"))
-	cs := session(t, &extract.Options{Dir: dir, MaxResults: 10})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, MaxResults: 10})
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "where": map[string]any{}})
 	if !isErr || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "MaxResults") }) {
 		t.Errorf("50 records with MaxResults 10: %v %.300q", isErr, texts)
@@ -280,7 +281,7 @@ func TestWhereLimits(t *testing.T) {
 func BenchmarkWhereVsQuery(b *testing.B) {
 	dir := b.TempDir()
 	path, _ := benchFile(b, dir)
-	cs := session(b, &extract.Options{Dir: dir})
+	cs := session(b, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	cond := map[string]any{
 		"namespace":             map[string]any{"prefix": "_semantic"},
 		"provenance.confidence": map[string]any{"gte": 0.8},
@@ -318,7 +319,7 @@ func BenchmarkWhereVsQuery(b *testing.B) {
 func TestWhereAbsentField(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", whereRecords)
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	tests := []struct {
 		name  string
 		where map[string]any
@@ -373,7 +374,7 @@ func TestWherePreview(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := offload(t, dir, "full", records)
-	cs := session(t, &extract.Options{Dir: dir})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{
 		"file_path": path,
 		"where":     map[string]any{"state": "open"},

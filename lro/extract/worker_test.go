@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zircote/lro-go/lro"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -81,7 +82,7 @@ func TestWorkerThreadExit(t *testing.T) {
 	const timeout = 2 * time.Second
 	dir := t.TempDir()
 	path := smallFile(t, dir, 1)
-	c, err := newConfig(&Options{Dir: dir, Timeout: timeout})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func smallFile(t testing.TB, dir string, n int) string {
 func BenchmarkWorker(b *testing.B) {
 	dir := b.TempDir()
 	path := smallFile(b, dir, 20)
-	c, err := newConfig(&Options{Dir: dir})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -160,11 +160,11 @@ func startServer(t *testing.T, so serverOptions) *server {
 		var st *store.Store
 		var err error
 		if so.store == folderStore {
-			st, err = store.NewFolder(dir, &store.Options{WrapWriter: fail})
+			st, err = store.NewFolder(dir, testhook.With(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
 		} else {
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })
-			st, err = store.NewBucket(blobstore.New(b), &store.Options{WrapWriter: fail})
+			st, err = store.NewBucket(blobstore.New(b), testhook.With(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
 			// file_path is where a client that downloads the result
 			// keeps it: a folder nobody makes.
 			opts.OutputDir, opts.ClientDir = "", dir
@@ -174,7 +174,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 		}
 		t.Cleanup(func() { st.Close() })
 		opts.Store = st
-		if err := extract.AddTools(s, &extract.Options{Store: st}); err != nil {
+		if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{Store: st}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -166,7 +166,7 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 		b.Cleanup(func() { p.Close() })
 		return overPipe(b, p)
 	}
-	viaStdio := newProxy(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")})
+	viaStdio := newProxy(proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1"), nil, os.Args[0])})
 	plainURL := startBenchUpstream(b, plain)
 	viaHTTP := newProxy(proxy.Upstream{URL: plainURL})
 	direct := dial(b, &mcp.StreamableClientTransport{Endpoint: plainURL})
@@ -260,7 +260,7 @@ func startBenchUpstream(b *testing.B, s *mcp.Server) string {
 func BenchmarkProxyManyItems(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			p, err := proxy.New(proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1")}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
+			p, err := proxy.New(proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1"), nil, os.Args[0])}, &proxy.Options{LRO: &lro.Options{OutputDir: b.TempDir()}})
 			if err != nil {
 				b.Fatal(err)
 			}

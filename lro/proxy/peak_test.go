@@ -27,7 +27,7 @@ const peakURLEnv = "LRO_PROXY_TEST_PEAK_URL"
 
 // peakProxy serves the proxy on stdin and stdout, as lro-proxy does.
 func peakProxy(dir string) {
-	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1", peakProxyEnv+"=")}
+	up := proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1", peakProxyEnv+"="), nil, os.Args[0])}
 	if url := os.Getenv(peakURLEnv); url != "" {
 		up = proxy.Upstream{URL: url}
 	}

@@ -116,9 +116,8 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 		return nil, err
 	}
 	up.Header = up.Header.Clone()
-	up.Command = append([]string(nil), up.Command...)
-	if up.Env != nil {
-		up.Env = append([]string{}, up.Env...)
+	if up.Cmd != nil {
+		up.Cmd = up.command()
 	}
 	if o.LRO != nil {
 		l := *o.LRO

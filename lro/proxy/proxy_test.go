@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,7 +48,7 @@ var upstreamKinds = []upstreamKind{
 
 // stdioUpstream runs this test binary as the upstream, over stdio.
 func stdioUpstream(upDir string) proxy.Upstream {
-	return proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), stdioUpstreamEnv+"="+upDir), Stderr: os.Stderr}
+	return proxy.Upstream{Cmd: cmdWith(append(os.Environ(), stdioUpstreamEnv+"="+upDir), os.Stderr, os.Args[0])}
 }
 
 // newProxy starts a proxy in front of up and returns a client session
@@ -463,10 +464,10 @@ func TestNewErrors(t *testing.T) {
 		contains string
 	}{
 		{"nothing", proxy.Upstream{}, nil, proxy.ErrInvalidUpstream, "neither a URL nor a command"},
-		{"both", proxy.Upstream{URL: "http://localhost:1/mcp", Command: []string{"x"}}, nil, proxy.ErrInvalidUpstream, "both"},
+		{"both", proxy.Upstream{URL: "http://localhost:1/mcp", Cmd: exec.Command("x")}, nil, proxy.ErrInvalidUpstream, "both"},
 		{"relative URL", proxy.Upstream{URL: "localhost:8080/mcp"}, nil, proxy.ErrInvalidUpstream, "localhost:8080/mcp"},
 		{"ftp URL", proxy.Upstream{URL: "ftp://example.com/mcp"}, nil, proxy.ErrInvalidUpstream, "http or https"},
-		{"empty program", proxy.Upstream{Command: []string{""}}, nil, proxy.ErrInvalidUpstream, "program is empty"},
+		{"empty program", proxy.Upstream{Cmd: exec.Command("")}, nil, proxy.ErrInvalidUpstream, "program is empty"},
 		{"bad header", proxy.Upstream{URL: "http://localhost:1/mcp", Header: map[string][]string{"Bad Name": {"x"}}}, nil, proxy.ErrInvalidUpstream, "Bad Name"},
 		{"bad LRO options", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{LRO: &lro.Options{ThresholdTokens: -1}}, lro.ErrInvalidOption, "ThresholdTokens"},
 		{"store", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{LRO: &lro.Options{Store: folder}}, lro.ErrInvalidOption, "Store"},
@@ -497,8 +498,8 @@ func TestUnreachable(t *testing.T) {
 	}{
 		{"nobody listening", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, "http://127.0.0.1:1/mcp"},
 		{"password hidden", proxy.Upstream{URL: "http://user:secret@127.0.0.1:1/mcp"}, "user:xxxxx@127.0.0.1:1"},
-		{"no such program", proxy.Upstream{Command: []string{"/no/such/mcp-server", "--flag"}}, "command /no/such/mcp-server --flag"},
-		{"program that is no MCP server", proxy.Upstream{Command: []string{"true"}}, "command true"},
+		{"no such program", proxy.Upstream{Cmd: exec.Command("/no/such/mcp-server", "--flag")}, "command /no/such/mcp-server --flag"},
+		{"program that is no MCP server", proxy.Upstream{Cmd: exec.Command("true")}, "command true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -833,4 +834,11 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// cmdWith returns exec.Command(name, args...) with env and stderr.
+func cmdWith(env []string, stderr io.Writer, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env, cmd.Stderr = env, stderr
+	return cmd
 }

@@ -315,7 +315,7 @@ func sameJSON(t *testing.T, what string, want, got []byte) {
 func TestRaw(t *testing.T) {
 	var log lockedLog
 	dir := t.TempDir()
-	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1"), Stderr: os.Stderr}
+	up := proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1"), os.Stderr, os.Args[0])}
 	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: dir}, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -488,7 +488,7 @@ func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", 
 // that says why (nothing hangs), and the connection goes on.
 func TestHostileReplies(t *testing.T) {
 	var log lockedLog
-	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1"), Stderr: os.Stderr}
+	up := proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1"), os.Stderr, os.Args[0])}
 	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, Logger: slog.New(slog.NewTextHandler(&log, nil)), MaxMessageBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -599,7 +599,7 @@ func TestHostileRepliesHTTP(t *testing.T) {
 // result: the offload's context ends (a long offload stops), no response
 // reaches the client, and the next call works.
 func TestCancelStopsOffload(t *testing.T) {
-	up := proxy.Upstream{Command: []string{os.Args[0]}, Env: append(os.Environ(), rawUpstreamEnv+"=1"), Stderr: os.Stderr}
+	up := proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1"), os.Stderr, os.Args[0])}
 	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)

@@ -42,8 +42,7 @@ type cmdConn struct {
 
 // startCommand starts the command of up.
 func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) {
-	cmd := exec.Command(up.Command[0], up.Command[1:]...)
-	cmd.Env, cmd.Dir, cmd.Stderr = up.Env, up.Dir, up.Stderr
+	cmd := up.command()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

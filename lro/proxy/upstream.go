@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +19,7 @@ import (
 )
 
 // Upstream says how the proxy reaches the server it fronts: a streamable
-// HTTP endpoint (URL) or a command that serves MCP over stdio (Command).
+// HTTP endpoint (URL) or a command that serves MCP over stdio (Cmd).
 // Exactly one of the two is set.
 type Upstream struct {
 	// URL is the streamable HTTP endpoint of the upstream server, such as
@@ -34,22 +36,16 @@ type Upstream struct {
 	// made in parallel.
 	HTTPClient *http.Client
 
-	// Command is the program and arguments of an upstream server that serves
-	// MCP over stdio, such as {"npx", "-y", "@modelcontextprotocol/server-everything"}.
-	// The program is started when the proxy connects, and started again when
-	// it has exited and a call needs it.
-	Command []string
-
-	// Env is the environment of Command, in the form of [exec.Cmd.Env]. If
-	// nil, the command gets the proxy's environment.
-	Env []string
-
-	// Dir is the working folder of Command. If empty, the proxy's.
-	Dir string
-
-	// Stderr receives the standard error of Command. If nil, it is
-	// discarded.
-	Stderr io.Writer
+	// Cmd is the command of an upstream server that serves MCP over
+	// stdio, made by [exec.Command], such as exec.Command("npx", "-y",
+	// "@modelcontextprotocol/server-everything"), with Env (if nil, the
+	// proxy's environment), Dir (if empty, the proxy's working folder) and
+	// Stderr (if nil, discarded) set as needed. It is a template: New keeps
+	// its Path, Args, Env, Dir and Stderr, and the proxy starts a new
+	// command from them when it connects, and again when the last one has
+	// exited and a call needs it. Cmd itself is never started; its other
+	// fields are not used.
+	Cmd *exec.Cmd
 }
 
 // String names the upstream in logs and errors: the URL without its
@@ -61,8 +57,8 @@ func (u *Upstream) String() string {
 		}
 		return u.URL
 	}
-	parts := make([]string, len(u.Command))
-	for i, a := range u.Command {
+	parts := make([]string, len(u.args()))
+	for i, a := range u.args() {
 		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$") {
 			a = strconv.Quote(a)
 		}
@@ -71,14 +67,31 @@ func (u *Upstream) String() string {
 	return "command " + strings.Join(parts, " ")
 }
 
+// args returns the program and arguments of u.Cmd, none without one.
+func (u *Upstream) args() []string {
+	switch {
+	case u.Cmd == nil:
+		return nil
+	case len(u.Cmd.Args) == 0:
+		return []string{u.Cmd.Path}
+	}
+	return u.Cmd.Args
+}
+
+// command returns a new command made from the template u.Cmd.
+func (u *Upstream) command() *exec.Cmd {
+	t := u.Cmd
+	return &exec.Cmd{Path: t.Path, Args: slices.Clone(t.Args), Env: slices.Clone(t.Env), Dir: t.Dir, Stderr: t.Stderr, Err: t.Err}
+}
+
 // validate reports a missing, doubled or malformed upstream.
 func (u *Upstream) validate() error {
 	switch {
-	case u.URL == "" && len(u.Command) == 0:
+	case u.URL == "" && u.Cmd == nil:
 		return fmt.Errorf("%w: neither a URL nor a command is set", ErrInvalidUpstream)
-	case u.URL != "" && len(u.Command) > 0:
-		return fmt.Errorf("%w: both a URL (%s) and a command (%s) are set", ErrInvalidUpstream, u.URL, strings.Join(u.Command, " "))
-	case len(u.Command) > 0 && u.Command[0] == "":
+	case u.URL != "" && u.Cmd != nil:
+		return fmt.Errorf("%w: both a URL (%s) and a command (%s) are set", ErrInvalidUpstream, u.URL, strings.Join(u.args(), " "))
+	case u.Cmd != nil && u.Cmd.Path == "":
 		return fmt.Errorf("%w: the command's program is empty", ErrInvalidUpstream)
 	case u.URL != "":
 		p, err := url.Parse(u.URL)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -15,7 +16,6 @@ import (
 	"github.com/zircote/lro-go/internal/s3test"
 	"github.com/zircote/lro-go/internal/sidebyside"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/store"
 )
 
 // benchMemory is the full-detail memory record of lro's offload benchmarks
@@ -107,7 +107,7 @@ func BenchmarkStore500(b *testing.B) {
 	}}, sidebyside.Arm{Name: "put", Run: func() {
 		n++
 		key := fmt.Sprintf("put-%d.jsonl", n)
-		if err := bucket.Upload(ctx, key, bytes.NewReader(file.Bytes()), &blob.WriterOptions{ContentType: store.ContentType}); err != nil {
+		if err := bucket.Upload(ctx, key, bytes.NewReader(file.Bytes()), &blob.WriterOptions{ContentType: jsonlfile.ContentType}); err != nil {
 			b.Fatal(err)
 		}
 	}})

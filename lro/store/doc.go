@@ -75,7 +75,7 @@
 // once: if it succeeds, writes go on as before; if it fails, the bucket is
 // not tried again for twice as long (up to 2 minutes), with another event.
 // A write that its caller canceled does not count, either way. Times are
-// the Store's clock ([Options.Now]).
+// the Store's clock.
 //
 // A write that failed or was canceled completes no upload, but a server
 // may complete one that it had received whole: S3 completes a PutObject

@@ -21,8 +21,7 @@ func Example() {
 	ctx := context.Background()
 	bucket := memblob.OpenBucket(nil) // a program would call store.Open(ctx, "s3://...", opts)
 	defer bucket.Close()
-	now := time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
-	opts := &store.Options{TTL: time.Hour, Now: func() time.Time { return now }}
+	opts := &store.Options{TTL: time.Hour}
 
 	writer, _ := store.NewBucket(blobstore.New(bucket), opts)
 	w, err := writer.Create(ctx, "recall")
@@ -54,14 +53,10 @@ func Example() {
 	fmt.Println("another random part, unknown:", errors.Is(err, store.ErrUnknownHandle))
 	_, _, err = reader.NewRangeReader(ctx, "../"+handle, 0, -1)
 	fmt.Println("a path, unknown:", errors.Is(err, store.ErrUnknownHandle))
-	now = now.Add(time.Hour + 30*time.Second) // the TTL, from the write's deadline (Options.WriteTimeout)
-	_, _, err = reader.NewRangeReader(ctx, handle, 0, -1)
-	fmt.Println("an hour after the deadline, expired:", errors.Is(err, store.ErrExpiredHandle))
 	// Output:
 	// {"type":"lro_header","operation":"recall","query":null,"count":2,"schema_version":"","timestamp":"2026-11-21T13:00:00.000Z","estimated_tokens":0,"detail":""}
 	// {"id":"m1"}
 	// {"id":"m2"}
 	// another random part, unknown: true
 	// a path, unknown: true
-	// an hour after the deadline, expired: true
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"io"
 	"slices"
 	"testing"
@@ -58,7 +59,7 @@ func share(t *testing.T, s *store.Store, opts *store.Options) *store.Store {
 func putBare(t *testing.T, s *store.Store, key string) string {
 	t.Helper()
 	data := readAll(t, s, key)
-	w, err := s.Bucket().NewWriter(context.Background(), key, store.ContentType, time.Time{})
+	w, err := s.Bucket().NewWriter(context.Background(), key, jsonlfile.ContentType, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +107,8 @@ func TestExpiryTwoTTLs(t *testing.T) {
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0)
-			short := be.open(t, &store.Options{TTL: time.Hour, Now: clk.now})
-			long := share(t, short, &store.Options{TTL: 3 * time.Hour, Now: clk.now})
+			short := be.open(t, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
+			long := share(t, short, testhook.With(&store.Options{TTL: 3 * time.Hour}, testhook.Hooks{Now: clk.now}))
 			a := offload(t, short, clk.now)
 			b := offload(t, long, clk.now)
 			old, _ := write(t, short, 1, 10) // by Create alone: no expiry recorded in a folder
@@ -155,7 +156,7 @@ func TestExpirySlowWrite(t *testing.T) {
 				clk.set(t0.Add(took))
 				return w
 			}
-			s := be.open(t, &store.Options{TTL: ttl, Now: clk.now, WrapWriter: slow, WriteTimeout: 5 * time.Minute})
+			s := be.open(t, testhook.With(&store.Options{TTL: ttl, WriteTimeout: 5 * time.Minute}, testhook.Hooks{Now: clk.now, WrapWriter: slow}))
 			h := offload(t, s, clk.now)
 			if r, err := s.NewReader(context.Background(), h); err != nil {
 				t.Errorf("the handle of a slow write, handed out: %v", err)

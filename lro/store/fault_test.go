@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zircote/lro-go/internal/testhook"
 	"io"
 	"strings"
 	"sync"
@@ -112,7 +113,7 @@ func TestBreaker(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	clk := newClock(t0)
 	rec := &events{}
-	s, err := store.NewBucket(f, &store.Options{Now: clk.now, Observer: rec})
+	s, err := store.NewBucket(f, testhook.With(&store.Options{Observer: rec}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestBreakerOneProbe(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	f.down.Store(true)
 	clk := newClock(t0)
-	s, err := store.NewBucket(f, &store.Options{Now: clk.now})
+	s, err := store.NewBucket(f, testhook.With(&store.Options{}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestStalledStore(t *testing.T) {
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
 	rec := &events{}
 	st, err := store.Open(context.Background(), s3test.URL(srv.Endpoint(), srv.NewBucket(t)),
-		&store.Options{WriteTimeout: 300 * time.Millisecond, Now: clock, Observer: rec})
+		testhook.With(&store.Options{WriteTimeout: 300 * time.Millisecond, Observer: rec}, testhook.Hooks{Now: clock}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,13 +15,10 @@ import (
 	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
-
-// ContentType is the content type of the objects a Store writes, and of
-// the resources that serve them.
-const ContentType = "application/jsonl"
 
 // Defaults of [Options], each documented on its field.
 const (
@@ -67,15 +64,6 @@ type Options struct {
 	// seconds (one hour), as the janitor's TTL. Negative values are invalid.
 	// It should be the janitor's TTL.
 	TTL time.Duration
-
-	// Now returns the current time, for the names' ULIDs and the handles'
-	// expiry. If nil, defaults to [time.Now].
-	Now func() time.Time
-
-	// WrapWriter, if not nil, is passed to the jsonl Writers of
-	// [Store.Create], and returns the writer that every byte of a file goes
-	// through: for fault injection.
-	WrapWriter func(w io.Writer) io.Writer
 
 	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
 	// the end of Commit: a write not complete by then is aborted, so that
@@ -258,8 +246,12 @@ func newStore(opts *Options) (*Store, error) {
 	if o.TTL == 0 {
 		o.TTL = defaultTTL
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	// The module's tests give a clock (for the names' ULIDs and the
+	// handles' expiry) and a writer that every byte of a file goes through
+	// (for fault injection) through internal/testhook.
+	hooks := testhook.Get(opts)
+	if hooks.Now == nil {
+		hooks.Now = time.Now
 	}
 	if o.WriteTimeout < 0 {
 		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
@@ -267,7 +259,7 @@ func newStore(opts *Options) (*Store, error) {
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = defaultWriteTimeout
 	}
-	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: o.Now, wrap: o.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
+	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	return s, nil
 }
@@ -345,7 +337,7 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	deadline := start.Add(s.writeTimeout)
 	w, err := jsonlfile.NewWriter(operation, func(name string) (jsonlfile.Sink, error) {
 		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
-		w, err := s.bucket.NewWriter(wctx, name, ContentType, deadline.Add(s.ttl))
+		w, err := s.bucket.NewWriter(wctx, name, jsonlfile.ContentType, deadline.Add(s.ttl))
 		if err != nil {
 			cancel()
 			err = fmt.Errorf("store: %s: %w", name, err)

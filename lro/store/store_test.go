@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zircote/lro-go/internal/testhook"
 	"io"
 	"os"
 	"path/filepath"
@@ -249,7 +250,7 @@ func TestAtomic(t *testing.T) {
 // headerLine returns the line WriteHeader writes for h.
 func headerLine(t testing.TB, h jsonl.Header) []byte {
 	t.Helper()
-	h.Type = jsonl.HeaderType
+	h.Type = jsonlfile.HeaderType
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -273,7 +274,7 @@ func TestAbort(t *testing.T) {
 			}
 		}},
 		{"count mismatch", func(t *testing.T, w *jsonl.Writer, _ context.CancelFunc) {
-			if err := w.Commit(); !errors.Is(err, jsonl.ErrCountMismatch) {
+			if err := w.Commit(); !errors.Is(err, jsonlfile.ErrCountMismatch) {
 				t.Errorf("Commit = %v, want ErrCountMismatch", err)
 			}
 		}},
@@ -323,7 +324,7 @@ func TestHandles(t *testing.T) {
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0)
-			s := be.open(t, &store.Options{TTL: ttl, Now: clk.now})
+			s := be.open(t, testhook.With(&store.Options{TTL: ttl}, testhook.Hooks{Now: clk.now}))
 			handle, _ := write(t, s, 1, 10)
 			op, id, _ := jsonlfile.ParseName(handle, "")
 			random := handle[len(handle)-len(".jsonl")-32 : len(handle)-len(".jsonl")]
@@ -427,7 +428,7 @@ func TestSweep(t *testing.T) {
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0.Add(-3 * ttl))
-			s := be.open(t, &store.Options{TTL: ttl, Now: clk.now})
+			s := be.open(t, testhook.With(&store.Options{TTL: ttl}, testhook.Hooks{Now: clk.now}))
 			old1, _ := write(t, s, 1, 10)
 			old2, _ := write(t, s, 2, 10)
 			clk.set(t0)

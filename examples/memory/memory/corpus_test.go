@@ -93,7 +93,7 @@ func TestGenerateRecordSize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			total += estimate.Bytes(b)
+			total += estimate.Heuristic{}.Tokens(b)
 		}
 		return float64(total) / float64(len(ms))
 	}
