@@ -144,10 +144,10 @@ type Options struct {
 const minMemoryBytes = 16 << 20
 
 // answerShare is how many times MaxOutputBytes fits in MaxMemoryBytes at
-// least. The server reads a worker's answer into a buffer and decodes it
-// (twice its size), then builds the text shown and the offloaded file's
-// sample from it, with garbage of the same size not yet collected: the
-// server grew by seven times a 16 MiB answer (TestBoundedCalls).
+// least. The server reads a worker's answer into a buffer of its size,
+// then builds the text shown and the offloaded file's sample from it, with
+// garbage of the same size not yet collected: the server grew by seven
+// times a 16 MiB answer (TestBoundedCalls).
 const answerShare = 8
 
 // config is a validated copy of Options with every default applied.

@@ -115,20 +115,38 @@ type frame struct {
 }
 
 // wireResults are results as they cross from the worker to the server.
+// The Size bytes of the output follow the frame as they are, not encoded
+// by gob, which would copy them once more in the worker, where a copy of
+// an answer of MaxOutputBytes counts against its memory, and once more in
+// the server.
 type wireResults struct {
-	Buf                    []byte
+	Size                   int
 	Spans                  []span
 	Records, Skipped, Errs int
 	FirstErr               string
 	Halted                 bool
+	buf                    []byte // the output; not sent by gob
 }
 
 func toWire(r *results) *wireResults {
-	return &wireResults{Buf: r.bytes(), Spans: r.spans, Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted}
+	b := r.bytes()
+	return &wireResults{Size: len(b), Spans: r.spans, Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted, buf: b}
 }
 
 func (w *wireResults) results() *results {
-	return &results{buf: w.Buf, spans: w.Spans, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
+	return &results{buf: w.buf, spans: w.Spans, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
+}
+
+// workerEnvironment is what a worker runs with besides the server's
+// environment. The worker limits its address space (see limitMemory), and
+// in a program linked with the C library (cgo) each thread that allocates
+// in C would reserve an arena of 64 MiB of it (glibc): a worker that
+// started a thread more after setting its limit than before died out of
+// memory with an answer it could hold. MALLOC_ARENA_MAX=1 keeps C
+// allocations in the one main arena, which grows as it needs.
+func workerEnvironment(l limits) []string {
+	return []string{workerEnv + "=1", "GOMAXPROCS=1", "GOTRACEBACK=single", "MALLOC_ARENA_MAX=1",
+		"GOMEMLIMIT=" + strconv.FormatInt(softLimit(l.workerMemory()), 10)}
 }
 
 // inWorker runs j over the file of src in a worker process and calls each
@@ -159,8 +177,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	}
 	cmd := exec.CommandContext(wctx, exe)
 	// The environment is kept for the program to start; the query sees none.
-	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOMAXPROCS=1", "GOTRACEBACK=single",
-		"GOMEMLIMIT="+strconv.FormatInt(softLimit(c.limits().workerMemory()), 10))
+	cmd.Env = append(os.Environ(), workerEnvironment(c.limits())...)
 	cmd.Stdin = &in
 	cmd.ExtraFiles = []*os.File{fd3}
 	cmd.SysProcAttr = sysProcAttr()
@@ -185,11 +202,14 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		fe.r.Close() // the worker has its own
 	}
 	frames := &io.LimitedReader{R: stdout, N: c.maxFrames()}
-	dec := gob.NewDecoder(bufio.NewReader(frames))
+	// gob reads no further than a frame from a reader of bytes: the
+	// output that follows a frame of results is read from br.
+	br := bufio.NewReader(frames)
+	dec := gob.NewDecoder(br)
 	var last *frame
 	for {
 		var fr frame
-		if dec.Decode(&fr) != nil {
+		if !readFrame(dec, br, &fr, c.MaxOutputBytes) {
 			break
 		}
 		if fr.Err != "" || fr.Results != nil || fr.Done || !each(&fr) {
@@ -219,6 +239,40 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes, MaxResults)", c.maxFrames())
 	}
 	return c.died(waitErr, stderr.String(), j)
+}
+
+// writeFrame writes fr to bw with enc, which writes to bw, and then the
+// output of its results, and flushes bw. It reports whether it could.
+func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
+	if enc.Encode(fr) != nil {
+		return false
+	}
+	if fr.Results != nil {
+		// bufio writes what is larger than its buffer without a copy.
+		if _, err := bw.Write(fr.Results.buf); err != nil {
+			return false
+		}
+	}
+	return bw.Flush() == nil
+}
+
+// readFrame reads into fr a frame that writeFrame wrote, with dec, which
+// reads from br, and then the output of its results from br: at most max
+// bytes, the most a worker may send. It reports whether it read it whole.
+func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
+	if dec.Decode(fr) != nil {
+		return false
+	}
+	w := fr.Results
+	if w == nil {
+		return true
+	}
+	if w.Size < 0 || w.Size > max {
+		return false
+	}
+	w.buf = make([]byte, w.Size)
+	_, err := io.ReadFull(br, w.buf)
+	return err == nil
 }
 
 // maxFrames is the most a worker may write: its output and a few bytes
@@ -322,9 +376,7 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	}
 	bw := bufio.NewWriter(out)
 	enc := gob.NewEncoder(bw)
-	send := func(fr *frame) bool {
-		return enc.Encode(fr) == nil && bw.Flush() == nil
-	}
+	send := func(fr *frame) bool { return writeFrame(enc, bw, fr) }
 	f := os.NewFile(3, j.Path)
 	var r io.Reader = f
 	if !j.Stream {
