@@ -80,7 +80,7 @@ type Options struct {
 
 	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
 	// bucket offloaded objects are written to by a store of package
-	// [github.com/zircote/lro-go/lro/store], its [store.Store.Bucket]
+	// [github.com/zircote/lro-go/lro/store], its [github.com/zircote/lro-go/lro/store.Store.Bucket]
 	// (List, Delete and Expiry are what the janitor uses of it). Dir is
 	// then not used. See the package documentation, "Buckets".
 	Bucket expiry.Bucket

@@ -42,9 +42,11 @@
 // hour) in a single goroutine, until the context given to Start is canceled
 // or [Janitor.Close] is called. Close is idempotent and returns only after
 // the goroutine has finished, so no background sweep runs and none emits an
-// event once it has returned. A server built with package
-// [github.com/zircote/lro-go/lro] starts it with lro.StartJanitor, which
-// takes the folder, prefix and TTL from the same options as the files.
+// event once it has returned. In a server built with package
+// [github.com/zircote/lro-go/lro], the first offload to a folder or store
+// starts a sweeper built on this package; lro.StartJanitor, optional,
+// starts a Janitor of the same folder, prefix and TTL that also sweeps at
+// start.
 //
 // A server that runs its own scheduler gets a Janitor from [New], which
 // starts nothing, and calls [Janitor.Sweep] instead, with the current time

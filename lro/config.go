@@ -115,7 +115,7 @@ type settings struct {
 //
 // When storage is set (a bucket URL, or the path of a folder) and
 // explicit has no Store, LoadOptions opens it with [store.Open], with the
-// prefix, TTL, clock and Observer in effect, and sets [Options.Store]: the caller
+// prefix, TTL and Observer in effect, and sets [Options.Store]: the caller
 // closes it (opts.Store.Close()) after the server's last use. A bucket URL
 // needs the imports that store.Open names (package
 // [github.com/zircote/lro-go/lro/store/blobstore] and the URL's driver,

@@ -78,8 +78,8 @@ func (c *config) janitorOptions() *cleanup.Options {
 // The automatic sweepers: one per folder (or bucket) and prefix in the
 // process, started by the first offload there, which sweeps at once (what an
 // earlier run left goes then), and then as long as files of the prefix are
-// left there, about a second after the next expiry or after CleanupInterval,
-// whichever comes first; it stops once a sweep leaves none and nothing was
+// left there, at the next expiry (a minute after it in a bucket; sweeps at
+// least a second apart) or after CleanupInterval, whichever comes first; it stops once a sweep leaves none and nothing was
 // offloaded during it. The next offload starts it again. No goroutine is
 // left once every file is gone. It runs on the system's clock: options with
 // a clock of their own (a test's) start none.

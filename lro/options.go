@@ -61,9 +61,10 @@ type Options struct {
 	// folder (or the Store) while files are left in it. The first offload
 	// to a folder or store starts its sweeper, one per folder (or bucket)
 	// and prefix in the process, whatever the options it was given: it
-	// sweeps at once (deleting what an earlier run left), then again about
-	// a second after the next expiry or after CleanupInterval, whichever
-	// comes first, and stops once a sweep leaves no file there; the next
+	// sweeps at once (deleting what an earlier run left), then again at
+	// the next expiry (a minute after it in a bucket, for clock skew; sweeps
+	// at least a second apart) or after CleanupInterval, whichever comes
+	// first, and stops once a sweep leaves no file there; the next
 	// offload starts it again. Its events go to the Observer of the
 	// options of that first offload. [StartJanitor] sweeps every
 	// CleanupInterval. If zero, defaults to one hour.
@@ -107,14 +108,11 @@ type Options struct {
 	//
 	// If nil (the zero value), files are written to OutputDir with names
 	// without a random part, and descriptors carry no handle: a handle
-	// costs about 420 o200k tokens per full descriptor of a folder Store
-	// (its random part in file_path, every recipe and the guidance, the
-	// handle and the resource link) and about 430 of a bucket Store (the
-	// handle, the link and the native guidance), 150 to 190 for the bare
-	// pointer, so handles come with a Store. Prefix
+	// costs a few hundred tokens per descriptor (its random part in
+	// file_path, every recipe and the guidance, the handle and the resource
+	// link; see BENCHMARKS.md), so handles come with a Store. Prefix
 	// and TTL, when set, must be the Store's (when zero, they are the
-	// Store's); OutputDir, when set, must be the Store's folder; and
-	// a test's WrapWriter (internal/testhook) must be nil. The
+	// Store's); and OutputDir, when set, must be the Store's folder. The
 	// caller keeps the Store and closes it after its last use.
 	Store *store.Store
 
@@ -200,10 +198,9 @@ type Options struct {
 	// observer):
 	//
 	//	opts := &lro.Options{OutputDir: dir, ExtractTools: true}
-	//	err := extract.AddTools(server, &extract.Options{Dir: dir})
+	//	err := extract.AddTools(server, &extract.Options{LRO: opts})
 	//
-	// With a Store, give the tools the same Store instead of the folder
-	// (extract.Options.Store). With a bucket Store the guidance is the
+	// With a Store, the same options give the tools the same Store. With a bucket Store the guidance is the
 	// native template whether or not ExtractTools is set (see Store).
 	ExtractTools bool
 
@@ -417,7 +414,7 @@ func (c *config) agreeWithStore(wraps bool) error {
 		}
 	}
 	if wraps {
-		return fmt.Errorf("lro: a test's Options.WrapWriter (internal/testhook) is set with Options.Store, which does not use it: attach it to the store.Options: %w", ErrInvalidOption)
+		return fmt.Errorf("lro: a test's Options.WrapWriter (internal/testhook) is set with Options.Store, which does not use it: attach the hook to the Store: %w", ErrInvalidOption)
 	}
 	return nil
 }

@@ -138,8 +138,8 @@ func TestQuickStart(t *testing.T) {
 		"-operation", "list_orders",
 		"-output-dir", out,
 		"-ttl", ttl.String(),
-		// Generous: the server sweeps about a second after the next
-		// expiry, a TTL at most after the planted file.
+		// Generous: the server sweeps at the next expiry, a TTL at
+		// most after the planted file.
 		"-cleanup-within", "2m",
 		"-fallback",
 		"-v",

@@ -27,7 +27,7 @@ const (
 )
 
 // ErrInvalidUpstream is returned by [New] for an Upstream with neither or
-// both of URL and Command, or a malformed URL or header.
+// both of URL and Cmd, or a malformed URL or header.
 var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
 
 // errUpstreamUnavailable is in the error a request gets when the upstream
