@@ -18,14 +18,13 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/internal/testhook"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
-// [Options.Prefix] that [jsonl.Create] would reject (the error then also
-// wraps [jsonl.ErrInvalidPrefix]), or an [Options.Dir] that exists and is not
+// [Options.Prefix] that [github.com/zircote/lro-go/jsonl.Create] would reject (the error then also
+// wraps [github.com/zircote/lro-go/jsonl.ErrInvalidPrefix]), or an [Options.Dir] that exists and is not
 // a folder.
 var ErrInvalidOption = errors.New("cleanup: invalid option")
 
@@ -53,13 +52,13 @@ const (
 // copies the Options, so changing them afterwards has no effect.
 type Options struct {
 	// Dir is the folder to sweep: the folder offloaded files are written to.
-	// If empty, defaults to [os.TempDir], as for [jsonl.Options.Dir]. It is
+	// If empty, defaults to [os.TempDir], as for [github.com/zircote/lro-go/jsonl.Options.Dir]. It is
 	// made absolute. It need not exist yet.
 	Dir string
 
 	// Prefix is the first part of the names of the files to delete,
 	// {prefix}-{operation}-{ulid}.jsonl. If empty, defaults to
-	// [jsonl.DefaultPrefix]. It must be a prefix [jsonl.Options] takes, and be
+	// "atlatl". It must be a prefix [github.com/zircote/lro-go/jsonl.Options] takes, and be
 	// the prefix the files are written with.
 	Prefix string
 
@@ -175,7 +174,7 @@ func New(opts *Options) (*Janitor, error) {
 		o.Interval = expiry.DefaultInterval
 	}
 	if o.Prefix == "" {
-		o.Prefix = jsonl.DefaultPrefix
+		o.Prefix = jsonlfile.DefaultPrefix
 	}
 	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)

@@ -13,7 +13,7 @@
 //
 // # Temporary files
 //
-// A temporary file belongs to its [jsonl.Writer] until the write ends, however
+// A temporary file belongs to its [github.com/zircote/lro-go/jsonl.Writer] until the write ends, however
 // long that takes and however short the TTL: only the leftovers of a dead
 // process are swept. On systems with flock(2) (Linux, macOS, the BSDs,
 // illumos) the Writer holds an exclusive flock lock on its temporary file
@@ -58,7 +58,7 @@
 // # Where created_at comes from
 //
 // The janitor reads the creation time from the ULID in the file name and
-// never opens an offload file. The ULID's 48-bit time is stamped by [jsonl.Create] from
+// never opens an offload file. The ULID's 48-bit time is stamped by [github.com/zircote/lro-go/jsonl.Create] from
 // the same clock as the rest of the offload, at the moment the file is
 // created, and is fixed for the file's life. The alternatives are worse: the
 // modification time is the end of the write, not its start, and changes with
@@ -87,7 +87,7 @@
 // deletes a file before the expiry recorded with it (one written with a
 // longer TTL, by another replica or process, or one whose write took
 // longer than the TTL), and a file without one (written before expiries
-// were recorded, by [jsonl.Create] alone, or one whose mode was changed) is
+// were recorded, by [github.com/zircote/lro-go/jsonl.Create] alone, or one whose mode was changed) is
 // deleted by the janitor's TTL as before. A file with a shorter recorded
 // expiry than the janitor's TTL lives until the janitor's TTL has passed:
 // a janitor of the shortest TTL in use deletes it on time. The recorded

@@ -16,7 +16,7 @@ const tempLocks = tempname.Locks
 
 // lockTemp opens the temporary file name of root, which an lstat found to be
 // the regular file fi, and tries to take its exclusive flock(2) lock without
-// waiting: a live [jsonl.Writer] holds that lock from just after it creates
+// waiting: a live [github.com/zircote/lro-go/jsonl.Writer] holds that lock from just after it creates
 // the file until it has renamed or removed it.
 //
 // When it gets the lock, lockTemp checks that name still is the file it

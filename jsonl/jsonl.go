@@ -46,9 +46,6 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
-// DefaultPrefix is the file name prefix used when [Options.Prefix] is empty.
-const DefaultPrefix = jsonlfile.DefaultPrefix
-
 var (
 	// ErrInvalidPrefix is returned (wrapped, naming the prefix) by [Create]
 	// for a prefix that is longer than 64 bytes, starts with a dot, or has
@@ -100,7 +97,7 @@ type Options struct {
 	// is made absolute, and created with mode 0700 if it does not exist.
 	Dir string
 	// Prefix is the first part of the file's name. If empty, defaults to
-	// [DefaultPrefix]. It must be at most 64 bytes of [A-Za-z0-9_.-], not
+	// "atlatl", the specification's. It must be at most 64 bytes of [A-Za-z0-9_.-], not
 	// starting with a dot.
 	Prefix string
 }

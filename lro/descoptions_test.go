@@ -51,7 +51,7 @@ func TestClientDir(t *testing.T) {
 		t.Fatalf("file_path %s is not in the client's folder %s", d.FilePath, clientDir)
 	}
 	base := filepath.Base(d.FilePath)
-	if _, _, ok := jsonlfile.ParseName(base, jsonl.DefaultPrefix); !ok {
+	if _, _, ok := jsonlfile.ParseName(base, jsonlfile.DefaultPrefix); !ok {
 		t.Errorf("file name %s is not {prefix}-{operation}-{ulid}.jsonl", base)
 	}
 	if _, err := os.Lstat(filepath.Join(serverDir, base)); err != nil {

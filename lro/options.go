@@ -16,7 +16,6 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/testhook"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
@@ -25,7 +24,7 @@ import (
 
 // Defaults of the specification. Each is what the zero value of the
 // corresponding [Options] field means. The defaults of the fields that other
-// packages share are defined once: [jsonl.DefaultPrefix] for Prefix, and
+// packages share are defined once: "atlatl" for Prefix, and
 // the specification's one hour for TTL and CleanupInterval.
 const (
 	defaultThresholdTokens = offload.DefaultThreshold
@@ -130,7 +129,7 @@ type Options struct {
 	ClientDir string
 
 	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
-	// If empty, defaults to [jsonl.DefaultPrefix], or with a Store to the
+	// If empty, defaults to "atlatl", or with a Store to the
 	// Store's prefix.
 	Prefix string
 
@@ -321,7 +320,7 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.ClientDir %q: %w: %w", c.ClientDir, err, ErrInvalidOption)
 	}
 	if c.Prefix == "" {
-		c.Prefix = jsonl.DefaultPrefix
+		c.Prefix = jsonlfile.DefaultPrefix
 	}
 	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)

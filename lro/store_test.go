@@ -26,7 +26,6 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/testhook"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -279,8 +278,8 @@ func TestStoreBucketProfiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := storedOf(t, res, jsonl.DefaultPrefix)
-			if want := "/tmp/" + specName(t, got.d.Handle, jsonl.DefaultPrefix); got.d.FilePath != want {
+			got := storedOf(t, res, jsonlfile.DefaultPrefix)
+			if want := "/tmp/" + specName(t, got.d.Handle, jsonlfile.DefaultPrefix); got.d.FilePath != want {
 				t.Errorf("file_path = %q, want %q", got.d.FilePath, want)
 			}
 			var fields map[string]any
@@ -355,8 +354,8 @@ func TestNoStoreNoHandle(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := descriptorOf(t, res) // one content item
-	op, id, ok := jsonlfile.ParseName(filepath.Base(d.FilePath), jsonl.DefaultPrefix)
-	if !ok || filepath.Base(d.FilePath) != jsonlfile.Name(jsonl.DefaultPrefix, op, id) || d.Handle != "" {
+	op, id, ok := jsonlfile.ParseName(filepath.Base(d.FilePath), jsonlfile.DefaultPrefix)
+	if !ok || filepath.Base(d.FilePath) != jsonlfile.Name(jsonlfile.DefaultPrefix, op, id) || d.Handle != "" {
 		t.Errorf("file %s, handle %q: want a name without a random part and no handle", d.FilePath, d.Handle)
 	}
 	if strings.Contains(string(structuredBytes(t, res.StructuredContent)), `"handle"`) {
@@ -513,14 +512,14 @@ func TestLoadOptionsStorage(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer opts.Store.Close()
-		if st := opts.Store; st == nil || st.Dir() != "" || st.Bucket() == nil || st.TTL() != 2*time.Minute || st.Prefix() != jsonl.DefaultPrefix {
+		if st := opts.Store; st == nil || st.Dir() != "" || st.Bucket() == nil || st.TTL() != 2*time.Minute || st.Prefix() != jsonlfile.DefaultPrefix {
 			t.Fatalf("Store = %+v, want a bucket with the file's TTL and the default prefix", st)
 		}
 		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		storedOf(t, res, jsonl.DefaultPrefix)
+		storedOf(t, res, jsonlfile.DefaultPrefix)
 	})
 	t.Run("folder from the environment over the file", func(t *testing.T) {
 		vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": folder}

@@ -17,8 +17,8 @@ func ExampleSelect() {
 	}
 	rs, memory := recipes.Select(recipes.Medium, sample)
 	fmt.Println("memory records:", memory)
-	for _, r := range rs {
-		fmt.Printf("%d. %s\n   %s\n", r.Number, r.Description, r.Command("/tmp/atlatl-recall-01JABC.jsonl"))
+	for i, r := range rs {
+		fmt.Printf("%d. %s\n   %s\n", i+1, r.Description, r.Command("/tmp/atlatl-recall-01JABC.jsonl"))
 	}
 	// Output:
 	// memory records: true
@@ -55,8 +55,8 @@ func ExampleSelect_generic() {
 		json.RawMessage(`{"number":1,"title":"Slow under load","state":"open","labels":[{"name":"bug"},{"name":"perf"}],"comments":9,"created_at":"2025-01-01T08:00:00Z"}`),
 	}
 	rs, _ := recipes.Select(recipes.Full, sample)
-	for _, r := range rs {
-		fmt.Printf("%d. %s\n", r.Number, r.Description)
+	for i, r := range rs {
+		fmt.Printf("%d. %s\n", i+1, r.Description)
 	}
 	fmt.Println(rs[6].Command("/tmp/issues.jsonl"))
 	// Output:
@@ -83,8 +83,8 @@ func ExampleSelect_logs() {
 		json.RawMessage(`{"line":3,"text":"2025-03-14T09:01:30Z WARN retrying upload"}`),
 	}
 	rs, _ := recipes.Select(recipes.Full, sample)
-	for _, r := range rs {
-		fmt.Printf("%d. %s\n", r.Number, r.Description)
+	for i, r := range rs {
+		fmt.Printf("%d. %s\n", i+1, r.Description)
 	}
 	fmt.Println(rs[4].Command("/tmp/log.jsonl"))
 	// Output:

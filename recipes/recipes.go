@@ -39,10 +39,11 @@ func ParseDetail(s string) (Detail, error) {
 // ([Recipe.Command]) or as the arguments of a jq process ([Recipe.Args]).
 // A Recipe is a plain value; its methods are safe for concurrent use. The
 // zero Recipe is not useful.
+//
+// Select returns the recipes in their order: recipe N, as descriptors and
+// the guidance number them, is the N-th.
 type Recipe struct {
-	Number      int    // 1 to 10
 	Description string // what it does
-	Label       string // what it does in a few words, for a list such as "1=titles+namespaces, 2=filter namespace"
 
 	r engine.Recipe
 }
@@ -109,7 +110,7 @@ func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) 
 	all, memory := engine.Select(detail, sample)
 	rs = make([]Recipe, len(all))
 	for i, r := range all {
-		rs[i] = Recipe{Number: r.Number, Description: r.Description, Label: r.Label, r: r}
+		rs[i] = Recipe{Description: r.Description, r: r}
 	}
 	return rs, memory
 }

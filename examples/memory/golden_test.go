@@ -314,7 +314,7 @@ func offloadedCall(t *testing.T, s *mcp.Server, st *store.Store, tool string, ar
 		name, file = d.Handle, filepath.Join(dir, d.Handle)
 		download(t, st, d.Handle, file)
 	}
-	_, id, ok := jsonlfile.ParseName(name, jsonl.DefaultPrefix)
+	_, id, ok := jsonlfile.ParseName(name, jsonlfile.DefaultPrefix)
 	if !ok {
 		t.Fatalf("%s: file name %s is not {prefix}-{operation}-{ulid}.jsonl", tool, name)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -155,7 +154,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if c.Timeout != DefaultTimeout || c.MaxInputBytes != DefaultMaxInputBytes || c.MaxRecordBytes != DefaultMaxRecordBytes ||
 		c.MaxOutputBytes != DefaultMaxOutputBytes || c.MaxResults != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
-		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != jsonl.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
+		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != jsonlfile.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
 	}
 }

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
@@ -20,7 +18,7 @@ import (
 // of the field means. The defaults the tools share with the offloading
 // decorator ([Options.LRO]) have one definition each, outside this
 // package: OutputDir defaults to [os.TempDir], Prefix to
-// [jsonl.DefaultPrefix] and ThresholdTokens to the specification's 1600.
+// "atlatl" and ThresholdTokens to the specification's 1600.
 const (
 	// defaultTimeout bounds one tool call.
 	defaultTimeout = 10 * time.Second
@@ -43,10 +41,6 @@ const (
 	// defaultWorkers is how many workers may run at once.
 	defaultWorkers = 4
 )
-
-// ErrInvalidOption is wrapped by the error that reports an invalid [Options]
-// field; the message names the field and its value.
-var ErrInvalidOption = errors.New("extract: invalid option")
 
 // Options configure the extraction tools. A nil *Options, and the zero value
 // of every field, means the defaults. Options are copied by [AddTools]:
@@ -72,7 +66,7 @@ type Options struct {
 	//   - Prefix is the first part of the names of offloaded files,
 	//     {prefix}-{operation}-{ulid}.jsonl: only files named so can be
 	//     read. If empty, defaults to the prefix of Store, or with no Store
-	//     to [jsonl.DefaultPrefix].
+	//     to "atlatl".
 	//   - ThresholdTokens is the size above which a tool's answer is not
 	//     shown inline: an lro_extract result is written to a new offloaded
 	//     file (or, if that fails, truncated with a note), and lro_read and
@@ -181,7 +175,7 @@ func newConfig(opts *Options) (*config, error) {
 		c.ThresholdTokens, c.Tokenizer, c.Observer = l.ThresholdTokens, l.Tokenizer, l.Observer
 	}
 	invalid := func(field string, v any) error {
-		return fmt.Errorf("extract: Options.%s is %v: %w", field, v, ErrInvalidOption)
+		return fmt.Errorf("extract: Options.%s is %v: %w", field, v, lro.ErrInvalidOption)
 	}
 	if c.Store != nil {
 		if err := c.useStore(); err != nil {
@@ -199,7 +193,7 @@ func newConfig(opts *Options) (*config, error) {
 		c.Dir = dir
 	}
 	if c.Prefix == "" {
-		c.Prefix = jsonl.DefaultPrefix
+		c.Prefix = jsonlfile.DefaultPrefix
 	}
 	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("extract: Options.LRO.Prefix: %w", err)
@@ -218,7 +212,7 @@ func newConfig(opts *Options) (*config, error) {
 	case c.MaxMemoryBytes < 0:
 		return nil, invalid("MaxMemoryBytes", c.MaxMemoryBytes)
 	case c.MaxMemoryBytes > 0 && c.MaxMemoryBytes < minMemoryBytes:
-		return nil, fmt.Errorf("extract: Options.MaxMemoryBytes is %d, less than %d MiB, too little for a worker to run a query: %w", c.MaxMemoryBytes, minMemoryBytes>>20, ErrInvalidOption)
+		return nil, fmt.Errorf("extract: Options.MaxMemoryBytes is %d, less than %d MiB, too little for a worker to run a query: %w", c.MaxMemoryBytes, minMemoryBytes>>20, lro.ErrInvalidOption)
 	case c.Workers < 0:
 		return nil, invalid("Workers", c.Workers)
 	case c.ThresholdTokens < 0:
@@ -245,7 +239,7 @@ func newConfig(opts *Options) (*config, error) {
 		c.MaxOutputBytes = int(max(min(defaultMaxOutputBytes, answerMax), 1))
 	case int64(c.MaxOutputBytes) > answerMax:
 		return nil, fmt.Errorf("extract: Options.MaxOutputBytes is %d, more than an eighth of MaxMemoryBytes (%d): the server holds an answer several times over while it builds it, within the memory of one call: %w",
-			c.MaxOutputBytes, c.MaxMemoryBytes, ErrInvalidOption)
+			c.MaxOutputBytes, c.MaxMemoryBytes, lro.ErrInvalidOption)
 	}
 	if c.Workers == 0 {
 		c.Workers = defaultWorkers
@@ -270,15 +264,15 @@ func (c *config) useStore() error {
 	st := c.Store
 	switch dir := st.Dir(); {
 	case dir == "" && c.Dir != "":
-		return fmt.Errorf("extract: Options.LRO.OutputDir is %q, but Options.LRO.Store keeps its files in a bucket, not a folder: leave OutputDir empty: %w", c.Dir, ErrInvalidOption)
+		return fmt.Errorf("extract: Options.LRO.OutputDir is %q, but Options.LRO.Store keeps its files in a bucket, not a folder: leave OutputDir empty: %w", c.Dir, lro.ErrInvalidOption)
 	case dir != "" && c.Dir != "":
 		abs, err := filepath.Abs(c.Dir)
 		if err != nil || (abs != dir && !sameDir(abs, dir)) {
-			return fmt.Errorf("extract: Options.LRO.OutputDir is %q, but the folder of Options.LRO.Store is %q: leave OutputDir empty or give the same folder: %w", c.Dir, dir, ErrInvalidOption)
+			return fmt.Errorf("extract: Options.LRO.OutputDir is %q, but the folder of Options.LRO.Store is %q: leave OutputDir empty or give the same folder: %w", c.Dir, dir, lro.ErrInvalidOption)
 		}
 	}
 	if c.Prefix != "" && c.Prefix != st.Prefix() {
-		return fmt.Errorf("extract: Options.LRO.Prefix is %q, but that of Options.LRO.Store is %q: leave Prefix empty or give the same: %w", c.Prefix, st.Prefix(), ErrInvalidOption)
+		return fmt.Errorf("extract: Options.LRO.Prefix is %q, but that of Options.LRO.Store is %q: leave Prefix empty or give the same: %w", c.Prefix, st.Prefix(), lro.ErrInvalidOption)
 	}
 	c.Dir, c.Prefix = st.Dir(), st.Prefix()
 	return nil

@@ -434,7 +434,7 @@ func TestStoreOptions(t *testing.T) {
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("Validate() = %v", err)
-			case tt.want != "" && (!errors.Is(err, extract.ErrInvalidOption) || !strings.Contains(err.Error(), tt.want)):
+			case tt.want != "" && (!errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), tt.want)):
 				t.Errorf("Validate() = %v, want ErrInvalidOption naming %s", err, tt.want)
 			}
 		})

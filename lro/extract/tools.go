@@ -66,7 +66,7 @@ const maxQueryBytes = 64 << 10
 // middleware that answers a resources/read whose uri holds a control
 // character (NUL, BEL, DEL...) with an invalid-params error: go-sdk v1.8.0
 // cannot encode its own answer to it and ends the connection. It returns an error
-// wrapping [ErrInvalidOption] for invalid options, and [ErrNoWorker] if
+// wrapping [lro.ErrInvalidOption] for invalid options, and [ErrNoWorker] if
 // the program did not call [RunWorker] first in main, and registers
 // nothing then.
 //

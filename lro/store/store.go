@@ -53,7 +53,7 @@ var (
 // constructors copy the Options.
 type Options struct {
 	// Prefix is the first part of every name. If empty, defaults to
-	// [jsonl.DefaultPrefix]. It must be at most 64 bytes of [A-Za-z0-9_.-], not
+	// "atlatl". It must be at most 64 bytes of [A-Za-z0-9_.-], not
 	// starting with a dot (see [jsonl.Options]).
 	Prefix string
 
@@ -235,7 +235,7 @@ func newStore(opts *Options) (*Store, error) {
 		o = *opts
 	}
 	if o.Prefix == "" {
-		o.Prefix = jsonl.DefaultPrefix
+		o.Prefix = jsonlfile.DefaultPrefix
 	}
 	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)

@@ -513,7 +513,7 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open of a folder path: %v, %v", s, err)
 	}
 	s, err = store.Open(ctx, "mem://", nil)
-	if err != nil || s.Dir() != "" || s.Bucket() == nil || s.Prefix() != jsonl.DefaultPrefix || s.TTL() != store.DefaultTTL {
+	if err != nil || s.Dir() != "" || s.Bucket() == nil || s.Prefix() != jsonlfile.DefaultPrefix || s.TTL() != store.DefaultTTL {
 		t.Fatalf("Open(mem://) = %v, %v", s, err)
 	}
 	if err := s.Close(); err != nil {
