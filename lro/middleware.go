@@ -79,13 +79,12 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 // It also answers a resources/read whose uri holds a control character
 // (NUL, BEL, DEL...) with an invalid-params error naming it.
 //
-// go-sdk v1.8.0 decodes null arguments into a nil map and then panics,
-// crashing the whole server process, when it applies the defaults of a typed
-// tool's input schema to it; a Go client that passes a nil map sends exactly
-// that. It answers a resources/read of such a uri with an error it cannot
-// encode, and ends the connection (a stdio server exits), whether or not
-// the server has resources. Install it once per server, before any other
-// middleware that reads arguments:
+// go-sdk v1.8.0 panics on null arguments (which a Go client that passes a
+// nil map sends) when it applies the defaults of a typed tool's input
+// schema, crashing the server process, and ends the connection on a
+// resources/read of such a uri, whether or not the server has resources.
+// Install it once per server, before any other middleware that reads
+// arguments:
 //
 //	s.AddReceivingMiddleware(lro.GuardNullArguments)
 //
@@ -103,12 +102,10 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 // CancelWith returns server middleware that cancels the context of every
 // request in flight when life is done, with life's cause.
 //
-// go-sdk v1.8.0 does not: a request's context ends only when its client
-// cancels it or the connection ends, and Server.Run and ServerSession.Close
-// wait for the requests in flight. A server stopped by a signal would then
-// wait for its tool calls to reach their time limits, and an extraction
-// call's worker process would run until then. Install it with the context
-// that a signal cancels:
+// go-sdk v1.8.0 does not, and Server.Run waits for the requests in flight:
+// a server stopped by a signal would wait for its tool calls (and their
+// worker processes) to reach their time limits. Install it with the
+// context that a signal cancels:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()

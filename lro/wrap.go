@@ -15,11 +15,10 @@ import (
 )
 
 // ErrInvalidOption is wrapped by the error that [Options.Validate],
-// [LoadOptions] and [StartJanitor] return for an invalid [Options] field
-// (and that [Wrap], [AddTool] and [Middleware] panic with), and by the
-// error of LoadOptions for a value of the TOML file or the environment that
-// is of the wrong type, out of range or unknown, and for an unknown key or
-// variable; the message names the field, key or variable and its value.
+// [LoadOptions] and [StartJanitor] return (and that [Wrap], [AddTool] and
+// [Middleware] panic with) for an invalid [Options] field, or a value, key
+// or variable of the configuration that LoadOptions refuses; the message
+// names it.
 var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first
@@ -89,25 +88,14 @@ func (s *providedSlot) get() *ResultSet {
 // Wrap returns a handler that calls h and offloads its result when the
 // result is estimated above the threshold: the whole result goes to a JSONL
 // file, one record per line, and the result's content is replaced by a
-// descriptor. Within the threshold the result of h goes out unchanged. The
-// estimate covers everything the client would receive: every text item, the
-// structured content, and every other item but images and audio, which stay
-// in the response beside a descriptor. Errors (IsError) and results that ask
-// for more input pass through untouched. When the file cannot be written,
-// the call still succeeds with a truncated result within the threshold and a
-// warning.
-//
-// Nothing is lost: the file's header keeps every part of the result that is
-// not a record (a total, a cursor, other arrays), and the descriptor shows
-// the small ones. A handler can also hand over the full set with [Provide].
-//
-// When the tool advertises an output schema, register it with [AddTool], or
-// decorate it with [Middleware] instead, which widen the schema so that
-// clients that validate structured content accept the descriptor.
-//
-// Files are deleted once their TTL has passed, by the sweeper that the
-// first offload to a folder or store starts (see [Options.CleanupInterval]):
-// nothing needs to be started or stopped.
+// descriptor (see the package documentation, "Behaviour"). Within the
+// threshold the result of h goes out unchanged. A handler can also hand
+// over the full set with [Provide]. When the tool advertises an output
+// schema, register it with [AddTool], or decorate it with [Middleware]
+// instead, which widen the schema so that clients that validate structured
+// content accept the descriptor. Files are deleted once their TTL has
+// passed (see [Options.CleanupInterval]): nothing needs to be started or
+// stopped.
 //
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
@@ -130,13 +118,11 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 
 // Offloader returns the offloading that [Wrap] adds to a handler, for a
 // server that holds tool results without a handler to wrap (package
-// lro/proxy, which relays another server's results, uses it). The returned
-// function offloads res, the result of the call req, in place, exactly as
-// the handler that Wrap(h, opts) returns does with the result of h
-// (options of the tool named in req, a proxy's mark, the threshold, the
-// fallback), and reports whether it changed res: when it did, res holds the
-// descriptor (or the fallback) in its Content and StructuredContent, the
-// latter a [json.RawMessage] or nil, and its other fields are kept.
+// lro/proxy uses it). The returned function offloads res, the result of the
+// call req, in place, exactly as Wrap(h, opts) does with the result of h,
+// and reports whether it changed res: when it did, res holds the descriptor
+// (or the fallback) in its Content and StructuredContent, the latter a
+// [json.RawMessage] or nil, and its other fields are kept.
 //
 // Offloader panics if opts is invalid (see [Options.Validate]). The
 // returned function is safe for concurrent use.
