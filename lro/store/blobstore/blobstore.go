@@ -16,18 +16,12 @@
 // folder does not link gocloud.dev/blob, nor the OpenTelemetry and gRPC
 // packages that it imports (megabytes of binary).
 //
-// # Writes
-//
 // A blob writer shows its object only once Close returns nil, and not at
 // all if its context was canceled before, which is how a store aborts.
-// Each write buffers one part of 5 MiB (the smallest part S3
-// accepts) and uploads one part at a time, so it holds at most two. The S3
-// driver (the AWS SDK v2 transfer manager) first reads up to its multipart
-// threshold, 16 MiB, to choose between one PutObject and a multipart
-// upload, which gocloud.dev does not let a caller change: a write to S3
-// holds that threshold and two parts of buffers at most, whatever its size
-// (BenchmarkStoreMemory of package store measures it). Smaller parts would
-// not lower that bound, and S3 refuses them.
+// Each write uploads one part of 5 MiB (the smallest S3 accepts) at a time;
+// the S3 driver also reads up to its multipart threshold, 16 MiB, first,
+// which gocloud.dev does not let a caller change: a write holds that
+// and two parts at most, whatever its size.
 package blobstore
 
 import (
