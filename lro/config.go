@@ -32,10 +32,8 @@ const defaultEnvPrefix = "ATLATL"
 const envSection = "_PROMPT__OFFLOAD__"
 
 // sources say where loadOptions reads configuration besides code: the
-// TOML file, and the environment, ATLATL_PROMPT__OFFLOAD__* or with another
-// prefix. LoadOptions reads the process environment; tests give a map. A
-// variable is refused as unknown only if Environ lists it and LookupEnv
-// reports it set and not empty. Zero fields mean the process's.
+// TOML file, and the environment (the process's, if zero), whose variables
+// start with EnvPrefix (ATLATL if empty).
 type sources struct {
 	File      string
 	EnvPrefix string
@@ -46,33 +44,22 @@ type sources struct {
 // LoadOptions returns the options of a server, read from four layers, each
 // overriding the one before: the specification's defaults; the
 // [prompt.offload] section of the TOML file at path file (none if file is
-// empty); the environment variables ATLATL_PROMPT__OFFLOAD__{KEY} (one per
-// key of the section, and __ALWAYS, a comma-separated list of the tools
-// whose results are always offloaded; one set to the empty string counts as
-// unset); and the fields of explicit that are not zero (explicit may be
-// nil). docs/configuration.md lists the keys and variables.
+// empty); the environment variables ATLATL_PROMPT__OFFLOAD__{KEY}; and the
+// fields of explicit that are not zero (explicit may be nil), so that
+// explicit cannot turn offloading back on over a file or environment that
+// turned it off. docs/configuration.md lists the keys and variables. The
+// result has ThresholdTokens and TTL set to the values in effect.
 //
-// The result has ThresholdTokens and TTL set to the values in effect, the
-// defaults included, so that a server can log them; every other field is as
-// the layers left it. Since a zero field of explicit means "not set",
-// explicit cannot turn offloading back on or force [descriptor.ProfileFull]
-// over a file or environment that chose otherwise. explicit.Tools entries
-// override the file's entry of the same tool field by field.
+// When storage is set and explicit has no Store, LoadOptions opens it with
+// [store.Open], with the prefix, TTL and Observer in effect, and sets
+// [Options.Store], which the caller closes after the server's last use.
 //
-// When storage is set (a bucket URL, or the path of a folder) and explicit
-// has no Store, LoadOptions opens it with [store.Open], with the prefix, TTL
-// and Observer in effect, and sets [Options.Store], which the caller closes
-// after the server's last use. A bucket URL needs the imports that
-// store.Open names.
-//
-// LoadOptions fails, naming the key or variable and its value (never a
-// URL's password), for a value of the wrong type, out of range or that can
-// never work (an output_dir below a file, say), an unknown key in
-// [prompt.offload], an unknown variable under ATLATL_PROMPT__OFFLOAD__, or
-// a storage that store.Open cannot open; these errors wrap
-// [ErrInvalidOption]. It also fails for a file that cannot be read or
-// parsed, and for options that [Options.Validate] rejects. Nothing invalid
-// is ever replaced by a default.
+// LoadOptions fails, naming the key or variable and its value, for a value
+// of the wrong type, out of range or that can never work, an unknown key or
+// variable of the section, or a storage that store.Open cannot open; these
+// errors wrap [ErrInvalidOption]. It also fails for a file that cannot be
+// read or parsed, and for options that [Options.Validate] rejects. Nothing
+// invalid is ever replaced by a default.
 func LoadOptions(explicit *Options, file string) (*Options, error) {
 	return loadOptions(explicit, &sources{File: file})
 }

@@ -61,6 +61,15 @@ func member(doc []byte, key string) jsontext.Value {
 	return found
 }
 
+// stringMember returns the value of the first member key of the JSON
+// object doc when it is a string, else "".
+func stringMember(doc []byte, key string) string {
+	if v := member(doc, key); v.Kind() == '"' {
+		return unquote(v)
+	}
+	return ""
+}
+
 // unquote returns the string a valid JSON string stands for.
 func unquote(s jsontext.Value) string {
 	// Room for all of it at once, and no copy into the string (b is never

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,43 +120,31 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	if up.Cmd != nil {
 		up.Cmd = up.command()
 	}
+	var lo lro.Options
 	if o.LRO != nil {
-		l := *o.LRO
-		o.LRO = &l
-	} else {
-		o.LRO = &lro.Options{}
+		lo = *o.LRO
 	}
-	if err := o.LRO.Validate(); err != nil {
+	if err := lo.Validate(); err != nil {
 		return nil, err
 	}
-	if o.LRO.Store != nil {
+	if lo.Store != nil {
 		// The proxy offloads on the client's machine, into a folder the
 		// client reads; a shared store is for servers run as replicas.
 		return nil, fmt.Errorf("proxy: Options.LRO.Store is set: the proxy writes offloaded results to a folder on the client's machine (OutputDir), not to a store: %w", lro.ErrInvalidOption)
 	}
-	switch {
-	case o.ConnectTimeout < 0:
+	if o.ConnectTimeout < 0 {
 		return nil, fmt.Errorf("proxy: Options.ConnectTimeout is %v: must not be negative", o.ConnectTimeout)
-	case o.ConnectTimeout == 0:
-		o.ConnectTimeout = defaultConnectTimeout
 	}
-	switch {
-	case o.MaxMessageBytes < 0:
+	if o.MaxMessageBytes < 0 {
 		return nil, fmt.Errorf("proxy: Options.MaxMessageBytes is %d: must not be negative", o.MaxMessageBytes)
-	case o.MaxMessageBytes == 0:
-		o.MaxMessageBytes = defaultMaxMessageBytes
-	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Proxy{
 		up:         up,
-		lro:        *o.LRO,
-		logger:     logger,
-		timeout:    o.ConnectTimeout,
-		maxMessage: o.MaxMessageBytes,
-		offloader:  lro.Offloader(o.LRO),
+		lro:        lo,
+		logger:     cmp.Or(o.Logger, slog.New(slog.DiscardHandler)),
+		timeout:    cmp.Or(o.ConnectTimeout, defaultConnectTimeout),
+		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes),
+		offloader:  lro.Offloader(&lo),
 		localNames: map[string]bool{},
 	}
 	p.client, p.base = up.baseClient()

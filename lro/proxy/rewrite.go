@@ -60,15 +60,6 @@ func markCall(params []byte) []byte {
 	return out
 }
 
-// protocolVersion returns the protocolVersion of an initialize result.
-func protocolVersion(result []byte) string {
-	v := member(result, "protocolVersion")
-	if v.Kind() != '"' {
-		return ""
-	}
-	return unquote(v)
-}
-
 // advertiseTools returns an initialize result whose capabilities include
 // tools, for the proxy's local tools.
 func advertiseTools(result []byte) []byte {
@@ -98,10 +89,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 		out = append(out, tool...)
 	}
 	ok := elements(tools, func(tool jsontext.Value) {
-		name := ""
-		if n := member(tool, "name"); n.Kind() == '"' {
-			name = unquote(n)
-		}
+		name := stringMember(tool, "name")
 		if p.localNames[name] {
 			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
 			return
