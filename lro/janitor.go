@@ -49,8 +49,8 @@ func (c *config) janitorOptions() *cleanup.Options {
 	if !c.realClock {
 		testhook.Set(o, testhook.Hooks{Now: c.now})
 	}
-	if c.Store != nil && c.Store.Bucket() != nil {
-		o.Bucket = c.Store.Bucket()
+	if c.Store != nil {
+		o.Bucket = c.Store.Bucket() // nil for a folder
 	}
 	return o
 }
@@ -60,10 +60,10 @@ func (c *config) janitorOptions() *cleanup.Options {
 // [Options.CleanupInterval]). A sweeper stops once a sweep leaves no file
 // and nothing was offloaded during it, leaving no goroutine. It runs on the
 // system's clock: options with a clock of their own (a test's) start none.
-var sweepers struct {
+var sweepers = struct {
 	sync.Mutex
 	m map[sweepKey]*sweeper
-}
+}{m: map[sweepKey]*sweeper{}}
 
 // sweepKey names what a sweeper sweeps.
 type sweepKey struct {
@@ -103,15 +103,9 @@ func (c *config) startSweeper() {
 		return
 	}
 	o := c.janitorOptions()
-	k := sweepKey{dir: o.Dir, prefix: o.Prefix}
-	if o.Bucket != nil {
-		k.bucket = o.Bucket
-	}
+	k := sweepKey{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
 	sweepers.Lock()
 	defer sweepers.Unlock()
-	if sweepers.m == nil {
-		sweepers.m = map[sweepKey]*sweeper{}
-	}
 	s := sweepers.m[k]
 	if s == nil {
 		s = &sweeper{}

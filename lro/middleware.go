@@ -43,7 +43,7 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 				ctx, slot := withSlot(ctx)
 				res, err := next(ctx, method, req)
 				if tr, ok := res.(*mcp.CallToolResult); ok && err == nil && tr != nil {
-					c.apply(ctx, call, tr, slot.get(), nil)
+					c.apply(ctx, call, tr, slot.Load(), nil)
 				}
 				return res, err
 			case "tools/list":

@@ -71,21 +71,18 @@ type Options struct {
 
 	// Store, if not nil, is where offloaded files are written instead of
 	// OutputDir: a local folder ([store.NewFolder]) or a bucket that the
-	// replicas of a server share ([store.Open] with a bucket URL such as
-	// s3://bucket?region=...). Their names then carry 128 random bits, and
-	// each name is a handle: the descriptor gives it, with a resource_link
-	// to lro://results/{handle}, and the extraction tools of package
-	// [github.com/zircote/lro-go/lro/extract], given the same Store, take it
-	// on any replica until the Store's TTL has passed. With a bucket,
-	// file_path is where a client that downloads the object would keep it
-	// (in ClientDir, else /tmp), and the guidance always points to the
-	// extraction tools, which the server must register with the same Store
-	// (see docs/replicas.md for failures, timeouts and costs).
-	//
-	// If nil (the zero value), files are written to OutputDir and
-	// descriptors carry no handle. Prefix and TTL, when set, must be the
-	// Store's, and OutputDir, when set, the Store's folder. The caller keeps
-	// the Store and closes it after its last use.
+	// replicas of a server share ([store.Open]). Each file's name is then a
+	// handle, which the descriptor gives, with a resource_link to
+	// lro://results/{handle}, and which the extraction tools of package
+	// [github.com/zircote/lro-go/lro/extract], given the same Store, take on
+	// any replica until the Store's TTL has passed. With a bucket, file_path
+	// is where a client that downloads the object would keep it (in
+	// ClientDir, else /tmp), and the guidance always points to the
+	// extraction tools, which the server must register (see
+	// docs/replicas.md). Prefix and TTL, when set, must be the Store's, and
+	// OutputDir the Store's folder. The caller closes the Store after its
+	// last use. If nil (the zero value), files are written to OutputDir and
+	// descriptors carry no handle.
 	Store *store.Store
 
 	// ClientDir is the output folder as the client sees it, when the client
@@ -128,19 +125,16 @@ type Options struct {
 	Profile descriptor.Profile
 
 	// RecordType is the Go type of one record. The descriptor's
-	// line_schema is always inferred from the records, so that it lists
-	// exactly the fields they hold (those of their detail level); when
-	// RecordType is set, the schema takes from it what the records cannot
-	// show: string formats such as date-time, number types and, with
-	// SchemaDescriptions, the fields' descriptions. [AddTool] sets it from
-	// the tool's output type when it can.
+	// line_schema is inferred from the records; when RecordType is set, it
+	// takes from it what the records cannot show: string formats such as
+	// date-time, number types and, with SchemaDescriptions, the fields'
+	// descriptions. [AddTool] sets it from the tool's output type.
 	RecordType reflect.Type
 
 	// SchemaDescriptions gives the properties of the line schema the
 	// descriptions of RecordType's fields (their jsonschema tags). If false
 	// (the zero value), the line schema carries types and structure only,
-	// which keeps the descriptor small; set it when the descriptions say
-	// what the field names do not.
+	// which keeps the descriptor small.
 	SchemaDescriptions bool
 
 	// SchemaVersion is the header's schema_version, the version of the
@@ -314,10 +308,9 @@ func newConfig(opts *Options) (*config, error) {
 	return c, nil
 }
 
-// agreeWithStore checks the fields that a Store decides against it, and
-// sets those that are zero to the Store's: Prefix, TTL and OutputDir; and
-// a test's writer wrapper (wraps), which a Store does not use. It does
-// nothing without a Store.
+// agreeWithStore checks Prefix, TTL and OutputDir against the Store, if
+// any, setting those that are zero to the Store's, and refuses a test's
+// writer wrapper (wraps), which a Store does not use.
 func (c *config) agreeWithStore(wraps bool) error {
 	s := c.Store
 	if s == nil {

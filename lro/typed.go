@@ -22,13 +22,12 @@ import (
 //
 // The tool's advertised output schema (inferred from Out when t has none) is
 // widened to accept the descriptor as well, so that clients that validate
-// structured content, such as the official TypeScript client, accept both
-// inline and offloaded results. Input validation and defaults work exactly as
-// with mcp.AddTool. The records are the Out value when it is a slice, or else
-// its array field ([Options.RecordsField], or the only or longest one); the
-// line schema, inferred from the records, takes formats and number types from
-// their Go element type ([Options.RecordType]). A handler may hand over
-// a different full result set with [Provide].
+// structured content accept both inline and offloaded results. Input
+// validation and defaults work exactly as with mcp.AddTool. The records are
+// the Out value when it is a slice, or else its array field
+// ([Options.RecordsField], or the only or longest one), whose Go element
+// type is [Options.RecordType] unless set. A handler may hand over a
+// different full result set with [Provide].
 //
 // AddTool panics, as mcp.AddTool does, if the tool or opts is invalid.
 func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts *Options) {
@@ -87,7 +86,7 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 			text := unsafe.String(unsafe.SliceData(data), len(data))
 			res.Content = append(slices.Clip(res.Content), &mcp.TextContent{Text: text})
 		}
-		if !c.apply(ctx, req, res, slot.get(), data) {
+		if !c.apply(ctx, req, res, slot.Load(), data) {
 			res.Content = handlerContent
 			return res, json.RawMessage(data), nil
 		}

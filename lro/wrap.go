@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -45,13 +46,9 @@ type ResultSet struct {
 	Scores []float64
 }
 
+// providedKey is the context key of the slot that receives the result set
+// of one call.
 type providedKey struct{}
-
-// providedSlot receives the result set of one call.
-type providedSlot struct {
-	mu  sync.Mutex
-	set *ResultSet
-}
 
 // Provide hands the full result set of the current tool call to the
 // decorator around the handler ([Wrap], [AddTool] or [Middleware]). When
@@ -64,25 +61,17 @@ type providedSlot struct {
 // whether a decorator received the set; without one it does nothing. A later
 // call replaces an earlier one.
 func Provide(ctx context.Context, rs ResultSet) bool {
-	slot, _ := ctx.Value(providedKey{}).(*providedSlot)
+	slot, _ := ctx.Value(providedKey{}).(*atomic.Pointer[ResultSet])
 	if slot == nil {
 		return false
 	}
-	slot.mu.Lock()
-	slot.set = &rs
-	slot.mu.Unlock()
+	slot.Store(&rs)
 	return true
 }
 
-func withSlot(ctx context.Context) (context.Context, *providedSlot) {
-	slot := &providedSlot{}
+func withSlot(ctx context.Context) (context.Context, *atomic.Pointer[ResultSet]) {
+	slot := new(atomic.Pointer[ResultSet])
 	return context.WithValue(ctx, providedKey{}, slot), slot
-}
-
-func (s *providedSlot) get() *ResultSet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.set
 }
 
 // Wrap returns a handler that calls h and offloads its result when the
@@ -111,7 +100,7 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 		if err != nil || res == nil {
 			return res, err
 		}
-		c.apply(ctx, req, res, slot.get(), nil)
+		c.apply(ctx, req, res, slot.Load(), nil)
 		return res, nil
 	}
 }
@@ -181,6 +170,12 @@ func (c *config) call(req *mcp.CallToolRequest) offload.Call {
 		}
 	}
 	return call
+}
+
+// bypass reports whether the result of req goes out inline because its
+// client is an LRO proxy (see [Options.IgnoreProxy]).
+func (c *config) bypass(req *mcp.CallToolRequest) bool {
+	return !c.IgnoreProxy && proxyflag.InRequest(req)
 }
 
 func toolName(req *mcp.CallToolRequest) string {

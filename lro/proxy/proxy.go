@@ -19,11 +19,7 @@ import (
 
 // Defaults of [Options], each documented on its field.
 const (
-	// defaultConnectTimeout bounds one attempt to connect to the upstream
-	// again, after its connection broke.
-	defaultConnectTimeout = 30 * time.Second
-	// defaultMaxMessageBytes is the size of the largest message the proxy
-	// reads from its upstream: large results are what it is for.
+	defaultConnectTimeout  = 30 * time.Second
 	defaultMaxMessageBytes = 256 << 20
 )
 
@@ -32,9 +28,7 @@ const (
 var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
 
 // errUpstreamUnavailable is in the error a request gets when the upstream
-// cannot be reached or its connection broke: a tool error (isError) for
-// tools/call, a JSON-RPC error for other requests, which reach the client
-// as text. The message names the URL or command.
+// cannot be reached or its connection broke (see [relay.fail]).
 var errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
 
 // Options configure a [Proxy]. A nil *Options means the defaults of every
@@ -58,11 +52,9 @@ type Options struct {
 
 	// MaxMessageBytes bounds one message read from a stdio upstream (one
 	// line), or one server-sent event or JSON response of an HTTP upstream.
-	// A larger reply to a call of the client answers that call with an
-	// error saying so; over HTTP, it also ends the upstream's connection
-	// (go-sdk's client does), and the other calls in flight get a tool
-	// error. If zero, defaults to 256 MiB: large results are what the proxy
-	// is for.
+	// A larger reply to a call answers that call with an error saying so
+	// (see the package documentation, "Transports and failures"). If zero,
+	// defaults to 256 MiB: large results are what the proxy is for.
 	MaxMessageBytes int
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of
@@ -73,10 +65,8 @@ type Options struct {
 	// fails New.
 	RegisterLocalTools func(s *mcp.Server) error
 
-	// disableJanitor keeps New from starting the janitor that deletes the
-	// offloaded files whose TTL has passed (see [lro.StartJanitor]), for
-	// tests. Otherwise a janitor runs while offloading is enabled, until
-	// Close.
+	// disableJanitor keeps New from starting the janitor (see
+	// [lro.StartJanitor]) that otherwise runs until Close, for tests.
 	disableJanitor bool
 }
 

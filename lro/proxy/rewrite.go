@@ -134,12 +134,10 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	return out
 }
 
-// offload hands the result of a tools/call with params to the offload
-// pipeline ([lro.Offloader]): above the threshold, it returns the result with the descriptor in its
+// offload hands the result of a tools/call with params to [lro.Offloader]:
+// above the threshold, it returns the result with the descriptor in its
 // content and structured content, and every other member as the upstream
-// wrote it; else, or for a result it cannot read, result itself. The
-// structured content goes to the file as written (go-sdk would decode it
-// into float64s, and fail on 1e400).
+// wrote it; else, or for a result it cannot read, result itself.
 func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	var req mcp.CallToolParamsRaw
 	if err := json.Unmarshal(params, &req); err != nil {
@@ -164,16 +162,13 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 }
 
 // decodeResult reads a tools/call result for the offload core: its
-// content, text items unquoted with jsontext (go-sdk's decoder takes five
-// times as long as the whole offload on a long text that holds JSON), its
-// structured content as written, and its members as written, for [join]
-// (but for the value of content, which an offload replaces). It reports
-// false for a result that is never offloaded (an error, or not complete) or
-// that it cannot read.
-//
-// One decoder walks the result and its content items, so that a long text,
-// almost all of a large result, is checked once more here (decodeMessage
-// checked the whole message) and unquoted once.
+// content, text items unquoted with jsontext (go-sdk's decoder is much
+// slower on a long text), its structured content as written (go-sdk would
+// make its numbers float64s), and its members as written, for [join] (but
+// for the value of content, which an offload replaces). It reports false
+// for a result that is never offloaded (an error, or not complete) or that
+// it cannot read. One decoder walks the result and its content items, so
+// that a long text is checked once more and unquoted once.
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field
