@@ -96,10 +96,8 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	var out Options
 	if explicit != nil {
 		out = *explicit
-		if h := testhook.Get(explicit); h.Now != nil || h.WrapWriter != nil {
-			testhook.Set(&out, h)
-		}
 	}
+	testhook.Set(&out, testhook.Get(explicit))
 	l.under(&out)
 	out.ThresholdTokens = cmp.Or(out.ThresholdTokens, defaultThresholdTokens)
 	if out.TTL == 0 && out.Store != nil {

@@ -38,13 +38,10 @@ type Upstream struct {
 
 	// Cmd is the command of an upstream server that serves MCP over
 	// stdio, made by [exec.Command], such as exec.Command("npx", "-y",
-	// "@modelcontextprotocol/server-everything"), with Env (if nil, the
-	// proxy's environment), Dir (if empty, the proxy's working folder) and
-	// Stderr (if nil, discarded) set as needed. It is a template: New keeps
-	// its Path, Args, Env, Dir and Stderr, and the proxy starts a new
-	// command from them when it connects, and again when the last one has
-	// exited and a call needs it. Cmd itself is never started; its other
-	// fields are not used.
+	// "@modelcontextprotocol/server-everything"), with Env, Dir and Stderr
+	// set as needed. It is a template, never started itself: the proxy
+	// starts a new command from its Path, Args, Env, Dir and Stderr when it
+	// connects, and again when the last one has exited and a call needs it.
 	Cmd *exec.Cmd
 }
 

@@ -42,11 +42,7 @@ import (
 // partSize is the part size of writes: 5 MiB.
 const partSize = 5 << 20
 
-func init() {
-	bucketurl.Register(func(ctx context.Context, url string) (any, error) {
-		return open(ctx, url)
-	})
-}
+func init() { bucketurl.Register(open) }
 
 // drivers names the package to import for the URL schemes of the drivers
 // of gocloud.dev/blob.
@@ -59,14 +55,10 @@ var drivers = map[string]string{
 }
 
 // open opens the bucket of url with [blob.OpenBucket] and returns it as a
-// [store.Bucket], whose Close closes it: the opener of [store.Open]. The
-// driver of url's scheme must be registered by a blank import (import _
-// "gocloud.dev/blob/s3blob" for s3://); otherwise open returns an error
-// wrapping [store.ErrInvalidOption] that names the import. A "prefix"
-// parameter (s3://b?prefix=lro/) keeps the objects under a key prefix. open
-// returns the error of blob.OpenBucket, which names a parameter the driver
-// rejects.
-func open(ctx context.Context, url string) (store.Bucket, error) {
+// [store.Bucket], whose Close closes it: the opener of [store.Open]. For a
+// scheme without a registered driver, it returns an error wrapping
+// [store.ErrInvalidOption] that names the import to add.
+func open(ctx context.Context, url string) (any, error) {
 	scheme, _, _ := strings.Cut(url, "://")
 	if !blob.DefaultURLMux().ValidBucketScheme(scheme) {
 		hint := "no driver of gocloud.dev/blob has this scheme"
