@@ -1,18 +1,16 @@
 // Package event defines the observability events of Large Result Offloading
 // and the [Observer] interface that receives them.
 //
-// The package is a leaf: both the [github.com/zircote/lro-go/lro] decorator and
-// the [github.com/zircote/lro-go/cleanup] janitor emit events through the same
-// Observer, so one implementation (for example [Slog]) sees every event of a
-// server.
-//
-// Observers may be called concurrently from many goroutines (one per tool call
-// in flight, plus the janitor) and must be safe for concurrent use. They are
-// called synchronously on the path of the tool call, so they should return
-// quickly. A nil Observer is valid everywhere and discards every event.
+// The [github.com/zircote/lro-go/lro] decorator, the
+// [github.com/zircote/lro-go/cleanup] janitor and the stores of package
+// [github.com/zircote/lro-go/lro/store] emit events through the same
+// Observer, so one implementation (for example [Slog]) sees every event of
+// a server. Observers are called concurrently, on the path of the tool
+// call. A nil Observer is valid everywhere and discards every event.
 package event
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"reflect"
@@ -111,12 +109,11 @@ type FileExpired struct {
 
 // StoreUnavailable is emitted by a bucket store (package
 // [github.com/zircote/lro-go/lro/store]) when its writes have failed
-// Failures times in a row: until Until, every offload falls back at once,
-// without trying the bucket (each with its own [WriteFailed]). From Until
-// on, one write tries the bucket again: if it succeeds, writes go on as
-// before; if it fails, the event is emitted again, with a longer wait. Its
-// name is "OffloadStoreUnavailable". [Slog] logs each field under the key
-// of its log tag.
+// Failures times in a row: until Until, every offload falls back at once
+// (each with its own [WriteFailed]); then one write tries the bucket again,
+// and if it fails, the event is emitted again, with a longer wait. Its name
+// is "OffloadStoreUnavailable". [Slog] logs each field under the key of its
+// log tag.
 type StoreUnavailable struct {
 	// Failures is the number of writes in a row that failed.
 	Failures int `log:"failures"`
@@ -150,7 +147,7 @@ func attrs(e Event) []slog.Attr {
 }
 
 // An Observer receives events. Implementations must be safe for concurrent
-// use and should return quickly.
+// use and should return quickly: they are called on the path of the call.
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
@@ -166,10 +163,7 @@ func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
 // event's name, for example "OffloadCompleted". A nil l uses [slog.Default].
 func Slog(l *slog.Logger) Observer {
 	return ObserverFunc(func(ctx context.Context, e Event) {
-		logger := l
-		if logger == nil {
-			logger = slog.Default()
-		}
+		logger := cmp.Or(l, slog.Default())
 		level := slog.LevelInfo
 		switch e.(type) {
 		case WriteFailed, StoreUnavailable:

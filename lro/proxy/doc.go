@@ -33,22 +33,15 @@
 //
 // # Transports and failures
 //
-// A stdio upstream is read by a connection of the proxy's own: a line that
-// is no JSON-RPC message is logged and skipped, and a message may be up to
-// [Options.MaxMessageBytes] (go-sdk's CommandTransport stops at 16 MiB). An
-// HTTP upstream is reached with go-sdk's [mcp.StreamableClientTransport];
-// the relay adds the negotiated protocol version header and, before
-// protocol 2026-07-28, the standalone stream of the server's messages.
-//
-// A session connects when its client's first request arrives; a request
-// that cannot reach the upstream gets an error that starts "proxy: upstream
-// unavailable" and names the URL or command: a tool error (isError) for
-// tools/call, a JSON-RPC error for other requests. When the upstream's
-// connection ends, the requests in flight get that error, and the next
-// request connects again, replaying the client's initialize, so the
-// client's session goes on; a request the upstream cannot have seen is sent
-// again, once. After the client cancels a request, no response to it
-// reaches the client. A reply of the upstream that cannot be passed on (not
-// JSON, too deep, cut short, above MaxMessageBytes, its id of the wrong
-// type) answers the request it replies to with an error that says why.
+// A stdio upstream is read by a connection of the proxy's own, which skips
+// a line that is no JSON-RPC message and reads messages up to
+// [Options.MaxMessageBytes]; an HTTP upstream is reached with go-sdk's
+// [mcp.StreamableClientTransport]. A session connects when its client's
+// first request arrives. A request that cannot reach the upstream gets an
+// error that starts "proxy: upstream unavailable" and names the URL or
+// command (a tool error for tools/call); when the upstream's connection
+// ends, the next request connects again, replaying the client's
+// initialize. A reply that cannot be passed on answers its request with an
+// error that says why. docs/proxy.md, "Limits and failures", has the
+// details.
 package proxy

@@ -27,11 +27,9 @@
 // store. Nothing is visible until [jsonl.Writer.Commit] returns nil: in a
 // folder, the hidden temporary file is renamed; in a bucket, the object's
 // writer is closed, which is when the object appears, whole. A write to a
-// bucket that does not complete within [Options.WriteTimeout] is aborted;
-// after three failed writes in a row the Store stops trying the bucket for
-// a while, and [Options.Observer] receives an [event.StoreUnavailable]. The
-// key of a failed or canceled upload is deleted in the background, in case
-// the server completes it anyway, until [Store.Close].
+// bucket is bounded by [Options.WriteTimeout], a bucket that keeps failing
+// is not tried for a while, and the key of a failed upload is deleted in
+// the background, in case the server completes it anyway.
 //
 // Each file records its expiry (a bucket's object in its metadata
 // "lro-expires", counted from the write's deadline). A store deletes

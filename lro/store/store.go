@@ -366,9 +366,7 @@ const (
 // discard removes the object of key in the background, if it appears
 // within discardWithin, unless Close stops it first.
 func (s *Store) discard(key string) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(s.stopCtx, discardWithin)
 		defer cancel()
 		for gap := discardFirstGap; ; gap = min(2*gap, discardMaxGap) {
@@ -379,15 +377,13 @@ func (s *Store) discard(key string) {
 				return // the object was there, and is gone
 			}
 			// Not there (yet), or the bucket did not answer.
-			t := time.NewTimer(gap)
 			select {
 			case <-ctx.Done():
-				t.Stop()
 				return
-			case <-t.C:
+			case <-time.After(gap):
 			}
 		}
-	}()
+	})
 }
 
 // sink is the jsonlfile.Sink of a bucket's writer: Close shows the object,
@@ -420,7 +416,6 @@ func (s *sink) Commit() error {
 	if now := s.s.now(); now.After(s.deadline) {
 		// Late by the Store's clock (which tests set): as late as by the
 		// context's.
-		s.cancel()
 		s.wrote = true
 		s.failed = fmt.Errorf("store: %s: written for %v, over the write deadline %v: %w", s.name, now.Sub(s.deadline)+s.s.writeTimeout, s.s.writeTimeout, context.DeadlineExceeded)
 		s.Abort()
