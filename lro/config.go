@@ -55,11 +55,10 @@ type sources struct {
 // [Options.Store], which the caller closes after the server's last use.
 //
 // LoadOptions fails, naming the key or variable and its value, for a value
-// of the wrong type, out of range or that can never work, an unknown key or
-// variable of the section, or a storage that store.Open cannot open; these
-// errors wrap [ErrInvalidOption]. It also fails for a file that cannot be
-// read or parsed, and for options that [Options.Validate] rejects. Nothing
-// invalid is ever replaced by a default.
+// that is invalid, an unknown key or variable, or a storage that store.Open
+// cannot open, with an error wrapping [ErrInvalidOption]; for a file that
+// cannot be read or parsed; and for options that [Options.Validate]
+// rejects. Nothing invalid is ever replaced by a default.
 func LoadOptions(explicit *Options, file string) (*Options, error) {
 	return loadOptions(explicit, &sources{File: file})
 }
@@ -262,10 +261,9 @@ func (l *layer) readFile(path string) error {
 }
 
 // readEnv reads the variables {prefix}_PROMPT__OFFLOAD__{KEY} of the keys
-// of fields, and __ALWAYS, that lookup reports set and not empty. It first
-// refuses the first variable, in name order, that environ lists and lookup
-// reports set and not empty, whose name starts with
-// {prefix}_PROMPT__OFFLOAD__ but names no key.
+// of fields, and __ALWAYS, that lookup reports set and not empty, after
+// refusing the first such variable in name order that environ lists but
+// that names no key.
 func (l *layer) readEnv(prefix string, environ func() []string, lookup func(string) (string, bool)) error {
 	fields := l.fields()
 	fields["always"] = func(v any) error {

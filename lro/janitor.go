@@ -12,23 +12,16 @@ import (
 )
 
 // StartJanitor starts the specification's offload_cleanup task for the files
-// that [Wrap], [AddTool] and [Middleware] write with opts: it sweeps the
-// output folder (or the Store's folder or bucket) at once and then every
-// [Options.CleanupInterval], deleting the files whose TTL has passed and
-// emitting an event.FileExpired for each through opts.Observer, until ctx
-// is canceled or the janitor is closed. It also deletes the temporary files
-// of a process that died while writing, never those of a write still under
-// way (see package cleanup).
-//
-// A server does not need it: the first offload starts the sweeper of its
-// folder or store (see [Options.CleanupInterval]). StartJanitor is for a
-// server that wants the sweeps to start before any offload (to delete what
-// an earlier run left) or to stop them with ctx. One janitor serves every
-// tool that shares the folder and prefix; errors of background sweeps are
-// dropped (package cleanup, given the same OutputDir, Prefix and TTL,
-// reports them).
-//
-// StartJanitor fails for options that [Options.Validate] rejects.
+// written with opts: it sweeps the output folder (or the Store's folder or
+// bucket) at once and then every [Options.CleanupInterval], deleting the
+// files whose TTL has passed (see package cleanup) and emitting an
+// event.FileExpired for each through opts.Observer, until ctx is canceled
+// or the janitor is closed. A server does not need it, since the first
+// offload starts a sweeper: StartJanitor is for one that wants the sweeps
+// to start before any offload (to delete what an earlier run left) or to
+// stop them with ctx. Errors of background sweeps are dropped (package
+// cleanup reports them). StartJanitor fails for options that
+// [Options.Validate] rejects.
 func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
 	c, err := newConfig(opts)
 	if err != nil {

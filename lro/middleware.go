@@ -75,16 +75,12 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 }
 
 // GuardNullArguments is server middleware that turns the arguments of a
-// tools/call that are JSON null into {}, which means the same: no arguments.
-// It also answers a resources/read whose uri holds a control character
-// (NUL, BEL, DEL...) with an invalid-params error naming it.
-//
-// go-sdk v1.8.0 panics on null arguments (which a Go client that passes a
-// nil map sends) when it applies the defaults of a typed tool's input
-// schema, crashing the server process, and ends the connection on a
-// resources/read of such a uri, whether or not the server has resources.
-// Install it once per server, before any other middleware that reads
-// arguments:
+// tools/call that are JSON null into {}, which means the same, and answers
+// a resources/read whose uri holds a control character with an
+// invalid-params error naming it. go-sdk v1.8.0 crashes the server process
+// on the first (a Go client that passes a nil map sends it) and ends the
+// connection on the second. Install it once per server, before any other
+// middleware that reads arguments:
 //
 //	s.AddReceivingMiddleware(lro.GuardNullArguments)
 //
@@ -102,10 +98,8 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 // CancelWith returns server middleware that cancels the context of every
 // request in flight when life is done, with life's cause.
 //
-// go-sdk v1.8.0 does not, and Server.Run waits for the requests in flight:
-// a server stopped by a signal would wait for its tool calls (and their
-// worker processes) to reach their time limits. Install it with the
-// context that a signal cancels:
+// go-sdk v1.8.0 does not, and Server.Run waits for the requests in flight.
+// Install it with the context that a signal cancels:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()
@@ -113,8 +107,7 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 //	err := s.Run(ctx, &mcp.StdioTransport{})
 //
 // Over HTTP, also end the sessions when the http.Server shuts down
-// (RegisterOnShutdown), as their streams of server messages last as long as
-// they do: examples/memory does both.
+// (RegisterOnShutdown), as examples/memory does.
 func CancelWith(life context.Context) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -56,12 +56,9 @@ type Options struct {
 	// CleanupInterval is the longest wait between two sweeps of the output
 	// folder (or the Store) while files are left in it. The first offload
 	// there starts its sweeper, one per folder (or bucket) and prefix in the
-	// process, with the Observer of that offload's options: it sweeps at
-	// once, then at the next expiry or after CleanupInterval, and stops once
-	// no file is left (see docs/how-it-works.md, "Lifecycle").
-	// [StartJanitor] sweeps every CleanupInterval. If zero, defaults to one
-	// hour. If negative, no sweeper starts by itself: files are deleted only
-	// by a janitor the server starts or by a bucket's lifecycle rule.
+	// process, with the Observer of that offload's options, which stops once
+	// no file is left (see docs/how-it-works.md, "Lifecycle"). If zero,
+	// defaults to one hour. If negative, no sweeper starts by itself.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
@@ -162,9 +159,7 @@ type Options struct {
 	Tools map[string]ToolOptions
 
 	// IgnoreProxy makes a client that identifies itself as a local LRO
-	// proxy (package [github.com/zircote/lro-go/lro/proxy], by the
-	// capability extension "io.github.zircote/lro": {"proxy": true}, the
-	// same key in a call's _meta, or clientInfo.proxy) subject to
+	// proxy (package [github.com/zircote/lro-go/lro/proxy]) subject to
 	// offloading like any other. If false (the zero value), such a client
 	// receives every result inline, as the specification requires, so that
 	// the proxy writes the file on the client's machine.
@@ -346,12 +341,9 @@ func (c *config) agreeWithStore(wraps bool) error {
 }
 
 // checkOutputDir reports why the absolute path dir cannot be the output
-// folder: the nearest entry on it that exists is not a folder (or a symlink
-// to one). That entry is dir itself when it exists, a regular file say, or
-// else the ancestor below which dir would have to be created, as in
-// /etc/passwd/sub. A symlink that leads nowhere counts as an entry that is
-// not a folder: files could not be created through it either. A folder that
-// does not exist yet is fine: the first offload creates it.
+// folder: the nearest entry on it that exists (dir itself, or the ancestor
+// below which dir would be created, as in /etc/passwd/sub) is not a folder
+// or a symlink to one. A folder that does not exist yet is fine.
 func checkOutputDir(dir string) error {
 	for p := dir; ; {
 		fi, err := os.Stat(p)

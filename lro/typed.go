@@ -22,14 +22,11 @@ import (
 //
 // The tool's advertised output schema (inferred from Out when t has none) is
 // widened to accept the descriptor as well, so that clients that validate
-// structured content accept both inline and offloaded results. Input
-// validation and defaults work exactly as with mcp.AddTool. The records are
-// the Out value when it is a slice, or else its array field
-// ([Options.RecordsField], or the only or longest one), whose Go element
-// type is [Options.RecordType] unless set. A handler may hand over a
-// different full result set with [Provide].
-//
-// AddTool panics, as mcp.AddTool does, if the tool or opts is invalid.
+// structured content accept both. The records are the Out value when it is
+// a slice, or else its array field ([Options.RecordsField], or the only or
+// longest one). A handler may hand over a different full result set with
+// [Provide]. AddTool panics, as mcp.AddTool does, if the tool or opts is
+// invalid.
 func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts *Options) {
 	c := mustConfig(opts).forTool(t.Name)
 	tt := *t

@@ -35,10 +35,9 @@ func (opts *Options) Validate() error {
 // selection or one page).
 type ResultSet struct {
 	// Records is a slice of records at the requested detail level: any
-	// JSON-marshalable element type, or []json.RawMessage (or [][]byte)
-	// of records already encoded, each one JSON value. A set with an
-	// encoded record that is not one JSON value is not offloaded: the
-	// handler's own result is then evaluated as usual.
+	// JSON-marshalable element type, or []json.RawMessage (or [][]byte) of
+	// records already encoded, each one JSON value (else the set is
+	// ignored).
 	Records any
 	// Scores, when not nil, are the records' relevance scores. The summary's
 	// score_range is their minimum and maximum; they are not written to the
@@ -53,13 +52,10 @@ type providedKey struct{}
 // Provide hands the full result set of the current tool call to the
 // decorator around the handler ([Wrap], [AddTool] or [Middleware]). When
 // these records exceed the threshold, they are offloaded and the handler's
-// own result is discarded (this is how inject_context evaluates its
-// pre-budget recall set); when they do not, the handler's own result is
-// evaluated as usual.
-//
-// ctx must be the context the handler was called with. Provide reports
-// whether a decorator received the set; without one it does nothing. A later
-// call replaces an earlier one.
+// own result is discarded; when they do not, the handler's own result is
+// evaluated as usual. ctx must be the context the handler was called with.
+// Provide reports whether a decorator received the set. A later call
+// replaces an earlier one.
 func Provide(ctx context.Context, rs ResultSet) bool {
 	slot, _ := ctx.Value(providedKey{}).(*atomic.Pointer[ResultSet])
 	if slot == nil {

@@ -34,9 +34,8 @@ var errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
 // Options configure a [Proxy]. A nil *Options means the defaults of every
 // field. Options are copied by New.
 type Options struct {
-	// LRO configures the offloading of tool results: threshold, output
-	// folder, TTL, per-tool overrides, observer. If nil, defaults to the
-	// specification's defaults. Build it with [lro.LoadOptions] to read the
+	// LRO configures the offloading of tool results. If nil, defaults to the
+	// specification's defaults. [lro.LoadOptions] reads it from the
 	// specification's TOML file and environment variables.
 	LRO *lro.Options
 
@@ -59,10 +58,9 @@ type Options struct {
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of
 	// the proxy's own, to register the tools the proxy serves itself, such
-	// as the native extraction tools of package lro/extract. They are listed
-	// after the upstream's tools, and their calls are answered by the proxy;
-	// an upstream tool with the name of a local tool is hidden. An error
-	// fails New.
+	// as the extraction tools of package lro/extract. They are listed after
+	// the upstream's tools, whose tools of the same names are hidden. An
+	// error fails New.
 	RegisterLocalTools func(s *mcp.Server) error
 
 	// disableJanitor keeps New from starting the janitor (see
@@ -118,8 +116,6 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 		return nil, err
 	}
 	if lo.Store != nil {
-		// The proxy offloads on the client's machine, into a folder the
-		// client reads; a shared store is for servers run as replicas.
 		return nil, fmt.Errorf("proxy: Options.LRO.Store is set: the proxy writes offloaded results to a folder on the client's machine (OutputDir), not to a store: %w", lro.ErrInvalidOption)
 	}
 	if o.ConnectTimeout < 0 {
@@ -218,10 +214,8 @@ func (p *Proxy) Close() error {
 	}
 	if p.local != nil {
 		p.local.Close()
-		// Wait for the local calls in flight, which Run cancelled when its
-		// session ended: an extraction call returns once it has killed and
-		// waited for its worker process, which then does not outlive the
-		// proxy on any system.
+		// Wait for the local calls in flight, which Run cancelled: an
+		// extraction call returns once its worker process is gone.
 		p.localEnd.Close()
 	}
 	return nil

@@ -18,17 +18,12 @@ import (
 // offset, or to the end if length is negative (0, -1 reads it all), and
 // returns the size of the whole file. Close r after use; it is not safe for
 // concurrent use. A range that starts at or past the end of the file is an
-// error in a bucket (S3 answers 416) and reads nothing in a folder. In S3 it
-// is a ranged GET, which transfers only the range.
+// error in a bucket (S3 answers 416) and reads nothing in a folder. In a
+// folder, the file is opened through an [os.Root], without following a
+// symbolic link or blocking on a FIFO, and must be a regular file.
 //
-// The handle must be a name the Store makes, with its prefix and a random
-// part. In a folder, the file is opened through an [os.Root] on the folder,
-// without following a symbolic link or blocking on a FIFO, and must be a
-// regular file. The expiry recorded with the file is looked up only once
-// the handle's created_at + TTL has passed.
-//
-// NewRangeReader returns an error wrapping [ErrUnknownHandle] for a
-// malformed handle or one that names no regular file; one wrapping
+// NewRangeReader returns an error wrapping [ErrUnknownHandle] for a handle
+// that is not a name the Store makes or names no regular file; one wrapping
 // [ErrExpiredHandle] once the handle has expired; and the errors of opening
 // and seeking, and of reading the recorded expiry, naming the handle.
 func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (r io.ReadCloser, size int64, err error) {

@@ -33,15 +33,13 @@ const (
 
 var (
 	// ErrUnknownHandle is returned (wrapped, naming the handle and the
-	// reason) by [Store.NewRangeReader] for a handle
-	// that is malformed or names no stored file.
+	// reason) by [Store.NewRangeReader] for a handle that is malformed or
+	// names no stored file.
 	ErrUnknownHandle = errors.New("store: unknown handle")
 
 	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
-	// expired) by [Store.NewRangeReader] for a handle
-	// whose created_at + TTL is at or before now, and the expiry recorded
-	// with its file too (see the package documentation, "Handles"), whether
-	// or not its file has been deleted yet.
+	// expired) by [Store.NewRangeReader] for a handle that has expired (see
+	// the package documentation, "Handles"), deleted or not.
 	ErrExpiredHandle = errors.New("store: expired handle")
 
 	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
