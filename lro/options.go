@@ -39,7 +39,6 @@ const (
 // them afterwards has no effect.
 type Options struct {
 	// Disabled turns offloading off: every result goes out unchanged.
-	// If false (the zero value), offloading is enabled.
 	Disabled bool
 
 	// ThresholdTokens is the estimate above which a result set is offloaded
@@ -91,8 +90,7 @@ type Options struct {
 	ClientDir string
 
 	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
-	// If empty, defaults to "atlatl", or with a Store to the
-	// Store's prefix.
+	// If empty, defaults to "atlatl", or with a Store to the Store's prefix.
 	Prefix string
 
 	// Operation names the operation in the header and the file name, for
@@ -189,19 +187,14 @@ type ToolOptions struct {
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
-	dir    string             // absolute output folder
-	always bool               // offload whatever the size (ToolOptions.Always)
-	tools  map[string]*config // per-tool configurations, from Options.Tools
-	core   *offload.Config    // the offload pipeline's view of the above
-	// observer is Options.Observer; Observer is sweepOnOffload, which
-	// passes every event on to it.
-	observer event.Observer
-	// now is the clock: time.Now, or a test's (internal/testhook), with
-	// which no automatic sweeper starts.
-	now       func() time.Time
-	realClock bool
-	// wrapWriter is a test's writer wrapper (internal/testhook), or nil.
-	wrapWriter func(io.Writer) io.Writer
+	dir        string                    // absolute output folder
+	always     bool                      // offload whatever the size (ToolOptions.Always)
+	tools      map[string]*config        // per-tool configurations, from Options.Tools
+	core       *offload.Config           // the offload pipeline's view of the above
+	observer   event.Observer            // Options.Observer; Observer is sweepOnOffload
+	now        func() time.Time          // time.Now, or a test's clock (internal/testhook)
+	realClock  bool                      // now is time.Now: automatic sweepers may start
+	wrapWriter func(io.Writer) io.Writer // a test's writer wrapper (internal/testhook), or nil
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with

@@ -18,9 +18,7 @@ import (
 
 // A relay passes the JSON-RPC messages of one client session to the
 // upstream and back, as they are, but for the changes the package doc
-// lists. When the upstream's connection ends, the client's requests in
-// flight get an error, and its next request connects again with the
-// client's initialize replayed, so that the client's session goes on.
+// lists, and connects again when the upstream's connection ends.
 type relay struct {
 	p      *Proxy
 	client mcp.Connection

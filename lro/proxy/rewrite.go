@@ -43,9 +43,8 @@ func markInitialize(params []byte) []byte {
 }
 
 // markCall returns the params of a tools/call request with the proxy's mark
-// in its _meta, which a server of protocol 2026-07-28 reads instead of a
-// session's capabilities, and, when the client sent its clientInfo there (as
-// that protocol does), the specification's clientInfo.proxy = true.
+// in its _meta, which a server of protocol 2026-07-28 reads, and
+// clientInfo.proxy = true when the client sent its clientInfo there.
 func markCall(params []byte) []byte {
 	meta := member(params, "_meta")
 	if meta.Kind() != '{' {
@@ -163,12 +162,10 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 
 // decodeResult reads a tools/call result for the offload core: its
 // content, text items unquoted with jsontext (go-sdk's decoder is much
-// slower on a long text), its structured content as written (go-sdk would
-// make its numbers float64s), and its members as written, for [join] (but
-// for the value of content, which an offload replaces). It reports false
-// for a result that is never offloaded (an error, or not complete) or that
-// it cannot read. One decoder walks the result and its content items, so
-// that a long text is checked once more and unquoted once.
+// slower on a long text), its structured content as written, and its
+// members as written, for [join]. It reports false for a result that is
+// never offloaded (an error, or not complete) or that it cannot read. One
+// decoder walks the result and its items: a long text is read once.
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field

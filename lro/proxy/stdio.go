@@ -105,10 +105,9 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 }
 
 // readLine reads one line of br, of up to limit bytes, into a slice of its
-// own. A long line is read in chunks and joined once, which allocates less
-// than growing one slice. A line above the limit is read to its end and
-// dropped, through scan when it is not nil, and the error wraps
-// [errTooLarge].
+// own, joining the chunks of a long line once. A line above the limit is
+// read to its end through scan (if not nil) and dropped, with an error
+// wrapping [errTooLarge].
 func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 	var chunks [][]byte
 	n := 0

@@ -348,12 +348,10 @@ func (s *Store) verdict(ctx context.Context, probe bool, err error) {
 	}
 }
 
-// The removal of an upload that failed or was canceled: a stalled server
-// may still complete it (S3 completes a PutObject whose body it has
-// received whole, even from a client that has gone), so the key is
-// deleted right away and again, with growing pauses, until a delete finds
-// the object or discardWithin has passed. Each delete may take
-// discardAttempt.
+// The removal of an upload that failed or was canceled, which a stalled
+// server may still complete: the key is deleted at once and again, with
+// growing pauses, until a delete finds the object or discardWithin has
+// passed. Each delete may take discardAttempt.
 const (
 	discardWithin   = 2 * time.Minute
 	discardAttempt  = 10 * time.Second
