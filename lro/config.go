@@ -1,6 +1,7 @@
 package lro
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,11 +27,13 @@ import (
 // [LoadOptions] reads, as in ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS.
 const defaultEnvPrefix = "ATLATL"
 
+// envSection is the part of a variable's name between the product prefix
+// and the key, as in ATLATL_PROMPT__OFFLOAD__ENABLED.
+const envSection = "_PROMPT__OFFLOAD__"
+
 // sources say where loadOptions reads configuration besides code: the
-// TOML file, and the environment, ATLATL_PROMPT__OFFLOAD__* or with another
-// prefix. LoadOptions reads the process environment; tests give a map. A
-// variable is refused as unknown only if Environ lists it and LookupEnv
-// reports it set and not empty. Zero fields mean the process's.
+// TOML file, and the environment (the process's, if zero), whose variables
+// start with EnvPrefix (ATLATL if empty).
 type sources struct {
 	File      string
 	EnvPrefix string
@@ -38,112 +41,33 @@ type sources struct {
 	Environ   func() []string
 }
 
-// The keys of the [prompt.offload] section: the specification's four, and
-// this library's profile and per-tool tables.
-const (
-	keyEnabled   = "enabled"
-	keyThreshold = "threshold_tokens"
-	keyTTL       = "ttl_seconds"
-	keyOutputDir = "output_dir"
-	keyProfile   = "profile"
-	keyTools     = "tools"
-	keyClientDir = "client_dir"
-	keyAlways    = "always"
-	keyStorage   = "storage"
-)
-
-// Bounds of the integer keys: the specification's threshold is a u32, and a
-// TTL must fit a time.Duration. Zero would mean "the default" in Options, so
-// it is refused rather than silently replaced.
-const (
-	maxThresholdTokens = math.MaxUint32
-	maxTTLSeconds      = math.MaxInt64 / int64(time.Second)
-)
-
-// settings are the values read from the file and the environment; nil means
-// not set.
-type settings struct {
-	enabled   *bool
-	threshold *int
-	ttl       *time.Duration
-	outputDir *string
-	profile   *descriptor.Profile
-	clientDir *string
-	tools     map[string]ToolOptions
-	always    []string // tool names, from the environment
-	storage   *string  // a bucket URL or a folder, for store.Open
-	// storageFrom names where storage was read, for error messages:
-	// the key of the file or the variable.
-	storageFrom string
-}
-
 // LoadOptions returns the options of a server, read from four layers, each
-// overriding the one before:
+// overriding the one before: the specification's defaults; the
+// [prompt.offload] section of the TOML file at path file (none if file is
+// empty); the environment variables ATLATL_PROMPT__OFFLOAD__{KEY}; and the
+// fields of explicit that are not zero (explicit may be nil), so that
+// explicit cannot turn offloading back on over a file or environment that
+// turned it off. docs/configuration.md lists the keys and variables. The
+// result has ThresholdTokens and TTL set to the values in effect.
 //
-//  1. the specification's defaults (the zero value of every field);
-//  2. the [prompt.offload] section of the TOML file at path file (none if
-//     file is empty);
-//  3. the environment variables ATLATL_PROMPT__OFFLOAD__ENABLED,
-//     __THRESHOLD_TOKENS, __TTL_SECONDS, __OUTPUT_DIR, __PROFILE,
-//     __CLIENT_DIR, __STORAGE and __ALWAYS, a comma-separated list of the
-//     tools whose results are always offloaded (a variable set to the empty string
-//     counts as unset; any other variable whose name starts with
-//     ATLATL_PROMPT__OFFLOAD__ is refused, a typo such as
-//     ATLATL_PROMPT__OFFLOAD__THRESHOLD that would otherwise be ignored);
-//  4. the fields of explicit that are not zero (explicit may be nil).
+// When storage is set and explicit has no Store, LoadOptions opens it with
+// [store.Open], with the prefix, TTL and Observer in effect, and sets
+// [Options.Store], which the caller closes after the server's last use.
 //
-// The result has ThresholdTokens and TTL set to the values in effect, the
-// defaults included, so that a server can log them; every other field is as
-// the layers left it.
-//
-// The file's section looks like this; every key is optional:
-//
-//	[prompt.offload]
-//	enabled = true           # Enable/disable LRO globally
-//	threshold_tokens = 1600  # Token threshold for offloading
-//	ttl_seconds = 3600       # File TTL (1 hour default)
-//	output_dir = ""          # Empty = system temp dir
-//	profile = "full"         # full, no_recipes, no_schema or bare_pointer
-//	client_dir = ""          # the output folder as the client sees it
-//	storage = ""             # Empty = output_dir; or s3://bucket?region=...
-//
-//	[prompt.offload.tools.recall_memories]
-//	threshold_tokens = 4000  # this tool only
-//	profile = "bare_pointer"
-//	enabled = false
-//	always = false           # true: offload whatever the size
-//
-// When storage is set (a bucket URL, or the path of a folder) and
-// explicit has no Store, LoadOptions opens it with [store.Open], with the
-// prefix, TTL and Observer in effect, and sets [Options.Store]: the caller
-// closes it (opts.Store.Close()) after the server's last use. A bucket URL
-// needs the imports that store.Open names (package
-// [github.com/zircote/lro-go/lro/store/blobstore] and the URL's driver,
-// such as gocloud.dev/blob/s3blob); credentials come from the driver's
-// usual sources, not from the URL. An explicit Store wins over storage,
-// which is then not opened; its TTL is the one in effect unless explicit
-// sets one.
-//
-// Since a zero field of explicit means "not set", explicit cannot turn
-// offloading back on (Disabled is false) or force [descriptor.ProfileFull] over a file or
-// environment that chose otherwise; leave those to the file and environment.
-// explicit.Tools entries override the file's entry of the same tool field
-// by field.
-//
-// LoadOptions fails, naming the key or variable and the value, for a value of
-// the wrong type (enabled = "maybe"), a threshold or TTL that is zero,
-// negative or too large, an output_dir that is not a folder or can never be
-// one (its nearest existing ancestor is not a folder, as in /etc/passwd/sub),
-// an unknown profile, an unknown key in [prompt.offload], an unknown
-// variable under ATLATL_PROMPT__OFFLOAD__, or a storage that store.Open
-// cannot open (a bucket URL of a scheme without a driver, say; the message
-// names the key or variable and never holds a URL's password); the errors
-// wrap [ErrInvalidOption]. It also fails for a file that cannot be read or
-// parsed, and for options that [Options.Validate] rejects (an output_dir
-// that is not the storage's folder, say). Nothing invalid is ever replaced
-// by a default.
+// LoadOptions fails, naming the key or variable and its value, for a value
+// that is invalid, an unknown key or variable, or a storage that store.Open
+// cannot open, with an error wrapping [ErrInvalidOption]; for a file that
+// cannot be read or parsed; and for options that [Options.Validate]
+// rejects. Nothing invalid is ever replaced by a default.
 func LoadOptions(explicit *Options, file string) (*Options, error) {
 	return loadOptions(explicit, &sources{File: file})
+}
+
+// layer is what the file and the environment set.
+type layer struct {
+	Options
+	storage     string // a bucket URL or a folder, for store.Open; "" for none
+	storageFrom string // the key or variable storage was read from
 }
 
 // loadOptions is LoadOptions with the sources of src.
@@ -152,48 +76,37 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if src != nil {
 		s = *src
 	}
-	if s.EnvPrefix == "" {
-		s.EnvPrefix = defaultEnvPrefix
-	}
+	s.EnvPrefix = cmp.Or(s.EnvPrefix, defaultEnvPrefix)
 	if s.LookupEnv == nil {
 		s.LookupEnv = os.LookupEnv
 	}
 	if s.Environ == nil {
 		s.Environ = os.Environ
 	}
-	var set settings
+	l := &layer{Options: Options{Tools: map[string]ToolOptions{}}}
 	if s.File != "" {
-		if err := set.readTOML(s.File); err != nil {
+		if err := l.readFile(s.File); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkEnvNames(s.EnvPrefix, s.Environ, s.LookupEnv); err != nil {
-		return nil, err
-	}
-	if err := set.readEnv(s.EnvPrefix, s.LookupEnv); err != nil {
+	if err := l.readEnv(s.EnvPrefix, s.Environ, s.LookupEnv); err != nil {
 		return nil, err
 	}
 	var out Options
 	if explicit != nil {
 		out = *explicit
-		if h := testhook.Get(explicit); h.Now != nil || h.WrapWriter != nil {
-			testhook.Set(&out, h)
-		}
 	}
-	set.fill(&out)
-	if out.ThresholdTokens == 0 {
-		out.ThresholdTokens = defaultThresholdTokens
-	}
+	testhook.Set(&out, testhook.Get(explicit))
+	l.under(&out)
+	out.ThresholdTokens = cmp.Or(out.ThresholdTokens, defaultThresholdTokens)
 	if out.TTL == 0 && out.Store != nil {
 		out.TTL = out.Store.TTL()
 	}
-	if out.TTL == 0 {
-		out.TTL = expiry.DefaultTTL
-	}
+	out.TTL = cmp.Or(out.TTL, expiry.DefaultTTL)
 	if err := out.Validate(); err != nil {
 		return nil, err
 	}
-	if out.Store != nil || set.storage == nil {
+	if out.Store != nil || l.storage == "" {
 		return &out, nil
 	}
 	// Opened last, once everything else is valid: nothing is opened for
@@ -202,473 +115,331 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if now := testhook.Get(&out).Now; now != nil {
 		testhook.Set(so, testhook.Hooks{Now: now})
 	}
-	st, err := store.Open(context.Background(), *set.storage, so)
+	st, err := store.Open(context.Background(), l.storage, so)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidOption) {
-			return nil, fmt.Errorf("lro: %s: %w: %w", set.storageFrom, err, ErrInvalidOption)
+			return nil, fmt.Errorf("lro: %s: %w: %w", l.storageFrom, err, ErrInvalidOption)
 		}
-		return nil, fmt.Errorf("lro: %s: %w", set.storageFrom, err)
+		return nil, fmt.Errorf("lro: %s: %w", l.storageFrom, err)
 	}
 	out.Store = st
 	if err := out.Validate(); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("lro: %s: %w", set.storageFrom, err)
+		return nil, fmt.Errorf("lro: %s: %w", l.storageFrom, err)
 	}
 	return &out, nil
 }
 
-// fill sets the fields of o that are zero from s.
-func (s *settings) fill(o *Options) {
-	if !o.Disabled && s.enabled != nil {
-		o.Disabled = !*s.enabled
-	}
-	if o.ThresholdTokens == 0 && s.threshold != nil {
-		o.ThresholdTokens = *s.threshold
-	}
-	if o.TTL == 0 && s.ttl != nil {
-		o.TTL = *s.ttl
-	}
-	if o.OutputDir == "" && s.outputDir != nil {
-		o.OutputDir = *s.outputDir
-	}
-	if o.Profile == descriptor.ProfileFull && s.profile != nil {
-		o.Profile = *s.profile
-	}
-	if o.ClientDir == "" && s.clientDir != nil {
-		o.ClientDir = *s.clientDir
-	}
-	if len(s.tools) == 0 && len(s.always) == 0 {
+// under sets the fields of o that are zero from l, and merges l's tools
+// with o's, field by field.
+func (l *layer) under(o *Options) {
+	o.Disabled = o.Disabled || l.Disabled
+	o.ThresholdTokens = cmp.Or(o.ThresholdTokens, l.ThresholdTokens)
+	o.TTL = cmp.Or(o.TTL, l.TTL)
+	o.OutputDir = cmp.Or(o.OutputDir, l.OutputDir)
+	o.Profile = cmp.Or(o.Profile, l.Profile)
+	o.ClientDir = cmp.Or(o.ClientDir, l.ClientDir)
+	if len(l.Tools) == 0 {
 		return
 	}
-	tools := make(map[string]ToolOptions, len(s.tools)+len(s.always)+len(o.Tools))
-	for name, t := range s.tools {
-		tools[name] = t
-	}
-	for _, name := range s.always {
-		t := tools[name]
-		t.Always = true
-		tools[name] = t
-	}
+	tools := maps.Clone(l.Tools)
 	for name, e := range o.Tools {
 		t := tools[name]
 		t.Disabled = t.Disabled || e.Disabled
 		t.Always = t.Always || e.Always
-		if e.ThresholdTokens != 0 {
-			t.ThresholdTokens = e.ThresholdTokens
-		}
-		if e.Profile != nil {
-			t.Profile = e.Profile
-		}
+		t.ThresholdTokens = cmp.Or(e.ThresholdTokens, t.ThresholdTokens)
+		t.Profile = cmp.Or(e.Profile, t.Profile)
 		tools[name] = t
 	}
 	o.Tools = tools
 }
 
-// offloadFile is the [prompt.offload] section of the TOML file. Its values
-// are decoded as written, whatever their type, so that a value of the wrong
-// type is refused naming the key; MetaData.Undecoded gives the unknown keys.
-type offloadFile struct {
-	Enabled   value[bool]         `toml:"enabled"`
-	Threshold value[int64]        `toml:"threshold_tokens"`
-	TTL       value[int64]        `toml:"ttl_seconds"`
-	OutputDir value[string]       `toml:"output_dir"`
-	Profile   value[string]       `toml:"profile"`
-	ClientDir value[string]       `toml:"client_dir"`
-	Storage   value[string]       `toml:"storage"`
-	Tools     map[string]toolFile `toml:"tools"`
-}
-
-// toolFile is one table of [prompt.offload.tools].
-type toolFile struct {
-	Enabled   value[bool]   `toml:"enabled"`
-	Threshold value[int64]  `toml:"threshold_tokens"`
-	Profile   value[string] `toml:"profile"`
-	Always    value[bool]   `toml:"always"`
-}
-
-// value is the value of one key: v when it has type T, raw as decoded
-// whatever its type, both nil when the key is absent.
-type value[T bool | int64 | string] struct {
-	v   *T
-	raw any
-}
-
-// UnmarshalTOML keeps data; it never fails, so that [value.get] can say
-// which key is wrong.
-func (x *value[T]) UnmarshalTOML(data any) error {
-	x.raw = data
-	if v, ok := data.(T); ok {
-		x.v = &v
+// fields are the keys of [prompt.offload] but tools, each also read from
+// the variable {prefix}_PROMPT__OFFLOAD__{KEY}, and the function that sets
+// a value of the file, or of the environment (envText), in l.
+func (l *layer) fields() map[string]func(any) error {
+	return map[string]func(any) error{
+		"enabled":          set(&l.Disabled, disabled),
+		"threshold_tokens": set(&l.ThresholdTokens, threshold),
+		"ttl_seconds":      set(&l.TTL, ttlSeconds),
+		"output_dir":       set(&l.OutputDir, outputDir),
+		"profile":          set(&l.Profile, profile),
+		"client_dir":       set(&l.ClientDir, clientDir),
+		"storage":          set(&l.storage, storage),
 	}
-	return nil
 }
 
-// setEnv sets x from the environment variable's value v: a boolean or an
-// integer in text, or a string.
-func (x *value[T]) setEnv(v string) {
-	var data any = v
-	switch any(x.v).(type) {
-	case *bool:
-		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
-			data = b
-		}
-	case *int64:
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-			data = n
-		}
+// toolFields are the keys of a table of [prompt.offload.tools], and the
+// function that sets a value in t.
+func toolFields(t *ToolOptions) map[string]func(any) error {
+	return map[string]func(any) error{
+		"enabled":          set(&t.Disabled, disabled),
+		"threshold_tokens": set(&t.ThresholdTokens, threshold),
+		"profile": set(&t.Profile, func(v any) (*descriptor.Profile, error) {
+			p, err := profile(v)
+			return &p, err
+		}),
+		"always": set(&t.Always, boolean),
 	}
-	x.UnmarshalTOML(data)
 }
 
-// get returns the value, nil when absent, or an error saying the type
-// wanted.
-func (x *value[T]) get() (*T, error) {
-	if x.raw == nil || x.v != nil {
-		return x.v, nil
-	}
-	switch any(x.v).(type) {
-	case *bool:
-		return nil, errors.New("not a boolean (want true or false)")
-	case *int64:
-		return nil, errors.New("not an integer")
-	}
-	return nil, errors.New("not a string")
-}
-
-// readTOML reads the [prompt.offload] section of the file at path.
-func (s *settings) readTOML(path string) error {
-	var doc struct {
-		Prompt struct {
-			Offload offloadFile `toml:"offload"`
-		} `toml:"prompt"`
-	}
-	if err := checkTables(path); err != nil {
+// set returns a function that sets *dst to a value that parse accepts.
+func set[T any](dst *T, parse func(any) (T, error)) func(any) error {
+	return func(v any) (err error) {
+		*dst, err = parse(v)
 		return err
 	}
-	md, err := toml.DecodeFile(path, &doc)
-	if err != nil {
+}
+
+// readFile reads the [prompt.offload] section of the TOML file at path.
+// Keys are checked in name order, a tool's after the section's.
+func (l *layer) readFile(path string) error {
+	var doc map[string]any
+	if _, err := toml.DecodeFile(path, &doc); err != nil {
 		return fmt.Errorf("lro: config file %s: %w", path, err)
 	}
-	bad := func(key string, v any, err error) error {
+	bad := func(key toml.Key, v any, err error) error {
 		return fmt.Errorf("lro: config file %s: %s = %s: %s: %w", path, key, tomlValue(v), err, ErrInvalidOption)
 	}
-	// The first unknown key of the section, in name order.
-	var unknown []toml.Key
-	for _, k := range md.Undecoded() {
-		if len(k) > 2 && k[0] == "prompt" && k[1] == "offload" {
-			unknown = append(unknown, k)
+	// table returns the value of key in m as a table, nil when absent.
+	table := func(m map[string]any, key toml.Key) (map[string]any, error) {
+		v := m[key[len(key)-1]]
+		t, ok := v.(map[string]any)
+		if !ok && v != nil {
+			return nil, bad(key, v, errors.New("not a table"))
 		}
+		return t, nil
 	}
-	if len(unknown) > 0 {
-		k := slices.MinFunc(unknown, func(a, b toml.Key) int { return slices.Compare(a, b) })
-		want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools"
-		if len(k) > 4 && k[2] == keyTools {
-			k, want = k[:5], "enabled, threshold_tokens, profile or always"
-		} else {
-			k = k[:3]
+	// read sets the values of t with fields.
+	read := func(t map[string]any, key toml.Key, fields map[string]func(any) error, want string) error {
+		for _, name := range slices.Sorted(maps.Keys(t)) {
+			k := append(slices.Clip(key), name)
+			set, ok := fields[name]
+			if !ok {
+				return bad(k, t[name], fmt.Errorf("unknown key (want %s)", want))
+			}
+			if err := set(t[name]); err != nil {
+				return bad(k, t[name], err)
+			}
 		}
-		return bad(k.String(), rawValue(path, k), fmt.Errorf("unknown key (want %s)", want))
-	}
-	f := doc.Prompt.Offload
-	key := func(k string) string { return "prompt.offload." + k }
-	if err := s.take(&f, func(k string, v any, err error) error { return bad(key(k), v, err) }); err != nil {
-		return err
-	}
-	if f.Storage.raw != nil {
-		s.storageFrom = "config file " + path + ": " + key(keyStorage)
-	}
-	if f.Tools == nil {
 		return nil
 	}
-	s.tools = make(map[string]ToolOptions, len(f.Tools))
-	for _, name := range slices.Sorted(maps.Keys(f.Tools)) {
-		tf := f.Tools[name]
-		key := func(k string) string { return toml.Key{"prompt", "offload", keyTools, name, k}.String() }
-		var t ToolOptions
-		enabled, err := tf.Enabled.get()
+	section := toml.Key{"prompt", "offload"}
+	prompt, err := table(doc, section[:1])
+	if err != nil {
+		return err
+	}
+	offload, err := table(prompt, section)
+	if err != nil {
+		return err
+	}
+	tools, err := table(offload, append(section, "tools"))
+	if err != nil {
+		return err
+	}
+	delete(offload, "tools")
+	want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools"
+	if err := read(offload, section, l.fields(), want); err != nil {
+		return err
+	}
+	if _, ok := offload["storage"]; ok {
+		l.storageFrom = "config file " + path + ": prompt.offload.storage"
+	}
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
+		key := toml.Key{"prompt", "offload", "tools", name}
+		t, err := table(tools, key)
 		if err != nil {
-			return bad(key(keyEnabled), tf.Enabled.raw, err)
+			return err
 		}
-		t.Disabled = enabled != nil && !*enabled
-		n, err := threshold(&tf.Threshold)
-		if err != nil {
-			return bad(key(keyThreshold), tf.Threshold.raw, err)
+		var opts ToolOptions
+		if err := read(t, key, toolFields(&opts), "enabled, threshold_tokens, profile or always"); err != nil {
+			return err
 		}
-		if n != nil {
-			t.ThresholdTokens = *n
-		}
-		if t.Profile, err = profileValue(&tf.Profile); err != nil {
-			return bad(key(keyProfile), tf.Profile.raw, err)
-		}
-		always, err := tf.Always.get()
-		if err != nil {
-			return bad(key(keyAlways), tf.Always.raw, err)
-		}
-		t.Always = always != nil && *always
-		s.tools[name] = t
+		l.Tools[name] = opts
 	}
 	return nil
 }
 
-// take sets the settings of the values of f that are set, or returns the
-// error that bad makes of the first invalid one, for its key.
-func (s *settings) take(f *offloadFile, bad func(key string, v any, err error) error) error {
-	for _, c := range []struct {
-		key string
-		raw any
-		err error
-	}{
-		{keyEnabled, f.Enabled.raw, into(&s.enabled)(f.Enabled.get())},
-		{keyThreshold, f.Threshold.raw, into(&s.threshold)(threshold(&f.Threshold))},
-		{keyTTL, f.TTL.raw, into(&s.ttl)(ttlSeconds(&f.TTL))},
-		{keyOutputDir, f.OutputDir.raw, into(&s.outputDir)(then(&f.OutputDir, checkOutputDirValue))},
-		{keyProfile, f.Profile.raw, into(&s.profile)(profileValue(&f.Profile))},
-		{keyClientDir, f.ClientDir.raw, into(&s.clientDir)(then(&f.ClientDir, checkClientDirValue))},
-		{keyStorage, f.Storage.raw, into(&s.storage)(storageValue(&f.Storage))},
-	} {
-		if c.err != nil {
-			return bad(c.key, c.raw, c.err)
-		}
-	}
-	return nil
-}
-
-// into returns a function that sets *dst to v when v is set and err nil,
-// and returns err.
-func into[T any](dst **T) func(v *T, err error) error {
-	return func(v *T, err error) error {
-		if v != nil && err == nil {
-			*dst = v
+// readEnv reads the variables {prefix}_PROMPT__OFFLOAD__{KEY} of the keys
+// of fields, and __ALWAYS, that lookup reports set and not empty, after
+// refusing the first such variable in name order that environ lists but
+// that names no key.
+func (l *layer) readEnv(prefix string, environ func() []string, lookup func(string) (string, bool)) error {
+	fields := l.fields()
+	fields["always"] = func(v any) error {
+		names, err := toolList(string(v.(envText)))
+		for _, name := range names {
+			t := l.Tools[name]
+			t.Always = true
+			l.Tools[name] = t
 		}
 		return err
 	}
-}
-
-// storageValue returns x as a storage, nil for none.
-func storageValue(x *value[string]) (*string, error) {
-	v, err := then(x, checkStorage)
-	if err != nil && x.v == nil {
-		err = fmt.Errorf("%w (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)", err)
-	}
-	return v, err
-}
-
-// checkTables refuses a file that does not parse, or whose prompt,
-// prompt.offload, prompt.offload.tools or one of its tables is not a table
-// (naming the first in name order), which a struct cannot hold.
-func checkTables(path string) error {
-	var doc map[string]any
-	if _, perr := toml.DecodeFile(path, &doc); perr != nil {
-		return fmt.Errorf("lro: config file %s: %w", path, perr)
-	}
-	check := func(key toml.Key, v any) (map[string]any, error) {
-		if v == nil {
-			return nil, nil
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("lro: config file %s: %s = %s: not a table: %w", path, key, tomlValue(v), ErrInvalidOption)
-		}
-		return m, nil
-	}
-	prompt, cerr := check(toml.Key{"prompt"}, doc["prompt"])
-	if cerr != nil {
-		return cerr
-	}
-	offload, cerr := check(toml.Key{"prompt", "offload"}, prompt["offload"])
-	if cerr != nil {
-		return cerr
-	}
-	tools, cerr := check(toml.Key{"prompt", "offload", keyTools}, offload[keyTools])
-	if cerr != nil {
-		return cerr
-	}
-	for _, name := range slices.Sorted(maps.Keys(tools)) {
-		if _, cerr := check(toml.Key{"prompt", "offload", keyTools, name}, tools[name]); cerr != nil {
-			return cerr
-		}
-	}
-	return nil
-}
-
-// then returns x's value once check accepts it.
-func then(x *value[string], check func(string) (*string, error)) (*string, error) {
-	v, err := x.get()
-	if v == nil || err != nil {
-		return nil, err
-	}
-	return check(*v)
-}
-
-// threshold returns x as a threshold, in 1..u32.
-func threshold(x *value[int64]) (*int, error) {
-	n, err := x.get()
-	if n == nil || err != nil {
-		return nil, err
-	}
-	if *n < 1 || *n > maxThresholdTokens {
-		return nil, fmt.Errorf("out of range 1..%d", int64(maxThresholdTokens))
-	}
-	t := int(*n)
-	return &t, nil
-}
-
-// ttlSeconds returns x, a number of seconds, as a TTL.
-func ttlSeconds(x *value[int64]) (*time.Duration, error) {
-	n, err := x.get()
-	if n == nil || err != nil {
-		return nil, err
-	}
-	if *n < 1 || *n > maxTTLSeconds {
-		return nil, fmt.Errorf("out of range 1..%d", maxTTLSeconds)
-	}
-	ttl := time.Duration(*n) * time.Second
-	return &ttl, nil
-}
-
-// profileValue returns x as a profile.
-func profileValue(x *value[string]) (*descriptor.Profile, error) {
-	v, err := x.get()
-	if err != nil {
-		return nil, fmt.Errorf("%w %s", err, profileNames)
-	}
-	if v == nil {
-		return nil, nil
-	}
-	return parseProfile(*v)
-}
-
-// envKeys are the keys that have an environment variable: the
-// specification's four, the profile, the client's folder, the tools always
-// offloaded and the storage.
-var envKeys = []string{keyEnabled, keyThreshold, keyTTL, keyOutputDir, keyProfile, keyClientDir, keyAlways, keyStorage}
-
-// envSection is the part of a variable's name between the product prefix
-// and the key, as in ATLATL_PROMPT__OFFLOAD__ENABLED.
-const envSection = "_PROMPT__OFFLOAD__"
-
-// checkEnvNames refuses the first variable, in name order, that environ
-// lists and lookup reports set and not empty, whose name starts with
-// {prefix}_PROMPT__OFFLOAD__ but ends in none of envKeys.
-func checkEnvNames(prefix string, environ func() []string, lookup func(string) (string, bool)) error {
-	section := prefix + envSection
-	known := make([]string, len(envKeys))
-	for i, k := range envKeys {
-		known[i] = section + strings.ToUpper(k)
+	keys := slices.Sorted(maps.Keys(fields))
+	known := make([]string, len(keys))
+	for i, k := range keys {
+		known[i] = prefix + envSection + strings.ToUpper(k)
 	}
 	var unknown []string
 	for _, kv := range environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, section) || slices.Contains(known, name) {
+		if !strings.HasPrefix(name, prefix+envSection) || slices.Contains(known, name) {
 			continue
 		}
 		if v, ok := lookup(name); ok && v != "" {
 			unknown = append(unknown, name)
 		}
 	}
-	if len(unknown) == 0 {
-		return nil
+	if len(unknown) > 0 {
+		name := slices.Min(unknown)
+		v, _ := lookup(name)
+		return fmt.Errorf("lro: environment %s=%q: unknown variable (want %s): %w",
+			name, redact(v), strings.Join(known, ", "), ErrInvalidOption)
 	}
-	name := slices.Min(unknown)
-	v, _ := lookup(name)
-	return fmt.Errorf("lro: environment %s=%q: unknown variable (want %s): %w",
-		name, redact(v), strings.Join(known, ", "), ErrInvalidOption)
-}
-
-// readEnv reads the environment variables of envKeys.
-func (s *settings) readEnv(prefix string, lookup func(string) (string, bool)) error {
-	name := func(key string) string { return prefix + envSection + strings.ToUpper(key) }
-	var f offloadFile
-	fields := map[string]interface{ setEnv(string) }{keyEnabled: &f.Enabled, keyThreshold: &f.Threshold,
-		keyTTL: &f.TTL, keyOutputDir: &f.OutputDir, keyProfile: &f.Profile, keyClientDir: &f.ClientDir, keyStorage: &f.Storage}
-	vars := map[string]string{}
-	for _, key := range envKeys {
-		if v, ok := lookup(name(key)); ok && v != "" {
-			vars[key] = v
-			if field, ok := fields[key]; ok {
-				field.setEnv(v)
-			}
+	for i, k := range keys {
+		v, ok := lookup(known[i])
+		if !ok || v == "" {
+			continue
 		}
-	}
-	bad := func(key string, _ any, err error) error {
-		return fmt.Errorf("lro: environment %s=%q: %s: %w", name(key), redact(vars[key]), err, ErrInvalidOption)
-	}
-	if err := s.take(&f, bad); err != nil {
-		return err
-	}
-	if f.Storage.raw != nil {
-		s.storageFrom = "environment " + name(keyStorage)
-	}
-	if v, ok := vars[keyAlways]; ok {
-		var err error
-		if s.always, err = toolList(v); err != nil {
-			return bad(keyAlways, v, err)
+		if err := fields[k](envText(v)); err != nil {
+			return fmt.Errorf("lro: environment %s=%q: %s: %w", known[i], redact(v), err, ErrInvalidOption)
+		}
+		if k == "storage" {
+			l.storageFrom = "environment " + known[i]
 		}
 	}
 	return nil
 }
 
+// envText is the value of an environment variable, which boolean and
+// integer parse as text; in the file, true and "true" differ.
+type envText string
+
+// boolean returns v as a boolean.
+func boolean(v any) (bool, error) {
+	if t, ok := v.(envText); ok {
+		if b, err := strconv.ParseBool(strings.TrimSpace(string(t))); err == nil {
+			v = b
+		}
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, errors.New("not a boolean (want true or false)")
+	}
+	return b, nil
+}
+
+// disabled returns the opposite of the boolean v, for an "enabled" key.
+func disabled(v any) (bool, error) {
+	b, err := boolean(v)
+	return !b, err
+}
+
+// integer returns v as an integer in 1..maxN.
+func integer(v any, maxN int64) (int64, error) {
+	if t, ok := v.(envText); ok {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(t)), 10, 64); err == nil {
+			v = n
+		}
+	}
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		return 0, errors.New("not an integer")
+	case n < 1 || n > maxN:
+		return 0, fmt.Errorf("out of range 1..%d", maxN)
+	}
+	return n, nil
+}
+
+// threshold returns v as a threshold: the specification's is a u32, and
+// zero would mean the default, so it is refused rather than replaced.
+func threshold(v any) (int, error) {
+	n, err := integer(v, math.MaxUint32)
+	return int(n), err
+}
+
+// ttlSeconds returns v, a number of seconds, as a TTL that fits a
+// time.Duration.
+func ttlSeconds(v any) (time.Duration, error) {
+	n, err := integer(v, math.MaxInt64/int64(time.Second))
+	return time.Duration(n) * time.Second, err
+}
+
+// text returns v as a string.
+func text(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case envText:
+		return string(v), nil
+	}
+	return "", errors.New("not a string")
+}
+
 // profileNames lists the profiles, for error messages.
 const profileNames = "(want full, no_recipes, no_schema or bare_pointer)"
 
-// parseProfile accepts the name of a profile.
-func parseProfile(v string) (*descriptor.Profile, error) {
-	p, err := descriptor.ParseProfile(v)
+// profile returns v as the name of a profile.
+func profile(v any) (descriptor.Profile, error) {
+	s, err := text(v)
 	if err != nil {
-		return nil, errors.New("unknown profile " + profileNames)
+		return 0, fmt.Errorf("%w %s", err, profileNames)
 	}
-	return &p, nil
+	p, err := descriptor.ParseProfile(s)
+	if err != nil {
+		return 0, errors.New("unknown profile " + profileNames)
+	}
+	return p, nil
 }
 
-// checkOutputDirValue accepts a path naming a folder, or a path that does
-// not exist yet (it is created on the first offload) below a folder.
-func checkOutputDirValue(v string) (*string, error) {
-	if strings.ContainsRune(v, 0) {
-		return nil, errors.New("contains a NUL byte")
-	}
-	if v != "" {
-		dir, err := filepath.Abs(v)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkOutputDir(dir); err != nil {
-			return nil, err
-		}
-	}
-	return &v, nil
-}
-
-// checkStorage accepts a value for store.Open: a bucket URL, checked when
-// it is opened, or a folder as checkOutputDirValue accepts it. The empty
-// string means no storage.
-func checkStorage(v string) (*string, error) {
+// outputDir accepts a path naming a folder, or a path that does not exist
+// yet (the first offload creates it) below a folder.
+func outputDir(v any) (string, error) {
+	s, err := text(v)
 	switch {
-	case v == "":
-		return nil, nil
-	case strings.Contains(v, "://"):
-		return &v, nil
+	case err != nil || s == "":
+		return s, err
+	case strings.ContainsRune(s, 0):
+		return "", errors.New("contains a NUL byte")
 	}
-	return checkOutputDirValue(v)
+	dir, err := filepath.Abs(s)
+	if err == nil {
+		err = checkOutputDir(dir)
+	}
+	return s, err
 }
 
-// checkClientDirValue accepts a path that [Options.ClientDir] accepts.
-func checkClientDirValue(v string) (*string, error) {
-	if err := checkClientDir(v); err != nil {
-		return nil, err
+// clientDir accepts a path that [Options.ClientDir] accepts.
+func clientDir(v any) (string, error) {
+	s, err := text(v)
+	if err != nil {
+		return "", err
 	}
-	return &v, nil
+	return s, checkClientDir(s)
+}
+
+// storage accepts a value for store.Open: a bucket URL, checked when it is
+// opened, or a folder as outputDir accepts it; "" for none.
+func storage(v any) (string, error) {
+	s, err := text(v)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%w (want a bucket URL such as s3://bucket?region=us-east-1, or a folder)", err)
+	case strings.Contains(s, "://"):
+		return s, nil
+	}
+	return outputDir(v)
 }
 
 // toolList parses a comma-separated list of tool names; space around each
 // is ignored, and an empty name is refused.
 func toolList(v string) ([]string, error) {
-	var names []string
-	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
+	names := strings.Split(v, ",")
+	for i, name := range names {
+		if names[i] = strings.TrimSpace(name); names[i] == "" {
 			return nil, errors.New("an empty tool name (want a comma-separated list of tool names)")
 		}
-		names = append(names, name)
 	}
 	return names, nil
 }
@@ -681,8 +452,6 @@ func tomlValue(v any) string {
 		return strconv.Quote(redact(v))
 	case map[string]any:
 		return "{...}"
-	case nil:
-		return "(absent)"
 	}
 	return fmt.Sprint(v)
 }
@@ -698,20 +467,4 @@ func redact(v string) string {
 		return "(a URL that does not parse)"
 	}
 	return u.Redacted()
-}
-
-// rawValue returns the value of key k in the TOML file at path, for the
-// message of an unknown key.
-func rawValue(path string, k toml.Key) any {
-	var v any
-	var doc map[string]any
-	if _, err := toml.DecodeFile(path, &doc); err != nil {
-		return nil
-	}
-	v = doc
-	for _, part := range k {
-		m, _ := v.(map[string]any)
-		v = m[part]
-	}
-	return v
 }

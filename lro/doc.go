@@ -29,19 +29,12 @@
 // # The file
 //
 // A file is named {prefix}-{operation}-{ulid}.jsonl. Its first line is a
-// header: the specification's fields (type, operation, query, count,
-// schema_version, timestamp, estimated_tokens, detail), then "result", the
-// tool result with its records taken out, and "records_at", which says
-// where they were, so that nothing the tool returned is lost. Every further
-// line is one record, a single JSON value, so that tail -n +2 FILE | jq
-// reads the records. The records are found in the structured content (the
-// content itself when it is an array, else its array member named by
-// [Options.RecordsField], else its largest array member, else the whole
-// value as one record), or else in each text item: the records of its JSON
-// document, found the same way, one record per row of rows printed as text
-// (Python's str() of a list of dicts or tuples, CSV or TSV with a header
-// row, a Markdown table; an object of the header's names, with typed
-// values), or one {"line": N, "text": "..."} record per line of text.
+// header: the specification's fields, then "result", the tool result with
+// its records taken out, and "records_at", which says where they were, so
+// that nothing the tool returned is lost. Every further line is one record,
+// so that tail -n +2 FILE | jq reads the records. The records are found in
+// the structured content or in each text item (a JSON document, rows
+// printed as text, or lines of text); docs/how-it-works.md gives the rules.
 //
 // # Behaviour
 //
@@ -56,17 +49,10 @@
 // identifies itself as a local LRO proxy receives results inline (see
 // [Options.IgnoreProxy]).
 //
-// # Several replicas
-//
-// A server that runs as several replicas behind a load balancer (served
-// statelessly, go-sdk's StreamableHTTPOptions.Stateless, consecutive calls
-// land on any replica) writes its files to a bucket that all of them share:
-// [Options.Store] (or the storage setting that [LoadOptions] reads) is a
-// store of package [github.com/zircote/lro-go/lro/store]. Each descriptor
-// then gives the file's handle (128 random bits, valid for the TTL) and a
-// resource_link to lro://results/{handle}; the extraction tools, given the
-// same store, take the handle on any replica, and the sweepers of all
-// replicas sweep the bucket, safely at once.
+// A server run as several replicas behind a load balancer writes its files
+// to a bucket that all of them share, [Options.Store] (see
+// docs/replicas.md): each descriptor then gives the file's handle, which
+// the extraction tools take on any replica.
 //
 // Clients without a shell query the files through the tools of package
 // [github.com/zircote/lro-go/lro/extract], registered next to the server's

@@ -12,43 +12,16 @@ import (
 )
 
 // StartJanitor starts the specification's offload_cleanup task for the files
-// that [Wrap], [AddTool] and [Middleware] write with opts: it sweeps the
-// output folder at once and then every [Options.CleanupInterval], deleting
-// the files whose TTL has passed and emitting an event.FileExpired for each
-// through opts.Observer, until ctx is canceled or the janitor is closed. It
-// also deletes the temporary files that a process which died while writing
-// left behind but, where the system has flock(2), never the file of a write
-// still under way, however long it takes and however short the TTL
-// (elsewhere, none younger than the TTL plus a day; see package cleanup):
-//
-//	j, err := lro.StartJanitor(ctx, opts)
-//	if err != nil {
-//		return err
-//	}
-//	defer j.Close()
-//
-// A server does not need it: the first offload starts the sweeper of its
-// folder or store (see [Options.CleanupInterval]). StartJanitor is for a
-// server that wants the sweeps to start before any offload (to delete what
-// an earlier run left) or to stop them with ctx.
-//
-// With [Options.Store], it sweeps the Store's folder or bucket, with the
-// Store's prefix and TTL. Every replica of a server may sweep a shared
-// bucket at once: none deletes an object that is still fresh by the clock
-// of another replica within a minute, and an object that
-// another replica deleted first is no error (see package cleanup,
-// "Buckets", also for the bucket lifecycle rule that can replace the
-// sweeps).
-//
-// The folder, prefix and TTL come from the options the files are written
-// with (and that [LoadOptions] reads), so the two cannot disagree. One
-// janitor serves every tool that shares the folder and prefix, whatever
-// their per-tool overrides. Errors of background sweeps (a file another user
-// owns, say) are dropped. A server that wants them, or sweeps on its own
-// schedule, uses package cleanup directly with the same OutputDir, Prefix and
-// TTL: a zero value means the same default in both packages.
-//
-// StartJanitor fails for options that [Options.Validate] rejects.
+// written with opts: it sweeps the output folder (or the Store's folder or
+// bucket) at once and then every [Options.CleanupInterval], deleting the
+// files whose TTL has passed (see package cleanup) and emitting an
+// event.FileExpired for each through opts.Observer, until ctx is canceled
+// or the janitor is closed. A server does not need it, since the first
+// offload starts a sweeper: StartJanitor is for one that wants the sweeps
+// to start before any offload (to delete what an earlier run left) or to
+// stop them with ctx. Errors of background sweeps are dropped (package
+// cleanup reports them). StartJanitor fails for options that
+// [Options.Validate] rejects.
 func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -69,24 +42,21 @@ func (c *config) janitorOptions() *cleanup.Options {
 	if !c.realClock {
 		testhook.Set(o, testhook.Hooks{Now: c.now})
 	}
-	if c.Store != nil && c.Store.Bucket() != nil {
-		o.Bucket = c.Store.Bucket()
+	if c.Store != nil {
+		o.Bucket = c.Store.Bucket() // nil for a folder
 	}
 	return o
 }
 
 // The automatic sweepers: one per folder (or bucket) and prefix in the
-// process, started by the first offload there, which sweeps at once (what an
-// earlier run left goes then), and then as long as files of the prefix are
-// left there, at the next expiry (a minute after it in a bucket; sweeps at
-// least a second apart) or after CleanupInterval, whichever comes first; it stops once a sweep leaves none and nothing was
-// offloaded during it. The next offload starts it again. No goroutine is
-// left once every file is gone. It runs on the system's clock: options with
-// a clock of their own (a test's) start none.
-var sweepers struct {
+// process, started by the first offload there (see
+// [Options.CleanupInterval]). A sweeper stops once a sweep leaves no file
+// and nothing was offloaded during it, leaving no goroutine. It runs on the
+// system's clock: options with a clock of their own (a test's) start none.
+var sweepers = struct {
 	sync.Mutex
 	m map[sweepKey]*sweeper
-}
+}{m: map[sweepKey]*sweeper{}}
 
 // sweepKey names what a sweeper sweeps.
 type sweepKey struct {
@@ -126,15 +96,9 @@ func (c *config) startSweeper() {
 		return
 	}
 	o := c.janitorOptions()
-	k := sweepKey{dir: o.Dir, prefix: o.Prefix}
-	if o.Bucket != nil {
-		k.bucket = o.Bucket
-	}
+	k := sweepKey{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
 	sweepers.Lock()
 	defer sweepers.Unlock()
-	if sweepers.m == nil {
-		sweepers.m = map[sweepKey]*sweeper{}
-	}
 	s := sweepers.m[k]
 	if s == nil {
 		s = &sweeper{}

@@ -43,7 +43,7 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 				ctx, slot := withSlot(ctx)
 				res, err := next(ctx, method, req)
 				if tr, ok := res.(*mcp.CallToolResult); ok && err == nil && tr != nil {
-					c.apply(ctx, call, tr, slot.get(), nil)
+					c.apply(ctx, call, tr, slot.Load(), nil)
 				}
 				return res, err
 			case "tools/list":
@@ -75,16 +75,11 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 }
 
 // GuardNullArguments is server middleware that turns the arguments of a
-// tools/call that are JSON null into {}, which means the same: no arguments.
-// It also answers a resources/read whose uri holds a control character
-// (NUL, BEL, DEL...) with an invalid-params error naming it.
-//
-// go-sdk v1.8.0 decodes null arguments into a nil map and then panics,
-// crashing the whole server process, when it applies the defaults of a typed
-// tool's input schema to it; a Go client that passes a nil map sends exactly
-// that. It answers a resources/read of such a uri with an error it cannot
-// encode, and ends the connection (a stdio server exits), whether or not
-// the server has resources. Install it once per server, before any other
+// tools/call that are JSON null into {}, which means the same, and answers
+// a resources/read whose uri holds a control character with an
+// invalid-params error naming it. go-sdk v1.8.0 crashes the server process
+// on the first (a Go client that passes a nil map sends it) and ends the
+// connection on the second. Install it once per server, before any other
 // middleware that reads arguments:
 //
 //	s.AddReceivingMiddleware(lro.GuardNullArguments)
@@ -103,12 +98,8 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 // CancelWith returns server middleware that cancels the context of every
 // request in flight when life is done, with life's cause.
 //
-// go-sdk v1.8.0 does not: a request's context ends only when its client
-// cancels it or the connection ends, and Server.Run and ServerSession.Close
-// wait for the requests in flight. A server stopped by a signal would then
-// wait for its tool calls to reach their time limits, and an extraction
-// call's worker process would run until then. Install it with the context
-// that a signal cancels:
+// go-sdk v1.8.0 does not, and Server.Run waits for the requests in flight.
+// Install it with the context that a signal cancels:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()
@@ -116,8 +107,7 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 //	err := s.Run(ctx, &mcp.StdioTransport{})
 //
 // Over HTTP, also end the sessions when the http.Server shuts down
-// (RegisterOnShutdown), as their streams of server messages last as long as
-// they do: examples/memory does both.
+// (RegisterOnShutdown), as examples/memory does.
 func CancelWith(life context.Context) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -1,6 +1,7 @@
 package lro
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -22,10 +23,8 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// Defaults of the specification. Each is what the zero value of the
-// corresponding [Options] field means. The defaults of the fields that other
-// packages share are defined once: "atlatl" for Prefix, and
-// the specification's one hour for TTL and CleanupInterval.
+// Defaults of the specification: what the zero value of each [Options]
+// field means.
 const (
 	defaultThresholdTokens = offload.DefaultThreshold
 	defaultQueryArgument   = "query"
@@ -40,7 +39,6 @@ const (
 // them afterwards has no effect.
 type Options struct {
 	// Disabled turns offloading off: every result goes out unchanged.
-	// If false (the zero value), offloading is enabled.
 	Disabled bool
 
 	// ThresholdTokens is the estimate above which a result set is offloaded
@@ -48,29 +46,18 @@ type Options struct {
 	// specification's 1600. Negative values are invalid.
 	ThresholdTokens int
 
-	// TTL is how long an offloaded file lives once written: a file in a
-	// folder records its expiry, the end of its write + TTL, which every
-	// janitor honors (see package cleanup, "Recorded expiry"). If zero,
-	// defaults to one hour, or with a Store to the Store's TTL.
-	// It is read by the janitors too, which delete files without a
-	// recorded expiry by it.
+	// TTL is how long an offloaded file lives once written: a file records
+	// its expiry, the end of its write + TTL, which every janitor honors
+	// (see package cleanup, "Recorded expiry"). If zero, defaults to one
+	// hour, or with a Store to the Store's TTL.
 	TTL time.Duration
 
 	// CleanupInterval is the longest wait between two sweeps of the output
 	// folder (or the Store) while files are left in it. The first offload
-	// to a folder or store starts its sweeper, one per folder (or bucket)
-	// and prefix in the process, whatever the options it was given: it
-	// sweeps at once (deleting what an earlier run left), then again at
-	// the next expiry (a minute after it in a bucket, for clock skew; sweeps
-	// at least a second apart) or after CleanupInterval, whichever comes
-	// first, and stops once a sweep leaves no file there; the next
-	// offload starts it again. Its events go to the Observer of the
-	// options of that first offload. [StartJanitor] sweeps every
-	// CleanupInterval. If zero, defaults to one hour.
-	// If negative, no sweeper starts by itself: files are deleted only by
-	// a janitor the server starts ([StartJanitor], which then sweeps every
-	// one hour, or package cleanup) or by a bucket's
-	// lifecycle rule.
+	// there starts its sweeper, one per folder (or bucket) and prefix in the
+	// process, with the Observer of that offload's options, which stops once
+	// no file is left (see docs/how-it-works.md, "Lifecycle"). If zero,
+	// defaults to one hour. If negative, no sweeper starts by itself.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
@@ -78,59 +65,32 @@ type Options struct {
 	// folder that does not exist is created with mode 0700.
 	OutputDir string
 
-	// Store, if not nil, is where offloaded files are written, with
-	// [store.Store.Create], instead of OutputDir: a local folder
-	// ([store.NewFolder]) or a bucket that the replicas of a server share
-	// ([store.Open] with a bucket URL such as s3://bucket?region=...).
-	// Their names then carry 128 random bits, and each name is a handle:
-	// the descriptor gives it ("handle") and adds an MCP resource_link to
-	// lro://results/{handle}; the extraction tools of package
-	// [github.com/zircote/lro-go/lro/extract], given the same Store, take
-	// it on any replica until the Store's TTL has passed. Nothing is
-	// reported offloaded before the file is whole in the store (for a
-	// bucket, its upload completed). A write to a bucket that stalls is
-	// aborted after [store.Options.WriteTimeout] and falls back, and a
-	// bucket that keeps failing is not tried for a while, which
-	// [store.Options.Observer] hears of (give it this Observer too); see
-	// the package documentation of store, "Failures", for what a failed
-	// upload leaves in the bucket.
-	//
-	// A bucket is not the client's disk: file_path is then where a client
-	// that downloads the object would keep it (in ClientDir, or else
-	// /tmp, under the specification's name {prefix}-{operation}-{ulid}.jsonl,
-	// the handle without its random part), so that the jq recipes run on
-	// such a copy, and the resource link is named by that file name,
-	// and the guidance is always the native template, whatever
-	// ExtractTools says, with example calls by handle: a server with a
-	// bucket Store must register extract.AddTools with the same Store.
-	// With a folder Store, file_path is the file's path as without one.
-	//
-	// If nil (the zero value), files are written to OutputDir with names
-	// without a random part, and descriptors carry no handle: a handle
-	// costs a few hundred tokens per descriptor (its random part in
-	// file_path, every recipe and the guidance, the handle and the resource
-	// link; see BENCHMARKS.md), so handles come with a Store. Prefix
-	// and TTL, when set, must be the Store's (when zero, they are the
-	// Store's); and OutputDir, when set, must be the Store's folder. The
-	// caller keeps the Store and closes it after its last use.
+	// Store, if not nil, is where offloaded files are written instead of
+	// OutputDir: a local folder ([store.NewFolder]) or a bucket that the
+	// replicas of a server share ([store.Open]). Each file's name is then a
+	// handle, which the descriptor gives, with a resource_link to
+	// lro://results/{handle}, and which the extraction tools of package
+	// [github.com/zircote/lro-go/lro/extract], given the same Store, take on
+	// any replica until the Store's TTL has passed. With a bucket, file_path
+	// is where a client that downloads the object would keep it (in
+	// ClientDir, else /tmp), and the guidance always points to the
+	// extraction tools, which the server must register (see
+	// docs/replicas.md). Prefix and TTL, when set, must be the Store's, and
+	// OutputDir the Store's folder. The caller closes the Store after its
+	// last use. If nil (the zero value), files are written to OutputDir and
+	// descriptors carry no handle.
 	Store *store.Store
 
-	// ClientDir is the output folder as the client sees it, when the
-	// client reaches it by another path: for a server in a container whose
-	// OutputDir is a bind mount, the folder on the host. The descriptor's
-	// file_path, recipes and guidance name the file in ClientDir (same file
-	// name); the server still writes it to OutputDir. With ExtractTools,
-	// the guidance gives lro_extract the bare file name, which it resolves
-	// in its own folder. With a bucket Store, it is the folder where a
-	// client would keep a downloaded object (see Store; if empty, /tmp).
-	// ClientDir must be an absolute, clean,
-	// slash-separated path ("/home/me/lro", not "lro" or "/home/me/../lro")
+	// ClientDir is the output folder as the client sees it, when the client
+	// reaches it by another path (for a server in a container, the host's
+	// side of a bind mount): the descriptor's file_path, recipes and
+	// guidance name the file there, and the server still writes it to
+	// OutputDir. It must be an absolute, clean, slash-separated path
 	// without NUL or line breaks. If empty, defaults to OutputDir.
 	ClientDir string
 
 	// Prefix is the first part of file names, {prefix}-{operation}-{ulid}.jsonl.
-	// If empty, defaults to "atlatl", or with a Store to the
-	// Store's prefix.
+	// If empty, defaults to "atlatl", or with a Store to the Store's prefix.
 	Prefix string
 
 	// Operation names the operation in the header and the file name, for
@@ -160,19 +120,16 @@ type Options struct {
 	Profile descriptor.Profile
 
 	// RecordType is the Go type of one record. The descriptor's
-	// line_schema is always inferred from the records, so that it lists
-	// exactly the fields they hold (those of their detail level); when
-	// RecordType is set, the schema takes from it what the records cannot
-	// show: string formats such as date-time, number types and, with
-	// SchemaDescriptions, the fields' descriptions. [AddTool] sets it from
-	// the tool's output type when it can.
+	// line_schema is inferred from the records; when RecordType is set, it
+	// takes from it what the records cannot show: string formats such as
+	// date-time, number types and, with SchemaDescriptions, the fields'
+	// descriptions. [AddTool] sets it from the tool's output type.
 	RecordType reflect.Type
 
 	// SchemaDescriptions gives the properties of the line schema the
 	// descriptions of RecordType's fields (their jsonschema tags). If false
 	// (the zero value), the line schema carries types and structure only,
-	// which keeps the descriptor small; set it when the descriptions say
-	// what the field names do not.
+	// which keeps the descriptor small.
 	SchemaDescriptions bool
 
 	// SchemaVersion is the header's schema_version, the version of the
@@ -187,20 +144,11 @@ type Options struct {
 	Observer event.Observer
 
 	// ExtractTools reports that the server also offers the extraction tools
-	// of package [github.com/zircote/lro-go/lro/extract] over the same folder
-	// and prefix. The descriptor's guidance then points to lro_extract with
-	// the specification's native-tool template; jq_recipes stay in the
-	// descriptor for clients with a shell. If false (the zero value), the
-	// guidance is the shell template. Setting it does not register the
-	// tools: register them with extract.AddTools, given the same folder and
-	// prefix (and, to share them, the same threshold, tokenizer and
-	// observer):
-	//
-	//	opts := &lro.Options{OutputDir: dir, ExtractTools: true}
-	//	err := extract.AddTools(server, &extract.Options{LRO: opts})
-	//
-	// With a Store, the same options give the tools the same Store. With a bucket Store the guidance is the
-	// native template whether or not ExtractTools is set (see Store).
+	// of package [github.com/zircote/lro-go/lro/extract], registered with
+	// extract.AddTools given these options: the descriptor's guidance then
+	// points to lro_extract (jq_recipes stay, for clients with a shell). If
+	// false (the zero value), the guidance is the shell template, but with
+	// a bucket Store (see Store).
 	ExtractTools bool
 
 	// Tools holds per-tool overrides, keyed by tool name. A call to a tool
@@ -209,15 +157,10 @@ type Options struct {
 	Tools map[string]ToolOptions
 
 	// IgnoreProxy makes a client that identifies itself as a local LRO
-	// proxy subject to offloading like any other. A proxy (package
-	// [github.com/zircote/lro-go/lro/proxy]) identifies itself by the
-	// capability extension "io.github.zircote/lro": {"proxy": true}, by
-	// the same key in the _meta of every tools/call, and by the
-	// specification's clientInfo.proxy, which is read where it survives.
-	// If false (the zero value), such a client receives every result
-	// inline, as the specification requires, so that the proxy writes the
-	// file on the client's machine; a client claiming to be a proxy gains
-	// only the result a server without LRO would send.
+	// proxy (package [github.com/zircote/lro-go/lro/proxy]) subject to
+	// offloading like any other. If false (the zero value), such a client
+	// receives every result inline, as the specification requires, so that
+	// the proxy writes the file on the client's machine.
 	IgnoreProxy bool
 }
 
@@ -244,19 +187,14 @@ type ToolOptions struct {
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
-	dir    string             // absolute output folder
-	always bool               // offload whatever the size (ToolOptions.Always)
-	tools  map[string]*config // per-tool configurations, from Options.Tools
-	core   *offload.Config    // the offload pipeline's view of the above
-	// observer is Options.Observer; Observer is sweepOnOffload, which
-	// passes every event on to it.
-	observer event.Observer
-	// now is the clock: time.Now, or a test's (internal/testhook), with
-	// which no automatic sweeper starts.
-	now       func() time.Time
-	realClock bool
-	// wrapWriter is a test's writer wrapper (internal/testhook), or nil.
-	wrapWriter func(io.Writer) io.Writer
+	dir        string                    // absolute output folder
+	always     bool                      // offload whatever the size (ToolOptions.Always)
+	tools      map[string]*config        // per-tool configurations, from Options.Tools
+	core       *offload.Config           // the offload pipeline's view of the above
+	observer   event.Observer            // Options.Observer; Observer is sweepOnOffload
+	now        func() time.Time          // time.Now, or a test's clock (internal/testhook)
+	realClock  bool                      // now is time.Now: automatic sweepers may start
+	wrapWriter func(io.Writer) io.Writer // a test's writer wrapper (internal/testhook), or nil
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -278,21 +216,15 @@ func newConfig(opts *Options) (*config, error) {
 	if c.ThresholdTokens < 0 {
 		return nil, fmt.Errorf("lro: Options.ThresholdTokens is %d: %w", c.ThresholdTokens, ErrInvalidOption)
 	}
-	if c.ThresholdTokens == 0 {
-		c.ThresholdTokens = defaultThresholdTokens
-	}
+	c.ThresholdTokens = cmp.Or(c.ThresholdTokens, defaultThresholdTokens)
 	if c.TTL < 0 {
 		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
 	}
 	if err := c.agreeWithStore(testhook.Get(opts).WrapWriter != nil); err != nil {
 		return nil, err
 	}
-	if c.TTL == 0 {
-		c.TTL = expiry.DefaultTTL
-	}
-	if c.CleanupInterval == 0 {
-		c.CleanupInterval = expiry.DefaultInterval
-	}
+	c.TTL = cmp.Or(c.TTL, expiry.DefaultTTL)
+	c.CleanupInterval = cmp.Or(c.CleanupInterval, expiry.DefaultInterval)
 	switch {
 	case c.Store != nil:
 		// The Store's folder, "" for a bucket; agreeWithStore checked
@@ -304,9 +236,7 @@ func newConfig(opts *Options) (*config, error) {
 			}
 		}
 	default:
-		if c.OutputDir == "" {
-			c.OutputDir = os.TempDir()
-		}
+		c.OutputDir = cmp.Or(c.OutputDir, os.TempDir())
 		dir, err := filepath.Abs(c.OutputDir)
 		if err != nil {
 			return nil, fmt.Errorf("lro: Options.OutputDir %q: %w", c.OutputDir, err)
@@ -319,30 +249,20 @@ func newConfig(opts *Options) (*config, error) {
 	if err := checkClientDir(c.ClientDir); err != nil {
 		return nil, fmt.Errorf("lro: Options.ClientDir %q: %w: %w", c.ClientDir, err, ErrInvalidOption)
 	}
-	if c.Prefix == "" {
-		c.Prefix = jsonlfile.DefaultPrefix
-	}
+	c.Prefix = cmp.Or(c.Prefix, jsonlfile.DefaultPrefix)
 	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
-	if c.QueryArgument == "" {
-		c.QueryArgument = defaultQueryArgument
-	}
-	if c.DetailArgument == "" {
-		c.DetailArgument = defaultDetailArgument
-	}
-	if c.DefaultDetail == "" {
-		c.DefaultDetail = defaultDetail
-	}
+	c.QueryArgument = cmp.Or(c.QueryArgument, defaultQueryArgument)
+	c.DetailArgument = cmp.Or(c.DetailArgument, defaultDetailArgument)
+	c.DefaultDetail = cmp.Or(c.DefaultDetail, defaultDetail)
 	if _, err := recipes.ParseDetail(string(c.DefaultDetail)); err != nil {
 		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w: %w", err, ErrInvalidOption)
 	}
-	if c.Profile < descriptor.ProfileFull || c.Profile > descriptor.ProfileBarePointer {
+	if !validProfile(c.Profile) {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)
 	}
-	if c.SchemaVersion == "" {
-		c.SchemaVersion = defaultSchemaVersion
-	}
+	c.SchemaVersion = cmp.Or(c.SchemaVersion, defaultSchemaVersion)
 	if c.Tokenizer == nil {
 		c.Tokenizer = estimate.Heuristic{}
 	}
@@ -352,38 +272,33 @@ func newConfig(opts *Options) (*config, error) {
 		c.now, c.realClock = time.Now, true
 	}
 	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
-	if len(c.Tools) > 0 {
-		c.tools = make(map[string]*config, len(c.Tools))
-		for name, t := range c.Tools {
-			tc := *c
-			tc.tools = nil
-			tc.Tools = nil
-			tc.Disabled = c.Disabled || t.Disabled
-			tc.always = t.Always
-			if t.ThresholdTokens < 0 {
-				return nil, fmt.Errorf("lro: Options.Tools[%q].ThresholdTokens is %d: %w", name, t.ThresholdTokens, ErrInvalidOption)
-			}
-			if t.ThresholdTokens > 0 {
-				tc.ThresholdTokens = t.ThresholdTokens
-			}
-			if t.Profile != nil {
-				if *t.Profile < descriptor.ProfileFull || *t.Profile > descriptor.ProfileBarePointer {
-					return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
-				}
-				tc.Profile = *t.Profile
-			}
-			tc.core = tc.coreConfig()
-			c.tools[name] = &tc
+	c.tools = make(map[string]*config, len(c.Tools))
+	for name, t := range c.Tools {
+		tc := *c
+		tc.tools = nil
+		tc.Tools = nil
+		tc.Disabled = c.Disabled || t.Disabled
+		tc.always = t.Always
+		if t.ThresholdTokens < 0 {
+			return nil, fmt.Errorf("lro: Options.Tools[%q].ThresholdTokens is %d: %w", name, t.ThresholdTokens, ErrInvalidOption)
 		}
+		tc.ThresholdTokens = cmp.Or(t.ThresholdTokens, tc.ThresholdTokens)
+		if t.Profile != nil {
+			if !validProfile(*t.Profile) {
+				return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
+			}
+			tc.Profile = *t.Profile
+		}
+		tc.core = tc.coreConfig()
+		c.tools[name] = &tc
 	}
 	c.core = c.coreConfig()
 	return c, nil
 }
 
-// agreeWithStore checks the fields that a Store decides against it, and
-// sets those that are zero to the Store's: Prefix, TTL and OutputDir; and
-// a test's writer wrapper (wraps), which a Store does not use. It does
-// nothing without a Store.
+// agreeWithStore checks Prefix, TTL and OutputDir against the Store, if
+// any, setting those that are zero to the Store's, and refuses a test's
+// writer wrapper (wraps), which a Store does not use.
 func (c *config) agreeWithStore(wraps bool) error {
 	s := c.Store
 	if s == nil {
@@ -419,12 +334,9 @@ func (c *config) agreeWithStore(wraps bool) error {
 }
 
 // checkOutputDir reports why the absolute path dir cannot be the output
-// folder: the nearest entry on it that exists is not a folder (or a symlink
-// to one). That entry is dir itself when it exists, a regular file say, or
-// else the ancestor below which dir would have to be created, as in
-// /etc/passwd/sub. A symlink that leads nowhere counts as an entry that is
-// not a folder: files could not be created through it either. A folder that
-// does not exist yet is fine: the first offload creates it.
+// folder: the nearest entry on it that exists (dir itself, or the ancestor
+// below which dir would be created, as in /etc/passwd/sub) is not a folder
+// or a symlink to one. A folder that does not exist yet is fine.
 func checkOutputDir(dir string) error {
 	for p := dir; ; {
 		fi, err := os.Stat(p)
@@ -466,6 +378,10 @@ func checkClientDir(dir string) error {
 		return fmt.Errorf("not clean (want %q)", path.Clean(dir))
 	}
 	return nil
+}
+
+func validProfile(p descriptor.Profile) bool {
+	return p >= descriptor.ProfileFull && p <= descriptor.ProfileBarePointer
 }
 
 // mustConfig is newConfig for registration-time helpers: invalid options are a

@@ -6,20 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/recipes"
 )
 
 // ErrInvalidOption is wrapped by the error that [Options.Validate],
-// [LoadOptions] and [StartJanitor] return for an invalid [Options] field
-// (and that [Wrap], [AddTool] and [Middleware] panic with), and by the
-// error of LoadOptions for a value of the TOML file or the environment that
-// is of the wrong type, out of range or unknown, and for an unknown key or
-// variable; the message names the field, key or variable and its value.
+// [LoadOptions] and [StartJanitor] return (and that [Wrap], [AddTool] and
+// [Middleware] panic with) for an invalid [Options] field, or a value, key
+// or variable of the configuration that LoadOptions refuses; the message
+// names it.
 var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first
@@ -35,10 +35,9 @@ func (opts *Options) Validate() error {
 // selection or one page).
 type ResultSet struct {
 	// Records is a slice of records at the requested detail level: any
-	// JSON-marshalable element type, or []json.RawMessage (or [][]byte)
-	// of records already encoded, each one JSON value. A set with an
-	// encoded record that is not one JSON value is not offloaded: the
-	// handler's own result is then evaluated as usual.
+	// JSON-marshalable element type, or []json.RawMessage (or [][]byte) of
+	// records already encoded, each one JSON value (else the set is
+	// ignored).
 	Records any
 	// Scores, when not nil, are the records' relevance scores. The summary's
 	// score_range is their minimum and maximum; they are not written to the
@@ -46,68 +45,42 @@ type ResultSet struct {
 	Scores []float64
 }
 
+// providedKey is the context key of the slot that receives the result set
+// of one call.
 type providedKey struct{}
-
-// providedSlot receives the result set of one call.
-type providedSlot struct {
-	mu  sync.Mutex
-	set *ResultSet
-}
 
 // Provide hands the full result set of the current tool call to the
 // decorator around the handler ([Wrap], [AddTool] or [Middleware]). When
 // these records exceed the threshold, they are offloaded and the handler's
-// own result is discarded (this is how inject_context evaluates its
-// pre-budget recall set); when they do not, the handler's own result is
-// evaluated as usual.
-//
-// ctx must be the context the handler was called with. Provide reports
-// whether a decorator received the set; without one it does nothing. A later
-// call replaces an earlier one.
+// own result is discarded; when they do not, the handler's own result is
+// evaluated as usual. ctx must be the context the handler was called with.
+// Provide reports whether a decorator received the set. A later call
+// replaces an earlier one.
 func Provide(ctx context.Context, rs ResultSet) bool {
-	slot, _ := ctx.Value(providedKey{}).(*providedSlot)
+	slot, _ := ctx.Value(providedKey{}).(*atomic.Pointer[ResultSet])
 	if slot == nil {
 		return false
 	}
-	slot.mu.Lock()
-	slot.set = &rs
-	slot.mu.Unlock()
+	slot.Store(&rs)
 	return true
 }
 
-func withSlot(ctx context.Context) (context.Context, *providedSlot) {
-	slot := &providedSlot{}
+func withSlot(ctx context.Context) (context.Context, *atomic.Pointer[ResultSet]) {
+	slot := new(atomic.Pointer[ResultSet])
 	return context.WithValue(ctx, providedKey{}, slot), slot
-}
-
-func (s *providedSlot) get() *ResultSet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.set
 }
 
 // Wrap returns a handler that calls h and offloads its result when the
 // result is estimated above the threshold: the whole result goes to a JSONL
 // file, one record per line, and the result's content is replaced by a
-// descriptor. Within the threshold the result of h goes out unchanged. The
-// estimate covers everything the client would receive: every text item, the
-// structured content, and every other item but images and audio, which stay
-// in the response beside a descriptor. Errors (IsError) and results that ask
-// for more input pass through untouched. When the file cannot be written,
-// the call still succeeds with a truncated result within the threshold and a
-// warning.
-//
-// Nothing is lost: the file's header keeps every part of the result that is
-// not a record (a total, a cursor, other arrays), and the descriptor shows
-// the small ones. A handler can also hand over the full set with [Provide].
-//
-// When the tool advertises an output schema, register it with [AddTool], or
-// decorate it with [Middleware] instead, which widen the schema so that
-// clients that validate structured content accept the descriptor.
-//
-// Files are deleted once their TTL has passed, by the sweeper that the
-// first offload to a folder or store starts (see [Options.CleanupInterval]):
-// nothing needs to be started or stopped.
+// descriptor (see the package documentation, "Behaviour"). Within the
+// threshold the result of h goes out unchanged. A handler can also hand
+// over the full set with [Provide]. When the tool advertises an output
+// schema, register it with [AddTool], or decorate it with [Middleware]
+// instead, which widen the schema so that clients that validate structured
+// content accept the descriptor. Files are deleted once their TTL has
+// passed (see [Options.CleanupInterval]): nothing needs to be started or
+// stopped.
 //
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
@@ -123,20 +96,18 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 		if err != nil || res == nil {
 			return res, err
 		}
-		c.apply(ctx, req, res, slot.get(), nil)
+		c.apply(ctx, req, res, slot.Load(), nil)
 		return res, nil
 	}
 }
 
 // Offloader returns the offloading that [Wrap] adds to a handler, for a
 // server that holds tool results without a handler to wrap (package
-// lro/proxy, which relays another server's results, uses it). The returned
-// function offloads res, the result of the call req, in place, exactly as
-// the handler that Wrap(h, opts) returns does with the result of h
-// (options of the tool named in req, a proxy's mark, the threshold, the
-// fallback), and reports whether it changed res: when it did, res holds the
-// descriptor (or the fallback) in its Content and StructuredContent, the
-// latter a [json.RawMessage] or nil, and its other fields are kept.
+// lro/proxy uses it). The returned function offloads res, the result of the
+// call req, in place, exactly as Wrap(h, opts) does with the result of h,
+// and reports whether it changed res: when it did, res holds the descriptor
+// (or the fallback) in its Content and StructuredContent, the latter a
+// [json.RawMessage] or nil, and its other fields are kept.
 //
 // Offloader panics if opts is invalid (see [Options.Validate]). The
 // returned function is safe for concurrent use.
@@ -195,6 +166,12 @@ func (c *config) call(req *mcp.CallToolRequest) offload.Call {
 		}
 	}
 	return call
+}
+
+// bypass reports whether the result of req goes out inline because its
+// client is an LRO proxy (see [Options.IgnoreProxy]).
+func (c *config) bypass(req *mcp.CallToolRequest) bool {
+	return !c.IgnoreProxy && proxyflag.InRequest(req)
 }
 
 func toolName(req *mcp.CallToolRequest) string {

@@ -1,20 +1,19 @@
 // Package event defines the observability events of Large Result Offloading
 // and the [Observer] interface that receives them.
 //
-// The package is a leaf: both the [github.com/zircote/lro-go/lro] decorator and
-// the [github.com/zircote/lro-go/cleanup] janitor emit events through the same
-// Observer, so one implementation (for example [Slog]) sees every event of a
-// server.
-//
-// Observers may be called concurrently from many goroutines (one per tool call
-// in flight, plus the janitor) and must be safe for concurrent use. They are
-// called synchronously on the path of the tool call, so they should return
-// quickly. A nil Observer is valid everywhere and discards every event.
+// The [github.com/zircote/lro-go/lro] decorator, the
+// [github.com/zircote/lro-go/cleanup] janitor and the stores of package
+// [github.com/zircote/lro-go/lro/store] emit events through the same
+// Observer, so one implementation (for example [Slog]) sees every event of
+// a server. Observers are called concurrently, on the path of the tool
+// call. A nil Observer is valid everywhere and discards every event.
 package event
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"reflect"
 	"time"
 )
 
@@ -26,45 +25,40 @@ import (
 type Event interface {
 	// name returns the event's name, for example "OffloadWriteFailed".
 	name() string
-	// attrs returns the event's fields as logging attributes, each under
-	// the key given in its field's comment.
-	attrs() []slog.Attr
 }
 
 // Offloaded is emitted after a result set was written to a file and the tool
 // result replaced by a descriptor. Its name is "OffloadCompleted". [Slog]
-// logs each field under the key given in its comment.
+// logs each field under the key of its log tag.
 type Offloaded struct {
-	// Tool is the name of the tool that produced the result ("tool").
-	Tool string
+	// Tool is the name of the tool that produced the result.
+	Tool string `log:"tool"`
 	// Operation is the operation recorded in the file's header and name,
-	// as sanitized for a file name, for example "recall" ("operation").
-	Operation string
+	// as sanitized for a file name, for example "recall".
+	Operation string `log:"operation"`
 	// Path is the absolute path of the JSONL file, or "" for a file
-	// written to a bucket ("path").
-	Path string
+	// written to a bucket.
+	Path string `log:"path"`
 	// Handle is the file's handle when it was written to a store
 	// (lro.Options.Store): its name, which the descriptor gives and the
-	// extraction tools take, and its key in a bucket ("handle"). It is ""
-	// without a store.
-	Handle string
-	// Count is the number of records written: the lines after the header
-	// ("count").
-	Count int
+	// extraction tools take, and its key in a bucket. It is "" without a
+	// store.
+	Handle string `log:"handle"`
+	// Count is the number of records written: the lines after the header.
+	Count int `log:"count"`
 	// EstimatedTokens is the estimated size of the whole result set, the sum
-	// over its record lines ("estimated_tokens").
-	EstimatedTokens int
-	// ThresholdTokens is the threshold the estimate exceeded
-	// ("threshold_tokens").
-	ThresholdTokens int
+	// over its record lines.
+	EstimatedTokens int `log:"estimated_tokens"`
+	// ThresholdTokens is the threshold the estimate exceeded.
+	ThresholdTokens int `log:"threshold_tokens"`
 	// Detail is the detail level of the records: "light", "medium" or
-	// "full" ("detail").
-	Detail string
-	// Bytes is the size of the file, header line included ("bytes").
-	Bytes int64
+	// "full".
+	Detail string `log:"detail"`
+	// Bytes is the size of the file, header line included.
+	Bytes int64 `log:"bytes"`
 	// Duration is the time spent writing the file and building the
-	// descriptor, measured with the decorator's clock ("duration").
-	Duration time.Duration
+	// descriptor, measured with the decorator's clock.
+	Duration time.Duration `log:"duration"`
 }
 
 // WriteFailed is emitted when a result set above the threshold could not be
@@ -72,66 +66,61 @@ type Offloaded struct {
 // denied, the disk is full, or a file is in the folder's way. The call still
 // succeeded, with Shown of Count records inline and a warning, and no file
 // (complete or partial) was left behind. Its name is "OffloadWriteFailed".
-// [Slog] logs each field under the key given in its comment.
+// [Slog] logs each field under the key of its log tag.
 type WriteFailed struct {
-	// Tool is the name of the tool that produced the result ("tool").
-	Tool string
+	// Tool is the name of the tool that produced the result.
+	Tool string `log:"tool"`
 	// Operation is the operation that would have named the file, as
-	// sanitized for a file name ("operation").
-	Operation string
-	// Dir is the absolute path of the output folder, or "" for a bucket
-	// ("dir").
-	Dir string
-	// Count is the number of records in the whole result set ("count").
-	Count int
+	// sanitized for a file name.
+	Operation string `log:"operation"`
+	// Dir is the absolute path of the output folder, or "" for a bucket.
+	Dir string `log:"dir"`
+	// Count is the number of records in the whole result set.
+	Count int `log:"count"`
 	// Shown is the number of leading records kept in the truncated inline
-	// result: as many whole records as fit within the threshold ("shown").
-	Shown int
-	// EstimatedTokens is the estimated size of the whole result set
-	// ("estimated_tokens").
-	EstimatedTokens int
+	// result: as many whole records as fit within the threshold.
+	Shown int `log:"shown"`
+	// EstimatedTokens is the estimated size of the whole result set.
+	EstimatedTokens int `log:"estimated_tokens"`
 	// Err is why the write failed. It wraps the underlying error, so that
 	// errors.Is(Err, syscall.ENOSPC) or errors.Is(Err, fs.ErrPermission)
-	// tells the cause; it is logged as its message ("error").
-	Err error
+	// tells the cause; it is logged as its message.
+	Err error `log:"error"`
 }
 
 // FileExpired is emitted by the janitor for each offloaded file it deleted
 // after its time to live passed, and for each temporary file it deleted that
 // an interrupted write left behind (with Temporary set). Its name is
-// "OffloadFileExpired". [Slog] logs each field under the key given in its
-// comment.
+// "OffloadFileExpired". [Slog] logs each field under the key of its log
+// tag.
 type FileExpired struct {
 	// Path is the absolute path of the deleted file, or the key of the
-	// deleted object of a bucket ("path").
-	Path string
+	// deleted object of a bucket.
+	Path string `log:"path"`
 	// CreatedAt is when the file was created, as its name records it, to
-	// the millisecond ("created_at").
-	CreatedAt time.Time
-	// TTL is the time to live that passed ("ttl").
-	TTL time.Duration
+	// the millisecond.
+	CreatedAt time.Time `log:"created_at"`
+	// TTL is the time to live that passed.
+	TTL time.Duration `log:"ttl"`
 	// Temporary reports that the file was the hidden temporary file of an
-	// interrupted write rather than a committed offload file ("temporary").
-	Temporary bool
+	// interrupted write rather than a committed offload file.
+	Temporary bool `log:"temporary"`
 }
 
 // StoreUnavailable is emitted by a bucket store (package
 // [github.com/zircote/lro-go/lro/store]) when its writes have failed
-// Failures times in a row: until Until, every offload falls back at once,
-// without trying the bucket (each with its own [WriteFailed]). From Until
-// on, one write tries the bucket again: if it succeeds, writes go on as
-// before; if it fails, the event is emitted again, with a longer wait. Its
-// name is "OffloadStoreUnavailable". [Slog] logs each field under the key
-// given in its comment.
+// Failures times in a row: until Until, every offload falls back at once
+// (each with its own [WriteFailed]); then one write tries the bucket again,
+// and if it fails, the event is emitted again, with a longer wait. Its name
+// is "OffloadStoreUnavailable". [Slog] logs each field under the key of its
+// log tag.
 type StoreUnavailable struct {
-	// Failures is the number of writes in a row that failed ("failures").
-	Failures int
-	// Until is when a write tries the bucket again, by the store's clock
-	// ("until").
-	Until time.Time
-	// Err is why the last write failed; it is logged as its message
-	// ("error").
-	Err error
+	// Failures is the number of writes in a row that failed.
+	Failures int `log:"failures"`
+	// Until is when a write tries the bucket again, by the store's clock.
+	Until time.Time `log:"until"`
+	// Err is why the last write failed; it is logged as its message.
+	Err error `log:"error"`
 }
 
 func (Offloaded) name() string        { return "OffloadCompleted" }
@@ -139,60 +128,26 @@ func (WriteFailed) name() string      { return "OffloadWriteFailed" }
 func (FileExpired) name() string      { return "OffloadFileExpired" }
 func (StoreUnavailable) name() string { return "OffloadStoreUnavailable" }
 
-func (e StoreUnavailable) attrs() []slog.Attr {
-	errText := ""
-	if e.Err != nil {
-		errText = e.Err.Error()
+// attrs returns the fields of e as logging attributes, each under the key
+// of its log tag; an error is logged as its message.
+func attrs(e Event) []slog.Attr {
+	v := reflect.ValueOf(e)
+	out := make([]slog.Attr, v.NumField())
+	for i := range out {
+		f := v.Field(i).Interface()
+		if v.Field(i).Type() == reflect.TypeFor[error]() {
+			f = ""
+			if err, ok := v.Field(i).Interface().(error); ok {
+				f = err.Error()
+			}
+		}
+		out[i] = slog.Any(v.Type().Field(i).Tag.Get("log"), f)
 	}
-	return []slog.Attr{
-		slog.Int("failures", e.Failures),
-		slog.Time("until", e.Until),
-		slog.String("error", errText),
-	}
-}
-
-func (e Offloaded) attrs() []slog.Attr {
-	return []slog.Attr{
-		slog.String("tool", e.Tool),
-		slog.String("operation", e.Operation),
-		slog.String("path", e.Path),
-		slog.String("handle", e.Handle),
-		slog.Int("count", e.Count),
-		slog.Int("estimated_tokens", e.EstimatedTokens),
-		slog.Int("threshold_tokens", e.ThresholdTokens),
-		slog.String("detail", e.Detail),
-		slog.Int64("bytes", e.Bytes),
-		slog.Duration("duration", e.Duration),
-	}
-}
-
-func (e WriteFailed) attrs() []slog.Attr {
-	errText := ""
-	if e.Err != nil {
-		errText = e.Err.Error()
-	}
-	return []slog.Attr{
-		slog.String("tool", e.Tool),
-		slog.String("operation", e.Operation),
-		slog.String("dir", e.Dir),
-		slog.Int("count", e.Count),
-		slog.Int("shown", e.Shown),
-		slog.Int("estimated_tokens", e.EstimatedTokens),
-		slog.String("error", errText),
-	}
-}
-
-func (e FileExpired) attrs() []slog.Attr {
-	return []slog.Attr{
-		slog.String("path", e.Path),
-		slog.Time("created_at", e.CreatedAt),
-		slog.Duration("ttl", e.TTL),
-		slog.Bool("temporary", e.Temporary),
-	}
+	return out
 }
 
 // An Observer receives events. Implementations must be safe for concurrent
-// use and should return quickly.
+// use and should return quickly: they are called on the path of the call.
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
@@ -208,15 +163,12 @@ func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
 // event's name, for example "OffloadCompleted". A nil l uses [slog.Default].
 func Slog(l *slog.Logger) Observer {
 	return ObserverFunc(func(ctx context.Context, e Event) {
-		logger := l
-		if logger == nil {
-			logger = slog.Default()
-		}
+		logger := cmp.Or(l, slog.Default())
 		level := slog.LevelInfo
 		switch e.(type) {
 		case WriteFailed, StoreUnavailable:
 			level = slog.LevelWarn
 		}
-		logger.LogAttrs(ctx, level, e.name(), e.attrs()...)
+		logger.LogAttrs(ctx, level, e.name(), attrs(e)...)
 	})
 }

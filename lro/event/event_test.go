@@ -41,7 +41,7 @@ func TestLogAttrsCoverEveryField(t *testing.T) {
 			for i := range typ.NumField() {
 				want = append(want, logKey(typ.Field(i).Name))
 			}
-			for _, a := range e.attrs() {
+			for _, a := range attrs(e) {
 				got = append(got, a.Key)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {

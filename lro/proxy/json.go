@@ -61,10 +61,18 @@ func member(doc []byte, key string) jsontext.Value {
 	return found
 }
 
+// stringMember returns the value of the first member key of the JSON
+// object doc when it is a string, else "".
+func stringMember(doc []byte, key string) string {
+	if v := member(doc, key); v.Kind() == '"' {
+		return unquote(v)
+	}
+	return ""
+}
+
 // unquote returns the string a valid JSON string stands for.
 func unquote(s jsontext.Value) string {
-	// Room for all of it at once, and no copy into the string (b is never
-	// written again, as with strings.Builder): s may be most of a result.
+	// One allocation, and no copy into the string: s may be most of a result.
 	b, _ := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
 	if len(b) == 0 {
 		return ""
@@ -155,10 +163,9 @@ func elements(doc []byte, fn func(elem jsontext.Value)) bool {
 	return err == nil
 }
 
-// newDecoder returns a decoder of doc. Read from a bytes.Buffer, a
-// jsontext.Decoder parses in place: the values it returns are slices of
-// doc, not copies. It accepts what encoding/json accepts: duplicate names,
-// and bytes that are not UTF-8 in strings.
+// newDecoder returns a decoder of doc whose values are slices of doc (read
+// from a bytes.Buffer, a jsontext.Decoder parses in place), accepting what
+// encoding/json accepts: duplicate names, and invalid UTF-8 in strings.
 func newDecoder(doc []byte) *jsontext.Decoder {
 	return jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }

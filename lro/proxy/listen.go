@@ -14,12 +14,10 @@ import (
 )
 
 // listen reads the stream of an HTTP upstream's own messages (the
-// standalone GET stream of protocols before 2026-07-28), such as
-// roots/list, list_changed and resources/updated. go-sdk's connection opens
-// it only when its own client session, not used here, says it is
-// initialized: the relay opens it with the connection's session ID, again
-// when the upstream closes it, until the connection ends or the upstream
-// has none (405, or another status).
+// standalone GET stream of protocols before 2026-07-28), which go-sdk's
+// connection opens only for its own client session, not used here. It
+// opens it again when the upstream closes it, until the connection ends or
+// the upstream has none (405, or another status).
 func (r *relay) listen(u *upConn) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()

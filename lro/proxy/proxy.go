@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,11 +19,7 @@ import (
 
 // Defaults of [Options], each documented on its field.
 const (
-	// defaultConnectTimeout bounds one attempt to connect to the upstream
-	// again, after its connection broke.
-	defaultConnectTimeout = 30 * time.Second
-	// defaultMaxMessageBytes is the size of the largest message the proxy
-	// reads from its upstream: large results are what it is for.
+	defaultConnectTimeout  = 30 * time.Second
 	defaultMaxMessageBytes = 256 << 20
 )
 
@@ -31,17 +28,14 @@ const (
 var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
 
 // errUpstreamUnavailable is in the error a request gets when the upstream
-// cannot be reached or its connection broke: a tool error (isError) for
-// tools/call, a JSON-RPC error for other requests, which reach the client
-// as text. The message names the URL or command.
+// cannot be reached or its connection broke (see [relay.fail]).
 var errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
 
 // Options configure a [Proxy]. A nil *Options means the defaults of every
 // field. Options are copied by New.
 type Options struct {
-	// LRO configures the offloading of tool results: threshold, output
-	// folder, TTL, per-tool overrides, observer. If nil, defaults to the
-	// specification's defaults. Build it with [lro.LoadOptions] to read the
+	// LRO configures the offloading of tool results. If nil, defaults to the
+	// specification's defaults. [lro.LoadOptions] reads it from the
 	// specification's TOML file and environment variables.
 	LRO *lro.Options
 
@@ -57,25 +51,20 @@ type Options struct {
 
 	// MaxMessageBytes bounds one message read from a stdio upstream (one
 	// line), or one server-sent event or JSON response of an HTTP upstream.
-	// A larger reply to a call of the client answers that call with an
-	// error saying so; over HTTP, it also ends the upstream's connection
-	// (go-sdk's client does), and the other calls in flight get a tool
-	// error. If zero, defaults to 256 MiB: large results are what the proxy
-	// is for.
+	// A larger reply to a call answers that call with an error saying so
+	// (see the package documentation, "Transports and failures"). If zero,
+	// defaults to 256 MiB: large results are what the proxy is for.
 	MaxMessageBytes int
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of
 	// the proxy's own, to register the tools the proxy serves itself, such
-	// as the native extraction tools of package lro/extract. They are listed
-	// after the upstream's tools, and their calls are answered by the proxy;
-	// an upstream tool with the name of a local tool is hidden. An error
-	// fails New.
+	// as the extraction tools of package lro/extract. They are listed after
+	// the upstream's tools, whose tools of the same names are hidden. An
+	// error fails New.
 	RegisterLocalTools func(s *mcp.Server) error
 
-	// disableJanitor keeps New from starting the janitor that deletes the
-	// offloaded files whose TTL has passed (see [lro.StartJanitor]), for
-	// tests. Otherwise a janitor runs while offloading is enabled, until
-	// Close.
+	// disableJanitor keeps New from starting the janitor (see
+	// [lro.StartJanitor]) that otherwise runs until Close, for tests.
 	disableJanitor bool
 }
 
@@ -119,43 +108,29 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	if up.Cmd != nil {
 		up.Cmd = up.command()
 	}
+	var lo lro.Options
 	if o.LRO != nil {
-		l := *o.LRO
-		o.LRO = &l
-	} else {
-		o.LRO = &lro.Options{}
+		lo = *o.LRO
 	}
-	if err := o.LRO.Validate(); err != nil {
+	if err := lo.Validate(); err != nil {
 		return nil, err
 	}
-	if o.LRO.Store != nil {
-		// The proxy offloads on the client's machine, into a folder the
-		// client reads; a shared store is for servers run as replicas.
+	if lo.Store != nil {
 		return nil, fmt.Errorf("proxy: Options.LRO.Store is set: the proxy writes offloaded results to a folder on the client's machine (OutputDir), not to a store: %w", lro.ErrInvalidOption)
 	}
-	switch {
-	case o.ConnectTimeout < 0:
+	if o.ConnectTimeout < 0 {
 		return nil, fmt.Errorf("proxy: Options.ConnectTimeout is %v: must not be negative", o.ConnectTimeout)
-	case o.ConnectTimeout == 0:
-		o.ConnectTimeout = defaultConnectTimeout
 	}
-	switch {
-	case o.MaxMessageBytes < 0:
+	if o.MaxMessageBytes < 0 {
 		return nil, fmt.Errorf("proxy: Options.MaxMessageBytes is %d: must not be negative", o.MaxMessageBytes)
-	case o.MaxMessageBytes == 0:
-		o.MaxMessageBytes = defaultMaxMessageBytes
-	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Proxy{
 		up:         up,
-		lro:        *o.LRO,
-		logger:     logger,
-		timeout:    o.ConnectTimeout,
-		maxMessage: o.MaxMessageBytes,
-		offloader:  lro.Offloader(o.LRO),
+		lro:        lo,
+		logger:     cmp.Or(o.Logger, slog.New(slog.DiscardHandler)),
+		timeout:    cmp.Or(o.ConnectTimeout, defaultConnectTimeout),
+		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes),
+		offloader:  lro.Offloader(&lo),
 		localNames: map[string]bool{},
 	}
 	p.client, p.base = up.baseClient()
@@ -239,10 +214,8 @@ func (p *Proxy) Close() error {
 	}
 	if p.local != nil {
 		p.local.Close()
-		// Wait for the local calls in flight, which Run cancelled when its
-		// session ended: an extraction call returns once it has killed and
-		// waited for its worker process, which then does not outlive the
-		// proxy on any system.
+		// Wait for the local calls in flight, which Run cancelled: an
+		// extraction call returns once its worker process is gone.
 		p.localEnd.Close()
 	}
 	return nil

@@ -18,9 +18,7 @@ import (
 
 // A relay passes the JSON-RPC messages of one client session to the
 // upstream and back, as they are, but for the changes the package doc
-// lists. When the upstream's connection ends, the client's requests in
-// flight get an error, and its next request connects again with the
-// client's initialize replayed, so that the client's session goes on.
+// lists, and connects again when the upstream's connection ends.
 type relay struct {
 	p      *Proxy
 	client mcp.Connection
@@ -154,7 +152,7 @@ func (r *relay) request(m *jsonrpc.Request) {
 	r.mu.Lock()
 	r.calls[m.ID] = c
 	r.mu.Unlock()
-	if m.Method == "tools/call" && r.p.local != nil && r.p.localNames[toolName(m.Params)] {
+	if m.Method == "tools/call" && r.p.local != nil && r.p.localNames[stringMember(m.Params, "name")] {
 		go r.callLocal(ctx, m, c)
 		return
 	}
@@ -275,7 +273,7 @@ func (r *relay) replay(u *upConn, init *jsonrpc.Request) error {
 // initialized records the protocol version of an initialize result, for
 // the HTTP header, and opens the stream of an HTTP upstream's own messages.
 func (r *relay) initialized(u *upConn, result []byte) {
-	v := protocolVersion(result)
+	v := stringMember(result, "protocolVersion")
 	u.version.Store(&v)
 	if u.http != nil && v < protocol20260728 {
 		go r.listen(u)
@@ -344,7 +342,10 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		// cancel it.
 		c.answered = true
 		r.mu.Unlock()
-		go r.offload(resp, c)
+		go func() {
+			resp.Result = r.p.offload(c.ctx, c.params, resp.Result)
+			r.finish(c, resp)
+		}()
 		return
 	}
 	delete(r.calls, resp.ID)
@@ -367,13 +368,6 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		resp.Result = r.p.rewriteTools(resp.Result)
 	}
 	r.toClient(resp)
-}
-
-// offload passes the upstream's result of the client's tools/call c to the
-// client, offloaded when it is large; the client's cancel stops it.
-func (r *relay) offload(resp *jsonrpc.Response, c *call) {
-	resp.Result = r.p.offload(c.ctx, c.params, resp.Result)
-	r.finish(c, resp)
 }
 
 // finish answers the client's call c with resp, unless the client
@@ -475,14 +469,6 @@ func (r *relay) callLocal(ctx context.Context, m *jsonrpc.Request, c *call) {
 		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	r.finish(c, resp)
-}
-
-// toolName returns the name in the params of a tools/call.
-func toolName(params []byte) string {
-	if n := member(params, "name"); n.Kind() == '"' {
-		return unquote(n)
-	}
-	return ""
 }
 
 // listenRetry is how long the relay waits before it opens an HTTP

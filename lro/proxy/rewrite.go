@@ -43,9 +43,8 @@ func markInitialize(params []byte) []byte {
 }
 
 // markCall returns the params of a tools/call request with the proxy's mark
-// in its _meta, which a server of protocol 2026-07-28 reads instead of a
-// session's capabilities, and, when the client sent its clientInfo there (as
-// that protocol does), the specification's clientInfo.proxy = true.
+// in its _meta, which a server of protocol 2026-07-28 reads, and
+// clientInfo.proxy = true when the client sent its clientInfo there.
 func markCall(params []byte) []byte {
 	meta := member(params, "_meta")
 	if meta.Kind() != '{' {
@@ -58,15 +57,6 @@ func markCall(params []byte) []byte {
 	meta, _ = withMembers(meta, set)
 	out, _ := withMembers(params, map[string][]byte{"_meta": meta})
 	return out
-}
-
-// protocolVersion returns the protocolVersion of an initialize result.
-func protocolVersion(result []byte) string {
-	v := member(result, "protocolVersion")
-	if v.Kind() != '"' {
-		return ""
-	}
-	return unquote(v)
 }
 
 // advertiseTools returns an initialize result whose capabilities include
@@ -98,10 +88,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 		out = append(out, tool...)
 	}
 	ok := elements(tools, func(tool jsontext.Value) {
-		name := ""
-		if n := member(tool, "name"); n.Kind() == '"' {
-			name = unquote(n)
-		}
+		name := stringMember(tool, "name")
 		if p.localNames[name] {
 			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
 			return
@@ -146,12 +133,10 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	return out
 }
 
-// offload hands the result of a tools/call with params to the offload
-// pipeline ([lro.Offloader]): above the threshold, it returns the result with the descriptor in its
+// offload hands the result of a tools/call with params to [lro.Offloader]:
+// above the threshold, it returns the result with the descriptor in its
 // content and structured content, and every other member as the upstream
-// wrote it; else, or for a result it cannot read, result itself. The
-// structured content goes to the file as written (go-sdk would decode it
-// into float64s, and fail on 1e400).
+// wrote it; else, or for a result it cannot read, result itself.
 func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	var req mcp.CallToolParamsRaw
 	if err := json.Unmarshal(params, &req); err != nil {
@@ -176,16 +161,11 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 }
 
 // decodeResult reads a tools/call result for the offload core: its
-// content, text items unquoted with jsontext (go-sdk's decoder takes five
-// times as long as the whole offload on a long text that holds JSON), its
-// structured content as written, and its members as written, for [join]
-// (but for the value of content, which an offload replaces). It reports
-// false for a result that is never offloaded (an error, or not complete) or
-// that it cannot read.
-//
-// One decoder walks the result and its content items, so that a long text,
-// almost all of a large result, is checked once more here (decodeMessage
-// checked the whole message) and unquoted once.
+// content, text items unquoted with jsontext (go-sdk's decoder is much
+// slower on a long text), its structured content as written, and its
+// members as written, for [join]. It reports false for a result that is
+// never offloaded (an error, or not complete) or that it cannot read. One
+// decoder walks the result and its items: a long text is read once.
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field

@@ -24,9 +24,8 @@ import (
 
 // cmdConn is the connection to an upstream command that serves MCP over
 // stdio, one JSON-RPC message a line: go-sdk's CommandTransport, but that
-// a line that is no JSON-RPC message (a library printing to stdout) is
-// logged and skipped, as the TypeScript SDK does, and that a message may be
-// up to max bytes (go-sdk's frame cap is 16 MiB).
+// a line that is no message is logged and skipped, as the TypeScript SDK
+// does, and that a message may be up to max bytes.
 type cmdConn struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -67,15 +66,13 @@ var errTooLarge = errors.New("proxy: message above the size limit")
 
 // errBadReply is in the error the relay answers a client's request with
 // when the upstream's reply to it is no valid JSON-RPC message (or is above
-// the size limit): the client gets an answer that says why, and the
-// connection goes on.
+// the size limit).
 var errBadReply = errors.New("the upstream's reply could not be read")
 
 // Read returns the next JSON-RPC message of the command's stdout. A line
 // that is no message, or is above the size limit, is skipped, but for a
-// reply whose id can be found at the top of the line: the relay then
-// answers that request with an error naming why (see [errBadReply]). It is
-// not safe for concurrent use (the relay reads from one goroutine).
+// reply whose id can be found at its top, which becomes an error reply
+// (see [errBadReply]). It is not safe for concurrent use.
 func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
 		var scan replyScan
@@ -108,10 +105,9 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 }
 
 // readLine reads one line of br, of up to limit bytes, into a slice of its
-// own. A long line is read in chunks and joined once, which allocates less
-// than growing one slice. A line above the limit is read to its end and
-// dropped, through scan when it is not nil, and the error wraps
-// [errTooLarge].
+// own, joining the chunks of a long line once. A line above the limit is
+// read to its end through scan (if not nil) and dropped, with an error
+// wrapping [errTooLarge].
 func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 	var chunks [][]byte
 	n := 0
@@ -167,10 +163,9 @@ const maxDepth = 10_000
 
 // A replyScan finds, in a line that is no valid message (too deep, not
 // JSON, cut short, above the size limit), the id member at its top level,
-// and whether a method member there makes it a request rather than a
-// reply, so that the relay can answer the request it replies to. It reads
-// the line in pieces and keeps a few bytes: it counts brackets outside
-// strings, and so has no depth limit, and checks nothing else.
+// and whether a method member there makes it a request. It reads the line
+// in pieces, keeps a few bytes, and counts brackets outside strings, so it
+// has no depth limit; it checks nothing else.
 type replyScan struct {
 	depth, deepest int
 	inString, esc  bool
@@ -335,9 +330,8 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 const stopGrace = time.Second
 
 // Close stops the command as the MCP specification's shutdown for stdio
-// says: it closes the command's stdin and waits for it to exit; then sends
-// it SIGTERM (where there are signals) and waits again; then kills it. It
-// returns once the process has exited.
+// says: it closes stdin, then sends SIGTERM, then kills it, waiting for it
+// to exit after each step. It returns once the process has exited.
 func (c *cmdConn) Close() error {
 	c.once.Do(func() {
 		c.stdin.Close()
@@ -381,24 +375,20 @@ func preview(b []byte) string {
 
 // decodeMessage is [jsonrpc.DecodeMessage] for a message the relay passes
 // on: it validates it and takes params and result as slices of data,
-// where go-sdk's decoder copies them through a generic JSON decoder, slow
-// for a large result (BenchmarkProxyPeak).
+// where go-sdk's decoder copies them through a generic JSON decoder.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	var version, id, method, params, result, errv jsontext.Value
+	fields := map[string]*jsontext.Value{
+		"jsonrpc": &version,
+		"id":      &id,
+		"method":  &method,
+		"params":  &params,
+		"result":  &result,
+		"error":   &errv,
+	}
 	ok := members(data, func(name, value jsontext.Value) bool {
-		switch unquote(name) {
-		case "jsonrpc":
-			version = value
-		case "id":
-			id = value
-		case "method":
-			method = value
-		case "params":
-			params = value
-		case "result":
-			result = value
-		case "error":
-			errv = value
+		if f := fields[unquote(name)]; f != nil {
+			*f = value
 		}
 		return true
 	})

@@ -3,6 +3,7 @@ package proxy
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -30,21 +31,17 @@ type Upstream struct {
 	// Authorization. They replace headers of the same name the SDK sets.
 	Header http.Header
 
-	// HTTPClient sends the requests to URL. If nil, defaults to a client of
-	// the proxy's own, with the settings of [http.DefaultTransport] except
-	// that it keeps up to 32 idle connections to the upstream, for calls
-	// made in parallel.
+	// HTTPClient sends the requests to URL. If nil, defaults to a client
+	// with the settings of [http.DefaultTransport], but that it keeps up to
+	// 32 idle connections to the upstream, for calls made in parallel.
 	HTTPClient *http.Client
 
 	// Cmd is the command of an upstream server that serves MCP over
 	// stdio, made by [exec.Command], such as exec.Command("npx", "-y",
-	// "@modelcontextprotocol/server-everything"), with Env (if nil, the
-	// proxy's environment), Dir (if empty, the proxy's working folder) and
-	// Stderr (if nil, discarded) set as needed. It is a template: New keeps
-	// its Path, Args, Env, Dir and Stderr, and the proxy starts a new
-	// command from them when it connects, and again when the last one has
-	// exited and a call needs it. Cmd itself is never started; its other
-	// fields are not used.
+	// "@modelcontextprotocol/server-everything"), with Env, Dir and Stderr
+	// set as needed. It is a template, never started itself: the proxy
+	// starts a new command from its Path, Args, Env, Dir and Stderr when it
+	// connects, and again when the last one has exited and a call needs it.
 	Cmd *exec.Cmd
 }
 
@@ -203,32 +200,24 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		// go-sdk bounds an event (MaxEventSize), not a JSON body.
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-			resp.Body = &maxBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+			resp.Body = maxBody{http.MaxBytesReader(nil, resp.Body, int64(t.max)), t.max}
 		}
 	}
 	return resp, err
 }
 
-// maxBody fails a body's read beyond left bytes.
+// maxBody is a body of at most max bytes ([http.MaxBytesReader]), whose
+// error beyond them says which limit.
 type maxBody struct {
 	io.ReadCloser
-	left, max int
+	max int
 }
 
-func (b *maxBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a body of exactly the limit from a larger one.
-		var one [1]byte
-		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
-			return 0, fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, b.max)
-		}
-		return b.ReadCloser.Read(p)
-	}
-	if len(p) > b.left {
-		p = p[:b.left]
-	}
+func (b maxBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	b.left -= n
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		err = fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, b.max)
+	}
 	return n, err
 }
 

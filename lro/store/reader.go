@@ -16,53 +16,23 @@ import (
 
 // NewRangeReader opens the file of handle for reading length bytes from
 // offset, or to the end if length is negative (0, -1 reads it all), and
-// returns the size of the whole file in bytes, whatever the range. Close r
-// after use; it is not safe for concurrent use. A range that ends past the
-// end of the file reads what there is; one that starts at or past it is an
-// error in a bucket (S3 answers 416) and reads nothing in a folder. In S3 it
-// is a ranged GET, which transfers only the range.
+// returns the size of the whole file. Close r after use; it is not safe for
+// concurrent use. A range that starts at or past the end of the file is an
+// error in a bucket (S3 answers 416) and reads nothing in a folder. In a
+// folder, the file is opened through an [os.Root], without following a
+// symbolic link or blocking on a FIFO, and must be a regular file.
 //
-// The handle is checked before anything is read: it must be a name the
-// Store makes, with the Store's prefix and a random part, and no path. In a
-// folder, the file is opened through an [os.Root] on the folder, without
-// following a symbolic link and without blocking on a FIFO, and must be a
-// regular file.
-//
-// A handle is valid until the later of its created_at + TTL and the
-// expiry recorded with its file (see the package documentation,
-// "Expiry"), which is looked up only once the former has passed.
-//
-// NewRangeReader returns an error wrapping [ErrUnknownHandle] for a
-// malformed handle or one that names no file (or no regular file); one
-// wrapping [ErrExpiredHandle] once the handle has expired; and the errors
-// of opening and seeking, and of reading the recorded expiry, naming the
-// handle.
+// NewRangeReader returns an error wrapping [ErrUnknownHandle] for a handle
+// that is not a name the Store makes or names no regular file; one wrapping
+// [ErrExpiredHandle] once the handle has expired; and the errors of opening
+// and seeking, and of reading the recorded expiry, naming the handle.
 func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (r io.ReadCloser, size int64, err error) {
-	rd, err := s.openRange(ctx, handle, offset, length)
+	late, err := s.check(handle)
 	if err != nil {
 		return nil, 0, err
 	}
-	return rd, rd.size, nil
-}
-
-// reader reads a stored file, or a byte range of it.
-type reader struct {
-	r    io.Reader
-	c    io.Closer
-	size int64
-}
-
-func (r *reader) Read(p []byte) (int, error) { return r.r.Read(p) }
-func (r *reader) Close() error               { return r.c.Close() }
-
-// openRange is NewRangeReader.
-func (s *Store) openRange(ctx context.Context, handle string, offset, length int64) (*reader, error) {
-	late, err := s.check(handle)
-	if err != nil {
-		return nil, err
-	}
 	if offset < 0 {
-		return nil, fmt.Errorf("store: handle %q: negative offset %d", handle, offset)
+		return nil, 0, fmt.Errorf("store: handle %q: negative offset %d", handle, offset)
 	}
 	if s.bucket != nil {
 		if late != nil {
@@ -70,23 +40,23 @@ func (s *Store) openRange(ctx context.Context, handle string, offset, length int
 			// is still ahead.
 			expiry, err := s.bucket.Expiry(ctx, handle)
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, late(time.Time{}) // and deleted
+				return nil, 0, late(time.Time{}) // and deleted
 			}
 			if err != nil {
-				return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+				return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
 			}
 			if !s.now().Before(expiry) {
-				return nil, late(expiry)
+				return nil, 0, late(expiry)
 			}
 		}
 		r, size, err := s.bucket.NewRangeReader(ctx, handle, offset, length)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w %q: no such result (results are deleted some time after their handle expires)", ErrUnknownHandle, handle)
+			return nil, 0, fmt.Errorf("%w %q: no such result (results are deleted some time after their handle expires)", ErrUnknownHandle, handle)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+			return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
 		}
-		return &reader{r: r, c: r, size: size}, nil
+		return r, size, nil
 	}
 	return s.openFile(handle, offset, length, late)
 }
@@ -118,7 +88,7 @@ func (s *Store) check(handle string) (late func(recorded time.Time) error, err e
 
 // openFile opens the range of the folder's file named handle; if late is
 // not nil, only while the file's recorded expiry is ahead.
-func (s *Store) openFile(handle string, offset, length int64, late func(time.Time) error) (*reader, error) {
+func (s *Store) openFile(handle string, offset, length int64, late func(time.Time) error) (io.ReadCloser, int64, error) {
 	unknown := func(reason string) error {
 		if late != nil {
 			return late(time.Time{}) // expired by its TTL, and gone
@@ -127,41 +97,41 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 	}
 	root, err := os.OpenRoot(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, unknown("no such result (nothing has been stored yet)")
+		return nil, 0, unknown("no such result (nothing has been stored yet)")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+		return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
 	}
 	defer root.Close()
 	fi, err := root.Lstat(handle)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, unknown("no such result (results are deleted some time after their handle expires)")
+		return nil, 0, unknown("no such result (results are deleted some time after their handle expires)")
 	case err != nil:
-		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+		return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
 	case !fi.Mode().IsRegular():
-		return nil, unknown("not a regular file, not a stored result")
+		return nil, 0, unknown("not a regular file, not a stored result")
 	}
 	// O_NOFOLLOW refuses a symbolic link swapped in since, O_NONBLOCK
 	// returns at once for a FIFO (where they exist).
 	f, err := root.OpenFile(handle, os.O_RDONLY|openFlags, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, unknown("no such result (results are deleted some time after their handle expires)")
+		return nil, 0, unknown("no such result (results are deleted some time after their handle expires)")
 	case errors.Is(err, syscall.ELOOP):
-		return nil, unknown("a symbolic link, not a stored result")
+		return nil, 0, unknown("a symbolic link, not a stored result")
 	case err != nil:
-		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+		return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
 	}
 	fi, err = f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, unknown("not a regular file, not a stored result")
+		return nil, 0, unknown("not a regular file, not a stored result")
 	}
 	if err == nil && late != nil {
 		if recorded, _ := expiry.Of(fi); !s.now().Before(recorded) {
 			f.Close()
-			return nil, late(recorded)
+			return nil, 0, late(recorded)
 		}
 	}
 	if err == nil && offset > 0 {
@@ -169,11 +139,13 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("store: handle %q: %w", handle, err)
+		return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
 	}
-	r := &reader{r: f, c: f, size: fi.Size()}
 	if length >= 0 {
-		r.r = io.LimitReader(f, length)
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(f, length), f}, fi.Size(), nil
 	}
-	return r, nil
+	return f, fi.Size(), nil
 }

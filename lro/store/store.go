@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,15 +33,13 @@ const (
 
 var (
 	// ErrUnknownHandle is returned (wrapped, naming the handle and the
-	// reason) by [Store.NewRangeReader] for a handle
-	// that is malformed or names no stored file.
+	// reason) by [Store.NewRangeReader] for a handle that is malformed or
+	// names no stored file.
 	ErrUnknownHandle = errors.New("store: unknown handle")
 
 	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
-	// expired) by [Store.NewRangeReader] for a handle
-	// whose created_at + TTL is at or before now, and the expiry recorded
-	// with its file too (see the package documentation, "Expiry"), whether
-	// or not its file has been deleted yet.
+	// expired) by [Store.NewRangeReader] for a handle that has expired (see
+	// the package documentation, "Handles"), deleted or not.
 	ErrExpiredHandle = errors.New("store: expired handle")
 
 	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
@@ -57,26 +56,21 @@ type Options struct {
 	// starting with a dot (see [jsonl.Options]).
 	Prefix string
 
-	// TTL is how long a handle is valid: the expiry that a bucket's object
-	// records is its write's deadline + TTL (see the package documentation,
-	// "Expiry"), and a handle without a later recorded expiry is valid
-	// until created_at + TTL. If zero, defaults to the specification's 3600
-	// seconds (one hour), as the janitor's TTL. Negative values are invalid.
-	// It should be the janitor's TTL.
+	// TTL is how long a handle is valid (see the package documentation,
+	// "Handles"); it should be the janitor's TTL. If zero, defaults to the
+	// specification's one hour. Negative values are invalid.
 	TTL time.Duration
 
-	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
-	// the end of Commit: a write not complete by then is aborted, so that
-	// an offload to a stalled bucket falls back instead of waiting for
-	// it. It bounds the driver's retries too. If zero, defaults to 30
-	// seconds. Negative values are invalid. A folder's writes are not
-	// bounded.
+	// WriteTimeout bounds each write to a bucket, the driver's retries
+	// included, from [Store.Create] to the end of Commit: a write not
+	// complete by then is aborted, so that an offload to a stalled bucket
+	// falls back. If zero, defaults to 30 seconds. Negative values are
+	// invalid. A folder's writes are not bounded.
 	WriteTimeout time.Duration
 
 	// Observer receives an [event.StoreUnavailable] each time a bucket's
 	// writes fail so often in a row that the Store stops trying it for a
-	// while (see the package documentation, "Failures"). If nil, events
-	// are discarded.
+	// while. If nil, events are discarded.
 	Observer event.Observer
 }
 
@@ -131,17 +125,15 @@ type Store struct {
 	wg      sync.WaitGroup
 }
 
-// Open returns a Store at location: a bucket URL (scheme://...), or else
-// the path of a local folder, as [NewFolder]. Bucket URLs are opened by
-// package [github.com/zircote/lro-go/lro/store/blobstore], which a program
-// imports, with the driver of its URL's scheme, such as
-// gocloud.dev/blob/s3blob (see the package documentation), so that a
-// program that keeps its files in a folder does not link gocloud.dev/blob. [Store.Close] closes a bucket that Open opened.
+// Open returns a Store at location: a bucket URL (scheme://...), opened by
+// package [github.com/zircote/lro-go/lro/store/blobstore] if the program
+// imports it (see the package documentation, "Buckets"), or else the path
+// of a local folder, as [NewFolder]. [Store.Close] closes a bucket that
+// Open opened.
 //
 // Open returns an error wrapping [ErrInvalidOption] for invalid options, or
-// a bucket URL and no opener (naming the import to add), and the error of
-// the opener, which wraps ErrInvalidOption when the driver is missing. No
-// error message holds the password of a URL.
+// a bucket URL and no opener or driver (naming the import to add), and the
+// error of the opener. No error message holds the password of a URL.
 func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	if !strings.Contains(location, "://") {
 		return NewFolder(location, opts)
@@ -234,21 +226,15 @@ func newStore(opts *Options) (*Store, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Prefix == "" {
-		o.Prefix = jsonlfile.DefaultPrefix
-	}
+	o.Prefix = cmp.Or(o.Prefix, jsonlfile.DefaultPrefix)
 	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	if o.TTL < 0 {
 		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
-	if o.TTL == 0 {
-		o.TTL = defaultTTL
-	}
-	// The module's tests give a clock (for the names' ULIDs and the
-	// handles' expiry) and a writer that every byte of a file goes through
-	// (for fault injection) through internal/testhook.
+	o.TTL = cmp.Or(o.TTL, defaultTTL)
+	// The module's tests give a clock and a writer (internal/testhook).
 	hooks := testhook.Get(opts)
 	if hooks.Now == nil {
 		hooks.Now = time.Now
@@ -256,9 +242,7 @@ func newStore(opts *Options) (*Store, error) {
 	if o.WriteTimeout < 0 {
 		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
 	}
-	if o.WriteTimeout == 0 {
-		o.WriteTimeout = defaultWriteTimeout
-	}
+	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	return s, nil
@@ -297,7 +281,7 @@ func (s *Store) Check(ctx context.Context) error {
 }
 
 // Close stops the removals of failed uploads still under way (see the
-// package documentation, "Failures") and waits for them, then closes the
+// package documentation, "Writing") and waits for them, then closes the
 // bucket that [Open] opened. It must not be called while the Store is in
 // use.
 func (s *Store) Close() error {
@@ -311,17 +295,15 @@ func (s *Store) Close() error {
 
 // Create starts a new file for operation (made safe for a name, as
 // [jsonl.Create] does) and returns its Writer. Its handle is the Writer's
-// Name; in a folder,
-// [jsonl.Writer.Path] is its path. The file becomes readable, whole, when
-// Commit returns nil; defer Abort right after Create, as for
-// [jsonl.Create].
+// Name; in a folder, [jsonl.Writer.Path] is its path. The file becomes
+// readable, whole, when Commit returns nil; defer Abort right after Create,
+// as for [jsonl.Create].
 //
 // In a bucket, ctx governs the upload: canceling it before Commit aborts
 // the write, and so does [Options.WriteTimeout] passing. A bucket whose
 // writes failed several times in a row is not tried for a while: Create
-// then fails at once (see the package documentation, "Failures"). Create
-// returns that error, the errors of [jsonl.Create] and, for a bucket, of
-// [Bucket.NewWriter].
+// then fails at once. Create returns that error, the errors of
+// [jsonl.Create] and, for a bucket, of [Bucket.NewWriter].
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
 	opts := &jsonlfile.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
 	if s.bucket == nil {
@@ -366,12 +348,10 @@ func (s *Store) verdict(ctx context.Context, probe bool, err error) {
 	}
 }
 
-// The removal of an upload that failed or was canceled: a stalled server
-// may still complete it (S3 completes a PutObject whose body it has
-// received whole, even from a client that has gone), so the key is
-// deleted right away and again, with growing pauses, until a delete finds
-// the object or discardWithin has passed. Each delete may take
-// discardAttempt.
+// The removal of an upload that failed or was canceled, which a stalled
+// server may still complete: the key is deleted at once and again, with
+// growing pauses, until a delete finds the object or discardWithin has
+// passed. Each delete may take discardAttempt.
 const (
 	discardWithin   = 2 * time.Minute
 	discardAttempt  = 10 * time.Second
@@ -382,9 +362,7 @@ const (
 // discard removes the object of key in the background, if it appears
 // within discardWithin, unless Close stops it first.
 func (s *Store) discard(key string) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(s.stopCtx, discardWithin)
 		defer cancel()
 		for gap := discardFirstGap; ; gap = min(2*gap, discardMaxGap) {
@@ -395,15 +373,13 @@ func (s *Store) discard(key string) {
 				return // the object was there, and is gone
 			}
 			// Not there (yet), or the bucket did not answer.
-			t := time.NewTimer(gap)
 			select {
 			case <-ctx.Done():
-				t.Stop()
 				return
-			case <-t.C:
+			case <-time.After(gap):
 			}
 		}
-	}()
+	})
 }
 
 // sink is the jsonlfile.Sink of a bucket's writer: Close shows the object,
@@ -436,7 +412,6 @@ func (s *sink) Commit() error {
 	if now := s.s.now(); now.After(s.deadline) {
 		// Late by the Store's clock (which tests set): as late as by the
 		// context's.
-		s.cancel()
 		s.wrote = true
 		s.failed = fmt.Errorf("store: %s: written for %v, over the write deadline %v: %w", s.name, now.Sub(s.deadline)+s.s.writeTimeout, s.s.writeTimeout, context.DeadlineExceeded)
 		s.Abort()

@@ -16,18 +16,12 @@
 // folder does not link gocloud.dev/blob, nor the OpenTelemetry and gRPC
 // packages that it imports (megabytes of binary).
 //
-// # Writes
-//
 // A blob writer shows its object only once Close returns nil, and not at
 // all if its context was canceled before, which is how a store aborts.
-// Each write buffers one part of 5 MiB (the smallest part S3
-// accepts) and uploads one part at a time, so it holds at most two. The S3
-// driver (the AWS SDK v2 transfer manager) first reads up to its multipart
-// threshold, 16 MiB, to choose between one PutObject and a multipart
-// upload, which gocloud.dev does not let a caller change: a write to S3
-// holds that threshold and two parts of buffers at most, whatever its size
-// (BenchmarkStoreMemory of package store measures it). Smaller parts would
-// not lower that bound, and S3 refuses them.
+// Each write uploads one part of 5 MiB (the smallest S3 accepts) at a time;
+// the S3 driver also reads up to its multipart threshold, 16 MiB, first,
+// which gocloud.dev does not let a caller change: a write holds that
+// and two parts at most, whatever its size.
 package blobstore
 
 import (
@@ -48,11 +42,7 @@ import (
 // partSize is the part size of writes: 5 MiB.
 const partSize = 5 << 20
 
-func init() {
-	bucketurl.Register(func(ctx context.Context, url string) (any, error) {
-		return open(ctx, url)
-	})
-}
+func init() { bucketurl.Register(open) }
 
 // drivers names the package to import for the URL schemes of the drivers
 // of gocloud.dev/blob.
@@ -65,14 +55,10 @@ var drivers = map[string]string{
 }
 
 // open opens the bucket of url with [blob.OpenBucket] and returns it as a
-// [store.Bucket], whose Close closes it: the opener of [store.Open]. The
-// driver of url's scheme must be registered by a blank import (import _
-// "gocloud.dev/blob/s3blob" for s3://); otherwise open returns an error
-// wrapping [store.ErrInvalidOption] that names the import. A "prefix"
-// parameter (s3://b?prefix=lro/) keeps the objects under a key prefix. open
-// returns the error of blob.OpenBucket, which names a parameter the driver
-// rejects.
-func open(ctx context.Context, url string) (store.Bucket, error) {
+// [store.Bucket], whose Close closes it: the opener of [store.Open]. For a
+// scheme without a registered driver, it returns an error wrapping
+// [store.ErrInvalidOption] that names the import to add.
+func open(ctx context.Context, url string) (any, error) {
 	scheme, _, _ := strings.Cut(url, "://")
 	if !blob.DefaultURLMux().ValidBucketScheme(scheme) {
 		hint := "no driver of gocloud.dev/blob has this scheme"
