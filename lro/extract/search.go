@@ -3,7 +3,6 @@ package extract
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -275,14 +273,5 @@ func pathKey(k string) string {
 	if identifier.MatchString(k) {
 		return "." + k
 	}
-	return ".[" + quote(k) + "]"
-}
-
-// quote writes s as a JSON string.
-func quote(s string) string {
-	b, err := jsontext.AppendQuote(nil, s)
-	if err != nil {
-		b, _ = json.Marshal(s) // invalid UTF-8, replaced
-	}
-	return string(b)
+	return ".[" + string(appendString(nil, k)) + "]"
 }

@@ -117,12 +117,11 @@ func (s *source) next(maxLen int) ([]byte, error) {
 	tooLong := false
 	size := 0
 	for {
-		chunk, err := s.br.ReadSlice('\n')
-		s.read += int64(len(chunk))
-		size += len(chunk)
-		if s.read > s.limit {
-			return nil, s.inputLimit()
+		chunk, err := s.chunk()
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return nil, err
 		}
+		size += len(chunk)
 		if err == nil && size == len(chunk) && size <= maxLen+1 {
 			// The whole line in one piece, the usual case: no copy.
 			s.line++
@@ -137,13 +136,8 @@ func (s *source) next(maxLen int) ([]byte, error) {
 			}
 		}
 		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			if err := s.ctx.Err(); err != nil {
-				return nil, err
-			}
+		case err == bufio.ErrBufferFull:
 			continue
-		case err != nil && !errors.Is(err, io.EOF):
-			return nil, s.failed(err)
 		case size == 0:
 			return nil, io.EOF
 		}
@@ -158,13 +152,26 @@ func (s *source) next(maxLen int) ([]byte, error) {
 	}
 }
 
-// failed returns the error of a read: the call's own end, or the failure
-// as a tool error.
-func (s *source) failed(err error) error {
-	if ctxErr := s.ctx.Err(); ctxErr != nil {
-		return ctxErr
+// chunk reads the next piece of a line, within MaxInputBytes and the call's
+// time. Its error is nil at the end of a line, bufio.ErrBufferFull if the
+// line goes on, io.EOF at the end of the file, or why the read failed: the
+// call's own end, or the failure as a tool error.
+func (s *source) chunk() ([]byte, error) {
+	b, err := s.br.ReadSlice('\n')
+	s.read += int64(len(b))
+	switch {
+	case s.read > s.limit:
+		return nil, s.inputLimit()
+	case errors.Is(err, io.EOF):
+		return b, io.EOF
+	case err == nil:
+		return b, nil
+	case s.ctx.Err() != nil:
+		return nil, s.ctx.Err()
+	case err != bufio.ErrBufferFull:
+		return nil, errorf("reading %s: %v", s.path, err)
 	}
-	return errorf("reading %s: %v", s.path, err)
+	return b, err
 }
 
 func (s *source) inputLimit() error {
@@ -200,15 +207,12 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 	pos := 0         // characters seen so far
 	sawAny := false
 	for {
-		chunk, rerr := s.br.ReadSlice('\n')
-		s.read += int64(len(chunk))
-		if s.read > s.limit {
-			return "", 0, false, s.inputLimit()
+		chunk, rerr := s.chunk()
+		if rerr != nil && rerr != bufio.ErrBufferFull && rerr != io.EOF {
+			return "", 0, false, rerr
 		}
-		if len(chunk) > 0 {
-			sawAny = true
-		}
-		last := rerr == nil || errors.Is(rerr, io.EOF)
+		sawAny = sawAny || len(chunk) > 0
+		last := rerr != bufio.ErrBufferFull
 		if rerr == nil {
 			chunk = trimEOL(chunk)
 		}
@@ -239,13 +243,8 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		pos += n
 		switch {
-		case errors.Is(rerr, bufio.ErrBufferFull):
-			if err := s.ctx.Err(); err != nil {
-				return "", 0, false, err
-			}
+		case rerr == bufio.ErrBufferFull:
 			continue
-		case rerr != nil && !errors.Is(rerr, io.EOF):
-			return "", 0, false, s.failed(rerr)
 		case !sawAny:
 			return "", 0, false, nil
 		}

@@ -181,41 +181,38 @@ func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
 	ops := make([][2]any, 0, len(obj))
 	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		val := obj[name]
-		typeErr := func(want string) error {
-			return errorf("where %q: the value of %s must be %s, not %s", key, name, want, jsonType(val))
-		}
-		s, isString := val.(string)
-		switch name {
-		case "eq":
-			ops = append(ops, [2]any{name, byName[name]})
-		case "prefix", "contains", "matches":
-			switch {
-			case !isString && name == "matches":
-				return nil, typeErr("a string (a regular expression, RE2 syntax)")
-			case !isString:
-				return nil, typeErr("a string")
-			case name == "contains":
-				ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(s)})
-			default: // a pattern of matches is checked in the worker (checkPatterns)
-				ops = append(ops, [2]any{name, s})
-			}
-		case "gt", "gte", "lt", "lte":
-			switch val.(type) {
-			case float64, string:
-			default:
-				return nil, typeErr("a number or a string")
-			}
-			ops = append(ops, [2]any{name, byName[name]})
-		case "in":
-			if _, ok := val.([]any); !ok {
-				return nil, typeErr("an array of values")
-			}
-			ops = append(ops, [2]any{name, byName[name]})
-		default:
+		want, known := opValues[name]
+		switch {
+		case !known:
 			return nil, errorf("where %q: unknown operator %q (the operators are %s; to compare with an object for equality, use eq)", key, name, strings.Join(whereOps, ", "))
+		case want.what != "" && !slices.Contains(want.types, jsonType(val)):
+			return nil, errorf("where %q: the value of %s must be %s, not %s", key, name, want.what, jsonType(val))
+		case name == "contains":
+			ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(val.(string))})
+		case name == "prefix", name == "matches": // a pattern is checked in the worker (checkPatterns)
+			ops = append(ops, [2]any{name, val})
+		default:
+			ops = append(ops, [2]any{name, byName[name]})
 		}
 	}
 	return ops, nil
+}
+
+// opValues says what the value of each operator must be: one of types (see
+// jsonType), in the words of what; eq takes any value.
+var opValues = map[string]struct {
+	types []string
+	what  string
+}{
+	"eq":       {},
+	"prefix":   {[]string{"a string"}, "a string"},
+	"contains": {[]string{"a string"}, "a string"},
+	"matches":  {[]string{"a string"}, "a string (a regular expression, RE2 syntax)"},
+	"gt":       {[]string{"a number", "a string"}, "a number or a string"},
+	"gte":      {[]string{"a number", "a string"}, "a number or a string"},
+	"lt":       {[]string{"a number", "a string"}, "a number or a string"},
+	"lte":      {[]string{"a number", "a string"}, "a number or a string"},
+	"in":       {[]string{"an array"}, "an array of values"},
 }
 
 // jsonType names the JSON type of a decoded value.
