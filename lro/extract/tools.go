@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -72,28 +73,20 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		return ErrNoWorker
 	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
-	s.AddTool(&mcp.Tool{
-		Name:        toolExtract,
-		Title:       "Query an offloaded result",
-		Description: c.describeTool(extractDescription),
-		InputSchema: extractSchema(),
-		// It writes new offloaded files, never changes one.
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)},
-	}, c.handler(toolExtract, c.extract))
-	s.AddTool(&mcp.Tool{
-		Name:        toolRead,
-		Title:       "Read lines of an offloaded result",
-		Description: c.describeTool(readDescription),
-		InputSchema: readSchema(),
-		Annotations: readOnly,
-	}, c.handler(toolRead, c.read))
-	s.AddTool(&mcp.Tool{
-		Name:        toolSearch,
-		Title:       "Search an offloaded result",
-		Description: c.describeTool(searchDescription),
-		InputSchema: searchSchema(),
-		Annotations: readOnly,
-	}, c.handler(toolSearch, c.search))
+	// lro_extract writes new offloaded files, never changes one.
+	writes := &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)}
+	for _, t := range []struct {
+		name, title, description string
+		annotations              *mcp.ToolAnnotations
+		run                      func(context.Context, args) (*mcp.CallToolResult, error)
+	}{
+		{toolExtract, "Query an offloaded result", extractDescription, writes, c.extract},
+		{toolRead, "Read lines of an offloaded result", readDescription, readOnly, c.read},
+		{toolSearch, "Search an offloaded result", searchDescription, readOnly, c.search},
+	} {
+		s.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: c.describeTool(t.description),
+			InputSchema: schemas[t.name](), Annotations: t.annotations}, c.handler(t.name, t.run))
+	}
 	if c.Store != nil {
 		s.AddResourceTemplate(resultTemplate(), c.readResource)
 	}
@@ -105,7 +98,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 
 // handler adapts a tool function: errors and panics become tool errors.
 func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallToolResult, error)) mcp.ToolHandler {
-	allowed := toolArgs[tool]
+	allowed := slices.Sorted(maps.Keys(schemas[tool]()["properties"].(map[string]any)))
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -136,12 +129,6 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 		}
 		return res, nil
 	}
-}
-
-var toolArgs = map[string][]string{
-	toolExtract: {argHandle, argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw, argWhere, argCount, argFields},
-	toolRead:    {argHandle, argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
-	toolSearch:  {argHandle, argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
 }
 
 func toolFailure(err error) *mcp.CallToolResult {
@@ -181,6 +168,13 @@ An output above the size threshold is written to a new offloaded file, described
 const readDescription = `Read lines of an offloaded result (named by the handle or file_path of an offload descriptor), numbered as in the file: line 1 is the header, records start at line 2. Each line is shown as "N: text". A very long line can be read in pieces with char_offset and max_chars. The answer says where to continue when it stops early.`
 
 const searchDescription = `Find the records of an offloaded result (named by the handle or file_path of an offload descriptor) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"line": N, "record": ...}, or for a long record {"line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read).`
+
+// schemas are the input schemas of the tools.
+var schemas = map[string]func() map[string]any{
+	toolExtract: extractSchema,
+	toolRead:    readSchema,
+	toolSearch:  searchSchema,
+}
 
 // optional is the schema of an optional argument of type typ (or null),
 // described by desc, with the keywords and values kv.
