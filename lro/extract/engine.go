@@ -280,20 +280,22 @@ func (r *runner) stream() error {
 // failed records the error the program raised on the current record.
 func (r *runner) failed(v any, _ []any) gojq.Iter {
 	if r.it.err == nil {
-		r.res.errs++
-		if r.res.firstErr == "" {
-			var msg string
-			if s, ok := v.(string); ok {
-				msg = truncate(s, maxMessage)
-			} else {
-				e := encoder{limit: maxMessage}
-				_ = e.encode(v)
-				msg = truncate(string(e.buf), maxMessage)
-			}
-			r.res.firstErr = fmt.Sprintf("at line %d: %s", r.it.curLine, msg)
-		}
+		r.countError(r.it.curLine, func() string { return valueText(v) })
 	}
 	return gojq.NewIter[any]()
+}
+
+// countError counts an error the program raised on the input at line (0:
+// the array of all records); msg gives its message.
+func (r *runner) countError(line int, msg func() string) {
+	r.res.errs++
+	if r.res.firstErr == "" {
+		where := "on the array of all records"
+		if line > 0 {
+			where = fmt.Sprintf("at line %d", line)
+		}
+		r.res.firstErr = where + ": " + msg()
+	}
 }
 
 func (r *runner) slurp() error {
@@ -344,14 +346,7 @@ func (r *runner) fail(err error, line int) error {
 		}
 		return errorf("halt_error: %s", errorMessage(halt))
 	}
-	r.res.errs++
-	if r.res.firstErr == "" {
-		where := "on the array of all records"
-		if line > 0 {
-			where = fmt.Sprintf("at line %d", line)
-		}
-		r.res.firstErr = fmt.Sprintf("%s: %s", where, errorMessage(err))
-	}
+	r.countError(line, func() string { return errorMessage(err) })
 	return nil
 }
 
@@ -362,17 +357,23 @@ const maxMessage = 1000
 func errorMessage(err error) string {
 	var ve gojq.ValueError
 	if errors.As(err, &ve) {
-		v := ve.Value()
-		if s, ok := v.(string); ok {
-			return truncate(s, maxMessage)
+		if _, ok := ve.Value().(string); ok {
+			return valueText(ve.Value())
 		}
-		e := encoder{limit: maxMessage}
-		if e.encode(v) != nil {
-			return "error: " + truncate(string(e.buf), maxMessage-1) + "…"
-		}
-		return "error: " + string(e.buf)
+		return "error: " + valueText(ve.Value())
 	}
 	return truncate(err.Error(), maxMessage)
+}
+
+// valueText is v for a message: a string as is, another value as JSON, cut
+// at maxMessage bytes.
+func valueText(v any) string {
+	if s, ok := v.(string); ok {
+		return truncate(s, maxMessage)
+	}
+	e := encoder{limit: maxMessage}
+	_ = e.encode(v)
+	return truncate(string(e.buf), maxMessage)
 }
 
 // emit prints one result.

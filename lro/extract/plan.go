@@ -2,7 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"encoding/binary"
 	"regexp"
 	"strings"
 	"unicode"
@@ -185,16 +184,5 @@ func indexFold(s, k []byte) int {
 
 // isASCII reports whether b has no byte above 0x7f.
 func isASCII(b []byte) bool {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return !bytes.ContainsFunc(b, func(r rune) bool { return r >= utf8.RuneSelf })
 }
