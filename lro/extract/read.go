@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -44,12 +45,10 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 			pg.add(1, text[:runeOffsetString(text, maxChars)], utf8.RuneCountInString(src.head))
 		}
 		for ; n < first; n++ {
-			ok, err := src.skipLine()
-			if err != nil {
-				return c.readError(err, src)
-			}
-			if !ok {
+			if _, err := src.next(-1); err == io.EOF {
 				return nil
+			} else if err != nil {
+				return c.readError(err, src)
 			}
 		}
 		for ; pg.shown < limit; n++ {

@@ -118,13 +118,11 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 		return errorf("pattern is not a valid regular expression (RE2 syntax): %s", truncate(err.Error(), maxMessage))
 	}
 	for src.line+1 < req.Start {
-		ok, err := src.skipLine()
-		if err != nil {
-			return c.readError(err, src)
-		}
-		if !ok {
+		if _, err := src.next(-1); err == io.EOF {
 			send(&frame{Line: src.line, Done: true})
 			return nil
+		} else if err != nil {
+			return c.readError(err, src)
 		}
 	}
 	dec := newDecoder()

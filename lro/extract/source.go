@@ -108,7 +108,7 @@ func (s *source) lines() int { return s.header.Count + 1 }
 // next returns the next line without its line ending, valid until the next
 // call, or io.EOF after the last one. A line longer than maxLen is skipped
 // and reported with an error wrapping errLineTooLong (with maxLen < 0,
-// without one); reading past MaxInputBytes or the call's end fails.
+// skipped without one, however long); reading past MaxInputBytes or the call's end fails.
 func (s *source) next(maxLen int) ([]byte, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
@@ -181,18 +181,6 @@ func (s *source) inputLimit() error {
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	return bytes.TrimSuffix(b, []byte("\r"))
-}
-
-// skipLine skips the next line, however long; ok is false at the end.
-func (s *source) skipLine() (ok bool, err error) {
-	_, err = s.next(-1)
-	switch {
-	case err == nil:
-		return true, nil
-	case err == io.EOF:
-		return false, nil
-	}
-	return false, err
 }
 
 // lineRange reads the next line piece by piece and returns at most count

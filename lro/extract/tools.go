@@ -416,34 +416,30 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 
 // evaluate runs req over the records of src, in a worker, and returns the
 // filter it ran and the results.
-func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (string, *results, error) {
-	if req.Where != nil {
-		p, err := whereProgram(req.Where)
-		if err != nil {
-			return "", nil, err
+func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (label string, _ *results, err error) {
+	var p *program
+	var pending [][]byte
+	switch {
+	case req.Where != nil:
+		label = req.Where.Label
+		p, err = whereProgram(req.Where)
+	case req.Recipe > 0:
+		var r recipes.Recipe
+		if r, pending, err = c.fileRecipe(src, req.Recipe); err == nil {
+			label = r.Filter
+			p, err = recipeProgram(r, req.Params)
 		}
-		res, err := c.run(ctx, src, p, nil)
-		return req.Where.Label, res, err
+	default:
+		label = req.Query
+		if p, err = c.queryProgram(req.Query, req.Params); err == nil {
+			p.slurp, p.raw = req.Slurp, req.Raw
+		}
 	}
-	if req.Recipe > 0 {
-		r, pending, err := c.fileRecipe(src, req.Recipe)
-		if err != nil {
-			return "", nil, err
-		}
-		p, err := recipeProgram(r, req.Params)
-		if err != nil {
-			return "", nil, err
-		}
-		res, err := c.run(ctx, src, p, pending)
-		return r.Filter, res, err
-	}
-	p, err := c.queryProgram(req.Query, req.Params)
 	if err != nil {
 		return "", nil, err
 	}
-	p.slurp, p.raw = req.Slurp, req.Raw
-	res, err := c.run(ctx, src, p, nil)
-	return req.Query, res, err
+	res, err := c.run(ctx, src, p, pending)
+	return label, res, err
 }
 
 // fileRecipe rebuilds recipe n of the file's descriptor, as the offloader
@@ -536,13 +532,8 @@ func (c *config) queryProgram(text string, params map[string]json.RawMessage) (*
 		return nil, errorf("the query is not a valid jq filter: %v", err)
 	}
 	p := &program{query: q}
-	names := make([]string, 0, len(params))
-	for name := range params {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	dec := newDecoder()
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(params)) {
 		if !identifier.MatchString(name) || strings.HasPrefix(name, "__") || name == "ENV" {
 			return nil, errorf("params: %q cannot be a jq variable name (letters, digits and _, not starting with a digit or __, and not ENV)", name)
 		}
