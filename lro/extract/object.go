@@ -95,12 +95,12 @@ func (b *body) Read(p []byte) (int, error) {
 
 // feed is the pipe that carries an object from the server to a worker.
 type feed struct {
-	r, w     *os.File // the worker's end, and the server's
-	obj      *object
-	done     chan struct{}
-	once     sync.Once
-	stopping atomic.Bool // stop ends the GET: not a failure
-	rerr     error       // the GET failed: the worker was killed, not shown an end
+	r, w        *os.File // the worker's end, and the server's
+	obj         *object
+	done        chan struct{}
+	closeWriter func() error // closes w once
+	stopping    atomic.Bool  // stop ends the GET: not a failure
+	rerr        error        // the GET failed: the worker was killed, not shown an end
 }
 
 // feed starts the copy of the object into a new pipe, from its first
@@ -112,7 +112,7 @@ func (o *object) feed(kill func()) (*feed, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &feed{r: r, w: w, obj: o, done: make(chan struct{})}
+	f := &feed{r: r, w: w, obj: o, done: make(chan struct{}), closeWriter: sync.OnceValue(w.Close)}
 	go func() {
 		defer close(f.done)
 		io.Copy(w, o.r)
@@ -126,8 +126,6 @@ func (o *object) feed(kill func()) (*feed, error) {
 	}()
 	return f, nil
 }
-
-func (f *feed) closeWriter() { f.once.Do(func() { f.w.Close() }) }
 
 // stop ends the copy, waits for it and releases the pipe. It returns the
 // error of the GET if it failed before the worker had the whole object.

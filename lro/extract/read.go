@@ -51,11 +51,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 				return c.readError(err, src)
 			}
 		}
-		for ; pg.shown < limit; n++ {
-			if pg.shown > 0 && pg.used >= pg.budget {
-				next = n
-				return nil
-			}
+		for ; pg.shown < limit && (pg.shown == 0 || pg.used < pg.budget); n++ {
 			text, total, ok, err := src.lineRange(offset, maxChars)
 			if err != nil {
 				return c.readError(err, src)
@@ -64,8 +60,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 				return nil
 			}
 			if stop := pg.add(n, text, total); stop {
-				next = n
-				return nil
+				break
 			}
 		}
 		next = n

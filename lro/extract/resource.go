@@ -82,8 +82,7 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
 	}
-	var once sync.Once
-	free := func() { once.Do(release) }
+	free := sync.OnceFunc(release)
 	defer func() {
 		if err != nil {
 			free()
