@@ -266,7 +266,7 @@ func (d *decoder) unquote(raw []byte) string {
 // parseNumber decodes a JSON number: an int when it is an integer literal
 // that fits, else a float64 (as jq 1.6).
 func parseNumber(raw []byte) any {
-	if len(raw) <= 18 && bytes.IndexAny(raw, ".eE") < 0 && string(raw) != "-0" {
+	if len(raw) <= 18 && !bytes.ContainsAny(raw, ".eE") && string(raw) != "-0" {
 		n, _ := strconv.Atoi(string(raw))
 		return n
 	}
