@@ -12,8 +12,7 @@ import (
 // args are the arguments of one call, each left undecoded until asked for.
 type args map[string]json.RawMessage
 
-// parseArgs decodes the arguments object of a call and refuses names the
-// tool does not take.
+// parseArgs decodes the arguments of a call, refusing unknown names.
 func parseArgs(tool string, raw json.RawMessage, allowed ...string) (args, error) {
 	a := args{}
 	raw = bytes.TrimSpace(raw)
@@ -46,8 +45,7 @@ func (a args) object(name string) (map[string]json.RawMessage, error) {
 	return decodeArg[map[string]json.RawMessage](a, name, "a JSON object")
 }
 
-// decodeArg decodes name as a T, or returns the zero T when it is absent or
-// null; its error says what name must be.
+// decodeArg decodes name as a T, or the zero T when it is absent or null.
 func decodeArg[T any](a args, name, what string) (T, error) {
 	var v T
 	if a.present(name) && json.Unmarshal(a[name], &v) != nil {
@@ -73,15 +71,13 @@ func (a args) integer(name string, def, lo, hi int) (int, error) {
 	return int(f), nil
 }
 
-// ref is how a call names its file: by the argument file_path or handle,
-// and its value.
+// ref is how a call names its file: by file_path or handle, and its value.
 type ref struct{ arg, value string }
 
-// String names the argument and its value, for messages: handle "...".
+// String is the argument and its value, for messages: handle "...".
 func (r ref) String() string { return fmt.Sprintf("%s %q", r.arg, r.value) }
 
-// file reads the argument that names the call's file: exactly one of
-// file_path and handle.
+// file reads the one of file_path and handle that names the call's file.
 func (a args) file() (ref, error) {
 	path, handle := a.present(argFilePath), a.present(argHandle)
 	switch {

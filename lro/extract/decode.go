@@ -14,10 +14,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// maxDepth is the deepest nesting of arrays and objects a record may have:
-// the limit of encoding/json and jsontext. It keeps the decoder's
-// recursion, and every recursive function of gojq that later walks a
-// decoded record, far from the Go stack limit.
+// maxDepth is the deepest nesting of arrays and objects a record may have,
+// as with encoding/json: far from the Go stack limit for gojq too.
 const maxDepth = 10000
 
 // errSyntax is wrapped by every error of the decoder.
@@ -29,35 +27,29 @@ var errSyntax = errors.New("invalid JSON")
 var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // decoder turns one JSON text into the values gojq works on: nil, bool, int
-// (integers that fit), float64 (other numbers), string, []any and
-// map[string]any. A decoder is reused for the records of one call, and is
-// not safe for concurrent use.
+// (integers that fit), float64, string, []any and map[string]any. It is
+// reused for the records of one call, and is not safe for concurrent use.
 //
-// It builds gojq's values directly with the scanner of scan.go, rather than
-// unmarshaling into any, which is slower: gojq wants ints where they fit,
-// the records of a file share their keys, and the strings of a record share
-// one copy of its text. jsontext unquotes the strings with escapes and
-// explains the errors.
+// It builds gojq's values directly with the scanner of scan.go, faster than
+// unmarshaling into any: records share their keys, and the strings of a
+// record share one copy of its text.
 type decoder struct {
 	text string            // the text as one string: plain string values are slices of it
 	keys map[string]string // interned object keys, shared across records
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
-	// seq holds the keys of the last record in the order they came ("" for
-	// a key with escapes); records often have the same keys in the same
-	// order, so key nkey of a record is compared with seq[nkey] before it
-	// is looked up in keys.
+	// seq holds the keys of the last record in order ("" for a key with
+	// escapes): key nkey of a record is compared with seq[nkey] first.
 	seq  []string
 	nkey int
 	only []string // while projecting: the keys of the top-level object to build
 }
 
-// maxInterned bounds the key table, so that records with ever-new keys cannot
-// grow it without limit.
-const maxInterned = 4096
-
-// maxSeq bounds the keys remembered in decoder.seq.
-const maxSeq = 256
+// maxInterned and maxSeq bound the key table and decoder.seq.
+const (
+	maxInterned = 4096
+	maxSeq      = 256
+)
 
 func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} }
 
@@ -80,11 +72,8 @@ func (d *decoder) valid(data []byte) bool {
 }
 
 // project decodes data, if it is a valid JSON object, into a map of only
-// the keys in fields (the last of duplicates, as decode does): the values
-// of the other keys are checked but not built. ok is false if data is not a
-// valid object; decode then gives the value or the error. A projected
-// record is never printed as written, so its strings are copied rather than
-// sliced from a copy of the line.
+// the keys in fields: the values of the other keys are checked but not
+// built. ok is false if data is not a valid object.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -214,9 +203,8 @@ func (d *decoder) key(data []byte, i int) (string, int) {
 	n := d.nkey
 	d.nkey++
 	if n < len(d.seq) {
-		// A key of seq is written as is, without a quote, a backslash or a
-		// control character: if the text here is that key and a quote, the
-		// string is that key.
+		// A key of seq is written as is: if the text here is that key and a
+		// quote, the string is that key.
 		k := d.seq[n]
 		if end := i + 1 + len(k); end < len(data) && data[end] == '"' && string(data[i+1:end]) == k {
 			return k, end + 1
@@ -268,19 +256,17 @@ func (d *decoder) str(data []byte, start, end int, plain bool) string {
 // no escape and is valid UTF-8.
 func asWritten(s []byte) bool { return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) }
 
-// unquote decodes a string with escapes or invalid UTF-8: an unpaired
-// surrogate escape or an invalid byte becomes U+FFFD, as with encoding/json
-// and jq (AppendUnquote reports them with an error, which is not one here).
+// unquote decodes a string with escapes or invalid UTF-8, which becomes
+// U+FFFD as with encoding/json and jq (not an error here).
 func (d *decoder) unquote(raw []byte) string {
 	d.unq, _ = jsontext.AppendUnquote(d.unq[:0], raw)
 	return string(d.unq)
 }
 
 // parseNumber decodes a JSON number: an int when it is an integer literal
-// that fits, else a float64 (as jq 1.6, which keeps every number as a
-// double).
+// that fits, else a float64 (as jq 1.6).
 func parseNumber(raw []byte) any {
-	if len(raw) <= 18 && bytes.IndexAny(raw, ".eE") < 0 && string(raw) != "-0" {
+	if len(raw) <= 18 && !bytes.ContainsAny(raw, ".eE") && string(raw) != "-0" {
 		n, _ := strconv.Atoi(string(raw))
 		return n
 	}
@@ -292,8 +278,7 @@ func parseNumber(raw []byte) any {
 	return f
 }
 
-// syntaxError explains why data is not one JSON value, with jsontext's
-// words.
+// syntaxError explains why data is not one JSON value, in jsontext's words.
 func syntaxError(data []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(data), decodeOptions...)
 	_, err := dec.ReadValue()

@@ -38,8 +38,7 @@ type results struct {
 	halted   bool
 }
 
-// span is one result in results.buf, a JSON value. Its fields are
-// exported for gob (see wireResults).
+// span is one result in results.buf, a JSON value (exported for gob).
 type span struct {
 	Start, End int
 	Raw        bool // a string, to print without quotes
@@ -78,12 +77,9 @@ func (r *results) bytes() []byte {
 	return r.buf[:r.spans[len(r.spans)-1].End]
 }
 
-// records iterates over the records of a source, decoded. It is both the
-// main loop's input and the input of jq's input and inputs functions, as
-// with the jq command. A hard error (a limit, an invalid line) is sticky:
-// the run stops on it even if the program catches it. Records are decoded
-// in the goroutine of the run: decoding ahead in another goroutine gave no
-// steady gain (BenchmarkRecipeVsJQ) on a worker of one processor.
+// records iterates over the records of a source, decoded: the input of the
+// run and of jq's input and inputs. A hard error (a limit, an invalid line)
+// is sticky: the run stops on it even if the program catches it.
 type records struct {
 	c           *config
 	src         *source
@@ -162,7 +158,7 @@ func (c *config) readError(err error, src *source) error {
 // toolCall is what a tool call's context carries about it.
 type toolCall struct {
 	tool   string
-	waited time.Duration // for a worker (see acquire)
+	waited time.Duration // for a worker slot (see acquire)
 }
 
 type callKey struct{}
@@ -196,8 +192,8 @@ var timeoutHints = map[string]string{
 	toolRead:    "read fewer lines (limit)",
 }
 
-// run runs p over the records of src, under the limits of ctx (see
-// withSource). pending are lines already read from src (the recipe sample).
+// run runs p over the records of src, under the limits of ctx. pending are
+// lines already read from src (the recipe sample).
 func (c *config) run(ctx context.Context, src *source, p *program, pending [][]byte) (*results, error) {
 	res := &results{}
 	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, pending: pending, pendingLine: src.line - len(pending), curLine: 1}
@@ -230,8 +226,8 @@ type runner struct {
 	res  *results
 	it   *records
 	enc  encoder
-	// byPointer maps the top-level object records of a slurped file to
-	// their text, so that a record output unchanged is printed as written.
+	// byPointer maps the object records of a slurped file to their text,
+	// so that a record output unchanged is printed as written.
 	byPointer map[unsafe.Pointer]string
 	all       []any
 	texts     []string
@@ -241,15 +237,11 @@ type runner struct {
 // the program on one record.
 const fnFailed = "__lro_failed"
 
-// streamQuery wraps q to run on every record in one run of gojq:
+// streamQuery wraps q to run on every record in one run of gojq, as the jq
+// command runs a program on a stream of inputs (an error ends the run on
+// one input only):
 //
 //	def __lro_main: q; inputs | try __lro_main catch __lro_failed
-//
-// which is what the jq command does with a stream of inputs: the program
-// runs on each in turn, input and inputs inside it take the next ones, and
-// an error ends the program's run on one input only. One run, rather than
-// one per record, saves gojq's setup of each. Errors of the limits and halt
-// cannot be caught by try and end the run.
 func streamQuery(q *gojq.Query) *gojq.Query {
 	const main = "__lro_main"
 	return &gojq.Query{
@@ -285,24 +277,25 @@ func (r *runner) stream() error {
 	return r.it.err
 }
 
-// failed records the error the program raised on the current record; the
-// wrapper then goes on with the next record.
+// failed records the error the program raised on the current record.
 func (r *runner) failed(v any, _ []any) gojq.Iter {
 	if r.it.err == nil {
-		r.res.errs++
-		if r.res.firstErr == "" {
-			var msg string
-			if s, ok := v.(string); ok {
-				msg = truncate(s, maxMessage)
-			} else {
-				e := encoder{limit: maxMessage}
-				_ = e.encode(v)
-				msg = truncate(string(e.buf), maxMessage)
-			}
-			r.res.firstErr = fmt.Sprintf("at line %d: %s", r.it.curLine, msg)
-		}
+		r.countError(r.it.curLine, func() string { return valueText(v) })
 	}
 	return gojq.NewIter[any]()
+}
+
+// countError counts an error the program raised on the input at line (0:
+// the array of all records); msg gives its message.
+func (r *runner) countError(line int, msg func() string) {
+	r.res.errs++
+	if r.res.firstErr == "" {
+		where := "on the array of all records"
+		if line > 0 {
+			where = fmt.Sprintf("at line %d", line)
+		}
+		r.res.firstErr = where + ": " + msg()
+	}
 }
 
 func (r *runner) slurp() error {
@@ -337,8 +330,7 @@ func (r *runner) slurp() error {
 }
 
 // fail handles an error raised while running the program on the input at
-// line. Limits end the call; an error of the program itself ends its run on
-// this input and, as with the jq command, the next input is processed.
+// line: limits end the call; an error of the program is counted.
 func (r *runner) fail(err error, line int) error {
 	if r.ctx.Err() != nil {
 		return r.c.stopped(r.ctx)
@@ -354,36 +346,34 @@ func (r *runner) fail(err error, line int) error {
 		}
 		return errorf("halt_error: %s", errorMessage(halt))
 	}
-	r.res.errs++
-	if r.res.firstErr == "" {
-		where := "on the array of all records"
-		if line > 0 {
-			where = fmt.Sprintf("at line %d", line)
-		}
-		r.res.firstErr = fmt.Sprintf("%s: %s", where, errorMessage(err))
-	}
+	r.countError(line, func() string { return errorMessage(err) })
 	return nil
 }
 
 // maxMessage bounds error messages shown to the model.
 const maxMessage = 1000
 
-// errorMessage formats an error of gojq without encoding a whole value: the
-// message of error(v) for a non-string v would be v's full JSON text.
+// errorMessage formats an error of gojq without encoding a whole value.
 func errorMessage(err error) string {
 	var ve gojq.ValueError
 	if errors.As(err, &ve) {
-		v := ve.Value()
-		if s, ok := v.(string); ok {
-			return truncate(s, maxMessage)
+		if _, ok := ve.Value().(string); ok {
+			return valueText(ve.Value())
 		}
-		e := encoder{limit: maxMessage}
-		if e.encode(v) != nil {
-			return "error: " + truncate(string(e.buf), maxMessage-1) + "…"
-		}
-		return "error: " + string(e.buf)
+		return "error: " + valueText(ve.Value())
 	}
 	return truncate(err.Error(), maxMessage)
+}
+
+// valueText is v for a message: a string as is, another value as JSON, cut
+// at maxMessage bytes.
+func valueText(v any) string {
+	if s, ok := v.(string); ok {
+		return truncate(s, maxMessage)
+	}
+	e := encoder{limit: maxMessage}
+	_ = e.encode(v)
+	return truncate(string(e.buf), maxMessage)
 }
 
 // emit prints one result.
@@ -394,9 +384,8 @@ func (r *runner) emit(v, cur any, text string) error {
 	}
 	start := len(res.buf)
 	room := r.c.MaxOutputBytes - start
-	// A string printed raw is kept quoted like any value, as the file of an
-	// answer offloaded in turn holds it, so that MaxOutputBytes bounds what
-	// the server holds and writes; results.output unquotes it.
+	// A string printed raw is kept quoted, as an offloaded answer holds it;
+	// results.output unquotes it.
 	_, isString := v.(string)
 	rawString := isString && r.p.raw
 	switch {
@@ -432,13 +421,11 @@ func (r *runner) emit(v, cur any, text string) error {
 	return nil
 }
 
-// minEncodeRoom is the room made in the output before a result is encoded
-// into it, enough for most results.
+// minEncodeRoom is the room made in the output before a result is encoded.
 const minEncodeRoom = 4 << 10
 
 // grow makes room for n more bytes in buf by doubling its capacity, up to
-// limit (plus n). append grows a large slice by only a quarter of its size,
-// which copies a large output several times over.
+// limit (plus n), where append would copy a large output several times.
 func (r *results) grow(n, limit int) {
 	if cap(r.buf)-len(r.buf) >= n {
 		return
@@ -452,8 +439,7 @@ func (r *runner) outputLimit() error {
 	return errorf("the output passed %d bytes after %d results, the limit of one call (MaxOutputBytes); narrow the query", r.c.MaxOutputBytes, len(r.res.spans))
 }
 
-// recordText returns the text of v when v is one of the slurped records,
-// unchanged.
+// recordText returns the text of v if it is one of the slurped records.
 func (r *runner) recordText(v any) string {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -478,8 +464,7 @@ func (r *runner) recordText(v any) string {
 
 func mapPointer(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
 
-// sameValue reports whether v is the very value cur (not an equal copy):
-// a record passed through unchanged, which is then printed as written.
+// sameValue reports whether v is the very value cur, not an equal copy.
 func sameValue(v, cur any) bool {
 	switch x := v.(type) {
 	case map[string]any:

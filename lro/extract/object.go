@@ -13,13 +13,11 @@ import (
 )
 
 // An offloaded file kept in a bucket is read with one GET of at most
-// MaxInputBytes + 1 bytes (one more, so that a longer object trips the
-// limit rather than looking shorter than it is). For lro_extract and
-// lro_search the server reads the header from the GET, then a goroutine
-// copies the object into a pipe that the worker reads as it reads a file:
-// the header, what the source's buffer read ahead, and the rest of the
-// GET. When the GET fails, the goroutine kills the worker instead of
-// closing the pipe, so that a cut object can never pass for a shorter one.
+// MaxInputBytes + 1 bytes, so that a longer object trips the limit. For
+// lro_extract and lro_search the server reads the header, then a goroutine
+// copies the object into a pipe that the worker reads as it reads a file.
+// When the GET fails, the goroutine kills the worker instead of closing the
+// pipe, so that a cut object never passes for a shorter one.
 
 // object is the GET of an object of a bucket that a source reads.
 type object struct {
@@ -28,8 +26,7 @@ type object struct {
 	cancel context.CancelFunc // ends the GET
 }
 
-// openObject opens the object of a bucket that r names, with one GET
-// bounded by MaxInputBytes, and reads its header.
+// openObject starts the GET of the object r names and reads its header.
 func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	handle := objectName(r)
 	length := int64(-1) // to the end
@@ -54,9 +51,8 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	if err != nil {
 		return nil, c.headerError(ctx, r, err)
 	}
-	// The header line is s.read bytes: s.head and its line ending, "\r\n",
-	// "\n", or at the end of the object "" or "\r" (sent as "\n", of the
-	// same length, which the worker trims alike).
+	// The header line is s.read bytes: s.head and "\r\n", "\n", "" or "\r"
+	// (sent as "\n", which the worker trims alike).
 	head := s.head + "\r\n"[2-(int(s.read)-len(s.head)):]
 	s.obj = &object{r: io.MultiReader(strings.NewReader(head), s.br), body: b, cancel: cancel}
 	return s, nil
@@ -67,8 +63,7 @@ type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
 
-// body reads a GET of want bytes and reports one that ends early as an
-// error, not as the end of the object.
+// body reads a GET of want bytes; one that ends early is an error.
 type body struct {
 	r    io.Reader
 	want int64 // bytes the GET must deliver
@@ -100,47 +95,40 @@ func (b *body) Read(p []byte) (int, error) {
 
 // feed is the pipe that carries an object from the server to a worker.
 type feed struct {
-	r, w     *os.File // the worker's end, and the server's
-	obj      *object
-	done     chan struct{}
-	once     sync.Once
-	stopping atomic.Bool // stop ends the GET: not a failure
-	rerr     error       // the GET failed: the worker was killed, not shown an end
+	r, w        *os.File // the worker's end, and the server's
+	obj         *object
+	done        chan struct{}
+	closeWriter func() error // closes w once
+	stopping    atomic.Bool  // stop ends the GET: not a failure
+	rerr        error        // the GET failed: the worker was killed, not shown an end
 }
 
 // feed starts the copy of the object into a new pipe, from its first
-// byte; the server must not read the source after. kill stops the worker:
-// the copy calls it if the GET fails. The caller passes f.r to the worker
-// and closes it once the worker started, and calls stop once the worker
-// exited.
+// byte; the server must not read the source after. The copy calls kill if
+// the GET fails. The caller gives f.r to the worker, and calls stop once
+// the worker exited.
 func (o *object) feed(kill func()) (*feed, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	f := &feed{r: r, w: w, obj: o, done: make(chan struct{})}
+	f := &feed{r: r, w: w, obj: o, done: make(chan struct{}), closeWriter: sync.OnceValue(w.Close)}
 	go func() {
 		defer close(f.done)
 		io.Copy(w, o.r)
 		if o.body.err != nil && !f.stopping.Load() {
-			// Leave the pipe open: the worker must not read a cut
-			// object as a whole one.
+			// Leave the pipe open: a cut object is not a whole one.
 			f.rerr = o.body.err
 			kill()
 			return
 		}
-		// The whole object, or the worker stopped reading (its end is
-		// closed). Either way it may see the end now.
 		f.closeWriter()
 	}()
 	return f, nil
 }
 
-func (f *feed) closeWriter() { f.once.Do(func() { f.w.Close() }) }
-
-// stop ends the copy (the GET and the write), waits for it and releases
-// the pipe. It returns the error of the GET if it failed before the worker
-// had the whole object.
+// stop ends the copy, waits for it and releases the pipe. It returns the
+// error of the GET if it failed before the worker had the whole object.
 func (f *feed) stop() error {
 	f.stopping.Store(true)
 	f.obj.cancel()

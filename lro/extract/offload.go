@@ -15,13 +15,10 @@ import (
 // result.
 const extractOperation = "extract"
 
-// answer turns the results of lro_extract into the tool result. Results
-// within the threshold are shown inline, one per line. Larger results are
-// offloaded in turn through the same pipeline as any tool result, so that no
-// result is ever dumped into the context or silently cut: the answer is a
-// descriptor of the new file, which the same tools can query. Only if that
-// write fails is the result cut to the whole results that fit, with a
-// warning that says so. It also reports whether the answer was offloaded.
+// answer turns the results of lro_extract into the tool result: inline
+// within the threshold, else offloaded in turn through the pipeline of any
+// tool result (cut with a warning if that write fails). It also reports
+// whether the answer was offloaded.
 func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) (*mcp.CallToolResult, bool) {
 	note := res.describeErrors()
 	if len(res.spans) == 0 {
@@ -55,8 +52,7 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 	return out, o.Offloaded
 }
 
-// core returns the offload pipeline's configuration of the tools, for
-// answers that hold records of the given schema version.
+// core returns the offload pipeline of the tools' answers.
 func (c *config) core(schemaVersion string) *offload.Config {
 	return offload.New(offload.Config{
 		Threshold:     c.ThresholdTokens,

@@ -23,19 +23,14 @@ func errorf(format string, args ...any) error {
 	return &toolError{fmt.Sprintf(format, args...)}
 }
 
-// testHookOpen, if not nil, is called by openFile between the check of
-// the file named base and its opening: tests replace the file there.
+// testHookOpen, if not nil, is called between the check of a file and its
+// opening: tests replace the file there.
 var testHookOpen func(base string)
 
-// openFile opens the offloaded file r names in the output folder for
-// reading. A file_path must be the absolute path of a file directly in the
-// folder (as a descriptor's file_path is), or the bare name of one; a
-// handle is the bare name. With a Store (a folder here), the name must also
-// be a handle of the Store that has not expired, which the Store checks.
-// The file is opened through an os.Root on the folder, without blocking (a
-// FIFO cannot hang the call); it must be a regular file named like an
-// offloaded file, not a symbolic link, the file it was checked to be when
-// opened, with a single hard link.
+// openFile opens the offloaded file r names in the output folder (with a
+// folder Store, a live handle), through an os.Root on the folder, without
+// blocking on a FIFO; it must be a regular file, not a symbolic link, the
+// file it was checked to be, with a single hard link.
 func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) {
 	base, err := c.checkPath(r)
 	if err != nil {
@@ -81,14 +76,11 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 	case err != nil || !fi.Mode().IsRegular():
 		err = errorf("%s is not a regular file", r)
 	case !os.SameFile(checked, fi):
-		// os.Root follows a symbolic link that stays in the folder, even
-		// with O_NOFOLLOW (Go 1.26): what was opened must be what was
-		// checked, not a link or another file put in its place since.
+		// os.Root follows a link that stays in the folder, even with
+		// O_NOFOLLOW (Go 1.26): what was opened must be what was checked.
 		err = errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
 	case links(fi) > 1:
-		// A hard link in the folder to a file elsewhere; the offloader's
-		// files have one link (each is written under a temporary name and
-		// renamed).
+		// A hard link to a file elsewhere; the offloader's files have one.
 		err = errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, links(fi))
 	}
 	if err != nil {
@@ -135,8 +127,7 @@ func (c *config) checkPath(r ref) (string, error) {
 }
 
 // objectName returns the handle r names in a bucket: a handle, or the base
-// name of a file_path, the path where a client saved the object (or that
-// a descriptor gave). The Store checks it.
+// name of a file_path. The Store checks it.
 func objectName(r ref) string {
 	if r.arg == argHandle {
 		return r.value
@@ -144,9 +135,8 @@ func objectName(r ref) string {
 	return r.value[strings.LastIndexAny(r.value, `/\`)+1:]
 }
 
-// storeError returns the tool error for the error of the Store about the
-// file r names: an unknown or expired handle in the Store's words, which
-// say which.
+// storeError is the tool error for the error of the Store about the file r
+// names: an unknown or expired handle in the Store's words.
 func (c *config) storeError(ctx context.Context, r ref, err error) error {
 	switch {
 	case errors.Is(err, store.ErrUnknownHandle), errors.Is(err, store.ErrExpiredHandle):
@@ -154,8 +144,6 @@ func (c *config) storeError(ctx context.Context, r ref, err error) error {
 			return errorf("%v", err)
 		}
 		if _, _, ok := jsonlfile.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Dir() == "" && errors.Is(err, store.ErrUnknownHandle) {
-			// The file_path of a descriptor of a bucket names where a
-			// client keeps a copy, without the handle's random part.
 			return errorf("%s: %v; give the descriptor's handle: for a result kept in a bucket, file_path is where a downloaded copy is kept", r, err)
 		}
 		return errorf("%s: %v", r, err)
@@ -168,8 +156,7 @@ func (c *config) storeError(ctx context.Context, r ref, err error) error {
 func isSeparator(r rune) bool { return r == '/' || r == filepath.Separator }
 
 // sameDir reports whether a and b are the same folder once symbolic links
-// in them are resolved (the descriptor may name the folder through a link,
-// /tmp on macOS for example).
+// are resolved (/tmp on macOS).
 func sameDir(a, b string) bool {
 	ra, err := filepath.EvalSymlinks(a)
 	if err != nil {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,123 +15,69 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// Defaults of [Options], each documented on its field: what the zero value
-// of the field means. The defaults the tools share with the offloading
-// decorator ([Options.LRO]) have one definition each, outside this
-// package: OutputDir defaults to [os.TempDir], Prefix to
-// "atlatl" and ThresholdTokens to the specification's 1600.
+// Defaults of [Options], each documented on its field.
 const (
-	// defaultTimeout bounds one tool call.
-	defaultTimeout = 10 * time.Second
-	// defaultMaxInputBytes is the most bytes of a file one call reads: enough
-	// to stream through a 1 GB result, while a slurping query on a file that
-	// large stops at defaultMaxMemoryBytes first.
-	defaultMaxInputBytes int64 = 1 << 30
-	// defaultMaxRecordBytes is the longest record line lro_extract and
-	// lro_search decode. lro_read reads longer lines by character range.
-	defaultMaxRecordBytes = 16 << 20
-	// defaultMaxOutputBytes is the most output one call may produce before it
-	// fails, counted before any offload of the result, when MaxMemoryBytes
-	// allows it (see [Options.MaxOutputBytes]).
-	defaultMaxOutputBytes = 64 << 20
-	// defaultMaxResults is the most results (jq outputs, search matches) one
-	// call may produce before it fails.
-	defaultMaxResults = 100_000
-	// defaultMaxMemoryBytes is the memory the worker of one call may use.
+	defaultTimeout              = 10 * time.Second
+	defaultMaxInputBytes  int64 = 1 << 30
+	defaultMaxRecordBytes       = 16 << 20
+	defaultMaxOutputBytes       = 64 << 20
+	defaultMaxResults           = 100_000
 	defaultMaxMemoryBytes int64 = 512 << 20
-	// defaultWorkers is how many workers may run at once.
-	defaultWorkers = 4
+	defaultWorkers              = 4
 )
 
 // Options configure the extraction tools. A nil *Options, and the zero value
-// of every field, means the defaults. Options are copied by [AddTools]:
-// changing them afterwards has no effect.
+// of every field, means the defaults. [AddTools] copies them.
 type Options struct {
-	// LRO are the options of the offloading decorator that wrote the
-	// files (package lro), whose fields the tools share with it:
-	//
-	//   - Store, if not nil, is where the offloaded files are, a folder or
-	//     a bucket. The tools then read its files by handle (the handle
-	//     argument, or, for a folder store, the file_path of its
-	//     descriptors) on any replica of the server, streamed from the
-	//     bucket when it is one, under the same limits; an unknown or
-	//     expired handle is a tool error that says which. AddTools also
-	//     registers the resource template lro://results/{handle}, so that
-	//     clients can fetch a result with resources/read, and lro_extract
-	//     writes its answers above the threshold to the Store. OutputDir
-	//     and Prefix may be left empty: if given, they must be the Store's
-	//     (a bucket has no folder).
-	//   - OutputDir is the output folder: the tools read offloaded files
-	//     directly in it and nowhere else. If empty, defaults to the folder
-	//     of Store, or with no Store to [os.TempDir]. It is made absolute.
-	//   - Prefix is the first part of the names of offloaded files,
-	//     {prefix}-{operation}-{ulid}.jsonl: only files named so can be
-	//     read. If empty, defaults to the prefix of Store, or with no Store
-	//     to "atlatl".
-	//   - ThresholdTokens is the size above which a tool's answer is not
-	//     shown inline: an lro_extract result is written to a new offloaded
-	//     file (or, if that fails, truncated with a note), and lro_read and
-	//     lro_search show what fits with a note saying how to continue. If
-	//     zero, defaults to the specification's 1600.
-	//   - Tokenizer estimates tokens. If nil, defaults to
-	//     [estimate.Heuristic].
-	//   - Observer receives an [event.Offloaded] for every lro_extract
-	//     result written to a file, and an [event.WriteFailed] when that
-	//     write fails. If nil, events are discarded. It may be called
-	//     concurrently.
-	//
-	// Its other fields are not used. If nil, every one of those defaults.
+	// LRO are the options of the offloading decorator that wrote the files.
+	// The tools use its Store (then read files by handle, register
+	// lro://results/{handle} and offload their answers to it; OutputDir and
+	// Prefix, if given, must be the Store's), OutputDir (the only folder
+	// read; if empty, the Store's, or [os.TempDir]), Prefix (only files
+	// named {prefix}-{operation}-{ulid}.jsonl are read), ThresholdTokens
+	// (above it an lro_extract answer is offloaded and lro_read and
+	// lro_search show what fits), Tokenizer and Observer, with the same
+	// defaults as package lro. Its other fields are not used.
 	LRO *lro.Options
 
-	// Timeout bounds each tool call: a query still running when it passes is
-	// stopped with a tool error. If zero, defaults to 10 seconds.
+	// Timeout bounds each tool call, waiting for a worker included. If
+	// zero, defaults to 10 seconds.
 	Timeout time.Duration
 
 	// MaxInputBytes is the most bytes of a file one call reads. If zero,
-	// defaults to 1 GiB: enough to stream through a 1 GB result, while a
-	// slurping query on a file that large stops at MaxMemoryBytes first.
+	// defaults to 1 GiB.
 	MaxInputBytes int64
 
 	// MaxRecordBytes is the longest record line lro_extract and lro_search
-	// decode; a longer one stops the call with a tool error that points to
-	// lro_read, which reads longer lines by character range. If zero,
+	// decode (lro_read reads longer lines by character range). If zero,
 	// defaults to 16 MiB.
 	MaxRecordBytes int
 
-	// MaxOutputBytes is the most output bytes one call may produce, as the
-	// file of an answer offloaded in turn holds them (a string printed raw
-	// counts quoted). The server holds an answer several times over while it
-	// builds it, within the memory of the call: MaxOutputBytes may be at most
-	// an eighth of MaxMemoryBytes. It is counted before any offload of the
-	// result. If zero, defaults to 64 MiB or that eighth, whichever is less.
+	// MaxOutputBytes is the most output bytes one call may produce, counted
+	// before any offload of the answer; it may be at most an eighth of
+	// MaxMemoryBytes, as the server holds an answer several times over. If
+	// zero, defaults to 64 MiB or that eighth, whichever is less.
 	MaxOutputBytes int
 
-	// MaxResults is the most results one call may produce: jq outputs of
-	// lro_extract, matching records of lro_search. If zero, defaults to
-	// 100,000.
+	// MaxResults is the most results (jq outputs, search matches) one call
+	// may produce. If zero, defaults to 100,000.
 	MaxResults int
 
 	// MaxMemoryBytes is the memory one lro_extract or lro_search call may
-	// use, beyond what its worker process holds when it starts (about
-	// 12 MiB). The worker may allocate all of it but twice MaxOutputBytes,
-	// which the server keeps for reading the worker's answer; past that the
-	// worker dies and the call fails with a tool error. Once the worker has
-	// ended, the server builds the answer within MaxMemoryBytes.
-	// On Linux the kernel enforces the worker's share (RLIMIT_AS); elsewhere
-	// it is only the worker's soft Go memory limit (GOMEMLIMIT). If zero,
-	// defaults to 512 MiB.
+	// use, worker and server together, beyond what the worker holds when it
+	// starts. The worker may take all of it but twice MaxOutputBytes: on
+	// Linux the kernel enforces it (RLIMIT_AS), elsewhere only GOMEMLIMIT.
+	// If zero, defaults to 512 MiB.
 	MaxMemoryBytes int64
 
-	// Workers is how many calls of lro_extract and lro_search (each with its
-	// worker process) and reads of lro://results/{handle} may run at once,
-	// for all the calls of the tools one AddTools registered, over every
-	// session: they use at most Workers times MaxMemoryBytes, plus about
-	// 12 MiB each. A call that finds them all busy waits, within its time
-	// limit. If zero, defaults to 4.
+	// Workers is how many calls of lro_extract and lro_search, and reads of
+	// lro://results/{handle}, may run at once over every session; a call
+	// that finds them all busy waits, within its time limit. If zero,
+	// defaults to 4.
 	Workers int
 
-	// now returns the current time, for the names and headers of offloaded
-	// results; tests set it (export_test.go). If nil, defaults to [time.Now].
+	// now returns the current time; tests set it (export_test.go). If nil,
+	// defaults to [time.Now].
 	now func() time.Time
 }
 
@@ -138,44 +85,37 @@ type Options struct {
 const minMemoryBytes = 16 << 20
 
 // answerShare is how many times MaxOutputBytes fits in MaxMemoryBytes at
-// least. The server reads a worker's answer into a buffer of its size,
-// then builds the text shown and the offloaded file's sample from it, with
-// garbage of the same size not yet collected: the server grew by seven
-// times a 16 MiB answer (TestBoundedCalls).
+// least: the server holds an answer several times over while it builds it
+// (TestBoundedCalls).
 const answerShare = 8
 
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
-	// The fields of Options.LRO the tools use, with their defaults.
+	// The fields of LRO the tools use, with their defaults.
 	Store           *store.Store
 	Dir             string
 	Prefix          string
 	ThresholdTokens int
 	Tokenizer       estimate.Tokenizer
 	Observer        event.Observer
-	// create starts an offloaded file; tests replace it to make the write
-	// of an extraction result fail.
+	// create starts an offloaded file; tests make it fail.
 	create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
-	// slots holds a token for each running worker, at most Workers.
-	slots chan struct{}
-	// Now is Options.now, or time.Now.
-	Now func() time.Time
+	slots  chan struct{} // a token for each running worker
+	Now    func() time.Time
 }
 
 // newConfig copies opts, applies defaults and validates, naming the first
 // invalid field.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{create: jsonlfile.Create}
+	c := &config{create: jsonlfile.Create, Tokenizer: estimate.Heuristic{}, Now: time.Now}
 	if opts != nil {
 		c.Options = *opts
 	}
 	if l := c.LRO; l != nil {
 		c.Store, c.Dir, c.Prefix = l.Store, l.OutputDir, l.Prefix
-		c.ThresholdTokens, c.Tokenizer, c.Observer = l.ThresholdTokens, l.Tokenizer, l.Observer
-	}
-	invalid := func(field string, v any) error {
-		return fmt.Errorf("extract: Options.%s is %v: %w", field, v, lro.ErrInvalidOption)
+		c.ThresholdTokens, c.Observer = l.ThresholdTokens, l.Observer
+		c.Tokenizer = cmp.Or(l.Tokenizer, c.Tokenizer)
 	}
 	if c.Store != nil {
 		if err := c.useStore(); err != nil {
@@ -192,46 +132,29 @@ func newConfig(opts *Options) (*config, error) {
 		}
 		c.Dir = dir
 	}
-	if c.Prefix == "" {
-		c.Prefix = jsonlfile.DefaultPrefix
-	}
+	c.Prefix = cmp.Or(c.Prefix, jsonlfile.DefaultPrefix)
 	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("extract: Options.LRO.Prefix: %w", err)
 	}
-	switch {
-	case c.Timeout < 0:
-		return nil, invalid("Timeout", c.Timeout)
-	case c.MaxInputBytes < 0:
-		return nil, invalid("MaxInputBytes", c.MaxInputBytes)
-	case c.MaxRecordBytes < 0:
-		return nil, invalid("MaxRecordBytes", c.MaxRecordBytes)
-	case c.MaxOutputBytes < 0:
-		return nil, invalid("MaxOutputBytes", c.MaxOutputBytes)
-	case c.MaxResults < 0:
-		return nil, invalid("MaxResults", c.MaxResults)
-	case c.MaxMemoryBytes < 0:
-		return nil, invalid("MaxMemoryBytes", c.MaxMemoryBytes)
-	case c.MaxMemoryBytes > 0 && c.MaxMemoryBytes < minMemoryBytes:
-		return nil, fmt.Errorf("extract: Options.MaxMemoryBytes is %d, less than %d MiB, too little for a worker to run a query: %w", c.MaxMemoryBytes, minMemoryBytes>>20, lro.ErrInvalidOption)
-	case c.Workers < 0:
-		return nil, invalid("Workers", c.Workers)
-	case c.ThresholdTokens < 0:
-		return nil, invalid("LRO.ThresholdTokens", c.ThresholdTokens)
+	if c.now != nil {
+		c.Now = c.now
 	}
-	if c.Timeout == 0 {
-		c.Timeout = defaultTimeout
+	err := cmp.Or(
+		orDefault("Timeout", &c.Timeout, defaultTimeout),
+		orDefault("MaxInputBytes", &c.MaxInputBytes, defaultMaxInputBytes),
+		orDefault("MaxRecordBytes", &c.MaxRecordBytes, defaultMaxRecordBytes),
+		orDefault("MaxOutputBytes", &c.MaxOutputBytes, 0), // default below
+		orDefault("MaxResults", &c.MaxResults, defaultMaxResults),
+		orDefault("MaxMemoryBytes", &c.MaxMemoryBytes, defaultMaxMemoryBytes))
+	if err == nil && c.MaxMemoryBytes < minMemoryBytes {
+		err = fmt.Errorf("extract: Options.MaxMemoryBytes is %d, less than %d MiB, too little for a worker to run a query: %w",
+			c.MaxMemoryBytes, minMemoryBytes>>20, lro.ErrInvalidOption)
 	}
-	if c.MaxInputBytes == 0 {
-		c.MaxInputBytes = defaultMaxInputBytes
-	}
-	if c.MaxRecordBytes == 0 {
-		c.MaxRecordBytes = defaultMaxRecordBytes
-	}
-	if c.MaxResults == 0 {
-		c.MaxResults = defaultMaxResults
-	}
-	if c.MaxMemoryBytes == 0 {
-		c.MaxMemoryBytes = defaultMaxMemoryBytes
+	err = cmp.Or(err,
+		orDefault("Workers", &c.Workers, defaultWorkers),
+		orDefault("LRO.ThresholdTokens", &c.ThresholdTokens, offload.DefaultThreshold))
+	if err != nil {
+		return nil, err
 	}
 	answerMax := c.MaxMemoryBytes / answerShare
 	switch {
@@ -241,21 +164,19 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("extract: Options.MaxOutputBytes is %d, more than an eighth of MaxMemoryBytes (%d): the server holds an answer several times over while it builds it, within the memory of one call: %w",
 			c.MaxOutputBytes, c.MaxMemoryBytes, lro.ErrInvalidOption)
 	}
-	if c.Workers == 0 {
-		c.Workers = defaultWorkers
-	}
 	c.slots = make(chan struct{}, c.Workers)
-	if c.ThresholdTokens == 0 {
-		c.ThresholdTokens = offload.DefaultThreshold
-	}
-	if c.Tokenizer == nil {
-		c.Tokenizer = estimate.Heuristic{}
-	}
-	c.Now = c.now
-	if c.Now == nil {
-		c.Now = time.Now
-	}
 	return c, nil
+}
+
+// orDefault sets *v to def if it is zero; a negative *v is invalid.
+func orDefault[T int | int64 | time.Duration](field string, v *T, def T) error {
+	if *v < 0 {
+		return fmt.Errorf("extract: Options.%s is %v: %w", field, *v, lro.ErrInvalidOption)
+	}
+	if *v == 0 {
+		*v = def
+	}
+	return nil
 }
 
 // useStore checks that Dir and Prefix, if given, are the Store's, and sets

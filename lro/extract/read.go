@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -13,18 +14,12 @@ import (
 )
 
 const (
-	// defaultReadLines is how many lines lro_read reads when the call does
-	// not say.
-	defaultReadLines = 20
+	defaultReadLines = 20 // lines lro_read reads when the call does not say
 	// maxCharsPerToken bounds the characters of a line lro_read reads in
-	// one call, whatever max_chars says: ThresholdTokens x
-	// maxCharsPerToken. Four times the heuristic's four characters a
-	// token, it leaves room for a tokenizer that counts fewer, while a call
-	// holds O(ThresholdTokens) of a line of any length.
+	// one call, whatever max_chars: ThresholdTokens x maxCharsPerToken,
+	// room for a tokenizer that counts fewer than the heuristic.
 	maxCharsPerToken = 16
-	// minReadChars is the least lro_read shows of a line it cuts, whatever
-	// the threshold.
-	minReadChars = 16
+	minReadChars     = 16 // the least lro_read shows of a line it cuts
 )
 
 // read is lro_read.
@@ -50,19 +45,13 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 			pg.add(1, text[:runeOffsetString(text, maxChars)], utf8.RuneCountInString(src.head))
 		}
 		for ; n < first; n++ {
-			ok, err := src.skipLine()
-			if err != nil {
+			if _, err := src.next(-1); err == io.EOF {
+				return nil
+			} else if err != nil {
 				return c.readError(err, src)
 			}
-			if !ok {
-				return nil
-			}
 		}
-		for ; pg.shown < limit; n++ {
-			if pg.shown > 0 && pg.used >= pg.budget {
-				next = n
-				return nil
-			}
+		for ; pg.shown < limit && (pg.shown == 0 || pg.used < pg.budget); n++ {
 			text, total, ok, err := src.lineRange(offset, maxChars)
 			if err != nil {
 				return c.readError(err, src)
@@ -71,8 +60,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 				return nil
 			}
 			if stop := pg.add(n, text, total); stop {
-				next = n
-				return nil
+				break
 			}
 		}
 		next = n
@@ -96,8 +84,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	return textResult(pg.out.String(), strings.Join(notes, "\n")), nil
 }
 
-// readableChars is the most characters of a line one lro_read call reads:
-// what the threshold can show (see maxCharsPerToken).
+// readableChars is the most characters of a line one lro_read call reads.
 func (c *config) readableChars() int {
 	if c.ThresholdTokens > math.MaxInt/maxCharsPerToken {
 		return math.MaxInt
@@ -112,8 +99,7 @@ const (
 )
 
 // budget is the tokens an answer may give its lines or records: the
-// threshold, less its longest note, or half the threshold if that is more
-// (a threshold of a few dozen tokens).
+// threshold less its longest note, or half the threshold if that is more.
 func (c *config) budget(note string) int {
 	return max(c.ThresholdTokens-c.Tokenizer.Tokens([]byte(note)), c.ThresholdTokens/2)
 }
@@ -131,9 +117,7 @@ type page struct {
 
 // add appends line n, of total characters, of which text is shown from
 // the page's offset, and a note if it is cut, unless the two would pass the
-// budget after at least one line was shown; the first line shown is cut to
-// fit. It reports whether to stop. It copies text once, into the entry it
-// counts and shows.
+// budget after a first line, which is cut to fit. It reports whether to stop.
 func (pg *page) add(n int, text string, total int) (stop bool) {
 	tokens := pg.c.Tokenizer.Tokens
 	entry := strconv.AppendInt(nil, int64(n), 10)
@@ -146,8 +130,8 @@ func (pg *page) add(n int, text string, total int) (stop bool) {
 	if pg.used+t > pg.budget && pg.shown > 0 {
 		return true
 	}
-	// One line alone is above the budget: show what fits, and at least
-	// minReadChars characters, so that a call continuing it goes on.
+	// One line alone is above the budget: show what fits, at least
+	// minReadChars characters.
 	for pg.used+t > pg.budget && utf8.RuneCountInString(text) > minReadChars {
 		runes := utf8.RuneCountInString(text)
 		keep := max(min(runes*max(pg.budget-pg.used, 0)/max(t, 1), runes-1), minReadChars)
@@ -165,8 +149,8 @@ func (pg *page) add(n int, text string, total int) (stop bool) {
 	return false
 }
 
-// cutNote is the note of line n, of total characters, of which text is
-// shown from offset: where to continue it, or "" if it is shown to its end.
+// cutNote says where to continue line n, of total characters, of which
+// text is shown from offset, or is "" if it is shown to its end.
 func cutNote(n int, text string, total, offset int) string {
 	end := offset + utf8.RuneCountInString(text)
 	if end >= total {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"io"
 	"runtime"
 	"strings"
@@ -17,12 +16,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// resultTemplate is the resource template of the results of a Store: the
-// offloader links each descriptor to ResultURIPrefix + handle.
+// resultTemplate is the resource template of the results of a Store.
 func resultTemplate() *mcp.ResourceTemplate {
 	return &mcp.ResourceTemplate{
 		Name:        "lro-result",
@@ -35,30 +34,25 @@ func resultTemplate() *mcp.ResourceTemplate {
 
 const (
 	// resourceShare is how many times the largest answer of
-	// resources/read, as go-sdk encodes it, fits in MaxMemoryBytes: go-sdk
-	// encodes the answer after the handler returns, in several copies of
-	// the escaped text (TestBoundedResourceReads).
+	// resources/read fits in MaxMemoryBytes: go-sdk encodes it in several
+	// copies after the handler returns (TestBoundedResourceReads).
 	resourceShare = 32
-	// resourceEnvelope is room left in a message for what surrounds the
-	// text, so that at the default limits the largest answer fits in the
-	// 16 MiB messages of go-sdk's stdio clients.
+	// resourceEnvelope is room for what surrounds the text, so that the
+	// largest answer fits in the 16 MiB messages of go-sdk's stdio clients.
 	resourceEnvelope = 64 << 10
-	// maxResourceHold is how long a read of lro://results/{handle} holds
-	// its slot at the most, should its object not be collected.
+	// maxResourceHold is how long a read holds its slot at the most.
 	maxResourceHold = time.Minute
 )
 
 // maxResourceBytes is the most resources/read returns, as go-sdk encodes
-// it (see encodedLen): the lesser of MaxOutputBytes and a 32nd of
-// MaxMemoryBytes, less resourceEnvelope (or half, for a small limit).
+// it (see encodedLen), less resourceEnvelope (or half, for a small limit).
 func (c *config) maxResourceBytes() int64 {
 	limit := min(int64(c.MaxOutputBytes), c.MaxMemoryBytes/resourceShare)
 	return max(limit-resourceEnvelope, limit/2)
 }
 
 // encodedLen is at least the length of the JSON string go-sdk writes for
-// text: encoding/json escapes <, > and & for HTML, control characters,
-// quotes, backslashes, U+2028 and U+2029.
+// text (encoding/json escapes <, > and & for HTML).
 func encodedLen(text string) int64 {
 	n := int64(2)
 	for _, r := range text {
@@ -75,14 +69,10 @@ func encodedLen(text string) int64 {
 }
 
 // readResource is resources/read of a stored result: the object, whole,
-// as text (as a blob if it is not UTF-8, which the offloader does not
-// write), within the call's time limit and maxResourceBytes. An unknown or
-// expired handle is the protocol's resource-not-found error, with the
-// Store's message, which says which.
-//
-// A read holds one of the Workers slots until go-sdk has sent the object,
-// which it encodes after this returns: until the object's text is garbage
-// (runtime.AddCleanup), or for maxResourceHold at the most.
+// as text (a blob if it is not UTF-8), within the call's time limit and
+// maxResourceBytes. An unknown or expired handle is resource-not-found. A
+// read holds one of the Workers slots until go-sdk has sent the object:
+// until its text is garbage (runtime.AddCleanup), or maxResourceHold.
 func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
 	uri := req.Params.URI
 	handle, _ := strings.CutPrefix(uri, offload.ResultURIPrefix)
@@ -92,8 +82,7 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
 	}
-	var once sync.Once
-	free := func() { once.Do(release) }
+	free := sync.OnceFunc(release)
 	defer func() {
 		if err != nil {
 			free()
@@ -116,9 +105,7 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if size > c.maxResourceBytes() {
 		return nil, tooLarge(size, "")
 	}
-	// The object is read into one string of its size, which go-sdk
-	// takes as the text: the only copy of it this function makes (a
-	// blob, not written by the offloader, takes a second).
+	// One string of its size, which go-sdk takes as the text.
 	var text strings.Builder
 	text.Grow(int(size) + 1) // +1: room for a byte past Size, to detect it
 	n, err := io.Copy(&text, io.LimitReader(r, size+1))
@@ -151,7 +138,6 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{content}}, nil
 }
 
-// resourceError returns the error of a resources/read that failed.
 func (c *config) resourceError(ctx context.Context, uri string, err error) error {
 	if errors.Is(context.Cause(ctx), errTimeout) {
 		err = c.stopped(ctx)

@@ -3,7 +3,6 @@ package extract
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,17 +12,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The shape of an lro_search answer. An entry is a record of at most
-// maxShownRecord bytes, or else a snippet of at most 2 x snippetContext +
-// maxShownMatch characters around the first match (the match cut with "…"
-// past maxShownMatch) with its path (keys cut past maxShownKey characters,
-// the path past maxShownPath, keeping both ends): a few KB whatever the
-// record, which bounds how far the first match, always shown, takes an
-// answer past the threshold.
+// maxShownRecord bytes, or else a snippet around the first match with its
+// path, each cut: a few KB whatever the record.
 const (
 	defaultSearchResults = 20 // matches when the call does not say
 	maxShownRecord       = 2000
@@ -40,9 +34,8 @@ type searchRequest struct {
 	Start   int    // the first line to search
 }
 
-// parseSearch reads the arguments of lro_search: every argument of the tool
-// is read here. The pattern is compiled by the worker, under the call's
-// limits: parsing a pattern alone can take much memory and time.
+// parseSearch reads the arguments of lro_search. The worker compiles the
+// pattern, under the call's limits.
 func (c *config) parseSearch(a args) (ref, searchRequest, error) {
 	file, errFile := a.file()
 	pattern, errPattern := a.str(argPattern)
@@ -65,8 +58,8 @@ func (c *config) parseSearch(a args) (ref, searchRequest, error) {
 	return file, searchRequest{Pattern: pattern, Want: min(want, c.MaxResults), Start: start}, nil
 }
 
-// search is lro_search. A worker matches the records and sends the
-// matches one by one; the server shows those that fit and stops it.
+// search is lro_search: a worker sends the matches one by one; the server
+// shows those that fit and stops it.
 func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error) {
 	file, req, err := c.parseSearch(a)
 	if err != nil {
@@ -114,25 +107,22 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 	return textResult(out.String(), note), nil
 }
 
-// searchMore is the note of an lro_search answer with records left, the
-// longest.
+// searchMore is the note of an lro_search answer with records left.
 const searchMore = "%d matching records shown, from lines %d-%d; there may be more after. Continue with %s=%d."
 
 // searchRecords sends a frame for each record of src that matches, up to
-// req.Want, then one with the last line read. It runs in a worker.
+// req.Want, then one with the last line read, in a worker.
 func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame) bool) error {
 	re, err := regexp.Compile(req.Pattern)
 	if err != nil {
 		return errorf("pattern is not a valid regular expression (RE2 syntax): %s", truncate(err.Error(), maxMessage))
 	}
 	for src.line+1 < req.Start {
-		ok, err := src.skipLine()
-		if err != nil {
-			return c.readError(err, src)
-		}
-		if !ok {
+		if _, err := src.next(-1); err == io.EOF {
 			send(&frame{Line: src.line, Done: true})
 			return nil
+		} else if err != nil {
+			return c.readError(err, src)
 		}
 	}
 	dec := newDecoder()
@@ -222,8 +212,8 @@ type step struct {
 }
 
 // find returns the path, the match location and the text of the first
-// string, number or boolean of v that re matches, in document order of
-// arrays and sorted key order of objects; loc is nil when none does.
+// string, number or boolean of v that re matches (arrays in order, keys
+// sorted); loc is nil when none does.
 func (w *walker) find(v any, re *regexp.Regexp) (path string, loc []int, text string) {
 	w.stack = append(w.stack[:0], step{v, ""})
 	for len(w.stack) > 0 {
@@ -272,8 +262,8 @@ func scalarText(v any) string {
 	return ""
 }
 
-// pathKey writes an object key as a jq path step: .name, or .["odd name"];
-// a key longer than maxShownKey characters is cut, with "…".
+// pathKey writes an object key as a jq path step, .name or .["odd name"],
+// cut past maxShownKey characters.
 func pathKey(k string) string {
 	if i := runeOffsetString(k, maxShownKey); i < len(k) {
 		k = k[:i] + "…"
@@ -281,14 +271,5 @@ func pathKey(k string) string {
 	if identifier.MatchString(k) {
 		return "." + k
 	}
-	return ".[" + quote(k) + "]"
-}
-
-// quote writes s as a JSON string.
-func quote(s string) string {
-	b, err := jsontext.AppendQuote(nil, s)
-	if err != nil {
-		b, _ = json.Marshal(s) // invalid UTF-8, replaced
-	}
-	return string(b)
+	return ".[" + string(appendString(nil, k)) + "]"
 }

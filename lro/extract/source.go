@@ -39,9 +39,8 @@ type source struct {
 // errLineTooLong is wrapped when a line is longer than the caller's limit.
 var errLineTooLong = errors.New("line too long")
 
-// withSource runs f on the file r names, opened, with its header read.
-// ctx carries the call's time limit (see handler), which the source reads
-// under too. The source is closed when f returns.
+// withSource runs f on the file r names, opened, with its header read, and
+// closes it.
 func (c *config) withSource(ctx context.Context, r ref, f func(ctx context.Context, src *source) error) error {
 	src, err := c.openSource(ctx, r)
 	if err != nil {
@@ -51,8 +50,8 @@ func (c *config) withSource(ctx context.Context, r ref, f func(ctx context.Conte
 	return f(ctx, src)
 }
 
-// openSource opens the file r names and reads its header: a file of the
-// output folder, or with a Store in a bucket, an object of the bucket.
+// openSource opens the file r names, in the folder or the bucket, and
+// reads its header.
 func (c *config) openSource(ctx context.Context, r ref) (*source, error) {
 	if c.Store != nil && c.Store.Dir() == "" {
 		return c.openObject(ctx, r)
@@ -61,8 +60,7 @@ func (c *config) openSource(ctx context.Context, r ref) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Read at offsets (pread), so that the server and a worker that
-	// share f do not share a position.
+	// pread: the server and a worker share f, not a position.
 	s, err := newSource(ctx, io.NewSectionReader(f, 0, math.MaxInt64), f, abs, c.MaxInputBytes)
 	if err != nil {
 		return nil, c.headerError(ctx, r, err)
@@ -71,8 +69,7 @@ func (c *config) openSource(ctx context.Context, r ref) (*source, error) {
 	return s, nil
 }
 
-// headerError returns the tool error for a file whose header could not be
-// read.
+// headerError is the tool error for a file whose header could not be read.
 func (c *config) headerError(ctx context.Context, r ref, err error) error {
 	var te *toolError
 	switch {
@@ -87,7 +84,7 @@ func (c *config) headerError(ctx context.Context, r ref, err error) error {
 }
 
 // newSource reads r from its start, header first, within limit bytes. Its
-// Close closes closer. On an error it closes closer and returns no source.
+// Close closes closer, as does an error.
 func newSource(ctx context.Context, r io.Reader, closer io.Closer, path string, limit int64) (*source, error) {
 	s := &source{ctx: ctx, br: bufio.NewReaderSize(r, readBuffer), closer: closer, path: path, limit: limit}
 	line, err := s.next(maxHeaderBytes)
@@ -108,11 +105,10 @@ func (s *source) Close() error { return s.closer.Close() }
 // lines is the number of lines the header announces, header included.
 func (s *source) lines() int { return s.header.Count + 1 }
 
-// next returns the next line without its line ending, or io.EOF after the
-// last one. A line longer than maxLen is skipped and reported with an error
-// wrapping errLineTooLong, or with maxLen < 0 skipped without one; reading
-// past MaxInputBytes or after the call's deadline fails. The returned slice
-// is valid until the next call.
+// next returns the next line without its line ending, valid until the next
+// call, or io.EOF after the last one. A line longer than maxLen is skipped
+// and reported with an error wrapping errLineTooLong (with maxLen < 0,
+// skipped without one, however long); reading past MaxInputBytes or the call's end fails.
 func (s *source) next(maxLen int) ([]byte, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
@@ -121,15 +117,13 @@ func (s *source) next(maxLen int) ([]byte, error) {
 	tooLong := false
 	size := 0
 	for {
-		chunk, err := s.br.ReadSlice('\n')
-		s.read += int64(len(chunk))
-		size += len(chunk)
-		if s.read > s.limit {
-			return nil, s.inputLimit()
+		chunk, err := s.chunk()
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return nil, err
 		}
+		size += len(chunk)
 		if err == nil && size == len(chunk) && size <= maxLen+1 {
-			// The whole line in one piece, the usual case: no copy. The
-			// slice is valid until the next read, as documented.
+			// The whole line in one piece, the usual case: no copy.
 			s.line++
 			return trimEOL(chunk), nil
 		}
@@ -142,13 +136,8 @@ func (s *source) next(maxLen int) ([]byte, error) {
 			}
 		}
 		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			if err := s.ctx.Err(); err != nil {
-				return nil, err
-			}
+		case err == bufio.ErrBufferFull:
 			continue
-		case err != nil && !errors.Is(err, io.EOF):
-			return nil, s.failed(err)
 		case size == 0:
 			return nil, io.EOF
 		}
@@ -163,14 +152,26 @@ func (s *source) next(maxLen int) ([]byte, error) {
 	}
 }
 
-// failed returns the error of a read that failed: the call's own end (its
-// time limit, or a cancel, which also ends the GET of an object), or the
-// failure, as a tool error.
-func (s *source) failed(err error) error {
-	if ctxErr := s.ctx.Err(); ctxErr != nil {
-		return ctxErr
+// chunk reads the next piece of a line, within MaxInputBytes and the call's
+// time. Its error is nil at the end of a line, bufio.ErrBufferFull if the
+// line goes on, io.EOF at the end of the file, or why the read failed: the
+// call's own end, or the failure as a tool error.
+func (s *source) chunk() ([]byte, error) {
+	b, err := s.br.ReadSlice('\n')
+	s.read += int64(len(b))
+	switch {
+	case s.read > s.limit:
+		return nil, s.inputLimit()
+	case errors.Is(err, io.EOF):
+		return b, io.EOF
+	case err == nil:
+		return b, nil
+	case s.ctx.Err() != nil:
+		return nil, s.ctx.Err()
+	case err != bufio.ErrBufferFull:
+		return nil, errorf("reading %s: %v", s.path, err)
 	}
-	return errorf("reading %s: %v", s.path, err)
+	return b, err
 }
 
 func (s *source) inputLimit() error {
@@ -182,23 +183,9 @@ func trimEOL(b []byte) []byte {
 	return bytes.TrimSuffix(b, []byte("\r"))
 }
 
-// skipLine skips the next line, however long. ok is false at the end of
-// the file.
-func (s *source) skipLine() (ok bool, err error) {
-	_, err = s.next(-1)
-	switch {
-	case err == nil:
-		return true, nil
-	case err == io.EOF:
-		return false, nil
-	}
-	return false, err
-}
-
-// lineRange reads the next line piece by piece and returns its characters
-// (runes) from offset, at most count of them, and the length of the whole line
-// in characters. It holds at most count characters in memory, however long
-// the line. ok is false at the end of the file.
+// lineRange reads the next line piece by piece and returns at most count
+// of its characters (runes) from offset, holding no more, and the length of
+// the line in characters. ok is false at the end of the file.
 func (s *source) lineRange(offset, count int) (text string, total int, ok bool, err error) {
 	if err := s.ctx.Err(); err != nil {
 		return "", 0, false, err
@@ -208,15 +195,12 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 	pos := 0         // characters seen so far
 	sawAny := false
 	for {
-		chunk, rerr := s.br.ReadSlice('\n')
-		s.read += int64(len(chunk))
-		if s.read > s.limit {
-			return "", 0, false, s.inputLimit()
+		chunk, rerr := s.chunk()
+		if rerr != nil && rerr != bufio.ErrBufferFull && rerr != io.EOF {
+			return "", 0, false, rerr
 		}
-		if len(chunk) > 0 {
-			sawAny = true
-		}
-		last := rerr == nil || errors.Is(rerr, io.EOF)
+		sawAny = sawAny || len(chunk) > 0
+		last := rerr != bufio.ErrBufferFull
 		if rerr == nil {
 			chunk = trimEOL(chunk)
 		}
@@ -247,13 +231,8 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		pos += n
 		switch {
-		case errors.Is(rerr, bufio.ErrBufferFull):
-			if err := s.ctx.Err(); err != nil {
-				return "", 0, false, err
-			}
+		case rerr == bufio.ErrBufferFull:
 			continue
-		case rerr != nil && !errors.Is(rerr, io.EOF):
-			return "", 0, false, s.failed(rerr)
 		case !sawAny:
 			return "", 0, false, nil
 		}

@@ -10,9 +10,8 @@ import (
 	"time"
 )
 
-// limitWorker sets the worker's processor time (see cpuLimit: the kernel
-// kills it then, should the server not have) and, where the system enforces
-// it, its memory (see limitMemory).
+// limitWorker sets the worker's processor time and, where the system
+// enforces it, its memory.
 func limitWorker(l limits) error {
 	cpu := uint64(cpuLimit(l.Timeout).Seconds())
 	if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: cpu, Max: cpu}); err != nil {
@@ -22,9 +21,7 @@ func limitWorker(l limits) error {
 }
 
 // cpuKilled reports whether the kernel killed the worker at its processor
-// time limit: it died of a signal having used at least half of that time
-// (the time reported falls short of what the kernel counts). A worker
-// killed early from outside has not.
+// time limit: it died of a signal having used at least half of that time.
 func cpuKilled(err error, limit time.Duration) bool {
 	var ee *exec.ExitError
 	return signaled(err) && errors.As(err, &ee) && ee.UserTime()+ee.SystemTime() >= limit/2
@@ -40,10 +37,8 @@ func signaled(err error) bool {
 	return ok && ws.Signaled()
 }
 
-// openFlags make opening a FIFO return at once instead of waiting for a
-// writer. O_NOFOLLOW refuses a link only where os.Root honours it: it
-// follows a link that stays in the folder (Go 1.26), which openFile
-// refuses by comparing the file opened with the file checked.
+// openFlags make opening a FIFO return at once; O_NOFOLLOW refuses a link
+// where os.Root honours it (openFile checks the rest).
 const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
 // links returns the number of hard links to the file fi describes.

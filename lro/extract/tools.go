@@ -2,11 +2,13 @@ package extract
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -21,19 +23,14 @@ import (
 	"github.com/zircote/lro-go/jsonl"
 )
 
-// The names of the tools.
+// The names of the tools and of their arguments: the guidance uses the same
+// constants, so that it always names arguments the tools take.
 const (
-	// toolExtract runs a recipe or a jq filter over the records of a file.
 	toolExtract = offload.ToolExtract
-	// toolRead reads a range of lines, and a range of characters of each.
-	toolRead = offload.ToolRead
-	// toolSearch finds the records with a value that matches a regular
-	// expression.
-	toolSearch = offload.ToolSearch
+	toolRead    = offload.ToolRead
+	toolSearch  = offload.ToolSearch
 )
 
-// The names of the tools' arguments. The guidance uses the same constants,
-// so that it always names arguments the tools take.
 const (
 	argFilePath      = offload.ArgFilePath
 	argHandle        = offload.ArgHandle
@@ -58,27 +55,15 @@ const (
 // maxQueryBytes bounds the text of a query and of a search pattern.
 const maxQueryBytes = 64 << 10
 
-// AddTools registers lro_extract, lro_read and lro_search on s. They read
-// the offloaded files in the folder or store of opts.LRO (see [Options]); a
-// nil opts uses every default. With a Store, AddTools also registers the
-// resource template lro://results/{handle}, whose resources/read returns a
-// stored result whole, as text (application/jsonl). It also installs on s
-// middleware that answers a resources/read whose uri holds a control
-// character (NUL, BEL, DEL...) with an invalid-params error: go-sdk v1.8.0
-// cannot encode its own answer to it and ends the connection. It returns an error
-// wrapping [lro.ErrInvalidOption] for invalid options, and [ErrNoWorker] if
-// the program did not call [RunWorker] first in main, and registers
-// nothing then.
-//
-// lro_extract and lro_search evaluate each call in a worker process, the
-// program itself started again (see [RunWorker]), with the call's memory
-// limit set by the operating system and killed at its time limit or when
-// the call is cancelled; lro_read reads in the server.
-//
-// Every failure of a call (a path outside the folder, a query that does not
-// compile, a limit reached) is a tool result with IsError set and a message
-// that names the problem, never a protocol error. The handlers are safe for
-// concurrent use.
+// AddTools registers lro_extract, lro_read and lro_search on s, over the
+// folder or store of opts.LRO (see [Options]); a nil opts uses every
+// default. With a Store it also registers the resource template
+// lro://results/{handle}, whose resources/read returns a stored result
+// whole (application/jsonl). It returns an error wrapping
+// [lro.ErrInvalidOption] for invalid options, and [ErrNoWorker] if the
+// program did not call [RunWorker] first in main, and registers nothing
+// then. Every failure of a call is a tool result with IsError set and a
+// message that names the problem. The handlers are safe for concurrent use.
 func AddTools(s *mcp.Server, opts *Options) error {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -88,49 +73,38 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		return ErrNoWorker
 	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
-	s.AddTool(&mcp.Tool{
-		Name:        toolExtract,
-		Title:       "Query an offloaded result",
-		Description: c.describeTool(extractDescription),
-		InputSchema: extractSchema(),
-		// lro_extract writes a new offloaded file when its own result is
-		// above the threshold; it never changes an existing one.
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)},
-	}, c.handler(toolExtract, c.extract))
-	s.AddTool(&mcp.Tool{
-		Name:        toolRead,
-		Title:       "Read lines of an offloaded result",
-		Description: c.describeTool(readDescription),
-		InputSchema: readSchema(),
-		Annotations: readOnly,
-	}, c.handler(toolRead, c.read))
-	s.AddTool(&mcp.Tool{
-		Name:        toolSearch,
-		Title:       "Search an offloaded result",
-		Description: c.describeTool(searchDescription),
-		InputSchema: searchSchema(),
-		Annotations: readOnly,
-	}, c.handler(toolSearch, c.search))
+	// lro_extract writes new offloaded files, never changes one.
+	writes := &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)}
+	for _, t := range []struct {
+		name, title, description string
+		annotations              *mcp.ToolAnnotations
+		run                      func(context.Context, args) (*mcp.CallToolResult, error)
+	}{
+		{toolExtract, "Query an offloaded result", extractDescription, writes, c.extract},
+		{toolRead, "Read lines of an offloaded result", readDescription, readOnly, c.read},
+		{toolSearch, "Search an offloaded result", searchDescription, readOnly, c.search},
+	} {
+		s.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: c.describeTool(t.description),
+			InputSchema: schemas[t.name](), Annotations: t.annotations}, c.handler(t.name, t.run))
+	}
 	if c.Store != nil {
 		s.AddResourceTemplate(resultTemplate(), c.readResource)
 	}
-	// go-sdk v1.8.0 ends the connection, and a stdio server, on a
-	// resources/read of a uri holding a control character: refused first.
+	// go-sdk v1.8.0 ends the connection on a resources/read of a uri holding
+	// a control character: refused first.
 	s.AddReceivingMiddleware(offload.GuardResourceURIs)
 	return nil
 }
 
-// handler adapts a tool function: errors become tool errors, and a panic
-// becomes one too instead of ending the server.
+// handler adapts a tool function: errors and panics become tool errors.
 func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallToolResult, error)) mcp.ToolHandler {
-	allowed := toolArgs[tool]
+	allowed := slices.Sorted(maps.Keys(schemas[tool]()["properties"].(map[string]any)))
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		defer func() {
 			if p := recover(); p != nil {
 				res = toolFailure(fmt.Errorf("%s: internal error: %v", tool, p))
 			}
 		}()
-		// One time limit for the whole call, whatever passes it makes.
 		ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
 		defer cancel()
 		ctx = context.WithValue(ctx, callKey{}, &toolCall{tool: tool})
@@ -157,12 +131,6 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 	}
 }
 
-var toolArgs = map[string][]string{
-	toolExtract: {argHandle, argFilePath, argRecipe, argQuery, argParams, argSlurp, argRaw, argWhere, argCount, argFields},
-	toolRead:    {argHandle, argFilePath, argLine, argLimit, argCharOffset, argMaxChars},
-	toolSearch:  {argHandle, argFilePath, argPattern, argCaseSensitive, argMaxResults, argStartLine},
-}
-
 func toolFailure(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }
@@ -180,9 +148,7 @@ func textResult(texts ...string) *mcp.CallToolResult {
 	return res
 }
 
-// describeTool returns the description of a tool: d, and with a Store how
-// long results are kept, as the protocol's guidance on handles asks of a
-// stateless server.
+// describeTool returns d, and with a Store how long results are kept.
 func (c *config) describeTool(d string) string {
 	if c.Store == nil {
 		return d
@@ -203,11 +169,28 @@ const readDescription = `Read lines of an offloaded result (named by the handle 
 
 const searchDescription = `Find the records of an offloaded result (named by the handle or file_path of an offload descriptor) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"line": N, "record": ...}, or for a long record {"line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read).`
 
-// fileProperties are the schemas of the two arguments that name the file,
-// one of which a call gives. The schema does not require either (anyOf at
-// the top of an input schema is refused by some clients): the
-// descriptions say it, and the tools check it.
-func fileProperties(props map[string]any) map[string]any {
+// schemas are the input schemas of the tools.
+var schemas = map[string]func() map[string]any{
+	toolExtract: extractSchema,
+	toolRead:    readSchema,
+	toolSearch:  searchSchema,
+}
+
+// optional is the schema of an optional argument of type typ (or null),
+// described by desc, with the keywords and values kv.
+func optional(typ, desc string, kv ...any) map[string]any {
+	m := map[string]any{"type": []string{typ, "null"}, "description": desc}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+// objectSchema is the input schema of a tool with the properties props and
+// the two that name the file, one of which a call gives. The schema does not
+// require either (anyOf at the top of an input schema is refused by some
+// clients): the descriptions say it, and the tools check it.
+func objectSchema(props map[string]any, required ...string) map[string]any {
 	props[argHandle] = map[string]any{
 		"type":        "string",
 		"minLength":   1,
@@ -218,195 +201,156 @@ func fileProperties(props map[string]any) map[string]any {
 		"minLength":   1,
 		"description": "The file_path of the offload descriptor; the bare file name also works. Give file_path or handle.",
 	}
-	return props
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
 }
 
 func extractSchema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": fileProperties(map[string]any{
-			argRecipe: map[string]any{
-				"type": []string{"integer", "null"}, "minimum": 1, "maximum": recipes.Count,
-				"description": "Number of the recipe to run, 1 to 10, as listed in the offload descriptor. Give recipe or query, not both.",
-			},
-			argQuery: map[string]any{
-				"type": []string{"string", "null"}, "minLength": 1, "maxLength": maxQueryBytes,
-				"description": `A jq filter, run on each record (or once on the array of all records with slurp=true). Example: select(.namespace | startswith("_semantic")) | {id, title}. Give recipe or query, not both.`,
-			},
-			argParams: map[string]any{
-				"type": []string{"object", "null"}, "additionalProperties": true,
-				"description": `For a recipe: values of its parameters by name, for example {"namespace": "_semantic"}; missing ones keep the recipe's default. For a query: variables, each usable as $name in the filter.`,
-			},
-			argSlurp: map[string]any{
-				"type": []string{"boolean", "null"}, "default": false,
-				"description": "With query: run the filter once on the array of all records (jq -s), for counts, groupings and sorts. Recipes set this themselves.",
-			},
-			argRaw: map[string]any{
-				"type": []string{"boolean", "null"}, "default": false,
-				"description": "With query: print string results as plain text, without JSON quotes (jq -r). Recipes set this themselves.",
-			},
-			argWhere: map[string]any{
-				"type": []string{"object", "null"},
-				"additionalProperties": map[string]any{
-					"anyOf": []any{
-						map[string]any{"type": []string{"string", "number", "boolean", "null", "array"}},
-						map[string]any{
-							"type": "object", "minProperties": 1, "additionalProperties": false,
-							"properties": map[string]any{
-								"eq":       map[string]any{"description": "equal to this value"},
-								"prefix":   map[string]any{"type": "string", "description": "a string starting with this"},
-								"contains": map[string]any{"type": "string", "description": "a string containing this, ignoring case"},
-								"matches":  map[string]any{"type": "string", "description": "a string matching this regular expression (RE2)"},
-								"gt":       map[string]any{"type": []string{"number", "string"}},
-								"gte":      map[string]any{"type": []string{"number", "string"}},
-								"lt":       map[string]any{"type": []string{"number", "string"}},
-								"lte":      map[string]any{"type": []string{"number", "string"}},
-								"in":       map[string]any{"type": "array", "description": "equal to one of these values"},
-							},
-						},
+	numberOrString := map[string]any{"type": []string{"number", "string"}}
+	return objectSchema(map[string]any{
+		argRecipe: optional("integer",
+			"Number of the recipe to run, 1 to 10, as listed in the offload descriptor. Give recipe or query, not both.",
+			"minimum", 1, "maximum", recipes.Count),
+		argQuery: optional("string",
+			`A jq filter, run on each record (or once on the array of all records with slurp=true). Example: select(.namespace | startswith("_semantic")) | {id, title}. Give recipe or query, not both.`,
+			"minLength", 1, "maxLength", maxQueryBytes),
+		argParams: optional("object",
+			`For a recipe: values of its parameters by name, for example {"namespace": "_semantic"}; missing ones keep the recipe's default. For a query: variables, each usable as $name in the filter.`,
+			"additionalProperties", true),
+		argSlurp: optional("boolean",
+			"With query: run the filter once on the array of all records (jq -s), for counts, groupings and sorts. Recipes set this themselves.",
+			"default", false),
+		argRaw: optional("boolean",
+			"With query: print string results as plain text, without JSON quotes (jq -r). Recipes set this themselves.",
+			"default", false),
+		argWhere: optional("object",
+			`Filter without jq: conditions on fields, all of which must hold; instead of recipe or query. A key is a field name, or a dotted path such as provenance.confidence; its value is a value the field must equal, or an object of operators: eq, prefix, contains (case-insensitive), matches (RE2), gt, gte, lt, lte (numbers, or strings such as dates), in (array of values). A condition on an array field holds when any element meets it, so {"tags": "cache"} or {"labels.name": "bug"} works. Example: {"namespace": {"prefix": "_semantic"}, "provenance.confidence": {"gte": 0.8}, "content": {"contains": "postgres"}}.`,
+			"additionalProperties", map[string]any{"anyOf": []any{
+				map[string]any{"type": []string{"string", "number", "boolean", "null", "array"}},
+				map[string]any{
+					"type": "object", "minProperties": 1, "additionalProperties": false,
+					"properties": map[string]any{
+						"eq":       map[string]any{"description": "equal to this value"},
+						"prefix":   map[string]any{"type": "string", "description": "a string starting with this"},
+						"contains": map[string]any{"type": "string", "description": "a string containing this, ignoring case"},
+						"matches":  map[string]any{"type": "string", "description": "a string matching this regular expression (RE2)"},
+						"gt":       numberOrString,
+						"gte":      numberOrString,
+						"lt":       numberOrString,
+						"lte":      numberOrString,
+						"in":       map[string]any{"type": "array", "description": "equal to one of these values"},
 					},
 				},
-				"description": `Filter without jq: conditions on fields, all of which must hold; instead of recipe or query. A key is a field name, or a dotted path such as provenance.confidence; its value is a value the field must equal, or an object of operators: eq, prefix, contains (case-insensitive), matches (RE2), gt, gte, lt, lte (numbers, or strings such as dates), in (array of values). A condition on an array field holds when any element meets it, so {"tags": "cache"} or {"labels.name": "bug"} works. Example: {"namespace": {"prefix": "_semantic"}, "provenance.confidence": {"gte": 0.8}, "content": {"contains": "postgres"}}.`,
-			},
-			argCount: map[string]any{
-				"type": []string{"boolean", "null"}, "default": false,
-				"description": "With where: return only the number of matching records.",
-			},
-			argFields: map[string]any{
-				"type": []string{"array", "null"}, "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1},
-				"description": `With where: show only these fields of each matching record (names or dotted paths), for example ["id", "title"].`,
-			},
-		}),
-		"additionalProperties": false,
-	}
+			}}),
+		argCount: optional("boolean", "With where: return only the number of matching records.", "default", false),
+		argFields: optional("array",
+			`With where: show only these fields of each matching record (names or dotted paths), for example ["id", "title"].`,
+			"minItems", 1, "items", map[string]any{"type": "string", "minLength": 1}),
+	})
 }
 
 func readSchema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": fileProperties(map[string]any{
-			argLine: map[string]any{
-				"type": []string{"integer", "null"}, "minimum": 1, "default": 1,
-				"description": "First line to read. Line 1 is the header; records start at line 2.",
-			},
-			argLimit: map[string]any{
-				"type": []string{"integer", "null"}, "minimum": 1, "default": defaultReadLines,
-				"description": "Number of lines to read. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
-			},
-			argCharOffset: map[string]any{
-				"type": []string{"integer", "null"}, "minimum": 0, "default": 0,
-				"description": "Skip this many characters (Unicode code points) at the start of each line: to read a long line in pieces.",
-			},
-			argMaxChars: map[string]any{
-				"type": []string{"integer", "null"}, "minimum": 1,
-				"description": "Show at most this many characters of each line. If omitted, as many as fit in the size threshold.",
-			},
-		}),
-		"additionalProperties": false,
-	}
+	return objectSchema(map[string]any{
+		argLine: optional("integer", "First line to read. Line 1 is the header; records start at line 2.",
+			"minimum", 1, "default", 1),
+		argLimit: optional("integer",
+			"Number of lines to read. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
+			"minimum", 1, "default", defaultReadLines),
+		argCharOffset: optional("integer",
+			"Skip this many characters (Unicode code points) at the start of each line: to read a long line in pieces.",
+			"minimum", 0, "default", 0),
+		argMaxChars: optional("integer",
+			"Show at most this many characters of each line. If omitted, as many as fit in the size threshold.",
+			"minimum", 1),
+	})
 }
 
 func searchSchema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": fileProperties(map[string]any{
-			argPattern: map[string]any{
-				"type": "string", "minLength": 1, "maxLength": maxQueryBytes,
-				"description": "Regular expression (RE2 syntax, as in Go) matched against every string, number and boolean value of each record, for example ERROR|FATAL.",
-			},
-			argCaseSensitive: map[string]any{
-				"type": []string{"boolean", "null"}, "default": false,
-				"description": "Match case-sensitively. By default case is ignored.",
-			},
-			argMaxResults: map[string]any{
-				"type": []string{"integer", "null"}, "minimum": 1, "default": defaultSearchResults,
-				"description": "Most matching records to return. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
-			},
-			argStartLine: map[string]any{
-				"type": []string{"integer", "null"}, "minimum": 2, "default": 2,
-				"description": "Line to start searching at, to continue an earlier search. Records start at line 2.",
-			},
-		}),
-		"required":             []string{argPattern},
-		"additionalProperties": false,
-	}
+	return objectSchema(map[string]any{
+		argPattern: map[string]any{
+			"type": "string", "minLength": 1, "maxLength": maxQueryBytes,
+			"description": "Regular expression (RE2 syntax, as in Go) matched against every string, number and boolean value of each record, for example ERROR|FATAL.",
+		},
+		argCaseSensitive: optional("boolean", "Match case-sensitively. By default case is ignored.", "default", false),
+		argMaxResults: optional("integer",
+			"Most matching records to return. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
+			"minimum", 1, "default", defaultSearchResults),
+		argStartLine: optional("integer",
+			"Line to start searching at, to continue an earlier search. Records start at line 2.",
+			"minimum", 2, "default", 2),
+	}, argPattern)
 }
 
 // identifier matches the names of jq variables.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// extractRequest is a parsed lro_extract call, which a worker evaluates.
+// extractRequest is a parsed lro_extract call, which a worker evaluates:
+// one of Recipe (a number), Query and Where.
 type extractRequest struct {
-	Recipe int          // the recipe's number, or 0 for Query or Where
-	Query  string       // a jq filter of the caller's
-	Where  *whereFilter // a filter without jq
+	Recipe int
+	Query  string
+	Where  *whereFilter
 	Params map[string]json.RawMessage
 	Slurp  bool
 	Raw    bool
 }
 
-// parseExtract reads the arguments of lro_extract: every argument of the
-// tool is read here.
-func parseExtract(a args) (file ref, req extractRequest, err error) {
-	if file, err = a.file(); err != nil {
-		return ref{}, req, err
-	}
+// parseExtract reads the arguments of lro_extract.
+func parseExtract(a args) (ref, extractRequest, error) {
+	var req extractRequest
+	file, err := a.file()
 	recipeGiven, queryGiven, whereGiven := a.present(argRecipe), a.present(argQuery), a.present(argWhere)
 	switch {
+	case err != nil:
 	case whereGiven && (recipeGiven || queryGiven):
-		return ref{}, req, errorf("give one of recipe, query and where, not several")
+		err = errorf("give one of recipe, query and where, not several")
 	case recipeGiven && queryGiven:
-		return ref{}, req, errorf("give either recipe or query, not both")
+		err = errorf("give either recipe or query, not both")
 	case !recipeGiven && !queryGiven && !whereGiven:
-		return ref{}, req, errorf("give recipe (1 to %d, a recipe of the offload descriptor), query (a jq filter) or where (conditions on fields)", recipes.Count)
+		err = errorf("give recipe (1 to %d, a recipe of the offload descriptor), query (a jq filter) or where (conditions on fields)", recipes.Count)
 	case !whereGiven && (a.present(argCount) || a.present(argFields)):
-		return ref{}, req, errorf("count and fields apply to where; with a query, write them in jq (length with slurp=true, {id, title})")
+		err = errorf("count and fields apply to where; with a query, write them in jq (length with slurp=true, {id, title})")
 	case whereGiven:
 		for _, name := range []string{argParams, argSlurp, argRaw} {
 			if a.present(name) {
 				return ref{}, req, errorf("%s applies to a recipe or a query, not to where: where takes its values in its conditions and sets its own way to run", name)
 			}
 		}
-		if req.Where, err = parseWhere(a); err != nil {
-			return ref{}, req, err
+		req.Where, err = parseWhere(a)
+	default:
+		var errs [5]error
+		req.Recipe, errs[0] = a.integer(argRecipe, 0, 1, recipes.Count)
+		req.Query, errs[1] = a.str(argQuery)
+		req.Params, errs[2] = a.object(argParams)
+		req.Slurp, errs[3] = a.boolean(argSlurp)
+		req.Raw, errs[4] = a.boolean(argRaw)
+		switch err = cmp.Or(errs[:]...); {
+		case err != nil:
+		case queryGiven && strings.TrimSpace(req.Query) == "":
+			err = errorf("query is empty")
+		case recipeGiven && (req.Slurp || req.Raw):
+			err = errorf("slurp and raw apply to a query; recipe %d sets its own", req.Recipe)
 		}
-		return file, req, nil
 	}
-	if req.Recipe, err = a.integer(argRecipe, 0, 1, recipes.Count); err != nil {
-		return ref{}, req, err
-	}
-	if req.Query, err = a.str(argQuery); err != nil {
-		return ref{}, req, err
-	}
-	if queryGiven && strings.TrimSpace(req.Query) == "" {
-		return ref{}, req, errorf("query is empty")
-	}
-	if req.Params, err = a.object(argParams); err != nil {
-		return ref{}, req, err
-	}
-	if req.Slurp, err = a.boolean(argSlurp); err != nil {
-		return ref{}, req, err
-	}
-	if req.Raw, err = a.boolean(argRaw); err != nil {
-		return ref{}, req, err
-	}
-	if recipeGiven && (req.Slurp || req.Raw) {
-		return ref{}, req, errorf("slurp and raw apply to a query; recipe %d sets its own", req.Recipe)
+	if err != nil {
+		return ref{}, extractRequest{}, err
 	}
 	return file, req, nil
 }
 
-// extract is lro_extract. The server checks the arguments, the query and
-// the file, and a worker evaluates the recipe or query over the file.
+// extract is lro_extract: the server checks the arguments, the query and
+// the file, and a worker evaluates the request over the file.
 func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, error) {
 	file, req, err := parseExtract(a)
 	if err != nil {
 		return nil, err
 	}
 	if req.Recipe == 0 && req.Where == nil {
-		// Parse the query before opening the file (the worker parses it
-		// again, as it must). Compiling it, which can take a second of a
-		// 64 KB query, is left to the worker, where the time limit holds.
+		// Parse the query before opening the file; compiling it, which can
+		// take a second, is left to the worker.
 		if _, err := c.queryProgram(req.Query, req.Params); err != nil {
 			return nil, err
 		}
@@ -449,9 +393,7 @@ func matchedNone(w *whereFilter, res *results) bool {
 }
 
 // absentPaths returns the paths of w's conditions at which no record of the
-// file has a value, from a second pass over the file in a worker, within
-// what is left of the call's time limit. A failure of that pass leaves the
-// answer as it is: it returns nil.
+// file has a value, from a second pass in a worker, or nil if it fails.
 func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []string {
 	probe := *w
 	probe.Absent = true
@@ -472,42 +414,37 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 	return paths
 }
 
-// evaluate runs the recipe or query of req over the records of src, in a
-// worker, and returns the filter it ran and the results.
-func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (string, *results, error) {
-	if req.Where != nil {
-		p, err := whereProgram(req.Where)
-		if err != nil {
-			return "", nil, err
+// evaluate runs req over the records of src, in a worker, and returns the
+// filter it ran and the results.
+func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (label string, _ *results, err error) {
+	var p *program
+	var pending [][]byte
+	switch {
+	case req.Where != nil:
+		label = req.Where.Label
+		p, err = whereProgram(req.Where)
+	case req.Recipe > 0:
+		var r recipes.Recipe
+		if r, pending, err = c.fileRecipe(src, req.Recipe); err == nil {
+			label = r.Filter
+			p, err = recipeProgram(r, req.Params)
 		}
-		res, err := c.run(ctx, src, p, nil)
-		return req.Where.Label, res, err
+	default:
+		label = req.Query
+		if p, err = c.queryProgram(req.Query, req.Params); err == nil {
+			p.slurp, p.raw = req.Slurp, req.Raw
+		}
 	}
-	if req.Recipe > 0 {
-		r, pending, err := c.fileRecipe(src, req.Recipe)
-		if err != nil {
-			return "", nil, err
-		}
-		p, err := recipeProgram(r, req.Params)
-		if err != nil {
-			return "", nil, err
-		}
-		res, err := c.run(ctx, src, p, pending)
-		return r.Filter, res, err
-	}
-	p, err := c.queryProgram(req.Query, req.Params)
 	if err != nil {
 		return "", nil, err
 	}
-	p.slurp, p.raw = req.Slurp, req.Raw
-	res, err := c.run(ctx, src, p, nil)
-	return req.Query, res, err
+	res, err := c.run(ctx, src, p, pending)
+	return label, res, err
 }
 
-// fileRecipe rebuilds recipe n of the file's descriptor: the recipes of a
-// file are recipes.Select over its header's detail level and its first
-// offload.SampleSize records, which is how the offloader built them. It
-// returns the sample lines, which the run reads first.
+// fileRecipe rebuilds recipe n of the file's descriptor, as the offloader
+// built it from the header's detail level and the first records, and
+// returns those sample lines, which the run reads first.
 func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, [][]byte, error) {
 	var sample []json.RawMessage
 	var lines [][]byte
@@ -595,13 +532,8 @@ func (c *config) queryProgram(text string, params map[string]json.RawMessage) (*
 		return nil, errorf("the query is not a valid jq filter: %v", err)
 	}
 	p := &program{query: q}
-	names := make([]string, 0, len(params))
-	for name := range params {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	dec := newDecoder()
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(params)) {
 		if !identifier.MatchString(name) || strings.HasPrefix(name, "__") || name == "ENV" {
 			return nil, errorf("params: %q cannot be a jq variable name (letters, digits and _, not starting with a digit or __, and not ENV)", name)
 		}

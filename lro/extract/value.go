@@ -12,21 +12,16 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// errTooLarge is returned by the encoder when the output passes its limit.
-var errTooLarge = errors.New("too large")
+// Errors of the encoder.
+var (
+	errTooLarge = errors.New("too large")
+	errTooDeep  = errors.New("too deeply nested")
+)
 
-// errTooDeep is returned by the encoder for a value nested deeper than
-// maxDepth.
-var errTooDeep = errors.New("too deeply nested")
-
-// encoder appends the compact JSON text of gojq values to buf, formatted as
-// jq prints them (object keys sorted, as gojq's maps have no order; NaN as
-// null; infinities as the largest double). It stops with errTooLarge as soon
-// as buf passes limit, so a value that shares one subvalue many times (a
-// value of exponential size built in a few steps) costs at most limit bytes
-// of work, and with errTooDeep below maxDepth levels, so it never recurses
-// far. It is written here rather than using gojq.Marshal for these two
-// bounds: gojq.Marshal encodes the whole value first.
+// encoder appends the compact JSON text of gojq values to buf as jq prints
+// them. Unlike gojq.Marshal, it stops with errTooLarge as soon as buf
+// passes limit (a value of exponential size built in a few steps costs at
+// most limit bytes of work), and with errTooDeep below maxDepth levels.
 type encoder struct {
 	buf   []byte
 	limit int
@@ -97,9 +92,8 @@ func (e *encoder) encode(v any) error {
 	return nil
 }
 
-// appendFloat formats f as gojq does: the shortest representation, in
-// exponent form below 1e-6 and from 1e21 (JavaScript's format, which
-// jsontext writes), NaN as null and infinities as the largest double.
+// appendFloat formats f as gojq does: NaN as null, infinities as the
+// largest double.
 func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) {
 		return append(b, "null"...)
@@ -107,10 +101,8 @@ func appendFloat(b []byte, f float64) []byte {
 	return jsontext.AppendFloat(b, min(max(f, -math.MaxFloat64), math.MaxFloat64), 64)
 }
 
-// appendString appends s as a JSON string, escaped as jq does: control
-// characters, the quote, the backslash and DEL are escaped, invalid UTF-8
-// becomes \ufffd, everything else is kept. It is not jsontext.AppendQuote,
-// which leaves DEL as is and writes invalid UTF-8 as a raw U+FFFD.
+// appendString appends s as a JSON string escaped as jq does (DEL
+// escaped, invalid UTF-8 as \ufffd), unlike jsontext.AppendQuote.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')

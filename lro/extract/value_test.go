@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/itchyny/gojq"
@@ -68,5 +69,23 @@ func TestTruncate(t *testing.T) {
 		if got := truncate(tt.s, tt.n); got != tt.want {
 			t.Errorf("truncate(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestErrorMessageOfALargeValue wants the message of error(v) for a large
+// non-string v cut once, with one ellipsis.
+func TestErrorMessageOfALargeValue(t *testing.T) {
+	q, err := gojq.Parse(`error({a: ("x" * 2000)})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := q.Run(nil).Next()
+	e, ok := v.(error)
+	if !ok {
+		t.Fatalf("got %v, want an error", v)
+	}
+	got := errorMessage(e)
+	if !strings.HasPrefix(got, `error: {"a":"xxx`) || !strings.HasSuffix(got, "x…") || len(got) > len("error: …")+maxMessage {
+		t.Errorf("errorMessage = %q (%d bytes), want the value cut once at %d bytes with one ellipsis", got, len(got), maxMessage)
 	}
 }

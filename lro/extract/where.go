@@ -16,21 +16,18 @@ import (
 	"github.com/zircote/lro-go/internal/recipes"
 )
 
-// A where filter (see the package doc) runs as a jq program of this
-// package whose text is fixed: the caller's paths and values reach it only
-// as the values of $__where and $__fields.
+// A where filter runs as a jq program of this package whose text is fixed:
+// the caller's paths and values reach it only as the values of $__where and
+// $__fields.
 
 // The operators of a condition.
 var whereOps = []string{"eq", "prefix", "contains", "matches", "gt", "gte", "lt", "lte", "in"}
 
 // whereDefs are the functions of the where programs. __vals yields the
-// values at a path: an array on the way is crossed element by element, and
-// an array at the end yields itself and its elements, so that a condition
-// on an array field holds when any element satisfies it; a missing field
-// is null. __holds applies one operator ([name, value]); contains arrives
-// as matches, with the value made a case-insensitive literal regular
-// expression by the server. __get reads a path for fields, an array on the
-// way giving the array of its elements' values.
+// values at a path, crossing arrays, and an array at the end and its
+// elements; a missing field is null. __holds applies one operator ([name,
+// value]); contains arrives as matches of a literal. __get reads a path for
+// fields, an array on the way giving the array of its elements' values.
 const whereDefs = `
 def __vals($p):
   if ($p | length) == 0 then ., (if type == "array" then .[] else empty end)
@@ -59,11 +56,9 @@ def __project:
   . as $r | reduce $__fields[] as $f ({}; .[$f[0]] = ($r | __get($f[1])));
 `
 
-// The where programs: the matching records as the file holds them, their
-// fields, or their number; and, run over all records after a filter matched
-// none, the paths of its conditions at which no record has a value (a
-// misspelt or misplaced field, such as confidence where the records hold
-// provenance.confidence).
+// The where programs: the matching records, their fields, or their number;
+// and, after a filter matched none, the paths of its conditions at which no
+// record has a value (a misspelt or misplaced field).
 const (
 	whereRecords = whereDefs + `select(__match)`
 	whereFields  = whereDefs + `select(__match) | __project`
@@ -80,9 +75,7 @@ type whereFilter struct {
 	Fields []byte // JSON: [[path, [segment, ...]], ...]
 	Count  bool
 	Label  string // what the caller asked, for the answer
-	// Absent runs the program that finds the conditions' paths at which
-	// no record has a value, instead of the filter.
-	Absent bool
+	Absent bool   // run whereAbsent instead of the filter
 }
 
 type whereCond struct {
@@ -188,41 +181,38 @@ func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
 	ops := make([][2]any, 0, len(obj))
 	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		val := obj[name]
-		typeErr := func(want string) error {
-			return errorf("where %q: the value of %s must be %s, not %s", key, name, want, jsonType(val))
-		}
-		s, isString := val.(string)
-		switch name {
-		case "eq":
-			ops = append(ops, [2]any{name, byName[name]})
-		case "prefix", "contains", "matches":
-			switch {
-			case !isString && name == "matches":
-				return nil, typeErr("a string (a regular expression, RE2 syntax)")
-			case !isString:
-				return nil, typeErr("a string")
-			case name == "contains":
-				ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(s)})
-			default: // a pattern of matches is checked in the worker (checkPatterns)
-				ops = append(ops, [2]any{name, s})
-			}
-		case "gt", "gte", "lt", "lte":
-			switch val.(type) {
-			case float64, string:
-			default:
-				return nil, typeErr("a number or a string")
-			}
-			ops = append(ops, [2]any{name, byName[name]})
-		case "in":
-			if _, ok := val.([]any); !ok {
-				return nil, typeErr("an array of values")
-			}
-			ops = append(ops, [2]any{name, byName[name]})
-		default:
+		want, known := opValues[name]
+		switch {
+		case !known:
 			return nil, errorf("where %q: unknown operator %q (the operators are %s; to compare with an object for equality, use eq)", key, name, strings.Join(whereOps, ", "))
+		case want.what != "" && !slices.Contains(want.types, jsonType(val)):
+			return nil, errorf("where %q: the value of %s must be %s, not %s", key, name, want.what, jsonType(val))
+		case name == "contains":
+			ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(val.(string))})
+		case name == "prefix", name == "matches": // a pattern is checked in the worker (checkPatterns)
+			ops = append(ops, [2]any{name, val})
+		default:
+			ops = append(ops, [2]any{name, byName[name]})
 		}
 	}
 	return ops, nil
+}
+
+// opValues says what the value of each operator must be: one of types (see
+// jsonType), in the words of what; eq takes any value.
+var opValues = map[string]struct {
+	types []string
+	what  string
+}{
+	"eq":       {},
+	"prefix":   {[]string{"a string"}, "a string"},
+	"contains": {[]string{"a string"}, "a string"},
+	"matches":  {[]string{"a string"}, "a string (a regular expression, RE2 syntax)"},
+	"gt":       {[]string{"a number", "a string"}, "a number or a string"},
+	"gte":      {[]string{"a number", "a string"}, "a number or a string"},
+	"lt":       {[]string{"a number", "a string"}, "a number or a string"},
+	"lte":      {[]string{"a number", "a string"}, "a number or a string"},
+	"in":       {[]string{"an array"}, "an array of values"},
 }
 
 // jsonType names the JSON type of a decoded value.
@@ -243,10 +233,9 @@ func jsonType(v any) string {
 }
 
 // checkPatterns returns a tool error naming the condition of the first
-// value of matches in conds that is not a valid regular expression. It
-// runs in the worker, under the call's limits: parsing a pattern alone can
-// take much memory and time (\pL, a class of hundreds of ranges, repeated
-// to maxQueryBytes).
+// value of matches in conds that is not a valid regular expression. It runs
+// in the worker, under the call's limits: parsing a pattern can take much
+// memory and time.
 func checkPatterns(conds []byte) error {
 	var cs []whereCond
 	if err := json.Unmarshal(conds, &cs); err != nil {
@@ -264,8 +253,7 @@ func checkPatterns(conds []byte) error {
 	return nil
 }
 
-// whereProgram prepares the program of a where filter. It runs in the
-// worker.
+// whereProgram prepares the program of a where filter, in the worker.
 func whereProgram(w *whereFilter) (*program, error) {
 	text := whereRecords
 	switch {
@@ -295,16 +283,13 @@ func whereProgram(w *whereFilter) (*program, error) {
 	return &program{query: q, names: whereNames, values: []any{conds, fields}, slurp: w.Count || w.Absent, raw: w.Absent}, nil
 }
 
-// maxPreview is the most matching records that the answer of a where
-// filter without fields names when the records themselves were offloaded.
+// maxPreview is the most matching records wherePreview names.
 const maxPreview = 10
 
 // wherePreview returns the text that leads the answer of a where filter
-// without fields whose matching records (res) did not fit inline: their
-// number, the fields that identify the first of them (those of the
-// listing recipe that the generic library gives the matches, such as
-// number and title), and how to get the rest. It stays within a quarter of
-// threshold tokens, and is "" when the matches have no such fields.
+// without fields whose matching records (res) were offloaded: their number
+// and the fields that identify the first of them (those of the listing
+// recipe of the matches), within a quarter of threshold tokens, or "".
 func wherePreview(res *results, threshold int) string {
 	n := min(len(res.spans), maxPreview)
 	sample := make([]json.RawMessage, n)

@@ -19,25 +19,21 @@ import (
 )
 
 // A worker is the host program started again with workerEnv set. It gets
-// the file the server opened and checked as file descriptor 3 (or a pipe
-// that carries an object of a bucket: see object.go) and the job on its
-// standard input; it limits itself before it reads a record, and writes its
-// answer as frames on its standard output. The server kills it at the time
-// limit, when the call is cancelled, or once it has all it will show.
-
-// workerEnv marks a process started as a worker.
+// the file the server checked as file descriptor 3 (or a pipe that carries
+// an object of a bucket: see object.go) and the job on its standard input;
+// it limits itself before it reads a record, and writes its answer as
+// frames on its standard output. The server kills it at the time limit,
+// when the call is cancelled, or once it has all it will show.
 const workerEnv = "LRO_EXTRACT_WORKER"
 
-// maxStderr is how much of a worker's standard error is kept, to tell why
-// it died.
+// maxStderr is how much of a worker's standard error is kept.
 const maxStderr = 8 << 10
 
 // installed records that the program called RunWorker.
 var installed atomic.Bool
 
 // ErrNoWorker is returned by [AddTools] when the program did not call
-// [RunWorker] first in main, so that the tools could not run queries in a
-// worker process.
+// [RunWorker] first in main.
 var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker() first in main, so that queries run in a bounded worker process")
 
 // RunWorker makes the program able to serve as its own extraction worker.
@@ -49,12 +45,10 @@ var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker()
 //	}
 //
 // In the program the user started it returns at once. In a worker (the
-// program started again by a tool call, marked by an environment
-// variable), it evaluates the call's job and exits without returning. The
-// program's package init functions run in the worker too, before
-// RunWorker: they should have no effects outside the process. [AddTools]
-// fails with [ErrNoWorker] if RunWorker was not called. A test binary that
-// registers the tools calls it first in TestMain.
+// program started again by a tool call) it evaluates the call and exits.
+// The program's package init functions run in the worker too: they should
+// have no effects outside the process. A test binary that registers the
+// tools calls it first in TestMain.
 func RunWorker() {
 	if os.Getenv(workerEnv) == "" {
 		installed.Store(true)
@@ -93,10 +87,8 @@ func (l limits) workerMemory() int64 {
 	return l.MaxMemoryBytes - 2*int64(l.MaxOutputBytes)
 }
 
-// softLimit is the worker's Go memory limit (GOMEMLIMIT) for a share of
-// memory: three quarters of it, so that the collector works hard before
-// the kernel's limit (RLIMIT_AS, which also counts freed address space the
-// runtime keeps mapped) is reached.
+// softLimit is the worker's GOMEMLIMIT for a share of memory: three
+// quarters, so that the collector works hard before RLIMIT_AS is reached.
 func softLimit(share int64) int64 { return share / 4 * 3 }
 
 func (l limits) config() *config {
@@ -115,10 +107,8 @@ type frame struct {
 }
 
 // wireResults are results as they cross from the worker to the server.
-// The Size bytes of the output follow the frame as they are, not encoded
-// by gob, which would copy them once more in the worker, where a copy of
-// an answer of MaxOutputBytes counts against its memory, and once more in
-// the server.
+// The Size bytes of the output follow the frame as they are, not copied
+// once more by gob.
 type wireResults struct {
 	Size                   int
 	Spans                  []span
@@ -138,12 +128,8 @@ func (w *wireResults) results() *results {
 }
 
 // workerEnvironment is what a worker runs with besides the server's
-// environment. The worker limits its address space (see limitMemory), and
-// in a program linked with the C library (cgo) each thread that allocates
-// in C would reserve an arena of 64 MiB of it (glibc): a worker that
-// started a thread more after setting its limit than before died out of
-// memory with an answer it could hold. MALLOC_ARENA_MAX=1 keeps C
-// allocations in the one main arena, which grows as it needs.
+// environment. MALLOC_ARENA_MAX=1: with cgo, each thread that allocates in
+// C would reserve a 64 MiB arena (glibc) of the limited address space.
 func workerEnvironment(l limits) []string {
 	return []string{workerEnv + "=1", "GOMAXPROCS=1", "GOTRACEBACK=single", "MALLOC_ARENA_MAX=1",
 		"GOMEMLIMIT=" + strconv.FormatInt(softLimit(l.workerMemory()), 10)}
@@ -151,9 +137,8 @@ func workerEnvironment(l limits) []string {
 
 // inWorker runs j over the file of src in a worker process and calls each
 // with every frame it sends, until each returns false or the worker sends
-// its last frame; the worker is then killed, as at the end of ctx. A worker
-// that dies is described by the limit it hit. The caller holds a slot (see
-// acquire).
+// its last frame; the worker is then killed. A worker that dies is
+// described by the limit it hit. The caller holds a slot (see acquire).
 func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*frame) bool) error {
 	exe, err := executable()
 	if err != nil {
@@ -176,7 +161,6 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return err
 	}
 	cmd := exec.CommandContext(wctx, exe)
-	// The environment is kept for the program to start; the query sees none.
 	cmd.Env = append(os.Environ(), workerEnvironment(c.limits())...)
 	cmd.Stdin = &in
 	cmd.ExtraFiles = []*os.File{fd3}
@@ -189,7 +173,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return err
 	}
 	// The parent-death signal follows the thread that started the worker
-	// (golang/go#27505): stay on it until the worker is waited for.
+	// (golang/go#27505).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
@@ -202,8 +186,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		fe.r.Close() // the worker has its own
 	}
 	frames := &io.LimitedReader{R: stdout, N: c.maxFrames()}
-	// gob reads no further than a frame from a reader of bytes: the
-	// output that follows a frame of results is read from br.
+	// gob reads no further than a frame from a bufio.Reader.
 	br := bufio.NewReader(frames)
 	dec := gob.NewDecoder(br)
 	var last *frame
@@ -241,14 +224,13 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	return c.died(waitErr, stderr.String(), j)
 }
 
-// writeFrame writes fr to bw with enc, which writes to bw, and then the
-// output of its results, and flushes bw. It reports whether it could.
+// writeFrame writes fr with enc, which writes to bw, then the output of its
+// results, and flushes bw. It reports whether it could.
 func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
 	if enc.Encode(fr) != nil {
 		return false
 	}
 	if fr.Results != nil {
-		// bufio writes what is larger than its buffer without a copy.
 		if _, err := bw.Write(fr.Results.buf); err != nil {
 			return false
 		}
@@ -256,9 +238,8 @@ func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
 	return bw.Flush() == nil
 }
 
-// readFrame reads into fr a frame that writeFrame wrote, with dec, which
-// reads from br, and then the output of its results from br: at most max
-// bytes, the most a worker may send. It reports whether it read it whole.
+// readFrame reads a frame that writeFrame wrote, with dec, which reads from
+// br, then at most max bytes of output. It reports whether it read it whole.
 func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
 	if dec.Decode(fr) != nil {
 		return false
@@ -275,15 +256,13 @@ func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
 	return err == nil
 }
 
-// maxFrames is the most a worker may write: its output and a few bytes
-// for each result, and a MiB for the rest.
+// maxFrames is the most a worker may write.
 func (c *config) maxFrames() int64 {
 	return int64(c.MaxOutputBytes) + 32*int64(c.MaxResults) + 1<<20
 }
 
 // acquire takes one of the Workers slots for a call, within its time
-// limit, and returns the function that gives it back. A call holds its slot
-// until its answer is built, so that at most Workers calls hold memory.
+// limit, and returns the function that gives it back.
 func (c *config) acquire(ctx context.Context) (release func(), err error) {
 	start := time.Now()
 	collect := time.NewTicker(collectEvery)
@@ -297,7 +276,7 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 			return func() { <-c.slots }, nil
 		case <-collect.C:
 			// The slot of a resources/read comes back when its object is
-			// collected (see readResource): while calls wait, collect.
+			// collected (see readResource).
 			if last := lastCollect.Load(); time.Since(time.Unix(0, last)) >= collectEvery && lastCollect.CompareAndSwap(last, time.Now().UnixNano()) {
 				runtime.GC()
 			}
@@ -310,14 +289,13 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// collectEvery is how often the calls waiting for a slot run the garbage
-// collector, all of them together; lastCollect is when one last did.
+// collectEvery is how often the calls waiting for a slot, together, run
+// the garbage collector; lastCollect is when one last did.
 const collectEvery = 100 * time.Millisecond
 
 var lastCollect atomic.Int64
 
-// died explains the end of a worker that sent no last frame for job j,
-// from its exit and its standard error.
+// died explains the end of a worker that sent no last frame for job j.
 func (c *config) died(err error, stderr string, j *job) error {
 	what := "the query builds too large a value"
 	if j.Tool == toolSearch || j.Extract.Where != nil {
@@ -329,8 +307,7 @@ func (c *config) died(err error, stderr string, j *job) error {
 		strings.Contains(stderr, "failed to allocate"), strings.Contains(stderr, "address space collisions"):
 		return errorf("stopped: the call needed more than the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.HasPrefix(stderr, "SIGSEGV"):
-		// A fault in the runtime itself, where it does not check for a
-		// failed allocation (a fault in Go code is a panic).
+		// A fault in the runtime, which does not check every allocation.
 		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
@@ -343,8 +320,7 @@ func (c *config) died(err error, stderr string, j *job) error {
 	return errorf("the worker process failed (%v): %s", err, truncate(first, maxMessage))
 }
 
-// cpuLimit is the processor time a worker may use: its time limit, and a
-// second more, in whole seconds.
+// cpuLimit is the processor time a worker may use, in whole seconds.
 func cpuLimit(timeout time.Duration) time.Duration {
 	return (timeout + 2*time.Second - 1).Truncate(time.Second)
 }
@@ -363,7 +339,7 @@ func (b *headBuffer) Write(p []byte) (int, error) {
 }
 
 // serveWorker is the worker: it reads the job, limits itself, runs the job
-// on file descriptor 3 and writes frames to out. It returns the exit code.
+// on file descriptor 3 and writes frames to out; it returns the exit code.
 func serveWorker(in io.Reader, out io.Writer) int {
 	var j job
 	if err := gob.NewDecoder(in).Decode(&j); err != nil {
@@ -390,8 +366,7 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// runJob runs j over the file that r reads from its start, in the worker;
-// it closes closer.
+// runJob runs j over the file r reads, in the worker; it closes closer.
 func runJob(j *job, r io.Reader, closer io.Closer, send func(*frame) bool) (err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -7,11 +7,8 @@ import (
 )
 
 // limitMemory lets the worker take at most n bytes of address space more
-// than it has now (RLIMIT_AS). RLIMIT_DATA would not do: the Go runtime
-// maps its heap into address space it reserved before, which the kernel
-// does not count as data; RLIMIT_AS counts the reservation itself. Past the
-// limit the runtime fails to allocate and the worker dies ("out of
-// memory").
+// than it has now (RLIMIT_AS: the kernel does not count the Go heap, mapped
+// into reserved space, as RLIMIT_DATA).
 func limitMemory(n int64) error {
 	f, err := os.Open("/proc/self/statm") // the first field is VmSize, in pages
 	if err != nil {
@@ -32,5 +29,5 @@ func sysProcAttr() *syscall.SysProcAttr {
 }
 
 // executable is the program to start as a worker: the very file this
-// process runs, even if it was since replaced or deleted on disk.
+// process runs, even if it was since replaced on disk.
 func executable() (string, error) { return "/proc/self/exe", nil }

@@ -7,9 +7,7 @@ import (
 	"syscall"
 )
 
-// limitMemory does nothing on this system, where the limits on address
-// space and data are not known to hold the Go runtime: memory is bounded by
-// GOMEMLIMIT (a soft limit) and the time limit only.
+// limitMemory does nothing here: memory is bounded by GOMEMLIMIT only.
 func limitMemory(int64) error { return nil }
 
 // sysProcAttr sets nothing: the worker does not die with the server here.
