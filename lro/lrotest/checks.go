@@ -301,53 +301,36 @@ func checkHeaderType(v *view) {
 	}
 }
 
-// A field is a key of an object and what is wrong with its value, or "".
-type field struct {
-	key   string
-	check func(v any) string
+// headerSchema and summarySchema give the fields of OffloadHeader and
+// OffloadSummary their types.
+var (
+	headerSchema = mustResolve(`{"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
+		"required": ["type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"],
+		"properties": {"type": {"$ref": "#/$defs/text"}, "operation": {"$ref": "#/$defs/text"},
+			"query": {"type": ["string", "null"]}, "count": {"$ref": "#/$defs/count"},
+			"schema_version": {"$ref": "#/$defs/text"}, "timestamp": {"$ref": "#/$defs/text"},
+			"estimated_tokens": {"$ref": "#/$defs/count"}, "detail": {"$ref": "#/$defs/text"}}}`)
+	summarySchema = mustResolve(`{"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
+		"required": ["count", "estimated_tokens", "operation", "detail", "top_namespaces", "score_range"],
+		"properties": {"count": {"$ref": "#/$defs/count"}, "estimated_tokens": {"$ref": "#/$defs/count"},
+			"operation": {"$ref": "#/$defs/text"}, "detail": {"$ref": "#/$defs/text"},
+			"top_namespaces": {"type": "array", "items": {"type": "string"}, "maxItems": 5, "uniqueItems": true},
+			"score_range": {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}`)
+)
+
+func mustResolve(schema string) *jsonschema.Resolved {
+	r, err := resolveSchema(json.RawMessage(schema))
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
-// checkFields checks the fields of m, in order.
-func (v *view) checkFields(m map[string]any, fields []field) {
-	for _, f := range fields {
-		if x, ok := m[f.key]; !ok {
-			v.fail("%s is missing", f.key)
-		} else if why := f.check(x); why != "" {
-			v.fail("%s is %s: %s", f.key, why, jsonText(x))
-		}
+func checkHeaderFields(v *view) {
+	if err := headerSchema.Validate(v.file.header); err != nil {
+		v.fail("the header does not type its fields as OffloadHeader: %v", err)
 	}
 }
-
-func nonEmptyString(v any) string {
-	if s, ok := v.(string); !ok {
-		return "not a string"
-	} else if s == "" {
-		return "empty"
-	}
-	return ""
-}
-
-func nonNegativeInt(v any) string {
-	if n, ok := asInt(v); !ok {
-		return "not an integer"
-	} else if n < 0 {
-		return "negative"
-	}
-	return ""
-}
-
-func stringOrNull(v any) string {
-	if _, ok := v.(string); ok || v == nil {
-		return ""
-	}
-	return "not a string or null"
-}
-
-var headerFields = []field{{"type", nonEmptyString}, {"operation", nonEmptyString}, {"query", stringOrNull},
-	{"count", nonNegativeInt}, {"schema_version", nonEmptyString}, {"timestamp", nonEmptyString},
-	{"estimated_tokens", nonNegativeInt}, {"detail", nonEmptyString}}
-
-func checkHeaderFields(v *view) { v.checkFields(v.file.header, headerFields) }
 
 func checkTimestamp(v *view) {
 	ts, ok := v.file.header["timestamp"].(string)
@@ -406,46 +389,6 @@ func checkRecordLines(v *view) {
 	}
 }
 
-func topNamespaces(v any) string {
-	list, ok := v.([]any)
-	switch {
-	case !ok:
-		return "not an array"
-	case len(list) > 5:
-		return "longer than 5"
-	}
-	for i, e := range list {
-		if _, ok := e.(string); !ok {
-			return "not an array of strings"
-		} else if slices.Contains(list[:i], e) {
-			return "not distinct"
-		}
-	}
-	return ""
-}
-
-func scoreRange(v any) string {
-	if v == nil {
-		return ""
-	}
-	pair, ok := v.([]any)
-	if !ok || len(pair) != 2 {
-		return "not null or a [min, max] pair"
-	}
-	lo, ok1 := pair[0].(float64)
-	hi, ok2 := pair[1].(float64)
-	switch {
-	case !ok1 || !ok2:
-		return "not a pair of numbers"
-	case lo > hi:
-		return "a pair whose min is above its max"
-	}
-	return ""
-}
-
-var summaryFields = []field{{"count", nonNegativeInt}, {"estimated_tokens", nonNegativeInt}, {"operation", nonEmptyString},
-	{"detail", nonEmptyString}, {"top_namespaces", topNamespaces}, {"score_range", scoreRange}}
-
 func checkSummaryFields(v *view) {
 	raw, present := v.desc["summary"]
 	switch {
@@ -454,7 +397,11 @@ func checkSummaryFields(v *view) {
 	case v.summary == nil:
 		v.fail("summary is %s, not an object", jsonText(raw))
 	default:
-		v.checkFields(v.summary, summaryFields)
+		if err := summarySchema.Validate(v.summary); err != nil {
+			v.fail("summary does not type its fields as OffloadSummary: %v", err)
+		} else if r, _ := v.summary["score_range"].([]any); r != nil && r[0].(float64) > r[1].(float64) {
+			v.fail("score_range %s has its min above its max", jsonText(r))
+		}
 	}
 }
 
