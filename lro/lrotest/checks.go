@@ -222,10 +222,8 @@ func checkFileName(v *view) {
 	_, handle := v.desc["handle"]
 	base, prefix := filepath.Base(p), v.c.srv.Prefix
 	switch _, u, ok := v.c.parseName(base, handle); {
-	case !ok && handle:
-		v.fail("base name %q is not %s-{operation}-{ulid}.jsonl or, with a handle, %s-{operation}-{ulid}-{random}.jsonl, with a canonical 26-character ULID and at least 32 lower-case hex digits of random", base, prefix, prefix)
 	case !ok:
-		v.fail("base name %q is not %s-{operation}-{ulid}.jsonl with a canonical 26-character ULID", base, prefix)
+		v.fail("base name %q is not %s-{operation}-{ulid}.jsonl (with a handle, -{32+ lower-case hex digits} may follow the ULID)", base, prefix)
 	case !v.inCall(ulid.Time(u.Time())):
 		v.fail("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), v.start.UTC().Format(time.RFC3339))
 	}
@@ -239,13 +237,13 @@ func (v *view) inCall(t time.Time) bool {
 }
 
 func sameDir(a, b string) bool {
-	if ea, err := filepath.EvalSymlinks(a); err == nil {
-		a = ea
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
 	}
-	if eb, err := filepath.EvalSymlinks(b); err == nil {
-		b = eb
-	}
-	return filepath.Clean(a) == filepath.Clean(b)
+	return real(a) == real(b)
 }
 
 func checkOperation(v *view) {
@@ -262,16 +260,10 @@ func (v *view) agree(key, fromName, want, from string, fold bool) {
 		header = v.file.header
 	}
 	var got [][2]string
-	for _, src := range []struct {
-		where string
-		m     map[string]any
-	}{{"the header", header}, {"the summary", v.summary}} {
-		if s, ok := src.m[key].(string); ok {
-			got = append(got, [2]string{src.where, s})
+	for _, g := range [][2]string{{"the header", str(header[key])}, {"the summary", str(v.summary[key])}, {"the file name", fromName}} {
+		if g[1] != "" {
+			got = append(got, g)
 		}
-	}
-	if fromName != "" {
-		got = append(got, [2]string{"the file name", fromName})
 	}
 	switch {
 	case len(got) == 0:
@@ -338,11 +330,10 @@ func checkTimestamp(v *view) {
 		v.skip("no string timestamp (see L1.header.fields)")
 		return
 	}
-	var t time.Time
-	var err error
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"} {
-		if t, err = time.Parse(layout, ts); err == nil {
-			break
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"} {
+		if err != nil {
+			t, err = time.Parse(layout, ts)
 		}
 	}
 	switch {

@@ -106,14 +106,6 @@ func (r *report) ok() bool {
 	return !slices.ContainsFunc(r.results, func(res result) bool { return res.status == fail })
 }
 
-func (r *report) result(id string) (result, bool) {
-	i := slices.IndexFunc(r.results, func(res result) bool { return res.id == id })
-	if i < 0 {
-		return result{}, false
-	}
-	return r.results[i], true
-}
-
 var levelNames = map[int]string{1: "1 (basic)", 2: "2 (standard)", 3: "3 (full)"}
 
 // writeTable writes the report as a table (requirement, level, kind,

@@ -2,6 +2,7 @@ package lrotest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,14 +20,13 @@ import (
 
 // recipeView is one recipe with a command, as the kit understands it.
 type recipeView struct {
-	n           int // 1-based
-	description string
-	command     string
-	parsed      *jqcmd.Command // nil when the command is outside the subset
-	refs        filterRefs     // field paths of the filter; zero with refsErr
-	refsErr     error
-	err         error // why the run failed
-	stdout      []byte
+	n       int // 1-based
+	command string
+	parsed  *jqcmd.Command // nil when the command is outside the subset
+	refs    filterRefs     // field paths of the filter; zero with refsErr
+	refsErr error
+	err     error // why the run failed
+	stdout  []byte
 }
 
 // readRecipes reads the recipes of the descriptor and, when the kit has
@@ -45,9 +45,8 @@ func (c *checker) readRecipes(v *view) {
 	v.recipes = []*recipeView{}
 	for i, e := range list {
 		m, _ := e.(map[string]any)
-		r := &recipeView{n: i + 1}
-		r.description, _ = m["description"].(string)
-		if r.command, _ = m["command"].(string); strings.TrimSpace(r.command) == "" {
+		r := &recipeView{n: i + 1, command: str(m["command"])}
+		if strings.TrimSpace(r.command) == "" {
 			continue
 		}
 		if r.parsed, r.refsErr = jqcmd.Parse(r.command); r.parsed != nil {
@@ -258,11 +257,7 @@ var detailTable = map[string]struct {
 }
 
 func checkDetailRecipes(v *view) {
-	rs, detail := v.recipes, v.detail
-	if detail == "" {
-		detail, _ = v.file.header["detail"].(string)
-	}
-	detail = strings.ToLower(detail)
+	rs, detail := v.recipes, strings.ToLower(cmp.Or(v.detail, str(v.file.header["detail"])))
 	want, known := detailTable[detail]
 	unread := slices.IndexFunc(rs, func(r *recipeView) bool { return r.refsErr != nil })
 	switch {
@@ -363,7 +358,7 @@ func checkGuidance(v *view) {
 }
 
 func checkGuidanceTemplate(v *view) {
-	g, _ := v.desc["guidance"].(string)
+	g := str(v.desc["guidance"])
 	if _, present := v.desc["guidance"]; !present {
 		v.skip("no guidance (see L2.descriptor.fields)")
 		return
@@ -377,9 +372,7 @@ func checkGuidanceTemplate(v *view) {
 	detail := v.detail
 	if v.file != nil {
 		counts = append(counts, len(v.file.lines))
-		if detail == "" {
-			detail, _ = v.file.header["detail"].(string)
-		}
+		detail = cmp.Or(detail, str(v.file.header["detail"]))
 	}
 	if len(counts) > 0 && !slices.ContainsFunc(counts, func(n int) bool {
 		return regexp.MustCompile(`\b` + strconv.Itoa(n) + `\b`).MatchString(g)

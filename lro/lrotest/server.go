@@ -148,45 +148,34 @@ func (c *checker) plantExpired(dir, op string) {
 	c.plant = p
 	p.created = p.at.Add(-c.srv.TTL - time.Minute)
 	id, err := ulid.New(ulid.Timestamp(p.created), rand.Reader)
-	if err != nil {
-		p.err = err
+	if p.err = errors.Join(err, os.MkdirAll(dir, 0o700)); p.err != nil {
 		return
 	}
 	header, _ := json.Marshal(map[string]any{
 		"type": "lro_header", "operation": op, "query": nil, "count": 0, "schema_version": "1.0",
 		"timestamp": p.created.UTC().Format(time.RFC3339Nano), "estimated_tokens": 0, "detail": "light",
 	})
+	p.expired = filepath.Join(dir, fmt.Sprintf("%s-%s-%s.jsonl", c.srv.Prefix, op, id))
+	p.decoy = filepath.Join(dir, fmt.Sprintf("lrotest-%s.txt", id))
 	// The file is made complete, times included, under a name no janitor
 	// matches, and then renamed: a janitor that sweeps at any moment sees
 	// either nothing or the whole expired file.
-	expired := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.jsonl", c.srv.Prefix, op, id))
 	staging := filepath.Join(dir, fmt.Sprintf("lrotest-%s.staging", id))
-	decoy := filepath.Join(dir, fmt.Sprintf("lrotest-%s.txt", id))
-	if p.err = writeNew(staging, append(header, '\n'), p.created); p.err == nil {
-		if p.err = os.Rename(staging, expired); p.err == nil {
-			p.expired = expired
-			if p.err = writeNew(decoy, []byte("planted by lrotest: not an offloaded file, must be kept\n"), p.created); p.err == nil {
-				p.decoy = decoy
-			}
-		}
+	if p.err = writeAt(staging, append(header, '\n'), p.created); p.err == nil {
+		p.err = os.Rename(staging, p.expired)
+	}
+	if p.err == nil {
+		p.err = writeAt(p.decoy, []byte("planted by lrotest: not an offloaded file, must be kept\n"), p.created)
 	}
 	_ = os.Remove(staging)
 }
 
-// writeNew writes a new file and sets its times.
-func writeNew(path string, data []byte, at time.Time) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+// writeAt writes a file and sets its times to at.
+func writeAt(path string, data []byte, at time.Time) error {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err = errors.Join(err, f.Close()); err == nil {
-		err = os.Chtimes(path, at, at)
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
+	return os.Chtimes(path, at, at)
 }
 
 func checkCleanup(v *view) {
@@ -195,26 +184,21 @@ func checkCleanup(v *view) {
 	switch {
 	case within == 0:
 		v.skip("no Config.Server.CleanupInterval: give the TTL and how often the server sweeps its folder")
-		return
 	case p == nil && dir == "" && c.fetched > 0:
 		v.skip("the files were fetched with resources/read from a store, not in a folder of this machine where the kit could plant an expired file; give Config.Server.OutputDir if the kit reaches the store's folder")
-		return
 	case p == nil && dir == "":
 		v.skip("no offloaded file to find the output folder from, and no Config.Server.OutputDir")
-		return
-	case p == nil:
-		// Nothing was offloaded: plant in the configured folder now.
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			v.skip("cannot make the output folder: %v", err)
-			return
-		}
+	case p == nil: // nothing was offloaded: plant in the configured folder now
 		c.plantExpired(dir, c.srv.Operation)
 		p = c.plant
+	}
+	if v.skipped != "" {
+		return
 	}
 	defer func() {
 		for _, path := range []string{p.expired, p.decoy} {
 			if path != "" {
-				_ = os.Remove(path)
+				_ = os.Remove(path) // planted, or never made
 			}
 		}
 	}()

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
 )
@@ -64,8 +63,7 @@ func (v *view) blocked(n need) string {
 	return ""
 }
 
-// fail records a violation of the running check: a failure of a MUST, a
-// warning for a SHOULD.
+// fail records a violation of the running check's requirement.
 func (v *view) fail(format string, args ...any) {
 	v.problems = append(v.problems, fmt.Sprintf(format, args...))
 }
@@ -91,8 +89,8 @@ type offloadedFile struct {
 	created time.Time
 }
 
-// call calls the tool on cs with args and records the result in v, or why
-// the call failed.
+// call calls the tool on cs with v.args and records the result, or why the
+// call failed.
 func (c *checker) call(v *view, cs *mcp.ClientSession) {
 	v.start = time.Now()
 	res, err := cs.CallTool(v.ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: v.args})
@@ -132,11 +130,7 @@ func (c *checker) look(ctx context.Context, label string, args map[string]any, d
 			c.fetched++
 		} else {
 			c.local++
-			created := v.start
-			if _, id, ok := c.parseName(filepath.Base(f.path), true); ok {
-				created = ulid.Time(id.Time())
-			}
-			c.files = append(c.files, offloadedFile{path: f.path, created: created})
+			c.files = append(c.files, offloadedFile{f.path, v.start})
 		}
 		dir := c.srv.OutputDir
 		if dir == "" && !f.fetched {
@@ -304,6 +298,12 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return oneLine(string(b), 80)
+}
+
+// str returns v if it is a string, else "".
+func str(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 // asInt returns v as an integer when it is a JSON integer.
