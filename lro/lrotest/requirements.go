@@ -34,6 +34,7 @@ const (
 	needCall    need = 1 << iota // what the call must give: a descriptor, or for the fallback an inline result
 	needFile                     // the offloaded file
 	needHeader                   // the file's header, an object
+	needFields                   // the header, with the fields of OffloadHeader
 	needSummary                  // the descriptor's summary, an object
 	needRecipes                  // the descriptor's jq_recipes, an array
 )
@@ -59,10 +60,10 @@ var catalogue = []requirement{
 	{"L1.offload.large", 1, must, scopeLarge, 0, checkOffloadLarge,
 		"If estimated_tokens > threshold_tokens, offload to JSONL and return an OffloadResponse.",
 		"Each call with Config.Large is no error and carries a descriptor in structuredContent or a text."},
-	{"L1.offload.threshold", 1, must, scopeLarge, needHeader, checkThreshold,
+	{"L1.offload.threshold", 1, must, scopeLarge, needFields, checkThreshold,
 		"Results estimated to exceed this threshold are offloaded to JSONL.",
 		"The header's estimated_tokens is above Config.Server.ThresholdTokens."},
-	{"L1.estimate", 1, must, scopeLarge, needHeader, checkEstimate,
+	{"L1.estimate", 1, must, scopeLarge, needFields, checkEstimate,
 		"Token estimation MUST use the same heuristic defined in Prompt Integration: tokens ~ characters / 4.",
 		"The header's estimated_tokens is within a factor of two of characters / 4 (CJK runes one token each)."},
 	{"L1.descriptor.offloaded", 1, must, scopeLarge, needCall, checkOffloadedFlag,
@@ -92,13 +93,13 @@ var catalogue = []requirement{
 	{"L1.header.fields", 1, must, scopeLarge, needHeader, checkHeaderFields,
 		"OffloadHeader: type, operation, query, count, schema_version, timestamp, estimated_tokens, detail.",
 		"The header has all eight fields: strings, query a string or null, the counts integers >= 0."},
-	{"L1.header.timestamp", 1, must, scopeLarge, needHeader, checkTimestamp,
+	{"L1.header.timestamp", 1, must, scopeLarge, needFields, checkTimestamp,
 		"timestamp: ISO 8601 timestamp of when the file was written.",
 		"timestamp is RFC 3339 with a time zone, and the time of the call."},
-	{"L1.header.count", 1, must, scopeLarge, needHeader, checkHeaderCount,
+	{"L1.header.count", 1, must, scopeLarge, needFields, checkHeaderCount,
 		"count: Total number of memory lines following the header.",
 		"The header's count equals the number of lines after line 1."},
-	{"L1.header.query", 1, must, scopeLarge, needHeader, checkQuery,
+	{"L1.header.query", 1, must, scopeLarge, needFields, checkQuery,
 		"query: The query string (if applicable).",
 		"With a string query argument (Config.Server.QueryArgument), the header's query equals it."},
 	{"L1.detail", 1, must, scopeLarge, needCall, checkDetail,
@@ -113,7 +114,7 @@ var catalogue = []requirement{
 	{"L1.summary.count", 1, must, scopeLarge, needFile | needSummary, checkSummaryCount,
 		"count: Total number of memories in the file.",
 		"summary.count equals the number of record lines."},
-	{"L1.summary.tokens", 1, must, scopeLarge, needFile | needSummary, checkSummaryTokens,
+	{"L1.summary.tokens", 1, must, scopeLarge, needFields | needSummary, checkSummaryTokens,
 		"estimated_tokens: Estimated total tokens saved by offloading.",
 		"summary.estimated_tokens is positive and at most the header's estimate."},
 	{"L1.summary.top_namespaces", 1, must, scopeLarge, needFile | needSummary, checkTopNamespaces,

@@ -51,10 +51,12 @@ func (v *view) blocked(n need) string {
 	case n == 0:
 	case v.blocker != "":
 		return v.blocker
-	case n&(needFile|needHeader) != 0 && v.file == nil:
+	case n&(needFile|needHeader|needFields) != 0 && v.file == nil:
 		return v.noFile
-	case n&needHeader != 0 && v.file.header == nil:
+	case n&(needHeader|needFields) != 0 && v.file.header == nil:
 		return "depends on L1.header.type"
+	case n&needFields != 0 && headerSchema.Validate(v.file.header) != nil:
+		return "depends on L1.header.fields"
 	case n&needSummary != 0 && v.summary == nil:
 		return "depends on L1.summary.fields"
 	case n&needRecipes != 0 && v.recipes == nil:
