@@ -25,11 +25,9 @@ const maxRecipeOutput = 256 << 20
 
 // shellJQ says which jq sh runs, or "" when there is no sh or jq.
 func shellJQ() string {
-	if _, err := exec.LookPath("sh"); err != nil {
-		return ""
-	}
+	_, noSh := exec.LookPath("sh")
 	jq, err := exec.LookPath("jq")
-	if err != nil {
+	if noSh != nil || err != nil {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -260,13 +260,11 @@ func checkFallbackSucceeds(v *view) {
 }
 
 func checkFallbackWarning(v *view) {
-	switch text := resultText(v.res); {
-	case !failWords.MatchString(text) && !truncWords.MatchString(text):
-		v.fail("no text content warns that offloading failed and the result is truncated")
-	case !failWords.MatchString(text):
-		v.fail("the text does not say that offloading failed")
-	case !truncWords.MatchString(text):
-		v.fail("the text does not say that the result is truncated")
+	if !failWords.MatchString(resultText(v.res)) {
+		v.fail("no text content says that offloading failed")
+	}
+	if !truncWords.MatchString(resultText(v.res)) {
+		v.fail("no text content says that the result is truncated")
 	}
 }
 
