@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -178,11 +179,9 @@ func Check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, w io.Writer)
 		return false, err
 	}
 	if w != nil {
-		if err := rep.writeTable(w); err != nil {
-			return false, err
-		}
+		err = rep.writeTable(w)
 	}
-	return rep.ok(), nil
+	return rep.ok() && err == nil, err
 }
 
 // Run is [Check] for tests, in the manner of testing/slogtest.Run: it
@@ -224,7 +223,11 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	if c.tool == nil {
 		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
 	}
-	defer c.removeTemp()
+	defer func() {
+		if c.tmp != "" {
+			_ = os.RemoveAll(c.tmp) // the copies of fetched files
+		}
+	}()
 	c.run(ctx)
 	return c.report(), nil
 }

@@ -1,12 +1,8 @@
 package lrotest
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -310,17 +306,10 @@ func refsText(refs [][]string) string {
 // sortedByConfidence checks that recipe 9 printed every record, by
 // confidence descending.
 func (v *view) sortedByConfidence(stdout []byte, path []string, want int) {
-	var vals []any
-	dec := json.NewDecoder(bytes.NewReader(stdout))
-	for {
-		var x any
-		if err := dec.Decode(&x); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			v.fail("recipe 9's output is not a stream of JSON records")
-			return
-		}
-		vals = append(vals, x)
+	vals, err := jqcmd.Inputs(stdout, false)
+	if err != nil {
+		v.fail("recipe 9's output is not a stream of JSON records")
+		return
 	}
 	if len(vals) == 1 {
 		if a, ok := vals[0].([]any); ok {

@@ -124,13 +124,6 @@ func (c *checker) keep(data []byte) (string, error) {
 	return f.Name(), errors.Join(err, f.Close())
 }
 
-// removeTemp removes the private temporary folder and the copies in it.
-func (c *checker) removeTemp() {
-	if c.tmp != "" {
-		_ = os.RemoveAll(c.tmp)
-	}
-}
-
 // planted is what the cleanup check put in the output folder.
 type planted struct {
 	expired, decoy string
