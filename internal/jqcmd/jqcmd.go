@@ -165,6 +165,7 @@ func Quote(s string) string {
 // Call is a parsed jq invocation.
 type Call struct {
 	Filter     string
+	Args       []string // the arguments as given, input files left out
 	Slurp      bool     // -s
 	Raw        bool     // -r (or -j)
 	Join       bool     // -j: raw, no newline after each output
@@ -233,6 +234,11 @@ func ParseArgs(args []string) (*Call, error) {
 		return nil, unsupported("jq without a filter")
 	}
 	j.Filter, j.files = args[positional[0]], positional[1:]
+	for i, a := range args {
+		if !slices.Contains(j.files, i) {
+			j.Args = append(j.Args, a)
+		}
+	}
 	return j, nil
 }
 

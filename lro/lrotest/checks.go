@@ -253,7 +253,8 @@ func (v *view) agree(key, fromName, want, from string, fold bool) {
 		header = v.file.header
 	}
 	var got [][2]string
-	for _, g := range [][2]string{{"the header", str(header[key])}, {"the summary", str(v.summary[key])}, {"the file name", fromName}} {
+	sources := [][2]string{{"the header", str(header[key])}, {"the summary", str(v.summary[key])}, {"the file name", fromName}}
+	for _, g := range sources {
 		if g[1] != "" {
 			got = append(got, g)
 		}
@@ -289,13 +290,15 @@ func checkHeaderType(v *view) {
 // headerSchema and summarySchema give the fields of OffloadHeader and
 // OffloadSummary their types.
 var (
-	headerSchema = mustResolve(`{"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
+	headerSchema = mustResolve(`{
+		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"],
 		"properties": {"type": {"$ref": "#/$defs/text"}, "operation": {"$ref": "#/$defs/text"},
 			"query": {"type": ["string", "null"]}, "count": {"$ref": "#/$defs/count"},
 			"schema_version": {"$ref": "#/$defs/text"}, "timestamp": {"$ref": "#/$defs/text"},
 			"estimated_tokens": {"$ref": "#/$defs/count"}, "detail": {"$ref": "#/$defs/text"}}}`)
-	summarySchema = mustResolve(`{"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
+	summarySchema = mustResolve(`{
+		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["count", "estimated_tokens", "operation", "detail", "top_namespaces", "score_range"],
 		"properties": {"count": {"$ref": "#/$defs/count"}, "estimated_tokens": {"$ref": "#/$defs/count"},
 			"operation": {"$ref": "#/$defs/text"}, "detail": {"$ref": "#/$defs/text"},
