@@ -120,15 +120,9 @@ func literal(w *syntax.Word) (string, error) {
 					b.WriteByte(c)
 				}
 			}
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				return "", unsupported("$'...'")
-			}
+		case *syntax.SglQuoted: // never $'...' in POSIX: $ is a Lit of its own
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
-			if p.Dollar {
-				return "", unsupported(`$"..."`)
-			}
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {

@@ -373,11 +373,8 @@ func checkGuidanceTemplate(v *view) {
 	}
 	// A result kept on the server is named by its handle, which the tools
 	// that read it take.
-	if p, _ := v.desc["file_path"].(string); p != "" && !strings.Contains(g, p) {
-		if h, _ := v.desc["handle"].(string); h == "" {
-			v.fail("guidance does not name the file path")
-		} else if !strings.Contains(g, h) {
-			v.fail("guidance does not name the file path or the handle")
-		}
+	p, h := str(v.desc["file_path"]), str(v.desc["handle"])
+	if p != "" && !strings.Contains(g, p) && (h == "" || !strings.Contains(g, h)) {
+		v.fail("guidance does not name the file path (or the handle)")
 	}
 }
