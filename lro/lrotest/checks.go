@@ -413,10 +413,9 @@ func checkTopNamespaces(v *view) {
 	}
 	counts := map[string]int{}
 	for _, r := range v.file.records {
-		if m, ok := r.(map[string]any); ok {
-			if ns, ok := m["namespace"].(string); ok && ns != "" {
-				counts[ns]++
-			}
+		m, _ := r.(map[string]any)
+		if ns := str(m["namespace"]); ns != "" {
+			counts[ns]++
 		}
 	}
 	if want := min(5, len(counts)); len(list) != want {

@@ -88,21 +88,11 @@ func checkLineSchema(v *view) {
 	default:
 		for i, r := range v.file.records {
 			if err := resolved.Validate(r); err != nil {
-				v.fail("line %d is not valid under line_schema: %s", v.file.lineOf(i), oneLine(err.Error(), 300))
+				v.fail("line %d is not valid under line_schema: %s", v.file.lineOf[i], oneLine(err.Error(), 300))
 				return
 			}
 		}
 	}
-}
-
-// lineOf returns the line number in the file of record i.
-func (f *fileView) lineOf(i int) int {
-	for _, b := range f.bad {
-		if b <= i {
-			i++
-		}
-	}
-	return i + 2
 }
 
 func checkRecipeCount(v *view) {

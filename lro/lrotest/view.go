@@ -82,6 +82,7 @@ type fileView struct {
 	header  map[string]any // nil unless line 1 is a JSON object
 	lines   [][]byte       // record lines (line 2 on)
 	records []any          // the record lines that decoded
+	lineOf  []int          // the line number of each record
 	bad     []int          // the indexes in lines of those that did not
 }
 
@@ -230,7 +231,7 @@ func parseFile(path string, data []byte) *fileView {
 	f.lines = lines[1:]
 	for i, l := range f.lines {
 		if v, err := jqcmd.Decode(l); err == nil {
-			f.records = append(f.records, v)
+			f.records, f.lineOf = append(f.records, v), append(f.lineOf, i+2)
 		} else {
 			f.bad = append(f.bad, i)
 		}
@@ -247,10 +248,10 @@ type doc struct {
 // resultDocs returns the JSON documents of a result: its structuredContent
 // and every text content that is one JSON value.
 func resultDocs(res *mcp.CallToolResult) []doc {
-	var docs []doc
 	if res == nil {
 		return nil
 	}
+	var docs []doc
 	if data, err := json.Marshal(res.StructuredContent); err == nil && res.StructuredContent != nil {
 		if v, err := jqcmd.Decode(data); err == nil {
 			docs = append(docs, doc{"structuredContent", v})
