@@ -1,13 +1,8 @@
 // Package jqcmd reads the jq recipe commands of a descriptor, "tail -n +2
 // FILE | jq [options] FILTER" (or "cat FILE | jq ...", or "jq ... FILTER
-// FILE"), and runs them in process with github.com/itchyny/gojq, mirroring
-// jq's -s, -r, -j, -c, -n and -e and its --arg and --argjson variables.
-// The shell words are read with mvdan.cc/sh/v3/syntax; only plain words
-// (quotes and escapes, no expansion, redirection or other command) are
-// accepted, so that a command read here runs the same under sh.
-//
-// The conformance kit (lro/lrotest) runs recipes with it, and the tests that
-// compare jq releases on real data run gojq with it.
+// FILE"), as plain shell words read with mvdan.cc/sh/v3/syntax, and runs
+// them in process with github.com/itchyny/gojq, mirroring jq's -s, -r, -j,
+// -c, -n, -e, --arg and --argjson. lro/lrotest runs recipes with it.
 package jqcmd
 
 import (
@@ -17,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -46,17 +42,15 @@ func Words(s string) ([][]string, error) {
 		return nil, unsupported("a NUL or carriage return")
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
+	for i, r := range s {
 		switch {
-		case r == utf8.RuneError && n == 1:
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"): // a byte of invalid UTF-8
 			b.WriteRune(byteBase + rune(s[i]))
 		case r >= byteBase && r <= byteBase+0xFF:
 			return nil, unsupported("a rune of the private use plane 16")
 		default:
-			b.WriteString(s[i : i+n])
+			b.WriteRune(r)
 		}
-		i += n
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX), syntax.KeepComments(true)).Parse(strings.NewReader(b.String()), "")
 	if err != nil {
@@ -126,15 +120,9 @@ func literal(w *syntax.Word) (string, error) {
 					b.WriteByte(c)
 				}
 			}
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				return "", unsupported("$'...'")
-			}
+		case *syntax.SglQuoted: // never $'...' in POSIX: $ is a Lit of its own
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
-			if p.Dollar {
-				return "", unsupported(`$"..."`)
-			}
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
@@ -224,22 +212,13 @@ func ParseArgs(args []string) (*Call, error) {
 		}
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' {
 			for _, f := range a[1:] {
-				switch f {
-				case 's':
-					j.Slurp = true
-				case 'r':
-					j.Raw = true
-				case 'j':
-					j.Raw, j.Join = true, true
-				case 'c':
-					j.Compact = true
-				case 'n':
-					j.NullInput = true
-				case 'e':
-					j.ExitStatus = true
-				case 'a', 'S', 'C', 'M':
-				default:
+				set, ok := map[rune][]*bool{'s': {&j.Slurp}, 'r': {&j.Raw}, 'j': {&j.Raw, &j.Join}, 'c': {&j.Compact},
+					'n': {&j.NullInput}, 'e': {&j.ExitStatus}, 'a': nil, 'S': nil, 'C': nil, 'M': nil}[f]
+				if !ok {
 					return nil, unsupported("jq option -%c", f)
+				}
+				for _, p := range set {
+					*p = true
 				}
 			}
 		}
@@ -250,20 +229,11 @@ func ParseArgs(args []string) (*Call, error) {
 	}
 	j.Filter, j.files = args[positional[0]], positional[1:]
 	for i, a := range args {
-		if !contains(j.files, i) {
+		if !slices.Contains(j.files, i) {
 			j.Args = append(j.Args, a)
 		}
 	}
 	return j, nil
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Command is a recipe command understood: the jq call and the file it
@@ -355,22 +325,18 @@ func tailFromLine2(args []string) (int, bool) {
 // replaced by file: the same pipeline, each word quoted for sh, so that sh
 // runs the same commands with the same arguments on another file.
 func (c *Command) WithFile(file string) string {
-	var b strings.Builder
+	var stages []string
 	for i, stage := range c.stages {
-		if i > 0 {
-			b.WriteString(" | ")
-		}
+		words := make([]string, len(stage))
 		for j, w := range stage {
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			if i == c.fileAt[0] && j == c.fileAt[1] {
+			if [2]int{i, j} == c.fileAt {
 				w = file
 			}
-			b.WriteString(Quote(w))
+			words[j] = Quote(w)
 		}
+		stages = append(stages, strings.Join(words, " "))
 	}
-	return b.String()
+	return strings.Join(stages, " | ")
 }
 
 // Inputs decodes the JSON values of data, from its second line on when
@@ -394,48 +360,49 @@ func Inputs(data []byte, skipHeader bool) ([]any, error) {
 
 // Decode decodes exactly one JSON value.
 func Decode(b []byte) (any, error) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&v); err != nil {
+	vals, err := Inputs(b, false)
+	if err == nil && len(vals) != 1 {
+		err = fmt.Errorf("%d JSON values, want 1", len(vals))
+	}
+	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("more than one JSON value")
-	}
-	return v, nil
+	return vals[0], nil
 }
-
-var errHalt = errors.New("halt")
 
 // Run runs the call on the decoded inputs, which it does not modify, and
 // returns what jq prints, or an error where jq exits non-zero. The output
 // is bounded by max bytes.
 func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
+	it := &sliceIter{vals: inputs}
 	q, err := gojq.Parse(j.Filter)
+	var code *gojq.Code
+	if err == nil {
+		code, err = gojq.Compile(q, gojq.WithVariables(j.Names), gojq.WithInputIter(it))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("jq: compile error: %w", err)
 	}
-	it := &sliceIter{vals: inputs}
-	code, err := gojq.Compile(q, gojq.WithVariables(j.Names), gojq.WithInputIter(it))
-	if err != nil {
-		return nil, fmt.Errorf("jq: compile error: %w", err)
+	// The filter runs on each input in turn, or once on null (-n) or on
+	// every input (-s).
+	roots := gojq.Iter(it)
+	if j.NullInput {
+		roots = gojq.NewIter[any](nil)
+	} else if j.Slurp {
+		roots, it.next = gojq.NewIter[any](slices.Clone(inputs)), len(inputs)
 	}
 	var out bytes.Buffer
 	var last any
 	outputs := 0
-	runOn := func(v any) error {
-		iter := code.RunWithContext(ctx, v, j.Values...)
-		for {
-			x, ok := iter.Next()
-			if !ok {
-				return nil
-			}
+	for v, ok := roots.Next(); ok; v, ok = roots.Next() {
+		results := code.RunWithContext(ctx, v, j.Values...)
+		for x, ok := results.Next(); ok; x, ok = results.Next() {
 			if e, ok := x.(error); ok {
 				var halt *gojq.HaltError
 				if errors.As(e, &halt) && halt.Value() == nil && halt.ExitCode() == 0 {
-					return errHalt
+					return out.Bytes(), nil
 				}
-				return fmt.Errorf("jq: error: %w", e)
+				return out.Bytes(), fmt.Errorf("jq: error: %w", e)
 			}
 			outputs, last = outputs+1, x
 			if s, ok := x.(string); ok && j.Raw {
@@ -448,7 +415,7 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 					b, err = json.MarshalIndent(x, "", "  ")
 				}
 				if err != nil {
-					return err
+					return out.Bytes(), err
 				}
 				out.Write(b)
 			}
@@ -456,26 +423,11 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 				out.WriteByte('\n')
 			}
 			if out.Len() > max {
-				return fmt.Errorf("printed more than %d bytes", max)
+				return out.Bytes(), fmt.Errorf("printed more than %d bytes", max)
 			}
 		}
 	}
 	switch {
-	case j.NullInput:
-		err = runOn(nil)
-	case j.Slurp:
-		all := append([]any{}, it.vals...) // a copy: the caller's slice is shared
-		it.next = len(it.vals)
-		err = runOn(all)
-	default:
-		for v, ok := it.Next(); ok && err == nil; v, ok = it.Next() {
-			err = runOn(v)
-		}
-	}
-	switch {
-	case errors.Is(err, errHalt):
-		err = nil
-	case err != nil:
 	case ctx.Err() != nil:
 		err = fmt.Errorf("did not finish: %w", ctx.Err())
 	case j.ExitStatus && outputs == 0:
@@ -486,8 +438,8 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 	return out.Bytes(), err
 }
 
-// sliceIter is a gojq.Iter over decoded inputs, shared by the main loop and
-// the filter's input and inputs.
+// sliceIter is a gojq.Iter over the inputs, shared by Run and the filter's
+// input and inputs.
 type sliceIter struct {
 	vals []any
 	next int

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -42,22 +43,18 @@ type Config struct {
 	Level int
 
 	// Server holds the LRO settings the server runs with, in the words of
-	// lro.Options, whatever its language. The kit reads ThresholdTokens
-	// (default 1,600), Prefix (default "atlatl"), QueryArgument and
-	// DetailArgument (defaults "query" and "detail"), and TTL (default one
-	// hour), as lro does; it checks Operation, DefaultDetail and the folder
-	// of file_path (ClientDir, or else OutputDir) only when they are set.
-	// CleanupInterval enables L2.cleanup: the kit plants an expired file in
-	// OutputDir (if empty, the folder of the first offloaded file) and waits
-	// that long for the server to delete it; if zero, L2.cleanup is
-	// skipped. If nil, every field is zero.
+	// lro.Options, whatever its language. The kit reads ThresholdTokens,
+	// Prefix, QueryArgument, DetailArgument and TTL, with lro's defaults; it
+	// checks Operation, DefaultDetail and the folder of file_path (ClientDir,
+	// or else OutputDir) only when they are set. CleanupInterval enables
+	// L2.cleanup: the kit plants an expired file in OutputDir (if empty, the
+	// folder of the first offloaded file) and waits that long for the server
+	// to delete it. If nil, every field is zero.
 	Server *lro.Options
 
 	// Fallback is a session to a second instance of the server whose output
-	// folder cannot be written (for example, one started with
-	// ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR naming a folder that is then
-	// replaced by a regular file). It enables the L3.fallback checks; if
-	// nil, they are skipped.
+	// folder cannot be written. It enables the L3.fallback checks; if nil,
+	// they are skipped.
 	Fallback *mcp.ClientSession
 
 	// InProcess runs the recipes with github.com/itchyny/gojq even when jq
@@ -108,14 +105,6 @@ type report struct {
 
 func (r *report) ok() bool {
 	return !slices.ContainsFunc(r.results, func(res result) bool { return res.status == fail })
-}
-
-func (r *report) result(id string) (result, bool) {
-	i := slices.IndexFunc(r.results, func(res result) bool { return res.id == id })
-	if i < 0 {
-		return result{}, false
-	}
-	return r.results[i], true
 }
 
 var levelNames = map[int]string{1: "1 (basic)", 2: "2 (standard)", 3: "3 (full)"}
@@ -170,35 +159,29 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// Check runs every check up to cfg.Level against the tool cfg.Tool of the
-// server behind cs, writes the report to w (if not nil) as a table with
-// one row per requirement (pass, FAIL, warn or skip, with the reasons), and
-// reports whether no requirement failed. It never stops at the first
-// violation: a requirement that depends on something that failed is
-// skipped with the reason.
+// Check checks the tool cfg.Tool of the server behind cs up to cfg.Level,
+// writes the report to w (if not nil) as a table with one row per
+// requirement (pass, FAIL, warn or skip, with the reasons), and reports
+// whether no requirement failed.
 //
-// Check only uses the protocol (tools/list, tools/call and, for results
-// with a handle, resources/read) and the file system, which the kit shares
-// with the server, as LRO's clients do: it reads the offloaded files, runs
-// their recipes, and, for L2.cleanup, plants files in the output folder
-// (and removes them afterwards). A result that the server keeps in a store
-// is fetched into a private temporary folder, removed before Check
-// returns; the kit writes nowhere else.
+// Check uses only the protocol and the file system it shares with the
+// server: it reads the offloaded files, runs their recipes and, for
+// L2.cleanup, plants files in the output folder (removed afterwards). A
+// result kept in a store is fetched into a private temporary folder,
+// removed before Check returns.
 //
-// Check returns an error only when it cannot run at all: a nil cs, an
-// invalid cfg, or a tool the server does not list. It does not change cfg,
-// and is safe to call concurrently on different sessions.
+// Check returns an error only when it cannot run: a nil cs, an invalid cfg,
+// or a tool the server does not list. It does not change cfg, and is safe
+// to call concurrently on different sessions.
 func Check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, w io.Writer) (ok bool, err error) {
 	rep, err := check(ctx, cs, cfg)
 	if err != nil {
 		return false, err
 	}
 	if w != nil {
-		if err := rep.writeTable(w); err != nil {
-			return false, err
-		}
+		err = rep.writeTable(w)
 	}
-	return rep.ok(), nil
+	return rep.ok() && err == nil, err
 }
 
 // Run is [Check] for tests, in the manner of testing/slogtest.Run: it
@@ -240,15 +223,19 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	if c.tool == nil {
 		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
 	}
-	defer c.removeTemp()
+	defer func() {
+		if c.tmp != "" {
+			_ = os.RemoveAll(c.tmp) // the copies of fetched files
+		}
+	}()
 	c.run(ctx)
 	return c.report(), nil
 }
 
-// outcome gathers what the checks found about one requirement.
+// outcome gathers what the checks of one requirement found on every call.
 type outcome struct {
-	passes      int
-	fails, skip []string
+	passes       int
+	fails, skips []string
 }
 
 // checker runs one check.
@@ -259,11 +246,6 @@ type checker struct {
 	tool     *mcp.Tool
 	jq       string // how the shell runner runs jq; "" to run in process
 	outcomes []outcome
-
-	// The call being checked.
-	label    string
-	touched  map[string]bool
-	blockers []string
 
 	files          []offloadedFile // this run's offloaded files on this machine
 	fullCount      int             // records of the first offloaded file, or -1
@@ -314,74 +296,64 @@ func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
 	return c, nil
 }
 
-// Recording outcomes.
-
-func (c *checker) record(id string, passed bool, skipped bool, format string, args ...any) {
-	i := slices.IndexFunc(catalogue, func(r requirement) bool { return r.id == id })
-	if i < 0 {
-		panic("lrotest: unknown requirement " + id)
+// run makes every call and checks every requirement on it.
+func (c *checker) run(ctx context.Context) {
+	small := &view{c: c, ctx: ctx, label: "small", args: c.cfg.Small}
+	if small.args != nil {
+		c.call(small, c.cs)
 	}
-	if c.touched != nil {
-		c.touched[id] = true
+	c.checkScope(scopeSmall, small)
+	arg := c.srv.DetailArgument
+	asGiven, _ := c.cfg.Large[arg].(string)
+	label, detail := "large", asGiven
+	if asGiven != "" {
+		label = fmt.Sprintf("large (%s=%s)", arg, asGiven)
+	} else if d := string(c.srv.DefaultDetail); d != "" {
+		label, detail = fmt.Sprintf("large (no %s: default %s)", arg, d), d
 	}
-	if catalogue[i].level > c.cfg.Level {
-		return
-	}
-	o := &c.outcomes[i]
-	msg := fmt.Sprintf(format, args...)
-	if c.label != "" {
-		msg = c.label + ": " + msg
-	}
-	switch {
-	case passed:
-		o.passes++
-	case skipped:
-		o.skip = append(o.skip, msg)
-	default:
-		o.fails = append(o.fails, msg)
-	}
-}
-
-func (c *checker) pass(id string) { c.record(id, true, false, "") }
-
-// fail records a violation: a failure of a MUST, a warning for a SHOULD.
-func (c *checker) fail(id, format string, args ...any) { c.record(id, false, false, format, args...) }
-
-func (c *checker) skip(id, format string, args ...any) { c.record(id, false, true, format, args...) }
-
-// check records a pass when problems is empty and a violation otherwise.
-func (c *checker) check(id string, problems []string) {
-	if len(problems) == 0 {
-		c.pass(id)
-		return
-	}
-	c.fail(id, "%s", strings.Join(problems, "; "))
-}
-
-// block notes that a prerequisite failed: the requirements of this call
-// that are not checked are skipped naming it.
-func (c *checker) block(id string) { c.blockers = append(c.blockers, id) }
-
-func (c *checker) begin(label string) {
-	c.label, c.touched, c.blockers = label, map[string]bool{}, nil
-}
-
-// end skips every requirement of scope s that the call did not check.
-func (c *checker) end(s scope) {
-	reason := "not checked"
-	if len(c.blockers) > 0 {
-		reason = "not checked: depends on " + strings.Join(c.blockers, ", ")
-	}
-	for _, r := range catalogue {
-		if r.scope == s && !c.touched[r.id] {
-			c.skip(r.id, "%s", reason)
+	c.checkScope(scopeLarge, c.look(ctx, label, c.cfg.Large, detail))
+	for _, d := range c.cfg.Details {
+		if d != asGiven {
+			args := maps.Clone(c.cfg.Large)
+			args[arg] = d
+			c.checkScope(scopeLarge, c.look(ctx, fmt.Sprintf("large (%s=%s)", arg, d), args, d))
 		}
 	}
-	c.label, c.touched, c.blockers = "", nil, nil
+	if c.cfg.Level >= 3 {
+		c.checkScope(scopeBackup, c.lookFallback(ctx))
+	}
+	c.checkScope(scopeOnce, &view{c: c, ctx: ctx})
 }
 
-// fetchedText says how fetched files were read and checked.
-const fetchedText = "fetched with resources/read of their resource_link (lro://results/{handle}), their file_path being where a client that downloads them keeps them, into a private temporary folder; the recipes ran on those copies in place of file_path"
+// checkScope runs the check of every requirement of scope s up to the
+// level on v, skipping those whose need v lacks.
+func (c *checker) checkScope(s scope, v *view) {
+	for i, r := range catalogue {
+		if r.scope != s || r.level > c.cfg.Level {
+			continue
+		}
+		v.problems, v.skipped = nil, v.blocked(r.need)
+		if v.skipped == "" {
+			r.check(v)
+		}
+		prefix, o := "", &c.outcomes[i]
+		if v.label != "" {
+			prefix = v.label + ": "
+		}
+		switch {
+		case v.skipped != "":
+			o.skips = append(o.skips, prefix+v.skipped)
+		case len(v.problems) > 0:
+			o.fails = append(o.fails, prefix+strings.Join(v.problems, "; "))
+		default:
+			o.passes++
+		}
+	}
+}
+
+// fetchedText says how fetched files were read.
+const fetchedText = "fetched with resources/read of their resource_link into a private temporary folder, " +
+	"where the recipes ran on them in place of file_path"
 
 func (c *checker) report() *report {
 	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, recipes: c.jq, files: "none read"}
@@ -389,7 +361,7 @@ func (c *checker) report() *report {
 	case c.cfg.Level < 2:
 		rep.recipes = "not at all (Level 1 does not run them)"
 	case c.jq == "":
-		rep.recipes = "in process with github.com/itchyny/gojq (jq options -s -r -j -c -n -e --arg --argjson mirrored; object keys come out sorted)"
+		rep.recipes = "in process with github.com/itchyny/gojq (jq's options mirrored; object keys come out sorted)"
 	}
 	switch {
 	case c.fetched == 0 && c.local > 0:
@@ -412,10 +384,7 @@ func (c *checker) report() *report {
 		case o.passes > 0:
 			res.status = pass
 		default:
-			res.status, res.reasons = skip, dedupe(o.skip)
-			if len(res.reasons) == 0 {
-				res.reasons = []string{"not checked"}
-			}
+			res.status, res.reasons = skip, dedupe(o.skips)
 		}
 		rep.results = append(rep.results, res)
 	}
@@ -430,71 +399,4 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
-}
-
-// run makes every call and check.
-func (c *checker) run(ctx context.Context) {
-	if c.cfg.Small != nil {
-		c.runSmall(ctx)
-	} else {
-		c.skip("L1.inline.small", "no Config.Small: give arguments whose result is within the threshold")
-	}
-	arg := c.srv.DetailArgument
-	asGiven, _ := c.cfg.Large[arg].(string)
-	first := largeCase{label: "large", args: c.cfg.Large, detail: asGiven}
-	if asGiven != "" {
-		first.label = fmt.Sprintf("large (%s=%s)", arg, asGiven)
-	} else if d := string(c.srv.DefaultDetail); d != "" {
-		first.detail, first.label = d, fmt.Sprintf("large (no %s: default %s)", arg, d)
-	}
-	c.runLarge(ctx, first)
-	for _, d := range c.cfg.Details {
-		if d != asGiven {
-			args := maps.Clone(c.cfg.Large)
-			args[arg] = d
-			c.runLarge(ctx, largeCase{label: fmt.Sprintf("large (%s=%s)", arg, d), args: args, detail: d})
-		}
-	}
-	if c.cfg.Level >= 3 {
-		c.runFallback(ctx)
-	}
-	c.skip("L3.events", "not observable over MCP: events are emitted inside the server; check them in-process (lro's TestConformanceLevel3 does)")
-	if c.cfg.Level >= 2 {
-		c.finishCleanup(ctx)
-	}
-}
-
-// largeCase is one call with the large arguments.
-type largeCase struct {
-	label  string
-	args   map[string]any
-	detail string // the detail level the file must have; "" when unknown
-}
-
-// call calls the tool on cs with args, and returns the result, or why the
-// call failed.
-func (c *checker) call(ctx context.Context, cs *mcp.ClientSession, args map[string]any) (*mcp.CallToolResult, string) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.cfg.Tool, Arguments: args})
-	switch {
-	case err != nil:
-		return nil, fmt.Sprintf("the call failed: %v", err)
-	case res.IsError:
-		return nil, "the tool returned an error: " + oneLine(resultText(res), 200)
-	}
-	return res, ""
-}
-
-func (c *checker) runSmall(ctx context.Context) {
-	c.begin("small")
-	defer c.end(scopeSmall)
-	res, failed := c.call(ctx, c.cs, c.cfg.Small)
-	switch {
-	case failed != "":
-		c.fail("L1.inline.small", "%s", failed)
-	case findDescriptor(res, true) != nil:
-		c.fail("L1.inline.small", "the result was offloaded (%s); the small arguments must give a result within the threshold of %d tokens",
-			describeDescriptor(findDescriptor(res, true)), c.srv.ThresholdTokens)
-	default:
-		c.pass("L1.inline.small")
-	}
 }

@@ -16,6 +16,15 @@ import (
 	"github.com/zircote/lro-go/lro"
 )
 
+// result returns the result of the requirement id.
+func (r *report) result(id string) (result, bool) {
+	i := slices.IndexFunc(r.results, func(res result) bool { return res.id == id })
+	if i < 0 {
+		return result{}, false
+	}
+	return r.results[i], true
+}
+
 // statuses returns the IDs of the results with each status.
 func statuses(rep *report) map[status][]string {
 	m := map[status][]string{}

@@ -1,0 +1,440 @@
+package lrotest
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/offload"
+)
+
+// The checks of Level 1, on each call with the large arguments.
+
+const idPath = "L1.descriptor.file_path"
+
+func checkInlineSmall(v *view) {
+	switch d := findDescriptor(v.res, true); {
+	case v.args == nil:
+		v.skip("no Config.Small: give arguments whose result is within the threshold")
+	case v.failed != "":
+		v.fail("%s", v.failed)
+	case d != nil:
+		v.fail("the result was offloaded (file_path %s); the small arguments must give a result within the threshold of %d tokens",
+			jsonText(d["file_path"]), v.c.srv.ThresholdTokens)
+	}
+}
+
+func checkOffloadLarge(v *view) {
+	switch {
+	case v.failed != "":
+		v.fail("%s", v.failed)
+	case v.desc == nil:
+		v.fail("the result is inline (%d characters of text), not offloaded; give large arguments whose result set is above the threshold of %d tokens",
+			len(resultText(v.res)), v.c.srv.ThresholdTokens)
+	}
+}
+
+func checkThreshold(v *view) {
+	est, _ := asInt(v.file.header["estimated_tokens"])
+	if limit := v.c.srv.ThresholdTokens; est <= int64(limit) {
+		v.fail("offloaded although the header estimates %d tokens, not above the threshold of %d", est, limit)
+	}
+}
+
+// checkEstimate compares the header's estimate with characters / 4 of the
+// record lines or, for a file that keeps the whole result beside its
+// records (lro-go's "result"), of everything the client would have received.
+func checkEstimate(v *view) {
+	est, _ := asInt(v.file.header["estimated_tokens"])
+	texts, what := v.file.lines, "the record lines hold"
+	if whole := wholeResult(v.file); whole != nil {
+		texts, what = whole, "the result the file keeps holds"
+	}
+	var chars, wide int
+	for _, l := range texts {
+		for _, r := range string(l) {
+			chars++
+			// Tokenizers spend about one token per rune of Hangul, CJK,
+			// kana and fullwidth forms.
+			if r >= 0x1100 && r <= 0x11FF || r >= 0x2E80 && r <= 0xA4CF || r >= 0xAC00 && r <= 0xD7AF ||
+				r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFFEF || r >= 0x20000 && r <= 0x3FFFF {
+				wide++
+			}
+		}
+	}
+	lo, hi := float64(chars)/4/2, 2*(float64(chars-wide)/4+float64(wide)+float64(len(texts)))
+	if float64(est) < lo || float64(est) > hi {
+		v.fail("the header estimates %d tokens; %s %d characters, ~%d tokens at 4 characters per token", est, what, chars, chars/4)
+	}
+}
+
+// wholeResult returns the texts a client would have received of the result
+// a file keeps whole (its header's "result", the records put back): every
+// text item and the structured content's JSON; nil for a file without one.
+func wholeResult(f *fileView) [][]byte {
+	var layout struct {
+		Result    json.RawMessage
+		RecordsAt []jsonlfile.Placement `json:"records_at"`
+		Copies    []jsonlfile.Copy
+	}
+	line, _, _ := bytes.Cut(f.data, []byte("\n"))
+	if f.header["result"] == nil || json.Unmarshal(line, &layout) != nil {
+		return nil
+	}
+	h := jsonlfile.FileHeader{Result: layout.Result, RecordsAt: layout.RecordsAt, Copies: layout.Copies}
+	var res struct {
+		Content           []struct{ Type, Text string }
+		StructuredContent json.RawMessage
+	}
+	rebuilt, err := offload.Rebuild(h, f.lines)
+	if err == nil && json.Unmarshal(rebuilt, &res) == nil {
+		var texts [][]byte
+		for _, c := range res.Content {
+			if c.Type == "text" {
+				texts = append(texts, []byte(c.Text))
+			}
+		}
+		if res.StructuredContent != nil {
+			texts = append(texts, res.StructuredContent)
+		}
+		return texts
+	}
+	// The lines do not fit the header (other checks say why): count them,
+	// twice when a text repeated them, beside the rest.
+	texts := append([][]byte{h.Result}, f.lines...)
+	if len(h.Copies) > 0 {
+		texts = append(texts, f.lines...)
+	}
+	return texts
+}
+
+func checkOffloadedFlag(v *view) {
+	if v.desc["offloaded"] != true {
+		v.fail("offloaded is %s, want true", jsonText(v.desc["offloaded"]))
+	}
+}
+
+func checkFilePath(v *view) { v.problems = v.found[idPath] }
+
+func checkHandle(v *view) {
+	if _, ok := v.desc["handle"]; !ok {
+		v.skip("the descriptor has no handle: the server keeps its results where the client reads file_path")
+	}
+	v.problems = v.found[idHandle]
+}
+
+func checkOutputSchema(v *view) {
+	if v.c.tool.OutputSchema == nil {
+		v.skip("the tool advertises no outputSchema")
+		return
+	}
+	resolved, err := resolveSchema(v.c.tool.OutputSchema)
+	switch {
+	case err != nil:
+		v.fail("the tool's outputSchema does not resolve: %v", err)
+	case v.res.StructuredContent == nil:
+		v.fail("the tool advertises an outputSchema but the offloaded result has no structuredContent")
+	default:
+		var sc any
+		data, err := json.Marshal(v.res.StructuredContent)
+		if err = errors.Join(err, json.Unmarshal(data, &sc)); err == nil {
+			err = resolved.Validate(sc)
+		}
+		if err != nil {
+			v.fail("structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", oneLine(err.Error(), 300))
+		}
+	}
+}
+
+func resolveSchema(schema any) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	data, err := json.Marshal(schema)
+	if err = errors.Join(err, json.Unmarshal(data, &s)); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+}
+
+var (
+	cursorKey = regexp.MustCompile(`cursor|^(nextoffset|nextpage|nextpagetoken|pagetoken|nexttoken)$`)
+	index     = regexp.MustCompile(`\[\d+\]`)
+)
+
+func checkNoCursor(v *view) {
+	docs := resultDocs(v.res)
+	for k, m := range v.res.Meta {
+		docs = append(docs, doc{"_meta", map[string]any{k: m}})
+	}
+	var found []string
+	for _, d := range docs {
+		walk(d.v, "", func(path, k string, _ any) {
+			k2 := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+			if k != "" && cursorKey.MatchString(k2) && !strings.Contains(path+".", ".line_schema.") {
+				found = append(found, d.where+index.ReplaceAllString(path, "[]")+"."+k)
+			}
+		})
+	}
+	if found = dedupe(found); len(found) > 0 {
+		v.fail("the offloaded result carries a pagination cursor: %s", strings.Join(found, ", "))
+	}
+}
+
+// parseName parses a file name {prefix}-{operation}-{ulid}.jsonl, or, when
+// random is set, also {prefix}-{operation}-{ulid}-{random}.jsonl with at
+// least 128 bits of random in lower-case hex: a handle's name.
+func (c *checker) parseName(base string, random bool) (op string, id ulid.ULID, ok bool) {
+	suffix := ``
+	if random {
+		suffix = `(?:-[0-9a-f]{32,})?`
+	}
+	m := regexp.MustCompile(`^` + regexp.QuoteMeta(c.srv.Prefix) + `-(.+)-([0-9A-HJKMNP-TV-Z]{26})` + suffix + `\.jsonl$`).FindStringSubmatch(base)
+	if m == nil {
+		return "", id, false
+	}
+	id, err := ulid.ParseStrict(m[2])
+	return m[1], id, err == nil
+}
+
+func checkFileName(v *view) {
+	p, _ := v.desc["file_path"].(string)
+	if !filepath.IsAbs(p) {
+		v.skip("depends on " + idPath)
+		return
+	}
+	_, handle := v.desc["handle"]
+	base, prefix := filepath.Base(p), v.c.srv.Prefix
+	switch _, u, ok := v.c.parseName(base, handle); {
+	case !ok:
+		v.fail("base name %q is not %s-{operation}-{ulid}.jsonl (with a handle, -{32+ lower-case hex digits} may follow the ULID)", base, prefix)
+	case !v.inCall(ulid.Time(u.Time())):
+		v.fail("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), v.start.UTC().Format(time.RFC3339))
+	}
+	if dir := cmp.Or(v.c.srv.ClientDir, v.c.srv.OutputDir); dir != "" && !sameDir(filepath.Dir(p), dir) {
+		v.fail("the file is in %s, not in the output folder %s", filepath.Dir(p), dir)
+	}
+}
+
+func (v *view) inCall(t time.Time) bool {
+	return !t.Before(v.start.Add(-maxClockSkew)) && !t.After(v.end.Add(maxClockSkew))
+}
+
+func sameDir(a, b string) bool {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	return real(a) == real(b)
+}
+
+func checkOperation(v *view) {
+	v.agree("operation", v.nameOp, v.c.srv.Operation, "Config.Server.Operation", false)
+}
+
+func checkDetail(v *view) { v.agree("detail", "", v.detail, "the call's detail level", true) }
+
+// agree checks that the header's, the summary's and (for the operation) the
+// file name's key agree, with want (from) when it is set.
+func (v *view) agree(key, fromName, want, from string, fold bool) {
+	var header map[string]any
+	if v.file != nil {
+		header = v.file.header
+	}
+	var got [][2]string
+	sources := [][2]string{{"the header", str(header[key])}, {"the summary", str(v.summary[key])}, {"the file name", fromName}}
+	for _, g := range sources {
+		if g[1] != "" {
+			got = append(got, g)
+		}
+	}
+	switch {
+	case len(got) == 0:
+		v.skip("no %s to compare (see L1.header.fields, L1.summary.fields)", key)
+		return
+	case want == "" && key == "detail" && len(got) < 2:
+		v.skip("the call names no detail level and Config.Server.DefaultDetail is empty")
+		return
+	case want == "":
+		want, from = got[0][1], got[0][0]
+	}
+	for _, g := range got {
+		if g[1] != want && !(fold && strings.EqualFold(g[1], want)) {
+			v.fail("%s says %s %q but %s is %q", g[0], key, g[1], from, want)
+		}
+	}
+}
+
+func checkHeaderType(v *view) {
+	switch f := v.file; {
+	case len(f.data) == 0:
+		v.fail("the file is empty")
+	case f.header == nil:
+		v.fail("line 1 is not a JSON object: %s", oneLine(string(f.data[:min(len(f.data), 120)]), 120))
+	case f.header["type"] != "lro_header":
+		v.fail("the header's type is %s, want \"lro_header\"", jsonText(f.header["type"]))
+	}
+}
+
+// headerSchema and summarySchema give the fields of OffloadHeader and
+// OffloadSummary their types.
+var (
+	headerSchema = mustResolve(`{
+		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
+		"required": ["type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"],
+		"properties": {"type": {"$ref": "#/$defs/text"}, "operation": {"$ref": "#/$defs/text"},
+			"query": {"type": ["string", "null"]}, "count": {"$ref": "#/$defs/count"},
+			"schema_version": {"$ref": "#/$defs/text"}, "timestamp": {"$ref": "#/$defs/text"},
+			"estimated_tokens": {"$ref": "#/$defs/count"}, "detail": {"$ref": "#/$defs/text"}}}`)
+	summarySchema = mustResolve(`{
+		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
+		"required": ["count", "estimated_tokens", "operation", "detail", "top_namespaces", "score_range"],
+		"properties": {"count": {"$ref": "#/$defs/count"}, "estimated_tokens": {"$ref": "#/$defs/count"},
+			"operation": {"$ref": "#/$defs/text"}, "detail": {"$ref": "#/$defs/text"},
+			"top_namespaces": {"type": "array", "items": {"type": "string"}, "maxItems": 5, "uniqueItems": true},
+			"score_range": {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}`)
+)
+
+func mustResolve(schema string) *jsonschema.Resolved {
+	r, err := resolveSchema(json.RawMessage(schema))
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func checkHeaderFields(v *view) {
+	if err := headerSchema.Validate(v.file.header); err != nil {
+		v.fail("the header does not type its fields as OffloadHeader: %v", err)
+	}
+}
+
+func checkTimestamp(v *view) {
+	ts := str(v.file.header["timestamp"])
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"} {
+		if err != nil {
+			t, err = time.Parse(layout, ts)
+		}
+	}
+	switch {
+	case err != nil:
+		v.fail("timestamp %q is not an ISO 8601 date and time with a time zone (RFC 3339)", ts)
+	case !v.inCall(t):
+		v.fail("timestamp %s is not the time of the call (%s)", ts, v.start.UTC().Format(time.RFC3339))
+	}
+}
+
+func checkHeaderCount(v *view) {
+	if n, _ := asInt(v.file.header["count"]); int(n) != len(v.file.lines) {
+		v.fail("the header's count is %d but %d lines follow it", n, len(v.file.lines))
+	}
+}
+
+func checkQuery(v *view) {
+	qa := v.c.srv.QueryArgument
+	q, ok := v.args[qa].(string)
+	got := v.file.header["query"]
+	switch {
+	case !ok:
+		v.skip("the call has no string %s argument", qa)
+	case got != q:
+		v.fail("the header's query is %s, want %q (the call's %s argument)", jsonText(got), q, qa)
+	}
+}
+
+func checkRecordLines(v *view) {
+	for n, i := range v.file.bad {
+		what := "not one JSON value"
+		if len(bytes.TrimSpace(v.file.lines[i])) == 0 {
+			what = "empty"
+		}
+		if n == 3 {
+			v.fail("and %d more", len(v.file.bad)-3)
+			break
+		}
+		v.fail("line %d is %s", i+2, what)
+	}
+}
+
+func checkSummaryFields(v *view) {
+	raw, present := v.desc["summary"]
+	switch {
+	case !present:
+		v.fail("the descriptor has no summary")
+	case v.summary == nil:
+		v.fail("summary is %s, not an object", jsonText(raw))
+	default:
+		if err := summarySchema.Validate(v.summary); err != nil {
+			v.fail("summary does not type its fields as OffloadSummary: %v", err)
+		} else if r, _ := v.summary["score_range"].([]any); r != nil && r[0].(float64) > r[1].(float64) {
+			v.fail("score_range %s has its min above its max", jsonText(r))
+		}
+	}
+}
+
+func checkSummaryCount(v *view) {
+	if n, ok := asInt(v.summary["count"]); !ok {
+		v.skip("no integer summary.count (see L1.summary.fields)")
+	} else if int(n) != len(v.file.lines) {
+		v.fail("summary.count is %d but the file holds %d record lines", n, len(v.file.lines))
+	}
+}
+
+func checkSummaryTokens(v *view) {
+	st, ok := asInt(v.summary["estimated_tokens"])
+	ht, _ := asInt(v.file.header["estimated_tokens"])
+	switch {
+	case !ok:
+		v.skip("no integer summary.estimated_tokens (see L1.summary.fields)")
+	case st <= 0:
+		v.fail("summary.estimated_tokens is %d: offloading a result set above the threshold saves tokens", st)
+	case st > ht:
+		v.fail("summary.estimated_tokens (%d) is more than the header's estimate of the whole result set (%d)", st, ht)
+	}
+}
+
+func checkTopNamespaces(v *view) {
+	list, ok := v.summary["top_namespaces"].([]any)
+	if !ok {
+		v.skip("no top_namespaces array (see L1.summary.fields)")
+		return
+	}
+	counts := map[string]int{}
+	for _, r := range v.file.records {
+		m, _ := r.(map[string]any)
+		if ns := str(m["namespace"]); ns != "" {
+			counts[ns]++
+		}
+	}
+	if want := min(5, len(counts)); len(list) != want {
+		v.fail("lists %d namespaces; the records have %d distinct ones, so want %d", len(list), len(counts), want)
+	}
+	var prev string
+	for i, e := range list {
+		ns, _ := e.(string)
+		switch {
+		case counts[ns] == 0:
+			v.fail("%q is the namespace of no record", ns)
+		case i > 0 && counts[ns] > counts[prev]:
+			v.fail("%q (%d records) comes after %q (%d records): not most frequent first", ns, counts[ns], prev, counts[prev])
+		}
+		prev = ns
+	}
+	for _, ns := range slices.Sorted(maps.Keys(counts)) {
+		if len(list) > 0 && !slices.Contains(list, any(ns)) && counts[ns] > counts[prev] {
+			v.fail("%q (%d records) is left out, but is more frequent than %q (%d)", ns, counts[ns], prev, counts[prev])
+		}
+	}
+}

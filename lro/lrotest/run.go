@@ -1,0 +1,252 @@
+package lrotest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/zircote/lro-go/internal/jqcmd"
+)
+
+// Running recipes. The commands come from the server under test: the kit
+// runs only those that jqcmd.Parse reads, tail or cat piped into jq with
+// plain words, so that a hostile server cannot run anything else on the
+// client's machine; sh runs exactly the words read, each quoted again.
+
+// maxRecipeOutput caps what the kit keeps of a recipe's standard output.
+const maxRecipeOutput = 256 << 20
+
+// shellJQ says which jq sh runs, or "" when there is no sh or jq.
+func shellJQ() string {
+	_, noSh := exec.LookPath("sh")
+	jq, err := exec.LookPath("jq")
+	if noSh != nil || err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, jq, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("sh -c with %s (%s)", strings.TrimSpace(string(out)), jq)
+}
+
+// limitedBuffer keeps the first max bytes written to it.
+type limitedBuffer struct {
+	bytes.Buffer
+	max       int
+	truncated bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room < len(p) {
+		b.truncated = true
+		b.Buffer.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// inputCache keeps the decoded records of the last input, since the ten
+// recipes of a descriptor read the same file; gojq never modifies them.
+type inputCache struct {
+	data       []byte
+	skipHeader bool
+	inputs     []any
+	err        error
+}
+
+// runRecipe runs command on the offloaded file f, with sh and jq when
+// c.jq is set, else in process: a command that reads f.path reads f.data,
+// the content of f.local.
+func (c *checker) runRecipe(ctx context.Context, command string, f *fileView, cache *inputCache) ([]byte, error) {
+	rc, err := jqcmd.Parse(command)
+	if err != nil {
+		return nil, fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)
+	}
+	if c.jq == "" {
+		input := f.data
+		if rc.File != f.path {
+			if input, err = os.ReadFile(rc.File); err != nil {
+				return nil, err
+			}
+		}
+		if len(input) == 0 || len(cache.data) != len(input) || &cache.data[0] != &input[0] || cache.skipHeader != rc.SkipHeader {
+			cache.inputs, cache.err = jqcmd.Inputs(input, rc.SkipHeader)
+			cache.data, cache.skipHeader = input, rc.SkipHeader
+		}
+		if cache.err != nil {
+			return nil, cache.err
+		}
+		return rc.JQ.Run(ctx, cache.inputs, maxRecipeOutput)
+	}
+	file := rc.File
+	if file == f.path {
+		file = f.local // the kit's copy of a fetched file
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", rc.WithFile(file))
+	stdout, stderr := &limitedBuffer{max: maxRecipeOutput}, &limitedBuffer{max: 4096}
+	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = stdout, stderr, time.Second
+	err = cmd.Run()
+	msg := strings.TrimSpace(stderr.String())
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("did not finish: %w", ctx.Err())
+	case err != nil && msg != "":
+		err = fmt.Errorf("%v: %s", err, msg)
+	case err != nil:
+	case msg != "":
+		err = fmt.Errorf("wrote to standard error: %s", msg)
+	case stdout.truncated:
+		err = fmt.Errorf("printed more than %d bytes", maxRecipeOutput)
+	}
+	return stdout.Bytes(), err
+}
+
+// filterRefs are the field paths that a jq filter indexes.
+type filterRefs struct {
+	// all holds every path, as written: .a.b gives [a b], {a} gives [a],
+	// .[0].a and .[].a give [a] (the elements of a slurped array are records
+	// too). Array iteration and numeric indexes are skipped within a path; a
+	// path through a computed index (.[$k]) ends there.
+	all [][]string
+	// record holds the paths of all that index the input records: it leaves
+	// out paths that follow the construction of an object with the same key
+	// ({count: length} ... .count), and .key and .value when the filter
+	// uses to_entries or with_entries.
+	record [][]string
+}
+
+// fieldRefs returns the field paths of a jq filter, read from its gojq
+// syntax tree. The result is an approximation meant to find fields that no
+// record has, not a type checker.
+func fieldRefs(filter string) (filterRefs, error) {
+	q, err := gojq.Parse(filter)
+	if err != nil {
+		return filterRefs{}, err
+	}
+	w := &refWalker{built: map[string]bool{}}
+	w.walk(reflect.ValueOf(q))
+	refs := filterRefs{all: w.all}
+	for _, r := range w.record {
+		if !w.entries || r[0] != "key" && r[0] != "value" {
+			refs.record = append(refs.record, r)
+		}
+	}
+	return refs, nil
+}
+
+type refWalker struct {
+	all, record [][]string
+	built       map[string]bool // keys of objects constructed so far
+	entries     bool            // the filter uses to_entries or with_entries
+}
+
+func (w *refWalker) add(chain []string) {
+	if len(chain) == 0 {
+		return
+	}
+	w.all = append(w.all, chain)
+	if !w.built[chain[0]] {
+		w.record = append(w.record, chain)
+	}
+}
+
+// walk visits every node of the syntax tree below v, in order.
+func (w *refWalker) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		switch n := v.Interface().(type) {
+		case *gojq.Term:
+			w.term(n)
+			return
+		case *gojq.ObjectKeyVal:
+			key, constKey := n.Key, n.Key != ""
+			if n.KeyString != nil && n.KeyString.Queries == nil {
+				key, constKey = n.KeyString.Str, true
+			}
+			switch {
+			case !constKey || strings.HasPrefix(key, "$"):
+			case n.Val == nil && n.KeyQuery == nil:
+				w.add([]string{key}) // {a} is {a: .a}
+			default:
+				w.built[key] = true
+			}
+		case *gojq.Func:
+			w.entries = w.entries || n.Name == "to_entries" || n.Name == "with_entries"
+		}
+		w.walk(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				w.walk(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			w.walk(v.Index(i))
+		}
+	}
+}
+
+// indexKey returns the constant field name of an index, if it has one.
+func indexKey(ix *gojq.Index) (name string, isName, isConst bool) {
+	switch {
+	case ix.Name != "":
+		return ix.Name, true, true
+	case ix.Str != nil:
+		return ix.Str.Str, ix.Str.Queries == nil, ix.Str.Queries == nil
+	case ix.IsSlice:
+		return "", false, true
+	case ix.Start != nil && ix.Start.Term != nil && ix.Start.Left == nil && ix.Start.Right == nil:
+		t := ix.Start.Term
+		switch {
+		case t.Type == gojq.TermTypeString && t.Str != nil && t.Str.Queries == nil && len(t.SuffixList) == 0:
+			return t.Str.Str, true, true
+		case t.Type == gojq.TermTypeNumber, t.Type == gojq.TermTypeUnary && t.Unary != nil && t.Unary.Term != nil && t.Unary.Term.Type == gojq.TermTypeNumber:
+			return "", false, true
+		}
+	}
+	return "", false, false
+}
+
+// term adds the path a term indexes from its input (.a.b, .["a"][0].b),
+// after the paths of the terms within it.
+func (w *refWalker) term(t *gojq.Term) {
+	var chain []string
+	relative := t.Type == gojq.TermTypeIdentity // the chain starts at the input (.)
+	if t.Type == gojq.TermTypeIndex {
+		name, isName, isConst := indexKey(t.Index)
+		if isName {
+			chain = []string{name}
+		}
+		relative = isConst
+	}
+	for _, s := range t.SuffixList {
+		if s.Index == nil {
+			continue // iteration: the existence check looks through arrays
+		}
+		switch name, isName, isConst := indexKey(s.Index); {
+		case !relative:
+		case isName:
+			chain = append(chain, name)
+		case !isConst:
+			// A computed index: what follows is not a known path.
+			w.add(chain)
+			chain, relative = nil, false
+		}
+	}
+	w.walk(reflect.ValueOf(t).Elem())
+	w.add(chain)
+}
