@@ -139,11 +139,10 @@ func (c comparison) name() string {
 // fill takes the figures of c from results. It fails when the benchmark did
 // not run or did not report one of the three metrics, naming it.
 func fill(c comparison, results []benchResult) (compared, error) {
-	i := slices.IndexFunc(results, func(r benchResult) bool { return r.Name == c.name() })
-	if i < 0 {
+	r, ok := find(results, func(r benchResult) bool { return r.Name == c.name() })
+	if !ok {
 		return compared{}, fmt.Errorf("%s %s: no result", c.Pkg, c.name())
 	}
-	r := results[i]
 	out := compared{comparison: c, Iters: r.Iters}
 	for _, m := range []struct {
 		unit string
@@ -151,15 +150,11 @@ func fill(c comparison, results []benchResult) (compared, error) {
 	}{{c.A + "-median-ns", &out.ANs}, {c.B + "-median-ns", &out.BNs}, {c.A + "/" + c.B, &out.Ratio}} {
 		v, ok := r.Metrics[m.unit]
 		if !ok {
-			return compared{}, fmt.Errorf("%s %s: no metric %q (have %v)", c.Pkg, c.name(), m.unit, keys(r.Metrics))
+			return compared{}, fmt.Errorf("%s %s: no metric %q (have %v)", c.Pkg, c.name(), m.unit, slices.Sorted(maps.Keys(r.Metrics)))
 		}
 		*m.dst = v
 	}
 	return out, nil
-}
-
-func keys(m map[string]float64) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 // benchResult is one result line of `go test -bench`: the benchmark's name
