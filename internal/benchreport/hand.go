@@ -7,9 +7,8 @@ import (
 )
 
 // byHand is the report's section of figures measured one at a time by the
-// tests and benchmarks it names, each with its command: maintained by hand in
-// by-hand.md and copied into the report unchanged by every run, so that
-// regenerating the measured sections never loses them.
+// tests and benchmarks it names: kept by hand in by-hand.md and copied into
+// the report by every run.
 //
 //go:embed by-hand.md
 var byHand string
@@ -30,8 +29,7 @@ func handSection(hand string) string {
 }
 
 // spliceHand returns the report md with its section measured one at a time
-// replaced by hand, the rest unchanged: how -hand updates the report
-// without measuring anything.
+// replaced by hand, the rest unchanged (-hand).
 func spliceHand(md, hand string) (string, error) {
 	i := strings.Index(md, handBegin+"\n")
 	if i < 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -24,15 +23,16 @@ type machine struct {
 	LoadEnd   [3]float64 // and when it ended
 }
 
-// noisy reports whether the load average was high while measuring: above
-// half the logical CPUs at the start or the end of the run.
-func (m machine) noisy() bool {
-	return max(m.LoadStart[0], m.LoadEnd[0]) > float64(m.Cores)/2
-}
-
 // readMachine describes this machine and the go tool goTool.
 func readMachine(ctx context.Context, goTool, jq string) (machine, error) {
-	m := machine{CPU: cpuModel(), Cores: runtime.NumCPU(), OS: osName(), MemBytes: memTotal()}
+	m := machine{CPU: runtime.GOARCH, Cores: runtime.NumCPU(), OS: runtime.GOOS, LoadStart: loadAvg()}
+	if cpu := fileField("/proc/cpuinfo", "model name", ":"); cpu != "" {
+		m.CPU = cpu + " (" + runtime.GOARCH + ")"
+	}
+	if name := fileField("/etc/os-release", "PRETTY_NAME", "="); name != "" {
+		m.OS += ", " + strings.Trim(name, `"`)
+	}
+	m.MemBytes, _ = kB(fileField("/proc/meminfo", "MemTotal", ":"))
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
@@ -46,69 +46,35 @@ func readMachine(ctx context.Context, goTool, jq string) (machine, error) {
 			m.JQ = strings.TrimSpace(string(out))
 		}
 	}
-	m.LoadStart = loadAvg()
 	return m, nil
 }
 
-// cpuModel returns the CPU's model name from /proc/cpuinfo, or the
-// architecture when it cannot be read.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v) + " (" + runtime.GOARCH + ")"
+// fileField returns the value after sep on the first line of the file at
+// path whose key (before sep, spaces trimmed) is key, or "".
+func fileField(path, key, sep string) string {
+	b, _ := os.ReadFile(path)
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, sep); ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
 		}
 	}
-	return runtime.GOARCH
+	return ""
 }
 
-// osName returns the distribution's pretty name with the GOOS, or the GOOS.
-func osName() string {
-	b, err := os.ReadFile("/etc/os-release")
-	if err != nil {
-		return runtime.GOOS
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "PRETTY_NAME="); ok {
-			return runtime.GOOS + ", " + strings.Trim(v, `"`)
-		}
-	}
-	return runtime.GOOS
-}
-
-// memTotal returns the physical memory from /proc/meminfo, or 0.
-func memTotal() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
+// kB parses a size of /proc, "1234 kB", into bytes.
+func kB(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSuffix(s, " kB"), 10, 64)
+	return n << 10, err
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages, zero where unknown.
 func loadAvg() [3]float64 {
 	var l [3]float64
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return l
-	}
-	f := strings.Fields(string(b))
-	for i := 0; i < 3 && i < len(f); i++ {
-		l[i], _ = strconv.ParseFloat(f[i], 64)
+	b, _ := os.ReadFile("/proc/loadavg")
+	for i, f := range strings.Fields(string(b)) {
+		if i < 3 {
+			l[i], _ = strconv.ParseFloat(f, 64)
+		}
 	}
 	return l
 }

@@ -18,21 +18,19 @@ const paperShellStartup = "50–100 ms"
 const paperDescriptorTokens = 800
 
 // paperTokensPerRecord is the paper's t, tokens per full-detail memory
-// record. Its symbol is lost in the text; 155 is the value that reproduces
-// every cell of Table 1 (and the paper's Appendix C example: 247 memories,
-// ~38,285 tokens, 155 a record).
+// record, lost in its text: 155 reproduces every cell of Table 1 (and its
+// Appendix C: 247 memories, ~38,285 tokens).
 const paperTokensPerRecord = 155
 
-// paperTable1N are the result set sizes of Table 1's columns. The header
-// row is lost in the text; these sizes reproduce every cell.
+// paperTable1N are the result set sizes of Table 1's columns, lost in the
+// paper's text: these reproduce every cell.
 var paperTable1N = []int{50, 100, 250, 500}
 
 // paperTable1R are the access ratios of Table 1's rows.
 var paperTable1R = []float64{0.01, 0.02, 0.05, 0.10, 0.25, 0.50}
 
 // paperTable1 is Table 1, "Context window savings by access ratio and result
-// set size", in percent, as printed: one row per access ratio, one column
-// per size.
+// set size", in percent, as printed.
 var paperTable1 = [][]float64{
 	{88.7, 93.8, 96.9, 98.0},
 	{87.7, 92.8, 95.9, 97.0},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -26,9 +25,13 @@ import (
 const peakRecords = 1_000_000
 
 // peakChildFlag is the hidden flag that makes the generator run one
-// peak-memory measurement in its own process, where the peak resident size
+// peak-memory measurement in a process of its own, whose peak resident size
 // is that of the measurement alone.
 const peakChildFlag = "-peak-child"
+
+// peakFilter is the extraction of the peak-memory measurements: the ids of
+// the records of one key, 1,000 of the 1,000,000 (the header line has no "k").
+const peakFilter = `select(.k == "key-7") | .id`
 
 // peakResult is what a child reports, and what the report shows.
 type peakResult struct {
@@ -55,107 +58,93 @@ func smallRecords(n int) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"id":`)
-		b.WriteString(strconv.Itoa(i))
-		b.WriteString(`,"k":"key-`)
-		b.WriteString(strconv.Itoa(i % 1000))
-		b.WriteString(`"}`)
+		b.WriteString(`{"id":` + strconv.Itoa(i) + `,"k":"key-` + strconv.Itoa(i%1000) + `"}`)
 	}
 	b.WriteByte(']')
 	return b.Bytes()
 }
 
-// procStatus returns a field of /proc/self/status in bytes ("VmRSS",
-// "VmHWM").
-func procStatus(field string) (int64, error) {
-	return statusField("/proc/self/status", field)
-}
-
-// statusField returns a size field of a /proc status file in bytes.
-func statusField(path, field string) (int64, error) {
-	f, err := os.Open(path)
+// hwm returns the peak resident size (VmHWM) of process pid ("self").
+func hwm(pid string) (int64, error) {
+	n, err := kB(fileField("/proc/"+pid+"/status", "VmHWM", ":"))
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("VmHWM of process %s: %w", pid, err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok || name != field {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s %s: %w", path, field, err)
-		}
-		return kb << 10, nil
-	}
-	return 0, fmt.Errorf("%s has no %s", path, field)
+	return n, nil
 }
 
-// resetPeak frees what the process no longer uses and resets the kernel's
-// record of its peak resident size (VmHWM), so that the next reading of
-// VmHWM is the peak of what follows. It returns the peak so far and the
-// resident size after the reset.
-func resetPeak() (peakSoFar, resident int64, err error) {
-	if peakSoFar, err = procStatus("VmHWM"); err != nil {
-		return 0, 0, err
+// measure runs step and records in r its wall time and the resident size
+// of this process before and at its peak during step: it frees what the
+// process no longer uses and resets the kernel's record of its peak
+// (/proc/self/clear_refs) first.
+func measure(r *peakResult, step func() error) error {
+	peakSoFar, err := hwm("self")
+	if err != nil {
+		return err
 	}
 	runtime.GC()
 	debug.FreeOSMemory()
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		return 0, 0, fmt.Errorf("reset the peak resident size: %w", err)
+		return fmt.Errorf("reset the peak resident size: %w", err)
 	}
-	resident, err = procStatus("VmRSS")
-	return peakSoFar, resident, err
+	if r.BeforeBytes, err = kB(fileField("/proc/self/status", "VmRSS", ":")); err != nil {
+		return fmt.Errorf("VmRSS: %w", err)
+	}
+	t0 := time.Now()
+	if err := step(); err != nil {
+		return err
+	}
+	r.Millis = time.Since(t0).Milliseconds()
+	r.PeakBytes, err = hwm("self")
+	r.ProcessPeak = max(peakSoFar, r.PeakBytes)
+	return err
 }
 
 // childOffload offloads n small records into dir with lro.Wrap at the
 // default threshold and reports the peak resident size of the offload.
 func childOffload(dir string, n int) (peakResult, error) {
-	data := smallRecords(n)
-	text := string(data)
-	data = nil
+	text := string(smallRecords(n))
 	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	}, &lro.Options{OutputDir: dir})
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "big"}}
-	buildPeak, before, err := resetPeak()
+	r := peakResult{What: "offload", Records: n, InputBytes: int64(len(text))}
+	var res *mcp.CallToolResult
+	err := measure(&r, func() (err error) {
+		res, err = h(context.Background(), req)
+		return err
+	})
 	if err != nil {
-		return peakResult{}, err
-	}
-	t0 := time.Now()
-	res, err := h(context.Background(), req)
-	elapsed := time.Since(t0)
-	if err != nil {
-		return peakResult{}, err
-	}
-	peak, err := procStatus("VmHWM")
-	if err != nil {
-		return peakResult{}, err
+		return r, err
 	}
 	var d struct {
 		FilePath string `json:"file_path"`
 	}
-	if len(res.Content) != 1 {
-		return peakResult{}, errNotOffloaded
-	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok || json.Unmarshal([]byte(tc.Text), &d) != nil || d.FilePath == "" {
-		return peakResult{}, errNotOffloaded
+	if err := json.Unmarshal([]byte(textOf(res)), &d); err != nil || d.FilePath == "" {
+		return r, errNotOffloaded
 	}
 	fi, err := os.Stat(d.FilePath)
 	if err != nil {
-		return peakResult{}, err
+		return r, err
 	}
 	runtime.KeepAlive(text)
-	return peakResult{What: "offload", Records: n, InputBytes: int64(len(text)), FileBytes: fi.Size(),
-		BeforeBytes: before, PeakBytes: peak, ProcessPeak: max(buildPeak, peak), File: d.FilePath, Millis: elapsed.Milliseconds()}, nil
+	r.File, r.FileBytes = d.FilePath, fi.Size()
+	return r, nil
 }
 
-// childExtract runs peakFilter over the offloaded file in dir with the
-// lro_extract tool of package extract, called over an in-memory MCP session
-// as a client would call it, and reports the peak resident size of the call.
+// textOf returns the text of a result of a single text content, or "".
+func textOf(res *mcp.CallToolResult) string {
+	if len(res.Content) == 1 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			return tc.Text
+		}
+	}
+	return ""
+}
+
+// childExtract runs peakFilter over file with the lro_extract tool, called
+// over an in-memory MCP session as a client would, and reports the peak
+// resident size of the call.
 func childExtract(dir, file string) (peakResult, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
@@ -163,8 +152,7 @@ func childExtract(dir, file string) (peakResult, error) {
 	}
 	ctx := context.Background()
 	s := mcp.NewServer(&mcp.Implementation{Name: "benchreport", Version: "v0"}, nil)
-	// The answer, 1,000 ids, is above the default threshold: shown inline
-	// here, so that it can be checked against jq's, rather than offloaded.
+	// The answer, 1,000 ids, is shown inline, to be checked against jq's.
 	if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}); err != nil {
 		return peakResult{}, err
 	}
@@ -173,68 +161,48 @@ func childExtract(dir, file string) (peakResult, error) {
 		return peakResult{}, err
 	}
 	defer closeFn()
-	buildPeak, before, err := resetPeak()
+	r := peakResult{What: "extract", InputBytes: fi.Size()}
+	var res *mcp.CallToolResult
+	err = measure(&r, func() (err error) {
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: offload.ToolExtract,
+			Arguments: map[string]any{"file_path": file, "query": peakFilter}})
+		return err
+	})
 	if err != nil {
-		return peakResult{}, err
+		return r, err
 	}
-	t0 := time.Now()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: offload.ToolExtract,
-		Arguments: map[string]any{"file_path": file, "query": peakFilter}})
-	elapsed := time.Since(t0)
-	if err != nil {
-		return peakResult{}, err
+	if r.Output = strings.TrimSpace(textOf(res)); res.IsError || r.Output == "" {
+		return r, fmt.Errorf("%s: error %v, content %+v", offload.ToolExtract, res.IsError, res.Content)
 	}
-	peak, err := procStatus("VmHWM")
-	if err != nil {
-		return peakResult{}, err
-	}
-	if res.IsError || len(res.Content) != 1 {
-		var texts []string
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				texts = append(texts, tc.Text)
-			}
-		}
-		return peakResult{}, fmt.Errorf("%s: error %v, %d contents: %q", offload.ToolExtract, res.IsError, len(res.Content), texts)
-	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		return peakResult{}, fmt.Errorf("%s: content is %T, not text", offload.ToolExtract, res.Content[0])
-	}
-	return peakResult{What: "extract", InputBytes: fi.Size(), BeforeBytes: before, PeakBytes: peak, ProcessPeak: max(buildPeak, peak),
-		Output: strings.TrimSpace(tc.Text), Millis: elapsed.Milliseconds()}, nil
+	return r, nil
 }
 
 // runChild runs a peak-memory measurement in a new process of this very
-// program and returns its report.
-//
-// Every peak is read from /proc (VmHWM), never from getrusage: on Linux the
-// ru_maxrss of a child is at least its parent's peak at the time of the
-// fork, because the kernel carries the high-water mark of the address space
-// the child starts in across exec; VmHWM belongs to the child's own.
+// program and returns its report. Every peak is read from /proc (VmHWM),
+// never from getrusage: on Linux a child's ru_maxrss is at least its
+// parent's peak at the fork.
 func runChild(ctx context.Context, args ...string) (peakResult, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return peakResult{}, err
 	}
 	cmd := exec.CommandContext(ctx, self, append([]string{peakChildFlag}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
 		return peakResult{}, fmt.Errorf("peak child %v: %w\n%s", args, err, stderr.String())
 	}
 	var r peakResult
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		return peakResult{}, fmt.Errorf("peak child %v: output %q: %w", args, stdout.String(), err)
+	if err := json.Unmarshal(out, &r); err != nil {
+		return peakResult{}, fmt.Errorf("peak child %v: output %q: %w", args, out, err)
 	}
 	return r, nil
 }
 
 // jqPeak runs the jq binary with filter over file and returns its peak
-// resident size and output. jq is the extraction the paper's recipes use.
-// The peak is jq's VmHWM, read every few milliseconds while it runs (see
-// runChild for why not getrusage); VmHWM only grows, so the last reading is
-// jq's peak up to its last few milliseconds.
+// resident size, read every few milliseconds while it runs (VmHWM only
+// grows), and its output.
 func jqPeak(ctx context.Context, jq, filter, file string, records int) (peakResult, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
@@ -249,47 +217,39 @@ func jqPeak(ctx context.Context, jq, filter, file string, records int) (peakResu
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-	var peak int64
+	r := peakResult{What: "jq", Records: records, InputBytes: fi.Size()}
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
 			if err != nil {
-				return peakResult{}, fmt.Errorf("%s -c %q %s: %w\n%s", jq, filter, file, err, stderr.String())
+				return r, fmt.Errorf("%s -c %q %s: %w\n%s", jq, filter, file, err, stderr.String())
 			}
-			if peak == 0 {
-				return peakResult{}, fmt.Errorf("%s ended before its peak memory could be read", jq)
+			if r.PeakBytes == 0 {
+				return r, fmt.Errorf("%s ended before its peak memory could be read", jq)
 			}
-			return peakResult{What: "jq", Records: records, InputBytes: fi.Size(), PeakBytes: peak, ProcessPeak: peak,
-				Output: strings.TrimSpace(stdout.String()), Millis: time.Since(t0).Milliseconds()}, nil
+			r.ProcessPeak, r.Output, r.Millis = r.PeakBytes, strings.TrimSpace(stdout.String()), time.Since(t0).Milliseconds()
+			return r, nil
 		case <-tick.C:
-			if hwm, err := statusField(status, "VmHWM"); err == nil {
-				peak = max(peak, hwm)
+			if peak, err := hwm(strconv.Itoa(cmd.Process.Pid)); err == nil {
+				r.PeakBytes = max(r.PeakBytes, peak)
 			}
 		}
 	}
 }
 
-// peakFilter is the extraction of the peak-memory measurements: the ids of
-// the records of one key, 1,000 of the 1,000,000. The header line has no
-// "k" and is skipped by the comparison.
-const peakFilter = `select(.k == "key-7") | .id`
-
 // errUnknownChild is returned for a -peak-child mode that does not exist.
 var errUnknownChild = errors.New("benchreport: unknown peak child mode")
 
-// childMain runs the child mode named by args[0] and prints its result as
-// JSON on standard output.
+// childMain runs the child mode named by args[0] ("offload DIR RECORDS" or
+// "extract DIR FILE") and prints its result as JSON on standard output.
 func childMain(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: none given", errUnknownChild)
 	}
-	var (
-		r   peakResult
-		err error
-	)
+	var r peakResult
+	var err error
 	switch args[0] {
 	case "offload":
 		n := 0

@@ -21,17 +21,15 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// bpe adapts a tiktoken codec to estimate.Tokenizer, so that the real
-// tokenizers and the library's estimator are measured through one interface.
-// It lives in the generator, not in package estimate, so that users of the
-// library do not pull the vocabularies (several megabytes) into their builds.
+// bpe adapts a tiktoken codec to estimate.Tokenizer. It lives here, not in
+// package estimate, so that the library does not pull in the vocabularies.
 type bpe struct {
 	name  string
 	codec tokenizer.Codec
 }
 
 // Tokens implements estimate.Tokenizer. A text the codec cannot encode
-// panics: the generator must not report a silently wrong count.
+// panics rather than be counted wrong.
 func (b bpe) Tokens(text []byte) int {
 	n, err := b.codec.Count(string(text))
 	if err != nil {
@@ -51,7 +49,7 @@ type counters struct {
 }
 
 // newCounters returns the estimator and the o200k_base and cl100k_base BPE
-// tokenizers, whose vocabularies are embedded in the tokenizer module.
+// tokenizers.
 func newCounters() (counters, error) {
 	o, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
@@ -79,6 +77,10 @@ type size struct {
 func (c counters) measure(text string) size {
 	b := []byte(text)
 	return size{Bytes: len(b), Est: c.est.Tokens(b), O200k: c.o200k.Tokens(b), Cl100k: c.cl100k.Tokens(b)}
+}
+
+func (s size) add(x size) size {
+	return size{Bytes: s.Bytes + x.Bytes, Est: s.Est + x.Est, O200k: s.O200k + x.O200k, Cl100k: s.Cl100k + x.Cl100k}
 }
 
 // variant is one kind of descriptor the report measures.
@@ -110,8 +112,11 @@ type tokenRow struct {
 	PathBytes   int    // length of the file path the descriptors carry
 }
 
-// hitsOutput is the output of the example server's recall_memories tool
-// (examples/memory), which is a main package and so cannot be imported.
+// desc returns the o200k size of the descriptor of profile i.
+func (t tokenRow) desc(i int) float64 { return float64(t.Descriptors[i].O200k) }
+
+// hitsOutput is the output of examples/memory's recall_memories tool (a
+// main package, which cannot be imported).
 type hitsOutput struct {
 	Memories []memory.Record `json:"memories" jsonschema:"the matching memories, best first, at the requested detail level"`
 	Scores   []float64       `json:"scores" jsonschema:"relevance score of each memory, in the same order, between 0 and 1"`
@@ -125,10 +130,8 @@ type recallArgs struct {
 }
 
 // recallServer returns an MCP server with a recall_memories tool registered
-// as the example server registers it (lro.AddTool, operation "recall",
-// records in "memories", record type memory.Record, scores handed over with
-// lro.Provide), answering from corpus: the first limit memories, with
-// decreasing scores. opts are the tool's offloading options.
+// with opts as examples/memory registers it, answering the first limit
+// memories of corpus with decreasing scores.
 func recallServer(corpus []memory.Memory, opts lro.Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "benchreport", Version: "v0"}, nil)
 	opts.Operation = "recall"
@@ -178,38 +181,27 @@ func callText(ctx context.Context, cs *mcp.ClientSession, n int, d memory.Detail
 	if err != nil {
 		return "", err
 	}
-	if res.IsError || len(res.Content) != 1 {
-		return "", fmt.Errorf("recall_memories n=%d detail=%s: unexpected result %+v", n, d, res.Content)
+	if text := textOf(res); !res.IsError && text != "" {
+		return text, nil
 	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		return "", fmt.Errorf("recall_memories n=%d detail=%s: content is %T, not text", n, d, res.Content[0])
-	}
-	return tc.Text, nil
+	return "", fmt.Errorf("recall_memories n=%d detail=%s: unexpected result %+v", n, d, res.Content)
 }
 
 // descriptorCalls is how many times each descriptor is made; the report
-// shows the one of median o200k size. Descriptors of the same records differ
-// only in the random part of the file name (a ULID), which the path carries
-// into file_path, every recipe and the guidance, and which tokenizes into a
-// varying number of tokens.
+// shows the one of median o200k size, as the random part of the file name
+// tokenizes into a varying number of tokens.
 const descriptorCalls = 5
 
 // errNotOffloaded is returned when a call meant to offload came back inline.
 var errNotOffloaded = errors.New("benchreport: result was not offloaded")
 
 // measureTokens measures, for every n and detail level, the inline result of
-// the example recall tool on the deterministic corpus and its descriptor
-// under every profile, as the client receives them. Descriptors are forced
-// (threshold 1 token) so that every cell has one; their files go to the
-// default folder (os.TempDir), so the path in them has the length it has in
-// a default deployment, and are deleted at once.
+// the recall tool and its descriptor under every profile, as the client
+// receives them. Descriptors are forced (threshold 1 token); their files go
+// to the default folder, so that the path has its usual length, and are
+// deleted at once.
 func measureTokens(ctx context.Context, c counters, ns []int) ([]tokenRow, error) {
-	maxN := 0
-	for _, n := range ns {
-		maxN = max(maxN, n)
-	}
-	corpus := memory.Generate(maxN, memory.DefaultSeed)
+	corpus := memory.Generate(slices.Max(ns), memory.DefaultSeed)
 
 	inline, closeInline, err := session(ctx, recallServer(corpus, lro.Options{Disabled: true}))
 	if err != nil {
@@ -297,11 +289,7 @@ func measureRecords(c counters, n int) ([]recordMean, error) {
 			if err != nil {
 				return nil, err
 			}
-			s := c.measure(string(b))
-			sum.Bytes += s.Bytes
-			sum.Est += s.Est
-			sum.O200k += s.O200k
-			sum.Cl100k += s.Cl100k
+			sum = sum.add(c.measure(string(b)))
 		}
 		f := float64(n)
 		out = append(out, recordMean{Detail: d, Records: n, Bytes: float64(sum.Bytes) / f, Est: float64(sum.Est) / f,

@@ -49,13 +49,13 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	runs := []struct {
 		name      string
-		pkg       string   // the server to build, relative to this folder (proxyPkg: the proxy)
+		pkg       string   // the server to build, relative to this folder (proxyPkg: the proxy; testServerPkg: this test binary)
 		plan      string   // which calls to make and what to expect
 		args      []string // server flags besides -output-dir
 		upstream  []string // for the proxy: the upstream command (see upstreamCommand)
 		wantFiles bool     // whether the plan offloads
 	}{
-		{"every wrapping style", "./testserver", "testserver-plan.json", nil, nil, true},
+		{"every wrapping style", testServerPkg, "testserver-plan.json", nil, nil, true},
 		{"memory server, small corpus", "../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, nil, false},
 		{"memory server, default corpus", "../../examples/memory", "memory-offload-plan.json", nil, nil, true},
 		{"proxy in front of the memory server", proxyPkg, "proxy-memory-plan.json", nil,
@@ -70,18 +70,27 @@ func TestTypeScriptClient(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 
-			pkg := run.pkg
-			if pkg == proxyPkg {
-				pkg = proxyPackage(t)
+			var bin string
+			env := os.Environ()
+			switch run.pkg {
+			case testServerPkg:
+				bin, err = os.Executable()
+				if err != nil {
+					t.Fatal(err)
+				}
+				env = append(env, testServerEnv+"=1")
+			case proxyPkg:
+				bin = build(ctx, t, proxyPackage(t))
+			default:
+				bin = build(ctx, t, run.pkg)
 			}
-			bin := build(ctx, t, pkg)
 			outDir, upDir, root := t.TempDir(), t.TempDir(), planRoot(t)
 			args := append([]string{"client.mjs", "--plan", run.plan, bin, "-output-dir", outDir}, run.args...)
 			if run.upstream != nil {
 				args = append(append(args, "--"), upstreamCommand(ctx, t, run.upstream, upDir, root)...)
 			}
 			cmd := exec.CommandContext(ctx, node, args...)
-			cmd.Env = append(os.Environ(), "LRO_PLAN_ROOT="+root)
+			cmd.Env = append(env, "LRO_PLAN_ROOT="+root)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				var exit *exec.ExitError
@@ -105,8 +114,12 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 }
 
-// proxyPkg stands for the proxy program in a run's pkg: see proxyPackage.
-const proxyPkg = "proxy"
+// proxyPkg stands for the proxy program in a run's pkg (see proxyPackage),
+// testServerPkg for the test server of testserver_test.go.
+const (
+	proxyPkg      = "proxy"
+	testServerPkg = "testserver"
+)
 
 // build builds the Go package pkg into a temporary folder.
 func build(ctx context.Context, t *testing.T, pkg string) string {

@@ -23,42 +23,38 @@ type Proc struct {
 	Start string
 }
 
-// Stat returns the state, parent and start time of process pid from
-// /proc/pid/stat.
-func Stat(pid int) (state byte, ppid int, start string, err error) {
+// stat returns the fields of /proc/pid/stat from the third, the state, on:
+// the second, comm, may hold spaces and parentheses.
+func stat(pid int) ([]string, error) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
-		return 0, 0, "", err
+		return nil, err
 	}
-	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
 	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, 0, "", errors.New("malformed /proc/pid/stat")
+	if f := strings.Fields(string(b[i+1:])); i >= 0 && len(f) >= 20 {
+		return f, nil
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0, 0, "", errors.New("malformed /proc/pid/stat")
+	return nil, errors.New("malformed /proc/pid/stat")
+}
+
+// procState returns the state, parent and start time of process pid.
+func procState(pid int) (state byte, ppid int, start string, err error) {
+	f, err := stat(pid)
+	if err != nil {
+		return 0, 0, "", err
 	}
 	ppid, err = strconv.Atoi(f[1])
 	return f[0][0], ppid, f[19], err
 }
 
 // CPU returns the processor time process pid has used (user and system),
-// and that of its children it has waited for, from /proc/pid/stat: unlike
-// the time on the wall, what a bounded process uses does not grow when
-// other processes load the machine.
+// and that of its children it has waited for: unlike the time on the wall,
+// what a bounded process uses does not grow when other processes load the
+// machine.
 func CPU(pid int) (self, children time.Duration, err error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	f, err := stat(pid)
 	if err != nil {
 		return 0, 0, err
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, 0, errors.New("malformed /proc/pid/stat")
-	}
-	f := strings.Fields(string(b[i+1:])) // from field 3, the state
-	if len(f) < 15 {
-		return 0, 0, errors.New("malformed /proc/pid/stat")
 	}
 	var ticks [4]int64 // utime, stime, cutime, cstime: fields 14 to 17
 	for j := range ticks {
@@ -66,12 +62,10 @@ func CPU(pid int) (self, children time.Duration, err error) {
 			return 0, 0, err
 		}
 	}
-	return time.Duration(ticks[0]+ticks[1]) * clockTick, time.Duration(ticks[2]+ticks[3]) * clockTick, nil
+	// The unit is USER_HZ, 100 on every Linux architecture.
+	const tick = time.Second / 100
+	return time.Duration(ticks[0]+ticks[1]) * tick, time.Duration(ticks[2]+ticks[3]) * tick, nil
 }
-
-// clockTick is the unit of the times of /proc/pid/stat: USER_HZ, which is
-// 100 on every Linux architecture (sysconf(_SC_CLK_TCK)).
-const clockTick = time.Second / 100
 
 // Children returns the living (not zombie) child processes of pid.
 func Children(pid int) []Proc {
@@ -82,7 +76,7 @@ func Children(pid int) []Proc {
 		if err != nil {
 			continue
 		}
-		if state, ppid, start, err := Stat(p); err == nil && ppid == pid && state != 'Z' {
+		if state, ppid, start, err := procState(p); err == nil && ppid == pid && state != 'Z' {
 			ps = append(ps, Proc{p, start})
 		}
 	}
@@ -143,7 +137,7 @@ const prSetChildSubreaper = 36 // linux/prctl.h
 func CheckGone(t testing.TB, who string, ps []Proc) {
 	t.Helper()
 	for _, p := range ps {
-		state, ppid, start, err := Stat(p.PID)
+		state, ppid, start, err := procState(p.PID)
 		if err != nil || start != p.Start {
 			continue
 		}

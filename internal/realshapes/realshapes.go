@@ -18,8 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
@@ -275,101 +277,84 @@ func growStructured(raw []byte, texts map[string]string, copies int) ([]byte, er
 }
 
 // growJSON repeats the elements of the largest array of the JSON document
-// doc, keeping its bytes and the separator between its elements. It works on
-// the bytes so that the document keeps its spacing, its numbers as written
-// and its strings as escaped. The largest array is the one with the most
-// bytes outside white space, so that the same data indented or compact
-// (a text and the structured content that repeats it) grow alike.
+// doc, keeping its bytes and the separator between its elements, so that the
+// document keeps its spacing, its numbers as written and its strings as
+// escaped. The largest array is the one with the most bytes outside white
+// space, so that the same data indented or compact (a text and the
+// structured content that repeats it) grow alike.
 func growJSON(doc []byte, copies int) ([]byte, error) {
 	if !json.Valid(doc) {
 		return nil, errors.New("not JSON")
 	}
-	type frame struct {
-		array bool
-		open  int   // offset of the bracket
-		solid int   // bytes outside white space before it
-		elems []int // [start, end) pairs of the elements seen
-		start int   // start of the current element, or -1
+	var best array
+	if err := best.find(doc, 0); err != nil {
+		return nil, err
 	}
-	var best *frame
-	bestSize := -1
-	var stack []*frame
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	endElem := func(f *frame, i int) {
-		if f.start < 0 {
-			return
-		}
-		e := i
-		for e > f.start && isSpace(doc[e-1]) {
-			e--
-		}
-		f.elems = append(f.elems, f.start, e)
-		f.start = -1
-	}
-	beginElem := func(i int) {
-		if n := len(stack); n > 0 && stack[n-1].array && stack[n-1].start < 0 {
-			stack[n-1].start = i
-		}
-	}
-	solid := 0
-	for i := 0; i < len(doc); i++ {
-		c := doc[i]
-		if !isSpace(c) {
-			solid++
-		}
-		switch {
-		case c == '"':
-			beginElem(i)
-			j := i
-			for i++; doc[i] != '"'; i++ {
-				if doc[i] == '\\' {
-					i++
-				}
-			}
-			solid += i - j
-		case c == '[' || c == '{':
-			beginElem(i)
-			stack = append(stack, &frame{array: c == '[', open: i, solid: solid, start: -1})
-		case c == ']' || c == '}':
-			f := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if f.array {
-				endElem(f, i)
-				if len(f.elems) > 0 && solid-f.solid > bestSize {
-					best, bestSize = f, solid-f.solid
-				}
-			}
-		case c == ',':
-			if f := stack[len(stack)-1]; f.array {
-				endElem(f, i)
-			}
-		case isSpace(c), c == ':':
-		default:
-			beginElem(i)
-		}
-	}
-	if best == nil {
+	if best.elems == nil {
 		return nil, errors.New("no array with elements")
 	}
 	first, last := best.elems[0], best.elems[len(best.elems)-1]
-	var sep []byte
+	sep := append([]byte(","), doc[best.open+1:first]...)
 	if len(best.elems) >= 4 {
 		sep = doc[best.elems[1]:best.elems[2]]
-	} else {
-		sep = append([]byte(","), doc[best.open+1:first]...)
 	}
-	body := doc[first:last]
 	var b bytes.Buffer
 	b.Write(doc[:first])
 	for i := range copies {
 		if i > 0 {
 			b.Write(sep)
 		}
-		b.Write(body)
+		b.Write(doc[first:last])
 	}
 	b.Write(doc[last:])
 	if !json.Valid(b.Bytes()) {
 		return nil, errors.New("grown JSON is not valid")
 	}
 	return b.Bytes(), nil
+}
+
+// array is an array of a JSON document: the offset of its bracket, the
+// [start, end) offsets of its elements, and its size outside white space.
+type array struct {
+	open  int
+	elems []int
+	size  int
+}
+
+// find visits the value v, at offset base of the document, and its values
+// after it, keeping in a the array with elements that is largest.
+func (a *array) find(v jsontext.Value, base int) error {
+	kind := v.Kind()
+	if kind != '[' && kind != '{' {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(v), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	var elems []int
+	for dec.PeekKind() != kind+2 { // ']' or '}'
+		if kind == '{' {
+			if _, err := dec.ReadToken(); err != nil { // the member's name
+				return err
+			}
+		}
+		e, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		start := base + int(dec.InputOffset()) - len(e)
+		elems = append(elems, start, start+len(e))
+		if err := a.find(e, start); err != nil {
+			return err
+		}
+	}
+	compact := slices.Clone(v)
+	if err := compact.Compact(); err != nil {
+		return err
+	}
+	if kind == '[' && elems != nil && len(compact) > a.size {
+		*a = array{open: base, elems: elems, size: len(compact)}
+	}
+	return nil
 }

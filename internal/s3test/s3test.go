@@ -33,8 +33,8 @@ import (
 
 // The credentials of the server, which [Setenv] gives the AWS SDK.
 const (
-	AccessKey = "lro-test-access"
-	SecretKey = "lro-test-secret-key"
+	accessKey = "lro-test-access"
+	secretKey = "lro-test-secret-key"
 )
 
 // Version is the version of versitygw that .ci/run installs.
@@ -45,8 +45,8 @@ const Version = "v1.8.0"
 // Processes the test starts inherit it.
 func Setenv() {
 	for k, v := range map[string]string{
-		"AWS_ACCESS_KEY_ID":           AccessKey,
-		"AWS_SECRET_ACCESS_KEY":       SecretKey,
+		"AWS_ACCESS_KEY_ID":           accessKey,
+		"AWS_SECRET_ACCESS_KEY":       secretKey,
 		"AWS_SESSION_TOKEN":           "",
 		"AWS_PROFILE":                 "",
 		"AWS_CONFIG_FILE":             os.DevNull,
@@ -71,23 +71,34 @@ type Server struct {
 	err      error
 }
 
-// server is the versitygw process that serves every test of a test binary.
-var server struct {
+// shared is the server of every test of a test binary.
+var shared struct {
 	once sync.Once
 	Server
 }
 
-// Endpoint returns the endpoint (http://127.0.0.1:port) of the server,
-// started on the first call.
+// Endpoint returns the endpoint (http://127.0.0.1:port) of the shared
+// server, started on the first call.
 func Endpoint(t testing.TB) string {
 	t.Helper()
 	bin := lookPath(t)
-	server.once.Do(func() { server.start(bin) })
-	if server.err != nil {
-		t.Fatal(server.err)
+	shared.once.Do(func() { shared.start(bin) })
+	if shared.err != nil {
+		t.Fatal(shared.err)
 	}
-	return server.endpoint
+	return shared.endpoint
 }
+
+// NewBucket makes a new empty bucket on the shared server and returns its
+// name.
+func NewBucket(t testing.TB) string {
+	t.Helper()
+	Endpoint(t)
+	return shared.NewBucket(t)
+}
+
+// Stop ends the shared server, if one was started, and removes its folder.
+func Stop() { shared.stop() }
 
 // lookPath returns the path of versitygw, and skips (or fails, when CI is
 // "true") the test without it.
@@ -121,7 +132,11 @@ func Start(t testing.TB) *Server {
 // Endpoint returns the endpoint (http://127.0.0.1:port) of s.
 func (s *Server) Endpoint() string { return s.endpoint }
 
-// NewBucket makes a new empty bucket on s and returns its name.
+// buckets numbers the buckets NewBucket makes.
+var buckets atomic.Int64
+
+// NewBucket makes a new empty bucket on s (a folder of its root) and
+// returns its name.
 func (s *Server) NewBucket(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("t%d-%d", time.Now().UnixNano(), buckets.Add(1))
@@ -136,15 +151,12 @@ func (s *Server) NewBucket(t testing.TB) string {
 // until Resume. The test's end resumes it.
 func (s *Server) Pause(t testing.TB) {
 	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	s.signal(t, syscall.SIGSTOP)
 	t.Cleanup(func() { s.cmd.Process.Signal(syscall.SIGCONT) })
 	// The signal stops every thread a moment later: wait for it where
 	// /proc tells.
 	status := fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid)
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		data, err := os.ReadFile(status)
 		if err != nil {
 			time.Sleep(500 * time.Millisecond) // no /proc: give it time
@@ -159,18 +171,18 @@ func (s *Server) Pause(t testing.TB) {
 }
 
 // Resume continues a paused server with SIGCONT.
-func (s *Server) Resume(t testing.TB) {
-	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-}
+func (s *Server) Resume(t testing.TB) { s.signal(t, syscall.SIGCONT) }
 
 // Kill ends the server: its port refuses connections, as a dead store's.
 func (s *Server) Kill(t testing.TB) {
 	t.Helper()
 	s.cmd.Process.Signal(syscall.SIGCONT)
-	if err := s.cmd.Process.Kill(); err != nil {
+	s.signal(t, syscall.SIGKILL)
+}
+
+func (s *Server) signal(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -192,75 +204,53 @@ func (s *Server) Keys(t testing.TB, bucket string) []string {
 	return keys
 }
 
-// buckets numbers the buckets NewBucket makes.
-var buckets atomic.Int64
-
-// NewBucket makes a new empty bucket on the server (a folder of its root)
-// and returns its name.
-func NewBucket(t testing.TB) string {
-	t.Helper()
-	Endpoint(t)
-	name := fmt.Sprintf("t%d-%d", time.Now().UnixNano(), buckets.Add(1))
-	if err := os.Mkdir(filepath.Join(server.root, name), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return name
-}
-
 // start starts versitygw on a free port with a new root folder and waits
 // until it answers, trying another port if the first is taken meanwhile.
-func (server *Server) start(bin string) {
-	server.root, server.err = os.MkdirTemp("", "lro-versitygw-")
-	if server.err != nil {
+func (s *Server) start(bin string) {
+	if s.root, s.err = os.MkdirTemp("", "lro-versitygw-"); s.err != nil {
 		return
 	}
-	for attempt := 1; attempt <= 3; attempt++ {
+	for range 3 {
 		var l net.Listener
-		if l, server.err = net.Listen("tcp", "127.0.0.1:0"); server.err != nil {
+		if l, s.err = net.Listen("tcp", "127.0.0.1:0"); s.err != nil {
 			return
 		}
 		addr := l.Addr().String()
 		l.Close()
 		var log strings.Builder
-		cmd := exec.Command(bin, "--port", addr, "--access", AccessKey, "--secret", SecretKey, "--quiet", "posix", server.root)
+		cmd := exec.Command(bin, "--port", addr, "--access", accessKey, "--secret", secretKey, "--quiet", "posix", s.root)
 		cmd.Stdout, cmd.Stderr = &log, &log
-		if server.err = cmd.Start(); server.err != nil {
+		if s.err = cmd.Start(); s.err != nil {
 			return
 		}
-		server.cmd = cmd
+		s.cmd = cmd
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		server.endpoint = "http://" + addr
-		if server.err = waitReady(server.endpoint, exited); server.err == nil {
+		s.endpoint = "http://" + addr
+		if s.err = waitReady(s.endpoint, exited); s.err == nil {
 			return
 		}
-		server.err = fmt.Errorf("versitygw at %s: %w; its output:\n%s", addr, server.err, log.String())
-		cmd.Process.Kill()
+		s.err = fmt.Errorf("versitygw at %s: %w; its output:\n%s", addr, s.err, log.String())
+		s.cmd.Process.Kill()
 	}
 }
 
 // waitReady waits until the server at endpoint answers HTTP, for at most a
 // minute (a loaded machine), or until it exits.
 func waitReady(endpoint string, exited <-chan error) error {
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		select {
 		case err := <-exited:
 			return fmt.Errorf("exited: %v", err)
 		default:
 		}
-		resp, err := http.Get(endpoint)
-		if err == nil {
+		if resp, err := http.Get(endpoint); err == nil {
 			resp.Body.Close()
 			return nil // any answer: 403 to an anonymous request
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	return errors.New("not answering after a minute")
 }
-
-// Stop ends the server, if one was started, and removes its folder.
-func Stop() { server.stop() }
 
 // stop ends s, if it was started, and removes its folder.
 func (s *Server) stop() {

@@ -1,33 +1,4 @@
-// Command testserver is a stdio MCP server for the interop test with the
-// official TypeScript MCP client. It registers one tool for every way of using
-// package lro, each taking a count argument so that the same tool can be
-// called small (the result goes out inline) and large (it is offloaded):
-//
-//   - list_items: a typed tool registered with [lro.AddTool] whose output is
-//     an object with an array of records and a cursor;
-//   - inject_context: a typed tool registered with [lro.AddTool] that returns
-//     a small formatted string and hands the full, scored set of memory
-//     records to the decorator with [lro.Provide];
-//   - search_json: a raw [mcp.ToolHandler] wrapped by [lro.Wrap] that returns
-//     JSON text and advertises no output schema;
-//   - tail_logs: a raw handler wrapped by [lro.Wrap] that returns plain text
-//     lines;
-//   - list_structured: a raw handler wrapped by [lro.Wrap] that returns
-//     structured content, registered with an output schema widened by
-//     outschema.Widen;
-//   - list_orders: a plain [mcp.AddTool] typed tool that only
-//     [lro.Middleware] covers;
-//   - broken_schema: a negative control, not offloaded, whose advertised
-//     output schema requires a field its result lacks, so that a client that
-//     validates structured content must reject it;
-//   - list_unwidened: a second negative control, list_structured with its
-//     output schema left narrow: its inline results are valid, its offloaded
-//     ones must be rejected, which shows that the widening is what makes
-//     offloaded results acceptable.
-//
-// Offloaded files go to the folder named by -output-dir. The server logs to
-// stderr only: stdout carries the protocol.
-package main
+package interop
 
 import (
 	"context"
@@ -38,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -301,9 +273,38 @@ func newServer(outputDir string, logger *slog.Logger) (*mcp.Server, error) {
 	return s, nil
 }
 
-func main() {
-	outputDir := flag.String("output-dir", "", "folder for offloaded files (default: the system's temporary folder)")
-	flag.Parse()
+// testServerEnv, set to "1", makes the test binary run the test server.
+const testServerEnv = "LRO_INTEROP_TESTSERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(testServerEnv) == "1" {
+		runTestServer(os.Args[1:])
+	}
+	os.Exit(m.Run())
+}
+
+// runTestServer serves, on stdio, the server of the "every wrapping style" run of TestTypeScriptClient: the
+// test binary itself, started by client.mjs with testServerEnv set (see
+// TestMain). It registers one tool for every way of using package lro, each
+// taking a count argument so that the same tool can be called small (inline)
+// and large (offloaded):
+//
+//   - list_items, inject_context: typed tools of [lro.AddTool]; inject_context
+//     returns a short string and hands the scored records over with [lro.Provide];
+//   - search_json, tail_logs: raw handlers wrapped by [lro.Wrap] returning JSON
+//     text, and plain text lines;
+//   - list_structured: a raw handler with structured content, its output
+//     schema widened by outschema.Widen;
+//   - list_orders: a plain [mcp.AddTool] tool that only [lro.Middleware] covers;
+//   - broken_schema, list_unwidened: negative controls a validating client must
+//     reject (a missing required field; list_structured with its schema left
+//     narrow, valid inline but not offloaded).
+//
+// Offloaded files go to the folder named by -output-dir; it logs to stderr only.
+func runTestServer(args []string) {
+	fs := flag.NewFlagSet("testserver", flag.ExitOnError)
+	outputDir := fs.String("output-dir", "", "folder for offloaded files")
+	fs.Parse(args)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	s, err := newServer(*outputDir, logger)
 	if err != nil {
@@ -314,4 +315,5 @@ func main() {
 		logger.Error("testserver: run", "err", err)
 		os.Exit(1)
 	}
+	os.Exit(0)
 }
