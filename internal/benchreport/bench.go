@@ -21,7 +21,7 @@ import (
 // runs arms A and B alternately in one run and reports each arm's median
 // ("A-median-ns", "B-median-ns") and the ratio of the medians ("A/B").
 type comparison struct {
-	Key       string  // identifies the comparison
+	Key       string  // identifies the comparison in the report's prose
 	Label     string  // what arm A is
 	Versus    string  // what arm B is
 	Pkg       string  // package, "./lro"

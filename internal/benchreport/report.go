@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/internal/offload"
 )
 
 // report is everything BENCHMARKS.md shows, all of it measured by one run of
@@ -58,6 +59,12 @@ func (r *report) row(n int, d memory.Detail) (tokenRow, bool) {
 	return find(r.Tokens, func(t tokenRow) bool { return t.N == n && t.Detail == d })
 }
 
+// measured returns the comparison of key, if it was measured.
+func (r *report) measured(key string) (compared, bool) {
+	c, ok := find(r.Compared, func(c compared) bool { return c.Key == key })
+	return c, ok && c.Why == ""
+}
+
 func (r *report) p(format string, args ...any) { fmt.Fprintf(&r.b, format, args...) }
 
 // markdown renders the report.
@@ -84,6 +91,7 @@ func (r *report) markdown() string {
 	if max(m.LoadStart[0], m.LoadEnd[0]) > float64(m.Cores)/2 {
 		r.p("**The machine was shared and noisy while measuring** (load average above half its CPUs): absolute times vary from run to run; the ratios, whose two sides ran alternately in the same run, are the figures to read.\n\n")
 	}
+	r.glance()
 	r.latency()
 	r.memory()
 	r.tokens()
@@ -98,6 +106,89 @@ func (r *report) markdown() string {
 	}
 	r.p("```\n\nthen measured the tokens in process and the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `%s -hand` copies it here without measuring anything.\n", baseCommand)
 	return r.b.String()
+}
+
+// goal is " (target ≤ T: met)", or "" for a comparison without a target.
+func goal(c compared) string {
+	if c.Target == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (target ≤ %s: %s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
+}
+
+// glance writes the "at a glance" section.
+func (r *report) glance() {
+	r.p("## At a glance\n\n")
+	d50, ok50 := r.row(50, memory.Full)
+	if full, ok := r.row(500, memory.Full); ok {
+		d := full.Descriptors
+		r.p("- **Descriptor size, against the paper's assumed %d tokens.** For 500 full-detail memories our full descriptor is **%s tokens** (o200k_base), %s the paper's %d; without recipes %s, without the line schema %s, a bare pointer %s. The inline result it replaces is %s tokens: the full descriptor is %s of it.\n",
+			paperDescriptorTokens, thousands(d[0].O200k), times(float64(d[0].O200k)/paperDescriptorTokens), paperDescriptorTokens,
+			thousands(d[1].O200k), thousands(d[2].O200k), thousands(d[3].O200k), thousands(full.Inline.O200k),
+			percent(float64(d[0].O200k)/float64(full.Inline.O200k)))
+		if ok50 {
+			t := float64(paperTokensPerRecord)
+			r.p("- **The paper's Table 1 with our descriptor** (t = %d tokens a record, as the paper): at access ratio 0.02, savings are %s at n = 50 (paper %.1f%%) and %s at n = 500 (paper %.1f%%); breakeven at n = 50 falls from %s to %s of the records read. A bare pointer gives %s and %s.\n",
+				paperTokensPerRecord,
+				percent(savings(0.02, 50, t, d50.desc(0))), paperTable1[1][0],
+				percent(savings(0.02, 500, t, full.desc(0))), paperTable1[1][3],
+				percent(breakeven(50, t, paperDescriptorTokens)), percent(breakeven(50, t, d50.desc(0))),
+				percent(savings(0.02, 50, t, d50.desc(3))), percent(savings(0.02, 500, t, full.desc(3))))
+		}
+	}
+	if c, ok := r.measured("offload"); ok {
+		ms := c.ANs / 1e6
+		vs := "faster than"
+		if ms > paperFileWriteMs {
+			vs = "slower than"
+		}
+		r.p("- **Offload time, against the paper.** Offloading 500 full-detail records takes a median **%s**, %s %s the paper's %.1f ms file write.\n",
+			duration(c.ANs), times(math.Max(ms/paperFileWriteMs, paperFileWriteMs/ms)), vs, paperFileWriteMs)
+		r.p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that%s.\n", duration(c.BNs), times(c.Ratio), goal(c))
+	}
+	var ex []string
+	pendingWhy := ""
+	for _, c := range r.Compared {
+		switch {
+		case !strings.HasPrefix(c.Key, "extract"):
+		case c.Why != "":
+			pendingWhy = c.Why
+		case c.Target > 0:
+			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, target ≤ %s: %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio), target(c.Target), metOrNot(c.Ratio <= c.Target)))
+		default:
+			ex = append(ex, fmt.Sprintf("%s against %s for %s (%s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio)))
+		}
+	}
+	switch {
+	case len(ex) > 0:
+		r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary**")
+		if r.ShellNs > 0 {
+			r.p(" (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here)", paperShellStartup, duration(r.ShellNs))
+		}
+		r.p(": %s.\n", strings.Join(ex, "; "))
+	case pendingWhy != "":
+		r.p("- **Extraction in process, against the `jq` binary:** pending (%s).\n", pendingWhy)
+	}
+	var small []string
+	for _, key := range []string{"inline", "proxy", "sweep"} {
+		if c, ok := r.measured(key); ok {
+			small = append(small, fmt.Sprintf("%s %s%s", c.A+"/"+c.B, times(c.Ratio), goal(c)))
+		}
+	}
+	if len(small) > 0 {
+		r.p("- **Fixed costs:** %s.\n", strings.Join(small, "; "))
+	}
+	for _, pk := range r.Peaks {
+		if x := pk.Result; pk.Pending == "" && x.What == "offload" {
+			r.p("- **Memory:** offloading %s records (%s of JSON held by the handler) peaks at %s resident, %s above what the process held before; the file is %s.\n",
+				thousands(x.Records), bytesIEC(x.InputBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.FileBytes))
+		}
+	}
+	if rm, ok := find(r.Records, func(m recordMean) bool { return m.Detail == memory.Full }); ok {
+		r.p("- **The estimator** (about 4 characters a token) counts a full-detail record as %.0f tokens where o200k_base counts %.0f (%s): on JSON it under-counts, so the default threshold of %s estimated tokens is about %s real ones.\n",
+			rm.Est, rm.O200k, signedPercent(rm.Est/rm.O200k-1), thousands(offload.DefaultThreshold), thousands(int(math.Round(offload.DefaultThreshold*rm.O200k/rm.Est))))
+	}
+	r.p("\n")
 }
 
 // latency writes the side-by-side table.
@@ -392,4 +483,14 @@ func shellJoin(args []string) string {
 		}
 	}
 	return strings.Join(q, " ")
+}
+
+// recipeName turns a sub-benchmark name of BenchmarkRecipeVsJQ,
+// "2-filter-namespace-selective", into "recipe 2".
+func recipeName(sub string) string {
+	n, _, ok := strings.Cut(sub, "-")
+	if _, err := strconv.Atoi(n); !ok || err != nil {
+		return sub
+	}
+	return "recipe " + n
 }
