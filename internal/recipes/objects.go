@@ -217,16 +217,25 @@ const (
 	filterFullText  = `select(any(.. | strings; test($keyword; "i")))`
 	filterFieldList = `map(objects | keys[]) | group_by(.) | map({field: .[0], count: length}) | .[]`
 	filterShapes    = `map(objects | keys) | group_by(.) | map({fields: .[0], count: length}) | sort_by(-.count) | .[]`
-	// filterNested lists the fields of the objects one level down only:
-	// the paths of every leaf (path(..)) cost jq 1.6 far more than reading
-	// large, wide or deep records.
+	// filterNested lists the fields one level down only: the paths of every
+	// leaf (path(..)) cost jq 1.6 far more than reading the records.
 	filterNested = `map(objects | keys[] as $k | .[$k] | objects | keys[] | $k + "." + .) | group_by(.) | map({path: .[0], count: length}) | .[]`
 	filterStats  = `{count: length, min: min, max: max, sum: add}` // the mean is sum / count
 )
 
+// The recipes of object records and of other values alike.
+var (
+	countRecords = recipe("Count the records", "count", filterCount, slurp)
+	countByType  = recipe("Count by JSON type", "count by type", filterTypes, slurp|compact)
+)
+
 // objectRecipes returns the library of object records: the recipes that
-// the roles of their fields call for, completed with recipes that apply to
-// any records.
+// the roles of their fields call for (identifiers listed and looked up,
+// measures ranked and summarized, categories counted and filtered, lists
+// filtered by membership, times by range, text searched), completed with
+// recipes that apply to any records. On records of [largeRecords] or more,
+// the recipes that output records output the fields that identify them
+// instead (see brief), so that ten answers fit inline.
 func objectRecipes(a *analysis) []Recipe {
 	rs := a.roles()
 	mixed := len(a.types) > 1
@@ -234,14 +243,10 @@ func objectRecipes(a *analysis) []Recipe {
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
 
 	if mixed {
-		add(0, 1, Recipe{
-			Description: "Count the records, in total and by JSON type",
-			Label:       "count by type",
-			Filter:      `{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`,
-			Slurp:       true, Compact: true,
-		})
+		add(0, 1, recipe("Count the records, in total and by JSON type", "count by type",
+			`{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`, slurp|compact))
 	} else {
-		add(0, 1, Recipe{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true})
+		add(0, 1, countRecords)
 	}
 	id, title := a.identity(rs)
 	var ident []*field // the fields that identify and describe a record
@@ -250,21 +255,14 @@ func objectRecipes(a *analysis) []Recipe {
 			ident = append(ident, f)
 		}
 	}
-	proj := projection(rs, id, ident)
-	if len(proj) > 0 {
+	if proj := projection(rs, id, ident); len(proj) > 0 {
 		names := make([]string, len(proj))
 		for i, f := range proj {
 			names[i] = f.displayName()
 		}
-		add(1, 2, Recipe{
-			Description: "List " + englishList(names),
-			Label:       "list",
-			Filter:      "objects | " + object(proj),
-			Compact:     true,
-		})
+		add(1, 2, recipe("List "+englishList(names), "list", "objects | "+object(proj), compact))
 	}
-	// Recipes that output large records output the fields that identify
-	// them instead (objShort after records of any type).
+	// objShort follows records of any type.
 	short, objShort := brief(a, ident, nil), ""
 	if short != "" {
 		objShort = " | objects" + short
@@ -274,27 +272,17 @@ func objectRecipes(a *analysis) []Recipe {
 		if id.strs < id.nonNull {
 			cond = "(" + path(id.name) + " | tostring) == $value"
 		}
-		add(3, 3, Recipe{
-			Description: "Show the record with a given " + id.name,
-			Label:       "look up " + id.name,
-			Filter:      "objects | select(" + cond + ")",
-			Compact:     true,
-			Params:      []Param{{ParamValue, id.example, id.name + " to look up", ""}},
-		})
+		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
+			"objects | select("+cond+")", compact, Param{ParamValue, id.example, id.name + " to look up", ""}))
 	}
-	if texts := rs[roleText]; len(texts) > 0 {
-		// The longest text that has a keyword.
-		for i := len(texts) - 1; i >= 0; i-- {
-			if w, ok := texts[i].kw.pick(); ok {
-				add(2, 4, Recipe{
-					Description: "Search " + texts[i].name + " for a keyword",
-					Label:       "search " + texts[i].name,
-					Filter:      "objects | select(" + path(texts[i].name) + ` | strings | test($keyword; "i"))` + short,
-					Compact:     true,
-					Params:      []Param{keywordParam(w, texts[i].name, texts[i].name)},
-				})
-				break
-			}
+	texts := rs[roleText]
+	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
+		if w, ok := texts[i].kw.pick(); ok {
+			name := texts[i].name
+			add(2, 4, recipe("Search "+name+" for a keyword", "search "+name,
+				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, compact,
+				keywordParam(w, name, name)))
+			break
 		}
 	}
 	for i, cat := range rs[roleCategory] {
@@ -308,116 +296,64 @@ func objectRecipes(a *analysis) []Recipe {
 				// Compared as text: no where condition states it.
 				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
-			add(2, 5, Recipe{
-				Description: "Filter by " + cat.name,
-				Label:       "filter " + cat.name,
-				Filter:      "objects | select(" + cond + ")" + brief(a, ident, cat),
-				Compact:     true,
-				Params:      []Param{{ParamValue, v, "value of " + cat.name, field}},
-			})
+			add(2, 5, recipe("Filter by "+cat.name, "filter "+cat.name,
+				"objects | select("+cond+")"+brief(a, ident, cat), compact,
+				Param{ParamValue, v, "value of " + cat.name, field}))
 		}
 		k := key(cat.name)
 		if cat.name == "count" {
 			k = "value"
 		}
-		add(3+2*i, 6+i, Recipe{
-			Description: "Count by " + cat.name,
-			Label:       "count by " + cat.name,
-			Filter:      "map(objects) | group_by(" + path(cat.name) + ") | map({" + k + ": .[0]" + suffix(cat.name) + ", count: length}) | sort_by(-.count) | .[]",
-			Slurp:       true, Compact: true,
-		})
+		add(3+2*i, 6+i, recipe("Count by "+cat.name, "count by "+cat.name,
+			"map(objects) | group_by("+path(cat.name)+") | map({"+k+": .[0]"+suffix(cat.name)+", count: length}) | sort_by(-.count) | .[]",
+			slurp|compact))
 	}
 	if list := rs.first(roleList); list != nil {
 		v, _ := mostCommon(list.elems)
-		elems, noun := path(list.name)+"[]?", "value"
-		member := "tostring == $value"
+		elems, noun, member, each := path(list.name)+"[]?", "value", "tostring == $value", ""
 		if list.namedArrs > 0 {
-			elems, noun, member = path(list.name)+"[]? | objects", "name", ".name == $value"
+			elems, noun, member, each = path(list.name)+"[]? | objects", "name", ".name == $value", " | objects | .name"
 		}
-		add(2, 8, Recipe{
-			Description: "Filter by a " + noun + " in " + list.name,
-			Label:       "filter " + list.name,
-			Filter:      "objects | select(any(" + elems + "; " + member + "))" + short,
-			Compact:     true,
-			Params:      []Param{{ParamValue, v, noun + " in " + list.name, ""}},
-		})
-		each := path(list.name) + " | arrays | .[]"
-		if list.namedArrs > 0 {
-			each += " | objects | .name"
-		}
-		add(5, 9, Recipe{
-			Description: "Count by each value in " + list.name,
-			Label:       "count by " + list.name,
-			Filter:      "map(objects | " + each + ") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
-			Slurp:       true, Compact: true,
-		})
+		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
+			"objects | select(any("+elems+"; "+member+"))"+short, compact,
+			Param{ParamValue, v, noun + " in " + list.name, ""}))
+		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
+			"map(objects | "+path(list.name)+" | arrays | .[]"+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
+			slurp|compact))
 	}
 	if m := rs.first(roleMeasure); m != nil {
 		p := path(m.name)
-		add(2, 10, Recipe{
-			Description: "Top 10 by " + m.name,
-			Label:       "top by " + m.name,
-			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]" + brief(a, ident, m),
-			Slurp:       true, Compact: true,
-		})
-		add(3, 11, Recipe{
-			Description: "Stats of " + m.name,
-			Label:       "stats of " + m.name,
-			Filter:      "map(objects | " + p + " | numbers) | " + filterStats,
-			Slurp:       true, Compact: true,
-		})
+		add(2, 10, recipe("Top 10 by "+m.name, "top by "+m.name,
+			"map(objects | select("+p+" | numbers)) | sort_by(-"+p+") | .[:10][]"+brief(a, ident, m), slurp|compact))
+		add(3, 11, recipe("Stats of "+m.name, "stats of "+m.name, "map(objects | "+p+" | numbers) | "+filterStats, slurp|compact))
 	}
 	if tf := rs.first(roleTime); tf != nil {
 		from, to := timeRange(tf.dateVals)
-		add(2, 12, Recipe{
-			Description: "Filter by " + tf.name + " range",
-			Label:       tf.name + " range",
-			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)" + brief(a, ident, tf),
-			Compact:     true,
-			Params: []Param{
-				{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
-				{ParamTo, to, "end, exclusive", ""},
-			},
-		})
+		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
+			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf), compact,
+			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
+			Param{ParamTo, to, "end, exclusive", ""}))
 	}
-	add(4, 13, Recipe{
-		Description: "Records with a keyword in any text",
-		Label:       "search all",
-		Filter:      filterFullText + objShort,
-		Compact:     true,
-		Params:      []Param{keywordParam(a.allWord(), "every string value of the record", "")},
-	})
-	add(6, 14, Recipe{
-		Description: "Count by field name",
-		Label:       "field names",
-		Filter:      filterFieldList, Slurp: true, Compact: true,
-	})
+	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, compact,
+		keywordParam(a.allWord(), "every string value of the record", "")))
+	add(6, 14, recipe("Count by field name", "field names", filterFieldList, slurp|compact))
 	if f := a.optionalField(); f != nil {
-		add(7, 15, Recipe{
-			Description: "Records without " + f.name,
-			Label:       "without " + f.name,
-			Filter:      "objects | select(has(" + jqString(f.name) + ") | not)" + short,
-			Compact:     true,
-		})
+		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
+			"objects | select(has("+jqString(f.name)+") | not)"+short, compact))
 	}
-	add(8, 16, Recipe{Description: "Show the first 5 records", Label: "first 5", Filter: `.[:5][]` + objShort, Slurp: true, Compact: true})
-	add(9, 17, Recipe{Description: "Count by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
-	add(9, 18, Recipe{Description: "Count by nested field", Label: "nested fields", Filter: filterNested, Slurp: true, Compact: true})
+	add(8, 16, recipe("Show the first 5 records", "first 5", `.[:5][]`+objShort, slurp|compact))
+	add(9, 17, recipe("Count by set of field names", "count by fields", filterShapes, slurp|compact))
+	add(9, 18, recipe("Count by nested field", "nested fields", filterNested, slurp|compact))
 	if mixed { // recipe 1 already counts by type
-		add(9, 19, Recipe{Description: "Show the records that are not objects", Label: "non-objects", Filter: `select(type != "object")`, Compact: true})
+		add(9, 19, recipe("Show the records that are not objects", "non-objects", `select(type != "object")`, compact))
 	} else {
-		add(9, 19, Recipe{Description: "Count by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true})
+		add(9, 19, countByType)
 	}
-	add(10, 20, Recipe{Description: "Show the last 5 records", Label: "last 5", Filter: `.[-5:][]` + objShort, Slurp: true, Compact: true})
-	add(10, 21, Recipe{
-		Description: "Show the record at a given position (from 1)",
-		Label:       "record at n",
-		Filter:      `.[($n | tonumber) - 1]`,
-		Slurp:       true, Compact: true,
-		Params: []Param{{ParamN, "1", "position, from 1", ""}},
-	})
-	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Label: "most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]` + short, Slurp: true, Compact: true})
-
+	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, slurp|compact))
+	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n", `.[($n | tonumber) - 1]`,
+		slurp|compact, Param{ParamN, "1", "position, from 1", ""}))
+	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
+		`map(objects) | sort_by(-length) | .[:5][]`+short, slurp|compact))
 	return choose(cs)
 }
 

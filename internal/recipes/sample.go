@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sort"
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
@@ -182,14 +181,4 @@ func mostCommon(counts map[string]int) (key string, ok bool) {
 		}
 	}
 	return best, bestN > 0
-}
-
-// sortedKeys returns the keys of m in increasing order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
