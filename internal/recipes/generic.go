@@ -115,8 +115,7 @@ const (
 
 // field is what the sample says about one top-level field of the objects.
 type field struct {
-	name  string
-	order int // position of first appearance
+	name string
 
 	present, nonNull                         int
 	strs, nums, ints, bools, dates, strBytes int
@@ -134,15 +133,12 @@ type field struct {
 	example  string   // the first string or integer value, as text
 
 	// contains counts, for each other field, the records in which a
-	// string value of f contains the text of that field's value: a URL
-	// built from an identifier contains it in every record.
+	// string value of f contains the text of that field's value (as a URL
+	// built from an identifier does).
 	contains map[string]int
 
-	// parent, for a field one level down (a string in the objects of a
-	// top-level field), is that top-level field's name; subs are those
-	// fields of f, in order of first appearance.
-	parent string
-	subs   []*field
+	parent string   // for a string field of the objects of a top-level field, its name
+	subs   []*field // those string fields of f, in order of first appearance
 }
 
 // maxSubs bounds the fields one level down examined per top-level field.
@@ -184,22 +180,6 @@ func (f *field) addString(v string) {
 		f.urls++
 	}
 	f.addDistinct(v)
-}
-
-// kind is the single type of the non-null values of f ("string", "boolean"
-// or "int"), or "" when they are mixed or not scalars.
-func (f *field) kind() string {
-	switch {
-	case f.nonNull == 0:
-		return ""
-	case f.strs == f.nonNull:
-		return "string"
-	case f.bools == f.nonNull:
-		return "boolean"
-	case f.ints == f.nonNull:
-		return "int"
-	}
-	return ""
 }
 
 // avgLen is the mean length in bytes of the string values of f.
@@ -290,7 +270,7 @@ func (a *analysis) object(o map[string]any, keys []string) {
 		v := o[k]
 		f := a.fields[k]
 		if f == nil {
-			f = &field{name: k, order: len(a.order), distinct: map[string]int{}, elems: map[string]int{}}
+			f = &field{name: k, distinct: map[string]int{}, elems: map[string]int{}}
 			a.fields[k] = f
 			a.order = append(a.order, f)
 		}

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -91,15 +92,9 @@ func measureName(name string) bool {
 // common reports whether f is present in at least half of the objects.
 func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
 
-// role returns what f is, from its values and its name. Fields present in
-// fewer than half of the objects, or whose values are mostly of no single
-// kind, are roleOther. Arrays of strings (or of objects with a name) are
-// lists; two booleans a category; numbers are identifiers when their name
-// says so or when they are distinct integers whose name does not say they
-// measure something, else measures; strings are times when they start with
-// a date, identifiers when their name says so or they are URLs, categories
-// when 2 to 20 short values repeat, identifiers when they are distinct
-// words, and text when they have spaces or are long.
+// role returns what f is, from its values and its name; roleOther for a
+// field present in fewer than half of the objects, constant, or of no one
+// kind of value.
 func (a *analysis) role(f *field) role {
 	if !a.common(f) || f.nonNull == 0 || f.constant() {
 		return roleOther
@@ -149,50 +144,43 @@ func (f *field) constant() bool {
 // roles are the fields of each role, best first.
 type roles map[role][]*field
 
-// roles returns the fields by role: categories with strings first and then
-// the fewest values, identifiers with a field named number first and URLs
-// last, measures whose names say so first, texts shortest first; otherwise
-// in order of first appearance.
+// roles returns the fields by role, in order of first appearance but:
+// categories of booleans after the others, the fewest values first; identifiers named number (what people quote) first and URLs last;
+// measures whose names say so first; times that most records have first
+// (created_at rather than closed_at); texts shortest first (a title is
+// projected, the longest text searched).
 func (a *analysis) roles() roles {
 	rs := roles{}
 	for _, f := range a.order {
 		r := a.role(f)
 		rs[r] = append(rs[r], f)
 	}
-	// Categories: strings before booleans before numbers, then the
-	// fewest values first.
-	rank := map[string]int{"string": 0, "boolean": 1}
-	sort.SliceStable(rs[roleCategory], func(i, j int) bool {
-		fi, fj := rs[roleCategory][i], rs[roleCategory][j]
-		if ri, rj := rank[fi.kind()], rank[fj.kind()]; ri != rj {
-			return ri < rj
+	by := func(r role, key func(f *field) int) {
+		slices.SortStableFunc(rs[r], func(f, g *field) int { return cmp.Compare(key(f), key(g)) })
+	}
+	by(roleCategory, func(f *field) int {
+		if f.bools == f.nonNull {
+			return maxDistinct + 1 + len(f.distinct)
 		}
-		return len(fi.distinct) < len(fj.distinct)
+		return len(f.distinct)
 	})
-	// Identifiers: a field named number (what people quote) first, then
-	// those that are not URLs.
-	sort.SliceStable(rs[roleID], func(i, j int) bool {
-		score := func(f *field) int {
-			switch {
-			case f.name == "number":
-				return 0
-			case f.urls == 0:
-				return 1
-			}
-			return 2
+	by(roleID, func(f *field) int {
+		switch {
+		case f.name == "number":
+			return 0
+		case f.urls == 0:
+			return 1
 		}
-		return score(rs[roleID][i]) < score(rs[roleID][j])
+		return 2
 	})
-	// Measures: names that say so first.
-	sort.SliceStable(rs[roleMeasure], func(i, j int) bool {
-		return measureName(rs[roleMeasure][i].name) && !measureName(rs[roleMeasure][j].name)
+	by(roleMeasure, func(f *field) int {
+		if measureName(f.name) {
+			return 0
+		}
+		return 1
 	})
-	// Times: those that most records have first (created_at rather than
-	// closed_at).
-	sort.SliceStable(rs[roleTime], func(i, j int) bool { return rs[roleTime][i].nonNull > rs[roleTime][j].nonNull })
-	// Text: the field with the shortest values (a title rather than a body)
-	// is projected, the one with the longest is searched.
-	sort.SliceStable(rs[roleText], func(i, j int) bool { return rs[roleText][i].avgLen() < rs[roleText][j].avgLen() })
+	by(roleTime, func(f *field) int { return -f.nonNull })
+	by(roleText, (*field).avgLen)
 	return rs
 }
 
@@ -292,7 +280,7 @@ func objectRecipes(a *analysis) []Recipe {
 		if i == 0 {
 			v, _ := mostCommon(cat.distinct)
 			cond, field := path(cat.name)+" == $value", cat.name
-			if cat.kind() != "string" {
+			if cat.strs < cat.nonNull {
 				// Compared as text: no where condition states it.
 				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
@@ -334,8 +322,9 @@ func objectRecipes(a *analysis) []Recipe {
 			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
 			Param{ParamTo, to, "end, exclusive", ""}))
 	}
+	all, _ := a.all.pick()
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, compact,
-		keywordParam(a.allWord(), "every string value of the record", "")))
+		keywordParam(all, "every string value of the record", "")))
 	add(6, 14, recipe("Count by field name", "field names", filterFieldList, slurp|compact))
 	if f := a.optionalField(); f != nil {
 		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
@@ -363,12 +352,6 @@ func englishList(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// allWord returns the keyword of the whole records, or "".
-func (a *analysis) allWord() string {
-	w, _ := a.all.pick()
-	return w
 }
 
 // identity returns the fields that identify and describe a record: an
@@ -424,11 +407,10 @@ func (a *analysis) word(f *field, varies bool) bool {
 }
 
 // keyField returns the top-level field that best identifies the records
-// when no field's role is an identifier (their codes repeat in the sample,
-// or the records are all copies of one): the words with no spaces and the
-// most distinct values; of those, one named number, then one whose name
-// says it identifies, then the first. It is never filter, the category
-// that has a filter recipe. It returns nil when none fits.
+// when no field's role is an identifier: of the words with no spaces and
+// the most distinct values, one named number, then one whose name says it
+// identifies, then the first; never filter, the category that has a filter
+// recipe; nil when none fits.
 func (a *analysis) keyField(filter *field) *field {
 	varies := a.varies()
 	score := func(f *field) int {
@@ -547,16 +529,14 @@ func (f *field) displayName() string {
 }
 
 // largeRecords is the mean size, in bytes, of the object records from
-// which the recipes that output records output the fields that identify
-// them instead (see brief): ten whole records would not fit in an answer
-// of the default threshold, 1,600 tokens.
+// which recipes output the fields that identify them instead (see brief):
+// ten whole records would not fit in an answer of 1,600 tokens.
 const largeRecords = 512
 
-// brief returns the jq suffix that projects a record to the fields proj
-// (those that identify it) plus about (when not nil and not among them),
-// for records whose mean size is largeRecords or more, and "" otherwise:
-// whole records are printed, and the lookup of one record stays the way to
-// get it whole.
+// brief returns, for records of largeRecords or more on average, the jq
+// suffix that projects a record to the fields proj (those that identify
+// it) plus about (when not nil), and "" otherwise. The lookup of one
+// record stays the way to get it whole.
 func brief(a *analysis, proj []*field, about *field) string {
 	if len(proj) == 0 || !a.large() {
 		return ""

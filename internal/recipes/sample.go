@@ -7,10 +7,9 @@ import (
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
-// cannot make recipe generation slow. Records past maxSampleRecords or past
-// maxSampleBytes in total, and text past maxScanBytes of one string, are not
-// looked at; they only affect which recipes are chosen and their default
-// parameter values, never whether a recipe runs.
+// cannot make recipe generation slow. What they leave out only affects
+// which recipes are chosen and their default values, never whether a
+// recipe runs.
 const (
 	maxSampleRecords = 1000
 	maxSampleBytes   = 4 << 20
