@@ -71,20 +71,29 @@ func recipe(desc, label, filter string, f flags, params ...Param) Recipe {
 // program name and without any quoting: the flags (-s, -r, -c), one
 // --arg name value triple per parameter, and the filter last.
 func (r Recipe) Args() []string {
-	args := make([]string, 0, 4+3*len(r.Params))
-	if r.Slurp {
-		args = append(args, "-s")
-	}
-	if r.Raw {
-		args = append(args, "-r")
-	}
-	if r.Compact {
-		args = append(args, "-c")
+	var args []string
+	for _, o := range r.options() {
+		args = append(args, "-"+o)
 	}
 	for _, p := range r.Params {
 		args = append(args, "--arg", p.Name, p.Value)
 	}
 	return append(args, r.Filter)
+}
+
+// options returns the letters of the jq options of r: s, r and c, in order.
+func (r Recipe) options() []string {
+	var o []string
+	if r.Slurp {
+		o = append(o, "s")
+	}
+	if r.Raw {
+		o = append(o, "r")
+	}
+	if r.Compact {
+		o = append(o, "c")
+	}
+	return o
 }
 
 // Command renders the shell command for file,
@@ -97,31 +106,14 @@ func (r Recipe) Command(file string) string {
 	if strings.HasPrefix(file, "-") {
 		file = "./" + file
 	}
-	var b strings.Builder
-	b.WriteString("tail -n +2 ")
-	b.WriteString(ShellWord(file))
-	b.WriteString(" | jq")
-	if r.Slurp || r.Raw || r.Compact {
-		b.WriteString(" -")
-		if r.Slurp {
-			b.WriteByte('s')
-		}
-		if r.Raw {
-			b.WriteByte('r')
-		}
-		if r.Compact {
-			b.WriteByte('c')
-		}
+	words := []string{"tail -n +2", ShellWord(file), "| jq"}
+	if o := r.options(); len(o) > 0 {
+		words = append(words, "-"+strings.Join(o, ""))
 	}
 	for _, p := range r.Params {
-		b.WriteString(" --arg ")
-		b.WriteString(ShellWord(p.Name))
-		b.WriteByte(' ')
-		b.WriteString(ShellWord(p.Value))
+		words = append(words, "--arg", ShellWord(p.Name), ShellWord(p.Value))
 	}
-	b.WriteByte(' ')
-	b.WriteString(ShellWord(compactFilter(r.Filter)))
-	return b.String()
+	return strings.Join(append(words, ShellWord(compactFilter(r.Filter))), " ")
 }
 
 // compactFilter returns the jq program f without the white space around
