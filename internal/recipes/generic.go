@@ -522,14 +522,18 @@ func scalarRecipes(a *analysis) []Recipe {
 		search = recipe("Numbers greater than a threshold", "greater than min",
 			`numbers | select(. > ($min | tonumber))`, compact,
 			Param{ParamMin, median(a.numbers), "exclusive lower bound", ""})
-		least = recipe("The 10 smallest numbers", "smallest 10", `map(numbers) | sort | .[:10][]`, slurp|compact)
-		most = recipe("The 10 largest numbers", "largest 10", `map(numbers) | sort | reverse | .[:10][]`, slurp|compact)
+		least = recipe("The 10 smallest numbers", "smallest 10",
+			`map(numbers) | sort | .[:10][]`, slurp|compact)
+		most = recipe("The 10 largest numbers", "largest 10",
+			`map(numbers) | sort | reverse | .[:10][]`, slurp|compact)
 	} else {
 		w, _ := a.strWords.pick()
 		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, compact,
 			keywordParam(w, "each string record", ""))
-		least = recipe("The 10 longest strings", "longest 10", `map(strings) | sort_by(-length) | .[:10][]`, slurp|compact)
-		most = recipe("List the distinct strings (sorted)", "distinct strings", `map(strings) | unique | .[]`, slurp|compact)
+		least = recipe("The 10 longest strings", "longest 10",
+			`map(strings) | sort_by(-length) | .[:10][]`, slurp|compact)
+		most = recipe("List the distinct strings (sorted)", "distinct strings",
+			`map(strings) | unique | .[]`, slurp|compact)
 	}
 	stats := recipe("Stats of the numbers", "stats", "map(numbers) | "+filterStats, slurp|compact)
 	if len(a.numbers) == 0 {

@@ -122,7 +122,8 @@ func textRecipes(a *analysis) []Recipe {
 	add(5, 12, recipe("The 10 longest lines", "longest lines",
 		`map(objects | select(.text | type == "string")) | sort_by(-(.text | length)) | .[:10][] | "\(.line) (\(.text | length) chars): \(.text)"`,
 		slurp|rawOut))
-	add(4, 13, recipe("Print the text without line numbers", "text only", `objects | .text | strings`, rawOut))
+	add(4, 13, recipe("Print the text without line numbers", "text only",
+		`objects | .text | strings`, rawOut))
 	return choose(cs)
 }
 

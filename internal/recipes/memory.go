@@ -42,7 +42,8 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, slurp|compact),
 		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, compact,
 			Param{ParamTag, d.tag, "tag, matched exactly", ""}),
-		recipe("Sort by created date, oldest first", "sort by date", `sort_by(.created) | .[]`, slurp|compact),
+		recipe("Sort by created date, oldest first", "sort by date",
+			`sort_by(.created) | .[]`, slurp|compact),
 	}
 	switch detail {
 	case Medium, Full:
@@ -58,7 +59,8 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 				Param{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}))
 	default:
 		rs = append(rs,
-			recipe("List unique namespaces", "unique namespaces", `map(.namespace | strings) | unique | .[]`, slurp|rawOut),
+			recipe("List unique namespaces", "unique namespaces",
+				`map(.namespace | strings) | unique | .[]`, slurp|rawOut),
 			recipe("Count by memory type", "count by type",
 				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, slurp|compact))
 	}

@@ -145,7 +145,8 @@ func (f *field) constant() bool {
 type roles map[role][]*field
 
 // roles returns the fields by role, in order of first appearance but:
-// categories of booleans after the others, the fewest values first; identifiers named number (what people quote) first and URLs last;
+// categories of booleans after the others, the fewest values first;
+// identifiers named number (what people quote) first and URLs last;
 // measures whose names say so first; times that most records have first
 // (created_at rather than closed_at); texts shortest first (a title is
 // projected, the longest text searched).
@@ -261,7 +262,8 @@ func objectRecipes(a *analysis) []Recipe {
 			cond = "(" + path(id.name) + " | tostring) == $value"
 		}
 		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
-			"objects | select("+cond+")", compact, Param{ParamValue, id.example, id.name + " to look up", ""}))
+			"objects | select("+cond+")", compact,
+			Param{ParamValue, id.example, id.name + " to look up", ""}))
 	}
 	texts := rs[roleText]
 	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
@@ -298,27 +300,32 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	if list := rs.first(roleList); list != nil {
 		v, _ := mostCommon(list.elems)
-		elems, noun, member, each := path(list.name)+"[]?", "value", "tostring == $value", ""
+		elems, noun, member := path(list.name)+"[]?", "value", "tostring == $value"
+		each := path(list.name) + " | arrays | .[]"
 		if list.namedArrs > 0 {
-			elems, noun, member, each = path(list.name)+"[]? | objects", "name", ".name == $value", " | objects | .name"
+			elems, noun, member = path(list.name)+"[]? | objects", "name", ".name == $value"
+			each += " | objects | .name"
 		}
 		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
 			"objects | select(any("+elems+"; "+member+"))"+short, compact,
 			Param{ParamValue, v, noun + " in " + list.name, ""}))
 		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
-			"map(objects | "+path(list.name)+" | arrays | .[]"+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
+			"map(objects | "+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
 			slurp|compact))
 	}
 	if m := rs.first(roleMeasure); m != nil {
 		p := path(m.name)
 		add(2, 10, recipe("Top 10 by "+m.name, "top by "+m.name,
-			"map(objects | select("+p+" | numbers)) | sort_by(-"+p+") | .[:10][]"+brief(a, ident, m), slurp|compact))
-		add(3, 11, recipe("Stats of "+m.name, "stats of "+m.name, "map(objects | "+p+" | numbers) | "+filterStats, slurp|compact))
+			"map(objects | select("+p+" | numbers)) | sort_by(-"+p+") | .[:10][]"+brief(a, ident, m),
+			slurp|compact))
+		add(3, 11, recipe("Stats of "+m.name, "stats of "+m.name,
+			"map(objects | "+p+" | numbers) | "+filterStats, slurp|compact))
 	}
 	if tf := rs.first(roleTime); tf != nil {
 		from, to := timeRange(tf.dateVals)
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
-			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf), compact,
+			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
+			compact,
 			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
 			Param{ParamTo, to, "end, exclusive", ""}))
 	}
@@ -334,13 +341,14 @@ func objectRecipes(a *analysis) []Recipe {
 	add(9, 17, recipe("Count by set of field names", "count by fields", filterShapes, slurp|compact))
 	add(9, 18, recipe("Count by nested field", "nested fields", filterNested, slurp|compact))
 	if mixed { // recipe 1 already counts by type
-		add(9, 19, recipe("Show the records that are not objects", "non-objects", `select(type != "object")`, compact))
+		add(9, 19, recipe("Show the records that are not objects", "non-objects",
+			`select(type != "object")`, compact))
 	} else {
 		add(9, 19, countByType)
 	}
 	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, slurp|compact))
-	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n", `.[($n | tonumber) - 1]`,
-		slurp|compact, Param{ParamN, "1", "position, from 1", ""}))
+	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
+		`.[($n | tonumber) - 1]`, slurp|compact, Param{ParamN, "1", "position, from 1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
 		`map(objects) | sort_by(-length) | .[:5][]`+short, slurp|compact))
 	return choose(cs)
