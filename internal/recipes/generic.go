@@ -60,9 +60,7 @@ func decodeRecords(sample []json.RawMessage) []record {
 		}
 		r := record{v: v, size: len(raw)}
 		if o, ok := v.(map[string]any); ok {
-			if keys, ok := objectKeys(raw); ok && len(keys) == len(o) {
-				r.keys = keys
-			} else {
+			if r.keys = objectKeys(raw); len(r.keys) != len(o) {
 				r.keys = slices.Sorted(maps.Keys(o))
 			}
 		}
@@ -71,37 +69,26 @@ func decodeRecords(sample []json.RawMessage) []record {
 	return recs
 }
 
-// objectKeys returns the distinct keys of the JSON object raw in order of
-// appearance; ok is false when raw is not a valid object.
-func objectKeys(raw json.RawMessage) (keys []string, ok bool) {
+// objectKeys returns the distinct keys of raw, a valid JSON object, in order
+// of appearance, or nil on an error.
+func objectKeys(raw json.RawMessage) (keys []string) {
 	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
+	if _, err := d.Token(); err != nil { // {
+		return nil
 	}
 	seen := map[string]bool{}
 	for d.More() {
 		t, err := d.Token()
-		if err != nil {
-			return nil, false
+		var skip json.RawMessage
+		if err != nil || d.Decode(&skip) != nil {
+			return nil
 		}
-		k, _ := t.(string)
-		if !seen[k] {
+		if k, _ := t.(string); !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
-		var skip json.RawMessage
-		if d.Decode(&skip) != nil {
-			return nil, false
-		}
 	}
-	if t, err := d.Token(); err != nil || t != json.Delim('}') {
-		return nil, false
-	}
-	if _, err := d.Token(); err == nil {
-		return nil, false
-	}
-	return keys, true
+	return keys
 }
 
 // shape is the kind of records a library is made for.

@@ -91,10 +91,9 @@ func isMemory(recs []memoryRecord, valid int) bool {
 }
 
 // memoryRecord is an object record with the values of the fields the
-// library reads (memoryKeys) left undecoded.
+// library reads (memoryKeys) left undecoded, nil for those it has not.
 type memoryRecord struct {
-	values  [len(memoryKeys)]json.RawMessage
-	present [len(memoryKeys)]bool
+	values [len(memoryKeys)]json.RawMessage
 }
 
 // memoryKeys are the fields of a record the memory library reads.
@@ -155,7 +154,7 @@ func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object boo
 			if v, err = dec.ReadValue(); err == nil && k >= 0 {
 				// v as a slice of raw, which outlives dec's reads.
 				end := int(dec.InputOffset())
-				o.values[k], o.present[k] = raw[end-len(v):end:end], true
+				o.values[k] = raw[end-len(v) : end : end]
 			}
 		}
 		if err == nil {
@@ -186,7 +185,7 @@ func memoryName(quoted []byte) int {
 // has reports whether o has all the fields.
 func (o *memoryRecord) has(fields ...string) bool {
 	for _, f := range fields {
-		if k := memoryKey(f); k < 0 || !o.present[k] {
+		if k := memoryKey(f); k < 0 || o.values[k] == nil {
 			return false
 		}
 	}
