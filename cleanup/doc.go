@@ -11,8 +11,8 @@
 // until then; in a bucket, both times get a margin of one minute for the
 // clocks of the replicas. It also deletes the hidden temporary files
 // (.{name}.jsonl.tmp) that a dead process left behind: where flock(2)
-// exists, only one whose lock it can take, since a live Writer holds it;
-// elsewhere, once created_at + TTL + 24 hours has passed. One
+// exists, one past its TTL whose lock it can take (a live Writer holds
+// it); elsewhere, once created_at + TTL + 24 hours has passed. One
 // [event.FileExpired] is emitted per deleted file.
 //
 // A sweep removes only regular files directly in the folder with the
