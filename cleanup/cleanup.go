@@ -12,8 +12,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
@@ -23,9 +21,9 @@ import (
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
-// [Options.Prefix] that [github.com/zircote/lro-go/jsonl.Create] would reject (the error then also
-// wraps [github.com/zircote/lro-go/jsonl.ErrInvalidPrefix]), or an [Options.Dir] that exists and is not
-// a folder.
+// [Options.Prefix] that package jsonl rejects (the error then also wraps
+// [github.com/zircote/lro-go/jsonl.ErrInvalidPrefix]), or an [Options.Dir]
+// that exists and is not a folder.
 var ErrInvalidOption = errors.New("cleanup: invalid option")
 
 // listBatch is how many names a sweep reads from the folder at a time; it
@@ -33,8 +31,7 @@ var ErrInvalidOption = errors.New("cleanup: invalid option")
 const listBatch = 1024
 
 // unlockedGrace is how much longer than the TTL a temporary file is kept
-// when no lock can tell whether its Writer is alive: on systems without
-// flock(2), and on file systems that refuse locks. No write takes a day.
+// when no lock can tell whether its Writer is alive. No write takes a day.
 const unlockedGrace = 24 * time.Hour
 
 // lockState is what [lockTemp] found out about a temporary file.
@@ -51,50 +48,44 @@ const (
 // Options configure a [Janitor]. A nil *Options uses every default. [New]
 // copies the Options, so changing them afterwards has no effect.
 type Options struct {
-	// Dir is the folder to sweep: the folder offloaded files are written to.
-	// If empty, defaults to [os.TempDir], as for [github.com/zircote/lro-go/jsonl.Options.Dir]. It is
-	// made absolute. It need not exist yet.
+	// Dir is the folder to sweep, where offloaded files are written. If
+	// empty, defaults to [os.TempDir], as in package jsonl. It is made
+	// absolute. It need not exist yet.
 	Dir string
 
 	// Prefix is the first part of the names of the files to delete,
-	// {prefix}-{operation}-{ulid}.jsonl. If empty, defaults to
-	// "atlatl". It must be a prefix [github.com/zircote/lro-go/jsonl.Options] takes, and be
-	// the prefix the files are written with.
+	// {prefix}-{operation}-{ulid}.jsonl, as they are written. If empty,
+	// defaults to "atlatl".
 	Prefix string
 
 	// TTL is how long a file lives: it is deleted once created_at + TTL is at
-	// or before now, and so is the expiry recorded with it, if any (see the
-	// package documentation, "Recorded expiry"). If zero, defaults to the
-	// specification's 3600 seconds (one hour). Negative values are invalid.
+	// or before now, and so is the expiry recorded with it, if any. If zero,
+	// defaults to the specification's 3600 seconds (one hour). Negative
+	// values are invalid.
 	TTL time.Duration
 
-	// Interval is the time between two background sweeps of
-	// [Start]. If zero, defaults to one hour, the specification's "every
-	// hour" schedule. Negative values are invalid.
+	// Interval is the time between two background sweeps of [Start]. If
+	// zero, defaults to the specification's one hour. Negative values are
+	// invalid.
 	Interval time.Duration
 
 	// Observer receives one [event.FileExpired] per deleted file. If nil,
 	// events are discarded.
 	Observer event.Observer
 
-	// Bucket, if not nil, is the bucket to sweep instead of a folder: the
-	// bucket offloaded objects are written to by a store of package
-	// [github.com/zircote/lro-go/lro/store], its [github.com/zircote/lro-go/lro/store.Store.Bucket]
-	// (List, Delete and Expiry are what the janitor uses of it). Dir is
-	// then not used. See the package documentation, "Buckets".
+	// Bucket, if not nil, is the bucket to sweep instead of a folder (Dir
+	// is then not used): the [github.com/zircote/lro-go/lro/store.Store.Bucket]
+	// that a store of package lro/store writes offloaded objects to.
 	Bucket expiry.Bucket
 
-	// OnError receives the errors of background sweeps, one call per sweep
-	// that had any (joined). If nil, they are dropped. The cancellation that
-	// stops the janitor is not reported.
+	// OnError receives the errors of each background sweep that had any,
+	// joined. If nil, they are dropped. Cancellation is not reported.
 	OnError func(error)
 }
 
 // Result reports what one sweep did.
 type Result struct {
-	// scanned is the number of entries listed in the folder, of any name;
-	// for a bucket, the number of keys listed under the prefix (for the
-	// tests).
+	// scanned is the number of entries (or keys) listed, for the tests.
 	scanned int
 	// Expired is the number of offload files deleted, one event each.
 	Expired int
@@ -102,18 +93,14 @@ type Result struct {
 	// event each (with Temporary set).
 	TempRemoved int
 	// Kept is the number of entries named as offload or temporary files that
-	// have not expired yet. They are not inspected further, so an entry so
-	// named that is not a regular file counts here too.
+	// have not expired yet (whatever their type: they are not inspected).
 	Kept int
 	// InUse is the number of expired temporary files left alone because
-	// their Writer is alive: it still holds the file's lock. Where no lock
-	// can tell (a file system that refuses locks), it counts those younger
-	// than the TTL plus a day. They are not in NextExpiry: their Writer
-	// renames or removes them.
+	// their Writer is alive (holds the lock; where no lock can tell, is
+	// younger than the TTL plus a day). They are not in NextExpiry.
 	InUse int
-	// skipped is the number of entries named as expired offload or temporary
-	// files that are not regular files (symlinks, folders, FIFOs, ...) and
-	// were left alone (for the tests).
+	// skipped counts the expired entries that are not regular files, for
+	// the tests.
 	skipped int
 	// Vanished is the number of expired files that disappeared before the
 	// sweep could remove them, for example because another sweep did.
@@ -124,9 +111,8 @@ type Result struct {
 	NextExpiry time.Time
 }
 
-// A Janitor deletes expired offloaded files from one folder; see the package
-// documentation. It is made by [New] or [Start] and is safe for concurrent
-// use.
+// A Janitor deletes expired offloaded files from one folder or bucket. It
+// is made by [New] or [Start] and is safe for concurrent use.
 type Janitor struct {
 	bucket   expiry.Bucket // nil for a folder
 	dir      string
@@ -138,24 +124,19 @@ type Janitor struct {
 	onError  func(error)
 
 	// beforeRemove, if not nil, is called with the name of each expired
-	// regular file between its lstat and its removal. Tests set it (see
-	// export_test.go) to change the folder at that moment.
+	// file before its removal (a test hook: export_test.go).
 	beforeRemove func(name string)
 
 	// cancel stops the goroutine of Start, and done is closed when it has
-	// returned. Both are nil for a Janitor of New, and never change once
-	// Start has returned the Janitor.
+	// returned; both are nil for a Janitor of New.
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
 // New returns a Janitor configured by opts, which may be nil, that sweeps
 // only when [Janitor.Sweep] is called: for a server with its own scheduler.
-// [Start] returns one that also sweeps in the background.
-//
-// New returns an error wrapping [ErrInvalidOption] and naming the field for
-// invalid options, and the error of [filepath.Abs] for a Dir that cannot be
-// made absolute.
+// It returns an error wrapping [ErrInvalidOption] and naming the field for
+// invalid options, and the error of [filepath.Abs] for a Dir.
 func New(opts *Options) (*Janitor, error) {
 	var o Options
 	if opts != nil {
@@ -193,9 +174,7 @@ func New(opts *Options) (*Janitor, error) {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
 		}
 	}
-	// Background sweeps use time.Now, or the clock the module's tests give
-	// through internal/testhook. Sweep takes the time as a parameter.
-	now := testhook.Get(opts).Now
+	now := testhook.Get(opts).Now // a test's clock for background sweeps
 	if now == nil {
 		now = time.Now
 	}
@@ -212,11 +191,9 @@ func New(opts *Options) (*Janitor, error) {
 }
 
 // Start returns a Janitor configured by opts, which may be nil, that sweeps
-// in a new goroutine: once right away, then every Interval, each time with
-// the current time, until ctx is canceled or [Janitor.Close] is
-// called. Background sweeps never overlap: one that takes longer than
-// Interval delays the next instead of running beside it. Start returns at
-// once, with the errors of [New].
+// in a new goroutine: once right away, then every Interval, until ctx is
+// canceled or [Janitor.Close] is called. Sweeps never overlap. Start
+// returns at once, with the errors of [New].
 func Start(ctx context.Context, opts *Options) (*Janitor, error) {
 	j, err := New(opts)
 	if err != nil {
@@ -230,10 +207,9 @@ func Start(ctx context.Context, opts *Options) (*Janitor, error) {
 
 // Close stops background sweeping and waits until the goroutine of [Start]
 // has returned: a sweep in progress stops before its next removal. Close is
-// idempotent and may be called concurrently; every call waits. It must not
-// be called from the Observer or OnError of a background sweep, which would
-// wait for itself. For a Janitor of [New], it does nothing. Close always
-// returns nil; it has an error result so that a Janitor is an [io.Closer].
+// idempotent and may be called concurrently, but not from the Observer or
+// OnError, which it would wait for. For a Janitor of [New], it does
+// nothing. It returns nil: it has an error result to be an [io.Closer].
 func (j *Janitor) Close() error {
 	if j.cancel != nil {
 		j.cancel()
@@ -245,8 +221,7 @@ func (j *Janitor) Close() error {
 // run is the goroutine of Start.
 func (j *Janitor) run(ctx context.Context) {
 	defer close(j.done)
-	// A Ticker, made before the first sweep, keeps sweeps on the Interval
-	// grid whatever each one takes, and drops ticks a slow sweep overran.
+	// A Ticker drops the ticks a slow sweep overran.
 	t := time.NewTicker(j.interval)
 	defer t.Stop()
 	for {
@@ -262,28 +237,26 @@ func (j *Janitor) run(ctx context.Context) {
 	}
 }
 
-// Sweep makes one pass over the folder at time now: it deletes every offload
-// file whose created_at + TTL is at or before now, unless the expiry recorded
-// with it is still ahead (see the package documentation, "Recorded
-// expiry"), and every temporary file whose created_at + TTL is at or before
-// now and whose Writer is gone (see the package documentation), emitting one
-// [event.FileExpired] (with ctx) per deleted file, oldest first. Tests and
-// servers with their own scheduler choose the time.
+// Sweep makes one pass over the folder or bucket at time now, deleting the
+// expired files (see the package documentation) oldest first, and emitting
+// one [event.FileExpired] (with ctx) per deleted file.
 //
-// Sweep returns what it did and the errors it met, joined: a folder that
-// cannot be read, and files that cannot be inspected or removed, each named
-// by path (the sweep goes on past the latter). A folder that does not exist
-// is not an error. If ctx is canceled, Sweep stops before its next removal
-// and the error also wraps ctx.Err(); the Result counts what was done.
-//
-// For a bucket ([Options.Bucket]) Sweep deletes the objects whose
-// created_at + TTL and recorded expiry, each plus one minute (a margin for
-// the clocks of the machines that share the bucket), are at or before now, and returns the errors of the listing, of reading each
-// recorded expiry and of each delete (see the package documentation,
-// "Buckets").
+// Sweep returns what it did and the errors it met, joined, each naming its
+// path or key: the listing, and each file it could not inspect or remove
+// (the sweep goes on past these). A folder that does not exist is not an
+// error. If ctx is canceled, Sweep stops before its next removal and the
+// error also wraps ctx.Err(); the Result counts what was done.
 func (j *Janitor) Sweep(ctx context.Context, now time.Time) (Result, error) {
 	res, errs, ctxErr := j.sweep(ctx, now)
 	return res, errors.Join(append(errs, ctxErr)...)
+}
+
+// keep counts an entry kept until it expires at t.
+func (r *Result) keep(t time.Time) {
+	r.Kept++
+	if r.NextExpiry.IsZero() || t.Before(r.NextExpiry) {
+		r.NextExpiry = t
+	}
 }
 
 // candidate is an expired entry named as one of the janitor's files.
@@ -293,8 +266,15 @@ type candidate struct {
 	temp    bool
 }
 
-// sweep is Sweep with the errors of files and folder apart from the
-// cancellation, which background sweeps do not report.
+// oldestFirst sorts due by creation time, then name.
+func oldestFirst(due []candidate) {
+	slices.SortFunc(due, func(a, b candidate) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
+	})
+}
+
+// sweep is Sweep with the cancellation apart, which background sweeps do
+// not report.
 func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	if err := ctx.Err(); err != nil {
 		return res, nil, err
@@ -321,9 +301,7 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
 		}
-		// Names only: the listing needs no stat, and neither does a file
-		// that has not expired.
-		names, err := d.Readdirnames(listBatch)
+		names, err := d.Readdirnames(listBatch) // no stat of a file not expired
 		for _, name := range names {
 			res.scanned++
 			temp := false
@@ -335,16 +313,13 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 			if !ok {
 				continue
 			}
-			created := createdAt(id)
+			created := id.Timestamp().UTC()
 			expiry := created.Add(j.ttl)
 			if temp && !tempLocks {
 				expiry = expiry.Add(unlockedGrace)
 			}
 			if now.Before(expiry) {
-				res.Kept++
-				if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
-					res.NextExpiry = expiry
-				}
+				res.keep(expiry)
 				continue
 			}
 			due = append(due, candidate{name: name, created: created, temp: temp})
@@ -358,9 +333,7 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		}
 	}
 
-	slices.SortFunc(due, func(a, b candidate) int {
-		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
-	})
+	oldestFirst(due)
 	for _, c := range due {
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
@@ -373,8 +346,7 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 }
 
 // remove deletes the expired entry c if it is a regular file (and, for a
-// temporary file, if its Writer is gone), counts what happened in res and
-// emits the event.
+// temporary file, if its Writer is gone), counting it in res.
 func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) error {
 	fi, err := root.Lstat(c.name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -389,17 +361,12 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		return nil
 	}
 	if recorded, ok := expiry.Of(fi); ok && !c.temp && now.Before(recorded) {
-		// The expiry recorded with the file, later than the TTL's.
-		res.Kept++
-		if res.NextExpiry.IsZero() || recorded.Before(res.NextExpiry) {
-			res.NextExpiry = recorded
-		}
+		res.keep(recorded) // the expiry recorded with the file, later than the TTL's
 		return nil
 	}
 	if c.temp {
-		// A temporary file is its Writer's until the Writer ends, however
-		// long it takes: only a file whose lock is free is a leftover.
-		// It is removed while the janitor holds that lock.
+		// Only a temporary file whose lock is free is a leftover; it is
+		// removed while the janitor holds that lock.
 		f, state, err := lockTemp(root, c.name, fi)
 		switch state {
 		case lockTaken:
@@ -445,11 +412,8 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 	return nil
 }
 
-// sweepBucket is sweep for a bucket. It lists the keys that start with the
-// prefix and a '-', not descending into "subfolders" (keys with a '/' after
-// the prefix), and deletes those that ParseName accepts once their
-// created_at + TTL + SkewMargin is at or before now. A bucket has no
-// temporary objects: a blob writer shows an object only once it is whole.
+// sweepBucket is sweep for a bucket, which has no temporary objects: a blob
+// writer shows an object only once it is whole.
 func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	var due []candidate
 	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
@@ -458,12 +422,9 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 		if !ok {
 			return nil
 		}
-		created := createdAt(id)
+		created := id.Timestamp().UTC()
 		if expiry := created.Add(j.ttl + expiry.SkewMargin); now.Before(expiry) {
-			res.Kept++
-			if res.NextExpiry.IsZero() || expiry.Before(res.NextExpiry) {
-				res.NextExpiry = expiry
-			}
+			res.keep(expiry)
 			return nil
 		}
 		due = append(due, candidate{name: key, created: created})
@@ -475,9 +436,7 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 		}
 		errs = append(errs, fmt.Errorf("cleanup: listing the bucket: %w", err)) // delete what was listed
 	}
-	slices.SortFunc(due, func(a, b candidate) int {
-		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
-	})
+	oldestFirst(due)
 	for _, c := range due {
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
@@ -495,11 +454,7 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 			continue
 		}
 		if until = until.Add(expiry.SkewMargin); now.Before(until) {
-			// The expiry recorded with the object, later than the TTL's.
-			res.Kept++
-			if res.NextExpiry.IsZero() || until.Before(res.NextExpiry) {
-				res.NextExpiry = until
-			}
+			res.keep(until) // the expiry recorded with the object, later than the TTL's
 			continue
 		}
 		if j.beforeRemove != nil {
@@ -524,17 +479,11 @@ func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, e
 	return res, errs, nil
 }
 
-// pathError returns err of operation op on name in the folder as an error
-// naming the full path.
+// pathError returns err of op on name as an error naming the full path.
 func (j *Janitor) pathError(op, name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
 	return fmt.Errorf("cleanup: %w", &fs.PathError{Op: op, Path: filepath.Join(j.dir, name), Err: err})
-}
-
-// createdAt returns the creation time a file's ULID carries, in UTC.
-func createdAt(id ulid.ULID) time.Time {
-	return id.Timestamp().UTC()
 }

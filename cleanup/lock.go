@@ -8,28 +8,17 @@ import (
 	"github.com/zircote/lro-go/internal/tempname"
 )
 
-// tempLocks reports that this system has flock(2), so that the lock of a
-// temporary file tells whether its Writer is alive; see [lockTemp]. Without
-// it, a temporary file's age alone decides, with [unlockedGrace] added to the
-// TTL.
+// tempLocks reports that this system has flock(2): the lock of a temporary
+// file tells whether its Writer is alive. Without, its age alone decides.
 const tempLocks = tempname.Locks
 
 // lockTemp opens the temporary file name of root, which an lstat found to be
 // the regular file fi, and tries to take its exclusive flock(2) lock without
-// waiting: a live [github.com/zircote/lro-go/jsonl.Writer] holds that lock from just after it creates
-// the file until it has renamed or removed it.
-//
-// When it gets the lock, lockTemp checks that name still is the file it
-// opened and returns that file, still locked, with lockTaken: the caller
-// removes the file by name and then closes it. Otherwise it returns no file
-// and lockBusy (the Writer is alive), lockGone (the file was removed or
-// replaced meanwhile), lockNone (the file system refuses locks, or the
-// system has no flock(2), so only age can tell) or, with the error of the
-// open, lockFailed.
-//
-// The open never blocks (a FIFO put there meanwhile would) and acts on no
-// file but fi: os.Root follows a symlink put there meanwhile only within
-// the folder, and the file opened must be fi itself.
+// waiting: a live jsonl.Writer holds it until it has renamed or removed the
+// file. With lockTaken, it returns the file, still locked and still at
+// name, for the caller to remove by name and then close; otherwise no file
+// (and with lockFailed, the error). The open never blocks (on a FIFO put
+// there meanwhile) and the file opened must be fi itself.
 func lockTemp(root *os.Root, name string, fi fs.FileInfo) (*os.File, lockState, error) {
 	if !tempLocks {
 		return nil, lockNone, nil
@@ -62,8 +51,7 @@ func lockTemp(root *os.Root, name string, fi fs.FileInfo) (*os.File, lockState, 
 	case err != nil:
 		return nil, lockFailed, err
 	}
-	// The name may have been removed (by another janitor that held the lock
-	// first) or replaced since the open.
+	// Another janitor may have removed the name, or someone replaced it.
 	if nfi, err := root.Lstat(name); err != nil || !os.SameFile(fi, nfi) {
 		return nil, lockGone, nil
 	}

@@ -1,18 +1,12 @@
-// Package estimate estimates how many tokens a text costs a language model.
+// Package estimate estimates how many tokens a text costs a language model,
+// which Large Result Offloading compares with a threshold to decide whether
+// a tool result is offloaded.
 //
-// Large Result Offloading decides whether a tool result is returned inline or
-// written to a file by comparing an estimated token count with a threshold.
-// The specification fixes the heuristic: about one token per four characters
-// of Latin-script text. Applied to Chinese, Japanese or Korean text that rule
-// under-estimates four-fold, because model tokenizers spend roughly one token
-// per ideograph, syllable or kana, so this package counts those runes as one
-// token each. See [Heuristic.Tokens] for the exact rule.
-//
-// The heuristic is deliberately cheap: it makes one pass over the text, reads
-// eight ASCII bytes at a time, and allocates nothing. When a model-specific
-// tokenizer is available, wrap it in a [Tokenizer] and use it instead of
-// [Heuristic].
-//
+// The specification's heuristic is about one token per four characters of
+// Latin-script text; this package also counts each rune of Chinese,
+// Japanese or Korean text as one token, as model tokenizers roughly do (see
+// [Heuristic.Tokens]). It makes one pass over the text and allocates
+// nothing. A model-specific tokenizer can be used instead as a [Tokenizer].
 // Every function in this package is safe for concurrent use.
 package estimate
 
@@ -24,10 +18,9 @@ type Tokenizer interface {
 	Tokens(text []byte) int
 }
 
-// Heuristic is the specification's estimator: about one token per four
-// characters of Latin script, about one token per CJK, Hangul or Kana rune.
-// [Heuristic.Tokens] gives the exact rule. The zero value is ready to use and
-// safe for concurrent use.
+// Heuristic is the specification's estimator, with one token per CJK,
+// Hangul or Kana rune ([Heuristic.Tokens] gives the exact rule). The zero
+// value is ready to use.
 type Heuristic struct{}
 
 // Heuristic must keep satisfying Tokenizer, which callers plug it in as.
@@ -78,10 +71,8 @@ func Tokens(s string) int {
 // exceeds len(b) nor the number of runes in b. Tokens allocates nothing and
 // is safe for concurrent use.
 func (Heuristic) Tokens(b []byte) int {
-	// Same loop as Tokens; like utf8.RuneCount and utf8.RuneCountInString it
-	// is written twice because a generic version must either convert each
-	// rune's bytes for the decoder (slower on CJK text) or take the
-	// decoder as a func value (which makes b escape to the heap).
+	// Tokens' loop, written twice like utf8.RuneCount and RuneCountInString:
+	// a generic version is slower on CJK text or makes b escape.
 	narrow, wide := 0, 0
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
@@ -123,16 +114,13 @@ func load64[T string | []byte](s T) uint64 {
 }
 
 // firstWide is the smallest rune for which isWide is true. The loops test
-// inline, before calling isWide, whether a rune is in the main CJK range
-// (U+2E80 to U+9FFF: kana, CJK symbols and ideographs) or below firstWide
-// (Latin, Greek, Cyrillic, Arabic, Hebrew, ...), which decides most runes.
+// inline whether a rune is in the main CJK range (U+2E80 to U+9FFF) or
+// below firstWide, which decides most runes.
 const firstWide = 0x1100
 
-// isWide reports whether r belongs to a script that tokenizers spend about one
-// token per rune on. The ranges are Unicode blocks; a switch on a handful of
-// ranges is faster than unicode.Is with the Han, Hangul, Hiragana and
-// Katakana range tables (BenchmarkTokens), and it also covers the CJK
-// symbols and fullwidth forms those tables leave out.
+// isWide reports whether r belongs to a script that tokenizers spend about
+// one token per rune on: Unicode blocks, which also cover the CJK symbols
+// and fullwidth forms that the unicode.Han, Hangul, ... tables leave out.
 func isWide(r rune) bool {
 	switch {
 	case r < firstWide:
@@ -141,12 +129,7 @@ func isWide(r rune) bool {
 		return true
 	case r < 0x2E80:
 		return false
-	case r <= 0x9FFF:
-		// CJK Radicals Supplement, Kangxi Radicals, Ideographic Description,
-		// CJK Symbols and Punctuation, Hiragana, Katakana, Bopomofo, Hangul
-		// Compatibility Jamo, Kanbun, CJK Strokes, Katakana Phonetic
-		// Extensions, Enclosed CJK, CJK Compatibility, CJK Unified
-		// Ideographs and Extension A.
+	case r <= 0x9FFF: // from CJK Radicals Supplement to CJK Unified Ideographs
 		return true
 	case r >= 0xA960 && r <= 0xA97F: // Hangul Jamo Extended-A
 		return true

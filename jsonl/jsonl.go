@@ -5,19 +5,13 @@
 // line is one record: a single JSON value, validated when written. Every line
 // ends in "\n", so the records are what `tail -n +2 file | jq ...` reads.
 //
-// A [Writer] streams a file to disk with constant memory: records are written
-// through a buffer as they come, never collected. The file is written under a
-// hidden temporary name and renamed to its final name by [Writer.Commit], so a
-// reader that lists the directory sees either nothing or the complete file,
-// never a partial one. Files are created with mode 0600 in a directory created
-// (if missing) with mode 0700, since results may hold private data.
-//
-// A temporary file belongs to its Writer until Commit or Abort. On systems
-// with flock(2) (Linux, macOS, the BSDs, illumos) the Writer holds an
-// exclusive flock lock on it all that time, so that a janitor can tell the
-// file of a live write, however long the write takes, from the leftover of a
-// process that died while writing (whose lock the system released). Package
-// [github.com/zircote/lro-go/cleanup] deletes such leftovers.
+// A [Writer] streams a file to disk with constant memory. It writes under
+// the hidden temporary name "." + name + ".tmp", holding a flock(2) lock on
+// it where the system has one (so that package
+// [github.com/zircote/lro-go/cleanup] deletes only the leftovers of dead
+// processes), and [Writer.Commit] renames it: a reader sees either nothing
+// or the complete file. Files are created with mode 0600 in a directory
+// created (if missing) with mode 0700, since results may hold private data.
 //
 // File names follow the specification's convention
 //
@@ -26,13 +20,10 @@
 // where the operation is made safe for a file name (lower-case ASCII letters
 // and digits, runs of anything else turned into one '_', at most 48 bytes,
 // "result" when nothing is left) and the ULID makes every name unique,
-// sorts names by creation time and carries that time, so a janitor can find
-// expired files from their names alone. The temporary file of name is
-// "." + name + ".tmp".
+// sorts names by creation time and carries that time.
 //
 // The offloaders of this module write a header with more fields than the
-// specification's: the tool result the records were taken out of, and where
-// they go back, so that the file rebuilds the exact result. [ReadHeader]
+// specification's, so that the file rebuilds the exact result; [ReadHeader]
 // and [ReadFile] read the specification's fields of any offloaded file.
 //
 // Package-level functions are safe for concurrent use. A [Writer] is not, but

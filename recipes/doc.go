@@ -33,49 +33,12 @@
 // when it is a plain word no shell changes, in single quotes otherwise.
 //
 // Default parameter values are taken from a sample of the records, so that
-// every recipe returns something on the file it was made for: the most common
-// namespace prefix, tag and memory type, and a word that occurs in some but
-// not all titles. Keywords are made of ASCII letters only, so they mean the
-// same thing as a regular expression in jq (Oniguruma) and in gojq (RE2).
+// every recipe returns something on the file it was made for.
 //
-// # Every jq
-//
-// Every recipe gives the same output under jq 1.6 (Debian bookworm), jq
-// 1.7.1, jq 1.8 and gojq (the engine of lro_extract); the tests run them
-// all on the same files (jq 1.7.1 and 1.8.2 as WebAssembly, npm jq-wasm:
-// see internal/jqengines). The filters keep to what the four share:
-//
-//   - paths .a, .["a b"], .[n], .[m:n], [] and []?; objects, strings,
-//     numbers, arrays; select, map, any(gen; cond), has, keys, length, add,
-//     min, max, unique, group_by, sort_by (stable in all four), reverse,
-//     tostring on strings, booleans and integers of up to 15 digits,
-//     tonumber on the canonical text of a number, ascii_downcase,
-//     startswith and ltrimstr on strings only, @tsv on rows of strings,
-//     string interpolation, if-then-else-end, //, reduce and path(..);
-//   - regular expressions with test, match and scan whose patterns mean
-//     the same in Oniguruma (jq) and RE2 (gojq): literals, classes of ASCII
-//     characters, alternation, groups (?:...), ^ and $, repetition, and the
-//     flag "i" on ASCII keywords. Not \b, \w or \s, which Oniguruma applies
-//     to all of Unicode and RE2 to ASCII only (a log level is found between
-//     characters that are not capitals instead), nor look-around or
-//     backreferences, which RE2 lacks; no flag but "i";
-//   - the options -s, -r, -c and --arg (parameters are strings; a number is
-//     read with tonumber).
-//
-// Not used, because one of them lacks it or differs: limit(0; f) (one
-// output in 1.6), pick, abs, .a.[0] and if without else (1.7 on), trim
-// (1.8 on), ltrimstr and startswith on other values (an error in 1.8 and
-// gojq), tonumber on " 12" (likewise), keys_unsorted (gojq sorts),
-// [last(empty)] ([null] before 1.8), tostring of non-integers (1.0 prints
-// differently), $__loc__ and input_line_number (not in gojq).
-//
-// # Robustness
-//
-// A missing or null field never makes a recipe fail: string tests go through
-// strings and iteration uses ?. The generic recipes also tolerate records of
-// any shape (a string among objects, a field of an unexpected type): they
-// guard object access with objects and check types before comparing numbers.
-// No recipe references .score, which is not part of a memory record.
+// Every recipe gives the same output under jq 1.6, 1.7.1 and 1.8 and gojq
+// (the engine of lro_extract), and a missing, null or oddly typed field
+// never makes one fail: docs/recipes.md in the repository lists what the
+// filters keep to.
 //
 // All functions are pure and safe for concurrent use. The zero [Recipe] is
 // not useful; recipes are made by [Select].

@@ -7,29 +7,23 @@ package bucketurl
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 )
 
 // OpenFunc opens the bucket of url. The bucket it returns is a
 // store.Bucket, which this package cannot name without an import cycle.
 type OpenFunc func(ctx context.Context, url string) (any, error)
 
-var opener struct {
-	sync.Mutex
-	open OpenFunc
-}
+var opener atomic.Pointer[OpenFunc]
 
 // Register makes Opener return open. A later call replaces it; nil removes
 // it.
-func Register(open OpenFunc) {
-	opener.Lock()
-	defer opener.Unlock()
-	opener.open = open
-}
+func Register(open OpenFunc) { opener.Store(&open) }
 
 // Opener returns the function given to Register last, or nil.
 func Opener() OpenFunc {
-	opener.Lock()
-	defer opener.Unlock()
-	return opener.open
+	if open := opener.Load(); open != nil {
+		return *open
+	}
+	return nil
 }

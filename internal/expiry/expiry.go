@@ -1,13 +1,8 @@
 // Package expiry records, with a complete offloaded file in a folder, when
 // it expires, and reads it back: for the offloader that writes the file,
-// and the janitor and the store that judge it.
-//
-// The expiry is the file's modification time, and a file carries one only
-// if its mode is [Mode], read-only for its owner: the mode that Record gives
-// it after setting the time, and that no file gets by being written (the
-// files of package jsonl are created 0600). A file without the mark (one
-// written before expiries were recorded, or whose mark was lost) has
-// none, and is judged by the time of its name, as before.
+// and the janitor and the store that judge it. The expiry is the file's
+// modification time, if its mode is [Mode], which no file gets by being
+// written; a file without that mark is judged by the time of its name.
 package expiry
 
 import (
@@ -18,8 +13,7 @@ import (
 	"time"
 )
 
-// Defaults of the specification, which package cleanup documents on its
-// Options fields and packages lro and lro/store share.
+// Defaults of the specification, shared by cleanup, lro and lro/store.
 const (
 	// DefaultTTL is how long an offloaded file lives: 3600 seconds.
 	DefaultTTL = time.Hour
@@ -29,10 +23,8 @@ const (
 )
 
 // SkewMargin is how much longer than the TTL a sweep keeps an object of a
-// bucket: the clocks of the machines that write, read and sweep a shared
-// bucket may differ by up to this much without a sweep deleting an object
-// that any of them still holds to be within its TTL. A folder is swept by
-// the clock of its one machine, without a margin.
+// bucket, for the clocks of the machines that share it. A folder, swept by
+// the clock of its one machine, has no margin.
 const SkewMargin = time.Minute
 
 // Bucket is what the janitor of package cleanup needs of a bucket of

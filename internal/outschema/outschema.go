@@ -20,15 +20,6 @@ func Widen(schema any) (any, error) {
 	if schema == nil {
 		return nil, nil
 	}
-	w, err := widen(schema)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-// widen is Widen of a schema that is not nil.
-func widen(schema any) (map[string]any, error) {
 	var orig map[string]any
 	data, err := json.Marshal(schema)
 	if err != nil {

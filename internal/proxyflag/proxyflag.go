@@ -8,20 +8,12 @@ import (
 )
 
 // Key is the key under which a local LRO proxy identifies itself to the
-// server it fronts, with the value {"proxy": true}. A proxy sends it in two
-// places, and a server built with this package reads both:
-//
-//   - as a capability extension, in the client capabilities of the
-//     handshake: "capabilities": {"extensions": {"io.github.zircote/lro":
-//     {"proxy": true}}} (with go-sdk:
-//     caps.AddExtension(proxyflag.Key, proxyflag.Settings()));
-//   - in the _meta of every tools/call request: "_meta":
-//     {"io.github.zircote/lro": {"proxy": true}}.
-//
-// The specification's own carrier, "clientInfo": {"proxy": true}, is read too
-// where it survives: go-sdk drops unknown clientInfo fields from the
-// initialize request, but keeps them in the per-request _meta clientInfo of
-// protocol 2026-07-28 ("io.modelcontextprotocol/clientInfo").
+// server it fronts, with the value {"proxy": true}: as a capability
+// extension in the handshake (caps.AddExtension(Key, Settings())), and in
+// the _meta of every tools/call request. The specification's own carrier,
+// "clientInfo": {"proxy": true}, is read too where it survives: go-sdk
+// drops unknown clientInfo fields from the initialize request, but keeps
+// them in the per-request _meta clientInfo of protocol 2026-07-28.
 const Key = "io.github.zircote/lro"
 
 // Settings returns the value of [Key] a proxy sends: a new map
@@ -29,14 +21,9 @@ const Key = "io.github.zircote/lro"
 func Settings() map[string]any { return map[string]any{"proxy": true} }
 
 // InRequest reports whether the client that sent req identified itself
-// as a local LRO proxy (see [Key]): by the capability extension, by the
-// request's _meta, or by the specification's clientInfo.proxy where it can be
-// read.
-//
-// lro.Wrap, lro.AddTool and lro.Middleware return the full result inline to
-// such a client, without offloading, unless lro.Options.IgnoreProxy is set:
-// the proxy offloads on its own machine, where the client's shell can read
-// the file.
+// as a local LRO proxy (see [Key]). Package lro returns the full result
+// inline to such a client, which offloads on its own machine, unless
+// lro.Options.IgnoreProxy is set.
 func InRequest(req *mcp.CallToolRequest) bool {
 	if req == nil || req.Params == nil {
 		return false

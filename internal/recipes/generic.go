@@ -3,7 +3,9 @@ package recipes
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,46 +20,13 @@ const (
 	ParamN     = "n"     // a 1-based record number
 )
 
-// genericRecipes returns 10 recipes derived from the sample records, for the
-// results of any tool. The library depends on the shape of most records:
-//
-//   - objects: recipes chosen by what each top-level field is (see role):
-//     identifiers (id, number, keys, URLs, distinct words or integers) are
-//     listed and looked up, never summed or ranked; measures (numbers that
-//     are not identifiers, such as comments or sizes) are ranked and
-//     summarized; categories (few distinct short values) are counted and
-//     filtered; arrays of strings, or of objects with a name like GitHub's
-//     labels, are filtered by membership; dates give a range filter; text
-//     gets a keyword search. What the fields do not call for is filled, in
-//     order, with a full-text search, the field names, records missing a
-//     field, the first records, record shapes, the fields of nested
-//     objects, ...; on records of 512 bytes or more on average, the
-//     recipes that output records (filters, top 10, first records, the
-//     full-text search) output their identifier and title instead, plus
-//     the field the recipe is about, so that ten answers fit inline; when
-//     no field's role is an identifier or a short text, the values choose
-//     them (the code with the most distinct values, a name one level down
-//     such as name.common), never a field null or the same in every
-//     record; the lookup of one record shows it whole;
-//   - text lines, the {"line": N, "text": "..."} records of a plain-text
-//     result: a line count, grep with line numbers, a match count, the error
-//     lines (by level, or by words such as "error" and "fail"), a count by
-//     level and a time range when the lines carry levels and start with a
-//     time, a line range, the last lines, grep -v, and for text without
-//     times repeated lines;
-//   - other values (strings, numbers, arrays): counts, search, value
-//     frequencies and statistics.
-//
-// No recipe costs jq 1.6 more than about ten times reading the records
-// (TestRecipeCost): none counts words one by one or walks every leaf of
-// the records.
-//
-// Every filter tolerates records of any shape (a string among objects, a
-// missing or oddly typed field) without making jq fail. Fields whose names
-// are not jq identifiers are accessed as .["name"]. Parameter defaults come
-// from the sample, so that the filters select something. The result depends
-// only on sample, of which at most the first 1000 records (and 4 MiB) are
-// examined; an empty sample gives recipes that work on any file.
+// genericRecipes returns 10 recipes derived from the sample records, for
+// the results of any tool, by the shape of most records: objects
+// ([objectRecipes]), text lines ([textRecipes]) or other values
+// ([scalarRecipes]). Every filter tolerates records of any shape (a string
+// among objects, a missing or oddly typed field) without making jq fail,
+// and costs jq 1.6 at most about ten times reading the records
+// (TestRecipeCost).
 func genericRecipes(sample []json.RawMessage) []Recipe {
 	a := analyze(decodeRecords(sample))
 	var rs []Recipe
@@ -91,10 +60,8 @@ func decodeRecords(sample []json.RawMessage) []record {
 		}
 		r := record{v: v, size: len(raw)}
 		if o, ok := v.(map[string]any); ok {
-			if keys, ok := objectKeys(raw); ok && len(keys) == len(o) {
-				r.keys = keys
-			} else {
-				r.keys = sortedKeys(o)
+			if r.keys = objectKeys(raw); len(r.keys) != len(o) {
+				r.keys = slices.Sorted(maps.Keys(o))
 			}
 		}
 		recs = append(recs, r)
@@ -102,37 +69,26 @@ func decodeRecords(sample []json.RawMessage) []record {
 	return recs
 }
 
-// objectKeys returns the distinct keys of the JSON object raw in order of
-// appearance; ok is false when raw is not a valid object.
-func objectKeys(raw json.RawMessage) (keys []string, ok bool) {
+// objectKeys returns the distinct keys of raw, a valid JSON object, in order
+// of appearance, or nil on an error.
+func objectKeys(raw json.RawMessage) (keys []string) {
 	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
+	if _, err := d.Token(); err != nil { // {
+		return nil
 	}
 	seen := map[string]bool{}
 	for d.More() {
 		t, err := d.Token()
-		if err != nil {
-			return nil, false
+		var skip json.RawMessage
+		if err != nil || d.Decode(&skip) != nil {
+			return nil
 		}
-		k, _ := t.(string)
-		if !seen[k] {
+		if k, _ := t.(string); !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
-		var skip json.RawMessage
-		if d.Decode(&skip) != nil {
-			return nil, false
-		}
 	}
-	if t, err := d.Token(); err != nil || t != json.Delim('}') {
-		return nil, false
-	}
-	if _, err := d.Token(); err == nil {
-		return nil, false
-	}
-	return keys, true
+	return keys
 }
 
 // shape is the kind of records a library is made for.
@@ -146,8 +102,7 @@ const (
 
 // field is what the sample says about one top-level field of the objects.
 type field struct {
-	name  string
-	order int // position of first appearance
+	name string
 
 	present, nonNull                         int
 	strs, nums, ints, bools, dates, strBytes int
@@ -165,15 +120,12 @@ type field struct {
 	example  string   // the first string or integer value, as text
 
 	// contains counts, for each other field, the records in which a
-	// string value of f contains the text of that field's value: a URL
-	// built from an identifier contains it in every record.
+	// string value of f contains the text of that field's value (as a URL
+	// built from an identifier does).
 	contains map[string]int
 
-	// parent, for a field one level down (a string in the objects of a
-	// top-level field), is that top-level field's name; subs are those
-	// fields of f, in order of first appearance.
-	parent string
-	subs   []*field
+	parent string   // for a string field of the objects of a top-level field, its name
+	subs   []*field // those string fields of f, in order of first appearance
 }
 
 // maxSubs bounds the fields one level down examined per top-level field.
@@ -197,34 +149,24 @@ func (f *field) sub(name string, v string) {
 	}
 	s.present++
 	s.nonNull++
-	s.strs++
-	s.strBytes += len(v)
-	if dateRE.MatchString(v) {
-		s.dates++
-	}
-	if strings.Contains(v, " ") {
-		s.spaces++
-	}
-	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-		s.urls++
-	}
-	s.addDistinct(v)
+	s.addString(v)
 }
 
-// kind is the single type of the non-null values of f ("string", "boolean"
-// or "int"), or "" when they are mixed or not scalars.
-func (f *field) kind() string {
-	switch {
-	case f.nonNull == 0:
-		return ""
-	case f.strs == f.nonNull:
-		return "string"
-	case f.bools == f.nonNull:
-		return "boolean"
-	case f.ints == f.nonNull:
-		return "int"
+// addString records the string value v of f.
+func (f *field) addString(v string) {
+	f.strs++
+	f.strBytes += len(v)
+	if dateRE.MatchString(v) {
+		f.dates++
+		f.dateVals = append(f.dateVals, v)
 	}
-	return ""
+	if strings.Contains(v, " ") {
+		f.spaces++
+	}
+	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+		f.urls++
+	}
+	f.addDistinct(v)
 }
 
 // avgLen is the mean length in bytes of the string values of f.
@@ -315,7 +257,7 @@ func (a *analysis) object(o map[string]any, keys []string) {
 		v := o[k]
 		f := a.fields[k]
 		if f == nil {
-			f = &field{name: k, order: len(a.order), distinct: map[string]int{}, elems: map[string]int{}}
+			f = &field{name: k, distinct: map[string]int{}, elems: map[string]int{}}
 			a.fields[k] = f
 			a.order = append(a.order, f)
 		}
@@ -326,20 +268,8 @@ func (a *analysis) object(o map[string]any, keys []string) {
 		f.nonNull++
 		switch v := v.(type) {
 		case string:
-			f.strs++
-			f.strBytes += len(v)
-			if dateRE.MatchString(v) {
-				f.dates++
-				f.dateVals = append(f.dateVals, v)
-			}
-			if strings.Contains(v, " ") {
-				f.spaces++
-			}
-			if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-				f.urls++
-			}
+			f.addString(v)
 			f.kw.add(v)
-			f.addDistinct(v)
 		case json.Number:
 			f.nums++
 			if safeIntRE.MatchString(v.String()) {
@@ -382,7 +312,7 @@ func (a *analysis) object(o map[string]any, keys []string) {
 			}
 		case map[string]any:
 			f.overflow = true // objects are not categories
-			for _, k := range sortedKeys(v) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				if s, ok := v[k].(string); ok {
 					f.sub(k, s)
 				}
@@ -478,7 +408,7 @@ func collectStrings(v any, ss *[]string) {
 			collectStrings(e, ss)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			collectStrings(v[k], ss)
 		}
 	}
@@ -567,71 +497,51 @@ func keywordParam(w, what, field string) Param {
 	return Param{ParamKeyword, w, "keyword or regular expression, matched case-insensitively against " + what, field}
 }
 
+// scalarRecipes returns the library of other values: counts, a search or
+// a threshold, value frequencies and statistics.
 func scalarRecipes(a *analysis) []Recipe {
-	numeric := len(a.numbers) > a.strs
 	value, ok := mostCommon(a.values)
 	if !ok {
 		value = ParamValue
 	}
-	rs := []Recipe{
-		{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true},
-		{Description: "Count by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true},
-		{Description: "Show the first 20 records", Label: "first 20", Filter: `.[:20][]`, Slurp: true, Compact: true},
-		{}, // 4
-		{
-			Description: "Records equal to a given value",
-			Label:       "equal to value",
-			Filter:      `select(tostring == $value)`,
-			Compact:     true,
-			Params:      []Param{{ParamValue, value, "value, compared as text", ""}},
-		},
-		{
-			Description: "The 20 most frequent values with their counts",
-			Label:       "top values",
-			Filter:      `group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`,
-			Slurp:       true, Compact: true,
-		},
-		{Description: "Count the distinct values", Label: "count distinct", Filter: `unique | length`, Slurp: true},
-		{}, // 8
-		{}, // 9
-		{}, // 10
-	}
-	if numeric {
-		rs[3] = Recipe{
-			Description: "Numbers greater than a threshold",
-			Label:       "greater than min",
-			Filter:      `numbers | select(. > ($min | tonumber))`,
-			Compact:     true,
-			Params:      []Param{{ParamMin, median(a.numbers), "exclusive lower bound", ""}},
-		}
-		rs[7] = Recipe{Description: "The 10 smallest numbers", Label: "smallest 10", Filter: `map(numbers) | sort | .[:10][]`, Slurp: true, Compact: true}
+	var search, least, most Recipe
+	if len(a.numbers) > a.strs {
+		search = recipe("Numbers greater than a threshold", "greater than min",
+			`numbers | select(. > ($min | tonumber))`, compact,
+			Param{ParamMin, median(a.numbers), "exclusive lower bound", ""})
+		least = recipe("The 10 smallest numbers", "smallest 10",
+			`map(numbers) | sort | .[:10][]`, slurp|compact)
+		most = recipe("The 10 largest numbers", "largest 10",
+			`map(numbers) | sort | reverse | .[:10][]`, slurp|compact)
 	} else {
 		w, _ := a.strWords.pick()
-		rs[3] = Recipe{
-			Description: "Strings with a keyword",
-			Label:       "search",
-			Filter:      `strings | select(test($keyword; "i"))`,
-			Compact:     true,
-			Params:      []Param{keywordParam(w, "each string record", "")},
-		}
-		rs[7] = Recipe{Description: "The 10 longest strings", Label: "longest 10", Filter: `map(strings) | sort_by(-length) | .[:10][]`, Slurp: true, Compact: true}
+		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, compact,
+			keywordParam(w, "each string record", ""))
+		least = recipe("The 10 longest strings", "longest 10",
+			`map(strings) | sort_by(-length) | .[:10][]`, slurp|compact)
+		most = recipe("List the distinct strings (sorted)", "distinct strings",
+			`map(strings) | unique | .[]`, slurp|compact)
 	}
-	if len(a.numbers) > 0 {
-		rs[8] = Recipe{Description: "Stats of the numbers", Label: "stats", Filter: "map(numbers) | " + filterStats, Slurp: true, Compact: true}
-	} else {
-		rs[8] = Recipe{
-			Description: "Stats of the string lengths",
-			Label:       "length stats",
-			Filter:      `map(strings | length) | {count: length, min: min, max: max, avg: (if length > 0 then add / length else null end)}`,
-			Slurp:       true, Compact: true,
-		}
+	stats := recipe("Stats of the numbers", "stats", "map(numbers) | "+filterStats, slurp|compact)
+	if len(a.numbers) == 0 {
+		stats = recipe("Stats of the string lengths", "length stats",
+			`map(strings | length) | {count: length, min: min, max: max, avg: (if length > 0 then add / length else null end)}`,
+			slurp|compact)
 	}
-	if numeric {
-		rs[9] = Recipe{Description: "The 10 largest numbers", Label: "largest 10", Filter: `map(numbers) | sort | reverse | .[:10][]`, Slurp: true, Compact: true}
-	} else {
-		rs[9] = Recipe{Description: "List the distinct strings (sorted)", Label: "distinct strings", Filter: `map(strings) | unique | .[]`, Slurp: true, Compact: true}
+	return []Recipe{
+		countRecords,
+		countByType,
+		recipe("Show the first 20 records", "first 20", `.[:20][]`, slurp|compact),
+		search,
+		recipe("Records equal to a given value", "equal to value", `select(tostring == $value)`, compact,
+			Param{ParamValue, value, "value, compared as text", ""}),
+		recipe("The 20 most frequent values with their counts", "top values",
+			`group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`, slurp|compact),
+		recipe("Count the distinct values", "count distinct", `unique | length`, slurp),
+		least,
+		stats,
+		most,
 	}
-	return rs
 }
 
 // median returns the lower median of ns as a decimal that jq's tonumber

@@ -20,11 +20,9 @@ const lineFormat = `"\(.line): \(.text)"`
 // in brackets: 2025-01-31T10:00, [2025-01-31 10:00:05].
 var lineTimeRE = regexp.MustCompile(`^\[?([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?)`)
 
-// The levels of log lines are words in capitals, found between the start or
-// end of the line and any character that is not a capital letter. \b would
-// be shorter, but Oniguruma (jq) applies it to all Unicode letters and RE2
-// (gojq) to ASCII ones only, so that a level next to an accented letter
-// would count in one and not in the other.
+// The levels of log lines are words in capitals between the start or end of
+// the line and any character that is not a capital letter: not \b, which
+// Oniguruma (jq) applies to all Unicode letters and RE2 (gojq) to ASCII.
 const (
 	levelWords = "TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL"
 	errorWords = "ERROR|FATAL|CRITICAL"
@@ -79,39 +77,20 @@ func textRecipes(a *analysis) []Recipe {
 
 	var cs []candidate
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
-	add(0, 1, Recipe{Description: "Count the lines", Label: "count", Filter: filterCount, Slurp: true})
-	add(0, 2, Recipe{
-		Description: "Lines with a keyword (like grep -n)",
-		Label:       "grep",
-		Filter:      `objects | select(.text | strings | test($keyword; "i")) | ` + lineFormat,
-		Raw:         true, Params: kw(),
-	})
-	add(2, 3, Recipe{
-		Description: "Count the lines with a keyword",
-		Label:       "count matches",
-		Filter:      `map(objects | select(.text | strings | test($keyword; "i"))) | length`,
-		Slurp:       true, Params: kw(),
-	})
+	add(0, 1, recipe("Count the lines", "count", filterCount, slurp))
+	add(0, 2, recipe("Lines with a keyword (like grep -n)", "grep",
+		`objects | select(.text | strings | test($keyword; "i")) | `+lineFormat, rawOut, kw()...))
+	add(2, 3, recipe("Count the lines with a keyword", "count matches",
+		`map(objects | select(.text | strings | test($keyword; "i"))) | length`, slurp, kw()...))
 	if levels {
-		add(1, 6, Recipe{
-			Description: "Count the lines by level",
-			Label:       "count by level",
-			Filter:      `map(objects | .text | strings | match("` + levelPattern(levelWords) + `").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | .[]`,
-			Slurp:       true, Compact: true,
-		})
-		add(1, 4, Recipe{
-			Description: "Lines at level ERROR, FATAL or CRITICAL",
-			Label:       "errors",
-			Filter:      `objects | select(.text | strings | test("` + levelPattern(errorWords) + `")) | ` + lineFormat,
-			Raw:         true,
-		})
+		add(1, 6, recipe("Count the lines by level", "count by level",
+			`map(objects | .text | strings | match("`+levelPattern(levelWords)+`").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | .[]`,
+			slurp|compact))
+		add(1, 4, recipe("Lines at level ERROR, FATAL or CRITICAL", "errors",
+			`objects | select(.text | strings | test("`+levelPattern(errorWords)+`")) | `+lineFormat, rawOut))
 	} else {
-		add(1, 4, Recipe{
-			Description: "Lines that mention an error, failure or exception",
-			Label:       "errors",
-			Filter:      `objects | select(.text | strings | test("` + failPattern + `"; "i")) | ` + lineFormat,
-			Raw:         true,
-		})
+		add(1, 4, recipe("Lines that mention an error, failure or exception", "errors",
+			`objects | select(.text | strings | test("`+failPattern+`"; "i")) | `+lineFormat, rawOut))
 	}
 	if times {
 		from, to := lineTimeRange(a.lines.times)
@@ -119,54 +98,32 @@ func textRecipes(a *analysis) []Recipe {
 		if a.lines.brackets > 0 {
 			trim = `ltrimstr("[") | `
 		}
-		add(1, 5, Recipe{
-			Description: "Lines in a time range",
-			Label:       "time range",
-			Filter:      `objects | select(.text | strings | ` + trim + `. >= $from and . < $to) | ` + lineFormat,
-			Raw:         true,
-			Params: []Param{
-				{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
-				{ParamTo, to, "end, exclusive", ""},
-			},
-		})
+		add(1, 5, recipe("Lines in a time range", "time range",
+			`objects | select(.text | strings | `+trim+`. >= $from and . < $to) | `+lineFormat, rawOut,
+			Param{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
+			Param{ParamTo, to, "end, exclusive", ""}))
 	}
-	add(2, 7, Recipe{
-		Description: "Lines by number range",
-		Label:       "line range",
-		Filter:      `objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | ` + lineFormat,
-		Raw:         true,
-		Params: []Param{
-			{ParamFirst, strconv.FormatInt(first, 10), "first line number", ""},
-			{ParamLast, strconv.FormatInt(first+19, 10), "last line number", ""},
-		},
-	})
-	add(2, 8, Recipe{Description: "Show the last 20 lines", Label: "last 20", Filter: `.[-20:][] | objects | ` + lineFormat, Slurp: true, Raw: true})
-	add(3, 9, Recipe{
-		Description: "Lines without a keyword (like grep -v)",
-		Label:       "grep -v",
-		Filter:      `objects | select(.text | strings | test($keyword; "i") | not) | ` + lineFormat,
-		Raw:         true, Params: kw(),
-	})
+	add(2, 7, recipe("Lines by number range", "line range",
+		`objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | `+lineFormat, rawOut,
+		Param{ParamFirst, strconv.FormatInt(first, 10), "first line number", ""},
+		Param{ParamLast, strconv.FormatInt(first+19, 10), "last line number", ""}))
+	add(2, 8, recipe("Show the last 20 lines", "last 20", `.[-20:][] | objects | `+lineFormat, slurp|rawOut))
+	add(3, 9, recipe("Lines without a keyword (like grep -v)", "grep -v",
+		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, rawOut, kw()...))
 	// Duplicates tell little about lines that start with a time: no two
-	// lines are equal. (Word frequencies are left out: counting words one
-	// by one costs jq 1.6 far more than reading the lines.)
+	// lines are equal. (Counting words one by one costs jq 1.6 too much.)
 	rank := 3
 	if times {
 		rank = 6
 	}
-	add(rank, 11, Recipe{
-		Description: "Repeated lines with counts",
-		Label:       "repeated lines",
-		Filter:      `map(objects | .text | strings) | group_by(.) | map(select(length > 1) | {text: .[0], count: length}) | sort_by(-.count) | .[]`,
-		Slurp:       true, Compact: true,
-	})
-	add(5, 12, Recipe{
-		Description: "The 10 longest lines",
-		Label:       "longest lines",
-		Filter:      `map(objects | select(.text | type == "string")) | sort_by(-(.text | length)) | .[:10][] | "\(.line) (\(.text | length) chars): \(.text)"`,
-		Slurp:       true, Raw: true,
-	})
-	add(4, 13, Recipe{Description: "Print the text without line numbers", Label: "text only", Filter: `objects | .text | strings`, Raw: true})
+	add(rank, 11, recipe("Repeated lines with counts", "repeated lines",
+		`map(objects | .text | strings) | group_by(.) | map(select(length > 1) | {text: .[0], count: length}) | sort_by(-.count) | .[]`,
+		slurp|compact))
+	add(5, 12, recipe("The 10 longest lines", "longest lines",
+		`map(objects | select(.text | type == "string")) | sort_by(-(.text | length)) | .[:10][] | "\(.line) (\(.text | length) chars): \(.text)"`,
+		slurp|rawOut))
+	add(4, 13, recipe("Print the text without line numbers", "text only",
+		`objects | .text | strings`, rawOut))
 	return choose(cs)
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The parameters of the memory library. Their names are the jq variables of
-// the filters and the keys of an lro_extract params object.
+// The parameters of the memory library: jq variables, and the keys of an
+// lro_extract params object.
 const (
 	ParamNamespace  = "namespace"   // namespace prefix, recipe 2
 	ParamKeyword    = "keyword"     // case-insensitive regular expression, recipes 3 and 10
@@ -21,80 +21,29 @@ const (
 )
 
 // memoryLibrary returns the specification's library for memory records at
-// the given detail level, numbered 1 to 10. Recipes 1 to 8 are the same at
-// every level and use only Light fields; recipes 9 and 10 adapt to detail:
-//
-//	light:  9 lists the unique namespaces, 10 counts by memory_type;
-//	medium: 9 sorts by .confidence, descending; 10 searches .content;
-//	full:   9 sorts by .provenance.confidence, descending; 10 searches .content.
-//
-// An unknown detail is treated as [Light], whose recipes reference the
-// fewest fields. The default values of the parameters come from recs, the
-// decoded sample, which may be empty: the most common namespace prefix (the
-// part before the first '/'), memory type and tag, and a distinctive word of
-// the titles (recipe 3) or of the contents (recipe 10). When recs have none,
-// the specification's literals are used: "_semantic", "semantic", "TAG" and
-// "keyword".
-//
-// The filters assume that every record is an object, as memory records are;
-// a missing or null field never makes them fail.
+// the given detail level (an unknown one is [Light]), numbered, its
+// parameters' defaults taken from recs, the decoded sample, which may be
+// empty. The filters assume that every record is an object, as memory
+// records are; a missing or null field never makes them fail.
 func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
-		{
-			Description: "List titles with namespaces",
-			Label:       "titles+namespaces",
-			Filter:      `[.title, .namespace] | @tsv`,
-			Raw:         true,
-		},
-		{
-			Description: "Filter by namespace prefix",
-			Label:       "filter namespace",
-			Filter:      `select(.namespace | strings | startswith($namespace))`,
-			Compact:     true,
-			Params:      []Param{{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}},
-		},
-		{
-			Description: "Search titles by keyword (case-insensitive regex)",
-			Label:       "search titles",
-			Filter:      `select(.title | strings | test($keyword; "i"))`,
-			Compact:     true,
-			Params:      []Param{{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}},
-		},
-		{
-			Description: "Extract IDs and titles only",
-			Label:       "IDs+titles",
-			Filter:      `{id, title, namespace}`,
-			Compact:     true,
-		},
-		{
-			Description: "Filter by memory type",
-			Label:       "filter type",
-			Filter:      `select(.memory_type == $memory_type)`,
-			Compact:     true,
-			Params:      []Param{{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}},
-		},
-		{
-			Description: "Count by namespace",
-			Label:       "count by namespace",
-			Filter:      `group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`,
-			Slurp:       true,
-			Compact:     true,
-		},
-		{
-			Description: "Filter by tag",
-			Label:       "filter tag",
-			Filter:      `select(any(.tags[]?; . == $tag))`,
-			Compact:     true,
-			Params:      []Param{{ParamTag, d.tag, "tag, matched exactly", ""}},
-		},
-		{
-			Description: "Sort by created date, oldest first",
-			Label:       "sort by date",
-			Filter:      `sort_by(.created) | .[]`,
-			Slurp:       true,
-			Compact:     true,
-		},
+		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, rawOut),
+		recipe("Filter by namespace prefix", "filter namespace",
+			`select(.namespace | strings | startswith($namespace))`, compact,
+			Param{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}),
+		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
+			`select(.title | strings | test($keyword; "i"))`, compact,
+			Param{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}),
+		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, compact),
+		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, compact,
+			Param{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}),
+		recipe("Count by namespace", "count by namespace",
+			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, slurp|compact),
+		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, compact,
+			Param{ParamTag, d.tag, "tag, matched exactly", ""}),
+		recipe("Sort by created date, oldest first", "sort by date",
+			`sort_by(.created) | .[]`, slurp|compact),
 	}
 	switch detail {
 	case Medium, Full:
@@ -103,36 +52,17 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			path = ".provenance.confidence"
 		}
 		rs = append(rs,
-			Recipe{
-				Description: "Sort by confidence, highest first",
-				Label:       "sort by confidence",
-				Filter:      "sort_by(" + path + ") | reverse | .[]",
-				Slurp:       true,
-				Compact:     true,
-			},
-			Recipe{
-				Description: "Search content by keyword (case-insensitive regex)",
-				Label:       "search content",
-				Filter:      `select(.content | strings | test($keyword; "i"))`,
-				Compact:     true,
-				Params:      []Param{{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}},
-			})
+			recipe("Sort by confidence, highest first", "sort by confidence",
+				"sort_by("+path+") | reverse | .[]", slurp|compact),
+			recipe("Search content by keyword (case-insensitive regex)", "search content",
+				`select(.content | strings | test($keyword; "i"))`, compact,
+				Param{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}))
 	default:
 		rs = append(rs,
-			Recipe{
-				Description: "List unique namespaces",
-				Label:       "unique namespaces",
-				Filter:      `map(.namespace | strings) | unique | .[]`,
-				Slurp:       true,
-				Raw:         true,
-			},
-			Recipe{
-				Description: "Count by memory type",
-				Label:       "count by type",
-				Filter:      `group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`,
-				Slurp:       true,
-				Compact:     true,
-			})
+			recipe("List unique namespaces", "unique namespaces",
+				`map(.namespace | strings) | unique | .[]`, slurp|rawOut),
+			recipe("Count by memory type", "count by type",
+				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, slurp|compact))
 	}
 	return number(rs)
 }
@@ -148,10 +78,8 @@ func number(rs []Recipe) []Recipe {
 // memoryFields are the fields whose presence makes a record a memory.
 var memoryFields = [...]string{"id", "title", "namespace", "memory_type"}
 
-// isMemory reports whether the decoded sample records look like memory
-// records: more than half of the records that are valid JSON (valid) are
-// objects carrying id, title, namespace and memory_type. An empty sample is
-// not memory records.
+// isMemory reports whether more than half of the records that are valid
+// JSON (valid) are objects carrying memoryFields.
 func isMemory(recs []memoryRecord, valid int) bool {
 	n := 0
 	for i := range recs {
@@ -163,10 +91,9 @@ func isMemory(recs []memoryRecord, valid int) bool {
 }
 
 // memoryRecord is an object record with the values of the fields the
-// library reads (memoryKeys) left undecoded.
+// library reads (memoryKeys) left undecoded, nil for those it has not.
 type memoryRecord struct {
-	values  [len(memoryKeys)]json.RawMessage
-	present [len(memoryKeys)]bool
+	values [len(memoryKeys)]json.RawMessage
 }
 
 // memoryKeys are the fields of a record the memory library reads.
@@ -189,10 +116,9 @@ var decodeOptions = []jsontext.Options{
 	jsontext.AllowInvalidUTF8(true),
 }
 
-// decodeMemories decodes the object records of the bounded sample and counts
-// the records that are valid JSON. It reads each record once, validating it
-// and keeping, as written, the values of the few members the library reads.
-// As with json.Unmarshal, the last of duplicate keys counts.
+// decodeMemories decodes the object records of the bounded sample, keeping
+// the values of memoryKeys as written (the last of duplicate keys, as with
+// json.Unmarshal), and counts the records that are valid JSON.
 func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
 	var buf bytes.Buffer
 	dec := jsontext.NewDecoder(&buf)
@@ -212,8 +138,8 @@ func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
 }
 
 // decodeMemory reads the record raw with dec, which reads raw, and reports
-// whether it is an object and, if so, the values of the members the library
-// reads. The error is not nil when raw is not one valid JSON value.
+// whether it is an object and, if so, its values of memoryKeys. The error is
+// not nil when raw is not one valid JSON value.
 func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object bool, err error) {
 	if dec.PeekKind() != '{' {
 		err = dec.SkipValue()
@@ -228,7 +154,7 @@ func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object boo
 			if v, err = dec.ReadValue(); err == nil && k >= 0 {
 				// v as a slice of raw, which outlives dec's reads.
 				end := int(dec.InputOffset())
-				o.values[k], o.present[k] = raw[end-len(v):end:end], true
+				o.values[k] = raw[end-len(v) : end : end]
 			}
 		}
 		if err == nil {
@@ -259,7 +185,7 @@ func memoryName(quoted []byte) int {
 // has reports whether o has all the fields.
 func (o *memoryRecord) has(fields ...string) bool {
 	for _, f := range fields {
-		if k := memoryKey(f); k < 0 || !o.present[k] {
+		if k := memoryKey(f); k < 0 || o.values[k] == nil {
 			return false
 		}
 	}
@@ -317,7 +243,10 @@ func jsonString(raw []byte) (string, bool) {
 	return s, err == nil
 }
 
-// defaults are the default parameter values of the memory library.
+// defaults are the default parameter values of the memory library: the
+// most common namespace prefix (before the first '/'), memory type and tag,
+// and a distinctive word of the titles and contents, or else the
+// specification's literals.
 type defaults struct {
 	namespace, titleWord, contentWord, memoryType, tag string
 }

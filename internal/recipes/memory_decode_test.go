@@ -99,7 +99,7 @@ func FuzzDecodeMemories(f *testing.F) {
 			want.Tags = append(want.Tags, refStrs(o, "tags"))
 			var r memoryRecord
 			for k, name := range memoryKeys {
-				r.values[k], r.present[k] = o[name]
+				r.values[k] = o[name]
 			}
 			asRecords = append(asRecords, r)
 		}

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -91,15 +92,9 @@ func measureName(name string) bool {
 // common reports whether f is present in at least half of the objects.
 func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
 
-// role returns what f is, from its values and its name. Fields present in
-// fewer than half of the objects, or whose values are mostly of no single
-// kind, are roleOther. Arrays of strings (or of objects with a name) are
-// lists; two booleans a category; numbers are identifiers when their name
-// says so or when they are distinct integers whose name does not say they
-// measure something, else measures; strings are times when they start with
-// a date, identifiers when their name says so or they are URLs, categories
-// when 2 to 20 short values repeat, identifiers when they are distinct
-// words, and text when they have spaces or are long.
+// role returns what f is, from its values and its name; roleOther for a
+// field present in fewer than half of the objects, constant, or of no one
+// kind of value.
 func (a *analysis) role(f *field) role {
 	if !a.common(f) || f.nonNull == 0 || f.constant() {
 		return roleOther
@@ -149,50 +144,44 @@ func (f *field) constant() bool {
 // roles are the fields of each role, best first.
 type roles map[role][]*field
 
-// roles returns the fields by role: categories with strings first and then
-// the fewest values, identifiers with a field named number first and URLs
-// last, measures whose names say so first, texts shortest first; otherwise
-// in order of first appearance.
+// roles returns the fields by role, in order of first appearance but:
+// categories of booleans after the others, the fewest values first;
+// identifiers named number (what people quote) first and URLs last;
+// measures whose names say so first; times that most records have first
+// (created_at rather than closed_at); texts shortest first (a title is
+// projected, the longest text searched).
 func (a *analysis) roles() roles {
 	rs := roles{}
 	for _, f := range a.order {
 		r := a.role(f)
 		rs[r] = append(rs[r], f)
 	}
-	// Categories: strings before booleans before numbers, then the
-	// fewest values first.
-	rank := map[string]int{"string": 0, "boolean": 1}
-	sort.SliceStable(rs[roleCategory], func(i, j int) bool {
-		fi, fj := rs[roleCategory][i], rs[roleCategory][j]
-		if ri, rj := rank[fi.kind()], rank[fj.kind()]; ri != rj {
-			return ri < rj
+	by := func(r role, key func(f *field) int) {
+		slices.SortStableFunc(rs[r], func(f, g *field) int { return cmp.Compare(key(f), key(g)) })
+	}
+	by(roleCategory, func(f *field) int {
+		if f.bools == f.nonNull {
+			return maxDistinct + 1 + len(f.distinct)
 		}
-		return len(fi.distinct) < len(fj.distinct)
+		return len(f.distinct)
 	})
-	// Identifiers: a field named number (what people quote) first, then
-	// those that are not URLs.
-	sort.SliceStable(rs[roleID], func(i, j int) bool {
-		score := func(f *field) int {
-			switch {
-			case f.name == "number":
-				return 0
-			case f.urls == 0:
-				return 1
-			}
-			return 2
+	by(roleID, func(f *field) int {
+		switch {
+		case f.name == "number":
+			return 0
+		case f.urls == 0:
+			return 1
 		}
-		return score(rs[roleID][i]) < score(rs[roleID][j])
+		return 2
 	})
-	// Measures: names that say so first.
-	sort.SliceStable(rs[roleMeasure], func(i, j int) bool {
-		return measureName(rs[roleMeasure][i].name) && !measureName(rs[roleMeasure][j].name)
+	by(roleMeasure, func(f *field) int {
+		if measureName(f.name) {
+			return 0
+		}
+		return 1
 	})
-	// Times: those that most records have first (created_at rather than
-	// closed_at).
-	sort.SliceStable(rs[roleTime], func(i, j int) bool { return rs[roleTime][i].nonNull > rs[roleTime][j].nonNull })
-	// Text: the field with the shortest values (a title rather than a body)
-	// is projected, the one with the longest is searched.
-	sort.SliceStable(rs[roleText], func(i, j int) bool { return rs[roleText][i].avgLen() < rs[roleText][j].avgLen() })
+	by(roleTime, func(f *field) int { return -f.nonNull })
+	by(roleText, (*field).avgLen)
 	return rs
 }
 
@@ -217,16 +206,25 @@ const (
 	filterFullText  = `select(any(.. | strings; test($keyword; "i")))`
 	filterFieldList = `map(objects | keys[]) | group_by(.) | map({field: .[0], count: length}) | .[]`
 	filterShapes    = `map(objects | keys) | group_by(.) | map({fields: .[0], count: length}) | sort_by(-.count) | .[]`
-	// filterNested lists the fields of the objects one level down only:
-	// the paths of every leaf (path(..)) cost jq 1.6 far more than reading
-	// large, wide or deep records.
+	// filterNested lists the fields one level down only: the paths of every
+	// leaf (path(..)) cost jq 1.6 far more than reading the records.
 	filterNested = `map(objects | keys[] as $k | .[$k] | objects | keys[] | $k + "." + .) | group_by(.) | map({path: .[0], count: length}) | .[]`
 	filterStats  = `{count: length, min: min, max: max, sum: add}` // the mean is sum / count
 )
 
+// The recipes of object records and of other values alike.
+var (
+	countRecords = recipe("Count the records", "count", filterCount, slurp)
+	countByType  = recipe("Count by JSON type", "count by type", filterTypes, slurp|compact)
+)
+
 // objectRecipes returns the library of object records: the recipes that
-// the roles of their fields call for, completed with recipes that apply to
-// any records.
+// the roles of their fields call for (identifiers listed and looked up,
+// measures ranked and summarized, categories counted and filtered, lists
+// filtered by membership, times by range, text searched), completed with
+// recipes that apply to any records. On records of [largeRecords] or more,
+// the recipes that output records output the fields that identify them
+// instead (see brief), so that ten answers fit inline.
 func objectRecipes(a *analysis) []Recipe {
 	rs := a.roles()
 	mixed := len(a.types) > 1
@@ -234,14 +232,10 @@ func objectRecipes(a *analysis) []Recipe {
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
 
 	if mixed {
-		add(0, 1, Recipe{
-			Description: "Count the records, in total and by JSON type",
-			Label:       "count by type",
-			Filter:      `{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`,
-			Slurp:       true, Compact: true,
-		})
+		add(0, 1, recipe("Count the records, in total and by JSON type", "count by type",
+			`{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`, slurp|compact))
 	} else {
-		add(0, 1, Recipe{Description: "Count the records", Label: "count", Filter: filterCount, Slurp: true})
+		add(0, 1, countRecords)
 	}
 	id, title := a.identity(rs)
 	var ident []*field // the fields that identify and describe a record
@@ -250,21 +244,14 @@ func objectRecipes(a *analysis) []Recipe {
 			ident = append(ident, f)
 		}
 	}
-	proj := projection(rs, id, ident)
-	if len(proj) > 0 {
+	if proj := projection(rs, id, ident); len(proj) > 0 {
 		names := make([]string, len(proj))
 		for i, f := range proj {
 			names[i] = f.displayName()
 		}
-		add(1, 2, Recipe{
-			Description: "List " + englishList(names),
-			Label:       "list",
-			Filter:      "objects | " + object(proj),
-			Compact:     true,
-		})
+		add(1, 2, recipe("List "+englishList(names), "list", "objects | "+object(proj), compact))
 	}
-	// Recipes that output large records output the fields that identify
-	// them instead (objShort after records of any type).
+	// objShort follows records of any type.
 	short, objShort := brief(a, ident, nil), ""
 	if short != "" {
 		objShort = " | objects" + short
@@ -274,27 +261,18 @@ func objectRecipes(a *analysis) []Recipe {
 		if id.strs < id.nonNull {
 			cond = "(" + path(id.name) + " | tostring) == $value"
 		}
-		add(3, 3, Recipe{
-			Description: "Show the record with a given " + id.name,
-			Label:       "look up " + id.name,
-			Filter:      "objects | select(" + cond + ")",
-			Compact:     true,
-			Params:      []Param{{ParamValue, id.example, id.name + " to look up", ""}},
-		})
+		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
+			"objects | select("+cond+")", compact,
+			Param{ParamValue, id.example, id.name + " to look up", ""}))
 	}
-	if texts := rs[roleText]; len(texts) > 0 {
-		// The longest text that has a keyword.
-		for i := len(texts) - 1; i >= 0; i-- {
-			if w, ok := texts[i].kw.pick(); ok {
-				add(2, 4, Recipe{
-					Description: "Search " + texts[i].name + " for a keyword",
-					Label:       "search " + texts[i].name,
-					Filter:      "objects | select(" + path(texts[i].name) + ` | strings | test($keyword; "i"))` + short,
-					Compact:     true,
-					Params:      []Param{keywordParam(w, texts[i].name, texts[i].name)},
-				})
-				break
-			}
+	texts := rs[roleText]
+	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
+		if w, ok := texts[i].kw.pick(); ok {
+			name := texts[i].name
+			add(2, 4, recipe("Search "+name+" for a keyword", "search "+name,
+				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, compact,
+				keywordParam(w, name, name)))
+			break
 		}
 	}
 	for i, cat := range rs[roleCategory] {
@@ -304,120 +282,75 @@ func objectRecipes(a *analysis) []Recipe {
 		if i == 0 {
 			v, _ := mostCommon(cat.distinct)
 			cond, field := path(cat.name)+" == $value", cat.name
-			if cat.kind() != "string" {
+			if cat.strs < cat.nonNull {
 				// Compared as text: no where condition states it.
 				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
-			add(2, 5, Recipe{
-				Description: "Filter by " + cat.name,
-				Label:       "filter " + cat.name,
-				Filter:      "objects | select(" + cond + ")" + brief(a, ident, cat),
-				Compact:     true,
-				Params:      []Param{{ParamValue, v, "value of " + cat.name, field}},
-			})
+			add(2, 5, recipe("Filter by "+cat.name, "filter "+cat.name,
+				"objects | select("+cond+")"+brief(a, ident, cat), compact,
+				Param{ParamValue, v, "value of " + cat.name, field}))
 		}
 		k := key(cat.name)
 		if cat.name == "count" {
 			k = "value"
 		}
-		add(3+2*i, 6+i, Recipe{
-			Description: "Count by " + cat.name,
-			Label:       "count by " + cat.name,
-			Filter:      "map(objects) | group_by(" + path(cat.name) + ") | map({" + k + ": .[0]" + suffix(cat.name) + ", count: length}) | sort_by(-.count) | .[]",
-			Slurp:       true, Compact: true,
-		})
+		add(3+2*i, 6+i, recipe("Count by "+cat.name, "count by "+cat.name,
+			"map(objects) | group_by("+path(cat.name)+") | map({"+k+": .[0]"+suffix(cat.name)+", count: length}) | sort_by(-.count) | .[]",
+			slurp|compact))
 	}
 	if list := rs.first(roleList); list != nil {
 		v, _ := mostCommon(list.elems)
-		elems, noun := path(list.name)+"[]?", "value"
-		member := "tostring == $value"
-		if list.namedArrs > 0 {
-			elems, noun, member = path(list.name)+"[]? | objects", "name", ".name == $value"
-		}
-		add(2, 8, Recipe{
-			Description: "Filter by a " + noun + " in " + list.name,
-			Label:       "filter " + list.name,
-			Filter:      "objects | select(any(" + elems + "; " + member + "))" + short,
-			Compact:     true,
-			Params:      []Param{{ParamValue, v, noun + " in " + list.name, ""}},
-		})
+		elems, noun, member := path(list.name)+"[]?", "value", "tostring == $value"
 		each := path(list.name) + " | arrays | .[]"
 		if list.namedArrs > 0 {
+			elems, noun, member = path(list.name)+"[]? | objects", "name", ".name == $value"
 			each += " | objects | .name"
 		}
-		add(5, 9, Recipe{
-			Description: "Count by each value in " + list.name,
-			Label:       "count by " + list.name,
-			Filter:      "map(objects | " + each + ") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
-			Slurp:       true, Compact: true,
-		})
+		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
+			"objects | select(any("+elems+"; "+member+"))"+short, compact,
+			Param{ParamValue, v, noun + " in " + list.name, ""}))
+		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
+			"map(objects | "+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
+			slurp|compact))
 	}
 	if m := rs.first(roleMeasure); m != nil {
 		p := path(m.name)
-		add(2, 10, Recipe{
-			Description: "Top 10 by " + m.name,
-			Label:       "top by " + m.name,
-			Filter:      "map(objects | select(" + p + " | numbers)) | sort_by(-" + p + ") | .[:10][]" + brief(a, ident, m),
-			Slurp:       true, Compact: true,
-		})
-		add(3, 11, Recipe{
-			Description: "Stats of " + m.name,
-			Label:       "stats of " + m.name,
-			Filter:      "map(objects | " + p + " | numbers) | " + filterStats,
-			Slurp:       true, Compact: true,
-		})
+		add(2, 10, recipe("Top 10 by "+m.name, "top by "+m.name,
+			"map(objects | select("+p+" | numbers)) | sort_by(-"+p+") | .[:10][]"+brief(a, ident, m),
+			slurp|compact))
+		add(3, 11, recipe("Stats of "+m.name, "stats of "+m.name,
+			"map(objects | "+p+" | numbers) | "+filterStats, slurp|compact))
 	}
 	if tf := rs.first(roleTime); tf != nil {
 		from, to := timeRange(tf.dateVals)
-		add(2, 12, Recipe{
-			Description: "Filter by " + tf.name + " range",
-			Label:       tf.name + " range",
-			Filter:      "objects | select(" + path(tf.name) + " | strings | . >= $from and . < $to)" + brief(a, ident, tf),
-			Compact:     true,
-			Params: []Param{
-				{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
-				{ParamTo, to, "end, exclusive", ""},
-			},
-		})
+		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
+			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
+			compact,
+			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
+			Param{ParamTo, to, "end, exclusive", ""}))
 	}
-	add(4, 13, Recipe{
-		Description: "Records with a keyword in any text",
-		Label:       "search all",
-		Filter:      filterFullText + objShort,
-		Compact:     true,
-		Params:      []Param{keywordParam(a.allWord(), "every string value of the record", "")},
-	})
-	add(6, 14, Recipe{
-		Description: "Count by field name",
-		Label:       "field names",
-		Filter:      filterFieldList, Slurp: true, Compact: true,
-	})
+	all, _ := a.all.pick()
+	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, compact,
+		keywordParam(all, "every string value of the record", "")))
+	add(6, 14, recipe("Count by field name", "field names", filterFieldList, slurp|compact))
 	if f := a.optionalField(); f != nil {
-		add(7, 15, Recipe{
-			Description: "Records without " + f.name,
-			Label:       "without " + f.name,
-			Filter:      "objects | select(has(" + jqString(f.name) + ") | not)" + short,
-			Compact:     true,
-		})
+		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
+			"objects | select(has("+jqString(f.name)+") | not)"+short, compact))
 	}
-	add(8, 16, Recipe{Description: "Show the first 5 records", Label: "first 5", Filter: `.[:5][]` + objShort, Slurp: true, Compact: true})
-	add(9, 17, Recipe{Description: "Count by set of field names", Label: "count by fields", Filter: filterShapes, Slurp: true, Compact: true})
-	add(9, 18, Recipe{Description: "Count by nested field", Label: "nested fields", Filter: filterNested, Slurp: true, Compact: true})
+	add(8, 16, recipe("Show the first 5 records", "first 5", `.[:5][]`+objShort, slurp|compact))
+	add(9, 17, recipe("Count by set of field names", "count by fields", filterShapes, slurp|compact))
+	add(9, 18, recipe("Count by nested field", "nested fields", filterNested, slurp|compact))
 	if mixed { // recipe 1 already counts by type
-		add(9, 19, Recipe{Description: "Show the records that are not objects", Label: "non-objects", Filter: `select(type != "object")`, Compact: true})
+		add(9, 19, recipe("Show the records that are not objects", "non-objects",
+			`select(type != "object")`, compact))
 	} else {
-		add(9, 19, Recipe{Description: "Count by JSON type", Label: "count by type", Filter: filterTypes, Slurp: true, Compact: true})
+		add(9, 19, countByType)
 	}
-	add(10, 20, Recipe{Description: "Show the last 5 records", Label: "last 5", Filter: `.[-5:][]` + objShort, Slurp: true, Compact: true})
-	add(10, 21, Recipe{
-		Description: "Show the record at a given position (from 1)",
-		Label:       "record at n",
-		Filter:      `.[($n | tonumber) - 1]`,
-		Slurp:       true, Compact: true,
-		Params: []Param{{ParamN, "1", "position, from 1", ""}},
-	})
-	add(10, 22, Recipe{Description: "Show the 5 records with the most fields", Label: "most fields", Filter: `map(objects) | sort_by(-length) | .[:5][]` + short, Slurp: true, Compact: true})
-
+	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, slurp|compact))
+	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
+		`.[($n | tonumber) - 1]`, slurp|compact, Param{ParamN, "1", "position, from 1", ""}))
+	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
+		`map(objects) | sort_by(-length) | .[:5][]`+short, slurp|compact))
 	return choose(cs)
 }
 
@@ -427,12 +360,6 @@ func englishList(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// allWord returns the keyword of the whole records, or "".
-func (a *analysis) allWord() string {
-	w, _ := a.all.pick()
-	return w
 }
 
 // identity returns the fields that identify and describe a record: an
@@ -488,11 +415,10 @@ func (a *analysis) word(f *field, varies bool) bool {
 }
 
 // keyField returns the top-level field that best identifies the records
-// when no field's role is an identifier (their codes repeat in the sample,
-// or the records are all copies of one): the words with no spaces and the
-// most distinct values; of those, one named number, then one whose name
-// says it identifies, then the first. It is never filter, the category
-// that has a filter recipe. It returns nil when none fits.
+// when no field's role is an identifier: of the words with no spaces and
+// the most distinct values, one named number, then one whose name says it
+// identifies, then the first; never filter, the category that has a filter
+// recipe; nil when none fits.
 func (a *analysis) keyField(filter *field) *field {
 	varies := a.varies()
 	score := func(f *field) int {
@@ -611,16 +537,14 @@ func (f *field) displayName() string {
 }
 
 // largeRecords is the mean size, in bytes, of the object records from
-// which the recipes that output records output the fields that identify
-// them instead (see brief): ten whole records would not fit in an answer
-// of the default threshold, 1,600 tokens.
+// which recipes output the fields that identify them instead (see brief):
+// ten whole records would not fit in an answer of 1,600 tokens.
 const largeRecords = 512
 
-// brief returns the jq suffix that projects a record to the fields proj
-// (those that identify it) plus about (when not nil and not among them),
-// for records whose mean size is largeRecords or more, and "" otherwise:
-// whole records are printed, and the lookup of one record stays the way to
-// get it whole.
+// brief returns, for records of largeRecords or more on average, the jq
+// suffix that projects a record to the fields proj (those that identify
+// it) plus about (when not nil), and "" otherwise. The lookup of one
+// record stays the way to get it whole.
 func brief(a *analysis, proj []*field, about *field) string {
 	if len(proj) == 0 || !a.large() {
 		return ""

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sort"
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
-// cannot make recipe generation slow. Records past maxSampleRecords or past
-// maxSampleBytes in total, and text past maxScanBytes of one string, are not
-// looked at; they only affect which recipes are chosen and their default
-// parameter values, never whether a recipe runs.
+// cannot make recipe generation slow. What they leave out only affects
+// which recipes are chosen and their default values, never whether a
+// recipe runs.
 const (
 	maxSampleRecords = 1000
 	maxSampleBytes   = 4 << 20
@@ -182,14 +180,4 @@ func mostCommon(counts map[string]int) (key string, ok bool) {
 		}
 	}
 	return best, bestN > 0
-}
-
-// sortedKeys returns the keys of m in increasing order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,18 +1,8 @@
 // Package tempname names the hidden temporary file under which package
-// jsonl writes an offloaded file until the write ends: "." + name + ".tmp",
-// in the same folder. Package cleanup recognizes by this name the temporary
-// files that a process which died while writing left behind.
-//
-// A temporary file belongs to its jsonl.Writer until Commit renames it or
-// Abort removes it, however long the write takes. Where flock(2) exists, the
-// Writer holds an exclusive flock lock on it all that time, so that a
-// janitor can tell a live write from a dead one: it opens the file (without
-// following a symlink), tries flock(LOCK_EX|LOCK_NB), leaves the file alone
-// if that would block, and otherwise removes it by name while it holds the
-// lock; a Writer that finds its new file already removed when it gets the
-// lock starts again under a new name. Where flock(2) does not exist, or the
-// file system refuses locks, only the file's age can tell. [Lock] and
-// [Unlinked] are the flock(2) calls of both sides.
+// jsonl writes an offloaded file until the write ends, "." + name + ".tmp",
+// and holds the flock(2) calls by which its Writer ([Lock], [Unlinked]) and
+// package cleanup ([OpenForLock], [Lock]) tell a live write from the
+// leftover of a dead process (see docs/cleanup.md).
 package tempname
 
 import "strings"
@@ -27,11 +17,8 @@ func Of(base string) string { return "." + base + suffix }
 // reports whether temp is the name of a temporary file at all.
 func Base(temp string) (base string, ok bool) {
 	name, ok := strings.CutPrefix(temp, ".")
-	if !ok {
-		return "", false
+	if base, ok2 := strings.CutSuffix(name, suffix); ok && ok2 {
+		return base, true
 	}
-	if base, ok = strings.CutSuffix(name, suffix); !ok {
-		return "", false
-	}
-	return base, true
+	return "", false
 }

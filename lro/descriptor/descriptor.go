@@ -4,11 +4,8 @@
 //
 // The types serialize exactly as the LRO specification's OffloadResponse,
 // OffloadSummary and JqRecipe: a client decodes a descriptor into an
-// [OffloadResponse]. [Build] makes one from what a writer of a file knows;
-// it is a pure function of its arguments: it neither reads nor writes
-// files, so it is safe for concurrent use. The offloaders of package lro
-// build theirs the same way, with a line schema inferred from the records
-// and a guidance that claims the tokens saved.
+// [OffloadResponse]. [Build], a pure function safe for concurrent use,
+// makes one from what a writer of a file knows.
 package descriptor
 
 import (
@@ -20,10 +17,10 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// Profile selects which fields a descriptor carries. The profiles match the
-// descriptor ablations of the LRO paper: the paper found that a bare file
-// pointer serves capable models as well as the full descriptor, while recipes
-// help weaker ones. The zero value is [ProfileFull].
+// Profile selects which fields a descriptor carries, as in the descriptor
+// ablations of the LRO paper (a bare file pointer serves capable models as
+// well as the full descriptor; recipes help weaker ones). The zero value is
+// [ProfileFull].
 type Profile int
 
 const (
@@ -72,11 +69,10 @@ type OffloadResponse struct {
 	Summary *Summary `json:"summary,omitempty"`
 	// FilePath is the absolute path of the JSONL file.
 	FilePath string `json:"file_path"`
-	// Handle, when not empty, names the file in the store it was written
-	// to: the extraction tools take it on any replica of the server, and
-	// the MCP resource lro://results/{handle} serves it. Only offloaders
-	// with a store give one, under every profile. Not part of the
-	// specification's descriptor.
+	// Handle names the file in the store it was written to (offloaders
+	// with a store set it under every profile), for the extraction tools
+	// on any replica and the resource lro://results/{handle}. Not part of
+	// the specification's descriptor.
 	Handle string `json:"handle,omitempty"`
 	// LineSchema is a JSON Schema of one record line (line 2 onwards).
 	LineSchema any `json:"line_schema,omitempty"`
