@@ -186,8 +186,7 @@ func (c *Config) shower(r *result, p *plan) shower {
 		})
 		structured := strings.HasPrefix(ru.at, "/structuredContent")
 		return shower{records: recs, twice: true, show: func(k int) ([]byte, []byte) {
-			body := append([]byte(nil), ru.doc[:ru.start]...)
-			body = append(joinArray(body, recs[:k]), ru.doc[ru.end:]...)
+			body := ru.with(recs[:k])
 			if structured {
 				return body, body
 			}

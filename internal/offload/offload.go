@@ -18,6 +18,15 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
+// DefaultThreshold is the specification's DEFAULT_OFFLOAD_THRESHOLD_TOKENS:
+// the token estimate above which a result is offloaded.
+const DefaultThreshold = 1600
+
+// SampleSize is how many leading record lines of a file its recipes are
+// made from (recipes.Select), by the descriptor and by lro_extract alike,
+// so that recipe N is the same filter with the same defaults in both.
+const SampleSize = 16
+
 // Config is one offloading configuration with every default applied. It is
 // read-only once made and safe for concurrent use.
 type Config struct {
@@ -42,20 +51,15 @@ type Config struct {
 	// SchemaDescriptions gives the line schema the descriptions of the
 	// record type's fields.
 	SchemaDescriptions bool
-	// Store, if not nil, is where files are written (instead of Dir, with
-	// Store.Create): their names carry a random part and are the handles
-	// that the descriptor gives ("handle", and a resource_link to
-	// ResultURIPrefix + handle) and the extraction tools take. Dir,
-	// Prefix and WrapWriter are then not used. A bucket store (Store.Dir()
-	// == "") is not the client's disk: file_path is where a client that
-	// downloads the object keeps it, in ClientDir or else /tmp, under the
-	// handle's name without its random part, and the guidance is the
-	// native one, by handle.
+	// Store, if not nil, is where files are written instead of Dir, under
+	// names that are handles (Dir, Prefix and WrapWriter are then not
+	// used). For a bucket store (Store.Dir() == ""), file_path is where a
+	// client that downloads the object keeps it (see clientPath), and the
+	// guidance is the native one, by handle.
 	Store *store.Store
-	// TTL is how long a file lives once complete: a file in a folder gets
-	// its expiry, Now() + TTL after the commit, as its modification time,
-	// which janitors and stores read. Zero leaves the modification time
-	// alone. A bucket Store records the expiry itself.
+	// TTL is how long a file lives once complete: a file in a folder
+	// records its expiry, Now() + TTL after the commit (see recordExpiry).
+	// A bucket Store records the expiry itself.
 	TTL time.Duration
 	// Create starts a file; if nil, [jsonlfile.Create]. For fault injection.
 	// Not used with a Store.
@@ -63,9 +67,9 @@ type Config struct {
 }
 
 // New returns c with every default applied: Threshold [DefaultThreshold],
-// Prefix the Store's or [jsonlfile.DefaultPrefix], Tokenizer [estimate.Heuristic] and Now [time.Now]. It is the one
-// constructor of the pipeline's configuration, for package lro and the
-// extraction tools alike; it checks nothing (they validate their options).
+// Prefix the Store's or [jsonlfile.DefaultPrefix], Tokenizer
+// [estimate.Heuristic] and Now [time.Now]. It checks nothing: its callers
+// validate their options.
 func New(c Config) *Config {
 	if c.Threshold == 0 {
 		c.Threshold = DefaultThreshold
@@ -245,8 +249,8 @@ func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.Call
 	return o
 }
 
-// recovered turns a panic of the file writer (a WrapWriter of the user's)
-// into an error, so that the call falls back instead of failing.
+// recovered turns a panic of the file writer (a WrapWriter) into an error,
+// so that the call falls back instead of failing.
 func recovered(err *error) {
 	if v := recover(); v != nil {
 		*err = fmt.Errorf("offload: writing the file panicked: %v", v)

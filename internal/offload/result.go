@@ -617,10 +617,13 @@ func skeletonOf(ru *run) []byte {
 	if ru.as == asValue {
 		return []byte("null")
 	}
-	out := make([]byte, 0, len(ru.doc)-(ru.end-ru.start)+2)
-	out = append(out, ru.doc[:ru.start]...)
-	out = append(out, "[]"...)
-	return append(out, ru.doc[ru.end:]...)
+	return ru.with(nil)
+}
+
+// with returns the document of the asArray run ru with recs in its array.
+func (ru *run) with(recs [][]byte) []byte {
+	out := append(make([]byte, 0, len(ru.doc)-(ru.end-ru.start)+2), ru.doc[:ru.start]...)
+	return append(joinArray(out, recs), ru.doc[ru.end:]...)
 }
 
 // writeTextItem writes the text item t with its text replaced by the JSON

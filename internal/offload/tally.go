@@ -15,7 +15,7 @@ import (
 
 // tally gathers what the descriptor says of the records (the summary's
 // statistics, the recipes' sample and the line schema) in the one read of
-// each record, the one that finds, validates and counts them (see plan).
+// each record (see plan).
 type tally struct {
 	schema     *describe.Inferrer // reads every record
 	namespaces map[string]*int    // counted through a pointer: a name seen before is not copied
@@ -43,8 +43,7 @@ func newTally() *tally {
 }
 
 // maxNamespaceBytes is the longest namespace the summary names: a longer
-// value (a namespace is a short path) is not one, and would swell the
-// descriptor.
+// value is not one, and would swell the descriptor.
 const maxNamespaceBytes = 200
 
 // note keeps the first SampleSize record lines, as written in the file, for
