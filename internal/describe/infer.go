@@ -82,6 +82,7 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	defer in.reset(nil, nil)
 	dec := in.dec
 	n := 0
+	var eachErr error // returned as is
 	err := func() error {
 		if tok, err := dec.ReadToken(); err != nil {
 			return err
@@ -98,8 +99,8 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 				// The element starts after the comma and white space
 				// that separate it from the one before.
 				elem := bytes.TrimLeft(arr[start:dec.InputOffset()], ", \t\r\n")
-				if err := each(elem); err != nil {
-					return &eachError{err}
+				if eachErr = each(elem); eachErr != nil {
+					return eachErr
 				}
 			}
 		}
@@ -108,21 +109,11 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 		}
 		return in.end()
 	}()
-	var ee *eachError
-	switch {
-	case errors.As(err, &ee):
-		return n, ee.err
-	case err != nil:
-		return n, fmt.Errorf("%w: %v", ErrInvalidRecords, err)
+	if err != nil && eachErr == nil {
+		err = fmt.Errorf("%w: %v", ErrInvalidRecords, err)
 	}
-	return n, nil
+	return n, err
 }
-
-// eachError carries an error of the callback of AddElements through it
-// unchanged.
-type eachError struct{ err error }
-
-func (e *eachError) Error() string { return e.err.Error() }
 
 // reset makes in read rec, in place, and give its top-level members to
 // field; reset(nil, nil) lets go of them.

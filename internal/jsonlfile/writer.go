@@ -78,8 +78,8 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // Abort. Create retries with a new ULID should either name exist, or a
 // janitor remove the new temporary file before it is locked.
 //
-// Create returns an error wrapping [ErrInvalidPrefix] for a bad opts.Prefix,
-// and the *fs.PathError of a directory or file it could not create.
+// Create returns the *fs.PathError of a directory or file it could not
+// create.
 func Create(operation string, opts *Options) (*Writer, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -192,9 +192,7 @@ func (o *Options) newWriter(operation string, now time.Time) (*Writer, error) {
 // not used), that is written to the Sink open returns for its name instead
 // of a folder: [Writer.Path] is empty, [Writer.Commit] commits the Sink and
 // [Writer.Abort], or a Commit that fails, aborts it.
-//
-// NewWriter returns an error wrapping [ErrInvalidPrefix] for a bad
-// opts.Prefix, and the error of open.
+
 func NewWriter(operation string, open func(name string) (Sink, error), opts *Options) (*Writer, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -303,11 +301,8 @@ func (w *Writer) CreatedAt() time.Time { return ulid.Time(w.id.Time()).UTC() }
 // WriteHeader writes the header line, exactly once, before any record. It
 // sets h.Type to [HeaderType], h.Operation to the operation given to Create
 // if empty, and h.Timestamp to [Options.Now] in UTC with milliseconds if
-// empty. Strings are written without escaping <, > and &.
-//
-// WriteHeader returns [ErrHeaderWritten] on a second call, an error wrapping
-// [ErrInvalidHeader] if h.Count is negative, [ErrClosed] after Commit or
-// Abort, and otherwise any error writing the file.
+// empty. Strings are written without escaping <, > and &. It returns the
+// errors its sentinels name, or any error writing the file.
 func (w *Writer) WriteHeader(h Header) error {
 	return w.writeHeader(FileHeader{Header: h})
 }
@@ -351,13 +346,8 @@ func (w *Writer) writeHeader(h FileHeader) error {
 // value; white space around and inside it is allowed. A record with a line
 // break is written in compact form, any other byte for byte, and the record
 // is not retained. Every record is validated, so that one malformed line can
-// never break jq on the whole file.
-//
-// WriteRecord returns an error wrapping [ErrInvalidRecord] for anything but
-// one JSON value (including empty input), after which the Writer is still
-// usable and nothing was written; [ErrNoHeader] before WriteHeader;
-// [ErrClosed] after Commit or Abort; and otherwise any error writing the
-// file.
+// never break jq on the whole file: after an error wrapping
+// [ErrInvalidRecord], nothing was written and the Writer is still usable.
 func (w *Writer) WriteRecord(record []byte) error {
 	if err := w.checkRecord(); err != nil {
 		return err
@@ -408,12 +398,8 @@ func (w *Writer) invalid(reason error) error {
 }
 
 // WriteValue writes v, encoded as by [json.Marshal] but without escaping <,
-// > and &, as one record line, without validating the encoding again.
-//
-// WriteValue returns the encoding error of a value json.Marshal rejects,
-// after which nothing was written and the Writer is still usable;
-// [ErrNoHeader] before WriteHeader; [ErrClosed] after Commit or Abort; and
-// otherwise any error writing the file.
+// > and &, as one record line, without validating the encoding again. After
+// an encoding error, nothing was written and the Writer is still usable.
 func (w *Writer) WriteValue(v any) error {
 	if err := w.checkRecord(); err != nil {
 		return err
@@ -487,12 +473,8 @@ func (w *Writer) Size() int64 { return w.size }
 // It does not fsync: the files are ephemeral, and after a crash at most a
 // temporary file is left, which a janitor removes. For a Writer of
 // [NewWriter], Commit commits the Sink instead, and returns once its Commit
-// has.
-//
-// If any step fails, Commit removes the temporary file (aborts the Sink) and
-// returns the error: [ErrNoHeader], an error wrapping [ErrCountMismatch]
-// naming the file and both counts, the first error of an earlier write, any
-// error flushing, closing or renaming, or [ErrClosed] after Commit or Abort.
+// has. If any step fails (or an earlier write did), Commit removes the
+// temporary file (aborts the Sink) and returns the error.
 func (w *Writer) Commit() error {
 	if w.done {
 		return ErrClosed

@@ -41,12 +41,10 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 			Detail:          string(call.Detail),
 		},
 		Result: json.RawMessage(p.result),
+		Copies: p.copies,
 	}
 	for _, ru := range p.runs {
 		h.RecordsAt = append(h.RecordsAt, jsonlfile.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
-	}
-	for _, cp := range p.copies {
-		h.Copies = append(h.Copies, jsonlfile.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
 	}
 	if err := jsonlfile.WriteFileHeader(w, h); err != nil {
 		return Outcome{}, nil, err

@@ -133,16 +133,12 @@ type span struct{ start, end uint32 }
 
 const maxKept = 1 << 12
 
-// copyOf is a value of the result that repeats another (see
-// jsonlfile.Copy).
-type copyOf struct{ at, of, as, layout string }
-
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
 	t        *tally // what the descriptor says of the records, read as the runs are found
 	result   []byte // the header's "result": the result without its records; nil for a provided set
 	runs     []*run
-	copies   []copyOf
+	copies   []jsonlfile.Copy
 	provided [][]byte  // the records of a provided set
 	scores   []float64 // the scores of a provided set
 	tokens   int       // the estimate of the whole result
@@ -208,7 +204,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		case copies[i]:
 			// Printed back in its layout, or compact when none gives it back.
 			l, _ := textLayout(it.text.Text)
-			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent", layout: l})
+			p.copies = append(p.copies, jsonlfile.Copy{At: at, Of: "/structuredContent", Layout: l})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
@@ -296,7 +292,7 @@ func (t *texts) add(text, at string) {
 // result, with each string member (or doc itself, when a string) that is
 // one of texts replaced by null, and the copies that put them back. Only
 // the last member of a name is replaced, which a pointer names.
-func stringCopies(doc []byte, texts texts, at string) ([]byte, []copyOf) {
+func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy) {
 	if len(texts) == 0 {
 		return doc, nil
 	}
@@ -309,7 +305,7 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []copyOf) {
 	switch jsontext.Value(doc).Kind() {
 	case '"':
 		if of := ofText(doc); of != "" {
-			return []byte("null"), []copyOf{{at: at, of: of, as: "string"}}
+			return []byte("null"), []jsonlfile.Copy{{At: at, Of: of, As: "string"}}
 		}
 		return doc, nil
 	case '{':
@@ -334,13 +330,13 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []copyOf) {
 		found = append(found, m)
 	})
 	var out []byte
-	var copies []copyOf
+	var copies []jsonlfile.Copy
 	prev := 0
 	for _, m := range found {
 		if m.of != "" {
 			out = append(append(out, doc[prev:m.start]...), "null"...)
 			prev = m.end
-			copies = append(copies, copyOf{at: at + "/" + escapePointer(m.name), of: m.of, as: "string"})
+			copies = append(copies, jsonlfile.Copy{At: at + "/" + escapePointer(m.name), Of: m.of, As: "string"})
 		}
 	}
 	if copies == nil {
