@@ -247,33 +247,24 @@ func (l layout) print(w io.Writer, doc []byte) error {
 	case l.form == "rows":
 		// jsontext has no such form: the elements are compacted one at a
 		// time.
-		if dec.PeekKind() != '[' {
+		if doc[0] != '[' {
 			return errLayout
 		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		buf := []byte{'['}
-		for i := 0; dec.PeekKind() != ']'; i++ {
-			v, err := dec.ReadValue()
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				buf = append(buf, ",\n"...)
-			}
-			n := len(buf)
-			buf = append(buf, v...)
-			c := jsontext.Value(buf[n:])
+		sep, buf := "[", []byte(nil)
+		err := eachElement(doc, func(elem []byte) error {
+			buf = append(append(buf[:0], sep...), elem...)
+			c := jsontext.Value(buf[len(sep):])
 			if err := c.Compact(); err != nil {
 				return err
 			}
-			if _, err := out.Write(append(buf[:n], c...)); err != nil {
-				return err
-			}
-			buf = buf[:0]
+			_, err := out.Write(append(buf[:len(sep)], c...))
+			sep = ",\n"
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		if _, err := out.Write(append(buf, ']')); err != nil {
+		if _, err := io.WriteString(out, strings.TrimPrefix(sep, ",\n")+"]"); err != nil {
 			return err
 		}
 	default:

@@ -40,14 +40,9 @@ type Config struct {
 	Now           func() time.Time          // never nil
 	WrapWriter    func(io.Writer) io.Writer // fault injection; may be nil
 	RecordsField  string                    // the array member that holds the records; "" finds it
-	// Native makes the guidance point to the extraction tools instead of
-	// shell commands.
-	Native bool
-	// Always offloads every result, whatever its size.
-	Always bool
-	// ClientDir is the output folder as the client sees it; "" means Dir.
-	// The descriptor's paths are in it; the file is written in Dir.
-	ClientDir string
+	Native        bool                      // the guidance points to the extraction tools, not the shell
+	Always        bool                      // offload every result, whatever its size
+	ClientDir     string                    // Dir as the client sees it, for the descriptor's paths; "" means Dir
 	// SchemaDescriptions gives the line schema the descriptions of the
 	// record type's fields.
 	SchemaDescriptions bool
@@ -91,20 +86,11 @@ func New(c Config) *Config {
 
 // Outcome is what [Config.Apply] did with a result.
 type Outcome struct {
-	// Offloaded reports that the result was written to a file and is now
-	// its descriptor.
-	Offloaded bool
-	// Fallback reports that the file could not be written and the result
-	// is now a truncated one within the threshold, with a warning.
-	Fallback bool
-	// Descriptor is the JSON of the descriptor, when Offloaded; it is the
-	// result's structured content and its first text item.
-	Descriptor []byte
-	// Path is the file's path where it was written, when Offloaded; "" for
-	// an object in a bucket.
-	Path string
-	// Handle is the file's handle, when Offloaded to a Store.
-	Handle string
+	Offloaded  bool   // the result was written to a file and is now its descriptor
+	Fallback   bool   // the file could not be written: the result is now truncated, with a warning
+	Descriptor []byte // when Offloaded, the descriptor's JSON: the structured content and first text item
+	Path       string // when Offloaded, the file's path; "" for an object in a bucket
+	Handle     string // when Offloaded to a Store, the file's handle
 }
 
 // Changed reports whether Apply rewrote the result: offloaded it, or fell
