@@ -2,9 +2,11 @@ package offload
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -106,16 +108,9 @@ func (t *tally) addScore(f float64) {
 // topNamespaces returns up to five namespaces, most frequent first, ties in
 // name order.
 func (t *tally) topNamespaces() []string {
-	names := make([]string, 0, len(t.namespaces))
-	for ns := range t.namespaces {
-		names = append(names, ns)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		ci, cj := *t.namespaces[names[i]], *t.namespaces[names[j]]
-		if ci != cj {
-			return ci > cj
-		}
-		return names[i] < names[j]
+	names := slices.AppendSeq(make([]string, 0, len(t.namespaces)), maps.Keys(t.namespaces))
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(*t.namespaces[b], *t.namespaces[a]), cmp.Compare(a, b))
 	})
 	return names[:min(len(names), 5)]
 }
