@@ -1,18 +1,12 @@
 package describe
 
 // Annotate completes inferred, a schema an [Inferrer] made of the records,
-// with what reflected, the schema [Reflect] made of their Go type, knows and
-// the records cannot show: the format of a string (such as date-time), a
-// number type where every value seen happened to be an integer, and, when
-// descriptions is true, each property's description. It changes inferred in
-// place, property by property, through nested objects and array items, and
-// only where both schemas describe the same place.
-//
-// The properties, and which of them are required, stay those of the
-// records: the schema lists exactly what the lines hold, whatever else the
-// Go type could hold (fields of other detail levels, say), and every line
-// still validates, since a format annotates, a number admits every integer,
-// and a description constrains nothing.
+// in place, with what reflected, the schema [Reflect] made of their Go
+// type, knows and the records cannot show: the format of a string, a number
+// type where every value seen was an integer, and, when descriptions is
+// true, each property's description; only where both schemas describe the
+// same place. The properties and which are required stay the records', and
+// every line still validates.
 func Annotate(inferred, reflected map[string]any, descriptions bool) {
 	if inferred == nil || reflected == nil {
 		return

@@ -21,8 +21,7 @@ var ErrInvalidRecords = errors.New("descriptor: record is not one valid JSON val
 const maxInferDepth = 6
 
 // decodeOptions make jsontext accept exactly what encoding/json's Valid
-// accepts: duplicate member names and strings that are not valid UTF-8
-// (read as written, a name with U+FFFD for each bad byte).
+// accepts.
 var decodeOptions = []jsontext.Options{
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
@@ -32,12 +31,9 @@ var decodeOptions = []jsontext.Options{
 // at a time: for object records, the union of their properties, each with
 // the types seen, and as required the properties present in every record.
 // Nested objects and array items are described the same way, down to six
-// levels below the record, where an object or array is described by its
-// type alone. A number written with a fraction or an exponent is a number,
-// any other an integer.
-//
-// The zero value is ready to use. An Inferrer is not safe for concurrent
-// use.
+// levels, below which by their type alone. A number written with a
+// fraction or an exponent is a number, any other an integer. The zero value
+// is ready to use. An Inferrer is not safe for concurrent use.
 type Inferrer struct {
 	root  node
 	dec   *jsontext.Decoder // reads rec in place, through buf
@@ -48,24 +44,17 @@ type Inferrer struct {
 }
 
 // Add describes one more record, rec, which must be exactly one JSON value
-// (white space around it is allowed). Validation is that of encoding/json's
-// [json.Valid].
-//
-// When rec is not valid, Add returns an error wrapping [ErrInvalidRecords].
-// The Inferrer stays usable and its schema still describes every valid
-// record added, but it may also describe the part of rec read before the
-// error, and so be wider (more types, more optional properties) than
-// without it.
+// as [json.Valid] says, or Add returns an error wrapping
+// [ErrInvalidRecords]. The Inferrer stays usable then, but its schema may
+// also describe the part of rec read before the error.
 func (in *Inferrer) Add(rec []byte) error {
 	return in.AddFields(rec, nil)
 }
 
 // AddFields is [Inferrer.Add] that also calls field, if not nil, with each
-// top-level member of an object record, in order, duplicates included, so
-// that a caller that needs a few fields of every record gets them from the
-// same pass: key is the member's name, decoded, and value its value as
-// written, a slice of rec. When rec is not valid, field may have been called
-// with the members before the error.
+// top-level member of an object record, in order, duplicates included: key
+// is the member's name, decoded, and value its value as written, a slice of
+// rec.
 func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
 	in.reset(rec, field)
 	err := in.value(&in.root, 0)
@@ -83,21 +72,17 @@ func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) 
 }
 
 // AddElements describes each element of the JSON array arr as one record,
-// as [Inferrer.AddFields] does with field, reading arr once: the elements
-// are neither copied nor read twice. After describing an element it calls
-// each, if not nil, with the element as written (a slice of arr, valid
-// until each returns), so that the caller can write it out in the same
-// pass. It returns the number of elements described.
-//
-// AddElements stops at the first error of each, and returns it as is. When
-// arr is not exactly one JSON array (white space around it is allowed), it
-// returns an error wrapping [ErrInvalidRecords]; as with Add, the schema may
-// then also describe the part of arr read before the error.
+// as [Inferrer.AddFields] does, reading arr once, and then calls each, if
+// not nil, with the element as written (a slice of arr). It returns the
+// number of elements described, and stops at the first error of each,
+// which it returns as is. When arr is not exactly one JSON array, it
+// returns an error wrapping [ErrInvalidRecords], as Add does.
 func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte), each func(elem []byte) error) (int, error) {
 	in.reset(arr, field)
 	defer in.reset(nil, nil)
 	dec := in.dec
 	n := 0
+	var eachErr error // returned as is
 	err := func() error {
 		if tok, err := dec.ReadToken(); err != nil {
 			return err
@@ -114,8 +99,8 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 				// The element starts after the comma and white space
 				// that separate it from the one before.
 				elem := bytes.TrimLeft(arr[start:dec.InputOffset()], ", \t\r\n")
-				if err := each(elem); err != nil {
-					return &eachError{err}
+				if eachErr = each(elem); eachErr != nil {
+					return eachErr
 				}
 			}
 		}
@@ -124,21 +109,11 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 		}
 		return in.end()
 	}()
-	var ee *eachError
-	switch {
-	case errors.As(err, &ee):
-		return n, ee.err
-	case err != nil:
-		return n, fmt.Errorf("%w: %v", ErrInvalidRecords, err)
+	if err != nil && eachErr == nil {
+		err = fmt.Errorf("%w: %v", ErrInvalidRecords, err)
 	}
-	return n, nil
+	return n, err
 }
-
-// eachError carries an error of the callback of AddElements through it
-// unchanged.
-type eachError struct{ err error }
-
-func (e *eachError) Error() string { return e.err.Error() }
 
 // reset makes in read rec, in place, and give its top-level members to
 // field; reset(nil, nil) lets go of them.
@@ -165,9 +140,7 @@ func (in *Inferrer) end() error {
 }
 
 // Schema returns the schema of every record added so far, a new map on
-// each call. It is a schema of the [SchemaDialect], which it does not name
-// (no "$schema"): a line schema is read beside the descriptor's other
-// fields, and the dialect is stated once, in [ResponseSchema].
+// each call, of the [SchemaDialect], which it does not name.
 func (in *Inferrer) Schema() map[string]any {
 	return in.root.schema()
 }
@@ -329,9 +302,8 @@ func (n *node) add(kind jsontext.Kind) {
 
 // prop returns the node of the property whose name is the JSON string
 // quoted, the i-th member of an object. Records mostly list the same
-// properties in the same order, so the i-th property seen first is tried
-// first, and as written: a name without a backslash that reads the same is
-// the same name, without decoding it.
+// properties in the same order: the i-th property seen first is tried
+// first, as written.
 func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 	if i < len(n.order) {
 		if p := n.order[i]; p.plain && p.name == string(quoted[1:len(quoted)-1]) {
@@ -339,9 +311,7 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 		}
 	}
 	if len(quoted) > 2+maxNameBytes {
-		// The name, escaped or not, is longer than maxNameBytes: the schema
-		// does not name it (it does not forbid other properties), so that
-		// a descriptor stays small whatever the records' names.
+		// Not named, so that a descriptor stays small whatever the names.
 		if n.long == nil {
 			n.long = &node{}
 		}

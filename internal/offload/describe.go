@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	pathpkg "path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,11 +24,6 @@ import (
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
-
-// wantsSchema reports whether descriptors carry a line schema.
-func (c *Config) wantsSchema() bool {
-	return c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes
-}
 
 // describe returns the JSON of the descriptor of a written file, which the
 // resource link, when not nil, follows.
@@ -45,16 +42,14 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		in.ToolPath = pathpkg.Base(in.Path)
 	}
 	var schema map[string]any
-	if c.wantsSchema() && t.schema != nil {
-		// The schema of the lines themselves: what the records hold at
-		// this detail level, not all that their Go type could hold.
+	if c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes {
+		// The schema of the lines themselves, annotated from their Go type.
 		schema = t.schema.Schema()
 		if st := structType(call.RecordType); st != nil {
 			r, _ := reflectedSchema(st)
 			describe.Annotate(schema, r, c.SchemaDescriptions)
 		}
-		// Encoded once, not with each encoding of the descriptor below.
-		raw, err := marshal(schema)
+		raw, err := marshal(schema) // once, not with each encoding below
 		if err != nil {
 			return nil, err
 		}
@@ -65,10 +60,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	if isMemory {
 		in.Noun = "memories"
 	}
-	inline := p.inline
-	if inline == 0 {
-		inline = p.tokens
-	}
+	inline := cmp.Or(p.inline, p.tokens)
 	linkTokens := 0
 	if link != nil {
 		l, err := json.Marshal(link)
@@ -80,9 +72,8 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	// encode returns the descriptor of in and its size in tokens. What is
 	// saved is what the client would have received inline less what it
 	// receives instead: the descriptor twice (as the text item and as the
-	// structured content) and the resource link. The descriptor is
-	// measured as sent with the first estimate in its guidance (a few
-	// digits more or less do not matter to a figure given as "~N").
+	// structured content) and the resource link, measured with the first
+	// estimate in its guidance.
 	encode := func(in describe.Input) ([]byte, int, error) {
 		in.Saved = inline
 		resp := c.build(in, p, c.Profile)
@@ -104,10 +95,8 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	}
 	if schema != nil {
 		// Too large with the whole line schema (records of many nested
-		// objects, such as an API's pull requests): the schema trimmed,
-		// less deep, then less wide, so that the recipes stay.
-		schemaTokens := c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
-		room := maxDescriptorTokens - (tokens - schemaTokens)
+		// objects): the schema trimmed, so that the recipes stay.
+		room := maxDescriptorTokens - (tokens - c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage)))
 		var first []byte
 		if len(t.sample) > 0 {
 			first = t.sample[0]
@@ -120,27 +109,22 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 			}
 		}
 	}
-	// Still too large (names or values of the records too long to show in
-	// the recipes or the summary): the bare pointer, the last resort.
+	// Still too large (names or values too long to show in the recipes or
+	// the summary): the bare pointer.
 	return marshal(c.build(in, p, descriptor.ProfileBarePointer))
 }
 
-// maxDescriptorTokens bounds a descriptor, about three times the largest
-// of the profiles on ordinary records. One that would be larger (a line
-// schema of records of many nested objects, say) has its line schema
-// trimmed (see trimmings), and is the bare pointer only if that is not
-// enough.
+// maxDescriptorTokens bounds a descriptor, about three times the largest of
+// the profiles on ordinary records.
 const maxDescriptorTokens = 4096
 
 // trimmings yields the encodings of line schemas trimmed from schema that
-// fit (by fits, given the encoding), most detailed first, for a descriptor
-// too large with schema itself: schema with the objects and arrays from
-// each depth down, the deepest first, described by their type alone; then
-// with the properties of the record, in turn, halved, keeping the required
-// ones first, each group in the order of order (the first record's names)
-// and then by name; then the record's type alone. Each validates every
-// line schema does (a trimmed part admits any value of its type), and says
-// in a "$comment" what it leaves out and where to see it.
+// fit, most detailed first: schema with the objects and arrays from each
+// depth down, the deepest first, described by their type alone; then with
+// the record's properties halved in turn, the required ones first, each
+// group in the order of order (the first record's names), then by name;
+// then the record's type alone. Each validates every line schema does, and
+// says in a "$comment" what it leaves out.
 func trimmings(schema map[string]any, order []string, fits func([]byte) bool) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		// try yields the trimming to depth and width if it fits, and
@@ -150,10 +134,7 @@ func trimmings(schema map[string]any, order []string, fits func([]byte) bool) it
 			s := t.trim(schema, "", 0)
 			s["$comment"] = t.comment()
 			raw, err := marshal(s)
-			if err != nil || !fits(raw) {
-				return true
-			}
-			return yield(raw)
+			return err != nil || !fits(raw) || yield(raw)
 		}
 		for depth := schemaDepth(schema) - 1; depth >= 1; depth-- {
 			if !try(depth, -1) {
@@ -203,25 +184,22 @@ type trimmer struct {
 func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any {
 	out := make(map[string]any, len(s))
 	for k, v := range s {
-		switch k {
-		case "properties", "required", "items":
-		default:
+		if k != "properties" && k != "required" && k != "items" {
 			out[k] = v
 		}
 	}
-	_, hasProps := s["properties"]
-	_, hasItems := s["items"]
+	items, hasItems := s["items"].(map[string]any)
+	props, hasProps := s["properties"].(map[string]any)
 	if depth >= t.depth {
-		if t.cut == "" && (hasProps || hasItems) {
+		if t.cut == "" && (s["properties"] != nil || s["items"] != nil) {
 			t.cut = path
 		}
 		return out
 	}
-	if items, ok := s["items"].(map[string]any); ok {
+	if hasItems {
 		out["items"] = t.trim(items, path+"[]", depth+1)
 	}
-	props, ok := s["properties"].(map[string]any)
-	if !ok {
+	if !hasProps {
 		return out
 	}
 	required, _ := s["required"].([]string)
@@ -229,32 +207,23 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 	for _, name := range required {
 		isRequired[name] = true
 	}
-	names := make([]string, 0, len(props))
-	for name := range props {
-		names = append(names, name)
-	}
-	sort.Strings(names) // the same example path in the comment every time
+	names := slices.Sorted(maps.Keys(props)) // the same example path in the comment every time
 	if depth == 0 && t.width >= 0 && len(names) > t.width {
 		rank := make(map[string]int, len(t.order))
-		for i, name := range t.order {
-			if _, ok := rank[name]; !ok {
-				rank[name] = i
-			}
+		for i, name := range slices.Backward(t.order) {
+			rank[name] = i // the first of a name
 		}
-		sort.Slice(names, func(i, j int) bool {
+		sort.SliceStable(names, func(i, j int) bool {
 			a, b := names[i], names[j]
 			if isRequired[a] != isRequired[b] {
 				return isRequired[a]
 			}
 			ra, oka := rank[a]
 			rb, okb := rank[b]
-			switch {
-			case oka && okb:
-				return ra < rb
-			case oka != okb:
+			if oka != okb {
 				return oka
 			}
-			return a < b
+			return oka && ra < rb
 		})
 		t.unnamed = len(names) - t.width
 		names = names[:t.width]
@@ -281,21 +250,8 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 // memberNames returns the names of the members of rec, in order, when it
 // is an object.
 func memberNames(rec []byte) []string {
-	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil
-	}
 	var names []string
-	for dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			break
-		}
-		names = append(names, tok.String())
-		if dec.SkipValue() != nil {
-			break
-		}
-	}
+	_ = eachMember(rec, func(name string, _ jsontext.Value, _ int) { names = append(names, name) })
 	return names
 }
 
@@ -321,8 +277,7 @@ func (t *trimmer) comment() string {
 }
 
 // marshal returns the JSON of v as the model reads it: with <, > and &
-// as they are, not escaped for HTML (\u003e costs three o200k tokens more
-// than >, and recipes compare with them).
+// not escaped for HTML (which costs tokens, and recipes compare with them).
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -343,9 +298,9 @@ func (c *Config) build(in describe.Input, p *plan, profile descriptor.Profile) d
 }
 
 // guidance returns the guidance of in: the native one, by handle, for a
-// file in a bucket, which is not on the client's disk; the native one for
-// a server with the extraction tools; else the specification's shell
-// template, which points at the recipes when withRecipes is true.
+// file in a bucket; the native one for a server with the extraction tools;
+// else the specification's shell template, which points at the recipes
+// when withRecipes is true.
 func (c *Config) guidance(in describe.Input, withRecipes bool) string {
 	switch {
 	case c.remote():
@@ -357,8 +312,8 @@ func (c *Config) guidance(in describe.Input, withRecipes bool) string {
 }
 
 // response returns the descriptor of in under profile: that of
-// [descriptor.Build], with in's handle (under every profile) and, but for
-// the bare pointer, the guidance that guidance gives.
+// [descriptor.Build], with in's handle and, but for the bare pointer, the
+// recipes and the guidance that guidance gives.
 func response(in describe.Input, profile descriptor.Profile, guidance func(in describe.Input, withRecipes bool) string) descriptor.OffloadResponse {
 	s := descriptor.Summary{
 		Count:           in.Count,
@@ -368,8 +323,6 @@ func response(in describe.Input, profile descriptor.Profile, guidance func(in de
 		ScoreRange:      in.ScoreRange,
 		Detail:          in.Detail,
 	}
-	// Build takes the public recipes; the pipeline has the generator's own,
-	// rendered here the same way (description, and the command on the path).
 	resp := descriptor.Build(in.Path, s, in.LineSchema, nil, profile)
 	resp.Handle = in.Handle
 	if profile != descriptor.ProfileBarePointer {
@@ -384,6 +337,15 @@ func response(in describe.Input, profile descriptor.Profile, guidance func(in de
 	return resp
 }
 
+// The bounds of what the descriptor shows beside the records: strings and
+// numbers longer are named, and values beyond maxShownValues (and as many
+// named) are counted, so that it stays small whatever the result holds.
+const (
+	maxShownChars  = 80
+	maxShownDigits = 32
+	maxShownValues = 8
+)
+
 // besideOf returns what the descriptor says of the parts of the result kept
 // beside the records, or nil when there are none.
 func besideOf(p *plan, path string) *descriptor.Beside {
@@ -391,19 +353,13 @@ func besideOf(p *plan, path string) *descriptor.Beside {
 		return nil
 	}
 	b := &descriptor.Beside{Command: "head -n 1 " + recipes.ShellWord(path) + " | jq .result"}
-	var values bytes.Buffer
+	var values []byte
 	shown, more := 0, 0
 	for _, v := range p.beside {
 		switch {
 		case v.raw != nil && shown < maxShownValues:
-			if values.Len() == 0 {
-				values.WriteByte('{')
-			} else {
-				values.WriteByte(',')
-			}
-			values.Write(quote(v.path))
-			values.WriteByte(':')
-			values.Write(v.raw)
+			values = append(append(values, ','), quote(v.path)...)
+			values = append(append(values, ':'), v.raw...)
 			shown++
 		case len(b.Other) < maxShownValues:
 			what := v.what
@@ -415,9 +371,9 @@ func besideOf(p *plan, path string) *descriptor.Beside {
 			more++
 		}
 	}
-	if values.Len() > 0 {
-		values.WriteByte('}')
-		b.Values = json.RawMessage(values.Bytes())
+	if values != nil {
+		values[0] = '{'
+		b.Values = json.RawMessage(append(values, '}'))
 	}
 	if more > 0 {
 		b.Other = append(b.Other, fmt.Sprintf("and %d more", more))
@@ -425,49 +381,20 @@ func besideOf(p *plan, path string) *descriptor.Beside {
 	return b
 }
 
-// maxShownChars is the longest string value the descriptor shows beside the
-// records; longer ones are named.
-const maxShownChars = 80
-
-// maxShownValues bounds how many values the descriptor shows beside the
-// records, and how many others it names: the rest are counted, so that the
-// descriptor stays small whatever the result holds.
-const maxShownValues = 8
-
-// maxShownDigits is the longest number the descriptor shows beside the
-// records; longer ones are named.
-const maxShownDigits = 32
-
 // besideMembers returns the members of the object document of ru other than
 // its records, each below path.
 func besideMembers(path string, ru *run) []besideValue {
 	if !ru.member {
 		return nil
 	}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(ru.doc), decodeOptions...)
-	if _, err := dec.ReadToken(); err != nil {
-		return nil
-	}
 	var out []besideValue
-	for dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return out
-		}
-		name := tok.String()
-		v, err := dec.ReadValue()
-		if err != nil {
-			return out
-		}
-		if int(dec.InputOffset()) == ru.end {
-			continue // the records
-		}
-		bv := describeValue(path+jqKey(name), v)
-		if bv.raw != nil {
+	_ = eachMember(ru.doc, func(name string, v jsontext.Value, end int) {
+		if end != ru.end { // not the records
+			bv := describeValue(path+jqKey(name), v)
 			bv.raw = bytes.Clone(bv.raw)
+			out = append(out, bv)
 		}
-		out = append(out, bv)
-	}
+	})
 	return out
 }
 
@@ -499,19 +426,13 @@ func describeText(path, text string) besideValue {
 
 // describeKind says what the JSON value v is, in a few words.
 func describeKind(v []byte) string {
+	n := 0
 	switch jsontext.Value(v).Kind() {
 	case '[':
-		n, _ := countElements(v)
+		_ = eachElement(v, func([]byte) error { n++; return nil })
 		return fmt.Sprintf("array of %d", n)
 	case '{':
-		n := 0
-		dec := jsontext.NewDecoder(bytes.NewBuffer(v), decodeOptions...)
-		_, _ = dec.ReadToken()
-		for dec.PeekKind() == '"' {
-			_, _ = dec.ReadToken()
-			_ = dec.SkipValue()
-			n++
-		}
+		_ = eachMember(v, func(string, jsontext.Value, int) { n++ })
 		return fmt.Sprintf("object of %d members", n)
 	case '"':
 		var s string
@@ -539,8 +460,7 @@ func jqKey(name string) string {
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
 // structType returns the struct type of records of Go type t (through
-// pointers), or nil when t is not a struct type or cannot be reflected, so
-// that the inferred schema is left as it is.
+// pointers), or nil when t is not a struct type or cannot be reflected.
 func structType(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -570,16 +490,14 @@ func reflectedSchema(t reflect.Type) (map[string]any, error) {
 
 // RemoteClientDir is the folder of a descriptor's file_path for a file kept
 // in a bucket when ClientDir is empty: where a client that downloads the
-// object would keep it, so that the recipes then run as they are.
+// object would keep it.
 const RemoteClientDir = "/tmp"
 
 // clientPath returns the path of the file of w as the client sees it: in
 // ClientDir, when set, under the same name; for a file in a bucket, where
 // a client that downloads it would keep it, under the specification's name
-// {prefix}-{operation}-{ulid}.jsonl. That name leaves out the handle's
-// random part, which only a store needs, and which would cost some 16
-// o200k tokens in each of the ten recipes: the handle, which the tools and
-// the resource link take, stays in the descriptor's handle.
+// without the handle's random part, which would cost tokens in each recipe
+// (the handle stays in the descriptor's handle).
 func (c *Config) clientPath(w *jsonlfile.Writer) string {
 	switch {
 	case c.remote():

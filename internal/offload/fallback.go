@@ -29,11 +29,17 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 	total := p.count()
 	s := c.shower(r, p)
 	var fb fallbackResponse
-	// The full warning, which names the error, is preferred; the short one
-	// only when the threshold cannot hold the full one.
+	// The full warning, which names the error, unless the threshold cannot
+	// hold it.
 	for _, short := range []bool{false, true} {
-		fb = c.fallbackFit(s, r, werr, total, p.tokens, short)
-		if fb.used <= c.Threshold {
+		warning := func(shown, used int) string {
+			if short {
+				return fmt.Sprintf("Warning: offload failed; truncated to %d of %d records.", shown, total)
+			}
+			return fmt.Sprintf("Warning: writing the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The rest was not saved; narrow the call to see it.",
+				werr, shown, total, used, p.tokens)
+		}
+		if fb = c.fallbackFit(s, r.structured != nil, warning); fb.used <= c.Threshold {
 			break
 		}
 	}
@@ -68,21 +74,25 @@ type fallbackResponse struct {
 }
 
 // fallbackFit returns the fallback that shows the most records within the
-// threshold. The most records that fit is found by halving: showing fewer
-// never costs more. When not even the document around the records fits,
-// none of it is shown.
-func (c *Config) fallbackFit(s shower, r *result, werr error, total, tokens int, short bool) fallbackResponse {
-	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, r, werr, total, tokens, short) }
+// threshold, found by halving: showing fewer never costs more. When not
+// even the document around the records fits, none of it is shown.
+// hasStructured says the result has structured content.
+func (c *Config) fallbackFit(s shower, hasStructured bool, warning func(shown, used int) string) fallbackResponse {
+	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, hasStructured, warning) }
 	best := try(0)
 	if best.used > c.Threshold {
-		return c.fallbackWith(emptyShower{}, 0, r, werr, total, tokens, short)
+		return c.fallbackWith(shower{}, 0, hasStructured, warning)
 	}
 	// The records' own estimates only guess where the limit is (an
 	// estimate of a whole text is not the sum of its parts'): grow from the
 	// guess while it fits, then halve between the last fit and the first
 	// miss.
-	n := s.count()
-	lo, hi := 0, min(max(s.most(c, r.structured != nil), 1), n)
+	times := 1
+	if s.twice && hasStructured {
+		times = 2
+	}
+	n := len(s.records)
+	lo, hi := 0, min(max(fit(c, s.records, times), 1), n)
 	for {
 		f := try(hi)
 		if f.used > c.Threshold {
@@ -106,70 +116,62 @@ func (c *Config) fallbackFit(s shower, r *result, werr error, total, tokens int,
 }
 
 // fallbackWith builds the fallback that shows the first k records with s.
-func (c *Config) fallbackWith(s shower, k int, r *result, werr error, total, tokens int, short bool) fallbackResponse {
-	body, sc := s.show(k)
-	if r.structured != nil && sc == nil {
+func (c *Config) fallbackWith(s shower, k int, hasStructured bool, warning func(shown, used int) string) fallbackResponse {
+	var body, sc []byte
+	if s.show != nil {
+		body, sc = s.show(k)
+	}
+	if hasStructured && sc == nil {
 		sc = []byte(notice)
 	}
 	fb := fallbackResponse{structured: sc, shown: k}
 	if body == nil {
 		fb.shown = 0
 	}
-	var warning string
+	var text string
 	// The warning's figures change its own size: settle them.
 	for range 5 {
-		warning = c.warning(werr, fb.shown, total, fb.used, tokens, short)
-		n := c.textTokens(warning) + c.Tokenizer.Tokens(body) + c.Tokenizer.Tokens(sc)
+		text = warning(fb.shown, fb.used)
+		n := c.textTokens(text) + c.Tokenizer.Tokens(body) + c.Tokenizer.Tokens(sc)
 		if n == fb.used {
 			break
 		}
 		fb.used = n
 	}
-	fb.content = []mcp.Content{&mcp.TextContent{Text: warning}}
+	fb.content = []mcp.Content{&mcp.TextContent{Text: text}}
 	if body != nil {
 		fb.content = append(fb.content, &mcp.TextContent{Text: string(body)})
 	}
 	return fb
 }
 
-// warning says that offloading failed and how much of the result is shown.
-func (c *Config) warning(werr error, shown, total, used, tokens int, short bool) string {
-	if short {
-		return fmt.Sprintf("Warning: offload failed; truncated to %d of %d records.", shown, total)
-	}
-	return fmt.Sprintf("Warning: writing the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The rest was not saved; narrow the call to see it.",
-		werr, shown, total, used, tokens)
-}
-
-// A shower shows the first k records of a result in its own shape.
-type shower interface {
-	// most guesses how many records fit, by their own estimates (counted
-	// twice when the body is also the structured content).
-	most(c *Config, twice bool) int
-	// count is the number of records it can show.
-	count() int
+// A shower shows the first k of its records in the shape of the result
+// they came from.
+type shower struct {
+	records [][]byte // the records it can show
+	twice   bool     // each costs twice, when the result has structured content
 	// show returns the body text showing the first k records, and the
 	// structured content when the body is also that; nil for none.
-	show(k int) (body, structured []byte)
+	show func(k int) (body, structured []byte)
 }
 
 // shower returns how the records of p are shown in a fallback: the first
-// stretch of records, in the document they came from.
-//
-// Every record costs at least a token, so no more than the threshold's worth
-// of records can be shown: only those are read, whatever the record count.
+// stretch of records, in the document they came from. Every record costs at
+// least a token, so no more than the threshold's worth of records are
+// read, whatever the record count.
 func (c *Config) shower(r *result, p *plan) shower {
 	limit := c.Threshold + 1
 	if p.provided != nil {
-		return &listShower{records: p.provided[:min(len(p.provided), limit)]}
+		recs := p.provided[:min(len(p.provided), limit)]
+		return shower{records: recs, show: func(k int) ([]byte, []byte) { return joinArray(nil, recs[:k]), nil }}
 	}
 	if len(p.runs) == 0 {
-		return emptyShower{}
+		return shower{}
 	}
 	ru := p.runs[0]
+	var recs [][]byte
 	switch ru.as {
 	case asArray:
-		var recs [][]byte
 		var buf []byte
 		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
 			if len(recs) == limit {
@@ -182,106 +184,42 @@ func (c *Config) shower(r *result, p *plan) shower {
 			recs = append(recs, bytes.Clone(line))
 			return nil
 		})
-		return &arrayShower{ru: ru, records: recs, structured: strings.HasPrefix(ru.at, "/structuredContent")}
+		structured := strings.HasPrefix(ru.at, "/structuredContent")
+		return shower{records: recs, twice: true, show: func(k int) ([]byte, []byte) {
+			body := ru.with(recs[:k])
+			if structured {
+				return body, body
+			}
+			return body, nil
+		}}
 	case asLines:
-		lines := strings.SplitN(ru.text, "\n", limit+1)
-		return &lineShower{lines: lines[:min(len(lines), ru.count, limit)]}
+		for l := range strings.SplitSeq(ru.text, "\n") {
+			if len(recs) == min(ru.count, limit) {
+				break
+			}
+			recs = append(recs, []byte(l)) // a copy: a Tokenizer may not be given a string's bytes
+		}
+		return shower{records: recs, show: func(k int) ([]byte, []byte) {
+			if k == 0 {
+				return nil, nil
+			}
+			return bytes.Join(recs[:k], []byte{'\n'}), nil
+		}}
 	case asRows:
-		return &rowShower{ru: ru, records: ru.rows[:min(len(ru.rows), limit)]}
+		recs = ru.rows[:min(len(ru.rows), limit)]
+		return shower{records: recs, show: func(k int) ([]byte, []byte) {
+			if k == 0 {
+				return nil, nil
+			}
+			text, _ := tabular.Print(nil, ru.format, ru.layout, recs[:k]) // printed whole when read: cannot fail
+			return text, nil
+		}}
 	}
-	return emptyShower{}
+	return shower{}
 }
 
 // errEnough stops a walk over the records that has what it needs.
 var errEnough = errors.New("offload: enough records")
-
-// emptyShower shows nothing.
-type emptyShower struct{}
-
-func (emptyShower) most(*Config, bool) int             { return 0 }
-func (emptyShower) count() int                         { return 0 }
-func (emptyShower) show(int) (body, structured []byte) { return nil, nil }
-
-// listShower shows records as a JSON array.
-type listShower struct{ records [][]byte }
-
-func (s *listShower) most(c *Config, _ bool) int { return fit(c, s.records, 1) }
-func (s *listShower) count() int                 { return len(s.records) }
-
-func (s *listShower) show(k int) (body, structured []byte) {
-	return joinArray(nil, s.records[:k]), nil
-}
-
-// arrayShower shows the document of an array of records with the array cut.
-type arrayShower struct {
-	ru         *run
-	records    [][]byte
-	structured bool // the document is the structured content
-}
-
-func (s *arrayShower) most(c *Config, twice bool) int {
-	times := 1
-	if twice {
-		times = 2
-	}
-	return fit(c, s.records, times)
-}
-
-func (s *arrayShower) count() int { return len(s.records) }
-
-func (s *arrayShower) show(k int) (body, structured []byte) {
-	body = append([]byte(nil), s.ru.doc[:s.ru.start]...)
-	body = joinArray(body, s.records[:k])
-	body = append(body, s.ru.doc[s.ru.end:]...)
-	if s.structured {
-		return body, body
-	}
-	return body, nil
-}
-
-// lineShower shows the first lines of a text.
-type lineShower struct{ lines []string }
-
-func (s *lineShower) most(c *Config, _ bool) int {
-	used := 0
-	for i, l := range s.lines {
-		used += c.textTokens(l)
-		if used > c.Threshold {
-			return i
-		}
-	}
-	return len(s.lines)
-}
-
-func (s *lineShower) count() int { return len(s.lines) }
-
-func (s *lineShower) show(k int) (body, structured []byte) {
-	if k == 0 {
-		return nil, nil
-	}
-	return []byte(strings.Join(s.lines[:k], "\n")), nil
-}
-
-// rowShower shows the first rows of a table printed as text, printed as
-// the text printed them (a shorter table of the same format).
-type rowShower struct {
-	ru      *run
-	records [][]byte
-}
-
-func (s *rowShower) most(c *Config, _ bool) int { return fit(c, s.records, 1) }
-func (s *rowShower) count() int                 { return len(s.records) }
-
-func (s *rowShower) show(k int) (body, structured []byte) {
-	if k == 0 {
-		return nil, nil
-	}
-	text, err := tabular.Print(nil, s.ru.format, s.ru.layout, s.records[:k])
-	if err != nil {
-		return nil, nil // printed whole when read: cannot fail
-	}
-	return text, nil
-}
 
 // fit returns how many leading records fit within the threshold, each
 // counted times times.

@@ -16,11 +16,10 @@ import (
 	"github.com/zircote/lro-go/lro/event"
 )
 
-// write writes the records of p to a new file and returns the JSON of its
-// descriptor and, for a file in a store, the resource link to it. Nothing
-// is left on disk or in the bucket when it fails, whatever the failure (a
-// panic of a WrapWriter included), and nothing is returned before the file
-// is whole where it is written (in a bucket, the upload completed).
+// write writes the records of p to a new file and returns its descriptor
+// and, for a file in a store, the resource link to it, once the file is
+// whole where it is written. Nothing is left on disk or in the bucket when
+// it fails, whatever the failure (a panic of a WrapWriter included).
 func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
 	defer recovered(&err)
 	start := c.Now()
@@ -42,19 +41,15 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 			Detail:          string(call.Detail),
 		},
 		Result: json.RawMessage(p.result),
+		Copies: p.copies,
 	}
 	for _, ru := range p.runs {
 		h.RecordsAt = append(h.RecordsAt, jsonlfile.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
 	}
-	for _, cp := range p.copies {
-		h.Copies = append(h.Copies, jsonlfile.Copy{At: cp.at, Of: cp.of, As: cp.as, Layout: cp.layout})
-	}
 	if err := jsonlfile.WriteFileHeader(w, h); err != nil {
 		return Outcome{}, nil, err
 	}
-	// The records are written as plan read them (and described them).
-	err = p.writeRecords(ctx, w)
-	if err != nil {
+	if err := p.writeRecords(ctx, w); err != nil {
 		return Outcome{}, nil, err
 	}
 	in := describe.Input{
@@ -64,15 +59,13 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		Count:           count,
 		EstimatedTokens: p.tokens,
 	}
-	// The descriptor is built before the commit, so that a descriptor that
-	// cannot be built leaves no file behind.
+	// The descriptor is built before the commit, so that one that cannot be
+	// built leaves no file behind.
 	if c.Store != nil {
-		// Every byte is written: the size is the object's.
 		in.Handle = w.Name()
-		size := w.Size()
-		// The name is the file's as the client keeps it (MCP: a name "for
-		// programmatic or logical use"), which a client that saves the
-		// resource can use: file_path's base name, the handle in a folder.
+		size := w.Size() // every byte is written
+		// The name is file_path's base name, which a client that saves the
+		// resource can use.
 		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: jsonlfile.ContentType, Size: &size}
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
@@ -114,11 +107,10 @@ func (c *Config) create(ctx context.Context, op string) (*jsonlfile.Writer, erro
 }
 
 // recordExpiry records with the complete file at path, in a folder, its
-// expiry (see package expiry): counted from now, when it is complete, not from
-// its name's ULID time, when the write began, so that a slow write is not
-// handed out expired. It does nothing for a bucket's object (path "") or
-// without a TTL. A file that is gone (a janitor that held it expired by its
-// own TTL in the moment before) is an error: the call falls back.
+// expiry (see package expiry), counted from now, not from when the write
+// began. It does nothing for a bucket's object (path "") or without a TTL.
+// A file that is gone (a janitor just took it for expired) is an error: the
+// call falls back.
 func (c *Config) recordExpiry(path string) error {
 	if path == "" || c.TTL <= 0 {
 		return nil
@@ -127,9 +119,16 @@ func (c *Config) recordExpiry(path string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("offload: %s was deleted as soon as written: %w", path, err)
 	}
-	return nil // the name's time and the janitor's TTL decide, as before
+	return nil // the name's time and the janitor's TTL decide then
 }
 
 // remote reports whether files go to a bucket, which is not the client's
 // disk: the descriptor then names a file the client would download.
 func (c *Config) remote() bool { return c.Store != nil && c.Store.Dir() == "" }
+
+// emit delivers e to o. A nil o discards the event.
+func emit(ctx context.Context, o event.Observer, e event.Event) {
+	if o != nil {
+		o.Observe(ctx, e)
+	}
+}

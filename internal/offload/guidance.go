@@ -12,7 +12,7 @@ import (
 )
 
 // The names of the extraction tools of package lro/extract and of their
-// arguments, which the native guidance names: one definition for both.
+// arguments, which the native guidance names.
 const (
 	ToolExtract = "lro_extract"
 	ToolRead    = "lro_read"
@@ -32,36 +32,24 @@ const (
 )
 
 // ResultURIPrefix begins the URI of the MCP resource of an offloaded
-// result kept in a store: ResultURIPrefix + handle, such as
-// lro://results/atlatl-recall-01J...-0123abcd....jsonl. The offloader puts
-// it in the resource_link of a descriptor, and the extraction tools serve
-// it with resources/read: one definition for both.
+// result kept in a store, ResultURIPrefix + handle, which the descriptor's
+// resource_link gives and the extraction tools serve.
 const ResultURIPrefix = "lro://results/"
 
 // NativeGuidance renders the guidance of a descriptor for a server that
 // offers the extraction tools: the specification's native-tool template,
-// which directs the model to lro_extract instead of shell commands, in few
-// words. The descriptor keeps its jq_recipes for clients with a shell.
-//
-// The text is generated from the tools' real interface: the argument names
-// are the ones the tools take, the examples use the file's own recipes with
-// their parameter names and default values (taken from the file's records),
-// and the recipe list gives each recipe's label and parameters. The
-// template's examples are a browse, two recipes with parameters and a
-// custom filter, and one more filters without jq (where); the first is a
-// whole call, and the others give the arguments that go with the same
-// file_path, which is written once: a path costs some 25 o200k tokens.
+// which directs the model to lro_extract. Its examples (a browse, two
+// recipes with parameters, a custom filter and a where filter) use the
+// tools' argument names and the file's own recipes and values; the first is
+// a whole call, the others the arguments that go with the same file_path,
+// written once.
 func NativeGuidance(in describe.Input) string { return nativeGuidance(in, false) }
 
-// HandleGuidance is [NativeGuidance] for a file kept in a bucket, which is
-// not on the client's machine: the example calls pass in.Handle as the
-// handle argument, and one sentence says where the file is and how the jq
-// recipes can still run (on a copy saved from the file's resource to
-// in.Path, the descriptor's file_path).
+// HandleGuidance is [NativeGuidance] for a file kept in a bucket, not on
+// the client's machine: the examples pass in.Handle, and one sentence says
+// how the jq recipes can still run (on a copy saved to in.Path).
 func HandleGuidance(in describe.Input) string { return nativeGuidance(in, true) }
 
-// nativeGuidance is NativeGuidance, with the file named by its handle when
-// byHandle is true.
 func nativeGuidance(in describe.Input, byHandle bool) string {
 	var b strings.Builder
 	arg, value := ArgFilePath, cmp.Or(in.ToolPath, in.Path)
@@ -161,7 +149,7 @@ func exampleFilter(in describe.Input) string {
 	if !strings.HasPrefix(p, ".") {
 		p = "." + p
 	}
-	match := "select(" + p + " | strings | test(" + string(quote(searchExample(in))) + "; \"i\"))"
+	match := "select(" + p + " | strings | test(" + string(quote(paramValue(in, recipes.ParamKeyword, "your term"))) + "; \"i\"))"
 	if f == "text" && hasLineNumbers(in) {
 		return match + " | .line" // lines of text: where they are
 	}
@@ -181,10 +169,8 @@ func whereExample(in describe.Input) string {
 		}
 		return ns + `"memory_type": ` + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + `}`
 	}
-	// A condition that holds on the records: a keyword a recipe of theirs
-	// found in one field, else a value one of their string fields has
-	// (recipes.Param.Field). A keyword found in any text proves nothing of
-	// one field.
+	// A condition that holds on the records: a keyword a recipe found in
+	// one field, else a value one of their string fields has.
 	for _, name := range []string{recipes.ParamKeyword, recipes.ParamValue} {
 		for _, r := range in.Recipes {
 			for _, p := range r.Params {
@@ -251,12 +237,6 @@ func textRank(name string) int {
 		return i
 	}
 	return 100
-}
-
-// searchExample returns a word the records contain: the default keyword of
-// the recipes, which is taken from them.
-func searchExample(in describe.Input) string {
-	return paramValue(in, recipes.ParamKeyword, "your term")
 }
 
 // paramValue returns the default value of the first recipe parameter named

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"strconv"
@@ -12,23 +13,16 @@ import (
 
 // layout is how a printer spaced a JSON text: what Rebuild needs, besides
 // the document, to give the text back byte for byte. It is written in a
-// placement's (or a copy's) "layout" as a few space-separated words, never
-// data:
-//
-//   - the form: "compact" (no white space, as JSON.stringify(x),
-//     json.Marshal, jq -c), "spaced" (", " and ": ", Python's json.dumps
-//     default), "indent=N" or "indent=tab" (one member or element a line,
-//     indented by N spaces or a tab a level, ": " after names, empty
-//     objects and arrays as {} and []: JSON.stringify(x, null, N),
-//     json.dumps(x, indent=N), json.MarshalIndent, jq), or "rows" (an array
-//     whose elements are compact, one a line, after "[" and before "]":
-//     the sqlite3 shell's -json mode);
-//   - "crlf" when the lines end with "\r\n" (else "\n");
-//   - "lead=" and "trail=" the white space before and after the document,
-//     a letter a byte: s (space), t (tab), n (\n), r (\r).
-//
-// The empty layout is the compact form: the text of a compact document,
-// and of any JSON text that no layout gives back (it comes back compact).
+// placement's (or a copy's) "layout" as a few words, never data: the form,
+// "compact" (JSON.stringify(x), json.Marshal, jq -c), "spaced" (", " and
+// ": ", Python's json.dumps), "indent=N" or "indent=tab" (one member or
+// element a line, ": " after names, {} and [] when empty: JSON.stringify(x,
+// null, N), json.MarshalIndent, jq) or "rows" (the compact elements of an
+// array one a line, after "[" and before "]": sqlite3 -json); "crlf" when
+// lines end with "\r\n"; "lead=" and "trail=" the white space around the
+// document, a letter a byte: s (space), t (tab), n (\n), r (\r). The empty
+// layout is the compact form, and the form of any JSON text that no layout
+// gives back.
 type layout struct {
 	form        string // "compact", "spaced", "indent" or "rows"
 	indent      string // for "indent": the unit of indentation
@@ -37,7 +31,7 @@ type layout struct {
 }
 
 // The longest indentation unit and white space around a document a layout
-// keeps: printers indent by a few spaces, and end with a newline or two.
+// keeps.
 const (
 	maxIndent = 16
 	maxAround = 16
@@ -57,10 +51,10 @@ func (l layout) String() string {
 		w = append(w, "crlf")
 	}
 	if l.lead != "" {
-		w = append(w, "lead="+spaceWord(l.lead))
+		w = append(w, "lead="+spaces.Replace(l.lead))
 	}
 	if l.trail != "" {
-		w = append(w, "trail="+spaceWord(l.trail))
+		w = append(w, "trail="+spaces.Replace(l.trail))
 	}
 	if len(w) == 1 && w[0] == "compact" {
 		return ""
@@ -68,63 +62,50 @@ func (l layout) String() string {
 	return strings.Join(w, " ")
 }
 
+// spaces and letters write white space as letters, and back.
+var (
+	spaces  = strings.NewReplacer(" ", "s", "\t", "t", "\n", "n", "\r", "r")
+	letters = strings.NewReplacer("s", " ", "t", "\t", "n", "\n", "r", "\r")
+)
+
 var errLayout = errors.New("offload: bad JSON text layout")
 
-// parseLayout parses the words of a layout.
+// parseLayout parses the words of a layout, as String writes them.
 func parseLayout(s string) (layout, error) {
 	l := layout{form: "compact"}
-	if s == "" {
-		return l, nil
-	}
-	words := strings.Split(s, " ")
-	switch form := words[0]; {
-	case form == "compact", form == "spaced", form == "rows":
-		l.form = form
-	case form == "indent=tab":
-		l.form, l.indent = "indent", "\t"
-	case strings.HasPrefix(form, "indent="):
-		n, err := strconv.Atoi(form[len("indent="):])
-		if err != nil || n < 0 || n > maxIndent || form[len("indent="):] != strconv.Itoa(n) {
+	for i, w := range strings.Split(s, " ") {
+		k, v, _ := strings.Cut(w, "=")
+		ok := true
+		switch {
+		case i == 0 && (w == "" || w == "compact" || w == "spaced" || w == "rows"):
+			l.form = cmp.Or(w, "compact")
+		case i == 0 && w == "indent=tab":
+			l.form, l.indent = "indent", "\t"
+		case i == 0 && k == "indent":
+			n, err := strconv.Atoi(v)
+			ok = err == nil && n >= 0 && n <= maxIndent
+			l.form, l.indent = "indent", strings.Repeat(" ", min(max(n, 0), maxIndent))
+		case w == "crlf":
+			l.crlf = true
+		case k == "lead" || k == "trail":
+			ok = v != "" && len(v) <= maxAround && strings.Trim(v, "stnr") == ""
+			if k == "lead" {
+				l.lead = letters.Replace(v)
+			} else {
+				l.trail = letters.Replace(v)
+			}
+		default:
+			ok = false
+		}
+		if !ok {
 			return layout{}, errLayout
 		}
-		l.form, l.indent = "indent", strings.Repeat(" ", n)
-	default:
-		return layout{}, errLayout
 	}
-	words = words[1:]
-	if len(words) > 0 && words[0] == "crlf" {
-		l.crlf, words = true, words[1:]
-	}
-	var ok bool
-	if len(words) > 0 && strings.HasPrefix(words[0], "lead=") {
-		if l.lead, ok = spaceOf(words[0][len("lead="):]); !ok {
-			return layout{}, errLayout
-		}
-		words = words[1:]
-	}
-	if len(words) > 0 && strings.HasPrefix(words[0], "trail=") {
-		if l.trail, ok = spaceOf(words[0][len("trail="):]); !ok {
-			return layout{}, errLayout
-		}
-		words = words[1:]
-	}
-	if len(words) > 0 {
+	// One spelling and one order: String's.
+	if got := l.String(); got != s && !(got == "" && s == "compact") {
 		return layout{}, errLayout
 	}
 	return l, nil
-}
-
-// spaceWord returns the letters of the white space s (see layout).
-func spaceWord(s string) string {
-	return strings.NewReplacer(" ", "s", "\t", "t", "\n", "n", "\r", "r").Replace(s)
-}
-
-// spaceOf is the inverse of spaceWord.
-func spaceOf(w string) (string, bool) {
-	if w == "" || len(w) > maxAround || strings.Trim(w, "stnr") != "" {
-		return "", false
-	}
-	return strings.NewReplacer("s", " ", "t", "\t", "n", "\n", "r", "\r").Replace(w), true
 }
 
 // textLayout returns the layout that prints the JSON document of text (the
@@ -266,33 +247,24 @@ func (l layout) print(w io.Writer, doc []byte) error {
 	case l.form == "rows":
 		// jsontext has no such form: the elements are compacted one at a
 		// time.
-		if dec.PeekKind() != '[' {
+		if doc[0] != '[' {
 			return errLayout
 		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		buf := []byte{'['}
-		for i := 0; dec.PeekKind() != ']'; i++ {
-			v, err := dec.ReadValue()
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				buf = append(buf, ",\n"...)
-			}
-			n := len(buf)
-			buf = append(buf, v...)
-			c := jsontext.Value(buf[n:])
+		sep, buf := "[", []byte(nil)
+		err := eachElement(doc, func(elem []byte) error {
+			buf = append(append(buf[:0], sep...), elem...)
+			c := jsontext.Value(buf[len(sep):])
 			if err := c.Compact(); err != nil {
 				return err
 			}
-			if _, err := out.Write(append(buf[:n], c...)); err != nil {
-				return err
-			}
-			buf = buf[:0]
+			_, err := out.Write(append(buf[:len(sep)], c...))
+			sep = ",\n"
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		if _, err := out.Write(append(buf, ']')); err != nil {
+		if _, err := io.WriteString(out, strings.TrimPrefix(sep, ",\n")+"]"); err != nil {
 			return err
 		}
 	default:

@@ -18,6 +18,15 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
+// DefaultThreshold is the specification's DEFAULT_OFFLOAD_THRESHOLD_TOKENS:
+// the token estimate above which a result is offloaded.
+const DefaultThreshold = 1600
+
+// SampleSize is how many leading record lines of a file its recipes are
+// made from (recipes.Select), by the descriptor and by lro_extract alike,
+// so that recipe N is the same filter with the same defaults in both.
+const SampleSize = 16
+
 // Config is one offloading configuration with every default applied. It is
 // read-only once made and safe for concurrent use.
 type Config struct {
@@ -31,31 +40,21 @@ type Config struct {
 	Now           func() time.Time          // never nil
 	WrapWriter    func(io.Writer) io.Writer // fault injection; may be nil
 	RecordsField  string                    // the array member that holds the records; "" finds it
-	// Native makes the guidance point to the extraction tools instead of
-	// shell commands.
-	Native bool
-	// Always offloads every result, whatever its size.
-	Always bool
-	// ClientDir is the output folder as the client sees it; "" means Dir.
-	// The descriptor's paths are in it; the file is written in Dir.
-	ClientDir string
+	Native        bool                      // the guidance points to the extraction tools, not the shell
+	Always        bool                      // offload every result, whatever its size
+	ClientDir     string                    // Dir as the client sees it, for the descriptor's paths; "" means Dir
 	// SchemaDescriptions gives the line schema the descriptions of the
 	// record type's fields.
 	SchemaDescriptions bool
-	// Store, if not nil, is where files are written (instead of Dir, with
-	// Store.Create): their names carry a random part and are the handles
-	// that the descriptor gives ("handle", and a resource_link to
-	// ResultURIPrefix + handle) and the extraction tools take. Dir,
-	// Prefix and WrapWriter are then not used. A bucket store (Store.Dir()
-	// == "") is not the client's disk: file_path is where a client that
-	// downloads the object keeps it, in ClientDir or else /tmp, under the
-	// handle's name without its random part, and the guidance is the
-	// native one, by handle.
+	// Store, if not nil, is where files are written instead of Dir, under
+	// names that are handles (Dir, Prefix and WrapWriter are then not
+	// used). For a bucket store (Store.Dir() == ""), file_path is where a
+	// client that downloads the object keeps it (see clientPath), and the
+	// guidance is the native one, by handle.
 	Store *store.Store
-	// TTL is how long a file lives once complete: a file in a folder gets
-	// its expiry, Now() + TTL after the commit, as its modification time,
-	// which janitors and stores read. Zero leaves the modification time
-	// alone. A bucket Store records the expiry itself.
+	// TTL is how long a file lives once complete: a file in a folder
+	// records its expiry, Now() + TTL after the commit (see recordExpiry).
+	// A bucket Store records the expiry itself.
 	TTL time.Duration
 	// Create starts a file; if nil, [jsonlfile.Create]. For fault injection.
 	// Not used with a Store.
@@ -63,9 +62,9 @@ type Config struct {
 }
 
 // New returns c with every default applied: Threshold [DefaultThreshold],
-// Prefix the Store's or [jsonlfile.DefaultPrefix], Tokenizer [estimate.Heuristic] and Now [time.Now]. It is the one
-// constructor of the pipeline's configuration, for package lro and the
-// extraction tools alike; it checks nothing (they validate their options).
+// Prefix the Store's or [jsonlfile.DefaultPrefix], Tokenizer
+// [estimate.Heuristic] and Now [time.Now]. It checks nothing: its callers
+// validate their options.
 func New(c Config) *Config {
 	if c.Threshold == 0 {
 		c.Threshold = DefaultThreshold
@@ -87,20 +86,11 @@ func New(c Config) *Config {
 
 // Outcome is what [Config.Apply] did with a result.
 type Outcome struct {
-	// Offloaded reports that the result was written to a file and is now
-	// its descriptor.
-	Offloaded bool
-	// Fallback reports that the file could not be written and the result
-	// is now a truncated one within the threshold, with a warning.
-	Fallback bool
-	// Descriptor is the JSON of the descriptor, when Offloaded; it is the
-	// result's structured content and its first text item.
-	Descriptor []byte
-	// Path is the file's path where it was written, when Offloaded; "" for
-	// an object in a bucket.
-	Path string
-	// Handle is the file's handle, when Offloaded to a Store.
-	Handle string
+	Offloaded  bool   // the result was written to a file and is now its descriptor
+	Fallback   bool   // the file could not be written: the result is now truncated, with a warning
+	Descriptor []byte // when Offloaded, the descriptor's JSON: the structured content and first text item
+	Path       string // when Offloaded, the file's path; "" for an object in a bucket
+	Handle     string // when Offloaded to a Store, the file's handle
 }
 
 // Changed reports whether Apply rewrote the result: offloaded it, or fell
@@ -129,15 +119,12 @@ type Set struct {
 }
 
 // Apply evaluates res against the threshold and, above it, offloads it and
-// rewrites res in place (its Content and StructuredContent; other fields,
-// such as the protocol's resultType, are kept). describe says what the
-// header and the descriptor record of the call; it is called only when the
-// result is offloaded, so that the inline path decodes no arguments.
-// structured is the JSON of
-// res.StructuredContent when the caller has it, else nil. set, when not
-// nil, is the full result set handed over with Provide. Apply returns
-// what it did; when it changed res, res.StructuredContent is a
-// json.RawMessage (or nil).
+// rewrites res in place (its Content and StructuredContent; other fields
+// are kept). describe says what the header and the descriptor record of the
+// call; it is called only when the result is offloaded. structured is the
+// JSON of res.StructuredContent when the caller has it, else nil. set, when
+// not nil, is the full result set handed over with Provide. When Apply
+// changed res, res.StructuredContent is a json.RawMessage (or nil).
 //
 // Errors (IsError) and results that are not complete (input requests of the
 // 2026-07-28 protocol) are never touched.
@@ -157,27 +144,14 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 			return o
 		}
 	}
-	// A result that stays inline is only estimated, not read.
-	sj, err := structuredOf(res, structured)
-	if err != nil {
-		return Outcome{}
-	}
-	tokens, raws, err := c.estimate(res.Content, sj)
-	if err != nil {
-		return Outcome{}
-	}
-	if tokens <= c.Threshold && !c.Always {
-		return Outcome{}
-	}
-	r, err := readResult(res.Content, raws, sj)
-	if err != nil {
+	r, tokens, err := c.read(res, structured)
+	if err != nil || tokens <= c.Threshold && !c.Always {
 		return Outcome{}
 	}
 	p, err := c.plan(ctx, r)
 	if ctx.Err() != nil && p != nil {
-		// Canceled while finding the records of a result above the
-		// threshold: the fallback, of what was found, without the rest of
-		// the work.
+		// Canceled while finding the records: the fallback, of what was
+		// found.
 		p.tokens = tokens
 		c.fallback(ctx, describeCall(), res, r, p, err)
 		return Outcome{Fallback: true}
@@ -189,86 +163,44 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	return c.offloadOrFallback(ctx, describeCall(), res, r, p)
 }
 
-// applySet offloads a provided set above the threshold. ok is false when the
-// set is within the threshold, or cannot be used: the handler's own result is
-// then evaluated as any other.
+// applySet offloads a provided set when it, or the handler's own result,
+// is above the threshold: the handler's own result (a rendering or one page
+// of the set) is then discarded, as the specification says of
+// inject_context, but for its images and audio. ok is false otherwise, or
+// when a record is not one JSON value: the handler's own result is then
+// evaluated as any other.
 func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) (o Outcome, ok bool) {
-	recs := make([][]byte, len(set.Records))
-	tokens := 0
+	p := &plan{
+		provided: make([][]byte, len(set.Records)),
+		scores:   set.Scores,
+		// The set is the whole result: its records are the document itself.
+		runs: []*run{{at: "", as: asArray, count: len(set.Records)}},
+		t:    newTally(),
+	}
 	for i, rec := range set.Records {
 		line, err := oneLine(rec)
 		if err != nil {
-			return Outcome{}, false // a record that is not one JSON value: no file can hold it
+			return Outcome{}, false
 		}
-		recs[i] = line
-		tokens += c.Tokenizer.Tokens(line)
+		p.provided[i] = line
+		p.tokens += c.Tokenizer.Tokens(line)
 	}
-	// The handler's own result (a rendering or one page of the set) is
-	// discarded when the set is offloaded, as the specification says of
-	// inject_context; only its images and audio stay, and its structured
-	// content shape matters for the fallback. The set is offloaded when it
-	// is above the threshold, and also when the handler's own result is,
-	// since the set is the whole of what that result shows.
-	r := &result{}
-	inline := 0
-	if sj, err := structuredOf(res, structured); err == nil {
-		if n, raws, err := c.estimate(res.Content, sj); err == nil {
-			if rr, err := readResult(res.Content, raws, sj); err == nil {
-				r, inline = rr, n
-			}
-		}
+	r, inline, err := c.read(res, structured)
+	if err != nil {
+		r, inline = &result{}, 0
 	}
-	if tokens <= c.Threshold && inline <= c.Threshold && !c.Always {
+	if p.tokens <= c.Threshold && inline <= c.Threshold && !c.Always {
 		return Outcome{}, false
+	}
+	p.inline = inline
+	for _, rec := range p.provided {
+		_ = p.t.add(rec) // valid: oneLine read it
 	}
 	call := describe()
 	if set.RecordType != nil {
 		call.RecordType = set.RecordType
 	}
-	p := &plan{
-		tokens:   tokens,
-		inline:   inline,
-		provided: recs,
-		scores:   set.Scores,
-		// The set is the whole result: the file holds no "result", and its
-		// records are the document itself.
-		runs: []*run{{at: "", as: asArray, count: len(recs)}},
-		t:    newTally(),
-	}
-	for _, rec := range recs {
-		_ = p.t.add(rec) // valid: oneLine read it
-	}
 	return c.offloadOrFallback(ctx, call, res, r, p), true
-}
-
-// estimate estimates everything the client would receive of a result of
-// content and structured content structured (its JSON), once: the figure
-// the threshold is compared with is the one the header records. Images and
-// audio are not counted, nor marshalled; other items but text are counted as
-// their JSON, which raws returns by index for readResult (nil when there are
-// none), so that nothing is marshalled twice.
-func (c *Config) estimate(content []mcp.Content, structured []byte) (tokens int, raws [][]byte, err error) {
-	for i, it := range content {
-		switch it := it.(type) {
-		case *mcp.ImageContent, *mcp.AudioContent:
-		case *mcp.TextContent:
-			tokens += c.textTokens(it.Text)
-		default:
-			raw, err := json.Marshal(it)
-			if err != nil {
-				return 0, nil, err
-			}
-			if raws == nil {
-				raws = make([][]byte, len(content))
-			}
-			raws[i] = raw
-			tokens += c.Tokenizer.Tokens(raw)
-		}
-	}
-	if structured != nil {
-		tokens += c.Tokenizer.Tokens(structured)
-	}
-	return tokens, raws, nil
 }
 
 // textTokens estimates the tokens of s, without copying it for the built-in
@@ -303,8 +235,8 @@ func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.Call
 	return o
 }
 
-// recovered turns a panic of the file writer (a WrapWriter of the user's)
-// into an error, so that the call falls back instead of failing.
+// recovered turns a panic of the file writer (a WrapWriter) into an error,
+// so that the call falls back instead of failing.
 func recovered(err *error) {
 	if v := recover(); v != nil {
 		*err = fmt.Errorf("offload: writing the file panicked: %v", v)

@@ -185,7 +185,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	text := "[\n  {\"namespace\": \"a\", \"score\": 1},\n  {\"namespace\":\n \"b\", \"n\": [1,\n 2]},\n 3\n]"
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	c := testConfig(t)
-	r, err := readResult(res.Content, nil, nil)
+	r, _, err := c.read(res, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestTextThatIsNotJSON(t *testing.T) {
 		&mcp.TextContent{Text: `[{"namespace":"not-a-record","b":2}] and more`},
 	}}
 	c := testConfig(t)
-	r, err := readResult(res.Content, nil, nil)
+	r, _, err := c.read(res, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestPlainTextIsNotDescribed(t *testing.T) {
 		&mcp.TextContent{Text: `hello`},
 	}}
 	c := testConfig(t)
-	r, err := readResult(res.Content, nil, nil)
+	r, _, err := c.read(res, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

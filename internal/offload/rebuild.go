@@ -18,14 +18,11 @@ import (
 // record lines, it returns the JSON of the tool result they came from
 // ({"content": [...], "structuredContent": ...}), or, for a result set
 // handed over with Provide, the JSON array of its records. Everything comes
-// back byte for byte (rows printed as text and JSON texts are printed again,
-// as they were), but a JSON text that no layout gives back, which comes back
-// in compact form, and the structured content, which comes back compact.
+// back byte for byte, but a JSON text that no layout gives back and the
+// structured content, which come back compact.
 func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
-	var root *node
-	if h.Result == nil {
-		root = &node{kind: '['}
-	} else {
+	root := &node{kind: '['}
+	if h.Result != nil {
 		var err error
 		if root, err = parseNode(h.Result); err != nil {
 			return nil, fmt.Errorf("offload: header result: %w", err)
@@ -155,85 +152,63 @@ type node struct {
 }
 
 func parseNode(v []byte) (*node, error) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(v), decodeOptions...)
-	n, err := readNode(dec)
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
+	return readNode(jsontext.NewDecoder(bytes.NewBuffer(v), decodeOptions...))
 }
 
 func readNode(dec *jsontext.Decoder) (*node, error) {
-	switch dec.PeekKind() {
-	case '{':
-		if _, err := dec.ReadToken(); err != nil {
+	kind := dec.PeekKind()
+	if kind != '{' && kind != '[' {
+		v, err := dec.ReadValue()
+		if err != nil {
 			return nil, err
 		}
-		n := &node{kind: '{'}
-		for dec.PeekKind() != '}' {
+		return &node{raw: bytes.Clone(v)}, nil
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, err
+	}
+	n := &node{kind: byte(kind)}
+	for dec.PeekKind() != jsontext.Kind(closing(n.kind)) {
+		if kind == '{' {
 			// The name is kept as written, and read for pointers.
 			raw, err := dec.ReadValue()
 			if err != nil {
 				return nil, err
 			}
 			name, _ := jsontext.AppendUnquote(nil, raw) // valid but for its UTF-8, which is replaced
-			n.names = append(n.names, bytes.Clone(raw))
-			e, err := readNode(dec)
-			if err != nil {
-				return nil, err
-			}
 			n.keys = append(n.keys, string(name))
-			n.elems = append(n.elems, e)
+			n.names = append(n.names, bytes.Clone(raw))
 		}
-		_, err := dec.ReadToken()
-		return n, err
-	case '[':
-		if _, err := dec.ReadToken(); err != nil {
+		e, err := readNode(dec)
+		if err != nil {
 			return nil, err
 		}
-		n := &node{kind: '['}
-		for dec.PeekKind() != ']' {
-			e, err := readNode(dec)
-			if err != nil {
-				return nil, err
-			}
-			n.elems = append(n.elems, e)
-		}
-		_, err := dec.ReadToken()
-		return n, err
+		n.elems = append(n.elems, e)
 	}
-	v, err := dec.ReadValue()
-	if err != nil {
-		return nil, err
-	}
-	return &node{raw: bytes.Clone(v)}, nil
+	_, err := dec.ReadToken()
+	return n, err
 }
+
+// closing returns the end of an object or array: '}' and ']' follow '{'
+// and '[' by two in ASCII.
+func closing(kind byte) byte { return kind + 2 }
 
 // encode appends the compact JSON of n to b.
 func (n *node) encode(b []byte) []byte {
-	switch n.kind {
-	case '{':
-		b = append(b, '{')
-		for i := range n.keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, n.names[i]...)
-			b = append(b, ':')
-			b = n.elems[i].encode(b)
-		}
-		return append(b, '}')
-	case '[':
-		b = append(b, '[')
-		for i, e := range n.elems {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = e.encode(b)
-		}
-		return append(b, ']')
+	if n.kind == 0 {
+		return append(b, n.raw...)
 	}
-	return append(b, n.raw...)
+	b = append(b, n.kind)
+	for i, e := range n.elems {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if n.kind == '{' {
+			b = append(append(b, n.names[i]...), ':')
+		}
+		b = e.encode(b)
+	}
+	return append(b, closing(n.kind))
 }
 
 // get returns the value at the JSON Pointer ptr.

@@ -33,54 +33,46 @@ type item struct {
 	item  mcp.Content
 	text  *mcp.TextContent // for a text item
 	media bool             // an image or audio: stays in the response, not counted
-	raw   []byte           // the item's JSON, for every item but text
+	raw   []byte           // the item's JSON, for every item but text and media
 }
 
-// structuredOf returns the JSON of res's structured content, trimmed of
-// white space: structured when the caller has it, else res's own, marshalled;
-// nil when there is none. It is validated only if the result is offloaded
-// (see plan).
-func structuredOf(res *mcp.CallToolResult, structured []byte) ([]byte, error) {
+// read reads res as the client would receive it and estimates it, once:
+// the figure the threshold is compared with is the one the header records.
+// Images and audio are not counted (nor marshalled here); other items but
+// text are counted as their JSON. structured is the JSON of
+// res.StructuredContent when the caller has it, else nil; it is validated
+// only if the result is offloaded (see plan).
+func (c *Config) read(res *mcp.CallToolResult, structured []byte) (*result, int, error) {
 	if structured == nil && res.StructuredContent != nil {
 		var err error
 		if structured, err = structuredJSON(res.StructuredContent); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	if structured == nil {
-		return nil, nil
+	r := &result{items: make([]item, len(res.Content))}
+	tokens := 0
+	if structured != nil {
+		r.structured = trimSpace(structured)
+		tokens = c.Tokenizer.Tokens(r.structured)
 	}
-	return trimSpace(structured), nil
-}
-
-// readResult reads a result of content and structured content structured
-// (its JSON, from structuredOf). raws holds, by index, the JSON of the items
-// already marshalled (see Config.estimate); nil for none.
-func readResult(content []mcp.Content, raws [][]byte, structured []byte) (*result, error) {
-	r := &result{items: make([]item, len(content)), structured: structured}
-	for i, c := range content {
-		it := item{item: c}
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			it.text = c
+	for i, it := range res.Content {
+		r.items[i].item = it
+		switch it := it.(type) {
 		case *mcp.ImageContent, *mcp.AudioContent:
-			it.media = true
-		}
-		if it.text == nil {
-			if raws != nil {
-				it.raw = raws[i]
+			r.items[i].media = true
+		case *mcp.TextContent:
+			r.items[i].text = it
+			tokens += c.textTokens(it.Text)
+		default:
+			raw, err := json.Marshal(it)
+			if err != nil {
+				return nil, 0, err
 			}
-			if it.raw == nil {
-				raw, err := json.Marshal(c)
-				if err != nil {
-					return nil, err
-				}
-				it.raw = raw
-			}
+			r.items[i].raw = raw
+			tokens += c.Tokenizer.Tokens(raw)
 		}
-		r.items[i] = it
 	}
-	return r, nil
+	return r, tokens, nil
 }
 
 // structuredJSON returns the JSON of a result's structured content.
@@ -102,8 +94,7 @@ const (
 	asRows  = "rows"  // the rows of a table printed as the text at the placement (see tabular)
 )
 
-// placedAs returns how the header's placement of ru says its records sit:
-// as, or, for rows, the format they were printed in.
+// placedAs returns the header's "as" of ru: as, or, for rows, their format.
 func (ru *run) placedAs() string {
 	if ru.as == asRows {
 		return ru.format
@@ -130,33 +121,24 @@ type run struct {
 	layout string   // asRows: the table's layout; inText: the JSON text's (see layout)
 	rows   [][]byte // asRows: the records
 
-	// elems are the spans of the elements of an asArray run in
-	// doc[start:end], noted by the read that counted them so that the
-	// write need not read them again; only up to maxKept of them, else
-	// none (the write reads them again).
+	// elems are the spans in doc[start:end] of the elements of an asArray
+	// run, noted by the read that counted them for the write; none when
+	// there are more than maxKept (the write reads them again), so that
+	// memory stays flat whatever the number of records.
 	elems []span
 }
 
 // span is the place of an element in its array: arr[start:end].
 type span struct{ start, end uint32 }
 
-// maxKept bounds the elements a run notes from its read for the write (at 8
-// bytes each): a larger array is read twice, so that memory stays flat
-// whatever the number of records.
 const maxKept = 1 << 12
-
-// copyOf is a value of the result that repeats another: a text item that
-// repeats the JSON of another value (for example the text a typed tool adds
-// beside its structured content), or, as "string", a string that is the
-// same as a text item's text.
-type copyOf struct{ at, of, as, layout string }
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
 	t        *tally // what the descriptor says of the records, read as the runs are found
 	result   []byte // the header's "result": the result without its records; nil for a provided set
 	runs     []*run
-	copies   []copyOf
+	copies   []jsonlfile.Copy
 	provided [][]byte  // the records of a provided set
 	scores   []float64 // the scores of a provided set
 	tokens   int       // the estimate of the whole result
@@ -175,15 +157,13 @@ type besideValue struct {
 	what string // otherwise, what it is
 }
 
-// plan finds the records of r and builds the header's "result".
+// plan finds the records of r, reading them once (which validates, counts
+// and describes them into p.t), and builds the header's "result".
 //
 // The structured content holds the records, unless it holds no array while
 // a text item that does not repeat it is at least half its size (such as
 // the text itself beside {"content": "..."}): the records are then the
 // texts', and the structured content is kept whole beside them.
-//
-// Finding the records reads them, once: that read validates and counts
-// them and describes them into p.t.
 func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 	p := &plan{t: newTally(), nextLine: 1}
 	copies := make([]bool, len(r.items))
@@ -196,9 +176,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		}
 		fromStructured = !textHolds(r, copies) || hasArray(r.structured)
 	}
-	// The texts given back byte for byte, which the structured content
-	// may repeat.
-	var kept texts
+	var kept texts // the texts given back byte for byte, which the structured content may repeat
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
@@ -209,29 +187,35 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			b.WriteByte(',')
 		}
 		at := "/content/" + strconv.Itoa(i) + "/text"
-		path := func() string { return ".content[" + strconv.Itoa(i) + "]" } // only for what is kept beside
+		path := ".content[" + strconv.Itoa(i) + "]"
 		switch {
 		case it.text == nil:
-			b.Write(it.raw)
+			raw := it.raw
+			if raw == nil {
+				var err error
+				if raw, err = json.Marshal(it.item); err != nil {
+					return nil, err
+				}
+			}
+			b.Write(raw)
 			if !it.media {
-				p.beside = append(p.beside, besideValue{path: path(), what: "content item"})
+				p.beside = append(p.beside, besideValue{path: path, what: "content item"})
 			}
 		case copies[i]:
-			// Printed back in its layout, or compact when none gives it
-			// back.
+			// Printed back in its layout, or compact when none gives it back.
 			l, _ := textLayout(it.text.Text)
-			p.copies = append(p.copies, copyOf{at: at, of: "/structuredContent", layout: l})
+			p.copies = append(p.copies, jsonlfile.Copy{At: at, Of: "/structuredContent", Layout: l})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
-			p.beside = append(p.beside, describeText(path()+".text", it.text.Text))
+			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
 			kept.add(it.text.Text, at)
 		default:
 			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
-				p.beside = append(p.beside, besideMembers(path()+".text", ru)...)
+				p.beside = append(p.beside, besideMembers(path+".text", ru)...)
 			}
 			if ru.exact {
 				kept.add(it.text.Text, at)
@@ -239,29 +223,30 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		}
 	}
 	b.WriteByte(']')
-	switch {
-	case fromStructured:
-		ru, err := c.docRun(r.structured, "/structuredContent", p.t)
-		if err != nil {
-			return nil, err
-		}
-		p.runs = append(p.runs, ru)
-		b.WriteString(`,"structuredContent":`)
-		doc, copies := stringCopies(skeletonOf(ru), kept, "/structuredContent")
-		b.Write(doc)
-		p.copies = append(copies, p.copies...)
-		p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
-	case r.structured != nil:
-		if !jsontext.Value(r.structured).IsValid(decodeOptions...) {
+	if r.structured != nil {
+		doc := r.structured
+		var ru *run
+		if fromStructured {
+			var err error
+			if ru, err = c.docRun(r.structured, "/structuredContent", p.t); err != nil {
+				return nil, err
+			}
+			p.runs = append(p.runs, ru)
+			doc = skeletonOf(ru)
+		} else if !jsontext.Value(doc).IsValid(decodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
+		// A string that repeats the text of an item given back exactly is
+		// kept once, there; put back first, since a JSON copy may repeat it.
+		doc, copies := stringCopies(doc, kept, "/structuredContent")
 		b.WriteString(`,"structuredContent":`)
-		// A string that repeats the text of an item given back exactly
-		// is kept once, there.
-		doc, copies := stringCopies(r.structured, kept, "/structuredContent")
 		b.Write(doc)
-		p.copies = append(copies, p.copies...) // put back first: a JSON copy may repeat them
-		p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
+		p.copies = append(copies, p.copies...)
+		if ru != nil {
+			p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
+		} else {
+			p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
+		}
 	}
 	b.WriteByte('}')
 	p.result = b.Bytes()
@@ -275,8 +260,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 }
 
 // checkEvery returns ctx's error every 1024th i, so that a loop over the
-// items of a result stops soon once the call is canceled, at a cost that
-// does not count.
+// items of a result stops soon once the call is canceled.
 func checkEvery(ctx context.Context, i int) error {
 	if i&1023 != 0 {
 		return nil
@@ -307,67 +291,53 @@ func (t *texts) add(text, at string) {
 // stringCopies returns the valid JSON value doc, placed at at in the
 // result, with each string member (or doc itself, when a string) that is
 // one of texts replaced by null, and the copies that put them back. Only
-// members that a pointer names (the last of their name) are replaced.
-func stringCopies(doc []byte, texts texts, at string) ([]byte, []copyOf) {
+// the last member of a name is replaced, which a pointer names.
+func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy) {
 	if len(texts) == 0 {
 		return doc, nil
 	}
-	type member struct {
-		name       string
-		start, end int
-		of         string
+	ofText := func(v []byte) string {
+		if s, err := jsontext.AppendUnquote(nil, v); err == nil {
+			return texts[string(s)]
+		}
+		return ""
 	}
-	var found []member
 	switch jsontext.Value(doc).Kind() {
 	case '"':
-		if s, err := jsontext.AppendUnquote(nil, doc); err == nil {
-			if of, ok := texts[string(s)]; ok {
-				return []byte("null"), []copyOf{{at: at, of: of, as: "string"}}
-			}
+		if of := ofText(doc); of != "" {
+			return []byte("null"), []jsonlfile.Copy{{At: at, Of: of, As: "string"}}
 		}
 		return doc, nil
 	case '{':
-		dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
-		if _, err := dec.ReadToken(); err != nil {
-			return doc, nil
-		}
-		last := map[string]int{}
-		for dec.PeekKind() != '}' {
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return doc, nil
-			}
-			name := tok.String()
-			v, err := dec.ReadValue()
-			if err != nil {
-				return doc, nil
-			}
-			if i, ok := last[name]; ok {
-				found[i].of = "" // not the last of its name
-			}
-			e := int(dec.InputOffset())
-			m := member{name: name, start: e - len(v), end: e}
-			if v.Kind() == '"' && len(v) >= minCopy {
-				if s, err := jsontext.AppendUnquote(nil, v); err == nil {
-					m.of = texts[string(s)]
-				}
-			}
-			last[name] = len(found)
-			found = append(found, m)
-		}
 	default:
 		return doc, nil
 	}
+	type member struct {
+		name, of   string
+		start, end int
+	}
+	var found []member
+	last := map[string]int{}
+	_ = eachMember(doc, func(name string, v jsontext.Value, end int) {
+		if i, ok := last[name]; ok {
+			found[i].of = "" // not the last of its name
+		}
+		m := member{name: name, start: end - len(v), end: end}
+		if v.Kind() == '"' && len(v) >= minCopy {
+			m.of = ofText(v)
+		}
+		last[name] = len(found)
+		found = append(found, m)
+	})
 	var out []byte
-	var copies []copyOf
+	var copies []jsonlfile.Copy
 	prev := 0
 	for _, m := range found {
-		if m.of == "" {
-			continue
+		if m.of != "" {
+			out = append(append(out, doc[prev:m.start]...), "null"...)
+			prev = m.end
+			copies = append(copies, jsonlfile.Copy{At: at + "/" + escapePointer(m.name), Of: m.of, As: "string"})
 		}
-		out = append(append(out, doc[prev:m.start]...), "null"...)
-		prev = m.end
-		copies = append(copies, copyOf{at: at + "/" + escapePointer(m.name), of: m.of, as: "string"})
 	}
 	if copies == nil {
 		return doc, nil
@@ -411,11 +381,9 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 			return ru, skeletonOf(ru)
 		}
 		if jsontext.Value(doc).Kind() == '[' {
-			// An array that is not one JSON document: what its read
-			// described is not a record (docRun checks any other document
-			// before reading it); the records are described again, once,
-			// when every run is found (not here, which would read the runs
-			// before it again for each such array).
+			// Not one JSON document: what its read described is not a
+			// record (docRun checks any other document before reading it),
+			// so the records are described again once every run is found.
 			p.retally = true
 		}
 	}
@@ -426,13 +394,8 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 	}
 	ru := &run{at: at, as: asLines, text: text, firstLine: p.nextLine, exact: true}
 	if text != "" {
-		t := text
-		if strings.HasSuffix(t, "\n") {
-			t = t[:len(t)-1]
-			ru.finalNewline = true
-		}
-		ru.text = t
-		ru.count = strings.Count(t, "\n") + 1
+		ru.text, ru.finalNewline = strings.CutSuffix(text, "\n")
+		ru.count = strings.Count(ru.text, "\n") + 1
 	}
 	p.nextLine += ru.count
 	_ = ru.read(p.t) // lines are always valid records
@@ -442,14 +405,14 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 // docRun returns the run of the records of the JSON document doc, placed
 // at at: doc itself when it is an array; else its array member named by
 // RecordsField, else its largest array member; else doc as one record. It
-// fails when doc is not exactly one JSON value. The records are read once,
-// into t (see run.read); what is read of an array that fails may be in t,
-// and nothing of any other doc that fails.
+// fails when doc is not exactly one JSON value. The records are read into t
+// (see run.read); what is read of an array that fails may be in t, and
+// nothing of any other doc that fails.
 func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	ru := &run{at: at, as: asValue, doc: doc, start: 0, end: len(doc), count: 1}
-	if jsontext.Value(doc).Kind() == '{' {
-		// The object is read whole, and so validated, to find its
-		// largest array.
+	switch jsontext.Value(doc).Kind() {
+	case '{':
+		// Read whole, and so validated, to find its largest array.
 		key, start, end, ok, err := findArray(doc, c.RecordsField)
 		if err != nil {
 			return nil, err
@@ -458,12 +421,13 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 			ru.as, ru.member, ru.start, ru.end = asArray, true, start, end
 			ru.at = at + "/" + escapePointer(key)
 		}
-	} else if jsontext.Value(doc).Kind() == '[' {
+	case '[':
 		ru.as = asArray
-	} else if !jsontext.Value(doc).IsValid(decodeOptions...) {
-		// A scalar, short, or text that is not JSON, which fails at its
-		// first bytes: checked before it is described.
-		return nil, errors.New("offload: not one JSON value")
+	default:
+		// A scalar, or text that is not JSON: checked before it is described.
+		if !jsontext.Value(doc).IsValid(decodeOptions...) {
+			return nil, errors.New("offload: not one JSON value")
+		}
 	}
 	if err := ru.read(t); err != nil {
 		return nil, err
@@ -472,7 +436,7 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 }
 
 // read reads the records of ru, once: it validates them, counts those of an
-// array, keeps its elements for the write (up to maxKept), and describes
+// array, notes its elements for the write (up to maxKept), and describes
 // them into t. It fails when a record is not exactly one JSON value, which
 // only the records of a document that docRun has not read before can be.
 func (ru *run) read(t *tally) error {
@@ -495,42 +459,39 @@ func (ru *run) read(t *tally) error {
 			}
 			switch {
 			case i < maxKept:
-				// elem is arr[start:end]: its capacity is what arr's
-				// was beyond start.
+				// elem is a slice of arr: its capacity tells where it starts.
 				start := cap(arr) - cap(elem)
 				ru.elems = append(ru.elems, span{uint32(start), uint32(start + len(elem))})
 			case i == maxKept:
-				ru.elems = nil // too many: read again when written
+				ru.elems = nil
 			}
 			i++
 			return nil
 		})
-		if err != nil {
-			return err
-		}
 		ru.count = n
-		return nil
+		return err
 	case asValue:
 		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
 		if err != nil {
 			return err
 		}
 		return t.add(line)
-	case asRows:
+	}
+	return ru.each(&t.buf, t.add)
+}
+
+// each calls fn with each record of the asLines or asRows run ru; those of
+// lines, {"line": N, "text": "..."}, are made in *buf, and only valid until
+// fn returns.
+func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
+	if ru.as == asRows {
 		for _, rec := range ru.rows {
-			if err := t.add(rec); err != nil {
+			if err := fn(rec); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return ru.eachLine(&t.buf, func(rec []byte) error { return t.add(rec) })
-}
-
-// eachLine calls fn with each record of the asLines run ru: {"line": N,
-// "text": "..."}, made in *buf. The slice passed to fn is only valid until fn
-// returns.
-func (ru *run) eachLine(buf *[]byte, fn func(rec []byte) error) error {
 	if ru.count == 0 {
 		return nil
 	}
@@ -550,10 +511,11 @@ func (ru *run) eachLine(buf *[]byte, fn func(rec []byte) error) error {
 	return nil
 }
 
-// findArray returns the span of the records array of the valid JSON object
-// doc: its array member named field, else its largest array member. Of
-// members that share a name only the last counts, as for a decoder that
-// keeps the last duplicate, so that the name alone finds it again.
+// findArray returns the span of the records array of the JSON object doc:
+// its array member named field, else its largest array member. Of members
+// that share a name only the last counts, as for a decoder that keeps the
+// last duplicate, so that the name alone finds it again. It fails when doc
+// is not exactly one JSON object.
 func findArray(doc []byte, field string) (key string, start, end int, ok bool, err error) {
 	type member struct {
 		name       string
@@ -561,29 +523,13 @@ func findArray(doc []byte, field string) (key string, start, end int, ok bool, e
 		array      bool
 	}
 	var members []member
-	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
-	if _, err := dec.ReadToken(); err != nil {
-		return "", 0, 0, false, err
-	}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return "", 0, 0, false, err
-		}
-		name := tok.String()
-		v, err := dec.ReadValue()
-		if err != nil {
-			return "", 0, 0, false, err
-		}
-		e := int(dec.InputOffset())
-		members = append(members, member{name, e - len(v), e, v.Kind() == '['})
-	}
-	if err := end_(dec); err != nil {
-		return "", 0, 0, false, err
-	}
 	last := map[string]int{}
-	for i, m := range members {
-		last[m.name] = i
+	err = eachMember(doc, func(name string, v jsontext.Value, end int) {
+		last[name] = len(members)
+		members = append(members, member{name, end - len(v), end, v.Kind() == '['})
+	})
+	if err != nil {
+		return "", 0, 0, false, err
 	}
 	best := -1
 	for i, m := range members {
@@ -605,23 +551,48 @@ func findArray(doc []byte, field string) (key string, start, end int, ok bool, e
 	return m.name, m.start, m.end, true, nil
 }
 
-// countElements counts the elements of the JSON array arr, and fails when
-// arr is not exactly one JSON array.
-func countElements(arr []byte) (int, error) {
+// eachMember calls fn with the name, the value and the end offset in doc of
+// each member of the JSON object doc, in order, and fails when doc is not
+// exactly one JSON object. v is only valid until fn returns.
+func eachMember(doc []byte, fn func(name string, v jsontext.Value, end int)) error {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return errors.Join(err, errors.New("offload: not an object"))
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String()
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		fn(name, v, int(dec.InputOffset()))
+	}
+	return end_(dec)
+}
+
+// eachElement calls fn with each element of the JSON array arr, as
+// written, and fails when arr is not exactly one JSON array. elem is only
+// valid until fn returns.
+func eachElement(arr []byte, fn func(elem []byte) error) error {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), decodeOptions...)
 	if _, err := dec.ReadToken(); err != nil {
-		return 0, err
+		return err
 	}
-	n := 0
 	for dec.PeekKind() != ']' {
-		// ReadValue reads a whole value at once; SkipValue would read it
-		// token by token.
-		if _, err := dec.ReadValue(); err != nil {
-			return 0, err
+		// ReadValue reads a whole value at once, SkipValue token by token.
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
 		}
-		n++
+		if err := fn(v); err != nil {
+			return err
+		}
 	}
-	return n, end_(dec)
+	return end_(dec)
 }
 
 // end_ reads the end of the object or array dec is in, and fails unless
@@ -636,36 +607,19 @@ func end_(dec *jsontext.Decoder) error {
 	return nil
 }
 
-// eachElement calls fn with each element of the valid JSON array arr, as
-// written. The slice passed to fn is only valid until fn returns.
-func eachElement(arr []byte, fn func(elem []byte) error) error {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), decodeOptions...)
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	for dec.PeekKind() != ']' {
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		if err := fn(v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // skeletonOf returns the document of ru with its records taken out: an
 // empty array where the array was, null for a document that is one record.
 func skeletonOf(ru *run) []byte {
-	switch ru.as {
-	case asValue:
+	if ru.as == asValue {
 		return []byte("null")
 	}
-	out := make([]byte, 0, len(ru.doc)-(ru.end-ru.start)+2)
-	out = append(out, ru.doc[:ru.start]...)
-	out = append(out, "[]"...)
-	return append(out, ru.doc[ru.end:]...)
+	return ru.with(nil)
+}
+
+// with returns the document of the asArray run ru with recs in its array.
+func (ru *run) with(recs [][]byte) []byte {
+	out := append(make([]byte, 0, len(ru.doc)-(ru.end-ru.start)+2), ru.doc[:ru.start]...)
+	return append(joinArray(out, recs), ru.doc[ru.end:]...)
 }
 
 // writeTextItem writes the text item t with its text replaced by the JSON
@@ -689,8 +643,7 @@ func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 }
 
 // sameJSON reports whether text is the JSON of the valid JSON value doc, up
-// to white space: a copy that the file gives back from doc, printed in the
-// text's layout (or compact, when none gives it back).
+// to white space: a copy that the file gives back from doc.
 func sameJSON(text string, doc []byte) bool {
 	t := trimSpace(readOnlyBytes(text))
 	if bytes.Equal(t, doc) {
@@ -706,11 +659,11 @@ func sameJSON(text string, doc []byte) bool {
 // quote returns s as a JSON string.
 func quote(s string) []byte { return appendQuote(nil, s) }
 
-// appendQuote appends s as a JSON string to dst.
+// appendQuote appends s as a JSON string to dst; invalid UTF-8 is replaced,
+// as the wire would carry it.
 func appendQuote(dst []byte, s string) []byte {
 	b, err := jsontext.AppendQuote(dst, s)
 	if err != nil {
-		// Invalid UTF-8 is replaced, as the wire would carry it.
 		m, _ := json.Marshal(s)
 		b = append(dst, m...) // over what AppendQuote wrote before it failed
 	}
@@ -727,20 +680,13 @@ func unescapePointer(token string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
 }
 
-// writeRecords writes every record of p to w, in order, as the single line
-// it is in the file. The records were read, and so validated, by plan: w
-// does not validate them again, and those of an array are written as that
-// read kept them, unless there were too many to keep. It stops when ctx is
-// canceled.
+// writeRecords writes every record of p to w, in order, one a line, without
+// validating them again (plan read them), and those of an array where that
+// read noted them. It stops when ctx is canceled.
 func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 	write := func(line []byte) error { return jsonlfile.WriteValid(w, line) }
 	if p.provided != nil {
-		for _, rec := range p.provided {
-			if err := write(rec); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachOf(p.provided, write)
 	}
 	var buf []byte
 	writeCompact := func(v []byte) error {
@@ -755,30 +701,31 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 			return err
 		}
 		var err error
-		switch ru.as {
-		case asArray:
-			arr := ru.doc[ru.start:ru.end]
-			if len(ru.elems) == ru.count {
-				for _, e := range ru.elems {
-					if err = writeCompact(arr[e.start:e.end]); err != nil {
-						break
-					}
-				}
-			} else {
-				err = eachElement(arr, writeCompact)
-			}
-		case asValue:
-			err = writeCompact(ru.doc[ru.start:ru.end])
-		case asLines:
-			err = ru.eachLine(&buf, write)
-		case asRows:
-			for _, rec := range ru.rows {
-				if err = write(rec); err != nil {
+		switch arr := ru.doc[ru.start:ru.end]; {
+		case ru.as == asArray && len(ru.elems) == ru.count:
+			for _, e := range ru.elems {
+				if err = writeCompact(arr[e.start:e.end]); err != nil {
 					break
 				}
 			}
+		case ru.as == asArray:
+			err = eachElement(arr, writeCompact)
+		case ru.as == asValue:
+			err = writeCompact(arr)
+		default:
+			err = ru.each(&buf, write)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachOf calls fn with each of recs, until it fails.
+func eachOf(recs [][]byte, fn func(rec []byte) error) error {
+	for _, rec := range recs {
+		if err := fn(rec); err != nil {
 			return err
 		}
 	}
@@ -812,29 +759,21 @@ func compactLine(v []byte, buf *[]byte) ([]byte, error) {
 	return c, nil
 }
 
-// oneLine returns the JSON value rec as one line, or an error when rec is
-// not exactly one JSON value.
+// oneLine returns the JSON value rec as one line of its own, or an error
+// when rec is not exactly one JSON value.
 func oneLine(rec []byte) ([]byte, error) {
 	rec = trimSpace(rec)
 	if !jsontext.Value(rec).IsValid(decodeOptions...) {
 		return nil, errors.New("offload: a record is not one JSON value")
 	}
 	var buf []byte
-	line, err := compactLine(rec, &buf)
-	if err != nil {
-		return nil, err
-	}
-	if len(buf) > 0 {
-		return bytes.Clone(line), nil
-	}
-	return line, nil
+	return compactLine(rec, &buf)
 }
 
 // trimSpace trims JSON's white space (and only it) around b.
 func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 
 // readOnlyBytes returns the bytes of s without copying them, so that a
-// result of a million records is not held twice while it is offloaded.
-// They are only ever read (decoded, estimated, written or copied), never
-// modified: compactLine copies before it compacts.
+// large result is not held twice. They are only ever read, never modified:
+// compactLine copies before it compacts.
 func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -2,9 +2,11 @@ package offload
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -15,7 +17,7 @@ import (
 
 // tally gathers what the descriptor says of the records (the summary's
 // statistics, the recipes' sample and the line schema) in the one read of
-// each record, the one that finds, validates and counts them (see plan).
+// each record (see plan).
 type tally struct {
 	schema     *describe.Inferrer // reads every record
 	namespaces map[string]*int    // counted through a pointer: a name seen before is not copied
@@ -43,8 +45,7 @@ func newTally() *tally {
 }
 
 // maxNamespaceBytes is the longest namespace the summary names: a longer
-// value (a namespace is a short path) is not one, and would swell the
-// descriptor.
+// value is not one, and would swell the descriptor.
 const maxNamespaceBytes = 200
 
 // note keeps the first SampleSize record lines, as written in the file, for
@@ -107,16 +108,9 @@ func (t *tally) addScore(f float64) {
 // topNamespaces returns up to five namespaces, most frequent first, ties in
 // name order.
 func (t *tally) topNamespaces() []string {
-	names := make([]string, 0, len(t.namespaces))
-	for ns := range t.namespaces {
-		names = append(names, ns)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		ci, cj := *t.namespaces[names[i]], *t.namespaces[names[j]]
-		if ci != cj {
-			return ci > cj
-		}
-		return names[i] < names[j]
+	names := slices.AppendSeq(make([]string, 0, len(t.namespaces)), maps.Keys(t.namespaces))
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(*t.namespaces[b], *t.namespaces[a]), cmp.Compare(a, b))
 	})
 	return names[:min(len(names), 5)]
 }

@@ -113,7 +113,7 @@ func (o *offsets) at(line, col int) byte {
 // printDelimited prints records as CSV or TSV with layout (see Print).
 func printDelimited(dst []byte, sep rune, layout string, records [][]byte) ([]byte, error) {
 	words := strings.Fields(layout)
-	if len(words) != 3 || len(records) == 0 {
+	if len(words) != 3 {
 		return nil, errLayout
 	}
 	quoting, eol := words[0], "\n"
@@ -124,8 +124,7 @@ func printDelimited(dst []byte, sep rune, layout string, records [][]byte) ([]by
 	default:
 		return nil, errLayout
 	}
-	var r rowReader
-	writeRow := func(cells []cell) error {
+	err := eachRow(records, func(_ bool, cells []cell) error {
 		for i, c := range cells {
 			if i > 0 {
 				dst = append(dst, byte(sep))
@@ -144,32 +143,11 @@ func printDelimited(dst []byte, sep rune, layout string, records [][]byte) ([]by
 		}
 		dst = append(dst, eol...)
 		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for i, rec := range records {
-		if err := r.read(rec, i == 0); err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			header := make([]cell, len(r.names))
-			for j, n := range r.names {
-				header[j] = cell{text: n}
-			}
-			if err := writeRow(header); err != nil {
-				return nil, err
-			}
-		}
-		if err := writeRow(r.cells); err != nil {
-			return nil, err
-		}
-	}
-	switch words[2] {
-	case "eof":
-		dst = dst[:len(dst)-len(eol)]
-	case "nl":
-	default:
-		return nil, errLayout
-	}
-	return dst, nil
+	return ending(dst, words[2], eol)
 }
 
 // needsQuotes reports whether quoting quotes c.

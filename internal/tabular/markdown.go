@@ -130,7 +130,7 @@ func padded(v string, w int, a byte) string {
 // printMarkdown prints records as a Markdown table with layout (see Print).
 func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) {
 	words := strings.SplitN(layout, " ", 4)
-	if len(words) != 4 || len(records) == 0 {
+	if len(words) != 4 {
 		return nil, errLayout
 	}
 	halign, dalign, end, sepLine := words[0], words[1], words[2], words[3]
@@ -138,39 +138,27 @@ func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) 
 	if err != nil || len(halign) != len(sep) || len(dalign) != len(sep) {
 		return nil, errLayout
 	}
-	var r rowReader
-	line := func(cells []cell, align string) {
+	err = eachRow(records, func(header bool, cells []cell) error {
+		if len(cells) != len(sep) {
+			return errLayout
+		}
+		align := dalign
+		if header {
+			align = halign
+		}
 		dst = append(dst, '|')
 		for j, c := range cells {
 			dst = append(dst, padded(c.text, max(len(sep[j])-2, 0), align[j])...)
 			dst = append(dst, '|')
 		}
 		dst = append(dst, '\n')
-	}
-	for i, rec := range records {
-		if err := r.read(rec, i == 0); err != nil {
-			return nil, err
+		if header {
+			dst = append(append(dst, sepLine...), '\n')
 		}
-		if len(r.cells) != len(sep) {
-			return nil, errLayout
-		}
-		if i == 0 {
-			header := make([]cell, len(r.names))
-			for j, n := range r.names {
-				header[j] = cell{text: n}
-			}
-			line(header, halign)
-			dst = append(dst, sepLine...)
-			dst = append(dst, '\n')
-		}
-		line(r.cells, dalign)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	switch end {
-	case "eof":
-		dst = dst[:len(dst)-1]
-	case "nl":
-	default:
-		return nil, errLayout
-	}
-	return dst, nil
+	return ending(dst, end, "\n")
 }

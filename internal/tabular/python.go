@@ -215,15 +215,7 @@ func printPython(dst []byte, layout string, records [][]byte) ([]byte, error) {
 	if open == '(' && len(records) == 1 {
 		dst = append(dst, ',')
 	}
-	dst = append(dst, closing[open])
-	switch end {
-	case "nl":
-		dst = append(dst, '\n')
-	case "eof":
-	default:
-		return nil, errLayout
-	}
-	return dst, nil
+	return ending(append(dst, closing[open], '\n'), end, "\n")
 }
 
 // printPythonValue prints the next JSON value of dec as Python's repr of

@@ -193,7 +193,47 @@ func checkNames(names []string) error {
 	return nil
 }
 
-// rowCells reads a record of names into cells, in the names' order, for
+// ending ends dst, the printed text of a layout whose end word is word,
+// which ends with eol: "nl" keeps it, "eof" cuts it.
+func ending(dst []byte, word, eol string) ([]byte, error) {
+	switch word {
+	case "nl":
+		return dst, nil
+	case "eof":
+		return dst[:len(dst)-len(eol)], nil
+	}
+	return nil, errLayout
+}
+
+// eachRow calls fn with the cells of the header, the first records' names,
+// then with those of each record, an object of the same names in the same
+// order. It fails for no records.
+func eachRow(records [][]byte, fn func(header bool, cells []cell) error) error {
+	if len(records) == 0 {
+		return errLayout
+	}
+	var r rowReader
+	for i, rec := range records {
+		if err := r.read(rec, i == 0); err != nil {
+			return err
+		}
+		if i == 0 {
+			header := make([]cell, len(r.names))
+			for j, n := range r.names {
+				header[j] = cell{text: n}
+			}
+			if err := fn(true, header); err != nil {
+				return err
+			}
+		}
+		if err := fn(false, r.cells); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowReader reads a record of names into cells, in the names' order, for
 // printing.
 type rowReader struct {
 	names []string

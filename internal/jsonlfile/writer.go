@@ -1,0 +1,593 @@
+package jsonlfile
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/internal/tempname"
+)
+
+const (
+	timestampLayout   = "2006-01-02T15:04:05.000Z07:00" // RFC 3339, UTC, milliseconds
+	bufferSize        = 64 << 10                        // a typical file takes a few writes
+	maxRetainedBuffer = 1 << 20                         // a larger compaction buffer is dropped
+	createAttempts    = 8                               // retries of Create on a name collision
+	// Results may contain private data.
+	fileMode fs.FileMode = 0o600
+	dirMode  fs.FileMode = 0o700
+)
+
+// locks reports that this system has flock(2): a Writer holds an exclusive
+// lock on its temporary file until Commit or Abort, so that a janitor tells
+// a live write from the leftover of a dead process. Without it, a temporary
+// file is closed before it is renamed or removed, as Windows requires.
+const locks = tempname.Locks
+
+// Writer writes one offloaded file (see package jsonl). Not safe for
+// concurrent use.
+//
+// Until Commit the data lives in a hidden temporary file next to
+// [Writer.Path], "." + its name + ".tmp". After an error from a write, the
+// Writer should be aborted; after any error from Commit, the temporary file
+// is already gone. A panic in a write leaves the Writer abortable too.
+type Writer struct {
+	name string // final base name
+	path string // final absolute path; "" for a Sink
+	tmp  string // temporary absolute path; "" for a Sink
+	sink Sink   // set by NewWriter instead of path and tmp
+	id   ulid.ULID
+	op   string // operation as given to Create, for the header's default
+	now  func() time.Time
+
+	f   *os.File
+	bw  *bufio.Writer
+	buf bytes.Buffer  // reused to compact records
+	enc *json.Encoder // made on first WriteValue
+
+	headerCount   int
+	headerWritten bool
+	count         int
+	size          int64
+	err           error // first write error; sticky
+	done          bool  // committed or aborted
+}
+
+// bufPool recycles the write buffers of finished Writers.
+var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, bufferSize) }}
+
+// Create starts a new file for operation in opts.Dir made absolute, or
+// [os.TempDir], which it makes with every missing parent with mode 0700
+// (and never changes the mode of a directory that exists). The file's name
+// is [Name](prefix, operation, id) with a new ULID of time opts.Now(); the
+// data is written to a temporary file in the same directory, created
+// exclusively with mode 0600 whatever the umask, and locked until Commit or
+// Abort. Create retries with a new ULID should either name exist, or a
+// janitor remove the new temporary file before it is locked.
+//
+// Create returns the *fs.PathError of a directory or file it could not
+// create.
+func Create(operation string, opts *Options) (*Writer, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if o.Dir == "" {
+		o.Dir = os.TempDir()
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("jsonl: directory %q: %w", o.Dir, err)
+	}
+	if err := mkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("jsonl: %w", err)
+	}
+	now := o.Now()
+	for attempt := 1; ; attempt++ {
+		w, err := o.newWriter(operation, now)
+		if err != nil {
+			return nil, err
+		}
+		w.path, w.tmp = filepath.Join(dir, w.name), filepath.Join(dir, tempname.Of(w.name))
+		// Rename replaces an existing file: the final name must be free too.
+		if _, err := os.Lstat(w.path); err == nil {
+			if attempt < createAttempts {
+				continue
+			}
+			return nil, fmt.Errorf("jsonl: %w", &fs.PathError{Op: "create", Path: w.path, Err: fs.ErrExist})
+		}
+		f, err := os.OpenFile(w.tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fileMode)
+		if errors.Is(err, fs.ErrExist) && attempt < createAttempts {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jsonl: %w", err)
+		}
+		if afterCreate != nil {
+			afterCreate(w.tmp)
+		}
+		// A janitor tells a live Writer from a leftover by the lock alone:
+		// one that found the file unlocked in between has removed it.
+		removed, err := lockTemp(f)
+		if err != nil {
+			f.Close()
+			os.Remove(w.tmp)
+			return nil, fmt.Errorf("jsonl: %w", err)
+		}
+		if removed {
+			f.Close()
+			if attempt < createAttempts {
+				continue
+			}
+			return nil, fmt.Errorf("jsonl: %w", &fs.PathError{Op: "lock", Path: w.tmp, Err: fs.ErrNotExist})
+		}
+		if err := w.start(f, f, o.WrapWriter); err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+}
+
+// lockTemp takes an exclusive flock(2) lock on f, waiting for a janitor
+// that holds it (only to remove the file), and reports whether the file was
+// removed before the lock was taken. A file system without locks leaves the
+// file unlocked, which is no reason to fail: a janitor that cannot lock it
+// either keeps it for a long grace period.
+func lockTemp(f *os.File) (removed bool, err error) {
+	if !locks {
+		return false, nil
+	}
+	if err := tempname.Lock(f, true); err != nil && !errors.Is(err, tempname.ErrNoLock) {
+		return false, err
+	}
+	return tempname.Unlinked(f)
+}
+
+// withDefaults returns a copy of opts, which may be nil, with the defaults
+// of Prefix and Now, or the error of an invalid Prefix.
+func (opts *Options) withDefaults() (Options, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, ValidatePrefix(o.Prefix)
+}
+
+// newWriter returns a Writer of a new name of time now, with a random part
+// if o.Random, not yet writing anywhere.
+func (o *Options) newWriter(operation string, now time.Time) (*Writer, error) {
+	id, err := newID(ulid.Timestamp(now))
+	if err != nil {
+		return nil, fmt.Errorf("jsonl: file id for time %v: %w", now, err)
+	}
+	name := Name(o.Prefix, operation, id)
+	if o.Random {
+		var b [randomBytes]byte
+		rand.Read(b[:]) // never fails
+		name = strings.TrimSuffix(name, ext) + "-" + hex.EncodeToString(b[:]) + ext
+	}
+	return &Writer{name: name, id: id, op: operation, now: o.Now}, nil
+}
+
+// NewWriter starts a new file for operation, named as by Create (opts.Dir is
+// not used), that is written to the Sink open returns for its name instead
+// of a folder: [Writer.Path] is empty, [Writer.Commit] commits the Sink and
+// [Writer.Abort], or a Commit that fails, aborts it.
+
+func NewWriter(operation string, open func(name string) (Sink, error), opts *Options) (*Writer, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	w, err := o.newWriter(operation, o.Now())
+	if err != nil {
+		return nil, err
+	}
+	sink, err := open(w.name)
+	if err != nil {
+		return nil, err
+	}
+	w.sink = sink
+	if err := w.start(nil, sink, o.WrapWriter); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// afterCreate, if not nil, is called with the temporary file's path between
+// its creation and its lock. Tests set it to act as a janitor could.
+var afterCreate func(tmp string)
+
+// start makes w write to dst, its new temporary file f or its Sink, through
+// wrap if not nil. If it fails, or wrap panics, the file is removed (or the
+// Sink aborted) before start returns or the panic goes on: the caller has no
+// Writer to Abort.
+func (w *Writer) start(f *os.File, dst io.Writer, wrap func(io.Writer) io.Writer) error {
+	w.f = f
+	ok := false
+	defer func() {
+		if !ok {
+			w.discard()
+		}
+	}()
+	// OpenFile's mode is reduced by the umask; set it exactly.
+	if f != nil {
+		if err := f.Chmod(fileMode); err != nil {
+			return fmt.Errorf("jsonl: %w", err)
+		}
+	}
+	w.bw = bufPool.Get().(*bufio.Writer)
+	if wrap != nil {
+		dst = wrap(dst)
+	}
+	w.bw.Reset(dst)
+	ok = true
+	return nil
+}
+
+// newID returns a new ULID for the time ms (Unix milliseconds), monotonic
+// within a millisecond in this process, or from crypto/rand should the
+// monotonic entropy overflow. A variable, so that tests can force name
+// collisions.
+var newID = func(ms uint64) (ulid.ULID, error) {
+	id, err := ulid.New(ms, ulid.DefaultEntropy())
+	if errors.Is(err, ulid.ErrMonotonicOverflow) {
+		return ulid.New(ms, rand.Reader)
+	}
+	return id, err
+}
+
+// mkdirAll is os.MkdirAll with mode 0700 applied exactly, whatever the
+// umask, to the directories it creates; those that exist are left alone.
+func mkdirAll(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil // a non-directory fails later, when the file is opened
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirAll(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, dirMode); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil // made concurrently by someone else: not ours
+		}
+		return err
+	}
+	return os.Chmod(dir, dirMode)
+}
+
+// Path returns the absolute path the file will have after Commit; "" for a
+// Writer of [NewWriter].
+func (w *Writer) Path() string { return w.path }
+
+// Name returns the base name of the file: the last element of
+// [Writer.Path], or the name given to the Sink of [NewWriter].
+func (w *Writer) Name() string { return w.name }
+
+// label names the file in error messages.
+func (w *Writer) label() string {
+	if w.path != "" {
+		return w.path
+	}
+	return w.name
+}
+
+// CreatedAt returns the creation time carried by the file's ULID, in UTC,
+// truncated to the millisecond: what a janitor reads back with [ParseName].
+func (w *Writer) CreatedAt() time.Time { return ulid.Time(w.id.Time()).UTC() }
+
+// WriteHeader writes the header line, exactly once, before any record. It
+// sets h.Type to [HeaderType], h.Operation to the operation given to Create
+// if empty, and h.Timestamp to [Options.Now] in UTC with milliseconds if
+// empty. Strings are written without escaping <, > and &. It returns the
+// errors its sentinels name, or any error writing the file.
+func (w *Writer) WriteHeader(h Header) error {
+	return w.writeHeader(FileHeader{Header: h})
+}
+
+// WriteFileHeader is [Writer.WriteHeader] of a header with this module's
+// fields.
+func WriteFileHeader(w *Writer, h FileHeader) error { return w.writeHeader(h) }
+
+func (w *Writer) writeHeader(h FileHeader) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if w.headerWritten {
+		return ErrHeaderWritten
+	}
+	if h.Count < 0 {
+		return fmt.Errorf("%w: %s: negative count %d", ErrInvalidHeader, w.label(), h.Count)
+	}
+	h.Type = HeaderType
+	if h.Operation == "" {
+		h.Operation = w.op
+	}
+	if h.Timestamp == "" {
+		h.Timestamp = w.now().UTC().Format(timestampLayout)
+	}
+	w.buf.Reset()
+	enc := json.NewEncoder(&w.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(h); err != nil { // cannot fail for this struct
+		return fmt.Errorf("jsonl: %s: header: %w", w.label(), err)
+	}
+	if err := w.write(w.buf.Bytes()); err != nil { // Encode ended it with '\n'
+		return err
+	}
+	w.headerWritten = true
+	w.headerCount = h.Count
+	return nil
+}
+
+// WriteRecord writes one record line. record must be exactly one JSON
+// value; white space around and inside it is allowed. A record with a line
+// break is written in compact form, any other byte for byte, and the record
+// is not retained. Every record is validated, so that one malformed line can
+// never break jq on the whole file: after an error wrapping
+// [ErrInvalidRecord], nothing was written and the Writer is still usable.
+func (w *Writer) WriteRecord(record []byte) error {
+	if err := w.checkRecord(); err != nil {
+		return err
+	}
+	line := record
+	if bytes.IndexByte(record, '\n') >= 0 || bytes.IndexByte(record, '\r') >= 0 {
+		w.buf.Reset()
+		if err := json.Compact(&w.buf, record); err != nil {
+			return w.invalid(err)
+		}
+		line = w.buf.Bytes()
+	} else if !valid(record) {
+		// Valid gives no reason; Compact finds it, on this rare path.
+		var discard bytes.Buffer
+		return w.invalid(json.Compact(&discard, record))
+	}
+	err := w.writeValid(line)
+	if w.buf.Cap() > maxRetainedBuffer {
+		w.buf = bytes.Buffer{}
+	}
+	return err
+}
+
+// WriteValid writes line as the next record of w, as [Writer.WriteRecord]
+// does, but without validating it: line must be exactly one JSON value
+// without a line break, as the caller has checked (the offload pipeline's
+// one read of each record validates it). It returns the errors of
+// WriteRecord other than its ErrInvalidRecord.
+func WriteValid(w *Writer, line []byte) error { return w.writeValid(line) }
+
+func (w *Writer) writeValid(line []byte) error {
+	if err := w.checkRecord(); err != nil {
+		return err
+	}
+	if err := w.write(line); err != nil {
+		return err
+	}
+	if err := w.write(newline); err != nil {
+		return err
+	}
+	w.count++
+	return nil
+}
+
+// invalid returns the error of WriteRecord for an invalid record.
+func (w *Writer) invalid(reason error) error {
+	return fmt.Errorf("%w: %s: record %d: %w", ErrInvalidRecord, w.label(), w.count+1, reason)
+}
+
+// WriteValue writes v, encoded as by [json.Marshal] but without escaping <,
+// > and &, as one record line, without validating the encoding again. After
+// an encoding error, nothing was written and the Writer is still usable.
+func (w *Writer) WriteValue(v any) error {
+	if err := w.checkRecord(); err != nil {
+		return err
+	}
+	if w.enc == nil {
+		w.enc = json.NewEncoder(writerFunc(func(p []byte) (int, error) {
+			if err := w.write(p); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}))
+		w.enc.SetEscapeHTML(false)
+	}
+	// Encode marshals v completely before its one Write, so an encoding
+	// error leaves the file untouched.
+	if err := w.enc.Encode(v); err != nil {
+		if w.err != nil {
+			return w.err
+		}
+		return fmt.Errorf("jsonl: %s: record %d: %w", w.label(), w.count+1, err)
+	}
+	w.count++
+	return nil
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// check returns the error that forbids any further write, if any.
+func (w *Writer) check() error {
+	if w.done {
+		return ErrClosed
+	}
+	return w.err
+}
+
+// checkRecord is check plus the requirement of a header.
+func (w *Writer) checkRecord() error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if !w.headerWritten {
+		return ErrNoHeader
+	}
+	return nil
+}
+
+var newline = []byte{'\n'}
+
+// write writes p and records the first error, sticky.
+func (w *Writer) write(p []byte) error {
+	n, err := w.bw.Write(p)
+	w.size += int64(n)
+	if err != nil {
+		w.err = fmt.Errorf("jsonl: %w", err) // *fs.PathError names the file
+	}
+	return w.err
+}
+
+// Count returns the number of records written so far.
+func (w *Writer) Count() int { return w.count }
+
+// Size returns the bytes written so far, header line included: after a
+// successful Commit, the size of the file.
+func (w *Writer) Size() int64 { return w.size }
+
+// Commit checks that the number of records written equals the header's
+// count, flushes the temporary file and renames it to [Writer.Path], at
+// once: a reader sees no file at Path before and the complete file after.
+// It does not fsync: the files are ephemeral, and after a crash at most a
+// temporary file is left, which a janitor removes. For a Writer of
+// [NewWriter], Commit commits the Sink instead, and returns once its Commit
+// has. If any step fails (or an earlier write did), Commit removes the
+// temporary file (aborts the Sink) and returns the error.
+func (w *Writer) Commit() error {
+	if w.done {
+		return ErrClosed
+	}
+	err := w.err
+	switch {
+	case err != nil:
+	case !w.headerWritten:
+		err = ErrNoHeader
+	case w.count != w.headerCount:
+		err = fmt.Errorf("%w: %s: header count %d, %d records written",
+			ErrCountMismatch, w.label(), w.headerCount, w.count)
+	default:
+		err = w.bw.Flush()
+		if err == nil {
+			err = w.finish()
+		}
+		if err != nil {
+			err = fmt.Errorf("jsonl: %w", err)
+		}
+	}
+	if err != nil {
+		if rmErr := w.discard(); rmErr != nil {
+			err = errors.Join(err, rmErr)
+		}
+		return err
+	}
+	w.release()
+	return nil
+}
+
+// Abort discards the file (removes the temporary file, or aborts the Sink).
+// It is idempotent and does nothing after a successful Commit, or for a nil
+// *Writer, so it is meant to be deferred right after [Create]. It returns an
+// error only if the temporary file exists and could not be removed, or the
+// Sink's Abort failed.
+func (w *Writer) Abort() error {
+	if w == nil || w.done {
+		return nil
+	}
+	return w.discard()
+}
+
+// finish closes the flushed temporary file and renames it. Where Writers
+// lock their files, the rename comes first: the file is locked until it has
+// its final name, which a janitor never opens. After a rename, a failed
+// close (a deferred write error) removes the final file: it may be
+// incomplete.
+func (w *Writer) finish() error {
+	if w.sink != nil {
+		sink := w.sink
+		w.sink = nil // committed or failed: not to be aborted
+		return sink.Commit()
+	}
+	if !locks {
+		err := w.f.Close()
+		w.f = nil
+		if err != nil {
+			return err
+		}
+		return os.Rename(w.tmp, w.path)
+	}
+	if err := os.Rename(w.tmp, w.path); err != nil {
+		return err
+	}
+	err := w.f.Close()
+	w.f = nil
+	if err != nil {
+		os.Remove(w.path)
+	}
+	return err
+}
+
+// discard removes and closes the temporary file (or aborts the Sink) and
+// releases the Writer. Where Writers lock their files, the file is removed
+// before it is closed, so that it stays locked until it is gone.
+func (w *Writer) discard() error {
+	if w.tmp == "" { // a Writer of NewWriter
+		var err error
+		if w.sink != nil {
+			err = w.sink.Abort()
+			w.sink = nil
+		}
+		w.release()
+		if err != nil {
+			return fmt.Errorf("jsonl: %s: abort: %w", w.name, err)
+		}
+		return nil
+	}
+	if w.f != nil && !locks {
+		w.f.Close() // error irrelevant: the file is being removed
+		w.f = nil
+	}
+	err := os.Remove(w.tmp)
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	w.release()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	return nil
+}
+
+// release marks the Writer done and returns its buffers.
+func (w *Writer) release() {
+	w.done = true
+	if w.bw != nil {
+		w.bw.Reset(nil)
+		bufPool.Put(w.bw)
+		w.bw = nil
+	}
+	w.buf = bytes.Buffer{}
+	w.enc = nil
+}
