@@ -212,8 +212,18 @@ func ParseArgs(args []string) (*Call, error) {
 		}
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' {
 			for _, f := range a[1:] {
-				set, ok := map[rune][]*bool{'s': {&j.Slurp}, 'r': {&j.Raw}, 'j': {&j.Raw, &j.Join}, 'c': {&j.Compact},
-					'n': {&j.NullInput}, 'e': {&j.ExitStatus}, 'a': nil, 'S': nil, 'C': nil, 'M': nil}[f]
+				set, ok := map[rune][]*bool{
+					's': {&j.Slurp},
+					'r': {&j.Raw},
+					'j': {&j.Raw, &j.Join},
+					'c': {&j.Compact},
+					'n': {&j.NullInput},
+					'e': {&j.ExitStatus},
+					'a': nil, // ASCII output, sort keys and colours change no value
+					'S': nil,
+					'C': nil,
+					'M': nil,
+				}[f]
 				if !ok {
 					return nil, unsupported("jq option -%c", f)
 				}

@@ -238,7 +238,8 @@ func (s *Server) start(bin string) {
 // waitReady waits until the server at endpoint answers HTTP, for at most a
 // minute (a loaded machine), or until it exits.
 func waitReady(endpoint string, exited <-chan error) error {
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
 			return fmt.Errorf("exited: %v", err)
@@ -248,6 +249,7 @@ func waitReady(endpoint string, exited <-chan error) error {
 			resp.Body.Close()
 			return nil // any answer: 403 to an anonymous request
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	return errors.New("not answering after a minute")
 }

@@ -73,7 +73,8 @@ func checkEstimate(v *view) {
 			}
 		}
 	}
-	lo, hi := float64(chars)/4/2, 2*(float64(chars-wide)/4+float64(wide)+float64(len(texts)))
+	lo := float64(chars) / 4 / 2
+	hi := 2 * (float64(chars-wide)/4 + float64(wide) + float64(len(texts)))
 	if float64(est) < lo || float64(est) > hi {
 		v.fail("the header estimates %d tokens; %s %d characters, ~%d tokens at 4 characters per token", est, what, chars, chars/4)
 	}
@@ -253,11 +254,16 @@ func (v *view) agree(key, fromName, want, from string, fold bool) {
 		header = v.file.header
 	}
 	var got [][2]string
-	sources := [][2]string{{"the header", str(header[key])}, {"the summary", str(v.summary[key])}, {"the file name", fromName}}
-	for _, g := range sources {
-		if g[1] != "" {
-			got = append(got, g)
+	for _, src := range []struct {
+		where string
+		m     map[string]any
+	}{{"the header", header}, {"the summary", v.summary}} {
+		if s, ok := src.m[key].(string); ok {
+			got = append(got, [2]string{src.where, s})
 		}
+	}
+	if fromName != "" {
+		got = append(got, [2]string{"the file name", fromName})
 	}
 	switch {
 	case len(got) == 0:

@@ -209,6 +209,11 @@ var mutations = []mutation{
 			editHeader(t, filePath(d), func(h map[string]any) { h["operation"] = "search" })
 		}},
 		wantFail: []string{"L1.operation"}},
+	{name: "header operation is empty",
+		primary: serverOptions{desc: func(t *testing.T, d map[string]any) {
+			editHeader(t, filePath(d), func(h map[string]any) { h["operation"] = "" })
+		}},
+		wantFail: []string{"L1.header.fields", "L1.operation"}},
 	{name: "header estimate counts bytes, not characters / 4",
 		primary: serverOptions{desc: func(t *testing.T, d map[string]any) {
 			editHeader(t, filePath(d), func(h map[string]any) { h["estimated_tokens"] = h["estimated_tokens"].(float64) * 4 })
