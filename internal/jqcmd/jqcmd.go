@@ -116,11 +116,15 @@ func literal(w *syntax.Word) (string, error) {
 					b.WriteByte(p.Value[j])
 				case strings.IndexByte("*?[", c) >= 0:
 					return "", unsupported("unquoted %q", c)
+				case c == '$' && j+1 == len(p.Value) && i+1 < len(w.Parts):
+					// POSIX sh reads $'...' and $"..." as $ and a quote;
+					// bash and zsh unquote them another way.
+					return "", unsupported("$ before a quote ($'...' or $\"...\")")
 				default:
 					b.WriteByte(c)
 				}
 			}
-		case *syntax.SglQuoted: // never $'...' in POSIX: $ is a Lit of its own
+		case *syntax.SglQuoted:
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {

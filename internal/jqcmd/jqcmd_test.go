@@ -61,6 +61,8 @@ func TestWordsRefuses(t *testing.T) {
 		{"jq 'open", "an unterminated single quote"},
 		{`jq "open`, "an unterminated double quote"},
 		{`jq .\`, "a trailing backslash"},
+		{`jq $'.sc\x6fre' f`, "ANSI-C quoting, which bash reads as .score"},
+		{`jq $".score" f`, "locale quoting"},
 		{"jq .\nrm f", "a newline"},
 		{"", "nothing"},
 	}
