@@ -90,56 +90,56 @@ func isInvopopTag(tag string) bool {
 // their output schema (lro.AddTool and lro.Middleware widen a schema with it). Each
 // call returns a fresh value.
 func ResponseSchema() map[string]any {
-	var m map[string]any
-	if err := json.Unmarshal([]byte(responseSchema), &m); err != nil {
-		panic(err) // a constant
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	integer := func(desc string) map[string]any {
+		return map[string]any{"type": "integer", "minimum": 0, "description": desc}
 	}
-	return m
+	return map[string]any{
+		"type":        "object",
+		"description": "Large Result Offloading descriptor: the full result set was written to a JSONL file (line 1 a header, then one record per line).",
+		"required":    []any{"offloaded"},
+		"properties": map[string]any{
+			"offloaded": map[string]any{"type": "boolean", "description": "True: the result was offloaded to file_path. False: writing the file failed and the text content holds a truncated result."},
+			"summary": map[string]any{
+				"type":     "object",
+				"required": []any{"count", "estimated_tokens", "operation", "top_namespaces", "detail"},
+				"properties": map[string]any{
+					"count":            integer("Records in the file."),
+					"estimated_tokens": integer("Estimated tokens of the full result set."),
+					"operation":        str("Operation that produced the records."),
+					"top_namespaces":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": 5},
+					"score_range": map[string]any{
+						"type": []any{"array", "null"}, "items": map[string]any{"type": "number"}, "minItems": 2, "maxItems": 2,
+					},
+					"detail": str("Detail level of the records."),
+				},
+			},
+			"file_path":   str("Absolute path of the JSONL file."),
+			"handle":      str("Handle of the result kept in the server's store, for the handle argument of lro_extract, lro_read and lro_search, and the resource lro://results/{handle}; valid for a bounded time."),
+			"line_schema": map[string]any{"type": "object", "description": "JSON Schema (draft 2020-12) of one record line: the fields the lines hold."},
+			"jq_recipes": map[string]any{
+				"type": "array",
+				"items": map[string]any{
+					"type":     "object",
+					"required": []any{"description", "command"},
+					"properties": map[string]any{
+						"description": str("What the recipe does."),
+						"command":     str("Shell command to run."),
+					},
+				},
+			},
+			"guidance": str("Advisory instructions for the assistant."),
+			"beside": map[string]any{
+				"type":        "object",
+				"description": "What the result held besides its records, all of it kept in the file's header under \"result\".",
+				"properties": map[string]any{
+					"values":  map[string]any{"type": "object", "description": "Small values, by their jq path below the header's result."},
+					"other":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+					"command": str("Prints them all."),
+				},
+			},
+		},
+		"if":   map[string]any{"properties": map[string]any{"offloaded": map[string]any{"const": true}}},
+		"then": map[string]any{"required": []any{"file_path"}},
+	}
 }
-
-const responseSchema = `{
-  "type": "object",
-  "description": "Large Result Offloading descriptor: the full result set was written to a JSONL file (line 1 a header, then one record per line).",
-  "required": ["offloaded"],
-  "properties": {
-    "offloaded": {"type": "boolean", "description": "True: the result was offloaded to file_path. False: writing the file failed and the text content holds a truncated result."},
-    "summary": {
-      "type": "object",
-      "required": ["count", "estimated_tokens", "operation", "top_namespaces", "detail"],
-      "properties": {
-        "count": {"type": "integer", "minimum": 0, "description": "Records in the file."},
-        "estimated_tokens": {"type": "integer", "minimum": 0, "description": "Estimated tokens of the full result set."},
-        "operation": {"type": "string", "description": "Operation that produced the records."},
-        "top_namespaces": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
-        "score_range": {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
-        "detail": {"type": "string", "description": "Detail level of the records."}
-      }
-    },
-    "file_path": {"type": "string", "description": "Absolute path of the JSONL file."},
-    "handle": {"type": "string", "description": "Handle of the result kept in the server's store, for the handle argument of lro_extract, lro_read and lro_search, and the resource lro://results/{handle}; valid for a bounded time."},
-    "line_schema": {"type": "object", "description": "JSON Schema (draft 2020-12) of one record line: the fields the lines hold."},
-    "jq_recipes": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "required": ["description", "command"],
-        "properties": {
-          "description": {"type": "string", "description": "What the recipe does."},
-          "command": {"type": "string", "description": "Shell command to run."}
-        }
-      }
-    },
-    "guidance": {"type": "string", "description": "Advisory instructions for the assistant."},
-    "beside": {
-      "type": "object",
-      "description": "What the result held besides its records, all of it kept in the file's header under \"result\".",
-      "properties": {
-        "values": {"type": "object", "description": "Small values, by their jq path below the header's result."},
-        "other": {"type": "array", "items": {"type": "string"}},
-        "command": {"type": "string", "description": "Prints them all."}
-      }
-    }
-  },
-  "if": {"properties": {"offloaded": {"const": true}}},
-  "then": {"required": ["file_path"]}
-}`

@@ -187,7 +187,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			b.WriteByte(',')
 		}
 		at := "/content/" + strconv.Itoa(i) + "/text"
-		path := ".content[" + strconv.Itoa(i) + "]"
+		path := func() string { return ".content[" + strconv.Itoa(i) + "]" } // only for what is kept beside
 		switch {
 		case it.text == nil:
 			raw := it.raw
@@ -199,7 +199,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			}
 			b.Write(raw)
 			if !it.media {
-				p.beside = append(p.beside, besideValue{path: path, what: "content item"})
+				p.beside = append(p.beside, besideValue{path: path(), what: "content item"})
 			}
 		case copies[i]:
 			// Printed back in its layout, or compact when none gives it back.
@@ -208,14 +208,14 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
-			p.beside = append(p.beside, describeText(path+".text", it.text.Text))
+			p.beside = append(p.beside, describeText(path()+".text", it.text.Text))
 			kept.add(it.text.Text, at)
 		default:
 			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
 			if ru.as != asLines {
-				p.beside = append(p.beside, besideMembers(path+".text", ru)...)
+				p.beside = append(p.beside, besideMembers(path()+".text", ru)...)
 			}
 			if ru.exact {
 				kept.add(it.text.Text, at)

@@ -106,14 +106,31 @@ func (r Recipe) Command(file string) string {
 	if strings.HasPrefix(file, "-") {
 		file = "./" + file
 	}
-	words := []string{"tail -n +2", ShellWord(file), "| jq"}
-	if o := r.options(); len(o) > 0 {
-		words = append(words, "-"+strings.Join(o, ""))
+	var b strings.Builder
+	b.WriteString("tail -n +2 ")
+	b.WriteString(ShellWord(file))
+	b.WriteString(" | jq")
+	if r.Slurp || r.Raw || r.Compact {
+		b.WriteString(" -")
+		if r.Slurp {
+			b.WriteByte('s')
+		}
+		if r.Raw {
+			b.WriteByte('r')
+		}
+		if r.Compact {
+			b.WriteByte('c')
+		}
 	}
 	for _, p := range r.Params {
-		words = append(words, "--arg", ShellWord(p.Name), ShellWord(p.Value))
+		b.WriteString(" --arg ")
+		b.WriteString(ShellWord(p.Name))
+		b.WriteByte(' ')
+		b.WriteString(ShellWord(p.Value))
 	}
-	return strings.Join(append(words, ShellWord(compactFilter(r.Filter))), " ")
+	b.WriteByte(' ')
+	b.WriteString(ShellWord(compactFilter(r.Filter)))
+	return b.String()
 }
 
 // compactFilter returns the jq program f without the white space around

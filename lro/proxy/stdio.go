@@ -378,17 +378,20 @@ func preview(b []byte) string {
 // where go-sdk's decoder copies them through a generic JSON decoder.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	var version, id, method, params, result, errv jsontext.Value
-	fields := map[string]*jsontext.Value{
-		"jsonrpc": &version,
-		"id":      &id,
-		"method":  &method,
-		"params":  &params,
-		"result":  &result,
-		"error":   &errv,
-	}
 	ok := members(data, func(name, value jsontext.Value) bool {
-		if f := fields[unquote(name)]; f != nil {
-			*f = value
+		switch unquote(name) {
+		case "jsonrpc":
+			version = value
+		case "id":
+			id = value
+		case "method":
+			method = value
+		case "params":
+			params = value
+		case "result":
+			result = value
+		case "error":
+			errv = value
 		}
 		return true
 	})
