@@ -2,11 +2,9 @@ package lro
 
 import (
 	"context"
-	"sync"
-	"time"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/sweeper"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -48,33 +46,6 @@ func (c *config) janitorOptions() *cleanup.Options {
 	return o
 }
 
-// The automatic sweepers: one per folder (or bucket) and prefix in the
-// process, started by the first offload there (see
-// [Options.CleanupInterval]). A sweeper stops once a sweep leaves no file
-// and nothing was offloaded during it, leaving no goroutine. It runs on the
-// system's clock: options with a clock of their own (a test's) start none.
-var sweepers = struct {
-	sync.Mutex
-	m map[sweepKey]*sweeper
-}{m: map[sweepKey]*sweeper{}}
-
-// sweepKey names what a sweeper sweeps.
-type sweepKey struct {
-	dir    string
-	bucket any
-	prefix string
-}
-
-// sweeper is the state of one automatic sweeper; sweepers' mutex guards it.
-type sweeper struct {
-	running bool // its goroutine runs
-	fresh   bool // a file was offloaded since its last sweep began
-}
-
-// minSweepWait is the shortest wait between two sweeps of a sweeper, so
-// that a file whose expiry is near does not make it spin.
-const minSweepWait = time.Second
-
 // sweepOnOffload is the Observer that the pipeline is given: it passes every
 // event on to the Observer of the options, and starts the sweeper of c's
 // folder or store on an offload.
@@ -90,55 +61,10 @@ func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 }
 
 // startSweeper notes an offload with c, starting the sweeper of its folder
-// or store if it does not run.
+// or store if it does not run (package internal/sweeper).
 func (c *config) startSweeper() {
-	if c.CleanupInterval < 0 || !c.realClock {
+	if c.CleanupInterval < 0 || !c.realClock || testhook.Get(c.Store).Now != nil {
 		return
 	}
-	o := c.janitorOptions()
-	k := sweepKey{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
-	sweepers.Lock()
-	defer sweepers.Unlock()
-	s := sweepers.m[k]
-	if s == nil {
-		s = &sweeper{}
-		sweepers.m[k] = s
-	}
-	s.fresh = true
-	if s.running {
-		return
-	}
-	j, err := cleanup.New(o)
-	if err != nil {
-		return // options that newConfig accepted: not expected
-	}
-	s.running = true
-	go s.run(j, o)
-}
-
-// run sweeps at once, and again as long as files are left.
-func (s *sweeper) run(j *cleanup.Janitor, o *cleanup.Options) {
-	for wait := time.Duration(0); ; {
-		time.Sleep(wait)
-		sweepers.Lock()
-		s.fresh = false
-		sweepers.Unlock()
-		now := time.Now()
-		res, _ := j.Sweep(context.Background(), now)
-		sweepers.Lock()
-		if !s.fresh && res.Kept == 0 && res.InUse == 0 {
-			s.running = false
-			sweepers.Unlock()
-			return
-		}
-		sweepers.Unlock()
-		wait = o.Interval
-		if !res.NextExpiry.IsZero() {
-			next := res.NextExpiry
-			if o.Bucket != nil {
-				next = next.Add(expiry.SkewMargin)
-			}
-			wait = min(wait, max(next.Sub(now), minSweepWait))
-		}
-	}
+	sweeper.Offloaded(c.janitorOptions())
 }

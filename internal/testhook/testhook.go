@@ -2,7 +2,9 @@
 // writes a clock and a writer of their own (for fault injection), which
 // lro.Options does not offer its users: a test attaches them to the
 // *lro.Options it passes, and lro reads them when it copies the options.
-// They belong to that pointer: a copy of the options has none.
+// They belong to that pointer: a copy of the options has none. A
+// *store.Store opened with a clock carries it too, so that no automatic
+// sweeper runs on the system's clock over its files.
 package testhook
 
 import (

@@ -8,7 +8,9 @@ import (
 
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/sweeper"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
 )
 
 // extractOperation names the operation of a file that holds an extraction
@@ -61,9 +63,27 @@ func (c *config) core(schemaVersion string) *offload.Config {
 		Prefix:        c.Prefix,
 		SchemaVersion: schemaVersion,
 		Tokenizer:     c.Tokenizer,
-		Observer:      c.Observer,
+		Observer:      sweepOnOffload{c},
 		Now:           c.Now,
 		Create:        c.create,
 		Native:        true,
 	})
+}
+
+// sweepOnOffload passes every event of the answers' pipeline on to the
+// Observer, and starts the sweeper of the folder or store on an offload, as
+// lro's decorator does: an answer offloaded in turn is deleted at its
+// expiry even in a server that offloads nothing else (a replica, or a
+// server restarted since the file it queries was written).
+type sweepOnOffload struct{ c *config }
+
+func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
+	if o := s.c.sweep; o != nil {
+		if _, ok := e.(event.Offloaded); ok {
+			sweeper.Offloaded(o)
+		}
+	}
+	if s.c.Observer != nil {
+		s.c.Observer.Observe(ctx, e)
+	}
 }

@@ -3,18 +3,23 @@ package extract
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/zircote/lro-go/lro"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -169,6 +174,38 @@ func TestOutputLimitDefault(t *testing.T) {
 		}
 		if c.MaxOutputBytes != want {
 			t.Errorf("MaxMemoryBytes %d: MaxOutputBytes %d, want %d", memory, c.MaxOutputBytes, want)
+		}
+	}
+}
+
+// TestAnswerSweptAtExpiry: an answer offloaded in turn starts the sweeper
+// of its folder, as an offload of lro's decorator does, so that a server
+// that offloads nothing else (a replica, or one restarted since the file it
+// queries was written) still deletes it at its expiry.
+func TestAnswerSweptAtExpiry(t *testing.T) {
+	out := t.TempDir()
+	var records []any
+	for i := range 100 {
+		records = append(records, map[string]any{"n": i, "text": strings.Repeat("word ", 10)})
+	}
+	path := writeFile(t, out, records...)
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: out, ThresholdTokens: 200, TTL: time.Second, CleanupInterval: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := callTool(t, c.handler(ToolExtract, c.extract), map[string]any{"file_path": path, "query": "."})
+	answers, err := filepath.Glob(filepath.Join(out, "atlatl-extract-*.jsonl"))
+	if err != nil || res.IsError || len(answers) != 1 {
+		t.Fatalf("answers %v, %v; result %+v", answers, err, res.Content)
+	}
+	// Polled against a deadline far beyond the TTL of a second: a loaded
+	// machine delays the sweep, but only a sweeper that never runs fails.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(answers[0]); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still there two minutes after its TTL of a second", answers[0])
 		}
 	}
 }

@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
@@ -103,6 +106,9 @@ type config struct {
 	create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
 	slots  chan struct{} // a token for each running worker
 	Now    func() time.Time
+	// sweep are the options of the sweeper an offloaded answer starts; nil
+	// when CleanupInterval is negative or a test gives a clock.
+	sweep *cleanup.Options
 }
 
 // newConfig copies opts, applies defaults and validates, naming the first
@@ -139,6 +145,7 @@ func newConfig(opts *Options) (*config, error) {
 	if c.now != nil {
 		c.Now = c.now
 	}
+	c.sweep = c.sweepOptions()
 	err := cmp.Or(
 		orDefault("Timeout", &c.Timeout, defaultTimeout),
 		orDefault("MaxInputBytes", &c.MaxInputBytes, defaultMaxInputBytes),
@@ -197,6 +204,31 @@ func (c *config) useStore() error {
 	}
 	c.Dir, c.Prefix = st.Dir(), st.Prefix()
 	return nil
+}
+
+// sweepOptions are the options of the sweeper of the answers' folder or
+// store, as lro's decorator would start it with c.LRO; nil for none.
+func (c *config) sweepOptions() *cleanup.Options {
+	l := c.LRO
+	if l == nil {
+		l = &lro.Options{}
+	}
+	if l.CleanupInterval < 0 || c.now != nil || testhook.Get(l).Now != nil || testhook.Get(c.Store).Now != nil {
+		return nil
+	}
+	o := &cleanup.Options{
+		Dir:      c.Dir,
+		Prefix:   c.Prefix,
+		TTL:      l.TTL,
+		Interval: cmp.Or(l.CleanupInterval, expiry.DefaultInterval),
+		Observer: l.Observer,
+	}
+	if c.Store != nil {
+		o.Bucket = c.Store.Bucket()
+		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
+	}
+	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL)
+	return o
 }
 
 // Validate reports whether opts is a valid configuration, naming the first

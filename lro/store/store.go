@@ -236,7 +236,8 @@ func newStore(opts *Options) (*Store, error) {
 	o.TTL = cmp.Or(o.TTL, defaultTTL)
 	// The module's tests give a clock and a writer (internal/testhook).
 	hooks := testhook.Get(opts)
-	if hooks.Now == nil {
+	testClock := hooks.Now != nil
+	if !testClock {
 		hooks.Now = time.Now
 	}
 	if o.WriteTimeout < 0 {
@@ -245,6 +246,11 @@ func newStore(opts *Options) (*Store, error) {
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
+	if testClock {
+		// Marked, so that no automatic sweeper (internal/sweeper) runs on
+		// the system's clock over files dated by a test's.
+		testhook.Set(s, testhook.Hooks{Now: hooks.Now})
+	}
 	return s, nil
 }
 

@@ -1,0 +1,89 @@
+// Package sweeper runs the automatic sweepers of offloaded files: one per
+// folder (or bucket) and prefix in the process, started by an offload there,
+// whichever package wrote the file (lro's decorator, the proxy or the
+// extraction tools' answers). A sweeper stops once a sweep leaves no file
+// and nothing was offloaded during it, leaving no goroutine. It runs on the
+// system's clock: callers with a clock of their own (a test's) start none.
+package sweeper
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
+)
+
+var sweepers = struct {
+	sync.Mutex
+	m map[key]*state
+}{m: map[key]*state{}}
+
+// key names what a sweeper sweeps.
+type key struct {
+	dir    string
+	bucket any
+	prefix string
+}
+
+// state is the state of one sweeper; sweepers' mutex guards it.
+type state struct {
+	running bool // its goroutine runs
+	fresh   bool // a file was offloaded since its last sweep began
+}
+
+// minWait is the shortest wait between two sweeps of a sweeper, so that a
+// file whose expiry is near does not make it spin.
+const minWait = time.Second
+
+// Offloaded notes an offload to the folder or bucket of o, starting its
+// sweeper, with o, if it does not run. o.Interval is the longest wait
+// between two sweeps.
+func Offloaded(o *cleanup.Options) {
+	k := key{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
+	sweepers.Lock()
+	defer sweepers.Unlock()
+	s := sweepers.m[k]
+	if s == nil {
+		s = &state{}
+		sweepers.m[k] = s
+	}
+	s.fresh = true
+	if s.running {
+		return
+	}
+	j, err := cleanup.New(o)
+	if err != nil {
+		return // options that the caller's validation accepted: not expected
+	}
+	s.running = true
+	go s.run(j, o)
+}
+
+// run sweeps at once, and again as long as files are left.
+func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
+	for wait := time.Duration(0); ; {
+		time.Sleep(wait)
+		sweepers.Lock()
+		s.fresh = false
+		sweepers.Unlock()
+		now := time.Now()
+		res, _ := j.Sweep(context.Background(), now)
+		sweepers.Lock()
+		if !s.fresh && res.Kept == 0 && res.InUse == 0 {
+			s.running = false
+			sweepers.Unlock()
+			return
+		}
+		sweepers.Unlock()
+		wait = o.Interval
+		if !res.NextExpiry.IsZero() {
+			next := res.NextExpiry
+			if o.Bucket != nil {
+				next = next.Add(expiry.SkewMargin)
+			}
+			wait = min(wait, max(next.Sub(now), minWait))
+		}
+	}
+}
