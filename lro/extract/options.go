@@ -39,8 +39,9 @@ type Options struct {
 	// read; if empty, the Store's, or [os.TempDir]), Prefix (only files
 	// named {prefix}-{operation}-{ulid}.jsonl are read), ThresholdTokens
 	// (above it an lro_extract answer is offloaded and lro_read and
-	// lro_search show what fits), Tokenizer and Observer, with the same
-	// defaults as package lro. Its other fields are not used.
+	// lro_search show what fits), Tokenizer and Observer, and TTL and
+	// CleanupInterval (for the sweeper an offloaded answer starts), with the
+	// same defaults as package lro. Its other fields are not used.
 	LRO *lro.Options
 
 	// Timeout bounds each tool call, waiting for a worker included. If
