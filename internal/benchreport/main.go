@@ -4,11 +4,12 @@
 //	go run ./internal/benchreport
 //
 // It runs the side-by-side benchmarks (internal/sidebyside) with go test and
-// reads the medians and ratios they report; measures in process the tokens
-// of the example memory server's results, inline and offloaded under every
-// descriptor profile; and measures the peak memory of offloading and
-// extracting 1,000,000 records in child processes of its own. It takes a few
-// minutes.
+// reads the medians and ratios they report; measures in process the
+// estimator's error on the example memory server's records against real
+// tokenizers; and measures the peak memory of offloading and extracting
+// 1,000,000 records in child processes of its own. It takes a few minutes.
+// Descriptor sizes are measured by examples/memory's TestDescriptorTokens,
+// whose figures the report copies from by-hand.md.
 //
 // Flags:
 //
@@ -28,7 +29,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -36,10 +36,6 @@ import (
 )
 
 const baseCommand = "go run ./internal/benchreport"
-
-// tokenMeasureNs are the sizes the tokens are measured at: those of the
-// token table and those of the paper's Table 1.
-var tokenMeasureNs = []int{50, 100, 200, 250, 500, 1000}
 
 func main() {
 	extract.RunWorker() // the peak child's lro_extract runs its query in a worker
@@ -103,75 +99,47 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 		return err
 	}
 	fmt.Printf("machine: %s, %d logical CPUs, %s, %s\n%s\nload average: %s\n", m.CPU, m.Cores, m.OS, bytesIEC(m.MemBytes), m.Go, loads(m.LoadStart))
-
-	r := &report{Started: started, Command: command, Machine: m, Hand: byHand}
+	r := &report{Started: started, Command: command, Machine: m, Hand: byHand, Compared: slices.Clone(comparisons)}
 
 	// Benchmarks, in go test subprocesses. A comparison is pending without
-	// what it needs; the other benchmarks of its package still run.
-	cs := slices.Clone(comparisons)
-	pending := map[string]string{} // comparison key -> why
-	_, vgwErr := exec.LookPath("versitygw")
+	// the program it needs; the other benchmarks of its package still run.
 	var planned []comparison
-	for i, c := range cs {
-		cs[i].Benchtime = cmp.Or(benchtime, c.Benchtime)
-		switch {
-		case c.NeedsJQ && jq == "":
-			pending[c.Key] = "no `jq` on the PATH"
-		case c.NeedsS3 && vgwErr != nil:
-			pending[c.Key] = "no `versitygw` on the PATH (`.ci/run` installs it)"
-		case !(benchRun{Pkg: c.Pkg}).exists(root):
-			pending[c.Key] = fmt.Sprintf("`%s` is not in this tree yet", c.Pkg)
-		default:
-			planned = append(planned, cs[i])
+	for i := range r.Compared {
+		c := &r.Compared[i]
+		c.Benchtime = cmp.Or(benchtime, c.Benchtime)
+		if _, err := exec.LookPath(c.Needs); c.Needs != "" && err != nil {
+			c.Why = fmt.Sprintf("no `%s` on the PATH", c.Needs)
+			continue
 		}
+		planned = append(planned, *c)
 	}
-	results := map[string][]benchResult{}
-	for _, br := range append(planRuns(planned), flatRun) {
-		logf("go %s", shellJoin(br.args()))
-		res, err := runBench(ctx, goTool, root, br)
-		if err != nil {
-			return err
-		}
-		results[br.Pkg] = append(results[br.Pkg], res...)
-		r.Runs = append(r.Runs, br)
+	r.Runs = append(planRuns(planned), flatRun)
+	results, err := runBenchmarks(ctx, goTool, root, r.Runs)
+	if err != nil {
+		return err
 	}
-	for _, c := range cs {
-		x := compared{comparison: c, Why: pending[c.Key]}
-		if x.Why == "" {
-			if x, err = fill(c, results[c.Pkg]); err != nil {
+	for i := range r.Compared {
+		if c := &r.Compared[i]; c.Why == "" {
+			if err := c.fill(results); err != nil {
 				return err
 			}
 		}
-		r.Compared = append(r.Compared, x)
 	}
-	for _, f := range results[flatRun.Pkg] {
+	for _, f := range results {
 		if strings.HasPrefix(f.Name, flatRun.Benches[0]+"/") {
 			r.Flat = append(r.Flat, f)
 		}
 	}
 
-	// Tokens, in process.
-	logf("tokens: n = %s, every detail level and profile", joinInts(tokenMeasureNs))
-	cnt, err := newCounters()
-	if err != nil {
+	logf("tokens: the estimator against o200k_base and cl100k_base")
+	if r.Records, err = measureRecords(recordsMeasured); err != nil {
 		return err
 	}
-	if r.Tokens, err = measureTokens(ctx, cnt, tokenMeasureNs); err != nil {
-		return err
-	}
-	if r.Records, err = measureRecords(cnt, tokenNs[len(tokenNs)-1]); err != nil {
-		return err
-	}
-
-	// Shell start-up, for scale beside the paper's.
-	if jq != "" {
-		r.ShellN = shellRuns
-		if r.ShellNs, err = shellStartup(ctx, jq, shellRuns); err != nil {
+	if jq != "" { // shell start-up, for scale beside the paper's
+		if r.ShellNs, err = shellStartup(ctx, jq); err != nil {
 			return err
 		}
 	}
-
-	// Peak memory, in child processes.
 	if r.Peaks, err = measurePeaks(ctx, jq); err != nil {
 		return err
 	}
@@ -179,7 +147,6 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 	r.Machine.LoadEnd = loadAvg()
 	r.Elapsed = time.Since(started)
 	fmt.Printf("load average at the end: %s\n", loads(r.Machine.LoadEnd))
-
 	if err := os.WriteFile(inRoot(root, outPath), []byte(r.markdown()), 0o644); err != nil {
 		return err
 	}
@@ -213,10 +180,10 @@ func copyHand(ctx context.Context, outPath string) error {
 // shellRuns is how many times shellStartup starts the shell and jq.
 const shellRuns = 25
 
-// shellStartup returns the median wall time of runs of sh -c 'jq -n empty':
-// starting a shell and jq, and nothing else.
-func shellStartup(ctx context.Context, jq string, runs int) (float64, error) {
-	ts := make([]float64, runs)
+// shellStartup returns the median wall time of shellRuns runs of
+// sh -c 'jq -n empty': starting a shell and jq, and nothing else.
+func shellStartup(ctx context.Context, jq string) (float64, error) {
+	ts := make([]float64, shellRuns)
 	for i := range ts {
 		t0 := time.Now()
 		if out, err := exec.CommandContext(ctx, "sh", "-c", shellJoin([]string{jq, "-n", "empty"})).CombinedOutput(); err != nil {
@@ -236,46 +203,4 @@ func inRoot(root, path string) string {
 		return path
 	}
 	return filepath.Join(root, path)
-}
-
-// measurePeaks measures the peak memory of offloading peakRecords records
-// and of extracting from the file, with jq and (when the package is
-// present) in process.
-func measurePeaks(ctx context.Context, jq string) ([]peakRow, error) {
-	dir, err := os.MkdirTemp("", "benchreport-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	logf("peak memory: offload of %s records", thousands(peakRecords))
-	off, err := runChild(ctx, "offload", dir, strconv.Itoa(peakRecords))
-	if err != nil {
-		return nil, err
-	}
-	rows := []peakRow{{Label: "offload (`lro.Wrap`, default threshold)", Result: off}}
-	want := off.Records / 1000 // the records of one key of 1,000
-	logf("peak memory: lro_extract over the offloaded file")
-	ex, err := runChild(ctx, "extract", dir, off.File)
-	if err != nil {
-		return nil, err
-	}
-	ex.Records = off.Records
-	if got := strings.Count(ex.Output, "\n") + 1; got != want {
-		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
-	}
-	rows = append(rows, peakRow{Label: "extraction in process (`lro_extract`, query)", Result: ex})
-	if jq == "" {
-		rows = append(rows, peakRow{Label: "extraction with the `jq` binary", Pending: "no jq on the PATH"})
-		return rows, nil
-	}
-	logf("peak memory: jq over the offloaded file")
-	jr, err := jqPeak(ctx, jq, peakFilter, off.File, off.Records)
-	if err != nil {
-		return nil, err
-	}
-	if jr.Output != ex.Output {
-		return nil, fmt.Errorf("jq and lro_extract disagree on %s", peakFilter)
-	}
-	rows = append(rows, peakRow{Label: "extraction with the `jq` binary", Result: jr})
-	return rows, nil
 }

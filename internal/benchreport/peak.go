@@ -156,11 +156,17 @@ func childExtract(dir, file string) (peakResult, error) {
 	if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}); err != nil {
 		return peakResult{}, err
 	}
-	cs, closeFn, err := session(ctx, s)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
 	if err != nil {
 		return peakResult{}, err
 	}
-	defer closeFn()
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "benchreport-client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return peakResult{}, err
+	}
+	defer cs.Close()
 	r := peakResult{What: "extract", InputBytes: fi.Size()}
 	var res *mcp.CallToolResult
 	err = measure(&r, func() (err error) {
@@ -203,7 +209,7 @@ func runChild(ctx context.Context, args ...string) (peakResult, error) {
 // jqPeak runs the jq binary with filter over file and returns its peak
 // resident size, read every few milliseconds while it runs (VmHWM only
 // grows), and its output.
-func jqPeak(ctx context.Context, jq, filter, file string, records int) (peakResult, error) {
+func jqPeak(ctx context.Context, jq, filter, file string) (peakResult, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
 		return peakResult{}, err
@@ -217,7 +223,7 @@ func jqPeak(ctx context.Context, jq, filter, file string, records int) (peakResu
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	r := peakResult{What: "jq", Records: records, InputBytes: fi.Size()}
+	r := peakResult{What: "jq", InputBytes: fi.Size()}
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -242,7 +248,7 @@ func jqPeak(ctx context.Context, jq, filter, file string, records int) (peakResu
 // errUnknownChild is returned for a -peak-child mode that does not exist.
 var errUnknownChild = errors.New("benchreport: unknown peak child mode")
 
-// childMain runs the child mode named by args[0] ("offload DIR RECORDS" or
+// childMain runs the child mode named by args[0] ("offload DIR" or
 // "extract DIR FILE") and prints its result as JSON on standard output.
 func childMain(args []string) error {
 	if len(args) == 0 {
@@ -250,21 +256,13 @@ func childMain(args []string) error {
 	}
 	var r peakResult
 	var err error
-	switch args[0] {
-	case "offload":
-		n := 0
-		if len(args) == 3 {
-			n, err = strconv.Atoi(args[2])
-		}
-		if len(args) != 3 || err != nil || n < 1 {
-			return fmt.Errorf("usage: %s offload DIR RECORDS", peakChildFlag)
-		}
-		r, err = childOffload(args[1], n)
-	case "extract":
-		if len(args) != 3 {
-			return fmt.Errorf("usage: %s extract DIR FILE", peakChildFlag)
-		}
+	switch {
+	case args[0] == "offload" && len(args) == 2:
+		r, err = childOffload(args[1], peakRecords)
+	case args[0] == "extract" && len(args) == 3:
 		r, err = childExtract(args[1], args[2])
+	case args[0] == "offload" || args[0] == "extract":
+		return fmt.Errorf("usage: %s offload DIR, or %s extract DIR FILE", peakChildFlag, peakChildFlag)
 	default:
 		return fmt.Errorf("%w: %q", errUnknownChild, args[0])
 	}
@@ -272,4 +270,54 @@ func childMain(args []string) error {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// peakRow is one peak-memory measurement, or a pending one.
+type peakRow struct {
+	Label   string
+	Pending string // why it was not measured; empty when it was
+	Result  peakResult
+}
+
+// errNotOffloaded is returned when a call meant to offload came back inline.
+var errNotOffloaded = errors.New("benchreport: result was not offloaded")
+
+// measurePeaks measures the peak memory of offloading peakRecords records
+// and of extracting from the file in process and, when jq is not "", with
+// the jq binary.
+func measurePeaks(ctx context.Context, jq string) ([]peakRow, error) {
+	dir, err := os.MkdirTemp("", "benchreport-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	logf("peak memory: offload of %s records", thousands(peakRecords))
+	off, err := runChild(ctx, "offload", dir)
+	if err != nil {
+		return nil, err
+	}
+	logf("peak memory: lro_extract over the offloaded file")
+	ex, err := runChild(ctx, "extract", dir, off.File)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := strings.Count(ex.Output, "\n")+1, off.Records/1000; got != want { // the records of one key of 1,000
+		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
+	}
+	rows := []peakRow{
+		{Label: "offload (`lro.Wrap`, default threshold)", Result: off},
+		{Label: "extraction in process (`lro_extract`, query)", Result: ex},
+	}
+	jqRow := peakRow{Label: "extraction with the `jq` binary", Pending: "no jq on the PATH"}
+	if jq != "" {
+		logf("peak memory: jq over the offloaded file")
+		if jqRow.Result, err = jqPeak(ctx, jq, peakFilter, off.File); err != nil {
+			return nil, err
+		}
+		if jqRow.Result.Output != ex.Output {
+			return nil, fmt.Errorf("jq and lro_extract disagree on %s", peakFilter)
+		}
+		jqRow.Pending = ""
+	}
+	return append(rows, jqRow), nil
 }

@@ -50,7 +50,7 @@ func TestPeaks(t *testing.T) {
 	if err != nil {
 		t.Skip("no jq")
 	}
-	jr, err := jqPeak(context.Background(), jq, peakFilter, off.File, off.Records)
+	jr, err := jqPeak(context.Background(), jq, peakFilter, off.File)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +73,8 @@ func TestChildMainErrors(t *testing.T) {
 	}{
 		{"no mode", nil, "unknown peak child mode"},
 		{"unknown mode", []string{"fly"}, `unknown peak child mode: "fly"`},
-		{"missing count", []string{"offload", "/tmp"}, "usage"},
-		{"zero count", []string{"offload", "/tmp", "0"}, "usage"},
+		{"offload without its folder", []string{"offload"}, "usage"},
+		{"extract without its file", []string{"extract", "/tmp"}, "usage"},
 	}
 	for _, tt := range tests {
 		err := childMain(tt.args)
