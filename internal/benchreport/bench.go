@@ -29,9 +29,7 @@ type comparison struct {
 	Benchtime string  // -benchtime
 	Target    float64 // the project's target for A/B, 0 when none
 	Paper     string  // the paper's figure to set beside A, if any
-	Needs     string  // a program the benchmark skips itself without, "" when none
 
-	Why   string  // why it is pending ("no `jq` on the PATH"), "" when measured
 	Iters int64   // timed iterations of each arm
 	ANs   float64 // median of arm A, ns
 	BNs   float64 // median of arm B, ns
@@ -59,28 +57,28 @@ var comparisons = []comparison{
 	},
 	{
 		Key: "extract", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, Needs: "jq",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 		Paper: "shell start-up " + paperShellStartup + " per command",
 	},
 	{
 		Key: "extract3", Label: "`lro_extract`, recipe 3: title search", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, Needs: "jq",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
 		Key: "extract6", Label: "`lro_extract`, recipe 6: count by namespace (slurps the file)", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, Needs: "jq",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
 		Key: "extract1", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, Needs: "jq",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
 		Key: "store500", Label: "500 full-detail records written through `lro/store` to a bucket of versitygw, a local S3-compatible server", Versus: "one `PutObject` of the same bytes",
-		Pkg: "./lro/store", Bench: "BenchmarkStore500", A: "store", B: "put", Benchtime: "2s", Needs: "versitygw",
+		Pkg: "./lro/store", Bench: "BenchmarkStore500", A: "store", B: "put", Benchtime: "2s",
 	},
 	{
 		Key: "s3_extract", Label: "`lro_extract` recipe 2 over 10,000 records kept in versitygw, by handle, through a Store other than the one that wrote them (as on another replica)", Versus: "the same call on the file in a local folder",
-		Pkg: "./lro/extract", Bench: "BenchmarkS3VsFolder/2-filter-namespace-selective", A: "s3", B: "folder", Benchtime: "5x", Needs: "versitygw",
+		Pkg: "./lro/extract", Bench: "BenchmarkS3VsFolder/2-filter-namespace-selective", A: "s3", B: "folder", Benchtime: "5x",
 	},
 	{
 		Key: "proxy", Label: "small call through the local proxy (3 items, inline)", Versus: "the same call direct to the upstream",
@@ -141,16 +139,14 @@ func planRuns(cs []comparison) []benchRun {
 	return runs
 }
 
-// runBenchmarks runs each of runs with the go tool in root, and parses their
-// output, all of it, once. Benchmark names are unique across the runs'
-// packages (TestComparisonsExist checks it).
-func runBenchmarks(ctx context.Context, goTool, root string, runs []benchRun) ([]benchResult, error) {
+// runBenchmarks runs each of runs, and parses their output, all of it, once.
+// Benchmark names are unique across the runs' packages (TestComparisonsExist
+// checks it).
+func runBenchmarks(ctx context.Context, runs []benchRun) ([]benchResult, error) {
 	var out bytes.Buffer
 	for _, r := range runs {
 		logf("go %s", shellJoin(r.args()))
-		cmd := exec.CommandContext(ctx, goTool, r.args()...)
-		cmd.Dir = root
-		b, err := cmd.CombinedOutput()
+		b, err := exec.CommandContext(ctx, "go", r.args()...).CombinedOutput()
 		if err != nil {
 			return nil, fmt.Errorf("go %s: %w\n%s", shellJoin(r.args()), err, b)
 		}

@@ -1,22 +1,20 @@
 // Command benchreport measures lro-go on the machine it runs on and writes
-// BENCHMARKS.md. Run it from the module root:
+// BENCHMARKS.md. Run it from the module root, with jq and versitygw on the
+// PATH (.ci/run installs them):
 //
 //	go run ./internal/benchreport
 //
 // It runs the side-by-side benchmarks (internal/sidebyside) with go test and
-// reads the medians and ratios they report; measures in process the
-// estimator's error on the example memory server's records against real
-// tokenizers; and measures the peak memory of offloading and extracting
-// 1,000,000 records in child processes of its own. It takes a few minutes.
-// Descriptor sizes are measured by examples/memory's TestDescriptorTokens,
-// whose figures the report copies from by-hand.md.
+// reads the medians and ratios they report, and measures the peak memory of
+// offloading and extracting 1,000,000 records in child processes of its
+// own. It takes a few minutes. The figures measured one at a time by other
+// tests (descriptor sizes among them) it copies from by-hand.md.
 //
 // Flags:
 //
 //	-out path     the report, relative to the module root unless absolute (default BENCHMARKS.md)
 //	-benchtime d  replace every benchmark's -benchtime, for a quick trial run
-//	-hand         measure nothing: only copy by-hand.md, the figures measured
-//	              one at a time by other tests, into the report
+//	-hand         measure nothing: only copy by-hand.md into the report
 package main
 
 import (
@@ -54,12 +52,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "benchreport: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
-	var err error
-	if *handOnly {
-		err = copyHand(context.Background(), *out)
-	} else {
-		command := strings.Join(append([]string{baseCommand}, os.Args[1:]...), " ")
-		err = run(context.Background(), command, *out, *benchtime)
+	err := toModuleRoot()
+	switch {
+	case err != nil:
+	case *handOnly:
+		err = copyHand(*out)
+	default:
+		err = run(context.Background(), strings.Join(append([]string{baseCommand}, os.Args[1:]...), " "), *out, *benchtime)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
@@ -67,20 +66,18 @@ func main() {
 	}
 }
 
-// moduleRoot returns the go tool and the folder of the main module's go.mod.
-func moduleRoot(ctx context.Context) (goTool, root string, err error) {
-	if goTool, err = exec.LookPath("go"); err != nil {
-		return "", "", fmt.Errorf("the go tool: %w", err)
-	}
-	out, err := exec.CommandContext(ctx, goTool, "env", "GOMOD").Output()
+// toModuleRoot changes the working folder to the main module's root, where
+// the benchmarks' package paths and -out are resolved.
+func toModuleRoot() error {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
-		return "", "", fmt.Errorf("go env GOMOD: %w", err)
+		return fmt.Errorf("go env GOMOD: %w", err)
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		return "", "", errors.New("not inside a Go module: run from the lro-go module root")
+		return errors.New("not inside a Go module: run from the lro-go module root")
 	}
-	return goTool, filepath.Dir(gomod), nil
+	return os.Chdir(filepath.Dir(gomod))
 }
 
 func logf(format string, args ...any) {
@@ -89,40 +86,30 @@ func logf(format string, args ...any) {
 
 func run(ctx context.Context, command, outPath, benchtime string) error {
 	started := time.Now()
-	goTool, root, err := moduleRoot(ctx)
-	if err != nil {
-		return err
+	jq, err := exec.LookPath("jq")
+	if err == nil {
+		_, err = exec.LookPath("versitygw")
 	}
-	jq, _ := exec.LookPath("jq") // optional: its rows are pending without it
-	m, err := readMachine(ctx, goTool, jq)
+	if err != nil {
+		return fmt.Errorf("%w: the extraction and store benchmarks need jq and versitygw (.ci/run installs them)", err)
+	}
+	m, err := readMachine(ctx, jq)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("machine: %s, %d logical CPUs, %s, %s\n%s\nload average: %s\n", m.CPU, m.Cores, m.OS, bytesIEC(m.MemBytes), m.Go, loads(m.LoadStart))
 	r := &report{Started: started, Command: command, Machine: m, Hand: byHand, Compared: slices.Clone(comparisons)}
-
-	// Benchmarks, in go test subprocesses. A comparison is pending without
-	// the program it needs; the other benchmarks of its package still run.
-	var planned []comparison
 	for i := range r.Compared {
-		c := &r.Compared[i]
-		c.Benchtime = cmp.Or(benchtime, c.Benchtime)
-		if _, err := exec.LookPath(c.Needs); c.Needs != "" && err != nil {
-			c.Why = fmt.Sprintf("no `%s` on the PATH", c.Needs)
-			continue
-		}
-		planned = append(planned, *c)
+		r.Compared[i].Benchtime = cmp.Or(benchtime, r.Compared[i].Benchtime)
 	}
-	r.Runs = append(planRuns(planned), flatRun)
-	results, err := runBenchmarks(ctx, goTool, root, r.Runs)
+	r.Runs = append(planRuns(r.Compared), flatRun)
+	results, err := runBenchmarks(ctx, r.Runs)
 	if err != nil {
 		return err
 	}
 	for i := range r.Compared {
-		if c := &r.Compared[i]; c.Why == "" {
-			if err := c.fill(results); err != nil {
-				return err
-			}
+		if err := r.Compared[i].fill(results); err != nil {
+			return err
 		}
 	}
 	for _, f := range results {
@@ -130,24 +117,16 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 			r.Flat = append(r.Flat, f)
 		}
 	}
-
-	logf("tokens: the estimator against o200k_base and cl100k_base")
-	if r.Records, err = measureRecords(recordsMeasured); err != nil {
+	if r.ShellNs, err = shellStartup(ctx, jq); err != nil {
 		return err
-	}
-	if jq != "" { // shell start-up, for scale beside the paper's
-		if r.ShellNs, err = shellStartup(ctx, jq); err != nil {
-			return err
-		}
 	}
 	if r.Peaks, err = measurePeaks(ctx, jq); err != nil {
 		return err
 	}
-
 	r.Machine.LoadEnd = loadAvg()
 	r.Elapsed = time.Since(started)
 	fmt.Printf("load average at the end: %s\n", loads(r.Machine.LoadEnd))
-	if err := os.WriteFile(inRoot(root, outPath), []byte(r.markdown()), 0o644); err != nil {
+	if err := os.WriteFile(outPath, []byte(r.markdown()), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("wrote %s in %s\n", outPath, r.Elapsed.Round(time.Second))
@@ -156,13 +135,8 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 
 // copyHand replaces the section measured one at a time of the report at
 // outPath with by-hand.md, leaving the measured sections as they are.
-func copyHand(ctx context.Context, outPath string) error {
-	_, root, err := moduleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	path := inRoot(root, outPath)
-	md, err := os.ReadFile(path)
+func copyHand(outPath string) error {
+	md, err := os.ReadFile(outPath)
 	if err != nil {
 		return err
 	}
@@ -170,7 +144,7 @@ func copyHand(ctx context.Context, outPath string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", outPath, err)
 	}
-	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+	if err := os.WriteFile(outPath, []byte(out), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("copied internal/benchreport/by-hand.md into %s\n", outPath)
@@ -193,14 +167,4 @@ func shellStartup(ctx context.Context, jq string) (float64, error) {
 	}
 	slices.Sort(ts)
 	return ts[len(ts)/2], nil
-}
-
-// inRoot resolves a path given relative to the module root; an absolute
-// path stays as it is.
-func inRoot(root, path string) string {
-	path = filepath.FromSlash(path)
-	if filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(root, path)
 }

@@ -121,7 +121,7 @@ func childOffload(dir string, n int) (peakResult, error) {
 		FilePath string `json:"file_path"`
 	}
 	if err := json.Unmarshal([]byte(textOf(res)), &d); err != nil || d.FilePath == "" {
-		return r, errNotOffloaded
+		return r, errors.New("benchreport: the result was not offloaded")
 	}
 	fi, err := os.Stat(d.FilePath)
 	if err != nil {
@@ -272,31 +272,26 @@ func childMain(args []string) error {
 	return json.NewEncoder(os.Stdout).Encode(r)
 }
 
-// peakRow is one peak-memory measurement, or a pending one.
-type peakRow struct {
-	Label   string
-	Pending string // why it was not measured; empty when it was
-	Result  peakResult
+// peakLabels name the steps of the memory table by peakResult.What.
+var peakLabels = map[string]string{
+	"offload": "offload (`lro.Wrap`, default threshold)",
+	"extract": "extraction in process (`lro_extract`, query)",
+	"jq":      "extraction with the `jq` binary",
 }
 
-// errNotOffloaded is returned when a call meant to offload came back inline.
-var errNotOffloaded = errors.New("benchreport: result was not offloaded")
-
-// measurePeaks measures the peak memory of offloading peakRecords records
-// and of extracting from the file in process and, when jq is not "", with
-// the jq binary.
-func measurePeaks(ctx context.Context, jq string) ([]peakRow, error) {
+// measurePeaks measures the peak memory of offloading peakRecords records,
+// and of extracting from the file in process and with the jq binary.
+func measurePeaks(ctx context.Context, jq string) ([]peakResult, error) {
 	dir, err := os.MkdirTemp("", "benchreport-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	logf("peak memory: offload of %s records", thousands(peakRecords))
+	logf("peak memory: offload of %s records, then lro_extract and jq over the file", thousands(peakRecords))
 	off, err := runChild(ctx, "offload", dir)
 	if err != nil {
 		return nil, err
 	}
-	logf("peak memory: lro_extract over the offloaded file")
 	ex, err := runChild(ctx, "extract", dir, off.File)
 	if err != nil {
 		return nil, err
@@ -304,20 +299,12 @@ func measurePeaks(ctx context.Context, jq string) ([]peakRow, error) {
 	if got, want := strings.Count(ex.Output, "\n")+1, off.Records/1000; got != want { // the records of one key of 1,000
 		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
 	}
-	rows := []peakRow{
-		{Label: "offload (`lro.Wrap`, default threshold)", Result: off},
-		{Label: "extraction in process (`lro_extract`, query)", Result: ex},
+	jr, err := jqPeak(ctx, jq, peakFilter, off.File)
+	if err != nil {
+		return nil, err
 	}
-	jqRow := peakRow{Label: "extraction with the `jq` binary", Pending: "no jq on the PATH"}
-	if jq != "" {
-		logf("peak memory: jq over the offloaded file")
-		if jqRow.Result, err = jqPeak(ctx, jq, peakFilter, off.File); err != nil {
-			return nil, err
-		}
-		if jqRow.Result.Output != ex.Output {
-			return nil, fmt.Errorf("jq and lro_extract disagree on %s", peakFilter)
-		}
-		jqRow.Pending = ""
+	if jr.Output != ex.Output {
+		return nil, fmt.Errorf("jq and lro_extract disagree on %s", peakFilter)
 	}
-	return append(rows, jqRow), nil
+	return []peakResult{off, ex, jr}, nil
 }

@@ -11,9 +11,6 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/zircote/lro-go/examples/memory/memory"
-	"github.com/zircote/lro-go/internal/offload"
 )
 
 // report is everything BENCHMARKS.md shows, all of it measured by one run of
@@ -26,18 +23,17 @@ type report struct {
 	Runs     []benchRun // the go test invocations, for the record
 	Compared []comparison
 	Flat     []benchResult // lro's BenchmarkOffloadMemoryFlat sub-benchmarks
-	Peaks    []peakRow
-	Records  []recordMean
-	ShellNs  float64 // median start-up of sh -c 'jq -n empty' over shellRuns runs, 0 when not measured
-	Hand     string  // the section measured one at a time (by-hand.md)
+	Peaks    []peakResult  // offload, extraction in process, jq
+	ShellNs  float64       // median start-up of sh -c 'jq -n empty' over shellRuns runs, 0 when not measured
+	Hand     string        // the section measured one at a time (by-hand.md)
 
 	b strings.Builder // the markdown being written
 }
 
-// measured returns the comparison of key, if it was measured.
+// measured returns the comparison of key, if the report has it.
 func (r *report) measured(key string) (comparison, bool) {
 	i := slices.IndexFunc(r.Compared, func(c comparison) bool { return c.Key == key })
-	if i < 0 || r.Compared[i].Why != "" {
+	if i < 0 {
 		return comparison{}, false
 	}
 	return r.Compared[i], true
@@ -57,14 +53,7 @@ func (r *report) markdown() string {
 	if m.MemBytes > 0 {
 		r.p("| memory | %s |\n", bytesIEC(m.MemBytes))
 	}
-	r.p("| OS | %s", m.OS)
-	if m.Kernel != "" {
-		r.p(", kernel %s", m.Kernel)
-	}
-	r.p(" |\n| Go | `%s` |\n", m.Go)
-	if m.JQ != "" {
-		r.p("| jq | `%s` |\n", m.JQ)
-	}
+	r.p("| OS | %s |\n| Go | `%s` |\n| jq | `%s` |\n", m.OS, m.Go, m.JQ)
 	r.p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n\n", loads(m.LoadStart), loads(m.LoadEnd))
 	if max(m.LoadStart[0], m.LoadEnd[0]) > float64(m.Cores)/2 {
 		r.p("**The machine was shared and noisy while measuring** (load average above half its CPUs): absolute times vary from run to run; the ratios, whose two sides ran alternately in the same run, are the figures to read.\n\n")
@@ -72,17 +61,17 @@ func (r *report) markdown() string {
 	r.glance()
 	r.latency()
 	r.memory()
-	r.tokens()
+	r.p("## Tokens\n\nDescriptor sizes, per profile, detail level and record shape, are measured with o200k_base and asserted by `go test ./examples/memory -run TestDescriptorTokens -v`: see [Descriptor sizes](#descriptor-sizes).\n\n")
 	if r.Hand != "" {
 		r.b.WriteString(handSection(r.Hand))
 	}
 	r.p("## How to regenerate\n\n")
-	r.p("From the module root, on the machine to measure (it takes a few minutes and needs `jq` on the PATH for the extraction rows):\n\n```sh\n%s\n```\n\n", r.Command)
+	r.p("From the module root, on the machine to measure (it takes a few minutes and needs `jq` and `versitygw` on the PATH):\n\n```sh\n%s\n```\n\n", r.Command)
 	r.p("It writes this file, and prints the machine and Go version. It ran these benchmarks, each in one `go test` process:\n\n```sh\n")
 	for _, run := range r.Runs {
 		r.p("go %s\n", shellJoin(run.args()))
 	}
-	r.p("```\n\nthen measured the estimator's error in process and the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `%s -hand` copies it here without measuring anything.\n", baseCommand)
+	r.p("```\n\nthen measured the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `%s -hand` copies it here without measuring anything.\n", baseCommand)
 	return r.b.String()
 }
 
@@ -109,25 +98,14 @@ func (r *report) glance() {
 		r.p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that%s.\n", duration(c.BNs), times(c.Ratio), goal(c))
 	}
 	var ex []string
-	pendingWhy := ""
 	for _, c := range r.Compared {
-		switch {
-		case !strings.HasPrefix(c.Key, "extract"):
-		case c.Why != "":
-			pendingWhy = c.Why
-		default: // every extraction has a target
+		if strings.HasPrefix(c.Key, "extract") { // every extraction has a target
 			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, target ≤ %s: %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Bench), times(c.Ratio), target(c.Target), metOrNot(c.Ratio <= c.Target)))
 		}
 	}
-	switch {
-	case len(ex) > 0:
-		r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary**")
-		if r.ShellNs > 0 {
-			r.p(" (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here)", paperShellStartup, duration(r.ShellNs))
-		}
-		r.p(": %s.\n", strings.Join(ex, "; "))
-	case pendingWhy != "":
-		r.p("- **Extraction in process, against the `jq` binary:** pending (%s).\n", pendingWhy)
+	if len(ex) > 0 {
+		r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary** (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here): %s.\n",
+			paperShellStartup, duration(r.ShellNs), strings.Join(ex, "; "))
 	}
 	var small []string
 	for _, key := range []string{"inline", "proxy", "sweep"} {
@@ -138,16 +116,10 @@ func (r *report) glance() {
 	if len(small) > 0 {
 		r.p("- **Fixed costs:** %s.\n", strings.Join(small, "; "))
 	}
-	for _, pk := range r.Peaks {
-		if x := pk.Result; pk.Pending == "" && x.What == "offload" {
-			r.p("- **Memory:** offloading %s records (%s of JSON held by the handler) peaks at %s resident, %s above what the process held before; the file is %s.\n",
-				thousands(x.Records), bytesIEC(x.InputBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.FileBytes))
-		}
-	}
-	if i := slices.IndexFunc(r.Records, func(m recordMean) bool { return m.Detail == memory.Full }); i >= 0 {
-		rm := r.Records[i]
-		r.p("- **The estimator** (about 4 characters a token) counts a full-detail record as %.0f tokens where o200k_base counts %.0f (%s): on JSON it under-counts, so the default threshold of %s estimated tokens is about %s real ones.\n",
-			rm.Est, rm.O200k, signedPercent(rm.Est/rm.O200k-1), thousands(offload.DefaultThreshold), thousands(int(math.Round(offload.DefaultThreshold*rm.O200k/rm.Est))))
+	if len(r.Peaks) > 0 {
+		x := r.Peaks[0]
+		r.p("- **Memory:** offloading %s records (%s of JSON held by the handler) peaks at %s resident, %s above what the process held before; the file is %s.\n",
+			thousands(x.Records), bytesIEC(x.InputBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.FileBytes))
 	}
 	r.p("\n")
 }
@@ -158,10 +130,6 @@ func (r *report) latency() {
 	r.p("Each benchmark runs its two arms alternately in one run, swapping which goes first, and reports the median of each and the ratio of the medians, so that noise hits both alike.\n\n")
 	r.p("| A | B | A median | B median | A/B | target | paper | benchmark |\n| --- | --- | ---: | ---: | ---: | --- | --- | --- |\n")
 	for _, c := range r.Compared {
-		if c.Why != "" {
-			r.p("| %s | %s | pending | pending | pending | | %s | `%s` (%s): %s |\n", cell(c.Label), cell(c.Versus), c.Paper, c.Bench, c.Pkg, c.Why)
-			continue
-		}
 		g := ""
 		if c.Target > 0 {
 			g = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
@@ -173,10 +141,7 @@ func (r *report) latency() {
 		r.p("| %s | %s | %s | %s | **%s** | %s | %s | `%s` (%s, %s %s of each arm) |\n",
 			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), g, c.Paper, c.Bench, c.Pkg, thousands(int(c.Iters)), runs)
 	}
-	r.p("\n")
-	if r.ShellNs > 0 {
-		r.p("Shell start-up alone, for scale: `sh -c 'jq -n empty'` takes a median %s over %d runs on this machine; the paper: \"Shell startup for a jq or grep command adds 50—100ms depending on the host.\"\n\n", duration(r.ShellNs), shellRuns)
-	}
+	r.p("\nShell start-up alone, for scale: `sh -c 'jq -n empty'` takes a median %s over %d runs on this machine; the paper: \"Shell startup for a jq or grep command adds 50—100ms depending on the host.\"\n\n", duration(r.ShellNs), shellRuns)
 }
 
 // memory writes the peak-memory and allocation tables.
@@ -184,12 +149,7 @@ func (r *report) memory() {
 	r.p("## Memory\n\n")
 	r.p("Peak resident memory of %s records of `{\"id\":N,\"k\":\"key-M\"}`, each step in a process of its own. For the offload, the process first builds the JSON text the handler returns, then resets the kernel's peak counter (`/proc/self/clear_refs`) and reads `VmHWM` after the call: the peak of the offload itself, with the input it is handed already resident. Extraction selects the ids of one key (1,000 records) from the offloaded file: `%s`.\n\n", thousands(peakRecords), peakFilter)
 	r.p("| step | input | output | resident before | peak during the step | peak − before | whole process peak | wall time |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, pk := range r.Peaks {
-		if pk.Pending != "" {
-			r.p("| %s | pending | | | | | | %s |\n", pk.Label, pk.Pending)
-			continue
-		}
-		x := pk.Result
+	for _, x := range r.Peaks {
 		out := ""
 		if x.FileBytes > 0 {
 			out = bytesIEC(x.FileBytes) + " file"
@@ -200,7 +160,7 @@ func (r *report) memory() {
 		if x.BeforeBytes > 0 {
 			before, delta = bytesIEC(x.BeforeBytes), bytesIEC(x.PeakBytes-x.BeforeBytes)
 		}
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", pk.Label, bytesIEC(x.InputBytes), out, before, bytesIEC(x.PeakBytes), delta, bytesIEC(x.ProcessPeak),
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", peakLabels[x.What], bytesIEC(x.InputBytes), out, before, bytesIEC(x.PeakBytes), delta, bytesIEC(x.ProcessPeak),
 			duration(float64(x.Millis)*1e6))
 	}
 	if len(r.Flat) > 0 {
@@ -210,20 +170,6 @@ func (r *report) memory() {
 			_, n, _ := strings.Cut(f.Name, "/")
 			r.p("| %s | %.2f B | %.1f B |\n", thousandsString(n), f.Metrics["alloc-B/record"], f.Metrics["input-B/record"])
 		}
-	}
-	r.p("\n")
-}
-
-// tokens writes the estimator's error against real tokenizers.
-func (r *report) tokens() {
-	r.p("## Tokens\n\n")
-	r.p("Descriptor sizes, per profile, detail level and record shape, are measured with o200k_base and asserted by `go test ./examples/memory -run TestDescriptorTokens -v`: see [Descriptor sizes](#descriptor-sizes).\n\n")
-	r.p("### The estimator against real tokenizers\n\n")
-	r.p("The library decides with `estimate.Heuristic` (about one token per 4 characters). The records are those of the example memory server's deterministic corpus (`memory.Generate(n, %d)`), each line at a detail level; o200k_base (the tokenizer of GPT-4o and the GPT-5 family) and cl100k_base count with `github.com/tiktoken-go/tokenizer`. Error is estimator / o200k_base − 1.\n\n", memory.DefaultSeed)
-	r.p("| text | bytes | estimator | o200k_base | cl100k_base | error vs o200k | error vs cl100k |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, rm := range r.Records {
-		r.p("| one %s record line (mean of %s) | %.0f | %.1f | %.1f | %.1f | %s | %s |\n", rm.Detail, thousands(rm.Records), rm.Bytes, rm.Est, rm.O200k, rm.Cl100k,
-			signedPercent(rm.Est/rm.O200k-1), signedPercent(rm.Est/rm.Cl100k-1))
 	}
 	r.p("\n")
 }
@@ -246,14 +192,6 @@ func thousandsString(s string) string {
 		return thousands(n)
 	}
 	return s
-}
-
-func signedPercent(f float64) string {
-	s := strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
-	if f >= 0 {
-		return "+" + s
-	}
-	return strings.Replace(s, "-", "−", 1)
 }
 
 // target formats a target ratio as the project states it: 1.05×, 0.5×.
