@@ -14,7 +14,9 @@
 //
 //	-out path     the report, relative to the module root unless absolute (default BENCHMARKS.md)
 //	-benchtime d  replace every benchmark's -benchtime, for a quick trial run
-//	-hand         measure nothing: only copy by-hand.md into the report
+//
+// After editing by-hand.md, go test ./internal/benchreport -update copies it
+// into BENCHMARKS.md without measuring anything.
 package main
 
 import (
@@ -46,18 +48,13 @@ func main() {
 	}
 	out := flag.String("out", "BENCHMARKS.md", "the report, relative to the module root")
 	benchtime := flag.String("benchtime", "", "replace every benchmark's -benchtime (for a quick trial run)")
-	handOnly := flag.Bool("hand", false, "measure nothing: only copy by-hand.md into the report")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "benchreport: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
 	err := toModuleRoot()
-	switch {
-	case err != nil:
-	case *handOnly:
-		err = copyHand(*out)
-	default:
+	if err == nil {
 		err = run(context.Background(), strings.Join(append([]string{baseCommand}, os.Args[1:]...), " "), *out, *benchtime)
 	}
 	if err != nil {
@@ -130,24 +127,6 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 		return err
 	}
 	fmt.Printf("wrote %s in %s\n", outPath, r.Elapsed.Round(time.Second))
-	return nil
-}
-
-// copyHand replaces the section measured one at a time of the report at
-// outPath with by-hand.md, leaving the measured sections as they are.
-func copyHand(outPath string) error {
-	md, err := os.ReadFile(outPath)
-	if err != nil {
-		return err
-	}
-	out, err := spliceHand(string(md), byHand)
-	if err != nil {
-		return fmt.Errorf("%s: %w", outPath, err)
-	}
-	if err := os.WriteFile(outPath, []byte(out), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("copied internal/benchreport/by-hand.md into %s\n", outPath)
 	return nil
 }
 

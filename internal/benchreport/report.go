@@ -61,7 +61,6 @@ func (r *report) markdown() string {
 	r.glance()
 	r.latency()
 	r.memory()
-	r.p("## Tokens\n\nDescriptor sizes, per profile, detail level and record shape, are measured with o200k_base and asserted by `go test ./examples/memory -run TestDescriptorTokens -v`: see [Descriptor sizes](#descriptor-sizes).\n\n")
 	if r.Hand != "" {
 		r.b.WriteString(handSection(r.Hand))
 	}
@@ -71,7 +70,7 @@ func (r *report) markdown() string {
 	for _, run := range r.Runs {
 		r.p("go %s\n", shellJoin(run.args()))
 	}
-	r.p("```\n\nthen measured the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `%s -hand` copies it here without measuring anything.\n", baseCommand)
+	r.p("```\n\nthen measured the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `go test ./internal/benchreport -update` copies it here without measuring anything.\n")
 	return r.b.String()
 }
 
