@@ -36,7 +36,6 @@ const peakFilter = `select(.k == "key-7") | .id`
 // peakResult is what a child reports, and what the report shows.
 type peakResult struct {
 	What        string `json:"what"`         // "offload", "extract" or "jq"
-	Records     int    `json:"records"`      // records in the input
 	InputBytes  int64  `json:"input_bytes"`  // the JSON text handed to the decorator, or the file read
 	FileBytes   int64  `json:"file_bytes"`   // the JSONL file written (offload)
 	BeforeBytes int64  `json:"before_bytes"` // resident size just before the measured step
@@ -108,7 +107,7 @@ func childOffload(dir string, n int) (peakResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	}, &lro.Options{OutputDir: dir})
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "big"}}
-	r := peakResult{What: "offload", Records: n, InputBytes: int64(len(text))}
+	r := peakResult{What: "offload", InputBytes: int64(len(text))}
 	var res *mcp.CallToolResult
 	err := measure(&r, func() (err error) {
 		res, err = h(context.Background(), req)
@@ -296,7 +295,7 @@ func measurePeaks(ctx context.Context, jq string) ([]peakResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got, want := strings.Count(ex.Output, "\n")+1, off.Records/1000; got != want { // the records of one key of 1,000
+	if got, want := strings.Count(ex.Output, "\n")+1, peakRecords/1000; got != want { // the records of one key of 1,000
 		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
 	}
 	jr, err := jqPeak(ctx, jq, peakFilter, off.File)

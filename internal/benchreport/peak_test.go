@@ -33,7 +33,7 @@ func TestPeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off.Records != 20_000 || off.InputBytes == 0 || off.FileBytes <= off.InputBytes/2 || off.PeakBytes == 0 || off.ProcessPeak < off.PeakBytes {
+	if off.InputBytes == 0 || off.FileBytes <= off.InputBytes/2 || off.PeakBytes == 0 || off.ProcessPeak < off.PeakBytes {
 		t.Errorf("childOffload() = %+v", off)
 	}
 	if !strings.HasPrefix(off.File, dir) {

@@ -24,19 +24,15 @@ type report struct {
 	Compared []comparison
 	Flat     []benchResult // lro's BenchmarkOffloadMemoryFlat sub-benchmarks
 	Peaks    []peakResult  // offload, extraction in process, jq
-	ShellNs  float64       // median start-up of sh -c 'jq -n empty' over shellRuns runs, 0 when not measured
+	ShellNs  float64       // median start-up of sh -c 'jq -n empty' over shellRuns runs
 	Hand     string        // the section measured one at a time (by-hand.md)
 
 	b strings.Builder // the markdown being written
 }
 
-// measured returns the comparison of key, if the report has it.
-func (r *report) measured(key string) (comparison, bool) {
-	i := slices.IndexFunc(r.Compared, func(c comparison) bool { return c.Key == key })
-	if i < 0 {
-		return comparison{}, false
-	}
-	return r.Compared[i], true
+// byKey returns the comparison of key.
+func (r *report) byKey(key string) comparison {
+	return r.Compared[slices.IndexFunc(r.Compared, func(c comparison) bool { return c.Key == key })]
 }
 
 func (r *report) p(format string, args ...any) { fmt.Fprintf(&r.b, format, args...) }
@@ -50,9 +46,7 @@ func (r *report) markdown() string {
 	m := r.Machine
 	r.p("| machine | |\n| --- | --- |\n")
 	r.p("| CPU | %s, %d logical CPUs |\n", m.CPU, m.Cores)
-	if m.MemBytes > 0 {
-		r.p("| memory | %s |\n", bytesIEC(m.MemBytes))
-	}
+	r.p("| memory | %s |\n", bytesIEC(m.MemBytes))
 	r.p("| OS | %s |\n| Go | `%s` |\n| jq | `%s` |\n", m.OS, m.Go, m.JQ)
 	r.p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n\n", loads(m.LoadStart), loads(m.LoadEnd))
 	if max(m.LoadStart[0], m.LoadEnd[0]) > float64(m.Cores)/2 {
@@ -61,9 +55,7 @@ func (r *report) markdown() string {
 	r.glance()
 	r.latency()
 	r.memory()
-	if r.Hand != "" {
-		r.b.WriteString(handSection(r.Hand))
-	}
+	r.b.WriteString(handSection(r.Hand))
 	r.p("## How to regenerate\n\n")
 	r.p("From the module root, on the machine to measure (it takes a few minutes and needs `jq` and `versitygw` on the PATH):\n\n```sh\n%s\n```\n\n", r.Command)
 	r.p("It writes this file, and prints the machine and Go version. It ran these benchmarks, each in one `go test` process:\n\n```sh\n")
@@ -74,53 +66,48 @@ func (r *report) markdown() string {
 	return r.b.String()
 }
 
-// goal is " (target ≤ T: met)", or "" for a comparison without a target.
+// goal is "target ≤ T: met", or "" for a comparison without a target.
 func goal(c comparison) string {
 	if c.Target == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (target ≤ %s: %s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
+	return fmt.Sprintf("target ≤ %s: %s", target(c.Target), metOrNot(c.Ratio <= c.Target))
 }
 
 // glance writes the "at a glance" section.
 func (r *report) glance() {
 	r.p("## At a glance\n\n")
 	r.p("- **Descriptor size, against the paper's assumed 800 tokens:** measured with o200k_base and asserted, per profile, detail level and record shape, by `go test ./examples/memory -run TestDescriptorTokens -v`; see [Descriptor sizes](#descriptor-sizes).\n")
-	if c, ok := r.measured("offload"); ok {
-		ms := c.ANs / 1e6
-		vs := "faster than"
-		if ms > paperFileWriteMs {
-			vs = "slower than"
-		}
-		r.p("- **Offload time, against the paper.** Offloading 500 full-detail records takes a median **%s**, %s %s the paper's %.1f ms file write.\n",
-			duration(c.ANs), times(math.Max(ms/paperFileWriteMs, paperFileWriteMs/ms)), vs, paperFileWriteMs)
-		r.p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that%s.\n", duration(c.BNs), times(c.Ratio), goal(c))
+	c := r.byKey("offload")
+	ms := c.ANs / 1e6
+	vs := "faster than"
+	if ms > paperFileWriteMs {
+		vs = "slower than"
 	}
+	r.p("- **Offload time, against the paper.** Offloading 500 full-detail records takes a median **%s**, %s %s the paper's %.1f ms file write.\n",
+		duration(c.ANs), times(math.Max(ms/paperFileWriteMs, paperFileWriteMs/ms)), vs, paperFileWriteMs)
+	r.p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that (%s).\n", duration(c.BNs), times(c.Ratio), goal(c))
 	var ex []string
 	for _, c := range r.Compared {
 		if strings.HasPrefix(c.Key, "extract") { // every extraction has a target
-			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, target ≤ %s: %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Bench), times(c.Ratio), target(c.Target), metOrNot(c.Ratio <= c.Target)))
+			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Bench), times(c.Ratio), goal(c)))
 		}
 	}
-	if len(ex) > 0 {
-		r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary** (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here): %s.\n",
-			paperShellStartup, duration(r.ShellNs), strings.Join(ex, "; "))
-	}
+	r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary** (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here): %s.\n",
+		paperShellStartup, duration(r.ShellNs), strings.Join(ex, "; "))
 	var small []string
 	for _, key := range []string{"inline", "proxy", "sweep"} {
-		if c, ok := r.measured(key); ok {
-			small = append(small, fmt.Sprintf("%s %s%s", c.A+"/"+c.B, times(c.Ratio), goal(c)))
+		c := r.byKey(key)
+		s := fmt.Sprintf("%s/%s %s", c.A, c.B, times(c.Ratio))
+		if c.Target > 0 {
+			s += " (" + goal(c) + ")"
 		}
+		small = append(small, s)
 	}
-	if len(small) > 0 {
-		r.p("- **Fixed costs:** %s.\n", strings.Join(small, "; "))
-	}
-	if len(r.Peaks) > 0 {
-		x := r.Peaks[0]
-		r.p("- **Memory:** offloading %s records (%s of JSON held by the handler) peaks at %s resident, %s above what the process held before; the file is %s.\n",
-			thousands(x.Records), bytesIEC(x.InputBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.FileBytes))
-	}
-	r.p("\n")
+	r.p("- **Fixed costs:** %s.\n", strings.Join(small, "; "))
+	x := r.Peaks[0]
+	r.p("- **Memory:** offloading %s records (%s of JSON held by the handler) peaks at %s resident, %s above what the process held before; the file is %s.\n\n",
+		thousands(peakRecords), bytesIEC(x.InputBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.FileBytes))
 }
 
 // latency writes the side-by-side table.
@@ -130,7 +117,7 @@ func (r *report) latency() {
 	r.p("| A | B | A median | B median | A/B | target | paper | benchmark |\n| --- | --- | ---: | ---: | ---: | --- | --- | --- |\n")
 	for _, c := range r.Compared {
 		g := ""
-		if c.Target > 0 {
+		if c.Target > 0 { // as "≤ 1.5× (met)"
 			g = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
 		}
 		runs := "runs"
@@ -162,13 +149,11 @@ func (r *report) memory() {
 		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", peakLabels[x.What], bytesIEC(x.InputBytes), out, before, bytesIEC(x.PeakBytes), delta, bytesIEC(x.ProcessPeak),
 			duration(float64(x.Millis)*1e6))
 	}
-	if len(r.Flat) > 0 {
-		r.p("\nHeap allocated by the offload beyond the result it is handed (lro's `BenchmarkOffloadMemoryFlat`, `-benchtime %s`): streaming keeps it flat per record, where buffering the file would cost at least the input per record.\n\n", flatRun.Benchtime)
-		r.p("| records | allocated per record | input per record |\n| ---: | ---: | ---: |\n")
-		for _, f := range r.Flat {
-			_, n, _ := strings.Cut(f.Name, "/")
-			r.p("| %s | %.2f B | %.1f B |\n", thousandsString(n), f.Metrics["alloc-B/record"], f.Metrics["input-B/record"])
-		}
+	r.p("\nHeap allocated by the offload beyond the result it is handed (lro's `BenchmarkOffloadMemoryFlat`, `-benchtime %s`): streaming keeps it flat per record, where buffering the file would cost at least the input per record.\n\n", flatRun.Benchtime)
+	r.p("| records | allocated per record | input per record |\n| ---: | ---: | ---: |\n")
+	for _, f := range r.Flat {
+		_, n, _ := strings.Cut(f.Name, "/")
+		r.p("| %s | %.2f B | %.1f B |\n", thousandsString(n), f.Metrics["alloc-B/record"], f.Metrics["input-B/record"])
 	}
 	r.p("\n")
 }
