@@ -114,10 +114,7 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 			r.Flat = append(r.Flat, f)
 		}
 	}
-	if r.ShellNs, err = shellStartup(ctx, jq); err != nil {
-		return err
-	}
-	if r.Peaks, err = measurePeaks(ctx, jq); err != nil {
+	if r.Peaks, err = measurePeaks(ctx); err != nil {
 		return err
 	}
 	r.Machine.LoadEnd = loadAvg()
@@ -128,22 +125,4 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 	}
 	fmt.Printf("wrote %s in %s\n", outPath, r.Elapsed.Round(time.Second))
 	return nil
-}
-
-// shellRuns is how many times shellStartup starts the shell and jq.
-const shellRuns = 25
-
-// shellStartup returns the median wall time of shellRuns runs of
-// sh -c 'jq -n empty': starting a shell and jq, and nothing else.
-func shellStartup(ctx context.Context, jq string) (float64, error) {
-	ts := make([]float64, shellRuns)
-	for i := range ts {
-		t0 := time.Now()
-		if out, err := exec.CommandContext(ctx, "sh", "-c", shellJoin([]string{jq, "-n", "empty"})).CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("sh -c 'jq -n empty': %w\n%s", err, out)
-		}
-		ts[i] = float64(time.Since(t0).Nanoseconds())
-	}
-	slices.Sort(ts)
-	return ts[len(ts)/2], nil
 }

@@ -35,7 +35,7 @@ const peakFilter = `select(.k == "key-7") | .id`
 
 // peakResult is what a child reports, and what the report shows.
 type peakResult struct {
-	What        string `json:"what"`         // "offload", "extract" or "jq"
+	What        string `json:"what"`         // "offload" or "extract"
 	InputBytes  int64  `json:"input_bytes"`  // the JSON text handed to the decorator, or the file read
 	FileBytes   int64  `json:"file_bytes"`   // the JSONL file written (offload)
 	BeforeBytes int64  `json:"before_bytes"` // resident size just before the measured step
@@ -205,45 +205,6 @@ func runChild(ctx context.Context, args ...string) (peakResult, error) {
 	return r, nil
 }
 
-// jqPeak runs the jq binary with filter over file and returns its peak
-// resident size, read every few milliseconds while it runs (VmHWM only
-// grows), and its output.
-func jqPeak(ctx context.Context, jq, filter, file string) (peakResult, error) {
-	fi, err := os.Stat(file)
-	if err != nil {
-		return peakResult{}, err
-	}
-	cmd := exec.CommandContext(ctx, jq, "-c", filter, file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		return peakResult{}, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	r := peakResult{What: "jq", InputBytes: fi.Size()}
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				return r, fmt.Errorf("%s -c %q %s: %w\n%s", jq, filter, file, err, stderr.String())
-			}
-			if r.PeakBytes == 0 {
-				return r, fmt.Errorf("%s ended before its peak memory could be read", jq)
-			}
-			r.ProcessPeak, r.Output, r.Millis = r.PeakBytes, strings.TrimSpace(stdout.String()), time.Since(t0).Milliseconds()
-			return r, nil
-		case <-tick.C:
-			if peak, err := hwm(strconv.Itoa(cmd.Process.Pid)); err == nil {
-				r.PeakBytes = max(r.PeakBytes, peak)
-			}
-		}
-	}
-}
-
 // errUnknownChild is returned for a -peak-child mode that does not exist.
 var errUnknownChild = errors.New("benchreport: unknown peak child mode")
 
@@ -275,18 +236,17 @@ func childMain(args []string) error {
 var peakLabels = map[string]string{
 	"offload": "offload (`lro.Wrap`, default threshold)",
 	"extract": "extraction in process (`lro_extract`, query)",
-	"jq":      "extraction with the `jq` binary",
 }
 
 // measurePeaks measures the peak memory of offloading peakRecords records,
-// and of extracting from the file in process and with the jq binary.
-func measurePeaks(ctx context.Context, jq string) ([]peakResult, error) {
+// and of extracting from the file.
+func measurePeaks(ctx context.Context) ([]peakResult, error) {
 	dir, err := os.MkdirTemp("", "benchreport-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	logf("peak memory: offload of %s records, then lro_extract and jq over the file", thousands(peakRecords))
+	logf("peak memory: offload of %s records, then lro_extract over the file", thousands(peakRecords))
 	off, err := runChild(ctx, "offload", dir)
 	if err != nil {
 		return nil, err
@@ -298,12 +258,5 @@ func measurePeaks(ctx context.Context, jq string) ([]peakResult, error) {
 	if got, want := strings.Count(ex.Output, "\n")+1, peakRecords/1000; got != want { // the records of one key of 1,000
 		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
 	}
-	jr, err := jqPeak(ctx, jq, peakFilter, off.File)
-	if err != nil {
-		return nil, err
-	}
-	if jr.Output != ex.Output {
-		return nil, fmt.Errorf("jq and lro_extract disagree on %s", peakFilter)
-	}
-	return []peakResult{off, ex, jr}, nil
+	return []peakResult{off, ex}, nil
 }

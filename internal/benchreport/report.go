@@ -23,8 +23,7 @@ type report struct {
 	Runs     []benchRun // the go test invocations, for the record
 	Compared []comparison
 	Flat     []benchResult // lro's BenchmarkOffloadMemoryFlat sub-benchmarks
-	Peaks    []peakResult  // offload, extraction in process, jq
-	ShellNs  float64       // median start-up of sh -c 'jq -n empty' over shellRuns runs
+	Peaks    []peakResult  // offload, then extraction
 	Hand     string        // the section measured one at a time (by-hand.md)
 
 	b strings.Builder // the markdown being written
@@ -93,8 +92,8 @@ func (r *report) glance() {
 			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Bench), times(c.Ratio), goal(c)))
 		}
 	}
-	r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary** (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here): %s.\n",
-		paperShellStartup, duration(r.ShellNs), strings.Join(ex, "; "))
+	r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary** (the paper puts shell start-up at %s a command): %s.\n",
+		paperShellStartup, strings.Join(ex, "; "))
 	var small []string
 	for _, key := range []string{"inline", "proxy", "sweep"} {
 		c := r.byKey(key)
@@ -127,7 +126,7 @@ func (r *report) latency() {
 		r.p("| %s | %s | %s | %s | **%s** | %s | %s | `%s` (%s, %s %s of each arm) |\n",
 			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), g, c.Paper, c.Bench, c.Pkg, thousands(int(c.Iters)), runs)
 	}
-	r.p("\nShell start-up alone, for scale: `sh -c 'jq -n empty'` takes a median %s over %d runs on this machine; the paper: \"Shell startup for a jq or grep command adds 50—100ms depending on the host.\"\n\n", duration(r.ShellNs), shellRuns)
+	r.p("\n")
 }
 
 // memory writes the peak-memory and allocation tables.
@@ -142,11 +141,7 @@ func (r *report) memory() {
 		} else if x.Output != "" {
 			out = fmt.Sprintf("%s lines", thousands(strings.Count(x.Output, "\n")+1))
 		}
-		before, delta := "", ""
-		if x.BeforeBytes > 0 {
-			before, delta = bytesIEC(x.BeforeBytes), bytesIEC(x.PeakBytes-x.BeforeBytes)
-		}
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", peakLabels[x.What], bytesIEC(x.InputBytes), out, before, bytesIEC(x.PeakBytes), delta, bytesIEC(x.ProcessPeak),
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", peakLabels[x.What], bytesIEC(x.InputBytes), out, bytesIEC(x.BeforeBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.ProcessPeak),
 			duration(float64(x.Millis)*1e6))
 	}
 	r.p("\nHeap allocated by the offload beyond the result it is handed (lro's `BenchmarkOffloadMemoryFlat`, `-benchtime %s`): streaming keeps it flat per record, where buffering the file would cost at least the input per record.\n\n", flatRun.Benchtime)
