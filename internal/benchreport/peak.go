@@ -63,11 +63,12 @@ func smallRecords(n int) []byte {
 	return b.Bytes()
 }
 
-// hwm returns the peak resident size (VmHWM) of process pid ("self").
-func hwm(pid string) (int64, error) {
-	n, err := kB(fileField("/proc/"+pid+"/status", "VmHWM", ":"))
+// selfSize returns a size of /proc/self/status in bytes: "VmHWM", the
+// peak resident size, or "VmRSS", the resident size.
+func selfSize(key string) (int64, error) {
+	n, err := kB(fileField("/proc/self/status", key, ":"))
 	if err != nil {
-		return 0, fmt.Errorf("VmHWM of process %s: %w", pid, err)
+		return 0, fmt.Errorf("%s: %w", key, err)
 	}
 	return n, nil
 }
@@ -77,7 +78,7 @@ func hwm(pid string) (int64, error) {
 // process no longer uses and resets the kernel's record of its peak
 // (/proc/self/clear_refs) first.
 func measure(r *peakResult, step func() error) error {
-	peakSoFar, err := hwm("self")
+	peakSoFar, err := selfSize("VmHWM")
 	if err != nil {
 		return err
 	}
@@ -86,15 +87,15 @@ func measure(r *peakResult, step func() error) error {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		return fmt.Errorf("reset the peak resident size: %w", err)
 	}
-	if r.BeforeBytes, err = kB(fileField("/proc/self/status", "VmRSS", ":")); err != nil {
-		return fmt.Errorf("VmRSS: %w", err)
+	if r.BeforeBytes, err = selfSize("VmRSS"); err != nil {
+		return err
 	}
 	t0 := time.Now()
 	if err := step(); err != nil {
 		return err
 	}
 	r.Millis = time.Since(t0).Milliseconds()
-	r.PeakBytes, err = hwm("self")
+	r.PeakBytes, err = selfSize("VmHWM")
 	r.ProcessPeak = max(peakSoFar, r.PeakBytes)
 	return err
 }
@@ -192,11 +193,10 @@ func runChild(ctx context.Context, args ...string) (peakResult, error) {
 		return peakResult{}, err
 	}
 	cmd := exec.CommandContext(ctx, self, append([]string{peakChildFlag}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd.Stderr = os.Stderr // the child's error, if any
 	out, err := cmd.Output()
 	if err != nil {
-		return peakResult{}, fmt.Errorf("peak child %v: %w\n%s", args, err, stderr.String())
+		return peakResult{}, fmt.Errorf("peak child %v: %w", args, err)
 	}
 	var r peakResult
 	if err := json.Unmarshal(out, &r); err != nil {

@@ -194,16 +194,12 @@ func metOrNot(ok bool) string {
 
 // duration formats nanoseconds with three significant digits.
 func duration(ns float64) string {
-	unit, div := "ns", 1.0
-	switch {
-	case ns >= 1e9:
-		unit, div = "s", 1e9
-	case ns >= 1e6:
-		unit, div = "ms", 1e6
-	case ns >= 1e3:
-		unit, div = "µs", 1e3
+	for i, unit := range []string{"s", "ms", "µs"} {
+		if size := math.Pow(1000, float64(3-i)); ns >= size {
+			return sig3(ns/size) + " " + unit
+		}
 	}
-	return sig3(ns/div) + " " + unit
+	return sig3(ns) + " ns"
 }
 
 func sig3(v float64) string {
@@ -216,15 +212,13 @@ func sig3(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
+// bytesIEC formats a size in KiB, MiB or GiB, with three significant
+// digits, or in bytes below 1 KiB.
 func bytesIEC(n int64) string {
-	f := float64(n)
-	switch {
-	case math.Abs(f) >= 1<<30:
-		return sig3(f/(1<<30)) + " GiB"
-	case math.Abs(f) >= 1<<20:
-		return sig3(f/(1<<20)) + " MiB"
-	case math.Abs(f) >= 1<<10:
-		return sig3(f/(1<<10)) + " KiB"
+	for i, unit := range []string{"GiB", "MiB", "KiB"} {
+		if size := float64(int64(1) << (30 - 10*i)); math.Abs(float64(n)) >= size {
+			return sig3(float64(n)/size) + " " + unit
+		}
 	}
 	return strconv.FormatInt(n, 10) + " B"
 }
