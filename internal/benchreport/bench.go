@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"os/exec"
 	"regexp"
@@ -145,7 +146,7 @@ func planRuns(cs []comparison) []benchRun {
 func runBenchmarks(ctx context.Context, runs []benchRun) ([]benchResult, error) {
 	var out bytes.Buffer
 	for _, r := range runs {
-		logf("go %s", shellJoin(r.args()))
+		log.Printf("go %s", shellJoin(r.args()))
 		b, err := exec.CommandContext(ctx, "go", r.args()...).CombinedOutput()
 		if err != nil {
 			return nil, fmt.Errorf("go %s: %w\n%s", shellJoin(r.args()), err, b)
@@ -190,7 +191,8 @@ var errNoBenchmarks = errors.New("benchreport: no benchmark results")
 
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
-// parseBench parses the output of `go test -bench`. It fails on a line that
+// parseBench parses the output of `go test -bench`: a result line is the
+// name, the iterations, then value and unit pairs. It fails on a line that
 // starts like a result but does not parse, and on a FAIL or panic line,
 // naming the line.
 func parseBench(r io.Reader) ([]benchResult, error) {
@@ -204,9 +206,18 @@ func parseBench(r io.Reader) ([]benchResult, error) {
 		case strings.HasPrefix(line, "--- FAIL"), strings.HasPrefix(line, "FAIL"), strings.HasPrefix(line, "panic:"):
 			return nil, fmt.Errorf("line %d: benchmark failed: %s", lineNo, line)
 		case strings.HasPrefix(line, "Benchmark") && len(f) > 1: // alone, the name is a benchmark's log header
-			res, err := parseResult(f)
+			iters, err := strconv.ParseInt(f[1], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+				return nil, fmt.Errorf("line %d: not a benchmark result: %q", lineNo, line)
+			}
+			if len(f)%2 != 0 {
+				return nil, fmt.Errorf("line %d: odd number of value and unit fields: %q", lineNo, line)
+			}
+			res := benchResult{Name: procsSuffix.ReplaceAllString(f[0], ""), Iters: iters, Metrics: map[string]float64{}}
+			for i := 2; i < len(f); i += 2 {
+				if res.Metrics[f[i+1]], err = strconv.ParseFloat(f[i], 64); err != nil {
+					return nil, fmt.Errorf("line %d: value %q of %s: %w", lineNo, f[i], f[i+1], err)
+				}
 			}
 			out = append(out, res)
 		}
@@ -218,25 +229,4 @@ func parseBench(r io.Reader) ([]benchResult, error) {
 		return nil, errNoBenchmarks
 	}
 	return out, nil
-}
-
-// parseResult parses the fields of a result line: name, iterations, then
-// value and unit pairs.
-func parseResult(f []string) (benchResult, error) {
-	iters, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return benchResult{}, fmt.Errorf("not a benchmark result: %q", strings.Join(f, " "))
-	}
-	if len(f)%2 != 0 {
-		return benchResult{}, fmt.Errorf("odd number of value and unit fields: %q", strings.Join(f, " "))
-	}
-	res := benchResult{Name: procsSuffix.ReplaceAllString(f[0], ""), Iters: iters, Metrics: map[string]float64{}}
-	for i := 2; i < len(f); i += 2 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return benchResult{}, fmt.Errorf("value %q of %s: %w", f[i], f[i+1], err)
-		}
-		res.Metrics[f[i+1]] = v
-	}
-	return res, nil
 }

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,10 +40,11 @@ const baseCommand = "go run ./internal/benchreport"
 
 func main() {
 	extract.RunWorker() // the peak child's lro_extract runs its query in a worker
+	log.SetFlags(0)
+	log.SetPrefix("benchreport: ")
 	if len(os.Args) > 1 && os.Args[1] == peakChildFlag {
 		if err := childMain(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "benchreport:", err)
-			os.Exit(1)
+			log.Fatal(err)
 		}
 		return
 	}
@@ -50,7 +52,7 @@ func main() {
 	benchtime := flag.String("benchtime", "", "replace every benchmark's -benchtime (for a quick trial run)")
 	flag.Parse()
 	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "benchreport: unexpected arguments %q\n", flag.Args())
+		log.Printf("unexpected arguments %q", flag.Args())
 		os.Exit(2)
 	}
 	err := toModuleRoot()
@@ -58,8 +60,7 @@ func main() {
 		err = run(context.Background(), strings.Join(append([]string{baseCommand}, os.Args[1:]...), " "), *out, *benchtime)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchreport:", err)
-		os.Exit(1)
+		log.Fatal(err)
 	}
 }
 
@@ -75,10 +76,6 @@ func toModuleRoot() error {
 		return errors.New("not inside a Go module: run from the lro-go module root")
 	}
 	return os.Chdir(filepath.Dir(gomod))
-}
-
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "benchreport: "+format+"\n", args...)
 }
 
 func run(ctx context.Context, command, outPath, benchtime string) error {

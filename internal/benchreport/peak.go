@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"runtime"
@@ -246,7 +247,7 @@ func measurePeaks(ctx context.Context) ([]peakResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	logf("peak memory: offload of %s records, then lro_extract over the file", thousands(peakRecords))
+	log.Printf("peak memory: offload of %s records, then lro_extract over the file", thousands(peakRecords))
 	off, err := runChild(ctx, "offload", dir)
 	if err != nil {
 		return nil, err
