@@ -16,10 +16,9 @@ import (
 	"strings"
 )
 
-// comparison is one side-by-side benchmark the report shows, and its figures
-// once measured: the benchmark runs arms A and B alternately in one run and
-// reports each arm's median ("A-median-ns", "B-median-ns") and the ratio of
-// the medians ("A/B").
+// comparison is one side-by-side benchmark the report shows, and its figures:
+// the benchmark runs arms A and B alternately and reports "A-median-ns",
+// "B-median-ns" and "A/B", the ratio of the medians.
 type comparison struct {
 	Key       string  // identifies the comparison in the report's prose
 	Label     string  // what arm A is
@@ -140,9 +139,8 @@ func planRuns(cs []comparison) []benchRun {
 	return runs
 }
 
-// runBenchmarks runs each of runs, and parses their output, all of it, once.
-// Benchmark names are unique across the runs' packages (TestComparisonsExist
-// checks it).
+// runBenchmarks runs runs and parses all their output at once: benchmark
+// names are unique across packages (TestComparisonsExist checks it).
 func runBenchmarks(ctx context.Context, runs []benchRun) ([]benchResult, error) {
 	var out bytes.Buffer
 	for _, r := range runs {
@@ -177,16 +175,15 @@ func (c *comparison) fill(results []benchResult) error {
 	return nil
 }
 
-// benchResult is one result line of `go test -bench`: the benchmark's name
-// without the -GOMAXPROCS suffix, its iterations and its metrics by unit
-// ("ns/op", "wrapped-median-ns", "wrapped/bare").
+// benchResult is one result line of `go test -bench`: the name without the
+// -GOMAXPROCS suffix, the iterations and the metrics by unit.
 type benchResult struct {
 	Name    string
 	Iters   int64
 	Metrics map[string]float64
 }
 
-// errNoBenchmarks is returned when go test ran but printed no result line.
+// errNoBenchmarks is returned for output without a result line.
 var errNoBenchmarks = errors.New("benchreport: no benchmark results")
 
 var procsSuffix = regexp.MustCompile(`-\d+$`)

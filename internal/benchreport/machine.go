@@ -23,7 +23,7 @@ type machine struct {
 }
 
 // readMachine describes this machine, the go tool and jq.
-func readMachine(ctx context.Context, jq string) (machine, error) {
+func readMachine(ctx context.Context) (machine, error) {
 	m := machine{CPU: runtime.GOARCH, Cores: runtime.NumCPU(), OS: runtime.GOOS, LoadStart: loadAvg()}
 	if cpu := fileField("/proc/cpuinfo", "model name", ":"); cpu != "" {
 		m.CPU = cpu + " (" + runtime.GOARCH + ")"
@@ -40,7 +40,7 @@ func readMachine(ctx context.Context, jq string) (machine, error) {
 		return m, fmt.Errorf("go version: %w", err)
 	}
 	m.Go = strings.TrimSpace(string(out))
-	if out, err = exec.CommandContext(ctx, jq, "--version").Output(); err != nil {
+	if out, err = exec.CommandContext(ctx, "jq", "--version").Output(); err != nil {
 		return m, fmt.Errorf("jq --version: %w", err)
 	}
 	m.JQ = strings.TrimSpace(string(out))

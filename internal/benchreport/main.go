@@ -80,14 +80,12 @@ func toModuleRoot() error {
 
 func run(ctx context.Context, command, outPath, benchtime string) error {
 	started := time.Now()
-	jq, err := exec.LookPath("jq")
-	if err == nil {
-		_, err = exec.LookPath("versitygw")
+	for _, tool := range []string{"jq", "versitygw"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%w: the extraction and store benchmarks need jq and versitygw (.ci/run installs them)", err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("%w: the extraction and store benchmarks need jq and versitygw (.ci/run installs them)", err)
-	}
-	m, err := readMachine(ctx, jq)
+	m, err := readMachine(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,9 +25,8 @@ import (
 // peakRecords is the number of records of the peak-memory measurements.
 const peakRecords = 1_000_000
 
-// peakChildFlag is the hidden flag that makes the generator run one
-// peak-memory measurement in a process of its own, whose peak resident size
-// is that of the measurement alone.
+// peakChildFlag makes the program run one peak-memory measurement in a
+// process of its own (childMain).
 const peakChildFlag = "-peak-child"
 
 // peakFilter is the extraction of the peak-memory measurements: the ids of
@@ -74,10 +73,9 @@ func selfSize(key string) (int64, error) {
 	return n, nil
 }
 
-// measure runs step and records in r its wall time and the resident size
-// of this process before and at its peak during step: it frees what the
-// process no longer uses and resets the kernel's record of its peak
-// (/proc/self/clear_refs) first.
+// measure runs step and records in r its wall time and this process's
+// resident size before and at its peak during step, after freeing what the
+// process no longer uses and resetting the kernel's record of its peak.
 func measure(r *peakResult, step func() error) error {
 	peakSoFar, err := selfSize("VmHWM")
 	if err != nil {
@@ -184,10 +182,9 @@ func childExtract(dir, file string) (peakResult, error) {
 	return r, nil
 }
 
-// runChild runs a peak-memory measurement in a new process of this very
-// program and returns its report. Every peak is read from /proc (VmHWM),
-// never from getrusage: on Linux a child's ru_maxrss is at least its
-// parent's peak at the fork.
+// runChild runs a peak-memory measurement in a new process of this program
+// and returns its report. The child reads its peaks from /proc: on Linux a
+// child's ru_maxrss is at least its parent's peak at the fork.
 func runChild(ctx context.Context, args ...string) (peakResult, error) {
 	self, err := os.Executable()
 	if err != nil {
