@@ -94,8 +94,7 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 	for i := range r.Compared {
 		r.Compared[i].Benchtime = cmp.Or(benchtime, r.Compared[i].Benchtime)
 	}
-	r.Runs = append(planRuns(r.Compared), flatRun)
-	results, err := runBenchmarks(ctx, r.Runs)
+	results, err := runBenchmarks(ctx, append(planRuns(r.Compared), flatRun))
 	if err != nil {
 		return err
 	}

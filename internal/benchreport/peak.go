@@ -35,7 +35,7 @@ const peakFilter = `select(.k == "key-7") | .id`
 
 // peakResult is what a child reports, and what the report shows.
 type peakResult struct {
-	What        string `json:"what"`         // "offload" or "extract"
+	What        string `json:"what"`         // the step, as the memory table names it
 	InputBytes  int64  `json:"input_bytes"`  // the JSON text handed to the decorator, or the file read
 	FileBytes   int64  `json:"file_bytes"`   // the JSONL file written (offload)
 	BeforeBytes int64  `json:"before_bytes"` // resident size just before the measured step
@@ -107,7 +107,7 @@ func childOffload(dir string, n int) (peakResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	}, &lro.Options{OutputDir: dir})
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "big"}}
-	r := peakResult{What: "offload", InputBytes: int64(len(text))}
+	r := peakResult{What: "offload (`lro.Wrap`, default threshold)", InputBytes: int64(len(text))}
 	var res *mcp.CallToolResult
 	err := measure(&r, func() (err error) {
 		res, err = h(context.Background(), req)
@@ -120,7 +120,7 @@ func childOffload(dir string, n int) (peakResult, error) {
 		FilePath string `json:"file_path"`
 	}
 	if err := json.Unmarshal([]byte(textOf(res)), &d); err != nil || d.FilePath == "" {
-		return r, errors.New("benchreport: the result was not offloaded")
+		return r, errors.New("the result was not offloaded")
 	}
 	fi, err := os.Stat(d.FilePath)
 	if err != nil {
@@ -166,7 +166,7 @@ func childExtract(dir, file string) (peakResult, error) {
 		return peakResult{}, err
 	}
 	defer cs.Close()
-	r := peakResult{What: "extract", InputBytes: fi.Size()}
+	r := peakResult{What: "extraction in process (`lro_extract`, query)", InputBytes: fi.Size()}
 	var res *mcp.CallToolResult
 	err = measure(&r, func() (err error) {
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: offload.ToolExtract,
@@ -203,18 +203,14 @@ func runChild(ctx context.Context, args ...string) (peakResult, error) {
 	return r, nil
 }
 
-// errUnknownChild is returned for a -peak-child mode that does not exist.
-var errUnknownChild = errors.New("benchreport: unknown peak child mode")
-
 // childMain runs the child mode named by args[0] ("offload DIR" or
 // "extract DIR FILE") and prints its result as JSON on standard output.
 func childMain(args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: none given", errUnknownChild)
-	}
 	var r peakResult
 	var err error
 	switch {
+	case len(args) == 0:
+		return errors.New("unknown peak child mode: none given")
 	case args[0] == "offload" && len(args) == 2:
 		r, err = childOffload(args[1], peakRecords)
 	case args[0] == "extract" && len(args) == 3:
@@ -222,18 +218,12 @@ func childMain(args []string) error {
 	case args[0] == "offload" || args[0] == "extract":
 		return fmt.Errorf("usage: %s offload DIR, or %s extract DIR FILE", peakChildFlag, peakChildFlag)
 	default:
-		return fmt.Errorf("%w: %q", errUnknownChild, args[0])
+		return fmt.Errorf("unknown peak child mode: %q", args[0])
 	}
 	if err != nil {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(r)
-}
-
-// peakLabels name the steps of the memory table by peakResult.What.
-var peakLabels = map[string]string{
-	"offload": "offload (`lro.Wrap`, default threshold)",
-	"extract": "extraction in process (`lro_extract`, query)",
 }
 
 // measurePeaks measures the peak memory of offloading peakRecords records,

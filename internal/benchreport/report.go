@@ -20,7 +20,6 @@ type report struct {
 	Elapsed  time.Duration
 	Command  string // the command that regenerates the report
 	Machine  machine
-	Runs     []benchRun // the go test invocations, for the record
 	Compared []comparison
 	Flat     []benchResult // lro's BenchmarkOffloadMemoryFlat sub-benchmarks
 	Peaks    []peakResult  // offload, then extraction
@@ -58,7 +57,7 @@ func (r *report) markdown() string {
 	r.p("## How to regenerate\n\n")
 	r.p("From the module root, on the machine to measure (it takes a few minutes and needs `jq` and `versitygw` on the PATH):\n\n```sh\n%s\n```\n\n", r.Command)
 	r.p("It writes this file, and prints the machine and Go version. It ran these benchmarks, each in one `go test` process:\n\n```sh\n")
-	for _, run := range r.Runs {
+	for _, run := range append(planRuns(r.Compared), flatRun) {
 		r.p("go %s\n", shellJoin(run.args()))
 	}
 	r.p("```\n\nthen measured the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `go test ./internal/benchreport -update` copies it here without measuring anything.\n")
@@ -141,7 +140,7 @@ func (r *report) memory() {
 		} else if x.Output != "" {
 			out = fmt.Sprintf("%s lines", thousands(strings.Count(x.Output, "\n")+1))
 		}
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", peakLabels[x.What], bytesIEC(x.InputBytes), out, bytesIEC(x.BeforeBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.ProcessPeak),
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.What, bytesIEC(x.InputBytes), out, bytesIEC(x.BeforeBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.ProcessPeak),
 			duration(float64(x.Millis)*1e6))
 	}
 	r.p("\nHeap allocated by the offload beyond the result it is handed (lro's `BenchmarkOffloadMemoryFlat`, `-benchtime %s`): streaming keeps it flat per record, where buffering the file would cost at least the input per record.\n\n", flatRun.Benchtime)
