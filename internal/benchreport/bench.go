@@ -20,7 +20,7 @@ import (
 // the benchmark runs arms A and B alternately and reports "A-median-ns",
 // "B-median-ns" and "A/B", the ratio of the medians.
 type comparison struct {
-	Key       string  // identifies the comparison in the report's prose
+	Key       string  // names the comparison in the report's prose
 	Label     string  // what arm A is
 	Versus    string  // what arm B is
 	Pkg       string  // package, "./lro"
@@ -36,8 +36,7 @@ type comparison struct {
 	Ratio float64 // A/B as the benchmark reported it
 }
 
-// extractBenchtime is the -benchtime of the extraction benchmarks: a count,
-// as their iterations take up to over a second.
+// extractBenchtime is a count: an extraction benchmark's iteration takes up to a second.
 const extractBenchtime = "15x"
 
 // comparisons are the side-by-side benchmarks of the report, in its order.
@@ -56,20 +55,20 @@ var comparisons = []comparison{
 		Pkg: "./lro", Bench: "BenchmarkOffload500Typed", A: "offload_typed", B: "marshal_write", Benchtime: "2s", Target: 1.5,
 	},
 	{
-		Key: "extract", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
+		Key: "recipe 2", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
 		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 		Paper: "shell start-up " + paperShellStartup + " per command",
 	},
 	{
-		Key: "extract3", Label: "`lro_extract`, recipe 3: title search", Versus: "its shell command",
+		Key: "recipe 3", Label: "`lro_extract`, recipe 3: title search", Versus: "its shell command",
 		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
-		Key: "extract6", Label: "`lro_extract`, recipe 6: count by namespace (slurps the file)", Versus: "its shell command",
+		Key: "recipe 6", Label: "`lro_extract`, recipe 6: count by namespace (slurps the file)", Versus: "its shell command",
 		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
-		Key: "extract1", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
+		Key: "recipe 1", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
 		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
@@ -188,10 +187,9 @@ var errNoBenchmarks = errors.New("benchreport: no benchmark results")
 
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
-// parseBench parses the output of `go test -bench`: a result line is the
-// name, the iterations, then value and unit pairs. It fails on a line that
-// starts like a result but does not parse, and on a FAIL or panic line,
-// naming the line.
+// parseBench parses the output of `go test -bench`, whose result lines are a
+// name, the iterations, then value and unit pairs. It fails, naming the line,
+// on a line that starts like a result but does not parse, FAIL or panic.
 func parseBench(r io.Reader) ([]benchResult, error) {
 	var out []benchResult
 	sc := bufio.NewScanner(r)

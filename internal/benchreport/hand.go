@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// byHand is the report's section of figures measured one at a time by the
-// tests and benchmarks it names: kept by hand in by-hand.md and copied into
-// the report by every run, and by go test -update (TestBenchmarksHoldsByHand).
+// byHand is the report's section of figures measured one at a time by the tests
+// it names, copied by every run and by go test -update (TestBenchmarksHoldsByHand).
 //
 //go:embed by-hand.md
 var byHand string

@@ -1,34 +1,24 @@
 // Command benchreport measures lro-go on the machine it runs on and writes
-// BENCHMARKS.md. Run it from the module root, with jq and versitygw on the
-// PATH (.ci/run installs them):
+// BENCHMARKS.md. It takes a few minutes; run it from the module root, with jq
+// and versitygw on the PATH (.ci/run installs them):
 //
-//	go run ./internal/benchreport
+//	go run ./internal/benchreport [-out BENCHMARKS.md] [-benchtime d]
 //
-// It runs the side-by-side benchmarks (internal/sidebyside) with go test and
-// reads the medians and ratios they report, and measures the peak memory of
-// offloading and extracting 1,000,000 records in child processes of its
-// own. It takes a few minutes. The figures measured one at a time by other
-// tests (descriptor sizes among them) it copies from by-hand.md.
-//
-// Flags:
-//
-//	-out path     the report, relative to the module root unless absolute (default BENCHMARKS.md)
-//	-benchtime d  replace every benchmark's -benchtime, for a quick trial run
-//
-// After editing by-hand.md, go test ./internal/benchreport -update copies it
-// into BENCHMARKS.md without measuring anything.
+// It runs the side-by-side benchmarks (internal/sidebyside) with go test,
+// measures the peak memory of offloading and extracting 1,000,000 records in
+// child processes of its own, and copies by-hand.md, the figures measured one
+// at a time by other tests (go test ./internal/benchreport -update copies it
+// alone). -benchtime replaces every benchmark's, for a quick trial run.
 package main
 
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -48,34 +38,17 @@ func main() {
 		}
 		return
 	}
-	out := flag.String("out", "BENCHMARKS.md", "the report, relative to the module root")
+	out := flag.String("out", "BENCHMARKS.md", "the report")
 	benchtime := flag.String("benchtime", "", "replace every benchmark's -benchtime (for a quick trial run)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Printf("unexpected arguments %q", flag.Args())
 		os.Exit(2)
 	}
-	err := toModuleRoot()
-	if err == nil {
-		err = run(context.Background(), strings.Join(append([]string{baseCommand}, os.Args[1:]...), " "), *out, *benchtime)
-	}
-	if err != nil {
+	command := strings.Join(append([]string{baseCommand}, os.Args[1:]...), " ")
+	if err := run(context.Background(), command, *out, *benchtime); err != nil {
 		log.Fatal(err)
 	}
-}
-
-// toModuleRoot changes the working folder to the main module's root, where
-// the benchmarks' package paths and -out are resolved.
-func toModuleRoot() error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return errors.New("not inside a Go module: run from the lro-go module root")
-	}
-	return os.Chdir(filepath.Dir(gomod))
 }
 
 func run(ctx context.Context, command, outPath, benchtime string) error {

@@ -25,8 +25,7 @@ import (
 // peakRecords is the number of records of the peak-memory measurements.
 const peakRecords = 1_000_000
 
-// peakChildFlag makes the program run one peak-memory measurement in a
-// process of its own (childMain).
+// peakChildFlag makes the program run one peak-memory measurement (childMain).
 const peakChildFlag = "-peak-child"
 
 // peakFilter is the extraction of the peak-memory measurements: the ids of
@@ -46,9 +45,8 @@ type peakResult struct {
 	Millis      int64  `json:"millis"`           // wall time of the measured step
 }
 
-// smallRecords returns the JSON array text of n records of the shape of
-// lro's BenchmarkOffloadMemoryFlat, {"id":i,"k":"key-(i%1000)"}, written
-// directly so that no slice of structs inflates the child's peak.
+// smallRecords returns the JSON array of n records {"id":i,"k":"key-(i%1000)"},
+// written directly so that no slice of structs inflates the child's peak.
 func smallRecords(n int) []byte {
 	var b bytes.Buffer
 	b.Grow(n * 28)
@@ -73,9 +71,8 @@ func selfSize(key string) (int64, error) {
 	return n, nil
 }
 
-// measure runs step and records in r its wall time and this process's
-// resident size before and at its peak during step, after freeing what the
-// process no longer uses and resetting the kernel's record of its peak.
+// measure runs step and records in r its wall time and this process's resident
+// size before it and at its peak during it, the kernel's peak reset first.
 func measure(r *peakResult, step func() error) error {
 	peakSoFar, err := selfSize("VmHWM")
 	if err != nil {
@@ -142,8 +139,7 @@ func textOf(res *mcp.CallToolResult) string {
 }
 
 // childExtract runs peakFilter over file with the lro_extract tool, called
-// over an in-memory MCP session as a client would, and reports the peak
-// resident size of the call.
+// over an in-memory MCP session, and reports the peak resident size of the call.
 func childExtract(dir, file string) (peakResult, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
@@ -151,7 +147,7 @@ func childExtract(dir, file string) (peakResult, error) {
 	}
 	ctx := context.Background()
 	s := mcp.NewServer(&mcp.Implementation{Name: "benchreport", Version: "v0"}, nil)
-	// The answer, 1,000 ids, is shown inline, to be checked against jq's.
+	// The answer, 1,000 ids, is shown inline, to be counted.
 	if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}); err != nil {
 		return peakResult{}, err
 	}
@@ -182,9 +178,9 @@ func childExtract(dir, file string) (peakResult, error) {
 	return r, nil
 }
 
-// runChild runs a peak-memory measurement in a new process of this program
-// and returns its report. The child reads its peaks from /proc: on Linux a
-// child's ru_maxrss is at least its parent's peak at the fork.
+// runChild runs a peak-memory measurement in a new process of this program.
+// The child reads its peaks from /proc: on Linux a child's ru_maxrss is at
+// least its parent's peak at the fork.
 func runChild(ctx context.Context, args ...string) (peakResult, error) {
 	self, err := os.Executable()
 	if err != nil {

@@ -13,8 +13,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// report is everything BENCHMARKS.md shows, all of it measured by one run of
-// the generator (the paper's figures aside, which are quoted).
+// report is what BENCHMARKS.md shows, as one run of the program measured it.
 type report struct {
 	Started  time.Time
 	Elapsed  time.Duration
@@ -69,7 +68,7 @@ func goal(c comparison) string {
 	if c.Target == 0 {
 		return ""
 	}
-	return fmt.Sprintf("target ≤ %s: %s", target(c.Target), metOrNot(c.Ratio <= c.Target))
+	return fmt.Sprintf("target ≤ %s: %s", target(c.Target), metOrNot[c.Ratio <= c.Target])
 }
 
 // glance writes the "at a glance" section.
@@ -87,8 +86,8 @@ func (r *report) glance() {
 	r.p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that (%s).\n", duration(c.BNs), times(c.Ratio), goal(c))
 	var ex []string
 	for _, c := range r.Compared {
-		if strings.HasPrefix(c.Key, "extract") { // every extraction has a target
-			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Bench), times(c.Ratio), goal(c)))
+		if strings.HasPrefix(c.Key, "recipe ") { // every extraction has a target
+			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, %s)", duration(c.ANs), duration(c.BNs), c.Key, times(c.Ratio), goal(c)))
 		}
 	}
 	r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary** (the paper puts shell start-up at %s a command): %s.\n",
@@ -116,7 +115,7 @@ func (r *report) latency() {
 	for _, c := range r.Compared {
 		g := ""
 		if c.Target > 0 { // as "≤ 1.5× (met)"
-			g = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
+			g = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot[c.Ratio <= c.Target])
 		}
 		runs := "runs"
 		if c.Iters == 1 {
@@ -140,8 +139,8 @@ func (r *report) memory() {
 		} else if x.Output != "" {
 			out = fmt.Sprintf("%s lines", thousands(strings.Count(x.Output, "\n")+1))
 		}
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.What, bytesIEC(x.InputBytes), out, bytesIEC(x.BeforeBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.ProcessPeak),
-			duration(float64(x.Millis)*1e6))
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.What, bytesIEC(x.InputBytes), out, bytesIEC(x.BeforeBytes),
+			bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.ProcessPeak), duration(float64(x.Millis)*1e6))
 	}
 	r.p("\nHeap allocated by the offload beyond the result it is handed (lro's `BenchmarkOffloadMemoryFlat`, `-benchtime %s`): streaming keeps it flat per record, where buffering the file would cost at least the input per record.\n\n", flatRun.Benchtime)
 	r.p("| records | allocated per record | input per record |\n| ---: | ---: | ---: |\n")
@@ -151,8 +150,6 @@ func (r *report) memory() {
 	}
 	r.p("\n")
 }
-
-// Formatting helpers.
 
 // cell escapes the pipes of a table cell, which would split it even inside
 // code spans.
@@ -184,12 +181,7 @@ func times(f float64) string {
 	return sig3(f) + "×"
 }
 
-func metOrNot(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "not met"
-}
+var metOrNot = map[bool]string{true: "met", false: "not met"}
 
 // duration formats nanoseconds with three significant digits.
 func duration(ns float64) string {
@@ -237,12 +229,4 @@ func shellJoin(args []string) string {
 		}
 	}
 	return strings.Join(q, " ")
-}
-
-// recipeName turns a result name of BenchmarkRecipeVsJQ,
-// "BenchmarkRecipeVsJQ/2-filter-namespace-selective", into "recipe 2".
-func recipeName(bench string) string {
-	_, sub, _ := strings.Cut(bench, "/")
-	n, _, _ := strings.Cut(sub, "-")
-	return "recipe " + n
 }
