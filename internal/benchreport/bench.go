@@ -7,36 +7,36 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// comparison is one side-by-side benchmark the report shows: the benchmark
-// runs arms A and B alternately in one run and reports each arm's median
-// ("A-median-ns", "B-median-ns") and the ratio of the medians ("A/B").
+// comparison is one side-by-side benchmark the report shows, and its figures:
+// the benchmark runs arms A and B alternately and reports "A-median-ns",
+// "B-median-ns" and "A/B", the ratio of the medians.
 type comparison struct {
-	Key       string  // identifies the comparison in the report's prose
+	Key       string  // names the comparison in the report's prose
 	Label     string  // what arm A is
 	Versus    string  // what arm B is
 	Pkg       string  // package, "./lro"
-	Bench     string  // benchmark function, "BenchmarkInlineOverhead"
-	Sub       string  // sub-benchmark name, if the figures are a sub-benchmark's
+	Bench     string  // result name without the -GOMAXPROCS suffix, "BenchmarkRecipeVsJQ/3-search-titles"
 	A, B      string  // arm names in the metrics
 	Benchtime string  // -benchtime
 	Target    float64 // the project's target for A/B, 0 when none
 	Paper     string  // the paper's figure to set beside A, if any
-	NeedsJQ   bool    // the benchmark skips itself without the jq binary
-	NeedsS3   bool    // the benchmark skips itself without versitygw
+
+	Iters int64   // timed iterations of each arm
+	ANs   float64 // median of arm A, ns
+	BNs   float64 // median of arm B, ns
+	Ratio float64 // A/B as the benchmark reported it
 }
 
-// extractBenchtime is the -benchtime of the extraction benchmarks: a count,
-// as their iterations take up to over a second.
+// extractBenchtime is a count: an extraction benchmark's iteration takes up to a second.
 const extractBenchtime = "15x"
 
 // comparisons are the side-by-side benchmarks of the report, in its order.
@@ -55,29 +55,29 @@ var comparisons = []comparison{
 		Pkg: "./lro", Bench: "BenchmarkOffload500Typed", A: "offload_typed", B: "marshal_write", Benchtime: "2s", Target: 1.5,
 	},
 	{
-		Key: "extract", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
+		Key: "recipe 2", Label: "`lro_extract` in process, recipe 2: namespace filter that selects no record, over 10,000 full-detail records", Versus: "the recipe's shell command (`tail -n +2 FILE | jq …`)",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/2-filter-namespace-selective", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 		Paper: "shell start-up " + paperShellStartup + " per command",
 	},
 	{
-		Key: "extract3", Label: "`lro_extract`, recipe 3: title search", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
+		Key: "recipe 3", Label: "`lro_extract`, recipe 3: title search", Versus: "its shell command",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/3-search-titles", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
-		Key: "extract6", Label: "`lro_extract`, recipe 6: count by namespace (slurps the file)", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
+		Key: "recipe 6", Label: "`lro_extract`, recipe 6: count by namespace (slurps the file)", Versus: "its shell command",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/6-count-by-namespace", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
-		Key: "extract1", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
-		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ", Sub: "1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5, NeedsJQ: true,
+		Key: "recipe 1", Label: "`lro_extract`, recipe 1: every title (the answer, too large, is offloaded in turn)", Versus: "its shell command",
+		Pkg: "./lro/extract", Bench: "BenchmarkRecipeVsJQ/1-titles-offloaded-in-turn", A: "lro_extract", B: "jq", Benchtime: extractBenchtime, Target: 0.5,
 	},
 	{
 		Key: "store500", Label: "500 full-detail records written through `lro/store` to a bucket of versitygw, a local S3-compatible server", Versus: "one `PutObject` of the same bytes",
-		Pkg: "./lro/store", Bench: "BenchmarkStore500", A: "store", B: "put", Benchtime: "2s", NeedsS3: true,
+		Pkg: "./lro/store", Bench: "BenchmarkStore500", A: "store", B: "put", Benchtime: "2s",
 	},
 	{
 		Key: "s3_extract", Label: "`lro_extract` recipe 2 over 10,000 records kept in versitygw, by handle, through a Store other than the one that wrote them (as on another replica)", Versus: "the same call on the file in a local folder",
-		Pkg: "./lro/extract", Bench: "BenchmarkS3VsFolder", Sub: "2-filter-namespace-selective", A: "s3", B: "folder", Benchtime: "5x", NeedsS3: true,
+		Pkg: "./lro/extract", Bench: "BenchmarkS3VsFolder/2-filter-namespace-selective", A: "s3", B: "folder", Benchtime: "5x",
 	},
 	{
 		Key: "proxy", Label: "small call through the local proxy (3 items, inline)", Versus: "the same call direct to the upstream",
@@ -98,11 +98,31 @@ var comparisons = []comparison{
 	},
 }
 
+// The paper's figures set beside ours: "Measured file-write overhead is
+// 23.9ms (E1, median across all LRO runs)"; "Shell startup for a jq or grep
+// command adds 50—100ms depending on the host."
+const (
+	paperFileWriteMs  = 23.9
+	paperShellStartup = "50–100 ms"
+)
+
 // flatRun is lro's benchmark of the heap an offload allocates per record.
 var flatRun = benchRun{Pkg: "./lro", Benches: []string{"BenchmarkOffloadMemoryFlat"}, Benchtime: "1x"}
 
+// benchRun is one `go test -bench` invocation.
+type benchRun struct {
+	Pkg       string   // package path relative to the module root, "./lro"
+	Benches   []string // benchmark functions, matched exactly
+	Benchtime string   // -benchtime value, "1s" or "100x"
+}
+
+func (r benchRun) args() []string {
+	pattern := "^(" + strings.Join(r.Benches, "|") + ")$"
+	return []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", r.Benchtime, "-count", "1", r.Pkg}
+}
+
 // planRuns groups the comparisons into go test invocations, one per package
-// and benchtime, each benchmark once, in the comparisons' order.
+// and benchtime, each benchmark function once, in the comparisons' order.
 func planRuns(cs []comparison) []benchRun {
 	var runs []benchRun
 	for _, c := range cs {
@@ -111,87 +131,88 @@ func planRuns(cs []comparison) []benchRun {
 			runs = append(runs, benchRun{Pkg: c.Pkg, Benchtime: c.Benchtime})
 			i = len(runs) - 1
 		}
-		if !slices.Contains(runs[i].Benches, c.Bench) {
-			runs[i].Benches = append(runs[i].Benches, c.Bench)
+		if fn, _, _ := strings.Cut(c.Bench, "/"); !slices.Contains(runs[i].Benches, fn) {
+			runs[i].Benches = append(runs[i].Benches, fn)
 		}
 	}
 	return runs
 }
 
-// compared is a comparison with its figures, or pending.
-type compared struct {
-	comparison
-	Why   string  // why it is pending ("`./lro/extract` is not in this tree yet"), "" when measured
-	Iters int64   // timed iterations of each arm
-	ANs   float64 // median of arm A, ns
-	BNs   float64 // median of arm B, ns
-	Ratio float64 // A/B as the benchmark reported it
+// runBenchmarks runs runs and parses all their output at once: benchmark
+// names are unique across packages (TestComparisonsExist checks it).
+func runBenchmarks(ctx context.Context, runs []benchRun) ([]benchResult, error) {
+	var out bytes.Buffer
+	for _, r := range runs {
+		log.Printf("go %s", shellJoin(r.args()))
+		b, err := exec.CommandContext(ctx, "go", r.args()...).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("go %s: %w\n%s", shellJoin(r.args()), err, b)
+		}
+		out.Write(b)
+	}
+	return parseBench(&out)
 }
 
-// name is the name of c's result line, without the -GOMAXPROCS suffix.
-func (c comparison) name() string {
-	if c.Sub != "" {
-		return c.Bench + "/" + c.Sub
+// fill takes c's figures from results. It fails when the benchmark did not
+// run or did not report one of the three metrics, naming it.
+func (c *comparison) fill(results []benchResult) error {
+	i := slices.IndexFunc(results, func(r benchResult) bool { return r.Name == c.Bench })
+	if i < 0 {
+		return fmt.Errorf("%s %s: no result", c.Pkg, c.Bench)
 	}
-	return c.Bench
-}
-
-// fill takes the figures of c from results. It fails when the benchmark did
-// not run or did not report one of the three metrics, naming it.
-func fill(c comparison, results []benchResult) (compared, error) {
-	r, ok := find(results, func(r benchResult) bool { return r.Name == c.name() })
-	if !ok {
-		return compared{}, fmt.Errorf("%s %s: no result", c.Pkg, c.name())
-	}
-	out := compared{comparison: c, Iters: r.Iters}
+	c.Iters = results[i].Iters
 	for _, m := range []struct {
 		unit string
 		dst  *float64
-	}{{c.A + "-median-ns", &out.ANs}, {c.B + "-median-ns", &out.BNs}, {c.A + "/" + c.B, &out.Ratio}} {
-		v, ok := r.Metrics[m.unit]
+	}{{c.A + "-median-ns", &c.ANs}, {c.B + "-median-ns", &c.BNs}, {c.A + "/" + c.B, &c.Ratio}} {
+		v, ok := results[i].Metrics[m.unit]
 		if !ok {
-			return compared{}, fmt.Errorf("%s %s: no metric %q (have %v)", c.Pkg, c.name(), m.unit, slices.Sorted(maps.Keys(r.Metrics)))
+			return fmt.Errorf("%s %s: no metric %q (have %v)", c.Pkg, c.Bench, m.unit, slices.Sorted(maps.Keys(results[i].Metrics)))
 		}
 		*m.dst = v
 	}
-	return out, nil
+	return nil
 }
 
-// benchResult is one result line of `go test -bench`: the benchmark's name
-// without the -GOMAXPROCS suffix, its iterations and its metrics by unit
-// ("ns/op", "wrapped-median-ns", "wrapped/bare").
+// benchResult is one result line of `go test -bench`: the name without the
+// -GOMAXPROCS suffix, the iterations and the metrics by unit.
 type benchResult struct {
-	Pkg     string
 	Name    string
 	Iters   int64
 	Metrics map[string]float64
 }
 
-// errNoBenchmarks is returned when go test ran but printed no result line.
+// errNoBenchmarks is returned for output without a result line.
 var errNoBenchmarks = errors.New("benchreport: no benchmark results")
 
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
-// parseBench parses the output of `go test -bench`. It fails on a line that
-// starts like a result but does not parse, and on a FAIL or panic line,
-// naming the line.
+// parseBench parses the output of `go test -bench`, whose result lines are a
+// name, the iterations, then value and unit pairs. It fails, naming the line,
+// on a line that starts like a result but does not parse, FAIL or panic.
 func parseBench(r io.Reader) ([]benchResult, error) {
 	var out []benchResult
-	pkg := ""
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 4<<20)
 	for lineNo := 1; sc.Scan(); lineNo++ {
 		line := sc.Text()
 		f := strings.Fields(line)
 		switch {
-		case strings.HasPrefix(line, "pkg: "):
-			pkg = strings.TrimPrefix(line, "pkg: ")
 		case strings.HasPrefix(line, "--- FAIL"), strings.HasPrefix(line, "FAIL"), strings.HasPrefix(line, "panic:"):
 			return nil, fmt.Errorf("line %d: benchmark failed: %s", lineNo, line)
 		case strings.HasPrefix(line, "Benchmark") && len(f) > 1: // alone, the name is a benchmark's log header
-			res, err := parseResult(pkg, f)
+			iters, err := strconv.ParseInt(f[1], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+				return nil, fmt.Errorf("line %d: not a benchmark result: %q", lineNo, line)
+			}
+			if len(f)%2 != 0 {
+				return nil, fmt.Errorf("line %d: odd number of value and unit fields: %q", lineNo, line)
+			}
+			res := benchResult{Name: procsSuffix.ReplaceAllString(f[0], ""), Iters: iters, Metrics: map[string]float64{}}
+			for i := 2; i < len(f); i += 2 {
+				if res.Metrics[f[i+1]], err = strconv.ParseFloat(f[i], 64); err != nil {
+					return nil, fmt.Errorf("line %d: value %q of %s: %w", lineNo, f[i], f[i+1], err)
+				}
 			}
 			out = append(out, res)
 		}
@@ -203,58 +224,4 @@ func parseBench(r io.Reader) ([]benchResult, error) {
 		return nil, errNoBenchmarks
 	}
 	return out, nil
-}
-
-// parseResult parses the fields of a result line: name, iterations, then
-// value and unit pairs.
-func parseResult(pkg string, f []string) (benchResult, error) {
-	iters, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return benchResult{}, fmt.Errorf("not a benchmark result: %q", strings.Join(f, " "))
-	}
-	if len(f)%2 != 0 {
-		return benchResult{}, fmt.Errorf("odd number of value and unit fields: %q", strings.Join(f, " "))
-	}
-	res := benchResult{Pkg: pkg, Name: procsSuffix.ReplaceAllString(f[0], ""), Iters: iters, Metrics: map[string]float64{}}
-	for i := 2; i < len(f); i += 2 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return benchResult{}, fmt.Errorf("value %q of %s: %w", f[i], f[i+1], err)
-		}
-		res.Metrics[f[i+1]] = v
-	}
-	return res, nil
-}
-
-// benchRun is one `go test -bench` invocation.
-type benchRun struct {
-	Pkg       string   // package path relative to the module root, "./lro"
-	Benches   []string // benchmark names, matched exactly
-	Benchtime string   // -benchtime value, "1s" or "100x"
-}
-
-func (r benchRun) args() []string {
-	pattern := "^(" + strings.Join(r.Benches, "|") + ")$"
-	return []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", r.Benchtime, "-count", "1", r.Pkg}
-}
-
-// exists reports whether r's package is in the module rooted at root.
-func (r benchRun) exists(root string) bool {
-	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(r.Pkg)))
-	return err == nil && fi.IsDir()
-}
-
-// runBench runs r with the go tool in root and parses its output.
-func runBench(ctx context.Context, goTool, root string, r benchRun) ([]benchResult, error) {
-	cmd := exec.CommandContext(ctx, goTool, r.args()...)
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	var res []benchResult
-	if err == nil {
-		res, err = parseBench(bytes.NewReader(out))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("go %s: %w\n%s", strings.Join(r.args(), " "), err, out)
-	}
-	return res, nil
 }

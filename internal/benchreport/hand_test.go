@@ -1,12 +1,24 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
+
+// spliceHand returns the report md with its section measured one at a time
+// replaced by hand, the rest unchanged.
+func spliceHand(md, hand string) (string, error) {
+	before, rest, ok := strings.Cut(md, handBegin+"\n")
+	_, after, ok2 := strings.Cut(rest, handEnd+"\n")
+	if !ok || !ok2 {
+		return "", errors.New("the report has no section between the lines " + handBegin + " and " + handEnd + ": regenerate it")
+	}
+	return before + handSection(hand) + strings.TrimPrefix(after, "\n"), nil
+}
 
 func TestSpliceHand(t *testing.T) {
 	section := handSection("## Measured one at a time\n\nold figure\n")
@@ -46,7 +58,7 @@ func TestSpliceHand(t *testing.T) {
 // TestBenchmarksHoldsByHand checks that the module's BENCHMARKS.md holds
 // by-hand.md as it is, so that the figures measured one at a time are the
 // same in both and a run of benchreport loses none of them. After editing
-// by-hand.md: go run ./internal/benchreport -hand (or go test -update).
+// by-hand.md, go test -update copies it into BENCHMARKS.md.
 func TestBenchmarksHoldsByHand(t *testing.T) {
 	const path = "../../BENCHMARKS.md"
 	md, err := os.ReadFile(path)

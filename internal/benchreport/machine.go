@@ -14,17 +14,16 @@ import (
 type machine struct {
 	CPU       string     // CPU model name
 	Cores     int        // logical CPUs
-	OS        string     // operating system and distribution
-	Kernel    string     // kernel release, where known
+	OS        string     // operating system, distribution and kernel release, where known
 	MemBytes  int64      // physical memory, 0 when unknown
 	Go        string     // `go version` of the go tool the benchmarks ran with
-	JQ        string     // `jq --version`, empty when there is no jq
+	JQ        string     // `jq --version`
 	LoadStart [3]float64 // load averages when the run started
 	LoadEnd   [3]float64 // and when it ended
 }
 
-// readMachine describes this machine and the go tool goTool.
-func readMachine(ctx context.Context, goTool, jq string) (machine, error) {
+// readMachine describes this machine, the go tool and jq.
+func readMachine(ctx context.Context) (machine, error) {
 	m := machine{CPU: runtime.GOARCH, Cores: runtime.NumCPU(), OS: runtime.GOOS, LoadStart: loadAvg()}
 	if cpu := fileField("/proc/cpuinfo", "model name", ":"); cpu != "" {
 		m.CPU = cpu + " (" + runtime.GOARCH + ")"
@@ -32,20 +31,19 @@ func readMachine(ctx context.Context, goTool, jq string) (machine, error) {
 	if name := fileField("/etc/os-release", "PRETTY_NAME", "="); name != "" {
 		m.OS += ", " + strings.Trim(name, `"`)
 	}
-	m.MemBytes, _ = kB(fileField("/proc/meminfo", "MemTotal", ":"))
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = strings.TrimSpace(string(b))
+		m.OS += ", kernel " + strings.TrimSpace(string(b))
 	}
-	out, err := exec.CommandContext(ctx, goTool, "version").Output()
+	m.MemBytes, _ = kB(fileField("/proc/meminfo", "MemTotal", ":"))
+	out, err := exec.CommandContext(ctx, "go", "version").Output()
 	if err != nil {
 		return m, fmt.Errorf("go version: %w", err)
 	}
 	m.Go = strings.TrimSpace(string(out))
-	if jq != "" {
-		if out, err := exec.CommandContext(ctx, jq, "--version").Output(); err == nil {
-			m.JQ = strings.TrimSpace(string(out))
-		}
+	if out, err = exec.CommandContext(ctx, "jq", "--version").Output(); err != nil {
+		return m, fmt.Errorf("jq --version: %w", err)
 	}
+	m.JQ = strings.TrimSpace(string(out))
 	return m, nil
 }
 
@@ -68,13 +66,8 @@ func kB(s string) (int64, error) {
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages, zero where unknown.
-func loadAvg() [3]float64 {
-	var l [3]float64
+func loadAvg() (l [3]float64) {
 	b, _ := os.ReadFile("/proc/loadavg")
-	for i, f := range strings.Fields(string(b)) {
-		if i < 3 {
-			l[i], _ = strconv.ParseFloat(f, 64)
-		}
-	}
+	fmt.Sscan(string(b), &l[0], &l[1], &l[2])
 	return l
 }

@@ -1,34 +1,25 @@
 // Command benchreport measures lro-go on the machine it runs on and writes
-// BENCHMARKS.md. Run it from the module root:
+// BENCHMARKS.md. It takes a few minutes; run it from the module root, with jq
+// and versitygw on the PATH (.ci/run installs them):
 //
-//	go run ./internal/benchreport
+//	go run ./internal/benchreport [-out BENCHMARKS.md] [-benchtime d]
 //
-// It runs the side-by-side benchmarks (internal/sidebyside) with go test and
-// reads the medians and ratios they report; measures in process the tokens
-// of the example memory server's results, inline and offloaded under every
-// descriptor profile; and measures the peak memory of offloading and
-// extracting 1,000,000 records in child processes of its own. It takes a few
-// minutes.
-//
-// Flags:
-//
-//	-out path     the report, relative to the module root unless absolute (default BENCHMARKS.md)
-//	-benchtime d  replace every benchmark's -benchtime, for a quick trial run
-//	-hand         measure nothing: only copy by-hand.md, the figures measured
-//	              one at a time by other tests, into the report
+// It runs the side-by-side benchmarks (internal/sidebyside) with go test,
+// measures the peak memory of offloading and extracting 1,000,000 records in
+// child processes of its own, and copies by-hand.md, the figures measured one
+// at a time by other tests (go test ./internal/benchreport -update copies it
+// alone). -benchtime replaces every benchmark's, for a quick trial run.
 package main
 
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -37,245 +28,68 @@ import (
 
 const baseCommand = "go run ./internal/benchreport"
 
-// tokenMeasureNs are the sizes the tokens are measured at: those of the
-// token table and those of the paper's Table 1.
-var tokenMeasureNs = []int{50, 100, 200, 250, 500, 1000}
-
 func main() {
 	extract.RunWorker() // the peak child's lro_extract runs its query in a worker
+	log.SetFlags(0)
+	log.SetPrefix("benchreport: ")
 	if len(os.Args) > 1 && os.Args[1] == peakChildFlag {
 		if err := childMain(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "benchreport:", err)
-			os.Exit(1)
+			log.Fatal(err)
 		}
 		return
 	}
-	out := flag.String("out", "BENCHMARKS.md", "the report, relative to the module root")
+	out := flag.String("out", "BENCHMARKS.md", "the report")
 	benchtime := flag.String("benchtime", "", "replace every benchmark's -benchtime (for a quick trial run)")
-	handOnly := flag.Bool("hand", false, "measure nothing: only copy by-hand.md into the report")
 	flag.Parse()
 	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "benchreport: unexpected arguments %q\n", flag.Args())
+		log.Printf("unexpected arguments %q", flag.Args())
 		os.Exit(2)
 	}
-	var err error
-	if *handOnly {
-		err = copyHand(context.Background(), *out)
-	} else {
-		command := strings.Join(append([]string{baseCommand}, os.Args[1:]...), " ")
-		err = run(context.Background(), command, *out, *benchtime)
+	command := strings.Join(append([]string{baseCommand}, os.Args[1:]...), " ")
+	if err := run(context.Background(), command, *out, *benchtime); err != nil {
+		log.Fatal(err)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchreport:", err)
-		os.Exit(1)
-	}
-}
-
-// moduleRoot returns the go tool and the folder of the main module's go.mod.
-func moduleRoot(ctx context.Context) (goTool, root string, err error) {
-	if goTool, err = exec.LookPath("go"); err != nil {
-		return "", "", fmt.Errorf("the go tool: %w", err)
-	}
-	out, err := exec.CommandContext(ctx, goTool, "env", "GOMOD").Output()
-	if err != nil {
-		return "", "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", "", errors.New("not inside a Go module: run from the lro-go module root")
-	}
-	return goTool, filepath.Dir(gomod), nil
-}
-
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "benchreport: "+format+"\n", args...)
 }
 
 func run(ctx context.Context, command, outPath, benchtime string) error {
 	started := time.Now()
-	goTool, root, err := moduleRoot(ctx)
-	if err != nil {
-		return err
+	for _, tool := range []string{"jq", "versitygw"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%w: the extraction and store benchmarks need jq and versitygw (.ci/run installs them)", err)
+		}
 	}
-	jq, _ := exec.LookPath("jq") // optional: its rows are pending without it
-	m, err := readMachine(ctx, goTool, jq)
+	m, err := readMachine(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("machine: %s, %d logical CPUs, %s, %s\n%s\nload average: %s\n", m.CPU, m.Cores, m.OS, bytesIEC(m.MemBytes), m.Go, loads(m.LoadStart))
-
-	r := &report{Started: started, Command: command, Machine: m, Hand: byHand}
-
-	// Benchmarks, in go test subprocesses. A comparison is pending without
-	// what it needs; the other benchmarks of its package still run.
-	cs := slices.Clone(comparisons)
-	pending := map[string]string{} // comparison key -> why
-	_, vgwErr := exec.LookPath("versitygw")
-	var planned []comparison
-	for i, c := range cs {
-		cs[i].Benchtime = cmp.Or(benchtime, c.Benchtime)
-		switch {
-		case c.NeedsJQ && jq == "":
-			pending[c.Key] = "no `jq` on the PATH"
-		case c.NeedsS3 && vgwErr != nil:
-			pending[c.Key] = "no `versitygw` on the PATH (`.ci/run` installs it)"
-		case !(benchRun{Pkg: c.Pkg}).exists(root):
-			pending[c.Key] = fmt.Sprintf("`%s` is not in this tree yet", c.Pkg)
-		default:
-			planned = append(planned, cs[i])
-		}
+	r := &report{Started: started, Command: command, Machine: m, Hand: byHand, Compared: slices.Clone(comparisons)}
+	for i := range r.Compared {
+		r.Compared[i].Benchtime = cmp.Or(benchtime, r.Compared[i].Benchtime)
 	}
-	results := map[string][]benchResult{}
-	for _, br := range append(planRuns(planned), flatRun) {
-		logf("go %s", shellJoin(br.args()))
-		res, err := runBench(ctx, goTool, root, br)
-		if err != nil {
+	results, err := runBenchmarks(ctx, append(planRuns(r.Compared), flatRun))
+	if err != nil {
+		return err
+	}
+	for i := range r.Compared {
+		if err := r.Compared[i].fill(results); err != nil {
 			return err
 		}
-		results[br.Pkg] = append(results[br.Pkg], res...)
-		r.Runs = append(r.Runs, br)
 	}
-	for _, c := range cs {
-		x := compared{comparison: c, Why: pending[c.Key]}
-		if x.Why == "" {
-			if x, err = fill(c, results[c.Pkg]); err != nil {
-				return err
-			}
-		}
-		r.Compared = append(r.Compared, x)
-	}
-	for _, f := range results[flatRun.Pkg] {
+	for _, f := range results {
 		if strings.HasPrefix(f.Name, flatRun.Benches[0]+"/") {
 			r.Flat = append(r.Flat, f)
 		}
 	}
-
-	// Tokens, in process.
-	logf("tokens: n = %s, every detail level and profile", joinInts(tokenMeasureNs))
-	cnt, err := newCounters()
-	if err != nil {
+	if r.Peaks, err = measurePeaks(ctx); err != nil {
 		return err
 	}
-	if r.Tokens, err = measureTokens(ctx, cnt, tokenMeasureNs); err != nil {
-		return err
-	}
-	if r.Records, err = measureRecords(cnt, tokenNs[len(tokenNs)-1]); err != nil {
-		return err
-	}
-
-	// Shell start-up, for scale beside the paper's.
-	if jq != "" {
-		r.ShellN = shellRuns
-		if r.ShellNs, err = shellStartup(ctx, jq, shellRuns); err != nil {
-			return err
-		}
-	}
-
-	// Peak memory, in child processes.
-	if r.Peaks, err = measurePeaks(ctx, jq); err != nil {
-		return err
-	}
-
 	r.Machine.LoadEnd = loadAvg()
 	r.Elapsed = time.Since(started)
 	fmt.Printf("load average at the end: %s\n", loads(r.Machine.LoadEnd))
-
-	if err := os.WriteFile(inRoot(root, outPath), []byte(r.markdown()), 0o644); err != nil {
+	if err := os.WriteFile(outPath, []byte(r.markdown()), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("wrote %s in %s\n", outPath, r.Elapsed.Round(time.Second))
 	return nil
-}
-
-// copyHand replaces the section measured one at a time of the report at
-// outPath with by-hand.md, leaving the measured sections as they are.
-func copyHand(ctx context.Context, outPath string) error {
-	_, root, err := moduleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	path := inRoot(root, outPath)
-	md, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, err := spliceHand(string(md), byHand)
-	if err != nil {
-		return fmt.Errorf("%s: %w", outPath, err)
-	}
-	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("copied internal/benchreport/by-hand.md into %s\n", outPath)
-	return nil
-}
-
-// shellRuns is how many times shellStartup starts the shell and jq.
-const shellRuns = 25
-
-// shellStartup returns the median wall time of runs of sh -c 'jq -n empty':
-// starting a shell and jq, and nothing else.
-func shellStartup(ctx context.Context, jq string, runs int) (float64, error) {
-	ts := make([]float64, runs)
-	for i := range ts {
-		t0 := time.Now()
-		if out, err := exec.CommandContext(ctx, "sh", "-c", shellJoin([]string{jq, "-n", "empty"})).CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("sh -c 'jq -n empty': %w\n%s", err, out)
-		}
-		ts[i] = float64(time.Since(t0).Nanoseconds())
-	}
-	slices.Sort(ts)
-	return ts[len(ts)/2], nil
-}
-
-// inRoot resolves a path given relative to the module root; an absolute
-// path stays as it is.
-func inRoot(root, path string) string {
-	path = filepath.FromSlash(path)
-	if filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(root, path)
-}
-
-// measurePeaks measures the peak memory of offloading peakRecords records
-// and of extracting from the file, with jq and (when the package is
-// present) in process.
-func measurePeaks(ctx context.Context, jq string) ([]peakRow, error) {
-	dir, err := os.MkdirTemp("", "benchreport-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	logf("peak memory: offload of %s records", thousands(peakRecords))
-	off, err := runChild(ctx, "offload", dir, strconv.Itoa(peakRecords))
-	if err != nil {
-		return nil, err
-	}
-	rows := []peakRow{{Label: "offload (`lro.Wrap`, default threshold)", Result: off}}
-	want := off.Records / 1000 // the records of one key of 1,000
-	logf("peak memory: lro_extract over the offloaded file")
-	ex, err := runChild(ctx, "extract", dir, off.File)
-	if err != nil {
-		return nil, err
-	}
-	ex.Records = off.Records
-	if got := strings.Count(ex.Output, "\n") + 1; got != want {
-		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
-	}
-	rows = append(rows, peakRow{Label: "extraction in process (`lro_extract`, query)", Result: ex})
-	if jq == "" {
-		rows = append(rows, peakRow{Label: "extraction with the `jq` binary", Pending: "no jq on the PATH"})
-		return rows, nil
-	}
-	logf("peak memory: jq over the offloaded file")
-	jr, err := jqPeak(ctx, jq, peakFilter, off.File, off.Records)
-	if err != nil {
-		return nil, err
-	}
-	if jr.Output != ex.Output {
-		return nil, fmt.Errorf("jq and lro_extract disagree on %s", peakFilter)
-	}
-	rows = append(rows, peakRow{Label: "extraction with the `jq` binary", Result: jr})
-	return rows, nil
 }

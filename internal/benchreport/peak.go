@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"runtime"
@@ -24,9 +25,7 @@ import (
 // peakRecords is the number of records of the peak-memory measurements.
 const peakRecords = 1_000_000
 
-// peakChildFlag is the hidden flag that makes the generator run one
-// peak-memory measurement in a process of its own, whose peak resident size
-// is that of the measurement alone.
+// peakChildFlag makes the program run one peak-memory measurement (childMain).
 const peakChildFlag = "-peak-child"
 
 // peakFilter is the extraction of the peak-memory measurements: the ids of
@@ -35,8 +34,7 @@ const peakFilter = `select(.k == "key-7") | .id`
 
 // peakResult is what a child reports, and what the report shows.
 type peakResult struct {
-	What        string `json:"what"`         // "offload", "extract" or "jq"
-	Records     int    `json:"records"`      // records in the input
+	What        string `json:"what"`         // the step, as the memory table names it
 	InputBytes  int64  `json:"input_bytes"`  // the JSON text handed to the decorator, or the file read
 	FileBytes   int64  `json:"file_bytes"`   // the JSONL file written (offload)
 	BeforeBytes int64  `json:"before_bytes"` // resident size just before the measured step
@@ -47,9 +45,8 @@ type peakResult struct {
 	Millis      int64  `json:"millis"`           // wall time of the measured step
 }
 
-// smallRecords returns the JSON array text of n records of the shape of
-// lro's BenchmarkOffloadMemoryFlat, {"id":i,"k":"key-(i%1000)"}, written
-// directly so that no slice of structs inflates the child's peak.
+// smallRecords returns the JSON array of n records {"id":i,"k":"key-(i%1000)"},
+// written directly so that no slice of structs inflates the child's peak.
 func smallRecords(n int) []byte {
 	var b bytes.Buffer
 	b.Grow(n * 28)
@@ -64,21 +61,20 @@ func smallRecords(n int) []byte {
 	return b.Bytes()
 }
 
-// hwm returns the peak resident size (VmHWM) of process pid ("self").
-func hwm(pid string) (int64, error) {
-	n, err := kB(fileField("/proc/"+pid+"/status", "VmHWM", ":"))
+// selfSize returns a size of /proc/self/status in bytes: "VmHWM", the
+// peak resident size, or "VmRSS", the resident size.
+func selfSize(key string) (int64, error) {
+	n, err := kB(fileField("/proc/self/status", key, ":"))
 	if err != nil {
-		return 0, fmt.Errorf("VmHWM of process %s: %w", pid, err)
+		return 0, fmt.Errorf("%s: %w", key, err)
 	}
 	return n, nil
 }
 
-// measure runs step and records in r its wall time and the resident size
-// of this process before and at its peak during step: it frees what the
-// process no longer uses and resets the kernel's record of its peak
-// (/proc/self/clear_refs) first.
+// measure runs step and records in r its wall time and this process's resident
+// size before it and at its peak during it, the kernel's peak reset first.
 func measure(r *peakResult, step func() error) error {
-	peakSoFar, err := hwm("self")
+	peakSoFar, err := selfSize("VmHWM")
 	if err != nil {
 		return err
 	}
@@ -87,15 +83,15 @@ func measure(r *peakResult, step func() error) error {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		return fmt.Errorf("reset the peak resident size: %w", err)
 	}
-	if r.BeforeBytes, err = kB(fileField("/proc/self/status", "VmRSS", ":")); err != nil {
-		return fmt.Errorf("VmRSS: %w", err)
+	if r.BeforeBytes, err = selfSize("VmRSS"); err != nil {
+		return err
 	}
 	t0 := time.Now()
 	if err := step(); err != nil {
 		return err
 	}
 	r.Millis = time.Since(t0).Milliseconds()
-	r.PeakBytes, err = hwm("self")
+	r.PeakBytes, err = selfSize("VmHWM")
 	r.ProcessPeak = max(peakSoFar, r.PeakBytes)
 	return err
 }
@@ -108,7 +104,7 @@ func childOffload(dir string, n int) (peakResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	}, &lro.Options{OutputDir: dir})
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "big"}}
-	r := peakResult{What: "offload", Records: n, InputBytes: int64(len(text))}
+	r := peakResult{What: "offload (`lro.Wrap`, default threshold)", InputBytes: int64(len(text))}
 	var res *mcp.CallToolResult
 	err := measure(&r, func() (err error) {
 		res, err = h(context.Background(), req)
@@ -121,7 +117,7 @@ func childOffload(dir string, n int) (peakResult, error) {
 		FilePath string `json:"file_path"`
 	}
 	if err := json.Unmarshal([]byte(textOf(res)), &d); err != nil || d.FilePath == "" {
-		return r, errNotOffloaded
+		return r, errors.New("the result was not offloaded")
 	}
 	fi, err := os.Stat(d.FilePath)
 	if err != nil {
@@ -143,8 +139,7 @@ func textOf(res *mcp.CallToolResult) string {
 }
 
 // childExtract runs peakFilter over file with the lro_extract tool, called
-// over an in-memory MCP session as a client would, and reports the peak
-// resident size of the call.
+// over an in-memory MCP session, and reports the peak resident size of the call.
 func childExtract(dir, file string) (peakResult, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
@@ -152,16 +147,22 @@ func childExtract(dir, file string) (peakResult, error) {
 	}
 	ctx := context.Background()
 	s := mcp.NewServer(&mcp.Implementation{Name: "benchreport", Version: "v0"}, nil)
-	// The answer, 1,000 ids, is shown inline, to be checked against jq's.
+	// The answer, 1,000 ids, is shown inline, to be counted.
 	if err := extract.AddTools(s, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}); err != nil {
 		return peakResult{}, err
 	}
-	cs, closeFn, err := session(ctx, s)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
 	if err != nil {
 		return peakResult{}, err
 	}
-	defer closeFn()
-	r := peakResult{What: "extract", InputBytes: fi.Size()}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "benchreport-client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return peakResult{}, err
+	}
+	defer cs.Close()
+	r := peakResult{What: "extraction in process (`lro_extract`, query)", InputBytes: fi.Size()}
 	var res *mcp.CallToolResult
 	err = measure(&r, func() (err error) {
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: offload.ToolExtract,
@@ -177,21 +178,19 @@ func childExtract(dir, file string) (peakResult, error) {
 	return r, nil
 }
 
-// runChild runs a peak-memory measurement in a new process of this very
-// program and returns its report. Every peak is read from /proc (VmHWM),
-// never from getrusage: on Linux a child's ru_maxrss is at least its
-// parent's peak at the fork.
+// runChild runs a peak-memory measurement in a new process of this program.
+// The child reads its peaks from /proc: on Linux a child's ru_maxrss is at
+// least its parent's peak at the fork.
 func runChild(ctx context.Context, args ...string) (peakResult, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return peakResult{}, err
 	}
 	cmd := exec.CommandContext(ctx, self, append([]string{peakChildFlag}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd.Stderr = os.Stderr // the child's error, if any
 	out, err := cmd.Output()
 	if err != nil {
-		return peakResult{}, fmt.Errorf("peak child %v: %w\n%s", args, err, stderr.String())
+		return peakResult{}, fmt.Errorf("peak child %v: %w", args, err)
 	}
 	var r peakResult
 	if err := json.Unmarshal(out, &r); err != nil {
@@ -200,76 +199,48 @@ func runChild(ctx context.Context, args ...string) (peakResult, error) {
 	return r, nil
 }
 
-// jqPeak runs the jq binary with filter over file and returns its peak
-// resident size, read every few milliseconds while it runs (VmHWM only
-// grows), and its output.
-func jqPeak(ctx context.Context, jq, filter, file string, records int) (peakResult, error) {
-	fi, err := os.Stat(file)
-	if err != nil {
-		return peakResult{}, err
-	}
-	cmd := exec.CommandContext(ctx, jq, "-c", filter, file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		return peakResult{}, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	r := peakResult{What: "jq", Records: records, InputBytes: fi.Size()}
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				return r, fmt.Errorf("%s -c %q %s: %w\n%s", jq, filter, file, err, stderr.String())
-			}
-			if r.PeakBytes == 0 {
-				return r, fmt.Errorf("%s ended before its peak memory could be read", jq)
-			}
-			r.ProcessPeak, r.Output, r.Millis = r.PeakBytes, strings.TrimSpace(stdout.String()), time.Since(t0).Milliseconds()
-			return r, nil
-		case <-tick.C:
-			if peak, err := hwm(strconv.Itoa(cmd.Process.Pid)); err == nil {
-				r.PeakBytes = max(r.PeakBytes, peak)
-			}
-		}
-	}
-}
-
-// errUnknownChild is returned for a -peak-child mode that does not exist.
-var errUnknownChild = errors.New("benchreport: unknown peak child mode")
-
-// childMain runs the child mode named by args[0] ("offload DIR RECORDS" or
+// childMain runs the child mode named by args[0] ("offload DIR" or
 // "extract DIR FILE") and prints its result as JSON on standard output.
 func childMain(args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: none given", errUnknownChild)
-	}
 	var r peakResult
 	var err error
-	switch args[0] {
-	case "offload":
-		n := 0
-		if len(args) == 3 {
-			n, err = strconv.Atoi(args[2])
-		}
-		if len(args) != 3 || err != nil || n < 1 {
-			return fmt.Errorf("usage: %s offload DIR RECORDS", peakChildFlag)
-		}
-		r, err = childOffload(args[1], n)
-	case "extract":
-		if len(args) != 3 {
-			return fmt.Errorf("usage: %s extract DIR FILE", peakChildFlag)
-		}
+	switch {
+	case len(args) == 0:
+		return errors.New("unknown peak child mode: none given")
+	case args[0] == "offload" && len(args) == 2:
+		r, err = childOffload(args[1], peakRecords)
+	case args[0] == "extract" && len(args) == 3:
 		r, err = childExtract(args[1], args[2])
+	case args[0] == "offload" || args[0] == "extract":
+		return fmt.Errorf("usage: %s offload DIR, or %s extract DIR FILE", peakChildFlag, peakChildFlag)
 	default:
-		return fmt.Errorf("%w: %q", errUnknownChild, args[0])
+		return fmt.Errorf("unknown peak child mode: %q", args[0])
 	}
 	if err != nil {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// measurePeaks measures the peak memory of offloading peakRecords records,
+// and of extracting from the file.
+func measurePeaks(ctx context.Context) ([]peakResult, error) {
+	dir, err := os.MkdirTemp("", "benchreport-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	log.Printf("peak memory: offload of %s records, then lro_extract over the file", thousands(peakRecords))
+	off, err := runChild(ctx, "offload", dir)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := runChild(ctx, "extract", dir, off.File)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := strings.Count(ex.Output, "\n")+1, peakRecords/1000; got != want { // the records of one key of 1,000
+		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
+	}
+	return []peakResult{off, ex}, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -22,8 +21,9 @@ func TestSmallRecords(t *testing.T) {
 	}
 }
 
-// TestPeaks runs the offload measurement and jq on a small input in this
-// process (the report runs them on 1,000,000 records in child processes).
+// TestPeaks runs the offload and extraction measurements on a small input in
+// this process (the report runs them on 1,000,000 records in child
+// processes), and checks the extraction's answer against the jq binary's.
 func TestPeaks(t *testing.T) {
 	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
 		t.Skip("no /proc/self/clear_refs:", err)
@@ -33,7 +33,7 @@ func TestPeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off.Records != 20_000 || off.InputBytes == 0 || off.FileBytes <= off.InputBytes/2 || off.PeakBytes == 0 || off.ProcessPeak < off.PeakBytes {
+	if off.InputBytes == 0 || off.FileBytes <= off.InputBytes/2 || off.PeakBytes == 0 || off.ProcessPeak < off.PeakBytes {
 		t.Errorf("childOffload() = %+v", off)
 	}
 	if !strings.HasPrefix(off.File, dir) {
@@ -50,18 +50,12 @@ func TestPeaks(t *testing.T) {
 	if err != nil {
 		t.Skip("no jq")
 	}
-	jr, err := jqPeak(context.Background(), jq, peakFilter, off.File, off.Records)
+	out, err := exec.Command(jq, "-c", peakFilter, off.File).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Count(jr.Output, "\n") + 1; lines != 20 {
-		t.Errorf("jq printed %d lines, want 20 (the records of key-7)", lines)
-	}
-	if jr.PeakBytes == 0 || jr.InputBytes != off.FileBytes {
-		t.Errorf("jqPeak() = %+v", jr)
-	}
-	if jr.Output != ex.Output {
-		t.Errorf("jq printed %q, lro_extract %q: want the same ids", jr.Output, ex.Output)
+	if jqOut := strings.TrimSpace(string(out)); jqOut != ex.Output {
+		t.Errorf("jq printed %q, lro_extract %q: want the same ids", jqOut, ex.Output)
 	}
 }
 
@@ -73,8 +67,8 @@ func TestChildMainErrors(t *testing.T) {
 	}{
 		{"no mode", nil, "unknown peak child mode"},
 		{"unknown mode", []string{"fly"}, `unknown peak child mode: "fly"`},
-		{"missing count", []string{"offload", "/tmp"}, "usage"},
-		{"zero count", []string{"offload", "/tmp", "0"}, "usage"},
+		{"offload without its folder", []string{"offload"}, "usage"},
+		{"extract without its file", []string{"extract", "/tmp"}, "usage"},
 	}
 	for _, tt := range tests {
 		err := childMain(tt.args)

@@ -10,59 +10,26 @@ import (
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
-
-	"github.com/zircote/lro-go/examples/memory/memory"
-	"github.com/zircote/lro-go/internal/offload"
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// report is everything BENCHMARKS.md shows, all of it measured by one run of
-// the generator (the paper's figures aside, which are quoted).
+// report is what BENCHMARKS.md shows, as one run of the program measured it.
 type report struct {
 	Started  time.Time
 	Elapsed  time.Duration
 	Command  string // the command that regenerates the report
 	Machine  machine
-	Runs     []benchRun // the go test invocations, for the record
-	Compared []compared
+	Compared []comparison
 	Flat     []benchResult // lro's BenchmarkOffloadMemoryFlat sub-benchmarks
-	Peaks    []peakRow
-	Tokens   []tokenRow
-	Records  []recordMean
-	ShellNs  float64 // median start-up of sh -c 'jq -n empty', 0 when not measured
-	ShellN   int     // runs of that median
-	Hand     string  // the section measured one at a time (by-hand.md)
+	Peaks    []peakResult  // offload, then extraction
+	Hand     string        // the section measured one at a time (by-hand.md)
 
 	b strings.Builder // the markdown being written
 }
 
-// peakRow is one peak-memory measurement, or a pending one.
-type peakRow struct {
-	Label   string
-	Pending string // why it was not measured; empty when it was
-	Result  peakResult
-}
-
-// tokenNs are the result set sizes of the token tables.
-var tokenNs = []int{50, 200, 500, 1000}
-
-// find returns the first element of s that f accepts.
-func find[T any](s []T, f func(T) bool) (T, bool) {
-	if i := slices.IndexFunc(s, f); i >= 0 {
-		return s[i], true
-	}
-	var zero T
-	return zero, false
-}
-
-// row returns the token row of n records at detail d.
-func (r *report) row(n int, d memory.Detail) (tokenRow, bool) {
-	return find(r.Tokens, func(t tokenRow) bool { return t.N == n && t.Detail == d })
-}
-
-// measured returns the comparison of key, if it was measured.
-func (r *report) measured(key string) (compared, bool) {
-	c, ok := find(r.Compared, func(c compared) bool { return c.Key == key })
-	return c, ok && c.Why == ""
+// byKey returns the comparison of key.
+func (r *report) byKey(key string) comparison {
+	return r.Compared[slices.IndexFunc(r.Compared, func(c comparison) bool { return c.Key == key })]
 }
 
 func (r *report) p(format string, args ...any) { fmt.Fprintf(&r.b, format, args...) }
@@ -76,17 +43,8 @@ func (r *report) markdown() string {
 	m := r.Machine
 	r.p("| machine | |\n| --- | --- |\n")
 	r.p("| CPU | %s, %d logical CPUs |\n", m.CPU, m.Cores)
-	if m.MemBytes > 0 {
-		r.p("| memory | %s |\n", bytesIEC(m.MemBytes))
-	}
-	r.p("| OS | %s", m.OS)
-	if m.Kernel != "" {
-		r.p(", kernel %s", m.Kernel)
-	}
-	r.p(" |\n| Go | `%s` |\n", m.Go)
-	if m.JQ != "" {
-		r.p("| jq | `%s` |\n", m.JQ)
-	}
+	r.p("| memory | %s |\n", bytesIEC(m.MemBytes))
+	r.p("| OS | %s |\n| Go | `%s` |\n| jq | `%s` |\n", m.OS, m.Go, m.JQ)
 	r.p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n\n", loads(m.LoadStart), loads(m.LoadEnd))
 	if max(m.LoadStart[0], m.LoadEnd[0]) > float64(m.Cores)/2 {
 		r.p("**The machine was shared and noisy while measuring** (load average above half its CPUs): absolute times vary from run to run; the ratios, whose two sides ran alternately in the same run, are the figures to read.\n\n")
@@ -94,101 +52,59 @@ func (r *report) markdown() string {
 	r.glance()
 	r.latency()
 	r.memory()
-	r.tokens()
-	if r.Hand != "" {
-		r.b.WriteString(handSection(r.Hand))
-	}
+	r.b.WriteString(handSection(r.Hand))
 	r.p("## How to regenerate\n\n")
-	r.p("From the module root, on the machine to measure (it takes a few minutes and needs `jq` on the PATH for the extraction rows):\n\n```sh\n%s\n```\n\n", r.Command)
+	r.p("From the module root, on the machine to measure (it takes a few minutes and needs `jq` and `versitygw` on the PATH):\n\n```sh\n%s\n```\n\n", r.Command)
 	r.p("It writes this file, and prints the machine and Go version. It ran these benchmarks, each in one `go test` process:\n\n```sh\n")
-	for _, run := range r.Runs {
+	for _, run := range append(planRuns(r.Compared), flatRun) {
 		r.p("go %s\n", shellJoin(run.args()))
 	}
-	r.p("```\n\nthen measured the tokens in process and the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `%s -hand` copies it here without measuring anything.\n", baseCommand)
+	r.p("```\n\nthen measured the peak memory in child processes of its own. `go test ./internal/benchreport` checks the parsing and the tables without measuring, and that this file holds `internal/benchreport/by-hand.md` as it is; after editing that file, `go test ./internal/benchreport -update` copies it here without measuring anything.\n")
 	return r.b.String()
 }
 
-// goal is " (target ≤ T: met)", or "" for a comparison without a target.
-func goal(c compared) string {
+// goal is "target ≤ T: met", or "" for a comparison without a target.
+func goal(c comparison) string {
 	if c.Target == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (target ≤ %s: %s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
+	return fmt.Sprintf("target ≤ %s: %s", target(c.Target), metOrNot[c.Ratio <= c.Target])
 }
 
 // glance writes the "at a glance" section.
 func (r *report) glance() {
 	r.p("## At a glance\n\n")
-	d50, ok50 := r.row(50, memory.Full)
-	if full, ok := r.row(500, memory.Full); ok {
-		d := full.Descriptors
-		r.p("- **Descriptor size, against the paper's assumed %d tokens.** For 500 full-detail memories our full descriptor is **%s tokens** (o200k_base), %s the paper's %d; without recipes %s, without the line schema %s, a bare pointer %s. The inline result it replaces is %s tokens: the full descriptor is %s of it.\n",
-			paperDescriptorTokens, thousands(d[0].O200k), times(float64(d[0].O200k)/paperDescriptorTokens), paperDescriptorTokens,
-			thousands(d[1].O200k), thousands(d[2].O200k), thousands(d[3].O200k), thousands(full.Inline.O200k),
-			percent(float64(d[0].O200k)/float64(full.Inline.O200k)))
-		if ok50 {
-			t := float64(paperTokensPerRecord)
-			r.p("- **The paper's Table 1 with our descriptor** (t = %d tokens a record, as the paper): at access ratio 0.02, savings are %s at n = 50 (paper %.1f%%) and %s at n = 500 (paper %.1f%%); breakeven at n = 50 falls from %s to %s of the records read. A bare pointer gives %s and %s.\n",
-				paperTokensPerRecord,
-				percent(savings(0.02, 50, t, d50.desc(0))), paperTable1[1][0],
-				percent(savings(0.02, 500, t, full.desc(0))), paperTable1[1][3],
-				percent(breakeven(50, t, paperDescriptorTokens)), percent(breakeven(50, t, d50.desc(0))),
-				percent(savings(0.02, 50, t, d50.desc(3))), percent(savings(0.02, 500, t, full.desc(3))))
-		}
+	r.p("- **Descriptor size, against the paper's assumed 800 tokens:** measured with o200k_base and asserted, per profile, detail level and record shape, by `go test ./examples/memory -run TestDescriptorTokens -v`; see [Descriptor sizes](#descriptor-sizes).\n")
+	c := r.byKey("offload")
+	ms := c.ANs / 1e6
+	vs := "faster than"
+	if ms > paperFileWriteMs {
+		vs = "slower than"
 	}
-	if c, ok := r.measured("offload"); ok {
-		ms := c.ANs / 1e6
-		vs := "faster than"
-		if ms > paperFileWriteMs {
-			vs = "slower than"
-		}
-		r.p("- **Offload time, against the paper.** Offloading 500 full-detail records takes a median **%s**, %s %s the paper's %.1f ms file write.\n",
-			duration(c.ANs), times(math.Max(ms/paperFileWriteMs, paperFileWriteMs/ms)), vs, paperFileWriteMs)
-		r.p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that%s.\n", duration(c.BNs), times(c.Ratio), goal(c))
-	}
+	r.p("- **Offload time, against the paper.** Offloading 500 full-detail records takes a median **%s**, %s %s the paper's %.1f ms file write.\n",
+		duration(c.ANs), times(math.Max(ms/paperFileWriteMs, paperFileWriteMs/ms)), vs, paperFileWriteMs)
+	r.p("- **Against the physical limit of writing the bytes.** Marshalling the same records and writing them with `os.WriteFile` takes %s; the offload costs **%s** that (%s).\n", duration(c.BNs), times(c.Ratio), goal(c))
 	var ex []string
-	pendingWhy := ""
 	for _, c := range r.Compared {
-		switch {
-		case !strings.HasPrefix(c.Key, "extract"):
-		case c.Why != "":
-			pendingWhy = c.Why
-		case c.Target > 0:
-			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, target ≤ %s: %s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio), target(c.Target), metOrNot(c.Ratio <= c.Target)))
-		default:
-			ex = append(ex, fmt.Sprintf("%s against %s for %s (%s)", duration(c.ANs), duration(c.BNs), recipeName(c.Sub), times(c.Ratio)))
+		if strings.HasPrefix(c.Key, "recipe ") { // every extraction has a target
+			ex = append(ex, fmt.Sprintf("%s against %s for %s (**%s**, %s)", duration(c.ANs), duration(c.BNs), c.Key, times(c.Ratio), goal(c)))
 		}
 	}
-	switch {
-	case len(ex) > 0:
-		r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary**")
-		if r.ShellNs > 0 {
-			r.p(" (the paper puts shell start-up at %s a command; `sh -c 'jq -n empty'` takes %s here)", paperShellStartup, duration(r.ShellNs))
-		}
-		r.p(": %s.\n", strings.Join(ex, "; "))
-	case pendingWhy != "":
-		r.p("- **Extraction in process, against the `jq` binary:** pending (%s).\n", pendingWhy)
-	}
+	r.p("- **Extraction in process (`lro_extract`), against the recipes' shell commands with the `jq` binary** (the paper puts shell start-up at %s a command): %s.\n",
+		paperShellStartup, strings.Join(ex, "; "))
 	var small []string
 	for _, key := range []string{"inline", "proxy", "sweep"} {
-		if c, ok := r.measured(key); ok {
-			small = append(small, fmt.Sprintf("%s %s%s", c.A+"/"+c.B, times(c.Ratio), goal(c)))
+		c := r.byKey(key)
+		s := fmt.Sprintf("%s/%s %s", c.A, c.B, times(c.Ratio))
+		if c.Target > 0 {
+			s += " (" + goal(c) + ")"
 		}
+		small = append(small, s)
 	}
-	if len(small) > 0 {
-		r.p("- **Fixed costs:** %s.\n", strings.Join(small, "; "))
-	}
-	for _, pk := range r.Peaks {
-		if x := pk.Result; pk.Pending == "" && x.What == "offload" {
-			r.p("- **Memory:** offloading %s records (%s of JSON held by the handler) peaks at %s resident, %s above what the process held before; the file is %s.\n",
-				thousands(x.Records), bytesIEC(x.InputBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.FileBytes))
-		}
-	}
-	if rm, ok := find(r.Records, func(m recordMean) bool { return m.Detail == memory.Full }); ok {
-		r.p("- **The estimator** (about 4 characters a token) counts a full-detail record as %.0f tokens where o200k_base counts %.0f (%s): on JSON it under-counts, so the default threshold of %s estimated tokens is about %s real ones.\n",
-			rm.Est, rm.O200k, signedPercent(rm.Est/rm.O200k-1), thousands(offload.DefaultThreshold), thousands(int(math.Round(offload.DefaultThreshold*rm.O200k/rm.Est))))
-	}
-	r.p("\n")
+	r.p("- **Fixed costs:** %s.\n", strings.Join(small, "; "))
+	x := r.Peaks[0]
+	r.p("- **Memory:** offloading %s records (%s of JSON held by the handler) peaks at %s resident, %s above what the process held before; the file is %s.\n\n",
+		thousands(peakRecords), bytesIEC(x.InputBytes), bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.FileBytes))
 }
 
 // latency writes the side-by-side table.
@@ -197,25 +113,18 @@ func (r *report) latency() {
 	r.p("Each benchmark runs its two arms alternately in one run, swapping which goes first, and reports the median of each and the ratio of the medians, so that noise hits both alike.\n\n")
 	r.p("| A | B | A median | B median | A/B | target | paper | benchmark |\n| --- | --- | ---: | ---: | ---: | --- | --- | --- |\n")
 	for _, c := range r.Compared {
-		if c.Why != "" {
-			r.p("| %s | %s | pending | pending | pending | | %s | `%s` (%s): %s |\n", cell(c.Label), cell(c.Versus), c.Paper, c.name(), c.Pkg, c.Why)
-			continue
-		}
 		g := ""
-		if c.Target > 0 {
-			g = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot(c.Ratio <= c.Target))
+		if c.Target > 0 { // as "≤ 1.5× (met)"
+			g = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot[c.Ratio <= c.Target])
 		}
 		runs := "runs"
 		if c.Iters == 1 {
 			runs = "run"
 		}
 		r.p("| %s | %s | %s | %s | **%s** | %s | %s | `%s` (%s, %s %s of each arm) |\n",
-			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), g, c.Paper, c.name(), c.Pkg, thousands(int(c.Iters)), runs)
+			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), g, c.Paper, c.Bench, c.Pkg, thousands(int(c.Iters)), runs)
 	}
 	r.p("\n")
-	if r.ShellNs > 0 {
-		r.p("Shell start-up alone, for scale: `sh -c 'jq -n empty'` takes a median %s over %d runs on this machine; the paper: \"Shell startup for a jq or grep command adds 50—100ms depending on the host.\"\n\n", duration(r.ShellNs), r.ShellN)
-	}
 }
 
 // memory writes the peak-memory and allocation tables.
@@ -223,149 +132,24 @@ func (r *report) memory() {
 	r.p("## Memory\n\n")
 	r.p("Peak resident memory of %s records of `{\"id\":N,\"k\":\"key-M\"}`, each step in a process of its own. For the offload, the process first builds the JSON text the handler returns, then resets the kernel's peak counter (`/proc/self/clear_refs`) and reads `VmHWM` after the call: the peak of the offload itself, with the input it is handed already resident. Extraction selects the ids of one key (1,000 records) from the offloaded file: `%s`.\n\n", thousands(peakRecords), peakFilter)
 	r.p("| step | input | output | resident before | peak during the step | peak − before | whole process peak | wall time |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, pk := range r.Peaks {
-		if pk.Pending != "" {
-			r.p("| %s | pending | | | | | | %s |\n", pk.Label, pk.Pending)
-			continue
-		}
-		x := pk.Result
+	for _, x := range r.Peaks {
 		out := ""
 		if x.FileBytes > 0 {
 			out = bytesIEC(x.FileBytes) + " file"
 		} else if x.Output != "" {
 			out = fmt.Sprintf("%s lines", thousands(strings.Count(x.Output, "\n")+1))
 		}
-		before, delta := "", ""
-		if x.BeforeBytes > 0 {
-			before, delta = bytesIEC(x.BeforeBytes), bytesIEC(x.PeakBytes-x.BeforeBytes)
-		}
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", pk.Label, bytesIEC(x.InputBytes), out, before, bytesIEC(x.PeakBytes), delta, bytesIEC(x.ProcessPeak),
-			duration(float64(x.Millis)*1e6))
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.What, bytesIEC(x.InputBytes), out, bytesIEC(x.BeforeBytes),
+			bytesIEC(x.PeakBytes), bytesIEC(x.PeakBytes-x.BeforeBytes), bytesIEC(x.ProcessPeak), duration(float64(x.Millis)*1e6))
 	}
-	if len(r.Flat) > 0 {
-		r.p("\nHeap allocated by the offload beyond the result it is handed (lro's `BenchmarkOffloadMemoryFlat`, `-benchtime %s`): streaming keeps it flat per record, where buffering the file would cost at least the input per record.\n\n", flatRun.Benchtime)
-		r.p("| records | allocated per record | input per record |\n| ---: | ---: | ---: |\n")
-		for _, f := range r.Flat {
-			_, n, _ := strings.Cut(f.Name, "/")
-			r.p("| %s | %.2f B | %.1f B |\n", thousandsString(n), f.Metrics["alloc-B/record"], f.Metrics["input-B/record"])
-		}
+	r.p("\nHeap allocated by the offload beyond the result it is handed (lro's `BenchmarkOffloadMemoryFlat`, `-benchtime %s`): streaming keeps it flat per record, where buffering the file would cost at least the input per record.\n\n", flatRun.Benchtime)
+	r.p("| records | allocated per record | input per record |\n| ---: | ---: | ---: |\n")
+	for _, f := range r.Flat {
+		_, n, _ := strings.Cut(f.Name, "/")
+		r.p("| %s | %.2f B | %.1f B |\n", thousandsString(n), f.Metrics["alloc-B/record"], f.Metrics["input-B/record"])
 	}
 	r.p("\n")
 }
-
-// tokens writes the token tables.
-func (r *report) tokens() {
-	r.p("## Tokens\n\n")
-	pathBytes := 0
-	if len(r.Tokens) > 0 {
-		pathBytes = r.Tokens[0].PathBytes
-	}
-	r.p("The example memory server's `recall_memories` (registered with `lro.AddTool` as in `examples/memory`) over the deterministic corpus (`memory.Generate(n, %d)`), called through an in-memory MCP session: the inline result is the text content the client receives with offloading disabled, each descriptor the text content it receives when the result is offloaded under that profile (forced: threshold 1 token). The last descriptor column is the full profile of a server that also offers the native extraction tools (`lro.Options.ExtractTools`), whose guidance points to `lro_extract`. Counts are o200k_base tokens, counted with `github.com/tiktoken-go/tokenizer`: the tokenizer of GPT-4o and the GPT-5 family, GPT-5-mini being one of the paper's two models; Claude's tokenizer, that of the other (Haiku 4.5), is not public, so it is not shown. The file path in the descriptors is %d bytes long (the default folder, `os.TempDir()`); the full descriptor carries it 12 times, and its random part makes the count vary by a few tokens, so each descriptor is the median of %d calls.\n\n",
-		memory.DefaultSeed, pathBytes, descriptorCalls)
-	r.p("### Inline result and descriptor, by profile\n\n")
-	r.p("| n | detail | inline |")
-	for _, v := range profiles {
-		r.p(" %s |", v.Name)
-	}
-	r.p(" full / inline |\n| ---: | --- | ---: |%s ---: |\n", strings.Repeat(" ---: |", len(profiles)))
-	for _, n := range tokenNs {
-		for _, d := range details {
-			t, ok := r.row(n, d)
-			if !ok {
-				continue
-			}
-			r.p("| %s | %s | %s |", thousands(n), d, thousands(t.Inline.O200k))
-			for _, s := range t.Descriptors {
-				r.p(" %s |", thousands(s.O200k))
-			}
-			r.p(" %s |\n", percent(t.desc(0)/float64(t.Inline.O200k)))
-		}
-	}
-	r.p("\n")
-	r.table1()
-	r.estimator()
-}
-
-// table1 writes the paper's Table 1 and its recomputations.
-func (r *report) table1() {
-	r.p("### The paper's Table 1, recomputed\n\n")
-	r.p("The paper: \"The LRO descriptor consumes a fixed overhead (approximately 800 tokens for the summary, schema, and recipe library)\"; \"Table 1. Context window savings by access ratio and result set size.\" Savings are 1 − (D + r·n·t)/(n·t) for n records of t tokens behind a descriptor of D tokens, of which the agent reads a fraction r. Table 1's column sizes and t are lost in the paper's text; n = %s and t = %d with D = %d reproduce every one of its 24 cells (a unit test checks this).\n\n",
-		joinInts(paperTable1N), paperTokensPerRecord, paperDescriptorTokens)
-	var ds []tokenRow
-	for _, n := range paperTable1N {
-		t, ok := r.row(n, memory.Full)
-		if !ok {
-			r.p("(Descriptors at n = %d were not measured.)\n\n", n)
-			return
-		}
-		ds = append(ds, t)
-	}
-	rm, _ := find(r.Records, func(m recordMean) bool { return m.Detail == memory.Full })
-	ratios := make([]string, len(paperTable1R))
-	for i, ratio := range paperTable1R {
-		ratios[i] = fmt.Sprintf("%.2f", ratio)
-	}
-	// table writes a table of a row per label and a cell per size.
-	table := func(title string, rows []string, cellf func(i, j int) string) {
-		r.p("%s\n\n| r |", title)
-		for _, n := range paperTable1N {
-			r.p(" n = %d |", n)
-		}
-		r.p("\n| ---: |%s\n", strings.Repeat(" ---: |", len(paperTable1N)))
-		for i, label := range rows {
-			r.p("| %s |", label)
-			for j := range paperTable1N {
-				r.p(" %s |", cellf(i, j))
-			}
-			r.p("\n")
-		}
-		r.p("\n")
-	}
-	table(fmt.Sprintf("Paper (D = %d, t = %d) → ours: D = our full descriptor at that n (%s tokens), t = %d as the paper:", paperDescriptorTokens, paperTokensPerRecord, descRange(ds, 0), paperTokensPerRecord),
-		ratios, func(i, j int) string {
-			return fmt.Sprintf("%.1f%% → **%s**", paperTable1[i][j], percent(savings(paperTable1R[i], paperTable1N[j], paperTokensPerRecord, ds[j].desc(0))))
-		})
-	table(fmt.Sprintf("Ours throughout: t = %.1f (the mean o200k_base tokens of a full-detail record line of our corpus), D = full descriptor (%s) / bare pointer (%s):", rm.O200k, descRange(ds, 0), descRange(ds, 3)),
-		append(ratios, "breakeven r"), func(i, j int) string {
-			n, full, bare := paperTable1N[j], ds[j].desc(0), ds[j].desc(3)
-			if i == len(paperTable1R) {
-				return percent(breakeven(n, rm.O200k, full)) + " / " + percent(breakeven(n, rm.O200k, bare))
-			}
-			return percent(savings(paperTable1R[i], n, rm.O200k, full)) + " / " + percent(savings(paperTable1R[i], n, rm.O200k, bare))
-		})
-}
-
-// estimator writes the estimator's error against the real tokenizers.
-func (r *report) estimator() {
-	r.p("### The estimator against real tokenizers\n\n")
-	r.p("The library decides with `estimate.Heuristic` (about one token per 4 characters). Error is estimator / o200k_base − 1; the inline and descriptor rows sum every n above.\n\n")
-	r.p("| text | bytes | estimator | o200k_base | cl100k_base | error vs o200k | error vs cl100k |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, rm := range r.Records {
-		r.p("| one %s record line (mean of %s) | %.0f | %.1f | %.1f | %.1f | %s | %s |\n", rm.Detail, thousands(rm.Records), rm.Bytes, rm.Est, rm.O200k, rm.Cl100k,
-			signedPercent(rm.Est/rm.O200k-1), signedPercent(rm.Est/rm.Cl100k-1))
-	}
-	sumRow := func(label string, pick func(tokenRow) (size, bool)) {
-		var s size
-		for _, t := range r.Tokens {
-			if x, ok := pick(t); ok && slices.Contains(tokenNs, t.N) {
-				s = s.add(x)
-			}
-		}
-		if s.O200k > 0 {
-			r.p("| %s | %s | %s | %s | %s | %s | %s |\n", label, thousands(s.Bytes), thousands(s.Est), thousands(s.O200k), thousands(s.Cl100k),
-				signedPercent(float64(s.Est)/float64(s.O200k)-1), signedPercent(float64(s.Est)/float64(s.Cl100k)-1))
-		}
-	}
-	for _, d := range details {
-		sumRow(fmt.Sprintf("inline results, %s", d), func(t tokenRow) (size, bool) { return t.Inline, t.Detail == d })
-	}
-	for i, pr := range profiles {
-		sumRow(fmt.Sprintf("descriptors, %s", pr.Name), func(t tokenRow) (size, bool) { return t.Descriptors[i], true })
-	}
-	r.p("\n")
-}
-
-// Formatting helpers.
 
 // cell escapes the pipes of a table cell, which would split it even inside
 // code spans.
@@ -385,16 +169,6 @@ func thousandsString(s string) string {
 	return s
 }
 
-func percent(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" }
-
-func signedPercent(f float64) string {
-	s := strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
-	if f >= 0 {
-		return "+" + s
-	}
-	return strings.Replace(s, "-", "−", 1)
-}
-
 // target formats a target ratio as the project states it: 1.05×, 0.5×.
 func target(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) + "×" }
 
@@ -407,25 +181,16 @@ func times(f float64) string {
 	return sig3(f) + "×"
 }
 
-func metOrNot(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "not met"
-}
+var metOrNot = map[bool]string{true: "met", false: "not met"}
 
 // duration formats nanoseconds with three significant digits.
 func duration(ns float64) string {
-	unit, div := "ns", 1.0
-	switch {
-	case ns >= 1e9:
-		unit, div = "s", 1e9
-	case ns >= 1e6:
-		unit, div = "ms", 1e6
-	case ns >= 1e3:
-		unit, div = "µs", 1e3
+	for i, unit := range []string{"s", "ms", "µs"} {
+		if size := math.Pow(1000, float64(3-i)); ns >= size {
+			return sig3(ns/size) + " " + unit
+		}
 	}
-	return sig3(ns/div) + " " + unit
+	return sig3(ns) + " ns"
 }
 
 func sig3(v float64) string {
@@ -438,15 +203,13 @@ func sig3(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
+// bytesIEC formats a size in KiB, MiB or GiB, with three significant
+// digits, or in bytes below 1 KiB.
 func bytesIEC(n int64) string {
-	f := float64(n)
-	switch {
-	case math.Abs(f) >= 1<<30:
-		return sig3(f/(1<<30)) + " GiB"
-	case math.Abs(f) >= 1<<20:
-		return sig3(f/(1<<20)) + " MiB"
-	case math.Abs(f) >= 1<<10:
-		return sig3(f/(1<<10)) + " KiB"
+	for i, unit := range []string{"GiB", "MiB", "KiB"} {
+		if size := float64(int64(1) << (30 - 10*i)); math.Abs(float64(n)) >= size {
+			return sig3(float64(n)/size) + " " + unit
+		}
 	}
 	return strconv.FormatInt(n, 10) + " B"
 }
@@ -455,42 +218,15 @@ func loads(l [3]float64) string {
 	return fmt.Sprintf("%.2f, %.2f, %.2f", l[0], l[1], l[2])
 }
 
-func joinInts(ns []int) string {
-	return strings.ReplaceAll(strings.Trim(fmt.Sprint(ns), "[]"), " ", ", ")
-}
-
-// descRange is the range of the o200k sizes of profile i's descriptors in
-// rows, "1,877–1,936" or a single number.
-func descRange(rows []tokenRow, i int) string {
-	lo, hi := math.MaxInt, 0
-	for _, t := range rows {
-		lo, hi = min(lo, t.Descriptors[i].O200k), max(hi, t.Descriptors[i].O200k)
-	}
-	if lo == hi {
-		return thousands(lo)
-	}
-	return thousands(lo) + "–" + thousands(hi)
-}
-
 // shellJoin joins arguments into a command line, quoting those the shell
 // would split or expand.
 func shellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		q[i] = a
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;()<>*?[]^!{}~#") {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		var err error
+		if q[i], err = syntax.Quote(a, syntax.LangPOSIX); err != nil {
+			panic(err) // a NUL byte: no argument of this program holds one
 		}
 	}
 	return strings.Join(q, " ")
-}
-
-// recipeName turns a sub-benchmark name of BenchmarkRecipeVsJQ,
-// "2-filter-namespace-selective", into "recipe 2".
-func recipeName(sub string) string {
-	n, _, ok := strings.Cut(sub, "-")
-	if _, err := strconv.Atoi(n); !ok || err != nil {
-		return sub
-	}
-	return "recipe " + n
 }
