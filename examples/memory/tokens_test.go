@@ -15,6 +15,8 @@ import (
 	"github.com/oklog/ulid/v2"
 	"github.com/tiktoken-go/tokenizer"
 
+	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
@@ -278,4 +280,73 @@ func unseenProperties(schema map[string]any, values []any, place string) []strin
 		unseen = append(unseen, unseenProperties(items, elems, path.Join(place, "[]"))...)
 	}
 	return unseen
+}
+
+// TestEstimatorAgainstTokenizers measures the library's estimator
+// (estimate.Heuristic, about one token per four characters) against the
+// o200k_base and cl100k_base tokenizers, on the example's record lines at
+// each detail level (1,000 memories) and on its golden descriptors, and
+// checks the error BENCHMARKS.md reports: the estimator undercounts, by less
+// than half, so a threshold of N estimated tokens is more real tokens than
+// N. Run with -v for the table.
+func TestEstimatorAgainstTokenizers(t *testing.T) {
+	codecs := map[string]tokenizer.Codec{}
+	for _, name := range []tokenizer.Encoding{tokenizer.O200kBase, tokenizer.Cl100kBase} {
+		c, err := tokenizer.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		codecs[string(name)] = c
+	}
+	count := func(name string, texts []string) (n int) {
+		for _, s := range texts {
+			c, err := codecs[name].Count(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += c
+		}
+		return n
+	}
+	type row struct {
+		name  string
+		texts []string
+	}
+	var rows []row
+	corpus := memory.Generate(1000, memory.DefaultSeed)
+	for _, d := range []memory.Detail{memory.Light, memory.Medium, memory.Full} {
+		r := row{name: fmt.Sprintf("%d record lines, %s", len(corpus), d)}
+		for i := range corpus {
+			b, err := json.Marshal(memory.Project(&corpus[i], d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.texts = append(r.texts, string(b))
+		}
+		rows = append(rows, r)
+	}
+	descriptors := row{name: "the golden descriptors"}
+	for _, o := range offloadGoldenCases(t) {
+		descriptors.texts = append(descriptors.texts, o.text)
+	}
+	rows = append(rows, descriptors)
+
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-30s %10s %10s %10s %10s %8s %8s\n", "text", "bytes", "estimator", "o200k", "cl100k", "vs o200k", "vs cl100k")
+	for _, r := range rows {
+		bytes, est := 0, 0
+		for _, s := range r.texts {
+			bytes += len(s)
+			est += estimate.Heuristic{}.Tokens([]byte(s))
+		}
+		o200k, cl100k := count(string(tokenizer.O200kBase), r.texts), count(string(tokenizer.Cl100kBase), r.texts)
+		errO, errC := float64(est)/float64(o200k)-1, float64(est)/float64(cl100k)-1
+		fmt.Fprintf(&table, "%-30s %10d %10d %10d %10d %+7.1f%% %+7.1f%%\n", r.name, bytes, est, o200k, cl100k, 100*errO, 100*errC)
+		for name, e := range map[string]float64{"o200k_base": errO, "cl100k_base": errC} {
+			if e > 0 || e < -0.5 {
+				t.Errorf("%s: the estimator counts %d tokens, %+.1f%% of %s's: want an undercount of less than half", r.name, est, 100*e, name)
+			}
+		}
+	}
+	t.Logf("estimate.Heuristic against real tokenizers (error = estimator / tokenizer - 1):\n%s", table.String())
 }
