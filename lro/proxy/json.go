@@ -20,6 +20,19 @@ import (
 // doc is not a JSON object, or is not valid JSON up to where fn stopped.
 func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 	dec := newDecoder(doc)
+	stopped := false
+	ok := object(dec, func(name jsontext.Value) bool {
+		value, err := dec.ReadValue()
+		stopped = err == nil && !fn(name, value)
+		return err == nil && !stopped
+	})
+	return stopped || ok && atEnd(dec)
+}
+
+// object reads the JSON object dec is at, calling fn with the name of each
+// member, as written, and dec at its value, which fn reads. It reports
+// false when fn does, or when there is no valid JSON object.
+func object(dec *jsontext.Decoder, fn func(name jsontext.Value) bool) bool {
 	if dec.PeekKind() != '{' {
 		return false
 	}
@@ -28,21 +41,35 @@ func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 	}
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadValue()
-		if err != nil {
+		if err != nil || !fn(name) {
 			return false
 		}
-		value, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		if !fn(name, value) {
-			return true
-		}
+	}
+	_, err := dec.ReadToken()
+	return err == nil
+}
+
+// array reads the JSON array dec is at, calling fn with dec at each
+// element, which fn reads, as [object] does.
+func array(dec *jsontext.Decoder, fn func() bool) bool {
+	if dec.PeekKind() != '[' {
+		return false
 	}
 	if _, err := dec.ReadToken(); err != nil {
 		return false
 	}
-	_, err := dec.ReadToken() // nothing but white space after the object
+	for dec.PeekKind() != ']' {
+		if !fn() {
+			return false
+		}
+	}
+	_, err := dec.ReadToken()
+	return err == nil
+}
+
+// atEnd reports whether nothing but white space follows in dec.
+func atEnd(dec *jsontext.Decoder) bool {
+	_, err := dec.ReadToken()
 	return err == io.EOF
 }
 
@@ -146,21 +173,13 @@ func join(fields []field, set map[string][]byte) []byte {
 // and reports false when doc is not a valid JSON array.
 func elements(doc []byte, fn func(elem jsontext.Value)) bool {
 	dec := newDecoder(doc)
-	if dec.PeekKind() != '[' {
-		return false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	for dec.PeekKind() != ']' {
+	return array(dec, func() bool {
 		v, err := dec.ReadValue()
-		if err != nil {
-			return false
+		if err == nil {
+			fn(v)
 		}
-		fn(v)
-	}
-	_, err := dec.ReadToken()
-	return err == nil
+		return err == nil
+	})
 }
 
 // newDecoder returns a decoder of doc whose values are slices of doc (read

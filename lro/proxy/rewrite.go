@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -170,26 +169,17 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field
 	dec := newDecoder(result)
-	if dec.PeekKind() != '{' {
-		return nil, nil, false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, nil, false
-	}
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return nil, nil, false
-		}
-		var value jsontext.Value
+	ok := object(dec, func(name jsontext.Value) bool {
 		key := unquote(name)
 		if key == "content" {
 			var ok bool
-			if res.Content, ok = readContent(dec, result); !ok {
-				return nil, nil, false
-			}
-		} else if value, err = dec.ReadValue(); err != nil {
-			return nil, nil, false
+			res.Content, ok = readContent(dec, result)
+			fields = append(fields, field{name, nil})
+			return ok
+		}
+		value, err := dec.ReadValue()
+		if err != nil {
+			return false
 		}
 		switch key {
 		case "structuredContent":
@@ -199,21 +189,19 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 			}
 		case "isError":
 			if value.Kind() == 't' {
-				return nil, nil, false
+				return false
 			}
 		case "resultType":
 			if unquote(value) != "complete" {
-				return nil, nil, false
+				return false
 			}
 		case "inputRequests", "requestState":
-			return nil, nil, false
+			return false
 		}
 		fields = append(fields, field{name, value})
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, nil, false
-	}
-	if _, err := dec.ReadToken(); err != io.EOF { // nothing after the object
+		return true
+	})
+	if !ok || !atEnd(dec) {
 		return nil, nil, false
 	}
 	return res, fields, true
@@ -221,18 +209,12 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 
 // readContent reads the array of content items that dec is at, in doc.
 func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
-	if dec.PeekKind() != '[' {
-		return nil, false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, false
-	}
 	items := []mcp.Content{}
-	for dec.PeekKind() != ']' {
+	ok := array(dec, func() bool {
 		start := dec.InputOffset()
 		item, ok := readText(dec)
 		if !ok {
-			return nil, false
+			return false
 		}
 		if item == nil {
 			// Not a plain text item: go-sdk decodes (and checks) it.
@@ -241,42 +223,27 @@ func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 			wrapped = append(append(append(wrapped, `{"content":[`...), raw...), `]}`...)
 			var one mcp.CallToolResult
 			if err := json.Unmarshal(wrapped, &one); err != nil {
-				return nil, false
+				return false
 			}
 			items = append(items, one.Content[0])
-			continue
+			return true
 		}
 		items = append(items, item)
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, false
-	}
-	return items, true
+		return true
+	})
+	return items, ok
 }
 
 // readText reads the content item that dec is at: a text item of the
 // members go-sdk knows, or nil for any other item. It reports false when
 // the item is no valid JSON object.
 func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
-	if dec.PeekKind() != '{' {
-		return nil, false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, false
-	}
 	t := &mcp.TextContent{}
 	text, plain := false, true
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
+	ok := object(dec, func(name jsontext.Value) bool {
 		value, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
-		if !plain {
-			continue // read to its end, for go-sdk
+		if err != nil || !plain {
+			return err == nil // read to its end, for go-sdk
 		}
 		switch unquote(name) {
 		case "type":
@@ -296,8 +263,9 @@ func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
 		default:
 			plain = false // a field go-sdk's decoder would check
 		}
-	}
-	if _, err := dec.ReadToken(); err != nil {
+		return true
+	})
+	if !ok {
 		return nil, false
 	}
 	if !plain || !text {
