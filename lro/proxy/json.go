@@ -112,8 +112,8 @@ type field struct{ name, value jsontext.Value }
 
 // withMembers returns the JSON object doc with the members of set: each
 // replaces the members of its name where the first of them was (nil
-// deletes them), and those doc lacks come last. The other members keep
-// their bytes. It returns doc and false when doc is no valid JSON object.
+// deletes them), and those doc lacks come last, sorted. It returns doc and
+// false when doc is no valid JSON object.
 func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 	var fields []field
 	if !members(doc, func(name, value jsontext.Value) bool {
@@ -126,8 +126,7 @@ func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 }
 
 // join returns the JSON object of fields with the members of set, as
-// [withMembers] does: the value of a field whose name is in set is not
-// read.
+// [withMembers] does.
 func join(fields []field, set map[string][]byte) []byte {
 	size := 2
 	for _, f := range fields {
@@ -182,9 +181,8 @@ func elements(doc []byte, fn func(elem jsontext.Value)) bool {
 	})
 }
 
-// newDecoder returns a decoder of doc whose values are slices of doc (read
-// from a bytes.Buffer, a jsontext.Decoder parses in place), accepting what
-// encoding/json accepts: duplicate names, and invalid UTF-8 in strings.
+// newDecoder returns a decoder of doc whose values are slices of doc,
+// accepting duplicate names and invalid UTF-8, as encoding/json does.
 func newDecoder(doc []byte) *jsontext.Decoder {
 	return jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }

@@ -28,20 +28,17 @@ const (
 var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
 
 // errUpstreamUnavailable is in the error a request gets when the upstream
-// cannot be reached or its connection broke (see [relay.fail]).
+// cannot be reached or its connection broke.
 var errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
 
 // Options configure a [Proxy]. A nil *Options means the defaults of every
 // field. Options are copied by New.
 type Options struct {
-	// LRO configures the offloading of tool results. If nil, defaults to the
-	// specification's defaults. [lro.LoadOptions] reads it from the
-	// specification's TOML file and environment variables.
+	// LRO configures the offloading of tool results ([lro.LoadOptions]
+	// reads them). If nil, defaults to the specification's defaults.
 	LRO *lro.Options
 
-	// Logger receives the proxy's own log: connections, reconnections,
-	// lines of the upstream that are no messages. If nil, the log is
-	// discarded.
+	// Logger receives the proxy's own log. If nil, it is discarded.
 	Logger *slog.Logger
 
 	// ConnectTimeout bounds one attempt to connect to the upstream again
@@ -49,31 +46,25 @@ type Options struct {
 	// defaults to 30 seconds.
 	ConnectTimeout time.Duration
 
-	// MaxMessageBytes bounds one message read from a stdio upstream (one
-	// line), or one server-sent event or JSON response of an HTTP upstream.
-	// A larger reply to a call answers that call with an error saying so
-	// (see the package documentation, "Transports and failures"). If zero,
-	// defaults to 256 MiB: large results are what the proxy is for.
+	// MaxMessageBytes bounds one message read from the upstream: a line, a
+	// server-sent event or a JSON response. A larger reply to a call
+	// answers that call with an error saying so. If zero, defaults to
+	// 256 MiB.
 	MaxMessageBytes int
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of
 	// the proxy's own, to register the tools the proxy serves itself, such
-	// as the extraction tools of package lro/extract. They are listed after
-	// the upstream's tools, whose tools of the same names are hidden. An
-	// error fails New.
+	// as the extraction tools of package lro/extract; they hide the
+	// upstream's tools of the same names. An error fails New.
 	RegisterLocalTools func(s *mcp.Server) error
 
-	// disableJanitor keeps New from starting the janitor (see
-	// [lro.StartJanitor]) that otherwise runs until Close, for tests.
-	disableJanitor bool
+	disableJanitor bool // for tests: New starts no janitor
 }
 
 // A Proxy relays MCP between clients and an upstream MCP server, and
 // offloads large tool results to JSONL files on the proxy's machine, as
-// [lro.Wrap] does. Each client session served by [Proxy.Run] has a
-// connection of its own to the upstream.
-//
-// A Proxy is safe for concurrent use. Call Close when done.
+// [lro.Wrap] does. A Proxy is safe for concurrent use. Call Close when
+// done.
 type Proxy struct {
 	up         Upstream
 	lro        lro.Options
@@ -194,8 +185,7 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	// Over a stream, the relay writes the messages itself: see
-	// writeMessage.
+	// Over a stream, the relay writes the messages itself (writeMessage).
 	switch t := t.(type) {
 	case *mcp.StdioTransport:
 		conn = &lineConn{Connection: conn, w: os.Stdout}
@@ -214,9 +204,7 @@ func (p *Proxy) Close() error {
 	}
 	if p.local != nil {
 		p.local.Close()
-		// Wait for the local calls in flight, which Run cancelled: an
-		// extraction call returns once its worker process is gone.
-		p.localEnd.Close()
+		p.localEnd.Close() // waits for the local calls in flight
 	}
 	return nil
 }

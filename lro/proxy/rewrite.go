@@ -13,8 +13,7 @@ import (
 )
 
 // The only messages the relay changes. Each function returns its input when
-// it is not what it expects: a message the proxy does not understand passes
-// as it is.
+// it is not what it expects.
 
 // proxyMark is the value of [proxyflag.Key] the proxy sends.
 var proxyMark = []byte(`{"proxy":true}`)
@@ -71,9 +70,8 @@ func advertiseTools(result []byte) []byte {
 }
 
 // rewriteTools returns a page of tools/list: the upstream's tools with
-// their output schemas widened to accept the offload descriptor (for the
-// tools whose results may be offloaded), without those a local tool hides,
-// and, on the last page, the local tools.
+// their output schemas widened to accept the descriptor, without those a
+// local tool hides, and, on the last page, the local tools.
 func (p *Proxy) rewriteTools(result []byte) []byte {
 	tools := member(result, "tools")
 	if tools.Kind() != '[' {
@@ -107,9 +105,8 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 	return res
 }
 
-// widen returns tool with its output schema widened by
-// outschema.Widen, or as it is when it has none or its results are
-// never offloaded.
+// widen returns tool with its output schema widened, or as it is when it
+// has none or its results are never offloaded.
 func (p *Proxy) widen(name string, tool []byte) []byte {
 	schema := member(tool, "outputSchema")
 	if schema.Kind() != '{' || p.lro.Disabled || p.lro.Tools[name].Disabled {
@@ -134,8 +131,8 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 
 // offload hands the result of a tools/call with params to [lro.Offloader]:
 // above the threshold, it returns the result with the descriptor in its
-// content and structured content, and every other member as the upstream
-// wrote it; else, or for a result it cannot read, result itself.
+// content and structured content, and every other member as written; else
+// result itself.
 func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	var req mcp.CallToolParamsRaw
 	if err := json.Unmarshal(params, &req); err != nil {
@@ -159,12 +156,11 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	return join(fields, set)
 }
 
-// decodeResult reads a tools/call result for the offload core: its
-// content, text items unquoted with jsontext (go-sdk's decoder is much
-// slower on a long text), its structured content as written, and its
-// members as written, for [join]. It reports false for a result that is
-// never offloaded (an error, or not complete) or that it cannot read. One
-// decoder walks the result and its items: a long text is read once.
+// decodeResult reads a tools/call result for the offload core, in one walk:
+// its content, text items unquoted with jsontext (go-sdk's decoder is much
+// slower on a long text), its structured content and its members as
+// written, for [join]. It reports false for a result that is never
+// offloaded (an error, or not complete) or that it cannot read.
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field

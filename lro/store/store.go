@@ -28,45 +28,39 @@ const (
 )
 
 var (
-	// ErrUnknownHandle is returned (wrapped, naming the handle and the
-	// reason) by [Store.NewRangeReader] for a handle that is malformed or
-	// names no stored file.
+	// ErrUnknownHandle is returned (wrapped) by [Store.NewRangeReader] for
+	// a handle that is malformed or names no stored file.
 	ErrUnknownHandle = errors.New("store: unknown handle")
 
-	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
-	// expired) by [Store.NewRangeReader] for a handle that has expired (see
-	// the package documentation, "Handles"), deleted or not.
+	// ErrExpiredHandle is returned (wrapped) by [Store.NewRangeReader] for
+	// a handle that has expired, deleted or not.
 	ErrExpiredHandle = errors.New("store: expired handle")
 
-	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
-	// [NewFolder] and [NewBucket] for invalid [Options], and by Open for a
-	// bucket URL that the program cannot open (naming the import to add).
+	// ErrInvalidOption is returned (wrapped) by [Open], [NewFolder] and
+	// [NewBucket] for invalid [Options], and by Open for a bucket URL that
+	// the program cannot open.
 	ErrInvalidOption = errors.New("store: invalid option")
 )
 
 // Options configure a [Store]. A nil *Options uses every default. The
 // constructors copy the Options.
 type Options struct {
-	// Prefix is the first part of every name. If empty, defaults to
-	// "atlatl". It must be at most 64 bytes of [A-Za-z0-9_.-], not
-	// starting with a dot (see [jsonl.Options]).
+	// Prefix is the first part of every name, as [jsonl.Options] says. If
+	// empty, defaults to "atlatl".
 	Prefix string
 
-	// TTL is how long a handle is valid (see the package documentation,
-	// "Handles"); it should be the janitor's TTL. If zero, defaults to the
-	// specification's one hour. Negative values are invalid.
+	// TTL is how long a handle is valid; it should be the janitor's TTL. If
+	// zero, defaults to one hour. Negative values are invalid.
 	TTL time.Duration
 
-	// WriteTimeout bounds each write to a bucket, the driver's retries
-	// included, from [Store.Create] to the end of Commit: a write not
-	// complete by then is aborted, so that an offload to a stalled bucket
-	// falls back. If zero, defaults to 30 seconds. Negative values are
-	// invalid. A folder's writes are not bounded.
+	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
+	// the end of Commit: a write not complete by then is aborted, and the
+	// offload falls back. If zero, defaults to 30 seconds. Negative values
+	// are invalid.
 	WriteTimeout time.Duration
 
 	// Observer receives an [event.StoreUnavailable] each time a bucket's
-	// writes fail so often in a row that the Store stops trying it for a
-	// while. If nil, events are discarded.
+	// writes fail so often that the Store stops trying it for a while.
 	Observer event.Observer
 }
 
@@ -100,8 +94,7 @@ type Bucket interface {
 }
 
 // Store writes offloaded files to a folder or a bucket and reads them back
-// by handle; see the package documentation. It is made by [Open],
-// [NewFolder] or [NewBucket] and is safe for concurrent use.
+// by handle. It is safe for concurrent use.
 type Store struct {
 	dir    string // absolute; "" for a bucket
 	bucket Bucket // nil for a folder
@@ -121,13 +114,9 @@ type Store struct {
 
 // Open returns a Store at location: a bucket URL (scheme://...), opened by
 // package [github.com/zircote/lro-go/lro/store/blobstore] if the program
-// imports it (see the package documentation, "Buckets"), or else the path
-// of a local folder, as [NewFolder]. [Store.Close] closes a bucket that
-// Open opened.
-//
-// Open returns an error wrapping [ErrInvalidOption] for invalid options, or
-// a bucket URL and no opener or driver (naming the import to add), and the
-// error of the opener. No error message holds the password of a URL.
+// imports it, or else the path of a local folder, as [NewFolder].
+// [Store.Close] closes a bucket that Open opened. No error message holds
+// the password of a URL.
 func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	if !strings.Contains(location, "://") {
 		return NewFolder(location, opts)
@@ -143,8 +132,7 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	}
 	opened, err := open(ctx, location)
 	if err != nil {
-		if safe != location {
-			// The message may quote the URL: keep its password out.
+		if safe != location { // the message may quote the URL
 			return nil, &redactedError{msg: strings.ReplaceAll(err.Error(), location, safe), err: err}
 		}
 		return nil, err
@@ -178,10 +166,7 @@ func redact(location string) string {
 
 // NewFolder returns a Store that writes files into the folder dir with
 // [jsonl.Create] (made absolute; [os.TempDir] if empty; created with mode
-// 0700 on the first write), as an offloader without a store does.
-//
-// NewFolder returns an error wrapping [ErrInvalidOption] for invalid
-// options, and the error of [filepath.Abs].
+// 0700 on the first write).
 func NewFolder(dir string, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
@@ -196,12 +181,8 @@ func NewFolder(dir string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// NewBucket returns a Store that writes objects into b. The caller keeps b
-// and closes it after the Store's last use; [Store.Close] does not. For a
-// bucket of gocloud.dev/blob, b is blobstore.New(bucket).
-//
-// NewBucket returns an error wrapping [ErrInvalidOption] for invalid
-// options.
+// NewBucket returns a Store that writes objects into b, such as
+// blobstore.New(bucket). The caller closes b after the Store's last use.
 func NewBucket(b Bucket, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
