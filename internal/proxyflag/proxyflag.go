@@ -25,38 +25,11 @@ func InRequest(req *mcp.CallToolRequest) bool {
 		return false
 	}
 	meta := req.Params.GetMeta()
-	if isProxyValue(meta[Key]) {
+	if info, _ := meta[mcp.MetaKeyClientInfo].(map[string]any); isProxyValue(meta[Key]) || info["proxy"] == true {
 		return true
 	}
-	if info, ok := meta[mcp.MetaKeyClientInfo].(map[string]any); ok && info["proxy"] == true {
-		return true
-	}
-	// The capabilities come in _meta on protocol 2026-07-28, else from the
-	// session's handshake.
-	if v, ok := meta[mcp.MetaKeyClientCapabilities]; ok {
-		if caps, ok := v.(map[string]any); ok {
-			return hasProxyExtension(caps["extensions"]) || hasProxyExtension(caps["experimental"])
-		}
-		return capsHaveProxy(req.ClientCapabilities())
-	}
-	if req.Session == nil {
-		return false
-	}
-	if p := req.Session.InitializeParams(); p != nil {
-		return capsHaveProxy(p.Capabilities)
-	}
-	return false
-}
-
-func capsHaveProxy(caps *mcp.ClientCapabilities) bool {
+	caps := req.ClientCapabilities() // from _meta on protocol 2026-07-28, else the handshake
 	return caps != nil && (isProxyValue(caps.Extensions[Key]) || isProxyValue(caps.Experimental[Key]))
-}
-
-// hasProxyExtension reports whether exts, a decoded extensions (or
-// experimental) object, holds {Key: {"proxy": true}}.
-func hasProxyExtension(exts any) bool {
-	m, ok := exts.(map[string]any)
-	return ok && isProxyValue(m[Key])
 }
 
 // isProxyValue reports whether v is {"proxy": true}, decoded or not.
