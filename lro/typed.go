@@ -53,10 +53,7 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		if c.forCall(req) == nil {
 			res, out, err := h(ctx, req, in)
-			if err != nil {
-				return res, nil, err
-			}
-			return res, out, nil
+			return res, out, err // the SDK ignores out with an error
 		}
 		ctx, slot := withSlot(ctx)
 		res, out, err := h(ctx, req, in)

@@ -25,18 +25,10 @@ const (
 const SkewMargin = time.Minute
 
 // Bucket is what the janitor of package cleanup needs of a bucket of
-// objects; store.Bucket includes it.
+// objects: the methods of store.Bucket that document them.
 type Bucket interface {
-	// List calls fn with the key of every object whose key starts with
-	// prefix and has no '/' after it, in any order, until fn returns an
-	// error, which List returns.
 	List(ctx context.Context, prefix string, fn func(key string) error) error
-	// Delete deletes the object of key. It returns an error wrapping
-	// [fs.ErrNotExist] if there is none.
 	Delete(ctx context.Context, key string) error
-	// Expiry returns the expiry recorded with the object of key when it
-	// was written, or the zero time for an object without one. It returns
-	// an error wrapping [fs.ErrNotExist] if there is no such object.
 	Expiry(ctx context.Context, key string) (time.Time, error)
 }
 

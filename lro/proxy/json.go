@@ -168,19 +168,6 @@ func join(fields []field, set map[string][]byte) []byte {
 	return append(out, '}')
 }
 
-// elements calls fn with each element of the JSON array doc, as written,
-// and reports false when doc is not a valid JSON array.
-func elements(doc []byte, fn func(elem jsontext.Value)) bool {
-	dec := newDecoder(doc)
-	return array(dec, func() bool {
-		v, err := dec.ReadValue()
-		if err == nil {
-			fn(v)
-		}
-		return err == nil
-	})
-}
-
 // newDecoder returns a decoder of doc whose values are slices of doc,
 // accepting duplicate names and invalid UTF-8, as encoding/json does.
 func newDecoder(doc []byte) *jsontext.Decoder {

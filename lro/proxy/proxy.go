@@ -127,6 +127,7 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	p.client, p.base = up.baseClient()
 	if o.RegisterLocalTools != nil {
 		if err := p.startLocal(o.RegisterLocalTools); err != nil {
+			p.Close()
 			return nil, err
 		}
 	}
@@ -161,12 +162,10 @@ func (p *Proxy) startLocal(register func(*mcp.Server) error) error {
 	p.local = cs
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			p.Close()
 			return fmt.Errorf("proxy: listing local tools: %w", err)
 		}
 		data, err := json.Marshal(t)
 		if err != nil {
-			p.Close()
 			return fmt.Errorf("proxy: local tool %s: %w", t.Name, err)
 		}
 		p.localTools = append(p.localTools, data)

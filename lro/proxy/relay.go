@@ -113,23 +113,20 @@ func (r *relay) forward(msg jsonrpc.Message) {
 // notify passes a notification of the client upstream; after a
 // cancellation, no response to the request goes back to the client.
 func (r *relay) notify(m *jsonrpc.Request) {
-	if m.Method == "notifications/cancelled" {
-		var params struct {
-			RequestID any `json:"requestId"`
+	var params struct {
+		RequestID any `json:"requestId"`
+	}
+	if m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &params) == nil {
+		id, _ := jsonrpc.MakeID(params.RequestID) // the zero ID, of no call, if invalid
+		r.mu.Lock()
+		c := r.calls[id]
+		if c != nil {
+			c.canceled = true
+			delete(r.calls, id)
 		}
-		if json.Unmarshal(m.Params, &params) == nil {
-			if id, err := jsonrpc.MakeID(params.RequestID); err == nil {
-				r.mu.Lock()
-				c := r.calls[id]
-				if c != nil {
-					c.canceled = true
-					delete(r.calls, id)
-				}
-				r.mu.Unlock()
-				if c != nil { // after the notification, which the upstream reads first
-					defer c.cancel()
-				}
-			}
+		r.mu.Unlock()
+		if c != nil { // after the notification, which the upstream reads first
+			defer c.cancel()
 		}
 	}
 	r.forward(m)

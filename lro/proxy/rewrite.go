@@ -84,13 +84,18 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 		}
 		out = append(out, tool...)
 	}
-	ok := elements(tools, func(tool jsontext.Value) {
-		name := stringMember(tool, "name")
-		if p.localNames[name] {
-			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
-			return
+	dec := newDecoder(tools)
+	ok := array(dec, func() bool {
+		tool, err := dec.ReadValue()
+		if err != nil {
+			return false
 		}
-		add(p.widen(name, tool))
+		if name := stringMember(tool, "name"); !p.localNames[name] {
+			add(p.widen(name, tool))
+		} else {
+			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
+		}
+		return true
 	})
 	if !ok {
 		return result
@@ -112,11 +117,7 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	if schema.Kind() != '{' || p.lro.Disabled || p.lro.Tools[name].Disabled {
 		return tool
 	}
-	var s any
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return tool
-	}
-	w, err := outschema.Widen(s)
+	w, err := outschema.Widen(json.RawMessage(schema))
 	if err != nil {
 		p.logger.Warn("output schema not widened; an offloaded result may fail the client's validation", "tool", name, "err", err)
 		return tool

@@ -119,41 +119,28 @@ func (b bucket) List(ctx context.Context, prefix string, fn func(key string) err
 	// (other replicas sweep too): it starts again after the last key seen
 	// (blob lists in lexicographical order), a bounded number of times.
 	last, seen := "", false
-	for restarts := 0; ; restarts++ {
-		err := b.list(ctx, prefix, func(key string) error {
-			if seen && key <= last {
-				return nil
+	for attempt := 1; ; attempt++ {
+		it := b.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
+		obj, err := it.Next(ctx)
+		for ; err == nil; obj, err = it.Next(ctx) {
+			if obj.IsDir || seen && obj.Key <= last {
+				continue
 			}
-			last, seen = key, true
-			return fn(key)
-		})
-		if err == nil || gcerrors.Code(err) != gcerrors.NotFound || restarts == maxListRestarts {
+			last, seen = obj.Key, true
+			if err := fn(obj.Key); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if gcerrors.Code(err) != gcerrors.NotFound || attempt > maxListRestarts {
 			return err
 		}
 	}
 }
 
 const maxListRestarts = 10
-
-// list calls fn with every key under prefix, once.
-func (b bucket) list(ctx context.Context, prefix string, fn func(key string) error) error {
-	it := b.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if obj.IsDir {
-			continue
-		}
-		if err := fn(obj.Key); err != nil {
-			return err
-		}
-	}
-}
 
 func (b bucket) Delete(ctx context.Context, key string) error {
 	return notExist(b.b.Delete(ctx, key))
