@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -57,8 +56,6 @@ type Options struct {
 	// as the extraction tools of package lro/extract; they hide the
 	// upstream's tools of the same names. An error fails New.
 	RegisterLocalTools func(s *mcp.Server) error
-
-	disableJanitor bool // for tests: New starts no janitor
 }
 
 // A Proxy relays MCP between clients and an upstream MCP server, and
@@ -79,8 +76,6 @@ type Proxy struct {
 	localEnd   *mcp.ServerSession // the server's end of local
 	localTools [][]byte           // their definitions, as tools/list lists them
 	localNames map[string]bool
-
-	janitor *cleanup.Janitor
 }
 
 // New returns a proxy in front of up. It fails with [ErrInvalidUpstream]
@@ -130,14 +125,6 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 			p.Close()
 			return nil, err
 		}
-	}
-	if !p.lro.Disabled && !o.disableJanitor {
-		j, err := lro.StartJanitor(context.Background(), &p.lro)
-		if err != nil {
-			p.Close()
-			return nil, err
-		}
-		p.janitor = j
 	}
 	return p, nil
 }
@@ -194,13 +181,10 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	return newRelay(p, conn).run(ctx)
 }
 
-// Close stops the janitor and the local tools' server, once their calls in
-// flight have returned. Sessions of Run end with their clients or contexts
-// (and cancel their local calls). It is safe to call more than once.
+// Close stops the local tools' server, once their calls in flight have
+// returned. Sessions of Run end with their clients or contexts (and cancel
+// their local calls). It is safe to call more than once.
 func (p *Proxy) Close() error {
-	if p.janitor != nil {
-		p.janitor.Close()
-	}
 	if p.local != nil {
 		p.local.Close()
 		p.localEnd.Close() // waits for the local calls in flight
