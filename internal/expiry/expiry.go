@@ -25,7 +25,7 @@ const (
 const SkewMargin = time.Minute
 
 // Bucket is what the janitor of package cleanup needs of a bucket of
-// objects: the methods of store.Bucket that document them.
+// objects; store.Bucket includes it and documents its methods.
 type Bucket interface {
 	List(ctx context.Context, prefix string, fn func(key string) error) error
 	Delete(ctx context.Context, key string) error

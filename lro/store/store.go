@@ -67,19 +67,19 @@ type Options struct {
 // Bucket is a bucket of objects, such as one of gocloud.dev/blob that
 // package [github.com/zircote/lro-go/lro/store/blobstore] adapts: what a
 // [Store] writes to and reads from, and what a janitor sweeps. Its methods
-// must be safe for concurrent use.
+// must be safe for concurrent use. Besides those below, it has the three
+// methods the janitor of package cleanup uses:
+//
+//   - List(ctx, prefix, fn) calls fn with the key of every object whose key
+//     starts with prefix and has no '/' after it, in any order, until fn
+//     returns an error, which List returns;
+//   - Delete(ctx, key) deletes the object of key, and returns an error
+//     wrapping [io/fs.ErrNotExist] if there is none;
+//   - Expiry(ctx, key) returns the expiry recorded with the object of key,
+//     or the zero time for an object without one, and an error wrapping
+//     [io/fs.ErrNotExist] if there is no such object.
 type Bucket interface {
-	// List calls fn with the key of every object whose key starts with
-	// prefix and has no '/' after it, in any order, until fn returns an
-	// error, which List returns.
-	List(ctx context.Context, prefix string, fn func(key string) error) error
-	// Delete deletes the object of key; it returns an error wrapping
-	// [io/fs.ErrNotExist] if there is none.
-	Delete(ctx context.Context, key string) error
-	// Expiry returns the expiry recorded with the object of key, or the
-	// zero time for an object without one, and an error wrapping
-	// [io/fs.ErrNotExist] if there is no such object.
-	Expiry(ctx context.Context, key string) (time.Time, error)
+	expiry.Bucket
 	// NewWriter starts the object of key, recording its expiry with it
 	// (for Expiry). The object must become visible, whole, only when Close
 	// returns nil, and not at all if ctx is canceled before Close.
