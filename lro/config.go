@@ -23,13 +23,12 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// defaultEnvPrefix is the product part of the environment variables that
-// [LoadOptions] reads, as in ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS.
-const defaultEnvPrefix = "ATLATL"
-
-// envSection is the part of a variable's name between the product prefix
-// and the key, as in ATLATL_PROMPT__OFFLOAD__ENABLED.
-const envSection = "_PROMPT__OFFLOAD__"
+// The environment variables that [LoadOptions] reads are named
+// {defaultEnvPrefix}{envSection}{KEY}, as ATLATL_PROMPT__OFFLOAD__ENABLED.
+const (
+	defaultEnvPrefix = "ATLATL"
+	envSection       = "_PROMPT__OFFLOAD__"
+)
 
 // sources say where loadOptions reads configuration besides code: the
 // TOML file, and the environment (the process's, if zero), whose variables
@@ -45,20 +44,18 @@ type sources struct {
 // overriding the one before: the specification's defaults; the
 // [prompt.offload] section of the TOML file at path file (none if file is
 // empty); the environment variables ATLATL_PROMPT__OFFLOAD__{KEY}; and the
-// fields of explicit that are not zero (explicit may be nil), so that
-// explicit cannot turn offloading back on over a file or environment that
-// turned it off. docs/configuration.md lists the keys and variables. The
-// result has ThresholdTokens and TTL set to the values in effect.
+// fields of explicit that are not zero (explicit may be nil; it cannot turn
+// offloading back on). docs/configuration.md lists the keys and variables.
+// The result has ThresholdTokens and TTL set to the values in effect.
 //
 // When storage is set and explicit has no Store, LoadOptions opens it with
-// [store.Open], with the prefix, TTL and Observer in effect, and sets
-// [Options.Store], which the caller closes after the server's last use.
+// [store.Open] and sets [Options.Store], which the caller closes after the
+// server's last use.
 //
-// LoadOptions fails, naming the key or variable and its value, for a value
-// that is invalid, an unknown key or variable, or a storage that store.Open
-// cannot open, with an error wrapping [ErrInvalidOption]; for a file that
-// cannot be read or parsed; and for options that [Options.Validate]
-// rejects. Nothing invalid is ever replaced by a default.
+// LoadOptions fails, naming the key or variable and its value, for an
+// invalid value, an unknown key or variable, or a storage that cannot be
+// opened, with an error wrapping [ErrInvalidOption]; for a file that cannot
+// be read or parsed; and for options that [Options.Validate] rejects.
 func LoadOptions(explicit *Options, file string) (*Options, error) {
 	return loadOptions(explicit, &sources{File: file})
 }
@@ -109,8 +106,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if out.Store != nil || l.storage == "" {
 		return &out, nil
 	}
-	// Opened last, once everything else is valid: nothing is opened for
-	// options that are refused anyway.
+	// Opened last: nothing is opened for options refused anyway.
 	so := &store.Options{Prefix: out.Prefix, TTL: out.TTL, Observer: out.Observer}
 	if now := testhook.Get(&out).Now; now != nil {
 		testhook.Set(so, testhook.Hooks{Now: now})
@@ -154,9 +150,8 @@ func (l *layer) under(o *Options) {
 	o.Tools = tools
 }
 
-// fields are the keys of [prompt.offload] but tools, each also read from
-// the variable {prefix}_PROMPT__OFFLOAD__{KEY}, and the function that sets
-// a value of the file, or of the environment (envText), in l.
+// fields are the keys of [prompt.offload] but tools, also read from the
+// environment, and the function that sets a value of either in l.
 func (l *layer) fields() map[string]func(any) error {
 	return map[string]func(any) error{
 		"enabled":          set(&l.Disabled, disabled),
@@ -191,8 +186,8 @@ func set[T any](dst *T, parse func(any) (T, error)) func(any) error {
 	}
 }
 
-// readFile reads the [prompt.offload] section of the TOML file at path.
-// Keys are checked in name order, a tool's after the section's.
+// readFile reads the [prompt.offload] section of the TOML file at path,
+// checking keys in name order, a tool's after the section's.
 func (l *layer) readFile(path string) error {
 	var doc map[string]any
 	if _, err := toml.DecodeFile(path, &doc); err != nil {
@@ -260,10 +255,9 @@ func (l *layer) readFile(path string) error {
 	return nil
 }
 
-// readEnv reads the variables {prefix}_PROMPT__OFFLOAD__{KEY} of the keys
-// of fields, and __ALWAYS, that lookup reports set and not empty, after
-// refusing the first such variable in name order that environ lists but
-// that names no key.
+// readEnv reads the variables of the keys of fields, and __ALWAYS, that
+// lookup reports set and not empty, after refusing the first variable in
+// name order that environ lists but that names no key.
 func (l *layer) readEnv(prefix string, environ func() []string, lookup func(string) (string, bool)) error {
 	fields := l.fields()
 	fields["always"] = func(v any) error {
@@ -352,8 +346,7 @@ func integer(v any, maxN int64) (int64, error) {
 	return n, nil
 }
 
-// threshold returns v as a threshold: the specification's is a u32, and
-// zero would mean the default, so it is refused rather than replaced.
+// threshold returns v as a threshold, a u32 that is not zero (the default).
 func threshold(v any) (int, error) {
 	n, err := integer(v, math.MaxUint32)
 	return int(n), err
@@ -394,7 +387,7 @@ func profile(v any) (descriptor.Profile, error) {
 }
 
 // outputDir accepts a path naming a folder, or a path that does not exist
-// yet (the first offload creates it) below a folder.
+// yet below a folder.
 func outputDir(v any) (string, error) {
 	s, err := text(v)
 	switch {
@@ -419,8 +412,8 @@ func clientDir(v any) (string, error) {
 	return s, checkClientDir(s)
 }
 
-// storage accepts a value for store.Open: a bucket URL, checked when it is
-// opened, or a folder as outputDir accepts it; "" for none.
+// storage accepts a bucket URL, checked when it is opened, or a folder as
+// outputDir accepts it; "" for none.
 func storage(v any) (string, error) {
 	s, err := text(v)
 	switch {
@@ -444,8 +437,8 @@ func toolList(v string) ([]string, error) {
 	return names, nil
 }
 
-// tomlValue shows a decoded TOML value as it would be written in the file,
-// without the password of a URL.
+// tomlValue shows a decoded TOML value as written in the file, without
+// the password of a URL.
 func tomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -456,8 +449,7 @@ func tomlValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// redact returns v, or, when v is a URL with a password (a mistyped
-// storage key, say), v without it, for error messages.
+// redact returns v without the password of a URL.
 func redact(v string) string {
 	if !strings.Contains(v, "://") {
 		return v

@@ -10,16 +10,12 @@ import (
 )
 
 // StartJanitor starts the specification's offload_cleanup task for the files
-// written with opts: it sweeps the output folder (or the Store's folder or
-// bucket) at once and then every [Options.CleanupInterval], deleting the
-// files whose TTL has passed (see package cleanup) and emitting an
-// event.FileExpired for each through opts.Observer, until ctx is canceled
-// or the janitor is closed. A server does not need it, since the first
-// offload starts a sweeper: StartJanitor is for one that wants the sweeps
-// to start before any offload (to delete what an earlier run left) or to
-// stop them with ctx. Errors of background sweeps are dropped (package
-// cleanup reports them). StartJanitor fails for options that
-// [Options.Validate] rejects.
+// written with opts: it sweeps the output folder (or the Store) at once and
+// then every [Options.CleanupInterval], deleting the files whose TTL has
+// passed, until ctx is canceled or the janitor is closed. The first offload
+// starts a sweeper anyway: StartJanitor is for a server that wants sweeps
+// before any offload (of what an earlier run left) or to stop them with
+// ctx. It fails for options that [Options.Validate] rejects.
 func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -46,9 +42,8 @@ func (c *config) janitorOptions() *cleanup.Options {
 	return o
 }
 
-// sweepOnOffload is the Observer that the pipeline is given: it passes every
-// event on to the Observer of the options, and starts the sweeper of c's
-// folder or store on an offload.
+// sweepOnOffload is the pipeline's Observer: it passes every event on to
+// the options' Observer, and starts the sweeper of c's files on an offload.
 type sweepOnOffload struct{ c *config }
 
 func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
@@ -60,8 +55,8 @@ func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 	}
 }
 
-// startSweeper notes an offload with c, starting the sweeper of its folder
-// or store if it does not run (package internal/sweeper).
+// startSweeper notes an offload with c, starting its sweeper if it does not
+// run.
 func (c *config) startSweeper() {
 	if c.CleanupInterval < 0 || !c.realClock || testhook.Get(c.Store).Now != nil {
 		return

@@ -14,13 +14,10 @@ import (
 )
 
 // Middleware returns server middleware that offloads the results of the named
-// tools, or of every tool when no name is given: one line for a server with
-// many tools. Install it once per server with
-// [mcp.Server.AddReceivingMiddleware].
-//
-// It also amends tools/list so that each selected tool's output schema
-// accepts the descriptor. Handlers of selected tools may call [Provide].
-// Middleware panics if opts is invalid (see [Options.Validate]).
+// tools, or of every tool when no name is given; install it once per server
+// with [mcp.Server.AddReceivingMiddleware]. It also widens each selected
+// tool's output schema in tools/list to accept the descriptor. Middleware
+// panics if opts is invalid (see [Options.Validate]).
 func Middleware(opts *Options, tools ...string) mcp.Middleware {
 	base := mustConfig(opts)
 	selected := func(name string) bool { return len(tools) == 0 || slices.Contains(tools, name) }
@@ -36,8 +33,8 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 				if !ok || !selected(toolName(call)) {
 					return next(ctx, method, req)
 				}
-				c := base.forTool(toolName(call))
-				if c.Disabled || c.bypass(call) {
+				c := base.forCall(call)
+				if c == nil {
 					return next(ctx, method, req)
 				}
 				ctx, slot := withSlot(ctx)
@@ -75,12 +72,11 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 }
 
 // GuardNullArguments is server middleware that turns the arguments of a
-// tools/call that are JSON null into {}, which means the same, and answers
-// a resources/read whose uri holds a control character with an
-// invalid-params error naming it. go-sdk v1.8.0 crashes the server process
-// on the first (a Go client that passes a nil map sends it) and ends the
-// connection on the second. Install it once per server, before any other
-// middleware that reads arguments:
+// tools/call that are JSON null into {}, and answers a resources/read whose
+// uri holds a control character with an invalid-params error: go-sdk
+// v1.8.0 crashes the server process on the first and ends the connection
+// on the second. Install it once per server, before any other middleware
+// that reads arguments:
 //
 //	s.AddReceivingMiddleware(lro.GuardNullArguments)
 //
@@ -96,10 +92,9 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // CancelWith returns server middleware that cancels the context of every
-// request in flight when life is done, with life's cause.
-//
-// go-sdk v1.8.0 does not, and Server.Run waits for the requests in flight.
-// Install it with the context that a signal cancels:
+// request in flight when life is done, with life's cause (go-sdk v1.8.0's
+// Server.Run waits for them). Install it with the context that a signal
+// cancels:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()

@@ -35,8 +35,8 @@ const (
 
 // Options configure offloading for one tool ([Wrap], [AddTool]) or for a whole
 // server ([Middleware]). A nil *Options, and the zero value of every field,
-// means the specification's defaults. Options are copied on entry: changing
-// them afterwards has no effect.
+// means the specification's defaults (docs/configuration.md lists them).
+// Options are copied on entry.
 type Options struct {
 	// Disabled turns offloading off: every result goes out unchanged.
 	Disabled bool
@@ -46,18 +46,16 @@ type Options struct {
 	// specification's 1600. Negative values are invalid.
 	ThresholdTokens int
 
-	// TTL is how long an offloaded file lives once written: a file records
-	// its expiry, the end of its write + TTL, which every janitor honors
-	// (see package cleanup, "Recorded expiry"). If zero, defaults to one
-	// hour, or with a Store to the Store's TTL.
+	// TTL is how long an offloaded file lives once written (its recorded
+	// expiry, which every janitor honors). If zero, defaults to one hour,
+	// or with a Store to the Store's TTL.
 	TTL time.Duration
 
 	// CleanupInterval is the longest wait between two sweeps of the output
-	// folder (or the Store) while files are left in it. The first offload
-	// there starts its sweeper, one per folder (or bucket) and prefix in the
-	// process, with the Observer of that offload's options, which stops once
-	// no file is left (see docs/how-it-works.md, "Lifecycle"). If zero,
-	// defaults to one hour. If negative, no sweeper starts by itself.
+	// folder (or the Store) by the sweeper that the first offload there
+	// starts, which stops once no file is left (see docs/how-it-works.md,
+	// "Lifecycle"). If zero, defaults to one hour. If negative, no sweeper
+	// starts by itself.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to. If empty,
@@ -66,26 +64,18 @@ type Options struct {
 	OutputDir string
 
 	// Store, if not nil, is where offloaded files are written instead of
-	// OutputDir: a local folder ([store.NewFolder]) or a bucket that the
-	// replicas of a server share ([store.Open]). Each file's name is then a
-	// handle, which the descriptor gives, with a resource_link to
-	// lro://results/{handle}, and which the extraction tools of package
-	// [github.com/zircote/lro-go/lro/extract], given the same Store, take on
-	// any replica until the Store's TTL has passed. With a bucket, file_path
-	// is where a client that downloads the object would keep it (in
-	// ClientDir, else /tmp), and the guidance always points to the
-	// extraction tools, which the server must register (see
-	// docs/replicas.md). Prefix and TTL, when set, must be the Store's, and
-	// OutputDir the Store's folder. The caller closes the Store after its
-	// last use. If nil (the zero value), files are written to OutputDir and
-	// descriptors carry no handle.
+	// OutputDir: a local folder or a bucket that the replicas of a server
+	// share. Descriptors then carry a handle, which the extraction tools of
+	// package [github.com/zircote/lro-go/lro/extract], given the same Store,
+	// take on any replica; with a bucket, the guidance always points to
+	// those tools (see docs/replicas.md). Prefix, TTL and OutputDir, when
+	// set, must be the Store's. The caller closes the Store after its last
+	// use.
 	Store *store.Store
 
-	// ClientDir is the output folder as the client sees it, when the client
-	// reaches it by another path (for a server in a container, the host's
-	// side of a bind mount): the descriptor's file_path, recipes and
-	// guidance name the file there, and the server still writes it to
-	// OutputDir. It must be an absolute, clean, slash-separated path
+	// ClientDir is the output folder as the client sees it (for a server in
+	// a container, the host's side of a bind mount): descriptors name the
+	// file there. It must be an absolute, clean, slash-separated path
 	// without NUL or line breaks. If empty, defaults to OutputDir.
 	ClientDir string
 
@@ -119,17 +109,14 @@ type Options struct {
 	// [descriptor.ProfileFull], the specification's complete descriptor.
 	Profile descriptor.Profile
 
-	// RecordType is the Go type of one record. The descriptor's
-	// line_schema is inferred from the records; when RecordType is set, it
-	// takes from it what the records cannot show: string formats such as
-	// date-time, number types and, with SchemaDescriptions, the fields'
-	// descriptions. [AddTool] sets it from the tool's output type.
+	// RecordType is the Go type of one record, from which the line_schema
+	// inferred from the records takes what they cannot show (formats such
+	// as date-time, number types, descriptions). [AddTool] sets it from the
+	// tool's output type.
 	RecordType reflect.Type
 
 	// SchemaDescriptions gives the properties of the line schema the
-	// descriptions of RecordType's fields (their jsonschema tags). If false
-	// (the zero value), the line schema carries types and structure only,
-	// which keeps the descriptor small.
+	// descriptions of RecordType's fields (their jsonschema tags).
 	SchemaDescriptions bool
 
 	// SchemaVersion is the header's schema_version, the version of the
@@ -144,28 +131,21 @@ type Options struct {
 	Observer event.Observer
 
 	// ExtractTools reports that the server also offers the extraction tools
-	// of package [github.com/zircote/lro-go/lro/extract], registered with
-	// extract.AddTools given these options: the descriptor's guidance then
-	// points to lro_extract (jq_recipes stay, for clients with a shell). If
-	// false (the zero value), the guidance is the shell template, but with
-	// a bucket Store (see Store).
+	// of package [github.com/zircote/lro-go/lro/extract], given these
+	// options: the descriptor's guidance then points to lro_extract.
 	ExtractTools bool
 
-	// Tools holds per-tool overrides, keyed by tool name. A call to a tool
-	// named here uses the override's fields that are set instead of the
-	// fields above. If nil, every tool uses the fields above.
+	// Tools holds per-tool overrides, keyed by tool name.
 	Tools map[string]ToolOptions
 
-	// IgnoreProxy makes a client that identifies itself as a local LRO
-	// proxy (package [github.com/zircote/lro-go/lro/proxy]) subject to
-	// offloading like any other. If false (the zero value), such a client
-	// receives every result inline, as the specification requires, so that
-	// the proxy writes the file on the client's machine.
+	// IgnoreProxy offloads the results of a client that identifies itself
+	// as a local LRO proxy (package [github.com/zircote/lro-go/lro/proxy]).
+	// If false, such a client receives every result inline, as the
+	// specification requires: the proxy writes the file.
 	IgnoreProxy bool
 }
 
-// ToolOptions override [Options] for one tool: a different threshold or
-// descriptor profile, or offloading turned off. Fields left at their zero
+// ToolOptions override [Options] for one tool. Fields left at their zero
 // value keep the value of the Options they are part of.
 type ToolOptions struct {
 	// Disabled turns offloading off for this tool.
@@ -178,9 +158,8 @@ type ToolOptions struct {
 	// Profile, if not nil, replaces [Options.Profile] for this tool.
 	Profile *descriptor.Profile
 
-	// Always offloads every result of this tool, whatever its size, for
-	// tools whose output is meant for a script rather than for reading.
-	// Results that are errors or not complete are still never offloaded.
+	// Always offloads every result of this tool, whatever its size (but
+	// errors and results not complete), for output meant for a script.
 	Always bool
 }
 
@@ -227,9 +206,7 @@ func newConfig(opts *Options) (*config, error) {
 	c.CleanupInterval = cmp.Or(c.CleanupInterval, expiry.DefaultInterval)
 	switch {
 	case c.Store != nil:
-		// The Store's folder, "" for a bucket; agreeWithStore checked
-		// OutputDir against it.
-		c.dir = c.Store.Dir()
+		c.dir = c.Store.Dir() // "" for a bucket
 		if c.dir != "" {
 			if err := checkOutputDir(c.dir); err != nil {
 				return nil, fmt.Errorf("lro: Options.Store's folder %q: %w: %w", c.dir, err, ErrInvalidOption)
@@ -334,9 +311,8 @@ func (c *config) agreeWithStore(wraps bool) error {
 }
 
 // checkOutputDir reports why the absolute path dir cannot be the output
-// folder: the nearest entry on it that exists (dir itself, or the ancestor
-// below which dir would be created, as in /etc/passwd/sub) is not a folder
-// or a symlink to one. A folder that does not exist yet is fine.
+// folder: the nearest entry on it that exists (as /etc/passwd for
+// /etc/passwd/sub) is not a folder or a symlink to one.
 func checkOutputDir(dir string) error {
 	for p := dir; ; {
 		fi, err := os.Stat(p)
@@ -345,8 +321,7 @@ func checkOutputDir(dir string) error {
 		}
 		what := "which is not a folder"
 		if err != nil {
-			if _, lerr := os.Lstat(p); lerr != nil {
-				// Not there (or not to be looked at): one level up.
+			if _, lerr := os.Lstat(p); lerr != nil { // not there: one level up
 				parent := filepath.Dir(p)
 				if parent == p {
 					return nil
@@ -363,9 +338,8 @@ func checkOutputDir(dir string) error {
 	}
 }
 
-// checkClientDir reports why dir cannot be Options.ClientDir. It is a path
-// on the client's machine, which the server cannot look at: only its form
-// is checked.
+// checkClientDir reports why dir cannot be Options.ClientDir: only its
+// form is checked, a path on the client's machine.
 func checkClientDir(dir string) error {
 	switch {
 	case dir == "":

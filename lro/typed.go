@@ -18,15 +18,11 @@ import (
 
 // AddTool is [mcp.AddTool] with offloading: it registers h on s, and when the
 // records of a result exceed the threshold, the client receives a descriptor
-// instead of the Out value.
-//
-// The tool's advertised output schema (inferred from Out when t has none) is
-// widened to accept the descriptor as well, so that clients that validate
-// structured content accept both. The records are the Out value when it is
-// a slice, or else its array field ([Options.RecordsField], or the only or
-// longest one). A handler may hand over a different full result set with
-// [Provide]. AddTool panics, as mcp.AddTool does, if the tool or opts is
-// invalid.
+// instead of the Out value. The tool's output schema (inferred from Out when
+// t has none) is widened to accept the descriptor too. The records are the
+// Out value when it is a slice, or else its array field
+// ([Options.RecordsField], or the only or longest one). AddTool panics, as
+// mcp.AddTool does, if the tool or opts is invalid.
 func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts *Options) {
 	c := mustConfig(opts).forTool(t.Name)
 	tt := *t
@@ -55,12 +51,9 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 // as c says.
 func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHandlerFor[In, any] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		if c.Disabled || c.bypass(req) {
+		if c.forCall(req) == nil {
 			res, out, err := h(ctx, req, in)
-			if err != nil {
-				return res, nil, err
-			}
-			return res, out, nil
+			return res, out, err // the SDK ignores out with an error
 		}
 		ctx, slot := withSlot(ctx)
 		res, out, err := h(ctx, req, in)
@@ -74,10 +67,9 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 		if err != nil {
 			return nil, nil, fmt.Errorf("lro: marshaling output: %w", err)
 		}
-		// The SDK sends the output's JSON as text too: in place of the
-		// handler's content when it has none, and after it when the output
-		// is not an object. Counted here as the client will receive it, it
-		// is the SDK's to write when the result goes out.
+		// Counted as the client receives it: the SDK sends the output's
+		// JSON as text too, for a handler without content or an output
+		// that is not an object.
 		handlerContent := res.Content
 		object := jsontext.Value(data).Kind() == '{'
 		if res.Content == nil || !object {
@@ -93,10 +85,8 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 		if sc == nil {
 			return res, nil, nil
 		}
-		// The SDK sets StructuredContent from the returned value and keeps
-		// the content that apply wrote; when that value is not an object it
-		// adds its text, which a fallback already shows: the fallback's
-		// own copy goes.
+		// The SDK adds the text of a returned value that is not an object,
+		// which a fallback already shows: the fallback's copy goes.
 		if jsontext.Value(sc).Kind() != '{' && len(res.Content) > 1 {
 			if tc, ok := res.Content[1].(*mcp.TextContent); ok && tc.Text == string(sc) {
 				res.Content = slices.Delete(slices.Clip(res.Content), 1, 2)
@@ -107,8 +97,7 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 }
 
 // zeroForNil returns, for a nil pointer, a pointer to the zero value of
-// what it points to, as the SDK sends for a typed tool: a nil output would
-// be JSON null, which no output schema of an object accepts.
+// what it points to, as the SDK sends for a typed tool.
 func zeroForNil(out any) any {
 	v := reflect.ValueOf(out)
 	if v.Kind() == reflect.Pointer && v.IsNil() {

@@ -17,9 +17,7 @@ import (
 
 // ErrInvalidOption is wrapped by the error that [Options.Validate],
 // [LoadOptions] and [StartJanitor] return (and that [Wrap], [AddTool] and
-// [Middleware] panic with) for an invalid [Options] field, or a value, key
-// or variable of the configuration that LoadOptions refuses; the message
-// names it.
+// [Middleware] panic with) for an invalid option, named in the message.
 var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first
@@ -31,17 +29,14 @@ func (opts *Options) Validate() error {
 }
 
 // ResultSet is the full result set a handler hands to the decorator with
-// [Provide], alongside its own inline result (a formatted string, a budgeted
-// selection or one page).
+// [Provide], beside its own inline result (a formatted string, one page).
 type ResultSet struct {
 	// Records is a slice of records at the requested detail level: any
 	// JSON-marshalable element type, or []json.RawMessage (or [][]byte) of
-	// records already encoded, each one JSON value (else the set is
-	// ignored).
+	// records already encoded, each one JSON value.
 	Records any
-	// Scores, when not nil, are the records' relevance scores. The summary's
-	// score_range is their minimum and maximum; they are not written to the
-	// file.
+	// Scores, when not nil, are the records' relevance scores, for the
+	// summary's score_range; they are not written to the file.
 	Scores []float64
 }
 
@@ -50,12 +45,10 @@ type ResultSet struct {
 type providedKey struct{}
 
 // Provide hands the full result set of the current tool call to the
-// decorator around the handler ([Wrap], [AddTool] or [Middleware]). When
-// these records exceed the threshold, they are offloaded and the handler's
-// own result is discarded; when they do not, the handler's own result is
-// evaluated as usual. ctx must be the context the handler was called with.
-// Provide reports whether a decorator received the set. A later call
-// replaces an earlier one.
+// decorator around the handler ([Wrap], [AddTool] or [Middleware]), given
+// the handler's ctx: above the threshold, these records are offloaded
+// instead of the handler's own result. Provide reports whether a decorator
+// received the set. A later call replaces an earlier one.
 func Provide(ctx context.Context, rs ResultSet) bool {
 	slot, _ := ctx.Value(providedKey{}).(*atomic.Pointer[ResultSet])
 	if slot == nil {
@@ -73,22 +66,19 @@ func withSlot(ctx context.Context) (context.Context, *atomic.Pointer[ResultSet])
 // Wrap returns a handler that calls h and offloads its result when the
 // result is estimated above the threshold: the whole result goes to a JSONL
 // file, one record per line, and the result's content is replaced by a
-// descriptor (see the package documentation, "Behaviour"). Within the
-// threshold the result of h goes out unchanged. A handler can also hand
-// over the full set with [Provide]. When the tool advertises an output
-// schema, register it with [AddTool], or decorate it with [Middleware]
-// instead, which widen the schema so that clients that validate structured
-// content accept the descriptor. Files are deleted once their TTL has
-// passed (see [Options.CleanupInterval]): nothing needs to be started or
-// stopped.
+// descriptor (see the package documentation, "Behaviour"). A handler can
+// also hand over the full set with [Provide]. A tool that advertises an
+// output schema is registered with [AddTool] instead, or decorated with
+// [Middleware], which widen the schema to accept the descriptor. Files are
+// deleted once their TTL has passed (see [Options.CleanupInterval]).
 //
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
 func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 	base := mustConfig(opts)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := base.forTool(toolName(req))
-		if c.Disabled || c.bypass(req) {
+		c := base.forCall(req)
+		if c == nil {
 			return h(ctx, req)
 		}
 		ctx, slot := withSlot(ctx)
@@ -102,20 +92,19 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 }
 
 // Offloader returns the offloading that [Wrap] adds to a handler, for a
-// server that holds tool results without a handler to wrap (package
-// lro/proxy uses it). The returned function offloads res, the result of the
-// call req, in place, exactly as Wrap(h, opts) does with the result of h,
-// and reports whether it changed res: when it did, res holds the descriptor
-// (or the fallback) in its Content and StructuredContent, the latter a
-// [json.RawMessage] or nil, and its other fields are kept.
+// program that holds tool results without a handler (package lro/proxy).
+// The returned function offloads res, the result of the call req, in
+// place, as Wrap(h, opts) does with the result of h, and reports whether
+// it changed res: then res holds the descriptor (or the fallback) in its
+// Content and StructuredContent (a [json.RawMessage] or nil).
 //
 // Offloader panics if opts is invalid (see [Options.Validate]). The
 // returned function is safe for concurrent use.
 func Offloader(opts *Options) func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
 	base := mustConfig(opts)
 	return func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
-		c := base.forTool(toolName(req))
-		if c.Disabled || c.bypass(req) || res == nil {
+		c := base.forCall(req)
+		if c == nil || res == nil {
 			return false
 		}
 		return c.apply(ctx, req, res, nil, nil)
@@ -125,22 +114,21 @@ func Offloader(opts *Options) func(ctx context.Context, req *mcp.CallToolRequest
 // coreConfig is the offload pipeline's configuration of c.
 func (c *config) coreConfig() *offload.Config {
 	return offload.New(offload.Config{
-		Threshold:     c.ThresholdTokens,
-		Dir:           c.dir,
-		Prefix:        c.Prefix,
-		SchemaVersion: c.SchemaVersion,
-		Profile:       c.Profile,
-		Tokenizer:     c.Tokenizer,
-		Observer:      c.Observer,
-		Now:           c.now,
-		TTL:           c.TTL,
-		WrapWriter:    c.wrapWriter,
-		RecordsField:  c.RecordsField,
-		Native:        c.ExtractTools,
-		Always:        c.always,
-		ClientDir:     c.ClientDir,
-		Store:         c.Store,
-		// The descriptions of the record type's fields, when asked for.
+		Threshold:          c.ThresholdTokens,
+		Dir:                c.dir,
+		Prefix:             c.Prefix,
+		SchemaVersion:      c.SchemaVersion,
+		Profile:            c.Profile,
+		Tokenizer:          c.Tokenizer,
+		Observer:           c.Observer,
+		Now:                c.now,
+		TTL:                c.TTL,
+		WrapWriter:         c.wrapWriter,
+		RecordsField:       c.RecordsField,
+		Native:             c.ExtractTools,
+		Always:             c.always,
+		ClientDir:          c.ClientDir,
+		Store:              c.Store,
 		SchemaDescriptions: c.SchemaDescriptions,
 	})
 }
@@ -168,10 +156,15 @@ func (c *config) call(req *mcp.CallToolRequest) offload.Call {
 	return call
 }
 
-// bypass reports whether the result of req goes out inline because its
-// client is an LRO proxy (see [Options.IgnoreProxy]).
-func (c *config) bypass(req *mcp.CallToolRequest) bool {
-	return !c.IgnoreProxy && proxyflag.InRequest(req)
+// forCall returns the configuration of the call req, or nil when its
+// result goes out as it is: offloading is off for its tool, or its client
+// is an LRO proxy (see [Options.IgnoreProxy]).
+func (c *config) forCall(req *mcp.CallToolRequest) *config {
+	c = c.forTool(toolName(req))
+	if c.Disabled || !c.IgnoreProxy && proxyflag.InRequest(req) {
+		return nil
+	}
+	return c
 }
 
 func toolName(req *mcp.CallToolRequest) string {
@@ -182,10 +175,9 @@ func toolName(req *mcp.CallToolRequest) string {
 }
 
 // apply offloads the result of one call when it is above the threshold,
-// rewriting res in place, so that fields the SDK set, such as the protocol's
-// resultType, survive. structured, when not nil, is the JSON of the
-// result's structured content (a typed tool's output). It reports whether
-// res changed.
+// rewriting res in place (fields the SDK set survive). structured, when
+// not nil, is the JSON of a typed tool's output. It reports whether res
+// changed.
 func (c *config) apply(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult, provided *ResultSet, structured []byte) bool {
 	var set *offload.Set
 	if provided != nil {

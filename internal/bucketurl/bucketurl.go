@@ -1,8 +1,6 @@
 // Package bucketurl holds the function that opens bucket URLs for
-// store.Open. Package lro/store/blobstore registers it when imported, so
-// that a program that keeps its offloaded files in a folder does not link
-// gocloud.dev/blob (nor the OpenTelemetry and gRPC packages it imports), as
-// database/sql drivers register themselves.
+// store.Open, which package lro/store/blobstore registers when imported,
+// as database/sql drivers register themselves.
 package bucketurl
 
 import (

@@ -1,8 +1,7 @@
 // Package expiry records, with a complete offloaded file in a folder, when
-// it expires, and reads it back: for the offloader that writes the file,
-// and the janitor and the store that judge it. The expiry is the file's
-// modification time, if its mode is [Mode], which no file gets by being
-// written; a file without that mark is judged by the time of its name.
+// it expires, and reads it back: the file's modification time, if its mode
+// is [Mode], which no file gets by being written; a file without that mark
+// is judged by the time of its name.
 package expiry
 
 import (
@@ -13,12 +12,10 @@ import (
 	"time"
 )
 
-// Defaults of the specification, shared by cleanup, lro and lro/store.
+// Defaults of the specification, shared by cleanup, lro and lro/store:
+// how long an offloaded file lives, and the time between two sweeps.
 const (
-	// DefaultTTL is how long an offloaded file lives: 3600 seconds.
-	DefaultTTL = time.Hour
-	// DefaultInterval is the time between two background sweeps: the
-	// specification's "every hour" schedule.
+	DefaultTTL      = time.Hour
 	DefaultInterval = time.Hour
 )
 
@@ -28,20 +25,10 @@ const (
 const SkewMargin = time.Minute
 
 // Bucket is what the janitor of package cleanup needs of a bucket of
-// objects, such as one of gocloud.dev/blob (S3, GCS, Azure, ...) adapted by
-// package lro/store/blobstore, whose store.Bucket includes it.
+// objects; store.Bucket includes it and documents its methods.
 type Bucket interface {
-	// List calls fn with the key of every object whose key starts with
-	// prefix and has no '/' after it, in any order, until fn returns an
-	// error, which List returns.
 	List(ctx context.Context, prefix string, fn func(key string) error) error
-	// Delete deletes the object of key. It returns an error wrapping
-	// [fs.ErrNotExist] if there is none.
 	Delete(ctx context.Context, key string) error
-	// Expiry returns the expiry recorded with the object of key when it
-	// was written (package lro/store records it), or the zero time for an
-	// object without one. It returns an error wrapping [fs.ErrNotExist] if
-	// there is no such object.
 	Expiry(ctx context.Context, key string) (time.Time, error)
 }
 
@@ -50,8 +37,7 @@ const Mode fs.FileMode = 0o400
 
 // Record sets the expiry of the complete file at path to t: its
 // modification time, then its mode to Mode. On Windows, where a read-only
-// file cannot be removed, it records nothing and returns nil. It returns
-// the errors of os.Chtimes and os.Chmod.
+// file cannot be removed, it records nothing.
 func Record(path string, t time.Time) error {
 	if runtime.GOOS == "windows" {
 		return nil

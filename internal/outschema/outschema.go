@@ -11,11 +11,9 @@ import (
 
 // Widen returns an output schema that accepts what schema accepts and also
 // what offloading may put in the structured content (see
-// [describe.ResponseSchema]), so that clients that validate structured
-// content against a tool's advertised schema accept an offloaded result. A
-// nil schema gives nil: a tool without an output schema needs none. The
-// $defs of schema are hoisted to the top so that its references still
-// resolve, and widening a widened schema changes nothing.
+// [describe.ResponseSchema]); nil for nil. The $defs of schema are hoisted
+// to the top so that its references still resolve, and widening a widened
+// schema changes nothing.
 func Widen(schema any) (any, error) {
 	if schema == nil {
 		return nil, nil
@@ -46,8 +44,7 @@ func Widen(schema any) (any, error) {
 		widened["type"] = "object"
 	}
 	widened["anyOf"] = []any{orig, describe.ResponseSchema()}
-	// Round-trip once more so the result holds only JSON types (float64,
-	// []any), whatever the input held: widening is idempotent.
+	// Round-tripped, to hold only JSON types: widening is idempotent.
 	data, err = json.Marshal(widened)
 	if err != nil {
 		return nil, err

@@ -9,11 +9,9 @@ import (
 
 // Key is the key under which a local LRO proxy identifies itself to the
 // server it fronts, with the value {"proxy": true}: as a capability
-// extension in the handshake (caps.AddExtension(Key, Settings())), and in
-// the _meta of every tools/call request. The specification's own carrier,
-// "clientInfo": {"proxy": true}, is read too where it survives: go-sdk
-// drops unknown clientInfo fields from the initialize request, but keeps
-// them in the per-request _meta clientInfo of protocol 2026-07-28.
+// extension in the handshake, and in the _meta of every tools/call. The
+// specification's "clientInfo": {"proxy": true} is read too where it
+// survives go-sdk: in the _meta clientInfo of protocol 2026-07-28.
 const Key = "io.github.zircote/lro"
 
 // Settings returns the value of [Key] a proxy sends: a new map
@@ -21,47 +19,17 @@ const Key = "io.github.zircote/lro"
 func Settings() map[string]any { return map[string]any{"proxy": true} }
 
 // InRequest reports whether the client that sent req identified itself
-// as a local LRO proxy (see [Key]). Package lro returns the full result
-// inline to such a client, which offloads on its own machine, unless
-// lro.Options.IgnoreProxy is set.
+// as a local LRO proxy (see [Key]).
 func InRequest(req *mcp.CallToolRequest) bool {
 	if req == nil || req.Params == nil {
 		return false
 	}
 	meta := req.Params.GetMeta()
-	if isProxyValue(meta[Key]) {
+	if info, _ := meta[mcp.MetaKeyClientInfo].(map[string]any); isProxyValue(meta[Key]) || info["proxy"] == true {
 		return true
 	}
-	if info, ok := meta[mcp.MetaKeyClientInfo].(map[string]any); ok && info["proxy"] == true {
-		return true
-	}
-	// On protocol 2026-07-28 the capabilities come with every request, in
-	// _meta; read them there without decoding them. Before it, they come
-	// from the session's handshake.
-	if v, ok := meta[mcp.MetaKeyClientCapabilities]; ok {
-		if caps, ok := v.(map[string]any); ok {
-			return hasProxyExtension(caps["extensions"]) || hasProxyExtension(caps["experimental"])
-		}
-		return capsHaveProxy(req.ClientCapabilities())
-	}
-	if req.Session == nil {
-		return false
-	}
-	if p := req.Session.InitializeParams(); p != nil {
-		return capsHaveProxy(p.Capabilities)
-	}
-	return false
-}
-
-func capsHaveProxy(caps *mcp.ClientCapabilities) bool {
+	caps := req.ClientCapabilities() // from _meta on protocol 2026-07-28, else the handshake
 	return caps != nil && (isProxyValue(caps.Extensions[Key]) || isProxyValue(caps.Experimental[Key]))
-}
-
-// hasProxyExtension reports whether exts, a decoded extensions (or
-// experimental) object, holds {Key: {"proxy": true}}.
-func hasProxyExtension(exts any) bool {
-	m, ok := exts.(map[string]any)
-	return ok && isProxyValue(m[Key])
 }
 
 // isProxyValue reports whether v is {"proxy": true}, decoded or not.

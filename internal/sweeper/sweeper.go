@@ -1,9 +1,8 @@
 // Package sweeper runs the automatic sweepers of offloaded files: one per
-// folder (or bucket) and prefix in the process, started by an offload there,
-// whichever package wrote the file (lro's decorator, the proxy or the
-// extraction tools' answers). A sweeper stops once a sweep leaves no file
-// and nothing was offloaded during it, leaving no goroutine. It runs on the
-// system's clock: callers with a clock of their own (a test's) start none.
+// folder (or bucket) and prefix in the process, started by an offload there.
+// A sweeper stops once a sweep leaves no file and nothing was offloaded
+// during it. It runs on the system's clock: callers with a test's clock
+// start none.
 package sweeper
 
 import (
@@ -38,8 +37,7 @@ type state struct {
 const minWait = time.Second
 
 // Offloaded notes an offload to the folder or bucket of o, starting its
-// sweeper, with o, if it does not run. o.Interval is the longest wait
-// between two sweeps.
+// sweeper, with o, if it does not run.
 func Offloaded(o *cleanup.Options) {
 	k := key{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
 	sweepers.Lock()

@@ -20,6 +20,19 @@ import (
 // doc is not a JSON object, or is not valid JSON up to where fn stopped.
 func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 	dec := newDecoder(doc)
+	stopped := false
+	ok := object(dec, func(name jsontext.Value) bool {
+		value, err := dec.ReadValue()
+		stopped = err == nil && !fn(name, value)
+		return err == nil && !stopped
+	})
+	return stopped || ok && atEnd(dec)
+}
+
+// object reads the JSON object dec is at, calling fn with the name of each
+// member, as written, and dec at its value, which fn reads. It reports
+// false when fn does, or when there is no valid JSON object.
+func object(dec *jsontext.Decoder, fn func(name jsontext.Value) bool) bool {
 	if dec.PeekKind() != '{' {
 		return false
 	}
@@ -28,21 +41,35 @@ func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 	}
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadValue()
-		if err != nil {
+		if err != nil || !fn(name) {
 			return false
 		}
-		value, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		if !fn(name, value) {
-			return true
-		}
+	}
+	_, err := dec.ReadToken()
+	return err == nil
+}
+
+// array reads the JSON array dec is at, calling fn with dec at each
+// element, which fn reads, as [object] does.
+func array(dec *jsontext.Decoder, fn func() bool) bool {
+	if dec.PeekKind() != '[' {
+		return false
 	}
 	if _, err := dec.ReadToken(); err != nil {
 		return false
 	}
-	_, err := dec.ReadToken() // nothing but white space after the object
+	for dec.PeekKind() != ']' {
+		if !fn() {
+			return false
+		}
+	}
+	_, err := dec.ReadToken()
+	return err == nil
+}
+
+// atEnd reports whether nothing but white space follows in dec.
+func atEnd(dec *jsontext.Decoder) bool {
+	_, err := dec.ReadToken()
 	return err == io.EOF
 }
 
@@ -85,8 +112,8 @@ type field struct{ name, value jsontext.Value }
 
 // withMembers returns the JSON object doc with the members of set: each
 // replaces the members of its name where the first of them was (nil
-// deletes them), and those doc lacks come last. The other members keep
-// their bytes. It returns doc and false when doc is no valid JSON object.
+// deletes them), and those doc lacks come last, sorted. It returns doc and
+// false when doc is no valid JSON object.
 func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 	var fields []field
 	if !members(doc, func(name, value jsontext.Value) bool {
@@ -99,8 +126,7 @@ func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 }
 
 // join returns the JSON object of fields with the members of set, as
-// [withMembers] does: the value of a field whose name is in set is not
-// read.
+// [withMembers] does.
 func join(fields []field, set map[string][]byte) []byte {
 	size := 2
 	for _, f := range fields {
@@ -142,30 +168,8 @@ func join(fields []field, set map[string][]byte) []byte {
 	return append(out, '}')
 }
 
-// elements calls fn with each element of the JSON array doc, as written,
-// and reports false when doc is not a valid JSON array.
-func elements(doc []byte, fn func(elem jsontext.Value)) bool {
-	dec := newDecoder(doc)
-	if dec.PeekKind() != '[' {
-		return false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	for dec.PeekKind() != ']' {
-		v, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		fn(v)
-	}
-	_, err := dec.ReadToken()
-	return err == nil
-}
-
-// newDecoder returns a decoder of doc whose values are slices of doc (read
-// from a bytes.Buffer, a jsontext.Decoder parses in place), accepting what
-// encoding/json accepts: duplicate names, and invalid UTF-8 in strings.
+// newDecoder returns a decoder of doc whose values are slices of doc,
+// accepting duplicate names and invalid UTF-8, as encoding/json does.
 func newDecoder(doc []byte) *jsontext.Decoder {
 	return jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }

@@ -128,7 +128,7 @@ func TestOffloadMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(q) + `}]}}` + "\n"
-	p, err := New(Upstream{URL: "http://localhost/mcp"}, &Options{LRO: &lro.Options{OutputDir: t.TempDir()}, disableJanitor: true})
+	p, err := New(Upstream{URL: "http://localhost/mcp"}, &Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// listen reads the stream of an HTTP upstream's own messages (the
-// standalone GET stream of protocols before 2026-07-28), which go-sdk's
-// connection opens only for its own client session, not used here. It
-// opens it again when the upstream closes it, until the connection ends or
-// the upstream has none (405, or another status).
+// listen reads the stream of an HTTP upstream's own messages (the GET
+// stream of protocols before 2026-07-28), which go-sdk opens only for its
+// client session. It opens it again when the upstream closes it, until the
+// connection ends or the upstream has none.
 func (r *relay) listen(u *upConn) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()

@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -28,20 +27,17 @@ const (
 var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
 
 // errUpstreamUnavailable is in the error a request gets when the upstream
-// cannot be reached or its connection broke (see [relay.fail]).
+// cannot be reached or its connection broke.
 var errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
 
 // Options configure a [Proxy]. A nil *Options means the defaults of every
 // field. Options are copied by New.
 type Options struct {
-	// LRO configures the offloading of tool results. If nil, defaults to the
-	// specification's defaults. [lro.LoadOptions] reads it from the
-	// specification's TOML file and environment variables.
+	// LRO configures the offloading of tool results ([lro.LoadOptions]
+	// reads them). If nil, defaults to the specification's defaults.
 	LRO *lro.Options
 
-	// Logger receives the proxy's own log: connections, reconnections,
-	// lines of the upstream that are no messages. If nil, the log is
-	// discarded.
+	// Logger receives the proxy's own log. If nil, it is discarded.
 	Logger *slog.Logger
 
 	// ConnectTimeout bounds one attempt to connect to the upstream again
@@ -49,31 +45,23 @@ type Options struct {
 	// defaults to 30 seconds.
 	ConnectTimeout time.Duration
 
-	// MaxMessageBytes bounds one message read from a stdio upstream (one
-	// line), or one server-sent event or JSON response of an HTTP upstream.
-	// A larger reply to a call answers that call with an error saying so
-	// (see the package documentation, "Transports and failures"). If zero,
-	// defaults to 256 MiB: large results are what the proxy is for.
+	// MaxMessageBytes bounds one message read from the upstream: a line, a
+	// server-sent event or a JSON response. A larger reply to a call
+	// answers that call with an error saying so. If zero, defaults to
+	// 256 MiB.
 	MaxMessageBytes int
 
 	// RegisterLocalTools, if not nil, is called once by New with a server of
 	// the proxy's own, to register the tools the proxy serves itself, such
-	// as the extraction tools of package lro/extract. They are listed after
-	// the upstream's tools, whose tools of the same names are hidden. An
-	// error fails New.
+	// as the extraction tools of package lro/extract; they hide the
+	// upstream's tools of the same names. An error fails New.
 	RegisterLocalTools func(s *mcp.Server) error
-
-	// disableJanitor keeps New from starting the janitor (see
-	// [lro.StartJanitor]) that otherwise runs until Close, for tests.
-	disableJanitor bool
 }
 
 // A Proxy relays MCP between clients and an upstream MCP server, and
 // offloads large tool results to JSONL files on the proxy's machine, as
-// [lro.Wrap] does. Each client session served by [Proxy.Run] has a
-// connection of its own to the upstream.
-//
-// A Proxy is safe for concurrent use. Call Close when done.
+// [lro.Wrap] does. A Proxy is safe for concurrent use. Call Close when
+// done.
 type Proxy struct {
 	up         Upstream
 	lro        lro.Options
@@ -88,8 +76,6 @@ type Proxy struct {
 	localEnd   *mcp.ServerSession // the server's end of local
 	localTools [][]byte           // their definitions, as tools/list lists them
 	localNames map[string]bool
-
-	janitor *cleanup.Janitor
 }
 
 // New returns a proxy in front of up. It fails with [ErrInvalidUpstream]
@@ -136,16 +122,9 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	p.client, p.base = up.baseClient()
 	if o.RegisterLocalTools != nil {
 		if err := p.startLocal(o.RegisterLocalTools); err != nil {
-			return nil, err
-		}
-	}
-	if !p.lro.Disabled && !o.disableJanitor {
-		j, err := lro.StartJanitor(context.Background(), &p.lro)
-		if err != nil {
 			p.Close()
 			return nil, err
 		}
-		p.janitor = j
 	}
 	return p, nil
 }
@@ -170,12 +149,10 @@ func (p *Proxy) startLocal(register func(*mcp.Server) error) error {
 	p.local = cs
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			p.Close()
 			return fmt.Errorf("proxy: listing local tools: %w", err)
 		}
 		data, err := json.Marshal(t)
 		if err != nil {
-			p.Close()
 			return fmt.Errorf("proxy: local tool %s: %w", t.Name, err)
 		}
 		p.localTools = append(p.localTools, data)
@@ -194,8 +171,7 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	// Over a stream, the relay writes the messages itself: see
-	// writeMessage.
+	// Over a stream, the relay writes the messages itself (writeMessage).
 	switch t := t.(type) {
 	case *mcp.StdioTransport:
 		conn = &lineConn{Connection: conn, w: os.Stdout}
@@ -205,18 +181,13 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	return newRelay(p, conn).run(ctx)
 }
 
-// Close stops the janitor and the local tools' server, once their calls in
-// flight have returned. Sessions of Run end with their clients or contexts
-// (and cancel their local calls). It is safe to call more than once.
+// Close stops the local tools' server, once their calls in flight have
+// returned. Sessions of Run end with their clients or contexts (and cancel
+// their local calls). It is safe to call more than once.
 func (p *Proxy) Close() error {
-	if p.janitor != nil {
-		p.janitor.Close()
-	}
 	if p.local != nil {
 		p.local.Close()
-		// Wait for the local calls in flight, which Run cancelled: an
-		// extraction call returns once its worker process is gone.
-		p.localEnd.Close()
+		p.localEnd.Close() // waits for the local calls in flight
 	}
 	return nil
 }

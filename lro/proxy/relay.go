@@ -17,8 +17,7 @@ import (
 )
 
 // A relay passes the JSON-RPC messages of one client session to the
-// upstream and back, as they are, but for the changes the package doc
-// lists, and connects again when the upstream's connection ends.
+// upstream and back, and connects again when the upstream's connection ends.
 type relay struct {
 	p      *Proxy
 	client mcp.Connection
@@ -83,9 +82,8 @@ func (r *relay) run(ctx context.Context) error {
 	}
 }
 
-// close ends the relay's upstream connection and its client connection. It
-// returns once the upstream is closed, so that a program that exits after
-// Run leaves no upstream process behind.
+// close ends the relay's connections, and returns once the upstream is
+// closed: no upstream process outlives Run.
 func (r *relay) close() {
 	r.cancel()
 	r.mu.Lock()
@@ -99,8 +97,7 @@ func (r *relay) close() {
 	}
 }
 
-// forward sends msg on the upstream connection, if there is one, and ends
-// the connection when it fails.
+// forward sends msg on the upstream connection, if any.
 func (r *relay) forward(msg jsonrpc.Message) {
 	r.mu.Lock()
 	u := r.up
@@ -113,36 +110,30 @@ func (r *relay) forward(msg jsonrpc.Message) {
 	}
 }
 
-// notify passes a notification of the client upstream. A cancellation
-// also means that no response to the request goes back to the client.
+// notify passes a notification of the client upstream; after a
+// cancellation, no response to the request goes back to the client.
 func (r *relay) notify(m *jsonrpc.Request) {
-	if m.Method == "notifications/cancelled" {
-		var params struct {
-			RequestID any `json:"requestId"`
+	var params struct {
+		RequestID any `json:"requestId"`
+	}
+	if m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &params) == nil {
+		id, _ := jsonrpc.MakeID(params.RequestID) // the zero ID, of no call, if invalid
+		r.mu.Lock()
+		c := r.calls[id]
+		if c != nil {
+			c.canceled = true
+			delete(r.calls, id)
 		}
-		if json.Unmarshal(m.Params, &params) == nil {
-			if id, err := jsonrpc.MakeID(params.RequestID); err == nil {
-				r.mu.Lock()
-				c := r.calls[id]
-				if c != nil {
-					c.canceled = true
-					delete(r.calls, id)
-				}
-				r.mu.Unlock()
-				if c != nil {
-					// After the notification, so that the upstream learns
-					// of the cancellation rather than of a broken stream.
-					defer c.cancel()
-				}
-			}
+		r.mu.Unlock()
+		if c != nil { // after the notification, which the upstream reads first
+			defer c.cancel()
 		}
 	}
 	r.forward(m)
 }
 
-// request registers a request of the client at once, in the order sent,
-// and sends it upstream, or answers it for a local tool, from a goroutine
-// of its own: it may wait for a connection or an HTTP response.
+// request registers a request of the client in the order sent, and sends
+// it upstream, or answers it for a local tool, from a goroutine of its own.
 func (r *relay) request(m *jsonrpc.Request) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	c := &call{method: m.Method, ctx: ctx, cancel: cancel}
@@ -185,9 +176,7 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 			c.up = u
 			live := r.up == u
 			r.mu.Unlock()
-			if !live {
-				// The connection ended before the call was registered on
-				// it: no one else answers it.
+			if !live { // it ended before the call was registered on it
 				r.fail(m.ID, errors.New("the connection ended"))
 			}
 			return
@@ -196,8 +185,8 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 			return // canceled while it was being sent
 		}
 		r.lost(u, err)
-		// A session the upstream no longer knows (it restarted) never saw
-		// the request: send it again, once, on a new session.
+		// A session the upstream no longer knows never saw the request:
+		// sent again, once, on a new session.
 		if attempt > 0 || !errors.Is(err, mcp.ErrSessionMissing) {
 			r.fail(m.ID, err)
 			return
@@ -270,8 +259,8 @@ func (r *relay) replay(u *upConn, init *jsonrpc.Request) error {
 	return u.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage("{}")})
 }
 
-// initialized records the protocol version of an initialize result, for
-// the HTTP header, and opens the stream of an HTTP upstream's own messages.
+// initialized records the protocol version of an initialize result, and
+// opens the stream of an HTTP upstream's own messages.
 func (r *relay) initialized(u *upConn, result []byte) {
 	v := stringMember(result, "protocolVersion")
 	u.version.Store(&v)
@@ -284,8 +273,7 @@ func (r *relay) initialized(u *upConn, result []byte) {
 // stream of server messages over HTTP.
 const protocol20260728 = "2026-07-28"
 
-// read passes the messages of the upstream connection u to the client
-// until it ends.
+// read passes the messages of u to the client until it ends.
 func (r *relay) read(u *upConn) {
 	for {
 		msg, err := u.Read(r.ctx)
@@ -297,9 +285,8 @@ func (r *relay) read(u *upConn) {
 	}
 }
 
-// fromUpstream passes a message of the upstream to the client: requests and
-// notifications as they are, responses to the client's requests with the
-// changes the proxy makes.
+// fromUpstream passes a message of the upstream to the client, a response
+// with the changes the proxy makes.
 func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
@@ -315,31 +302,25 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	c := r.calls[resp.ID]
 	if c == nil {
 		if alt, ok := sameText(resp.ID); ok && r.calls[alt] != nil && (r.calls[alt].up == u || r.calls[alt].up == nil) {
-			// Its id is a string where the client sent a number, or the
-			// other way round: the client would never match it.
+			// A string id for a number, or the other way round.
 			r.mu.Unlock()
 			idText, _ := json.Marshal(resp.ID.Raw())
 			r.fail(alt, fmt.Errorf("%w: it has the id %s, of another type than the request's", errBadReply, idText))
 			return
 		}
 	}
-	if c == nil || c.up != u && c.up != nil || c.answered {
-		// No such request in flight: canceled by the client, answered
-		// with an error after its connection ended, or answered already.
+	if c == nil || c.up != u && c.up != nil || c.answered { // canceled, failed or answered
 		r.mu.Unlock()
 		return
 	}
 	var werr *jsonrpc.Error
-	if resp.Error != nil && !errors.As(resp.Error, &werr) {
-		// Not the upstream's answer but the SDK's: the request's stream
-		// ended without one.
+	if resp.Error != nil && !errors.As(resp.Error, &werr) { // the SDK's: no answer came
 		r.mu.Unlock()
 		r.fail(resp.ID, resp.Error)
 		return
 	}
 	if c.method == "tools/call" && resp.Error == nil {
-		// Offloaded aside; the call stays in flight, so that the client can
-		// cancel it.
+		// Offloaded aside; the call stays in flight, for the client to cancel.
 		c.answered = true
 		r.mu.Unlock()
 		go func() {
@@ -370,8 +351,7 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	r.toClient(resp)
 }
 
-// finish answers the client's call c with resp, unless the client
-// canceled it.
+// finish answers the call c with resp, unless the client canceled it.
 func (r *relay) finish(c *call, resp *jsonrpc.Response) {
 	r.mu.Lock()
 	canceled := c.canceled
@@ -391,8 +371,8 @@ func (r *relay) toClient(msg jsonrpc.Message) {
 	}
 }
 
-// lost ends the upstream connection u after err: the client's requests in
-// flight on it get an error, and the next request connects again.
+// lost ends the upstream connection u after err: the requests in flight on
+// it get an error, and the next request connects again.
 func (r *relay) lost(u *upConn, err error) {
 	first := u.ended()
 	r.mu.Lock()
@@ -415,9 +395,8 @@ func (r *relay) lost(u *upConn, err error) {
 	}
 }
 
-// fail answers the client's request id, whose connection failed with err
-// or whose reply could not be read ([errBadReply]): a tools/call with a
-// tool error, which the model reads, other requests with a JSON-RPC error.
+// fail answers the client's request id after err: a tools/call with a tool
+// error, which the model reads, other requests with a JSON-RPC error.
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
@@ -471,8 +450,8 @@ func (r *relay) callLocal(ctx context.Context, m *jsonrpc.Request, c *call) {
 	r.finish(c, resp)
 }
 
-// listenRetry is how long the relay waits before it opens an HTTP
-// upstream's stream of server messages again.
+// listenRetry is the wait before an HTTP upstream's stream of server
+// messages is opened again.
 const listenRetry = time.Second
 
 // sameText returns the id of the other type (number or string) with the

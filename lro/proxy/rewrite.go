@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,8 +13,7 @@ import (
 )
 
 // The only messages the relay changes. Each function returns its input when
-// it is not what it expects: a message the proxy does not understand passes
-// as it is.
+// it is not what it expects.
 
 // proxyMark is the value of [proxyflag.Key] the proxy sends.
 var proxyMark = []byte(`{"proxy":true}`)
@@ -72,9 +70,8 @@ func advertiseTools(result []byte) []byte {
 }
 
 // rewriteTools returns a page of tools/list: the upstream's tools with
-// their output schemas widened to accept the offload descriptor (for the
-// tools whose results may be offloaded), without those a local tool hides,
-// and, on the last page, the local tools.
+// their output schemas widened to accept the descriptor, without those a
+// local tool hides, and, on the last page, the local tools.
 func (p *Proxy) rewriteTools(result []byte) []byte {
 	tools := member(result, "tools")
 	if tools.Kind() != '[' {
@@ -87,13 +84,18 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 		}
 		out = append(out, tool...)
 	}
-	ok := elements(tools, func(tool jsontext.Value) {
-		name := stringMember(tool, "name")
-		if p.localNames[name] {
-			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
-			return
+	dec := newDecoder(tools)
+	ok := array(dec, func() bool {
+		tool, err := dec.ReadValue()
+		if err != nil {
+			return false
 		}
-		add(p.widen(name, tool))
+		if name := stringMember(tool, "name"); !p.localNames[name] {
+			add(p.widen(name, tool))
+		} else {
+			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
+		}
+		return true
 	})
 	if !ok {
 		return result
@@ -108,19 +110,14 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 	return res
 }
 
-// widen returns tool with its output schema widened by
-// outschema.Widen, or as it is when it has none or its results are
-// never offloaded.
+// widen returns tool with its output schema widened, or as it is when it
+// has none or its results are never offloaded.
 func (p *Proxy) widen(name string, tool []byte) []byte {
 	schema := member(tool, "outputSchema")
 	if schema.Kind() != '{' || p.lro.Disabled || p.lro.Tools[name].Disabled {
 		return tool
 	}
-	var s any
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return tool
-	}
-	w, err := outschema.Widen(s)
+	w, err := outschema.Widen(json.RawMessage(schema))
 	if err != nil {
 		p.logger.Warn("output schema not widened; an offloaded result may fail the client's validation", "tool", name, "err", err)
 		return tool
@@ -135,8 +132,8 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 
 // offload hands the result of a tools/call with params to [lro.Offloader]:
 // above the threshold, it returns the result with the descriptor in its
-// content and structured content, and every other member as the upstream
-// wrote it; else, or for a result it cannot read, result itself.
+// content and structured content, and every other member as written; else
+// result itself.
 func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	var req mcp.CallToolParamsRaw
 	if err := json.Unmarshal(params, &req); err != nil {
@@ -160,36 +157,26 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	return join(fields, set)
 }
 
-// decodeResult reads a tools/call result for the offload core: its
-// content, text items unquoted with jsontext (go-sdk's decoder is much
-// slower on a long text), its structured content as written, and its
-// members as written, for [join]. It reports false for a result that is
-// never offloaded (an error, or not complete) or that it cannot read. One
-// decoder walks the result and its items: a long text is read once.
+// decodeResult reads a tools/call result for the offload core, in one walk:
+// its content, text items unquoted with jsontext (go-sdk's decoder is much
+// slower on a long text), its structured content and its members as
+// written, for [join]. It reports false for a result that is never
+// offloaded (an error, or not complete) or that it cannot read.
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field
 	dec := newDecoder(result)
-	if dec.PeekKind() != '{' {
-		return nil, nil, false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, nil, false
-	}
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return nil, nil, false
-		}
-		var value jsontext.Value
+	ok := object(dec, func(name jsontext.Value) bool {
 		key := unquote(name)
 		if key == "content" {
 			var ok bool
-			if res.Content, ok = readContent(dec, result); !ok {
-				return nil, nil, false
-			}
-		} else if value, err = dec.ReadValue(); err != nil {
-			return nil, nil, false
+			res.Content, ok = readContent(dec, result)
+			fields = append(fields, field{name, nil})
+			return ok
+		}
+		value, err := dec.ReadValue()
+		if err != nil {
+			return false
 		}
 		switch key {
 		case "structuredContent":
@@ -199,21 +186,19 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 			}
 		case "isError":
 			if value.Kind() == 't' {
-				return nil, nil, false
+				return false
 			}
 		case "resultType":
 			if unquote(value) != "complete" {
-				return nil, nil, false
+				return false
 			}
 		case "inputRequests", "requestState":
-			return nil, nil, false
+			return false
 		}
 		fields = append(fields, field{name, value})
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, nil, false
-	}
-	if _, err := dec.ReadToken(); err != io.EOF { // nothing after the object
+		return true
+	})
+	if !ok || !atEnd(dec) {
 		return nil, nil, false
 	}
 	return res, fields, true
@@ -221,18 +206,12 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 
 // readContent reads the array of content items that dec is at, in doc.
 func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
-	if dec.PeekKind() != '[' {
-		return nil, false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, false
-	}
 	items := []mcp.Content{}
-	for dec.PeekKind() != ']' {
+	ok := array(dec, func() bool {
 		start := dec.InputOffset()
 		item, ok := readText(dec)
 		if !ok {
-			return nil, false
+			return false
 		}
 		if item == nil {
 			// Not a plain text item: go-sdk decodes (and checks) it.
@@ -241,42 +220,27 @@ func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 			wrapped = append(append(append(wrapped, `{"content":[`...), raw...), `]}`...)
 			var one mcp.CallToolResult
 			if err := json.Unmarshal(wrapped, &one); err != nil {
-				return nil, false
+				return false
 			}
 			items = append(items, one.Content[0])
-			continue
+			return true
 		}
 		items = append(items, item)
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, false
-	}
-	return items, true
+		return true
+	})
+	return items, ok
 }
 
 // readText reads the content item that dec is at: a text item of the
 // members go-sdk knows, or nil for any other item. It reports false when
 // the item is no valid JSON object.
 func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
-	if dec.PeekKind() != '{' {
-		return nil, false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, false
-	}
 	t := &mcp.TextContent{}
 	text, plain := false, true
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
+	ok := object(dec, func(name jsontext.Value) bool {
 		value, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
-		if !plain {
-			continue // read to its end, for go-sdk
+		if err != nil || !plain {
+			return err == nil // read to its end, for go-sdk
 		}
 		switch unquote(name) {
 		case "type":
@@ -296,8 +260,9 @@ func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
 		default:
 			plain = false // a field go-sdk's decoder would check
 		}
-	}
-	if _, err := dec.ReadToken(); err != nil {
+		return true
+	})
+	if !ok {
 		return nil, false
 	}
 	if !plain || !text {

@@ -23,9 +23,8 @@ import (
 )
 
 // cmdConn is the connection to an upstream command that serves MCP over
-// stdio, one JSON-RPC message a line: go-sdk's CommandTransport, but that
-// a line that is no message is logged and skipped, as the TypeScript SDK
-// does, and that a message may be up to max bytes.
+// stdio: go-sdk's CommandTransport, but that a line that is no message is
+// logged and skipped, and that a message may be up to max bytes.
 type cmdConn struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -64,15 +63,13 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 // errTooLarge is in the error of a message above the size limit.
 var errTooLarge = errors.New("proxy: message above the size limit")
 
-// errBadReply is in the error the relay answers a client's request with
-// when the upstream's reply to it is no valid JSON-RPC message (or is above
-// the size limit).
+// errBadReply is in the error of a request whose reply is no valid
+// JSON-RPC message, or is above the size limit.
 var errBadReply = errors.New("the upstream's reply could not be read")
 
 // Read returns the next JSON-RPC message of the command's stdout. A line
 // that is no message, or is above the size limit, is skipped, but for a
-// reply whose id can be found at its top, which becomes an error reply
-// (see [errBadReply]). It is not safe for concurrent use.
+// reply whose id can be found, which becomes an error reply.
 func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
 		var scan replyScan
@@ -105,9 +102,8 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 }
 
 // readLine reads one line of br, of up to limit bytes, into a slice of its
-// own, joining the chunks of a long line once. A line above the limit is
-// read to its end through scan (if not nil) and dropped, with an error
-// wrapping [errTooLarge].
+// own. A line above the limit is read to its end through scan (if not nil)
+// and dropped, with an error wrapping [errTooLarge].
 func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 	var chunks [][]byte
 	n := 0
@@ -143,9 +139,8 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 		}
 		line := bytes.Join(chunks, nil)
 		if n >= collectAbove {
-			// The chunks, garbage as large as the line, would otherwise
-			// live on beside the copies the line's offload makes. A
-			// collection costs little here: the line holds no pointers.
+			// The chunks, as large as the line, would live on beside the
+			// copies its offload makes.
 			chunks = nil
 			debug.FreeOSMemory()
 		}
@@ -157,15 +152,13 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 // garbage it leaves.
 const collectAbove = 16 << 20
 
-// maxDepth is how deeply the proxy's JSON decoder (jsontext) lets values
-// nest.
+// maxDepth is how deeply jsontext lets values nest.
 const maxDepth = 10_000
 
-// A replyScan finds, in a line that is no valid message (too deep, not
-// JSON, cut short, above the size limit), the id member at its top level,
-// and whether a method member there makes it a request. It reads the line
-// in pieces, keeps a few bytes, and counts brackets outside strings, so it
-// has no depth limit; it checks nothing else.
+// A replyScan finds, in a line that is no valid message, the id member at
+// its top level, and whether a method member there makes it a request. It
+// reads the line in pieces and counts brackets outside strings, so it has
+// no depth limit; it checks nothing else.
 type replyScan struct {
 	depth, deepest int
 	inString, esc  bool
@@ -245,8 +238,7 @@ func (s *replyScan) write(p []byte) {
 }
 
 // reply returns the reply the line would have been, with an error saying
-// why it is not (err, or its nesting), or nil when the line is no reply or
-// its id cannot be read.
+// why it is not, or nil when the line is no reply or has no id.
 func (s *replyScan) reply(err error) *jsonrpc.Response {
 	if s.inID { // cut short after the id
 		s.id = s.value
@@ -266,7 +258,7 @@ func (s *replyScan) reply(err error) *jsonrpc.Response {
 	if s.deepest > maxDepth {
 		err = fmt.Errorf("it is nested more than %d levels deep, the limit of the proxy's JSON decoder", maxDepth)
 	} else if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) {
-		// The error's JSON pointer may be long; the offset says where.
+		// Without its JSON pointer, which may be long.
 		err = fmt.Errorf("it is no valid JSON: %v after byte %d", se.Err, se.ByteOffset)
 	}
 	return &jsonrpc.Response{ID: id, Error: fmt.Errorf("%w: %w", errBadReply, err)}
@@ -279,10 +271,9 @@ func (c *cmdConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	return writeMessage(c.stdin, msg)
 }
 
-// writeMessage writes msg to w as one line. A result, valid JSON that the
-// proxy read or wrote, is written from its own bytes, where go-sdk's
-// encoder would copy it several times; one with a newline (white space,
-// from a server-sent event) is compacted first.
+// writeMessage writes msg to w as one line. A result, valid JSON, is
+// written from its own bytes, where go-sdk's encoder would copy it; one
+// with a newline (from a server-sent event) is compacted first.
 func writeMessage(w io.Writer, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 {
 		result := jsontext.Value(resp.Result)
@@ -308,8 +299,8 @@ func writeMessage(w io.Writer, msg jsonrpc.Message) error {
 	return err
 }
 
-// lineConn is a client's connection of go-sdk over stdio or another
-// stream, whose messages the relay writes itself, with [writeMessage].
+// lineConn is a client's connection over a stream, whose messages the
+// relay writes itself, with [writeMessage].
 type lineConn struct {
 	mcp.Connection
 	mu sync.Mutex
@@ -325,13 +316,11 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return writeMessage(c.w, msg)
 }
 
-// stopGrace is how long Close waits for the command to exit after each
-// step of the shutdown.
+// stopGrace is how long Close waits after each step of the shutdown.
 const stopGrace = time.Second
 
-// Close stops the command as the MCP specification's shutdown for stdio
-// says: it closes stdin, then sends SIGTERM, then kills it, waiting for it
-// to exit after each step. It returns once the process has exited.
+// Close stops the command as the MCP specification says: it closes stdin,
+// then sends SIGTERM, then kills it, and returns once it has exited.
 func (c *cmdConn) Close() error {
 	c.once.Do(func() {
 		c.stdin.Close()
@@ -373,9 +362,8 @@ func preview(b []byte) string {
 	return string(b)
 }
 
-// decodeMessage is [jsonrpc.DecodeMessage] for a message the relay passes
-// on: it validates it and takes params and result as slices of data,
-// where go-sdk's decoder copies them through a generic JSON decoder.
+// decodeMessage is [jsonrpc.DecodeMessage], but that params and result are
+// slices of data, where go-sdk's decoder copies them.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	var version, id, method, params, result, errv jsontext.Value
 	ok := members(data, func(name, value jsontext.Value) bool {

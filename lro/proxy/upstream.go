@@ -32,16 +32,14 @@ type Upstream struct {
 	Header http.Header
 
 	// HTTPClient sends the requests to URL. If nil, defaults to a client
-	// with the settings of [http.DefaultTransport], but that it keeps up to
-	// 32 idle connections to the upstream, for calls made in parallel.
+	// with the settings of [http.DefaultTransport], but 32 idle connections
+	// to the upstream, for calls made in parallel.
 	HTTPClient *http.Client
 
 	// Cmd is the command of an upstream server that serves MCP over
-	// stdio, made by [exec.Command], such as exec.Command("npx", "-y",
-	// "@modelcontextprotocol/server-everything"), with Env, Dir and Stderr
-	// set as needed. It is a template, never started itself: the proxy
-	// starts a new command from its Path, Args, Env, Dir and Stderr when it
-	// connects, and again when the last one has exited and a call needs it.
+	// stdio, made by [exec.Command], with Env, Dir and Stderr set as needed.
+	// It is a template, never started itself: the proxy starts a new
+	// command from its Path, Args, Env, Dir and Stderr when it connects.
 	Cmd *exec.Cmd
 }
 
@@ -107,9 +105,8 @@ func (u *Upstream) validate() error {
 	return nil
 }
 
-// baseClient returns the HTTP client the proxy's requests to URL start
-// from: a copy of up's HTTPClient, or the default, and the transport below
-// the proxy's headers.
+// baseClient returns the HTTP client of the requests to URL (a copy of
+// HTTPClient, or the default) and the transport below the proxy's headers.
 func (u *Upstream) baseClient() (http.Client, http.RoundTripper) {
 	if u.HTTPClient != nil {
 		return *u.HTTPClient, cmp.Or[http.RoundTripper](u.HTTPClient.Transport, http.DefaultTransport)
@@ -133,9 +130,8 @@ type upConn struct {
 	end     sync.Once
 }
 
-// ended marks the connection ended and closes it in the background (a
-// command's waits for the process; u.closed tells when it is done). It
-// reports whether this call ended it.
+// ended marks the connection ended and closes it in the background (until
+// u.closed). It reports whether this call ended it.
 func (u *upConn) ended() bool {
 	first := false
 	u.end.Do(func() {
@@ -149,8 +145,8 @@ func (u *upConn) ended() bool {
 	return first
 }
 
-// dial makes a new connection to the upstream: it starts the command, or
-// prepares a streamable HTTP session, whose first request connects.
+// dial starts the command, or prepares a streamable HTTP session, whose
+// first request connects.
 func (p *Proxy) dial() (*upConn, error) {
 	u := &upConn{done: make(chan struct{}), closed: make(chan struct{})}
 	if p.up.URL == "" {
@@ -164,8 +160,7 @@ func (p *Proxy) dial() (*upConn, error) {
 	client := p.client
 	client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version, max: p.maxMessage}
 	u.http = &client
-	// Retries of the SDK would hide an upstream that is gone; the proxy
-	// reconnects on its own.
+	// No retries of the SDK, which would hide an upstream that is gone.
 	t := &mcp.StreamableClientTransport{Endpoint: p.up.URL, HTTPClient: u.http, MaxRetries: -1, MaxEventSize: p.maxMessage}
 	conn, err := t.Connect(context.Background())
 	if err != nil {
@@ -176,8 +171,8 @@ func (p *Proxy) dial() (*upConn, error) {
 }
 
 // headerTransport sends the user's headers with every request, and the
-// negotiated protocol version, which go-sdk's connection learns only from
-// its own client session, not used here.
+// negotiated protocol version (go-sdk's connection learns it only from its
+// client session, not used here).
 type headerTransport struct {
 	base    http.RoundTripper
 	header  http.Header
@@ -206,8 +201,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// maxBody is a body of at most max bytes ([http.MaxBytesReader]), whose
-// error beyond them says which limit.
+// maxBody is a body of at most max bytes, whose error says which limit.
 type maxBody struct {
 	io.ReadCloser
 	max int

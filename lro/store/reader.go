@@ -15,17 +15,15 @@ import (
 )
 
 // NewRangeReader opens the file of handle for reading length bytes from
-// offset, or to the end if length is negative (0, -1 reads it all), and
-// returns the size of the whole file. Close r after use; it is not safe for
-// concurrent use. A range that starts at or past the end of the file is an
-// error in a bucket (S3 answers 416) and reads nothing in a folder. In a
-// folder, the file is opened through an [os.Root], without following a
-// symbolic link or blocking on a FIFO, and must be a regular file.
+// offset, or to the end if length is negative, and returns the size of the
+// whole file; close r after use. A range past the end of the file is an
+// error in a bucket and reads nothing in a folder. A folder's file is
+// opened through an [os.Root], without following a symbolic link or
+// blocking on a FIFO.
 //
 // NewRangeReader returns an error wrapping [ErrUnknownHandle] for a handle
-// that is not a name the Store makes or names no regular file; one wrapping
-// [ErrExpiredHandle] once the handle has expired; and the errors of opening
-// and seeking, and of reading the recorded expiry, naming the handle.
+// that is not a name the Store makes or names no regular file, and one
+// wrapping [ErrExpiredHandle] once the handle has expired.
 func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (r io.ReadCloser, size int64, err error) {
 	late, err := s.check(handle)
 	if err != nil {
@@ -35,9 +33,7 @@ func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, lengt
 		return nil, 0, fmt.Errorf("store: handle %q: negative offset %d", handle, offset)
 	}
 	if s.bucket != nil {
-		if late != nil {
-			// Past the TTL: valid only if the object's recorded expiry
-			// is still ahead.
+		if late != nil { // valid while the recorded expiry is ahead
 			expiry, err := s.bucket.Expiry(ctx, handle)
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, 0, late(time.Time{}) // and deleted
@@ -61,15 +57,12 @@ func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, lengt
 	return s.openFile(handle, offset, length, late)
 }
 
-// check returns the error of a handle that is malformed. For a handle
-// whose created_at + TTL has passed, it returns late, which returns the
-// error of an expired handle given the expiry recorded with its file: the
-// handle is valid until the later of the two.
+// check returns the error of a malformed handle. For a handle past its
+// created_at + TTL, it returns late, which returns the error of an expired
+// handle given the expiry recorded with its file, the later of the two.
 func (s *Store) check(handle string) (late func(recorded time.Time) error, err error) {
 	op, id, ok := jsonlfile.ParseName(handle, s.prefix)
-	if !ok || jsonlfile.Name(s.prefix, op, id) == handle {
-		// Not a name, or one without the random part, which any name
-		// of the Store has: a guessed one.
+	if !ok || jsonlfile.Name(s.prefix, op, id) == handle { // no random part: guessed
 		return nil, fmt.Errorf("%w %q: not a handle of this server (handles are named %s-{operation}-{ULID}-{random}.jsonl)", ErrUnknownHandle, handle, s.prefix)
 	}
 	created := time.UnixMilli(int64(id.Time())).UTC()
@@ -112,8 +105,7 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 	case !fi.Mode().IsRegular():
 		return nil, 0, unknown("not a regular file, not a stored result")
 	}
-	// O_NOFOLLOW refuses a symbolic link swapped in since, O_NONBLOCK
-	// returns at once for a FIFO (where they exist).
+	// openFlags refuse a symbolic link swapped in since, and a FIFO.
 	f, err := root.OpenFile(handle, os.O_RDONLY|openFlags, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

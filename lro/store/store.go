@@ -23,54 +23,44 @@ import (
 
 // Defaults of [Options], each documented on its field.
 const (
-	// defaultTTL is how long a handle is valid: the specification's 3600
-	// seconds, the janitor's default.
-	defaultTTL = expiry.DefaultTTL
-	// defaultWriteTimeout is how long a write to a bucket may take, from
-	// [Store.Create] to the end of Commit, before it is aborted.
+	defaultTTL          = expiry.DefaultTTL
 	defaultWriteTimeout = 30 * time.Second
 )
 
 var (
-	// ErrUnknownHandle is returned (wrapped, naming the handle and the
-	// reason) by [Store.NewRangeReader] for a handle that is malformed or
-	// names no stored file.
+	// ErrUnknownHandle is returned (wrapped) by [Store.NewRangeReader] for
+	// a handle that is malformed or names no stored file.
 	ErrUnknownHandle = errors.New("store: unknown handle")
 
-	// ErrExpiredHandle is returned (wrapped, naming the handle and when it
-	// expired) by [Store.NewRangeReader] for a handle that has expired (see
-	// the package documentation, "Handles"), deleted or not.
+	// ErrExpiredHandle is returned (wrapped) by [Store.NewRangeReader] for
+	// a handle that has expired, deleted or not.
 	ErrExpiredHandle = errors.New("store: expired handle")
 
-	// ErrInvalidOption is returned (wrapped, naming the field) by [Open],
-	// [NewFolder] and [NewBucket] for invalid [Options], and by Open for a
-	// bucket URL that the program cannot open (naming the import to add).
+	// ErrInvalidOption is returned (wrapped) by [Open], [NewFolder] and
+	// [NewBucket] for invalid [Options], and by Open for a bucket URL that
+	// the program cannot open.
 	ErrInvalidOption = errors.New("store: invalid option")
 )
 
 // Options configure a [Store]. A nil *Options uses every default. The
 // constructors copy the Options.
 type Options struct {
-	// Prefix is the first part of every name. If empty, defaults to
-	// "atlatl". It must be at most 64 bytes of [A-Za-z0-9_.-], not
-	// starting with a dot (see [jsonl.Options]).
+	// Prefix is the first part of every name, as [jsonl.Options] says. If
+	// empty, defaults to "atlatl".
 	Prefix string
 
-	// TTL is how long a handle is valid (see the package documentation,
-	// "Handles"); it should be the janitor's TTL. If zero, defaults to the
-	// specification's one hour. Negative values are invalid.
+	// TTL is how long a handle is valid; it should be the janitor's TTL. If
+	// zero, defaults to one hour. Negative values are invalid.
 	TTL time.Duration
 
-	// WriteTimeout bounds each write to a bucket, the driver's retries
-	// included, from [Store.Create] to the end of Commit: a write not
-	// complete by then is aborted, so that an offload to a stalled bucket
-	// falls back. If zero, defaults to 30 seconds. Negative values are
-	// invalid. A folder's writes are not bounded.
+	// WriteTimeout bounds each write to a bucket, from [Store.Create] to
+	// the end of Commit: a write not complete by then is aborted, and the
+	// offload falls back. If zero, defaults to 30 seconds. Negative values
+	// are invalid.
 	WriteTimeout time.Duration
 
 	// Observer receives an [event.StoreUnavailable] each time a bucket's
-	// writes fail so often in a row that the Store stops trying it for a
-	// while. If nil, events are discarded.
+	// writes fail so often that the Store stops trying it for a while.
 	Observer event.Observer
 }
 
@@ -85,15 +75,14 @@ type Options struct {
 //     returns an error, which List returns;
 //   - Delete(ctx, key) deletes the object of key, and returns an error
 //     wrapping [io/fs.ErrNotExist] if there is none;
-//   - Expiry(ctx, key) returns the expiry recorded with the object of key
-//     when it was written, or the zero time for an object without one, and
-//     an error wrapping [io/fs.ErrNotExist] if there is no such object.
+//   - Expiry(ctx, key) returns the expiry recorded with the object of key,
+//     or the zero time for an object without one, and an error wrapping
+//     [io/fs.ErrNotExist] if there is no such object.
 type Bucket interface {
 	expiry.Bucket
 	// NewWriter starts the object of key, recording its expiry with it
-	// (for Expiry). The object must become visible only
-	// when Close returns nil, whole, and not at all if ctx is canceled
-	// before Close: that is how a Store aborts.
+	// (for Expiry). The object must become visible, whole, only when Close
+	// returns nil, and not at all if ctx is canceled before Close.
 	NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error)
 	// NewRangeReader reads length bytes of the object of key from offset,
 	// to its end if length is negative, and returns the size of the whole
@@ -105,8 +94,7 @@ type Bucket interface {
 }
 
 // Store writes offloaded files to a folder or a bucket and reads them back
-// by handle; see the package documentation. It is made by [Open],
-// [NewFolder] or [NewBucket] and is safe for concurrent use.
+// by handle. It is safe for concurrent use.
 type Store struct {
 	dir    string // absolute; "" for a bucket
 	bucket Bucket // nil for a folder
@@ -119,21 +107,16 @@ type Store struct {
 	writeTimeout time.Duration
 	observer     event.Observer
 	breaker      breaker
-	// stop cancels the removals of failed uploads, which wg counts.
-	stopCtx context.Context
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	stopCtx      context.Context // canceled by Close: stops the removals of failed uploads
+	stop         context.CancelFunc
+	wg           sync.WaitGroup // counts those removals
 }
 
 // Open returns a Store at location: a bucket URL (scheme://...), opened by
 // package [github.com/zircote/lro-go/lro/store/blobstore] if the program
-// imports it (see the package documentation, "Buckets"), or else the path
-// of a local folder, as [NewFolder]. [Store.Close] closes a bucket that
-// Open opened.
-//
-// Open returns an error wrapping [ErrInvalidOption] for invalid options, or
-// a bucket URL and no opener or driver (naming the import to add), and the
-// error of the opener. No error message holds the password of a URL.
+// imports it, or else the path of a local folder, as [NewFolder].
+// [Store.Close] closes a bucket that Open opened. No error message holds
+// the password of a URL.
 func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	if !strings.Contains(location, "://") {
 		return NewFolder(location, opts)
@@ -149,8 +132,7 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	}
 	opened, err := open(ctx, location)
 	if err != nil {
-		if safe != location {
-			// The message may quote the URL: keep its password out.
+		if safe != location { // the message may quote the URL
 			return nil, &redactedError{msg: strings.ReplaceAll(err.Error(), location, safe), err: err}
 		}
 		return nil, err
@@ -163,10 +145,8 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// redactedError is an error of an opener whose message had a URL's
-// password taken out. It matches what the error matched with errors.Is
-// (ErrInvalidOption, say), but does not unwrap to it, whose message holds
-// the password.
+// redactedError is an opener's error without the URL's password: it
+// matches what err matches with errors.Is, but does not unwrap to err.
 type redactedError struct {
 	msg string
 	err error
@@ -175,8 +155,7 @@ type redactedError struct {
 func (e *redactedError) Error() string        { return e.msg }
 func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }
 
-// redact returns the URL location without its password, for error
-// messages.
+// redact returns the URL location without its password.
 func redact(location string) string {
 	u, err := url.Parse(location)
 	if err != nil {
@@ -187,10 +166,7 @@ func redact(location string) string {
 
 // NewFolder returns a Store that writes files into the folder dir with
 // [jsonl.Create] (made absolute; [os.TempDir] if empty; created with mode
-// 0700 on the first write), as an offloader without a store does.
-//
-// NewFolder returns an error wrapping [ErrInvalidOption] for invalid
-// options, and the error of [filepath.Abs].
+// 0700 on the first write).
 func NewFolder(dir string, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
@@ -205,12 +181,8 @@ func NewFolder(dir string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// NewBucket returns a Store that writes objects into b. The caller keeps b
-// and closes it after the Store's last use; [Store.Close] does not. For a
-// bucket of gocloud.dev/blob, b is blobstore.New(bucket).
-//
-// NewBucket returns an error wrapping [ErrInvalidOption] for invalid
-// options.
+// NewBucket returns a Store that writes objects into b, such as
+// blobstore.New(bucket). The caller closes b after the Store's last use.
 func NewBucket(b Bucket, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
@@ -234,8 +206,7 @@ func newStore(opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
 	o.TTL = cmp.Or(o.TTL, defaultTTL)
-	// The module's tests give a clock and a writer (internal/testhook).
-	hooks := testhook.Get(opts)
+	hooks := testhook.Get(opts) // a test's clock and writer
 	testClock := hooks.Now != nil
 	if !testClock {
 		hooks.Now = time.Now
@@ -246,17 +217,13 @@ func newStore(opts *Options) (*Store, error) {
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
-	if testClock {
-		// Marked, so that no automatic sweeper (internal/sweeper) runs on
-		// the system's clock over files dated by a test's.
+	if testClock { // so that no automatic sweeper runs over its files
 		testhook.Set(s, testhook.Hooks{Now: hooks.Now})
 	}
 	return s, nil
 }
 
 // Dir returns the absolute path of the Store's folder, or "" for a bucket.
-// The files of a folder are on the server's disk: a descriptor's file_path
-// and shell recipes serve a client on the same machine.
 func (s *Store) Dir() string { return s.dir }
 
 // Bucket returns the Store's bucket, or nil for a folder: the bucket a
@@ -269,11 +236,9 @@ func (s *Store) Prefix() string { return s.prefix }
 // TTL returns how long the Store's handles are valid.
 func (s *Store) TTL() time.Duration { return s.ttl }
 
-// Check lists the bucket of a Store once (one name is enough); for a folder,
-// made on the first write, it does nothing. Call it at start, so that a
-// bucket that cannot be reached (a wrong endpoint, missing credentials, no
-// such bucket) stops the server with the reason, rather than making every
-// offload fall back to a truncated result after the driver's retries.
+// Check lists the bucket of a Store once, and does nothing for a folder.
+// Call it at start, so that a bucket that cannot be reached stops the
+// server with the reason, rather than making every offload fall back.
 func (s *Store) Check(ctx context.Context) error {
 	if s.bucket == nil {
 		return nil
@@ -286,10 +251,9 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the removals of failed uploads still under way (see the
-// package documentation, "Writing") and waits for them, then closes the
-// bucket that [Open] opened. It must not be called while the Store is in
-// use.
+// Close stops the removals of failed uploads still under way and waits for
+// them, then closes the bucket that [Open] opened. It must not be called
+// while the Store is in use.
 func (s *Store) Close() error {
 	s.stop()
 	s.wg.Wait()
@@ -299,17 +263,13 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Create starts a new file for operation (made safe for a name, as
-// [jsonl.Create] does) and returns its Writer. Its handle is the Writer's
-// Name; in a folder, [jsonl.Writer.Path] is its path. The file becomes
-// readable, whole, when Commit returns nil; defer Abort right after Create,
-// as for [jsonl.Create].
+// Create starts a new file for operation, as [jsonl.Create] does, and
+// returns its Writer, whose Name is the handle. The file becomes readable,
+// whole, when Commit returns nil; defer Abort right after Create.
 //
-// In a bucket, ctx governs the upload: canceling it before Commit aborts
-// the write, and so does [Options.WriteTimeout] passing. A bucket whose
-// writes failed several times in a row is not tried for a while: Create
-// then fails at once. Create returns that error, the errors of
-// [jsonl.Create] and, for a bucket, of [Bucket.NewWriter].
+// In a bucket, canceling ctx before Commit aborts the write, and so does
+// [Options.WriteTimeout] passing; a bucket whose writes failed several
+// times in a row is not tried for a while: Create then fails at once.
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
 	opts := &jsonlfile.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
 	if s.bucket == nil {
@@ -320,8 +280,8 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	if err != nil {
 		return nil, err
 	}
-	// The write cannot complete after its deadline: counted from there, the
-	// recorded expiry leaves the handle at least the TTL once handed out.
+	// The recorded expiry counts from the deadline: the handle, once handed
+	// out, lives at least the TTL.
 	deadline := start.Add(s.writeTimeout)
 	w, err := jsonlfile.NewWriter(operation, func(name string) (jsonlfile.Sink, error) {
 		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
@@ -343,7 +303,7 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 
 // verdict records the outcome of a write to the bucket, err nil for a
 // success, and emits the event of a breaker that opened. A write whose
-// caller gave up (ctx done) says nothing of the bucket.
+// caller gave up says nothing of the bucket.
 func (s *Store) verdict(ctx context.Context, probe bool, err error) {
 	if err != nil && ctx.Err() != nil {
 		s.breaker.release(probe)
@@ -354,10 +314,9 @@ func (s *Store) verdict(ctx context.Context, probe bool, err error) {
 	}
 }
 
-// The removal of an upload that failed or was canceled, which a stalled
-// server may still complete: the key is deleted at once and again, with
-// growing pauses, until a delete finds the object or discardWithin has
-// passed. Each delete may take discardAttempt.
+// The removal of an upload that failed, which a stalled server may still
+// complete: the key is deleted again, with growing pauses, until a delete
+// finds the object or discardWithin has passed.
 const (
 	discardWithin   = 2 * time.Minute
 	discardAttempt  = 10 * time.Second
@@ -365,8 +324,8 @@ const (
 	discardMaxGap   = 30 * time.Second
 )
 
-// discard removes the object of key in the background, if it appears
-// within discardWithin, unless Close stops it first.
+// discard removes the object of key in the background (see above), unless
+// Close stops it first.
 func (s *Store) discard(key string) {
 	s.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(s.stopCtx, discardWithin)
@@ -388,20 +347,17 @@ func (s *Store) discard(key string) {
 	})
 }
 
-// sink is the jsonlfile.Sink of a bucket's writer: Close shows the object,
-// Close after its context is canceled discards it.
+// sink is the jsonlfile.Sink of a bucket's writer.
 type sink struct {
-	s      *Store
-	w      io.WriteCloser
-	ctx    context.Context // the caller's
-	cancel context.CancelFunc
-	name   string
-	probe  bool  // the breaker's probe
-	wrote  bool  // bytes went to the bucket's writer
-	failed error // the first error of a Write
-	// deadline is when the write must be complete by the Store's clock,
-	// as the recorded expiry assumes.
-	deadline time.Time
+	s        *Store
+	w        io.WriteCloser
+	ctx      context.Context // the caller's
+	cancel   context.CancelFunc
+	name     string
+	probe    bool      // the breaker's probe
+	wrote    bool      // bytes went to the bucket's writer
+	failed   error     // the first error of a Write
+	deadline time.Time // by the Store's clock, as the recorded expiry assumes
 }
 
 func (s *sink) Write(p []byte) (int, error) {
@@ -415,9 +371,7 @@ func (s *sink) Write(p []byte) (int, error) {
 
 func (s *sink) Commit() error {
 	defer s.cancel()
-	if now := s.s.now(); now.After(s.deadline) {
-		// Late by the Store's clock (which tests set): as late as by the
-		// context's.
+	if now := s.s.now(); now.After(s.deadline) { // late by the Store's clock
 		s.wrote = true
 		s.failed = fmt.Errorf("store: %s: written for %v, over the write deadline %v: %w", s.name, now.Sub(s.deadline)+s.s.writeTimeout, s.s.writeTimeout, context.DeadlineExceeded)
 		s.Abort()

@@ -13,15 +13,11 @@
 //	st, err := store.Open(ctx, "s3://bucket?region=us-east-1", nil)
 //
 // It is a package of its own so that a program that keeps its files in a
-// folder does not link gocloud.dev/blob, nor the OpenTelemetry and gRPC
-// packages that it imports (megabytes of binary).
+// folder does not link gocloud.dev/blob, nor the packages it imports.
 //
-// A blob writer shows its object only once Close returns nil, and not at
-// all if its context was canceled before, which is how a store aborts.
 // Each write uploads one part of 5 MiB (the smallest S3 accepts) at a time;
-// the S3 driver also reads up to its multipart threshold, 16 MiB, first,
-// which gocloud.dev does not let a caller change: a write holds that
-// and two parts at most, whatever its size.
+// the S3 driver also reads up to its multipart threshold, 16 MiB, first: a
+// write holds that and two parts at most, whatever its size.
 package blobstore
 
 import (
@@ -39,7 +35,6 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// partSize is the part size of writes: 5 MiB.
 const partSize = 5 << 20
 
 func init() { bucketurl.Register(open) }
@@ -54,10 +49,9 @@ var drivers = map[string]string{
 	"mem":    "gocloud.dev/blob/memblob",
 }
 
-// open opens the bucket of url with [blob.OpenBucket] and returns it as a
-// [store.Bucket], whose Close closes it: the opener of [store.Open]. For a
-// scheme without a registered driver, it returns an error wrapping
-// [store.ErrInvalidOption] that names the import to add.
+// open is the opener of [store.Open]: it opens the bucket of url with
+// [blob.OpenBucket]. For a scheme without a registered driver, it returns
+// an error wrapping [store.ErrInvalidOption] that names the import to add.
 func open(ctx context.Context, url string) (any, error) {
 	scheme, _, _ := strings.Cut(url, "://")
 	if !blob.DefaultURLMux().ValidBucketScheme(scheme) {
@@ -121,48 +115,32 @@ func (b bucket) NewRangeReader(ctx context.Context, key string, offset, length i
 }
 
 func (b bucket) List(ctx context.Context, prefix string, fn func(key string) error) error {
-	// A listing can fail when an object it found goes before it is read
-	// (fileblob reads each file's details, and other replicas sweep too):
-	// the listing starts again after the last key seen, since blob lists in
-	// lexicographical order, a bounded number of times.
+	// A listing fails when an object it found goes before it is read
+	// (other replicas sweep too): it starts again after the last key seen
+	// (blob lists in lexicographical order), a bounded number of times.
 	last, seen := "", false
-	for restarts := 0; ; restarts++ {
-		err := b.list(ctx, prefix, func(key string) error {
-			if seen && key <= last {
-				return nil
-			}
-			last, seen = key, true
-			return fn(key)
-		})
-		if err == nil || gcerrors.Code(err) != gcerrors.NotFound || restarts == maxListRestarts {
-			return err
-		}
-	}
-}
-
-// maxListRestarts bounds how often a listing starts again after an object
-// vanished under it.
-const maxListRestarts = 10
-
-// list calls fn with every key under prefix, once.
-func (b bucket) list(ctx context.Context, prefix string, fn func(key string) error) error {
-	it := b.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
-	for {
+	for attempt := 1; ; attempt++ {
+		it := b.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
 		obj, err := it.Next(ctx)
+		for ; err == nil; obj, err = it.Next(ctx) {
+			if obj.IsDir || seen && obj.Key <= last {
+				continue
+			}
+			last, seen = obj.Key, true
+			if err := fn(obj.Key); err != nil {
+				return err
+			}
+		}
 		if err == io.EOF {
 			return nil
 		}
-		if err != nil {
-			return err
-		}
-		if obj.IsDir {
-			continue
-		}
-		if err := fn(obj.Key); err != nil {
+		if gcerrors.Code(err) != gcerrors.NotFound || attempt > maxListRestarts {
 			return err
 		}
 	}
 }
+
+const maxListRestarts = 10
 
 func (b bucket) Delete(ctx context.Context, key string) error {
 	return notExist(b.b.Delete(ctx, key))
