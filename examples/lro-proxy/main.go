@@ -113,7 +113,8 @@ defaults; the [prompt.offload] section of the TOML file given by -config
 per-tool tables [prompt.offload.tools.NAME]); the environment variables
 ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
 ..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
-A janitor deletes offloaded files whose TTL has passed (default 3600 s).
+From the first offload on, offloaded files whose TTL has passed (default
+3600 s) are deleted.
 
 Logs go to stderr, and so does the standard error of COMMAND.
 
