@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 )
@@ -61,21 +63,14 @@ func checkEstimate(v *view) {
 	if whole := wholeResult(v.file); whole != nil {
 		texts, what = whole, "the result the file keeps holds"
 	}
-	var chars, wide int
+	// The heuristic's own estimate, which counts a rune of Hangul, CJK, kana
+	// and fullwidth forms as one token, bounds it from above.
+	var chars, tokens int
 	for _, l := range texts {
-		for _, r := range string(l) {
-			chars++
-			// Tokenizers spend about one token per rune of Hangul, CJK,
-			// kana and fullwidth forms.
-			if r >= 0x1100 && r <= 0x11FF || r >= 0x2E80 && r <= 0xA4CF || r >= 0xAC00 && r <= 0xD7AF ||
-				r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFFEF || r >= 0x20000 && r <= 0x3FFFF {
-				wide++
-			}
-		}
+		chars += utf8.RuneCount(l)
+		tokens += estimate.Heuristic{}.Tokens(l)
 	}
-	lo := float64(chars) / 4 / 2
-	hi := 2 * (float64(chars-wide)/4 + float64(wide) + float64(len(texts)))
-	if float64(est) < lo || float64(est) > hi {
+	if float64(est) < float64(chars)/8 || est > 2*int64(tokens+len(texts)) {
 		v.fail("the header estimates %d tokens; %s %d characters, ~%d tokens at 4 characters per token", est, what, chars, chars/4)
 	}
 }

@@ -35,7 +35,6 @@ const (
 	needFile                     // the offloaded file
 	needHeader                   // the file's header, an object
 	needFields                   // the header, with the fields of OffloadHeader
-	needSummary                  // the descriptor's summary, an object
 	needRecipes                  // the descriptor's jq_recipes, an array
 )
 
@@ -92,11 +91,11 @@ var catalogue = []requirement{
 		"Offloaded results are written as line-delimited JSON (JSONL): a header line followed by one object per line."},
 	{"L1.summary.fields", 1, must, scopeLarge, needCall, checkSummaryFields,
 		"Level 1: the descriptor contains file reference and summary statistics (OffloadSummary)."},
-	{"L1.summary.count", 1, must, scopeLarge, needFile | needSummary, checkSummaryCount,
+	{"L1.summary.count", 1, must, scopeLarge, needFile, checkSummaryCount,
 		"count: Total number of memories in the file."},
-	{"L1.summary.tokens", 1, must, scopeLarge, needFields | needSummary, checkSummaryTokens,
+	{"L1.summary.tokens", 1, must, scopeLarge, needFields, checkSummaryTokens,
 		"estimated_tokens: Estimated total tokens saved by offloading."},
-	{"L1.summary.top_namespaces", 1, must, scopeLarge, needFile | needSummary, checkTopNamespaces,
+	{"L1.summary.top_namespaces", 1, must, scopeLarge, needFile, checkTopNamespaces,
 		"top_namespaces: Top namespaces represented (up to 5)."},
 	{"L2.descriptor.fields", 2, must, scopeLarge, needCall, checkLevel2Fields,
 		"Implementations MUST include all fields per the struct definition."},

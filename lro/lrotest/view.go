@@ -57,8 +57,6 @@ func (v *view) blocked(n need) string {
 		return "depends on L1.header.type"
 	case n&needFields != 0 && headerSchema.Validate(v.file.header) != nil:
 		return "depends on L1.header.fields"
-	case n&needSummary != 0 && v.summary == nil:
-		return "depends on L1.summary.fields"
 	case n&needRecipes != 0 && v.recipes == nil:
 		return v.noRecipes
 	}
