@@ -9,12 +9,12 @@
 // whose result is inline. The kit calls the tool, reads the file each
 // descriptor points to (fetching it with resources/read when the descriptor
 // has a handle and the file is not on this machine), runs every jq recipe
-// (with jq and no shell, or in process with gojq; only commands like "tail -n +2 FILE |
-// jq ..." made of plain shell words ever run), and reports every
+// (with jq and no shell, or in process with gojq; only commands like
+// "tail -n +2 FILE | jq ..." made of plain shell words), and reports every
 // requirement at once: pass, FAIL, warn (a SHOULD not followed) or skip,
-// with the reasons.
-// A requirement that depends on something that failed is skipped, naming
-// it. The command examples/conform runs the kit from a command line.
+// with the reasons. A requirement that depends on something that failed is
+// skipped, naming it. The command examples/conform runs the kit from a
+// command line.
 //
 //	func TestLRO(t *testing.T) {
 //		cs := connect(t) // a session to the server under test
