@@ -57,7 +57,7 @@ type Config struct {
 	Fallback *mcp.ClientSession
 
 	// InProcess runs the recipes with github.com/itchyny/gojq even when jq
-	// is installed. Without jq (or sh), recipes always run in process.
+	// is installed. Without jq, recipes always run in process.
 	InProcess bool
 
 	// RecipeTimeout bounds each recipe's run. If zero, defaults to 30
