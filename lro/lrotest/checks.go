@@ -79,16 +79,11 @@ func checkEstimate(v *view) {
 // a file keeps whole (its header's "result", the records put back): every
 // text item and the structured content's JSON; nil for a file without one.
 func wholeResult(f *fileView) [][]byte {
-	var layout struct {
-		Result    json.RawMessage
-		RecordsAt []jsonlfile.Placement `json:"records_at"`
-		Copies    []jsonlfile.Copy
-	}
+	var h jsonlfile.FileHeader
 	line, _, _ := bytes.Cut(f.data, []byte("\n"))
-	if f.header["result"] == nil || json.Unmarshal(line, &layout) != nil {
+	if f.header["result"] == nil || json.Unmarshal(line, &h) != nil {
 		return nil
 	}
-	h := jsonlfile.FileHeader{Result: layout.Result, RecordsAt: layout.RecordsAt, Copies: layout.Copies}
 	var res struct {
 		Content           []struct{ Type, Text string }
 		StructuredContent json.RawMessage
