@@ -105,13 +105,8 @@ func TestFieldRefs(t *testing.T) {
 // TestGojqMatchesJQ runs commands with both runners on the same file and
 // compares their outputs: the in-process runner mirrors jq's options.
 func TestGojqMatchesJQ(t *testing.T) {
-	sr, ok := shellRunner()
-	if !ok {
-		if os.Getenv("CI") != "" {
-			t.Fatal("jq is not installed")
-		}
-		t.Skip("jq is not installed")
-	}
+	jqInstalled(t)
+	sr, _ := shellRunner()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "it's.jsonl")
 	data := []byte(`{"type":"lro_header","count":3}` + "\n" +
@@ -190,10 +185,8 @@ func TestRunnersReportAMissingFile(t *testing.T) {
 // TestRunnersReportStderr checks that jq writing to standard error fails
 // the recipe though jq exits 0.
 func TestRunnersReportStderr(t *testing.T) {
-	sr, ok := shellRunner()
-	if !ok {
-		t.Skip("no jq")
-	}
+	jqInstalled(t)
+	sr, _ := shellRunner()
 	res := sr.run(context.Background(), `tail -n +2 f | jq '"x" | debug'`, &fileView{path: "f", data: []byte("{}\n{}\n")})
 	if res.err == nil || !strings.Contains(res.err.Error(), "wrote to standard error") {
 		t.Errorf("jq that writes to standard error: err %v, want it reported", res.err)
