@@ -68,9 +68,9 @@ github.com/zircote/lro-go/lro/lrotest. It calls -tool with -large arguments
 inline), reads the offloaded JSONL files (it must run on the server's
 machine, as LRO's clients do, unless the server keeps its results in a store:
 then their descriptors carry a handle, and conform fetches each file with
-resources/read of its resource_link into a private temporary folder), runs
-every jq recipe (with sh and jq when jq is installed, else in process with
-gojq), and prints one row per requirement of the chosen -level: pass, FAIL,
+resources/read of its resource_link, into memory), runs every jq recipe
+(with jq and no shell when jq is installed, else in process with gojq), and
+prints one row per requirement of the chosen -level: pass, FAIL,
 warn (a SHOULD not followed) or skip, followed by every reason.
 
 The server is the command after -- (started over stdio; its standard error is

@@ -163,7 +163,7 @@ func Quote(s string) string {
 // Call is a parsed jq invocation.
 type Call struct {
 	Filter     string
-	Args       []string // the arguments as given, input files left out
+	Args       []string // the arguments as given, input files left out: jq's to read standard input
 	Slurp      bool     // -s
 	Raw        bool     // -r (or -j)
 	Join       bool     // -j: raw, no newline after each output
@@ -258,8 +258,6 @@ type Command struct {
 	// SkipHeader is set when jq reads the file from its second line on
 	// (tail -n +2 FILE | jq ...).
 	SkipHeader bool
-	stages     [][]string
-	fileAt     [2]int // the stage and the word that name File
 }
 
 // Parse parses a recipe command of one of the forms
@@ -283,10 +281,10 @@ func Parse(command string) (*Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Command{JQ: call, stages: stages}
+	c := &Command{JQ: call}
 	switch {
 	case len(stages) == 1 && len(call.files) == 1:
-		c.fileAt = [2]int{0, call.files[0] + 1}
+		c.File = last[1+call.files[0]]
 	case len(stages) == 1:
 		return nil, unsupported("jq reads %d files, want 1", len(call.files))
 	case len(stages) > 2:
@@ -294,17 +292,16 @@ func Parse(command string) (*Command, error) {
 	case len(call.files) != 0:
 		return nil, unsupported("jq reads both a pipe and files")
 	case stages[0][0] == "cat" && len(stages[0]) == 2:
-		c.fileAt = [2]int{0, 1}
+		c.File = stages[0][1]
 	case stages[0][0] == "tail":
 		at, ok := tailFromLine2(stages[0][1:])
 		if !ok {
 			return nil, unsupported("tail %s", strings.Join(stages[0][1:], " "))
 		}
-		c.fileAt, c.SkipHeader = [2]int{0, 1 + at}, true
+		c.File, c.SkipHeader = stages[0][1+at], true
 	default:
 		return nil, unsupported("the first stage runs %q", strings.Join(stages[0], " "))
 	}
-	c.File = stages[c.fileAt[0]][c.fileAt[1]]
 	call.files = nil
 	if c.File == "" {
 		return nil, unsupported("an empty file name")
@@ -333,24 +330,6 @@ func tailFromLine2(args []string) (int, bool) {
 		}
 	}
 	return file, from2 && file >= 0 && args[file] != ""
-}
-
-// WithFile returns the command c was parsed from with the file it reads
-// replaced by file: the same pipeline, each word quoted for sh, so that sh
-// runs the same commands with the same arguments on another file.
-func (c *Command) WithFile(file string) string {
-	var stages []string
-	for i, stage := range c.stages {
-		words := make([]string, len(stage))
-		for j, w := range stage {
-			if [2]int{i, j} == c.fileAt {
-				w = file
-			}
-			words[j] = Quote(w)
-		}
-		stages = append(stages, strings.Join(words, " "))
-	}
-	return strings.Join(stages, " | ")
 }
 
 // Inputs decodes the JSON values of data, from its second line on when

@@ -98,8 +98,8 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Where the file's word is, WithFile's concern, is tested there.
-			where := cmp.Options{cmpopts.IgnoreFields(Command{}, "stages", "fileAt"), cmpopts.IgnoreFields(Call{}, "Args")}
+			// Which words are Args is TestArgs's concern.
+			where := cmpopts.IgnoreFields(Call{}, "Args")
 			if diff := cmp.Diff(&tt.want, got, cmp.AllowUnexported(Command{}, Call{}), where); diff != "" {
 				t.Errorf("Parse(%q) (-want +got):\n%s", tt.in, diff)
 			}
@@ -180,40 +180,45 @@ func FuzzParse(f *testing.F) {
 		if diff := cmp.Diff(stages, again); diff != "" {
 			t.Fatalf("requoting %q changed the words (-want +got):\n%s", s, diff)
 		}
-		// WithFile gives the same command on another file.
-		const other = "/tmp/lrotest-1/it's a \"copy\".jsonl"
-		moved, err := Parse(rc.WithFile(other))
-		if err != nil {
-			t.Fatalf("WithFile of %q: %v", s, err)
+		// The same call reading the file from standard input: Args are
+		// the words of the jq stage but the file.
+		var args []string
+		for _, a := range rc.JQ.Args {
+			args = append(args, Quote(a))
 		}
-		if moved.File != other || moved.SkipHeader != rc.SkipHeader {
-			t.Fatalf("WithFile of %q reads %q (skip header %v), want %q (%v)", s, moved.File, moved.SkipHeader, other, rc.SkipHeader)
+		const other = "/tmp/lrotest-1/it's a \"copy\".jsonl"
+		moved, err := Parse("cat " + Quote(other) + " | jq " + strings.Join(args, " "))
+		if err != nil {
+			t.Fatalf("jq with the Args of %q: %v", s, err)
 		}
 		if diff := cmp.Diff(rc.JQ, moved.JQ, cmp.AllowUnexported(Call{})); diff != "" {
-			t.Fatalf("WithFile of %q changed the jq call (-want +got):\n%s", s, diff)
+			t.Fatalf("jq with the Args of %q is another call (-want +got):\n%s", s, diff)
 		}
 	})
 }
 
-// TestWithFile checks that a recipe's command, moved to another file,
-// names it in place of the file it read, whatever its form, and nothing
-// else: an argument equal to the file's path is kept.
-func TestWithFile(t *testing.T) {
-	const to = "/tmp/lrotest-1/fetched-1.jsonl"
-	tests := []struct{ command, want string }{
-		{`tail -n +2 '/tmp/a.jsonl' | jq -c '{id}'`, `'tail' '-n' '+2' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-c' '{id}'`},
-		{`tail -n+2 -- /tmp/a.jsonl | jq -r .id`, `'tail' '-n+2' '--' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-r' '.id'`},
-		{`cat /tmp/a.jsonl | jq -c .`, `'cat' '/tmp/lrotest-1/fetched-1.jsonl' | 'jq' '-c' '.'`},
-		{`jq -c --arg p /tmp/a.jsonl 'select(.p == $p)' /tmp/a.jsonl -s`, `'jq' '-c' '--arg' 'p' '/tmp/a.jsonl' 'select(.p == $p)' '/tmp/lrotest-1/fetched-1.jsonl' '-s'`},
-		{`jq -c . -- "/tmp/it's.jsonl"`, `'jq' '-c' '.' '--' '/tmp/lrotest-1/fetched-1.jsonl'`},
+// TestArgs checks that a recipe's jq arguments, whatever its form, leave
+// out the file it reads and nothing else: an argument equal to the file's
+// path is kept.
+func TestArgs(t *testing.T) {
+	tests := []struct {
+		command string
+		want    []string
+	}{
+		{`tail -n +2 '/tmp/a.jsonl' | jq -c '{id}'`, []string{"-c", "{id}"}},
+		{`tail -n+2 -- /tmp/a.jsonl | jq -r .id`, []string{"-r", ".id"}},
+		{`cat /tmp/a.jsonl | jq -c .`, []string{"-c", "."}},
+		{`jq -c --arg p /tmp/a.jsonl 'select(.p == $p)' /tmp/a.jsonl -s`,
+			[]string{"-c", "--arg", "p", "/tmp/a.jsonl", "select(.p == $p)", "-s"}},
+		{`jq -c . -- "/tmp/it's.jsonl"`, []string{"-c", ".", "--"}},
 	}
 	for _, tt := range tests {
 		rc, err := Parse(tt.command)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.command, err)
 		}
-		if got := rc.WithFile(to); got != tt.want {
-			t.Errorf("WithFile of %s:\n got %s\nwant %s", tt.command, got, tt.want)
+		if diff := cmp.Diff(tt.want, rc.JQ.Args); diff != "" {
+			t.Errorf("Args of %s (-want +got):\n%s", tt.command, diff)
 		}
 	}
 }

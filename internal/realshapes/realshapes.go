@@ -30,21 +30,23 @@ import (
 //go:embed testdata/manifest.json testdata/items
 var files embed.FS
 
-// An Item is one recorded tool result.
+// An Item is one recorded tool result, as testdata/manifest.json lists
+// it.
 type Item struct {
-	Name    string // unique, e.g. "filesystem/directory_tree"
-	Source  string // the program or document it came from
-	Version string // the version of Source
-	Command string // how it was produced
+	Name    string `json:"name"`    // unique, e.g. "filesystem/directory_tree"
+	File    string `json:"file"`    // the result's file in testdata/items
+	Source  string `json:"source"`  // the program or document it came from
+	Version string `json:"version"` // the version of Source
+	Command string `json:"command"` // how it was produced
 	// Records is how many records the result holds as a reader of its
 	// format counts them (rows of a table, elements of a list), or 0 when
 	// the manifest does not say.
-	Records int
+	Records int    `json:"records,omitempty"`
+	Grow    growth `json:"grow"` // how Large makes the result large
 	// Result is the tool result as the client received it. Its
 	// StructuredContent, when present, is a json.RawMessage holding the
 	// bytes received.
-	Result *mcp.CallToolResult
-	grow   growth
+	Result *mcp.CallToolResult `json:"-"`
 }
 
 // growth says how an item is made large.
@@ -62,37 +64,24 @@ type growth struct {
 	Head      int    `json:"head,omitempty"`
 }
 
-type entry struct {
-	Name    string `json:"name"`
-	File    string `json:"file"`
-	Source  string `json:"source"`
-	Version string `json:"version"`
-	Command string `json:"command"`
-	Records int    `json:"records,omitempty"`
-	Grow    growth `json:"grow"`
-}
-
 // Items returns the corpus, in the order of the manifest.
 func Items() ([]Item, error) {
 	data, err := files.ReadFile("testdata/manifest.json")
 	if err != nil {
 		return nil, err
 	}
-	var entries []entry
-	if err := json.Unmarshal(data, &entries); err != nil {
+	var items []Item
+	if err := json.Unmarshal(data, &items); err != nil {
 		return nil, fmt.Errorf("realshapes: manifest: %w", err)
 	}
-	items := make([]Item, 0, len(entries))
-	for _, e := range entries {
-		raw, err := files.ReadFile(path.Join("testdata/items", e.File))
-		if err != nil {
-			return nil, fmt.Errorf("realshapes: %s: %w", e.Name, err)
+	for i, it := range items {
+		raw, err := files.ReadFile(path.Join("testdata/items", it.File))
+		if err == nil {
+			items[i].Result, err = decodeResult(raw)
 		}
-		res, err := decodeResult(raw)
 		if err != nil {
-			return nil, fmt.Errorf("realshapes: %s: %w", e.Name, err)
+			return nil, fmt.Errorf("realshapes: %s: %w", it.Name, err)
 		}
-		items = append(items, Item{Name: e.Name, Source: e.Source, Version: e.Version, Command: e.Command, Records: e.Records, Result: res, grow: e.Grow})
 	}
 	return items, nil
 }
@@ -158,13 +147,13 @@ func tokens(res *mcp.CallToolResult) int {
 func (it Item) grown(copies int) (*mcp.CallToolResult, error) {
 	src := it.Result
 	res := &mcp.CallToolResult{Meta: src.Meta, IsError: src.IsError}
-	if it.grow.By == "items" {
-		if it.grow.Head >= len(src.Content) {
+	if it.Grow.By == "items" {
+		if it.Grow.Head >= len(src.Content) {
 			return nil, errors.New("no content items to repeat")
 		}
-		res.Content = append(res.Content, src.Content[:it.grow.Head]...)
+		res.Content = append(res.Content, src.Content[:it.Grow.Head]...)
 		for range copies {
-			res.Content = append(res.Content, src.Content[it.grow.Head:]...)
+			res.Content = append(res.Content, src.Content[it.Grow.Head:]...)
 		}
 		res.StructuredContent = src.StructuredContent
 		return res, nil
@@ -178,15 +167,15 @@ func (it Item) grown(copies int) (*mcp.CallToolResult, error) {
 		}
 		var text string
 		var err error
-		switch it.grow.By {
+		switch it.Grow.By {
 		case "json":
 			var b []byte
 			b, err = growJSON([]byte(tc.Text), copies)
 			text = string(b)
 		case "text":
-			text, err = it.grow.text(tc.Text, copies)
+			text, err = it.Grow.text(tc.Text, copies)
 		default:
-			err = fmt.Errorf("unknown grow %q", it.grow.By)
+			err = fmt.Errorf("unknown grow %q", it.Grow.By)
 		}
 		if err != nil {
 			return nil, err

@@ -108,7 +108,7 @@ func checkCopy(t *testing.T, orig, grown *mcp.CallToolResult) {
 func checkShape(t *testing.T, it Item, text string, orig *mcp.TextContent) {
 	t.Helper()
 	switch {
-	case it.grow.By == "json":
+	case it.Grow.By == "json":
 		if !json.Valid([]byte(text)) {
 			t.Errorf("the grown text is not JSON: %.200s", text)
 		}
@@ -128,12 +128,12 @@ func checkShape(t *testing.T, it Item, text string, orig *mcp.TextContent) {
 				break
 			}
 		}
-	case it.grow.Prefix == "[":
+	case it.Grow.Prefix == "[":
 		if !strings.HasPrefix(text, "[{") || !strings.HasSuffix(text, "}]") {
 			t.Errorf("the grown text is not a Python list of dicts: %.200s", text)
 		}
 	}
-	if orig != nil && it.grow.By != "items" && !strings.HasPrefix(text, firstLine(orig.Text)[:min(100, len(firstLine(orig.Text)))]) {
+	if orig != nil && it.Grow.By != "items" && !strings.HasPrefix(text, firstLine(orig.Text)[:min(100, len(firstLine(orig.Text)))]) {
 		t.Errorf("the grown text does not start as the recorded one: %.200q", text)
 	}
 }

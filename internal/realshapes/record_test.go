@@ -39,6 +39,9 @@ const (
 	sqliteServer   = "mcp-server-sqlite (read_query returns str(results), results = [dict(row) for row in cursor.fetchall()], row_factory sqlite3.Row)"
 )
 
+// entry is an item's manifest entry, Result left out.
+type entry = Item
+
 type recorder struct {
 	t       *testing.T
 	root    string // module root

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +57,7 @@ type Config struct {
 	Fallback *mcp.ClientSession
 
 	// InProcess runs the recipes with github.com/itchyny/gojq even when jq
-	// is installed. Without jq (or sh), recipes always run in process.
+	// is installed. Without jq, recipes always run in process.
 	InProcess bool
 
 	// RecipeTimeout bounds each recipe's run. If zero, defaults to 30
@@ -167,8 +166,7 @@ func oneLine(s string, n int) string {
 // Check uses only the protocol and the file system it shares with the
 // server: it reads the offloaded files, runs their recipes and, for
 // L2.cleanup, plants files in the output folder (removed afterwards). A
-// result kept in a store is fetched into a private temporary folder,
-// removed before Check returns.
+// result kept in a store is fetched with resources/read, into memory.
 //
 // Check returns an error only when it cannot run: a nil cs, an invalid cfg,
 // or a tool the server does not list. It does not change cfg, and is safe
@@ -223,11 +221,6 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	if c.tool == nil {
 		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
 	}
-	defer func() {
-		if c.tmp != "" {
-			_ = os.RemoveAll(c.tmp) // the copies of fetched files
-		}
-	}()
 	c.run(ctx)
 	return c.report(), nil
 }
@@ -244,14 +237,14 @@ type checker struct {
 	cfg      Config
 	srv      lro.Options // cfg.Server with the kit's defaults
 	tool     *mcp.Tool
-	jq       string // how the shell runner runs jq; "" to run in process
+	jq       string // the path of jq; "" to run recipes in process
+	jqText   string // jq's version and path
 	outcomes []outcome
 
 	files          []offloadedFile // this run's offloaded files on this machine
 	fullCount      int             // records of the first offloaded file, or -1
 	plant          *planted
-	local, fetched int    // files read from file_path, fetched with resources/read
-	tmp            string // the private folder of fetched copies
+	local, fetched int // files read from file_path, fetched with resources/read
 }
 
 func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
@@ -291,7 +284,7 @@ func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
 	s.QueryArgument = cmp.Or(s.QueryArgument, "query")
 	s.TTL = cmp.Or(s.TTL, time.Hour)
 	if !k.InProcess {
-		c.jq = shellJQ()
+		c.jq, c.jqText = findJQ()
 	}
 	return c, nil
 }
@@ -352,11 +345,12 @@ func (c *checker) checkScope(s scope, v *view) {
 }
 
 // fetchedText says how fetched files were read.
-const fetchedText = "fetched with resources/read of their resource_link into a private temporary folder, " +
-	"where the recipes ran on them in place of file_path"
+const fetchedText = "fetched with resources/read of their resource_link, " +
+	"and the recipes ran on what was fetched in place of file_path"
 
 func (c *checker) report() *report {
-	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, recipes: c.jq, files: "none read"}
+	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, files: "none read"}
+	rep.recipes = fmt.Sprintf("with %s (%s), no shell", c.jqText, c.jq)
 	switch {
 	case c.cfg.Level < 2:
 		rep.recipes = "not at all (Level 1 does not run them)"

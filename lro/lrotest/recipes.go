@@ -53,10 +53,9 @@ func (c *checker) readRecipes(v *view) {
 	if v.file == nil {
 		return
 	}
-	cache := &inputCache{}
 	for _, r := range v.recipes {
 		ctx, cancel := context.WithTimeout(v.ctx, c.cfg.RecipeTimeout)
-		r.stdout, r.err = c.runRecipe(ctx, r.command, v.file, cache)
+		r.stdout, r.err = c.runRecipe(ctx, r.command, v.file)
 		cancel()
 	}
 }

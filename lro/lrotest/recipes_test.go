@@ -3,7 +3,6 @@ package lrotest
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,32 +26,28 @@ func (r recipeRun) values() ([]any, bool) {
 	return vals, err == nil
 }
 
-// runner runs recipes as a checker does: with sh and the jq jq names, or
-// in process when jq is "".
+// runner runs recipes as a checker does: with the jq at path jq, or in
+// process when jq is "".
 type runner struct{ jq string }
 
 func (r runner) run(ctx context.Context, command string, f *fileView) recipeRun {
-	out, err := (&checker{jq: r.jq}).runRecipe(ctx, command, f, &inputCache{})
+	out, err := (&checker{jq: r.jq}).runRecipe(ctx, command, f)
 	return recipeRun{err, out}
 }
 
 func (r runner) String() string { return "runner " + r.jq }
 
-// shellRunner is the runner with sh and jq, if both are installed.
-func shellRunner() (runner, bool) { jq := shellJQ(); return runner{jq}, jq != "" }
+// shellRunner is the runner with jq, if it is installed.
+func shellRunner() (runner, bool) { jq, _ := findJQ(); return runner{jq}, jq != "" }
 
 var gojqRunner = runner{}
 
 // TestRunnersReadTheFetchedCopy checks both runners on a file fetched
 // with resources/read: a recipe naming file_path, which is not on this
-// machine, reads the kit's copy.
+// machine, reads what was fetched.
 func TestRunnersReadTheFetchedCopy(t *testing.T) {
-	copyPath := filepath.Join(t.TempDir(), "fetched-1.jsonl")
 	data := []byte("{\"type\":\"lro_header\"}\n{\"id\":\"a\"}\n{\"id\":\"b\"}\n")
-	if err := os.WriteFile(copyPath, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f := &fileView{path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", local: copyPath, fetched: true, data: data}
+	f := &fileView{path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", fetched: true, data: data}
 	runners := []runner{gojqRunner}
 	if sr, ok := shellRunner(); ok {
 		runners = append(runners, sr)
@@ -110,13 +105,8 @@ func TestFieldRefs(t *testing.T) {
 // TestGojqMatchesJQ runs commands with both runners on the same file and
 // compares their outputs: the in-process runner mirrors jq's options.
 func TestGojqMatchesJQ(t *testing.T) {
-	sr, ok := shellRunner()
-	if !ok {
-		if os.Getenv("CI") != "" {
-			t.Fatal("jq is not installed")
-		}
-		t.Skip("jq is not installed")
-	}
+	jqInstalled(t)
+	sr, _ := shellRunner()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "it's.jsonl")
 	data := []byte(`{"type":"lro_header","count":3}` + "\n" +
@@ -152,7 +142,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 			cmd := "tail -n +2 " + q + " | jq " + tt.args
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			f := &fileView{path: file, local: file, data: data}
+			f := &fileView{path: file, data: data}
 			want := sr.run(ctx, cmd, f)
 			got := gojqRunner.run(ctx, cmd, f)
 			if (want.err != nil) != tt.fails || (got.err != nil) != tt.fails {
@@ -175,22 +165,31 @@ func TestGojqMatchesJQ(t *testing.T) {
 		})
 	}
 	// A file that is not the descriptor's is read from disk.
-	other := gojqRunner.run(context.Background(), "jq -c '.type' "+q, &fileView{path: "/elsewhere", local: "/elsewhere"})
+	other := gojqRunner.run(context.Background(), "jq -c '.type' "+q, &fileView{path: "/elsewhere"})
 	if want := "\"lro_header\"\nnull\nnull\nnull\n"; other.err != nil || string(other.stdout) != want {
 		t.Errorf("jq FILE read from disk: %q, %v; want %q", other.stdout, other.err, want)
 	}
 }
 
-func TestShellRunnerReportsStderr(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
+// TestRunnersReportAMissingFile checks that a recipe whose tail reads no
+// file fails, saying why, though jq alone would succeed on no input.
+func TestRunnersReportAMissingFile(t *testing.T) {
+	for _, r := range []runner{{"jq"}, gojqRunner} {
+		res := r.run(context.Background(), "tail -n +2 /no/such/file | jq .", &fileView{})
+		if res.err == nil || !strings.Contains(strings.ToLower(res.err.Error()), "no such file") {
+			t.Errorf("%v: a pipeline whose first command fails but whose last succeeds: err %v, want tail's message", r, res.err)
+		}
 	}
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Skip("no jq")
-	}
-	r := runner{"jq"}.run(context.Background(), "tail -n +2 /no/such/file | jq .", &fileView{})
-	if r.err == nil || !strings.Contains(r.err.Error(), "No such file") {
-		t.Errorf("a pipeline whose first command fails but whose last succeeds: err %v, want tail's message", r.err)
+}
+
+// TestRunnersReportStderr checks that jq writing to standard error fails
+// the recipe though jq exits 0.
+func TestRunnersReportStderr(t *testing.T) {
+	jqInstalled(t)
+	sr, _ := shellRunner()
+	res := sr.run(context.Background(), `tail -n +2 f | jq '"x" | debug'`, &fileView{path: "f", data: []byte("{}\n{}\n")})
+	if res.err == nil || !strings.Contains(res.err.Error(), "wrote to standard error") {
+		t.Errorf("jq that writes to standard error: err %v, want it reported", res.err)
 	}
 }
 
@@ -206,7 +205,7 @@ func TestRunnersRefuseOtherCommands(t *testing.T) {
 		"tail -n +2 $(touch " + canary + ") | jq .",
 	} {
 		for _, r := range []runner{{"jq"}, gojqRunner} {
-			res := r.run(context.Background(), cmd, &fileView{path: "f", local: "f"})
+			res := r.run(context.Background(), cmd, &fileView{path: "f"})
 			if res.err == nil || !strings.Contains(res.err.Error(), "not run") {
 				t.Errorf("%v.run(%q): err %v, want it not run", r, cmd, res.err)
 			}
@@ -217,11 +216,11 @@ func TestRunnersRefuseOtherCommands(t *testing.T) {
 	}
 }
 
-// TestGojqRunnerCache checks that the decoded-input cache serves the same
-// bytes only: another file of the same size, or the same file read from
-// line 1, is decoded again.
-func TestGojqRunnerCache(t *testing.T) {
-	c, cache := &checker{}, &inputCache{}
+// TestGojqRunnerInputs checks that the in-process runner reads each
+// recipe's input afresh: another file of the same size, or the same file
+// read from line 1.
+func TestGojqRunnerInputs(t *testing.T) {
+	c := &checker{}
 	a := []byte("{\"h\":1}\n{\"v\":\"a\"}\n")
 	b := []byte("{\"h\":1}\n{\"v\":\"b\"}\n")
 	for _, tt := range []struct {
@@ -236,7 +235,7 @@ func TestGojqRunnerCache(t *testing.T) {
 		{"tail -n +2 f | jq -s -c 'sort_by(.v) | reverse'", b, "[{\"v\":\"b\"}]\n"},
 		{"tail -n +2 f | jq -c .", b, "{\"v\":\"b\"}\n"},
 	} {
-		out, err := c.runRecipe(context.Background(), tt.cmd, &fileView{path: "f", local: "f", data: tt.data}, cache)
+		out, err := c.runRecipe(context.Background(), tt.cmd, &fileView{path: "f", data: tt.data})
 		if err != nil || string(out) != tt.want {
 			t.Errorf("%s on %q: %q, %v; want %q", tt.cmd, tt.data, out, err, tt.want)
 		}

@@ -17,26 +17,25 @@ import (
 
 // Running recipes. The commands come from the server under test: the kit
 // runs only those that jqcmd.Parse reads, tail or cat piped into jq with
-// plain words, so that a hostile server cannot run anything else on the
-// client's machine; sh runs exactly the words read, each quoted again.
+// plain words, and runs no shell: jq (or gojq) gets the words of the jq
+// stage and, on its standard input, what the pipeline would feed it.
 
 // maxRecipeOutput caps what the kit keeps of a recipe's standard output.
 const maxRecipeOutput = 256 << 20
 
-// shellJQ says which jq sh runs, or "" when there is no sh or jq.
-func shellJQ() string {
-	_, noSh := exec.LookPath("sh")
+// findJQ returns the path of jq and its version, or "" when it is missing.
+func findJQ() (path, version string) {
 	jq, err := exec.LookPath("jq")
-	if noSh != nil || err != nil {
-		return ""
+	if err != nil {
+		return "", ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, jq, "--version").Output()
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	return fmt.Sprintf("sh -c with %s (%s)", strings.TrimSpace(string(out)), jq)
+	return jq, strings.TrimSpace(string(out))
 }
 
 // limitedBuffer keeps the first max bytes written to it.
@@ -55,45 +54,33 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// inputCache keeps the decoded records of the last input, since the ten
-// recipes of a descriptor read the same file; gojq never modifies them.
-type inputCache struct {
-	data       []byte
-	skipHeader bool
-	inputs     []any
-	err        error
-}
-
-// runRecipe runs command on the offloaded file f, with sh and jq when
-// c.jq is set, else in process: a command that reads f.path reads f.data,
-// the content of f.local.
-func (c *checker) runRecipe(ctx context.Context, command string, f *fileView, cache *inputCache) ([]byte, error) {
+// runRecipe runs a recipe command on the offloaded file f with jq (c.jq)
+// or, when c.jq is "", in process: a command that reads f.path reads
+// f.data, which may have been fetched with resources/read.
+func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([]byte, error) {
 	rc, err := jqcmd.Parse(command)
 	if err != nil {
 		return nil, fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)
 	}
+	input := f.data
+	if rc.File != f.path {
+		if input, err = os.ReadFile(rc.File); err != nil {
+			return nil, err
+		}
+	}
+	if rc.SkipHeader {
+		_, input, _ = bytes.Cut(input, []byte("\n"))
+	}
 	if c.jq == "" {
-		input := f.data
-		if rc.File != f.path {
-			if input, err = os.ReadFile(rc.File); err != nil {
-				return nil, err
-			}
+		inputs, err := jqcmd.Inputs(input, false)
+		if err != nil {
+			return nil, err
 		}
-		if len(input) == 0 || len(cache.data) != len(input) || &cache.data[0] != &input[0] || cache.skipHeader != rc.SkipHeader {
-			cache.inputs, cache.err = jqcmd.Inputs(input, rc.SkipHeader)
-			cache.data, cache.skipHeader = input, rc.SkipHeader
-		}
-		if cache.err != nil {
-			return nil, cache.err
-		}
-		return rc.JQ.Run(ctx, cache.inputs, maxRecipeOutput)
+		return rc.JQ.Run(ctx, inputs, maxRecipeOutput)
 	}
-	file := rc.File
-	if file == f.path {
-		file = f.local // the kit's copy of a fetched file
-	}
-	cmd := exec.CommandContext(ctx, "sh", "-c", rc.WithFile(file))
+	cmd := exec.CommandContext(ctx, c.jq, rc.JQ.Args...)
 	stdout, stderr := &limitedBuffer{max: maxRecipeOutput}, &limitedBuffer{max: 4096}
+	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = stdout, stderr, time.Second
 	err = cmd.Run()
 	msg := strings.TrimSpace(stderr.String())

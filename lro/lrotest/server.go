@@ -105,25 +105,6 @@ func (c *checker) readHandle(v *view, local []byte) []byte {
 	return data
 }
 
-// keep writes data, a fetched file, to a new file in the checker's private
-// temporary folder (made on first use, 0700; the file 0600) and returns
-// its path.
-func (c *checker) keep(data []byte) (string, error) {
-	if c.tmp == "" {
-		dir, err := os.MkdirTemp("", "lrotest-")
-		if err != nil {
-			return "", err
-		}
-		c.tmp = dir
-	}
-	f, err := os.CreateTemp(c.tmp, "fetched-*.jsonl")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(data)
-	return f.Name(), errors.Join(err, f.Close())
-}
-
 // planted is what the cleanup check put in the output folder.
 type planted struct {
 	expired, decoy string

@@ -57,8 +57,6 @@ func (v *view) blocked(n need) string {
 		return "depends on L1.header.type"
 	case n&needFields != 0 && headerSchema.Validate(v.file.header) != nil:
 		return "depends on L1.header.fields"
-	case n&needSummary != 0 && v.summary == nil:
-		return "depends on L1.summary.fields"
 	case n&needRecipes != 0 && v.recipes == nil:
 		return v.noRecipes
 	}
@@ -76,8 +74,7 @@ func (v *view) skip(format string, args ...any) { v.skipped = fmt.Sprintf(format
 // fileView is an offloaded file as read by the kit.
 type fileView struct {
 	path    string // the descriptor's file_path
-	local   string // where data is on this machine: path, or the kit's copy
-	fetched bool   // data was fetched with resources/read (local is a copy)
+	fetched bool   // data was fetched with resources/read, not read at path
 	data    []byte
 	header  map[string]any // nil unless line 1 is a JSON object
 	lines   [][]byte       // record lines (line 2 on)
@@ -166,10 +163,9 @@ func (c *checker) lookFallback(ctx context.Context) *view {
 }
 
 // readFile reads the file the descriptor names: at file_path on this
-// machine, or else with resources/read of the handle's resource link, into
-// the kit's private folder.
+// machine, or else with resources/read of the handle's resource link.
 func (c *checker) readFile(v *view) {
-	raw, problem, local := v.desc["file_path"], "", ""
+	raw, problem, read := v.desc["file_path"], "", false
 	p, _ := raw.(string)
 	_, hasHandle := v.desc["handle"]
 	var data []byte
@@ -185,10 +181,9 @@ func (c *checker) readFile(v *view) {
 	case !fi.Mode().IsRegular():
 		problem = fmt.Sprintf("file_path %q is not a regular file (%s)", p, fi.Mode().Type())
 	default:
-		if data, err = os.ReadFile(p); err != nil {
+		data, err = os.ReadFile(p)
+		if read = err == nil; !read {
 			problem = fmt.Sprintf("reading file_path: %v", err)
-		} else {
-			local = p
 		}
 	}
 	v.noFile = "depends on L1.descriptor.file_path"
@@ -198,20 +193,16 @@ func (c *checker) readFile(v *view) {
 	if hasHandle {
 		fetched := c.readHandle(v, data)
 		switch {
-		case problem != "" || local != "":
+		case problem != "" || read:
 		case fetched == nil:
 			v.noFile = "depends on " + idHandle
 		default:
-			if local, err = c.keep(fetched); err != nil {
-				v.noFile = fmt.Sprintf("depends on a copy of the file fetched with resources/read, which the kit could not keep (%v)", err)
-				return
-			}
-			data = fetched
+			v.file = parseFile(p, fetched)
+			v.file.fetched = true
 		}
 	}
-	if local != "" {
+	if read {
 		v.file = parseFile(p, data)
-		v.file.local, v.file.fetched = local, local != p
 	}
 }
 
