@@ -318,3 +318,33 @@ func TestWriteMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestReplyScan checks the id replyScan finds in lines that are no valid
+// messages.
+func TestReplyScan(t *testing.T) {
+	long := strings.Repeat("9", 300)
+	for _, tc := range []struct {
+		line, reason string
+		want         any // the id found; nil: no reply
+	}{
+		{`{"jsonrpc":"2.0","id":5,"result":{"a":[1,],}}`, "a syntax error after the id", int64(5)},
+		{`{"result":` + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + `,"jsonrpc":"2.0","id":"a"}`, "the id after a value too deep for jsontext", "a"},
+		{`{"result":{"x":"}\"id\":9"},"jsonrpc":"2.0","id":3,}`, "an id in a string is no member", int64(3)},
+		{`{"jsonrpc":"2.0","result":[[],"id":7`, "an id in an array is no member", nil},
+		{`{"jsonrpc":"2.0","result":{"a":"x","id" : 8`, "an id in the result, cut short", nil},
+		{`{"jsonrpc":"2.0","id" : 8 ,"result":{"a":"x`, "cut short in the result", int64(8)},
+		{`{"jsonrpc":"2.0","id":2,"method":"x","params":[}`, "a request", nil},
+		{`{"jsonrpc":"2.0","id":` + long + `,"result":[}`, "an id longer than 256 bytes, refused rather than cut", nil},
+		{`{"jsonrpc":"2.0","id":"` + long + `","result":[}`, "a string id longer than 256 bytes", nil},
+	} {
+		var s replyScan
+		s.write([]byte(tc.line))
+		var got any
+		if r := s.reply(errors.New("test")); r != nil {
+			got = r.ID.Raw()
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+		}
+	}
+}

@@ -162,26 +162,22 @@ const maxDepth = 10_000
 type replyScan struct {
 	depth, deepest int
 	inString, esc  bool
-	want           int    // what the next string at depth 1 is: wantName, wantValue
-	name, value    []byte // the member name being read, the id's value
-	inID           bool   // reading the value of id
+	cur            []byte // the top-level name or value being read, up to maxScanned+1 bytes
+	name           string // of the member whose value is being read
+	inValue        bool   // past the member's colon
 	id             []byte // the id as written
 	method         bool
 }
 
-const (
-	wantName = iota + 1
-	wantValue
-	maxScanned = 256 // longer names are not id or method, longer ids are refused
-)
+// maxScanned bounds what a replyScan keeps of a name or a value: longer
+// names are not id or method, longer ids are refused.
+const maxScanned = 256
 
 // write scans the next piece of the line.
 func (s *replyScan) write(p []byte) {
 	for _, c := range p {
-		if s.inString {
-			if s.want == wantName && len(s.name) < maxScanned {
-				s.name = append(s.name, c)
-			}
+		switch {
+		case s.inString:
 			switch {
 			case s.esc:
 				s.esc = false
@@ -189,60 +185,50 @@ func (s *replyScan) write(p []byte) {
 				s.esc = true
 			case c == '"':
 				s.inString = false
-				if s.want == wantName {
-					s.want = wantValue
-				}
 			}
-			if s.inID && s.depth == 1 && len(s.value) < maxScanned {
-				s.value = append(s.value, c)
-			}
-			continue
-		}
-		if s.inID && s.depth == 1 && (c == ',' || c == '}') {
-			s.id, s.inID = s.value, false
-		}
-		switch c {
-		case '"':
+		case c == '"':
 			s.inString = true
-			if s.depth == 1 && s.want == wantName {
-				s.name = append(s.name[:0], c)
-			}
-		case ':':
-			if s.depth == 1 && s.want == wantValue {
-				switch unquote(s.name) {
-				case "id":
-					s.inID, s.value = true, s.value[:0]
-				case "method":
-					s.method = true
-				}
-				s.want = 0
-				continue
-			}
-		case ',':
-			if s.depth == 1 {
-				s.want = wantName
-			}
-		case '{', '[':
+		case c == '{' || c == '[':
 			s.depth++
 			s.deepest = max(s.deepest, s.depth)
-			if s.depth == 1 && c == '{' {
-				s.want = wantName
+			if s.depth == 1 {
+				continue
 			}
-		case '}', ']':
+		case s.depth == 1 && c == ':' && !s.inValue:
+			s.inValue = true
+			if len(s.cur) <= maxScanned {
+				s.name = unquote(bytes.TrimSpace(s.cur))
+				s.method = s.method || s.name == "method"
+			}
+			s.cur = s.cur[:0]
+			continue
+		case s.depth == 1 && (c == ',' || c == '}'):
+			s.endMember()
+			if c == '}' {
+				s.depth--
+			}
+			continue
+		case c == '}' || c == ']':
 			s.depth--
 		}
-		if s.inID && s.depth == 1 && len(s.value) < maxScanned {
-			s.value = append(s.value, c)
+		if s.depth >= 1 && len(s.cur) <= maxScanned {
+			s.cur = append(s.cur, c)
 		}
 	}
+}
+
+// endMember ends the top-level member being read.
+func (s *replyScan) endMember() {
+	if s.name == "id" && len(s.cur) <= maxScanned {
+		s.id = bytes.Clone(s.cur)
+	}
+	s.name, s.inValue, s.cur = "", false, s.cur[:0]
 }
 
 // reply returns the reply the line would have been, with an error saying
 // why it is not, or nil when the line is no reply or has no id.
 func (s *replyScan) reply(err error) *jsonrpc.Response {
-	if s.inID { // cut short after the id
-		s.id = s.value
-	}
+	s.endMember() // cut short after the id
 	if s.method || s.id == nil {
 		return nil
 	}
