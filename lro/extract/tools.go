@@ -361,7 +361,7 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		header = src.header
 		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: req}, func(fr *frame) bool {
-			res, label = fr.Results.results(), fr.Label
+			res, label = fr.Results, fr.Label
 			return false
 		})
 	})
@@ -387,9 +387,9 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 // matchedNone reports whether the where filter w matched no record.
 func matchedNone(w *whereFilter, res *results) bool {
 	if w.Count {
-		return len(res.spans) == 1 && string(bytes.TrimSpace(res.text(0))) == "0"
+		return len(res.Spans) == 1 && string(bytes.TrimSpace(res.text(0))) == "0"
 	}
-	return len(res.spans) == 0
+	return len(res.Spans) == 0
 }
 
 // absentPaths returns the paths of w's conditions at which no record of the
@@ -400,15 +400,15 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 	var res *results
 	err := c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: extractRequest{Where: &probe}}, func(fr *frame) bool {
-			res = fr.Results.results()
+			res = fr.Results
 			return false
 		})
 	})
-	if err != nil || res == nil || res.errs > 0 {
+	if err != nil || res == nil || res.Errs > 0 {
 		return nil
 	}
-	paths := make([]string, len(res.spans))
-	for i := range res.spans {
+	paths := make([]string, len(res.Spans))
+	for i := range res.Spans {
 		paths[i] = string(res.shown(i))
 	}
 	return paths

@@ -291,7 +291,7 @@ const maxPreview = 10
 // and the fields that identify the first of them (those of the listing
 // recipe of the matches), within a quarter of threshold tokens, or "".
 func wherePreview(res *results, threshold int) string {
-	n := min(len(res.spans), maxPreview)
+	n := min(len(res.Spans), maxPreview)
 	sample := make([]json.RawMessage, n)
 	records := make([]any, 0, n)
 	for i := range n {
@@ -339,5 +339,5 @@ func wherePreview(res *results, threshold int) string {
 	}
 	f, _ := json.Marshal(fields)
 	return fmt.Sprintf("%d records match. The first %d, by the fields that identify them:\n%s\nThe whole records are in the offloaded file described below; to have other fields inline, ask again with fields, such as fields=%s.",
-		len(res.spans), len(lines), strings.Join(lines, "\n"), f)
+		len(res.Spans), len(lines), strings.Join(lines, "\n"), f)
 }

@@ -101,30 +101,9 @@ type frame struct {
 	Err     string       // the call fails with this tool error; the last frame
 	Line    int          // lro_search: the line of Match, or with Done the last line read
 	Match   []byte       // lro_search: one matching record, formatted
-	Results *wireResults // lro_extract: the results; the last frame
+	Results *results // lro_extract: the results; the last frame
 	Label   string       // lro_extract: the filter that ran
 	Done    bool         // lro_search: the last frame
-}
-
-// wireResults are results as they cross from the worker to the server.
-// The Size bytes of the output follow the frame as they are, not copied
-// once more by gob.
-type wireResults struct {
-	Size                   int
-	Spans                  []span
-	Records, Skipped, Errs int
-	FirstErr               string
-	Halted                 bool
-	buf                    []byte // the output; not sent by gob
-}
-
-func toWire(r *results) *wireResults {
-	b := r.bytes()
-	return &wireResults{Size: len(b), Spans: r.spans, Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted, buf: b}
-}
-
-func (w *wireResults) results() *results {
-	return &results{buf: w.buf, spans: w.Spans, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
 }
 
 // workerEnvironment is what a worker runs with besides the server's
@@ -227,6 +206,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 // writeFrame writes fr with enc, which writes to bw, then the output of its
 // results, and flushes bw. It reports whether it could.
 func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
+	if fr.Results != nil {
+		fr.Results.buf = fr.Results.bytes()
+		fr.Results.Size = len(fr.Results.buf)
+	}
 	if enc.Encode(fr) != nil {
 		return false
 	}
@@ -386,7 +369,7 @@ func runJob(j *job, r io.Reader, closer io.Closer, send func(*frame) bool) (err 
 		if err != nil {
 			return err
 		}
-		send(&frame{Results: toWire(res), Label: label})
+		send(&frame{Results: res, Label: label})
 		return nil
 	case toolSearch:
 		return c.searchRecords(src, &j.Search, send)
