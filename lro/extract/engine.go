@@ -88,14 +88,12 @@ type records struct {
 	src         *source
 	dec         *decoder
 	plan        *plan
-	pending     [][]byte // lines read ahead (the recipe sample), not yet decoded
-	pendingLine int      // line number of the last pending line returned
-	err         error
-	cur         any    // the last record returned
-	curText     string // its text
-	curLine     int    // its line number
-	count       int    // records returned or skipped
-	skipped     int    // records skipped by the plan
+	err     error
+	cur     any    // the last record returned
+	curText string // its text
+	curLine int    // its line number
+	count   int    // records returned or skipped
+	skipped int    // records skipped by the plan
 }
 
 func (it *records) Next() (any, bool) {
@@ -104,21 +102,15 @@ func (it *records) Next() (any, bool) {
 	}
 	var text []byte
 	for {
-		if len(it.pending) > 0 {
-			text, it.pending = it.pending[0], it.pending[1:]
-			it.pendingLine++
-			it.curLine = it.pendingLine
-		} else {
-			t, err := it.src.next(it.c.MaxRecordBytes)
-			if err == io.EOF {
-				return nil, false
-			}
-			if err != nil {
-				it.err = it.c.readError(err, it.src)
-				return it.err, true
-			}
-			text, it.curLine = t, it.src.line
+		t, err := it.src.next(it.c.MaxRecordBytes)
+		if err == io.EOF {
+			return nil, false
 		}
+		if err != nil {
+			it.err = it.c.readError(err, it.src)
+			return it.err, true
+		}
+		text, it.curLine = t, it.src.line
 		if !it.plan.skips(text, it.dec) {
 			break
 		}
@@ -195,11 +187,10 @@ var timeoutHints = map[string]string{
 	toolRead:    "read fewer lines (limit)",
 }
 
-// run runs p over the records of src, under the limits of ctx. pending are
-// lines already read from src (the recipe sample).
-func (c *config) run(ctx context.Context, src *source, p *program, pending [][]byte) (*results, error) {
+// run runs p over the records of src, under the limits of ctx.
+func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
 	res := &results{}
-	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, pending: pending, pendingLine: src.line - len(pending), curLine: 1}
+	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, curLine: 1}
 	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(it)}
 	r := &runner{c: c, ctx: ctx, p: p, res: res, it: it}
 	r.enc.limit = c.MaxOutputBytes

@@ -146,7 +146,7 @@ func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params m
 	var res *results
 	err = c.withSource(context.Background(), ref{argFilePath, path}, func(ctx context.Context, src *source) error {
 		var err error
-		res, err = c.run(ctx, src, p, nil)
+		res, err = c.run(ctx, src, p)
 		return err
 	})
 	var o outcome
