@@ -84,10 +84,10 @@ func (r *results) bytes() []byte {
 // run and of jq's input and inputs. A hard error (a limit, an invalid line)
 // is sticky: the run stops on it even if the program catches it.
 type records struct {
-	c           *config
-	src         *source
-	dec         *decoder
-	plan        *plan
+	c       *config
+	src     *source
+	dec     *decoder
+	plan    *plan
 	err     error
 	cur     any    // the last record returned
 	curText string // its text

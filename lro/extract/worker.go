@@ -98,12 +98,12 @@ func (l limits) config() *config {
 
 // frame is one message of a worker to the server.
 type frame struct {
-	Err     string       // the call fails with this tool error; the last frame
-	Line    int          // lro_search: the line of Match, or with Done the last line read
-	Match   []byte       // lro_search: one matching record, formatted
+	Err     string   // the call fails with this tool error; the last frame
+	Line    int      // lro_search: the line of Match, or with Done the last line read
+	Match   []byte   // lro_search: one matching record, formatted
 	Results *results // lro_extract: the results; the last frame
-	Label   string       // lro_extract: the filter that ran
-	Done    bool         // lro_search: the last frame
+	Label   string   // lro_extract: the filter that ran
+	Done    bool     // lro_search: the last frame
 }
 
 // workerEnvironment is what a worker runs with besides the server's
