@@ -160,27 +160,20 @@ func fieldPath(s string) ([]string, error) {
 	return p, nil
 }
 
-// whereOperators reads the condition on field key: a value to compare for
-// equality, or an object of operators.
+// whereOperators reads the condition on field key, valid JSON: a value to
+// compare for equality, or an object of operators.
 func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, errorf("where %q: %v", key, err)
+	var byName map[string]json.RawMessage
+	if json.Unmarshal(raw, &byName) != nil || byName == nil { // not an object, or null
+		return [][2]any{{"eq", raw}}, nil
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return [][2]any{{"eq", json.RawMessage(raw)}}, nil
-	}
-	if len(obj) == 0 {
+	if len(byName) == 0 {
 		return nil, errorf(`where %q: an empty object; give a value to compare for equality, or operators such as {"gte": 0.8} (%s)`, key, strings.Join(whereOps, ", "))
 	}
-	var byName map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &byName); err != nil {
-		return nil, errorf("where %q: %v", key, err)
-	}
-	ops := make([][2]any, 0, len(obj))
-	for _, name := range slices.Sorted(maps.Keys(obj)) {
-		val := obj[name]
+	ops := make([][2]any, 0, len(byName))
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		var val any
+		_ = json.Unmarshal(byName[name], &val)
 		want, known := opValues[name]
 		switch {
 		case !known:
