@@ -207,8 +207,9 @@ func (c *config) run(ctx context.Context, src *source, p *program) (*results, er
 	if p.slurp {
 		err = r.slurp()
 	} else {
-		err = r.stream()
+		err = r.runOn(nil)
 	}
+	res.Records, res.Skipped = it.count, it.skipped
 	return res, err
 }
 
@@ -249,26 +250,33 @@ func streamQuery(q *gojq.Query) *gojq.Query {
 	}
 }
 
-func (r *runner) stream() error {
-	defer func() { r.res.Records, r.res.Skipped = r.it.count, r.it.skipped }()
-	iter := r.code.RunWithContext(r.ctx, nil, r.p.values...)
+// runOn runs the program on input: the array of all records, or with nil
+// each record, through the streaming wrapper.
+func (r *runner) runOn(input any) error {
+	iter := r.code.RunWithContext(r.ctx, input, r.p.values...)
 	for {
 		out, ok := iter.Next()
 		if !ok {
-			break
+			return r.it.err
+		}
+		var cur any
+		var text string
+		line := 0
+		if !r.p.slurp {
+			cur, text, line = r.it.cur, r.it.curText, r.it.curLine
 		}
 		if err, ok := out.(error); ok {
-			if err := r.fail(err, r.it.curLine); err != nil || r.res.Halted {
+			// jq stops a program at its error, on the one input.
+			if err := r.fail(err, line); err != nil || r.res.Halted || r.p.slurp {
 				return err
 			}
 			// An error outside the program (in the wrapper's inputs).
 			return errorf("%s", errorMessage(err))
 		}
-		if err := r.emit(out, r.it.cur, r.it.curText); err != nil {
+		if err := r.emit(out, cur, text); err != nil {
 			return err
 		}
 	}
-	return r.it.err
 }
 
 // failed records the error the program raised on the current record.
@@ -304,23 +312,7 @@ func (r *runner) slurp() error {
 		r.all = append(r.all, v)
 		r.texts = append(r.texts, r.it.curText)
 	}
-	r.res.Records = len(r.all)
-	iter := r.code.RunWithContext(r.ctx, r.all, r.p.values...)
-	for {
-		out, ok := iter.Next()
-		if !ok {
-			return nil
-		}
-		if err, ok := out.(error); ok {
-			if err := r.fail(err, 0); err != nil || r.res.Halted {
-				return err
-			}
-			return nil // jq stops the program at its error
-		}
-		if err := r.emit(out, nil, ""); err != nil {
-			return err
-		}
-	}
+	return r.runOn(r.all)
 }
 
 // fail handles an error raised while running the program on the input at
