@@ -208,21 +208,16 @@ var opValues = map[string]struct {
 	"in":       {[]string{"an array"}, "an array of values"},
 }
 
-// jsonType names the JSON type of a decoded value.
+// jsonType names the JSON type of a decoded value: "a string", "null".
 func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
+	switch t := gojq.TypeOf(v); t {
+	case "null":
+		return t
+	case "array", "object":
+		return "an " + t
+	default:
+		return "a " + t
 	}
-	return "an object"
 }
 
 // checkPatterns returns a tool error naming the condition of the first
