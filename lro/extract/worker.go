@@ -19,10 +19,10 @@ import (
 )
 
 // A worker is the host program started again with workerEnv set. It gets
-// the file the server checked as file descriptor 3 (or a pipe that carries
-// an object of a bucket: see object.go) and the job on its standard input;
-// it limits itself before it reads a record, and writes its answer as
-// frames on its standard output. The server kills it at the time limit,
+// the job on its standard input, then the object of a bucket (see
+// object.go), or the file the server checked as file descriptor 3; it
+// limits itself before it reads a record, and writes its answer as frames
+// on its standard output. The server kills it at the time limit,
 // when the call is cancelled, or once it has all it will show.
 const workerEnv = "LRO_EXTRACT_WORKER"
 
