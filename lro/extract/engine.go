@@ -28,14 +28,17 @@ type program struct {
 }
 
 // results are the outputs of a program, each printed as one line of buf.
+// A worker sends them in a frame: gob carries the exported fields, and the
+// Size bytes of buf follow the frame as they are, not copied once more.
 type results struct {
 	buf      []byte
-	spans    []span
-	records  int    // records read
-	skipped  int    // records of those that the plan skipped undecoded
-	errs     int    // records on which the program raised an error
-	firstErr string // the first of those errors, with its line
-	halted   bool
+	Size     int // of buf, in a frame
+	Spans    []span
+	Records  int    // records read
+	Skipped  int    // records of those that the plan skipped undecoded
+	Errs     int    // records on which the program raised an error
+	FirstErr string // the first of those errors, with its line
+	Halted   bool
 }
 
 // span is one result in results.buf, a JSON value (exported for gob).
@@ -45,11 +48,11 @@ type span struct {
 }
 
 // text returns result i as one JSON value.
-func (r *results) text(i int) []byte { return r.buf[r.spans[i].Start:r.spans[i].End] }
+func (r *results) text(i int) []byte { return r.buf[r.Spans[i].Start:r.Spans[i].End] }
 
 // shown returns result i as it is printed: a raw string unquoted.
 func (r *results) shown(i int) []byte {
-	if !r.spans[i].Raw {
+	if !r.Spans[i].Raw {
 		return r.text(i)
 	}
 	b, _ := jsontext.AppendUnquote(nil, r.text(i)) // invalid UTF-8 is shown as U+FFFD
@@ -60,7 +63,7 @@ func (r *results) shown(i int) []byte {
 func (r *results) output() string {
 	var b strings.Builder
 	b.Grow(len(r.bytes()))
-	for i := range r.spans {
+	for i := range r.Spans {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -71,28 +74,26 @@ func (r *results) output() string {
 
 // bytes returns the results, one JSON value per line, without a copy.
 func (r *results) bytes() []byte {
-	if len(r.spans) == 0 {
+	if len(r.Spans) == 0 {
 		return nil
 	}
-	return r.buf[:r.spans[len(r.spans)-1].End]
+	return r.buf[:r.Spans[len(r.Spans)-1].End]
 }
 
 // records iterates over the records of a source, decoded: the input of the
 // run and of jq's input and inputs. A hard error (a limit, an invalid line)
 // is sticky: the run stops on it even if the program catches it.
 type records struct {
-	c           *config
-	src         *source
-	dec         *decoder
-	plan        *plan
-	pending     [][]byte // lines read ahead (the recipe sample), not yet decoded
-	pendingLine int      // line number of the last pending line returned
-	err         error
-	cur         any    // the last record returned
-	curText     string // its text
-	curLine     int    // its line number
-	count       int    // records returned or skipped
-	skipped     int    // records skipped by the plan
+	c       *config
+	src     *source
+	dec     *decoder
+	plan    *plan
+	err     error
+	cur     any    // the last record returned
+	curText string // its text
+	curLine int    // its line number
+	count   int    // records returned or skipped
+	skipped int    // records skipped by the plan
 }
 
 func (it *records) Next() (any, bool) {
@@ -101,21 +102,15 @@ func (it *records) Next() (any, bool) {
 	}
 	var text []byte
 	for {
-		if len(it.pending) > 0 {
-			text, it.pending = it.pending[0], it.pending[1:]
-			it.pendingLine++
-			it.curLine = it.pendingLine
-		} else {
-			t, err := it.src.next(it.c.MaxRecordBytes)
-			if err == io.EOF {
-				return nil, false
-			}
-			if err != nil {
-				it.err = it.c.readError(err, it.src)
-				return it.err, true
-			}
-			text, it.curLine = t, it.src.line
+		t, err := it.src.next(it.c.MaxRecordBytes)
+		if err == io.EOF {
+			return nil, false
 		}
+		if err != nil {
+			it.err = it.c.readError(err, it.src)
+			return it.err, true
+		}
+		text, it.curLine = t, it.src.line
 		if !it.plan.skips(text, it.dec) {
 			break
 		}
@@ -192,11 +187,10 @@ var timeoutHints = map[string]string{
 	toolRead:    "read fewer lines (limit)",
 }
 
-// run runs p over the records of src, under the limits of ctx. pending are
-// lines already read from src (the recipe sample).
-func (c *config) run(ctx context.Context, src *source, p *program, pending [][]byte) (*results, error) {
+// run runs p over the records of src, under the limits of ctx.
+func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
 	res := &results{}
-	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, pending: pending, pendingLine: src.line - len(pending), curLine: 1}
+	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, curLine: 1}
 	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(it)}
 	r := &runner{c: c, ctx: ctx, p: p, res: res, it: it}
 	r.enc.limit = c.MaxOutputBytes
@@ -213,8 +207,9 @@ func (c *config) run(ctx context.Context, src *source, p *program, pending [][]b
 	if p.slurp {
 		err = r.slurp()
 	} else {
-		err = r.stream()
+		err = r.runOn(nil)
 	}
+	res.Records, res.Skipped = it.count, it.skipped
 	return res, err
 }
 
@@ -255,26 +250,33 @@ func streamQuery(q *gojq.Query) *gojq.Query {
 	}
 }
 
-func (r *runner) stream() error {
-	defer func() { r.res.records, r.res.skipped = r.it.count, r.it.skipped }()
-	iter := r.code.RunWithContext(r.ctx, nil, r.p.values...)
+// runOn runs the program on input: the array of all records, or with nil
+// each record, through the streaming wrapper.
+func (r *runner) runOn(input any) error {
+	iter := r.code.RunWithContext(r.ctx, input, r.p.values...)
 	for {
 		out, ok := iter.Next()
 		if !ok {
-			break
+			return r.it.err
+		}
+		var cur any
+		var text string
+		line := 0
+		if !r.p.slurp {
+			cur, text, line = r.it.cur, r.it.curText, r.it.curLine
 		}
 		if err, ok := out.(error); ok {
-			if err := r.fail(err, r.it.curLine); err != nil || r.res.halted {
+			// jq stops a program at its error, on the one input.
+			if err := r.fail(err, line); err != nil || r.res.Halted || r.p.slurp {
 				return err
 			}
 			// An error outside the program (in the wrapper's inputs).
 			return errorf("%s", errorMessage(err))
 		}
-		if err := r.emit(out, r.it.cur, r.it.curText); err != nil {
+		if err := r.emit(out, cur, text); err != nil {
 			return err
 		}
 	}
-	return r.it.err
 }
 
 // failed records the error the program raised on the current record.
@@ -288,13 +290,13 @@ func (r *runner) failed(v any, _ []any) gojq.Iter {
 // countError counts an error the program raised on the input at line (0:
 // the array of all records); msg gives its message.
 func (r *runner) countError(line int, msg func() string) {
-	r.res.errs++
-	if r.res.firstErr == "" {
+	r.res.Errs++
+	if r.res.FirstErr == "" {
 		where := "on the array of all records"
 		if line > 0 {
 			where = fmt.Sprintf("at line %d", line)
 		}
-		r.res.firstErr = where + ": " + msg()
+		r.res.FirstErr = where + ": " + msg()
 	}
 }
 
@@ -310,23 +312,7 @@ func (r *runner) slurp() error {
 		r.all = append(r.all, v)
 		r.texts = append(r.texts, r.it.curText)
 	}
-	r.res.records = len(r.all)
-	iter := r.code.RunWithContext(r.ctx, r.all, r.p.values...)
-	for {
-		out, ok := iter.Next()
-		if !ok {
-			return nil
-		}
-		if err, ok := out.(error); ok {
-			if err := r.fail(err, 0); err != nil || r.res.halted {
-				return err
-			}
-			return nil // jq stops the program at its error
-		}
-		if err := r.emit(out, nil, ""); err != nil {
-			return err
-		}
-	}
+	return r.runOn(r.all)
 }
 
 // fail handles an error raised while running the program on the input at
@@ -341,7 +327,7 @@ func (r *runner) fail(err error, line int) error {
 	var halt *gojq.HaltError
 	if errors.As(err, &halt) {
 		if halt.Value() == nil {
-			r.res.halted = true
+			r.res.Halted = true
 			return nil
 		}
 		return errorf("halt_error: %s", errorMessage(halt))
@@ -379,7 +365,7 @@ func valueText(v any) string {
 // emit prints one result.
 func (r *runner) emit(v, cur any, text string) error {
 	res := r.res
-	if len(res.spans) >= r.c.MaxResults {
+	if len(res.Spans) >= r.c.MaxResults {
 		return errorf("the query produced more than %d results, the limit of one call (MaxResults); narrow it, for example with limit(n; ...) or first(...)", r.c.MaxResults)
 	}
 	start := len(res.buf)
@@ -416,7 +402,7 @@ func (r *runner) emit(v, cur any, text string) error {
 		res.buf = res.buf[:start]
 		return r.outputLimit()
 	}
-	res.spans = append(res.spans, span{start, len(res.buf), rawString})
+	res.Spans = append(res.Spans, span{start, len(res.buf), rawString})
 	res.buf = append(res.buf, '\n')
 	return nil
 }
@@ -436,7 +422,7 @@ func (r *results) grow(n, limit int) {
 }
 
 func (r *runner) outputLimit() error {
-	return errorf("the output passed %d bytes after %d results, the limit of one call (MaxOutputBytes); narrow the query", r.c.MaxOutputBytes, len(r.res.spans))
+	return errorf("the output passed %d bytes after %d results, the limit of one call (MaxOutputBytes); narrow the query", r.c.MaxOutputBytes, len(r.res.Spans))
 }
 
 // recordText returns the text of v if it is one of the slurped records.
@@ -479,10 +465,10 @@ func sameValue(v, cur any) bool {
 
 // describeErrors summarizes the errors the program raised, for a note.
 func (r *results) describeErrors() string {
-	if r.errs == 0 {
+	if r.Errs == 0 {
 		return ""
 	}
-	return fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.errs, max(r.records, 1), r.firstErr)
+	return fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.Errs, max(r.Records, 1), r.FirstErr)
 }
 
 // call is a query that calls the function name.

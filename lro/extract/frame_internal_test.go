@@ -18,11 +18,11 @@ import (
 // size past MaxOutputBytes.
 func TestResultsFrame(t *testing.T) {
 	out := []byte(`"` + strings.Repeat("<", 1<<20) + `"` + "\n" + `{"a":1}`)
-	res := &results{buf: out, spans: []span{{0, 1<<20 + 2, true}, {1<<20 + 3, len(out), false}}, records: 3, errs: 1, firstErr: "e"}
+	res := &results{buf: out, Spans: []span{{0, 1<<20 + 2, true}, {1<<20 + 3, len(out), false}}, Records: 3, Errs: 1, FirstErr: "e"}
 	var stream bytes.Buffer
 	bw := bufio.NewWriter(&stream)
 	enc := gob.NewEncoder(bw)
-	if !writeFrame(enc, bw, &frame{Line: 7, Match: []byte("m")}) || !writeFrame(enc, bw, &frame{Results: toWire(res), Label: "q"}) {
+	if !writeFrame(enc, bw, &frame{Line: 7, Match: []byte("m")}) || !writeFrame(enc, bw, &frame{Results: res, Label: "q"}) {
 		t.Fatal("writeFrame failed")
 	}
 	// The output ends the stream, unencoded.
@@ -53,7 +53,7 @@ func TestResultsFrame(t *testing.T) {
 			if !tt.want {
 				return
 			}
-			got := second.Results.results()
+			got := second.Results
 			if diff := cmp.Diff(res, got, cmp.AllowUnexported(results{})); diff != "" {
 				t.Errorf("results (-want +got):\n%s", diff)
 			}

@@ -6,18 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
 // An offloaded file kept in a bucket is read with one GET of at most
 // MaxInputBytes + 1 bytes, so that a longer object trips the limit. For
-// lro_extract and lro_search the server reads the header, then a goroutine
-// copies the object into a pipe that the worker reads as it reads a file.
-// When the GET fails, the goroutine kills the worker instead of closing the
-// pipe, so that a cut object never passes for a shorter one.
+// lro_extract and lro_search the server reads the header, then the object
+// goes to the worker's standard input, after the job (see upload).
 
 // object is the GET of an object of a bucket that a source reads.
 type object struct {
@@ -93,47 +89,27 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// feed is the pipe that carries an object from the server to a worker.
-type feed struct {
-	r, w        *os.File // the worker's end, and the server's
-	obj         *object
-	done        chan struct{}
-	closeWriter func() error // closes w once
-	stopping    atomic.Bool  // stop ends the GET: not a failure
-	rerr        error        // the GET failed: the worker was killed, not shown an end
+// upload is an object as a worker reads it on its standard input, after its
+// job. A failed GET kills the worker before the copy closes the pipe, so
+// that a cut object never passes for a shorter one.
+type upload struct {
+	obj      *object
+	kill     func() // kills the worker at once
+	stopping atomic.Bool
+	failed   atomic.Pointer[error] // the GET failed before the worker had the whole object
 }
 
-// feed starts the copy of the object into a new pipe, from its first
-// byte; the server must not read the source after. The copy calls kill if
-// the GET fails. The caller gives f.r to the worker, and calls stop once
-// the worker exited.
-func (o *object) feed(kill func()) (*feed, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
+func (u *upload) Read(p []byte) (int, error) {
+	n, err := u.obj.r.Read(p)
+	if err != nil && err != io.EOF && !u.stopping.Load() {
+		u.kill()
+		u.failed.Store(&err)
 	}
-	f := &feed{r: r, w: w, obj: o, done: make(chan struct{}), closeWriter: sync.OnceValue(w.Close)}
-	go func() {
-		defer close(f.done)
-		io.Copy(w, o.r)
-		if o.body.err != nil && !f.stopping.Load() {
-			// Leave the pipe open: a cut object is not a whole one.
-			f.rerr = o.body.err
-			kill()
-			return
-		}
-		f.closeWriter()
-	}()
-	return f, nil
+	return n, err
 }
 
-// stop ends the copy, waits for it and releases the pipe. It returns the
-// error of the GET if it failed before the worker had the whole object.
-func (f *feed) stop() error {
-	f.stopping.Store(true)
-	f.obj.cancel()
-	f.closeWriter()
-	<-f.done
-	f.r.Close()
-	return f.rerr
+// stop ends the GET: an error that follows is not a failure.
+func (u *upload) stop() {
+	u.stopping.Store(true)
+	u.obj.cancel()
 }

@@ -23,9 +23,9 @@ const extractOperation = "extract"
 // whether the answer was offloaded.
 func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) (*mcp.CallToolResult, bool) {
 	note := res.describeErrors()
-	if len(res.spans) == 0 {
-		msg := fmt.Sprintf("No results: the filter produced no output on %d records.", res.records)
-		if res.errs > 0 {
+	if len(res.Spans) == 0 {
+		msg := fmt.Sprintf("No results: the filter produced no output on %d records.", res.Records)
+		if res.Errs > 0 {
 			r := textResult(msg + " " + note)
 			r.IsError = true
 			return r, false
@@ -33,8 +33,8 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 		return textResult(msg), false
 	}
 	out := textResult(res.output(), note)
-	records := make([][]byte, len(res.spans))
-	for i := range res.spans {
+	records := make([][]byte, len(res.Spans))
+	for i := range res.Spans {
 		records[i] = res.text(i)
 	}
 	core := c.core(h.SchemaVersion)
@@ -45,7 +45,7 @@ func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res 
 	}
 	if o.Offloaded {
 		lead := fmt.Sprintf("The result (%d results) is above the %d-token threshold, so it was written to a new offloaded file instead of shown here; the descriptor below tells how to query it.",
-			len(res.spans), c.ThresholdTokens)
+			len(res.Spans), c.ThresholdTokens)
 		out.Content = append([]mcp.Content{&mcp.TextContent{Text: lead}}, out.Content...)
 	}
 	if note != "" {

@@ -79,10 +79,6 @@ type Options struct {
 	// that finds them all busy waits, within its time limit. If zero,
 	// defaults to 4.
 	Workers int
-
-	// now returns the current time; tests set it (export_test.go). If nil,
-	// defaults to [time.Now].
-	now func() time.Time
 }
 
 // minMemoryBytes is the least MaxMemoryBytes may be.
@@ -142,9 +138,6 @@ func newConfig(opts *Options) (*config, error) {
 	c.Prefix = cmp.Or(c.Prefix, jsonlfile.DefaultPrefix)
 	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("extract: Options.LRO.Prefix: %w", err)
-	}
-	if c.now != nil {
-		c.Now = c.now
 	}
 	c.sweep = c.sweepOptions()
 	err := cmp.Or(
@@ -214,7 +207,7 @@ func (c *config) sweepOptions() *cleanup.Options {
 	if l == nil {
 		l = &lro.Options{}
 	}
-	if l.CleanupInterval < 0 || c.now != nil || testhook.Get(l).Now != nil || testhook.Get(c.Store).Now != nil {
+	if l.CleanupInterval < 0 || testhook.Get(l).Now != nil || testhook.Get(c.Store).Now != nil {
 		return nil
 	}
 	o := &cleanup.Options{

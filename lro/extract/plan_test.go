@@ -146,7 +146,7 @@ func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params m
 	var res *results
 	err = c.withSource(context.Background(), ref{argFilePath, path}, func(ctx context.Context, src *source) error {
 		var err error
-		res, err = c.run(ctx, src, p, nil)
+		res, err = c.run(ctx, src, p)
 		return err
 	})
 	var o outcome
@@ -156,8 +156,8 @@ func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params m
 	if res == nil {
 		return o, 0, p.plan
 	}
-	o.Output, o.FirstErr, o.Records, o.Errs, o.Halted = res.output(), res.firstErr, res.records, res.errs, res.halted
-	return o, res.skipped, p.plan
+	o.Output, o.FirstErr, o.Records, o.Errs, o.Halted = res.output(), res.FirstErr, res.Records, res.Errs, res.Halted
+	return o, res.Skipped, p.plan
 }
 
 // planValues are parameter values tried on every parameterized recipe:

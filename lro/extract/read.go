@@ -86,10 +86,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 
 // readableChars is the most characters of a line one lro_read call reads.
 func (c *config) readableChars() int {
-	if c.ThresholdTokens > math.MaxInt/maxCharsPerToken {
-		return math.MaxInt
-	}
-	return c.ThresholdTokens * maxCharsPerToken
+	return min(c.ThresholdTokens, math.MaxInt/maxCharsPerToken) * maxCharsPerToken
 }
 
 // The summary of an lro_read answer, and what it adds when lines are left.

@@ -34,6 +34,7 @@ type source struct {
 	read   int64  // bytes read so far
 	limit  int64  // MaxInputBytes
 	buf    []byte
+	unread [][]byte // lines read ahead, which next returns first
 }
 
 // errLineTooLong is wrapped when a line is longer than the caller's limit.
@@ -106,12 +107,18 @@ func (s *source) Close() error { return s.closer.Close() }
 func (s *source) lines() int { return s.header.Count + 1 }
 
 // next returns the next line without its line ending, valid until the next
-// call, or io.EOF after the last one. A line longer than maxLen is skipped
+// call, or io.EOF after the last one; lines of unread come first. A line longer than maxLen is skipped
 // and reported with an error wrapping errLineTooLong (with maxLen < 0,
 // skipped without one, however long); reading past MaxInputBytes or the call's end fails.
 func (s *source) next(maxLen int) ([]byte, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if len(s.unread) > 0 {
+		line := s.unread[0]
+		s.unread = s.unread[1:]
+		s.line++
+		return line, nil
 	}
 	s.buf = s.buf[:0]
 	tooLong := false

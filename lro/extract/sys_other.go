@@ -3,13 +3,14 @@
 package extract
 
 import (
+	"errors"
 	"io/fs"
 	"time"
 )
 
-// On this system a worker cannot be given the server's open file: starting
-// one fails, and so does every call that needs one.
-func limitWorker(limits) error { return nil }
+// On this system a worker cannot be given the server's open file, nor
+// limit itself: starting one fails, and so does every call that needs one.
+func limitWorker(limits) error { return errors.New("this system cannot bound a worker") }
 
 func cpuKilled(error, time.Duration) bool { return false }
 

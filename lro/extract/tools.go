@@ -361,7 +361,7 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		header = src.header
 		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: req}, func(fr *frame) bool {
-			res, label = fr.Results.results(), fr.Label
+			res, label = fr.Results, fr.Label
 			return false
 		})
 	})
@@ -387,9 +387,9 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 // matchedNone reports whether the where filter w matched no record.
 func matchedNone(w *whereFilter, res *results) bool {
 	if w.Count {
-		return len(res.spans) == 1 && string(bytes.TrimSpace(res.text(0))) == "0"
+		return len(res.Spans) == 1 && string(bytes.TrimSpace(res.text(0))) == "0"
 	}
-	return len(res.spans) == 0
+	return len(res.Spans) == 0
 }
 
 // absentPaths returns the paths of w's conditions at which no record of the
@@ -400,15 +400,15 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 	var res *results
 	err := c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: extractRequest{Where: &probe}}, func(fr *frame) bool {
-			res = fr.Results.results()
+			res = fr.Results
 			return false
 		})
 	})
-	if err != nil || res == nil || res.errs > 0 {
+	if err != nil || res == nil || res.Errs > 0 {
 		return nil
 	}
-	paths := make([]string, len(res.spans))
-	for i := range res.spans {
+	paths := make([]string, len(res.Spans))
+	for i := range res.Spans {
 		paths[i] = string(res.shown(i))
 	}
 	return paths
@@ -418,14 +418,13 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 // filter it ran and the results.
 func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (label string, _ *results, err error) {
 	var p *program
-	var pending [][]byte
 	switch {
 	case req.Where != nil:
 		label = req.Where.Label
 		p, err = whereProgram(req.Where)
 	case req.Recipe > 0:
 		var r recipes.Recipe
-		if r, pending, err = c.fileRecipe(src, req.Recipe); err == nil {
+		if r, err = c.fileRecipe(src, req.Recipe); err == nil {
 			label = r.Filter
 			p, err = recipeProgram(r, req.Params)
 		}
@@ -438,30 +437,31 @@ func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest)
 	if err != nil {
 		return "", nil, err
 	}
-	res, err := c.run(ctx, src, p, pending)
+	res, err := c.run(ctx, src, p)
 	return label, res, err
 }
 
 // fileRecipe rebuilds recipe n of the file's descriptor, as the offloader
-// built it from the header's detail level and the first records, and
-// returns those sample lines, which the run reads first.
-func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, [][]byte, error) {
+// built it from the header's detail level and the first records, which the
+// run then reads again (source.unread).
+func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, error) {
 	var sample []json.RawMessage
-	var lines [][]byte
-	for len(lines) < offload.SampleSize {
+	for len(sample) < offload.SampleSize {
 		line, err := src.next(c.MaxRecordBytes)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return recipes.Recipe{}, nil, c.readError(err, src)
+			return recipes.Recipe{}, c.readError(err, src)
 		}
-		l := bytes.Clone(line)
-		lines = append(lines, l)
-		sample = append(sample, json.RawMessage(l))
+		sample = append(sample, bytes.Clone(line))
+	}
+	src.line -= len(sample)
+	for _, l := range sample {
+		src.unread = append(src.unread, l)
 	}
 	rs, _ := recipes.Select(recipes.Detail(src.header.Detail), sample)
-	return rs[n-1], lines, nil
+	return rs[n-1], nil
 }
 
 // recipeProgram prepares recipe r with the caller's parameter values.

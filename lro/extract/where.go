@@ -160,27 +160,20 @@ func fieldPath(s string) ([]string, error) {
 	return p, nil
 }
 
-// whereOperators reads the condition on field key: a value to compare for
-// equality, or an object of operators.
+// whereOperators reads the condition on field key, valid JSON: a value to
+// compare for equality, or an object of operators.
 func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, errorf("where %q: %v", key, err)
+	var byName map[string]json.RawMessage
+	if json.Unmarshal(raw, &byName) != nil || byName == nil { // not an object, or null
+		return [][2]any{{"eq", raw}}, nil
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return [][2]any{{"eq", json.RawMessage(raw)}}, nil
-	}
-	if len(obj) == 0 {
+	if len(byName) == 0 {
 		return nil, errorf(`where %q: an empty object; give a value to compare for equality, or operators such as {"gte": 0.8} (%s)`, key, strings.Join(whereOps, ", "))
 	}
-	var byName map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &byName); err != nil {
-		return nil, errorf("where %q: %v", key, err)
-	}
-	ops := make([][2]any, 0, len(obj))
-	for _, name := range slices.Sorted(maps.Keys(obj)) {
-		val := obj[name]
+	ops := make([][2]any, 0, len(byName))
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		var val any
+		_ = json.Unmarshal(byName[name], &val)
 		want, known := opValues[name]
 		switch {
 		case !known:
@@ -215,21 +208,16 @@ var opValues = map[string]struct {
 	"in":       {[]string{"an array"}, "an array of values"},
 }
 
-// jsonType names the JSON type of a decoded value.
+// jsonType names the JSON type of a decoded value: "a string", "null".
 func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
+	switch t := gojq.TypeOf(v); t {
+	case "null":
+		return t
+	case "array", "object":
+		return "an " + t
+	default:
+		return "a " + t
 	}
-	return "an object"
 }
 
 // checkPatterns returns a tool error naming the condition of the first
@@ -291,7 +279,7 @@ const maxPreview = 10
 // and the fields that identify the first of them (those of the listing
 // recipe of the matches), within a quarter of threshold tokens, or "".
 func wherePreview(res *results, threshold int) string {
-	n := min(len(res.spans), maxPreview)
+	n := min(len(res.Spans), maxPreview)
 	sample := make([]json.RawMessage, n)
 	records := make([]any, 0, n)
 	for i := range n {
@@ -339,5 +327,5 @@ func wherePreview(res *results, threshold int) string {
 	}
 	f, _ := json.Marshal(fields)
 	return fmt.Sprintf("%d records match. The first %d, by the fields that identify them:\n%s\nThe whole records are in the offloaded file described below; to have other fields inline, ask again with fields, such as fields=%s.",
-		len(res.spans), len(lines), strings.Join(lines, "\n"), f)
+		len(res.Spans), len(lines), strings.Join(lines, "\n"), f)
 }

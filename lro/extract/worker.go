@@ -19,10 +19,10 @@ import (
 )
 
 // A worker is the host program started again with workerEnv set. It gets
-// the file the server checked as file descriptor 3 (or a pipe that carries
-// an object of a bucket: see object.go) and the job on its standard input;
-// it limits itself before it reads a record, and writes its answer as
-// frames on its standard output. The server kills it at the time limit,
+// the job on its standard input, then the object of a bucket (see
+// object.go), or the file the server checked as file descriptor 3; it
+// limits itself before it reads a record, and writes its answer as frames
+// on its standard output. The server kills it at the time limit,
 // when the call is cancelled, or once it has all it will show.
 const workerEnv = "LRO_EXTRACT_WORKER"
 
@@ -61,7 +61,7 @@ func RunWorker() {
 type job struct {
 	Tool    string
 	Path    string // the file's absolute path, or its handle, for messages
-	Stream  bool   // file descriptor 3 is a pipe that carries an object, not the file
+	Stream  bool   // the object follows the job on standard input; else the file is file descriptor 3
 	Limits  limits
 	Extract extractRequest
 	Search  searchRequest
@@ -98,33 +98,12 @@ func (l limits) config() *config {
 
 // frame is one message of a worker to the server.
 type frame struct {
-	Err     string       // the call fails with this tool error; the last frame
-	Line    int          // lro_search: the line of Match, or with Done the last line read
-	Match   []byte       // lro_search: one matching record, formatted
-	Results *wireResults // lro_extract: the results; the last frame
-	Label   string       // lro_extract: the filter that ran
-	Done    bool         // lro_search: the last frame
-}
-
-// wireResults are results as they cross from the worker to the server.
-// The Size bytes of the output follow the frame as they are, not copied
-// once more by gob.
-type wireResults struct {
-	Size                   int
-	Spans                  []span
-	Records, Skipped, Errs int
-	FirstErr               string
-	Halted                 bool
-	buf                    []byte // the output; not sent by gob
-}
-
-func toWire(r *results) *wireResults {
-	b := r.bytes()
-	return &wireResults{Size: len(b), Spans: r.spans, Records: r.records, Skipped: r.skipped, Errs: r.errs, FirstErr: r.firstErr, Halted: r.halted, buf: b}
-}
-
-func (w *wireResults) results() *results {
-	return &results{buf: w.buf, spans: w.Spans, records: w.Records, skipped: w.Skipped, errs: w.Errs, firstErr: w.FirstErr, halted: w.Halted}
+	Err     string   // the call fails with this tool error; the last frame
+	Line    int      // lro_search: the line of Match, or with Done the last line read
+	Match   []byte   // lro_search: one matching record, formatted
+	Results *results // lro_extract: the results; the last frame
+	Label   string   // lro_extract: the filter that ran
+	Done    bool     // lro_search: the last frame
 }
 
 // workerEnvironment is what a worker runs with besides the server's
@@ -147,15 +126,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	j.Path, j.Limits = src.path, c.limits()
 	wctx, kill := context.WithCancel(ctx)
 	defer kill()
-	fd3 := src.f
-	var fe *feed
-	if src.obj != nil {
-		if fe, err = src.obj.feed(kill); err != nil {
-			return errorf("cannot start a worker: %v", err)
-		}
-		defer fe.stop() // when the worker failed to start
-		fd3, j.Stream = fe.r, true
-	}
+	j.Stream = src.obj != nil
 	var in bytes.Buffer
 	if err := gob.NewEncoder(&in).Encode(j); err != nil {
 		return err
@@ -163,7 +134,13 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	cmd := exec.CommandContext(wctx, exe)
 	cmd.Env = append(os.Environ(), workerEnvironment(c.limits())...)
 	cmd.Stdin = &in
-	cmd.ExtraFiles = []*os.File{fd3}
+	up := &upload{obj: src.obj, kill: func() { cmd.Process.Kill() }}
+	if j.Stream {
+		cmd.Stdin = io.MultiReader(&in, up)
+		defer up.stop() // when the worker failed to start
+	} else {
+		cmd.ExtraFiles = []*os.File{src.f}
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	stderr := &headBuffer{max: maxStderr}
 	cmd.Stderr = stderr
@@ -182,9 +159,6 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		}
 		return errorf("cannot start a worker: %v", err)
 	}
-	if fe != nil {
-		fe.r.Close() // the worker has its own
-	}
 	frames := &io.LimitedReader{R: stdout, N: c.maxFrames()}
 	// gob reads no further than a frame from a bufio.Reader.
 	br := bufio.NewReader(frames)
@@ -200,12 +174,11 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 			break
 		}
 	}
+	if j.Stream {
+		up.stop()
+	}
 	kill()
 	waitErr := cmd.Wait()
-	var getErr error
-	if fe != nil {
-		getErr = fe.stop()
-	}
 	switch {
 	case last != nil && last.Err != "":
 		return &toolError{last.Err}
@@ -216,8 +189,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return nil
 	case ctx.Err() != nil: // which also ends the GET
 		return c.stopped(ctx)
-	case getErr != nil:
-		return errorf("reading %s: %v", src.path, getErr)
+	case up.failed.Load() != nil:
+		return errorf("reading %s: %v", src.path, *up.failed.Load())
 	case frames.N <= 0:
 		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes, MaxResults)", c.maxFrames())
 	}
@@ -227,6 +200,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 // writeFrame writes fr with enc, which writes to bw, then the output of its
 // results, and flushes bw. It reports whether it could.
 func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
+	if fr.Results != nil {
+		fr.Results.buf = fr.Results.bytes()
+		fr.Results.Size = len(fr.Results.buf)
+	}
 	if enc.Encode(fr) != nil {
 		return false
 	}
@@ -342,7 +319,10 @@ func (b *headBuffer) Write(p []byte) (int, error) {
 // on file descriptor 3 and writes frames to out; it returns the exit code.
 func serveWorker(in io.Reader, out io.Writer) int {
 	var j job
-	if err := gob.NewDecoder(in).Decode(&j); err != nil {
+	// gob reads no further than the job from a bufio.Reader: an object
+	// follows it.
+	br := bufio.NewReader(in)
+	if err := gob.NewDecoder(br).Decode(&j); err != nil {
 		fmt.Fprintln(os.Stderr, "extract worker: reading the job:", err)
 		return 2
 	}
@@ -353,13 +333,14 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	bw := bufio.NewWriter(out)
 	enc := gob.NewEncoder(bw)
 	send := func(fr *frame) bool { return writeFrame(enc, bw, fr) }
-	f := os.NewFile(3, j.Path)
-	var r io.Reader = f
+	var r io.Reader = br
+	var closer io.Closer = io.NopCloser(nil)
 	if !j.Stream {
+		f := os.NewFile(3, j.Path)
 		// pread: the server reads the file too.
-		r = io.NewSectionReader(f, 0, math.MaxInt64)
+		r, closer = io.NewSectionReader(f, 0, math.MaxInt64), f
 	}
-	err := runJob(&j, r, f, send)
+	err := runJob(&j, r, closer, send)
 	if err != nil {
 		send(&frame{Err: err.Error()})
 	}
@@ -386,7 +367,7 @@ func runJob(j *job, r io.Reader, closer io.Closer, send func(*frame) bool) (err 
 		if err != nil {
 			return err
 		}
-		send(&frame{Results: toWire(res), Label: label})
+		send(&frame{Results: res, Label: label})
 		return nil
 	case toolSearch:
 		return c.searchRecords(src, &j.Search, send)

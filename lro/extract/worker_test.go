@@ -160,7 +160,7 @@ func BenchmarkWorker(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, res, err := c.evaluate(ctx, src, &req); err != nil || len(res.spans) != 20 {
+			if _, res, err := c.evaluate(ctx, src, &req); err != nil || len(res.Spans) != 20 {
 				b.Fatal(err)
 			}
 			src.Close()
