@@ -1,7 +1,7 @@
 // Package sweeper runs the automatic sweepers of offloaded files: one per
 // folder (or bucket) and prefix in the process, started by an offload there.
-// A sweeper stops once a sweep leaves no file and nothing was offloaded
-// during it. It runs on the system's clock: callers with a test's clock
+// A sweeper stops once a sweep succeeds, leaves no file and nothing was
+// offloaded during it; after a failed sweep it tries again. It runs on the system's clock: callers with a test's clock
 // start none.
 package sweeper
 
@@ -59,7 +59,8 @@ func Offloaded(o *cleanup.Options) {
 	go s.run(j, o)
 }
 
-// run sweeps at once, and again as long as files are left.
+// run sweeps at once, and again as long as files are left or a sweep
+// fails (a file it could not delete is not counted as left).
 func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
 	for wait := time.Duration(0); ; {
 		time.Sleep(wait)
@@ -67,9 +68,9 @@ func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
 		s.fresh = false
 		sweepers.Unlock()
 		now := time.Now()
-		res, _ := j.Sweep(context.Background(), now)
+		res, err := j.Sweep(context.Background(), now)
 		sweepers.Lock()
-		if !s.fresh && res.Kept == 0 && res.InUse == 0 {
+		if err == nil && !s.fresh && res.Kept == 0 && res.InUse == 0 {
 			s.running = false
 			sweepers.Unlock()
 			return

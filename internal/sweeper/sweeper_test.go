@@ -1,0 +1,88 @@
+package sweeper
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/jsonlfile"
+)
+
+// flakyBucket is a bucket of objects in memory whose first failDeletes
+// deletes fail.
+type flakyBucket struct {
+	mu          sync.Mutex
+	keys        map[string]bool
+	failDeletes int
+}
+
+func (b *flakyBucket) List(_ context.Context, _ string, fn func(key string) error) error {
+	b.mu.Lock()
+	var keys []string
+	for k := range b.keys {
+		keys = append(keys, k)
+	}
+	b.mu.Unlock()
+	for _, k := range keys {
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *flakyBucket) Delete(_ context.Context, key string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.failDeletes > 0 {
+		b.failDeletes--
+		return errors.New("the bucket is unavailable")
+	}
+	delete(b.keys, key)
+	return nil
+}
+
+func (b *flakyBucket) Expiry(context.Context, string) (time.Time, error) { return time.Time{}, nil }
+
+func (b *flakyBucket) has(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.keys[key]
+}
+
+// TestSweeperRetriesAFailedSweep checks that a sweeper whose sweep could not
+// delete an expired file does not stop, as it does when nothing is left, but
+// sweeps again and deletes the file.
+func TestSweeperRetriesAFailedSweep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl, interval = time.Minute, 10 * time.Minute
+		name := jsonlfile.Name("sweeptest", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
+		b := &flakyBucket{keys: map[string]bool{name: true}, failDeletes: 1}
+		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweeptest", TTL: ttl, Interval: interval})
+
+		// The first sweeps keep the file until its TTL and the bucket's skew
+		// margin have passed; the first delete then fails.
+		time.Sleep(ttl + 3*time.Minute)
+		synctest.Wait()
+		if !b.has(name) {
+			t.Fatal("the file was deleted although its delete failed")
+		}
+		time.Sleep(interval)
+		synctest.Wait()
+		if b.has(name) {
+			t.Errorf("%s is still in the bucket one interval after a failed delete: the sweeper stopped", name)
+		}
+		sweepers.Lock()
+		running := sweepers.m[key{bucket: b, prefix: "sweeptest"}].running
+		sweepers.Unlock()
+		if running {
+			t.Error("the sweeper still runs with nothing left to delete")
+		}
+	})
+}
