@@ -332,7 +332,8 @@ func TestEstimatorAgainstTokenizers(t *testing.T) {
 	rows = append(rows, descriptors)
 
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-30s %10s %10s %10s %10s %8s %8s\n", "text", "bytes", "estimator", "o200k", "cl100k", "vs o200k", "vs cl100k")
+	fmt.Fprintf(&table, "%-30s %10s %10s %10s %10s %8s %8s\n",
+		"text", "bytes", "estimator", "o200k", "cl100k", "vs o200k", "vs cl100k")
 	for _, r := range rows {
 		bytes, est := 0, 0
 		for _, s := range r.texts {
@@ -341,10 +342,12 @@ func TestEstimatorAgainstTokenizers(t *testing.T) {
 		}
 		o200k, cl100k := count(string(tokenizer.O200kBase), r.texts), count(string(tokenizer.Cl100kBase), r.texts)
 		errO, errC := float64(est)/float64(o200k)-1, float64(est)/float64(cl100k)-1
-		fmt.Fprintf(&table, "%-30s %10d %10d %10d %10d %+7.1f%% %+7.1f%%\n", r.name, bytes, est, o200k, cl100k, 100*errO, 100*errC)
+		fmt.Fprintf(&table, "%-30s %10d %10d %10d %10d %+7.1f%% %+7.1f%%\n",
+			r.name, bytes, est, o200k, cl100k, 100*errO, 100*errC)
 		for name, e := range map[string]float64{"o200k_base": errO, "cl100k_base": errC} {
 			if e > 0 || e < -0.5 {
-				t.Errorf("%s: the estimator counts %d tokens, %+.1f%% of %s's: want an undercount of less than half", r.name, est, 100*e, name)
+				t.Errorf("%s: the estimator counts %d tokens, %+.1f%% of %s's: want an undercount of less than half",
+					r.name, est, 100*e, name)
 			}
 		}
 	}

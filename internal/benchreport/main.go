@@ -63,7 +63,13 @@ func run(ctx context.Context, command, outPath, benchtime string) error {
 		return err
 	}
 	fmt.Printf("machine: %s, %d logical CPUs, %s, %s\n%s\nload average: %s\n", m.CPU, m.Cores, m.OS, bytesIEC(m.MemBytes), m.Go, loads(m.LoadStart))
-	r := &report{Started: started, Command: command, Machine: m, Hand: byHand, Compared: slices.Clone(comparisons)}
+	r := &report{
+		Started:  started,
+		Command:  command,
+		Machine:  m,
+		Hand:     byHand,
+		Compared: slices.Clone(comparisons),
+	}
 	for i := range r.Compared {
 		r.Compared[i].Benchtime = cmp.Or(benchtime, r.Compared[i].Benchtime)
 	}

@@ -239,7 +239,8 @@ func measurePeaks(ctx context.Context) ([]peakResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got, want := strings.Count(ex.Output, "\n")+1, peakRecords/1000; got != want { // the records of one key of 1,000
+	// The records of one key of 1,000.
+	if got, want := strings.Count(ex.Output, "\n")+1, peakRecords/1000; got != want {
 		return nil, fmt.Errorf("lro_extract %s printed %d lines, want %d", peakFilter, got, want)
 	}
 	return []peakResult{off, ex}, nil

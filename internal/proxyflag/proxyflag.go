@@ -25,7 +25,8 @@ func InRequest(req *mcp.CallToolRequest) bool {
 		return false
 	}
 	meta := req.Params.GetMeta()
-	if info, _ := meta[mcp.MetaKeyClientInfo].(map[string]any); isProxyValue(meta[Key]) || info["proxy"] == true {
+	info, _ := meta[mcp.MetaKeyClientInfo].(map[string]any)
+	if isProxyValue(meta[Key]) || info["proxy"] == true {
 		return true
 	}
 	caps := req.ClientCapabilities() // from _meta on protocol 2026-07-28, else the handshake

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"reflect"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -38,6 +40,32 @@ func findJQ() (path, version string) {
 	return jq, strings.TrimSpace(string(out))
 }
 
+// readOther reads a file that a recipe names in place of file_path (which
+// L2.recipes.file reports): only a regular file of at most maxRecipeOutput
+// bytes, opened without blocking, so that a hostile recipe cannot make the
+// kit wait on a FIFO or a terminal, or read a device without end.
+func readOther(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	case fi.Size() > maxRecipeOutput:
+		return nil, fmt.Errorf("%s holds %d bytes, more than the kit reads (%d)", path, fi.Size(), maxRecipeOutput)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRecipeOutput+1))
+	if err == nil && len(data) > maxRecipeOutput {
+		err = fmt.Errorf("%s grew past the %d bytes the kit reads", path, maxRecipeOutput)
+	}
+	return data, err
+}
+
 // limitedBuffer keeps the first max bytes written to it.
 type limitedBuffer struct {
 	bytes.Buffer
@@ -64,7 +92,7 @@ func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([
 	}
 	input := f.data
 	if rc.File != f.path {
-		if input, err = os.ReadFile(rc.File); err != nil {
+		if input, err = readOther(rc.File); err != nil {
 			return nil, err
 		}
 	}

@@ -182,7 +182,8 @@ func (c *checker) readFile(v *view) {
 		problem = fmt.Sprintf("file_path %q is not a regular file (%s)", p, fi.Mode().Type())
 	default:
 		data, err = os.ReadFile(p)
-		if read = err == nil; !read {
+		read = err == nil
+		if !read {
 			problem = fmt.Sprintf("reading file_path: %v", err)
 		}
 	}

@@ -26,9 +26,10 @@
 // is visible until [jsonl.Writer.Commit] returns nil. A write to a bucket
 // is bounded by [Options.WriteTimeout], a bucket that keeps failing is not
 // tried for a while, and the key of a failed upload is deleted in the
-// background, in case the server completes it anyway. A store deletes
-// nothing: the janitor of package [github.com/zircote/lro-go/cleanup]
-// sweeps a folder ([Store.Dir]) or a bucket ([Store.Bucket]).
+// background, in case the server completes it anyway. Apart from that, a
+// store deletes nothing: the janitor of package
+// [github.com/zircote/lro-go/cleanup] sweeps a folder ([Store.Dir]) or a
+// bucket ([Store.Bucket]), or a bucket lifecycle rule does.
 //
 // # Buckets
 //
