@@ -2,12 +2,11 @@ package recipes
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
+	stdjson "encoding/json"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -75,15 +74,12 @@ func number(rs []Recipe) []Recipe {
 	return rs
 }
 
-// memoryFields are the fields whose presence makes a record a memory.
-var memoryFields = [...]string{"id", "title", "namespace", "memory_type"}
-
 // isMemory reports whether more than half of the records that are valid
-// JSON (valid) are objects carrying memoryFields.
+// JSON (valid) are objects carrying id, title, namespace and memory_type.
 func isMemory(recs []memoryRecord, valid int) bool {
 	n := 0
-	for i := range recs {
-		if recs[i].has(memoryFields[:]...) {
+	for _, o := range recs {
+		if o.ID != nil && o.Title != nil && o.Namespace != nil && o.MemoryType != nil {
 			n++
 		}
 	}
@@ -91,136 +87,45 @@ func isMemory(recs []memoryRecord, valid int) bool {
 }
 
 // memoryRecord is an object record with the values of the fields the
-// library reads (memoryKeys) left undecoded, nil for those it has not.
+// library reads as written (the last of duplicate names, as with
+// json.Unmarshal), nil for those it has not.
 type memoryRecord struct {
-	values [len(memoryKeys)]json.RawMessage
+	ID         jsontext.Value `json:"id"`
+	Title      jsontext.Value `json:"title"`
+	Namespace  jsontext.Value `json:"namespace"`
+	MemoryType jsontext.Value `json:"memory_type"`
+	Tags       jsontext.Value `json:"tags"`
+	Content    jsontext.Value `json:"content"`
 }
 
-// memoryKeys are the fields of a record the memory library reads.
-var memoryKeys = [...]string{"id", "title", "namespace", "memory_type", "tags", "content"}
+// decodeOptions make json v2 accept exactly what json.Valid accepts
+// (duplicate member names, strings that are not valid UTF-8) and match
+// member names exactly.
+var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
-// memoryKey returns the index of key in memoryKeys, or -1.
-func memoryKey[T string | []byte](key T) int {
-	for i, k := range memoryKeys {
-		if string(key) == k {
-			return i
-		}
-	}
-	return -1
-}
-
-// decodeOptions make jsontext accept exactly what json.Valid accepts:
-// duplicate member names and strings that are not valid UTF-8.
-var decodeOptions = []jsontext.Options{
-	jsontext.AllowDuplicateNames(true),
-	jsontext.AllowInvalidUTF8(true),
-}
-
-// decodeMemories decodes the object records of the bounded sample, keeping
-// the values of memoryKeys as written (the last of duplicate keys, as with
-// json.Unmarshal), and counts the records that are valid JSON.
-func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
-	var buf bytes.Buffer
-	dec := jsontext.NewDecoder(&buf)
+// decodeMemories decodes the object records of the bounded sample and
+// counts the records that are valid JSON.
+func decodeMemories(sample []stdjson.RawMessage) (recs []memoryRecord, valid int) {
 	for _, raw := range bounded(sample) {
-		buf = *bytes.NewBuffer(raw) // read in place, not copied
-		dec.Reset(&buf, decodeOptions...)
-		o, object, err := decodeMemory(dec, raw)
-		if err != nil {
-			continue
-		}
-		valid++
-		if object {
+		var o memoryRecord
+		if bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("{")) && json.Unmarshal(raw, &o, decodeOptions) == nil {
 			recs = append(recs, o)
+			valid++
+		} else if stdjson.Valid(raw) {
+			valid++
 		}
 	}
 	return recs, valid
 }
 
-// decodeMemory reads the record raw with dec, which reads raw, and reports
-// whether it is an object and, if so, its values of memoryKeys. The error is
-// not nil when raw is not one valid JSON value.
-func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object bool, err error) {
-	if dec.PeekKind() != '{' {
-		err = dec.SkipValue()
-	} else if _, err = dec.ReadToken(); err == nil {
-		object = true
-		for err == nil && dec.PeekKind() != '}' {
-			var name, v jsontext.Value
-			if name, err = dec.ReadValue(); err != nil {
-				break
-			}
-			k := memoryName(name)
-			if v, err = dec.ReadValue(); err == nil && k >= 0 {
-				// v as a slice of raw, which outlives dec's reads.
-				end := int(dec.InputOffset())
-				o.values[k] = raw[end-len(v) : end : end]
-			}
-		}
-		if err == nil {
-			_, err = dec.ReadToken() // '}'
-		}
-	}
-	if err == nil {
-		// One value: nothing may follow.
-		if _, err = dec.ReadToken(); err == io.EOF {
-			err = nil
-		} else if err == nil {
-			err = errors.New("more than one value")
-		}
-	}
-	return o, object, err
-}
-
-// memoryName returns the index in memoryKeys of the member name quoted, a
-// JSON string as written, or -1.
-func memoryName(quoted []byte) int {
-	if body := quoted[1 : len(quoted)-1]; bytes.IndexByte(body, '\\') < 0 {
-		return memoryKey(body) // its own decoding, if it is a key at all
-	}
-	s, _ := jsonString(quoted)
-	return memoryKey(s)
-}
-
-// has reports whether o has all the fields.
-func (o *memoryRecord) has(fields ...string) bool {
-	for _, f := range fields {
-		if k := memoryKey(f); k < 0 || o.values[k] == nil {
-			return false
-		}
-	}
-	return true
-}
-
-// get returns the raw value of field f, or nil.
-func (o *memoryRecord) get(f string) json.RawMessage {
-	if k := memoryKey(f); k >= 0 {
-		return o.values[k]
-	}
-	return nil
-}
-
-// str returns the string value of field f, if it is a string.
-func (o *memoryRecord) str(f string) (string, bool) {
-	return jsonString(o.get(f))
-}
-
-// strs returns the string elements of field f, if it is an array.
-func (o *memoryRecord) strs(f string) []string {
-	raw := o.get(f)
-	if len(raw) == 0 || raw[0] != '[' {
-		return nil
-	}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
-	if _, err := dec.ReadToken(); err != nil {
+// strs returns the string elements of raw, if it is an array.
+func strs(raw jsontext.Value) []string {
+	var vs []jsontext.Value
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &vs, decodeOptions) != nil {
 		return nil
 	}
 	var ss []string
-	for dec.PeekKind() != ']' {
-		e, err := dec.ReadValue()
-		if err != nil {
-			break // raw is valid: not reached
-		}
+	for _, e := range vs {
 		if s, ok := jsonString(e); ok {
 			ss = append(ss, s)
 		}
@@ -239,7 +144,7 @@ func jsonString(raw []byte) (string, bool) {
 		return string(body), true
 	}
 	var s string
-	err := json.Unmarshal(raw, &s) // before s is read: operand order is unspecified
+	err := stdjson.Unmarshal(raw, &s) // before s is read: operand order is unspecified
 	return s, err == nil
 }
 
@@ -256,29 +161,28 @@ func memoryDefaults(recs []memoryRecord) defaults {
 	types := map[string]int{}
 	tags := map[string]int{}
 	var titles, contents keywords
-	for i := range recs {
-		o := &recs[i]
-		if ns, ok := o.str("namespace"); ok && ns != "" {
+	for _, o := range recs {
+		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			if prefix == "" {
 				prefix = ns
 			}
 			namespaces[prefix]++
 		}
-		if t, ok := o.str("memory_type"); ok && t != "" {
+		if t, ok := jsonString(o.MemoryType); ok && t != "" {
 			types[t]++
 		}
 		seen := map[string]bool{}
-		for _, t := range o.strs("tags") {
+		for _, t := range strs(o.Tags) {
 			if t != "" && !seen[t] {
 				seen[t] = true
 				tags[t]++
 			}
 		}
-		if t, ok := o.str("title"); ok {
+		if t, ok := jsonString(o.Title); ok {
 			titles.add(t)
 		}
-		if c, ok := o.str("content"); ok {
+		if c, ok := jsonString(o.Content); ok {
 			contents.add(c)
 		}
 	}
