@@ -115,6 +115,7 @@ type Result struct {
 // is made by [New] or [Start] and is safe for concurrent use.
 type Janitor struct {
 	bucket   expiry.Bucket // nil for a folder
+	margin   time.Duration // added to a bucket's expiries for the clocks of the replicas
 	dir      string
 	prefix   string
 	ttl      time.Duration
@@ -161,7 +162,9 @@ func New(opts *Options) (*Janitor, error) {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	var dir string
+	margin := expiry.SkewMargin
 	if o.Bucket == nil {
+		margin = 0
 		if o.Dir == "" {
 			o.Dir = os.TempDir()
 		}
@@ -180,6 +183,7 @@ func New(opts *Options) (*Janitor, error) {
 	}
 	return &Janitor{
 		bucket:   o.Bucket,
+		margin:   margin,
 		dir:      dir,
 		prefix:   o.Prefix,
 		ttl:      o.TTL,
@@ -266,103 +270,156 @@ type candidate struct {
 	temp    bool
 }
 
-// oldestFirst sorts due by creation time, then name.
-func oldestFirst(due []candidate) {
-	slices.SortFunc(due, func(a, b candidate) int {
-		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
-	})
-}
-
 // sweep is Sweep with the cancellation apart, which background sweeps do
-// not report.
+// not report. It lists the entries of the folder (through root) or bucket,
+// then removes those due, oldest first.
 func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	if err := ctx.Err(); err != nil {
 		return res, nil, err
 	}
-	if j.bucket != nil {
-		return j.sweepBucket(ctx, now)
+	var root *os.Root
+	if j.bucket == nil {
+		var err error
+		if root, err = os.OpenRoot(j.dir); errors.Is(err, fs.ErrNotExist) {
+			return res, nil, nil // nothing offloaded yet
+		} else if err != nil {
+			return res, []error{fmt.Errorf("cleanup: %w", err)}, nil
+		}
+		defer root.Close()
 	}
-	root, err := os.OpenRoot(j.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return res, nil, nil // nothing offloaded yet
-	}
-	if err != nil {
-		return res, []error{fmt.Errorf("cleanup: %w", err)}, nil
-	}
-	defer root.Close()
-	d, err := root.Open(".")
-	if err != nil {
-		return res, []error{j.pathError("open", ".", err)}, nil
-	}
-	defer d.Close()
-
 	var due []candidate
-	for {
-		if err := ctx.Err(); err != nil {
-			return res, errs, err
+	if err := j.list(ctx, root, func(name string) {
+		res.scanned++
+		if c, ok := j.due(name, now, &res); ok {
+			due = append(due, c)
 		}
-		names, err := d.Readdirnames(listBatch) // no stat of a file not expired
-		for _, name := range names {
-			res.scanned++
-			temp := false
-			_, id, ok := jsonlfile.ParseName(name, j.prefix)
-			if base, isTemp := tempname.Base(name); !ok && isTemp {
-				_, id, ok = jsonlfile.ParseName(base, j.prefix)
-				temp = true
-			}
-			if !ok {
-				continue
-			}
-			created := id.Timestamp().UTC()
-			expiry := created.Add(j.ttl)
-			if temp && !tempLocks {
-				expiry = expiry.Add(unlockedGrace)
-			}
-			if now.Before(expiry) {
-				res.keep(expiry)
-				continue
-			}
-			due = append(due, candidate{name: name, created: created, temp: temp})
+	}); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return res, errs, ctxErr
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			errs = append(errs, j.pathError("readdirent", ".", err))
-			break // remove what was listed
-		}
+		errs = append(errs, err) // remove what was listed
 	}
-
-	oldestFirst(due)
+	slices.SortFunc(due, func(a, b candidate) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
+	})
 	for _, c := range due {
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
 		}
-		if err := j.remove(ctx, root, c, now, &res); err != nil {
+		deleted, err := j.remove(ctx, root, c, now, &res)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			res.Vanished++ // another sweep took it first
+		case err != nil && ctx.Err() != nil:
+			return res, errs, ctx.Err()
+		case err != nil:
 			errs = append(errs, err)
+		case deleted && c.temp:
+			res.TempRemoved++
+		case deleted:
+			res.Expired++
+		}
+		if deleted && j.observer != nil {
+			path := c.name // a bucket's key
+			if root != nil {
+				path = filepath.Join(j.dir, c.name)
+			}
+			j.observer.Observe(ctx, event.FileExpired{Path: path, CreatedAt: c.created, TTL: j.ttl, Temporary: c.temp})
 		}
 	}
 	return res, errs, nil
 }
 
-// remove deletes the expired entry c if it is a regular file (and, for a
-// temporary file, if its Writer is gone), counting it in res.
-func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) error {
-	fi, err := root.Lstat(c.name)
-	if errors.Is(err, fs.ErrNotExist) {
-		res.Vanished++
+// list calls f with the name of each entry of the folder open as root, in
+// batches with ctx checked between them, or with each key of the bucket.
+func (j *Janitor) list(ctx context.Context, root *os.Root, f func(name string)) error {
+	if root == nil {
+		err := j.bucket.List(ctx, j.prefix+"-", func(key string) error { f(key); return nil })
+		if err != nil {
+			return fmt.Errorf("cleanup: listing the bucket: %w", err)
+		}
 		return nil
 	}
+	d, err := root.Open(".")
 	if err != nil {
-		return j.pathError("lstat", c.name, err)
+		return j.pathError("open", ".", err)
+	}
+	defer d.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		names, err := d.Readdirnames(listBatch) // no stat of a file not expired
+		for _, name := range names {
+			f(name)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return j.pathError("readdirent", ".", err)
+		}
+	}
+}
+
+// due returns the candidate that the entry name is when it is one of the
+// janitor's files (or, in a folder, their temporary files) and has
+// expired at now; it counts in res one that has not.
+func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool) {
+	temp := false
+	_, id, ok := jsonlfile.ParseName(name, j.prefix)
+	if base, isTemp := tempname.Base(name); !ok && isTemp && j.bucket == nil {
+		_, id, ok = jsonlfile.ParseName(base, j.prefix)
+		temp = true
+	}
+	if !ok {
+		return candidate{}, false
+	}
+	created := id.Timestamp().UTC()
+	expiry := created.Add(j.ttl + j.margin)
+	if temp && !tempLocks {
+		expiry = expiry.Add(unlockedGrace)
+	}
+	if now.Before(expiry) {
+		res.keep(expiry)
+		return candidate{}, false
+	}
+	return candidate{name: name, created: created, temp: temp}, true
+}
+
+// remove deletes the expired entry c, unless it has a later recorded
+// expiry, is no regular file, or is a temporary file whose Writer is alive
+// (each counted in res), and reports whether it did. An error wrapping
+// [fs.ErrNotExist] says that c vanished meanwhile.
+func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) (bool, error) {
+	if root == nil {
+		until, err := j.bucket.Expiry(ctx, c.name)
+		if err != nil {
+			return false, fmt.Errorf("cleanup: reading the expiry of %q in the bucket: %w", c.name, err)
+		}
+		if until = until.Add(j.margin); now.Before(until) {
+			res.keep(until) // the expiry recorded with the object, later than the TTL's
+			return false, nil
+		}
+		if j.beforeRemove != nil {
+			j.beforeRemove(c.name)
+		}
+		if err := j.bucket.Delete(ctx, c.name); err != nil {
+			return false, fmt.Errorf("cleanup: deleting %q from the bucket: %w", c.name, err)
+		}
+		return true, nil
+	}
+	fi, err := root.Lstat(c.name)
+	if err != nil {
+		return false, j.pathError("lstat", c.name, err)
 	}
 	if !fi.Mode().IsRegular() {
 		res.skipped++ // a symlink, folder, FIFO, ...: not ours
-		return nil
+		return false, nil
 	}
 	if recorded, ok := expiry.Of(fi); ok && !c.temp && now.Before(recorded) {
 		res.keep(recorded) // the expiry recorded with the file, later than the TTL's
-		return nil
+		return false, nil
 	}
 	if c.temp {
 		// Only a temporary file whose lock is free is a leftover; it is
@@ -373,110 +430,25 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 			defer f.Close()
 		case lockBusy:
 			res.InUse++
-			return nil
+			return false, nil
 		case lockGone:
-			res.Vanished++
-			return nil
+			return false, fs.ErrNotExist
 		case lockNone:
 			if now.Before(c.created.Add(j.ttl + unlockedGrace)) {
 				res.InUse++
-				return nil
+				return false, nil
 			}
 		case lockFailed:
-			return j.pathError("open", c.name, err)
+			return false, j.pathError("open", c.name, err)
 		}
 	}
 	if j.beforeRemove != nil {
 		j.beforeRemove(c.name)
 	}
 	if err := root.Remove(c.name); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			res.Vanished++
-			return nil
-		}
-		return j.pathError("remove", c.name, err)
+		return false, j.pathError("remove", c.name, err)
 	}
-	if c.temp {
-		res.TempRemoved++
-	} else {
-		res.Expired++
-	}
-	if j.observer != nil {
-		j.observer.Observe(ctx, event.FileExpired{
-			Path:      filepath.Join(j.dir, c.name),
-			CreatedAt: c.created,
-			TTL:       j.ttl,
-			Temporary: c.temp,
-		})
-	}
-	return nil
-}
-
-// sweepBucket is sweep for a bucket, which has no temporary objects: a blob
-// writer shows an object only once it is whole.
-func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
-	var due []candidate
-	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
-		res.scanned++
-		_, id, ok := jsonlfile.ParseName(key, j.prefix)
-		if !ok {
-			return nil
-		}
-		created := id.Timestamp().UTC()
-		if expiry := created.Add(j.ttl + expiry.SkewMargin); now.Before(expiry) {
-			res.keep(expiry)
-			return nil
-		}
-		due = append(due, candidate{name: key, created: created})
-		return nil
-	})
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return res, errs, ctxErr
-		}
-		errs = append(errs, fmt.Errorf("cleanup: listing the bucket: %w", err)) // delete what was listed
-	}
-	oldestFirst(due)
-	for _, c := range due {
-		if err := ctx.Err(); err != nil {
-			return res, errs, err
-		}
-		until, err := j.bucket.Expiry(ctx, c.name)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				res.Vanished++ // another sweep deleted it first
-				continue
-			}
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return res, errs, ctxErr
-			}
-			errs = append(errs, fmt.Errorf("cleanup: reading the expiry of %q in the bucket: %w", c.name, err))
-			continue
-		}
-		if until = until.Add(expiry.SkewMargin); now.Before(until) {
-			res.keep(until) // the expiry recorded with the object, later than the TTL's
-			continue
-		}
-		if j.beforeRemove != nil {
-			j.beforeRemove(c.name)
-		}
-		if err := j.bucket.Delete(ctx, c.name); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				res.Vanished++ // another sweep deleted it first
-				continue
-			}
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return res, errs, ctxErr
-			}
-			errs = append(errs, fmt.Errorf("cleanup: deleting %q from the bucket: %w", c.name, err))
-			continue
-		}
-		res.Expired++
-		if j.observer != nil {
-			j.observer.Observe(ctx, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
-		}
-	}
-	return res, errs, nil
+	return true, nil
 }
 
 // pathError returns err of op on name as an error naming the full path.
