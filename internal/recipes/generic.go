@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -104,20 +105,19 @@ const (
 type field struct {
 	name string
 
-	present, nonNull                         int
-	strs, nums, ints, bools, dates, strBytes int
-	spaces, urls                             int // strings with a space, URLs
-	arrs, emptyArrs, scalarArrs, namedArrs   int // arrays: all, empty, of scalars, of objects with a string .name
+	present, nonNull                       int
+	strs, nums, ints, bools, strBytes      int
+	spaces, urls                           int // strings with a space, URLs
+	arrs, emptyArrs, scalarArrs, namedArrs int // arrays: all, empty, of scalars, of objects with a string .name
 
-	distinct map[string]int // values as jq's tostring prints them
-	overflow bool           // more than maxDistinct distinct values
-	seen     map[string]bool
-	repeated bool           // some scalar value occurs twice
-	elems    map[string]int // elements of scalar arrays, or their .name, as text
-	kw       keywords       // words of the string values
+	distinct  map[string]int // scalar values as jq's tostring prints them, counted
+	nonScalar bool           // some value is an object: no category
+	repeated  bool           // some scalar value occurs twice
+	elems     map[string]int // elements of scalar arrays, or their .name, as text
+	kw        keywords       // words of the string values
 
-	dateVals []string // the values that start with a date
-	example  string   // the first string or integer value, as text
+	dates   []string // the dates that start values
+	example string   // the first string or integer value, as text
 
 	// contains counts, for each other field, the records in which a
 	// string value of f contains the text of that field's value (as a URL
@@ -157,8 +157,7 @@ func (f *field) addString(v string) {
 	f.strs++
 	f.strBytes += len(v)
 	if dateRE.MatchString(v) {
-		f.dates++
-		f.dateVals = append(f.dateVals, v)
+		f.dates = append(f.dates, v[:10])
 	}
 	if strings.Contains(v, " ") {
 		f.spaces++
@@ -179,10 +178,10 @@ func (f *field) avgLen() int {
 
 // analysis is what the sample says about the records.
 type analysis struct {
-	n         int            // records
-	types     map[string]int // records by jq type name
-	objects   int            // object records
-	textLines int            // {"line": N, "text": "..."} records
+	n         int                  // records
+	types     map[reflect.Type]int // records by type
+	objects   int                  // object records
+	textLines int                  // {"line": N, "text": "..."} records
 	fields    map[string]*field
 	order     []*field // fields in order of first appearance
 
@@ -205,13 +204,13 @@ var (
 func analyze(recs []record) *analysis {
 	a := &analysis{
 		n:         len(recs),
-		types:     map[string]int{},
+		types:     map[reflect.Type]int{},
 		fields:    map[string]*field{},
 		values:    map[string]int{},
 		firstLine: -1,
 	}
 	for _, r := range recs {
-		a.types[jqType(r.v)]++
+		a.types[reflect.TypeOf(r.v)]++ // one Go type per jq type, numbers being json.Number
 		var ss []string
 		collectStrings(r.v, &ss)
 		a.all.add(ss...)
@@ -311,14 +310,14 @@ func (a *analysis) object(o map[string]any, keys []string) {
 				f.namedArrs++
 			}
 		case map[string]any:
-			f.overflow = true // objects are not categories
+			f.nonScalar = true // objects are not categories
 			for _, k := range slices.Sorted(maps.Keys(v)) {
 				if s, ok := v[k].(string); ok {
 					f.sub(k, s)
 				}
 			}
 		default:
-			f.overflow = true
+			f.nonScalar = true
 		}
 	}
 	a.derived(o)
@@ -360,22 +359,12 @@ func (f *field) addDistinct(s string) {
 	if f.example == "" {
 		f.example = s
 	}
-	if f.seen == nil {
-		f.seen = map[string]bool{}
-	}
-	if f.seen[s] {
-		f.repeated = true
-	}
-	f.seen[s] = true
-	if f.overflow {
-		return
-	}
-	if _, seen := f.distinct[s]; !seen && len(f.distinct) >= maxDistinct {
-		f.overflow = true
-		return
-	}
 	f.distinct[s]++
+	f.repeated = f.repeated || f.distinct[s] > 1
 }
+
+// few reports whether f holds scalars of at most maxDistinct values.
+func (f *field) few() bool { return !f.nonScalar && len(f.distinct) <= maxDistinct }
 
 // scalarText returns v as jq's tostring prints it, for the scalars whose text
 // is the same in every jq implementation: strings, booleans and integers of
@@ -412,23 +401,6 @@ func collectStrings(v any, ss *[]string) {
 			collectStrings(v[k], ss)
 		}
 	}
-}
-
-// jqType returns the name jq's type gives the decoded value v.
-func jqType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number, float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	}
-	return "object"
 }
 
 func (a *analysis) shape() shape {

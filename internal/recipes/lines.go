@@ -93,7 +93,7 @@ func textRecipes(a *analysis) []Recipe {
 			`objects | select(.text | strings | test("`+failPattern+`"; "i")) | `+lineFormat, rawOut))
 	}
 	if times {
-		from, to := lineTimeRange(a.lines.times)
+		from, to := timeRange(a.lines.times, time.Minute)
 		trim := ""
 		if a.lines.brackets > 0 {
 			trim = `ltrimstr("[") | `
@@ -138,20 +138,4 @@ func choose(cs []candidate) []Recipe {
 		out[i] = c.Recipe
 	}
 	return out
-}
-
-// lineTimeRange returns the default bounds of the time range of lines: from
-// the time of the median line up to the minute after the last one, so that
-// the filter selects the later half.
-func lineTimeRange(times []string) (from, to string) {
-	ts := append([]string(nil), times...)
-	sort.Strings(ts)
-	const minute = len("2006-01-02T15:04")
-	from, last := ts[len(ts)/2], ts[len(ts)-1][:minute]
-	layout := "2006-01-02" + last[10:11] + "15:04" // T or a space, as in the lines
-	t, err := time.Parse(layout, last)
-	if err != nil { // not a real time: after every line of that minute
-		return from, last + "~"
-	}
-	return from, t.Add(time.Minute).Format(layout)
 }

@@ -2,8 +2,8 @@ package recipes
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -59,31 +59,22 @@ var measureWords = map[string]bool{
 	"fork": true, "watcher": true, "follower": true, "download": true, "reaction": true,
 }
 
+// camelRE finds a capital that follows a small letter, where a word of a
+// name in camel case starts.
+var camelRE = regexp.MustCompile(`([a-z])([A-Z])`)
+
 // measureName reports whether a field name says the field measures
-// something: one of its words (split at anything but letters and digits,
-// and before a capital that follows a small letter) is a measure word.
+// something: one of its words (split at anything but ASCII letters and
+// digits, and before a capital that follows a small letter) is a measure
+// word.
 func measureName(name string) bool {
-	word := func(w string) bool {
+	words := strings.FieldsFunc(camelRE.ReplaceAllString(name, "$1 $2"), func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+	})
+	for _, w := range words {
 		w = strings.ToLower(w)
-		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
-	}
-	start := 0
-	for i := 0; i <= len(name); i++ {
-		end := i == len(name)
-		if !end {
-			c := name[i]
-			letterOrDigit := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-			camel := c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z'
-			if letterOrDigit && !camel {
-				continue
-			}
-		}
-		if i > start && word(name[start:i]) {
+		if measureWords[w] || measureWords[strings.TrimSuffix(w, "s")] {
 			return true
-		}
-		start = i
-		if !end && !(name[i] >= 'A' && name[i] <= 'Z') {
-			start = i + 1
 		}
 	}
 	return false
@@ -120,11 +111,11 @@ func (a *analysis) role(f *field) role {
 	case half(f.strs) && f.strs+f.nums == f.nonNull:
 		d := len(f.distinct)
 		switch {
-		case half(f.dates):
+		case half(len(f.dates)):
 			return roleTime
 		case idName(f.name) || half(f.urls):
 			return roleID
-		case !f.overflow && d >= 2 && d <= 20 && f.repeated && (f.avgLen() <= 24 || f.spaces == 0):
+		case f.few() && d >= 2 && d <= 20 && f.repeated && (f.avgLen() <= 24 || f.spaces == 0):
 			return roleCategory
 		case !f.repeated && f.spaces == 0 && f.avgLen() <= 64 && f.nonNull >= 2:
 			return roleID // distinct words: keys of records
@@ -138,7 +129,7 @@ func (a *analysis) role(f *field) role {
 // constant reports whether f holds one scalar value in every record that
 // has it, in a sample of two or more: it tells nothing about a record.
 func (f *field) constant() bool {
-	return f.nonNull >= 2 && f.nonNull == f.strs+f.nums+f.bools && !f.overflow && len(f.distinct) == 1
+	return f.nonNull >= 2 && f.nonNull == f.strs+f.nums+f.bools && f.few() && len(f.distinct) == 1
 }
 
 // roles are the fields of each role, best first.
@@ -322,7 +313,7 @@ func objectRecipes(a *analysis) []Recipe {
 			"map(objects | "+p+" | numbers) | "+filterStats, slurp|compact))
 	}
 	if tf := rs.first(roleTime); tf != nil {
-		from, to := timeRange(tf.dateVals)
+		from, to := timeRange(tf.dates, time.Hour*24)
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
 			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
 			compact,
@@ -392,7 +383,7 @@ func (a *analysis) identity(rs roles) (id, title *field) {
 // records are not all copies of one.
 func (a *analysis) varies() bool {
 	for _, f := range a.order {
-		if len(f.seen) > 1 {
+		if len(f.distinct) > 1 {
 			return true
 		}
 	}
@@ -406,9 +397,9 @@ func (a *analysis) varies() bool {
 // same in every record.
 func (a *analysis) word(f *field, varies bool) bool {
 	switch {
-	case 2*f.present < a.objects, f.nonNull == 0, f.avgLen() > 64, f.dates > 0, 2*f.urls > f.strs:
+	case 2*f.present < a.objects, f.nonNull == 0, f.avgLen() > 64, len(f.dates) > 0, 2*f.urls > f.strs:
 		return false
-	case varies && len(f.seen) < 2:
+	case varies && len(f.distinct) < 2:
 		return false
 	}
 	return f.strs == f.nonNull || f.ints == f.nonNull && idName(f.name)
@@ -435,7 +426,7 @@ func (a *analysis) keyField(filter *field) *field {
 		if f == filter || f.spaces > 0 || !a.word(f, varies) {
 			continue
 		}
-		if best == nil || len(f.seen) > len(best.seen) || len(f.seen) == len(best.seen) && score(f) < score(best) {
+		if best == nil || len(f.distinct) > len(best.distinct) || len(f.distinct) == len(best.distinct) && score(f) < score(best) {
 			best = f
 		}
 	}
@@ -481,7 +472,7 @@ func (a *analysis) titleField() *field {
 			// Copies of one tell no distinct values: text (with
 			// spaces) names a record better than a word.
 			prose := !varies && s.spaces > 0 && best != nil && best.spaces == 0
-			if best == nil || len(s.seen) > len(best.seen) || prose {
+			if best == nil || len(s.distinct) > len(best.distinct) || prose {
 				best = s
 			}
 		}
@@ -572,19 +563,22 @@ func (a *analysis) optionalField() *field {
 	return best
 }
 
-// timeRange returns the default bounds of a time range filter on values
-// that start with a date: from the date of the median value (so that the
-// filter selects the newer half) up to the day after the last date.
-func timeRange(vals []string) (from, to string) {
-	dates := make([]string, len(vals))
-	for i, v := range vals {
-		dates[i] = v[:10]
+// timeRange returns the default bounds of a time range filter on ts, dates
+// or times to the minute (2006-01-02T15:04, T or a space): from the median
+// one (so that the filter selects the later half) up to the next day or
+// minute (step) after the last one, or after every value of that day or
+// minute when it is not a real time.
+func timeRange(ts []string, step time.Duration) (from, to string) {
+	ts = slices.Sorted(slices.Values(ts))
+	from, last := ts[len(ts)/2], ts[len(ts)-1]
+	layout := time.DateOnly
+	if step < 24*time.Hour {
+		last = last[:len("2006-01-02T15:04")]
+		layout += last[10:11] + "15:04"
 	}
-	sort.Strings(dates)
-	from, last := dates[len(dates)/2], dates[len(dates)-1]
-	to = last + "~" // after every value of that day, when not a real date
-	if t, err := time.Parse(time.DateOnly, last); err == nil {
-		to = t.AddDate(0, 0, 1).Format(time.DateOnly)
+	t, err := time.Parse(layout, last)
+	if err != nil {
+		return from, last + "~"
 	}
-	return from, to
+	return from, t.Add(step).Format(layout)
 }
