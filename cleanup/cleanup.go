@@ -34,17 +34,6 @@ const listBatch = 1024
 // when no lock can tell whether its Writer is alive. No write takes a day.
 const unlockedGrace = 24 * time.Hour
 
-// lockState is what [lockTemp] found out about a temporary file.
-type lockState int
-
-const (
-	lockTaken  lockState = iota // locked by the janitor: its Writer is gone
-	lockBusy                    // locked by a live Writer
-	lockGone                    // removed or replaced since it was listed
-	lockNone                    // no lock can tell: only age decides
-	lockFailed                  // the file could not be opened
-)
-
 // Options configure a [Janitor]. A nil *Options uses every default. [New]
 // copies the Options, so changing them afterwards has no effect.
 type Options struct {
@@ -424,22 +413,17 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 	if c.temp {
 		// Only a temporary file whose lock is free is a leftover; it is
 		// removed while the janitor holds that lock.
-		f, state, err := lockTemp(root, c.name, fi)
-		switch state {
-		case lockTaken:
-			defer f.Close()
-		case lockBusy:
+		f, err := lockTemp(root, c.name, fi)
+		young := now.Before(c.created.Add(j.ttl + unlockedGrace))
+		switch {
+		case errors.Is(err, tempname.ErrBusy), errors.Is(err, tempname.ErrNoLock) && young:
 			res.InUse++
 			return false, nil
-		case lockGone:
-			return false, fs.ErrNotExist
-		case lockNone:
-			if now.Before(c.created.Add(j.ttl + unlockedGrace)) {
-				res.InUse++
-				return false, nil
-			}
-		case lockFailed:
+		case errors.Is(err, tempname.ErrNoLock): // old enough to be a leftover
+		case err != nil:
 			return false, j.pathError("open", c.name, err)
+		default:
+			defer f.Close()
 		}
 	}
 	if j.beforeRemove != nil {
