@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"maps"
 	"reflect"
@@ -472,10 +473,7 @@ func keywordParam(w, what, field string) Param {
 // scalarRecipes returns the library of other values: counts, a search or
 // a threshold, value frequencies and statistics.
 func scalarRecipes(a *analysis) []Recipe {
-	value, ok := mostCommon(a.values)
-	if !ok {
-		value = ParamValue
-	}
+	value := cmp.Or(mostCommon(a.values), ParamValue)
 	var search, least, most Recipe
 	if len(a.numbers) > a.strs {
 		search = recipe("Numbers greater than a threshold", "greater than min",
@@ -486,7 +484,7 @@ func scalarRecipes(a *analysis) []Recipe {
 		most = recipe("The 10 largest numbers", "largest 10",
 			`map(numbers) | sort | reverse | .[:10][]`, slurp|compact)
 	} else {
-		w, _ := a.strWords.pick()
+		w := a.strWords.pick()
 		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, compact,
 			keywordParam(w, "each string record", ""))
 		least = recipe("The 10 longest strings", "longest 10",

@@ -66,7 +66,7 @@ func (l *lines) add(text string) {
 // textRecipes returns the library of text lines: grep's and tail's tools,
 // a count by level and a time range when the lines carry them.
 func textRecipes(a *analysis) []Recipe {
-	w, _ := a.text.pick()
+	w := a.text.pick()
 	kw := func() []Param { return []Param{keywordParam(w, "the text of each line", "text")} }
 	first := a.firstLine
 	if first < 0 {

@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"bytes"
+	"cmp"
 	stdjson "encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -186,27 +187,11 @@ func memoryDefaults(recs []memoryRecord) defaults {
 			contents.add(c)
 		}
 	}
-	d := defaults{
-		namespace:   defaultNamespace,
-		titleWord:   defaultKeyword,
-		contentWord: defaultKeyword,
-		memoryType:  defaultMemoryType,
-		tag:         defaultTag,
+	return defaults{
+		namespace:   cmp.Or(mostCommon(namespaces), defaultNamespace),
+		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
+		contentWord: cmp.Or(contents.pick(), defaultKeyword),
+		memoryType:  cmp.Or(mostCommon(types), defaultMemoryType),
+		tag:         cmp.Or(mostCommon(tags), defaultTag),
 	}
-	if s, ok := mostCommon(namespaces); ok {
-		d.namespace = s
-	}
-	if s, ok := mostCommon(types); ok {
-		d.memoryType = s
-	}
-	if s, ok := mostCommon(tags); ok {
-		d.tag = s
-	}
-	if s, ok := titles.pick(); ok {
-		d.titleWord = s
-	}
-	if s, ok := contents.pick(); ok {
-		d.contentWord = s
-	}
-	return d
 }

@@ -258,7 +258,7 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	texts := rs[roleText]
 	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
-		if w, ok := texts[i].kw.pick(); ok {
+		if w := texts[i].kw.pick(); w != "" {
 			name := texts[i].name
 			add(2, 4, recipe("Search "+name+" for a keyword", "search "+name,
 				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, compact,
@@ -271,7 +271,7 @@ func objectRecipes(a *analysis) []Recipe {
 			break
 		}
 		if i == 0 {
-			v, _ := mostCommon(cat.distinct)
+			v := mostCommon(cat.distinct)
 			cond, field := path(cat.name)+" == $value", cat.name
 			if cat.strs < cat.nonNull {
 				// Compared as text: no where condition states it.
@@ -290,7 +290,7 @@ func objectRecipes(a *analysis) []Recipe {
 			slurp|compact))
 	}
 	if list := rs.first(roleList); list != nil {
-		v, _ := mostCommon(list.elems)
+		v := mostCommon(list.elems)
 		elems, noun, member := path(list.name)+"[]?", "value", "tostring == $value"
 		each := path(list.name) + " | arrays | .[]"
 		if list.namedArrs > 0 {
@@ -320,7 +320,7 @@ func objectRecipes(a *analysis) []Recipe {
 			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
 			Param{ParamTo, to, "end, exclusive", ""}))
 	}
-	all, _ := a.all.pick()
+	all := a.all.pick()
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, compact,
 		keywordParam(all, "every string value of the record", "")))
 	add(6, 14, recipe("Count by field name", "field names", filterFieldList, slurp|compact))

@@ -145,8 +145,8 @@ func (k *keywords) words(s string) {
 // pick returns a distinctive word: the most frequent one among the words that
 // occur in at most half of the documents (so that a search on it selects),
 // or the most frequent word when every word is more common than that. Ties go
-// to the alphabetically first word. ok is false when there is no word.
-func (k *keywords) pick() (w string, ok bool) {
+// to the alphabetically first word. It returns "" when there is no word.
+func (k *keywords) pick() string {
 	best, bestDF := "", 0
 	for _, half := range []bool{true, false} {
 		for word, c := range k.df {
@@ -159,17 +159,17 @@ func (k *keywords) pick() (w string, ok bool) {
 			}
 		}
 		if bestDF > 0 {
-			return best, true
+			return best
 		}
 	}
-	return "", false
+	return ""
 }
 
 // mostCommon returns the key with the highest count, ties going to the
 // alphabetically first key, of those of at most maxValueBytes (a recipe's
-// default value is short: a descriptor holds it in full). ok is false when
-// there is none.
-func mostCommon(counts map[string]int) (key string, ok bool) {
+// default value is short: a descriptor holds it in full), or "" when there
+// is none.
+func mostCommon(counts map[string]int) string {
 	best, bestN := "", 0
 	for k, n := range counts {
 		if len(k) > maxValueBytes {
@@ -179,5 +179,5 @@ func mostCommon(counts map[string]int) (key string, ok bool) {
 			best, bestN = k, n
 		}
 	}
-	return best, bestN > 0
+	return best
 }
