@@ -416,12 +416,10 @@ func (a *analysis) shape() shape {
 
 // jqKeywords are the words that cannot be written as .name or {name} in
 // every jq version.
-var jqKeywords = map[string]bool{
-	"as": true, "def": true, "module": true, "import": true, "include": true,
-	"if": true, "then": true, "elif": true, "else": true, "end": true,
-	"and": true, "or": true, "not": true, "reduce": true, "foreach": true,
-	"try": true, "catch": true, "label": true, "__loc__": true,
-}
+var jqKeywords = wordSet(`
+	as def module import include if then elif else end and or not reduce foreach try catch label
+	__loc__
+`)
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

@@ -25,10 +25,7 @@ const (
 // idNames and idSuffixes are the field names that say a field identifies
 // its record.
 var (
-	idNames = map[string]bool{
-		"id": true, "_id": true, "uuid": true, "guid": true, "key": true, "number": true, "num": true,
-		"sha": true, "hash": true, "slug": true, "url": true, "uri": true, "href": true, "link": true,
-	}
+	idNames    = wordSet(`id _id uuid guid key number num sha hash slug url uri href link`)
 	idSuffixes = []string{"_id", "_key", "_number", "_sha", "_url", "_uri", "Id", "ID", "Key", "Number", "Url", "URL"}
 )
 
@@ -48,16 +45,12 @@ func idName(name string) bool {
 // measureWords are words of the names of numeric fields that say the field
 // is a measure even when its values in the sample happen to be distinct
 // integers, as identifiers are. A word also matches without a final s.
-var measureWords = map[string]bool{
-	"count": true, "total": true, "amount": true, "price": true, "cost": true, "size": true,
-	"bytes": true, "length": true, "duration": true, "elapsed": true, "latency": true, "ms": true,
-	"millis": true, "seconds": true, "secs": true, "score": true, "rating": true, "comment": true,
-	"star": true, "vote": true, "view": true, "like": true, "quantity": true, "qty": true,
-	"weight": true, "age": true, "height": true, "width": true, "balance": true, "sum": true,
-	"avg": true, "mean": true, "percent": true, "pct": true, "ratio": true, "rate": true,
-	"line": true, "addition": true, "deletion": true, "change": true, "priority": true,
-	"fork": true, "watcher": true, "follower": true, "download": true, "reaction": true,
-}
+var measureWords = wordSet(`
+	count total amount price cost size bytes length duration elapsed latency ms millis seconds secs
+	score rating comment star vote view like quantity qty weight age height width balance sum avg
+	mean percent pct ratio rate line addition deletion change priority fork watcher follower
+	download reaction
+`)
 
 // camelRE finds a capital that follows a small letter, where a word of a
 // name in camel case starts.
@@ -434,7 +427,7 @@ func (a *analysis) keyField(filter *field) *field {
 }
 
 // titleNames are the names of fields that name their record.
-var titleNames = map[string]bool{"title": true, "name": true, "subject": true, "summary": true, "headline": true}
+var titleNames = wordSet(`title name subject summary headline`)
 
 // titleField returns the field that names the records when no field's
 // role is a short text. When the records are all copies of one, that is

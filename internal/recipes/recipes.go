@@ -73,7 +73,7 @@ func recipe(desc, label, filter string, f flags, params ...Param) Recipe {
 func (r Recipe) Args() []string {
 	var args []string
 	for _, o := range r.options() {
-		args = append(args, "-"+o)
+		args = append(args, "-"+string(o))
 	}
 	for _, p := range r.Params {
 		args = append(args, "--arg", p.Name, p.Value)
@@ -81,19 +81,16 @@ func (r Recipe) Args() []string {
 	return append(args, r.Filter)
 }
 
-// options returns the letters of the jq options of r: s, r and c, in order.
-func (r Recipe) options() []string {
-	var o []string
-	if r.Slurp {
-		o = append(o, "s")
+// options returns the letters of the jq options of r, s, r and c, in order:
+// one word of the shell command.
+func (r Recipe) options() string {
+	i := 0
+	for bit, on := range [...]bool{r.Slurp, r.Raw, r.Compact} {
+		if on {
+			i |= 1 << bit
+		}
 	}
-	if r.Raw {
-		o = append(o, "r")
-	}
-	if r.Compact {
-		o = append(o, "c")
-	}
-	return o
+	return [...]string{"", "s", "r", "sr", "c", "sc", "rc", "src"}[i]
 }
 
 // Command renders the shell command for file,
@@ -110,17 +107,9 @@ func (r Recipe) Command(file string) string {
 	b.WriteString("tail -n +2 ")
 	b.WriteString(ShellWord(file))
 	b.WriteString(" | jq")
-	if r.Slurp || r.Raw || r.Compact {
+	if o := r.options(); o != "" {
 		b.WriteString(" -")
-		if r.Slurp {
-			b.WriteByte('s')
-		}
-		if r.Raw {
-			b.WriteByte('r')
-		}
-		if r.Compact {
-			b.WriteByte('c')
-		}
+		b.WriteString(o)
 	}
 	for _, p := range r.Params {
 		b.WriteString(" --arg ")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
@@ -55,19 +56,21 @@ func decodeOne(raw json.RawMessage) (any, bool) {
 	return v, true
 }
 
-// stopWords are frequent English words that make poor search keywords.
-var stopWords = map[string]bool{
-	"about": true, "after": true, "also": true, "been": true, "before": true,
-	"being": true, "could": true, "does": true, "each": true, "false": true,
-	"from": true, "have": true, "into": true, "just": true, "like": true,
-	"more": true, "most": true, "must": true, "null": true, "only": true,
-	"other": true, "over": true, "should": true, "some": true, "such": true,
-	"than": true, "that": true, "their": true, "them": true, "then": true,
-	"there": true, "these": true, "they": true, "this": true, "those": true,
-	"true": true, "very": true, "were": true, "what": true, "when": true,
-	"where": true, "which": true, "while": true, "will": true, "with": true,
-	"would": true, "your": true,
+// wordSet returns the set of the words of s, separated by white space.
+func wordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		set[w] = true
+	}
+	return set
 }
+
+// stopWords are frequent English words that make poor search keywords.
+var stopWords = wordSet(`
+	about after also been before being could does each false from have into just like more most must
+	null only other over should some such than that their them then there these they this those true
+	very were what when where which while will with would your
+`)
 
 // keywords counts, for each candidate word, the documents it occurs in. The
 // candidate words of a text are its runs of 4 to 24 ASCII letters,
