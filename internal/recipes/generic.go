@@ -475,37 +475,37 @@ func scalarRecipes(a *analysis) []Recipe {
 	var search, least, most Recipe
 	if len(a.numbers) > a.strs {
 		search = recipe("Numbers greater than a threshold", "greater than min",
-			`numbers | select(. > ($min | tonumber))`, compact,
+			`numbers | select(. > ($min | tonumber))`, "c",
 			Param{ParamMin, median(a.numbers), "exclusive lower bound", ""})
 		least = recipe("The 10 smallest numbers", "smallest 10",
-			`map(numbers) | sort | .[:10][]`, slurp|compact)
+			`map(numbers) | sort | .[:10][]`, "sc")
 		most = recipe("The 10 largest numbers", "largest 10",
-			`map(numbers) | sort | reverse | .[:10][]`, slurp|compact)
+			`map(numbers) | sort | reverse | .[:10][]`, "sc")
 	} else {
 		w := a.strWords.pick()
-		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, compact,
+		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, "c",
 			keywordParam(w, "each string record", ""))
 		least = recipe("The 10 longest strings", "longest 10",
-			`map(strings) | sort_by(-length) | .[:10][]`, slurp|compact)
+			`map(strings) | sort_by(-length) | .[:10][]`, "sc")
 		most = recipe("List the distinct strings (sorted)", "distinct strings",
-			`map(strings) | unique | .[]`, slurp|compact)
+			`map(strings) | unique | .[]`, "sc")
 	}
-	stats := recipe("Stats of the numbers", "stats", "map(numbers) | "+filterStats, slurp|compact)
+	stats := recipe("Stats of the numbers", "stats", "map(numbers) | "+filterStats, "sc")
 	if len(a.numbers) == 0 {
 		stats = recipe("Stats of the string lengths", "length stats",
 			`map(strings | length) | {count: length, min: min, max: max, avg: (if length > 0 then add / length else null end)}`,
-			slurp|compact)
+			"sc")
 	}
 	return []Recipe{
 		countRecords,
 		countByType,
-		recipe("Show the first 20 records", "first 20", `.[:20][]`, slurp|compact),
+		recipe("Show the first 20 records", "first 20", `.[:20][]`, "sc"),
 		search,
-		recipe("Records equal to a given value", "equal to value", `select(tostring == $value)`, compact,
+		recipe("Records equal to a given value", "equal to value", `select(tostring == $value)`, "c",
 			Param{ParamValue, value, "value, compared as text", ""}),
 		recipe("The 20 most frequent values with their counts", "top values",
-			`group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`, slurp|compact),
-		recipe("Count the distinct values", "count distinct", `unique | length`, slurp),
+			`group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`, "sc"),
+		recipe("Count the distinct values", "count distinct", `unique | length`, "s"),
 		least,
 		stats,
 		most,

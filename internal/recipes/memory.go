@@ -28,22 +28,22 @@ const (
 func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
-		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, rawOut),
+		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
 		recipe("Filter by namespace prefix", "filter namespace",
-			`select(.namespace | strings | startswith($namespace))`, compact,
+			`select(.namespace | strings | startswith($namespace))`, "c",
 			Param{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}),
 		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
-			`select(.title | strings | test($keyword; "i"))`, compact,
+			`select(.title | strings | test($keyword; "i"))`, "c",
 			Param{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}),
-		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, compact),
-		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, compact,
+		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, "c"),
+		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, "c",
 			Param{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}),
 		recipe("Count by namespace", "count by namespace",
-			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, slurp|compact),
-		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, compact,
+			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, "sc"),
+		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, "c",
 			Param{ParamTag, d.tag, "tag, matched exactly", ""}),
 		recipe("Sort by created date, oldest first", "sort by date",
-			`sort_by(.created) | .[]`, slurp|compact),
+			`sort_by(.created) | .[]`, "sc"),
 	}
 	switch detail {
 	case Medium, Full:
@@ -53,16 +53,16 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 		}
 		rs = append(rs,
 			recipe("Sort by confidence, highest first", "sort by confidence",
-				"sort_by("+path+") | reverse | .[]", slurp|compact),
+				"sort_by("+path+") | reverse | .[]", "sc"),
 			recipe("Search content by keyword (case-insensitive regex)", "search content",
-				`select(.content | strings | test($keyword; "i"))`, compact,
+				`select(.content | strings | test($keyword; "i"))`, "c",
 				Param{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}))
 	default:
 		rs = append(rs,
 			recipe("List unique namespaces", "unique namespaces",
-				`map(.namespace | strings) | unique | .[]`, slurp|rawOut),
+				`map(.namespace | strings) | unique | .[]`, "sr"),
 			recipe("Count by memory type", "count by type",
-				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, slurp|compact))
+				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, "sc"))
 	}
 	return number(rs)
 }

@@ -198,8 +198,8 @@ const (
 
 // The recipes of object records and of other values alike.
 var (
-	countRecords = recipe("Count the records", "count", filterCount, slurp)
-	countByType  = recipe("Count by JSON type", "count by type", filterTypes, slurp|compact)
+	countRecords = recipe("Count the records", "count", filterCount, "s")
+	countByType  = recipe("Count by JSON type", "count by type", filterTypes, "sc")
 )
 
 // objectRecipes returns the library of object records: the recipes that
@@ -217,7 +217,7 @@ func objectRecipes(a *analysis) []Recipe {
 
 	if mixed {
 		add(0, 1, recipe("Count the records, in total and by JSON type", "count by type",
-			`{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`, slurp|compact))
+			`{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`, "sc"))
 	} else {
 		add(0, 1, countRecords)
 	}
@@ -233,7 +233,7 @@ func objectRecipes(a *analysis) []Recipe {
 		for i, f := range proj {
 			names[i] = f.displayName()
 		}
-		add(1, 2, recipe("List "+englishList(names), "list", "objects | "+object(proj), compact))
+		add(1, 2, recipe("List "+englishList(names), "list", "objects | "+object(proj), "c"))
 	}
 	// objShort follows records of any type.
 	short, objShort := brief(a, ident, nil), ""
@@ -246,7 +246,7 @@ func objectRecipes(a *analysis) []Recipe {
 			cond = "(" + path(id.name) + " | tostring) == $value"
 		}
 		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
-			"objects | select("+cond+")", compact,
+			"objects | select("+cond+")", "c",
 			Param{ParamValue, id.example, id.name + " to look up", ""}))
 	}
 	texts := rs[roleText]
@@ -254,7 +254,7 @@ func objectRecipes(a *analysis) []Recipe {
 		if w := texts[i].kw.pick(); w != "" {
 			name := texts[i].name
 			add(2, 4, recipe("Search "+name+" for a keyword", "search "+name,
-				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, compact,
+				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, "c",
 				keywordParam(w, name, name)))
 			break
 		}
@@ -271,7 +271,7 @@ func objectRecipes(a *analysis) []Recipe {
 				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
 			add(2, 5, recipe("Filter by "+cat.name, "filter "+cat.name,
-				"objects | select("+cond+")"+brief(a, ident, cat), compact,
+				"objects | select("+cond+")"+brief(a, ident, cat), "c",
 				Param{ParamValue, v, "value of " + cat.name, field}))
 		}
 		k := key(cat.name)
@@ -280,7 +280,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(3+2*i, 6+i, recipe("Count by "+cat.name, "count by "+cat.name,
 			"map(objects) | group_by("+path(cat.name)+") | map({"+k+": .[0]"+suffix(cat.name)+", count: length}) | sort_by(-.count) | .[]",
-			slurp|compact))
+			"sc"))
 	}
 	if list := rs.first(roleList); list != nil {
 		v := mostCommon(list.elems)
@@ -291,50 +291,50 @@ func objectRecipes(a *analysis) []Recipe {
 			each += " | objects | .name"
 		}
 		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
-			"objects | select(any("+elems+"; "+member+"))"+short, compact,
+			"objects | select(any("+elems+"; "+member+"))"+short, "c",
 			Param{ParamValue, v, noun + " in " + list.name, ""}))
 		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
 			"map(objects | "+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
-			slurp|compact))
+			"sc"))
 	}
 	if m := rs.first(roleMeasure); m != nil {
 		p := path(m.name)
 		add(2, 10, recipe("Top 10 by "+m.name, "top by "+m.name,
 			"map(objects | select("+p+" | numbers)) | sort_by(-"+p+") | .[:10][]"+brief(a, ident, m),
-			slurp|compact))
+			"sc"))
 		add(3, 11, recipe("Stats of "+m.name, "stats of "+m.name,
-			"map(objects | "+p+" | numbers) | "+filterStats, slurp|compact))
+			"map(objects | "+p+" | numbers) | "+filterStats, "sc"))
 	}
 	if tf := rs.first(roleTime); tf != nil {
 		from, to := timeRange(tf.dates, time.Hour*24)
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
 			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
-			compact,
+			"c",
 			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
 			Param{ParamTo, to, "end, exclusive", ""}))
 	}
 	all := a.all.pick()
-	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, compact,
+	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
 		keywordParam(all, "every string value of the record", "")))
-	add(6, 14, recipe("Count by field name", "field names", filterFieldList, slurp|compact))
+	add(6, 14, recipe("Count by field name", "field names", filterFieldList, "sc"))
 	if f := a.optionalField(); f != nil {
 		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
-			"objects | select(has("+jqString(f.name)+") | not)"+short, compact))
+			"objects | select(has("+jqString(f.name)+") | not)"+short, "c"))
 	}
-	add(8, 16, recipe("Show the first 5 records", "first 5", `.[:5][]`+objShort, slurp|compact))
-	add(9, 17, recipe("Count by set of field names", "count by fields", filterShapes, slurp|compact))
-	add(9, 18, recipe("Count by nested field", "nested fields", filterNested, slurp|compact))
+	add(8, 16, recipe("Show the first 5 records", "first 5", `.[:5][]`+objShort, "sc"))
+	add(9, 17, recipe("Count by set of field names", "count by fields", filterShapes, "sc"))
+	add(9, 18, recipe("Count by nested field", "nested fields", filterNested, "sc"))
 	if mixed { // recipe 1 already counts by type
 		add(9, 19, recipe("Show the records that are not objects", "non-objects",
-			`select(type != "object")`, compact))
+			`select(type != "object")`, "c"))
 	} else {
 		add(9, 19, countByType)
 	}
-	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, slurp|compact))
+	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, "sc"))
 	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
-		`.[($n | tonumber) - 1]`, slurp|compact, Param{ParamN, "1", "position, from 1", ""}))
+		`.[($n | tonumber) - 1]`, "sc", Param{ParamN, "1", "position, from 1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
-		`map(objects) | sort_by(-length) | .[:5][]`+short, slurp|compact))
+		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
 	return choose(cs)
 }
 

@@ -44,25 +44,16 @@ type Recipe struct {
 	Compact     bool    // run with -c: one output per line
 }
 
-// flags are the options a recipe runs jq with.
-type flags uint8
-
-const (
-	slurp   flags = 1 << iota // -s
-	rawOut                    // -r
-	compact                   // -c
-)
-
-// recipe returns the recipe of filter, run with f, described by desc and
-// labeled label.
-func recipe(desc, label, filter string, f flags, params ...Param) Recipe {
+// recipe returns the recipe of filter, run with the jq options of the
+// letters options (s, r, c), described by desc and labeled label.
+func recipe(desc, label, filter, options string, params ...Param) Recipe {
 	return Recipe{
 		Description: desc,
 		Label:       label,
 		Filter:      filter,
-		Slurp:       f&slurp != 0,
-		Raw:         f&rawOut != 0,
-		Compact:     f&compact != 0,
+		Slurp:       strings.Contains(options, "s"),
+		Raw:         strings.Contains(options, "r"),
+		Compact:     strings.Contains(options, "c"),
 		Params:      params,
 	}
 }
