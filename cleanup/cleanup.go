@@ -103,15 +103,9 @@ type Result struct {
 // A Janitor deletes expired offloaded files from one folder or bucket. It
 // is made by [New] or [Start] and is safe for concurrent use.
 type Janitor struct {
-	bucket   expiry.Bucket // nil for a folder
-	margin   time.Duration // added to a bucket's expiries for the clocks of the replicas
-	dir      string
-	prefix   string
-	ttl      time.Duration
-	interval time.Duration
-	observer event.Observer
-	now      func() time.Time
-	onError  func(error)
+	o      Options       // with the defaults filled in, Dir absolute
+	margin time.Duration // added to a bucket's expiries for the clocks of the replicas
+	now    func() time.Time
 
 	// beforeRemove, if not nil, is called with the name of each expired
 	// file before its removal (a test hook: export_test.go).
@@ -150,37 +144,24 @@ func New(opts *Options) (*Janitor, error) {
 	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
-	var dir string
 	margin := expiry.SkewMargin
 	if o.Bucket == nil {
 		margin = 0
-		if o.Dir == "" {
-			o.Dir = os.TempDir()
-		}
-		var err error
-		dir, err = filepath.Abs(o.Dir)
+		o.Dir = cmp.Or(o.Dir, os.TempDir())
+		dir, err := filepath.Abs(o.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
 		}
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
 		}
+		o.Dir = dir
 	}
 	now := testhook.Get(opts).Now // a test's clock for background sweeps
 	if now == nil {
 		now = time.Now
 	}
-	return &Janitor{
-		bucket:   o.Bucket,
-		margin:   margin,
-		dir:      dir,
-		prefix:   o.Prefix,
-		ttl:      o.TTL,
-		interval: o.Interval,
-		observer: o.Observer,
-		now:      now,
-		onError:  o.OnError,
-	}, nil
+	return &Janitor{o: o, margin: margin, now: now}, nil
 }
 
 // Start returns a Janitor configured by opts, which may be nil, that sweeps
@@ -215,12 +196,12 @@ func (j *Janitor) Close() error {
 func (j *Janitor) run(ctx context.Context) {
 	defer close(j.done)
 	// A Ticker drops the ticks a slow sweep overran.
-	t := time.NewTicker(j.interval)
+	t := time.NewTicker(j.o.Interval)
 	defer t.Stop()
 	for {
 		_, errs, _ := j.sweep(ctx, j.now())
-		if len(errs) > 0 && j.onError != nil {
-			j.onError(errors.Join(errs...))
+		if len(errs) > 0 && j.o.OnError != nil {
+			j.o.OnError(errors.Join(errs...))
 		}
 		select {
 		case <-ctx.Done():
@@ -267,9 +248,9 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		return res, nil, err
 	}
 	var root *os.Root
-	if j.bucket == nil {
+	if j.o.Bucket == nil {
 		var err error
-		if root, err = os.OpenRoot(j.dir); errors.Is(err, fs.ErrNotExist) {
+		if root, err = os.OpenRoot(j.o.Dir); errors.Is(err, fs.ErrNotExist) {
 			return res, nil, nil // nothing offloaded yet
 		} else if err != nil {
 			return res, []error{fmt.Errorf("cleanup: %w", err)}, nil
@@ -308,12 +289,12 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		case deleted:
 			res.Expired++
 		}
-		if deleted && j.observer != nil {
+		if deleted && j.o.Observer != nil {
 			path := c.name // a bucket's key
 			if root != nil {
-				path = filepath.Join(j.dir, c.name)
+				path = filepath.Join(j.o.Dir, c.name)
 			}
-			j.observer.Observe(ctx, event.FileExpired{Path: path, CreatedAt: c.created, TTL: j.ttl, Temporary: c.temp})
+			j.o.Observer.Observe(ctx, event.FileExpired{Path: path, CreatedAt: c.created, TTL: j.o.TTL, Temporary: c.temp})
 		}
 	}
 	return res, errs, nil
@@ -323,7 +304,7 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 // batches with ctx checked between them, or with each key of the bucket.
 func (j *Janitor) list(ctx context.Context, root *os.Root, f func(name string)) error {
 	if root == nil {
-		err := j.bucket.List(ctx, j.prefix+"-", func(key string) error { f(key); return nil })
+		err := j.o.Bucket.List(ctx, j.o.Prefix+"-", func(key string) error { f(key); return nil })
 		if err != nil {
 			return fmt.Errorf("cleanup: listing the bucket: %w", err)
 		}
@@ -356,16 +337,16 @@ func (j *Janitor) list(ctx context.Context, root *os.Root, f func(name string)) 
 // expired at now; it counts in res one that has not.
 func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool) {
 	temp := false
-	_, id, ok := jsonlfile.ParseName(name, j.prefix)
-	if base, isTemp := tempname.Base(name); !ok && isTemp && j.bucket == nil {
-		_, id, ok = jsonlfile.ParseName(base, j.prefix)
+	_, id, ok := jsonlfile.ParseName(name, j.o.Prefix)
+	if base, isTemp := tempname.Base(name); !ok && isTemp && j.o.Bucket == nil {
+		_, id, ok = jsonlfile.ParseName(base, j.o.Prefix)
 		temp = true
 	}
 	if !ok {
 		return candidate{}, false
 	}
 	created := id.Timestamp().UTC()
-	expiry := created.Add(j.ttl + j.margin)
+	expiry := created.Add(j.o.TTL + j.margin)
 	if temp && !tempLocks {
 		expiry = expiry.Add(unlockedGrace)
 	}
@@ -382,7 +363,7 @@ func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool)
 // [fs.ErrNotExist] says that c vanished meanwhile.
 func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) (bool, error) {
 	if root == nil {
-		until, err := j.bucket.Expiry(ctx, c.name)
+		until, err := j.o.Bucket.Expiry(ctx, c.name)
 		if err != nil {
 			return false, fmt.Errorf("cleanup: reading the expiry of %q in the bucket: %w", c.name, err)
 		}
@@ -393,7 +374,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		if j.beforeRemove != nil {
 			j.beforeRemove(c.name)
 		}
-		if err := j.bucket.Delete(ctx, c.name); err != nil {
+		if err := j.o.Bucket.Delete(ctx, c.name); err != nil {
 			return false, fmt.Errorf("cleanup: deleting %q from the bucket: %w", c.name, err)
 		}
 		return true, nil
@@ -414,7 +395,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		// Only a temporary file whose lock is free is a leftover; it is
 		// removed while the janitor holds that lock.
 		f, err := lockTemp(root, c.name, fi)
-		young := now.Before(c.created.Add(j.ttl + unlockedGrace))
+		young := now.Before(c.created.Add(j.o.TTL + unlockedGrace))
 		switch {
 		case errors.Is(err, tempname.ErrBusy), errors.Is(err, tempname.ErrNoLock) && young:
 			res.InUse++
@@ -441,5 +422,5 @@ func (j *Janitor) pathError(op, name string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return fmt.Errorf("cleanup: %w", &fs.PathError{Op: op, Path: filepath.Join(j.dir, name), Err: err})
+	return fmt.Errorf("cleanup: %w", &fs.PathError{Op: op, Path: filepath.Join(j.o.Dir, name), Err: err})
 }
