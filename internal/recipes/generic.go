@@ -13,14 +13,10 @@ import (
 	"strings"
 )
 
-// The parameters of the generic library, besides [ParamKeyword].
-const (
-	ParamValue = "value" // a value: an identifier, a category, an element
-	ParamMin   = "min"   // a number, exclusive lower bound
-	ParamFrom  = "from"  // start of a time range, inclusive, compared as text
-	ParamTo    = "to"    // end of a time range, exclusive, compared as text
-	ParamN     = "n"     // a 1-based record number
-)
+// ParamValue is the parameter of the generic library's lookups and
+// filters: an identifier, a category or an element. Its other parameters
+// (min, from, to, first, last, n) are named as its filters read them.
+const ParamValue = "value"
 
 // genericRecipes returns 10 recipes derived from the sample records, for
 // the results of any tool, by the shape of most records: objects
@@ -476,7 +472,7 @@ func scalarRecipes(a *analysis) []Recipe {
 	if len(a.numbers) > a.strs {
 		search = recipe("Numbers greater than a threshold", "greater than min",
 			`numbers | select(. > ($min | tonumber))`, "c",
-			Param{ParamMin, median(a.numbers), "exclusive lower bound", ""})
+			Param{"min", median(a.numbers), "exclusive lower bound", ""})
 		least = recipe("The 10 smallest numbers", "smallest 10",
 			`map(numbers) | sort | .[:10][]`, "sc")
 		most = recipe("The 10 largest numbers", "largest 10",

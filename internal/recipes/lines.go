@@ -7,12 +7,6 @@ import (
 	"time"
 )
 
-// The parameters of line ranges.
-const (
-	ParamFirst = "first" // first line number, inclusive
-	ParamLast  = "last"  // last line number, inclusive
-)
-
 // lineFormat prints a text line record as grep -n does.
 const lineFormat = `"\(.line): \(.text)"`
 
@@ -100,13 +94,13 @@ func textRecipes(a *analysis) []Recipe {
 		}
 		add(1, 5, recipe("Lines in a time range", "time range",
 			`objects | select(.text | strings | `+trim+`. >= $from and . < $to) | `+lineFormat, "r",
-			Param{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
-			Param{ParamTo, to, "end, exclusive", ""}))
+			Param{"from", from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
+			Param{"to", to, "end, exclusive", ""}))
 	}
 	add(2, 7, recipe("Lines by number range", "line range",
 		`objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | `+lineFormat, "r",
-		Param{ParamFirst, strconv.FormatInt(first, 10), "first line number", ""},
-		Param{ParamLast, strconv.FormatInt(first+19, 10), "last line number", ""}))
+		Param{"first", strconv.FormatInt(first, 10), "first line number", ""},
+		Param{"last", strconv.FormatInt(first+19, 10), "last line number", ""}))
 	add(2, 8, recipe("Show the last 20 lines", "last 20", `.[-20:][] | objects | `+lineFormat, "sr"))
 	add(3, 9, recipe("Lines without a keyword (like grep -v)", "grep -v",
 		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, "r", kw()...))

@@ -310,8 +310,8 @@ func objectRecipes(a *analysis) []Recipe {
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
 			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
 			"c",
-			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
-			Param{ParamTo, to, "end, exclusive", ""}))
+			Param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
+			Param{"to", to, "end, exclusive", ""}))
 	}
 	all := a.all.pick()
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
@@ -332,7 +332,7 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, "sc"))
 	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
-		`.[($n | tonumber) - 1]`, "sc", Param{ParamN, "1", "position, from 1", ""}))
+		`.[($n | tonumber) - 1]`, "sc", Param{"n", "1", "position, from 1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
 		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
 	return choose(cs)
