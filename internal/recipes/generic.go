@@ -437,23 +437,6 @@ func path(name string) string {
 	return ".[" + jqString(name) + "]"
 }
 
-// suffix returns the jq suffix that follows a term to access field name:
-// .name or ["name"].
-func suffix(name string) string {
-	if isIdent(name) {
-		return "." + name
-	}
-	return "[" + jqString(name) + "]"
-}
-
-// key returns name as an object key in jq: name or "name".
-func key(name string) string {
-	if isIdent(name) {
-		return name
-	}
-	return jqString(name)
-}
-
 // keywordParam returns the keyword parameter with default w (or the
 // specification's literal "keyword") described as matching what, which is
 // the record's field field, or "" when it is no one field.

@@ -274,12 +274,16 @@ func objectRecipes(a *analysis) []Recipe {
 				"objects | select("+cond+")"+brief(a, ident, cat), "c",
 				Param{ParamValue, v, "value of " + cat.name, field}))
 		}
-		k := key(cat.name)
+		k, value := cat.name, "."+cat.name // the key of the count, and its value after .[0]
+		if !isIdent(k) {
+			k = jqString(k)
+			value = "[" + k + "]"
+		}
 		if cat.name == "count" {
 			k = "value"
 		}
 		add(3+2*i, 6+i, recipe("Count by "+cat.name, "count by "+cat.name,
-			"map(objects) | group_by("+path(cat.name)+") | map({"+k+": .[0]"+suffix(cat.name)+", count: length}) | sort_by(-.count) | .[]",
+			"map(objects) | group_by("+path(cat.name)+") | map({"+k+": .[0]"+value+", count: length}) | sort_by(-.count) | .[]",
 			"sc"))
 	}
 	if list := rs.first(roleList); list != nil {
