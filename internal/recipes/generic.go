@@ -450,7 +450,7 @@ func keywordParam(w, what, field string) Param {
 // scalarRecipes returns the library of other values: counts, a search or
 // a threshold, value frequencies and statistics.
 func scalarRecipes(a *analysis) []Recipe {
-	value := cmp.Or(mostCommon(a.values), ParamValue)
+	value := cmp.Or(mostCommon(maps.All(a.values)), ParamValue)
 	var search, least, most Recipe
 	if len(a.numbers) > a.strs {
 		search = recipe("Numbers greater than a threshold", "greater than min",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	stdjson "encoding/json"
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -188,10 +189,10 @@ func memoryDefaults(recs []memoryRecord) defaults {
 		}
 	}
 	return defaults{
-		namespace:   cmp.Or(mostCommon(namespaces), defaultNamespace),
+		namespace:   cmp.Or(mostCommon(maps.All(namespaces)), defaultNamespace),
 		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
 		contentWord: cmp.Or(contents.pick(), defaultKeyword),
-		memoryType:  cmp.Or(mostCommon(types), defaultMemoryType),
-		tag:         cmp.Or(mostCommon(tags), defaultTag),
+		memoryType:  cmp.Or(mostCommon(maps.All(types)), defaultMemoryType),
+		tag:         cmp.Or(mostCommon(maps.All(tags)), defaultTag),
 	}
 }

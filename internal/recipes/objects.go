@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -264,7 +265,7 @@ func objectRecipes(a *analysis) []Recipe {
 			break
 		}
 		if i == 0 {
-			v := mostCommon(cat.distinct)
+			v := mostCommon(maps.All(cat.distinct))
 			cond, field := path(cat.name)+" == $value", cat.name
 			if cat.strs < cat.nonNull {
 				// Compared as text: no where condition states it.
@@ -287,7 +288,7 @@ func objectRecipes(a *analysis) []Recipe {
 			"sc"))
 	}
 	if list := rs.first(roleList); list != nil {
-		v := mostCommon(list.elems)
+		v := mostCommon(maps.All(list.elems))
 		elems, noun, member := path(list.name)+"[]?", "value", "tostring == $value"
 		each := path(list.name) + " | arrays | .[]"
 		if list.namedArrs > 0 {

@@ -2,8 +2,10 @@ package recipes
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
+	"iter"
 	"strings"
 )
 
@@ -150,29 +152,23 @@ func (k *keywords) words(s string) {
 // or the most frequent word when every word is more common than that. Ties go
 // to the alphabetically first word. It returns "" when there is no word.
 func (k *keywords) pick() string {
-	best, bestDF := "", 0
-	for _, half := range []bool{true, false} {
-		for word, c := range k.df {
-			df := c.docs
-			if half && 2*df > k.docs {
-				continue
+	docs := func(rare bool) iter.Seq2[string, int] {
+		return func(yield func(string, int) bool) {
+			for w, c := range k.df {
+				if (!rare || 2*c.docs <= k.docs) && !yield(w, c.docs) {
+					return
+				}
 			}
-			if df > bestDF || df == bestDF && word < best {
-				best, bestDF = word, df
-			}
-		}
-		if bestDF > 0 {
-			return best
 		}
 	}
-	return ""
+	return cmp.Or(mostCommon(docs(true)), mostCommon(docs(false)))
 }
 
 // mostCommon returns the key with the highest count, ties going to the
 // alphabetically first key, of those of at most maxValueBytes (a recipe's
 // default value is short: a descriptor holds it in full), or "" when there
 // is none.
-func mostCommon(counts map[string]int) string {
+func mostCommon(counts iter.Seq2[string, int]) string {
 	best, bestN := "", 0
 	for k, n := range counts {
 		if len(k) > maxValueBytes {
