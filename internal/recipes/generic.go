@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -494,8 +493,7 @@ func scalarRecipes(a *analysis) []Recipe {
 // median returns the lower median of ns as a decimal that jq's tonumber
 // parses.
 func median(ns []float64) string {
-	s := append([]float64(nil), ns...)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(ns))
 	return strconv.FormatFloat(s[(len(s)-1)/2], 'f', -1, 64)
 }
 
