@@ -3,12 +3,13 @@ package recipes
 import (
 	"bytes"
 	"cmp"
-	stdjson "encoding/json"
+	"encoding/json"
+	"errors"
+	"io"
 	"maps"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -92,42 +93,112 @@ func isMemory(recs []memoryRecord, valid int) bool {
 // library reads as written (the last of duplicate names, as with
 // json.Unmarshal), nil for those it has not.
 type memoryRecord struct {
-	ID         jsontext.Value `json:"id"`
-	Title      jsontext.Value `json:"title"`
-	Namespace  jsontext.Value `json:"namespace"`
-	MemoryType jsontext.Value `json:"memory_type"`
-	Tags       jsontext.Value `json:"tags"`
-	Content    jsontext.Value `json:"content"`
+	ID         jsontext.Value
+	Title      jsontext.Value
+	Namespace  jsontext.Value
+	MemoryType jsontext.Value
+	Tags       jsontext.Value
+	Content    jsontext.Value
 }
 
-// decodeOptions make json v2 accept exactly what json.Valid accepts
-// (duplicate member names, strings that are not valid UTF-8) and match
-// member names exactly.
-var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+// member returns the field of o that holds the member named quoted, a JSON
+// string as written, or nil for a member the library does not read.
+func (o *memoryRecord) member(quoted []byte) *jsontext.Value {
+	name := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		s, _ := jsonString(quoted)
+		name = []byte(s)
+	}
+	switch string(name) {
+	case "id":
+		return &o.ID
+	case "title":
+		return &o.Title
+	case "namespace":
+		return &o.Namespace
+	case "memory_type":
+		return &o.MemoryType
+	case "tags":
+		return &o.Tags
+	case "content":
+		return &o.Content
+	}
+	return nil
+}
+
+// decodeOptions make jsontext accept exactly what json.Valid accepts:
+// duplicate member names and strings that are not valid UTF-8.
+var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // decodeMemories decodes the object records of the bounded sample and
 // counts the records that are valid JSON.
-func decodeMemories(sample []stdjson.RawMessage) (recs []memoryRecord, valid int) {
+func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
+	var buf bytes.Buffer
+	dec := jsontext.NewDecoder(&buf)
 	for _, raw := range bounded(sample) {
+		buf = *bytes.NewBuffer(raw) // read in place, not copied
+		dec.Reset(&buf, decodeOptions...)
 		var o memoryRecord
-		if bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("{")) && json.Unmarshal(raw, &o, decodeOptions) == nil {
-			recs = append(recs, o)
+		if object, err := decodeMemory(dec, raw, &o); err == nil {
 			valid++
-		} else if stdjson.Valid(raw) {
-			valid++
+			if object {
+				recs = append(recs, o)
+			}
 		}
 	}
 	return recs, valid
 }
 
+// decodeMemory reads the record raw with dec, which reads raw, into o if it
+// is an object, and reports whether it is. The error is not nil when raw is
+// not one valid JSON value.
+func decodeMemory(dec *jsontext.Decoder, raw []byte, o *memoryRecord) (object bool, err error) {
+	if dec.PeekKind() != '{' {
+		err = dec.SkipValue()
+	} else if _, err = dec.ReadToken(); err == nil {
+		object = true
+		for err == nil && dec.PeekKind() != '}' {
+			var name, v jsontext.Value
+			if name, err = dec.ReadValue(); err != nil {
+				break
+			}
+			field := o.member(name)
+			if v, err = dec.ReadValue(); err == nil && field != nil {
+				// v as a slice of raw, which outlives dec's reads.
+				end := int(dec.InputOffset())
+				*field = jsontext.Value(raw[end-len(v) : end : end])
+			}
+		}
+		if err == nil {
+			_, err = dec.ReadToken() // '}'
+		}
+	}
+	if err == nil {
+		// One value: nothing may follow.
+		if _, err = dec.ReadToken(); err == io.EOF {
+			err = nil
+		} else if err == nil {
+			err = errors.New("more than one value")
+		}
+	}
+	return object, err
+}
+
 // strs returns the string elements of raw, if it is an array.
 func strs(raw jsontext.Value) []string {
-	var vs []jsontext.Value
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &vs, decodeOptions) != nil {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
 		return nil
 	}
 	var ss []string
-	for _, e := range vs {
+	for dec.PeekKind() != ']' {
+		e, err := dec.ReadValue()
+		if err != nil {
+			break // raw is valid: not reached
+		}
 		if s, ok := jsonString(e); ok {
 			ss = append(ss, s)
 		}
@@ -146,7 +217,7 @@ func jsonString(raw []byte) (string, bool) {
 		return string(body), true
 	}
 	var s string
-	err := stdjson.Unmarshal(raw, &s) // before s is read: operand order is unspecified
+	err := json.Unmarshal(raw, &s) // before s is read: operand order is unspecified
 	return s, err == nil
 }
 
