@@ -109,19 +109,11 @@ func (o *memoryRecord) member(quoted []byte) *jsontext.Value {
 		s, _ := jsonString(quoted)
 		name = []byte(s)
 	}
-	switch string(name) {
-	case "id":
-		return &o.ID
-	case "title":
-		return &o.Title
-	case "namespace":
-		return &o.Namespace
-	case "memory_type":
-		return &o.MemoryType
-	case "tags":
-		return &o.Tags
-	case "content":
-		return &o.Content
+	fields := [...]*jsontext.Value{&o.ID, &o.Title, &o.Namespace, &o.MemoryType, &o.Tags, &o.Content}
+	for i, n := range [...]string{"id", "title", "namespace", "memory_type", "tags", "content"} {
+		if string(name) == n {
+			return fields[i]
+		}
 	}
 	return nil
 }
