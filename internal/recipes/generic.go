@@ -18,24 +18,21 @@ import (
 const ParamValue = "value"
 
 // genericRecipes returns 10 recipes derived from the sample records, for
-// the results of any tool, by the shape of most records: objects
-// ([objectRecipes]), text lines ([textRecipes]) or other values
-// ([scalarRecipes]). Every filter tolerates records of any shape (a string
-// among objects, a missing or oddly typed field) without making jq fail,
-// and costs jq 1.6 at most about ten times reading the records
+// the results of any tool, by the shape of most records: text lines
+// ([textRecipes]), objects ([objectRecipes], also for no records) or other
+// values ([scalarRecipes]). Every filter tolerates records of any shape (a
+// string among objects, a missing or oddly typed field) without making jq
+// fail, and costs jq 1.6 at most about ten times reading the records
 // (TestRecipeCost).
 func genericRecipes(sample []json.RawMessage) []Recipe {
 	a := analyze(decodeRecords(sample))
-	var rs []Recipe
-	switch a.shape() {
-	case shapeText:
-		rs = textRecipes(a)
-	case shapeScalars:
-		rs = scalarRecipes(a)
-	default:
-		rs = objectRecipes(a)
+	switch {
+	case a.textLines > 0 && 2*a.textLines > a.n:
+		return number(textRecipes(a))
+	case a.n == 0 || 2*a.objects >= a.n:
+		return number(objectRecipes(a))
 	}
-	return number(rs)
+	return number(scalarRecipes(a))
 }
 
 // record is a decoded sample record with, for an object, its keys in the
@@ -87,15 +84,6 @@ func objectKeys(raw json.RawMessage) (keys []string) {
 	}
 	return keys
 }
-
-// shape is the kind of records a library is made for.
-type shape int
-
-const (
-	shapeObjects shape = iota
-	shapeText
-	shapeScalars
-)
 
 // field is what the sample says about one top-level field of the objects.
 type field struct {
@@ -397,16 +385,6 @@ func collectStrings(v any, ss *[]string) {
 			collectStrings(v[k], ss)
 		}
 	}
-}
-
-func (a *analysis) shape() shape {
-	switch {
-	case a.textLines > 0 && 2*a.textLines > a.n:
-		return shapeText
-	case a.n == 0 || 2*a.objects >= a.n:
-		return shapeObjects
-	}
-	return shapeScalars
 }
 
 // jqKeywords are the words that cannot be written as .name or {name} in
