@@ -74,8 +74,7 @@ type Options struct {
 
 // Result reports what one sweep did.
 type Result struct {
-	// scanned is the number of entries (or keys) listed, for the tests.
-	scanned int
+	scanned int // entries (or keys) listed, for the tests
 	// Expired is the number of offload files deleted, one event each.
 	Expired int
 	// TempRemoved is the number of leftover temporary files deleted, one
@@ -87,10 +86,8 @@ type Result struct {
 	// InUse is the number of expired temporary files left alone because
 	// their Writer is alive (holds the lock; where no lock can tell, is
 	// younger than the TTL plus a day). They are not in NextExpiry.
-	InUse int
-	// skipped counts the expired entries that are not regular files, for
-	// the tests.
-	skipped int
+	InUse   int
+	skipped int // expired entries that are not regular files, for the tests
 	// Vanished is the number of expired files that disappeared before the
 	// sweep could remove them, for example because another sweep did.
 	Vanished int
@@ -347,7 +344,7 @@ func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool)
 	}
 	created := id.Timestamp().UTC()
 	expiry := created.Add(j.o.TTL + j.margin)
-	if temp && !tempLocks {
+	if temp && !tempname.Locks { // no lock tells whether its Writer is alive
 		expiry = expiry.Add(unlockedGrace)
 	}
 	if now.Before(expiry) {

@@ -7,10 +7,6 @@ import (
 	"github.com/zircote/lro-go/internal/tempname"
 )
 
-// tempLocks reports that this system has flock(2): the lock of a temporary
-// file tells whether its Writer is alive. Without, its age alone decides.
-const tempLocks = tempname.Locks
-
 // lockTemp opens the temporary file name of root, which an lstat found to be
 // the regular file fi, and tries to take its exclusive flock(2) lock without
 // waiting: a live jsonl.Writer holds it until it has renamed or removed the
@@ -20,7 +16,7 @@ const tempLocks = tempname.Locks
 // [fs.ErrNotExist] for a file removed or replaced since the lstat. The open
 // never blocks (on a FIFO put there meanwhile).
 func lockTemp(root *os.Root, name string, fi fs.FileInfo) (*os.File, error) {
-	if !tempLocks {
+	if !tempname.Locks {
 		return nil, tempname.ErrNoLock
 	}
 	f, err := tempname.OpenForLock(root, name)
