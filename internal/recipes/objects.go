@@ -223,12 +223,8 @@ func objectRecipes(a *analysis) []Recipe {
 		add(0, 1, countRecords)
 	}
 	id, title := a.identity(rs)
-	var ident []*field // the fields that identify and describe a record
-	for _, f := range []*field{id, title} {
-		if f != nil {
-			ident = append(ident, f)
-		}
-	}
+	// ident holds the fields that identify and describe a record.
+	ident := slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
 	if proj := projection(rs, id, ident); len(proj) > 0 {
 		names := make([]string, len(proj))
 		for i, f := range proj {
@@ -380,12 +376,7 @@ func (a *analysis) identity(rs roles) (id, title *field) {
 // varies reports whether some top-level field holds two values: the
 // records are not all copies of one.
 func (a *analysis) varies() bool {
-	for _, f := range a.order {
-		if len(f.distinct) > 1 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.order, func(f *field) bool { return len(f.distinct) > 1 })
 }
 
 // word reports whether f, present in at least half of the objects, holds
