@@ -126,18 +126,12 @@ func New(opts *Options) (*Janitor, error) {
 	if o.TTL < 0 {
 		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
-	if o.TTL == 0 {
-		o.TTL = expiry.DefaultTTL
-	}
+	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL)
 	if o.Interval < 0 {
 		return nil, fmt.Errorf("cleanup: Options.Interval is %v: %w", o.Interval, ErrInvalidOption)
 	}
-	if o.Interval == 0 {
-		o.Interval = expiry.DefaultInterval
-	}
-	if o.Prefix == "" {
-		o.Prefix = jsonlfile.DefaultPrefix
-	}
+	o.Interval = cmp.Or(o.Interval, expiry.DefaultInterval)
+	o.Prefix = cmp.Or(o.Prefix, jsonlfile.DefaultPrefix)
 	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
