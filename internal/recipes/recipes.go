@@ -23,10 +23,9 @@ type Param struct {
 	Name        string // jq variable name, without the '$'
 	Value       string // value used in Command
 	Description string // what the parameter means
-	// Field, when not empty, is the top-level string field of the records
-	// that the parameter is matched against, so that lro_extract's where
-	// can state the same condition: {Field: {"contains": Value}} for
-	// ParamKeyword, {Field: Value} for ParamValue.
+	// Field, when not empty, is the top-level string field matched against
+	// the parameter, for lro_extract's where: {Field: {"contains": Value}}
+	// for ParamKeyword, {Field: Value} for ParamValue.
 	Field string
 }
 
