@@ -34,17 +34,6 @@ const listBatch = 1024
 // when no lock can tell whether its Writer is alive. No write takes a day.
 const unlockedGrace = 24 * time.Hour
 
-// lockState is what [lockTemp] found out about a temporary file.
-type lockState int
-
-const (
-	lockTaken  lockState = iota // locked by the janitor: its Writer is gone
-	lockBusy                    // locked by a live Writer
-	lockGone                    // removed or replaced since it was listed
-	lockNone                    // no lock can tell: only age decides
-	lockFailed                  // the file could not be opened
-)
-
 // Options configure a [Janitor]. A nil *Options uses every default. [New]
 // copies the Options, so changing them afterwards has no effect.
 type Options struct {
@@ -85,8 +74,7 @@ type Options struct {
 
 // Result reports what one sweep did.
 type Result struct {
-	// scanned is the number of entries (or keys) listed, for the tests.
-	scanned int
+	scanned int // entries (or keys) listed, for the tests
 	// Expired is the number of offload files deleted, one event each.
 	Expired int
 	// TempRemoved is the number of leftover temporary files deleted, one
@@ -98,10 +86,8 @@ type Result struct {
 	// InUse is the number of expired temporary files left alone because
 	// their Writer is alive (holds the lock; where no lock can tell, is
 	// younger than the TTL plus a day). They are not in NextExpiry.
-	InUse int
-	// skipped counts the expired entries that are not regular files, for
-	// the tests.
-	skipped int
+	InUse   int
+	skipped int // expired entries that are not regular files, for the tests
 	// Vanished is the number of expired files that disappeared before the
 	// sweep could remove them, for example because another sweep did.
 	Vanished int
@@ -114,14 +100,9 @@ type Result struct {
 // A Janitor deletes expired offloaded files from one folder or bucket. It
 // is made by [New] or [Start] and is safe for concurrent use.
 type Janitor struct {
-	bucket   expiry.Bucket // nil for a folder
-	dir      string
-	prefix   string
-	ttl      time.Duration
-	interval time.Duration
-	observer event.Observer
-	now      func() time.Time
-	onError  func(error)
+	o      Options       // with the defaults filled in, Dir absolute
+	margin time.Duration // added to a bucket's expiries for the clocks of the replicas
+	now    func() time.Time
 
 	// beforeRemove, if not nil, is called with the name of each expired
 	// file before its removal (a test hook: export_test.go).
@@ -145,49 +126,33 @@ func New(opts *Options) (*Janitor, error) {
 	if o.TTL < 0 {
 		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
-	if o.TTL == 0 {
-		o.TTL = expiry.DefaultTTL
-	}
+	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL)
 	if o.Interval < 0 {
 		return nil, fmt.Errorf("cleanup: Options.Interval is %v: %w", o.Interval, ErrInvalidOption)
 	}
-	if o.Interval == 0 {
-		o.Interval = expiry.DefaultInterval
-	}
-	if o.Prefix == "" {
-		o.Prefix = jsonlfile.DefaultPrefix
-	}
+	o.Interval = cmp.Or(o.Interval, expiry.DefaultInterval)
+	o.Prefix = cmp.Or(o.Prefix, jsonlfile.DefaultPrefix)
 	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
-	var dir string
+	margin := expiry.SkewMargin
 	if o.Bucket == nil {
-		if o.Dir == "" {
-			o.Dir = os.TempDir()
-		}
-		var err error
-		dir, err = filepath.Abs(o.Dir)
+		margin = 0
+		o.Dir = cmp.Or(o.Dir, os.TempDir())
+		dir, err := filepath.Abs(o.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
 		}
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
 		}
+		o.Dir = dir
 	}
 	now := testhook.Get(opts).Now // a test's clock for background sweeps
 	if now == nil {
 		now = time.Now
 	}
-	return &Janitor{
-		bucket:   o.Bucket,
-		dir:      dir,
-		prefix:   o.Prefix,
-		ttl:      o.TTL,
-		interval: o.Interval,
-		observer: o.Observer,
-		now:      now,
-		onError:  o.OnError,
-	}, nil
+	return &Janitor{o: o, margin: margin, now: now}, nil
 }
 
 // Start returns a Janitor configured by opts, which may be nil, that sweeps
@@ -222,12 +187,12 @@ func (j *Janitor) Close() error {
 func (j *Janitor) run(ctx context.Context) {
 	defer close(j.done)
 	// A Ticker drops the ticks a slow sweep overran.
-	t := time.NewTicker(j.interval)
+	t := time.NewTicker(j.o.Interval)
 	defer t.Stop()
 	for {
 		_, errs, _ := j.sweep(ctx, j.now())
-		if len(errs) > 0 && j.onError != nil {
-			j.onError(errors.Join(errs...))
+		if len(errs) > 0 && j.o.OnError != nil {
+			j.o.OnError(errors.Join(errs...))
 		}
 		select {
 		case <-ctx.Done():
@@ -266,217 +231,180 @@ type candidate struct {
 	temp    bool
 }
 
-// oldestFirst sorts due by creation time, then name.
-func oldestFirst(due []candidate) {
-	slices.SortFunc(due, func(a, b candidate) int {
-		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
-	})
-}
-
 // sweep is Sweep with the cancellation apart, which background sweeps do
-// not report.
+// not report. It lists the entries of the folder (through root) or bucket,
+// then removes those due, oldest first.
 func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
 	if err := ctx.Err(); err != nil {
 		return res, nil, err
 	}
-	if j.bucket != nil {
-		return j.sweepBucket(ctx, now)
+	var root *os.Root
+	if j.o.Bucket == nil {
+		var err error
+		if root, err = os.OpenRoot(j.o.Dir); errors.Is(err, fs.ErrNotExist) {
+			return res, nil, nil // nothing offloaded yet
+		} else if err != nil {
+			return res, []error{fmt.Errorf("cleanup: %w", err)}, nil
+		}
+		defer root.Close()
 	}
-	root, err := os.OpenRoot(j.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return res, nil, nil // nothing offloaded yet
-	}
-	if err != nil {
-		return res, []error{fmt.Errorf("cleanup: %w", err)}, nil
-	}
-	defer root.Close()
-	d, err := root.Open(".")
-	if err != nil {
-		return res, []error{j.pathError("open", ".", err)}, nil
-	}
-	defer d.Close()
-
 	var due []candidate
-	for {
-		if err := ctx.Err(); err != nil {
-			return res, errs, err
+	if err := j.list(ctx, root, func(name string) {
+		res.scanned++
+		if c, ok := j.due(name, now, &res); ok {
+			due = append(due, c)
 		}
-		names, err := d.Readdirnames(listBatch) // no stat of a file not expired
-		for _, name := range names {
-			res.scanned++
-			temp := false
-			_, id, ok := jsonlfile.ParseName(name, j.prefix)
-			if base, isTemp := tempname.Base(name); !ok && isTemp {
-				_, id, ok = jsonlfile.ParseName(base, j.prefix)
-				temp = true
-			}
-			if !ok {
-				continue
-			}
-			created := id.Timestamp().UTC()
-			expiry := created.Add(j.ttl)
-			if temp && !tempLocks {
-				expiry = expiry.Add(unlockedGrace)
-			}
-			if now.Before(expiry) {
-				res.keep(expiry)
-				continue
-			}
-			due = append(due, candidate{name: name, created: created, temp: temp})
+	}); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return res, errs, ctxErr
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			errs = append(errs, j.pathError("readdirent", ".", err))
-			break // remove what was listed
-		}
+		errs = append(errs, err) // remove what was listed
 	}
-
-	oldestFirst(due)
+	slices.SortFunc(due, func(a, b candidate) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.name, b.name))
+	})
 	for _, c := range due {
 		if err := ctx.Err(); err != nil {
 			return res, errs, err
 		}
-		if err := j.remove(ctx, root, c, now, &res); err != nil {
+		deleted, err := j.remove(ctx, root, c, now, &res)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			res.Vanished++ // another sweep took it first
+		case err != nil && ctx.Err() != nil:
+			return res, errs, ctx.Err()
+		case err != nil:
 			errs = append(errs, err)
+		case deleted && c.temp:
+			res.TempRemoved++
+		case deleted:
+			res.Expired++
+		}
+		if deleted && j.o.Observer != nil {
+			path := c.name // a bucket's key
+			if root != nil {
+				path = filepath.Join(j.o.Dir, c.name)
+			}
+			j.o.Observer.Observe(ctx, event.FileExpired{Path: path, CreatedAt: c.created, TTL: j.o.TTL, Temporary: c.temp})
 		}
 	}
 	return res, errs, nil
 }
 
-// remove deletes the expired entry c if it is a regular file (and, for a
-// temporary file, if its Writer is gone), counting it in res.
-func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) error {
-	fi, err := root.Lstat(c.name)
-	if errors.Is(err, fs.ErrNotExist) {
-		res.Vanished++
+// list calls f with the name of each entry of the folder open as root, in
+// batches with ctx checked between them, or with each key of the bucket.
+func (j *Janitor) list(ctx context.Context, root *os.Root, f func(name string)) error {
+	if root == nil {
+		err := j.o.Bucket.List(ctx, j.o.Prefix+"-", func(key string) error { f(key); return nil })
+		if err != nil {
+			return fmt.Errorf("cleanup: listing the bucket: %w", err)
+		}
 		return nil
 	}
+	d, err := root.Open(".")
 	if err != nil {
-		return j.pathError("lstat", c.name, err)
+		return j.pathError("open", ".", err)
+	}
+	defer d.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		names, err := d.Readdirnames(listBatch) // no stat of a file not expired
+		for _, name := range names {
+			f(name)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return j.pathError("readdirent", ".", err)
+		}
+	}
+}
+
+// due returns the candidate that the entry name is when it is one of the
+// janitor's files (or, in a folder, their temporary files) and has
+// expired at now; it counts in res one that has not.
+func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool) {
+	temp := false
+	_, id, ok := jsonlfile.ParseName(name, j.o.Prefix)
+	if base, isTemp := tempname.Base(name); !ok && isTemp && j.o.Bucket == nil {
+		_, id, ok = jsonlfile.ParseName(base, j.o.Prefix)
+		temp = true
+	}
+	if !ok {
+		return candidate{}, false
+	}
+	created := id.Timestamp().UTC()
+	expiry := created.Add(j.o.TTL + j.margin)
+	if temp && !tempname.Locks { // no lock tells whether its Writer is alive
+		expiry = expiry.Add(unlockedGrace)
+	}
+	if now.Before(expiry) {
+		res.keep(expiry)
+		return candidate{}, false
+	}
+	return candidate{name: name, created: created, temp: temp}, true
+}
+
+// remove deletes the expired entry c, unless it has a later recorded
+// expiry, is no regular file, or is a temporary file whose Writer is alive
+// (each counted in res), and reports whether it did. An error wrapping
+// [fs.ErrNotExist] says that c vanished meanwhile.
+func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) (bool, error) {
+	if root == nil {
+		until, err := j.o.Bucket.Expiry(ctx, c.name)
+		if err != nil {
+			return false, fmt.Errorf("cleanup: reading the expiry of %q in the bucket: %w", c.name, err)
+		}
+		if until = until.Add(j.margin); now.Before(until) {
+			res.keep(until) // the expiry recorded with the object, later than the TTL's
+			return false, nil
+		}
+		if j.beforeRemove != nil {
+			j.beforeRemove(c.name)
+		}
+		if err := j.o.Bucket.Delete(ctx, c.name); err != nil {
+			return false, fmt.Errorf("cleanup: deleting %q from the bucket: %w", c.name, err)
+		}
+		return true, nil
+	}
+	fi, err := root.Lstat(c.name)
+	if err != nil {
+		return false, j.pathError("lstat", c.name, err)
 	}
 	if !fi.Mode().IsRegular() {
 		res.skipped++ // a symlink, folder, FIFO, ...: not ours
-		return nil
+		return false, nil
 	}
 	if recorded, ok := expiry.Of(fi); ok && !c.temp && now.Before(recorded) {
 		res.keep(recorded) // the expiry recorded with the file, later than the TTL's
-		return nil
+		return false, nil
 	}
 	if c.temp {
 		// Only a temporary file whose lock is free is a leftover; it is
 		// removed while the janitor holds that lock.
-		f, state, err := lockTemp(root, c.name, fi)
-		switch state {
-		case lockTaken:
-			defer f.Close()
-		case lockBusy:
+		f, err := lockTemp(root, c.name, fi)
+		young := now.Before(c.created.Add(j.o.TTL + unlockedGrace))
+		switch {
+		case errors.Is(err, tempname.ErrBusy), errors.Is(err, tempname.ErrNoLock) && young:
 			res.InUse++
-			return nil
-		case lockGone:
-			res.Vanished++
-			return nil
-		case lockNone:
-			if now.Before(c.created.Add(j.ttl + unlockedGrace)) {
-				res.InUse++
-				return nil
-			}
-		case lockFailed:
-			return j.pathError("open", c.name, err)
+			return false, nil
+		case errors.Is(err, tempname.ErrNoLock): // old enough to be a leftover
+		case err != nil:
+			return false, j.pathError("open", c.name, err)
+		default:
+			defer f.Close()
 		}
 	}
 	if j.beforeRemove != nil {
 		j.beforeRemove(c.name)
 	}
 	if err := root.Remove(c.name); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			res.Vanished++
-			return nil
-		}
-		return j.pathError("remove", c.name, err)
+		return false, j.pathError("remove", c.name, err)
 	}
-	if c.temp {
-		res.TempRemoved++
-	} else {
-		res.Expired++
-	}
-	if j.observer != nil {
-		j.observer.Observe(ctx, event.FileExpired{
-			Path:      filepath.Join(j.dir, c.name),
-			CreatedAt: c.created,
-			TTL:       j.ttl,
-			Temporary: c.temp,
-		})
-	}
-	return nil
-}
-
-// sweepBucket is sweep for a bucket, which has no temporary objects: a blob
-// writer shows an object only once it is whole.
-func (j *Janitor) sweepBucket(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
-	var due []candidate
-	err := j.bucket.List(ctx, j.prefix+"-", func(key string) error {
-		res.scanned++
-		_, id, ok := jsonlfile.ParseName(key, j.prefix)
-		if !ok {
-			return nil
-		}
-		created := id.Timestamp().UTC()
-		if expiry := created.Add(j.ttl + expiry.SkewMargin); now.Before(expiry) {
-			res.keep(expiry)
-			return nil
-		}
-		due = append(due, candidate{name: key, created: created})
-		return nil
-	})
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return res, errs, ctxErr
-		}
-		errs = append(errs, fmt.Errorf("cleanup: listing the bucket: %w", err)) // delete what was listed
-	}
-	oldestFirst(due)
-	for _, c := range due {
-		if err := ctx.Err(); err != nil {
-			return res, errs, err
-		}
-		until, err := j.bucket.Expiry(ctx, c.name)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				res.Vanished++ // another sweep deleted it first
-				continue
-			}
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return res, errs, ctxErr
-			}
-			errs = append(errs, fmt.Errorf("cleanup: reading the expiry of %q in the bucket: %w", c.name, err))
-			continue
-		}
-		if until = until.Add(expiry.SkewMargin); now.Before(until) {
-			res.keep(until) // the expiry recorded with the object, later than the TTL's
-			continue
-		}
-		if j.beforeRemove != nil {
-			j.beforeRemove(c.name)
-		}
-		if err := j.bucket.Delete(ctx, c.name); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				res.Vanished++ // another sweep deleted it first
-				continue
-			}
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return res, errs, ctxErr
-			}
-			errs = append(errs, fmt.Errorf("cleanup: deleting %q from the bucket: %w", c.name, err))
-			continue
-		}
-		res.Expired++
-		if j.observer != nil {
-			j.observer.Observe(ctx, event.FileExpired{Path: c.name, CreatedAt: c.created, TTL: j.ttl})
-		}
-	}
-	return res, errs, nil
+	return true, nil
 }
 
 // pathError returns err of op on name as an error naming the full path.
@@ -485,5 +413,5 @@ func (j *Janitor) pathError(op, name string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return fmt.Errorf("cleanup: %w", &fs.PathError{Op: op, Path: filepath.Join(j.dir, name), Err: err})
+	return fmt.Errorf("cleanup: %w", &fs.PathError{Op: op, Path: filepath.Join(j.o.Dir, name), Err: err})
 }

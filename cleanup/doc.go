@@ -5,14 +5,9 @@
 // the files that package [github.com/zircote/lro-go/jsonl] writes,
 // {prefix}-{operation}-{ulid}.jsonl, and deletes each one whose created_at +
 // TTL is at or before now, created_at being the time of the ULID in its
-// name: a sweep opens no offload file. A file whose recorded expiry (its
-// modification time under mode 0400, or a bucket object's "lro-expires"
-// metadata, which the offloader of package lro sets) is later is kept
-// until then; in a bucket, both times get a margin of one minute for the
-// clocks of the replicas. It also deletes the hidden temporary files
-// (.{name}.jsonl.tmp) that a dead process left behind: where flock(2)
-// exists, one past its TTL whose lock it can take (a live Writer holds
-// it); elsewhere, once created_at + TTL + 24 hours has passed. One
+// name: a sweep opens no offload file. A file whose recorded expiry is
+// later is kept until then. It also deletes the hidden temporary files
+// (.{name}.jsonl.tmp) that a dead process left behind. One
 // [event.FileExpired] is emitted per deleted file.
 //
 // A sweep removes only regular files directly in the folder with the
@@ -29,5 +24,7 @@
 // sweeper built on this package.
 //
 // docs/cleanup.md in the repository gives the details: the locks of
-// temporary files, recorded expiries, buckets and their lifecycle rules.
+// temporary files, recorded expiries (a file's mode 0400 and modification
+// time, a bucket object's metadata), the margin of one minute for the
+// clocks of a bucket's replicas, and lifecycle rules.
 package cleanup

@@ -10,7 +10,10 @@
 // Every function in this package is safe for concurrent use.
 package estimate
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 // A Tokenizer counts the tokens of a UTF-8 text. Implementations must be safe
 // for concurrent use and must return at least 1 for non-empty text.
@@ -23,35 +26,10 @@ type Tokenizer interface {
 // value is ready to use.
 type Heuristic struct{}
 
-// Heuristic must keep satisfying Tokenizer, which callers plug it in as.
-var _ Tokenizer = Heuristic{}
-
 // Tokens estimates the tokens of s with the [Heuristic]. It returns the same
 // value as [Heuristic.Tokens]([]byte(s)) without converting s, and allocates nothing.
 func Tokens(s string) int {
-	narrow, wide := 0, 0
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			// Fast path: eight ASCII bytes at a time, then one by one.
-			for i+8 <= len(s) && load64(s[i:i+8])&highBits == 0 {
-				narrow += 8
-				i += 8
-			}
-			for i < len(s) && s[i] < utf8.RuneSelf {
-				narrow++
-				i++
-			}
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if uint32(r)-0x2E80 <= 0x9FFF-0x2E80 || r >= firstWide && isWide(r) {
-			wide++
-		} else {
-			narrow++ // includes utf8.RuneError for an invalid byte (size 1)
-		}
-		i += size
-	}
-	return tokens(narrow, wide)
+	return Heuristic{}.Tokens(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
 }
 
 // Tokens implements [Tokenizer]: it estimates the tokens of the UTF-8
@@ -71,8 +49,6 @@ func Tokens(s string) int {
 // exceeds len(b) nor the number of runes in b. Tokens allocates nothing and
 // is safe for concurrent use.
 func (Heuristic) Tokens(b []byte) int {
-	// Tokens' loop, written twice like utf8.RuneCount and RuneCountInString:
-	// a generic version is slower on CJK text or makes b escape.
 	narrow, wide := 0, 0
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
@@ -95,25 +71,22 @@ func (Heuristic) Tokens(b []byte) int {
 		}
 		i += size
 	}
-	return tokens(narrow, wide)
+	return (narrow+3)/4 + wide
 }
-
-// tokens is the heuristic's formula, ceil(narrow/4) + wide.
-func tokens(narrow, wide int) int { return (narrow+3)/4 + wide }
 
 // highBits has the high bit of each of eight bytes set: a word of eight ASCII
 // bytes has none of them.
 const highBits = 0x8080808080808080
 
-// load64 returns the eight bytes of s (len(s) == 8) as a little-endian word.
+// load64 returns the eight bytes of b (len(b) == 8) as a little-endian word.
 // The compiler combines the eight loads into one.
-func load64[T string | []byte](s T) uint64 {
-	_ = s[7] // one bounds check for the eight loads below
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+func load64(b []byte) uint64 {
+	_ = b[7] // one bounds check for the eight loads below
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// firstWide is the smallest rune for which isWide is true. The loops test
+// firstWide is the smallest rune for which isWide is true. The loop tests
 // inline whether a rune is in the main CJK range (U+2E80 to U+9FFF) or
 // below firstWide, which decides most runes.
 const firstWide = 0x1100

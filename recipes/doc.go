@@ -1,39 +1,25 @@
 // Package recipes generates the jq recipes of an offload descriptor.
 //
 // The specification requires every offload descriptor to carry exactly
-// 10 jq recipes. [Select] returns them for a sample of the
-// records: the specification's library for memory records, whose recipes 9
-// and 10 adapt to the [Detail] level of the file, or 10 recipes derived from
-// the fields of the records of any other tool.
-//
-// # One recipe, two ways to run it
+// 10 jq recipes. [Select] returns them for a sample of the records: the
+// specification's library for memory records, whose recipes 9 and 10 adapt
+// to the [Detail] level of the file, or 10 recipes derived from the fields
+// of the records of any other tool.
 //
 // A [Recipe] is structured data, not a command line, so that the same recipe
-// runs in two places with the same result:
+// runs in two places with the same result: rendered by [Recipe.Command] as a
+// shell command for agents that have a shell, or run in process, as the
+// lro_extract tool does with github.com/itchyny/gojq, with the arguments of
+// [Recipe.Args]. For example, recipe 2 of the memory library renders as
 //
-//   - rendered by [Recipe.Command] as a shell command for agents that have a
-//     shell;
-//   - run in-process, as the lro_extract tool does, by a jq implementation
-//     such as github.com/itchyny/gojq, with the arguments of [Recipe.Args]:
-//     the records after the header line are the inputs (collected into one
-//     array with -s), each --arg name value is bound as the jq variable
-//     $name ($namespace, $keyword, ...), and string results are printed raw
-//     with -r.
-//
-// For example, recipe 2 of the memory library renders as
-//
-//	tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace | strings | startswith($namespace))'
+//	tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace|strings|startswith($namespace))'
 //
 // Parameter values are never spliced into the jq program text: a filter
-// refers to $keyword and the value travels separately (--arg keyword 'value'
-// in the shell command, a variable binding in process). A caller can therefore
-// replace a value without any quoting, and a value cannot change the program.
-// Every piece of a shell command that comes from data (the file path, the
-// parameter values and the filter itself) is one shell word: left as it is
-// when it is a plain word no shell changes, in single quotes otherwise.
-//
-// Default parameter values are taken from a sample of the records, so that
-// every recipe returns something on the file it was made for.
+// refers to $namespace and the value travels separately (--arg in the shell
+// command, a variable binding in process), so a caller can replace a value
+// without any quoting, and a value cannot change the program. Defaults are
+// taken from the sample, so that every recipe returns something on the file
+// it was made for.
 //
 // Every recipe gives the same output under jq 1.6, 1.7.1 and 1.8 and gojq
 // (the engine of lro_extract), and a missing, null or oddly typed field

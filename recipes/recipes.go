@@ -77,33 +77,12 @@ func (r Recipe) Command(file string) string { return r.r.Command(file) }
 // sample records that are valid JSON are objects carrying id, title,
 // namespace and memory_type. An empty sample is not memory records.
 //
-// For memory records, the recipes are the specification's library. Recipes
-// 1 to 8 are the same at every level and use only Light fields; recipes 9
-// and 10 adapt to detail (an unknown detail is treated as [Light], whose
-// recipes reference the fewest fields):
-//
-//	light:  9 lists the unique namespaces, 10 counts by memory_type;
-//	medium: 9 sorts by .confidence, descending; 10 searches .content;
-//	full:   9 sorts by .provenance.confidence, descending; 10 searches .content.
-//
-// Their parameters ($namespace, $keyword, $memory_type and $tag) default to
-// the most common namespace prefix (the part before the first '/'), memory
-// type and tag of sample, and a distinctive word of its titles (recipe 3)
-// or contents (recipe 10); when sample has none, to the specification's
-// literals "_semantic", "semantic", "TAG" and "keyword".
-//
-// For other records, the recipes are derived from the sample, whatever the
-// tool, and detail is not used. They depend on the shape of most records
-// and on what their fields are: the identifiers of objects are listed and
-// looked up, their measures ranked and summarized, their categories counted
-// and filtered, their arrays filtered by membership, their dates filtered by
-// range and their text searched; the {"line": N, "text": "..."} records of a
-// plain-text result get the tools of grep and tail, and log levels, error
-// lines and a time range when the lines carry them; other values get counts,
-// searches and value frequencies. Parameter defaults come from the sample,
-// so that the filters select something. At most the first 1000 sample
-// records (and 4 MiB) are examined; an empty sample gives recipes that work
-// on any file.
+// Memory records get the specification's library, whose recipes 9 and 10
+// adapt to detail (an unknown detail is treated as [Light]). Other records
+// get recipes derived from the shape of most records and what their fields
+// are; detail is not used. Parameter defaults come from the sample, so that
+// the filters select something; at most its first 1000 records (and 4 MiB)
+// are examined. docs/recipes.md in the repository describes both libraries.
 //
 // The result depends only on detail and sample.
 func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {

@@ -2,43 +2,37 @@ package recipes
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
 
-// The parameters of the generic library, besides [ParamKeyword].
-const (
-	ParamValue = "value" // a value: an identifier, a category, an element
-	ParamMin   = "min"   // a number, exclusive lower bound
-	ParamFrom  = "from"  // start of a time range, inclusive, compared as text
-	ParamTo    = "to"    // end of a time range, exclusive, compared as text
-	ParamN     = "n"     // a 1-based record number
-)
+// ParamValue is the parameter of the generic library's lookups and
+// filters: an identifier, a category or an element. Its other parameters
+// (min, from, to, first, last, n) are named as its filters read them.
+const ParamValue = "value"
 
 // genericRecipes returns 10 recipes derived from the sample records, for
-// the results of any tool, by the shape of most records: objects
-// ([objectRecipes]), text lines ([textRecipes]) or other values
-// ([scalarRecipes]). Every filter tolerates records of any shape (a string
-// among objects, a missing or oddly typed field) without making jq fail,
-// and costs jq 1.6 at most about ten times reading the records
+// the results of any tool, by the shape of most records: text lines
+// ([textRecipes]), objects ([objectRecipes], also for no records) or other
+// values ([scalarRecipes]). Every filter tolerates records of any shape (a
+// string among objects, a missing or oddly typed field) without making jq
+// fail, and costs jq 1.6 at most about ten times reading the records
 // (TestRecipeCost).
 func genericRecipes(sample []json.RawMessage) []Recipe {
 	a := analyze(decodeRecords(sample))
-	var rs []Recipe
-	switch a.shape() {
-	case shapeText:
-		rs = textRecipes(a)
-	case shapeScalars:
-		rs = scalarRecipes(a)
-	default:
-		rs = objectRecipes(a)
+	switch {
+	case a.textLines > 0 && 2*a.textLines > a.n:
+		return number(textRecipes(a))
+	case a.n == 0 || 2*a.objects >= a.n:
+		return number(objectRecipes(a))
 	}
-	return number(rs)
+	return number(scalarRecipes(a))
 }
 
 // record is a decoded sample record with, for an object, its keys in the
@@ -91,33 +85,23 @@ func objectKeys(raw json.RawMessage) (keys []string) {
 	return keys
 }
 
-// shape is the kind of records a library is made for.
-type shape int
-
-const (
-	shapeObjects shape = iota
-	shapeText
-	shapeScalars
-)
-
 // field is what the sample says about one top-level field of the objects.
 type field struct {
 	name string
 
-	present, nonNull                         int
-	strs, nums, ints, bools, dates, strBytes int
-	spaces, urls                             int // strings with a space, URLs
-	arrs, emptyArrs, scalarArrs, namedArrs   int // arrays: all, empty, of scalars, of objects with a string .name
+	present, nonNull                       int
+	strs, nums, ints, bools, strBytes      int
+	spaces, urls                           int // strings with a space, URLs
+	arrs, emptyArrs, scalarArrs, namedArrs int // arrays: all, empty, of scalars, of objects with a string .name
 
-	distinct map[string]int // values as jq's tostring prints them
-	overflow bool           // more than maxDistinct distinct values
-	seen     map[string]bool
-	repeated bool           // some scalar value occurs twice
-	elems    map[string]int // elements of scalar arrays, or their .name, as text
-	kw       keywords       // words of the string values
+	distinct  map[string]int // scalar values as jq's tostring prints them, counted
+	nonScalar bool           // some value is an object: no category
+	repeated  bool           // some scalar value occurs twice
+	elems     map[string]int // elements of scalar arrays, or their .name, as text
+	kw        keywords       // words of the string values
 
-	dateVals []string // the values that start with a date
-	example  string   // the first string or integer value, as text
+	dates   []string // the dates that start values
+	example string   // the first string or integer value, as text
 
 	// contains counts, for each other field, the records in which a
 	// string value of f contains the text of that field's value (as a URL
@@ -157,8 +141,7 @@ func (f *field) addString(v string) {
 	f.strs++
 	f.strBytes += len(v)
 	if dateRE.MatchString(v) {
-		f.dates++
-		f.dateVals = append(f.dateVals, v)
+		f.dates = append(f.dates, v[:10])
 	}
 	if strings.Contains(v, " ") {
 		f.spaces++
@@ -179,10 +162,10 @@ func (f *field) avgLen() int {
 
 // analysis is what the sample says about the records.
 type analysis struct {
-	n         int            // records
-	types     map[string]int // records by jq type name
-	objects   int            // object records
-	textLines int            // {"line": N, "text": "..."} records
+	n         int                  // records
+	types     map[reflect.Type]int // records by type
+	objects   int                  // object records
+	textLines int                  // {"line": N, "text": "..."} records
 	fields    map[string]*field
 	order     []*field // fields in order of first appearance
 
@@ -205,13 +188,13 @@ var (
 func analyze(recs []record) *analysis {
 	a := &analysis{
 		n:         len(recs),
-		types:     map[string]int{},
+		types:     map[reflect.Type]int{},
 		fields:    map[string]*field{},
 		values:    map[string]int{},
 		firstLine: -1,
 	}
 	for _, r := range recs {
-		a.types[jqType(r.v)]++
+		a.types[reflect.TypeOf(r.v)]++ // one Go type per jq type, numbers being json.Number
 		var ss []string
 		collectStrings(r.v, &ss)
 		a.all.add(ss...)
@@ -311,14 +294,14 @@ func (a *analysis) object(o map[string]any, keys []string) {
 				f.namedArrs++
 			}
 		case map[string]any:
-			f.overflow = true // objects are not categories
+			f.nonScalar = true // objects are not categories
 			for _, k := range slices.Sorted(maps.Keys(v)) {
 				if s, ok := v[k].(string); ok {
 					f.sub(k, s)
 				}
 			}
 		default:
-			f.overflow = true
+			f.nonScalar = true
 		}
 	}
 	a.derived(o)
@@ -360,22 +343,12 @@ func (f *field) addDistinct(s string) {
 	if f.example == "" {
 		f.example = s
 	}
-	if f.seen == nil {
-		f.seen = map[string]bool{}
-	}
-	if f.seen[s] {
-		f.repeated = true
-	}
-	f.seen[s] = true
-	if f.overflow {
-		return
-	}
-	if _, seen := f.distinct[s]; !seen && len(f.distinct) >= maxDistinct {
-		f.overflow = true
-		return
-	}
 	f.distinct[s]++
+	f.repeated = f.repeated || f.distinct[s] > 1
 }
+
+// few reports whether f holds scalars of at most maxDistinct values.
+func (f *field) few() bool { return !f.nonScalar && len(f.distinct) <= maxDistinct }
 
 // scalarText returns v as jq's tostring prints it, for the scalars whose text
 // is the same in every jq implementation: strings, booleans and integers of
@@ -414,41 +387,12 @@ func collectStrings(v any, ss *[]string) {
 	}
 }
 
-// jqType returns the name jq's type gives the decoded value v.
-func jqType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number, float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	}
-	return "object"
-}
-
-func (a *analysis) shape() shape {
-	switch {
-	case a.textLines > 0 && 2*a.textLines > a.n:
-		return shapeText
-	case a.n == 0 || 2*a.objects >= a.n:
-		return shapeObjects
-	}
-	return shapeScalars
-}
-
 // jqKeywords are the words that cannot be written as .name or {name} in
 // every jq version.
-var jqKeywords = map[string]bool{
-	"as": true, "def": true, "module": true, "import": true, "include": true,
-	"if": true, "then": true, "elif": true, "else": true, "end": true,
-	"and": true, "or": true, "not": true, "reduce": true, "foreach": true,
-	"try": true, "catch": true, "label": true, "__loc__": true,
-}
+var jqKeywords = wordSet(`
+	as def module import include if then elif else end and or not reduce foreach try catch label
+	__loc__
+`)
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -470,23 +414,6 @@ func path(name string) string {
 	return ".[" + jqString(name) + "]"
 }
 
-// suffix returns the jq suffix that follows a term to access field name:
-// .name or ["name"].
-func suffix(name string) string {
-	if isIdent(name) {
-		return "." + name
-	}
-	return "[" + jqString(name) + "]"
-}
-
-// key returns name as an object key in jq: name or "name".
-func key(name string) string {
-	if isIdent(name) {
-		return name
-	}
-	return jqString(name)
-}
-
 // keywordParam returns the keyword parameter with default w (or the
 // specification's literal "keyword") described as matching what, which is
 // the record's field field, or "" when it is no one field.
@@ -500,44 +427,41 @@ func keywordParam(w, what, field string) Param {
 // scalarRecipes returns the library of other values: counts, a search or
 // a threshold, value frequencies and statistics.
 func scalarRecipes(a *analysis) []Recipe {
-	value, ok := mostCommon(a.values)
-	if !ok {
-		value = ParamValue
-	}
+	value := cmp.Or(mostCommon(maps.All(a.values)), ParamValue)
 	var search, least, most Recipe
 	if len(a.numbers) > a.strs {
 		search = recipe("Numbers greater than a threshold", "greater than min",
-			`numbers | select(. > ($min | tonumber))`, compact,
-			Param{ParamMin, median(a.numbers), "exclusive lower bound", ""})
+			`numbers | select(. > ($min | tonumber))`, "c",
+			Param{"min", median(a.numbers), "exclusive lower bound", ""})
 		least = recipe("The 10 smallest numbers", "smallest 10",
-			`map(numbers) | sort | .[:10][]`, slurp|compact)
+			`map(numbers) | sort | .[:10][]`, "sc")
 		most = recipe("The 10 largest numbers", "largest 10",
-			`map(numbers) | sort | reverse | .[:10][]`, slurp|compact)
+			`map(numbers) | sort | reverse | .[:10][]`, "sc")
 	} else {
-		w, _ := a.strWords.pick()
-		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, compact,
+		w := a.strWords.pick()
+		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, "c",
 			keywordParam(w, "each string record", ""))
 		least = recipe("The 10 longest strings", "longest 10",
-			`map(strings) | sort_by(-length) | .[:10][]`, slurp|compact)
+			`map(strings) | sort_by(-length) | .[:10][]`, "sc")
 		most = recipe("List the distinct strings (sorted)", "distinct strings",
-			`map(strings) | unique | .[]`, slurp|compact)
+			`map(strings) | unique | .[]`, "sc")
 	}
-	stats := recipe("Stats of the numbers", "stats", "map(numbers) | "+filterStats, slurp|compact)
+	stats := recipe("Stats of the numbers", "stats", "map(numbers) | "+filterStats, "sc")
 	if len(a.numbers) == 0 {
 		stats = recipe("Stats of the string lengths", "length stats",
 			`map(strings | length) | {count: length, min: min, max: max, avg: (if length > 0 then add / length else null end)}`,
-			slurp|compact)
+			"sc")
 	}
 	return []Recipe{
 		countRecords,
 		countByType,
-		recipe("Show the first 20 records", "first 20", `.[:20][]`, slurp|compact),
+		recipe("Show the first 20 records", "first 20", `.[:20][]`, "sc"),
 		search,
-		recipe("Records equal to a given value", "equal to value", `select(tostring == $value)`, compact,
+		recipe("Records equal to a given value", "equal to value", `select(tostring == $value)`, "c",
 			Param{ParamValue, value, "value, compared as text", ""}),
 		recipe("The 20 most frequent values with their counts", "top values",
-			`group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`, slurp|compact),
-		recipe("Count the distinct values", "count distinct", `unique | length`, slurp),
+			`group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`, "sc"),
+		recipe("Count the distinct values", "count distinct", `unique | length`, "s"),
 		least,
 		stats,
 		most,
@@ -547,8 +471,7 @@ func scalarRecipes(a *analysis) []Recipe {
 // median returns the lower median of ns as a decimal that jq's tonumber
 // parses.
 func median(ns []float64) string {
-	s := append([]float64(nil), ns...)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(ns))
 	return strconv.FormatFloat(s[(len(s)-1)/2], 'f', -1, 64)
 }
 

@@ -7,12 +7,6 @@ import (
 	"time"
 )
 
-// The parameters of line ranges.
-const (
-	ParamFirst = "first" // first line number, inclusive
-	ParamLast  = "last"  // last line number, inclusive
-)
-
 // lineFormat prints a text line record as grep -n does.
 const lineFormat = `"\(.line): \(.text)"`
 
@@ -66,7 +60,7 @@ func (l *lines) add(text string) {
 // textRecipes returns the library of text lines: grep's and tail's tools,
 // a count by level and a time range when the lines carry them.
 func textRecipes(a *analysis) []Recipe {
-	w, _ := a.text.pick()
+	w := a.text.pick()
 	kw := func() []Param { return []Param{keywordParam(w, "the text of each line", "text")} }
 	first := a.firstLine
 	if first < 0 {
@@ -77,39 +71,39 @@ func textRecipes(a *analysis) []Recipe {
 
 	var cs []candidate
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
-	add(0, 1, recipe("Count the lines", "count", filterCount, slurp))
+	add(0, 1, recipe("Count the lines", "count", filterCount, "s"))
 	add(0, 2, recipe("Lines with a keyword (like grep -n)", "grep",
-		`objects | select(.text | strings | test($keyword; "i")) | `+lineFormat, rawOut, kw()...))
+		`objects | select(.text | strings | test($keyword; "i")) | `+lineFormat, "r", kw()...))
 	add(2, 3, recipe("Count the lines with a keyword", "count matches",
-		`map(objects | select(.text | strings | test($keyword; "i"))) | length`, slurp, kw()...))
+		`map(objects | select(.text | strings | test($keyword; "i"))) | length`, "s", kw()...))
 	if levels {
 		add(1, 6, recipe("Count the lines by level", "count by level",
 			`map(objects | .text | strings | match("`+levelPattern(levelWords)+`").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | .[]`,
-			slurp|compact))
+			"sc"))
 		add(1, 4, recipe("Lines at level ERROR, FATAL or CRITICAL", "errors",
-			`objects | select(.text | strings | test("`+levelPattern(errorWords)+`")) | `+lineFormat, rawOut))
+			`objects | select(.text | strings | test("`+levelPattern(errorWords)+`")) | `+lineFormat, "r"))
 	} else {
 		add(1, 4, recipe("Lines that mention an error, failure or exception", "errors",
-			`objects | select(.text | strings | test("`+failPattern+`"; "i")) | `+lineFormat, rawOut))
+			`objects | select(.text | strings | test("`+failPattern+`"; "i")) | `+lineFormat, "r"))
 	}
 	if times {
-		from, to := lineTimeRange(a.lines.times)
+		from, to := timeRange(a.lines.times, time.Minute)
 		trim := ""
 		if a.lines.brackets > 0 {
 			trim = `ltrimstr("[") | `
 		}
 		add(1, 5, recipe("Lines in a time range", "time range",
-			`objects | select(.text | strings | `+trim+`. >= $from and . < $to) | `+lineFormat, rawOut,
-			Param{ParamFrom, from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
-			Param{ParamTo, to, "end, exclusive", ""}))
+			`objects | select(.text | strings | `+trim+`. >= $from and . < $to) | `+lineFormat, "r",
+			Param{"from", from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
+			Param{"to", to, "end, exclusive", ""}))
 	}
 	add(2, 7, recipe("Lines by number range", "line range",
-		`objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | `+lineFormat, rawOut,
-		Param{ParamFirst, strconv.FormatInt(first, 10), "first line number", ""},
-		Param{ParamLast, strconv.FormatInt(first+19, 10), "last line number", ""}))
-	add(2, 8, recipe("Show the last 20 lines", "last 20", `.[-20:][] | objects | `+lineFormat, slurp|rawOut))
+		`objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | `+lineFormat, "r",
+		Param{"first", strconv.FormatInt(first, 10), "first line number", ""},
+		Param{"last", strconv.FormatInt(first+19, 10), "last line number", ""}))
+	add(2, 8, recipe("Show the last 20 lines", "last 20", `.[-20:][] | objects | `+lineFormat, "sr"))
 	add(3, 9, recipe("Lines without a keyword (like grep -v)", "grep -v",
-		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, rawOut, kw()...))
+		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, "r", kw()...))
 	// Duplicates tell little about lines that start with a time: no two
 	// lines are equal. (Counting words one by one costs jq 1.6 too much.)
 	rank := 3
@@ -118,12 +112,12 @@ func textRecipes(a *analysis) []Recipe {
 	}
 	add(rank, 11, recipe("Repeated lines with counts", "repeated lines",
 		`map(objects | .text | strings) | group_by(.) | map(select(length > 1) | {text: .[0], count: length}) | sort_by(-.count) | .[]`,
-		slurp|compact))
+		"sc"))
 	add(5, 12, recipe("The 10 longest lines", "longest lines",
 		`map(objects | select(.text | type == "string")) | sort_by(-(.text | length)) | .[:10][] | "\(.line) (\(.text | length) chars): \(.text)"`,
-		slurp|rawOut))
+		"sr"))
 	add(4, 13, recipe("Print the text without line numbers", "text only",
-		`objects | .text | strings`, rawOut))
+		`objects | .text | strings`, "r"))
 	return choose(cs)
 }
 
@@ -138,20 +132,4 @@ func choose(cs []candidate) []Recipe {
 		out[i] = c.Recipe
 	}
 	return out
-}
-
-// lineTimeRange returns the default bounds of the time range of lines: from
-// the time of the median line up to the minute after the last one, so that
-// the filter selects the later half.
-func lineTimeRange(times []string) (from, to string) {
-	ts := append([]string(nil), times...)
-	sort.Strings(ts)
-	const minute = len("2006-01-02T15:04")
-	from, last := ts[len(ts)/2], ts[len(ts)-1][:minute]
-	layout := "2006-01-02" + last[10:11] + "15:04" // T or a space, as in the lines
-	t, err := time.Parse(layout, last)
-	if err != nil { // not a real time: after every line of that minute
-		return from, last + "~"
-	}
-	return from, t.Add(time.Minute).Format(layout)
 }

@@ -2,9 +2,11 @@ package recipes
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -28,22 +30,22 @@ const (
 func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
-		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, rawOut),
+		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
 		recipe("Filter by namespace prefix", "filter namespace",
-			`select(.namespace | strings | startswith($namespace))`, compact,
+			`select(.namespace | strings | startswith($namespace))`, "c",
 			Param{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}),
 		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
-			`select(.title | strings | test($keyword; "i"))`, compact,
+			`select(.title | strings | test($keyword; "i"))`, "c",
 			Param{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}),
-		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, compact),
-		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, compact,
+		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, "c"),
+		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, "c",
 			Param{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}),
 		recipe("Count by namespace", "count by namespace",
-			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, slurp|compact),
-		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, compact,
+			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, "sc"),
+		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, "c",
 			Param{ParamTag, d.tag, "tag, matched exactly", ""}),
 		recipe("Sort by created date, oldest first", "sort by date",
-			`sort_by(.created) | .[]`, slurp|compact),
+			`sort_by(.created) | .[]`, "sc"),
 	}
 	switch detail {
 	case Medium, Full:
@@ -53,16 +55,16 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 		}
 		rs = append(rs,
 			recipe("Sort by confidence, highest first", "sort by confidence",
-				"sort_by("+path+") | reverse | .[]", slurp|compact),
+				"sort_by("+path+") | reverse | .[]", "sc"),
 			recipe("Search content by keyword (case-insensitive regex)", "search content",
-				`select(.content | strings | test($keyword; "i"))`, compact,
+				`select(.content | strings | test($keyword; "i"))`, "c",
 				Param{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}))
 	default:
 		rs = append(rs,
 			recipe("List unique namespaces", "unique namespaces",
-				`map(.namespace | strings) | unique | .[]`, slurp|rawOut),
+				`map(.namespace | strings) | unique | .[]`, "sr"),
 			recipe("Count by memory type", "count by type",
-				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, slurp|compact))
+				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, "sc"))
 	}
 	return number(rs)
 }
@@ -75,15 +77,12 @@ func number(rs []Recipe) []Recipe {
 	return rs
 }
 
-// memoryFields are the fields whose presence makes a record a memory.
-var memoryFields = [...]string{"id", "title", "namespace", "memory_type"}
-
 // isMemory reports whether more than half of the records that are valid
-// JSON (valid) are objects carrying memoryFields.
+// JSON (valid) are objects carrying id, title, namespace and memory_type.
 func isMemory(recs []memoryRecord, valid int) bool {
 	n := 0
-	for i := range recs {
-		if recs[i].has(memoryFields[:]...) {
+	for _, o := range recs {
+		if o.ID != nil && o.Title != nil && o.Namespace != nil && o.MemoryType != nil {
 			n++
 		}
 	}
@@ -91,56 +90,61 @@ func isMemory(recs []memoryRecord, valid int) bool {
 }
 
 // memoryRecord is an object record with the values of the fields the
-// library reads (memoryKeys) left undecoded, nil for those it has not.
+// library reads as written (the last of duplicate names, as with
+// json.Unmarshal), nil for those it has not.
 type memoryRecord struct {
-	values [len(memoryKeys)]json.RawMessage
+	ID         jsontext.Value
+	Title      jsontext.Value
+	Namespace  jsontext.Value
+	MemoryType jsontext.Value
+	Tags       jsontext.Value
+	Content    jsontext.Value
 }
 
-// memoryKeys are the fields of a record the memory library reads.
-var memoryKeys = [...]string{"id", "title", "namespace", "memory_type", "tags", "content"}
-
-// memoryKey returns the index of key in memoryKeys, or -1.
-func memoryKey[T string | []byte](key T) int {
-	for i, k := range memoryKeys {
-		if string(key) == k {
-			return i
+// member returns the field of o that holds the member named quoted, a JSON
+// string as written, or nil for a member the library does not read.
+func (o *memoryRecord) member(quoted []byte) *jsontext.Value {
+	name := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		s, _ := jsonString(quoted)
+		name = []byte(s)
+	}
+	fields := [...]*jsontext.Value{&o.ID, &o.Title, &o.Namespace, &o.MemoryType, &o.Tags, &o.Content}
+	for i, n := range [...]string{"id", "title", "namespace", "memory_type", "tags", "content"} {
+		if string(name) == n {
+			return fields[i]
 		}
 	}
-	return -1
+	return nil
 }
 
 // decodeOptions make jsontext accept exactly what json.Valid accepts:
 // duplicate member names and strings that are not valid UTF-8.
-var decodeOptions = []jsontext.Options{
-	jsontext.AllowDuplicateNames(true),
-	jsontext.AllowInvalidUTF8(true),
-}
+var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
-// decodeMemories decodes the object records of the bounded sample, keeping
-// the values of memoryKeys as written (the last of duplicate keys, as with
-// json.Unmarshal), and counts the records that are valid JSON.
+// decodeMemories decodes the object records of the bounded sample and
+// counts the records that are valid JSON.
 func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
 	var buf bytes.Buffer
 	dec := jsontext.NewDecoder(&buf)
 	for _, raw := range bounded(sample) {
 		buf = *bytes.NewBuffer(raw) // read in place, not copied
 		dec.Reset(&buf, decodeOptions...)
-		o, object, err := decodeMemory(dec, raw)
-		if err != nil {
-			continue
-		}
-		valid++
-		if object {
-			recs = append(recs, o)
+		var o memoryRecord
+		if object, err := decodeMemory(dec, raw, &o); err == nil {
+			valid++
+			if object {
+				recs = append(recs, o)
+			}
 		}
 	}
 	return recs, valid
 }
 
-// decodeMemory reads the record raw with dec, which reads raw, and reports
-// whether it is an object and, if so, its values of memoryKeys. The error is
-// not nil when raw is not one valid JSON value.
-func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object bool, err error) {
+// decodeMemory reads the record raw with dec, which reads raw, into o if it
+// is an object, and reports whether it is. The error is not nil when raw is
+// not one valid JSON value.
+func decodeMemory(dec *jsontext.Decoder, raw []byte, o *memoryRecord) (object bool, err error) {
 	if dec.PeekKind() != '{' {
 		err = dec.SkipValue()
 	} else if _, err = dec.ReadToken(); err == nil {
@@ -150,11 +154,11 @@ func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object boo
 			if name, err = dec.ReadValue(); err != nil {
 				break
 			}
-			k := memoryName(name)
-			if v, err = dec.ReadValue(); err == nil && k >= 0 {
+			field := o.member(name)
+			if v, err = dec.ReadValue(); err == nil && field != nil {
 				// v as a slice of raw, which outlives dec's reads.
 				end := int(dec.InputOffset())
-				o.values[k] = raw[end-len(v) : end : end]
+				*field = jsontext.Value(raw[end-len(v) : end : end])
 			}
 		}
 		if err == nil {
@@ -169,45 +173,11 @@ func decodeMemory(dec *jsontext.Decoder, raw []byte) (o memoryRecord, object boo
 			err = errors.New("more than one value")
 		}
 	}
-	return o, object, err
+	return object, err
 }
 
-// memoryName returns the index in memoryKeys of the member name quoted, a
-// JSON string as written, or -1.
-func memoryName(quoted []byte) int {
-	if body := quoted[1 : len(quoted)-1]; bytes.IndexByte(body, '\\') < 0 {
-		return memoryKey(body) // its own decoding, if it is a key at all
-	}
-	s, _ := jsonString(quoted)
-	return memoryKey(s)
-}
-
-// has reports whether o has all the fields.
-func (o *memoryRecord) has(fields ...string) bool {
-	for _, f := range fields {
-		if k := memoryKey(f); k < 0 || o.values[k] == nil {
-			return false
-		}
-	}
-	return true
-}
-
-// get returns the raw value of field f, or nil.
-func (o *memoryRecord) get(f string) json.RawMessage {
-	if k := memoryKey(f); k >= 0 {
-		return o.values[k]
-	}
-	return nil
-}
-
-// str returns the string value of field f, if it is a string.
-func (o *memoryRecord) str(f string) (string, bool) {
-	return jsonString(o.get(f))
-}
-
-// strs returns the string elements of field f, if it is an array.
-func (o *memoryRecord) strs(f string) []string {
-	raw := o.get(f)
+// strs returns the string elements of raw, if it is an array.
+func strs(raw jsontext.Value) []string {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
@@ -256,53 +226,36 @@ func memoryDefaults(recs []memoryRecord) defaults {
 	types := map[string]int{}
 	tags := map[string]int{}
 	var titles, contents keywords
-	for i := range recs {
-		o := &recs[i]
-		if ns, ok := o.str("namespace"); ok && ns != "" {
+	for _, o := range recs {
+		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			if prefix == "" {
 				prefix = ns
 			}
 			namespaces[prefix]++
 		}
-		if t, ok := o.str("memory_type"); ok && t != "" {
+		if t, ok := jsonString(o.MemoryType); ok && t != "" {
 			types[t]++
 		}
 		seen := map[string]bool{}
-		for _, t := range o.strs("tags") {
+		for _, t := range strs(o.Tags) {
 			if t != "" && !seen[t] {
 				seen[t] = true
 				tags[t]++
 			}
 		}
-		if t, ok := o.str("title"); ok {
+		if t, ok := jsonString(o.Title); ok {
 			titles.add(t)
 		}
-		if c, ok := o.str("content"); ok {
+		if c, ok := jsonString(o.Content); ok {
 			contents.add(c)
 		}
 	}
-	d := defaults{
-		namespace:   defaultNamespace,
-		titleWord:   defaultKeyword,
-		contentWord: defaultKeyword,
-		memoryType:  defaultMemoryType,
-		tag:         defaultTag,
+	return defaults{
+		namespace:   cmp.Or(mostCommon(maps.All(namespaces)), defaultNamespace),
+		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
+		contentWord: cmp.Or(contents.pick(), defaultKeyword),
+		memoryType:  cmp.Or(mostCommon(maps.All(types)), defaultMemoryType),
+		tag:         cmp.Or(mostCommon(maps.All(tags)), defaultTag),
 	}
-	if s, ok := mostCommon(namespaces); ok {
-		d.namespace = s
-	}
-	if s, ok := mostCommon(types); ok {
-		d.memoryType = s
-	}
-	if s, ok := mostCommon(tags); ok {
-		d.tag = s
-	}
-	if s, ok := titles.pick(); ok {
-		d.titleWord = s
-	}
-	if s, ok := contents.pick(); ok {
-		d.contentWord = s
-	}
-	return d
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -83,12 +84,12 @@ func FuzzDecodeMemories(f *testing.F) {
 		var asRecords []memoryRecord // wantRecs as memoryRecords, for memoryDefaults
 		for i, o := range wantRecs {
 			present := 0
-			for _, f := range memoryFields {
+			for _, f := range []string{"id", "title", "namespace", "memory_type"} {
 				if _, ok := o[f]; ok {
 					present++
 				}
 			}
-			if present == len(memoryFields) {
+			if present == 4 {
 				want.Memories++
 			}
 			for _, f := range []string{"id", "title", "namespace", "memory_type", "content"} {
@@ -97,25 +98,26 @@ func FuzzDecodeMemories(f *testing.F) {
 				}
 			}
 			want.Tags = append(want.Tags, refStrs(o, "tags"))
-			var r memoryRecord
-			for k, name := range memoryKeys {
-				r.values[k] = o[name]
-			}
-			asRecords = append(asRecords, r)
+			asRecords = append(asRecords, memoryRecord{
+				ID: jsontext.Value(o["id"]), Title: jsontext.Value(o["title"]), Namespace: jsontext.Value(o["namespace"]),
+				MemoryType: jsontext.Value(o["memory_type"]), Tags: jsontext.Value(o["tags"]), Content: jsontext.Value(o["content"]),
+			})
 		}
 		gotRecs, gotValid := decodeMemories(smp)
 		got := decoded{Valid: gotValid, Records: len(gotRecs), Strs: map[string]string{}}
-		for i := range gotRecs {
-			o := &gotRecs[i]
-			if o.has(memoryFields[:]...) {
+		for i, o := range gotRecs {
+			if isMemory([]memoryRecord{o}, 1) {
 				got.Memories++
 			}
+			fields := map[string]jsontext.Value{
+				"id": o.ID, "title": o.Title, "namespace": o.Namespace, "memory_type": o.MemoryType, "content": o.Content,
+			}
 			for _, f := range []string{"id", "title", "namespace", "memory_type", "content"} {
-				if s, ok := o.str(f); ok {
+				if s, ok := jsonString(fields[f]); ok {
 					got.Strs[string(rune('a'+i))+f] = s
 				}
 			}
-			got.Tags = append(got.Tags, o.strs("tags"))
+			got.Tags = append(got.Tags, strs(o.Tags))
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("decodeMemories(%q) (-encoding/json +got):\n%s", data, diff)

@@ -2,8 +2,9 @@ package recipes
 
 import (
 	"cmp"
+	"maps"
+	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -25,10 +26,7 @@ const (
 // idNames and idSuffixes are the field names that say a field identifies
 // its record.
 var (
-	idNames = map[string]bool{
-		"id": true, "_id": true, "uuid": true, "guid": true, "key": true, "number": true, "num": true,
-		"sha": true, "hash": true, "slug": true, "url": true, "uri": true, "href": true, "link": true,
-	}
+	idNames    = wordSet(`id _id uuid guid key number num sha hash slug url uri href link`)
 	idSuffixes = []string{"_id", "_key", "_number", "_sha", "_url", "_uri", "Id", "ID", "Key", "Number", "Url", "URL"}
 )
 
@@ -48,42 +46,29 @@ func idName(name string) bool {
 // measureWords are words of the names of numeric fields that say the field
 // is a measure even when its values in the sample happen to be distinct
 // integers, as identifiers are. A word also matches without a final s.
-var measureWords = map[string]bool{
-	"count": true, "total": true, "amount": true, "price": true, "cost": true, "size": true,
-	"bytes": true, "length": true, "duration": true, "elapsed": true, "latency": true, "ms": true,
-	"millis": true, "seconds": true, "secs": true, "score": true, "rating": true, "comment": true,
-	"star": true, "vote": true, "view": true, "like": true, "quantity": true, "qty": true,
-	"weight": true, "age": true, "height": true, "width": true, "balance": true, "sum": true,
-	"avg": true, "mean": true, "percent": true, "pct": true, "ratio": true, "rate": true,
-	"line": true, "addition": true, "deletion": true, "change": true, "priority": true,
-	"fork": true, "watcher": true, "follower": true, "download": true, "reaction": true,
-}
+var measureWords = wordSet(`
+	count total amount price cost size bytes length duration elapsed latency ms millis seconds secs
+	score rating comment star vote view like quantity qty weight age height width balance sum avg
+	mean percent pct ratio rate line addition deletion change priority fork watcher follower
+	download reaction
+`)
+
+// camelRE finds a capital that follows a small letter, where a word of a
+// name in camel case starts.
+var camelRE = regexp.MustCompile(`([a-z])([A-Z])`)
 
 // measureName reports whether a field name says the field measures
-// something: one of its words (split at anything but letters and digits,
-// and before a capital that follows a small letter) is a measure word.
+// something: one of its words (split at anything but ASCII letters and
+// digits, and before a capital that follows a small letter) is a measure
+// word.
 func measureName(name string) bool {
-	word := func(w string) bool {
+	words := strings.FieldsFunc(camelRE.ReplaceAllString(name, "$1 $2"), func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+	})
+	for _, w := range words {
 		w = strings.ToLower(w)
-		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
-	}
-	start := 0
-	for i := 0; i <= len(name); i++ {
-		end := i == len(name)
-		if !end {
-			c := name[i]
-			letterOrDigit := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-			camel := c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z'
-			if letterOrDigit && !camel {
-				continue
-			}
-		}
-		if i > start && word(name[start:i]) {
+		if measureWords[w] || measureWords[strings.TrimSuffix(w, "s")] {
 			return true
-		}
-		start = i
-		if !end && !(name[i] >= 'A' && name[i] <= 'Z') {
-			start = i + 1
 		}
 	}
 	return false
@@ -120,11 +105,11 @@ func (a *analysis) role(f *field) role {
 	case half(f.strs) && f.strs+f.nums == f.nonNull:
 		d := len(f.distinct)
 		switch {
-		case half(f.dates):
+		case half(len(f.dates)):
 			return roleTime
 		case idName(f.name) || half(f.urls):
 			return roleID
-		case !f.overflow && d >= 2 && d <= 20 && f.repeated && (f.avgLen() <= 24 || f.spaces == 0):
+		case f.few() && d >= 2 && d <= 20 && f.repeated && (f.avgLen() <= 24 || f.spaces == 0):
 			return roleCategory
 		case !f.repeated && f.spaces == 0 && f.avgLen() <= 64 && f.nonNull >= 2:
 			return roleID // distinct words: keys of records
@@ -138,7 +123,7 @@ func (a *analysis) role(f *field) role {
 // constant reports whether f holds one scalar value in every record that
 // has it, in a sample of two or more: it tells nothing about a record.
 func (f *field) constant() bool {
-	return f.nonNull >= 2 && f.nonNull == f.strs+f.nums+f.bools && !f.overflow && len(f.distinct) == 1
+	return f.nonNull >= 2 && f.nonNull == f.strs+f.nums+f.bools && f.few() && len(f.distinct) == 1
 }
 
 // roles are the fields of each role, best first.
@@ -214,8 +199,8 @@ const (
 
 // The recipes of object records and of other values alike.
 var (
-	countRecords = recipe("Count the records", "count", filterCount, slurp)
-	countByType  = recipe("Count by JSON type", "count by type", filterTypes, slurp|compact)
+	countRecords = recipe("Count the records", "count", filterCount, "s")
+	countByType  = recipe("Count by JSON type", "count by type", filterTypes, "sc")
 )
 
 // objectRecipes returns the library of object records: the recipes that
@@ -233,23 +218,19 @@ func objectRecipes(a *analysis) []Recipe {
 
 	if mixed {
 		add(0, 1, recipe("Count the records, in total and by JSON type", "count by type",
-			`{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`, slurp|compact))
+			`{total: length, by_type: (group_by(type) | map({type: (.[0] | type), count: length}))}`, "sc"))
 	} else {
 		add(0, 1, countRecords)
 	}
 	id, title := a.identity(rs)
-	var ident []*field // the fields that identify and describe a record
-	for _, f := range []*field{id, title} {
-		if f != nil {
-			ident = append(ident, f)
-		}
-	}
+	// ident holds the fields that identify and describe a record.
+	ident := slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
 	if proj := projection(rs, id, ident); len(proj) > 0 {
 		names := make([]string, len(proj))
 		for i, f := range proj {
 			names[i] = f.displayName()
 		}
-		add(1, 2, recipe("List "+englishList(names), "list", "objects | "+object(proj), compact))
+		add(1, 2, recipe("List "+englishList(names), "list", "objects | "+object(proj), "c"))
 	}
 	// objShort follows records of any type.
 	short, objShort := brief(a, ident, nil), ""
@@ -262,15 +243,15 @@ func objectRecipes(a *analysis) []Recipe {
 			cond = "(" + path(id.name) + " | tostring) == $value"
 		}
 		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
-			"objects | select("+cond+")", compact,
+			"objects | select("+cond+")", "c",
 			Param{ParamValue, id.example, id.name + " to look up", ""}))
 	}
 	texts := rs[roleText]
 	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
-		if w, ok := texts[i].kw.pick(); ok {
+		if w := texts[i].kw.pick(); w != "" {
 			name := texts[i].name
 			add(2, 4, recipe("Search "+name+" for a keyword", "search "+name,
-				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, compact,
+				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, "c",
 				keywordParam(w, name, name)))
 			break
 		}
@@ -280,26 +261,30 @@ func objectRecipes(a *analysis) []Recipe {
 			break
 		}
 		if i == 0 {
-			v, _ := mostCommon(cat.distinct)
+			v := mostCommon(maps.All(cat.distinct))
 			cond, field := path(cat.name)+" == $value", cat.name
 			if cat.strs < cat.nonNull {
 				// Compared as text: no where condition states it.
 				cond, field = "("+path(cat.name)+" | tostring) == $value", ""
 			}
 			add(2, 5, recipe("Filter by "+cat.name, "filter "+cat.name,
-				"objects | select("+cond+")"+brief(a, ident, cat), compact,
+				"objects | select("+cond+")"+brief(a, ident, cat), "c",
 				Param{ParamValue, v, "value of " + cat.name, field}))
 		}
-		k := key(cat.name)
+		k, value := cat.name, "."+cat.name // the key of the count, and its value after .[0]
+		if !isIdent(k) {
+			k = jqString(k)
+			value = "[" + k + "]"
+		}
 		if cat.name == "count" {
 			k = "value"
 		}
 		add(3+2*i, 6+i, recipe("Count by "+cat.name, "count by "+cat.name,
-			"map(objects) | group_by("+path(cat.name)+") | map({"+k+": .[0]"+suffix(cat.name)+", count: length}) | sort_by(-.count) | .[]",
-			slurp|compact))
+			"map(objects) | group_by("+path(cat.name)+") | map({"+k+": .[0]"+value+", count: length}) | sort_by(-.count) | .[]",
+			"sc"))
 	}
 	if list := rs.first(roleList); list != nil {
-		v, _ := mostCommon(list.elems)
+		v := mostCommon(maps.All(list.elems))
 		elems, noun, member := path(list.name)+"[]?", "value", "tostring == $value"
 		each := path(list.name) + " | arrays | .[]"
 		if list.namedArrs > 0 {
@@ -307,50 +292,50 @@ func objectRecipes(a *analysis) []Recipe {
 			each += " | objects | .name"
 		}
 		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
-			"objects | select(any("+elems+"; "+member+"))"+short, compact,
+			"objects | select(any("+elems+"; "+member+"))"+short, "c",
 			Param{ParamValue, v, noun + " in " + list.name, ""}))
 		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
 			"map(objects | "+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
-			slurp|compact))
+			"sc"))
 	}
 	if m := rs.first(roleMeasure); m != nil {
 		p := path(m.name)
 		add(2, 10, recipe("Top 10 by "+m.name, "top by "+m.name,
 			"map(objects | select("+p+" | numbers)) | sort_by(-"+p+") | .[:10][]"+brief(a, ident, m),
-			slurp|compact))
+			"sc"))
 		add(3, 11, recipe("Stats of "+m.name, "stats of "+m.name,
-			"map(objects | "+p+" | numbers) | "+filterStats, slurp|compact))
+			"map(objects | "+p+" | numbers) | "+filterStats, "sc"))
 	}
 	if tf := rs.first(roleTime); tf != nil {
-		from, to := timeRange(tf.dateVals)
+		from, to := timeRange(tf.dates, time.Hour*24)
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
 			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
-			compact,
-			Param{ParamFrom, from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
-			Param{ParamTo, to, "end, exclusive", ""}))
+			"c",
+			Param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
+			Param{"to", to, "end, exclusive", ""}))
 	}
-	all, _ := a.all.pick()
-	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, compact,
+	all := a.all.pick()
+	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
 		keywordParam(all, "every string value of the record", "")))
-	add(6, 14, recipe("Count by field name", "field names", filterFieldList, slurp|compact))
+	add(6, 14, recipe("Count by field name", "field names", filterFieldList, "sc"))
 	if f := a.optionalField(); f != nil {
 		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
-			"objects | select(has("+jqString(f.name)+") | not)"+short, compact))
+			"objects | select(has("+jqString(f.name)+") | not)"+short, "c"))
 	}
-	add(8, 16, recipe("Show the first 5 records", "first 5", `.[:5][]`+objShort, slurp|compact))
-	add(9, 17, recipe("Count by set of field names", "count by fields", filterShapes, slurp|compact))
-	add(9, 18, recipe("Count by nested field", "nested fields", filterNested, slurp|compact))
+	add(8, 16, recipe("Show the first 5 records", "first 5", `.[:5][]`+objShort, "sc"))
+	add(9, 17, recipe("Count by set of field names", "count by fields", filterShapes, "sc"))
+	add(9, 18, recipe("Count by nested field", "nested fields", filterNested, "sc"))
 	if mixed { // recipe 1 already counts by type
 		add(9, 19, recipe("Show the records that are not objects", "non-objects",
-			`select(type != "object")`, compact))
+			`select(type != "object")`, "c"))
 	} else {
 		add(9, 19, countByType)
 	}
-	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, slurp|compact))
+	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, "sc"))
 	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
-		`.[($n | tonumber) - 1]`, slurp|compact, Param{ParamN, "1", "position, from 1", ""}))
+		`.[($n | tonumber) - 1]`, "sc", Param{"n", "1", "position, from 1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
-		`map(objects) | sort_by(-length) | .[:5][]`+short, slurp|compact))
+		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
 	return choose(cs)
 }
 
@@ -391,12 +376,7 @@ func (a *analysis) identity(rs roles) (id, title *field) {
 // varies reports whether some top-level field holds two values: the
 // records are not all copies of one.
 func (a *analysis) varies() bool {
-	for _, f := range a.order {
-		if len(f.seen) > 1 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.order, func(f *field) bool { return len(f.distinct) > 1 })
 }
 
 // word reports whether f, present in at least half of the objects, holds
@@ -406,9 +386,9 @@ func (a *analysis) varies() bool {
 // same in every record.
 func (a *analysis) word(f *field, varies bool) bool {
 	switch {
-	case 2*f.present < a.objects, f.nonNull == 0, f.avgLen() > 64, f.dates > 0, 2*f.urls > f.strs:
+	case 2*f.present < a.objects, f.nonNull == 0, f.avgLen() > 64, len(f.dates) > 0, 2*f.urls > f.strs:
 		return false
-	case varies && len(f.seen) < 2:
+	case varies && len(f.distinct) < 2:
 		return false
 	}
 	return f.strs == f.nonNull || f.ints == f.nonNull && idName(f.name)
@@ -435,7 +415,7 @@ func (a *analysis) keyField(filter *field) *field {
 		if f == filter || f.spaces > 0 || !a.word(f, varies) {
 			continue
 		}
-		if best == nil || len(f.seen) > len(best.seen) || len(f.seen) == len(best.seen) && score(f) < score(best) {
+		if best == nil || len(f.distinct) > len(best.distinct) || len(f.distinct) == len(best.distinct) && score(f) < score(best) {
 			best = f
 		}
 	}
@@ -443,7 +423,7 @@ func (a *analysis) keyField(filter *field) *field {
 }
 
 // titleNames are the names of fields that name their record.
-var titleNames = map[string]bool{"title": true, "name": true, "subject": true, "summary": true, "headline": true}
+var titleNames = wordSet(`title name subject summary headline`)
 
 // titleField returns the field that names the records when no field's
 // role is a short text. When the records are all copies of one, that is
@@ -481,7 +461,7 @@ func (a *analysis) titleField() *field {
 			// Copies of one tell no distinct values: text (with
 			// spaces) names a record better than a word.
 			prose := !varies && s.spaces > 0 && best != nil && best.spaces == 0
-			if best == nil || len(s.seen) > len(best.seen) || prose {
+			if best == nil || len(s.distinct) > len(best.distinct) || prose {
 				best = s
 			}
 		}
@@ -572,19 +552,22 @@ func (a *analysis) optionalField() *field {
 	return best
 }
 
-// timeRange returns the default bounds of a time range filter on values
-// that start with a date: from the date of the median value (so that the
-// filter selects the newer half) up to the day after the last date.
-func timeRange(vals []string) (from, to string) {
-	dates := make([]string, len(vals))
-	for i, v := range vals {
-		dates[i] = v[:10]
+// timeRange returns the default bounds of a time range filter on ts, dates
+// or times to the minute (2006-01-02T15:04, T or a space): from the median
+// one (so that the filter selects the later half) up to the next day or
+// minute (step) after the last one, or after every value of that day or
+// minute when it is not a real time.
+func timeRange(ts []string, step time.Duration) (from, to string) {
+	ts = slices.Sorted(slices.Values(ts))
+	from, last := ts[len(ts)/2], ts[len(ts)-1]
+	layout := time.DateOnly
+	if step < 24*time.Hour {
+		last = last[:len("2006-01-02T15:04")]
+		layout += last[10:11] + "15:04"
 	}
-	sort.Strings(dates)
-	from, last := dates[len(dates)/2], dates[len(dates)-1]
-	to = last + "~" // after every value of that day, when not a real date
-	if t, err := time.Parse(time.DateOnly, last); err == nil {
-		to = t.AddDate(0, 0, 1).Format(time.DateOnly)
+	t, err := time.Parse(layout, last)
+	if err != nil {
+		return from, last + "~"
 	}
-	return from, to
+	return from, t.Add(step).Format(layout)
 }

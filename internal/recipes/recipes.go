@@ -23,10 +23,9 @@ type Param struct {
 	Name        string // jq variable name, without the '$'
 	Value       string // value used in Command
 	Description string // what the parameter means
-	// Field, when not empty, is the top-level string field of the records
-	// that the parameter is matched against, so that lro_extract's where
-	// can state the same condition: {Field: {"contains": Value}} for
-	// ParamKeyword, {Field: Value} for ParamValue.
+	// Field, when not empty, is the top-level string field matched against
+	// the parameter, for lro_extract's where: {Field: {"contains": Value}}
+	// for ParamKeyword, {Field: Value} for ParamValue.
 	Field string
 }
 
@@ -44,25 +43,16 @@ type Recipe struct {
 	Compact     bool    // run with -c: one output per line
 }
 
-// flags are the options a recipe runs jq with.
-type flags uint8
-
-const (
-	slurp   flags = 1 << iota // -s
-	rawOut                    // -r
-	compact                   // -c
-)
-
-// recipe returns the recipe of filter, run with f, described by desc and
-// labeled label.
-func recipe(desc, label, filter string, f flags, params ...Param) Recipe {
+// recipe returns the recipe of filter, run with the jq options of the
+// letters options (s, r, c), described by desc and labeled label.
+func recipe(desc, label, filter, options string, params ...Param) Recipe {
 	return Recipe{
 		Description: desc,
 		Label:       label,
 		Filter:      filter,
-		Slurp:       f&slurp != 0,
-		Raw:         f&rawOut != 0,
-		Compact:     f&compact != 0,
+		Slurp:       strings.Contains(options, "s"),
+		Raw:         strings.Contains(options, "r"),
+		Compact:     strings.Contains(options, "c"),
 		Params:      params,
 	}
 }
@@ -73,7 +63,7 @@ func recipe(desc, label, filter string, f flags, params ...Param) Recipe {
 func (r Recipe) Args() []string {
 	var args []string
 	for _, o := range r.options() {
-		args = append(args, "-"+o)
+		args = append(args, "-"+string(o))
 	}
 	for _, p := range r.Params {
 		args = append(args, "--arg", p.Name, p.Value)
@@ -81,19 +71,16 @@ func (r Recipe) Args() []string {
 	return append(args, r.Filter)
 }
 
-// options returns the letters of the jq options of r: s, r and c, in order.
-func (r Recipe) options() []string {
-	var o []string
-	if r.Slurp {
-		o = append(o, "s")
+// options returns the letters of the jq options of r, s, r and c, in order:
+// one word of the shell command.
+func (r Recipe) options() string {
+	i := 0
+	for bit, on := range [...]bool{r.Slurp, r.Raw, r.Compact} {
+		if on {
+			i |= 1 << bit
+		}
 	}
-	if r.Raw {
-		o = append(o, "r")
-	}
-	if r.Compact {
-		o = append(o, "c")
-	}
-	return o
+	return [...]string{"", "s", "r", "sr", "c", "sc", "rc", "src"}[i]
 }
 
 // Command renders the shell command for file,
@@ -110,17 +97,9 @@ func (r Recipe) Command(file string) string {
 	b.WriteString("tail -n +2 ")
 	b.WriteString(ShellWord(file))
 	b.WriteString(" | jq")
-	if r.Slurp || r.Raw || r.Compact {
+	if o := r.options(); o != "" {
 		b.WriteString(" -")
-		if r.Slurp {
-			b.WriteByte('s')
-		}
-		if r.Raw {
-			b.WriteByte('r')
-		}
-		if r.Compact {
-			b.WriteByte('c')
-		}
+		b.WriteString(o)
 	}
 	for _, p := range r.Params {
 		b.WriteString(" --arg ")

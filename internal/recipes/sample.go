@@ -2,8 +2,11 @@ package recipes
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
+	"iter"
+	"strings"
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
@@ -55,19 +58,21 @@ func decodeOne(raw json.RawMessage) (any, bool) {
 	return v, true
 }
 
-// stopWords are frequent English words that make poor search keywords.
-var stopWords = map[string]bool{
-	"about": true, "after": true, "also": true, "been": true, "before": true,
-	"being": true, "could": true, "does": true, "each": true, "false": true,
-	"from": true, "have": true, "into": true, "just": true, "like": true,
-	"more": true, "most": true, "must": true, "null": true, "only": true,
-	"other": true, "over": true, "should": true, "some": true, "such": true,
-	"than": true, "that": true, "their": true, "them": true, "then": true,
-	"there": true, "these": true, "they": true, "this": true, "those": true,
-	"true": true, "very": true, "were": true, "what": true, "when": true,
-	"where": true, "which": true, "while": true, "will": true, "with": true,
-	"would": true, "your": true,
+// wordSet returns the set of the words of s, separated by white space.
+func wordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		set[w] = true
+	}
+	return set
 }
+
+// stopWords are frequent English words that make poor search keywords.
+var stopWords = wordSet(`
+	about after also been before being could does each false from have into just like more most must
+	null only other over should some such than that their them then there these they this those true
+	very were what when where which while will with would your
+`)
 
 // keywords counts, for each candidate word, the documents it occurs in. The
 // candidate words of a text are its runs of 4 to 24 ASCII letters,
@@ -145,31 +150,25 @@ func (k *keywords) words(s string) {
 // pick returns a distinctive word: the most frequent one among the words that
 // occur in at most half of the documents (so that a search on it selects),
 // or the most frequent word when every word is more common than that. Ties go
-// to the alphabetically first word. ok is false when there is no word.
-func (k *keywords) pick() (w string, ok bool) {
-	best, bestDF := "", 0
-	for _, half := range []bool{true, false} {
-		for word, c := range k.df {
-			df := c.docs
-			if half && 2*df > k.docs {
-				continue
+// to the alphabetically first word. It returns "" when there is no word.
+func (k *keywords) pick() string {
+	docs := func(rare bool) iter.Seq2[string, int] {
+		return func(yield func(string, int) bool) {
+			for w, c := range k.df {
+				if (!rare || 2*c.docs <= k.docs) && !yield(w, c.docs) {
+					return
+				}
 			}
-			if df > bestDF || df == bestDF && word < best {
-				best, bestDF = word, df
-			}
-		}
-		if bestDF > 0 {
-			return best, true
 		}
 	}
-	return "", false
+	return cmp.Or(mostCommon(docs(true)), mostCommon(docs(false)))
 }
 
 // mostCommon returns the key with the highest count, ties going to the
 // alphabetically first key, of those of at most maxValueBytes (a recipe's
-// default value is short: a descriptor holds it in full). ok is false when
-// there is none.
-func mostCommon(counts map[string]int) (key string, ok bool) {
+// default value is short: a descriptor holds it in full), or "" when there
+// is none.
+func mostCommon(counts iter.Seq2[string, int]) string {
 	best, bestN := "", 0
 	for k, n := range counts {
 		if len(k) > maxValueBytes {
@@ -179,5 +178,5 @@ func mostCommon(counts map[string]int) (key string, ok bool) {
 			best, bestN = k, n
 		}
 	}
-	return best, bestN > 0
+	return best
 }

@@ -30,11 +30,8 @@ func Lock(f *os.File, wait bool) error {
 	}
 	var lockErr error
 	if err := rc.Control(func(fd uintptr) {
-		for {
+		for lockErr = syscall.EINTR; errors.Is(lockErr, syscall.EINTR); {
 			lockErr = syscall.Flock(int(fd), how)
-			if !errors.Is(lockErr, syscall.EINTR) {
-				return
-			}
 		}
 	}); err != nil {
 		return err

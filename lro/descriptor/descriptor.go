@@ -11,6 +11,7 @@ package descriptor
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zircote/lro-go/internal/describe"
@@ -51,10 +52,8 @@ func (p Profile) String() string {
 // another name, it returns an error that names it and the profiles.
 func ParseProfile(s string) (Profile, error) {
 	norm := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
-	for i, name := range profileNames {
-		if norm == name {
-			return Profile(i), nil
-		}
+	if i := slices.Index(profileNames[:], norm); i >= 0 {
+		return Profile(i), nil
 	}
 	return 0, fmt.Errorf("descriptor: unknown profile %q (want one of %s)", s, strings.Join(profileNames[:], ", "))
 }
