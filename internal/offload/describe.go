@@ -250,8 +250,11 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 // memberNames returns the names of the members of rec, in order, when it
 // is an object.
 func memberNames(rec []byte) []string {
-	var names []string
-	_ = eachMember(rec, func(name string, _ jsontext.Value, _ int) { names = append(names, name) })
+	ms, _ := members(rec)
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.name
+	}
 	return names
 }
 
@@ -388,13 +391,12 @@ func besideMembers(path string, ru *run) []besideValue {
 		return nil
 	}
 	var out []besideValue
-	_ = eachMember(ru.doc, func(name string, v jsontext.Value, end int) {
-		if end != ru.end { // not the records
-			bv := describeValue(path+jqKey(name), v)
-			bv.raw = bytes.Clone(bv.raw)
-			out = append(out, bv)
+	ms, _ := members(ru.doc)
+	for _, m := range ms {
+		if m.end != ru.end { // not the records
+			out = append(out, describeValue(path+jqKey(m.name), ru.doc[m.start:m.end]))
 		}
-	})
+	}
 	return out
 }
 
@@ -432,8 +434,8 @@ func describeKind(v []byte) string {
 		_ = eachElement(v, func([]byte) error { n++; return nil })
 		return fmt.Sprintf("array of %d", n)
 	case '{':
-		_ = eachMember(v, func(string, jsontext.Value, int) { n++ })
-		return fmt.Sprintf("object of %d members", n)
+		ms, _ := members(v)
+		return fmt.Sprintf("object of %d members", len(ms))
 	case '"':
 		var s string
 		_ = json.Unmarshal(v, &s)

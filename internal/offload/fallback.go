@@ -170,8 +170,8 @@ func (c *Config) shower(r *result, p *plan) shower {
 	}
 	ru := p.runs[0]
 	var recs [][]byte
-	switch ru.as {
-	case asArray:
+	switch {
+	case ru.As == asArray:
 		var buf []byte
 		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
 			if len(recs) == limit {
@@ -184,7 +184,7 @@ func (c *Config) shower(r *result, p *plan) shower {
 			recs = append(recs, bytes.Clone(line))
 			return nil
 		})
-		structured := strings.HasPrefix(ru.at, "/structuredContent")
+		structured := strings.HasPrefix(ru.At, "/structuredContent")
 		return shower{records: recs, twice: true, show: func(k int) ([]byte, []byte) {
 			body := ru.with(recs[:k])
 			if structured {
@@ -192,9 +192,9 @@ func (c *Config) shower(r *result, p *plan) shower {
 			}
 			return body, nil
 		}}
-	case asLines:
+	case ru.As == asLines:
 		for l := range strings.SplitSeq(ru.text, "\n") {
-			if len(recs) == min(ru.count, limit) {
+			if len(recs) == min(ru.Count, limit) {
 				break
 			}
 			recs = append(recs, []byte(l)) // a copy: a Tokenizer may not be given a string's bytes
@@ -205,13 +205,13 @@ func (c *Config) shower(r *result, p *plan) shower {
 			}
 			return bytes.Join(recs[:k], []byte{'\n'}), nil
 		}}
-	case asRows:
+	case ru.rows != nil:
 		recs = ru.rows[:min(len(ru.rows), limit)]
 		return shower{records: recs, show: func(k int) ([]byte, []byte) {
 			if k == 0 {
 				return nil, nil
 			}
-			text, _ := tabular.Print(nil, ru.format, ru.layout, recs[:k]) // printed whole when read: cannot fail
+			text, _ := tabular.Print(nil, ru.As, ru.Layout, recs[:k]) // printed whole when read: cannot fail
 			return text, nil
 		}}
 	}

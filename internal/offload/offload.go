@@ -174,7 +174,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		provided: make([][]byte, len(set.Records)),
 		scores:   set.Scores,
 		// The set is the whole result: its records are the document itself.
-		runs: []*run{{at: "", as: asArray, count: len(set.Records)}},
+		runs: []*run{{Placement: jsonlfile.Placement{As: asArray, Count: len(set.Records)}}},
 		t:    newTally(),
 	}
 	for i, rec := range set.Records {

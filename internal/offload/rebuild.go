@@ -255,17 +255,9 @@ func (n *node) set(ptr string, v *node) (*node, error) {
 	if ptr == "" {
 		return v, nil
 	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, fmt.Errorf("offload: bad pointer %q", ptr)
-	}
-	i := strings.LastIndexByte(ptr, '/')
-	parent, err := n.get(ptr[:i])
+	old, err := n.get(ptr)
 	if err != nil {
 		return nil, err
-	}
-	old, err := parent.child(unescapePointer(ptr[i+1:]))
-	if err != nil {
-		return nil, fmt.Errorf("offload: pointer %q: %w", ptr, err)
 	}
 	*old = *v
 	return n, nil
