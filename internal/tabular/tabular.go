@@ -137,6 +137,20 @@ func appendValue(dst []byte, c cell) []byte {
 	return appendQuote(dst, c.text)
 }
 
+// appendRecord appends the JSON object of the cells of a row, named by
+// the header's names.
+func appendRecord(dst []byte, names []string, cells []cell) []byte {
+	dst = append(dst, '{')
+	for i, c := range cells {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(appendQuote(dst, names[i]), ':')
+		dst = appendValue(dst, c)
+	}
+	return append(dst, '}')
+}
+
 // isNumber reports whether s is a JSON number literal that reads back as
 // itself: not an integer beyond 2^53, which jq would round (an identifier
 // of digits stays a string).
