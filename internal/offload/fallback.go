@@ -161,16 +161,15 @@ type shower struct {
 // read, whatever the record count.
 func (c *Config) shower(r *result, p *plan) shower {
 	limit := c.Threshold + 1
-	if p.provided != nil {
-		recs := p.provided[:min(len(p.provided), limit)]
-		return shower{records: recs, show: func(k int) ([]byte, []byte) { return joinArray(nil, recs[:k]), nil }}
-	}
 	if len(p.runs) == 0 {
 		return shower{}
 	}
 	ru := p.runs[0]
 	var recs [][]byte
 	switch {
+	case ru.As == asArray && ru.rows != nil: // a provided set
+		recs := ru.rows[:min(len(ru.rows), limit)]
+		return shower{records: recs, show: func(k int) ([]byte, []byte) { return joinArray(nil, recs[:k]), nil }}
 	case ru.As == asArray:
 		var buf []byte
 		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {

@@ -104,7 +104,7 @@ type run struct {
 	member     bool     // the records are an array member of an object document
 	text       string   // asLines, rows: the text (asLines: without its final newline)
 	firstLine  int      // asLines: the number of the first line
-	rows       [][]byte // rows: the records
+	rows       [][]byte // rows, and a provided set (asArray): the records
 
 	// elems are the spans in doc[start:end] of the elements of an asArray
 	// run, noted by the read that counted them for the write; none when
@@ -120,15 +120,14 @@ const maxKept = 1 << 12
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
-	t        *tally // what the descriptor says of the records, read as the runs are found
-	result   []byte // the header's "result": the result without its records; nil for a provided set
-	runs     []*run
-	copies   []jsonlfile.Copy
-	provided [][]byte  // the records of a provided set
-	scores   []float64 // the scores of a provided set
-	tokens   int       // the estimate of the whole result
-	inline   int       // the estimate of what the client would receive inline; 0 means tokens
-	beside   []besideValue
+	t      *tally // what the descriptor says of the records, read as the runs are found
+	result []byte // the header's "result": the result without its records; nil for a provided set
+	runs   []*run
+	copies []jsonlfile.Copy
+	scores []float64 // the scores of a provided set
+	tokens int       // the estimate of the whole result
+	inline int       // the estimate of what the client would receive inline; 0 means tokens
+	beside []besideValue
 
 	nextLine int  // the number of the next text line of an asLines run
 	retally  bool // a text's array failed after its records were described: describe the runs again
@@ -453,7 +452,8 @@ func (ru *run) read(t *tally) error {
 	return ru.each(&t.buf, t.add)
 }
 
-// each calls fn with each record of the asLines or rows run ru; those of
+// each calls fn with each record of ru, an asLines run or one of rows (a
+// table's, or a provided set's); those of
 // lines, {"line": N, "text": "..."}, are made in *buf, and only valid until
 // fn returns.
 func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
@@ -659,9 +659,6 @@ func unescapePointer(token string) string {
 // read noted them. It stops when ctx is canceled.
 func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 	write := func(line []byte) error { return jsonlfile.WriteValid(w, line) }
-	if p.provided != nil {
-		return eachOf(p.provided, write)
-	}
 	var buf []byte
 	writeCompact := func(v []byte) error {
 		line, err := compactLine(v, &buf)
@@ -676,6 +673,8 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 		}
 		var err error
 		switch arr := ru.doc[ru.start:ru.end]; {
+		case ru.rows != nil || ru.As == asLines:
+			err = ru.each(&buf, write)
 		case ru.As == asArray && len(ru.elems) == ru.Count:
 			for _, e := range ru.elems {
 				if err = writeCompact(arr[e.start:e.end]); err != nil {
@@ -684,10 +683,8 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 			}
 		case ru.As == asArray:
 			err = eachElement(arr, writeCompact)
-		case ru.As == asValue:
-			err = writeCompact(arr)
 		default:
-			err = ru.each(&buf, write)
+			err = writeCompact(arr)
 		}
 		if err != nil {
 			return err
@@ -696,21 +693,8 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 	return nil
 }
 
-// eachOf calls fn with each of recs, until it fails.
-func eachOf(recs [][]byte, fn func(rec []byte) error) error {
-	for _, rec := range recs {
-		if err := fn(rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // count returns the number of records of p.
 func (p *plan) count() int {
-	if p.provided != nil {
-		return len(p.provided)
-	}
 	n := 0
 	for _, ru := range p.runs {
 		n += ru.Count
