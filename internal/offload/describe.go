@@ -45,10 +45,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	if c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes {
 		// The schema of the lines themselves, annotated from their Go type.
 		schema = t.schema.Schema()
-		if st := structType(call.RecordType); st != nil {
-			r, _ := reflectedSchema(st)
-			describe.Annotate(schema, r, c.SchemaDescriptions)
-		}
+		describe.Annotate(schema, reflectedSchema(call.RecordType), c.SchemaDescriptions)
 		raw, err := marshal(schema) // once, not with each encoding below
 		if err != nil {
 			return nil, err
@@ -461,33 +458,23 @@ func jqKey(name string) string {
 
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
-// structType returns the struct type of records of Go type t (through
-// pointers), or nil when t is not a struct type or cannot be reflected.
-func structType(t reflect.Type) reflect.Type {
+// reflectedSchema returns the schema of records of Go type t, a struct type
+// (through pointers), reflected once and cached, which annotates the line
+// schema; nil for another type or one that cannot be reflected. It is only
+// read.
+func reflectedSchema(t reflect.Type) map[string]any {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
-	if _, err := reflectedSchema(t); err != nil {
-		return nil
-	}
-	return t
-}
-
-// reflectedSchema returns the schema of struct type t, reflected once and
-// cached, which annotates the line schema. It is only read.
-func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	if s, ok := reflectedSchemas.Load(t); ok {
-		return s.(map[string]any), nil
+		return s.(map[string]any)
 	}
-	s, err := describe.Reflect(t)
-	if err != nil {
-		return nil, err
-	}
+	s, _ := describe.Reflect(t) // nil when it fails
 	reflectedSchemas.Store(t, s)
-	return s, nil
+	return s
 }
 
 // RemoteClientDir is the folder of a descriptor's file_path for a file kept
