@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,40 +80,10 @@ type fallbackResponse struct {
 // hasStructured says the result has structured content.
 func (c *Config) fallbackFit(s shower, hasStructured bool, warning func(shown, used int) string) fallbackResponse {
 	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, hasStructured, warning) }
-	best := try(0)
-	if best.used > c.Threshold {
+	if none := try(0); none.used > c.Threshold {
 		return c.fallbackWith(shower{}, 0, hasStructured, warning)
 	}
-	// The records' own estimates only guess where the limit is (an
-	// estimate of a whole text is not the sum of its parts'): grow from the
-	// guess while it fits, then halve between the last fit and the first
-	// miss.
-	times := 1
-	if s.twice && hasStructured {
-		times = 2
-	}
-	n := len(s.records)
-	lo, hi := 0, min(max(fit(c, s.records, times), 1), n)
-	for {
-		f := try(hi)
-		if f.used > c.Threshold {
-			break
-		}
-		lo, best = hi, f
-		if hi == n {
-			return best
-		}
-		hi = min(2*hi, n)
-	}
-	for lo < hi-1 {
-		mid := (lo + hi) / 2
-		if f := try(mid); f.used <= c.Threshold {
-			lo, best = mid, f
-		} else {
-			hi = mid
-		}
-	}
-	return best
+	return try(sort.Search(len(s.records), func(k int) bool { return try(k+1).used > c.Threshold }))
 }
 
 // fallbackWith builds the fallback that shows the first k records with s.
@@ -149,7 +120,6 @@ func (c *Config) fallbackWith(s shower, k int, hasStructured bool, warning func(
 // they came from.
 type shower struct {
 	records [][]byte // the records it can show
-	twice   bool     // each costs twice, when the result has structured content
 	// show returns the body text showing the first k records, and the
 	// structured content when the body is also that; nil for none.
 	show func(k int) (body, structured []byte)
@@ -184,7 +154,7 @@ func (c *Config) shower(r *result, p *plan) shower {
 			return nil
 		})
 		structured := strings.HasPrefix(ru.At, "/structuredContent")
-		return shower{records: recs, twice: true, show: func(k int) ([]byte, []byte) {
+		return shower{records: recs, show: func(k int) ([]byte, []byte) {
 			body := ru.with(recs[:k])
 			if structured {
 				return body, body
@@ -219,19 +189,6 @@ func (c *Config) shower(r *result, p *plan) shower {
 
 // errEnough stops a walk over the records that has what it needs.
 var errEnough = errors.New("offload: enough records")
-
-// fit returns how many leading records fit within the threshold, each
-// counted times times.
-func fit(c *Config, records [][]byte, times int) int {
-	used := 0
-	for i, r := range records {
-		used += times * c.Tokenizer.Tokens(r)
-		if used > c.Threshold {
-			return i
-		}
-	}
-	return len(records)
-}
 
 // joinArray appends the JSON array of records to b.
 func joinArray(b []byte, records [][]byte) []byte {
