@@ -328,13 +328,11 @@ func (w *Writer) writeHeader(h FileHeader) error {
 	if h.Timestamp == "" {
 		h.Timestamp = w.now().UTC().Format(timestampLayout)
 	}
-	w.buf.Reset()
-	enc := json.NewEncoder(&w.buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(h); err != nil { // cannot fail for this struct
+	line, err := w.encode(h)
+	if err != nil { // cannot fail for this struct
 		return fmt.Errorf("jsonl: %s: header: %w", w.label(), err)
 	}
-	if err := w.write(w.buf.Bytes()); err != nil { // Encode ended it with '\n'
+	if err := w.write(line); err != nil { // Encode ended it with '\n'
 		return err
 	}
 	w.headerWritten = true
@@ -364,11 +362,7 @@ func (w *Writer) WriteRecord(record []byte) error {
 		var discard bytes.Buffer
 		return w.invalid(json.Compact(&discard, record))
 	}
-	err := w.writeValid(line)
-	if w.buf.Cap() > maxRetainedBuffer {
-		w.buf = bytes.Buffer{}
-	}
-	return err
+	return w.writeValid(line)
 }
 
 // WriteValid writes line as the next record of w, as [Writer.WriteRecord]
@@ -389,6 +383,9 @@ func (w *Writer) writeValid(line []byte) error {
 		return err
 	}
 	w.count++
+	if w.buf.Cap() > maxRetainedBuffer {
+		w.buf = bytes.Buffer{}
+	}
 	return nil
 }
 
@@ -404,30 +401,24 @@ func (w *Writer) WriteValue(v any) error {
 	if err := w.checkRecord(); err != nil {
 		return err
 	}
-	if w.enc == nil {
-		w.enc = json.NewEncoder(writerFunc(func(p []byte) (int, error) {
-			if err := w.write(p); err != nil {
-				return 0, err
-			}
-			return len(p), nil
-		}))
-		w.enc.SetEscapeHTML(false)
-	}
-	// Encode marshals v completely before its one Write, so an encoding
-	// error leaves the file untouched.
-	if err := w.enc.Encode(v); err != nil {
-		if w.err != nil {
-			return w.err
-		}
+	line, err := w.encode(v)
+	if err != nil {
 		return fmt.Errorf("jsonl: %s: record %d: %w", w.label(), w.count+1, err)
 	}
-	w.count++
-	return nil
+	return w.writeValid(line[:len(line)-1]) // without Encode's '\n'
 }
 
-type writerFunc func(p []byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+// encode returns the JSON of v, as json.Marshal writes it but without
+// escaping <, > and &, and a newline, in w.buf.
+func (w *Writer) encode(v any) ([]byte, error) {
+	w.buf.Reset()
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.buf)
+		w.enc.SetEscapeHTML(false)
+	}
+	err := w.enc.Encode(v)
+	return w.buf.Bytes(), err
+}
 
 // check returns the error that forbids any further write, if any.
 func (w *Writer) check() error {

@@ -45,10 +45,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	if c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes {
 		// The schema of the lines themselves, annotated from their Go type.
 		schema = t.schema.Schema()
-		if st := structType(call.RecordType); st != nil {
-			r, _ := reflectedSchema(st)
-			describe.Annotate(schema, r, c.SchemaDescriptions)
-		}
+		describe.Annotate(schema, reflectedSchema(call.RecordType), c.SchemaDescriptions)
 		raw, err := marshal(schema) // once, not with each encoding below
 		if err != nil {
 			return nil, err
@@ -250,8 +247,11 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 // memberNames returns the names of the members of rec, in order, when it
 // is an object.
 func memberNames(rec []byte) []string {
-	var names []string
-	_ = eachMember(rec, func(name string, _ jsontext.Value, _ int) { names = append(names, name) })
+	ms, _ := members(rec)
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.name
+	}
 	return names
 }
 
@@ -388,13 +388,12 @@ func besideMembers(path string, ru *run) []besideValue {
 		return nil
 	}
 	var out []besideValue
-	_ = eachMember(ru.doc, func(name string, v jsontext.Value, end int) {
-		if end != ru.end { // not the records
-			bv := describeValue(path+jqKey(name), v)
-			bv.raw = bytes.Clone(bv.raw)
-			out = append(out, bv)
+	ms, _ := members(ru.doc)
+	for _, m := range ms {
+		if m.end != ru.end { // not the records
+			out = append(out, describeValue(path+jqKey(m.name), ru.doc[m.start:m.end]))
 		}
-	})
+	}
 	return out
 }
 
@@ -432,8 +431,8 @@ func describeKind(v []byte) string {
 		_ = eachElement(v, func([]byte) error { n++; return nil })
 		return fmt.Sprintf("array of %d", n)
 	case '{':
-		_ = eachMember(v, func(string, jsontext.Value, int) { n++ })
-		return fmt.Sprintf("object of %d members", n)
+		ms, _ := members(v)
+		return fmt.Sprintf("object of %d members", len(ms))
 	case '"':
 		var s string
 		_ = json.Unmarshal(v, &s)
@@ -459,33 +458,23 @@ func jqKey(name string) string {
 
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
-// structType returns the struct type of records of Go type t (through
-// pointers), or nil when t is not a struct type or cannot be reflected.
-func structType(t reflect.Type) reflect.Type {
+// reflectedSchema returns the schema of records of Go type t, a struct type
+// (through pointers), reflected once and cached, which annotates the line
+// schema; nil for another type or one that cannot be reflected. It is only
+// read.
+func reflectedSchema(t reflect.Type) map[string]any {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
-	if _, err := reflectedSchema(t); err != nil {
-		return nil
-	}
-	return t
-}
-
-// reflectedSchema returns the schema of struct type t, reflected once and
-// cached, which annotates the line schema. It is only read.
-func reflectedSchema(t reflect.Type) (map[string]any, error) {
 	if s, ok := reflectedSchemas.Load(t); ok {
-		return s.(map[string]any), nil
+		return s.(map[string]any)
 	}
-	s, err := describe.Reflect(t)
-	if err != nil {
-		return nil, err
-	}
+	s, _ := describe.Reflect(t) // nil when it fails
 	reflectedSchemas.Store(t, s)
-	return s, nil
+	return s
 }
 
 // RemoteClientDir is the folder of a descriptor's file_path for a file kept

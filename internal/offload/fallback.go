@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,40 +80,10 @@ type fallbackResponse struct {
 // hasStructured says the result has structured content.
 func (c *Config) fallbackFit(s shower, hasStructured bool, warning func(shown, used int) string) fallbackResponse {
 	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, hasStructured, warning) }
-	best := try(0)
-	if best.used > c.Threshold {
+	if none := try(0); none.used > c.Threshold {
 		return c.fallbackWith(shower{}, 0, hasStructured, warning)
 	}
-	// The records' own estimates only guess where the limit is (an
-	// estimate of a whole text is not the sum of its parts'): grow from the
-	// guess while it fits, then halve between the last fit and the first
-	// miss.
-	times := 1
-	if s.twice && hasStructured {
-		times = 2
-	}
-	n := len(s.records)
-	lo, hi := 0, min(max(fit(c, s.records, times), 1), n)
-	for {
-		f := try(hi)
-		if f.used > c.Threshold {
-			break
-		}
-		lo, best = hi, f
-		if hi == n {
-			return best
-		}
-		hi = min(2*hi, n)
-	}
-	for lo < hi-1 {
-		mid := (lo + hi) / 2
-		if f := try(mid); f.used <= c.Threshold {
-			lo, best = mid, f
-		} else {
-			hi = mid
-		}
-	}
-	return best
+	return try(sort.Search(len(s.records), func(k int) bool { return try(k+1).used > c.Threshold }))
 }
 
 // fallbackWith builds the fallback that shows the first k records with s.
@@ -149,7 +120,6 @@ func (c *Config) fallbackWith(s shower, k int, hasStructured bool, warning func(
 // they came from.
 type shower struct {
 	records [][]byte // the records it can show
-	twice   bool     // each costs twice, when the result has structured content
 	// show returns the body text showing the first k records, and the
 	// structured content when the body is also that; nil for none.
 	show func(k int) (body, structured []byte)
@@ -161,17 +131,16 @@ type shower struct {
 // read, whatever the record count.
 func (c *Config) shower(r *result, p *plan) shower {
 	limit := c.Threshold + 1
-	if p.provided != nil {
-		recs := p.provided[:min(len(p.provided), limit)]
-		return shower{records: recs, show: func(k int) ([]byte, []byte) { return joinArray(nil, recs[:k]), nil }}
-	}
 	if len(p.runs) == 0 {
 		return shower{}
 	}
 	ru := p.runs[0]
 	var recs [][]byte
-	switch ru.as {
-	case asArray:
+	switch {
+	case ru.As == asArray && ru.rows != nil: // a provided set
+		recs := ru.rows[:min(len(ru.rows), limit)]
+		return shower{records: recs, show: func(k int) ([]byte, []byte) { return joinArray(nil, recs[:k]), nil }}
+	case ru.As == asArray:
 		var buf []byte
 		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
 			if len(recs) == limit {
@@ -184,17 +153,17 @@ func (c *Config) shower(r *result, p *plan) shower {
 			recs = append(recs, bytes.Clone(line))
 			return nil
 		})
-		structured := strings.HasPrefix(ru.at, "/structuredContent")
-		return shower{records: recs, twice: true, show: func(k int) ([]byte, []byte) {
+		structured := strings.HasPrefix(ru.At, "/structuredContent")
+		return shower{records: recs, show: func(k int) ([]byte, []byte) {
 			body := ru.with(recs[:k])
 			if structured {
 				return body, body
 			}
 			return body, nil
 		}}
-	case asLines:
+	case ru.As == asLines:
 		for l := range strings.SplitSeq(ru.text, "\n") {
-			if len(recs) == min(ru.count, limit) {
+			if len(recs) == min(ru.Count, limit) {
 				break
 			}
 			recs = append(recs, []byte(l)) // a copy: a Tokenizer may not be given a string's bytes
@@ -205,13 +174,13 @@ func (c *Config) shower(r *result, p *plan) shower {
 			}
 			return bytes.Join(recs[:k], []byte{'\n'}), nil
 		}}
-	case asRows:
+	case ru.rows != nil:
 		recs = ru.rows[:min(len(ru.rows), limit)]
 		return shower{records: recs, show: func(k int) ([]byte, []byte) {
 			if k == 0 {
 				return nil, nil
 			}
-			text, _ := tabular.Print(nil, ru.format, ru.layout, recs[:k]) // printed whole when read: cannot fail
+			text, _ := tabular.Print(nil, ru.As, ru.Layout, recs[:k]) // printed whole when read: cannot fail
 			return text, nil
 		}}
 	}
@@ -220,19 +189,6 @@ func (c *Config) shower(r *result, p *plan) shower {
 
 // errEnough stops a walk over the records that has what it needs.
 var errEnough = errors.New("offload: enough records")
-
-// fit returns how many leading records fit within the threshold, each
-// counted times times.
-func fit(c *Config, records [][]byte, times int) int {
-	used := 0
-	for i, r := range records {
-		used += times * c.Tokenizer.Tokens(r)
-		if used > c.Threshold {
-			return i
-		}
-	}
-	return len(records)
-}
 
 // joinArray appends the JSON array of records to b.
 func joinArray(b []byte, records [][]byte) []byte {

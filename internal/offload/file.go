@@ -44,7 +44,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		Copies: p.copies,
 	}
 	for _, ru := range p.runs {
-		h.RecordsAt = append(h.RecordsAt, jsonlfile.Placement{At: ru.at, As: ru.placedAs(), Count: ru.count, InText: ru.inText, FinalNewline: ru.finalNewline, Layout: ru.layout})
+		h.RecordsAt = append(h.RecordsAt, ru.Placement)
 	}
 	if err := jsonlfile.WriteFileHeader(w, h); err != nil {
 		return Outcome{}, nil, err

@@ -170,19 +170,15 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 // when a record is not one JSON value: the handler's own result is then
 // evaluated as any other.
 func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) (o Outcome, ok bool) {
-	p := &plan{
-		provided: make([][]byte, len(set.Records)),
-		scores:   set.Scores,
-		// The set is the whole result: its records are the document itself.
-		runs: []*run{{at: "", as: asArray, count: len(set.Records)}},
-		t:    newTally(),
-	}
+	// The set is the whole result: its records are the document itself.
+	ru := &run{Placement: jsonlfile.Placement{As: asArray, Count: len(set.Records)}, rows: make([][]byte, len(set.Records))}
+	p := &plan{scores: set.Scores, runs: []*run{ru}, t: newTally()}
 	for i, rec := range set.Records {
 		line, err := oneLine(rec)
 		if err != nil {
 			return Outcome{}, false
 		}
-		p.provided[i] = line
+		ru.rows[i] = line
 		p.tokens += c.Tokenizer.Tokens(line)
 	}
 	r, inline, err := c.read(res, structured)
@@ -193,9 +189,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		return Outcome{}, false
 	}
 	p.inline = inline
-	for _, rec := range p.provided {
-		_ = p.t.add(rec) // valid: oneLine read it
-	}
+	_ = ru.each(nil, p.t.add) // valid: oneLine read them
 	call := describe()
 	if set.RecordType != nil {
 		call.RecordType = set.RecordType

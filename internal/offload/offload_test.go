@@ -249,7 +249,7 @@ func TestTextThatIsNotJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := []string{p.runs[0].as, p.runs[1].as}; !cmp.Equal(got, []string{asArray, asLines}) {
+	if got := []string{p.runs[0].As, p.runs[1].As}; !cmp.Equal(got, []string{asArray, asLines}) {
 		t.Fatalf("runs as %v, want an array and lines", got)
 	}
 	want := []json.RawMessage{

@@ -85,23 +85,15 @@ func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
 	if len(lines) > 0 {
 		return nil, errors.New("offload: more record lines than the header places")
 	}
+	// The JSON document of a text goes back into its text first, as a copy
+	// of itself: the copies may repeat the text.
+	var copies []jsonlfile.Copy
 	for _, pl := range h.RecordsAt {
-		if pl.InText == "" {
-			continue
-		}
-		doc, err := root.get(pl.InText)
-		if err != nil {
-			return nil, err
-		}
-		text, err := printText(doc, pl.Layout)
-		if err != nil {
-			return nil, fmt.Errorf("offload: text at %q: %w", pl.InText, err)
-		}
-		if root, err = root.set(pl.InText, text); err != nil {
-			return nil, err
+		if pl.InText != "" {
+			copies = append(copies, jsonlfile.Copy{At: pl.InText, Of: pl.InText, Layout: pl.Layout})
 		}
 	}
-	for _, cp := range h.Copies {
+	for _, cp := range append(copies, h.Copies...) {
 		of, err := root.get(cp.Of)
 		if err != nil {
 			return nil, err
@@ -255,17 +247,9 @@ func (n *node) set(ptr string, v *node) (*node, error) {
 	if ptr == "" {
 		return v, nil
 	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, fmt.Errorf("offload: bad pointer %q", ptr)
-	}
-	i := strings.LastIndexByte(ptr, '/')
-	parent, err := n.get(ptr[:i])
+	old, err := n.get(ptr)
 	if err != nil {
 		return nil, err
-	}
-	old, err := parent.child(unescapePointer(ptr[i+1:]))
-	if err != nil {
-		return nil, fmt.Errorf("offload: pointer %q: %w", ptr, err)
 	}
 	*old = *v
 	return n, nil

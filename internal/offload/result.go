@@ -91,35 +91,20 @@ const (
 	asArray = "array" // the elements of the array at the placement
 	asValue = "value" // the value at the placement, one record
 	asLines = "lines" // the lines of the text at the placement, as {"line","text"} records
-	asRows  = "rows"  // the rows of a table printed as the text at the placement (see tabular)
+	// Otherwise, the format of rows printed as the text (see tabular).
 )
-
-// placedAs returns the header's "as" of ru: as, or, for rows, their format.
-func (ru *run) placedAs() string {
-	if ru.as == asRows {
-		return ru.format
-	}
-	return ru.as
-}
 
 // run is one stretch of records and where they go back in the result.
 type run struct {
-	at           string // JSON Pointer of the placement in the result
-	as           string // asArray, asValue, asLines or asRows
-	inText       string // pointer of the text item whose JSON document holds them, if any
-	count        int
-	finalNewline bool // asLines: the text ended with a newline
-	exact        bool // the text of a text item's run comes back byte for byte
+	jsonlfile.Placement      // as the header records it
+	exact               bool // the text of a text item's run comes back byte for byte
 
-	doc        []byte // asArray, asValue: the document holding the records
-	start, end int    // the span of the array or value in doc
-	member     bool   // the records are an array member of an object document
-	text       string // asLines, asRows: the text (asLines: without its final newline)
-	firstLine  int    // asLines: the number of the first line
-
-	format string   // asRows: the table's format
-	layout string   // asRows: the table's layout; inText: the JSON text's (see layout)
-	rows   [][]byte // asRows: the records
+	doc        []byte   // asArray, asValue: the document holding the records
+	start, end int      // the span of the array or value in doc
+	member     bool     // the records are an array member of an object document
+	text       string   // asLines, rows: the text (asLines: without its final newline)
+	firstLine  int      // asLines: the number of the first line
+	rows       [][]byte // rows, and a provided set (asArray): the records
 
 	// elems are the spans in doc[start:end] of the elements of an asArray
 	// run, noted by the read that counted them for the write; none when
@@ -135,15 +120,14 @@ const maxKept = 1 << 12
 
 // plan is where the records of a result are and what stays beside them.
 type plan struct {
-	t        *tally // what the descriptor says of the records, read as the runs are found
-	result   []byte // the header's "result": the result without its records; nil for a provided set
-	runs     []*run
-	copies   []jsonlfile.Copy
-	provided [][]byte  // the records of a provided set
-	scores   []float64 // the scores of a provided set
-	tokens   int       // the estimate of the whole result
-	inline   int       // the estimate of what the client would receive inline; 0 means tokens
-	beside   []besideValue
+	t      *tally // what the descriptor says of the records, read as the runs are found
+	result []byte // the header's "result": the result without its records; nil for a provided set
+	runs   []*run
+	copies []jsonlfile.Copy
+	scores []float64 // the scores of a provided set
+	tokens int       // the estimate of the whole result
+	inline int       // the estimate of what the client would receive inline; 0 means tokens
+	beside []besideValue
 
 	nextLine int  // the number of the next text line of an asLines run
 	retally  bool // a text's array failed after its records were described: describe the runs again
@@ -214,7 +198,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			ru, skeleton := c.textRun(p, it.text.Text, at)
 			p.runs = append(p.runs, ru)
 			writeTextItem(&b, it.text, skeleton)
-			if ru.as != asLines {
+			if ru.As != asLines {
 				p.beside = append(p.beside, besideMembers(path()+".text", ru)...)
 			}
 			if ru.exact {
@@ -312,31 +296,18 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy)
 	default:
 		return doc, nil
 	}
-	type member struct {
-		name, of   string
-		start, end int
-	}
-	var found []member
-	last := map[string]int{}
-	_ = eachMember(doc, func(name string, v jsontext.Value, end int) {
-		if i, ok := last[name]; ok {
-			found[i].of = "" // not the last of its name
-		}
-		m := member{name: name, start: end - len(v), end: end}
-		if v.Kind() == '"' && len(v) >= minCopy {
-			m.of = ofText(v)
-		}
-		last[name] = len(found)
-		found = append(found, m)
-	})
+	ms, _ := members(doc) // valid
 	var out []byte
 	var copies []jsonlfile.Copy
 	prev := 0
-	for _, m := range found {
-		if m.of != "" {
+	for _, m := range ms {
+		if !m.last || m.kind != '"' || m.end-m.start < minCopy {
+			continue
+		}
+		if of := ofText(doc[m.start:m.end]); of != "" {
 			out = append(append(out, doc[prev:m.start]...), "null"...)
 			prev = m.end
-			copies = append(copies, jsonlfile.Copy{At: at + "/" + escapePointer(m.name), Of: m.of, As: "string"})
+			copies = append(copies, jsonlfile.Copy{At: at + "/" + escapePointer(m.name), Of: of, As: "string"})
 		}
 	}
 	if copies == nil {
@@ -364,7 +335,7 @@ func hasArray(doc []byte) bool {
 	case '[':
 		return true
 	case '{':
-		_, _, _, ok, err := findArray(doc, "")
+		_, ok, err := findArray(doc, "")
 		return ok && err == nil
 	}
 	return false
@@ -376,8 +347,8 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 && jsontext.Value(doc).Kind() != 0 {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
-			ru.inText = at
-			ru.layout, ru.exact = textLayout(text)
+			ru.InText = at
+			ru.Layout, ru.exact = textLayout(text)
 			return ru, skeletonOf(ru)
 		}
 		if jsontext.Value(doc).Kind() == '[' {
@@ -388,16 +359,17 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		}
 	}
 	if tab, ok := tabular.Read(text); ok {
-		ru := &run{at: at, as: asRows, text: text, format: tab.Format, layout: tab.Layout, rows: tab.Records, count: len(tab.Records), exact: true}
+		ru := &run{text: text, rows: tab.Records, exact: true}
+		ru.Placement = jsonlfile.Placement{At: at, As: tab.Format, Count: len(tab.Records), Layout: tab.Layout}
 		_ = ru.read(p.t) // valid: tabular wrote them
 		return ru, []byte(`""`)
 	}
-	ru := &run{at: at, as: asLines, text: text, firstLine: p.nextLine, exact: true}
+	ru := &run{Placement: jsonlfile.Placement{At: at, As: asLines}, text: text, firstLine: p.nextLine, exact: true}
 	if text != "" {
-		ru.text, ru.finalNewline = strings.CutSuffix(text, "\n")
-		ru.count = strings.Count(ru.text, "\n") + 1
+		ru.text, ru.FinalNewline = strings.CutSuffix(text, "\n")
+		ru.Count = strings.Count(ru.text, "\n") + 1
 	}
-	p.nextLine += ru.count
+	p.nextLine += ru.Count
 	_ = ru.read(p.t) // lines are always valid records
 	return ru, []byte(`""`)
 }
@@ -409,20 +381,20 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 // (see run.read); what is read of an array that fails may be in t, and
 // nothing of any other doc that fails.
 func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
-	ru := &run{at: at, as: asValue, doc: doc, start: 0, end: len(doc), count: 1}
+	ru := &run{Placement: jsonlfile.Placement{At: at, As: asValue, Count: 1}, doc: doc, start: 0, end: len(doc)}
 	switch jsontext.Value(doc).Kind() {
 	case '{':
 		// Read whole, and so validated, to find its largest array.
-		key, start, end, ok, err := findArray(doc, c.RecordsField)
+		m, ok, err := findArray(doc, c.RecordsField)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			ru.as, ru.member, ru.start, ru.end = asArray, true, start, end
-			ru.at = at + "/" + escapePointer(key)
+			ru.As, ru.member, ru.start, ru.end = asArray, true, m.start, m.end
+			ru.At = at + "/" + escapePointer(m.name)
 		}
 	case '[':
-		ru.as = asArray
+		ru.As = asArray
 	default:
 		// A scalar, or text that is not JSON: checked before it is described.
 		if !jsontext.Value(doc).IsValid(decodeOptions...) {
@@ -441,7 +413,7 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 // only the records of a document that docRun has not read before can be.
 func (ru *run) read(t *tally) error {
 	var buf []byte
-	switch ru.as {
+	switch ru.As {
 	case asArray:
 		arr := ru.doc[ru.start:ru.end]
 		ru.elems = ru.elems[:0]
@@ -468,7 +440,7 @@ func (ru *run) read(t *tally) error {
 			i++
 			return nil
 		})
-		ru.count = n
+		ru.Count = n
 		return err
 	case asValue:
 		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
@@ -480,11 +452,12 @@ func (ru *run) read(t *tally) error {
 	return ru.each(&t.buf, t.add)
 }
 
-// each calls fn with each record of the asLines or asRows run ru; those of
+// each calls fn with each record of ru, an asLines run or one of rows (a
+// table's, or a provided set's); those of
 // lines, {"line": N, "text": "..."}, are made in *buf, and only valid until
 // fn returns.
 func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
-	if ru.as == asRows {
+	if ru.As != asLines {
 		for _, rec := range ru.rows {
 			if err := fn(rec); err != nil {
 				return err
@@ -492,7 +465,7 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 		}
 		return nil
 	}
-	if ru.count == 0 {
+	if ru.Count == 0 {
 		return nil
 	}
 	n := ru.firstLine
@@ -511,67 +484,68 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 	return nil
 }
 
-// findArray returns the span of the records array of the JSON object doc:
-// its array member named field, else its largest array member. Of members
-// that share a name only the last counts, as for a decoder that keeps the
-// last duplicate, so that the name alone finds it again. It fails when doc
-// is not exactly one JSON object.
-func findArray(doc []byte, field string) (key string, start, end int, ok bool, err error) {
-	type member struct {
-		name       string
-		start, end int
-		array      bool
-	}
-	var members []member
-	last := map[string]int{}
-	err = eachMember(doc, func(name string, v jsontext.Value, end int) {
-		last[name] = len(members)
-		members = append(members, member{name, end - len(v), end, v.Kind() == '['})
-	})
-	if err != nil {
-		return "", 0, 0, false, err
-	}
+// findArray returns the records array of the JSON object doc: its array
+// member named field, else its largest array member. Of members that share
+// a name only the last counts, as for a decoder that keeps the last
+// duplicate, so that the name alone finds it again. It fails when doc is
+// not exactly one JSON object.
+func findArray(doc []byte, field string) (m member, ok bool, err error) {
+	ms, err := members(doc)
 	best := -1
-	for i, m := range members {
-		if !m.array || last[m.name] != i {
+	for i, m := range ms {
+		if m.kind != '[' || !m.last {
 			continue
 		}
 		if field != "" && m.name == field {
 			best = i
 			break
 		}
-		if best < 0 || m.end-m.start > members[best].end-members[best].start {
+		if best < 0 || m.end-m.start > ms[best].end-ms[best].start {
 			best = i
 		}
 	}
-	if best < 0 {
-		return "", 0, 0, false, nil
+	if best < 0 || err != nil {
+		return member{}, false, err
 	}
-	m := members[best]
-	return m.name, m.start, m.end, true, nil
+	return ms[best], true, nil
 }
 
-// eachMember calls fn with the name, the value and the end offset in doc of
-// each member of the JSON object doc, in order, and fails when doc is not
-// exactly one JSON object. v is only valid until fn returns.
-func eachMember(doc []byte, fn func(name string, v jsontext.Value, end int)) error {
+// member is a member of a JSON object document: its name, and its value's
+// span in the document and kind.
+type member struct {
+	name       string
+	start, end int
+	kind       jsontext.Kind
+	last       bool // the last member of its name, which a pointer names
+}
+
+// members returns the members of the JSON object doc, in order, and fails
+// when doc is not exactly one JSON object.
+func members(doc []byte) ([]member, error) {
+	var ms []member
+	last := map[string]int{}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return errors.Join(err, errors.New("offload: not an object"))
+		return nil, errors.Join(err, errors.New("offload: not an object"))
 	}
 	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		name := tok.String()
 		v, err := dec.ReadValue()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		fn(name, v, int(dec.InputOffset()))
+		end := int(dec.InputOffset())
+		if i, ok := last[name]; ok {
+			ms[i].last = false
+		}
+		last[name] = len(ms)
+		ms = append(ms, member{name: name, start: end - len(v), end: end, kind: v.Kind(), last: true})
 	}
-	return end_(dec)
+	return ms, end_(dec)
 }
 
 // eachElement calls fn with each element of the JSON array arr, as
@@ -610,7 +584,7 @@ func end_(dec *jsontext.Decoder) error {
 // skeletonOf returns the document of ru with its records taken out: an
 // empty array where the array was, null for a document that is one record.
 func skeletonOf(ru *run) []byte {
-	if ru.as == asValue {
+	if ru.As == asValue {
 		return []byte("null")
 	}
 	return ru.with(nil)
@@ -685,9 +659,6 @@ func unescapePointer(token string) string {
 // read noted them. It stops when ctx is canceled.
 func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 	write := func(line []byte) error { return jsonlfile.WriteValid(w, line) }
-	if p.provided != nil {
-		return eachOf(p.provided, write)
-	}
 	var buf []byte
 	writeCompact := func(v []byte) error {
 		line, err := compactLine(v, &buf)
@@ -702,18 +673,18 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 		}
 		var err error
 		switch arr := ru.doc[ru.start:ru.end]; {
-		case ru.as == asArray && len(ru.elems) == ru.count:
+		case ru.rows != nil || ru.As == asLines:
+			err = ru.each(&buf, write)
+		case ru.As == asArray && len(ru.elems) == ru.Count:
 			for _, e := range ru.elems {
 				if err = writeCompact(arr[e.start:e.end]); err != nil {
 					break
 				}
 			}
-		case ru.as == asArray:
+		case ru.As == asArray:
 			err = eachElement(arr, writeCompact)
-		case ru.as == asValue:
-			err = writeCompact(arr)
 		default:
-			err = ru.each(&buf, write)
+			err = writeCompact(arr)
 		}
 		if err != nil {
 			return err
@@ -722,24 +693,11 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
 	return nil
 }
 
-// eachOf calls fn with each of recs, until it fails.
-func eachOf(recs [][]byte, fn func(rec []byte) error) error {
-	for _, rec := range recs {
-		if err := fn(rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // count returns the number of records of p.
 func (p *plan) count() int {
-	if p.provided != nil {
-		return len(p.provided)
-	}
 	n := 0
 	for _, ru := range p.runs {
-		n += ru.count
+		n += ru.Count
 	}
 	return n
 }

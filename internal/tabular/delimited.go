@@ -34,7 +34,7 @@ func readDelimited(text string, sep rune) (Table, error) {
 	pos := offsets{text: text, line: 1}
 	var names []string
 	var recs [][]byte
-	var buf []byte
+	var cells []cell
 	for {
 		row, err := r.Read()
 		if err == io.EOF {
@@ -53,21 +53,16 @@ func readDelimited(text string, sep rune) (Table, error) {
 			}
 			continue
 		}
-		buf = append(buf[:0], '{')
+		cells = cells[:0]
 		for i, f := range row {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendQuote(buf, names[i])
-			buf = append(buf, ':')
 			c := cell{text: f}
 			if f == "" {
 				line, col := r.FieldPos(i)
 				c.null = pos.at(line, col) != '"'
 			}
-			buf = appendValue(buf, c)
+			cells = append(cells, c)
 		}
-		recs = append(recs, append([]byte(nil), append(buf, '}')...))
+		recs = append(recs, appendRecord(nil, names, cells))
 	}
 	if len(recs) < MinRows {
 		return Table{}, errors.New("tabular: too few rows")

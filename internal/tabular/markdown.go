@@ -59,27 +59,21 @@ func readMarkdown(text string) (Table, error) {
 		fits[j] = alignments
 	}
 	recs := make([][]byte, 0, len(lines)-2)
-	var buf []byte
+	row := make([]cell, len(sep))
 	for _, line := range lines[2:] {
 		cells, err := cellsOf(line, len(sep))
 		if err != nil {
 			return Table{}, err
 		}
-		buf = append(buf[:0], '{')
 		for j, c := range cells {
 			v := strings.Trim(c, " ")
 			var ok bool
 			if fits[j], ok = alignOf(c, v, widths[j], fits[j]); !ok {
 				return Table{}, errors.New("tabular: a cell padded otherwise")
 			}
-			if j > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendQuote(buf, names[j])
-			buf = append(buf, ':')
-			buf = appendValue(buf, cell{null: v == "", text: v})
+			row[j] = cell{null: v == "", text: v}
 		}
-		recs = append(recs, append([]byte(nil), append(buf, '}')...))
+		recs = append(recs, appendRecord(nil, names, row))
 	}
 	dalign := make([]byte, len(fits))
 	for j, f := range fits {

@@ -197,8 +197,7 @@ func printPython(dst []byte, layout string, records [][]byte) ([]byte, error) {
 		return nil, errLayout
 	}
 	open, rowOpen, end := words[0][0], words[0][1], words[1]
-	closing := map[byte]byte{'[': ']', '(': ')', '{': '}'}
-	if open == '{' || closing[open] == 0 || closing[rowOpen] == 0 {
+	if strings.IndexByte("[(", open) < 0 || strings.IndexByte("[({", rowOpen) < 0 {
 		return nil, errLayout
 	}
 	dst = append(dst, open)
@@ -215,7 +214,16 @@ func printPython(dst []byte, layout string, records [][]byte) ([]byte, error) {
 	if open == '(' && len(records) == 1 {
 		dst = append(dst, ',')
 	}
-	return ending(append(dst, closing[open], '\n'), end, "\n")
+	return ending(append(dst, closer(open), '\n'), end, "\n")
+}
+
+// closer returns the bracket that closes open: ')' for '(', else '}' or
+// ']', which follow '{' and '[' by two in ASCII.
+func closer(open byte) byte {
+	if open == '(' {
+		return ')'
+	}
+	return open + 2
 }
 
 // printPythonValue prints the next JSON value of dec as Python's repr of
@@ -240,20 +248,9 @@ func printPythonValue(dst []byte, dec *jsontext.Decoder, as byte) ([]byte, error
 		if (k == '{') != (as == '{') {
 			return nil, errors.New("tabular: a row of another kind")
 		}
-		open, end := byte('['), byte(']')
-		switch {
-		case k == '{':
-			open, end = '{', '}'
-		case as == '(':
-			open, end = '(', ')'
-		}
-		closing := jsontext.Kind(']')
-		if k == '{' {
-			closing = '}'
-		}
-		dst = append(dst, open)
+		dst = append(dst, as)
 		n := 0
-		for ; dec.PeekKind() != closing; n++ {
+		for ; dec.PeekKind() != k+2; n++ { // '}' or ']'
 			if n > 0 {
 				dst = append(dst, ", "...)
 			}
@@ -262,25 +259,20 @@ func printPythonValue(dst []byte, dec *jsontext.Decoder, as byte) ([]byte, error
 				if err != nil {
 					return nil, err
 				}
-				dst = appendRepr(dst, name.String())
-				dst = append(dst, ": "...)
+				dst = append(appendRepr(dst, name.String()), ": "...)
 			}
 			// Below a row, arrays are lists and objects dicts.
-			next := byte('[')
-			if dec.PeekKind() == '{' {
-				next = '{'
-			}
-			if dst, err = printPythonValue(dst, dec, next); err != nil {
+			if dst, err = printPythonValue(dst, dec, byte(dec.PeekKind())); err != nil {
 				return nil, err
 			}
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		if open == '(' && n == 1 {
+		if as == '(' && n == 1 {
 			dst = append(dst, ',')
 		}
-		return append(dst, end), nil
+		return append(dst, closer(as)), nil
 	}
 	return nil, errors.New("tabular: not a JSON value")
 }

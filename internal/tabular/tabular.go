@@ -137,6 +137,20 @@ func appendValue(dst []byte, c cell) []byte {
 	return appendQuote(dst, c.text)
 }
 
+// appendRecord appends the JSON object of the cells of a row, named by
+// the header's names.
+func appendRecord(dst []byte, names []string, cells []cell) []byte {
+	dst = append(dst, '{')
+	for i, c := range cells {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(appendQuote(dst, names[i]), ':')
+		dst = appendValue(dst, c)
+	}
+	return append(dst, '}')
+}
+
 // isNumber reports whether s is a JSON number literal that reads back as
 // itself: not an integer beyond 2^53, which jq would round (an identifier
 // of digits stays a string).
@@ -205,86 +219,68 @@ func ending(dst []byte, word, eol string) ([]byte, error) {
 	return nil, errLayout
 }
 
-// eachRow calls fn with the cells of the header, the first records' names,
+// eachRow calls fn with the cells of the header, the first record's names,
 // then with those of each record, an object of the same names in the same
 // order. It fails for no records.
 func eachRow(records [][]byte, fn func(header bool, cells []cell) error) error {
 	if len(records) == 0 {
 		return errLayout
 	}
-	var r rowReader
+	var names []string
+	var cells []cell
+	var buf []byte
 	for i, rec := range records {
-		if err := r.read(rec, i == 0); err != nil {
+		dec := jsontext.NewDecoder(bytes.NewReader(rec))
+		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+			return errors.New("tabular: a row is not an object")
+		}
+		cells = cells[:0]
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			if name := tok.String(); i == 0 {
+				names = append(names, name)
+			} else if len(cells) >= len(names) || names[len(cells)] != name {
+				return errors.New("tabular: a row's names differ from the header's")
+			}
+			v, err := dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			switch v.Kind() {
+			case 'n':
+				cells = append(cells, cell{null: true})
+			case '0':
+				cells = append(cells, cell{text: string(v)})
+			case '"':
+				if buf, err = jsontext.AppendUnquote(buf[:0], v); err != nil {
+					return err
+				}
+				cells = append(cells, cell{text: string(buf)})
+			default:
+				return errors.New("tabular: a cell is not a string, a number or null")
+			}
+		}
+		if len(cells) != len(names) {
+			return errors.New("tabular: a row's names differ from the header's")
+		}
+		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}
 		if i == 0 {
-			header := make([]cell, len(r.names))
-			for j, n := range r.names {
+			header := make([]cell, len(names))
+			for j, n := range names {
 				header[j] = cell{text: n}
 			}
 			if err := fn(true, header); err != nil {
 				return err
 			}
 		}
-		if err := fn(false, r.cells); err != nil {
+		if err := fn(false, cells); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// rowReader reads a record of names into cells, in the names' order, for
-// printing.
-type rowReader struct {
-	names []string
-	cells []cell
-	buf   []byte
-}
-
-// read reads record rec, an object with the names of the first record, in
-// order.
-func (r *rowReader) read(rec []byte, first bool) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(rec))
-	tok, err := dec.ReadToken()
-	if err != nil || tok.Kind() != '{' {
-		return errors.New("tabular: a row is not an object")
-	}
-	r.cells = r.cells[:0]
-	for i := 0; dec.PeekKind() != '}'; i++ {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		name := tok.String()
-		if first {
-			r.names = append(r.names, name)
-		} else if i >= len(r.names) || r.names[i] != name {
-			return errors.New("tabular: a row's names differ from the header's")
-		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		switch v.Kind() {
-		case 'n':
-			r.cells = append(r.cells, cell{null: true})
-		case '0':
-			r.cells = append(r.cells, cell{text: string(v)})
-		case '"':
-			r.buf, err = jsontext.AppendUnquote(r.buf[:0], v)
-			if err != nil {
-				return err
-			}
-			r.cells = append(r.cells, cell{text: string(r.buf)})
-		default:
-			return errors.New("tabular: a cell is not a string, a number or null")
-		}
-	}
-	if len(r.cells) != len(r.names) {
-		return errors.New("tabular: a row's names differ from the header's")
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
 	}
 	return nil
 }
