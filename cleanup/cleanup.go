@@ -285,7 +285,12 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 			if root != nil {
 				path = filepath.Join(j.o.Dir, c.name)
 			}
-			j.o.Observer.Observe(ctx, event.FileExpired{Path: path, CreatedAt: c.created, TTL: j.o.TTL, Temporary: c.temp})
+			j.o.Observer.Observe(ctx, event.FileExpired{
+				Path:      path,
+				CreatedAt: c.created,
+				TTL:       j.o.TTL,
+				Temporary: c.temp,
+			})
 		}
 	}
 	return res, errs, nil
@@ -295,7 +300,10 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 // batches with ctx checked between them, or with each key of the bucket.
 func (j *Janitor) list(ctx context.Context, root *os.Root, f func(name string)) error {
 	if root == nil {
-		err := j.o.Bucket.List(ctx, j.o.Prefix+"-", func(key string) error { f(key); return nil })
+		err := j.o.Bucket.List(ctx, j.o.Prefix+"-", func(key string) error {
+			f(key)
+			return nil
+		})
 		if err != nil {
 			return fmt.Errorf("cleanup: listing the bucket: %w", err)
 		}

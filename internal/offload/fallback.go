@@ -74,9 +74,11 @@ type fallbackResponse struct {
 	used       int // tokens of everything sent
 }
 
-// fallbackFit returns the fallback that shows the most records within the
-// threshold, found by halving: showing fewer never costs more. When not
-// even the document around the records fits, none of it is shown.
+// fallbackFit returns a fallback within the threshold that shows as many
+// records as a binary search over their count finds: the count it returns
+// was measured to fit, and the most that fit when showing fewer never costs
+// more. When not even the document around the records fits, none of it is
+// shown.
 // hasStructured says the result has structured content.
 func (c *Config) fallbackFit(s shower, hasStructured bool, warning func(shown, used int) string) fallbackResponse {
 	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, hasStructured, warning) }

@@ -171,8 +171,15 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 // evaluated as any other.
 func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) (o Outcome, ok bool) {
 	// The set is the whole result: its records are the document itself.
-	ru := &run{Placement: jsonlfile.Placement{As: asArray, Count: len(set.Records)}, rows: make([][]byte, len(set.Records))}
-	p := &plan{scores: set.Scores, runs: []*run{ru}, t: newTally()}
+	ru := &run{
+		Placement: jsonlfile.Placement{As: asArray, Count: len(set.Records)},
+		rows:      make([][]byte, len(set.Records)),
+	}
+	p := &plan{
+		scores: set.Scores,
+		runs:   []*run{ru},
+		t:      newTally(),
+	}
 	for i, rec := range set.Records {
 		line, err := oneLine(rec)
 		if err != nil {

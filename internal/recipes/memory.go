@@ -120,7 +120,10 @@ func (o *memoryRecord) member(quoted []byte) *jsontext.Value {
 
 // decodeOptions make jsontext accept exactly what json.Valid accepts:
 // duplicate member names and strings that are not valid UTF-8.
-var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+var decodeOptions = []jsontext.Options{
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+}
 
 // decodeMemories decodes the object records of the bounded sample and
 // counts the records that are valid JSON.

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// On this system a worker cannot be given the server's open file, nor
-// limit itself: starting one fails, and so does every call that needs one.
+// On this system a worker cannot limit itself: it refuses to run its job,
+// and so every call that needs one fails.
 func limitWorker(limits) error { return errors.New("this system cannot bound a worker") }
 
 func cpuKilled(error, time.Duration) bool { return false }

@@ -163,6 +163,10 @@ func fieldPath(s string) ([]string, error) {
 // whereOperators reads the condition on field key, valid JSON: a value to
 // compare for equality, or an object of operators.
 func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil { // a number beyond float64, say
+		return nil, errorf("where %q: %v", key, err)
+	}
 	var byName map[string]json.RawMessage
 	if json.Unmarshal(raw, &byName) != nil || byName == nil { // not an object, or null
 		return [][2]any{{"eq", raw}}, nil

@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/itchyny/gojq"
@@ -76,4 +77,15 @@ func FuzzWhere(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestWhereRefusesNumbersBeyondFloat64 checks that a where value that does
+// not decode (a number beyond float64), as a value to compare or as an
+// operator's, is refused saying so, not compared as something else.
+func TestWhereRefusesNumbersBeyondFloat64(t *testing.T) {
+	for _, raw := range []string{`1e400`, `{"gte": 1e400}`, `{"eq": -1e400}`} {
+		if ops, err := whereOperators("x", json.RawMessage(raw)); err == nil || !strings.Contains(err.Error(), `where "x": `) {
+			t.Errorf("where x: %s gave %v, %v; want an error naming the condition", raw, ops, err)
+		}
+	}
 }

@@ -316,7 +316,8 @@ func (b *headBuffer) Write(p []byte) (int, error) {
 }
 
 // serveWorker is the worker: it reads the job, limits itself, runs the job
-// on file descriptor 3 and writes frames to out; it returns the exit code.
+// on its file (descriptor 3, or a bucket's object, which follows the job on
+// in) and writes frames to out; it returns the exit code.
 func serveWorker(in io.Reader, out io.Writer) int {
 	var j job
 	// gob reads no further than the job from a bufio.Reader: an object
