@@ -154,23 +154,6 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 	}
 }
 
-// unwritableLater returns an output folder that does not exist yet, and a
-// function that makes it impossible to create (a regular file takes its
-// name). Options naming it are valid, as they must be for Wrap, AddTool and
-// Middleware, which refuse a folder that can never be made; calling spoil
-// once the handler is built makes every write fail, as when the folder is
-// removed or unmounted under a running server.
-func unwritableLater(t *testing.T) (dir string, spoil func()) {
-	t.Helper()
-	dir = filepath.Join(t.TempDir(), "out")
-	return dir, func() {
-		t.Helper()
-		if err := os.WriteFile(dir, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestWrapSweepsByItself wraps a handler with nil options, as the Quick
 // start does, and starts no janitor: the file it offloads to the system's
 // temporary folder is still there just before its TTL has passed and gone

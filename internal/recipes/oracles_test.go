@@ -85,12 +85,6 @@ func oFilterEq(field string) oracle {
 	}
 }
 
-func oFilterText(field string) oracle {
-	return func(r recipes.Recipe, recs []any) []any {
-		return filter(objects(recs), func(o any) bool { return tostring(get(o, field)) == param(r, "value") })
-	}
-}
-
 func oCountBy(field, key string) oracle {
 	return func(_ recipes.Recipe, recs []any) []any {
 		var out []any
@@ -114,18 +108,6 @@ func unique(vs []any) []any {
 		out = append(out, g[0])
 	}
 	return out
-}
-
-func oDistinct(field string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
-		var vs []any
-		for _, o := range objects(recs) {
-			if v := get(o, field); v != nil {
-				vs = append(vs, v)
-			}
-		}
-		return unique(vs)
-	}
 }
 
 func oStats(field string) oracle {
@@ -217,13 +199,6 @@ func oArrayCount(field string) oracle {
 			elems = append(elems, arr...)
 		}
 		return countGroups(elems, func(v any) any { return v }, "value", true)
-	}
-}
-
-func oNewest(field string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
-		ss := filter(objects(recs), func(o any) bool { _, ok := get(o, field).(string); return ok })
-		return head(reverse(sortBy(ss, func(o any) any { return get(o, field) })), 10)
 	}
 }
 
@@ -370,15 +345,6 @@ func oGrepV(r recipes.Recipe, recs []any) []any {
 		_, ok := get(o, "text").(string)
 		return ok && !match(get(o, "text"))
 	}))
-}
-
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
 }
 
 func oDups(_ recipes.Recipe, recs []any) []any {
