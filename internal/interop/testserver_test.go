@@ -181,8 +181,13 @@ func listStructured(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolR
 	if err != nil {
 		return nil, err
 	}
-	out := listOut{Items: makeItems(n), NextOffset: n}
-	data, err := json.Marshal(out)
+	return jsonResult(listOut{Items: makeItems(n), NextOffset: n})
+}
+
+// jsonResult returns v as a tool result: its JSON as a text and as the
+// structured content.
+func jsonResult(v any) (*mcp.CallToolResult, error) {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -203,14 +208,7 @@ func brokenSchema(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(map[string]any{"count": n})
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
-		StructuredContent: json.RawMessage(data),
-	}, nil
+	return jsonResult(map[string]any{"count": n})
 }
 
 // newServer returns the server with every tool registered.

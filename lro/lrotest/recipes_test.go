@@ -37,8 +37,11 @@ func (r runner) run(ctx context.Context, command string, f *fileView) recipeRun 
 
 func (r runner) String() string { return "runner " + r.jq }
 
-// shellRunner is the runner with jq, if it is installed.
-func shellRunner() (runner, bool) { jq, _ := findJQ(); return runner{jq}, jq != "" }
+// jqRunner is the runner with jq, if it is installed.
+func jqRunner() (runner, bool) {
+	jq, _ := findJQ()
+	return runner{jq}, jq != ""
+}
 
 var gojqRunner = runner{}
 
@@ -49,7 +52,7 @@ func TestRunnersReadTheFetchedCopy(t *testing.T) {
 	data := []byte("{\"type\":\"lro_header\"}\n{\"id\":\"a\"}\n{\"id\":\"b\"}\n")
 	f := &fileView{path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", fetched: true, data: data}
 	runners := []runner{gojqRunner}
-	if sr, ok := shellRunner(); ok {
+	if sr, ok := jqRunner(); ok {
 		runners = append(runners, sr)
 	}
 	for _, r := range runners {
@@ -106,7 +109,7 @@ func TestFieldRefs(t *testing.T) {
 // compares their outputs: the in-process runner mirrors jq's options.
 func TestGojqMatchesJQ(t *testing.T) {
 	jqInstalled(t)
-	sr, _ := shellRunner()
+	sr, _ := jqRunner()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "it's.jsonl")
 	data := []byte(`{"type":"lro_header","count":3}` + "\n" +
@@ -186,7 +189,7 @@ func TestRunnersReportAMissingFile(t *testing.T) {
 // the recipe though jq exits 0.
 func TestRunnersReportStderr(t *testing.T) {
 	jqInstalled(t)
-	sr, _ := shellRunner()
+	sr, _ := jqRunner()
 	res := sr.run(context.Background(), `tail -n +2 f | jq '"x" | debug'`, &fileView{path: "f", data: []byte("{}\n{}\n")})
 	if res.err == nil || !strings.Contains(res.err.Error(), "wrote to standard error") {
 		t.Errorf("jq that writes to standard error: err %v, want it reported", res.err)

@@ -21,7 +21,7 @@ func TestRunnersRefuseFilesThatAreNotRegular(t *testing.T) {
 		t.Fatal(err)
 	}
 	runners := []runner{gojqRunner}
-	if sr, ok := shellRunner(); ok {
+	if sr, ok := jqRunner(); ok {
 		runners = append(runners, sr)
 	}
 	for _, path := range []string{fifo, "/dev/zero"} {
