@@ -76,24 +76,16 @@ var shared struct {
 	Server
 }
 
-// Endpoint returns the endpoint (http://127.0.0.1:port) of the shared
-// server, started on the first call.
-func Endpoint(t testing.TB) string {
+// Bucket makes a new empty bucket on the shared server, started on the
+// first call, and returns its URL.
+func Bucket(t testing.TB) string {
 	t.Helper()
 	bin := lookPath(t)
 	shared.once.Do(func() { shared.start(bin) })
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
-	return shared.Endpoint
-}
-
-// NewBucket makes a new empty bucket on the shared server and returns its
-// name.
-func NewBucket(t testing.TB) string {
-	t.Helper()
-	Endpoint(t)
-	return shared.NewBucket(t)
+	return URL(shared.Endpoint, shared.NewBucket(t))
 }
 
 // Stop ends the shared server, if one was started, and removes its folder.
