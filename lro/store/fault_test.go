@@ -116,7 +116,7 @@ func TestBreaker(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	clk := newClock(t0)
 	rec := &events{}
-	s, err := store.NewBucket(f, testhook.With(&store.Options{Observer: rec}, testhook.Hooks{Now: clk.now}))
+	s, err := store.NewBucket(f, testhook.Set(&store.Options{Observer: rec}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestBreakerOneProbe(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	f.down.Store(true)
 	clk := newClock(t0)
-	s, err := store.NewBucket(f, testhook.With(&store.Options{}, testhook.Hooks{Now: clk.now}))
+	s, err := store.NewBucket(f, testhook.Set(&store.Options{}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestStalledStore(t *testing.T) {
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
 	rec := &events{}
 	st, err := store.Open(context.Background(), s3test.URL(srv.Endpoint, srv.NewBucket(t)),
-		testhook.With(&store.Options{WriteTimeout: 300 * time.Millisecond, Observer: rec}, testhook.Hooks{Now: clock}))
+		testhook.Set(&store.Options{WriteTimeout: 300 * time.Millisecond, Observer: rec}, testhook.Hooks{Now: clock}))
 	if err != nil {
 		t.Fatal(err)
 	}
