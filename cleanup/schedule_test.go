@@ -102,7 +102,7 @@ func TestStartInterval(t *testing.T) {
 		// of the TTL have passed on that clock.
 		ahead := func() time.Time { return time.Now().Add(24 * time.Hour) }
 		a := offload(t, dir, "", start)
-		j, err := cleanup.Start(context.Background(), testhook.With(&cleanup.Options{Dir: dir, Observer: rec, TTL: 24*time.Hour + 10*time.Minute, Interval: 15 * time.Minute}, testhook.Hooks{Now: ahead}))
+		j, err := cleanup.Start(context.Background(), testhook.Set(&cleanup.Options{Dir: dir, Observer: rec, TTL: 24*time.Hour + 10*time.Minute, Interval: 15 * time.Minute}, testhook.Hooks{Now: ahead}))
 		if err != nil {
 			t.Fatal(err)
 		}

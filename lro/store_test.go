@@ -380,7 +380,7 @@ func TestStoreWriteFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, bucket := memStore(t, testhook.With(&store.Options{}, testhook.Hooks{WrapWriter: tt.wrap}))
+			st, bucket := memStore(t, testhook.Set(&store.Options{}, testhook.Hooks{WrapWriter: tt.wrap}))
 			rec := &recorder{}
 			res, err := lro.Wrap(textHandler(200), &lro.Options{Store: st, Observer: rec})(tt.ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 			if err != nil {
@@ -458,7 +458,7 @@ func TestStartJanitorBucket(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	now := t0
 	clock := func() time.Time { return now }
-	st, bucket := memStore(t, testhook.With(&store.Options{Prefix: "p", TTL: 10 * time.Minute}, testhook.Hooks{Now: clock}))
+	st, bucket := memStore(t, testhook.Set(&store.Options{Prefix: "p", TTL: 10 * time.Minute}, testhook.Hooks{Now: clock}))
 	rec := &recorder{}
 	opts := hooked(&lro.Options{Store: st, Observer: rec}, testhook.Hooks{Now: clock})
 	offload := func() string {

@@ -243,7 +243,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 		}
 		switch tc.store {
 		case "folder":
-			st, err := store.NewFolder(dir, testhook.With(&store.Options{}, testhook.Hooks{Now: now}))
+			st, err := store.NewFolder(dir, testhook.Set(&store.Options{}, testhook.Hooks{Now: now}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 		case "bucket":
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })
-			st, err := store.NewBucket(blobstore.New(b), testhook.With(&store.Options{}, testhook.Hooks{Now: now}))
+			st, err := store.NewBucket(blobstore.New(b), testhook.Set(&store.Options{}, testhook.Hooks{Now: now}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,7 +43,7 @@ const replicaTTL = 30 * time.Second
 // the janitors sweep the objects once their TTL has passed.
 func TestReplicas(t *testing.T) {
 	t.Parallel()
-	bucketURL := s3test.URL(s3test.Endpoint(t), s3test.NewBucket(t)) // first: it skips without versitygw
+	bucketURL := s3test.Bucket(t) // first: it skips without versitygw
 	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), replicaTTL+expiry.SkewMargin+2*time.Minute)
 	defer cancel()

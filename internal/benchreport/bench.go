@@ -182,9 +182,6 @@ type benchResult struct {
 	Metrics map[string]float64
 }
 
-// errNoBenchmarks is returned for output without a result line.
-var errNoBenchmarks = errors.New("benchreport: no benchmark results")
-
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
 // parseBench parses the output of `go test -bench`, whose result lines are a
@@ -221,7 +218,7 @@ func parseBench(r io.Reader) ([]benchResult, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, errNoBenchmarks
+		return nil, errors.New("benchreport: no benchmark results")
 	}
 	return out, nil
 }

@@ -76,7 +76,7 @@ func TestParseBench(t *testing.T) {
 			name:    "no results",
 			reason:  "a pattern that matched nothing gives no line at all",
 			input:   "PASS\nok  \texample.com/p\t0.01s\n",
-			wantErr: errNoBenchmarks.Error(),
+			wantErr: "benchreport: no benchmark results",
 		},
 	}
 	for _, tt := range tests {

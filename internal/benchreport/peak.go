@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -105,37 +106,24 @@ func childOffload(dir string, n int) (peakResult, error) {
 	}, &lro.Options{OutputDir: dir})
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "big"}}
 	r := peakResult{What: "offload (`lro.Wrap`, default threshold)", InputBytes: int64(len(text))}
-	var res *mcp.CallToolResult
-	err := measure(&r, func() (err error) {
-		res, err = h(context.Background(), req)
+	err := measure(&r, func() error {
+		_, err := h(context.Background(), req)
 		return err
 	})
 	if err != nil {
 		return r, err
 	}
-	var d struct {
-		FilePath string `json:"file_path"`
+	runtime.KeepAlive(text)
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(files) != 1 {
+		return r, fmt.Errorf("the result was not offloaded: files %q in %s", files, dir)
 	}
-	if err := json.Unmarshal([]byte(textOf(res)), &d); err != nil || d.FilePath == "" {
-		return r, errors.New("the result was not offloaded")
-	}
-	fi, err := os.Stat(d.FilePath)
+	fi, err := os.Stat(files[0])
 	if err != nil {
 		return r, err
 	}
-	runtime.KeepAlive(text)
-	r.File, r.FileBytes = d.FilePath, fi.Size()
+	r.File, r.FileBytes = files[0], fi.Size()
 	return r, nil
-}
-
-// textOf returns the text of a result of a single text content, or "".
-func textOf(res *mcp.CallToolResult) string {
-	if len(res.Content) == 1 {
-		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-			return tc.Text
-		}
-	}
-	return ""
 }
 
 // childExtract runs peakFilter over file with the lro_extract tool, called
@@ -172,7 +160,12 @@ func childExtract(dir, file string) (peakResult, error) {
 	if err != nil {
 		return r, err
 	}
-	if r.Output = strings.TrimSpace(textOf(res)); res.IsError || r.Output == "" {
+	if len(res.Content) == 1 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			r.Output = strings.TrimSpace(tc.Text)
+		}
+	}
+	if res.IsError || r.Output == "" {
 		return r, fmt.Errorf("%s: error %v, content %+v", offload.ToolExtract, res.IsError, res.Content)
 	}
 	return r, nil

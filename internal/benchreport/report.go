@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"slices"
@@ -113,16 +114,12 @@ func (r *report) latency() {
 	r.p("Each benchmark runs its two arms alternately in one run, swapping which goes first, and reports the median of each and the ratio of the medians, so that noise hits both alike.\n\n")
 	r.p("| A | B | A median | B median | A/B | target | paper | benchmark |\n| --- | --- | ---: | ---: | ---: | --- | --- | --- |\n")
 	for _, c := range r.Compared {
-		g := ""
-		if c.Target > 0 { // as "≤ 1.5× (met)"
-			g = fmt.Sprintf("≤ %s (%s)", target(c.Target), metOrNot[c.Ratio <= c.Target])
-		}
 		runs := "runs"
 		if c.Iters == 1 {
 			runs = "run"
 		}
 		r.p("| %s | %s | %s | %s | **%s** | %s | %s | `%s` (%s, %s %s of each arm) |\n",
-			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), g, c.Paper, c.Bench, c.Pkg, thousands(int(c.Iters)), runs)
+			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), goal(c), c.Paper, c.Bench, c.Pkg, thousands(int(c.Iters)), runs)
 	}
 	r.p("\n")
 }
@@ -229,4 +226,25 @@ func shellJoin(args []string) string {
 		}
 	}
 	return strings.Join(q, " ")
+}
+
+// byHand is the report's section of figures measured one at a time by the tests
+// it names, copied by every run and by go test -update (TestBenchmarksHoldsByHand).
+//
+//go:embed by-hand.md
+var byHand string
+
+// The lines around the section copied from by-hand.md.
+const (
+	handBegin = "<!-- by-hand: copied from internal/benchreport/by-hand.md; edit it there, then run go test ./internal/benchreport -update -->"
+	handEnd   = "<!-- by-hand: end -->"
+)
+
+// handSection returns the section as the report holds it: hand, between its
+// two lines.
+func handSection(hand string) string {
+	if hand != "" && !strings.HasSuffix(hand, "\n") {
+		hand += "\n"
+	}
+	return handBegin + "\n\n" + hand + "\n" + handEnd + "\n\n"
 }

@@ -6,8 +6,6 @@
 // very long strings, under keys that are unicode, jq keywords or not
 // identifiers at all. A fuzzer mutating raw JSON text rarely writes such
 // records; one mutating the choices that build them does at once.
-//
-// It is internal to this module, for its fuzz targets.
 package fuzzrecords
 
 import (

@@ -1,8 +1,7 @@
 //go:build linux
 
 // Package proctest lets tests watch the processes a program under test
-// starts: its children, their memory, and whether it left any behind when
-// it exited. It reads /proc, so it is for Linux.
+// starts: its children, and whether it left any behind when it exited. It reads /proc, so it is for Linux.
 package proctest
 
 import (
@@ -23,48 +22,21 @@ type Proc struct {
 	Start string
 }
 
-// stat returns the fields of /proc/pid/stat from the third, the state, on:
-// the second, comm, may hold spaces and parentheses.
-func stat(pid int) ([]string, error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return nil, err
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if f := strings.Fields(string(b[i+1:])); i >= 0 && len(f) >= 20 {
-		return f, nil
-	}
-	return nil, errors.New("malformed /proc/pid/stat")
-}
-
-// procState returns the state, parent and start time of process pid.
+// procState returns the state, parent and start time of process pid, read
+// from /proc/pid/stat after the second field, comm, which may hold spaces
+// and parentheses.
 func procState(pid int) (state byte, ppid int, start string, err error) {
-	f, err := stat(pid)
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, 0, "", err
 	}
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 20 {
+		return 0, 0, "", errors.New("malformed /proc/pid/stat")
+	}
 	ppid, err = strconv.Atoi(f[1])
 	return f[0][0], ppid, f[19], err
-}
-
-// CPU returns the processor time process pid has used (user and system),
-// and that of its children it has waited for: unlike the time on the wall,
-// what a bounded process uses does not grow when other processes load the
-// machine.
-func CPU(pid int) (self, children time.Duration, err error) {
-	f, err := stat(pid)
-	if err != nil {
-		return 0, 0, err
-	}
-	var ticks [4]int64 // utime, stime, cutime, cstime: fields 14 to 17
-	for j := range ticks {
-		if ticks[j], err = strconv.ParseInt(f[11+j], 10, 64); err != nil {
-			return 0, 0, err
-		}
-	}
-	// The unit is USER_HZ, 100 on every Linux architecture.
-	const tick = time.Second / 100
-	return time.Duration(ticks[0]+ticks[1]) * tick, time.Duration(ticks[2]+ticks[3]) * tick, nil
 }
 
 // Children returns the living (not zombie) child processes of pid.
@@ -98,22 +70,6 @@ func WaitChildren(t testing.TB, pid, n int, limit time.Duration) []Proc {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// Status returns a size in kB from /proc/pid/status (VmRSS:, VmHWM:), in
-// bytes; 0 if the process is gone.
-func Status(pid int, field string) int64 {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, field); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // AdoptOrphans makes the test process the parent of the processes its

@@ -90,17 +90,13 @@ func Items() ([]Item, error) {
 // bytes as received.
 func decodeResult(raw []byte) (*mcp.CallToolResult, error) {
 	var res mcp.CallToolResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, err
-	}
 	var sc struct {
 		StructuredContent json.RawMessage `json:"structuredContent"`
 	}
-	if err := json.Unmarshal(raw, &sc); err != nil {
+	if err := errors.Join(json.Unmarshal(raw, &res), json.Unmarshal(raw, &sc)); err != nil {
 		return nil, err
 	}
-	res.StructuredContent = nil
-	if len(sc.StructuredContent) > 0 && string(sc.StructuredContent) != "null" {
+	if res.StructuredContent != nil { // neither absent nor null
 		res.StructuredContent = sc.StructuredContent
 	}
 	return &res, nil

@@ -26,7 +26,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -65,9 +64,9 @@ func URL(endpoint, bucket string) string {
 
 // Server is a versitygw process.
 type Server struct {
-	endpoint string
-	root     string
-	cmd      *exec.Cmd
+	Endpoint string      // http://127.0.0.1:port
+	Root     string      // its folder: a bucket is a folder of it, an object a file
+	Process  *os.Process // for a test that pauses (SIGSTOP) or kills it
 	err      error
 }
 
@@ -77,24 +76,16 @@ var shared struct {
 	Server
 }
 
-// Endpoint returns the endpoint (http://127.0.0.1:port) of the shared
-// server, started on the first call.
-func Endpoint(t testing.TB) string {
+// Bucket makes a new empty bucket on the shared server, started on the
+// first call, and returns its URL.
+func Bucket(t testing.TB) string {
 	t.Helper()
 	bin := lookPath(t)
 	shared.once.Do(func() { shared.start(bin) })
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
-	return shared.endpoint
-}
-
-// NewBucket makes a new empty bucket on the shared server and returns its
-// name.
-func NewBucket(t testing.TB) string {
-	t.Helper()
-	Endpoint(t)
-	return shared.NewBucket(t)
+	return URL(shared.Endpoint, shared.NewBucket(t))
 }
 
 // Stop ends the shared server, if one was started, and removes its folder.
@@ -116,8 +107,8 @@ func lookPath(t testing.TB) string {
 }
 
 // Start starts a server of the test's own, which it may pause (a stalled
-// store) or kill (a dead one) without disturbing other tests, and which
-// ends with the test.
+// store) or kill (a dead one) through its Process without disturbing other
+// tests, and which ends with the test.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{}
@@ -129,9 +120,6 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
-// Endpoint returns the endpoint (http://127.0.0.1:port) of s.
-func (s *Server) Endpoint() string { return s.endpoint }
-
 // buckets numbers the buckets NewBucket makes.
 var buckets atomic.Int64
 
@@ -140,74 +128,16 @@ var buckets atomic.Int64
 func (s *Server) NewBucket(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("t%d-%d", time.Now().UnixNano(), buckets.Add(1))
-	if err := os.Mkdir(filepath.Join(s.root, name), 0o700); err != nil {
+	if err := os.Mkdir(filepath.Join(s.Root, name), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	return name
 }
 
-// Pause stops the server with SIGSTOP: its port still accepts connections,
-// which the kernel queues, but nothing answers, as from a stalled store,
-// until Resume. The test's end resumes it.
-func (s *Server) Pause(t testing.TB) {
-	t.Helper()
-	s.signal(t, syscall.SIGSTOP)
-	t.Cleanup(func() { s.cmd.Process.Signal(syscall.SIGCONT) })
-	// The signal stops every thread a moment later: wait for it where
-	// /proc tells.
-	status := fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid)
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-		data, err := os.ReadFile(status)
-		if err != nil {
-			time.Sleep(500 * time.Millisecond) // no /proc: give it time
-			return
-		}
-		if strings.Contains(string(data), "\nState:\tT") {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("versitygw has not stopped a minute after SIGSTOP")
-}
-
-// Resume continues a paused server with SIGCONT.
-func (s *Server) Resume(t testing.TB) { s.signal(t, syscall.SIGCONT) }
-
-// Kill ends the server: its port refuses connections, as a dead store's.
-func (s *Server) Kill(t testing.TB) {
-	t.Helper()
-	s.cmd.Process.Signal(syscall.SIGCONT)
-	s.signal(t, syscall.SIGKILL)
-}
-
-func (s *Server) signal(t testing.TB, sig os.Signal) {
-	t.Helper()
-	if err := s.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// Keys returns the keys of the objects of bucket, as the server's folder
-// holds them: what a client would list once the server answers again.
-func (s *Server) Keys(t testing.TB, bucket string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(s.root, bucket))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for _, e := range entries {
-		if !e.IsDir() {
-			keys = append(keys, e.Name())
-		}
-	}
-	return keys
-}
-
 // start starts versitygw on a free port with a new root folder and waits
 // until it answers, trying another port if the first is taken meanwhile.
 func (s *Server) start(bin string) {
-	if s.root, s.err = os.MkdirTemp("", "lro-versitygw-"); s.err != nil {
+	if s.Root, s.err = os.MkdirTemp("", "lro-versitygw-"); s.err != nil {
 		return
 	}
 	for range 3 {
@@ -218,20 +148,20 @@ func (s *Server) start(bin string) {
 		addr := l.Addr().String()
 		l.Close()
 		var log strings.Builder
-		cmd := exec.Command(bin, "--port", addr, "--access", accessKey, "--secret", secretKey, "--quiet", "posix", s.root)
+		cmd := exec.Command(bin, "--port", addr, "--access", accessKey, "--secret", secretKey, "--quiet", "posix", s.Root)
 		cmd.Stdout, cmd.Stderr = &log, &log
 		if s.err = cmd.Start(); s.err != nil {
 			return
 		}
-		s.cmd = cmd
+		s.Process = cmd.Process
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		s.endpoint = "http://" + addr
-		if s.err = waitReady(s.endpoint, exited); s.err == nil {
+		s.Endpoint = "http://" + addr
+		if s.err = waitReady(s.Endpoint, exited); s.err == nil {
 			return
 		}
 		s.err = fmt.Errorf("versitygw at %s: %w; its output:\n%s", addr, s.err, log.String())
-		s.cmd.Process.Kill()
+		s.Process.Kill()
 	}
 }
 
@@ -254,13 +184,12 @@ func waitReady(endpoint string, exited <-chan error) error {
 	return errors.New("not answering after a minute")
 }
 
-// stop ends s, if it was started, and removes its folder.
+// stop ends s, paused or not, if it was started, and removes its folder.
 func (s *Server) stop() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Signal(syscall.SIGCONT)
-		s.cmd.Process.Kill()
+	if s.Process != nil {
+		s.Process.Kill()
 	}
-	if s.root != "" {
-		os.RemoveAll(s.root)
+	if s.Root != "" {
+		os.RemoveAll(s.Root)
 	}
 }

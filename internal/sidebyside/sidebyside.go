@@ -1,10 +1,10 @@
-// Package sidebyside runs the two arms of a comparative benchmark
-// alternately in one run, so that noise on a shared machine (and the garbage
-// one arm leaves for the other) hits both alike, and reports the median of
-// each arm and the ratio of the medians.
+// Package sidebyside runs the arms of a comparative benchmark in turn in one
+// run, so that noise on a shared machine (and the garbage one arm leaves for
+// the next) hits all alike, and reports the median of each arm and the
+// ratios of the medians.
 //
-// The metrics are named {A}-median-ns, {B}-median-ns and {A}/{B}; the report
-// generator (internal/benchreport) reads them by these names.
+// The metrics are named {A}-median-ns and {A}/{B}; the report generator
+// (internal/benchreport) reads them by these names.
 package sidebyside
 
 import (
@@ -23,42 +23,33 @@ type Arm struct {
 	Run func()
 }
 
-// Run times a and c alternately b.N times each, swapping which goes first on
-// every iteration, and reports the median per-call time of each and the ratio
-// of their medians (a over c).
-func Run(b *testing.B, a, c Arm) {
+// Run times the arms in turn b.N times each, rotating which goes first on
+// every iteration, and reports the median per-call time of each and the
+// ratio of each median to those of the arms after it.
+func Run(b *testing.B, arms ...Arm) {
 	b.Helper()
-	var ta, tc []time.Duration
-	timed := func(arm Arm) time.Duration {
-		if arm.Prep != nil {
-			arm.Prep()
-		}
-		t0 := time.Now()
-		arm.Run()
-		return time.Since(t0)
-	}
+	times := make([][]time.Duration, len(arms))
 	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			ta = append(ta, timed(a))
-			tc = append(tc, timed(c))
-		} else {
-			tc = append(tc, timed(c))
-			ta = append(ta, timed(a))
+	for i := 0; b.Loop(); i++ {
+		for k := range arms {
+			j := (i + k) % len(arms)
+			if arms[j].Prep != nil {
+				arms[j].Prep()
+			}
+			t0 := time.Now()
+			arms[j].Run()
+			times[j] = append(times[j], time.Since(t0))
 		}
-		i++
 	}
-	ma, mc := Median(ta), Median(tc)
-	b.ReportMetric(float64(ma.Nanoseconds()), a.Name+"-median-ns")
-	b.ReportMetric(float64(mc.Nanoseconds()), c.Name+"-median-ns")
-	b.ReportMetric(float64(ma)/float64(mc), a.Name+"/"+c.Name)
-}
-
-// Median returns the median of d (the upper one for an even count), without
-// changing d. It panics on an empty d.
-func Median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
+	medians := make([]float64, len(arms))
+	for j, a := range arms {
+		slices.Sort(times[j])
+		medians[j] = float64(times[j][len(times[j])/2]) // the upper one for an even count
+		b.ReportMetric(medians[j], a.Name+"-median-ns")
+	}
+	for j := range arms {
+		for k := j + 1; k < len(arms); k++ {
+			b.ReportMetric(medians[j]/medians[k], arms[j].Name+"/"+arms[k].Name)
+		}
+	}
 }

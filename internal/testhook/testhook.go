@@ -28,11 +28,13 @@ type Hooks struct {
 // hooks maps a weak pointer to options to their Hooks.
 var hooks sync.Map
 
-// Set attaches h to opts, for as long as opts lives.
-func Set[T any](opts *T, h Hooks) {
+// Set attaches h to opts, for as long as opts lives, and returns opts: a
+// test may build its options in a call's argument.
+func Set[T any](opts *T, h Hooks) *T {
 	k := weak.Make(opts)
 	hooks.Store(k, h)
 	runtime.AddCleanup(opts, func(k weak.Pointer[T]) { hooks.Delete(k) }, k)
+	return opts
 }
 
 // Get returns the hooks attached to opts; none for nil.
@@ -43,11 +45,4 @@ func Get[T any](opts *T) Hooks {
 	h, _ := hooks.Load(weak.Make(opts))
 	hh, _ := h.(Hooks)
 	return hh
-}
-
-// With attaches h to opts, as Set does, and returns opts: for a test that
-// builds its options in a call's argument.
-func With[T any](opts *T, h Hooks) *T {
-	Set(opts, h)
-	return opts
 }

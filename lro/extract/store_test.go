@@ -119,7 +119,7 @@ func (r *cutReader) Read(p []byte) (int, error) {
 // newStore returns a Store over b, whose handles live an hour on clk.
 func newStore(t testing.TB, b store.Bucket, clk *clock) *store.Store {
 	t.Helper()
-	st, err := store.NewBucket(b, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
+	st, err := store.NewBucket(b, testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestStoreHandleErrors(t *testing.T) {
 func TestStoreFolder(t *testing.T) {
 	dir := t.TempDir()
 	clk := newClock()
-	st, err := store.NewFolder(dir, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
+	st, err := store.NewFolder(dir, testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func BenchmarkBucketVsFolder(b *testing.B) {
 // side by side with the same file in a local folder. Report the ratio
 // s3/folder.
 func BenchmarkS3VsFolder(b *testing.B) {
-	url := s3test.URL(s3test.Endpoint(b), s3test.NewBucket(b))
+	url := s3test.Bucket(b)
 	writer, reader := openStore(b, url), openStore(b, url)
 	storeVsFolder(b, "s3", reader, put(b, writer, "full", benchMemories(10_000)))
 }

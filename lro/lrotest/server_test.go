@@ -160,11 +160,11 @@ func startServer(t *testing.T, so serverOptions) *server {
 		var st *store.Store
 		var err error
 		if so.store == folderStore {
-			st, err = store.NewFolder(dir, testhook.With(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
+			st, err = store.NewFolder(dir, testhook.Set(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
 		} else {
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })
-			st, err = store.NewBucket(blobstore.New(b), testhook.With(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
+			st, err = store.NewBucket(blobstore.New(b), testhook.Set(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
 			// file_path is where a client that downloads the result
 			// keeps it: a folder nobody makes.
 			opts.OutputDir, opts.ClientDir = "", dir

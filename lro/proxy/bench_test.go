@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,43 +19,6 @@ import (
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/proxy"
 )
-
-// arm is one way of making the same call, for compare.
-type arm struct {
-	name string
-	call func()
-}
-
-// compare runs the arms in turn b.N times each, rotating which goes first
-// on every iteration, and reports the median per-call time of each and the
-// ratio of each median to those of the arms after it, so that noise on a shared machine
-// (and the garbage one arm leaves for the next) hits all alike. It extends
-// sidebyside.Run to more than two arms.
-func compare(b *testing.B, arms ...arm) {
-	b.Helper()
-	times := make([][]time.Duration, len(arms))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		for k := range arms {
-			j := (i + k) % len(arms)
-			t0 := time.Now()
-			arms[j].call()
-			times[j] = append(times[j], time.Since(t0))
-		}
-		i++
-	}
-	medians := make([]time.Duration, len(arms))
-	for j, a := range arms {
-		medians[j] = sidebyside.Median(times[j])
-		b.ReportMetric(float64(medians[j].Nanoseconds()), a.name+"-median-ns")
-	}
-	for j := range arms {
-		for k := j + 1; k < len(arms); k++ {
-			b.ReportMetric(float64(medians[j])/float64(medians[k]), arms[j].name+"/"+arms[k].name)
-		}
-	}
-}
 
 // overPipe connects a client of protocol 2025-11-25 (as the MCP clients in
 // use are) to p on the kind of stream lro-proxy serves with Proxy.Run: JSON
@@ -123,7 +85,11 @@ func BenchmarkProxySmallCall(b *testing.B) {
 			}
 		}
 	}
-	compare(b, arm{"proxy", callOn(through)}, arm{"forwarder", callOn(forwarded)}, arm{"direct", callOn(direct)})
+	sidebyside.Run(b,
+		sidebyside.Arm{Name: "proxy", Run: callOn(through)},
+		sidebyside.Arm{Name: "forwarder", Run: callOn(forwarded)},
+		sidebyside.Arm{Name: "direct", Run: callOn(direct)},
+	)
 }
 
 // BenchmarkProxyOffload10k compares an offloaded result of 10,000 records
@@ -185,7 +151,13 @@ func BenchmarkProxyOffload10k(b *testing.B) {
 			b.Fatalf("the call did not return the records: %v", err)
 		}
 	}
-	compare(b, arm{"proxy", callOn(viaStdio)}, arm{"proxy_http", callOn(viaHTTP)}, arm{"direct_http", directHTTP}, arm{"floor", floorArm(b)}, arm{"library", callOn(library)})
+	sidebyside.Run(b,
+		sidebyside.Arm{Name: "proxy", Run: callOn(viaStdio)},
+		sidebyside.Arm{Name: "proxy_http", Run: callOn(viaHTTP)},
+		sidebyside.Arm{Name: "direct_http", Run: directHTTP},
+		sidebyside.Arm{Name: "floor", Run: floorArm(b)},
+		sidebyside.Arm{Name: "library", Run: callOn(library)},
+	)
 }
 
 // floorArm returns a call that does what any proxy of the stdio upstream of

@@ -63,7 +63,7 @@ func backends() []backend {
 			return openURL(t, s3test.URL(fakeS3(t), testBucket), opts)
 		}},
 		{"versitygw", func(t *testing.T, opts *store.Options) *store.Store {
-			return openURL(t, s3test.URL(s3test.Endpoint(t), s3test.NewBucket(t)), opts)
+			return openURL(t, s3test.Bucket(t), opts)
 		}},
 	}
 }

@@ -70,7 +70,7 @@ func benchLines(b *testing.B, n int) [][]byte {
 // streaming to the upload.
 func BenchmarkStore500(b *testing.B) {
 	lines := benchLines(b, 500)
-	url := s3test.URL(s3test.Endpoint(b), s3test.NewBucket(b))
+	url := s3test.Bucket(b)
 	s := openURL(b, url, nil)
 	ctx := context.Background()
 	bucket, err := blob.OpenBucket(ctx, url)
@@ -119,7 +119,7 @@ func BenchmarkStore500(b *testing.B) {
 // bounded by the S3 driver's buffers (see package blobstore).
 func BenchmarkStoreMemory(b *testing.B) {
 	lines := benchLines(b, 1000)
-	s := openURL(b, s3test.URL(s3test.Endpoint(b), s3test.NewBucket(b)), nil)
+	s := openURL(b, s3test.Bucket(b), nil)
 	ctx := context.Background()
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {

@@ -23,7 +23,7 @@ func TestExampleExpiry(t *testing.T) {
 	bucket := memblob.OpenBucket(nil)
 	defer bucket.Close()
 	now := time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
-	opts := testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: func() time.Time { return now }})
+	opts := testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: func() time.Time { return now }})
 
 	writer, err := store.NewBucket(blobstore.New(bucket), opts)
 	if err != nil {

@@ -107,8 +107,8 @@ func TestExpiryTwoTTLs(t *testing.T) {
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0)
-			short := be.open(t, testhook.With(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
-			long := share(t, short, testhook.With(&store.Options{TTL: 3 * time.Hour}, testhook.Hooks{Now: clk.now}))
+			short := be.open(t, testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
+			long := share(t, short, testhook.Set(&store.Options{TTL: 3 * time.Hour}, testhook.Hooks{Now: clk.now}))
 			a := offload(t, short, clk.now)
 			b := offload(t, long, clk.now)
 			old, _ := write(t, short, 1, 10) // by Create alone: no expiry recorded in a folder
@@ -156,7 +156,7 @@ func TestExpirySlowWrite(t *testing.T) {
 				clk.set(t0.Add(took))
 				return w
 			}
-			s := be.open(t, testhook.With(&store.Options{TTL: ttl, WriteTimeout: 5 * time.Minute}, testhook.Hooks{Now: clk.now, WrapWriter: slow}))
+			s := be.open(t, testhook.Set(&store.Options{TTL: ttl, WriteTimeout: 5 * time.Minute}, testhook.Hooks{Now: clk.now, WrapWriter: slow}))
 			h := offload(t, s, clk.now)
 			if r, err := s.NewReader(context.Background(), h); err != nil {
 				t.Errorf("the handle of a slow write, handed out: %v", err)

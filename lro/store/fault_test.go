@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"github.com/zircote/lro-go/internal/testhook"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,7 +116,7 @@ func TestBreaker(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	clk := newClock(t0)
 	rec := &events{}
-	s, err := store.NewBucket(f, testhook.With(&store.Options{Observer: rec}, testhook.Hooks{Now: clk.now}))
+	s, err := store.NewBucket(f, testhook.Set(&store.Options{Observer: rec}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +179,7 @@ func TestBreakerOneProbe(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	f.down.Store(true)
 	clk := newClock(t0)
-	s, err := store.NewBucket(f, testhook.With(&store.Options{}, testhook.Hooks{Now: clk.now}))
+	s, err := store.NewBucket(f, testhook.Set(&store.Options{}, testhook.Hooks{Now: clk.now}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,11 +211,11 @@ func TestBreakerOneProbe(t *testing.T) {
 func TestStalledBucket(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
-	s := openURL(t, s3test.URL(srv.Endpoint(), bucket), &store.Options{WriteTimeout: 500 * time.Millisecond})
+	s := openURL(t, s3test.URL(srv.Endpoint, bucket), &store.Options{WriteTimeout: 500 * time.Millisecond})
 	if err := s.Check(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv.Pause(t)
+	pause(t, srv)
 	done := make(chan error, 1)
 	go func() { done <- tryWrite(context.Background(), s, 20, 200) }()
 	select {
@@ -223,14 +226,14 @@ func TestStalledBucket(t *testing.T) {
 	case <-time.After(2 * time.Minute): // a guard, far beyond WriteTimeout
 		t.Fatal("a write to a stalled bucket has not returned")
 	}
-	srv.Resume(t)
+	resume(t, srv)
 	store.WaitDiscards(s)
 	// The server completes the stalled upload soon after it runs again:
 	// look a while.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
-		if k := srv.Keys(t, bucket); len(k) != 0 {
+		if k := objects(t, srv, bucket); len(k) != 0 {
 			t.Fatalf("the bucket holds %v after a failed upload", k)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -265,8 +268,8 @@ func TestStalledStore(t *testing.T) {
 	now.Store(time.Now().UnixNano())
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
 	rec := &events{}
-	st, err := store.Open(context.Background(), s3test.URL(srv.Endpoint(), srv.NewBucket(t)),
-		testhook.With(&store.Options{WriteTimeout: 300 * time.Millisecond, Observer: rec}, testhook.Hooks{Now: clock}))
+	st, err := store.Open(context.Background(), s3test.URL(srv.Endpoint, srv.NewBucket(t)),
+		testhook.Set(&store.Options{WriteTimeout: 300 * time.Millisecond, Observer: rec}, testhook.Hooks{Now: clock}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +298,7 @@ func TestStalledStore(t *testing.T) {
 		return ok && strings.HasPrefix(tc.Text, "Warning: ")
 	}
 
-	srv.Pause(t)
+	pause(t, srv)
 	for i := range 4 {
 		if res := call(); !fellBack(res) {
 			t.Fatalf("call %d to a stalled store: %v, want the fallback", i, res.Content)
@@ -327,9 +330,60 @@ func TestStalledStore(t *testing.T) {
 		t.Errorf("%d WriteFailed and %d StoreUnavailable events, want 4 and 1", failed, unavailable)
 	}
 
-	srv.Resume(t)
+	resume(t, srv)
 	now.Add(int64(time.Minute))
 	if res := call(); fellBack(res) {
 		t.Errorf("the call after the store came back fell back: %v", res.Content[0])
 	}
+}
+
+// pause stops srv with SIGSTOP: its port still accepts connections, which
+// the kernel queues, but nothing answers, as from a stalled store, until
+// resume. The test's end resumes it.
+func pause(t testing.TB, srv *s3test.Server) {
+	t.Helper()
+	if err := srv.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(syscall.SIGCONT) })
+	// The signal stops every thread a moment later: wait for it where
+	// /proc tells.
+	status := fmt.Sprintf("/proc/%d/status", srv.Process.Pid)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		data, err := os.ReadFile(status)
+		if err != nil {
+			time.Sleep(500 * time.Millisecond) // no /proc: give it time
+			return
+		}
+		if strings.Contains(string(data), "\nState:\tT") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("versitygw has not stopped a minute after SIGSTOP")
+}
+
+// resume continues a paused server with SIGCONT.
+func resume(t testing.TB, srv *s3test.Server) {
+	t.Helper()
+	if err := srv.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// objects returns the keys of the objects of bucket, as the server's folder
+// holds them: what a client would list once the server answers again.
+func objects(t testing.TB, srv *s3test.Server, bucket string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(srv.Root, bucket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			keys = append(keys, e.Name())
+		}
+	}
+	return keys
 }

@@ -36,8 +36,8 @@ func fallbackCall(b *testing.B, s *store.Store) time.Duration {
 func BenchmarkStalledStore(b *testing.B) {
 	s3test.Setenv()
 	srv := s3test.Start(b)
-	url := s3test.URL(srv.Endpoint(), srv.NewBucket(b))
-	srv.Pause(b)
+	url := s3test.URL(srv.Endpoint, srv.NewBucket(b))
+	pause(b, srv)
 	var total time.Duration
 	n := 0
 	for b.Loop() {
@@ -56,8 +56,10 @@ func BenchmarkStalledStore(b *testing.B) {
 func BenchmarkDeadStore(b *testing.B) {
 	s3test.Setenv()
 	srv := s3test.Start(b)
-	url := s3test.URL(srv.Endpoint(), srv.NewBucket(b))
-	srv.Kill(b)
+	url := s3test.URL(srv.Endpoint, srv.NewBucket(b))
+	if err := srv.Process.Kill(); err != nil {
+		b.Fatal(err)
+	}
 	const calls = 20
 	var closed, open time.Duration
 	var nClosed, nOpen int
