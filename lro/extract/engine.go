@@ -150,34 +150,26 @@ func (c *config) readError(err error, src *source) error {
 	return errorf("reading %s: %v", src.path, err)
 }
 
-// toolCall is what a tool call's context carries about it.
-type toolCall struct {
-	tool   string
-	waited time.Duration // for a worker slot (see acquire)
-}
-
-type callKey struct{}
-
-// callOf returns the call of ctx, or nil.
-func callOf(ctx context.Context) *toolCall {
-	cl, _ := ctx.Value(callKey{}).(*toolCall)
-	return cl
-}
-
-// stopped explains why the call's context ended.
+// stopped explains why the call's context ended; a tool's handler adds to a
+// time limit's message what the call may do about it (see timedOut).
 func (c *config) stopped(ctx context.Context) error {
 	if !errors.Is(context.Cause(ctx), errTimeout) {
 		return errorf("the call was cancelled")
 	}
-	msg := fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout)
-	cl := callOf(ctx)
-	if cl == nil {
-		return errorf("%s", msg)
+	return &toolError{fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout), true}
+}
+
+// timedOut adds to err, if stopped returned it for a time limit, how long
+// the call waited for a worker and what it may do.
+func (c *config) timedOut(err error, tool string, waited time.Duration) {
+	var te *toolError
+	if !errors.As(err, &te) || !te.timedOut {
+		return
 	}
-	if cl.waited >= c.Timeout/10 {
-		msg += fmt.Sprintf(", %v of it waiting for one of the %d workers (Workers), busy with other calls", cl.waited.Round(time.Millisecond), c.Workers)
+	if waited >= c.Timeout/10 {
+		te.msg += fmt.Sprintf(", %v of it waiting for one of the %d workers (Workers), busy with other calls", waited.Round(time.Millisecond), c.Workers)
 	}
-	return errorf("%s: %s", msg, timeoutHints[cl.tool])
+	te.msg += ": " + timeoutHints[tool]
 }
 
 // timeoutHints say what to do about a call that ran out of time.

@@ -124,12 +124,8 @@ func newConfig(opts *Options) (*config, error) {
 		if err := c.useStore(); err != nil {
 			return nil, err
 		}
-	}
-	if c.Dir == "" && c.Store == nil {
-		c.Dir = os.TempDir()
-	}
-	if c.Dir != "" {
-		dir, err := filepath.Abs(c.Dir)
+	} else {
+		dir, err := filepath.Abs(cmp.Or(c.Dir, os.TempDir()))
 		if err != nil {
 			return nil, fmt.Errorf("extract: Options.LRO.OutputDir %q: %w", c.Dir, err)
 		}
@@ -203,10 +199,7 @@ func (c *config) useStore() error {
 // sweepOptions are the options of the sweeper of the answers' folder or
 // store, as lro's decorator would start it with c.LRO; nil for none.
 func (c *config) sweepOptions() *cleanup.Options {
-	l := c.LRO
-	if l == nil {
-		l = &lro.Options{}
-	}
+	l := cmp.Or(c.LRO, &lro.Options{})
 	if l.CleanupInterval < 0 || testhook.Get(l).Now != nil || testhook.Get(c.Store).Now != nil {
 		return nil
 	}
