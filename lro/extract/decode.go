@@ -73,10 +73,10 @@ func (d *decoder) valid(data []byte) bool {
 
 // project decodes data, if it is a valid JSON object, into a map of only
 // the keys in fields: the values of the other keys are checked but not
-// built. ok is false if data is not a valid object.
+// built. ok is false if data is not a valid object, or fields is nil.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
 	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
+	if fields == nil || i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
 	d.text, d.nkey, d.only = "", 0, fields

@@ -119,12 +119,9 @@ func (it *records) Next() (any, bool) {
 	}
 	var v any
 	var err error
-	if it.plan.fields != nil {
-		if m, ok := it.dec.project(text, it.plan.fields); ok {
-			v = m
-		}
-	}
-	if v == nil {
+	if m, ok := it.dec.project(text, it.plan.fields); ok {
+		v = m
+	} else {
 		v, err = it.dec.decode(text)
 	}
 	if err != nil {

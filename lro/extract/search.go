@@ -164,9 +164,9 @@ func matchEntry(n int, line []byte, where string, loc []int, text string) []byte
 		return append(b, '}')
 	}
 	from := loc[0] - runeBack(text[:loc[0]], snippetContext)
-	to := loc[0] + runeOffsetString(text[loc[0]:loc[1]], maxShownMatch)
+	to := loc[0] + runeOffset(text[loc[0]:loc[1]], maxShownMatch)
 	if to == loc[1] {
-		to += runeOffsetString(text[to:], snippetContext)
+		to += runeOffset(text[to:], snippetContext)
 	}
 	snippet := text[from:to]
 	if from > 0 {
@@ -175,7 +175,7 @@ func matchEntry(n int, line []byte, where string, loc []int, text string) []byte
 	if to < len(text) {
 		snippet += "…"
 	}
-	if i := runeOffsetString(where, maxShownPath/2); i < len(where) {
+	if i := runeOffset(where, maxShownPath/2); i < len(where) {
 		if j := len(where) - runeBack(where[i:], maxShownPath/2); j > i {
 			where = where[:i] + "…" + where[j:]
 		}
@@ -265,7 +265,7 @@ func scalarText(v any) string {
 // pathKey writes an object key as a jq path step, .name or .["odd name"],
 // cut past maxShownKey characters.
 func pathKey(k string) string {
-	if i := runeOffsetString(k, maxShownKey); i < len(k) {
+	if i := runeOffset(k, maxShownKey); i < len(k) {
 		k = k[:i] + "…"
 	}
 	if identifier.MatchString(k) {

@@ -232,9 +232,9 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		n := utf8.RuneCount(data)
 		if a, b := max(pos, offset), min(pos+n, offset+count); a < b {
-			i := runeOffset(data, a-pos)
-			j := i + runeOffset(data[i:], b-a)
-			out = append(out, data[i:j]...)
+			s := string(data) // a chunk of the few in range
+			i := runeOffset(s, a-pos)
+			out = append(out, s[i:i+runeOffset(s[i:], b-a)]...)
 		}
 		pos += n
 		switch {
@@ -248,12 +248,3 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 	}
 }
 
-// runeOffset returns the byte offset in b after its first k runes.
-func runeOffset(b []byte, k int) int {
-	i := 0
-	for ; k > 0 && i < len(b); k-- {
-		_, size := utf8.DecodeRune(b[i:])
-		i += size
-	}
-	return i
-}

@@ -111,17 +111,15 @@ func parseWhere(a args) (*whereFilter, error) {
 	if w.Conds, err = json.Marshal(conds); err != nil {
 		return nil, err
 	}
-	var fields []string
-	if a.present(argFields) {
-		if err := json.Unmarshal(a[argFields], &fields); err != nil {
-			return nil, errorf("fields must be an array of field paths (strings), such as [\"id\", \"title\"]")
-		}
-		if len(fields) == 0 {
-			return nil, errorf("fields is empty: name the fields to show, or leave fields out to show whole records")
-		}
-		if w.Count {
-			return nil, errorf("give count or fields, not both: count returns only the number of matching records")
-		}
+	fields, err := decodeArg[[]string](a, argFields, `an array of field paths (strings), such as ["id", "title"]`)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fields != nil && len(fields) == 0: // given as []
+		return nil, errorf("fields is empty: name the fields to show, or leave fields out to show whole records")
+	case len(fields) > 0 && w.Count:
+		return nil, errorf("give count or fields, not both: count returns only the number of matching records")
 	}
 	proj := make([][2]any, 0, len(fields))
 	for _, f := range fields {
@@ -263,16 +261,13 @@ func whereProgram(w *whereFilter) (*program, error) {
 	if err := checkPatterns(w.Conds); err != nil {
 		return nil, err
 	}
-	dec := newDecoder()
-	conds, err := dec.decode(w.Conds)
-	if err != nil {
-		return nil, err
+	p := &program{query: q, names: whereNames, values: make([]any, 2), slurp: w.Count || w.Absent, raw: w.Absent}
+	for i, text := range [][]byte{w.Conds, w.Fields} {
+		if p.values[i], err = newDecoder().decode(text); err != nil {
+			return nil, err
+		}
 	}
-	fields, err := newDecoder().decode(w.Fields)
-	if err != nil {
-		return nil, err
-	}
-	return &program{query: q, names: whereNames, values: []any{conds, fields}, slurp: w.Count || w.Absent, raw: w.Absent}, nil
+	return p, nil
 }
 
 // maxPreview is the most matching records wherePreview names.

@@ -129,10 +129,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	cmd := exec.CommandContext(wctx, exe)
 	cmd.Env = append(os.Environ(), workerEnvironment(j.Limits)...)
 	cmd.Stdin = &in
-	up := &upload{obj: src.obj, kill: func() { cmd.Process.Kill() }}
 	if j.Stream {
-		cmd.Stdin = io.MultiReader(&in, up)
-		defer up.stop() // when the worker failed to start
+		src.obj.kill = func() { cmd.Process.Kill() }
+		cmd.Stdin = io.MultiReader(&in, src.obj)
+		defer src.obj.stop() // when the worker failed to start
 	} else {
 		cmd.ExtraFiles = []*os.File{src.f}
 	}
@@ -170,7 +170,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		}
 	}
 	if j.Stream {
-		up.stop()
+		src.obj.stop()
 	}
 	kill()
 	waitErr := cmd.Wait()
@@ -184,8 +184,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return nil
 	case ctx.Err() != nil: // which also ends the GET
 		return c.stopped(ctx)
-	case up.failed.Load() != nil:
-		return errorf("reading %s: %v", src.path, *up.failed.Load())
+	case j.Stream && src.obj.failed.Load() != nil:
+		return errorf("reading %s: %v", src.path, *src.obj.failed.Load())
 	case frames.N <= 0:
 		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes, MaxResults)", c.maxFrames())
 	}
