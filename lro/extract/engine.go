@@ -358,7 +358,6 @@ func (r *runner) emit(v, cur any, text string) error {
 		return errorf("the query produced more than %d results, the limit of one call (MaxResults); narrow it, for example with limit(n; ...) or first(...)", r.c.MaxResults)
 	}
 	start := len(res.buf)
-	room := r.c.MaxOutputBytes - start
 	// A string printed raw is kept quoted, as an offloaded answer holds it;
 	// results.output unquotes it.
 	_, isString := v.(string)
@@ -372,7 +371,7 @@ func (r *runner) emit(v, cur any, text string) error {
 		text = ""
 	}
 	switch {
-	case len(text) > room:
+	case len(text) > r.c.MaxOutputBytes-start:
 		return r.outputLimit()
 	case text != "":
 		res.grow(len(text)+1, r.c.MaxOutputBytes)

@@ -32,16 +32,14 @@ const (
 // Options configure the extraction tools. A nil *Options, and the zero value
 // of every field, means the defaults. [AddTools] copies them.
 type Options struct {
-	// LRO are the options of the offloading decorator that wrote the files.
-	// The tools use its Store (then read files by handle, register
-	// lro://results/{handle} and offload their answers to it; OutputDir and
-	// Prefix, if given, must be the Store's), OutputDir (the only folder
-	// read; if empty, the Store's, or [os.TempDir]), Prefix (only files
-	// named {prefix}-{operation}-{ulid}.jsonl are read), ThresholdTokens
-	// (above it an lro_extract answer is offloaded and lro_read and
-	// lro_search show what fits), Tokenizer and Observer, and TTL and
-	// CleanupInterval (for the sweeper an offloaded answer starts), with the
-	// same defaults as package lro. Its other fields are not used.
+	// LRO are the options of the offloading decorator that wrote the files,
+	// with the same defaults as in package lro. The tools read only files
+	// named with Prefix in OutputDir, or the handles of the Store (whose
+	// folder and prefix OutputDir and Prefix, if given, must be; the tools
+	// then serve lro://results/{handle}); above ThresholdTokens (by
+	// Tokenizer) lro_read and lro_search show what fits, and an lro_extract
+	// answer is offloaded in turn, with Observer, TTL and CleanupInterval.
+	// Its other fields are not used.
 	LRO *lro.Options
 
 	// Timeout bounds each tool call, waiting for a worker included. If
@@ -89,10 +87,10 @@ const minMemoryBytes = 16 << 20
 // (TestBoundedCalls).
 const answerShare = 8
 
-// config is a validated copy of Options with every default applied.
+// config is a validated copy of Options, and of the fields of LRO the tools
+// use, with every default applied.
 type config struct {
 	Options
-	// The fields of LRO the tools use, with their defaults.
 	Store           *store.Store
 	Dir             string
 	Prefix          string

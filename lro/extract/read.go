@@ -33,7 +33,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	if err := cmp.Or(errFile, errFirst, errLimit, errOffset, errChars); err != nil {
 		return nil, err
 	}
-	maxChars = min(maxChars, c.MaxOutputBytes, c.readableChars())
+	maxChars = min(maxChars, c.MaxOutputBytes, min(c.ThresholdTokens, math.MaxInt/maxCharsPerToken)*maxCharsPerToken)
 
 	pg := &page{c: c, offset: offset, budget: c.budget(fmt.Sprintf(readSummary+readContinue, math.MaxInt, math.MaxInt, math.MaxInt, argLine, math.MaxInt))}
 	next, total := 0, 0
@@ -75,18 +75,12 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	case pg.shown == 0:
 		return textResult(fmt.Sprintf("No lines: line %d is past the end of the file.", first)), nil
 	}
-	last := first + pg.shown - 1
-	summary := fmt.Sprintf(readSummary, first, last, total)
+	summary := fmt.Sprintf(readSummary, first, first+pg.shown-1, total)
 	if next > 0 && next <= total {
 		summary += fmt.Sprintf(readContinue, argLine, next)
 	}
 	notes := append([]string{summary}, pg.notes...)
 	return textResult(pg.out.String(), strings.Join(notes, "\n")), nil
-}
-
-// readableChars is the most characters of a line one lro_read call reads.
-func (c *config) readableChars() int {
-	return min(c.ThresholdTokens, math.MaxInt/maxCharsPerToken) * maxCharsPerToken
 }
 
 // The summary of an lro_read answer, and what it adds when lines are left.

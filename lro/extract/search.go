@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -221,11 +222,7 @@ func (w *walker) find(v any, re *regexp.Regexp) (path string, loc []int, text st
 		w.stack = w.stack[:len(w.stack)-1]
 		switch x := s.v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
+			keys := slices.Sorted(maps.Keys(x))
 			for i := len(keys) - 1; i >= 0; i-- {
 				w.stack = append(w.stack, step{x[keys[i]], s.path + pathKey(keys[i])})
 			}

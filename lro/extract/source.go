@@ -247,4 +247,3 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		return string(out), pos, true, nil
 	}
 }
-

@@ -278,15 +278,9 @@ const maxPreview = 10
 // and the fields that identify the first of them (those of the listing
 // recipe of the matches), within a quarter of threshold tokens, or "".
 func wherePreview(res *results, threshold int) string {
-	n := min(len(res.Spans), maxPreview)
-	sample := make([]json.RawMessage, n)
-	records := make([]any, 0, n)
-	for i := range n {
+	sample := make([]json.RawMessage, min(len(res.Spans), maxPreview))
+	for i := range sample {
 		sample[i] = res.text(i)
-		var v any
-		if json.Unmarshal(sample[i], &v) == nil {
-			records = append(records, v)
-		}
 	}
 	rs, memory := recipes.Select(recipes.Light, sample)
 	var list *recipes.Recipe
@@ -304,7 +298,11 @@ func wherePreview(res *results, threshold int) string {
 	}
 	var lines, fields []string
 	size := 0
-	for _, r := range records {
+	for _, text := range sample {
+		var r any
+		if json.Unmarshal(text, &r) != nil {
+			continue
+		}
 		v, ok := q.Run(r).Next()
 		if _, isErr := v.(error); !ok || isErr {
 			continue
