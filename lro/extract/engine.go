@@ -80,56 +80,64 @@ func (r *results) bytes() []byte {
 	return r.buf[:r.Spans[len(r.Spans)-1].End]
 }
 
-// records iterates over the records of a source, decoded: the input of the
-// run and of jq's input and inputs. A hard error (a limit, an invalid line)
-// is sticky: the run stops on it even if the program catches it.
-type records struct {
+// runner runs a program over the records of a source.
+type runner struct {
 	c       *config
+	ctx     context.Context
+	code    *gojq.Code
+	p       *program
+	res     *results
 	src     *source
 	dec     *decoder
-	plan    *plan
-	err     error
-	cur     any    // the last record returned
+	enc     encoder
+	err     error  // a hard error (see Next)
+	cur     any    // the last record read
 	curText string // its text
 	curLine int    // its line number
-	count   int    // records returned or skipped
-	skipped int    // records skipped by the plan
+	// byPointer maps the object records of a slurped file to their text,
+	// so that a record output unchanged is printed as written.
+	byPointer map[unsafe.Pointer]string
+	all       []any
+	texts     []string
 }
 
-func (it *records) Next() (any, bool) {
-	if it.err != nil {
-		return it.err, true
+// Next returns the next record of the source, decoded: the input of the run
+// and of jq's input and inputs. A hard error (a limit, an invalid line) is
+// sticky: the run stops on it even if the program catches it.
+func (r *runner) Next() (any, bool) {
+	if r.err != nil {
+		return r.err, true
 	}
 	var text []byte
 	for {
-		t, err := it.src.next(it.c.MaxRecordBytes)
+		t, err := r.src.next(r.c.MaxRecordBytes)
 		if err == io.EOF {
 			return nil, false
 		}
 		if err != nil {
-			it.err = it.c.readError(err, it.src)
-			return it.err, true
+			r.err = r.c.readError(err, r.src)
+			return r.err, true
 		}
-		text, it.curLine = t, it.src.line
-		if !it.plan.skips(text, it.dec) {
+		text, r.curLine = t, r.src.line
+		if !r.p.plan.skips(text, r.dec) {
 			break
 		}
-		it.count++ // a record on which the filter outputs nothing
-		it.skipped++
+		r.res.Records++ // a record on which the filter outputs nothing
+		r.res.Skipped++
 	}
 	var v any
 	var err error
-	if m, ok := it.dec.project(text, it.plan.fields); ok {
+	if m, ok := r.dec.project(text, r.p.plan.fields); ok {
 		v = m
 	} else {
-		v, err = it.dec.decode(text)
+		v, err = r.dec.decode(text)
 	}
 	if err != nil {
-		it.err = errorf("line %d of %s is not a valid record: %v", it.curLine, it.src.path, err)
-		return it.err, true
+		r.err = errorf("line %d of %s is not a valid record: %v", r.curLine, r.src.path, err)
+		return r.err, true
 	}
-	it.cur, it.curText = v, it.dec.text
-	it.count++
+	r.cur, r.curText = v, r.dec.text
+	r.res.Records++
 	return v, true
 }
 
@@ -178,11 +186,9 @@ var timeoutHints = map[string]string{
 
 // run runs p over the records of src, under the limits of ctx.
 func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
-	res := &results{}
-	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, curLine: 1}
-	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(it)}
-	r := &runner{c: c, ctx: ctx, p: p, res: res, it: it}
+	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder(), curLine: 1}
 	r.enc.limit = c.MaxOutputBytes
+	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(r)}
 	q := p.query
 	if !p.slurp {
 		q = streamQuery(q)
@@ -198,23 +204,7 @@ func (c *config) run(ctx context.Context, src *source, p *program) (*results, er
 	} else {
 		err = r.runOn(nil)
 	}
-	res.Records, res.Skipped = it.count, it.skipped
-	return res, err
-}
-
-type runner struct {
-	c    *config
-	ctx  context.Context
-	code *gojq.Code
-	p    *program
-	res  *results
-	it   *records
-	enc  encoder
-	// byPointer maps the object records of a slurped file to their text,
-	// so that a record output unchanged is printed as written.
-	byPointer map[unsafe.Pointer]string
-	all       []any
-	texts     []string
+	return r.res, err
 }
 
 // fnFailed is the function the streaming wrapper calls with the error of
@@ -246,13 +236,13 @@ func (r *runner) runOn(input any) error {
 	for {
 		out, ok := iter.Next()
 		if !ok {
-			return r.it.err
+			return r.err
 		}
 		var cur any
 		var text string
 		line := 0
 		if !r.p.slurp {
-			cur, text, line = r.it.cur, r.it.curText, r.it.curLine
+			cur, text, line = r.cur, r.curText, r.curLine
 		}
 		if err, ok := out.(error); ok {
 			// jq stops a program at its error, on the one input.
@@ -270,8 +260,8 @@ func (r *runner) runOn(input any) error {
 
 // failed records the error the program raised on the current record.
 func (r *runner) failed(v any, _ []any) gojq.Iter {
-	if r.it.err == nil {
-		r.countError(r.it.curLine, func() string { return valueText(v) })
+	if r.err == nil {
+		r.countError(r.curLine, func() string { return valueText(v) })
 	}
 	return gojq.NewIter[any]()
 }
@@ -291,15 +281,15 @@ func (r *runner) countError(line int, msg func() string) {
 
 func (r *runner) slurp() error {
 	for {
-		v, ok := r.it.Next()
+		v, ok := r.Next()
 		if !ok {
 			break
 		}
-		if r.it.err != nil {
-			return r.it.err
+		if r.err != nil {
+			return r.err
 		}
 		r.all = append(r.all, v)
-		r.texts = append(r.texts, r.it.curText)
+		r.texts = append(r.texts, r.curText)
 	}
 	return r.runOn(r.all)
 }
@@ -310,8 +300,8 @@ func (r *runner) fail(err error, line int) error {
 	if r.ctx.Err() != nil {
 		return r.c.stopped(r.ctx)
 	}
-	if r.it.err != nil {
-		return r.it.err
+	if r.err != nil {
+		return r.err
 	}
 	var halt *gojq.HaltError
 	if errors.As(err, &halt) {

@@ -269,6 +269,8 @@ func (c *config) died(err error, stderr string, j *job) error {
 	if j.Tool == toolSearch || j.Extract.Where != nil {
 		what = "a regular expression may be too large to compile, or a value too large to hold"
 	}
+	var ee *exec.ExitError
+	signaled := errors.As(err, &ee) && ee.ExitCode() == -1 // killed by a signal
 	switch {
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
 		// The race detector's words, in a test binary:
@@ -279,9 +281,10 @@ func (c *config) died(err error, stderr string, j *job) error {
 		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
-	case cpuKilled(err, cpuLimit(c.Timeout)):
+	case signaled && ee.UserTime()+ee.SystemTime() >= cpuLimit(c.Timeout)/2:
+		// The kernel killed it at its processor time limit (RLIMIT_CPU).
 		return errorf("stopped after using %v of processor time, the time limit of one call: the query is too slow or does not end; narrow it or use a recipe", cpuLimit(c.Timeout))
-	case signaled(err):
+	case signaled:
 		return errorf("the worker process was killed (%v) by something other than this server: the system may be short of memory", err)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
