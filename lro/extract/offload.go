@@ -21,7 +21,8 @@ import (
 func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) (*mcp.CallToolResult, bool) {
 	note := res.describeErrors()
 	if len(res.Spans) == 0 {
-		r := textResult(strings.TrimSpace(fmt.Sprintf("No results: the filter produced no output on %d records. %s", res.Records, note)))
+		msg := fmt.Sprintf("No results: the filter produced no output on %d records. %s", res.Records, note)
+		r := textResult(strings.TrimSpace(msg))
 		r.IsError = res.Errs > 0
 		return r, false
 	}

@@ -204,7 +204,7 @@ func (c *config) sweepOptions() *cleanup.Options {
 	o := &cleanup.Options{
 		Dir:      c.Dir,
 		Prefix:   c.Prefix,
-		TTL:      l.TTL,
+		TTL:      l.TTL, // if zero, the Store's, or cleanup's default
 		Interval: cmp.Or(l.CleanupInterval, expiry.DefaultInterval),
 		Observer: l.Observer,
 	}
@@ -212,7 +212,6 @@ func (c *config) sweepOptions() *cleanup.Options {
 		o.Bucket = c.Store.Bucket()
 		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
 	}
-	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL)
 	return o
 }
 

@@ -111,9 +111,6 @@ func (s *source) lines() int { return s.header.Count + 1 }
 // and reported with an error wrapping errLineTooLong (with maxLen < 0,
 // skipped without one, however long); reading past MaxInputBytes or the call's end fails.
 func (s *source) next(maxLen int) ([]byte, error) {
-	if err := s.ctx.Err(); err != nil {
-		return nil, err
-	}
 	if len(s.unread) > 0 {
 		line := s.unread[0]
 		s.unread = s.unread[1:]
@@ -171,11 +168,9 @@ func (s *source) chunk() ([]byte, error) {
 		return nil, s.inputLimit()
 	case errors.Is(err, io.EOF):
 		return b, io.EOF
-	case err == nil:
-		return b, nil
 	case s.ctx.Err() != nil:
 		return nil, s.ctx.Err()
-	case err != bufio.ErrBufferFull:
+	case err != nil && err != bufio.ErrBufferFull:
 		return nil, errorf("reading %s: %v", s.path, err)
 	}
 	return b, err
@@ -194,9 +189,6 @@ func trimEOL(b []byte) []byte {
 // of its characters (runes) from offset, holding no more, and the length of
 // the line in characters. ok is false at the end of the file.
 func (s *source) lineRange(offset, count int) (text string, total int, ok bool, err error) {
-	if err := s.ctx.Err(); err != nil {
-		return "", 0, false, err
-	}
 	var out []byte
 	var carry []byte // an incomplete rune at the end of the last chunk
 	pos := 0         // characters seen so far

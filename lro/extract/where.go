@@ -66,9 +66,6 @@ const (
 	whereAbsent  = whereDefs + `. as $rs | $__where[] | . as $c | select(all($rs[]; all(__vals($c.p); . == null))) | $c.p | join(".")`
 )
 
-// whereNames are the variables of the where programs.
-var whereNames = []string{"$__where", "$__fields"}
-
 // whereFilter is a parsed where filter, which a worker runs.
 type whereFilter struct {
 	Conds  []byte // JSON: [{"p": [segment, ...], "o": [[operator, value], ...]}, ...]
@@ -261,7 +258,8 @@ func whereProgram(w *whereFilter) (*program, error) {
 	if err := checkPatterns(w.Conds); err != nil {
 		return nil, err
 	}
-	p := &program{query: q, names: whereNames, values: make([]any, 2), slurp: w.Count || w.Absent, raw: w.Absent}
+	p := &program{query: q, names: []string{"$__where", "$__fields"}, values: make([]any, 2), raw: w.Absent}
+	p.slurp = w.Count || w.Absent
 	for i, text := range [][]byte{w.Conds, w.Fields} {
 		if p.values[i], err = newDecoder().decode(text); err != nil {
 			return nil, err
