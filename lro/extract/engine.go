@@ -213,20 +213,14 @@ const fnFailed = "__lro_failed"
 
 // streamQuery wraps q to run on every record in one run of gojq, as the jq
 // command runs a program on a stream of inputs (an error ends the run on
-// one input only):
-//
-//	def __lro_main: q; inputs | try __lro_main catch __lro_failed
+// one input only).
 func streamQuery(q *gojq.Query) *gojq.Query {
-	const main = "__lro_main"
-	return &gojq.Query{
-		FuncDefs: []*gojq.FuncDef{{Name: main, Body: q}},
-		Left:     call("inputs"),
-		Op:       gojq.OpPipe,
-		Right: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeTry, Try: &gojq.Try{
-			Body:  call(main),
-			Catch: call(fnFailed),
-		}}},
+	w, err := gojq.Parse("def __lro_main: .; inputs | try __lro_main catch " + fnFailed)
+	if err != nil {
+		panic(err) // a constant
 	}
+	w.FuncDefs[0].Body = q
+	return w
 }
 
 // runOn runs the program on input: the array of all records, or with nil
@@ -447,9 +441,4 @@ func (r *results) describeErrors() string {
 		return ""
 	}
 	return fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.Errs, max(r.Records, 1), r.FirstErr)
-}
-
-// call is a query that calls the function name.
-func call(name string, args ...*gojq.Query) *gojq.Query {
-	return &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: name, Args: args}}}
 }
