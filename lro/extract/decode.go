@@ -21,10 +21,6 @@ const maxDepth = 10000
 // errSyntax is wrapped by every error of the decoder.
 var errSyntax = errors.New("invalid JSON")
 
-// decodeOptions make jsontext accept what encoding/json and jq accept:
-// duplicate keys (the last one wins) and invalid UTF-8 in strings (which
-// becomes U+FFFD).
-var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // decoder turns one JSON text into the values gojq works on: nil, bool, int
 // (integers that fit), float64, string, []any and map[string]any. It is
@@ -280,7 +276,8 @@ func parseNumber(raw []byte) any {
 
 // syntaxError explains why data is not one JSON value, in jsontext's words.
 func syntaxError(data []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(data), decodeOptions...)
+	// Accepting what the decoder accepts: duplicate keys and invalid UTF-8.
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	_, err := dec.ReadValue()
 	switch {
 	case err == io.EOF:

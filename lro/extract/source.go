@@ -14,11 +14,10 @@ import (
 	"github.com/zircote/lro-go/jsonl"
 )
 
-// maxHeaderBytes bounds the header line, which the offloader keeps small.
-const maxHeaderBytes = 1 << 20
-
-// readBuffer is the size of a source's read buffer.
-const readBuffer = 64 << 10
+const (
+	maxHeaderBytes = 1 << 20  // bounds the header line, which the offloader keeps small
+	readBuffer     = 64 << 10 // the size of a source's read buffer
+)
 
 // source reads one offloaded file line by line, within the limits of a call.
 type source struct {
