@@ -161,20 +161,21 @@ func (c *config) stopped(ctx context.Context) error {
 	if !errors.Is(context.Cause(ctx), errTimeout) {
 		return errorf("the call was cancelled")
 	}
-	return &toolError{fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout), true}
+	return &toolError{msg: fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout), timedOut: true}
 }
 
-// timedOut adds to err, if stopped returned it for a time limit, how long
-// the call waited for a worker and what it may do.
-func (c *config) timedOut(err error, tool string, waited time.Duration) {
-	var te *toolError
-	if !errors.As(err, &te) || !te.timedOut {
-		return
+// timedOut returns err, or if stopped returned it for a time limit, its
+// message with how long the call waited for a worker and what it may do.
+func (c *config) timedOut(err error, tool string, waited time.Duration) error {
+	te, ok := err.(*toolError)
+	if !ok || !te.timedOut {
+		return err
 	}
+	msg := te.msg
 	if waited >= c.Timeout/10 {
-		te.msg += fmt.Sprintf(", %v of it waiting for one of the %d workers (Workers), busy with other calls", waited.Round(time.Millisecond), c.Workers)
+		msg += fmt.Sprintf(", %v of it waiting for one of the %d workers (Workers), busy with other calls", waited.Round(time.Millisecond), c.Workers)
 	}
-	te.msg += ": " + timeoutHints[tool]
+	return errorf("%s: %s", msg, timeoutHints[tool])
 }
 
 // timeoutHints say what to do about a call that ran out of time.

@@ -125,8 +125,7 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 		waited := time.Since(start)
 		res, err = f(ctx, a)
 		if err != nil {
-			c.timedOut(err, tool, waited)
-			return toolFailure(fmt.Errorf("%s: %w", tool, err)), nil
+			return toolFailure(fmt.Errorf("%s: %w", tool, c.timedOut(err, tool, waited))), nil
 		}
 		return res, nil
 	}
