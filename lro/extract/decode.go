@@ -21,7 +21,6 @@ const maxDepth = 10000
 // errSyntax is wrapped by every error of the decoder.
 var errSyntax = errors.New("invalid JSON")
 
-
 // decoder turns one JSON text into the values gojq works on: nil, bool, int
 // (integers that fit), float64, string, []any and map[string]any. It is
 // reused for the records of one call, and is not safe for concurrent use.
