@@ -83,9 +83,6 @@ func (l limits) workerMemory() int64 {
 	return l.MaxMemoryBytes - 2*int64(l.MaxOutputBytes)
 }
 
-// softLimit is the worker's GOMEMLIMIT for a share of memory: three
-// quarters, so that the collector works hard before RLIMIT_AS is reached.
-func softLimit(share int64) int64 { return share / 4 * 3 }
 
 func (l limits) config() *config {
 	return &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
@@ -104,10 +101,12 @@ type frame struct {
 
 // workerEnvironment is added to the server's environment for a worker.
 // MALLOC_ARENA_MAX=1: with cgo, each thread that allocates in C would
-// reserve a 64 MiB arena (glibc) of the limited address space.
+// reserve a 64 MiB arena (glibc) of the limited address space. GOMEMLIMIT
+// is three quarters of the worker's memory, so that the collector works
+// hard before RLIMIT_AS is reached.
 func workerEnvironment(l limits) []string {
 	return []string{workerEnv + "=1", "GOMAXPROCS=1", "GOTRACEBACK=single", "MALLOC_ARENA_MAX=1",
-		"GOMEMLIMIT=" + strconv.FormatInt(softLimit(l.workerMemory()), 10)}
+		"GOMEMLIMIT=" + strconv.FormatInt(l.workerMemory()/4*3, 10)}
 }
 
 // inWorker runs j over the file of src in a worker process and calls each
