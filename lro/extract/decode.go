@@ -21,11 +21,6 @@ const maxDepth = 10000
 // errSyntax is wrapped by every error of the decoder.
 var errSyntax = errors.New("invalid JSON")
 
-// decodeOptions make jsontext accept what encoding/json and jq accept:
-// duplicate keys (the last one wins) and invalid UTF-8 in strings (which
-// becomes U+FFFD).
-var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-
 // decoder turns one JSON text into the values gojq works on: nil, bool, int
 // (integers that fit), float64, string, []any and map[string]any. It is
 // reused for the records of one call, and is not safe for concurrent use.
@@ -73,10 +68,10 @@ func (d *decoder) valid(data []byte) bool {
 
 // project decodes data, if it is a valid JSON object, into a map of only
 // the keys in fields: the values of the other keys are checked but not
-// built. ok is false if data is not a valid object.
+// built. ok is false if data is not a valid object, or fields is nil.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
 	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
+	if fields == nil || i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
 	d.text, d.nkey, d.only = "", 0, fields
@@ -280,7 +275,8 @@ func parseNumber(raw []byte) any {
 
 // syntaxError explains why data is not one JSON value, in jsontext's words.
 func syntaxError(data []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(data), decodeOptions...)
+	// Accepting what the decoder accepts: duplicate keys and invalid UTF-8.
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	_, err := dec.ReadValue()
 	switch {
 	case err == io.EOF:

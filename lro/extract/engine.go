@@ -80,59 +80,64 @@ func (r *results) bytes() []byte {
 	return r.buf[:r.Spans[len(r.Spans)-1].End]
 }
 
-// records iterates over the records of a source, decoded: the input of the
-// run and of jq's input and inputs. A hard error (a limit, an invalid line)
-// is sticky: the run stops on it even if the program catches it.
-type records struct {
+// runner runs a program over the records of a source.
+type runner struct {
 	c       *config
+	ctx     context.Context
+	code    *gojq.Code
+	p       *program
+	res     *results
 	src     *source
 	dec     *decoder
-	plan    *plan
-	err     error
-	cur     any    // the last record returned
+	enc     encoder
+	err     error  // a hard error (see Next)
+	cur     any    // the last record read
 	curText string // its text
 	curLine int    // its line number
-	count   int    // records returned or skipped
-	skipped int    // records skipped by the plan
+	// byPointer maps the object records of a slurped file to their text,
+	// so that a record output unchanged is printed as written.
+	byPointer map[unsafe.Pointer]string
+	all       []any
+	texts     []string
 }
 
-func (it *records) Next() (any, bool) {
-	if it.err != nil {
-		return it.err, true
+// Next returns the next record of the source, decoded: the input of the run
+// and of jq's input and inputs. A hard error (a limit, an invalid line) is
+// sticky: the run stops on it even if the program catches it.
+func (r *runner) Next() (any, bool) {
+	if r.err != nil {
+		return r.err, true
 	}
 	var text []byte
 	for {
-		t, err := it.src.next(it.c.MaxRecordBytes)
+		t, err := r.src.next(r.c.MaxRecordBytes)
 		if err == io.EOF {
 			return nil, false
 		}
 		if err != nil {
-			it.err = it.c.readError(err, it.src)
-			return it.err, true
+			r.err = r.c.readError(err, r.src)
+			return r.err, true
 		}
-		text, it.curLine = t, it.src.line
-		if !it.plan.skips(text, it.dec) {
+		text, r.curLine = t, r.src.line
+		if !r.p.plan.skips(text, r.dec) {
 			break
 		}
-		it.count++ // a record on which the filter outputs nothing
-		it.skipped++
+		r.res.Records++ // a record on which the filter outputs nothing
+		r.res.Skipped++
 	}
 	var v any
 	var err error
-	if it.plan.fields != nil {
-		if m, ok := it.dec.project(text, it.plan.fields); ok {
-			v = m
-		}
-	}
-	if v == nil {
-		v, err = it.dec.decode(text)
+	if m, ok := r.dec.project(text, r.p.plan.fields); ok {
+		v = m
+	} else {
+		v, err = r.dec.decode(text)
 	}
 	if err != nil {
-		it.err = errorf("line %d of %s is not a valid record: %v", it.curLine, it.src.path, err)
-		return it.err, true
+		r.err = errorf("line %d of %s is not a valid record: %v", r.curLine, r.src.path, err)
+		return r.err, true
 	}
-	it.cur, it.curText = v, it.dec.text
-	it.count++
+	r.cur, r.curText = v, r.dec.text
+	r.res.Records++
 	return v, true
 }
 
@@ -150,34 +155,27 @@ func (c *config) readError(err error, src *source) error {
 	return errorf("reading %s: %v", src.path, err)
 }
 
-// toolCall is what a tool call's context carries about it.
-type toolCall struct {
-	tool   string
-	waited time.Duration // for a worker slot (see acquire)
-}
-
-type callKey struct{}
-
-// callOf returns the call of ctx, or nil.
-func callOf(ctx context.Context) *toolCall {
-	cl, _ := ctx.Value(callKey{}).(*toolCall)
-	return cl
-}
-
-// stopped explains why the call's context ended.
+// stopped explains why the call's context ended; a tool's handler adds to a
+// time limit's message what the call may do about it (see timedOut).
 func (c *config) stopped(ctx context.Context) error {
 	if !errors.Is(context.Cause(ctx), errTimeout) {
 		return errorf("the call was cancelled")
 	}
-	msg := fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout)
-	cl := callOf(ctx)
-	if cl == nil {
-		return errorf("%s", msg)
+	return &toolError{msg: fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout), timedOut: true}
+}
+
+// timedOut returns err, or if stopped returned it for a time limit, its
+// message with how long the call waited for a worker and what it may do.
+func (c *config) timedOut(err error, tool string, waited time.Duration) error {
+	te, ok := err.(*toolError)
+	if !ok || !te.timedOut {
+		return err
 	}
-	if cl.waited >= c.Timeout/10 {
-		msg += fmt.Sprintf(", %v of it waiting for one of the %d workers (Workers), busy with other calls", cl.waited.Round(time.Millisecond), c.Workers)
+	msg := te.msg
+	if waited >= c.Timeout/10 {
+		msg += fmt.Sprintf(", %v of it waiting for one of the %d workers (Workers), busy with other calls", waited.Round(time.Millisecond), c.Workers)
 	}
-	return errorf("%s: %s", msg, timeoutHints[cl.tool])
+	return errorf("%s: %s", msg, timeoutHints[tool])
 }
 
 // timeoutHints say what to do about a call that ran out of time.
@@ -189,11 +187,9 @@ var timeoutHints = map[string]string{
 
 // run runs p over the records of src, under the limits of ctx.
 func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
-	res := &results{}
-	it := &records{c: c, src: src, dec: newDecoder(), plan: &p.plan, curLine: 1}
-	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(it)}
-	r := &runner{c: c, ctx: ctx, p: p, res: res, it: it}
+	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder(), curLine: 1}
 	r.enc.limit = c.MaxOutputBytes
+	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(r)}
 	q := p.query
 	if !p.slurp {
 		q = streamQuery(q)
@@ -209,23 +205,7 @@ func (c *config) run(ctx context.Context, src *source, p *program) (*results, er
 	} else {
 		err = r.runOn(nil)
 	}
-	res.Records, res.Skipped = it.count, it.skipped
-	return res, err
-}
-
-type runner struct {
-	c    *config
-	ctx  context.Context
-	code *gojq.Code
-	p    *program
-	res  *results
-	it   *records
-	enc  encoder
-	// byPointer maps the object records of a slurped file to their text,
-	// so that a record output unchanged is printed as written.
-	byPointer map[unsafe.Pointer]string
-	all       []any
-	texts     []string
+	return r.res, err
 }
 
 // fnFailed is the function the streaming wrapper calls with the error of
@@ -234,20 +214,14 @@ const fnFailed = "__lro_failed"
 
 // streamQuery wraps q to run on every record in one run of gojq, as the jq
 // command runs a program on a stream of inputs (an error ends the run on
-// one input only):
-//
-//	def __lro_main: q; inputs | try __lro_main catch __lro_failed
+// one input only).
 func streamQuery(q *gojq.Query) *gojq.Query {
-	const main = "__lro_main"
-	return &gojq.Query{
-		FuncDefs: []*gojq.FuncDef{{Name: main, Body: q}},
-		Left:     call("inputs"),
-		Op:       gojq.OpPipe,
-		Right: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeTry, Try: &gojq.Try{
-			Body:  call(main),
-			Catch: call(fnFailed),
-		}}},
+	w, err := gojq.Parse("def __lro_main: .; inputs | try __lro_main catch " + fnFailed)
+	if err != nil {
+		panic(err) // a constant
 	}
+	w.FuncDefs[0].Body = q
+	return w
 }
 
 // runOn runs the program on input: the array of all records, or with nil
@@ -257,13 +231,13 @@ func (r *runner) runOn(input any) error {
 	for {
 		out, ok := iter.Next()
 		if !ok {
-			return r.it.err
+			return r.err
 		}
 		var cur any
 		var text string
 		line := 0
 		if !r.p.slurp {
-			cur, text, line = r.it.cur, r.it.curText, r.it.curLine
+			cur, text, line = r.cur, r.curText, r.curLine
 		}
 		if err, ok := out.(error); ok {
 			// jq stops a program at its error, on the one input.
@@ -281,8 +255,8 @@ func (r *runner) runOn(input any) error {
 
 // failed records the error the program raised on the current record.
 func (r *runner) failed(v any, _ []any) gojq.Iter {
-	if r.it.err == nil {
-		r.countError(r.it.curLine, func() string { return valueText(v) })
+	if r.err == nil {
+		r.countError(r.curLine, func() string { return valueText(v) })
 	}
 	return gojq.NewIter[any]()
 }
@@ -302,15 +276,15 @@ func (r *runner) countError(line int, msg func() string) {
 
 func (r *runner) slurp() error {
 	for {
-		v, ok := r.it.Next()
+		v, ok := r.Next()
 		if !ok {
 			break
 		}
-		if r.it.err != nil {
-			return r.it.err
+		if r.err != nil {
+			return r.err
 		}
 		r.all = append(r.all, v)
-		r.texts = append(r.texts, r.it.curText)
+		r.texts = append(r.texts, r.curText)
 	}
 	return r.runOn(r.all)
 }
@@ -321,8 +295,8 @@ func (r *runner) fail(err error, line int) error {
 	if r.ctx.Err() != nil {
 		return r.c.stopped(r.ctx)
 	}
-	if r.it.err != nil {
-		return r.it.err
+	if r.err != nil {
+		return r.err
 	}
 	var halt *gojq.HaltError
 	if errors.As(err, &halt) {
@@ -369,7 +343,6 @@ func (r *runner) emit(v, cur any, text string) error {
 		return errorf("the query produced more than %d results, the limit of one call (MaxResults); narrow it, for example with limit(n; ...) or first(...)", r.c.MaxResults)
 	}
 	start := len(res.buf)
-	room := r.c.MaxOutputBytes - start
 	// A string printed raw is kept quoted, as an offloaded answer holds it;
 	// results.output unquotes it.
 	_, isString := v.(string)
@@ -383,7 +356,7 @@ func (r *runner) emit(v, cur any, text string) error {
 		text = ""
 	}
 	switch {
-	case len(text) > room:
+	case len(text) > r.c.MaxOutputBytes-start:
 		return r.outputLimit()
 	case text != "":
 		res.grow(len(text)+1, r.c.MaxOutputBytes)
@@ -469,9 +442,4 @@ func (r *results) describeErrors() string {
 		return ""
 	}
 	return fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.Errs, max(r.Records, 1), r.FirstErr)
-}
-
-// call is a query that calls the function name.
-func call(name string, args ...*gojq.Query) *gojq.Query {
-	return &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: name, Args: args}}}
 }

@@ -10,16 +10,17 @@ import (
 	"sync/atomic"
 )
 
-// An offloaded file kept in a bucket is read with one GET of at most
-// MaxInputBytes + 1 bytes, so that a longer object trips the limit. For
-// lro_extract and lro_search the server reads the header, then the object
-// goes to the worker's standard input, after the job (see upload).
-
-// object is the GET of an object of a bucket that a source reads.
+// object is the one GET of an object of a bucket, of at most MaxInputBytes
+// + 1 bytes so that a longer object trips the limit. The server reads its
+// header; for lro_extract and lro_search a worker then reads it whole on its
+// standard input, after its job. A failed GET kills the worker before the
+// copy closes the pipe, so that a cut object never passes for a shorter one.
 type object struct {
-	r      io.Reader // the object from its first byte, once the header is read
-	body   *body
-	cancel context.CancelFunc // ends the GET
+	r        io.Reader          // the object from its first byte, once the header is read
+	cancel   context.CancelFunc // ends the GET
+	kill     func()             // kills the worker at once
+	stopping atomic.Bool
+	failed   atomic.Pointer[error] // the GET failed before the worker had the whole object
 }
 
 // openObject starts the GET of the object r names and reads its header.
@@ -50,7 +51,7 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	// The header line is s.read bytes: s.head and "\r\n", "\n", "" or "\r"
 	// (sent as "\n", which the worker trims alike).
 	head := s.head + "\r\n"[2-(int(s.read)-len(s.head)):]
-	s.obj = &object{r: io.MultiReader(strings.NewReader(head), s.br), body: b, cancel: cancel}
+	s.obj = &object{r: io.MultiReader(strings.NewReader(head), s.br), cancel: cancel}
 	return s, nil
 }
 
@@ -89,27 +90,17 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// upload is an object as a worker reads it on its standard input, after its
-// job. A failed GET kills the worker before the copy closes the pipe, so
-// that a cut object never passes for a shorter one.
-type upload struct {
-	obj      *object
-	kill     func() // kills the worker at once
-	stopping atomic.Bool
-	failed   atomic.Pointer[error] // the GET failed before the worker had the whole object
-}
-
-func (u *upload) Read(p []byte) (int, error) {
-	n, err := u.obj.r.Read(p)
-	if err != nil && err != io.EOF && !u.stopping.Load() {
-		u.kill()
-		u.failed.Store(&err)
+func (o *object) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	if err != nil && err != io.EOF && !o.stopping.Load() {
+		o.kill()
+		o.failed.Store(&err)
 	}
 	return n, err
 }
 
 // stop ends the GET: an error that follows is not a failure.
-func (u *upload) stop() {
-	u.stopping.Store(true)
-	u.obj.cancel()
+func (o *object) stop() {
+	o.stopping.Store(true)
+	o.cancel()
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,10 +14,6 @@ import (
 	"github.com/zircote/lro-go/lro/event"
 )
 
-// extractOperation names the operation of a file that holds an extraction
-// result.
-const extractOperation = "extract"
-
 // answer turns the results of lro_extract into the tool result: inline
 // within the threshold, else offloaded in turn through the pipeline of any
 // tool result (cut with a warning if that write fails). It also reports
@@ -24,22 +21,18 @@ const extractOperation = "extract"
 func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) (*mcp.CallToolResult, bool) {
 	note := res.describeErrors()
 	if len(res.Spans) == 0 {
-		msg := fmt.Sprintf("No results: the filter produced no output on %d records.", res.Records)
-		if res.Errs > 0 {
-			r := textResult(msg + " " + note)
-			r.IsError = true
-			return r, false
-		}
-		return textResult(msg), false
+		msg := fmt.Sprintf("No results: the filter produced no output on %d records. %s", res.Records, note)
+		r := textResult(strings.TrimSpace(msg))
+		r.IsError = res.Errs > 0
+		return r, false
 	}
 	out := textResult(res.output(), note)
 	records := make([][]byte, len(res.Spans))
 	for i := range res.Spans {
 		records[i] = res.text(i)
 	}
-	core := c.core(h.SchemaVersion)
-	call := offload.Call{Tool: toolExtract, Operation: extractOperation, Query: &filter, Detail: recipes.Detail(h.Detail)}
-	o := core.Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records})
+	call := offload.Call{Tool: toolExtract, Operation: "extract", Query: &filter, Detail: recipes.Detail(h.Detail)}
+	o := c.core(h.SchemaVersion).Apply(ctx, func() offload.Call { return call }, out, nil, &offload.Set{Records: records})
 	if !o.Changed() {
 		return out, false
 	}

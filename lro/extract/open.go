@@ -15,12 +15,15 @@ import (
 )
 
 // toolError is an error whose message is shown to the model as a tool error.
-type toolError struct{ msg string }
+type toolError struct {
+	msg      string
+	timedOut bool // the call's time limit (see stopped)
+}
 
 func (e *toolError) Error() string { return e.msg }
 
 func errorf(format string, args ...any) error {
-	return &toolError{fmt.Sprintf(format, args...)}
+	return &toolError{msg: fmt.Sprintf(format, args...)}
 }
 
 // testHookOpen, if not nil, is called between the check of a file and its

@@ -32,16 +32,14 @@ const (
 // Options configure the extraction tools. A nil *Options, and the zero value
 // of every field, means the defaults. [AddTools] copies them.
 type Options struct {
-	// LRO are the options of the offloading decorator that wrote the files.
-	// The tools use its Store (then read files by handle, register
-	// lro://results/{handle} and offload their answers to it; OutputDir and
-	// Prefix, if given, must be the Store's), OutputDir (the only folder
-	// read; if empty, the Store's, or [os.TempDir]), Prefix (only files
-	// named {prefix}-{operation}-{ulid}.jsonl are read), ThresholdTokens
-	// (above it an lro_extract answer is offloaded and lro_read and
-	// lro_search show what fits), Tokenizer and Observer, and TTL and
-	// CleanupInterval (for the sweeper an offloaded answer starts), with the
-	// same defaults as package lro. Its other fields are not used.
+	// LRO are the options of the offloading decorator that wrote the files,
+	// with the same defaults as in package lro. The tools read only files
+	// named with Prefix in OutputDir, or the handles of the Store (whose
+	// folder and prefix OutputDir and Prefix, if given, must be; the tools
+	// then serve lro://results/{handle}); above ThresholdTokens (by
+	// Tokenizer) lro_read and lro_search show what fits, and an lro_extract
+	// answer is offloaded in turn, with Observer, TTL and CleanupInterval.
+	// Its other fields are not used.
 	LRO *lro.Options
 
 	// Timeout bounds each tool call, waiting for a worker included. If
@@ -89,10 +87,10 @@ const minMemoryBytes = 16 << 20
 // (TestBoundedCalls).
 const answerShare = 8
 
-// config is a validated copy of Options with every default applied.
+// config is a validated copy of Options, and of the fields of LRO the tools
+// use, with every default applied.
 type config struct {
 	Options
-	// The fields of LRO the tools use, with their defaults.
 	Store           *store.Store
 	Dir             string
 	Prefix          string
@@ -124,12 +122,8 @@ func newConfig(opts *Options) (*config, error) {
 		if err := c.useStore(); err != nil {
 			return nil, err
 		}
-	}
-	if c.Dir == "" && c.Store == nil {
-		c.Dir = os.TempDir()
-	}
-	if c.Dir != "" {
-		dir, err := filepath.Abs(c.Dir)
+	} else {
+		dir, err := filepath.Abs(cmp.Or(c.Dir, os.TempDir()))
 		if err != nil {
 			return nil, fmt.Errorf("extract: Options.LRO.OutputDir %q: %w", c.Dir, err)
 		}
@@ -203,17 +197,14 @@ func (c *config) useStore() error {
 // sweepOptions are the options of the sweeper of the answers' folder or
 // store, as lro's decorator would start it with c.LRO; nil for none.
 func (c *config) sweepOptions() *cleanup.Options {
-	l := c.LRO
-	if l == nil {
-		l = &lro.Options{}
-	}
+	l := cmp.Or(c.LRO, &lro.Options{})
 	if l.CleanupInterval < 0 || testhook.Get(l).Now != nil || testhook.Get(c.Store).Now != nil {
 		return nil
 	}
 	o := &cleanup.Options{
 		Dir:      c.Dir,
 		Prefix:   c.Prefix,
-		TTL:      l.TTL,
+		TTL:      l.TTL, // if zero, the Store's, or cleanup's default
 		Interval: cmp.Or(l.CleanupInterval, expiry.DefaultInterval),
 		Observer: l.Observer,
 	}
@@ -221,7 +212,6 @@ func (c *config) sweepOptions() *cleanup.Options {
 		o.Bucket = c.Store.Bucket()
 		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
 	}
-	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL)
 	return o
 }
 

@@ -33,7 +33,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	if err := cmp.Or(errFile, errFirst, errLimit, errOffset, errChars); err != nil {
 		return nil, err
 	}
-	maxChars = min(maxChars, c.MaxOutputBytes, c.readableChars())
+	maxChars = min(maxChars, c.MaxOutputBytes, min(c.ThresholdTokens, math.MaxInt/maxCharsPerToken)*maxCharsPerToken)
 
 	pg := &page{c: c, offset: offset, budget: c.budget(fmt.Sprintf(readSummary+readContinue, math.MaxInt, math.MaxInt, math.MaxInt, argLine, math.MaxInt))}
 	next, total := 0, 0
@@ -41,8 +41,8 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 		total = src.lines()
 		n := 2 // the header, line 1, was read when the file was opened
 		if first == 1 {
-			text := src.head[runeOffsetString(src.head, offset):]
-			pg.add(1, text[:runeOffsetString(text, maxChars)], utf8.RuneCountInString(src.head))
+			text := src.head[runeOffset(src.head, offset):]
+			pg.add(1, text[:runeOffset(text, maxChars)], utf8.RuneCountInString(src.head))
 		}
 		for ; n < first; n++ {
 			if _, err := src.next(-1); err == io.EOF {
@@ -75,18 +75,12 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	case pg.shown == 0:
 		return textResult(fmt.Sprintf("No lines: line %d is past the end of the file.", first)), nil
 	}
-	last := first + pg.shown - 1
-	summary := fmt.Sprintf(readSummary, first, last, total)
+	summary := fmt.Sprintf(readSummary, first, first+pg.shown-1, total)
 	if next > 0 && next <= total {
 		summary += fmt.Sprintf(readContinue, argLine, next)
 	}
 	notes := append([]string{summary}, pg.notes...)
 	return textResult(pg.out.String(), strings.Join(notes, "\n")), nil
-}
-
-// readableChars is the most characters of a line one lro_read call reads.
-func (c *config) readableChars() int {
-	return min(c.ThresholdTokens, math.MaxInt/maxCharsPerToken) * maxCharsPerToken
 }
 
 // The summary of an lro_read answer, and what it adds when lines are left.
@@ -132,7 +126,7 @@ func (pg *page) add(n int, text string, total int) (stop bool) {
 	for pg.used+t > pg.budget && utf8.RuneCountInString(text) > minReadChars {
 		runes := utf8.RuneCountInString(text)
 		keep := max(min(runes*max(pg.budget-pg.used, 0)/max(t, 1), runes-1), minReadChars)
-		text = text[:runeOffsetString(text, keep)]
+		text = text[:runeOffset(text, keep)]
 		entry = append(entry[:prefix+len(text)], '\n')
 		note = cutNote(n, text, total, pg.offset)
 		t = tokens(entry) + tokens([]byte(note))
@@ -157,12 +151,13 @@ func cutNote(n int, text string, total, offset int) string {
 		n, total, offset, end, argLine, n, argLimit, argCharOffset, end)
 }
 
-// runeOffsetString returns the byte offset in s after its first k runes.
-func runeOffsetString(s string, k int) int {
-	i := 0
-	for ; k > 0 && i < len(s); k-- {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
+// runeOffset returns the byte offset in s after its first k runes.
+func runeOffset(s string, k int) int {
+	for i := range s {
+		if k <= 0 {
+			return i
+		}
+		k--
 	}
-	return i
+	return len(s)
 }

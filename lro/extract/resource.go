@@ -115,22 +115,19 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, c.resourceError(ctx, uri, err)
 	}
-	content := &mcp.ResourceContents{URI: uri, MIMEType: jsonlfile.ContentType}
-	if s := text.String(); utf8.ValidString(s) {
-		if n := encodedLen(s); n > c.maxResourceBytes() {
-			return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d as go-sdk encodes it: <, > and & take six bytes each)", n))
-		}
-		content.Text = s
-	} else {
-		if n := int64(len(s)+2) / 3 * 4; n > c.maxResourceBytes() {
-			return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d in base64)", n))
-		}
-		content.Blob = []byte(s)
+	s := text.String()
+	content := &mcp.ResourceContents{URI: uri, MIMEType: jsonlfile.ContentType, Text: s}
+	held := unsafe.StringData(s)
+	encoded, as := encodedLen(s), "as go-sdk encodes it: <, > and & take six bytes each"
+	if !utf8.ValidString(s) {
+		content.Text, content.Blob = "", []byte(s)
+		held, encoded, as = unsafe.SliceData(content.Blob), int64(len(s)+2)/3*4, "in base64"
 	}
-	if held := unsafe.StringData(content.Text); held != nil {
+	if encoded > c.maxResourceBytes() {
+		return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d %s)", encoded, as))
+	}
+	if held != nil {
 		runtime.AddCleanup(held, func(free func()) { free() }, free)
-	} else if len(content.Blob) > 0 {
-		runtime.AddCleanup(&content.Blob[0], func(free func()) { free() }, free)
 	} else {
 		free()
 	}

@@ -1,8 +1,10 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"github.com/zircote/lro-go/lro"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
@@ -130,5 +133,59 @@ func TestReadResourceHoldsItsSlot(t *testing.T) {
 	escaped := storeResult(t, st, 1, 400_000)
 	if _, err := c.readResource(ctx, resourceRequest(escaped)); err == nil || !strings.Contains(err.Error(), "as go-sdk encodes it") {
 		t.Errorf("a read of 400 KB of <, 2.4 MB encoded: %v", err)
+	}
+}
+
+// TestReadResourceBlob: an object that is not UTF-8 is returned whole as a
+// blob (go-sdk would turn its text into U+FFFD), within the same bound as
+// go-sdk encodes it, in base64.
+func TestReadResourceBlob(t *testing.T) {
+	st, err := store.NewFolder(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newConfig(&Options{LRO: &lro.Options{Store: st}, MaxMemoryBytes: 32 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(value []byte) (string, []byte) {
+		w, err := st.Create(context.Background(), "recall")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		if err := w.WriteHeader(jsonl.Header{Operation: "recall", Count: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := jsonlfile.WriteValid(w, value); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rd, _, err := st.NewRangeReader(context.Background(), w.Name(), 0, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Close()
+		data, err := io.ReadAll(rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Name(), data
+	}
+	handle, data := put([]byte("\"caf\xe9\""))
+	res, err := c.readResource(context.Background(), resourceRequest(handle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Contents[0]; got.Text != "" || !bytes.Equal(got.Blob, data) {
+		t.Errorf("text %q, blob %q; want the object %q as a blob", got.Text, got.Blob, data)
+	}
+	// 900,000 bytes fit in the 983,040 of a 32nd of 32 MiB, less 64 KiB,
+	// but not in base64.
+	large, _ := put([]byte("\"" + strings.Repeat("\xe9", 900_000) + "\""))
+	if _, err := c.readResource(context.Background(), resourceRequest(large)); err == nil || !strings.Contains(err.Error(), "in base64") {
+		t.Errorf("a read of 900 KB that is not UTF-8: %v", err)
 	}
 }

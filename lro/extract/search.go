@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -164,9 +165,9 @@ func matchEntry(n int, line []byte, where string, loc []int, text string) []byte
 		return append(b, '}')
 	}
 	from := loc[0] - runeBack(text[:loc[0]], snippetContext)
-	to := loc[0] + runeOffsetString(text[loc[0]:loc[1]], maxShownMatch)
+	to := loc[0] + runeOffset(text[loc[0]:loc[1]], maxShownMatch)
 	if to == loc[1] {
-		to += runeOffsetString(text[to:], snippetContext)
+		to += runeOffset(text[to:], snippetContext)
 	}
 	snippet := text[from:to]
 	if from > 0 {
@@ -175,7 +176,7 @@ func matchEntry(n int, line []byte, where string, loc []int, text string) []byte
 	if to < len(text) {
 		snippet += "…"
 	}
-	if i := runeOffsetString(where, maxShownPath/2); i < len(where) {
+	if i := runeOffset(where, maxShownPath/2); i < len(where) {
 		if j := len(where) - runeBack(where[i:], maxShownPath/2); j > i {
 			where = where[:i] + "…" + where[j:]
 		}
@@ -221,11 +222,7 @@ func (w *walker) find(v any, re *regexp.Regexp) (path string, loc []int, text st
 		w.stack = w.stack[:len(w.stack)-1]
 		switch x := s.v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
+			keys := slices.Sorted(maps.Keys(x))
 			for i := len(keys) - 1; i >= 0; i-- {
 				w.stack = append(w.stack, step{x[keys[i]], s.path + pathKey(keys[i])})
 			}
@@ -265,7 +262,7 @@ func scalarText(v any) string {
 // pathKey writes an object key as a jq path step, .name or .["odd name"],
 // cut past maxShownKey characters.
 func pathKey(k string) string {
-	if i := runeOffsetString(k, maxShownKey); i < len(k) {
+	if i := runeOffset(k, maxShownKey); i < len(k) {
 		k = k[:i] + "…"
 	}
 	if identifier.MatchString(k) {

@@ -14,11 +14,10 @@ import (
 	"github.com/zircote/lro-go/jsonl"
 )
 
-// maxHeaderBytes bounds the header line, which the offloader keeps small.
-const maxHeaderBytes = 1 << 20
-
-// readBuffer is the size of a source's read buffer.
-const readBuffer = 64 << 10
+const (
+	maxHeaderBytes = 1 << 20  // bounds the header line, which the offloader keeps small
+	readBuffer     = 64 << 10 // the size of a source's read buffer
+)
 
 // source reads one offloaded file line by line, within the limits of a call.
 type source struct {
@@ -111,9 +110,6 @@ func (s *source) lines() int { return s.header.Count + 1 }
 // and reported with an error wrapping errLineTooLong (with maxLen < 0,
 // skipped without one, however long); reading past MaxInputBytes or the call's end fails.
 func (s *source) next(maxLen int) ([]byte, error) {
-	if err := s.ctx.Err(); err != nil {
-		return nil, err
-	}
 	if len(s.unread) > 0 {
 		line := s.unread[0]
 		s.unread = s.unread[1:]
@@ -171,11 +167,9 @@ func (s *source) chunk() ([]byte, error) {
 		return nil, s.inputLimit()
 	case errors.Is(err, io.EOF):
 		return b, io.EOF
-	case err == nil:
-		return b, nil
 	case s.ctx.Err() != nil:
 		return nil, s.ctx.Err()
-	case err != bufio.ErrBufferFull:
+	case err != nil && err != bufio.ErrBufferFull:
 		return nil, errorf("reading %s: %v", s.path, err)
 	}
 	return b, err
@@ -194,9 +188,6 @@ func trimEOL(b []byte) []byte {
 // of its characters (runes) from offset, holding no more, and the length of
 // the line in characters. ok is false at the end of the file.
 func (s *source) lineRange(offset, count int) (text string, total int, ok bool, err error) {
-	if err := s.ctx.Err(); err != nil {
-		return "", 0, false, err
-	}
 	var out []byte
 	var carry []byte // an incomplete rune at the end of the last chunk
 	pos := 0         // characters seen so far
@@ -232,9 +223,9 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		n := utf8.RuneCount(data)
 		if a, b := max(pos, offset), min(pos+n, offset+count); a < b {
-			i := runeOffset(data, a-pos)
-			j := i + runeOffset(data[i:], b-a)
-			out = append(out, data[i:j]...)
+			s := string(data) // a chunk of the few in range
+			i := runeOffset(s, a-pos)
+			out = append(out, s[i:i+runeOffset(s[i:], b-a)]...)
 		}
 		pos += n
 		switch {
@@ -246,14 +237,4 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		s.line++
 		return string(out), pos, true, nil
 	}
-}
-
-// runeOffset returns the byte offset in b after its first k runes.
-func runeOffset(b []byte, k int) int {
-	i := 0
-	for ; k > 0 && i < len(b); k-- {
-		_, size := utf8.DecodeRune(b[i:])
-		i += size
-	}
-	return i
 }

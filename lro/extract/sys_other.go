@@ -5,16 +5,11 @@ package extract
 import (
 	"errors"
 	"io/fs"
-	"time"
 )
 
 // On this system a worker cannot limit itself: it refuses to run its job,
 // and so every call that needs one fails.
 func limitWorker(limits) error { return errors.New("this system cannot bound a worker") }
-
-func cpuKilled(error, time.Duration) bool { return false }
-
-func signaled(error) bool { return false }
 
 const openFlags = 0
 

@@ -3,11 +3,8 @@
 package extract
 
 import (
-	"errors"
 	"io/fs"
-	"os/exec"
 	"syscall"
-	"time"
 )
 
 // limitWorker sets the worker's processor time and, where the system
@@ -18,23 +15,6 @@ func limitWorker(l limits) error {
 		return err
 	}
 	return limitMemory(l.workerMemory())
-}
-
-// cpuKilled reports whether the kernel killed the worker at its processor
-// time limit: it died of a signal having used at least half of that time.
-func cpuKilled(err error, limit time.Duration) bool {
-	var ee *exec.ExitError
-	return signaled(err) && errors.As(err, &ee) && ee.UserTime()+ee.SystemTime() >= limit/2
-}
-
-// signaled reports whether the worker died of a signal.
-func signaled(err error) bool {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return false
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled()
 }
 
 // openFlags make opening a FIFO return at once; O_NOFOLLOW refuses a link

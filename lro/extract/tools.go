@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/itchyny/gojq"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,14 +57,12 @@ const (
 const maxQueryBytes = 64 << 10
 
 // AddTools registers lro_extract, lro_read and lro_search on s, over the
-// folder or store of opts.LRO (see [Options]); a nil opts uses every
-// default. With a Store it also registers the resource template
-// lro://results/{handle}, whose resources/read returns a stored result
-// whole (application/jsonl). It returns an error wrapping
-// [lro.ErrInvalidOption] for invalid options, and [ErrNoWorker] if the
-// program did not call [RunWorker] first in main, and registers nothing
-// then. Every failure of a call is a tool result with IsError set and a
-// message that names the problem. The handlers are safe for concurrent use.
+// folder or store of opts.LRO (see [Options]; nil means every default), and
+// with a Store the resource template lro://results/{handle} (a stored result
+// whole). It returns an error wrapping [lro.ErrInvalidOption] for invalid
+// options, or [ErrNoWorker] without [RunWorker], and then registers nothing.
+// A failed call is a tool result with IsError set and a message that names
+// the problem. The handlers are safe for concurrent use.
 func AddTools(s *mcp.Server, opts *Options) error {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -107,7 +106,6 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 		}()
 		ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
 		defer cancel()
-		ctx = context.WithValue(ctx, callKey{}, &toolCall{tool: tool})
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
@@ -116,6 +114,7 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 		if err != nil {
 			return toolFailure(err), nil
 		}
+		start := time.Now()
 		if tool != toolRead { // lro_read holds little, in the server
 			release, err := c.acquire(ctx)
 			if err != nil {
@@ -123,9 +122,10 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 			}
 			defer release()
 		}
+		waited := time.Since(start)
 		res, err = f(ctx, a)
 		if err != nil {
-			return toolFailure(fmt.Errorf("%s: %w", tool, err)), nil
+			return toolFailure(fmt.Errorf("%s: %w", tool, c.timedOut(err, tool, waited))), nil
 		}
 		return res, nil
 	}
@@ -327,11 +327,7 @@ func parseExtract(a args) (ref, extractRequest, error) {
 		req.Params, errs[2] = a.object(argParams)
 		req.Slurp, errs[3] = a.boolean(argSlurp)
 		req.Raw, errs[4] = a.boolean(argRaw)
-		switch err = cmp.Or(errs[:]...); {
-		case err != nil:
-		case queryGiven && strings.TrimSpace(req.Query) == "":
-			err = errorf("query is empty")
-		case recipeGiven && (req.Slurp || req.Raw):
+		if err = cmp.Or(errs[:]...); err == nil && recipeGiven && (req.Slurp || req.Raw) {
 			err = errorf("slurp and raw apply to a query; recipe %d sets its own", req.Recipe)
 		}
 	}
@@ -355,20 +351,12 @@ func (c *config) extract(ctx context.Context, a args) (*mcp.CallToolResult, erro
 			return nil, err
 		}
 	}
-	var res *results
-	var label string
-	var header jsonl.Header
-	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
-		header = src.header
-		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: req}, func(fr *frame) bool {
-			res, label = fr.Results, fr.Label
-			return false
-		})
-	})
+	header, fr, err := c.evaluateIn(ctx, file, req)
 	if err != nil {
 		return nil, err
 	}
-	out, offloaded := c.answer(ctx, header, label, res)
+	res := fr.Results
+	out, offloaded := c.answer(ctx, header, fr.Label, res)
 	if w := req.Where; w != nil && !w.Count && string(w.Fields) == "[]" && offloaded {
 		if lead := wherePreview(res, c.ThresholdTokens); lead != "" {
 			out.Content = append([]mcp.Content{&mcp.TextContent{Text: lead}}, out.Content...)
@@ -392,21 +380,29 @@ func matchedNone(w *whereFilter, res *results) bool {
 	return len(res.Spans) == 0
 }
 
+// evaluateIn evaluates req over the file in a worker, and returns the
+// file's header and the worker's answer.
+func (c *config) evaluateIn(ctx context.Context, file ref, req extractRequest) (h jsonl.Header, last *frame, err error) {
+	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
+		h = src.header
+		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: req}, func(fr *frame) bool {
+			last = fr
+			return false
+		})
+	})
+	return h, last, err
+}
+
 // absentPaths returns the paths of w's conditions at which no record of the
 // file has a value, from a second pass in a worker, or nil if it fails.
 func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []string {
 	probe := *w
 	probe.Absent = true
-	var res *results
-	err := c.withSource(ctx, file, func(ctx context.Context, src *source) error {
-		return c.inWorker(ctx, src, &job{Tool: toolExtract, Extract: extractRequest{Where: &probe}}, func(fr *frame) bool {
-			res = fr.Results
-			return false
-		})
-	})
-	if err != nil || res == nil || res.Errs > 0 {
+	_, fr, err := c.evaluateIn(ctx, file, extractRequest{Where: &probe})
+	if err != nil || fr.Results.Errs > 0 {
 		return nil
 	}
+	res := fr.Results
 	paths := make([]string, len(res.Spans))
 	for i := range res.Spans {
 		paths[i] = string(res.shown(i))

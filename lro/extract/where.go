@@ -66,9 +66,6 @@ const (
 	whereAbsent  = whereDefs + `. as $rs | $__where[] | . as $c | select(all($rs[]; all(__vals($c.p); . == null))) | $c.p | join(".")`
 )
 
-// whereNames are the variables of the where programs.
-var whereNames = []string{"$__where", "$__fields"}
-
 // whereFilter is a parsed where filter, which a worker runs.
 type whereFilter struct {
 	Conds  []byte // JSON: [{"p": [segment, ...], "o": [[operator, value], ...]}, ...]
@@ -111,17 +108,15 @@ func parseWhere(a args) (*whereFilter, error) {
 	if w.Conds, err = json.Marshal(conds); err != nil {
 		return nil, err
 	}
-	var fields []string
-	if a.present(argFields) {
-		if err := json.Unmarshal(a[argFields], &fields); err != nil {
-			return nil, errorf("fields must be an array of field paths (strings), such as [\"id\", \"title\"]")
-		}
-		if len(fields) == 0 {
-			return nil, errorf("fields is empty: name the fields to show, or leave fields out to show whole records")
-		}
-		if w.Count {
-			return nil, errorf("give count or fields, not both: count returns only the number of matching records")
-		}
+	fields, err := decodeArg[[]string](a, argFields, `an array of field paths (strings), such as ["id", "title"]`)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fields != nil && len(fields) == 0: // given as []
+		return nil, errorf("fields is empty: name the fields to show, or leave fields out to show whole records")
+	case len(fields) > 0 && w.Count:
+		return nil, errorf("give count or fields, not both: count returns only the number of matching records")
 	}
 	proj := make([][2]any, 0, len(fields))
 	for _, f := range fields {
@@ -263,16 +258,14 @@ func whereProgram(w *whereFilter) (*program, error) {
 	if err := checkPatterns(w.Conds); err != nil {
 		return nil, err
 	}
-	dec := newDecoder()
-	conds, err := dec.decode(w.Conds)
-	if err != nil {
-		return nil, err
+	p := &program{query: q, names: []string{"$__where", "$__fields"}, values: make([]any, 2), raw: w.Absent}
+	p.slurp = w.Count || w.Absent
+	for i, text := range [][]byte{w.Conds, w.Fields} {
+		if p.values[i], err = newDecoder().decode(text); err != nil {
+			return nil, err
+		}
 	}
-	fields, err := newDecoder().decode(w.Fields)
-	if err != nil {
-		return nil, err
-	}
-	return &program{query: q, names: whereNames, values: []any{conds, fields}, slurp: w.Count || w.Absent, raw: w.Absent}, nil
+	return p, nil
 }
 
 // maxPreview is the most matching records wherePreview names.
@@ -283,15 +276,9 @@ const maxPreview = 10
 // and the fields that identify the first of them (those of the listing
 // recipe of the matches), within a quarter of threshold tokens, or "".
 func wherePreview(res *results, threshold int) string {
-	n := min(len(res.Spans), maxPreview)
-	sample := make([]json.RawMessage, n)
-	records := make([]any, 0, n)
-	for i := range n {
+	sample := make([]json.RawMessage, min(len(res.Spans), maxPreview))
+	for i := range sample {
 		sample[i] = res.text(i)
-		var v any
-		if json.Unmarshal(sample[i], &v) == nil {
-			records = append(records, v)
-		}
 	}
 	rs, memory := recipes.Select(recipes.Light, sample)
 	var list *recipes.Recipe
@@ -309,7 +296,11 @@ func wherePreview(res *results, threshold int) string {
 	}
 	var lines, fields []string
 	size := 0
-	for _, r := range records {
+	for _, text := range sample {
+		var r any
+		if json.Unmarshal(text, &r) != nil {
+			continue
+		}
 		v, ok := q.Run(r).Next()
 		if _, isErr := v.(error); !ok || isErr {
 			continue

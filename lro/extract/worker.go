@@ -18,19 +18,17 @@ import (
 	"time"
 )
 
-// A worker is the host program started again with workerEnv set. It gets
-// the job on its standard input, then the object of a bucket (see
-// object.go), or the file the server checked as file descriptor 3; it
-// limits itself before it reads a record, and writes its answer as frames
-// on its standard output. The server kills it at the time limit,
-// when the call is cancelled, or once it has all it will show.
+// A worker is the host program started again with workerEnv set. It reads
+// the job on its standard input, then the object of a bucket (object.go),
+// or else the file as descriptor 3; it limits itself before it reads a
+// record, and writes frames on its standard output. The server kills it at
+// the time limit, on cancel, or once it has all it will show.
 const workerEnv = "LRO_EXTRACT_WORKER"
 
 // maxStderr is how much of a worker's standard error is kept.
 const maxStderr = 8 << 10
 
-// installed records that the program called RunWorker.
-var installed atomic.Bool
+var installed atomic.Bool // the program called RunWorker
 
 // ErrNoWorker is returned by [AddTools] when the program did not call
 // [RunWorker] first in main.
@@ -44,11 +42,10 @@ var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker()
 //		...
 //	}
 //
-// In the program the user started it returns at once. In a worker (the
-// program started again by a tool call) it evaluates the call and exits.
-// The program's package init functions run in the worker too: they should
-// have no effects outside the process. A test binary that registers the
-// tools calls it first in TestMain.
+// In the program the user started it returns at once; in a worker it
+// evaluates the call and exits. Package init functions run in the worker
+// too: they should have no effects outside the process. A test binary that
+// registers the tools calls it first in TestMain.
 func RunWorker() {
 	if os.Getenv(workerEnv) == "" {
 		installed.Store(true)
@@ -61,7 +58,7 @@ func RunWorker() {
 type job struct {
 	Tool    string
 	Path    string // the file's absolute path, or its handle, for messages
-	Stream  bool   // the object follows the job on standard input; else the file is file descriptor 3
+	Stream  bool   // the object follows the job on standard input; else the file is descriptor 3
 	Limits  limits
 	Extract extractRequest
 	Search  searchRequest
@@ -81,15 +78,10 @@ func (c *config) limits() limits {
 	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
 }
 
-// workerMemory is what the worker may allocate: the memory of the call but
-// what the server needs to read its answer (see Options.MaxMemoryBytes).
+// workerMemory is what the worker may allocate (see Options.MaxMemoryBytes).
 func (l limits) workerMemory() int64 {
 	return l.MaxMemoryBytes - 2*int64(l.MaxOutputBytes)
 }
-
-// softLimit is the worker's GOMEMLIMIT for a share of memory: three
-// quarters, so that the collector works hard before RLIMIT_AS is reached.
-func softLimit(share int64) int64 { return share / 4 * 3 }
 
 func (l limits) config() *config {
 	return &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
@@ -106,12 +98,14 @@ type frame struct {
 	Done    bool     // lro_search: the last frame
 }
 
-// workerEnvironment is what a worker runs with besides the server's
-// environment. MALLOC_ARENA_MAX=1: with cgo, each thread that allocates in
-// C would reserve a 64 MiB arena (glibc) of the limited address space.
+// workerEnvironment is added to the server's environment for a worker.
+// MALLOC_ARENA_MAX=1: with cgo, each thread that allocates in C would
+// reserve a 64 MiB arena (glibc) of the limited address space. GOMEMLIMIT
+// is three quarters of the worker's memory, so that the collector works
+// hard before RLIMIT_AS is reached.
 func workerEnvironment(l limits) []string {
 	return []string{workerEnv + "=1", "GOMAXPROCS=1", "GOTRACEBACK=single", "MALLOC_ARENA_MAX=1",
-		"GOMEMLIMIT=" + strconv.FormatInt(softLimit(l.workerMemory()), 10)}
+		"GOMEMLIMIT=" + strconv.FormatInt(l.workerMemory()/4*3, 10)}
 }
 
 // inWorker runs j over the file of src in a worker process and calls each
@@ -123,21 +117,20 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if err != nil {
 		return errorf("cannot start a worker: %v", err)
 	}
-	j.Path, j.Limits = src.path, c.limits()
+	j.Path, j.Limits, j.Stream = src.path, c.limits(), src.obj != nil
 	wctx, kill := context.WithCancel(ctx)
 	defer kill()
-	j.Stream = src.obj != nil
 	var in bytes.Buffer
 	if err := gob.NewEncoder(&in).Encode(j); err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(wctx, exe)
-	cmd.Env = append(os.Environ(), workerEnvironment(c.limits())...)
+	cmd.Env = append(os.Environ(), workerEnvironment(j.Limits)...)
 	cmd.Stdin = &in
-	up := &upload{obj: src.obj, kill: func() { cmd.Process.Kill() }}
 	if j.Stream {
-		cmd.Stdin = io.MultiReader(&in, up)
-		defer up.stop() // when the worker failed to start
+		src.obj.kill = func() { cmd.Process.Kill() }
+		cmd.Stdin = io.MultiReader(&in, src.obj)
+		defer src.obj.stop() // when the worker failed to start
 	} else {
 		cmd.ExtraFiles = []*os.File{src.f}
 	}
@@ -175,13 +168,13 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		}
 	}
 	if j.Stream {
-		up.stop()
+		src.obj.stop()
 	}
 	kill()
 	waitErr := cmd.Wait()
 	switch {
 	case last != nil && last.Err != "":
-		return &toolError{last.Err}
+		return &toolError{msg: last.Err}
 	case last != nil && (last.Results != nil || last.Done):
 		each(last)
 		return nil
@@ -189,8 +182,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return nil
 	case ctx.Err() != nil: // which also ends the GET
 		return c.stopped(ctx)
-	case up.failed.Load() != nil:
-		return errorf("reading %s: %v", src.path, *up.failed.Load())
+	case j.Stream && src.obj.failed.Load() != nil:
+		return errorf("reading %s: %v", src.path, *src.obj.failed.Load())
 	case frames.N <= 0:
 		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes, MaxResults)", c.maxFrames())
 	}
@@ -198,7 +191,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 }
 
 // writeFrame writes fr with enc, which writes to bw, then the output of its
-// results, and flushes bw. It reports whether it could.
+// results, and flushes bw; false if it could not.
 func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
 	if fr.Results != nil {
 		fr.Results.buf = fr.Results.bytes()
@@ -215,8 +208,8 @@ func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
 	return bw.Flush() == nil
 }
 
-// readFrame reads a frame that writeFrame wrote, with dec, which reads from
-// br, then at most max bytes of output. It reports whether it read it whole.
+// readFrame reads a frame of writeFrame with dec, which reads from br, and
+// at most max bytes of output; false if it could not read it whole.
 func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
 	if dec.Decode(fr) != nil {
 		return false
@@ -241,15 +234,11 @@ func (c *config) maxFrames() int64 {
 // acquire takes one of the Workers slots for a call, within its time
 // limit, and returns the function that gives it back.
 func (c *config) acquire(ctx context.Context) (release func(), err error) {
-	start := time.Now()
 	collect := time.NewTicker(collectEvery)
 	defer collect.Stop()
 	for {
 		select {
 		case c.slots <- struct{}{}:
-			if cl := callOf(ctx); cl != nil {
-				cl.waited = time.Since(start)
-			}
 			return func() { <-c.slots }, nil
 		case <-collect.C:
 			// The slot of a resources/read comes back when its object is
@@ -267,10 +256,10 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 }
 
 // collectEvery is how often the calls waiting for a slot, together, run
-// the garbage collector; lastCollect is when one last did.
+// the garbage collector.
 const collectEvery = 100 * time.Millisecond
 
-var lastCollect atomic.Int64
+var lastCollect atomic.Int64 // when one last did
 
 // died explains the end of a worker that sent no last frame for job j.
 func (c *config) died(err error, stderr string, j *job) error {
@@ -278,6 +267,8 @@ func (c *config) died(err error, stderr string, j *job) error {
 	if j.Tool == toolSearch || j.Extract.Where != nil {
 		what = "a regular expression may be too large to compile, or a value too large to hold"
 	}
+	var ee *exec.ExitError
+	signaled := errors.As(err, &ee) && ee.ExitCode() == -1 // killed by a signal
 	switch {
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
 		// The race detector's words, in a test binary:
@@ -288,9 +279,10 @@ func (c *config) died(err error, stderr string, j *job) error {
 		return errorf("stopped: the worker crashed in the Go runtime, as it does when it runs out of the %d MiB of memory one call may use (MaxMemoryBytes): %s", c.MaxMemoryBytes>>20, what)
 	case strings.Contains(stderr, "stack exceeds"), strings.Contains(stderr, "stack overflow"):
 		return errorf("stopped: the query recursed too deeply, or a value is nested too deeply, for the memory one call may use (MaxMemoryBytes)")
-	case cpuKilled(err, cpuLimit(c.Timeout)):
+	case signaled && ee.UserTime()+ee.SystemTime() >= cpuLimit(c.Timeout)/2:
+		// The kernel killed it at its processor time limit (RLIMIT_CPU).
 		return errorf("stopped after using %v of processor time, the time limit of one call: the query is too slow or does not end; narrow it or use a recipe", cpuLimit(c.Timeout))
-	case signaled(err):
+	case signaled:
 		return errorf("the worker process was killed (%v) by something other than this server: the system may be short of memory", err)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
@@ -315,9 +307,7 @@ func (b *headBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// serveWorker is the worker: it reads the job, limits itself, runs the job
-// on its file (descriptor 3, or a bucket's object, which follows the job on
-// in) and writes frames to out; it returns the exit code.
+// serveWorker is the worker; it returns the exit code.
 func serveWorker(in io.Reader, out io.Writer) int {
 	var j job
 	// gob reads no further than the job from a bufio.Reader: an object
@@ -341,8 +331,7 @@ func serveWorker(in io.Reader, out io.Writer) int {
 		// pread: the server reads the file too.
 		r, closer = io.NewSectionReader(f, 0, math.MaxInt64), f
 	}
-	err := runJob(&j, r, closer, send)
-	if err != nil {
+	if err := runJob(&j, r, closer, send); err != nil {
 		send(&frame{Err: err.Error()})
 	}
 	return 0
