@@ -205,7 +205,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	if u != nil {
 		return u, nil
 	}
-	u, err := r.p.dial()
+	u, err := r.p.dial(r.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +219,9 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	select {
-	case <-u.done: // a command that exited at once
+	if u.ctx.Err() != nil { // a command that exited at once, or the relay ended
+		u.ended()
 		return nil, fmt.Errorf("%w: %s: the connection ended", errUpstreamUnavailable, r.p.up.String())
-	default:
 	}
 	r.up = u
 	return u, nil
@@ -251,7 +250,7 @@ func (r *relay) replay(u *upConn, init *jsonrpc.Request) error {
 			return resp.Error
 		}
 		r.initialized(u, resp.Result)
-	case <-u.done:
+	case <-u.ctx.Done():
 		return errors.New("the connection ended")
 	case <-ctx.Done():
 		return fmt.Errorf("no answer to initialize within %v", r.p.timeout)
