@@ -33,11 +33,14 @@ func markInitialize(params []byte) []byte {
 // in its _meta, which a server of protocol 2026-07-28 reads, and
 // clientInfo.proxy = true when the client sent its clientInfo there.
 func markCall(params []byte) []byte {
-	params = withPath(params, proxyMark, "_meta", proxyflag.Key)
-	if member(member(params, "_meta"), mcp.MetaKeyClientInfo).Kind() == '{' {
-		params = withPath(params, []byte("true"), "_meta", mcp.MetaKeyClientInfo, "proxy")
+	meta := member(params, "_meta")
+	if meta.Kind() != '{' {
+		meta = []byte("{}")
 	}
-	return params
+	if member(meta, mcp.MetaKeyClientInfo).Kind() == '{' {
+		meta = withPath(meta, []byte("true"), mcp.MetaKeyClientInfo, "proxy")
+	}
+	return withPath(params, withPath(meta, proxyMark, proxyflag.Key), "_meta")
 }
 
 // advertiseTools returns an initialize result whose capabilities include
