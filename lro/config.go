@@ -41,21 +41,18 @@ type sources struct {
 }
 
 // LoadOptions returns the options of a server, read from four layers, each
-// overriding the one before: the specification's defaults; the
-// [prompt.offload] section of the TOML file at path file (none if file is
-// empty); the environment variables ATLATL_PROMPT__OFFLOAD__{KEY}; and the
-// fields of explicit that are not zero (explicit may be nil; it cannot turn
-// offloading back on). docs/configuration.md lists the keys and variables.
-// The result has ThresholdTokens and TTL set to the values in effect.
+// overriding the one before: the defaults; the [prompt.offload] section of
+// the TOML file at path file (none if file is empty); the environment
+// variables ATLATL_PROMPT__OFFLOAD__{KEY}; and the fields of explicit (may
+// be nil) that are not zero. docs/configuration.md lists the keys and
+// variables. The result has ThresholdTokens and TTL set. When storage is set
+// and explicit has no Store, LoadOptions opens it with [store.Open] as
+// [Options.Store], which the caller closes after the server's last use.
 //
-// When storage is set and explicit has no Store, LoadOptions opens it with
-// [store.Open] and sets [Options.Store], which the caller closes after the
-// server's last use.
-//
-// LoadOptions fails, naming the key or variable and its value, for an
-// invalid value, an unknown key or variable, or a storage that cannot be
-// opened, with an error wrapping [ErrInvalidOption]; for a file that cannot
-// be read or parsed; and for options that [Options.Validate] rejects.
+// LoadOptions fails, naming the key or variable and its value, with an
+// error wrapping [ErrInvalidOption] for an invalid value, an unknown key or
+// variable, or a storage that cannot be opened; and for a file that cannot
+// be read or parsed.
 func LoadOptions(explicit *Options, file string) (*Options, error) {
 	return loadOptions(explicit, &sources{File: file})
 }

@@ -23,26 +23,18 @@
 // to a folder or store starts its sweeper (see [Options.CleanupInterval]).
 // [GuardNullArguments] keeps go-sdk from crashing on null arguments.
 //
-// # The file
-//
-// A file is named {prefix}-{operation}-{ulid}.jsonl. Its first line is a
-// header: the specification's fields, the tool result with its records
-// taken out, and where they were, so that nothing the tool returned is
-// lost. Every further line is one record. docs/how-it-works.md tells where
-// the records are found.
-//
 // # Behaviour
 //
-// The threshold is evaluated on everything the client would receive but
-// images and audio, which stay beside the descriptor. Errors and results
-// that ask for more input pass through untouched. When the file cannot be
-// written, the call still succeeds with a truncated result within the
-// threshold and a warning, and nothing is left on disk. Every offload and
-// write failure is reported to [Options.Observer]. A client that identifies
-// itself as a local LRO proxy receives results inline.
-//
-// Replicas behind a load balancer write to a bucket that they share,
-// [Options.Store] (see docs/replicas.md).
+// A file is named {prefix}-{operation}-{ulid}.jsonl: a header line (the
+// specification's fields and the tool result with its records taken out,
+// so that nothing the tool returned is lost), then one record a line. The
+// threshold is evaluated on everything the client would receive but images
+// and audio. Errors and results that ask for more input pass through. When
+// the file cannot be written, the call still succeeds with a truncated
+// result within the threshold and a warning. A client that identifies
+// itself as a local LRO proxy receives results inline. Replicas share a
+// bucket, [Options.Store]. docs/how-it-works.md and docs/replicas.md tell
+// the details.
 //
 // Clients without a shell query the files through the tools of package
 // [github.com/zircote/lro-go/lro/extract], registered next to the server's

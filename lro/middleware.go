@@ -76,11 +76,7 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 // uri holds a control character with an invalid-params error: go-sdk
 // v1.8.0 crashes the server process on the first and ends the connection
 // on the second. Install it once per server, before any other middleware
-// that reads arguments:
-//
-//	s.AddReceivingMiddleware(lro.GuardNullArguments)
-//
-// extract.AddTools guards resources/read itself.
+// that reads arguments: s.AddReceivingMiddleware(lro.GuardNullArguments).
 func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 	next = offload.GuardResourceURIs(next)
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

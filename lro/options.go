@@ -41,36 +41,27 @@ type Options struct {
 	// Disabled turns offloading off: every result goes out unchanged.
 	Disabled bool
 
-	// ThresholdTokens is the estimate above which a result set is offloaded
-	// (offload when estimated > threshold). If zero, defaults to the
-	// specification's 1600. Negative values are invalid.
+	// ThresholdTokens is the estimate above which a result is offloaded. If
+	// zero, defaults to the specification's 1600; negative is invalid.
 	ThresholdTokens int
 
-	// TTL is how long an offloaded file lives once written (its recorded
-	// expiry, which every janitor honors). If zero, defaults to one hour,
-	// or with a Store to the Store's TTL.
+	// TTL is how long an offloaded file lives once written. If zero,
+	// defaults to one hour, or with a Store to the Store's TTL.
 	TTL time.Duration
 
-	// CleanupInterval is the longest wait between two sweeps of the output
-	// folder (or the Store) by the sweeper that the first offload there
-	// starts, which stops once no file is left (see docs/how-it-works.md,
-	// "Lifecycle"). If zero, defaults to one hour. If negative, no sweeper
-	// starts by itself.
+	// CleanupInterval is the longest wait between two sweeps by the sweeper
+	// that the first offload to a folder or Store starts (docs/cleanup.md).
+	// If zero, defaults to one hour; if negative, no sweeper starts by itself.
 	CleanupInterval time.Duration
 
-	// OutputDir is the folder offloaded files are written to. If empty,
-	// defaults to [os.TempDir], or with a Store to the Store's folder. A
-	// folder that does not exist is created with mode 0700.
+	// OutputDir is the folder offloaded files are written to, created with
+	// mode 0700. If empty, defaults to [os.TempDir], or to the Store's folder.
 	OutputDir string
 
 	// Store, if not nil, is where offloaded files are written instead of
-	// OutputDir: a local folder or a bucket that the replicas of a server
-	// share. Descriptors then carry a handle, which the extraction tools of
-	// package [github.com/zircote/lro-go/lro/extract], given the same Store,
-	// take on any replica; with a bucket, the guidance always points to
-	// those tools (see docs/replicas.md). Prefix, TTL and OutputDir, when
-	// set, must be the Store's. The caller closes the Store after its last
-	// use.
+	// OutputDir: a folder or a bucket that replicas share, read back by
+	// handle (see docs/replicas.md). Prefix, TTL and OutputDir, when set,
+	// must be the Store's. The caller closes the Store after its last use.
 	Store *store.Store
 
 	// ClientDir is the output folder as the client sees it (for a server in
@@ -83,65 +74,63 @@ type Options struct {
 	// If empty, defaults to "atlatl", or with a Store to the Store's prefix.
 	Prefix string
 
-	// Operation names the operation in the header and the file name, for
-	// example "recall". If empty, defaults to the tool's name.
+	// Operation names the operation in the header and the file name. If
+	// empty, defaults to the tool's name.
 	Operation string
 
-	// QueryArgument is the tool argument whose string value is recorded as the
-	// header's query. If empty, defaults to "query".
+	// QueryArgument is the tool argument whose string value is recorded as
+	// the header's query. If empty, defaults to "query".
 	QueryArgument string
 
 	// DetailArgument is the tool argument that holds the detail level
 	// ("light", "medium" or "full"). If empty, defaults to "detail".
 	DetailArgument string
 
-	// DefaultDetail is the detail level when the call does not name one. If
-	// empty, defaults to "full": the records of a tool without detail
-	// levels are complete.
+	// DefaultDetail is the detail level when the call names none. If empty,
+	// defaults to "full".
 	DefaultDetail recipes.Detail
 
 	// RecordsField names the array field of an object result that holds the
-	// records. If empty, the records are the result itself when it is an array,
-	// or else its only (or largest) array-valued field.
+	// records. If empty, the records are the result itself when it is an
+	// array, or else its only (or largest) array-valued field.
 	RecordsField string
 
 	// Profile selects the descriptor's fields. If zero, defaults to
 	// [descriptor.ProfileFull], the specification's complete descriptor.
 	Profile descriptor.Profile
 
-	// RecordType is the Go type of one record, from which the line_schema
-	// inferred from the records takes what they cannot show (formats such
-	// as date-time, number types, descriptions). [AddTool] sets it from the
-	// tool's output type.
+	// RecordType is the Go type of one record, which annotates the line
+	// schema inferred from the records (formats, number types,
+	// descriptions). [AddTool] sets it from the tool's output type.
 	RecordType reflect.Type
 
 	// SchemaDescriptions gives the properties of the line schema the
 	// descriptions of RecordType's fields (their jsonschema tags).
 	SchemaDescriptions bool
 
-	// SchemaVersion is the header's schema_version, the version of the
-	// records' schema. If empty, defaults to "1.0".
+	// SchemaVersion is the header's schema_version. If empty, defaults to
+	// "1.0".
 	SchemaVersion string
 
 	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
 	Tokenizer estimate.Tokenizer
 
-	// Observer receives an event for every offload and write failure. If nil,
-	// events are discarded. It may be called concurrently.
+	// Observer receives an event for every offload and write failure, maybe
+	// concurrently. If nil, events are discarded.
 	Observer event.Observer
 
 	// ExtractTools reports that the server also offers the extraction tools
-	// of package [github.com/zircote/lro-go/lro/extract], given these
-	// options: the descriptor's guidance then points to lro_extract.
+	// of package [github.com/zircote/lro-go/lro/extract]: the descriptor's
+	// guidance then points to lro_extract.
 	ExtractTools bool
 
 	// Tools holds per-tool overrides, keyed by tool name.
 	Tools map[string]ToolOptions
 
 	// IgnoreProxy offloads the results of a client that identifies itself
-	// as a local LRO proxy (package [github.com/zircote/lro-go/lro/proxy]).
-	// If false, such a client receives every result inline, as the
-	// specification requires: the proxy writes the file.
+	// as a local LRO proxy (package [github.com/zircote/lro-go/lro/proxy]),
+	// which otherwise receives every result inline, as the specification
+	// requires: the proxy writes the file.
 	IgnoreProxy bool
 }
 
@@ -207,10 +196,8 @@ func newConfig(opts *Options) (*config, error) {
 	switch {
 	case c.Store != nil:
 		c.dir = c.Store.Dir() // "" for a bucket
-		if c.dir != "" {
-			if err := checkOutputDir(c.dir); err != nil {
-				return nil, fmt.Errorf("lro: Options.Store's folder %q: %w: %w", c.dir, err, ErrInvalidOption)
-			}
+		if err := checkOutputDir(c.dir); c.dir != "" && err != nil {
+			return nil, fmt.Errorf("lro: Options.Store's folder %q: %w: %w", c.dir, err, ErrInvalidOption)
 		}
 	default:
 		c.OutputDir = cmp.Or(c.OutputDir, os.TempDir())
@@ -240,9 +227,7 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)
 	}
 	c.SchemaVersion = cmp.Or(c.SchemaVersion, defaultSchemaVersion)
-	if c.Tokenizer == nil {
-		c.Tokenizer = estimate.Heuristic{}
-	}
+	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, estimate.Heuristic{})
 	hooks := testhook.Get(opts)
 	c.now, c.wrapWriter = hooks.Now, hooks.WrapWriter
 	if c.now == nil {

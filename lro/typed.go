@@ -1,6 +1,7 @@
 package lro
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -116,37 +117,21 @@ func recordType(t reflect.Type, field string) reflect.Type {
 	case reflect.Slice, reflect.Array:
 		return t.Elem()
 	case reflect.Struct:
-		var found reflect.Type
-		n := 0
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() || (f.Type.Kind() != reflect.Slice && f.Type.Kind() != reflect.Array) || f.Type == reflect.TypeFor[json.RawMessage]() {
+		var found []reflect.Type
+		for f := range t.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			k := f.Type.Kind()
+			array := (k == reflect.Slice || k == reflect.Array) && f.Type != reflect.TypeFor[json.RawMessage]()
+			if !f.IsExported() || name == "-" || !array {
 				continue
 			}
-			name := jsonName(f)
-			if name == "-" {
-				continue
+			if field == "" || cmp.Or(name, f.Name) == field {
+				found = append(found, f.Type.Elem())
 			}
-			if field != "" {
-				if name == field {
-					return f.Type.Elem()
-				}
-				continue
-			}
-			found = f.Type.Elem()
-			n++
 		}
-		if n == 1 {
-			return found
+		if len(found) == 1 {
+			return found[0]
 		}
 	}
 	return nil
-}
-
-func jsonName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if name == "" {
-		return f.Name
-	}
-	return name
 }

@@ -63,15 +63,11 @@ func withSlot(ctx context.Context) (context.Context, *atomic.Pointer[ResultSet])
 	return context.WithValue(ctx, providedKey{}, slot), slot
 }
 
-// Wrap returns a handler that calls h and offloads its result when the
-// result is estimated above the threshold: the whole result goes to a JSONL
-// file, one record per line, and the result's content is replaced by a
-// descriptor (see the package documentation, "Behaviour"). A handler can
-// also hand over the full set with [Provide]. A tool that advertises an
-// output schema is registered with [AddTool] instead, or decorated with
-// [Middleware], which widen the schema to accept the descriptor. Files are
-// deleted once their TTL has passed (see [Options.CleanupInterval]).
-//
+// Wrap returns a handler that calls h and offloads its result (or the set
+// given to [Provide]) when it is estimated above the threshold, replacing
+// its content by a descriptor (see the package documentation). A tool with
+// an output schema is registered with [AddTool] or decorated with
+// [Middleware] instead, which widen the schema to accept the descriptor.
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
 func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
@@ -94,11 +90,9 @@ func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
 // Offloader returns the offloading that [Wrap] adds to a handler, for a
 // program that holds tool results without a handler (package lro/proxy).
 // The returned function offloads res, the result of the call req, in
-// place, as Wrap(h, opts) does with the result of h, and reports whether
-// it changed res: then res holds the descriptor (or the fallback) in its
-// Content and StructuredContent (a [json.RawMessage] or nil).
-//
-// Offloader panics if opts is invalid (see [Options.Validate]). The
+// place, and reports whether it changed res: then res holds the descriptor
+// (or the fallback) in its Content and StructuredContent (a
+// [json.RawMessage] or nil). Offloader panics if opts is invalid; the
 // returned function is safe for concurrent use.
 func Offloader(opts *Options) func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
 	base := mustConfig(opts)

@@ -30,15 +30,11 @@ func Widen(schema any) (any, error) {
 		return orig, nil
 	}
 	widened := map[string]any{}
-	for _, k := range []string{"$defs", "definitions"} {
+	for _, k := range []string{"$defs", "definitions", "$schema"} {
 		if v, ok := orig[k]; ok {
 			widened[k] = v
 			delete(orig, k)
 		}
-	}
-	if d, ok := orig["$schema"]; ok {
-		widened["$schema"] = d
-		delete(orig, "$schema")
 	}
 	if orig["type"] == "object" {
 		widened["type"] = "object"

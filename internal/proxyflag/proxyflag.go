@@ -33,13 +33,8 @@ func InRequest(req *mcp.CallToolRequest) bool {
 	return caps != nil && (isProxyValue(caps.Extensions[Key]) || isProxyValue(caps.Experimental[Key]))
 }
 
-// isProxyValue reports whether v is {"proxy": true}, decoded or not.
+// isProxyValue reports whether v is {"proxy": true}, as decoded from JSON.
 func isProxyValue(v any) bool {
-	switch m := v.(type) {
-	case map[string]any:
-		return m["proxy"] == true
-	case map[string]bool:
-		return m["proxy"]
-	}
-	return false
+	m, _ := v.(map[string]any)
+	return m["proxy"] == true
 }

@@ -125,6 +125,22 @@ func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 	return join(fields, set), true
 }
 
+// withPath returns the JSON object doc with value at the member path
+// (path[0], path[1] inside it, ...), each object on the way made, or
+// replaced, when absent or not an object; doc itself when it is no valid
+// JSON object.
+func withPath(doc, value []byte, path ...string) []byte {
+	if len(path) > 1 {
+		inner := member(doc, path[0])
+		if inner.Kind() != '{' {
+			inner = []byte("{}")
+		}
+		value = withPath(inner, value, path[1:]...)
+	}
+	out, _ := withMembers(doc, map[string][]byte{path[0]: value})
+	return out
+}
+
 // join returns the JSON object of fields with the members of set, as
 // [withMembers] does.
 func join(fields []field, set map[string][]byte) []byte {

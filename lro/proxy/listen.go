@@ -3,7 +3,6 @@ package proxy
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"mime"
@@ -18,18 +17,9 @@ import (
 // client session. It opens it again when the upstream closes it, until the
 // connection ends or the upstream has none.
 func (r *relay) listen(u *upConn) {
-	ctx, cancel := context.WithCancel(r.ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-u.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	lastID := ""
 	for quiet := 0; quiet < 3; {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.p.up.URL, nil)
+		req, err := http.NewRequestWithContext(u.ctx, http.MethodGet, r.p.up.URL, nil)
 		if err != nil {
 			return
 		}
@@ -56,7 +46,7 @@ func (r *relay) listen(u *upConn) {
 			quiet = 0
 		}
 		select {
-		case <-ctx.Done():
+		case <-u.ctx.Done():
 			return
 		case <-time.After(listenRetry):
 		}

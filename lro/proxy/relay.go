@@ -38,7 +38,7 @@ type relay struct {
 // call is a request of the client in flight.
 type call struct {
 	method   string
-	params   json.RawMessage // the client's params of a tools/call
+	params   json.RawMessage // the client's params
 	up       *upConn         // the connection it was sent on; nil before
 	ctx      context.Context
 	cancel   context.CancelFunc // ends ctx: its HTTP request's stream, its offload
@@ -136,10 +136,7 @@ func (r *relay) notify(m *jsonrpc.Request) {
 // it upstream, or answers it for a local tool, from a goroutine of its own.
 func (r *relay) request(m *jsonrpc.Request) {
 	ctx, cancel := context.WithCancel(r.ctx)
-	c := &call{method: m.Method, ctx: ctx, cancel: cancel}
-	if m.Method == "tools/call" {
-		c.params = m.Params
-	}
+	c := &call{method: m.Method, params: m.Params, ctx: ctx, cancel: cancel}
 	r.mu.Lock()
 	r.calls[m.ID] = c
 	r.mu.Unlock()
@@ -205,7 +202,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	if u != nil {
 		return u, nil
 	}
-	u, err := r.p.dial()
+	u, err := r.p.dial(r.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +216,9 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	select {
-	case <-u.done: // a command that exited at once
+	if u.ctx.Err() != nil { // a command that exited at once, or the relay ended
+		u.ended()
 		return nil, fmt.Errorf("%w: %s: the connection ended", errUpstreamUnavailable, r.p.up.String())
-	default:
 	}
 	r.up = u
 	return u, nil
@@ -251,7 +247,7 @@ func (r *relay) replay(u *upConn, init *jsonrpc.Request) error {
 			return resp.Error
 		}
 		r.initialized(u, resp.Result)
-	case <-u.done:
+	case <-u.ctx.Done():
 		return errors.New("the connection ended")
 	case <-ctx.Done():
 		return fmt.Errorf("no answer to initialize within %v", r.p.timeout)
@@ -313,8 +309,8 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		r.mu.Unlock()
 		return
 	}
-	var werr *jsonrpc.Error
-	if resp.Error != nil && !errors.As(resp.Error, &werr) { // the SDK's: no answer came
+	// An error of the SDK's, not the upstream's: no answer came.
+	if _, ok := errors.AsType[*jsonrpc.Error](resp.Error); resp.Error != nil && !ok {
 		r.mu.Unlock()
 		r.fail(resp.ID, resp.Error)
 		return
@@ -400,15 +396,12 @@ func (r *relay) lost(u *upConn, err error) {
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
-	if c != nil && c.answered {
-		c = nil // its result is being offloaded
-	} else {
-		delete(r.calls, id)
+	if c == nil || c.answered { // answered, canceled, or its result is being offloaded
+		r.mu.Unlock()
+		return
 	}
+	delete(r.calls, id)
 	r.mu.Unlock()
-	if c == nil {
-		return // answered or canceled
-	}
 	c.cancel()
 	msg := err.Error()
 	next := ". The proxy connects again on the next call; retry when the upstream server is back."
@@ -457,19 +450,14 @@ const listenRetry = time.Second
 // sameText returns the id of the other type (number or string) with the
 // same text as id.
 func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
-	var other any
 	switch v := id.Raw().(type) {
 	case int64:
-		other = strconv.FormatInt(v, 10)
+		alt, err := jsonrpc.MakeID(strconv.FormatInt(v, 10))
+		return alt, err == nil
 	case string:
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return jsonrpc.ID{}, false
-		}
-		other = float64(n)
-	default:
-		return jsonrpc.ID{}, false
+		alt, _ := jsonrpc.MakeID(float64(n))
+		return alt, err == nil
 	}
-	alt, err := jsonrpc.MakeID(other)
-	return alt, err == nil
+	return jsonrpc.ID{}, false
 }

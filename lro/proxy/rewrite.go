@@ -22,22 +22,11 @@ var proxyMark = []byte(`{"proxy":true}`)
 // the proxy's mark: the capability extension [proxyflag.Key] and the
 // specification's clientInfo.proxy = true.
 func markInitialize(params []byte) []byte {
-	caps := member(params, "capabilities")
-	if caps == nil {
-		caps = []byte("{}")
+	params = withPath(params, proxyMark, "capabilities", "extensions", proxyflag.Key)
+	if member(params, "clientInfo").Kind() == '{' {
+		params = withPath(params, []byte("true"), "clientInfo", "proxy")
 	}
-	exts := member(caps, "extensions")
-	if exts == nil {
-		exts = []byte("{}")
-	}
-	exts, _ = withMembers(exts, map[string][]byte{proxyflag.Key: proxyMark})
-	caps, _ = withMembers(caps, map[string][]byte{"extensions": exts})
-	set := map[string][]byte{"capabilities": caps}
-	if info := member(params, "clientInfo"); info.Kind() == '{' {
-		set["clientInfo"], _ = withMembers(info, map[string][]byte{"proxy": []byte("true")})
-	}
-	out, _ := withMembers(params, set)
-	return out
+	return params
 }
 
 // markCall returns the params of a tools/call request with the proxy's mark
@@ -48,25 +37,19 @@ func markCall(params []byte) []byte {
 	if meta.Kind() != '{' {
 		meta = []byte("{}")
 	}
-	set := map[string][]byte{proxyflag.Key: proxyMark}
-	if info := member(meta, mcp.MetaKeyClientInfo); info.Kind() == '{' {
-		set[mcp.MetaKeyClientInfo], _ = withMembers(info, map[string][]byte{"proxy": []byte("true")})
+	if member(meta, mcp.MetaKeyClientInfo).Kind() == '{' {
+		meta = withPath(meta, []byte("true"), mcp.MetaKeyClientInfo, "proxy")
 	}
-	meta, _ = withMembers(meta, set)
-	out, _ := withMembers(params, map[string][]byte{"_meta": meta})
-	return out
+	return withPath(params, withPath(meta, proxyMark, proxyflag.Key), "_meta")
 }
 
 // advertiseTools returns an initialize result whose capabilities include
 // tools, for the proxy's local tools.
 func advertiseTools(result []byte) []byte {
-	caps := member(result, "capabilities")
-	if caps.Kind() != '{' || member(caps, "tools") != nil {
+	if caps := member(result, "capabilities"); caps.Kind() != '{' || member(caps, "tools") != nil {
 		return result
 	}
-	caps, _ = withMembers(caps, map[string][]byte{"tools": []byte("{}")})
-	out, _ := withMembers(result, map[string][]byte{"capabilities": caps})
-	return out
+	return withPath(result, []byte("{}"), "capabilities", "tools")
 }
 
 // rewriteTools returns a page of tools/list: the upstream's tools with
@@ -106,8 +89,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 		}
 	}
 	out = append(out, ']')
-	res, _ := withMembers(result, map[string][]byte{"tools": out})
-	return res
+	return withPath(result, out, "tools")
 }
 
 // widen returns tool with its output schema widened, or as it is when it
@@ -126,8 +108,7 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	if err != nil {
 		return tool
 	}
-	out, _ := withMembers(tool, map[string][]byte{"outputSchema": data})
-	return out
+	return withPath(tool, data, "outputSchema")
 }
 
 // offload hands the result of a tools/call with params to [lro.Offloader]:

@@ -74,30 +74,26 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
 		var scan replyScan
 		line, err := readLine(c.stdout, c.max, &scan)
-		if errors.Is(err, errTooLarge) {
-			if resp := scan.reply(fmt.Errorf("it is above the size limit of %d bytes (Options.MaxMessageBytes)", c.max)); resp != nil {
-				return resp, nil
-			}
-			c.logger.Warn("upstream wrote a line above the size limit that is no reply; skipped", "err", err)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
+		switch {
+		case errors.Is(err, errTooLarge):
+			err = fmt.Errorf("it is above the size limit of %d bytes (Options.MaxMessageBytes)", c.max)
+		case err != nil:
+			return nil, err
+		case len(line) == 0:
 			continue
-		}
-		msg, err := decodeMessage(line)
-		if err != nil {
-			scan.write(line)
-			if resp := scan.reply(err); resp != nil {
-				return resp, nil
+		default:
+			var msg jsonrpc.Message
+			if msg, err = decodeMessage(line); err == nil {
+				return msg, nil
 			}
-			c.logger.Warn("upstream wrote a line that is no JSON-RPC message; skipped", "line", preview(line), "err", err)
-			continue
+			scan.write(line)
 		}
-		return msg, nil
+		if resp := scan.reply(err); resp != nil {
+			return resp, nil
+		}
+		c.logger.Warn("upstream wrote a line that is too large or no JSON-RPC message; skipped",
+			"line", preview(line), "err", err)
 	}
 }
 
@@ -306,11 +302,13 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 const stopGrace = time.Second
 
 // Close stops the command as the MCP specification says: it closes stdin,
-// then sends SIGTERM, then kills it, and returns once it has exited.
+// then sends SIGTERM (where there are signals), then kills it, and returns
+// once it has exited.
 func (c *cmdConn) Close() error {
 	c.once.Do(func() {
 		c.stdin.Close()
-		for _, stop := range []func() error{terminate(c.cmd.Process), c.cmd.Process.Kill} {
+		term := func() error { return c.cmd.Process.Signal(syscall.SIGTERM) }
+		for _, stop := range []func() error{term, c.cmd.Process.Kill} {
 			select {
 			case <-c.exited:
 				return
@@ -323,17 +321,6 @@ func (c *cmdConn) Close() error {
 		<-c.exited
 	})
 	return c.err
-}
-
-// terminate returns the function that asks p to stop: SIGTERM, or a kill
-// where there are no signals.
-func terminate(p *os.Process) func() error {
-	return func() error {
-		if err := p.Signal(syscall.SIGTERM); err != nil {
-			return p.Kill()
-		}
-		return nil
-	}
 }
 
 // SessionID is empty: stdio has no sessions.

@@ -125,7 +125,8 @@ type upConn struct {
 	mcp.Connection
 	http    *http.Client           // for a URL: the client of the connection's requests
 	version atomic.Pointer[string] // for a URL: the negotiated protocol version
-	done    chan struct{}          // closed when the connection ended
+	ctx     context.Context        // ends when the connection or the relay ended
+	stop    context.CancelFunc     // ends ctx
 	closed  chan struct{}          // closed when it is closed: a command's process has exited
 	end     sync.Once
 }
@@ -136,7 +137,7 @@ func (u *upConn) ended() bool {
 	first := false
 	u.end.Do(func() {
 		first = true
-		close(u.done)
+		u.stop()
 		go func() {
 			u.Close()
 			close(u.closed)
@@ -147,14 +148,15 @@ func (u *upConn) ended() bool {
 
 // dial starts the command, or prepares a streamable HTTP session, whose
 // first request connects.
-func (p *Proxy) dial() (*upConn, error) {
-	u := &upConn{done: make(chan struct{}), closed: make(chan struct{})}
+func (p *Proxy) dial(ctx context.Context) (*upConn, error) {
+	u := &upConn{closed: make(chan struct{})}
 	if p.up.URL == "" {
 		conn, err := startCommand(&p.up, p.maxMessage, p.logger)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
 		}
 		u.Connection = conn
+		u.ctx, u.stop = context.WithCancel(ctx)
 		return u, nil
 	}
 	client := p.client
@@ -167,6 +169,7 @@ func (p *Proxy) dial() (*upConn, error) {
 		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
 	}
 	u.Connection = conn
+	u.ctx, u.stop = context.WithCancel(ctx)
 	return u, nil
 }
 

@@ -18,12 +18,10 @@ import (
 // offset, or to the end if length is negative, and returns the size of the
 // whole file; close r after use. A range past the end of the file is an
 // error in a bucket and reads nothing in a folder. A folder's file is
-// opened through an [os.Root], without following a symbolic link or
-// blocking on a FIFO.
-//
-// NewRangeReader returns an error wrapping [ErrUnknownHandle] for a handle
-// that is not a name the Store makes or names no regular file, and one
-// wrapping [ErrExpiredHandle] once the handle has expired.
+// opened through an [os.Root], following no symbolic link and blocking on
+// no FIFO. The error wraps [ErrUnknownHandle] for a handle that is not a
+// name the Store makes or names no regular file, and [ErrExpiredHandle]
+// once the handle has expired.
 func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (r io.ReadCloser, size int64, err error) {
 	late, err := s.check(handle)
 	if err != nil {

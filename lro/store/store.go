@@ -172,9 +172,7 @@ func NewFolder(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		dir = os.TempDir()
-	}
+	dir = cmp.Or(dir, os.TempDir())
 	if s.dir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
 	}
@@ -265,11 +263,10 @@ func (s *Store) Close() error {
 
 // Create starts a new file for operation, as [jsonl.Create] does, and
 // returns its Writer, whose Name is the handle. The file becomes readable,
-// whole, when Commit returns nil; defer Abort right after Create.
-//
-// In a bucket, canceling ctx before Commit aborts the write, and so does
-// [Options.WriteTimeout] passing; a bucket whose writes failed several
-// times in a row is not tried for a while: Create then fails at once.
+// whole, when Commit returns nil; defer Abort right after Create. In a
+// bucket, canceling ctx before Commit aborts the write, and so does
+// [Options.WriteTimeout] passing; while the breaker is open (docs/replicas.md),
+// Create fails at once.
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
 	opts := &jsonlfile.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
 	if s.bucket == nil {

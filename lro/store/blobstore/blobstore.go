@@ -12,12 +12,7 @@
 //
 //	st, err := store.Open(ctx, "s3://bucket?region=us-east-1", nil)
 //
-// It is a package of its own so that a program that keeps its files in a
-// folder does not link gocloud.dev/blob, nor the packages it imports.
-//
-// Each write uploads one part of 5 MiB (the smallest S3 accepts) at a time;
-// the S3 driver also reads up to its multipart threshold, 16 MiB, first: a
-// write holds that and two parts at most, whatever its size.
+// Each write uploads one part of 5 MiB (the smallest S3 accepts) at a time.
 package blobstore
 
 import (
