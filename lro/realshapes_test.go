@@ -72,7 +72,7 @@ type offloadedShape struct {
 // offloadReal makes it large and calls it through lro.Wrap.
 func offloadReal(t *testing.T, it realshapes.Item) *offloadedShape {
 	t.Helper()
-	large, recs, err := it.Large(realLargeTokens)
+	large, recs, err := largeResult(it, realLargeTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
