@@ -29,6 +29,7 @@ type cmdConn struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
+	out    *os.File // the pipe stdout reads
 	max    int
 	logger *slog.Logger
 	exited chan struct{}
@@ -45,14 +46,21 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Not cmd.StdoutPipe: Wait closes that pipe once the process exits,
+	// dropping what it wrote last and is not read yet. This pipe is read to
+	// its end, and closed by Close.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, err
 	}
-	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), max: max, logger: logger, exited: make(chan struct{})}
+	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), out: stdout, max: max, logger: logger, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		close(c.exited)
@@ -303,9 +311,10 @@ const stopGrace = time.Second
 
 // Close stops the command as the MCP specification says: it closes stdin,
 // then sends SIGTERM (where there are signals), then kills it, and returns
-// once it has exited.
+// once it has exited, closing its stdout.
 func (c *cmdConn) Close() error {
 	c.once.Do(func() {
+		defer c.out.Close() // ends a Read that a process the command started keeps waiting
 		c.stdin.Close()
 		term := func() error { return c.cmd.Process.Signal(syscall.SIGTERM) }
 		for _, stop := range []func() error{term, c.cmd.Process.Kill} {
