@@ -40,7 +40,17 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 			return fmt.Sprintf("Warning: writing the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The rest was not saved; narrow the call to see it.",
 				werr, shown, total, used, p.tokens)
 		}
-		if fb = c.fallbackFit(s, r.structured != nil, warning); fb.used <= c.Threshold {
+		// As many records as a binary search over their count finds: the
+		// count it returns was measured to fit, and the most that fit when
+		// showing fewer never costs more. When not even the document around
+		// the records fits, none of it is shown.
+		try := func(k int) fallbackResponse { return c.fallbackWith(s, k, r.structured != nil, warning) }
+		if fb = try(0); fb.used > c.Threshold {
+			fb = c.fallbackWith(shower{}, 0, r.structured != nil, warning)
+		} else {
+			fb = try(sort.Search(len(s.records), func(k int) bool { return try(k+1).used > c.Threshold }))
+		}
+		if fb.used <= c.Threshold {
 			break
 		}
 	}
@@ -72,20 +82,6 @@ type fallbackResponse struct {
 	structured []byte
 	shown      int
 	used       int // tokens of everything sent
-}
-
-// fallbackFit returns a fallback within the threshold that shows as many
-// records as a binary search over their count finds: the count it returns
-// was measured to fit, and the most that fit when showing fewer never costs
-// more. When not even the document around the records fits, none of it is
-// shown.
-// hasStructured says the result has structured content.
-func (c *Config) fallbackFit(s shower, hasStructured bool, warning func(shown, used int) string) fallbackResponse {
-	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, hasStructured, warning) }
-	if none := try(0); none.used > c.Threshold {
-		return c.fallbackWith(shower{}, 0, hasStructured, warning)
-	}
-	return try(sort.Search(len(s.records), func(k int) bool { return try(k+1).used > c.Threshold }))
 }
 
 // fallbackWith builds the fallback that shows the first k records with s.

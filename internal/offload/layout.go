@@ -301,8 +301,12 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
+	nl := "\n"
+	if e.crlf {
+		nl = "\r\n"
+	}
 	if e.held {
-		if err := e.newline(); err != nil {
+		if _, err := io.WriteString(e.w, nl); err != nil {
 			return 0, err
 		}
 		e.held = false
@@ -318,7 +322,7 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 		if _, err := e.w.Write(p[:i]); err != nil {
 			return 0, err
 		}
-		if err := e.newline(); err != nil {
+		if _, err := io.WriteString(e.w, nl); err != nil {
 			return 0, err
 		}
 		p = p[i+1:]
@@ -327,13 +331,4 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
-}
-
-func (e *lineEnds) newline() error {
-	nl := "\n"
-	if e.crlf {
-		nl = "\r\n"
-	}
-	_, err := io.WriteString(e.w, nl)
-	return err
 }

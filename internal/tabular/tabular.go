@@ -74,11 +74,19 @@ func Read(text string) (t Table, ok bool) {
 	if err != nil {
 		return Table{}, false
 	}
-	out, err := Print(make([]byte, 0, len(text)), t.Format, t.Layout, t.Records)
-	if err != nil || string(out) != text {
-		return Table{}, false
+	layouts := []string{t.Layout}
+	if t.Format == CSV || t.Format == TSV {
+		// The quoting is the first rule that prints the text back (any row
+		// may be the first that tells them apart).
+		layouts = []string{quoteMinimal + t.Layout, quoteSQLite + t.Layout, quoteAll + t.Layout}
 	}
-	return t, true
+	out := make([]byte, 0, len(text))
+	for _, t.Layout = range layouts {
+		if out, err = Print(out[:0], t.Format, t.Layout, t.Records); err == nil && string(out) == text {
+			return t, true
+		}
+	}
+	return Table{}, false
 }
 
 // Print appends to dst the text of records printed in format with layout,
