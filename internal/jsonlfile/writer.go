@@ -200,9 +200,17 @@ func createTemp(dir, name string) (Sink, error) {
 	if afterCreate != nil {
 		afterCreate(t.tmp)
 	}
+	// The lock waits for a janitor that holds it (only to remove the file).
 	// A janitor tells a live Writer from a leftover by the lock alone: one
-	// that found the file unlocked in between has removed it.
-	removed, err := lockTemp(f)
+	// that found the file unlocked in between has removed it. A file system
+	// without locks leaves the file unlocked, which is no reason to fail: a
+	// janitor that cannot lock it either keeps it for a long grace period.
+	var removed bool
+	if locks {
+		if err = tempname.Lock(f, true); err == nil || errors.Is(err, tempname.ErrNoLock) {
+			removed, err = tempname.Unlinked(f)
+		}
+	}
 	if removed && err == nil {
 		f.Close()
 		return nil, retry{fmt.Errorf("jsonl: %w", &fs.PathError{Op: "lock", Path: t.tmp, Err: fs.ErrNotExist})}
@@ -263,21 +271,6 @@ func (t *tempFile) remove() error {
 		return err
 	}
 	return nil
-}
-
-// lockTemp takes an exclusive flock(2) lock on f, waiting for a janitor
-// that holds it (only to remove the file), and reports whether the file was
-// removed before the lock was taken. A file system without locks leaves the
-// file unlocked, which is no reason to fail: a janitor that cannot lock it
-// either keeps it for a long grace period.
-func lockTemp(f *os.File) (removed bool, err error) {
-	if !locks {
-		return false, nil
-	}
-	if err := tempname.Lock(f, true); err != nil && !errors.Is(err, tempname.ErrNoLock) {
-		return false, err
-	}
-	return tempname.Unlinked(f)
 }
 
 // afterCreate, if not nil, is called with the temporary file's path between

@@ -135,22 +135,23 @@ func (c *Config) shower(r *result, p *plan) shower {
 	ru := p.runs[0]
 	var recs [][]byte
 	switch {
-	case ru.As == asArray && ru.rows != nil: // a provided set
-		recs := ru.rows[:min(len(ru.rows), limit)]
-		return shower{records: recs, show: func(k int) ([]byte, []byte) { return joinArray(nil, recs[:k]), nil }}
 	case ru.As == asArray:
-		var buf []byte
-		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
-			if len(recs) == limit {
-				return errEnough
-			}
-			line, err := compactLine(elem, &buf)
-			if err != nil {
-				return err
-			}
-			recs = append(recs, bytes.Clone(line))
-			return nil
-		})
+		if ru.rows != nil { // a provided set, whose document is its array
+			recs = ru.rows[:min(len(ru.rows), limit)]
+		} else {
+			var buf []byte
+			_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
+				if len(recs) == limit {
+					return errEnough
+				}
+				line, err := compactLine(elem, &buf)
+				if err != nil {
+					return err
+				}
+				recs = append(recs, bytes.Clone(line))
+				return nil
+			})
+		}
 		structured := strings.HasPrefix(ru.At, "/structuredContent")
 		return shower{records: recs, show: func(k int) ([]byte, []byte) {
 			body := ru.with(recs[:k])
@@ -166,23 +167,21 @@ func (c *Config) shower(r *result, p *plan) shower {
 			}
 			recs = append(recs, []byte(l)) // a copy: a Tokenizer may not be given a string's bytes
 		}
-		return shower{records: recs, show: func(k int) ([]byte, []byte) {
-			if k == 0 {
-				return nil, nil
-			}
-			return bytes.Join(recs[:k], []byte{'\n'}), nil
-		}}
 	case ru.rows != nil:
 		recs = ru.rows[:min(len(ru.rows), limit)]
-		return shower{records: recs, show: func(k int) ([]byte, []byte) {
-			if k == 0 {
-				return nil, nil
-			}
-			text, _ := tabular.Print(nil, ru.As, ru.Layout, recs[:k]) // printed whole when read: cannot fail
-			return text, nil
-		}}
+	default:
+		return shower{}
 	}
-	return shower{}
+	return shower{records: recs, show: func(k int) ([]byte, []byte) {
+		if k == 0 {
+			return nil, nil
+		}
+		if ru.As == asLines {
+			return bytes.Join(recs[:k], []byte{'\n'}), nil
+		}
+		text, _ := tabular.Print(nil, ru.As, ru.Layout, recs[:k]) // printed whole when read: cannot fail
+		return text, nil
+	}}
 }
 
 // errEnough stops a walk over the records that has what it needs.

@@ -12,17 +12,10 @@ import (
 )
 
 // layout is how a printer spaced a JSON text: what Rebuild needs, besides
-// the document, to give the text back byte for byte. It is written in a
-// placement's (or a copy's) "layout" as a few words, never data: the form,
-// "compact" (JSON.stringify(x), json.Marshal, jq -c), "spaced" (", " and
-// ": ", Python's json.dumps), "indent=N" or "indent=tab" (one member or
-// element a line, ": " after names, {} and [] when empty: JSON.stringify(x,
-// null, N), json.MarshalIndent, jq) or "rows" (the compact elements of an
-// array one a line, after "[" and before "]": sqlite3 -json); "crlf" when
-// lines end with "\r\n"; "lead=" and "trail=" the white space around the
-// document, a letter a byte: s (space), t (tab), n (\n), r (\r). The empty
-// layout is the compact form, and the form of any JSON text that no layout
-// gives back.
+// the document, to give the text back byte for byte, written in a
+// placement's (or a copy's) "layout" as the words docs/how-it-works.md
+// lists. The empty layout is the compact form, and the form of any JSON
+// text that no layout gives back.
 type layout struct {
 	form        string // "compact", "spaced", "indent" or "rows"
 	indent      string // for "indent": the unit of indentation
