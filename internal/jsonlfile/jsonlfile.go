@@ -71,26 +71,14 @@ var (
 // OffloadHeader, written with its fields in this order (see package jsonl).
 // [FileHeader] adds this module's fields.
 type Header struct {
-	// Type is always HeaderType; WriteHeader sets it.
-	Type string `json:"type"`
-	// Operation is the operation that produced the records. If empty,
-	// WriteHeader uses the operation given to Create.
-	Operation string `json:"operation"`
-	// Query is the query string, if the operation had one; nil is written
-	// as null.
-	Query *string `json:"query"`
-	// Count is the number of record lines after the header. Commit fails
-	// unless exactly Count records were written.
-	Count int `json:"count"`
-	// SchemaVersion is the schema version of the records.
-	SchemaVersion string `json:"schema_version"`
-	// Timestamp is when the file was written, in RFC 3339. If empty,
-	// WriteHeader uses Options.Now in UTC with milliseconds.
-	Timestamp string `json:"timestamp"`
-	// EstimatedTokens is the estimated token count of the whole result set.
-	EstimatedTokens int `json:"estimated_tokens"`
-	// Detail is the detail level the records were serialized at.
-	Detail string `json:"detail"`
+	Type            string  `json:"type"`             // always HeaderType; WriteHeader sets it
+	Operation       string  `json:"operation"`        // if empty, WriteHeader uses the operation given to Create
+	Query           *string `json:"query"`            // the operation's query, if any; nil is written as null
+	Count           int     `json:"count"`            // record lines after the header, which Commit checks
+	SchemaVersion   string  `json:"schema_version"`   // of the records
+	Timestamp       string  `json:"timestamp"`        // RFC 3339; if empty, WriteHeader uses Options.Now
+	EstimatedTokens int     `json:"estimated_tokens"` // of the whole result set
+	Detail          string  `json:"detail"`           // the detail level the records were serialized at
 }
 
 // FileHeader is the header line as this module's offloaders write it: the
