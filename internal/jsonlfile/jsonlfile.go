@@ -30,40 +30,26 @@ const DefaultPrefix = "atlatl"
 const ContentType = "application/jsonl"
 
 var (
-	// ErrInvalidPrefix is returned (wrapped, naming the prefix) by [Create]
-	// and [ValidatePrefix] for a prefix that is longer than 64 bytes, starts
-	// with a dot, or has a byte outside [A-Za-z0-9_.-].
+	// ErrInvalidPrefix: a prefix longer than 64 bytes, starting with a dot,
+	// or with a byte outside [A-Za-z0-9_.-] (Create, ValidatePrefix).
 	ErrInvalidPrefix = errors.New("jsonl: invalid file name prefix")
-
-	// ErrNoHeader is returned by [Writer.WriteRecord], [Writer.WriteValue]
-	// and [Writer.Commit] when [Writer.WriteHeader] has not been called.
+	// ErrNoHeader: a record written, or Commit, before WriteHeader.
 	ErrNoHeader = errors.New("jsonl: header not written")
-
-	// ErrHeaderWritten is returned by [Writer.WriteHeader] when it is called
-	// a second time.
+	// ErrHeaderWritten: WriteHeader called a second time.
 	ErrHeaderWritten = errors.New("jsonl: header already written")
-
-	// ErrInvalidHeader is returned by [Writer.WriteHeader] and by
-	// [ReadHeader] and [ReadFile] for a header with a negative count.
+	// ErrInvalidHeader: a header with a negative count (WriteHeader,
+	// ReadHeader, ReadFile).
 	ErrInvalidHeader = errors.New("jsonl: invalid header")
-
-	// ErrInvalidRecord is returned (wrapped with the reason) by
-	// [Writer.WriteRecord] for a record that is not exactly one JSON value,
-	// and by [ReadFile] for a line that is not.
+	// ErrInvalidRecord: a record that is not exactly one JSON value
+	// (WriteRecord, ReadFile), wrapped with the reason.
 	ErrInvalidRecord = errors.New("jsonl: invalid record")
-
-	// ErrCountMismatch is returned by [Writer.Commit] when the number of
-	// records written differs from the header's count, and by [ReadFile]
-	// when the number of record lines does.
+	// ErrCountMismatch: a number of records other than the header's count
+	// (Commit, ReadFile).
 	ErrCountMismatch = errors.New("jsonl: record count does not match header")
-
-	// ErrClosed is returned by the writing methods of a [Writer] and by
-	// [Writer.Commit] after Commit or Abort.
+	// ErrClosed: a write or Commit after Commit or Abort.
 	ErrClosed = errors.New("jsonl: writer already committed or aborted")
-
-	// ErrNotOffloadFile is returned (wrapped) by [ReadHeader] and [ReadFile]
-	// when the first line is missing, is not a JSON object, or has a "type"
-	// other than [HeaderType].
+	// ErrNotOffloadFile: a first line that is missing, is not a JSON object,
+	// or has a "type" other than HeaderType (ReadHeader, ReadFile).
 	ErrNotOffloadFile = errors.New("jsonl: not an offloaded file")
 )
 
