@@ -109,7 +109,6 @@ func NewWriter(operation string, open func(name string) (Sink, error), opts *Opt
 		return nil, err
 	}
 	now := o.Now()
-
 	for attempt := 1; ; attempt++ {
 		id, err := newID(ulid.Timestamp(now))
 		if err != nil {
