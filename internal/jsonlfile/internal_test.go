@@ -29,7 +29,7 @@ func TestCommitFlushFails(t *testing.T) {
 	if err := w.WriteRecord([]byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	w.f.Close() // the header and record are still in the buffer
+	w.sink.(*tempFile).f.Close() // the header and record are still in the buffer
 
 	if err := w.Commit(); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("Commit = %v, want the flush error os.ErrClosed", err)
@@ -52,7 +52,7 @@ func TestWriteErrorIsSticky(t *testing.T) {
 	if err := w.WriteHeader(Header{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
-	w.f.Close()
+	w.sink.(*tempFile).f.Close()
 	big := make([]byte, bufferSize+2) // larger than the buffer: written through
 	big[0], big[len(big)-1] = '"', '"'
 	for i := 1; i < len(big)-1; i++ {

@@ -30,40 +30,26 @@ const DefaultPrefix = "atlatl"
 const ContentType = "application/jsonl"
 
 var (
-	// ErrInvalidPrefix is returned (wrapped, naming the prefix) by [Create]
-	// and [ValidatePrefix] for a prefix that is longer than 64 bytes, starts
-	// with a dot, or has a byte outside [A-Za-z0-9_.-].
+	// ErrInvalidPrefix: a prefix longer than 64 bytes, starting with a dot,
+	// or with a byte outside [A-Za-z0-9_.-] (Create, ValidatePrefix).
 	ErrInvalidPrefix = errors.New("jsonl: invalid file name prefix")
-
-	// ErrNoHeader is returned by [Writer.WriteRecord], [Writer.WriteValue]
-	// and [Writer.Commit] when [Writer.WriteHeader] has not been called.
+	// ErrNoHeader: a record written, or Commit, before WriteHeader.
 	ErrNoHeader = errors.New("jsonl: header not written")
-
-	// ErrHeaderWritten is returned by [Writer.WriteHeader] when it is called
-	// a second time.
+	// ErrHeaderWritten: WriteHeader called a second time.
 	ErrHeaderWritten = errors.New("jsonl: header already written")
-
-	// ErrInvalidHeader is returned by [Writer.WriteHeader] and by
-	// [ReadHeader] and [ReadFile] for a header with a negative count.
+	// ErrInvalidHeader: a header with a negative count (WriteHeader,
+	// ReadHeader, ReadFile).
 	ErrInvalidHeader = errors.New("jsonl: invalid header")
-
-	// ErrInvalidRecord is returned (wrapped with the reason) by
-	// [Writer.WriteRecord] for a record that is not exactly one JSON value,
-	// and by [ReadFile] for a line that is not.
+	// ErrInvalidRecord: a record that is not exactly one JSON value
+	// (WriteRecord, ReadFile), wrapped with the reason.
 	ErrInvalidRecord = errors.New("jsonl: invalid record")
-
-	// ErrCountMismatch is returned by [Writer.Commit] when the number of
-	// records written differs from the header's count, and by [ReadFile]
-	// when the number of record lines does.
+	// ErrCountMismatch: a number of records other than the header's count
+	// (Commit, ReadFile).
 	ErrCountMismatch = errors.New("jsonl: record count does not match header")
-
-	// ErrClosed is returned by the writing methods of a [Writer] and by
-	// [Writer.Commit] after Commit or Abort.
+	// ErrClosed: a write or Commit after Commit or Abort.
 	ErrClosed = errors.New("jsonl: writer already committed or aborted")
-
-	// ErrNotOffloadFile is returned (wrapped) by [ReadHeader] and [ReadFile]
-	// when the first line is missing, is not a JSON object, or has a "type"
-	// other than [HeaderType].
+	// ErrNotOffloadFile: a first line that is missing, is not a JSON object,
+	// or has a "type" other than HeaderType (ReadHeader, ReadFile).
 	ErrNotOffloadFile = errors.New("jsonl: not an offloaded file")
 )
 
@@ -71,26 +57,14 @@ var (
 // OffloadHeader, written with its fields in this order (see package jsonl).
 // [FileHeader] adds this module's fields.
 type Header struct {
-	// Type is always HeaderType; WriteHeader sets it.
-	Type string `json:"type"`
-	// Operation is the operation that produced the records. If empty,
-	// WriteHeader uses the operation given to Create.
-	Operation string `json:"operation"`
-	// Query is the query string, if the operation had one; nil is written
-	// as null.
-	Query *string `json:"query"`
-	// Count is the number of record lines after the header. Commit fails
-	// unless exactly Count records were written.
-	Count int `json:"count"`
-	// SchemaVersion is the schema version of the records.
-	SchemaVersion string `json:"schema_version"`
-	// Timestamp is when the file was written, in RFC 3339. If empty,
-	// WriteHeader uses Options.Now in UTC with milliseconds.
-	Timestamp string `json:"timestamp"`
-	// EstimatedTokens is the estimated token count of the whole result set.
-	EstimatedTokens int `json:"estimated_tokens"`
-	// Detail is the detail level the records were serialized at.
-	Detail string `json:"detail"`
+	Type            string  `json:"type"`             // always HeaderType; WriteHeader sets it
+	Operation       string  `json:"operation"`        // if empty, WriteHeader uses the operation given to Create
+	Query           *string `json:"query"`            // the operation's query, if any; nil is written as null
+	Count           int     `json:"count"`            // record lines after the header, which Commit checks
+	SchemaVersion   string  `json:"schema_version"`   // of the records
+	Timestamp       string  `json:"timestamp"`        // RFC 3339; if empty, WriteHeader uses Options.Now
+	EstimatedTokens int     `json:"estimated_tokens"` // of the whole result set
+	Detail          string  `json:"detail"`           // the detail level the records were serialized at
 }
 
 // FileHeader is the header line as this module's offloaders write it: the

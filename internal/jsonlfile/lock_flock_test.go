@@ -42,7 +42,7 @@ func TestTempFileLocked(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Abort()
-			if tryLock(t, w.tmp) {
+			if tryLock(t, w.sink.(*tempFile).tmp) {
 				t.Fatal("the temporary file is not locked after Create")
 			}
 			if err := w.WriteHeader(Header{Count: 1}); err != nil {
@@ -51,7 +51,7 @@ func TestTempFileLocked(t *testing.T) {
 			if err := w.WriteRecord([]byte(`{}`)); err != nil {
 				t.Fatal(err)
 			}
-			if tryLock(t, w.tmp) {
+			if tryLock(t, w.sink.(*tempFile).tmp) {
 				t.Fatal("the temporary file is not locked while being written")
 			}
 			if end == "Abort" {
@@ -131,10 +131,10 @@ func TestCreateLockRace(t *testing.T) {
 				t.Fatalf("Create = %v: %s", err, tt.reason)
 			}
 			defer w.Abort()
-			if len(raced) != 2 || w.tmp != raced[1] {
-				t.Fatalf("Create made temporary files %q and writes to %s; want a second one after the first was removed: %s", raced, w.tmp, tt.reason)
+			if len(raced) != 2 || w.sink.(*tempFile).tmp != raced[1] {
+				t.Fatalf("Create made temporary files %q and writes to %s; want a second one after the first was removed: %s", raced, w.sink.(*tempFile).tmp, tt.reason)
 			}
-			if tryLock(t, w.tmp) {
+			if tryLock(t, w.sink.(*tempFile).tmp) {
 				t.Error("the new temporary file is not locked")
 			}
 			if err := w.WriteHeader(Header{Count: 0}); err != nil {

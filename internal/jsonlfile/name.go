@@ -42,10 +42,8 @@ func ValidatePrefix(prefix string) error {
 // separates the parts of a name) and is its own SanitizeOperation, made
 // without allocating.
 func SanitizeOperation(op string) string {
-	if isSanitized(op) {
-		return op
-	}
-	b := make([]byte, 0, min(len(op), maxOperationLen))
+	var buf [maxOperationLen]byte // on the stack: no allocation when op is kept
+	b := buf[:0]
 	sep := false // a separator is pending before the next kept byte
 	for i := 0; i < len(op); i++ {
 		c := op[i]
@@ -70,27 +68,13 @@ func SanitizeOperation(op string) string {
 		}
 		b = append(b, c)
 	}
-	if len(b) == 0 {
+	switch {
+	case len(b) == 0:
 		return fallbackOperation
+	case string(b) == op:
+		return op
 	}
 	return string(b)
-}
-
-// isSanitized reports whether SanitizeOperation(op) == op.
-func isSanitized(op string) bool {
-	if len(op) == 0 || len(op) > maxOperationLen || op[0] == '_' || op[len(op)-1] == '_' {
-		return false
-	}
-	for i := 0; i < len(op); i++ {
-		if c := op[i]; c == '_' {
-			if op[i-1] == '_' {
-				return false
-			}
-		} else if !isLowerAlnum(c) {
-			return false
-		}
-	}
-	return true
 }
 
 // isLowerHex reports whether s is all lower-case hex digits.

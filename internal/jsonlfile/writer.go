@@ -46,14 +46,12 @@ const locks = tempname.Locks
 // is already gone. A panic in a write leaves the Writer abortable too.
 type Writer struct {
 	name string // final base name
-	path string // final absolute path; "" for a Sink
-	tmp  string // temporary absolute path; "" for a Sink
-	sink Sink   // set by NewWriter instead of path and tmp
+	path string // final absolute path; "" for a Sink of NewWriter
+	sink Sink   // a temporary file, or the Sink of NewWriter; nil once done
 	id   ulid.ULID
 	op   string // operation as given to Create, for the header's default
 	now  func() time.Time
 
-	f   *os.File
 	bw  *bufio.Writer
 	buf bytes.Buffer  // reused to compact records
 	enc *json.Encoder // made on first WriteValue
@@ -95,66 +93,67 @@ func Create(operation string, opts *Options) (*Writer, error) {
 	if err := mkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("jsonl: %w", err)
 	}
+	return NewWriter(operation, func(name string) (Sink, error) { return createTemp(dir, name) }, &o)
+}
+
+// NewWriter starts a new file for operation, named as by Create (opts.Dir is
+// not used), that is written to the Sink open returns for its name instead
+// of a folder: [Writer.Path] is empty, [Writer.Commit] commits the Sink and
+// [Writer.Abort], or a Commit that fails, aborts it. A Sink that open
+// cannot make under its name but could under another is a retry: NewWriter
+// draws a new name, up to createAttempts times. If opts.WrapWriter panics,
+// the Sink is aborted before the panic goes on.
+func NewWriter(operation string, open func(name string) (Sink, error), opts *Options) (*Writer, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	now := o.Now()
 	for attempt := 1; ; attempt++ {
-		w, err := o.newWriter(operation, now)
+		id, err := newID(ulid.Timestamp(now))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("jsonl: file id for time %v: %w", now, err)
 		}
-		w.path, w.tmp = filepath.Join(dir, w.name), filepath.Join(dir, tempname.Of(w.name))
-		// Rename replaces an existing file: the final name must be free too.
-		if _, err := os.Lstat(w.path); err == nil {
+		name := Name(o.Prefix, operation, id)
+		if o.Random {
+			var b [randomBytes]byte
+			rand.Read(b[:]) // never fails
+			name = strings.TrimSuffix(name, ext) + "-" + hex.EncodeToString(b[:]) + ext
+		}
+		sink, err := open(name)
+		if r, ok := err.(retry); ok {
 			if attempt < createAttempts {
 				continue
 			}
-			return nil, fmt.Errorf("jsonl: %w", &fs.PathError{Op: "create", Path: w.path, Err: fs.ErrExist})
-		}
-		f, err := os.OpenFile(w.tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fileMode)
-		if errors.Is(err, fs.ErrExist) && attempt < createAttempts {
-			continue
+			err = r.error
 		}
 		if err != nil {
-			return nil, fmt.Errorf("jsonl: %w", err)
-		}
-		if afterCreate != nil {
-			afterCreate(w.tmp)
-		}
-		// A janitor tells a live Writer from a leftover by the lock alone:
-		// one that found the file unlocked in between has removed it.
-		removed, err := lockTemp(f)
-		if err != nil {
-			f.Close()
-			os.Remove(w.tmp)
-			return nil, fmt.Errorf("jsonl: %w", err)
-		}
-		if removed {
-			f.Close()
-			if attempt < createAttempts {
-				continue
-			}
-			return nil, fmt.Errorf("jsonl: %w", &fs.PathError{Op: "lock", Path: w.tmp, Err: fs.ErrNotExist})
-		}
-		if err := w.start(f, f, o.WrapWriter); err != nil {
 			return nil, err
 		}
+		w := &Writer{name: name, id: id, op: operation, now: o.Now, sink: sink}
+		if t, ok := sink.(*tempFile); ok {
+			w.path = t.path
+		}
+		ok := false
+		defer func() {
+			if !ok {
+				w.discard()
+			}
+		}()
+		dst := io.Writer(sink)
+		if o.WrapWriter != nil {
+			dst = o.WrapWriter(dst)
+		}
+		w.bw = bufPool.Get().(*bufio.Writer)
+		w.bw.Reset(dst)
+		ok = true
 		return w, nil
 	}
 }
 
-// lockTemp takes an exclusive flock(2) lock on f, waiting for a janitor
-// that holds it (only to remove the file), and reports whether the file was
-// removed before the lock was taken. A file system without locks leaves the
-// file unlocked, which is no reason to fail: a janitor that cannot lock it
-// either keeps it for a long grace period.
-func lockTemp(f *os.File) (removed bool, err error) {
-	if !locks {
-		return false, nil
-	}
-	if err := tempname.Lock(f, true); err != nil && !errors.Is(err, tempname.ErrNoLock) {
-		return false, err
-	}
-	return tempname.Unlinked(f)
-}
+// retry is the error of a Sink that open could not make under its name,
+// but could under another.
+type retry struct{ error }
 
 // withDefaults returns a copy of opts, which may be nil, with the defaults
 // of Prefix and Now, or the error of an invalid Prefix.
@@ -172,77 +171,110 @@ func (opts *Options) withDefaults() (Options, error) {
 	return o, ValidatePrefix(o.Prefix)
 }
 
-// newWriter returns a Writer of a new name of time now, with a random part
-// if o.Random, not yet writing anywhere.
-func (o *Options) newWriter(operation string, now time.Time) (*Writer, error) {
-	id, err := newID(ulid.Timestamp(now))
-	if err != nil {
-		return nil, fmt.Errorf("jsonl: file id for time %v: %w", now, err)
-	}
-	name := Name(o.Prefix, operation, id)
-	if o.Random {
-		var b [randomBytes]byte
-		rand.Read(b[:]) // never fails
-		name = strings.TrimSuffix(name, ext) + "-" + hex.EncodeToString(b[:]) + ext
-	}
-	return &Writer{name: name, id: id, op: operation, now: o.Now}, nil
+// tempFile is the Sink of [Create]: a hidden temporary file, renamed to
+// path on Commit.
+type tempFile struct {
+	f         *os.File
+	tmp, path string
 }
 
-// NewWriter starts a new file for operation, named as by Create (opts.Dir is
-// not used), that is written to the Sink open returns for its name instead
-// of a folder: [Writer.Path] is empty, [Writer.Commit] commits the Sink and
-// [Writer.Abort], or a Commit that fails, aborts it.
+func (t *tempFile) Write(p []byte) (int, error) { return t.f.Write(p) }
 
-func NewWriter(operation string, open func(name string) (Sink, error), opts *Options) (*Writer, error) {
-	o, err := opts.withDefaults()
+// createTemp creates, exclusively, and locks the temporary file of the
+// file named name in dir.
+func createTemp(dir, name string) (Sink, error) {
+	t := &tempFile{path: filepath.Join(dir, name), tmp: filepath.Join(dir, tempname.Of(name))}
+	// Rename replaces an existing file: the final name must be free too.
+	if _, err := os.Lstat(t.path); err == nil {
+		return nil, retry{fmt.Errorf("jsonl: %w", &fs.PathError{Op: "create", Path: t.path, Err: fs.ErrExist})}
+	}
+	f, err := os.OpenFile(t.tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fileMode)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, retry{fmt.Errorf("jsonl: %w", err)}
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("jsonl: %w", err)
 	}
-	w, err := o.newWriter(operation, o.Now())
+	t.f = f
+	if afterCreate != nil {
+		afterCreate(t.tmp)
+	}
+	// The lock waits for a janitor that holds it (only to remove the file).
+	// A janitor tells a live Writer from a leftover by the lock alone: one
+	// that found the file unlocked in between has removed it. A file system
+	// without locks leaves the file unlocked, which is no reason to fail: a
+	// janitor that cannot lock it either keeps it for a long grace period.
+	var removed bool
+	if locks {
+		if err = tempname.Lock(f, true); err == nil || errors.Is(err, tempname.ErrNoLock) {
+			removed, err = tempname.Unlinked(f)
+		}
+	}
+	if removed && err == nil {
+		f.Close()
+		return nil, retry{fmt.Errorf("jsonl: %w", &fs.PathError{Op: "lock", Path: t.tmp, Err: fs.ErrNotExist})}
+	}
+	if err == nil {
+		err = f.Chmod(fileMode) // OpenFile's mode is reduced by the umask: set it exactly
+	}
 	if err != nil {
-		return nil, err
+		t.Abort()
+		return nil, fmt.Errorf("jsonl: %w", err)
 	}
-	sink, err := open(w.name)
+	return t, nil
+}
+
+// Commit closes the flushed temporary file and renames it, or removes it
+// when either fails. Where Writers lock their files, the rename comes
+// first: the file is locked until it has its final name, which a janitor
+// never opens. After a rename, a failed close (a deferred write error)
+// removes the final file: it may be incomplete.
+func (t *tempFile) Commit() error {
+	if !locks {
+		err := t.f.Close()
+		if err == nil {
+			err = os.Rename(t.tmp, t.path)
+		}
+		if err != nil {
+			return errors.Join(err, t.remove())
+		}
+		return nil
+	}
+	if err := os.Rename(t.tmp, t.path); err != nil {
+		return errors.Join(err, t.Abort())
+	}
+	err := t.f.Close()
 	if err != nil {
-		return nil, err
+		os.Remove(t.path)
 	}
-	w.sink = sink
-	if err := w.start(nil, sink, o.WrapWriter); err != nil {
-		return nil, err
+	return err
+}
+
+// Abort removes and closes the temporary file. Where Writers lock their
+// files, the file is removed before it is closed, so that it stays locked
+// until it is gone.
+func (t *tempFile) Abort() error {
+	if !locks {
+		t.f.Close() // error irrelevant: the file is being removed
 	}
-	return w, nil
+	err := t.remove()
+	if locks {
+		t.f.Close()
+	}
+	return err
+}
+
+// remove removes the temporary file, if it is still there.
+func (t *tempFile) remove() error {
+	if err := os.Remove(t.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // afterCreate, if not nil, is called with the temporary file's path between
 // its creation and its lock. Tests set it to act as a janitor could.
 var afterCreate func(tmp string)
-
-// start makes w write to dst, its new temporary file f or its Sink, through
-// wrap if not nil. If it fails, or wrap panics, the file is removed (or the
-// Sink aborted) before start returns or the panic goes on: the caller has no
-// Writer to Abort.
-func (w *Writer) start(f *os.File, dst io.Writer, wrap func(io.Writer) io.Writer) error {
-	w.f = f
-	ok := false
-	defer func() {
-		if !ok {
-			w.discard()
-		}
-	}()
-	// OpenFile's mode is reduced by the umask; set it exactly.
-	if f != nil {
-		if err := f.Chmod(fileMode); err != nil {
-			return fmt.Errorf("jsonl: %w", err)
-		}
-	}
-	w.bw = bufPool.Get().(*bufio.Writer)
-	if wrap != nil {
-		dst = wrap(dst)
-	}
-	w.bw.Reset(dst)
-	ok = true
-	return nil
-}
 
 // newID returns a new ULID for the time ms (Unix milliseconds), monotonic
 // within a millisecond in this process, or from crypto/rand should the
@@ -304,14 +336,12 @@ func (w *Writer) CreatedAt() time.Time { return ulid.Time(w.id.Time()).UTC() }
 // empty. Strings are written without escaping <, > and &. It returns the
 // errors its sentinels name, or any error writing the file.
 func (w *Writer) WriteHeader(h Header) error {
-	return w.writeHeader(FileHeader{Header: h})
+	return WriteFileHeader(w, FileHeader{Header: h})
 }
 
 // WriteFileHeader is [Writer.WriteHeader] of a header with this module's
 // fields.
-func WriteFileHeader(w *Writer, h FileHeader) error { return w.writeHeader(h) }
-
-func (w *Writer) writeHeader(h FileHeader) error {
+func WriteFileHeader(w *Writer, h FileHeader) error {
 	if err := w.check(); err != nil {
 		return err
 	}
@@ -362,7 +392,7 @@ func (w *Writer) WriteRecord(record []byte) error {
 		var discard bytes.Buffer
 		return w.invalid(json.Compact(&discard, record))
 	}
-	return w.writeValid(line)
+	return WriteValid(w, line)
 }
 
 // WriteValid writes line as the next record of w, as [Writer.WriteRecord]
@@ -370,9 +400,7 @@ func (w *Writer) WriteRecord(record []byte) error {
 // without a line break, as the caller has checked (the offload pipeline's
 // one read of each record validates it). It returns the errors of
 // WriteRecord other than its ErrInvalidRecord.
-func WriteValid(w *Writer, line []byte) error { return w.writeValid(line) }
-
-func (w *Writer) writeValid(line []byte) error {
+func WriteValid(w *Writer, line []byte) error {
 	if err := w.checkRecord(); err != nil {
 		return err
 	}
@@ -405,7 +433,7 @@ func (w *Writer) WriteValue(v any) error {
 	if err != nil {
 		return fmt.Errorf("jsonl: %s: record %d: %w", w.label(), w.count+1, err)
 	}
-	return w.writeValid(line[:len(line)-1]) // without Encode's '\n'
+	return WriteValid(w, line[:len(line)-1]) // without Encode's '\n'
 }
 
 // encode returns the JSON of v, as json.Marshal writes it but without
@@ -479,9 +507,10 @@ func (w *Writer) Commit() error {
 		err = fmt.Errorf("%w: %s: header count %d, %d records written",
 			ErrCountMismatch, w.label(), w.headerCount, w.count)
 	default:
-		err = w.bw.Flush()
-		if err == nil {
-			err = w.finish()
+		if err = w.bw.Flush(); err == nil {
+			sink := w.sink
+			w.sink = nil // committed or failed: not to be aborted
+			err = sink.Commit()
 		}
 		if err != nil {
 			err = fmt.Errorf("jsonl: %w", err)
@@ -509,64 +538,16 @@ func (w *Writer) Abort() error {
 	return w.discard()
 }
 
-// finish closes the flushed temporary file and renames it. Where Writers
-// lock their files, the rename comes first: the file is locked until it has
-// its final name, which a janitor never opens. After a rename, a failed
-// close (a deferred write error) removes the final file: it may be
-// incomplete.
-func (w *Writer) finish() error {
-	if w.sink != nil {
-		sink := w.sink
-		w.sink = nil // committed or failed: not to be aborted
-		return sink.Commit()
-	}
-	if !locks {
-		err := w.f.Close()
-		w.f = nil
-		if err != nil {
-			return err
-		}
-		return os.Rename(w.tmp, w.path)
-	}
-	if err := os.Rename(w.tmp, w.path); err != nil {
-		return err
-	}
-	err := w.f.Close()
-	w.f = nil
-	if err != nil {
-		os.Remove(w.path)
-	}
-	return err
-}
-
-// discard removes and closes the temporary file (or aborts the Sink) and
-// releases the Writer. Where Writers lock their files, the file is removed
-// before it is closed, so that it stays locked until it is gone.
+// discard aborts the Sink and releases the Writer.
 func (w *Writer) discard() error {
-	if w.tmp == "" { // a Writer of NewWriter
-		var err error
-		if w.sink != nil {
-			err = w.sink.Abort()
-			w.sink = nil
-		}
-		w.release()
-		if err != nil {
-			return fmt.Errorf("jsonl: %s: abort: %w", w.name, err)
-		}
-		return nil
-	}
-	if w.f != nil && !locks {
-		w.f.Close() // error irrelevant: the file is being removed
-		w.f = nil
-	}
-	err := os.Remove(w.tmp)
-	if w.f != nil {
-		w.f.Close()
-		w.f = nil
+	var err error
+	if w.sink != nil {
+		err = w.sink.Abort()
+		w.sink = nil
 	}
 	w.release()
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("jsonl: %w", err)
+	if err != nil {
+		return fmt.Errorf("jsonl: %s: abort: %w", w.name, err)
 	}
 	return nil
 }

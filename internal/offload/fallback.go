@@ -40,7 +40,17 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 			return fmt.Sprintf("Warning: writing the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The rest was not saved; narrow the call to see it.",
 				werr, shown, total, used, p.tokens)
 		}
-		if fb = c.fallbackFit(s, r.structured != nil, warning); fb.used <= c.Threshold {
+		// As many records as a binary search over their count finds: the
+		// count it returns was measured to fit, and the most that fit when
+		// showing fewer never costs more. When not even the document around
+		// the records fits, none of it is shown.
+		try := func(k int) fallbackResponse { return c.fallbackWith(s, k, r.structured != nil, warning) }
+		if fb = try(0); fb.used > c.Threshold {
+			fb = c.fallbackWith(shower{}, 0, r.structured != nil, warning)
+		} else {
+			fb = try(sort.Search(len(s.records), func(k int) bool { return try(k+1).used > c.Threshold }))
+		}
+		if fb.used <= c.Threshold {
 			break
 		}
 	}
@@ -72,20 +82,6 @@ type fallbackResponse struct {
 	structured []byte
 	shown      int
 	used       int // tokens of everything sent
-}
-
-// fallbackFit returns a fallback within the threshold that shows as many
-// records as a binary search over their count finds: the count it returns
-// was measured to fit, and the most that fit when showing fewer never costs
-// more. When not even the document around the records fits, none of it is
-// shown.
-// hasStructured says the result has structured content.
-func (c *Config) fallbackFit(s shower, hasStructured bool, warning func(shown, used int) string) fallbackResponse {
-	try := func(k int) fallbackResponse { return c.fallbackWith(s, k, hasStructured, warning) }
-	if none := try(0); none.used > c.Threshold {
-		return c.fallbackWith(shower{}, 0, hasStructured, warning)
-	}
-	return try(sort.Search(len(s.records), func(k int) bool { return try(k+1).used > c.Threshold }))
 }
 
 // fallbackWith builds the fallback that shows the first k records with s.
@@ -139,22 +135,23 @@ func (c *Config) shower(r *result, p *plan) shower {
 	ru := p.runs[0]
 	var recs [][]byte
 	switch {
-	case ru.As == asArray && ru.rows != nil: // a provided set
-		recs := ru.rows[:min(len(ru.rows), limit)]
-		return shower{records: recs, show: func(k int) ([]byte, []byte) { return joinArray(nil, recs[:k]), nil }}
 	case ru.As == asArray:
-		var buf []byte
-		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
-			if len(recs) == limit {
-				return errEnough
-			}
-			line, err := compactLine(elem, &buf)
-			if err != nil {
-				return err
-			}
-			recs = append(recs, bytes.Clone(line))
-			return nil
-		})
+		if ru.rows != nil { // a provided set, whose document is its array
+			recs = ru.rows[:min(len(ru.rows), limit)]
+		} else {
+			var buf []byte
+			_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
+				if len(recs) == limit {
+					return errEnough
+				}
+				line, err := compactLine(elem, &buf)
+				if err != nil {
+					return err
+				}
+				recs = append(recs, bytes.Clone(line))
+				return nil
+			})
+		}
 		structured := strings.HasPrefix(ru.At, "/structuredContent")
 		return shower{records: recs, show: func(k int) ([]byte, []byte) {
 			body := ru.with(recs[:k])
@@ -170,23 +167,21 @@ func (c *Config) shower(r *result, p *plan) shower {
 			}
 			recs = append(recs, []byte(l)) // a copy: a Tokenizer may not be given a string's bytes
 		}
-		return shower{records: recs, show: func(k int) ([]byte, []byte) {
-			if k == 0 {
-				return nil, nil
-			}
-			return bytes.Join(recs[:k], []byte{'\n'}), nil
-		}}
 	case ru.rows != nil:
 		recs = ru.rows[:min(len(ru.rows), limit)]
-		return shower{records: recs, show: func(k int) ([]byte, []byte) {
-			if k == 0 {
-				return nil, nil
-			}
-			text, _ := tabular.Print(nil, ru.As, ru.Layout, recs[:k]) // printed whole when read: cannot fail
-			return text, nil
-		}}
+	default:
+		return shower{}
 	}
-	return shower{}
+	return shower{records: recs, show: func(k int) ([]byte, []byte) {
+		if k == 0 {
+			return nil, nil
+		}
+		if ru.As == asLines {
+			return bytes.Join(recs[:k], []byte{'\n'}), nil
+		}
+		text, _ := tabular.Print(nil, ru.As, ru.Layout, recs[:k]) // printed whole when read: cannot fail
+		return text, nil
+	}}
 }
 
 // errEnough stops a walk over the records that has what it needs.

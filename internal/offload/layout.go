@@ -12,17 +12,10 @@ import (
 )
 
 // layout is how a printer spaced a JSON text: what Rebuild needs, besides
-// the document, to give the text back byte for byte. It is written in a
-// placement's (or a copy's) "layout" as a few words, never data: the form,
-// "compact" (JSON.stringify(x), json.Marshal, jq -c), "spaced" (", " and
-// ": ", Python's json.dumps), "indent=N" or "indent=tab" (one member or
-// element a line, ": " after names, {} and [] when empty: JSON.stringify(x,
-// null, N), json.MarshalIndent, jq) or "rows" (the compact elements of an
-// array one a line, after "[" and before "]": sqlite3 -json); "crlf" when
-// lines end with "\r\n"; "lead=" and "trail=" the white space around the
-// document, a letter a byte: s (space), t (tab), n (\n), r (\r). The empty
-// layout is the compact form, and the form of any JSON text that no layout
-// gives back.
+// the document, to give the text back byte for byte, written in a
+// placement's (or a copy's) "layout" as the words docs/how-it-works.md
+// lists. The empty layout is the compact form, and the form of any JSON
+// text that no layout gives back.
 type layout struct {
 	form        string // "compact", "spaced", "indent" or "rows"
 	indent      string // for "indent": the unit of indentation
@@ -301,8 +294,12 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
+	nl := "\n"
+	if e.crlf {
+		nl = "\r\n"
+	}
 	if e.held {
-		if err := e.newline(); err != nil {
+		if _, err := io.WriteString(e.w, nl); err != nil {
 			return 0, err
 		}
 		e.held = false
@@ -318,7 +315,7 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 		if _, err := e.w.Write(p[:i]); err != nil {
 			return 0, err
 		}
-		if err := e.newline(); err != nil {
+		if _, err := io.WriteString(e.w, nl); err != nil {
 			return 0, err
 		}
 		p = p[i+1:]
@@ -327,13 +324,4 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
-}
-
-func (e *lineEnds) newline() error {
-	nl := "\n"
-	if e.crlf {
-		nl = "\r\n"
-	}
-	_, err := io.WriteString(e.w, nl)
-	return err
 }

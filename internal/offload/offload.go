@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
@@ -181,12 +182,12 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		t:      newTally(),
 	}
 	for i, rec := range set.Records {
-		line, err := oneLine(rec)
-		if err != nil {
+		rec = trimSpace(rec)
+		if !jsontext.Value(rec).IsValid(decodeOptions...) {
 			return Outcome{}, false
 		}
-		ru.rows[i] = line
-		p.tokens += c.Tokenizer.Tokens(line)
+		ru.rows[i], _ = compactLine(rec, new([]byte)) // valid
+		p.tokens += c.Tokenizer.Tokens(ru.rows[i])
 	}
 	r, inline, err := c.read(res, structured)
 	if err != nil {
@@ -196,7 +197,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		return Outcome{}, false
 	}
 	p.inline = inline
-	_ = ru.each(nil, p.t.add) // valid: oneLine read them
+	_ = ru.each(nil, p.t.add) // valid: read above
 	call := describe()
 	if set.RecordType != nil {
 		call.RecordType = set.RecordType

@@ -101,9 +101,16 @@ func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
 		var v *node
 		switch cp.As {
 		case "":
-			if v, err = printText(of, cp.Layout); err != nil {
+			// The text of the JSON value at Of, printed in its layout.
+			l, err := parseLayout(cp.Layout)
+			var b bytes.Buffer
+			if err == nil {
+				err = l.print(&b, of.encode(nil))
+			}
+			if err != nil {
 				return nil, fmt.Errorf("offload: copy at %q: %w", cp.At, err)
 			}
+			v = &node{raw: quote(b.String())}
 		case "string":
 			if cp.Layout != "" || of.kind != 0 || len(of.raw) == 0 || of.raw[0] != '"' {
 				return nil, fmt.Errorf("offload: copy of %q, which is not a string", cp.Of)
@@ -117,20 +124,6 @@ func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
 		}
 	}
 	return root.encode(nil), nil
-}
-
-// printText returns the text of the JSON value doc printed with the layout
-// words (see layout), as a JSON string.
-func printText(doc *node, words string) (*node, error) {
-	l, err := parseLayout(words)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := l.print(&b, doc.encode(nil)); err != nil {
-		return nil, err
-	}
-	return &node{raw: quote(b.String())}, nil
 }
 
 // node is a JSON value that keeps its scalars as written: objects and
@@ -213,7 +206,7 @@ func (n *node) get(ptr string) (*node, error) {
 	}
 	cur := n
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescapePointer(tok)
+		tok = pointerUnescapes.Replace(tok)
 		next, err := cur.child(tok)
 		if err != nil {
 			return nil, fmt.Errorf("offload: pointer %q: %w", ptr, err)

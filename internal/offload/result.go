@@ -160,7 +160,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		}
 		fromStructured = !textHolds(r, copies) || hasArray(r.structured)
 	}
-	var kept texts // the texts given back byte for byte, which the structured content may repeat
+	kept := texts{} // the texts given back byte for byte, which the structured content may repeat
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
@@ -260,15 +260,9 @@ const minCopy = 64
 // text item that holds each.
 type texts map[string]string
 
-func (t *texts) add(text, at string) {
-	if len(text) < minCopy {
-		return
-	}
-	if *t == nil {
-		*t = texts{}
-	}
-	if _, ok := (*t)[text]; !ok {
-		(*t)[text] = at
+func (t texts) add(text, at string) {
+	if _, ok := t[text]; !ok && len(text) >= minCopy {
+		t[text] = at
 	}
 }
 
@@ -307,7 +301,7 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy)
 		if of := ofText(doc[m.start:m.end]); of != "" {
 			out = append(append(out, doc[prev:m.start]...), "null"...)
 			prev = m.end
-			copies = append(copies, jsonlfile.Copy{At: at + "/" + escapePointer(m.name), Of: of, As: "string"})
+			copies = append(copies, jsonlfile.Copy{At: at + "/" + pointerEscapes.Replace(m.name), Of: of, As: "string"})
 		}
 	}
 	if copies == nil {
@@ -391,7 +385,7 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 		}
 		if ok {
 			ru.As, ru.member, ru.start, ru.end = asArray, true, m.start, m.end
-			ru.At = at + "/" + escapePointer(m.name)
+			ru.At = at + "/" + pointerEscapes.Replace(m.name)
 		}
 	case '[':
 		ru.As = asArray
@@ -644,15 +638,11 @@ func appendQuote(dst []byte, s string) []byte {
 	return b
 }
 
-// escapePointer escapes a member name for a JSON Pointer (RFC 6901).
-func escapePointer(name string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
-}
-
-// unescapePointer is the inverse of escapePointer.
-func unescapePointer(token string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
-}
+// The escapes of a member name in a JSON Pointer (RFC 6901), and back.
+var (
+	pointerEscapes   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescapes = strings.NewReplacer("~1", "/", "~0", "~")
+)
 
 // writeRecords writes every record of p to w, in order, one a line, without
 // validating them again (plan read them), and those of an array where that
@@ -715,17 +705,6 @@ func compactLine(v []byte, buf *[]byte) ([]byte, error) {
 	}
 	*buf = c
 	return c, nil
-}
-
-// oneLine returns the JSON value rec as one line of its own, or an error
-// when rec is not exactly one JSON value.
-func oneLine(rec []byte) ([]byte, error) {
-	rec = trimSpace(rec)
-	if !jsontext.Value(rec).IsValid(decodeOptions...) {
-		return nil, errors.New("offload: a record is not one JSON value")
-	}
-	var buf []byte
-	return compactLine(rec, &buf)
 }
 
 // trimSpace trims JSON's white space (and only it) around b.

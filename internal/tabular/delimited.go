@@ -67,18 +67,8 @@ func readDelimited(text string, sep rune) (Table, error) {
 	if len(recs) < MinRows {
 		return Table{}, errors.New("tabular: too few rows")
 	}
-	// The quoting is the first rule that prints the text back (any row may
-	// be the first that tells them apart).
-	t := Table{Format: format, Records: recs}
-	out := make([]byte, 0, len(text))
-	for _, q := range []string{quoteMinimal, quoteSQLite, quoteAll} {
-		t.Layout = q + " " + eol + " " + endWord(nl)
-		var err error
-		if out, err = printDelimited(out[:0], sep, t.Layout, recs); err == nil && string(out) == text {
-			return t, nil
-		}
-	}
-	return Table{}, errors.New("tabular: quoting of no known writer")
+	// The quoting is chosen by Read.
+	return Table{Format: format, Layout: " " + eol + " " + endWord(nl), Records: recs}, nil
 }
 
 // offsets finds the byte at a line and column of text, for lines asked in

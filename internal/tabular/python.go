@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -65,32 +66,21 @@ func pythonSequence(e syntax.Expr) (byte, []syntax.Expr) {
 // pythonHexEscapes rewrites the \xhh escapes above \x7f, which Python's
 // repr writes for the characters U+0080 to U+00FF that are not printable
 // and Starlark refuses in a string, as the \u00hh Starlark reads the same.
+// An escape is a backslash and what follows it, so that an escaped
+// backslash is not read as the start of one.
 func pythonHexEscapes(s string) string {
 	if !strings.Contains(s, `\x`) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 64)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			b.WriteByte(c)
-			continue
+	return pythonEscape.ReplaceAllStringFunc(s, func(e string) string {
+		if len(e) == 4 && e[1] == 'x' {
+			return `\u00` + e[2:]
 		}
-		if s[i+1] == 'x' && i+3 < len(s) && s[i+2] >= '8' && s[i+2] <= 'f' && isHex(s[i+2]) && isHex(s[i+3]) {
-			b.WriteString(`\u00`)
-			b.WriteString(s[i+2 : i+4])
-			i += 3
-			continue
-		}
-		b.WriteByte(c)
-		b.WriteByte(s[i+1])
-		i++
-	}
-	return b.String()
+		return e
+	})
 }
 
-func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+var pythonEscape = regexp.MustCompile(`(?s)\\(x[89a-f][0-9a-f]|.)`)
 
 // appendPython appends the JSON of the Python value e: a row (row is true)
 // may be a tuple; below it, only lists and dicts are.

@@ -1,21 +1,12 @@
 // Package tabular reads rows printed as text (a Python literal, CSV, TSV or
-// a Markdown table) into one JSON record per row, and prints records back
-// into the exact text they were read from.
-//
-// [Read] accepts a text only when [Print] of what it read gives the text
-// back byte for byte: a text that a format's printer would not print exactly
-// so (padding, quoting or escapes of another printer, a float Python would
-// write otherwise) is not read, and stays text. Detection is strict: the
-// whole text must be one table with a header (field names) and at least
-// [MinRows] rows, so that prose, code and logs are never read as a table.
-//
-// A record is a JSON object of the header's names, in their order, or, for
-// a Python row that is a tuple or a list, a JSON array. Values are typed:
-// None, True and False are null, true and false; a number is a JSON number,
-// written as the text printed it; an empty cell of CSV, TSV (unquoted) or
-// Markdown is null; everything else is a string.
-//
-// Work is linear in the text's size, and texts above [MaxBytes] are not read.
+// a Markdown table) into one typed JSON record per row, and prints records
+// back into the exact text they were read from: [Read] accepts a text only
+// when [Print] of what it read gives it back byte for byte. Detection is
+// strict: the whole text must be one table with a header (field names) and
+// at least [MinRows] rows, so that prose, code and logs are never read as a
+// table. Work is linear in the text's size, and texts above [MaxBytes] are
+// not read. docs/how-it-works.md says how values are typed and what the
+// layouts say.
 package tabular
 
 import (
@@ -74,27 +65,24 @@ func Read(text string) (t Table, ok bool) {
 	if err != nil {
 		return Table{}, false
 	}
-	out, err := Print(make([]byte, 0, len(text)), t.Format, t.Layout, t.Records)
-	if err != nil || string(out) != text {
-		return Table{}, false
+	layouts := []string{t.Layout}
+	if t.Format == CSV || t.Format == TSV {
+		// The quoting is the first rule that prints the text back (any row
+		// may be the first that tells them apart).
+		layouts = []string{quoteMinimal + t.Layout, quoteSQLite + t.Layout, quoteAll + t.Layout}
 	}
-	return t, true
+	out := make([]byte, 0, len(text))
+	for _, t.Layout = range layouts {
+		if out, err = Print(out[:0], t.Format, t.Layout, t.Records); err == nil && string(out) == text {
+			return t, true
+		}
+	}
+	return Table{}, false
 }
 
 // Print appends to dst the text of records printed in format with layout,
-// as Read read them.
-//
-// Layouts are a few space-separated words, never data:
-//   - Python: the brackets of the whole and of a row ("[{", "[(", "([" ...),
-//     then "nl" when the text ends with a newline, else "eof".
-//   - CSV and TSV: the quoting ("minimal": only fields that need it, as
-//     Python's csv module and most writers; "sqlite": also empty strings and
-//     fields with a space, a quote, a control or a non-ASCII character, as
-//     the sqlite3 shell; "all": every field), the line end ("lf" or
-//     "crlf"), then "nl" or "eof".
-//   - Markdown: the alignment of each header cell and each row cell by
-//     column ("l", "r" or "c": two words), "nl" or "eof", then the
-//     separator row itself, which gives each column's width.
+// as Read read them. A layout is a few space-separated words, never data,
+// which docs/how-it-works.md lists.
 func Print(dst []byte, format, layout string, records [][]byte) ([]byte, error) {
 	switch format {
 	case Python:
