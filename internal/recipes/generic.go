@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
+	"io"
 	"maps"
 	"reflect"
 	"regexp"
@@ -43,46 +45,51 @@ type record struct {
 	size int // bytes of its JSON text
 }
 
-// decodeRecords is decode with the key order of the objects.
+// decodeRecords decodes the records of the bounded sample that are one
+// JSON value each.
 func decodeRecords(sample []json.RawMessage) []record {
 	sample = bounded(sample)
 	recs := make([]record, 0, len(sample))
 	for _, raw := range sample {
-		v, ok := decodeOne(raw)
-		if !ok {
-			continue
+		if r, err := decodeRecord(raw); err == nil {
+			recs = append(recs, r)
 		}
-		r := record{v: v, size: len(raw)}
-		if o, ok := v.(map[string]any); ok {
-			if r.keys = objectKeys(raw); len(r.keys) != len(o) {
-				r.keys = slices.Sorted(maps.Keys(o))
-			}
-		}
-		recs = append(recs, r)
 	}
 	return recs
 }
 
-// objectKeys returns the distinct keys of raw, a valid JSON object, in order
-// of appearance, or nil on an error.
-func objectKeys(raw json.RawMessage) (keys []string) {
+// decodeRecord decodes raw, numbers as json.Number, with an object's
+// distinct keys in order of appearance. The error is not nil when raw is
+// not one valid JSON value.
+func decodeRecord(raw json.RawMessage) (r record, err error) {
+	r.size = len(raw)
 	d := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := d.Token(); err != nil { // {
-		return nil
-	}
-	seen := map[string]bool{}
-	for d.More() {
-		t, err := d.Token()
-		var skip json.RawMessage
-		if err != nil || d.Decode(&skip) != nil {
-			return nil
+	d.UseNumber()
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		err = d.Decode(&r.v)
+	} else if _, err = d.Token(); err == nil { // {
+		o := map[string]any{}
+		for err == nil && d.More() {
+			var name json.Token
+			var v any
+			if name, err = d.Token(); err == nil {
+				err = d.Decode(&v)
+			}
+			k, _ := name.(string)
+			if _, dup := o[k]; !dup {
+				r.keys = append(r.keys, k)
+			}
+			o[k] = v // the last of duplicate names, as json.Unmarshal keeps
 		}
-		if k, _ := t.(string); !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
+		if err == nil {
+			_, err = d.Token() // }
 		}
+		r.v = o
 	}
-	return keys
+	if _, end := d.Token(); err == nil && end != io.EOF {
+		err = errors.New("more than one value")
+	}
+	return r, err
 }
 
 // field is what the sample says about one top-level field of the objects.

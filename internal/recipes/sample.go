@@ -1,10 +1,8 @@
 package recipes
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
-	"io"
 	"iter"
 	"strings"
 )
@@ -43,20 +41,6 @@ const (
 	defaultTag        = "TAG"
 	defaultMemoryType = "semantic"
 )
-
-// decodeOne decodes one JSON value, with json.Number numbers.
-func decodeOne(raw json.RawMessage) (any, bool) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return nil, false
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, false
-	}
-	return v, true
-}
 
 // wordSet returns the set of the words of s, separated by white space.
 func wordSet(s string) map[string]bool {
