@@ -124,20 +124,15 @@ const maxSubs = 32
 
 // sub records the string value v of the field name of an object held by f.
 func (f *field) sub(name string, v string) {
-	var s *field
-	for _, c := range f.subs {
-		if c.name == name {
-			s = c
-			break
-		}
-	}
-	if s == nil {
+	i := slices.IndexFunc(f.subs, func(s *field) bool { return s.name == name })
+	if i < 0 {
 		if len(f.subs) >= maxSubs || len(name) > maxValueBytes {
 			return
 		}
-		s = &field{name: name, parent: f.name, distinct: map[string]int{}}
-		f.subs = append(f.subs, s)
+		i = len(f.subs)
+		f.subs = append(f.subs, &field{name: name, parent: f.name, distinct: map[string]int{}})
 	}
+	s := f.subs[i]
 	s.present++
 	s.nonNull++
 	s.addString(v)

@@ -32,15 +32,9 @@ var (
 
 // idName reports whether a field name says the field holds identifiers.
 func idName(name string) bool {
-	if idNames[strings.ToLower(name)] {
-		return true
-	}
-	for _, s := range idSuffixes {
-		if len(name) > len(s) && strings.HasSuffix(name, s) {
-			return true
-		}
-	}
-	return false
+	return idNames[strings.ToLower(name)] || slices.ContainsFunc(idSuffixes, func(s string) bool {
+		return len(name) > len(s) && strings.HasSuffix(name, s)
+	})
 }
 
 // measureWords are words of the names of numeric fields that say the field
@@ -65,13 +59,10 @@ func measureName(name string) bool {
 	words := strings.FieldsFunc(camelRE.ReplaceAllString(name, "$1 $2"), func(c rune) bool {
 		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
 	})
-	for _, w := range words {
+	return slices.ContainsFunc(words, func(w string) bool {
 		w = strings.ToLower(w)
-		if measureWords[w] || measureWords[strings.TrimSuffix(w, "s")] {
-			return true
-		}
-	}
-	return false
+		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
+	})
 }
 
 // common reports whether f is present in at least half of the objects.
