@@ -272,20 +272,16 @@ func (a *analysis) object(o map[string]any, keys []string) {
 			}
 			scalar, named := true, true
 			for _, e := range v {
-				s, ok := scalarText(e)
-				if !ok {
-					scalar = false
-					// A float, a null, an array or an object without a
-					// string name: the array is no list.
-					o, _ := e.(map[string]any)
-					if s, ok = o["name"].(string); !ok {
-						named = false
-						continue
-					}
-				} else {
-					named = false
+				// A float, a null, an array or an object without a string
+				// name is neither: the array is no list.
+				s, isScalar := scalarText(e)
+				o, _ := e.(map[string]any)
+				name, isNamed := o["name"].(string)
+				scalar, named = scalar && isScalar, named && isNamed
+				if isNamed {
+					s = name
 				}
-				if _, seen := f.elems[s]; seen || len(f.elems) < 4*maxDistinct {
+				if (isScalar || isNamed) && (f.elems[s] > 0 || len(f.elems) < 4*maxDistinct) {
 					f.elems[s]++
 				}
 			}
