@@ -247,10 +247,8 @@ func objectRecipes(a *analysis) []Recipe {
 			break
 		}
 	}
-	for i, cat := range rs[roleCategory] {
-		if i == 2 {
-			break
-		}
+	cats := rs[roleCategory]
+	for i, cat := range cats[:min(len(cats), 2)] {
 		if i == 0 {
 			v := mostCommon(maps.All(cat.distinct))
 			cond, field := path(cat.name)+" == $value", cat.name

@@ -22,9 +22,7 @@ const (
 
 // bounded returns the leading records of sample that are examined.
 func bounded(sample []json.RawMessage) []json.RawMessage {
-	if len(sample) > maxSampleRecords {
-		sample = sample[:maxSampleRecords]
-	}
+	sample = sample[:min(len(sample), maxSampleRecords)]
 	total := 0
 	for i, raw := range sample {
 		if total += len(raw); total > maxSampleBytes {
