@@ -242,7 +242,7 @@ func (a *analysis) object(o map[string]any, keys []string) {
 		v := o[k]
 		f := a.fields[k]
 		if f == nil {
-			f = &field{name: k, distinct: map[string]int{}, elems: map[string]int{}}
+			f = &field{name: k, distinct: map[string]int{}, elems: map[string]int{}, contains: map[string]int{}}
 			a.fields[k] = f
 			a.order = append(a.order, f)
 		}
@@ -321,9 +321,6 @@ func (a *analysis) derived(o map[string]any) {
 			t, ok := scalarText(w)
 			if !ok || j == k || t == "" || strings.Contains(t, " ") || !strings.Contains(s, t) {
 				continue
-			}
-			if f.contains == nil {
-				f.contains = map[string]int{}
 			}
 			f.contains[j]++
 		}
@@ -436,9 +433,8 @@ func scalarRecipes(a *analysis) []Recipe {
 		most = recipe("The 10 largest numbers", "largest 10",
 			`map(numbers) | sort | reverse | .[:10][]`, "sc")
 	} else {
-		w := a.strWords.pick()
 		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, "c",
-			keywordParam(w, "each string record", ""))
+			keywordParam(a.strWords.pick(), "each string record", ""))
 		least = recipe("The 10 longest strings", "longest 10",
 			`map(strings) | sort_by(-length) | .[:10][]`, "sc")
 		most = recipe("List the distinct strings (sorted)", "distinct strings",

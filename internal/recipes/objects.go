@@ -303,9 +303,8 @@ func objectRecipes(a *analysis) []Recipe {
 			Param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
 			Param{"to", to, "end, exclusive", ""}))
 	}
-	all := a.all.pick()
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
-		keywordParam(all, "every string value of the record", "")))
+		keywordParam(a.all.pick(), "every string value of the record", "")))
 	add(6, 14, recipe("Count by field name", "field names", filterFieldList, "sc"))
 	if f := a.optionalField(); f != nil {
 		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
