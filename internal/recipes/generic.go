@@ -376,7 +376,7 @@ func collectStrings(v any, ss *[]string) {
 			collectStrings(e, ss)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			collectStrings(v[k], ss)
 		}
 	}
@@ -467,15 +467,4 @@ func scalarRecipes(a *analysis) []Recipe {
 func median(ns []float64) string {
 	s := slices.Sorted(slices.Values(ns))
 	return strconv.FormatFloat(s[(len(s)-1)/2], 'f', -1, 64)
-}
-
-// sortedKeys returns m's keys in order, in a slice sized once (it runs on
-// every object of the sampled records).
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
