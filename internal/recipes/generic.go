@@ -22,10 +22,7 @@ const ParamValue = "value"
 // genericRecipes returns 10 recipes derived from the sample records, for
 // the results of any tool, by the shape of most records: text lines
 // ([textRecipes]), objects ([objectRecipes], also for no records) or other
-// values ([scalarRecipes]). Every filter tolerates records of any shape (a
-// string among objects, a missing or oddly typed field) without making jq
-// fail, and costs jq 1.6 at most about ten times reading the records
-// (TestRecipeCost).
+// values ([scalarRecipes]). docs/recipes.md lists what every filter keeps to.
 func genericRecipes(sample []json.RawMessage) []Recipe {
 	a := analyze(decodeRecords(sample))
 	switch {

@@ -70,7 +70,7 @@ func textRecipes(a *analysis) []Recipe {
 
 	var cs []candidate
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
-	add(0, 1, recipe("Count the lines", "count", filterCount, "s"))
+	add(0, 1, recipe("Count the lines", "count", "length", "s"))
 	add(0, 2, recipe("Lines with a keyword (like grep -n)", "grep",
 		`objects | select(.text | strings | test($keyword; "i")) | `+lineFormat, "r", kw))
 	add(2, 3, recipe("Count the lines with a keyword", "count matches",

@@ -177,7 +177,6 @@ type candidate struct {
 }
 
 const (
-	filterCount     = `length`
 	filterTypes     = `group_by(type) | map({type: (.[0] | type), count: length}) | .[]`
 	filterFullText  = `select(any(.. | strings; test($keyword; "i")))`
 	filterFieldList = `map(objects | keys[]) | group_by(.) | map({field: .[0], count: length}) | .[]`
@@ -190,14 +189,12 @@ const (
 
 // The recipes of object records and of other values alike.
 var (
-	countRecords = recipe("Count the records", "count", filterCount, "s")
+	countRecords = recipe("Count the records", "count", "length", "s")
 	countByType  = recipe("Count by JSON type", "count by type", filterTypes, "sc")
 )
 
 // objectRecipes returns the library of object records: the recipes that
-// the roles of their fields call for (identifiers listed and looked up,
-// measures ranked and summarized, categories counted and filtered, lists
-// filtered by membership, times by range, text searched), completed with
+// the roles of their fields call for (see docs/recipes.md), completed with
 // recipes that apply to any records. On records of [largeRecords] or more,
 // the recipes that output records output the fields that identify them
 // instead (see brief), so that ten answers fit inline.
