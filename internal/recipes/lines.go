@@ -43,9 +43,7 @@ func (l *lines) add(text string) {
 		return
 	}
 	l.nonEmpty++
-	if len(text) > maxScanBytes {
-		text = text[:maxScanBytes]
-	}
+	text = text[:min(len(text), maxScanBytes)]
 	if levelRE.MatchString(text) {
 		l.levels++
 	}

@@ -90,9 +90,7 @@ func (k *keywords) add(ss ...string) {
 
 // words counts the candidate words of s in the current document.
 func (k *keywords) words(s string) {
-	if len(s) > maxScanBytes {
-		s = s[:maxScanBytes]
-	}
+	s = s[:min(len(s), maxScanBytes)]
 	var lower [24]byte
 	start := -1
 	for i := 0; i <= len(s); i++ {
