@@ -182,11 +182,20 @@ func decodeMemory(dec *jsontext.Decoder, raw []byte, o *memoryRecord) (object bo
 
 // strs returns the string elements of raw, if it is an array.
 func strs(raw jsontext.Value) []string {
-	var vs []any
-	_ = json.Unmarshal(raw, &vs) // nil unless an array; a number beyond float64 left nil
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
 	var ss []string
-	for _, v := range vs {
-		if s, ok := v.(string); ok {
+	for dec.PeekKind() != ']' {
+		e, err := dec.ReadValue()
+		if err != nil {
+			break // raw is valid: not reached
+		}
+		if s, ok := jsonString(e); ok {
 			ss = append(ss, s)
 		}
 	}
