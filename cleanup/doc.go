@@ -16,12 +16,9 @@
 // janitor took it) is not an error, so each deletion is reported once
 // however many janitors sweep.
 //
-// [Start] sweeps at once and then every [Options.Interval] until
-// [Janitor.Close]; [New] starts nothing, for a server that calls
-// [Janitor.Sweep] with its own clock. A Janitor is safe for concurrent use;
-// its Observer and OnError must not call Close. In a server built with
-// package [github.com/zircote/lro-go/lro], the first offload starts a
-// sweeper built on this package.
+// [Start] sweeps in the background, [New] only when [Janitor.Sweep] is
+// called. In a server built with package [github.com/zircote/lro-go/lro],
+// the first offload starts a sweeper built on this package.
 //
 // docs/cleanup.md in the repository gives the details: the locks of
 // temporary files, recorded expiries (a file's mode 0400 and modification

@@ -64,7 +64,7 @@ func (Heuristic) Tokens(b []byte) int {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if uint32(r)-0x2E80 <= 0x9FFF-0x2E80 || r >= firstWide && isWide(r) {
+		if uint32(r)-0x2E80 <= 0x9FFF-0x2E80 || r >= wideBlocks[0].lo && isWide(r) { // the main CJK range first
 			wide++
 		} else {
 			narrow++ // includes utf8.RuneError for an invalid byte (size 1)
@@ -86,42 +86,30 @@ func load64(b []byte) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// firstWide is the smallest rune for which isWide is true. The loop tests
-// inline whether a rune is in the main CJK range (U+2E80 to U+9FFF) or
-// below firstWide, which decides most runes.
-const firstWide = 0x1100
+// wideBlocks are the Unicode blocks, in order, of the scripts that
+// tokenizers spend about one token per rune on; they also cover the CJK
+// symbols and fullwidth forms that the unicode.Han, Hangul, ... tables
+// leave out.
+var wideBlocks = [...]struct{ lo, hi rune }{
+	{0x1100, 0x11FF},   // Hangul Jamo
+	{0x2E80, 0x9FFF},   // from CJK Radicals Supplement to CJK Unified Ideographs
+	{0xA960, 0xA97F},   // Hangul Jamo Extended-A
+	{0xAC00, 0xD7FF},   // Hangul Syllables, Jamo Extended-B
+	{0xF900, 0xFAFF},   // CJK Compatibility Ideographs
+	{0xFE30, 0xFE4F},   // CJK Compatibility Forms
+	{0xFF00, 0xFFEF},   // Halfwidth and Fullwidth Forms
+	{0x16FE0, 0x16FFF}, // Ideographic Symbols and Punctuation
+	{0x1AFF0, 0x1B16F}, // Kana Extended-A/B, Supplement, Small Kana
+	{0x1F200, 0x1F2FF}, // Enclosed Ideographic Supplement
+	{0x20000, 0x3FFFF}, // Supplementary and Tertiary Ideographic Planes
+}
 
-// isWide reports whether r belongs to a script that tokenizers spend about
-// one token per rune on: Unicode blocks, which also cover the CJK symbols
-// and fullwidth forms that the unicode.Han, Hangul, ... tables leave out.
+// isWide reports whether r is in one of the wide blocks.
 func isWide(r rune) bool {
-	switch {
-	case r < firstWide:
-		return false
-	case r <= 0x11FF: // Hangul Jamo
-		return true
-	case r < 0x2E80:
-		return false
-	case r <= 0x9FFF: // from CJK Radicals Supplement to CJK Unified Ideographs
-		return true
-	case r >= 0xA960 && r <= 0xA97F: // Hangul Jamo Extended-A
-		return true
-	case r >= 0xAC00 && r <= 0xD7FF: // Hangul Syllables, Jamo Extended-B
-		return true
-	case r >= 0xF900 && r <= 0xFAFF: // CJK Compatibility Ideographs
-		return true
-	case r >= 0xFE30 && r <= 0xFE4F: // CJK Compatibility Forms
-		return true
-	case r >= 0xFF00 && r <= 0xFFEF: // Halfwidth and Fullwidth Forms
-		return true
-	case r >= 0x16FE0 && r <= 0x16FFF: // Ideographic Symbols and Punctuation
-		return true
-	case r >= 0x1AFF0 && r <= 0x1B16F: // Kana Extended-A/B, Supplement, Small Kana
-		return true
-	case r >= 0x1F200 && r <= 0x1F2FF: // Enclosed Ideographic Supplement
-		return true
-	case r >= 0x20000 && r <= 0x3FFFF: // Supplementary and Tertiary Ideographic Planes
-		return true
+	for _, w := range wideBlocks {
+		if r <= w.hi {
+			return r >= w.lo
+		}
 	}
 	return false
 }

@@ -5,22 +5,10 @@
 // line is one record: a single JSON value, validated when written. Every line
 // ends in "\n", so the records are what `tail -n +2 file | jq ...` reads.
 //
-// A [Writer] streams a file to disk with constant memory. It writes under
-// the hidden temporary name "." + name + ".tmp", holding a flock(2) lock on
-// it where the system has one (so that package
-// [github.com/zircote/lro-go/cleanup] deletes only the leftovers of dead
-// processes), and [Writer.Commit] renames it: a reader sees either nothing
-// or the complete file. Files are created with mode 0600 in a directory
-// created (if missing) with mode 0700, since results may hold private data.
-//
-// File names follow the specification's convention
-//
-//	{dir}/{prefix}-{operation}-{ulid}.jsonl
-//
-// where the operation is made safe for a file name (lower-case ASCII letters
-// and digits, runs of anything else turned into one '_', at most 48 bytes,
-// "result" when nothing is left) and the ULID makes every name unique,
-// sorts names by creation time and carries that time.
+// A [Writer] streams a file to disk with constant memory, under a hidden
+// temporary name that [Writer.Commit] renames: a reader sees either nothing
+// or the complete file. Its name, {dir}/{prefix}-{operation}-{ulid}.jsonl
+// (see [Create]), is unique, and sorts by the creation time it carries.
 //
 // The offloaders of this module write a header with more fields than the
 // specification's, so that the file rebuilds the exact result; [ReadHeader]
@@ -94,10 +82,15 @@ type Options struct {
 }
 
 // Create starts a new file for operation in opts.Dir, under the name
-// {prefix}-{operation}-{ulid}.jsonl, with a new ULID of the current time.
-// The data is written to a temporary file in the same folder, created
-// exclusively with mode 0600 whatever the process umask, and locked (see
-// the package documentation) until Commit or Abort.
+// {prefix}-{operation}-{ulid}.jsonl, with a new ULID of the current time and
+// the operation made safe for a file name (lower-case ASCII letters and
+// digits, runs of anything else turned into one '_', at most 48 bytes,
+// "result" when nothing is left). The data is written to the temporary file
+// "." + name + ".tmp" in the same folder, created exclusively with mode 0600
+// whatever the process umask (results may hold private data), and locked
+// with flock(2) where the system has one until Commit or Abort, so that
+// package [github.com/zircote/lro-go/cleanup] deletes only the leftovers of
+// dead processes.
 //
 // Create returns an error wrapping [ErrInvalidPrefix] for a bad
 // opts.Prefix, and any error creating the folder or the file.

@@ -67,8 +67,7 @@ func (r Recipe) Args() []string { return r.r.Args() }
 // POSIX shell changes, and in single quotes otherwise; a relative path that
 // starts with '-' is prefixed with "./" so that tail does not take it for
 // an option. The filter is written without the white space around | , ;
-// and : outside its strings, which never changes the program. Descriptors
-// carry ten commands, so every character left out is saved ten times.
+// and : outside its strings, which never changes the program.
 func (r Recipe) Command(file string) string { return r.r.Command(file) }
 
 // Select returns the 10 recipes for records like those of sample, the
@@ -78,13 +77,10 @@ func (r Recipe) Command(file string) string { return r.r.Command(file) }
 // namespace and memory_type. An empty sample is not memory records.
 //
 // Memory records get the specification's library, whose recipes 9 and 10
-// adapt to detail (an unknown detail is treated as [Light]). Other records
-// get recipes derived from the shape of most records and what their fields
-// are; detail is not used. Parameter defaults come from the sample, so that
-// the filters select something; at most its first 1000 records (and 4 MiB)
-// are examined. docs/recipes.md in the repository describes both libraries.
-//
-// The result depends only on detail and sample.
+// adapt to detail (an unknown one is [Light]); other records get recipes
+// derived from the sample, whatever detail. docs/recipes.md in the
+// repository describes both libraries. The result depends only on detail
+// and sample.
 func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {
 	all, memory := engine.Select(detail, sample)
 	rs = make([]Recipe, len(all))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
+	"io"
 	"maps"
 	"reflect"
 	"regexp"
@@ -20,10 +22,7 @@ const ParamValue = "value"
 // genericRecipes returns 10 recipes derived from the sample records, for
 // the results of any tool, by the shape of most records: text lines
 // ([textRecipes]), objects ([objectRecipes], also for no records) or other
-// values ([scalarRecipes]). Every filter tolerates records of any shape (a
-// string among objects, a missing or oddly typed field) without making jq
-// fail, and costs jq 1.6 at most about ten times reading the records
-// (TestRecipeCost).
+// values ([scalarRecipes]). docs/recipes.md lists what every filter keeps to.
 func genericRecipes(sample []json.RawMessage) []Recipe {
 	a := analyze(decodeRecords(sample))
 	switch {
@@ -43,46 +42,51 @@ type record struct {
 	size int // bytes of its JSON text
 }
 
-// decodeRecords is decode with the key order of the objects.
+// decodeRecords decodes the records of the bounded sample that are one
+// JSON value each.
 func decodeRecords(sample []json.RawMessage) []record {
 	sample = bounded(sample)
 	recs := make([]record, 0, len(sample))
 	for _, raw := range sample {
-		v, ok := decodeOne(raw)
-		if !ok {
-			continue
+		if r, err := decodeRecord(raw); err == nil {
+			recs = append(recs, r)
 		}
-		r := record{v: v, size: len(raw)}
-		if o, ok := v.(map[string]any); ok {
-			if r.keys = objectKeys(raw); len(r.keys) != len(o) {
-				r.keys = slices.Sorted(maps.Keys(o))
-			}
-		}
-		recs = append(recs, r)
 	}
 	return recs
 }
 
-// objectKeys returns the distinct keys of raw, a valid JSON object, in order
-// of appearance, or nil on an error.
-func objectKeys(raw json.RawMessage) (keys []string) {
+// decodeRecord decodes raw, numbers as json.Number, with an object's
+// distinct keys in order of appearance. The error is not nil when raw is
+// not one valid JSON value.
+func decodeRecord(raw json.RawMessage) (r record, err error) {
+	r.size = len(raw)
 	d := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := d.Token(); err != nil { // {
-		return nil
-	}
-	seen := map[string]bool{}
-	for d.More() {
-		t, err := d.Token()
-		var skip json.RawMessage
-		if err != nil || d.Decode(&skip) != nil {
-			return nil
+	d.UseNumber()
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		err = d.Decode(&r.v)
+	} else if _, err = d.Token(); err == nil { // {
+		o := map[string]any{}
+		for err == nil && d.More() {
+			var name json.Token
+			var v any
+			if name, err = d.Token(); err == nil {
+				err = d.Decode(&v)
+			}
+			k, _ := name.(string)
+			if _, dup := o[k]; !dup {
+				r.keys = append(r.keys, k)
+			}
+			o[k] = v // the last of duplicate names, as json.Unmarshal keeps
 		}
-		if k, _ := t.(string); !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
+		if err == nil {
+			_, err = d.Token() // }
 		}
+		r.v = o
 	}
-	return keys
+	if _, end := d.Token(); err == nil && end != io.EOF {
+		err = errors.New("more than one value")
+	}
+	return r, err
 }
 
 // field is what the sample says about one top-level field of the objects.
@@ -117,20 +121,15 @@ const maxSubs = 32
 
 // sub records the string value v of the field name of an object held by f.
 func (f *field) sub(name string, v string) {
-	var s *field
-	for _, c := range f.subs {
-		if c.name == name {
-			s = c
-			break
-		}
-	}
-	if s == nil {
+	i := slices.IndexFunc(f.subs, func(s *field) bool { return s.name == name })
+	if i < 0 {
 		if len(f.subs) >= maxSubs || len(name) > maxValueBytes {
 			return
 		}
-		s = &field{name: name, parent: f.name, distinct: map[string]int{}}
-		f.subs = append(f.subs, s)
+		i = len(f.subs)
+		f.subs = append(f.subs, &field{name: name, parent: f.name, distinct: map[string]int{}})
 	}
+	s := f.subs[i]
 	s.present++
 	s.nonNull++
 	s.addString(v)
@@ -240,7 +239,7 @@ func (a *analysis) object(o map[string]any, keys []string) {
 		v := o[k]
 		f := a.fields[k]
 		if f == nil {
-			f = &field{name: k, distinct: map[string]int{}, elems: map[string]int{}}
+			f = &field{name: k, distinct: map[string]int{}, elems: map[string]int{}, contains: map[string]int{}}
 			a.fields[k] = f
 			a.order = append(a.order, f)
 		}
@@ -270,20 +269,16 @@ func (a *analysis) object(o map[string]any, keys []string) {
 			}
 			scalar, named := true, true
 			for _, e := range v {
-				s, ok := scalarText(e)
-				if !ok {
-					scalar = false
-					// A float, a null, an array or an object without a
-					// string name: the array is no list.
-					o, _ := e.(map[string]any)
-					if s, ok = o["name"].(string); !ok {
-						named = false
-						continue
-					}
-				} else {
-					named = false
+				// A float, a null, an array or an object without a string
+				// name is neither: the array is no list.
+				s, isScalar := scalarText(e)
+				o, _ := e.(map[string]any)
+				name, isNamed := o["name"].(string)
+				scalar, named = scalar && isScalar, named && isNamed
+				if isNamed {
+					s = name
 				}
-				if _, seen := f.elems[s]; seen || len(f.elems) < 4*maxDistinct {
+				if (isScalar || isNamed) && (f.elems[s] > 0 || len(f.elems) < 4*maxDistinct) {
 					f.elems[s]++
 				}
 			}
@@ -323,9 +318,6 @@ func (a *analysis) derived(o map[string]any) {
 			t, ok := scalarText(w)
 			if !ok || j == k || t == "" || strings.Contains(t, " ") || !strings.Contains(s, t) {
 				continue
-			}
-			if f.contains == nil {
-				f.contains = map[string]int{}
 			}
 			f.contains[j]++
 		}
@@ -381,7 +373,7 @@ func collectStrings(v any, ss *[]string) {
 			collectStrings(e, ss)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			collectStrings(v[k], ss)
 		}
 	}
@@ -438,9 +430,8 @@ func scalarRecipes(a *analysis) []Recipe {
 		most = recipe("The 10 largest numbers", "largest 10",
 			`map(numbers) | sort | reverse | .[:10][]`, "sc")
 	} else {
-		w := a.strWords.pick()
 		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, "c",
-			keywordParam(w, "each string record", ""))
+			keywordParam(a.strWords.pick(), "each string record", ""))
 		least = recipe("The 10 longest strings", "longest 10",
 			`map(strings) | sort_by(-length) | .[:10][]`, "sc")
 		most = recipe("List the distinct strings (sorted)", "distinct strings",
@@ -473,15 +464,4 @@ func scalarRecipes(a *analysis) []Recipe {
 func median(ns []float64) string {
 	s := slices.Sorted(slices.Values(ns))
 	return strconv.FormatFloat(s[(len(s)-1)/2], 'f', -1, 64)
-}
-
-// sortedKeys returns m's keys in order, in a slice sized once (it runs on
-// every object of the sampled records).
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -43,9 +43,7 @@ func (l *lines) add(text string) {
 		return
 	}
 	l.nonEmpty++
-	if len(text) > maxScanBytes {
-		text = text[:maxScanBytes]
-	}
+	text = text[:min(len(text), maxScanBytes)]
 	if levelRE.MatchString(text) {
 		l.levels++
 	}
@@ -60,8 +58,7 @@ func (l *lines) add(text string) {
 // textRecipes returns the library of text lines: grep's and tail's tools,
 // a count by level and a time range when the lines carry them.
 func textRecipes(a *analysis) []Recipe {
-	w := a.text.pick()
-	kw := func() []Param { return []Param{keywordParam(w, "the text of each line", "text")} }
+	kw := keywordParam(a.text.pick(), "the text of each line", "text")
 	first := a.firstLine
 	if first < 0 {
 		first = 1
@@ -71,11 +68,11 @@ func textRecipes(a *analysis) []Recipe {
 
 	var cs []candidate
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
-	add(0, 1, recipe("Count the lines", "count", filterCount, "s"))
+	add(0, 1, recipe("Count the lines", "count", "length", "s"))
 	add(0, 2, recipe("Lines with a keyword (like grep -n)", "grep",
-		`objects | select(.text | strings | test($keyword; "i")) | `+lineFormat, "r", kw()...))
+		`objects | select(.text | strings | test($keyword; "i")) | `+lineFormat, "r", kw))
 	add(2, 3, recipe("Count the lines with a keyword", "count matches",
-		`map(objects | select(.text | strings | test($keyword; "i"))) | length`, "s", kw()...))
+		`map(objects | select(.text | strings | test($keyword; "i"))) | length`, "s", kw))
 	if levels {
 		add(1, 6, recipe("Count the lines by level", "count by level",
 			`map(objects | .text | strings | match("`+levelPattern(levelWords)+`").captures[1].string) | group_by(.) | map({level: .[0], count: length}) | .[]`,
@@ -103,7 +100,7 @@ func textRecipes(a *analysis) []Recipe {
 		Param{"last", strconv.FormatInt(first+19, 10), "last line number", ""}))
 	add(2, 8, recipe("Show the last 20 lines", "last 20", `.[-20:][] | objects | `+lineFormat, "sr"))
 	add(3, 9, recipe("Lines without a keyword (like grep -v)", "grep -v",
-		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, "r", kw()...))
+		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, "r", kw))
 	// Duplicates tell little about lines that start with a time: no two
 	// lines are equal. (Counting words one by one costs jq 1.6 too much.)
 	rank := 3

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -232,18 +233,15 @@ func memoryDefaults(recs []memoryRecord) defaults {
 	for _, o := range recs {
 		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
-			if prefix == "" {
-				prefix = ns
-			}
-			namespaces[prefix]++
+			namespaces[cmp.Or(prefix, ns)]++
 		}
 		if t, ok := jsonString(o.MemoryType); ok && t != "" {
 			types[t]++
 		}
-		seen := map[string]bool{}
-		for _, t := range strs(o.Tags) {
-			if t != "" && !seen[t] {
-				seen[t] = true
+		ts := strs(o.Tags)
+		slices.Sort(ts)
+		for _, t := range slices.Compact(ts) { // a tag counted once per record
+			if t != "" {
 				tags[t]++
 			}
 		}

@@ -32,15 +32,9 @@ var (
 
 // idName reports whether a field name says the field holds identifiers.
 func idName(name string) bool {
-	if idNames[strings.ToLower(name)] {
-		return true
-	}
-	for _, s := range idSuffixes {
-		if len(name) > len(s) && strings.HasSuffix(name, s) {
-			return true
-		}
-	}
-	return false
+	return idNames[strings.ToLower(name)] || slices.ContainsFunc(idSuffixes, func(s string) bool {
+		return len(name) > len(s) && strings.HasSuffix(name, s)
+	})
 }
 
 // measureWords are words of the names of numeric fields that say the field
@@ -65,13 +59,10 @@ func measureName(name string) bool {
 	words := strings.FieldsFunc(camelRE.ReplaceAllString(name, "$1 $2"), func(c rune) bool {
 		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
 	})
-	for _, w := range words {
+	return slices.ContainsFunc(words, func(w string) bool {
 		w = strings.ToLower(w)
-		if measureWords[w] || measureWords[strings.TrimSuffix(w, "s")] {
-			return true
-		}
-	}
-	return false
+		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
+	})
 }
 
 // common reports whether f is present in at least half of the objects.
@@ -186,7 +177,6 @@ type candidate struct {
 }
 
 const (
-	filterCount     = `length`
 	filterTypes     = `group_by(type) | map({type: (.[0] | type), count: length}) | .[]`
 	filterFullText  = `select(any(.. | strings; test($keyword; "i")))`
 	filterFieldList = `map(objects | keys[]) | group_by(.) | map({field: .[0], count: length}) | .[]`
@@ -199,14 +189,12 @@ const (
 
 // The recipes of object records and of other values alike.
 var (
-	countRecords = recipe("Count the records", "count", filterCount, "s")
+	countRecords = recipe("Count the records", "count", "length", "s")
 	countByType  = recipe("Count by JSON type", "count by type", filterTypes, "sc")
 )
 
 // objectRecipes returns the library of object records: the recipes that
-// the roles of their fields call for (identifiers listed and looked up,
-// measures ranked and summarized, categories counted and filtered, lists
-// filtered by membership, times by range, text searched), completed with
+// the roles of their fields call for (see docs/recipes.md), completed with
 // recipes that apply to any records. On records of [largeRecords] or more,
 // the recipes that output records output the fields that identify them
 // instead (see brief), so that ten answers fit inline.
@@ -256,10 +244,8 @@ func objectRecipes(a *analysis) []Recipe {
 			break
 		}
 	}
-	for i, cat := range rs[roleCategory] {
-		if i == 2 {
-			break
-		}
+	cats := rs[roleCategory]
+	for i, cat := range cats[:min(len(cats), 2)] {
 		if i == 0 {
 			v := mostCommon(maps.All(cat.distinct))
 			cond, field := path(cat.name)+" == $value", cat.name
@@ -314,9 +300,8 @@ func objectRecipes(a *analysis) []Recipe {
 			Param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
 			Param{"to", to, "end, exclusive", ""}))
 	}
-	all := a.all.pick()
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
-		keywordParam(all, "every string value of the record", "")))
+		keywordParam(a.all.pick(), "every string value of the record", "")))
 	add(6, 14, recipe("Count by field name", "field names", filterFieldList, "sc"))
 	if f := a.optionalField(); f != nil {
 		add(7, 15, recipe("Records without "+f.name, "without "+f.name,

@@ -120,14 +120,14 @@ func (r Recipe) Command(file string) string {
 func compactFilter(f string) string {
 	const separators = "|,;:"
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	// frames: each true for a string literal, false for code; the depth of
-	// each code frame's parentheses is in depths.
-	frames, depths := []bool{false}, []int{0}
+	// frames holds -1 for each string literal open, and for the program and
+	// each interpolation open the depth of its parentheses.
+	frames := []int{0}
 	var b strings.Builder
 	b.Grow(len(f))
 	for i := 0; i < len(f); i++ {
 		c, top := f[i], len(frames)-1
-		if frames[top] { // in a string literal
+		if frames[top] < 0 { // in a string literal
 			b.WriteByte(c)
 			switch c {
 			case '\\':
@@ -135,11 +135,11 @@ func compactFilter(f string) string {
 					i++
 					b.WriteByte(f[i])
 					if f[i] == '(' { // interpolation: code until its ')'
-						frames, depths = append(frames, false), append(depths, 0)
+						frames = append(frames, 0)
 					}
 				}
 			case '"':
-				frames, depths = frames[:top], depths[:top]
+				frames = frames[:top]
 			}
 			continue
 		}
@@ -147,14 +147,14 @@ func compactFilter(f string) string {
 		case c == '#':
 			return f
 		case c == '"':
-			frames, depths = append(frames, true), append(depths, 0)
+			frames = append(frames, -1)
 		case c == '(':
-			depths[top]++
+			frames[top]++
 		case c == ')':
-			if depths[top] == 0 && top > 0 { // the end of an interpolation
-				frames, depths = frames[:top], depths[:top]
+			if frames[top] == 0 && top > 0 { // the end of an interpolation
+				frames = frames[:top]
 			} else {
-				depths[top]--
+				frames[top]--
 			}
 		case isSpace(c):
 			j := i

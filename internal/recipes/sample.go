@@ -1,10 +1,8 @@
 package recipes
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
-	"io"
 	"iter"
 	"strings"
 )
@@ -24,9 +22,7 @@ const (
 
 // bounded returns the leading records of sample that are examined.
 func bounded(sample []json.RawMessage) []json.RawMessage {
-	if len(sample) > maxSampleRecords {
-		sample = sample[:maxSampleRecords]
-	}
+	sample = sample[:min(len(sample), maxSampleRecords)]
 	total := 0
 	for i, raw := range sample {
 		if total += len(raw); total > maxSampleBytes {
@@ -43,20 +39,6 @@ const (
 	defaultTag        = "TAG"
 	defaultMemoryType = "semantic"
 )
-
-// decodeOne decodes one JSON value, with json.Number numbers.
-func decodeOne(raw json.RawMessage) (any, bool) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return nil, false
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, false
-	}
-	return v, true
-}
 
 // wordSet returns the set of the words of s, separated by white space.
 func wordSet(s string) map[string]bool {
@@ -108,9 +90,7 @@ func (k *keywords) add(ss ...string) {
 
 // words counts the candidate words of s in the current document.
 func (k *keywords) words(s string) {
-	if len(s) > maxScanBytes {
-		s = s[:maxScanBytes]
-	}
+	s = s[:min(len(s), maxScanBytes)]
 	var lower [24]byte
 	start := -1
 	for i := 0; i <= len(s); i++ {

@@ -1,8 +1,8 @@
 // Package sweeper runs the automatic sweepers of offloaded files: one per
 // folder (or bucket) and prefix in the process, started by an offload there.
 // A sweeper stops once a sweep succeeds, leaves no file and nothing was
-// offloaded during it; after a failed sweep it tries again. It runs on the system's clock: callers with a test's clock
-// start none.
+// offloaded during it; after a failed sweep it tries again. It runs on the
+// system's clock: callers with a test's clock start none.
 package sweeper
 
 import (
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/expiry"
 )
 
 var sweepers = struct {
@@ -77,12 +76,8 @@ func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
 		}
 		sweepers.Unlock()
 		wait = o.Interval
-		if !res.NextExpiry.IsZero() {
-			next := res.NextExpiry
-			if o.Bucket != nil {
-				next = next.Add(expiry.SkewMargin)
-			}
-			wait = min(wait, max(next.Sub(now), minWait))
+		if !res.NextExpiry.IsZero() { // a bucket's skew margin included
+			wait = min(wait, max(res.NextExpiry.Sub(now), minWait))
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
@@ -84,5 +85,28 @@ func TestSweeperRetriesAFailedSweep(t *testing.T) {
 		if running {
 			t.Error("the sweeper still runs with nothing left to delete")
 		}
+	})
+}
+
+// TestSweeperWaitsForTheNextExpiry checks that a sweeper deletes a bucket's
+// object when the sweep that kept it said it would be due (its TTL plus the
+// skew margin, which NextExpiry includes), not a margin later.
+func TestSweeperWaitsForTheNextExpiry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl, interval = time.Minute, time.Hour
+		name := jsonlfile.Name("sweepwait", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
+		b := &flakyBucket{keys: map[string]bool{name: true}}
+		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweepwait", TTL: ttl, Interval: interval})
+		time.Sleep(ttl + expiry.SkewMargin - time.Second)
+		synctest.Wait()
+		if !b.has(name) {
+			t.Fatal("the object was deleted before its TTL and the skew margin passed")
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if b.has(name) {
+			t.Errorf("%s is still in the bucket a second after its TTL and the skew margin passed", name)
+		}
+		time.Sleep(interval) // until the sweeper stops
 	})
 }
