@@ -155,11 +155,6 @@ func literal(w *syntax.Word) (string, error) {
 	return string(out), nil
 }
 
-// Quote quotes s for a POSIX shell.
-func Quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // Call is a parsed jq invocation.
 type Call struct {
 	Filter     string
@@ -181,17 +176,29 @@ type Call struct {
 // an error wrapping [ErrUnsupported].
 func ParseArgs(args []string) (*Call, error) {
 	j := &Call{}
+	// The flags by letter and by long name (after its first -), with the
+	// fields each sets: none for ASCII output, sorted keys, colours and tabs,
+	// which change no value.
+	flags := map[string][]*bool{
+		"s": {&j.Slurp}, "-slurp": {&j.Slurp},
+		"r": {&j.Raw}, "-raw-output": {&j.Raw},
+		"j": {&j.Raw, &j.Join}, "-join-output": {&j.Raw, &j.Join},
+		"c": {&j.Compact}, "-compact-output": {&j.Compact},
+		"n": {&j.NullInput}, "-null-input": {&j.NullInput},
+		"e": {&j.ExitStatus}, "-exit-status": {&j.ExitStatus},
+		"a": nil, "-ascii-output": nil,
+		"S": nil, "-sort-keys": nil,
+		"C": nil, "-color-output": nil,
+		"M": nil, "-monochrome-output": nil,
+		"-tab": nil,
+	}
 	var positional []int
-	flags := map[string]string{"--slurp": "s", "--raw-output": "r", "--join-output": "j", "--compact-output": "c",
-		"--null-input": "n", "--exit-status": "e", "--tab": "", "--sort-keys": "", "--ascii-output": "",
-		"--color-output": "", "--monochrome-output": ""}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		n := map[string]int{"--arg": 2, "--argjson": 2, "--indent": 1}[a]
 		if i+n >= len(args) {
 			return nil, unsupported("jq %s needs %d arguments", a, n)
 		}
-		short, isFlag := flags[a]
 		switch {
 		case a == "--":
 			for k := i + 1; k < len(args); k++ {
@@ -206,30 +213,18 @@ func ParseArgs(args []string) (*Call, error) {
 				return nil, unsupported("jq --argjson %s: %v", args[i+1], err)
 			}
 			j.Names, j.Values = append(j.Names, "$"+args[i+1]), append(j.Values, v)
-		case isFlag:
-			a = "-" + short
 		case a == "--indent":
-		case strings.HasPrefix(a, "--"):
-			return nil, unsupported("jq option %s", a)
 		case len(a) < 2 || a[0] != '-':
 			positional = append(positional, i)
-		}
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' {
-			for _, f := range a[1:] {
-				set, ok := map[rune][]*bool{
-					's': {&j.Slurp},
-					'r': {&j.Raw},
-					'j': {&j.Raw, &j.Join},
-					'c': {&j.Compact},
-					'n': {&j.NullInput},
-					'e': {&j.ExitStatus},
-					'a': nil, // ASCII output, sort keys and colours change no value
-					'S': nil,
-					'C': nil,
-					'M': nil,
-				}[f]
+		default:
+			names := strings.Split(a[1:], "") // -rc is -r -c
+			if a[1] == '-' {
+				names = []string{a[1:]}
+			}
+			for _, name := range names {
+				set, ok := flags[name]
 				if !ok {
-					return nil, unsupported("jq option -%c", f)
+					return nil, unsupported("jq option %s", a)
 				}
 				for _, p := range set {
 					*p = true
@@ -332,12 +327,8 @@ func tailFromLine2(args []string) (int, bool) {
 	return file, from2 && file >= 0 && args[file] != ""
 }
 
-// Inputs decodes the JSON values of data, from its second line on when
-// skipHeader is set (as tail -n +2 prints it).
-func Inputs(data []byte, skipHeader bool) ([]any, error) {
-	if skipHeader {
-		_, data, _ = bytes.Cut(data, []byte("\n"))
-	}
+// Inputs decodes the JSON values of data.
+func Inputs(data []byte) ([]any, error) {
 	var inputs []any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
@@ -353,7 +344,7 @@ func Inputs(data []byte, skipHeader bool) ([]any, error) {
 
 // Decode decodes exactly one JSON value.
 func Decode(b []byte) (any, error) {
-	vals, err := Inputs(b, false)
+	vals, err := Inputs(b)
 	if err == nil && len(vals) != 1 {
 		err = fmt.Errorf("%d JSON values, want 1", len(vals))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // The checks of Level 2, on each call with the large arguments.
@@ -150,7 +151,7 @@ func checkRecipeFile(v *view) {
 			v.fail("recipe %d still holds the {file} placeholder: %s", r.n, r.command)
 		case r.parsed != nil && r.parsed.File != p:
 			v.fail("recipe %d reads %q, not file_path %q", r.n, r.parsed.File, p)
-		case r.parsed == nil && !strings.Contains(r.command, p) && !strings.Contains(r.command, jqcmd.Quote(p)):
+		case r.parsed == nil && !strings.Contains(r.command, p) && !strings.Contains(r.command, recipes.ShellQuote(p)):
 			v.fail("recipe %d does not name file_path %q: %s", r.n, p, r.command)
 		}
 	}
@@ -295,7 +296,7 @@ func refsText(refs [][]string) string {
 // sortedByConfidence checks that recipe 9 printed every record, by
 // confidence descending.
 func (v *view) sortedByConfidence(stdout []byte, path []string, want int) {
-	vals, err := jqcmd.Inputs(stdout, false)
+	vals, err := jqcmd.Inputs(stdout)
 	if err != nil {
 		v.fail("recipe 9's output is not a stream of JSON records")
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // recipeRun is the outcome of running one recipe command.
@@ -22,7 +23,7 @@ type recipeRun struct {
 // values decodes the output as a stream of JSON values, or reports false
 // when it is not one (raw output).
 func (r recipeRun) values() ([]any, bool) {
-	vals, err := jqcmd.Inputs(r.stdout, false)
+	vals, err := jqcmd.Inputs(r.stdout)
 	return vals, err == nil
 }
 
@@ -56,7 +57,7 @@ func TestRunnersReadTheFetchedCopy(t *testing.T) {
 		runners = append(runners, sr)
 	}
 	for _, r := range runners {
-		got := r.run(context.Background(), "tail -n +2 "+jqcmd.Quote(f.path)+" | jq -r .id", f)
+		got := r.run(context.Background(), "tail -n +2 "+recipes.ShellQuote(f.path)+" | jq -r .id", f)
 		if got.err != nil || string(got.stdout) != "a\nb\n" {
 			t.Errorf("%v: %q, %v; want the copy's ids", r, got.stdout, got.err)
 		}
@@ -119,7 +120,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	q := jqcmd.Quote(file)
+	q := recipes.ShellQuote(file)
 	tests := []struct {
 		name, args string
 		fails      bool

@@ -100,7 +100,7 @@ func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([
 		_, input, _ = bytes.Cut(input, []byte("\n"))
 	}
 	if c.jq == "" {
-		inputs, err := jqcmd.Inputs(input, false)
+		inputs, err := jqcmd.Inputs(input)
 		if err != nil {
 			return nil, err
 		}
