@@ -225,26 +225,20 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	return c.report(), nil
 }
 
-// outcome gathers what the checks of one requirement found on every call.
-type outcome struct {
-	passes       int
-	fails, skips []string
-}
-
 // checker runs one check.
 type checker struct {
-	cs       *mcp.ClientSession
-	cfg      Config
-	srv      lro.Options // cfg.Server with the kit's defaults
-	tool     *mcp.Tool
-	jq       string // the path of jq; "" to run recipes in process
-	jqText   string // jq's version and path
-	outcomes []outcome
+	cs      *mcp.ClientSession
+	cfg     Config
+	srv     lro.Options // cfg.Server with the kit's defaults
+	tool    *mcp.Tool
+	jq      string   // the path of jq; "" to run recipes in process
+	jqText  string   // jq's version and path
+	results []result // one per requirement up to the level, in catalogue order
 
-	files          []offloadedFile // this run's offloaded files on this machine
-	fullCount      int             // records of the first offloaded file, or -1
-	plant          *planted
-	local, fetched int // files read from file_path, fetched with resources/read
+	local     []offloadedFile // the files read from file_path on this machine
+	fetched   int             // files fetched with resources/read
+	fullCount int             // records of the first offloaded file, or -1
+	plant     *planted
 }
 
 func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
@@ -254,7 +248,7 @@ func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("%w: nil Config (Tool and Large are required)", errInvalidConfig)
 	}
-	c := &checker{cs: cs, cfg: *cfg, outcomes: make([]outcome, len(catalogue)), fullCount: -1}
+	c := &checker{cs: cs, cfg: *cfg, fullCount: -1}
 	k := &c.cfg
 	k.Large, k.Small, k.Details = maps.Clone(k.Large), maps.Clone(k.Small), slices.Clone(k.Details)
 	if k.Server != nil {
@@ -285,6 +279,11 @@ func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
 	s.TTL = cmp.Or(s.TTL, time.Hour)
 	if !k.InProcess {
 		c.jq, c.jqText = findJQ()
+	}
+	for _, r := range catalogue {
+		if r.level <= k.Level {
+			c.results = append(c.results, result{requirement: r, status: skip})
+		}
 	}
 	return c, nil
 }
@@ -318,28 +317,35 @@ func (c *checker) run(ctx context.Context) {
 	c.checkScope(scopeOnce, &view{c: c, ctx: ctx})
 }
 
-// checkScope runs the check of every requirement of scope s up to the
-// level on v, skipping those whose need v lacks.
+// checkScope runs the check of every requirement of scope s on v, skipping
+// those whose need v lacks, and adds what it found to the requirement's
+// result: a failure outweighs a pass, which outweighs a skip.
 func (c *checker) checkScope(s scope, v *view) {
-	for i, r := range catalogue {
-		if r.scope != s || r.level > c.cfg.Level {
+	prefix := ""
+	if v.label != "" {
+		prefix = v.label + ": "
+	}
+	for i := range c.results {
+		res := &c.results[i]
+		if res.scope != s {
 			continue
 		}
-		v.problems, v.skipped = nil, v.blocked(r.need)
+		v.problems, v.skipped = nil, v.blocked(res.need)
 		if v.skipped == "" {
-			r.check(v)
+			res.check(v)
 		}
-		prefix, o := "", &c.outcomes[i]
-		if v.label != "" {
-			prefix = v.label + ": "
-		}
-		switch {
+		switch failed := res.status == fail || res.status == warn; {
 		case v.skipped != "":
-			o.skips = append(o.skips, prefix+v.skipped)
+			if res.status == skip && !slices.Contains(res.reasons, prefix+v.skipped) {
+				res.reasons = append(res.reasons, prefix+v.skipped)
+			}
 		case len(v.problems) > 0:
-			o.fails = append(o.fails, prefix+strings.Join(v.problems, "; "))
-		default:
-			o.passes++
+			if !failed {
+				res.status, res.reasons = map[strength]status{must: fail, should: warn}[res.strength], nil
+			}
+			res.reasons = append(res.reasons, prefix+strings.Join(v.problems, "; "))
+		case !failed:
+			res.status, res.reasons = pass, nil
 		}
 	}
 }
@@ -349,7 +355,7 @@ const fetchedText = "fetched with resources/read of their resource_link, " +
 	"and the recipes ran on what was fetched in place of file_path"
 
 func (c *checker) report() *report {
-	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, files: "none read"}
+	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, files: "none read", results: c.results}
 	rep.recipes = fmt.Sprintf("with %s (%s), no shell", c.jqText, c.jq)
 	switch {
 	case c.cfg.Level < 2:
@@ -357,30 +363,13 @@ func (c *checker) report() *report {
 	case c.jq == "":
 		rep.recipes = "in process with github.com/itchyny/gojq (jq's options mirrored; object keys come out sorted)"
 	}
-	switch {
-	case c.fetched == 0 && c.local > 0:
+	switch local := len(c.local); {
+	case c.fetched == 0 && local > 0:
 		rep.files = "read from file_path on this machine"
-	case c.local == 0 && c.fetched > 0:
+	case local == 0 && c.fetched > 0:
 		rep.files = fetchedText
-	case c.local > 0:
-		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", c.local, c.fetched, fetchedText)
-	}
-	for i, r := range catalogue {
-		if r.level > c.cfg.Level {
-			continue
-		}
-		o, res := c.outcomes[i], result{requirement: r}
-		switch {
-		case len(o.fails) > 0 && r.strength == should:
-			res.status, res.reasons = warn, o.fails
-		case len(o.fails) > 0:
-			res.status, res.reasons = fail, o.fails
-		case o.passes > 0:
-			res.status = pass
-		default:
-			res.status, res.reasons = skip, dedupe(o.skips)
-		}
-		rep.results = append(rep.results, res)
+	case local > 0:
+		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", local, c.fetched, fetchedText)
 	}
 	return rep
 }

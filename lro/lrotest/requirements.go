@@ -9,12 +9,7 @@ const (
 	should strength = true
 )
 
-func (s strength) String() string {
-	if s == should {
-		return "SHOULD"
-	}
-	return "MUST"
-}
+func (s strength) String() string { return map[strength]string{must: "MUST", should: "SHOULD"}[s] }
 
 // scope says which calls a requirement is checked on.
 type scope int

@@ -71,6 +71,12 @@ func (v *view) fail(format string, args ...any) {
 // skip says why the running check cannot check its requirement.
 func (v *view) skip(format string, args ...any) { v.skipped = fmt.Sprintf(format, args...) }
 
+// offloadedFile is a file this run made the server write.
+type offloadedFile struct {
+	path    string
+	written time.Time
+}
+
 // fileView is an offloaded file as read by the kit.
 type fileView struct {
 	path    string // the descriptor's file_path
@@ -81,12 +87,6 @@ type fileView struct {
 	records []any          // the record lines that decoded
 	lineOf  []int          // the line number of each record
 	bad     []int          // the indexes in lines of those that did not
-}
-
-// offloadedFile is a file this run made the server write.
-type offloadedFile struct {
-	path    string
-	created time.Time
 }
 
 // call calls the tool on cs with v.args and records the result, or why the
@@ -129,8 +129,7 @@ func (c *checker) look(ctx context.Context, label string, args map[string]any, d
 		if f.fetched {
 			c.fetched++
 		} else {
-			c.local++
-			c.files = append(c.files, offloadedFile{f.path, v.start})
+			c.local = append(c.local, offloadedFile{f.path, v.start})
 		}
 		dir := c.srv.OutputDir
 		if dir == "" && !f.fetched {
