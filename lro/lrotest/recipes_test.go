@@ -2,6 +2,7 @@ package lrotest
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,6 +104,19 @@ func TestFieldRefs(t *testing.T) {
 	}
 	if _, err := fieldRefs(`{a`); err == nil {
 		t.Error("fieldRefs of a syntax error: no error")
+	}
+}
+
+// TestLimitedBufferKeepsItsBound checks that what jq prints is cut at the
+// bound when it is copied in as os/exec copies it, with io.Copy from a
+// reader that is not a WriterTo.
+func TestLimitedBufferKeepsItsBound(t *testing.T) {
+	b := &limitedBuffer{max: 4}
+	if _, err := io.Copy(b, struct{ io.Reader }{strings.NewReader("123456789")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.buf.String(); got != "1234" || !b.truncated {
+		t.Errorf("kept %q, truncated %v; want %q, true", got, b.truncated, "1234")
 	}
 }
 

@@ -66,20 +66,22 @@ func readOther(path string) ([]byte, error) {
 	return data, err
 }
 
-// limitedBuffer keeps the first max bytes written to it.
+// limitedBuffer keeps the first max bytes written to it. Its buffer is not
+// embedded: io.Copy, which os/exec uses, would call the buffer's ReadFrom
+// and read past max.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf       bytes.Buffer
 	max       int
 	truncated bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room < len(p) {
+	if room := b.max - b.buf.Len(); room < len(p) {
 		b.truncated = true
-		b.Buffer.Write(p[:max(room, 0)])
+		b.buf.Write(p[:max(room, 0)])
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
 
 // runRecipe runs a recipe command on the offloaded file f with jq (c.jq)
@@ -111,7 +113,7 @@ func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = stdout, stderr, time.Second
 	err = cmd.Run()
-	msg := strings.TrimSpace(stderr.String())
+	msg := strings.TrimSpace(stderr.buf.String())
 	switch {
 	case ctx.Err() != nil:
 		err = fmt.Errorf("did not finish: %w", ctx.Err())
@@ -123,7 +125,7 @@ func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([
 	case stdout.truncated:
 		err = fmt.Errorf("printed more than %d bytes", maxRecipeOutput)
 	}
-	return stdout.Bytes(), err
+	return stdout.buf.Bytes(), err
 }
 
 // filterRefs are the field paths that a jq filter indexes.
