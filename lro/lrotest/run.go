@@ -3,11 +3,13 @@ package lrotest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -150,120 +152,111 @@ func fieldRefs(filter string) (filterRefs, error) {
 	if err != nil {
 		return filterRefs{}, err
 	}
-	w := &refWalker{built: map[string]bool{}}
-	w.walk(reflect.ValueOf(q))
-	refs := filterRefs{all: w.all}
-	for _, r := range w.record {
-		if !w.entries || r[0] != "key" && r[0] != "value" {
-			refs.record = append(refs.record, r)
+	var refs filterRefs
+	built := map[string]bool{} // keys of objects constructed so far
+	entries := false           // the filter uses to_entries or with_entries
+	add := func(chain []string) {
+		if len(chain) > 0 {
+			refs.all = append(refs.all, chain)
+			if !built[chain[0]] {
+				refs.record = append(refs.record, chain)
+			}
 		}
+	}
+	// walk visits every node of the syntax tree below v, in order.
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() {
+				return
+			}
+			switch n := v.Interface().(type) {
+			case *gojq.Term:
+				// The path the term indexes from its input (.a.b,
+				// .["a"][0].b), added after the paths within it.
+				chain, relative := []string(nil), n.Type == gojq.TermTypeIdentity || n.Type == gojq.TermTypeIndex
+				indexes := []*gojq.Index{n.Index}
+				for _, s := range n.SuffixList {
+					indexes = append(indexes, s.Index) // nil for an iteration, which the existence check looks through
+				}
+				for _, ix := range indexes {
+					switch name, isName, isConst := indexKey(ix); {
+					case ix == nil || !relative:
+					case isName:
+						chain = append(chain, name)
+					case !isConst:
+						// A computed index: what follows is not a known path.
+						add(chain)
+						chain, relative = nil, false
+					}
+				}
+				walk(v.Elem())
+				add(chain)
+				return
+			case *gojq.ObjectKeyVal:
+				key, constKey := n.Key, n.Key != ""
+				if n.KeyString != nil && n.KeyString.Queries == nil {
+					key, constKey = n.KeyString.Str, true
+				}
+				switch {
+				case !constKey || strings.HasPrefix(key, "$"):
+				case n.Val == nil && n.KeyQuery == nil:
+					add([]string{key}) // {a} is {a: .a}
+				default:
+					built[key] = true
+				}
+			case *gojq.Func:
+				entries = entries || n.Name == "to_entries" || n.Name == "with_entries"
+			}
+			walk(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(q))
+	if entries {
+		refs.record = slices.DeleteFunc(refs.record, func(r []string) bool { return r[0] == "key" || r[0] == "value" })
+	}
+	if len(refs.record) == 0 {
+		refs.record = nil
 	}
 	return refs, nil
 }
 
-type refWalker struct {
-	all, record [][]string
-	built       map[string]bool // keys of objects constructed so far
-	entries     bool            // the filter uses to_entries or with_entries
-}
-
-func (w *refWalker) add(chain []string) {
-	if len(chain) == 0 {
-		return
-	}
-	w.all = append(w.all, chain)
-	if !w.built[chain[0]] {
-		w.record = append(w.record, chain)
-	}
-}
-
-// walk visits every node of the syntax tree below v, in order.
-func (w *refWalker) walk(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-		switch n := v.Interface().(type) {
-		case *gojq.Term:
-			w.term(n)
-			return
-		case *gojq.ObjectKeyVal:
-			key, constKey := n.Key, n.Key != ""
-			if n.KeyString != nil && n.KeyString.Queries == nil {
-				key, constKey = n.KeyString.Str, true
-			}
-			switch {
-			case !constKey || strings.HasPrefix(key, "$"):
-			case n.Val == nil && n.KeyQuery == nil:
-				w.add([]string{key}) // {a} is {a: .a}
-			default:
-				w.built[key] = true
-			}
-		case *gojq.Func:
-			w.entries = w.entries || n.Name == "to_entries" || n.Name == "with_entries"
-		}
-		w.walk(v.Elem())
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				w.walk(v.Field(i))
-			}
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			w.walk(v.Index(i))
-		}
-	}
-}
-
-// indexKey returns the constant field name of an index, if it has one.
+// indexKey returns the field name of an index when it is a constant string
+// (.a, ."a", .["a"]), and whether it is a constant: a name, a number or a
+// slice.
 func indexKey(ix *gojq.Index) (name string, isName, isConst bool) {
+	var lit fmt.Stringer
 	switch {
+	case ix == nil:
+		return "", false, false
 	case ix.Name != "":
 		return ix.Name, true, true
-	case ix.Str != nil:
-		return ix.Str.Str, ix.Str.Queries == nil, ix.Str.Queries == nil
 	case ix.IsSlice:
 		return "", false, true
-	case ix.Start != nil && ix.Start.Term != nil && ix.Start.Left == nil && ix.Start.Right == nil:
-		t := ix.Start.Term
-		switch {
-		case t.Type == gojq.TermTypeString && t.Str != nil && t.Str.Queries == nil && len(t.SuffixList) == 0:
-			return t.Str.Str, true, true
-		case t.Type == gojq.TermTypeNumber, t.Type == gojq.TermTypeUnary && t.Unary != nil && t.Unary.Term != nil && t.Unary.Term.Type == gojq.TermTypeNumber:
-			return "", false, true
-		}
+	case ix.Str != nil:
+		lit = ix.Str
+	case ix.Start != nil:
+		lit = ix.Start
+	default:
+		return "", false, false
 	}
-	return "", false, false
-}
-
-// term adds the path a term indexes from its input (.a.b, .["a"][0].b),
-// after the paths of the terms within it.
-func (w *refWalker) term(t *gojq.Term) {
-	var chain []string
-	relative := t.Type == gojq.TermTypeIdentity // the chain starts at the input (.)
-	if t.Type == gojq.TermTypeIndex {
-		name, isName, isConst := indexKey(t.Index)
-		if isName {
-			chain = []string{name}
-		}
-		relative = isConst
+	// gojq prints a constant string or number as JSON.
+	var key any
+	if json.Unmarshal([]byte(lit.String()), &key) != nil {
+		return "", false, false
 	}
-	for _, s := range t.SuffixList {
-		if s.Index == nil {
-			continue // iteration: the existence check looks through arrays
-		}
-		switch name, isName, isConst := indexKey(s.Index); {
-		case !relative:
-		case isName:
-			chain = append(chain, name)
-		case !isConst:
-			// A computed index: what follows is not a known path.
-			w.add(chain)
-			chain, relative = nil, false
-		}
-	}
-	w.walk(reflect.ValueOf(t).Elem())
-	w.add(chain)
+	name, isName = key.(string)
+	_, isNumber := key.(float64)
+	return name, isName, isName || isNumber
 }
