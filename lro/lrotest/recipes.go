@@ -13,7 +13,142 @@ import (
 	"github.com/zircote/lro-go/internal/recipes"
 )
 
-// The checks of Level 2, on each call with the large arguments.
+// level2 are the requirements of Level 2, in report order.
+var level2 = []requirement{
+	{"L2.descriptor.fields", 2, must, scopeLarge, needCall, func(v *view) {
+		for _, k := range []string{"line_schema", "jq_recipes", "guidance"} {
+			if _, ok := v.desc[k]; !ok {
+				v.fail("the descriptor lacks %s", k)
+			}
+		}
+	}, "Implementations MUST include all fields per the struct definition."},
+	{"L2.line_schema", 2, must, scopeLarge, needCall, func(v *view) {
+		raw, ok := v.desc["line_schema"]
+		if !ok {
+			v.skip("no line_schema (see L2.descriptor.fields)")
+			return
+		}
+		if _, isObj := raw.(map[string]any); !isObj {
+			v.fail("line_schema is %s, not a JSON Schema object", jsonText(raw))
+			return
+		}
+		resolved, err := resolveSchema(raw)
+		switch {
+		case err != nil:
+			v.fail("line_schema is not a JSON Schema that resolves: %v", err)
+		case v.file == nil:
+			v.skip("%s", v.noFile)
+		default:
+			for i, r := range v.file.records {
+				if err := resolved.Validate(r); err != nil {
+					v.fail("line %d is not valid under line_schema: %s", v.file.lineOf[i], oneLine(err.Error(), 300))
+					return
+				}
+			}
+		}
+	}, "line_schema: JSON Schema describing each memory line in the JSONL file."},
+	{"L2.recipes.count", 2, must, scopeLarge, needCall, func(v *view) {
+		raw, ok := v.desc["jq_recipes"]
+		list, isList := raw.([]any)
+		switch {
+		case !ok:
+			v.skip("%s", v.noRecipes)
+		case !isList:
+			v.fail("jq_recipes is %s, not an array", jsonText(raw))
+		case len(list) != 10:
+			v.fail("%d recipes, want exactly 10", len(list))
+		}
+	}, "Implementations MUST include exactly 10 recipes in every OffloadResponse."},
+	{"L2.recipes.fields", 2, must, scopeLarge, needRecipes, func(v *view) {
+		for i, e := range v.desc["jq_recipes"].([]any) {
+			m, ok := e.(map[string]any)
+			if !ok {
+				v.fail("recipe %d is %s, not an object", i+1, jsonText(e))
+				continue
+			}
+			for _, k := range []string{"description", "command"} {
+				if s, _ := m[k].(string); strings.TrimSpace(s) == "" {
+					v.fail("recipe %d has no %s", i+1, k)
+				}
+			}
+		}
+	}, "JqRecipe: description (what this recipe does) and command (the jq command to execute)."},
+	{"L2.recipes.file", 2, must, scopeLarge, needRecipes | needFile, func(v *view) {
+		p := v.file.path
+		for _, r := range v.recipes {
+			switch {
+			case strings.Contains(r.command, "{file}"):
+				v.fail("recipe %d still holds the {file} placeholder: %s", r.n, r.command)
+			case r.parsed != nil && r.parsed.File != p:
+				v.fail("recipe %d reads %q, not file_path %q", r.n, r.parsed.File, p)
+			case r.parsed == nil && !strings.Contains(r.command, p) && !strings.Contains(r.command, recipes.ShellQuote(p)):
+				v.fail("recipe %d does not name file_path %q: %s", r.n, p, r.command)
+			}
+		}
+	}, "The {file} placeholder MUST be replaced with the actual file path from OffloadResponse.file_path."},
+	{"L2.recipes.skip_header", 2, must, scopeLarge, needRecipes, func(v *view) {
+		for _, r := range v.recipes {
+			if r.parsed != nil && !r.parsed.SkipHeader {
+				v.fail("recipe %d feeds jq the whole file, header line included: %s", r.n, r.command)
+			} else if r.parsed == nil && !strings.Contains(r.command, "tail -n +2") {
+				v.fail("recipe %d does not skip the header with tail -n +2: %s", r.n, r.command)
+			}
+		}
+	}, "All recipes use tail -n +2 to skip the header line."},
+	{"L2.recipes.run", 2, must, scopeLarge, needRecipes | needFile, func(v *view) {
+		on := ""
+		if v.file.fetched {
+			on = " (run on the copy fetched with resources/read, in place of file_path)"
+		}
+		for _, r := range v.recipes {
+			if r.err != nil {
+				v.fail("recipe %d failed%s: %v; command: %s", r.n, on, oneLine(r.err.Error(), 300), r.command)
+			}
+		}
+	}, "Ready-to-use jq recipes for common extraction patterns (recipes that run)."},
+	{"L2.recipes.no_score", 2, must, scopeLarge, needRecipes, func(v *view) {
+		for _, r := range v.recipes {
+			if scoreRef.MatchString(r.command) || slices.ContainsFunc(r.refs.all, func(ref []string) bool { return slices.Contains(ref, "score") }) {
+				v.fail("recipe %d references .score: %s", r.n, r.command)
+			}
+		}
+	}, "Recipes MUST NOT reference .score (which is a SearchHit field, never serialized into JSONL)."},
+	{"L2.recipes.fields_exist", 2, must, scopeLarge, needRecipes | needFile, func(v *view) {
+		var unread []string
+		for _, r := range v.recipes {
+			if r.refsErr != nil {
+				unread = append(unread, "recipe "+strconv.Itoa(r.n)+": "+r.refsErr.Error())
+				continue
+			}
+			var absent []string
+			for _, ref := range r.refs.record {
+				if !anyHasPath(v.file.records, ref) {
+					absent = append(absent, "."+strings.Join(ref, "."))
+				}
+			}
+			if len(absent) > 0 {
+				v.fail("recipe %d references %s, which no record has", r.n, strings.Join(dedupe(absent), ", "))
+			}
+		}
+		if len(v.problems) == 0 && len(unread) == len(v.recipes) && len(unread) > 0 {
+			v.skip("no filter could be read: %s", strings.Join(unread, "; "))
+		}
+	}, "Recipes MUST only reference fields that exist at the given detail level."},
+	{"L2.recipes.detail", 2, must, scopeLarge, needRecipes | needFile, checkDetailRecipes,
+		"Recipes 1-8 use only Light-level fields; 9-10 adapt to the detail level. At Full detail, confidence MUST be accessed via .provenance.confidence; at Medium detail, via the flattened .confidence field."},
+	{"L2.guidance", 2, must, scopeLarge, needCall, func(v *view) {
+		raw, ok := v.desc["guidance"]
+		if g, _ := raw.(string); !ok {
+			v.skip("no guidance (see L2.descriptor.fields)")
+		} else if strings.TrimSpace(g) == "" {
+			v.fail("guidance is %s, want a non-empty instruction block", jsonText(raw))
+		}
+	}, "The guidance field MUST contain a brief instruction block for the AI assistant."},
+	{"L2.guidance.template", 2, should, scopeLarge, needCall, checkGuidanceTemplate,
+		"Implementations SHOULD use the template (count, tokens, path, detail level); the guidance prompt SHOULD note the active detail level."},
+	{"L2.cleanup", 2, must, scopeOnce, 0, checkCleanup,
+		"Offloaded JSONL files are ephemeral and MUST be cleaned up after their TTL expires."},
+}
 
 // recipeView is one recipe with a command, as the kit understands it.
 type recipeView struct {
@@ -61,135 +196,7 @@ func (c *checker) readRecipes(v *view) {
 	}
 }
 
-func checkLevel2Fields(v *view) {
-	for _, k := range []string{"line_schema", "jq_recipes", "guidance"} {
-		if _, ok := v.desc[k]; !ok {
-			v.fail("the descriptor lacks %s", k)
-		}
-	}
-}
-
-func checkLineSchema(v *view) {
-	raw, ok := v.desc["line_schema"]
-	if !ok {
-		v.skip("no line_schema (see L2.descriptor.fields)")
-		return
-	}
-	if _, isObj := raw.(map[string]any); !isObj {
-		v.fail("line_schema is %s, not a JSON Schema object", jsonText(raw))
-		return
-	}
-	resolved, err := resolveSchema(raw)
-	switch {
-	case err != nil:
-		v.fail("line_schema is not a JSON Schema that resolves: %v", err)
-	case v.file == nil:
-		v.skip("%s", v.noFile)
-	default:
-		for i, r := range v.file.records {
-			if err := resolved.Validate(r); err != nil {
-				v.fail("line %d is not valid under line_schema: %s", v.file.lineOf[i], oneLine(err.Error(), 300))
-				return
-			}
-		}
-	}
-}
-
-func checkRecipeCount(v *view) {
-	raw, ok := v.desc["jq_recipes"]
-	list, isList := raw.([]any)
-	switch {
-	case !ok:
-		v.skip("%s", v.noRecipes)
-	case !isList:
-		v.fail("jq_recipes is %s, not an array", jsonText(raw))
-	case len(list) != 10:
-		v.fail("%d recipes, want exactly 10", len(list))
-	}
-}
-
-func checkRecipeFields(v *view) {
-	for i, e := range v.desc["jq_recipes"].([]any) {
-		m, ok := e.(map[string]any)
-		if !ok {
-			v.fail("recipe %d is %s, not an object", i+1, jsonText(e))
-			continue
-		}
-		for _, k := range []string{"description", "command"} {
-			if s, _ := m[k].(string); strings.TrimSpace(s) == "" {
-				v.fail("recipe %d has no %s", i+1, k)
-			}
-		}
-	}
-}
-
 var scoreRef = regexp.MustCompile(`\.\s*"?score"?\b|\[\s*"score"\s*\]`)
-
-func checkNoScore(v *view) {
-	for _, r := range v.recipes {
-		if scoreRef.MatchString(r.command) || slices.ContainsFunc(r.refs.all, func(ref []string) bool { return slices.Contains(ref, "score") }) {
-			v.fail("recipe %d references .score: %s", r.n, r.command)
-		}
-	}
-}
-
-func checkSkipHeader(v *view) {
-	for _, r := range v.recipes {
-		if r.parsed != nil && !r.parsed.SkipHeader {
-			v.fail("recipe %d feeds jq the whole file, header line included: %s", r.n, r.command)
-		} else if r.parsed == nil && !strings.Contains(r.command, "tail -n +2") {
-			v.fail("recipe %d does not skip the header with tail -n +2: %s", r.n, r.command)
-		}
-	}
-}
-
-func checkRecipeFile(v *view) {
-	p := v.file.path
-	for _, r := range v.recipes {
-		switch {
-		case strings.Contains(r.command, "{file}"):
-			v.fail("recipe %d still holds the {file} placeholder: %s", r.n, r.command)
-		case r.parsed != nil && r.parsed.File != p:
-			v.fail("recipe %d reads %q, not file_path %q", r.n, r.parsed.File, p)
-		case r.parsed == nil && !strings.Contains(r.command, p) && !strings.Contains(r.command, recipes.ShellQuote(p)):
-			v.fail("recipe %d does not name file_path %q: %s", r.n, p, r.command)
-		}
-	}
-}
-
-func checkRecipeRuns(v *view) {
-	on := ""
-	if v.file.fetched {
-		on = " (run on the copy fetched with resources/read, in place of file_path)"
-	}
-	for _, r := range v.recipes {
-		if r.err != nil {
-			v.fail("recipe %d failed%s: %v; command: %s", r.n, on, oneLine(r.err.Error(), 300), r.command)
-		}
-	}
-}
-
-func checkFieldsExist(v *view) {
-	var unread []string
-	for _, r := range v.recipes {
-		if r.refsErr != nil {
-			unread = append(unread, "recipe "+strconv.Itoa(r.n)+": "+r.refsErr.Error())
-			continue
-		}
-		var absent []string
-		for _, ref := range r.refs.record {
-			if !anyHasPath(v.file.records, ref) {
-				absent = append(absent, "."+strings.Join(ref, "."))
-			}
-		}
-		if len(absent) > 0 {
-			v.fail("recipe %d references %s, which no record has", r.n, strings.Join(dedupe(absent), ", "))
-		}
-	}
-	if len(v.problems) == 0 && len(unread) == len(v.recipes) && len(unread) > 0 {
-		v.skip("no filter could be read: %s", strings.Join(unread, "; "))
-	}
-}
 
 func anyHasPath(records []any, path []string) bool {
 	return slices.ContainsFunc(records, func(r any) bool { return pathExists(r, path) })
@@ -324,15 +331,6 @@ func (v *view) sortedByConfidence(stdout []byte, path []string, want int) {
 			return
 		}
 		prev, seen = f, true
-	}
-}
-
-func checkGuidance(v *view) {
-	raw, ok := v.desc["guidance"]
-	if g, _ := raw.(string); !ok {
-		v.skip("no guidance (see L2.descriptor.fields)")
-	} else if strings.TrimSpace(g) == "" {
-		v.fail("guidance is %s, want a non-empty instruction block", jsonText(raw))
 	}
 }
 

@@ -207,40 +207,41 @@ func checkCleanup(v *view) {
 	}
 }
 
-func checkEvents(v *view) {
-	v.skip("not observable over MCP: events are emitted inside the server; check them in process (lro's TestConformanceLevel3 does)")
+// level3 are the requirements of Level 3, in report order.
+var level3 = []requirement{
+	{"L3.fallback.succeeds", 3, must, scopeBackup, 0, func(v *view) {
+		_, handle := v.desc["handle"]
+		switch where := "file_path " + jsonText(v.desc["file_path"]); {
+		case v.c.cfg.Fallback == nil:
+			v.skip("%s", v.blocker)
+		case v.failed != "":
+			v.fail("the file could not be written, and %s", v.failed)
+		case handle:
+			v.fail("the result was offloaded (%s): the fallback session's server must not be able to write its results; "+
+				"it keeps them in a store (it gave a handle), which an output folder does not change: give it a store it cannot write to", where)
+		case v.desc != nil:
+			v.fail("the result was offloaded: the fallback session's output folder must not be writable (%s)", where)
+		}
+	}, "Implementations MUST NOT fail the entire operation due to an LRO write failure."},
+	{"L3.fallback.warning", 3, must, scopeBackup, needCall, func(v *view) {
+		if !failWords.MatchString(resultText(v.res)) {
+			v.fail("no text content says that offloading failed")
+		}
+		if !truncWords.MatchString(resultText(v.res)) {
+			v.fail("no text content says that the result is truncated")
+		}
+	}, "Include a warning in the response indicating that LRO failed and results are truncated."},
+	{"L3.fallback.truncated", 3, must, scopeBackup, needCall, checkFallbackTruncated,
+		"Truncate the result set to fit within threshold_tokens."},
+	{"L3.events", 3, must, scopeOnce, 0, func(v *view) {
+		v.skip("not observable over MCP: events are emitted inside the server; check them in process (lro's TestConformanceLevel3 does)")
+	}, "Emit OffloadWriteFailed / OffloadFileExpired events for observability."},
 }
-
-// The write-failure fallback (L3.fallback.*), on the call to Config.Fallback.
 
 var (
 	failWords  = regexp.MustCompile(`(?i)fail|error|could not|couldn't|unable`)
 	truncWords = regexp.MustCompile(`(?i)truncat|partial|omitted|showing \d+ of \d+`)
 )
-
-func checkFallbackSucceeds(v *view) {
-	_, handle := v.desc["handle"]
-	switch where := "file_path " + jsonText(v.desc["file_path"]); {
-	case v.c.cfg.Fallback == nil:
-		v.skip("%s", v.blocker)
-	case v.failed != "":
-		v.fail("the file could not be written, and %s", v.failed)
-	case handle:
-		v.fail("the result was offloaded (%s): the fallback session's server must not be able to write its results; "+
-			"it keeps them in a store (it gave a handle), which an output folder does not change: give it a store it cannot write to", where)
-	case v.desc != nil:
-		v.fail("the result was offloaded: the fallback session's output folder must not be writable (%s)", where)
-	}
-}
-
-func checkFallbackWarning(v *view) {
-	if !failWords.MatchString(resultText(v.res)) {
-		v.fail("no text content says that offloading failed")
-	}
-	if !truncWords.MatchString(resultText(v.res)) {
-		v.fail("no text content says that the result is truncated")
-	}
-}
 
 func checkFallbackTruncated(v *view) {
 	// The longest array of objects in the result's JSON documents.
