@@ -134,8 +134,45 @@ var level2 = []requirement{
 			v.skip("no filter could be read: %s", strings.Join(unread, "; "))
 		}
 	}, "Recipes MUST only reference fields that exist at the given detail level."},
-	{"L2.recipes.detail", 2, must, scopeLarge, needRecipes | needFile, checkDetailRecipes,
-		"Recipes 1-8 use only Light-level fields; 9-10 adapt to the detail level. At Full detail, confidence MUST be accessed via .provenance.confidence; at Medium detail, via the flattened .confidence field."},
+	{"L2.recipes.detail", 2, must, scopeLarge, needRecipes | needFile, func(v *view) {
+		rs, detail := v.recipes, strings.ToLower(cmp.Or(v.detail, str(v.file.header["detail"])))
+		want, known := detailTable[detail]
+		unread := slices.IndexFunc(rs, func(r *recipeView) bool { return r.refsErr != nil })
+		switch {
+		case !isMemory(v.file.records):
+			v.skip("the records are not memory records (id, title, namespace, memory_type); the detail table applies to memories")
+		case len(rs) != 10:
+			v.skip("not exactly 10 recipes (see L2.recipes.count)")
+		case !known:
+			v.skip("detail level %q is not light, medium or full", detail)
+		case unread >= 0:
+			v.skip("recipe %d cannot be read: %v", rs[unread].n, rs[unread].refsErr)
+		}
+		if v.skipped != "" {
+			return
+		}
+		var all [][]string
+		for _, r := range rs {
+			all = append(all, r.refs.all...)
+			for _, ref := range r.refs.record {
+				// A field no record has is L2.recipes.fields_exist's concern.
+				if r.n <= 8 && !slices.Contains(lightFields, ref[0]) && anyHasPath(v.file.records, ref[:1]) {
+					v.fail("recipe %d references .%s, which is not a Light field", r.n, strings.Join(ref, "."))
+				}
+			}
+		}
+		for i, path := range [][]string{want.r9, want.r10} {
+			if refs := rs[8+i].refs.all; !hasRef(refs, path...) {
+				v.fail("at %s detail recipe %d %s, but it uses %s", detail, 9+i, want.what[i], refsText(refs))
+			}
+		}
+		if want.never != nil && hasRef(all, want.never...) {
+			v.fail("at %s detail confidence MUST be accessed via .%s, but a recipe uses .%s", detail, strings.Join(want.r9, "."), strings.Join(want.never, "."))
+		}
+		if detail != "light" && rs[8].err == nil {
+			v.sortedByConfidence(rs[8].stdout, want.r9, len(v.file.records))
+		}
+	}, "Recipes 1-8 use only Light-level fields; 9-10 adapt to the detail level. At Full detail, confidence MUST be accessed via .provenance.confidence; at Medium detail, via the flattened .confidence field."},
 	{"L2.guidance", 2, must, scopeLarge, needCall, func(v *view) {
 		raw, ok := v.desc["guidance"]
 		if g, _ := raw.(string); !ok {
@@ -144,8 +181,38 @@ var level2 = []requirement{
 			v.fail("guidance is %s, want a non-empty instruction block", jsonText(raw))
 		}
 	}, "The guidance field MUST contain a brief instruction block for the AI assistant."},
-	{"L2.guidance.template", 2, should, scopeLarge, needCall, checkGuidanceTemplate,
-		"Implementations SHOULD use the template (count, tokens, path, detail level); the guidance prompt SHOULD note the active detail level."},
+	{"L2.guidance.template", 2, should, scopeLarge, needCall, func(v *view) {
+		g := str(v.desc["guidance"])
+		if _, present := v.desc["guidance"]; !present {
+			v.skip("no guidance (see L2.descriptor.fields)")
+			return
+		}
+		// The count: the summary's or the file's, whichever is right is
+		// L1.summary.count's concern.
+		var counts []int
+		if n, ok := asInt(v.summary["count"]); ok {
+			counts = append(counts, int(n))
+		}
+		detail := v.detail
+		if v.file != nil {
+			counts = append(counts, len(v.file.lines))
+			detail = cmp.Or(detail, str(v.file.header["detail"]))
+		}
+		if len(counts) > 0 && !slices.ContainsFunc(counts, func(n int) bool {
+			return regexp.MustCompile(`\b` + strconv.Itoa(n) + `\b`).MatchString(g)
+		}) {
+			v.fail("guidance does not name the count %d", counts[0])
+		}
+		if detail != "" && !strings.Contains(strings.ToLower(g), strings.ToLower(detail)) {
+			v.fail("guidance does not name the detail level %q", detail)
+		}
+		// A result kept on the server is named by its handle, which the tools
+		// that read it take.
+		p, h := str(v.desc["file_path"]), str(v.desc["handle"])
+		if p != "" && !strings.Contains(g, p) && (h == "" || !strings.Contains(g, h)) {
+			v.fail("guidance does not name the file path (or the handle)")
+		}
+	}, "Implementations SHOULD use the template (count, tokens, path, detail level); the guidance prompt SHOULD note the active detail level."},
 	{"L2.cleanup", 2, must, scopeOnce, 0, checkCleanup,
 		"Offloaded JSONL files are ephemeral and MUST be cleaned up after their TTL expires."},
 }
@@ -249,46 +316,6 @@ var detailTable = map[string]struct {
 	"full":   {[]string{"provenance", "confidence"}, []string{"content"}, [2]string{"sorts by .provenance.confidence", "searches .content"}, []string{"confidence"}},
 }
 
-func checkDetailRecipes(v *view) {
-	rs, detail := v.recipes, strings.ToLower(cmp.Or(v.detail, str(v.file.header["detail"])))
-	want, known := detailTable[detail]
-	unread := slices.IndexFunc(rs, func(r *recipeView) bool { return r.refsErr != nil })
-	switch {
-	case !isMemory(v.file.records):
-		v.skip("the records are not memory records (id, title, namespace, memory_type); the detail table applies to memories")
-	case len(rs) != 10:
-		v.skip("not exactly 10 recipes (see L2.recipes.count)")
-	case !known:
-		v.skip("detail level %q is not light, medium or full", detail)
-	case unread >= 0:
-		v.skip("recipe %d cannot be read: %v", rs[unread].n, rs[unread].refsErr)
-	}
-	if v.skipped != "" {
-		return
-	}
-	var all [][]string
-	for _, r := range rs {
-		all = append(all, r.refs.all...)
-		for _, ref := range r.refs.record {
-			// A field no record has is L2.recipes.fields_exist's concern.
-			if r.n <= 8 && !slices.Contains(lightFields, ref[0]) && anyHasPath(v.file.records, ref[:1]) {
-				v.fail("recipe %d references .%s, which is not a Light field", r.n, strings.Join(ref, "."))
-			}
-		}
-	}
-	for i, path := range [][]string{want.r9, want.r10} {
-		if refs := rs[8+i].refs.all; !hasRef(refs, path...) {
-			v.fail("at %s detail recipe %d %s, but it uses %s", detail, 9+i, want.what[i], refsText(refs))
-		}
-	}
-	if want.never != nil && hasRef(all, want.never...) {
-		v.fail("at %s detail confidence MUST be accessed via .%s, but a recipe uses .%s", detail, strings.Join(want.r9, "."), strings.Join(want.never, "."))
-	}
-	if detail != "light" && rs[8].err == nil {
-		v.sortedByConfidence(rs[8].stdout, want.r9, len(v.file.records))
-	}
-}
-
 func refsText(refs [][]string) string {
 	if len(refs) == 0 {
 		return "no field"
@@ -331,38 +358,5 @@ func (v *view) sortedByConfidence(stdout []byte, path []string, want int) {
 			return
 		}
 		prev, seen = f, true
-	}
-}
-
-func checkGuidanceTemplate(v *view) {
-	g := str(v.desc["guidance"])
-	if _, present := v.desc["guidance"]; !present {
-		v.skip("no guidance (see L2.descriptor.fields)")
-		return
-	}
-	// The count: the summary's or the file's, whichever is right is
-	// L1.summary.count's concern.
-	var counts []int
-	if n, ok := asInt(v.summary["count"]); ok {
-		counts = append(counts, int(n))
-	}
-	detail := v.detail
-	if v.file != nil {
-		counts = append(counts, len(v.file.lines))
-		detail = cmp.Or(detail, str(v.file.header["detail"]))
-	}
-	if len(counts) > 0 && !slices.ContainsFunc(counts, func(n int) bool {
-		return regexp.MustCompile(`\b` + strconv.Itoa(n) + `\b`).MatchString(g)
-	}) {
-		v.fail("guidance does not name the count %d", counts[0])
-	}
-	if detail != "" && !strings.Contains(strings.ToLower(g), strings.ToLower(detail)) {
-		v.fail("guidance does not name the detail level %q", detail)
-	}
-	// A result kept on the server is named by its handle, which the tools
-	// that read it take.
-	p, h := str(v.desc["file_path"]), str(v.desc["handle"])
-	if p != "" && !strings.Contains(g, p) && (h == "" || !strings.Contains(g, h)) {
-		v.fail("guidance does not name the file path (or the handle)")
 	}
 }

@@ -231,8 +231,38 @@ var level3 = []requirement{
 			v.fail("no text content says that the result is truncated")
 		}
 	}, "Include a warning in the response indicating that LRO failed and results are truncated."},
-	{"L3.fallback.truncated", 3, must, scopeBackup, needCall, checkFallbackTruncated,
-		"Truncate the result set to fit within threshold_tokens."},
+	{"L3.fallback.truncated", 3, must, scopeBackup, needCall, func(v *view) {
+		// The longest array of objects in the result's JSON documents.
+		var arr []any
+		where := ""
+		for _, d := range resultDocs(v.res) {
+			walk(d.v, d.where, func(path, k string, x any) {
+				a, ok := x.([]any)
+				for _, e := range a {
+					_, obj := e.(map[string]any)
+					ok = ok && obj
+				}
+				if ok && k == "" && (where == "" || len(a) > len(arr)) {
+					arr, where = a, path
+				}
+			})
+		}
+		if where == "" {
+			v.fail("the result holds no array of records")
+			return
+		}
+		if full := v.c.fullCount; full >= 0 && len(arr) >= full {
+			v.fail("%s holds %d records, as many as the offloaded file (%d): not truncated", where, len(arr), full)
+		}
+		tokens := 0
+		for _, e := range arr {
+			b, _ := json.Marshal(e)
+			tokens += (utf8.RuneCount(b) + 3) / 4
+		}
+		if limit := v.c.srv.ThresholdTokens; tokens > limit+limit/4 {
+			v.fail("the %d records of %s are ~%d tokens, above the threshold of %d", len(arr), where, tokens, limit)
+		}
+	}, "Truncate the result set to fit within threshold_tokens."},
 	{"L3.events", 3, must, scopeOnce, 0, func(v *view) {
 		v.skip("not observable over MCP: events are emitted inside the server; check them in process (lro's TestConformanceLevel3 does)")
 	}, "Emit OffloadWriteFailed / OffloadFileExpired events for observability."},
@@ -242,36 +272,3 @@ var (
 	failWords  = regexp.MustCompile(`(?i)fail|error|could not|couldn't|unable`)
 	truncWords = regexp.MustCompile(`(?i)truncat|partial|omitted|showing \d+ of \d+`)
 )
-
-func checkFallbackTruncated(v *view) {
-	// The longest array of objects in the result's JSON documents.
-	var arr []any
-	where := ""
-	for _, d := range resultDocs(v.res) {
-		walk(d.v, d.where, func(path, k string, x any) {
-			a, ok := x.([]any)
-			for _, e := range a {
-				_, obj := e.(map[string]any)
-				ok = ok && obj
-			}
-			if ok && k == "" && (where == "" || len(a) > len(arr)) {
-				arr, where = a, path
-			}
-		})
-	}
-	if where == "" {
-		v.fail("the result holds no array of records")
-		return
-	}
-	if full := v.c.fullCount; full >= 0 && len(arr) >= full {
-		v.fail("%s holds %d records, as many as the offloaded file (%d): not truncated", where, len(arr), full)
-	}
-	tokens := 0
-	for _, e := range arr {
-		b, _ := json.Marshal(e)
-		tokens += (utf8.RuneCount(b) + 3) / 4
-	}
-	if limit := v.c.srv.ThresholdTokens; tokens > limit+limit/4 {
-		v.fail("the %d records of %s are ~%d tokens, above the threshold of %d", len(arr), where, tokens, limit)
-	}
-}
