@@ -177,8 +177,7 @@ type Call struct {
 func ParseArgs(args []string) (*Call, error) {
 	j := &Call{}
 	// The flags by letter and by long name (after its first -), with the
-	// fields each sets: none for ASCII output, sorted keys, colours and tabs,
-	// which change no value.
+	// fields each sets.
 	flags := map[string][]*bool{
 		"s": {&j.Slurp}, "-slurp": {&j.Slurp},
 		"r": {&j.Raw}, "-raw-output": {&j.Raw},
@@ -186,11 +185,9 @@ func ParseArgs(args []string) (*Call, error) {
 		"c": {&j.Compact}, "-compact-output": {&j.Compact},
 		"n": {&j.NullInput}, "-null-input": {&j.NullInput},
 		"e": {&j.ExitStatus}, "-exit-status": {&j.ExitStatus},
-		"a": nil, "-ascii-output": nil,
-		"S": nil, "-sort-keys": nil,
-		"C": nil, "-color-output": nil,
-		"M": nil, "-monochrome-output": nil,
-		"-tab": nil,
+		// ASCII output, sorted keys, colours and tabs change no value.
+		"a": nil, "-ascii-output": nil, "S": nil, "-sort-keys": nil, "-tab": nil,
+		"C": nil, "-color-output": nil, "M": nil, "-monochrome-output": nil,
 	}
 	var positional []int
 	for i := 0; i < len(args); i++ {
@@ -208,8 +205,8 @@ func ParseArgs(args []string) (*Call, error) {
 		case a == "--arg":
 			j.Names, j.Values = append(j.Names, "$"+args[i+1]), append(j.Values, args[i+2])
 		case a == "--argjson":
-			v, err := Decode([]byte(args[i+2]))
-			if err != nil {
+			var v any
+			if err := json.Unmarshal([]byte(args[i+2]), &v); err != nil {
 				return nil, unsupported("jq --argjson %s: %v", args[i+1], err)
 			}
 			j.Names, j.Values = append(j.Names, "$"+args[i+1]), append(j.Values, v)
@@ -340,18 +337,6 @@ func Inputs(data []byte) ([]any, error) {
 		}
 		inputs = append(inputs, v)
 	}
-}
-
-// Decode decodes exactly one JSON value.
-func Decode(b []byte) (any, error) {
-	vals, err := Inputs(b)
-	if err == nil && len(vals) != 1 {
-		err = fmt.Errorf("%d JSON values, want 1", len(vals))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return vals[0], nil
 }
 
 // Run runs the call on the decoded inputs, which it does not modify, and

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/internal/jqcmd"
 )
 
 // view is what the kit saw of one call, which every check of its scope
@@ -216,12 +214,11 @@ func parseFile(path string, data []byte) *fileView {
 	for i := range lines {
 		lines[i] = bytes.TrimSuffix(lines[i], []byte("\r"))
 	}
-	if h, err := jqcmd.Decode(lines[0]); err == nil {
-		f.header, _ = h.(map[string]any)
-	}
+	_ = json.Unmarshal(lines[0], &f.header) // nil unless line 1 is an object
 	f.lines = lines[1:]
 	for i, l := range f.lines {
-		if v, err := jqcmd.Decode(l); err == nil {
+		var v any
+		if json.Unmarshal(l, &v) == nil {
 			f.records, f.lineOf = append(f.records, v), append(f.lineOf, i+2)
 		} else {
 			f.bad = append(f.bad, i)
@@ -243,16 +240,14 @@ func resultDocs(res *mcp.CallToolResult) []doc {
 		return nil
 	}
 	var docs []doc
-	if data, err := json.Marshal(res.StructuredContent); err == nil && res.StructuredContent != nil {
-		if v, err := jqcmd.Decode(data); err == nil {
-			docs = append(docs, doc{"structuredContent", v})
-		}
+	var v any
+	if data, err := json.Marshal(res.StructuredContent); err == nil && res.StructuredContent != nil && json.Unmarshal(data, &v) == nil {
+		docs = append(docs, doc{"structuredContent", v})
 	}
 	for i, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			if v, err := jqcmd.Decode([]byte(tc.Text)); err == nil {
-				docs = append(docs, doc{fmt.Sprintf("content[%d]", i), v})
-			}
+		var v any
+		if tc, ok := ct.(*mcp.TextContent); ok && json.Unmarshal([]byte(tc.Text), &v) == nil {
+			docs = append(docs, doc{fmt.Sprintf("content[%d]", i), v})
 		}
 	}
 	return docs
@@ -287,10 +282,7 @@ func jsonText(v any) string {
 	if v == nil {
 		return "null or missing"
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
+	b, _ := json.Marshal(v) // a decoded JSON value
 	return oneLine(string(b), 80)
 }
 
