@@ -353,21 +353,18 @@ func sameDir(a, b string) bool {
 // agree checks that the header's, the summary's and (for the operation) the
 // file name's key agree, with want (from) when it is set.
 func (v *view) agree(key, fromName, want, from string, fold bool) {
-	var header map[string]any
-	if v.file != nil {
-		header = v.file.header
-	}
-	var got [][2]string
-	for _, src := range []struct {
-		where string
-		m     map[string]any
-	}{{"the header", header}, {"the summary", v.summary}} {
-		if s, ok := src.m[key].(string); ok {
-			got = append(got, [2]string{src.where, s})
+	var got [][2]string // where, what it says
+	add := func(where string, s any) {
+		if s, ok := s.(string); ok {
+			got = append(got, [2]string{where, s})
 		}
 	}
+	if v.file != nil {
+		add("the header", v.file.header[key])
+	}
+	add("the summary", v.summary[key])
 	if fromName != "" {
-		got = append(got, [2]string{"the file name", fromName})
+		add("the file name", fromName)
 	}
 	switch {
 	case len(got) == 0:

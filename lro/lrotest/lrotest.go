@@ -202,29 +202,6 @@ func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
 	}
 }
 
-func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, error) {
-	c, err := newChecker(cs, cfg)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("lrotest: tools/list: %w", err)
-		}
-		if t.Name == c.cfg.Tool {
-			c.tool = t
-			break
-		}
-		names = append(names, t.Name)
-	}
-	if c.tool == nil {
-		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
-	}
-	c.run(ctx)
-	return c.report(), nil
-}
-
 // checker runs one check.
 type checker struct {
 	cs      *mcp.ClientSession
@@ -241,7 +218,9 @@ type checker struct {
 	plant     *planted
 }
 
-func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
+// check checks as [Check] does, on a copy of cfg with its defaults filled
+// in, and returns the report.
+func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, error) {
 	if cs == nil {
 		return nil, fmt.Errorf("%w: nil session", errInvalidConfig)
 	}
@@ -285,7 +264,22 @@ func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
 			c.results = append(c.results, result{requirement: r, status: skip})
 		}
 	}
-	return c, nil
+	var names []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("lrotest: tools/list: %w", err)
+		}
+		if t.Name == c.cfg.Tool {
+			c.tool = t
+			break
+		}
+		names = append(names, t.Name)
+	}
+	if c.tool == nil {
+		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
+	}
+	c.run(ctx)
+	return c.report(), nil
 }
 
 // run makes every call and checks every requirement on it.

@@ -19,11 +19,6 @@ import (
 	"github.com/zircote/lro-go/internal/jqcmd"
 )
 
-// Running recipes. The commands come from the server under test: the kit
-// runs only those that jqcmd.Parse reads, tail or cat piped into jq with
-// plain words, and runs no shell: jq (or gojq) gets the words of the jq
-// stage and, on its standard input, what the pipeline would feed it.
-
 // maxRecipeOutput caps what the kit keeps of a recipe's standard output.
 const maxRecipeOutput = 256 << 20
 
@@ -86,9 +81,11 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// runRecipe runs a recipe command on the offloaded file f with jq (c.jq)
-// or, when c.jq is "", in process: a command that reads f.path reads
-// f.data, which may have been fetched with resources/read.
+// runRecipe runs a recipe command, from the server under test, on the
+// offloaded file f with jq (c.jq) or, when c.jq is "", in process; only
+// commands that jqcmd.Parse reads, and with no shell: jq gets the words of
+// its stage and, on its standard input, what the pipeline would feed it. A
+// command that reads f.path reads f.data, which may have been fetched.
 func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([]byte, error) {
 	rc, err := jqcmd.Parse(command)
 	if err != nil {
