@@ -132,13 +132,8 @@ func literal(w *syntax.Word) (string, error) {
 				if !ok {
 					return "", unsupported("an expansion inside double quotes")
 				}
-				v := lit.Value
-				for j := 0; j < len(v); j++ {
-					if v[j] == '\\' && j+1 < len(v) && strings.IndexByte("$`\"\\", v[j+1]) >= 0 {
-						j++
-					}
-					b.WriteByte(v[j])
-				}
+				// Within double quotes a backslash escapes only $ ` " and itself.
+				b.WriteString(strings.NewReplacer(`\$`, "$", "\\`", "`", `\"`, `"`, `\\`, `\`).Replace(lit.Value))
 			}
 		default:
 			return "", unsupported("an expansion")
