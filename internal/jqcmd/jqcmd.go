@@ -60,38 +60,35 @@ func Words(s string) ([][]string, error) {
 		return nil, unsupported("%d commands", len(f.Stmts))
 	}
 	var stages [][]string
-	var stmt func(st *syntax.Stmt) error
-	stmt = func(st *syntax.Stmt) error {
-		if len(st.Comments) > 0 || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
-			return unsupported("a comment, !, &, or a redirection")
-		}
-		switch c := st.Cmd.(type) {
+	syntax.Walk(f.Stmts[0], func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case nil:
+		case *syntax.Stmt:
+			if len(n.Comments) > 0 || n.Negated || n.Background || n.Coprocess || len(n.Redirs) > 0 {
+				err = unsupported("a comment, !, &, or a redirection")
+			}
 		case *syntax.BinaryCmd:
-			if c.Op != syntax.Pipe {
-				return unsupported("%s", c.Op)
+			if n.Op != syntax.Pipe {
+				err = unsupported("%s", n.Op)
 			}
-			if err := stmt(c.X); err != nil {
-				return err
-			}
-			return stmt(c.Y)
 		case *syntax.CallExpr:
-			if len(c.Assigns) > 0 || len(c.Args) == 0 {
-				return unsupported("an assignment")
-			}
-			var words []string
-			for _, w := range c.Args {
-				s, err := literal(w)
-				if err != nil {
-					return err
+			words := make([]string, len(n.Args))
+			for i, w := range n.Args {
+				if words[i], err = literal(w); err != nil {
+					return false
 				}
-				words = append(words, s)
+			}
+			if len(n.Assigns) > 0 || len(n.Args) == 0 {
+				err = unsupported("an assignment")
 			}
 			stages = append(stages, words)
-			return nil
+			return false
+		default:
+			err = unsupported("a compound command")
 		}
-		return unsupported("a compound command")
-	}
-	if err := stmt(f.Stmts[0]); err != nil {
+		return err == nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return stages, nil
