@@ -161,12 +161,8 @@ func oneLine(s string, n int) string {
 // Check checks the tool cfg.Tool of the server behind cs up to cfg.Level,
 // writes the report to w (if not nil) as a table with one row per
 // requirement (pass, FAIL, warn or skip, with the reasons), and reports
-// whether no requirement failed.
-//
-// Check uses only the protocol and the file system it shares with the
-// server: it reads the offloaded files, runs their recipes and, for
-// L2.cleanup, plants files in the output folder (removed afterwards). A
-// result kept in a store is fetched with resources/read, into memory.
+// whether no requirement failed. For L2.cleanup it plants files in the
+// output folder, and removes them.
 //
 // Check returns an error only when it cannot run: a nil cs, an invalid cfg,
 // or a tool the server does not list. It does not change cfg, and is safe
@@ -212,9 +208,9 @@ type checker struct {
 	jqText  string   // jq's version and path
 	results []result // one per requirement up to the level, in catalogue order
 
-	local     []offloadedFile // the files read from file_path on this machine
-	fetched   int             // files fetched with resources/read
-	fullCount int             // records of the first offloaded file, or -1
+	local     map[string]time.Time // files read from file_path on this machine, and when they were written
+	fetched   int                  // files fetched with resources/read
+	fullCount int                  // records of the first offloaded file, or -1
 	plant     *planted
 }
 
@@ -227,7 +223,7 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	if cfg == nil {
 		return nil, fmt.Errorf("%w: nil Config (Tool and Large are required)", errInvalidConfig)
 	}
-	c := &checker{cs: cs, cfg: *cfg, fullCount: -1}
+	c := &checker{cs: cs, cfg: *cfg, local: map[string]time.Time{}, fullCount: -1}
 	k := &c.cfg
 	k.Large, k.Small, k.Details = maps.Clone(k.Large), maps.Clone(k.Small), slices.Clone(k.Details)
 	if k.Server != nil {

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -198,10 +200,10 @@ func checkCleanup(v *view) {
 	if _, err := os.Lstat(p.decoy); err != nil {
 		v.fail("%s, which is not an offloaded file, was deleted: %v", p.decoy, err)
 	}
-	for _, f := range c.local {
-		if age := time.Since(f.written); age < c.srv.TTL {
-			if _, err := os.Lstat(f.path); errors.Is(err, os.ErrNotExist) {
-				v.fail("%s was deleted %s after it was written, before its TTL of %s", f.path, age.Round(time.Millisecond), c.srv.TTL)
+	for _, path := range slices.Sorted(maps.Keys(c.local)) {
+		if age := time.Since(c.local[path]); age < c.srv.TTL {
+			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+				v.fail("%s was deleted %s after it was written, before its TTL of %s", path, age.Round(time.Millisecond), c.srv.TTL)
 			}
 		}
 	}

@@ -69,12 +69,6 @@ func (v *view) fail(format string, args ...any) {
 // skip says why the running check cannot check its requirement.
 func (v *view) skip(format string, args ...any) { v.skipped = fmt.Sprintf(format, args...) }
 
-// offloadedFile is a file this run made the server write.
-type offloadedFile struct {
-	path    string
-	written time.Time
-}
-
 // fileView is an offloaded file as read by the kit.
 type fileView struct {
 	path    string // the descriptor's file_path
@@ -127,7 +121,7 @@ func (c *checker) look(ctx context.Context, label string, args map[string]any, d
 		if f.fetched {
 			c.fetched++
 		} else {
-			c.local = append(c.local, offloadedFile{f.path, v.start})
+			c.local[f.path] = v.start
 		}
 		dir := c.srv.OutputDir
 		if dir == "" && !f.fetched {
