@@ -335,7 +335,17 @@ func Inputs(data []byte) ([]any, error) {
 // returns what jq prints, or an error where jq exits non-zero. The output
 // is bounded by max bytes.
 func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
-	it := &sliceIter{vals: inputs}
+	// The filter runs on each input in turn, which input and inputs read
+	// too, or once on null (-n) or on every input (-s).
+	it, roots := gojq.NewIter(inputs...), gojq.Iter(nil)
+	switch {
+	case j.NullInput:
+		roots = gojq.NewIter[any](nil)
+	case j.Slurp:
+		it, roots = gojq.NewIter[any](), gojq.NewIter[any](slices.Clone(inputs))
+	default:
+		roots = it
+	}
 	q, err := gojq.Parse(j.Filter)
 	var code *gojq.Code
 	if err == nil {
@@ -343,14 +353,6 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("jq: compile error: %w", err)
-	}
-	// The filter runs on each input in turn, or once on null (-n) or on
-	// every input (-s).
-	roots := gojq.Iter(it)
-	if j.NullInput {
-		roots = gojq.NewIter[any](nil)
-	} else if j.Slurp {
-		roots, it.next = gojq.NewIter[any](slices.Clone(inputs)), len(inputs)
 	}
 	var out bytes.Buffer
 	var last any
@@ -397,19 +399,4 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 		err = errors.New("exit status 1 (-e: last output false or null)")
 	}
 	return out.Bytes(), err
-}
-
-// sliceIter is a gojq.Iter over the inputs, shared by Run and the filter's
-// input and inputs.
-type sliceIter struct {
-	vals []any
-	next int
-}
-
-func (s *sliceIter) Next() (any, bool) {
-	if s.next >= len(s.vals) {
-		return nil, false
-	}
-	s.next++
-	return s.vals[s.next-1], true
 }
