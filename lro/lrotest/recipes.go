@@ -122,7 +122,7 @@ var level2 = []requirement{
 			}
 			var absent []string
 			for _, ref := range r.refs.record {
-				if !anyHasPath(v.file.records, ref) {
+				if !hasPath(v.file.records, ref) {
 					absent = append(absent, "."+strings.Join(ref, "."))
 				}
 			}
@@ -156,7 +156,7 @@ var level2 = []requirement{
 			all = append(all, r.refs.all...)
 			for _, ref := range r.refs.record {
 				// A field no record has is L2.recipes.fields_exist's concern.
-				if r.n <= 8 && !slices.Contains(lightFields, ref[0]) && anyHasPath(v.file.records, ref[:1]) {
+				if r.n <= 8 && !slices.Contains(lightFields, ref[0]) && hasPath(v.file.records, ref[:1]) {
 					v.fail("recipe %d references .%s, which is not a Light field", r.n, strings.Join(ref, "."))
 				}
 			}
@@ -265,22 +265,18 @@ func (c *checker) readRecipes(v *view) {
 
 var scoreRef = regexp.MustCompile(`\.\s*"?score"?\b|\[\s*"score"\s*\]`)
 
-func anyHasPath(records []any, path []string) bool {
-	return slices.ContainsFunc(records, func(r any) bool { return pathExists(r, path) })
-}
-
-// pathExists reports whether path leads somewhere in v, looking through
-// arrays at every step.
-func pathExists(v any, path []string) bool {
+// hasPath reports whether path leads somewhere in v, looking through
+// arrays (the records among them) at every step.
+func hasPath(v any, path []string) bool {
 	if len(path) == 0 {
 		return true
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		child, ok := x[path[0]]
-		return ok && pathExists(child, path[1:])
+		return ok && hasPath(child, path[1:])
 	case []any:
-		return anyHasPath(x, path)
+		return slices.ContainsFunc(x, func(e any) bool { return hasPath(e, path) })
 	}
 	return false
 }

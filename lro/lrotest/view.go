@@ -254,8 +254,8 @@ func findDescriptor(res *mcp.CallToolResult, strict bool) map[string]any {
 	for _, d := range resultDocs(res) {
 		m, _ := d.v.(map[string]any)
 		_, hasFlag := m["offloaded"]
-		_, hasPath := m["file_path"]
-		if m["offloaded"] == true || !strict && (hasFlag || hasPath) {
+		_, hasFilePath := m["file_path"]
+		if m["offloaded"] == true || !strict && (hasFlag || hasFilePath) {
 			return m
 		}
 	}
