@@ -120,14 +120,11 @@ var level2 = []requirement{
 				unread = append(unread, "recipe "+strconv.Itoa(r.n)+": "+r.refsErr.Error())
 				continue
 			}
-			var absent []string
-			for _, ref := range r.refs.record {
-				if !hasPath(v.file.records, ref) {
-					absent = append(absent, "."+strings.Join(ref, "."))
-				}
-			}
+			absent := slices.DeleteFunc(slices.Clone(r.refs.record), func(ref []string) bool {
+				return hasPath(v.file.records, ref)
+			})
 			if len(absent) > 0 {
-				v.fail("recipe %d references %s, which no record has", r.n, strings.Join(dedupe(absent), ", "))
+				v.fail("recipe %d references %s, which no record has", r.n, refsText(absent))
 			}
 		}
 		if len(v.problems) == 0 && len(unread) == len(v.recipes) && len(unread) > 0 {

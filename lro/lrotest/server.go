@@ -173,9 +173,7 @@ func checkCleanup(v *view) {
 	}
 	defer func() {
 		for _, path := range []string{p.expired, p.decoy} {
-			if path != "" {
-				_ = os.Remove(path) // planted, or never made
-			}
+			_ = os.Remove(path) // planted, or never made ("")
 		}
 	}()
 	if p.err != nil {
