@@ -42,13 +42,12 @@ type Config struct {
 	Level int
 
 	// Server holds the LRO settings the server runs with, in the words of
-	// lro.Options, whatever its language. The kit reads ThresholdTokens,
-	// Prefix, QueryArgument, DetailArgument and TTL, with lro's defaults; it
-	// checks Operation, DefaultDetail and the folder of file_path (ClientDir,
-	// or else OutputDir) only when they are set. CleanupInterval enables
-	// L2.cleanup: the kit plants an expired file in OutputDir (if empty, the
-	// folder of the first offloaded file) and waits that long for the server
-	// to delete it. If nil, every field is zero.
+	// lro.Options, whatever its language: ThresholdTokens, Prefix,
+	// QueryArgument, DetailArgument and TTL, with lro's defaults; Operation,
+	// DefaultDetail and the folder of file_path (ClientDir, else OutputDir),
+	// checked when set; CleanupInterval enables L2.cleanup, which plants an
+	// expired file in OutputDir (or the first offloaded file's folder) and
+	// waits that long for the server to delete it. If nil, every field is zero.
 	Server *lro.Options
 
 	// Fallback is a session to a second instance of the server whose output
@@ -60,13 +59,11 @@ type Config struct {
 	// is installed. Without jq, recipes always run in process.
 	InProcess bool
 
-	// RecipeTimeout bounds each recipe's run. If zero, defaults to 30
-	// seconds.
+	// RecipeTimeout bounds each recipe's run. If zero, 30 seconds.
 	RecipeTimeout time.Duration
 }
 
-// errInvalidConfig is wrapped by the error of [Check] when the check cannot
-// run.
+// errInvalidConfig is wrapped by the error of [Check] when it cannot run.
 var errInvalidConfig = errors.New("lrotest: invalid configuration")
 
 // maxClockSkew is how far the times a server writes (the ULID of the file

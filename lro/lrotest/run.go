@@ -24,17 +24,14 @@ const maxRecipeOutput = 256 << 20
 
 // findJQ returns the path of jq and its version, or "" when it is missing.
 func findJQ() (path, version string) {
-	jq, err := exec.LookPath("jq")
-	if err != nil {
-		return "", ""
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, jq, "--version").Output()
+	cmd := exec.CommandContext(ctx, "jq", "--version") // its Path looked up on the PATH
+	out, err := cmd.Output()
 	if err != nil {
 		return "", ""
 	}
-	return jq, strings.TrimSpace(string(out))
+	return cmd.Path, strings.TrimSpace(string(out))
 }
 
 // readOther reads a file that a recipe names in place of file_path (which
