@@ -119,7 +119,8 @@ var level1 = []requirement{
 				}
 			})
 		}
-		if found = dedupe(found); len(found) > 0 {
+		slices.Sort(found)
+		if found = slices.Compact(found); len(found) > 0 {
 			v.fail("the offloaded result carries a pagination cursor: %s", strings.Join(found, ", "))
 		}
 	}, "A result set MUST NOT simultaneously be offloaded to JSONL and have an active pagination cursor."},

@@ -360,13 +360,3 @@ func (c *checker) report() *report {
 	}
 	return rep
 }
-
-func dedupe(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}

@@ -317,7 +317,8 @@ func refsText(refs [][]string) string {
 	for _, r := range refs {
 		s = append(s, "."+strings.Join(r, "."))
 	}
-	return strings.Join(dedupe(s), ", ")
+	slices.Sort(s)
+	return strings.Join(slices.Compact(s), ", ")
 }
 
 // sortedByConfidence checks that recipe 9 printed every record, by
