@@ -1,8 +1,7 @@
-// Package jqcmd reads the jq recipe commands of a descriptor, "tail -n +2
-// FILE | jq [options] FILTER" (or "cat FILE | jq ...", or "jq ... FILTER
-// FILE"), as plain shell words read with mvdan.cc/sh/v3/syntax, and runs
-// them in process with github.com/itchyny/gojq, mirroring jq's -s, -r, -j,
-// -c, -n, -e, --arg and --argjson. lro/lrotest runs recipes with it.
+// Package jqcmd reads the jq recipe commands of a descriptor (see [Parse])
+// as plain shell words read with mvdan.cc/sh/v3/syntax, and runs them in
+// process with github.com/itchyny/gojq, mirroring jq's -s, -r, -j, -c, -n,
+// -e, --arg and --argjson. lro/lrotest runs recipes with it.
 package jqcmd
 
 import (

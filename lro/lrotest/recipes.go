@@ -228,14 +228,12 @@ type recipeView struct {
 // readRecipes reads the recipes of the descriptor and, when the kit has
 // the file, runs them.
 func (c *checker) readRecipes(v *view) {
-	raw, ok := v.desc["jq_recipes"]
-	list, isList := raw.([]any)
-	switch {
-	case !ok:
-		v.noRecipes = "depends on L2.descriptor.fields"
-		return
-	case !isList:
+	list, isList := v.desc["jq_recipes"].([]any)
+	if !isList {
 		v.noRecipes = "depends on L2.recipes.count"
+		if _, ok := v.desc["jq_recipes"]; !ok {
+			v.noRecipes = "depends on L2.descriptor.fields"
+		}
 		return
 	}
 	v.recipes = []*recipeView{}

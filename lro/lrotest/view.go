@@ -110,10 +110,9 @@ func (c *checker) look(ctx context.Context, label string, args map[string]any, d
 	}
 	v.summary, _ = v.desc["summary"].(map[string]any)
 	c.readFile(v)
-	if p, ok := v.desc["file_path"].(string); ok && p != "" {
-		_, hasHandle := v.desc["handle"]
-		v.nameOp, _, _ = c.parseName(filepath.Base(p), hasHandle)
-	}
+	p, _ := v.desc["file_path"].(string)
+	_, hasHandle := v.desc["handle"]
+	v.nameOp, _, _ = c.parseName(filepath.Base(p), hasHandle)
 	if f := v.file; f != nil {
 		if c.fullCount < 0 {
 			c.fullCount = len(f.lines)
