@@ -234,7 +234,8 @@ func resultDocs(res *mcp.CallToolResult) []doc {
 	}
 	var docs []doc
 	var v any
-	if data, err := json.Marshal(res.StructuredContent); err == nil && res.StructuredContent != nil && json.Unmarshal(data, &v) == nil {
+	data, err := json.Marshal(res.StructuredContent)
+	if err == nil && res.StructuredContent != nil && json.Unmarshal(data, &v) == nil {
 		docs = append(docs, doc{"structuredContent", v})
 	}
 	for i, ct := range res.Content {
