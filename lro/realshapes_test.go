@@ -464,7 +464,7 @@ func parseCommand(command, path string) (*jqcmd.Command, error) {
 // runGojq runs the command's jq program with gojq on the record lines, and
 // returns what jq would print.
 func runGojq(c *jqcmd.Command, records []byte) ([]byte, error) {
-	inputs, err := jqcmd.Inputs(records, false)
+	inputs, err := jqcmd.Inputs(records)
 	if err != nil {
 		return nil, err
 	}

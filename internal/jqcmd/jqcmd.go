@@ -1,8 +1,7 @@
-// Package jqcmd reads the jq recipe commands of a descriptor, "tail -n +2
-// FILE | jq [options] FILTER" (or "cat FILE | jq ...", or "jq ... FILTER
-// FILE"), as plain shell words read with mvdan.cc/sh/v3/syntax, and runs
-// them in process with github.com/itchyny/gojq, mirroring jq's -s, -r, -j,
-// -c, -n, -e, --arg and --argjson. lro/lrotest runs recipes with it.
+// Package jqcmd reads the jq recipe commands of a descriptor (see [Parse])
+// as plain shell words read with mvdan.cc/sh/v3/syntax, and runs them in
+// process with github.com/itchyny/gojq, mirroring jq's -s, -r, -j, -c, -n,
+// -e, --arg and --argjson. lro/lrotest runs recipes with it.
 package jqcmd
 
 import (
@@ -60,38 +59,35 @@ func Words(s string) ([][]string, error) {
 		return nil, unsupported("%d commands", len(f.Stmts))
 	}
 	var stages [][]string
-	var stmt func(st *syntax.Stmt) error
-	stmt = func(st *syntax.Stmt) error {
-		if len(st.Comments) > 0 || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
-			return unsupported("a comment, !, &, or a redirection")
-		}
-		switch c := st.Cmd.(type) {
+	syntax.Walk(f.Stmts[0], func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case nil:
+		case *syntax.Stmt:
+			if len(n.Comments) > 0 || n.Negated || n.Background || n.Coprocess || len(n.Redirs) > 0 {
+				err = unsupported("a comment, !, &, or a redirection")
+			}
 		case *syntax.BinaryCmd:
-			if c.Op != syntax.Pipe {
-				return unsupported("%s", c.Op)
+			if n.Op != syntax.Pipe {
+				err = unsupported("%s", n.Op)
 			}
-			if err := stmt(c.X); err != nil {
-				return err
-			}
-			return stmt(c.Y)
 		case *syntax.CallExpr:
-			if len(c.Assigns) > 0 || len(c.Args) == 0 {
-				return unsupported("an assignment")
-			}
-			var words []string
-			for _, w := range c.Args {
-				s, err := literal(w)
-				if err != nil {
-					return err
+			words := make([]string, len(n.Args))
+			for i, w := range n.Args {
+				if words[i], err = literal(w); err != nil {
+					return false
 				}
-				words = append(words, s)
+			}
+			if len(n.Assigns) > 0 || len(n.Args) == 0 {
+				err = unsupported("an assignment")
 			}
 			stages = append(stages, words)
-			return nil
+			return false
+		default:
+			err = unsupported("a compound command")
 		}
-		return unsupported("a compound command")
-	}
-	if err := stmt(f.Stmts[0]); err != nil {
+		return err == nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return stages, nil
@@ -132,13 +128,8 @@ func literal(w *syntax.Word) (string, error) {
 				if !ok {
 					return "", unsupported("an expansion inside double quotes")
 				}
-				v := lit.Value
-				for j := 0; j < len(v); j++ {
-					if v[j] == '\\' && j+1 < len(v) && strings.IndexByte("$`\"\\", v[j+1]) >= 0 {
-						j++
-					}
-					b.WriteByte(v[j])
-				}
+				// Within double quotes a backslash escapes only $ ` " and itself.
+				b.WriteString(strings.NewReplacer(`\$`, "$", "\\`", "`", `\"`, `"`, `\\`, `\`).Replace(lit.Value))
 			}
 		default:
 			return "", unsupported("an expansion")
@@ -153,11 +144,6 @@ func literal(w *syntax.Word) (string, error) {
 		}
 	}
 	return string(out), nil
-}
-
-// Quote quotes s for a POSIX shell.
-func Quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Call is a parsed jq invocation.
@@ -181,17 +167,26 @@ type Call struct {
 // an error wrapping [ErrUnsupported].
 func ParseArgs(args []string) (*Call, error) {
 	j := &Call{}
+	// The flags by letter and by long name (after its first -), with the
+	// fields each sets.
+	flags := map[string][]*bool{
+		"s": {&j.Slurp}, "-slurp": {&j.Slurp},
+		"r": {&j.Raw}, "-raw-output": {&j.Raw},
+		"j": {&j.Raw, &j.Join}, "-join-output": {&j.Raw, &j.Join},
+		"c": {&j.Compact}, "-compact-output": {&j.Compact},
+		"n": {&j.NullInput}, "-null-input": {&j.NullInput},
+		"e": {&j.ExitStatus}, "-exit-status": {&j.ExitStatus},
+		// ASCII output, sorted keys, colours and tabs change no value.
+		"a": nil, "-ascii-output": nil, "S": nil, "-sort-keys": nil, "-tab": nil,
+		"C": nil, "-color-output": nil, "M": nil, "-monochrome-output": nil,
+	}
 	var positional []int
-	flags := map[string]string{"--slurp": "s", "--raw-output": "r", "--join-output": "j", "--compact-output": "c",
-		"--null-input": "n", "--exit-status": "e", "--tab": "", "--sort-keys": "", "--ascii-output": "",
-		"--color-output": "", "--monochrome-output": ""}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		n := map[string]int{"--arg": 2, "--argjson": 2, "--indent": 1}[a]
 		if i+n >= len(args) {
 			return nil, unsupported("jq %s needs %d arguments", a, n)
 		}
-		short, isFlag := flags[a]
 		switch {
 		case a == "--":
 			for k := i + 1; k < len(args); k++ {
@@ -201,35 +196,23 @@ func ParseArgs(args []string) (*Call, error) {
 		case a == "--arg":
 			j.Names, j.Values = append(j.Names, "$"+args[i+1]), append(j.Values, args[i+2])
 		case a == "--argjson":
-			v, err := Decode([]byte(args[i+2]))
-			if err != nil {
+			var v any
+			if err := json.Unmarshal([]byte(args[i+2]), &v); err != nil {
 				return nil, unsupported("jq --argjson %s: %v", args[i+1], err)
 			}
 			j.Names, j.Values = append(j.Names, "$"+args[i+1]), append(j.Values, v)
-		case isFlag:
-			a = "-" + short
 		case a == "--indent":
-		case strings.HasPrefix(a, "--"):
-			return nil, unsupported("jq option %s", a)
 		case len(a) < 2 || a[0] != '-':
 			positional = append(positional, i)
-		}
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' {
-			for _, f := range a[1:] {
-				set, ok := map[rune][]*bool{
-					's': {&j.Slurp},
-					'r': {&j.Raw},
-					'j': {&j.Raw, &j.Join},
-					'c': {&j.Compact},
-					'n': {&j.NullInput},
-					'e': {&j.ExitStatus},
-					'a': nil, // ASCII output, sort keys and colours change no value
-					'S': nil,
-					'C': nil,
-					'M': nil,
-				}[f]
+		default:
+			names := strings.Split(a[1:], "") // -rc is -r -c
+			if a[1] == '-' {
+				names = []string{a[1:]}
+			}
+			for _, name := range names {
+				set, ok := flags[name]
 				if !ok {
-					return nil, unsupported("jq option -%c", f)
+					return nil, unsupported("jq option %s", a)
 				}
 				for _, p := range set {
 					*p = true
@@ -332,12 +315,8 @@ func tailFromLine2(args []string) (int, bool) {
 	return file, from2 && file >= 0 && args[file] != ""
 }
 
-// Inputs decodes the JSON values of data, from its second line on when
-// skipHeader is set (as tail -n +2 prints it).
-func Inputs(data []byte, skipHeader bool) ([]any, error) {
-	if skipHeader {
-		_, data, _ = bytes.Cut(data, []byte("\n"))
-	}
+// Inputs decodes the JSON values of data.
+func Inputs(data []byte) ([]any, error) {
 	var inputs []any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
@@ -351,23 +330,21 @@ func Inputs(data []byte, skipHeader bool) ([]any, error) {
 	}
 }
 
-// Decode decodes exactly one JSON value.
-func Decode(b []byte) (any, error) {
-	vals, err := Inputs(b, false)
-	if err == nil && len(vals) != 1 {
-		err = fmt.Errorf("%d JSON values, want 1", len(vals))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return vals[0], nil
-}
-
 // Run runs the call on the decoded inputs, which it does not modify, and
 // returns what jq prints, or an error where jq exits non-zero. The output
 // is bounded by max bytes.
 func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
-	it := &sliceIter{vals: inputs}
+	// The filter runs on each input in turn, which input and inputs read
+	// too, or once on null (-n) or on every input (-s).
+	it, roots := gojq.NewIter(inputs...), gojq.Iter(nil)
+	switch {
+	case j.NullInput:
+		roots = gojq.NewIter[any](nil)
+	case j.Slurp:
+		it, roots = gojq.NewIter[any](), gojq.NewIter[any](slices.Clone(inputs))
+	default:
+		roots = it
+	}
 	q, err := gojq.Parse(j.Filter)
 	var code *gojq.Code
 	if err == nil {
@@ -375,14 +352,6 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("jq: compile error: %w", err)
-	}
-	// The filter runs on each input in turn, or once on null (-n) or on
-	// every input (-s).
-	roots := gojq.Iter(it)
-	if j.NullInput {
-		roots = gojq.NewIter[any](nil)
-	} else if j.Slurp {
-		roots, it.next = gojq.NewIter[any](slices.Clone(inputs)), len(inputs)
 	}
 	var out bytes.Buffer
 	var last any
@@ -429,19 +398,4 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 		err = errors.New("exit status 1 (-e: last output false or null)")
 	}
 	return out.Bytes(), err
-}
-
-// sliceIter is a gojq.Iter over the inputs, shared by Run and the filter's
-// input and inputs.
-type sliceIter struct {
-	vals []any
-	next int
-}
-
-func (s *sliceIter) Next() (any, bool) {
-	if s.next >= len(s.vals) {
-		return nil, false
-	}
-	s.next++
-	return s.vals[s.next-1], true
 }

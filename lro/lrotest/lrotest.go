@@ -42,13 +42,12 @@ type Config struct {
 	Level int
 
 	// Server holds the LRO settings the server runs with, in the words of
-	// lro.Options, whatever its language. The kit reads ThresholdTokens,
-	// Prefix, QueryArgument, DetailArgument and TTL, with lro's defaults; it
-	// checks Operation, DefaultDetail and the folder of file_path (ClientDir,
-	// or else OutputDir) only when they are set. CleanupInterval enables
-	// L2.cleanup: the kit plants an expired file in OutputDir (if empty, the
-	// folder of the first offloaded file) and waits that long for the server
-	// to delete it. If nil, every field is zero.
+	// lro.Options, whatever its language: ThresholdTokens, Prefix,
+	// QueryArgument, DetailArgument and TTL, with lro's defaults; Operation,
+	// DefaultDetail and the folder of file_path (ClientDir, else OutputDir),
+	// checked when set; CleanupInterval enables L2.cleanup, which plants an
+	// expired file in OutputDir (or the first offloaded file's folder) and
+	// waits that long for the server to delete it. If nil, every field is zero.
 	Server *lro.Options
 
 	// Fallback is a session to a second instance of the server whose output
@@ -60,13 +59,11 @@ type Config struct {
 	// is installed. Without jq, recipes always run in process.
 	InProcess bool
 
-	// RecipeTimeout bounds each recipe's run. If zero, defaults to 30
-	// seconds.
+	// RecipeTimeout bounds each recipe's run. If zero, 30 seconds.
 	RecipeTimeout time.Duration
 }
 
-// errInvalidConfig is wrapped by the error of [Check] when the check cannot
-// run.
+// errInvalidConfig is wrapped by the error of [Check] when it cannot run.
 var errInvalidConfig = errors.New("lrotest: invalid configuration")
 
 // maxClockSkew is how far the times a server writes (the ULID of the file
@@ -161,12 +158,8 @@ func oneLine(s string, n int) string {
 // Check checks the tool cfg.Tool of the server behind cs up to cfg.Level,
 // writes the report to w (if not nil) as a table with one row per
 // requirement (pass, FAIL, warn or skip, with the reasons), and reports
-// whether no requirement failed.
-//
-// Check uses only the protocol and the file system it shares with the
-// server: it reads the offloaded files, runs their recipes and, for
-// L2.cleanup, plants files in the output folder (removed afterwards). A
-// result kept in a store is fetched with resources/read, into memory.
+// whether no requirement failed. For L2.cleanup it plants files in the
+// output folder, and removes them.
 //
 // Check returns an error only when it cannot run: a nil cs, an invalid cfg,
 // or a tool the server does not list. It does not change cfg, and is safe
@@ -202,59 +195,32 @@ func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
 	}
 }
 
-func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, error) {
-	c, err := newChecker(cs, cfg)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("lrotest: tools/list: %w", err)
-		}
-		if t.Name == c.cfg.Tool {
-			c.tool = t
-			break
-		}
-		names = append(names, t.Name)
-	}
-	if c.tool == nil {
-		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
-	}
-	c.run(ctx)
-	return c.report(), nil
-}
-
-// outcome gathers what the checks of one requirement found on every call.
-type outcome struct {
-	passes       int
-	fails, skips []string
-}
-
 // checker runs one check.
 type checker struct {
-	cs       *mcp.ClientSession
-	cfg      Config
-	srv      lro.Options // cfg.Server with the kit's defaults
-	tool     *mcp.Tool
-	jq       string // the path of jq; "" to run recipes in process
-	jqText   string // jq's version and path
-	outcomes []outcome
+	cs      *mcp.ClientSession
+	cfg     Config
+	srv     lro.Options // cfg.Server with the kit's defaults
+	tool    *mcp.Tool
+	jq      string   // the path of jq; "" to run recipes in process
+	jqText  string   // jq's version and path
+	results []result // one per requirement up to the level, in catalogue order
 
-	files          []offloadedFile // this run's offloaded files on this machine
-	fullCount      int             // records of the first offloaded file, or -1
-	plant          *planted
-	local, fetched int // files read from file_path, fetched with resources/read
+	local     map[string]time.Time // files read from file_path on this machine, and when they were written
+	fetched   int                  // files fetched with resources/read
+	fullCount int                  // records of the first offloaded file, or -1
+	plant     *planted
 }
 
-func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
+// check checks as [Check] does, on a copy of cfg with its defaults filled
+// in, and returns the report.
+func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, error) {
 	if cs == nil {
 		return nil, fmt.Errorf("%w: nil session", errInvalidConfig)
 	}
 	if cfg == nil {
 		return nil, fmt.Errorf("%w: nil Config (Tool and Large are required)", errInvalidConfig)
 	}
-	c := &checker{cs: cs, cfg: *cfg, outcomes: make([]outcome, len(catalogue)), fullCount: -1}
+	c := &checker{cs: cs, cfg: *cfg, local: map[string]time.Time{}, fullCount: -1}
 	k := &c.cfg
 	k.Large, k.Small, k.Details = maps.Clone(k.Large), maps.Clone(k.Small), slices.Clone(k.Details)
 	if k.Server != nil {
@@ -286,7 +252,27 @@ func newChecker(cs *mcp.ClientSession, cfg *Config) (*checker, error) {
 	if !k.InProcess {
 		c.jq, c.jqText = findJQ()
 	}
-	return c, nil
+	for _, r := range catalogue {
+		if r.level <= k.Level {
+			c.results = append(c.results, result{requirement: r, status: skip})
+		}
+	}
+	var names []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("lrotest: tools/list: %w", err)
+		}
+		if t.Name == c.cfg.Tool {
+			c.tool = t
+			break
+		}
+		names = append(names, t.Name)
+	}
+	if c.tool == nil {
+		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
+	}
+	c.run(ctx)
+	return c.report(), nil
 }
 
 // run makes every call and checks every requirement on it.
@@ -318,28 +304,35 @@ func (c *checker) run(ctx context.Context) {
 	c.checkScope(scopeOnce, &view{c: c, ctx: ctx})
 }
 
-// checkScope runs the check of every requirement of scope s up to the
-// level on v, skipping those whose need v lacks.
+// checkScope runs the check of every requirement of scope s on v, skipping
+// those whose need v lacks, and adds what it found to the requirement's
+// result: a failure outweighs a pass, which outweighs a skip.
 func (c *checker) checkScope(s scope, v *view) {
-	for i, r := range catalogue {
-		if r.scope != s || r.level > c.cfg.Level {
+	prefix := ""
+	if v.label != "" {
+		prefix = v.label + ": "
+	}
+	for i := range c.results {
+		res := &c.results[i]
+		if res.scope != s {
 			continue
 		}
-		v.problems, v.skipped = nil, v.blocked(r.need)
+		v.problems, v.skipped = nil, v.blocked(res.need)
 		if v.skipped == "" {
-			r.check(v)
+			res.check(v)
 		}
-		prefix, o := "", &c.outcomes[i]
-		if v.label != "" {
-			prefix = v.label + ": "
-		}
-		switch {
+		switch failed := res.status == fail || res.status == warn; {
 		case v.skipped != "":
-			o.skips = append(o.skips, prefix+v.skipped)
+			if res.status == skip && !slices.Contains(res.reasons, prefix+v.skipped) {
+				res.reasons = append(res.reasons, prefix+v.skipped)
+			}
 		case len(v.problems) > 0:
-			o.fails = append(o.fails, prefix+strings.Join(v.problems, "; "))
-		default:
-			o.passes++
+			if !failed {
+				res.status, res.reasons = map[strength]status{must: fail, should: warn}[res.strength], nil
+			}
+			res.reasons = append(res.reasons, prefix+strings.Join(v.problems, "; "))
+		case !failed:
+			res.status, res.reasons = pass, nil
 		}
 	}
 }
@@ -349,7 +342,7 @@ const fetchedText = "fetched with resources/read of their resource_link, " +
 	"and the recipes ran on what was fetched in place of file_path"
 
 func (c *checker) report() *report {
-	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, files: "none read"}
+	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, files: "none read", results: c.results}
 	rep.recipes = fmt.Sprintf("with %s (%s), no shell", c.jqText, c.jq)
 	switch {
 	case c.cfg.Level < 2:
@@ -357,40 +350,13 @@ func (c *checker) report() *report {
 	case c.jq == "":
 		rep.recipes = "in process with github.com/itchyny/gojq (jq's options mirrored; object keys come out sorted)"
 	}
-	switch {
-	case c.fetched == 0 && c.local > 0:
+	switch local := len(c.local); {
+	case c.fetched == 0 && local > 0:
 		rep.files = "read from file_path on this machine"
-	case c.local == 0 && c.fetched > 0:
+	case local == 0 && c.fetched > 0:
 		rep.files = fetchedText
-	case c.local > 0:
-		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", c.local, c.fetched, fetchedText)
-	}
-	for i, r := range catalogue {
-		if r.level > c.cfg.Level {
-			continue
-		}
-		o, res := c.outcomes[i], result{requirement: r}
-		switch {
-		case len(o.fails) > 0 && r.strength == should:
-			res.status, res.reasons = warn, o.fails
-		case len(o.fails) > 0:
-			res.status, res.reasons = fail, o.fails
-		case o.passes > 0:
-			res.status = pass
-		default:
-			res.status, res.reasons = skip, dedupe(o.skips)
-		}
-		rep.results = append(rep.results, res)
+	case local > 0:
+		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", local, c.fetched, fetchedText)
 	}
 	return rep
-}
-
-func dedupe(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -2,6 +2,7 @@ package lrotest
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
+	"github.com/zircote/lro-go/internal/recipes"
 )
 
 // recipeRun is the outcome of running one recipe command.
@@ -22,7 +24,7 @@ type recipeRun struct {
 // values decodes the output as a stream of JSON values, or reports false
 // when it is not one (raw output).
 func (r recipeRun) values() ([]any, bool) {
-	vals, err := jqcmd.Inputs(r.stdout, false)
+	vals, err := jqcmd.Inputs(r.stdout)
 	return vals, err == nil
 }
 
@@ -56,7 +58,7 @@ func TestRunnersReadTheFetchedCopy(t *testing.T) {
 		runners = append(runners, sr)
 	}
 	for _, r := range runners {
-		got := r.run(context.Background(), "tail -n +2 "+jqcmd.Quote(f.path)+" | jq -r .id", f)
+		got := r.run(context.Background(), "tail -n +2 "+recipes.ShellQuote(f.path)+" | jq -r .id", f)
 		if got.err != nil || string(got.stdout) != "a\nb\n" {
 			t.Errorf("%v: %q, %v; want the copy's ids", r, got.stdout, got.err)
 		}
@@ -105,6 +107,19 @@ func TestFieldRefs(t *testing.T) {
 	}
 }
 
+// TestLimitedBufferKeepsItsBound checks that what jq prints is cut at the
+// bound when it is copied in as os/exec copies it, with io.Copy from a
+// reader that is not a WriterTo.
+func TestLimitedBufferKeepsItsBound(t *testing.T) {
+	b := &limitedBuffer{max: 4}
+	if _, err := io.Copy(b, struct{ io.Reader }{strings.NewReader("123456789")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.buf.String(); got != "1234" || !b.truncated {
+		t.Errorf("kept %q, truncated %v; want %q, true", got, b.truncated, "1234")
+	}
+}
+
 // TestGojqMatchesJQ runs commands with both runners on the same file and
 // compares their outputs: the in-process runner mirrors jq's options.
 func TestGojqMatchesJQ(t *testing.T) {
@@ -119,7 +134,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	q := jqcmd.Quote(file)
+	q := recipes.ShellQuote(file)
 	tests := []struct {
 		name, args string
 		fails      bool

@@ -3,11 +3,13 @@ package lrotest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,27 +19,19 @@ import (
 	"github.com/zircote/lro-go/internal/jqcmd"
 )
 
-// Running recipes. The commands come from the server under test: the kit
-// runs only those that jqcmd.Parse reads, tail or cat piped into jq with
-// plain words, and runs no shell: jq (or gojq) gets the words of the jq
-// stage and, on its standard input, what the pipeline would feed it.
-
 // maxRecipeOutput caps what the kit keeps of a recipe's standard output.
 const maxRecipeOutput = 256 << 20
 
 // findJQ returns the path of jq and its version, or "" when it is missing.
 func findJQ() (path, version string) {
-	jq, err := exec.LookPath("jq")
-	if err != nil {
-		return "", ""
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, jq, "--version").Output()
+	cmd := exec.CommandContext(ctx, "jq", "--version") // its Path looked up on the PATH
+	out, err := cmd.Output()
 	if err != nil {
 		return "", ""
 	}
-	return jq, strings.TrimSpace(string(out))
+	return cmd.Path, strings.TrimSpace(string(out))
 }
 
 // readOther reads a file that a recipe names in place of file_path (which
@@ -66,25 +60,29 @@ func readOther(path string) ([]byte, error) {
 	return data, err
 }
 
-// limitedBuffer keeps the first max bytes written to it.
+// limitedBuffer keeps the first max bytes written to it. Its buffer is not
+// embedded: io.Copy, which os/exec uses, would call the buffer's ReadFrom
+// and read past max.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf       bytes.Buffer
 	max       int
 	truncated bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room < len(p) {
+	if room := b.max - b.buf.Len(); room < len(p) {
 		b.truncated = true
-		b.Buffer.Write(p[:max(room, 0)])
+		b.buf.Write(p[:max(room, 0)])
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
 
-// runRecipe runs a recipe command on the offloaded file f with jq (c.jq)
-// or, when c.jq is "", in process: a command that reads f.path reads
-// f.data, which may have been fetched with resources/read.
+// runRecipe runs a recipe command, from the server under test, on the
+// offloaded file f with jq (c.jq) or, when c.jq is "", in process; only
+// commands that jqcmd.Parse reads, and with no shell: jq gets the words of
+// its stage and, on its standard input, what the pipeline would feed it. A
+// command that reads f.path reads f.data, which may have been fetched.
 func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([]byte, error) {
 	rc, err := jqcmd.Parse(command)
 	if err != nil {
@@ -100,7 +98,7 @@ func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([
 		_, input, _ = bytes.Cut(input, []byte("\n"))
 	}
 	if c.jq == "" {
-		inputs, err := jqcmd.Inputs(input, false)
+		inputs, err := jqcmd.Inputs(input)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +109,7 @@ func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = stdout, stderr, time.Second
 	err = cmd.Run()
-	msg := strings.TrimSpace(stderr.String())
+	msg := strings.TrimSpace(stderr.buf.String())
 	switch {
 	case ctx.Err() != nil:
 		err = fmt.Errorf("did not finish: %w", ctx.Err())
@@ -123,7 +121,7 @@ func (c *checker) runRecipe(ctx context.Context, command string, f *fileView) ([
 	case stdout.truncated:
 		err = fmt.Errorf("printed more than %d bytes", maxRecipeOutput)
 	}
-	return stdout.Bytes(), err
+	return stdout.buf.Bytes(), err
 }
 
 // filterRefs are the field paths that a jq filter indexes.
@@ -148,120 +146,111 @@ func fieldRefs(filter string) (filterRefs, error) {
 	if err != nil {
 		return filterRefs{}, err
 	}
-	w := &refWalker{built: map[string]bool{}}
-	w.walk(reflect.ValueOf(q))
-	refs := filterRefs{all: w.all}
-	for _, r := range w.record {
-		if !w.entries || r[0] != "key" && r[0] != "value" {
-			refs.record = append(refs.record, r)
+	var refs filterRefs
+	built := map[string]bool{} // keys of objects constructed so far
+	entries := false           // the filter uses to_entries or with_entries
+	add := func(chain []string) {
+		if len(chain) > 0 {
+			refs.all = append(refs.all, chain)
+			if !built[chain[0]] {
+				refs.record = append(refs.record, chain)
+			}
 		}
+	}
+	// walk visits every node of the syntax tree below v, in order.
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() {
+				return
+			}
+			switch n := v.Interface().(type) {
+			case *gojq.Term:
+				// The path the term indexes from its input (.a.b,
+				// .["a"][0].b), added after the paths within it.
+				chain, relative := []string(nil), n.Type == gojq.TermTypeIdentity || n.Type == gojq.TermTypeIndex
+				indexes := []*gojq.Index{n.Index}
+				for _, s := range n.SuffixList {
+					indexes = append(indexes, s.Index) // nil for an iteration, which the existence check looks through
+				}
+				for _, ix := range indexes {
+					switch name, isName, isConst := indexKey(ix); {
+					case ix == nil || !relative:
+					case isName:
+						chain = append(chain, name)
+					case !isConst:
+						// A computed index: what follows is not a known path.
+						add(chain)
+						chain, relative = nil, false
+					}
+				}
+				walk(v.Elem())
+				add(chain)
+				return
+			case *gojq.ObjectKeyVal:
+				key, constKey := n.Key, n.Key != ""
+				if n.KeyString != nil && n.KeyString.Queries == nil {
+					key, constKey = n.KeyString.Str, true
+				}
+				switch {
+				case !constKey || strings.HasPrefix(key, "$"):
+				case n.Val == nil && n.KeyQuery == nil:
+					add([]string{key}) // {a} is {a: .a}
+				default:
+					built[key] = true
+				}
+			case *gojq.Func:
+				entries = entries || n.Name == "to_entries" || n.Name == "with_entries"
+			}
+			walk(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(q))
+	if entries {
+		refs.record = slices.DeleteFunc(refs.record, func(r []string) bool { return r[0] == "key" || r[0] == "value" })
+	}
+	if len(refs.record) == 0 {
+		refs.record = nil
 	}
 	return refs, nil
 }
 
-type refWalker struct {
-	all, record [][]string
-	built       map[string]bool // keys of objects constructed so far
-	entries     bool            // the filter uses to_entries or with_entries
-}
-
-func (w *refWalker) add(chain []string) {
-	if len(chain) == 0 {
-		return
-	}
-	w.all = append(w.all, chain)
-	if !w.built[chain[0]] {
-		w.record = append(w.record, chain)
-	}
-}
-
-// walk visits every node of the syntax tree below v, in order.
-func (w *refWalker) walk(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-		switch n := v.Interface().(type) {
-		case *gojq.Term:
-			w.term(n)
-			return
-		case *gojq.ObjectKeyVal:
-			key, constKey := n.Key, n.Key != ""
-			if n.KeyString != nil && n.KeyString.Queries == nil {
-				key, constKey = n.KeyString.Str, true
-			}
-			switch {
-			case !constKey || strings.HasPrefix(key, "$"):
-			case n.Val == nil && n.KeyQuery == nil:
-				w.add([]string{key}) // {a} is {a: .a}
-			default:
-				w.built[key] = true
-			}
-		case *gojq.Func:
-			w.entries = w.entries || n.Name == "to_entries" || n.Name == "with_entries"
-		}
-		w.walk(v.Elem())
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				w.walk(v.Field(i))
-			}
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			w.walk(v.Index(i))
-		}
-	}
-}
-
-// indexKey returns the constant field name of an index, if it has one.
+// indexKey returns the field name of an index when it is a constant string
+// (.a, ."a", .["a"]), and whether it is a constant: a name, a number or a
+// slice.
 func indexKey(ix *gojq.Index) (name string, isName, isConst bool) {
+	var lit fmt.Stringer
 	switch {
+	case ix == nil:
+		return "", false, false
 	case ix.Name != "":
 		return ix.Name, true, true
-	case ix.Str != nil:
-		return ix.Str.Str, ix.Str.Queries == nil, ix.Str.Queries == nil
 	case ix.IsSlice:
 		return "", false, true
-	case ix.Start != nil && ix.Start.Term != nil && ix.Start.Left == nil && ix.Start.Right == nil:
-		t := ix.Start.Term
-		switch {
-		case t.Type == gojq.TermTypeString && t.Str != nil && t.Str.Queries == nil && len(t.SuffixList) == 0:
-			return t.Str.Str, true, true
-		case t.Type == gojq.TermTypeNumber, t.Type == gojq.TermTypeUnary && t.Unary != nil && t.Unary.Term != nil && t.Unary.Term.Type == gojq.TermTypeNumber:
-			return "", false, true
-		}
+	case ix.Str != nil:
+		lit = ix.Str
+	case ix.Start != nil:
+		lit = ix.Start
+	default:
+		return "", false, false
 	}
-	return "", false, false
-}
-
-// term adds the path a term indexes from its input (.a.b, .["a"][0].b),
-// after the paths of the terms within it.
-func (w *refWalker) term(t *gojq.Term) {
-	var chain []string
-	relative := t.Type == gojq.TermTypeIdentity // the chain starts at the input (.)
-	if t.Type == gojq.TermTypeIndex {
-		name, isName, isConst := indexKey(t.Index)
-		if isName {
-			chain = []string{name}
-		}
-		relative = isConst
+	// gojq prints a constant string or number as JSON.
+	var key any
+	if json.Unmarshal([]byte(lit.String()), &key) != nil {
+		return "", false, false
 	}
-	for _, s := range t.SuffixList {
-		if s.Index == nil {
-			continue // iteration: the existence check looks through arrays
-		}
-		switch name, isName, isConst := indexKey(s.Index); {
-		case !relative:
-		case isName:
-			chain = append(chain, name)
-		case !isConst:
-			// A computed index: what follows is not a known path.
-			w.add(chain)
-			chain, relative = nil, false
-		}
-	}
-	w.walk(reflect.ValueOf(t).Elem())
-	w.add(chain)
+	name, isName = key.(string)
+	_, isNumber := key.(float64)
+	return name, isName, isName || isNumber
 }

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -171,9 +173,7 @@ func checkCleanup(v *view) {
 	}
 	defer func() {
 		for _, path := range []string{p.expired, p.decoy} {
-			if path != "" {
-				_ = os.Remove(path) // planted, or never made
-			}
+			_ = os.Remove(path) // planted, or never made ("")
 		}
 	}()
 	if p.err != nil {
@@ -198,79 +198,77 @@ func checkCleanup(v *view) {
 	if _, err := os.Lstat(p.decoy); err != nil {
 		v.fail("%s, which is not an offloaded file, was deleted: %v", p.decoy, err)
 	}
-	for _, f := range c.files {
-		if age := time.Since(f.created); age < c.srv.TTL {
-			if _, err := os.Lstat(f.path); errors.Is(err, os.ErrNotExist) {
-				v.fail("%s was deleted %s after it was written, before its TTL of %s", f.path, age.Round(time.Millisecond), c.srv.TTL)
+	for _, path := range slices.Sorted(maps.Keys(c.local)) {
+		if age := time.Since(c.local[path]); age < c.srv.TTL {
+			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+				v.fail("%s was deleted %s after it was written, before its TTL of %s", path, age.Round(time.Millisecond), c.srv.TTL)
 			}
 		}
 	}
 }
 
-func checkEvents(v *view) {
-	v.skip("not observable over MCP: events are emitted inside the server; check them in process (lro's TestConformanceLevel3 does)")
+// level3 are the requirements of Level 3, in report order.
+var level3 = []requirement{
+	{"L3.fallback.succeeds", 3, must, scopeBackup, 0, func(v *view) {
+		_, handle := v.desc["handle"]
+		switch where := "file_path " + jsonText(v.desc["file_path"]); {
+		case v.c.cfg.Fallback == nil:
+			v.skip("%s", v.blocker)
+		case v.failed != "":
+			v.fail("the file could not be written, and %s", v.failed)
+		case handle:
+			v.fail("the result was offloaded (%s): the fallback session's server must not be able to write its results; "+
+				"it keeps them in a store (it gave a handle), which an output folder does not change: give it a store it cannot write to", where)
+		case v.desc != nil:
+			v.fail("the result was offloaded: the fallback session's output folder must not be writable (%s)", where)
+		}
+	}, "Implementations MUST NOT fail the entire operation due to an LRO write failure."},
+	{"L3.fallback.warning", 3, must, scopeBackup, needCall, func(v *view) {
+		if !failWords.MatchString(resultText(v.res)) {
+			v.fail("no text content says that offloading failed")
+		}
+		if !truncWords.MatchString(resultText(v.res)) {
+			v.fail("no text content says that the result is truncated")
+		}
+	}, "Include a warning in the response indicating that LRO failed and results are truncated."},
+	{"L3.fallback.truncated", 3, must, scopeBackup, needCall, func(v *view) {
+		// The longest array of objects in the result's JSON documents.
+		var arr []any
+		where := ""
+		for _, d := range resultDocs(v.res) {
+			walk(d.v, d.where, func(path, k string, x any) {
+				a, ok := x.([]any)
+				for _, e := range a {
+					_, obj := e.(map[string]any)
+					ok = ok && obj
+				}
+				if ok && k == "" && (where == "" || len(a) > len(arr)) {
+					arr, where = a, path
+				}
+			})
+		}
+		if where == "" {
+			v.fail("the result holds no array of records")
+			return
+		}
+		if full := v.c.fullCount; full >= 0 && len(arr) >= full {
+			v.fail("%s holds %d records, as many as the offloaded file (%d): not truncated", where, len(arr), full)
+		}
+		tokens := 0
+		for _, e := range arr {
+			b, _ := json.Marshal(e)
+			tokens += (utf8.RuneCount(b) + 3) / 4
+		}
+		if limit := v.c.srv.ThresholdTokens; tokens > limit+limit/4 {
+			v.fail("the %d records of %s are ~%d tokens, above the threshold of %d", len(arr), where, tokens, limit)
+		}
+	}, "Truncate the result set to fit within threshold_tokens."},
+	{"L3.events", 3, must, scopeOnce, 0, func(v *view) {
+		v.skip("not observable over MCP: events are emitted inside the server; check them in process (lro's TestConformanceLevel3 does)")
+	}, "Emit OffloadWriteFailed / OffloadFileExpired events for observability."},
 }
-
-// The write-failure fallback (L3.fallback.*), on the call to Config.Fallback.
 
 var (
 	failWords  = regexp.MustCompile(`(?i)fail|error|could not|couldn't|unable`)
 	truncWords = regexp.MustCompile(`(?i)truncat|partial|omitted|showing \d+ of \d+`)
 )
-
-func checkFallbackSucceeds(v *view) {
-	_, handle := v.desc["handle"]
-	switch where := "file_path " + jsonText(v.desc["file_path"]); {
-	case v.c.cfg.Fallback == nil:
-		v.skip("%s", v.blocker)
-	case v.failed != "":
-		v.fail("the file could not be written, and %s", v.failed)
-	case handle:
-		v.fail("the result was offloaded (%s): the fallback session's server must not be able to write its results; "+
-			"it keeps them in a store (it gave a handle), which an output folder does not change: give it a store it cannot write to", where)
-	case v.desc != nil:
-		v.fail("the result was offloaded: the fallback session's output folder must not be writable (%s)", where)
-	}
-}
-
-func checkFallbackWarning(v *view) {
-	if !failWords.MatchString(resultText(v.res)) {
-		v.fail("no text content says that offloading failed")
-	}
-	if !truncWords.MatchString(resultText(v.res)) {
-		v.fail("no text content says that the result is truncated")
-	}
-}
-
-func checkFallbackTruncated(v *view) {
-	// The longest array of objects in the result's JSON documents.
-	var arr []any
-	where := ""
-	for _, d := range resultDocs(v.res) {
-		walk(d.v, d.where, func(path, k string, x any) {
-			a, ok := x.([]any)
-			for _, e := range a {
-				_, obj := e.(map[string]any)
-				ok = ok && obj
-			}
-			if ok && k == "" && (where == "" || len(a) > len(arr)) {
-				arr, where = a, path
-			}
-		})
-	}
-	if where == "" {
-		v.fail("the result holds no array of records")
-		return
-	}
-	if full := v.c.fullCount; full >= 0 && len(arr) >= full {
-		v.fail("%s holds %d records, as many as the offloaded file (%d): not truncated", where, len(arr), full)
-	}
-	tokens := 0
-	for _, e := range arr {
-		b, _ := json.Marshal(e)
-		tokens += (utf8.RuneCount(b) + 3) / 4
-	}
-	if limit := v.c.srv.ThresholdTokens; tokens > limit+limit/4 {
-		v.fail("the %d records of %s are ~%d tokens, above the threshold of %d", len(arr), where, tokens, limit)
-	}
-}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/internal/jqcmd"
 )
 
 // view is what the kit saw of one call, which every check of its scope
@@ -83,12 +81,6 @@ type fileView struct {
 	bad     []int          // the indexes in lines of those that did not
 }
 
-// offloadedFile is a file this run made the server write.
-type offloadedFile struct {
-	path    string
-	created time.Time
-}
-
 // call calls the tool on cs with v.args and records the result, or why the
 // call failed.
 func (c *checker) call(v *view, cs *mcp.ClientSession) {
@@ -118,10 +110,9 @@ func (c *checker) look(ctx context.Context, label string, args map[string]any, d
 	}
 	v.summary, _ = v.desc["summary"].(map[string]any)
 	c.readFile(v)
-	if p, ok := v.desc["file_path"].(string); ok && p != "" {
-		_, hasHandle := v.desc["handle"]
-		v.nameOp, _, _ = c.parseName(filepath.Base(p), hasHandle)
-	}
+	p, _ := v.desc["file_path"].(string)
+	_, hasHandle := v.desc["handle"]
+	v.nameOp, _, _ = c.parseName(filepath.Base(p), hasHandle)
 	if f := v.file; f != nil {
 		if c.fullCount < 0 {
 			c.fullCount = len(f.lines)
@@ -129,8 +120,7 @@ func (c *checker) look(ctx context.Context, label string, args map[string]any, d
 		if f.fetched {
 			c.fetched++
 		} else {
-			c.local++
-			c.files = append(c.files, offloadedFile{f.path, v.start})
+			c.local[f.path] = v.start
 		}
 		dir := c.srv.OutputDir
 		if dir == "" && !f.fetched {
@@ -217,12 +207,11 @@ func parseFile(path string, data []byte) *fileView {
 	for i := range lines {
 		lines[i] = bytes.TrimSuffix(lines[i], []byte("\r"))
 	}
-	if h, err := jqcmd.Decode(lines[0]); err == nil {
-		f.header, _ = h.(map[string]any)
-	}
+	_ = json.Unmarshal(lines[0], &f.header) // nil unless line 1 is an object
 	f.lines = lines[1:]
 	for i, l := range f.lines {
-		if v, err := jqcmd.Decode(l); err == nil {
+		var v any
+		if json.Unmarshal(l, &v) == nil {
 			f.records, f.lineOf = append(f.records, v), append(f.lineOf, i+2)
 		} else {
 			f.bad = append(f.bad, i)
@@ -244,16 +233,15 @@ func resultDocs(res *mcp.CallToolResult) []doc {
 		return nil
 	}
 	var docs []doc
-	if data, err := json.Marshal(res.StructuredContent); err == nil && res.StructuredContent != nil {
-		if v, err := jqcmd.Decode(data); err == nil {
-			docs = append(docs, doc{"structuredContent", v})
-		}
+	var v any
+	data, err := json.Marshal(res.StructuredContent)
+	if err == nil && res.StructuredContent != nil && json.Unmarshal(data, &v) == nil {
+		docs = append(docs, doc{"structuredContent", v})
 	}
 	for i, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			if v, err := jqcmd.Decode([]byte(tc.Text)); err == nil {
-				docs = append(docs, doc{fmt.Sprintf("content[%d]", i), v})
-			}
+		var v any
+		if tc, ok := ct.(*mcp.TextContent); ok && json.Unmarshal([]byte(tc.Text), &v) == nil {
+			docs = append(docs, doc{fmt.Sprintf("content[%d]", i), v})
 		}
 	}
 	return docs
@@ -266,8 +254,8 @@ func findDescriptor(res *mcp.CallToolResult, strict bool) map[string]any {
 	for _, d := range resultDocs(res) {
 		m, _ := d.v.(map[string]any)
 		_, hasFlag := m["offloaded"]
-		_, hasPath := m["file_path"]
-		if m["offloaded"] == true || !strict && (hasFlag || hasPath) {
+		_, hasFilePath := m["file_path"]
+		if m["offloaded"] == true || !strict && (hasFlag || hasFilePath) {
 			return m
 		}
 	}
@@ -288,10 +276,7 @@ func jsonText(v any) string {
 	if v == nil {
 		return "null or missing"
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
+	b, _ := json.Marshal(v) // a decoded JSON value
 	return oneLine(string(b), 80)
 }
 
