@@ -223,9 +223,9 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		n := utf8.RuneCount(data)
 		if a, b := max(pos, offset), min(pos+n, offset+count); a < b {
-			s := string(data) // a chunk of the few in range
-			i := runeOffset(s, a-pos)
-			out = append(out, s[i:i+runeOffset(s[i:], b-a)]...)
+			part := string(data) // a chunk of the few in range
+			i := runeOffset(part, a-pos)
+			out = append(out, part[i:i+runeOffset(part[i:], b-a)]...)
 		}
 		pos += n
 		switch {

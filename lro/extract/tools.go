@@ -399,7 +399,7 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 	probe := *w
 	probe.Absent = true
 	_, fr, err := c.evaluateIn(ctx, file, extractRequest{Where: &probe})
-	if err != nil || fr.Results.Errs > 0 {
+	if err != nil || fr.Results == nil || fr.Results.Errs > 0 {
 		return nil
 	}
 	res := fr.Results

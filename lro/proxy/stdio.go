@@ -48,7 +48,7 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 	}
 	// Not cmd.StdoutPipe: Wait closes that pipe once the process exits,
 	// dropping what it wrote last and is not read yet. This pipe is read to
-	// its end, and closed by Close.
+	// its end (see stdoutReader), and closed by Close.
 	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -60,12 +60,41 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 		stdout.Close()
 		return nil, err
 	}
-	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), out: stdout, max: max, logger: logger, exited: make(chan struct{})}
+	exited := make(chan struct{})
+	out := stdoutReader{stdout, exited}
+	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(out, 64<<10), out: stdout, max: max, logger: logger, exited: exited}
 	go func() {
 		cmd.Wait()
-		close(c.exited)
+		stdout.SetReadDeadline(time.Now().Add(stopGrace)) // for a Read under way
+		close(exited)
 	}()
 	return c, nil
+}
+
+// errHeldOpen is the error of a read of a command's stdout that a process
+// it started keeps open after it exited.
+var errHeldOpen = errors.New("the command exited, and a process it started keeps its stdout open")
+
+// stdoutReader reads a command's stdout. Once the command has exited, a
+// read waits at most stopGrace for more, whatever the wait since the read
+// before: what the command wrote is read, but a process it started cannot
+// keep the connection open.
+type stdoutReader struct {
+	f      *os.File
+	exited chan struct{}
+}
+
+func (r stdoutReader) Read(p []byte) (int, error) {
+	select {
+	case <-r.exited:
+		r.f.SetReadDeadline(time.Now().Add(stopGrace))
+	default:
+	}
+	n, err := r.f.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = errHeldOpen
+	}
+	return n, err
 }
 
 // errTooLarge is in the error of a message above the size limit.
@@ -316,7 +345,12 @@ func (c *cmdConn) Close() error {
 	c.once.Do(func() {
 		defer c.out.Close() // ends a Read that a process the command started keeps waiting
 		c.stdin.Close()
-		term := func() error { return c.cmd.Process.Signal(syscall.SIGTERM) }
+		term := func() error {
+			if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				return c.cmd.Process.Kill() // no SIGTERM on this system, or it exited
+			}
+			return nil
+		}
 		for _, stop := range []func() error{term, c.cmd.Process.Kill} {
 			select {
 			case <-c.exited:

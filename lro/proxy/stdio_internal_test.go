@@ -39,31 +39,39 @@ func TestCommandLastMessages(t *testing.T) {
 	}
 }
 
-// TestCommandCloseEndsRead checks that Close ends a Read that waits on a
-// process the command started, which keeps the command's stdout open after
-// the command exited.
-func TestCommandCloseEndsRead(t *testing.T) {
+// TestCommandHeldOpen checks that a Read ends, once the command exited,
+// when a process it started keeps its stdout open: the relay learns that the
+// connection ended, without waiting for that process.
+func TestCommandHeldOpen(t *testing.T) {
 	up := &Upstream{Cmd: exec.Command("sh", "-c",
-		`sleep 5 & printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{}}'`)}
+		`sleep 30 & printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{}}'`)}
 	c, err := startCommand(up, defaultMaxMessageBytes, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	if _, err := c.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	<-c.exited // sh has exited; sleep still holds its stdout
-	done := make(chan error)
-	go func() {
-		_, err := c.Read(context.Background())
-		done <- err
-	}()
+	<-c.exited // sh has exited; sleep holds its stdout
+	// Without the bound, the Read ends when sleep exits, with io.EOF.
+	if _, err := c.Read(context.Background()); !errors.Is(err, errHeldOpen) {
+		t.Errorf("Read after the command exited: %v, want %v", err, errHeldOpen)
+	}
+}
+
+// TestCommandCloseClosesStdout checks that Close closes the pipe of the
+// command's stdout, which no Wait closes.
+func TestCommandCloseClosesStdout(t *testing.T) {
+	up := &Upstream{Cmd: exec.Command("sh", "-c", `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{}}'`)}
+	c, err := startCommand(up, defaultMaxMessageBytes, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Without Close closing the pipe, the Read ends only when sleep exits,
-	// with io.EOF.
-	if err := <-done; !errors.Is(err, os.ErrClosed) {
-		t.Errorf("Read after Close: %v, want os.ErrClosed", err)
+	if _, err := c.out.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("reading stdout after Close: %v, want os.ErrClosed", err)
 	}
 }
