@@ -93,7 +93,8 @@ type Result struct {
 	Vanished int
 	// NextExpiry is the earliest time at which a sweep would delete one of
 	// the entries kept: its created_at + TTL, or its recorded expiry when
-	// that is later. It is zero when nothing was kept.
+	// that is later, plus in a bucket the skew margin. It is zero when
+	// nothing was kept.
 	NextExpiry time.Time
 }
 

@@ -32,6 +32,10 @@ func unsupported(format string, args ...any) error {
 // may hold any byte.
 const byteBase = 0x10FF00
 
+// dblQuoteEscapes unescapes a part within double quotes, where a backslash
+// escapes only $ ` " and itself.
+var dblQuoteEscapes = strings.NewReplacer(`\$`, "$", "\\`", "`", `\"`, `"`, `\\`, `\`)
+
 // Words splits a command line into the words of each stage of a pipeline,
 // as a POSIX shell would, and refuses with an error wrapping
 // [ErrUnsupported] anything a shell would expand or that changes what runs:
@@ -128,8 +132,7 @@ func literal(w *syntax.Word) (string, error) {
 				if !ok {
 					return "", unsupported("an expansion inside double quotes")
 				}
-				// Within double quotes a backslash escapes only $ ` " and itself.
-				b.WriteString(strings.NewReplacer(`\$`, "$", "\\`", "`", `\"`, `"`, `\\`, `\`).Replace(lit.Value))
+				b.WriteString(dblQuoteEscapes.Replace(lit.Value))
 			}
 		default:
 			return "", unsupported("an expansion")

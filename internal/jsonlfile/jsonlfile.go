@@ -62,7 +62,7 @@ type Header struct {
 	Query           *string `json:"query"`            // the operation's query, if any; nil is written as null
 	Count           int     `json:"count"`            // record lines after the header, which Commit checks
 	SchemaVersion   string  `json:"schema_version"`   // of the records
-	Timestamp       string  `json:"timestamp"`        // RFC 3339; if empty, WriteHeader uses Options.Now
+	Timestamp       string  `json:"timestamp"`        // RFC 3339, UTC, ms; if empty, WriteHeader uses Options.Now
 	EstimatedTokens int     `json:"estimated_tokens"` // of the whole result set
 	Detail          string  `json:"detail"`           // the detail level the records were serialized at
 }

@@ -99,9 +99,9 @@ func Create(operation string, opts *Options) (*Writer, error) {
 // NewWriter starts a new file for operation, named as by Create (opts.Dir is
 // not used), that is written to the Sink open returns for its name instead
 // of a folder: [Writer.Path] is empty, [Writer.Commit] commits the Sink and
-// [Writer.Abort], or a Commit that fails, aborts it. A Sink that open
-// cannot make under its name but could under another is a retry: NewWriter
-// draws a new name, up to createAttempts times. If opts.WrapWriter panics,
+// [Writer.Abort], or a Commit that fails, aborts it. When Create's temporary
+// file cannot take its name, NewWriter draws a new one, up to
+// createAttempts times. If opts.WrapWriter panics,
 // the Sink is aborted before the panic goes on.
 func NewWriter(operation string, open func(name string) (Sink, error), opts *Options) (*Writer, error) {
 	o, err := opts.withDefaults()

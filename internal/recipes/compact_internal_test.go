@@ -18,6 +18,8 @@ func TestCompactFilter(t *testing.T) {
 		{`. as $x # comment, here` + "\n" + `| $x`, `. as $x # comment, here` + "\n" + `| $x`, "a comment: unchanged"},
 		{`"open`, `"open`, "not a whole program: unchanged"},
 		{` . | . `, ` .|.`, "trailing space goes, leading stays"},
+		{`.a) | "x" | .b`, `.a)|"x"|.b`, "a stray ')' outside strings: compacted, as jq will refuse it anyway"},
+		{`"\((.a)) x" | .b`, `"\((.a)) x"|.b`, "parentheses in an interpolation"},
 	}
 	for _, tt := range tests {
 		if got := compactFilter(tt.in); got != tt.want {

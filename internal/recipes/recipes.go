@@ -120,8 +120,8 @@ func (r Recipe) Command(file string) string {
 func compactFilter(f string) string {
 	const separators = "|,;:"
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	// frames holds -1 for each string literal open, and for the program and
-	// each interpolation open the depth of its parentheses.
+	// frames holds 0 for the program, -1 for each string literal open, and
+	// for each interpolation open the depth of its parentheses.
 	frames := []int{0}
 	var b strings.Builder
 	b.Grow(len(f))
@@ -148,10 +148,10 @@ func compactFilter(f string) string {
 			return f
 		case c == '"':
 			frames = append(frames, -1)
-		case c == '(':
+		case c == '(' && top > 0: // parentheses count only in an interpolation
 			frames[top]++
-		case c == ')':
-			if frames[top] == 0 && top > 0 { // the end of an interpolation
+		case c == ')' && top > 0:
+			if frames[top] == 0 { // the end of the interpolation
 				frames = frames[:top]
 			} else {
 				frames[top]--
