@@ -69,7 +69,7 @@ func goal(c comparison) string {
 	if c.Target == 0 {
 		return ""
 	}
-	return fmt.Sprintf("target ≤ %s: %s", target(c.Target), metOrNot[c.Ratio <= c.Target])
+	return fmt.Sprintf("target ≤ %s×: %s", strconv.FormatFloat(c.Target, 'f', -1, 64), metOrNot[c.Ratio <= c.Target])
 }
 
 // glance writes the "at a glance" section.
@@ -165,9 +165,6 @@ func thousandsString(s string) string {
 	}
 	return s
 }
-
-// target formats a target ratio as the project states it: 1.05×, 0.5×.
-func target(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) + "×" }
 
 // times formats a ratio with three significant digits, so that one just
 // above a target does not print as the target.

@@ -15,7 +15,7 @@ func ExampleInferrer() {
 		`{"id":2,"title":null,"score":0.5}`,
 		`not JSON`,
 	} {
-		if err := in.Add([]byte(rec)); err != nil {
+		if err := in.AddFields([]byte(rec), nil); err != nil {
 			fmt.Println(errors.Is(err, describe.ErrInvalidRecords))
 		}
 	}

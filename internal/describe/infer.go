@@ -12,8 +12,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// ErrInvalidRecords is returned, wrapped, by [Inferrer.Add] and
-// [Inferrer.AddFields] when a record is not exactly one valid JSON value.
+// ErrInvalidRecords is returned, wrapped, by [Inferrer.AddFields] when a
+// record is not exactly one valid JSON value.
 var ErrInvalidRecords = errors.New("descriptor: record is not one valid JSON value")
 
 // maxInferDepth bounds how deep an [Inferrer] describes nested values; deeper
@@ -27,13 +27,14 @@ var decodeOptions = []jsontext.Options{
 	jsontext.AllowInvalidUTF8(true),
 }
 
-// Inferrer infers the JSON Schema of a stream of records, one [Inferrer.Add]
-// at a time: for object records, the union of their properties, each with
-// the types seen, and as required the properties present in every record.
-// Nested objects and array items are described the same way, down to six
-// levels, below which by their type alone. A number written with a
-// fraction or an exponent is a number, any other an integer. The zero value
-// is ready to use. An Inferrer is not safe for concurrent use.
+// Inferrer infers the JSON Schema of a stream of records, one
+// [Inferrer.AddFields] at a time: for object records, the union of their
+// properties, each with the types seen, and as required the properties
+// present in every record. Nested objects and array items are described the
+// same way, down to six levels, below which by their type alone. A number
+// written with a fraction or an exponent is a number, any other an integer.
+// The zero value is ready to use. An Inferrer is not safe for concurrent
+// use.
 type Inferrer struct {
 	root  node
 	dec   *jsontext.Decoder // reads rec in place, through buf
@@ -43,18 +44,13 @@ type Inferrer struct {
 	name  []byte // a member name being unescaped
 }
 
-// Add describes one more record, rec, which must be exactly one JSON value
-// as [json.Valid] says, or Add returns an error wrapping
+// AddFields describes one more record, rec, which must be exactly one JSON
+// value as [json.Valid] says, or AddFields returns an error wrapping
 // [ErrInvalidRecords]. The Inferrer stays usable then, but its schema may
-// also describe the part of rec read before the error.
-func (in *Inferrer) Add(rec []byte) error {
-	return in.AddFields(rec, nil)
-}
-
-// AddFields is [Inferrer.Add] that also calls field, if not nil, with each
-// top-level member of an object record, in order, duplicates included: key
-// is the member's name, decoded, and value its value as written, a slice of
-// rec.
+// also describe the part of rec read before the error. It calls field, if
+// not nil, with each top-level member of an object record, in order,
+// duplicates included: key is the member's name, decoded, and value its
+// value as written, a slice of rec.
 func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
 	in.reset(rec, field)
 	err := in.value(&in.root, 0)
@@ -222,7 +218,7 @@ func (in *Inferrer) object(n *node, depth int) error {
 			end := dec.InputOffset()
 			// The value starts after the white space and colon that
 			// follow the name.
-			for start < end && (isSpace(in.rec[start]) || in.rec[start] == ':') {
+			for start < end && strings.IndexByte(" \t\n\r:", in.rec[start]) >= 0 {
 				start++
 			}
 			in.field(p.name, in.rec[start:end])
@@ -243,8 +239,6 @@ func (in *Inferrer) unquote(quoted []byte) []byte {
 	in.name, _ = jsontext.AppendUnquote(in.name[:0], quoted)
 	return in.name
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // node accumulates what is seen at one place in the records.
 type node struct {

@@ -30,6 +30,9 @@ type refNode struct {
 }
 
 // describe describes the next value of dec, depth levels into a record.
+// Add is AddFields without a field function, for the tests.
+func (in *Inferrer) Add(rec []byte) error { return in.AddFields(rec, nil) }
+
 func (n *refNode) describe(dec *json.Decoder, depth int) {
 	tok, err := dec.Token()
 	if err != nil {

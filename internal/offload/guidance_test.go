@@ -43,7 +43,7 @@ func TestWhereExampleHolds(t *testing.T) {
 			rs, _ := recipes.Select(recipes.Full, sample)
 			inf := &describe.Inferrer{}
 			for _, l := range sample {
-				if err := inf.Add(l); err != nil {
+				if err := inf.AddFields(l, nil); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -164,7 +164,7 @@ func (s *source) chunk() ([]byte, error) {
 	s.read += int64(len(b))
 	switch {
 	case s.read > s.limit:
-		return nil, s.inputLimit()
+		return nil, errorf("stopped after reading %d bytes of %s, the limit of one call (MaxInputBytes); narrow the request (lro_read with a line range) or ask the server's owner to raise the limit", s.limit, s.path)
 	case errors.Is(err, io.EOF):
 		return b, io.EOF
 	case s.ctx.Err() != nil:
@@ -173,10 +173,6 @@ func (s *source) chunk() ([]byte, error) {
 		return nil, errorf("reading %s: %v", s.path, err)
 	}
 	return b, err
-}
-
-func (s *source) inputLimit() error {
-	return errorf("stopped after reading %d bytes of %s, the limit of one call (MaxInputBytes); narrow the request (lro_read with a line range) or ask the server's owner to raise the limit", s.limit, s.path)
 }
 
 func trimEOL(b []byte) []byte {

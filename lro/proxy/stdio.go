@@ -48,7 +48,7 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 	}
 	// Not cmd.StdoutPipe: Wait closes that pipe once the process exits,
 	// dropping what it wrote last and is not read yet. This pipe is read to
-	// its end (see stdoutReader), and closed by Close.
+	// its end (see Read), and closed by Close.
 	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -60,13 +60,11 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 		stdout.Close()
 		return nil, err
 	}
-	exited := make(chan struct{})
-	out := stdoutReader{stdout, exited}
-	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(out, 64<<10), out: stdout, max: max, logger: logger, exited: exited}
+	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), out: stdout, max: max, logger: logger, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		stdout.SetReadDeadline(time.Now().Add(stopGrace)) // for a Read under way
-		close(exited)
+		close(c.exited)
 	}()
 	return c, nil
 }
@@ -74,28 +72,6 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 // errHeldOpen is the error of a read of a command's stdout that a process
 // it started keeps open after it exited.
 var errHeldOpen = errors.New("the command exited, and a process it started keeps its stdout open")
-
-// stdoutReader reads a command's stdout. Once the command has exited, a
-// read waits at most stopGrace for more, whatever the wait since the read
-// before: what the command wrote is read, but a process it started cannot
-// keep the connection open.
-type stdoutReader struct {
-	f      *os.File
-	exited chan struct{}
-}
-
-func (r stdoutReader) Read(p []byte) (int, error) {
-	select {
-	case <-r.exited:
-		r.f.SetReadDeadline(time.Now().Add(stopGrace))
-	default:
-	}
-	n, err := r.f.Read(p)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		err = errHeldOpen
-	}
-	return n, err
-}
 
 // errTooLarge is in the error of a message above the size limit.
 var errTooLarge = errors.New("proxy: message above the size limit")
@@ -106,15 +82,24 @@ var errBadReply = errors.New("the upstream's reply could not be read")
 
 // Read returns the next JSON-RPC message of the command's stdout. A line
 // that is no message, or is above the size limit, is skipped, but for a
-// reply whose id can be found, which becomes an error reply.
+// reply whose id can be found, which becomes an error reply. Once the
+// command has exited, each message waits at most stopGrace: what the command
+// wrote is read, but a process it started cannot keep the connection open.
 func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
+		select {
+		case <-c.exited:
+			c.out.SetReadDeadline(time.Now().Add(stopGrace))
+		default:
+		}
 		var scan replyScan
 		line, err := readLine(c.stdout, c.max, &scan)
 		line = bytes.TrimSpace(line)
 		switch {
 		case errors.Is(err, errTooLarge):
 			err = fmt.Errorf("it is above the size limit of %d bytes (Options.MaxMessageBytes)", c.max)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, errHeldOpen
 		case err != nil:
 			return nil, err
 		case len(line) == 0:
