@@ -44,13 +44,14 @@ func refStrs(o refRecord, f string) []string {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	var vs []any
+	var vs []json.RawMessage // not []any, which refuses a number beyond float64
 	if json.Unmarshal(raw, &vs) != nil {
 		return nil
 	}
 	var ss []string
 	for _, v := range vs {
-		if s, ok := v.(string); ok {
+		var s string
+		if v[0] == '"' && json.Unmarshal(v, &s) == nil {
 			ss = append(ss, s)
 		}
 	}
@@ -71,6 +72,7 @@ func FuzzDecodeMemories(f *testing.F) {
 	f.Add([]byte("{\"id\":\"1\",\"title\":\"Caché\",\"namespace\":\"_semantic/x\",\"memory_type\":\"semantic\",\"tags\":[\"a\",1,\"b\\u00e9\"]}\nnull\n[1]\nnot json\n{\"id\":\"2\",\"title\":\"t\\\"q\",\"id\":\"dup\"}"))
 	f.Add([]byte("{\"title\":\"\xff\xfe bad utf8\",\"content\":\"x\"}\n{\"tags\":\"x\",\"namespace\":7}\n {\"id\" : \"sp\" } "))
 	f.Add([]byte("{\"n\\u0061mespace\":\"_a\\ud800\\u0041\",\"tags\":[\"\\udc00x\",null]}\n{\"id\":\"1\"} x\n{\"id\":\"1\"}{}\n{\"id\":\"1\",}\n\"str\"\n{\"tags\":[\"a\" \"b\"]}"))
+	f.Add([]byte(`{"id":"1","namespace":"_a","tags":["a",1e400,"b"]}`)) // a number beyond float64 among the tags
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 4096 {
 			return
