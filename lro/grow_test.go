@@ -21,8 +21,8 @@ import (
 // The real shapes' results are recorded small; the tests of this package
 // grow them, as each item's Grow says, to the size they need.
 
-// largeResult returns a copy of the item's result made at least minTokens large
-// (by [estimate.Tokens] over its text items and structured content), with
+// largeResult returns a copy of the item's result made at least minTokens
+// large (by [estimate.Tokens] over its text items and structured content), with
 // the shape of the original: more array elements for JSON, more rows for a
 // table, more lines for text, more content items for a list of items.
 // Structured content that repeats a text item's text repeats the grown text.
