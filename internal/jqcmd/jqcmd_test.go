@@ -2,6 +2,7 @@ package jqcmd
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -222,5 +223,60 @@ func TestArgs(t *testing.T) {
 		if diff := cmp.Diff(tt.want, rc.JQ.Args); diff != "" {
 			t.Errorf("Args of %s (-want +got):\n%s", tt.command, diff)
 		}
+	}
+}
+
+func TestFieldRefs(t *testing.T) {
+	tests := []struct {
+		name        string
+		filter      string
+		all, record [][]string
+	}{
+		{"a path", `.provenance.confidence`, [][]string{{"provenance", "confidence"}}, [][]string{{"provenance", "confidence"}}},
+		{"in a sort", `sort_by(.created) | .[]`, [][]string{{"created"}}, [][]string{{"created"}}},
+		{"object shorthand", `{id, title, "name"}`, [][]string{{"id"}, {"title"}, {"name"}}, [][]string{{"id"}, {"title"}, {"name"}}},
+		{"iteration is looked through", `.tags[]?.name`, [][]string{{"tags", "name"}}, [][]string{{"tags", "name"}}},
+		{"elements of a slurped array", `.[0].namespace, .[].id`, [][]string{{"namespace"}, {"id"}}, [][]string{{"namespace"}, {"id"}}},
+		{"string keys", `."score", .["x y"]`, [][]string{{"score"}, {"x y"}}, [][]string{{"score"}, {"x y"}}},
+		{"a computed index ends the path", `.a[$k].b`, [][]string{{"a"}}, [][]string{{"a"}}},
+		{"variables are not records", `$x.a, .b as $y | $y.c`, [][]string{{"b"}}, [][]string{{"b"}}},
+		{"keys built before use are not record fields",
+			`group_by(.ns) | map({ns: .[0].ns, count: length}) | sort_by(-.count)`,
+			[][]string{{"ns"}, {"ns"}, {"count"}}, [][]string{{"ns"}}},
+		{"to_entries keys", `to_entries | map(.key)`, [][]string{{"key"}}, nil},
+		{"inside functions, conditionals and strings", `select(.a | test("x")) | if .b then "\(.c)" else .d end | reduce .e[] as $v (0; . + $v)`,
+			[][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}},
+		{"in function definitions", `def f: .g; f`, [][]string{{"g"}}, [][]string{{"g"}}},
+		{"identity and recursion name nothing", `., ..`, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := FieldRefs(tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.all, got.All); diff != "" {
+				t.Errorf("all (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.record, got.Record); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := FieldRefs(`{a`); err == nil {
+		t.Error("FieldRefs of a syntax error: no error")
+	}
+}
+
+// TestLimitedBufferKeepsItsBound checks that what jq prints is cut at the
+// bound when it is copied in as os/exec copies it, with io.Copy from a
+// reader that is not a WriterTo.
+func TestLimitedBufferKeepsItsBound(t *testing.T) {
+	b := &limitedBuffer{max: 4}
+	if _, err := io.Copy(b, struct{ io.Reader }{strings.NewReader("123456789")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.buf.String(); got != "1234" || !b.truncated {
+		t.Errorf("kept %q, truncated %v; want %q, true", got, b.truncated, "1234")
 	}
 }

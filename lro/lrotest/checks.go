@@ -18,33 +18,34 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/observe"
 	"github.com/zircote/lro-go/internal/offload"
 )
 
 // level1 are the requirements of Level 1, in report order.
 var level1 = []requirement{
 	{"L1.inline.small", 1, must, scopeSmall, 0, func(v *view) {
-		switch d := findDescriptor(v.res, true); {
-		case v.args == nil:
+		switch d := observe.FindDescriptor(v.Result, true); {
+		case v.Args == nil:
 			v.skip("no Config.Small: give arguments whose result is within the threshold")
-		case v.failed != "":
-			v.fail("%s", v.failed)
+		case v.Failed != "":
+			v.fail("%s", v.Failed)
 		case d != nil:
 			v.fail("the result was offloaded (file_path %s); the small arguments must give a result within the threshold of %d tokens",
-				jsonText(d["file_path"]), v.c.srv.ThresholdTokens)
+				observe.JSONText(d["file_path"]), v.c.srv.ThresholdTokens)
 		}
 	}, "If estimated_tokens <= threshold_tokens, return results inline as usual."},
 	{"L1.offload.large", 1, must, scopeLarge, 0, func(v *view) {
 		switch {
-		case v.failed != "":
-			v.fail("%s", v.failed)
-		case v.desc == nil:
+		case v.Failed != "":
+			v.fail("%s", v.Failed)
+		case v.Desc == nil:
 			v.fail("the result is inline (%d characters of text), not offloaded; give large arguments whose result set is above the threshold of %d tokens",
-				len(resultText(v.res)), v.c.srv.ThresholdTokens)
+				len(observe.ResultText(v.Result)), v.c.srv.ThresholdTokens)
 		}
 	}, "If estimated_tokens > threshold_tokens, offload to JSONL and return an OffloadResponse."},
 	{"L1.offload.threshold", 1, must, scopeLarge, needFields, func(v *view) {
-		est, _ := asInt(v.file.header["estimated_tokens"])
+		est, _ := observe.AsInt(v.File.Header["estimated_tokens"])
 		if limit := v.c.srv.ThresholdTokens; est <= int64(limit) {
 			v.fail("offloaded although the header estimates %d tokens, not above the threshold of %d", est, limit)
 		}
@@ -53,9 +54,9 @@ var level1 = []requirement{
 		// characters / 4 of the record lines or, for a file that keeps the
 		// whole result beside its records (lro-go's "result"), of everything
 		// the client would have received.
-		est, _ := asInt(v.file.header["estimated_tokens"])
-		texts, what := v.file.lines, "the record lines hold"
-		if whole := wholeResult(v.file); whole != nil {
+		est, _ := observe.AsInt(v.File.Header["estimated_tokens"])
+		texts, what := v.File.Lines, "the record lines hold"
+		if whole := wholeResult(v.File); whole != nil {
 			texts, what = whole, "the result the file keeps holds"
 		}
 		// The heuristic's own estimate, which counts a rune of Hangul, CJK, kana
@@ -70,18 +71,18 @@ var level1 = []requirement{
 		}
 	}, "Token estimation MUST use the same heuristic defined in Prompt Integration: tokens ~ characters / 4."},
 	{"L1.descriptor.offloaded", 1, must, scopeLarge, needCall, func(v *view) {
-		if v.desc["offloaded"] != true {
-			v.fail("offloaded is %s, want true", jsonText(v.desc["offloaded"]))
+		if v.Desc["offloaded"] != true {
+			v.fail("offloaded is %s, want true", observe.JSONText(v.Desc["offloaded"]))
 		}
 	}, "offloaded: Indicates this is an offloaded result."},
 	{"L1.descriptor.file_path", 1, must, scopeLarge, needCall, func(v *view) {
-		v.problems = v.found[idPath]
+		v.problems = v.Found[observe.IDPath]
 	}, "file_path: Absolute path to the JSONL file."},
-	{idHandle, 1, must, scopeLarge, needCall, func(v *view) {
-		if _, ok := v.desc["handle"]; !ok {
+	{observe.IDHandle, 1, must, scopeLarge, needCall, func(v *view) {
+		if _, ok := v.Desc["handle"]; !ok {
 			v.skip("the descriptor has no handle: the server keeps its results where the client reads file_path")
 		}
-		v.problems = v.found[idHandle]
+		v.problems = v.Found[observe.IDHandle]
 	}, "Offer the result as an MCP resource_link too (served by resources/read), so clients that fetch resources can take it; across stateless calls, return an explicit handle with a bounded lifetime, and answer an unknown or expired handle with an error that says so."},
 	{"L1.descriptor.output_schema", 1, must, scopeLarge, needCall, func(v *view) {
 		if v.c.tool.OutputSchema == nil {
@@ -92,30 +93,30 @@ var level1 = []requirement{
 		switch {
 		case err != nil:
 			v.fail("the tool's outputSchema does not resolve: %v", err)
-		case v.res.StructuredContent == nil:
+		case v.Result.StructuredContent == nil:
 			v.fail("the tool advertises an outputSchema but the offloaded result has no structuredContent")
 		default:
 			var sc any
-			data, err := json.Marshal(v.res.StructuredContent)
+			data, err := json.Marshal(v.Result.StructuredContent)
 			if err = errors.Join(err, json.Unmarshal(data, &sc)); err == nil {
 				err = resolved.Validate(sc)
 			}
 			if err != nil {
-				v.fail("structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", oneLine(err.Error(), 300))
+				v.fail("structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", observe.OneLine(err.Error(), 300))
 			}
 		}
 	}, "MCP: a tool that declares an outputSchema MUST return structured results that conform to it."},
 	{"L1.no_cursor", 1, must, scopeLarge, needCall, func(v *view) {
-		docs := resultDocs(v.res)
-		for k, m := range v.res.Meta {
-			docs = append(docs, doc{"_meta", map[string]any{k: m}})
+		docs := observe.ResultDocs(v.Result)
+		for k, m := range v.Result.Meta {
+			docs = append(docs, observe.Doc{Where: "_meta", V: map[string]any{k: m}})
 		}
 		var found []string
 		for _, d := range docs {
-			walk(d.v, "", func(path, k string, _ any) {
+			observe.Walk(d.V, "", func(path, k string, _ any) {
 				k2 := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
 				if k != "" && cursorKey.MatchString(k2) && !strings.Contains(path+".", ".line_schema.") {
-					found = append(found, d.where+index.ReplaceAllString(path, "[]")+"."+k)
+					found = append(found, d.Where+index.ReplaceAllString(path, "[]")+"."+k)
 				}
 			})
 		}
@@ -125,43 +126,43 @@ var level1 = []requirement{
 		}
 	}, "A result set MUST NOT simultaneously be offloaded to JSONL and have an active pagination cursor."},
 	{"L1.file.name", 1, must, scopeLarge, needCall, func(v *view) {
-		p, _ := v.desc["file_path"].(string)
+		p, _ := v.Desc["file_path"].(string)
 		if !filepath.IsAbs(p) {
-			v.skip("depends on " + idPath)
+			v.skip("depends on " + observe.IDPath)
 			return
 		}
-		_, handle := v.desc["handle"]
+		_, handle := v.Desc["handle"]
 		base, prefix := filepath.Base(p), v.c.srv.Prefix
-		switch _, u, ok := v.c.parseName(base, handle); {
+		switch _, u, ok := v.c.obs.ParseName(base, handle); {
 		case !ok:
 			v.fail("base name %q is not %s-{operation}-{ulid}.jsonl (with a handle, -{32+ lower-case hex digits} may follow the ULID)", base, prefix)
 		case !v.inCall(ulid.Time(u.Time())):
-			v.fail("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), v.start.UTC().Format(time.RFC3339))
+			v.fail("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), v.Start.UTC().Format(time.RFC3339))
 		}
 		if dir := cmp.Or(v.c.srv.ClientDir, v.c.srv.OutputDir); dir != "" && !sameDir(filepath.Dir(p), dir) {
 			v.fail("the file is in %s, not in the output folder %s", filepath.Dir(p), dir)
 		}
 	}, "Files MUST be written to a configurable output directory using the naming convention {output_dir}/atlatl-{operation}-{ulid}.jsonl."},
 	{"L1.operation", 1, must, scopeLarge, needCall, func(v *view) {
-		v.agree("operation", v.nameOp, v.c.srv.Operation, "Config.Server.Operation", false)
+		v.agree("operation", v.NameOp, v.c.srv.Operation, "Config.Server.Operation", false)
 	}, "operation: The operation that produced these results (header, summary and {operation} in the file name)."},
 	{"L1.header.type", 1, must, scopeLarge, needFile, func(v *view) {
-		switch f := v.file; {
-		case len(f.data) == 0:
+		switch f := v.File; {
+		case len(f.Data) == 0:
 			v.fail("the file is empty")
-		case f.header == nil:
-			v.fail("line 1 is not a JSON object: %s", oneLine(string(f.data[:min(len(f.data), 120)]), 120))
-		case f.header["type"] != "lro_header":
-			v.fail("the header's type is %s, want \"lro_header\"", jsonText(f.header["type"]))
+		case f.Header == nil:
+			v.fail("line 1 is not a JSON object: %s", observe.OneLine(string(f.Data[:min(len(f.Data), 120)]), 120))
+		case f.Header["type"] != "lro_header":
+			v.fail("the header's type is %s, want \"lro_header\"", observe.JSONText(f.Header["type"]))
 		}
 	}, "The first line is a metadata header conforming to OffloadHeader; type is always \"lro_header\"."},
 	{"L1.header.fields", 1, must, scopeLarge, needHeader, func(v *view) {
-		if err := headerSchema.Validate(v.file.header); err != nil {
+		if err := headerSchema.Validate(v.File.Header); err != nil {
 			v.fail("the header does not type its fields as OffloadHeader: %v", err)
 		}
 	}, "OffloadHeader: type, operation, query, count, schema_version, timestamp, estimated_tokens, detail."},
 	{"L1.header.timestamp", 1, must, scopeLarge, needFields, func(v *view) {
-		ts := str(v.file.header["timestamp"])
+		ts := observe.Str(v.File.Header["timestamp"])
 		t, err := time.Parse(time.RFC3339Nano, ts)
 		for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"} {
 			if err != nil {
@@ -172,66 +173,66 @@ var level1 = []requirement{
 		case err != nil:
 			v.fail("timestamp %q is not an ISO 8601 date and time with a time zone (RFC 3339)", ts)
 		case !v.inCall(t):
-			v.fail("timestamp %s is not the time of the call (%s)", ts, v.start.UTC().Format(time.RFC3339))
+			v.fail("timestamp %s is not the time of the call (%s)", ts, v.Start.UTC().Format(time.RFC3339))
 		}
 	}, "timestamp: ISO 8601 timestamp of when the file was written."},
 	{"L1.header.count", 1, must, scopeLarge, needFields, func(v *view) {
-		if n, _ := asInt(v.file.header["count"]); int(n) != len(v.file.lines) {
-			v.fail("the header's count is %d but %d lines follow it", n, len(v.file.lines))
+		if n, _ := observe.AsInt(v.File.Header["count"]); int(n) != len(v.File.Lines) {
+			v.fail("the header's count is %d but %d lines follow it", n, len(v.File.Lines))
 		}
 	}, "count: Total number of memory lines following the header."},
 	{"L1.header.query", 1, must, scopeLarge, needFields, func(v *view) {
 		qa := v.c.srv.QueryArgument
-		q, ok := v.args[qa].(string)
-		got := v.file.header["query"]
+		q, ok := v.Args[qa].(string)
+		got := v.File.Header["query"]
 		switch {
 		case !ok:
 			v.skip("the call has no string %s argument", qa)
 		case got != q:
-			v.fail("the header's query is %s, want %q (the call's %s argument)", jsonText(got), q, qa)
+			v.fail("the header's query is %s, want %q (the call's %s argument)", observe.JSONText(got), q, qa)
 		}
 	}, "query: The query string (if applicable)."},
 	{"L1.detail", 1, must, scopeLarge, needCall, func(v *view) {
-		v.agree("detail", "", v.detail, "the call's detail level", true)
+		v.agree("detail", "", v.Detail, "the call's detail level", true)
 	}, "The JSONL file MUST serialize memories at the detail level specified in the original tool call; if none is specified, the tool's default applies."},
 	{"L1.records.jsonl", 1, must, scopeLarge, needFile, func(v *view) {
-		for n, i := range v.file.bad {
+		for n, i := range v.File.Bad {
 			what := "not one JSON value"
-			if len(bytes.TrimSpace(v.file.lines[i])) == 0 {
+			if len(bytes.TrimSpace(v.File.Lines[i])) == 0 {
 				what = "empty"
 			}
 			if n == 3 {
-				v.fail("and %d more", len(v.file.bad)-3)
+				v.fail("and %d more", len(v.File.Bad)-3)
 				break
 			}
 			v.fail("line %d is %s", i+2, what)
 		}
 	}, "Offloaded results are written as line-delimited JSON (JSONL): a header line followed by one object per line."},
 	{"L1.summary.fields", 1, must, scopeLarge, needCall, func(v *view) {
-		raw, present := v.desc["summary"]
+		raw, present := v.Desc["summary"]
 		switch {
 		case !present:
 			v.fail("the descriptor has no summary")
-		case v.summary == nil:
-			v.fail("summary is %s, not an object", jsonText(raw))
+		case v.Summary == nil:
+			v.fail("summary is %s, not an object", observe.JSONText(raw))
 		default:
-			if err := summarySchema.Validate(v.summary); err != nil {
+			if err := summarySchema.Validate(v.Summary); err != nil {
 				v.fail("summary does not type its fields as OffloadSummary: %v", err)
-			} else if r, _ := v.summary["score_range"].([]any); r != nil && r[0].(float64) > r[1].(float64) {
-				v.fail("score_range %s has its min above its max", jsonText(r))
+			} else if r, _ := v.Summary["score_range"].([]any); r != nil && r[0].(float64) > r[1].(float64) {
+				v.fail("score_range %s has its min above its max", observe.JSONText(r))
 			}
 		}
 	}, "Level 1: the descriptor contains file reference and summary statistics (OffloadSummary)."},
 	{"L1.summary.count", 1, must, scopeLarge, needFile, func(v *view) {
-		if n, ok := asInt(v.summary["count"]); !ok {
+		if n, ok := observe.AsInt(v.Summary["count"]); !ok {
 			v.skip("no integer summary.count (see L1.summary.fields)")
-		} else if int(n) != len(v.file.lines) {
-			v.fail("summary.count is %d but the file holds %d record lines", n, len(v.file.lines))
+		} else if int(n) != len(v.File.Lines) {
+			v.fail("summary.count is %d but the file holds %d record lines", n, len(v.File.Lines))
 		}
 	}, "count: Total number of memories in the file."},
 	{"L1.summary.tokens", 1, must, scopeLarge, needFields, func(v *view) {
-		st, ok := asInt(v.summary["estimated_tokens"])
-		ht, _ := asInt(v.file.header["estimated_tokens"])
+		st, ok := observe.AsInt(v.Summary["estimated_tokens"])
+		ht, _ := observe.AsInt(v.File.Header["estimated_tokens"])
 		switch {
 		case !ok:
 			v.skip("no integer summary.estimated_tokens (see L1.summary.fields)")
@@ -242,15 +243,15 @@ var level1 = []requirement{
 		}
 	}, "estimated_tokens: Estimated total tokens saved by offloading."},
 	{"L1.summary.top_namespaces", 1, must, scopeLarge, needFile, func(v *view) {
-		list, ok := v.summary["top_namespaces"].([]any)
+		list, ok := v.Summary["top_namespaces"].([]any)
 		if !ok {
 			v.skip("no top_namespaces array (see L1.summary.fields)")
 			return
 		}
 		counts := map[string]int{}
-		for _, r := range v.file.records {
+		for _, r := range v.File.Records {
 			m, _ := r.(map[string]any)
-			if ns := str(m["namespace"]); ns != "" {
+			if ns := observe.Str(m["namespace"]); ns != "" {
 				counts[ns]++
 			}
 		}
@@ -262,7 +263,7 @@ var level1 = []requirement{
 			v.fail("lists %d namespaces; the records have %d distinct ones, so want %d", len(list), len(counts), len(top))
 		}
 		for i, e := range list[:min(len(list), len(top))] {
-			if ns := str(e); counts[ns] != top[i] {
+			if ns := observe.Str(e); counts[ns] != top[i] {
 				v.fail("top_namespaces[%d] %q has %d records, but namespace %d by frequency has %d: want the most frequent first",
 					i, ns, counts[ns], i+1, top[i])
 			}
@@ -270,22 +271,20 @@ var level1 = []requirement{
 	}, "top_namespaces: Top namespaces represented (up to 5)."},
 }
 
-const idPath = "L1.descriptor.file_path"
-
 // wholeResult returns the texts a client would have received of the result
 // a file keeps whole (its header's "result", the records put back): every
 // text item and the structured content's JSON; nil for a file without one.
-func wholeResult(f *fileView) [][]byte {
+func wholeResult(f *observe.File) [][]byte {
 	var h jsonlfile.FileHeader
-	line, _, _ := bytes.Cut(f.data, []byte("\n"))
-	if f.header["result"] == nil || json.Unmarshal(line, &h) != nil {
+	line, _, _ := bytes.Cut(f.Data, []byte("\n"))
+	if f.Header["result"] == nil || json.Unmarshal(line, &h) != nil {
 		return nil
 	}
 	var res struct {
 		Content           []struct{ Type, Text string }
 		StructuredContent json.RawMessage
 	}
-	rebuilt, err := offload.Rebuild(h, f.lines)
+	rebuilt, err := offload.Rebuild(h, f.Lines)
 	if err == nil && json.Unmarshal(rebuilt, &res) == nil {
 		var texts [][]byte
 		for _, c := range res.Content {
@@ -300,9 +299,9 @@ func wholeResult(f *fileView) [][]byte {
 	}
 	// The lines do not fit the header (other checks say why): count them,
 	// twice when a text repeated them, beside the rest.
-	texts := append([][]byte{h.Result}, f.lines...)
+	texts := append([][]byte{h.Result}, f.Lines...)
 	if len(h.Copies) > 0 {
-		texts = append(texts, f.lines...)
+		texts = append(texts, f.Lines...)
 	}
 	return texts
 }
@@ -321,24 +320,8 @@ var (
 	index     = regexp.MustCompile(`\[\d+\]`)
 )
 
-// parseName parses a file name {prefix}-{operation}-{ulid}.jsonl, or, when
-// random is set, also {prefix}-{operation}-{ulid}-{random}.jsonl with at
-// least 128 bits of random in lower-case hex: a handle's name.
-func (c *checker) parseName(base string, random bool) (op string, id ulid.ULID, ok bool) {
-	suffix := ``
-	if random {
-		suffix = `(?:-[0-9a-f]{32,})?`
-	}
-	m := regexp.MustCompile(`^` + regexp.QuoteMeta(c.srv.Prefix) + `-(.+)-([0-9A-HJKMNP-TV-Z]{26})` + suffix + `\.jsonl$`).FindStringSubmatch(base)
-	if m == nil {
-		return "", id, false
-	}
-	id, err := ulid.ParseStrict(m[2])
-	return m[1], id, err == nil
-}
-
 func (v *view) inCall(t time.Time) bool {
-	return !t.Before(v.start.Add(-maxClockSkew)) && !t.After(v.end.Add(maxClockSkew))
+	return !t.Before(v.Start.Add(-maxClockSkew)) && !t.After(v.End.Add(maxClockSkew))
 }
 
 func sameDir(a, b string) bool {
@@ -360,10 +343,10 @@ func (v *view) agree(key, fromName, want, from string, fold bool) {
 			got = append(got, [2]string{where, s})
 		}
 	}
-	if v.file != nil {
-		add("the header", v.file.header[key])
+	if v.File != nil {
+		add("the header", v.File.Header[key])
 	}
-	add("the summary", v.summary[key])
+	add("the summary", v.Summary[key])
 	if fromName != "" {
 		add("the file name", fromName)
 	}

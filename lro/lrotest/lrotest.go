@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/jqcmd"
+	"github.com/zircote/lro-go/internal/observe"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -116,7 +118,7 @@ func (r *report) writeTable(w io.Writer) error {
 		counts[res.status]++
 		detail := ""
 		if len(res.reasons) > 0 {
-			detail = oneLine(res.reasons[0], 140)
+			detail = observe.OneLine(res.reasons[0], 140)
 			if n := len(res.reasons) - 1; n > 0 {
 				detail += fmt.Sprintf(" (+%d more)", n)
 			}
@@ -144,15 +146,6 @@ func (r *report) writeTable(w io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// oneLine shortens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if rs := []rune(s); len(rs) > n {
-		return string(rs[:n-1]) + "…"
-	}
-	return s
 }
 
 // Check checks the tool cfg.Tool of the server behind cs up to cfg.Level,
@@ -197,18 +190,12 @@ func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
 
 // checker runs one check.
 type checker struct {
-	cs      *mcp.ClientSession
 	cfg     Config
 	srv     lro.Options // cfg.Server with the kit's defaults
 	tool    *mcp.Tool
-	jq      string   // the path of jq; "" to run recipes in process
 	jqText  string   // jq's version and path
 	results []result // one per requirement up to the level, in catalogue order
-
-	local     map[string]time.Time // files read from file_path on this machine, and when they were written
-	fetched   int                  // files fetched with resources/read
-	fullCount int                  // records of the first offloaded file, or -1
-	plant     *planted
+	obs     *observe.Server
 }
 
 // check checks as [Check] does, on a copy of cfg with its defaults filled
@@ -220,7 +207,7 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	if cfg == nil {
 		return nil, fmt.Errorf("%w: nil Config (Tool and Large are required)", errInvalidConfig)
 	}
-	c := &checker{cs: cs, cfg: *cfg, local: map[string]time.Time{}, fullCount: -1}
+	c := &checker{cfg: *cfg}
 	k := &c.cfg
 	k.Large, k.Small, k.Details = maps.Clone(k.Large), maps.Clone(k.Small), slices.Clone(k.Details)
 	if k.Server != nil {
@@ -249,8 +236,11 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	s.DetailArgument = cmp.Or(s.DetailArgument, "detail")
 	s.QueryArgument = cmp.Or(s.QueryArgument, "query")
 	s.TTL = cmp.Or(s.TTL, time.Hour)
+	c.obs = &observe.Server{Session: cs, Tool: k.Tool, Prefix: s.Prefix, Operation: s.Operation, OutputDir: s.OutputDir,
+		TTL: s.TTL, Recipes: k.Level >= 2, Plant: s.CleanupInterval > 0 && k.Level >= 2,
+		RecipeTimeout: k.RecipeTimeout, Local: map[string]time.Time{}, FullCount: -1}
 	if !k.InProcess {
-		c.jq, c.jqText = findJQ()
+		c.obs.JQ, c.jqText = jqcmd.FindJQ()
 	}
 	for _, r := range catalogue {
 		if r.level <= k.Level {
@@ -277,11 +267,7 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 
 // run makes every call and checks every requirement on it.
 func (c *checker) run(ctx context.Context) {
-	small := &view{c: c, ctx: ctx, label: "small", args: c.cfg.Small}
-	if small.args != nil {
-		c.call(small, c.cs)
-	}
-	c.checkScope(scopeSmall, small)
+	c.checkScope(ctx, scopeSmall, c.obs.Small(ctx, c.cfg.Small))
 	arg := c.srv.DetailArgument
 	asGiven, _ := c.cfg.Large[arg].(string)
 	label, detail := "large", asGiven
@@ -290,27 +276,27 @@ func (c *checker) run(ctx context.Context) {
 	} else if d := string(c.srv.DefaultDetail); d != "" {
 		label, detail = fmt.Sprintf("large (no %s: default %s)", arg, d), d
 	}
-	c.checkScope(scopeLarge, c.look(ctx, label, c.cfg.Large, detail))
+	c.checkScope(ctx, scopeLarge, c.obs.Look(ctx, label, c.cfg.Large, detail))
 	for _, d := range c.cfg.Details {
 		if d != asGiven {
 			args := maps.Clone(c.cfg.Large)
 			args[arg] = d
-			c.checkScope(scopeLarge, c.look(ctx, fmt.Sprintf("large (%s=%s)", arg, d), args, d))
+			c.checkScope(ctx, scopeLarge, c.obs.Look(ctx, fmt.Sprintf("large (%s=%s)", arg, d), args, d))
 		}
 	}
 	if c.cfg.Level >= 3 {
-		c.checkScope(scopeBackup, c.lookFallback(ctx))
+		c.checkScope(ctx, scopeBackup, c.obs.LookFallback(ctx, c.cfg.Fallback, c.cfg.Large))
 	}
-	c.checkScope(scopeOnce, &view{c: c, ctx: ctx})
+	c.checkScope(ctx, scopeOnce, &observe.Call{})
 }
 
 // checkScope runs the check of every requirement of scope s on v, skipping
 // those whose need v lacks, and adds what it found to the requirement's
 // result: a failure outweighs a pass, which outweighs a skip.
-func (c *checker) checkScope(s scope, v *view) {
-	prefix := ""
-	if v.label != "" {
-		prefix = v.label + ": "
+func (c *checker) checkScope(ctx context.Context, s scope, call *observe.Call) {
+	v, prefix := &view{Call: call, c: c, ctx: ctx}, ""
+	if v.Label != "" {
+		prefix = v.Label + ": "
 	}
 	for i := range c.results {
 		res := &c.results[i]
@@ -343,20 +329,20 @@ const fetchedText = "fetched with resources/read of their resource_link, " +
 
 func (c *checker) report() *report {
 	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, files: "none read", results: c.results}
-	rep.recipes = fmt.Sprintf("with %s (%s), no shell", c.jqText, c.jq)
+	rep.recipes = fmt.Sprintf("with %s (%s), no shell", c.jqText, c.obs.JQ)
 	switch {
 	case c.cfg.Level < 2:
 		rep.recipes = "not at all (Level 1 does not run them)"
-	case c.jq == "":
+	case c.obs.JQ == "":
 		rep.recipes = "in process with github.com/itchyny/gojq (jq's options mirrored; object keys come out sorted)"
 	}
-	switch local := len(c.local); {
-	case c.fetched == 0 && local > 0:
+	switch local := len(c.obs.Local); {
+	case c.obs.Fetched == 0 && local > 0:
 		rep.files = "read from file_path on this machine"
-	case local == 0 && c.fetched > 0:
+	case local == 0 && c.obs.Fetched > 0:
 		rep.files = fetchedText
 	case local > 0:
-		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", local, c.fetched, fetchedText)
+		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", local, c.obs.Fetched, fetchedText)
 	}
 	return rep
 }

@@ -1,9 +1,9 @@
-package lrotest
+package observe
 
 import (
 	"context"
-	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,12 +28,12 @@ func (r recipeRun) values() ([]any, bool) {
 	return vals, err == nil
 }
 
-// runner runs recipes as a checker does: with the jq at path jq, or in
+// runner runs recipes as a Server does: with the jq at path jq, or in
 // process when jq is "".
 type runner struct{ jq string }
 
-func (r runner) run(ctx context.Context, command string, f *fileView) recipeRun {
-	out, err := (&checker{jq: r.jq}).runRecipe(ctx, command, f)
+func (r runner) run(ctx context.Context, command string, f *File) recipeRun {
+	out, err := (&Server{JQ: r.jq}).runRecipe(ctx, command, f)
 	return recipeRun{err, out}
 }
 
@@ -41,7 +41,7 @@ func (r runner) String() string { return "runner " + r.jq }
 
 // jqRunner is the runner with jq, if it is installed.
 func jqRunner() (runner, bool) {
-	jq, _ := findJQ()
+	jq, _ := jqcmd.FindJQ()
 	return runner{jq}, jq != ""
 }
 
@@ -52,71 +52,16 @@ var gojqRunner = runner{}
 // machine, reads what was fetched.
 func TestRunnersReadTheFetchedCopy(t *testing.T) {
 	data := []byte("{\"type\":\"lro_header\"}\n{\"id\":\"a\"}\n{\"id\":\"b\"}\n")
-	f := &fileView{path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", fetched: true, data: data}
+	f := &File{Path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", Fetched: true, Data: data}
 	runners := []runner{gojqRunner}
 	if sr, ok := jqRunner(); ok {
 		runners = append(runners, sr)
 	}
 	for _, r := range runners {
-		got := r.run(context.Background(), "tail -n +2 "+recipes.ShellQuote(f.path)+" | jq -r .id", f)
+		got := r.run(context.Background(), "tail -n +2 "+recipes.ShellQuote(f.Path)+" | jq -r .id", f)
 		if got.err != nil || string(got.stdout) != "a\nb\n" {
 			t.Errorf("%v: %q, %v; want the copy's ids", r, got.stdout, got.err)
 		}
-	}
-}
-
-func TestFieldRefs(t *testing.T) {
-	tests := []struct {
-		name        string
-		filter      string
-		all, record [][]string
-	}{
-		{"a path", `.provenance.confidence`, [][]string{{"provenance", "confidence"}}, [][]string{{"provenance", "confidence"}}},
-		{"in a sort", `sort_by(.created) | .[]`, [][]string{{"created"}}, [][]string{{"created"}}},
-		{"object shorthand", `{id, title, "name"}`, [][]string{{"id"}, {"title"}, {"name"}}, [][]string{{"id"}, {"title"}, {"name"}}},
-		{"iteration is looked through", `.tags[]?.name`, [][]string{{"tags", "name"}}, [][]string{{"tags", "name"}}},
-		{"elements of a slurped array", `.[0].namespace, .[].id`, [][]string{{"namespace"}, {"id"}}, [][]string{{"namespace"}, {"id"}}},
-		{"string keys", `."score", .["x y"]`, [][]string{{"score"}, {"x y"}}, [][]string{{"score"}, {"x y"}}},
-		{"a computed index ends the path", `.a[$k].b`, [][]string{{"a"}}, [][]string{{"a"}}},
-		{"variables are not records", `$x.a, .b as $y | $y.c`, [][]string{{"b"}}, [][]string{{"b"}}},
-		{"keys built before use are not record fields",
-			`group_by(.ns) | map({ns: .[0].ns, count: length}) | sort_by(-.count)`,
-			[][]string{{"ns"}, {"ns"}, {"count"}}, [][]string{{"ns"}}},
-		{"to_entries keys", `to_entries | map(.key)`, [][]string{{"key"}}, nil},
-		{"inside functions, conditionals and strings", `select(.a | test("x")) | if .b then "\(.c)" else .d end | reduce .e[] as $v (0; . + $v)`,
-			[][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}},
-		{"in function definitions", `def f: .g; f`, [][]string{{"g"}}, [][]string{{"g"}}},
-		{"identity and recursion name nothing", `., ..`, nil, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := fieldRefs(tt.filter)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.all, got.all); diff != "" {
-				t.Errorf("all (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.record, got.record); diff != "" {
-				t.Errorf("record (-want +got):\n%s", diff)
-			}
-		})
-	}
-	if _, err := fieldRefs(`{a`); err == nil {
-		t.Error("fieldRefs of a syntax error: no error")
-	}
-}
-
-// TestLimitedBufferKeepsItsBound checks that what jq prints is cut at the
-// bound when it is copied in as os/exec copies it, with io.Copy from a
-// reader that is not a WriterTo.
-func TestLimitedBufferKeepsItsBound(t *testing.T) {
-	b := &limitedBuffer{max: 4}
-	if _, err := io.Copy(b, struct{ io.Reader }{strings.NewReader("123456789")}); err != nil {
-		t.Fatal(err)
-	}
-	if got := b.buf.String(); got != "1234" || !b.truncated {
-		t.Errorf("kept %q, truncated %v; want %q, true", got, b.truncated, "1234")
 	}
 }
 
@@ -160,7 +105,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 			cmd := "tail -n +2 " + q + " | jq " + tt.args
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			f := &fileView{path: file, data: data}
+			f := &File{Path: file, Data: data}
 			want := sr.run(ctx, cmd, f)
 			got := gojqRunner.run(ctx, cmd, f)
 			if (want.err != nil) != tt.fails || (got.err != nil) != tt.fails {
@@ -183,7 +128,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 		})
 	}
 	// A file that is not the descriptor's is read from disk.
-	other := gojqRunner.run(context.Background(), "jq -c '.type' "+q, &fileView{path: "/elsewhere"})
+	other := gojqRunner.run(context.Background(), "jq -c '.type' "+q, &File{Path: "/elsewhere"})
 	if want := "\"lro_header\"\nnull\nnull\nnull\n"; other.err != nil || string(other.stdout) != want {
 		t.Errorf("jq FILE read from disk: %q, %v; want %q", other.stdout, other.err, want)
 	}
@@ -193,7 +138,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 // file fails, saying why, though jq alone would succeed on no input.
 func TestRunnersReportAMissingFile(t *testing.T) {
 	for _, r := range []runner{{"jq"}, gojqRunner} {
-		res := r.run(context.Background(), "tail -n +2 /no/such/file | jq .", &fileView{})
+		res := r.run(context.Background(), "tail -n +2 /no/such/file | jq .", &File{})
 		if res.err == nil || !strings.Contains(strings.ToLower(res.err.Error()), "no such file") {
 			t.Errorf("%v: a pipeline whose first command fails but whose last succeeds: err %v, want tail's message", r, res.err)
 		}
@@ -205,7 +150,7 @@ func TestRunnersReportAMissingFile(t *testing.T) {
 func TestRunnersReportStderr(t *testing.T) {
 	jqInstalled(t)
 	sr, _ := jqRunner()
-	res := sr.run(context.Background(), `tail -n +2 f | jq '"x" | debug'`, &fileView{path: "f", data: []byte("{}\n{}\n")})
+	res := sr.run(context.Background(), `tail -n +2 f | jq '"x" | debug'`, &File{Path: "f", Data: []byte("{}\n{}\n")})
 	if res.err == nil || !strings.Contains(res.err.Error(), "wrote to standard error") {
 		t.Errorf("jq that writes to standard error: err %v, want it reported", res.err)
 	}
@@ -223,7 +168,7 @@ func TestRunnersRefuseOtherCommands(t *testing.T) {
 		"tail -n +2 $(touch " + canary + ") | jq .",
 	} {
 		for _, r := range []runner{{"jq"}, gojqRunner} {
-			res := r.run(context.Background(), cmd, &fileView{path: "f"})
+			res := r.run(context.Background(), cmd, &File{Path: "f"})
 			if res.err == nil || !strings.Contains(res.err.Error(), "not run") {
 				t.Errorf("%v.run(%q): err %v, want it not run", r, cmd, res.err)
 			}
@@ -238,7 +183,7 @@ func TestRunnersRefuseOtherCommands(t *testing.T) {
 // recipe's input afresh: another file of the same size, or the same file
 // read from line 1.
 func TestGojqRunnerInputs(t *testing.T) {
-	c := &checker{}
+	s := &Server{}
 	a := []byte("{\"h\":1}\n{\"v\":\"a\"}\n")
 	b := []byte("{\"h\":1}\n{\"v\":\"b\"}\n")
 	for _, tt := range []struct {
@@ -253,9 +198,21 @@ func TestGojqRunnerInputs(t *testing.T) {
 		{"tail -n +2 f | jq -s -c 'sort_by(.v) | reverse'", b, "[{\"v\":\"b\"}]\n"},
 		{"tail -n +2 f | jq -c .", b, "{\"v\":\"b\"}\n"},
 	} {
-		out, err := c.runRecipe(context.Background(), tt.cmd, &fileView{path: "f", data: tt.data})
+		out, err := s.runRecipe(context.Background(), tt.cmd, &File{Path: "f", Data: tt.data})
 		if err != nil || string(out) != tt.want {
 			t.Errorf("%s on %q: %q, %v; want %q", tt.cmd, tt.data, out, err, tt.want)
 		}
+	}
+}
+
+// jqInstalled fails the test when jq is missing in CI, and skips it
+// elsewhere.
+func jqInstalled(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("jq"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("jq is not installed")
+		}
+		t.Skip("jq is not installed")
 	}
 }
