@@ -1,7 +1,9 @@
 // Package jqcmd reads the jq recipe commands of a descriptor (see [Parse])
-// as plain shell words read with mvdan.cc/sh/v3/syntax, and runs them in
-// process with github.com/itchyny/gojq, mirroring jq's -s, -r, -j, -c, -n,
-// -e, --arg and --argjson. lro/lrotest runs recipes with it.
+// as plain shell words read with mvdan.cc/sh/v3/syntax, finds the fields
+// their filters index ([FieldRefs]), and runs them with no shell
+// ([Command.Run]): with a jq binary, or in process with
+// github.com/itchyny/gojq, mirroring jq's -s, -r, -j, -c, -n, -e, --arg and
+// --argjson. lro/lrotest's kit runs recipes with it.
 package jqcmd
 
 import (

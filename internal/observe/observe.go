@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
@@ -54,6 +55,7 @@ type Server struct {
 	Recipes       bool          // read and run the recipes
 	Plant         bool          // plant an expired file once the server has made its folder
 	JQ            string        // the path of jq; "" to run recipes in process
+	JQVersion     string        // what jq --version printed
 	RecipeTimeout time.Duration // bounds each recipe's run
 
 	Local     map[string]time.Time // files read from file_path on this machine, and when they were written
@@ -111,6 +113,30 @@ type Planted struct {
 	At             time.Time // when they were planted
 	Created        time.Time // the expired file's created_at
 	Err            error     // why nothing was planted
+}
+
+// fetchedText says how fetched files were read.
+const fetchedText = "fetched with resources/read of their resource_link, " +
+	"and the recipes ran on what was fetched in place of file_path"
+
+// How says how the recipes ran and how the files were read.
+func (s *Server) How() (recipes, files string) {
+	recipes, files = fmt.Sprintf("with %s (%s), no shell", s.JQVersion, s.JQ), "none read"
+	switch {
+	case !s.Recipes:
+		recipes = "not at all (Level 1 does not run them)"
+	case s.JQ == "":
+		recipes = "in process with github.com/itchyny/gojq (jq's options mirrored; object keys come out sorted)"
+	}
+	switch local := len(s.Local); {
+	case s.Fetched == 0 && local > 0:
+		files = "read from file_path on this machine"
+	case local == 0 && s.Fetched > 0:
+		files = fetchedText
+	case local > 0:
+		files = fmt.Sprintf("%d read from file_path on this machine, %d %s", local, s.Fetched, fetchedText)
+	}
+	return recipes, files
 }
 
 // call calls the tool on cs with c.Args and records the result, or why the
@@ -419,6 +445,30 @@ func (s *Server) PlantExpired(dir, op string) {
 	_ = os.Remove(staging)
 }
 
+// Remove removes what was planted, if anything.
+func (p *Planted) Remove() {
+	for _, path := range []string{p.Expired, p.Decoy} {
+		_ = os.Remove(path) // planted, or never made ("")
+	}
+}
+
+// WaitGone waits until nothing is at path, until deadline or until ctx is
+// done, and reports whether nothing is.
+func WaitGone(ctx context.Context, path string, deadline time.Time) bool {
+	for {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		if !time.Now().Before(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(min(25*time.Millisecond, time.Until(deadline))):
+		}
+	}
+}
+
 // writeAt writes a file and sets its times to at.
 func writeAt(path string, data []byte, at time.Time) error {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -441,6 +491,108 @@ func (s *Server) ParseName(base string, random bool) (op string, id ulid.ULID, o
 	}
 	id, err := ulid.ParseStrict(m[2])
 	return m[1], id, err == nil
+}
+
+// WholeResult returns the texts a client would have received of the result
+// a file keeps whole (its header's "result", the records put back): every
+// text item and the structured content's JSON; nil for a file without one.
+func (f *File) WholeResult() [][]byte {
+	var h jsonlfile.FileHeader
+	line, _, _ := bytes.Cut(f.Data, []byte("\n"))
+	if f.Header["result"] == nil || json.Unmarshal(line, &h) != nil {
+		return nil
+	}
+	var res struct {
+		Content           []struct{ Type, Text string }
+		StructuredContent json.RawMessage
+	}
+	rebuilt, err := offload.Rebuild(h, f.Lines)
+	if err == nil && json.Unmarshal(rebuilt, &res) == nil {
+		var texts [][]byte
+		for _, c := range res.Content {
+			if c.Type == "text" {
+				texts = append(texts, []byte(c.Text))
+			}
+		}
+		if res.StructuredContent != nil {
+			texts = append(texts, res.StructuredContent)
+		}
+		return texts
+	}
+	// The lines do not fit the header (other checks say why): count them,
+	// twice when a text repeated them, beside the rest.
+	texts := append([][]byte{h.Result}, f.Lines...)
+	if len(h.Copies) > 0 {
+		texts = append(texts, f.Lines...)
+	}
+	return texts
+}
+
+// HasPath reports whether path leads somewhere in a record of f, looking
+// through arrays at every step.
+func (f *File) HasPath(path []string) bool { return hasPath(f.Records, path) }
+
+func hasPath(v any, path []string) bool {
+	if len(path) == 0 {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		child, ok := x[path[0]]
+		return ok && hasPath(child, path[1:])
+	case []any:
+		return slices.ContainsFunc(x, func(e any) bool { return hasPath(e, path) })
+	}
+	return false
+}
+
+// Schema decodes a JSON Schema and resolves it.
+func Schema(schema any) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	data, err := json.Marshal(schema)
+	if err = errors.Join(err, json.Unmarshal(data, &s)); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+}
+
+// MustSchema is [Schema] of a JSON text, for the kit's own schemas.
+func MustSchema(schema string) *jsonschema.Resolved {
+	r, err := Schema(json.RawMessage(schema))
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// SameDir reports whether a and b are the same folder, symbolic links
+// resolved where they can be.
+func SameDir(a, b string) bool {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	return real(a) == real(b)
+}
+
+// LongestRecords returns the longest array of objects in the JSON
+// documents of res, and where it is; where is "" when there is none.
+func LongestRecords(res *mcp.CallToolResult) (arr []any, where string) {
+	for _, d := range ResultDocs(res) {
+		Walk(d.V, d.Where, func(path, k string, x any) {
+			a, ok := x.([]any)
+			for _, e := range a {
+				_, obj := e.(map[string]any)
+				ok = ok && obj
+			}
+			if ok && k == "" && (where == "" || len(a) > len(arr)) {
+				arr, where = a, path
+			}
+		})
+	}
+	return arr, where
 }
 
 // Doc is a JSON document of a result, and where it is.

@@ -193,7 +193,6 @@ type checker struct {
 	cfg     Config
 	srv     lro.Options // cfg.Server with the kit's defaults
 	tool    *mcp.Tool
-	jqText  string   // jq's version and path
 	results []result // one per requirement up to the level, in catalogue order
 	obs     *observe.Server
 }
@@ -240,7 +239,7 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 		TTL: s.TTL, Recipes: k.Level >= 2, Plant: s.CleanupInterval > 0 && k.Level >= 2,
 		RecipeTimeout: k.RecipeTimeout, Local: map[string]time.Time{}, FullCount: -1}
 	if !k.InProcess {
-		c.obs.JQ, c.jqText = jqcmd.FindJQ()
+		c.obs.JQ, c.obs.JQVersion = jqcmd.FindJQ()
 	}
 	for _, r := range catalogue {
 		if r.level <= k.Level {
@@ -323,26 +322,8 @@ func (c *checker) checkScope(ctx context.Context, s scope, call *observe.Call) {
 	}
 }
 
-// fetchedText says how fetched files were read.
-const fetchedText = "fetched with resources/read of their resource_link, " +
-	"and the recipes ran on what was fetched in place of file_path"
-
 func (c *checker) report() *report {
-	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, files: "none read", results: c.results}
-	rep.recipes = fmt.Sprintf("with %s (%s), no shell", c.jqText, c.obs.JQ)
-	switch {
-	case c.cfg.Level < 2:
-		rep.recipes = "not at all (Level 1 does not run them)"
-	case c.obs.JQ == "":
-		rep.recipes = "in process with github.com/itchyny/gojq (jq's options mirrored; object keys come out sorted)"
-	}
-	switch local := len(c.obs.Local); {
-	case c.obs.Fetched == 0 && local > 0:
-		rep.files = "read from file_path on this machine"
-	case local == 0 && c.obs.Fetched > 0:
-		rep.files = fetchedText
-	case local > 0:
-		rep.files = fmt.Sprintf("%d read from file_path on this machine, %d %s", local, c.obs.Fetched, fetchedText)
-	}
+	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, results: c.results}
+	rep.recipes, rep.files = c.obs.How()
 	return rep
 }

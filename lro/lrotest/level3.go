@@ -30,29 +30,14 @@ func checkCleanup(v *view) {
 	if v.skipped != "" {
 		return
 	}
-	defer func() {
-		for _, path := range []string{p.Expired, p.Decoy} {
-			_ = os.Remove(path) // planted, or never made ("")
-		}
-	}()
+	defer p.Remove()
 	if p.Err != nil {
 		v.skip("cannot plant an expired file in the output folder: %v", p.Err)
 		return
 	}
-	deadline := p.At.Add(within)
-	for {
-		if _, err := os.Lstat(p.Expired); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if !time.Now().Before(deadline) || v.ctx.Err() != nil {
-			v.fail("%s, created %s (ULID time and mtime), %s past its TTL of %s, was not deleted within %s",
-				p.Expired, p.Created.UTC().Format(time.RFC3339), time.Since(p.Created.Add(c.srv.TTL)).Round(time.Second), c.srv.TTL, within)
-			break
-		}
-		select {
-		case <-v.ctx.Done():
-		case <-time.After(min(25*time.Millisecond, time.Until(deadline))):
-		}
+	if !observe.WaitGone(v.ctx, p.Expired, p.At.Add(within)) {
+		v.fail("%s, created %s (ULID time and mtime), %s past its TTL of %s, was not deleted within %s",
+			p.Expired, p.Created.UTC().Format(time.RFC3339), time.Since(p.Created.Add(c.srv.TTL)).Round(time.Second), c.srv.TTL, within)
 	}
 	if _, err := os.Lstat(p.Decoy); err != nil {
 		v.fail("%s, which is not an offloaded file, was deleted: %v", p.Decoy, err)
@@ -91,21 +76,7 @@ var level3 = []requirement{
 		}
 	}, "Include a warning in the response indicating that LRO failed and results are truncated."},
 	{"L3.fallback.truncated", 3, must, scopeBackup, needCall, func(v *view) {
-		// The longest array of objects in the result's JSON documents.
-		var arr []any
-		where := ""
-		for _, d := range observe.ResultDocs(v.Result) {
-			observe.Walk(d.V, d.Where, func(path, k string, x any) {
-				a, ok := x.([]any)
-				for _, e := range a {
-					_, obj := e.(map[string]any)
-					ok = ok && obj
-				}
-				if ok && k == "" && (where == "" || len(a) > len(arr)) {
-					arr, where = a, path
-				}
-			})
-		}
+		arr, where := observe.LongestRecords(v.Result)
 		if where == "" {
 			v.fail("the result holds no array of records")
 			return

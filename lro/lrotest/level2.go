@@ -32,7 +32,7 @@ var level2 = []requirement{
 			v.fail("line_schema is %s, not a JSON Schema object", observe.JSONText(raw))
 			return
 		}
-		resolved, err := resolveSchema(raw)
+		resolved, err := observe.Schema(raw)
 		switch {
 		case err != nil:
 			v.fail("line_schema is not a JSON Schema that resolves: %v", err)
@@ -121,7 +121,7 @@ var level2 = []requirement{
 				continue
 			}
 			absent := slices.DeleteFunc(slices.Clone(r.Refs.Record), func(ref []string) bool {
-				return hasPath(v.File.Records, ref)
+				return v.File.HasPath(ref)
 			})
 			if len(absent) > 0 {
 				v.fail("recipe %d references %s, which no record has", r.N, refsText(absent))
@@ -153,7 +153,7 @@ var level2 = []requirement{
 			all = append(all, r.Refs.All...)
 			for _, ref := range r.Refs.Record {
 				// A field no record has is L2.recipes.fields_exist's concern.
-				if r.N <= 8 && !slices.Contains(lightFields, ref[0]) && hasPath(v.File.Records, ref[:1]) {
+				if r.N <= 8 && !slices.Contains(lightFields, ref[0]) && v.File.HasPath(ref[:1]) {
 					v.fail("recipe %d references .%s, which is not a Light field", r.N, strings.Join(ref, "."))
 				}
 			}
@@ -215,22 +215,6 @@ var level2 = []requirement{
 }
 
 var scoreRef = regexp.MustCompile(`\.\s*"?score"?\b|\[\s*"score"\s*\]`)
-
-// hasPath reports whether path leads somewhere in v, looking through
-// arrays (the records among them) at every step.
-func hasPath(v any, path []string) bool {
-	if len(path) == 0 {
-		return true
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		child, ok := x[path[0]]
-		return ok && hasPath(child, path[1:])
-	case []any:
-		return slices.ContainsFunc(x, func(e any) bool { return hasPath(e, path) })
-	}
-	return false
-}
 
 // lightFields are the memory fields present at Light detail.
 var lightFields = []string{"id", "memory_type", "content", "created", "modified", "namespace", "title", "tags", "status"}

@@ -13,13 +13,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/observe"
-	"github.com/zircote/lro-go/internal/offload"
 )
 
 // level1 are the requirements of Level 1, in report order.
@@ -56,7 +53,7 @@ var level1 = []requirement{
 		// the client would have received.
 		est, _ := observe.AsInt(v.File.Header["estimated_tokens"])
 		texts, what := v.File.Lines, "the record lines hold"
-		if whole := wholeResult(v.File); whole != nil {
+		if whole := v.File.WholeResult(); whole != nil {
 			texts, what = whole, "the result the file keeps holds"
 		}
 		// The heuristic's own estimate, which counts a rune of Hangul, CJK, kana
@@ -89,7 +86,7 @@ var level1 = []requirement{
 			v.skip("the tool advertises no outputSchema")
 			return
 		}
-		resolved, err := resolveSchema(v.c.tool.OutputSchema)
+		resolved, err := observe.Schema(v.c.tool.OutputSchema)
 		switch {
 		case err != nil:
 			v.fail("the tool's outputSchema does not resolve: %v", err)
@@ -139,7 +136,7 @@ var level1 = []requirement{
 		case !v.inCall(ulid.Time(u.Time())):
 			v.fail("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), v.Start.UTC().Format(time.RFC3339))
 		}
-		if dir := cmp.Or(v.c.srv.ClientDir, v.c.srv.OutputDir); dir != "" && !sameDir(filepath.Dir(p), dir) {
+		if dir := cmp.Or(v.c.srv.ClientDir, v.c.srv.OutputDir); dir != "" && !observe.SameDir(filepath.Dir(p), dir) {
 			v.fail("the file is in %s, not in the output folder %s", filepath.Dir(p), dir)
 		}
 	}, "Files MUST be written to a configurable output directory using the naming convention {output_dir}/atlatl-{operation}-{ulid}.jsonl."},
@@ -271,50 +268,6 @@ var level1 = []requirement{
 	}, "top_namespaces: Top namespaces represented (up to 5)."},
 }
 
-// wholeResult returns the texts a client would have received of the result
-// a file keeps whole (its header's "result", the records put back): every
-// text item and the structured content's JSON; nil for a file without one.
-func wholeResult(f *observe.File) [][]byte {
-	var h jsonlfile.FileHeader
-	line, _, _ := bytes.Cut(f.Data, []byte("\n"))
-	if f.Header["result"] == nil || json.Unmarshal(line, &h) != nil {
-		return nil
-	}
-	var res struct {
-		Content           []struct{ Type, Text string }
-		StructuredContent json.RawMessage
-	}
-	rebuilt, err := offload.Rebuild(h, f.Lines)
-	if err == nil && json.Unmarshal(rebuilt, &res) == nil {
-		var texts [][]byte
-		for _, c := range res.Content {
-			if c.Type == "text" {
-				texts = append(texts, []byte(c.Text))
-			}
-		}
-		if res.StructuredContent != nil {
-			texts = append(texts, res.StructuredContent)
-		}
-		return texts
-	}
-	// The lines do not fit the header (other checks say why): count them,
-	// twice when a text repeated them, beside the rest.
-	texts := append([][]byte{h.Result}, f.Lines...)
-	if len(h.Copies) > 0 {
-		texts = append(texts, f.Lines...)
-	}
-	return texts
-}
-
-func resolveSchema(schema any) (*jsonschema.Resolved, error) {
-	var s jsonschema.Schema
-	data, err := json.Marshal(schema)
-	if err = errors.Join(err, json.Unmarshal(data, &s)); err != nil {
-		return nil, err
-	}
-	return s.Resolve(nil)
-}
-
 var (
 	cursorKey = regexp.MustCompile(`cursor|^(nextoffset|nextpage|nextpagetoken|pagetoken|nexttoken)$`)
 	index     = regexp.MustCompile(`\[\d+\]`)
@@ -322,16 +275,6 @@ var (
 
 func (v *view) inCall(t time.Time) bool {
 	return !t.Before(v.Start.Add(-maxClockSkew)) && !t.After(v.End.Add(maxClockSkew))
-}
-
-func sameDir(a, b string) bool {
-	real := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return filepath.Clean(p)
-	}
-	return real(a) == real(b)
 }
 
 // agree checks that the header's, the summary's and (for the operation) the
@@ -370,14 +313,14 @@ func (v *view) agree(key, fromName, want, from string, fold bool) {
 // headerSchema and summarySchema give the fields of OffloadHeader and
 // OffloadSummary their types.
 var (
-	headerSchema = mustResolve(`{
+	headerSchema = observe.MustSchema(`{
 		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"],
 		"properties": {"type": {"$ref": "#/$defs/text"}, "operation": {"$ref": "#/$defs/text"},
 			"query": {"type": ["string", "null"]}, "count": {"$ref": "#/$defs/count"},
 			"schema_version": {"$ref": "#/$defs/text"}, "timestamp": {"$ref": "#/$defs/text"},
 			"estimated_tokens": {"$ref": "#/$defs/count"}, "detail": {"$ref": "#/$defs/text"}}}`)
-	summarySchema = mustResolve(`{
+	summarySchema = observe.MustSchema(`{
 		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["count", "estimated_tokens", "operation", "detail", "top_namespaces", "score_range"],
 		"properties": {"count": {"$ref": "#/$defs/count"}, "estimated_tokens": {"$ref": "#/$defs/count"},
@@ -385,11 +328,3 @@ var (
 			"top_namespaces": {"type": "array", "items": {"type": "string"}, "maxItems": 5, "uniqueItems": true},
 			"score_range": {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}`)
 )
-
-func mustResolve(schema string) *jsonschema.Resolved {
-	r, err := resolveSchema(json.RawMessage(schema))
-	if err != nil {
-		panic(err)
-	}
-	return r
-}
