@@ -35,7 +35,8 @@ func FindJQ() (path, version string) {
 // What jq prints is bounded by max bytes; jq writing to its standard error
 // is an error.
 func (c *Command) Run(ctx context.Context, jq, file string, data []byte, max int) ([]byte, error) {
-	input, err := data, error(nil)
+	input := data
+	var err error
 	if c.File != file {
 		if input, err = readRegular(c.File, max); err != nil {
 			return nil, err
@@ -86,11 +87,11 @@ func readRegular(path string, max int) ([]byte, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
 	case fi.Size() > int64(max):
-		return nil, fmt.Errorf("%s holds %d bytes, more than the limit of %d bytes", path, fi.Size(), max)
+		return nil, fmt.Errorf("%s holds %d bytes, more than the kit reads (%d)", path, fi.Size(), max)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err == nil && len(data) > max {
-		err = fmt.Errorf("%s grew past the limit of %d bytes", path, max)
+		err = fmt.Errorf("%s grew past the %d bytes the kit reads", path, max)
 	}
 	return data, err
 }

@@ -1,8 +1,11 @@
 package jqcmd
 
 import (
+	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -278,5 +281,24 @@ func TestLimitedBufferKeepsItsBound(t *testing.T) {
 	}
 	if got := b.buf.String(); got != "1234" || !b.truncated {
 		t.Errorf("kept %q, truncated %v; want %q, true", got, b.truncated, "1234")
+	}
+}
+
+// TestRunBoundsAnotherFile checks that a command reading a file other than
+// the one given reads it from disk only up to the bound.
+func TestRunBoundsAnotherFile(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "other.jsonl")
+	if err := os.WriteFile(other, []byte("{\"a\":1}\n{\"a\":2}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("tail -n +2 " + other + " | jq -c .a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.Run(context.Background(), "", "given.jsonl", nil, 1<<10); err != nil || string(out) != "2\n" {
+		t.Errorf("within the bound: %q, %v; want %q", out, err, "2\n")
+	}
+	if _, err := c.Run(context.Background(), "", "given.jsonl", nil, 8); err == nil || !strings.Contains(err.Error(), "more than the kit reads (8)") {
+		t.Errorf("over the bound: err %v, want it refused", err)
 	}
 }

@@ -2,9 +2,10 @@
 // they give: the result, its descriptor, the offloaded file (read at
 // file_path, or fetched with resources/read of its handle), the recipes
 // (run with internal/jqcmd), and the expired file planted for the cleanup
-// check. It judges only what it must to go on; lro/lrotest judges the
-// rest. The reasons it gives for something missing name the kit's
-// requirements.
+// check. It records the problems it meets while reading the file
+// (Call.Found, for L1.descriptor.file_path and L1.descriptor.handle);
+// lro/lrotest judges the rest. The reasons it gives for something missing
+// name the kit's requirements.
 package observe
 
 import (
@@ -41,10 +42,12 @@ const (
 	IDPath   = "L1.descriptor.file_path"
 )
 
-// MaxRecipeOutput caps what is kept of a recipe's standard output.
-const MaxRecipeOutput = 256 << 20
+// maxRecipeOutput caps what is kept of a recipe's standard output, and the
+// size of another file a recipe reads.
+const maxRecipeOutput = 256 << 20
 
 // Server is the server under check, and what its calls have given so far.
+// Local must not be nil, and FullCount starts at -1.
 type Server struct {
 	Session       *mcp.ClientSession
 	Tool          string
@@ -52,7 +55,7 @@ type Server struct {
 	Operation     string        // the operation expected, if known
 	OutputDir     string        // the output folder, if known
 	TTL           time.Duration // how long the server keeps files
-	Recipes       bool          // read and run the recipes
+	RunRecipes    bool          // read and run the recipes
 	Plant         bool          // plant an expired file once the server has made its folder
 	JQ            string        // the path of jq; "" to run recipes in process
 	JQVersion     string        // what jq --version printed
@@ -71,17 +74,17 @@ type Call struct {
 	Detail     string // the detail level the file must have; "" when unknown
 	Start, End time.Time
 
-	Result   *mcp.CallToolResult
-	Failed   string         // why the call failed
-	Desc     map[string]any // the descriptor
-	Summary  map[string]any
-	File     *File
-	NameOp   string              // the operation of the file name
-	Found    map[string][]string // problems found while reading the file, by requirement
-	Recipes  []*Recipe           // the recipes with a command, when jq_recipes is an array
-	Blocker  string              // why the call gave no descriptor (or, for the fallback, no inline result)
-	NoFile   string              // why File is nil
-	NoRecipe string              // why Recipes is nil
+	Result    *mcp.CallToolResult
+	Failed    string         // why the call failed
+	Desc      map[string]any // the descriptor
+	Summary   map[string]any
+	File      *File
+	NameOp    string              // the operation of the file name
+	Found     map[string][]string // problems found while reading the file, by requirement
+	Recipes   []*Recipe           // the recipes with a command, when jq_recipes is an array
+	Blocker   string              // why the call gave no descriptor (or, for the fallback, no inline result)
+	NoFile    string              // why File is nil
+	NoRecipes string              // why Recipes is nil
 }
 
 // File is an offloaded file as read by the kit.
@@ -123,7 +126,7 @@ const fetchedText = "fetched with resources/read of their resource_link, " +
 func (s *Server) How() (recipes, files string) {
 	recipes, files = fmt.Sprintf("with %s (%s), no shell", s.JQVersion, s.JQ), "none read"
 	switch {
-	case !s.Recipes:
+	case !s.RunRecipes:
 		recipes = "not at all (Level 1 does not run them)"
 	case s.JQ == "":
 		recipes = "in process with github.com/itchyny/gojq (jq's options mirrored; object keys come out sorted)"
@@ -197,7 +200,7 @@ func (s *Server) Look(ctx context.Context, label string, args map[string]any, de
 			s.PlantExpired(dir, cmp.Or(c.NameOp, s.Operation)) // once the server has made its folder
 		}
 	}
-	if s.Recipes {
+	if s.RunRecipes {
 		s.readRecipes(ctx, c)
 	}
 	return c
@@ -256,12 +259,12 @@ func (s *Server) readFile(ctx context.Context, c *Call) {
 		case fetched == nil:
 			c.NoFile = "depends on " + IDHandle
 		default:
-			c.File = ParseFile(p, fetched)
+			c.File = parseFile(p, fetched)
 			c.File.Fetched = true
 		}
 	}
 	if read {
-		c.File = ParseFile(p, data)
+		c.File = parseFile(p, data)
 	}
 }
 
@@ -345,8 +348,8 @@ func (s *Server) readHandle(ctx context.Context, c *Call, local []byte) []byte {
 	return data
 }
 
-// ParseFile splits an offloaded file into its header and record lines.
-func ParseFile(path string, data []byte) *File {
+// parseFile splits an offloaded file into its header and record lines.
+func parseFile(path string, data []byte) *File {
 	f := &File{Path: path, Data: data}
 	if len(data) == 0 {
 		return f
@@ -373,9 +376,9 @@ func ParseFile(path string, data []byte) *File {
 func (s *Server) readRecipes(ctx context.Context, c *Call) {
 	list, isList := c.Desc["jq_recipes"].([]any)
 	if !isList {
-		c.NoRecipe = "depends on L2.recipes.count"
+		c.NoRecipes = "depends on L2.recipes.count"
 		if _, ok := c.Desc["jq_recipes"]; !ok {
-			c.NoRecipe = "depends on L2.descriptor.fields"
+			c.NoRecipes = "depends on L2.descriptor.fields"
 		}
 		return
 	}
@@ -411,7 +414,7 @@ func (s *Server) runRecipe(ctx context.Context, command string, f *File) ([]byte
 	if err != nil {
 		return nil, fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)
 	}
-	return rc.Run(ctx, s.JQ, f.Path, f.Data, MaxRecipeOutput)
+	return rc.Run(ctx, s.JQ, f.Path, f.Data, maxRecipeOutput)
 }
 
 // PlantExpired plants in dir a file named by the convention whose ULID time
@@ -546,8 +549,8 @@ func hasPath(v any, path []string) bool {
 	return false
 }
 
-// Schema decodes a JSON Schema and resolves it.
-func Schema(schema any) (*jsonschema.Resolved, error) {
+// ResolveSchema decodes a JSON Schema and resolves it.
+func ResolveSchema(schema any) (*jsonschema.Resolved, error) {
 	var s jsonschema.Schema
 	data, err := json.Marshal(schema)
 	if err = errors.Join(err, json.Unmarshal(data, &s)); err != nil {
@@ -556,9 +559,9 @@ func Schema(schema any) (*jsonschema.Resolved, error) {
 	return s.Resolve(nil)
 }
 
-// MustSchema is [Schema] of a JSON text, for the kit's own schemas.
-func MustSchema(schema string) *jsonschema.Resolved {
-	r, err := Schema(json.RawMessage(schema))
+// MustResolve is [ResolveSchema] of a JSON text, for the kit's own schemas.
+func MustResolve(schema string) *jsonschema.Resolved {
+	r, err := ResolveSchema(json.RawMessage(schema))
 	if err != nil {
 		panic(err)
 	}
@@ -581,7 +584,7 @@ func SameDir(a, b string) bool {
 // documents of res, and where it is; where is "" when there is none.
 func LongestRecords(res *mcp.CallToolResult) (arr []any, where string) {
 	for _, d := range ResultDocs(res) {
-		Walk(d.V, d.Where, func(path, k string, x any) {
+		Walk(d.Value, d.Where, func(path, k string, x any) {
 			a, ok := x.([]any)
 			for _, e := range a {
 				_, obj := e.(map[string]any)
@@ -598,7 +601,7 @@ func LongestRecords(res *mcp.CallToolResult) (arr []any, where string) {
 // Doc is a JSON document of a result, and where it is.
 type Doc struct {
 	Where string
-	V     any
+	Value any
 }
 
 // ResultDocs returns the JSON documents of a result: its structuredContent
@@ -627,7 +630,7 @@ func ResultDocs(res *mcp.CallToolResult) []Doc {
 // strict, an offloaded or file_path key at all.
 func FindDescriptor(res *mcp.CallToolResult, strict bool) map[string]any {
 	for _, d := range ResultDocs(res) {
-		m, _ := d.V.(map[string]any)
+		m, _ := d.Value.(map[string]any)
 		_, hasFlag := m["offloaded"]
 		_, hasFilePath := m["file_path"]
 		if m["offloaded"] == true || !strict && (hasFlag || hasFilePath) {

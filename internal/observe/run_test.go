@@ -205,8 +205,7 @@ func TestGojqRunnerInputs(t *testing.T) {
 	}
 }
 
-// jqInstalled fails the test when jq is missing in CI, and skips it
-// elsewhere.
+// jqInstalled skips a test that needs jq, except in CI.
 func jqInstalled(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("jq"); err != nil {

@@ -86,7 +86,7 @@ var level1 = []requirement{
 			v.skip("the tool advertises no outputSchema")
 			return
 		}
-		resolved, err := observe.Schema(v.c.tool.OutputSchema)
+		resolved, err := observe.ResolveSchema(v.c.tool.OutputSchema)
 		switch {
 		case err != nil:
 			v.fail("the tool's outputSchema does not resolve: %v", err)
@@ -106,11 +106,11 @@ var level1 = []requirement{
 	{"L1.no_cursor", 1, must, scopeLarge, needCall, func(v *view) {
 		docs := observe.ResultDocs(v.Result)
 		for k, m := range v.Result.Meta {
-			docs = append(docs, observe.Doc{Where: "_meta", V: map[string]any{k: m}})
+			docs = append(docs, observe.Doc{Where: "_meta", Value: map[string]any{k: m}})
 		}
 		var found []string
 		for _, d := range docs {
-			observe.Walk(d.V, "", func(path, k string, _ any) {
+			observe.Walk(d.Value, "", func(path, k string, _ any) {
 				k2 := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
 				if k != "" && cursorKey.MatchString(k2) && !strings.Contains(path+".", ".line_schema.") {
 					found = append(found, d.Where+index.ReplaceAllString(path, "[]")+"."+k)
@@ -313,14 +313,14 @@ func (v *view) agree(key, fromName, want, from string, fold bool) {
 // headerSchema and summarySchema give the fields of OffloadHeader and
 // OffloadSummary their types.
 var (
-	headerSchema = observe.MustSchema(`{
+	headerSchema = observe.MustResolve(`{
 		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"],
 		"properties": {"type": {"$ref": "#/$defs/text"}, "operation": {"$ref": "#/$defs/text"},
 			"query": {"type": ["string", "null"]}, "count": {"$ref": "#/$defs/count"},
 			"schema_version": {"$ref": "#/$defs/text"}, "timestamp": {"$ref": "#/$defs/text"},
 			"estimated_tokens": {"$ref": "#/$defs/count"}, "detail": {"$ref": "#/$defs/text"}}}`)
-	summarySchema = observe.MustSchema(`{
+	summarySchema = observe.MustResolve(`{
 		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["count", "estimated_tokens", "operation", "detail", "top_namespaces", "score_range"],
 		"properties": {"count": {"$ref": "#/$defs/count"}, "estimated_tokens": {"$ref": "#/$defs/count"},

@@ -2,54 +2,11 @@ package lrotest
 
 import (
 	"encoding/json"
-	"errors"
-	"maps"
-	"os"
 	"regexp"
-	"slices"
-	"time"
 	"unicode/utf8"
 
 	"github.com/zircote/lro-go/internal/observe"
 )
-
-func checkCleanup(v *view) {
-	c := v.c
-	within, dir, p := c.srv.CleanupInterval, c.srv.OutputDir, c.obs.Planted
-	switch {
-	case within == 0:
-		v.skip("no Config.Server.CleanupInterval: give the TTL and how often the server sweeps its folder")
-	case p == nil && dir == "" && c.obs.Fetched > 0:
-		v.skip("the files were fetched with resources/read from a store, not in a folder of this machine where the kit could plant an expired file; give Config.Server.OutputDir if the kit reaches the store's folder")
-	case p == nil && dir == "":
-		v.skip("no offloaded file to find the output folder from, and no Config.Server.OutputDir")
-	case p == nil: // nothing was offloaded: plant in the configured folder now
-		c.obs.PlantExpired(dir, c.srv.Operation)
-		p = c.obs.Planted
-	}
-	if v.skipped != "" {
-		return
-	}
-	defer p.Remove()
-	if p.Err != nil {
-		v.skip("cannot plant an expired file in the output folder: %v", p.Err)
-		return
-	}
-	if !observe.WaitGone(v.ctx, p.Expired, p.At.Add(within)) {
-		v.fail("%s, created %s (ULID time and mtime), %s past its TTL of %s, was not deleted within %s",
-			p.Expired, p.Created.UTC().Format(time.RFC3339), time.Since(p.Created.Add(c.srv.TTL)).Round(time.Second), c.srv.TTL, within)
-	}
-	if _, err := os.Lstat(p.Decoy); err != nil {
-		v.fail("%s, which is not an offloaded file, was deleted: %v", p.Decoy, err)
-	}
-	for _, path := range slices.Sorted(maps.Keys(c.obs.Local)) {
-		if age := time.Since(c.obs.Local[path]); age < c.srv.TTL {
-			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-				v.fail("%s was deleted %s after it was written, before its TTL of %s", path, age.Round(time.Millisecond), c.srv.TTL)
-			}
-		}
-	}
-}
 
 // level3 are the requirements of Level 3, in report order.
 var level3 = []requirement{

@@ -236,7 +236,7 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	s.QueryArgument = cmp.Or(s.QueryArgument, "query")
 	s.TTL = cmp.Or(s.TTL, time.Hour)
 	c.obs = &observe.Server{Session: cs, Tool: k.Tool, Prefix: s.Prefix, Operation: s.Operation, OutputDir: s.OutputDir,
-		TTL: s.TTL, Recipes: k.Level >= 2, Plant: s.CleanupInterval > 0 && k.Level >= 2,
+		TTL: s.TTL, RunRecipes: k.Level >= 2, Plant: s.CleanupInterval > 0 && k.Level >= 2,
 		RecipeTimeout: k.RecipeTimeout, Local: map[string]time.Time{}, FullCount: -1}
 	if !k.InProcess {
 		c.obs.JQ, c.obs.JQVersion = jqcmd.FindJQ()

@@ -31,7 +31,7 @@ func (v *view) blocked(n need) string {
 	case n&needFields != 0 && headerSchema.Validate(v.File.Header) != nil:
 		return "depends on L1.header.fields"
 	case n&needRecipes != 0 && v.Recipes == nil:
-		return v.NoRecipe
+		return v.NoRecipes
 	}
 	return ""
 }
