@@ -307,18 +307,8 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 	if p[len(p)-1] == '\n' {
 		p, e.held = p[:len(p)-1], true
 	}
-	for e.crlf {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			break
-		}
-		if _, err := e.w.Write(p[:i]); err != nil {
-			return 0, err
-		}
-		if _, err := io.WriteString(e.w, nl); err != nil {
-			return 0, err
-		}
-		p = p[i+1:]
+	if e.crlf {
+		p = bytes.ReplaceAll(p, []byte{'\n'}, []byte(nl))
 	}
 	if _, err := e.w.Write(p); err != nil {
 		return 0, err
