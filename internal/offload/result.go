@@ -325,14 +325,11 @@ func textHolds(r *result, copies []bool) bool {
 // hasArray reports whether the valid JSON value doc is an array or an
 // object with an array member: where records are found.
 func hasArray(doc []byte) bool {
-	switch jsontext.Value(doc).Kind() {
-	case '[':
+	if jsontext.Value(doc).Kind() == '[' {
 		return true
-	case '{':
-		_, ok, err := findArray(doc, "")
-		return ok && err == nil
 	}
-	return false
+	_, ok, _ := findArray(doc, "") // not ok for anything but an object
+	return ok
 }
 
 // textRun returns the run of a text item's records, the next of p, and
