@@ -74,17 +74,12 @@ func ReadFile(path string) (FileHeader, []json.RawMessage, error) {
 		return FileHeader{}, nil, err
 	}
 	records := make([]json.RawMessage, 0, min(h.Count, bytes.Count(data, []byte{'\n'})+1))
-	for n := 2; len(data) > 0; n++ {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			i = len(data)
-		}
-		rec := bytes.TrimSuffix(data[:i:i], []byte{'\r'})
+	for line := range bytes.Lines(data) {
+		rec := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
 		if !valid(rec) {
-			return FileHeader{}, nil, fmt.Errorf("%w: %s: line %d is not one JSON value", ErrInvalidRecord, path, n)
+			return FileHeader{}, nil, fmt.Errorf("%w: %s: line %d is not one JSON value", ErrInvalidRecord, path, len(records)+2)
 		}
-		records = append(records, json.RawMessage(rec))
-		data = data[min(i+1, len(data)):]
+		records = append(records, json.RawMessage(rec[:len(rec):len(rec)]))
 	}
 	if len(records) != h.Count {
 		return FileHeader{}, nil, fmt.Errorf("%w: %s: header count %d, %d record lines",
