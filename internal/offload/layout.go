@@ -123,15 +123,11 @@ func textLayout(text string) (words string, ok bool) {
 		return layout{form: "compact", lead: lead, trail: trail}.String(), true
 	case len(doc) > 2 && (doc[1] == '\n' || doc[1] == '\r'):
 		l := layout{form: "indent", crlf: doc[1] == '\r'}
-		i := 2
+		rest := doc[2:]
 		if l.crlf {
-			i = 3
+			rest = doc[3:]
 		}
-		j := i
-		for j < len(doc) && (doc[j] == ' ' || doc[j] == '\t') {
-			j++
-		}
-		l.indent = string(doc[i:j])
+		l.indent = string(rest[:len(rest)-len(bytes.TrimLeft(rest, " \t"))])
 		if len(l.indent) > maxIndent || (strings.Trim(l.indent, " ") != "" && l.indent != "\t") {
 			return "", false
 		}
