@@ -75,12 +75,10 @@ func (c *Config) read(res *mcp.CallToolResult, structured []byte) (*result, int,
 	return r, tokens, nil
 }
 
-// structuredJSON returns the JSON of a result's structured content.
+// structuredJSON returns the JSON of a result's structured content, as the
+// client receives it (a []byte is a base64 string).
 func structuredJSON(sc any) ([]byte, error) {
-	switch v := sc.(type) {
-	case json.RawMessage:
-		return v, nil
-	case []byte:
+	if v, ok := sc.(json.RawMessage); ok {
 		return v, nil
 	}
 	return json.Marshal(sc)
