@@ -46,13 +46,10 @@ type call struct {
 	answered bool               // the upstream answered; the proxy is offloading the result
 }
 
-func newRelay(p *Proxy, client mcp.Connection) *relay {
-	return &relay{p: p, client: client, calls: map[jsonrpc.ID]*call{}, own: map[jsonrpc.ID]chan *jsonrpc.Response{}}
-}
-
 // run reads the client's messages until the client disconnects or ctx ends.
 func (r *relay) run(ctx context.Context) error {
 	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.calls, r.own = map[jsonrpc.ID]*call{}, map[jsonrpc.ID]chan *jsonrpc.Response{}
 	defer r.close()
 	stop := context.AfterFunc(r.ctx, func() { r.client.Close() })
 	defer stop()
