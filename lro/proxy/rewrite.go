@@ -243,11 +243,8 @@ func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
 		}
 		return true
 	})
-	if !ok {
-		return nil, false
-	}
-	if !plain || !text {
-		return nil, true
+	if !ok || !plain || !text {
+		return nil, ok
 	}
 	return t, true
 }
