@@ -159,9 +159,7 @@ func (opts *Options) withDefaults() (Options, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
-	}
+	o.Prefix = cmp.Or(o.Prefix, DefaultPrefix)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
