@@ -134,9 +134,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	}
 	describeCall := func() Call {
 		call := describe()
-		if call.Operation == "" {
-			call.Operation = call.Tool
-		}
+		call.Operation = cmp.Or(call.Operation, call.Tool)
 		return call
 	}
 	if set != nil {
