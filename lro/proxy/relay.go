@@ -325,12 +325,9 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	delete(r.calls, resp.ID)
 	r.mu.Unlock()
 	c.cancel()
-	if resp.Error != nil {
-		r.toClient(resp)
-		return
-	}
-	switch c.method {
-	case "initialize":
+	switch {
+	case resp.Error != nil: // passed as it is
+	case c.method == "initialize":
 		r.mu.Lock()
 		r.ready = true
 		r.mu.Unlock()
@@ -338,7 +335,7 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		if r.p.local != nil {
 			resp.Result = advertiseTools(resp.Result)
 		}
-	case "tools/list":
+	case c.method == "tools/list":
 		resp.Result = r.p.rewriteTools(resp.Result)
 	}
 	r.toClient(resp)
