@@ -1,6 +1,7 @@
 package jsonlfile
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -94,10 +95,7 @@ func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <=
 // [SanitizeOperation]. An empty prefix means [DefaultPrefix]; prefix is
 // otherwise used as is, and should satisfy [ValidatePrefix].
 func Name(prefix, operation string, id ulid.ULID) string {
-	if prefix == "" {
-		prefix = DefaultPrefix
-	}
-	return prefix + "-" + SanitizeOperation(operation) + "-" + id.String() + ext
+	return cmp.Or(prefix, DefaultPrefix) + "-" + SanitizeOperation(operation) + "-" + id.String() + ext
 }
 
 // ParseName parses a base name made by [Name], with or without the random
@@ -107,10 +105,7 @@ func Name(prefix, operation string, id ulid.ULID) string {
 // "-" (operations contain no '-'). When ok, id.Time() is the file's creation
 // time, which a janitor compares with its TTL.
 func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
-	if prefix == "" {
-		prefix = DefaultPrefix
-	}
-	rest, found := strings.CutPrefix(base, prefix)
+	rest, found := strings.CutPrefix(base, cmp.Or(prefix, DefaultPrefix))
 	if !found || !strings.HasPrefix(rest, "-") {
 		return "", ulid.ULID{}, false
 	}

@@ -12,14 +12,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// ReadHeader reads the header line from r, of any length. If r is a
-// *bufio.Reader, it reads exactly the header line from it, so the caller
-// can go on reading records from the same reader.
-//
-// ReadHeader returns an error wrapping [ErrNotOffloadFile] if the input is
-// empty, the line is not a JSON object or its "type" is not [HeaderType]; an
-// error wrapping [ErrInvalidHeader] for a negative count; and any error
-// reading r.
+// ReadHeader reads the header line from r, with this module's fields, as
+// package jsonl's ReadHeader says; a negative count is an error wrapping
+// [ErrInvalidHeader].
 func ReadHeader(r io.Reader) (FileHeader, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
@@ -54,15 +49,9 @@ func parseHeader(line []byte, name string) (FileHeader, error) {
 	return h, nil
 }
 
-// ReadFile reads a whole offloaded file: its header and one
-// [json.RawMessage] per record line, in order. Lines may be of any length
-// and may end in "\r\n"; the last needs no line ending. The records share
-// one buffer, each capped to its line.
-//
-// ReadFile returns the errors of [ReadHeader] and, naming the path and the
-// line, an error wrapping [ErrInvalidRecord] for a line (an empty one
-// included) that is not exactly one JSON value, and an error wrapping
-// [ErrCountMismatch] if the number of record lines is not the header's count.
+// ReadFile reads a whole offloaded file, with this module's header fields,
+// as package jsonl's ReadFile says: its errors wrap [ErrInvalidRecord] and
+// [ErrCountMismatch]. The records share one buffer, each capped to its line.
 func ReadFile(path string) (FileHeader, []json.RawMessage, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -74,17 +63,12 @@ func ReadFile(path string) (FileHeader, []json.RawMessage, error) {
 		return FileHeader{}, nil, err
 	}
 	records := make([]json.RawMessage, 0, min(h.Count, bytes.Count(data, []byte{'\n'})+1))
-	for n := 2; len(data) > 0; n++ {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			i = len(data)
-		}
-		rec := bytes.TrimSuffix(data[:i:i], []byte{'\r'})
+	for line := range bytes.Lines(data) {
+		rec := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
 		if !valid(rec) {
-			return FileHeader{}, nil, fmt.Errorf("%w: %s: line %d is not one JSON value", ErrInvalidRecord, path, n)
+			return FileHeader{}, nil, fmt.Errorf("%w: %s: line %d is not one JSON value", ErrInvalidRecord, path, len(records)+2)
 		}
-		records = append(records, json.RawMessage(rec))
-		data = data[min(i+1, len(data)):]
+		records = append(records, json.RawMessage(rec[:len(rec):len(rec)]))
 	}
 	if len(records) != h.Count {
 		return FileHeader{}, nil, fmt.Errorf("%w: %s: header count %d, %d record lines",

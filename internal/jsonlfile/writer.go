@@ -3,6 +3,7 @@ package jsonlfile
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -83,9 +84,7 @@ func Create(operation string, opts *Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
+	o.Dir = cmp.Or(o.Dir, os.TempDir())
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("jsonl: directory %q: %w", o.Dir, err)
@@ -134,9 +133,8 @@ func NewWriter(operation string, open func(name string) (Sink, error), opts *Opt
 		if t, ok := sink.(*tempFile); ok {
 			w.path = t.path
 		}
-		ok := false
 		defer func() {
-			if !ok {
+			if w.bw == nil { // WrapWriter panicked
 				w.discard()
 			}
 		}()
@@ -146,7 +144,6 @@ func NewWriter(operation string, open func(name string) (Sink, error), opts *Opt
 		}
 		w.bw = bufPool.Get().(*bufio.Writer)
 		w.bw.Reset(dst)
-		ok = true
 		return w, nil
 	}
 }
@@ -162,9 +159,7 @@ func (opts *Options) withDefaults() (Options, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
-	}
+	o.Prefix = cmp.Or(o.Prefix, DefaultPrefix)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

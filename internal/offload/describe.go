@@ -297,16 +297,13 @@ func (c *Config) build(in describe.Input, p *plan, profile descriptor.Profile) d
 	return resp
 }
 
-// guidance returns the guidance of in: the native one, by handle, for a
-// file in a bucket; the native one for a server with the extraction tools;
+// guidance returns the guidance of in: the native one, by handle for a
+// file in a bucket, for a server with the extraction tools or a bucket;
 // else the specification's shell template, which points at the recipes
 // when withRecipes is true.
 func (c *Config) guidance(in describe.Input, withRecipes bool) string {
-	switch {
-	case c.remote():
-		return HandleGuidance(in)
-	case c.Native:
-		return NativeGuidance(in)
+	if c.Native || c.remote() {
+		return NativeGuidance(in, c.remote())
 	}
 	return describe.Shell(in, withRecipes && len(in.Recipes) > 0)
 }

@@ -135,31 +135,21 @@ func (c *Config) shower(r *result, p *plan) shower {
 	ru := p.runs[0]
 	var recs [][]byte
 	switch {
+	case ru.rows != nil: // a table's, or a provided set's, whose document is its array
+		recs = ru.rows[:min(len(ru.rows), limit)]
 	case ru.As == asArray:
-		if ru.rows != nil { // a provided set, whose document is its array
-			recs = ru.rows[:min(len(ru.rows), limit)]
-		} else {
-			var buf []byte
-			_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
-				if len(recs) == limit {
-					return errEnough
-				}
-				line, err := compactLine(elem, &buf)
-				if err != nil {
-					return err
-				}
-				recs = append(recs, bytes.Clone(line))
-				return nil
-			})
-		}
-		structured := strings.HasPrefix(ru.At, "/structuredContent")
-		return shower{records: recs, show: func(k int) ([]byte, []byte) {
-			body := ru.with(recs[:k])
-			if structured {
-				return body, body
+		var buf []byte
+		_ = eachElement(ru.doc[ru.start:ru.end], func(elem []byte) error {
+			if len(recs) == limit {
+				return errEnough
 			}
-			return body, nil
-		}}
+			line, err := compactLine(elem, &buf)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, bytes.Clone(line))
+			return nil
+		})
 	case ru.As == asLines:
 		for l := range strings.SplitSeq(ru.text, "\n") {
 			if len(recs) == min(ru.Count, limit) {
@@ -167,16 +157,20 @@ func (c *Config) shower(r *result, p *plan) shower {
 			}
 			recs = append(recs, []byte(l)) // a copy: a Tokenizer may not be given a string's bytes
 		}
-	case ru.rows != nil:
-		recs = ru.rows[:min(len(ru.rows), limit)]
 	default:
 		return shower{}
 	}
 	return shower{records: recs, show: func(k int) ([]byte, []byte) {
-		if k == 0 {
+		switch {
+		case ru.As == asArray:
+			body := ru.with(recs[:k])
+			if strings.HasPrefix(ru.At, "/structuredContent") {
+				return body, body
+			}
+			return body, nil
+		case k == 0:
 			return nil, nil
-		}
-		if ru.As == asLines {
+		case ru.As == asLines:
 			return bytes.Join(recs[:k], []byte{'\n'}), nil
 		}
 		text, _ := tabular.Print(nil, ru.As, ru.Layout, recs[:k]) // printed whole when read: cannot fail

@@ -42,15 +42,10 @@ const ResultURIPrefix = "lro://results/"
 // recipes with parameters, a custom filter and a where filter) use the
 // tools' argument names and the file's own recipes and values; the first is
 // a whole call, the others the arguments that go with the same file_path,
-// written once.
-func NativeGuidance(in describe.Input) string { return nativeGuidance(in, false) }
-
-// HandleGuidance is [NativeGuidance] for a file kept in a bucket, not on
-// the client's machine: the examples pass in.Handle, and one sentence says
-// how the jq recipes can still run (on a copy saved to in.Path).
-func HandleGuidance(in describe.Input) string { return nativeGuidance(in, true) }
-
-func nativeGuidance(in describe.Input, byHandle bool) string {
+// written once. byHandle is for a file kept in a bucket, not on the
+// client's machine: the examples pass in.Handle, and one sentence says how
+// the jq recipes can still run (on a copy saved to in.Path).
+func NativeGuidance(in describe.Input, byHandle bool) string {
 	var b strings.Builder
 	arg, value := ArgFilePath, cmp.Or(in.ToolPath, in.Path)
 	if byHandle {

@@ -123,15 +123,11 @@ func textLayout(text string) (words string, ok bool) {
 		return layout{form: "compact", lead: lead, trail: trail}.String(), true
 	case len(doc) > 2 && (doc[1] == '\n' || doc[1] == '\r'):
 		l := layout{form: "indent", crlf: doc[1] == '\r'}
-		i := 2
+		rest := doc[2:]
 		if l.crlf {
-			i = 3
+			rest = doc[3:]
 		}
-		j := i
-		for j < len(doc) && (doc[j] == ' ' || doc[j] == '\t') {
-			j++
-		}
-		l.indent = string(doc[i:j])
+		l.indent = string(rest[:len(rest)-len(bytes.TrimLeft(rest, " \t"))])
 		if len(l.indent) > maxIndent || (strings.Trim(l.indent, " ") != "" && l.indent != "\t") {
 			return "", false
 		}
@@ -307,18 +303,8 @@ func (e *lineEnds) Write(p []byte) (int, error) {
 	if p[len(p)-1] == '\n' {
 		p, e.held = p[:len(p)-1], true
 	}
-	for e.crlf {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			break
-		}
-		if _, err := e.w.Write(p[:i]); err != nil {
-			return 0, err
-		}
-		if _, err := io.WriteString(e.w, nl); err != nil {
-			return 0, err
-		}
-		p = p[i+1:]
+	if e.crlf {
+		p = bytes.ReplaceAll(p, []byte{'\n'}, []byte(nl))
 	}
 	if _, err := e.w.Write(p); err != nil {
 		return 0, err

@@ -1,6 +1,7 @@
 package offload
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,9 +68,7 @@ type Config struct {
 // [estimate.Heuristic] and Now [time.Now]. It checks nothing: its callers
 // validate their options.
 func New(c Config) *Config {
-	if c.Threshold == 0 {
-		c.Threshold = DefaultThreshold
-	}
+	c.Threshold = cmp.Or(c.Threshold, DefaultThreshold)
 	if c.Prefix == "" {
 		c.Prefix = jsonlfile.DefaultPrefix
 		if c.Store != nil {
@@ -135,9 +134,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	}
 	describeCall := func() Call {
 		call := describe()
-		if call.Operation == "" {
-			call.Operation = call.Tool
-		}
+		call.Operation = cmp.Or(call.Operation, call.Tool)
 		return call
 	}
 	if set != nil {

@@ -103,6 +103,26 @@ func TestRebuild(t *testing.T) {
 	}
 }
 
+// TestStructuredBytesAreBase64: structured content given as []byte reaches
+// the client as encoding/json writes a []byte, a base64 string, and the file
+// rebuilds that, not the bytes read as JSON.
+func TestStructuredBytesAreBase64(t *testing.T) {
+	res := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: "2 items"}},
+		StructuredContent: []byte(`{"items":[1,2]}`),
+	}
+	want, err := json.Marshal(res) // what the client receives
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
+		t.Fatal("not offloaded")
+	}
+	if _, _, rebuilt := readBack(t, res); string(rebuilt) != string(want) {
+		t.Errorf("rebuilt\n %s\nwant what the client receives\n %s", rebuilt, want)
+	}
+}
+
 // TestInvalidStructuredContentIsLeftAlone: structured content that is not
 // JSON is not the pipeline's to judge: the result goes out as it is.
 func TestInvalidStructuredContentIsLeftAlone(t *testing.T) {

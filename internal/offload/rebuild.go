@@ -131,8 +131,7 @@ func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
 type node struct {
 	kind  byte // '{', '[' or 0 for a raw scalar
 	raw   []byte
-	keys  []string // the names of an object's members
-	names [][]byte // and each as written
+	names [][]byte // the names of an object's members, as written
 	elems []*node
 }
 
@@ -155,13 +154,11 @@ func readNode(dec *jsontext.Decoder) (*node, error) {
 	n := &node{kind: byte(kind)}
 	for dec.PeekKind() != jsontext.Kind(closing(n.kind)) {
 		if kind == '{' {
-			// The name is kept as written, and read for pointers.
+			// The name is kept as written; a pointer reads it (see child).
 			raw, err := dec.ReadValue()
 			if err != nil {
 				return nil, err
 			}
-			name, _ := jsontext.AppendUnquote(nil, raw) // valid but for its UTF-8, which is replaced
-			n.keys = append(n.keys, string(name))
 			n.names = append(n.names, bytes.Clone(raw))
 		}
 		e, err := readNode(dec)
@@ -221,8 +218,9 @@ func (n *node) get(ptr string) (*node, error) {
 func (n *node) child(tok string) (*node, error) {
 	switch n.kind {
 	case '{':
-		for i := len(n.keys) - 1; i >= 0; i-- {
-			if n.keys[i] == tok {
+		for i := len(n.names) - 1; i >= 0; i-- {
+			// Valid but for its UTF-8, which is replaced.
+			if name, _ := jsontext.AppendUnquote(nil, n.names[i]); string(name) == tok {
 				return n.elems[i], nil
 			}
 		}

@@ -75,12 +75,10 @@ func (c *Config) read(res *mcp.CallToolResult, structured []byte) (*result, int,
 	return r, tokens, nil
 }
 
-// structuredJSON returns the JSON of a result's structured content.
+// structuredJSON returns the JSON of a result's structured content, as the
+// client receives it (a []byte is a base64 string).
 func structuredJSON(sc any) ([]byte, error) {
-	switch v := sc.(type) {
-	case json.RawMessage:
-		return v, nil
-	case []byte:
+	if v, ok := sc.(json.RawMessage); ok {
 		return v, nil
 	}
 	return json.Marshal(sc)
@@ -325,14 +323,11 @@ func textHolds(r *result, copies []bool) bool {
 // hasArray reports whether the valid JSON value doc is an array or an
 // object with an array member: where records are found.
 func hasArray(doc []byte) bool {
-	switch jsontext.Value(doc).Kind() {
-	case '[':
+	if jsontext.Value(doc).Kind() == '[' {
 		return true
-	case '{':
-		_, ok, err := findArray(doc, "")
-		return ok && err == nil
 	}
-	return false
+	_, ok, _ := findArray(doc, "") // not ok for anything but an object
+	return ok
 }
 
 // textRun returns the run of a text item's records, the next of p, and

@@ -155,16 +155,10 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 // does for an unassigned character, but a later Unicode may assign it, and
 // a later build print it as it is, and so no longer print the text back.
 func checkStable(s string) error {
-	for i := 0; i < len(s); i++ {
-		if s[i] < utf8.RuneSelf {
-			continue
+	for _, r := range s {
+		if r > 0xff && !unicode.IsPrint(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
+			return fmt.Errorf("tabular: the unassigned character %U", r)
 		}
-		for _, r := range s[i:] {
-			if r > 0xff && !unicode.IsPrint(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
-				return fmt.Errorf("tabular: the unassigned character %U", r)
-			}
-		}
-		return nil
 	}
 	return nil
 }

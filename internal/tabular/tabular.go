@@ -113,20 +113,8 @@ type cell struct {
 	text string
 }
 
-// appendValue appends the JSON of a cell's text: a number when it is a JSON
-// number literal a float64 holds without rounding an integer, else a string.
-func appendValue(dst []byte, c cell) []byte {
-	switch {
-	case c.null:
-		return append(dst, "null"...)
-	case isNumber(c.text):
-		return append(dst, c.text...)
-	}
-	return appendQuote(dst, c.text)
-}
-
 // appendRecord appends the JSON object of the cells of a row, named by
-// the header's names.
+// the header's names: null, a number (see isNumber), or a string.
 func appendRecord(dst []byte, names []string, cells []cell) []byte {
 	dst = append(dst, '{')
 	for i, c := range cells {
@@ -134,7 +122,14 @@ func appendRecord(dst []byte, names []string, cells []cell) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(appendQuote(dst, names[i]), ':')
-		dst = appendValue(dst, c)
+		switch {
+		case c.null:
+			dst = append(dst, "null"...)
+		case isNumber(c.text):
+			dst = append(dst, c.text...)
+		default:
+			dst = appendQuote(dst, c.text)
+		}
 	}
 	return append(dst, '}')
 }

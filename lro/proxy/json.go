@@ -33,32 +33,20 @@ func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 // member, as written, and dec at its value, which fn reads. It reports
 // false when fn does, or when there is no valid JSON object.
 func object(dec *jsontext.Decoder, fn func(name jsontext.Value) bool) bool {
-	if dec.PeekKind() != '{' {
-		return false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	for dec.PeekKind() != '}' {
+	return elements(dec, '{', func() bool {
 		name, err := dec.ReadValue()
-		if err != nil || !fn(name) {
-			return false
-		}
-	}
-	_, err := dec.ReadToken()
-	return err == nil
+		return err == nil && fn(name)
+	})
 }
 
-// array reads the JSON array dec is at, calling fn with dec at each
-// element, which fn reads, as [object] does.
-func array(dec *jsontext.Decoder, fn func() bool) bool {
-	if dec.PeekKind() != '[' {
+// elements reads the JSON array (open '[') or object (open '{') dec is at,
+// calling fn with dec at each element or member name, which fn reads, as
+// [object] does.
+func elements(dec *jsontext.Decoder, open jsontext.Kind, fn func() bool) bool {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != open {
 		return false
 	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	for dec.PeekKind() != ']' {
+	for dec.PeekKind() != open+2 { // ']' or '}'
 		if !fn() {
 			return false
 		}

@@ -178,7 +178,7 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	case *mcp.IOTransport:
 		conn = &lineConn{Connection: conn, w: t.Writer}
 	}
-	return newRelay(p, conn).run(ctx)
+	return (&relay{p: p, client: conn}).run(ctx)
 }
 
 // Close stops the local tools' server, once their calls in flight have

@@ -46,13 +46,10 @@ type call struct {
 	answered bool               // the upstream answered; the proxy is offloading the result
 }
 
-func newRelay(p *Proxy, client mcp.Connection) *relay {
-	return &relay{p: p, client: client, calls: map[jsonrpc.ID]*call{}, own: map[jsonrpc.ID]chan *jsonrpc.Response{}}
-}
-
 // run reads the client's messages until the client disconnects or ctx ends.
 func (r *relay) run(ctx context.Context) error {
 	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.calls, r.own = map[jsonrpc.ID]*call{}, map[jsonrpc.ID]chan *jsonrpc.Response{}
 	defer r.close()
 	stop := context.AfterFunc(r.ctx, func() { r.client.Close() })
 	defer stop()
@@ -328,12 +325,9 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	delete(r.calls, resp.ID)
 	r.mu.Unlock()
 	c.cancel()
-	if resp.Error != nil {
-		r.toClient(resp)
-		return
-	}
-	switch c.method {
-	case "initialize":
+	switch {
+	case resp.Error != nil: // passed as it is
+	case c.method == "initialize":
 		r.mu.Lock()
 		r.ready = true
 		r.mu.Unlock()
@@ -341,7 +335,7 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		if r.p.local != nil {
 			resp.Result = advertiseTools(resp.Result)
 		}
-	case "tools/list":
+	case c.method == "tools/list":
 		resp.Result = r.p.rewriteTools(resp.Result)
 	}
 	r.toClient(resp)

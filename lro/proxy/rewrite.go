@@ -68,7 +68,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 		out = append(out, tool...)
 	}
 	dec := newDecoder(tools)
-	ok := array(dec, func() bool {
+	ok := elements(dec, '[', func() bool {
 		tool, err := dec.ReadValue()
 		if err != nil {
 			return false
@@ -188,7 +188,7 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 // readContent reads the array of content items that dec is at, in doc.
 func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 	items := []mcp.Content{}
-	ok := array(dec, func() bool {
+	ok := elements(dec, '[', func() bool {
 		start := dec.InputOffset()
 		item, ok := readText(dec)
 		if !ok {
@@ -243,11 +243,8 @@ func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
 		}
 		return true
 	})
-	if !ok {
-		return nil, false
-	}
-	if !plain || !text {
-		return nil, true
+	if !ok || !plain || !text {
+		return nil, ok
 	}
 	return t, true
 }

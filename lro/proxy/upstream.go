@@ -150,25 +150,20 @@ func (u *upConn) ended() bool {
 // first request connects.
 func (p *Proxy) dial(ctx context.Context) (*upConn, error) {
 	u := &upConn{closed: make(chan struct{})}
+	var err error
 	if p.up.URL == "" {
-		conn, err := startCommand(&p.up, p.maxMessage, p.logger)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
-		}
-		u.Connection = conn
-		u.ctx, u.stop = context.WithCancel(ctx)
-		return u, nil
+		u.Connection, err = startCommand(&p.up, p.maxMessage, p.logger)
+	} else {
+		client := p.client
+		client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version, max: p.maxMessage}
+		u.http = &client
+		// No retries of the SDK, which would hide an upstream that is gone.
+		t := &mcp.StreamableClientTransport{Endpoint: p.up.URL, HTTPClient: u.http, MaxRetries: -1, MaxEventSize: p.maxMessage}
+		u.Connection, err = t.Connect(context.Background())
 	}
-	client := p.client
-	client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version, max: p.maxMessage}
-	u.http = &client
-	// No retries of the SDK, which would hide an upstream that is gone.
-	t := &mcp.StreamableClientTransport{Endpoint: p.up.URL, HTTPClient: u.http, MaxRetries: -1, MaxEventSize: p.maxMessage}
-	conn, err := t.Connect(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
 	}
-	u.Connection = conn
 	u.ctx, u.stop = context.WithCancel(ctx)
 	return u, nil
 }
