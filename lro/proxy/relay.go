@@ -26,13 +26,14 @@ type relay struct {
 
 	connMu sync.Mutex // one connection attempt at a time
 
-	mu    sync.Mutex
-	up    *upConn                               // nil while disconnected
-	calls map[jsonrpc.ID]*call                  // the client's requests in flight
-	own   map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
-	init  *jsonrpc.Request                      // the client's initialize, as sent upstream
-	ready bool                                  // init was answered: replay it on a new connection
-	seq   atomic.Int64
+	mu      sync.Mutex
+	up      *upConn                               // nil while disconnected
+	dialing *upConn                               // a connection being made, not yet up
+	calls   map[jsonrpc.ID]*call                  // the client's requests in flight
+	own     map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
+	init    *jsonrpc.Request                      // the client's initialize, as sent upstream
+	ready   bool                                  // init was answered: replay it on a new connection
+	seq     atomic.Int64
 }
 
 // call is a request of the client in flight.
@@ -80,18 +81,22 @@ func (r *relay) run(ctx context.Context) error {
 }
 
 // close ends the relay's connections, and returns once the upstream is
-// closed: no upstream process outlives Run.
+// closed, and one being connected too: no upstream process outlives Run.
 func (r *relay) close() {
 	r.cancel()
 	r.mu.Lock()
-	u := r.up
+	ups := []*upConn{r.up, r.dialing}
 	r.up = nil
 	r.mu.Unlock()
 	r.client.Close()
-	if u != nil {
-		u.ended()
-		<-u.closed
+	for _, u := range ups {
+		if u != nil {
+			u.ended()
+			<-u.closed
+		}
 	}
+	r.connMu.Lock() // a connection made since has been ended by its maker
+	r.connMu.Unlock()
 }
 
 // forward sends msg on the upstream connection, if any.
@@ -203,21 +208,30 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
+	r.dialing = u
+	r.mu.Unlock()
 	go r.read(u)
 	if replay && ready {
-		if err := r.replay(u, init); err != nil {
-			u.ended()
-			return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
+		if err = r.replay(u, init); err == nil {
+			r.p.logger.Info("upstream connected again", "upstream", r.p.up.String())
 		}
-		r.p.logger.Info("upstream connected again", "upstream", r.p.up.String())
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if u.ctx.Err() != nil { // a command that exited at once, or the relay ended
-		u.ended()
-		return nil, fmt.Errorf("%w: %s: the connection ended", errUpstreamUnavailable, r.p.up.String())
+	r.dialing = nil
+	if err == nil && u.ctx.Err() != nil { // a command that exited at once, or the relay ended
+		err = errors.New("the connection ended")
 	}
-	r.up = u
+	if err == nil {
+		r.up = u
+	}
+	r.mu.Unlock()
+	if err != nil {
+		if u.ended(); u.http == nil {
+			<-u.closed // the process has exited: before the next attempt, and before Run returns
+		}
+		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
+	}
 	return u, nil
 }
 

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,6 +40,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if dir := os.Getenv(stdioUpstreamEnv); dir != "" {
+		if marker := os.Getenv(hangOnRestartEnv); marker != "" {
+			hangOnRestart(marker)
+		}
 		// A line that is no JSON-RPC message, as a library printing to
 		// stdout writes: the proxy skips it.
 		fmt.Println("upstream starting (this line is no JSON-RPC message)")
@@ -48,6 +53,25 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// hangOnRestartEnv, when set with stdioUpstreamEnv, names a marker file:
+// the upstream serves when it is missing, and makes it; when it is there,
+// the upstream writes its process id to the marker plus ".pid", ignores
+// SIGTERM and answers nothing, for ever.
+const hangOnRestartEnv = "LRO_PROXY_TEST_HANG_ON_RESTART"
+
+func hangOnRestart(marker string) {
+	if _, err := os.Stat(marker); err != nil {
+		_ = os.WriteFile(marker, nil, 0o600)
+		return
+	}
+	signal.Ignore(syscall.SIGTERM)
+	_ = os.WriteFile(marker+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600)
+	_ = os.Rename(marker+".tmp", marker+".pid")
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 type item struct {
