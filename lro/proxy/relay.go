@@ -204,6 +204,9 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	if u != nil {
 		return u, nil
 	}
+	if err := r.ctx.Err(); err != nil { // the relay ended: close has run, or waits for connMu
+		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
+	}
 	u, err := r.p.dial(r.ctx)
 	if err != nil {
 		return nil, err

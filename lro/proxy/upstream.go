@@ -39,7 +39,8 @@ type Upstream struct {
 	// Cmd is the command of an upstream server that serves MCP over
 	// stdio, made by [exec.Command], with Env, Dir and Stderr set as needed.
 	// It is a template, never started itself: the proxy starts a new
-	// command from its Path, Args, Env, Dir and Stderr when it connects.
+	// command from its Path, Args, Env, Dir, Stderr and WaitDelay (if zero,
+	// one second) when it connects.
 	Cmd *exec.Cmd
 }
 
@@ -76,7 +77,8 @@ func (u *Upstream) args() []string {
 // command returns a new command made from the template u.Cmd.
 func (u *Upstream) command() *exec.Cmd {
 	t := u.Cmd
-	return &exec.Cmd{Path: t.Path, Args: slices.Clone(t.Args), Env: slices.Clone(t.Env), Dir: t.Dir, Stderr: t.Stderr, Err: t.Err}
+	return &exec.Cmd{Path: t.Path, Args: slices.Clone(t.Args), Env: slices.Clone(t.Env), Dir: t.Dir,
+		Stderr: t.Stderr, Err: t.Err, WaitDelay: cmp.Or(t.WaitDelay, stopGrace)}
 }
 
 // validate reports a missing, doubled or malformed upstream.
