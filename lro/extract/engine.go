@@ -84,7 +84,6 @@ func (r *results) bytes() []byte {
 type runner struct {
 	c       *config
 	ctx     context.Context
-	code    *gojq.Code
 	p       *program
 	res     *results
 	src     *source
@@ -189,34 +188,30 @@ var timeoutHints = map[string]string{
 func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
 	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder(), curLine: 1}
 	r.enc.limit = c.MaxOutputBytes
-	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(r)}
-	q := p.query
-	if !p.slurp {
-		q = streamQuery(q)
-		opts = append(opts, gojq.WithIterFunction(fnFailed, 0, 0, r.failed))
-	}
-	code, err := gojq.Compile(q, opts...)
+	code, err := gojq.Compile(wrapQuery(p.query, p.slurp), gojq.WithVariables(p.names), gojq.WithInputIter(r),
+		gojq.WithIterFunction(fnFailed, 0, 0, r.failed), gojq.WithFunction(fnAll, 0, 0, r.slurp))
 	if err != nil {
 		return nil, errorf("the query does not compile: %v", err)
 	}
-	r.code = code
-	if p.slurp {
-		err = r.slurp()
-	} else {
-		err = r.runOn(nil)
-	}
-	return r.res, err
+	return r.res, r.runOn(code.RunWithContext(ctx, nil, p.values...))
 }
 
-// fnFailed is the function the streaming wrapper calls with the error of
-// the program on one record.
-const fnFailed = "__lro_failed"
+// The functions the wrappers call: with the error of the program on one
+// record, and for the array of all records.
+const (
+	fnFailed = "__lro_failed"
+	fnAll    = "__lro_all"
+)
 
-// streamQuery wraps q to run on every record in one run of gojq, as the jq
+// wrapQuery wraps q to run in one run of gojq on every record, as the jq
 // command runs a program on a stream of inputs (an error ends the run on
-// one input only).
-func streamQuery(q *gojq.Query) *gojq.Query {
-	w, err := gojq.Parse("def __lro_main: .; inputs | try __lro_main catch " + fnFailed)
+// one input only), or with slurp once on the array of all records (jq -s).
+func wrapQuery(q *gojq.Query, slurp bool) *gojq.Query {
+	text := "def __lro_main: .; inputs | try __lro_main catch " + fnFailed
+	if slurp {
+		text = "def __lro_main: .; " + fnAll + " | __lro_main"
+	}
+	w, err := gojq.Parse(text)
 	if err != nil {
 		panic(err) // a constant
 	}
@@ -224,10 +219,8 @@ func streamQuery(q *gojq.Query) *gojq.Query {
 	return w
 }
 
-// runOn runs the program on input: the array of all records, or with nil
-// each record, through the streaming wrapper.
-func (r *runner) runOn(input any) error {
-	iter := r.code.RunWithContext(r.ctx, input, r.p.values...)
+// runOn prints the outputs of iter, a run of the wrapped program.
+func (r *runner) runOn(iter gojq.Iter) error {
 	for {
 		out, ok := iter.Next()
 		if !ok {
@@ -274,19 +267,17 @@ func (r *runner) countError(line int, msg func() string) {
 	}
 }
 
-func (r *runner) slurp() error {
-	for {
-		v, ok := r.Next()
-		if !ok {
-			break
-		}
+// slurp reads every record into the array of all records, or returns the
+// error that stopped it.
+func (r *runner) slurp(any, []any) any {
+	for v, ok := r.Next(); ok; v, ok = r.Next() {
 		if r.err != nil {
 			return r.err
 		}
 		r.all = append(r.all, v)
 		r.texts = append(r.texts, r.curText)
 	}
-	return r.runOn(r.all)
+	return r.all
 }
 
 // fail handles an error raised while running the program on the input at
