@@ -91,8 +91,7 @@ type runner struct {
 	enc     encoder
 	err     error  // a hard error (see Next)
 	cur     any    // the last record read
-	curText string // its text
-	curLine int    // its line number
+	curText string // its text; its line number is src.line
 	// byPointer maps the object records of a slurped file to their text,
 	// so that a record output unchanged is printed as written.
 	byPointer map[unsafe.Pointer]string
@@ -107,32 +106,27 @@ func (r *runner) Next() (any, bool) {
 	if r.err != nil {
 		return r.err, true
 	}
-	var text []byte
-	for {
-		t, err := r.src.next(r.c.MaxRecordBytes)
-		if err == io.EOF {
-			return nil, false
-		}
-		if err != nil {
-			r.err = r.c.readError(err, r.src)
-			return r.err, true
-		}
-		text, r.curLine = t, r.src.line
-		if !r.p.plan.skips(text, r.dec) {
-			break
-		}
+	text, err := r.src.next(r.c.MaxRecordBytes)
+	for err == nil && r.p.plan.skips(text, r.dec) {
 		r.res.Records++ // a record on which the filter outputs nothing
 		r.res.Skipped++
+		text, err = r.src.next(r.c.MaxRecordBytes)
+	}
+	if err == io.EOF {
+		return nil, false
+	}
+	if err != nil {
+		r.err = r.c.readError(err, r.src)
+		return r.err, true
 	}
 	var v any
-	var err error
 	if m, ok := r.dec.project(text, r.p.plan.fields); ok {
 		v = m
 	} else {
 		v, err = r.dec.decode(text)
 	}
 	if err != nil {
-		r.err = errorf("line %d of %s is not a valid record: %v", r.curLine, r.src.path, err)
+		r.err = errorf("line %d of %s is not a valid record: %v", r.src.line, r.src.path, err)
 		return r.err, true
 	}
 	r.cur, r.curText = v, r.dec.text
@@ -186,7 +180,7 @@ var timeoutHints = map[string]string{
 
 // run runs p over the records of src, under the limits of ctx.
 func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
-	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder(), curLine: 1}
+	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder()}
 	r.enc.limit = c.MaxOutputBytes
 	code, err := gojq.Compile(wrapQuery(p.query, p.slurp), gojq.WithVariables(p.names), gojq.WithInputIter(r),
 		gojq.WithIterFunction(fnFailed, 0, 0, r.failed), gojq.WithFunction(fnAll, 0, 0, r.slurp))
@@ -230,7 +224,7 @@ func (r *runner) runOn(iter gojq.Iter) error {
 		var text string
 		line := 0
 		if !r.p.slurp {
-			cur, text, line = r.cur, r.curText, r.curLine
+			cur, text, line = r.cur, r.curText, r.src.line
 		}
 		if err, ok := out.(error); ok {
 			// jq stops a program at its error, on the one input.
@@ -249,7 +243,7 @@ func (r *runner) runOn(iter gojq.Iter) error {
 // failed records the error the program raised on the current record.
 func (r *runner) failed(v any, _ []any) gojq.Iter {
 	if r.err == nil {
-		r.countError(r.curLine, func() string { return valueText(v) })
+		r.countError(r.src.line, func() string { return valueText(v) })
 	}
 	return gojq.NewIter[any]()
 }
