@@ -124,7 +124,7 @@ func (s *source) next(maxLen int) ([]byte, error) {
 			return nil, err
 		}
 		size += len(chunk)
-		tooLong := size > maxLen+1 // +1 for the '\n'
+		tooLong := size-1 > maxLen // a byte for the '\n'; maxLen+1 would overflow at math.MaxInt
 		switch {
 		case err == nil && size == len(chunk) && !tooLong:
 			// The whole line in one piece, the usual case: no copy.
