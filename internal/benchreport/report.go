@@ -168,12 +168,7 @@ func thousandsString(s string) string {
 
 // times formats a ratio with three significant digits, so that one just
 // above a target does not print as the target.
-func times(f float64) string {
-	if f < 1 {
-		return strconv.FormatFloat(f, 'f', 3, 64) + "×"
-	}
-	return sig3(f) + "×"
-}
+func times(f float64) string { return sig3(f) + "×" }
 
 var metOrNot = map[bool]string{true: "met", false: "not met"}
 
@@ -187,14 +182,17 @@ func duration(ns float64) string {
 	return sig3(ns) + " ns"
 }
 
+// sig3 formats v, at least 0.1, with three significant digits.
 func sig3(v float64) string {
 	switch {
 	case v >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case v >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
+	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
 // bytesIEC formats a size in KiB, MiB or GiB, with three significant

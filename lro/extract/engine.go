@@ -84,7 +84,6 @@ func (r *results) bytes() []byte {
 type runner struct {
 	c       *config
 	ctx     context.Context
-	code    *gojq.Code
 	p       *program
 	res     *results
 	src     *source
@@ -92,8 +91,7 @@ type runner struct {
 	enc     encoder
 	err     error  // a hard error (see Next)
 	cur     any    // the last record read
-	curText string // its text
-	curLine int    // its line number
+	curText string // its text; its line number is src.line
 	// byPointer maps the object records of a slurped file to their text,
 	// so that a record output unchanged is printed as written.
 	byPointer map[unsafe.Pointer]string
@@ -108,32 +106,27 @@ func (r *runner) Next() (any, bool) {
 	if r.err != nil {
 		return r.err, true
 	}
-	var text []byte
-	for {
-		t, err := r.src.next(r.c.MaxRecordBytes)
-		if err == io.EOF {
-			return nil, false
-		}
-		if err != nil {
-			r.err = r.c.readError(err, r.src)
-			return r.err, true
-		}
-		text, r.curLine = t, r.src.line
-		if !r.p.plan.skips(text, r.dec) {
-			break
-		}
+	text, err := r.src.next(r.c.MaxRecordBytes)
+	for err == nil && r.p.plan.skips(text, r.dec) {
 		r.res.Records++ // a record on which the filter outputs nothing
 		r.res.Skipped++
+		text, err = r.src.next(r.c.MaxRecordBytes)
+	}
+	if err == io.EOF {
+		return nil, false
+	}
+	if err != nil {
+		r.err = r.c.readError(err, r.src)
+		return r.err, true
 	}
 	var v any
-	var err error
 	if m, ok := r.dec.project(text, r.p.plan.fields); ok {
 		v = m
 	} else {
 		v, err = r.dec.decode(text)
 	}
 	if err != nil {
-		r.err = errorf("line %d of %s is not a valid record: %v", r.curLine, r.src.path, err)
+		r.err = errorf("line %d of %s is not a valid record: %v", r.src.line, r.src.path, err)
 		return r.err, true
 	}
 	r.cur, r.curText = v, r.dec.text
@@ -187,36 +180,32 @@ var timeoutHints = map[string]string{
 
 // run runs p over the records of src, under the limits of ctx.
 func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
-	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder(), curLine: 1}
+	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder()}
 	r.enc.limit = c.MaxOutputBytes
-	opts := []gojq.CompilerOption{gojq.WithVariables(p.names), gojq.WithInputIter(r)}
-	q := p.query
-	if !p.slurp {
-		q = streamQuery(q)
-		opts = append(opts, gojq.WithIterFunction(fnFailed, 0, 0, r.failed))
-	}
-	code, err := gojq.Compile(q, opts...)
+	code, err := gojq.Compile(wrapQuery(p.query, p.slurp), gojq.WithVariables(p.names), gojq.WithInputIter(r),
+		gojq.WithIterFunction(fnFailed, 0, 0, r.failed), gojq.WithFunction(fnAll, 0, 0, r.slurp))
 	if err != nil {
 		return nil, errorf("the query does not compile: %v", err)
 	}
-	r.code = code
-	if p.slurp {
-		err = r.slurp()
-	} else {
-		err = r.runOn(nil)
-	}
-	return r.res, err
+	return r.res, r.runOn(code.RunWithContext(ctx, nil, p.values...))
 }
 
-// fnFailed is the function the streaming wrapper calls with the error of
-// the program on one record.
-const fnFailed = "__lro_failed"
+// The functions the wrappers call: with the error of the program on one
+// record, and for the array of all records.
+const (
+	fnFailed = "__lro_failed"
+	fnAll    = "__lro_all"
+)
 
-// streamQuery wraps q to run on every record in one run of gojq, as the jq
+// wrapQuery wraps q to run in one run of gojq on every record, as the jq
 // command runs a program on a stream of inputs (an error ends the run on
-// one input only).
-func streamQuery(q *gojq.Query) *gojq.Query {
-	w, err := gojq.Parse("def __lro_main: .; inputs | try __lro_main catch " + fnFailed)
+// one input only), or with slurp once on the array of all records (jq -s).
+func wrapQuery(q *gojq.Query, slurp bool) *gojq.Query {
+	text := "def __lro_main: .; inputs | try __lro_main catch " + fnFailed
+	if slurp {
+		text = "def __lro_main: .; " + fnAll + " | __lro_main"
+	}
+	w, err := gojq.Parse(text)
 	if err != nil {
 		panic(err) // a constant
 	}
@@ -224,10 +213,8 @@ func streamQuery(q *gojq.Query) *gojq.Query {
 	return w
 }
 
-// runOn runs the program on input: the array of all records, or with nil
-// each record, through the streaming wrapper.
-func (r *runner) runOn(input any) error {
-	iter := r.code.RunWithContext(r.ctx, input, r.p.values...)
+// runOn prints the outputs of iter, a run of the wrapped program.
+func (r *runner) runOn(iter gojq.Iter) error {
 	for {
 		out, ok := iter.Next()
 		if !ok {
@@ -237,7 +224,7 @@ func (r *runner) runOn(input any) error {
 		var text string
 		line := 0
 		if !r.p.slurp {
-			cur, text, line = r.cur, r.curText, r.curLine
+			cur, text, line = r.cur, r.curText, r.src.line
 		}
 		if err, ok := out.(error); ok {
 			// jq stops a program at its error, on the one input.
@@ -256,7 +243,7 @@ func (r *runner) runOn(input any) error {
 // failed records the error the program raised on the current record.
 func (r *runner) failed(v any, _ []any) gojq.Iter {
 	if r.err == nil {
-		r.countError(r.curLine, func() string { return valueText(v) })
+		r.countError(r.src.line, func() string { return valueText(v) })
 	}
 	return gojq.NewIter[any]()
 }
@@ -274,19 +261,17 @@ func (r *runner) countError(line int, msg func() string) {
 	}
 }
 
-func (r *runner) slurp() error {
-	for {
-		v, ok := r.Next()
-		if !ok {
-			break
-		}
+// slurp reads every record into the array of all records, or returns the
+// error that stopped it.
+func (r *runner) slurp(any, []any) any {
+	for v, ok := r.Next(); ok; v, ok = r.Next() {
 		if r.err != nil {
 			return r.err
 		}
 		r.all = append(r.all, v)
 		r.texts = append(r.texts, r.curText)
 	}
-	return r.runOn(r.all)
+	return r.all
 }
 
 // fail handles an error raised while running the program on the input at

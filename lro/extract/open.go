@@ -97,12 +97,12 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 // it is an offloaded file directly in the output folder: a file_path is an
 // absolute path in the folder or a bare name, a handle a bare name.
 func (c *config) checkPath(r ref) (string, error) {
-	path := r.value
-	var base string
+	path, base := r.value, r.value
 	switch {
-	case r.arg == argHandle && (strings.ContainsFunc(path, isSeparator) || path == "." || path == ".."):
+	case !strings.ContainsFunc(path, isSeparator) && path != "." && path != "..": // a bare name
+	case r.arg == argHandle:
 		return "", errorf("%s is not a handle: give the handle of the offload descriptor, a name without a folder", r)
-	case r.arg != argHandle && filepath.IsAbs(path):
+	case filepath.IsAbs(path):
 		if slices.Contains(strings.FieldsFunc(path, isSeparator), "..") {
 			return "", errorf("%s contains a '..' element", r)
 		}
@@ -115,10 +115,8 @@ func (c *config) checkPath(r ref) (string, error) {
 			return "", errorf("%s is outside the output folder %s: only offloaded files in that folder can be read", r, c.Dir)
 		}
 		base = filepath.Base(clean)
-	case strings.ContainsFunc(path, isSeparator) || path == "." || path == "..":
-		return "", errorf("%s is a relative path: give the absolute file_path of the descriptor (or the bare file name)", r)
 	default:
-		base = path
+		return "", errorf("%s is a relative path: give the absolute file_path of the descriptor (or the bare file name)", r)
 	}
 	if c.Store != nil {
 		return base, nil // the Store checks its names

@@ -114,12 +114,8 @@ func planSelect(filter string, names []string, values []any) plan {
 // literalASCII reports whether k is printable ASCII that a regular
 // expression matches literally.
 func literalASCII(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if k[i] < ' ' || k[i] > '~' {
-			return false
-		}
-	}
-	return regexp.QuoteMeta(k) == k
+	printable := !strings.ContainsFunc(k, func(r rune) bool { return r < ' ' || r > '~' })
+	return printable && regexp.QuoteMeta(k) == k
 }
 
 // foldsToASCII reports whether every character of k folds only to ASCII

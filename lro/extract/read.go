@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -111,11 +110,8 @@ type page struct {
 // budget after a first line, which is cut to fit. It reports whether to stop.
 func (pg *page) add(n int, text string, total int) (stop bool) {
 	tokens := pg.c.Tokenizer.Tokens
-	entry := strconv.AppendInt(nil, int64(n), 10)
-	entry = append(entry, ": "...)
-	prefix := len(entry)
-	entry = append(entry, text...)
-	entry = append(entry, '\n')
+	entry := fmt.Appendf(nil, "%d: %s\n", n, text)
+	prefix := len(entry) - len(text) - 1 // "n: "
 	note := cutNote(n, text, total, pg.offset)
 	t := tokens(entry) + tokens([]byte(note))
 	if pg.used+t > pg.budget && pg.shown > 0 {

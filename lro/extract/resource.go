@@ -21,17 +21,6 @@ import (
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// resultTemplate is the resource template of the results of a Store.
-func resultTemplate() *mcp.ResourceTemplate {
-	return &mcp.ResourceTemplate{
-		Name:        "lro-result",
-		Title:       "Offloaded result",
-		URITemplate: offload.ResultURIPrefix + "{handle}",
-		MIMEType:    jsonlfile.ContentType,
-		Description: "An offloaded result, whole: its JSONL file (a header line, then one record a line), by the handle of its offload descriptor, until it expires. To query or read a part of it, use lro_extract, lro_read or lro_search with the handle.",
-	}
-}
-
 const (
 	// resourceShare is how many times the largest answer of
 	// resources/read fits in MaxMemoryBytes: go-sdk encodes it in several

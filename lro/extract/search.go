@@ -157,12 +157,8 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 // matchEntry formats one matching record: whole when short, else a
 // snippet of the matching value.
 func matchEntry(n int, line []byte, where string, loc []int, text string) []byte {
-	b := []byte(`{"line":`)
-	b = strconv.AppendInt(b, int64(n), 10)
 	if len(line) <= maxShownRecord {
-		b = append(b, `,"record":`...)
-		b = append(b, line...)
-		return append(b, '}')
+		return fmt.Appendf(nil, `{"line":%d,"record":%s}`, n, line)
 	}
 	from := loc[0] - runeBack(text[:loc[0]], snippetContext)
 	to := loc[0] + runeOffset(text[loc[0]:loc[1]], maxShownMatch)
@@ -181,13 +177,8 @@ func matchEntry(n int, line []byte, where string, loc []int, text string) []byte
 			where = where[:i] + "…" + where[j:]
 		}
 	}
-	b = append(b, `,"path":`...)
-	b = appendString(b, where)
-	b = append(b, `,"snippet":`...)
-	b = appendString(b, snippet)
-	b = append(b, `,"record_bytes":`...)
-	b = strconv.AppendInt(b, int64(len(line)), 10)
-	return append(b, '}')
+	return fmt.Appendf(nil, `{"line":%d,"path":%s,"snippet":%s,"record_bytes":%d}`,
+		n, appendString(nil, where), appendString(nil, snippet), len(line))
 }
 
 // runeBack returns the byte length of the last k runes of s.

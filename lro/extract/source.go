@@ -117,7 +117,6 @@ func (s *source) next(maxLen int) ([]byte, error) {
 		return line, nil
 	}
 	s.buf = s.buf[:0]
-	tooLong := false
 	size := 0
 	for {
 		chunk, err := s.chunk()
@@ -125,18 +124,14 @@ func (s *source) next(maxLen int) ([]byte, error) {
 			return nil, err
 		}
 		size += len(chunk)
-		if err == nil && size == len(chunk) && size <= maxLen+1 {
+		tooLong := size-1 > maxLen // a byte for the '\n'; maxLen+1 would overflow at math.MaxInt
+		switch {
+		case err == nil && size == len(chunk) && !tooLong:
 			// The whole line in one piece, the usual case: no copy.
 			s.line++
 			return trimEOL(chunk), nil
-		}
-		if !tooLong {
-			if size > maxLen+1 { // +1 for the '\n'
-				tooLong = true
-				s.buf = s.buf[:0]
-			} else {
-				s.buf = append(s.buf, chunk...)
-			}
+		case !tooLong:
+			s.buf = append(s.buf, chunk...)
 		}
 		switch {
 		case err == bufio.ErrBufferFull:

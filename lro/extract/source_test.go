@@ -145,3 +145,30 @@ func TestLineRangeStopsWhileSkipping(t *testing.T) {
 		t.Errorf("%d bytes read, %d after the cancel", r.given, r.given-r.after)
 	}
 }
+
+// TestRecordLimitOfMaxInt: a MaxRecordBytes of math.MaxInt, which Validate
+// accepts, bounds nothing (the bound plus the '\n' does not overflow into
+// a bound that every line passes); the one-byte margin for the '\n' holds
+// at a small bound too.
+func TestRecordLimitOfMaxInt(t *testing.T) {
+	for _, tt := range []struct {
+		reason string
+		maxLen int
+		line   string
+		want   string // "" for errLineTooLong
+	}{
+		{"the largest bound", math.MaxInt, `{"id":1}`, `{"id":1}`},
+		{"a line of the bound", 8, `{"id":1}`, `{"id":1}`},
+		{"a line past the bound", 7, `{"id":1}`, ""},
+	} {
+		src, err := newSource(context.Background(), strings.NewReader(`{"type":"lro_header","count":1}`+"\n"+tt.line+"\n"),
+			io.NopCloser(nil), "f", math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := src.next(tt.maxLen)
+		if tt.want == "" && !errors.Is(err, errLineTooLong) || tt.want != "" && (err != nil || string(got) != tt.want) {
+			t.Errorf("%s: next(%d) = %q, %v; want %q", tt.reason, tt.maxLen, got, err, tt.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/jsonl"
@@ -71,6 +72,14 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	if !installed.Load() {
 		return ErrNoWorker
 	}
+	// With a Store, the descriptions say how long results are kept.
+	var retention string
+	if c.Store != nil {
+		retention = fmt.Sprintf(" A result is kept for %v after it was offloaded; then its handle is expired.", c.Store.TTL())
+		if c.Store.Dir() == "" {
+			retention += " Results are on the server, not on your disk: name them by handle."
+		}
+	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
 	// lro_extract writes new offloaded files, never changes one.
 	writes := &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)}
@@ -83,11 +92,17 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		{toolRead, "Read lines of an offloaded result", readDescription, readOnly, c.read},
 		{toolSearch, "Search an offloaded result", searchDescription, readOnly, c.search},
 	} {
-		s.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: c.describeTool(t.description),
+		s.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: t.description + retention,
 			InputSchema: schemas[t.name](), Annotations: t.annotations}, c.handler(t.name, t.run))
 	}
 	if c.Store != nil {
-		s.AddResourceTemplate(resultTemplate(), c.readResource)
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name:        "lro-result",
+			Title:       "Offloaded result",
+			URITemplate: offload.ResultURIPrefix + "{handle}",
+			MIMEType:    jsonlfile.ContentType,
+			Description: "An offloaded result, whole: its JSONL file (a header line, then one record a line), by the handle of its offload descriptor, until it expires. To query or read a part of it, use lro_extract, lro_read or lro_search with the handle.",
+		}, c.readResource)
 	}
 	// go-sdk v1.8.0 ends the connection on a resources/read of a uri holding
 	// a control character: refused first.
@@ -106,11 +121,7 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 		}()
 		ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
 		defer cancel()
-		var raw json.RawMessage
-		if req != nil && req.Params != nil {
-			raw = req.Params.Arguments
-		}
-		a, err := parseArgs(tool, raw, allowed...)
+		a, err := parseArgs(tool, req.Params.Arguments, allowed...) // go-sdk read req.Params.Name first
 		if err != nil {
 			return toolFailure(err), nil
 		}
@@ -146,18 +157,6 @@ func textResult(texts ...string) *mcp.CallToolResult {
 		res.Content = []mcp.Content{&mcp.TextContent{Text: ""}}
 	}
 	return res
-}
-
-// describeTool returns d, and with a Store how long results are kept.
-func (c *config) describeTool(d string) string {
-	if c.Store == nil {
-		return d
-	}
-	retention := fmt.Sprintf(" A result is kept for %v after it was offloaded; then its handle is expired.", c.Store.TTL())
-	if c.Store.Dir() == "" {
-		retention += " Results are on the server, not on your disk: name them by handle."
-	}
-	return d + retention
 }
 
 const extractDescription = `Query an offloaded result (named by the handle or file_path of an offload descriptor) without a shell: run one of the descriptor's 10 jq recipes by number, or a jq filter of your own, over the records (line 2 onwards; line 1 is the header), and get the output, one result per line (compact JSON, or plain text for string results of a raw recipe or with raw=true).

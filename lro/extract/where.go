@@ -281,16 +281,13 @@ func wherePreview(res *results, threshold int) string {
 		sample[i] = res.text(i)
 	}
 	rs, memory := recipes.Select(recipes.Light, sample)
-	var list *recipes.Recipe
-	for i := range rs {
-		if rs[i].Label == "list" || memory && rs[i].Label == "IDs+titles" {
-			list = &rs[i]
-		}
-	}
-	if list == nil {
+	list := slices.IndexFunc(rs, func(r recipes.Recipe) bool {
+		return r.Label == "list" || memory && r.Label == "IDs+titles" // one at most
+	})
+	if list < 0 {
 		return ""
 	}
-	q, err := gojq.Parse(list.Filter)
+	q, err := gojq.Parse(rs[list].Filter)
 	if err != nil {
 		return ""
 	}

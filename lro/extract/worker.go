@@ -74,18 +74,9 @@ type limits struct {
 	MaxMemoryBytes int64
 }
 
-func (c *config) limits() limits {
-	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
-}
-
 // workerMemory is what the worker may allocate (see Options.MaxMemoryBytes).
 func (l limits) workerMemory() int64 {
 	return l.MaxMemoryBytes - 2*int64(l.MaxOutputBytes)
-}
-
-func (l limits) config() *config {
-	return &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
-		MaxOutputBytes: l.MaxOutputBytes, MaxResults: l.MaxResults, MaxMemoryBytes: l.MaxMemoryBytes}}
 }
 
 // frame is one message of a worker to the server.
@@ -117,7 +108,8 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if err != nil {
 		return errorf("cannot start a worker: %v", err)
 	}
-	j.Path, j.Limits, j.Stream = src.path, c.limits(), src.obj != nil
+	j.Path, j.Stream = src.path, src.obj != nil
+	j.Limits = limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
 	wctx, kill := context.WithCancel(ctx)
 	defer kill()
 	var in bytes.Buffer
@@ -325,32 +317,31 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	enc := gob.NewEncoder(bw)
 	send := func(fr *frame) bool { return writeFrame(enc, bw, fr) }
 	var r io.Reader = br
-	var closer io.Closer = io.NopCloser(nil)
 	if !j.Stream {
-		f := os.NewFile(3, j.Path)
 		// pread: the server reads the file too.
-		r, closer = io.NewSectionReader(f, 0, math.MaxInt64), f
+		r = io.NewSectionReader(os.NewFile(3, j.Path), 0, math.MaxInt64)
 	}
-	if err := runJob(&j, r, closer, send); err != nil {
+	if err := runJob(&j, r, send); err != nil {
 		send(&frame{Err: err.Error()})
 	}
 	return 0
 }
 
-// runJob runs j over the file r reads, in the worker; it closes closer.
-func runJob(j *job, r io.Reader, closer io.Closer, send func(*frame) bool) (err error) {
+// runJob runs j over the file r reads, in the worker (whose exit closes it).
+func runJob(j *job, r io.Reader, send func(*frame) bool) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
 		}
 	}()
-	c := j.Limits.config()
+	l := j.Limits
+	c := &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
+		MaxOutputBytes: l.MaxOutputBytes, MaxResults: l.MaxResults, MaxMemoryBytes: l.MaxMemoryBytes}}
 	ctx := context.Background()
-	src, err := newSource(ctx, r, closer, j.Path, c.MaxInputBytes)
+	src, err := newSource(ctx, r, io.NopCloser(nil), j.Path, c.MaxInputBytes)
 	if err != nil {
 		return err
 	}
-	defer src.Close()
 	switch j.Tool {
 	case toolExtract:
 		label, res, err := c.evaluate(ctx, src, &j.Extract)

@@ -10,13 +10,12 @@ import (
 // than it has now (RLIMIT_AS: the kernel does not count the Go heap, mapped
 // into reserved space, as RLIMIT_DATA).
 func limitMemory(n int64) error {
-	f, err := os.Open("/proc/self/statm") // the first field is VmSize, in pages
+	statm, err := os.ReadFile("/proc/self/statm") // the first field is VmSize, in pages
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	var pages int64
-	if _, err := fmt.Fscan(f, &pages); err != nil {
+	if _, err := fmt.Sscan(string(statm), &pages); err != nil {
 		return fmt.Errorf("reading /proc/self/statm: %w", err)
 	}
 	limit := uint64(pages*int64(os.Getpagesize()) + n)
