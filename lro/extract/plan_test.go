@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/zircote/lro-go/lro"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/lro"
 )
 
 // planRecords are records of the shapes recipes meet, most of them memory
@@ -397,4 +397,45 @@ func FuzzPlanSkips(f *testing.F) {
 			t.Fatalf("skipped %q, on which %s with $v=%q gives %v", line, planShapes[i], value, out)
 		}
 	})
+}
+
+// TestRecordsPrintedAsWritten: a record that a query outputs unchanged is
+// printed as the file holds it (its key order, spacing, numbers and
+// escapes), whether the query runs on each record or on the slurped array;
+// a changed record is encoded.
+func TestRecordsPrintedAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	first, second := `{"b":2,"a":1.50,"s":"\u00e9"}`, `{"a":0.5, "b":1}`
+	path := writeLines(t, dir, []string{first, second})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		reason, query string
+		slurp         bool
+		want          string
+	}{
+		{"each record as it is", ".", false, first + "\n" + second},
+		{"the slurped records in another order", "sort_by(.a) | .[]", true, second + "\n" + first},
+		{"a slurped record changed", ".[1] | .c = 3", true, `{"a":0.5,"b":1,"c":3}`},
+		{"a record changed", "select(.b == 1) | del(.b)", false, `{"a":0.5}`},
+	}
+	for _, tt := range tests {
+		q, err := gojq.Parse(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		err = c.withSource(context.Background(), ref{argFilePath, path}, func(ctx context.Context, src *source) error {
+			res, err := c.run(ctx, src, &program{query: q, slurp: tt.slurp})
+			if err == nil {
+				got = res.output()
+			}
+			return err
+		})
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %s printed %q, %v; want %q", tt.reason, tt.query, got, err, tt.want)
+		}
+	}
 }
