@@ -182,8 +182,11 @@ var timeoutHints = map[string]string{
 func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
 	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder()}
 	r.enc.limit = c.MaxOutputBytes
-	code, err := gojq.Compile(wrapQuery(p.query, p.slurp), gojq.WithVariables(p.names), gojq.WithInputIter(r),
-		gojq.WithIterFunction(fnFailed, 0, 0, r.failed), gojq.WithFunction(fnAll, 0, 0, r.slurp))
+	fn := gojq.WithIterFunction(fnFailed, 0, 0, r.failed) // each mode's own: a query calling the other's does not compile
+	if p.slurp {
+		fn = gojq.WithFunction(fnAll, 0, 0, r.slurp)
+	}
+	code, err := gojq.Compile(wrapQuery(p.query, p.slurp), gojq.WithVariables(p.names), gojq.WithInputIter(r), fn)
 	if err != nil {
 		return nil, errorf("the query does not compile: %v", err)
 	}

@@ -439,3 +439,30 @@ func TestRecordsPrintedAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapperFunctionsOfTheOtherMode checks that a query cannot call the
+// function the other mode's wrapper calls: it does not compile.
+func TestWrapperFunctionsOfTheOtherMode(t *testing.T) {
+	dir := t.TempDir()
+	path := writeLines(t, dir, []string{`{"a":1}`, `{"a":2}`})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		query string
+		slurp bool
+	}{{fnAll, false}, {fnFailed, true}} {
+		q, err := gojq.Parse(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.withSource(context.Background(), ref{argFilePath, path}, func(ctx context.Context, src *source) error {
+			_, err := c.run(ctx, src, &program{query: q, slurp: tt.slurp})
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), "function not defined") {
+			t.Errorf("%s with slurp %v: err %v, want it not to compile", tt.query, tt.slurp, err)
+		}
+	}
+}
