@@ -634,14 +634,20 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 // proxy lists them when it connects again.
 func TestReconnectListsTools(t *testing.T) {
 	u := startHTTPUpstream(t, newUpstream(t.TempDir()))
-	_, cs := newProxy(t, proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	_, cs := newProxy(t, proxy.Upstream{URL: u.url(), HTTPClient: &http.Client{Transport: tr}}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil)
 	u.stop()
+	// A connection the stopped server closed could otherwise still be in
+	// the pool, and a POST sent on it fails with EOF (as it would for a
+	// real client: the proxy does not send a call twice unless the new
+	// server says it never saw the session).
+	tr.CloseIdleConnections()
 	u.s = mcp.NewServer(&mcp.Implementation{Name: "upstream v2", Version: "v2"}, nil)
 	u.s.AddTool(&mcp.Tool{Name: "text", InputSchema: countSchema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("v2"), nil
 	})
 	u.start()
-	// The proxy's session broke with the stop; text is read-only, so the
+	// The new server does not know the proxy's session and says so: the
 	// proxy makes the call again on a new session.
 	if got := text(call(t, cs, "text", 1)); got != "v2" {
 		t.Fatalf("text after the restart: %q", got)
