@@ -399,22 +399,20 @@ func (s *Server) readRecipes(ctx context.Context, c *Call) {
 	}
 	for _, r := range c.Recipes {
 		ctx, cancel := context.WithTimeout(ctx, s.RecipeTimeout)
-		r.Stdout, r.Err = s.runRecipe(ctx, r.Command, c.File)
+		r.Stdout, r.Err = s.runRecipe(ctx, r, c.File)
 		cancel()
 	}
 }
 
-// runRecipe runs a recipe command, from the server under test, on the
-// offloaded file f with jq (s.JQ) or, when s.JQ is "", in process: only
-// commands that jqcmd.Parse reads, and with no shell (see
-// jqcmd.Command.Run). A command that reads f.Path reads f.Data, which may
-// have been fetched.
-func (s *Server) runRecipe(ctx context.Context, command string, f *File) ([]byte, error) {
-	rc, err := jqcmd.Parse(command)
-	if err != nil {
-		return nil, fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", err)
+// runRecipe runs a recipe, from the server under test, on the offloaded
+// file f with jq (s.JQ) or, when s.JQ is "", in process: only a command that
+// jqcmd.Parse read, and with no shell (see jqcmd.Command.Run). A command
+// that reads f.Path reads f.Data, which may have been fetched.
+func (s *Server) runRecipe(ctx context.Context, r *Recipe, f *File) ([]byte, error) {
+	if r.Parsed == nil {
+		return nil, fmt.Errorf("not run: the kit runs only tail -n +2 FILE | jq ... (or cat FILE | jq ..., jq ... FILE) with plain quoted words: %w", r.RefsErr)
 	}
-	return rc.Run(ctx, s.JQ, f.Path, f.Data, maxRecipeOutput)
+	return r.Parsed.Run(ctx, s.JQ, f.Path, f.Data, maxRecipeOutput)
 }
 
 // PlantExpired plants in dir a file named by the convention whose ULID time

@@ -33,7 +33,7 @@ func (r recipeRun) values() ([]any, bool) {
 type runner struct{ jq string }
 
 func (r runner) run(ctx context.Context, command string, f *File) recipeRun {
-	out, err := (&Server{JQ: r.jq}).runRecipe(ctx, command, f)
+	out, err := (&Server{JQ: r.jq}).runRecipe(ctx, parseRecipe(command), f)
 	return recipeRun{err, out}
 }
 
@@ -198,7 +198,7 @@ func TestGojqRunnerInputs(t *testing.T) {
 		{"tail -n +2 f | jq -s -c 'sort_by(.v) | reverse'", b, "[{\"v\":\"b\"}]\n"},
 		{"tail -n +2 f | jq -c .", b, "{\"v\":\"b\"}\n"},
 	} {
-		out, err := s.runRecipe(context.Background(), tt.cmd, &File{Path: "f", Data: tt.data})
+		out, err := s.runRecipe(context.Background(), parseRecipe(tt.cmd), &File{Path: "f", Data: tt.data})
 		if err != nil || string(out) != tt.want {
 			t.Errorf("%s on %q: %q, %v; want %q", tt.cmd, tt.data, out, err, tt.want)
 		}
@@ -214,4 +214,11 @@ func jqInstalled(t *testing.T) {
 		}
 		t.Skip("jq is not installed")
 	}
+}
+
+// parseRecipe reads a recipe command as readRecipes does.
+func parseRecipe(command string) *Recipe {
+	r := &Recipe{Command: command}
+	r.Parsed, r.RefsErr = jqcmd.Parse(command)
+	return r
 }
