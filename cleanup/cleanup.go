@@ -147,6 +147,9 @@ func New(opts *Options) (*Janitor, error) {
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
 		}
+		if err := jsonlfile.CheckDir(dir); err != nil {
+			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w: %w", o.Dir, err, ErrInvalidOption)
+		}
 		o.Dir = dir
 	}
 	now := testhook.Get(opts).Now // a test's clock for background sweeps

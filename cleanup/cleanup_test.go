@@ -451,6 +451,13 @@ func TestDefaults(t *testing.T) {
 
 func TestNewInvalid(t *testing.T) {
 	file := writeFile(t, filepath.Join(t.TempDir(), "file"), "")
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		opts    cleanup.Options
@@ -465,6 +472,8 @@ func TestNewInvalid(t *testing.T) {
 		{name: "hidden prefix", opts: cleanup.Options{Prefix: ".atlatl"}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
 			reason: "a prefix starting with a dot would match hidden files"},
 		{name: "Dir is a file", opts: cleanup.Options{Dir: file}, field: "Options.Dir", reason: "a file cannot hold offload files"},
+		{name: "Dir writable by others", opts: cleanup.Options{Dir: open}, field: "Options.Dir", wrapped: jsonlfile.ErrUnsafeDir,
+			reason: "no offload file is written there, and another user could swap the folder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

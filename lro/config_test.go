@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -337,6 +339,24 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), toDir); err != nil {
 		t.Fatal(err)
 	}
+	open := filepath.Join(dir, "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	sticky := filepath.Join(dir, "sticky")
+	if err := os.Mkdir(sticky, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sticky, 0o777|fs.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	toOpen := filepath.Join(dir, "to-open")
+	if err := os.Symlink(open, toOpen); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		opts    lro.Options
@@ -361,6 +381,16 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 			want: "a symlink that leads to no folder", reason: "a folder cannot be created at a symlink's name, nor files through it"},
 		{name: "output dir below a dangling symlink", opts: lro.Options{OutputDir: filepath.Join(dangling, "sub")}, field: "Options.OutputDir",
 			want: "below " + dangling + ", a symlink that leads to no folder", reason: "the nearest existing entry is the symlink"},
+		{name: "output dir writable by others", opts: lro.Options{OutputDir: open}, field: "Options.OutputDir",
+			want: "folder " + open + " is writable by others without the sticky bit", wrapped: jsonlfile.ErrUnsafeDir,
+			reason: "another user could swap a file for a symlink, and have the server serve or touch what it leads to"},
+		{name: "output dir to be created in a folder writable by others", opts: lro.Options{OutputDir: filepath.Join(open, "lro")},
+			field: "Options.OutputDir", want: "folder " + open + " is writable by others", wrapped: jsonlfile.ErrUnsafeDir,
+			reason: "another user could make the folder first, or replace it"},
+		{name: "output dir is a symlink to a folder writable by others", opts: lro.Options{OutputDir: toOpen},
+			field: "Options.OutputDir", want: "folder " + open + " is writable by others", wrapped: jsonlfile.ErrUnsafeDir,
+			reason: "the folder the symlink leads to decides"},
+		{name: "output dir sticky and writable by all", opts: lro.Options{OutputDir: sticky}, reason: "as /tmp: nobody can replace another's files"},
 		{name: "valid prefix", opts: lro.Options{Prefix: "My_app.v2-x", OutputDir: dir}, reason: "letters, digits, _ . and -"},
 		{name: "output dir is a symlink to a folder", opts: lro.Options{OutputDir: toDir}, reason: "as /tmp is on macOS"},
 		{name: "output dir to be created below a symlink to a folder", opts: lro.Options{OutputDir: filepath.Join(toDir, "new")},

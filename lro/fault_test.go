@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -94,6 +95,22 @@ var rootFaults = []writeFault{
 			return &lro.Options{OutputDir: dir}, func() { writeBlocker(t, dir) }
 		},
 		want: syscall.ENOTDIR,
+	},
+	{
+		name:   "folder made writable by others",
+		reason: "after the tool was set up, the folder became writable by every user without the sticky bit: another user could swap the file for a symlink, so nothing is written there (Options.Validate rejects one before)",
+		setup: func(t *testing.T, base string) (*lro.Options, func()) {
+			dir := filepath.Join(base, "out")
+			return &lro.Options{OutputDir: dir}, func() {
+				if err := os.Mkdir(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(dir, 0o777); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
+		want: jsonlfile.ErrUnsafeDir,
 	},
 }
 

@@ -297,12 +297,13 @@ func (c *config) agreeWithStore(wraps bool) error {
 
 // checkOutputDir reports why the absolute path dir cannot be the output
 // folder: the nearest entry on it that exists (as /etc/passwd for
-// /etc/passwd/sub) is not a folder or a symlink to one.
+// /etc/passwd/sub) is not a folder or a symlink to one, or the folder is
+// not safe from other users (see [jsonlfile.CheckDir]).
 func checkOutputDir(dir string) error {
 	for p := dir; ; {
 		fi, err := os.Stat(p)
 		if err == nil && fi.IsDir() {
-			return nil
+			return jsonlfile.CheckDir(dir)
 		}
 		what := "which is not a folder"
 		if err != nil {

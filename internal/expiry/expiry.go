@@ -7,8 +7,6 @@ package expiry
 import (
 	"context"
 	"io/fs"
-	"os"
-	"runtime"
 	"time"
 )
 
@@ -34,19 +32,6 @@ type Bucket interface {
 
 // Mode is the mode of a file whose modification time is its expiry.
 const Mode fs.FileMode = 0o400
-
-// Record sets the expiry of the complete file at path to t: its
-// modification time, then its mode to Mode. On Windows, where a read-only
-// file cannot be removed, it records nothing.
-func Record(path string, t time.Time) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	if err := os.Chtimes(path, time.Time{}, t); err != nil {
-		return err
-	}
-	return os.Chmod(path, Mode)
-}
 
 // Of returns the expiry recorded with the file of fi, and whether it has
 // one.

@@ -51,6 +51,9 @@ var (
 	// ErrNotOffloadFile: a first line that is missing, is not a JSON object,
 	// or has a "type" other than HeaderType (ReadHeader, ReadFile).
 	ErrNotOffloadFile = errors.New("jsonl: not an offloaded file")
+	// ErrUnsafeDir: an output folder that another user could replace, or
+	// replace files in (Create, CheckDir), wrapped with the reason.
+	ErrUnsafeDir = errors.New("jsonl: unsafe output folder")
 )
 
 // Header is the first line of an offloaded file, the specification's
@@ -145,6 +148,13 @@ type Options struct {
 	// handle that cannot be guessed from another (the ULIDs of one process
 	// within a millisecond are consecutive).
 	Random bool
+
+	// TTL, if positive, is how long the file lives once complete: Commit
+	// marks it read-only (mode 0400) with its expiry, the time of Now at
+	// the commit plus TTL, as its modification time, before the file gets
+	// its name (not on Windows). Package cleanup honours that mark. Not
+	// used by NewWriter, whose Sink records its own expiry.
+	TTL time.Duration
 }
 
 // Sink is where a Writer made by [NewWriter] writes a file: an object that

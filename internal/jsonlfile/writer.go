@@ -19,6 +19,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/tempname"
 )
 
@@ -89,10 +90,14 @@ func Create(operation string, opts *Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jsonl: directory %q: %w", o.Dir, err)
 	}
-	if err := mkdirAll(dir); err != nil {
-		return nil, fmt.Errorf("jsonl: %w", err)
+	if err := prepareDir(dir); err != nil {
+		return nil, err
 	}
-	return NewWriter(operation, func(name string) (Sink, error) { return createTemp(dir, name) }, &o)
+	var expires func() time.Time
+	if o.TTL > 0 {
+		expires = func() time.Time { return o.Now().Add(o.TTL) }
+	}
+	return NewWriter(operation, func(name string) (Sink, error) { return createTemp(dir, name, expires) }, &o)
 }
 
 // NewWriter starts a new file for operation, named as by Create (opts.Dir is
@@ -171,14 +176,15 @@ func (opts *Options) withDefaults() (Options, error) {
 type tempFile struct {
 	f         *os.File
 	tmp, path string
+	expires   func() time.Time // the expiry to record on Commit; nil for none
 }
 
 func (t *tempFile) Write(p []byte) (int, error) { return t.f.Write(p) }
 
 // createTemp creates, exclusively, and locks the temporary file of the
 // file named name in dir.
-func createTemp(dir, name string) (Sink, error) {
-	t := &tempFile{path: filepath.Join(dir, name), tmp: filepath.Join(dir, tempname.Of(name))}
+func createTemp(dir, name string, expires func() time.Time) (Sink, error) {
+	t := &tempFile{path: filepath.Join(dir, name), tmp: filepath.Join(dir, tempname.Of(name)), expires: expires}
 	// Rename replaces an existing file: the final name must be free too.
 	if _, err := os.Lstat(t.path); err == nil {
 		return nil, retry{fmt.Errorf("jsonl: %w", &fs.PathError{Op: "create", Path: t.path, Err: fs.ErrExist})}
@@ -219,12 +225,19 @@ func createTemp(dir, name string) (Sink, error) {
 	return t, nil
 }
 
-// Commit closes the flushed temporary file and renames it, or removes it
-// when either fails. Where Writers lock their files, the rename comes
-// first: the file is locked until it has its final name, which a janitor
-// never opens. After a rename, a failed close (a deferred write error)
-// removes the final file: it may be incomplete.
+// Commit records the expiry on the flushed temporary file, then closes it
+// and renames it, or removes it when either fails. Where Writers lock their
+// files, the rename comes first: the file is locked until it has its final
+// name, which a janitor never opens. After a rename, a failed close (a
+// deferred write error) removes the final file: it may be incomplete.
+// Nothing is done to the file by its path after the rename: in a folder
+// that another user could write to, the name could lead elsewhere by then.
 func (t *tempFile) Commit() error {
+	if t.expires != nil {
+		// Best effort, as a file system without modes may refuse: a file
+		// without the mark is judged by the time of its name.
+		expiry.Record(t.f, t.expires())
+	}
 	if !locks {
 		err := t.f.Close()
 		if err == nil {
@@ -283,8 +296,26 @@ var newID = func(ms uint64) (ulid.ULID, error) {
 	return id, err
 }
 
+// prepareDir checks that the folder dir is safe ([CheckDir]) and makes
+// what is missing of it; what another user made of it meanwhile is then
+// checked too.
+func prepareDir(dir string) error {
+	if err := CheckDir(dir); err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return nil // a non-directory fails later, when the file is opened
+	}
+	if err := mkdirAll(dir); err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	return CheckDir(dir)
+}
+
 // mkdirAll is os.MkdirAll with mode 0700 applied exactly, whatever the
 // umask, to the directories it creates; those that exist are left alone.
+// The folders above dir that exist must be safe (see [CheckDir]), so that
+// nobody else can replace a folder between its making and its chmod.
 func mkdirAll(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return nil // a non-directory fails later, when the file is opened

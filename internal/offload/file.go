@@ -3,15 +3,11 @@ package offload
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	pathpkg "path"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/describe"
-	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -75,9 +71,6 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	if err := w.Commit(); err != nil {
 		return Outcome{}, nil, err
 	}
-	if err := c.recordExpiry(w.Path()); err != nil {
-		return Outcome{}, nil, err
-	}
 	emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
@@ -103,23 +96,7 @@ func (c *Config) create(ctx context.Context, op string) (*jsonlfile.Writer, erro
 	if create == nil {
 		create = jsonlfile.Create
 	}
-	return create(op, &jsonlfile.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter})
-}
-
-// recordExpiry records with the complete file at path, in a folder, its
-// expiry (see package expiry), counted from now, not from when the write
-// began. It does nothing for a bucket's object (path "") or without a TTL.
-// A file that is gone (a janitor just took it for expired) is an error: the
-// call falls back.
-func (c *Config) recordExpiry(path string) error {
-	if path == "" || c.TTL <= 0 {
-		return nil
-	}
-	err := expiry.Record(path, c.Now().Add(c.TTL))
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("offload: %s was deleted as soon as written: %w", path, err)
-	}
-	return nil // the name's time and the janitor's TTL decide then
+	return create(op, &jsonlfile.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter, TTL: c.TTL})
 }
 
 // remote reports whether files go to a bucket, which is not the client's

@@ -55,8 +55,8 @@ type Config struct {
 	// guidance is the native one, by handle.
 	Store *store.Store
 	// TTL is how long a file lives once complete: a file in a folder
-	// records its expiry, Now() + TTL after the commit (see recordExpiry).
-	// A bucket Store records the expiry itself.
+	// records its expiry, Now() + TTL at the commit (jsonlfile.Options.TTL).
+	// A Store records the expiry itself.
 	TTL time.Duration
 	// Create starts a file; if nil, [jsonlfile.Create]. For fault injection.
 	// Not used with a Store.

@@ -127,6 +127,9 @@ func newConfig(opts *Options) (*config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("extract: Options.LRO.OutputDir %q: %w", c.Dir, err)
 		}
+		if err := jsonlfile.CheckDir(dir); err != nil {
+			return nil, fmt.Errorf("extract: Options.LRO.OutputDir %q: %w: %w", c.Dir, err, lro.ErrInvalidOption)
+		}
 		c.Dir = dir
 	}
 	c.Prefix = cmp.Or(c.Prefix, jsonlfile.DefaultPrefix)

@@ -166,7 +166,8 @@ func redact(location string) string {
 
 // NewFolder returns a Store that writes files into the folder dir with
 // [jsonl.Create] (made absolute; [os.TempDir] if empty; created with mode
-// 0700 on the first write).
+// 0700 on the first write). A folder that another user could write to or
+// own is refused, as by jsonl.Create.
 func NewFolder(dir string, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
@@ -174,6 +175,9 @@ func NewFolder(dir string, opts *Options) (*Store, error) {
 	}
 	dir = cmp.Or(dir, os.TempDir())
 	if s.dir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
+	}
+	if err := jsonlfile.CheckDir(s.dir); err != nil {
 		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
 	}
 	return s, nil
@@ -268,7 +272,7 @@ func (s *Store) Close() error {
 // [Options.WriteTimeout] passing; while the breaker is open (docs/replicas.md),
 // Create fails at once.
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
-	opts := &jsonlfile.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true}
+	opts := &jsonlfile.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true, TTL: s.ttl}
 	if s.bucket == nil {
 		return jsonlfile.Create(operation, opts)
 	}

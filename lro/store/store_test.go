@@ -544,3 +544,21 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFolderRefusesUnsafe: a folder that another user could write to is
+// refused at start, saying why, as jsonl.Create refuses it on every write.
+func TestNewFolderRefusesUnsafe(t *testing.T) {
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{open, filepath.Join(open, "lro")} {
+		s, err := store.NewFolder(dir, nil)
+		if s != nil || !errors.Is(err, jsonlfile.ErrUnsafeDir) || !strings.Contains(err.Error(), "writable by others without the sticky bit") {
+			t.Errorf("NewFolder(%s) = %v, %v; want ErrUnsafeDir saying why", dir, s, err)
+		}
+	}
+}

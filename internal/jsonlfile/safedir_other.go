@@ -1,0 +1,7 @@
+//go:build !unix
+
+package jsonlfile
+
+// CheckDir checks nothing on this system, whose folders have no Unix
+// owner and mode bits.
+func CheckDir(dir string) error { return nil }

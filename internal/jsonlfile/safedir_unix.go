@@ -1,0 +1,102 @@
+//go:build unix
+
+package jsonlfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// maxLinks bounds the symlinks CheckDir follows, as the kernel's ELOOP.
+const maxLinks = 40
+
+// CheckDir reports why the absolute path dir is no safe place for offloaded
+// files: a folder on it (the folder itself or one above it, symlinks
+// followed) is owned by a user other than this process's or root, or is
+// writable by group or others without the sticky bit; or a symlink on it is
+// owned by another user. Any of these lets another user replace the folder
+// or the files in it, and so choose what a read serves or what a write
+// touches. The system temp folder (root's, sticky) is safe. A part of dir
+// that does not exist yet is not checked: [Create] makes it, with mode 0700.
+func CheckDir(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("jsonl: folder %q is not absolute", dir)
+	}
+	euid := uint32(os.Geteuid())
+	trusted := func(p string, fi fs.FileInfo) error {
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return nil
+		}
+		what := "folder"
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			what = "symlink"
+		}
+		if st.Uid != euid && st.Uid != 0 {
+			return fmt.Errorf("%w: %s %s is owned by another user (uid %d), who could replace what is in it", ErrUnsafeDir, what, p, st.Uid)
+		}
+		if what == "folder" && fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+			by := "group"
+			if fi.Mode().Perm()&0o002 != 0 {
+				by = "others"
+			}
+			return fmt.Errorf("%w: folder %s is writable by %s without the sticky bit, so another user could replace the files in it (chmod go-w or chmod +t)", ErrUnsafeDir, p, by)
+		}
+		return nil
+	}
+	cur := "/"
+	fi, err := os.Lstat(cur)
+	if err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	if err := trusted(cur, fi); err != nil {
+		return err
+	}
+	todo := strings.Split(strings.Trim(dir, "/"), "/")
+	for links := 0; len(todo) > 0; {
+		part := todo[0]
+		todo = todo[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur is a real folder: no symlink on it
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // the rest is made by Create, ours
+		}
+		if err != nil {
+			return fmt.Errorf("jsonl: %w", err)
+		}
+		if err := trusted(next, fi); err != nil {
+			return err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if links++; links > maxLinks {
+				return fmt.Errorf("jsonl: %w", &fs.PathError{Op: "check", Path: dir, Err: syscall.ELOOP})
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return fmt.Errorf("jsonl: %w", err)
+			}
+			if filepath.IsAbs(target) {
+				cur = "/"
+			}
+			todo = append(strings.Split(target, "/"), todo...)
+		case fi.IsDir():
+			cur = next
+		default:
+			return nil // not a folder: opening a file in it fails
+		}
+	}
+	return nil
+}
