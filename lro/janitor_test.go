@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -181,6 +182,44 @@ func TestWrapSweepsByItself(t *testing.T) {
 		synctest.Wait()
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Errorf("a second after its TTL: stat error %v, want the file deleted", err)
+		}
+	})
+}
+
+// TestWrapSweepsAtStart: the files that a stopped process left in the
+// folder are deleted by the next one soon after it starts, with nil
+// options as in the Quick start, before it offloads anything: the expired
+// one at once, the other at its expiry; then the sweeper stops.
+func TestWrapSweepsAtStart(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir) // os.TempDir, the default OutputDir
+	synctest.Test(t, func(t *testing.T) {
+		leave := func(age time.Duration) string { // a file of the process before
+			w, err := jsonlfile.Create("list", &jsonlfile.Options{Now: func() time.Time { return time.Now().Add(-age) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteHeader(jsonlfile.Header{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			return w.Path()
+		}
+		expired, fresh := leave(2*time.Hour), leave(30*time.Minute)
+		lro.Wrap(textHandler(200), nil)
+		synctest.Wait()
+		if _, err := os.Stat(expired); !os.IsNotExist(err) {
+			t.Errorf("the expired file at start: stat error %v, want it deleted", err)
+		}
+		if _, err := os.Stat(fresh); err != nil {
+			t.Fatalf("the file with half an hour to live: %v, want it kept", err)
+		}
+		time.Sleep(31 * time.Minute)
+		synctest.Wait()
+		if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+			t.Errorf("after its TTL: stat error %v, want the file deleted", err)
 		}
 	})
 }

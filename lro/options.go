@@ -351,5 +351,8 @@ func mustConfig(opts *Options) *config {
 	if err != nil {
 		panic(err)
 	}
+	// The files a stopped process left behind are deleted soon after the
+	// next one starts, before it offloads anything.
+	c.startSweeper()
 	return c
 }
