@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -388,6 +389,12 @@ func TestStoreWriteFailure(t *testing.T) {
 			}
 			if len(res.Content) == 0 || !strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "Warning: ") {
 				t.Fatalf("result = %v, want the fallback's warning", res.Content)
+			}
+			// The object may still be completed by the bucket: the warning
+			// gives nobody its handle.
+			handle := regexp.MustCompile(`atlatl-items-[0-9A-Z]{26}-[0-9a-f]{32}\.jsonl`)
+			if h := handle.FindString(res.Content[0].(*mcp.TextContent).Text); h != "" {
+				t.Errorf("the warning names the handle %s", h)
 			}
 			for _, c := range res.Content {
 				if _, ok := c.(*mcp.ResourceLink); ok {

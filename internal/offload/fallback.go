@@ -37,8 +37,8 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 			if short {
 				return fmt.Sprintf("Warning: offload failed; truncated to %d of %d records.", shown, total)
 			}
-			return fmt.Sprintf("Warning: writing the result to a file failed (%v), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The rest was not saved; narrow the call to see it.",
-				werr, shown, total, used, p.tokens)
+			return fmt.Sprintf("Warning: writing the result to a file failed (%s), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The rest was not saved; narrow the call to see it.",
+				reason(werr), shown, total, used, p.tokens)
 		}
 		// As many records as a binary search over their count finds: the
 		// count it returns was measured to fit, and the most that fit when

@@ -3,7 +3,9 @@ package offload
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	pathpkg "path"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,12 +19,21 @@ import (
 // whole where it is written. Nothing is left on disk or in the bucket when
 // it fails, whatever the failure (a panic of a WrapWriter included).
 func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
+	var handle string
+	defer func() {
+		if err != nil && handle != "" {
+			err = &storeError{err: err, handle: handle}
+		}
+	}()
 	defer recovered(&err)
 	start := c.Now()
 	op := jsonlfile.SanitizeOperation(call.Operation)
 	w, err := c.create(ctx, op)
 	if err != nil {
 		return Outcome{}, nil, err
+	}
+	if c.Store != nil {
+		handle = w.Name()
 	}
 	defer w.Abort() // no-op after a successful Commit
 
@@ -108,4 +119,26 @@ func emit(ctx context.Context, o event.Observer, e event.Event) {
 	if o != nil {
 		o.Observe(ctx, e)
 	}
+}
+
+// storeError is the error of a write to a Store, whose object was to be
+// named handle. A write that failed may still complete later (a bucket
+// that received the object whole), so the fallback's warning names no
+// handle (see reason); the event's error does.
+type storeError struct {
+	err    error
+	handle string
+}
+
+func (e *storeError) Error() string { return e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// reason returns the message of err for the fallback's warning: without
+// the handle of a Store's object.
+func reason(err error) string {
+	var se *storeError
+	if errors.As(err, &se) {
+		return strings.ReplaceAll(err.Error(), se.handle, "(the result)")
+	}
+	return err.Error()
 }
