@@ -105,7 +105,7 @@ type field struct {
 	kw        keywords       // words of the string values
 
 	dates   []string // the dates that start values
-	example string   // the first string or integer value, as text
+	example string   // the first string or integer value fit for an example (exampleValue), as text
 
 	// contains counts, for each other field, the records in which a
 	// string value of f contains the text of that field's value (as a URL
@@ -332,7 +332,7 @@ func (f *field) derivedFrom(id *field) bool {
 }
 
 func (f *field) addDistinct(s string) {
-	if f.example == "" {
+	if f.example == "" && exampleValue(s) {
 		f.example = s
 	}
 	f.distinct[s]++

@@ -2,12 +2,14 @@ package recipes_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -684,4 +686,38 @@ func decodeFileRecords(t *testing.T, path string) []any {
 		}
 	}
 	return out
+}
+
+// TestExamplesWithoutControlCharacters: a record's value with a NUL or
+// another control character is never a recipe's default value (a NUL
+// cannot be a command's argument, so recipes 3 and 4 could not run); a
+// clean value of the same field is, and every recipe runs under jq.
+func TestExamplesWithoutControlCharacters(t *testing.T) {
+	needJQ(t)
+	var records []any
+	for i := range 30 {
+		id, status := fmt.Sprintf("id-%02d", i), []string{"open", "closed", "draft"}[i%3]
+		switch i {
+		case 0:
+			id = "id\x00zero" // the first id, the default example
+		case 1:
+			id = "id\x1b[31mone"
+		}
+		if i%3 == 0 || i == 1 {
+			status = "open\x00" // the most common status
+		}
+		records = append(records, map[string]any{"id": id, "title": fmt.Sprintf("Issue number %d about caching", i), "status": status, "tags": []any{"a\x07", "b", "b"}})
+	}
+	rs := recipes.Generic(sample(t, records))
+	for i, r := range rs {
+		for _, p := range r.Params {
+			if strings.ContainsFunc(p.Value, unicode.IsControl) {
+				t.Errorf("recipe %d %q: default %s=%q has a control character", i+1, r.Description, p.Name, p.Value)
+			}
+		}
+	}
+	path := writeFile(t, t.TempDir(), "", records)
+	for _, r := range rs {
+		runJQ(t, r, path) // fails the test if jq cannot run it
+	}
 }

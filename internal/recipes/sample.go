@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"iter"
 	"strings"
+	"unicode"
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
@@ -145,13 +146,12 @@ func (k *keywords) pick() string {
 }
 
 // mostCommon returns the key with the highest count, ties going to the
-// alphabetically first key, of those of at most maxValueBytes (a recipe's
-// default value is short: a descriptor holds it in full), or "" when there
-// is none.
+// alphabetically first key, of those fit for an example value (see
+// exampleValue), or "" when there is none.
 func mostCommon(counts iter.Seq2[string, int]) string {
 	best, bestN := "", 0
 	for k, n := range counts {
-		if len(k) > maxValueBytes {
+		if !exampleValue(k) {
 			continue
 		}
 		if n > bestN || n == bestN && k < best {
@@ -159,4 +159,12 @@ func mostCommon(counts iter.Seq2[string, int]) string {
 		}
 	}
 	return best
+}
+
+// exampleValue reports whether s can be a recipe's default value: at most
+// maxValueBytes (a descriptor holds it in full), and without a control
+// character, which a command's argument cannot carry (a NUL) or a terminal
+// would act on.
+func exampleValue(s string) bool {
+	return len(s) <= maxValueBytes && !strings.ContainsFunc(s, unicode.IsControl)
 }
