@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"os/exec"
 	"strings"
 	"testing"
@@ -213,5 +214,32 @@ func TestUpstreamStopsReading(t *testing.T) {
 	c.request("tools/call", `{"name":"echo","arguments":{"text":`+string(big)+`}}`)
 	if e := errorOf(t, nextWithin(t, c)); !strings.Contains(e, "read nothing") {
 		t.Errorf("the call: %q, want an error saying the upstream read nothing", e)
+	}
+}
+
+// TestGoodbyeWhenOutputCloses checks that once the client's input ended,
+// the proxy stops waiting for answers as soon as a write to the client
+// fails: a client that closed both ends reads none of them.
+func TestGoodbyeWhenOutputCloses(t *testing.T) {
+	script := `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"deaf","version":"0"}}}'; exec sleep 3600`
+	p, err := proxy.New(proxy.Upstream{Cmd: exec.Command("sh", "-c", script)}, &proxy.Options{
+		LRO:            &lro.Options{OutputDir: t.TempDir()},
+		ConnectTimeout: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	proxy.SetGrace(p, time.Hour)
+	c1, c2 := net.Pipe()
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(context.Background(), &mcp.IOTransport{Reader: c1, Writer: c1}) }()
+	// The ping is never answered; the initialize's answer cannot be written.
+	c2.Write([]byte(initializeLine + "\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"))
+	c2.Close()
+	select {
+	case <-ran:
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return within a minute of the client's leaving")
 	}
 }

@@ -38,6 +38,7 @@ type relay struct {
 	init       *jsonrpc.Request                      // the client's initialize, as sent upstream
 	ready      bool                                  // init was answered: replay it on a new connection
 	inputEnded bool                                  // the client's input ended: it can answer nothing
+	outputGone bool                                  // a write to the client failed: it reads nothing
 	seq        atomic.Int64
 }
 
@@ -103,7 +104,12 @@ func (r *relay) drain(ctx context.Context) error {
 	for {
 		r.mu.Lock()
 		n = len(r.calls)
+		gone := r.outputGone
 		r.mu.Unlock()
+		if gone {
+			r.p.logger.Warn("the client closed its input, and its output: stopped waiting for answers", "unanswered", n)
+			return nil
+		}
 		if n == 0 {
 			break
 		}
@@ -483,6 +489,13 @@ func (r *relay) finish(c *call, resp *jsonrpc.Response) {
 func (r *relay) toClient(msg jsonrpc.Message) {
 	if err := r.client.Write(r.ctx, msg); err != nil && r.ctx.Err() == nil {
 		r.p.logger.Warn("writing to the client failed", "err", err)
+		r.mu.Lock()
+		r.outputGone = true
+		r.mu.Unlock()
+		select { // for drain
+		case r.settled <- struct{}{}:
+		default:
+		}
 	}
 }
 
