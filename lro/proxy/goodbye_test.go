@@ -243,3 +243,28 @@ func TestGoodbyeWhenOutputCloses(t *testing.T) {
 		t.Fatal("Run did not return within a minute of the client's leaving")
 	}
 }
+
+// TestUpstreamAsksAfterInputEnds checks that once the client's input
+// ended, a request of the upstream to the client (here sampling, in the
+// middle of a call) gets an error from the proxy, no answer of the
+// client's being able to come: the call is answered without waiting for
+// the grace period.
+func TestUpstreamAsksAfterInputEnds(t *testing.T) {
+	p, err := proxy.New(stdioUpstream(t.TempDir()), &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	proxy.SetGrace(p, time.Hour) // runScript's guard ends a wait that long
+	msgs := runScript(t, p,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"script","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"count":0}}}`)
+	resp := answers(msgs)[int64(2)]
+	if resp == nil {
+		t.Fatal("no answer to the call")
+	}
+	if e := errorOf(t, resp); !strings.Contains(e, "closed its input") {
+		t.Errorf("the call: %q, want an error saying the client closed its input", e)
+	}
+}
