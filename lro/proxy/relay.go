@@ -379,7 +379,7 @@ func (r *relay) read(u *upConn) {
 		select {
 		case <-heard:
 		default:
-			r.lost(u, fmt.Errorf("nothing came from the upstream within %v of connecting (Options.ConnectTimeout)", r.p.timeout))
+			r.lost(u, fmt.Errorf("nothing came from the upstream within %v of connecting (Options.ConnectTimeout, lro-proxy -connect-timeout)", r.p.timeout))
 		}
 	})
 	defer silent.Stop()

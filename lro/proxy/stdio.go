@@ -294,7 +294,7 @@ func (c *cmdConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	w.deadline, w.ctxBound = ctx.Deadline()
 	err := writeMessage(w, msg)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		why := fmt.Sprintf("for %v (Options.ConnectTimeout)", c.stall)
+		why := fmt.Sprintf("for %v (Options.ConnectTimeout, lro-proxy -connect-timeout)", c.stall)
 		if w.byCtx {
 			why = "within the request's time limit"
 		}
