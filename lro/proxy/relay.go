@@ -406,7 +406,10 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		r.mu.Unlock()
 		if req := msg.(*jsonrpc.Request); gone && req.IsCall() {
 			// No answer of the client's can come back.
-			r.forward(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}})
+			no := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}}
+			if err := u.Write(r.ctx, no); err != nil {
+				r.lost(u, err)
+			}
 			return
 		}
 		r.toClient(msg)
