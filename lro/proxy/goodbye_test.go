@@ -202,7 +202,7 @@ func TestUpstreamStopsReading(t *testing.T) {
 	script := `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"deaf","version":"0"}}}'; exec sleep 3600`
 	p, err := proxy.New(proxy.Upstream{Cmd: exec.Command("sh", "-c", script)}, &proxy.Options{
 		LRO:            &lro.Options{OutputDir: t.TempDir()},
-		ConnectTimeout: 500 * time.Millisecond,
+		ConnectTimeout: 2 * time.Second, // for the initialize too, on a loaded machine
 	})
 	if err != nil {
 		t.Fatal(err)
