@@ -70,7 +70,9 @@ func TestRunStartsNoUpstreamAfterItReturns(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		// sleep ignores the end of its input, not SIGTERM.
 		cmd := exec.Command("sh", "-c", `echo $$ > "$0"; exec sleep 30`, pidFile)
-		p, err := proxy.New(proxy.Upstream{Cmd: cmd}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+		// The initialize, never answered, fails after ConnectTimeout: Run
+		// waits for its answer once the client's input ended.
+		p, err := proxy.New(proxy.Upstream{Cmd: cmd}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, ConnectTimeout: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,6 +119,36 @@ func TestAChildOfTheUpstreamHoldsNothing(t *testing.T) {
 	switch {
 	case ctx.Err() != nil:
 		t.Error("no answer within a minute: the proxy waits for the upstream's child")
+	case err == nil && !res.IsError:
+		t.Errorf("pid: %s, want an error: the upstream exited at once", text(res))
+	}
+}
+
+// TestFailedReconnectAnswersAtOnce checks that a connection attempt that
+// fails answers its request without waiting for the command to be done:
+// here a child holds the command's standard error, and the command's
+// WaitDelay lets os/exec wait an hour for it. Run still waits for it.
+func TestFailedReconnectAnswersAtOnce(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "started")
+	cmd := exec.Command("sh", "-c", `if [ -e "$0" ]; then sleep 3600 </dev/null >/dev/null & echo $! > "$0.child"; exit 0; fi
+: > "$0"; exec "$1"`, marker, os.Args[0])
+	cmd.Env = append(os.Environ(), stdioUpstreamEnv+"="+t.TempDir())
+	cmd.Stderr = struct{ io.Writer }{io.Discard}
+	cmd.WaitDelay = time.Hour
+	_, cs := newProxy(t, proxy.Upstream{Cmd: cmd}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil)
+	t.Cleanup(func() { // before Run's end, which waits for the command
+		data, _ := os.ReadFile(marker + ".child")
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	call(t, cs, "exit", 0) // the first process exits
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "pid", Arguments: map[string]any{"count": 0}})
+	switch {
+	case ctx.Err() != nil:
+		t.Error("no answer within a minute: the failed attempt waits for its command to be done")
 	case err == nil && !res.IsError:
 		t.Errorf("pid: %s, want an error: the upstream exited at once", text(res))
 	}

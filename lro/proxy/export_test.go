@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -14,3 +15,7 @@ func SetOffload(p *Proxy, f func(context.Context, *mcp.CallToolRequest, *mcp.Cal
 // DefaultMaxMessageBytes is, for tests, what a zero Options.MaxMessageBytes
 // means.
 const DefaultMaxMessageBytes = defaultMaxMessageBytes
+
+// SetGrace sets how long p.Run waits for answers once its client's input
+// ended.
+func SetGrace(p *Proxy, d time.Duration) { p.grace = d }

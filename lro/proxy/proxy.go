@@ -22,6 +22,10 @@ const (
 	defaultMaxMessageBytes = 256 << 20
 )
 
+// drainGrace is how long, beyond ConnectTimeout, Run waits for the answers
+// to the requests read once the client's input ended.
+const drainGrace = time.Minute
+
 // ErrInvalidUpstream is returned by [New] for an Upstream with neither or
 // both of URL and Cmd, or a malformed URL or header.
 var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
@@ -41,7 +45,11 @@ type Options struct {
 	Logger *slog.Logger
 
 	// ConnectTimeout bounds one attempt to connect to the upstream again
-	// after its connection broke, the replayed initialize included. If zero,
+	// after its connection broke, the replayed initialize included. It also
+	// bounds the wait for the first message of a new connection (a
+	// connection from which nothing comes in that time is broken, and the
+	// requests sent on it fail), and, for a command, a write to its stdin
+	// of which no byte is read (the connection is then broken too). If zero,
 	// defaults to 30 seconds.
 	ConnectTimeout time.Duration
 
@@ -67,6 +75,7 @@ type Proxy struct {
 	lro        lro.Options
 	logger     *slog.Logger
 	timeout    time.Duration
+	grace      time.Duration // how long Run waits for answers after the client's input ended
 	maxMessage int
 	offloader  func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool
 	client     http.Client // for a URL: the user's client, or a zero one
@@ -115,6 +124,7 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 		lro:        lo,
 		logger:     cmp.Or(o.Logger, slog.New(slog.DiscardHandler)),
 		timeout:    cmp.Or(o.ConnectTimeout, defaultConnectTimeout),
+		grace:      cmp.Or(o.ConnectTimeout, defaultConnectTimeout) + drainGrace,
 		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes),
 		offloader:  lro.Offloader(&lo),
 		localNames: map[string]bool{},
@@ -164,8 +174,11 @@ func (p *Proxy) startLocal(register func(*mcp.Server) error) error {
 // Run relays one client session, on t (for example &mcp.StdioTransport{}),
 // to a connection of its own to the upstream, until the client disconnects
 // or ctx is canceled; it then closes that connection (stopping the
-// upstream's process, for a command). It returns nil when the client
-// disconnected, and ctx's error when ctx ended the session.
+// upstream's process, for a command). When the client's input ends, Run
+// first answers the requests it read, waiting for their answers at most
+// ConnectTimeout plus one minute, as a script that writes its requests and
+// closes its output expects. It returns nil when the client disconnected,
+// and ctx's error when ctx ended the session.
 func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	conn, err := t.Connect(ctx)
 	if err != nil {

@@ -24,16 +24,22 @@ type relay struct {
 	ctx    context.Context // ends with the relay
 	cancel context.CancelFunc
 
-	connMu sync.Mutex // one connection attempt at a time
+	connMu sync.Mutex     // one connection attempt at a time
+	exits  sync.WaitGroup // the commands' processes ending in the background
 
-	mu      sync.Mutex
-	up      *upConn                               // nil while disconnected
-	dialing *upConn                               // a connection being made, not yet up
-	calls   map[jsonrpc.ID]*call                  // the client's requests in flight
-	own     map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
-	init    *jsonrpc.Request                      // the client's initialize, as sent upstream
-	ready   bool                                  // init was answered: replay it on a new connection
-	seq     atomic.Int64
+	settled chan struct{}  // a call left calls (buffered; a send never waits)
+	writing sync.WaitGroup // answers being written to the client
+
+	mu         sync.Mutex
+	up         *upConn                               // nil while disconnected
+	dialing    *upConn                               // a connection being made, not yet up
+	calls      map[jsonrpc.ID]*call                  // the client's requests in flight
+	own        map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
+	init       *jsonrpc.Request                      // the client's initialize, as sent upstream
+	ready      bool                                  // init was answered: replay it on a new connection
+	inputEnded bool                                  // the client's input ended: it can answer nothing
+	outputGone bool                                  // a write to the client failed: it reads nothing
+	seq        atomic.Int64
 }
 
 // call is a request of the client in flight.
@@ -51,6 +57,7 @@ type call struct {
 func (r *relay) run(ctx context.Context) error {
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.calls, r.own = map[jsonrpc.ID]*call{}, map[jsonrpc.ID]chan *jsonrpc.Response{}
+	r.settled = make(chan struct{}, 1)
 	defer r.close()
 	stop := context.AfterFunc(r.ctx, func() { r.client.Close() })
 	defer stop()
@@ -61,7 +68,7 @@ func (r *relay) run(ctx context.Context) error {
 				return ctx.Err()
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-				return nil
+				return r.drain(ctx)
 			}
 			return err
 		}
@@ -77,6 +84,71 @@ func (r *relay) run(ctx context.Context) error {
 			// elicitation, roots): for the connection that asked.
 			r.forward(m)
 		}
+	}
+}
+
+// drain waits, once the client's input ended, until every request it sent
+// is answered, at most r.p.grace, and logs why it stopped waiting.
+func (r *relay) drain(ctx context.Context) error {
+	r.mu.Lock()
+	r.inputEnded = true
+	n := len(r.calls)
+	r.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	start := time.Now()
+	r.p.logger.Info("the client closed its input; answering the requests it sent first", "requests", n, "grace", r.p.grace)
+	grace := time.NewTimer(r.p.grace)
+	defer grace.Stop()
+	for {
+		r.mu.Lock()
+		n = len(r.calls)
+		gone := r.outputGone
+		r.mu.Unlock()
+		if gone {
+			r.p.logger.Warn("the client closed its input, and its output: stopped waiting for answers", "unanswered", n)
+			return nil
+		}
+		if n == 0 {
+			break
+		}
+		select {
+		case <-r.settled:
+		case <-grace.C:
+			r.p.logger.Warn("the client closed its input; the grace period is over, stopped waiting for answers", "grace", r.p.grace, "unanswered", n)
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	written := make(chan struct{})
+	go func() {
+		r.writing.Wait()
+		close(written)
+	}()
+	select {
+	case <-written:
+		r.p.logger.Info("the client closed its input; every request it sent is answered", "waited", time.Since(start).Round(time.Millisecond))
+	case <-grace.C:
+		r.p.logger.Warn("the client closed its input; the grace period is over, stopped waiting for answers to be written", "grace", r.p.grace)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// remove takes the call id out of the calls in flight, with r.mu held.
+// With answer, the caller writes its answer next, then calls
+// r.writing.Done().
+func (r *relay) remove(id jsonrpc.ID, answer bool) {
+	delete(r.calls, id)
+	if answer {
+		r.writing.Add(1)
+	}
+	select {
+	case r.settled <- struct{}{}:
+	default:
 	}
 }
 
@@ -97,6 +169,7 @@ func (r *relay) close() {
 	}
 	r.connMu.Lock() // a connection made since has been ended by its maker
 	r.connMu.Unlock()
+	r.exits.Wait()
 }
 
 // forward sends msg on the upstream connection, if any.
@@ -124,7 +197,7 @@ func (r *relay) notify(m *jsonrpc.Request) {
 		c := r.calls[id]
 		if c != nil {
 			c.canceled = true
-			delete(r.calls, id)
+			r.remove(id, false)
 		}
 		r.mu.Unlock()
 		if c != nil { // after the notification, which the upstream reads first
@@ -152,6 +225,11 @@ func (r *relay) request(m *jsonrpc.Request) {
 		r.mu.Lock()
 		r.init, r.ready = m, false
 		r.mu.Unlock()
+		// Sent before the client's next messages are read: the upstream
+		// reads it first, and the initialized notification finds the
+		// connection. The send is bounded (see read and cmdConn.Write).
+		r.send(ctx, m, c)
+		return
 	case "tools/call":
 		m = &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: markCall(m.Params)}
 	}
@@ -169,10 +247,14 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 		if ctx.Err() != nil {
 			return // canceled before it was sent
 		}
+		// On u while it is written: if u ends meanwhile (nothing came from
+		// it in time, see read), the call fails, and its write ends.
+		r.mu.Lock()
+		c.up = u
+		r.mu.Unlock()
 		err = u.Write(ctx, m)
 		if err == nil {
 			r.mu.Lock()
-			c.up = u
 			live := r.up == u
 			r.mu.Unlock()
 			if !live { // it ended before the call was registered on it
@@ -180,9 +262,12 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 			}
 			return
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && !errors.Is(err, errStalled) {
 			return // canceled while it was being sent
 		}
+		r.mu.Lock()
+		c.up = nil // failed here, or sent again, not by lost
+		r.mu.Unlock()
 		r.lost(u, err)
 		// A session the upstream no longer knows never saw the request:
 		// sent again, once, on a new session.
@@ -211,6 +296,9 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u.http == nil {
+		r.exits.Go(func() { <-u.closed }) // before Run returns, close waits for every process
+	}
 	r.mu.Lock()
 	r.dialing = u
 	r.mu.Unlock()
@@ -230,9 +318,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	}
 	r.mu.Unlock()
 	if err != nil {
-		if u.ended(); u.http == nil {
-			<-u.closed // the process has exited: before the next attempt, and before Run returns
-		}
+		u.ended() // its process exits in the background; close waits for it
 		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
 	}
 	return u, nil
@@ -283,13 +369,28 @@ func (r *relay) initialized(u *upConn, result []byte) {
 // stream of server messages over HTTP.
 const protocol20260728 = "2026-07-28"
 
-// read passes the messages of u to the client until it ends.
+// read passes the messages of u to the client until it ends. A
+// connection from which nothing comes within r.p.timeout is broken: an
+// upstream that reads nothing, or never answers, fails the requests sent to
+// it in that time, whatever they are.
 func (r *relay) read(u *upConn) {
-	for {
+	heard := make(chan struct{})
+	silent := time.AfterFunc(r.p.timeout, func() {
+		select {
+		case <-heard:
+		default:
+			r.lost(u, fmt.Errorf("nothing came from the upstream within %v of connecting (Options.ConnectTimeout, lro-proxy -connect-timeout)", r.p.timeout))
+		}
+	})
+	defer silent.Stop()
+	for first := true; ; first = false {
 		msg, err := u.Read(r.ctx)
 		if err != nil {
 			r.lost(u, err)
 			return
+		}
+		if first {
+			close(heard)
 		}
 		r.fromUpstream(u, msg)
 	}
@@ -300,6 +401,17 @@ func (r *relay) read(u *upConn) {
 func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
+		r.mu.Lock()
+		gone := r.inputEnded
+		r.mu.Unlock()
+		if req := msg.(*jsonrpc.Request); gone && req.IsCall() {
+			// No answer of the client's can come back.
+			no := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}}
+			if err := u.Write(r.ctx, no); err != nil {
+				r.lost(u, err)
+			}
+			return
+		}
 		r.toClient(msg)
 		return
 	}
@@ -339,8 +451,9 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		}()
 		return
 	}
-	delete(r.calls, resp.ID)
+	r.remove(resp.ID, true)
 	r.mu.Unlock()
+	defer r.writing.Done()
 	c.cancel()
 	switch {
 	case resp.Error != nil: // passed as it is
@@ -362,10 +475,14 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 func (r *relay) finish(c *call, resp *jsonrpc.Response) {
 	r.mu.Lock()
 	canceled := c.canceled
-	if r.calls[resp.ID] == c {
-		delete(r.calls, resp.ID)
+	mine := r.calls[resp.ID] == c
+	if mine {
+		r.remove(resp.ID, true)
 	}
 	r.mu.Unlock()
+	if mine {
+		defer r.writing.Done()
+	}
 	c.cancel()
 	if !canceled {
 		r.toClient(resp)
@@ -375,6 +492,13 @@ func (r *relay) finish(c *call, resp *jsonrpc.Response) {
 func (r *relay) toClient(msg jsonrpc.Message) {
 	if err := r.client.Write(r.ctx, msg); err != nil && r.ctx.Err() == nil {
 		r.p.logger.Warn("writing to the client failed", "err", err)
+		r.mu.Lock()
+		r.outputGone = true
+		r.mu.Unlock()
+		select { // for drain
+		case r.settled <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -411,8 +535,9 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 		r.mu.Unlock()
 		return
 	}
-	delete(r.calls, id)
+	r.remove(id, true)
 	r.mu.Unlock()
+	defer r.writing.Done()
 	c.cancel()
 	msg := err.Error()
 	next := ". The proxy connects again on the next call; retry when the upstream server is back."

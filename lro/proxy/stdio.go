@@ -27,22 +27,27 @@ import (
 // logged and skipped, and that a message may be up to max bytes.
 type cmdConn struct {
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	stdin  *os.File // the pipe the command reads, written with deadlines
 	stdout *bufio.Reader
 	out    *os.File // the pipe stdout reads
 	max    int
+	stall  time.Duration // how long a write may wait for the command to read
 	logger *slog.Logger
 	exited chan struct{}
 
 	wmu  sync.Mutex // one message at a time
+	werr error      // a message was cut short: no more writes
 	once sync.Once
 	err  error // of Close
 }
 
-// startCommand starts the command of up.
-func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) {
+// startCommand starts the command of up. A write to its stdin that no
+// byte of is read for stall fails, and breaks the connection.
+func startCommand(up *Upstream, max int, stall time.Duration, logger *slog.Logger) (*cmdConn, error) {
 	cmd := up.command()
-	stdin, err := cmd.StdinPipe()
+	// Not cmd.StdinPipe, whose writes take no deadline: a command that
+	// reads nothing would hold a write for ever.
+	in, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
@@ -51,16 +56,20 @@ func startCommand(up *Upstream, max int, logger *slog.Logger) (*cmdConn, error) 
 	// its end (see Read), and closed by Close.
 	stdout, w, err := os.Pipe()
 	if err != nil {
+		in.Close()
+		stdin.Close()
 		return nil, err
 	}
-	cmd.Stdout = w
+	cmd.Stdin, cmd.Stdout = in, w
 	err = cmd.Start()
+	in.Close()
 	w.Close()
 	if err != nil {
+		stdin.Close()
 		stdout.Close()
 		return nil, err
 	}
-	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), out: stdout, max: max, logger: logger, exited: make(chan struct{})}
+	c := &cmdConn{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), out: stdout, max: max, stall: stall, logger: logger, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		stdout.SetReadDeadline(time.Now().Add(stopGrace)) // for a Read under way
@@ -268,11 +277,68 @@ func (s *replyScan) reply(err error) *jsonrpc.Response {
 	return &jsonrpc.Response{ID: id, Error: fmt.Errorf("%w: %w", errBadReply, err)}
 }
 
-// Write sends msg as one line.
-func (c *cmdConn) Write(_ context.Context, msg jsonrpc.Message) error {
+// errStalled is in the error of a write to a command that read none of it
+// for the time allowed; the connection is then broken.
+var errStalled = errors.New("the command read nothing of a message")
+
+// Write sends msg as one line. It fails when the command reads none of it
+// for c.stall, or by ctx's deadline; a message cut short breaks the
+// connection: every later Write fails.
+func (c *cmdConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	return writeMessage(c.stdin, msg)
+	if c.werr != nil {
+		return c.werr
+	}
+	w := &stallWriter{f: c.stdin, stall: c.stall}
+	w.deadline, w.ctxBound = ctx.Deadline()
+	err := writeMessage(w, msg)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		why := fmt.Sprintf("for %v (Options.ConnectTimeout, lro-proxy -connect-timeout)", c.stall)
+		if w.byCtx {
+			why = "within the request's time limit"
+		}
+		err = fmt.Errorf("%w %s", errStalled, why)
+		if w.n > 0 {
+			c.werr = err
+		}
+	}
+	return err
+}
+
+// A stallWriter writes to a pipe in pieces, each allowed stall, and none
+// past deadline if ctxBound.
+type stallWriter struct {
+	f        *os.File
+	stall    time.Duration
+	deadline time.Time
+	ctxBound bool
+	byCtx    bool // the deadline that passed was the context's
+	n        int  // bytes written
+}
+
+// stallPiece is the size of a piece of a stallWriter: a pipe's buffer.
+const stallPiece = 64 << 10
+
+func (w *stallWriter) Write(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		d := time.Now().Add(w.stall)
+		w.byCtx = w.ctxBound && w.deadline.Before(d)
+		if w.byCtx {
+			d = w.deadline
+		}
+		if err := w.f.SetWriteDeadline(d); err != nil && !errors.Is(err, os.ErrNoDeadline) {
+			return n, err // where pipes take no deadline (Windows), writes are not bounded
+		}
+		m, err := w.f.Write(p[n:min(len(p), n+stallPiece)])
+		n += m
+		w.n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // writeMessage writes msg to w as one line. A result, valid JSON, is

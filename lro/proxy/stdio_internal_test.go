@@ -2,12 +2,15 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -18,7 +21,7 @@ import (
 func TestCommandLastMessages(t *testing.T) {
 	up := &Upstream{Cmd: exec.Command("sh", "-c",
 		`printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{}}' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}'`)}
-	c, err := startCommand(up, defaultMaxMessageBytes, slog.New(slog.DiscardHandler))
+	c, err := startCommand(up, defaultMaxMessageBytes, defaultConnectTimeout, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +48,7 @@ func TestCommandLastMessages(t *testing.T) {
 func TestCommandHeldOpen(t *testing.T) {
 	up := &Upstream{Cmd: exec.Command("sh", "-c",
 		`sleep 30 & printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{}}'`)}
-	c, err := startCommand(up, defaultMaxMessageBytes, slog.New(slog.DiscardHandler))
+	c, err := startCommand(up, defaultMaxMessageBytes, defaultConnectTimeout, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +67,7 @@ func TestCommandHeldOpen(t *testing.T) {
 // command's stdout, which no Wait closes.
 func TestCommandCloseClosesStdout(t *testing.T) {
 	up := &Upstream{Cmd: exec.Command("sh", "-c", `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{}}'`)}
-	c, err := startCommand(up, defaultMaxMessageBytes, slog.New(slog.DiscardHandler))
+	c, err := startCommand(up, defaultMaxMessageBytes, defaultConnectTimeout, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,5 +76,55 @@ func TestCommandCloseClosesStdout(t *testing.T) {
 	}
 	if _, err := c.out.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("reading stdout after Close: %v, want os.ErrClosed", err)
+	}
+}
+
+// TestCommandWriteIsBounded checks that a write to a command that reads
+// nothing ends by the context's deadline or after the stall bound,
+// whichever comes first, and that a message cut short (the pipe took its
+// first piece) breaks the connection.
+func TestCommandWriteIsBounded(t *testing.T) {
+	tests := []struct {
+		name     string
+		stall    time.Duration
+		deadline time.Duration // of the write's context; none if zero
+		want     string
+	}{
+		{"the context's deadline", time.Hour, 100 * time.Millisecond, "within the request's time limit"},
+		{"the stall bound", time.Second, 0, "for 1s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := startCommand(&Upstream{Cmd: exec.Command("sh", "-c", "exec sleep 3600")}, defaultMaxMessageBytes, tt.stall, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+				defer cancel()
+			}
+			big, _ := json.Marshal(strings.Repeat("x", 1<<20)) // above a pipe's buffer
+			msg := &jsonrpc.Request{Method: "notifications/x", Params: json.RawMessage(`{"x":` + string(big) + `}`)}
+			done := make(chan error, 1)
+			go func() { done <- c.Write(ctx, msg) }()
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				t.Fatal("the write did not end within a minute")
+			}
+			if !errors.Is(err, errStalled) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Write: %v, want %v %s", err, errStalled, tt.want)
+			}
+			if tt.deadline > 0 {
+				return // the deadline may have passed before a byte was written
+			}
+			small := &jsonrpc.Request{Method: "notifications/y"}
+			if err := c.Write(context.Background(), small); !errors.Is(err, errStalled) {
+				t.Errorf("Write after a message cut short: %v, want %v", err, errStalled)
+			}
+		})
 	}
 }

@@ -154,7 +154,7 @@ func (p *Proxy) dial(ctx context.Context) (*upConn, error) {
 	u := &upConn{closed: make(chan struct{})}
 	var err error
 	if p.up.URL == "" {
-		u.Connection, err = startCommand(&p.up, p.maxMessage, p.logger)
+		u.Connection, err = startCommand(&p.up, p.maxMessage, p.timeout, p.logger)
 	} else {
 		client := p.client
 		client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version, max: p.maxMessage}
