@@ -129,6 +129,8 @@ type plan struct {
 
 	nextLine int  // the number of the next text line of an asLines run
 	retally  bool // a text's array failed after its records were described: describe the runs again
+
+	jq16 jq16Lines // the lines written that jq 1.6 cannot parse
 }
 
 // besideValue is a part of the result kept beside the records, for the
@@ -643,7 +645,10 @@ var (
 // validating them again (plan read them), and those of an array where that
 // read noted them. It stops when ctx is canceled.
 func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
-	write := func(line []byte) error { return jsonlfile.WriteValid(w, line) }
+	write := func(line []byte) error {
+		p.jq16.add(line, w.Count()+2) // the header is line 1
+		return jsonlfile.WriteValid(w, line)
+	}
 	var buf []byte
 	writeCompact := func(v []byte) error {
 		line, err := compactLine(v, &buf)

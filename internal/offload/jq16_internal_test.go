@@ -1,0 +1,69 @@
+package offload
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// nest returns v inside n containers: n arrays, n objects, or n pairs of
+// an array holding an object.
+func nest(kind string, n int, v string) string {
+	p := map[string][2]string{"a": {"[", "]"}, "o": {`{"k":`, "}"}, "ao": {`[{"k":`, "}]"}}[kind]
+	return strings.Repeat(p[0], n) + v + strings.Repeat(p[1], n)
+}
+
+// TestJQ16Unreadable checks the lines that jq 1.6 refuses, against the real
+// jq 1.6 (/usr/bin/jq on Debian bookworm, as CI installs it) when it is
+// the jq on the PATH: its limits are exact, one container either side.
+func TestJQ16Unreadable(t *testing.T) {
+	tests := []struct {
+		line string
+		want string // the reason; "" for a line jq 1.6 reads
+	}{
+		{`{"a":"plain"}`, ""},
+		{`{"a":"n250\ud800"}`, reasonSurrogate},
+		{`{"a":"\uD83D\uDE00 a pair"}`, ""},
+		{`{"a":"\ud800\ud800"}`, reasonSurrogate},
+		{`{"a":"\udc00 a lone low one is read"}`, ""},
+		{`{"a":"\\ud800 is no escape"}`, ""},
+		{`"\udbff"`, reasonSurrogate},
+		{nest("a", 256, "1"), ""},
+		{nest("a", 257, "1"), reasonDepth},
+		{nest("o", 128, "1"), ""},
+		{nest("o", 129, "1"), reasonDepth},
+		{nest("o", 128, "{}"), reasonDepth},
+		{nest("a", 255, `{"a":1}`), ""},
+		{nest("ao", 85, "1"), ""},
+		{nest("ao", 86, "1"), reasonDepth},
+		{`{"s":"` + strings.Repeat("[", 300) + `"}`, ""},
+		{`[` + strings.Repeat(`{"a":1},`, 300) + `{}]`, ""},
+	}
+	jq, _ := exec.LookPath("jq")
+	real := false
+	if jq != "" {
+		out, _ := exec.Command(jq, "--version").Output()
+		real = strings.TrimSpace(string(out)) == "jq-1.6"
+	}
+	if !real && os.Getenv("CI") == "true" {
+		t.Fatal("CI installs Debian's jq 1.6: the limits are checked against it")
+	}
+	for _, tt := range tests {
+		name := tt.line[:min(len(tt.line), 40)]
+		if got := jq16Unreadable([]byte(tt.line)); got != tt.want {
+			t.Errorf("jq16Unreadable(%s…) = %q, want %q", name, got, tt.want)
+		}
+		if real {
+			path := filepath.Join(t.TempDir(), "line.json")
+			if err := os.WriteFile(path, []byte(tt.line+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := exec.Command(jq, "-c", ".", path).Run()
+			if (err != nil) != (tt.want != "") {
+				t.Errorf("jq 1.6 on %s…: error %v, but want %q", name, err, tt.want)
+			}
+		}
+	}
+}
