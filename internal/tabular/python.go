@@ -17,19 +17,25 @@ import (
 // with string keys, tuples or lists; all of one kind) of None, True, False,
 // numbers, strings, lists and dicts, as go.starlark.net/syntax parses it (a
 // Python dialect; nothing is evaluated).
+//
+// Each row is parsed alone, so that the syntax tree of one row is held at a
+// time (a tree takes tens of times its text): the rows are found as Python
+// prints them, separated by ", " (a text printed otherwise would not be
+// printed back, and is no table anyway).
 func readPython(text string) (Table, error) {
 	src, nl := strings.CutSuffix(text, "\n")
-	expr, err := (&syntax.FileOptions{}).ParseExpr("", pythonHexEscapes(src), 0)
+	outer, rows, err := pythonRows(src)
 	if err != nil {
 		return Table{}, err
 	}
-	outer, rows := pythonSequence(expr)
-	if outer == 0 || len(rows) == 0 {
-		return Table{}, errors.New("tabular: not a list or tuple of rows")
-	}
 	var rowKind byte
 	recs := make([][]byte, len(rows))
-	for i, row := range rows {
+	opts := &syntax.FileOptions{}
+	for i, text := range rows {
+		row, err := opts.ParseExpr("", pythonHexEscapes(text), 0)
+		if err != nil {
+			return Table{}, err
+		}
 		kind, _ := pythonSequence(row)
 		if _, ok := row.(*syntax.DictExpr); ok {
 			kind = '{'
@@ -43,6 +49,75 @@ func readPython(text string) (Table, error) {
 		}
 	}
 	return Table{Format: Python, Layout: string([]byte{outer, rowKind}) + " " + endWord(nl), Records: recs}, nil
+}
+
+// pythonRows splits src, a list or tuple display of rows as Python prints
+// it, into the opening bracket and the text of each row: a dict, tuple or
+// list display, whose brackets and string literals (quoted with ' or ",
+// with backslash escapes) it follows. A one-row tuple ends with ",)".
+func pythonRows(src string) (byte, []string, error) {
+	notRows := errors.New("tabular: not a list or tuple of rows")
+	if len(src) < 2 || src[0] != '[' && src[0] != '(' {
+		return 0, nil, notRows
+	}
+	outer := src[0]
+	body, ok := strings.CutSuffix(src[1:], string(closer(outer)))
+	if !ok {
+		return 0, nil, notRows
+	}
+	var rows []string
+	for len(body) > 0 {
+		n, err := pythonDisplay(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rows = append(rows, body[:n])
+		body = body[n:]
+		if outer == '(' && len(rows) == 1 && body == "," {
+			break
+		}
+		if body != "" {
+			var ok bool
+			if body, ok = strings.CutPrefix(body, ", "); !ok || body == "" {
+				return 0, nil, errors.New("tabular: rows not separated as Python prints them")
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return 0, nil, notRows
+	}
+	return outer, rows, nil
+}
+
+// pythonDisplay returns the length of the dict, tuple or list display that
+// s starts with.
+func pythonDisplay(s string) (int, error) {
+	if s == "" || strings.IndexByte("{([", s[0]) < 0 {
+		return 0, errors.New("tabular: a row that is not a dict, tuple or list")
+	}
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'', '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != c; j++ {
+				if s[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(s) {
+				return 0, errors.New("tabular: a string without its end")
+			}
+			i = j
+		case '{', '(', '[':
+			depth++
+		case '}', ')', ']':
+			if depth--; depth == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return 0, errors.New("tabular: a row without its end")
 }
 
 // pythonSequence returns the opening bracket of a list or tuple display and
