@@ -54,6 +54,9 @@ const (
 
 func main() {
 	extract.RunWorker() // lro_extract and lro_search run their queries in this program started again
+	// A client that closed its end of stdout makes a write fail (EPIPE)
+	// rather than kill the proxy, which then stops its upstream as on EOF.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stderr, os.LookupEnv)
@@ -162,7 +165,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
-	timeout := fs.Duration("connect-timeout", 30*time.Second, "give up connecting to the upstream again after this `duration`")
+	timeout := fs.Duration("connect-timeout", 30*time.Second, "give up after this `duration` on connecting to the upstream, on its first message and on a stalled write to it (the wait for answers after stdin ends: a minute more)")
 	maxMessage := fs.Int("max-message", 256<<20, "the largest message, in `bytes`, read from the upstream or the client")
 	extractTimeout := fs.Duration("extract-timeout", extractDefaultTimeout, "the time limit of one lro_extract, lro_read or lro_search call")
 	extractMemory := fs.Int64("extract-max-memory", extractDefaultMaxMemory>>20, "the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
