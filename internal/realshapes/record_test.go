@@ -3,8 +3,9 @@ package realshapes
 // The recorder: go test ./internal/realshapes -run TestRecord -record
 // records every item of the corpus again from its source and rewrites
 // testdata/manifest.json and testdata/items. It needs node with the npm
-// packages of internal/interop installed, python3, sqlite3, git, and npm
-// (it runs npm pack to read the API specification).
+// packages of internal/interop installed, python3 (and one with pandas and
+// tabulate), sqlite3, git, and npm (it runs npm pack to read the API
+// specification).
 
 import (
 	"archive/tar"
@@ -414,6 +415,46 @@ func (r *recorder) sqlite() {
 	r.add(entry{Name: "python/csv", Source: "Python csv.writer (default dialect excel: CRLF line ends, minimal quoting)", Version: pyVersion,
 		Command: "python3 testdata/sources/csv_rows.py orders.db '" + query + "'", Records: rows, Grow: growth{By: "text", HeadLines: 1}},
 		text(r.run("", "python3", filepath.Join(r.dir, "sources", "csv_rows.py"), db, query)))
+
+	// sqlite3's tabs mode quotes nothing, and pandas' to_markdown
+	// (tabulate) prints a newline in a value as a line break: the rows
+	// whose values hold what they cannot delimit are left out, so that each
+	// row is one line.
+	const noTab = "instr(coalesce(note, ''), char(9)) = 0"
+	const noNewline = "instr(coalesce(note, ''), char(10)) = 0"
+	tabsQuery := "SELECT * FROM orders WHERE " + noTab + " AND " + noNewline + " ORDER BY id"
+	r.add(entry{Name: "sqlite3/tabs", Source: "sqlite3 (.mode tabs: no quoting, NULL as an empty field)", Version: sqliteVersion,
+		Command: "sqlite3 -tabs -header orders.db \"" + tabsQuery + "\"", Records: r.count(db, tabsQuery), Grow: growth{By: "text", HeadLines: 1}},
+		text(r.run("", "sqlite3", "-tabs", "-header", db, tabsQuery)))
+	mdQuery := "SELECT * FROM orders WHERE " + noNewline + " ORDER BY id"
+	py := r.pandasPython()
+	pdVersion := strings.TrimSpace(r.run("", py, "-c", "import sys, pandas, tabulate; print('pandas', pandas.__version__, 'tabulate', tabulate.__version__, 'Python', sys.version.split()[0])"))
+	r.add(entry{Name: "pandas/to_markdown", Source: "pandas DataFrame.to_markdown() (tabulate's pipe format: alignment colons, numbers on the decimal point, the index as the first column)", Version: pdVersion,
+		Command: "python3 testdata/sources/to_markdown.py orders.db \"" + mdQuery + "\"", Records: r.count(db, mdQuery), Grow: growth{By: "text", HeadLines: 2, Sep: "\n"}},
+		text(r.run("", py, filepath.Join(r.dir, "sources", "to_markdown.py"), db, mdQuery)))
+}
+
+// count returns the number of rows of a query.
+func (r *recorder) count(db, query string) int {
+	r.t.Helper()
+	var n int
+	if _, err := fmt.Sscan(r.run("", "sqlite3", db, "SELECT count(*) FROM ("+query+")"), &n); err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+// pandasPython returns the first Python of the PATH's python3 and the
+// system's (Debian's python3-pandas) that has pandas and tabulate.
+func (r *recorder) pandasPython() string {
+	r.t.Helper()
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import pandas, tabulate").Run() == nil {
+			return py
+		}
+	}
+	r.t.Fatal("no python3 with pandas and tabulate (apt-get install python3-pandas python3-tabulate)")
+	return ""
 }
 
 // gitCommit is the commit of this repository that the git items show, so
