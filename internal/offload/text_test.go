@@ -468,6 +468,7 @@ func TestRebuildRefusesBadRowsAndCopies(t *testing.T) {
 		{"a bad Python layout", jsonlfile.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "{{ eof"}, row, jsonlfile.Copy{}},
 		{"a bad Markdown layout", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l l eof |---|---|"}, row, jsonlfile.Copy{}},
 		{"a Markdown layout of decimals without a number", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d eof |---|"}, row, jsonlfile.Copy{}},
+		{"a Markdown layout of more decimals than its column is wide", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d999999 eof |---|"}, row, jsonlfile.Copy{}},
 		{"a TSV layout without quoting for CSV", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "none lf nl"}, row, jsonlfile.Copy{}},
 		{"rows of other names", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"c":3}`)}, jsonlfile.Copy{}},
 		{"a row that is no object", jsonlfile.Placement{At: "/content/0/text", As: "tsv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`[1]`), []byte(`[2]`)}, jsonlfile.Copy{}},

@@ -151,7 +151,7 @@ func alignOf(c, v string, w int, fits string, d int) (string, int, bool) {
 			a.d = d
 			if d < 0 && v != "" { // the spaces after v say
 				a.d = afterPoint(v) + len(c) - len(strings.TrimRight(c, " ")) - 1
-				if a.d < 0 {
+				if a.d < 0 || a.d >= w { // not within the column (see printMarkdown)
 					continue
 				}
 			}
@@ -251,6 +251,11 @@ func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) 
 	sep, err := cellsOf(sepLine, nil)
 	if err != nil || err1 != nil || err2 != nil || len(halign) != len(sep) || len(dalign) != len(sep) {
 		return nil, errLayout
+	}
+	for j, a := range dalign {
+		if a.a == 'd' && a.d >= len(sep[j])-2 {
+			return nil, errLayout // spaces beyond the column's width, which the layout's size would not bound
+		}
 	}
 	err = eachRow(records, func(header bool, cells []cell) error {
 		if len(cells) != len(sep) {
