@@ -359,7 +359,7 @@ func checkShape(t *testing.T, it realshapes.Item, text string, orig *mcp.TextCon
 				break
 			}
 		}
-	case it.Name == "sqlite3/tabs":
+	case it.Name == "sqlite3/tabs" || it.Name == "psql/tsv":
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 		for i, l := range lines {
 			if strings.Count(l, "\t") != strings.Count(lines[0], "\t") {

@@ -2,8 +2,8 @@
 // sources: the reference MCP servers (everything, filesystem, memory), the
 // output formats of the Python reference servers (mcp-server-sqlite's
 // read_query, mcp-server-git's git_log, git_status and git_diff) produced by
-// the real programs, tabular text from sqlite3, Python's csv module and
-// pandas, and response examples embedded in public API specifications.
+// the real programs, tabular text from sqlite3, psql, Python's csv module
+// and pandas, and response examples embedded in public API specifications.
 // Nothing in it is invented: testdata/manifest.json says where each item
 // came from, and record_test.go (go test ./internal/realshapes -record)
 // records it again.
