@@ -14,6 +14,14 @@ import (
 // column's most; see afterPoint).
 const alignments = "lrcd"
 
+// pandas' to_markdown prints its index as a first column whose header
+// cell is empty: the records name it indexName (as pandas' reset_index
+// does), and the layout's header word starts with blankIndex.
+const (
+	indexName  = "index"
+	blankIndex = "-"
+)
+
 // An align is a column's alignment: one of alignments, and for 'd' the
 // column's most decimals (-1 while no value says).
 type align struct {
@@ -27,7 +35,7 @@ type align struct {
 // row gives it (tabulate, pandas' to_markdown, sqlite3's .mode markdown),
 // or not padded at all. A cell padded to its width may hold a pipe
 // (tabulate prints one as it is). The first header cell may be empty (the
-// index column of pandas' to_markdown).
+// index column of pandas' to_markdown, named indexName in the records).
 func readMarkdown(text string) (Table, error) {
 	src, nl := strings.CutSuffix(text, "\n")
 	if strings.IndexByte(src, '\r') >= 0 {
@@ -64,11 +72,11 @@ func readMarkdown(text string) (Table, error) {
 		}
 		halign = append(halign, fits[0])
 	}
-	checked := names
+	var blank string // the layout's mark of an empty first header cell
 	if len(names) > 1 && names[0] == "" {
-		checked = names[1:] // the index's column
+		blank, names[0] = blankIndex, indexName
 	}
-	if err := checkNames(checked); err != nil {
+	if err := checkNames(names); err != nil {
 		return Table{}, err
 	}
 	// The alignments of each column that fit every row so far, and the
@@ -102,7 +110,7 @@ func readMarkdown(text string) (Table, error) {
 			dalign = strconv.AppendInt(dalign, int64(decimals[j]), 10)
 		}
 	}
-	layout := string(halign) + " " + string(dalign) + " " + endWord(nl) + " " + lines[1]
+	layout := blank + string(halign) + " " + string(dalign) + " " + endWord(nl) + " " + lines[1]
 	return Table{Format: Markdown, Layout: layout, Records: recs}, nil
 }
 
@@ -246,7 +254,8 @@ func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) 
 		return nil, errLayout
 	}
 	end, sepLine := words[2], words[3]
-	halign, err1 := parseAligns(words[0])
+	hword, blank := strings.CutPrefix(words[0], blankIndex)
+	halign, err1 := parseAligns(hword)
 	dalign, err2 := parseAligns(words[1])
 	sep, err := cellsOf(sepLine, nil)
 	if err != nil || err1 != nil || err2 != nil || len(halign) != len(sep) || len(dalign) != len(sep) {
@@ -264,6 +273,12 @@ func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) 
 		align := dalign
 		if header {
 			align = halign
+			if blank {
+				if cells[0].text != indexName {
+					return errLayout
+				}
+				cells[0].text = ""
+			}
 		}
 		dst = append(dst, '|')
 		for j, c := range cells {

@@ -34,7 +34,7 @@ func TestReadSamples(t *testing.T) {
 		{"sqlite_markdown.md", Markdown, 300, `{"id":1,"total":1.0e-05,"paid":1}`},
 		{"sqlite_markdown_text.md", Markdown, 0, `{"id":1,"customer":"say \"hi\"","total":1.0e-05}`},
 		{"sqlite_tabs.tsv", TSV, 241, `{"id":1,"customer":"say \"hi\"","note":"emoji 🎉","total":1.0e-05}`},
-		{"pandas_markdown.md", Markdown, 241, `{"":0,"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":1,"total":1e-05}`},
+		{"pandas_markdown.md", Markdown, 241, `{"index":0,"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":1,"total":1e-05}`},
 		{"tabulate_pipe.md", Markdown, 241, `{"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":1,"total":1e-05}`},
 	}
 	for _, tt := range tests {
@@ -128,6 +128,7 @@ func TestReadNegatives(t *testing.T) {
 		{"markdown with a pipe in a header cell wider than its column", "| a | b | c |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n"},
 		{"markdown numbers on no one decimal point", "| a | b |\n|--:|---:|\n| 1 | 1.5  |\n| 2 | 2.25  |\n| 3 | 3    |\n"},
 		{"markdown two empty names", "|   |   | a |\n|---|---|---|\n| 1 | 2 | 3 |\n| 4 | 5 | 6 |\n"},
+		{"markdown empty first name and a column named index", "|   | index |\n|---|-------|\n| 0 | a     |\n| 1 | b     |\n"},
 		{"markdown empty name not first", "| a |   |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n"},
 		{"tsv with quotes, ragged", "id\tname\n1\tsay \"hi\"\n2\n"},
 		{"tsv with quotes, blank line", "id\tname\n1\tsay \"hi\"\n\n2\tamy\n"},
@@ -161,7 +162,7 @@ func TestReadForms(t *testing.T) {
 		{"tsv not quoted, crlf without final line end", "id\tname\r\n1\tsay \"hi\"\r\n2\tamy", TSV, `{"id":1,"name":"say \"hi\""}`},
 		{"markdown on the decimal point, tabulate's numbers", "|      a | b   |\n|-------:|:----|\n|  1.5   | x   |\n| 22.25  | y   |\n|  3     | z   |\n|        | w   |\n| -1e-05 | v   |", Markdown, `{"a":1.5,"b":"x"}`},
 		{"markdown with a pipe in a padded cell, as tabulate prints it", "| a   | b |\n|:----|--:|\n| x|y | 1 |\n| z   | 2 |\n", Markdown, `{"a":"x|y","b":1}`},
-		{"markdown with pandas' index column", "|    |   a |\n|---:|----:|\n|  0 |   1 |\n|  1 |   2 |", Markdown, `{"":0,"a":1}`},
+		{"markdown with pandas' index column", "|    |   a |\n|---:|----:|\n|  0 |   1 |\n|  1 |   2 |", Markdown, `{"index":0,"a":1}`},
 		{"sqlite3's quoting, told apart by a later row", "id,name\n1,bob\n2,\"a b\"\n3,\"\"\n4,\n", CSV, `{"id":1,"name":"bob"}`},
 		{"python tuple of dicts", "({'a': 1}, {'a': 2})", Python, `{"a":1}`},
 		{"python one row", "[{'a': -1.5e-07, 'b': \"it's\"}]", Python, `{"a":-1.5e-07,"b":"it's"}`},
