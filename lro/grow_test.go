@@ -352,10 +352,18 @@ func checkShape(t *testing.T, it realshapes.Item, text string, orig *mcp.TextCon
 		if len(rows) < 3 {
 			t.Errorf("%d rows", len(rows))
 		}
-	case it.Name == "sqlite3/markdown":
+	case it.Name == "sqlite3/markdown" || it.Name == "pandas/to_markdown":
 		for i, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 			if !strings.HasPrefix(l, "|") || !strings.HasSuffix(l, "|") {
 				t.Errorf("line %d is not a table row: %q", i+1, l)
+				break
+			}
+		}
+	case it.Name == "sqlite3/tabs" || it.Name == "psql/tsv":
+		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		for i, l := range lines {
+			if strings.Count(l, "\t") != strings.Count(lines[0], "\t") {
+				t.Errorf("line %d has %d tabs, the header %d: %q", i+1, strings.Count(l, "\t"), strings.Count(lines[0], "\t"), l)
 				break
 			}
 		}

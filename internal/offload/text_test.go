@@ -71,6 +71,9 @@ func TestRowsAreRecords(t *testing.T) {
 		{"Python's csv module, CRLF", sample(t, "python_csv.csv"), "csv", 300, `{"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":"True","total":1e-05}`},
 		{"sqlite3 -separator tab", sample(t, "sqlite_tsv.tsv"), "tsv", 300, `{"id":1,"total":1.0e-05,"paid":1}`},
 		{"sqlite3 .mode markdown", sample(t, "sqlite_markdown.md"), "markdown", 300, `{"id":1,"total":1.0e-05,"paid":1}`},
+		{"sqlite3 -tabs, quotes inside and no quoting", sample(t, "sqlite_tabs.tsv"), "tsv", 241, `{"id":1,"customer":"say \"hi\"","note":"emoji 🎉","total":1.0e-05}`},
+		{"pandas' to_markdown, alignment colons and decimal points", sample(t, "pandas_markdown.md"), "markdown", 241, `{"index":0,"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":1,"total":1e-05}`},
+		{"tabulate's pipe format", sample(t, "tabulate_pipe.md"), "markdown", 241, `{"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":1,"total":1e-05}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,6 +127,9 @@ func TestTextThatIsNoTableStaysLines(t *testing.T) {
 		"id,name\n1,bob\n",
 		"Dear all, thanks.\nWe met, we talked.\nSee you, soon.\n",
 		"[{'a': f(1)}, {'a': 2}]",
+		"| this is | not a table |\n| it is | a poem |\n| with | pipes |\n| at | its ends |\n",
+		"| a | b |\n|--:|:--|\n| 1 | x | y |\n| 2 | z |\n",
+		"id\tname\n1\tsay \"hi\"\n2\n",
 	} {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 		if !testConfig(t).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
@@ -461,6 +467,10 @@ func TestRebuildRefusesBadRowsAndCopies(t *testing.T) {
 		{"a bad CSV layout", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal"}, row, jsonlfile.Copy{}},
 		{"a bad Python layout", jsonlfile.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "{{ eof"}, row, jsonlfile.Copy{}},
 		{"a bad Markdown layout", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l l eof |---|---|"}, row, jsonlfile.Copy{}},
+		{"a Markdown layout of decimals without a number", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d eof |---|"}, row, jsonlfile.Copy{}},
+		{"a Markdown layout of more decimals than its column is wide", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d999999 eof |---|"}, row, jsonlfile.Copy{}},
+		{"a Markdown layout of an empty index name over rows with another first name", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "-l l eof |---|"}, row, jsonlfile.Copy{}},
+		{"a TSV layout without quoting for CSV", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "none lf nl"}, row, jsonlfile.Copy{}},
 		{"rows of other names", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"c":3}`)}, jsonlfile.Copy{}},
 		{"a row that is no object", jsonlfile.Placement{At: "/content/0/text", As: "tsv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`[1]`), []byte(`[2]`)}, jsonlfile.Copy{}},
 		{"a tuple row that is an object", jsonlfile.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "[( eof"}, row, jsonlfile.Copy{}},

@@ -2,10 +2,11 @@
 // sources: the reference MCP servers (everything, filesystem, memory), the
 // output formats of the Python reference servers (mcp-server-sqlite's
 // read_query, mcp-server-git's git_log, git_status and git_diff) produced by
-// the real programs, tabular text from sqlite3 and Python's csv module, and
-// response examples embedded in public API specifications. Nothing in it is
-// invented: testdata/manifest.json says where each item came from, and
-// record_test.go (go test ./internal/realshapes -record) records it again.
+// the real programs, tabular text from sqlite3, psql, Python's csv module
+// and pandas, and response examples embedded in public API specifications.
+// Nothing in it is invented: testdata/manifest.json says where each item
+// came from, and record_test.go (go test ./internal/realshapes -record)
+// records it again.
 //
 // [Items] loads the corpus; each item says how its result grows (Grow), and
 // lro's tests (grow_test.go) make it as large as they need that way.

@@ -3,8 +3,9 @@ package realshapes
 // The recorder: go test ./internal/realshapes -run TestRecord -record
 // records every item of the corpus again from its source and rewrites
 // testdata/manifest.json and testdata/items. It needs node with the npm
-// packages of internal/interop installed, python3, sqlite3, git, and npm
-// (it runs npm pack to read the API specification).
+// packages of internal/interop installed, python3 (and one with pandas and
+// tabulate), sqlite3, PostgreSQL (initdb, pg_ctl, psql), git, and npm (it
+// runs npm pack to read the API specification).
 
 import (
 	"archive/tar"
@@ -19,8 +20,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -414,6 +417,101 @@ func (r *recorder) sqlite() {
 	r.add(entry{Name: "python/csv", Source: "Python csv.writer (default dialect excel: CRLF line ends, minimal quoting)", Version: pyVersion,
 		Command: "python3 testdata/sources/csv_rows.py orders.db '" + query + "'", Records: rows, Grow: growth{By: "text", HeadLines: 1}},
 		text(r.run("", "python3", filepath.Join(r.dir, "sources", "csv_rows.py"), db, query)))
+
+	// sqlite3's tabs mode and psql's unaligned output quote nothing, and
+	// pandas' to_markdown (tabulate) prints a newline in a value as a line
+	// break: the rows whose values hold what they cannot delimit are left
+	// out, so that each row is one line.
+	const noTab = "instr(coalesce(note, ''), char(9)) = 0"
+	const noNewline = "instr(coalesce(note, ''), char(10)) = 0"
+	tabsQuery := "SELECT * FROM orders WHERE " + noTab + " AND " + noNewline + " ORDER BY id"
+	r.add(entry{Name: "sqlite3/tabs", Source: "sqlite3 (.mode tabs: no quoting, NULL as an empty field)", Version: sqliteVersion,
+		Command: "sqlite3 -tabs -header orders.db \"" + tabsQuery + "\"", Records: r.count(db, tabsQuery), Grow: growth{By: "text", HeadLines: 1}},
+		text(r.run("", "sqlite3", "-tabs", "-header", db, tabsQuery)))
+	r.postgres(db, "SELECT * FROM orders WHERE strpos(coalesce(note, ''), chr(9)) = 0 AND strpos(coalesce(note, ''), chr(10)) = 0 ORDER BY id")
+	mdQuery := "SELECT * FROM orders WHERE " + noNewline + " ORDER BY id"
+	py := r.pandasPython()
+	pdVersion := strings.TrimSpace(r.run("", py, "-c", "import sys, pandas, tabulate; print('pandas', pandas.__version__, 'tabulate', tabulate.__version__, 'Python', sys.version.split()[0])"))
+	r.add(entry{Name: "pandas/to_markdown", Source: "pandas DataFrame.to_markdown() (tabulate's pipe format: alignment colons, numbers on the decimal point, the index as the first column)", Version: pdVersion,
+		Command: "python3 testdata/sources/to_markdown.py orders.db \"" + mdQuery + "\"", Records: r.count(db, mdQuery), Grow: growth{By: "text", HeadLines: 2, Sep: "\n"}},
+		text(r.run("", py, filepath.Join(r.dir, "sources", "to_markdown.py"), db, mdQuery)))
+}
+
+// postgres records psql's unaligned output with tabs between fields
+// (psql -A -F TAB -P footer=off: a header, no quoting) of the rows of
+// query, the table of sqlite3's db loaded into a PostgreSQL server started
+// for the recording (as the postgres user when run as root).
+func (r *recorder) postgres(db, query string) {
+	dir, err := os.MkdirTemp("", "lro-go-pg")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { os.RemoveAll(dir) })
+	var as []string
+	if os.Geteuid() == 0 { // initdb refuses root
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		if err := os.Chown(dir, uid, -1); err != nil {
+			r.t.Fatal(err)
+		}
+		as = []string{"runuser", "-u", "postgres", "--"}
+	}
+	pg := func(args ...string) *exec.Cmd {
+		args = append(as, args...)
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = dir
+		return cmd
+	}
+	data := filepath.Join(dir, "data")
+	for _, args := range [][]string{
+		{"initdb", "-D", data, "-A", "trust", "-U", "postgres"},
+		{"pg_ctl", "-D", data, "-o", "-k " + dir + " -c listen_addresses=''", "-l", filepath.Join(dir, "log"), "-w", "start"},
+	} {
+		if out, err := pg(args...).CombinedOutput(); err != nil {
+			r.t.Fatalf("%q: %v\n%s", args, err, out)
+		}
+	}
+	r.t.Cleanup(func() { pg("pg_ctl", "-D", data, "-m", "immediate", "stop").Run() })
+	psql := func(stdin string, args ...string) string {
+		return r.run(stdin, "psql", append([]string{"-X", "-h", dir, "-U", "postgres", "-v", "ON_ERROR_STOP=1"}, args...)...)
+	}
+	psql("", "-q", "-f", filepath.Join(r.dir, "sources", "orders_pg.sql"))
+	psql(r.run("", "sqlite3", "-csv", db, "SELECT * FROM orders ORDER BY id"), "-q", "-c", `\copy orders FROM STDIN WITH (FORMAT csv)`)
+	version := strings.TrimSpace(r.run("", "psql", "--version")) + ", server " + strings.TrimSpace(psql("", "-At", "-c", "SHOW server_version"))
+	var rows int
+	if _, err := fmt.Sscan(psql("", "-At", "-c", "SELECT count(*) FROM ("+query+") q"), &rows); err != nil {
+		r.t.Fatal(err)
+	}
+	r.add(entry{Name: "psql/tsv", Source: "psql (unaligned output, a tab between fields: no quoting, NULL as an empty field, booleans t and f)", Version: version,
+		Command: "psql -A -F TAB -P footer=off -c \"" + query + "\" (the table testdata/sources/orders_pg.sql, loaded with \\copy orders FROM STDIN WITH (FORMAT csv) from sqlite3 -csv orders.db 'SELECT * FROM orders ORDER BY id')",
+		Records: rows, Grow: growth{By: "text", HeadLines: 1}},
+		text(psql("", "-A", "-F", "\t", "-P", "footer=off", "-c", query)))
+}
+
+// count returns the number of rows of a query.
+func (r *recorder) count(db, query string) int {
+	r.t.Helper()
+	var n int
+	if _, err := fmt.Sscan(r.run("", "sqlite3", db, "SELECT count(*) FROM ("+query+")"), &n); err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+// pandasPython returns the first Python of the PATH's python3 and the
+// system's (Debian's python3-pandas) that has pandas and tabulate.
+func (r *recorder) pandasPython() string {
+	r.t.Helper()
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import pandas, tabulate").Run() == nil {
+			return py
+		}
+	}
+	r.t.Fatal("no python3 with pandas and tabulate (apt-get install python3-pandas python3-tabulate)")
+	return ""
 }
 
 // gitCommit is the commit of this repository that the git items show, so

@@ -12,6 +12,7 @@ const (
 	quoteMinimal = "minimal" // only fields that need it (a separator, a quote, a line break)
 	quoteSQLite  = "sqlite"  // also "", spaces, quotes, control and non-ASCII characters
 	quoteAll     = "all"     // every field
+	quoteNone    = "none"    // no field: TSV split at every tab and line end (sqlite3 -tabs, psql -At -F TAB)
 )
 
 // readDelimited reads text as CSV (sep ',') or TSV (sep '\t') with a
@@ -69,6 +70,55 @@ func readDelimited(text string, sep rune) (Table, error) {
 	}
 	// The quoting is chosen by Read.
 	return Table{Format: format, Layout: " " + eol + " " + endWord(nl), Records: recs}, nil
+}
+
+// readTabs reads text as TSV that no field is quoted in, as sqlite3's
+// .mode tabs and psql's unaligned output print it: a row a line, a field
+// between tabs, a quote an ordinary character. Every row has the header's
+// number of fields (two or more); an empty field is null.
+func readTabs(text string) (Table, error) {
+	eol := "\n"
+	if i := strings.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
+		eol = "\r\n"
+	}
+	src, nl := strings.CutSuffix(text, eol)
+	lines := strings.Split(src, eol)
+	if len(lines) < 1+MinRows {
+		return Table{}, errors.New("tabular: too few rows")
+	}
+	var names []string
+	recs := make([][]byte, 0, len(lines)-1)
+	var cells []cell
+	for _, line := range lines {
+		fields := strings.Split(line, "\t")
+		if names == nil {
+			if len(fields) < 2 {
+				return Table{}, errors.New("tabular: one column")
+			}
+			if err := checkNames(fields); err != nil {
+				return Table{}, err
+			}
+			names = fields
+			continue
+		}
+		if len(fields) != len(names) {
+			return Table{}, errors.New("tabular: a row with another number of fields")
+		}
+		cells = cells[:0]
+		for _, f := range fields {
+			cells = append(cells, cell{null: f == "", text: f})
+		}
+		recs = append(recs, appendRecord(nil, names, cells))
+	}
+	return Table{Format: TSV, Layout: quoteNone + " " + eolWord(eol) + " " + endWord(nl), Records: recs}, nil
+}
+
+// eolWord returns the layout word of a line end.
+func eolWord(eol string) string {
+	if eol == "\r\n" {
+		return "crlf"
+	}
+	return "lf"
 }
 
 // offsets finds the byte at a line and column of text, for lines asked in
@@ -144,6 +194,11 @@ func needsQuotes(quoting string, sep rune, c cell) (bool, error) {
 			return false, errors.New("tabular: an empty string minimal quoting would not tell from null")
 		}
 		return special, nil
+	case quoteNone:
+		if sep != '\t' || strings.ContainsAny(c.text, "\t\r\n") {
+			return false, errors.New("tabular: a field that only quotes would delimit")
+		}
+		return false, nil
 	case quoteAll:
 		if c.null {
 			return false, errors.New("tabular: a null that quoting every field would not tell from \"\"")

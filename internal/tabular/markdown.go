@@ -2,18 +2,40 @@ package tabular
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
 // alignments are the ways a cell's value sits in its column: left, right,
-// centred (an odd space on the right, as Python's format and sqlite3 do).
-const alignments = "lrc"
+// centred (an odd space on the right, as Python's format and sqlite3 do),
+// and on the decimal point (tabulate's numbers, pandas' to_markdown: right,
+// with as many spaces after a number as it has fewer decimals than the
+// column's most; see afterPoint).
+const alignments = "lrcd"
+
+// pandas' to_markdown prints its index as a first column whose header
+// cell is empty: the records name it indexName (as pandas' reset_index
+// does), and the layout's header word starts with blankIndex.
+const (
+	indexName  = "index"
+	blankIndex = "-"
+)
+
+// An align is a column's alignment: one of alignments, and for 'd' the
+// column's most decimals (-1 while no value says).
+type align struct {
+	a byte
+	d int
+}
 
 // readMarkdown reads text as a Markdown table: a header row, a separator
 // row (|---|:--:|), then rows, every line between pipes with the same
 // number of cells, each cell padded to its column's width as the separator
-// row gives it (tabulate, sqlite3's .mode markdown), or not padded at all.
+// row gives it (tabulate, pandas' to_markdown, sqlite3's .mode markdown),
+// or not padded at all. A cell padded to its width may hold a pipe
+// (tabulate prints one as it is). The first header cell may be empty (the
+// index column of pandas' to_markdown, named indexName in the records).
 func readMarkdown(text string) (Table, error) {
 	src, nl := strings.CutSuffix(text, "\n")
 	if strings.IndexByte(src, '\r') >= 0 {
@@ -23,7 +45,7 @@ func readMarkdown(text string) (Table, error) {
 	if len(lines) < 2+MinRows {
 		return Table{}, errors.New("tabular: too few rows")
 	}
-	sep, err := cellsOf(lines[1], -1)
+	sep, err := cellsOf(lines[1], nil)
 	if err != nil {
 		return Table{}, err
 	}
@@ -36,7 +58,7 @@ func readMarkdown(text string) (Table, error) {
 		}
 		widths[j] = max(len(s)-2, 0)
 	}
-	header, err := cellsOf(lines[0], len(sep))
+	header, err := cellsOf(lines[0], widths)
 	if err != nil {
 		return Table{}, err
 	}
@@ -44,81 +66,185 @@ func readMarkdown(text string) (Table, error) {
 	halign := make([]byte, 0, len(header))
 	for j, h := range header {
 		names[j] = strings.Trim(h, " ")
-		a, ok := alignOf(h, names[j], widths[j], alignments)
+		fits, _, ok := alignOf(h, names[j], widths[j], "lrc", -1)
 		if !ok {
 			return Table{}, errors.New("tabular: a header cell padded otherwise")
 		}
-		halign = append(halign, a[0])
+		halign = append(halign, fits[0])
+	}
+	var blank string // the layout's mark of an empty first header cell
+	if len(names) > 1 && names[0] == "" {
+		blank, names[0] = blankIndex, indexName
 	}
 	if err := checkNames(names); err != nil {
 		return Table{}, err
 	}
-	// The alignments of each column that fit every row so far.
+	// The alignments of each column that fit every row so far, and the
+	// most decimals of each column (for 'd').
 	fits := make([]string, len(sep))
+	decimals := make([]int, len(sep))
 	for j := range fits {
-		fits[j] = alignments
+		fits[j], decimals[j] = alignments, -1
 	}
 	recs := make([][]byte, 0, len(lines)-2)
 	row := make([]cell, len(sep))
 	for _, line := range lines[2:] {
-		cells, err := cellsOf(line, len(sep))
+		cells, err := cellsOf(line, widths)
 		if err != nil {
 			return Table{}, err
 		}
 		for j, c := range cells {
 			v := strings.Trim(c, " ")
 			var ok bool
-			if fits[j], ok = alignOf(c, v, widths[j], fits[j]); !ok {
+			if fits[j], decimals[j], ok = alignOf(c, v, widths[j], fits[j], decimals[j]); !ok {
 				return Table{}, errors.New("tabular: a cell padded otherwise")
 			}
 			row[j] = cell{null: v == "", text: v}
 		}
 		recs = append(recs, appendRecord(nil, names, row))
 	}
-	dalign := make([]byte, len(fits))
+	dalign := make([]byte, 0, len(fits))
 	for j, f := range fits {
-		dalign[j] = f[0]
+		dalign = append(dalign, f[0])
+		if f[0] == 'd' {
+			dalign = strconv.AppendInt(dalign, int64(decimals[j]), 10)
+		}
 	}
-	layout := string(halign) + " " + string(dalign) + " " + endWord(nl) + " " + lines[1]
+	layout := blank + string(halign) + " " + string(dalign) + " " + endWord(nl) + " " + lines[1]
 	return Table{Format: Markdown, Layout: layout, Records: recs}, nil
 }
 
-// cellsOf returns the cells of a table line, between its pipes; n of them
-// unless n is negative.
-func cellsOf(line string, n int) ([]string, error) {
+// cellsOf returns the cells of a table line, between its pipes: as many as
+// widths has, if widths is not nil. A line with more pipes is cut into
+// cells of the widths' sizes (in runes, two spaces of padding included),
+// which may hold pipes.
+func cellsOf(line string, widths []int) ([]string, error) {
 	if len(line) < 2 || line[0] != '|' || line[len(line)-1] != '|' {
 		return nil, errors.New("tabular: not a table line")
 	}
 	cells := strings.Split(line[1:len(line)-1], "|")
-	if n >= 0 && len(cells) != n {
-		return nil, errors.New("tabular: a line with another number of cells")
+	if widths == nil || len(cells) == len(widths) {
+		return cells, nil
+	}
+	if len(cells) < len(widths) {
+		return nil, errors.New("tabular: a line with fewer cells")
+	}
+	cells = cells[:0]
+	rest := line[1:]
+	for _, w := range widths {
+		i, n := 0, 0
+		for ; n < w+2 && i < len(rest); n++ {
+			_, size := utf8.DecodeRuneInString(rest[i:])
+			i += size
+		}
+		if n < w+2 || i >= len(rest) || rest[i] != '|' {
+			return nil, errors.New("tabular: a line with other cells")
+		}
+		cells = append(cells, rest[:i])
+		rest = rest[i+1:]
+	}
+	if rest != "" {
+		return nil, errors.New("tabular: a line with other cells")
 	}
 	return cells, nil
 }
 
 // alignOf returns the alignments of fits that pad v into c in a column of
-// width w.
-func alignOf(c, v string, w int, fits string) (string, bool) {
+// width w, and the column's most decimals: d, or what c says if d is -1.
+func alignOf(c, v string, w int, fits string, d int) (string, int, bool) {
 	out := make([]byte, 0, len(fits))
 	for i := 0; i < len(fits); i++ {
-		if padded(v, w, fits[i]) == c {
-			out = append(out, fits[i])
+		a := align{a: fits[i]}
+		if a.a == 'd' {
+			a.d = d
+			if d < 0 && v != "" { // the spaces after v say
+				a.d = afterPoint(v) + len(c) - len(strings.TrimRight(c, " ")) - 1
+				if a.d < 0 || a.d >= w { // not within the column (see printMarkdown)
+					continue
+				}
+			}
+		}
+		if padded(v, w, a) == c {
+			out = append(out, a.a)
+			if a.a == 'd' {
+				d = a.d
+			}
 		}
 	}
-	return string(out), len(out) > 0
+	return string(out), d, len(out) > 0
+}
+
+// afterPoint returns the number of characters after the decimal point of
+// a number, or after its exponent's e when it has no point, or -1 (an
+// integer, or not a number), as tabulate counts them.
+func afterPoint(v string) int {
+	if !isDecimal(v) {
+		return -1
+	}
+	if i := strings.TrimLeft(v, "+-"); i != "" && strings.Trim(i, "0123456789") == "" {
+		return -1 // an integer
+	}
+	pos := strings.LastIndexByte(v, '.')
+	if pos < 0 {
+		pos = strings.LastIndexAny(v, "eE")
+	}
+	if pos < 0 {
+		return -1
+	}
+	return len(v) - pos - 1
+}
+
+// isDecimal reports whether v is a decimal number as Python's float()
+// reads one (nan and inf included).
+func isDecimal(v string) bool {
+	if v == "" || strings.ContainsAny(v, "xXpP_") {
+		return false
+	}
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil || errors.Is(err, strconv.ErrRange)
 }
 
 // padded returns the cell of v in a column of width w with alignment a.
-func padded(v string, w int, a byte) string {
-	gap := max(w-utf8.RuneCountInString(v), 0)
+func padded(v string, w int, a align) string {
+	after := 0
+	if a.a == 'd' {
+		after = max(a.d-afterPoint(v), 0)
+	}
+	gap := max(w-utf8.RuneCountInString(v)-after, 0)
 	left := 0
-	switch a {
-	case 'r':
+	switch a.a {
+	case 'r', 'd':
 		left = gap
 	case 'c':
 		left = gap / 2
 	}
-	return " " + strings.Repeat(" ", left) + v + strings.Repeat(" ", gap-left) + " "
+	return " " + strings.Repeat(" ", left) + v + strings.Repeat(" ", gap-left+after) + " "
+}
+
+// parseAligns parses a layout word of alignments: a letter a column, 'd'
+// followed by the column's most decimals.
+func parseAligns(word string) ([]align, error) {
+	var out []align
+	for i := 0; i < len(word); {
+		a := align{a: word[i]}
+		if strings.IndexByte(alignments, a.a) < 0 {
+			return nil, errLayout
+		}
+		i++
+		if a.a == 'd' {
+			j := i
+			for j < len(word) && word[j] >= '0' && word[j] <= '9' && j-i < 6 {
+				j++
+			}
+			n, err := strconv.Atoi(word[i:j])
+			if err != nil {
+				return nil, errLayout
+			}
+			a.d, i = n, j
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // printMarkdown prints records as a Markdown table with layout (see Print).
@@ -127,10 +253,18 @@ func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) 
 	if len(words) != 4 {
 		return nil, errLayout
 	}
-	halign, dalign, end, sepLine := words[0], words[1], words[2], words[3]
-	sep, err := cellsOf(sepLine, -1)
-	if err != nil || len(halign) != len(sep) || len(dalign) != len(sep) {
+	end, sepLine := words[2], words[3]
+	hword, blank := strings.CutPrefix(words[0], blankIndex)
+	halign, err1 := parseAligns(hword)
+	dalign, err2 := parseAligns(words[1])
+	sep, err := cellsOf(sepLine, nil)
+	if err != nil || err1 != nil || err2 != nil || len(halign) != len(sep) || len(dalign) != len(sep) {
 		return nil, errLayout
+	}
+	for j, a := range dalign {
+		if a.a == 'd' && a.d >= len(sep[j])-2 {
+			return nil, errLayout // spaces beyond the column's width, which the layout's size would not bound
+		}
 	}
 	err = eachRow(records, func(header bool, cells []cell) error {
 		if len(cells) != len(sep) {
@@ -139,6 +273,12 @@ func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) 
 		align := dalign
 		if header {
 			align = halign
+			if blank {
+				if cells[0].text != indexName {
+					return errLayout
+				}
+				cells[0].text = ""
+			}
 		}
 		dst = append(dst, '|')
 		for j, c := range cells {

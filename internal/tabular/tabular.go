@@ -48,31 +48,40 @@ func Read(text string) (t Table, ok bool) {
 	if len(text) < 4 || len(text) > MaxBytes {
 		return Table{}, false
 	}
-	var err error
 	switch text[0] {
 	case '[', '(':
-		t, err = readPython(text)
+		return printsBack(text, readPython, "")
 	case '|':
-		t, err = readMarkdown(text)
-	default:
-		first, _, _ := strings.Cut(text, "\n")
-		if strings.IndexByte(first, '\t') >= 0 {
-			t, err = readDelimited(text, '\t')
-		} else {
-			t, err = readDelimited(text, ',')
-		}
+		return printsBack(text, readMarkdown, "")
 	}
+	first, _, _ := strings.Cut(text, "\n")
+	if strings.IndexByte(first, '\t') < 0 {
+		return printsBack(text, readCSV, quoteMinimal, quoteSQLite, quoteAll)
+	}
+	if t, ok := printsBack(text, readTSV, quoteMinimal, quoteSQLite, quoteAll); ok {
+		return t, true
+	}
+	// Tabs with no quoting (sqlite3 -tabs, psql -At -F TAB): only when the
+	// text is not read as quoted TSV, whose quotes then say more.
+	return printsBack(text, readTabs, "")
+}
+
+func readCSV(text string) (Table, error) { return readDelimited(text, ',') }
+func readTSV(text string) (Table, error) { return readDelimited(text, '\t') }
+
+// printsBack reads text with read and returns its table if Print gives
+// the text back with the layout read, each of the prefixes before it in
+// turn: the quoting of CSV and TSV is the first rule that prints the text
+// back (any row may be the first that tells them apart).
+func printsBack(text string, read func(string) (Table, error), prefixes ...string) (Table, bool) {
+	t, err := read(text)
 	if err != nil {
 		return Table{}, false
 	}
-	layouts := []string{t.Layout}
-	if t.Format == CSV || t.Format == TSV {
-		// The quoting is the first rule that prints the text back (any row
-		// may be the first that tells them apart).
-		layouts = []string{quoteMinimal + t.Layout, quoteSQLite + t.Layout, quoteAll + t.Layout}
-	}
+	layout := t.Layout
 	out := make([]byte, 0, len(text))
-	for _, t.Layout = range layouts {
+	for _, p := range prefixes {
+		t.Layout = p + layout
 		if out, err = Print(out[:0], t.Format, t.Layout, t.Records); err == nil && string(out) == text {
 			return t, true
 		}

@@ -11,7 +11,8 @@ import (
 )
 
 // TestReadSamples reads the samples of testdata, printed by real Python
-// (str() of sqlite3 rows, the csv module) and the sqlite3 shell (gen.sh):
+// (str() of sqlite3 rows, the csv module, pandas' to_markdown, tabulate)
+// and the sqlite3 shell (gen.sh):
 // each is read as rows, with typed values, and printed back byte for byte.
 func TestReadSamples(t *testing.T) {
 	tests := []struct {
@@ -32,6 +33,9 @@ func TestReadSamples(t *testing.T) {
 		{"sqlite_tsv.tsv", TSV, 300, `{"id":1,"total":1.0e-05,"paid":1}`},
 		{"sqlite_markdown.md", Markdown, 300, `{"id":1,"total":1.0e-05,"paid":1}`},
 		{"sqlite_markdown_text.md", Markdown, 0, `{"id":1,"customer":"say \"hi\"","total":1.0e-05}`},
+		{"sqlite_tabs.tsv", TSV, 241, `{"id":1,"customer":"say \"hi\"","note":"emoji 🎉","total":1.0e-05}`},
+		{"pandas_markdown.md", Markdown, 241, `{"index":0,"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":1,"total":1e-05}`},
+		{"tabulate_pipe.md", Markdown, 241, `{"id":1,"customer":"say \"hi\"","note":"emoji 🎉","paid":1,"total":1e-05}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -117,6 +121,21 @@ func TestReadNegatives(t *testing.T) {
 		{"csv leading space names", "id, name\n1, bob\n2, amy\n"},
 		{"csv quoted as no writer does", "\"id\",name\n1,bob\n2,amy\n"},
 		{"crlf then lf", "id,name\r\n1,bob\n2,amy\r\n"},
+		{"prose with pipes", "| this is | not a table |\n| it is | a poem |\n| with | pipes |\n| at | its ends |\n"},
+		{"prose with pipes inside", "a | b | c\nd | e | f\ng | h | i\n"},
+		{"markdown with uneven columns", "| a | b |\n|---|---|\n| 1 | 2 | 3 |\n| 4 | 5 |\n"},
+		{"markdown with a pipe in a cell not padded to its width", "| a | b |\n|---|---|\n| 1 | x | y |\n| 2 | z |\n"},
+		{"markdown with a pipe in a header cell wider than its column", "| a | b | c |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n"},
+		{"markdown numbers on no one decimal point", "| a | b |\n|--:|---:|\n| 1 | 1.5  |\n| 2 | 2.25  |\n| 3 | 3    |\n"},
+		{"markdown two empty names", "|   |   | a |\n|---|---|---|\n| 1 | 2 | 3 |\n| 4 | 5 | 6 |\n"},
+		{"markdown empty first name and a column named index", "|   | index |\n|---|-------|\n| 0 | a     |\n| 1 | b     |\n"},
+		{"markdown empty name not first", "| a |   |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n"},
+		{"tsv with quotes, ragged", "id\tname\n1\tsay \"hi\"\n2\n"},
+		{"tsv with quotes, blank line", "id\tname\n1\tsay \"hi\"\n\n2\tamy\n"},
+		{"tsv with quotes, one row", "id\tname\n1\tsay \"hi\"\n"},
+		{"tsv with quotes, numbers for names", "1\t2\n3\tsay \"hi\"\n4\t5\n"},
+		{"tab-indented text with quotes", "\tsay \"hi\"\n\tand \"bye\"\n\tthen\tgo\n"},
+		{"tsv with quotes, a carriage return inside", "id\tname\n1\tsay \"hi\"\r\n2\tamy\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,6 +157,12 @@ func TestReadForms(t *testing.T) {
 		{"csv crlf without final line end", "id,name\r\n1,bob\r\n2,amy", CSV, `{"id":1,"name":"bob"}`},
 		{"csv null and big id", "id,name\n12345678901234567890,\n2,amy\n", CSV, `{"id":"12345678901234567890","name":null}`},
 		{"tsv", "id\tname\n1\tbob\n2\tamy\n", TSV, `{"id":1,"name":"bob"}`},
+		{"tsv not quoted, a quote inside (sqlite3 -tabs, psql -At)", "id\tname\n1\tsay \"hi\"\n2\t\n", TSV, `{"id":1,"name":"say \"hi\""}`},
+		{"tsv not quoted, a quote first", "id\tname\n1\t\"hi\" she said\n2\t\"x\"\n", TSV, `{"id":1,"name":"\"hi\" she said"}`},
+		{"tsv not quoted, crlf without final line end", "id\tname\r\n1\tsay \"hi\"\r\n2\tamy", TSV, `{"id":1,"name":"say \"hi\""}`},
+		{"markdown on the decimal point, tabulate's numbers", "|      a | b   |\n|-------:|:----|\n|  1.5   | x   |\n| 22.25  | y   |\n|  3     | z   |\n|        | w   |\n| -1e-05 | v   |", Markdown, `{"a":1.5,"b":"x"}`},
+		{"markdown with a pipe in a padded cell, as tabulate prints it", "| a   | b |\n|:----|--:|\n| x|y | 1 |\n| z   | 2 |\n", Markdown, `{"a":"x|y","b":1}`},
+		{"markdown with pandas' index column", "|    |   a |\n|---:|----:|\n|  0 |   1 |\n|  1 |   2 |", Markdown, `{"index":0,"a":1}`},
 		{"sqlite3's quoting, told apart by a later row", "id,name\n1,bob\n2,\"a b\"\n3,\"\"\n4,\n", CSV, `{"id":1,"name":"bob"}`},
 		{"python tuple of dicts", "({'a': 1}, {'a': 2})", Python, `{"a":1}`},
 		{"python one row", "[{'a': -1.5e-07, 'b': \"it's\"}]", Python, `{"a":-1.5e-07,"b":"it's"}`},
@@ -173,6 +198,8 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add("[{'a': 1, 'b': 'x\\x85'}, {'a': None, 'b': \"it's\"}]")
 	f.Add("| a | b |\n|:-:|--:|\n| 1 | 2 |\n| 3 | 4 |\n")
+	f.Add("|    |   a | b   |\n|---:|----:|:----|\n|  0 | 1.5  | x|y |\n|  1 | 2.25 | z   |")
+	f.Add("id\tname\n1\tsay \"hi\"\n2\t\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 1<<16 {
 			return
