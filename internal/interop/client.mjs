@@ -18,6 +18,11 @@
 //   offloaded         the call succeeds and the result is a descriptor whose
 //                     file_path is absolute and exists, with exactly ten
 //                     jq_recipes;
+//   fallback          the call succeeds, the file could not be written: the
+//                     first text content is the fallback's warning, and
+//                     nothing is a descriptor; with "structured": "notice"
+//                     the structured content is {"offloaded": false}, with
+//                     "own" it is the tool's own (no "offloaded" member);
 //   validation_error  the client rejects the result because it does not
 //                     match the tool's advertised output schema (a negative
 //                     control proving that validation is active).
@@ -55,7 +60,7 @@ import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-const EXPECTATIONS = new Set(['inline', 'offloaded', 'validation_error', 'skip']);
+const EXPECTATIONS = new Set(['inline', 'offloaded', 'fallback', 'validation_error', 'skip']);
 const RECIPE_COUNT = 10;
 
 function usage(msg) {
@@ -242,6 +247,22 @@ async function main() {
       if (step.expect === 'inline') {
         if (d) report(false, `${label}: offloaded to ${d.file_path}`);
         else report(true, `${label}: inline${hasSchema ? ', structuredContent valid' : ''}`);
+        continue;
+      }
+      if (step.expect === 'fallback') {
+        const warning = result.content?.[0]?.type === 'text' ? result.content[0].text : '';
+        const sc = result.structuredContent;
+        const problems = [];
+        if (d) problems.push(`offloaded to ${d.file_path}`);
+        if (!warning.startsWith('Warning:')) problems.push(`no warning first: ${JSON.stringify(result.content?.[0]).slice(0, 200)}`);
+        if (step.structured === 'notice' && JSON.stringify(sc) !== '{"offloaded":false}') {
+          problems.push(`structuredContent ${JSON.stringify(sc)?.slice(0, 200)}, want {"offloaded":false}`);
+        }
+        if (step.structured === 'own' && (!sc || 'offloaded' in sc)) {
+          problems.push(`structuredContent ${JSON.stringify(sc)?.slice(0, 200)}, want the tool's own`);
+        }
+        if (problems.length > 0) report(false, `${label}: ${problems.join('; ')}`);
+        else report(true, `${label}: fallback, ${warning.slice(0, 80)}${hasSchema ? ', structuredContent valid' : ''}`);
         continue;
       }
       if (!d) {

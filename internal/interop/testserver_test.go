@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -261,6 +262,29 @@ func newServer(outputDir string, logger *slog.Logger) (*mcp.Server, error) {
 	mcp.AddTool(s, &mcp.Tool{Name: "list_orders", Description: "Lists count orders."}, listOrders)
 	s.AddReceivingMiddleware(lro.Middleware(opts(""), "list_orders"))
 
+	// (f) The typed tools again, with a folder that cannot be written to:
+	// a regular file stands where its parent should be (written below,
+	// after the tools are set up: Options.Validate refuses one before).
+	// Each call above the threshold falls back to the leading records:
+	// list_items_unwritable's and list_orders_unwritable's in their own
+	// shape, inject_context_unwritable's (provided with lro.Provide) as
+	// text, its structured content {"offloaded":false}.
+	blocker := filepath.Join(outputDir, "unwritable")
+	unwritable := func(operation string) *lro.Options {
+		o := opts(operation)
+		o.OutputDir = filepath.Join(blocker, "out")
+		return o
+	}
+	lro.AddTool(s, &mcp.Tool{Name: "list_items_unwritable", Description: "list_items, its files unwritable."},
+		listItems, unwritable("list"))
+	lro.AddTool(s, &mcp.Tool{Name: "inject_context_unwritable", Description: "inject_context, its files unwritable."},
+		injectContext, unwritable("inject"))
+	mcp.AddTool(s, &mcp.Tool{Name: "list_orders_unwritable", Description: "list_orders, its files unwritable."}, listOrders)
+	s.AddReceivingMiddleware(lro.Middleware(unwritable(""), "list_orders_unwritable"))
+	if err := os.WriteFile(blocker, []byte("not a folder\n"), 0o600); err != nil {
+		return nil, err
+	}
+
 	// Negative control: the result lacks the required field "missing".
 	s.AddTool(&mcp.Tool{
 		Name:         "broken_schema",
@@ -294,6 +318,9 @@ func TestMain(m *testing.M) {
 //   - list_structured: a raw handler with structured content, its output
 //     schema widened by outschema.Widen;
 //   - list_orders: a plain [mcp.AddTool] tool that only [lro.Middleware] covers;
+//   - list_items_unwritable, inject_context_unwritable,
+//     list_orders_unwritable: the typed tools with a folder that cannot be
+//     written to, whose results fall back;
 //   - broken_schema, list_unwidened: negative controls a validating client must
 //     reject (a missing required field; list_structured with its schema left
 //     narrow, valid inline but not offloaded).

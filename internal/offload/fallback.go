@@ -17,8 +17,9 @@ import (
 )
 
 // notice is the structured content of a fallback that cannot show a part of
-// the tool's own structured content: the descriptor schema's other branch,
-// so that it is valid under the widened output schema.
+// the tool's own structured content: it holds the boolean "offloaded" that
+// the second branch of a widened output schema asks for (see
+// internal/outschema), so that it is valid under it.
 const notice = `{"offloaded":false}`
 
 // fallback rewrites res, whose file could not be written, into as many

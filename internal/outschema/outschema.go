@@ -1,48 +1,53 @@
 // Package outschema widens a tool's output schema so that it also accepts
 // what offloading puts in the structured content: package lro does it for
 // the tools of AddTool and Middleware, the proxy for the upstream's tools.
+//
+// Offloading puts one of three things there: a descriptor, which always
+// holds "offloaded": true and "file_path"; when the file could not be
+// written, the leading records in the tool's own shape; or, when no part of
+// the tool's own output can stand for them, {"offloaded":false}. The second
+// is valid under the tool's schema; a widened schema accepts the other two
+// with a second anyOf branch, [Branch], that asks for no more than they
+// always hold, so that it costs a tool's definition about a hundred bytes
+// instead of the descriptor's whole schema.
 package outschema
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
 
-	"github.com/zircote/lro-go/internal/describe"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Branch is the second anyOf branch of a widened schema, as compact JSON:
+// an object with a boolean "offloaded" and, if any, a string "file_path".
+// It says "type": "object" when the top of the widened schema does not
+// ([typedBranch]).
+const Branch = `{"required":["offloaded"],"properties":{"offloaded":{"type":"boolean"},"file_path":{"type":"string"}}}`
+
+// typedBranch is Branch for a schema that does not say "type": "object".
+const typedBranch = `{"type":"object","required":["offloaded"],"properties":{"offloaded":{"type":"boolean"},"file_path":{"type":"string"}}}`
+
+// hoisted are the members of a schema that move to the top of the widened
+// schema, so that the references of the tool's own branch still resolve
+// (or, for $schema, so that the dialect still applies to the whole).
+var hoisted = map[string]bool{"$schema": true, "$defs": true, "definitions": true}
+
 // Widen returns an output schema that accepts what schema accepts and also
-// what offloading may put in the structured content (see
-// [describe.ResponseSchema]); nil for nil. The $defs of schema are hoisted
-// to the top so that its references still resolve, and widening a widened
-// schema changes nothing.
+// what offloading may put in the structured content; nil for nil. It is
+// [WidenJSON] of schema's JSON, decoded.
 func Widen(schema any) (any, error) {
 	if schema == nil {
 		return nil, nil
 	}
-	var orig map[string]any
 	data, err := json.Marshal(schema)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(data, &orig); err != nil {
-		return nil, err
-	}
-	if isWidened(orig) {
-		return orig, nil
-	}
-	widened := map[string]any{}
-	for _, k := range []string{"$defs", "definitions", "$schema"} {
-		if v, ok := orig[k]; ok {
-			widened[k] = v
-			delete(orig, k)
-		}
-	}
-	if orig["type"] == "object" {
-		widened["type"] = "object"
-	}
-	widened["anyOf"] = []any{orig, describe.ResponseSchema()}
-	// Round-tripped, to hold only JSON types: widening is idempotent.
-	data, err = json.Marshal(widened)
-	if err != nil {
+	if data, err = WidenJSON(data); err != nil {
 		return nil, err
 	}
 	var out map[string]any
@@ -52,19 +57,167 @@ func Widen(schema any) (any, error) {
 	return out, nil
 }
 
-// isWidened reports whether s is a widened schema already: an anyOf whose
-// second branch is the schema of a descriptor.
-func isWidened(s map[string]any) bool {
-	branches, ok := s["anyOf"].([]any)
-	if !ok || len(branches) != 2 {
+// WidenJSON returns the JSON of an output schema that accepts what the
+// schema of JSON data (an object) accepts and also what offloading may put
+// in the structured content:
+//
+//	{$schema, $defs, definitions of data, "type":"object","anyOf":[{the rest of data},Branch]}
+//
+// Every member keeps its bytes as written. The "type": "object" of data,
+// if any, moves to the top, for both branches (Branch then need not say
+// it), and so do its $schema, $defs and definitions, so that its
+// references still resolve. A schema of another type (a typed tool's slice
+// output) keeps its own, and the second branch says "type": "object".
+// A schema widened already is returned as it is, and one widened by an
+// older version (whose second branch was the descriptor's whole schema) is
+// widened again from its own branch, with Branch.
+func WidenJSON(data []byte) ([]byte, error) {
+	ms, err := members(data)
+	if err != nil {
+		return nil, err
+	}
+	if own, ok := widened(ms); ok {
+		if own == nil {
+			return data, nil
+		}
+		ms = own
+	}
+	var top, rest bytes.Buffer
+	add := func(b *bytes.Buffer, m member) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(m.name)
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	top.WriteByte('{')
+	rest.WriteByte('{')
+	branch := typedBranch
+	for _, m := range ms {
+		switch {
+		case hoisted[m.key]:
+			add(&top, m)
+		case m.key == "type" && isString(m.value, "object"):
+			branch = Branch
+		default:
+			add(&rest, m)
+		}
+	}
+	rest.WriteByte('}')
+	if branch == Branch {
+		add(&top, member{name: []byte(`"type"`), value: []byte(`"object"`)})
+	}
+	add(&top, member{name: []byte(`"anyOf"`), value: append(append(append(append([]byte{'['}, rest.Bytes()...), ','), branch...), ']')})
+	top.WriteByte('}')
+	return top.Bytes(), nil
+}
+
+// widened tells whether ms, a schema's members, are a widened schema: an
+// anyOf of two branches whose second has the properties "offloaded" and
+// "file_path". It returns nil when the second branch is Branch (or
+// typedBranch), and else
+// the members to widen instead: the first branch's and the hoisted ones of
+// the top, when the top holds nothing else; nil, true when it holds more,
+// which an older version did not write.
+func widened(ms []member) ([]member, bool) {
+	var branches []json.RawMessage
+	for _, m := range ms {
+		if m.key == "anyOf" && json.Unmarshal(m.value, &branches) != nil {
+			return nil, false
+		}
+	}
+	if len(branches) != 2 {
+		return nil, false
+	}
+	var second struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(branches[1], &second) != nil || second.Properties["offloaded"] == nil || second.Properties["file_path"] == nil {
+		return nil, false
+	}
+	if sameJSON(branches[1], Branch) || sameJSON(branches[1], typedBranch) {
+		return nil, true
+	}
+	own, err := members(branches[0])
+	if err != nil {
+		return nil, true
+	}
+	seen := map[string]bool{}
+	for _, m := range own {
+		seen[m.key] = true
+	}
+	for _, m := range ms {
+		switch {
+		case m.key == "anyOf":
+		case (hoisted[m.key] || m.key == "type" && isString(m.value, "object")) && !seen[m.key]:
+			own = append(own, m)
+		case m.key == "type" && isString(m.value, "object"): // the branch's own, repeated
+		default:
+			return nil, true
+		}
+	}
+	return own, true
+}
+
+// sameJSON reports whether the JSON values a and b are equal, as decoded.
+func sameJSON(a []byte, b string) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// A member is one member of a JSON object: its name as written and
+// unquoted, and its value as written.
+type member struct {
+	name  jsontext.Value
+	key   string
+	value jsontext.Value
+}
+
+// errNotObject is returned for a schema that is not a JSON object.
+var errNotObject = errors.New("outschema: the schema is not a JSON object")
+
+// members returns the members of the JSON object data, in order.
+func members(data []byte) ([]member, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	if tok.Kind() != '{' {
+		return nil, errNotObject
+	}
+	var ms []member
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		name = name.Clone()
+		key, err := jsontext.AppendUnquote(nil, name)
+		if err != nil {
+			return nil, err
+		}
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, member{name: name, key: string(key), value: value.Clone()})
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, errors.New("outschema: more than one JSON value")
+	}
+	return ms, nil
+}
+
+// isString reports whether v, a JSON value, is the string s.
+func isString(v jsontext.Value, s string) bool {
+	if v.Kind() != '"' {
 		return false
 	}
-	last, ok := branches[1].(map[string]any)
-	if !ok {
-		return false
-	}
-	props, _ := last["properties"].(map[string]any)
-	_, hasPath := props["file_path"]
-	_, hasFlag := props["offloaded"]
-	return hasPath && hasFlag
+	u, err := jsontext.AppendUnquote(nil, v)
+	return err == nil && string(u) == s
 }

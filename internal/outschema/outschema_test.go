@@ -1,35 +1,204 @@
 package outschema_test
 
 import (
+	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/zircote/lro-go/internal/outschema"
 )
 
-// TestWiden widens a schema with $defs: they move to the top,
-// the result accepts an object, widening it again changes nothing, and a nil
-// schema stays nil (an untyped nil, so that a tool keeps no output schema).
-func TestWiden(t *testing.T) {
-	orig := map[string]any{"type": "object", "$defs": map[string]any{"x": map[string]any{"type": "string"}},
-		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}}
-	got, err := outschema.Widen(orig)
+// maxWidening is the most bytes of compact JSON that widening may add.
+const maxWidening = 160
+
+// schemas are output schemas of the shapes tools advertise, as compact JSON.
+var schemas = []struct {
+	name, schema string
+}{
+	{"records and a cursor, with $defs and $schema (jsonschema-go's and invopop's shape)",
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"item":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}},"properties":{"items":{"type":"array","items":{"$ref":"#/$defs/item"}},"next":{"type":"integer"}},"required":["items"],"additionalProperties":false}`},
+	{"server-filesystem's read_text_file (zod's shape, draft-07)",
+		`{"type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`},
+	{"no type at the top", `{"properties":{"n":{"type":"number"}}}`},
+	{"empty", `{}`},
+	{"a typed tool's slice output", `{"type":"array","items":{"type":"string"}}`},
+	{"definitions of draft-07, a reference at the top",
+		`{"$ref":"#/definitions/out","definitions":{"out":{"type":"object","properties":{"rows":{"type":"array"}}}}}`},
+}
+
+// TestWidenSize: widening adds at most maxWidening bytes of compact JSON to
+// a schema, through WidenJSON (the proxy's) and through Widen (the Go
+// value that lro.AddTool and lro.Middleware advertise, as go-sdk encodes
+// it).
+func TestWidenSize(t *testing.T) {
+	for _, s := range schemas {
+		t.Run(s.name, func(t *testing.T) {
+			w, err := outschema.WidenJSON([]byte(s.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(w) - len(s.schema); n > maxWidening {
+				t.Errorf("WidenJSON adds %d bytes, want at most %d:\n%s", n, maxWidening, w)
+			}
+			var orig any
+			if err := json.Unmarshal([]byte(s.schema), &orig); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := json.Marshal(orig)
+			v, err := outschema.Widen(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, _ := json.Marshal(v)
+			if n := len(after) - len(before); n > maxWidening {
+				t.Errorf("Widen adds %d bytes, want at most %d:\n%s", n, maxWidening, after)
+			}
+		})
+	}
+}
+
+// TestWidenValidates checks, with the validator go-sdk validates a typed
+// tool's output with, that a widened schema accepts what the tool's own
+// schema accepts and everything offloading puts in the structured content
+// (a descriptor of any profile, and a fallback's {"offloaded":false}), and
+// still rejects what is neither.
+func TestWidenValidates(t *testing.T) {
+	const schema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"item":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}},"properties":{"items":{"type":"array","items":{"$ref":"#/$defs/item"}},"next":{"type":"integer"}},"required":["items"],"additionalProperties":false}`
+	tests := []struct {
+		name, instance string
+		valid          bool
+	}{
+		{"the tool's own output", `{"items":[{"id":"a"},{"id":"b"}],"next":2}`, true},
+		{"a fallback's leading records, in the tool's own shape", `{"items":[{"id":"a"}],"next":2}`, true},
+		{"a full descriptor", `{"offloaded":true,"summary":{"count":3000,"estimated_tokens":90000,"operation":"list","top_namespaces":[],"score_range":null,"detail":"full"},"file_path":"/tmp/lro/list-01K.jsonl","handle":"list-01K.jsonl","line_schema":{"type":"object"},"jq_recipes":[{"description":"count","command":"jq -c . /tmp/lro/list-01K.jsonl"}],"guidance":"Query the file.","beside":{"values":{"/next":2},"command":"jq '.result' /tmp/lro/list-01K.jsonl"}}`, true},
+		{"a bare pointer", `{"offloaded":true,"file_path":"/tmp/lro/list-01K.jsonl"}`, true},
+		{"a fallback's notice", `{"offloaded":false}`, true},
+		{"neither: the tool's required member missing", `{"next":2}`, false},
+		{"neither: an item of the wrong shape", `{"items":[{"id":1}]}`, false},
+		{"neither: offloaded not a boolean", `{"offloaded":"yes","file_path":"/tmp/x"}`, false},
+		{"neither: file_path not a string", `{"offloaded":true,"file_path":7}`, false},
+		{"not an object", `[1]`, false},
+	}
+	check := func(t *testing.T, schema, instance string, valid bool) {
+		t.Helper()
+		w, err := outschema.WidenJSON([]byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(w, &s); err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(instance), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(v); (err == nil) != valid {
+			t.Errorf("Validate(%s) = %v, want valid %v", instance, err, valid)
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { check(t, schema, tt.instance, tt.valid) })
+	}
+	// A typed tool's slice output: its schema keeps its own type, and the
+	// second branch says "type": "object" itself.
+	const slice = `{"type":"array","items":{"type":"string"}}`
+	for _, tt := range []struct {
+		name, instance string
+		valid          bool
+	}{
+		{"slice: the tool's own output", `["a","b"]`, true},
+		{"slice: a bare pointer", `{"offloaded":true,"file_path":"/tmp/lro/list-01K.jsonl"}`, true},
+		{"slice: a fallback's notice", `{"offloaded":false}`, true},
+		{"slice: neither, a string", `"a"`, false},
+		{"slice: neither, an object without offloaded", `{"file_path":"/tmp/x"}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) { check(t, slice, tt.instance, tt.valid) })
+	}
+}
+
+// TestWidenOnce: widening a widened schema changes nothing, and a schema
+// widened by an older version (testdata/widened-v0.json: its second branch
+// is the descriptor's whole schema, 2,231 bytes) is widened again from its
+// own branch, as its original would be, rather than wrapped once more or
+// kept that large.
+func TestWidenOnce(t *testing.T) {
+	for _, s := range schemas {
+		t.Run(s.name, func(t *testing.T) {
+			once, err := outschema.WidenJSON([]byte(s.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			twice, err := outschema.WidenJSON(once)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(once), string(twice)); diff != "" {
+				t.Errorf("widening twice changed the schema (-once +twice):\n%s", diff)
+			}
+			v, err := outschema.Widen(json.RawMessage(s.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := outschema.Widen(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(v, again); diff != "" {
+				t.Errorf("Widen twice changed the schema (-once +twice):\n%s", diff)
+			}
+		})
+	}
+	t.Run("widened by an older version", func(t *testing.T) {
+		old, err := os.ReadFile("testdata/widened-v0.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := outschema.Widen(json.RawMessage(old))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := outschema.Widen(json.RawMessage(schemas[0].schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-widened from the original +widened from the old form):\n%s", diff)
+		}
+	})
+}
+
+// TestWidenJSONKeepsBytes: the proxy's widening keeps every member as the
+// server wrote it (order, escapes, numbers beyond float64), hoists $defs,
+// definitions and $schema and moves "type": "object" to the top.
+func TestWidenJSONKeepsBytes(t *testing.T) {
+	in := `{"type":"object","description":"a \u003c b","properties":{"n":{"type":"integer","maximum":18446744073709551615}},"$defs":{"x":{"type":"string"}},"$schema":"https://json-schema.org/draft/2020-12/schema"}`
+	want := `{"$defs":{"x":{"type":"string"}},"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","anyOf":[{"description":"a \u003c b","properties":{"n":{"type":"integer","maximum":18446744073709551615}}},` + outschema.Branch + `]}`
+	got, err := outschema.WidenJSON([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, ok := got.(map[string]any)
-	if !ok || w["type"] != "object" || w["$defs"] == nil || len(w["anyOf"].([]any)) != 2 {
-		t.Errorf("widened = %v", got)
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
-	again, err := outschema.Widen(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(got, again); diff != "" {
-		t.Errorf("widening twice changed the schema (-first +second):\n%s", diff)
-	}
+}
+
+// TestWidenErrors: nil stays nil (an untyped nil, so that a tool keeps no
+// output schema), and what is not one JSON object is an error.
+func TestWidenErrors(t *testing.T) {
 	if n, err := outschema.Widen(nil); n != nil || err != nil {
 		t.Errorf("Widen(nil) = %v, %v; want nil, nil", n, err)
+	}
+	for _, in := range []string{`true`, `[]`, `{"a":1,"a":2}`, `{"a":1} {}`, `{"a":`, "{\"\xff\":1}"} {
+		if w, err := outschema.WidenJSON([]byte(in)); err == nil {
+			t.Errorf("WidenJSON(%q) = %s, want an error", in, w)
+		}
 	}
 }

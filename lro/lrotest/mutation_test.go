@@ -265,7 +265,7 @@ var mutations = []mutation{
 			s := summaryOf(d)
 			s["top_namespaces"] = append(s["top_namespaces"].([]any), "_semantic/preferences")
 		}},
-		wantFail: []string{"L1.summary.fields", "L1.summary.top_namespaces", "L1.descriptor.output_schema"}},
+		wantFail: []string{"L1.summary.fields", "L1.summary.top_namespaces"}},
 
 	// Line schema.
 	{name: "line_schema is missing",

@@ -99,13 +99,9 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	if schema.Kind() != '{' || p.lro.Disabled || p.lro.Tools[name].Disabled {
 		return tool
 	}
-	w, err := outschema.Widen(json.RawMessage(schema))
+	data, err := outschema.WidenJSON(schema)
 	if err != nil {
 		p.logger.Warn("output schema not widened; an offloaded result may fail the client's validation", "tool", name, "err", err)
-		return tool
-	}
-	data, err := json.Marshal(w)
-	if err != nil {
 		return tool
 	}
 	return withPath(tool, data, "outputSchema")
