@@ -29,8 +29,8 @@ type tally struct {
 	// document of an array run, which stays as it is until the file is
 	// written, or lastBuf, a copy of a record made in a buffer.
 	last, lastBuf []byte
-	fieldFn    func(key string, value []byte) // field, bound once, not per record
-	buf        []byte                         // for the records made as they are read (text lines)
+	fieldFn       func(key string, value []byte) // field, bound once, not per record
+	buf           []byte                         // for the records made as they are read (text lines)
 }
 
 // add describes one record line, and fails when it is not exactly one JSON
