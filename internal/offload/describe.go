@@ -100,11 +100,16 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	if n <= 0 {
 		return data, nil
 	}
-	fields := recipes.Projection(t.sample)
 	noun := p.noun()
+	if in.Noun == "memories" {
+		noun = in.Noun
+	}
+	ps := newPreviews(t, count, n, recipes.Projection(t.sample), noun)
+	if ps == nil {
+		return data, nil
+	}
 	for ; n > 0; n-- {
-		ex.preview = previewOf(t, count, n, fields, noun)
-		if ex.preview == nil {
+		if ex.preview = ps.take(n); ex.preview == nil {
 			break
 		}
 		d, tokens, err := encode(in, profile, ex)

@@ -107,16 +107,17 @@ func NativeGuidance(in describe.Input, byHandle bool) string {
 		}
 	default:
 		// The where filter's example searches as the custom filter's
-		// would, and as a recipe does: the custom filter is said, not
-		// shown.
+		// would, and as a recipe does: the custom filter only picks a
+		// field.
 		example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
-		example("Custom filter", ArgQuery+"=<jq filter of a record>")
+		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, quote(fieldFilter(in))))
 	}
 	if in.Noun != "memories" {
 		// The recipes' descriptions say what each number does (the
 		// specification's list of recipes is the memory library's), and
-		// the tools' own what they take.
-		if w == "" {
+		// the tools' own what they take; by handle, the sentence below
+		// says how to read a file that is not on the client's machine.
+		if w == "" && !byHandle {
 			fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once.\n", ArgSlurp, ArgQuery)
 		}
 	} else if len(in.Recipes) > 0 {
@@ -133,7 +134,7 @@ func NativeGuidance(in describe.Input, byHandle bool) string {
 		}
 		fmt.Fprintf(&b, "Available recipes [params]: %s.\n", strings.Join(entries, ", "))
 	}
-	if in.Noun == "memories" {
+	if in.Noun == "memories" || byHandle {
 		fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once. %s (%s, %s, %s) shows lines as they are, %s (%s, %s) finds records by regular expression.\n",
 			ArgSlurp, ArgQuery, ToolRead, arg, ArgLine, ArgLimit, ToolSearch, arg, ArgPattern)
 	}
@@ -181,6 +182,16 @@ func exampleFilter(in describe.Input) string {
 		return match + " | .line" // lines of text: where they are
 	}
 	return match + " | " + p
+}
+
+// fieldFilter returns a per-record filter that picks the records' text
+// field, or exampleFilter's when they have none.
+func fieldFilter(in describe.Input) string {
+	f := textField(in)
+	if f == "" {
+		return exampleFilter(in)
+	}
+	return "." + strings.TrimPrefix(jqKey(f), ".")
 }
 
 // whereExample returns a where filter that fits the file's records, or ""

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -22,81 +22,144 @@ const DefaultPreview = 3
 const MaxPreview = SampleSize
 
 // The bounds of a previewed record: strings longer than previewChars
-// characters are cut, with cutMark; objects and arrays more than
+// characters (previewLineChars for lines of text) are cut, with cutMark; objects and arrays more than
 // previewDepth levels into the record are shown as cutMark; an object
 // shows its first previewMembers members, an array as many elements and
 // then cutMark.
 const (
-	previewChars   = 40
-	previewDepth   = 1
-	previewMembers = 8
-	cutMark        = "…"
+	previewChars = 40
+	// previewLineChars is previewChars for the text of lines.
+	previewLineChars = 100
+	previewDepth     = 1
+	previewMembers   = 8
+	cutMark          = "…"
+	// maxPreviewBytes is the largest record cut down for a preview, so
+	// that the work stays small whatever the records; a larger one is
+	// shown as cutMark.
+	maxPreviewBytes = 64 << 10
 )
 
 // previewer cuts records down for a preview, and notes how.
 type previewer struct {
-	fields    [][]string // the projection (recipes.Projection); nil for whole records
-	cut       bool       // a string, an object or an array was cut
-	projected bool       // members were left out
-	asText    bool       // a number was written as a string
+	fields [][]string // the projection (recipes.Projection); nil for whole records
+	chars  int        // the longest string shown whole, in characters
+	how
 }
 
-// previewOf returns the preview of n of the count records of t, the first
-// n-1 and the last (all of them when count <= n), or nil for none. noun
-// names the records ("records", "lines" or "rows").
-func previewOf(t *tally, count, n int, fields [][]string, noun string) *descriptor.Preview {
-	n = min(n, count, len(t.sample)+1)
-	if n <= 0 || len(t.sample) == 0 {
+// how says how a record was cut down.
+type how struct {
+	cut       bool // a string, an object or an array was cut
+	projected bool // members were left out
+	asText    bool // a number was written as a string
+}
+
+// shown is a record cut down for a preview.
+type shown struct {
+	rec json.RawMessage
+	how
+}
+
+// previews are the records a preview may show, cut down once: the first
+// ones and the last.
+type previews struct {
+	count int     // records in the file
+	noun  string  // names them: "records", "memories", "lines" or "rows"
+	first []shown // the first records, all of them when there are no more than most
+	last  *shown  // the last record, when not among first
+}
+
+// newPreviews returns the records of t, of which there are count, that a
+// preview of up to most records shows, cut down to fields (see
+// previewer), or nil for none. noun names the records.
+func newPreviews(t *tally, count, most int, fields [][]string, noun string) *previews {
+	if most <= 0 || count <= 0 || len(t.sample) == 0 {
 		return nil
 	}
-	pr := &previewer{fields: fields}
-	var recs [][]byte
-	first := n - 1
-	if count <= n {
+	ps := &previews{count: count, noun: noun}
+	first := max(most-1, 1)
+	if count <= most {
 		first = count // every record: the sample holds them all
 	}
-	first = min(first, len(t.sample))
-	for _, rec := range t.sample[:first] {
-		recs = append(recs, rec)
-	}
-	if first < count && t.last != nil {
-		var buf []byte
-		last, err := compactLine(t.last, &buf)
-		if err != nil {
-			return nil
+	show := func(rec []byte) (shown, error) {
+		pr := &previewer{fields: fields, chars: previewChars}
+		if noun == "lines" {
+			pr.chars = previewLineChars // a line's text is all there is to it
 		}
-		recs = append(recs, last)
-	}
-	pv := &descriptor.Preview{Records: make([]json.RawMessage, 0, len(recs))}
-	for _, rec := range recs {
 		out, err := pr.record(rec)
+		return shown{out, pr.how}, err
+	}
+	for _, rec := range t.sample[:min(first, len(t.sample))] {
+		sh, err := show(rec)
 		if err != nil {
 			return nil
 		}
-		pv.Records = append(pv.Records, out)
+		ps.first = append(ps.first, sh)
+	}
+	if count > len(ps.first) && t.last != nil {
+		var buf []byte
+		rec, err := compactLine(t.last, &buf)
+		if err != nil {
+			return nil
+		}
+		sh, err := show(rec)
+		if err != nil {
+			return nil
+		}
+		ps.last = &sh
+	}
+	if ps.last == nil && len(ps.first) == count && count > 1 {
+		ps.last = &ps.first[count-1] // for a preview of fewer
+	}
+	return ps
+}
+
+// take returns the preview of n records: the first n-1 and the last, or
+// the first alone when n is 1, or every record when there are no more
+// than n.
+func (ps *previews) take(n int) *descriptor.Preview {
+	var recs []shown
+	first := 0
+	switch {
+	case ps.count <= n && len(ps.first) == ps.count:
+		recs = ps.first
+		first = ps.count
+	case n == 1 || ps.last == nil:
+		first = min(n, len(ps.first))
+		recs = ps.first[:first]
+	default:
+		first = min(n-1, len(ps.first))
+		recs = append(slices.Clip(ps.first[:first]), *ps.last)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	pv := &descriptor.Preview{Records: make([]json.RawMessage, len(recs))}
+	var h how
+	for i, r := range recs {
+		pv.Records[i] = r.rec
+		h.cut, h.projected, h.asText = h.cut || r.cut, h.projected || r.projected, h.asText || r.asText
 	}
 	var b strings.Builder
-	shown := len(pv.Records)
+	fmt.Fprintf(&b, "%d of %d %s", len(recs), ps.count, ps.noun)
 	switch {
-	case shown == count:
-		fmt.Fprintf(&b, "all %d %s", count, noun)
-	case first == 0:
-		fmt.Fprintf(&b, "the last of %d %s", count, noun)
+	case len(recs) == ps.count:
+	case first == len(recs):
+		fmt.Fprintf(&b, ": the first %d", first)
 	default:
-		fmt.Fprintf(&b, "the first %d and the last of %d %s", first, count, noun)
+		fmt.Fprintf(&b, ": the first %d and the last", first)
 	}
-	var how []string
-	if pr.projected {
-		how = append(how, "projected")
+	var ways []string
+	if h.projected {
+		ways = append(ways, "projected")
 	}
-	if pr.cut {
-		how = append(how, "cut at "+cutMark)
+	if h.cut {
+		ways = append(ways, "cut at "+cutMark)
 	}
-	if pr.asText {
-		how = append(how, "numbers beyond float64 as strings")
+	if h.asText {
+		ways = append(ways, "numbers beyond float64 as strings")
 	}
-	if len(how) > 0 {
-		b.WriteString(", " + strings.Join(how, ", "))
+	if len(ways) > 0 {
+		b.WriteString(", " + strings.Join(ways, ", "))
 	}
 	b.WriteString("; count and filter on the file")
 	pv.Note = b.String()
@@ -106,6 +169,10 @@ func previewOf(t *tally, count, n int, fields [][]string, noun string) *descript
 // record returns the preview of the valid JSON value rec: its projection
 // when there is one and rec is an object, else rec, cut down.
 func (pr *previewer) record(rec []byte) ([]byte, error) {
+	if len(rec) > maxPreviewBytes {
+		pr.cut = true
+		return quote(cutMark), nil
+	}
 	if pr.fields != nil && jsontext.Value(rec).Kind() == '{' {
 		return pr.project(rec)
 	}
@@ -238,9 +305,9 @@ func (pr *previewer) value(dec *jsontext.Decoder, enc *jsontext.Encoder, depth i
 	switch tok.Kind() {
 	case '"':
 		s := tok.String()
-		if utf8.RuneCountInString(s) > previewChars {
+		if cut := runePrefix(s, pr.chars); cut < len(s) {
 			pr.cut = true
-			s = string([]rune(s)[:previewChars]) + cutMark
+			s = s[:cut] + cutMark
 		}
 		return enc.WriteToken(jsontext.String(s))
 	case '0':
@@ -250,6 +317,17 @@ func (pr *previewer) value(dec *jsontext.Decoder, enc *jsontext.Encoder, depth i
 		}
 	}
 	return enc.WriteToken(tok)
+}
+
+// runePrefix returns the length in bytes of the first n runes of s.
+func runePrefix(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
 }
 
 // decodable reports whether the JSON number num is one every client
