@@ -109,8 +109,8 @@ func NativeGuidance(in describe.Input, byHandle bool) string {
 		// The where filter's example searches as the custom filter's
 		// would, and as a recipe does: the custom filter only picks a
 		// field.
-		example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
 		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, quote(fieldFilter(in))))
+		example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
 	}
 	if in.Noun != "memories" {
 		// The recipes' descriptions say what each number does (the
