@@ -1,6 +1,7 @@
 // Package descriptor builds the compact OffloadResponse that replaces a large
 // tool result: a summary, the absolute file path, a JSON Schema of one line,
-// exactly ten jq recipes and guidance for the model.
+// exactly ten jq recipes and guidance for the model; and, beyond the
+// specification, when the file expires and a preview of its records.
 //
 // The types serialize exactly as the LRO specification's OffloadResponse,
 // OffloadSummary and JqRecipe: a client decodes a descriptor into an
