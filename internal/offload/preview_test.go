@@ -298,3 +298,32 @@ func TestNumbersBeyondFloat64AreText(t *testing.T) {
 		t.Errorf("the file's first record is %s", lines[0])
 	}
 }
+
+// TestBesideLeavesOutCopies: a structured content that only repeats the
+// text item ({"content": text}, as server-filesystem's read_text_file
+// returns) is not named beside the records; one that holds more is.
+func TestBesideLeavesOutCopies(t *testing.T) {
+	text := listing(300)
+	for _, tt := range []struct {
+		name, sc string
+		beside   bool
+	}{
+		{"a copy of the text", `{"content":` + string(quote(text)) + `}`, false},
+		{"a copy and a total", `{"content":` + string(quote(text)) + `,"total":300}`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(tt.sc)}
+			if !testConfigAt(t, 1600).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Offloaded {
+				t.Fatal("not offloaded")
+			}
+			var d descriptor.OffloadResponse
+			_ = json.Unmarshal(res.StructuredContent.(json.RawMessage), &d)
+			if (d.Beside != nil) != tt.beside {
+				t.Errorf("beside = %+v, want one: %v", d.Beside, tt.beside)
+			}
+			if _, _, rebuilt := readBack(t, res); !strings.Contains(string(rebuilt), `"structuredContent":`+tt.sc) {
+				t.Errorf("the structured content does not come back: %.200s", rebuilt)
+			}
+		})
+	}
+}
