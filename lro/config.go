@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
@@ -132,6 +133,7 @@ func (l *layer) under(o *Options) {
 	o.OutputDir = cmp.Or(o.OutputDir, l.OutputDir)
 	o.Profile = cmp.Or(o.Profile, l.Profile)
 	o.ClientDir = cmp.Or(o.ClientDir, l.ClientDir)
+	o.PreviewRecords = cmp.Or(o.PreviewRecords, l.PreviewRecords)
 	if len(l.Tools) == 0 {
 		return
 	}
@@ -157,6 +159,7 @@ func (l *layer) fields() map[string]func(any) error {
 		"output_dir":       set(&l.OutputDir, outputDir),
 		"profile":          set(&l.Profile, profile),
 		"client_dir":       set(&l.ClientDir, clientDir),
+		"preview_records":  set(&l.PreviewRecords, previewRecords),
 		"storage":          set(&l.storage, storage),
 	}
 }
@@ -230,7 +233,7 @@ func (l *layer) readFile(path string) error {
 		return err
 	}
 	delete(offload, "tools")
-	want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools"
+	want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, preview_records, storage or tools"
 	if err := read(offload, section, l.fields(), want); err != nil {
 		return err
 	}
@@ -347,6 +350,19 @@ func integer(v any, maxN int64) (int64, error) {
 func threshold(v any) (int, error) {
 	n, err := integer(v, math.MaxUint32)
 	return int(n), err
+}
+
+// previewRecords returns v, a number of records from 0 to 16, as
+// [Options.PreviewRecords]: 0, none, is -1.
+func previewRecords(v any) (int, error) {
+	if t, ok := v.(envText); ok && strings.TrimSpace(string(t)) == "0" || v == int64(0) {
+		return -1, nil
+	}
+	n, err := integer(v, offload.MaxPreview)
+	if err != nil {
+		return 0, fmt.Errorf("not an integer from 0 (none) to %d", offload.MaxPreview)
+	}
+	return int(n), nil
 }
 
 // ttlSeconds returns v, a number of seconds, as a TTL that fits a

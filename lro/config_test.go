@@ -150,6 +150,20 @@ enabled = false
 			},
 		},
 	}, {
+		name: "preview_records from the file; 0, none, is -1",
+		file: "[prompt.offload]\npreview_records = 0\n",
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, PreviewRecords: -1},
+	}, {
+		name: "the environment's preview_records overrides the file's",
+		file: "[prompt.offload]\npreview_records = 0\n",
+		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": " 5 "},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, PreviewRecords: 5},
+	}, {
+		name:     "explicit PreviewRecords wins",
+		vars:     map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": "0"},
+		explicit: &lro.Options{PreviewRecords: 2},
+		want:     lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, PreviewRecords: 2},
+	}, {
 		name:     "explicit Always and ClientDir win",
 		file:     "[prompt.offload]\nclient_dir = \"/from/toml\"\n",
 		explicit: &lro.Options{ClientDir: "/explicit", Tools: map[string]lro.ToolOptions{"export": {Always: true}}},
@@ -216,6 +230,9 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 		{"client dir that is not a string", "[prompt.offload]\nclient_dir = 3", nil, []string{"prompt.offload.client_dir", "not a string"}},
 		{"always is not a boolean", "[prompt.offload.tools.export]\nalways = \"yes\"", nil, []string{"prompt.offload.tools.export.always", "not a boolean"}},
 		{"env client dir not clean", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__CLIENT_DIR": "/a/../b"}, []string{"ATLATL_PROMPT__OFFLOAD__CLIENT_DIR", "not clean"}},
+		{"preview_records above 16", "[prompt.offload]\npreview_records = 17", nil, []string{"prompt.offload.preview_records", "17", "0 (none) to 16"}},
+		{"negative preview_records", "[prompt.offload]\npreview_records = -1", nil, []string{"prompt.offload.preview_records", "-1"}},
+		{"env preview_records not a number", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": "all"}, []string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS", `"all"`}},
 		{"env always with an empty name", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": "export,,dump"}, []string{"ATLATL_PROMPT__OFFLOAD__ALWAYS", "empty tool name"}},
 	}
 	for _, tt := range tests {

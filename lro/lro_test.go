@@ -667,6 +667,7 @@ func TestInvalidOptions(t *testing.T) {
 		{"output dir is a file", lro.Options{OutputDir: file}, "OutputDir"},
 		{"unknown detail", lro.Options{DefaultDetail: "huge"}, "DefaultDetail"},
 		{"unknown profile", lro.Options{Profile: 9}, "Profile"},
+		{"more preview records than the sample", lro.Options{PreviewRecords: 17}, "PreviewRecords"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -99,6 +99,13 @@ type Options struct {
 	// [descriptor.ProfileFull], the specification's complete descriptor.
 	Profile descriptor.Profile
 
+	// PreviewRecords is how many records the descriptor shows as a
+	// preview, cut down and marked as such: the first ones and the last,
+	// fewer (or none) when the descriptor would pass ThresholdTokens. If
+	// zero, defaults to 3; if negative, none: the specification's
+	// descriptor. More than 16 is invalid.
+	PreviewRecords int
+
 	// RecordType is the Go type of one record, which annotates the line
 	// schema inferred from the records (formats, number types,
 	// descriptions). [AddTool] sets it from the tool's output type.
@@ -225,6 +232,9 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	if !validProfile(c.Profile) {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)
+	}
+	if c.PreviewRecords > offload.MaxPreview {
+		return nil, fmt.Errorf("lro: Options.PreviewRecords is %d, more than %d: %w", c.PreviewRecords, offload.MaxPreview, ErrInvalidOption)
 	}
 	c.SchemaVersion = cmp.Or(c.SchemaVersion, defaultSchemaVersion)
 	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, estimate.Heuristic{})

@@ -93,7 +93,7 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 	if _, err := setup([]string{"-h"}, &stderr, env(nil)); err == nil {
 		t.Fatal("-h did not stop")
 	}
-	for _, f := range []string{"-url", "-header", "-config", "-threshold", "-output-dir", "-connect-timeout", "-extract-timeout", "-extract-max-memory", "COMMAND", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]", "io.github.zircote/lro"} {
+	for _, f := range []string{"-url", "-header", "-config", "-threshold", "-output-dir", "-preview-records", "PREVIEW_RECORDS", "-connect-timeout", "-extract-timeout", "-extract-max-memory", "COMMAND", "ATLATL_PROMPT__OFFLOAD__ENABLED", "[prompt.offload]", "io.github.zircote/lro"} {
 		if !strings.Contains(stderr.String(), f) {
 			t.Errorf("usage does not mention %s", f)
 		}

@@ -112,10 +112,11 @@ request connects again (starting COMMAND again).
 
 Offloading is configured, each source overriding the one before: built-in
 defaults; the [prompt.offload] section of the TOML file given by -config
-(keys enabled, threshold_tokens, ttl_seconds, output_dir, profile, and
-per-tool tables [prompt.offload.tools.NAME]); the environment variables
-ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
-..._OUTPUT_DIR and ..._PROFILE; and the flags -threshold and -output-dir.
+(keys enabled, threshold_tokens, ttl_seconds, output_dir, profile,
+preview_records, and per-tool tables [prompt.offload.tools.NAME]); the
+environment variables ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS,
+..._TTL_SECONDS, ..._OUTPUT_DIR, ..._PROFILE and ..._PREVIEW_RECORDS; and the
+flags -threshold, -output-dir and -preview-records.
 From the first offload on, offloaded files whose TTL has passed (default
 3600 s) are deleted.
 
@@ -165,6 +166,7 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	configPath := fs.String("config", "", "read the [prompt.offload] section of this TOML `file`")
 	threshold := fs.Int("threshold", 0, "offload result sets estimated above this many `tokens` (overrides config and environment; default 1600)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
+	preview := fs.Int("preview-records", 3, "show this many `records` of an offloaded result in its descriptor, the first ones and the last (0 for none, up to 16; overrides config and environment)")
 	timeout := fs.Duration("connect-timeout", 30*time.Second, "give up after this `duration` on connecting to the upstream, on its first message and on a stalled write to it (the wait for answers after stdin ends: a minute more)")
 	maxMessage := fs.Int("max-message", 256<<20, "the largest message, in `bytes`, read from the upstream or the client")
 	extractTimeout := fs.Duration("extract-timeout", extractDefaultTimeout, "the time limit of one lro_extract, lro_read or lro_search call")
@@ -247,6 +249,15 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	}
 	if set["output-dir"] {
 		explicit.OutputDir = *outputDir
+	}
+	if set["preview-records"] {
+		explicit.PreviewRecords = *preview
+		if *preview == 0 {
+			explicit.PreviewRecords = -1 // none
+		}
+		if *preview < 0 || *preview > 16 {
+			return nil, fmt.Errorf("flag -preview-records=%d: must be from 0 to 16", *preview)
+		}
 	}
 	opts, err := lro.LoadOptions(explicit, *configPath)
 	if err != nil {

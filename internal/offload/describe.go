@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -66,29 +67,77 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		linkTokens = c.Tokenizer.Tokens(l)
 	}
+	ex := extras{expires: c.expires()}
 	// encode returns the descriptor of in and its size in tokens. What is
 	// saved is what the client would have received inline less what it
 	// receives instead: the descriptor twice (as the text item and as the
 	// structured content) and the resource link, measured with the first
 	// estimate in its guidance.
-	encode := func(in describe.Input) ([]byte, int, error) {
+	encode := func(in describe.Input, profile descriptor.Profile, ex extras) ([]byte, int, error) {
 		in.Saved = inline
-		resp := c.build(in, p, c.Profile)
+		resp := c.build(in, p, profile, ex)
 		data, err := marshal(resp)
 		if err != nil {
 			return nil, 0, err
 		}
 		if resp.Guidance != "" {
 			in.Saved = inline - 2*c.Tokenizer.Tokens(data) - linkTokens
-			if data, err = marshal(c.build(in, p, c.Profile)); err != nil {
+			if data, err = marshal(c.build(in, p, profile, ex)); err != nil {
 				return nil, 0, err
 			}
 		}
 		return data, c.Tokenizer.Tokens(data), nil
 	}
-	data, tokens, err := encode(in)
-	if err != nil || tokens <= maxDescriptorTokens {
+	in, profile, data, err := c.fit(in, t, schema, encode, ex)
+	if err != nil || profile == descriptor.ProfileBarePointer {
 		return data, err
+	}
+	// The preview, of fewer records, then none, while the descriptor
+	// stays within the threshold (and the bound of every descriptor).
+	limit := min(c.Threshold, maxDescriptorTokens)
+	count := p.count()
+	n := min(c.preview(), count)
+	if n <= 0 {
+		return data, nil
+	}
+	noun := p.noun()
+	if in.Noun == "memories" {
+		noun = in.Noun
+	}
+	ps := newPreviews(t, count, n, recipes.Projection(t.sample), noun)
+	if ps == nil {
+		return data, nil
+	}
+	for ; n > 0; n-- {
+		if ex.preview = ps.take(n); ex.preview == nil {
+			break
+		}
+		d, tokens, err := encode(in, profile, ex)
+		if err != nil {
+			return nil, err
+		}
+		if tokens <= limit {
+			return d, nil
+		}
+	}
+	return data, nil
+}
+
+// extras are what a descriptor carries beyond the specification's fields
+// and beside: when the file expires, and the preview.
+type extras struct {
+	expires string
+	preview *descriptor.Preview
+}
+
+// fit returns the descriptor of in within maxDescriptorTokens, built with
+// encode, and in and the profile it was built with: as it is; with the
+// line schema (schema, when not nil) trimmed; or, still too large, the
+// bare pointer.
+func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode func(describe.Input, descriptor.Profile, extras) ([]byte, int, error), ex extras) (describe.Input, descriptor.Profile, []byte, error) {
+	data, tokens, err := encode(in, c.Profile, ex)
+	if err != nil || tokens <= maxDescriptorTokens {
+		return in, c.Profile, data, err
 	}
 	if schema != nil {
 		// Too large with the whole line schema (records of many nested
@@ -101,14 +150,62 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		fits := func(s []byte) bool { return c.Tokenizer.Tokens(s) <= room }
 		for trimmed := range trimmings(schema, memberNames(first), fits) {
 			in.LineSchema = json.RawMessage(trimmed)
-			if data, tokens, err = encode(in); err != nil || tokens <= maxDescriptorTokens {
-				return data, err
+			if data, tokens, err = encode(in, c.Profile, ex); err != nil || tokens <= maxDescriptorTokens {
+				return in, c.Profile, data, err
 			}
 		}
 	}
 	// Still too large (names or values too long to show in the recipes or
 	// the summary): the bare pointer.
-	return marshal(c.build(in, p, descriptor.ProfileBarePointer))
+	data, err = marshal(c.build(in, nil, descriptor.ProfileBarePointer, ex))
+	return in, descriptor.ProfileBarePointer, data, err
+}
+
+// preview returns how many records the descriptor previews: Preview, or
+// DefaultPreview when it is zero, or none when it is negative.
+func (c *Config) preview() int {
+	switch {
+	case c.Preview < 0:
+		return 0
+	case c.Preview == 0:
+		return DefaultPreview
+	}
+	return min(c.Preview, MaxPreview)
+}
+
+// expires returns when a file written now expires, in RFC 3339 to the
+// second, rounded down: the expiry recorded once it is written is later.
+// It is "" when the TTL is not known.
+func (c *Config) expires() string {
+	ttl := c.TTL
+	if ttl <= 0 && c.Store != nil {
+		ttl = c.Store.TTL()
+	}
+	if ttl <= 0 {
+		return ""
+	}
+	return c.Now().Add(ttl).UTC().Truncate(time.Second).Format(time.RFC3339)
+}
+
+// noun names the records of p in a preview's note: lines of text, rows
+// of a table, or records.
+func (p *plan) noun() string {
+	noun := ""
+	for _, ru := range p.runs {
+		n := "records"
+		switch ru.As {
+		case asLines:
+			n = "lines"
+		case asArray, asValue:
+		default:
+			n = "rows"
+		}
+		if noun != "" && noun != n {
+			return "records"
+		}
+		noun = n
+	}
+	return cmp.Or(noun, "records")
 }
 
 // maxDescriptorTokens bounds a descriptor, about three times the largest of
@@ -288,11 +385,14 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// build builds the descriptor of in under profile.
-func (c *Config) build(in describe.Input, p *plan, profile descriptor.Profile) descriptor.OffloadResponse {
+// build builds the descriptor of in under profile, with ex but under the
+// bare pointer.
+func (c *Config) build(in describe.Input, p *plan, profile descriptor.Profile, ex extras) descriptor.OffloadResponse {
 	resp := response(in, profile, c.guidance)
 	if profile != descriptor.ProfileBarePointer {
 		resp.Beside = besideOf(p, in.Path)
+		resp.ExpiresAt = ex.expires
+		resp.Preview = ex.preview
 	}
 	return resp
 }
@@ -400,6 +500,9 @@ func describeValue(path string, v []byte) besideValue {
 	case 'n', 't', 'f':
 		return besideValue{path: path, raw: v}
 	case '0':
+		if len(v) <= maxShownDigits && !decodable(string(v)) {
+			return besideValue{path: path, raw: quote(string(v))} // as its text: clients fail on it
+		}
 		if len(v) <= maxShownDigits {
 			return besideValue{path: path, raw: v}
 		}

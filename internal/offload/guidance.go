@@ -39,10 +39,11 @@ const ResultURIPrefix = "lro://results/"
 // NativeGuidance renders the guidance of a descriptor for a server that
 // offers the extraction tools: the specification's native-tool template,
 // which directs the model to lro_extract. Its examples (a browse, two
-// recipes with parameters, a custom filter and a where filter) use the
+// recipes with parameters (one but for memories), a custom filter and a where filter) use the
 // tools' argument names and the file's own recipes and values; the first is
 // a whole call, the others the arguments that go with the same file_path,
-// written once. byHandle is for a file kept in a bucket, not on the
+// written once. The template's list of recipes, which repeats their
+// descriptions, is given for memories only. byHandle is for a file kept in a bucket, not on the
 // client's machine: the examples pass in.Handle, and one sentence says how
 // the jq recipes can still run (on a copy saved to in.Path).
 func NativeGuidance(in describe.Input, byHandle bool) string {
@@ -53,8 +54,16 @@ func NativeGuidance(in describe.Input, byHandle bool) string {
 	}
 	b.WriteString(describe.Headline(in))
 	b.WriteByte('\n')
-	b.WriteString(describe.DetailLine(in))
-	fmt.Fprintf(&b, "Use the `%s` tool to query this result set. Examples:\n", ToolExtract)
+	if in.Noun == "memories" || in.Detail != string(recipes.Full) {
+		b.WriteString(describe.DetailLine(in))
+	} else {
+		b.WriteString("Detail level: full\n") // the line schema and the preview say what records hold
+	}
+	if in.Noun == "memories" {
+		fmt.Fprintf(&b, "Use the `%s` tool to query this result set. Examples:\n", ToolExtract)
+	} else {
+		fmt.Fprintf(&b, "Query it with the `%s` tool, for example:\n", ToolExtract)
+	}
 	first := true
 	example := func(label, args string) {
 		if first {
@@ -72,10 +81,14 @@ func NativeGuidance(in describe.Input, byHandle bool) string {
 		}
 		example(label, fmt.Sprintf("%s=%d", ArgRecipe, r.Number))
 	}
-	// Two recipes with parameters, which take different ones.
-	shown := map[string]bool{}
+	// Recipes with parameters, which take different ones: two for
+	// memories, as the specification's template, one otherwise.
+	shown, most := map[string]bool{}, 1
+	if in.Noun == "memories" {
+		most = 2
+	}
 	for _, r := range in.Recipes {
-		if len(r.Params) == 0 || len(shown) == 2 || shown[r.Params[0].Name] {
+		if len(r.Params) == 0 || len(shown) == most || shown[r.Params[0].Name] {
 			continue
 		}
 		shown[r.Params[0].Name] = true
@@ -85,11 +98,29 @@ func NativeGuidance(in describe.Input, byHandle bool) string {
 		}
 		example(upperFirst(r.Label), fmt.Sprintf("%s=%d, %s={%s}", ArgRecipe, r.Number, ArgParams, strings.Join(params, ", ")))
 	}
-	example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, quote(exampleFilter(in))))
-	if w := whereExample(in); w != "" {
+	w := whereExample(in)
+	switch {
+	case in.Noun == "memories" || w == "":
+		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, quote(exampleFilter(in))))
+		if w != "" {
+			example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
+		}
+	default:
+		// The where filter's example searches as the custom filter's
+		// would, and as a recipe does: the custom filter only picks a
+		// field.
+		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, quote(fieldFilter(in))))
 		example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
 	}
-	if len(in.Recipes) > 0 {
+	if in.Noun != "memories" {
+		// The recipes' descriptions say what each number does (the
+		// specification's list of recipes is the memory library's), and
+		// the tools' own what they take; by handle, the sentence below
+		// says how to read a file that is not on the client's machine.
+		if w == "" && !byHandle {
+			fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once.\n", ArgSlurp, ArgQuery)
+		}
+	} else if len(in.Recipes) > 0 {
 		entries := make([]string, len(in.Recipes))
 		for i, r := range in.Recipes {
 			entries[i] = fmt.Sprintf("%d=%s", r.Number, r.Label)
@@ -103,8 +134,10 @@ func NativeGuidance(in describe.Input, byHandle bool) string {
 		}
 		fmt.Fprintf(&b, "Available recipes [params]: %s.\n", strings.Join(entries, ", "))
 	}
-	fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once. %s (%s, %s, %s) shows lines as they are, %s (%s, %s) finds records by regular expression.\n",
-		ArgSlurp, ArgQuery, ToolRead, arg, ArgLine, ArgLimit, ToolSearch, arg, ArgPattern)
+	if in.Noun == "memories" || byHandle {
+		fmt.Fprintf(&b, "Add %s=true to run a %s on all records at once. %s (%s, %s, %s) shows lines as they are, %s (%s, %s) finds records by regular expression.\n",
+			ArgSlurp, ArgQuery, ToolRead, arg, ArgLine, ArgLimit, ToolSearch, arg, ArgPattern)
+	}
 	if byHandle {
 		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to %s.\n", ResultURIPrefix, in.Path)
 	}
@@ -149,6 +182,16 @@ func exampleFilter(in describe.Input) string {
 		return match + " | .line" // lines of text: where they are
 	}
 	return match + " | " + p
+}
+
+// fieldFilter returns a per-record filter that picks the records' text
+// field, or exampleFilter's when they have none.
+func fieldFilter(in describe.Input) string {
+	f := textField(in)
+	if f == "" {
+		return exampleFilter(in)
+	}
+	return "." + strings.TrimPrefix(jqKey(f), ".")
 }
 
 // whereExample returns a where filter that fits the file's records, or ""

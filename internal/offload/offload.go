@@ -45,6 +45,9 @@ type Config struct {
 	Native        bool                      // the guidance points to the extraction tools, not the shell
 	Always        bool                      // offload every result, whatever its size
 	ClientDir     string                    // Dir as the client sees it, for the descriptor's paths; "" means Dir
+	// Preview is how many records the descriptor previews (up to
+	// MaxPreview): if zero, DefaultPreview; if negative, none.
+	Preview int
 	// SchemaDescriptions gives the line schema the descriptions of the
 	// record type's fields.
 	SchemaDescriptions bool

@@ -226,9 +226,10 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		b.WriteString(`,"structuredContent":`)
 		b.Write(doc)
 		p.copies = append(copies, p.copies...)
-		if ru != nil {
+		switch {
+		case ru != nil:
 			p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
-		} else {
+		case !allCopies(doc, copies):
 			p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
 		}
 	}
@@ -308,6 +309,14 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy)
 		return doc, nil
 	}
 	return append(out, doc[prev:]...), copies
+}
+
+// allCopies reports whether every member of the object doc is one of
+// copies, each put back from a text item: {"content": "..."} beside the
+// text itself, which tells nothing the records do not.
+func allCopies(doc []byte, copies []jsonlfile.Copy) bool {
+	ms, err := members(doc)
+	return err == nil && len(ms) > 0 && len(ms) == len(copies)
 }
 
 // textHolds reports whether a text item of r that is not a copy of the
@@ -420,6 +429,7 @@ func (ru *run) read(t *tally) error {
 				}
 				t.note(line)
 			}
+			t.last = elem // compacted when shown
 			switch {
 			case i < maxKept:
 				// elem is a slice of arr: its capacity tells where it starts.

@@ -25,8 +25,12 @@ type tally struct {
 	maxScore   float64
 	scores     int
 	sample     []json.RawMessage
-	fieldFn    func(key string, value []byte) // field, bound once, not per record
-	buf        []byte                         // for the records made as they are read (text lines)
+	// last is the last record read, for the preview: a slice of the
+	// document of an array run, which stays as it is until the file is
+	// written, or lastBuf, a copy of a record made in a buffer.
+	last, lastBuf []byte
+	fieldFn       func(key string, value []byte) // field, bound once, not per record
+	buf           []byte                         // for the records made as they are read (text lines)
 }
 
 // add describes one record line, and fails when it is not exactly one JSON
@@ -49,11 +53,13 @@ func newTally() *tally {
 const maxNamespaceBytes = 200
 
 // note keeps the first SampleSize record lines, as written in the file, for
-// the recipes.
+// the recipes, and a copy of the last, for the preview.
 func (t *tally) note(rec []byte) {
 	if len(t.sample) < SampleSize {
 		t.sample = append(t.sample, json.RawMessage(bytes.Clone(rec)))
 	}
+	t.lastBuf = append(t.lastBuf[:0], rec...)
+	t.last = t.lastBuf
 }
 
 // field notes the top-level members the summary reports: namespace and

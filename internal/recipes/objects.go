@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"cmp"
+	"encoding/json"
 	"maps"
 	"regexp"
 	"slices"
@@ -210,10 +211,8 @@ func objectRecipes(a *analysis) []Recipe {
 	} else {
 		add(0, 1, countRecords)
 	}
-	id, title := a.identity(rs)
-	// ident holds the fields that identify and describe a record.
-	ident := slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
-	if proj := projection(rs, id, ident); len(proj) > 0 {
+	id, ident, proj := a.listing(rs)
+	if len(proj) > 0 {
 		names := make([]string, len(proj))
 		for i, f := range proj {
 			names[i] = f.displayName()
@@ -322,6 +321,47 @@ func objectRecipes(a *analysis) []Recipe {
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
 		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
 	return choose(cs)
+}
+
+// listing returns the fields of the listing recipe: id, the identifier;
+// ident, the identifier and the title that the records have (see
+// identity); and proj, ident with a category, a measure and a time (see
+// projection).
+func (a *analysis) listing(rs roles) (id *field, ident, proj []*field) {
+	id, title := a.identity(rs)
+	ident = slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
+	return id, ident, projection(rs, id, ident)
+}
+
+// Projection returns the fields that a preview of records like those of
+// sample shows: those the recipes list them by. For memory records, those
+// of the recipe "Extract IDs and titles only"; for object records, those of
+// the listing recipe but its time (an identifier, a title, a category, a
+// measure: never a field that is null or constant in the sample). Each is a
+// path of one name, or two for a field one level down. It returns nil when
+// the records are best shown whole: lines of text, values that are not
+// objects, or objects of no such fields.
+func Projection(sample []json.RawMessage) [][]string {
+	if recs, valid := decodeMemories(sample); isMemory(recs, valid) {
+		return [][]string{{"id"}, {"title"}, {"namespace"}}
+	}
+	a := analyze(decodeRecords(sample))
+	if a.n == 0 || a.textLines > 0 && 2*a.textLines > a.n || 2*a.objects < a.n {
+		return nil
+	}
+	_, _, proj := a.listing(a.roles())
+	var paths [][]string
+	for _, f := range proj {
+		if a.role(f) == roleTime {
+			continue // a time says less of a record than its size in a preview
+		}
+		if f.parent != "" {
+			paths = append(paths, []string{f.parent, f.name})
+		} else {
+			paths = append(paths, []string{f.name})
+		}
+	}
+	return paths
 }
 
 // englishList joins names as "a, b and c".

@@ -1,6 +1,7 @@
 // Package descriptor builds the compact OffloadResponse that replaces a large
 // tool result: a summary, the absolute file path, a JSON Schema of one line,
-// exactly ten jq recipes and guidance for the model.
+// exactly ten jq recipes and guidance for the model; and, beyond the
+// specification, when the file expires and a preview of its records.
 //
 // The types serialize exactly as the LRO specification's OffloadResponse,
 // OffloadSummary and JqRecipe: a client decodes a descriptor into an
@@ -73,6 +74,10 @@ type OffloadResponse struct {
 	// on any replica and the resource lro://results/{handle}. Not part of
 	// the specification's descriptor.
 	Handle string `json:"handle,omitempty"`
+	// ExpiresAt is when the file expires, in RFC 3339 (UTC, to the
+	// second): from then on, custodial cleanup may delete it. Not part of
+	// the specification's descriptor.
+	ExpiresAt string `json:"expires_at,omitempty"`
 	// LineSchema is a JSON Schema of one record line (line 2 onwards).
 	LineSchema any `json:"line_schema,omitempty"`
 	// JqRecipes are exactly ten ready-to-run jq commands.
@@ -83,6 +88,22 @@ type OffloadResponse struct {
 	// (a total, a cursor, other arrays or texts), all of which the file's
 	// header keeps. Not part of the specification's descriptor.
 	Beside *Beside `json:"beside,omitempty"`
+	// Preview, when not nil, shows a few of the file's records. Not part
+	// of the specification's descriptor.
+	Preview *Preview `json:"preview,omitempty"`
+}
+
+// Preview shows the first records of a file and its last one, cut down,
+// and says so.
+type Preview struct {
+	// Records are the records shown, in the file's order, each cut down to
+	// the fields that identify and describe it, its long strings cut with
+	// "…", and numbers that a float64 cannot hold written as strings.
+	Records []json.RawMessage `json:"records"`
+	// Note says how many records of how many are shown, which ones and how
+	// they are cut, for example "3 of 3000 records shown (the first 2 and
+	// the last), projected; count and filter on the file".
+	Note string `json:"note"`
 }
 
 // Beside tells what a result held besides the records of its file. Every

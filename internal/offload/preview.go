@@ -1,0 +1,339 @@
+package offload
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+)
+
+// DefaultPreview is how many records a descriptor previews when
+// Config.Preview is zero: the first two and the last.
+const DefaultPreview = 3
+
+// MaxPreview is the most records a descriptor previews: those it shows
+// first are among the SampleSize that the tally keeps.
+const MaxPreview = SampleSize
+
+// The bounds of a previewed record: strings longer than previewChars
+// characters (previewLineChars for lines of text) are cut, with cutMark; objects and arrays more than
+// previewDepth levels into the record are shown as cutMark; an object
+// shows its first previewMembers members, an array as many elements and
+// then cutMark.
+const (
+	previewChars = 40
+	// previewLineChars is previewChars for the text of lines.
+	previewLineChars = 100
+	previewDepth     = 1
+	previewMembers   = 8
+	cutMark          = "…"
+	// maxPreviewBytes is the largest record cut down for a preview, so
+	// that the work stays small whatever the records; a larger one is
+	// shown as cutMark.
+	maxPreviewBytes = 64 << 10
+)
+
+// previewer cuts records down for a preview, and notes how.
+type previewer struct {
+	fields [][]string // the projection (recipes.Projection); nil for whole records
+	chars  int        // the longest string shown whole, in characters
+	how
+}
+
+// how says how a record was cut down.
+type how struct {
+	cut       bool // a string, an object or an array was cut
+	projected bool // members were left out
+	asText    bool // a number was written as a string
+}
+
+// shown is a record cut down for a preview.
+type shown struct {
+	rec json.RawMessage
+	how
+}
+
+// previews are the records a preview may show, cut down once: the first
+// ones and the last.
+type previews struct {
+	count int     // records in the file
+	noun  string  // names them: "records", "memories", "lines" or "rows"
+	first []shown // the first records, all of them when there are no more than most
+	last  *shown  // the last record, when not among first
+}
+
+// newPreviews returns the records of t, of which there are count, that a
+// preview of up to most records shows, cut down to fields (see
+// previewer), or nil for none. noun names the records.
+func newPreviews(t *tally, count, most int, fields [][]string, noun string) *previews {
+	if most <= 0 || count <= 0 || len(t.sample) == 0 {
+		return nil
+	}
+	ps := &previews{count: count, noun: noun}
+	first := max(most-1, 1)
+	if count <= most {
+		first = count // every record: the sample holds them all
+	}
+	show := func(rec []byte) (shown, error) {
+		pr := &previewer{fields: fields, chars: previewChars}
+		if noun == "lines" {
+			pr.chars = previewLineChars // a line's text is all there is to it
+		}
+		out, err := pr.record(rec)
+		return shown{out, pr.how}, err
+	}
+	for _, rec := range t.sample[:min(first, len(t.sample))] {
+		sh, err := show(rec)
+		if err != nil {
+			return nil
+		}
+		ps.first = append(ps.first, sh)
+	}
+	if count > len(ps.first) && t.last != nil {
+		var buf []byte
+		rec, err := compactLine(t.last, &buf)
+		if err != nil {
+			return nil
+		}
+		sh, err := show(rec)
+		if err != nil {
+			return nil
+		}
+		ps.last = &sh
+	}
+	if ps.last == nil && len(ps.first) == count && count > 1 {
+		ps.last = &ps.first[count-1] // for a preview of fewer
+	}
+	return ps
+}
+
+// take returns the preview of n records: the first n-1 and the last, or
+// the first alone when n is 1, or every record when there are no more
+// than n.
+func (ps *previews) take(n int) *descriptor.Preview {
+	var recs []shown
+	first := 0
+	switch {
+	case ps.count <= n && len(ps.first) == ps.count:
+		recs = ps.first
+		first = ps.count
+	case n == 1 || ps.last == nil:
+		first = min(n, len(ps.first))
+		recs = ps.first[:first]
+	default:
+		first = min(n-1, len(ps.first))
+		recs = append(slices.Clip(ps.first[:first]), *ps.last)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	pv := &descriptor.Preview{Records: make([]json.RawMessage, len(recs))}
+	var h how
+	for i, r := range recs {
+		pv.Records[i] = r.rec
+		h.cut, h.projected, h.asText = h.cut || r.cut, h.projected || r.projected, h.asText || r.asText
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d %s", len(recs), ps.count, ps.noun)
+	switch {
+	case len(recs) == ps.count:
+	case first == len(recs):
+		fmt.Fprintf(&b, ": the first %d", first)
+	default:
+		fmt.Fprintf(&b, ": the first %d and the last", first)
+	}
+	var ways []string
+	if h.projected {
+		ways = append(ways, "projected")
+	}
+	if h.cut {
+		ways = append(ways, "cut at "+cutMark)
+	}
+	if h.asText {
+		ways = append(ways, "numbers beyond float64 as strings")
+	}
+	if len(ways) > 0 {
+		b.WriteString(", " + strings.Join(ways, ", "))
+	}
+	b.WriteString("; count and filter on the file")
+	pv.Note = b.String()
+	return pv
+}
+
+// record returns the preview of the valid JSON value rec: its projection
+// when there is one and rec is an object, else rec, cut down.
+func (pr *previewer) record(rec []byte) ([]byte, error) {
+	if len(rec) > maxPreviewBytes {
+		pr.cut = true
+		return quote(cutMark), nil
+	}
+	if pr.fields != nil && jsontext.Value(rec).Kind() == '{' {
+		return pr.project(rec)
+	}
+	var b bytes.Buffer
+	enc := jsontext.NewEncoder(&b, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
+	if err := pr.value(dec, enc, 0); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+}
+
+// project returns the object record rec with the members of pr.fields that
+// it holds and that are not null, each cut down, named by their path.
+func (pr *previewer) project(rec []byte) ([]byte, error) {
+	var b bytes.Buffer
+	enc := jsontext.NewEncoder(&b, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, path := range pr.fields {
+		v := lookup(rec, path)
+		if v == nil || string(v) == "null" {
+			continue
+		}
+		names[path[0]] = true
+		if err := enc.WriteToken(jsontext.String(strings.Join(path, "."))); err != nil {
+			return nil, err
+		}
+		if err := pr.value(jsontext.NewDecoder(bytes.NewReader(v), decodeOptions...), enc, 1); err != nil {
+			return nil, err
+		}
+	}
+	if ms, _ := members(rec); len(ms) > len(names) {
+		pr.projected = true
+	}
+	if err := enc.WriteToken(jsontext.EndObject); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+}
+
+// lookup returns the value at path in the JSON object doc (the last member
+// of a name, as jq reads it), or nil.
+func lookup(doc []byte, path []string) []byte {
+	for _, name := range path {
+		if jsontext.Value(doc).Kind() != '{' {
+			return nil
+		}
+		ms, err := members(doc)
+		if err != nil {
+			return nil
+		}
+		var found []byte
+		for _, m := range ms {
+			if m.name == name && m.last {
+				found = doc[m.start:m.end]
+			}
+		}
+		if found == nil {
+			return nil
+		}
+		doc = found
+	}
+	return doc
+}
+
+// value copies the next value of dec, depth levels into a record, to enc,
+// cut down.
+func (pr *previewer) value(dec *jsontext.Decoder, enc *jsontext.Encoder, depth int) error {
+	switch dec.PeekKind() {
+	case '{', '[':
+		if depth > previewDepth {
+			pr.cut = true
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			return enc.WriteToken(jsontext.String(cutMark))
+		}
+		open, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		isObject := open.Kind() == '{'
+		if err := enc.WriteToken(open); err != nil {
+			return err
+		}
+		for i := 0; dec.PeekKind() != '}' && dec.PeekKind() != ']'; i++ {
+			var name jsontext.Token
+			if isObject {
+				if name, err = dec.ReadToken(); err != nil {
+					return err
+				}
+			}
+			switch {
+			case i >= previewMembers:
+				// Members left out; elements cut after one mark.
+				if isObject {
+					pr.projected = true
+				} else if i == previewMembers {
+					pr.cut = true
+					if err := enc.WriteToken(jsontext.String(cutMark)); err != nil {
+						return err
+					}
+				}
+				if err := dec.SkipValue(); err != nil {
+					return err
+				}
+				continue
+			case isObject:
+				if err := enc.WriteToken(name); err != nil {
+					return err
+				}
+			}
+			if err := pr.value(dec, enc, depth+1); err != nil {
+				return err
+			}
+		}
+		end, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		return enc.WriteToken(end)
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case '"':
+		s := tok.String()
+		if cut := runePrefix(s, pr.chars); cut < len(s) {
+			pr.cut = true
+			s = s[:cut] + cutMark
+		}
+		return enc.WriteToken(jsontext.String(s))
+	case '0':
+		if !decodable(tok.String()) {
+			pr.asText = true
+			return enc.WriteToken(jsontext.String(tok.String()))
+		}
+	}
+	return enc.WriteToken(tok)
+}
+
+// runePrefix returns the length in bytes of the first n runes of s.
+func runePrefix(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// decodable reports whether the JSON number num is one every client
+// decodes: one a float64 holds (go-sdk's client fails a whole call on
+// 1e400).
+func decodable(num string) bool {
+	_, err := strconv.ParseFloat(num, 64)
+	return err == nil
+}
