@@ -1,11 +1,17 @@
 package offload
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // nest returns v inside n containers: n arrays, n objects, or n pairs of
@@ -64,6 +70,55 @@ func TestJQ16Unreadable(t *testing.T) {
 			if (err != nil) != (tt.want != "") {
 				t.Errorf("jq 1.6 on %s…: error %v, but want %q", name, err, tt.want)
 			}
+		}
+	}
+}
+
+// TestJQ16Warning: a file with records that jq 1.6 cannot parse is
+// offloaded as it came, and its descriptor's guidance says which lines and
+// points to what reads them; the records are rebuilt as they were.
+func TestJQ16Warning(t *testing.T) {
+	var recs []string
+	for i := range 40 {
+		switch i {
+		case 3:
+			recs = append(recs, `{"id":3,"name":"n250\ud800"}`)
+		case 7:
+			recs = append(recs, `{"id":7,"name":`+nest("a", 300, "1")+`}`)
+		default:
+			recs = append(recs, fmt.Sprintf(`{"id":%d,"name":"record %d"}`, i, i))
+		}
+	}
+	text := "[" + strings.Join(recs, ",") + "]"
+	for _, native := range []bool{false, true} {
+		c := testConfig(t)
+		c.Threshold = 100
+		c.Native = native
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
+			t.Fatal("not offloaded")
+		}
+		var d struct {
+			Guidance string `json:"guidance"`
+		}
+		if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil {
+			t.Fatal(err)
+		}
+		want := "jq 1.6 cannot parse line 5, 9 (" + reasonSurrogate + "; " + reasonDepth + "): use jq 1.7 or later."
+		if native {
+			want = strings.Replace(want, "use jq", "use lro_extract, or jq", 1)
+		}
+		if !strings.Contains(d.Guidance, want) {
+			t.Errorf("native %v: guidance %q\nwant it to say %q", native, d.Guidance, want)
+		}
+		_, _, rebuilt := readBack(t, res)
+		quoted, err := json.Marshal(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := []byte(`{"content":[{"type":"text","text":` + string(quoted) + `}]}`)
+		if !bytes.Equal(rebuilt, whole) {
+			t.Errorf("rebuilt %.200s\nwant %.200s", rebuilt, whole)
 		}
 	}
 }
