@@ -1,0 +1,84 @@
+package extract_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/realshapes"
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/extract"
+)
+
+// TestEveryRecipeRuns: every recipe a descriptor offers runs through
+// lro_extract on the file it describes, and an answer above the threshold
+// is offloaded in turn, however many results it has (issue 32, item 6:
+// recipe 10 of a 100,759-line text was refused for its 100,000 results).
+// The files: a text of 100,759 lines, and every item of the corpus of real
+// shapes.
+func TestEveryRecipeRuns(t *testing.T) {
+	const textLines = 100_759
+	var b strings.Builder
+	for i := range textLines {
+		fmt.Fprintf(&b, "2026-01-01 12:%02d:%02d INFO worker %d handled request %d\n", i/60%60, i%60, i%7, i)
+	}
+	files := []struct {
+		name   string
+		result *mcp.CallToolResult
+	}{{"text of 100,759 lines", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}}}
+	items, err := realshapes.Items()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		files = append(files, struct {
+			name   string
+			result *mcp.CallToolResult
+		}{it.Name, it.Result})
+	}
+	dir := t.TempDir()
+	opts := &lro.Options{OutputDir: dir, ThresholdTokens: 1} // every item is offloaded
+	cs := session(t, &extract.Options{LRO: opts})
+	for _, f := range files {
+		t.Run(f.name, func(t *testing.T) {
+			d := offloadResult(t, opts, f.result)
+			for i, r := range d.JqRecipes {
+				texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": d.FilePath, "recipe": i + 1})
+				if isErr || len(texts) == 0 {
+					t.Errorf("recipe %d (%s): %v %.300q", i+1, r.Description, isErr, texts)
+				}
+			}
+		})
+	}
+	// Recipe 10 of the text prints every line: offloaded in turn, whole.
+	d := offloadResult(t, &lro.Options{OutputDir: dir}, files[0].result)
+	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": d.FilePath, "recipe": 10})
+	var answer descriptor.OffloadResponse
+	if isErr || len(texts) != 2 || json.Unmarshal([]byte(texts[1]), &answer) != nil || answer.Summary.Count != textLines {
+		t.Errorf("recipe 10 of the text: %v %.300q, want an offloaded answer of %d results", isErr, texts, textLines)
+	}
+}
+
+// offloadResult has lro.Wrap offload result with opts, and returns the
+// descriptor.
+func offloadResult(t *testing.T, opts *lro.Options, result *mcp.CallToolResult) descriptor.OffloadResponse {
+	t.Helper()
+	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		cp := *result // the offloader rewrites the result in place
+		return &cp, nil
+	}, opts)
+	res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t", Arguments: json.RawMessage("{}")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d descriptor.OffloadResponse
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || json.Unmarshal([]byte(tc.Text), &d) != nil || !d.Offloaded || len(d.JqRecipes) != 10 {
+		t.Fatalf("not offloaded: %.300v", res.Content[0])
+	}
+	return d
+}
