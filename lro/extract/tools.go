@@ -166,7 +166,7 @@ An output above the size threshold is written to a new offloaded file, described
 
 const readDescription = `Read lines of an offloaded result (named by the handle or file_path of an offload descriptor), numbered as in the file: line 1 is the header, records start at line 2. Each line is shown as "N: text". A very long line can be read in pieces with char_offset and max_chars. The answer says where to continue when it stops early.`
 
-const searchDescription = `Find the records of an offloaded result (named by the handle or file_path of an offload descriptor) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"line": N, "record": ...}, or for a long record {"line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read).`
+const searchDescription = `Find the records of an offloaded result (named by the handle or file_path of an offload descriptor) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"file_line": N, "record": ...}, or for a long record {"file_line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read at line=N).`
 
 // schemas are the input schemas of the tools.
 var schemas = map[string]func() map[string]any{
