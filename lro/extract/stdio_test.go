@@ -63,7 +63,7 @@ func TestStdio(t *testing.T) {
 		names = append(names, tool.Name)
 		if tool.Name == extract.ToolExtract {
 			b, _ := json.Marshal(tool.InputSchema)
-			for _, want := range []string{`"recipe":{"description"`, `"maximum":10`, `"minimum":1`, `"handle":{"description"`, `"file_path":{"description"`, `"additionalProperties":false`} {
+			for _, want := range []string{`"recipe":{"maximum":10,"minimum":1`, `"handle":{"type":"string"}`, `"file_path":{"type":"string"}`} {
 				if !strings.Contains(string(b), want) {
 					t.Errorf("lro_extract schema lacks %s: %s", want, b)
 				}
