@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -61,5 +62,16 @@ func TestLimitsDoNotOverflow(t *testing.T) {
 				t.Errorf("maxResourceBytes() = %d", n)
 			}
 		})
+	}
+}
+
+// TestHeaderCountDoesNotOverflow: the lines a file's header announces,
+// which lro_read and lro_search compare with the line they stopped at, do
+// not wrap for a hostile count.
+func TestHeaderCountDoesNotOverflow(t *testing.T) {
+	for count, want := range map[int]int{0: 1, 41: 42, math.MaxInt: math.MaxInt, -5: 1} {
+		if got := (&source{header: jsonl.Header{Count: count}}).lines(); got != want {
+			t.Errorf("lines() of a header of count %d = %d, want %d", count, got, want)
+		}
 	}
 }

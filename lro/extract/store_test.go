@@ -580,7 +580,7 @@ func TestStoreLimits(t *testing.T) {
 	// A worker that has its answer before the end of the object: the
 	// first match of a search, and the first record of a query.
 	texts, isErr := call(t, timed, extract.ToolSearch, map[string]any{"handle": big, "pattern": "Decision", "max_results": 1})
-	if isErr || !strings.Contains(texts[0], `{"line":2,`) {
+	if isErr || !strings.Contains(texts[0], `{"file_line":2,`) {
 		t.Errorf("first match: %v %q", isErr, texts)
 	}
 	texts, isErr = call(t, timed, extract.ToolExtract, map[string]any{"handle": big, "query": `.id, halt`})

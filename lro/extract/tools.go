@@ -215,7 +215,7 @@ func extractSchema() map[string]any {
 		argSlurp:  prop("boolean", "jq -s"),
 		argRaw:    prop("boolean", "jq -r"),
 		argWhere: prop("object",
-			`all must hold; key: field or dotted path; value: to equal, or {op: value}, op: eq prefix contains matches(RE2) gt gte lt lte in; on arrays, any element. e.g. {"status":"open","size":{"gt":100}}`),
+			`all must hold; key: field or dotted path; value: to equal, or {op: value}, op: eq prefix contains(any case) matches(RE2) gt gte lt lte in; on arrays, any element. e.g. {"status":"open","size":{"gt":100}}`),
 		argCount:  prop("boolean", "where: just count"),
 		argFields: prop("array", "where: only these", "items", prop("string", "")),
 	})
