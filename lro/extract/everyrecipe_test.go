@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,24 +48,31 @@ func TestEveryRecipeRuns(t *testing.T) {
 	// 100,759 records: under the race detector, which reserves address
 	// space several times over, more than the default 512 MiB.
 	cs := session(t, &extract.Options{LRO: opts, MaxMemoryBytes: 4 << 30})
+	// The calls run at once, as many as the Workers: each is a worker
+	// process, which the machine's processors share.
+	var wg sync.WaitGroup
 	for _, f := range files {
-		t.Run(f.name, func(t *testing.T) {
-			d := offloadResult(t, opts, f.result)
-			for i, r := range d.JqRecipes {
-				texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": d.FilePath, "recipe": i + 1})
-				if isErr || len(texts) == 0 {
-					t.Errorf("recipe %d (%s): %v %.300q", i+1, r.Description, isErr, texts)
+		d := offloadResult(t, opts, f.result)
+		for i, r := range d.JqRecipes {
+			wg.Go(func() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: extract.ToolExtract, Arguments: map[string]any{"file_path": d.FilePath, "recipe": i + 1}})
+				switch {
+				case err != nil:
+					t.Errorf("%s, recipe %d (%s): %v", f.name, i+1, r.Description, err)
+				case res.IsError || len(res.Content) == 0:
+					t.Errorf("%s, recipe %d (%s): %.300v", f.name, i+1, r.Description, res.Content)
+				case f.name == files[0].name && i+1 == 10:
+					// Recipe 10 of the text prints every line: offloaded
+					// in turn (the threshold is 1 token), whole.
+					var answer descriptor.OffloadResponse
+					if tc, ok := res.Content[len(res.Content)-1].(*mcp.TextContent); !ok || json.Unmarshal([]byte(tc.Text), &answer) != nil || answer.Summary.Count != textLines {
+						t.Errorf("recipe 10 of the text: %.300v, want an offloaded answer of %d results", res.Content, textLines)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
-	// Recipe 10 of the text prints every line: offloaded in turn, whole.
-	d := offloadResult(t, &lro.Options{OutputDir: dir}, files[0].result)
-	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": d.FilePath, "recipe": 10})
-	var answer descriptor.OffloadResponse
-	if isErr || len(texts) != 2 || json.Unmarshal([]byte(texts[1]), &answer) != nil || answer.Summary.Count != textLines {
-		t.Errorf("recipe 10 of the text: %v %.300q, want an offloaded answer of %d results", isErr, texts, textLines)
-	}
+	wg.Wait()
 }
 
 // offloadResult has lro.Wrap offload result with opts, and returns the
