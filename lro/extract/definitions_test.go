@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
@@ -55,20 +56,30 @@ func extractOptions(t *testing.T) map[string]*extract.Options {
 
 // TestDefinitionBytes: the definitions of lro_extract, lro_read and
 // lro_search together, as tools/list gives them in compact JSON, stay
-// within maxDefinitionBytes in every configuration.
+// within maxDefinitionBytes in every configuration. It logs their o200k
+// tokens too.
 func TestDefinitionBytes(t *testing.T) {
+	codec, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, opts := range extractOptions(t) {
 		t.Run(name, func(t *testing.T) {
-			total := 0
+			total, tokens := 0, 0
 			for _, tool := range listedTools(t, opts) {
 				b, err := json.Marshal(tool)
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("%s: %d bytes", tool.Name, len(b))
+				n, err := codec.Count(string(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %d bytes, %d o200k tokens", tool.Name, len(b), n)
 				total += len(b)
+				tokens += n
 			}
-			t.Logf("together: %d bytes", total)
+			t.Logf("together: %d bytes, %d o200k tokens", total, tokens)
 			if total > maxDefinitionBytes {
 				t.Errorf("the three definitions take %d bytes, more than %d", total, maxDefinitionBytes)
 			}
