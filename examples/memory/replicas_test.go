@@ -118,7 +118,7 @@ func TestReplicas(t *testing.T) {
 			t.Errorf("lro_read line 1 is not the header of 500 records:\n%.300s", text(res))
 		}
 		res = call(t, cs, "lro_search", map[string]any{"handle": d.Handle, "pattern": regexp.QuoteMeta(word), "max_results": 1})
-		if !strings.Contains(text(res), `"line"`) {
+		if !strings.Contains(text(res), `"file_line"`) {
 			t.Errorf("lro_search %q found nothing:\n%.300s", word, text(res))
 		}
 	}

@@ -331,6 +331,10 @@ func (r *runner) emit(v, cur any, text string) error {
 		return errorf("the query produced more than %d results, the limit of one call (MaxResults); narrow it, for example with limit(n; ...) or first(...)", r.c.MaxResults)
 	}
 	start := len(res.buf)
+	// The output may reach limit: MaxOutputBytes less what the results,
+	// this one included, count beside their text (not below zero, as
+	// MaxResults is at most MaxOutputBytes/resultCost).
+	limit := r.c.MaxOutputBytes - resultCost*(len(res.Spans)+1)
 	// A string printed raw is kept quoted, as an offloaded answer holds it;
 	// results.output unquotes it.
 	_, isString := v.(string)
@@ -344,22 +348,22 @@ func (r *runner) emit(v, cur any, text string) error {
 		text = ""
 	}
 	switch {
-	case len(text) > r.c.MaxOutputBytes-start:
+	case len(text) > limit-start:
 		return r.outputLimit()
 	case text != "":
-		res.grow(len(text)+1, r.c.MaxOutputBytes)
+		res.grow(len(text)+1, limit)
 		res.buf = append(res.buf, text...)
 	default:
-		res.grow(minEncodeRoom, r.c.MaxOutputBytes)
+		res.grow(minEncodeRoom, limit)
 		r.enc.buf = res.buf
-		err := r.enc.encode(v) // errTooLarge leaves buf past MaxOutputBytes, checked below
+		err := r.enc.encode(v) // errTooLarge leaves buf past MaxOutputBytes, past limit, checked below
 		res.buf = r.enc.buf
 		if errors.Is(err, errTooDeep) {
 			res.buf = res.buf[:start]
 			return errorf("a result is nested deeper than %d levels", maxDepth)
 		}
 	}
-	if len(res.buf) > r.c.MaxOutputBytes {
+	if len(res.buf) > limit {
 		res.buf = res.buf[:start]
 		return r.outputLimit()
 	}
@@ -383,7 +387,7 @@ func (r *results) grow(n, limit int) {
 }
 
 func (r *runner) outputLimit() error {
-	return errorf("the output passed %d bytes after %d results, the limit of one call (MaxOutputBytes); narrow the query", r.c.MaxOutputBytes, len(r.res.Spans))
+	return errorf("the output passed %d bytes after %d results (each counting %d bytes beside its text), the limit of one call (MaxOutputBytes); narrow the query", r.c.MaxOutputBytes, len(r.res.Spans), resultCost)
 }
 
 // recordText returns the text of v if it is one of the slurped records.

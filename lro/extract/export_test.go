@@ -11,7 +11,7 @@ const (
 	DefaultMaxInputBytes  = defaultMaxInputBytes
 	DefaultMaxRecordBytes = defaultMaxRecordBytes
 	DefaultMaxOutputBytes = defaultMaxOutputBytes
-	DefaultMaxResults     = defaultMaxResults
+	DefaultMaxResults     = defaultMaxOutputBytes / resultCost
 	DefaultMaxMemoryBytes = defaultMaxMemoryBytes
 	DefaultWorkers        = defaultWorkers
 )

@@ -3,6 +3,7 @@ package extract
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,7 +25,6 @@ const (
 	defaultMaxInputBytes  int64 = 1 << 30
 	defaultMaxRecordBytes       = 16 << 20
 	defaultMaxOutputBytes       = 64 << 20
-	defaultMaxResults           = 100_000
 	defaultMaxMemoryBytes int64 = 512 << 20
 	defaultWorkers              = 4
 )
@@ -62,7 +62,11 @@ type Options struct {
 	MaxOutputBytes int
 
 	// MaxResults is the most results (jq outputs, search matches) one call
-	// may produce. If zero, defaults to 100,000.
+	// may produce. Each result of lro_extract also counts 32 bytes against
+	// MaxOutputBytes, for the memory that keeps it apart, so that the most
+	// results are MaxOutputBytes/32 (2 Mi by default) whatever MaxResults:
+	// an answer within MaxOutputBytes is never refused for its number of
+	// results. If zero, defaults to MaxOutputBytes/32.
 	MaxResults int
 
 	// MaxMemoryBytes is the memory one lro_extract or lro_search call may
@@ -78,6 +82,11 @@ type Options struct {
 	// defaults to 4.
 	Workers int
 }
+
+// resultCost is what each result of lro_extract counts against
+// MaxOutputBytes beside its text: its span in the worker, in the frame and
+// in the server (see Options.MaxResults).
+const resultCost = 32
 
 // minMemoryBytes is the least MaxMemoryBytes may be.
 const minMemoryBytes = 16 << 20
@@ -141,8 +150,8 @@ func newConfig(opts *Options) (*config, error) {
 		orDefault("Timeout", &c.Timeout, defaultTimeout),
 		orDefault("MaxInputBytes", &c.MaxInputBytes, defaultMaxInputBytes),
 		orDefault("MaxRecordBytes", &c.MaxRecordBytes, defaultMaxRecordBytes),
-		orDefault("MaxOutputBytes", &c.MaxOutputBytes, 0), // default below
-		orDefault("MaxResults", &c.MaxResults, defaultMaxResults),
+		orDefault("MaxOutputBytes", &c.MaxOutputBytes, 0),   // default below
+		orDefault("MaxResults", &c.MaxResults, math.MaxInt), // lowered below
 		orDefault("MaxMemoryBytes", &c.MaxMemoryBytes, defaultMaxMemoryBytes))
 	if err == nil && c.MaxMemoryBytes < minMemoryBytes {
 		err = fmt.Errorf("extract: Options.MaxMemoryBytes is %d, less than %d MiB, too little for a worker to run a query: %w",
@@ -162,6 +171,7 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("extract: Options.MaxOutputBytes is %d, more than an eighth of MaxMemoryBytes (%d): the server holds an answer several times over while it builds it, within the memory of one call: %w",
 			c.MaxOutputBytes, c.MaxMemoryBytes, lro.ErrInvalidOption)
 	}
+	c.MaxResults = max(min(c.MaxResults, c.MaxOutputBytes/resultCost), 1)
 	c.slots = make(chan struct{}, c.Workers)
 	return c, nil
 }

@@ -28,7 +28,7 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	limit, errLimit := a.integer(argLimit, defaultReadLines, 1, math.MaxInt)
 	offset, errOffset := a.integer(argCharOffset, 0, 0, math.MaxInt)
 	// By default what fits in the threshold, at four characters a token.
-	maxChars, errChars := a.integer(argMaxChars, 4*c.ThresholdTokens, 1, math.MaxInt)
+	maxChars, errChars := a.integer(argMaxChars, c.defaultMaxChars(), 1, math.MaxInt)
 	if err := cmp.Or(errFile, errFirst, errLimit, errOffset, errChars); err != nil {
 		return nil, err
 	}
@@ -80,6 +80,12 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	}
 	notes := append([]string{summary}, pg.notes...)
 	return textResult(pg.out.String(), strings.Join(notes, "\n")), nil
+}
+
+// defaultMaxChars is what lro_read shows of a line when the call does not
+// say: what fits in the threshold, at four characters a token.
+func (c *config) defaultMaxChars() int {
+	return min(c.ThresholdTokens, math.MaxInt/4) * 4
 }
 
 // The summary of an lro_read answer, and what it adds when lines are left.

@@ -155,10 +155,11 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 }
 
 // matchEntry formats one matching record: whole when short, else a
-// snippet of the matching value.
+// snippet of the matching value. The line of the file is file_line, a name
+// beside record: a text's record has a line of its own, that of the text.
 func matchEntry(n int, line []byte, where string, loc []int, text string) []byte {
 	if len(line) <= maxShownRecord {
-		return fmt.Appendf(nil, `{"line":%d,"record":%s}`, n, line)
+		return fmt.Appendf(nil, `{"file_line":%d,"record":%s}`, n, line)
 	}
 	from := loc[0] - runeBack(text[:loc[0]], snippetContext)
 	to := loc[0] + runeOffset(text[loc[0]:loc[1]], maxShownMatch)
@@ -177,7 +178,7 @@ func matchEntry(n int, line []byte, where string, loc []int, text string) []byte
 			where = where[:i] + "…" + where[j:]
 		}
 	}
-	return fmt.Appendf(nil, `{"line":%d,"path":%s,"snippet":%s,"record_bytes":%d}`,
+	return fmt.Appendf(nil, `{"file_line":%d,"path":%s,"snippet":%s,"record_bytes":%d}`,
 		n, appendString(nil, where), appendString(nil, snippet), len(line))
 }
 

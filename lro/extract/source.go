@@ -102,8 +102,9 @@ func newSource(ctx context.Context, r io.Reader, closer io.Closer, path string, 
 // Close closes the file, or ends the read of the object.
 func (s *source) Close() error { return s.closer.Close() }
 
-// lines is the number of lines the header announces, header included.
-func (s *source) lines() int { return s.header.Count + 1 }
+// lines is the number of lines the header announces, header included (a
+// header's count is not checked: within 1 and math.MaxInt).
+func (s *source) lines() int { return addSat(max(s.header.Count, 0), 1, math.MaxInt) }
 
 // next returns the next line without its line ending, valid until the next
 // call, or io.EOF after the last one; lines of unread come first. A line longer than maxLen is skipped

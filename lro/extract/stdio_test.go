@@ -63,7 +63,7 @@ func TestStdio(t *testing.T) {
 		names = append(names, tool.Name)
 		if tool.Name == extract.ToolExtract {
 			b, _ := json.Marshal(tool.InputSchema)
-			for _, want := range []string{`"recipe":{"description"`, `"maximum":10`, `"minimum":1`, `"handle":{"description"`, `"file_path":{"description"`, `"additionalProperties":false`} {
+			for _, want := range []string{`"recipe":{"maximum":10,"minimum":1`, `"handle":{"type":"string"}`, `"file_path":{"type":"string"}`} {
 				if !strings.Contains(string(b), want) {
 					t.Errorf("lro_extract schema lacks %s: %s", want, b)
 				}
@@ -87,7 +87,7 @@ func TestStdio(t *testing.T) {
 		// slow enough to reach it first: both are right.
 		{extract.ToolExtract, map[string]any{"file_path": path, "query": `reduce range(30) as $i ("x"; . + .) | length`, "slurp": true}, true, "MaxMemoryBytes|time limit"},
 		{extract.ToolRead, map[string]any{"file_path": path, "line": 3, "limit": 1}, false, `3: {"content":`},
-		{extract.ToolSearch, map[string]any{"file_path": path, "pattern": "Decision 19:"}, false, `{"line":21,`},
+		{extract.ToolSearch, map[string]any{"file_path": path, "pattern": "Decision 19:"}, false, `{"file_line":21,`},
 		{extract.ToolExtract, map[string]any{"file_path": "/etc/passwd", "recipe": 1}, true, "outside the output folder"},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})

@@ -580,7 +580,7 @@ func TestStoreLimits(t *testing.T) {
 	// A worker that has its answer before the end of the object: the
 	// first match of a search, and the first record of a query.
 	texts, isErr := call(t, timed, extract.ToolSearch, map[string]any{"handle": big, "pattern": "Decision", "max_results": 1})
-	if isErr || !strings.Contains(texts[0], `{"line":2,`) {
+	if isErr || !strings.Contains(texts[0], `{"file_line":2,`) {
 		t.Errorf("first match: %v %q", isErr, texts)
 	}
 	texts, isErr = call(t, timed, extract.ToolExtract, map[string]any{"handle": big, "query": `.id, halt`})
@@ -686,7 +686,8 @@ func TestResultResource(t *testing.T) {
 
 // TestStoreToolsSayRetention checks that with a Store the tools'
 // descriptions say how long a result is kept (the protocol's guidance on
-// handles), and with a bucket that results are named by handle; without a
+// handles), and with a bucket that lro_extract names results by handle
+// (the others answer a file_path with an error that says so); without a
 // Store they say neither.
 func TestStoreToolsSayRetention(t *testing.T) {
 	for _, tc := range []struct {
@@ -694,8 +695,15 @@ func TestStoreToolsSayRetention(t *testing.T) {
 		opts *extract.Options
 		want []string
 	}{
-		{"bucket", &extract.Options{LRO: &lro.Options{Store: newStore(t, newBucket(t), newClock())}}, []string{"kept for 1h0m0s", "name them by handle"}},
+		{"bucket", &extract.Options{LRO: &lro.Options{Store: newStore(t, newBucket(t), newClock())}}, []string{"Results expire after 1h (an error says so)."}},
 		{"no store", &extract.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil},
+		{"folder store", &extract.Options{LRO: &lro.Options{Store: func() *store.Store {
+			st, err := store.NewFolder(t.TempDir(), &store.Options{TTL: 90 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}()}}, []string{"Results expire after 1h30m (an error says so)."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := session(t, tc.opts)
@@ -709,8 +717,11 @@ func TestStoreToolsSayRetention(t *testing.T) {
 						t.Errorf("%s: description lacks %q", tool.Name, w)
 					}
 				}
-				if tc.want == nil && strings.Contains(tool.Description, "kept for") {
+				if tc.want == nil && strings.Contains(tool.Description, "expire") {
 					t.Errorf("%s: a retention without a store", tool.Name)
+				}
+				if byHandle := tool.Name == extract.ToolExtract && tc.name == "bucket"; byHandle != strings.Contains(tool.Description, "Use handle: not on your disk.") {
+					t.Errorf("%s: description %q, want the note on handles: %v", tool.Name, tool.Description, byHandle)
 				}
 			}
 		})

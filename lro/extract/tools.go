@@ -73,27 +73,30 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		return ErrNoWorker
 	}
 	// With a Store, the descriptions say how long results are kept.
-	var retention string
+	// With a bucket, lro_extract says to use handles (the others answer a
+	// file_path with an error that says so).
+	var retention, bucket string
 	if c.Store != nil {
-		retention = fmt.Sprintf(" A result is kept for %v after it was offloaded; then its handle is expired.", c.Store.TTL())
+		retention = " Results expire after " + shortDuration(c.Store.TTL()) + " (an error says so)."
 		if c.Store.Dir() == "" {
-			retention += " Results are on the server, not on your disk: name them by handle."
+			bucket = " Use handle: not on your disk."
 		}
 	}
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
-	// lro_extract writes new offloaded files, never changes one.
-	writes := &mcp.ToolAnnotations{DestructiveHint: new(bool), OpenWorldHint: new(bool)}
+	// lro_extract's only write is a new file of its own answer, which
+	// expires, as any offloaded result: read-only to the user
+	// (docs/extraction.md).
+	no := new(bool)
+	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: no, OpenWorldHint: no}
 	for _, t := range []struct {
-		name, title, description string
-		annotations              *mcp.ToolAnnotations
-		run                      func(context.Context, args) (*mcp.CallToolResult, error)
+		name, description string
+		run               func(context.Context, args) (*mcp.CallToolResult, error)
 	}{
-		{toolExtract, "Query an offloaded result", extractDescription, writes, c.extract},
-		{toolRead, "Read lines of an offloaded result", readDescription, readOnly, c.read},
-		{toolSearch, "Search an offloaded result", searchDescription, readOnly, c.search},
+		{toolExtract, extractDescription + bucket, c.extract},
+		{toolRead, readDescription, c.read},
+		{toolSearch, searchDescription, c.search},
 	} {
-		s.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: t.description + retention,
-			InputSchema: schemas[t.name](), Annotations: t.annotations}, c.handler(t.name, t.run))
+		s.AddTool(&mcp.Tool{Name: t.name, Description: t.description + retention,
+			InputSchema: schemas[t.name](), Annotations: annotations}, c.handler(t.name, t.run))
 	}
 	if c.Store != nil {
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
@@ -159,14 +162,14 @@ func textResult(texts ...string) *mcp.CallToolResult {
 	return res
 }
 
-const extractDescription = `Query an offloaded result (named by the handle or file_path of an offload descriptor) without a shell: run one of the descriptor's 10 jq recipes by number, or a jq filter of your own, over the records (line 2 onwards; line 1 is the header), and get the output, one result per line (compact JSON, or plain text for string results of a raw recipe or with raw=true).
-A filter runs on each record, like tail -n +2 file | jq 'filter'; with slurp=true it runs once on the array of all records, like jq -s. Give exactly one of recipe, query and where. params sets a recipe's parameters (their names are in the recipe list of the descriptor's guidance), or defines $variables for a query: params={"ns": "_semantic"} makes $ns available.
-Or filter without jq: where holds conditions on fields, all of which must hold, with count=true for just the number of matching records or fields to show only some fields. Example: where={"namespace": {"prefix": "_semantic"}, "provenance.confidence": {"gte": 0.8}, "tags": "cache"}, count=true.
-An output above the size threshold is written to a new offloaded file, described in the answer, which you can query the same way.`
-
-const readDescription = `Read lines of an offloaded result (named by the handle or file_path of an offload descriptor), numbered as in the file: line 1 is the header, records start at line 2. Each line is shown as "N: text". A very long line can be read in pieces with char_offset and max_chars. The answer says where to continue when it stops early.`
-
-const searchDescription = `Find the records of an offloaded result (named by the handle or file_path of an offload descriptor) that have a string, number or boolean value matching a regular expression (RE2 syntax, case-insensitive unless case_sensitive=true). Each match is one line: {"line": N, "record": ...}, or for a long record {"line": N, "path": ".field", "snippet": "..."} (read it whole with lro_read).`
+// The descriptions of the tools and of their arguments, as short as they
+// can be: they are in an agent's context at every request. Their examples
+// fit any data.
+const (
+	extractDescription = `Query an offloaded result (by handle or file_path) with recipe (a descriptor's recipe number), query (a jq filter per record) or where (field conditions). A large answer is offloaded in turn.`
+	readDescription    = `Read lines of an offloaded result (by handle or file_path) as "N: text"; line 1 is the header.`
+	searchDescription  = `Find records of an offloaded result (by handle or file_path) with a value matching an RE2 regex (any case unless case_sensitive). Each match: {"file_line":N,"record":{...}} or a snippet.`
+)
 
 // schemas are the input schemas of the tools.
 var schemas = map[string]func() map[string]any{
@@ -175,10 +178,13 @@ var schemas = map[string]func() map[string]any{
 	toolSearch:  searchSchema,
 }
 
-// optional is the schema of an optional argument of type typ (or null),
-// described by desc, with the keywords and values kv.
-func optional(typ, desc string, kv ...any) map[string]any {
-	m := map[string]any{"type": []string{typ, "null"}, "description": desc}
+// prop is the schema of an argument of type typ, described by desc (none
+// if empty), with the keywords and values kv.
+func prop(typ, desc string, kv ...any) map[string]any {
+	m := map[string]any{"type": typ}
+	if desc != "" {
+		m["description"] = desc
+	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i].(string)] = kv[i+1]
 	}
@@ -188,19 +194,13 @@ func optional(typ, desc string, kv ...any) map[string]any {
 // objectSchema is the input schema of a tool with the properties props and
 // the two that name the file, one of which a call gives. The schema does not
 // require either (anyOf at the top of an input schema is refused by some
-// clients): the descriptions say it, and the tools check it.
+// clients): the descriptions say it, and the tools check it. The tools
+// also refuse other arguments, naming those they take, and take a null as
+// an absent argument, which the schema need not say.
 func objectSchema(props map[string]any, required ...string) map[string]any {
-	props[argHandle] = map[string]any{
-		"type":        "string",
-		"minLength":   1,
-		"description": "The handle of the offload descriptor: the result's name on the server, valid on any of its replicas until the result expires. Give handle or file_path.",
-	}
-	props[argFilePath] = map[string]any{
-		"type":        "string",
-		"minLength":   1,
-		"description": "The file_path of the offload descriptor; the bare file name also works. Give file_path or handle.",
-	}
-	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	props[argHandle] = prop("string", "")
+	props[argFilePath] = prop("string", "")
+	s := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		s["required"] = required
 	}
@@ -208,79 +208,48 @@ func objectSchema(props map[string]any, required ...string) map[string]any {
 }
 
 func extractSchema() map[string]any {
-	numberOrString := map[string]any{"type": []string{"number", "string"}}
 	return objectSchema(map[string]any{
-		argRecipe: optional("integer",
-			"Number of the recipe to run, 1 to 10, as listed in the offload descriptor. Give recipe or query, not both.",
-			"minimum", 1, "maximum", recipes.Count),
-		argQuery: optional("string",
-			`A jq filter, run on each record (or once on the array of all records with slurp=true). Example: select(.namespace | startswith("_semantic")) | {id, title}. Give recipe or query, not both.`,
-			"minLength", 1, "maxLength", maxQueryBytes),
-		argParams: optional("object",
-			`For a recipe: values of its parameters by name, for example {"namespace": "_semantic"}; missing ones keep the recipe's default. For a query: variables, each usable as $name in the filter.`,
-			"additionalProperties", true),
-		argSlurp: optional("boolean",
-			"With query: run the filter once on the array of all records (jq -s), for counts, groupings and sorts. Recipes set this themselves.",
-			"default", false),
-		argRaw: optional("boolean",
-			"With query: print string results as plain text, without JSON quotes (jq -r). Recipes set this themselves.",
-			"default", false),
-		argWhere: optional("object",
-			`Filter without jq: conditions on fields, all of which must hold; instead of recipe or query. A key is a field name, or a dotted path such as provenance.confidence; its value is a value the field must equal, or an object of operators: eq, prefix, contains (case-insensitive), matches (RE2), gt, gte, lt, lte (numbers, or strings such as dates), in (array of values). A condition on an array field holds when any element meets it, so {"tags": "cache"} or {"labels.name": "bug"} works. Example: {"namespace": {"prefix": "_semantic"}, "provenance.confidence": {"gte": 0.8}, "content": {"contains": "postgres"}}.`,
-			"additionalProperties", map[string]any{"anyOf": []any{
-				map[string]any{"type": []string{"string", "number", "boolean", "null", "array"}},
-				map[string]any{
-					"type": "object", "minProperties": 1, "additionalProperties": false,
-					"properties": map[string]any{
-						"eq":       map[string]any{"description": "equal to this value"},
-						"prefix":   map[string]any{"type": "string", "description": "a string starting with this"},
-						"contains": map[string]any{"type": "string", "description": "a string containing this, ignoring case"},
-						"matches":  map[string]any{"type": "string", "description": "a string matching this regular expression (RE2)"},
-						"gt":       numberOrString,
-						"gte":      numberOrString,
-						"lt":       numberOrString,
-						"lte":      numberOrString,
-						"in":       map[string]any{"type": "array", "description": "equal to one of these values"},
-					},
-				},
-			}}),
-		argCount: optional("boolean", "With where: return only the number of matching records.", "default", false),
-		argFields: optional("array",
-			`With where: show only these fields of each matching record (names or dotted paths), for example ["id", "title"].`,
-			"minItems", 1, "items", map[string]any{"type": "string", "minLength": 1}),
+		argRecipe: prop("integer", "", "minimum", 1, "maximum", recipes.Count),
+		argQuery:  prop("string", ""),
+		argParams: prop("object", "recipe params or query $variables, by name"),
+		argSlurp:  prop("boolean", "jq -s"),
+		argRaw:    prop("boolean", "jq -r"),
+		argWhere: prop("object",
+			`all must hold; key: field or dotted path; value: to equal, or {op: value}, op: eq prefix contains(any case) matches(RE2) gt gte lt lte in; on arrays, any element. e.g. {"status":"open","size":{"gt":100}}`),
+		argCount:  prop("boolean", "where: just count"),
+		argFields: prop("array", "where: only these", "items", prop("string", "")),
 	})
 }
 
 func readSchema() map[string]any {
 	return objectSchema(map[string]any{
-		argLine: optional("integer", "First line to read. Line 1 is the header; records start at line 2.",
-			"minimum", 1, "default", 1),
-		argLimit: optional("integer",
-			"Number of lines to read. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
-			"minimum", 1, "default", defaultReadLines),
-		argCharOffset: optional("integer",
-			"Skip this many characters (Unicode code points) at the start of each line: to read a long line in pieces.",
-			"minimum", 0, "default", 0),
-		argMaxChars: optional("integer",
-			"Show at most this many characters of each line. If omitted, as many as fit in the size threshold.",
-			"minimum", 1),
+		argLine:       prop("integer", ""),
+		argLimit:      prop("integer", ""),
+		argCharOffset: prop("integer", "per line"),
+		argMaxChars:   prop("integer", "per line"),
 	})
 }
 
 func searchSchema() map[string]any {
 	return objectSchema(map[string]any{
-		argPattern: map[string]any{
-			"type": "string", "minLength": 1, "maxLength": maxQueryBytes,
-			"description": "Regular expression (RE2 syntax, as in Go) matched against every string, number and boolean value of each record, for example ERROR|FATAL.",
-		},
-		argCaseSensitive: optional("boolean", "Match case-sensitively. By default case is ignored.", "default", false),
-		argMaxResults: optional("integer",
-			"Most matching records to return. Fewer are shown if they would pass the size threshold; the answer then says where to continue.",
-			"minimum", 1, "default", defaultSearchResults),
-		argStartLine: optional("integer",
-			"Line to start searching at, to continue an earlier search. Records start at line 2.",
-			"minimum", 2, "default", 2),
+		argPattern:       prop("string", ""),
+		argCaseSensitive: prop("boolean", ""),
+		argMaxResults:    prop("integer", ""),
+		argStartLine:     prop("integer", ""),
 	}, argPattern)
+}
+
+// shortDuration writes d as time.Duration does, without its zero units:
+// 1h, 1h30m, 90s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // identifier matches the names of jq variables.

@@ -438,7 +438,7 @@ func TestSearch(t *testing.T) {
 			var got []string
 			for _, l := range lines(texts[0]) {
 				var m struct {
-					Line    int             `json:"line"`
+					Line    int             `json:"file_line"`
 					Record  json.RawMessage `json:"record"`
 					Path    string          `json:"path"`
 					Snippet string          `json:"snippet"`
@@ -465,6 +465,35 @@ func TestSearch(t *testing.T) {
 				t.Errorf("matches (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSearchFileLine: a match names the line of the file file_line, which
+// no record field shadows: a text's records have a line of their own, that
+// of the text, one less (issue 32, item 7).
+func TestSearchFileLine(t *testing.T) {
+	dir := t.TempDir()
+	d := offloadWithLRO(t, dir, "", strings.Repeat("nothing here\n", 50)+"the NEEDLE\n"+strings.Repeat("filler ", 2000)+"NEEDLE again\n")
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
+	texts, isErr := call(t, cs, extract.ToolSearch, map[string]any{"file_path": d.FilePath, "pattern": "needle"})
+	if isErr || len(texts) != 2 {
+		t.Fatalf("%v %q", isErr, texts)
+	}
+	var got []map[string]any
+	for _, l := range lines(texts[0]) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "snippet")
+		got = append(got, m)
+	}
+	want := []map[string]any{
+		{"file_line": 52.0, "record": map[string]any{"line": 51.0, "text": "the NEEDLE"}},
+		{"file_line": 53.0, "path": ".text", "record_bytes": float64(len(fileLines(t, d.FilePath)[51]))},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("matches (-want +got):\n%s", diff)
 	}
 }
 
@@ -497,7 +526,7 @@ func TestSearchAnswerBounded(t *testing.T) {
 		{"a match amid a 1 MB value", []any{strings.Repeat("x", mega) + "needle" + strings.Repeat("y", mega)}, "needle", `"snippet":"…xxxxx`},
 		{"many large matches", []any{
 			map[string]any{strings.Repeat("k", mega): "needle"}, map[string]any{strings.Repeat("k", mega): "needle"}, strings.Repeat("needle", mega/6),
-		}, "needle", `"line":2`},
+		}, "needle", `"file_line":2`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

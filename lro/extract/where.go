@@ -150,7 +150,7 @@ func fieldPath(s string) ([]string, error) {
 	}
 	p := strings.Split(s, ".")
 	if slices.Contains(p, "") {
-		return nil, fmt.Errorf("field path %q has an empty part: write field names joined by single dots, such as provenance.confidence", s)
+		return nil, fmt.Errorf("field path %q has an empty part: write field names joined by single dots, such as owner.login", s)
 	}
 	return p, nil
 }

@@ -74,6 +74,11 @@ type limits struct {
 	MaxMemoryBytes int64
 }
 
+// limits returns the limits of c that a worker needs.
+func (c *config) limits() limits {
+	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
+}
+
 // workerMemory is what the worker may allocate (see Options.MaxMemoryBytes).
 func (l limits) workerMemory() int64 {
 	return l.MaxMemoryBytes - 2*int64(l.MaxOutputBytes)
@@ -109,7 +114,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return errorf("cannot start a worker: %v", err)
 	}
 	j.Path, j.Stream = src.path, src.obj != nil
-	j.Limits = limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
+	j.Limits = c.limits()
 	wctx, kill := context.WithCancel(ctx)
 	defer kill()
 	var in bytes.Buffer
@@ -218,9 +223,12 @@ func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
 	return err == nil
 }
 
-// maxFrames is the most a worker may write.
+// maxFrames is the most a worker may write: the output, the bookkeeping
+// of its results (MaxResults is at most MaxOutputBytes/resultCost, and
+// MaxOutputBytes an eighth of MaxMemoryBytes: no overflow) and room for
+// the rest.
 func (c *config) maxFrames() int64 {
-	return int64(c.MaxOutputBytes) + 32*int64(c.MaxResults) + 1<<20
+	return int64(c.MaxOutputBytes) + resultCost*int64(c.MaxResults) + 1<<20
 }
 
 // acquire takes one of the Workers slots for a call, within its time
@@ -283,8 +291,22 @@ func (c *config) died(err error, stderr string, j *job) error {
 
 // cpuLimit is the processor time a worker may use, in whole seconds.
 func cpuLimit(timeout time.Duration) time.Duration {
-	return (timeout + 2*time.Second - 1).Truncate(time.Second)
+	return addSat(timeout, 2*time.Second-1, math.MaxInt64).Truncate(time.Second)
 }
+
+// addSat returns a+b, for a and b from 0 to top, or top if that is more:
+// the limits computed from options that may be near their type's largest
+// value do not overflow.
+func addSat[T ~int | ~int64](a, b, top T) T {
+	if a > top-b {
+		return top
+	}
+	return a + b
+}
+
+// addressLimit is the RLIMIT_AS of a worker that has vm bytes of address
+// space and may take n more, saturated at the largest int64.
+func addressLimit(vm, n int64) uint64 { return uint64(addSat(vm, n, math.MaxInt64)) }
 
 // headBuffer keeps the first max bytes written to it.
 type headBuffer struct {

@@ -18,7 +18,7 @@ func limitMemory(n int64) error {
 	if _, err := fmt.Sscan(string(statm), &pages); err != nil {
 		return fmt.Errorf("reading /proc/self/statm: %w", err)
 	}
-	limit := uint64(pages*int64(os.Getpagesize()) + n)
+	limit := addressLimit(pages*int64(os.Getpagesize()), n)
 	return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit})
 }
 
