@@ -22,6 +22,7 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/sweeper"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -71,6 +72,11 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	}
 	if !installed.Load() {
 		return ErrNoWorker
+	}
+	if c.sweep != nil {
+		// The answers a stopped server left behind are deleted soon after
+		// the next one starts, as lro's decorator does for its files.
+		sweeper.Offloaded(c.sweep)
 	}
 	// With a Store, the descriptions say how long results are kept.
 	// With a bucket, lro_extract says to use handles (the others answer a
