@@ -136,21 +136,35 @@ type extras struct {
 // bare pointer.
 func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode func(describe.Input, descriptor.Profile, extras) ([]byte, int, error), ex extras) (describe.Input, descriptor.Profile, []byte, error) {
 	data, tokens, err := encode(in, c.Profile, ex)
-	if err != nil || tokens <= maxDescriptorTokens {
+	if err != nil {
+		return in, c.Profile, data, err
+	}
+	// The descriptor is kept within the threshold whenever all of it but
+	// the line schema fits there (not under a threshold too small for any
+	// descriptor), and within maxDescriptorTokens always.
+	limit, rest := maxDescriptorTokens, tokens
+	if schema != nil {
+		rest -= c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
+		if rest < c.Threshold {
+			limit = min(c.Threshold, maxDescriptorTokens)
+		}
+	}
+	if tokens <= limit {
 		return in, c.Profile, data, err
 	}
 	if schema != nil {
 		// Too large with the whole line schema (records of many nested
-		// objects): the schema trimmed, so that the recipes stay.
-		room := maxDescriptorTokens - (tokens - c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage)))
+		// objects or of many properties): the schema trimmed, so that the
+		// recipes stay.
+		room := limit - rest
 		var first []byte
 		if len(t.sample) > 0 {
 			first = t.sample[0]
 		}
 		fits := func(s []byte) bool { return c.Tokenizer.Tokens(s) <= room }
-		for trimmed := range trimmings(schema, memberNames(first), fits) {
+		for trimmed := range trimmings(schema, memberNames(first), room, fits) {
 			in.LineSchema = json.RawMessage(trimmed)
-			if data, tokens, err = encode(in, c.Profile, ex); err != nil || tokens <= maxDescriptorTokens {
+			if data, tokens, err = encode(in, c.Profile, ex); err != nil || tokens <= limit {
 				return in, c.Profile, data, err
 			}
 		}
@@ -213,18 +227,19 @@ func (p *plan) noun() string {
 const maxDescriptorTokens = 4096
 
 // trimmings yields the encodings of line schemas trimmed from schema that
-// fit, most detailed first: schema with the objects and arrays from each
+// fit, within room tokens, most detailed first: schema with the objects and arrays from each
 // depth down, the deepest first, described by their type alone; then with
 // the record's properties halved in turn, the required ones first, each
 // group in the order of order (the first record's names), then by name;
 // then the record's type alone. Each validates every line schema does, and
 // says in a "$comment" what it leaves out.
-func trimmings(schema map[string]any, order []string, fits func([]byte) bool) iter.Seq[[]byte] {
+func trimmings(schema map[string]any, order []string, room int, fits func([]byte) bool) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
+		ranked := rankNames(schema, order)
 		// try yields the trimming to depth and width if it fits, and
 		// reports whether to go on.
 		try := func(depth, width int) bool {
-			t := trimmer{depth: depth, width: width, order: order}
+			t := trimmer{depth: depth, width: width, ranked: ranked}
 			s := t.trim(schema, "", 0)
 			s["$comment"] = t.comment()
 			raw, err := marshal(s)
@@ -235,14 +250,47 @@ func trimmings(schema map[string]any, order []string, fits func([]byte) bool) it
 				return
 			}
 		}
-		props, _ := schema["properties"].(map[string]any)
-		for width := len(props) / 2; width > 0; width /= 2 {
-			if !try(1, width) {
+		// The names are ranked once; each try encodes only those it keeps,
+		// and a width of more properties than room has tokens (each takes
+		// more than one) is not tried, so that records of very many
+		// properties cost them about once.
+		for width := len(ranked) / 2; width > 0; width /= 2 {
+			if width <= room && !try(1, width) {
 				return
 			}
 		}
 		try(0, -1)
 	}
+}
+
+// rankNames returns the names of the record's properties in the order a
+// trimming keeps them: the required ones first, each group in the order of
+// order (the first record's names), then by name.
+func rankNames(schema map[string]any, order []string) []string {
+	props, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]string)
+	isRequired := make(map[string]bool, len(required))
+	for _, name := range required {
+		isRequired[name] = true
+	}
+	rank := make(map[string]int, len(order))
+	for i, name := range slices.Backward(order) {
+		rank[name] = i // the first of a name
+	}
+	names := slices.Sorted(maps.Keys(props))
+	sort.SliceStable(names, func(i, j int) bool {
+		a, b := names[i], names[j]
+		if isRequired[a] != isRequired[b] {
+			return isRequired[a]
+		}
+		ra, oka := rank[a]
+		rb, okb := rank[b]
+		if oka != okb {
+			return oka
+		}
+		return oka && ra < rb
+	})
+	return names
 }
 
 // schemaDepth returns how many levels of properties and items schema
@@ -267,7 +315,7 @@ func schemaDepth(schema map[string]any) int {
 // when width is not negative, are not named.
 type trimmer struct {
 	depth, width int
-	order        []string // names of the record's properties, the first kept first
+	ranked       []string // names of the record's properties, the first kept first (rankNames)
 	cut          string   // the jq path of the first object or array described by its type alone
 	unnamed      int      // properties of the record not named
 	named        int      // properties of the record named
@@ -301,26 +349,12 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 	for _, name := range required {
 		isRequired[name] = true
 	}
-	names := slices.Sorted(maps.Keys(props)) // the same example path in the comment every time
-	if depth == 0 && t.width >= 0 && len(names) > t.width {
-		rank := make(map[string]int, len(t.order))
-		for i, name := range slices.Backward(t.order) {
-			rank[name] = i // the first of a name
-		}
-		sort.SliceStable(names, func(i, j int) bool {
-			a, b := names[i], names[j]
-			if isRequired[a] != isRequired[b] {
-				return isRequired[a]
-			}
-			ra, oka := rank[a]
-			rb, okb := rank[b]
-			if oka != okb {
-				return oka
-			}
-			return oka && ra < rb
-		})
-		t.unnamed = len(names) - t.width
-		names = names[:t.width]
+	var names []string
+	if depth == 0 && t.width >= 0 && len(t.ranked) > t.width {
+		t.unnamed = len(t.ranked) - t.width
+		names = t.ranked[:t.width]
+	} else {
+		names = slices.Sorted(maps.Keys(props)) // the same example path in the comment every time
 	}
 	if depth == 0 {
 		t.named = len(names)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -235,7 +236,7 @@ func TestTrimmings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fits := func(s []byte) bool { return c.Tokenizer.Tokens(s) <= tt.room }
 			var got [][]byte
-			for s := range trimmings(schema, memberNames(recs[0]), fits) {
+			for s := range trimmings(schema, memberNames(recs[0]), tt.room, fits) {
 				got = append(got, s)
 				break
 			}
@@ -263,14 +264,14 @@ func TestTrimmings(t *testing.T) {
 		})
 	}
 	n := 0
-	for range trimmings(schema, nil, func([]byte) bool { return false }) {
+	for range trimmings(schema, nil, 0, func([]byte) bool { return false }) {
 		n++
 	}
 	if n != 0 {
 		t.Errorf("%d trimmings where none fits", n)
 	}
 	var sizes []int
-	for s := range trimmings(schema, nil, func([]byte) bool { return true }) {
+	for s := range trimmings(schema, nil, math.MaxInt, func([]byte) bool { return true }) {
 		sizes = append(sizes, len(s))
 	}
 	if len(sizes) != 9 || !slices.IsSortedFunc(sizes, func(a, b int) int { return b - a }) {

@@ -1,0 +1,87 @@
+package offload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro/descriptor"
+)
+
+// wideRecords returns a JSON array of n records of width properties each.
+func wideRecords(n, width int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for r := range n {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		for k := range width {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"key_%d":%d`, k, r*width+k)
+		}
+		b.WriteByte('}')
+	}
+	return b.String() + "]"
+}
+
+// TestWideRecordsWithinThreshold: records of very many properties get a
+// descriptor within the threshold, its line schema trimmed to the
+// properties that fit, the recipes kept.
+func TestWideRecordsWithinThreshold(t *testing.T) {
+	for _, tt := range []struct{ records, width, threshold int }{
+		{2, 1000, 1600},
+		{2, 20000, 1600},
+		{50, 300, 1600},
+		{2, 5000, 800},
+	} {
+		c := testConfig(t)
+		c.Threshold = tt.threshold
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: wideRecords(tt.records, tt.width)}}}
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
+			t.Fatal("not offloaded")
+		}
+		sc := res.StructuredContent.(json.RawMessage)
+		var d descriptor.OffloadResponse
+		if err := json.Unmarshal(sc, &d); err != nil {
+			t.Fatal(err)
+		}
+		tokens := c.Tokenizer.Tokens(sc)
+		if tokens > tt.threshold || len(d.JqRecipes) != 10 {
+			t.Errorf("%d records of %d properties: descriptor of %d tokens with %d recipes; want at most the threshold %d, with 10",
+				tt.records, tt.width, tokens, len(d.JqRecipes), tt.threshold)
+		}
+		if schema, _ := d.LineSchema.(map[string]any)["$comment"].(string); !strings.Contains(schema, "properties are named") {
+			t.Errorf("the line schema's comment %q does not say it names some properties", schema)
+		}
+	}
+}
+
+// BenchmarkWideRecords offloads 2 records of 250,000 properties, beside
+// BenchmarkNarrowRecords, the same bytes as 25,000 records of 20: the ratio
+// is what the width costs (the line schema's inference and trimming).
+func BenchmarkWideRecords(b *testing.B) { benchmarkRecords(b, 2, 250_000) }
+
+// BenchmarkNarrowRecords: see BenchmarkWideRecords.
+func BenchmarkNarrowRecords(b *testing.B) { benchmarkRecords(b, 25_000, 20) }
+
+func benchmarkRecords(b *testing.B, n, width int) {
+	text := wideRecords(n, width)
+	c := &Config{Threshold: 1600, Dir: b.TempDir(), Prefix: "atlatl", SchemaVersion: "1.0"}
+	c = New(*c)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Changed() {
+			b.Fatal("not offloaded")
+		}
+	}
+}
