@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,6 +133,10 @@ func (l *layer) under(o *Options) {
 	o.OutputDir = cmp.Or(o.OutputDir, l.OutputDir)
 	o.Profile = cmp.Or(o.Profile, l.Profile)
 	o.ClientDir = cmp.Or(o.ClientDir, l.ClientDir)
+	o.DisableRedaction = o.DisableRedaction || l.DisableRedaction
+	if len(o.RedactPatterns) == 0 {
+		o.RedactPatterns = l.RedactPatterns
+	}
 	if len(l.Tools) == 0 {
 		return
 	}
@@ -142,6 +147,10 @@ func (l *layer) under(o *Options) {
 		t.Always = t.Always || e.Always
 		t.ThresholdTokens = cmp.Or(e.ThresholdTokens, t.ThresholdTokens)
 		t.Profile = cmp.Or(e.Profile, t.Profile)
+		t.DisableRedaction = t.DisableRedaction || e.DisableRedaction
+		if len(e.RedactPatterns) > 0 {
+			t.RedactPatterns = e.RedactPatterns
+		}
 		tools[name] = t
 	}
 	o.Tools = tools
@@ -158,6 +167,8 @@ func (l *layer) fields() map[string]func(any) error {
 		"profile":          set(&l.Profile, profile),
 		"client_dir":       set(&l.ClientDir, clientDir),
 		"storage":          set(&l.storage, storage),
+		"redact":           set(&l.DisableRedaction, disabled),
+		"redact_patterns":  set(&l.RedactPatterns, patterns),
 	}
 }
 
@@ -171,7 +182,9 @@ func toolFields(t *ToolOptions) map[string]func(any) error {
 			p, err := profile(v)
 			return &p, err
 		}),
-		"always": set(&t.Always, boolean),
+		"always":          set(&t.Always, boolean),
+		"redact":          set(&t.DisableRedaction, disabled),
+		"redact_patterns": set(&t.RedactPatterns, patterns),
 	}
 }
 
@@ -230,7 +243,7 @@ func (l *layer) readFile(path string) error {
 		return err
 	}
 	delete(offload, "tools")
-	want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage or tools"
+	want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, storage, redact, redact_patterns or tools"
 	if err := read(offload, section, l.fields(), want); err != nil {
 		return err
 	}
@@ -244,7 +257,7 @@ func (l *layer) readFile(path string) error {
 			return err
 		}
 		var opts ToolOptions
-		if err := read(t, key, toolFields(&opts), "enabled, threshold_tokens, profile or always"); err != nil {
+		if err := read(t, key, toolFields(&opts), "enabled, threshold_tokens, profile, always, redact or redact_patterns"); err != nil {
 			return err
 		}
 		l.Tools[name] = opts
@@ -420,6 +433,32 @@ func storage(v any) (string, error) {
 		return s, nil
 	}
 	return outputDir(v)
+}
+
+// patterns returns v, an array of RE2 expressions (in the environment,
+// one a line), checking that each compiles.
+func patterns(v any) ([]string, error) {
+	var ps []string
+	switch v := v.(type) {
+	case envText:
+		ps = strings.Split(strings.TrimRight(string(v), "\n"), "\n")
+	case []any:
+		for _, p := range v {
+			s, ok := p.(string)
+			if !ok {
+				return nil, errors.New("not an array of strings")
+			}
+			ps = append(ps, s)
+		}
+	default:
+		return nil, errors.New("not an array of strings")
+	}
+	for _, p := range ps {
+		if _, err := regexp.Compile(p); err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
 }
 
 // toolList parses a comma-separated list of tool names; space around each

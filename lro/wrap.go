@@ -124,6 +124,7 @@ func (c *config) coreConfig() *offload.Config {
 		ClientDir:          c.ClientDir,
 		Store:              c.Store,
 		SchemaDescriptions: c.SchemaDescriptions,
+		Redactor:           c.redactor,
 	})
 }
 
