@@ -18,11 +18,22 @@ func (c *Config) redactResult(r *result) redact.Counts {
 		return nil
 	}
 	n := redact.Counts{}
+	structured := r.structured
+	if structured != nil {
+		// Not JSON: not offloaded (see plan), so left as it is.
+		r.structured, _ = c.Redactor.JSON(structured, n)
+	}
 	for i := range r.items {
 		it := &r.items[i]
 		switch {
 		case it.text != nil:
-			if text := c.redactText(it.text.Text, n); text != it.text.Text {
+			// A text that repeats the structured content holds the same
+			// values: they are counted once.
+			counts := n
+			if structured != nil && sameJSON(it.text.Text, structured) {
+				counts = redact.Counts{}
+			}
+			if text := c.redactText(it.text.Text, counts); text != it.text.Text {
 				t := *it.text
 				t.Text = text
 				it.text, it.item = &t, &t
@@ -30,10 +41,6 @@ func (c *Config) redactResult(r *result) redact.Counts {
 		case it.raw != nil:
 			it.raw, _ = c.Redactor.JSON(it.raw, n) // marshalled: valid
 		}
-	}
-	if r.structured != nil {
-		// Not JSON: not offloaded (see plan), so left as it is.
-		r.structured, _ = c.Redactor.JSON(r.structured, n)
 	}
 	return n
 }
