@@ -27,17 +27,21 @@ func (c *Config) redactResult(r *result) redact.Counts {
 		it := &r.items[i]
 		switch {
 		case it.text != nil:
+			counts := redact.Counts{}
+			text := c.redactText(it.text.Text, counts)
+			if text == it.text.Text {
+				continue
+			}
 			// A text that repeats the structured content holds the same
 			// values: they are counted once.
-			counts := n
-			if structured != nil && sameJSON(it.text.Text, structured) {
-				counts = redact.Counts{}
+			if structured == nil || !sameJSON(it.text.Text, structured) {
+				for k, v := range counts {
+					n[k] += v
+				}
 			}
-			if text := c.redactText(it.text.Text, counts); text != it.text.Text {
-				t := *it.text
-				t.Text = text
-				it.text, it.item = &t, &t
-			}
+			t := *it.text
+			t.Text = text
+			it.text, it.item = &t, &t
 		case it.raw != nil:
 			it.raw, _ = c.Redactor.JSON(it.raw, n) // marshalled: valid
 		}

@@ -141,6 +141,10 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 				continue
 			}
 			if w := s[i : i+len(k.text)]; w == k.text || k.fold && strings.EqualFold(w, k.text) {
+				ru := &r.rules[k.rule]
+				if ru.bound && i > 0 && word(s[i-1]) || ru.near != nil && !ru.near(s, i, i+len(k.text)) {
+					continue
+				}
 				hits = append(hits, hit{pos: i, rule: k.rule})
 				if first {
 					return hits
@@ -222,9 +226,6 @@ func (r *Redactor) find(s string) []span {
 		}
 		if ru.back == 0 {
 			// Anchored at the keyword: a failed match costs a few bytes.
-			if ru.bound && h.pos > 0 && word(s[h.pos-1]) {
-				continue
-			}
 			n := len(spans)
 			add(ru, h.rule, h.pos, s[h.pos:end])
 			if len(spans) > n {

@@ -24,7 +24,10 @@ type rule struct {
 	// of the line that holds the keyword.
 	multiline bool
 	valid     func(secret string) bool // nil accepts every match
-	re        *regexp.Regexp           // src, anchored when back is 0
+	// near, if not nil, rejects a keyword at s[i:j] cheaply, before any
+	// expression runs: what follows it cannot be a match.
+	near func(s string, i, j int) bool
+	re   *regexp.Regexp // src, anchored when back is 0
 }
 
 // The rules are written here as RE2 expressions (linear time on any input)
@@ -104,15 +107,15 @@ var builtin = compile([]rule{
 	// The value of a Bearer or Basic authorization, and of an
 	// Authorization header or parameter whatever its scheme.
 	{kind: "bearer-token", keywords: []string{"bearer"}, fold: true,
-		src: `(?i)bearer +([A-Za-z0-9._~+/-]{16,}=*)`, bound: true, valid: mixed},
+		src: `(?i)bearer +([A-Za-z0-9._~+/-]{16,}=*)`, bound: true, valid: mixed, near: followedBy(" ")},
 	{kind: "basic-auth", keywords: []string{"basic"}, fold: true,
-		src: `(?i)basic +([A-Za-z0-9+/]{8,}={0,2})`, bound: true, valid: userPassword},
+		src: `(?i)basic +([A-Za-z0-9+/]{8,}={0,2})`, bound: true, valid: userPassword, near: followedBy(" ")},
 	{kind: "authorization", keywords: []string{"authorization"}, fold: true,
-		src: `(?i)authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9-]* +)?([A-Za-z0-9._~+/=-]{16,})`, bound: true, valid: mixed},
+		src: `(?i)authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9-]* +)?([A-Za-z0-9._~+/=-]{16,})`, bound: true, valid: mixed, near: followedBy("\"': =\t")},
 	// The password of a URL (scheme://user:password@host); the rest of the
 	// URL stays.
 	{kind: "url-password", keywords: []string{"://"},
-		src: `\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'|,\\<>\[\]]+:([^\s/?#@"'|,\\<>\[\]]+)@`, back: 32},
+		src: `\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'|,\\<>\[\]]+:([^\s/?#@"'|,\\<>\[\]]+)@`, back: 32, near: userinfo},
 })
 
 // compile compiles the expressions of rules, anchored at their keyword
@@ -126,6 +129,29 @@ func compile(rules []rule) []rule {
 		rules[i].re = regexp.MustCompile(src)
 	}
 	return rules
+}
+
+// followedBy returns a near function that accepts a keyword followed by
+// one of the bytes of set.
+func followedBy(set string) func(s string, i, j int) bool {
+	return func(s string, i, j int) bool { return j < len(s) && strings.IndexByte(set, s[j]) >= 0 }
+}
+
+// userinfo accepts "://" followed by user:password@: an authority that
+// holds an '@' and a ':' before it.
+func userinfo(s string, i, j int) bool {
+	colon := false
+	for k := j; k < len(s) && k < j+backWindow; k++ {
+		switch s[k] {
+		case '@':
+			return colon
+		case ':':
+			colon = true
+		case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '\\', '|', ',', '<', '>', '[', ']':
+			return false
+		}
+	}
+	return false
 }
 
 // mixed accepts a token that is not a word: it holds a digit, or both
