@@ -18,8 +18,9 @@ var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsont
 // redacted to n; every other byte stays as it was. A string value is
 // redacted whole when the name of its member says what it is (as
 // "Authorization") and it has the form of that secret. It returns doc itself
-// when it redacts nothing, and ok false, with n unchanged, when doc is not
-// one JSON value.
+// when it redacts nothing: without reading it as JSON when it holds no
+// keyword of any rule (ok is then true whatever doc is); else ok is false,
+// with n unchanged, when doc is not one JSON value.
 func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 	if !r.Maybe(doc) && !letterEscape(doc) {
 		return doc, true

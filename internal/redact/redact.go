@@ -170,7 +170,8 @@ type span struct {
 }
 
 // String returns s with every credential replaced by its marker, adding
-// what it redacted to n. It returns s itself when it redacts nothing.
+// what it redacted to n: the marker, then the line breaks of the secret, so
+// that s keeps its lines. It returns s itself when it redacts nothing.
 func (r *Redactor) String(s string, n Counts) string {
 	spans := r.find(s)
 	if len(spans) == 0 {
@@ -182,6 +183,16 @@ func (r *Redactor) String(s string, n Counts) string {
 	for _, sp := range spans {
 		b.WriteString(s[last:sp.start])
 		b.WriteString(Marker(sp.kind))
+		// The line breaks of the secret (a private key's) stay, so that a
+		// text keeps its lines.
+		for i := sp.start; i < sp.end; i++ {
+			if s[i] == '\n' {
+				if i > sp.start && s[i-1] == '\r' {
+					b.WriteByte('\r')
+				}
+				b.WriteByte('\n')
+			}
+		}
 		n[sp.kind]++
 		last = sp.end
 	}

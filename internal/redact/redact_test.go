@@ -73,7 +73,12 @@ func TestFakes(t *testing.T) {
 		}
 		for _, sh := range shapes {
 			sh := sh
-			want := strings.Replace(sh.in, sh.enc(f.Secret), redact.Marker(f.Kind), 1)
+			// A shape that escapes line breaks has none to keep.
+			marker := redact.Marker(f.Kind)
+			if sh.enc("\n") == "\n" {
+				marker = f.Marker()
+			}
+			want := strings.Replace(sh.in, sh.enc(f.Secret), marker, 1)
 			if want == sh.in {
 				t.Fatalf("%s/%s: the secret is not in the input", f.Kind, sh.name)
 			}

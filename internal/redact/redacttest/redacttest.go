@@ -18,7 +18,12 @@ type Fake struct {
 
 // Want returns Text with Secret replaced by its marker.
 func (f Fake) Want() string {
-	return strings.Replace(f.Text, f.Secret, "[REDACTED:"+f.Kind+"]", 1)
+	return strings.Replace(f.Text, f.Secret, f.Marker(), 1)
+}
+
+// Marker returns what replaces Secret: its marker, then its line breaks.
+func (f Fake) Marker() string {
+	return "[REDACTED:" + f.Kind + "]" + strings.Repeat("\n", strings.Count(f.Secret, "\n"))
 }
 
 // rep repeats s to n bytes.
