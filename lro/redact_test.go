@@ -375,3 +375,53 @@ func TestRedactionLookAlikes(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactionProvidedAndResources redacts the records of a set handed
+// over with lro.Provide, and an embedded resource's text.
+func TestRedactionProvidedAndResources(t *testing.T) {
+	fakes := redacttest.Fakes()
+	var recs []map[string]any
+	for i := range 300 {
+		recs = append(recs, map[string]any{"id": i, "value": fmt.Sprintf("plain value %d", i)})
+	}
+	for i, f := range fakes {
+		recs[i*5]["value"] = f.Text
+	}
+	var envFile strings.Builder
+	for _, f := range fakes {
+		envFile.WriteString(f.Text + "\n")
+	}
+	for _, tc := range []struct {
+		name string
+		h    mcp.ToolHandler
+	}{
+		{"Provide", func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			lro.Provide(ctx, lro.ResultSet{Records: recs})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "the first page"}}}, nil
+		}},
+		{"embedded resource", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			data, _ := json.Marshal(recs)
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: string(data)},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///app/.env", MIMEType: "text/plain", Text: envFile.String()}},
+			}}, nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			res, err := lro.Wrap(tc.h, &lro.Options{OutputDir: dir})(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, resp := onlyFile(t, dir), responseBytes(t, res)
+			for _, f := range fakes {
+				if p := leaked(f, file); p != "" {
+					t.Errorf("%s: the file holds %q", f.Kind, p)
+				}
+				if p := leaked(f, resp); p != "" {
+					t.Errorf("%s: the response holds %q", f.Kind, p)
+				}
+			}
+		})
+	}
+}
