@@ -2,6 +2,7 @@ package offload
 
 import (
 	"bytes"
+	"unsafe"
 
 	"github.com/zircote/lro-go/internal/redact"
 )
@@ -26,6 +27,13 @@ func (c *Config) redactResult(r *result) redact.Counts {
 	for i := range r.items {
 		it := &r.items[i]
 		switch {
+		case it.text != nil && structured != nil && it.text.Text == str(structured):
+			// A typed tool's text: the structured content, redacted once.
+			if len(r.structured) != len(structured) || &r.structured[0] != &structured[0] {
+				t := *it.text
+				t.Text = string(r.structured)
+				it.text, it.item = &t, &t
+			}
 		case it.text != nil:
 			counts := redact.Counts{}
 			text := c.redactText(it.text.Text, counts)
@@ -66,6 +74,9 @@ func (c *Config) redactText(text string, n redact.Counts) string {
 	}
 	return c.Redactor.String(text, n)
 }
+
+// str returns b as a string without copying it.
+func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // redactRows redacts the records of a provided set in place, and returns
 // what it redacted (nil without a Redactor).

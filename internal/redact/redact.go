@@ -45,37 +45,46 @@ const CustomKind = "custom"
 // make one with [New].
 type Redactor struct {
 	rules []rule
-	// pairs maps the first two bytes of a keyword (each case of a folded
-	// one) to 1 + the index in groups of the keywords that start so.
-	pairs  []uint8
+	// The keywords are found by their first or second pair of bytes,
+	// whichever starts at an even offset (a keyword has 3 bytes or more),
+	// so that the scan reads every second pair only. bits holds the pairs
+	// of every keyword (each case of a folded one); pairs maps each to 1 +
+	// the index in groups of the keywords that hold it.
+	bits   []uint64
+	pairs  []uint16
 	groups [][]keyword
 	custom []rule // extra patterns: run on every string
 }
 
+// keyword is a keyword of a rule, found by its pair of bytes at off.
 type keyword struct {
 	text string
 	fold bool
 	rule int
+	off  int
 }
 
 // New returns a Redactor of the built-in rules and of the extra patterns
 // (RE2 syntax). The secret of an extra pattern is its first named group,
 // whose name is then the kind, else its whole match, of kind [CustomKind].
 func New(extra []string) (*Redactor, error) {
-	r := &Redactor{rules: builtin, pairs: make([]uint8, 1<<16), groups: [][]keyword{nil}}
+	r := &Redactor{rules: builtin, bits: make([]uint64, 1<<16/64), pairs: make([]uint16, 1<<16), groups: [][]keyword{nil}}
 	for i, ru := range r.rules {
 		for _, k := range ru.keywords {
 			if ru.fold {
 				k = strings.ToLower(k)
 			}
-			for _, p := range pairsOf(k, ru.fold) {
-				g := r.pairs[p]
-				if g == 0 {
-					r.groups = append(r.groups, nil)
-					g = uint8(len(r.groups) - 1)
-					r.pairs[p] = g
+			for off := range 2 {
+				for _, p := range pairsOf(k[off:off+2], ru.fold) {
+					g := r.pairs[p]
+					if g == 0 {
+						r.groups = append(r.groups, nil)
+						g = uint16(len(r.groups) - 1)
+						r.pairs[p] = g
+						r.bits[p/64] |= 1 << (p % 64)
+					}
+					r.groups[g] = append(r.groups[g], keyword{text: k, fold: ru.fold, rule: i, off: off})
 				}
-				r.groups[g] = append(r.groups[g], keyword{text: k, fold: ru.fold, rule: i})
 			}
 		}
 	}
@@ -96,8 +105,8 @@ func New(extra []string) (*Redactor, error) {
 	return r, nil
 }
 
-// pairsOf returns the table entries of the first two bytes of k, in every
-// case when fold.
+// pairsOf returns the table entries of the pair of bytes k, in every case
+// when fold.
 func pairsOf(k string, fold bool) []uint16 {
 	a, b := []byte{k[0]}, []byte{k[1]}
 	if fold {
@@ -128,29 +137,36 @@ type hit struct {
 }
 
 // scan returns the keywords found in s, in order; with first, only the
-// first one.
+// first one found.
 func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
-	pairs := r.pairs[:1<<16]
-	for i := 0; i+1 < len(s); i++ {
-		g := pairs[uint16(s[i])<<8|uint16(s[i+1])]
-		if g == 0 {
+	bits := (*[1 << 16 / 64]uint64)(r.bits)
+	for i := 0; i+1 < len(s); i += 2 {
+		p := uint16(s[i])<<8 | uint16(s[i+1])
+		if bits[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
-		for _, k := range r.groups[g] {
-			if len(s)-i < len(k.text) {
+		for _, k := range r.groups[r.pairs[p]] {
+			at := i - k.off
+			if at < 0 || len(s)-at < len(k.text) {
 				continue
 			}
-			if w := s[i : i+len(k.text)]; w == k.text || k.fold && strings.EqualFold(w, k.text) {
-				ru := &r.rules[k.rule]
-				if ru.bound && i > 0 && word(s[i-1]) || ru.near != nil && !ru.near(s, i, i+len(k.text)) {
-					continue
-				}
-				hits = append(hits, hit{pos: i, rule: k.rule})
-				if first {
-					return hits
-				}
+			if w := s[at : at+len(k.text)]; w != k.text && !(k.fold && strings.EqualFold(w, k.text)) {
+				continue
+			}
+			ru := &r.rules[k.rule]
+			if ru.bound && at > 0 && word(s[at-1]) || ru.near != nil && !ru.near(s, at, at+len(k.text)) {
+				continue
+			}
+			hits = append(hits, hit{pos: at, rule: k.rule})
+			if first {
+				return hits
 			}
 		}
+	}
+	if len(hits) > 1 {
+		// A keyword found by its second pair may start before one found
+		// just before it.
+		slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(a.pos-b.pos, a.rule-b.rule) })
 	}
 	return hits
 }

@@ -11,7 +11,7 @@ import (
 // capture group that matched, or the whole match when there is none.
 type rule struct {
 	kind     string
-	keywords []string // literal; compared without case when fold
+	keywords []string // literal, 3 bytes or more; compared without case when fold
 	fold     bool
 	src      string // the expression
 	// back is how far before its keyword a match may start; 0 means at the
@@ -57,8 +57,8 @@ var builtin = compile([]rule{
 	{kind: "gcp-oauth-client-secret", keywords: []string{"GOCSPX-"},
 		src: `(GOCSPX-[A-Za-z0-9_-]{28})(?:[^A-Za-z0-9_-]|$)`, bound: true},
 	// gitleaks azure-ad-client-secret.
-	{kind: "azure-ad-client-secret", keywords: []string{"Q~"},
-		src: `(?:^|[\\'"\x60\s>=:(,)|])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'"\x60\s<),|])`, back: 5},
+	{kind: "azure-ad-client-secret", keywords: []string{"0Q~", "1Q~", "2Q~", "3Q~", "4Q~", "5Q~", "6Q~", "7Q~", "8Q~", "9Q~"},
+		src: `(?:^|[\\'"\x60\s>=:(,)|])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'"\x60\s<),|])`, back: 4},
 	// The key of an Azure storage account or Service Bus connection string.
 	{kind: "azure-account-key", keywords: []string{"accountkey=", "sharedaccesskey="}, fold: true,
 		src: `(?i)(?:Account|SharedAccess)Key=([A-Za-z0-9+/]{40,}={0,2})`, bound: true},
