@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,6 +135,10 @@ func (l *layer) under(o *Options) {
 	o.Profile = cmp.Or(o.Profile, l.Profile)
 	o.ClientDir = cmp.Or(o.ClientDir, l.ClientDir)
 	o.PreviewRecords = cmp.Or(o.PreviewRecords, l.PreviewRecords)
+	o.DisableRedaction = o.DisableRedaction || l.DisableRedaction
+	if len(o.RedactPatterns) == 0 {
+		o.RedactPatterns = l.RedactPatterns
+	}
 	if len(l.Tools) == 0 {
 		return
 	}
@@ -144,6 +149,10 @@ func (l *layer) under(o *Options) {
 		t.Always = t.Always || e.Always
 		t.ThresholdTokens = cmp.Or(e.ThresholdTokens, t.ThresholdTokens)
 		t.Profile = cmp.Or(e.Profile, t.Profile)
+		t.DisableRedaction = t.DisableRedaction || e.DisableRedaction
+		if len(e.RedactPatterns) > 0 {
+			t.RedactPatterns = e.RedactPatterns
+		}
 		tools[name] = t
 	}
 	o.Tools = tools
@@ -161,6 +170,8 @@ func (l *layer) fields() map[string]func(any) error {
 		"client_dir":       set(&l.ClientDir, clientDir),
 		"preview_records":  set(&l.PreviewRecords, previewRecords),
 		"storage":          set(&l.storage, storage),
+		"redact":           set(&l.DisableRedaction, disabled),
+		"redact_patterns":  set(&l.RedactPatterns, patterns),
 	}
 }
 
@@ -174,7 +185,9 @@ func toolFields(t *ToolOptions) map[string]func(any) error {
 			p, err := profile(v)
 			return &p, err
 		}),
-		"always": set(&t.Always, boolean),
+		"always":          set(&t.Always, boolean),
+		"redact":          set(&t.DisableRedaction, disabled),
+		"redact_patterns": set(&t.RedactPatterns, patterns),
 	}
 }
 
@@ -233,7 +246,7 @@ func (l *layer) readFile(path string) error {
 		return err
 	}
 	delete(offload, "tools")
-	want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, preview_records, storage or tools"
+	want := "enabled, threshold_tokens, ttl_seconds, output_dir, profile, client_dir, preview_records, storage, redact, redact_patterns or tools"
 	if err := read(offload, section, l.fields(), want); err != nil {
 		return err
 	}
@@ -247,7 +260,7 @@ func (l *layer) readFile(path string) error {
 			return err
 		}
 		var opts ToolOptions
-		if err := read(t, key, toolFields(&opts), "enabled, threshold_tokens, profile or always"); err != nil {
+		if err := read(t, key, toolFields(&opts), "enabled, threshold_tokens, profile, always, redact or redact_patterns"); err != nil {
 			return err
 		}
 		l.Tools[name] = opts
@@ -436,6 +449,32 @@ func storage(v any) (string, error) {
 		return s, nil
 	}
 	return outputDir(v)
+}
+
+// patterns returns v, an array of RE2 expressions (in the environment,
+// one a line), checking that each compiles.
+func patterns(v any) ([]string, error) {
+	var ps []string
+	switch v := v.(type) {
+	case envText:
+		ps = strings.Split(strings.TrimRight(string(v), "\n"), "\n")
+	case []any:
+		for _, p := range v {
+			s, ok := p.(string)
+			if !ok {
+				return nil, errors.New("not an array of strings")
+			}
+			ps = append(ps, s)
+		}
+	default:
+		return nil, errors.New("not an array of strings")
+	}
+	for _, p := range ps {
+		if _, err := regexp.Compile(p); err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
 }
 
 // toolList parses a comma-separated list of tool names; space around each

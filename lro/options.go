@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
+	redaction "github.com/zircote/lro-go/internal/redact" // not redact, config.go's
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -139,6 +141,19 @@ type Options struct {
 	// which otherwise receives every result inline, as the specification
 	// requires: the proxy writes the file.
 	IgnoreProxy bool
+
+	// DisableRedaction writes offloaded results with their credentials.
+	// By default every credential of a known shape (cloud keys, tokens,
+	// JWTs, private keys, Authorization values, URL passwords) is replaced
+	// by a marker naming its kind, as [REDACTED:github-pat], before the
+	// file, the descriptor or the fallback is made (docs/redaction.md). A
+	// result that stays inline is never changed.
+	DisableRedaction bool
+
+	// RedactPatterns are more credentials to redact, as RE2 expressions.
+	// The part redacted is the first named group, whose name is then the
+	// marker's kind, or else the whole match, of kind "custom".
+	RedactPatterns []string
 }
 
 // ToolOptions override [Options] for one tool. Fields left at their zero
@@ -157,6 +172,12 @@ type ToolOptions struct {
 	// Always offloads every result of this tool, whatever its size (but
 	// errors and results not complete), for output meant for a script.
 	Always bool
+
+	// DisableRedaction turns redaction off for this tool.
+	DisableRedaction bool
+
+	// RedactPatterns are added to [Options.RedactPatterns] for this tool.
+	RedactPatterns []string
 }
 
 // config is a validated copy of Options with every default applied.
@@ -164,6 +185,7 @@ type config struct {
 	Options
 	dir        string                    // absolute output folder
 	always     bool                      // offload whatever the size (ToolOptions.Always)
+	redactor   *redaction.Redactor       // nil when redaction is off
 	tools      map[string]*config        // per-tool configurations, from Options.Tools
 	core       *offload.Config           // the offload pipeline's view of the above
 	observer   event.Observer            // Options.Observer; Observer is sweepOnOffload
@@ -243,6 +265,11 @@ func newConfig(opts *Options) (*config, error) {
 	if c.now == nil {
 		c.now, c.realClock = time.Now, true
 	}
+	redactor, err := newRedactor(c.DisableRedaction, c.RedactPatterns, "Options.RedactPatterns")
+	if err != nil {
+		return nil, err
+	}
+	c.redactor = redactor
 	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
 	c.tools = make(map[string]*config, len(c.Tools))
 	for name, t := range c.Tools {
@@ -260,6 +287,15 @@ func newConfig(opts *Options) (*config, error) {
 				return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
 			}
 			tc.Profile = *t.Profile
+		}
+		if t.DisableRedaction || len(t.RedactPatterns) > 0 {
+			patterns := append(slices.Clip(c.RedactPatterns), t.RedactPatterns...)
+			field := fmt.Sprintf("Options.Tools[%q].RedactPatterns", name)
+			r, err := newRedactor(c.DisableRedaction || t.DisableRedaction, patterns, field)
+			if err != nil {
+				return nil, err
+			}
+			tc.redactor = r
 		}
 		tc.core = tc.coreConfig()
 		c.tools[name] = &tc
@@ -348,6 +384,19 @@ func checkClientDir(dir string) error {
 		return fmt.Errorf("not clean (want %q)", path.Clean(dir))
 	}
 	return nil
+}
+
+// newRedactor returns the Redactor of the built-in rules and patterns,
+// nil when off; field names patterns in an error.
+func newRedactor(off bool, patterns []string, field string) (*redaction.Redactor, error) {
+	if off {
+		return nil, nil
+	}
+	r, err := redaction.New(patterns)
+	if err != nil {
+		return nil, fmt.Errorf("lro: %s: %w: %w", field, err, ErrInvalidOption)
+	}
+	return r, nil
 }
 
 func validProfile(p descriptor.Profile) bool {

@@ -125,6 +125,7 @@ func (c *config) coreConfig() *offload.Config {
 		Store:              c.Store,
 		SchemaDescriptions: c.SchemaDescriptions,
 		Preview:            c.PreviewRecords,
+		Redactor:           c.redactor,
 	})
 }
 

@@ -171,6 +171,9 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	maxMessage := fs.Int("max-message", 256<<20, "the largest message, in `bytes`, read from the upstream or the client")
 	extractTimeout := fs.Duration("extract-timeout", extractDefaultTimeout, "the time limit of one lro_extract, lro_read or lro_search call")
 	extractMemory := fs.Int64("extract-max-memory", extractDefaultMaxMemory>>20, "the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
+	noRedact := fs.Bool("no-redact", false, "write offloaded results with their credentials (by default each is replaced by a marker such as [REDACTED:github-pat]; overrides config and environment)")
+	var redactPatterns headers
+	fs.Var(&redactPatterns, "redact-pattern", "also redact what this RE2 `expression` matches (its first named group, if any); repeat for more")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage()
@@ -259,6 +262,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 			return nil, fmt.Errorf("flag -preview-records=%d: must be from 0 to 16", *preview)
 		}
 	}
+	explicit.DisableRedaction = *noRedact
+	explicit.RedactPatterns = redactPatterns
 	opts, err := lro.LoadOptions(explicit, *configPath)
 	if err != nil {
 		return nil, err

@@ -32,6 +32,9 @@ type Input struct {
 	// Noun names one record in the guidance: "memories" for memory records,
 	// "records" otherwise. If empty, defaults to "records".
 	Noun string
+	// Redacted is how many credentials were replaced by markers in the
+	// file; the headline says so when it is not zero.
+	Redacted int
 }
 
 // Shell renders the specification's guidance template for clients with a
@@ -60,10 +63,17 @@ func Shell(in Input, withRecipes bool) string {
 // many records, and the tokens saved when there is a saving (in.Saved > 0),
 // else the size of the records.
 func Headline(in Input) string {
-	if in.Saved > 0 {
-		return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens saved).", in.Count, Noun(in), in.Saved)
+	redacted := ""
+	switch {
+	case in.Redacted == 1:
+		redacted = "; 1 credential redacted"
+	case in.Redacted > 1:
+		redacted = fmt.Sprintf("; %d credentials redacted", in.Redacted)
 	}
-	return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens).", in.Count, Noun(in), in.EstimatedTokens)
+	if in.Saved > 0 {
+		return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens saved%s).", in.Count, Noun(in), in.Saved, redacted)
+	}
+	return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens%s).", in.Count, Noun(in), in.EstimatedTokens, redacted)
 }
 
 // DetailLine returns the guidance's line on the detail level, newline

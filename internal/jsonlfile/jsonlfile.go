@@ -87,6 +87,9 @@ type FileHeader struct {
 	// in the order they are put back, once the records are. Each holds null
 	// in Result.
 	Copies []Copy `json:"copies,omitempty"`
+	// Redacted counts the credentials replaced by markers before anything
+	// was written, by kind (internal/redact); nil when none was.
+	Redacted map[string]int `json:"redacted,omitempty"`
 }
 
 // Placement says where a stretch of records goes back into a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -47,8 +48,9 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 			EstimatedTokens: p.tokens,
 			Detail:          string(call.Detail),
 		},
-		Result: json.RawMessage(p.result),
-		Copies: p.copies,
+		Result:   json.RawMessage(p.result),
+		Copies:   p.copies,
+		Redacted: p.redacted,
 	}
 	for _, ru := range p.runs {
 		h.RecordsAt = append(h.RecordsAt, ru.Placement)
@@ -65,6 +67,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		Detail:          string(call.Detail),
 		Count:           count,
 		EstimatedTokens: p.tokens,
+		Redacted:        redact.Counts(p.redacted).Total(),
 	}
 	// The descriptor is built before the commit, so that one that cannot be
 	// built leaves no file behind.

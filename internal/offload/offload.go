@@ -15,6 +15,7 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
@@ -64,6 +65,9 @@ type Config struct {
 	// Create starts a file; if nil, [jsonlfile.Create]. For fault injection.
 	// Not used with a Store.
 	Create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
+	// Redactor, if not nil, replaces the credentials of a result to be
+	// offloaded by markers, before anything reads it (see redactResult).
+	Redactor *redact.Redactor
 }
 
 // New returns c with every default applied: Threshold [DefaultThreshold],
@@ -135,13 +139,15 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	if res == nil || res.IsError || res.InputRequests != nil || res.NeedsInput() || res.RequestState != "" {
 		return Outcome{}
 	}
+	var redacted redact.Counts // what redactResult and redactSet redacted
 	describeCall := func() Call {
 		call := describe()
 		call.Operation = cmp.Or(call.Operation, call.Tool)
+		c.redactCall(&call, redacted)
 		return call
 	}
 	if set != nil {
-		if o, ok := c.applySet(ctx, describeCall, res, structured, set); ok {
+		if o, ok := c.applySet(ctx, describeCall, res, structured, set, &redacted); ok {
 			return o
 		}
 	}
@@ -149,7 +155,11 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	if err != nil || tokens <= c.Threshold && !c.Always {
 		return Outcome{}
 	}
+	redacted = c.redactResult(r)
 	p, err := c.plan(ctx, r)
+	if p != nil {
+		p.redacted = redacted
+	}
 	if ctx.Err() != nil && p != nil {
 		// Canceled while finding the records: the fallback, of what was
 		// found.
@@ -170,7 +180,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 // inject_context, but for its images and audio. ok is false otherwise, or
 // when a record is not one JSON value: the handler's own result is then
 // evaluated as any other.
-func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) (o Outcome, ok bool) {
+func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set, redacted *redact.Counts) (o Outcome, ok bool) {
 	// The set is the whole result: its records are the document itself.
 	ru := &run{
 		Placement: jsonlfile.Placement{As: asArray, Count: len(set.Records)},
@@ -197,6 +207,8 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		return Outcome{}, false
 	}
 	p.inline = inline
+	*redacted = c.redactRows(ru.rows) // the handler's own result is discarded
+	p.redacted = *redacted
 	_ = ru.each(nil, p.t.add) // valid: read above
 	call := describe()
 	if set.RecordType != nil {

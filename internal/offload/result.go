@@ -127,6 +127,8 @@ type plan struct {
 	inline int       // the estimate of what the client would receive inline; 0 means tokens
 	beside []besideValue
 
+	redacted map[string]int // the credentials replaced by markers, by kind; nil for none
+
 	nextLine int  // the number of the next text line of an asLines run
 	retally  bool // a text's array failed after its records were described: describe the runs again
 

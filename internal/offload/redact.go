@@ -1,0 +1,105 @@
+package offload
+
+import (
+	"bytes"
+	"unsafe"
+
+	"github.com/zircote/lro-go/internal/redact"
+)
+
+// redactResult replaces the credentials of r, a result that is offloaded,
+// by markers, before the records are found: the file (its records and its
+// header's result), the descriptor and the fallback are all made from what
+// it leaves. It redacts the text of text items, the JSON of the other items
+// but images and audio, and the structured content; the handler's items are
+// not changed (r holds copies of those it changes). It returns what it
+// redacted, nil without a Redactor.
+func (c *Config) redactResult(r *result) redact.Counts {
+	if c.Redactor == nil {
+		return nil
+	}
+	n := redact.Counts{}
+	structured := r.structured
+	if structured != nil {
+		// Not JSON: not offloaded (see plan), so left as it is.
+		r.structured, _ = c.Redactor.JSON(structured, n)
+	}
+	for i := range r.items {
+		it := &r.items[i]
+		switch {
+		case it.text != nil && structured != nil && it.text.Text == str(structured):
+			// A typed tool's text: the structured content, redacted once.
+			if len(r.structured) != len(structured) || &r.structured[0] != &structured[0] {
+				t := *it.text
+				t.Text = string(r.structured)
+				it.text, it.item = &t, &t
+			}
+		case it.text != nil:
+			counts := redact.Counts{}
+			text := c.redactText(it.text.Text, counts)
+			if text == it.text.Text {
+				continue
+			}
+			// A text that repeats the structured content holds the same
+			// values: they are counted once.
+			if structured == nil || !sameJSON(it.text.Text, structured) {
+				for k, v := range counts {
+					n[k] += v
+				}
+			}
+			t := *it.text
+			t.Text = text
+			it.text, it.item = &t, &t
+		case it.raw != nil:
+			it.raw, _ = c.Redactor.JSON(it.raw, n) // marshalled: valid
+		}
+	}
+	return n
+}
+
+// redactText redacts a text: a JSON document by its strings, so that its
+// structure and every other byte stay, and any other text (lines, tables,
+// literals) as it is, since no marker holds a byte that delimits a field or
+// a string.
+func (c *Config) redactText(text string, n redact.Counts) string {
+	b := trimSpace(readOnlyBytes(text))
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
+		out, ok := c.Redactor.JSON(readOnlyBytes(text), n)
+		if ok {
+			if len(out) == len(text) && (len(out) == 0 || &out[0] == &readOnlyBytes(text)[0]) {
+				return text
+			}
+			return string(out)
+		}
+	}
+	return c.Redactor.String(text, n)
+}
+
+// str returns b as a string without copying it.
+func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// redactRows redacts the records of a provided set in place, and returns
+// what it redacted (nil without a Redactor).
+func (c *Config) redactRows(rows [][]byte) redact.Counts {
+	if c.Redactor == nil {
+		return nil
+	}
+	n := redact.Counts{}
+	for i, row := range rows {
+		if out, ok := c.Redactor.JSON(row, n); ok && !bytes.Equal(out, row) {
+			rows[i] = out
+		}
+	}
+	return n
+}
+
+// redactCall redacts what the header and the descriptor record of the call
+// (its query), adding to n; nothing when n is nil (no Redactor).
+func (c *Config) redactCall(call *Call, n redact.Counts) {
+	if n == nil || call.Query == nil {
+		return
+	}
+	if q := c.Redactor.String(*call.Query, n); q != *call.Query {
+		call.Query = &q
+	}
+}

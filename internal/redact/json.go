@@ -1,0 +1,137 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// decodeOptions accept what a client accepts: duplicate names and invalid
+// UTF-8 are the tool's business.
+var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// JSON returns the JSON value doc with the credentials in its strings
+// (names and values, decoded) replaced by their markers, adding what it
+// redacted to n; every other byte stays as it was. A string value is
+// redacted whole when the name of its member says what it is (as
+// "Authorization") and it has the form of that secret. It returns doc itself
+// when it redacts nothing: without reading it as JSON when it holds no
+// keyword of any rule (ok is then true whatever doc is); else ok is false,
+// with n unchanged, when doc is not one JSON value.
+func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
+	if !r.Maybe(doc) && !letterEscape(doc) {
+		return doc, true
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(doc), decodeOptions...)
+	found := Counts{}
+	var b []byte // nil until something is redacted
+	last := 0    // doc[:last] is in b
+	name := ""   // the member name before a value
+	var scratch []byte
+	for {
+		kind, length := dec.StackIndex(dec.StackDepth())
+		isName := kind == '{' && length%2 == 0
+		if dec.PeekKind() != '"' {
+			if _, err := dec.ReadToken(); err != nil {
+				if err == io.EOF {
+					break
+				}
+				return doc, false
+			}
+			name = ""
+			continue
+		}
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return doc, false
+		}
+		end := int(dec.InputOffset())
+		start := end - len(raw)
+		raw = doc[start:end] // the decoder's buffer is reused by the next read
+		var s string
+		if bytes.IndexByte(raw, '\\') < 0 {
+			s = str(raw[1 : len(raw)-1])
+		} else {
+			scratch, err = jsontext.AppendUnquote(scratch[:0], raw)
+			if err != nil {
+				return doc, false
+			}
+			s = string(scratch)
+		}
+		red := s
+		if !isName {
+			red = r.byName(name, s, found)
+		}
+		if red == s {
+			red = r.String(s, found)
+		}
+		if isName {
+			name = s
+		} else {
+			name = ""
+		}
+		if red == s {
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(doc)+64)
+		}
+		b = append(b, doc[last:start]...)
+		b, _ = jsontext.AppendQuote(b, red) // valid: red is s, redacted
+		last = end
+	}
+	if dec.StackDepth() != 0 {
+		return doc, false
+	}
+	for k, v := range found {
+		n[k] += v
+	}
+	if b == nil {
+		return doc, true
+	}
+	return append(b, doc[last:]...), true
+}
+
+// byName returns s redacted whole, when the member name says what it is and
+// s has that form, else s.
+func (r *Redactor) byName(name, s string, n Counts) string {
+	if name == "" || len(name) > 32 {
+		return s
+	}
+	k, ok := keyRules[strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))]
+	if !ok {
+		return s
+	}
+	m := k.re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return s
+	}
+	a, b := m[len(m)-2], m[len(m)-1]
+	if k.ok != nil && !k.ok(s[a:b]) {
+		return s
+	}
+	n[k.kind]++
+	return s[:a] + Marker(k.kind) + s[b:]
+}
+
+// letterEscape reports whether doc holds a \u escape of a letter, a digit,
+// '-' or '_', which could hide a keyword from the scan of the raw bytes
+// (the escapes of '<', '>' and '&' that encoders write are not).
+func letterEscape(doc []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(doc[i:], []byte(`\u00`))
+		if j < 0 || i+j+6 > len(doc) {
+			return false
+		}
+		i += j + 4
+		if c, err := strconv.ParseUint(string(doc[i:i+2]), 16, 8); err == nil {
+			switch {
+			case c >= '0' && c <= '9', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '-', c == '_':
+				return true
+			}
+		}
+	}
+}

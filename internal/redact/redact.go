@@ -1,0 +1,300 @@
+// Package redact replaces credentials in text and JSON by markers that
+// name their kind, as [REDACTED:github-pat]: the copy of a result that
+// offloading keeps at rest holds no secret.
+//
+// Only high-confidence shapes are redacted: keys and tokens with a known
+// prefix or structure (AWS, Google, Azure, GitHub, GitLab, Slack, Stripe,
+// OpenAI, Anthropic, npm, PyPI), JWTs, PEM private keys, the values of
+// Bearer, Basic and Authorization, and the password of a URL. Every
+// expression is RE2, so a pass is linear in its input; a string that holds
+// none of the rules' keywords costs one scan.
+//
+//	r, _ := redact.New(nil)
+//	n := redact.Counts{}
+//	s := r.String("token ghp_...", n)
+//
+// A Redactor is safe for concurrent use; a Counts is not.
+package redact
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unsafe"
+)
+
+// Counts is how many values of each kind were redacted.
+type Counts map[string]int
+
+// Total returns the number of values redacted, of every kind.
+func (n Counts) Total() int {
+	t := 0
+	for _, v := range n {
+		t += v
+	}
+	return t
+}
+
+// CustomKind is the kind of a match of an extra pattern without a named
+// group.
+const CustomKind = "custom"
+
+// Redactor finds and replaces credentials. The zero value is not usable:
+// make one with [New].
+type Redactor struct {
+	rules []rule
+	// The keywords are found by their first or second pair of bytes,
+	// whichever starts at an even offset (a keyword has 3 bytes or more),
+	// so that the scan reads every second pair only. bits holds the pairs
+	// of every keyword (each case of a folded one); pairs maps each to 1 +
+	// the index in groups of the keywords that hold it.
+	bits   []uint64
+	pairs  []uint16
+	groups [][]keyword
+	custom []rule // extra patterns: run on every string
+}
+
+// keyword is a keyword of a rule, found by its pair of bytes at off.
+type keyword struct {
+	text string
+	fold bool
+	rule int
+	off  int
+}
+
+// New returns a Redactor of the built-in rules and of the extra patterns
+// (RE2 syntax). The secret of an extra pattern is its first named group,
+// whose name is then the kind, else its whole match, of kind [CustomKind].
+func New(extra []string) (*Redactor, error) {
+	r := &Redactor{rules: builtin, bits: make([]uint64, 1<<16/64), pairs: make([]uint16, 1<<16), groups: [][]keyword{nil}}
+	for i, ru := range r.rules {
+		for _, k := range ru.keywords {
+			if ru.fold {
+				k = strings.ToLower(k)
+			}
+			for off := range 2 {
+				for _, p := range pairsOf(k[off:off+2], ru.fold) {
+					g := r.pairs[p]
+					if g == 0 {
+						r.groups = append(r.groups, nil)
+						g = uint16(len(r.groups) - 1)
+						r.pairs[p] = g
+						r.bits[p/64] |= 1 << (p % 64)
+					}
+					r.groups[g] = append(r.groups[g], keyword{text: k, fold: ru.fold, rule: i, off: off})
+				}
+			}
+		}
+	}
+	for _, p := range extra {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("redact: pattern %q: %w", p, err)
+		}
+		ru := rule{kind: CustomKind, re: re, multiline: true}
+		for _, name := range re.SubexpNames() {
+			if name != "" {
+				ru.kind = name
+				break
+			}
+		}
+		r.custom = append(r.custom, ru)
+	}
+	return r, nil
+}
+
+// pairsOf returns the table entries of the pair of bytes k, in every case
+// when fold.
+func pairsOf(k string, fold bool) []uint16 {
+	a, b := []byte{k[0]}, []byte{k[1]}
+	if fold {
+		a = cases(k[0])
+		b = cases(k[1])
+	}
+	var ps []uint16
+	for _, x := range a {
+		for _, y := range b {
+			ps = append(ps, uint16(x)<<8|uint16(y))
+		}
+	}
+	return ps
+}
+
+func cases(c byte) []byte {
+	l, u := strings.ToLower(string(c)), strings.ToUpper(string(c))
+	if l == u {
+		return []byte{c}
+	}
+	return []byte{l[0], u[0]}
+}
+
+// hit is a keyword of a rule found at pos.
+type hit struct {
+	pos  int
+	rule int
+}
+
+// scan returns the keywords found in s, in order; with first, only the
+// first one found.
+func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
+	bits := (*[1 << 16 / 64]uint64)(r.bits)
+	for i := 0; i+1 < len(s); i += 2 {
+		p := uint16(s[i])<<8 | uint16(s[i+1])
+		if bits[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		for _, k := range r.groups[r.pairs[p]] {
+			at := i - k.off
+			if at < 0 || len(s)-at < len(k.text) {
+				continue
+			}
+			if w := s[at : at+len(k.text)]; w != k.text && !(k.fold && strings.EqualFold(w, k.text)) {
+				continue
+			}
+			ru := &r.rules[k.rule]
+			if ru.bound && at > 0 && word(s[at-1]) || ru.near != nil && !ru.near(s, at, at+len(k.text)) {
+				continue
+			}
+			hits = append(hits, hit{pos: at, rule: k.rule})
+			if first {
+				return hits
+			}
+		}
+	}
+	if len(hits) > 1 {
+		// A keyword found by its second pair may start before one found
+		// just before it.
+		slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(a.pos-b.pos, a.rule-b.rule) })
+	}
+	return hits
+}
+
+// Maybe reports whether b may hold a credential: false means that
+// [Redactor.String] and [Redactor.JSON] would give it back unchanged.
+func (r *Redactor) Maybe(b []byte) bool {
+	return len(r.custom) > 0 || len(r.scan(str(b), true, nil)) > 0
+}
+
+// span is a secret s[start:end] of a rule (an index in rules, or in
+// custom past len(rules)).
+type span struct {
+	start, end int
+	rule       int
+	kind       string
+}
+
+// String returns s with every credential replaced by its marker, adding
+// what it redacted to n: the marker, then the line breaks of the secret, so
+// that s keeps its lines. It returns s itself when it redacts nothing.
+func (r *Redactor) String(s string, n Counts) string {
+	spans := r.find(s)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.start])
+		b.WriteString(Marker(sp.kind))
+		// The line breaks of the secret (a private key's) stay, so that a
+		// text keeps its lines.
+		for i := sp.start; i < sp.end; i++ {
+			if s[i] == '\n' {
+				if i > sp.start && s[i-1] == '\r' {
+					b.WriteByte('\r')
+				}
+				b.WriteByte('\n')
+			}
+		}
+		n[sp.kind]++
+		last = sp.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// Marker returns what replaces a secret of the kind.
+func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
+
+// find returns the secrets of s, in order, without overlaps.
+func (r *Redactor) find(s string) []span {
+	var spans []span
+	add := func(ru *rule, ri, lo int, sub string) {
+		for _, m := range ru.re.FindAllStringSubmatchIndex(sub, -1) {
+			a, b := m[0], m[1]
+			for g := len(m)/2 - 1; g > 0; g-- {
+				if m[2*g] >= 0 {
+					a, b = m[2*g], m[2*g+1]
+					break
+				}
+			}
+			if a == b || ru.valid != nil && !ru.valid(sub[a:b]) {
+				continue
+			}
+			spans = append(spans, span{start: lo + a, end: lo + b, rule: ri, kind: ru.kind})
+		}
+	}
+	var buf [8]hit
+	hits := r.scan(s, false, buf[:0])
+	var next [64]int // per rule, where its last match ended
+	for _, h := range hits {
+		ru := &r.rules[h.rule]
+		if h.pos < next[h.rule] {
+			continue
+		}
+		end := len(s)
+		if !ru.multiline {
+			if i := strings.IndexByte(s[h.pos:], '\n'); i >= 0 {
+				end = h.pos + i
+			}
+		}
+		if ru.back == 0 {
+			// Anchored at the keyword: a failed match costs a few bytes.
+			n := len(spans)
+			add(ru, h.rule, h.pos, s[h.pos:end])
+			if len(spans) > n {
+				next[h.rule] = spans[len(spans)-1].end
+			}
+			continue
+		}
+		lo := max(strings.LastIndexByte(s[:h.pos], '\n')+1, h.pos-ru.back)
+		n := len(spans)
+		add(ru, h.rule, lo, s[lo:min(end, h.pos+backWindow)])
+		if len(spans) > n {
+			next[h.rule] = spans[len(spans)-1].end
+		}
+	}
+	for i := range r.custom {
+		add(&r.custom[i], len(r.rules)+i, 0, s)
+	}
+	if len(spans) < 2 {
+		return spans
+	}
+	// Of two that start together, the rule listed first is kept.
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.start-b.start, a.rule-b.rule) })
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		if last := &out[len(out)-1]; sp.start < last.end {
+			last.end = max(last.end, sp.end)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// backWindow bounds the text after its keyword that a rule whose match
+// starts before the keyword reads.
+const backWindow = 1024
+
+// word reports whether c is a letter, a digit or '_'.
+func word(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_'
+}
+
+// str returns b as a string without copying it; b must not change while
+// the string is in use.
+func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
