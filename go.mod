@@ -15,6 +15,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.7.0
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	gocloud.dev v0.47.0
+	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.41.0
 	mvdan.cc/sh/v3 v3.14.1
 )
@@ -65,7 +66,6 @@ require (
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
