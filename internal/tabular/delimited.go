@@ -98,6 +98,14 @@ func readTabs(text string) (Table, error) {
 			if err := checkNames(fields); err != nil {
 				return Table{}, err
 			}
+			// Nothing is quoted here, so that a line of a log or of prose
+			// with tabs is more like a header than in the quoted readings:
+			// a name holds no quote and is not all digits (a line number).
+			for _, f := range fields {
+				if strings.ContainsRune(f, '"') || strings.Trim(f, "0123456789") == "" {
+					return Table{}, errors.New("tabular: not a header")
+				}
+			}
 			names = fields
 			continue
 		}

@@ -136,6 +136,8 @@ func TestReadNegatives(t *testing.T) {
 		{"tsv with quotes, numbers for names", "1\t2\n3\tsay \"hi\"\n4\t5\n"},
 		{"tab-indented text with quotes", "\tsay \"hi\"\n\tand \"bye\"\n\tthen\tgo\n"},
 		{"tsv with quotes, a carriage return inside", "id\tname\n1\tsay \"hi\"\r\n2\tamy\n"},
+		{"a log of numbered lines with tabs and quotes", "0000\tlog line with a \"quote\", a tab\n0001\tlog line with a \"quote\", a tab\n0002\tlog line with a \"quote\", a tab\n"},
+		{"tab-separated prose whose first line quotes", "Note\tshe said \"hi\"\nNext\tand \"bye\"\nLast\tthe end\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
