@@ -423,10 +423,10 @@ func marshal(v any) ([]byte, error) {
 // bare pointer.
 func (c *Config) build(in describe.Input, p *plan, profile descriptor.Profile, ex extras) descriptor.OffloadResponse {
 	resp := response(in, profile, c.guidance)
-	if w := p.jq16.warning(c.Native || c.remote()); w != "" && resp.Guidance != "" {
-		resp.Guidance += "\n" + w
-	}
 	if profile != descriptor.ProfileBarePointer {
+		if w := p.jq16.warning(c.Native || c.remote()); w != "" && resp.Guidance != "" {
+			resp.Guidance += "\n" + w
+		}
 		resp.Beside = besideOf(p, in.Path)
 		resp.ExpiresAt = ex.expires
 		resp.Preview = ex.preview

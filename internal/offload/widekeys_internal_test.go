@@ -85,3 +85,28 @@ func benchmarkRecords(b *testing.B, n, width int) {
 		}
 	}
 }
+
+// TestBarePointerLastResort: a result whose descriptor cannot be made to
+// fit even with its schema trimmed (a member name of 200 KB beside the
+// records) is still offloaded, with the bare pointer.
+func TestBarePointerLastResort(t *testing.T) {
+	var items []string
+	for i := range 50 {
+		items = append(items, fmt.Sprintf(`{"id":%d}`, i))
+	}
+	text := `{"items":[` + strings.Join(items, ",") + `],"` + strings.Repeat("k", 200_000) + `":1}`
+	c := testConfig(t)
+	c.Threshold = 100
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	out := c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil)
+	if !out.Changed() || out.Fallback {
+		t.Fatalf("outcome %+v, want an offload", out)
+	}
+	var d descriptor.OffloadResponse
+	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Offloaded || d.FilePath == "" || d.JqRecipes != nil {
+		t.Errorf("descriptor %+v, want the bare pointer", d)
+	}
+}
