@@ -24,8 +24,15 @@ const maxLinks = 40
 // touches. The system temp folder (root's, sticky) is safe. A part of dir
 // that does not exist yet is not checked: [Create] makes it, with mode 0700.
 func CheckDir(dir string) error {
+	_, err := checkDir(dir)
+	return err
+}
+
+// checkDir is CheckDir, and reports whether all of dir exists: else a
+// part of it was not checked.
+func checkDir(dir string) (whole bool, err error) {
 	if !filepath.IsAbs(dir) {
-		return fmt.Errorf("jsonl: folder %q is not absolute", dir)
+		return false, fmt.Errorf("jsonl: folder %q is not absolute", dir)
 	}
 	euid := uint32(os.Geteuid())
 	trusted := func(p string, fi fs.FileInfo) error {
@@ -52,10 +59,10 @@ func CheckDir(dir string) error {
 	cur := "/"
 	fi, err := os.Lstat(cur)
 	if err != nil {
-		return fmt.Errorf("jsonl: %w", err)
+		return false, fmt.Errorf("jsonl: %w", err)
 	}
 	if err := trusted(cur, fi); err != nil {
-		return err
+		return false, err
 	}
 	todo := strings.Split(strings.Trim(dir, "/"), "/")
 	for links := 0; len(todo) > 0; {
@@ -71,22 +78,22 @@ func CheckDir(dir string) error {
 		next := filepath.Join(cur, part)
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil // the rest is made by Create, ours
+			return false, nil // the rest is made by Create, ours
 		}
 		if err != nil {
-			return fmt.Errorf("jsonl: %w", err)
+			return false, fmt.Errorf("jsonl: %w", err)
 		}
 		if err := trusted(next, fi); err != nil {
-			return err
+			return false, err
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			if links++; links > maxLinks {
-				return fmt.Errorf("jsonl: %w", &fs.PathError{Op: "check", Path: dir, Err: syscall.ELOOP})
+				return false, fmt.Errorf("jsonl: %w", &fs.PathError{Op: "check", Path: dir, Err: syscall.ELOOP})
 			}
 			target, err := os.Readlink(next)
 			if err != nil {
-				return fmt.Errorf("jsonl: %w", err)
+				return false, fmt.Errorf("jsonl: %w", err)
 			}
 			if filepath.IsAbs(target) {
 				cur = "/"
@@ -95,8 +102,8 @@ func CheckDir(dir string) error {
 		case fi.IsDir():
 			cur = next
 		default:
-			return nil // not a folder: opening a file in it fails
+			return true, nil // not a folder: opening a file in it fails
 		}
 	}
-	return nil
+	return true, nil
 }

@@ -297,14 +297,12 @@ var newID = func(ms uint64) (ulid.ULID, error) {
 }
 
 // prepareDir checks that the folder dir is safe ([CheckDir]) and makes
-// what is missing of it; what another user made of it meanwhile is then
-// checked too.
+// what is missing of it; the folder is then checked whole, with what
+// another user may have made of it meanwhile.
 func prepareDir(dir string) error {
-	if err := CheckDir(dir); err != nil {
+	whole, err := checkDir(dir)
+	if err != nil || whole {
 		return err
-	}
-	if _, err := os.Stat(dir); err == nil {
-		return nil // a non-directory fails later, when the file is opened
 	}
 	if err := mkdirAll(dir); err != nil {
 		return fmt.Errorf("jsonl: %w", err)
