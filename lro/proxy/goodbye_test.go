@@ -9,6 +9,7 @@ import (
 	"net"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/proxy"
 )
 
@@ -266,5 +268,59 @@ func TestUpstreamAsksAfterInputEnds(t *testing.T) {
 	}
 	if e := errorOf(t, resp); !strings.Contains(e, "closed its input") {
 		t.Errorf("the call: %q, want an error saying the client closed its input", e)
+	}
+}
+
+// TestAnswerBeingWrittenAtInputEnd: the client's input ends while the
+// answer of its last call, answered by the upstream, is being offloaded (an
+// Observer holds it once the file is written): the proxy waits for that
+// answer to be written before it ends. (A tools/call stays among the calls
+// until its answer is written; the answers of other methods leave them
+// first, and drain waits for those to be written too, a window too short to
+// hold from a test.)
+func TestAnswerBeingWrittenAtInputEnd(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	opts := &lro.Options{OutputDir: t.TempDir(), Observer: event.ObserverFunc(func(_ context.Context, e event.Event) {
+		if _, ok := e.(event.Offloaded); ok { // the file is written, the answer not yet
+			once.Do(func() { close(started); <-release })
+		}
+	})}
+	p, err := proxy.New(upstreamKinds[0].start(t, t.TempDir()), &proxy.Options{LRO: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a guard against a hang
+	defer cancel()
+	in, client := io.Pipe()
+	out := &lockedLog{}
+	done := make(chan error, 1)
+	go func() {
+		done <- p.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopCloser{out}, MaxLineLength: proxy.DefaultMaxMessageBytes})
+	}()
+	for _, line := range []string{initializeLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"text","arguments":{"count":2000}}}`} {
+		if _, err := io.WriteString(client, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the answer was never offloaded")
+	}
+	client.Close() // the input ends while the answer is written to its file
+	select {
+	case err := <-done:
+		t.Errorf("Run returned (%v) while an answer was being written", err)
+	case <-time.After(2 * time.Second):
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !strings.Contains(out.String(), `"id":3`) {
+		t.Errorf("the call's answer is missing; the proxy wrote:\n%s", preview(out.String()))
 	}
 }

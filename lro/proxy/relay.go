@@ -94,11 +94,12 @@ func (r *relay) drain(ctx context.Context) error {
 	r.inputEnded = true
 	n := len(r.calls)
 	r.mu.Unlock()
-	if n == 0 {
-		return nil
+	if n > 0 {
+		r.p.logger.Info("the client closed its input; answering the requests it sent first", "requests", n, "grace", r.p.grace)
 	}
+	// With no call left to answer, an answer may still be on its way to the
+	// client (offloaded, then written): it is waited for below.
 	start := time.Now()
-	r.p.logger.Info("the client closed its input; answering the requests it sent first", "requests", n, "grace", r.p.grace)
 	grace := time.NewTimer(r.p.grace)
 	defer grace.Stop()
 	for {
