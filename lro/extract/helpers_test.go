@@ -12,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
@@ -108,6 +109,18 @@ func session(t testing.TB, opts *extract.Options) *mcp.ClientSession {
 	if opts.Timeout == 0 {
 		o := *opts
 		o.Timeout = loadedTimeout
+		opts = &o
+	}
+	// The tests plant files named with fixed times long past, which the
+	// sweeper that AddTools starts would take for expired: none runs
+	// unless a test asks for one (the sweeper's tests do).
+	if opts.LRO == nil || opts.LRO.CleanupInterval == 0 {
+		o, l := *opts, lro.Options{}
+		if opts.LRO != nil {
+			l = *opts.LRO
+		}
+		l.CleanupInterval = -1
+		o.LRO = &l
 		opts = &o
 	}
 	ctx := context.Background()
