@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -242,5 +243,22 @@ func BenchmarkString(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.String(s, redact.Counts{})
+	}
+}
+
+// BenchmarkRepeated redacts one line of a keyword repeated, in 64 KB and
+// 1 MB: the time per byte should not grow with the size.
+func BenchmarkRepeated(b *testing.B) {
+	r := newRedactor(b)
+	for _, k := range []string{"0Q~", "T3BlbkFJ", "bearer ", "-eyJ", "authorization=-", "://"} {
+		for _, size := range []int{64 << 10, 1 << 20} {
+			s := strings.Repeat(k, size/len(k))
+			b.Run(fmt.Sprintf("%s/%d", strings.TrimSpace(k), size), func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				for b.Loop() {
+					r.String(s, redact.Counts{})
+				}
+			})
+		}
 	}
 }
