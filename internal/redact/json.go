@@ -118,9 +118,13 @@ func (r *Redactor) byName(name, s string, n Counts) string {
 }
 
 // letterEscape reports whether doc holds a \u escape of a letter, a digit,
-// '-' or '_', which could hide a keyword from the scan of the raw bytes
-// (the escapes of '<', '>' and '&' that encoders write are not).
+// '-' or '_', or an escaped '/' (as PHP writes "https:\/\/"), which could
+// hide a keyword from the scan of the raw bytes (the escapes of '<', '>'
+// and '&' that encoders write are not).
 func letterEscape(doc []byte) bool {
+	if bytes.Contains(doc, []byte(`\/`)) {
+		return true
+	}
 	for i := 0; ; {
 		j := bytes.Index(doc[i:], []byte(`\u00`))
 		if j < 0 || i+j+6 > len(doc) {
