@@ -15,7 +15,9 @@ var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsont
 
 // JSON returns the JSON value doc with the credentials in its strings
 // (names and values, decoded) replaced by their markers, adding what it
-// redacted to n; every other byte stays as it was. A string value is
+// redacted to n; every other byte stays as it was, but for the strings
+// that held a secret: those are written again whole, unescaped where JSON
+// allows it, with U+FFFD for invalid UTF-8 and lone surrogates. A string value is
 // redacted whole when the name of its member says what it is (as
 // "Authorization") and it has the form of that secret. It returns doc itself
 // when it redacts nothing: without reading it as JSON when it holds no
