@@ -229,11 +229,11 @@ func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 // linear in s whatever it holds.
 func (r *Redactor) find(s string) []span {
 	var spans []span
-	add := func(ru *rule, ri, lo int, sub string) {
+	add := func(ru *rule, ri, lo int, sub string, re *regexp.Regexp) {
 		if readHook != nil {
 			readHook(len(sub))
 		}
-		for _, m := range ru.re.FindAllStringSubmatchIndex(sub, -1) {
+		for _, m := range re.FindAllStringSubmatchIndex(sub, -1) {
 			a, b := ru.secret(m)
 			if a == b || ru.valid != nil && !ru.valid(sub[a:b]) {
 				continue
@@ -243,7 +243,17 @@ func (r *Redactor) find(s string) []span {
 	}
 	var buf [8]hit
 	hits := r.scan(s, false, buf[:0])
-	var lo, hi [64]int // per rule, the window not yet read; empty when hi is 0
+	var lo, hi, n [64]int // per rule, the window not yet read (empty when hi is 0) and its hits
+	flush := func(i int) {
+		ru := &r.rules[i]
+		re := ru.re
+		if n[i] == 1 && ru.anchored != nil {
+			// A keyword alone: the expression anchored there stops as soon
+			// as it fails.
+			re = ru.anchored
+		}
+		add(ru, i, lo[i], s[lo[i]:hi[i]], re)
+	}
 	for _, h := range hits {
 		ru := &r.rules[h.rule]
 		a := max(h.pos-ru.back, 0)
@@ -259,10 +269,11 @@ func (r *Redactor) find(s string) []span {
 				}
 			}
 			hi[h.rule] = b
+			n[h.rule]++
 			continue
 		}
 		if hi[h.rule] > 0 {
-			add(ru, h.rule, lo[h.rule], s[lo[h.rule]:hi[h.rule]])
+			flush(h.rule)
 		}
 		b := min(len(s), h.pos+ru.window)
 		if !ru.multiline {
@@ -270,15 +281,15 @@ func (r *Redactor) find(s string) []span {
 				b = h.pos + i
 			}
 		}
-		lo[h.rule], hi[h.rule] = a, b
+		lo[h.rule], hi[h.rule], n[h.rule] = a, b, 1
 	}
 	for i := range r.rules {
 		if hi[i] > 0 {
-			add(&r.rules[i], i, lo[i], s[lo[i]:hi[i]])
+			flush(i)
 		}
 	}
 	for i := range r.custom {
-		add(&r.custom[i], len(r.rules)+i, 0, s)
+		add(&r.custom[i], len(r.rules)+i, 0, s, r.custom[i].re)
 	}
 	if len(spans) < 2 {
 		return spans

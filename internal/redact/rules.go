@@ -31,6 +31,9 @@ type rule struct {
 	// expression runs: what follows it cannot be a match.
 	near func(s string, i, j int) bool
 	re   *regexp.Regexp // src, after \b when bound
+	// anchored is re anchored at its start, when back is 0: what reads a
+	// window of one keyword.
+	anchored *regexp.Regexp
 	// window is how far past its keyword's start the expression reads: the
 	// longest match, plus one byte.
 	window int
@@ -136,6 +139,9 @@ func compile(rules []rule) []rule {
 			src = `\b(?:` + src + `)`
 		}
 		rules[i].re = regexp.MustCompile(src)
+		if rules[i].back == 0 {
+			rules[i].anchored = regexp.MustCompile(`^(?:` + src + `)`)
+		}
 		re, err := syntax.Parse(src, syntax.Perl)
 		if err != nil {
 			panic(err)
