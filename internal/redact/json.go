@@ -15,7 +15,9 @@ var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsont
 
 // JSON returns the JSON value doc with the credentials in its strings
 // (names and values, decoded) replaced by their markers, adding what it
-// redacted to n; every other byte stays as it was. A string value is
+// redacted to n; every other byte stays as it was, but for the strings
+// that held a secret: those are written again whole, unescaped where JSON
+// allows it, with U+FFFD for invalid UTF-8 and lone surrogates. A string value is
 // redacted whole when the name of its member says what it is (as
 // "Authorization") and it has the form of that secret. It returns doc itself
 // when it redacts nothing: without reading it as JSON when it holds no
@@ -118,9 +120,13 @@ func (r *Redactor) byName(name, s string, n Counts) string {
 }
 
 // letterEscape reports whether doc holds a \u escape of a letter, a digit,
-// '-' or '_', which could hide a keyword from the scan of the raw bytes
-// (the escapes of '<', '>' and '&' that encoders write are not).
+// '-' or '_', or an escaped '/' (as PHP writes "https:\/\/"), which could
+// hide a keyword from the scan of the raw bytes (the escapes of '<', '>'
+// and '&' that encoders write are not).
 func letterEscape(doc []byte) bool {
+	if bytes.Contains(doc, []byte(`\/`)) {
+		return true
+	}
 	for i := 0; ; {
 		j := bytes.Index(doc[i:], []byte(`\u00`))
 		if j < 0 || i+j+6 > len(doc) {

@@ -93,10 +93,10 @@ func New(extra []string) (*Redactor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redact: pattern %q: %w", p, err)
 		}
-		ru := rule{kind: CustomKind, re: re, multiline: true}
-		for _, name := range re.SubexpNames() {
+		ru := rule{kind: CustomKind, re: re, multiline: true, group: -1}
+		for g, name := range re.SubexpNames() {
 			if name != "" {
-				ru.kind = name
+				ru.kind, ru.group = name, g
 				break
 			}
 		}
@@ -220,17 +220,21 @@ func (r *Redactor) String(s string, n Counts) string {
 func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 
 // find returns the secrets of s, in order, without overlaps.
+//
+// The expression of a rule reads only a window around each keyword found:
+// from back bytes before it (not past the start of its line) to the
+// longest match after it (not past the end of its line), plus one byte so
+// that \b and $ see what follows. Hits whose windows overlap share one
+// read, so that each byte is read at most once per rule and a pass is
+// linear in s whatever it holds.
 func (r *Redactor) find(s string) []span {
 	var spans []span
-	add := func(ru *rule, ri, lo int, sub string) {
-		for _, m := range ru.re.FindAllStringSubmatchIndex(sub, -1) {
-			a, b := m[0], m[1]
-			for g := len(m)/2 - 1; g > 0; g-- {
-				if m[2*g] >= 0 {
-					a, b = m[2*g], m[2*g+1]
-					break
-				}
-			}
+	add := func(ru *rule, ri, lo int, sub string, re *regexp.Regexp) {
+		if readHook != nil {
+			readHook(len(sub))
+		}
+		for _, m := range re.FindAllStringSubmatchIndex(sub, -1) {
+			a, b := ru.secret(m)
 			if a == b || ru.valid != nil && !ru.valid(sub[a:b]) {
 				continue
 			}
@@ -239,36 +243,53 @@ func (r *Redactor) find(s string) []span {
 	}
 	var buf [8]hit
 	hits := r.scan(s, false, buf[:0])
-	var next [64]int // per rule, where its last match ended
+	var lo, hi, n [64]int // per rule, the window not yet read (empty when hi is 0) and its hits
+	flush := func(i int) {
+		ru := &r.rules[i]
+		re := ru.re
+		if n[i] == 1 && ru.anchored != nil {
+			// A keyword alone: the expression anchored there stops as soon
+			// as it fails.
+			re = ru.anchored
+		}
+		add(ru, i, lo[i], s[lo[i]:hi[i]], re)
+	}
 	for _, h := range hits {
 		ru := &r.rules[h.rule]
-		if h.pos < next[h.rule] {
-			continue
-		}
-		end := len(s)
+		a := max(h.pos-ru.back, 0)
 		if !ru.multiline {
-			if i := strings.IndexByte(s[h.pos:], '\n'); i >= 0 {
-				end = h.pos + i
-			}
+			a += strings.LastIndexByte(s[a:h.pos], '\n') + 1
 		}
-		if ru.back == 0 {
-			// Anchored at the keyword: a failed match costs a few bytes.
-			n := len(spans)
-			add(ru, h.rule, h.pos, s[h.pos:end])
-			if len(spans) > n {
-				next[h.rule] = spans[len(spans)-1].end
+		if hi[h.rule] > 0 && a < hi[h.rule] {
+			// Extends the window not yet read, by the bytes past it only.
+			b := max(min(len(s), h.pos+ru.window), hi[h.rule])
+			if !ru.multiline {
+				if i := strings.IndexByte(s[hi[h.rule]:b], '\n'); i >= 0 {
+					b = hi[h.rule] + i
+				}
 			}
+			hi[h.rule] = b
+			n[h.rule]++
 			continue
 		}
-		lo := max(strings.LastIndexByte(s[:h.pos], '\n')+1, h.pos-ru.back)
-		n := len(spans)
-		add(ru, h.rule, lo, s[lo:min(end, h.pos+backWindow)])
-		if len(spans) > n {
-			next[h.rule] = spans[len(spans)-1].end
+		if hi[h.rule] > 0 {
+			flush(h.rule)
+		}
+		b := min(len(s), h.pos+ru.window)
+		if !ru.multiline {
+			if i := strings.IndexByte(s[h.pos:b], '\n'); i >= 0 {
+				b = h.pos + i
+			}
+		}
+		lo[h.rule], hi[h.rule], n[h.rule] = a, b, 1
+	}
+	for i := range r.rules {
+		if hi[i] > 0 {
+			flush(i)
 		}
 	}
 	for i := range r.custom {
-		add(&r.custom[i], len(r.rules)+i, 0, s)
+		add(&r.custom[i], len(r.rules)+i, 0, s, r.custom[i].re)
 	}
 	if len(spans) < 2 {
 		return spans
@@ -286,8 +307,28 @@ func (r *Redactor) find(s string) []span {
 	return out
 }
 
-// backWindow bounds the text after its keyword that a rule whose match
-// starts before the keyword reads.
+// readHook, when not nil, is told how many bytes each expression reads
+// (for the tests).
+var readHook func(n int)
+
+// secret returns the span of the secret in the match m: for a built-in
+// rule its last group that matched, else the whole match; for an extra
+// pattern its first named group, else the whole match.
+func (ru *rule) secret(m []int) (a, b int) {
+	if ru.group > 0 && m[2*ru.group] >= 0 {
+		return m[2*ru.group], m[2*ru.group+1]
+	}
+	if ru.group == 0 {
+		for g := len(m)/2 - 1; g > 0; g-- {
+			if m[2*g] >= 0 {
+				return m[2*g], m[2*g+1]
+			}
+		}
+	}
+	return m[0], m[1]
+}
+
+// backWindow bounds the text after its keyword that userinfo reads.
 const backWindow = 1024
 
 // word reports whether c is a letter, a digit or '_'.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -186,6 +187,29 @@ func TestJSONEscapes(t *testing.T) {
 	}
 }
 
+// TestJSONSlashes redacts a URL password and a Slack webhook whose '/' are
+// escaped, as PHP's json_encode writes them.
+func TestJSONSlashes(t *testing.T) {
+	r := newRedactor(t)
+	hook := "hooks.slack.com/services/" + strings.Repeat("T0B1C2D3", 6)
+	esc := strings.ReplaceAll(hook, "/", `\/`)
+	for _, c := range []struct{ in, want string }{
+		{`{"dsn":"postgres:\/\/user:s3cretPass@db\/app"}`, `{"dsn":"postgres://user:[REDACTED:url-password]@db/app"}`},
+		{`["https:\/\/` + esc + `"]`, `["https://[REDACTED:slack-webhook-url]"]`},
+		// A string that held a secret is written again whole, its other
+		// escapes unescaped (docs/redaction.md says so).
+		{`{"a":"caf\u00e9 \/ ghp_` + strings.Repeat("a1B2", 9) + `","b":"\/"}`, `{"a":"café / [REDACTED:github-pat]","b":"\/"}`},
+	} {
+		got, ok := r.JSON([]byte(c.in), redact.Counts{})
+		if !ok {
+			t.Fatalf("JSON(%q): not ok", c.in)
+		}
+		if diff := cmp.Diff(c.want, string(got)); diff != "" {
+			t.Errorf("JSON(%q) (-want +got):\n%s", c.in, diff)
+		}
+	}
+}
+
 // TestJSONInvalid reports a text that is not one JSON value, and counts
 // nothing.
 func TestJSONInvalid(t *testing.T) {
@@ -210,6 +234,17 @@ func TestCustom(t *testing.T) {
 	}
 	if diff := cmp.Diff(redact.Counts{"acme_token": 1, "custom": 1}, n); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	// Of a pattern with groups, the first named group, else the whole
+	// match, whatever group matched last.
+	for _, c := range []struct{ pat, in, want string }{
+		{`(password|passwd)=\S+`, "password=hunter2 x", "[REDACTED:custom] x"},
+		{`(k)=(?P<val>\w+)(;)`, "k=v1; x", "k=[REDACTED:val]; x"},
+	} {
+		got := newRedactor(t, c.pat).String(c.in, redact.Counts{})
+		if got != c.want {
+			t.Errorf("%s on %q: got %q, want %q", c.pat, c.in, got, c.want)
+		}
 	}
 	if _, err := redact.New([]string{`(`}); err == nil {
 		t.Error("New accepted an invalid pattern")
@@ -242,5 +277,22 @@ func BenchmarkString(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.String(s, redact.Counts{})
+	}
+}
+
+// BenchmarkRepeated redacts one line of a keyword repeated, in 64 KB and
+// 1 MB: the time per byte should not grow with the size.
+func BenchmarkRepeated(b *testing.B) {
+	r := newRedactor(b)
+	for _, k := range []string{"0Q~", "T3BlbkFJ", "bearer ", "-eyJ", "authorization=-", "://"} {
+		for _, size := range []int{64 << 10, 1 << 20} {
+			s := strings.Repeat(k, size/len(k))
+			b.Run(fmt.Sprintf("%s/%d", strings.TrimSpace(k), size), func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				for b.Loop() {
+					r.String(s, redact.Counts{})
+				}
+			})
+		}
 	}
 }

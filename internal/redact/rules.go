@@ -3,12 +3,15 @@ package redact
 import (
 	"encoding/base64"
 	"regexp"
+	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // rule is one kind of credential: the keywords that any match holds (the
 // prefilter), and the expression that finds it. The secret is the last
-// capture group that matched, or the whole match when there is none.
+// capture group that matched, or the whole match when there is none (see
+// group).
 type rule struct {
 	kind     string
 	keywords []string // literal, 3 bytes or more; compared without case when fold
@@ -27,7 +30,16 @@ type rule struct {
 	// near, if not nil, rejects a keyword at s[i:j] cheaply, before any
 	// expression runs: what follows it cannot be a match.
 	near func(s string, i, j int) bool
-	re   *regexp.Regexp // src, anchored when back is 0
+	re   *regexp.Regexp // src, after \b when bound
+	// anchored is re anchored at its start, when back is 0: what reads a
+	// window of one keyword.
+	anchored *regexp.Regexp
+	// window is how far past its keyword's start the expression reads: the
+	// longest match, plus one byte.
+	window int
+	// group is the secret's group: 0 the last that matched, -1 the whole
+	// match, else that group (the first named one of an extra pattern).
+	group int
 }
 
 // The rules are written here as RE2 expressions (linear time on any input)
@@ -118,17 +130,81 @@ var builtin = compile([]rule{
 		src: `\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'|,\\<>\[\]]+:([^\s/?#@"'|,\\<>\[\]]+)@`, back: 32, near: userinfo},
 })
 
-// compile compiles the expressions of rules, anchored at their keyword
-// when back is 0.
+// compile compiles the expressions of rules, after a word boundary when
+// bound (the keywords of those start with a letter), and sets their window.
 func compile(rules []rule) []rule {
 	for i := range rules {
 		src := rules[i].src
-		if rules[i].back == 0 {
-			src = `^(?:` + src + `)`
+		if rules[i].bound {
+			src = `\b(?:` + src + `)`
 		}
 		rules[i].re = regexp.MustCompile(src)
+		if rules[i].back == 0 {
+			rules[i].anchored = regexp.MustCompile(`^(?:` + src + `)`)
+		}
+		re, err := syntax.Parse(src, syntax.Perl)
+		if err != nil {
+			panic(err)
+		}
+		n := maxLen(re)
+		if n < 0 || n > maxMatch {
+			n = maxMatch
+			if rules[i].multiline {
+				n = maxBlock
+			}
+		}
+		rules[i].window = n + 1
 	}
 	return rules
+}
+
+// maxMatch bounds the matches of a rule that has no bound of its own, and
+// maxBlock those of a multiline one (a private key).
+const (
+	maxMatch = 16 << 10
+	maxBlock = 64 << 10
+)
+
+// maxLen returns the length in bytes of the longest match of re, or -1
+// when it has none.
+func maxLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return len(re.Rune) * utf8.UTFMax // (?i)k matches the Kelvin sign
+		}
+		return len(string(re.Rune))
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		if re.Op == syntax.OpCharClass && re.Rune[len(re.Rune)-1] < utf8.RuneSelf {
+			return 1
+		}
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxLen(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return -1
+	case syntax.OpRepeat:
+		n := maxLen(re.Sub[0])
+		if re.Max < 0 || n < 0 {
+			return -1
+		}
+		return re.Max * n
+	case syntax.OpConcat, syntax.OpAlternate:
+		t := 0
+		for _, sub := range re.Sub {
+			n := maxLen(sub)
+			if n < 0 {
+				return -1
+			}
+			if re.Op == syntax.OpConcat {
+				t += n
+			} else {
+				t = max(t, n)
+			}
+		}
+		return t
+	}
+	return 0 // empty matches: ^, $, \b
 }
 
 // followedBy returns a near function that accepts a keyword followed by
