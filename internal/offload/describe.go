@@ -130,7 +130,8 @@ type extras struct {
 	preview *descriptor.Preview
 }
 
-// fit returns the descriptor of in within maxDescriptorTokens, built with
+// fit returns the descriptor of in within the threshold when all of it but
+// the line schema fits there, else within maxDescriptorTokens, built with
 // encode, and in and the profile it was built with: as it is; with the
 // line schema (schema, when not nil) trimmed; or, still too large, the
 // bare pointer.
