@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,8 +26,6 @@ const (
 	// resourceEnvelope is room for what surrounds the text, so that the
 	// largest answer fits in the 16 MiB messages of go-sdk's stdio clients.
 	resourceEnvelope = 64 << 10
-	// maxResourceHold is how long a read holds its slot at the most.
-	maxResourceHold = time.Minute
 )
 
 // maxResourceBytes is the most resources/read returns, as go-sdk encodes
@@ -60,12 +55,14 @@ func encodedLen(text string) int64 {
 // readResource is resources/read of a stored result: the object, whole,
 // as text (a blob if it is not UTF-8), within the call's time limit and
 // maxResourceBytes. An unknown or expired handle is resource-not-found. A
-// read holds one of the Workers slots until go-sdk has sent the object:
-// until its text is garbage (runtime.AddCleanup), or maxResourceHold.
-func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
+// read holds one of the Workers slots until its answer is written: go-sdk
+// ends the request's context once it has written the answer (and the
+// client can no longer cancel a request it has been answered), so that
+// however slowly the client reads, at most Workers answers wait.
+func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
 	uri := req.Params.URI
 	handle, _ := strings.CutPrefix(uri, offload.ResultURIPrefix)
-	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, errTimeout)
+	ctx, cancel := context.WithTimeoutCause(request, c.Timeout, errTimeout)
 	defer cancel()
 	release, err := c.acquire(ctx)
 	if err != nil {
@@ -106,21 +103,20 @@ func (c *config) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	s := text.String()
 	content := &mcp.ResourceContents{URI: uri, MIMEType: jsonlfile.ContentType, Text: s}
-	held := unsafe.StringData(s)
 	encoded, as := encodedLen(s), "as go-sdk encodes it: <, > and & take six bytes each"
 	if !utf8.ValidString(s) {
 		content.Text, content.Blob = "", []byte(s)
-		held, encoded, as = unsafe.SliceData(content.Blob), int64(len(s)+2)/3*4, "in base64"
+		encoded, as = int64(len(s)+2)/3*4, "in base64"
 	}
 	if encoded > c.maxResourceBytes() {
 		return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d %s)", encoded, as))
 	}
-	if held != nil {
-		runtime.AddCleanup(held, func(free func()) { free() }, free)
-	} else {
-		free()
+	context.AfterFunc(request, free)
+	if request.Err() != nil {
+		// Cancelled by the client: no answer is wanted, and a short one
+		// does not wait beyond the slot.
+		return nil, c.resourceError(ctx, uri, context.Cause(request))
 	}
-	time.AfterFunc(maxResourceHold, free)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{content}}, nil
 }
 
