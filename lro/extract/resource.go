@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -26,6 +27,9 @@ const (
 	// resourceEnvelope is room for what surrounds the text, so that the
 	// largest answer fits in the 16 MiB messages of go-sdk's stdio clients.
 	resourceEnvelope = 64 << 10
+	// collectFrom is the size of an object from which a read collects
+	// the garbage of the answers before its own.
+	collectFrom = 128 << 10
 )
 
 // maxResourceBytes is the most resources/read returns, as go-sdk encodes
@@ -91,6 +95,14 @@ func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequ
 	if size > c.maxResourceBytes() {
 		return nil, tooLarge(size, "")
 	}
+	if size >= collectFrom {
+		// go-sdk holds an answer several times over while it encodes and
+		// writes it: the garbage of the answers before is collected
+		// before a large one is built, so that the process stays within
+		// a few answers rather than the collector's pace (which lags
+		// on a busy machine).
+		runtime.GC()
+	}
 	// One string of its size, which go-sdk takes as the text.
 	var text strings.Builder
 	text.Grow(int(size) + 1) // +1: room for a byte past Size, to detect it
@@ -111,7 +123,12 @@ func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequ
 	if encoded > c.maxResourceBytes() {
 		return nil, tooLarge(int64(len(s)), fmt.Sprintf(" (%d %s)", encoded, as))
 	}
-	context.AfterFunc(request, free)
+	context.AfterFunc(request, func() {
+		if size >= collectFrom {
+			runtime.GC() // what its answer held, before the slot is free
+		}
+		free()
+	})
 	if request.Err() != nil {
 		// Cancelled by the client: no answer is wanted, and a short one
 		// does not wait beyond the slot.

@@ -92,9 +92,9 @@ func storeResult(t *testing.T, st *store.Store, n, size int) string {
 }
 
 // TestReadResourceHoldsItsSlot: a read of lro://results/{handle} keeps its
-// Workers slot while its object is held (go-sdk encodes it after the
-// handler returns), and gives it back once the object is garbage; it
-// returns at most a 32nd of MaxMemoryBytes.
+// Workers slot until the request's context ends, which go-sdk does once
+// it has written the answer; a request cancelled before its answer gets an
+// error and its slot back; a read returns at most a 32nd of MaxMemoryBytes.
 func TestReadResourceHoldsItsSlot(t *testing.T) {
 	st, err := store.NewFolder(t.TempDir(), nil)
 	if err != nil {
@@ -105,25 +105,47 @@ func TestReadResourceHoldsItsSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := storeResult(t, st, 10, 100)
-	ctx := context.Background()
-	var held []*mcp.ReadResourceResult
+	// read reads handle; written is what go-sdk does once it has written
+	// the answer.
+	read := func(handle string) (written context.CancelFunc, err error) {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		_, err = c.readResource(ctx, resourceRequest(handle))
+		return cancel, err
+	}
+	var written []context.CancelFunc
 	for range 2 {
-		res, err := c.readResource(ctx, resourceRequest(small))
+		w, err := read(small)
 		if err != nil {
 			t.Fatal(err)
 		}
-		held = append(held, res)
+		written = append(written, w)
 	}
-	// Both slots are held by objects still in use: a third read waits, runs
-	// the collector, and runs out of time.
-	if _, err := c.readResource(ctx, resourceRequest(small)); err == nil || !strings.Contains(err.Error(), "waiting for one of the 2 workers") {
-		t.Fatalf("a third read while two objects are held: %v", err)
+	// Both answers wait to be written: a third read waits for a slot, and
+	// runs out of time.
+	if _, err := read(small); err == nil || !strings.Contains(err.Error(), "waiting for one of the 2 workers") {
+		t.Fatalf("a third read while two answers wait to be written: %v", err)
 	}
-	runtime.KeepAlive(held)
-	held = nil
-	if _, err := c.readResource(ctx, resourceRequest(small)); err != nil {
-		t.Fatalf("a read once the objects are garbage: %v", err)
+	written[0]()
+	w, err := read(small)
+	if err != nil {
+		t.Fatalf("a read once an answer is written: %v", err)
 	}
+	written[0] = w
+	// A read cancelled before its answer gets an error, and its slot back.
+	written[1]()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.readResource(cancelled, resourceRequest(small)); err == nil {
+		t.Error("a read cancelled before its answer: no error")
+	}
+	w, err = read(small)
+	if err != nil {
+		t.Fatalf("a read after a cancelled one: %v", err)
+	}
+	w()
+	written[0]()
+	ctx := context.Background()
 	// A 32nd of 32 MiB, less 64 KiB, is the most one read returns, as
 	// go-sdk encodes it.
 	large := storeResult(t, st, 2, 1<<19)

@@ -234,16 +234,34 @@ func (c *config) maxFrames() int64 {
 // acquire takes one of the Workers slots for a call, within its time
 // limit, and returns the function that gives it back.
 func (c *config) acquire(ctx context.Context) (release func(), err error) {
-	select {
-	case c.slots <- struct{}{}:
-		return func() { <-c.slots }, nil
-	case <-ctx.Done():
-		if errors.Is(context.Cause(ctx), errTimeout) {
-			return nil, errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
+	collect := time.NewTicker(collectEvery)
+	defer collect.Stop()
+	for {
+		select {
+		case c.slots <- struct{}{}:
+			return func() { <-c.slots }, nil
+		case <-collect.C:
+			// While calls wait, the answers being written (resources/read)
+			// leave garbage of several times their object: collected at
+			// this pace rather than the collector's own, the process stays
+			// within a few answers.
+			if last := lastCollect.Load(); time.Since(time.Unix(0, last)) >= collectEvery && lastCollect.CompareAndSwap(last, time.Now().UnixNano()) {
+				runtime.GC()
+			}
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errTimeout) {
+				return nil, errorf("stopped after %v, the time limit of one call, while waiting for one of the %d workers (Workers), all busy with other calls; try again later", c.Timeout, c.Workers)
+			}
+			return nil, c.stopped(ctx)
 		}
-		return nil, c.stopped(ctx)
 	}
 }
+
+// collectEvery is how often the calls waiting for a slot, together, run
+// the garbage collector.
+const collectEvery = 100 * time.Millisecond
+
+var lastCollect atomic.Int64 // when one last did
 
 // died explains the end of a worker that sent no last frame for job j.
 func (c *config) died(err error, stderr string, j *job) error {
