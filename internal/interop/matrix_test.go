@@ -119,7 +119,7 @@ func TestMatrix(t *testing.T) {
 		for _, mode := range []string{"DIRECT", "THROUGH"} {
 			cmd := []string{bin}
 			if mode == "THROUGH" {
-				cmd = append(append(append([]string{proxy}, s.proxyArgs...), "-output-dir", t.TempDir(), "--"), bin)
+				cmd = append(append(append([]string{proxy}, s.proxyArgs...), "-output-dir", matrixOutputDir(t, s.name), "--"), bin)
 			}
 			r := &run{server: s.name, mode: mode}
 			runs = append(runs, r)
@@ -136,6 +136,14 @@ func TestMatrix(t *testing.T) {
 			results[r.server] = map[string]map[string]feature{}
 		}
 		results[r.server][r.mode] = r.out
+	}
+
+	if dir := os.Getenv(equivEnv); dir != "" {
+		for _, r := range runs {
+			if r.mode == "THROUGH" {
+				dumpMatrix(t, filepath.Join(dir, "answers", r.server), r.out)
+			}
+		}
 	}
 
 	var rows []string // features, in the order of the runs
@@ -207,6 +215,44 @@ func TestMatrix(t *testing.T) {
 	}
 	if d := cmp.Diff(string(want), table); d != "" {
 		t.Errorf("%s is out of date (-want +got); run go test -run TestMatrix -update and paste it into README:\n%s", matrixFile, d)
+	}
+}
+
+// equivEnv names a folder where TestMatrix writes the proxy's answers (the
+// THROUGH outcomes) for the equivalence tool (lro/internal/testing/equiv),
+// and where the proxy's output folders are, with paths of a fixed length.
+const equivEnv = "LRO_EQUIV_DIR"
+
+// matrixOutputDir returns the proxy's output folder for server: a new
+// temporary folder, or with equivEnv one of that folder.
+func matrixOutputDir(t *testing.T, server string) string {
+	dir := os.Getenv(equivEnv)
+	if dir == "" {
+		return t.TempDir()
+	}
+	dir = filepath.Join(dir, "out", server)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// dumpMatrix writes each feature's outcome to a file of dir, numbered in
+// the run's order.
+func dumpMatrix(t *testing.T, dir string, features map[string]feature) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range features {
+		file := fmt.Sprintf("%02d-%s.json", f.order, strings.Map(func(r rune) rune {
+			if r == '/' || r == ' ' || r == ':' {
+				return '_'
+			}
+			return r
+		}, name))
+		if err := os.WriteFile(filepath.Join(dir, file), append(f.Outcome, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
