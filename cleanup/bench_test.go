@@ -12,7 +12,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 )
 
 // benchFiles is the number of offload files in the folder of the benchmarks.

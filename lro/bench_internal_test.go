@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 )
 
 // benchMemory is a full-detail memory record of about 155 tokens (~620

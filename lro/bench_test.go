@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"

@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/fuzzrecords"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/internal/testhook"
+	"github.com/zircote/lro-go/internal/testing/fuzzrecords"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/realshapes"
+	"github.com/zircote/lro-go/internal/testing/realshapes"
 )
 
 // The real shapes' results are recorded small; the tests of this package

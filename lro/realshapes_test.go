@@ -22,17 +22,17 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jqcmd"
-	"github.com/zircote/lro-go/internal/jqengines"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
-	"github.com/zircote/lro-go/internal/realshapes"
+	"github.com/zircote/lro-go/internal/testing/jqengines"
+	"github.com/zircote/lro-go/internal/testing/realshapes"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 )
 
 // The tests of this file run every item of the corpus of real shapes
-// (internal/realshapes: tool results recorded from the reference MCP
+// (internal/testing/realshapes: tool results recorded from the reference MCP
 // servers, the Python reference servers' formats, sqlite3, Python's csv
 // module and public API examples), made large, through lro.Wrap, and check
 // what issue 21 asks of each: offloaded, never the fallback; the file

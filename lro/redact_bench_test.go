@@ -6,8 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/realshapes"
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/realshapes"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro"
 )
 

@@ -18,8 +18,8 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/redact/redacttest"
 	"github.com/zircote/lro-go/internal/testhook"
+	"github.com/zircote/lro-go/internal/testing/redacttest"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/proctest"
+	"github.com/zircote/lro-go/internal/testing/proctest"
 )
 
 // Bounds of TestSignalStopsCalls. The calls could run for signalTimeout;

@@ -25,7 +25,7 @@ import (
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/proxyflag"
-	"github.com/zircote/lro-go/internal/s3test"
+	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/lro/store"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/proctest"
+	"github.com/zircote/lro-go/internal/testing/proctest"
 
 	"github.com/zircote/lro-go/lro/descriptor"
 )

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/s3test"
+	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/lro/extract"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/realshapes"
+	"github.com/zircote/lro-go/internal/testing/realshapes"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
 

@@ -17,9 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/fuzzrecords"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
+	"github.com/zircote/lro-go/internal/testing/fuzzrecords"
 )
 
 // textResult returns the JSON of a result of one text item, as Rebuild

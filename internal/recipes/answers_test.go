@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/realshapes"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/testing/realshapes"
 )
 
 // defaultThreshold is the offload threshold of lro's defaults, in tokens:

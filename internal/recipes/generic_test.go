@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/jqengines"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/testing/jqengines"
 )
 
 // step is one expected recipe of a generic library: its description and the

@@ -20,8 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/itchyny/gojq"
 
-	"github.com/zircote/lro-go/internal/jqengines"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/testing/jqengines"
 )
 
 // TestMain stops the jq engines that the tests started.

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/itchyny/gojq"
 
-	"github.com/zircote/lro-go/internal/fuzzrecords"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/testing/fuzzrecords"
 )
 
 var nasty = []string{

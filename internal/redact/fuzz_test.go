@@ -7,7 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zircote/lro-go/internal/redact"
-	"github.com/zircote/lro-go/internal/redact/redacttest"
+	"github.com/zircote/lro-go/internal/testing/redacttest"
 )
 
 // FuzzJSON checks, on any input, that JSON gives back one JSON value of the

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/redact"
-	"github.com/zircote/lro-go/internal/redact/redacttest"
+	"github.com/zircote/lro-go/internal/testing/redacttest"
 )
 
 func newRedactor(t testing.TB, extra ...string) *redact.Redactor {

@@ -15,7 +15,7 @@ import (
 
 	core "github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
 )
 

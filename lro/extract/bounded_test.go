@@ -21,7 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "gocloud.dev/blob/fileblob"
 
-	"github.com/zircote/lro-go/internal/proctest"
+	"github.com/zircote/lro-go/internal/testing/proctest"
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/jsonl"

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/s3test"
+	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/lro/extract"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	_ "gocloud.dev/blob/s3blob"
 
-	"github.com/zircote/lro-go/internal/s3test"
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/s3test"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
 	_ "github.com/zircote/lro-go/lro/store/blobstore"
@@ -29,7 +29,7 @@ func BenchmarkBucketVsFolder(b *testing.B) {
 
 // BenchmarkS3VsFolder runs the calls of BenchmarkRecipeVsJQ on the
 // 10,000-record file kept in a bucket of a real S3-compatible server
-// (versitygw, see internal/s3test), written through one Store and read by
+// (versitygw, see internal/testing/s3test), written through one Store and read by
 // handle through another, as a replica that did not write it reads it,
 // side by side with the same file in a local folder. Report the ratio
 // s3/folder.

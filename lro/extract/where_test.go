@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
 )
 

@@ -15,7 +15,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/proxy"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/redact/redacttest"
+	"github.com/zircote/lro-go/internal/testing/redacttest"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/proxy"
 )

@@ -14,7 +14,7 @@ import (
 	"gocloud.dev/blob/memblob"
 	_ "gocloud.dev/blob/s3blob"
 
-	"github.com/zircote/lro-go/internal/s3test"
+	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )

@@ -13,8 +13,8 @@ import (
 
 	"gocloud.dev/blob"
 
-	"github.com/zircote/lro-go/internal/s3test"
-	"github.com/zircote/lro-go/internal/sidebyside"
+	"github.com/zircote/lro-go/internal/testing/s3test"
+	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/jsonl"
 )
 

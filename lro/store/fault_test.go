@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/internal/s3test"
+	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"

@@ -4,7 +4,7 @@
 // ratios of the medians.
 //
 // The metrics are named {A}-median-ns and {A}/{B}; the report generator
-// (internal/benchreport) reads them by these names.
+// (lro/internal/testing/benchreport) reads them by these names.
 package sidebyside
 
 import (

@@ -174,7 +174,7 @@ func TestPlanRuns(t *testing.T) {
 func TestComparisonsExist(t *testing.T) {
 	pkgOf := map[string]string{} // benchmark function -> package
 	for _, r := range append(planRuns(comparisons), flatRun) {
-		dir := "../../" + strings.TrimPrefix(r.Pkg, "./")
+		dir := "../../../../" + strings.TrimPrefix(r.Pkg, "./")
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -2,12 +2,12 @@
 // BENCHMARKS.md. It takes a few minutes; run it from the module root, with jq
 // and versitygw on the PATH (.ci/run installs them):
 //
-//	go run ./internal/benchreport [-out BENCHMARKS.md] [-benchtime d]
+//	go run ./lro/internal/testing/benchreport [-out BENCHMARKS.md] [-benchtime d]
 //
-// It runs the side-by-side benchmarks (internal/sidebyside) with go test,
+// It runs the side-by-side benchmarks (internal/testing/sidebyside) with go test,
 // measures the peak memory of offloading and extracting 1,000,000 records in
 // child processes of its own, and copies by-hand.md, the figures measured one
-// at a time by other tests (go test ./internal/benchreport -update copies it
+// at a time by other tests (go test ./lro/internal/testing/benchreport -update copies it
 // alone). -benchtime replaces every benchmark's, for a quick trial run.
 package main
 
@@ -26,7 +26,7 @@ import (
 	"github.com/zircote/lro-go/lro/extract"
 )
 
-const baseCommand = "go run ./internal/benchreport"
+const baseCommand = "go run ./lro/internal/testing/benchreport"
 
 func main() {
 	extract.RunWorker() // the peak child's lro_extract runs its query in a worker

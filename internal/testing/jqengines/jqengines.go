@@ -3,7 +3,7 @@
 // compiled to WebAssembly (npm jq-wasm) and run by Node.js through jq.mjs in
 // this folder. Install them with
 //
-//	npm ci --prefix internal/jqengines
+//	npm ci --prefix internal/testing/jqengines
 //
 // jq 1.6 is Debian's jq on the PATH, and gojq runs in process; the tests
 // that compare engines run those themselves.
@@ -29,7 +29,7 @@ var Versions = []string{"1.7.1", "1.8.2"}
 
 // ErrNotInstalled is returned by [Start] when node is not on the PATH or the
 // npm packages are not installed.
-var ErrNotInstalled = errors.New("jqengines: node or the jq-wasm packages are not installed (npm ci --prefix internal/jqengines)")
+var ErrNotInstalled = errors.New("jqengines: node or the jq-wasm packages are not installed (npm ci --prefix internal/testing/jqengines)")
 
 // Dir returns the folder of jq.mjs and package.json.
 func Dir() string {

@@ -60,7 +60,7 @@ func TestSpliceHand(t *testing.T) {
 // same in both and a run of benchreport loses none of them. After editing
 // by-hand.md, go test -update copies it into BENCHMARKS.md.
 func TestBenchmarksHoldsByHand(t *testing.T) {
-	const path = "../../BENCHMARKS.md"
+	const path = "../../../../BENCHMARKS.md"
 	md, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@
 // THROUGH the proxy (testdata/matrix.md is its table). The Node dependencies
 // are pinned by package-lock.json; install them with
 //
-//	npm ci --prefix internal/interop
+//	npm ci --prefix internal/testing/interop
 package interop
 
 import (
@@ -45,7 +45,7 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	sdk := filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")
 	if _, err := os.Stat(sdk); err != nil {
-		skipOrFail(t, "the TypeScript MCP SDK is not installed: run npm ci --prefix internal/interop")
+		skipOrFail(t, "the TypeScript MCP SDK is not installed: run npm ci --prefix internal/testing/interop")
 	}
 	runs := []struct {
 		name      string
@@ -56,10 +56,10 @@ func TestTypeScriptClient(t *testing.T) {
 		wantFiles bool     // whether the plan offloads
 	}{
 		{"every wrapping style", testServerPkg, "testserver-plan.json", nil, nil, true},
-		{"memory server, small corpus", "../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, nil, false},
-		{"memory server, default corpus", "../../examples/memory", "memory-offload-plan.json", nil, nil, true},
+		{"memory server, small corpus", "../../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, nil, false},
+		{"memory server, default corpus", "../../../examples/memory", "memory-offload-plan.json", nil, nil, true},
 		{"proxy in front of the memory server", proxyPkg, "proxy-memory-plan.json", nil,
-			[]string{"bin:../../examples/memory", "-output-dir", "{{UPSTREAM_DIR}}"}, true},
+			[]string{"bin:../../../examples/memory", "-output-dir", "{{UPSTREAM_DIR}}"}, true},
 		{"proxy in front of server-filesystem", proxyPkg, "proxy-filesystem-plan.json", nil,
 			[]string{"npm:mcp-server-filesystem", "{{ROOT}}"}, true},
 		{"proxy in front of server-everything", proxyPkg, "proxy-everything-plan.json", []string{"-threshold", "10"},
@@ -148,7 +148,7 @@ func upstreamCommand(ctx context.Context, t *testing.T, spec []string, upDir, ro
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(path); err != nil {
-				skipOrFail(t, a+" is not installed: run npm ci --prefix internal/interop")
+				skipOrFail(t, a+" is not installed: run npm ci --prefix internal/testing/interop")
 			}
 			a = path
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/jqengines"
+	"github.com/zircote/lro-go/internal/testing/jqengines"
 )
 
 // start starts the engine of version, skipping the test when it is not

@@ -77,7 +77,7 @@ func TestMarkdownContents(t *testing.T) {
 		"23.9 ms", "800", "50–100 ms", "TestDescriptorTokens",
 		"`BenchmarkRecipeVsJQ/6-count-by-namespace` (./lro/extract, 1 run of each arm)",
 		"| 1,000,000 | 0.16 B | 27.8 B |",
-		"## At a glance", "## How to regenerate", "```sh\ngo run ./internal/benchreport\n```",
+		"## At a glance", "## How to regenerate", "```sh\ngo run ./lro/internal/testing/benchreport\n```",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)

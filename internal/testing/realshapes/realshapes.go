@@ -5,7 +5,7 @@
 // the real programs, tabular text from sqlite3, psql, Python's csv module
 // and pandas, and response examples embedded in public API specifications.
 // Nothing in it is invented: testdata/manifest.json says where each item
-// came from, and record_test.go (go test ./internal/realshapes -record)
+// came from, and record_test.go (go test ./internal/testing/realshapes -record)
 // records it again.
 //
 // [Items] loads the corpus; each item says how its result grows (Grow), and

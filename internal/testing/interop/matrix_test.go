@@ -62,7 +62,7 @@ var extractionTools = []string{"lro_extract", "lro_read", "lro_search"}
 // this folder: examples/lro-proxy, or examples/proxy where it was before.
 func proxyPackage(t *testing.T) string {
 	t.Helper()
-	for _, pkg := range []string{"../../examples/lro-proxy", "../../examples/proxy"} {
+	for _, pkg := range []string{"../../../examples/lro-proxy", "../../../examples/proxy"} {
 		if _, err := os.Stat(filepath.Join(pkg, "main.go")); err == nil {
 			return pkg
 		}
@@ -95,7 +95,7 @@ func TestMatrix(t *testing.T) {
 	}
 	for _, s := range matrixServers {
 		if _, err := os.Stat(filepath.Join("node_modules", ".bin", s.bin)); err != nil {
-			skipOrFail(t, s.bin+" is not installed: run npm ci --prefix internal/interop")
+			skipOrFail(t, s.bin+" is not installed: run npm ci --prefix internal/testing/interop")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // a guard against a hang
