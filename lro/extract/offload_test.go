@@ -178,7 +178,7 @@ func TestOutputLimitDefault(t *testing.T) {
 	}
 }
 
-// TestAnswerSweptAtExpiry: an answer offloaded in turn starts the sweeper
+// TestAnswerSweptAtExpiry: an answer offloaded in turn starts the automatic janitor
 // of its folder, as an offload of lro's decorator does, so that a server
 // that offloads nothing else (a replica, or one restarted since the file it
 // queries was written) still deletes it at its expiry.
@@ -199,7 +199,7 @@ func TestAnswerSweptAtExpiry(t *testing.T) {
 		t.Fatalf("answers %v, %v; result %+v", answers, err, res.Content)
 	}
 	// Polled against a deadline far beyond the TTL of a second: a loaded
-	// machine delays the sweep, but only a sweeper that never runs fails.
+	// machine delays the sweep, but only a janitor that never runs fails.
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := os.Stat(answers[0]); errors.Is(err, fs.ErrNotExist) {
 			break

@@ -1,4 +1,4 @@
-package sweeper
+package janitor
 
 import (
 	"context"
@@ -57,10 +57,10 @@ func (b *flakyBucket) has(key string) bool {
 	return b.keys[key]
 }
 
-// TestSweeperRetriesAFailedSweep checks that a sweeper whose sweep could not
+// TestJanitorRetriesAFailedSweep checks that an automatic janitor whose sweep could not
 // delete an expired file does not stop, as it does when nothing is left, but
 // sweeps again and deletes the file.
-func TestSweeperRetriesAFailedSweep(t *testing.T) {
+func TestJanitorRetriesAFailedSweep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ttl, interval = time.Minute, 10 * time.Minute
 		name := jsonlfile.Name("sweeptest", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
@@ -77,21 +77,21 @@ func TestSweeperRetriesAFailedSweep(t *testing.T) {
 		time.Sleep(interval)
 		synctest.Wait()
 		if b.has(name) {
-			t.Errorf("%s is still in the bucket one interval after a failed delete: the sweeper stopped", name)
+			t.Errorf("%s is still in the bucket one interval after a failed delete: the janitor stopped", name)
 		}
-		sweepers.Lock()
-		running := sweepers.m[key{bucket: b, prefix: "sweeptest"}].running
-		sweepers.Unlock()
+		janitors.Lock()
+		running := janitors.m[key{bucket: b, prefix: "sweeptest"}].running
+		janitors.Unlock()
 		if running {
-			t.Error("the sweeper still runs with nothing left to delete")
+			t.Error("the janitor still runs with nothing left to delete")
 		}
 	})
 }
 
-// TestSweeperWaitsForTheNextExpiry checks that a sweeper deletes a bucket's
+// TestJanitorWaitsForTheNextExpiry checks that an automatic janitor deletes a bucket's
 // object when the sweep that kept it said it would be due (its TTL plus the
 // skew margin, which NextExpiry includes), not a margin later.
-func TestSweeperWaitsForTheNextExpiry(t *testing.T) {
+func TestJanitorWaitsForTheNextExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ttl, interval = time.Minute, time.Hour
 		name := jsonlfile.Name("sweepwait", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
@@ -107,6 +107,6 @@ func TestSweeperWaitsForTheNextExpiry(t *testing.T) {
 		if b.has(name) {
 			t.Errorf("%s is still in the bucket a second after its TTL and the skew margin passed", name)
 		}
-		time.Sleep(interval) // until the sweeper stops
+		time.Sleep(interval) // until the janitor stops
 	})
 }
