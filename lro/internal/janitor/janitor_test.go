@@ -8,11 +8,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/lro/event"
 )
 
 // flakyBucket is a bucket of objects in memory whose first failDeletes
@@ -109,4 +111,25 @@ func TestJanitorWaitsForTheNextExpiry(t *testing.T) {
 		}
 		time.Sleep(interval) // until the janitor stops
 	})
+}
+
+// TestOnExpired checks the adapter of cleanup's OnExpired to an Observer:
+// none without an Observer, else one event.FileExpired per call, with the
+// TTL given.
+func TestOnExpired(t *testing.T) {
+	if f := OnExpired(nil, time.Hour); f != nil {
+		t.Error("OnExpired(nil, …) is not nil")
+	}
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	var got []event.Event
+	f := OnExpired(event.ObserverFunc(func(_ context.Context, e event.Event) { got = append(got, e) }), time.Minute)
+	f(context.Background(), "/a.jsonl", t0, false)
+	f(context.Background(), "b.jsonl", t0.Add(time.Second), true)
+	want := []event.Event{
+		event.FileExpired{Path: "/a.jsonl", CreatedAt: t0, TTL: time.Minute},
+		event.FileExpired{Path: "b.jsonl", CreatedAt: t0.Add(time.Second), TTL: time.Minute, Temporary: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
 }
