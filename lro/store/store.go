@@ -212,7 +212,7 @@ func newStore(opts *Options) (*Store, error) {
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
-	if testClock { // so that no automatic sweeper runs over its files
+	if testClock { // so that no automatic janitor runs over its files
 		testhook.Set(s, testhook.Hooks{Now: hooks.Now})
 	}
 	return s, nil
