@@ -71,8 +71,7 @@ func BenchmarkSweepNoneExpired(b *testing.B) {
 }
 
 // BenchmarkSweepAllExpired sweeps a folder of 10,000 offload files that have
-// all expired, so the sweep removes every one (and emits no event: the
-// Observer is nil), side by side with os.ReadDir of the same full folder. The
+// all expired, so the sweep removes every one (OnExpired is nil), side by side with os.ReadDir of the same full folder. The
 // files are re-created before each timed call, outside the timed section;
 // the ns/op that the testing package prints includes that re-creation, the
 // medians do not.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
@@ -51,7 +50,7 @@ func idAt(at time.Time) ulid.ULID { return ulid.MustNew(ulid.Timestamp(at), rand
 // replicas would: every expired object is deleted and reported once, and
 // nothing else is touched.
 func TestSweepBucket(t *testing.T) {
-	const expired, sweepers = 60, 3
+	const expired, janitors = 60, 3
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
 	ttl := cleanup.DefaultTTL
@@ -68,14 +67,14 @@ func TestSweepBucket(t *testing.T) {
 		put(t, b, "atlatl-notes.txt"),                                       // not an offload name
 	}
 	rec := &recorder{}
-	results := make([]cleanup.Result, sweepers)
+	results := make([]cleanup.Result, janitors)
 	// No sweep deletes before all have listed: each one finds every
 	// object it deletes already deleted by the others.
 	var listed sync.WaitGroup
-	listed.Add(sweepers)
+	listed.Add(janitors)
 	var wg sync.WaitGroup
-	for i := range sweepers {
-		j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b), Observer: rec, TTL: ttl})
+	for i := range janitors {
+		j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b), OnExpired: rec.OnExpired, TTL: ttl})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,16 +101,15 @@ func TestSweepBucket(t *testing.T) {
 	}
 	var got []string
 	for _, e := range rec.got() {
-		fe := e.(event.FileExpired)
-		got = append(got, fe.Path)
-		if fe.TTL != ttl || fe.Temporary {
-			t.Errorf("event %+v: want TTL %v, not temporary", fe, ttl)
+		got = append(got, e.Path)
+		if e.Temporary {
+			t.Errorf("expired %+v: want it not temporary", e)
 		}
 	}
 	slices.Sort(got)
 	slices.Sort(want)
-	if diff := cmp.Diff(want, got); diff != "" || deleted != expired || vanished != expired*(sweepers-1) {
-		t.Errorf("%d deleted, %d vanished (want %d, %d); events (-want +got):\n%s", deleted, vanished, expired, expired*(sweepers-1), diff)
+	if diff := cmp.Diff(want, got); diff != "" || deleted != expired || vanished != expired*(janitors-1) {
+		t.Errorf("%d deleted, %d vanished (want %d, %d); events (-want +got):\n%s", deleted, vanished, expired, expired*(janitors-1), diff)
 	}
 	slices.Sort(kept)
 	if diff := cmp.Diff(kept, keys(t, b)); diff != "" {

@@ -15,8 +15,6 @@ import (
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
-	"github.com/zircote/lro-go/internal/testhook"
-	"github.com/zircote/lro-go/lro/event"
 )
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
@@ -58,27 +56,47 @@ type Options struct {
 	// invalid.
 	Interval time.Duration
 
-	// Observer receives one [event.FileExpired] per deleted file. If nil,
-	// events are discarded.
-	Observer event.Observer
+	// OnExpired, if not nil, is called once per deleted file, with the
+	// sweep's context, the file's path (in a bucket, its key), its
+	// created_at and whether it was a leftover temporary file. It is called
+	// by the sweep, between two removals.
+	OnExpired func(ctx context.Context, path string, created time.Time, temporary bool)
 
 	// Bucket, if not nil, is the bucket to sweep instead of a folder (Dir
 	// is then not used): the [github.com/zircote/lro-go/lro/store.Store.Bucket]
 	// that a store of package lro/store writes offloaded objects to.
-	Bucket expiry.Bucket
+	Bucket Bucket
 
 	// OnError receives the errors of each background sweep that had any,
 	// joined. If nil, they are dropped. Cancellation is not reported.
 	OnError func(error)
 }
 
+// Bucket is what a [Janitor] needs of a bucket of objects to sweep it. Its
+// methods must be safe for concurrent use;
+// [github.com/zircote/lro-go/lro/store.Bucket] includes them.
+type Bucket interface {
+	// List calls fn with the key of every object whose key starts with
+	// prefix and has no '/' after it, in any order, until fn returns an
+	// error, which List returns.
+	List(ctx context.Context, prefix string, fn func(key string) error) error
+	// Delete deletes the object of key, and returns an error wrapping
+	// [io/fs.ErrNotExist] if there is none.
+	Delete(ctx context.Context, key string) error
+	// Expiry returns the expiry recorded with the object of key, or the
+	// zero time for an object without one, and an error wrapping
+	// [io/fs.ErrNotExist] if there is no such object.
+	Expiry(ctx context.Context, key string) (time.Time, error)
+}
+
 // Result reports what one sweep did.
 type Result struct {
 	scanned int // entries (or keys) listed, for the tests
-	// Expired is the number of offload files deleted, one event each.
+	// Expired is the number of offload files deleted, one OnExpired call
+	// each.
 	Expired int
 	// TempRemoved is the number of leftover temporary files deleted, one
-	// event each (with Temporary set).
+	// OnExpired call each (with temporary true).
 	TempRemoved int
 	// Kept is the number of entries named as offload or temporary files that
 	// have not expired yet (whatever their type: they are not inspected).
@@ -101,9 +119,9 @@ type Result struct {
 // A Janitor deletes expired offloaded files from one folder or bucket. It
 // is made by [New] or [Start] and is safe for concurrent use.
 type Janitor struct {
-	o      Options       // with the defaults filled in, Dir absolute
-	margin time.Duration // added to a bucket's expiries for the clocks of the replicas
-	now    func() time.Time
+	o      Options          // with the defaults filled in, Dir absolute
+	margin time.Duration    // added to a bucket's expiries for the clocks of the replicas
+	now    func() time.Time // the clock of background sweeps (export_test.go)
 
 	// beforeRemove, if not nil, is called with the name of each expired
 	// file before its removal (a test hook: export_test.go).
@@ -152,11 +170,7 @@ func New(opts *Options) (*Janitor, error) {
 		}
 		o.Dir = dir
 	}
-	now := testhook.Get(opts).Now // a test's clock for background sweeps
-	if now == nil {
-		now = time.Now
-	}
-	return &Janitor{o: o, margin: margin, now: now}, nil
+	return &Janitor{o: o, margin: margin, now: time.Now}, nil
 }
 
 // Start returns a Janitor configured by opts, which may be nil, that sweeps
@@ -168,15 +182,20 @@ func Start(ctx context.Context, opts *Options) (*Janitor, error) {
 	if err != nil {
 		return nil, err
 	}
+	j.start(ctx)
+	return j, nil
+}
+
+// start starts the goroutine of Start.
+func (j *Janitor) start(ctx context.Context) {
 	ctx, j.cancel = context.WithCancel(ctx)
 	j.done = make(chan struct{})
 	go j.run(ctx)
-	return j, nil
 }
 
 // Close stops background sweeping and waits until the goroutine of [Start]
 // has returned: a sweep in progress stops before its next removal. Close is
-// idempotent and may be called concurrently, but not from the Observer or
+// idempotent and may be called concurrently, but not from OnExpired or
 // OnError, which it would wait for. For a Janitor of [New], it does
 // nothing. It returns nil: it has an error result to be an [io.Closer].
 func (j *Janitor) Close() error {
@@ -207,8 +226,8 @@ func (j *Janitor) run(ctx context.Context) {
 }
 
 // Sweep makes one pass over the folder or bucket at time now, deleting the
-// expired files (see the package documentation) oldest first, and emitting
-// one [event.FileExpired] (with ctx) per deleted file.
+// expired files (see the package documentation) oldest first, and calling
+// [Options.OnExpired] (with ctx) once per deleted file.
 //
 // Sweep returns what it did and the errors it met, joined, each naming its
 // path or key: the listing, and each file it could not inspect or remove
@@ -284,17 +303,12 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		case deleted:
 			res.Expired++
 		}
-		if deleted && j.o.Observer != nil {
+		if deleted && j.o.OnExpired != nil {
 			path := c.name // a bucket's key
 			if root != nil {
 				path = filepath.Join(j.o.Dir, c.name)
 			}
-			j.o.Observer.Observe(ctx, event.FileExpired{
-				Path:      path,
-				CreatedAt: c.created,
-				TTL:       j.o.TTL,
-				Temporary: c.temp,
-			})
+			j.o.OnExpired(ctx, path, c.created, c.temp)
 		}
 	}
 	return res, errs, nil

@@ -20,7 +20,6 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tempname"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/event"
 )
 
 // t0 is the "now" of the sweeps of these tests.
@@ -64,19 +63,26 @@ func nameAt(at time.Time) string {
 	return jsonlfile.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
 }
 
-// recorder is an Observer that keeps every event.
+// expired is one call of OnExpired.
+type expired struct {
+	Path      string
+	CreatedAt time.Time
+	Temporary bool
+}
+
+// recorder keeps every call of its OnExpired.
 type recorder struct {
 	mu     sync.Mutex
-	events []event.Event
+	events []expired
 }
 
-func (r *recorder) Observe(_ context.Context, e event.Event) {
+func (r *recorder) OnExpired(_ context.Context, path string, created time.Time, temporary bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, e)
+	r.events = append(r.events, expired{path, created, temporary})
 }
 
-func (r *recorder) got() []event.Event {
+func (r *recorder) got() []expired {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.events)
@@ -181,7 +187,7 @@ func TestSweep(t *testing.T) {
 	}
 
 	rec := &recorder{}
-	j, err := cleanup.New(&cleanup.Options{Dir: dir, TTL: ttl, Observer: rec})
+	j, err := cleanup.New(&cleanup.Options{Dir: dir, TTL: ttl, OnExpired: rec.OnExpired})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +196,7 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("Sweep: %v", err)
 	}
 
-	var wantEvents []event.Event
+	var wantEvents []expired
 	for _, e := range entries {
 		if got := !exists(t, e.path); got != e.removed {
 			t.Errorf("%s (%s): removed = %v, want %v: %s", e.name, filepath.Base(e.path), got, e.removed, e.reason)
@@ -199,15 +205,15 @@ func TestSweep(t *testing.T) {
 			t.Errorf("%s: target %s was removed: %s", e.name, e.target, e.reason)
 		}
 		if e.removed {
-			wantEvents = append(wantEvents, event.FileExpired{Path: e.path, CreatedAt: e.created, TTL: ttl, Temporary: e.temp})
+			wantEvents = append(wantEvents, expired{Path: e.path, CreatedAt: e.created, Temporary: e.temp})
 		}
 	}
 	if data, err := os.ReadFile(outsideTarget); err != nil || !strings.HasPrefix(string(data), `{"type":"lro_header"`) {
 		t.Errorf("symlink target outside the folder: %q, %v; want it intact", data, err)
 	}
 	// Events come oldest first.
-	slices.SortFunc(wantEvents, func(a, b event.Event) int {
-		return a.(event.FileExpired).CreatedAt.Compare(b.(event.FileExpired).CreatedAt)
+	slices.SortFunc(wantEvents, func(a, b expired) int {
+		return a.CreatedAt.Compare(b.CreatedAt)
 	})
 	if diff := cmp.Diff(wantEvents, rec.got()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -258,7 +264,7 @@ func TestSweepDuringRemoval(t *testing.T) {
 				return ""
 			},
 			wantResult: cleanup.Counts{Scanned: 2, Expired: 1, Vanished: 1},
-			reason:     "a file another sweeper removed first is not an error and has no event",
+			reason:     "a file another janitor removed first is not an error and has no event",
 		},
 		{
 			name: "replaced by a symlink to a file outside",
@@ -294,7 +300,7 @@ func TestSweepDuringRemoval(t *testing.T) {
 			first := offload(t, dir, "", t0.Add(-3*time.Hour))
 			second := offload(t, dir, "", t0.Add(-2*time.Hour))
 			rec := &recorder{}
-			j, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+			j, err := cleanup.New(&cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,9 +320,9 @@ func TestSweepDuringRemoval(t *testing.T) {
 			if diff := cmp.Diff(tt.wantResult, cleanup.CountsOf(res)); diff != "" {
 				t.Errorf("Result (-want +got): %s\n%s", tt.reason, diff)
 			}
-			want := []event.Event{event.FileExpired{Path: second, CreatedAt: t0.Add(-2 * time.Hour), TTL: cleanup.DefaultTTL}}
+			want := []expired{{Path: second, CreatedAt: t0.Add(-2 * time.Hour)}}
 			if tt.wantFirst {
-				want = slices.Insert(want, 0, event.Event(event.FileExpired{Path: first, CreatedAt: t0.Add(-3 * time.Hour), TTL: cleanup.DefaultTTL}))
+				want = slices.Insert(want, 0, expired{Path: first, CreatedAt: t0.Add(-3 * time.Hour)})
 			}
 			if diff := cmp.Diff(want, rec.got()); diff != "" {
 				t.Errorf("events (-want +got): %s\n%s", tt.reason, diff)
@@ -351,7 +357,7 @@ func TestSweepCanceled(t *testing.T) {
 		first := offload(t, dir, "", t0.Add(-3*time.Hour))
 		second := offload(t, dir, "", t0.Add(-2*time.Hour))
 		rec := &recorder{}
-		j, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+		j, err := cleanup.New(&cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +412,7 @@ func TestSweepFolder(t *testing.T) {
 		path := offload(t, dir, "", t0.Add(-2*time.Hour))
 		t.Chdir(dir)
 		rec := &recorder{}
-		j, err := cleanup.New(&cleanup.Options{Dir: ".", Observer: rec})
+		j, err := cleanup.New(&cleanup.Options{Dir: ".", OnExpired: rec.OnExpired})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,7 +421,7 @@ func TestSweepFolder(t *testing.T) {
 		if err != nil || res.Expired != 1 {
 			t.Fatalf("Sweep = %+v, %v; want one file expired", res, err)
 		}
-		if got := rec.got()[0].(event.FileExpired).Path; got != path {
+		if got := rec.got()[0].Path; got != path {
 			t.Errorf("event path = %s, want the absolute %s", got, path)
 		}
 	})
@@ -425,11 +431,11 @@ func TestSweepFolder(t *testing.T) {
 // test alone, and checks the default TTL of one hour.
 func TestDefaults(t *testing.T) {
 	prefix := fmt.Sprintf("lrocleanuptest%d", time.Now().UnixNano())
-	expired := offload(t, "", prefix, t0.Add(-time.Hour))
+	expiredPath := offload(t, "", prefix, t0.Add(-time.Hour))
 	fresh := offload(t, "", prefix, t0.Add(-time.Hour+time.Millisecond))
-	t.Cleanup(func() { os.Remove(expired); os.Remove(fresh) })
+	t.Cleanup(func() { os.Remove(expiredPath); os.Remove(fresh) })
 	rec := &recorder{}
-	j, err := cleanup.New(&cleanup.Options{Prefix: prefix, Observer: rec})
+	j, err := cleanup.New(&cleanup.Options{Prefix: prefix, OnExpired: rec.OnExpired})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,10 +443,10 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Logf("Sweep of %s: %v (errors about other files are not this test's)", os.TempDir(), err)
 	}
-	if res.Expired != 1 || res.Kept != 1 || exists(t, expired) || !exists(t, fresh) {
+	if res.Expired != 1 || res.Kept != 1 || exists(t, expiredPath) || !exists(t, fresh) {
 		t.Errorf("Sweep = %+v; want the file of exactly one hour ago removed and the younger kept", res)
 	}
-	want := []event.Event{event.FileExpired{Path: expired, CreatedAt: t0.Add(-time.Hour), TTL: time.Hour}}
+	want := []expired{{Path: expiredPath, CreatedAt: t0.Add(-time.Hour)}}
 	if diff := cmp.Diff(want, rec.got()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
@@ -511,7 +517,7 @@ func TestNewCopiesOptions(t *testing.T) {
 // TestConcurrentSweeps runs sweeps of one folder from several goroutines and
 // Janitors at once: each file is removed once and reported once.
 func TestConcurrentSweeps(t *testing.T) {
-	const files, sweepers = 200, 4
+	const files, janitors = 200, 4
 	dir := t.TempDir()
 	var want []string
 	for i := range files {
@@ -519,17 +525,17 @@ func TestConcurrentSweeps(t *testing.T) {
 		writeFile(t, want[i], "")
 	}
 	rec := &recorder{}
-	shared, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+	shared, err := cleanup.New(&cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+	other, err := cleanup.New(&cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := make([]cleanup.Result, sweepers)
+	results := make([]cleanup.Result, janitors)
 	var wg sync.WaitGroup
-	for i := range sweepers {
+	for i := range janitors {
 		j := shared
 		if i == 0 {
 			j = other
@@ -549,7 +555,7 @@ func TestConcurrentSweeps(t *testing.T) {
 	}
 	var got []string
 	for _, e := range rec.got() {
-		got = append(got, e.(event.FileExpired).Path)
+		got = append(got, e.Path)
 	}
 	slices.Sort(got)
 	slices.Sort(want)

@@ -7,8 +7,8 @@
 // TTL is at or before now, created_at being the time of the ULID in its
 // name: a sweep opens no offload file. A file whose recorded expiry is
 // later is kept until then. It also deletes the hidden temporary files
-// (.{name}.jsonl.tmp) that a dead process left behind. One
-// [event.FileExpired] is emitted per deleted file.
+// (.{name}.jsonl.tmp) that a dead process left behind.
+// [Options.OnExpired] is called once per deleted file.
 //
 // A sweep removes only regular files directly in the folder with the
 // janitor's prefix, through an [os.Root]: never a symlink, a subfolder or
@@ -18,7 +18,8 @@
 //
 // [Start] sweeps in the background, [New] only when [Janitor.Sweep] is
 // called. In a server built with package [github.com/zircote/lro-go/lro],
-// the first offload starts a sweeper built on this package.
+// the first offload starts the automatic janitor, a Janitor of this package,
+// and its Observer receives an event.FileExpired per deleted file.
 //
 // docs/cleanup.md in the repository gives the details: the locks of
 // temporary files, recorded expiries (a file's mode 0400 and modification

@@ -13,7 +13,6 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/lro/event"
 )
 
 // A single sweep with an explicit time, as a server with its own scheduler
@@ -44,10 +43,9 @@ func ExampleJanitor_Sweep() {
 
 	j, err := cleanup.New(&cleanup.Options{
 		Dir: dir, // TTL: the default hour
-		Observer: event.ObserverFunc(func(_ context.Context, e event.Event) {
-			fe := e.(event.FileExpired)
-			fmt.Println("deleted", fe.CreatedAt.Format(time.RFC3339), fe.TTL)
-		}),
+		OnExpired: func(_ context.Context, path string, created time.Time, temporary bool) {
+			fmt.Println("deleted", created.Format(time.RFC3339), temporary)
+		},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -59,7 +57,7 @@ func ExampleJanitor_Sweep() {
 	fmt.Printf("expired %d, kept %d, next expiry %s\n",
 		res.Expired, res.Kept, res.NextExpiry.Format(time.Kitchen))
 	// Output:
-	// deleted 2026-11-21T12:00:00Z 1h0m0s
+	// deleted 2026-11-21T12:00:00Z false
 	// expired 1, kept 1, next expiry 1:45PM
 }
 
@@ -68,9 +66,11 @@ func ExampleJanitor_Sweep() {
 func ExampleStart() {
 	ctx := context.Background()
 	j, err := cleanup.Start(ctx, &cleanup.Options{
-		Dir:      filepath.Join(os.TempDir(), "lro"),
-		Observer: event.Slog(slog.Default()),
-		OnError:  func(err error) { slog.Warn("offload cleanup", "error", err) },
+		Dir: filepath.Join(os.TempDir(), "lro"),
+		OnExpired: func(ctx context.Context, path string, created time.Time, temporary bool) {
+			slog.InfoContext(ctx, "OffloadFileExpired", "path", path, "created_at", created, "temporary", temporary)
+		},
+		OnError: func(err error) { slog.Warn("offload cleanup", "error", err) },
 	})
 	if err != nil {
 		log.Fatal(err)

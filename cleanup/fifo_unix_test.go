@@ -24,7 +24,7 @@ func TestSweepFIFO(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	rec := &recorder{}
-	j, err := cleanup.New(&cleanup.Options{Dir: dir, Observer: rec})
+	j, err := cleanup.New(&cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
 	if err != nil {
 		t.Fatal(err)
 	}

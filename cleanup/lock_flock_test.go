@@ -20,7 +20,6 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/event"
 )
 
 // gate is a writer in front of a file whose first write waits until the
@@ -72,7 +71,7 @@ func TestSweepSlowWrite(t *testing.T) {
 	<-g.entered
 
 	rec := &recorder{}
-	j, err := cleanup.New(&cleanup.Options{Dir: dir, TTL: time.Second, Observer: rec})
+	j, err := cleanup.New(&cleanup.Options{Dir: dir, TTL: time.Second, OnExpired: rec.OnExpired})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func TestSweepSlowWrite(t *testing.T) {
 	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, Expired: 1}, cleanup.CountsOf(res)); diff != "" {
 		t.Errorf("Result after the write (-want +got):\n%s", diff)
 	}
-	want := []event.Event{event.FileExpired{Path: w.Path(), CreatedAt: start, TTL: time.Second}}
+	want := []expired{{Path: w.Path(), CreatedAt: start}}
 	if diff := cmp.Diff(want, rec.got()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
@@ -164,7 +163,7 @@ func TestSweepDeadWriter(t *testing.T) {
 	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp")
 
 	rec := &recorder{}
-	j, err := cleanup.New(&cleanup.Options{Dir: dir, TTL: time.Second, Observer: rec})
+	j, err := cleanup.New(&cleanup.Options{Dir: dir, TTL: time.Second, OnExpired: rec.OnExpired})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ func TestSweepDeadWriter(t *testing.T) {
 	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, TempRemoved: 1}, cleanup.CountsOf(res)); diff != "" || exists(t, tmp) {
 		t.Errorf("after the writer died: temporary file exists %v, Result (-want +got):\n%s", exists(t, tmp), diff)
 	}
-	want := []event.Event{event.FileExpired{Path: tmp, CreatedAt: t0.Add(-2 * time.Hour), TTL: time.Second, Temporary: true}}
+	want := []expired{{Path: tmp, CreatedAt: t0.Add(-2 * time.Hour), Temporary: true}}
 	if diff := cmp.Diff(want, rec.got()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}

@@ -3,7 +3,6 @@ package cleanup_test
 import (
 	"context"
 	"errors"
-	"github.com/zircote/lro-go/internal/testhook"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/lro/event"
 )
 
 // The tests of this file run in a synctest bubble, whose fake clock starts at
@@ -36,10 +34,10 @@ type clockRecorder struct {
 	seen  []sighting
 }
 
-func (r *clockRecorder) Observe(_ context.Context, e event.Event) {
+func (r *clockRecorder) OnExpired(_ context.Context, path string, _ time.Time, _ bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.seen = append(r.seen, sighting{filepath.Base(e.(event.FileExpired).Path), time.Since(r.start)})
+	r.seen = append(r.seen, sighting{filepath.Base(path), time.Since(r.start)})
 }
 
 func (r *clockRecorder) got() []sighting {
@@ -58,7 +56,7 @@ func TestStartSchedule(t *testing.T) {
 		a := offload(t, dir, "", start.Add(-time.Hour)) // due at start
 		b := offload(t, dir, "", start)                 // due at 1h
 		ctx, cancel := context.WithCancel(context.Background())
-		j, err := cleanup.Start(ctx, &cleanup.Options{Dir: dir, Observer: rec})
+		j, err := cleanup.Start(ctx, &cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +100,7 @@ func TestStartInterval(t *testing.T) {
 		// of the TTL have passed on that clock.
 		ahead := func() time.Time { return time.Now().Add(24 * time.Hour) }
 		a := offload(t, dir, "", start)
-		j, err := cleanup.Start(context.Background(), testhook.Set(&cleanup.Options{Dir: dir, Observer: rec, TTL: 24*time.Hour + 10*time.Minute, Interval: 15 * time.Minute}, testhook.Hooks{Now: ahead}))
+		j, err := cleanup.StartWith(context.Background(), &cleanup.Options{Dir: dir, OnExpired: rec.OnExpired, TTL: 24*time.Hour + 10*time.Minute, Interval: 15 * time.Minute}, ahead)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +118,7 @@ func TestCloseStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		rec := &clockRecorder{start: time.Now()}
-		j, err := cleanup.Start(context.Background(), &cleanup.Options{Dir: dir, Observer: rec})
+		j, err := cleanup.Start(context.Background(), &cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,8 +143,8 @@ func TestCloseStops(t *testing.T) {
 	})
 }
 
-// TestCloseWaits closes the janitor while its Observer is busy with the first
-// of two expired files: Close returns only after the Observer has, and the
+// TestCloseWaits closes the janitor while its OnExpired is busy with the first
+// of two expired files: Close returns only after OnExpired has, and the
 // sweep stops before removing the second file.
 func TestCloseWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -156,23 +154,23 @@ func TestCloseWaits(t *testing.T) {
 		second := offload(t, dir, "", start.Add(-2*time.Hour))
 		var busy, finished atomic.Bool
 		var errorsReported atomic.Int32
-		obs := event.ObserverFunc(func(context.Context, event.Event) {
+		onExpired := func(context.Context, string, time.Time, bool) {
 			busy.Store(true)
 			time.Sleep(10 * time.Minute)
 			finished.Store(true)
-		})
-		j, err := cleanup.Start(context.Background(), &cleanup.Options{Dir: dir, Observer: obs,
+		}
+		j, err := cleanup.Start(context.Background(), &cleanup.Options{Dir: dir, OnExpired: onExpired,
 			OnError: func(error) { errorsReported.Add(1) }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		synctest.Wait() // the goroutine sleeps in the Observer
+		synctest.Wait() // the goroutine sleeps in OnExpired
 		if !busy.Load() {
-			t.Fatal("the first sweep did not reach the Observer")
+			t.Fatal("the first sweep did not reach OnExpired")
 		}
 		j.Close()
 		if !finished.Load() || time.Since(start) != 10*time.Minute {
-			t.Errorf("Close returned after %v with the Observer finished %v; want it to wait for the Observer's 10 minutes", time.Since(start), finished.Load())
+			t.Errorf("Close returned after %v with OnExpired finished %v; want it to wait for OnExpired's 10 minutes", time.Since(start), finished.Load())
 		}
 		if exists(t, first) || !exists(t, second) {
 			t.Errorf("first exists %v, second exists %v; want the sweep stopped after the first", exists(t, first), exists(t, second))

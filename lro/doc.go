@@ -20,7 +20,8 @@
 // nil *Options is the specification's defaults, and [LoadOptions] reads
 // them from the specification's TOML file and environment variables.
 // Files are deleted once their time to live has passed: the first offload
-// to a folder or store starts its sweeper (see [Options.CleanupInterval]).
+// to a folder or store starts its automatic janitor (see
+// [Options.CleanupInterval]).
 // [GuardNullArguments] keeps go-sdk from crashing on null arguments.
 //
 // # Behaviour

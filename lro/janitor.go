@@ -4,17 +4,17 @@ import (
 	"context"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/sweeper"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/janitor"
 )
 
 // StartJanitor starts the specification's offload_cleanup task for the files
 // written with opts: it sweeps the output folder (or the Store) at once and
 // then every [Options.CleanupInterval] until ctx is canceled or the janitor
-// is closed. The first offload starts a sweeper anyway: StartJanitor is for
-// sweeps before any offload, or stopped with ctx. It fails for options that
-// [Options.Validate] rejects.
+// is closed. The first offload starts the automatic janitor anyway:
+// StartJanitor is for sweeps before any offload, or stopped with ctx. It
+// fails for options that [Options.Validate] rejects.
 func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -29,11 +29,9 @@ func (c *config) janitorOptions() *cleanup.Options {
 		Dir:      c.dir,
 		Prefix:   c.Prefix,
 		TTL:      c.TTL,
-		Interval: max(c.CleanupInterval, 0), // negative: the sweeper is off
-		Observer: c.observer,
-	}
-	if !c.realClock {
-		testhook.Set(o, testhook.Hooks{Now: c.now})
+		Interval: max(c.CleanupInterval, 0), // negative: the automatic janitor is off
+		// The Observer receives an event.FileExpired per deleted file.
+		OnExpired: janitor.OnExpired(c.observer, c.TTL),
 	}
 	if c.Store != nil {
 		o.Bucket = c.Store.Bucket() // nil for a folder
@@ -42,23 +40,24 @@ func (c *config) janitorOptions() *cleanup.Options {
 }
 
 // sweepOnOffload is the pipeline's Observer: it passes every event on to
-// the options' Observer, and starts the sweeper of c's files on an offload.
+// the options' Observer, and starts the automatic janitor of c's files on an
+// offload.
 type sweepOnOffload struct{ c *config }
 
 func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 	if _, ok := e.(event.Offloaded); ok {
-		s.c.startSweeper()
+		s.c.startJanitor()
 	}
 	if s.c.observer != nil {
 		s.c.observer.Observe(ctx, e)
 	}
 }
 
-// startSweeper notes an offload with c, starting its sweeper if it does not
-// run.
-func (c *config) startSweeper() {
+// startJanitor notes an offload with c, starting its automatic janitor if it
+// does not run.
+func (c *config) startJanitor() {
 	if c.CleanupInterval < 0 || !c.realClock || testhook.Get(c.Store).Now != nil {
 		return
 	}
-	sweeper.Offloaded(c.janitorOptions())
+	janitor.Offloaded(c.janitorOptions())
 }

@@ -51,9 +51,10 @@ type Options struct {
 	// defaults to one hour, or with a Store to the Store's TTL.
 	TTL time.Duration
 
-	// CleanupInterval is the longest wait between two sweeps by the sweeper
-	// that the first offload to a folder or Store starts (docs/cleanup.md).
-	// If zero, defaults to one hour; if negative, no sweeper starts by itself.
+	// CleanupInterval is the longest wait between two sweeps by the
+	// automatic janitor that the first offload to a folder or Store starts
+	// (docs/cleanup.md). If zero, defaults to one hour; if negative, no
+	// janitor starts by itself.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to, created with
@@ -190,7 +191,7 @@ type config struct {
 	core       *offload.Config           // the offload pipeline's view of the above
 	observer   event.Observer            // Options.Observer; Observer is sweepOnOffload
 	now        func() time.Time          // time.Now, or a test's clock (internal/testhook)
-	realClock  bool                      // now is time.Now: automatic sweepers may start
+	realClock  bool                      // now is time.Now: automatic janitors may start
 	wrapWriter func(io.Writer) io.Writer // a test's writer wrapper (internal/testhook), or nil
 }
 
@@ -412,6 +413,6 @@ func mustConfig(opts *Options) *config {
 	}
 	// The files a stopped process left behind are deleted soon after the
 	// next one starts, before it offloads anything.
-	c.startSweeper()
+	c.startJanitor()
 	return c
 }

@@ -5,7 +5,6 @@
 package expiry
 
 import (
-	"context"
 	"io/fs"
 	"time"
 )
@@ -21,14 +20,6 @@ const (
 // bucket, for the clocks of the machines that share it. A folder, swept by
 // the clock of its one machine, has no margin.
 const SkewMargin = time.Minute
-
-// Bucket is what the janitor of package cleanup needs of a bucket of
-// objects; store.Bucket includes it and documents its methods.
-type Bucket interface {
-	List(ctx context.Context, prefix string, fn func(key string) error) error
-	Delete(ctx context.Context, key string) error
-	Expiry(ctx context.Context, key string) (time.Time, error)
-}
 
 // Mode is the mode of a file whose modification time is its expiry.
 const Mode fs.FileMode = 0o400

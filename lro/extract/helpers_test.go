@@ -112,8 +112,8 @@ func session(t testing.TB, opts *extract.Options) *mcp.ClientSession {
 		opts = &o
 	}
 	// The tests plant files named with fixed times long past, which the
-	// sweeper that AddTools starts would take for expired: none runs
-	// unless a test asks for one (the sweeper's tests do).
+	// automatic janitor that AddTools starts would take for expired: none runs
+	// unless a test asks for one (the automatic janitor's tests do).
 	if opts.LRO == nil || opts.LRO.CleanupInterval == 0 {
 		o, l := *opts, lro.Options{}
 		if opts.LRO != nil {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
-	"github.com/zircote/lro-go/internal/sweeper"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/janitor"
 )
 
 // answer turns the results of lro_extract into the tool result: inline
@@ -64,16 +64,16 @@ func (c *config) core(schemaVersion string) *offload.Config {
 }
 
 // sweepOnOffload passes every event of the answers' pipeline on to the
-// Observer, and starts the sweeper of the folder or store on an offload, as
-// lro's decorator does: an answer offloaded in turn is deleted at its
-// expiry even in a server that offloads nothing else (a replica, or a
-// server restarted since the file it queries was written).
+// Observer, and starts the automatic janitor of the folder or store on an
+// offload, as lro's decorator does: an answer offloaded in turn is deleted
+// at its expiry even in a server that offloads nothing else (a replica, or
+// a server restarted since the file it queries was written).
 type sweepOnOffload struct{ c *config }
 
 func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 	if o := s.c.sweep; o != nil {
 		if _, ok := e.(event.Offloaded); ok {
-			sweeper.Offloaded(o)
+			janitor.Offloaded(o)
 		}
 	}
 	if s.c.Observer != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
@@ -21,6 +22,7 @@ import (
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/store"
 )
 
 type recorder struct {
@@ -178,7 +180,7 @@ func TestOutputLimitDefault(t *testing.T) {
 	}
 }
 
-// TestAnswerSweptAtExpiry: an answer offloaded in turn starts the sweeper
+// TestAnswerSweptAtExpiry: an answer offloaded in turn starts the automatic janitor
 // of its folder, as an offload of lro's decorator does, so that a server
 // that offloads nothing else (a replica, or one restarted since the file it
 // queries was written) still deletes it at its expiry.
@@ -199,7 +201,7 @@ func TestAnswerSweptAtExpiry(t *testing.T) {
 		t.Fatalf("answers %v, %v; result %+v", answers, err, res.Content)
 	}
 	// Polled against a deadline far beyond the TTL of a second: a loaded
-	// machine delays the sweep, but only a sweeper that never runs fails.
+	// machine delays the sweep, but only a janitor that never runs fails.
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := os.Stat(answers[0]); errors.Is(err, fs.ErrNotExist) {
 			break
@@ -207,5 +209,44 @@ func TestAnswerSweptAtExpiry(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s is still there two minutes after its TTL of a second", answers[0])
 		}
+	}
+}
+
+// TestAnswerExpiredEvent: the automatic janitor of the answers hands each
+// deleted file to Options.LRO.Observer as an event.FileExpired whose TTL is
+// the one the janitor sweeps with: the options', else the Store's, else the
+// default hour.
+func TestAnswerExpiredEvent(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	st, err := store.NewFolder(t.TempDir(), &store.Options{TTL: 2 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, tt := range []struct {
+		name string
+		lro  lro.Options
+		want time.Duration
+	}{
+		{"TTL given", lro.Options{OutputDir: t.TempDir(), TTL: time.Minute}, time.Minute},
+		{"the default", lro.Options{OutputDir: t.TempDir()}, time.Hour},
+		{"the Store's", lro.Options{Store: st}, 2 * time.Hour},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			tt.lro.Observer = rec
+			c, err := newConfig(&Options{LRO: &tt.lro})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.sweep == nil || c.sweep.OnExpired == nil {
+				t.Fatalf("sweep options %+v: want an OnExpired", c.sweep)
+			}
+			c.sweep.OnExpired(context.Background(), "/f.jsonl", t0, true)
+			want := []event.Event{event.FileExpired{Path: "/f.jsonl", CreatedAt: t0, TTL: tt.want, Temporary: true}}
+			if diff := cmp.Diff(want, rec.events); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/janitor"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -110,8 +111,8 @@ type config struct {
 	create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
 	slots  chan struct{} // a token for each running worker
 	Now    func() time.Time
-	// sweep are the options of the sweeper an offloaded answer starts; nil
-	// when CleanupInterval is negative or a test gives a clock.
+	// sweep are the options of the automatic janitor an offloaded answer
+	// starts; nil when CleanupInterval is negative or a test gives a clock.
 	sweep *cleanup.Options
 }
 
@@ -207,8 +208,9 @@ func (c *config) useStore() error {
 	return nil
 }
 
-// sweepOptions are the options of the sweeper of the answers' folder or
-// store, as lro's decorator would start it with c.LRO; nil for none.
+// sweepOptions are the options of the automatic janitor of the answers'
+// folder or store, as lro's decorator would start it with c.LRO; nil for
+// none.
 func (c *config) sweepOptions() *cleanup.Options {
 	l := cmp.Or(c.LRO, &lro.Options{})
 	if l.CleanupInterval < 0 || testhook.Get(l).Now != nil || testhook.Get(c.Store).Now != nil {
@@ -217,14 +219,15 @@ func (c *config) sweepOptions() *cleanup.Options {
 	o := &cleanup.Options{
 		Dir:      c.Dir,
 		Prefix:   c.Prefix,
-		TTL:      l.TTL, // if zero, the Store's, or cleanup's default
+		TTL:      l.TTL, // if zero, the Store's, or lro's default
 		Interval: cmp.Or(l.CleanupInterval, expiry.DefaultInterval),
-		Observer: l.Observer,
 	}
 	if c.Store != nil {
 		o.Bucket = c.Store.Bucket()
 		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
 	}
+	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL) // lro's, which the event names
+	o.OnExpired = janitor.OnExpired(l.Observer, o.TTL)
 	return o
 }
 

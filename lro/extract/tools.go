@@ -22,8 +22,8 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
-	"github.com/zircote/lro-go/internal/sweeper"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/internal/janitor"
 )
 
 // The names of the tools and of their arguments: the guidance uses the same
@@ -76,7 +76,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	if c.sweep != nil {
 		// The answers a stopped server left behind are deleted soon after
 		// the next one starts, as lro's decorator does for its files.
-		sweeper.Offloaded(c.sweep)
+		janitor.Offloaded(c.sweep)
 	}
 	// With a Store, the descriptions say how long results are kept.
 	// With a bucket, lro_extract says to use handles (the others answer a

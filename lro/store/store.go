@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
@@ -68,18 +69,10 @@ type Options struct {
 // package [github.com/zircote/lro-go/lro/store/blobstore] adapts: what a
 // [Store] writes to and reads from, and what a janitor sweeps. Its methods
 // must be safe for concurrent use. Besides those below, it has the three
-// methods the janitor of package cleanup uses:
-//
-//   - List(ctx, prefix, fn) calls fn with the key of every object whose key
-//     starts with prefix and has no '/' after it, in any order, until fn
-//     returns an error, which List returns;
-//   - Delete(ctx, key) deletes the object of key, and returns an error
-//     wrapping [io/fs.ErrNotExist] if there is none;
-//   - Expiry(ctx, key) returns the expiry recorded with the object of key,
-//     or the zero time for an object without one, and an error wrapping
-//     [io/fs.ErrNotExist] if there is no such object.
+// methods of [cleanup.Bucket] (List, Delete, Expiry), which the janitor of
+// package cleanup uses.
 type Bucket interface {
-	expiry.Bucket
+	cleanup.Bucket
 	// NewWriter starts the object of key, recording its expiry with it
 	// (for Expiry). The object must become visible, whole, only when Close
 	// returns nil, and not at all if ctx is canceled before Close.
@@ -219,7 +212,7 @@ func newStore(opts *Options) (*Store, error) {
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
-	if testClock { // so that no automatic sweeper runs over its files
+	if testClock { // so that no automatic janitor runs over its files
 		testhook.Set(s, testhook.Hooks{Now: hooks.Now})
 	}
 	return s, nil

@@ -1,4 +1,4 @@
-package sweeper
+package janitor
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/lro/event"
 )
 
 // flakyBucket is a bucket of objects in memory whose first failDeletes
@@ -57,10 +59,10 @@ func (b *flakyBucket) has(key string) bool {
 	return b.keys[key]
 }
 
-// TestSweeperRetriesAFailedSweep checks that a sweeper whose sweep could not
+// TestJanitorRetriesAFailedSweep checks that an automatic janitor whose sweep could not
 // delete an expired file does not stop, as it does when nothing is left, but
 // sweeps again and deletes the file.
-func TestSweeperRetriesAFailedSweep(t *testing.T) {
+func TestJanitorRetriesAFailedSweep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ttl, interval = time.Minute, 10 * time.Minute
 		name := jsonlfile.Name("sweeptest", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
@@ -77,21 +79,21 @@ func TestSweeperRetriesAFailedSweep(t *testing.T) {
 		time.Sleep(interval)
 		synctest.Wait()
 		if b.has(name) {
-			t.Errorf("%s is still in the bucket one interval after a failed delete: the sweeper stopped", name)
+			t.Errorf("%s is still in the bucket one interval after a failed delete: the janitor stopped", name)
 		}
-		sweepers.Lock()
-		running := sweepers.m[key{bucket: b, prefix: "sweeptest"}].running
-		sweepers.Unlock()
+		janitors.Lock()
+		running := janitors.m[key{bucket: b, prefix: "sweeptest"}].running
+		janitors.Unlock()
 		if running {
-			t.Error("the sweeper still runs with nothing left to delete")
+			t.Error("the janitor still runs with nothing left to delete")
 		}
 	})
 }
 
-// TestSweeperWaitsForTheNextExpiry checks that a sweeper deletes a bucket's
+// TestJanitorWaitsForTheNextExpiry checks that an automatic janitor deletes a bucket's
 // object when the sweep that kept it said it would be due (its TTL plus the
 // skew margin, which NextExpiry includes), not a margin later.
-func TestSweeperWaitsForTheNextExpiry(t *testing.T) {
+func TestJanitorWaitsForTheNextExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ttl, interval = time.Minute, time.Hour
 		name := jsonlfile.Name("sweepwait", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
@@ -107,6 +109,27 @@ func TestSweeperWaitsForTheNextExpiry(t *testing.T) {
 		if b.has(name) {
 			t.Errorf("%s is still in the bucket a second after its TTL and the skew margin passed", name)
 		}
-		time.Sleep(interval) // until the sweeper stops
+		time.Sleep(interval) // until the janitor stops
 	})
+}
+
+// TestOnExpired checks the adapter of cleanup's OnExpired to an Observer:
+// none without an Observer, else one event.FileExpired per call, with the
+// TTL given.
+func TestOnExpired(t *testing.T) {
+	if f := OnExpired(nil, time.Hour); f != nil {
+		t.Error("OnExpired(nil, …) is not nil")
+	}
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	var got []event.Event
+	f := OnExpired(event.ObserverFunc(func(_ context.Context, e event.Event) { got = append(got, e) }), time.Minute)
+	f(context.Background(), "/a.jsonl", t0, false)
+	f(context.Background(), "b.jsonl", t0.Add(time.Second), true)
+	want := []event.Event{
+		event.FileExpired{Path: "/a.jsonl", CreatedAt: t0, TTL: time.Minute},
+		event.FileExpired{Path: "b.jsonl", CreatedAt: t0.Add(time.Second), TTL: time.Minute, Temporary: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
 }

@@ -1,9 +1,10 @@
-// Package sweeper runs the automatic sweepers of offloaded files: one per
-// folder (or bucket) and prefix in the process, started by an offload there.
-// A sweeper stops once a sweep succeeds, leaves no file and nothing was
+// Package janitor runs the automatic janitors of offloaded files: one per
+// folder (or bucket) and prefix in the process, started by an offload there,
+// each a [cleanup.Janitor] that sweeps when a file may be due. An automatic
+// janitor stops once a sweep succeeds, leaves no file and nothing was
 // offloaded during it; after a failed sweep it tries again. It runs on the
 // system's clock: callers with a test's clock start none.
-package sweeper
+package janitor
 
 import (
 	"context"
@@ -11,40 +12,42 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/lro/event"
 )
 
-var sweepers = struct {
+var janitors = struct {
 	sync.Mutex
 	m map[key]*state
 }{m: map[key]*state{}}
 
-// key names what a sweeper sweeps.
+// key names what an automatic janitor sweeps.
 type key struct {
 	dir    string
 	bucket any
 	prefix string
 }
 
-// state is the state of one sweeper; sweepers' mutex guards it.
+// state is the state of one automatic janitor; janitors' mutex guards it.
 type state struct {
 	running bool // its goroutine runs
 	fresh   bool // a file was offloaded since its last sweep began
 }
 
-// minWait is the shortest wait between two sweeps of a sweeper, so that a
+// minWait is the shortest wait between two sweeps of a janitor, so that a
 // file whose expiry is near does not make it spin.
 const minWait = time.Second
 
 // Offloaded notes an offload to the folder or bucket of o, starting its
-// sweeper, with o, if it does not run.
+// automatic janitor, with o, if it does not run. o.Interval must be set: it
+// is the longest wait between two sweeps.
 func Offloaded(o *cleanup.Options) {
 	k := key{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
-	sweepers.Lock()
-	defer sweepers.Unlock()
-	s := sweepers.m[k]
+	janitors.Lock()
+	defer janitors.Unlock()
+	s := janitors.m[k]
 	if s == nil {
 		s = &state{}
-		sweepers.m[k] = s
+		janitors.m[k] = s
 	}
 	s.fresh = true
 	if s.running {
@@ -63,21 +66,33 @@ func Offloaded(o *cleanup.Options) {
 func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
 	for wait := time.Duration(0); ; {
 		time.Sleep(wait)
-		sweepers.Lock()
+		janitors.Lock()
 		s.fresh = false
-		sweepers.Unlock()
+		janitors.Unlock()
 		now := time.Now()
 		res, err := j.Sweep(context.Background(), now)
-		sweepers.Lock()
+		janitors.Lock()
 		if err == nil && !s.fresh && res.Kept == 0 && res.InUse == 0 {
 			s.running = false
-			sweepers.Unlock()
+			janitors.Unlock()
 			return
 		}
-		sweepers.Unlock()
+		janitors.Unlock()
 		wait = o.Interval
 		if !res.NextExpiry.IsZero() { // a bucket's skew margin included
 			wait = min(wait, max(res.NextExpiry.Sub(now), minWait))
 		}
+	}
+}
+
+// OnExpired returns the [cleanup.Options.OnExpired] that passes each
+// deleted file on to obs as an [event.FileExpired] with the TTL ttl; nil if
+// obs is nil.
+func OnExpired(obs event.Observer, ttl time.Duration) func(context.Context, string, time.Time, bool) {
+	if obs == nil {
+		return nil
+	}
+	return func(ctx context.Context, path string, created time.Time, temporary bool) {
+		obs.Observe(ctx, event.FileExpired{Path: path, CreatedAt: created, TTL: ttl, Temporary: temporary})
 	}
 }
