@@ -293,7 +293,9 @@ func wideRows(n, width int) (names []string, rows [][]*string) {
 func BenchmarkShapes(b *testing.B) {
 	const size = 12 << 20
 	names, rows := shapeRows(1)
-	perRow := func(shape string) int { return len(shapeText(shape, names, append(rows, rows...))) - len(shapeText(shape, names, rows)) }
+	perRow := func(shape string) int {
+		return len(shapeText(shape, names, append(rows, rows...))) - len(shapeText(shape, names, rows))
+	}
 	shapes := []string{"json", "json-indent", "json-lines", "python", "csv", "tsv", "markdown", "text-items"}
 	for _, shape := range append(shapes, "csv-wide", "json-wide") {
 		b.Run(shape, func(b *testing.B) {
