@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -266,7 +265,9 @@ func trimmings(schema map[string]any, order []string, room int, fits func([]byte
 
 // rankNames returns the names of the record's properties in the order a
 // trimming keeps them: the required ones first, each group in the order of
-// order (the first record's names), then by name.
+// order (the first record's names), then by name. It sorts only the names
+// that order does not hold, so that records of very many properties cost
+// one pass and one sort.
 func rankNames(schema map[string]any, order []string) []string {
 	props, _ := schema["properties"].(map[string]any)
 	required, _ := schema["required"].([]string)
@@ -274,24 +275,30 @@ func rankNames(schema map[string]any, order []string) []string {
 	for _, name := range required {
 		isRequired[name] = true
 	}
-	rank := make(map[string]int, len(order))
-	for i, name := range slices.Backward(order) {
-		rank[name] = i // the first of a name
+	names := make([]string, 0, len(props))
+	seen := make(map[string]bool, len(order))
+	for _, name := range order {
+		if _, ok := props[name]; ok && !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
 	}
-	names := slices.Sorted(maps.Keys(props))
-	sort.SliceStable(names, func(i, j int) bool {
-		a, b := names[i], names[j]
-		if isRequired[a] != isRequired[b] {
-			return isRequired[a]
+	inOrder := len(names)
+	for name := range props {
+		if !seen[name] {
+			names = append(names, name)
 		}
-		ra, oka := rank[a]
-		rb, okb := rank[b]
-		if oka != okb {
-			return oka
+	}
+	slices.Sort(names[inOrder:])
+	ranked := make([]string, 0, len(names))
+	for _, want := range []bool{true, false} {
+		for _, name := range names {
+			if isRequired[name] == want {
+				ranked = append(ranked, name)
+			}
 		}
-		return oka && ra < rb
-	})
-	return names
+	}
+	return ranked
 }
 
 // schemaDepth returns how many levels of properties and items schema

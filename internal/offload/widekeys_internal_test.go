@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -108,5 +109,36 @@ func TestBarePointerLastResort(t *testing.T) {
 	}
 	if !d.Offloaded || d.FilePath == "" || d.JqRecipes != nil {
 		t.Errorf("descriptor %+v, want the bare pointer", d)
+	}
+}
+
+// TestRankNames: the order a trimming keeps the record's properties in.
+func TestRankNames(t *testing.T) {
+	for _, tt := range []struct {
+		reason   string
+		props    []string
+		required []string
+		order    []string
+		want     []string
+	}{
+		{"the first record's order", []string{"a", "b", "c"}, nil, []string{"c", "a", "b"}, []string{"c", "a", "b"}},
+		{"required ones first, each group in order", []string{"a", "b", "c", "d"}, []string{"d", "b"}, []string{"a", "b", "c", "d"}, []string{"b", "d", "a", "c"}},
+		{"names order lacks after, by name", []string{"z", "y", "x", "w"}, nil, []string{"y"}, []string{"y", "w", "x", "z"}},
+		{"required names order lacks before the others", []string{"z", "y", "x", "w"}, []string{"z"}, []string{"y"}, []string{"z", "y", "w", "x"}},
+		{"a name twice counts where it comes first", []string{"a", "b"}, nil, []string{"b", "a", "b"}, []string{"b", "a"}},
+		{"names of order that are no property are left out", []string{"a"}, nil, []string{"q", "a"}, []string{"a"}},
+		{"no order: by name", []string{"b", "a"}, []string{"b"}, nil, []string{"b", "a"}},
+	} {
+		props := map[string]any{}
+		for _, p := range tt.props {
+			props[p] = map[string]any{}
+		}
+		schema := map[string]any{"properties": props}
+		if tt.required != nil {
+			schema["required"] = tt.required
+		}
+		if diff := cmp.Diff(tt.want, rankNames(schema, tt.order)); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.reason, diff)
+		}
 	}
 }
