@@ -59,8 +59,14 @@ func TestWideRecordsWithinThreshold(t *testing.T) {
 			t.Errorf("%d records of %d properties: descriptor of %d tokens with %d recipes; want at most the threshold %d, with 10",
 				tt.records, tt.width, tokens, len(d.JqRecipes), tt.threshold)
 		}
-		if schema, _ := d.LineSchema.(map[string]any)["$comment"].(string); !strings.Contains(schema, "properties are named") {
+		schema, _ := d.LineSchema.(map[string]any)["$comment"].(string)
+		if !strings.Contains(schema, "properties are named") {
 			t.Errorf("the line schema's comment %q does not say it names some properties", schema)
+		}
+		// Beyond the properties the inferred schema names, the count is a
+		// bound.
+		if more := tt.width > 4096; more != strings.Contains(schema, "of the record's more than 4096 properties") {
+			t.Errorf("%d properties: the line schema's comment %q", tt.width, schema)
 		}
 	}
 }
