@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // tableText prints n rows of six columns in format, about 50 bytes a row.
@@ -59,4 +61,31 @@ func TestReadAllocations(t *testing.T) {
 			t.Errorf("%s: %.1f allocations a row, want at most %v", tt.format, perRow, tt.most)
 		}
 	}
+}
+
+// TestJSONNumber: jsonNumber says what jsontext says of a value.
+func TestJSONNumber(t *testing.T) {
+	for _, s := range []string{
+		"0", "-0", "1", "-1", "10", "01", "-01", "1.5", "1.", ".5", "-.5", "1e5", "1E+5", "1e-5", "1e", "1e+",
+		"1.5e3", "1.e3", "-", "", "+1", "1 ", "1\t", "1\n", "1\r\n", " 1", "1 2", "1x", "0x10", "Infinity",
+		"NaN", "1_000", "123456789012345678901234567890", "1.0e-05", "-0.0", "0e0", "00", "1,", "١",
+	} {
+		want := jsontext.Value(s).IsValid() && jsontext.Value(s).Kind() == '0'
+		if got := jsonNumber(s); got != want {
+			t.Errorf("jsonNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// FuzzJSONNumber: jsonNumber says what jsontext says of any text.
+func FuzzJSONNumber(f *testing.F) {
+	for _, s := range []string{"0", "-1.5e+3", "01", "1 ", "1.", "\t2\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := jsontext.Value(s).IsValid() && jsontext.Value(s).Kind() == '0'
+		if got := jsonNumber(s); got != want {
+			t.Errorf("jsonNumber(%q) = %v, want %v", s, got, want)
+		}
+	})
 }

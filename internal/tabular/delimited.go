@@ -34,7 +34,7 @@ func readDelimited(text string, sep rune) (Table, error) {
 	r.ReuseRecord = true
 	pos := offsets{text: text, line: 1}
 	var names []string
-	var recs records
+	recs := records{recs: make([][]byte, 0, strings.Count(text, "\n"))}
 	var cells []cell
 	for {
 		row, err := r.Read()

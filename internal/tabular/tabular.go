@@ -150,7 +150,7 @@ func isNumber(s string) bool {
 	if s == "" || len(s) > 32 || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
 		return false
 	}
-	if !jsontext.Value(s).IsValid() || jsontext.Value(s).Kind() != '0' {
+	if !jsonNumber(s) {
 		return false
 	}
 	if strings.ContainsAny(s, ".eE") {
@@ -158,6 +158,50 @@ func isNumber(s string) bool {
 	}
 	digits := strings.TrimPrefix(s, "-")
 	return len(digits) < 16 // 10^15 < 2^53
+}
+
+// jsonNumber reports whether s is a JSON number between JSON's white space
+// or nothing (what jsontext.Value(s) says is valid and a number), without
+// copying s.
+func jsonNumber(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	digits := func(i int) int {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digits(i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if j := digits(i + 1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if j := digits(i); j > i {
+			i = j
+		} else {
+			return false
+		}
+	}
+	return strings.Trim(s[i:], " \t\r\n") == ""
 }
 
 // appendQuote appends s as a JSON string.
