@@ -34,7 +34,7 @@ func readDelimited(text string, sep rune) (Table, error) {
 	r.ReuseRecord = true
 	pos := offsets{text: text, line: 1}
 	var names []string
-	recs := records{recs: make([][]byte, 0, strings.Count(text, "\n"))}
+	var recs records
 	var cells []cell
 	for {
 		row, err := r.Read()
@@ -53,6 +53,9 @@ func readDelimited(text string, sep rune) (Table, error) {
 				return Table{}, err
 			}
 			continue
+		}
+		if recs.recs == nil { // a row read: the text is likely a table, of about a row a line
+			recs.recs = make([][]byte, 0, strings.Count(text, "\n"))
 		}
 		cells = cells[:0]
 		for i, f := range row {
