@@ -17,6 +17,7 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/tabular"
 )
 
 // discard is a jsonlfile.Sink that keeps nothing: the file system's cost (the
@@ -284,9 +285,9 @@ func wideRows(n, width int) (names []string, rows [][]*string) {
 // shape a result's text is read in, through Apply (the offload core that
 // lro.Wrap calls) with the file system left out: JSON (an array of
 // objects), JSON indented, JSON lines (read as lines), a Python literal,
-// CSV, TSV, a Markdown table, many text items of one JSON object each,
-// and the same as CSV and JSON of 3 rows of 100,000 columns (schema
-// inference and trimming). Each shape's figures divided by json's are what
+// CSV, TSV, a Markdown table, many text items of one JSON object each;
+// then tables and records of very many columns (schema inference and
+// trimming). Each shape's figures divided by json's are what
 // reading that shape costs beside JSON of the same size. peak-heap-MB is
 // the most the heap grew over one offload, sampled every millisecond after
 // a collection.
@@ -297,14 +298,22 @@ func BenchmarkShapes(b *testing.B) {
 		return len(shapeText(shape, names, append(rows, rows...))) - len(shapeText(shape, names, rows))
 	}
 	shapes := []string{"json", "json-indent", "json-lines", "python", "csv", "tsv", "markdown", "text-items"}
-	for _, shape := range append(shapes, "csv-wide", "json-wide") {
+	// Wide tables and records: 3 rows (2 for JSON of 1,000,000 keys) of
+	// 100,000 or 1,000,000 columns. A CSV of 1,000,000 columns, above
+	// tabular.MaxBytes, stays lines.
+	wide := map[string]struct{ rows, width int }{
+		"csv-wide": {3, 100_000}, "tsv-wide": {3, 100_000}, "markdown-wide": {3, 100_000}, "json-wide": {3, 100_000},
+		"csv-1m-cols": {3, 1_000_000}, "json-1m-keys": {2, 1_000_000},
+	}
+	for _, shape := range append(shapes, "csv-wide", "tsv-wide", "markdown-wide", "json-wide", "csv-1m-cols", "json-1m-keys") {
 		b.Run(shape, func(b *testing.B) {
 			var res func() *mcp.CallToolResult
 			var text string
 			switch shape {
-			case "csv-wide", "json-wide":
-				names, rows := wideRows(3, 100_000)
-				text = shapeText(strings.TrimSuffix(shape, "-wide"), names, rows)
+			case "csv-wide", "tsv-wide", "markdown-wide", "json-wide", "csv-1m-cols", "json-1m-keys":
+				names, rows := wideRows(wide[shape].rows, wide[shape].width)
+				format, _, _ := strings.Cut(shape, "-")
+				text = shapeText(format, names, rows)
 			case "text-items":
 				names, rows := shapeRows(size / perRow("json-lines"))
 				lines := strings.Split(strings.TrimSuffix(shapeText("json-lines", names, rows), "\n"), "\n")
@@ -317,6 +326,11 @@ func BenchmarkShapes(b *testing.B) {
 			default:
 				names, rows := shapeRows(size / perRow(shape))
 				text = shapeText(shape, names, rows)
+			}
+			// Each table is read as one: what is measured is its reading.
+			format, _, _ := strings.Cut(shape, "-")
+			if tab, ok := tabular.Read(text); ok != (format != "json" && shape != "csv-1m-cols" && res == nil) || ok && tab.Format != format {
+				b.Fatalf("%s: read as a table %v, of format %q", shape, ok, tab.Format)
 			}
 			if res == nil {
 				b.SetBytes(int64(len(text)))
