@@ -148,3 +148,26 @@ func TestRankNames(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberNamesStops: the first record's names are read only as far as
+// the last the schema names, so that a record of very many properties
+// beyond the schema's bound costs that far: allocations with 4 times the
+// names beyond are less than 1.5 times as many.
+func TestMemberNamesStops(t *testing.T) {
+	props := map[string]any{}
+	for k := range 100 {
+		props[fmt.Sprintf("key_%d", k)] = map[string]any{}
+	}
+	allocs := func(width int) float64 {
+		rec := []byte(wideRecords(1, width))
+		rec = rec[1 : len(rec)-1] // the record, not the array
+		return testing.AllocsPerRun(1, func() {
+			if names := memberNames(rec, props); len(names) != 100 {
+				t.Fatalf("%d names, want the 100 the schema names", len(names))
+			}
+		})
+	}
+	if n, n4 := allocs(10_000), allocs(40_000); n4 > 1.5*n {
+		t.Errorf("a record of 10,000 properties: %.0f allocations; of 40,000: %.0f, want less than 1.5 times as many", n, n4)
+	}
+}
