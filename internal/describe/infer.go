@@ -31,10 +31,11 @@ var decodeOptions = []jsontext.Options{
 // [Inferrer.AddFields] at a time: for object records, the union of their
 // properties, each with the types seen, and as required the properties
 // present in every record. Nested objects and array items are described the
-// same way, down to six levels, below which by their type alone. A number
-// written with a fraction or an exponent is a number, any other an integer.
-// The zero value is ready to use. An Inferrer is not safe for concurrent
-// use.
+// same way, down to six levels, below which by their type alone; the
+// first 4096 properties of an object are named, the others allowed
+// ("additionalProperties": true). A number written with a fraction or an
+// exponent is a number, any other an integer. The zero value is ready to
+// use. An Inferrer is not safe for concurrent use.
 type Inferrer struct {
 	root  node
 	dec   *jsontext.Decoder // reads rec in place, through buf
@@ -250,7 +251,8 @@ type node struct {
 	props   map[string]*node // properties of object values
 	order   []*node          // the nodes of props, first seen first
 	items   *node            // elements of array values
-	long    *node            // the values of properties whose names are too long to name
+	long    *node            // the values of properties not named: names too long, or beyond maxProps
+	more    bool             // some property is not named for maxProps
 	// present is the number of objects that have the property, each
 	// counted once however many times it lists it; lastObject is the
 	// number of the last (the count of its parent's objects then).
@@ -260,6 +262,13 @@ type node struct {
 // maxNameBytes is the longest property name, as written, that a schema
 // names.
 const maxNameBytes = 200
+
+// maxProps is how many properties of an object a schema names, the first
+// seen first: the others are allowed and not described, so that records of
+// very many properties cost a bounded memory (a property named costs a few
+// hundred bytes; its text may be a few), and say so with
+// "additionalProperties": true.
+const maxProps = 4096
 
 // typeSet is a set of JSON Schema type names, one bit each.
 type typeSet uint8
@@ -305,11 +314,7 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 		}
 	}
 	if len(quoted) > 2+maxNameBytes {
-		// Not named, so that a descriptor stays small whatever the names.
-		if n.long == nil {
-			n.long = &node{}
-		}
-		return n.long
+		return n.unnamed() // so that a descriptor stays small whatever the names
 	}
 	key := in.unquote(quoted)
 	if i < len(n.order) && n.order[i].name == string(key) {
@@ -318,11 +323,23 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 	if p, ok := n.props[string(key)]; ok {
 		return p
 	}
+	if len(n.order) == maxProps {
+		n.more = true
+		return n.unnamed()
+	}
 	p := &node{name: string(key)}
 	p.plain = strings.IndexByte(p.name, '\\') < 0
 	n.props[p.name] = p
 	n.order = append(n.order, p)
 	return p
+}
+
+// unnamed returns the node of the values of n's properties not named.
+func (n *node) unnamed() *node {
+	if n.long == nil {
+		n.long = &node{}
+	}
+	return n.long
 }
 
 func (n *node) schema() map[string]any {
@@ -356,6 +373,9 @@ func (n *node) schema() map[string]any {
 			}
 		}
 		s["properties"] = props
+		if n.more {
+			s["additionalProperties"] = true
+		}
 		if len(required) > 0 {
 			sort.Strings(required)
 			s["required"] = required

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -163,7 +162,8 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 			first = t.sample[0]
 		}
 		fits := func(s []byte) bool { return c.Tokenizer.Tokens(s) <= room }
-		for trimmed := range trimmings(schema, memberNames(first), room, fits) {
+		props, _ := schema["properties"].(map[string]any)
+		for trimmed := range trimmings(schema, memberNames(first, props), room, fits) {
 			in.LineSchema = json.RawMessage(trimmed)
 			if data, tokens, err = encode(in, c.Profile, ex); err != nil || tokens <= limit {
 				return in, c.Profile, data, err
@@ -266,7 +266,9 @@ func trimmings(schema map[string]any, order []string, room int, fits func([]byte
 
 // rankNames returns the names of the record's properties in the order a
 // trimming keeps them: the required ones first, each group in the order of
-// order (the first record's names), then by name.
+// order (the first record's names), then by name. It sorts only the names
+// that order does not hold, so that records of very many properties cost
+// one pass and one sort.
 func rankNames(schema map[string]any, order []string) []string {
 	props, _ := schema["properties"].(map[string]any)
 	required, _ := schema["required"].([]string)
@@ -274,24 +276,30 @@ func rankNames(schema map[string]any, order []string) []string {
 	for _, name := range required {
 		isRequired[name] = true
 	}
-	rank := make(map[string]int, len(order))
-	for i, name := range slices.Backward(order) {
-		rank[name] = i // the first of a name
+	names := make([]string, 0, len(props))
+	seen := make(map[string]bool, len(order))
+	for _, name := range order {
+		if _, ok := props[name]; ok && !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
 	}
-	names := slices.Sorted(maps.Keys(props))
-	sort.SliceStable(names, func(i, j int) bool {
-		a, b := names[i], names[j]
-		if isRequired[a] != isRequired[b] {
-			return isRequired[a]
+	inOrder := len(names)
+	for name := range props {
+		if !seen[name] {
+			names = append(names, name)
 		}
-		ra, oka := rank[a]
-		rb, okb := rank[b]
-		if oka != okb {
-			return oka
+	}
+	slices.Sort(names[inOrder:])
+	ranked := make([]string, 0, len(names))
+	for _, want := range []bool{true, false} {
+		for _, name := range names {
+			if isRequired[name] == want {
+				ranked = append(ranked, name)
+			}
 		}
-		return oka && ra < rb
-	})
-	return names
+	}
+	return ranked
 }
 
 // schemaDepth returns how many levels of properties and items schema
@@ -319,6 +327,7 @@ type trimmer struct {
 	ranked       []string // names of the record's properties, the first kept first (rankNames)
 	cut          string   // the jq path of the first object or array described by its type alone
 	unnamed      int      // properties of the record not named
+	more         bool     // the record has more properties than its schema names (describe.Inferrer's bound)
 	named        int      // properties of the record named
 }
 
@@ -359,6 +368,7 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 	}
 	if depth == 0 {
 		t.named = len(names)
+		t.more = s["additionalProperties"] == true
 	}
 	kept := make(map[string]any, len(names))
 	var keptRequired []string
@@ -377,12 +387,29 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 }
 
 // memberNames returns the names of the members of rec, in order, when it
-// is an object.
-func memberNames(rec []byte) []string {
-	ms, _ := members(rec)
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = m.name
+// is an object, up to the last that props holds: the names a ranking of
+// props needs, so that a record of very many members whose schema names
+// some (describe.Inferrer's bound) is read that far.
+func memberNames(rec []byte, props map[string]any) []string {
+	var names []string
+	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	found := map[string]bool{}
+	for len(found) < len(props) && dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			break
+		}
+		name := tok.String()
+		if _, ok := props[name]; ok {
+			found[name] = true
+		}
+		names = append(names, name)
+		if err := dec.SkipValue(); err != nil {
+			break
+		}
 	}
 	return names
 }
@@ -401,7 +428,10 @@ func (t *trimmer) comment() string {
 		}
 		fmt.Fprintf(&b, " objects and arrays %d %s into a record (such as %s) are described by their type alone.", t.depth, levels, t.cut)
 	}
-	if t.unnamed > 0 {
+	switch {
+	case t.unnamed > 0 && t.more:
+		fmt.Fprintf(&b, " %d of the record's more than %d properties are named, required ones first; the others are allowed and not described.", t.named, t.named+t.unnamed)
+	case t.unnamed > 0:
 		fmt.Fprintf(&b, " %d of the record's %d properties are named, required ones first; the others are allowed and not described.", t.named, t.named+t.unnamed)
 	}
 	b.WriteString(" Line 2 of the file is a whole record.")

@@ -236,7 +236,7 @@ func TestTrimmings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fits := func(s []byte) bool { return c.Tokenizer.Tokens(s) <= tt.room }
 			var got [][]byte
-			for s := range trimmings(schema, memberNames(recs[0]), tt.room, fits) {
+			for s := range trimmings(schema, memberNames(recs[0], schema["properties"].(map[string]any)), tt.room, fits) {
 				got = append(got, s)
 				break
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -58,8 +59,14 @@ func TestWideRecordsWithinThreshold(t *testing.T) {
 			t.Errorf("%d records of %d properties: descriptor of %d tokens with %d recipes; want at most the threshold %d, with 10",
 				tt.records, tt.width, tokens, len(d.JqRecipes), tt.threshold)
 		}
-		if schema, _ := d.LineSchema.(map[string]any)["$comment"].(string); !strings.Contains(schema, "properties are named") {
+		schema, _ := d.LineSchema.(map[string]any)["$comment"].(string)
+		if !strings.Contains(schema, "properties are named") {
 			t.Errorf("the line schema's comment %q does not say it names some properties", schema)
+		}
+		// Beyond the properties the inferred schema names, the count is a
+		// bound.
+		if more := tt.width > 4096; more != strings.Contains(schema, "of the record's more than 4096 properties") {
+			t.Errorf("%d properties: the line schema's comment %q", tt.width, schema)
 		}
 	}
 }
@@ -108,5 +115,59 @@ func TestBarePointerLastResort(t *testing.T) {
 	}
 	if !d.Offloaded || d.FilePath == "" || d.JqRecipes != nil {
 		t.Errorf("descriptor %+v, want the bare pointer", d)
+	}
+}
+
+// TestRankNames: the order a trimming keeps the record's properties in.
+func TestRankNames(t *testing.T) {
+	for _, tt := range []struct {
+		reason   string
+		props    []string
+		required []string
+		order    []string
+		want     []string
+	}{
+		{"the first record's order", []string{"a", "b", "c"}, nil, []string{"c", "a", "b"}, []string{"c", "a", "b"}},
+		{"required ones first, each group in order", []string{"a", "b", "c", "d"}, []string{"d", "b"}, []string{"a", "b", "c", "d"}, []string{"b", "d", "a", "c"}},
+		{"names order lacks after, by name", []string{"z", "y", "x", "w"}, nil, []string{"y"}, []string{"y", "w", "x", "z"}},
+		{"required names order lacks before the others", []string{"z", "y", "x", "w"}, []string{"z"}, []string{"y"}, []string{"z", "y", "w", "x"}},
+		{"a name twice counts where it comes first", []string{"a", "b"}, nil, []string{"b", "a", "b"}, []string{"b", "a"}},
+		{"names of order that are no property are left out", []string{"a"}, nil, []string{"q", "a"}, []string{"a"}},
+		{"no order: by name", []string{"b", "a"}, []string{"b"}, nil, []string{"b", "a"}},
+	} {
+		props := map[string]any{}
+		for _, p := range tt.props {
+			props[p] = map[string]any{}
+		}
+		schema := map[string]any{"properties": props}
+		if tt.required != nil {
+			schema["required"] = tt.required
+		}
+		if diff := cmp.Diff(tt.want, rankNames(schema, tt.order)); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.reason, diff)
+		}
+	}
+}
+
+// TestMemberNamesStops: the first record's names are read only as far as
+// the last the schema names, so that a record of very many properties
+// beyond the schema's bound costs that far: allocations with 4 times the
+// names beyond are less than 1.5 times as many.
+func TestMemberNamesStops(t *testing.T) {
+	props := map[string]any{}
+	for k := range 100 {
+		props[fmt.Sprintf("key_%d", k)] = map[string]any{}
+	}
+	allocs := func(width int) float64 {
+		rec := []byte(wideRecords(1, width))
+		rec = rec[1 : len(rec)-1] // the record, not the array
+		return testing.AllocsPerRun(1, func() {
+			if names := memberNames(rec, props); len(names) != 100 {
+				t.Fatalf("%d names, want the 100 the schema names", len(names))
+			}
+		})
+	}
+	if n, n4 := allocs(10_000), allocs(40_000); n4 > 1.5*n {
+		t.Errorf("a record of 10,000 properties: %.0f allocations; of 40,000: %.0f, want less than 1.5 times as many", n, n4)
 	}
 }

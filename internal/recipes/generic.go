@@ -56,8 +56,9 @@ func decodeRecords(sample []json.RawMessage) []record {
 }
 
 // decodeRecord decodes raw, numbers as json.Number, with an object's
-// distinct keys in order of appearance. The error is not nil when raw is
-// not one valid JSON value.
+// distinct keys in order of appearance, up to maxFields of them (the
+// others are only validated). The error is not nil when raw is not one
+// valid JSON value.
 func decodeRecord(raw json.RawMessage) (r record, err error) {
 	r.size = len(raw)
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -77,6 +78,15 @@ func decodeRecord(raw json.RawMessage) (r record, err error) {
 				r.keys = append(r.keys, k)
 			}
 			o[k] = v // the last of duplicate names, as json.Unmarshal keeps
+			if len(r.keys) == maxFields && err == nil && d.More() {
+				// The rest is validated, not decoded: a record of very
+				// many fields costs about what one of maxFields does.
+				r.v = o
+				if !json.Valid(raw) {
+					err = errors.New("not one JSON value")
+				}
+				return r, err
+			}
 		}
 		if err == nil {
 			_, err = d.Token() // }

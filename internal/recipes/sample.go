@@ -18,7 +18,8 @@ const (
 	maxScanBytes     = 4096
 	maxDistinct      = 64
 	maxValueBytes    = 200
-	maxDerived       = 64 // fields of a record compared with each other
+	maxDerived       = 64   // fields of a record compared with each other
+	maxFields        = 1024 // leading fields of a record examined
 )
 
 // bounded returns the leading records of sample that are examined.

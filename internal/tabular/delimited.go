@@ -34,7 +34,7 @@ func readDelimited(text string, sep rune) (Table, error) {
 	r.ReuseRecord = true
 	pos := offsets{text: text, line: 1}
 	var names []string
-	var recs [][]byte
+	var recs records
 	var cells []cell
 	for {
 		row, err := r.Read()
@@ -54,6 +54,9 @@ func readDelimited(text string, sep rune) (Table, error) {
 			}
 			continue
 		}
+		if recs.recs == nil { // a row read: the text is likely a table, of about a row a line
+			recs.recs = make([][]byte, 0, strings.Count(text, "\n"))
+		}
 		cells = cells[:0]
 		for i, f := range row {
 			c := cell{text: f}
@@ -63,13 +66,14 @@ func readDelimited(text string, sep rune) (Table, error) {
 			}
 			cells = append(cells, c)
 		}
-		recs = append(recs, appendRecord(nil, names, cells))
+		recs.buf = appendRecord(recs.buf[:0], names, cells)
+		recs.add(recs.buf)
 	}
-	if len(recs) < MinRows {
+	if len(recs.recs) < MinRows {
 		return Table{}, errors.New("tabular: too few rows")
 	}
 	// The quoting is chosen by Read.
-	return Table{Format: format, Layout: " " + eol + " " + endWord(nl), Records: recs}, nil
+	return Table{Format: format, Layout: " " + eol + " " + endWord(nl), Records: recs.recs}, nil
 }
 
 // readTabs reads text as TSV that no field is quoted in, as sqlite3's
@@ -87,7 +91,7 @@ func readTabs(text string) (Table, error) {
 		return Table{}, errors.New("tabular: too few rows")
 	}
 	var names []string
-	recs := make([][]byte, 0, len(lines)-1)
+	recs := records{recs: make([][]byte, 0, len(lines)-1)}
 	var cells []cell
 	for _, line := range lines {
 		fields := strings.Split(line, "\t")
@@ -116,9 +120,10 @@ func readTabs(text string) (Table, error) {
 		for _, f := range fields {
 			cells = append(cells, cell{null: f == "", text: f})
 		}
-		recs = append(recs, appendRecord(nil, names, cells))
+		recs.buf = appendRecord(recs.buf[:0], names, cells)
+		recs.add(recs.buf)
 	}
-	return Table{Format: TSV, Layout: quoteNone + " " + eolWord(eol) + " " + endWord(nl), Records: recs}, nil
+	return Table{Format: TSV, Layout: quoteNone + " " + eolWord(eol) + " " + endWord(nl), Records: recs.recs}, nil
 }
 
 // eolWord returns the layout word of a line end.

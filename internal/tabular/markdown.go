@@ -86,7 +86,7 @@ func readMarkdown(text string) (Table, error) {
 	for j := range fits {
 		fits[j], decimals[j] = alignments, -1
 	}
-	recs := make([][]byte, 0, len(lines)-2)
+	recs := records{recs: make([][]byte, 0, len(lines)-2)}
 	row := make([]cell, len(sep))
 	for _, line := range lines[2:] {
 		cells, err := cellsOf(line, widths)
@@ -101,7 +101,8 @@ func readMarkdown(text string) (Table, error) {
 			}
 			row[j] = cell{null: v == "", text: v}
 		}
-		recs = append(recs, appendRecord(nil, names, row))
+		recs.buf = appendRecord(recs.buf[:0], names, row)
+		recs.add(recs.buf)
 	}
 	dalign := make([]byte, 0, len(fits))
 	for j, f := range fits {
@@ -111,7 +112,7 @@ func readMarkdown(text string) (Table, error) {
 		}
 	}
 	layout := blank + string(halign) + " " + string(dalign) + " " + endWord(nl) + " " + lines[1]
-	return Table{Format: Markdown, Layout: layout, Records: recs}, nil
+	return Table{Format: Markdown, Layout: layout, Records: recs.recs}, nil
 }
 
 // cellsOf returns the cells of a table line, between its pipes: as many as
@@ -152,7 +153,7 @@ func cellsOf(line string, widths []int) ([]string, error) {
 // alignOf returns the alignments of fits that pad v into c in a column of
 // width w, and the column's most decimals: d, or what c says if d is -1.
 func alignOf(c, v string, w int, fits string, d int) (string, int, bool) {
-	out := make([]byte, 0, len(fits))
+	var kept uint8 // the alignments of alignments that fit, as bits
 	for i := 0; i < len(fits); i++ {
 		a := align{a: fits[i]}
 		if a.a == 'd' {
@@ -164,15 +165,28 @@ func alignOf(c, v string, w int, fits string, d int) (string, int, bool) {
 				}
 			}
 		}
-		if padded(v, w, a) == c {
-			out = append(out, a.a)
+		if isPadded(c, v, w, a) {
+			kept |= 1 << strings.IndexByte(alignments, a.a)
 			if a.a == 'd' {
 				d = a.d
 			}
 		}
 	}
-	return string(out), d, len(out) > 0
+	return alignSets[kept], d, kept != 0
 }
+
+// alignSets are the subsets of alignments, in its order, by their bits:
+// what alignOf returns without allocating.
+var alignSets = func() (sets [1 << len(alignments)]string) {
+	for bits := range sets {
+		for i := range len(alignments) {
+			if bits&(1<<i) != 0 {
+				sets[bits] += alignments[i : i+1]
+			}
+		}
+	}
+	return sets
+}()
 
 // afterPoint returns the number of characters after the decimal point of
 // a number, or after its exponent's e when it has no point, or -1 (an
@@ -204,21 +218,46 @@ func isDecimal(v string) bool {
 	return err == nil || errors.Is(err, strconv.ErrRange)
 }
 
-// padded returns the cell of v in a column of width w with alignment a.
-func padded(v string, w int, a align) string {
+// pads returns the spaces before and after v in its cell in a column of
+// width w with alignment a, besides the cell's two spaces of padding.
+func pads(v string, w int, a align) (left, right int) {
 	after := 0
 	if a.a == 'd' {
 		after = max(a.d-afterPoint(v), 0)
 	}
 	gap := max(w-utf8.RuneCountInString(v)-after, 0)
-	left := 0
 	switch a.a {
 	case 'r', 'd':
 		left = gap
 	case 'c':
 		left = gap / 2
 	}
-	return " " + strings.Repeat(" ", left) + v + strings.Repeat(" ", gap-left+after) + " "
+	return left, gap - left + after
+}
+
+// appendPadded appends the cell of v in a column of width w with
+// alignment a.
+func appendPadded(dst []byte, v string, w int, a align) []byte {
+	left, right := pads(v, w, a)
+	dst = appendSpaces(dst, 1+left)
+	dst = append(dst, v...)
+	return appendSpaces(dst, right+1)
+}
+
+// isPadded reports whether c is the cell of v in a column of width w with
+// alignment a.
+func isPadded(c, v string, w int, a align) bool {
+	left, right := pads(v, w, a)
+	return len(c) == 1+left+len(v)+right+1 && c[1+left:1+left+len(v)] == v &&
+		strings.Trim(c[:1+left], " ") == "" && strings.Trim(c[1+left+len(v):], " ") == ""
+}
+
+// appendSpaces appends n spaces.
+func appendSpaces(dst []byte, n int) []byte {
+	for range n {
+		dst = append(dst, ' ')
+	}
+	return dst
 }
 
 // parseAligns parses a layout word of alignments: a letter a column, 'd'
@@ -282,7 +321,7 @@ func printMarkdown(dst []byte, layout string, records [][]byte) ([]byte, error) 
 		}
 		dst = append(dst, '|')
 		for j, c := range cells {
-			dst = append(dst, padded(c.text, max(len(sep[j])-2, 0), align[j])...)
+			dst = appendPadded(dst, c.text, max(len(sep[j])-2, 0), align[j])
 			dst = append(dst, '|')
 		}
 		dst = append(dst, '\n')

@@ -29,7 +29,7 @@ func readPython(text string) (Table, error) {
 		return Table{}, err
 	}
 	var rowKind byte
-	recs := make([][]byte, len(rows))
+	recs := records{recs: make([][]byte, 0, len(rows))}
 	opts := &syntax.FileOptions{}
 	for i, text := range rows {
 		row, err := opts.ParseExpr("", pythonHexEscapes(text), 0)
@@ -44,11 +44,12 @@ func readPython(text string) (Table, error) {
 			return Table{}, errors.New("tabular: rows of different kinds")
 		}
 		rowKind = kind
-		if recs[i], err = appendPython(nil, row, true); err != nil {
+		if recs.buf, err = appendPython(recs.buf[:0], row, true); err != nil {
 			return Table{}, err
 		}
+		recs.add(recs.buf)
 	}
-	return Table{Format: Python, Layout: string([]byte{outer, rowKind}) + " " + endWord(nl), Records: recs}, nil
+	return Table{Format: Python, Layout: string([]byte{outer, rowKind}) + " " + endWord(nl), Records: recs.recs}, nil
 }
 
 // pythonRows splits src, a list or tuple display of rows as Python prints

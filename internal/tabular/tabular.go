@@ -150,7 +150,7 @@ func isNumber(s string) bool {
 	if s == "" || len(s) > 32 || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
 		return false
 	}
-	if !jsontext.Value(s).IsValid() || jsontext.Value(s).Kind() != '0' {
+	if !jsonNumber(s) {
 		return false
 	}
 	if strings.ContainsAny(s, ".eE") {
@@ -158,6 +158,50 @@ func isNumber(s string) bool {
 	}
 	digits := strings.TrimPrefix(s, "-")
 	return len(digits) < 16 // 10^15 < 2^53
+}
+
+// jsonNumber reports whether s is a JSON number between JSON's white space
+// or nothing (what jsontext.Value(s) says is valid and a number), without
+// copying s.
+func jsonNumber(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	digits := func(i int) int {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digits(i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if j := digits(i + 1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if j := digits(i); j > i {
+			i = j
+		} else {
+			return false
+		}
+	}
+	return strings.Trim(s[i:], " \t\r\n") == ""
 }
 
 // appendQuote appends s as a JSON string.
@@ -213,28 +257,39 @@ func ending(dst []byte, word, eol string) ([]byte, error) {
 
 // eachRow calls fn with the cells of the header, the first record's names,
 // then with those of each record, an object of the same names in the same
-// order. It fails for no records.
+// order. It fails for no records. The cells are only valid until fn
+// returns. One decoder reads every record, and the texts of a row's cells
+// are one string, so that printing costs about the records' bytes.
 func eachRow(records [][]byte, fn func(header bool, cells []cell) error) error {
 	if len(records) == 0 {
 		return errLayout
 	}
 	var names []string
 	var cells []cell
-	var buf []byte
+	var text, buf []byte // the texts of a row's cells, and an unquoted string
+	var ends []int       // where each cell's text ends in text
+	var r bytes.Reader
+	dec := jsontext.NewDecoder(&r)
 	for i, rec := range records {
-		dec := jsontext.NewDecoder(bytes.NewReader(rec))
+		r.Reset(rec)
+		// Duplicate names are found below: the first record's by seen,
+		// then every name is the header's at its place.
+		dec.Reset(&r, jsontext.AllowDuplicateNames(true))
 		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 			return errors.New("tabular: a row is not an object")
 		}
-		cells = cells[:0]
+		cells, text, ends = cells[:0], text[:0], ends[:0]
 		for dec.PeekKind() != '}' {
-			tok, err := dec.ReadToken()
+			name, err := dec.ReadValue()
 			if err != nil {
 				return err
 			}
-			if name := tok.String(); i == 0 {
-				names = append(names, name)
-			} else if len(cells) >= len(names) || names[len(cells)] != name {
+			if buf, err = jsontext.AppendUnquote(buf[:0], name); err != nil {
+				return err
+			}
+			if i == 0 {
+				names = append(names, string(buf))
+			} else if len(cells) >= len(names) || names[len(cells)] != string(buf) {
 				return errors.New("tabular: a row's names differ from the header's")
 			}
 			v, err := dec.ReadValue()
@@ -245,15 +300,17 @@ func eachRow(records [][]byte, fn func(header bool, cells []cell) error) error {
 			case 'n':
 				cells = append(cells, cell{null: true})
 			case '0':
-				cells = append(cells, cell{text: string(v)})
+				text = append(text, v...)
+				cells = append(cells, cell{})
 			case '"':
-				if buf, err = jsontext.AppendUnquote(buf[:0], v); err != nil {
+				if text, err = jsontext.AppendUnquote(text, v); err != nil {
 					return err
 				}
-				cells = append(cells, cell{text: string(buf)})
+				cells = append(cells, cell{})
 			default:
 				return errors.New("tabular: a cell is not a string, a number or null")
 			}
+			ends = append(ends, len(text))
 		}
 		if len(cells) != len(names) {
 			return errors.New("tabular: a row's names differ from the header's")
@@ -261,9 +318,18 @@ func eachRow(records [][]byte, fn func(header bool, cells []cell) error) error {
 		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}
+		row, start := string(text), 0
+		for j := range cells {
+			cells[j].text, start = row[start:ends[j]], ends[j]
+		}
 		if i == 0 {
+			seen := make(map[string]bool, len(names))
 			header := make([]cell, len(names))
 			for j, n := range names {
+				if seen[n] {
+					return errors.New("tabular: a name twice in a row")
+				}
+				seen[n] = true
 				header[j] = cell{text: n}
 			}
 			if err := fn(true, header); err != nil {
@@ -275,4 +341,25 @@ func eachRow(records [][]byte, fn func(header bool, cells []cell) error) error {
 		}
 	}
 	return nil
+}
+
+// records holds the records of a table in chunks of at least chunkSize
+// bytes rather than in one allocation each, so that reading a table costs
+// about its records' bytes.
+type records struct {
+	recs  [][]byte
+	chunk []byte // the free end of the current chunk
+	buf   []byte // where the next record is made
+}
+
+const chunkSize = 64 << 10
+
+// add adds a copy of rec.
+func (r *records) add(rec []byte) {
+	if len(rec) > len(r.chunk) {
+		r.chunk = make([]byte, max(chunkSize, len(rec)))
+	}
+	n := copy(r.chunk, rec)
+	r.recs = append(r.recs, r.chunk[:n:n])
+	r.chunk = r.chunk[n:]
 }
