@@ -96,6 +96,7 @@ const (
 type run struct {
 	jsonlfile.Placement      // as the header records it
 	exact               bool // the text of a text item's run comes back byte for byte
+	compact             bool // asArray: doc is the array, and its read saw no white space outside strings
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
@@ -189,7 +190,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			}
 		case copies[i]:
 			// Printed back in its layout, or compact when none gives it back.
-			l, _ := textLayout(it.text.Text)
+			l, _ := textLayout(it.text.Text, false)
 			p.copies = append(p.copies, jsonlfile.Copy{At: at, Of: "/structuredContent", Layout: l})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
@@ -350,7 +351,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
 			ru.InText = at
-			ru.Layout, ru.exact = textLayout(text)
+			ru.Layout, ru.exact = textLayout(text, ru.compact)
 			return ru, skeletonOf(ru)
 		}
 		if jsontext.Value(doc).Kind() == '[' {
@@ -444,6 +445,7 @@ func (ru *run) read(t *tally) error {
 			return nil
 		})
 		ru.Count = n
+		ru.compact = err == nil && !ru.member && !t.schema.Spaced()
 		return err
 	case asValue:
 		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
