@@ -3,6 +3,7 @@ package describe
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -135,30 +136,40 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plainWord reports whether none of the eight bytes of w ends a string or
-// needs a look: a quote, a backslash or a control character.
-func plainWord(w uint64) bool {
+// specials returns the high bit of each of the eight bytes of w that ends a
+// string or needs a look, a quote, a backslash or a control character, and
+// maybe of bytes after the first such: the lowest bit set is the first.
+func specials(w uint64) uint64 {
 	q := w ^ ('"' * ones)
 	e := w ^ ('\\' * ones)
-	return ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs == 0
+	return ((w-0x20*ones)&^w | (q-ones)&^q | (e-ones)&^e) & highs
 }
 
 // str reads a string whose quote is at pos.
 func (s *scanner) str() error {
 	b, i := s.b, s.pos+1
 	for {
-		for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
+		// To the next quote, backslash or control character, eight bytes
+		// at a time, then one at a time.
+		for i+8 <= len(b) {
+			if m := specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+			i++
 		}
 		if i >= len(b) {
 			s.pos = i
 			return s.errAt("in a string")
 		}
-		switch c := b[i]; {
-		case c == '"':
+		switch b[i] {
+		case '"':
 			s.pos = i + 1
 			return nil
-		case c == '\\':
+		case '\\':
 			if i+1 >= len(b) {
 				s.pos = len(b)
 				return s.errAt("in a string")
@@ -176,11 +187,9 @@ func (s *scanner) str() error {
 				s.pos = i + 1
 				return s.errAt("in an escape")
 			}
-		case c < 0x20:
+		default: // a control character
 			s.pos = i
 			return s.errAt("in a string")
-		default:
-			i++
 		}
 	}
 }
