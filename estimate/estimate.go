@@ -52,7 +52,12 @@ func (Heuristic) Tokens(b []byte) int {
 	narrow, wide := 0, 0
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
-			// Fast path: eight ASCII bytes at a time, then one by one.
+			// Fast path: 32, then eight ASCII bytes at a time, then one
+			// by one.
+			for i+32 <= len(b) && (load64(b[i:i+8])|load64(b[i+8:i+16])|load64(b[i+16:i+24])|load64(b[i+24:i+32]))&highBits == 0 {
+				narrow += 32
+				i += 32
+			}
 			for i+8 <= len(b) && load64(b[i:i+8])&highBits == 0 {
 				narrow += 8
 				i += 8

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -20,13 +19,6 @@ var ErrInvalidRecords = errors.New("descriptor: record is not one valid JSON val
 // values are described by their type alone.
 const maxInferDepth = 6
 
-// decodeOptions make jsontext accept exactly what encoding/json's Valid
-// accepts.
-var decodeOptions = []jsontext.Options{
-	jsontext.AllowDuplicateNames(true),
-	jsontext.AllowInvalidUTF8(true),
-}
-
 // Inferrer infers the JSON Schema of a stream of records, one
 // [Inferrer.AddFields] at a time: for object records, the union of their
 // properties, each with the types seen, and as required the properties
@@ -36,11 +28,12 @@ var decodeOptions = []jsontext.Options{
 // ("additionalProperties": true). A number written with a fraction or an
 // exponent is a number, any other an integer. The zero value is ready to
 // use. An Inferrer is not safe for concurrent use.
+//
+// It reads a record once, in place, validating it as it describes it (see
+// scan.go): the records are most of the bytes an offload reads.
 type Inferrer struct {
-	root  node
-	dec   *jsontext.Decoder // reads rec in place, through buf
-	buf   bytes.Buffer
-	rec   []byte // the record being added
+	root node
+	scanner
 	field func(key string, value []byte)
 	name  []byte // a member name being unescaped
 }
@@ -54,14 +47,11 @@ type Inferrer struct {
 // value as written, a slice of rec.
 func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
 	in.reset(rec, field)
+	defer in.reset(nil, nil)
 	err := in.value(&in.root, 0)
 	if err == nil {
 		err = in.end() // exactly one value
-	} else if err == io.EOF {
-		err = io.ErrUnexpectedEOF // no value at all
 	}
-	// dec still refers to rec until the next Add; the rest lets go of it.
-	in.reset(nil, nil)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidRecords, err)
 	}
@@ -77,34 +67,39 @@ func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) 
 func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte), each func(elem []byte) error) (int, error) {
 	in.reset(arr, field)
 	defer in.reset(nil, nil)
-	dec := in.dec
 	n := 0
 	var eachErr error // returned as is
 	err := func() error {
-		if tok, err := dec.ReadToken(); err != nil {
-			return err
-		} else if tok.Kind() != '[' {
-			return errors.New("not an array")
+		if in.peek() != '[' {
+			return in.errAt("not an array")
 		}
-		for dec.PeekKind() != ']' {
-			start := dec.InputOffset()
+		in.pos++
+		if in.peek() == ']' {
+			in.pos++
+			return in.end()
+		}
+		for {
+			start := in.pos
 			if err := in.value(&in.root, 0); err != nil {
 				return err
 			}
 			n++
 			if each != nil {
-				// The element starts after the comma and white space
-				// that separate it from the one before.
-				elem := bytes.TrimLeft(arr[start:dec.InputOffset()], ", \t\r\n")
-				if eachErr = each(elem); eachErr != nil {
+				if eachErr = each(arr[start:in.pos]); eachErr != nil {
 					return eachErr
 				}
 			}
+			switch in.peek() {
+			case ',':
+				in.pos++
+				in.peek() // the next element starts after the white space
+			case ']':
+				in.pos++
+				return in.end()
+			default:
+				return in.errAt("after an array element")
+			}
 		}
-		if _, err := dec.ReadToken(); err != nil { // the ']'
-			return err
-		}
-		return in.end()
 	}()
 	if err != nil && eachErr == nil {
 		err = fmt.Errorf("%w: %v", ErrInvalidRecords, err)
@@ -112,28 +107,19 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	return n, err
 }
 
+// Spaced reports whether the last record or array added held white space
+// outside its strings (read up to its end or its first error).
+func (in *Inferrer) Spaced() bool { return in.spaced }
+
 // reset makes in read rec, in place, and give its top-level members to
 // field; reset(nil, nil) lets go of them.
 func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
-	in.buf = *bytes.NewBuffer(rec) // read in place, not copied
-	if in.dec == nil {
-		in.dec = jsontext.NewDecoder(&in.buf, decodeOptions...)
-	} else {
-		in.dec.Reset(&in.buf, decodeOptions...)
+	spaced := in.spaced
+	in.scanner = scanner{b: rec}
+	if rec == nil {
+		in.spaced = spaced // kept for Spaced
 	}
-	in.rec, in.field = rec, field
-}
-
-// end reads the end of the input, which must follow the value read.
-func (in *Inferrer) end() error {
-	_, err := in.dec.ReadToken()
-	switch err {
-	case io.EOF:
-		return nil
-	case nil:
-		return errors.New("more than one value")
-	}
-	return err
+	in.field = field
 }
 
 // Schema returns the schema of every record added so far, a new map on
@@ -146,34 +132,26 @@ func (in *Inferrer) Schema() map[string]any {
 // the record. A value is described once it is read, so that a value that
 // is not valid is not described.
 func (in *Inferrer) value(n *node, depth int) error {
-	dec := in.dec
-	switch kind := dec.PeekKind(); kind {
+	switch c := in.peek(); c {
 	case '{', '[':
 		if depth >= maxInferDepth {
-			// Read whole (SkipValue would read it token by token).
-			if _, err := dec.ReadValue(); err != nil {
+			// Read whole, described by its type alone.
+			if err := in.skip(depth); err != nil {
 				return err
 			}
-			n.add(kind)
+			n.add(jsontext.Kind(c))
 			return nil
 		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		n.add(kind)
-		if kind == '[' {
+		in.pos++
+		n.add(jsontext.Kind(c))
+		if c == '[' {
 			return in.array(n, depth)
 		}
 		return in.object(n, depth)
 	default:
-		// A scalar, or an error (kind 0 or an end token), which ReadValue
-		// reports.
-		v, err := dec.ReadValue()
+		kind, err := in.scalar()
 		if err != nil {
 			return err
-		}
-		if kind == '0' && bytes.IndexAny(v, ".eE") < 0 {
-			kind = 'i'
 		}
 		n.add(kind)
 		return nil
@@ -185,29 +163,44 @@ func (in *Inferrer) array(n *node, depth int) error {
 	if n.items == nil {
 		n.items = &node{}
 	}
-	for in.dec.PeekKind() != ']' {
+	if in.peek() == ']' {
+		in.pos++
+		return nil
+	}
+	for {
 		if err := in.value(n.items, depth+1); err != nil {
 			return err
 		}
+		switch in.peek() {
+		case ',':
+			in.pos++
+		case ']':
+			in.pos++
+			return nil
+		default:
+			return in.errAt("after an array element")
+		}
 	}
-	_, err := in.dec.ReadToken()
-	return err
 }
 
 // object describes the members of an object whose '{' has been read and
 // calls in.field with those of the record itself.
 func (in *Inferrer) object(n *node, depth int) error {
-	dec := in.dec
 	if n.props == nil {
 		n.props = map[string]*node{}
 	}
-	for member := 0; dec.PeekKind() != '}'; member++ {
-		name, err := dec.ReadValue()
+	if in.peek() == '}' {
+		in.pos++
+		return nil
+	}
+	for member := 0; ; member++ {
+		name, err := in.memberName()
 		if err != nil {
 			return err
 		}
 		p := n.prop(in, name, member)
-		start := dec.InputOffset()
+		in.peek() // the value starts after the white space
+		start := in.pos
 		if err := in.value(p, depth+1); err != nil {
 			return err
 		}
@@ -216,17 +209,18 @@ func (in *Inferrer) object(n *node, depth int) error {
 			p.present++
 		}
 		if depth == 0 && in.field != nil {
-			end := dec.InputOffset()
-			// The value starts after the white space and colon that
-			// follow the name.
-			for start < end && strings.IndexByte(" \t\n\r:", in.rec[start]) >= 0 {
-				start++
-			}
-			in.field(p.name, in.rec[start:end])
+			in.field(p.name, in.b[start:in.pos])
+		}
+		switch in.peek() {
+		case ',':
+			in.pos++
+		case '}':
+			in.pos++
+			return nil
+		default:
+			return in.errAt("after an object member")
 		}
 	}
-	_, err := dec.ReadToken()
-	return err
 }
 
 // unquote returns the name of a member from its JSON string as written.

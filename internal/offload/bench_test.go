@@ -17,6 +17,7 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/internal/tabular"
 )
 
@@ -72,7 +73,12 @@ func BenchmarkApply(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
+	// With lro's defaults: redaction and the preview on.
+	redactor, err := redact.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now, Redactor: redactor}
 	c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
 		return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
 	}

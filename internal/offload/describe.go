@@ -19,6 +19,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/recipes"
@@ -53,7 +54,8 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		in.LineSchema = json.RawMessage(raw)
 	}
 	var isMemory bool
-	in.Recipes, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
+	var fields [][]string // what a preview shows of each record
+	in.Recipes, isMemory, fields = recipes.SelectAndProject(recipes.Detail(in.Detail), t.sample)
 	if isMemory {
 		in.Noun = "memories"
 	}
@@ -87,25 +89,39 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		return data, c.Tokenizer.Tokens(data), nil
 	}
-	in, profile, data, err := c.fit(in, t, schema, encode, ex)
-	if err != nil || profile == descriptor.ProfileBarePointer {
-		return data, err
-	}
 	// The preview, of fewer records, then none, while the descriptor
 	// stays within the threshold (and the bound of every descriptor).
 	limit := min(c.Threshold, maxDescriptorTokens)
 	count := p.count()
 	n := min(c.preview(), count)
-	if n <= 0 {
-		return data, nil
+	var ps *previews
+	if n > 0 && c.Profile != descriptor.ProfileBarePointer {
+		noun := p.noun()
+		if in.Noun == "memories" {
+			noun = in.Noun
+		}
+		ps = newPreviews(t, count, n, fields, noun)
 	}
-	noun := p.noun()
-	if in.Noun == "memories" {
-		noun = in.Noun
+	if _, ok := c.Tokenizer.(estimate.Heuristic); ok && ps != nil {
+		// The descriptor with the whole preview mostly fits: it is made
+		// first. When it fits, so does the one without it (the heuristic
+		// counts no more tokens of fewer bytes), which fit would then
+		// return as it is, and the loop below would return this one.
+		if whole := ps.take(n); whole != nil {
+			with := ex
+			with.preview = whole
+			d, tokens, err := encode(in, c.Profile, with)
+			if err != nil {
+				return nil, err
+			}
+			if tokens <= limit {
+				return d, nil
+			}
+		}
 	}
-	ps := newPreviews(t, count, n, recipes.Projection(t.sample), noun)
-	if ps == nil {
-		return data, nil
+	in, profile, data, err := c.fit(in, t, schema, encode, ex)
+	if err != nil || profile == descriptor.ProfileBarePointer || ps == nil {
+		return data, err
 	}
 	for ; n > 0; n-- {
 		if ex.preview = ps.take(n); ex.preview == nil {

@@ -105,7 +105,9 @@ func parseLayout(s string) (layout, error) {
 // valid JSON value text holds, with white space around it) back as text,
 // byte for byte; ok is false when none does. It tries the few layouts the
 // text's first bytes allow, each failing at its first byte that differs.
-func textLayout(text string) (words string, ok bool) {
+// compact says that the document is known to hold no white space outside
+// its strings (its read saw none), which it then need not look for.
+func textLayout(text string, compact bool) (words string, ok bool) {
 	b := readOnlyBytes(text)
 	doc := trimSpace(b)
 	if len(doc) == 0 {
@@ -132,7 +134,7 @@ func textLayout(text string) (words string, ok bool) {
 			return "", false
 		}
 		tries = append(tries, l)
-	case noSpace(doc):
+	case compact || noSpace(doc):
 		// Printed compact, a document without white space outside its
 		// strings is itself (strings are printed as written): most
 		// tools send such JSON, and it need not be printed to compare.

@@ -193,9 +193,17 @@ func (pr *previewer) project(rec []byte) ([]byte, error) {
 	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
 		return nil, err
 	}
+	ms, err := members(rec) // read once for every field
+	top := ms
+	if err != nil {
+		top = nil // as lookup: no member
+	}
 	names := map[string]bool{}
 	for _, path := range pr.fields {
-		v := lookup(rec, path)
+		v := lookupIn(rec, top, path[0])
+		if len(path) > 1 {
+			v = lookup(v, path[1:])
+		}
 		if v == nil || string(v) == "null" {
 			continue
 		}
@@ -207,7 +215,7 @@ func (pr *previewer) project(rec []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if ms, _ := members(rec); len(ms) > len(names) {
+	if len(ms) > len(names) {
 		pr.projected = true
 	}
 	if err := enc.WriteToken(jsontext.EndObject); err != nil {
@@ -227,18 +235,23 @@ func lookup(doc []byte, path []string) []byte {
 		if err != nil {
 			return nil
 		}
-		var found []byte
-		for _, m := range ms {
-			if m.name == name && m.last {
-				found = doc[m.start:m.end]
-			}
-		}
-		if found == nil {
+		if doc = lookupIn(doc, ms, name); doc == nil {
 			return nil
 		}
-		doc = found
 	}
 	return doc
+}
+
+// lookupIn returns the value of the last member named name of the JSON
+// object doc, whose members are ms, or nil.
+func lookupIn(doc []byte, ms []member, name string) []byte {
+	var found []byte
+	for _, m := range ms {
+		if m.name == name && m.last {
+			found = doc[m.start:m.end]
+		}
+	}
+	return found
 }
 
 // value copies the next value of dec, depth levels into a record, to enc,

@@ -96,6 +96,7 @@ const (
 type run struct {
 	jsonlfile.Placement      // as the header records it
 	exact               bool // the text of a text item's run comes back byte for byte
+	compact             bool // asArray: doc is the array, and its read saw no white space outside strings
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
@@ -163,10 +164,22 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		fromStructured = !textHolds(r, copies) || hasArray(r.structured)
 	}
 	kept := texts{} // the texts given back byte for byte, which the structured content may repeat
+	// The layouts of the texts that are copies of the structured content.
+	// A text that is the structured content byte for byte has no white
+	// space when its read saw none, which the layout then need not look
+	// for again.
+	var layouts []pendingLayout
+	setLayouts := func(compact bool) {
+		for _, l := range layouts {
+			same := compact && bytes.Equal(trimSpace(readOnlyBytes(l.text)), r.structured)
+			p.copies[l.copy].Layout, _ = textLayout(l.text, same)
+		}
+	}
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
 		if err := checkEvery(ctx, i); err != nil {
+			setLayouts(false)
 			return p, err // canceled: what is found so far, for the fallback
 		}
 		if i > 0 {
@@ -188,9 +201,10 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 				p.beside = append(p.beside, besideValue{path: path(), what: "content item"})
 			}
 		case copies[i]:
-			// Printed back in its layout, or compact when none gives it back.
-			l, _ := textLayout(it.text.Text)
-			p.copies = append(p.copies, jsonlfile.Copy{At: at, Of: "/structuredContent", Layout: l})
+			// Printed back in its layout, or compact when none gives it
+			// back: found once the structured content is read (below).
+			layouts = append(layouts, pendingLayout{len(p.copies), it.text.Text})
+			p.copies = append(p.copies, jsonlfile.Copy{At: at, Of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
@@ -222,6 +236,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		} else if !jsontext.Value(doc).IsValid(decodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
+		setLayouts(ru != nil && ru.compact)
 		// A string that repeats the text of an item given back exactly is
 		// kept once, there; put back first, since a JSON copy may repeat it.
 		doc, copies := stringCopies(doc, kept, "/structuredContent")
@@ -244,6 +259,13 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// pendingLayout is a text that p.copies[copy] gives back, whose layout
+// is not found yet.
+type pendingLayout struct {
+	copy int
+	text string
 }
 
 // checkEvery returns ctx's error every 1024th i, so that a loop over the
@@ -350,7 +372,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
 			ru.InText = at
-			ru.Layout, ru.exact = textLayout(text)
+			ru.Layout, ru.exact = textLayout(text, ru.compact)
 			return ru, skeletonOf(ru)
 		}
 		if jsontext.Value(doc).Kind() == '[' {
@@ -444,6 +466,7 @@ func (ru *run) read(t *tally) error {
 			return nil
 		})
 		ru.Count = n
+		ru.compact = err == nil && !ru.member && !t.schema.Spaced()
 		return err
 	case asValue:
 		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)

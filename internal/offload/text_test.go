@@ -315,7 +315,7 @@ func FuzzTextRoundTrip(f *testing.F) {
 		// layout gives back, compact where its records were taken from it.
 		backs := []string{text}
 		if doc := trimSpace([]byte(text)); len(doc) > 0 && jsontext.Value(doc).IsValid(decodeOptions...) {
-			if _, ok := textLayout(text); !ok {
+			if _, ok := textLayout(text, false); !ok {
 				if printed {
 					t.Fatalf("%q: no layout gives it back", text)
 				}

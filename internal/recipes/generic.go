@@ -24,7 +24,12 @@ const ParamValue = "value"
 // ([textRecipes]), objects ([objectRecipes], also for no records) or other
 // values ([scalarRecipes]). docs/recipes.md lists what every filter keeps to.
 func genericRecipes(sample []json.RawMessage) []Recipe {
-	a := analyze(decodeRecords(sample))
+	return genericOf(analyze(decodeRecords(sample)))
+}
+
+// genericOf returns the recipes of records that are not memories, analyzed
+// as a.
+func genericOf(a *analysis) []Recipe {
 	switch {
 	case a.textLines > 0 && 2*a.textLines > a.n:
 		return number(textRecipes(a))

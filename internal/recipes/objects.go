@@ -343,9 +343,17 @@ func (a *analysis) listing(rs roles) (id *field, ident, proj []*field) {
 // objects, or objects of no such fields.
 func Projection(sample []json.RawMessage) [][]string {
 	if recs, valid := decodeMemories(sample); isMemory(recs, valid) {
-		return [][]string{{"id"}, {"title"}, {"namespace"}}
+		return memoryProjection()
 	}
-	a := analyze(decodeRecords(sample))
+	return previewFields(analyze(decodeRecords(sample)))
+}
+
+// memoryProjection is the Projection of memory records.
+func memoryProjection() [][]string { return [][]string{{"id"}, {"title"}, {"namespace"}} }
+
+// previewFields is the Projection of records that are not memories, analyzed
+// as a.
+func previewFields(a *analysis) [][]string {
 	if a.n == 0 || a.textLines > 0 && 2*a.textLines > a.n || 2*a.objects < a.n {
 		return nil
 	}

@@ -210,3 +210,14 @@ func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) 
 	}
 	return genericRecipes(sample), false
 }
+
+// SelectAndProject returns what [Select] and [Projection] return for
+// sample, reading it once.
+func SelectAndProject(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool, fields [][]string) {
+	recs, valid := decodeMemories(sample)
+	if isMemory(recs, valid) {
+		return memoryLibrary(detail, recs), true, memoryProjection()
+	}
+	a := analyze(decodeRecords(sample))
+	return genericOf(a), false, previewFields(a)
+}

@@ -345,3 +345,39 @@ func BenchmarkCommand(b *testing.B) {
 		}
 	}
 }
+
+// TestSelectAndProject checks that SelectAndProject, which reads the sample
+// once, returns what Select and Projection return.
+func TestSelectAndProject(t *testing.T) {
+	samples := map[string][]string{
+		"memories": {`{"id":"m1","title":"Cache","content":"c","namespace":"_semantic/decisions","memory_type":"semantic","tags":["a"],"created":"2026-01-01T00:00:00Z"}`, `{"id":"m2","title":"Read","content":"d","namespace":"_episodic/sessions","memory_type":"episodic","tags":[],"created":"2026-01-02T00:00:00Z"}`},
+		"objects":  {`{"number":1,"title":"Bug","state":"open","comments":3,"created_at":"2026-01-01T00:00:00Z","user":{"login":"a"}}`, `{"number":2,"title":"Fix","state":"closed","comments":0,"created_at":"2026-01-02T00:00:00Z","user":{"login":"b"}}`},
+		"lines":    {`{"line":1,"text":"first"}`, `{"line":2,"text":"second"}`},
+		"scalars":  {`1`, `"two"`, `true`},
+		"empty":    nil,
+	}
+	for name, recs := range samples {
+		t.Run(name, func(t *testing.T) {
+			var sample []json.RawMessage
+			for _, r := range recs {
+				sample = append(sample, json.RawMessage(r))
+			}
+			for _, detail := range []recipes.Detail{recipes.Light, recipes.Full} {
+				wantRecipes, wantMemory := recipes.Select(detail, sample)
+				wantFields := recipes.Projection(sample)
+				gotRecipes, gotMemory, gotFields := recipes.SelectAndProject(detail, sample)
+				if diff := cmp.Diff(wantRecipes, gotRecipes, cmp.Comparer(func(a, b recipes.Recipe) bool {
+					return a.Description == b.Description && a.Command("f") == b.Command("f")
+				})); diff != "" {
+					t.Errorf("%s recipes (-want +got):\n%s", detail, diff)
+				}
+				if wantMemory != gotMemory {
+					t.Errorf("%s memory = %v, want %v", detail, gotMemory, wantMemory)
+				}
+				if diff := cmp.Diff(wantFields, gotFields); diff != "" {
+					t.Errorf("%s fields (-want +got):\n%s", detail, diff)
+				}
+			}
+		})
+	}
+}

@@ -150,6 +150,11 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 			if at < 0 || len(s)-at < len(k.text) {
 				continue
 			}
+			// The byte after the pair first: most pairs found begin no
+			// keyword (a keyword is folded to lower case, and is ASCII).
+			if c := s[at+2]; c != k.text[2] && !(k.fold && c|0x20 == k.text[2]) {
+				continue
+			}
 			if w := s[at : at+len(k.text)]; w != k.text && !(k.fold && strings.EqualFold(w, k.text)) {
 				continue
 			}
