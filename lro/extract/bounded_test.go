@@ -581,8 +581,18 @@ func TestBoundedResourceReads(t *testing.T) {
 	handle, size := object(boundMemory / 32 / 7) // six times that, encoded
 	tooLarge, _ := object(boundMemory/32 + 1000)
 
+	// What the server may grow by: Workers answers, each held a few times
+	// over while go-sdk encodes and writes it. It runs with that as its
+	// soft memory limit (GOMEMLIMIT), as a server deployed with a memory
+	// budget does: the collector then keeps the garbage of the answers
+	// written within it however starved of processor time it is (without
+	// it, a machine under heavy load grew the server past the bound with
+	// the same answers held), while answers held beyond Workers still
+	// exceed it.
+	bound := int64(extract.DefaultWorkers)*boundMemory/4 + boundSmall
 	cmd := exec.Command(bin, "-storage", "file://"+bucket, "-records", "10",
 		"-extract-timeout", boundTimeout.String(), "-extract-max-memory", strconv.Itoa(boundMemory>>20))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMEMLIMIT=%dMiB", bound>>20))
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bounded", Version: "1.0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -604,7 +614,6 @@ func TestBoundedResourceReads(t *testing.T) {
 
 	server := cmd.Process.Pid
 	base := procSize(server, "VmRSS:")
-	bound := int64(extract.DefaultWorkers)*boundMemory/4 + boundSmall
 	var mu sync.Mutex
 	var failures []string
 	whole := 0
