@@ -19,9 +19,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // Helpers that check the offload contract (issue 12): the threshold holds

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/outschema"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // Middleware returns server middleware that offloads the results of the named

@@ -16,11 +16,11 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/offload"
 	redaction "github.com/zircote/lro-go/internal/redact" // not redact, config.go's
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/recipes"
 )

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/proxyflag"
+	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/recipes"
 )
 

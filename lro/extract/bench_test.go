@@ -13,10 +13,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	core "github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
+	core "github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // benchMemories returns n full-detail memory records of about 155 tokens

@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/describe"
-	core "github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/extract"
+	core "github.com/zircote/lro-go/lro/internal/offload"
 )
 
 type toolCall struct {

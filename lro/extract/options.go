@@ -12,11 +12,11 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/janitor"
+	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/itchyny/gojq"
 
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // planRecords are records of the shapes recipes meet, most of them memory

@@ -17,11 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	core "github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
+	core "github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // needJQ skips the test when the jq binary is missing, except under CI

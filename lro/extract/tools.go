@@ -20,10 +20,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/internal/janitor"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // The names of the tools and of their arguments: the guidance uses the same

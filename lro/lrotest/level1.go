@@ -16,7 +16,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/observe"
+	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // level1 are the requirements of Level 1, in report order.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
-	"github.com/zircote/lro-go/internal/observe"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // level2 are the requirements of Level 2, in report order.

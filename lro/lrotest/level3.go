@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"unicode/utf8"
 
-	"github.com/zircote/lro-go/internal/observe"
+	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // level3 are the requirements of Level 3, in report order.

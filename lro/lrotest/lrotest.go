@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
-	"github.com/zircote/lro-go/internal/observe"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // Config names the tool to check and what the kit may assume about the

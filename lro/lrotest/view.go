@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zircote/lro-go/internal/observe"
+	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // view is what the kit saw of one call, which every check of its scope

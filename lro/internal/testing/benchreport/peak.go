@@ -18,9 +18,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // peakRecords is the number of records of the peak-memory measurements.

@@ -11,11 +11,11 @@ import (
 	"time"
 )
 
-var matrixFlag = flag.Bool("equiv.matrix", false, "also record the proxy's answers of the interop matrix (internal/interop TestMatrix: needs node and its node_modules)")
+var matrixFlag = flag.Bool("equiv.matrix", false, "also record the proxy's answers of the interop matrix (lro/internal/testing/interop TestMatrix: needs node and its node_modules)")
 
 // interopDirs are where the interop tests are, relative to this folder,
 // before and after they move under internal/testing.
-var interopDirs = []string{"../../../../internal/interop", "../../../../internal/testing/interop"}
+var interopDirs = []string{"../../../../internal/interop", "../../../../internal/testing/interop", "../interop"}
 
 // runMatrix runs the interop matrix, which writes the proxy's answers to
 // a folder of root, and records them.

@@ -20,8 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/offload"
 	"github.com/zircote/lro-go/internal/outschema"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/matrix.md, the interop matrix")
@@ -62,7 +62,7 @@ var extractionTools = []string{"lro_extract", "lro_read", "lro_search"}
 // this folder: examples/lro-proxy, or examples/proxy where it was before.
 func proxyPackage(t *testing.T) string {
 	t.Helper()
-	for _, pkg := range []string{"../../../examples/lro-proxy", "../../../examples/proxy"} {
+	for _, pkg := range []string{"../../../../examples/lro-proxy", "../../../../examples/proxy"} {
 		if _, err := os.Stat(filepath.Join(pkg, "main.go")); err == nil {
 			return pkg
 		}

@@ -32,7 +32,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/jqcmd"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // IDHandle and IDPath are the requirements of handles and of file_path,

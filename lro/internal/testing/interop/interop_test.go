@@ -56,10 +56,10 @@ func TestTypeScriptClient(t *testing.T) {
 		wantFiles bool     // whether the plan offloads
 	}{
 		{"every wrapping style", testServerPkg, "testserver-plan.json", nil, nil, true},
-		{"memory server, small corpus", "../../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, nil, false},
-		{"memory server, default corpus", "../../../examples/memory", "memory-offload-plan.json", nil, nil, true},
+		{"memory server, small corpus", "../../../../examples/memory", "memory-inline-plan.json", []string{"-records", "8"}, nil, false},
+		{"memory server, default corpus", "../../../../examples/memory", "memory-offload-plan.json", nil, nil, true},
 		{"proxy in front of the memory server", proxyPkg, "proxy-memory-plan.json", nil,
-			[]string{"bin:../../../examples/memory", "-output-dir", "{{UPSTREAM_DIR}}"}, true},
+			[]string{"bin:../../../../examples/memory", "-output-dir", "{{UPSTREAM_DIR}}"}, true},
 		{"proxy in front of server-filesystem", proxyPkg, "proxy-filesystem-plan.json", nil,
 			[]string{"npm:mcp-server-filesystem", "{{ROOT}}"}, true},
 		{"proxy in front of server-everything", proxyPkg, "proxy-everything-plan.json", []string{"-threshold", "10"},

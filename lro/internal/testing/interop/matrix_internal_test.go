@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/offload"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // TestOutcomeDiff checks the comparison of the matrix on its own: the
