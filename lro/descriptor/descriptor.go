@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zircote/lro-go/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/recipes"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	core "github.com/zircote/lro-go/lro/internal/offload"
 )
 

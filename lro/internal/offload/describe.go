@@ -20,10 +20,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // describe returns the JSON of the descriptor of a written file, which the

@@ -9,10 +9,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // write writes the records of p to a new file and returns its descriptor

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // The names of the extraction tools of package lro/extract and of their

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // TestWhereExampleHolds checks that the where example of the guidance, for

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/describe"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // TestBuildSerializesLikeTheSpecification: a descriptor of the

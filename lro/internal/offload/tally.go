@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zircote/lro-go/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // tally gathers what the descriptor says of the records (the summary's

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zircote/lro-go/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 func ExampleInferrer() {
