@@ -66,12 +66,12 @@ func (u *Upstream) String() string {
 // args returns the program and arguments of u.Cmd, none without one.
 func (u *Upstream) args() []string {
 	switch {
-	case u.Cmd == nil:
-		return nil
-	case len(u.Cmd.Args) == 0:
+	case u.Cmd != nil && len(u.Cmd.Args) == 0:
 		return []string{u.Cmd.Path}
+	case u.Cmd != nil:
+		return u.Cmd.Args
 	}
-	return u.Cmd.Args
+	return nil
 }
 
 // command returns a new command made from the template u.Cmd.
@@ -121,8 +121,8 @@ func (u *Upstream) baseClient() (http.Client, http.RoundTripper) {
 	return http.Client{}, http.DefaultTransport
 }
 
-// upConn is one connection to the upstream: a process started for a
-// command, or a session of streamable HTTP.
+// upConn is one connection to the upstream: a command's process, or a
+// streamable HTTP session.
 type upConn struct {
 	mcp.Connection
 	http    *http.Client           // for a URL: the client of the connection's requests
@@ -133,8 +133,8 @@ type upConn struct {
 	end     sync.Once
 }
 
-// ended marks the connection ended and closes it in the background (until
-// u.closed). It reports whether this call ended it.
+// ended ends u and closes it in the background. It reports whether this
+// call ended it.
 func (u *upConn) ended() bool {
 	first := false
 	u.end.Do(func() {
@@ -148,8 +148,8 @@ func (u *upConn) ended() bool {
 	return first
 }
 
-// dial starts the command, or prepares a streamable HTTP session, whose
-// first request connects.
+// dial starts the command, or prepares an HTTP session (its first request
+// connects).
 func (p *Proxy) dial(ctx context.Context) (*upConn, error) {
 	u := &upConn{closed: make(chan struct{})}
 	var err error
@@ -158,21 +158,19 @@ func (p *Proxy) dial(ctx context.Context) (*upConn, error) {
 	} else {
 		client := p.client
 		client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version, max: p.maxMessage}
-		u.http = &client
-		// No retries of the SDK, which would hide an upstream that is gone.
+		u.http = &client // no retries: they would hide an upstream that is gone
 		t := &mcp.StreamableClientTransport{Endpoint: p.up.URL, HTTPClient: u.http, MaxRetries: -1, MaxEventSize: p.maxMessage}
 		u.Connection, err = t.Connect(context.Background())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
+		return nil, p.unavailable(err)
 	}
 	u.ctx, u.stop = context.WithCancel(ctx)
 	return u, nil
 }
 
-// headerTransport sends the user's headers with every request, and the
-// negotiated protocol version (go-sdk's connection learns it only from its
-// client session, not used here).
+// headerTransport sends the user's headers and the negotiated protocol
+// version (go-sdk's connection learns it only from a client session).
 type headerTransport struct {
 	base    http.RoundTripper
 	header  http.Header
@@ -192,8 +190,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set(protocolVersionHeader, *v)
 	}
 	resp, err := t.base.RoundTrip(req)
-	if err == nil {
-		// go-sdk bounds an event (MaxEventSize), not a JSON body.
+	if err == nil { // go-sdk bounds an event (MaxEventSize), not a JSON body
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 			resp.Body = maxBody{http.MaxBytesReader(nil, resp.Body, int64(t.max)), t.max}
 		}
@@ -210,12 +207,17 @@ type maxBody struct {
 func (b maxBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		err = fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, b.max)
+		err = tooLarge(b.max)
 	}
 	return n, err
 }
 
-const (
-	protocolVersionHeader = "Mcp-Protocol-Version"
-	sessionIDHeader       = "Mcp-Session-Id"
-)
+// unavailable returns the error of a request that cannot reach the upstream.
+func (p *Proxy) unavailable(err error) error {
+	return fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
+}
+
+// tooLarge returns the error of a message above the size limit.
+func tooLarge(limit int) error {
+	return fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, limit)
+}
