@@ -19,16 +19,15 @@ import (
 const (
 	defaultConnectTimeout  = 30 * time.Second
 	defaultMaxMessageBytes = 256 << 20
-	drainGrace             = time.Minute // Run's wait for answers, beyond ConnectTimeout, once the client's input ended
-	stopGrace              = time.Second // Close's wait after each step of a command's shutdown
-	listenRetry            = time.Second // the wait before an HTTP upstream's stream is opened again
+	drainGrace             = time.Minute  // Run's wait for answers, beyond ConnectTimeout, once the client's input ended
+	stopGrace              = time.Second  // Close's wait after each step of a command's shutdown
+	listenRetry            = time.Second  // the wait before an HTTP upstream's stream is opened again
 	protocol20260728       = "2026-07-28" // the first protocol without the standalone stream of server messages
 	collectAbove           = 16 << 20     // the size of a line above which readLine collects its garbage
 	maxDepth               = 10_000       // how deeply jsontext lets values nest
 	maxScanned             = 256          // what a replyScan keeps of a name or a value
 	stallPiece             = 64 << 10     // the size of a stallWriter's piece: a pipe's buffer
 	protocolVersionHeader  = "Mcp-Protocol-Version"
-	sessionIDHeader        = "Mcp-Session-Id"
 )
 
 // ErrInvalidUpstream is returned by [New] for an Upstream with neither or

@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A relay passes the JSON-RPC messages of one client session to the
-// upstream and back, and connects again when the upstream's connection ends.
+// A relay passes the messages of one client session to the upstream and
+// back, and connects again when the upstream's connection ends.
 type relay struct {
 	p      *Proxy
 	client mcp.Connection
@@ -86,7 +86,7 @@ func (r *relay) run(ctx context.Context) error {
 }
 
 // drain waits, once the client's input ended, until every request it sent
-// is answered, at most r.p.grace, and logs why it stopped waiting.
+// is answered, at most r.p.grace.
 func (r *relay) drain(ctx context.Context) error {
 	r.mu.Lock()
 	r.inputEnded = true
@@ -95,13 +95,11 @@ func (r *relay) drain(ctx context.Context) error {
 	if n > 0 {
 		r.p.logger.Info("the client closed its input; answering the requests it sent first", "requests", n, "grace", r.p.grace)
 	}
-	start := time.Now()
-	grace := time.NewTimer(r.p.grace)
+	start, grace := time.Now(), time.NewTimer(r.p.grace)
 	defer grace.Stop()
 	for {
 		r.mu.Lock()
-		n = len(r.calls)
-		gone := r.outputGone
+		n, gone := len(r.calls), r.outputGone
 		r.mu.Unlock()
 		if gone {
 			r.p.logger.Warn("the client closed its input, and its output: stopped waiting for answers", "unanswered", n)
@@ -120,10 +118,7 @@ func (r *relay) drain(ctx context.Context) error {
 		}
 	}
 	written := make(chan struct{}) // the last answers may still be written
-	go func() {
-		r.writing.Wait()
-		close(written)
-	}()
+	go func() { r.writing.Wait(); close(written) }()
 	select {
 	case <-written:
 		r.p.logger.Info("the client closed its input; every request it sent is answered", "waited", time.Since(start).Round(time.Millisecond))
@@ -145,8 +140,7 @@ func (r *relay) remove(id jsonrpc.ID, answer bool) {
 	r.settle()
 }
 
-// settle wakes drain, without waiting.
-func (r *relay) settle() {
+func (r *relay) settle() { // wakes drain
 	select {
 	case r.settled <- struct{}{}:
 	default:
@@ -189,21 +183,16 @@ func (r *relay) forward(msg jsonrpc.Message) {
 // notify passes a notification of the client upstream; a canceled call
 // gets no response.
 func (r *relay) notify(m *jsonrpc.Request) {
-	var params struct {
-		RequestID any `json:"requestId"`
-	}
+	var params struct{ RequestID any }
 	if m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &params) == nil {
 		id, _ := jsonrpc.MakeID(params.RequestID) // the zero ID, of no call, if invalid
 		r.mu.Lock()
-		c := r.calls[id]
-		if c != nil {
+		if c := r.calls[id]; c != nil {
 			c.canceled = true
 			r.remove(id, false)
+			defer c.cancel() // after the notification, which the upstream reads first
 		}
 		r.mu.Unlock()
-		if c != nil { // after the notification, which the upstream reads first
-			defer c.cancel()
-		}
 	}
 	r.forward(m)
 }
@@ -307,8 +296,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	r.dialing = nil
 	if err == nil && u.ctx.Err() != nil { // a command that exited at once, or the relay ended
 		err = errEnded
-	}
-	if err == nil {
+	} else if err == nil {
 		r.up = u
 	}
 	r.mu.Unlock()
@@ -350,8 +338,8 @@ func (r *relay) replay(u *upConn, init *jsonrpc.Request) error {
 	return u.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage("{}")})
 }
 
-// initialized records the protocol version of an initialize result, and
-// opens the stream of an HTTP upstream's own messages.
+// initialized records an initialize result's protocol version, and opens
+// the stream of an HTTP upstream's own messages.
 func (r *relay) initialized(u *upConn, result []byte) {
 	v := stringMember(result, "protocolVersion")
 	u.version.Store(&v)
@@ -385,8 +373,7 @@ func (r *relay) read(u *upConn) {
 	}
 }
 
-// fromUpstream passes a message of the upstream to the client, a response
-// with the changes the proxy makes.
+// fromUpstream passes a message of the upstream to the client.
 func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
@@ -410,8 +397,7 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		return
 	}
 	c := r.calls[resp.ID]
-	if c == nil {
-		// A string id for a number, or the other way round.
+	if c == nil { // a string id for a number, or the other way round?
 		if alt, ok := sameText(resp.ID); ok && r.calls[alt] != nil && (r.calls[alt].up == u || r.calls[alt].up == nil) {
 			r.mu.Unlock()
 			idText, _ := json.Marshal(resp.ID.Raw())
@@ -486,8 +472,8 @@ func (r *relay) toClient(msg jsonrpc.Message) {
 	}
 }
 
-// lost ends the upstream connection u after err: the requests in flight on
-// it get an error, and the next request connects again.
+// lost ends the upstream connection u after err: its requests in flight
+// fail, and the next request connects again.
 func (r *relay) lost(u *upConn, err error) {
 	first := u.ended()
 	r.mu.Lock()
@@ -511,7 +497,7 @@ func (r *relay) lost(u *upConn, err error) {
 }
 
 // fail answers the client's request id after err: a tools/call with a tool
-// error, which the model reads, other requests with a JSON-RPC error.
+// error, other requests with a JSON-RPC error.
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
@@ -535,10 +521,7 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 		r.toClient(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: " + msg}})
 		return
 	}
-	res, _ := json.Marshal(&mcp.CallToolResult{
-		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg + next}},
-	})
+	res, _ := json.Marshal(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg + next}}})
 	r.toClient(&jsonrpc.Response{ID: id, Result: res})
 }
 
@@ -561,8 +544,7 @@ func (r *relay) callLocal(ctx context.Context, m *jsonrpc.Request, c *call) {
 	r.finish(c, resp)
 }
 
-// sameText returns the id of the other type (number or string) with the
-// same text as id.
+// sameText returns the id of the other type (number, string) and same text.
 func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
 	switch v := id.Raw().(type) {
 	case int64:

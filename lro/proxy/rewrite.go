@@ -103,14 +103,8 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 // content and structured content, every other member as written.
 func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	var req mcp.CallToolParamsRaw
-	if err := json.Unmarshal(params, &req); err != nil {
-		return result
-	}
 	res, fields, ok := decodeResult(result)
-	if !ok {
-		return result
-	}
-	if !p.offloader(ctx, &mcp.CallToolRequest{Params: &req}, res) {
+	if !ok || json.Unmarshal(params, &req) != nil || !p.offloader(ctx, &mcp.CallToolRequest{Params: &req}, res) {
 		return result
 	}
 	content, err := json.Marshal(res.Content)
@@ -176,21 +170,17 @@ func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 	items := []mcp.Content{}
 	ok := elements(dec, '[', func() bool {
 		start := dec.InputOffset()
-		item, ok := readText(dec)
-		if !ok {
-			return false
-		}
-		if item == nil { // not a plain text item: go-sdk decodes (and checks) it
+		t, ok := readText(dec)
+		var item mcp.Content = t
+		if ok && t == nil { // not a plain text item: go-sdk decodes (and checks) it
 			raw := bytes.TrimLeft(doc[start:dec.InputOffset()], ", \t\r\n")
 			var one mcp.CallToolResult
-			if json.Unmarshal(slices.Concat([]byte(`{"content":[`), raw, []byte(`]}`)), &one) != nil {
-				return false
+			if ok = json.Unmarshal(slices.Concat([]byte(`{"content":[`), raw, []byte(`]}`)), &one) == nil; ok {
+				item = one.Content[0]
 			}
-			items = append(items, one.Content[0])
-			return true
 		}
 		items = append(items, item)
-		return true
+		return ok
 	})
 	return items, ok
 }

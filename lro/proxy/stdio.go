@@ -352,19 +352,17 @@ func (c *cmdConn) Close() error {
 	c.once.Do(func() {
 		defer c.out.Close() // ends a Read that a process the command started keeps waiting
 		c.stdin.Close()
-		term := func() error {
-			if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				return c.cmd.Process.Kill() // no SIGTERM on this system, or it exited
-			}
-			return nil
-		}
-		for _, stop := range []func() error{term, c.cmd.Process.Kill} {
+		for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
 			select {
 			case <-c.exited:
 				return
 			case <-time.After(stopGrace):
 			}
-			if err := stop(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			err := c.cmd.Process.Signal(sig)
+			if err != nil && sig != os.Kill {
+				err = c.cmd.Process.Kill() // no SIGTERM on this system, or it exited
+			}
+			if err != nil && !errors.Is(err, os.ErrProcessDone) {
 				c.err = err
 			}
 		}
