@@ -232,10 +232,7 @@ func tooLarge(limit int) error {
 func (r *relay) listen(u *upConn) {
 	lastID := ""
 	for quiet := 0; quiet < 3; {
-		req, err := http.NewRequestWithContext(u.ctx, http.MethodGet, r.p.up.URL, nil)
-		if err != nil {
-			return
-		}
+		req, _ := http.NewRequestWithContext(u.ctx, http.MethodGet, r.p.up.URL, nil) // the URL is valid
 		req.Header.Set("Accept", "text/event-stream")
 		req.Header.Set("Mcp-Session-Id", u.SessionID())
 		if lastID != "" {
