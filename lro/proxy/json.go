@@ -125,7 +125,14 @@ func withPath(doc, value []byte, path ...string) []byte {
 // join returns the JSON object of fields with the members of set, as
 // [withMembers] does.
 func join(fields []field, set map[string][]byte) []byte {
-	out := []byte{'{'}
+	size := 2
+	for _, f := range fields {
+		size += len(f.name) + len(f.value) + 2
+	}
+	for key, v := range set {
+		size += len(key) + len(v) + 4
+	}
+	out := append(make([]byte, 0, size), '{')
 	done := map[string]bool{}
 	add := func(name, value []byte) {
 		if len(out) > 1 {

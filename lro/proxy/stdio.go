@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -385,9 +386,11 @@ func preview(b []byte) string {
 // decodeMessage is [jsonrpc.DecodeMessage], but that params and result are
 // slices of data, where go-sdk's decoder copies them.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	m := map[string]jsontext.Value{} // the last of duplicate members, as go-sdk
+	var m [6]jsontext.Value // of messageKeys; the last of duplicate members, as go-sdk
 	if !members(data, func(name, value jsontext.Value) bool {
-		m[unquote(name)] = value
+		if i := slices.Index(messageKeys, unquote(name)); i >= 0 {
+			m[i] = value
+		}
 		return true
 	}) {
 		if _, err := newDecoder(data).ReadValue(); err != nil {
@@ -395,30 +398,31 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		}
 		return nil, errors.New("not a JSON object")
 	}
-	if version := m["jsonrpc"]; unquote(version) != "2.0" || version.Kind() != '"' {
+	version, rawID, method, params, result, errv := m[0], m[1], m[2], m[3], m[4], m[5]
+	if unquote(version) != "2.0" || version.Kind() != '"' {
 		return nil, fmt.Errorf("invalid message version tag %s", version)
 	}
-	var rawID any
-	if id := m["id"]; id != nil {
-		if err := json.Unmarshal(id, &rawID); err != nil {
+	var raw any
+	if rawID != nil {
+		if err := json.Unmarshal(rawID, &raw); err != nil {
 			return nil, err
 		}
 	}
-	id, err := jsonrpc.MakeID(rawID)
+	id, err := jsonrpc.MakeID(raw)
 	if err != nil {
 		return nil, err
 	}
-	if method, ok := m["method"]; ok {
+	if method != nil {
 		if method.Kind() != '"' {
 			return nil, errors.New("method is not a string")
 		}
-		return &jsonrpc.Request{ID: id, Method: unquote(method), Params: json.RawMessage(m["params"])}, nil
+		return &jsonrpc.Request{ID: id, Method: unquote(method), Params: json.RawMessage(params)}, nil
 	}
 	if !id.IsValid() {
 		return nil, errors.New("a response without an id")
 	}
-	resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(m["result"])}
-	if errv := m["error"]; errv != nil && errv.Kind() != 'n' {
+	resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(result)}
+	if errv != nil && errv.Kind() != 'n' {
 		var werr jsonrpc.Error
 		if err := json.Unmarshal(errv, &werr); err != nil {
 			return nil, err
@@ -427,3 +431,5 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	}
 	return resp, nil
 }
+
+var messageKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
