@@ -53,13 +53,11 @@ type Options struct {
 	// Logger receives the proxy's own log. If nil, it is discarded.
 	Logger *slog.Logger
 
-	// ConnectTimeout bounds one attempt to connect to the upstream again
-	// after its connection broke, the replayed initialize included. It also
-	// bounds the wait for the first message of a new connection (a
-	// connection from which nothing comes in that time is broken, and the
-	// requests sent on it fail), and, for a command, a write to its stdin
-	// of which no byte is read (the connection is then broken too). If zero,
-	// defaults to 30 seconds.
+	// ConnectTimeout bounds each wait on the upstream: an attempt to connect
+	// again (the replayed initialize included), the first message of a new
+	// connection, and a write to a command's stdin of which no byte is read;
+	// the connection is broken when one is over (docs/proxy.md tells what
+	// fails). If zero, defaults to 30 seconds.
 	ConnectTimeout time.Duration
 
 	// MaxMessageBytes bounds one message read from the upstream: a line, a
@@ -163,12 +161,10 @@ func (p *Proxy) startLocal(register func(*mcp.Server) error) error {
 
 // Run relays one client session, on t (for example &mcp.StdioTransport{}),
 // to a connection of its own to the upstream, until the client disconnects
-// or ctx is canceled; it then closes that connection (stopping the
-// upstream's process, for a command). When the client's input ends, Run
-// first answers the requests it read, waiting for their answers at most
-// ConnectTimeout plus one minute, as a script that writes its requests and
-// closes its output expects. It returns nil when the client disconnected,
-// and ctx's error when ctx ended the session.
+// or ctx is canceled, then closes that connection (stopping a command's
+// process). Once the client's input ends, it first answers the requests it
+// read, waiting at most ConnectTimeout plus one minute. It returns nil when
+// the client disconnected, and ctx's error when ctx ended the session.
 func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	conn, err := t.Connect(ctx)
 	if err != nil {
