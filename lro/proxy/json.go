@@ -13,11 +13,10 @@ import (
 // The relay edits JSON as written, with jsontext: the members it does not
 // change keep their bytes (numbers such as 1e400, key order).
 
-// members calls fn with the name and the value of each member of the JSON
-// object doc, in order, until fn returns false. Both are slices of doc, as
-// written: the name with its quotes and escapes (see [unquote]), the value
-// validated, with its numbers and strings untouched. It reports false when
-// doc is not a JSON object, or is not valid JSON up to where fn stopped.
+// members calls fn with the name (quoted, see [unquote]) and the validated
+// value of each member of the JSON object doc, in order, both slices of doc,
+// until fn returns false. It reports false when doc is not a JSON object, or
+// is not valid JSON up to where fn stopped.
 func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 	dec := newDecoder(doc)
 	stopped := false
@@ -29,9 +28,9 @@ func members(doc []byte, fn func(name, value jsontext.Value) bool) bool {
 	return stopped || ok && atEnd(dec)
 }
 
-// object reads the JSON object dec is at, calling fn with the name of each
-// member, as written, and dec at its value, which fn reads. It reports
-// false when fn does, or when there is no valid JSON object.
+// object reads the JSON object dec is at, calling fn with each member's
+// name, dec at its value, which fn reads. It reports false when fn does, or
+// when there is no valid JSON object.
 func object(dec *jsontext.Decoder, fn func(name jsontext.Value) bool) bool {
 	return elements(dec, '{', func() bool {
 		name, err := dec.ReadValue()
@@ -40,8 +39,7 @@ func object(dec *jsontext.Decoder, fn func(name jsontext.Value) bool) bool {
 }
 
 // elements reads the JSON array (open '[') or object (open '{') dec is at,
-// calling fn with dec at each element or member name, which fn reads, as
-// [object] does.
+// calling fn with dec at each element or member name, as [object] does.
 func elements(dec *jsontext.Decoder, open jsontext.Kind, fn func() bool) bool {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != open {
 		return false
@@ -62,22 +60,18 @@ func atEnd(dec *jsontext.Decoder) bool {
 }
 
 // member returns the value of the first member key of the JSON object doc,
-// as written (a slice of doc), or nil when doc is no JSON object or has no
-// such member.
-func member(doc []byte, key string) jsontext.Value {
-	var found jsontext.Value
+// a slice of doc, or nil.
+func member(doc []byte, key string) (found jsontext.Value) {
 	members(doc, func(name, value jsontext.Value) bool {
 		if unquote(name) == key {
 			found = value
-			return false
 		}
-		return true
+		return found == nil
 	})
 	return found
 }
 
-// stringMember returns the value of the first member key of the JSON
-// object doc when it is a string, else "".
+// stringMember returns the string value of the member key of doc, or "".
 func stringMember(doc []byte, key string) string {
 	if v := member(doc, key); v.Kind() == '"' {
 		return unquote(v)
@@ -85,9 +79,9 @@ func stringMember(doc []byte, key string) string {
 	return ""
 }
 
-// unquote returns the string a valid JSON string stands for.
+// unquote returns the string a valid JSON string stands for, without a
+// copy: s may be most of a result.
 func unquote(s jsontext.Value) string {
-	// One allocation, and no copy into the string: s may be most of a result.
 	b, _ := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
 	if len(b) == 0 {
 		return ""
@@ -113,10 +107,9 @@ func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
 	return join(fields, set), true
 }
 
-// withPath returns the JSON object doc with value at the member path
-// (path[0], path[1] inside it, ...), each object on the way made, or
-// replaced, when absent or not an object; doc itself when it is no valid
-// JSON object.
+// withPath returns the JSON object doc with value at the member path, each
+// object on the way made, or replaced, when absent or not an object; doc
+// itself when it is no valid JSON object.
 func withPath(doc, value []byte, path ...string) []byte {
 	if len(path) > 1 {
 		inner := member(doc, path[0])
@@ -139,16 +132,13 @@ func join(fields []field, set map[string][]byte) []byte {
 	for key, v := range set {
 		size += len(key) + len(v) + 4
 	}
-	out := make([]byte, 1, size)
-	out[0] = '{'
+	out := append(make([]byte, 0, size), '{')
 	done := map[string]bool{}
 	add := func(name, value []byte) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = append(out, name...)
-		out = append(out, ':')
-		out = append(out, value...)
+		out = append(append(append(out, name...), ':'), value...)
 	}
 	for _, f := range fields {
 		key := unquote(f.name)

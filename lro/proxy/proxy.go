@@ -16,23 +16,32 @@ import (
 	"github.com/zircote/lro-go/lro"
 )
 
-// Defaults of [Options], each documented on its field.
 const (
 	defaultConnectTimeout  = 30 * time.Second
 	defaultMaxMessageBytes = 256 << 20
+	drainGrace             = time.Minute  // Run's wait for answers, beyond ConnectTimeout, once the client's input ended
+	stopGrace              = time.Second  // Close's wait after each step of a command's shutdown
+	listenRetry            = time.Second  // the wait before an HTTP upstream's stream is opened again
+	protocol20260728       = "2026-07-28" // the first protocol without the standalone stream of server messages
+	collectAbove           = 16 << 20     // the size of a line above which readLine collects its garbage
+	maxDepth               = 10_000       // how deeply jsontext lets values nest
+	maxScanned             = 256          // what a replyScan keeps of a name or a value
+	stallPiece             = 64 << 10     // the size of a stallWriter's piece: a pipe's buffer
+	protocolVersionHeader  = "Mcp-Protocol-Version"
 )
-
-// drainGrace is how long, beyond ConnectTimeout, Run waits for the answers
-// to the requests read once the client's input ended.
-const drainGrace = time.Minute
 
 // ErrInvalidUpstream is returned by [New] for an Upstream with neither or
 // both of URL and Cmd, or a malformed URL or header.
 var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
 
-// errUpstreamUnavailable is in the error a request gets when the upstream
-// cannot be reached or its connection broke.
-var errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
+var (
+	errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
+	errTooLarge            = errors.New("proxy: message above the size limit")
+	errBadReply            = errors.New("the upstream's reply could not be read") // no valid message, or too large
+	errStalled             = errors.New("the command read nothing of a message")
+	errHeldOpen            = errors.New("the command exited, and a process it started keeps its stdout open")
+	errEnded               = errors.New("the connection ended")
+)
 
 // Options configure a [Proxy]. A nil *Options means the defaults of every
 // field. Options are copied by New.
@@ -44,13 +53,11 @@ type Options struct {
 	// Logger receives the proxy's own log. If nil, it is discarded.
 	Logger *slog.Logger
 
-	// ConnectTimeout bounds one attempt to connect to the upstream again
-	// after its connection broke, the replayed initialize included. It also
-	// bounds the wait for the first message of a new connection (a
-	// connection from which nothing comes in that time is broken, and the
-	// requests sent on it fail), and, for a command, a write to its stdin
-	// of which no byte is read (the connection is then broken too). If zero,
-	// defaults to 30 seconds.
+	// ConnectTimeout bounds each wait on the upstream: an attempt to connect
+	// again (the replayed initialize included), the first message of a new
+	// connection, and a write to a command's stdin of which no byte is read;
+	// the connection is broken when one is over (docs/proxy.md tells what
+	// fails). If zero, defaults to 30 seconds.
 	ConnectTimeout time.Duration
 
 	// MaxMessageBytes bounds one message read from the upstream: a line, a
@@ -92,10 +99,7 @@ type Proxy struct {
 // invalid opts.LRO. It does not connect: each session of [Proxy.Run]
 // connects when its client's first request arrives.
 func New(up Upstream, opts *Options) (*Proxy, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := cmp.Or(opts, &Options{})
 	if err := up.validate(); err != nil {
 		return nil, err
 	}
@@ -103,32 +107,20 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	if up.Cmd != nil {
 		up.Cmd = up.command()
 	}
-	var lo lro.Options
-	if o.LRO != nil {
-		lo = *o.LRO
-	}
-	if err := lo.Validate(); err != nil {
+	lo := *cmp.Or(o.LRO, &lro.Options{})
+	switch err := lo.Validate(); {
+	case err != nil:
 		return nil, err
-	}
-	if lo.Store != nil {
+	case lo.Store != nil:
 		return nil, fmt.Errorf("proxy: Options.LRO.Store is set: the proxy writes offloaded results to a folder on the client's machine (OutputDir), not to a store: %w", lro.ErrInvalidOption)
-	}
-	if o.ConnectTimeout < 0 {
+	case o.ConnectTimeout < 0:
 		return nil, fmt.Errorf("proxy: Options.ConnectTimeout is %v: must not be negative", o.ConnectTimeout)
-	}
-	if o.MaxMessageBytes < 0 {
+	case o.MaxMessageBytes < 0:
 		return nil, fmt.Errorf("proxy: Options.MaxMessageBytes is %d: must not be negative", o.MaxMessageBytes)
 	}
-	p := &Proxy{
-		up:         up,
-		lro:        lo,
-		logger:     cmp.Or(o.Logger, slog.New(slog.DiscardHandler)),
-		timeout:    cmp.Or(o.ConnectTimeout, defaultConnectTimeout),
-		grace:      cmp.Or(o.ConnectTimeout, defaultConnectTimeout) + drainGrace,
-		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes),
-		offloader:  lro.Offloader(&lo),
-		localNames: map[string]bool{},
-	}
+	timeout := cmp.Or(o.ConnectTimeout, defaultConnectTimeout)
+	p := &Proxy{up: up, lro: lo, logger: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), timeout: timeout, grace: timeout + drainGrace,
+		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes), offloader: lro.Offloader(&lo)}
 	p.client, p.base = up.baseClient()
 	if o.RegisterLocalTools != nil {
 		if err := p.startLocal(o.RegisterLocalTools); err != nil {
@@ -141,30 +133,26 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 
 // startLocal serves the local tools on an in-memory session and lists them.
 func (p *Proxy) startLocal(register func(*mcp.Server) error) error {
-	s := mcp.NewServer(&mcp.Implementation{Name: "lro-proxy", Version: "local"}, nil)
+	impl := &mcp.Implementation{Name: "lro-proxy", Version: "local"}
+	s := mcp.NewServer(impl, nil)
 	if err := register(s); err != nil {
 		return fmt.Errorf("proxy: registering local tools: %w", err)
 	}
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
+	var err error
+	if p.localEnd, err = s.Connect(ctx, st, nil); err != nil {
 		return err
 	}
-	p.localEnd = ss
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lro-proxy", Version: "local"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
+	if p.local, err = mcp.NewClient(impl, nil).Connect(ctx, ct, nil); err != nil {
 		return err
 	}
-	p.local = cs
-	for t, err := range cs.Tools(ctx, nil) {
+	p.localNames = map[string]bool{}
+	for t, err := range p.local.Tools(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("proxy: listing local tools: %w", err)
 		}
-		data, err := json.Marshal(t)
-		if err != nil {
-			return fmt.Errorf("proxy: local tool %s: %w", t.Name, err)
-		}
+		data, _ := json.Marshal(t) // a tool decoded from JSON
 		p.localTools = append(p.localTools, data)
 		p.localNames[t.Name] = true
 	}
@@ -173,19 +161,16 @@ func (p *Proxy) startLocal(register func(*mcp.Server) error) error {
 
 // Run relays one client session, on t (for example &mcp.StdioTransport{}),
 // to a connection of its own to the upstream, until the client disconnects
-// or ctx is canceled; it then closes that connection (stopping the
-// upstream's process, for a command). When the client's input ends, Run
-// first answers the requests it read, waiting for their answers at most
-// ConnectTimeout plus one minute, as a script that writes its requests and
-// closes its output expects. It returns nil when the client disconnected,
-// and ctx's error when ctx ended the session.
+// or ctx is canceled, then closes that connection (stopping a command's
+// process). Once the client's input ends, it first answers the requests it
+// read, waiting at most ConnectTimeout plus one minute. It returns nil when
+// the client disconnected, and ctx's error when ctx ended the session.
 func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	// Over a stream, the relay writes the messages itself (writeMessage).
-	switch t := t.(type) {
+	switch t := t.(type) { // over a stream, the relay writes the messages itself (writeMessage)
 	case *mcp.StdioTransport:
 		conn = &lineConn{Connection: conn, w: os.Stdout}
 	case *mcp.IOTransport:

@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A relay passes the JSON-RPC messages of one client session to the
-// upstream and back, and connects again when the upstream's connection ends.
+// A relay passes the messages of one client session to the upstream and
+// back, and connects again when the upstream's connection ends.
 type relay struct {
 	p      *Proxy
 	client mcp.Connection
@@ -27,7 +27,7 @@ type relay struct {
 	connMu sync.Mutex     // one connection attempt at a time
 	exits  sync.WaitGroup // the commands' processes ending in the background
 
-	settled chan struct{}  // a call left calls (buffered; a send never waits)
+	settled chan struct{}  // a call left calls, or the output is gone (see settle)
 	writing sync.WaitGroup // answers being written to the client
 
 	mu         sync.Mutex
@@ -37,8 +37,8 @@ type relay struct {
 	own        map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
 	init       *jsonrpc.Request                      // the client's initialize, as sent upstream
 	ready      bool                                  // init was answered: replay it on a new connection
-	inputEnded bool                                  // the client's input ended: it can answer nothing
-	outputGone bool                                  // a write to the client failed: it reads nothing
+	inputEnded bool                                  // the client can answer nothing
+	outputGone bool                                  // the client reads nothing
 	seq        atomic.Int64
 }
 
@@ -79,16 +79,14 @@ func (r *relay) run(ctx context.Context) error {
 			} else {
 				r.notify(m)
 			}
-		case *jsonrpc.Response:
-			// The client's answer to a request of the upstream (sampling,
-			// elicitation, roots): for the connection that asked.
+		case *jsonrpc.Response: // to a request of the upstream (sampling, elicitation, roots)
 			r.forward(m)
 		}
 	}
 }
 
 // drain waits, once the client's input ended, until every request it sent
-// is answered, at most r.p.grace, and logs why it stopped waiting.
+// is answered, at most r.p.grace.
 func (r *relay) drain(ctx context.Context) error {
 	r.mu.Lock()
 	r.inputEnded = true
@@ -97,15 +95,11 @@ func (r *relay) drain(ctx context.Context) error {
 	if n > 0 {
 		r.p.logger.Info("the client closed its input; answering the requests it sent first", "requests", n, "grace", r.p.grace)
 	}
-	// With no call left to answer, an answer may still be on its way to the
-	// client (offloaded, then written): it is waited for below.
-	start := time.Now()
-	grace := time.NewTimer(r.p.grace)
+	start, grace := time.Now(), time.NewTimer(r.p.grace)
 	defer grace.Stop()
 	for {
 		r.mu.Lock()
-		n = len(r.calls)
-		gone := r.outputGone
+		n, gone := len(r.calls), r.outputGone
 		r.mu.Unlock()
 		if gone {
 			r.p.logger.Warn("the client closed its input, and its output: stopped waiting for answers", "unanswered", n)
@@ -123,11 +117,8 @@ func (r *relay) drain(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	written := make(chan struct{})
-	go func() {
-		r.writing.Wait()
-		close(written)
-	}()
+	written := make(chan struct{}) // the last answers may still be written
+	go func() { r.writing.Wait(); close(written) }()
 	select {
 	case <-written:
 		r.p.logger.Info("the client closed its input; every request it sent is answered", "waited", time.Since(start).Round(time.Millisecond))
@@ -140,21 +131,24 @@ func (r *relay) drain(ctx context.Context) error {
 }
 
 // remove takes the call id out of the calls in flight, with r.mu held.
-// With answer, the caller writes its answer next, then calls
-// r.writing.Done().
+// With answer, the caller writes its answer, then calls r.writing.Done().
 func (r *relay) remove(id jsonrpc.ID, answer bool) {
 	delete(r.calls, id)
 	if answer {
 		r.writing.Add(1)
 	}
+	r.settle()
+}
+
+func (r *relay) settle() { // wakes drain
 	select {
 	case r.settled <- struct{}{}:
 	default:
 	}
 }
 
-// close ends the relay's connections, and returns once the upstream is
-// closed, and one being connected too: no upstream process outlives Run.
+// close ends the relay's connections, and returns once they are closed:
+// no upstream process outlives Run.
 func (r *relay) close() {
 	r.cancel()
 	r.mu.Lock()
@@ -186,30 +180,25 @@ func (r *relay) forward(msg jsonrpc.Message) {
 	}
 }
 
-// notify passes a notification of the client upstream; after a
-// cancellation, no response to the request goes back to the client.
+// notify passes a notification of the client upstream; a canceled call
+// gets no response.
 func (r *relay) notify(m *jsonrpc.Request) {
-	var params struct {
-		RequestID any `json:"requestId"`
-	}
+	var params struct{ RequestID any }
 	if m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &params) == nil {
 		id, _ := jsonrpc.MakeID(params.RequestID) // the zero ID, of no call, if invalid
 		r.mu.Lock()
-		c := r.calls[id]
-		if c != nil {
+		if c := r.calls[id]; c != nil {
 			c.canceled = true
 			r.remove(id, false)
+			defer c.cancel() // after the notification, which the upstream reads first
 		}
 		r.mu.Unlock()
-		if c != nil { // after the notification, which the upstream reads first
-			defer c.cancel()
-		}
 	}
 	r.forward(m)
 }
 
-// request registers a request of the client in the order sent, and sends
-// it upstream, or answers it for a local tool, from a goroutine of its own.
+// request registers a request of the client, and sends it upstream, or
+// answers it for a local tool, from a goroutine of its own.
 func (r *relay) request(m *jsonrpc.Request) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	c := &call{method: m.Method, params: m.Params, ctx: ctx, cancel: cancel}
@@ -226,10 +215,7 @@ func (r *relay) request(m *jsonrpc.Request) {
 		r.mu.Lock()
 		r.init, r.ready = m, false
 		r.mu.Unlock()
-		// Sent before the client's next messages are read: the upstream
-		// reads it first, and the initialized notification finds the
-		// connection. The send is bounded (see read and cmdConn.Write).
-		r.send(ctx, m, c)
+		r.send(ctx, m, c) // before the client's next messages, which find the connection
 		return
 	case "tools/call":
 		m = &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: markCall(m.Params)}
@@ -248,9 +234,7 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 		if ctx.Err() != nil {
 			return // canceled before it was sent
 		}
-		// On u while it is written: if u ends meanwhile (nothing came from
-		// it in time, see read), the call fails, and its write ends.
-		r.mu.Lock()
+		r.mu.Lock() // on u while it is written: if u ends meanwhile, the call fails
 		c.up = u
 		r.mu.Unlock()
 		err = u.Write(ctx, m)
@@ -259,7 +243,7 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 			live := r.up == u
 			r.mu.Unlock()
 			if !live { // it ended before the call was registered on it
-				r.fail(m.ID, errors.New("the connection ended"))
+				r.fail(m.ID, errEnded)
 			}
 			return
 		}
@@ -270,8 +254,7 @@ func (r *relay) send(ctx context.Context, m *jsonrpc.Request, c *call) {
 		c.up = nil // failed here, or sent again, not by lost
 		r.mu.Unlock()
 		r.lost(u, err)
-		// A session the upstream no longer knows never saw the request:
-		// sent again, once, on a new session.
+		// A session the upstream no longer knows never saw it: sent again, once.
 		if attempt > 0 || !errors.Is(err, mcp.ErrSessionMissing) {
 			r.fail(m.ID, err)
 			return
@@ -291,7 +274,7 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 		return u, nil
 	}
 	if err := r.ctx.Err(); err != nil { // the relay ended: close has run, or waits for connMu
-		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
+		return nil, r.p.unavailable(err)
 	}
 	u, err := r.p.dial(r.ctx)
 	if err != nil {
@@ -312,15 +295,14 @@ func (r *relay) connection(replay bool) (*upConn, error) {
 	r.mu.Lock()
 	r.dialing = nil
 	if err == nil && u.ctx.Err() != nil { // a command that exited at once, or the relay ended
-		err = errors.New("the connection ended")
-	}
-	if err == nil {
+		err = errEnded
+	} else if err == nil {
 		r.up = u
 	}
 	r.mu.Unlock()
 	if err != nil {
 		u.ended() // its process exits in the background; close waits for it
-		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
+		return nil, r.p.unavailable(err)
 	}
 	return u, nil
 }
@@ -349,15 +331,15 @@ func (r *relay) replay(u *upConn, init *jsonrpc.Request) error {
 		}
 		r.initialized(u, resp.Result)
 	case <-u.ctx.Done():
-		return errors.New("the connection ended")
+		return errEnded
 	case <-ctx.Done():
 		return fmt.Errorf("no answer to initialize within %v", r.p.timeout)
 	}
 	return u.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage("{}")})
 }
 
-// initialized records the protocol version of an initialize result, and
-// opens the stream of an HTTP upstream's own messages.
+// initialized records an initialize result's protocol version, and opens
+// the stream of an HTTP upstream's own messages.
 func (r *relay) initialized(u *upConn, result []byte) {
 	v := stringMember(result, "protocolVersion")
 	u.version.Store(&v)
@@ -366,14 +348,8 @@ func (r *relay) initialized(u *upConn, result []byte) {
 	}
 }
 
-// protocol20260728 is the first protocol version without the standalone
-// stream of server messages over HTTP.
-const protocol20260728 = "2026-07-28"
-
-// read passes the messages of u to the client until it ends. A
-// connection from which nothing comes within r.p.timeout is broken: an
-// upstream that reads nothing, or never answers, fails the requests sent to
-// it in that time, whatever they are.
+// read passes the messages of u to the client until it ends. A connection
+// from which nothing comes within r.p.timeout is broken.
 func (r *relay) read(u *upConn) {
 	heard := make(chan struct{})
 	silent := time.AfterFunc(r.p.timeout, func() {
@@ -397,16 +373,14 @@ func (r *relay) read(u *upConn) {
 	}
 }
 
-// fromUpstream passes a message of the upstream to the client, a response
-// with the changes the proxy makes.
+// fromUpstream passes a message of the upstream to the client.
 func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		r.mu.Lock()
 		gone := r.inputEnded
 		r.mu.Unlock()
-		if req := msg.(*jsonrpc.Request); gone && req.IsCall() {
-			// No answer of the client's can come back.
+		if req := msg.(*jsonrpc.Request); gone && req.IsCall() { // no answer can come back
 			no := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}}
 			if err := u.Write(r.ctx, no); err != nil {
 				r.lost(u, err)
@@ -423,9 +397,8 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		return
 	}
 	c := r.calls[resp.ID]
-	if c == nil {
+	if c == nil { // a string id for a number, or the other way round?
 		if alt, ok := sameText(resp.ID); ok && r.calls[alt] != nil && (r.calls[alt].up == u || r.calls[alt].up == nil) {
-			// A string id for a number, or the other way round.
 			r.mu.Unlock()
 			idText, _ := json.Marshal(resp.ID.Raw())
 			r.fail(alt, fmt.Errorf("%w: it has the id %s, of another type than the request's", errBadReply, idText))
@@ -442,8 +415,7 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		r.fail(resp.ID, resp.Error)
 		return
 	}
-	if c.method == "tools/call" && resp.Error == nil {
-		// Offloaded aside; the call stays in flight, for the client to cancel.
+	if c.method == "tools/call" && resp.Error == nil { // offloaded aside; the client may still cancel
 		c.answered = true
 		r.mu.Unlock()
 		go func() {
@@ -496,15 +468,12 @@ func (r *relay) toClient(msg jsonrpc.Message) {
 		r.mu.Lock()
 		r.outputGone = true
 		r.mu.Unlock()
-		select { // for drain
-		case r.settled <- struct{}{}:
-		default:
-		}
+		r.settle()
 	}
 }
 
-// lost ends the upstream connection u after err: the requests in flight on
-// it get an error, and the next request connects again.
+// lost ends the upstream connection u after err: its requests in flight
+// fail, and the next request connects again.
 func (r *relay) lost(u *upConn, err error) {
 	first := u.ended()
 	r.mu.Lock()
@@ -528,7 +497,7 @@ func (r *relay) lost(u *upConn, err error) {
 }
 
 // fail answers the client's request id after err: a tools/call with a tool
-// error, which the model reads, other requests with a JSON-RPC error.
+// error, other requests with a JSON-RPC error.
 func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Lock()
 	c := r.calls[id]
@@ -540,24 +509,19 @@ func (r *relay) fail(id jsonrpc.ID, err error) {
 	r.mu.Unlock()
 	defer r.writing.Done()
 	c.cancel()
-	msg := err.Error()
 	next := ". The proxy connects again on the next call; retry when the upstream server is back."
-	switch {
-	case errors.Is(err, errBadReply):
+	if errors.Is(err, errBadReply) {
 		next = "."
-	case !errors.Is(err, errUpstreamUnavailable):
-		msg = fmt.Sprintf("%v: %s: %v", errUpstreamUnavailable, r.p.up.String(), err)
+	} else if !errors.Is(err, errUpstreamUnavailable) {
+		err = r.p.unavailable(err)
 	}
-	msg = strings.TrimPrefix(msg, "proxy: ")
+	msg := strings.TrimPrefix(err.Error(), "proxy: ")
 	r.p.logger.Warn("request failed", "method", c.method, "err", msg)
 	if c.method != "tools/call" {
 		r.toClient(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: " + msg}})
 		return
 	}
-	res, _ := json.Marshal(&mcp.CallToolResult{
-		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg + next}},
-	})
+	res, _ := json.Marshal(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "lro proxy: the call did not complete: " + msg + next}}})
 	r.toClient(&jsonrpc.Response{ID: id, Result: res})
 }
 
@@ -580,12 +544,7 @@ func (r *relay) callLocal(ctx context.Context, m *jsonrpc.Request, c *call) {
 	r.finish(c, resp)
 }
 
-// listenRetry is the wait before an HTTP upstream's stream of server
-// messages is opened again.
-const listenRetry = time.Second
-
-// sameText returns the id of the other type (number or string) with the
-// same text as id.
+// sameText returns the id of the other type (number, string) and same text.
 func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
 	switch v := id.Raw().(type) {
 	case int64:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,7 +16,6 @@ import (
 // The only messages the relay changes. Each function returns its input when
 // it is not what it expects.
 
-// proxyMark is the value of [proxyflag.Key] the proxy sends.
 var proxyMark = []byte(`{"proxy":true}`)
 
 // markInitialize returns the params of the client's initialize request with
@@ -60,13 +60,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 	if tools.Kind() != '[' {
 		return result
 	}
-	out := []byte{'['}
-	add := func(tool []byte) {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(out, tool...)
-	}
+	var list [][]byte
 	dec := newDecoder(tools)
 	ok := elements(dec, '[', func() bool {
 		tool, err := dec.ReadValue()
@@ -74,7 +68,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 			return false
 		}
 		if name := stringMember(tool, "name"); !p.localNames[name] {
-			add(p.widen(name, tool))
+			list = append(list, p.widen(name, tool))
 		} else {
 			p.logger.Warn("upstream tool hidden: the proxy has a local tool of the same name", "tool", name)
 		}
@@ -84,12 +78,9 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 		return result
 	}
 	if member(result, "nextCursor").Kind() != '"' {
-		for _, t := range p.localTools {
-			add(t)
-		}
+		list = append(list, p.localTools...)
 	}
-	out = append(out, ']')
-	return withPath(result, out, "tools")
+	return withPath(result, slices.Concat([]byte{'['}, bytes.Join(list, []byte{','}), []byte{']'}), "tools")
 }
 
 // widen returns tool with its output schema widened, or as it is when it
@@ -109,18 +100,11 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 
 // offload hands the result of a tools/call with params to [lro.Offloader]:
 // above the threshold, it returns the result with the descriptor in its
-// content and structured content, and every other member as written; else
-// result itself.
+// content and structured content, every other member as written.
 func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	var req mcp.CallToolParamsRaw
-	if err := json.Unmarshal(params, &req); err != nil {
-		return result
-	}
 	res, fields, ok := decodeResult(result)
-	if !ok {
-		return result
-	}
-	if !p.offloader(ctx, &mcp.CallToolRequest{Params: &req}, res) {
+	if !ok || json.Unmarshal(params, &req) != nil || !p.offloader(ctx, &mcp.CallToolRequest{Params: &req}, res) {
 		return result
 	}
 	content, err := json.Marshal(res.Content)
@@ -134,11 +118,11 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 	return join(fields, set)
 }
 
-// decodeResult reads a tools/call result for the offload core, in one walk:
-// its content, text items unquoted with jsontext (go-sdk's decoder is much
-// slower on a long text), its structured content and its members as
-// written, for [join]. It reports false for a result that is never
-// offloaded (an error, or not complete) or that it cannot read.
+// decodeResult reads a tools/call result in one walk: its content, text
+// items unquoted with jsontext (go-sdk's decoder is much slower on a long
+// text), its structured content and its members as written, for [join]. It
+// reports false for a result never offloaded (an error, not complete) or
+// that it cannot read.
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field
@@ -186,24 +170,17 @@ func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 	items := []mcp.Content{}
 	ok := elements(dec, '[', func() bool {
 		start := dec.InputOffset()
-		item, ok := readText(dec)
-		if !ok {
-			return false
-		}
-		if item == nil {
-			// Not a plain text item: go-sdk decodes (and checks) it.
+		t, ok := readText(dec)
+		var item mcp.Content = t
+		if ok && t == nil { // not a plain text item: go-sdk decodes (and checks) it
 			raw := bytes.TrimLeft(doc[start:dec.InputOffset()], ", \t\r\n")
-			wrapped := make([]byte, 0, len(raw)+len(`{"content":[]}`))
-			wrapped = append(append(append(wrapped, `{"content":[`...), raw...), `]}`...)
 			var one mcp.CallToolResult
-			if err := json.Unmarshal(wrapped, &one); err != nil {
-				return false
+			if ok = json.Unmarshal(slices.Concat([]byte(`{"content":[`), raw, []byte(`]}`)), &one) == nil; ok {
+				item = one.Content[0]
 			}
-			items = append(items, one.Content[0])
-			return true
 		}
 		items = append(items, item)
-		return true
+		return ok
 	})
 	return items, ok
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -24,7 +25,8 @@ import (
 
 // cmdConn is the connection to an upstream command that serves MCP over
 // stdio: go-sdk's CommandTransport, but that a line that is no message is
-// logged and skipped, and that a message may be up to max bytes.
+// logged and skipped, a message may be up to max bytes, and writes are
+// bounded.
 type cmdConn struct {
 	cmd    *exec.Cmd
 	stdin  *os.File // the pipe the command reads, written with deadlines
@@ -41,19 +43,15 @@ type cmdConn struct {
 	err  error // of Close
 }
 
-// startCommand starts the command of up. A write to its stdin that no
-// byte of is read for stall fails, and breaks the connection.
+// startCommand starts the command of up.
 func startCommand(up *Upstream, max int, stall time.Duration, logger *slog.Logger) (*cmdConn, error) {
 	cmd := up.command()
-	// Not cmd.StdinPipe, whose writes take no deadline: a command that
-	// reads nothing would hold a write for ever.
+	// Not cmd.StdinPipe, whose writes take no deadline, nor cmd.StdoutPipe,
+	// which Wait closes before what the command wrote last is read.
 	in, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	// Not cmd.StdoutPipe: Wait closes that pipe once the process exits,
-	// dropping what it wrote last and is not read yet. This pipe is read to
-	// its end (see Read), and closed by Close.
 	stdout, w, err := os.Pipe()
 	if err != nil {
 		in.Close()
@@ -78,22 +76,11 @@ func startCommand(up *Upstream, max int, stall time.Duration, logger *slog.Logge
 	return c, nil
 }
 
-// errHeldOpen is the error of a read of a command's stdout that a process
-// it started keeps open after it exited.
-var errHeldOpen = errors.New("the command exited, and a process it started keeps its stdout open")
-
-// errTooLarge is in the error of a message above the size limit.
-var errTooLarge = errors.New("proxy: message above the size limit")
-
-// errBadReply is in the error of a request whose reply is no valid
-// JSON-RPC message, or is above the size limit.
-var errBadReply = errors.New("the upstream's reply could not be read")
-
 // Read returns the next JSON-RPC message of the command's stdout. A line
 // that is no message, or is above the size limit, is skipped, but for a
 // reply whose id can be found, which becomes an error reply. Once the
-// command has exited, each message waits at most stopGrace: what the command
-// wrote is read, but a process it started cannot keep the connection open.
+// command has exited, each message waits at most stopGrace: a process it
+// started cannot keep the connection open.
 func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
 		select {
@@ -123,8 +110,7 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 		if resp := scan.reply(err); resp != nil {
 			return resp, nil
 		}
-		c.logger.Warn("upstream wrote a line that is too large or no JSON-RPC message; skipped",
-			"line", preview(line), "err", err)
+		c.logger.Warn("upstream wrote a line that is too large or no JSON-RPC message; skipped", "line", preview(line), "err", err)
 	}
 }
 
@@ -138,9 +124,8 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 		chunk, err := br.ReadSlice('\n')
 		n += len(chunk)
 		if n > limit {
-			tooLarge := fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, limit)
 			if scan == nil {
-				return nil, tooLarge
+				return nil, tooLarge(limit)
 			}
 			for _, c := range chunks {
 				scan.write(c)
@@ -152,7 +137,7 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 			if err != nil && err != io.EOF {
 				return nil, err
 			}
-			return nil, tooLarge
+			return nil, tooLarge(limit)
 		}
 		chunks = append(chunks, bytes.Clone(chunk))
 		if err == bufio.ErrBufferFull {
@@ -165,22 +150,13 @@ func readLine(br *bufio.Reader, limit int, scan *replyScan) ([]byte, error) {
 			return chunks[0], nil
 		}
 		line := bytes.Join(chunks, nil)
-		if n >= collectAbove {
-			// The chunks, as large as the line, would live on beside the
-			// copies its offload makes.
+		if n >= collectAbove { // the chunks would live on beside the offload's copies
 			chunks = nil
 			debug.FreeOSMemory()
 		}
 		return line, nil
 	}
 }
-
-// collectAbove is the size of a line above which readLine collects the
-// garbage it leaves.
-const collectAbove = 16 << 20
-
-// maxDepth is how deeply jsontext lets values nest.
-const maxDepth = 10_000
 
 // A replyScan finds, in a line that is no valid message, the id member at
 // its top level, and whether a method member there makes it a request. It
@@ -195,10 +171,6 @@ type replyScan struct {
 	id             []byte // the id as written
 	method         bool
 }
-
-// maxScanned bounds what a replyScan keeps of a name or a value: longer
-// names are not id or method, longer ids are refused.
-const maxScanned = 256
 
 // write scans the next piece of the line.
 func (s *replyScan) write(p []byte) {
@@ -270,16 +242,11 @@ func (s *replyScan) reply(err error) *jsonrpc.Response {
 	}
 	if s.deepest > maxDepth {
 		err = fmt.Errorf("it is nested more than %d levels deep, the limit of the proxy's JSON decoder", maxDepth)
-	} else if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) {
-		// Without its JSON pointer, which may be long.
+	} else if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) { // without its JSON pointer, which may be long
 		err = fmt.Errorf("it is no valid JSON: %v after byte %d", se.Err, se.ByteOffset)
 	}
 	return &jsonrpc.Response{ID: id, Error: fmt.Errorf("%w: %w", errBadReply, err)}
 }
-
-// errStalled is in the error of a write to a command that read none of it
-// for the time allowed; the connection is then broken.
-var errStalled = errors.New("the command read nothing of a message")
 
 // Write sends msg as one line. It fails when the command reads none of it
 // for c.stall, or by ctx's deadline; a message cut short breaks the
@@ -317,15 +284,11 @@ type stallWriter struct {
 	n        int  // bytes written
 }
 
-// stallPiece is the size of a piece of a stallWriter: a pipe's buffer.
-const stallPiece = 64 << 10
-
 func (w *stallWriter) Write(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
 		d := time.Now().Add(w.stall)
-		w.byCtx = w.ctxBound && w.deadline.Before(d)
-		if w.byCtx {
+		if w.byCtx = w.ctxBound && w.deadline.Before(d); w.byCtx {
 			d = w.deadline
 		}
 		if err := w.f.SetWriteDeadline(d); err != nil && !errors.Is(err, os.ErrNoDeadline) {
@@ -353,12 +316,9 @@ func writeMessage(w io.Writer, msg jsonrpc.Message) error {
 				return err
 			}
 		}
-		id, err := json.Marshal(resp.ID.Raw())
-		if err != nil {
-			return err
-		}
+		id, _ := json.Marshal(resp.ID.Raw()) // an int64 or a string
 		head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
-		_, err = (&net.Buffers{head, result, []byte("}\n")}).WriteTo(w)
+		_, err := (&net.Buffers{head, result, []byte("}\n")}).WriteTo(w)
 		return err
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
@@ -386,9 +346,6 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return writeMessage(c.w, msg)
 }
 
-// stopGrace is how long Close waits after each step of the shutdown.
-const stopGrace = time.Second
-
 // Close stops the command as the MCP specification says: it closes stdin,
 // then sends SIGTERM (where there are signals), then kills it, and returns
 // once it has exited, closing its stdout.
@@ -396,19 +353,17 @@ func (c *cmdConn) Close() error {
 	c.once.Do(func() {
 		defer c.out.Close() // ends a Read that a process the command started keeps waiting
 		c.stdin.Close()
-		term := func() error {
-			if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				return c.cmd.Process.Kill() // no SIGTERM on this system, or it exited
-			}
-			return nil
-		}
-		for _, stop := range []func() error{term, c.cmd.Process.Kill} {
+		for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
 			select {
 			case <-c.exited:
 				return
 			case <-time.After(stopGrace):
 			}
-			if err := stop(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			err := c.cmd.Process.Signal(sig)
+			if err != nil && sig != os.Kill {
+				err = c.cmd.Process.Kill() // no SIGTERM on this system, or it exited
+			}
+			if err != nil && !errors.Is(err, os.ErrProcessDone) {
 				c.err = err
 			}
 		}
@@ -422,9 +377,8 @@ func (c *cmdConn) SessionID() string { return "" }
 
 // preview returns the start of b, for a log.
 func preview(b []byte) string {
-	const n = 200
-	if len(b) > n {
-		return string(b[:n]) + "…"
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
 	}
 	return string(b)
 }
@@ -432,40 +386,29 @@ func preview(b []byte) string {
 // decodeMessage is [jsonrpc.DecodeMessage], but that params and result are
 // slices of data, where go-sdk's decoder copies them.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	var version, id, method, params, result, errv jsontext.Value
-	ok := members(data, func(name, value jsontext.Value) bool {
-		switch unquote(name) {
-		case "jsonrpc":
-			version = value
-		case "id":
-			id = value
-		case "method":
-			method = value
-		case "params":
-			params = value
-		case "result":
-			result = value
-		case "error":
-			errv = value
+	var m [6]jsontext.Value // of messageKeys; the last of duplicate members, as go-sdk
+	if !members(data, func(name, value jsontext.Value) bool {
+		if i := slices.Index(messageKeys, unquote(name)); i >= 0 {
+			m[i] = value
 		}
 		return true
-	})
-	if !ok {
+	}) {
 		if _, err := newDecoder(data).ReadValue(); err != nil {
 			return nil, err // why it is no JSON
 		}
 		return nil, errors.New("not a JSON object")
 	}
+	version, rawID, method, params, result, errv := m[0], m[1], m[2], m[3], m[4], m[5]
 	if unquote(version) != "2.0" || version.Kind() != '"' {
 		return nil, fmt.Errorf("invalid message version tag %s", version)
 	}
-	var rawID any
-	if id != nil {
-		if err := json.Unmarshal(id, &rawID); err != nil {
+	var raw any
+	if rawID != nil {
+		if err := json.Unmarshal(rawID, &raw); err != nil {
 			return nil, err
 		}
 	}
-	mid, err := jsonrpc.MakeID(rawID)
+	id, err := jsonrpc.MakeID(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -473,12 +416,12 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		if method.Kind() != '"' {
 			return nil, errors.New("method is not a string")
 		}
-		return &jsonrpc.Request{ID: mid, Method: unquote(method), Params: json.RawMessage(params)}, nil
+		return &jsonrpc.Request{ID: id, Method: unquote(method), Params: json.RawMessage(params)}, nil
 	}
-	if !mid.IsValid() {
+	if !id.IsValid() {
 		return nil, errors.New("a response without an id")
 	}
-	resp := &jsonrpc.Response{ID: mid, Result: json.RawMessage(result)}
+	resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(result)}
 	if errv != nil && errv.Kind() != 'n' {
 		var werr jsonrpc.Error
 		if err := json.Unmarshal(errv, &werr); err != nil {
@@ -488,3 +431,5 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	}
 	return resp, nil
 }
+
+var messageKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}

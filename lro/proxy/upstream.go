@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -15,7 +17,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -66,12 +70,12 @@ func (u *Upstream) String() string {
 // args returns the program and arguments of u.Cmd, none without one.
 func (u *Upstream) args() []string {
 	switch {
-	case u.Cmd == nil:
-		return nil
-	case len(u.Cmd.Args) == 0:
+	case u.Cmd != nil && len(u.Cmd.Args) == 0:
 		return []string{u.Cmd.Path}
+	case u.Cmd != nil:
+		return u.Cmd.Args
 	}
-	return u.Cmd.Args
+	return nil
 }
 
 // command returns a new command made from the template u.Cmd.
@@ -121,8 +125,8 @@ func (u *Upstream) baseClient() (http.Client, http.RoundTripper) {
 	return http.Client{}, http.DefaultTransport
 }
 
-// upConn is one connection to the upstream: a process started for a
-// command, or a session of streamable HTTP.
+// upConn is one connection to the upstream: a command's process, or a
+// streamable HTTP session.
 type upConn struct {
 	mcp.Connection
 	http    *http.Client           // for a URL: the client of the connection's requests
@@ -133,8 +137,8 @@ type upConn struct {
 	end     sync.Once
 }
 
-// ended marks the connection ended and closes it in the background (until
-// u.closed). It reports whether this call ended it.
+// ended ends u and closes it in the background. It reports whether this
+// call ended it.
 func (u *upConn) ended() bool {
 	first := false
 	u.end.Do(func() {
@@ -148,8 +152,8 @@ func (u *upConn) ended() bool {
 	return first
 }
 
-// dial starts the command, or prepares a streamable HTTP session, whose
-// first request connects.
+// dial starts the command, or prepares an HTTP session (its first request
+// connects).
 func (p *Proxy) dial(ctx context.Context) (*upConn, error) {
 	u := &upConn{closed: make(chan struct{})}
 	var err error
@@ -158,21 +162,19 @@ func (p *Proxy) dial(ctx context.Context) (*upConn, error) {
 	} else {
 		client := p.client
 		client.Transport = &headerTransport{base: p.base, header: p.up.Header, version: &u.version, max: p.maxMessage}
-		u.http = &client
-		// No retries of the SDK, which would hide an upstream that is gone.
+		u.http = &client // no retries: they would hide an upstream that is gone
 		t := &mcp.StreamableClientTransport{Endpoint: p.up.URL, HTTPClient: u.http, MaxRetries: -1, MaxEventSize: p.maxMessage}
 		u.Connection, err = t.Connect(context.Background())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
+		return nil, p.unavailable(err)
 	}
 	u.ctx, u.stop = context.WithCancel(ctx)
 	return u, nil
 }
 
-// headerTransport sends the user's headers with every request, and the
-// negotiated protocol version (go-sdk's connection learns it only from its
-// client session, not used here).
+// headerTransport sends the user's headers and the negotiated protocol
+// version (go-sdk's connection learns it only from a client session).
 type headerTransport struct {
 	base    http.RoundTripper
 	header  http.Header
@@ -192,8 +194,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set(protocolVersionHeader, *v)
 	}
 	resp, err := t.base.RoundTrip(req)
-	if err == nil {
-		// go-sdk bounds an event (MaxEventSize), not a JSON body.
+	if err == nil { // go-sdk bounds an event (MaxEventSize), not a JSON body
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 			resp.Body = maxBody{http.MaxBytesReader(nil, resp.Body, int64(t.max)), t.max}
 		}
@@ -210,12 +211,90 @@ type maxBody struct {
 func (b maxBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		err = fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, b.max)
+		err = tooLarge(b.max)
 	}
 	return n, err
 }
 
-const (
-	protocolVersionHeader = "Mcp-Protocol-Version"
-	sessionIDHeader       = "Mcp-Session-Id"
-)
+// unavailable returns the error of a request that cannot reach the upstream.
+func (p *Proxy) unavailable(err error) error {
+	return fmt.Errorf("%w: %s: %v", errUpstreamUnavailable, p.up.String(), err)
+}
+
+// tooLarge returns the error of a message above the size limit.
+func tooLarge(limit int) error {
+	return fmt.Errorf("%w of %d bytes (see Options.MaxMessageBytes)", errTooLarge, limit)
+}
+
+// listen reads the stream of an HTTP upstream's own messages (the GET
+// stream before protocol 2026-07-28; go-sdk opens it only for a client
+// session), again when the upstream closes it, until the connection ends.
+func (r *relay) listen(u *upConn) {
+	lastID := ""
+	for quiet := 0; quiet < 3; {
+		req, _ := http.NewRequestWithContext(u.ctx, http.MethodGet, r.p.up.URL, nil) // the URL is valid
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", u.SessionID())
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := u.http.Do(req)
+		if err != nil {
+			return
+		}
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+			resp.Body.Close()
+			return
+		}
+		before := lastID
+		lastID = r.readEvents(u, resp.Body, lastID)
+		resp.Body.Close()
+		if quiet++; lastID != before {
+			quiet = 0
+		}
+		select {
+		case <-u.ctx.Done():
+			return
+		case <-time.After(listenRetry):
+		}
+	}
+}
+
+// readEvents passes the messages of a stream of server-sent events to the
+// client, and returns the ID of the last event.
+func (r *relay) readEvents(u *upConn, body io.Reader, lastID string) string {
+	br, data, event := bufio.NewReaderSize(body, 64<<10), []byte(nil), ""
+	for {
+		line, err := readLine(br, r.p.maxMessage-len(data), nil)
+		if err != nil {
+			if errors.Is(err, errTooLarge) {
+				r.p.logger.Warn("upstream event above the size limit; stream closed", "limit", r.p.maxMessage)
+			}
+			return lastID
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		name, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch {
+		case len(line) == 0:
+			if len(data) > 0 && (event == "" || event == "message") {
+				if msg, err := jsonrpc.DecodeMessage(data); err == nil {
+					r.fromUpstream(u, msg)
+				} else {
+					r.p.logger.Warn("upstream event that is no JSON-RPC message; skipped", "data", preview(data), "err", err)
+				}
+			}
+			data, event = data[:0], ""
+		case string(name) == "data":
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+		case string(name) == "event":
+			event = string(value)
+		case string(name) == "id":
+			lastID = string(value)
+		}
+	}
+}
