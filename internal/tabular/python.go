@@ -347,7 +347,6 @@ func appendRepr(dst []byte, s string) []byte {
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
 		q = '"'
 	}
-	const hex = "0123456789abcdef"
 	dst = append(dst, q)
 	for _, r := range s {
 		switch {
@@ -359,18 +358,16 @@ func appendRepr(dst []byte, s string) []byte {
 			dst = append(dst, `\n`...)
 		case r == '\r':
 			dst = append(dst, `\r`...)
-		case r < ' ' || r == 0x7f:
-			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])
-		case r < 0x7f:
+		case r >= ' ' && r < 0x7f:
 			dst = append(dst, byte(r))
 		case unicode.IsPrint(r):
 			dst = utf8.AppendRune(dst, r)
 		case r <= 0xff:
-			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])
+			dst = fmt.Appendf(dst, `\x%02x`, r)
 		case r <= 0xffff:
-			dst = append(dst, '\\', 'u', hex[r>>12], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+			dst = fmt.Appendf(dst, `\u%04x`, r)
 		default:
-			dst = append(dst, '\\', 'U', '0', '0', hex[r>>20&15], hex[r>>16&15], hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+			dst = fmt.Appendf(dst, `\U%08x`, r)
 		}
 	}
 	return append(dst, q)

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -147,61 +148,17 @@ func appendRecord(dst []byte, names []string, cells []cell) []byte {
 // itself: not an integer beyond 2^53, which jq would round (an identifier
 // of digits stays a string).
 func isNumber(s string) bool {
-	if s == "" || len(s) > 32 || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
+	if s == "" || len(s) > 32 || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') || !jsonNumber(s) {
 		return false
 	}
-	if !jsonNumber(s) {
-		return false
-	}
-	if strings.ContainsAny(s, ".eE") {
-		return true
-	}
-	digits := strings.TrimPrefix(s, "-")
-	return len(digits) < 16 // 10^15 < 2^53
+	return strings.ContainsAny(s, ".eE") || len(strings.TrimPrefix(s, "-")) < 16 // 10^15 < 2^53
 }
 
 // jsonNumber reports whether s is a JSON number between JSON's white space
-// or nothing (what jsontext.Value(s) says is valid and a number), without
-// copying s.
+// or nothing, as jsontext reads it, without copying s.
 func jsonNumber(s string) bool {
-	s = strings.TrimLeft(s, " \t\r\n")
-	digits := func(i int) int {
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		i = digits(i)
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		if j := digits(i + 1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if j := digits(i); j > i {
-			i = j
-		} else {
-			return false
-		}
-	}
-	return strings.Trim(s[i:], " \t\r\n") == ""
+	v := jsontext.Value(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return v.Kind() == '0' && v.IsValid()
 }
 
 // appendQuote appends s as a JSON string.
