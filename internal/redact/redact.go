@@ -2,12 +2,9 @@
 // name their kind, as [REDACTED:github-pat]: the copy of a result that
 // offloading keeps at rest holds no secret.
 //
-// Only high-confidence shapes are redacted: keys and tokens with a known
-// prefix or structure (AWS, Google, Azure, GitHub, GitLab, Slack, Stripe,
-// OpenAI, Anthropic, npm, PyPI), JWTs, PEM private keys, the values of
-// Bearer, Basic and Authorization, and the password of a URL. Every
-// expression is RE2, so a pass is linear in its input; a string that holds
-// none of the rules' keywords costs one scan.
+// Only high-confidence shapes are redacted (docs/redaction.md lists the
+// kinds), with RE2 expressions: a pass is linear in its input, and a string
+// that holds none of the rules' keywords costs one scan.
 //
 //	r, _ := redact.New(nil)
 //	n := redact.Counts{}
@@ -107,27 +104,19 @@ func New(extra []string) (*Redactor, error) {
 
 // pairsOf returns the table entries of the pair of bytes k, in every case
 // when fold.
-func pairsOf(k string, fold bool) []uint16 {
-	a, b := []byte{k[0]}, []byte{k[1]}
-	if fold {
-		a = cases(k[0])
-		b = cases(k[1])
+func pairsOf(k string, fold bool) (ps []uint16) {
+	cases := func(c byte) []byte {
+		if fold && c >= 'a' && c <= 'z' { // a folded keyword is lower case ASCII
+			return []byte{c, c - 'a' + 'A'}
+		}
+		return []byte{c}
 	}
-	var ps []uint16
-	for _, x := range a {
-		for _, y := range b {
+	for _, x := range cases(k[0]) {
+		for _, y := range cases(k[1]) {
 			ps = append(ps, uint16(x)<<8|uint16(y))
 		}
 	}
 	return ps
-}
-
-func cases(c byte) []byte {
-	l, u := strings.ToLower(string(c)), strings.ToUpper(string(c))
-	if l == u {
-		return []byte{c}
-	}
-	return []byte{l[0], u[0]}
 }
 
 // hit is a keyword of a rule found at pos.
@@ -265,28 +254,23 @@ func (r *Redactor) find(s string) []span {
 		if !ru.multiline {
 			a += strings.LastIndexByte(s[a:h.pos], '\n') + 1
 		}
+		from := h.pos // where the window's end is looked for
 		if hi[h.rule] > 0 && a < hi[h.rule] {
 			// Extends the window not yet read, by the bytes past it only.
-			b := max(min(len(s), h.pos+ru.window), hi[h.rule])
-			if !ru.multiline {
-				if i := strings.IndexByte(s[hi[h.rule]:b], '\n'); i >= 0 {
-					b = hi[h.rule] + i
-				}
+			from, a, n[h.rule] = hi[h.rule], lo[h.rule], n[h.rule]+1
+		} else {
+			if hi[h.rule] > 0 {
+				flush(h.rule)
 			}
-			hi[h.rule] = b
-			n[h.rule]++
-			continue
+			n[h.rule] = 1
 		}
-		if hi[h.rule] > 0 {
-			flush(h.rule)
-		}
-		b := min(len(s), h.pos+ru.window)
+		b := max(min(len(s), h.pos+ru.window), from)
 		if !ru.multiline {
-			if i := strings.IndexByte(s[h.pos:b], '\n'); i >= 0 {
-				b = h.pos + i
+			if i := strings.IndexByte(s[from:b], '\n'); i >= 0 {
+				b = from + i
 			}
 		}
-		lo[h.rule], hi[h.rule], n[h.rule] = a, b, 1
+		lo[h.rule], hi[h.rule] = a, b
 	}
 	for i := range r.rules {
 		if hi[i] > 0 {
