@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"errors"
 	"strings"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -155,10 +154,36 @@ func isNumber(s string) bool {
 }
 
 // jsonNumber reports whether s is a JSON number between JSON's white space
-// or nothing, as jsontext reads it, without copying s.
+// or nothing (what jsontext.Value(s) says is valid and a number), without
+// copying s.
 func jsonNumber(s string) bool {
-	v := jsontext.Value(unsafe.Slice(unsafe.StringData(s), len(s)))
-	return v.Kind() == '0' && v.IsValid()
+	s = strings.TrimLeft(s, " \t\r\n")
+	i := 0
+	digits := func() bool { // reads digits, and reports whether there was one
+		n := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > n
+	}
+	next := func(a, b byte) bool { // reads a or b
+		ok := i < len(s) && (s[i] == a || s[i] == b)
+		if ok {
+			i++
+		}
+		return ok
+	}
+	next('-', '-')
+	if !next('0', '0') && !digits() || next('.', '.') && !digits() {
+		return false
+	}
+	if next('e', 'E') {
+		next('+', '-')
+		if !digits() {
+			return false
+		}
+	}
+	return strings.Trim(s[i:], " \t\r\n") == ""
 }
 
 // appendQuote appends s as a JSON string.
