@@ -37,9 +37,6 @@ func readPython(text string) (Table, error) {
 			return Table{}, err
 		}
 		kind, _ := pythonSequence(row)
-		if _, ok := row.(*syntax.DictExpr); ok {
-			kind = '{'
-		}
 		if kind == 0 || i > 0 && kind != rowKind {
 			return Table{}, errors.New("tabular: rows of different kinds")
 		}
@@ -122,9 +119,11 @@ func pythonDisplay(s string) (int, error) {
 }
 
 // pythonSequence returns the opening bracket of a list or tuple display and
-// its elements; 0 for any other expression.
+// its elements, '{' for a dict display; 0 for any other expression.
 func pythonSequence(e syntax.Expr) (byte, []syntax.Expr) {
 	switch e := e.(type) {
+	case *syntax.DictExpr:
+		return '{', nil
 	case *syntax.ListExpr:
 		return '[', e.List
 	case *syntax.ParenExpr:

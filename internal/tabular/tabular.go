@@ -155,7 +155,7 @@ func isNumber(s string) bool {
 
 // jsonNumber reports whether s is a JSON number between JSON's white space
 // or nothing (what jsontext.Value(s) says is valid and a number), without
-// copying s.
+// copying s, and at a fraction of jsontext's cost a cell.
 func jsonNumber(s string) bool {
 	s = strings.TrimLeft(s, " \t\r\n")
 	i := 0
