@@ -256,24 +256,18 @@ func appendSpaces(dst []byte, n int) []byte {
 
 // parseAligns parses a layout word of alignments: a letter a column, 'd'
 // followed by the column's most decimals.
-func parseAligns(word string) ([]align, error) {
-	var out []align
-	for i := 0; i < len(word); {
-		a := align{a: word[i]}
-		if strings.IndexByte(alignments, a.a) < 0 {
-			return nil, errLayout
-		}
-		i++
+func parseAligns(word string) (out []align, err error) {
+	for word != "" {
+		a := align{a: word[0]}
+		word = word[1:]
 		if a.a == 'd' {
-			j := i
-			for j < len(word) && word[j] >= '0' && word[j] <= '9' && j-i < 6 {
-				j++
-			}
-			n, err := strconv.Atoi(word[i:j])
-			if err != nil {
+			n := min(len(word)-len(strings.TrimLeft(word, "0123456789")), 6)
+			if a.d, err = strconv.Atoi(word[:n]); err != nil {
 				return nil, errLayout
 			}
-			a.d, i = n, j
+			word = word[n:]
+		} else if strings.IndexByte(alignments, a.a) < 0 {
+			return nil, errLayout
 		}
 		out = append(out, a)
 	}
