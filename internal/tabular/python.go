@@ -188,20 +188,17 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 		dst = append(dst, '{')
 		for i, entry := range e.List {
 			entry := entry.(*syntax.DictEntry)
-			key, ok := entry.Key.(*syntax.Literal)
-			if !ok || key.Token != syntax.STRING {
+			if key, ok := entry.Key.(*syntax.Literal); !ok || key.Token != syntax.STRING {
 				return nil, errors.New("tabular: a dict key that is not a string")
-			}
-			if err := checkStable(key.Value.(string)); err != nil {
-				return nil, err
 			}
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendQuote(dst, key.Value.(string))
-			dst = append(dst, ':')
 			var err error
-			if dst, err = appendPython(dst, entry.Value, false); err != nil {
+			if dst, err = appendPython(dst, entry.Key, false); err == nil {
+				dst, err = appendPython(append(dst, ':'), entry.Value, false)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -12,6 +12,7 @@ package tabular
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -305,13 +306,11 @@ func eachRow(records [][]byte, fn func(header bool, cells []cell) error) error {
 			cells[j].text, start = row[start:ends[j]], ends[j]
 		}
 		if i == 0 {
-			seen := make(map[string]bool, len(names))
+			if len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
+				return errors.New("tabular: a name twice in a row")
+			}
 			header := make([]cell, len(names))
 			for j, n := range names {
-				if seen[n] {
-					return errors.New("tabular: a name twice in a row")
-				}
-				seen[n] = true
 				header[j] = cell{text: n}
 			}
 			if err := fn(true, header); err != nil {
