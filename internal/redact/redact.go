@@ -26,8 +26,7 @@ import (
 type Counts map[string]int
 
 // Total returns the number of values redacted, of every kind.
-func (n Counts) Total() int {
-	t := 0
+func (n Counts) Total() (t int) {
 	for _, v := range n {
 		t += v
 	}
@@ -41,13 +40,12 @@ const CustomKind = "custom"
 // Redactor finds and replaces credentials. The zero value is not usable:
 // make one with [New].
 type Redactor struct {
-	rules []rule
-	// The keywords are found by their first or second pair of bytes,
-	// whichever starts at an even offset (a keyword has 3 bytes or more),
-	// so that the scan reads every second pair only. bits holds the pairs
-	// of every keyword (each case of a folded one); pairs maps each to 1 +
-	// the index in groups of the keywords that hold it.
-	bits   []uint64
+	// The keywords of the built-in rules are found by their first or second
+	// pair of bytes, whichever starts at an even offset (a keyword has 3
+	// bytes or more), so that the scan reads every second pair only. bits
+	// holds the pairs of every keyword (each case of a folded one); pairs
+	// maps each to 1 + the index in groups of the keywords that hold it.
+	bits   *[1 << 16 / 64]uint64
 	pairs  []uint16
 	groups [][]keyword
 	custom []rule // extra patterns: run on every string
@@ -65,8 +63,8 @@ type keyword struct {
 // (RE2 syntax). The secret of an extra pattern is its first named group,
 // whose name is then the kind, else its whole match, of kind [CustomKind].
 func New(extra []string) (*Redactor, error) {
-	r := &Redactor{rules: builtin, bits: make([]uint64, 1<<16/64), pairs: make([]uint16, 1<<16), groups: [][]keyword{nil}}
-	for i, ru := range r.rules {
+	r := &Redactor{bits: new([1 << 16 / 64]uint64), pairs: make([]uint16, 1<<16), groups: [][]keyword{nil}}
+	for i, ru := range builtin {
 		for _, k := range ru.keywords {
 			if ru.fold {
 				k = strings.ToLower(k)
@@ -128,10 +126,9 @@ type hit struct {
 // scan returns the keywords found in s, in order; with first, only the
 // first one found.
 func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
-	bits := (*[1 << 16 / 64]uint64)(r.bits)
 	for i := 0; i+1 < len(s); i += 2 {
 		p := uint16(s[i])<<8 | uint16(s[i+1])
-		if bits[p/64]&(1<<(p%64)) == 0 {
+		if r.bits[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
 		for _, k := range r.groups[r.pairs[p]] {
@@ -147,7 +144,7 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 			if w := s[at : at+len(k.text)]; w != k.text && !(k.fold && strings.EqualFold(w, k.text)) {
 				continue
 			}
-			ru := &r.rules[k.rule]
+			ru := &builtin[k.rule]
 			if ru.bound && at > 0 && word(s[at-1]) || ru.near != nil && !ru.near(s, at, at+len(k.text)) {
 				continue
 			}
@@ -171,8 +168,8 @@ func (r *Redactor) Maybe(b []byte) bool {
 	return len(r.custom) > 0 || len(r.scan(str(b), true, nil)) > 0
 }
 
-// span is a secret s[start:end] of a rule (an index in rules, or in
-// custom past len(rules)).
+// span is a secret s[start:end] of a rule (an index in builtin, or in
+// custom past len(builtin)).
 type span struct {
 	start, end int
 	rule       int
@@ -239,7 +236,7 @@ func (r *Redactor) find(s string) []span {
 	hits := r.scan(s, false, buf[:0])
 	var lo, hi, n [64]int // per rule, the window not yet read (empty when hi is 0) and its hits
 	flush := func(i int) {
-		ru := &r.rules[i]
+		ru := &builtin[i]
 		re := ru.re
 		if n[i] == 1 && ru.anchored != nil {
 			// A keyword alone: the expression anchored there stops as soon
@@ -249,7 +246,7 @@ func (r *Redactor) find(s string) []span {
 		add(ru, i, lo[i], s[lo[i]:hi[i]], re)
 	}
 	for _, h := range hits {
-		ru := &r.rules[h.rule]
+		ru := &builtin[h.rule]
 		a := max(h.pos-ru.back, 0)
 		if !ru.multiline {
 			a += strings.LastIndexByte(s[a:h.pos], '\n') + 1
@@ -272,13 +269,13 @@ func (r *Redactor) find(s string) []span {
 		}
 		lo[h.rule], hi[h.rule] = a, b
 	}
-	for i := range r.rules {
+	for i := range builtin {
 		if hi[i] > 0 {
 			flush(i)
 		}
 	}
 	for i := range r.custom {
-		add(&r.custom[i], len(r.rules)+i, 0, s, r.custom[i].re)
+		add(&r.custom[i], len(builtin)+i, 0, s, r.custom[i].re)
 	}
 	if len(spans) < 2 {
 		return spans
