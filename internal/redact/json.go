@@ -64,16 +64,13 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 			s = string(scratch)
 		}
 		red := s
-		if !isName {
-			red = r.byName(name, s, found)
-		}
-		if red == s {
-			red = r.String(s, found)
-		}
 		if isName {
 			name = s
 		} else {
-			name = ""
+			red, name = r.byName(name, s, found), ""
+		}
+		if red == s {
+			red = r.String(s, found)
 		}
 		if red == s {
 			continue

@@ -2,12 +2,9 @@
 // name their kind, as [REDACTED:github-pat]: the copy of a result that
 // offloading keeps at rest holds no secret.
 //
-// Only high-confidence shapes are redacted: keys and tokens with a known
-// prefix or structure (AWS, Google, Azure, GitHub, GitLab, Slack, Stripe,
-// OpenAI, Anthropic, npm, PyPI), JWTs, PEM private keys, the values of
-// Bearer, Basic and Authorization, and the password of a URL. Every
-// expression is RE2, so a pass is linear in its input; a string that holds
-// none of the rules' keywords costs one scan.
+// Only high-confidence shapes are redacted (docs/redaction.md lists the
+// kinds), with RE2 expressions: a pass is linear in its input, and a string
+// that holds none of the rules' keywords costs one scan.
 //
 //	r, _ := redact.New(nil)
 //	n := redact.Counts{}
@@ -29,8 +26,7 @@ import (
 type Counts map[string]int
 
 // Total returns the number of values redacted, of every kind.
-func (n Counts) Total() int {
-	t := 0
+func (n Counts) Total() (t int) {
 	for _, v := range n {
 		t += v
 	}
@@ -44,13 +40,12 @@ const CustomKind = "custom"
 // Redactor finds and replaces credentials. The zero value is not usable:
 // make one with [New].
 type Redactor struct {
-	rules []rule
-	// The keywords are found by their first or second pair of bytes,
-	// whichever starts at an even offset (a keyword has 3 bytes or more),
-	// so that the scan reads every second pair only. bits holds the pairs
-	// of every keyword (each case of a folded one); pairs maps each to 1 +
-	// the index in groups of the keywords that hold it.
-	bits   []uint64
+	// The keywords of the built-in rules are found by their first or second
+	// pair of bytes, whichever starts at an even offset (a keyword has 3
+	// bytes or more), so that the scan reads every second pair only. bits
+	// holds the pairs of every keyword (each case of a folded one); pairs
+	// maps each to 1 + the index in groups of the keywords that hold it.
+	bits   *[1 << 16 / 64]uint64
 	pairs  []uint16
 	groups [][]keyword
 	custom []rule // extra patterns: run on every string
@@ -68,8 +63,8 @@ type keyword struct {
 // (RE2 syntax). The secret of an extra pattern is its first named group,
 // whose name is then the kind, else its whole match, of kind [CustomKind].
 func New(extra []string) (*Redactor, error) {
-	r := &Redactor{rules: builtin, bits: make([]uint64, 1<<16/64), pairs: make([]uint16, 1<<16), groups: [][]keyword{nil}}
-	for i, ru := range r.rules {
+	r := &Redactor{bits: new([1 << 16 / 64]uint64), pairs: make([]uint16, 1<<16), groups: [][]keyword{nil}}
+	for i, ru := range builtin {
 		for _, k := range ru.keywords {
 			if ru.fold {
 				k = strings.ToLower(k)
@@ -107,27 +102,19 @@ func New(extra []string) (*Redactor, error) {
 
 // pairsOf returns the table entries of the pair of bytes k, in every case
 // when fold.
-func pairsOf(k string, fold bool) []uint16 {
-	a, b := []byte{k[0]}, []byte{k[1]}
-	if fold {
-		a = cases(k[0])
-		b = cases(k[1])
+func pairsOf(k string, fold bool) (ps []uint16) {
+	cases := func(c byte) []byte {
+		if fold && c >= 'a' && c <= 'z' { // a folded keyword is lower case ASCII
+			return []byte{c, c - 'a' + 'A'}
+		}
+		return []byte{c}
 	}
-	var ps []uint16
-	for _, x := range a {
-		for _, y := range b {
+	for _, x := range cases(k[0]) {
+		for _, y := range cases(k[1]) {
 			ps = append(ps, uint16(x)<<8|uint16(y))
 		}
 	}
 	return ps
-}
-
-func cases(c byte) []byte {
-	l, u := strings.ToLower(string(c)), strings.ToUpper(string(c))
-	if l == u {
-		return []byte{c}
-	}
-	return []byte{l[0], u[0]}
 }
 
 // hit is a keyword of a rule found at pos.
@@ -139,10 +126,9 @@ type hit struct {
 // scan returns the keywords found in s, in order; with first, only the
 // first one found.
 func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
-	bits := (*[1 << 16 / 64]uint64)(r.bits)
 	for i := 0; i+1 < len(s); i += 2 {
 		p := uint16(s[i])<<8 | uint16(s[i+1])
-		if bits[p/64]&(1<<(p%64)) == 0 {
+		if r.bits[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
 		for _, k := range r.groups[r.pairs[p]] {
@@ -158,7 +144,7 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 			if w := s[at : at+len(k.text)]; w != k.text && !(k.fold && strings.EqualFold(w, k.text)) {
 				continue
 			}
-			ru := &r.rules[k.rule]
+			ru := &builtin[k.rule]
 			if ru.bound && at > 0 && word(s[at-1]) || ru.near != nil && !ru.near(s, at, at+len(k.text)) {
 				continue
 			}
@@ -182,8 +168,8 @@ func (r *Redactor) Maybe(b []byte) bool {
 	return len(r.custom) > 0 || len(r.scan(str(b), true, nil)) > 0
 }
 
-// span is a secret s[start:end] of a rule (an index in rules, or in
-// custom past len(rules)).
+// span is a secret s[start:end] of a rule (an index in builtin, or in
+// custom past len(builtin)).
 type span struct {
 	start, end int
 	rule       int
@@ -250,7 +236,7 @@ func (r *Redactor) find(s string) []span {
 	hits := r.scan(s, false, buf[:0])
 	var lo, hi, n [64]int // per rule, the window not yet read (empty when hi is 0) and its hits
 	flush := func(i int) {
-		ru := &r.rules[i]
+		ru := &builtin[i]
 		re := ru.re
 		if n[i] == 1 && ru.anchored != nil {
 			// A keyword alone: the expression anchored there stops as soon
@@ -260,41 +246,36 @@ func (r *Redactor) find(s string) []span {
 		add(ru, i, lo[i], s[lo[i]:hi[i]], re)
 	}
 	for _, h := range hits {
-		ru := &r.rules[h.rule]
+		ru := &builtin[h.rule]
 		a := max(h.pos-ru.back, 0)
 		if !ru.multiline {
 			a += strings.LastIndexByte(s[a:h.pos], '\n') + 1
 		}
+		from := h.pos // where the window's end is looked for
 		if hi[h.rule] > 0 && a < hi[h.rule] {
 			// Extends the window not yet read, by the bytes past it only.
-			b := max(min(len(s), h.pos+ru.window), hi[h.rule])
-			if !ru.multiline {
-				if i := strings.IndexByte(s[hi[h.rule]:b], '\n'); i >= 0 {
-					b = hi[h.rule] + i
-				}
+			from, a, n[h.rule] = hi[h.rule], lo[h.rule], n[h.rule]+1
+		} else {
+			if hi[h.rule] > 0 {
+				flush(h.rule)
 			}
-			hi[h.rule] = b
-			n[h.rule]++
-			continue
+			n[h.rule] = 1
 		}
-		if hi[h.rule] > 0 {
-			flush(h.rule)
-		}
-		b := min(len(s), h.pos+ru.window)
+		b := max(min(len(s), h.pos+ru.window), from)
 		if !ru.multiline {
-			if i := strings.IndexByte(s[h.pos:b], '\n'); i >= 0 {
-				b = h.pos + i
+			if i := strings.IndexByte(s[from:b], '\n'); i >= 0 {
+				b = from + i
 			}
 		}
-		lo[h.rule], hi[h.rule], n[h.rule] = a, b, 1
+		lo[h.rule], hi[h.rule] = a, b
 	}
-	for i := range r.rules {
+	for i := range builtin {
 		if hi[i] > 0 {
 			flush(i)
 		}
 	}
 	for i := range r.custom {
-		add(&r.custom[i], len(r.rules)+i, 0, s, r.custom[i].re)
+		add(&r.custom[i], len(builtin)+i, 0, s, r.custom[i].re)
 	}
 	if len(spans) < 2 {
 		return spans

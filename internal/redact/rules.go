@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/base64"
 	"regexp"
 	"regexp/syntax"
@@ -56,26 +57,21 @@ var builtin = compile([]rule{
 	// line is redacted as far as its base64 body goes.
 	{kind: "private-key", keywords: []string{"-----BEGIN"}, multiline: true,
 		src: `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?:[^-]|-[^-])*-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n)*)`},
-	// gitleaks aws-access-token.
 	{kind: "aws-access-token", keywords: []string{"A3T", "AKIA", "ASIA", "ABIA", "ACCA"},
 		src: `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`, bound: true},
 	// The secret half of an AWS key pair, by its usual names.
 	{kind: "aws-secret-access-key", keywords: []string{"secret_access_key", "secretaccesskey"}, fold: true,
 		src: `(?i)secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`},
-	// gitleaks gcp-api-key.
 	{kind: "gcp-api-key", keywords: []string{"AIza"},
 		src: `(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)`, bound: true},
 	// A Google OAuth client secret.
 	{kind: "gcp-oauth-client-secret", keywords: []string{"GOCSPX-"},
 		src: `(GOCSPX-[A-Za-z0-9_-]{28})(?:[^A-Za-z0-9_-]|$)`, bound: true},
-	// gitleaks azure-ad-client-secret.
 	{kind: "azure-ad-client-secret", keywords: []string{"0Q~", "1Q~", "2Q~", "3Q~", "4Q~", "5Q~", "6Q~", "7Q~", "8Q~", "9Q~"},
 		src: `(?:^|[\\'"\x60\s>=:(,)|])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'"\x60\s<),|])`, back: 4},
 	// The key of an Azure storage account or Service Bus connection string.
 	{kind: "azure-account-key", keywords: []string{"accountkey=", "sharedaccesskey="}, fold: true,
 		src: `(?i)(?:Account|SharedAccess)Key=([A-Za-z0-9+/]{40,}={0,2})`, bound: true},
-	// gitleaks github-fine-grained-pat, github-pat, github-oauth,
-	// github-app-token, github-refresh-token.
 	{kind: "github-fine-grained-pat", keywords: []string{"github_pat_"},
 		src: `github_pat_[A-Za-z0-9_]{82}`},
 	{kind: "github-pat", keywords: []string{"ghp_"}, src: `ghp_[0-9a-zA-Z]{36}`},
@@ -87,19 +83,16 @@ var builtin = compile([]rule{
 	{kind: "gitlab-pat", keywords: []string{"glpat-"}, src: `glpat-[A-Za-z0-9_.-]{20,}`},
 	{kind: "gitlab-token", keywords: []string{"glptt-", "glrt-", "gldt-"},
 		src: `glptt-[0-9a-f]{40}|gl(?:rt|dt)-[A-Za-z0-9_-]{20,}`},
-	// gitleaks slack-bot-token, slack-user-token, slack-legacy-token,
-	// slack-app-token, slack-webhook-url.
+	// gitleaks slack-bot-token, slack-user-token, slack-legacy-token.
 	{kind: "slack-token", keywords: []string{"xox"},
 		src: `xox[abeoprs]-[0-9]{6,}-[0-9A-Za-z-]{8,}`},
 	{kind: "slack-app-token", keywords: []string{"xapp-"}, fold: true,
 		src: `(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`},
 	{kind: "slack-webhook-url", keywords: []string{"hooks.slack.com/"},
 		src: `hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}`},
-	// gitleaks stripe-access-token.
 	{kind: "stripe-access-token", keywords: []string{"sk_test_", "sk_live_", "sk_prod_", "rk_test_", "rk_live_", "rk_prod_"},
 		src: `(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}\b`, bound: true},
-	// gitleaks anthropic-api-key, anthropic-admin-api-key (and the
-	// OAuth tokens of the same form).
+	// gitleaks anthropic-api-key, anthropic-admin-api-key, and OAuth tokens.
 	{kind: "anthropic-api-key", keywords: []string{"sk-ant-"},
 		src: `sk-ant-(?:api|admin|oat|ort)\d\d-[A-Za-z0-9_-]{32,}`, bound: true},
 	// gitleaks openai-api-key, and project, service-account and admin keys
@@ -108,7 +101,6 @@ var builtin = compile([]rule{
 		src: `sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`, bound: true},
 	{kind: "openai-api-key", keywords: []string{"T3BlbkFJ"},
 		src: `\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b`, back: 23},
-	// gitleaks npm-access-token, pypi-upload-token.
 	{kind: "npm-access-token", keywords: []string{"npm_"}, fold: true,
 		src: `(?i)npm_[a-z0-9]{36}\b`, bound: true},
 	{kind: "pypi-upload-token", keywords: []string{"pypi-AgEIcHlwaS5vcmc"},
@@ -261,8 +253,7 @@ func userPassword(s string) bool {
 			return false
 		}
 	}
-	i := strings.IndexByte(string(b), ':')
-	return i > 0
+	return bytes.IndexByte(b, ':') > 0
 }
 
 // keyRules redact the whole string value of a JSON member with one of these
@@ -275,8 +266,11 @@ var keyRules = map[string]struct {
 }{
 	"authorization":      {"authorization", authValue, mixed},
 	"proxyauthorization": {"authorization", authValue, mixed},
-	"secretaccesskey":    {"aws-secret-access-key", regexp.MustCompile(`^([A-Za-z0-9/+]{40})$`), nil},
-	"awssecretaccesskey": {"aws-secret-access-key", regexp.MustCompile(`^([A-Za-z0-9/+]{40})$`), nil},
+	"secretaccesskey":    {"aws-secret-access-key", awsSecret, nil},
+	"awssecretaccesskey": {"aws-secret-access-key", awsSecret, nil},
 }
 
-var authValue = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9-]* +)?([A-Za-z0-9._~+/=-]{16,})$`)
+var (
+	authValue = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9-]* +)?([A-Za-z0-9._~+/=-]{16,})$`)
+	awsSecret = regexp.MustCompile(`^([A-Za-z0-9/+]{40})$`)
+)

@@ -24,10 +24,7 @@ func readDelimited(text string, sep rune) (Table, error) {
 	if sep == '\t' {
 		format = TSV
 	}
-	eol := "lf"
-	if i := strings.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
-		eol = "crlf"
-	}
+	_, eol := lineEnd(text)
 	nl := strings.HasSuffix(text, "\n")
 	r := csv.NewReader(strings.NewReader(text))
 	r.Comma = sep
@@ -81,10 +78,7 @@ func readDelimited(text string, sep rune) (Table, error) {
 // between tabs, a quote an ordinary character. Every row has the header's
 // number of fields (two or more); an empty field is null.
 func readTabs(text string) (Table, error) {
-	eol := "\n"
-	if i := strings.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
-		eol = "\r\n"
-	}
+	eol, word := lineEnd(text)
 	src, nl := strings.CutSuffix(text, eol)
 	lines := strings.Split(src, eol)
 	if len(lines) < 1+MinRows {
@@ -123,15 +117,15 @@ func readTabs(text string) (Table, error) {
 		recs.buf = appendRecord(recs.buf[:0], names, cells)
 		recs.add(recs.buf)
 	}
-	return Table{Format: TSV, Layout: quoteNone + " " + eolWord(eol) + " " + endWord(nl), Records: recs.recs}, nil
+	return Table{Format: TSV, Layout: quoteNone + " " + word + " " + endWord(nl), Records: recs.recs}, nil
 }
 
-// eolWord returns the layout word of a line end.
-func eolWord(eol string) string {
-	if eol == "\r\n" {
-		return "crlf"
+// lineEnd returns the line end of text's first line, and its layout word.
+func lineEnd(text string) (eol, word string) {
+	if i := strings.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
+		return "\r\n", "crlf"
 	}
-	return "lf"
+	return "\n", "lf"
 }
 
 // offsets finds the byte at a line and column of text, for lines asked in

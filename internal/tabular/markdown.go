@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"errors"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -66,11 +67,11 @@ func readMarkdown(text string) (Table, error) {
 	halign := make([]byte, 0, len(header))
 	for j, h := range header {
 		names[j] = strings.Trim(h, " ")
-		fits, _, ok := alignOf(h, names[j], widths[j], "lrc", -1)
-		if !ok {
+		fits, _ := alignOf(h, names[j], widths[j], 0b0111, -1) // l, r or c
+		if fits == 0 {
 			return Table{}, errors.New("tabular: a header cell padded otherwise")
 		}
-		halign = append(halign, fits[0])
+		halign = append(halign, first(fits))
 	}
 	var blank string // the layout's mark of an empty first header cell
 	if len(names) > 1 && names[0] == "" {
@@ -81,10 +82,10 @@ func readMarkdown(text string) (Table, error) {
 	}
 	// The alignments of each column that fit every row so far, and the
 	// most decimals of each column (for 'd').
-	fits := make([]string, len(sep))
+	fits := make([]uint8, len(sep))
 	decimals := make([]int, len(sep))
 	for j := range fits {
-		fits[j], decimals[j] = alignments, -1
+		fits[j], decimals[j] = 1<<len(alignments)-1, -1
 	}
 	recs := records{recs: make([][]byte, 0, len(lines)-2)}
 	row := make([]cell, len(sep))
@@ -95,8 +96,7 @@ func readMarkdown(text string) (Table, error) {
 		}
 		for j, c := range cells {
 			v := strings.Trim(c, " ")
-			var ok bool
-			if fits[j], decimals[j], ok = alignOf(c, v, widths[j], fits[j], decimals[j]); !ok {
+			if fits[j], decimals[j] = alignOf(c, v, widths[j], fits[j], decimals[j]); fits[j] == 0 {
 				return Table{}, errors.New("tabular: a cell padded otherwise")
 			}
 			row[j] = cell{null: v == "", text: v}
@@ -106,8 +106,8 @@ func readMarkdown(text string) (Table, error) {
 	}
 	dalign := make([]byte, 0, len(fits))
 	for j, f := range fits {
-		dalign = append(dalign, f[0])
-		if f[0] == 'd' {
+		dalign = append(dalign, first(f))
+		if first(f) == 'd' {
 			dalign = strconv.AppendInt(dalign, int64(decimals[j]), 10)
 		}
 	}
@@ -150,12 +150,16 @@ func cellsOf(line string, widths []int) ([]string, error) {
 	return cells, nil
 }
 
-// alignOf returns the alignments of fits that pad v into c in a column of
-// width w, and the column's most decimals: d, or what c says if d is -1.
-func alignOf(c, v string, w int, fits string, d int) (string, int, bool) {
-	var kept uint8 // the alignments of alignments that fit, as bits
-	for i := 0; i < len(fits); i++ {
-		a := align{a: fits[i]}
+// alignOf returns the alignments of fits (bits of alignments) that pad v
+// into c in a column of width w, and the column's most decimals: d, or
+// what c says if d is -1.
+func alignOf(c, v string, w int, fits uint8, d int) (uint8, int) {
+	var kept uint8
+	for i := range len(alignments) {
+		a := align{a: alignments[i]}
+		if fits&(1<<i) == 0 {
+			continue
+		}
 		if a.a == 'd' {
 			a.d = d
 			if d < 0 && v != "" { // the spaces after v say
@@ -166,27 +170,17 @@ func alignOf(c, v string, w int, fits string, d int) (string, int, bool) {
 			}
 		}
 		if isPadded(c, v, w, a) {
-			kept |= 1 << strings.IndexByte(alignments, a.a)
+			kept |= 1 << i
 			if a.a == 'd' {
 				d = a.d
 			}
 		}
 	}
-	return alignSets[kept], d, kept != 0
+	return kept, d
 }
 
-// alignSets are the subsets of alignments, in its order, by their bits:
-// what alignOf returns without allocating.
-var alignSets = func() (sets [1 << len(alignments)]string) {
-	for bits := range sets {
-		for i := range len(alignments) {
-			if bits&(1<<i) != 0 {
-				sets[bits] += alignments[i : i+1]
-			}
-		}
-	}
-	return sets
-}()
+// first returns the first alignment of the bits of alignments fits.
+func first(fits uint8) byte { return alignments[bits.TrailingZeros8(fits)] }
 
 // afterPoint returns the number of characters after the decimal point of
 // a number, or after its exponent's e when it has no point, or -1 (an
@@ -262,24 +256,18 @@ func appendSpaces(dst []byte, n int) []byte {
 
 // parseAligns parses a layout word of alignments: a letter a column, 'd'
 // followed by the column's most decimals.
-func parseAligns(word string) ([]align, error) {
-	var out []align
-	for i := 0; i < len(word); {
-		a := align{a: word[i]}
-		if strings.IndexByte(alignments, a.a) < 0 {
-			return nil, errLayout
-		}
-		i++
+func parseAligns(word string) (out []align, err error) {
+	for word != "" {
+		a := align{a: word[0]}
+		word = word[1:]
 		if a.a == 'd' {
-			j := i
-			for j < len(word) && word[j] >= '0' && word[j] <= '9' && j-i < 6 {
-				j++
-			}
-			n, err := strconv.Atoi(word[i:j])
-			if err != nil {
+			n := min(len(word)-len(strings.TrimLeft(word, "0123456789")), 6)
+			if a.d, err = strconv.Atoi(word[:n]); err != nil {
 				return nil, errLayout
 			}
-			a.d, i = n, j
+			word = word[n:]
+		} else if strings.IndexByte(alignments, a.a) < 0 {
+			return nil, errLayout
 		}
 		out = append(out, a)
 	}

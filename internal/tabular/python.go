@@ -37,9 +37,6 @@ func readPython(text string) (Table, error) {
 			return Table{}, err
 		}
 		kind, _ := pythonSequence(row)
-		if _, ok := row.(*syntax.DictExpr); ok {
-			kind = '{'
-		}
 		if kind == 0 || i > 0 && kind != rowKind {
 			return Table{}, errors.New("tabular: rows of different kinds")
 		}
@@ -122,9 +119,11 @@ func pythonDisplay(s string) (int, error) {
 }
 
 // pythonSequence returns the opening bracket of a list or tuple display and
-// its elements; 0 for any other expression.
+// its elements, '{' for a dict display; 0 for any other expression.
 func pythonSequence(e syntax.Expr) (byte, []syntax.Expr) {
 	switch e := e.(type) {
+	case *syntax.DictExpr:
+		return '{', nil
 	case *syntax.ListExpr:
 		return '[', e.List
 	case *syntax.ParenExpr:
@@ -189,20 +188,17 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 		dst = append(dst, '{')
 		for i, entry := range e.List {
 			entry := entry.(*syntax.DictEntry)
-			key, ok := entry.Key.(*syntax.Literal)
-			if !ok || key.Token != syntax.STRING {
+			if key, ok := entry.Key.(*syntax.Literal); !ok || key.Token != syntax.STRING {
 				return nil, errors.New("tabular: a dict key that is not a string")
-			}
-			if err := checkStable(key.Value.(string)); err != nil {
-				return nil, err
 			}
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendQuote(dst, key.Value.(string))
-			dst = append(dst, ':')
 			var err error
-			if dst, err = appendPython(dst, entry.Value, false); err != nil {
+			if dst, err = appendPython(dst, entry.Key, false); err == nil {
+				dst, err = appendPython(append(dst, ':'), entry.Value, false)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -347,7 +343,6 @@ func appendRepr(dst []byte, s string) []byte {
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
 		q = '"'
 	}
-	const hex = "0123456789abcdef"
 	dst = append(dst, q)
 	for _, r := range s {
 		switch {
@@ -359,18 +354,16 @@ func appendRepr(dst []byte, s string) []byte {
 			dst = append(dst, `\n`...)
 		case r == '\r':
 			dst = append(dst, `\r`...)
-		case r < ' ' || r == 0x7f:
-			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])
-		case r < 0x7f:
+		case r >= ' ' && r < 0x7f:
 			dst = append(dst, byte(r))
 		case unicode.IsPrint(r):
 			dst = utf8.AppendRune(dst, r)
 		case r <= 0xff:
-			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])
+			dst = fmt.Appendf(dst, `\x%02x`, r)
 		case r <= 0xffff:
-			dst = append(dst, '\\', 'u', hex[r>>12], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+			dst = fmt.Appendf(dst, `\u%04x`, r)
 		default:
-			dst = append(dst, '\\', 'U', '0', '0', hex[r>>20&15], hex[r>>16&15], hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+			dst = fmt.Appendf(dst, `\U%08x`, r)
 		}
 	}
 	return append(dst, q)
