@@ -49,6 +49,9 @@ type Redactor struct {
 	pairs  []uint16
 	groups [][]keyword
 	custom []rule // extra patterns: run on every string
+	// onRead, when not nil, is told how many bytes each expression reads
+	// (set by this package's tests on a Redactor of their own).
+	onRead func(n int)
 }
 
 // keyword is a keyword of a rule, found by its pair of bytes at off.
@@ -221,8 +224,8 @@ func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 func (r *Redactor) find(s string) []span {
 	var spans []span
 	add := func(ru *rule, ri, lo int, sub string, re *regexp.Regexp) {
-		if readHook != nil {
-			readHook(len(sub))
+		if r.onRead != nil {
+			r.onRead(len(sub))
 		}
 		for _, m := range re.FindAllStringSubmatchIndex(sub, -1) {
 			a, b := ru.secret(m)
@@ -292,10 +295,6 @@ func (r *Redactor) find(s string) []span {
 	}
 	return out
 }
-
-// readHook, when not nil, is told how many bytes each expression reads
-// (for the tests).
-var readHook func(n int)
 
 // secret returns the span of the secret in the match m: for a built-in
 // rule its last group that matched, else the whole match; for an extra

@@ -17,9 +17,12 @@ func TestLinear(t *testing.T) {
 	for _, k := range []string{"0Q~", "T3BlbkFJ", "bearer ", "-eyJ", "authorization=-", "basic ", "://a:b@", "xoxb-1-"} {
 		s := strings.Repeat(k, (256<<10)/len(k))
 		read := 0
-		readHook = func(n int) { read += n }
+		r.onRead = func(n int) { read += n }
 		r.String(s, Counts{})
-		readHook = nil
+		r.onRead = nil
+		if read == 0 {
+			t.Errorf("%q repeated: no expression read anything (onRead not called?)", k)
+		}
 		if read > 2*len(s) {
 			t.Errorf("%q repeated: the expressions read %d bytes of %d, want at most %d", k, read, len(s), 2*len(s))
 		}
