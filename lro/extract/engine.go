@@ -314,13 +314,9 @@ func valueText(v any) string {
 // emit prints one result.
 func (r *runner) emit(v, cur any, text string) error {
 	res := r.res
-	if len(res.Spans) >= r.c.MaxResults {
-		return errorf("the query produced more than %d results, the limit of one call (MaxResults); narrow it, for example with limit(n; ...) or first(...)", r.c.MaxResults)
-	}
 	start := len(res.buf)
 	// The output may reach limit: MaxOutputBytes less what the results,
-	// this one included, count beside their text (not below zero, as
-	// MaxResults is at most MaxOutputBytes/resultCost).
+	// this one included, count beside their text.
 	limit := r.c.MaxOutputBytes - resultCost*(len(res.Spans)+1)
 	// A string printed raw is kept quoted, as an offloaded answer holds it;
 	// results.output unquotes it.

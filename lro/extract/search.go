@@ -55,7 +55,7 @@ func (c *config) parseSearch(a args) (ref, searchRequest, error) {
 	if !sensitive {
 		pattern = "(?i)" + pattern
 	}
-	return file, searchRequest{Pattern: pattern, Want: min(want, c.MaxResults), Start: start}, nil
+	return file, searchRequest{Pattern: pattern, Want: min(want, c.maxResults()), Start: start}, nil
 }
 
 // search is lro_search: a worker sends the matches one by one; the server

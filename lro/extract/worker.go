@@ -70,12 +70,11 @@ type limits struct {
 	MaxInputBytes  int64
 	MaxRecordBytes int
 	MaxOutputBytes int
-	MaxResults     int
 	MaxMemoryBytes int64
 }
 
 func (c *config) limits() limits {
-	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
+	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxMemoryBytes}
 }
 
 // workerMemory is what the worker may allocate (see Options.MaxMemoryBytes).
@@ -173,7 +172,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	case j.Stream && src.obj.failed.Load() != nil:
 		return errorf("reading %s: %v", src.path, *src.obj.failed.Load())
 	case frames.N <= 0:
-		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes, MaxResults)", c.maxFrames())
+		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes)", c.maxFrames())
 	default:
 		return c.died(waitErr, stderr.String(), j)
 	}
@@ -215,11 +214,10 @@ func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
 }
 
 // maxFrames is the most a worker may write: the output, the bookkeeping
-// of its results (MaxResults is at most MaxOutputBytes/resultCost, and
-// MaxOutputBytes an eighth of MaxMemoryBytes: no overflow) and room for
-// the rest.
+// of its results (MaxOutputBytes is an eighth of MaxMemoryBytes at most:
+// no overflow) and room for the rest.
 func (c *config) maxFrames() int64 {
-	return int64(c.MaxOutputBytes) + resultCost*int64(c.MaxResults) + 1<<20
+	return int64(c.MaxOutputBytes) + resultCost*int64(c.maxResults()) + 1<<20
 }
 
 // acquire takes one of the Workers slots for a call, within its time
@@ -348,7 +346,7 @@ func runJob(j *job, r io.Reader, send func(*frame) bool) (err error) {
 	}()
 	l := j.Limits
 	c := &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
-		MaxOutputBytes: l.MaxOutputBytes, MaxResults: l.MaxResults, MaxMemoryBytes: l.MaxMemoryBytes}}
+		MaxOutputBytes: l.MaxOutputBytes, MaxMemoryBytes: l.MaxMemoryBytes}}
 	ctx := context.Background()
 	src, err := newSource(ctx, r, io.NopCloser(nil), j.Path, c.MaxInputBytes)
 	if err != nil {
