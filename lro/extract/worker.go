@@ -35,17 +35,11 @@ var installed atomic.Bool // the program called RunWorker
 var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker() first in main, so that queries run in a bounded worker process")
 
 // RunWorker makes the program able to serve as its own extraction worker.
-// Call it first in main, before anything else the program does:
-//
-//	func main() {
-//		extract.RunWorker()
-//		...
-//	}
-//
-// In the program the user started it returns at once; in a worker it
-// evaluates the call and exits. Package init functions run in the worker
-// too: they should have no effects outside the process. A test binary that
-// registers the tools calls it first in TestMain.
+// Call it first in main (or in TestMain of a test binary that registers the
+// tools), before anything else the program does. In the program the user
+// started it returns at once; in a worker it evaluates the call and exits.
+// Package init functions run in the worker too: they should have no effects
+// outside the process.
 func RunWorker() {
 	if os.Getenv(workerEnv) == "" {
 		installed.Store(true)
@@ -231,9 +225,8 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 			return func() { <-c.slots }, nil
 		case <-collect.C:
 			// While calls wait, the answers being written (resources/read)
-			// leave garbage of several times their object: collected at
-			// this pace rather than the collector's own, the process stays
-			// within a few answers.
+			// leave garbage of several times their object: collected at this
+			// pace, the process stays within a few answers.
 			if last := lastCollect.Load(); time.Since(time.Unix(0, last)) >= collectEvery && lastCollect.CompareAndSwap(last, time.Now().UnixNano()) {
 				runtime.GC()
 			}
