@@ -171,7 +171,9 @@ func (s *source) chunk() ([]byte, error) {
 	return b, err
 }
 
-func trimEOL(b []byte) []byte { return bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r")) }
+func trimEOL(b []byte) []byte {
+	return bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
+}
 
 // lineRange reads the next line piece by piece and returns at most count
 // of its characters (runes) from offset, holding no more, and the length of
