@@ -71,8 +71,8 @@ func TestConcurrentCalls(t *testing.T) {
 
 func TestAddToolsRejectsInvalidOptions(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	if err := extract.AddTools(server, &extract.Options{MaxResults: -1}); err == nil || !strings.Contains(err.Error(), "MaxResults") {
-		t.Errorf("AddTools = %v, want an error naming MaxResults", err)
+	if err := extract.AddTools(server, &extract.Options{MaxRecordBytes: -1}); err == nil || !strings.Contains(err.Error(), "MaxRecordBytes") {
+		t.Errorf("AddTools = %v, want an error naming MaxRecordBytes", err)
 	}
 }
 
@@ -83,7 +83,7 @@ func TestOptionsCopied(t *testing.T) {
 	opts := &extract.Options{LRO: &lro.Options{OutputDir: dir}}
 	cs := session(t, opts)
 	opts.LRO.OutputDir = t.TempDir()
-	opts.MaxResults = 1
+	opts.MaxOutputBytes = 1
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "query": ".id"})
 	if isErr || len(lines(texts[0])) != 3 {
 		t.Errorf("%v %q", isErr, texts)

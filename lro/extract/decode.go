@@ -22,25 +22,23 @@ const maxDepth = 10000
 var errSyntax = errors.New("invalid JSON")
 
 // decoder turns one JSON text into the values gojq works on: nil, bool, int
-// (integers that fit), float64, string, []any and map[string]any. It is
-// reused for the records of one call, and is not safe for concurrent use.
-//
-// It builds gojq's values directly with the scanner of scan.go, faster than
-// unmarshaling into any: records share their keys, and the strings of a
-// record share one copy of its text.
+// (integers that fit), float64, string, []any and map[string]any, directly
+// with the scanner of scan.go, faster than unmarshaling into any: records
+// share their keys, and the strings of a record one copy of its text. It is
+// reused for the records of one call, not concurrently.
 type decoder struct {
 	text string            // the text as one string: plain string values are slices of it
-	keys map[string]string // interned object keys, shared across records
+	keys map[string]string // interned object keys, shared across records, at most maxInterned
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
 	// seq holds the keys of the last record in order ("" for a key with
-	// escapes): key nkey of a record is compared with seq[nkey] first.
+	// escapes), at most maxSeq: key nkey of a record is compared with
+	// seq[nkey] first.
 	seq  []string
 	nkey int
 	only []string // while projecting: the keys of the top-level object to build
 }
 
-// maxInterned and maxSeq bound the key table and decoder.seq.
 const (
 	maxInterned = 4096
 	maxSeq      = 256
@@ -118,7 +116,7 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 	if depth > maxDepth {
 		return nil, -1
 	}
-	object := data[i] == '{'
+	object, end := data[i] == '{', data[i]+2 // '}' or ']'
 	var m map[string]any
 	var a []any
 	switch {
@@ -129,10 +127,6 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 		m = make(map[string]any, d.hint)
 	default:
 		m = make(map[string]any)
-	}
-	end := byte(']')
-	if object {
-		end = '}'
 	}
 	done := func(i int) (any, int) {
 		switch {

@@ -6,20 +6,12 @@
 // of each; lro_search returns the records with a value that matches a
 // regular expression (RE2).
 //
-// [AddTools] registers the three tools on a server; the program must call
-// [RunWorker] first in main. Set lro.Options.ExtractTools on the offloading
-// tools of that server, so that their descriptors' guidance points to
-// lro_extract. The handlers are safe for concurrent use.
-//
-// The tools read only the offloaded files of the output folder, or with a
-// Store (package [github.com/zircote/lro-go/lro/store]) its handles, and
-// then also serve lro://results/{handle}. lro_extract and lro_search
-// evaluate each call in a worker process, the host program started again,
-// which limits its memory and processor time before it reads a record. Each
-// limit of [Options] stops the call with a tool error that names it. On
-// systems other than unix systems every call of lro_extract and lro_search
-// fails with a tool error.
-//
-// docs/extraction.md describes the tools, their answers and their bounds in
-// full.
+// [AddTools] registers the three tools on a server, over the output folder
+// or Store of the offloading tools (set lro.Options.ExtractTools on those,
+// so that their guidance points to lro_extract); the program must call
+// [RunWorker] first in main: lro_extract and lro_search evaluate each call
+// in a worker process, the host program started again, bounded by the
+// limits of [Options] (on unix systems only). The handlers are safe for
+// concurrent use. docs/extraction.md describes the tools, their answers and
+// their bounds in full.
 package extract

@@ -27,9 +27,8 @@ type program struct {
 	plan   plan     // how a recipe runs on less than whole records
 }
 
-// results are the outputs of a program, each printed as one line of buf.
-// A worker sends them in a frame: gob carries the exported fields, and the
-// Size bytes of buf follow the frame as they are, not copied once more.
+// results are the outputs of a program, one a line of buf. In a frame gob
+// carries the exported fields, and the Size bytes of buf follow as they are.
 type results struct {
 	buf      []byte
 	Size     int // of buf, in a frame
@@ -92,11 +91,11 @@ type runner struct {
 	err     error  // a hard error (see Next)
 	cur     any    // the last record read
 	curText string // its text; its line number is src.line
-	// byPointer maps the object records of a slurped file to their text,
-	// so that a record output unchanged is printed as written.
-	byPointer map[unsafe.Pointer]string
+	// With slurp: the records, their texts, and the texts by object, so
+	// that a record output unchanged is printed as written.
 	all       []any
 	texts     []string
+	byPointer map[unsafe.Pointer]string
 }
 
 // Next returns the next record of the source, decoded: the input of the run
@@ -119,10 +118,8 @@ func (r *runner) Next() (any, bool) {
 		r.err = r.c.readError(err, r.src)
 		return r.err, true
 	}
-	var v any
-	if m, ok := r.dec.project(text, r.p.plan.fields); ok {
-		v = m
-	} else {
+	v, ok := any(nil), false
+	if v, ok = r.dec.project(text, r.p.plan.fields); !ok {
 		v, err = r.dec.decode(text)
 	}
 	if err != nil {
@@ -148,8 +145,7 @@ func (c *config) readError(err error, src *source) error {
 	return errorf("reading %s: %v", src.path, err)
 }
 
-// stopped explains why the call's context ended; a tool's handler adds to a
-// time limit's message what the call may do about it (see timedOut).
+// stopped explains why the call's context ended (see timedOut).
 func (c *config) stopped(ctx context.Context) error {
 	if !errors.Is(context.Cause(ctx), errTimeout) {
 		return errorf("the call was cancelled")
@@ -157,8 +153,8 @@ func (c *config) stopped(ctx context.Context) error {
 	return &toolError{msg: fmt.Sprintf("stopped after %v, the time limit of one call (Timeout)", c.Timeout), timedOut: true}
 }
 
-// timedOut returns err, or if stopped returned it for a time limit, its
-// message with how long the call waited for a worker and what it may do.
+// timedOut returns err, or if stopped returned it for a time limit, with
+// how long the call waited for a worker and what it may do.
 func (c *config) timedOut(err error, tool string, waited time.Duration) error {
 	te, ok := err.(*toolError)
 	if !ok || !te.timedOut {
@@ -182,39 +178,33 @@ var timeoutHints = map[string]string{
 func (c *config) run(ctx context.Context, src *source, p *program) (*results, error) {
 	r := &runner{c: c, ctx: ctx, p: p, res: &results{}, src: src, dec: newDecoder()}
 	r.enc.limit = c.MaxOutputBytes
-	fn := gojq.WithIterFunction(fnFailed, 0, 0, r.failed) // each mode's own: a query calling the other's does not compile
+	// The wrapper runs q in one run of gojq on every record, as jq runs a
+	// program on a stream of inputs (an error ends it on one input only), or
+	// once on the array of all records (jq -s). Each mode has its own
+	// function: a query calling the other's does not compile.
+	w, fn := wrapEach, gojq.WithIterFunction(fnFailed, 0, 0, r.failed)
 	if p.slurp {
-		fn = gojq.WithFunction(fnAll, 0, 0, r.slurp)
+		w, fn = wrapSlurp, gojq.WithFunction(fnAll, 0, 0, r.slurp)
 	}
-	code, err := gojq.Compile(wrapQuery(p.query, p.slurp), gojq.WithVariables(p.names), gojq.WithInputIter(r), fn)
+	wrapped := *w
+	wrapped.FuncDefs = []*gojq.FuncDef{{Name: "__lro_main", Body: p.query}}
+	code, err := gojq.Compile(&wrapped, gojq.WithVariables(p.names), gojq.WithInputIter(r), fn)
 	if err != nil {
 		return nil, errorf("the query does not compile: %v", err)
 	}
 	return r.res, r.runOn(code.RunWithContext(ctx, nil, p.values...))
 }
 
-// The functions the wrappers call: with the error of the program on one
-// record, and for the array of all records.
+// The wrappers of a query, __lro_main, and the functions they call.
 const (
 	fnFailed = "__lro_failed"
 	fnAll    = "__lro_all"
 )
 
-// wrapQuery wraps q to run in one run of gojq on every record, as the jq
-// command runs a program on a stream of inputs (an error ends the run on
-// one input only), or with slurp once on the array of all records (jq -s).
-func wrapQuery(q *gojq.Query, slurp bool) *gojq.Query {
-	text := "def __lro_main: .; inputs | try __lro_main catch " + fnFailed
-	if slurp {
-		text = "def __lro_main: .; " + fnAll + " | __lro_main"
-	}
-	w, err := gojq.Parse(text)
-	if err != nil {
-		panic(err) // a constant
-	}
-	w.FuncDefs[0].Body = q
-	return w
-}
+var (
+	wrapEach, _  = gojq.Parse("def __lro_main: .; inputs | try __lro_main catch " + fnFailed)
+	wrapSlurp, _ = gojq.Parse("def __lro_main: .; " + fnAll + " | __lro_main")
+)
 
 // runOn prints the outputs of iter, a run of the wrapped program.
 func (r *runner) runOn(iter gojq.Iter) error {
@@ -223,18 +213,16 @@ func (r *runner) runOn(iter gojq.Iter) error {
 		if !ok {
 			return r.err
 		}
-		var cur any
-		var text string
-		line := 0
-		if !r.p.slurp {
-			cur, text, line = r.cur, r.curText, r.src.line
+		cur, text, line := r.cur, r.curText, r.src.line
+		if r.p.slurp {
+			cur, text, line = nil, "", 0
 		}
 		if err, ok := out.(error); ok {
-			// jq stops a program at its error, on the one input.
+			// jq stops a program at its error, on the one input; else the
+			// error is outside the program (in the wrapper's inputs).
 			if err := r.fail(err, line); err != nil || r.res.Halted || r.p.slurp {
 				return err
 			}
-			// An error outside the program (in the wrapper's inputs).
 			return errorf("%s", errorMessage(err))
 		}
 		if err := r.emit(out, cur, text); err != nil {
@@ -254,8 +242,7 @@ func (r *runner) failed(v any, _ []any) gojq.Iter {
 // countError counts an error the program raised on the input at line (0:
 // the array of all records); msg gives its message.
 func (r *runner) countError(line int, msg func() string) {
-	r.res.Errs++
-	if r.res.FirstErr == "" {
+	if r.res.Errs++; r.res.FirstErr == "" {
 		where := "on the array of all records"
 		if line > 0 {
 			where = fmt.Sprintf("at line %d", line)
@@ -327,13 +314,9 @@ func valueText(v any) string {
 // emit prints one result.
 func (r *runner) emit(v, cur any, text string) error {
 	res := r.res
-	if len(res.Spans) >= r.c.MaxResults {
-		return errorf("the query produced more than %d results, the limit of one call (MaxResults); narrow it, for example with limit(n; ...) or first(...)", r.c.MaxResults)
-	}
 	start := len(res.buf)
 	// The output may reach limit: MaxOutputBytes less what the results,
-	// this one included, count beside their text (not below zero, as
-	// MaxResults is at most MaxOutputBytes/resultCost).
+	// this one included, count beside their text.
 	limit := r.c.MaxOutputBytes - resultCost*(len(res.Spans)+1)
 	// A string printed raw is kept quoted, as an offloaded answer holds it;
 	// results.output unquotes it.
@@ -399,9 +382,7 @@ func (r *runner) recordText(v any) string {
 	if r.byPointer == nil {
 		n := 0 // projected records have no text
 		for _, t := range r.texts {
-			if t != "" {
-				n++
-			}
+			n += min(len(t), 1)
 		}
 		r.byPointer = make(map[unsafe.Pointer]string, n)
 		for i, rec := range r.all {

@@ -39,7 +39,7 @@ func FuzzExtract(f *testing.F) {
 	if err := os.Symlink(outside, filepath.Join(dir, filepath.Base(outside))); err != nil {
 		f.Fatal(err)
 	}
-	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}, Timeout: 300 * time.Millisecond, MaxMemoryBytes: 64 << 20, MaxResults: 1000, MaxOutputBytes: 1 << 20})
+	c, err := newConfig(&Options{LRO: &lro.Options{OutputDir: dir}, Timeout: 300 * time.Millisecond, MaxMemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20})
 	if err != nil {
 		f.Fatal(err)
 	}

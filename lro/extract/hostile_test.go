@@ -27,13 +27,13 @@ func TestHostileQueries(t *testing.T) {
 	// timed: for the queries that run in constant memory, which only the
 	// time limit stops, and those that either limit may stop.
 	const workerMemory = 64 << 20
-	timed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: time.Second, MaxMemoryBytes: workerMemory, MaxResults: 10_000})
+	timed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: time.Second, MaxMemoryBytes: workerMemory})
 	// untimed: for the queries that another limit stops, however slowly
 	// they get there (its time limit, ten minutes, is out of their reach
 	// even on a loaded machine, where one took more than a minute).
 	// Its memory limit is small, so that `def f: [f]; f` reaches it soon;
 	// the other queries here stay far below it (they pass with 4 MiB).
-	untimed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
+	untimed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20})
 	goroutines := runtime.NumGoroutine()
 	// The queries run in workers: the server (this process) holds none of
 	// what they build. Its heap must stay below what one worker may use
@@ -47,8 +47,8 @@ func TestHostileQueries(t *testing.T) {
 		// The results are held until the call ends: on a loaded machine,
 		// where the collector lags, the memory limit may stop the worker
 		// before the count or size limit does. Either bound is right.
-		{"infinite outputs", `repeat(.)`, false, []string{"MaxResults", "MaxOutputBytes", "MaxMemoryBytes"}},
-		{"a trillion outputs", `range(1e12)`, false, []string{"MaxResults", "MaxMemoryBytes"}},
+		{"infinite outputs", `repeat(.)`, false, []string{"MaxOutputBytes", "MaxMemoryBytes"}},
+		{"a trillion outputs", `range(1e12)`, false, []string{"MaxOutputBytes", "MaxMemoryBytes"}},
 		{"infinite recursion in constant space", `def f: f; f`, false, []string{"time limit"}},
 		{"a billion-element array grouped", `[limit(1e9; repeat(1))] | group_by(.)`, false, []string{"MaxMemoryBytes", "time limit"}},
 		{"recursion that builds a value", `def f: [f]; f`, false, []string{"MaxMemoryBytes"}},

@@ -17,7 +17,6 @@ func TestLimitsDoNotOverflow(t *testing.T) {
 		Timeout:        math.MaxInt64,
 		MaxInputBytes:  math.MaxInt64,
 		MaxRecordBytes: math.MaxInt,
-		MaxResults:     math.MaxInt,
 		MaxMemoryBytes: math.MaxInt64,
 		Workers:        math.MaxInt,
 		LRO:            &lro.Options{ThresholdTokens: math.MaxInt, OutputDir: t.TempDir()},
@@ -28,11 +27,11 @@ func TestLimitsDoNotOverflow(t *testing.T) {
 	}{
 		{"every option at its largest", huge},
 		{"the output limit at its largest", func() *Options { o := *huge; o.MaxOutputBytes = math.MaxInt64 / answerShare; return &o }()},
-		{"each option at its largest, the others default", &Options{MaxResults: math.MaxInt}},
+		{"each option at its largest, the others default", &Options{MaxRecordBytes: math.MaxInt}},
 		{"the largest timeout alone", &Options{Timeout: math.MaxInt64}},
 		{"the largest memory alone", &Options{MaxMemoryBytes: math.MaxInt64}},
 		{"the largest threshold alone", &Options{LRO: &lro.Options{ThresholdTokens: math.MaxInt}}},
-		{"the smallest output limit", &Options{MaxOutputBytes: 1, MaxResults: math.MaxInt}},
+		{"the smallest output limit", &Options{MaxOutputBytes: 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := newConfig(tt.opts)
@@ -40,11 +39,11 @@ func TestLimitsDoNotOverflow(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The frames of a worker hold its output and its results' spans.
-			if f := c.maxFrames(); f < int64(c.MaxOutputBytes) || f/resultCost < int64(c.MaxResults) {
-				t.Errorf("maxFrames() = %d, less than MaxOutputBytes %d and %d bytes for each of MaxResults %d", f, c.MaxOutputBytes, resultCost, c.MaxResults)
+			if f := c.maxFrames(); f < int64(c.MaxOutputBytes) || f/resultCost < int64(c.maxResults()) {
+				t.Errorf("maxFrames() = %d, less than MaxOutputBytes %d and %d bytes for each of the %d results", f, c.MaxOutputBytes, resultCost, c.maxResults())
 			}
-			if c.MaxResults < 1 {
-				t.Errorf("MaxResults = %d", c.MaxResults)
+			if c.maxResults() < 1 {
+				t.Errorf("maxResults() = %d", c.maxResults())
 			}
 			if l := cpuLimit(c.Timeout); l < c.Timeout.Truncate(time.Second) || l < time.Second {
 				t.Errorf("cpuLimit(%v) = %v", c.Timeout, l)

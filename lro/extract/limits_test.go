@@ -21,7 +21,6 @@ func TestLargestOptionsWork(t *testing.T) {
 		MaxInputBytes:  math.MaxInt64,
 		MaxRecordBytes: math.MaxInt,
 		MaxOutputBytes: math.MaxInt64 / 8,
-		MaxResults:     math.MaxInt,
 		MaxMemoryBytes: math.MaxInt64,
 		Workers:        math.MaxInt,
 	})

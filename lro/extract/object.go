@@ -39,12 +39,11 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	if length >= 0 {
 		want = min(want, length)
 	}
-	b := &body{r: rd, want: want}
 	closer := closerFunc(func() error {
 		cancel()
 		return rd.Close()
 	})
-	s, err := newSource(ctx, b, closer, handle, c.MaxInputBytes)
+	s, err := newSource(ctx, &body{r: rd, want: want}, closer, handle, c.MaxInputBytes)
 	if err != nil {
 		return nil, c.headerError(ctx, r, err)
 	}
@@ -55,7 +54,6 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	return s, nil
 }
 
-// closerFunc is a func as an io.Closer.
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }

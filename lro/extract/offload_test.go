@@ -142,7 +142,6 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative output limit", &Options{MaxOutputBytes: -1}, "Options.MaxOutputBytes"},
 		{"output limit above an eighth of the memory", &Options{MaxMemoryBytes: 64 << 20, MaxOutputBytes: 8<<20 + 1}, "Options.MaxOutputBytes is 8388609, more than an eighth of MaxMemoryBytes"},
 		{"output limit of an eighth of the memory", &Options{MaxMemoryBytes: 64 << 20, MaxOutputBytes: 8 << 20}, ""},
-		{"negative results", &Options{MaxResults: -1}, "Options.MaxResults"},
 		{"negative memory", &Options{MaxMemoryBytes: -1}, "Options.MaxMemoryBytes"},
 		{"too little memory for a worker", &Options{MaxMemoryBytes: 16<<20 - 1}, "Options.MaxMemoryBytes is 16777215, less than 16 MiB"},
 		{"negative threshold", &Options{LRO: &lro.Options{ThresholdTokens: -1}}, "Options.LRO.ThresholdTokens"},
@@ -160,7 +159,7 @@ func TestOptionsValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Timeout != DefaultTimeout || c.MaxInputBytes != DefaultMaxInputBytes || c.MaxRecordBytes != DefaultMaxRecordBytes ||
-		c.MaxOutputBytes != DefaultMaxOutputBytes || c.MaxResults != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
+		c.MaxOutputBytes != DefaultMaxOutputBytes || c.maxResults() != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
 		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != jsonlfile.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
 	}

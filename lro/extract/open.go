@@ -61,10 +61,9 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 		return errorf("%s: cannot open: %v", r, err)
 	}
 	checked, err := root.Lstat(base)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, "", openError(err)
-	case checked.Mode()&fs.ModeSymlink != 0:
+	} else if checked.Mode()&fs.ModeSymlink != 0 {
 		return nil, "", errorf("%s is a symbolic link: only regular files written by the offloader are read", r)
 	}
 	if testHookOpen != nil {
@@ -118,10 +117,7 @@ func (c *config) checkPath(r ref) (string, error) {
 	default:
 		return "", errorf("%s is a relative path: give the absolute file_path of the descriptor (or the bare file name)", r)
 	}
-	if c.Store != nil {
-		return base, nil // the Store checks its names
-	}
-	if _, _, ok := jsonlfile.ParseName(base, c.Prefix); !ok {
+	if _, _, ok := jsonlfile.ParseName(base, c.Prefix); !ok && c.Store == nil { // the Store checks its names
 		return "", errorf("%s is not an offloaded file: offloaded files are named %s-{operation}-{ULID}.jsonl", r, c.Prefix)
 	}
 	return base, nil
@@ -159,10 +155,7 @@ func isSeparator(r rune) bool { return r == '/' || r == filepath.Separator }
 // sameDir reports whether a and b are the same folder once symbolic links
 // are resolved (/tmp on macOS).
 func sameDir(a, b string) bool {
-	ra, err := filepath.EvalSymlinks(a)
-	if err != nil {
-		return false
-	}
-	rb, err := filepath.EvalSymlinks(b)
-	return err == nil && ra == rb
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }

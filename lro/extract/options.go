@@ -3,7 +3,6 @@ package extract
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -57,18 +56,13 @@ type Options struct {
 	MaxRecordBytes int
 
 	// MaxOutputBytes is the most output bytes one call may produce, counted
-	// before any offload of the answer; it may be at most an eighth of
-	// MaxMemoryBytes, as the server holds an answer several times over. If
-	// zero, defaults to 64 MiB or that eighth, whichever is less.
+	// before any offload of the answer, each result of lro_extract counting
+	// 32 bytes beside its text (the memory that keeps it apart): at most
+	// MaxOutputBytes/32 results (2 Mi by default), and as many search
+	// matches. It may be at most an eighth of MaxMemoryBytes, as the server
+	// holds an answer several times over. If zero, defaults to 64 MiB or
+	// that eighth, whichever is less.
 	MaxOutputBytes int
-
-	// MaxResults is the most results (jq outputs, search matches) one call
-	// may produce. Each result of lro_extract also counts 32 bytes against
-	// MaxOutputBytes, for the memory that keeps it apart, so that the most
-	// results are MaxOutputBytes/32 (2 Mi by default) whatever MaxResults:
-	// an answer within MaxOutputBytes is never refused for its number of
-	// results. If zero, defaults to MaxOutputBytes/32.
-	MaxResults int
 
 	// MaxMemoryBytes is the memory one lro_extract or lro_search call may
 	// use, worker and server together, beyond what the worker holds when it
@@ -86,7 +80,7 @@ type Options struct {
 
 // resultCost is what each result of lro_extract counts against
 // MaxOutputBytes beside its text: its span in the worker, in the frame and
-// in the server (see Options.MaxResults).
+// in the server.
 const resultCost = 32
 
 // minMemoryBytes is the least MaxMemoryBytes may be.
@@ -151,8 +145,7 @@ func newConfig(opts *Options) (*config, error) {
 		orDefault("Timeout", &c.Timeout, defaultTimeout),
 		orDefault("MaxInputBytes", &c.MaxInputBytes, defaultMaxInputBytes),
 		orDefault("MaxRecordBytes", &c.MaxRecordBytes, defaultMaxRecordBytes),
-		orDefault("MaxOutputBytes", &c.MaxOutputBytes, 0),   // default below
-		orDefault("MaxResults", &c.MaxResults, math.MaxInt), // lowered below
+		orDefault("MaxOutputBytes", &c.MaxOutputBytes, 0), // default below
 		orDefault("MaxMemoryBytes", &c.MaxMemoryBytes, defaultMaxMemoryBytes))
 	if err == nil && c.MaxMemoryBytes < minMemoryBytes {
 		err = fmt.Errorf("extract: Options.MaxMemoryBytes is %d, less than %d MiB, too little for a worker to run a query: %w",
@@ -172,10 +165,13 @@ func newConfig(opts *Options) (*config, error) {
 		return nil, fmt.Errorf("extract: Options.MaxOutputBytes is %d, more than an eighth of MaxMemoryBytes (%d): the server holds an answer several times over while it builds it, within the memory of one call: %w",
 			c.MaxOutputBytes, c.MaxMemoryBytes, lro.ErrInvalidOption)
 	}
-	c.MaxResults = max(min(c.MaxResults, c.MaxOutputBytes/resultCost), 1)
 	c.slots = make(chan struct{}, c.Workers)
 	return c, nil
 }
+
+// maxResults is the most results one call may produce: more would pass
+// MaxOutputBytes.
+func (c *config) maxResults() int { return max(c.MaxOutputBytes/resultCost, 1) }
 
 // orDefault sets *v to def if it is zero; a negative *v is invalid.
 func orDefault[T int | int64 | time.Duration](field string, v *T, def T) error {

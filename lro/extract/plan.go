@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,11 +27,10 @@ type plan struct {
 }
 
 // projections are the filters that read each record only through the
-// listed fields, by the filter's text and slurp flag: on an object, .f is
-// the value of key f or null whatever the other keys, and the slurped ones
-// output only values of .f and counts (group_by groups by .f alone, length
-// counts records). A record that is not an object is decoded whole, so .f
-// raises the same error on it.
+// listed fields, by text and slurp flag: on an object .f is the value of
+// key f or null whatever the other keys, and the slurped ones output only
+// values of .f and counts. A record that is not an object is decoded whole,
+// so .f raises the same error on it.
 var projections = map[projKey][]string{
 	{`[.title, .namespace] | @tsv`, false}:                                                       {"title", "namespace"},
 	{`{id, title, namespace}`, false}:                                                            {"id", "title", "namespace"},
@@ -85,13 +85,12 @@ func planSelect(filter string, names []string, values []any) plan {
 		return plan{}
 	}
 	value := func(m []string) (string, bool) {
-		for i, n := range names {
-			if n == "$"+m[1] {
-				s, ok := values[i].(string)
-				return s, ok && s != "" && utf8.ValidString(s) && !strings.ContainsRune(s, utf8.RuneError)
-			}
+		i := slices.Index(names, "$"+m[1])
+		if i < 0 {
+			return "", false
 		}
-		return "", false
+		s, ok := values[i].(string)
+		return s, ok && s != "" && utf8.ValidString(s) && !strings.ContainsRune(s, utf8.RuneError)
 	}
 	for _, sel := range []struct {
 		re   *regexp.Regexp
@@ -137,14 +136,8 @@ func (p *plan) skips(line []byte, d *decoder) bool {
 	if p.needle == nil {
 		return false
 	}
-	if p.fold {
-		if indexFold(line, p.needle) >= 0 {
-			return false
-		}
-	} else if bytes.Contains(line, p.needle) {
-		return false
-	}
-	if bytes.IndexByte(line, '\\') >= 0 || p.asciiLine && !isASCII(line) {
+	if p.fold && indexFold(line, p.needle) >= 0 || !p.fold && bytes.Contains(line, p.needle) ||
+		bytes.IndexByte(line, '\\') >= 0 || p.asciiLine && !isASCII(line) {
 		return false
 	}
 	first := bytes.TrimLeft(line, " \t\r\n")

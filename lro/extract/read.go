@@ -27,7 +27,6 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 	first, errFirst := a.integer(argLine, 1, 1, math.MaxInt)
 	limit, errLimit := a.integer(argLimit, defaultReadLines, 1, math.MaxInt)
 	offset, errOffset := a.integer(argCharOffset, 0, 0, math.MaxInt)
-	// By default what fits in the threshold, at four characters a token.
 	maxChars, errChars := a.integer(argMaxChars, c.defaultMaxChars(), 1, math.MaxInt)
 	if err := cmp.Or(errFile, errFirst, errLimit, errOffset, errChars); err != nil {
 		return nil, err
@@ -54,11 +53,9 @@ func (c *config) read(ctx context.Context, a args) (*mcp.CallToolResult, error) 
 			text, total, ok, err := src.lineRange(offset, maxChars)
 			if err != nil {
 				return c.readError(err, src)
-			}
-			if !ok {
+			} else if !ok {
 				return nil
-			}
-			if stop := pg.add(n, text, total); stop {
+			} else if pg.add(n, text, total) {
 				break
 			}
 		}

@@ -58,11 +58,9 @@ func encodedLen(text string) int64 {
 
 // readResource is resources/read of a stored result: the object, whole,
 // as text (a blob if it is not UTF-8), within the call's time limit and
-// maxResourceBytes. An unknown or expired handle is resource-not-found. A
-// read holds one of the Workers slots until its answer is written: go-sdk
-// ends the request's context once it has written the answer (and the
-// client can no longer cancel a request it has been answered), so that
-// however slowly the client reads, at most Workers answers wait.
+// maxResourceBytes; an unknown or expired handle is resource-not-found. It
+// holds a Workers slot until go-sdk has written the answer and ends the
+// request's context: however slowly clients read, at most Workers wait.
 func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
 	uri := req.Params.URI
 	handle, _ := strings.CutPrefix(uri, offload.ResultURIPrefix)
@@ -96,11 +94,9 @@ func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequ
 		return nil, tooLarge(size, "")
 	}
 	if size >= collectFrom {
-		// go-sdk holds an answer several times over while it encodes and
-		// writes it: the garbage of the answers before is collected
-		// before a large one is built, so that the process stays within
-		// a few answers rather than the collector's pace (which lags
-		// on a busy machine).
+		// go-sdk holds an answer several times over while it writes it:
+		// collecting the garbage of the answers before keeps the process
+		// within a few answers, where the collector lags on a busy machine.
 		runtime.GC()
 	}
 	// One string of its size, which go-sdk takes as the text.
@@ -129,9 +125,7 @@ func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequ
 		}
 		free()
 	})
-	if request.Err() != nil {
-		// Cancelled by the client: no answer is wanted, and a short one
-		// does not wait beyond the slot.
+	if request.Err() != nil { // cancelled by the client: no answer is wanted
 		return nil, c.resourceError(ctx, uri, context.Cause(request))
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{content}}, nil

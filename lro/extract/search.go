@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The shape of an lro_search answer. An entry is a record of at most
+// The shape of an lro_search answer: an entry is a record of at most
 // maxShownRecord bytes, or else a snippet around the first match with its
 // path, each cut: a few KB whatever the record.
 const (
@@ -28,15 +28,14 @@ const (
 	maxShownPath         = 300
 )
 
-// searchRequest is a parsed lro_search call, which a worker runs.
+// searchRequest is a parsed lro_search call, which a worker runs (and
+// compiles the pattern, under the call's limits).
 type searchRequest struct {
 	Pattern string // with (?i) unless the search is case-sensitive
 	Want    int    // the most matches to send
 	Start   int    // the first line to search
 }
 
-// parseSearch reads the arguments of lro_search. The worker compiles the
-// pattern, under the call's limits.
 func (c *config) parseSearch(a args) (ref, searchRequest, error) {
 	file, errFile := a.file()
 	pattern, errPattern := a.str(argPattern)
@@ -56,7 +55,7 @@ func (c *config) parseSearch(a args) (ref, searchRequest, error) {
 	if !sensitive {
 		pattern = "(?i)" + pattern
 	}
-	return file, searchRequest{Pattern: pattern, Want: min(want, c.MaxResults), Start: start}, nil
+	return file, searchRequest{Pattern: pattern, Want: min(want, c.maxResults()), Start: start}, nil
 }
 
 // search is lro_search: a worker sends the matches one by one; the server
@@ -72,25 +71,21 @@ func (c *config) search(ctx context.Context, a args) (*mcp.CallToolResult, error
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		total = src.lines()
 		return c.inWorker(ctx, src, &job{Tool: toolSearch, Search: req}, func(fr *frame) bool {
-			n := fr.Line
-			last = n
-			if fr.Done {
+			if last = fr.Line; fr.Done {
 				return false
 			}
 			t := c.Tokenizer.Tokens(fr.Match)
 			if matches > 0 && used+t > budget {
-				next = n
+				next = fr.Line
 				return false
 			}
 			out.Write(fr.Match)
 			out.WriteByte('\n')
-			used += t
-			matches++
+			used, matches = used+t, matches+1
 			if matches == req.Want {
-				next = n + 1
-				return false
+				next = fr.Line + 1
 			}
-			return true
+			return matches < req.Want
 		})
 	})
 	if err != nil {
@@ -132,8 +127,7 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 		line, err := src.next(c.MaxRecordBytes)
 		if errors.Is(err, io.EOF) {
 			break
-		}
-		if err != nil {
+		} else if err != nil {
 			return c.readError(err, src)
 		}
 		n := src.line
@@ -141,11 +135,9 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 		if err != nil {
 			return errorf("line %d of %s is not a valid record: %v", n, src.path, err)
 		}
-		where, loc, text := w.find(v, re)
-		if loc == nil {
+		if where, loc, text := w.find(v, re); loc == nil {
 			continue
-		}
-		if !send(&frame{Line: n, Match: matchEntry(n, line, where, loc, text)}) {
+		} else if !send(&frame{Line: n, Match: matchEntry(n, line, where, loc, text)}) {
 			return nil
 		}
 		sent++

@@ -39,8 +39,7 @@ type source struct {
 // errLineTooLong is wrapped when a line is longer than the caller's limit.
 var errLineTooLong = errors.New("line too long")
 
-// withSource runs f on the file r names, opened, with its header read, and
-// closes it.
+// withSource runs f on the file r names, opened with its header read.
 func (c *config) withSource(ctx context.Context, r ref, f func(ctx context.Context, src *source) error) error {
 	src, err := c.openSource(ctx, r)
 	if err != nil {
@@ -83,8 +82,8 @@ func (c *config) headerError(ctx context.Context, r ref, err error) error {
 	return errorf("%s is not an offloaded file: line 1 is not a valid header (%v)", r, err)
 }
 
-// newSource reads r from its start, header first, within limit bytes. Its
-// Close closes closer, as does an error.
+// newSource reads r from its start, header first, within limit bytes;
+// closer is closed by Close or an error.
 func newSource(ctx context.Context, r io.Reader, closer io.Closer, path string, limit int64) (*source, error) {
 	s := &source{ctx: ctx, br: bufio.NewReaderSize(r, readBuffer), closer: closer, path: path, limit: limit}
 	line, err := s.next(maxHeaderBytes)
@@ -107,9 +106,10 @@ func (s *source) Close() error { return s.closer.Close() }
 func (s *source) lines() int { return addSat(max(s.header.Count, 0), 1, math.MaxInt) }
 
 // next returns the next line without its line ending, valid until the next
-// call, or io.EOF after the last one; lines of unread come first. A line longer than maxLen is skipped
-// and reported with an error wrapping errLineTooLong (with maxLen < 0,
-// skipped without one, however long); reading past MaxInputBytes or the call's end fails.
+// call, or io.EOF after the last one; lines of unread come first. A line
+// longer than maxLen is skipped with an error wrapping errLineTooLong (with
+// maxLen < 0, without one); reading past MaxInputBytes or the call's end
+// fails.
 func (s *source) next(maxLen int) ([]byte, error) {
 	if len(s.unread) > 0 {
 		line := s.unread[0]
@@ -172,8 +172,7 @@ func (s *source) chunk() ([]byte, error) {
 }
 
 func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	return bytes.TrimSuffix(b, []byte("\r"))
+	return bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
 }
 
 // lineRange reads the next line piece by piece and returns at most count
@@ -199,20 +198,17 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 			data = append(carry, chunk...)
 			carry = nil
 		}
-		if !last {
-			// Keep an incomplete rune for the next chunk.
-			cut := len(data)
-			for i := 1; i <= utf8.UTFMax && i <= len(data); i++ {
-				if utf8.RuneStart(data[len(data)-i]) {
-					if !utf8.FullRune(data[len(data)-i:]) {
-						cut = len(data) - i
-					}
-					break
+		// Keep an incomplete rune for the next chunk.
+		cut := len(data)
+		for i := cut - 1; !last && i >= max(cut-utf8.UTFMax, 0); i-- {
+			if utf8.RuneStart(data[i]) {
+				if !utf8.FullRune(data[i:]) {
+					cut = i
 				}
+				break
 			}
-			carry = append([]byte(nil), data[cut:]...)
-			data = data[:cut]
 		}
+		carry, data = bytes.Clone(data[cut:]), data[:cut]
 		n := utf8.RuneCount(data)
 		if a, b := max(pos, offset), min(pos+n, offset+count); a < b {
 			part := string(data) // a chunk of the few in range

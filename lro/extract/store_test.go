@@ -540,8 +540,8 @@ func TestStoreLimits(t *testing.T) {
 	st := newStore(t, b, newClock())
 	small := put(t, st, "light", memories(1, "light"))
 	big := put(t, st, "full", memories(5000, "full")) // about 2.5 MB
-	timed := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: time.Second, MaxMemoryBytes: 64 << 20, MaxResults: 10_000})
-	untimed := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20, MaxResults: 10_000})
+	timed := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: time.Second, MaxMemoryBytes: 64 << 20})
+	untimed := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: 10 * time.Minute, MaxMemoryBytes: 16 << 20})
 	// Not the time limit: MaxInputBytes must stop them, however slowly a
 	// loaded machine gets there (a search missed the default 10 s).
 	input := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxInputBytes: 1 << 20, Timeout: 10 * time.Minute})

@@ -26,15 +26,12 @@ import (
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
-// The names of the tools and of their arguments: the guidance uses the same
-// constants, so that it always names arguments the tools take.
+// The names of the tools and of their arguments, those of the guidance.
 const (
 	toolExtract = offload.ToolExtract
 	toolRead    = offload.ToolRead
 	toolSearch  = offload.ToolSearch
-)
 
-const (
 	argFilePath      = offload.ArgFilePath
 	argHandle        = offload.ArgHandle
 	argRecipe        = offload.ArgRecipe
@@ -78,9 +75,9 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		// the next one starts, as lro's decorator does for its files.
 		janitor.Offloaded(c.sweep)
 	}
-	// With a Store, the descriptions say how long results are kept.
-	// With a bucket, lro_extract says to use handles (the others answer a
-	// file_path with an error that says so).
+	// With a Store the descriptions say how long results are kept; with a
+	// bucket lro_extract says to use handles (the others refuse a file_path
+	// saying so).
 	var retention, bucket string
 	if c.Store != nil {
 		retention = " Results expire after " + shortDuration(c.Store.TTL()) + " (an error says so)."
@@ -88,9 +85,8 @@ func AddTools(s *mcp.Server, opts *Options) error {
 			bucket = " Use handle: not on your disk."
 		}
 	}
-	// lro_extract's only write is a new file of its own answer, which
-	// expires, as any offloaded result: read-only to the user
-	// (docs/extraction.md).
+	// lro_extract writes only its own answer, which expires: read-only to
+	// the user (docs/extraction.md).
 	no := new(bool)
 	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: no, OpenWorldHint: no}
 	for _, t := range []struct {
@@ -102,7 +98,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		{toolSearch, searchDescription, c.search},
 	} {
 		s.AddTool(&mcp.Tool{Name: t.name, Description: t.description + retention,
-			InputSchema: schemas[t.name](), Annotations: annotations}, c.handler(t.name, t.run))
+			InputSchema: schemas[t.name], Annotations: annotations}, c.handler(t.name, t.run))
 	}
 	if c.Store != nil {
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
@@ -121,7 +117,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 
 // handler adapts a tool function: errors and panics become tool errors.
 func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallToolResult, error)) mcp.ToolHandler {
-	allowed := slices.Sorted(maps.Keys(schemas[tool]()["properties"].(map[string]any)))
+	allowed := slices.Sorted(maps.Keys(schemas[tool]["properties"].(map[string]any)))
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -143,8 +139,7 @@ func (c *config) handler(tool string, f func(context.Context, args) (*mcp.CallTo
 			defer release()
 		}
 		waited := time.Since(start)
-		res, err = f(ctx, a)
-		if err != nil {
+		if res, err = f(ctx, a); err != nil {
 			return toolFailure(fmt.Errorf("%s: %w", tool, c.timedOut(err, tool, waited))), nil
 		}
 		return res, nil
@@ -155,6 +150,7 @@ func toolFailure(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }
 
+// textResult is a result of the texts not empty, or of one empty text.
 func textResult(texts ...string) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{}
 	for _, t := range texts {
@@ -178,10 +174,30 @@ const (
 )
 
 // schemas are the input schemas of the tools.
-var schemas = map[string]func() map[string]any{
-	toolExtract: extractSchema,
-	toolRead:    readSchema,
-	toolSearch:  searchSchema,
+var schemas = map[string]map[string]any{
+	toolExtract: objectSchema(map[string]any{
+		argRecipe: prop("integer", "", "minimum", 1, "maximum", recipes.Count),
+		argQuery:  prop("string", ""),
+		argParams: prop("object", "recipe params or query $variables, by name"),
+		argSlurp:  prop("boolean", "jq -s"),
+		argRaw:    prop("boolean", "jq -r"),
+		argWhere: prop("object",
+			`all must hold; key: field or dotted path; value: to equal, or {op: value}, op: eq prefix contains(any case) matches(RE2) gt gte lt lte in; on arrays, any element. e.g. {"status":"open","size":{"gt":100}}`),
+		argCount:  prop("boolean", "where: just count"),
+		argFields: prop("array", "where: only these", "items", prop("string", "")),
+	}),
+	toolRead: objectSchema(map[string]any{
+		argLine:       prop("integer", ""),
+		argLimit:      prop("integer", ""),
+		argCharOffset: prop("integer", "per line"),
+		argMaxChars:   prop("integer", "per line"),
+	}),
+	toolSearch: objectSchema(map[string]any{
+		argPattern:       prop("string", ""),
+		argCaseSensitive: prop("boolean", ""),
+		argMaxResults:    prop("integer", ""),
+		argStartLine:     prop("integer", ""),
+	}, argPattern),
 }
 
 // prop is the schema of an argument of type typ, described by desc (none
@@ -211,38 +227,6 @@ func objectSchema(props map[string]any, required ...string) map[string]any {
 		s["required"] = required
 	}
 	return s
-}
-
-func extractSchema() map[string]any {
-	return objectSchema(map[string]any{
-		argRecipe: prop("integer", "", "minimum", 1, "maximum", recipes.Count),
-		argQuery:  prop("string", ""),
-		argParams: prop("object", "recipe params or query $variables, by name"),
-		argSlurp:  prop("boolean", "jq -s"),
-		argRaw:    prop("boolean", "jq -r"),
-		argWhere: prop("object",
-			`all must hold; key: field or dotted path; value: to equal, or {op: value}, op: eq prefix contains(any case) matches(RE2) gt gte lt lte in; on arrays, any element. e.g. {"status":"open","size":{"gt":100}}`),
-		argCount:  prop("boolean", "where: just count"),
-		argFields: prop("array", "where: only these", "items", prop("string", "")),
-	})
-}
-
-func readSchema() map[string]any {
-	return objectSchema(map[string]any{
-		argLine:       prop("integer", ""),
-		argLimit:      prop("integer", ""),
-		argCharOffset: prop("integer", "per line"),
-		argMaxChars:   prop("integer", "per line"),
-	})
-}
-
-func searchSchema() map[string]any {
-	return objectSchema(map[string]any{
-		argPattern:       prop("string", ""),
-		argCaseSensitive: prop("boolean", ""),
-		argMaxResults:    prop("integer", ""),
-		argStartLine:     prop("integer", ""),
-	}, argPattern)
 }
 
 // shortDuration writes d as time.Duration does, without its zero units:

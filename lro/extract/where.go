@@ -18,9 +18,7 @@ import (
 
 // A where filter runs as a jq program of this package whose text is fixed:
 // the caller's paths and values reach it only as the values of $__where and
-// $__fields.
-
-// The operators of a condition.
+// $__fields. whereOps are the operators of a condition.
 var whereOps = []string{"eq", "prefix", "contains", "matches", "gt", "gte", "lt", "lte", "in"}
 
 // whereDefs are the functions of the where programs. __vals yields the
@@ -85,12 +83,12 @@ func parseWhere(a args) (*whereFilter, error) {
 	if len(a[argWhere]) > maxQueryBytes {
 		return nil, errorf("where is %d bytes, more than %d", len(a[argWhere]), maxQueryBytes)
 	}
-	m, err := a.object(argWhere)
-	if err != nil {
-		return nil, err
-	}
 	w := &whereFilter{}
-	if w.Count, err = a.boolean(argCount); err != nil {
+	m, err := a.object(argWhere)
+	if err == nil {
+		w.Count, err = a.boolean(argCount)
+	}
+	if err != nil {
 		return nil, err
 	}
 	conds := make([]whereCond, 0, len(m))
@@ -163,10 +161,10 @@ func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
 		return nil, errorf("where %q: %v", key, err)
 	}
 	var byName map[string]json.RawMessage
-	if json.Unmarshal(raw, &byName) != nil || byName == nil { // not an object, or null
+	switch {
+	case json.Unmarshal(raw, &byName) != nil || byName == nil: // not an object, or null
 		return [][2]any{{"eq", raw}}, nil
-	}
-	if len(byName) == 0 {
+	case len(byName) == 0:
 		return nil, errorf(`where %q: an empty object; give a value to compare for equality, or operators such as {"gte": 0.8} (%s)`, key, strings.Join(whereOps, ", "))
 	}
 	ops := make([][2]any, 0, len(byName))

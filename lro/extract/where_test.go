@@ -267,10 +267,10 @@ func TestWhereErrors(t *testing.T) {
 func TestWhereLimits(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", memories(50, "full"))
-	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, MaxResults: 10})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, MaxOutputBytes: 4096})
 	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "where": map[string]any{}})
-	if !isErr || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "MaxResults") }) {
-		t.Errorf("50 records with MaxResults 10: %v %.300q", isErr, texts)
+	if !isErr || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "MaxOutputBytes") }) {
+		t.Errorf("50 records with MaxOutputBytes 4096: %v %.300q", isErr, texts)
 	}
 }
 

@@ -23,10 +23,10 @@ import (
 // or else the file as descriptor 3; it limits itself before it reads a
 // record, and writes frames on its standard output. The server kills it at
 // the time limit, on cancel, or once it has all it will show.
-const workerEnv = "LRO_EXTRACT_WORKER"
-
-// maxStderr is how much of a worker's standard error is kept.
-const maxStderr = 8 << 10
+const (
+	workerEnv = "LRO_EXTRACT_WORKER"
+	maxStderr = 8 << 10 // how much of a worker's standard error is kept
+)
 
 var installed atomic.Bool // the program called RunWorker
 
@@ -35,17 +35,11 @@ var installed atomic.Bool // the program called RunWorker
 var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker() first in main, so that queries run in a bounded worker process")
 
 // RunWorker makes the program able to serve as its own extraction worker.
-// Call it first in main, before anything else the program does:
-//
-//	func main() {
-//		extract.RunWorker()
-//		...
-//	}
-//
-// In the program the user started it returns at once; in a worker it
-// evaluates the call and exits. Package init functions run in the worker
-// too: they should have no effects outside the process. A test binary that
-// registers the tools calls it first in TestMain.
+// Call it first in main (or in TestMain of a test binary that registers the
+// tools), before anything else the program does. In the program the user
+// started it returns at once; in a worker it evaluates the call and exits.
+// Package init functions run in the worker too: they should have no effects
+// outside the process.
 func RunWorker() {
 	if os.Getenv(workerEnv) == "" {
 		installed.Store(true)
@@ -70,13 +64,11 @@ type limits struct {
 	MaxInputBytes  int64
 	MaxRecordBytes int
 	MaxOutputBytes int
-	MaxResults     int
 	MaxMemoryBytes int64
 }
 
-// limits returns the limits of c that a worker needs.
 func (c *config) limits() limits {
-	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxResults, c.MaxMemoryBytes}
+	return limits{c.Timeout, c.MaxInputBytes, c.MaxRecordBytes, c.MaxOutputBytes, c.MaxMemoryBytes}
 }
 
 // workerMemory is what the worker may allocate (see Options.MaxMemoryBytes).
@@ -96,9 +88,8 @@ type frame struct {
 
 // workerEnvironment is added to the server's environment for a worker.
 // MALLOC_ARENA_MAX=1: with cgo, each thread that allocates in C would
-// reserve a 64 MiB arena (glibc) of the limited address space. GOMEMLIMIT
-// is three quarters of the worker's memory, so that the collector works
-// hard before RLIMIT_AS is reached.
+// reserve a 64 MiB arena (glibc) of the limited address space; GOMEMLIMIT,
+// three quarters of it, makes the collector work before RLIMIT_AS.
 func workerEnvironment(l limits) []string {
 	return []string{workerEnv + "=1", "GOMAXPROCS=1", "GOTRACEBACK=single", "MALLOC_ARENA_MAX=1",
 		"GOMEMLIMIT=" + strconv.FormatInt(l.workerMemory()/4*3, 10)}
@@ -113,17 +104,17 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if err != nil {
 		return errorf("cannot start a worker: %v", err)
 	}
-	j.Path, j.Stream = src.path, src.obj != nil
-	j.Limits = c.limits()
+	j.Path, j.Stream, j.Limits = src.path, src.obj != nil, c.limits()
 	wctx, kill := context.WithCancel(ctx)
 	defer kill()
 	var in bytes.Buffer
 	if err := gob.NewEncoder(&in).Encode(j); err != nil {
 		return err
 	}
+	stderr := &headBuffer{max: maxStderr}
 	cmd := exec.CommandContext(wctx, exe)
 	cmd.Env = append(os.Environ(), workerEnvironment(j.Limits)...)
-	cmd.Stdin = &in
+	cmd.Stdin, cmd.Stderr, cmd.WaitDelay, cmd.SysProcAttr = &in, stderr, time.Second, sysProcAttr()
 	if j.Stream {
 		src.obj.kill = func() { cmd.Process.Kill() }
 		cmd.Stdin = io.MultiReader(&in, src.obj)
@@ -131,10 +122,6 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	} else {
 		cmd.ExtraFiles = []*os.File{src.f}
 	}
-	cmd.SysProcAttr = sysProcAttr()
-	stderr := &headBuffer{max: maxStderr}
-	cmd.Stderr = stderr
-	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -150,26 +137,23 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return errorf("cannot start a worker: %v", err)
 	}
 	frames := &io.LimitedReader{R: stdout, N: c.maxFrames()}
-	// gob reads no further than a frame from a bufio.Reader.
-	br := bufio.NewReader(frames)
+	br := bufio.NewReader(frames) // gob reads no further than a frame from it
 	dec := gob.NewDecoder(br)
 	var last *frame
-	for {
+	for last == nil {
 		var fr frame
 		if !readFrame(dec, br, &fr, c.MaxOutputBytes) {
 			break
 		}
 		if fr.Err != "" || fr.Results != nil || fr.Done || !each(&fr) {
 			last = &fr
-			break
 		}
 	}
 	if j.Stream {
 		src.obj.stop()
 	}
 	kill()
-	waitErr := cmd.Wait()
-	switch {
+	switch waitErr := cmd.Wait(); {
 	case last != nil && last.Err != "":
 		return &toolError{msg: last.Err}
 	case last != nil && (last.Results != nil || last.Done):
@@ -182,9 +166,10 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	case j.Stream && src.obj.failed.Load() != nil:
 		return errorf("reading %s: %v", src.path, *src.obj.failed.Load())
 	case frames.N <= 0:
-		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes, MaxResults)", c.maxFrames())
+		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes)", c.maxFrames())
+	default:
+		return c.died(waitErr, stderr.String(), j)
 	}
-	return c.died(waitErr, stderr.String(), j)
 }
 
 // writeFrame writes fr with enc, which writes to bw, then the output of its
@@ -214,8 +199,7 @@ func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
 	w := fr.Results
 	if w == nil {
 		return true
-	}
-	if w.Size < 0 || w.Size > max {
+	} else if w.Size < 0 || w.Size > max {
 		return false
 	}
 	w.buf = make([]byte, w.Size)
@@ -224,11 +208,10 @@ func readFrame(dec *gob.Decoder, br *bufio.Reader, fr *frame, max int) bool {
 }
 
 // maxFrames is the most a worker may write: the output, the bookkeeping
-// of its results (MaxResults is at most MaxOutputBytes/resultCost, and
-// MaxOutputBytes an eighth of MaxMemoryBytes: no overflow) and room for
-// the rest.
+// of its results (MaxOutputBytes is an eighth of MaxMemoryBytes at most:
+// no overflow) and room for the rest.
 func (c *config) maxFrames() int64 {
-	return int64(c.MaxOutputBytes) + resultCost*int64(c.MaxResults) + 1<<20
+	return int64(c.MaxOutputBytes) + resultCost*int64(c.maxResults()) + 1<<20
 }
 
 // acquire takes one of the Workers slots for a call, within its time
@@ -242,9 +225,8 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 			return func() { <-c.slots }, nil
 		case <-collect.C:
 			// While calls wait, the answers being written (resources/read)
-			// leave garbage of several times their object: collected at
-			// this pace rather than the collector's own, the process stays
-			// within a few answers.
+			// leave garbage of several times their object: collected at this
+			// pace, the process stays within a few answers.
 			if last := lastCollect.Load(); time.Since(time.Unix(0, last)) >= collectEvery && lastCollect.CompareAndSwap(last, time.Now().UnixNano()) {
 				runtime.GC()
 			}
@@ -258,10 +240,10 @@ func (c *config) acquire(ctx context.Context) (release func(), err error) {
 }
 
 // collectEvery is how often the calls waiting for a slot, together, run
-// the garbage collector.
+// the garbage collector; lastCollect is when one last did.
 const collectEvery = 100 * time.Millisecond
 
-var lastCollect atomic.Int64 // when one last did
+var lastCollect atomic.Int64
 
 // died explains the end of a worker that sent no last frame for job j.
 func (c *config) died(err error, stderr string, j *job) error {
@@ -307,7 +289,7 @@ func addSat[T ~int | ~int64](a, b, top T) T {
 }
 
 // addressLimit is the RLIMIT_AS of a worker that has vm bytes of address
-// space and may take n more, saturated at the largest int64.
+// space and may take n more.
 func addressLimit(vm, n int64) uint64 { return uint64(addSat(vm, n, math.MaxInt64)) }
 
 // headBuffer keeps the first max bytes written to it.
@@ -326,9 +308,7 @@ func (b *headBuffer) Write(p []byte) (int, error) {
 // serveWorker is the worker; it returns the exit code.
 func serveWorker(in io.Reader, out io.Writer) int {
 	var j job
-	// gob reads no further than the job from a bufio.Reader: an object
-	// follows it.
-	br := bufio.NewReader(in)
+	br := bufio.NewReader(in) // gob reads no further than the job: an object may follow
 	if err := gob.NewDecoder(br).Decode(&j); err != nil {
 		fmt.Fprintln(os.Stderr, "extract worker: reading the job:", err)
 		return 2
@@ -341,8 +321,7 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	enc := gob.NewEncoder(bw)
 	send := func(fr *frame) bool { return writeFrame(enc, bw, fr) }
 	var r io.Reader = br
-	if !j.Stream {
-		// pread: the server reads the file too.
+	if !j.Stream { // pread: the server reads the file too
 		r = io.NewSectionReader(os.NewFile(3, j.Path), 0, math.MaxInt64)
 	}
 	if err := runJob(&j, r, send); err != nil {
@@ -360,7 +339,7 @@ func runJob(j *job, r io.Reader, send func(*frame) bool) (err error) {
 	}()
 	l := j.Limits
 	c := &config{Options: Options{Timeout: l.Timeout, MaxInputBytes: l.MaxInputBytes, MaxRecordBytes: l.MaxRecordBytes,
-		MaxOutputBytes: l.MaxOutputBytes, MaxResults: l.MaxResults, MaxMemoryBytes: l.MaxMemoryBytes}}
+		MaxOutputBytes: l.MaxOutputBytes, MaxMemoryBytes: l.MaxMemoryBytes}}
 	ctx := context.Background()
 	src, err := newSource(ctx, r, io.NopCloser(nil), j.Path, c.MaxInputBytes)
 	if err != nil {
