@@ -65,7 +65,7 @@ func keys(t *testing.T, b *blob.Bucket) []string {
 
 // stored is what an offloaded result kept in a store shows a client.
 type stored struct {
-	d    descriptor.OffloadResponse
+	d    offloadResponse
 	link *mcp.ResourceLink
 }
 
@@ -97,7 +97,7 @@ func storedOf(t *testing.T, res *mcp.CallToolResult, prefix string) stored {
 		t.Errorf("resource link = %+v, want lro://results/%s named by file_path's base name, application/jsonl, with a size", s.link, h)
 	}
 	sc := structuredBytes(t, res.StructuredContent)
-	var scd descriptor.OffloadResponse
+	var scd offloadResponse
 	if err := json.Unmarshal(sc, &scd); err != nil || scd.Handle != h {
 		t.Errorf("structured content %.300s does not give the handle %s (%v)", sc, h, err)
 	}

@@ -76,7 +76,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		size := w.Size() // every byte is written
 		// The name is file_path's base name, which a client that saves the
 		// resource can use.
-		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: jsonlfile.ContentType, Size: &size}
+		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: jsonlfile.ContentType, Size: &size}
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {

@@ -43,7 +43,7 @@ func textResult(texts ...string) string {
 // sqlite3 shell (internal/tabular/testdata/gen.sh).
 func sample(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "tabular", "testdata", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "internal", "tabular", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func filePath(t *testing.T, res *mcp.CallToolResult) string {
 // (see jsonPrinters), or a page of them: it comes back byte for byte.
 func FuzzTextRoundTrip(f *testing.F) {
 	for _, name := range []string{"single_tuple_rows.txt", "python_csv_quote_all.csv", "lists_nested.txt", "tuple_of_tuples.txt"} {
-		data, err := os.ReadFile(filepath.Join("..", "tabular", "testdata", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "internal", "tabular", "testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}
