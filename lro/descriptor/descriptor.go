@@ -96,9 +96,7 @@ type Summary struct {
 // s.TopNamespaces is written as [], as the specification wants. It fails
 // only when lineSchema cannot be encoded as JSON.
 func Build(path string, s Summary, lineSchema any, rs []recipes.Recipe, p Profile) (json.RawMessage, error) {
-	in := describe.Input{Path: path, Count: s.Count, EstimatedTokens: s.EstimatedTokens, Operation: s.Operation,
-		TopNamespaces: s.TopNamespaces, ScoreRange: s.ScoreRange, Detail: s.Detail, LineSchema: lineSchema,
-		JqRecipes: make([]describe.JqRecipe, len(rs))}
+	in := describe.Input{Path: path, Summary: describe.Summary(s), LineSchema: lineSchema, JqRecipes: make([]describe.JqRecipe, len(rs))}
 	for i, r := range rs {
 		in.JqRecipes[i] = describe.JqRecipe{Description: r.Description, Command: r.Command(path)}
 	}

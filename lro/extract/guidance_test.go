@@ -98,7 +98,7 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			path := offload(t, dir, tc.detail, tc.records)
 			sample := fileLines(t, path)[:core.SampleSize]
 			rs, memory := recipes.Select(recipes.Detail(tc.detail), sample)
-			in := describe.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: rs,
+			in := describe.Input{Path: path, Summary: describe.Summary{Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000}, Recipes: rs,
 				LineSchema: json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"},"size":{"type":"integer"}}}`)}
 			if memory {
 				in.Noun = "memories"
@@ -198,7 +198,7 @@ var plainMemory = []json.RawMessage{json.RawMessage(`{"id":"01J1","title":"Go","
 func TestGuidanceFollowsTheTemplate(t *testing.T) {
 	rs, _ := recipes.Select(recipes.Full, plainMemory)
 	in := describe.Input{
-		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Detail: "full", Count: 200, EstimatedTokens: 31000,
+		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Summary: describe.Summary{Detail: "full", Count: 200, EstimatedTokens: 31000},
 		Saved: 30000, Recipes: rs, Noun: "memories",
 	}
 	g := describe.Native(&in)
@@ -226,13 +226,11 @@ func TestGuidanceFollowsTheTemplate(t *testing.T) {
 func TestGuidanceText(t *testing.T) {
 	rs, _ := recipes.Select(recipes.Medium, plainMemory)
 	in := describe.Input{
-		Path:            "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
-		Detail:          "medium",
-		Count:           200,
-		EstimatedTokens: 31000,
-		Saved:           30000,
-		Recipes:         rs,
-		Noun:            "memories",
+		Path:    "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
+		Summary: describe.Summary{Detail: "medium", Count: 200, EstimatedTokens: 31000},
+		Saved:   30000,
+		Recipes: rs,
+		Noun:    "memories",
 	}
 	const want = `Results offloaded to JSONL (200 memories, ~30000 tokens saved).
 Detail level: medium

@@ -24,52 +24,35 @@ const (
 // Input is what a descriptor is made from: what the writer of the file
 // gathered while it wrote it, and how to render it.
 type Input struct {
-	Path            string           // absolute path of the offload file, as the client sees it
-	Handle          string           // the file's handle in a store; "" for none
-	ExpiresAt       string           // when the file expires, RFC 3339; "" for unknown
-	Operation       string           // operation name
-	Detail          string           // detail level of the records
-	Count           int              // records in the file
-	EstimatedTokens int              // estimate of the whole result set
-	TopNamespaces   []string         // up to five, most frequent first; nil is written as []
-	ScoreRange      *[2]float64      // nil when there are no scores
-	LineSchema      any              // JSON Schema of one line (the engine's: a json.RawMessage)
-	Recipes         []recipes.Recipe // the ten recipes
+	Path       string           // absolute path of the offload file, as the client sees it
+	Handle     string           // the file's handle in a store; "" for none
+	ExpiresAt  string           // when the file expires, RFC 3339; "" for unknown
+	Summary                     // nil TopNamespaces are written as []
+	LineSchema any              // JSON Schema of one line (the engine's: a json.RawMessage)
+	Recipes    []recipes.Recipe // the ten recipes
 	// JqRecipes, when not nil, are the recipes as the descriptor lists
 	// them, instead of Recipes run on Path.
 	JqRecipes []JqRecipe
-	// Saved is the estimate of the tokens the descriptor saves: what the
-	// client would have received inline, less the descriptor itself. The
-	// guidance claims it ("~N tokens saved") only when it is positive;
-	// otherwise it gives the size of the records (EstimatedTokens) and
-	// claims no saving.
+	// Saved is the estimate of the tokens the descriptor saves (what the
+	// client would have received inline, less the descriptor), which the
+	// guidance claims when it is positive; else it gives EstimatedTokens.
 	Saved int
 	// Native selects the guidance for a server with the extraction tools
-	// (see [Native]), which pass Handle when ByHandle; else the shell
-	// template.
+	// ([Native]), which pass Handle when ByHandle; else the shell template.
 	Native, ByHandle bool
-	// ToolPath is the file_path the extraction tools take, for a native
-	// guidance. If empty, defaults to Path.
-	ToolPath string
-	// Noun names one record in the guidance: "memories" for memory records,
-	// "records" otherwise. If empty, defaults to "records".
-	Noun string
-	// Redacted is how many credentials were replaced by markers in the
-	// file; the headline says so when it is not zero.
-	Redacted int
-	// Warning, when not empty, ends the guidance on a line of its own.
-	Warning string
-	// Beside and Preview, when not nil, are the descriptor's; Build writes
-	// Beside's Command.
-	Beside  *Beside
-	Preview *Preview
+	ToolPath         string // the file_path the extraction tools take; if empty, Path
+	Noun             string // "memories" for memory records; if empty, "records"
+	Redacted         int    // credentials replaced by markers, which the headline counts
+	Warning          string // when not empty, the guidance's last line
+	Beside           *Beside
+	Preview          *Preview
 }
 
 // response is the descriptor, in the order and with the names of the
 // specification's OffloadResponse, then the fields beyond it.
 type response struct {
 	Offloaded  bool       `json:"offloaded"`
-	Summary    *summary   `json:"summary,omitempty"`
+	Summary    *Summary   `json:"summary,omitempty"`
 	FilePath   string     `json:"file_path"`
 	Handle     string     `json:"handle,omitempty"`
 	ExpiresAt  string     `json:"expires_at,omitempty"`
@@ -80,8 +63,8 @@ type response struct {
 	Preview    *Preview   `json:"preview,omitempty"`
 }
 
-// summary is the specification's OffloadSummary.
-type summary struct {
+// Summary is the specification's OffloadSummary.
+type Summary struct {
 	Count           int         `json:"count"`
 	EstimatedTokens int         `json:"estimated_tokens"`
 	Operation       string      `json:"operation"`
@@ -118,8 +101,8 @@ type Preview struct {
 func Build(in *Input, p Profile) ([]byte, error) {
 	resp := response{Offloaded: true, FilePath: in.Path, Handle: in.Handle}
 	if p != BarePointer {
-		resp.Summary = &summary{in.Count, in.EstimatedTokens, in.Operation, in.TopNamespaces, in.ScoreRange, in.Detail}
-		if resp.Summary.TopNamespaces == nil {
+		s := in.Summary
+		if resp.Summary = &s; s.TopNamespaces == nil {
 			resp.Summary.TopNamespaces = []string{}
 		}
 		if p != NoSchema {

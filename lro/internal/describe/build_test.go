@@ -28,8 +28,8 @@ func build(t *testing.T, in Input, p Profile) (map[string]any, []byte) {
 // TestBuildSerializesLikeTheSpecification: a descriptor of the
 // pipeline, with the shell guidance, serializes as the specification's.
 func TestBuildSerializesLikeTheSpecification(t *testing.T) {
-	in := Input{Path: "/tmp/atlatl-recall-01.jsonl", Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000,
-		TopNamespaces: []string{"_semantic/decisions"}, ScoreRange: &[2]float64{0.25, 1}, LineSchema: map[string]any{"type": "object"}, Noun: "memories",
+	in := Input{Path: "/tmp/atlatl-recall-01.jsonl", Summary: Summary{Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000,
+		TopNamespaces: []string{"_semantic/decisions"}, ScoreRange: &[2]float64{0.25, 1}}, LineSchema: map[string]any{"type": "object"}, Noun: "memories",
 		Recipes: lightRecipes()}
 	got, _ := build(t, in, Full)
 	keys := func(m map[string]any) []string {
@@ -81,7 +81,7 @@ func lightRecipes() []recipes.Recipe {
 // "handle" at all.
 func TestBuildHandle(t *testing.T) {
 	const h = "atlatl-recall-01KAKZ0000000000000000000000-0123456789abcdef0123456789abcdef.jsonl"
-	in := Input{Path: "/tmp/" + h, Handle: h, Operation: "recall", Detail: "light", Count: 1, Recipes: lightRecipes()}
+	in := Input{Path: "/tmp/" + h, Handle: h, Summary: Summary{Operation: "recall", Detail: "light", Count: 1}, Recipes: lightRecipes()}
 	for _, p := range []Profile{Full, NoRecipes, NoSchema, BarePointer} {
 		_, data := build(t, in, p)
 		if want := `"file_path":"/tmp/` + h + `","handle":"` + h + `"`; !strings.Contains(string(data), want) {

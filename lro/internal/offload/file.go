@@ -62,12 +62,9 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		return Outcome{}, nil, err
 	}
 	in := describe.Input{
-		Path:            c.clientPath(w),
-		Operation:       op,
-		Detail:          string(call.Detail),
-		Count:           count,
-		EstimatedTokens: p.tokens,
-		Redacted:        redact.Counts(p.redacted).Total(),
+		Path:     c.clientPath(w),
+		Summary:  describe.Summary{Operation: op, Detail: string(call.Detail), Count: count, EstimatedTokens: p.tokens},
+		Redacted: redact.Counts(p.redacted).Total(),
 	}
 	// The descriptor is built before the commit, so that one that cannot be
 	// built leaves no file behind.
@@ -92,7 +89,6 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		Handle:          in.Handle,
 		Count:           count,
 		EstimatedTokens: p.tokens,
-		ThresholdTokens: c.Threshold,
 		Detail:          in.Detail,
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
