@@ -6,9 +6,9 @@
 // result held besides its records and a preview of them.
 //
 // [Build], a pure function safe for concurrent use, returns the JSON of a
-// descriptor from what a writer of a file knows, with the bytes package lro
-// sends; a client decodes a descriptor into a type of its own with the
-// fields it reads, such as
+// descriptor from what a writer of a file knows, encoded as package lro
+// encodes its own (made by the same code). A client decodes a descriptor
+// into a type of its own with the fields it reads, such as
 //
 //	var d struct {
 //		FilePath  string `json:"file_path"`

@@ -339,7 +339,7 @@ type trimmer struct {
 	ranked       []string // names of the record's properties, the first kept first (rankNames)
 	cut          string   // the jq path of the first object or array described by its type alone
 	unnamed      int      // properties of the record not named
-	more         bool     // the record has more properties than its schema names (describe.Inferrer's bound)
+	more         bool     // the record has more properties than its schema names (schema.Inferrer's bound)
 	named        int      // properties of the record named
 }
 
@@ -401,7 +401,7 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 // memberNames returns the names of the members of rec, in order, when it
 // is an object, up to the last that props holds: the names a ranking of
 // props needs, so that a record of very many members whose schema names
-// some (describe.Inferrer's bound) is read that far.
+// some (schema.Inferrer's bound) is read that far.
 func memberNames(rec []byte, props map[string]any) []string {
 	var names []string
 	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
