@@ -14,7 +14,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
@@ -113,7 +112,7 @@ func BenchmarkOffloadMemoryFlat(b *testing.B) {
 func BenchmarkOffload500Store(b *testing.B) {
 	records := lro.BenchMemories(500)
 	ctx := context.Background()
-	arm := func(name string, opts *lro.Options, remove func(d descriptor.OffloadResponse)) sidebyside.Arm {
+	arm := func(name string, opts *lro.Options, remove func(d offloadResponse)) sidebyside.Arm {
 		wrapped := lro.Wrap(recordsHandler(records), opts)
 		var last *mcp.CallToolResult
 		return sidebyside.Arm{
@@ -122,7 +121,7 @@ func BenchmarkOffload500Store(b *testing.B) {
 				if last == nil {
 					return
 				}
-				var d descriptor.OffloadResponse
+				var d offloadResponse
 				if err := json.Unmarshal([]byte(last.Content[0].(*mcp.TextContent).Text), &d); err != nil || !d.Offloaded {
 					b.Fatalf("%s: not offloaded: %v", name, err)
 				}
@@ -131,13 +130,13 @@ func BenchmarkOffload500Store(b *testing.B) {
 			Run: func() { last, _ = wrapped(ctx, lro.OffloadRequest) },
 		}
 	}
-	plain := arm("no_store", &lro.Options{OutputDir: b.TempDir()}, func(d descriptor.OffloadResponse) { os.Remove(d.FilePath) })
+	plain := arm("no_store", &lro.Options{OutputDir: b.TempDir()}, func(d offloadResponse) { os.Remove(d.FilePath) })
 	b.Run("folder", func(b *testing.B) {
 		st, err := store.NewFolder(b.TempDir(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		sidebyside.Run(b, arm("folder_store", &lro.Options{Store: st}, func(d descriptor.OffloadResponse) { os.Remove(d.FilePath) }), plain)
+		sidebyside.Run(b, arm("folder_store", &lro.Options{Store: st}, func(d offloadResponse) { os.Remove(d.FilePath) }), plain)
 	})
 	b.Run("bucket", func(b *testing.B) {
 		bucket := memblob.OpenBucket(nil)
@@ -146,6 +145,6 @@ func BenchmarkOffload500Store(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sidebyside.Run(b, arm("bucket_store", &lro.Options{Store: st}, func(d descriptor.OffloadResponse) { bucket.Delete(ctx, d.Handle) }), plain)
+		sidebyside.Run(b, arm("bucket_store", &lro.Options{Store: st}, func(d offloadResponse) { bucket.Delete(ctx, d.Handle) }), plain)
 	})
 }

@@ -17,7 +17,6 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
@@ -56,7 +55,14 @@ func ExampleWrap() {
 	small := call(2)
 	fmt.Println("small:", small.Content[0].(*mcp.TextContent).Text)
 
-	var d descriptor.OffloadResponse
+	var d struct { // the fields read below; a client declares those it reads
+		Offloaded bool `json:"offloaded"`
+		Summary   struct {
+			Count int `json:"count"`
+		} `json:"summary"`
+		FilePath  string            `json:"file_path"`
+		JqRecipes []json.RawMessage `json:"jq_recipes"`
+	}
 	_ = json.Unmarshal([]byte(call(500).Content[0].(*mcp.TextContent).Text), &d)
 	fmt.Println("large offloaded:", d.Offloaded, "records:", d.Summary.Count, "recipes:", len(d.JqRecipes))
 	fmt.Println("file in dir:", filepath.Dir(d.FilePath) == dir)
@@ -140,7 +146,7 @@ func ExampleOptions_observer() {
 
 	_, _ = h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "tail_log"}})
 	// Output:
-	// level=INFO msg=OffloadCompleted tool=tail_log operation=tail_log handle="" count=500 threshold_tokens=1600 detail=full
+	// level=INFO msg=OffloadCompleted tool=tail_log operation=tail_log handle="" count=500 detail=full
 }
 
 // Provide hands the full, pre-budget result set to the decorator while the
@@ -160,7 +166,13 @@ func ExampleProvide() {
 	}, &lro.Options{OutputDir: dir, Operation: "inject"})
 
 	res, _ := inject(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "inject_context"}})
-	var d descriptor.OffloadResponse
+	var d struct {
+		Offloaded bool `json:"offloaded"`
+		Summary   struct {
+			Operation string `json:"operation"`
+			Count     int    `json:"count"`
+		} `json:"summary"`
+	}
 	_ = json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d)
 	fmt.Println(d.Offloaded, d.Summary.Operation, d.Summary.Count)
 	// Output:
@@ -204,7 +216,10 @@ func ExampleOptions_store() {
 	if err != nil {
 		panic(err)
 	}
-	var d descriptor.OffloadResponse
+	var d struct {
+		FilePath string `json:"file_path"`
+		Handle   string `json:"handle"`
+	}
 	_ = json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d)
 	link := res.Content[1].(*mcp.ResourceLink)
 	fmt.Println("handle:", d.Handle[:len("atlatl-tail-")]+"{ULID}-{random}.jsonl")

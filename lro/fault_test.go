@@ -471,7 +471,7 @@ func checkFallback(t *testing.T, f writeFault, s recordShape, threshold int) (ke
 	checkWarning(t, res, w, k, n, s.tokens)
 
 	dir, _ := filepath.Abs(opts.OutputDir)
-	want := event.WriteFailed{Tool: "list_items", Operation: "list_items", Dir: dir, Count: n, Shown: k, EstimatedTokens: s.tokens, Err: e.Err}
+	want := event.WriteFailed{Tool: "list_items", Operation: "list_items", Count: n, Shown: k, EstimatedTokens: s.tokens, Err: e.Err}
 	if diff := cmp.Diff(want, e, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
 		t.Errorf("WriteFailed event (-want +got):\n%s", diff)
 	}

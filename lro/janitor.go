@@ -31,7 +31,7 @@ func (c *config) janitorOptions() *cleanup.Options {
 		TTL:      c.TTL,
 		Interval: max(c.CleanupInterval, 0), // negative: the automatic janitor is off
 		// The Observer receives an event.FileExpired per deleted file.
-		OnExpired: janitor.OnExpired(c.observer, c.TTL),
+		OnExpired: janitor.OnExpired(c.observer),
 	}
 	if c.Store != nil {
 		o.Bucket = c.Store.Bucket() // nil for a folder

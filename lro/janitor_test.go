@@ -71,7 +71,7 @@ func TestStartJanitor(t *testing.T) {
 			expired = append(expired, fe)
 		}
 	}
-	want := []event.FileExpired{{Path: old, CreatedAt: t0, TTL: 10 * time.Minute}}
+	want := []event.FileExpired{{Path: old, CreatedAt: t0}}
 	if diff := cmp.Diff(want, expired); diff != "" {
 		t.Errorf("FileExpired events (-want +got):\n%s", diff)
 	}

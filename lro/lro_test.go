@@ -117,7 +117,7 @@ var rawInputSchema = &jsonschema.Schema{Type: "object"}
 
 // descriptorOf decodes the descriptor in a result, failing the test if the
 // result is not offloaded.
-func descriptorOf(t *testing.T, res *mcp.CallToolResult) descriptor.OffloadResponse {
+func descriptorOf(t *testing.T, res *mcp.CallToolResult) offloadResponse {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("tool error: %v", res.Content)
@@ -125,7 +125,7 @@ func descriptorOf(t *testing.T, res *mcp.CallToolResult) descriptor.OffloadRespo
 	if len(res.Content) != 1 {
 		t.Fatalf("offloaded result has %d content items, want 1", len(res.Content))
 	}
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d); err != nil {
 		t.Fatalf("content is not a descriptor: %v", err)
 	}
@@ -303,7 +303,7 @@ func TestAddToolTyped(t *testing.T) {
 	sc, _ := json.Marshal(off.StructuredContent)
 	validateAll(t, outSchema, []json.RawMessage{sc})
 	// The structured content is the descriptor, as the text is.
-	var scd descriptor.OffloadResponse
+	var scd offloadResponse
 	if err := json.Unmarshal(sc, &scd); err != nil || scd.FilePath != d.FilePath {
 		t.Errorf("structured content %.200s is not the descriptor of %s (%v)", sc, d.FilePath, err)
 	}
@@ -775,4 +775,39 @@ func TestCancelWith(t *testing.T) {
 	if got := res.Content[0].(*mcp.TextContent).Text; got != "shutting down" {
 		t.Errorf("the call ended with %q, want the server's cause", got)
 	}
+}
+
+// offloadResponse is what these tests read of a descriptor: the
+// specification's OffloadResponse and the fields lro adds.
+type offloadResponse struct {
+	Offloaded bool `json:"offloaded"`
+	Summary   *struct {
+		Count           int         `json:"count"`
+		EstimatedTokens int         `json:"estimated_tokens"`
+		Operation       string      `json:"operation"`
+		TopNamespaces   []string    `json:"top_namespaces"`
+		ScoreRange      *[2]float64 `json:"score_range"`
+		Detail          string      `json:"detail"`
+	} `json:"summary,omitempty"`
+	FilePath   string     `json:"file_path"`
+	Handle     string     `json:"handle,omitempty"`
+	ExpiresAt  string     `json:"expires_at,omitempty"`
+	LineSchema any        `json:"line_schema,omitempty"`
+	JqRecipes  []jqRecipe `json:"jq_recipes,omitempty"`
+	Guidance   string     `json:"guidance,omitempty"`
+	Beside     *struct {
+		Values  json.RawMessage `json:"values,omitempty"`
+		Other   []string        `json:"other,omitempty"`
+		Command string          `json:"command"`
+	} `json:"beside,omitempty"`
+	Preview *struct {
+		Records []json.RawMessage `json:"records"`
+		Note    string            `json:"note"`
+	} `json:"preview,omitempty"`
+}
+
+// jqRecipe is one recipe of a descriptor.
+type jqRecipe struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
 }

@@ -26,7 +26,6 @@ import (
 	"github.com/zircote/lro-go/internal/testing/jqengines"
 	"github.com/zircote/lro-go/internal/testing/realshapes"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
@@ -62,7 +61,7 @@ type offloadedShape struct {
 	wantRecords int                 // records a reader of its format counts, 0 if unknown
 	res         *mcp.CallToolResult
 	events      []event.Event
-	desc        descriptor.OffloadResponse
+	desc        offloadResponse
 	header      []byte   // the file's header line
 	records     [][]byte // the file's record lines
 	rebuilt     []byte
@@ -370,7 +369,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // runEverywhere runs recipe n under jq 1.6 (its command, checking its CPU
 // time), jq 1.7.1 and 1.8.2 (package jqengines) and gojq, and compares the
 // outputs.
-func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r descriptor.JqRecipe, path string, base time.Duration) {
+func runEverywhere(t *testing.T, engs []*jqengines.Engine, n int, r jqRecipe, path string, base time.Duration) {
 	t.Helper()
 	out16, cpu, err := cpuRun(r.Command)
 	if err != nil {

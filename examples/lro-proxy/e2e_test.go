@@ -21,7 +21,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/proxyflag"
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // The end-to-end tests build this program and drive it with the go-sdk
@@ -173,21 +172,21 @@ func text(res *mcp.CallToolResult) string {
 }
 
 // offloaded returns the descriptor of res, or nil when res is inline.
-func offloaded(res *mcp.CallToolResult) *descriptor.OffloadResponse {
+func offloaded(res *mcp.CallToolResult) *offloadResponse {
 	// The descriptor is the first content; a second one may hold the
 	// result's fields besides the records.
 	if res.IsError || len(res.Content) == 0 {
 		return nil
 	}
 	tc, ok := res.Content[0].(*mcp.TextContent)
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if !ok || json.Unmarshal([]byte(tc.Text), &d) != nil || !d.Offloaded {
 		return nil
 	}
 	return &d
 }
 
-func mustOffload(t *testing.T, res *mcp.CallToolResult, dir string) *descriptor.OffloadResponse {
+func mustOffload(t *testing.T, res *mcp.CallToolResult, dir string) *offloadResponse {
 	t.Helper()
 	d := offloaded(res)
 	if d == nil {
@@ -260,7 +259,7 @@ func lineRecords(t *testing.T, text string) []string {
 }
 
 // runRecipes runs each jq recipe of d with sh and fails on any error.
-func runRecipes(t *testing.T, d *descriptor.OffloadResponse) {
+func runRecipes(t *testing.T, d *offloadResponse) {
 	t.Helper()
 	if _, err := exec.LookPath("jq"); err != nil {
 		skipOrFail(t, "jq is not installed")
@@ -638,4 +637,39 @@ func generic(t *testing.T, v any) any {
 		}
 	}
 	return out
+}
+
+// offloadResponse is what these tests read of a descriptor: the
+// specification's OffloadResponse and the fields lro adds.
+type offloadResponse struct {
+	Offloaded bool `json:"offloaded"`
+	Summary   *struct {
+		Count           int         `json:"count"`
+		EstimatedTokens int         `json:"estimated_tokens"`
+		Operation       string      `json:"operation"`
+		TopNamespaces   []string    `json:"top_namespaces"`
+		ScoreRange      *[2]float64 `json:"score_range"`
+		Detail          string      `json:"detail"`
+	} `json:"summary,omitempty"`
+	FilePath   string     `json:"file_path"`
+	Handle     string     `json:"handle,omitempty"`
+	ExpiresAt  string     `json:"expires_at,omitempty"`
+	LineSchema any        `json:"line_schema,omitempty"`
+	JqRecipes  []jqRecipe `json:"jq_recipes,omitempty"`
+	Guidance   string     `json:"guidance,omitempty"`
+	Beside     *struct {
+		Values  json.RawMessage `json:"values,omitempty"`
+		Other   []string        `json:"other,omitempty"`
+		Command string          `json:"command"`
+	} `json:"beside,omitempty"`
+	Preview *struct {
+		Records []json.RawMessage `json:"records"`
+		Note    string            `json:"note"`
+	} `json:"preview,omitempty"`
+}
+
+// jqRecipe is one recipe of a descriptor.
+type jqRecipe struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // TestPreviewRecordsFlag: -preview-records sets Options.PreviewRecords
@@ -95,7 +94,7 @@ func TestListingDescriptorSize(t *testing.T) {
 		t.Fatal("not offloaded")
 	}
 	d := res.Content[0].(*mcp.TextContent).Text
-	var desc descriptor.OffloadResponse
+	var desc offloadResponse
 	if err := json.Unmarshal([]byte(d), &desc); err != nil {
 		t.Fatal(err)
 	}

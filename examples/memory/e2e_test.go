@@ -20,7 +20,6 @@ import (
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the concurrent writes of a child
@@ -62,7 +61,7 @@ func buildBinary(t *testing.T) string {
 
 // runRecipes runs every recipe command of desc with sh -c and returns their
 // standard outputs.
-func runRecipes(t *testing.T, desc descriptor.OffloadResponse) []string {
+func runRecipes(t *testing.T, desc offloadResponse) []string {
 	t.Helper()
 	if len(desc.JqRecipes) != 10 {
 		t.Fatalf("%d recipes, want 10", len(desc.JqRecipes))

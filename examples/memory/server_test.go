@@ -16,7 +16,6 @@ import (
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // Stores shared by the tests: they are read-only.
@@ -142,9 +141,9 @@ type offload struct {
 
 // checkOffloaded checks the descriptor of res and the file it points to, and
 // returns the descriptor.
-func checkOffloaded(t *testing.T, res *mcp.CallToolResult, dir string, want offload) descriptor.OffloadResponse {
+func checkOffloaded(t *testing.T, res *mcp.CallToolResult, dir string, want offload) offloadResponse {
 	t.Helper()
-	var desc descriptor.OffloadResponse
+	var desc offloadResponse
 	remarshal(t, res.StructuredContent, &desc)
 	if !desc.Offloaded {
 		t.Fatalf("result not offloaded: %s", text(res))
@@ -534,7 +533,7 @@ func TestLoadOffloadedFile(t *testing.T) {
 	opts := testOpts(t)
 	cs := connect(t, bigStore, opts)
 	res := call(t, cs, "list_memories", map[string]any{"detail": "full"})
-	var desc descriptor.OffloadResponse
+	var desc offloadResponse
 	remarshal(t, res.StructuredContent, &desc)
 	got, err := memory.LoadFile(desc.FilePath)
 	if err != nil {
@@ -558,7 +557,7 @@ func TestExtractTools(t *testing.T) {
 	}
 	records, _ := hitRecords(hs, memory.Full)
 	res := call(t, cs, "recall_memories", map[string]any{"query": "semantic", "limit": 300, "detail": "full"})
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if err := json.Unmarshal([]byte(text(res)), &d); err != nil || !d.Offloaded {
 		t.Fatalf("not offloaded: %s", text(res))
 	}
@@ -580,4 +579,39 @@ func TestExtractTools(t *testing.T) {
 	if diff := cmp.Diff(recordCounts(records, byNamespace), got); diff != "" {
 		t.Errorf("lro_extract recipe 6 (-want +got):\n%s", diff)
 	}
+}
+
+// offloadResponse is what these tests read of a descriptor: the
+// specification's OffloadResponse and the fields lro adds.
+type offloadResponse struct {
+	Offloaded bool `json:"offloaded"`
+	Summary   *struct {
+		Count           int         `json:"count"`
+		EstimatedTokens int         `json:"estimated_tokens"`
+		Operation       string      `json:"operation"`
+		TopNamespaces   []string    `json:"top_namespaces"`
+		ScoreRange      *[2]float64 `json:"score_range"`
+		Detail          string      `json:"detail"`
+	} `json:"summary,omitempty"`
+	FilePath   string     `json:"file_path"`
+	Handle     string     `json:"handle,omitempty"`
+	ExpiresAt  string     `json:"expires_at,omitempty"`
+	LineSchema any        `json:"line_schema,omitempty"`
+	JqRecipes  []jqRecipe `json:"jq_recipes,omitempty"`
+	Guidance   string     `json:"guidance,omitempty"`
+	Beside     *struct {
+		Values  json.RawMessage `json:"values,omitempty"`
+		Other   []string        `json:"other,omitempty"`
+		Command string          `json:"command"`
+	} `json:"beside,omitempty"`
+	Preview *struct {
+		Records []json.RawMessage `json:"records"`
+		Note    string            `json:"note"`
+	} `json:"preview,omitempty"`
+}
+
+// jqRecipe is one recipe of a descriptor.
+type jqRecipe struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
 }

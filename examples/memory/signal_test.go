@@ -19,8 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/testing/proctest"
-
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // Bounds of TestSignalStopsCalls. The calls could run for signalTimeout;
@@ -64,7 +62,7 @@ func TestSignalStopsCalls(t *testing.T) {
 			}
 			srv := startServer(t, exec.Command(bin, args...), tc.http)
 			res := call(t, srv.cs, "recall_memories", map[string]any{"query": "semantic", "limit": 300, "detail": "full"})
-			var d descriptor.OffloadResponse
+			var d offloadResponse
 			if err := json.Unmarshal([]byte(text(res)), &d); err != nil || !d.Offloaded {
 				t.Fatalf("not offloaded: %s", text(res))
 			}

@@ -18,7 +18,6 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/internal/recipes"
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // tokenNames are the file names' ULIDs, and the handles' random parts,
@@ -178,7 +177,7 @@ func TestDescriptorTokens(t *testing.T) {
 // tail -n +2 PATH | jq . on its file.
 func recipeFloor(t *testing.T, text string) string {
 	t.Helper()
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if err := json.Unmarshal([]byte(text), &d); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +194,7 @@ func recipeFloor(t *testing.T, text string) string {
 		t.Fatalf("the descriptor does not encode again as it was sent:\n%s\n%s", text, again)
 	}
 	for i := range d.JqRecipes {
-		d.JqRecipes[i] = descriptor.JqRecipe{Command: "tail -n +2 " + recipes.ShellWord(d.FilePath) + " | jq ."}
+		d.JqRecipes[i] = jqRecipe{Command: "tail -n +2 " + recipes.ShellWord(d.FilePath) + " | jq ."}
 	}
 	return encode()
 }

@@ -41,7 +41,7 @@ func TestBuild(t *testing.T) {
 	const path = "/tmp/atlatl-recall-01.jsonl"
 	s := Summary{Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000,
 		TopNamespaces: []string{"_semantic/decisions"}, ScoreRange: &[2]float64{0.25, 1}}
-	data, err := json.Marshal(Build(path, s, map[string]any{"type": "object"}, lightRecipes(), ProfileFull))
+	data, err := Build(path, s, map[string]any{"type": "object"}, lightRecipes(), ProfileFull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestBuild(t *testing.T) {
 	}
 
 	s.ScoreRange, s.TopNamespaces = nil, nil
-	data, _ = json.Marshal(Build(path, s, nil, nil, ProfileFull))
+	data, _ = Build(path, s, nil, nil, ProfileFull)
 	if !strings.Contains(string(data), `"score_range":null`) || !strings.Contains(string(data), `"top_namespaces":[]`) {
 		t.Errorf("absent scores must serialize as null and no namespaces as []: %s", data)
 	}
@@ -85,13 +85,16 @@ func TestBuild(t *testing.T) {
 		ProfileNoSchema:    `"line_schema"`,
 		ProfileBarePointer: `"summary"`,
 	} {
-		data, _ := json.Marshal(Build(path, s, map[string]any{"type": "object"}, lightRecipes(), p))
+		data, _ := Build(path, s, map[string]any{"type": "object"}, lightRecipes(), p)
 		if strings.Contains(string(data), want) {
 			t.Errorf("%v: %s holds %s", p, data, want)
 		}
 	}
-	if data, _ := json.Marshal(Build(path, s, nil, nil, ProfileBarePointer)); string(data) != `{"offloaded":true,"file_path":"`+path+`"}` {
+	if data, _ := Build(path, s, nil, nil, ProfileBarePointer); string(data) != `{"offloaded":true,"file_path":"`+path+`"}` {
 		t.Errorf("bare pointer = %s", data)
+	}
+	if _, err := Build(path, s, map[string]any{"bad": func() {}}, nil, ProfileFull); err == nil {
+		t.Error("Build of a line schema that cannot be encoded succeeded")
 	}
 }
 

@@ -40,8 +40,6 @@ type Offloaded struct {
 	// EstimatedTokens is the estimated size of the whole result set, the sum
 	// over its record lines.
 	EstimatedTokens int `log:"estimated_tokens"`
-	// ThresholdTokens is the threshold the estimate exceeded.
-	ThresholdTokens int `log:"threshold_tokens"`
 	// Detail is the detail level of the records: "light", "medium" or
 	// "full".
 	Detail string `log:"detail"`
@@ -61,8 +59,6 @@ type WriteFailed struct {
 	// Operation is the operation that would have named the file, as
 	// sanitized for a file name.
 	Operation string `log:"operation"`
-	// Dir is the absolute path of the output folder, or "" for a bucket.
-	Dir string `log:"dir"`
 	// Count is the number of records in the whole result set.
 	Count int `log:"count"`
 	// Shown is the number of leading records kept in the truncated inline
@@ -85,8 +81,6 @@ type FileExpired struct {
 	// CreatedAt is when the file was created, as its name records it, to
 	// the millisecond.
 	CreatedAt time.Time `log:"created_at"`
-	// TTL is the time to live that passed.
-	TTL time.Duration `log:"ttl"`
 	// Temporary reports that the file was the temporary file of an
 	// interrupted write.
 	Temporary bool `log:"temporary"`

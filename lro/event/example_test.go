@@ -26,19 +26,19 @@ func ExampleSlog() {
 	ctx := context.Background()
 	obs.Observe(ctx, event.Offloaded{
 		Tool: "recall_memories", Operation: "recall", Path: "/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl",
-		Count: 200, EstimatedTokens: 31000, ThresholdTokens: 1600, Detail: "light", Bytes: 124000, Duration: 3 * time.Millisecond,
+		Count: 200, EstimatedTokens: 31000, Detail: "light", Bytes: 124000, Duration: 3 * time.Millisecond,
 	})
 	obs.Observe(ctx, event.WriteFailed{
-		Tool: "recall_memories", Operation: "recall", Dir: "/tmp/lro", Count: 200, Shown: 9,
+		Tool: "recall_memories", Operation: "recall", Count: 200, Shown: 9,
 		EstimatedTokens: 31000, Err: fmt.Errorf("jsonl: %w", syscall.ENOSPC),
 	})
 	obs.Observe(ctx, event.FileExpired{
-		Path: "/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl", CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), TTL: time.Hour,
+		Path: "/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl", CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
 	})
 	// Output:
-	// level=INFO msg=OffloadCompleted tool=recall_memories operation=recall path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl handle="" count=200 estimated_tokens=31000 threshold_tokens=1600 detail=light bytes=124000 duration=3ms
-	// level=WARN msg=OffloadWriteFailed tool=recall_memories operation=recall dir=/tmp/lro count=200 shown=9 estimated_tokens=31000 error="jsonl: no space left on device"
-	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z ttl=1h0m0s temporary=false
+	// level=INFO msg=OffloadCompleted tool=recall_memories operation=recall path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl handle="" count=200 estimated_tokens=31000 detail=light bytes=124000 duration=3ms
+	// level=WARN msg=OffloadWriteFailed tool=recall_memories operation=recall count=200 shown=9 estimated_tokens=31000 error="jsonl: no space left on device"
+	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z temporary=false
 }
 
 // An Observer of its own switches on the type of each event, here to count

@@ -12,7 +12,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/testing/realshapes"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
@@ -64,7 +63,7 @@ func TestEveryRecipeRuns(t *testing.T) {
 				case f.name == files[0].name && i+1 == 10:
 					// Recipe 10 of the text prints every line: offloaded
 					// in turn (the threshold is 1 token), whole.
-					var answer descriptor.OffloadResponse
+					var answer offloadResponse
 					if tc, ok := res.Content[len(res.Content)-1].(*mcp.TextContent); !ok || json.Unmarshal([]byte(tc.Text), &answer) != nil || answer.Summary.Count != textLines {
 						t.Errorf("recipe 10 of the text: %.300v, want an offloaded answer of %d results", res.Content, textLines)
 					}
@@ -77,7 +76,7 @@ func TestEveryRecipeRuns(t *testing.T) {
 
 // offloadResult has lro.Wrap offload result with opts, and returns the
 // descriptor.
-func offloadResult(t *testing.T, opts *lro.Options, result *mcp.CallToolResult) descriptor.OffloadResponse {
+func offloadResult(t *testing.T, opts *lro.Options, result *mcp.CallToolResult) offloadResponse {
 	t.Helper()
 	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		cp := *result // the offloader rewrites the result in place
@@ -87,7 +86,7 @@ func offloadResult(t *testing.T, opts *lro.Options, result *mcp.CallToolResult) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || json.Unmarshal([]byte(tc.Text), &d) != nil || !d.Offloaded || len(d.JqRecipes) != 10 {
 		t.Fatalf("not offloaded: %.300v", res.Content[0])
 	}

@@ -77,7 +77,7 @@ func parseCalls(t *testing.T, text string) []toolCall {
 }
 
 // TestGuidanceRunsAsWritten renders the guidance of real files, in a folder
-// and in a bucket (NativeGuidance by handle), and makes every call it
+// and in a bucket (the native guidance by handle), and makes every call it
 // shows, over the transport: each names arguments the tool's schema has,
 // the file by its file_path or its handle, and succeeds with output.
 func TestGuidanceRunsAsWritten(t *testing.T) {
@@ -98,19 +98,20 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			path := offload(t, dir, tc.detail, tc.records)
 			sample := fileLines(t, path)[:core.SampleSize]
 			rs, memory := recipes.Select(recipes.Detail(tc.detail), sample)
-			in := describe.Input{Path: path, Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000, Recipes: rs,
+			in := describe.Input{Path: path, Summary: describe.Summary{Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000}, Recipes: rs,
 				LineSchema: json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"},"size":{"type":"integer"}}}`)}
 			if memory {
 				in.Noun = "memories"
 			}
 			arg, value := "file_path", path
-			guidance := core.NativeGuidance(in, false)
+			guidance := describe.Native(&in)
 			opts := &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}
 			if tc.bucket {
 				st := newStore(t, newBucket(t), newClock())
 				in.Handle = put(t, st, tc.detail, tc.records)
 				arg, value = "handle", in.Handle
-				guidance = core.NativeGuidance(in, true)
+				in.ByHandle = true
+				guidance = describe.Native(&in)
 				opts = &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}}
 				// A copy saved for jq goes to file_path.
 				if !strings.Contains(guidance, "lro://results/{handle} to "+path+".") {
@@ -197,10 +198,10 @@ var plainMemory = []json.RawMessage{json.RawMessage(`{"id":"01J1","title":"Go","
 func TestGuidanceFollowsTheTemplate(t *testing.T) {
 	rs, _ := recipes.Select(recipes.Full, plainMemory)
 	in := describe.Input{
-		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Detail: "full", Count: 200, EstimatedTokens: 31000,
+		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Summary: describe.Summary{Detail: "full", Count: 200, EstimatedTokens: 31000},
 		Saved: 30000, Recipes: rs, Noun: "memories",
 	}
-	g := core.NativeGuidance(in, false)
+	g := describe.Native(&in)
 	for _, want := range []string{
 		"Results offloaded to JSONL (200 memories, ~30000 tokens saved).\nDetail level: full\nUse the `lro_extract` tool to query this result set. Examples:\n",
 		"- Browse: lro_extract(file_path=\"/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl\", recipe=1)\nand with the same file_path:\n",
@@ -225,13 +226,11 @@ func TestGuidanceFollowsTheTemplate(t *testing.T) {
 func TestGuidanceText(t *testing.T) {
 	rs, _ := recipes.Select(recipes.Medium, plainMemory)
 	in := describe.Input{
-		Path:            "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
-		Detail:          "medium",
-		Count:           200,
-		EstimatedTokens: 31000,
-		Saved:           30000,
-		Recipes:         rs,
-		Noun:            "memories",
+		Path:    "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
+		Summary: describe.Summary{Detail: "medium", Count: 200, EstimatedTokens: 31000},
+		Saved:   30000,
+		Recipes: rs,
+		Noun:    "memories",
 	}
 	const want = `Results offloaded to JSONL (200 memories, ~30000 tokens saved).
 Detail level: medium
@@ -245,7 +244,7 @@ and with the same file_path:
 Available recipes [params]: 1=titles+namespaces, 2=filter namespace [namespace], 3=search titles [keyword], 4=IDs+titles, 5=filter type [memory_type], 6=count by namespace, 7=filter tag [tag], 8=sort by date, 9=sort by confidence, 10=search content [keyword].
 Add slurp=true to run a query on all records at once. lro_read (file_path, line, limit) shows lines as they are, lro_search (file_path, pattern) finds records by regular expression.
 Line 1 is a metadata header; memories start at line 2.`
-	if diff := cmp.Diff(want, core.NativeGuidance(in, false)); diff != "" {
+	if diff := cmp.Diff(want, describe.Native(&in)); diff != "" {
 		t.Errorf("guidance (-want +got):\n%s", diff)
 	}
 }

@@ -223,7 +223,7 @@ func (c *config) sweepOptions() *cleanup.Options {
 		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
 	}
 	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL) // lro's, which the event names
-	o.OnExpired = janitor.OnExpired(l.Observer, o.TTL)
+	o.OnExpired = janitor.OnExpired(l.Observer)
 	return o
 }
 

@@ -19,7 +19,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
 	core "github.com/zircote/lro-go/lro/internal/offload"
 )
@@ -39,7 +38,7 @@ func needJQ(t testing.TB) {
 // offloadWithLRO has the offloading decorator write result (the text of a
 // tool result) to dir and returns its descriptor: the file and recipes an
 // agent gets.
-func offloadWithLRO(t *testing.T, dir, detail, result string) descriptor.OffloadResponse {
+func offloadWithLRO(t *testing.T, dir, detail, result string) offloadResponse {
 	t.Helper()
 	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: result}}}, nil
@@ -49,7 +48,7 @@ func offloadWithLRO(t *testing.T, dir, detail, result string) descriptor.Offload
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d); err != nil || !d.Offloaded {
 		t.Fatalf("the result was not offloaded: %v", err)
 	}
@@ -262,4 +261,39 @@ func TestRecipeParamsMatchJQ(t *testing.T) {
 			}
 		})
 	}
+}
+
+// offloadResponse is what these tests read of a descriptor: the
+// specification's OffloadResponse and the fields lro adds.
+type offloadResponse struct {
+	Offloaded bool `json:"offloaded"`
+	Summary   *struct {
+		Count           int         `json:"count"`
+		EstimatedTokens int         `json:"estimated_tokens"`
+		Operation       string      `json:"operation"`
+		TopNamespaces   []string    `json:"top_namespaces"`
+		ScoreRange      *[2]float64 `json:"score_range"`
+		Detail          string      `json:"detail"`
+	} `json:"summary,omitempty"`
+	FilePath   string     `json:"file_path"`
+	Handle     string     `json:"handle,omitempty"`
+	ExpiresAt  string     `json:"expires_at,omitempty"`
+	LineSchema any        `json:"line_schema,omitempty"`
+	JqRecipes  []jqRecipe `json:"jq_recipes,omitempty"`
+	Guidance   string     `json:"guidance,omitempty"`
+	Beside     *struct {
+		Values  json.RawMessage `json:"values,omitempty"`
+		Other   []string        `json:"other,omitempty"`
+		Command string          `json:"command"`
+	} `json:"beside,omitempty"`
+	Preview *struct {
+		Records []json.RawMessage `json:"records"`
+		Note    string            `json:"note"`
+	} `json:"preview,omitempty"`
+}
+
+// jqRecipe is one recipe of a descriptor.
+type jqRecipe struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -63,7 +63,7 @@ func encodedLen(text string) int64 {
 // request's context: however slowly clients read, at most Workers wait.
 func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
 	uri := req.Params.URI
-	handle, _ := strings.CutPrefix(uri, offload.ResultURIPrefix)
+	handle, _ := strings.CutPrefix(uri, describe.ResultURIPrefix)
 	ctx, cancel := context.WithTimeoutCause(request, c.Timeout, errTimeout)
 	defer cancel()
 	release, err := c.acquire(ctx)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -65,7 +65,7 @@ func TestReadResourceCopiesOnce(t *testing.T) {
 }
 
 func resourceRequest(handle string) *mcp.ReadResourceRequest {
-	return &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: offload.ResultURIPrefix + handle}}
+	return &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: describe.ResultURIPrefix + handle}}
 }
 
 // storeResult writes a result of n records of size bytes to st and returns

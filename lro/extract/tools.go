@@ -22,31 +22,32 @@ import (
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/janitor"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // The names of the tools and of their arguments, those of the guidance.
 const (
-	toolExtract = offload.ToolExtract
-	toolRead    = offload.ToolRead
-	toolSearch  = offload.ToolSearch
+	toolExtract = describe.ToolExtract
+	toolRead    = describe.ToolRead
+	toolSearch  = describe.ToolSearch
 
-	argFilePath      = offload.ArgFilePath
-	argHandle        = offload.ArgHandle
-	argRecipe        = offload.ArgRecipe
-	argQuery         = offload.ArgQuery
-	argParams        = offload.ArgParams
-	argSlurp         = offload.ArgSlurp
+	argFilePath      = describe.ArgFilePath
+	argHandle        = describe.ArgHandle
+	argRecipe        = describe.ArgRecipe
+	argQuery         = describe.ArgQuery
+	argParams        = describe.ArgParams
+	argSlurp         = describe.ArgSlurp
 	argRaw           = "raw"
-	argWhere         = offload.ArgWhere
-	argCount         = offload.ArgCount
+	argWhere         = describe.ArgWhere
+	argCount         = describe.ArgCount
 	argFields        = "fields"
-	argLine          = offload.ArgLine
-	argLimit         = offload.ArgLimit
+	argLine          = describe.ArgLine
+	argLimit         = describe.ArgLimit
 	argCharOffset    = "char_offset"
 	argMaxChars      = "max_chars"
-	argPattern       = offload.ArgPattern
+	argPattern       = describe.ArgPattern
 	argCaseSensitive = "case_sensitive"
 	argMaxResults    = "max_results"
 	argStartLine     = "start_line"
@@ -104,7 +105,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
 			Name:        "lro-result",
 			Title:       "Offloaded result",
-			URITemplate: offload.ResultURIPrefix + "{handle}",
+			URITemplate: describe.ResultURIPrefix + "{handle}",
 			MIMEType:    jsonlfile.ContentType,
 			Description: "An offloaded result, whole: its JSONL file (a header line, then one record a line), by the handle of its offload descriptor, until it expires. To query or read a part of it, use lro_extract, lro_read or lro_search with the handle.",
 		}, c.readResource)

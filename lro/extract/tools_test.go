@@ -17,7 +17,6 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
@@ -173,7 +172,7 @@ func TestExtractOffloadedInTurn(t *testing.T) {
 	if isErr || len(texts) != 2 || !strings.Contains(texts[0], "above the 1600-token threshold") {
 		t.Fatalf("%v %q", isErr, texts)
 	}
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if err := json.Unmarshal([]byte(texts[1]), &d); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/proxy"
 )
 
@@ -62,7 +61,14 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var d descriptor.OffloadResponse
+	var d struct { // the fields read below; a client declares those it reads
+		Offloaded bool `json:"offloaded"`
+		Summary   struct {
+			Count int `json:"count"`
+		} `json:"summary"`
+		FilePath  string            `json:"file_path"`
+		JqRecipes []json.RawMessage `json:"jq_recipes"`
+	}
 	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d); err != nil {
 		log.Fatal(err)
 	}

@@ -26,7 +26,6 @@ import (
 	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/proxy"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -123,7 +122,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 // offloaded returns the descriptor of res, or nil when res is inline.
-func offloaded(t *testing.T, res *mcp.CallToolResult) *descriptor.OffloadResponse {
+func offloaded(t *testing.T, res *mcp.CallToolResult) *offloadResponse {
 	t.Helper()
 	// The descriptor is the first content; a second one may hold the
 	// result's fields besides the records.
@@ -131,7 +130,7 @@ func offloaded(t *testing.T, res *mcp.CallToolResult) *descriptor.OffloadRespons
 		return nil
 	}
 	tc, ok := res.Content[0].(*mcp.TextContent)
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if !ok || json.Unmarshal([]byte(tc.Text), &d) != nil || !d.Offloaded {
 		return nil
 	}
@@ -718,7 +717,7 @@ func TestConcurrentCalls(t *testing.T) {
 						t.Errorf("exact(%d): %v", n, err)
 						return
 					}
-					var d descriptor.OffloadResponse
+					var d offloadResponse
 					if json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d) != nil || !d.Offloaded {
 						t.Errorf("exact(%d) not offloaded: %.100s", n, text(res))
 						return
@@ -847,4 +846,39 @@ func cmdWith(env []string, stderr io.Writer, name string, args ...string) *exec.
 	cmd := exec.Command(name, args...)
 	cmd.Env, cmd.Stderr = env, stderr
 	return cmd
+}
+
+// offloadResponse is what these tests read of a descriptor: the
+// specification's OffloadResponse and the fields lro adds.
+type offloadResponse struct {
+	Offloaded bool `json:"offloaded"`
+	Summary   *struct {
+		Count           int         `json:"count"`
+		EstimatedTokens int         `json:"estimated_tokens"`
+		Operation       string      `json:"operation"`
+		TopNamespaces   []string    `json:"top_namespaces"`
+		ScoreRange      *[2]float64 `json:"score_range"`
+		Detail          string      `json:"detail"`
+	} `json:"summary,omitempty"`
+	FilePath   string     `json:"file_path"`
+	Handle     string     `json:"handle,omitempty"`
+	ExpiresAt  string     `json:"expires_at,omitempty"`
+	LineSchema any        `json:"line_schema,omitempty"`
+	JqRecipes  []jqRecipe `json:"jq_recipes,omitempty"`
+	Guidance   string     `json:"guidance,omitempty"`
+	Beside     *struct {
+		Values  json.RawMessage `json:"values,omitempty"`
+		Other   []string        `json:"other,omitempty"`
+		Command string          `json:"command"`
+	} `json:"beside,omitempty"`
+	Preview *struct {
+		Records []json.RawMessage `json:"records"`
+		Note    string            `json:"note"`
+	} `json:"preview,omitempty"`
+}
+
+// jqRecipe is one recipe of a descriptor.
+type jqRecipe struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
 }

@@ -22,7 +22,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/proxy"
 )
@@ -389,7 +388,7 @@ func TestRaw(t *testing.T) {
 	})
 	t.Run("offloaded losslessly", func(t *testing.T) {
 		res := c.response(c.request("tools/call", `{"name":"exact","arguments":{}}`)).Result
-		var d descriptor.OffloadResponse
+		var d offloadResponse
 		if err := json.Unmarshal(member(t, res, "structuredContent"), &d); err != nil || !d.Offloaded {
 			t.Fatalf("exact not offloaded: %v %s", err, preview(string(res)))
 		}
@@ -409,7 +408,7 @@ func TestRaw(t *testing.T) {
 	})
 	t.Run("a result above 16 MiB, offloaded", func(t *testing.T) {
 		res := c.response(c.request("tools/call", `{"name":"big","arguments":{}}`)).Result
-		var d descriptor.OffloadResponse
+		var d offloadResponse
 		if err := json.Unmarshal(member(t, res, "structuredContent"), &d); err != nil || !d.Offloaded {
 			t.Fatalf("big not offloaded: %v %s", err, preview(string(res)))
 		}

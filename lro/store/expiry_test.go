@@ -15,7 +15,6 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -30,7 +29,7 @@ func offload(t *testing.T, s *store.Store, now func() time.Time) string {
 		t.Fatal(err)
 	}
 	raw, ok := res.StructuredContent.(json.RawMessage)
-	var d descriptor.OffloadResponse
+	var d offloadResponse
 	if !ok || json.Unmarshal(raw, &d) != nil || d.Handle == "" {
 		t.Fatalf("not offloaded: %v", res.Content)
 	}
@@ -171,4 +170,39 @@ func TestExpirySlowWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// offloadResponse is what these tests read of a descriptor: the
+// specification's OffloadResponse and the fields lro adds.
+type offloadResponse struct {
+	Offloaded bool `json:"offloaded"`
+	Summary   *struct {
+		Count           int         `json:"count"`
+		EstimatedTokens int         `json:"estimated_tokens"`
+		Operation       string      `json:"operation"`
+		TopNamespaces   []string    `json:"top_namespaces"`
+		ScoreRange      *[2]float64 `json:"score_range"`
+		Detail          string      `json:"detail"`
+	} `json:"summary,omitempty"`
+	FilePath   string     `json:"file_path"`
+	Handle     string     `json:"handle,omitempty"`
+	ExpiresAt  string     `json:"expires_at,omitempty"`
+	LineSchema any        `json:"line_schema,omitempty"`
+	JqRecipes  []jqRecipe `json:"jq_recipes,omitempty"`
+	Guidance   string     `json:"guidance,omitempty"`
+	Beside     *struct {
+		Values  json.RawMessage `json:"values,omitempty"`
+		Other   []string        `json:"other,omitempty"`
+		Command string          `json:"command"`
+	} `json:"beside,omitempty"`
+	Preview *struct {
+		Records []json.RawMessage `json:"records"`
+		Note    string            `json:"note"`
+	} `json:"preview,omitempty"`
+}
+
+// jqRecipe is one recipe of a descriptor.
+type jqRecipe struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
 }

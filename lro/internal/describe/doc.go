@@ -1,11 +1,10 @@
-// Package describe holds what the offload pipeline (package
-// internal/offload) describes a file with, below the public descriptor
-// types of package lro/descriptor: the line schema an [Inferrer] infers
-// from the records as they are read, [Annotate], which adds what their Go
-// type, reflected by [Reflect] with github.com/invopop/jsonschema, knows
-// besides (formats, number types, descriptions); the guidance texts
-// ([Shell], [Headline], [DetailLine]) made from plain values ([Input]).
-// (lro.AddTool infers output schemas with
-// github.com/google/jsonschema-go, as mcp.AddTool does: the schema the
-// go-sdk validates with.)
+// Package describe makes descriptors: [Build] writes the JSON of the
+// descriptor of an offload file (summary, line schema, recipes, guidance,
+// what the result held beside its records, preview) from the values its
+// writer gathered ([Input]); the guidance in either rendering, the
+// specification's template for a client with a shell or [Native]'s for
+// a server with the extraction tools. The offload engine (package
+// lro/internal/offload) gathers the values, and calls Build while it fits
+// the descriptor within the threshold; package lro/descriptor's Build,
+// for users, calls it too.
 package describe

@@ -86,13 +86,12 @@ func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
 }
 
 // OnExpired returns the [cleanup.Options.OnExpired] that passes each
-// deleted file on to obs as an [event.FileExpired] with the TTL ttl; nil if
-// obs is nil.
-func OnExpired(obs event.Observer, ttl time.Duration) func(context.Context, string, time.Time, bool) {
+// deleted file on to obs as an [event.FileExpired]; nil if obs is nil.
+func OnExpired(obs event.Observer) func(context.Context, string, time.Time, bool) {
 	if obs == nil {
 		return nil
 	}
 	return func(ctx context.Context, path string, created time.Time, temporary bool) {
-		obs.Observe(ctx, event.FileExpired{Path: path, CreatedAt: created, TTL: ttl, Temporary: temporary})
+		obs.Observe(ctx, event.FileExpired{Path: path, CreatedAt: created, Temporary: temporary})
 	}
 }

@@ -114,20 +114,19 @@ func TestJanitorWaitsForTheNextExpiry(t *testing.T) {
 }
 
 // TestOnExpired checks the adapter of cleanup's OnExpired to an Observer:
-// none without an Observer, else one event.FileExpired per call, with the
-// TTL given.
+// none without an Observer, else one event.FileExpired per call.
 func TestOnExpired(t *testing.T) {
-	if f := OnExpired(nil, time.Hour); f != nil {
-		t.Error("OnExpired(nil, …) is not nil")
+	if f := OnExpired(nil); f != nil {
+		t.Error("OnExpired(nil) is not nil")
 	}
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	var got []event.Event
-	f := OnExpired(event.ObserverFunc(func(_ context.Context, e event.Event) { got = append(got, e) }), time.Minute)
+	f := OnExpired(event.ObserverFunc(func(_ context.Context, e event.Event) { got = append(got, e) }))
 	f(context.Background(), "/a.jsonl", t0, false)
 	f(context.Background(), "b.jsonl", t0.Add(time.Second), true)
 	want := []event.Event{
-		event.FileExpired{Path: "/a.jsonl", CreatedAt: t0, TTL: time.Minute},
-		event.FileExpired{Path: "b.jsonl", CreatedAt: t0.Add(time.Second), TTL: time.Minute, Temporary: true},
+		event.FileExpired{Path: "/a.jsonl", CreatedAt: t0},
+		event.FileExpired{Path: "b.jsonl", CreatedAt: t0.Add(time.Second), Temporary: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)

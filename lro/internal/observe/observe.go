@@ -32,6 +32,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/jqcmd"
 	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
@@ -284,7 +285,7 @@ func (s *Server) readHandle(ctx context.Context, c *Call, local []byte) []byte {
 		fail("handle is %s, want a non-empty string", JSONText(c.Desc["handle"]))
 		return nil
 	}
-	uri := offload.ResultURIPrefix + h
+	uri := describe.ResultURIPrefix + h
 	var link *mcp.ResourceLink
 	var others []string
 	for _, ct := range c.Result.Content {
@@ -339,7 +340,7 @@ func (s *Server) readHandle(ctx context.Context, c *Call, local []byte) []byte {
 	if i <= 0 {
 		i = len(h)
 	}
-	other := offload.ResultURIPrefix + h[:i-1] + map[bool]string{true: "1", false: "0"}[h[i-1] == '0'] + h[i:]
+	other := describe.ResultURIPrefix + h[:i-1] + map[bool]string{true: "1", false: "0"}[h[i-1] == '0'] + h[i:]
 	if _, err := s.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: other}); err == nil {
 		fail("resources/read of %s, a handle the server never gave, returned a resource, want an error saying it is unknown", other)
 	} else if !unknownWords.MatchString(err.Error()) {

@@ -24,6 +24,7 @@ import (
 	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/schema"
 )
 
 // describe returns the JSON of the descriptor of a written file, which the
@@ -37,17 +38,21 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	}
 	in.TopNamespaces = t.topNamespaces()
 	in.ScoreRange = t.scoreRange()
+	in.Native, in.ByHandle = c.Native || c.remote(), c.remote()
+	in.Warning = p.jq16.warning(in.Native)
+	in.Beside = besideOf(p)
+	in.ExpiresAt = c.expires()
 	if c.Native && !c.remote() && c.ClientDir != "" {
 		// lro_extract reads the file in Dir, where the client's path does
 		// not lead; it takes the bare name too.
 		in.ToolPath = pathpkg.Base(in.Path)
 	}
-	var schema map[string]any
+	var ls map[string]any
 	if c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes {
 		// The schema of the lines themselves, annotated from their Go type.
-		schema = t.schema.Schema()
-		describe.Annotate(schema, reflectedSchema(call.RecordType), c.SchemaDescriptions)
-		raw, err := marshal(schema) // once, not with each encoding below
+		ls = t.schema.Schema()
+		schema.Annotate(ls, reflectedSchema(call.RecordType), c.SchemaDescriptions)
+		raw, err := describe.Marshal(ls) // once, not with each encoding below
 		if err != nil {
 			return nil, err
 		}
@@ -68,22 +73,20 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		linkTokens = c.Tokenizer.Tokens(l)
 	}
-	ex := extras{expires: c.expires()}
 	// encode returns the descriptor of in and its size in tokens. What is
 	// saved is what the client would have received inline less what it
 	// receives instead: the descriptor twice (as the text item and as the
 	// structured content) and the resource link, measured with the first
 	// estimate in its guidance.
-	encode := func(in describe.Input, profile descriptor.Profile, ex extras) ([]byte, int, error) {
+	encode := func(in describe.Input, profile descriptor.Profile) ([]byte, int, error) {
 		in.Saved = inline
-		resp := c.build(in, p, profile, ex)
-		data, err := marshal(resp)
+		data, err := describe.Build(&in, describe.Profile(profile))
 		if err != nil {
 			return nil, 0, err
 		}
-		if resp.Guidance != "" {
+		if profile != descriptor.ProfileBarePointer { // with a guidance
 			in.Saved = inline - 2*c.Tokenizer.Tokens(data) - linkTokens
-			if data, err = marshal(c.build(in, p, profile, ex)); err != nil {
+			if data, err = describe.Build(&in, describe.Profile(profile)); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -108,9 +111,9 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		// counts no more tokens of fewer bytes), which fit would then
 		// return as it is, and the loop below would return this one.
 		if whole := ps.take(n); whole != nil {
-			with := ex
-			with.preview = whole
-			d, tokens, err := encode(in, c.Profile, with)
+			with := in
+			with.Preview = whole
+			d, tokens, err := encode(with, c.Profile)
 			if err != nil {
 				return nil, err
 			}
@@ -119,15 +122,15 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 			}
 		}
 	}
-	in, profile, data, err := c.fit(in, t, schema, encode, ex)
+	in, profile, data, err := c.fit(in, t, ls, encode)
 	if err != nil || profile == descriptor.ProfileBarePointer || ps == nil {
 		return data, err
 	}
 	for ; n > 0; n-- {
-		if ex.preview = ps.take(n); ex.preview == nil {
+		if in.Preview = ps.take(n); in.Preview == nil {
 			break
 		}
-		d, tokens, err := encode(in, profile, ex)
+		d, tokens, err := encode(in, profile)
 		if err != nil {
 			return nil, err
 		}
@@ -138,20 +141,13 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	return data, nil
 }
 
-// extras are what a descriptor carries beyond the specification's fields
-// and beside: when the file expires, and the preview.
-type extras struct {
-	expires string
-	preview *descriptor.Preview
-}
-
 // fit returns the descriptor of in within the threshold when all of it but
 // the line schema fits there, else within maxDescriptorTokens, built with
 // encode, and in and the profile it was built with: as it is; with the
 // line schema (schema, when not nil) trimmed; or, still too large, the
 // bare pointer.
-func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode func(describe.Input, descriptor.Profile, extras) ([]byte, int, error), ex extras) (describe.Input, descriptor.Profile, []byte, error) {
-	data, tokens, err := encode(in, c.Profile, ex)
+func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode func(describe.Input, descriptor.Profile) ([]byte, int, error)) (describe.Input, descriptor.Profile, []byte, error) {
+	data, tokens, err := encode(in, c.Profile)
 	if err != nil {
 		return in, c.Profile, data, err
 	}
@@ -181,14 +177,14 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 		props, _ := schema["properties"].(map[string]any)
 		for trimmed := range trimmings(schema, memberNames(first, props), room, fits) {
 			in.LineSchema = json.RawMessage(trimmed)
-			if data, tokens, err = encode(in, c.Profile, ex); err != nil || tokens <= limit {
+			if data, tokens, err = encode(in, c.Profile); err != nil || tokens <= limit {
 				return in, c.Profile, data, err
 			}
 		}
 	}
 	// Still too large (names or values too long to show in the recipes or
 	// the summary): the bare pointer.
-	data, err = marshal(c.build(in, nil, descriptor.ProfileBarePointer, ex))
+	data, err = describe.Build(&in, describe.BarePointer)
 	return in, descriptor.ProfileBarePointer, data, err
 }
 
@@ -259,7 +255,7 @@ func trimmings(schema map[string]any, order []string, room int, fits func([]byte
 			t := trimmer{depth: depth, width: width, ranked: ranked}
 			s := t.trim(schema, "", 0)
 			s["$comment"] = t.comment()
-			raw, err := marshal(s)
+			raw, err := describe.Marshal(s)
 			return err != nil || !fits(raw) || yield(raw)
 		}
 		for depth := schemaDepth(schema) - 1; depth >= 1; depth-- {
@@ -343,7 +339,7 @@ type trimmer struct {
 	ranked       []string // names of the record's properties, the first kept first (rankNames)
 	cut          string   // the jq path of the first object or array described by its type alone
 	unnamed      int      // properties of the record not named
-	more         bool     // the record has more properties than its schema names (describe.Inferrer's bound)
+	more         bool     // the record has more properties than its schema names (schema.Inferrer's bound)
 	named        int      // properties of the record named
 }
 
@@ -390,7 +386,7 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 	var keptRequired []string
 	for _, name := range names {
 		p, _ := props[name].(map[string]any)
-		kept[name] = t.trim(p, path+jqKey(name), depth+1)
+		kept[name] = t.trim(p, path+describe.JQKey(name), depth+1)
 		if isRequired[name] {
 			keptRequired = append(keptRequired, name)
 		}
@@ -405,7 +401,7 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 // memberNames returns the names of the members of rec, in order, when it
 // is an object, up to the last that props holds: the names a ranking of
 // props needs, so that a record of very many members whose schema names
-// some (describe.Inferrer's bound) is read that far.
+// some (schema.Inferrer's bound) is read that far.
 func memberNames(rec []byte, props map[string]any) []string {
 	var names []string
 	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
@@ -454,70 +450,6 @@ func (t *trimmer) comment() string {
 	return b.String()
 }
 
-// marshal returns the JSON of v as the model reads it: with <, > and &
-// not escaped for HTML (which costs tokens, and recipes compare with them).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
-}
-
-// build builds the descriptor of in under profile, with ex but under the
-// bare pointer.
-func (c *Config) build(in describe.Input, p *plan, profile descriptor.Profile, ex extras) descriptor.OffloadResponse {
-	resp := response(in, profile, c.guidance)
-	if profile != descriptor.ProfileBarePointer {
-		if w := p.jq16.warning(c.Native || c.remote()); w != "" && resp.Guidance != "" {
-			resp.Guidance += "\n" + w
-		}
-		resp.Beside = besideOf(p, in.Path)
-		resp.ExpiresAt = ex.expires
-		resp.Preview = ex.preview
-	}
-	return resp
-}
-
-// guidance returns the guidance of in: the native one, by handle for a
-// file in a bucket, for a server with the extraction tools or a bucket;
-// else the specification's shell template, which points at the recipes
-// when withRecipes is true.
-func (c *Config) guidance(in describe.Input, withRecipes bool) string {
-	if c.Native || c.remote() {
-		return NativeGuidance(in, c.remote())
-	}
-	return describe.Shell(in, withRecipes && len(in.Recipes) > 0)
-}
-
-// response returns the descriptor of in under profile: that of
-// [descriptor.Build], with in's handle and, but for the bare pointer, the
-// recipes and the guidance that guidance gives.
-func response(in describe.Input, profile descriptor.Profile, guidance func(in describe.Input, withRecipes bool) string) descriptor.OffloadResponse {
-	s := descriptor.Summary{
-		Count:           in.Count,
-		EstimatedTokens: in.EstimatedTokens,
-		Operation:       in.Operation,
-		TopNamespaces:   in.TopNamespaces,
-		ScoreRange:      in.ScoreRange,
-		Detail:          in.Detail,
-	}
-	resp := descriptor.Build(in.Path, s, in.LineSchema, nil, profile)
-	resp.Handle = in.Handle
-	if profile != descriptor.ProfileBarePointer {
-		if profile != descriptor.ProfileNoRecipes {
-			resp.JqRecipes = make([]descriptor.JqRecipe, len(in.Recipes))
-			for i, r := range in.Recipes {
-				resp.JqRecipes[i] = descriptor.JqRecipe{Description: r.Description, Command: r.Command(in.Path)}
-			}
-		}
-		resp.Guidance = guidance(in, profile != descriptor.ProfileNoRecipes)
-	}
-	return resp
-}
-
 // The bounds of what the descriptor shows beside the records: strings and
 // numbers longer are named, and values beyond maxShownValues (and as many
 // named) are counted, so that it stays small whatever the result holds.
@@ -529,11 +461,11 @@ const (
 
 // besideOf returns what the descriptor says of the parts of the result kept
 // beside the records, or nil when there are none.
-func besideOf(p *plan, path string) *descriptor.Beside {
+func besideOf(p *plan) *describe.Beside {
 	if len(p.beside) == 0 {
 		return nil
 	}
-	b := &descriptor.Beside{Command: "head -n 1 " + recipes.ShellWord(path) + " | jq .result"}
+	b := &describe.Beside{}
 	var values []byte
 	shown, more := 0, 0
 	for _, v := range p.beside {
@@ -572,7 +504,7 @@ func besideMembers(path string, ru *run) []besideValue {
 	ms, _ := members(ru.doc)
 	for _, m := range ms {
 		if m.end != ru.end { // not the records
-			out = append(out, describeValue(path+jqKey(m.name), ru.doc[m.start:m.end]))
+			out = append(out, describeValue(path+describe.JQKey(m.name), ru.doc[m.start:m.end]))
 		}
 	}
 	return out
@@ -625,21 +557,6 @@ func describeKind(v []byte) string {
 	return fmt.Sprintf("%d bytes of JSON", len(v))
 }
 
-// jqKey returns the jq path step of an object member.
-func jqKey(name string) string {
-	ident := name != ""
-	for i, r := range name {
-		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
-			ident = false
-			break
-		}
-	}
-	if ident {
-		return "." + name
-	}
-	return "[" + string(quote(name)) + "]"
-}
-
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
 // reflectedSchema returns the schema of records of Go type t, a struct type
@@ -656,7 +573,7 @@ func reflectedSchema(t reflect.Type) map[string]any {
 	if s, ok := reflectedSchemas.Load(t); ok {
 		return s.(map[string]any)
 	}
-	s, _ := describe.Reflect(t) // nil when it fails
+	s, _ := schema.Reflect(t) // nil when it fails
 	reflectedSchemas.Store(t, s)
 	return s
 }

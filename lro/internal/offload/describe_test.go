@@ -17,6 +17,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // pullRequests returns a page of n pull requests as GitHub's API returns
@@ -216,7 +217,7 @@ func TestTrimmings(t *testing.T) {
 		lines[i] = r
 	}
 	schema := tl.schema.Schema()
-	full, err := marshal(schema)
+	full, err := describe.Marshal(schema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,6 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 	emit(ctx, c.Observer, event.WriteFailed{
 		Tool:            call.Tool,
 		Operation:       jsonlfile.SanitizeOperation(call.Operation),
-		Dir:             c.Dir,
 		Count:           total,
 		Shown:           fb.shown,
 		EstimatedTokens: p.tokens,

@@ -62,12 +62,9 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		return Outcome{}, nil, err
 	}
 	in := describe.Input{
-		Path:            c.clientPath(w),
-		Operation:       op,
-		Detail:          string(call.Detail),
-		Count:           count,
-		EstimatedTokens: p.tokens,
-		Redacted:        redact.Counts(p.redacted).Total(),
+		Path:     c.clientPath(w),
+		Summary:  describe.Summary{Operation: op, Detail: string(call.Detail), Count: count, EstimatedTokens: p.tokens},
+		Redacted: redact.Counts(p.redacted).Total(),
 	}
 	// The descriptor is built before the commit, so that one that cannot be
 	// built leaves no file behind.
@@ -76,7 +73,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		size := w.Size() // every byte is written
 		// The name is file_path's base name, which a client that saves the
 		// resource can use.
-		link = &mcp.ResourceLink{URI: ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: jsonlfile.ContentType, Size: &size}
+		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: jsonlfile.ContentType, Size: &size}
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {
@@ -92,7 +89,6 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		Handle:          in.Handle,
 		Count:           count,
 		EstimatedTokens: p.tokens,
-		ThresholdTokens: c.Threshold,
 		Detail:          in.Detail,
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),

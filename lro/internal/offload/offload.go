@@ -112,7 +112,7 @@ type Call struct {
 	Detail    recipes.Detail // detail level of the records
 	// RecordType is the Go type of one record, when known: the line schema,
 	// inferred from the records, is then annotated from its reflection
-	// (describe.Annotate).
+	// (schema.Annotate).
 	RecordType reflect.Type
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // DefaultPreview is how many records a descriptor previews when
@@ -116,7 +116,7 @@ func newPreviews(t *tally, count, most int, fields [][]string, noun string) *pre
 // take returns the preview of n records: the first n-1 and the last, or
 // the first alone when n is 1, or every record when there are no more
 // than n.
-func (ps *previews) take(n int) *descriptor.Preview {
+func (ps *previews) take(n int) *describe.Preview {
 	var recs []shown
 	first := 0
 	switch {
@@ -133,7 +133,7 @@ func (ps *previews) take(n int) *descriptor.Preview {
 	if len(recs) == 0 {
 		return nil
 	}
-	pv := &descriptor.Preview{Records: make([]json.RawMessage, len(recs))}
+	pv := &describe.Preview{Records: make([]json.RawMessage, len(recs))}
 	var h how
 	for i, r := range recs {
 		pv.Records[i] = r.rec

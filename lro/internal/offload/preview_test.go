@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/testing/realshapes"
-	"github.com/zircote/lro-go/lro/descriptor"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // listing returns n records of a generic listing as a JSON array: an
@@ -60,13 +60,13 @@ func csvTable(n int) string {
 
 // previewOfResult offloads a result of the text with c and returns its
 // descriptor.
-func previewOfResult(t *testing.T, c *Config, text string) descriptor.OffloadResponse {
+func previewOfResult(t *testing.T, c *Config, text string) testDescriptor {
 	t.Helper()
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	if !c.Apply(context.Background(), func() Call { return Call{Tool: "list"} }, res, nil, nil).Offloaded {
 		t.Fatal("not offloaded")
 	}
-	var d descriptor.OffloadResponse
+	var d testDescriptor
 	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestPreviewWithinThreshold(t *testing.T) {
 				continue
 			}
 			sc := res.StructuredContent.(json.RawMessage)
-			var d descriptor.OffloadResponse
+			var d testDescriptor
 			if err := json.Unmarshal(sc, &d); err != nil {
 				t.Fatalf("%s: %v", s.name, err)
 			}
@@ -286,7 +286,7 @@ func TestNumbersBeyondFloat64AreText(t *testing.T) {
 	if err := json.Unmarshal(sc, &v); err != nil {
 		t.Fatalf("the descriptor does not decode into Go values: %v\n%s", err, sc)
 	}
-	var d descriptor.OffloadResponse
+	var d testDescriptor
 	_ = json.Unmarshal(sc, &d)
 	if d.Beside == nil || string(d.Beside.Values) != `{".content[0].text.total":"1e400"}` {
 		t.Errorf("beside = %+v", d.Beside)
@@ -316,7 +316,7 @@ func TestBesideLeavesOutCopies(t *testing.T) {
 			if !testConfigAt(t, 1600).Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Offloaded {
 				t.Fatal("not offloaded")
 			}
-			var d descriptor.OffloadResponse
+			var d testDescriptor
 			_ = json.Unmarshal(res.StructuredContent.(json.RawMessage), &d)
 			if (d.Beside != nil) != tt.beside {
 				t.Errorf("beside = %+v, want one: %v", d.Beside, tt.beside)
@@ -326,4 +326,26 @@ func TestBesideLeavesOutCopies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testDescriptor decodes a descriptor in the engine's tests, every field
+// (TestPreviewShrinks encodes it again).
+type testDescriptor struct {
+	Offloaded bool `json:"offloaded"`
+	Summary   *struct {
+		Count           int         `json:"count"`
+		EstimatedTokens int         `json:"estimated_tokens"`
+		Operation       string      `json:"operation"`
+		TopNamespaces   []string    `json:"top_namespaces"`
+		ScoreRange      *[2]float64 `json:"score_range"`
+		Detail          string      `json:"detail"`
+	} `json:"summary,omitempty"`
+	FilePath   string              `json:"file_path"`
+	Handle     string              `json:"handle,omitempty"`
+	ExpiresAt  string              `json:"expires_at,omitempty"`
+	LineSchema map[string]any      `json:"line_schema,omitempty"`
+	JqRecipes  []describe.JqRecipe `json:"jq_recipes,omitempty"`
+	Guidance   string              `json:"guidance,omitempty"`
+	Beside     *describe.Beside    `json:"beside,omitempty"`
+	Preview    *describe.Preview   `json:"preview,omitempty"`
 }

@@ -12,15 +12,15 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/schema"
 )
 
 // tally gathers what the descriptor says of the records (the summary's
 // statistics, the recipes' sample and the line schema) in the one read of
 // each record (see plan).
 type tally struct {
-	schema     *describe.Inferrer // reads every record
-	namespaces map[string]*int    // counted through a pointer: a name seen before is not copied
+	schema     *schema.Inferrer // reads every record
+	namespaces map[string]*int  // counted through a pointer: a name seen before is not copied
 	minScore   float64
 	maxScore   float64
 	scores     int
@@ -43,7 +43,7 @@ func (t *tally) add(line []byte) error {
 // newTally returns an empty tally. Its Inferrer exists from the start, so
 // that a file of no records has a line schema too (the empty one).
 func newTally() *tally {
-	t := &tally{schema: &describe.Inferrer{}}
+	t := &tally{schema: &schema.Inferrer{}}
 	t.fieldFn = t.field
 	return t
 }

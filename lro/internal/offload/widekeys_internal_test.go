@@ -9,8 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/lro/descriptor"
 )
 
 // wideRecords returns a JSON array of n records of width properties each.
@@ -50,7 +48,7 @@ func TestWideRecordsWithinThreshold(t *testing.T) {
 			t.Fatal("not offloaded")
 		}
 		sc := res.StructuredContent.(json.RawMessage)
-		var d descriptor.OffloadResponse
+		var d testDescriptor
 		if err := json.Unmarshal(sc, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +57,7 @@ func TestWideRecordsWithinThreshold(t *testing.T) {
 			t.Errorf("%d records of %d properties: descriptor of %d tokens with %d recipes; want at most the threshold %d, with 10",
 				tt.records, tt.width, tokens, len(d.JqRecipes), tt.threshold)
 		}
-		schema, _ := d.LineSchema.(map[string]any)["$comment"].(string)
+		schema, _ := d.LineSchema["$comment"].(string)
 		if !strings.Contains(schema, "properties are named") {
 			t.Errorf("the line schema's comment %q does not say it names some properties", schema)
 		}
@@ -109,7 +107,7 @@ func TestBarePointerLastResort(t *testing.T) {
 	if !out.Changed() || out.Fallback {
 		t.Fatalf("outcome %+v, want an offload", out)
 	}
-	var d descriptor.OffloadResponse
+	var d testDescriptor
 	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil {
 		t.Fatal(err)
 	}

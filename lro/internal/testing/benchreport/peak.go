@@ -20,7 +20,7 @@ import (
 
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
-	"github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // peakRecords is the number of records of the peak-memory measurements.
@@ -153,7 +153,7 @@ func childExtract(dir, file string) (peakResult, error) {
 	r := peakResult{What: "extraction in process (`lro_extract`, query)", InputBytes: fi.Size()}
 	var res *mcp.CallToolResult
 	err = measure(&r, func() (err error) {
-		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: offload.ToolExtract,
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: describe.ToolExtract,
 			Arguments: map[string]any{"file_path": file, "query": peakFilter}})
 		return err
 	})
@@ -166,7 +166,7 @@ func childExtract(dir, file string) (peakResult, error) {
 		}
 	}
 	if res.IsError || r.Output == "" {
-		return r, fmt.Errorf("%s: error %v, content %+v", offload.ToolExtract, res.IsError, res.Content)
+		return r, fmt.Errorf("%s: error %v, content %+v", describe.ToolExtract, res.IsError, res.Content)
 	}
 	return r, nil
 }

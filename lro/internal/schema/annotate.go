@@ -1,4 +1,4 @@
-package describe
+package schema
 
 // Annotate completes inferred, a schema an [Inferrer] made of the records,
 // in place, with what reflected, the schema [Reflect] made of their Go

@@ -1,4 +1,4 @@
-package describe
+package schema
 
 import (
 	"encoding/binary"

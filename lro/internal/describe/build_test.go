@@ -1,4 +1,4 @@
-package offload
+package describe
 
 import (
 	"encoding/json"
@@ -9,22 +9,29 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/recipes"
-	"github.com/zircote/lro-go/lro/descriptor"
-	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
-// TestBuildSerializesLikeTheSpecification: a descriptor of the
-// pipeline, with the shell guidance, serializes as the specification's.
-func TestBuildSerializesLikeTheSpecification(t *testing.T) {
-	in := describe.Input{Path: "/tmp/atlatl-recall-01.jsonl", Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000,
-		TopNamespaces: []string{"_semantic/decisions"}, ScoreRange: &[2]float64{0.25, 1}, LineSchema: map[string]any{"type": "object"}, Noun: "memories",
-		Recipes: lightRecipes()}
-	data, err := json.Marshal(response(in, descriptor.ProfileFull, describe.Shell))
+// build returns the descriptor of in under p, decoded, and its JSON.
+func build(t *testing.T, in Input, p Profile) (map[string]any, []byte) {
+	t.Helper()
+	data, err := Build(&in, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
-	_ = json.Unmarshal(data, &got)
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got, data
+}
+
+// TestBuildSerializesLikeTheSpecification: a descriptor of the
+// pipeline, with the shell guidance, serializes as the specification's.
+func TestBuildSerializesLikeTheSpecification(t *testing.T) {
+	in := Input{Path: "/tmp/atlatl-recall-01.jsonl", Summary: Summary{Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000,
+		TopNamespaces: []string{"_semantic/decisions"}, ScoreRange: &[2]float64{0.25, 1}}, LineSchema: map[string]any{"type": "object"}, Noun: "memories",
+		Recipes: lightRecipes()}
+	got, _ := build(t, in, Full)
 	keys := func(m map[string]any) []string {
 		var k []string
 		for key := range m {
@@ -49,13 +56,13 @@ func TestBuildSerializesLikeTheSpecification(t *testing.T) {
 	}
 	// A saving is claimed only when the caller measured one.
 	in.Saved = 1500
-	if g := response(in, descriptor.ProfileFull, describe.Shell).Guidance; !strings.HasPrefix(g, "Results offloaded to JSONL (3 memories, ~1500 tokens saved).\n") {
-		t.Errorf("guidance with Saved 1500:\n%s", g)
+	if got, _ := build(t, in, Full); !strings.HasPrefix(got["guidance"].(string), "Results offloaded to JSONL (3 memories, ~1500 tokens saved).\n") {
+		t.Errorf("guidance with Saved 1500:\n%s", got["guidance"])
 	}
 	in.Saved = 0
 
 	in.ScoreRange, in.TopNamespaces = nil, nil
-	data, _ = json.Marshal(response(in, descriptor.ProfileFull, describe.Shell))
+	_, data := build(t, in, Full)
 	if !strings.Contains(string(data), `"score_range":null`) || !strings.Contains(string(data), `"top_namespaces":[]`) {
 		t.Errorf("absent scores must serialize as null and no namespaces as []: %s", data)
 	}
@@ -74,18 +81,15 @@ func lightRecipes() []recipes.Recipe {
 // "handle" at all.
 func TestBuildHandle(t *testing.T) {
 	const h = "atlatl-recall-01KAKZ0000000000000000000000-0123456789abcdef0123456789abcdef.jsonl"
-	in := describe.Input{Path: "/tmp/" + h, Handle: h, Operation: "recall", Detail: "light", Count: 1, Recipes: lightRecipes()}
-	for _, p := range []descriptor.Profile{descriptor.ProfileFull, descriptor.ProfileNoRecipes, descriptor.ProfileNoSchema, descriptor.ProfileBarePointer} {
-		data, err := json.Marshal(response(in, p, describe.Shell))
-		if err != nil {
-			t.Fatal(err)
-		}
+	in := Input{Path: "/tmp/" + h, Handle: h, Summary: Summary{Operation: "recall", Detail: "light", Count: 1}, Recipes: lightRecipes()}
+	for _, p := range []Profile{Full, NoRecipes, NoSchema, BarePointer} {
+		_, data := build(t, in, p)
 		if want := `"file_path":"/tmp/` + h + `","handle":"` + h + `"`; !strings.Contains(string(data), want) {
 			t.Errorf("%v: descriptor %.300s does not hold %s", p, data, want)
 		}
 	}
 	in.Handle = ""
-	if data, _ := json.Marshal(response(in, descriptor.ProfileBarePointer, describe.Shell)); string(data) != `{"offloaded":true,"file_path":"/tmp/`+h+`"}` {
+	if _, data := build(t, in, BarePointer); string(data) != `{"offloaded":true,"file_path":"/tmp/`+h+`"}` {
 		t.Errorf("bare pointer without a handle = %s", data)
 	}
 }

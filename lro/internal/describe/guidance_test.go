@@ -1,4 +1,4 @@
-package offload
+package describe
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zircote/lro-go/internal/recipes"
-	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/schema"
 )
 
 // TestWhereExampleHolds checks that the where example of the guidance, for
@@ -41,17 +41,17 @@ func TestWhereExampleHolds(t *testing.T) {
 				sample[i] = json.RawMessage(l)
 			}
 			rs, _ := recipes.Select(recipes.Full, sample)
-			inf := &describe.Inferrer{}
+			inf := &schema.Inferrer{}
 			for _, l := range sample {
 				if err := inf.AddFields(l, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
-			schema, err := json.Marshal(inf.Schema())
+			ls, err := json.Marshal(inf.Schema())
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := whereExample(describe.Input{Recipes: rs, LineSchema: json.RawMessage(schema)})
+			w := whereExample(&Input{Recipes: rs, LineSchema: json.RawMessage(ls)})
 			t.Logf("where example: %s", w)
 			if w == "" {
 				return // no example is no false example

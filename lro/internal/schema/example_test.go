@@ -1,26 +1,26 @@
-package describe_test
+package schema_test
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 
-	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/schema"
 )
 
 func ExampleInferrer() {
-	var in describe.Inferrer
+	var in schema.Inferrer
 	for _, rec := range []string{
 		`{"id":1,"title":"Cache on write","tags":["cache"]}`,
 		`{"id":2,"title":null,"score":0.5}`,
 		`not JSON`,
 	} {
 		if err := in.AddFields([]byte(rec), nil); err != nil {
-			fmt.Println(errors.Is(err, describe.ErrInvalidRecords))
+			fmt.Println(errors.Is(err, schema.ErrInvalidRecords))
 		}
 	}
-	schema, _ := json.MarshalIndent(in.Schema(), "", "  ")
-	fmt.Println(string(schema))
+	out, _ := json.MarshalIndent(in.Schema(), "", "  ")
+	fmt.Println(string(out))
 	// Output:
 	// true
 	// {
