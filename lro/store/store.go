@@ -17,7 +17,6 @@ import (
 	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -94,8 +93,8 @@ type Store struct {
 	owned  bool   // bucket opened by Open: Close closes it
 	prefix string
 	ttl    time.Duration
-	now    func() time.Time
-	wrap   func(io.Writer) io.Writer
+	now    func() time.Time          // time.Now, or a test's clock (export_test.go)
+	wrap   func(io.Writer) io.Writer // a test's writer wrapper (export_test.go), or nil
 
 	writeTimeout time.Duration
 	observer     event.Observer
@@ -201,20 +200,12 @@ func newStore(opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
 	o.TTL = cmp.Or(o.TTL, defaultTTL)
-	hooks := testhook.Get(opts) // a test's clock and writer
-	testClock := hooks.Now != nil
-	if !testClock {
-		hooks.Now = time.Now
-	}
 	if o.WriteTimeout < 0 {
 		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
 	}
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
-	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
+	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: time.Now, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
-	if testClock { // so that no automatic janitor runs over its files
-		testhook.Set(s, testhook.Hooks{Now: hooks.Now})
-	}
 	return s, nil
 }
 
