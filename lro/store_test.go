@@ -29,6 +29,7 @@ import (
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
@@ -433,6 +434,46 @@ func (b *wrapBucket) NewWriter(ctx context.Context, key, contentType string, exp
 		io.Writer
 		io.Closer
 	}{b.wrap(w), w}, nil
+}
+
+// valueBucket is a bucket passed by value whose value is not comparable,
+// as many a user's bucket type is: it holds a func (or a map, a slice).
+type valueBucket struct {
+	store.Bucket
+	onWrite func() // makes the value not comparable
+}
+
+// TestStoreOfAValueBucket offloads into a Store over a bucket whose value is
+// not comparable, with the automatic janitor on, through lro and the
+// extraction tools: nothing panics (the janitors of the process are kept by
+// bucket), and the file is written and read.
+func TestStoreOfAValueBucket(t *testing.T) {
+	mem := memblob.OpenBucket(nil)
+	t.Cleanup(func() { mem.Close() })
+	st, err := store.NewBucket(valueBucket{Bucket: blobstore.New(mem)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts := &lro.Options{Store: st}
+	s := newServer()
+	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema}, lro.Wrap(textHandler(200), opts))
+	if err := extract.AddTools(s, &extract.Options{LRO: opts}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "items", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handle := storedOf(t, res, jsonlfile.DefaultPrefix).d.Handle
+	if diff := cmp.Diff([]string{handle}, keys(t, mem)); diff != "" {
+		t.Errorf("bucket keys (-want +got):\n%s", diff)
+	}
+	read, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lro_read", Arguments: map[string]any{"handle": handle}})
+	if err != nil || read.IsError {
+		t.Fatalf("lro_read of %s: %v %v", handle, err, read.Content)
+	}
 }
 
 // panicWriter panics on every write.

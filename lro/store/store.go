@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -182,9 +183,18 @@ func NewBucket(b Bucket, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b != nil && !reflect.ValueOf(b).Comparable() {
+		// The automatic janitors of the process are told apart by their
+		// bucket, a map key: one whose value cannot be (a struct holding
+		// a func, a map or a slice) is told apart by its Store's copy.
+		b = &uncomparable{b}
+	}
 	s.bucket = b
 	return s, nil
 }
+
+// uncomparable is a bucket whose value is not comparable, by its address.
+type uncomparable struct{ Bucket }
 
 // newStore returns a Store configured by opts, with no folder or bucket.
 func newStore(opts *Options) (*Store, error) {
@@ -213,7 +223,9 @@ func newStore(opts *Options) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 // Bucket returns the Store's bucket, or nil for a folder: the bucket a
-// janitor sweeps ([github.com/zircote/lro-go/cleanup.Options.Bucket]).
+// janitor sweeps ([github.com/zircote/lro-go/cleanup.Options.Bucket]). A
+// bucket whose value is not comparable (a struct holding a func, a map or a
+// slice) is returned inside a comparable one of the Store's, which calls it.
 func (s *Store) Bucket() Bucket { return s.bucket }
 
 // Prefix returns the prefix of the Store's names.
