@@ -19,7 +19,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
@@ -92,7 +91,6 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if explicit != nil {
 		out = *explicit
 	}
-	testhook.Set(&out, testhook.Get(explicit))
 	l.under(&out)
 	out.ThresholdTokens = cmp.Or(out.ThresholdTokens, defaultThresholdTokens)
 	if out.TTL == 0 && out.Store != nil {
@@ -107,9 +105,6 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	}
 	// Opened last: nothing is opened for options refused anyway.
 	so := &store.Options{Prefix: out.Prefix, TTL: out.TTL, Observer: out.Observer}
-	if now := testhook.Get(&out).Now; now != nil {
-		testhook.Set(so, testhook.Hooks{Now: now})
-	}
 	st, err := store.Open(context.Background(), l.storage, so)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidOption) {

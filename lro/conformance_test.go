@@ -33,7 +33,6 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/expiry"
 	irecipes "github.com/zircote/lro-go/internal/recipes"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -407,8 +406,8 @@ func conformanceLevel2(t *testing.T) {
 	t.Run("custodial cleanup", func(t *testing.T) {
 		t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 		now := t0
-		opts := hooked(&lro.Options{OutputDir: t.TempDir(), Operation: "recall"}, testhook.Hooks{Now: func() time.Time { return now }})
-		res, err := lro.Wrap(recallHandler(100), opts)(context.Background(), recallRequest(recipes.Light))
+		opts := hooked(&lro.Options{OutputDir: t.TempDir(), Operation: "recall"}, lro.Hooks{Now: func() time.Time { return now }})
+		res, err := wrap(recallHandler(100), opts)(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -443,8 +442,8 @@ func conformanceLevel3(t *testing.T) {
 		const n = 200
 		// Every write fails as on a full disk.
 		opts := hooked(&lro.Options{OutputDir: t.TempDir(), Operation: "recall", Observer: rec},
-			testhook.Hooks{WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }})
-		res, err := lro.Wrap(recallHandler(n), opts)(context.Background(), recallRequest(recipes.Light))
+			lro.Hooks{WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }})
+		res, err := wrap(recallHandler(n), opts)(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatalf("the call failed: %v", err)
 		}
@@ -484,16 +483,16 @@ func conformanceLevel3(t *testing.T) {
 		now := t0
 		dir := t.TempDir()
 		clock := func() time.Time { return now }
-		opts := hooked(&lro.Options{OutputDir: dir, Operation: "recall", Observer: rec}, testhook.Hooks{Now: clock})
-		res, err := lro.Wrap(recallHandler(100), opts)(context.Background(), recallRequest(recipes.Light))
+		opts := hooked(&lro.Options{OutputDir: dir, Operation: "recall", Observer: rec}, lro.Hooks{Now: clock})
+		res, err := wrap(recallHandler(100), opts)(context.Background(), recallRequest(recipes.Light))
 		if err != nil {
 			t.Fatal(err)
 		}
 		d := descriptorOf(t, res)
 
 		failing := *opts
-		hooked(&failing, testhook.Hooks{Now: clock, WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }})
-		if _, err := lro.Wrap(recallHandler(100), &failing)(context.Background(), recallRequest(recipes.Light)); err != nil {
+		hooked(&failing, lro.Hooks{Now: clock, WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }})
+		if _, err := wrap(recallHandler(100), &failing)(context.Background(), recallRequest(recipes.Light)); err != nil {
 			t.Fatal(err)
 		}
 

@@ -1,6 +1,67 @@
 package lro
 
+import (
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
 // Test hooks for package lro_test.
+
+// Hooks are a test's clock and writer wrapper for the files written with
+// some Options, which the entry points below take beside them.
+type Hooks struct {
+	// Now, if not nil, is the files' clock (their names, created_at and
+	// expiries) instead of time.Now. No automatic janitor starts then: it
+	// would sweep on the system's clock.
+	Now func() time.Time
+	// WrapWriter, if not nil, wraps the writer of every file written
+	// without a Store: a disk that fails. With a Store, the options are
+	// invalid.
+	WrapWriter func(io.Writer) io.Writer
+}
+
+// config is mustConfig of opts with h.
+func (h Hooks) config(opts *Options) *config {
+	now := h.Now
+	if now == nil {
+		now = time.Now
+	} else {
+		o := Options{}
+		if opts != nil {
+			o = *opts
+		}
+		o.CleanupInterval = -1
+		opts = &o
+	}
+	return mustConfigOn(opts, now, h.WrapWriter)
+}
+
+// WrapWith is [Wrap] with the hooks hk.
+func WrapWith(h mcp.ToolHandler, opts *Options, hk Hooks) mcp.ToolHandler {
+	return wrapOn(h, hk.config(opts))
+}
+
+// AddToolWith is [AddTool] with the hooks hk.
+func AddToolWith[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts *Options, hk Hooks) {
+	addToolOn(s, t, h, hk.config(opts))
+}
+
+// MiddlewareWith is [Middleware] with the hooks hk.
+func MiddlewareWith(opts *Options, hk Hooks, tools ...string) mcp.Middleware {
+	return middlewareOn(hk.config(opts), tools...)
+}
+
+// ValidateWith is [Options.Validate] with the hooks hk.
+func ValidateWith(opts *Options, hk Hooks) error {
+	now := hk.Now
+	if now == nil {
+		now = time.Now
+	}
+	_, err := newConfigOn(opts, now, hk.WrapWriter)
+	return err
+}
 
 // OffloadVsWrite runs an offload benchmark against marshal-and-write (see
 // offloadVsWrite).

@@ -22,7 +22,6 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -56,7 +55,7 @@ var rootFaults = []writeFault{
 		name:   "disk full at once",
 		reason: "ENOSPC on the first write to the file (the flush of the buffered header and records)",
 		setup: func(t *testing.T, base string) (*lro.Options, func()) {
-			return hooked(&lro.Options{OutputDir: base}, testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }}), nil
+			return hooked(&lro.Options{OutputDir: base}, lro.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }}), nil
 		},
 		want: syscall.ENOSPC,
 	},
@@ -70,7 +69,7 @@ var rootFaults = []writeFault{
 					t.Errorf("the disk was not filled as planned: %d files, want one with 100 KiB written", len(disks))
 				}
 			})
-			return hooked(&lro.Options{OutputDir: base}, testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer {
+			return hooked(&lro.Options{OutputDir: base}, lro.Hooks{WrapWriter: func(w io.Writer) io.Writer {
 				d := &fullDisk{w: w, limit: 100 << 10}
 				disks = append(disks, d)
 				return d
@@ -188,7 +187,7 @@ var faultRequest = &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "li
 
 func callWrapped(t *testing.T, text string, opts *lro.Options, arm func()) *mcp.CallToolResult {
 	t.Helper()
-	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	h := wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	}, opts)
 	if arm != nil {
@@ -293,7 +292,7 @@ func recordShapes(t *testing.T) []recordShape {
 			times:  2,
 			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
 				s := newServer()
-				lro.AddTool(s, &mcp.Tool{Name: "list_items"},
+				addTool(s, &mcp.Tool{Name: "list_items"},
 					func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 						return nil, listOut{Items: items, NextOffset: faultItems}, nil
 					}, opts)
@@ -318,7 +317,7 @@ func recordShapes(t *testing.T) []recordShape {
 			times:  2,
 			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
 				s := newServer()
-				s.AddReceivingMiddleware(lro.Middleware(opts))
+				s.AddReceivingMiddleware(middleware(opts))
 				mcp.AddTool(s, &mcp.Tool{Name: "list_items"},
 					func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 						return nil, listOut{Items: items, NextOffset: faultItems}, nil
@@ -498,8 +497,8 @@ func checkFallback(t *testing.T, f writeFault, s recordShape, threshold int) (ke
 }
 
 // TestFallbackOnWriteFailure covers the failures that root cannot escape
-// either: a full disk (through Options.WrapWriter) and regular files in the
-// way of the folder.
+// either: a full disk (through the tests' writer wrapper, lro.Hooks) and
+// regular files in the way of the folder.
 func TestFallbackOnWriteFailure(t *testing.T) {
 	for _, f := range rootFaults {
 		t.Run(f.name, func(t *testing.T) {
@@ -558,7 +557,7 @@ func TestFallbackExactFit(t *testing.T) {
 
 	t.Run("a tokenizer that counts the records only", func(t *testing.T) {
 		opts := hooked(&lro.Options{OutputDir: t.TempDir(), ThresholdTokens: 991, Tokenizer: recordTokens{}},
-			testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
+			lro.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
 		res := callWrapped(t, string(text), opts, nil)
 		// Ten records of 99 tokens and the warning's 1 are exactly 991.
 		if len(res.Content) != 2 {
@@ -721,10 +720,10 @@ func TestFallbackAfterProvide(t *testing.T) {
 	t.Run("AddTool", func(t *testing.T) {
 		obs := &recorder{}
 		s := newServer()
-		lro.AddTool(s, &mcp.Tool{Name: "list"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+		addTool(s, &mcp.Tool{Name: "list"}, func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return nil, listOut{Items: items, NextOffset: 7}, nil
-		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, testhook.Hooks{WrapWriter: failing}))
+		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, lro.Hooks{WrapWriter: failing}))
 		res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{"count": n}})
 		if err != nil {
 			t.Fatal(err)
@@ -733,13 +732,13 @@ func TestFallbackAfterProvide(t *testing.T) {
 	})
 	t.Run("Wrap", func(t *testing.T) {
 		obs := &recorder{}
-		h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return &mcp.CallToolResult{
 				Content:           []mcp.Content{&mcp.TextContent{Text: "300 items"}},
 				StructuredContent: listOut{Items: items, NextOffset: 7},
 			}, nil
-		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, testhook.Hooks{WrapWriter: failing}))
+		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, lro.Hooks{WrapWriter: failing}))
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
 		if err != nil {
 			t.Fatal(err)
@@ -748,10 +747,10 @@ func TestFallbackAfterProvide(t *testing.T) {
 	})
 	t.Run("Wrap, text only", func(t *testing.T) {
 		obs := &recorder{}
-		h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			lro.Provide(ctx, lro.ResultSet{Records: items})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "formatted context within budget"}}}, nil
-		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, testhook.Hooks{WrapWriter: failing}))
+		}, hooked(&lro.Options{OutputDir: t.TempDir(), Observer: obs}, lro.Hooks{WrapWriter: failing}))
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
 		if err != nil {
 			t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/internal/testing/fuzzrecords"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -316,9 +315,9 @@ func FuzzRecordExtraction(f *testing.F) {
 		obs := &recorder{}
 		opts := &lro.Options{OutputDir: dir, ThresholdTokens: th, Observer: obs}
 		if full {
-			hooked(opts, testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
+			hooked(opts, lro.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
 		}
-		h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }, opts)
+		h := wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }, opts)
 		got, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fuzz"}})
 		if err != nil || got != res {
 			t.Fatalf("Wrap returned %v, %v; want the handler's result and no error", got, err)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -34,9 +33,9 @@ func TestStartJanitor(t *testing.T) {
 		Prefix:    "p",
 		TTL:       10 * time.Minute,
 		Observer:  rec,
-	}, testhook.Hooks{Now: func() time.Time { return now }})
+	}, lro.Hooks{Now: func() time.Time { return now }})
 	offload := func() string {
-		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+		res, err := wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +110,7 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 		OutputDir: t.TempDir(),
 		TTL:       time.Second,
 		Observer:  rec,
-	}, testhook.Hooks{
+	}, lro.Hooks{
 		Now: func() time.Time { return t0 },
 		WrapWriter: func(w io.Writer) io.Writer {
 			g.w = w
@@ -124,7 +123,7 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+		res, err := wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		done <- result{res, err}
 	}()
 	<-g.entered // the file is being written, and waits

@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/offload"
@@ -55,11 +54,11 @@ type style struct {
 
 var rawStyles = []style{
 	{"Wrap", func(s *mcp.Server, name string, h mcp.ToolHandler, opts *lro.Options) {
-		s.AddTool(&mcp.Tool{Name: name, InputSchema: rawInputSchema}, lro.Wrap(h, opts))
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: rawInputSchema}, wrap(h, opts))
 	}},
 	{"Middleware", func(s *mcp.Server, name string, h mcp.ToolHandler, opts *lro.Options) {
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: rawInputSchema}, h)
-		s.AddReceivingMiddleware(lro.Middleware(opts))
+		s.AddReceivingMiddleware(middleware(opts))
 	}},
 }
 
@@ -259,7 +258,7 @@ func TestFallbackWithinThreshold(t *testing.T) {
 			t.Run(sh.name+"/"+st.name, func(t *testing.T) {
 				dir := t.TempDir()
 				var obs recorder
-				opts := hooked(&lro.Options{OutputDir: dir, ThresholdTokens: 1600, Observer: &obs}, testhook.Hooks{WrapWriter: enospc})
+				opts := hooked(&lro.Options{OutputDir: dir, ThresholdTokens: 1600, Observer: &obs}, lro.Hooks{WrapWriter: enospc})
 				res := callShape(t, &st, sh, opts)
 				if n := clientTokens(t, res); n > 1600 {
 					t.Errorf("fallback sends ~%d tokens, above the threshold of 1600", n)

@@ -19,7 +19,11 @@ import (
 // tool's output schema in tools/list to accept the descriptor. Middleware
 // panics if opts is invalid (see [Options.Validate]).
 func Middleware(opts *Options, tools ...string) mcp.Middleware {
-	base := mustConfig(opts)
+	return middlewareOn(mustConfig(opts), tools...)
+}
+
+// middlewareOn is Middleware with the configuration base.
+func middlewareOn(base *config, tools ...string) mcp.Middleware {
 	selected := func(name string) bool { return len(tools) == 0 || slices.Contains(tools, name) }
 	var widened sync.Map // *mcp.Tool -> *mcp.Tool with the widened schema
 	return func(next mcp.MethodHandler) mcp.MethodHandler {

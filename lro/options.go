@@ -17,7 +17,6 @@ import (
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	redaction "github.com/zircote/lro-go/internal/redact" // not redact, config.go's
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/offload"
@@ -190,9 +189,8 @@ type config struct {
 	tools      map[string]*config        // per-tool configurations, from Options.Tools
 	core       *offload.Config           // the offload pipeline's view of the above
 	observer   event.Observer            // Options.Observer; Observer is sweepOnOffload
-	now        func() time.Time          // time.Now, or a test's clock (internal/testhook)
-	realClock  bool                      // now is time.Now: automatic janitors may start
-	wrapWriter func(io.Writer) io.Writer // a test's writer wrapper (internal/testhook), or nil
+	now        func() time.Time          // the files' clock: time.Now, but in the package's own tests
+	wrapWriter func(io.Writer) io.Writer // wraps the writer of a file written without a Store; nil but in tests
 }
 
 // forTool returns the configuration of the named tool: c itself, or c with
@@ -207,7 +205,14 @@ func (c *config) forTool(name string) *config {
 // newConfig copies opts, applies defaults and validates. It reports the first
 // invalid field by name.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{}
+	return newConfigOn(opts, time.Now, nil)
+}
+
+// newConfigOn is newConfig for files written on the clock now, and, without
+// a Store, through wrap if not nil: the package's own tests give a clock of
+// theirs and a writer that fails (export_test.go).
+func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Writer) (*config, error) {
+	c := &config{now: now, wrapWriter: wrap}
 	if opts != nil {
 		c.Options = *opts
 	}
@@ -218,7 +223,7 @@ func newConfig(opts *Options) (*config, error) {
 	if c.TTL < 0 {
 		return nil, fmt.Errorf("lro: Options.TTL is %v: %w", c.TTL, ErrInvalidOption)
 	}
-	if err := c.agreeWithStore(testhook.Get(opts).WrapWriter != nil); err != nil {
+	if err := c.agreeWithStore(); err != nil {
 		return nil, err
 	}
 	c.TTL = cmp.Or(c.TTL, expiry.DefaultTTL)
@@ -261,11 +266,6 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	c.SchemaVersion = cmp.Or(c.SchemaVersion, defaultSchemaVersion)
 	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, estimate.Heuristic{})
-	hooks := testhook.Get(opts)
-	c.now, c.wrapWriter = hooks.Now, hooks.WrapWriter
-	if c.now == nil {
-		c.now, c.realClock = time.Now, true
-	}
 	redactor, err := newRedactor(c.DisableRedaction, c.RedactPatterns, "Options.RedactPatterns")
 	if err != nil {
 		return nil, err
@@ -306,9 +306,9 @@ func newConfig(opts *Options) (*config, error) {
 }
 
 // agreeWithStore checks Prefix, TTL and OutputDir against the Store, if
-// any, setting those that are zero to the Store's, and refuses a test's
-// writer wrapper (wraps), which a Store does not use.
-func (c *config) agreeWithStore(wraps bool) error {
+// any, setting those that are zero to the Store's, and refuses a writer
+// wrapper, which a Store does not use.
+func (c *config) agreeWithStore() error {
 	s := c.Store
 	if s == nil {
 		return nil
@@ -336,8 +336,8 @@ func (c *config) agreeWithStore(wraps bool) error {
 			return fmt.Errorf("lro: Options.OutputDir %q is not the folder of Options.Store (%s): leave it empty or make them the same: %w", c.OutputDir, s.Dir(), ErrInvalidOption)
 		}
 	}
-	if wraps {
-		return fmt.Errorf("lro: a test's Options.WrapWriter (internal/testhook) is set with Options.Store, which does not use it: attach the hook to the Store: %w", ErrInvalidOption)
+	if c.wrapWriter != nil {
+		return fmt.Errorf("lro: a writer wrapper (a test's, export_test.go) is given with Options.Store, which does not use it: %w", ErrInvalidOption)
 	}
 	return nil
 }
@@ -407,7 +407,13 @@ func validProfile(p descriptor.Profile) bool {
 // mustConfig is newConfig for registration-time helpers: invalid options are a
 // programmer error, reported by a panic that names the field.
 func mustConfig(opts *Options) *config {
-	c, err := newConfig(opts)
+	return mustConfigOn(opts, time.Now, nil)
+}
+
+// mustConfigOn is mustConfig with the clock and the writer wrapper of
+// [newConfigOn].
+func mustConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Writer) *config {
+	c, err := newConfigOn(opts, now, wrap)
 	if err != nil {
 		panic(err)
 	}

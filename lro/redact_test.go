@@ -18,7 +18,6 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/internal/testing/redacttest"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
@@ -148,7 +147,7 @@ func headerOf(t *testing.T, b []byte) jsonlfile.FileHeader {
 // query q.
 func callRedacting(t *testing.T, sh shape, opts *lro.Options, q string) *mcp.CallToolResult {
 	t.Helper()
-	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return sh.result(), nil }, opts)
+	h := wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return sh.result(), nil }, opts)
 	args, _ := json.Marshal(map[string]string{"query": q})
 	res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "env_dump", Arguments: args}})
 	if err != nil {
@@ -302,7 +301,7 @@ func TestRedactionTyped(t *testing.T) {
 func TestRedactionFallback(t *testing.T) {
 	for _, f := range redacttest.Fakes() {
 		sh := redactionShapes(t, f.Text)[0]
-		opts := hooked(&lro.Options{OutputDir: t.TempDir()}, testhook.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
+		opts := hooked(&lro.Options{OutputDir: t.TempDir()}, lro.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
 		resp := responseBytes(t, callRedacting(t, sh, opts, f.Text))
 		if !bytes.Contains(resp, []byte("Warning")) {
 			t.Fatalf("%s: no fallback:\n%.300s", f.Kind, resp)

@@ -26,10 +26,10 @@ import (
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/outschema"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
@@ -381,7 +381,13 @@ func TestStoreWriteFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, bucket := memStore(t, testhook.Set(&store.Options{}, testhook.Hooks{WrapWriter: tt.wrap}))
+			bucket := memblob.OpenBucket(nil)
+			t.Cleanup(func() { bucket.Close() })
+			st, err := store.NewBucket(&wrapBucket{blobstore.New(bucket), tt.wrap}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() }) // stops the removal of the failed upload
 			rec := &recorder{}
 			res, err := lro.Wrap(textHandler(200), &lro.Options{Store: st, Observer: rec})(tt.ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 			if err != nil {
@@ -412,6 +418,64 @@ func TestStoreWriteFailure(t *testing.T) {
 	}
 }
 
+// wrapBucket is a bucket whose writers go through wrap, if not nil: a disk
+// or a network that fails under the Store.
+type wrapBucket struct {
+	store.Bucket
+	wrap func(io.Writer) io.Writer
+}
+
+func (b *wrapBucket) NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error) {
+	w, err := b.Bucket.NewWriter(ctx, key, contentType, expires)
+	if err != nil || b.wrap == nil {
+		return w, err
+	}
+	return struct {
+		io.Writer
+		io.Closer
+	}{b.wrap(w), w}, nil
+}
+
+// valueBucket is a bucket passed by value whose value is not comparable,
+// as many a user's bucket type is: it holds a func (or a map, a slice).
+type valueBucket struct {
+	store.Bucket
+	onWrite func() // makes the value not comparable
+}
+
+// TestStoreOfAValueBucket offloads into a Store over a bucket whose value is
+// not comparable, with the automatic janitor on, through lro and the
+// extraction tools: nothing panics (the janitors of the process are kept by
+// bucket), and the file is written and read.
+func TestStoreOfAValueBucket(t *testing.T) {
+	mem := memblob.OpenBucket(nil)
+	t.Cleanup(func() { mem.Close() })
+	st, err := store.NewBucket(valueBucket{Bucket: blobstore.New(mem)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts := &lro.Options{Store: st}
+	s := newServer()
+	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema}, lro.Wrap(textHandler(200), opts))
+	if err := extract.AddTools(s, &extract.Options{LRO: opts}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "items", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handle := storedOf(t, res, jsonlfile.DefaultPrefix).d.Handle
+	if diff := cmp.Diff([]string{handle}, keys(t, mem)); diff != "" {
+		t.Errorf("bucket keys (-want +got):\n%s", diff)
+	}
+	read, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lro_read", Arguments: map[string]any{"handle": handle}})
+	if err != nil || read.IsError {
+		t.Fatalf("lro_read of %s: %v %v", handle, err, read.Content)
+	}
+}
+
 // panicWriter panics on every write.
 type panicWriter struct{}
 
@@ -439,14 +503,15 @@ func TestStoreOptions(t *testing.T) {
 		{"another TTL", lro.Options{Store: folder, TTL: 2 * time.Hour}, "Options.TTL"},
 		{"another folder", lro.Options{Store: folder, OutputDir: t.TempDir()}, "Options.OutputDir"},
 		{"a folder with a bucket", lro.Options{Store: bucket, OutputDir: dir}, "Options.OutputDir"},
-		{"a WrapWriter", lro.Options{Store: bucket}, "Options.WrapWriter"},
+		{"a writer wrapper", lro.Options{Store: bucket}, "writer wrapper"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "a WrapWriter" {
-				hooked(&tt.opts, testhook.Hooks{WrapWriter: wrap})
+			var hk lro.Hooks
+			if tt.name == "a writer wrapper" {
+				hk.WrapWriter = wrap
 			}
-			err := tt.opts.Validate()
+			err := lro.ValidateWith(&tt.opts, hk)
 			switch {
 			case tt.field == "" && err != nil:
 				t.Errorf("Validate() = %v, want nil", err)
@@ -463,28 +528,27 @@ func TestStoreOptions(t *testing.T) {
 // with an event, and keeps the other.
 func TestStartJanitorBucket(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	now := t0
-	clock := func() time.Time { return now }
-	st, bucket := memStore(t, testhook.Set(&store.Options{Prefix: "p", TTL: 10 * time.Minute}, testhook.Hooks{Now: clock}))
 	rec := &recorder{}
-	opts := hooked(&lro.Options{Store: st, Observer: rec}, testhook.Hooks{Now: clock})
-	offload := func() string {
-		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return storedOf(t, res, "p").d.Handle
-	}
-	old := offload()
-	now = t0.Add(5 * time.Minute)
-	fresh := offload()
-	// old's recorded expiry (its write's deadline + TTL) and the margin
-	// have just passed; fresh's have not.
-	now = t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + expiry.SkewMargin)
-
+	var old string // the handle that expires
+	// The store, lro and the janitor run on time.Now: the bubble's clock,
+	// moved to t0 and on.
 	synctest.Test(t, func(t *testing.T) {
-		// The janitor runs on time.Now: the bubble's clock, moved to now.
-		time.Sleep(now.Sub(time.Now()))
+		time.Sleep(t0.Sub(time.Now()))
+		st, bucket := memStore(t, &store.Options{Prefix: "p", TTL: 10 * time.Minute})
+		opts := &lro.Options{Store: st, Observer: rec, CleanupInterval: -1} // no automatic janitor
+		offload := func() string {
+			res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return storedOf(t, res, "p").d.Handle
+		}
+		old = offload()
+		time.Sleep(5 * time.Minute)
+		fresh := offload()
+		// old's recorded expiry (its write's deadline + TTL) and the margin
+		// have just passed; fresh's have not.
+		time.Sleep(t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + expiry.SkewMargin).Sub(time.Now()))
 		j, err := lro.StartJanitor(context.Background(), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -493,10 +557,10 @@ func TestStartJanitorBucket(t *testing.T) {
 		if err := j.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if diff := cmp.Diff([]string{fresh}, keys(t, bucket)); diff != "" {
+			t.Errorf("bucket keys after the sweep (-want +got):\n%s", diff)
+		}
 	})
-	if diff := cmp.Diff([]string{fresh}, keys(t, bucket)); diff != "" {
-		t.Errorf("bucket keys after the sweep (-want +got):\n%s", diff)
-	}
 	var expired []event.FileExpired
 	for _, e := range rec.all() {
 		if fe, ok := e.(event.FileExpired); ok {

@@ -25,7 +25,12 @@ import (
 // ([Options.RecordsField], or the only or longest one). AddTool panics, as
 // mcp.AddTool does, if the tool or opts is invalid.
 func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts *Options) {
-	c := mustConfig(opts).forTool(t.Name)
+	addToolOn(s, t, h, mustConfig(opts))
+}
+
+// addToolOn is AddTool with the configuration base.
+func addToolOn[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], base *config) {
+	c := base.forTool(t.Name)
 	tt := *t
 	schema := tt.OutputSchema
 	if schema == nil && reflect.TypeFor[Out]() != reflect.TypeFor[any]() {

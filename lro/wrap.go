@@ -71,7 +71,11 @@ func withSlot(ctx context.Context) (context.Context, *atomic.Pointer[ResultSet])
 // Wrap panics if opts is invalid (see [Options.Validate]). The returned
 // handler is safe for concurrent use if h is.
 func Wrap(h mcp.ToolHandler, opts *Options) mcp.ToolHandler {
-	base := mustConfig(opts)
+	return wrapOn(h, mustConfig(opts))
+}
+
+// wrapOn is Wrap with the configuration base.
+func wrapOn(h mcp.ToolHandler, base *config) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := base.forCall(req)
 		if c == nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/zircote/lro-go/internal/testhook"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -219,7 +218,7 @@ func offloadGoldenCases(t *testing.T) []offloaded {
 		t.Skipf("output folder %q needs shell quoting", dir)
 	}
 	var out []offloaded
-	// The server's clock is the bubble's, set to goldenNow.
+	// The server's clock and its stores' are the bubble's, set to goldenNow.
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(time.Until(goldenNow))
 		out = offloadGoldenBubble(t, dir)
@@ -232,7 +231,6 @@ func offloadGoldenCases(t *testing.T) []offloaded {
 func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 	var out []offloaded
 	for _, tc := range goldenCases() {
-		now := func() time.Time { return goldenNow }
 		opts := &lro.Options{
 			OutputDir:    dir,
 			Profile:      tc.profile,
@@ -243,7 +241,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 		}
 		switch tc.store {
 		case "folder":
-			st, err := store.NewFolder(dir, testhook.Set(&store.Options{}, testhook.Hooks{Now: now}))
+			st, err := store.NewFolder(dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +249,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 		case "bucket":
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })
-			st, err := store.NewBucket(blobstore.New(b), testhook.Set(&store.Options{}, testhook.Hooks{Now: now}))
+			st, err := store.NewBucket(blobstore.New(b), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

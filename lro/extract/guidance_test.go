@@ -107,7 +107,7 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			guidance := describe.Native(&in)
 			opts := &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}}
 			if tc.bucket {
-				st := newStore(t, newBucket(t), newClock())
+				st := newStore(t, newBucket(t))
 				in.Handle = put(t, st, tc.detail, tc.records)
 				arg, value = "handle", in.Handle
 				in.ByHandle = true

@@ -26,10 +26,6 @@ func errorf(format string, args ...any) error {
 	return &toolError{msg: fmt.Sprintf(format, args...)}
 }
 
-// testHookOpen, if not nil, is called between the check of a file and its
-// opening: tests replace the file there.
-var testHookOpen func(base string)
-
 // openFile opens the offloaded file r names in the output folder (with a
 // folder Store, a live handle), through an os.Root on the folder, without
 // blocking on a FIFO; it must be a regular file, not a symbolic link, the
@@ -66,8 +62,8 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 	} else if checked.Mode()&fs.ModeSymlink != 0 {
 		return nil, "", errorf("%s is a symbolic link: only regular files written by the offloader are read", r)
 	}
-	if testHookOpen != nil {
-		testHookOpen(base)
+	if c.beforeOpen != nil {
+		c.beforeOpen(base)
 	}
 	f, err := root.OpenFile(base, os.O_RDONLY|openFlags, 0)
 	if err != nil {

@@ -42,12 +42,11 @@ func TestOpenRefusesAFileReplaced(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testHookOpen = func(base string) {
+			c.beforeOpen = func(base string) {
 				if base == filepath.Base(path) {
 					tt.replace(t, path, other)
 				}
 			}
-			t.Cleanup(func() { testHookOpen = nil })
 			f, _, err := c.openFile(context.Background(), ref{argFilePath, path})
 			if err == nil {
 				b := make([]byte, 4096)

@@ -11,7 +11,6 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/janitor"
@@ -106,8 +105,11 @@ type config struct {
 	slots  chan struct{} // a token for each running worker
 	Now    func() time.Time
 	// sweep are the options of the automatic janitor an offloaded answer
-	// starts; nil when CleanupInterval is negative or a test gives a clock.
+	// starts; nil when CleanupInterval is negative.
 	sweep *cleanup.Options
+	// beforeOpen, if not nil, is called between the check of a file and
+	// its opening (openFile): tests replace the file there.
+	beforeOpen func(base string)
 }
 
 // newConfig copies opts, applies defaults and validates, naming the first
@@ -209,7 +211,7 @@ func (c *config) useStore() error {
 // none.
 func (c *config) sweepOptions() *cleanup.Options {
 	l := cmp.Or(c.LRO, &lro.Options{})
-	if l.CleanupInterval < 0 || testhook.Get(l).Now != nil || testhook.Get(c.Store).Now != nil {
+	if l.CleanupInterval < 0 {
 		return nil
 	}
 	o := &cleanup.Options{

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"io"
 	"os"
@@ -15,8 +14,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,16 +30,9 @@ import (
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
-// storeT0 is when the tests' stores write their files.
+// storeT0 is when the tests that let handles expire write their files: in
+// a synctest bubble, whose clock they move there first.
 var storeT0 = time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
-
-// clock is a settable time source, safe for concurrent use.
-type clock struct{ ns atomic.Int64 }
-
-func newClock() *clock { c := &clock{}; c.set(storeT0); return c }
-
-func (c *clock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
 
 // bucket is a bucket in memory that counts the GETs and can cut them:
 // after cut bytes, a GET fails (cutErr), stalls until its context ends
@@ -116,10 +108,10 @@ func (r *cutReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// newStore returns a Store over b, whose handles live an hour on clk.
-func newStore(t testing.TB, b store.Bucket, clk *clock) *store.Store {
+// newStore returns a Store over b, whose handles live an hour.
+func newStore(t testing.TB, b store.Bucket) *store.Store {
 	t.Helper()
-	st, err := store.NewBucket(b, testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
+	st, err := store.NewBucket(b, &store.Options{TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +172,7 @@ func TestStoreCallsMatchFolder(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "full", records)
 	b := newBucket(t)
-	st := newStore(t, b, newClock())
+	st := newStore(t, b)
 	handle := put(t, st, "full", records)
 	folder := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}})
 	bucket := session(t, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}})
@@ -251,7 +243,7 @@ func TestStoreCallsMatchFolder(t *testing.T) {
 // lro_search).
 func TestStoreOneGet(t *testing.T) {
 	b := newBucket(t)
-	st := newStore(t, b, newClock())
+	st := newStore(t, b)
 	handle := put(t, st, "full", memories(30, "full"))
 	const limit = 1 << 20
 	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxInputBytes: limit})
@@ -278,8 +270,7 @@ func TestStoreOneGet(t *testing.T) {
 // and wants a tool error that says which.
 func TestStoreHandleErrors(t *testing.T) {
 	b := newBucket(t)
-	clk := newClock()
-	st := newStore(t, b, clk)
+	st := newStore(t, b)
 	handle := put(t, st, "light", memories(3, "light"))
 	op, id, _ := jsonlfile.ParseName(handle, st.Prefix())
 	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}})
@@ -333,59 +324,70 @@ func TestStoreHandleErrors(t *testing.T) {
 	}
 
 	// The handle works until its TTL passes, then says it expired, though
-	// the object is still there.
-	if texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"handle": handle}); isErr {
-		t.Fatalf("before expiry: %q", texts)
-	}
-	clk.set(storeT0.Add(time.Hour + 30*time.Second)) // a bucket's expiry counts from the write's deadline (store.Options.WriteTimeout)
-	for tool := range args {
-		check(t, tool, map[string]any{"handle": handle}, []string{"expired handle", "expired at 2026-11-21T14:00:30Z"})
-		check(t, tool, map[string]any{"file_path": "/tmp/" + handle}, []string{"expired handle"})
-	}
+	// the object is still there: a store, a handle and a session of their
+	// own, on the clock of a bubble moved to storeT0.
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(storeT0.Sub(time.Now()))
+		st := newStore(t, newBucket(t))
+		handle := put(t, st, "light", memories(3, "light"))
+		cs = session(t, &extract.Options{LRO: &lro.Options{Store: st}}) // the session that check calls from here
+		if texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"handle": handle}); isErr {
+			t.Fatalf("before expiry: %q", texts)
+		}
+		time.Sleep(storeT0.Add(time.Hour + 30*time.Second).Sub(time.Now())) // a bucket's expiry counts from the write's deadline (store.Options.WriteTimeout)
+		for tool := range args {
+			check(t, tool, map[string]any{"handle": handle}, []string{"expired handle", "expired at 2026-11-21T14:00:30Z"})
+			check(t, tool, map[string]any{"file_path": "/tmp/" + handle}, []string{"expired handle"})
+		}
+	})
 }
 
 // TestStoreFolder reads a folder Store: by handle, by the file_path of the
 // descriptor, not past the handle's TTL, and not the files of the folder
 // that are no handles of the Store.
 func TestStoreFolder(t *testing.T) {
-	dir := t.TempDir()
-	clk := newClock()
-	st, err := store.NewFolder(dir, testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	handle := put(t, st, "light", memories(5, "light"))
-	plain := offload(t, dir, "light", memories(5, "light")) // no random part
-	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st, OutputDir: dir}})
-	want := `"id":"01J00000000000000000000004"`
-	for _, args := range []map[string]any{
-		{"handle": handle, "recipe": 4},
-		{"file_path": filepath.Join(dir, handle), "recipe": 4},
-		{"file_path": handle, "recipe": 4},
-	} {
-		texts, isErr := call(t, cs, extract.ToolExtract, args)
-		if isErr || !strings.Contains(texts[0], want) {
-			t.Errorf("%v: %v %q", args, isErr, texts)
+	// The store and lro run on time.Now: the bubble's clock, moved to
+	// storeT0 and on.
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(storeT0.Sub(time.Now()))
+		dir := t.TempDir()
+		st, err := store.NewFolder(dir, &store.Options{TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, tt := range []struct {
-		args map[string]any
-		want string
-	}{
-		{map[string]any{"file_path": plain, "recipe": 4}, "not a handle of this server"},
-		{map[string]any{"handle": "sub/" + handle, "recipe": 4}, "is not a handle"},
-		{map[string]any{"file_path": "/etc/" + handle, "recipe": 4}, "outside the output folder"},
-	} {
-		texts, isErr := call(t, cs, extract.ToolExtract, tt.args)
-		if !isErr || !strings.Contains(texts[0], tt.want) {
-			t.Errorf("%v: %v %q, want an error containing %q", tt.args, isErr, texts, tt.want)
+		handle := put(t, st, "light", memories(5, "light"))
+		plain := offload(t, dir, "light", memories(5, "light")) // no random part
+		cs := session(t, &extract.Options{LRO: &lro.Options{Store: st, OutputDir: dir}})
+		want := `"id":"01J00000000000000000000004"`
+		for _, args := range []map[string]any{
+			{"handle": handle, "recipe": 4},
+			{"file_path": filepath.Join(dir, handle), "recipe": 4},
+			{"file_path": handle, "recipe": 4},
+		} {
+			texts, isErr := call(t, cs, extract.ToolExtract, args)
+			if isErr || !strings.Contains(texts[0], want) {
+				t.Errorf("%v: %v %q", args, isErr, texts)
+			}
 		}
-	}
-	clk.set(storeT0.Add(2 * time.Hour))
-	texts, isErr := call(t, cs, extract.ToolSearch, map[string]any{"handle": handle, "pattern": "x"})
-	if !isErr || !strings.Contains(texts[0], "expired handle") {
-		t.Errorf("expired: %v %q", isErr, texts)
-	}
+		for _, tt := range []struct {
+			args map[string]any
+			want string
+		}{
+			{map[string]any{"file_path": plain, "recipe": 4}, "not a handle of this server"},
+			{map[string]any{"handle": "sub/" + handle, "recipe": 4}, "is not a handle"},
+			{map[string]any{"file_path": "/etc/" + handle, "recipe": 4}, "outside the output folder"},
+		} {
+			texts, isErr := call(t, cs, extract.ToolExtract, tt.args)
+			if !isErr || !strings.Contains(texts[0], tt.want) {
+				t.Errorf("%v: %v %q, want an error containing %q", tt.args, isErr, texts, tt.want)
+			}
+		}
+		time.Sleep(storeT0.Add(2 * time.Hour).Sub(time.Now()))
+		texts, isErr := call(t, cs, extract.ToolSearch, map[string]any{"handle": handle, "pattern": "x"})
+		if !isErr || !strings.Contains(texts[0], "expired handle") {
+			t.Errorf("expired: %v %q", isErr, texts)
+		}
+	})
 }
 
 // TestHandleWithoutStore: without a Store, a handle is the bare name of a
@@ -447,7 +449,7 @@ func TestStoreOptions(t *testing.T) {
 func TestStoreCutGet(t *testing.T) {
 	for _, cutErr := range []error{errors.New("connection reset by peer"), nil} {
 		b := newBucket(t)
-		st := newStore(t, b, newClock())
+		st := newStore(t, b)
 		records := memories(400, "full")
 		handle := put(t, st, "full", records)
 		data := object(t, st, handle)
@@ -488,7 +490,7 @@ func TestStoreCutGet(t *testing.T) {
 // limit a call ends.
 func TestStoreStalledGet(t *testing.T) {
 	b := newBucket(t)
-	st := newStore(t, b, newClock())
+	st := newStore(t, b)
 	handle := put(t, st, "full", memories(400, "full"))
 	data := object(t, st, handle)
 	const timeout = time.Second
@@ -537,7 +539,7 @@ func waitGoroutines(t *testing.T, n int) {
 // behind and the next call answered normally.
 func TestStoreLimits(t *testing.T) {
 	b := newBucket(t)
-	st := newStore(t, b, newClock())
+	st := newStore(t, b)
 	small := put(t, st, "light", memories(1, "light"))
 	big := put(t, st, "full", memories(5000, "full")) // about 2.5 MB
 	timed := session(t, &extract.Options{LRO: &lro.Options{Store: st}, Timeout: time.Second, MaxMemoryBytes: 64 << 20})
@@ -595,7 +597,7 @@ func TestStoreLimits(t *testing.T) {
 // of its descriptor.
 func TestStoreOffloadedInTurn(t *testing.T) {
 	b := newBucket(t)
-	st := newStore(t, b, newClock())
+	st := newStore(t, b)
 	handle := put(t, st, "full", memories(60, "full"))
 	inline := session(t, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 1 << 30}})
 	small := session(t, &extract.Options{LRO: &lro.Options{Store: st, ThresholdTokens: 300}})
@@ -634,54 +636,58 @@ func TestStoreOffloadedInTurn(t *testing.T) {
 
 // TestResultResource reads stored results with resources/read.
 func TestResultResource(t *testing.T) {
-	b := newBucket(t)
-	clk := newClock()
-	st := newStore(t, b, clk)
-	handle := put(t, st, "full", storeRecords())
-	data := object(t, st, handle)
-	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}})
-	ctx := context.Background()
+	// The store runs on time.Now: the bubble's clock, moved to storeT0 and
+	// on.
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(storeT0.Sub(time.Now()))
+		b := newBucket(t)
+		st := newStore(t, b)
+		handle := put(t, st, "full", storeRecords())
+		data := object(t, st, handle)
+		cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}})
+		ctx := context.Background()
 
-	var templates []string
-	for tmpl, err := range cs.ResourceTemplates(ctx, nil) {
+		var templates []string
+		for tmpl, err := range cs.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			templates = append(templates, tmpl.URITemplate+" "+tmpl.MIMEType)
+		}
+		if !slices.Equal(templates, []string{"lro://results/{handle} application/jsonl"}) {
+			t.Errorf("templates %q", templates)
+		}
+
+		uri := "lro://results/" + handle
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		if err != nil {
 			t.Fatal(err)
 		}
-		templates = append(templates, tmpl.URITemplate+" "+tmpl.MIMEType)
-	}
-	if !slices.Equal(templates, []string{"lro://results/{handle} application/jsonl"}) {
-		t.Errorf("templates %q", templates)
-	}
-
-	uri := "lro://results/" + handle
-	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Contents) != 1 || res.Contents[0].Text != string(data) || res.Contents[0].URI != uri || res.Contents[0].MIMEType != "application/jsonl" {
-		t.Errorf("contents %+.200v, want the %d bytes of the object", res.Contents, len(data))
-	}
-
-	// Larger than MaxOutputBytes, less the 64 KiB left for the message
-	// around the text: refused, pointing to the tools.
-	limited := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxOutputBytes: len(data) - 1 + 64<<10})
-	_, err = limited.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, more than the %d bytes", len(data), len(data)-1)) || !strings.Contains(err.Error(), "lro_read") {
-		t.Errorf("too large: %v", err)
-	}
-
-	notFound := func(uri, want string) {
-		t.Helper()
-		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-		var je *jsonrpc.Error
-		if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || !strings.Contains(je.Message, want) {
-			t.Errorf("%s: %v, want resource not found, %q", uri, err, want)
+		if len(res.Contents) != 1 || res.Contents[0].Text != string(data) || res.Contents[0].URI != uri || res.Contents[0].MIMEType != "application/jsonl" {
+			t.Errorf("contents %+.200v, want the %d bytes of the object", res.Contents, len(data))
 		}
-	}
-	notFound("lro://results/nope", "unknown handle")
-	notFound("lro://results/"+jsonlfile.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
-	clk.set(storeT0.Add(time.Hour + 30*time.Second)) // a bucket's expiry counts from the write's deadline (store.Options.WriteTimeout)
-	notFound(uri, "expired handle")
+
+		// Larger than MaxOutputBytes, less the 64 KiB left for the message
+		// around the text: refused, pointing to the tools.
+		limited := session(t, &extract.Options{LRO: &lro.Options{Store: st}, MaxOutputBytes: len(data) - 1 + 64<<10})
+		_, err = limited.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, more than the %d bytes", len(data), len(data)-1)) || !strings.Contains(err.Error(), "lro_read") {
+			t.Errorf("too large: %v", err)
+		}
+
+		notFound := func(uri, want string) {
+			t.Helper()
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || !strings.Contains(je.Message, want) {
+				t.Errorf("%s: %v, want resource not found, %q", uri, err, want)
+			}
+		}
+		notFound("lro://results/nope", "unknown handle")
+		notFound("lro://results/"+jsonlfile.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
+		time.Sleep(storeT0.Add(time.Hour + 30*time.Second).Sub(time.Now())) // a bucket's expiry counts from the write's deadline (store.Options.WriteTimeout)
+		notFound(uri, "expired handle")
+	})
 }
 
 // TestStoreToolsSayRetention checks that with a Store the tools'
@@ -695,7 +701,7 @@ func TestStoreToolsSayRetention(t *testing.T) {
 		opts *extract.Options
 		want []string
 	}{
-		{"bucket", &extract.Options{LRO: &lro.Options{Store: newStore(t, newBucket(t), newClock())}}, []string{"Results expire after 1h (an error says so)."}},
+		{"bucket", &extract.Options{LRO: &lro.Options{Store: newStore(t, newBucket(t))}}, []string{"Results expire after 1h (an error says so)."}},
 		{"no store", &extract.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil},
 		{"folder store", &extract.Options{LRO: &lro.Options{Store: func() *store.Store {
 			st, err := store.NewFolder(t.TempDir(), &store.Options{TTL: 90 * time.Minute})
@@ -734,7 +740,7 @@ func TestStoreToolsSayRetention(t *testing.T) {
 // (an object of exactly the limit is read, one byte more is not).
 func TestStoreHeaderLineEndings(t *testing.T) {
 	b := newBucket(t)
-	st := newStore(t, b, newClock())
+	st := newStore(t, b)
 	for _, tt := range []struct {
 		name    string
 		records []any

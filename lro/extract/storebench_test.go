@@ -23,7 +23,7 @@ import (
 // network adds its own transfer). Answers stay inline (no offload in
 // turn), so that both arms only read. Report the ratio bucket/folder.
 func BenchmarkBucketVsFolder(b *testing.B) {
-	st := newStore(b, newBucket(b), newClock())
+	st := newStore(b, newBucket(b))
 	storeVsFolder(b, "bucket", st, put(b, st, "full", benchMemories(10_000)))
 }
 

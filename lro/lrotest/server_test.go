@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
@@ -147,24 +146,21 @@ func startServer(t *testing.T, so serverOptions) *server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	opts := &lro.Options{OutputDir: dir, Operation: "recall", DefaultDetail: "light", CleanupInterval: 20 * time.Millisecond}
-	var fail func(io.Writer) io.Writer
-	if so.unwritable {
-		// Every write fails as on a full disk.
-		fail = func(io.Writer) io.Writer { return fullDisk{} }
-	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "lrotest-server", Version: "v0"}, nil)
 	switch so.store {
-	case inFolder:
-		testhook.Set(opts, testhook.Hooks{WrapWriter: fail})
 	case folderStore, bucketStore:
 		var st *store.Store
 		var err error
 		if so.store == folderStore {
-			st, err = store.NewFolder(dir, testhook.Set(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
+			st, err = store.NewFolder(dir, nil)
 		} else {
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })
-			st, err = store.NewBucket(blobstore.New(b), testhook.Set(&store.Options{}, testhook.Hooks{WrapWriter: fail}))
+			var bucket store.Bucket = blobstore.New(b)
+			if so.unwritable {
+				bucket = &fullBucket{bucket}
+			}
+			st, err = store.NewBucket(bucket, nil)
 			// file_path is where a client that downloads the result
 			// keeps it: a folder nobody makes.
 			opts.OutputDir, opts.ClientDir = "", dir
@@ -187,6 +183,13 @@ func startServer(t *testing.T, so serverOptions) *server {
 	lro.AddTool(s, &mcp.Tool{Name: "recall", Description: "Recall memories."}, recall, opts)
 	if so.desc != nil || so.result != nil || so.list != nil || so.read != nil {
 		s.AddReceivingMiddleware(tamper(t, so))
+	}
+	if so.unwritable && so.store != bucketStore {
+		// The output folder, not made yet, becomes a regular file after
+		// the tools were set up: every write fails.
+		if err := os.WriteFile(dir, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -289,3 +292,18 @@ func config(srv, fallback *server) *Config {
 type fullDisk struct{}
 
 func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// fullBucket is a bucket whose objects cannot be written, as on a full
+// disk.
+type fullBucket struct{ store.Bucket }
+
+func (b *fullBucket) NewWriter(ctx context.Context, key, contentType string, expires time.Time) (io.WriteCloser, error) {
+	w, err := b.Bucket.NewWriter(ctx, key, contentType, expires)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		fullDisk
+		io.Closer
+	}{fullDisk{}, w}, nil
+}

@@ -8,7 +8,6 @@ import (
 
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
@@ -23,12 +22,14 @@ func TestExampleExpiry(t *testing.T) {
 	bucket := memblob.OpenBucket(nil)
 	defer bucket.Close()
 	now := time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
-	opts := testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: func() time.Time { return now }})
+	opts := &store.Options{TTL: time.Hour}
+	clock := func() time.Time { return now }
 
 	writer, err := store.NewBucket(blobstore.New(bucket), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.WithClock(writer, clock)
 	w, err := writer.Create(ctx, "recall")
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestExampleExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.WithClock(reader, clock)
 	r, _, err := reader.NewRangeReader(ctx, handle, 0, -1)
 	if err != nil {
 		t.Fatalf("before the expiry: %v", err)

@@ -13,17 +13,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
 )
 
-// offload offloads a result through lro with the Store s and the clock
-// now, and returns the handle.
-func offload(t *testing.T, s *store.Store, now func() time.Time) string {
+// offload offloads a result through lro with the Store s, which runs on
+// its own clock, and returns the handle. No automatic janitor runs: the
+// tests sweep.
+func offload(t *testing.T, s *store.Store) string {
 	t.Helper()
-	opts := &lro.Options{Store: s}
-	testhook.Set(opts, testhook.Hooks{Now: now})
+	opts := &lro.Options{Store: s, CleanupInterval: -1}
 	res, err := lro.Wrap(itemsHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 	if err != nil {
 		t.Fatal(err)
@@ -106,10 +105,10 @@ func TestExpiryTwoTTLs(t *testing.T) {
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0)
-			short := be.open(t, testhook.Set(&store.Options{TTL: time.Hour}, testhook.Hooks{Now: clk.now}))
-			long := share(t, short, testhook.Set(&store.Options{TTL: 3 * time.Hour}, testhook.Hooks{Now: clk.now}))
-			a := offload(t, short, clk.now)
-			b := offload(t, long, clk.now)
+			short := store.WithClock(be.open(t, &store.Options{TTL: time.Hour}), clk.now)
+			long := store.WithClock(share(t, short, &store.Options{TTL: 3 * time.Hour}), clk.now)
+			a := offload(t, short)
+			b := offload(t, long)
 			old, _ := write(t, short, 1, 10) // by Create alone: no expiry recorded in a folder
 			if short.Bucket() != nil {
 				old = putBare(t, short, old)
@@ -155,8 +154,8 @@ func TestExpirySlowWrite(t *testing.T) {
 				clk.set(t0.Add(took))
 				return w
 			}
-			s := be.open(t, testhook.Set(&store.Options{TTL: ttl, WriteTimeout: 5 * time.Minute}, testhook.Hooks{Now: clk.now, WrapWriter: slow}))
-			h := offload(t, s, clk.now)
+			s := store.WithWriter(store.WithClock(be.open(t, &store.Options{TTL: ttl, WriteTimeout: 5 * time.Minute}), clk.now), slow)
+			h := offload(t, s)
 			if r, err := s.NewReader(context.Background(), h); err != nil {
 				t.Errorf("the handle of a slow write, handed out: %v", err)
 			} else {

@@ -3,7 +3,24 @@ package store
 import (
 	"context"
 	"io"
+	"time"
 )
+
+// WithClock makes s run on the clock now (its names, expiries, reads and
+// write deadlines) and returns s. Call it before s is used. An automatic
+// janitor still runs on the system's clock: offload with CleanupInterval -1.
+func WithClock(s *Store, now func() time.Time) *Store {
+	s.now = now
+	return s
+}
+
+// WithWriter makes s wrap the writer of every file it writes with wrap (a
+// disk or a network that fails or stalls) and returns s. Call it before s
+// is used.
+func WithWriter(s *Store, wrap func(io.Writer) io.Writer) *Store {
+	s.wrap = wrap
+	return s
+}
 
 // WaitDiscards waits until the removals of failed uploads have ended,
 // without stopping them as Close does.

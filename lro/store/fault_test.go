@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/zircote/lro-go/internal/testhook"
 	"io"
 	"os"
 	"path/filepath"
@@ -116,10 +115,11 @@ func TestBreaker(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	clk := newClock(t0)
 	rec := &events{}
-	s, err := store.NewBucket(f, testhook.Set(&store.Options{Observer: rec}, testhook.Hooks{Now: clk.now}))
+	s, err := store.NewBucket(f, &store.Options{Observer: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.WithClock(s, clk.now)
 	t.Cleanup(func() { s.Close() })
 	ctx := context.Background()
 	canceled, cancel := context.WithCancel(ctx)
@@ -179,10 +179,11 @@ func TestBreakerOneProbe(t *testing.T) {
 	f := &flaky{Bucket: blobstore.New(b)}
 	f.down.Store(true)
 	clk := newClock(t0)
-	s, err := store.NewBucket(f, testhook.Set(&store.Options{}, testhook.Hooks{Now: clk.now}))
+	s, err := store.NewBucket(f, &store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.WithClock(s, clk.now)
 	t.Cleanup(func() { s.Close() })
 	for range 3 {
 		tryWrite(context.Background(), s, 1, 10)
@@ -269,12 +270,13 @@ func TestStalledStore(t *testing.T) {
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
 	rec := &events{}
 	st, err := store.Open(context.Background(), s3test.URL(srv.Endpoint, srv.NewBucket(t)),
-		testhook.Set(&store.Options{WriteTimeout: 300 * time.Millisecond, Observer: rec}, testhook.Hooks{Now: clock}))
+		&store.Options{WriteTimeout: 300 * time.Millisecond, Observer: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.WithClock(st, clock)
 	t.Cleanup(func() { st.Close() })
-	h := lro.Wrap(itemsHandler(200), &lro.Options{Store: st, Observer: rec})
+	h := lro.Wrap(itemsHandler(200), &lro.Options{Store: st, Observer: rec, CleanupInterval: -1})
 	call := func() *mcp.CallToolResult {
 		t.Helper()
 		done := make(chan *mcp.CallToolResult, 1)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +18,6 @@ import (
 	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/internal/expiry"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -94,8 +94,8 @@ type Store struct {
 	owned  bool   // bucket opened by Open: Close closes it
 	prefix string
 	ttl    time.Duration
-	now    func() time.Time
-	wrap   func(io.Writer) io.Writer
+	now    func() time.Time          // time.Now, or a test's clock (export_test.go)
+	wrap   func(io.Writer) io.Writer // a test's writer wrapper (export_test.go), or nil
 
 	writeTimeout time.Duration
 	observer     event.Observer
@@ -183,9 +183,18 @@ func NewBucket(b Bucket, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b != nil && !reflect.ValueOf(b).Comparable() {
+		// The automatic janitors of the process are told apart by their
+		// bucket, a map key: one whose value cannot be (a struct holding
+		// a func, a map or a slice) is told apart by its Store's copy.
+		b = &uncomparable{b}
+	}
 	s.bucket = b
 	return s, nil
 }
+
+// uncomparable is a bucket whose value is not comparable, by its address.
+type uncomparable struct{ Bucket }
 
 // newStore returns a Store configured by opts, with no folder or bucket.
 func newStore(opts *Options) (*Store, error) {
@@ -201,20 +210,12 @@ func newStore(opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
 	o.TTL = cmp.Or(o.TTL, defaultTTL)
-	hooks := testhook.Get(opts) // a test's clock and writer
-	testClock := hooks.Now != nil
-	if !testClock {
-		hooks.Now = time.Now
-	}
 	if o.WriteTimeout < 0 {
 		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
 	}
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
-	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: hooks.Now, wrap: hooks.WrapWriter, writeTimeout: o.WriteTimeout, observer: o.Observer}
+	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: time.Now, writeTimeout: o.WriteTimeout, observer: o.Observer}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
-	if testClock { // so that no automatic janitor runs over its files
-		testhook.Set(s, testhook.Hooks{Now: hooks.Now})
-	}
 	return s, nil
 }
 
@@ -222,7 +223,9 @@ func newStore(opts *Options) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 // Bucket returns the Store's bucket, or nil for a folder: the bucket a
-// janitor sweeps ([github.com/zircote/lro-go/cleanup.Options.Bucket]).
+// janitor sweeps ([github.com/zircote/lro-go/cleanup.Options.Bucket]). A
+// bucket whose value is not comparable (a struct holding a func, a map or a
+// slice) is returned inside a comparable one of the Store's, which calls it.
 func (s *Store) Bucket() Bucket { return s.bucket }
 
 // Prefix returns the prefix of the Store's names.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/zircote/lro-go/internal/testhook"
 	"io"
 	"os"
 	"path/filepath"
@@ -324,7 +323,7 @@ func TestHandles(t *testing.T) {
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0)
-			s := be.open(t, testhook.Set(&store.Options{TTL: ttl}, testhook.Hooks{Now: clk.now}))
+			s := store.WithClock(be.open(t, &store.Options{TTL: ttl}), clk.now)
 			handle, _ := write(t, s, 1, 10)
 			op, id, _ := jsonlfile.ParseName(handle, "")
 			random := handle[len(handle)-len(".jsonl")-32 : len(handle)-len(".jsonl")]
@@ -428,7 +427,7 @@ func TestSweep(t *testing.T) {
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0.Add(-3 * ttl))
-			s := be.open(t, testhook.Set(&store.Options{TTL: ttl}, testhook.Hooks{Now: clk.now}))
+			s := store.WithClock(be.open(t, &store.Options{TTL: ttl}), clk.now)
 			old1, _ := write(t, s, 1, 10)
 			old2, _ := write(t, s, 2, 10)
 			clk.set(t0)

@@ -3,7 +3,8 @@
 // each a [cleanup.Janitor] that sweeps when a file may be due. An automatic
 // janitor stops once a sweep succeeds, leaves no file and nothing was
 // offloaded during it; after a failed sweep it tries again. It runs on the
-// system's clock: callers with a test's clock start none.
+// system's clock (time.Now): a test whose files are written on a clock of
+// its own turns it off (a negative CleanupInterval).
 package janitor
 
 import (
