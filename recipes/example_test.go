@@ -120,3 +120,44 @@ func ExampleParseDetail() {
 	// full <nil>
 	// recipes: unknown detail level "verbose" (want "light", "medium" or "full")
 }
+
+// The JSON form of a recipe holds all of it, for a program that lists or
+// runs recipes its own way.
+func ExampleRecipe_MarshalJSON() {
+	rs, _ := recipes.Select(recipes.Light, []json.RawMessage{
+		json.RawMessage(`{"id":"01J1","title":"Rotate OAuth keys","namespace":"_procedural","memory_type":"procedural","tags":["security"]}`),
+	})
+	b, _ := json.MarshalIndent(rs[2], "", "  ")
+	fmt.Println(string(b))
+	// Output:
+	// {
+	//   "number": 3,
+	//   "description": "Search titles by keyword (case-insensitive regex)",
+	//   "label": "search titles",
+	//   "filter": "select(.title | strings | test($keyword; \"i\"))",
+	//   "slurp": false,
+	//   "raw": false,
+	//   "compact": true,
+	//   "params": [
+	//     {
+	//       "name": "keyword",
+	//       "value": "keys",
+	//       "description": "keyword or regular expression, matched case-insensitively against the title",
+	//       "field": "title"
+	//     }
+	//   ]
+	// }
+}
+
+// Projection gives the fields a preview of the records shows: here those
+// that identify an issue, its state and its comments.
+func ExampleProjection() {
+	rs, _ := recipes.Select(recipes.Full, []json.RawMessage{
+		json.RawMessage(`{"number":3,"title":"Crash on start","state":"open","comments":4,"created_at":"2025-01-05T10:00:00Z"}`),
+		json.RawMessage(`{"number":2,"title":"Docs typo","state":"closed","comments":0,"created_at":"2025-01-03T09:00:00Z"}`),
+		json.RawMessage(`{"number":1,"title":"Slow under load","state":"open","comments":9,"created_at":"2025-01-01T08:00:00Z"}`),
+	})
+	fmt.Println(recipes.Projection(rs))
+	// Output:
+	// [[number] [title] [state] [comments]]
+}

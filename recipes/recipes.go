@@ -4,20 +4,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
-	engine "github.com/zircote/lro-go/internal/recipes"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/spec"
 )
+
+// The flow of [Select], top to bottom: the sample is read once
+// (sample.go); memory records get the specification's library (memory.go);
+// other records are analyzed (analysis.go) and get the library of their
+// shape: objects (objects.go), lines of text (lines.go) or other values
+// (scalars.go), ten candidates chosen among more (choose.go); a recipe is
+// rendered as jq arguments or a shell command (jqtext.go).
 
 // Detail is the detail level of memory records: [Light], [Medium] or
 // [Full].
-type Detail = engine.Detail
+type Detail string
 
 // The detail levels of the specification.
 const (
-	Light  Detail = engine.Light
-	Medium Detail = engine.Medium
-	Full   Detail = engine.Full
+	Light  Detail = "light"
+	Medium Detail = "medium"
+	Full   Detail = "full"
 )
 
 // errUnknownDetail is wrapped by the error of [ParseDetail] for a name that
@@ -36,39 +47,111 @@ func ParseDetail(s string) (Detail, error) {
 }
 
 // Recipe is one jq recipe, made by [Select]. It runs as a shell command
-// ([Recipe.Command]) or as the arguments of a jq process ([Recipe.Args]).
-// A Recipe is a plain value; its methods are safe for concurrent use. The
-// zero Recipe is not useful.
+// ([Recipe.Command]) or as the arguments of a jq process ([Recipe.Args]);
+// [Recipe.MarshalJSON] gives all of it as data. A Recipe is a plain value;
+// its methods are safe for concurrent use. The zero Recipe is not useful.
 //
 // Select returns the recipes in their order: recipe N, as descriptors and
 // the guidance number them, is the N-th.
 type Recipe struct {
 	Description string // what it does
 
-	r engine.Recipe
+	number  int     // 1 to 10
+	label   string  // what it does in a few words, for a list such as "1=titles+namespaces, 2=filter namespace"
+	filter  string  // jq program, reading one record per input (or, with slurp, one array of all the records)
+	slurp   bool    // run with -s
+	raw     bool    // run with -r
+	compact bool    // run with -c: one output per line
+	params  []param // jq variables the filter uses, as $name
+
+	preview [][]string // the Projection of the records, the same in each recipe of a Select
 }
 
-// Args returns the jq command-line arguments of the recipe, without the
-// program name and without any quoting: the flags (-s to read all the
-// records as one array, -r to print strings raw, -c to print one value per
-// line), one --arg name value triple per parameter, and the filter last. It
-// suits exec.Command("jq", r.Args()...) with the records (the lines after
-// the header) on standard input, and an in-process jq such as
-// github.com/itchyny/gojq: bind each parameter as the variable $name.
-func (r Recipe) Args() []string { return r.r.Args() }
+// param is a named jq variable of a recipe, a string.
+type param struct {
+	name        string // jq variable name, without the '$'
+	value       string // value used in Command
+	description string // what the parameter means
+	// field, when not empty, is the top-level string field matched against
+	// the parameter, for lro_extract's where: {field: {"contains": value}}
+	// for spec.ParamKeyword, {field: value} for spec.ParamValue.
+	field string
+}
 
-// Command renders the shell command for file:
+// recipe returns the recipe of filter, run with the jq options of the
+// letters options (s, r, c), described by desc and labeled label.
+func recipe(desc, label, filter, options string, params ...param) Recipe {
+	return Recipe{
+		Description: desc,
+		label:       label,
+		filter:      filter,
+		slurp:       strings.Contains(options, "s"),
+		raw:         strings.Contains(options, "r"),
+		compact:     strings.Contains(options, "c"),
+		params:      params,
+	}
+}
+
+// keywordParam returns the keyword parameter with default w (or the
+// specification's literal "keyword") described as matching what, which is
+// the record's field field, or "" when it is no one field.
+func keywordParam(w, what, field string) param {
+	if w == "" {
+		w = defaultKeyword
+	}
+	return param{spec.ParamKeyword, w, "keyword or regular expression, matched case-insensitively against " + what, field}
+}
+
+// MarshalJSON returns the recipe as a JSON object, for a program that lists
+// or runs recipes its own way. Every member is always present:
 //
-//	tail -n +2 <file> | jq [-src] [--arg <name> <value>]... '<filter>'
+//	{"number":3, "description":"Search titles by keyword (case-insensitive regex)",
+//	 "label":"search titles", "filter":"select(.title | strings | test($keyword; \"i\"))",
+//	 "slurp":false, "raw":false, "compact":true,
+//	 "params":[{"name":"keyword", "value":"cache", "description":"keyword or regular expression, ...", "field":"title"}]}
 //
-// tail skips the header line. The flags -s, -r and -c are written as one
-// word, in that order. The file path, every parameter name and value, and
-// the filter are written as they are when they are plain words that no
-// POSIX shell changes, and in single quotes otherwise; a relative path that
-// starts with '-' is prefixed with "./" so that tail does not take it for
-// an option. The filter is written without the white space around | , ;
-// and : outside its strings, which never changes the program.
-func (r Recipe) Command(file string) string { return r.r.Command(file) }
+// number is the recipe's place among those of [Select], from 1; label says
+// what it does in a few words, for a list of recipes; filter is the jq
+// program as [Recipe.Args] gives it; slurp, raw and compact are the jq
+// flags -s, -r and -c; params are the jq variables of the filter, each a
+// string: its name (without '$'), the default value, what it means, and
+// field, the top-level string field of the records that it is matched
+// against (as a keyword or a value), or "" when it is no one field.
+func (r Recipe) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 256)
+	str := func(name, v string) {
+		b = append(b, `,"`...)
+		b = append(b, name...)
+		b = append(b, `":`...)
+		b, _ = jsontext.AppendQuote(b, v) // invalid UTF-8 becomes U+FFFD
+	}
+	flag := func(name string, on bool) {
+		b = append(b, `,"`...)
+		b = append(b, name...)
+		b = append(b, `":`...)
+		b = strconv.AppendBool(b, on)
+	}
+	b = strconv.AppendInt(append(b, `{"number":`...), int64(r.number), 10)
+	str("description", r.Description)
+	str("label", r.label)
+	str("filter", r.filter)
+	flag("slurp", r.slurp)
+	flag("raw", r.raw)
+	flag("compact", r.compact)
+	b = append(b, `,"params":[`...)
+	for i, p := range r.params {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b, _ = jsontext.AppendQuote(b, p.name)
+		str("value", p.value)
+		str("description", p.description)
+		str("field", p.field)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
+}
 
 // Select returns the 10 recipes for records like those of sample, the
 // leading records of a result set (one JSON value each), at the given detail
@@ -82,10 +165,50 @@ func (r Recipe) Command(file string) string { return r.r.Command(file) }
 // repository describes both libraries. The result depends only on detail
 // and sample.
 func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {
-	all, memory := engine.Select(detail, sample)
-	rs = make([]Recipe, len(all))
-	for i, r := range all {
-		rs[i] = Recipe{Description: r.Description, r: r}
+	recs := readSample(sample)
+	var preview [][]string
+	if mem, valid := memories(recs); isMemory(mem, valid) {
+		rs, memory, preview = memoryLibrary(detail, mem), true, memoryProjection()
+	} else {
+		a := analyze(values(recs))
+		rs, preview = genericOf(a), previewFields(a)
+	}
+	for i := range rs {
+		rs[i].preview = preview
 	}
 	return rs, memory
+}
+
+// genericOf returns the recipes of records that are not memories, analyzed
+// as a, by the shape of most records: text lines ([textRecipes]), objects
+// ([objectRecipes], also for no records) or other values
+// ([scalarRecipes]). docs/recipes.md lists what every filter keeps to.
+func genericOf(a *analysis) []Recipe {
+	switch {
+	case a.textLines > 0 && 2*a.textLines > a.n:
+		return number(textRecipes(a))
+	case a.n == 0 || 2*a.objects >= a.n:
+		return number(objectRecipes(a))
+	}
+	return number(scalarRecipes(a))
+}
+
+// Projection returns the fields that a preview of the records shows for
+// which [Select] made rs: those the recipes list them by. For memory
+// records, those of the recipe "Extract IDs and titles only" (id, title,
+// namespace); for object records, those of the listing recipe but its time
+// (an identifier, a title, a category, a measure: never a field that is
+// null or constant in the sample). Each is a path of one name, or two for a
+// field one level down. It returns nil when the records are best shown
+// whole (lines of text, values that are not objects, or objects of no such
+// fields), and for recipes that Select did not make.
+func Projection(rs []Recipe) [][]string {
+	if len(rs) == 0 || rs[0].preview == nil {
+		return nil
+	}
+	paths := make([][]string, len(rs[0].preview))
+	for i, p := range rs[0].preview {
+		paths[i] = slices.Clone(p)
+	}
+	return paths
 }

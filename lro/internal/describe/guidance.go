@@ -4,22 +4,22 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // Input is what the guidance of a descriptor is made from. The caller
 // computes the statistics while it writes the file.
 type Input struct {
-	Path            string           // absolute path of the JSONL file, as the client sees it
-	Handle          string           // the file's handle in a store; "" for none
-	Operation       string           // operation name
-	Detail          string           // detail level of the records
-	Count           int              // records in the file
-	EstimatedTokens int              // estimate of the whole result set
-	TopNamespaces   []string         // up to five, most frequent first
-	ScoreRange      *[2]float64      // nil when there are no scores
-	LineSchema      any              // JSON Schema of one line
-	Recipes         []recipes.Recipe // the ten recipes
+	Path            string      // absolute path of the JSONL file, as the client sees it
+	Handle          string      // the file's handle in a store; "" for none
+	Operation       string      // operation name
+	Detail          string      // detail level of the records
+	Count           int         // records in the file
+	EstimatedTokens int         // estimate of the whole result set
+	TopNamespaces   []string    // up to five, most frequent first
+	ScoreRange      *[2]float64 // nil when there are no scores
+	LineSchema      any         // JSON Schema of one line
+	Recipes         []Recipe    // the ten recipes
 	// Saved is the estimate of the tokens the descriptor saves: what the
 	// client would have received inline, less the descriptor itself. The
 	// guidance claims it ("~N tokens saved") only when it is positive;

@@ -21,9 +21,10 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/shell"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // describe returns the JSON of the descriptor of a written file, which the
@@ -55,7 +56,9 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	}
 	var isMemory bool
 	var fields [][]string // what a preview shows of each record
-	in.Recipes, isMemory, fields = recipes.SelectAndProject(recipes.Detail(in.Detail), t.sample)
+	var rs []recipes.Recipe
+	rs, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
+	in.Recipes, fields = describe.Recipes(rs), recipes.Projection(rs)
 	if isMemory {
 		in.Noun = "memories"
 	}
@@ -533,7 +536,7 @@ func besideOf(p *plan, path string) *descriptor.Beside {
 	if len(p.beside) == 0 {
 		return nil
 	}
-	b := &descriptor.Beside{Command: "head -n 1 " + recipes.ShellWord(path) + " | jq .result"}
+	b := &descriptor.Beside{Command: "head -n 1 " + shell.Word(path) + " | jq .result"}
 	var values []byte
 	shown, more := 0, 0
 	for _, v := range p.beside {

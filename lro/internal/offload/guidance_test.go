@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // TestWhereExampleHolds checks that the where example of the guidance, for
@@ -51,7 +51,7 @@ func TestWhereExampleHolds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := whereExample(describe.Input{Recipes: rs, LineSchema: json.RawMessage(schema)})
+			w := whereExample(describe.Input{Recipes: describe.Recipes(rs), LineSchema: json.RawMessage(schema)})
 			t.Logf("where example: %s", w)
 			if w == "" {
 				return // no example is no false example

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // TestBuildSerializesLikeTheSpecification: a descriptor of the
@@ -62,11 +62,11 @@ func TestBuildSerializesLikeTheSpecification(t *testing.T) {
 }
 
 // lightRecipes returns the memory library at the light detail level.
-func lightRecipes() []recipes.Recipe {
+func lightRecipes() []describe.Recipe {
 	rs, _ := recipes.Select(recipes.Light, []json.RawMessage{
 		json.RawMessage(`{"id":"01J1","title":"Go","namespace":"_semantic","memory_type":"semantic"}`),
 	})
-	return rs
+	return describe.Recipes(rs)
 }
 
 // TestBuildHandle checks that a handle, when given, is in the descriptor

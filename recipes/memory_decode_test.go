@@ -105,7 +105,7 @@ func FuzzDecodeMemories(f *testing.F) {
 				MemoryType: jsontext.Value(o["memory_type"]), Tags: jsontext.Value(o["tags"]), Content: jsontext.Value(o["content"]),
 			})
 		}
-		gotRecs, gotValid := decodeMemories(smp)
+		gotRecs, gotValid := memories(readSample(smp))
 		got := decoded{Valid: gotValid, Records: len(gotRecs), Strs: map[string]string{}}
 		for i, o := range gotRecs {
 			if isMemory([]memoryRecord{o}, 1) {

@@ -43,17 +43,17 @@ func TestCompactFilterKeepsThePrograms(t *testing.T) {
 		for _, d := range []Detail{Light, Medium, Full} {
 			rs, _ := Select(d, smp)
 			for _, r := range rs {
-				want, err := gojq.Parse(r.Filter)
+				want, err := gojq.Parse(r.filter)
 				if err != nil {
-					t.Fatalf("recipe %d: %v", r.Number, err)
+					t.Fatalf("recipe %d: %v", r.number, err)
 				}
-				c := compactFilter(r.Filter)
+				c := compactFilter(r.filter)
 				got, err := gojq.Parse(c)
 				if err != nil {
-					t.Fatalf("recipe %d: the compacted %q does not parse: %v", r.Number, c, err)
+					t.Fatalf("recipe %d: the compacted %q does not parse: %v", r.number, c, err)
 				}
 				if got.String() != want.String() {
-					t.Errorf("recipe %d: %q compacts to %q, another program", r.Number, r.Filter, c)
+					t.Errorf("recipe %d: %q compacts to %q, another program", r.number, r.filter, c)
 				}
 				n++
 			}

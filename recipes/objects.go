@@ -1,181 +1,13 @@
 package recipes
 
 import (
-	"cmp"
-	"encoding/json"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zircote/lro-go/internal/spec"
 )
-
-// role is what a field of the records is, which decides what the recipes do
-// with it.
-type role int
-
-const (
-	roleOther    role = iota
-	roleID            // identifies a record: looked up and listed, never summed or ranked
-	roleMeasure       // a count, size, duration, score: summarized and ranked
-	roleCategory      // few distinct values: counted and filtered
-	roleTime          // starts with a date: a range filter
-	roleText          // prose: a keyword search
-	roleList          // array of strings, or of objects with a name: membership
-)
-
-// idNames and idSuffixes are the field names that say a field identifies
-// its record.
-var (
-	idNames    = wordSet(`id _id uuid guid key number num sha hash slug url uri href link`)
-	idSuffixes = []string{"_id", "_key", "_number", "_sha", "_url", "_uri", "Id", "ID", "Key", "Number", "Url", "URL"}
-)
-
-// idName reports whether a field name says the field holds identifiers.
-func idName(name string) bool {
-	return idNames[strings.ToLower(name)] || slices.ContainsFunc(idSuffixes, func(s string) bool {
-		return len(name) > len(s) && strings.HasSuffix(name, s)
-	})
-}
-
-// measureWords are words of the names of numeric fields that say the field
-// is a measure even when its values in the sample happen to be distinct
-// integers, as identifiers are. A word also matches without a final s.
-var measureWords = wordSet(`
-	count total amount price cost size bytes length duration elapsed latency ms millis seconds secs
-	score rating comment star vote view like quantity qty weight age height width balance sum avg
-	mean percent pct ratio rate line addition deletion change priority fork watcher follower
-	download reaction
-`)
-
-// camelRE finds a capital that follows a small letter, where a word of a
-// name in camel case starts.
-var camelRE = regexp.MustCompile(`([a-z])([A-Z])`)
-
-// measureName reports whether a field name says the field measures
-// something: one of its words (split at anything but ASCII letters and
-// digits, and before a capital that follows a small letter) is a measure
-// word.
-func measureName(name string) bool {
-	words := strings.FieldsFunc(camelRE.ReplaceAllString(name, "$1 $2"), func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-	})
-	return slices.ContainsFunc(words, func(w string) bool {
-		w = strings.ToLower(w)
-		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
-	})
-}
-
-// common reports whether f is present in at least half of the objects.
-func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
-
-// role returns what f is, from its values and its name; roleOther for a
-// field present in fewer than half of the objects, constant, or of no one
-// kind of value.
-func (a *analysis) role(f *field) role {
-	if !a.common(f) || f.nonNull == 0 || f.constant() {
-		return roleOther
-	}
-	half := func(n int) bool { return 2*n >= f.nonNull }
-	switch {
-	case half(f.arrs):
-		if f.emptyArrs+f.scalarArrs+f.namedArrs == f.arrs && (f.scalarArrs > 0) != (f.namedArrs > 0) && len(f.elems) > 0 {
-			return roleList
-		}
-	case f.bools == f.nonNull:
-		if len(f.distinct) == 2 {
-			return roleCategory
-		}
-	case half(f.nums) && f.nums+f.strs == f.nonNull:
-		if idName(f.name) && f.ints == f.nums {
-			return roleID
-		}
-		if !measureName(f.name) && f.ints == f.nonNull && !f.repeated && f.nonNull >= 3 {
-			return roleID // distinct integers: numbers of records
-		}
-		return roleMeasure
-	case half(f.strs) && f.strs+f.nums == f.nonNull:
-		d := len(f.distinct)
-		switch {
-		case half(len(f.dates)):
-			return roleTime
-		case idName(f.name) || half(f.urls):
-			return roleID
-		case f.few() && d >= 2 && d <= 20 && f.repeated && (f.avgLen() <= 24 || f.spaces == 0):
-			return roleCategory
-		case !f.repeated && f.spaces == 0 && f.avgLen() <= 64 && f.nonNull >= 2:
-			return roleID // distinct words: keys of records
-		case f.spaces > 0 || f.avgLen() > 24:
-			return roleText
-		}
-	}
-	return roleOther
-}
-
-// constant reports whether f holds one scalar value in every record that
-// has it, in a sample of two or more: it tells nothing about a record.
-func (f *field) constant() bool {
-	return f.nonNull >= 2 && f.nonNull == f.strs+f.nums+f.bools && f.few() && len(f.distinct) == 1
-}
-
-// roles are the fields of each role, best first.
-type roles map[role][]*field
-
-// roles returns the fields by role, in order of first appearance but:
-// categories of booleans after the others, the fewest values first;
-// identifiers named number (what people quote) first and URLs last;
-// measures whose names say so first; times that most records have first
-// (created_at rather than closed_at); texts shortest first (a title is
-// projected, the longest text searched).
-func (a *analysis) roles() roles {
-	rs := roles{}
-	for _, f := range a.order {
-		r := a.role(f)
-		rs[r] = append(rs[r], f)
-	}
-	by := func(r role, key func(f *field) int) {
-		slices.SortStableFunc(rs[r], func(f, g *field) int { return cmp.Compare(key(f), key(g)) })
-	}
-	by(roleCategory, func(f *field) int {
-		if f.bools == f.nonNull {
-			return maxDistinct + 1 + len(f.distinct)
-		}
-		return len(f.distinct)
-	})
-	by(roleID, func(f *field) int {
-		switch {
-		case f.name == "number":
-			return 0
-		case f.urls == 0:
-			return 1
-		}
-		return 2
-	})
-	by(roleMeasure, func(f *field) int {
-		if measureName(f.name) {
-			return 0
-		}
-		return 1
-	})
-	by(roleTime, func(f *field) int { return -f.nonNull })
-	by(roleText, (*field).avgLen)
-	return rs
-}
-
-// first returns the best field of role r, or nil.
-func (rs roles) first(r role) *field {
-	if fs := rs[r]; len(fs) > 0 {
-		return fs[0]
-	}
-	return nil
-}
-
-// candidate is a recipe the object library may hold: the ten with the
-// lowest rank are kept, then put in order of pos.
-type candidate struct {
-	rank, pos int
-	Recipe
-}
 
 const (
 	filterTypes     = `group_by(type) | map({type: (.[0] | type), count: length}) | .[]`
@@ -231,7 +63,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
 			"objects | select("+cond+")", "c",
-			Param{ParamValue, id.example, id.name + " to look up", ""}))
+			param{spec.ParamValue, id.example, id.name + " to look up", ""}))
 	}
 	texts := rs[roleText]
 	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
@@ -254,7 +86,7 @@ func objectRecipes(a *analysis) []Recipe {
 			}
 			add(2, 5, recipe("Filter by "+cat.name, "filter "+cat.name,
 				"objects | select("+cond+")"+brief(a, ident, cat), "c",
-				Param{ParamValue, v, "value of " + cat.name, field}))
+				param{spec.ParamValue, v, "value of " + cat.name, field}))
 		}
 		k, value := cat.name, "."+cat.name // the key of the count, and its value after .[0]
 		if !isIdent(k) {
@@ -278,7 +110,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
 			"objects | select(any("+elems+"; "+member+"))"+short, "c",
-			Param{ParamValue, v, noun + " in " + list.name, ""}))
+			param{spec.ParamValue, v, noun + " in " + list.name, ""}))
 		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
 			"map(objects | "+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
 			"sc"))
@@ -296,8 +128,8 @@ func objectRecipes(a *analysis) []Recipe {
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
 			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
 			"c",
-			Param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
-			Param{"to", to, "end, exclusive", ""}))
+			param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
+			param{"to", to, "end, exclusive", ""}))
 	}
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
 		keywordParam(a.all.pick(), "every string value of the record", "")))
@@ -317,7 +149,7 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, "sc"))
 	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
-		`.[($n | tonumber) - 1]`, "sc", Param{"n", "1", "position, from 1", ""}))
+		`.[($n | tonumber) - 1]`, "sc", param{"n", "1", "position, from 1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
 		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
 	return choose(cs)
@@ -332,24 +164,6 @@ func (a *analysis) listing(rs roles) (id *field, ident, proj []*field) {
 	ident = slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
 	return id, ident, projection(rs, id, ident)
 }
-
-// Projection returns the fields that a preview of records like those of
-// sample shows: those the recipes list them by. For memory records, those
-// of the recipe "Extract IDs and titles only"; for object records, those of
-// the listing recipe but its time (an identifier, a title, a category, a
-// measure: never a field that is null or constant in the sample). Each is a
-// path of one name, or two for a field one level down. It returns nil when
-// the records are best shown whole: lines of text, values that are not
-// objects, or objects of no such fields.
-func Projection(sample []json.RawMessage) [][]string {
-	if recs, valid := decodeMemories(sample); isMemory(recs, valid) {
-		return memoryProjection()
-	}
-	return previewFields(analyze(decodeRecords(sample)))
-}
-
-// memoryProjection is the Projection of memory records.
-func memoryProjection() [][]string { return [][]string{{"id"}, {"title"}, {"namespace"}} }
 
 // previewFields is the Projection of records that are not memories, analyzed
 // as a.

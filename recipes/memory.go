@@ -3,24 +3,13 @@ package recipes
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
-	"errors"
-	"io"
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-)
 
-// The parameters of the memory library: jq variables, and the keys of an
-// lro_extract params object.
-const (
-	ParamNamespace  = "namespace"   // namespace prefix, recipe 2
-	ParamKeyword    = "keyword"     // case-insensitive regular expression, recipes 3 and 10
-	ParamMemoryType = "memory_type" // memory type, recipe 5
-	ParamTag        = "tag"         // tag, recipe 7
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 // memoryLibrary returns the specification's library for memory records at
@@ -34,17 +23,17 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
 		recipe("Filter by namespace prefix", "filter namespace",
 			`select(.namespace | strings | startswith($namespace))`, "c",
-			Param{ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}),
+			param{spec.ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}),
 		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
 			`select(.title | strings | test($keyword; "i"))`, "c",
-			Param{ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}),
+			param{spec.ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}),
 		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, "c"),
 		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, "c",
-			Param{ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}),
+			param{spec.ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}),
 		recipe("Count by namespace", "count by namespace",
 			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, "sc"),
 		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, "c",
-			Param{ParamTag, d.tag, "tag, matched exactly", ""}),
+			param{spec.ParamTag, d.tag, "tag, matched exactly", ""}),
 		recipe("Sort by created date, oldest first", "sort by date",
 			`sort_by(.created) | .[]`, "sc"),
 	}
@@ -59,7 +48,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 				"sort_by("+path+") | reverse | .[]", "sc"),
 			recipe("Search content by keyword (case-insensitive regex)", "search content",
 				`select(.content | strings | test($keyword; "i"))`, "c",
-				Param{ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}))
+				param{spec.ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}))
 	default:
 		rs = append(rs,
 			recipe("List unique namespaces", "unique namespaces",
@@ -68,14 +57,6 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, "sc"))
 	}
 	return number(rs)
-}
-
-// number sets the Number of each recipe to its position, from 1.
-func number(rs []Recipe) []Recipe {
-	for i := range rs {
-		rs[i].Number = i + 1
-	}
-	return rs
 }
 
 // isMemory reports whether more than half of the records that are valid
@@ -102,9 +83,9 @@ type memoryRecord struct {
 	Content    jsontext.Value
 }
 
-// member returns the field of o that holds the member named quoted, a JSON
+// field returns the field of o that holds the member named quoted, a JSON
 // string as written, or nil for a member the library does not read.
-func (o *memoryRecord) member(quoted []byte) *jsontext.Value {
+func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 	name := quoted[1 : len(quoted)-1]
 	if bytes.IndexByte(name, '\\') >= 0 {
 		s, _ := jsonString(quoted)
@@ -119,65 +100,15 @@ func (o *memoryRecord) member(quoted []byte) *jsontext.Value {
 	return nil
 }
 
-// decodeOptions make jsontext accept exactly what json.Valid accepts:
-// duplicate member names and strings that are not valid UTF-8.
-var decodeOptions = []jsontext.Options{
-	jsontext.AllowDuplicateNames(true),
-	jsontext.AllowInvalidUTF8(true),
-}
-
-// decodeMemories decodes the object records of the bounded sample and
-// counts the records that are valid JSON.
-func decodeMemories(sample []json.RawMessage) (recs []memoryRecord, valid int) {
-	var buf bytes.Buffer
-	dec := jsontext.NewDecoder(&buf)
-	for _, raw := range bounded(sample) {
-		buf = *bytes.NewBuffer(raw) // read in place, not copied
-		dec.Reset(&buf, decodeOptions...)
-		var o memoryRecord
-		if object, err := decodeMemory(dec, raw, &o); err == nil {
-			valid++
-			if object {
-				recs = append(recs, o)
-			}
+// memories returns the object records of recs as the memory library reads
+// them, and the count of recs, the records that are valid JSON.
+func memories(recs []record) (mem []memoryRecord, valid int) {
+	for _, r := range recs {
+		if r.object {
+			mem = append(mem, r.memory)
 		}
 	}
-	return recs, valid
-}
-
-// decodeMemory reads the record raw with dec, which reads raw, into o if it
-// is an object, and reports whether it is. The error is not nil when raw is
-// not one valid JSON value.
-func decodeMemory(dec *jsontext.Decoder, raw []byte, o *memoryRecord) (object bool, err error) {
-	if dec.PeekKind() != '{' {
-		err = dec.SkipValue()
-	} else if _, err = dec.ReadToken(); err == nil {
-		object = true
-		for err == nil && dec.PeekKind() != '}' {
-			var name, v jsontext.Value
-			if name, err = dec.ReadValue(); err != nil {
-				break
-			}
-			field := o.member(name)
-			if v, err = dec.ReadValue(); err == nil && field != nil {
-				// v as a slice of raw, which outlives dec's reads.
-				end := int(dec.InputOffset())
-				*field = jsontext.Value(raw[end-len(v) : end : end])
-			}
-		}
-		if err == nil {
-			_, err = dec.ReadToken() // '}'
-		}
-	}
-	if err == nil {
-		// One value: nothing may follow.
-		if _, err = dec.ReadToken(); err == io.EOF {
-			err = nil
-		} else if err == nil {
-			err = errors.New("more than one value")
-		}
-	}
-	return object, err
+	return mem, len(recs)
 }
 
 // strs returns the string elements of raw, if it is an array.
@@ -200,21 +131,6 @@ func strs(raw jsontext.Value) []string {
 		}
 	}
 	return ss
-}
-
-// jsonString decodes raw, a valid JSON value, if it is a string. A string
-// without escapes whose bytes are UTF-8 is its own decoding; others are
-// decoded by encoding/json, which replaces bytes that are not UTF-8.
-func jsonString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", false
-	}
-	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), true
-	}
-	var s string
-	err := json.Unmarshal(raw, &s) // before s is read: operand order is unspecified
-	return s, err == nil
 }
 
 // defaults are the default parameter values of the memory library: the
@@ -260,3 +176,6 @@ func memoryDefaults(recs []memoryRecord) defaults {
 		tag:         cmp.Or(mostCommon(maps.All(tags)), defaultTag),
 	}
 }
+
+// memoryProjection is the Projection of memory records.
+func memoryProjection() [][]string { return [][]string{{"id"}, {"title"}, {"namespace"}} }

@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"regexp"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -91,13 +90,13 @@ func textRecipes(a *analysis) []Recipe {
 		}
 		add(1, 5, recipe("Lines in a time range", "time range",
 			`objects | select(.text | strings | `+trim+`. >= $from and . < $to) | `+lineFormat, "r",
-			Param{"from", from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
-			Param{"to", to, "end, exclusive", ""}))
+			param{"from", from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
+			param{"to", to, "end, exclusive", ""}))
 	}
 	add(2, 7, recipe("Lines by number range", "line range",
 		`objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | `+lineFormat, "r",
-		Param{"first", strconv.FormatInt(first, 10), "first line number", ""},
-		Param{"last", strconv.FormatInt(first+19, 10), "last line number", ""}))
+		param{"first", strconv.FormatInt(first, 10), "first line number", ""},
+		param{"last", strconv.FormatInt(first+19, 10), "last line number", ""}))
 	add(2, 8, recipe("Show the last 20 lines", "last 20", `.[-20:][] | objects | `+lineFormat, "sr"))
 	add(3, 9, recipe("Lines without a keyword (like grep -v)", "grep -v",
 		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, "r", kw))
@@ -116,17 +115,4 @@ func textRecipes(a *analysis) []Recipe {
 	add(4, 13, recipe("Print the text without line numbers", "text only",
 		`objects | .text | strings`, "r"))
 	return choose(cs)
-}
-
-// choose returns the [Count] candidates of lowest rank (the earlier on
-// ties), in order of pos.
-func choose(cs []candidate) []Recipe {
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].rank < cs[j].rank })
-	cs = cs[:Count]
-	sort.Slice(cs, func(i, j int) bool { return cs[i].pos < cs[j].pos })
-	out := make([]Recipe, Count)
-	for i, c := range cs {
-		out[i] = c.Recipe
-	}
-	return out
 }
