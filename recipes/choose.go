@@ -25,11 +25,3 @@ func choose(cs []candidate) []Recipe {
 	}
 	return out
 }
-
-// number sets the Number of each recipe to its position, from 1.
-func number(rs []Recipe) []Recipe {
-	for i := range rs {
-		rs[i].number = i + 1
-	}
-	return rs
-}

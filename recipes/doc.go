@@ -10,10 +10,10 @@
 // runs in two places with the same result: rendered by [Recipe.Command] as a
 // shell command for agents that have a shell, or run in process, as the
 // lro_extract tool does with github.com/itchyny/gojq, with the arguments of
-// [Recipe.Args]; its JSON form ([Recipe.MarshalJSON]) holds all of it as
-// data. [Projection] gives the fields of the records that the recipes list
-// them by, for a preview. For example, recipe 2 of the memory library
-// renders as
+// [Recipe.Args]; [Recipe.Label] names it in a few words and [Recipe.Field]
+// the record field a parameter is matched against. [Projection] gives the
+// fields of the records that the recipes list them by, for a preview. For
+// example, recipe 2 of the memory library renders as
 //
 //	tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace|strings|startswith($namespace))'
 //

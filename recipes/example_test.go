@@ -121,32 +121,17 @@ func ExampleParseDetail() {
 	// recipes: unknown detail level "verbose" (want "light", "medium" or "full")
 }
 
-// The JSON form of a recipe holds all of it, for a program that lists or
-// runs recipes its own way.
-func ExampleRecipe_MarshalJSON() {
+// Label names a recipe in a few words, and Field the record field that a
+// parameter is matched against, for a program that lists recipes or states
+// their conditions its own way.
+func ExampleRecipe_Field() {
 	rs, _ := recipes.Select(recipes.Light, []json.RawMessage{
 		json.RawMessage(`{"id":"01J1","title":"Rotate OAuth keys","namespace":"_procedural","memory_type":"procedural","tags":["security"]}`),
 	})
-	b, _ := json.MarshalIndent(rs[2], "", "  ")
-	fmt.Println(string(b))
+	r := rs[2]
+	fmt.Printf("%s: %q, field %q\n", r.Label, r.Args(), r.Field("keyword"))
 	// Output:
-	// {
-	//   "number": 3,
-	//   "description": "Search titles by keyword (case-insensitive regex)",
-	//   "label": "search titles",
-	//   "filter": "select(.title | strings | test($keyword; \"i\"))",
-	//   "slurp": false,
-	//   "raw": false,
-	//   "compact": true,
-	//   "params": [
-	//     {
-	//       "name": "keyword",
-	//       "value": "keys",
-	//       "description": "keyword or regular expression, matched case-insensitively against the title",
-	//       "field": "title"
-	//     }
-	//   ]
-	// }
+	// search titles: ["-c" "--arg" "keyword" "keys" "select(.title | strings | test($keyword; \"i\"))"], field "title"
 }
 
 // Projection gives the fields a preview of the records shows: here those

@@ -33,20 +33,19 @@ type Data struct {
 
 // Param is a param with every field readable.
 type Param struct {
-	Name        string
-	Value       string
-	Description string
-	Field       string
+	Name  string
+	Value string
+	Field string
 }
 
 // DataOf returns rs as Data.
 func DataOf(rs []Recipe) []Data {
 	ds := make([]Data, len(rs))
 	for i, r := range rs {
-		ds[i] = Data{Number: r.number, Description: r.Description, Label: r.label, Filter: r.filter,
+		ds[i] = Data{Number: i + 1, Description: r.Description, Label: r.Label, Filter: r.filter,
 			Slurp: r.slurp, Raw: r.raw, Compact: r.compact}
 		for _, p := range r.params {
-			ds[i].Params = append(ds[i].Params, Param{p.name, p.value, p.description, p.field})
+			ds[i].Params = append(ds[i].Params, Param{p.name, p.value, p.field})
 		}
 	}
 	return ds
@@ -54,10 +53,10 @@ func DataOf(rs []Recipe) []Data {
 
 // recipe returns d as a Recipe.
 func (d Data) recipe() Recipe {
-	r := Recipe{Description: d.Description, number: d.Number, label: d.Label, filter: d.Filter,
+	r := Recipe{Description: d.Description, Label: d.Label, filter: d.Filter,
 		slurp: d.Slurp, raw: d.Raw, compact: d.Compact}
 	for _, p := range d.Params {
-		r.params = append(r.params, param{p.Name, p.Value, p.Description, p.Field})
+		r.params = append(r.params, param{p.Name, p.Value, p.Field})
 	}
 	return r
 }

@@ -23,17 +23,17 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
 		recipe("Filter by namespace prefix", "filter namespace",
 			`select(.namespace | strings | startswith($namespace))`, "c",
-			param{spec.ParamNamespace, d.namespace, "namespace prefix, for example _semantic or _semantic/decisions", ""}),
+			param{spec.ParamNamespace, d.namespace, ""}),
 		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
 			`select(.title | strings | test($keyword; "i"))`, "c",
-			param{spec.ParamKeyword, d.titleWord, "keyword or regular expression, matched case-insensitively against the title", "title"}),
+			param{spec.ParamKeyword, d.titleWord, "title"}),
 		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, "c"),
 		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, "c",
-			param{spec.ParamMemoryType, d.memoryType, "memory type, for example semantic, episodic or procedural", "memory_type"}),
+			param{spec.ParamMemoryType, d.memoryType, "memory_type"}),
 		recipe("Count by namespace", "count by namespace",
 			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, "sc"),
 		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, "c",
-			param{spec.ParamTag, d.tag, "tag, matched exactly", ""}),
+			param{spec.ParamTag, d.tag, ""}),
 		recipe("Sort by created date, oldest first", "sort by date",
 			`sort_by(.created) | .[]`, "sc"),
 	}
@@ -48,7 +48,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 				"sort_by("+path+") | reverse | .[]", "sc"),
 			recipe("Search content by keyword (case-insensitive regex)", "search content",
 				`select(.content | strings | test($keyword; "i"))`, "c",
-				param{spec.ParamKeyword, d.contentWord, "keyword or regular expression, matched case-insensitively against the content", "content"}))
+				param{spec.ParamKeyword, d.contentWord, "content"}))
 	default:
 		rs = append(rs,
 			recipe("List unique namespaces", "unique namespaces",
@@ -56,7 +56,7 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 			recipe("Count by memory type", "count by type",
 				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, "sc"))
 	}
-	return number(rs)
+	return rs
 }
 
 // isMemory reports whether more than half of the records that are valid

@@ -63,7 +63,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
 			"objects | select("+cond+")", "c",
-			param{spec.ParamValue, id.example, id.name + " to look up", ""}))
+			param{spec.ParamValue, id.example, ""}))
 	}
 	texts := rs[roleText]
 	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
@@ -71,7 +71,7 @@ func objectRecipes(a *analysis) []Recipe {
 			name := texts[i].name
 			add(2, 4, recipe("Search "+name+" for a keyword", "search "+name,
 				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, "c",
-				keywordParam(w, name, name)))
+				keywordParam(w, name)))
 			break
 		}
 	}
@@ -86,7 +86,7 @@ func objectRecipes(a *analysis) []Recipe {
 			}
 			add(2, 5, recipe("Filter by "+cat.name, "filter "+cat.name,
 				"objects | select("+cond+")"+brief(a, ident, cat), "c",
-				param{spec.ParamValue, v, "value of " + cat.name, field}))
+				param{spec.ParamValue, v, field}))
 		}
 		k, value := cat.name, "."+cat.name // the key of the count, and its value after .[0]
 		if !isIdent(k) {
@@ -110,7 +110,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
 			"objects | select(any("+elems+"; "+member+"))"+short, "c",
-			param{spec.ParamValue, v, noun + " in " + list.name, ""}))
+			param{spec.ParamValue, v, ""}))
 		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
 			"map(objects | "+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
 			"sc"))
@@ -128,11 +128,11 @@ func objectRecipes(a *analysis) []Recipe {
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
 			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
 			"c",
-			param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
-			param{"to", to, "end, exclusive", ""}))
+			param{"from", from, ""},
+			param{"to", to, ""}))
 	}
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
-		keywordParam(a.all.pick(), "every string value of the record", "")))
+		keywordParam(a.all.pick(), "")))
 	add(6, 14, recipe("Count by field name", "field names", filterFieldList, "sc"))
 	if f := a.optionalField(); f != nil {
 		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
@@ -149,7 +149,7 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, "sc"))
 	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
-		`.[($n | tonumber) - 1]`, "sc", param{"n", "1", "position, from 1", ""}))
+		`.[($n | tonumber) - 1]`, "sc", param{"n", "1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
 		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
 	return choose(cs)

@@ -1,14 +1,12 @@
 package recipes
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zircote/lro-go/internal/spec"
 )
@@ -47,17 +45,16 @@ func ParseDetail(s string) (Detail, error) {
 }
 
 // Recipe is one jq recipe, made by [Select]. It runs as a shell command
-// ([Recipe.Command]) or as the arguments of a jq process ([Recipe.Args]);
-// [Recipe.MarshalJSON] gives all of it as data. A Recipe is a plain value;
-// its methods are safe for concurrent use. The zero Recipe is not useful.
+// ([Recipe.Command]) or as the arguments of a jq process ([Recipe.Args]).
+// A Recipe is a plain value; its methods are safe for concurrent use. The
+// zero Recipe is not useful.
 //
 // Select returns the recipes in their order: recipe N, as descriptors and
 // the guidance number them, is the N-th.
 type Recipe struct {
 	Description string // what it does
+	Label       string // what it does in a few words, for a list of recipes: "search titles"
 
-	number  int     // 1 to 10
-	label   string  // what it does in a few words, for a list such as "1=titles+namespaces, 2=filter namespace"
 	filter  string  // jq program, reading one record per input (or, with slurp, one array of all the records)
 	slurp   bool    // run with -s
 	raw     bool    // run with -r
@@ -67,23 +64,17 @@ type Recipe struct {
 	preview [][]string // the Projection of the records, the same in each recipe of a Select
 }
 
-// param is a named jq variable of a recipe, a string.
-type param struct {
-	name        string // jq variable name, without the '$'
-	value       string // value used in Command
-	description string // what the parameter means
-	// field, when not empty, is the top-level string field matched against
-	// the parameter, for lro_extract's where: {field: {"contains": value}}
-	// for spec.ParamKeyword, {field: value} for spec.ParamValue.
-	field string
-}
+// param is a named jq variable of a recipe, a string: its name (without
+// the '$'), its default value, and the top-level string field of the
+// records that it is matched against, or "" (see [Recipe.Field]).
+type param struct{ name, value, field string }
 
 // recipe returns the recipe of filter, run with the jq options of the
 // letters options (s, r, c), described by desc and labeled label.
 func recipe(desc, label, filter, options string, params ...param) Recipe {
 	return Recipe{
 		Description: desc,
-		label:       label,
+		Label:       label,
 		filter:      filter,
 		slurp:       strings.Contains(options, "s"),
 		raw:         strings.Contains(options, "r"),
@@ -93,64 +84,26 @@ func recipe(desc, label, filter, options string, params ...param) Recipe {
 }
 
 // keywordParam returns the keyword parameter with default w (or the
-// specification's literal "keyword") described as matching what, which is
-// the record's field field, or "" when it is no one field.
-func keywordParam(w, what, field string) param {
-	if w == "" {
-		w = defaultKeyword
-	}
-	return param{spec.ParamKeyword, w, "keyword or regular expression, matched case-insensitively against " + what, field}
+// specification's literal "keyword"), matched against the record's field
+// field, or "" when it is no one field.
+func keywordParam(w, field string) param {
+	return param{spec.ParamKeyword, cmp.Or(w, defaultKeyword), field}
 }
 
-// MarshalJSON returns the recipe as a JSON object, for a program that lists
-// or runs recipes its own way. Every member is always present:
-//
-//	{"number":3, "description":"Search titles by keyword (case-insensitive regex)",
-//	 "label":"search titles", "filter":"select(.title | strings | test($keyword; \"i\"))",
-//	 "slurp":false, "raw":false, "compact":true,
-//	 "params":[{"name":"keyword", "value":"cache", "description":"keyword or regular expression, ...", "field":"title"}]}
-//
-// number is the recipe's place among those of [Select], from 1; label says
-// what it does in a few words, for a list of recipes; filter is the jq
-// program as [Recipe.Args] gives it; slurp, raw and compact are the jq
-// flags -s, -r and -c; params are the jq variables of the filter, each a
-// string: its name (without '$'), the default value, what it means, and
-// field, the top-level string field of the records that it is matched
-// against (as a keyword or a value), or "" when it is no one field.
-func (r Recipe) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 256)
-	str := func(name, v string) {
-		b = append(b, `,"`...)
-		b = append(b, name...)
-		b = append(b, `":`...)
-		b, _ = jsontext.AppendQuote(b, v) // invalid UTF-8 becomes U+FFFD
-	}
-	flag := func(name string, on bool) {
-		b = append(b, `,"`...)
-		b = append(b, name...)
-		b = append(b, `":`...)
-		b = strconv.AppendBool(b, on)
-	}
-	b = strconv.AppendInt(append(b, `{"number":`...), int64(r.number), 10)
-	str("description", r.Description)
-	str("label", r.label)
-	str("filter", r.filter)
-	flag("slurp", r.slurp)
-	flag("raw", r.raw)
-	flag("compact", r.compact)
-	b = append(b, `,"params":[`...)
-	for i, p := range r.params {
-		if i > 0 {
-			b = append(b, ',')
+// Field returns the top-level field of the records whose string value the
+// parameter name (as [Recipe.Args] names it) is matched against: as a
+// case-insensitive regular expression for a keyword parameter, for
+// equality for a value parameter. It returns "" when the parameter is
+// matched against no one field, or the recipe has no such parameter. A
+// program that states conditions on fields, such as lro_extract's where,
+// states the recipe's with it.
+func (r Recipe) Field(name string) string {
+	for _, p := range r.params {
+		if p.name == name {
+			return p.field
 		}
-		b = append(b, `{"name":`...)
-		b, _ = jsontext.AppendQuote(b, p.name)
-		str("value", p.value)
-		str("description", p.description)
-		str("field", p.field)
-		b = append(b, '}')
 	}
-	return append(b, "]}"...), nil
+	return ""
 }
 
 // Select returns the 10 recipes for records like those of sample, the
@@ -186,11 +139,11 @@ func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) 
 func genericOf(a *analysis) []Recipe {
 	switch {
 	case a.textLines > 0 && 2*a.textLines > a.n:
-		return number(textRecipes(a))
+		return textRecipes(a)
 	case a.n == 0 || 2*a.objects >= a.n:
-		return number(objectRecipes(a))
+		return objectRecipes(a)
 	}
-	return number(scalarRecipes(a))
+	return scalarRecipes(a)
 }
 
 // Projection returns the fields that a preview of the records shows for

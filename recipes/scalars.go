@@ -17,14 +17,14 @@ func scalarRecipes(a *analysis) []Recipe {
 	if len(a.numbers) > a.strs {
 		search = recipe("Numbers greater than a threshold", "greater than min",
 			`numbers | select(. > ($min | tonumber))`, "c",
-			param{"min", median(a.numbers), "exclusive lower bound", ""})
+			param{"min", median(a.numbers), ""})
 		least = recipe("The 10 smallest numbers", "smallest 10",
 			`map(numbers) | sort | .[:10][]`, "sc")
 		most = recipe("The 10 largest numbers", "largest 10",
 			`map(numbers) | sort | reverse | .[:10][]`, "sc")
 	} else {
 		search = recipe("Strings with a keyword", "search", `strings | select(test($keyword; "i"))`, "c",
-			keywordParam(a.strWords.pick(), "each string record", ""))
+			keywordParam(a.strWords.pick(), ""))
 		least = recipe("The 10 longest strings", "longest 10",
 			`map(strings) | sort_by(-length) | .[:10][]`, "sc")
 		most = recipe("List the distinct strings (sorted)", "distinct strings",
@@ -42,7 +42,7 @@ func scalarRecipes(a *analysis) []Recipe {
 		recipe("Show the first 20 records", "first 20", `.[:20][]`, "sc"),
 		search,
 		recipe("Records equal to a given value", "equal to value", `select(tostring == $value)`, "c",
-			param{spec.ParamValue, value, "value, compared as text", ""}),
+			param{spec.ParamValue, value, ""}),
 		recipe("The 20 most frequent values with their counts", "top values",
 			`group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[:20][]`, "sc"),
 		recipe("Count the distinct values", "count distinct", `unique | length`, "s"),

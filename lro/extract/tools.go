@@ -433,7 +433,7 @@ func (c *config) fileRecipe(src *source, n int) (describe.Recipe, error) {
 		src.unread = append(src.unread, l)
 	}
 	rs, _ := recipes.Select(recipes.Detail(src.header.Detail), sample)
-	return describe.Recipes(rs[n-1 : n])[0], nil
+	return describe.Recipes(rs)[n-1], nil
 }
 
 // recipeProgram prepares recipe r with the caller's parameter values.

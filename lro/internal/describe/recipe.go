@@ -1,44 +1,47 @@
 package describe
 
-import (
-	"github.com/go-json-experiment/json"
+import "github.com/zircote/lro-go/recipes"
 
-	"github.com/zircote/lro-go/recipes"
-)
-
-// Recipe is a recipe of package recipes with what its JSON form
-// ([recipes.Recipe.MarshalJSON]) says of it: what the guidance and
-// lro_extract read.
+// Recipe is a recipe of package recipes taken apart as the guidance and
+// lro_extract read it: its place, and its jq arguments ([recipes.Recipe.Args])
+// as fields.
 type Recipe struct {
-	recipes.Recipe `json:"-"` // its description, Args and Command
+	recipes.Recipe // its description, label, Args and Command
 
-	Number int     `json:"number"` // 1 to 10: its place
-	Label  string  `json:"label"`  // what it does in a few words
-	Filter string  `json:"filter"` // jq program
-	Slurp  bool    `json:"slurp"`  // run with -s
-	Raw    bool    `json:"raw"`    // run with -r
-	Params []Param `json:"params"` // jq variables of Filter
+	Number int     // 1 to 10: its place
+	Filter string  // jq program
+	Slurp  bool    // run with -s
+	Raw    bool    // run with -r
+	Params []Param // jq variables of Filter
 }
 
 // Param is a parameter of a recipe: a jq variable, a string.
 type Param struct {
-	Name  string `json:"name"`  // without the '$'
-	Value string `json:"value"` // default value
-	Field string `json:"field"` // top-level string field matched against it, or ""
+	Name  string // without the '$'
+	Value string // default value
+	Field string // top-level string field matched against it, or "" (recipes.Recipe.Field)
 }
 
-// Recipes returns rs as the engine reads them.
+// Recipes returns rs, the recipes of one recipes.Select in their order,
+// taken apart.
 func Recipes(rs []recipes.Recipe) []Recipe {
 	out := make([]Recipe, len(rs))
 	for i, r := range rs {
-		b, err := r.MarshalJSON()
-		if err == nil {
-			err = json.Unmarshal(b, &out[i])
+		out[i] = Recipe{Recipe: r, Number: i + 1}
+		args := r.Args() // [-s] [-r] [-c] (--arg name value)... filter
+		for len(args) > 1 {
+			switch args[0] {
+			case "-s":
+				out[i].Slurp = true
+			case "-r":
+				out[i].Raw = true
+			case "--arg":
+				out[i].Params = append(out[i].Params, Param{args[1], args[2], r.Field(args[1])})
+				args = args[2:]
+			}
+			args = args[1:]
 		}
-		if err != nil {
-			panic("describe: recipe " + r.Description + ": " + err.Error()) // strings and booleans: not reached
-		}
-		out[i].Recipe = r
+		out[i].Filter = args[0]
 	}
 	return out
 }
