@@ -44,8 +44,9 @@ var decodeOptions = []jsontext.Options{
 }
 
 // jsonString decodes raw, a valid JSON value, if it is a string. A string
-// without escapes whose bytes are UTF-8 is its own decoding; others are
-// decoded by encoding/json, which replaces bytes that are not UTF-8.
+// without escapes whose bytes are UTF-8 is its own decoding; in others,
+// bytes that are not UTF-8 and lone surrogates become U+FFFD, as
+// encoding/json decodes them.
 func jsonString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
@@ -53,9 +54,8 @@ func jsonString(raw []byte) (string, bool) {
 	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), true
 	}
-	var s string
-	err := json.Unmarshal(raw, &s) // before s is read: operand order is unspecified
-	return s, err == nil
+	s, _ := jsontext.AppendUnquote(nil, raw) // an error only says what was replaced
+	return string(s), true
 }
 
 // record is a sample record as the one read of the sample finds it: its
@@ -131,10 +131,7 @@ type value struct {
 }
 
 // values decodes the records recs, which readSample found valid, for the
-// analysis. Of an object, the members up to the one that brings its
-// distinct names to maxFields are decoded (the last of duplicate names
-// wins, as with json.Unmarshal); the others are left out, so that a record
-// of very many fields costs about what one of maxFields does.
+// analysis.
 func values(recs []record) []value {
 	vs := make([]value, len(recs))
 	var buf bytes.Buffer
@@ -143,34 +140,19 @@ func values(recs []record) []value {
 		buf = *bytes.NewBuffer(r.raw)
 		dec.Reset(&buf, decodeOptions...)
 		vs[i].size = len(r.raw)
-		if !r.object {
-			vs[i].v, _ = decodeNext(dec)
-			continue
-		}
-		o := map[string]any{}
-		_, err := dec.ReadToken() // '{'
-		for err == nil && dec.PeekKind() != '}' {
-			var name jsontext.Value
-			if name, err = dec.ReadValue(); err != nil {
-				break
-			}
-			k, _ := jsonString(name)
-			if _, dup := o[k]; !dup {
-				vs[i].keys = append(vs[i].keys, k)
-			}
-			o[k], err = decodeNext(dec)
-			if len(vs[i].keys) == maxFields {
-				break
-			}
-		}
-		vs[i].v = o
+		vs[i].v, _ = decodeNext(dec, &vs[i].keys)
 	}
 	return vs
 }
 
 // decodeNext decodes the next value of dec as encoding/json decodes it into
-// an any with UseNumber.
-func decodeNext(dec *jsontext.Decoder) (any, error) {
+// an any with UseNumber. When keys is not nil and the value is an object,
+// its distinct names are appended to *keys in order of appearance, and its
+// members are decoded up to the one that brings them to maxFields (the last
+// of duplicate names wins, as with json.Unmarshal): the others are left
+// out, so that a record of very many fields costs about what one of
+// maxFields does.
+func decodeNext(dec *jsontext.Decoder, keys *[]string) (any, error) {
 	switch dec.PeekKind() {
 	case '{':
 		if _, err := dec.ReadToken(); err != nil {
@@ -183,8 +165,14 @@ func decodeNext(dec *jsontext.Decoder) (any, error) {
 				return nil, err
 			}
 			k, _ := jsonString(name)
-			if o[k], err = decodeNext(dec); err != nil {
+			if _, dup := o[k]; keys != nil && !dup {
+				*keys = append(*keys, k)
+			}
+			if o[k], err = decodeNext(dec, nil); err != nil {
 				return nil, err
+			}
+			if keys != nil && len(*keys) == maxFields {
+				return o, nil
 			}
 		}
 		_, err := dec.ReadToken()
@@ -195,7 +183,7 @@ func decodeNext(dec *jsontext.Decoder) (any, error) {
 		}
 		a := []any{}
 		for dec.PeekKind() != ']' {
-			v, err := decodeNext(dec)
+			v, err := decodeNext(dec, nil)
 			if err != nil {
 				return nil, err
 			}
