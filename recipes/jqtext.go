@@ -8,8 +8,7 @@ import (
 	"github.com/zircote/lro-go/internal/shell"
 )
 
-// jqKeywords are the words that cannot be written as .name or {name} in
-// every jq version.
+// jqKeywords cannot be written as .name or {name} in every jq version.
 var jqKeywords = wordSet(`
 	as def module import include if then elif else end and or not reduce foreach try catch label
 	__loc__
@@ -35,13 +34,12 @@ func path(name string) string {
 	return ".[" + jqString(name) + "]"
 }
 
-// Args returns the jq command-line arguments of the recipe, without the
-// program name and without any quoting: the flags (-s to read all the
-// records as one array, -r to print strings raw, -c to print one value per
-// line), one --arg name value triple per parameter, and the filter last. It
-// suits exec.Command("jq", r.Args()...) with the records (the lines after
-// the header) on standard input, and an in-process jq such as
-// github.com/itchyny/gojq: bind each parameter as the variable $name.
+// Args returns the jq arguments of the recipe, unquoted: the flags (-s to
+// read all the records as one array, -r to print strings raw, -c for one
+// value per line), one --arg name value triple per parameter, and the
+// filter last. It suits exec.Command("jq", r.Args()...) with the records
+// (the lines after the header) on standard input, and an in-process jq
+// binding each parameter as the variable $name.
 func (r Recipe) Args() []string {
 	var args []string
 	for _, o := range r.options() {
@@ -53,8 +51,7 @@ func (r Recipe) Args() []string {
 	return append(args, r.filter)
 }
 
-// options returns the letters of the jq options of r, s, r and c, in order:
-// one word of the shell command.
+// options returns the letters of r's jq options, of s, r and c in order.
 func (r Recipe) options() string {
 	i := 0
 	for bit, on := range [...]bool{r.slurp, r.raw, r.compact} {
@@ -69,13 +66,11 @@ func (r Recipe) options() string {
 //
 //	tail -n +2 <file> | jq [-src] [--arg <name> <value>]... '<filter>'
 //
-// tail skips the header line. The flags -s, -r and -c are written as one
-// word, in that order. The file path, every parameter name and value, and
-// the filter are written as they are when they are plain words that no
-// POSIX shell changes, and in single quotes otherwise; a relative path that
-// starts with '-' is prefixed with "./" so that tail does not take it for
-// an option. The filter is written without the white space around | , ;
-// and : outside its strings, which never changes the program.
+// tail skips the header line. The path, every parameter name and value,
+// and the filter are written as they are when no POSIX shell changes them,
+// in single quotes otherwise; a path that starts with '-' gets "./". The
+// filter is written without the white space around | , ; and : outside
+// its strings, which never changes the program.
 func (r Recipe) Command(file string) string {
 	if strings.HasPrefix(file, "-") {
 		file = "./" + file

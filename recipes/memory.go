@@ -13,10 +13,9 @@ import (
 )
 
 // memoryLibrary returns the specification's library for memory records at
-// the given detail level (an unknown one is [Light]), numbered, its
-// parameters' defaults taken from recs, the decoded sample, which may be
-// empty. The filters assume that every record is an object, as memory
-// records are; a missing or null field never makes them fail.
+// the given detail level (an unknown one is [Light]), its defaults taken
+// from recs, which may be empty. The filters assume that every record is
+// an object; a missing or null field never makes them fail.
 func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
@@ -112,22 +111,14 @@ func memories(recs []record) (mem []memoryRecord, valid int) {
 }
 
 // strs returns the string elements of raw, if it is an array.
-func strs(raw jsontext.Value) []string {
-	if len(raw) == 0 || raw[0] != '[' {
-		return nil
-	}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
-	if _, err := dec.ReadToken(); err != nil {
-		return nil
-	}
-	var ss []string
-	for dec.PeekKind() != ']' {
-		e, err := dec.ReadValue()
-		if err != nil {
-			break // raw is valid: not reached
-		}
-		if s, ok := jsonString(e); ok {
-			ss = append(ss, s)
+func strs(raw jsontext.Value) (ss []string) {
+	if len(raw) > 0 && raw[0] == '[' {
+		a, _ := decodeNext(jsontext.NewDecoder(bytes.NewReader(raw), decodeOptions...), nil)
+		es, _ := a.([]any)
+		for _, e := range es {
+			if s, ok := e.(string); ok {
+				ss = append(ss, s)
+			}
 		}
 	}
 	return ss

@@ -27,10 +27,8 @@ var (
 )
 
 // objectRecipes returns the library of object records: the recipes that
-// the roles of their fields call for (see docs/recipes.md), completed with
-// recipes that apply to any records. On records of [largeRecords] or more,
-// the recipes that output records output the fields that identify them
-// instead (see brief), so that ten answers fit inline.
+// the roles of their fields call for (docs/recipes.md), completed with
+// recipes that apply to any records.
 func objectRecipes(a *analysis) []Recipe {
 	rs := a.roles()
 	mixed := len(a.types) > 1
@@ -194,11 +192,9 @@ func englishList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// identity returns the fields that identify and describe a record: an
-// identifier and a title, as the roles find them (the first identifier;
-// the shortest text, when of 60 bytes or less on average). For large
-// records, which recipes project to these fields, the values find those the
-// roles do not (see keyField and titleField). Fields whose values contain
+// identity returns an identifier and a title, as the roles find them (the
+// first identifier; the shortest text of 60 bytes or less on average) or,
+// for large records, keyField and titleField. Fields whose values contain
 // the identifier's (a URL built from it) are left out.
 func (a *analysis) identity(rs roles) (id, title *field) {
 	id = rs.first(roleID)
@@ -273,13 +269,12 @@ func (a *analysis) keyField(filter *field) *field {
 var titleNames = wordSet(`title name subject summary headline`)
 
 // titleField returns the field that names the records when no field's
-// role is a short text. When the records are all copies of one, that is
-// the top-level string named title (or name, subject ...), else the
-// shortest with spaces. Otherwise, or when there is none, it is a string
-// one level down (the common name in {"name": {"common": ..., "official":
-// ...}}) with the most distinct values (for copies of one, the first with
-// spaces), of 60 bytes or less on average, whose name does not say it
-// identifies. It returns nil when none fits.
+// role is a short text: for copies of one record, the top-level string
+// named title (or name, subject ...), else the shortest with spaces;
+// otherwise, or failing that, the string one level down ({"name":
+// {"common": ...}}) of 60 bytes or less on average with the most distinct
+// values (for copies of one, the first with spaces), whose name does not
+// say it identifies; nil when none fits.
 func (a *analysis) titleField() *field {
 	varies := a.varies()
 	var best *field
@@ -363,9 +358,9 @@ func (f *field) displayName() string {
 	return f.name
 }
 
-// largeRecords is the mean size, in bytes, of the object records from
-// which recipes output the fields that identify them instead (see brief):
-// ten whole records would not fit in an answer of 1,600 tokens.
+// largeRecords is the mean size, in bytes, of the object records that
+// recipes output as the fields that identify them (brief): ten whole ones
+// would not fit in an answer of 1,600 tokens.
 const largeRecords = 512
 
 // brief returns, for records of largeRecords or more on average, the jq
@@ -399,11 +394,10 @@ func (a *analysis) optionalField() *field {
 	return best
 }
 
-// timeRange returns the default bounds of a time range filter on ts, dates
-// or times to the minute (2006-01-02T15:04, T or a space): from the median
-// one (so that the filter selects the later half) up to the next day or
-// minute (step) after the last one, or after every value of that day or
-// minute when it is not a real time.
+// timeRange returns the default bounds of a range filter on ts, dates or
+// times to the minute (T or a space): from the median (the filter selects
+// the later half) up to the day or minute (step) after the last, or after
+// every value of that day or minute when it is not a real time.
 func timeRange(ts []string, step time.Duration) (from, to string) {
 	ts = slices.Sorted(slices.Values(ts))
 	from, last := ts[len(ts)/2], ts[len(ts)-1]

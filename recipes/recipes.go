@@ -11,12 +11,11 @@ import (
 	"github.com/zircote/lro-go/internal/spec"
 )
 
-// The flow of [Select], top to bottom: the sample is read once
-// (sample.go); memory records get the specification's library (memory.go);
-// other records are analyzed (analysis.go) and get the library of their
-// shape: objects (objects.go), lines of text (lines.go) or other values
-// (scalars.go), ten candidates chosen among more (choose.go); a recipe is
-// rendered as jq arguments or a shell command (jqtext.go).
+// The flow of [Select]: the sample is read (sample.go); memory records get
+// the specification's library (memory.go); others are analyzed
+// (analysis.go) and get the library of objects (objects.go), lines of text
+// (lines.go) or other values (scalars.go), ten chosen among more
+// (choose.go); a recipe renders as jq arguments or a command (jqtext.go).
 
 // Detail is the detail level of memory records: [Light], [Medium] or
 // [Full].
@@ -29,8 +28,7 @@ const (
 	Full   Detail = "full"
 )
 
-// errUnknownDetail is wrapped by the error of [ParseDetail] for a name that
-// is empty or is not one of light, medium or full.
+// errUnknownDetail is wrapped by the error of [ParseDetail].
 var errUnknownDetail = errors.New("recipes: unknown detail level")
 
 // ParseDetail parses a detail level name. The name is trimmed and matched
@@ -44,18 +42,15 @@ func ParseDetail(s string) (Detail, error) {
 	return "", fmt.Errorf("%w %q (want %q, %q or %q)", errUnknownDetail, s, Light, Medium, Full)
 }
 
-// Recipe is one jq recipe, made by [Select]. It runs as a shell command
-// ([Recipe.Command]) or as the arguments of a jq process ([Recipe.Args]).
-// A Recipe is a plain value; its methods are safe for concurrent use. The
-// zero Recipe is not useful.
-//
-// Select returns the recipes in their order: recipe N, as descriptors and
-// the guidance number them, is the N-th.
+// Recipe is one jq recipe, made by [Select]: recipe N, as descriptors
+// number them, is the N-th. It runs as a shell command ([Recipe.Command])
+// or as the arguments of a jq process ([Recipe.Args]). The zero Recipe is
+// not useful.
 type Recipe struct {
 	Description string // what it does
 	Label       string // what it does in a few words, for a list of recipes: "search titles"
 
-	filter  string  // jq program, reading one record per input (or, with slurp, one array of all the records)
+	filter  string  // jq program, reading one record per input (or, with slurp, all as one array)
 	slurp   bool    // run with -s
 	raw     bool    // run with -r
 	compact bool    // run with -c: one output per line
@@ -64,9 +59,8 @@ type Recipe struct {
 	preview [][]string // the Projection of the records, the same in each recipe of a Select
 }
 
-// param is a named jq variable of a recipe, a string: its name (without
-// the '$'), its default value, and the top-level string field of the
-// records that it is matched against, or "" (see [Recipe.Field]).
+// param is a jq variable of a recipe, a string: its name (without '$'),
+// default value and the field it is matched against ([Recipe.Field]).
 type param struct{ name, value, field string }
 
 // recipe returns the recipe of filter, run with the jq options of the
@@ -84,19 +78,17 @@ func recipe(desc, label, filter, options string, params ...param) Recipe {
 }
 
 // keywordParam returns the keyword parameter with default w (or the
-// specification's literal "keyword"), matched against the record's field
-// field, or "" when it is no one field.
+// specification's "keyword"), matched against field.
 func keywordParam(w, field string) param {
 	return param{spec.ParamKeyword, cmp.Or(w, defaultKeyword), field}
 }
 
 // Field returns the top-level field of the records whose string value the
-// parameter name (as [Recipe.Args] names it) is matched against: as a
-// case-insensitive regular expression for a keyword parameter, for
-// equality for a value parameter. It returns "" when the parameter is
-// matched against no one field, or the recipe has no such parameter. A
-// program that states conditions on fields, such as lro_extract's where,
-// states the recipe's with it.
+// parameter name (of [Recipe.Args]) is matched against: as a
+// case-insensitive regular expression for a keyword, for equality for a
+// value; "" when it is matched against no one field, or for no such
+// parameter. A program that states conditions on fields, such as
+// lro_extract's where, states the recipe's with it.
 func (r Recipe) Field(name string) string {
 	for _, p := range r.params {
 		if p.name == name {
@@ -114,9 +106,8 @@ func (r Recipe) Field(name string) string {
 //
 // Memory records get the specification's library, whose recipes 9 and 10
 // adapt to detail (an unknown one is [Light]); other records get recipes
-// derived from the sample, whatever detail. docs/recipes.md in the
-// repository describes both libraries. The result depends only on detail
-// and sample.
+// derived from the sample, whatever detail. The result depends only on
+// detail and sample.
 func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {
 	recs := readSample(sample)
 	var preview [][]string
@@ -133,9 +124,8 @@ func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) 
 }
 
 // genericOf returns the recipes of records that are not memories, analyzed
-// as a, by the shape of most records: text lines ([textRecipes]), objects
-// ([objectRecipes], also for no records) or other values
-// ([scalarRecipes]). docs/recipes.md lists what every filter keeps to.
+// as a, by the shape of most records: text lines, objects (also for no
+// records) or other values.
 func genericOf(a *analysis) []Recipe {
 	switch {
 	case a.textLines > 0 && 2*a.textLines > a.n:
@@ -146,15 +136,14 @@ func genericOf(a *analysis) []Recipe {
 	return scalarRecipes(a)
 }
 
-// Projection returns the fields that a preview of the records shows for
+// Projection returns the fields that a preview shows of the records for
 // which [Select] made rs: those the recipes list them by. For memory
-// records, those of the recipe "Extract IDs and titles only" (id, title,
-// namespace); for object records, those of the listing recipe but its time
-// (an identifier, a title, a category, a measure: never a field that is
-// null or constant in the sample). Each is a path of one name, or two for a
-// field one level down. It returns nil when the records are best shown
-// whole (lines of text, values that are not objects, or objects of no such
-// fields), and for recipes that Select did not make.
+// records, id, title and namespace; for object records, those of the
+// listing recipe but its time (an identifier, a title, a category, a
+// measure). Each is a path of one name, or two for a field one level down.
+// It returns nil when the records are best shown whole (lines of text,
+// values that are not objects, objects of no such fields), and for recipes
+// that Select did not make.
 func Projection(rs []Recipe) [][]string {
 	if len(rs) == 0 || rs[0].preview == nil {
 		return nil
