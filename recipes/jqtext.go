@@ -41,7 +41,7 @@ func path(name string) string {
 // (the lines after the header) on standard input, and an in-process jq
 // binding each parameter as the variable $name.
 func (r Recipe) Args() []string {
-	var args []string
+	args := make([]string, 0, 4+3*len(r.params))
 	for _, o := range r.options() {
 		args = append(args, "-"+string(o))
 	}

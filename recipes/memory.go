@@ -111,14 +111,22 @@ func memories(recs []record) (mem []memoryRecord, valid int) {
 }
 
 // strs returns the string elements of raw, if it is an array.
-func strs(raw jsontext.Value) (ss []string) {
-	if len(raw) > 0 && raw[0] == '[' {
-		a, _ := decodeNext(jsontext.NewDecoder(bytes.NewReader(raw), decodeOptions...), nil)
-		es, _ := a.([]any)
-		for _, e := range es {
-			if s, ok := e.(string); ok {
-				ss = append(ss, s)
-			}
+func strs(raw jsontext.Value) []string {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
+	var ss []string
+	for dec.PeekKind() != ']' {
+		e, err := dec.ReadValue()
+		if err != nil {
+			break // raw is valid: not reached
+		}
+		if s, ok := jsonString(e); ok {
+			ss = append(ss, s)
 		}
 	}
 	return ss

@@ -44,8 +44,8 @@ func ParseDetail(s string) (Detail, error) {
 
 // Recipe is one jq recipe, made by [Select]: recipe N, as descriptors
 // number them, is the N-th. It runs as a shell command ([Recipe.Command])
-// or as the arguments of a jq process ([Recipe.Args]). The zero Recipe is
-// not useful.
+// or as the arguments of a jq process ([Recipe.Args]). Its methods are
+// safe for concurrent use; the zero Recipe is not useful.
 type Recipe struct {
 	Description string // what it does
 	Label       string // what it does in a few words, for a list of recipes: "search titles"

@@ -27,8 +27,8 @@ type Param struct {
 func Recipes(rs []recipes.Recipe) []Recipe {
 	out := make([]Recipe, len(rs))
 	for i, r := range rs {
-		out[i] = Recipe{Recipe: r, Number: i + 1}
 		args := r.Args() // [-s] [-r] [-c] (--arg name value)... filter
+		out[i] = Recipe{Recipe: r, Number: i + 1, Params: make([]Param, 0, (len(args)-1)/3)}
 		for len(args) > 1 {
 			switch args[0] {
 			case "-s":

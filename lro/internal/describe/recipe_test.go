@@ -37,7 +37,7 @@ func TestRecipes(t *testing.T) {
 		if got.Recipe.Description != rs[tt.n].Description {
 			t.Errorf("%s: holds recipe %q, want %q", tt.name, got.Recipe.Description, rs[tt.n].Description)
 		}
-		if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Recipe{}, "Recipe")); diff != "" {
+		if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Recipe{}, "Recipe"), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
 		}
 	}
