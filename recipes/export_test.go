@@ -69,8 +69,7 @@ func (d Data) Command(file string) string { return d.recipe().Command(file) }
 
 // Memory returns the memory library for the records of sample.
 func Memory(detail Detail, sample []json.RawMessage) []Data {
-	mem, _ := memories(readSample(sample))
-	return DataOf(memoryLibrary(detail, mem))
+	return DataOf(memoryLibrary(detail, readSample(sample)))
 }
 
 // Generic returns the generic library for the records of sample.
@@ -85,4 +84,4 @@ func For(detail Detail, sample []json.RawMessage) []Data {
 }
 
 // IsMemory reports whether Select takes sample for memory records.
-func IsMemory(sample []json.RawMessage) bool { return isMemory(memories(readSample(sample))) }
+func IsMemory(sample []json.RawMessage) bool { return isMemory(readSample(sample)) }

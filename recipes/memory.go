@@ -16,7 +16,7 @@ import (
 // the given detail level (an unknown one is [Light]), its defaults taken
 // from recs, which may be empty. The filters assume that every record is
 // an object; a missing or null field never makes them fail.
-func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
+func memoryLibrary(detail Detail, recs []record) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
 		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
@@ -58,16 +58,16 @@ func memoryLibrary(detail Detail, recs []memoryRecord) []Recipe {
 	return rs
 }
 
-// isMemory reports whether more than half of the records that are valid
-// JSON (valid) are objects carrying id, title, namespace and memory_type.
-func isMemory(recs []memoryRecord, valid int) bool {
+// isMemory reports whether more than half of recs, the records that are
+// valid JSON, are objects carrying id, title, namespace and memory_type.
+func isMemory(recs []record) bool {
 	n := 0
-	for _, o := range recs {
-		if o.ID != nil && o.Title != nil && o.Namespace != nil && o.MemoryType != nil {
+	for _, r := range recs {
+		if o := r.memory; r.object && o.ID != nil && o.Title != nil && o.Namespace != nil && o.MemoryType != nil {
 			n++
 		}
 	}
-	return n > 0 && 2*n > valid
+	return n > 0 && 2*n > len(recs)
 }
 
 // memoryRecord is an object record with the values of the fields the
@@ -97,17 +97,6 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 		}
 	}
 	return nil
-}
-
-// memories returns the object records of recs as the memory library reads
-// them, and the count of recs, the records that are valid JSON.
-func memories(recs []record) (mem []memoryRecord, valid int) {
-	for _, r := range recs {
-		if r.object {
-			mem = append(mem, r.memory)
-		}
-	}
-	return mem, len(recs)
 }
 
 // strs returns the string elements of raw, if it is an array.
@@ -140,12 +129,13 @@ type defaults struct {
 	namespace, titleWord, contentWord, memoryType, tag string
 }
 
-func memoryDefaults(recs []memoryRecord) defaults {
+func memoryDefaults(recs []record) defaults {
 	namespaces := map[string]int{}
 	types := map[string]int{}
 	tags := map[string]int{}
 	var titles, contents keywords
-	for _, o := range recs {
+	for _, r := range recs {
+		o := r.memory // nil values for a record that is not an object
 		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			namespaces[cmp.Or(prefix, ns)]++

@@ -111,8 +111,8 @@ func (r Recipe) Field(name string) string {
 func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {
 	recs := readSample(sample)
 	var preview [][]string
-	if mem, valid := memories(recs); isMemory(mem, valid) {
-		rs, memory, preview = memoryLibrary(detail, mem), true, memoryProjection()
+	if isMemory(recs) {
+		rs, memory, preview = memoryLibrary(detail, recs), true, memoryProjection()
 	} else {
 		a := analyze(values(recs))
 		rs, preview = genericOf(a), previewFields(a)

@@ -3,6 +3,7 @@ package recipes_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -288,5 +289,42 @@ func BenchmarkCommand(b *testing.B) {
 		for _, r := range rs {
 			_ = r.Command("/tmp/dir with space/atlatl-recall-01JABCDEF.jsonl")
 		}
+	}
+}
+
+// benchSample returns the 16 leading records (the engine's sample) of a
+// memory result or of an issue listing.
+func benchSample(memory bool) []json.RawMessage {
+	smp := make([]json.RawMessage, 16)
+	for i := range smp {
+		var v any
+		if memory {
+			v = map[string]any{"id": fmt.Sprintf("0b7c%04x-1f2e-4d3c-8b9a-%012x", i, i), "memory_type": []string{"semantic", "episodic", "procedural"}[i%3],
+				"title":     fmt.Sprintf("Decision %d: cache invalidation strategy for the read path", i),
+				"content":   "We decided to invalidate cache entries on write rather than on a timer, because stale reads were observed in the session logs after deploys.",
+				"namespace": []string{"_semantic/decisions", "_episodic/sessions"}[i%2], "tags": []string{"cache", "architecture", fmt.Sprintf("team-%d", i%5)},
+				"status": "active", "created": "2026-01-02T03:04:05Z", "provenance": map[string]any{"confidence": 0.8, "source": "session"}}
+		} else {
+			v = map[string]any{"number": 100 + i, "title": fmt.Sprintf("Crash %d on start under load", i), "state": []string{"open", "closed"}[i%2],
+				"labels": []map[string]any{{"name": "bug"}, {"name": fmt.Sprintf("area-%d", i%3)}}, "comments": i * 3 % 7,
+				"created_at": fmt.Sprintf("2025-01-%02dT10:00:00Z", i+1), "user": map[string]any{"login": fmt.Sprintf("user%d", i%4)},
+				"body": "Steps: start the server with the default config, send 100 requests, observe the crash in the log."}
+		}
+		smp[i], _ = json.Marshal(v)
+	}
+	return smp
+}
+
+// BenchmarkSelect runs Select as the offloader does, on the 16 leading
+// records of a memory result and of an issue listing.
+func BenchmarkSelect(b *testing.B) {
+	for _, memory := range []bool{true, false} {
+		smp := benchSample(memory)
+		b.Run(map[bool]string{true: "memory", false: "generic"}[memory], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				recipes.Select(recipes.Full, smp)
+			}
+		})
 	}
 }
