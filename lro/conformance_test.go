@@ -32,7 +32,7 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/expiry"
-	irecipes "github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/shell"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -323,7 +323,7 @@ func conformanceLevel2(t *testing.T) {
 				if strings.Contains(r.Command, ".score") {
 					t.Errorf("recipe %d uses .score: %s", i+1, r.Command)
 				}
-				if !strings.Contains(r.Command, irecipes.ShellQuote(d.FilePath)) {
+				if !strings.Contains(r.Command, shell.Quote(d.FilePath)) {
 					t.Errorf("recipe %d does not name the file: %s", i+1, r.Command)
 				}
 				out, err := exec.Command("sh", "-c", r.Command).Output()

@@ -21,7 +21,7 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	engine "github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -210,8 +210,8 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	if d.Beside != nil {
 		t.Errorf("beside = %+v, want none: the result held nothing but the records", d.Beside)
 	}
-	if len(d.JqRecipes) != engine.Count {
-		t.Errorf("%d recipes, want exactly %d", len(d.JqRecipes), engine.Count)
+	if len(d.JqRecipes) != spec.RecipeCount {
+		t.Errorf("%d recipes, want exactly %d", len(d.JqRecipes), spec.RecipeCount)
 	}
 	if d.LineSchema == nil || !strings.Contains(d.Guidance, d.FilePath) {
 		t.Errorf("descriptor lacks line_schema or guidance with the path: %+v", d)

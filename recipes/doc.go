@@ -4,28 +4,19 @@
 // 10 jq recipes. [Select] returns them for a sample of the records: the
 // specification's library for memory records, whose recipes 9 and 10 adapt
 // to the [Detail] level of the file, or 10 recipes derived from the fields
-// of the records of any other tool.
-//
-// A [Recipe] is structured data, not a command line, so that the same recipe
-// runs in two places with the same result: rendered by [Recipe.Command] as a
-// shell command for agents that have a shell, or run in process, as the
-// lro_extract tool does with github.com/itchyny/gojq, with the arguments of
-// [Recipe.Args]. For example, recipe 2 of the memory library renders as
+// of the records of any other tool. A [Recipe] runs as a shell command
+// ([Recipe.Command]) or in process, as lro_extract runs it with
+// github.com/itchyny/gojq, from its jq arguments ([Recipe.Args]):
 //
 //	tail -n +2 /tmp/atlatl-recall-01JABC.jsonl | jq -c --arg namespace _semantic 'select(.namespace|strings|startswith($namespace))'
 //
-// Parameter values are never spliced into the jq program text: a filter
-// refers to $namespace and the value travels separately (--arg in the shell
-// command, a variable binding in process), so a caller can replace a value
-// without any quoting, and a value cannot change the program. Defaults are
-// taken from the sample, so that every recipe returns something on the file
-// it was made for.
-//
-// Every recipe gives the same output under jq 1.6, 1.7.1 and 1.8 and gojq
-// (the engine of lro_extract), and a missing, null or oddly typed field
-// never makes one fail: docs/recipes.md in the repository lists what the
+// A filter refers to its parameters as $name and their values travel
+// separately (--arg, or a variable binding), so that a value is replaced
+// without quoting and cannot change the program; defaults are taken from
+// the sample. Every recipe gives the same output under jq 1.6, 1.7.1, 1.8
+// and gojq, and a missing, null or oddly typed field never makes one fail:
+// docs/recipes.md in the repository describes both libraries and what the
 // filters keep to.
 //
-// All functions are pure and safe for concurrent use. The zero [Recipe] is
-// not useful; recipes are made by [Select].
+// All functions are pure and safe for concurrent use.
 package recipes

@@ -120,3 +120,29 @@ func ExampleParseDetail() {
 	// full <nil>
 	// recipes: unknown detail level "verbose" (want "light", "medium" or "full")
 }
+
+// Label names a recipe in a few words, and Field the record field that a
+// parameter is matched against, for a program that lists recipes or states
+// their conditions its own way.
+func ExampleRecipe_Field() {
+	rs, _ := recipes.Select(recipes.Light, []json.RawMessage{
+		json.RawMessage(`{"id":"01J1","title":"Rotate OAuth keys","namespace":"_procedural","memory_type":"procedural","tags":["security"]}`),
+	})
+	r := rs[2]
+	fmt.Printf("%s: %q, field %q\n", r.Label, r.Args(), r.Field("keyword"))
+	// Output:
+	// search titles: ["-c" "--arg" "keyword" "keys" "select(.title | strings | test($keyword; \"i\"))"], field "title"
+}
+
+// Projection gives the fields a preview of the records shows: here those
+// that identify an issue, its state and its comments.
+func ExampleProjection() {
+	rs, _ := recipes.Select(recipes.Full, []json.RawMessage{
+		json.RawMessage(`{"number":3,"title":"Crash on start","state":"open","comments":4,"created_at":"2025-01-05T10:00:00Z"}`),
+		json.RawMessage(`{"number":2,"title":"Docs typo","state":"closed","comments":0,"created_at":"2025-01-03T09:00:00Z"}`),
+		json.RawMessage(`{"number":1,"title":"Slow under load","state":"open","comments":9,"created_at":"2025-01-01T08:00:00Z"}`),
+	})
+	fmt.Println(recipes.Projection(rs))
+	// Output:
+	// [[number] [title] [state] [comments]]
+}

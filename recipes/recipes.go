@@ -1,27 +1,34 @@
 package recipes
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
-	engine "github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/spec"
 )
+
+// The flow of [Select]: the sample is read (sample.go); memory records get
+// the specification's library (memory.go); others are analyzed
+// (analysis.go) and get the library of objects (objects.go), lines of text
+// (lines.go) or other values (scalars.go), ten chosen among more
+// (choose.go); a recipe renders as jq arguments or a command (jqtext.go).
 
 // Detail is the detail level of memory records: [Light], [Medium] or
 // [Full].
-type Detail = engine.Detail
+type Detail string
 
 // The detail levels of the specification.
 const (
-	Light  Detail = engine.Light
-	Medium Detail = engine.Medium
-	Full   Detail = engine.Full
+	Light  Detail = "light"
+	Medium Detail = "medium"
+	Full   Detail = "full"
 )
 
-// errUnknownDetail is wrapped by the error of [ParseDetail] for a name that
-// is empty or is not one of light, medium or full.
+// errUnknownDetail is wrapped by the error of [ParseDetail].
 var errUnknownDetail = errors.New("recipes: unknown detail level")
 
 // ParseDetail parses a detail level name. The name is trimmed and matched
@@ -35,40 +42,61 @@ func ParseDetail(s string) (Detail, error) {
 	return "", fmt.Errorf("%w %q (want %q, %q or %q)", errUnknownDetail, s, Light, Medium, Full)
 }
 
-// Recipe is one jq recipe, made by [Select]. It runs as a shell command
-// ([Recipe.Command]) or as the arguments of a jq process ([Recipe.Args]).
-// A Recipe is a plain value; its methods are safe for concurrent use. The
-// zero Recipe is not useful.
-//
-// Select returns the recipes in their order: recipe N, as descriptors and
-// the guidance number them, is the N-th.
+// Recipe is one jq recipe, made by [Select]: recipe N, as descriptors
+// number them, is the N-th. It runs as a shell command ([Recipe.Command])
+// or as the arguments of a jq process ([Recipe.Args]). Its methods are
+// safe for concurrent use; the zero Recipe is not useful.
 type Recipe struct {
 	Description string // what it does
+	Label       string // what it does in a few words, for a list of recipes: "search titles"
 
-	r engine.Recipe
+	filter  string  // jq program, reading one record per input (or, with slurp, all as one array)
+	slurp   bool    // run with -s
+	raw     bool    // run with -r
+	compact bool    // run with -c: one output per line
+	params  []param // jq variables the filter uses, as $name
+
+	preview [][]string // the Projection of the records, the same in each recipe of a Select
 }
 
-// Args returns the jq command-line arguments of the recipe, without the
-// program name and without any quoting: the flags (-s to read all the
-// records as one array, -r to print strings raw, -c to print one value per
-// line), one --arg name value triple per parameter, and the filter last. It
-// suits exec.Command("jq", r.Args()...) with the records (the lines after
-// the header) on standard input, and an in-process jq such as
-// github.com/itchyny/gojq: bind each parameter as the variable $name.
-func (r Recipe) Args() []string { return r.r.Args() }
+// param is a jq variable of a recipe, a string: its name (without '$'),
+// default value and the field it is matched against ([Recipe.Field]).
+type param struct{ name, value, field string }
 
-// Command renders the shell command for file:
-//
-//	tail -n +2 <file> | jq [-src] [--arg <name> <value>]... '<filter>'
-//
-// tail skips the header line. The flags -s, -r and -c are written as one
-// word, in that order. The file path, every parameter name and value, and
-// the filter are written as they are when they are plain words that no
-// POSIX shell changes, and in single quotes otherwise; a relative path that
-// starts with '-' is prefixed with "./" so that tail does not take it for
-// an option. The filter is written without the white space around | , ;
-// and : outside its strings, which never changes the program.
-func (r Recipe) Command(file string) string { return r.r.Command(file) }
+// recipe returns the recipe of filter, run with the jq options of the
+// letters options (s, r, c), described by desc and labeled label.
+func recipe(desc, label, filter, options string, params ...param) Recipe {
+	return Recipe{
+		Description: desc,
+		Label:       label,
+		filter:      filter,
+		slurp:       strings.Contains(options, "s"),
+		raw:         strings.Contains(options, "r"),
+		compact:     strings.Contains(options, "c"),
+		params:      params,
+	}
+}
+
+// keywordParam returns the keyword parameter with default w (or the
+// specification's "keyword"), matched against field.
+func keywordParam(w, field string) param {
+	return param{spec.ParamKeyword, cmp.Or(w, defaultKeyword), field}
+}
+
+// Field returns the top-level field of the records whose string value the
+// parameter name (of [Recipe.Args]) is matched against: as a
+// case-insensitive regular expression for a keyword, for equality for a
+// value; "" when it is matched against no one field, or for no such
+// parameter. A program that states conditions on fields, such as
+// lro_extract's where, states the recipe's with it.
+func (r Recipe) Field(name string) string {
+	for _, p := range r.params {
+		if p.name == name {
+			return p.field
+		}
+	}
+	return ""
+}
 
 // Select returns the 10 recipes for records like those of sample, the
 // leading records of a result set (one JSON value each), at the given detail
@@ -78,14 +106,51 @@ func (r Recipe) Command(file string) string { return r.r.Command(file) }
 //
 // Memory records get the specification's library, whose recipes 9 and 10
 // adapt to detail (an unknown one is [Light]); other records get recipes
-// derived from the sample, whatever detail. docs/recipes.md in the
-// repository describes both libraries. The result depends only on detail
-// and sample.
+// derived from the sample, whatever detail. The result depends only on
+// detail and sample.
 func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) {
-	all, memory := engine.Select(detail, sample)
-	rs = make([]Recipe, len(all))
-	for i, r := range all {
-		rs[i] = Recipe{Description: r.Description, r: r}
+	recs := readSample(sample)
+	var preview [][]string
+	if isMemory(recs) {
+		rs, memory, preview = memoryLibrary(detail, recs), true, memoryProjection()
+	} else {
+		a := analyze(values(recs))
+		rs, preview = genericOf(a), previewFields(a)
+	}
+	for i := range rs {
+		rs[i].preview = preview
 	}
 	return rs, memory
+}
+
+// genericOf returns the recipes of records that are not memories, analyzed
+// as a, by the shape of most records: text lines, objects (also for no
+// records) or other values.
+func genericOf(a *analysis) []Recipe {
+	switch {
+	case a.textLines > 0 && 2*a.textLines > a.n:
+		return textRecipes(a)
+	case a.n == 0 || 2*a.objects >= a.n:
+		return objectRecipes(a)
+	}
+	return scalarRecipes(a)
+}
+
+// Projection returns the fields that a preview shows of the records for
+// which [Select] made rs: those the recipes list them by. For memory
+// records, id, title and namespace; for object records, those of the
+// listing recipe but its time (an identifier, a title, a category, a
+// measure). Each is a path of one name, or two for a field one level down.
+// It returns nil when the records are best shown whole (lines of text,
+// values that are not objects, objects of no such fields), and for recipes
+// that Select did not make.
+func Projection(rs []Recipe) [][]string {
+	if len(rs) == 0 || rs[0].preview == nil {
+		return nil
+	}
+	paths := make([][]string, len(rs[0].preview))
+	for i, p := range rs[0].preview {
+		paths[i] = slices.Clone(p)
+	}
+	return paths
 }

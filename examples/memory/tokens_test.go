@@ -17,7 +17,7 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/examples/memory/memory"
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/shell"
 )
 
 // tokenNames are the file names' ULIDs, and the handles' random parts,
@@ -194,7 +194,7 @@ func recipeFloor(t *testing.T, text string) string {
 		t.Fatalf("the descriptor does not encode again as it was sent:\n%s\n%s", text, again)
 	}
 	for i := range d.JqRecipes {
-		d.JqRecipes[i] = jqRecipe{Command: "tail -n +2 " + recipes.ShellWord(d.FilePath) + " | jq ."}
+		d.JqRecipes[i] = jqRecipe{Command: "tail -n +2 " + shell.Word(d.FilePath) + " | jq ."}
 	}
 	return encode()
 }

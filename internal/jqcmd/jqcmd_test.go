@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/shell"
 )
 
 func TestWords(t *testing.T) {
@@ -175,7 +175,7 @@ func FuzzParse(f *testing.F) {
 		for _, st := range stages {
 			var words []string
 			for _, w := range st {
-				words = append(words, recipes.ShellQuote(w))
+				words = append(words, shell.Quote(w))
 			}
 			quoted = append(quoted, strings.Join(words, " "))
 		}
@@ -190,10 +190,10 @@ func FuzzParse(f *testing.F) {
 		// the words of the jq stage but the file.
 		var args []string
 		for _, a := range rc.JQ.Args {
-			args = append(args, recipes.ShellQuote(a))
+			args = append(args, shell.Quote(a))
 		}
 		const other = "/tmp/lrotest-1/it's a \"copy\".jsonl"
-		moved, err := Parse("cat " + recipes.ShellQuote(other) + " | jq " + strings.Join(args, " "))
+		moved, err := Parse("cat " + shell.Quote(other) + " | jq " + strings.Join(args, " "))
 		if err != nil {
 			t.Fatalf("jq with the Args of %q: %v", s, err)
 		}

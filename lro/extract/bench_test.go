@@ -8,15 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	sh "github.com/zircote/lro-go/internal/shell"
 	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/lro/extract"
 	core "github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // benchMemories returns n full-detail memory records of about 155 tokens
@@ -84,16 +85,20 @@ func (tc benchCase) args(path string) map[string]any {
 // the descriptor gives it for a recipe.
 func (tc benchCase) command(path string, rs []recipes.Recipe) string {
 	if tc.query != "" {
-		return "tail -n +2 " + recipes.ShellQuote(path) + " | jq -c " + recipes.ShellQuote(tc.query)
+		return "tail -n +2 " + sh.Quote(path) + " | jq -c " + sh.Quote(tc.query)
 	}
-	r := rs[tc.recipe-1]
-	r.Params = slices.Clone(r.Params)
-	for i, p := range r.Params {
-		if v, ok := tc.params[p.Name]; ok {
-			r.Params[i].Value = v.(string)
+	args := rs[tc.recipe-1].Args()
+	for i := 0; i+2 < len(args); i++ {
+		if v, ok := tc.params[args[i+1]]; ok && args[i] == "--arg" {
+			args[i+2] = v.(string)
 		}
 	}
-	return r.Command(path)
+	for i, a := range args {
+		if a != "-s" && a != "-r" && a != "-c" { // a flag is a plain word
+			args[i] = sh.Word(a)
+		}
+	}
+	return "tail -n +2 " + sh.Word(path) + " | jq " + strings.Join(args, " ")
 }
 
 // benchFile writes the 10,000-record full-detail file of the benchmarks

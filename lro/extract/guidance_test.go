@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	core "github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/recipes"
 )
 
 type toolCall struct {
@@ -98,7 +98,7 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			path := offload(t, dir, tc.detail, tc.records)
 			sample := fileLines(t, path)[:core.SampleSize]
 			rs, memory := recipes.Select(recipes.Detail(tc.detail), sample)
-			in := describe.Input{Path: path, Summary: describe.Summary{Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000}, Recipes: rs,
+			in := describe.Input{Path: path, Summary: describe.Summary{Detail: tc.detail, Count: len(tc.records), EstimatedTokens: 9000}, Recipes: describe.Recipes(rs),
 				LineSchema: json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"},"size":{"type":"integer"}}}`)}
 			if memory {
 				in.Noun = "memories"
@@ -137,7 +137,7 @@ func TestGuidanceRunsAsWritten(t *testing.T) {
 			// that are not memories), a custom filter, and a filter
 			// without jq.
 			params := map[string]bool{}
-			for _, r := range rs {
+			for _, r := range describe.Recipes(rs) {
 				if len(r.Params) > 0 {
 					params[r.Params[0].Name] = true
 				}
@@ -199,7 +199,7 @@ func TestGuidanceFollowsTheTemplate(t *testing.T) {
 	rs, _ := recipes.Select(recipes.Full, plainMemory)
 	in := describe.Input{
 		Path: "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl", Summary: describe.Summary{Detail: "full", Count: 200, EstimatedTokens: 31000},
-		Saved: 30000, Recipes: rs, Noun: "memories",
+		Saved: 30000, Recipes: describe.Recipes(rs), Noun: "memories",
 	}
 	g := describe.Native(&in)
 	for _, want := range []string{
@@ -229,7 +229,7 @@ func TestGuidanceText(t *testing.T) {
 		Path:    "/tmp/atlatl-recall-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl",
 		Summary: describe.Summary{Detail: "medium", Count: 200, EstimatedTokens: 31000},
 		Saved:   30000,
-		Recipes: rs,
+		Recipes: describe.Recipes(rs),
 		Noun:    "memories",
 	}
 	const want = `Results offloaded to JSONL (200 memories, ~30000 tokens saved).

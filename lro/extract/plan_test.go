@@ -13,9 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/itchyny/gojq"
 
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // planRecords are records of the shapes recipes meet, most of them memory
@@ -24,9 +25,9 @@ import (
 // to ASCII letters, invalid UTF-8, duplicate keys, fields of other types
 // and records that are not objects.
 // library returns the recipes recipes.Select gives for sample.
-func library(detail recipes.Detail, sample []json.RawMessage) []recipes.Recipe {
+func library(detail recipes.Detail, sample []json.RawMessage) []describe.Recipe {
 	rs, _ := recipes.Select(detail, sample)
-	return rs
+	return describe.Recipes(rs)
 }
 
 // withoutMemoryType returns the object records of sample without their
@@ -134,7 +135,7 @@ type outcome struct {
 // runPlanned runs recipe r over the file at path with the given params,
 // with its plan or, if whole, on whole records. It returns what the run
 // shows and the number of records the plan skipped.
-func runPlanned(t *testing.T, c *config, path string, r recipes.Recipe, params map[string]json.RawMessage, whole bool) (outcome, int, plan) {
+func runPlanned(t *testing.T, c *config, path string, r describe.Recipe, params map[string]json.RawMessage, whole bool) (outcome, int, plan) {
 	t.Helper()
 	p, err := recipeProgram(r, params)
 	if err != nil {
@@ -189,7 +190,7 @@ func TestPlanKeepsResults(t *testing.T) {
 	for i := range offload.SampleSize {
 		textSample = append(textSample, json.RawMessage(fmt.Sprintf(`{"line":%d,"text":"ERROR cache %d"}`, i+1, i)))
 	}
-	libraries := map[string][]recipes.Recipe{
+	libraries := map[string][]describe.Recipe{
 		"memory light":  library(recipes.Light, sample),
 		"memory medium": library(recipes.Medium, sample),
 		"memory full":   library(recipes.Full, sample),
@@ -256,7 +257,7 @@ func TestPlanFor(t *testing.T) {
 		}
 		return ""
 	}
-	plans := func(rs []recipes.Recipe, value string) map[int]string {
+	plans := func(rs []describe.Recipe, value string) map[int]string {
 		out := map[int]string{}
 		for _, r := range rs {
 			var params map[string]json.RawMessage
@@ -278,7 +279,7 @@ func TestPlanFor(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		rs    []recipes.Recipe
+		rs    []describe.Recipe
 		value string
 		want  map[int]string
 	}{

@@ -17,10 +17,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	sh "github.com/zircote/lro-go/internal/shell"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
+	"github.com/zircote/lro-go/lro/internal/describe"
 	core "github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // needJQ skips the test when the jq binary is missing, except under CI
@@ -52,7 +55,7 @@ func offloadWithLRO(t *testing.T, dir, detail, result string) offloadResponse {
 	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &d); err != nil || !d.Offloaded {
 		t.Fatalf("the result was not offloaded: %v", err)
 	}
-	if len(d.JqRecipes) != recipes.Count {
+	if len(d.JqRecipes) != spec.RecipeCount {
 		t.Fatalf("%d recipes", len(d.JqRecipes))
 	}
 	return d
@@ -206,8 +209,8 @@ func TestRecipesMatchJQ(t *testing.T) {
 			}
 			// Recipes default to values found in the file, so all of them
 			// select something: the comparison is never of two empty outputs.
-			if nonEmpty < recipes.Count {
-				t.Errorf("only %d of %d recipes produced output", nonEmpty, recipes.Count)
+			if nonEmpty < spec.RecipeCount {
+				t.Errorf("only %d of %d recipes produced output", nonEmpty, spec.RecipeCount)
 			}
 		})
 	}
@@ -223,10 +226,12 @@ func TestRecipeParamsMatchJQ(t *testing.T) {
 			d := offloadWithLRO(t, dir, tc.detail, tc.result)
 			cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir, ThresholdTokens: 1 << 30}})
 			lines := fileLines(t, d.FilePath)
-			rs, _ := recipes.Select(recipes.Detail(tc.detail), lines[:core.SampleSize])
+			all, _ := recipes.Select(recipes.Detail(tc.detail), lines[:core.SampleSize])
+			rs := describe.Recipes(all)
 			// Other plausible values: the defaults a later part of the file
 			// would give.
-			other, _ := recipes.Select(recipes.Detail(tc.detail), lines[len(lines)-core.SampleSize:])
+			others, _ := recipes.Select(recipes.Detail(tc.detail), lines[len(lines)-core.SampleSize:])
+			other := describe.Recipes(others)
 			tested := 0
 			for i, r := range rs {
 				if r.Command(d.FilePath) != d.JqRecipes[i].Command {
@@ -252,7 +257,7 @@ func TestRecipeParamsMatchJQ(t *testing.T) {
 				if strings.HasPrefix(got, "No results") {
 					got = ""
 				}
-				command := r.Command(d.FilePath)
+				command := commandWith(r, d.FilePath)
 				sameOutput(t, r.Description, command, shell(t, command), got)
 				tested++
 			}
@@ -296,4 +301,26 @@ type offloadResponse struct {
 type jqRecipe struct {
 	Description string `json:"description"`
 	Command     string `json:"command"`
+}
+
+// commandWith renders the shell command of r for file, as Command does but
+// with the values of r.Params.
+func commandWith(r describe.Recipe, file string) string {
+	args := r.Args()
+	for i := 0; i+2 < len(args); i++ {
+		if args[i] != "--arg" {
+			continue
+		}
+		for _, p := range r.Params {
+			if p.Name == args[i+1] {
+				args[i+2] = p.Value
+			}
+		}
+	}
+	for i, a := range args {
+		if a != "-s" && a != "-r" && a != "-c" { // a flag is a plain word
+			args[i] = sh.Word(a)
+		}
+	}
+	return "tail -n +2 " + sh.Word(file) + " | jq " + strings.Join(args, " ")
 }

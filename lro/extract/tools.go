@@ -20,11 +20,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/janitor"
 	"github.com/zircote/lro-go/lro/internal/offload"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // The names of the tools and of their arguments, those of the guidance.
@@ -177,7 +178,7 @@ const (
 // schemas are the input schemas of the tools.
 var schemas = map[string]map[string]any{
 	toolExtract: objectSchema(map[string]any{
-		argRecipe: prop("integer", "", "minimum", 1, "maximum", recipes.Count),
+		argRecipe: prop("integer", "", "minimum", 1, "maximum", spec.RecipeCount),
 		argQuery:  prop("string", ""),
 		argParams: prop("object", "recipe params or query $variables, by name"),
 		argSlurp:  prop("boolean", "jq -s"),
@@ -269,7 +270,7 @@ func parseExtract(a args) (ref, extractRequest, error) {
 	case recipeGiven && queryGiven:
 		err = errorf("give either recipe or query, not both")
 	case !recipeGiven && !queryGiven && !whereGiven:
-		err = errorf("give recipe (1 to %d, a recipe of the offload descriptor), query (a jq filter) or where (conditions on fields)", recipes.Count)
+		err = errorf("give recipe (1 to %d, a recipe of the offload descriptor), query (a jq filter) or where (conditions on fields)", spec.RecipeCount)
 	case !whereGiven && (a.present(argCount) || a.present(argFields)):
 		err = errorf("count and fields apply to where; with a query, write them in jq (length with slurp=true, {id, title})")
 	case whereGiven:
@@ -281,7 +282,7 @@ func parseExtract(a args) (ref, extractRequest, error) {
 		req.Where, err = parseWhere(a)
 	default:
 		var errs [5]error
-		req.Recipe, errs[0] = a.integer(argRecipe, 0, 1, recipes.Count)
+		req.Recipe, errs[0] = a.integer(argRecipe, 0, 1, spec.RecipeCount)
 		req.Query, errs[1] = a.str(argQuery)
 		req.Params, errs[2] = a.object(argParams)
 		req.Slurp, errs[3] = a.boolean(argSlurp)
@@ -378,7 +379,7 @@ func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest)
 		label = req.Where.Label
 		p, err = whereProgram(req.Where)
 	case req.Recipe > 0:
-		var r recipes.Recipe
+		var r describe.Recipe
 		if r, err = c.fileRecipe(src, req.Recipe); err == nil {
 			label = r.Filter
 			p, err = recipeProgram(r, req.Params)
@@ -399,7 +400,7 @@ func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest)
 // fileRecipe rebuilds recipe n of the file's descriptor, as the offloader
 // built it from the header's detail level and the first records, which the
 // run then reads again (source.unread).
-func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, error) {
+func (c *config) fileRecipe(src *source, n int) (describe.Recipe, error) {
 	var sample []json.RawMessage
 	for len(sample) < offload.SampleSize {
 		line, err := src.next(c.MaxRecordBytes)
@@ -407,7 +408,7 @@ func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, error) {
 			break
 		}
 		if err != nil {
-			return recipes.Recipe{}, c.readError(err, src)
+			return describe.Recipe{}, c.readError(err, src)
 		}
 		sample = append(sample, bytes.Clone(line))
 	}
@@ -416,11 +417,11 @@ func (c *config) fileRecipe(src *source, n int) (recipes.Recipe, error) {
 		src.unread = append(src.unread, l)
 	}
 	rs, _ := recipes.Select(recipes.Detail(src.header.Detail), sample)
-	return rs[n-1], nil
+	return describe.Recipes(rs)[n-1], nil
 }
 
 // recipeProgram prepares recipe r with the caller's parameter values.
-func recipeProgram(r recipes.Recipe, params map[string]json.RawMessage) (*program, error) {
+func recipeProgram(r describe.Recipe, params map[string]json.RawMessage) (*program, error) {
 	q, err := gojq.Parse(r.Filter)
 	if err != nil {
 		return nil, fmt.Errorf("recipe %d does not parse: %w", r.Number, err) // a bug in package recipes

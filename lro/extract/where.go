@@ -13,7 +13,8 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // A where filter runs as a jq program of this package whose text is fixed:
@@ -278,8 +279,9 @@ func wherePreview(res *results, threshold int) string {
 	for i := range sample {
 		sample[i] = res.text(i)
 	}
-	rs, memory := recipes.Select(recipes.Light, sample)
-	list := slices.IndexFunc(rs, func(r recipes.Recipe) bool {
+	all, memory := recipes.Select(recipes.Light, sample)
+	rs := describe.Recipes(all)
+	list := slices.IndexFunc(rs, func(r describe.Recipe) bool {
 		return r.Label == "list" || memory && r.Label == "IDs+titles" // one at most
 	})
 	if list < 0 {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/shell"
 	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
@@ -85,7 +85,7 @@ var level2 = []requirement{
 				v.fail("recipe %d still holds the {file} placeholder: %s", r.N, r.Command)
 			case r.Parsed != nil && r.Parsed.File != p:
 				v.fail("recipe %d reads %q, not file_path %q", r.N, r.Parsed.File, p)
-			case r.Parsed == nil && !strings.Contains(r.Command, p) && !strings.Contains(r.Command, recipes.ShellQuote(p)):
+			case r.Parsed == nil && !strings.Contains(r.Command, p) && !strings.Contains(r.Command, shell.Quote(p)):
 				v.fail("recipe %d does not name file_path %q: %s", r.N, p, r.Command)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/shell"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -35,7 +35,7 @@ func recipeAt(d map[string]any, n int) map[string]any { return recipeList(d)[n-1
 
 // setRecipe replaces recipe n's command with tail -n +2 FILE | jq ARGS.
 func setRecipe(d map[string]any, n int, jqArgs string) {
-	recipeAt(d, n)["command"] = "tail -n +2 " + recipes.ShellQuote(filePath(d)) + " | jq " + jqArgs
+	recipeAt(d, n)["command"] = "tail -n +2 " + shell.Quote(filePath(d)) + " | jq " + jqArgs
 }
 
 // editLines rewrites the file's lines.
@@ -332,7 +332,7 @@ var mutations = []mutation{
 		wantFail: []string{"L2.recipes.file", "L2.recipes.run"}},
 	{name: "a recipe reads the header line as a record",
 		primary: serverOptions{desc: func(t *testing.T, d map[string]any) {
-			recipeAt(d, 4)["command"] = "jq -c '{id, title, namespace}' " + recipes.ShellQuote(filePath(d))
+			recipeAt(d, 4)["command"] = "jq -c '{id, title, namespace}' " + shell.Quote(filePath(d))
 		}},
 		realJQ:   true,
 		wantFail: []string{"L2.recipes.skip_header"}},

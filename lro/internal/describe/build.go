@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	sh "github.com/zircote/lro-go/internal/shell"
 )
 
 // Profile is the value of a descriptor.Profile: which fields a descriptor
@@ -24,12 +24,12 @@ const (
 // Input is what a descriptor is made from: what the writer of the file
 // gathered while it wrote it, and how to render it.
 type Input struct {
-	Path       string           // absolute path of the offload file, as the client sees it
-	Handle     string           // the file's handle in a store; "" for none
-	ExpiresAt  string           // when the file expires, RFC 3339; "" for unknown
-	Summary                     // nil TopNamespaces are written as []
-	LineSchema any              // JSON Schema of one line (the engine's: a json.RawMessage)
-	Recipes    []recipes.Recipe // the ten recipes
+	Path       string   // absolute path of the offload file, as the client sees it
+	Handle     string   // the file's handle in a store; "" for none
+	ExpiresAt  string   // when the file expires, RFC 3339; "" for unknown
+	Summary             // nil TopNamespaces are written as []
+	LineSchema any      // JSON Schema of one line (the engine's: a json.RawMessage)
+	Recipes    []Recipe // the ten recipes
 	// JqRecipes, when not nil, are the recipes as the descriptor lists
 	// them, instead of Recipes run on Path.
 	JqRecipes []JqRecipe
@@ -127,7 +127,7 @@ func Build(in *Input, p Profile) ([]byte, error) {
 		}
 		if in.Beside != nil {
 			b := *in.Beside
-			b.Command = "head -n 1 " + recipes.ShellWord(in.Path) + " | jq .result"
+			b.Command = "head -n 1 " + sh.Word(in.Path) + " | jq .result"
 			resp.Beside = &b
 		}
 		resp.ExpiresAt, resp.Preview = in.ExpiresAt, in.Preview

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // build returns the descriptor of in under p, decoded, and its JSON.
@@ -69,11 +69,11 @@ func TestBuildSerializesLikeTheSpecification(t *testing.T) {
 }
 
 // lightRecipes returns the memory library at the light detail level.
-func lightRecipes() []recipes.Recipe {
+func lightRecipes() []Recipe {
 	rs, _ := recipes.Select(recipes.Light, []json.RawMessage{
 		json.RawMessage(`{"id":"01J1","title":"Go","namespace":"_semantic","memory_type":"semantic"}`),
 	})
-	return rs
+	return Recipes(rs)
 }
 
 // TestBuildHandle checks that a handle, when given, is in the descriptor

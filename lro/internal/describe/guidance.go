@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/spec"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // The names of the extraction tools of package lro/extract and of their
@@ -207,13 +208,13 @@ func Native(in *Input) string {
 // memories the specification's browse, recipe 1; for other records the
 // first recipe without parameters that shows records one by one (not a
 // count of them all).
-func browseRecipe(in *Input) (recipes.Recipe, bool) {
+func browseRecipe(in *Input) (Recipe, bool) {
 	for _, r := range in.Recipes {
 		if in.Noun == "memories" || len(r.Params) == 0 && !r.Slurp {
 			return r, true
 		}
 	}
-	return recipes.Recipe{}, false
+	return Recipe{}, false
 }
 
 // exampleFilter returns a per-record filter that fits the file's records.
@@ -225,7 +226,7 @@ func exampleFilter(in *Input) string {
 		case recipes.Medium:
 			return "select(.confidence > 0.8) | {id, title}"
 		}
-		return "select(.memory_type == " + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + ") | {id, title}"
+		return "select(.memory_type == " + string(quote(paramValue(in, spec.ParamMemoryType, "semantic"))) + ") | {id, title}"
 	}
 	f := textField(in)
 	if f == "" {
@@ -235,7 +236,7 @@ func exampleFilter(in *Input) string {
 	if !strings.HasPrefix(p, ".") {
 		p = "." + p
 	}
-	match := "select(" + p + " | strings | test(" + string(quote(paramValue(in, recipes.ParamKeyword, "your term"))) + "; \"i\"))"
+	match := "select(" + p + " | strings | test(" + string(quote(paramValue(in, spec.ParamKeyword, "your term"))) + "; \"i\"))"
 	if f == "text" && hasLineNumbers(in) {
 		return match + " | .line" // lines of text: where they are
 	}
@@ -256,23 +257,23 @@ func fieldFilter(in *Input) string {
 // when they have no string field to show one on (lines of text).
 func whereExample(in *Input) string {
 	if in.Noun == "memories" {
-		ns := `{"namespace": {"prefix": ` + string(quote(paramValue(in, recipes.ParamNamespace, "_semantic"))) + `}, `
+		ns := `{"namespace": {"prefix": ` + string(quote(paramValue(in, spec.ParamNamespace, "_semantic"))) + `}, `
 		switch recipes.Detail(in.Detail) {
 		case recipes.Full:
 			return ns + `"provenance.confidence": {"gte": 0.8}}`
 		case recipes.Medium:
 			return ns + `"confidence": {"gte": 0.8}}`
 		}
-		return ns + `"memory_type": ` + string(quote(paramValue(in, recipes.ParamMemoryType, "semantic"))) + `}`
+		return ns + `"memory_type": ` + string(quote(paramValue(in, spec.ParamMemoryType, "semantic"))) + `}`
 	}
 	// A condition that holds on the records: a keyword a recipe found in
 	// one field, else a value one of their string fields has.
-	for _, name := range []string{recipes.ParamKeyword, recipes.ParamValue} {
+	for _, name := range []string{spec.ParamKeyword, spec.ParamValue} {
 		for _, r := range in.Recipes {
 			for _, p := range r.Params {
 				switch {
 				case p.Name != name || p.Field == "":
-				case name == recipes.ParamKeyword:
+				case name == spec.ParamKeyword:
 					return `{` + string(quote(p.Field)) + `: {"contains": ` + string(quote(p.Value)) + `}}`
 				default:
 					return `{` + string(quote(p.Field)) + `: ` + string(quote(p.Value)) + `}`

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/internal/schema"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // TestWhereExampleHolds checks that the where example of the guidance, for
@@ -51,7 +51,7 @@ func TestWhereExampleHolds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := whereExample(&Input{Recipes: rs, LineSchema: json.RawMessage(ls)})
+			w := whereExample(&Input{Recipes: Recipes(rs), LineSchema: json.RawMessage(ls)})
 			t.Logf("where example: %s", w)
 			if w == "" {
 				return // no example is no false example

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/internal/shell"
 )
 
 // recipeRun is the outcome of running one recipe command.
@@ -58,7 +58,7 @@ func TestRunnersReadTheFetchedCopy(t *testing.T) {
 		runners = append(runners, sr)
 	}
 	for _, r := range runners {
-		got := r.run(context.Background(), "tail -n +2 "+recipes.ShellQuote(f.Path)+" | jq -r .id", f)
+		got := r.run(context.Background(), "tail -n +2 "+shell.Quote(f.Path)+" | jq -r .id", f)
 		if got.err != nil || string(got.stdout) != "a\nb\n" {
 			t.Errorf("%v: %q, %v; want the copy's ids", r, got.stdout, got.err)
 		}
@@ -79,7 +79,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	q := recipes.ShellQuote(file)
+	q := shell.Quote(file)
 	tests := []struct {
 		name, args string
 		fails      bool

@@ -21,10 +21,10 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/schema"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // describe returns the JSON of the descriptor of a written file, which the
@@ -60,7 +60,9 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	}
 	var isMemory bool
 	var fields [][]string // what a preview shows of each record
-	in.Recipes, isMemory, fields = recipes.SelectAndProject(recipes.Detail(in.Detail), t.sample)
+	var rs []recipes.Recipe
+	rs, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
+	in.Recipes, fields = describe.Recipes(rs), recipes.Projection(rs)
 	if isMemory {
 		in.Noun = "memories"
 	}

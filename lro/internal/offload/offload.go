@@ -14,11 +14,11 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // DefaultThreshold is the specification's DEFAULT_OFFLOAD_THRESHOLD_TOKENS:

@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/testing/jqengines"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // step is one expected recipe of a generic library: its description and the
@@ -548,7 +548,7 @@ var (
 )
 
 // checkPlain checks that the descriptions of rs read as plain English.
-func checkPlain(t *testing.T, rs []recipes.Recipe) {
+func checkPlain(t *testing.T, rs []recipes.Data) {
 	t.Helper()
 	for _, r := range rs {
 		if !plainRE.MatchString(r.Description) {
@@ -575,7 +575,7 @@ func TestCommandUnderEveryJQ(t *testing.T) {
 	linePath := writeFile(t, nastyDir(t), "", lineRecords)
 	lrs := recipes.Generic(sample(t, lineRecords))
 	runs := []struct {
-		r    recipes.Recipe
+		r    recipes.Data
 		path string
 	}{{rs[5], path}, {rs[6], path}, {lrs[4], linePath}}
 	for _, v := range jqengines.Versions {
@@ -660,7 +660,7 @@ func TestGenericRealArrays(t *testing.T) {
 
 // runJQRaw runs the shell command of r on path with the real jq and returns
 // its output, failing on an error.
-func runJQRaw(t *testing.T, r recipes.Recipe, path string) []byte {
+func runJQRaw(t *testing.T, r recipes.Data, path string) []byte {
 	t.Helper()
 	out, err := exec.Command("sh", "-c", r.Command(path)).Output()
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // costFiles are large files of real shapes on which a recipe can cost much

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/testing/realshapes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // defaultThreshold is the offload threshold of lro's defaults, in tokens:
@@ -201,7 +201,7 @@ func TestAnswersFit(t *testing.T) {
 // in most outputs, the same in every output (unless the records are copies
 // of one), or contains the identifier in every output, as a URL built from
 // it does; and when the listing leaves out a field of listed.
-func checkInformative(t *testing.T, reason string, r recipes.Recipe, records, got []any, listed []string, copies bool) {
+func checkInformative(t *testing.T, reason string, r recipes.Data, records, got []any, listed []string, copies bool) {
 	t.Helper()
 	if len(got) != len(records) || len(got) < 2 {
 		t.Fatalf("%s: the listing gives %d outputs for %d records", reason, len(got), len(records))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // memories builds n realistic memory records serialized at detail, with a
@@ -89,38 +89,38 @@ func tsv(v any) string {
 
 func memoryOracles(detail recipes.Detail) []oracle {
 	list := []oracle{
-		func(_ recipes.Recipe, recs []any) []any { // 1
+		func(_ recipes.Data, recs []any) []any { // 1
 			var out []any
 			for _, m := range recs {
 				out = append(out, tsv(get(m, "title"))+"\t"+tsv(get(m, "namespace")))
 			}
 			return out
 		},
-		func(r recipes.Recipe, recs []any) []any { // 2
+		func(r recipes.Data, recs []any) []any { // 2
 			prefix := param(r, "namespace")
 			return filter(recs, func(m any) bool {
 				ns, ok := get(m, "namespace").(string)
 				return ok && strings.HasPrefix(ns, prefix)
 			})
 		},
-		func(r recipes.Recipe, recs []any) []any { // 3
+		func(r recipes.Data, recs []any) []any { // 3
 			match := matcher(r)
 			return filter(recs, func(m any) bool { return match(get(m, "title")) })
 		},
-		func(_ recipes.Recipe, recs []any) []any { // 4
+		func(_ recipes.Data, recs []any) []any { // 4
 			var out []any
 			for _, m := range recs {
 				out = append(out, map[string]any{"id": get(m, "id"), "title": get(m, "title"), "namespace": get(m, "namespace")})
 			}
 			return out
 		},
-		func(r recipes.Recipe, recs []any) []any { // 5
+		func(r recipes.Data, recs []any) []any { // 5
 			return filter(recs, func(m any) bool { return get(m, "memory_type") == param(r, "memory_type") })
 		},
-		func(_ recipes.Recipe, recs []any) []any { // 6
+		func(_ recipes.Data, recs []any) []any { // 6
 			return countGroups(recs, func(m any) any { return get(m, "namespace") }, "namespace", false)
 		},
-		func(r recipes.Recipe, recs []any) []any { // 7
+		func(r recipes.Data, recs []any) []any { // 7
 			return filter(recs, func(m any) bool {
 				tags, _ := get(m, "tags").([]any)
 				for _, t := range tags {
@@ -131,7 +131,7 @@ func memoryOracles(detail recipes.Detail) []oracle {
 				return false
 			})
 		},
-		func(_ recipes.Recipe, recs []any) []any { // 8
+		func(_ recipes.Data, recs []any) []any { // 8
 			return sortBy(recs, func(m any) any { return get(m, "created") })
 		},
 	}
@@ -142,7 +142,7 @@ func memoryOracles(detail recipes.Detail) []oracle {
 	switch detail {
 	case recipes.Light:
 		list = append(list,
-			func(_ recipes.Recipe, recs []any) []any { // 9
+			func(_ recipes.Data, recs []any) []any { // 9
 				set := map[string]bool{}
 				for _, m := range recs {
 					if ns, ok := get(m, "namespace").(string); ok {
@@ -155,15 +155,15 @@ func memoryOracles(detail recipes.Detail) []oracle {
 				}
 				return out
 			},
-			func(_ recipes.Recipe, recs []any) []any { // 10
+			func(_ recipes.Data, recs []any) []any { // 10
 				return countGroups(recs, func(m any) any { return get(m, "memory_type") }, "memory_type", false)
 			})
 	default:
 		list = append(list,
-			func(_ recipes.Recipe, recs []any) []any { // 9
+			func(_ recipes.Data, recs []any) []any { // 9
 				return reverse(sortBy(recs, confidence))
 			},
-			func(r recipes.Recipe, recs []any) []any { // 10
+			func(r recipes.Data, recs []any) []any { // 10
 				match := matcher(r)
 				return filter(recs, func(m any) bool { return match(get(m, "content")) })
 			})
@@ -318,7 +318,7 @@ func TestFor(t *testing.T) {
 // checkNumbered checks that rs has exactly 10 distinct, described recipes
 // numbered 1 to 10, each with a label of its own, no longer than its
 // description.
-func checkNumbered(t *testing.T, name string, rs []recipes.Recipe) {
+func checkNumbered(t *testing.T, name string, rs []recipes.Data) {
 	t.Helper()
 	if len(rs) != recipes.Count {
 		t.Fatalf("%s: %d recipes, want %d", name, len(rs), recipes.Count)
@@ -347,14 +347,11 @@ func checkNumbered(t *testing.T, name string, rs []recipes.Recipe) {
 			if !strings.Contains(r.Filter, "$"+p.Name) {
 				t.Errorf("%s: recipe %d has parameter %s its filter does not use", name, r.Number, p.Name)
 			}
-			if p.Description == "" {
-				t.Errorf("%s: recipe %d parameter %s has no description", name, r.Number, p.Name)
-			}
 		}
 	}
 }
 
-func allText(rs []recipes.Recipe) string {
+func allText(rs []recipes.Data) string {
 	var b strings.Builder
 	for _, r := range rs {
 		b.WriteString(r.Filter + "\n" + r.Command("/tmp/f.jsonl") + "\n")

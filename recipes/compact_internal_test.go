@@ -42,18 +42,18 @@ func TestCompactFilterKeepsThePrograms(t *testing.T) {
 	for _, smp := range samples {
 		for _, d := range []Detail{Light, Medium, Full} {
 			rs, _ := Select(d, smp)
-			for _, r := range rs {
-				want, err := gojq.Parse(r.Filter)
+			for i, r := range rs {
+				want, err := gojq.Parse(r.filter)
 				if err != nil {
-					t.Fatalf("recipe %d: %v", r.Number, err)
+					t.Fatalf("recipe %d: %v", i+1, err)
 				}
-				c := compactFilter(r.Filter)
+				c := compactFilter(r.filter)
 				got, err := gojq.Parse(c)
 				if err != nil {
-					t.Fatalf("recipe %d: the compacted %q does not parse: %v", r.Number, c, err)
+					t.Fatalf("recipe %d: the compacted %q does not parse: %v", i+1, c, err)
 				}
 				if got.String() != want.String() {
-					t.Errorf("recipe %d: %q compacts to %q, another program", r.Number, r.Filter, c)
+					t.Errorf("recipe %d: %q compacts to %q, another program", i+1, r.filter, c)
 				}
 				n++
 			}

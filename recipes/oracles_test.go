@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // The oracles of the generic library: what each kind of recipe outputs,
@@ -30,9 +30,9 @@ func typeName(v any) string {
 	return "object"
 }
 
-func oCount(_ recipes.Recipe, recs []any) []any { return []any{float64(len(recs))} }
+func oCount(_ recipes.Data, recs []any) []any { return []any{float64(len(recs))} }
 
-func oTypes(_ recipes.Recipe, recs []any) []any {
+func oTypes(_ recipes.Data, recs []any) []any {
 	var names []any
 	for _, v := range recs {
 		names = append(names, typeName(v))
@@ -40,7 +40,7 @@ func oTypes(_ recipes.Recipe, recs []any) []any {
 	return countGroups(names, func(v any) any { return v }, "type", false)
 }
 
-func oCountMixed(r recipes.Recipe, recs []any) []any {
+func oCountMixed(r recipes.Data, recs []any) []any {
 	byType := oTypes(r, recs)
 	if byType == nil {
 		byType = []any{}
@@ -48,7 +48,7 @@ func oCountMixed(r recipes.Recipe, recs []any) []any {
 	return []any{map[string]any{"total": float64(len(recs)), "by_type": byType}}
 }
 
-func oFieldList(_ recipes.Recipe, recs []any) []any {
+func oFieldList(_ recipes.Data, recs []any) []any {
 	var keys []any
 	for _, o := range objects(recs) {
 		for k := range o.(map[string]any) {
@@ -59,7 +59,7 @@ func oFieldList(_ recipes.Recipe, recs []any) []any {
 }
 
 func oProject(fields ...string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
+	return func(_ recipes.Data, recs []any) []any {
 		var out []any
 		for _, o := range objects(recs) {
 			p := map[string]any{}
@@ -73,20 +73,20 @@ func oProject(fields ...string) oracle {
 }
 
 func oSearch(field string) oracle {
-	return func(r recipes.Recipe, recs []any) []any {
+	return func(r recipes.Data, recs []any) []any {
 		match := matcher(r)
 		return filter(objects(recs), func(o any) bool { return match(get(o, field)) })
 	}
 }
 
 func oFilterEq(field string) oracle {
-	return func(r recipes.Recipe, recs []any) []any {
+	return func(r recipes.Data, recs []any) []any {
 		return filter(objects(recs), func(o any) bool { return get(o, field) == param(r, "value") })
 	}
 }
 
 func oCountBy(field, key string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
+	return func(_ recipes.Data, recs []any) []any {
 		var out []any
 		for _, g := range groupBy(objects(recs), func(o any) any { return get(o, field) }) {
 			out = append(out, map[string]any{key: get(g[0], field), "count": float64(len(g))})
@@ -96,7 +96,7 @@ func oCountBy(field, key string) oracle {
 }
 
 func oTop(field string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
+	return func(_ recipes.Data, recs []any) []any {
 		nums := filter(objects(recs), func(o any) bool { _, ok := get(o, field).(float64); return ok })
 		return head(sortBy(nums, func(o any) any { return -get(o, field).(float64) }), 10)
 	}
@@ -111,7 +111,7 @@ func unique(vs []any) []any {
 }
 
 func oStats(field string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
+	return func(_ recipes.Data, recs []any) []any {
 		var ns []float64
 		for _, o := range objects(recs) {
 			if n, ok := get(o, field).(float64); ok {
@@ -122,7 +122,7 @@ func oStats(field string) oracle {
 	}
 }
 
-func oFullText(r recipes.Recipe, recs []any) []any {
+func oFullText(r recipes.Data, recs []any) []any {
 	match := matcher(r)
 	return filter(recs, func(v any) bool {
 		for _, s := range strs(v) {
@@ -135,7 +135,7 @@ func oFullText(r recipes.Recipe, recs []any) []any {
 }
 
 func oArrayContains(field string) oracle {
-	return func(r recipes.Recipe, recs []any) []any {
+	return func(r recipes.Data, recs []any) []any {
 		return filter(objects(recs), func(o any) bool {
 			arr, _ := get(o, field).([]any)
 			for _, e := range arr {
@@ -152,7 +152,7 @@ func oArrayContains(field string) oracle {
 // equal to the value, or any identifier whose text is the value when the
 // identifiers are not strings.
 func oLookup(field string) oracle {
-	return func(r recipes.Recipe, recs []any) []any {
+	return func(r recipes.Data, recs []any) []any {
 		asText := strings.Contains(r.Filter, "tostring")
 		return filter(objects(recs), func(o any) bool {
 			v := get(o, field)
@@ -167,7 +167,7 @@ func oLookup(field string) oracle {
 // oNamedContains is the membership filter on arrays of objects with a
 // name, as GitHub's labels.
 func oNamedContains(field string) oracle {
-	return func(r recipes.Recipe, recs []any) []any {
+	return func(r recipes.Data, recs []any) []any {
 		return filter(objects(recs), func(o any) bool {
 			arr, _ := get(o, field).([]any)
 			for _, e := range arr {
@@ -183,7 +183,7 @@ func oNamedContains(field string) oracle {
 // oTimeRange selects the records whose string field is from the value of
 // from (inclusive) to the value of to (exclusive), compared as text.
 func oTimeRange(field string) oracle {
-	return func(r recipes.Recipe, recs []any) []any {
+	return func(r recipes.Data, recs []any) []any {
 		return filter(objects(recs), func(o any) bool {
 			s, ok := get(o, field).(string)
 			return ok && s >= param(r, "from") && s < param(r, "to")
@@ -192,7 +192,7 @@ func oTimeRange(field string) oracle {
 }
 
 func oArrayCount(field string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
+	return func(_ recipes.Data, recs []any) []any {
 		var elems []any
 		for _, o := range objects(recs) {
 			arr, _ := get(o, field).([]any)
@@ -203,20 +203,20 @@ func oArrayCount(field string) oracle {
 }
 
 func oMissing(field string) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
+	return func(_ recipes.Data, recs []any) []any {
 		return filter(objects(recs), func(o any) bool { _, ok := o.(map[string]any)[field]; return !ok })
 	}
 }
 
 func oFirst(n int) oracle {
-	return func(_ recipes.Recipe, recs []any) []any { return head(recs, n) }
+	return func(_ recipes.Data, recs []any) []any { return head(recs, n) }
 }
 
 func oLast(n int) oracle {
-	return func(_ recipes.Recipe, recs []any) []any { return tail(recs, n) }
+	return func(_ recipes.Data, recs []any) []any { return tail(recs, n) }
 }
 
-func oShapes(_ recipes.Recipe, recs []any) []any {
+func oShapes(_ recipes.Data, recs []any) []any {
 	var sets []any
 	for _, o := range objects(recs) {
 		sets = append(sets, toAny(keysOf(o.(map[string]any))))
@@ -226,7 +226,7 @@ func oShapes(_ recipes.Recipe, recs []any) []any {
 
 // oNested lists, for each field whose value is an object, its fields as
 // "field.sub", counted over the records.
-func oNested(_ recipes.Recipe, recs []any) []any {
+func oNested(_ recipes.Data, recs []any) []any {
 	var all []any
 	for _, o := range objects(recs) {
 		for k, v := range o.(map[string]any) {
@@ -240,7 +240,7 @@ func oNested(_ recipes.Recipe, recs []any) []any {
 	return countGroups(all, func(v any) any { return v }, "path", false)
 }
 
-func oRecordN(r recipes.Recipe, recs []any) []any {
+func oRecordN(r recipes.Data, recs []any) []any {
 	n, _ := strconv.Atoi(param(r, "n"))
 	if n < 1 || n > len(recs) {
 		return []any{nil}
@@ -248,11 +248,11 @@ func oRecordN(r recipes.Recipe, recs []any) []any {
 	return []any{recs[n-1]}
 }
 
-func oNotObjects(_ recipes.Recipe, recs []any) []any {
+func oNotObjects(_ recipes.Data, recs []any) []any {
 	return filter(recs, func(v any) bool { _, ok := v.(map[string]any); return !ok })
 }
 
-func oMostFields(_ recipes.Recipe, recs []any) []any {
+func oMostFields(_ recipes.Data, recs []any) []any {
 	return head(sortBy(objects(recs), func(o any) any { return -float64(len(o.(map[string]any))) }), 5)
 }
 
@@ -268,16 +268,16 @@ func formatLines(recs []any) []any {
 	return out
 }
 
-func oGrep(r recipes.Recipe, recs []any) []any {
+func oGrep(r recipes.Data, recs []any) []any {
 	match := matcher(r)
 	return formatLines(filter(objects(recs), func(o any) bool { return match(get(o, "text")) }))
 }
 
-func oGrepCount(r recipes.Recipe, recs []any) []any {
+func oGrepCount(r recipes.Data, recs []any) []any {
 	return []any{float64(len(oGrep(r, recs)))}
 }
 
-func oRange(r recipes.Recipe, recs []any) []any {
+func oRange(r recipes.Data, recs []any) []any {
 	from, _ := strconv.ParseFloat(param(r, "first"), 64)
 	to, _ := strconv.ParseFloat(param(r, "last"), 64)
 	return formatLines(filter(objects(recs), func(o any) bool {
@@ -292,7 +292,7 @@ var (
 	failRE  = regexp.MustCompile(`(?i)error|fail|fatal|exception|panic`)
 )
 
-func oLevels(_ recipes.Recipe, recs []any) []any {
+func oLevels(_ recipes.Data, recs []any) []any {
 	var levels []any
 	for _, o := range objects(recs) {
 		if s, ok := get(o, "text").(string); ok {
@@ -305,7 +305,7 @@ func oLevels(_ recipes.Recipe, recs []any) []any {
 }
 
 func oLinesMatching(re *regexp.Regexp) oracle {
-	return func(_ recipes.Recipe, recs []any) []any {
+	return func(_ recipes.Data, recs []any) []any {
 		return formatLines(filter(objects(recs), func(o any) bool {
 			s, ok := get(o, "text").(string)
 			return ok && re.MatchString(s)
@@ -316,7 +316,7 @@ func oLinesMatching(re *regexp.Regexp) oracle {
 // oLineTimes selects the lines whose text (without a leading '[' when the
 // times are in brackets) is from the value of from (inclusive) to the value
 // of to (exclusive).
-func oLineTimes(r recipes.Recipe, recs []any) []any {
+func oLineTimes(r recipes.Data, recs []any) []any {
 	brackets := strings.Contains(r.Filter, `ltrimstr("[")`)
 	return formatLines(filter(objects(recs), func(o any) bool {
 		s, ok := get(o, "text").(string)
@@ -327,9 +327,9 @@ func oLineTimes(r recipes.Recipe, recs []any) []any {
 	}))
 }
 
-func oLastLines(_ recipes.Recipe, recs []any) []any { return formatLines(objects(tail(recs, 20))) }
+func oLastLines(_ recipes.Data, recs []any) []any { return formatLines(objects(tail(recs, 20))) }
 
-func oLongest(_ recipes.Recipe, recs []any) []any {
+func oLongest(_ recipes.Data, recs []any) []any {
 	ss := filter(objects(recs), func(o any) bool { _, ok := get(o, "text").(string); return ok })
 	var out []any
 	for _, o := range head(sortBy(ss, func(o any) any { return -float64(utf8.RuneCountInString(get(o, "text").(string))) }), 10) {
@@ -339,7 +339,7 @@ func oLongest(_ recipes.Recipe, recs []any) []any {
 	return out
 }
 
-func oGrepV(r recipes.Recipe, recs []any) []any {
+func oGrepV(r recipes.Data, recs []any) []any {
 	match := matcher(r)
 	return formatLines(filter(objects(recs), func(o any) bool {
 		_, ok := get(o, "text").(string)
@@ -347,7 +347,7 @@ func oGrepV(r recipes.Recipe, recs []any) []any {
 	}))
 }
 
-func oDups(_ recipes.Recipe, recs []any) []any {
+func oDups(_ recipes.Data, recs []any) []any {
 	var texts []any
 	for _, o := range objects(recs) {
 		if s, ok := get(o, "text").(string); ok {
@@ -363,7 +363,7 @@ func oDups(_ recipes.Recipe, recs []any) []any {
 	return sortBy(out, func(v any) any { return -v.(map[string]any)["count"].(float64) })
 }
 
-func oPlain(_ recipes.Recipe, recs []any) []any {
+func oPlain(_ recipes.Data, recs []any) []any {
 	var out []any
 	for _, o := range objects(recs) {
 		if s, ok := get(o, "text").(string); ok {
@@ -397,23 +397,23 @@ func floats(ns []float64) []any {
 	return out
 }
 
-func oSearchStrings(r recipes.Recipe, recs []any) []any {
+func oSearchStrings(r recipes.Data, recs []any) []any {
 	return filter(stringsOf(recs), matcher(r))
 }
 
-func oEqText(r recipes.Recipe, recs []any) []any {
+func oEqText(r recipes.Data, recs []any) []any {
 	return filter(recs, func(v any) bool { return tostring(v) == param(r, "value") })
 }
 
-func oFreq(_ recipes.Recipe, recs []any) []any {
+func oFreq(_ recipes.Data, recs []any) []any {
 	return head(countGroups(recs, func(v any) any { return v }, "value", true), 20)
 }
 
-func oDistinctCount(_ recipes.Recipe, recs []any) []any {
+func oDistinctCount(_ recipes.Data, recs []any) []any {
 	return []any{float64(len(unique(recs)))}
 }
 
-func oLongestStrings(_ recipes.Recipe, recs []any) []any {
+func oLongestStrings(_ recipes.Data, recs []any) []any {
 	return head(sortBy(stringsOf(recs), func(v any) any { return -float64(utf8.RuneCountInString(v.(string))) }), 10)
 }
 
@@ -423,20 +423,20 @@ func sortedNumbers(recs []any) []float64 {
 	return ns
 }
 
-func oSmallest(_ recipes.Recipe, recs []any) []any { return head(floats(sortedNumbers(recs)), 10) }
+func oSmallest(_ recipes.Data, recs []any) []any { return head(floats(sortedNumbers(recs)), 10) }
 
-func oLargest(_ recipes.Recipe, recs []any) []any {
+func oLargest(_ recipes.Data, recs []any) []any {
 	return head(reverse(floats(sortedNumbers(recs))), 10)
 }
 
-func oGreater(r recipes.Recipe, recs []any) []any {
+func oGreater(r recipes.Data, recs []any) []any {
 	min, _ := strconv.ParseFloat(param(r, "min"), 64)
 	return filter(recs, func(v any) bool { n, ok := v.(float64); return ok && n > min })
 }
 
-func oNumStats(_ recipes.Recipe, recs []any) []any { return []any{stats(numbersOf(recs), true)} }
+func oNumStats(_ recipes.Data, recs []any) []any { return []any{stats(numbersOf(recs), true)} }
 
-func oStrLenStats(_ recipes.Recipe, recs []any) []any {
+func oStrLenStats(_ recipes.Data, recs []any) []any {
 	var ls []float64
 	for _, s := range stringsOf(recs) {
 		ls = append(ls, float64(utf8.RuneCountInString(s.(string))))
@@ -444,4 +444,4 @@ func oStrLenStats(_ recipes.Recipe, recs []any) []any {
 	return []any{stats(ls, false)}
 }
 
-func oDistinctStrings(_ recipes.Recipe, recs []any) []any { return unique(stringsOf(recs)) }
+func oDistinctStrings(_ recipes.Data, recs []any) []any { return unique(stringsOf(recs)) }

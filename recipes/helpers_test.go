@@ -20,8 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/itchyny/gojq"
 
-	"github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/testing/jqengines"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // TestMain stops the jq engines that the tests started.
@@ -68,7 +68,7 @@ func engines(t testing.TB) []*jqengines.Engine {
 // runWasm runs r with engine e on the records of the file at path (the
 // lines after its header), as the shell command does with jq, and returns
 // the outputs in the form of runJQ.
-func runWasm(t testing.TB, e *jqengines.Engine, r recipes.Recipe, path string) []any {
+func runWasm(t testing.TB, e *jqengines.Engine, r recipes.Data, path string) []any {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -93,7 +93,7 @@ func runWasm(t testing.TB, e *jqengines.Engine, r recipes.Recipe, path string) [
 // sameEverywhere checks that r gives the output got of jq 1.6 under gojq
 // (in process, on records) and under every release of package jqengines
 // (on the file at path).
-func sameEverywhere(t *testing.T, r recipes.Recipe, path string, records []any, got []any) {
+func sameEverywhere(t *testing.T, r recipes.Data, path string, records []any, got []any) {
 	t.Helper()
 	if diff := cmp.Diff(got, runGojq(t, r, records), approx); diff != "" {
 		t.Errorf("recipe %d %q: gojq differs from jq 1.6 (-jq +gojq):\n%s", r.Number, r.Description, diff)
@@ -185,7 +185,7 @@ func roundTrip(t testing.TB, records []any) []any {
 
 // runJQ runs the shell command of r on path with the real jq and returns its
 // outputs: the lines for a raw recipe, else the JSON values.
-func runJQ(t testing.TB, r recipes.Recipe, path string) []any {
+func runJQ(t testing.TB, r recipes.Data, path string) []any {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", r.Command(path))
 	var stdout, stderr bytes.Buffer
@@ -237,7 +237,7 @@ func decodeStream(t testing.TB, b []byte) []any {
 // runGojq runs r in process with gojq, the way an lro_extract tool does:
 // the filter with the params bound as variables, over each record or over
 // the array of all records. It returns the outputs in the form of runJQ.
-func runGojq(t testing.TB, r recipes.Recipe, records []any) []any {
+func runGojq(t testing.TB, r recipes.Data, records []any) []any {
 	t.Helper()
 	q, err := gojq.Parse(r.Filter)
 	if err != nil {
@@ -294,7 +294,7 @@ var approx = cmpopts.EquateApprox(1e-12, 1e-12)
 
 // check runs every recipe with jq on path and with gojq on records, and
 // compares both with the oracle's answer computed in Go.
-func check(t *testing.T, rs []recipes.Recipe, path string, records []any, oracles []oracle) {
+func check(t *testing.T, rs []recipes.Data, path string, records []any, oracles []oracle) {
 	t.Helper()
 	if len(oracles) != len(rs) {
 		t.Fatalf("%d oracles for %d recipes", len(oracles), len(rs))
@@ -314,10 +314,10 @@ func check(t *testing.T, rs []recipes.Recipe, path string, records []any, oracle
 
 // An oracle computes in Go, independently of jq, what recipe r outputs on
 // records (decoded by encoding/json).
-type oracle func(r recipes.Recipe, records []any) []any
+type oracle func(r recipes.Data, records []any) []any
 
 // param returns the value of the parameter name of r.
-func param(r recipes.Recipe, name string) string {
+func param(r recipes.Data, name string) string {
 	for _, p := range r.Params {
 		if p.Name == name {
 			return p.Value
@@ -327,7 +327,7 @@ func param(r recipes.Recipe, name string) string {
 }
 
 // matcher returns the case-insensitive matcher of a keyword parameter.
-func matcher(r recipes.Recipe) func(any) bool {
+func matcher(r recipes.Data) func(any) bool {
 	re := regexp.MustCompile("(?i)" + param(r, "keyword"))
 	return func(v any) bool {
 		s, ok := v.(string)

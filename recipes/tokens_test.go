@@ -6,13 +6,13 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // recipeTokens returns what rs cost a model in a descriptor, in o200k_base
 // tokens: the JSON of their descriptions and commands on a file of the
 // default output folder, as a descriptor's jq_recipes holds them.
-func recipeTokens(t *testing.T, codec tokenizer.Codec, rs []recipes.Recipe) int {
+func recipeTokens(t *testing.T, codec tokenizer.Codec, rs []recipes.Data) int {
 	t.Helper()
 	type recipe struct {
 		Description string `json:"description"`

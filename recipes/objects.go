@@ -1,181 +1,13 @@
 package recipes
 
 import (
-	"cmp"
-	"encoding/json"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zircote/lro-go/internal/spec"
 )
-
-// role is what a field of the records is, which decides what the recipes do
-// with it.
-type role int
-
-const (
-	roleOther    role = iota
-	roleID            // identifies a record: looked up and listed, never summed or ranked
-	roleMeasure       // a count, size, duration, score: summarized and ranked
-	roleCategory      // few distinct values: counted and filtered
-	roleTime          // starts with a date: a range filter
-	roleText          // prose: a keyword search
-	roleList          // array of strings, or of objects with a name: membership
-)
-
-// idNames and idSuffixes are the field names that say a field identifies
-// its record.
-var (
-	idNames    = wordSet(`id _id uuid guid key number num sha hash slug url uri href link`)
-	idSuffixes = []string{"_id", "_key", "_number", "_sha", "_url", "_uri", "Id", "ID", "Key", "Number", "Url", "URL"}
-)
-
-// idName reports whether a field name says the field holds identifiers.
-func idName(name string) bool {
-	return idNames[strings.ToLower(name)] || slices.ContainsFunc(idSuffixes, func(s string) bool {
-		return len(name) > len(s) && strings.HasSuffix(name, s)
-	})
-}
-
-// measureWords are words of the names of numeric fields that say the field
-// is a measure even when its values in the sample happen to be distinct
-// integers, as identifiers are. A word also matches without a final s.
-var measureWords = wordSet(`
-	count total amount price cost size bytes length duration elapsed latency ms millis seconds secs
-	score rating comment star vote view like quantity qty weight age height width balance sum avg
-	mean percent pct ratio rate line addition deletion change priority fork watcher follower
-	download reaction
-`)
-
-// camelRE finds a capital that follows a small letter, where a word of a
-// name in camel case starts.
-var camelRE = regexp.MustCompile(`([a-z])([A-Z])`)
-
-// measureName reports whether a field name says the field measures
-// something: one of its words (split at anything but ASCII letters and
-// digits, and before a capital that follows a small letter) is a measure
-// word.
-func measureName(name string) bool {
-	words := strings.FieldsFunc(camelRE.ReplaceAllString(name, "$1 $2"), func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-	})
-	return slices.ContainsFunc(words, func(w string) bool {
-		w = strings.ToLower(w)
-		return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")]
-	})
-}
-
-// common reports whether f is present in at least half of the objects.
-func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
-
-// role returns what f is, from its values and its name; roleOther for a
-// field present in fewer than half of the objects, constant, or of no one
-// kind of value.
-func (a *analysis) role(f *field) role {
-	if !a.common(f) || f.nonNull == 0 || f.constant() {
-		return roleOther
-	}
-	half := func(n int) bool { return 2*n >= f.nonNull }
-	switch {
-	case half(f.arrs):
-		if f.emptyArrs+f.scalarArrs+f.namedArrs == f.arrs && (f.scalarArrs > 0) != (f.namedArrs > 0) && len(f.elems) > 0 {
-			return roleList
-		}
-	case f.bools == f.nonNull:
-		if len(f.distinct) == 2 {
-			return roleCategory
-		}
-	case half(f.nums) && f.nums+f.strs == f.nonNull:
-		if idName(f.name) && f.ints == f.nums {
-			return roleID
-		}
-		if !measureName(f.name) && f.ints == f.nonNull && !f.repeated && f.nonNull >= 3 {
-			return roleID // distinct integers: numbers of records
-		}
-		return roleMeasure
-	case half(f.strs) && f.strs+f.nums == f.nonNull:
-		d := len(f.distinct)
-		switch {
-		case half(len(f.dates)):
-			return roleTime
-		case idName(f.name) || half(f.urls):
-			return roleID
-		case f.few() && d >= 2 && d <= 20 && f.repeated && (f.avgLen() <= 24 || f.spaces == 0):
-			return roleCategory
-		case !f.repeated && f.spaces == 0 && f.avgLen() <= 64 && f.nonNull >= 2:
-			return roleID // distinct words: keys of records
-		case f.spaces > 0 || f.avgLen() > 24:
-			return roleText
-		}
-	}
-	return roleOther
-}
-
-// constant reports whether f holds one scalar value in every record that
-// has it, in a sample of two or more: it tells nothing about a record.
-func (f *field) constant() bool {
-	return f.nonNull >= 2 && f.nonNull == f.strs+f.nums+f.bools && f.few() && len(f.distinct) == 1
-}
-
-// roles are the fields of each role, best first.
-type roles map[role][]*field
-
-// roles returns the fields by role, in order of first appearance but:
-// categories of booleans after the others, the fewest values first;
-// identifiers named number (what people quote) first and URLs last;
-// measures whose names say so first; times that most records have first
-// (created_at rather than closed_at); texts shortest first (a title is
-// projected, the longest text searched).
-func (a *analysis) roles() roles {
-	rs := roles{}
-	for _, f := range a.order {
-		r := a.role(f)
-		rs[r] = append(rs[r], f)
-	}
-	by := func(r role, key func(f *field) int) {
-		slices.SortStableFunc(rs[r], func(f, g *field) int { return cmp.Compare(key(f), key(g)) })
-	}
-	by(roleCategory, func(f *field) int {
-		if f.bools == f.nonNull {
-			return maxDistinct + 1 + len(f.distinct)
-		}
-		return len(f.distinct)
-	})
-	by(roleID, func(f *field) int {
-		switch {
-		case f.name == "number":
-			return 0
-		case f.urls == 0:
-			return 1
-		}
-		return 2
-	})
-	by(roleMeasure, func(f *field) int {
-		if measureName(f.name) {
-			return 0
-		}
-		return 1
-	})
-	by(roleTime, func(f *field) int { return -f.nonNull })
-	by(roleText, (*field).avgLen)
-	return rs
-}
-
-// first returns the best field of role r, or nil.
-func (rs roles) first(r role) *field {
-	if fs := rs[r]; len(fs) > 0 {
-		return fs[0]
-	}
-	return nil
-}
-
-// candidate is a recipe the object library may hold: the ten with the
-// lowest rank are kept, then put in order of pos.
-type candidate struct {
-	rank, pos int
-	Recipe
-}
 
 const (
 	filterTypes     = `group_by(type) | map({type: (.[0] | type), count: length}) | .[]`
@@ -195,10 +27,8 @@ var (
 )
 
 // objectRecipes returns the library of object records: the recipes that
-// the roles of their fields call for (see docs/recipes.md), completed with
-// recipes that apply to any records. On records of [largeRecords] or more,
-// the recipes that output records output the fields that identify them
-// instead (see brief), so that ten answers fit inline.
+// the roles of their fields call for (docs/recipes.md), completed with
+// recipes that apply to any records.
 func objectRecipes(a *analysis) []Recipe {
 	rs := a.roles()
 	mixed := len(a.types) > 1
@@ -231,7 +61,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(3, 3, recipe("Show the record with a given "+id.name, "look up "+id.name,
 			"objects | select("+cond+")", "c",
-			Param{ParamValue, id.example, id.name + " to look up", ""}))
+			param{spec.ParamValue, id.example, ""}))
 	}
 	texts := rs[roleText]
 	for i := len(texts) - 1; i >= 0; i-- { // the longest text that has a keyword
@@ -239,7 +69,7 @@ func objectRecipes(a *analysis) []Recipe {
 			name := texts[i].name
 			add(2, 4, recipe("Search "+name+" for a keyword", "search "+name,
 				"objects | select("+path(name)+` | strings | test($keyword; "i"))`+short, "c",
-				keywordParam(w, name, name)))
+				keywordParam(w, name)))
 			break
 		}
 	}
@@ -254,7 +84,7 @@ func objectRecipes(a *analysis) []Recipe {
 			}
 			add(2, 5, recipe("Filter by "+cat.name, "filter "+cat.name,
 				"objects | select("+cond+")"+brief(a, ident, cat), "c",
-				Param{ParamValue, v, "value of " + cat.name, field}))
+				param{spec.ParamValue, v, field}))
 		}
 		k, value := cat.name, "."+cat.name // the key of the count, and its value after .[0]
 		if !isIdent(k) {
@@ -278,7 +108,7 @@ func objectRecipes(a *analysis) []Recipe {
 		}
 		add(2, 8, recipe("Filter by a "+noun+" in "+list.name, "filter "+list.name,
 			"objects | select(any("+elems+"; "+member+"))"+short, "c",
-			Param{ParamValue, v, noun + " in " + list.name, ""}))
+			param{spec.ParamValue, v, ""}))
 		add(5, 9, recipe("Count by each value in "+list.name, "count by "+list.name,
 			"map(objects | "+each+") | group_by(.) | map({value: .[0], count: length}) | sort_by(-.count) | .[]",
 			"sc"))
@@ -296,11 +126,11 @@ func objectRecipes(a *analysis) []Recipe {
 		add(2, 12, recipe("Filter by "+tf.name+" range", tf.name+" range",
 			"objects | select("+path(tf.name)+" | strings | . >= $from and . < $to)"+brief(a, ident, tf),
 			"c",
-			Param{"from", from, "start, inclusive, as the values are written (e.g. " + from + ")", ""},
-			Param{"to", to, "end, exclusive", ""}))
+			param{"from", from, ""},
+			param{"to", to, ""}))
 	}
 	add(4, 13, recipe("Records with a keyword in any text", "search all", filterFullText+objShort, "c",
-		keywordParam(a.all.pick(), "every string value of the record", "")))
+		keywordParam(a.all.pick(), "")))
 	add(6, 14, recipe("Count by field name", "field names", filterFieldList, "sc"))
 	if f := a.optionalField(); f != nil {
 		add(7, 15, recipe("Records without "+f.name, "without "+f.name,
@@ -317,7 +147,7 @@ func objectRecipes(a *analysis) []Recipe {
 	}
 	add(10, 20, recipe("Show the last 5 records", "last 5", `.[-5:][]`+objShort, "sc"))
 	add(10, 21, recipe("Show the record at a given position (from 1)", "record at n",
-		`.[($n | tonumber) - 1]`, "sc", Param{"n", "1", "position, from 1", ""}))
+		`.[($n | tonumber) - 1]`, "sc", param{"n", "1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
 		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
 	return choose(cs)
@@ -332,24 +162,6 @@ func (a *analysis) listing(rs roles) (id *field, ident, proj []*field) {
 	ident = slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
 	return id, ident, projection(rs, id, ident)
 }
-
-// Projection returns the fields that a preview of records like those of
-// sample shows: those the recipes list them by. For memory records, those
-// of the recipe "Extract IDs and titles only"; for object records, those of
-// the listing recipe but its time (an identifier, a title, a category, a
-// measure: never a field that is null or constant in the sample). Each is a
-// path of one name, or two for a field one level down. It returns nil when
-// the records are best shown whole: lines of text, values that are not
-// objects, or objects of no such fields.
-func Projection(sample []json.RawMessage) [][]string {
-	if recs, valid := decodeMemories(sample); isMemory(recs, valid) {
-		return memoryProjection()
-	}
-	return previewFields(analyze(decodeRecords(sample)))
-}
-
-// memoryProjection is the Projection of memory records.
-func memoryProjection() [][]string { return [][]string{{"id"}, {"title"}, {"namespace"}} }
 
 // previewFields is the Projection of records that are not memories, analyzed
 // as a.
@@ -380,11 +192,9 @@ func englishList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// identity returns the fields that identify and describe a record: an
-// identifier and a title, as the roles find them (the first identifier;
-// the shortest text, when of 60 bytes or less on average). For large
-// records, which recipes project to these fields, the values find those the
-// roles do not (see keyField and titleField). Fields whose values contain
+// identity returns an identifier and a title, as the roles find them (the
+// first identifier; the shortest text of 60 bytes or less on average) or,
+// for large records, keyField and titleField. Fields whose values contain
 // the identifier's (a URL built from it) are left out.
 func (a *analysis) identity(rs roles) (id, title *field) {
 	id = rs.first(roleID)
@@ -459,13 +269,12 @@ func (a *analysis) keyField(filter *field) *field {
 var titleNames = wordSet(`title name subject summary headline`)
 
 // titleField returns the field that names the records when no field's
-// role is a short text. When the records are all copies of one, that is
-// the top-level string named title (or name, subject ...), else the
-// shortest with spaces. Otherwise, or when there is none, it is a string
-// one level down (the common name in {"name": {"common": ..., "official":
-// ...}}) with the most distinct values (for copies of one, the first with
-// spaces), of 60 bytes or less on average, whose name does not say it
-// identifies. It returns nil when none fits.
+// role is a short text: for copies of one record, the top-level string
+// named title (or name, subject ...), else the shortest with spaces;
+// otherwise, or failing that, the string one level down ({"name":
+// {"common": ...}}) of 60 bytes or less on average with the most distinct
+// values (for copies of one, the first with spaces), whose name does not
+// say it identifies; nil when none fits.
 func (a *analysis) titleField() *field {
 	varies := a.varies()
 	var best *field
@@ -549,9 +358,9 @@ func (f *field) displayName() string {
 	return f.name
 }
 
-// largeRecords is the mean size, in bytes, of the object records from
-// which recipes output the fields that identify them instead (see brief):
-// ten whole records would not fit in an answer of 1,600 tokens.
+// largeRecords is the mean size, in bytes, of the object records that
+// recipes output as the fields that identify them (brief): ten whole ones
+// would not fit in an answer of 1,600 tokens.
 const largeRecords = 512
 
 // brief returns, for records of largeRecords or more on average, the jq
@@ -585,11 +394,10 @@ func (a *analysis) optionalField() *field {
 	return best
 }
 
-// timeRange returns the default bounds of a time range filter on ts, dates
-// or times to the minute (2006-01-02T15:04, T or a space): from the median
-// one (so that the filter selects the later half) up to the next day or
-// minute (step) after the last one, or after every value of that day or
-// minute when it is not a real time.
+// timeRange returns the default bounds of a range filter on ts, dates or
+// times to the minute (T or a space): from the median (the filter selects
+// the later half) up to the day or minute (step) after the last, or after
+// every value of that day or minute when it is not a real time.
 func timeRange(ts []string, step time.Duration) (from, to string) {
 	ts = slices.Sorted(slices.Values(ts))
 	from, last := ts[len(ts)/2], ts[len(ts)-1]

@@ -3,6 +3,7 @@ package recipes
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -83,7 +84,7 @@ func FuzzDecodeMemories(f *testing.F) {
 		}
 		wantRecs, wantValid := refDecodeMemories(smp)
 		want := decoded{Valid: wantValid, Records: len(wantRecs), Strs: map[string]string{}}
-		var asRecords []memoryRecord // wantRecs as memoryRecords, for memoryDefaults
+		var asRecords []record // wantRecs as records, for memoryDefaults
 		for i, o := range wantRecs {
 			present := 0
 			for _, f := range []string{"id", "title", "namespace", "memory_type"} {
@@ -100,15 +101,17 @@ func FuzzDecodeMemories(f *testing.F) {
 				}
 			}
 			want.Tags = append(want.Tags, refStrs(o, "tags"))
-			asRecords = append(asRecords, memoryRecord{
+			asRecords = append(asRecords, record{object: true, memory: memoryRecord{
 				ID: jsontext.Value(o["id"]), Title: jsontext.Value(o["title"]), Namespace: jsontext.Value(o["namespace"]),
 				MemoryType: jsontext.Value(o["memory_type"]), Tags: jsontext.Value(o["tags"]), Content: jsontext.Value(o["content"]),
-			})
+			}})
 		}
-		gotRecs, gotValid := decodeMemories(smp)
-		got := decoded{Valid: gotValid, Records: len(gotRecs), Strs: map[string]string{}}
-		for i, o := range gotRecs {
-			if isMemory([]memoryRecord{o}, 1) {
+		all := readSample(smp)
+		gotRecs := slices.DeleteFunc(slices.Clone(all), func(r record) bool { return !r.object })
+		got := decoded{Valid: len(all), Records: len(gotRecs), Strs: map[string]string{}}
+		for i, r := range gotRecs {
+			o := r.memory
+			if isMemory([]record{r}) {
 				got.Memories++
 			}
 			fields := map[string]jsontext.Value{

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/recipes"
+	"github.com/zircote/lro-go/recipes"
 )
 
 // wideSample returns 3 records of width number fields each.
@@ -36,10 +36,11 @@ func TestWideRecordsBounded(t *testing.T) {
 	allocs := func(width int) float64 {
 		smp := wideSample(width)
 		return testing.AllocsPerRun(1, func() {
-			if rs, _ := recipes.Select(recipes.Full, smp); len(rs) != 10 {
+			rs, _ := recipes.Select(recipes.Full, smp)
+			if len(rs) != 10 {
 				t.Fatalf("%d recipes, want 10", len(rs))
 			}
-			recipes.Projection(smp)
+			recipes.Projection(rs)
 		})
 	}
 	n, n4 := allocs(8192), allocs(4*8192)

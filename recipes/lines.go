@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"regexp"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -58,7 +57,7 @@ func (l *lines) add(text string) {
 // textRecipes returns the library of text lines: grep's and tail's tools,
 // a count by level and a time range when the lines carry them.
 func textRecipes(a *analysis) []Recipe {
-	kw := keywordParam(a.text.pick(), "the text of each line", "text")
+	kw := keywordParam(a.text.pick(), "text")
 	first := a.firstLine
 	if first < 0 {
 		first = 1
@@ -91,13 +90,13 @@ func textRecipes(a *analysis) []Recipe {
 		}
 		add(1, 5, recipe("Lines in a time range", "time range",
 			`objects | select(.text | strings | `+trim+`. >= $from and . < $to) | `+lineFormat, "r",
-			Param{"from", from, "start, inclusive, written as in the lines (e.g. " + from + ")", ""},
-			Param{"to", to, "end, exclusive", ""}))
+			param{"from", from, ""},
+			param{"to", to, ""}))
 	}
 	add(2, 7, recipe("Lines by number range", "line range",
 		`objects | select(.line | numbers | . >= ($first | tonumber) and . <= ($last | tonumber)) | `+lineFormat, "r",
-		Param{"first", strconv.FormatInt(first, 10), "first line number", ""},
-		Param{"last", strconv.FormatInt(first+19, 10), "last line number", ""}))
+		param{"first", strconv.FormatInt(first, 10), ""},
+		param{"last", strconv.FormatInt(first+19, 10), ""}))
 	add(2, 8, recipe("Show the last 20 lines", "last 20", `.[-20:][] | objects | `+lineFormat, "sr"))
 	add(3, 9, recipe("Lines without a keyword (like grep -v)", "grep -v",
 		`objects | select(.text | strings | test($keyword; "i") | not) | `+lineFormat, "r", kw))
@@ -116,17 +115,4 @@ func textRecipes(a *analysis) []Recipe {
 	add(4, 13, recipe("Print the text without line numbers", "text only",
 		`objects | .text | strings`, "r"))
 	return choose(cs)
-}
-
-// choose returns the [Count] candidates of lowest rank (the earlier on
-// ties), in order of pos.
-func choose(cs []candidate) []Recipe {
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].rank < cs[j].rank })
-	cs = cs[:Count]
-	sort.Slice(cs, func(i, j int) bool { return cs[i].pos < cs[j].pos })
-	out := make([]Recipe, Count)
-	for i, c := range cs {
-		out[i] = c.Recipe
-	}
-	return out
 }

@@ -1,0 +1,170 @@
+package recipes
+
+import (
+	"bytes"
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/spec"
+)
+
+// memoryLibrary returns the specification's library for memory records at
+// the given detail level (an unknown one is [Light]), its defaults taken
+// from recs, which may be empty. The filters assume that every record is
+// an object; a missing or null field never makes them fail.
+func memoryLibrary(detail Detail, recs []record) []Recipe {
+	d := memoryDefaults(recs)
+	rs := []Recipe{
+		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
+		recipe("Filter by namespace prefix", "filter namespace",
+			`select(.namespace | strings | startswith($namespace))`, "c",
+			param{spec.ParamNamespace, d.namespace, ""}),
+		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
+			`select(.title | strings | test($keyword; "i"))`, "c",
+			param{spec.ParamKeyword, d.titleWord, "title"}),
+		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, "c"),
+		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, "c",
+			param{spec.ParamMemoryType, d.memoryType, "memory_type"}),
+		recipe("Count by namespace", "count by namespace",
+			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, "sc"),
+		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, "c",
+			param{spec.ParamTag, d.tag, ""}),
+		recipe("Sort by created date, oldest first", "sort by date",
+			`sort_by(.created) | .[]`, "sc"),
+	}
+	switch detail {
+	case Medium, Full:
+		path := ".confidence"
+		if detail == Full {
+			path = ".provenance.confidence"
+		}
+		rs = append(rs,
+			recipe("Sort by confidence, highest first", "sort by confidence",
+				"sort_by("+path+") | reverse | .[]", "sc"),
+			recipe("Search content by keyword (case-insensitive regex)", "search content",
+				`select(.content | strings | test($keyword; "i"))`, "c",
+				param{spec.ParamKeyword, d.contentWord, "content"}))
+	default:
+		rs = append(rs,
+			recipe("List unique namespaces", "unique namespaces",
+				`map(.namespace | strings) | unique | .[]`, "sr"),
+			recipe("Count by memory type", "count by type",
+				`group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length}) | .[]`, "sc"))
+	}
+	return rs
+}
+
+// isMemory reports whether more than half of recs, the records that are
+// valid JSON, are objects carrying id, title, namespace and memory_type.
+func isMemory(recs []record) bool {
+	n := 0
+	for _, r := range recs {
+		if o := r.memory; r.object && o.ID != nil && o.Title != nil && o.Namespace != nil && o.MemoryType != nil {
+			n++
+		}
+	}
+	return n > 0 && 2*n > len(recs)
+}
+
+// memoryRecord is an object record with the values of the fields the
+// library reads as written (the last of duplicate names, as with
+// json.Unmarshal), nil for those it has not.
+type memoryRecord struct {
+	ID         jsontext.Value
+	Title      jsontext.Value
+	Namespace  jsontext.Value
+	MemoryType jsontext.Value
+	Tags       jsontext.Value
+	Content    jsontext.Value
+}
+
+// field returns the field of o that holds the member named quoted, a JSON
+// string as written, or nil for a member the library does not read.
+func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
+	name := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		s, _ := jsonString(quoted)
+		name = []byte(s)
+	}
+	fields := [...]*jsontext.Value{&o.ID, &o.Title, &o.Namespace, &o.MemoryType, &o.Tags, &o.Content}
+	for i, n := range [...]string{"id", "title", "namespace", "memory_type", "tags", "content"} {
+		if string(name) == n {
+			return fields[i]
+		}
+	}
+	return nil
+}
+
+// strs returns the string elements of raw, if it is an array.
+func strs(raw jsontext.Value) []string {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
+	var ss []string
+	for dec.PeekKind() != ']' {
+		e, err := dec.ReadValue()
+		if err != nil {
+			break // raw is valid: not reached
+		}
+		if s, ok := jsonString(e); ok {
+			ss = append(ss, s)
+		}
+	}
+	return ss
+}
+
+// defaults are the default parameter values of the memory library: the
+// most common namespace prefix (before the first '/'), memory type and tag,
+// and a distinctive word of the titles and contents, or else the
+// specification's literals.
+type defaults struct {
+	namespace, titleWord, contentWord, memoryType, tag string
+}
+
+func memoryDefaults(recs []record) defaults {
+	namespaces := map[string]int{}
+	types := map[string]int{}
+	tags := map[string]int{}
+	var titles, contents keywords
+	for _, r := range recs {
+		o := r.memory // nil values for a record that is not an object
+		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
+			prefix, _, _ := strings.Cut(ns, "/")
+			namespaces[cmp.Or(prefix, ns)]++
+		}
+		if t, ok := jsonString(o.MemoryType); ok && t != "" {
+			types[t]++
+		}
+		ts := strs(o.Tags)
+		slices.Sort(ts)
+		for _, t := range slices.Compact(ts) { // a tag counted once per record
+			if t != "" {
+				tags[t]++
+			}
+		}
+		if t, ok := jsonString(o.Title); ok {
+			titles.add(t)
+		}
+		if c, ok := jsonString(o.Content); ok {
+			contents.add(c)
+		}
+	}
+	return defaults{
+		namespace:   cmp.Or(mostCommon(maps.All(namespaces)), defaultNamespace),
+		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
+		contentWord: cmp.Or(contents.pick(), defaultKeyword),
+		memoryType:  cmp.Or(mostCommon(maps.All(types)), defaultMemoryType),
+		tag:         cmp.Or(mostCommon(maps.All(tags)), defaultTag),
+	}
+}
+
+// memoryProjection is the Projection of memory records.
+func memoryProjection() [][]string { return [][]string{{"id"}, {"title"}, {"namespace"}} }

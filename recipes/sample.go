@@ -1,0 +1,208 @@
+package recipes
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Bounds of the work done on a sample, so that a huge or hostile sample
+// cannot make recipe generation slow. What they leave out only affects
+// which recipes are chosen and their default values, never whether a
+// recipe runs.
+const (
+	maxSampleRecords = 1000
+	maxSampleBytes   = 4 << 20
+	maxScanBytes     = 4096
+	maxDistinct      = 64
+	maxValueBytes    = 200
+	maxDerived       = 64   // fields of a record compared with each other
+	maxFields        = 1024 // leading fields of a record examined
+)
+
+// bounded returns the leading records of sample that are examined.
+func bounded(sample []json.RawMessage) []json.RawMessage {
+	sample = sample[:min(len(sample), maxSampleRecords)]
+	total := 0
+	for i, raw := range sample {
+		if total += len(raw); total > maxSampleBytes {
+			return sample[:i]
+		}
+	}
+	return sample
+}
+
+// decodeOptions make jsontext accept exactly what json.Valid accepts:
+// duplicate member names and strings that are not valid UTF-8.
+var decodeOptions = []jsontext.Options{
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+}
+
+// jsonString decodes raw, a valid JSON value, if it is a string. A string
+// without escapes whose bytes are UTF-8 is its own decoding; in others,
+// bytes that are not UTF-8 and lone surrogates become U+FFFD, as
+// encoding/json decodes them.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	s, _ := jsontext.AppendUnquote(nil, raw) // an error only says what was replaced
+	return string(s), true
+}
+
+// record is a sample record as the one read of the sample finds it: its
+// JSON text and, for an object, the members that the memory library reads.
+// The analysis decodes the rest from the text (see values).
+type record struct {
+	raw    []byte
+	object bool
+	memory memoryRecord
+}
+
+// readSample reads the records of the bounded sample that are one valid
+// JSON value each, in order; the others are left out.
+func readSample(sample []json.RawMessage) []record {
+	sample = bounded(sample)
+	recs := make([]record, 0, len(sample))
+	var buf bytes.Buffer
+	dec := jsontext.NewDecoder(&buf)
+	for _, raw := range sample {
+		buf = *bytes.NewBuffer(raw) // read in place, not copied
+		dec.Reset(&buf, decodeOptions...)
+		r := record{raw: raw}
+		if err := readRecord(dec, &r); err == nil {
+			recs = append(recs, r)
+		}
+	}
+	return recs
+}
+
+// readRecord reads the record r.raw with dec, which reads it, and sets
+// r.object and r.memory. The error is not nil when r.raw is not one valid
+// JSON value.
+func readRecord(dec *jsontext.Decoder, r *record) (err error) {
+	if dec.PeekKind() != '{' {
+		err = dec.SkipValue()
+	} else if _, err = dec.ReadToken(); err == nil {
+		r.object = true
+		for err == nil && dec.PeekKind() != '}' {
+			var name, v jsontext.Value
+			if name, err = dec.ReadValue(); err != nil {
+				break
+			}
+			field := r.memory.field(name)
+			if v, err = dec.ReadValue(); err == nil && field != nil {
+				// v as a slice of raw, which outlives dec's reads; the
+				// last of duplicate names wins.
+				end := int(dec.InputOffset())
+				*field = jsontext.Value(r.raw[end-len(v) : end : end])
+			}
+		}
+		if err == nil {
+			_, err = dec.ReadToken() // '}'
+		}
+	}
+	if err == nil {
+		// One value: nothing may follow.
+		if _, err = dec.ReadToken(); err == io.EOF {
+			err = nil
+		} else if err == nil {
+			err = errors.New("more than one value")
+		}
+	}
+	return err
+}
+
+// value is a sample record decoded for the analysis: numbers as
+// json.Number, strings and names as encoding/json decodes them, and for an
+// object its distinct names in order of appearance.
+type value struct {
+	v    any
+	keys []string
+	size int // bytes of its JSON text
+}
+
+// values decodes the records recs, which readSample found valid, for the
+// analysis.
+func values(recs []record) []value {
+	vs := make([]value, len(recs))
+	var buf bytes.Buffer
+	dec := jsontext.NewDecoder(&buf)
+	for i, r := range recs {
+		buf = *bytes.NewBuffer(r.raw)
+		dec.Reset(&buf, decodeOptions...)
+		vs[i].size = len(r.raw)
+		vs[i].v, _ = decodeNext(dec, &vs[i].keys)
+	}
+	return vs
+}
+
+// decodeNext decodes the next value of dec as encoding/json decodes it into
+// an any with UseNumber. When keys is not nil and the value is an object,
+// its distinct names are appended to *keys in order of appearance, and its
+// members are decoded up to the one that brings them to maxFields (the last
+// of duplicate names wins, as with json.Unmarshal): the others are left
+// out, so that a record of very many fields costs about what one of
+// maxFields does.
+func decodeNext(dec *jsontext.Decoder, keys *[]string) (any, error) {
+	switch dec.PeekKind() {
+	case '{':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		o := map[string]any{}
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadValue()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := jsonString(name)
+			if _, dup := o[k]; keys != nil && !dup {
+				*keys = append(*keys, k)
+			}
+			if o[k], err = decodeNext(dec, nil); err != nil {
+				return nil, err
+			}
+			if keys != nil && len(*keys) == maxFields {
+				return o, nil
+			}
+		}
+		_, err := dec.ReadToken()
+		return o, err
+	case '[':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		a := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := decodeNext(dec, nil)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.ReadToken()
+		return a, err
+	}
+	v, err := dec.ReadValue()
+	switch {
+	case err != nil:
+		return nil, err
+	case v.Kind() == '"':
+		s, _ := jsonString(v)
+		return s, nil
+	case v.Kind() == '0':
+		return json.Number(v), nil
+	case v.Kind() == 't', v.Kind() == 'f':
+		return v.Kind() == 't', nil
+	}
+	return nil, nil // null
+}
