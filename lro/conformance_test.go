@@ -31,7 +31,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/disk"
 	irecipes "github.com/zircote/lro-go/internal/recipes"
 	"github.com/zircote/lro-go/internal/testhook"
 	"github.com/zircote/lro-go/jsonl"
@@ -426,11 +426,11 @@ func conformanceLevel2(t *testing.T) {
 				j.Close()
 			})
 		}
-		sweep(t0.Add(expiry.DefaultTTL - time.Millisecond))
+		sweep(t0.Add(disk.DefaultTTL - time.Millisecond))
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("file deleted before its TTL: %v", err)
 		}
-		sweep(t0.Add(expiry.DefaultTTL))
+		sweep(t0.Add(disk.DefaultTTL))
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("file kept after its TTL: %v", err)
 		}
@@ -497,7 +497,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		now = t0.Add(expiry.DefaultTTL)
+		now = t0.Add(disk.DefaultTTL)
 		synctest.Test(t, func(t *testing.T) {
 			// The janitor runs on time.Now: the bubble's clock, moved to now.
 			time.Sleep(now.Sub(time.Now()))
@@ -530,7 +530,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Errorf("WriteFailed event %+v", wf)
 		}
 		fe := events[2].(event.FileExpired)
-		if diff := cmp.Diff(event.FileExpired{Path: d.FilePath, CreatedAt: t0, TTL: expiry.DefaultTTL}, fe); diff != "" {
+		if diff := cmp.Diff(event.FileExpired{Path: d.FilePath, CreatedAt: t0, TTL: disk.DefaultTTL}, fe); diff != "" {
 			t.Errorf("FileExpired event (-want +got):\n%s", diff)
 		}
 	})
