@@ -64,8 +64,8 @@ func TestWriteErrorIsSticky(t *testing.T) {
 	if err := w.WriteRecord([]byte(`{}`)); err != first {
 		t.Errorf("next WriteRecord = %v, want the first error %v", err, first)
 	}
-	if err := w.writeValid([]byte(`1`)); err != first {
-		t.Errorf("writeValid = %v, want the first error %v", err, first)
+	if err := w.WriteValid([]byte(`1`)); err != first {
+		t.Errorf("WriteValid = %v, want the first error %v", err, first)
 	}
 	if err := w.Commit(); err != first {
 		t.Errorf("Commit = %v, want the first error %v", err, first)
@@ -110,14 +110,14 @@ func TestWriteValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := w.writeValid([]byte(`{"a":1}`)); err != errNoHeader {
+	if err := w.WriteValid([]byte(`{"a":1}`)); err != errNoHeader {
 		t.Errorf("Write before the header = %v, want errNoHeader", err)
 	}
 	if err := w.WriteHeader(Header{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{`{"a":1}`, `[2]`} {
-		if err := w.writeValid([]byte(line)); err != nil {
+		if err := w.WriteValid([]byte(line)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestWriteValid(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.writeValid([]byte(`1`)); err != errClosed {
+	if err := w.WriteValid([]byte(`1`)); err != errClosed {
 		t.Errorf("Write after Commit = %v, want errClosed", err)
 	}
 	data, err := os.ReadFile(w.Path())

@@ -49,7 +49,6 @@ var (
 	errInvalidRecord = errors.New("jsonl: invalid record")                          // not exactly one JSON value, wrapped with the reason
 	errCountMismatch = errors.New("jsonl: record count does not match header")      // Commit, ReadFile
 	errClosed        = errors.New("jsonl: writer already committed or aborted")     // a write or Commit after Commit or Abort
-	errExtension     = errors.New("jsonl: header extension is not one JSON object") // WriteHeader
 )
 
 // headerType is the value of the header line's "type" field.

@@ -57,9 +57,9 @@ func parseHeader(line []byte, name string) (Header, error) {
 	return h, nil
 }
 
-// specNames are the names of the specification's header fields.
-var specNames = map[string]bool{"type": true, "operation": true, "query": true, "count": true,
-	"schema_version": true, "timestamp": true, "estimated_tokens": true, "detail": true}
+// specNames are the names of the specification's header fields, quoted.
+var specNames = map[string]bool{`"type"`: true, `"operation"`: true, `"query"`: true, `"count"`: true,
+	`"schema_version"`: true, `"timestamp"`: true, `"estimated_tokens"`: true, `"detail"`: true}
 
 // extension returns the members of the JSON object line whose names are
 // not the specification's, as one object, or nil for none.
@@ -70,25 +70,14 @@ func extension(line []byte) json.RawMessage {
 	}
 	var ext []byte
 	for dec.PeekKind() == '"' {
-		name, err := dec.ReadToken()
-		if err != nil {
-			return nil
+		name, _ := dec.ReadValue() // the line is valid JSON: no error
+		keep := !specNames[string(name)]
+		if keep {
+			ext = append(append(append(ext, ','), name...), ':')
 		}
-		if specNames[name.String()] {
-			if dec.SkipValue() != nil {
-				return nil
-			}
-			continue
+		if v, _ := dec.ReadValue(); keep {
+			ext = append(ext, v...)
 		}
-		ext = append(ext, ',')
-		if ext, err = jsontext.AppendQuote(ext, name.String()); err != nil {
-			return nil
-		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return nil
-		}
-		ext = append(append(ext, ':'), v...)
 	}
 	if ext == nil {
 		return nil

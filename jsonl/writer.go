@@ -123,8 +123,8 @@ func (w *Writer) WriteHeader(h Header) error {
 // object ext after its own.
 func extend(line, ext []byte) ([]byte, error) {
 	var c bytes.Buffer
-	if err := json.Compact(&c, ext); err != nil || c.Len() < 2 || c.Bytes()[0] != '{' {
-		return nil, errors.Join(errExtension, err)
+	if err := json.Compact(&c, ext); err != nil || c.Bytes()[0] != '{' {
+		return nil, fmt.Errorf("extension %.40q is not one JSON object: %w", ext, err)
 	}
 	if c.Len() == 2 { // {}
 		return line, nil
@@ -156,13 +156,16 @@ func (w *Writer) WriteRecord(record []byte) error {
 		var discard bytes.Buffer
 		return w.invalid(json.Compact(&discard, record))
 	}
-	return w.writeValid(line)
+	return w.WriteValid(line)
 }
 
-// writeValid writes line as the next record, as WriteRecord does, but
-// without validating it: line is exactly one JSON value without a line
-// break.
-func (w *Writer) writeValid(line []byte) error {
+// WriteValid writes line as the next record, as [Writer.WriteRecord] does,
+// but without validating it, for a caller that has: line must be exactly
+// one JSON value without a line break, such as one a JSON decoder has read
+// (this module's offloaders write their records so: validating them again
+// would take about as long as the rest of an offload). It returns the
+// other errors of WriteRecord.
+func (w *Writer) WriteValid(line []byte) error {
 	if err := w.checkRecord(); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package disk
 
 import (
+	"cmp"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -42,9 +43,8 @@ func OpenForLock(root *os.Root, name string) (*os.File, error) {
 	return root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 }
 
-// Sink is where an offloaded file is written: an object that becomes
-// visible to readers, whole, only when committed; package jsonl's
-// NewWriter calls Commit once, or Abort, and nothing after either.
+// Sink is where package jsonl's NewWriter writes a file: it becomes
+// visible, whole, on Commit, and Abort discards it.
 type Sink interface {
 	io.Writer
 	Commit() error
@@ -90,27 +90,20 @@ func (t *File) Path() string { return t.path }
 
 func (t *File) Write(p []byte) (int, error) { return t.f.Write(p) }
 
-// Create starts the file of operation in dir made absolute, or
-// [os.TempDir], which it makes with every missing parent with mode 0700
-// (and never changes the mode of a directory that exists) once it is found
-// safe ([CheckDir]). The file's name is [NewName](prefix, operation, now,
-// random); its data is written to the temporary file [TempName] in the same
-// directory, created exclusively with mode 0600 whatever the umask, and
-// locked until Commit or Abort. Create draws a new name, up to 8 times,
-// should either name exist, or a janitor remove the new temporary file
-// before it is locked. When expires is not nil, Commit records the expiry
-// it returns (see [RecordExpiry]).
-//
+// Create starts the file of operation in dir (made absolute; [os.TempDir]
+// if empty; made by [PrepareDir]), named [NewName](prefix, operation, now,
+// random), as package jsonl's Create says: its temporary file [TempName],
+// created exclusively with mode 0600 whatever the umask, is locked until
+// Commit or Abort. Create draws a new name, up to 8 times, should either
+// name exist, or a janitor remove the new temporary file before it is
+// locked. When expires is not nil, Commit records the expiry it returns.
 // Create returns an error wrapping [ErrInvalidPrefix] or [ErrUnsafeDir],
 // and the *fs.PathError of a directory or file it could not create.
 func Create(dir, prefix, operation string, now time.Time, random bool, expires func() time.Time) (*File, error) {
 	if err := ValidatePrefix(prefix); err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := filepath.Abs(cmp.Or(dir, os.TempDir()))
 	if err != nil {
 		return nil, fmt.Errorf("jsonl: directory %q: %w", dir, err)
 	}

@@ -180,7 +180,7 @@ func TestReadResourceBlob(t *testing.T) {
 		if err := w.WriteHeader(jsonl.Header{Operation: "recall", Count: 1}); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.WriteRecord(value); err != nil {
+		if err := w.WriteValid(value); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Commit(); err != nil {

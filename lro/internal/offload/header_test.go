@@ -36,7 +36,7 @@ func TestFileHeaderOnTheWire(t *testing.T) {
 	if err := writeHeader(w, h); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteRecord([]byte(`{"line":1,"text":"a"}`)); err != nil {
+	if err := w.WriteValid([]byte(`{"line":1,"text":"a"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {

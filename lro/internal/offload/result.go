@@ -684,7 +684,7 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 	write := func(line []byte) error {
 		written++
 		p.jq16.add(line, written+1) // the header is line 1
-		return w.WriteRecord(line)
+		return w.WriteValid(line)
 	}
 	var buf []byte
 	writeCompact := func(v []byte) error {
