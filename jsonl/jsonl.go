@@ -43,12 +43,12 @@ var (
 
 // The errors of a Writer and of ReadFile.
 var (
-	errNoHeader      = errors.New("jsonl: header not written")                      // a record, or Commit, before WriteHeader
-	errHeaderWritten = errors.New("jsonl: header already written")                  // WriteHeader a second time
-	errInvalidHeader = errors.New("jsonl: invalid header")                          // a negative count
-	errInvalidRecord = errors.New("jsonl: invalid record")                          // not exactly one JSON value, wrapped with the reason
-	errCountMismatch = errors.New("jsonl: record count does not match header")      // Commit, ReadFile
-	errClosed        = errors.New("jsonl: writer already committed or aborted")     // a write or Commit after Commit or Abort
+	errNoHeader      = errors.New("jsonl: header not written")                  // a record, or Commit, before WriteHeader
+	errHeaderWritten = errors.New("jsonl: header already written")              // WriteHeader a second time
+	errInvalidHeader = errors.New("jsonl: invalid header")                      // a negative count
+	errInvalidRecord = errors.New("jsonl: invalid record")                      // not exactly one JSON value, wrapped with the reason
+	errCountMismatch = errors.New("jsonl: record count does not match header")  // Commit, ReadFile
+	errClosed        = errors.New("jsonl: writer already committed or aborted") // a write or Commit after Commit or Abort
 )
 
 // headerType is the value of the header line's "type" field.
