@@ -75,7 +75,7 @@ type Header struct {
 	// and ReadFile set it to the members they do not name, in order, or
 	// nil. The offloaders of this module write "result", "records_at",
 	// "copies" and "redacted" there, with which a file rebuilds the exact
-	// result (docs/jsonl.md).
+	// result (docs/how-it-works.md).
 	Extension json.RawMessage `json:"-"`
 }
 

@@ -103,7 +103,8 @@ func Create(dir, prefix, operation string, now time.Time, random bool, expires f
 	if err := ValidatePrefix(prefix); err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(cmp.Or(dir, os.TempDir()))
+	dir = cmp.Or(dir, os.TempDir())
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("jsonl: directory %q: %w", dir, err)
 	}
