@@ -122,8 +122,7 @@ func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := jsonl.NewWriter(disk.Wrap(f, c.WrapWriter), f.Path(), op)
-	return w, nil
+	return jsonl.NewWriter(disk.Wrap(f, c.WrapWriter), f.Path(), op), nil
 }
 
 // remote reports whether files go to a bucket, which is not the client's
