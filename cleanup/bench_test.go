@@ -11,7 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/testing/sidebyside"
 )
 
@@ -24,7 +24,7 @@ func benchNames() []string {
 	names := make([]string, benchFiles)
 	for i := range names {
 		at := t0.Add(-time.Duration(i) * time.Millisecond)
-		names[i] = jsonlfile.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
+		names[i] = disk.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
 	}
 	return names
 }

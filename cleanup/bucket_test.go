@@ -15,7 +15,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
 
@@ -62,7 +62,7 @@ func TestSweepBucket(t *testing.T) {
 		put(t, b, nameAt(t0)),           // fresh
 		put(t, b, nameAt(t0.Add(-ttl))), // expired as a handle, but within the skew margin
 		put(t, b, nameAt(t0.Add(-ttl-cleanup.SkewMargin+time.Millisecond))), // one millisecond short of the margin
-		put(t, b, jsonlfile.Name("other", "recall", idAt(t0.Add(-2*ttl)))),  // another prefix
+		put(t, b, disk.Name("other", "recall", idAt(t0.Add(-2*ttl)))),       // another prefix
 		put(t, b, "atlatl-x/"+nameAt(t0.Add(-2*ttl))),                       // a "subfolder" of the prefix
 		put(t, b, "atlatl-notes.txt"),                                       // not an offload name
 	}

@@ -12,9 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/tempname"
+	"github.com/zircote/lro-go/internal/disk"
 )
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
@@ -145,16 +143,16 @@ func New(opts *Options) (*Janitor, error) {
 	if o.TTL < 0 {
 		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
-	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL)
+	o.TTL = cmp.Or(o.TTL, disk.DefaultTTL)
 	if o.Interval < 0 {
 		return nil, fmt.Errorf("cleanup: Options.Interval is %v: %w", o.Interval, ErrInvalidOption)
 	}
-	o.Interval = cmp.Or(o.Interval, expiry.DefaultInterval)
-	o.Prefix = cmp.Or(o.Prefix, jsonlfile.DefaultPrefix)
-	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
+	o.Interval = cmp.Or(o.Interval, disk.DefaultInterval)
+	o.Prefix = cmp.Or(o.Prefix, disk.DefaultPrefix)
+	if err := disk.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
-	margin := expiry.SkewMargin
+	margin := disk.SkewMargin
 	if o.Bucket == nil {
 		margin = 0
 		o.Dir = cmp.Or(o.Dir, os.TempDir())
@@ -165,7 +163,7 @@ func New(opts *Options) (*Janitor, error) {
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
 		}
-		if err := jsonlfile.CheckDir(dir); err != nil {
+		if err := disk.CheckDir(dir); err != nil {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w: %w", o.Dir, err, ErrInvalidOption)
 		}
 		o.Dir = dir
@@ -354,9 +352,9 @@ func (j *Janitor) list(ctx context.Context, root *os.Root, f func(name string)) 
 // expired at now; it counts in res one that has not.
 func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool) {
 	temp := false
-	_, id, ok := jsonlfile.ParseName(name, j.o.Prefix)
-	if base, isTemp := tempname.Base(name); !ok && isTemp && j.o.Bucket == nil {
-		_, id, ok = jsonlfile.ParseName(base, j.o.Prefix)
+	_, id, ok := disk.ParseName(name, j.o.Prefix)
+	if base, isTemp := disk.TempBase(name); !ok && isTemp && j.o.Bucket == nil {
+		_, id, ok = disk.ParseName(base, j.o.Prefix)
 		temp = true
 	}
 	if !ok {
@@ -364,7 +362,7 @@ func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool)
 	}
 	created := id.Timestamp().UTC()
 	expiry := created.Add(j.o.TTL + j.margin)
-	if temp && !tempname.Locks { // no lock tells whether its Writer is alive
+	if temp && !disk.Locks { // no lock tells whether its Writer is alive
 		expiry = expiry.Add(unlockedGrace)
 	}
 	if now.Before(expiry) {
@@ -404,7 +402,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		res.skipped++ // a symlink, folder, FIFO, ...: not ours
 		return false, nil
 	}
-	if recorded, ok := expiry.Of(fi); ok && !c.temp && now.Before(recorded) {
+	if recorded, ok := disk.ExpiryOf(fi); ok && !c.temp && now.Before(recorded) {
 		res.keep(recorded) // the expiry recorded with the file, later than the TTL's
 		return false, nil
 	}
@@ -414,10 +412,10 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		f, err := lockTemp(root, c.name, fi)
 		young := now.Before(c.created.Add(j.o.TTL + unlockedGrace))
 		switch {
-		case errors.Is(err, tempname.ErrBusy), errors.Is(err, tempname.ErrNoLock) && young:
+		case errors.Is(err, disk.ErrBusy), errors.Is(err, disk.ErrNoLock) && young:
 			res.InUse++
 			return false, nil
-		case errors.Is(err, tempname.ErrNoLock): // old enough to be a leftover
+		case errors.Is(err, disk.ErrNoLock): // old enough to be a leftover
 		case err != nil:
 			return false, j.pathError("open", c.name, err)
 		default:

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,8 +18,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/tempname"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -29,7 +29,7 @@ var t0 = time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
 // and returns its path.
 func offload(t testing.TB, dir, prefix string, at time.Time) string {
 	t.Helper()
-	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Prefix: prefix, Now: func() time.Time { return at }})
+	w, err := createAt(dir, prefix, "recall", at, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +53,14 @@ func offload(t testing.TB, dir, prefix string, at time.Time) string {
 func leftover(t testing.TB, dir, prefix string, at time.Time) string {
 	t.Helper()
 	id := ulid.MustNew(ulid.Timestamp(at), rand.Reader)
-	tmp := filepath.Join(dir, tempname.Of(jsonlfile.Name(prefix, "recall", id)))
+	tmp := filepath.Join(dir, disk.TempName(disk.Name(prefix, "recall", id)))
 	return writeFile(t, tmp, `{"type":"lro_header","operation":"rec`)
 }
 
 // nameAt returns a fresh offload file name of the default prefix with the
 // creation time at.
 func nameAt(at time.Time) string {
-	return jsonlfile.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
+	return disk.Name("", "recall", ulid.MustNew(ulid.Timestamp(at), rand.Reader))
 }
 
 // expired is one call of OnExpired.
@@ -161,7 +161,7 @@ func TestSweep(t *testing.T) {
 		{name: "other name", path: notes, reason: "not an offload file name"},
 		{name: "no ULID", path: writeFile(t, filepath.Join(dir, "atlatl-recall.jsonl"), ""), reason: "no ULID, no created_at"},
 		{name: "lower-case ULID", path: writeFile(t, filepath.Join(dir, strings.ToLower(nameAt(t0.Add(-2*time.Hour)))), ""),
-			reason: "jsonlfile.Name writes ULIDs in upper case; so lower case is not ours"},
+			reason: "disk.Name writes ULIDs in upper case; so lower case is not ours"},
 		{name: "other extension", path: writeFile(t, filepath.Join(dir, nameAt(t0.Add(-2*time.Hour))+".bak"), ""),
 			reason: "a copy someone made is not an offload file"},
 		{name: "other prefix", path: offload(t, dir, "other", t0.Add(-2*time.Hour)), reason: "another prefix's files belong to another janitor"},
@@ -478,7 +478,7 @@ func TestNewInvalid(t *testing.T) {
 		{name: "hidden prefix", opts: cleanup.Options{Prefix: ".atlatl"}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
 			reason: "a prefix starting with a dot would match hidden files"},
 		{name: "Dir is a file", opts: cleanup.Options{Dir: file}, field: "Options.Dir", reason: "a file cannot hold offload files"},
-		{name: "Dir writable by others", opts: cleanup.Options{Dir: open}, field: "Options.Dir", wrapped: jsonlfile.ErrUnsafeDir,
+		{name: "Dir writable by others", opts: cleanup.Options{Dir: open}, field: "Options.Dir", wrapped: disk.ErrUnsafeDir,
 			reason: "no offload file is written there, and another user could swap the folder"},
 	}
 	for _, tt := range tests {
@@ -562,4 +562,14 @@ func TestConcurrentSweeps(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" || removed != files {
 		t.Errorf("%d removals counted, events (-want +got):\n%s", removed, diff)
 	}
+}
+
+// createAt starts the file of operation in dir, as jsonl.Create does, under
+// a name of time at, writing through wrap if not nil.
+func createAt(dir, prefix, operation string, at time.Time, wrap func(io.Writer) io.Writer) (*jsonl.Writer, error) {
+	f, err := disk.Create(dir, prefix, operation, at, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return jsonl.NewWriter(disk.Wrap(f, wrap), f.Path(), operation), nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/disk"
 )
 
 // SetBeforeRemove makes j call f with the name of each expired regular file
@@ -27,9 +27,9 @@ func StartWith(ctx context.Context, opts *Options, now func() time.Time) (*Janit
 // The defaults of Options.TTL and Options.Interval, and the margin of a
 // bucket's sweep, which users find documented on the fields.
 const (
-	DefaultTTL      = expiry.DefaultTTL
-	DefaultInterval = expiry.DefaultInterval
-	SkewMargin      = expiry.SkewMargin
+	DefaultTTL      = disk.DefaultTTL
+	DefaultInterval = disk.DefaultInterval
+	SkewMargin      = disk.SkewMargin
 )
 
 // Counts are the counts of a Result, its unexported ones included.

@@ -4,22 +4,22 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/zircote/lro-go/internal/tempname"
+	"github.com/zircote/lro-go/internal/disk"
 )
 
 // lockTemp opens the temporary file name of root, which an lstat found to be
 // the regular file fi, and tries to take its exclusive flock(2) lock without
 // waiting: a live jsonl.Writer holds it until it has renamed or removed the
 // file. It returns the file, still locked and still at name, for the caller
-// to remove by name and then close; or an error: [tempname.ErrBusy] for a
-// live Writer, one wrapping [tempname.ErrNoLock] where no lock can tell, or
+// to remove by name and then close; or an error: [disk.ErrBusy] for a
+// live Writer, one wrapping [disk.ErrNoLock] where no lock can tell, or
 // [fs.ErrNotExist] for a file removed or replaced since the lstat. The open
 // never blocks (on a FIFO put there meanwhile).
 func lockTemp(root *os.Root, name string, fi fs.FileInfo) (*os.File, error) {
-	if !tempname.Locks {
-		return nil, tempname.ErrNoLock
+	if !disk.Locks {
+		return nil, disk.ErrNoLock
 	}
-	f, err := tempname.OpenForLock(root, name)
+	f, err := disk.OpenForLock(root, name)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func lockTemp(root *os.Root, name string, fi fs.FileInfo) (*os.File, error) {
 		err = fs.ErrNotExist
 	}
 	if err == nil {
-		err = tempname.Lock(f, false)
+		err = disk.Lock(f, false)
 	}
 	if err == nil {
 		// Another janitor may have removed the name, or someone replaced it.

@@ -18,7 +18,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -50,8 +49,7 @@ func TestSweepSlowWrite(t *testing.T) {
 	dir := t.TempDir()
 	start := t0.Add(-time.Hour)
 	g := newGate()
-	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Now: func() time.Time { return start },
-		WrapWriter: func(w io.Writer) io.Writer { g.w = w; return g }})
+	w, err := createAt(dir, "", "recall", start, func(w io.Writer) io.Writer { g.w = w; return g })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +119,7 @@ func TestDeadWriterHelper(t *testing.T) {
 	if dir == "" {
 		t.Skip("the writer process of TestSweepDeadWriter")
 	}
-	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Now: func() time.Time { return t0.Add(-2 * time.Hour) }})
+	w, err := createAt(dir, "", "recall", t0.Add(-2*time.Hour), nil)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)

@@ -1,6 +1,7 @@
 package jsonl_test
 
 import (
+	"bytes"
 	"fmt"
 	"log"
 	"os"
@@ -64,4 +65,23 @@ func ExampleCreate() {
 	// {"id":"m1","title":"Context is finite"}
 	// {"id":"m2","title":"Files are cheap"}
 	// recall 2 2
+}
+
+func ExampleNewWriter() {
+	var buf bytes.Buffer // or a bucket's upload, with Commit and Abort methods
+	w := jsonl.NewWriter(&buf, "recall.jsonl", "recall")
+	defer w.Abort()
+	if err := w.WriteHeader(jsonl.Header{Count: 1, Timestamp: "2026-11-21T13:31:00.123Z"}); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.WriteRecord([]byte(`{"id":"m1"}`)); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(buf.String())
+	// Output:
+	// {"type":"lro_header","operation":"recall","query":null,"count":1,"schema_version":"","timestamp":"2026-11-21T13:31:00.123Z","estimated_tokens":0,"detail":""}
+	// {"id":"m1"}
 }

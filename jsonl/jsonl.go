@@ -1,4 +1,4 @@
-// Package jsonl writes offloaded result sets as JSONL files.
+// Package jsonl writes and reads offloaded result sets as JSONL files.
 //
 // An offloaded file holds one result set of a tool call. Its first line is a
 // [Header] (the JSON object {"type":"lro_header",...}) and every following
@@ -9,10 +9,12 @@
 // temporary name that [Writer.Commit] renames: a reader sees either nothing
 // or the complete file. Its name, {dir}/{prefix}-{operation}-{ulid}.jsonl
 // (see [Create]), is unique, and sorts by the creation time it carries.
+// [NewWriter] writes a file to any io.Writer instead, such as a bucket's
+// upload.
 //
 // The offloaders of this module write a header with more fields than the
-// specification's, so that the file rebuilds the exact result; [ReadHeader]
-// and [ReadFile] read the specification's fields of any offloaded file.
+// specification's, so that the file rebuilds the exact result
+// ([Header.Extension]).
 //
 // Package-level functions are safe for concurrent use. A [Writer] is not, but
 // any number of Writers may write files in the same directory concurrently.
@@ -20,54 +22,62 @@ package jsonl
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"time"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 )
 
 var (
 	// ErrInvalidPrefix is returned (wrapped, naming the prefix) by [Create]
 	// for a prefix that is longer than 64 bytes, starts with a dot, or has
 	// a byte outside [A-Za-z0-9_.-].
-	ErrInvalidPrefix = jsonlfile.ErrInvalidPrefix
+	ErrInvalidPrefix = disk.ErrInvalidPrefix
 
 	// ErrNotOffloadFile is returned (wrapped) by [ReadHeader] and [ReadFile]
 	// when the first line is missing, is not a JSON object, or has a "type"
 	// other than "lro_header".
-	ErrNotOffloadFile = jsonlfile.ErrNotOffloadFile
+	ErrNotOffloadFile = errors.New("jsonl: not an offloaded file")
 )
+
+// The errors of a Writer and of ReadFile.
+var (
+	errNoHeader      = errors.New("jsonl: header not written")                  // a record, or Commit, before WriteHeader
+	errHeaderWritten = errors.New("jsonl: header already written")              // WriteHeader a second time
+	errInvalidHeader = errors.New("jsonl: invalid header")                      // a negative count
+	errInvalidRecord = errors.New("jsonl: invalid record")                      // not exactly one JSON value, wrapped with the reason
+	errCountMismatch = errors.New("jsonl: record count does not match header")  // Commit, ReadFile
+	errClosed        = errors.New("jsonl: writer already committed or aborted") // a write or Commit after Commit or Abort
+)
+
+// headerType is the value of the header line's "type" field.
+const headerType = "lro_header"
 
 // Header is the first line of an offloaded file, the specification's
 // OffloadHeader, written with its fields in this order, for example
 //
 //	{"type":"lro_header","operation":"recall","query":null,"count":2,"schema_version":"1.0","timestamp":"2026-11-21T13:31:00.123Z","estimated_tokens":2400,"detail":"light"}
 //
-// Its fields: Type (always "lro_header"; WriteHeader sets it), Operation (if
-// empty, the operation given to Create), Query (nil is written as null),
-// Count (the number of record lines: Commit fails unless exactly Count
-// records were written), SchemaVersion, Timestamp (RFC 3339; if empty, the
-// current time in UTC with milliseconds), EstimatedTokens (of the whole
-// result set) and Detail (the detail level of the records, such as
-// "light", "medium" or "full"). A Header is a plain value.
-type Header = jsonlfile.Header
+// A Header is a plain value.
+type Header struct {
+	Type            string  `json:"type"`             // always "lro_header"; WriteHeader sets it
+	Operation       string  `json:"operation"`        // if empty, WriteHeader uses the operation of Create or NewWriter
+	Query           *string `json:"query"`            // the operation's query, if any; nil is written as null
+	Count           int     `json:"count"`            // record lines after the header: Commit fails unless exactly Count were written
+	SchemaVersion   string  `json:"schema_version"`   // of the records
+	Timestamp       string  `json:"timestamp"`        // RFC 3339; if empty, WriteHeader uses the current time in UTC with milliseconds
+	EstimatedTokens int     `json:"estimated_tokens"` // of the whole result set
+	Detail          string  `json:"detail"`           // the detail level of the records, such as "light", "medium" or "full"
 
-// Writer writes one offloaded file. Not safe for concurrent use.
-//
-// A Writer is made by [Create]. Call WriteHeader once, then WriteRecord (or
-// WriteValue, which encodes a Go value as json.Marshal does, without
-// escaping <, > and &) once per record, then Commit. Defer Abort right after
-// Create: it removes the temporary file on every path that does not reach a
-// successful Commit, and does nothing after one. Path is where the file is
-// once committed; Name its base name, Size the bytes and Count the records
-// written so far, CreatedAt the time in the name's ULID.
-//
-// WriteRecord validates every record, so that one malformed line can never
-// break jq on the whole file, and writes a record that holds a line break
-// (indented JSON) in compact form. Until Commit the data lives in a hidden
-// temporary file next to Path; after an error from a write the Writer
-// should be aborted; after any error from Commit the temporary file is
-// already gone.
-type Writer = jsonlfile.Writer
+	// Extension is a JSON object of the header's other members: WriteHeader
+	// writes its members after the specification's fields, and ReadHeader
+	// and ReadFile set it to the members they do not name, in order, or
+	// nil. The offloaders of this module write "result", "records_at",
+	// "copies" and "redacted" there, with which a file rebuilds the exact
+	// result (docs/how-it-works.md).
+	Extension json.RawMessage `json:"-"`
+}
 
 // Options configure [Create]. A nil *Options uses every default. Create
 // copies the Options, so they may be shared and reused.
@@ -90,43 +100,27 @@ type Options struct {
 // whatever the process umask (results may hold private data), and locked
 // with flock(2) where the system has one until Commit or Abort, so that
 // package [github.com/zircote/lro-go/cleanup] deletes only the leftovers of
-// dead processes.
+// dead processes. A folder that another user could write to or own is
+// refused, and so is the making of one in it.
 //
 // Create returns an error wrapping [ErrInvalidPrefix] for a bad
 // opts.Prefix, and any error creating the folder or the file.
 func Create(operation string, opts *Options) (*Writer, error) {
-	var o jsonlfile.Options
+	return create(operation, opts, time.Now, nil)
+}
+
+// create is Create with a clock and a writer that every byte of the file
+// goes through (tests give them).
+func create(operation string, opts *Options, now func() time.Time, wrap func(io.Writer) io.Writer) (*Writer, error) {
+	var o Options
 	if opts != nil {
-		o.Dir, o.Prefix = opts.Dir, opts.Prefix
+		o = *opts
 	}
-	return jsonlfile.Create(operation, &o)
-}
-
-// ReadHeader reads the header line from r: the specification's fields.
-//
-// The line may be of any length. If r is a *bufio.Reader, ReadHeader reads
-// exactly the header line from it, so the caller can go on reading records
-// from the same reader; otherwise it may read past the first line.
-//
-// ReadHeader returns an error wrapping [ErrNotOffloadFile] if the input is
-// empty, the line is not a JSON object or its "type" is not "lro_header",
-// an error for a negative count, and any error reading r.
-func ReadHeader(r io.Reader) (Header, error) {
-	h, err := jsonlfile.ReadHeader(r)
-	return h.Header, err
-}
-
-// ReadFile reads a whole offloaded file.
-//
-// It returns the header and one [json.RawMessage] per record line, in order.
-// Lines may be of any length and may end in "\r\n"; the last line needs no
-// line ending.
-//
-// ReadFile returns the errors of [ReadHeader] and, naming the path and the
-// line, an error for a line (an empty one included) that is not exactly one
-// JSON value, and an error if the number of record lines is not the
-// header's count.
-func ReadFile(path string) (Header, []json.RawMessage, error) {
-	h, recs, err := jsonlfile.ReadFile(path)
-	return h.Header, recs, err
+	f, err := disk.Create(o.Dir, o.Prefix, operation, now(), false, nil)
+	if err != nil {
+		return nil, err
+	}
+	w := NewWriter(disk.Wrap(f, wrap), f.Path(), operation)
+	w.now = now
+	return w, nil
 }

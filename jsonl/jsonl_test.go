@@ -2,13 +2,13 @@ package jsonl_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -21,17 +21,17 @@ func TestReadHeader(t *testing.T) {
 		wantErr error
 		reason  string
 	}{
-		{"minimal", `{"type":"lro_header","count":2}` + "\n", jsonl.Header{Type: jsonlfile.HeaderType, Count: 2}, nil, "missing fields are zero"},
-		{"no newline", `{"type":"lro_header"}`, jsonl.Header{Type: jsonlfile.HeaderType}, nil, "a header-only file may lack the final newline"},
-		{"crlf", "{\"type\":\"lro_header\"}\r\n{}\r\n", jsonl.Header{Type: jsonlfile.HeaderType}, nil, "Windows line endings"},
-		{"long", `{"type":"lro_header","query":"` + long + `"}` + "\n", jsonl.Header{Type: jsonlfile.HeaderType, Query: &long}, nil, "a header line of any length"},
-		{"unknown field", `{"type":"lro_header","future":1}`, jsonl.Header{Type: jsonlfile.HeaderType}, nil, "newer writers may add fields"},
+		{"minimal", `{"type":"lro_header","count":2}` + "\n", jsonl.Header{Type: jsonl.HeaderType, Count: 2}, nil, "missing fields are zero"},
+		{"no newline", `{"type":"lro_header"}`, jsonl.Header{Type: jsonl.HeaderType}, nil, "a header-only file may lack the final newline"},
+		{"crlf", "{\"type\":\"lro_header\"}\r\n{}\r\n", jsonl.Header{Type: jsonl.HeaderType}, nil, "Windows line endings"},
+		{"long", `{"type":"lro_header","query":"` + long + `"}` + "\n", jsonl.Header{Type: jsonl.HeaderType, Query: &long}, nil, "a header line of any length"},
+		{"unknown field", `{"type":"lro_header","future":1}`, jsonl.Header{Type: jsonl.HeaderType, Extension: json.RawMessage(`{"future":1}`)}, nil, "newer writers may add fields, read as the extension"},
 		{"empty", "", jsonl.Header{}, jsonl.ErrNotOffloadFile, "no first line"},
 		{"record first", `{"id":"m1"}` + "\n", jsonl.Header{}, jsonl.ErrNotOffloadFile, "a JSONL file without header"},
 		{"other type", `{"type":"lro_footer"}`, jsonl.Header{}, jsonl.ErrNotOffloadFile, "type must be lro_header"},
 		{"not json", "hello\n", jsonl.Header{}, jsonl.ErrNotOffloadFile, "not JSON at all"},
 		{"array", `[1]`, jsonl.Header{}, jsonl.ErrNotOffloadFile, "not an object"},
-		{"negative count", `{"type":"lro_header","count":-1}`, jsonl.Header{}, jsonlfile.ErrInvalidHeader, "a count is never negative"},
+		{"negative count", `{"type":"lro_header","count":-1}`, jsonl.Header{}, jsonl.ErrInvalidHeader, "a count is never negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

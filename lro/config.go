@@ -18,7 +18,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
@@ -96,7 +96,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if out.TTL == 0 && out.Store != nil {
 		out.TTL = out.Store.TTL()
 	}
-	out.TTL = cmp.Or(out.TTL, expiry.DefaultTTL)
+	out.TTL = cmp.Or(out.TTL, disk.DefaultTTL)
 	if err := out.Validate(); err != nil {
 		return nil, err
 	}

@@ -16,8 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -81,7 +80,7 @@ enabled = false
 		want     lro.Options
 	}{{
 		name: "nothing set: the spec's defaults",
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL},
 	}, {
 		name: "the file sets every key",
 		file: file,
@@ -127,7 +126,7 @@ enabled = false
 		name: "the environment disables what the file enabled",
 		file: "[prompt.offload]\nenabled = true\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ENABLED": "false"},
-		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL},
+		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL},
 	}, {
 		name:   "another product's prefix; ATLATL variables are then ignored",
 		prefix: "MYAPP",
@@ -136,13 +135,13 @@ enabled = false
 			"MYAPP_PROMPT__OFFLOAD__PROFILE":           "no_schema",
 			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
 		},
-		want: lro.Options{ThresholdTokens: 900, TTL: expiry.DefaultTTL, Profile: descriptor.ProfileNoSchema},
+		want: lro.Options{ThresholdTokens: 900, TTL: disk.DefaultTTL, Profile: descriptor.ProfileNoSchema},
 	}, {
 		name: "the client's folder and the tools always offloaded, from the file and the environment",
 		file: "[prompt.offload]\nclient_dir = \"/from/toml\"\n[prompt.offload.tools.export]\nalways = true\n[prompt.offload.tools.recall]\nthreshold_tokens = 900\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": " recall , dump", "ATLATL_PROMPT__OFFLOAD__CLIENT_DIR": "/from/env"},
 		want: lro.Options{
-			ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, ClientDir: "/from/env",
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, ClientDir: "/from/env",
 			Tools: map[string]lro.ToolOptions{
 				"export": {Always: true},
 				"recall": {ThresholdTokens: 900, Always: true},
@@ -152,23 +151,23 @@ enabled = false
 	}, {
 		name: "preview_records from the file; 0, none, is -1",
 		file: "[prompt.offload]\npreview_records = 0\n",
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, PreviewRecords: -1},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, PreviewRecords: -1},
 	}, {
 		name: "the environment's preview_records overrides the file's",
 		file: "[prompt.offload]\npreview_records = 0\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": " 5 "},
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, PreviewRecords: 5},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, PreviewRecords: 5},
 	}, {
 		name:     "explicit PreviewRecords wins",
 		vars:     map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": "0"},
 		explicit: &lro.Options{PreviewRecords: 2},
-		want:     lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, PreviewRecords: 2},
+		want:     lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, PreviewRecords: 2},
 	}, {
 		name:     "explicit Always and ClientDir win",
 		file:     "[prompt.offload]\nclient_dir = \"/from/toml\"\n",
 		explicit: &lro.Options{ClientDir: "/explicit", Tools: map[string]lro.ToolOptions{"export": {Always: true}}},
 		want: lro.Options{
-			ThresholdTokens: lro.DefaultThresholdTokens, TTL: expiry.DefaultTTL, ClientDir: "/explicit",
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, ClientDir: "/explicit",
 			Tools: map[string]lro.ToolOptions{"export": {Always: true}},
 		},
 	}}
@@ -399,13 +398,13 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 		{name: "output dir below a dangling symlink", opts: lro.Options{OutputDir: filepath.Join(dangling, "sub")}, field: "Options.OutputDir",
 			want: "below " + dangling + ", a symlink that leads to no folder", reason: "the nearest existing entry is the symlink"},
 		{name: "output dir writable by others", opts: lro.Options{OutputDir: open}, field: "Options.OutputDir",
-			want: "folder " + open + " is writable by others without the sticky bit", wrapped: jsonlfile.ErrUnsafeDir,
+			want: "folder " + open + " is writable by others without the sticky bit", wrapped: disk.ErrUnsafeDir,
 			reason: "another user could swap a file for a symlink, and have the server serve or touch what it leads to"},
 		{name: "output dir to be created in a folder writable by others", opts: lro.Options{OutputDir: filepath.Join(open, "lro")},
-			field: "Options.OutputDir", want: "folder " + open + " is writable by others", wrapped: jsonlfile.ErrUnsafeDir,
+			field: "Options.OutputDir", want: "folder " + open + " is writable by others", wrapped: disk.ErrUnsafeDir,
 			reason: "another user could make the folder first, or replace it"},
 		{name: "output dir is a symlink to a folder writable by others", opts: lro.Options{OutputDir: toOpen},
-			field: "Options.OutputDir", want: "folder " + open + " is writable by others", wrapped: jsonlfile.ErrUnsafeDir,
+			field: "Options.OutputDir", want: "folder " + open + " is writable by others", wrapped: disk.ErrUnsafeDir,
 			reason: "the folder the symlink leads to decides"},
 		{name: "output dir sticky and writable by all", opts: lro.Options{OutputDir: sticky}, reason: "as /tmp: nobody can replace another's files"},
 		{name: "valid prefix", opts: lro.Options{Prefix: "My_app.v2-x", OutputDir: dir}, reason: "letters, digits, _ . and -"},

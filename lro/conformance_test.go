@@ -31,7 +31,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/shell"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
@@ -425,11 +425,11 @@ func conformanceLevel2(t *testing.T) {
 				j.Close()
 			})
 		}
-		sweep(t0.Add(expiry.DefaultTTL - time.Millisecond))
+		sweep(t0.Add(disk.DefaultTTL - time.Millisecond))
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("file deleted before its TTL: %v", err)
 		}
-		sweep(t0.Add(expiry.DefaultTTL))
+		sweep(t0.Add(disk.DefaultTTL))
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("file kept after its TTL: %v", err)
 		}
@@ -496,7 +496,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		now = t0.Add(expiry.DefaultTTL)
+		now = t0.Add(disk.DefaultTTL)
 		synctest.Test(t, func(t *testing.T) {
 			// The janitor runs on time.Now: the bubble's clock, moved to now.
 			time.Sleep(now.Sub(time.Now()))

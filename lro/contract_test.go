@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
@@ -131,9 +130,9 @@ func checkWarning(t *testing.T, res *mcp.CallToolResult, w fallbackWarning, show
 
 // readOffloaded reads the offloaded file at path and puts it back together
 // with offload.Rebuild.
-func readOffloaded(t *testing.T, path string) (h jsonlfile.FileHeader, lines []json.RawMessage, rebuilt []byte) {
+func readOffloaded(t *testing.T, path string) (h offload.FileHeader, lines []json.RawMessage, rebuilt []byte) {
 	t.Helper()
-	h, lines, err := jsonlfile.ReadFile(path)
+	h, lines, err := offload.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -109,7 +109,7 @@ var rootFaults = []writeFault{
 				}
 			}
 		},
-		want: jsonlfile.ErrUnsafeDir,
+		want: disk.ErrUnsafeDir,
 	},
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -196,11 +197,11 @@ func TestWrapSweepsAtStart(t *testing.T) {
 	t.Setenv("TMPDIR", dir) // os.TempDir, the default OutputDir
 	synctest.Test(t, func(t *testing.T) {
 		leave := func(age time.Duration) string { // a file of the process before
-			w, err := jsonlfile.Create("list", &jsonlfile.Options{Now: func() time.Time { return time.Now().Add(-age) }})
+			w, err := createAt("", "", "list", time.Now().Add(-age), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.WriteHeader(jsonlfile.Header{}); err != nil {
+			if err := w.WriteHeader(jsonl.Header{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.Commit(); err != nil {
@@ -223,4 +224,14 @@ func TestWrapSweepsAtStart(t *testing.T) {
 			t.Errorf("after its TTL: stat error %v, want the file deleted", err)
 		}
 	})
+}
+
+// createAt starts the file of operation in dir, as jsonl.Create does, under
+// a name of time at, writing through wrap if not nil.
+func createAt(dir, prefix, operation string, at time.Time, wrap func(io.Writer) io.Writer) (*jsonl.Writer, error) {
+	f, err := disk.Create(dir, prefix, operation, at, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return jsonl.NewWriter(disk.Wrap(f, wrap), f.Path(), operation), nil
 }

@@ -20,12 +20,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
 // item is a record type of a tool that is not a memory tool. Its tags are in
@@ -169,7 +170,7 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	if !filepath.IsAbs(d.FilePath) || filepath.Dir(d.FilePath) != dir {
 		t.Errorf("file_path %q is not an absolute path in %s", d.FilePath, dir)
 	}
-	op, _, ok := jsonlfile.ParseName(filepath.Base(d.FilePath), "atlatl")
+	op, _, ok := disk.ParseName(filepath.Base(d.FilePath), "atlatl")
 	if !ok || op != "catalog" {
 		t.Errorf("file name %q does not follow atlatl-{operation}-{ulid}.jsonl with operation catalog", filepath.Base(d.FilePath))
 	}
@@ -187,12 +188,12 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	bare, _ := textHandler(200)(context.Background(), nil)
 	text := bare.Content[0].(*mcp.TextContent).Text
 	query := "all items"
-	wantHeader := jsonlfile.FileHeader{Header: jsonl.Header{Type: "lro_header", Operation: "catalog", Query: &query, Count: 200,
+	wantHeader := offload.FileHeader{Header: jsonl.Header{Type: "lro_header", Operation: "catalog", Query: &query, Count: 200,
 		SchemaVersion: lro.DefaultSchemaVersion, Timestamp: h.Timestamp, EstimatedTokens: estimate.Tokens(text), Detail: "full"},
 		// The records were the text's JSON array: the header keeps the
 		// rest of the result, here nothing but the text item around them.
-		Result:    json.RawMessage(`{"content":[{"type":"text","text":[]}]}`),
-		RecordsAt: []jsonlfile.Placement{{At: "/content/0/text", As: "array", Count: 200, InText: "/content/0/text"}}}
+		Shape: offload.Shape{Result: json.RawMessage(`{"content":[{"type":"text","text":[]}]}`),
+			RecordsAt: []offload.Placement{{At: "/content/0/text", As: "array", Count: 200, InText: "/content/0/text"}}}}
 	if diff := cmp.Diff(wantHeader, h); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
 	}
@@ -319,7 +320,7 @@ func TestAddToolTyped(t *testing.T) {
 	if string(h.Result) != wantResult {
 		t.Errorf("header result %s, want %s", h.Result, wantResult)
 	}
-	if diff := cmp.Diff([]jsonlfile.Copy{{At: "/content/0/text", Of: "/structuredContent"}}, h.Copies); diff != "" {
+	if diff := cmp.Diff([]offload.Copy{{At: "/content/0/text", Of: "/structuredContent"}}, h.Copies); diff != "" {
 		t.Errorf("header copies (-want +got):\n%s", diff)
 	}
 	checkRebuilt(t, resultJSON(t, &mcp.CallToolResult{

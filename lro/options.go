@@ -14,8 +14,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	redaction "github.com/zircote/lro-go/internal/redact" // not redact, config.go's
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -226,8 +225,8 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	if err := c.agreeWithStore(); err != nil {
 		return nil, err
 	}
-	c.TTL = cmp.Or(c.TTL, expiry.DefaultTTL)
-	c.CleanupInterval = cmp.Or(c.CleanupInterval, expiry.DefaultInterval)
+	c.TTL = cmp.Or(c.TTL, disk.DefaultTTL)
+	c.CleanupInterval = cmp.Or(c.CleanupInterval, disk.DefaultInterval)
 	switch {
 	case c.Store != nil:
 		c.dir = c.Store.Dir() // "" for a bucket
@@ -248,8 +247,8 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	if err := checkClientDir(c.ClientDir); err != nil {
 		return nil, fmt.Errorf("lro: Options.ClientDir %q: %w: %w", c.ClientDir, err, ErrInvalidOption)
 	}
-	c.Prefix = cmp.Or(c.Prefix, jsonlfile.DefaultPrefix)
-	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
+	c.Prefix = cmp.Or(c.Prefix, disk.DefaultPrefix)
+	if err := disk.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	c.QueryArgument = cmp.Or(c.QueryArgument, defaultQueryArgument)
@@ -345,12 +344,12 @@ func (c *config) agreeWithStore() error {
 // checkOutputDir reports why the absolute path dir cannot be the output
 // folder: the nearest entry on it that exists (as /etc/passwd for
 // /etc/passwd/sub) is not a folder or a symlink to one, or the folder is
-// not safe from other users (see [jsonlfile.CheckDir]).
+// not safe from other users (see [disk.CheckDir]).
 func checkOutputDir(dir string) error {
 	for p := dir; ; {
 		fi, err := os.Stat(p)
 		if err == nil && fi.IsDir() {
-			return jsonlfile.CheckDir(dir)
+			return disk.CheckDir(dir)
 		}
 		what := "which is not a folder"
 		if err != nil {

@@ -22,7 +22,6 @@ import (
 
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/jqcmd"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/testing/jqengines"
 	"github.com/zircote/lro-go/internal/testing/realshapes"
 	"github.com/zircote/lro-go/lro"
@@ -108,7 +107,7 @@ func offloadReal(t *testing.T, it realshapes.Item) *offloadedShape {
 		o.err = fmt.Errorf("the result is not a descriptor (%v): %.300s", err, tc.Text)
 		return o
 	}
-	h1, lines, err := jsonlfile.ReadFile(o.desc.FilePath)
+	h1, lines, err := offload.ReadFile(o.desc.FilePath)
 	if err != nil {
 		o.err = err
 		return o

@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/testing/redacttest"
 	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/lro/store/blobstore"
 )
@@ -133,10 +133,10 @@ func onlyFile(t *testing.T, dir string) []byte {
 }
 
 // headerOf returns the header of the file b.
-func headerOf(t *testing.T, b []byte) jsonlfile.FileHeader {
+func headerOf(t *testing.T, b []byte) offload.FileHeader {
 	t.Helper()
 	line, _, _ := bytes.Cut(b, []byte("\n"))
-	var h jsonlfile.FileHeader
+	var h offload.FileHeader
 	if err := json.Unmarshal(line, &h); err != nil {
 		t.Fatal(err)
 	}

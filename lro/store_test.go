@@ -23,8 +23,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -89,8 +88,8 @@ func storedOf(t *testing.T, res *mcp.CallToolResult, prefix string) stored {
 		t.Fatalf("content 1 is a %T, want a resource link", res.Content[1])
 	}
 	h := s.d.Handle
-	op, id, ok := jsonlfile.ParseName(h, prefix)
-	if !ok || h == jsonlfile.Name(prefix, op, id) || path.Base(h) != h {
+	op, id, ok := disk.ParseName(h, prefix)
+	if !ok || h == disk.Name(prefix, op, id) || path.Base(h) != h {
 		t.Fatalf("handle %q is not a name of prefix %q with a random part", h, prefix)
 	}
 	if s.link.URI != "lro://results/"+h || s.link.Name != path.Base(s.d.FilePath) || s.link.MIMEType != "application/jsonl" || s.link.Size == nil {
@@ -279,8 +278,8 @@ func TestStoreBucketProfiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := storedOf(t, res, jsonlfile.DefaultPrefix)
-			if want := "/tmp/" + specName(t, got.d.Handle, jsonlfile.DefaultPrefix); got.d.FilePath != want {
+			got := storedOf(t, res, disk.DefaultPrefix)
+			if want := "/tmp/" + specName(t, got.d.Handle, disk.DefaultPrefix); got.d.FilePath != want {
 				t.Errorf("file_path = %q, want %q", got.d.FilePath, want)
 			}
 			var fields map[string]any
@@ -302,11 +301,11 @@ func TestStoreBucketProfiles(t *testing.T) {
 // prefix with a random part: the name without it.
 func specName(t *testing.T, handle, prefix string) string {
 	t.Helper()
-	op, id, ok := jsonlfile.ParseName(handle, prefix)
+	op, id, ok := disk.ParseName(handle, prefix)
 	if !ok {
 		t.Fatalf("handle %q is not a name of prefix %q", handle, prefix)
 	}
-	return jsonlfile.Name(prefix, op, id)
+	return disk.Name(prefix, op, id)
 }
 
 // TestStoreFolder offloads into a folder Store: file_path is the file's
@@ -355,8 +354,8 @@ func TestNoStoreNoHandle(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := descriptorOf(t, res) // one content item
-	op, id, ok := jsonlfile.ParseName(filepath.Base(d.FilePath), jsonlfile.DefaultPrefix)
-	if !ok || filepath.Base(d.FilePath) != jsonlfile.Name(jsonlfile.DefaultPrefix, op, id) || d.Handle != "" {
+	op, id, ok := disk.ParseName(filepath.Base(d.FilePath), disk.DefaultPrefix)
+	if !ok || filepath.Base(d.FilePath) != disk.Name(disk.DefaultPrefix, op, id) || d.Handle != "" {
 		t.Errorf("file %s, handle %q: want a name without a random part and no handle", d.FilePath, d.Handle)
 	}
 	if strings.Contains(string(structuredBytes(t, res.StructuredContent)), `"handle"`) {
@@ -466,7 +465,7 @@ func TestStoreOfAValueBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handle := storedOf(t, res, jsonlfile.DefaultPrefix).d.Handle
+	handle := storedOf(t, res, disk.DefaultPrefix).d.Handle
 	if diff := cmp.Diff([]string{handle}, keys(t, mem)); diff != "" {
 		t.Errorf("bucket keys (-want +got):\n%s", diff)
 	}
@@ -548,7 +547,7 @@ func TestStartJanitorBucket(t *testing.T) {
 		fresh := offload()
 		// old's recorded expiry (its write's deadline + TTL) and the margin
 		// have just passed; fresh's have not.
-		time.Sleep(t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + expiry.SkewMargin).Sub(time.Now()))
+		time.Sleep(t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + disk.SkewMargin).Sub(time.Now()))
 		j, err := lro.StartJanitor(context.Background(), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -585,14 +584,14 @@ func TestLoadOptionsStorage(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer opts.Store.Close()
-		if st := opts.Store; st == nil || st.Dir() != "" || st.Bucket() == nil || st.TTL() != 2*time.Minute || st.Prefix() != jsonlfile.DefaultPrefix {
+		if st := opts.Store; st == nil || st.Dir() != "" || st.Bucket() == nil || st.TTL() != 2*time.Minute || st.Prefix() != disk.DefaultPrefix {
 			t.Fatalf("Store = %+v, want a bucket with the file's TTL and the default prefix", st)
 		}
 		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		storedOf(t, res, jsonlfile.DefaultPrefix)
+		storedOf(t, res, disk.DefaultPrefix)
 	})
 	t.Run("folder from the environment over the file", func(t *testing.T) {
 		vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": folder}

@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -290,7 +290,7 @@ func TestJanitorRunsAtStart(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	write := func(created time.Time) string {
-		w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Now: func() time.Time { return created }})
+		w, err := createAt(dir, "", "recall", created, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,4 +335,14 @@ func TestJanitorRunsAtStart(t *testing.T) {
 			t.Errorf("%s: %v, want it kept", keep, err)
 		}
 	}
+}
+
+// createAt starts the file of operation in dir, as jsonl.Create does, under
+// a name of time at, writing through wrap if not nil.
+func createAt(dir, prefix, operation string, at time.Time, wrap func(io.Writer) io.Writer) (*jsonl.Writer, error) {
+	f, err := disk.Create(dir, prefix, operation, at, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return jsonl.NewWriter(disk.Wrap(f, wrap), f.Path(), operation), nil
 }

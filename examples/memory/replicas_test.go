@@ -23,7 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
-	"github.com/zircote/lro-go/internal/expiry"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/lro/store"
@@ -45,7 +45,7 @@ func TestReplicas(t *testing.T) {
 	t.Parallel()
 	bucketURL := s3test.Bucket(t) // first: it skips without versitygw
 	bin := buildBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), replicaTTL+expiry.SkewMargin+2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), replicaTTL+disk.SkewMargin+2*time.Minute)
 	defer cancel()
 
 	var replicas []*replica
@@ -193,7 +193,7 @@ func TestReplicas(t *testing.T) {
 	})
 	// The janitors sweep the bucket after the TTL and the clock skew
 	// margin: every object goes, and stays gone.
-	waitUntil(t, ctx, replicaTTL+expiry.SkewMargin+time.Minute, func() bool {
+	waitUntil(t, ctx, replicaTTL+disk.SkewMargin+time.Minute, func() bool {
 		return len(listKeys(t, ctx, st)) == 0
 	})
 	logs := logsOf(replicas)

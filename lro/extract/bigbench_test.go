@@ -108,7 +108,7 @@ func bigFile(b *testing.B, dir string, size int64) (string, int) {
 		b.Fatal(err)
 	}
 	for i := range n {
-		if err := w.WriteValue(recs[i%len(recs)]); err != nil {
+		if err := w.WriteRecord(valueLine(recs[i%len(recs)])); err != nil {
 			b.Fatal(err)
 		}
 	}

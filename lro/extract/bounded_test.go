@@ -565,18 +565,18 @@ func TestBoundedResourceReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range n {
-			if err := w.WriteValue(strings.Repeat("<", 1000)); err != nil {
+			if err := w.WriteRecord(valueLine(strings.Repeat("<", 1000))); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		fi, err := os.Stat(filepath.Join(bucket, w.Name()))
+		fi, err := os.Stat(filepath.Join(bucket, filepath.Base(w.Path())))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return w.Name(), int(fi.Size())
+		return filepath.Base(w.Path()), int(fi.Size())
 	}
 	handle, size := object(boundMemory / 32 / 7) // six times that, encoded
 	tooLarge, _ := object(boundMemory/32 + 1000)

@@ -2,10 +2,12 @@ package extract_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/zircote/lro-go/lro"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,7 +43,8 @@ func ExampleAddTools() {
 	}
 	_ = w.WriteHeader(jsonl.Header{Operation: "recall", Count: len(records), SchemaVersion: "1.0", Detail: "light"})
 	for _, r := range records {
-		_ = w.WriteValue(r)
+		line, _ := json.Marshal(r)
+		_ = w.WriteRecord(line)
 	}
 	if err := w.Commit(); err != nil {
 		log.Fatal(err)
@@ -126,12 +129,12 @@ func ExampleOptions_store() {
 	}
 	defer w.Abort()
 	_ = w.WriteHeader(jsonl.Header{Operation: "recall", Count: 2, SchemaVersion: "1.0", Detail: "light"})
-	_ = w.WriteValue(map[string]any{"id": "01J1", "title": "Use Redis for session caching"})
-	_ = w.WriteValue(map[string]any{"id": "01J2", "title": "Rotate OAuth keys"})
+	_ = w.WriteRecord([]byte(`{"id":"01J1","title":"Use Redis for session caching"}`))
+	_ = w.WriteRecord([]byte(`{"id":"01J2","title":"Rotate OAuth keys"}`))
 	if err := w.Commit(); err != nil {
 		log.Fatal(err)
 	}
-	handle := w.Name()
+	handle := filepath.Base(w.Path())
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1.0"}, nil)
 	if err := extract.AddTools(server, &extract.Options{LRO: &lro.Options{Store: st}}); err != nil {

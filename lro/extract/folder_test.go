@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
 )
@@ -29,7 +31,7 @@ func TestRefusesUnsafeFolder(t *testing.T) {
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v0"}, nil)
 	err := extract.AddTools(server, &extract.Options{LRO: &lro.Options{OutputDir: open}})
-	if !errors.Is(err, lro.ErrInvalidOption) || !errors.Is(err, jsonlfile.ErrUnsafeDir) || !strings.Contains(err.Error(), "Options.LRO.OutputDir") {
+	if !errors.Is(err, lro.ErrInvalidOption) || !errors.Is(err, disk.ErrUnsafeDir) || !strings.Contains(err.Error(), "Options.LRO.OutputDir") {
 		t.Errorf("AddTools over %s = %v; want ErrInvalidOption and ErrUnsafeDir naming Options.LRO.OutputDir", open, err)
 	}
 }
@@ -41,11 +43,11 @@ func TestAddToolsSweepsAtStart(t *testing.T) {
 	dir := t.TempDir()
 	synctest.Test(t, func(t *testing.T) {
 		leave := func(age time.Duration) string {
-			w, err := jsonlfile.Create("lro_extract", &jsonlfile.Options{Dir: dir, Now: func() time.Time { return time.Now().Add(-age) }})
+			w, err := createAt(dir, "", "lro_extract", time.Now().Add(-age), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.WriteHeader(jsonlfile.Header{}); err != nil {
+			if err := w.WriteHeader(jsonl.Header{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.Commit(); err != nil {
@@ -71,4 +73,14 @@ func TestAddToolsSweepsAtStart(t *testing.T) {
 			t.Errorf("after its TTL: stat error %v, want the file deleted", err)
 		}
 	})
+}
+
+// createAt starts the file of operation in dir, as jsonl.Create does, under
+// a name of time at, writing through wrap if not nil.
+func createAt(dir, prefix, operation string, at time.Time, wrap func(io.Writer) io.Writer) (*jsonl.Writer, error) {
+	f, err := disk.Create(dir, prefix, operation, at, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return jsonl.NewWriter(disk.Wrap(f, wrap), f.Path(), operation), nil
 }

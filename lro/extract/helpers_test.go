@@ -1,7 +1,9 @@
 package extract_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -81,7 +83,7 @@ func offload(t testing.TB, dir, detail string, records []any) string {
 		t.Fatal(err)
 	}
 	for _, r := range records {
-		if err := w.WriteValue(r); err != nil {
+		if err := w.WriteRecord(valueLine(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,4 +195,16 @@ func ulidFor(t testing.TB, n int) ulid.ULID {
 // measured by BenchmarkTimeLimit.
 func wallBound(limit time.Duration) time.Duration {
 	return 10 * (limit + time.Second)
+}
+
+// valueLine returns the JSON of v as one record line, as json.Marshal
+// writes it but without escaping <, > and &.
+func valueLine(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

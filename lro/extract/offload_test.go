@@ -18,7 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/offload"
@@ -64,7 +65,7 @@ func TestTruncatedWhenOffloadFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.create = func(string, *jsonlfile.Options) (*jsonlfile.Writer, error) { return nil, syscall.ENOSPC }
+	c.create = func(string) (*jsonl.Writer, error) { return nil, syscall.ENOSPC }
 	res := callTool(t, c.handler(ToolExtract, c.extract), map[string]any{"file_path": path, "query": "{n, text}"})
 	if res.IsError || len(res.Content) != 2 {
 		t.Fatalf("%+v", res.Content)
@@ -160,7 +161,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if c.Timeout != DefaultTimeout || c.MaxInputBytes != DefaultMaxInputBytes || c.MaxRecordBytes != DefaultMaxRecordBytes ||
 		c.MaxOutputBytes != DefaultMaxOutputBytes || c.maxResults() != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
-		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != jsonlfile.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
+		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != disk.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
 	}
 }

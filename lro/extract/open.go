@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -113,7 +113,7 @@ func (c *config) checkPath(r ref) (string, error) {
 	default:
 		return "", errorf("%s is a relative path: give the absolute file_path of the descriptor (or the bare file name)", r)
 	}
-	if _, _, ok := jsonlfile.ParseName(base, c.Prefix); !ok && c.Store == nil { // the Store checks its names
+	if _, _, ok := disk.ParseName(base, c.Prefix); !ok && c.Store == nil { // the Store checks its names
 		return "", errorf("%s is not an offloaded file: offloaded files are named %s-{operation}-{ULID}.jsonl", r, c.Prefix)
 	}
 	return base, nil
@@ -136,7 +136,7 @@ func (c *config) storeError(ctx context.Context, r ref, err error) error {
 		if r.arg == argHandle {
 			return errorf("%v", err)
 		}
-		if _, _, ok := jsonlfile.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Dir() == "" && errors.Is(err, store.ErrUnknownHandle) {
+		if _, _, ok := disk.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Dir() == "" && errors.Is(err, store.ErrUnknownHandle) {
 			return errorf("%s: %v; give the descriptor's handle: for a result kept in a bucket, file_path is where a downloaded copy is kept", r, err)
 		}
 		return errorf("%s: %v", r, err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/janitor"
@@ -100,8 +100,9 @@ type config struct {
 	ThresholdTokens int
 	Tokenizer       estimate.Tokenizer
 	Observer        event.Observer
-	// create starts an offloaded file; tests make it fail.
-	create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
+	// create starts an offloaded file (offload.Config.Create); tests make
+	// it fail.
+	create func(operation string) (*jsonl.Writer, error)
 	slots  chan struct{} // a token for each running worker
 	Now    func() time.Time
 	// sweep are the options of the automatic janitor an offloaded answer
@@ -115,7 +116,7 @@ type config struct {
 // newConfig copies opts, applies defaults and validates, naming the first
 // invalid field.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{create: jsonlfile.Create, Tokenizer: estimate.Heuristic{}, Now: time.Now}
+	c := &config{Tokenizer: estimate.Heuristic{}, Now: time.Now}
 	if opts != nil {
 		c.Options = *opts
 	}
@@ -133,13 +134,13 @@ func newConfig(opts *Options) (*config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("extract: Options.LRO.OutputDir %q: %w", c.Dir, err)
 		}
-		if err := jsonlfile.CheckDir(dir); err != nil {
+		if err := disk.CheckDir(dir); err != nil {
 			return nil, fmt.Errorf("extract: Options.LRO.OutputDir %q: %w: %w", c.Dir, err, lro.ErrInvalidOption)
 		}
 		c.Dir = dir
 	}
-	c.Prefix = cmp.Or(c.Prefix, jsonlfile.DefaultPrefix)
-	if err := jsonlfile.ValidatePrefix(c.Prefix); err != nil {
+	c.Prefix = cmp.Or(c.Prefix, disk.DefaultPrefix)
+	if err := disk.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("extract: Options.LRO.Prefix: %w", err)
 	}
 	c.sweep = c.sweepOptions()
@@ -218,13 +219,13 @@ func (c *config) sweepOptions() *cleanup.Options {
 		Dir:      c.Dir,
 		Prefix:   c.Prefix,
 		TTL:      l.TTL, // if zero, the Store's, or lro's default
-		Interval: cmp.Or(l.CleanupInterval, expiry.DefaultInterval),
+		Interval: cmp.Or(l.CleanupInterval, disk.DefaultInterval),
 	}
 	if c.Store != nil {
 		o.Bucket = c.Store.Bucket()
 		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
 	}
-	o.TTL = cmp.Or(o.TTL, expiry.DefaultTTL) // lro's, which the event names
+	o.TTL = cmp.Or(o.TTL, disk.DefaultTTL) // lro's, which the event names
 	o.OnExpired = janitor.OnExpired(l.Observer)
 	return o
 }

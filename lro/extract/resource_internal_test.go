@@ -3,8 +3,10 @@ package extract
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"github.com/zircote/lro-go/lro"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/store"
@@ -36,7 +37,7 @@ func TestReadResourceCopiesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range records {
-		if err := w.WriteValue(strings.Repeat("y", 1000)); err != nil {
+		if err := w.WriteRecord(valueLine(strings.Repeat("y", 1000))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +48,7 @@ func TestReadResourceCopiesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := resourceRequest(w.Name())
+	req := resourceRequest(filepath.Base(w.Path()))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	res, err := c.readResource(context.Background(), req)
@@ -81,14 +82,14 @@ func storeResult(t *testing.T, st *store.Store, n, size int) string {
 		t.Fatal(err)
 	}
 	for range n {
-		if err := w.WriteValue(strings.Repeat("<", size)); err != nil {
+		if err := w.WriteRecord(valueLine(strings.Repeat("<", size))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return w.Name()
+	return filepath.Base(w.Path())
 }
 
 // TestReadResourceHoldsItsSlot: a read of lro://results/{handle} keeps its
@@ -179,13 +180,13 @@ func TestReadResourceBlob(t *testing.T) {
 		if err := w.WriteHeader(jsonl.Header{Operation: "recall", Count: 1}); err != nil {
 			t.Fatal(err)
 		}
-		if err := jsonlfile.WriteValid(w, value); err != nil {
+		if err := w.WriteValid(value); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		rd, _, err := st.NewRangeReader(context.Background(), w.Name(), 0, -1)
+		rd, _, err := st.NewRangeReader(context.Background(), filepath.Base(w.Path()), 0, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +195,7 @@ func TestReadResourceBlob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return w.Name(), data
+		return filepath.Base(w.Path()), data
 	}
 	handle, data := put([]byte("\"caf\xe9\""))
 	res, err := c.readResource(context.Background(), resourceRequest(handle))
@@ -210,4 +211,16 @@ func TestReadResourceBlob(t *testing.T) {
 	if _, err := c.readResource(context.Background(), resourceRequest(large)); err == nil || !strings.Contains(err.Error(), "in base64") {
 		t.Errorf("a read of 900 KB that is not UTF-8: %v", err)
 	}
+}
+
+// valueLine returns the JSON of v as one record line, as json.Marshal
+// writes it but without escaping <, > and &.
+func valueLine(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

@@ -1,13 +1,13 @@
 package extract_test
 
 import (
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/extract"
 )
 
@@ -34,27 +34,27 @@ func TestPathAttacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk := func(base string) string { return filepath.Join(dir, base) }
-	linkOut := mk(jsonlfile.Name("", "recall", ulidFor(t, 1)))
+	linkOut := mk(disk.Name("", "recall", ulidFor(t, 1)))
 	if err := os.Symlink(secretFile, linkOut); err != nil {
 		t.Fatal(err)
 	}
-	linkIn := mk(jsonlfile.Name("", "recall", ulidFor(t, 2)))
+	linkIn := mk(disk.Name("", "recall", ulidFor(t, 2)))
 	if err := os.Symlink(good, linkIn); err != nil {
 		t.Fatal(err)
 	}
-	subdir := mk(jsonlfile.Name("", "recall", ulidFor(t, 3)))
+	subdir := mk(disk.Name("", "recall", ulidFor(t, 3)))
 	if err := os.Mkdir(subdir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	fifo := mk(jsonlfile.Name("", "recall", ulidFor(t, 4)))
+	fifo := mk(disk.Name("", "recall", ulidFor(t, 4)))
 	if err := mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
-	badHeader := mk(jsonlfile.Name("", "recall", ulidFor(t, 5)))
+	badHeader := mk(disk.Name("", "recall", ulidFor(t, 5)))
 	if err := os.WriteFile(badHeader, []byte(`{"type":"something else"}`+"\n{}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	empty := mk(jsonlfile.Name("", "recall", ulidFor(t, 6)))
+	empty := mk(disk.Name("", "recall", ulidFor(t, 6)))
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +62,12 @@ func TestPathAttacks(t *testing.T) {
 	if err := os.WriteFile(notes, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	otherPrefix := mk(jsonlfile.Name("other", "recall", ulidFor(t, 7)))
+	otherPrefix := mk(disk.Name("other", "recall", ulidFor(t, 7)))
 	if err := os.WriteFile(otherPrefix, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// A hard link in the folder to the secret file outside it.
-	hardLink := mk(jsonlfile.Name("", "recall", ulidFor(t, 9)))
+	hardLink := mk(disk.Name("", "recall", ulidFor(t, 9)))
 	if err := os.Link(secretFile, hardLink); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestPathAttacks(t *testing.T) {
 		{"temporary file name", mk("." + name + ".tmp"), "not an offloaded file"},
 		{"invalid header", badHeader, "not a valid header"},
 		{"empty file", empty, "is empty"},
-		{"missing file", mk(jsonlfile.Name("", "recall", ulidFor(t, 8))), "no such file"},
+		{"missing file", mk(disk.Name("", "recall", ulidFor(t, 8))), "no such file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +155,7 @@ func TestFolderReachedThroughALink(t *testing.T) {
 func TestMissingFolder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "never-created")
 	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
-	texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"file_path": filepath.Join(dir, jsonlfile.Name("", "recall", ulidFor(t, 1)))})
+	texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"file_path": filepath.Join(dir, disk.Name("", "recall", ulidFor(t, 1)))})
 	if !isErr || !strings.Contains(texts[0], "does not exist") {
 		t.Errorf("%v %q", isErr, texts)
 	}
@@ -201,7 +201,7 @@ func TestInputLimits(t *testing.T) {
 func TestInvalidRecord(t *testing.T) {
 	dir := t.TempDir()
 	for _, bad := range []int{4, 30} {
-		path := filepath.Join(dir, jsonlfile.Name("", "recall", ulidFor(t, bad)))
+		path := filepath.Join(dir, disk.Name("", "recall", ulidFor(t, bad)))
 		var b strings.Builder
 		b.WriteString(`{"type":"lro_header","operation":"recall","query":null,"count":40,"schema_version":"1.0","timestamp":"2026-01-01T00:00:00Z","estimated_tokens":1,"detail":"light"}` + "\n")
 		for n := 2; n <= 41; n++ {

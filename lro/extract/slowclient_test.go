@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -48,14 +49,14 @@ func TestSlowClientResourceReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range size / 1000 {
-		if err := w.WriteValue(strings.Repeat("x", 1000)); err != nil {
+		if err := w.WriteRecord(valueLine(strings.Repeat("x", 1000))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	handle := w.Name()
+	handle := filepath.Base(w.Path())
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "slow-client", Version: "1.0"}, nil)
 	err = extract.AddTools(server, &extract.Options{

@@ -24,7 +24,7 @@ func writeFile(t testing.TB, dir string, records ...any) string {
 		t.Fatal(err)
 	}
 	for _, r := range records {
-		if err := w.WriteValue(r); err != nil {
+		if err := w.WriteRecord(valueLine(r)); err != nil {
 			t.Fatal(err)
 		}
 	}

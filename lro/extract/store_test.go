@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro"
 	"io"
 	"os"
@@ -23,7 +24,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
@@ -131,14 +131,14 @@ func put(t testing.TB, st *store.Store, detail string, records []any) string {
 		t.Fatal(err)
 	}
 	for _, r := range records {
-		if err := w.WriteValue(r); err != nil {
+		if err := w.WriteRecord(valueLine(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return w.Name()
+	return filepath.Base(w.Path())
 }
 
 // object returns the bytes of the file of handle.
@@ -272,7 +272,7 @@ func TestStoreHandleErrors(t *testing.T) {
 	b := newBucket(t)
 	st := newStore(t, b)
 	handle := put(t, st, "light", memories(3, "light"))
-	op, id, _ := jsonlfile.ParseName(handle, st.Prefix())
+	op, id, _ := disk.ParseName(handle, st.Prefix())
 	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}})
 	// A handle of the right form that names no object: another random part.
 	missing := strings.TrimSuffix(handle, ".jsonl")
@@ -285,8 +285,8 @@ func TestStoreHandleErrors(t *testing.T) {
 		{"malformed", map[string]any{"handle": "not-a-handle"}, []string{"unknown handle", "not a handle of this server"}},
 		{"a path as a handle", map[string]any{"handle": "../../etc/passwd"}, []string{"unknown handle", "not a handle of this server"}},
 		{"a file_path that is no handle", map[string]any{"file_path": "/etc/passwd"}, []string{`file_path "/etc/passwd"`, "unknown handle", "not a handle of this server"}},
-		{"a name without its random part", map[string]any{"handle": jsonlfile.Name(st.Prefix(), op, id)}, []string{"unknown handle", "not a handle of this server"}},
-		{"the file_path of a descriptor", map[string]any{"file_path": "/tmp/" + jsonlfile.Name(st.Prefix(), op, id)}, []string{"unknown handle", "give the descriptor's handle"}},
+		{"a name without its random part", map[string]any{"handle": disk.Name(st.Prefix(), op, id)}, []string{"unknown handle", "not a handle of this server"}},
+		{"the file_path of a descriptor", map[string]any{"file_path": "/tmp/" + disk.Name(st.Prefix(), op, id)}, []string{"unknown handle", "give the descriptor's handle"}},
 		{"unknown", map[string]any{"handle": missing}, []string{"unknown handle", "no such result"}},
 		{"empty", map[string]any{"handle": ""}, []string{"handle is empty"}},
 		{"not a string", map[string]any{"handle": 7}, []string{"handle must be a string"}},
@@ -684,7 +684,7 @@ func TestResultResource(t *testing.T) {
 			}
 		}
 		notFound("lro://results/nope", "unknown handle")
-		notFound("lro://results/"+jsonlfile.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
+		notFound("lro://results/"+disk.Name(st.Prefix(), "recall", ulidFor(t, 1)), "not a handle of this server")
 		time.Sleep(storeT0.Add(time.Hour + 30*time.Second).Sub(time.Now())) // a bucket's expiry counts from the write's deadline (store.Options.WriteTimeout)
 		notFound(uri, "expired handle")
 	})
@@ -755,7 +755,7 @@ func TestStoreHeaderLineEndings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			handle := put(t, st, "full", tt.records)
 			data := tt.rewrite(object(t, st, handle))
-			w, err := b.NewWriter(context.Background(), handle, jsonlfile.ContentType, storeT0.Add(time.Hour))
+			w, err := b.NewWriter(context.Background(), handle, disk.ContentType, storeT0.Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}

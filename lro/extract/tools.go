@@ -19,7 +19,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/internal/describe"
@@ -107,7 +107,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 			Name:        "lro-result",
 			Title:       "Offloaded result",
 			URITemplate: describe.ResultURIPrefix + "{handle}",
-			MIMEType:    jsonlfile.ContentType,
+			MIMEType:    disk.ContentType,
 			Description: "An offloaded result, whole: its JSONL file (a header line, then one record a line), by the handle of its offload descriptor, until it expires. To query or read a part of it, use lro_extract, lro_read or lro_search with the handle.",
 		}, c.readResource)
 	}

@@ -131,7 +131,7 @@ func smallFile(t testing.TB, dir string, n int) string {
 		t.Fatal(err)
 	}
 	for i := range n {
-		if err := w.WriteValue(map[string]any{"id": fmt.Sprint(i), "title": "t", "namespace": "n", "memory_type": "m"}); err != nil {
+		if err := w.WriteRecord(valueLine(map[string]any{"id": fmt.Sprint(i), "title": "t", "namespace": "n", "memory_type": "m"})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/proxy"
@@ -392,7 +391,7 @@ func TestRaw(t *testing.T) {
 		if err := json.Unmarshal(member(t, res, "structuredContent"), &d); err != nil || !d.Offloaded {
 			t.Fatalf("exact not offloaded: %v %s", err, preview(string(res)))
 		}
-		h, lines, err := jsonlfile.ReadFile(d.FilePath)
+		h, lines, err := offload.ReadFile(d.FilePath)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func TestExampleExpiry(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	handle := w.Name()
+	handle := filepath.Base(w.Path())
 
 	reader, err := store.NewBucket(blobstore.New(bucket), opts) // another replica
 	if err != nil {

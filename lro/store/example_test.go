@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"gocloud.dev/blob/memblob"
@@ -35,7 +36,7 @@ func Example() {
 	if err := w.Commit(); err != nil {
 		panic(err)
 	}
-	handle := w.Name()
+	handle := filepath.Base(w.Path())
 
 	reader, _ := store.NewBucket(blobstore.New(bucket), opts) // another replica
 	r, _, err := reader.NewRangeReader(ctx, handle, 0, -1)

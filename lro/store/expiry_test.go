@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"io"
 	"slices"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -57,7 +57,7 @@ func share(t *testing.T, s *store.Store, opts *store.Options) *store.Store {
 func putBare(t *testing.T, s *store.Store, key string) string {
 	t.Helper()
 	data := readAll(t, s, key)
-	w, err := s.Bucket().NewWriter(context.Background(), key, jsonlfile.ContentType, time.Time{})
+	w, err := s.Bucket().NewWriter(context.Background(), key, disk.ContentType, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestExpiryTwoTTLs(t *testing.T) {
 // the write's end (for a bucket, its deadline), not from its start.
 func TestExpirySlowWrite(t *testing.T) {
 	const ttl = 10 * time.Second
-	const took = 75 * time.Second // past TTL + expiry.SkewMargin
+	const took = 75 * time.Second // past TTL + disk.SkewMargin
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0)

@@ -10,8 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 )
 
 // NewRangeReader opens the file of handle for reading length bytes from
@@ -59,8 +58,8 @@ func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, lengt
 // created_at + TTL, it returns late, which returns the error of an expired
 // handle given the expiry recorded with its file, the later of the two.
 func (s *Store) check(handle string) (late func(recorded time.Time) error, err error) {
-	op, id, ok := jsonlfile.ParseName(handle, s.prefix)
-	if !ok || jsonlfile.Name(s.prefix, op, id) == handle { // no random part: guessed
+	op, id, ok := disk.ParseName(handle, s.prefix)
+	if !ok || disk.Name(s.prefix, op, id) == handle { // no random part: guessed
 		return nil, fmt.Errorf("%w %q: not a handle of this server (handles are named %s-{operation}-{ULID}-{random}.jsonl)", ErrUnknownHandle, handle, s.prefix)
 	}
 	created := time.UnixMilli(int64(id.Time())).UTC()
@@ -119,7 +118,7 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 		return nil, 0, unknown("not a regular file, not a stored result")
 	}
 	if err == nil && late != nil {
-		if recorded, _ := expiry.Of(fi); !s.now().Before(recorded) {
+		if recorded, _ := disk.ExpiryOf(fi); !s.now().Before(recorded) {
 			f.Close()
 			return nil, 0, late(recorded)
 		}

@@ -16,15 +16,14 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/bucketurl"
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
 // Defaults of [Options], each documented on its field.
 const (
-	defaultTTL          = expiry.DefaultTTL
+	defaultTTL          = disk.DefaultTTL
 	defaultWriteTimeout = 30 * time.Second
 )
 
@@ -170,7 +169,7 @@ func NewFolder(dir string, opts *Options) (*Store, error) {
 	if s.dir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
 	}
-	if err := jsonlfile.CheckDir(s.dir); err != nil {
+	if err := disk.CheckDir(s.dir); err != nil {
 		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
 	}
 	return s, nil
@@ -202,8 +201,8 @@ func newStore(opts *Options) (*Store, error) {
 	if opts != nil {
 		o = *opts
 	}
-	o.Prefix = cmp.Or(o.Prefix, jsonlfile.DefaultPrefix)
-	if err := jsonlfile.ValidatePrefix(o.Prefix); err != nil {
+	o.Prefix = cmp.Or(o.Prefix, disk.DefaultPrefix)
+	if err := disk.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
 	if o.TTL < 0 {
@@ -262,15 +261,19 @@ func (s *Store) Close() error {
 }
 
 // Create starts a new file for operation, as [jsonl.Create] does, and
-// returns its Writer, whose Name is the handle. The file becomes readable,
+// returns its Writer, whose Path is the file's in a folder and the object's
+// name in a bucket: its base name is the handle. The file becomes readable,
 // whole, when Commit returns nil; defer Abort right after Create. In a
 // bucket, canceling ctx before Commit aborts the write, and so does
 // [Options.WriteTimeout] passing; while the breaker is open (docs/replicas.md),
 // Create fails at once.
 func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, error) {
-	opts := &jsonlfile.Options{Dir: s.dir, Prefix: s.prefix, Now: s.now, WrapWriter: s.wrap, Random: true, TTL: s.ttl}
 	if s.bucket == nil {
-		return jsonlfile.Create(operation, opts)
+		f, err := disk.Create(s.dir, s.prefix, operation, s.now(), true, func() time.Time { return s.now().Add(s.ttl) })
+		if err != nil {
+			return nil, err
+		}
+		return jsonl.NewWriter(disk.Wrap(f, s.wrap), f.Path(), operation), nil
 	}
 	start := s.now()
 	probe, err := s.breaker.allow(start)
@@ -280,22 +283,21 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	// The recorded expiry counts from the deadline: the handle, once handed
 	// out, lives at least the TTL.
 	deadline := start.Add(s.writeTimeout)
-	w, err := jsonlfile.NewWriter(operation, func(name string) (jsonlfile.Sink, error) {
-		wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
-		w, err := s.bucket.NewWriter(wctx, name, jsonlfile.ContentType, deadline.Add(s.ttl))
-		if err != nil {
-			cancel()
-			err = fmt.Errorf("store: %s: %w", name, err)
-			s.verdict(ctx, probe, err)
-			probe = false
-			return nil, err
-		}
-		return &sink{s: s, w: w, ctx: ctx, cancel: cancel, name: name, probe: probe, deadline: deadline}, nil
-	}, opts)
+	name, err := disk.NewName(s.prefix, operation, s.now(), true)
 	if err != nil {
 		s.breaker.release(probe)
+		return nil, err
 	}
-	return w, err
+	wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
+	bw, err := s.bucket.NewWriter(wctx, name, disk.ContentType, deadline.Add(s.ttl))
+	if err != nil {
+		cancel()
+		err = fmt.Errorf("store: %s: %w", name, err)
+		s.verdict(ctx, probe, err)
+		return nil, err
+	}
+	sk := &sink{s: s, w: bw, ctx: ctx, cancel: cancel, name: name, probe: probe, deadline: deadline}
+	return jsonl.NewWriter(disk.Wrap(sk, s.wrap), name, operation), nil
 }
 
 // verdict records the outcome of a write to the bucket, err nil for a
@@ -344,7 +346,8 @@ func (s *Store) discard(key string) {
 	})
 }
 
-// sink is the jsonlfile.Sink of a bucket's writer.
+// sink is the destination of a Writer on a bucket's writer: it commits
+// or aborts the upload.
 type sink struct {
 	s        *Store
 	w        io.WriteCloser

@@ -12,8 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/expiry"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -65,7 +64,7 @@ func (b *flakyBucket) has(key string) bool {
 func TestJanitorRetriesAFailedSweep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ttl, interval = time.Minute, 10 * time.Minute
-		name := jsonlfile.Name("sweeptest", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
+		name := disk.Name("sweeptest", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
 		b := &flakyBucket{keys: map[string]bool{name: true}, failDeletes: 1}
 		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweeptest", TTL: ttl, Interval: interval})
 
@@ -96,10 +95,10 @@ func TestJanitorRetriesAFailedSweep(t *testing.T) {
 func TestJanitorWaitsForTheNextExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ttl, interval = time.Minute, time.Hour
-		name := jsonlfile.Name("sweepwait", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
+		name := disk.Name("sweepwait", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
 		b := &flakyBucket{keys: map[string]bool{name: true}}
 		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweepwait", TTL: ttl, Interval: interval})
-		time.Sleep(ttl + expiry.SkewMargin - time.Second)
+		time.Sleep(ttl + disk.SkewMargin - time.Second)
 		synctest.Wait()
 		if !b.has(name) {
 			t.Fatal("the object was deleted before its TTL and the skew margin passed")

@@ -30,8 +30,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/jqcmd"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
@@ -302,8 +302,8 @@ func (s *Server) readHandle(ctx context.Context, c *Call, local []byte) []byte {
 	case link == nil:
 		fail("the result links %s, not %s, the handle's resource", strings.Join(others, ", "), uri)
 		return nil
-	case link.MIMEType != jsonlfile.ContentType:
-		fail("the resource_link's mimeType is %q, want %q", link.MIMEType, jsonlfile.ContentType)
+	case link.MIMEType != disk.ContentType:
+		fail("the resource_link's mimeType is %q, want %q", link.MIMEType, disk.ContentType)
 	}
 	rr, err := s.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
@@ -316,7 +316,7 @@ func (s *Server) readHandle(ctx context.Context, c *Call, local []byte) []byte {
 		return nil
 	}
 	got := rr.Contents[0]
-	if got.URI != uri || got.MIMEType != jsonlfile.ContentType {
+	if got.URI != uri || got.MIMEType != disk.ContentType {
 		fail("resources/read of %s returned the content of %q, of type %q", uri, got.URI, got.MIMEType)
 	}
 	data := []byte(got.Text)
@@ -499,7 +499,7 @@ func (s *Server) ParseName(base string, random bool) (op string, id ulid.ULID, o
 // a file keeps whole (its header's "result", the records put back): every
 // text item and the structured content's JSON; nil for a file without one.
 func (f *File) WholeResult() [][]byte {
-	var h jsonlfile.FileHeader
+	var h offload.FileHeader
 	line, _, _ := bytes.Cut(f.Data, []byte("\n"))
 	if f.Header["result"] == nil || json.Unmarshal(line, &h) != nil {
 		return nil

@@ -16,12 +16,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/internal/tabular"
+	"github.com/zircote/lro-go/jsonl"
 )
 
-// discard is a jsonlfile.Sink that keeps nothing: the file system's cost (the
+// discard is a destination of jsonl.NewWriter that keeps nothing: the file system's cost (the
 // same for any way of writing the bytes) is left out of BenchmarkApply.
 type discard struct{}
 
@@ -79,8 +79,8 @@ func BenchmarkApply(b *testing.B) {
 		b.Fatal(err)
 	}
 	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now, Redactor: redactor}
-	c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
-		return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
+	c.Create = func(op string) (*jsonl.Writer, error) {
+		return jsonl.NewWriter(discard{}, "", op), nil
 	}
 	describe := func() Call { return Call{Tool: "recall"} }
 	// The text as json.Marshal prints it, and as JSON.stringify(x, null, 2)
@@ -114,8 +114,8 @@ func BenchmarkManyTextItems(b *testing.B) {
 				items[i] = &mcp.TextContent{Text: "x"}
 			}
 			c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
-			c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
-				return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
+			c.Create = func(op string) (*jsonl.Writer, error) {
+				return jsonl.NewWriter(discard{}, "", op), nil
 			}
 			describe := func() Call { return Call{Tool: "t"} }
 			b.ReportAllocs()
@@ -345,8 +345,8 @@ func BenchmarkShapes(b *testing.B) {
 				}
 			}
 			c := New(Config{Prefix: "atlatl", SchemaVersion: "1.0"})
-			c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
-				return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
+			c.Create = func(op string) (*jsonl.Writer, error) {
+				return jsonl.NewWriter(discard{}, "", op), nil
 			}
 			describe := func() Call { return Call{Tool: "query"} }
 			b.ReportAllocs()

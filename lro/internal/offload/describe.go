@@ -20,7 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/schema"
@@ -590,12 +591,12 @@ const RemoteClientDir = "/tmp"
 // a client that downloads it would keep it, under the specification's name
 // without the handle's random part, which would cost tokens in each recipe
 // (the handle stays in the descriptor's handle).
-func (c *Config) clientPath(w *jsonlfile.Writer) string {
+func (c *Config) clientPath(w *jsonl.Writer) string {
 	switch {
 	case c.remote():
-		name := w.Name()
-		if op, id, ok := jsonlfile.ParseName(name, c.Store.Prefix()); ok {
-			name = jsonlfile.Name(c.Store.Prefix(), op, id)
+		name := pathpkg.Base(w.Path())
+		if op, id, ok := disk.ParseName(name, c.Store.Prefix()); ok {
+			name = disk.Name(c.Store.Prefix(), op, id)
 		}
 		return pathpkg.Join(cmp.Or(c.ClientDir, RemoteClientDir), name)
 	case c.ClientDir == "":

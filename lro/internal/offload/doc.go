@@ -10,7 +10,7 @@
 // leaving nothing on disk or in the bucket.
 //
 // The file is lossless: its header line holds the result with its records
-// taken out and where they go back (see [jsonlfile.FileHeader]); a text
+// taken out and where they go back (see [FileHeader]); a text
 // comes back byte for byte, but JSON spaced as no layout says (see layout),
 // which comes back compact. [Rebuild] puts a file back together.
 // docs/how-it-works.md shows the shapes. The work is linear in the result's

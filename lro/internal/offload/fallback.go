@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/lro/event"
 )
@@ -67,7 +67,7 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 	}
 	emit(ctx, c.Observer, event.WriteFailed{
 		Tool:            call.Tool,
-		Operation:       jsonlfile.SanitizeOperation(call.Operation),
+		Operation:       disk.SanitizeOperation(call.Operation),
 		Count:           total,
 		Shown:           fb.shown,
 		EstimatedTokens: p.tokens,

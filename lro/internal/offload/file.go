@@ -6,11 +6,13 @@ import (
 	"errors"
 	pathpkg "path"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/redact"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/describe"
 )
@@ -28,34 +30,33 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	}()
 	defer recovered(&err)
 	start := c.Now()
-	op := jsonlfile.SanitizeOperation(call.Operation)
+	op := disk.SanitizeOperation(call.Operation)
 	w, err := c.create(ctx, op)
 	if err != nil {
 		return Outcome{}, nil, err
 	}
 	if c.Store != nil {
-		handle = w.Name()
+		handle = pathpkg.Base(w.Path())
 	}
 	defer w.Abort() // no-op after a successful Commit
 
 	count := p.count()
-	h := jsonlfile.FileHeader{
-		Header: jsonlfile.Header{
+	h := FileHeader{
+		Header: jsonl.Header{
 			Operation:       op,
 			Query:           call.Query,
 			Count:           count,
 			SchemaVersion:   c.SchemaVersion,
+			Timestamp:       c.Now().UTC().Format(disk.TimestampLayout),
 			EstimatedTokens: p.tokens,
 			Detail:          string(call.Detail),
 		},
-		Result:   json.RawMessage(p.result),
-		Copies:   p.copies,
-		Redacted: p.redacted,
+		Shape: Shape{Result: json.RawMessage(p.result), Copies: p.copies, Redacted: p.redacted},
 	}
 	for _, ru := range p.runs {
 		h.RecordsAt = append(h.RecordsAt, ru.Placement)
 	}
-	if err := jsonlfile.WriteFileHeader(w, h); err != nil {
+	if err := writeHeader(w, h); err != nil {
 		return Outcome{}, nil, err
 	}
 	if err := p.writeRecords(ctx, w); err != nil {
@@ -69,11 +70,11 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	// The descriptor is built before the commit, so that one that cannot be
 	// built leaves no file behind.
 	if c.Store != nil {
-		in.Handle = w.Name()
+		in.Handle = handle
 		size := w.Size() // every byte is written
 		// The name is file_path's base name, which a client that saves the
 		// resource can use.
-		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: jsonlfile.ContentType, Size: &size}
+		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: disk.ContentType, Size: &size}
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {
@@ -82,10 +83,14 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	if err := w.Commit(); err != nil {
 		return Outcome{}, nil, err
 	}
+	path := w.Path()
+	if c.remote() {
+		path = "" // an object's name is its handle
+	}
 	emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
-		Path:            w.Path(),
+		Path:            path,
 		Handle:          in.Handle,
 		Count:           count,
 		EstimatedTokens: p.tokens,
@@ -93,20 +98,27 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
 	})
-	return Outcome{Offloaded: true, Descriptor: desc, Path: w.Path(), Handle: in.Handle}, link, nil
+	return Outcome{Offloaded: true, Descriptor: desc, Path: path, Handle: in.Handle}, link, nil
 }
 
 // create starts the file of operation op: in the Store, when there is one,
 // whose bucket uploads are canceled with ctx, else in Dir.
-func (c *Config) create(ctx context.Context, op string) (*jsonlfile.Writer, error) {
+func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
 	if c.Store != nil {
 		return c.Store.Create(ctx, op)
 	}
-	create := c.Create
-	if create == nil {
-		create = jsonlfile.Create
+	if c.Create != nil {
+		return c.Create(op)
 	}
-	return create(op, &jsonlfile.Options{Dir: c.Dir, Prefix: c.Prefix, Now: c.Now, WrapWriter: c.WrapWriter, TTL: c.TTL})
+	var expires func() time.Time
+	if c.TTL > 0 {
+		expires = func() time.Time { return c.Now().Add(c.TTL) }
+	}
+	f, err := disk.Create(c.Dir, c.Prefix, op, c.Now(), false, expires)
+	if err != nil {
+		return nil, err
+	}
+	return jsonl.NewWriter(disk.Wrap(f, c.WrapWriter), f.Path(), op), nil
 }
 
 // remote reports whether files go to a bucket, which is not the client's

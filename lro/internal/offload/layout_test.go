@@ -12,8 +12,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/internal/jsonlfile"
 )
 
 // printed reads a sample printed by a real printer (testdata/printers/gen.sh).
@@ -152,17 +150,17 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 					t.Errorf("%s: rebuilt\n %q\nwant\n %q", with, rebuilt, wantResult)
 				}
 				var got string
-				var wantCopies []jsonlfile.Copy
+				var wantCopies []Copy
 				switch with {
 				case "alone":
 					got = h.RecordsAt[0].Layout
 				case "copy of the structured content":
-					wantCopies = []jsonlfile.Copy{{At: "/content/0/text", Of: "/structuredContent", Layout: tt.layout}}
+					wantCopies = []Copy{{At: "/content/0/text", Of: "/structuredContent", Layout: tt.layout}}
 					got = tt.layout // said by the copy
 				case "structured content repeats it":
 					got = h.RecordsAt[0].Layout
 					if !tt.fallback {
-						wantCopies = []jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}
+						wantCopies = []Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}
 					}
 				}
 				if got != tt.layout {

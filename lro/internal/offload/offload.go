@@ -13,8 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/redact"
+	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
@@ -59,25 +60,25 @@ type Config struct {
 	// guidance is the native one, by handle.
 	Store *store.Store
 	// TTL is how long a file lives once complete: a file in a folder
-	// records its expiry, Now() + TTL at the commit (jsonlfile.Options.TTL).
+	// records its expiry, Now() + TTL at the commit (disk.RecordExpiry).
 	// A Store records the expiry itself.
 	TTL time.Duration
-	// Create starts a file; if nil, [jsonlfile.Create]. For fault injection.
-	// Not used with a Store.
-	Create func(operation string, opts *jsonlfile.Options) (*jsonlfile.Writer, error)
+	// Create starts the file of an operation; if nil, a file in Dir. For
+	// fault injection. Not used with a Store.
+	Create func(operation string) (*jsonl.Writer, error)
 	// Redactor, if not nil, replaces the credentials of a result to be
 	// offloaded by markers, before anything reads it (see redactResult).
 	Redactor *redact.Redactor
 }
 
 // New returns c with every default applied: Threshold [DefaultThreshold],
-// Prefix the Store's or [jsonlfile.DefaultPrefix], Tokenizer
+// Prefix the Store's or [disk.DefaultPrefix], Tokenizer
 // [estimate.Heuristic] and Now [time.Now]. It checks nothing: its callers
 // validate their options.
 func New(c Config) *Config {
 	c.Threshold = cmp.Or(c.Threshold, DefaultThreshold)
 	if c.Prefix == "" {
-		c.Prefix = jsonlfile.DefaultPrefix
+		c.Prefix = disk.DefaultPrefix
 		if c.Store != nil {
 			c.Prefix = c.Store.Prefix()
 		}
@@ -183,7 +184,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set, redacted *redact.Counts) (o Outcome, ok bool) {
 	// The set is the whole result: its records are the document itself.
 	ru := &run{
-		Placement: jsonlfile.Placement{As: asArray, Count: len(set.Records)},
+		Placement: Placement{As: asArray, Count: len(set.Records)},
 		rows:      make([][]byte, len(set.Records)),
 	}
 	p := &plan{

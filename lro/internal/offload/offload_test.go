@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 func testConfig(t *testing.T) *Config {
@@ -24,7 +24,7 @@ func testConfig(t *testing.T) *Config {
 }
 
 // readBack reads the file a descriptor in res names, and rebuilds it.
-func readBack(t *testing.T, res *mcp.CallToolResult) (jsonlfile.FileHeader, [][]byte, []byte) {
+func readBack(t *testing.T, res *mcp.CallToolResult) (FileHeader, [][]byte, []byte) {
 	t.Helper()
 	var d struct {
 		FilePath string `json:"file_path"`
@@ -32,7 +32,7 @@ func readBack(t *testing.T, res *mcp.CallToolResult) (jsonlfile.FileHeader, [][]
 	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &d); err != nil || d.FilePath == "" {
 		t.Fatalf("not a descriptor: %v", res.StructuredContent)
 	}
-	h, recs, err := jsonlfile.ReadFile(d.FilePath)
+	h, recs, err := ReadFile(d.FilePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestBesideIsBounded(t *testing.T) {
 // TestRebuildRefusesBadPointers: a placement that is not a JSON Pointer is
 // an error, not a panic.
 func TestRebuildRefusesBadPointers(t *testing.T) {
-	h := jsonlfile.FileHeader{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []jsonlfile.Placement{{At: "content", As: asValue, Count: 1}}}
+	h := FileHeader{Shape: Shape{Result: json.RawMessage(`{"content":[]}`), RecordsAt: []Placement{{At: "content", As: asValue, Count: 1}}}}
 	if _, err := Rebuild(h, [][]byte{[]byte(`1`)}); err == nil {
 		t.Error("no error for the pointer \"content\"")
 	}
@@ -213,12 +213,12 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := jsonlfile.Create("t", &jsonlfile.Options{Dir: c.Dir})
+	w, err := jsonl.Create("t", &jsonl.Options{Dir: c.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := w.WriteHeader(jsonlfile.Header{Count: p.count()}); err != nil {
+	if err := w.WriteHeader(jsonl.Header{Count: p.count()}); err != nil {
 		t.Fatal(err)
 	}
 	tl := p.t
@@ -228,7 +228,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	_, lines, err := jsonlfile.ReadFile(w.Path())
+	_, lines, err := ReadFile(w.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +446,7 @@ func TestOutcome(t *testing.T) {
 	if sc, _ := res.StructuredContent.(json.RawMessage); !bytes.Equal(o.Descriptor, sc) {
 		t.Errorf("Descriptor %s, want the structured content %s", o.Descriptor, sc)
 	}
-	if h, recs, err := jsonlfile.ReadFile(o.Path); err != nil || h.Count != 201 || len(recs) != 201 {
+	if h, recs, err := ReadFile(o.Path); err != nil || h.Count != 201 || len(recs) != 201 {
 		t.Errorf("the file at Path %q: count %d, %d records, %v; want 201", o.Path, h.Count, len(recs), err)
 	}
 

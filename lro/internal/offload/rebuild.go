@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
 )
 
@@ -20,7 +19,7 @@ import (
 // handed over with Provide, the JSON array of its records. Everything comes
 // back byte for byte, but a JSON text that no layout gives back and the
 // structured content, which come back compact.
-func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
+func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 	root := &node{kind: '['}
 	if h.Result != nil {
 		var err error
@@ -87,10 +86,10 @@ func Rebuild(h jsonlfile.FileHeader, lines [][]byte) ([]byte, error) {
 	}
 	// The JSON document of a text goes back into its text first, as a copy
 	// of itself: the copies may repeat the text.
-	var copies []jsonlfile.Copy
+	var copies []Copy
 	for _, pl := range h.RecordsAt {
 		if pl.InText != "" {
-			copies = append(copies, jsonlfile.Copy{At: pl.InText, Of: pl.InText, Layout: pl.Layout})
+			copies = append(copies, Copy{At: pl.InText, Of: pl.InText, Layout: pl.Layout})
 		}
 	}
 	for _, cp := range append(copies, h.Copies...) {

@@ -14,8 +14,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // decodeOptions read JSON as a client would accept it: duplicate member
@@ -94,9 +94,9 @@ const (
 
 // run is one stretch of records and where they go back in the result.
 type run struct {
-	jsonlfile.Placement      // as the header records it
-	exact               bool // the text of a text item's run comes back byte for byte
-	compact             bool // asArray: doc is the array, and its read saw no white space outside strings
+	Placement      // as the header records it
+	exact     bool // the text of a text item's run comes back byte for byte
+	compact   bool // asArray: doc is the array, and its read saw no white space outside strings
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
@@ -122,7 +122,7 @@ type plan struct {
 	t      *tally // what the descriptor says of the records, read as the runs are found
 	result []byte // the header's "result": the result without its records; nil for a provided set
 	runs   []*run
-	copies []jsonlfile.Copy
+	copies []Copy
 	scores []float64 // the scores of a provided set
 	tokens int       // the estimate of the whole result
 	inline int       // the estimate of what the client would receive inline; 0 means tokens
@@ -204,7 +204,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			// Printed back in its layout, or compact when none gives it
 			// back: found once the structured content is read (below).
 			layouts = append(layouts, pendingLayout{len(p.copies), it.text.Text})
-			p.copies = append(p.copies, jsonlfile.Copy{At: at, Of: "/structuredContent"})
+			p.copies = append(p.copies, Copy{At: at, Of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
 			writeTextItem(&b, it.text, quote(it.text.Text))
@@ -295,7 +295,7 @@ func (t texts) add(text, at string) {
 // result, with each string member (or doc itself, when a string) that is
 // one of texts replaced by null, and the copies that put them back. Only
 // the last member of a name is replaced, which a pointer names.
-func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy) {
+func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
 	if len(texts) == 0 {
 		return doc, nil
 	}
@@ -308,7 +308,7 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy)
 	switch jsontext.Value(doc).Kind() {
 	case '"':
 		if of := ofText(doc); of != "" {
-			return []byte("null"), []jsonlfile.Copy{{At: at, Of: of, As: "string"}}
+			return []byte("null"), []Copy{{At: at, Of: of, As: "string"}}
 		}
 		return doc, nil
 	case '{':
@@ -317,7 +317,7 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy)
 	}
 	ms, _ := members(doc) // valid
 	var out []byte
-	var copies []jsonlfile.Copy
+	var copies []Copy
 	prev := 0
 	for _, m := range ms {
 		if !m.last || m.kind != '"' || m.end-m.start < minCopy {
@@ -326,7 +326,7 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy)
 		if of := ofText(doc[m.start:m.end]); of != "" {
 			out = append(append(out, doc[prev:m.start]...), "null"...)
 			prev = m.end
-			copies = append(copies, jsonlfile.Copy{At: at + "/" + pointerEscapes.Replace(m.name), Of: of, As: "string"})
+			copies = append(copies, Copy{At: at + "/" + pointerEscapes.Replace(m.name), Of: of, As: "string"})
 		}
 	}
 	if copies == nil {
@@ -338,7 +338,7 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []jsonlfile.Copy)
 // allCopies reports whether every member of the object doc is one of
 // copies, each put back from a text item: {"content": "..."} beside the
 // text itself, which tells nothing the records do not.
-func allCopies(doc []byte, copies []jsonlfile.Copy) bool {
+func allCopies(doc []byte, copies []Copy) bool {
 	ms, err := members(doc)
 	return err == nil && len(ms) > 0 && len(ms) == len(copies)
 }
@@ -384,11 +384,11 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 	}
 	if tab, ok := tabular.Read(text); ok {
 		ru := &run{text: text, rows: tab.Records, exact: true}
-		ru.Placement = jsonlfile.Placement{At: at, As: tab.Format, Count: len(tab.Records), Layout: tab.Layout}
+		ru.Placement = Placement{At: at, As: tab.Format, Count: len(tab.Records), Layout: tab.Layout}
 		_ = ru.read(p.t) // valid: tabular wrote them
 		return ru, []byte(`""`)
 	}
-	ru := &run{Placement: jsonlfile.Placement{At: at, As: asLines}, text: text, firstLine: p.nextLine, exact: true}
+	ru := &run{Placement: Placement{At: at, As: asLines}, text: text, firstLine: p.nextLine, exact: true}
 	if text != "" {
 		ru.text, ru.FinalNewline = strings.CutSuffix(text, "\n")
 		ru.Count = strings.Count(ru.text, "\n") + 1
@@ -405,7 +405,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 // (see run.read); what is read of an array that fails may be in t, and
 // nothing of any other doc that fails.
 func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
-	ru := &run{Placement: jsonlfile.Placement{At: at, As: asValue, Count: 1}, doc: doc, start: 0, end: len(doc)}
+	ru := &run{Placement: Placement{At: at, As: asValue, Count: 1}, doc: doc, start: 0, end: len(doc)}
 	switch jsontext.Value(doc).Kind() {
 	case '{':
 		// Read whole, and so validated, to find its largest array.
@@ -679,10 +679,12 @@ var (
 // writeRecords writes every record of p to w, in order, one a line, without
 // validating them again (plan read them), and those of an array where that
 // read noted them. It stops when ctx is canceled.
-func (p *plan) writeRecords(ctx context.Context, w *jsonlfile.Writer) error {
+func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
+	written := 0
 	write := func(line []byte) error {
-		p.jq16.add(line, w.Count()+2) // the header is line 1
-		return jsonlfile.WriteValid(w, line)
+		written++
+		p.jq16.add(line, written+1) // the header is line 1
+		return w.WriteValid(line)
 	}
 	var buf []byte
 	writeCompact := func(v []byte) error {

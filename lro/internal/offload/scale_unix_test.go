@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // cpuTime returns the CPU time the process has used.
@@ -37,8 +37,8 @@ func TestManyTextItemsScaleLinearly(t *testing.T) {
 		t.Run(text, func(t *testing.T) {
 			perItem := func(n int) time.Duration {
 				c := testConfig(t)
-				c.Create = func(op string, o *jsonlfile.Options) (*jsonlfile.Writer, error) {
-					return jsonlfile.NewWriter(op, func(string) (jsonlfile.Sink, error) { return discard{}, nil }, o)
+				c.Create = func(op string) (*jsonl.Writer, error) {
+					return jsonl.NewWriter(discard{}, "", op), nil
 				}
 				items := make([]mcp.Content, n)
 				for i := range items {

@@ -17,7 +17,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/internal/testing/fuzzrecords"
 )
@@ -87,7 +86,7 @@ func TestRowsAreRecords(t *testing.T) {
 			if string(rebuilt) != textResult(tt.text) {
 				t.Fatalf("rebuilt otherwise:\n%.300s", rebuilt)
 			}
-			want := []jsonlfile.Placement{{At: "/content/0/text", As: tt.format, Count: tt.count, Layout: h.RecordsAt[0].Layout}}
+			want := []Placement{{At: "/content/0/text", As: tt.format, Count: tt.count, Layout: h.RecordsAt[0].Layout}}
 			if diff := cmp.Diff(want, h.RecordsAt); diff != "" {
 				t.Errorf("placements (-want +got):\n%s", diff)
 			}
@@ -174,7 +173,7 @@ func TestStructuredTextIsKeptOnce(t *testing.T) {
 	if len(lines) != 3000 {
 		t.Errorf("%d records, want 3000", len(lines))
 	}
-	if diff := cmp.Diff([]jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}, h.Copies); diff != "" {
+	if diff := cmp.Diff([]Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}, h.Copies); diff != "" {
 		t.Errorf("copies (-want +got):\n%s", diff)
 	}
 	// The header's line, as lro_read of line 1 returns it.
@@ -200,18 +199,18 @@ func TestStringCopies(t *testing.T) {
 		name       string
 		texts      []string
 		structured string
-		copies     []jsonlfile.Copy
+		copies     []Copy
 	}{
 		{"the last of duplicate names", []string{long}, `{"content":"x","content":` + string(quote(long)) + `}`,
-			[]jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
+			[]Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
 		{"not the first of duplicate names", []string{long}, `{"content":` + string(quote(long)) + `,"content":"x"}`, nil},
 		{"a text kept whole beside the structured content's records", []string{long}, `{"content":` + string(quote(long)) + `,"entries":[1,2,3]}`,
-			[]jsonlfile.Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
+			[]Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
 		{"a short string is not worth a copy", []string{"short\ntext"}, `{"content":"short\ntext"}`, nil},
 		{"the second of two texts", []string{"other text, not repeated, of some length to hold the records", long}, `{"a":1,"text":` + string(quote(long)) + `,"b":{}}`,
-			[]jsonlfile.Copy{{At: "/structuredContent/text", Of: "/content/1/text", As: "string"}}},
+			[]Copy{{At: "/structuredContent/text", Of: "/content/1/text", As: "string"}}},
 		{"a text that was JSON, printed back exactly", []string{`{"k": "` + strings.Repeat("v", 80) + `"}`}, `{"s":` + string(quote(`{"k": "`+strings.Repeat("v", 80)+`"}`)) + `}`,
-			[]jsonlfile.Copy{{At: "/structuredContent/s", Of: "/content/0/text", As: "string"}}},
+			[]Copy{{At: "/structuredContent/s", Of: "/content/0/text", As: "string"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,7 +226,7 @@ func TestStringCopies(t *testing.T) {
 			if string(rebuilt) != want {
 				t.Errorf("rebuilt\n %s\nwant\n %s", rebuilt, want)
 			}
-			var copies []jsonlfile.Copy
+			var copies []Copy
 			for _, cp := range h.Copies {
 				if cp.As == "string" {
 					copies = append(copies, cp)
@@ -459,29 +458,29 @@ func TestRebuildRefusesBadRowsAndCopies(t *testing.T) {
 	row := [][]byte{[]byte(`{"a":1}`), []byte(`{"a":2}`)}
 	tests := []struct {
 		name  string
-		pl    jsonlfile.Placement
+		pl    Placement
 		lines [][]byte
-		cp    jsonlfile.Copy
+		cp    Copy
 	}{
-		{"an unknown format", jsonlfile.Placement{At: "/content/0/text", As: "yaml", Count: 2}, row, jsonlfile.Copy{}},
-		{"a bad CSV layout", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal"}, row, jsonlfile.Copy{}},
-		{"a bad Python layout", jsonlfile.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "{{ eof"}, row, jsonlfile.Copy{}},
-		{"a bad Markdown layout", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l l eof |---|---|"}, row, jsonlfile.Copy{}},
-		{"a Markdown layout of decimals without a number", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d eof |---|"}, row, jsonlfile.Copy{}},
-		{"a Markdown layout of more decimals than its column is wide", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d999999 eof |---|"}, row, jsonlfile.Copy{}},
-		{"a Markdown layout of an empty index name over rows with another first name", jsonlfile.Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "-l l eof |---|"}, row, jsonlfile.Copy{}},
-		{"a TSV layout without quoting for CSV", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "none lf nl"}, row, jsonlfile.Copy{}},
-		{"rows of other names", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"c":3}`)}, jsonlfile.Copy{}},
-		{"a row that is no object", jsonlfile.Placement{At: "/content/0/text", As: "tsv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`[1]`), []byte(`[2]`)}, jsonlfile.Copy{}},
-		{"a tuple row that is an object", jsonlfile.Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "[( eof"}, row, jsonlfile.Copy{}},
-		{"an unknown copy", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonlfile.Copy{At: "/structuredContent/a", Of: "/content/0/text", As: "bytes"}},
-		{"a string copy of an object", jsonlfile.Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, jsonlfile.Copy{At: "/structuredContent/a", Of: "/structuredContent", As: "string"}},
+		{"an unknown format", Placement{At: "/content/0/text", As: "yaml", Count: 2}, row, Copy{}},
+		{"a bad CSV layout", Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal"}, row, Copy{}},
+		{"a bad Python layout", Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "{{ eof"}, row, Copy{}},
+		{"a bad Markdown layout", Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l l eof |---|---|"}, row, Copy{}},
+		{"a Markdown layout of decimals without a number", Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d eof |---|"}, row, Copy{}},
+		{"a Markdown layout of more decimals than its column is wide", Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "l d999999 eof |---|"}, row, Copy{}},
+		{"a Markdown layout of an empty index name over rows with another first name", Placement{At: "/content/0/text", As: "markdown", Count: 2, Layout: "-l l eof |---|"}, row, Copy{}},
+		{"a TSV layout without quoting for CSV", Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "none lf nl"}, row, Copy{}},
+		{"rows of other names", Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"c":3}`)}, Copy{}},
+		{"a row that is no object", Placement{At: "/content/0/text", As: "tsv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`[1]`), []byte(`[2]`)}, Copy{}},
+		{"a tuple row that is an object", Placement{At: "/content/0/text", As: "python", Count: 2, Layout: "[( eof"}, row, Copy{}},
+		{"an unknown copy", Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, Copy{At: "/structuredContent/a", Of: "/content/0/text", As: "bytes"}},
+		{"a string copy of an object", Placement{At: "/content/0/text", As: "csv", Count: 2, Layout: "minimal lf nl"}, [][]byte{[]byte(`{"a":1,"b":2}`), []byte(`{"a":2,"b":3}`)}, Copy{At: "/structuredContent/a", Of: "/structuredContent", As: "string"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := jsonlfile.FileHeader{Result: result, RecordsAt: []jsonlfile.Placement{tt.pl}}
+			h := FileHeader{Shape: Shape{Result: result, RecordsAt: []Placement{tt.pl}}}
 			if tt.cp.At != "" {
-				h.Copies = []jsonlfile.Copy{tt.cp}
+				h.Copies = []Copy{tt.cp}
 			}
 			if out, err := Rebuild(h, tt.lines); err == nil {
 				t.Errorf("rebuilt %s, want an error", out)

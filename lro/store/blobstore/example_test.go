@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	_ "gocloud.dev/blob/memblob" // the driver of mem://; s3blob for s3://
 
@@ -30,7 +31,7 @@ func Example() {
 	if err := w.Commit(); err != nil {
 		panic(err)
 	}
-	r, _, err := st.NewRangeReader(ctx, w.Name(), r0(w), -1) // the records, after the header line
+	r, _, err := st.NewRangeReader(ctx, filepath.Base(w.Path()), r0(w), -1) // the records, after the header line
 	if err != nil {
 		panic(err)
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
 	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
@@ -490,7 +489,7 @@ func offloadDiff(direct, through feature) string {
 	case !filepath.IsAbs(th.StructuredContent.FilePath):
 		return fmt.Sprintf("THROUGH's file_path %q is not absolute", th.StructuredContent.FilePath)
 	}
-	h, records, err := jsonlfile.ReadFile(th.StructuredContent.FilePath)
+	h, records, err := offload.ReadFile(th.StructuredContent.FilePath)
 	if err != nil {
 		return "reading the offloaded file: " + err.Error()
 	}

@@ -1,6 +1,6 @@
 //go:build unix && !aix
 
-package expiry
+package disk
 
 import (
 	"os"
@@ -9,11 +9,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Record sets the expiry of the complete file f to t: its modification
-// time, then its mode to Mode. It acts on the open file, never on a path,
+// RecordExpiry sets the expiry of the complete file f to t: its modification
+// time, then its mode to [ExpiryMode]. It acts on the open file, never on a path,
 // so that it is done before the file gets its name and nothing at that name
 // can be changed instead. Nothing must be written to f afterwards.
-func Record(f *os.File, t time.Time) error {
+func RecordExpiry(f *os.File, t time.Time) error {
 	conn, err := f.SyscallConn()
 	if err != nil {
 		return err
@@ -28,5 +28,5 @@ func Record(f *os.File, t time.Time) error {
 	if errTimes != nil {
 		return &os.PathError{Op: "futimes", Path: f.Name(), Err: errTimes}
 	}
-	return f.Chmod(Mode)
+	return f.Chmod(ExpiryMode)
 }

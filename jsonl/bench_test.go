@@ -1,4 +1,4 @@
-package jsonlfile_test
+package jsonl_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // memory is a realistic offloaded record: a MIF memory at Medium detail,
@@ -58,9 +58,8 @@ func memories(n int) []memory {
 }
 
 // BenchmarkWrite500 writes 500 memories of about 600 bytes, from Go values
-// to a file on disk, with each way of writing: the Writer (WriteValue, or
-// json.Marshal then WriteRecord, or WriteRecord of already marshaled
-// records), against the naive json.Marshal of the whole slice followed by
+// to a file on disk, with each way of writing: the Writer (json.Marshal
+// then WriteRecord, or WriteRecord of already marshaled records), against the naive json.Marshal of the whole slice followed by
 // os.WriteFile, which is neither streaming, nor atomic, nor JSONL.
 func BenchmarkWrite500(b *testing.B) {
 	ms := memories(500)
@@ -71,14 +70,14 @@ func BenchmarkWrite500(b *testing.B) {
 		size += len(raw[i]) + 1
 	}
 	dir := b.TempDir()
-	header := jsonlfile.Header{Operation: "recall", Count: len(ms), SchemaVersion: "1.0", Detail: "medium"}
-	opts := &jsonlfile.Options{Dir: dir}
+	header := jsonl.Header{Operation: "recall", Count: len(ms), SchemaVersion: "1.0", Detail: "medium"}
+	opts := &jsonl.Options{Dir: dir}
 
-	writer := func(b *testing.B, write func(w *jsonlfile.Writer, i int) error) {
+	writer := func(b *testing.B, write func(w *jsonl.Writer, i int) error) {
 		b.SetBytes(int64(size))
 		b.ReportAllocs()
 		for b.Loop() {
-			w, err := jsonlfile.Create("recall", opts)
+			w, err := jsonl.Create("recall", opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -96,11 +95,8 @@ func BenchmarkWrite500(b *testing.B) {
 			os.Remove(w.Path())
 		}
 	}
-	b.Run("jsonlfile.WriteValue", func(b *testing.B) {
-		writer(b, func(w *jsonlfile.Writer, i int) error { return w.WriteValue(ms[i]) })
-	})
-	b.Run("json.Marshal+jsonlfile.WriteRecord", func(b *testing.B) {
-		writer(b, func(w *jsonlfile.Writer, i int) error {
+	b.Run("json.Marshal+jsonl.WriteRecord", func(b *testing.B) {
+		writer(b, func(w *jsonl.Writer, i int) error {
 			rec, err := json.Marshal(ms[i])
 			if err != nil {
 				return err
@@ -108,8 +104,8 @@ func BenchmarkWrite500(b *testing.B) {
 			return w.WriteRecord(rec)
 		})
 	})
-	b.Run("jsonlfile.WriteRecord(premarshaled)", func(b *testing.B) {
-		writer(b, func(w *jsonlfile.Writer, i int) error { return w.WriteRecord(raw[i]) })
+	b.Run("jsonl.WriteRecord(premarshaled)", func(b *testing.B) {
+		writer(b, func(w *jsonl.Writer, i int) error { return w.WriteRecord(raw[i]) })
 	})
 	b.Run("json.Marshal+os.WriteFile", func(b *testing.B) {
 		path := filepath.Join(dir, "baseline.json")
@@ -135,15 +131,15 @@ func BenchmarkManyRecords(b *testing.B) {
 	rec := []byte(`{"id":12345,"score":0.5,"tag":"x"}`)
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
-			opts := &jsonlfile.Options{Dir: b.TempDir()}
+			opts := &jsonl.Options{Dir: b.TempDir()}
 			b.SetBytes(int64(n * (len(rec) + 1)))
 			b.ReportAllocs()
 			for b.Loop() {
-				w, err := jsonlfile.Create("list", opts)
+				w, err := jsonl.Create("list", opts)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := w.WriteHeader(jsonlfile.Header{Count: n}); err != nil {
+				if err := w.WriteHeader(jsonl.Header{Count: n}); err != nil {
 					b.Fatal(err)
 				}
 				for range n {
@@ -155,25 +151,6 @@ func BenchmarkManyRecords(b *testing.B) {
 					b.Fatal(err)
 				}
 				os.Remove(w.Path())
-			}
-		})
-	}
-}
-
-func BenchmarkParseName(b *testing.B) {
-	base := jsonlfile.Name("", "inject_context", testID)
-	b.ReportAllocs()
-	for b.Loop() {
-		jsonlfile.ParseName(base, "")
-	}
-}
-
-func BenchmarkSanitizeOperation(b *testing.B) {
-	for _, op := range []string{"inject_context", "Search Memories / v2"} {
-		b.Run(op, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				jsonlfile.SanitizeOperation(op)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package jsonlfile_test
+package jsonl_test
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 func FuzzReadHeader(f *testing.F) {
@@ -16,14 +16,14 @@ func FuzzReadHeader(f *testing.F) {
 	f.Add(`{"type":"x"}`)
 	f.Add("")
 	f.Fuzz(func(t *testing.T, in string) {
-		h, err := jsonlfile.ReadHeader(strings.NewReader(in))
+		h, err := jsonl.ReadHeader(strings.NewReader(in))
 		if err != nil {
-			if !errors.Is(err, jsonlfile.ErrNotOffloadFile) && !errors.Is(err, jsonlfile.ErrInvalidHeader) {
+			if !errors.Is(err, jsonl.ErrNotOffloadFile) && !errors.Is(err, jsonl.ErrInvalidHeader) {
 				t.Errorf("ReadHeader(%q) = %v, want ErrNotOffloadFile or ErrInvalidHeader", in, err)
 			}
 			return
 		}
-		if h.Type != jsonlfile.HeaderType || h.Count < 0 {
+		if h.Type != jsonl.HeaderType || h.Count < 0 {
 			t.Errorf("ReadHeader(%q) accepted type %q, count %d", in, h.Type, h.Count)
 		}
 	})
@@ -36,12 +36,12 @@ func FuzzWriteRecord(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, record []byte) {
-		w, err := jsonlfile.Create("fuzz", &jsonlfile.Options{Dir: t.TempDir()})
+		w, err := jsonl.Create("fuzz", &jsonl.Options{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer w.Abort()
-		if err := w.WriteHeader(jsonlfile.Header{Count: 1}); err != nil {
+		if err := w.WriteHeader(jsonl.Header{Count: 1}); err != nil {
 			t.Fatal(err)
 		}
 		err = w.WriteRecord(record)
@@ -49,7 +49,7 @@ func FuzzWriteRecord(f *testing.F) {
 			t.Fatalf("WriteRecord(%q) = %v, but json.Valid = %v", record, err, valid)
 		}
 		if err != nil {
-			if !errors.Is(err, jsonlfile.ErrInvalidRecord) {
+			if !errors.Is(err, jsonl.ErrInvalidRecord) {
 				t.Errorf("WriteRecord(%q) = %v, want ErrInvalidRecord", record, err)
 			}
 			return
@@ -57,7 +57,7 @@ func FuzzWriteRecord(f *testing.F) {
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		_, recs, err := jsonlfile.ReadFile(w.Path())
+		_, recs, err := jsonl.ReadFile(w.Path())
 		if err != nil {
 			t.Fatalf("ReadFile after WriteRecord(%q): %v", record, err)
 		}

@@ -1,4 +1,4 @@
-package jsonlfile
+package disk
 
 import (
 	"cmp"

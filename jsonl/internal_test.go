@@ -1,16 +1,13 @@
-package jsonlfile
+package jsonl
 
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/oklog/ulid/v2"
-
-	"github.com/zircote/lro-go/internal/tempname"
+	"time"
 )
 
 // TestCommitFlushFails makes the final flush of Commit fail by closing the
@@ -18,7 +15,8 @@ import (
 // final one never appear.
 func TestCommitFlushFails(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Create("recall", &Options{Dir: dir})
+	c := &closable{}
+	w, err := create("recall", &Options{Dir: dir}, time.Now, c.wrap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +27,7 @@ func TestCommitFlushFails(t *testing.T) {
 	if err := w.WriteRecord([]byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	w.sink.(*tempFile).f.Close() // the header and record are still in the buffer
+	c.closed = true // the header and record are still in the buffer
 
 	if err := w.Commit(); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("Commit = %v, want the flush error os.ErrClosed", err)
@@ -44,7 +42,8 @@ func TestCommitFlushFails(t *testing.T) {
 // the same error, and Commit removes the temporary file.
 func TestWriteErrorIsSticky(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Create("recall", &Options{Dir: dir})
+	c := &closable{}
+	w, err := create("recall", &Options{Dir: dir}, time.Now, c.wrap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func TestWriteErrorIsSticky(t *testing.T) {
 	if err := w.WriteHeader(Header{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
-	w.sink.(*tempFile).f.Close()
+	c.closed = true
 	big := make([]byte, bufferSize+2) // larger than the buffer: written through
 	big[0], big[len(big)-1] = '"', '"'
 	for i := 1; i < len(big)-1; i++ {
@@ -65,8 +64,8 @@ func TestWriteErrorIsSticky(t *testing.T) {
 	if err := w.WriteRecord([]byte(`{}`)); err != first {
 		t.Errorf("next WriteRecord = %v, want the first error %v", err, first)
 	}
-	if err := w.WriteValue(1); err != first {
-		t.Errorf("WriteValue = %v, want the first error %v", err, first)
+	if err := w.WriteValid([]byte(`1`)); err != first {
+		t.Errorf("WriteValid = %v, want the first error %v", err, first)
 	}
 	if err := w.Commit(); err != first {
 		t.Errorf("Commit = %v, want the first error %v", err, first)
@@ -74,6 +73,23 @@ func TestWriteErrorIsSticky(t *testing.T) {
 	checkEmpty(t, dir)
 }
 
+// closable writes through to the file until closed, then fails as a
+// closed file does.
+type closable struct {
+	w      io.Writer
+	closed bool
+}
+
+func (c *closable) wrap(w io.Writer) io.Writer { c.w = w; return c }
+
+func (c *closable) Write(p []byte) (int, error) {
+	if c.closed {
+		return 0, os.ErrClosed
+	}
+	return c.w.Write(p)
+}
+
+// checkEmpty fails t for every entry of dir.
 func checkEmpty(t *testing.T, dir string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -82,53 +98,6 @@ func checkEmpty(t *testing.T, dir string) {
 	}
 	for _, e := range entries {
 		t.Errorf("directory holds %s, want nothing", e.Name())
-	}
-}
-
-// TestCreateRetriesOnCollision forces Create to draw ULIDs whose temporary or
-// final name is taken: it must move on to a free name, and give up with
-// fs.ErrExist after createAttempts.
-func TestCreateRetriesOnCollision(t *testing.T) {
-	taken1 := ulid.MustParseStrict("01M7Z4V5MVAEP07QR38R3NRT01")
-	taken2 := ulid.MustParseStrict("01M7Z4V5MVAEP07QR38R3NRT02")
-	free := ulid.MustParseStrict("01M7Z4V5MVAEP07QR38R3NRT03")
-	dir := t.TempDir()
-	// taken1 has a temporary file (a writer in progress), taken2 a
-	// committed file: neither may be reused or overwritten.
-	tmp1 := filepath.Join(dir, tempname.Of(Name("", "recall", taken1)))
-	final2 := filepath.Join(dir, Name("", "recall", taken2))
-	for _, p := range []string{tmp1, final2} {
-		if err := os.WriteFile(p, []byte("keep"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	defer func(orig func(uint64) (ulid.ULID, error)) { newID = orig }(newID)
-	var calls int
-	newID = func(uint64) (ulid.ULID, error) {
-		calls++
-		return []ulid.ULID{taken1, taken2, free}[min(calls-1, 2)], nil
-	}
-	w, err := Create("recall", &Options{Dir: dir})
-	if err != nil {
-		t.Fatalf("Create = %v, want success on the third name", err)
-	}
-	defer w.Abort()
-	if want := filepath.Join(dir, Name("", "recall", free)); w.Path() != want || calls != 3 {
-		t.Errorf("Path() = %s after %d draws, want %s after 3", w.Path(), calls, want)
-	}
-	for _, p := range []string{tmp1, final2} {
-		if data, err := os.ReadFile(p); err != nil || string(data) != "keep" {
-			t.Errorf("%s = %q, %v; want it untouched", p, data, err)
-		}
-	}
-
-	newID = func(uint64) (ulid.ULID, error) { return taken1, nil }
-	if w, err := Create("recall", &Options{Dir: dir}); !errors.Is(err, fs.ErrExist) {
-		if err == nil {
-			w.Abort()
-		}
-		t.Errorf("Create with every name taken = %v, want fs.ErrExist", err)
 	}
 }
 
@@ -141,25 +110,25 @@ func TestWriteValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := WriteValid(w, []byte(`{"a":1}`)); err != ErrNoHeader {
-		t.Errorf("Write before the header = %v, want ErrNoHeader", err)
+	if err := w.WriteValid([]byte(`{"a":1}`)); err != errNoHeader {
+		t.Errorf("Write before the header = %v, want errNoHeader", err)
 	}
 	if err := w.WriteHeader(Header{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{`{"a":1}`, `[2]`} {
-		if err := WriteValid(w, []byte(line)); err != nil {
+		if err := w.WriteValid([]byte(line)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if w.Count() != 2 {
-		t.Errorf("Count() = %d, want 2", w.Count())
+	if w.count != 2 {
+		t.Errorf("count = %d, want 2", w.count)
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteValid(w, []byte(`1`)); err != ErrClosed {
-		t.Errorf("Write after Commit = %v, want ErrClosed", err)
+	if err := w.WriteValid([]byte(`1`)); err != errClosed {
+		t.Errorf("Write after Commit = %v, want errClosed", err)
 	}
 	data, err := os.ReadFile(w.Path())
 	if err != nil {

@@ -1,4 +1,4 @@
-package jsonlfile_test
+package jsonl_test
 
 import (
 	"errors"
@@ -9,8 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // fullDisk is a writer in front of a file that behaves like a file system
@@ -56,7 +57,6 @@ func TestDiskFull(t *testing.T) {
 		name  string
 		limit int   // free bytes
 		sizes []int // record sizes
-		value bool  // write with WriteValue instead of WriteRecord
 		// failsAt is the index of the first record whose write fails, or
 		// len(sizes) for Commit. A record of 1000 bytes takes 1001 with its
 		// line ending and the header about 150, so record k overflows the
@@ -65,42 +65,36 @@ func TestDiskFull(t *testing.T) {
 		failsAt int
 		reason  string
 	}{
-		{"no space, small file", 0, []int{100, 100}, false, 2,
+		{"no space, small file", 0, []int{100, 100}, 2,
 			"everything fits in the buffer, so the first write to the disk is the flush in Commit"},
-		{"no space, record larger than the buffer", 0, []int{bufferSize + 10}, false, 0,
+		{"no space, record larger than the buffer", 0, []int{bufferSize + 10}, 0,
 			"a record that does not fit in the buffer is written through at once"},
-		{"no space, WriteValue", 0, []int{bufferSize + 10}, true, 0,
-			"WriteValue goes through the same buffer and fails the same way"},
-		{"space for the header and some records", 1000, repeat(1000, 100), false, 65,
+		{"space for the header and some records", 1000, repeat(1000, 100), 65,
 			"the first flush, after about 64 KiB of records were buffered, writes 1000 bytes and fails"},
-		{"space for 100 KiB", 100 << 10, repeat(1000, 200), false, 130,
+		{"space for 100 KiB", 100 << 10, repeat(1000, 200), 130,
 			"the first flush succeeds, the second one fails after some of its bytes were written"},
-		{"space for all but the last flush", 150 << 10, repeat(1000, 155), false, 155,
+		{"space for all but the last flush", 150 << 10, repeat(1000, 155), 155,
 			"two flushes succeed and the final one, in Commit, fails"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var disk *fullDisk
-			w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
+			w, err := jsonl.CreateWith("recall", &jsonl.Options{Dir: dir}, time.Now, func(w io.Writer) io.Writer {
 				disk = &fullDisk{w: w, limit: tt.limit}
 				return disk
-			}})
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer w.Abort()
-			if err := w.WriteHeader(jsonlfile.Header{Count: len(tt.sizes)}); err != nil {
+			if err := w.WriteHeader(jsonl.Header{Count: len(tt.sizes)}); err != nil {
 				t.Fatalf("WriteHeader: %v (the header is buffered and cannot fail)", err)
 			}
 			var first error
 			for i, size := range tt.sizes {
 				rec := record(i, size)
-				if tt.value {
-					err = w.WriteValue(strings.Trim(string(rec), `"`))
-				} else {
-					err = w.WriteRecord(rec)
-				}
+				err = w.WriteRecord(rec)
 				if err != nil {
 					if i != tt.failsAt {
 						t.Fatalf("record %d failed (%v), want the first failure at %d: %s", i, err, tt.failsAt, tt.reason)
@@ -154,13 +148,13 @@ func TestDiskFull(t *testing.T) {
 // aborts instead of committing, and the partial temporary file is removed.
 func TestDiskFullAbort(t *testing.T) {
 	dir := t.TempDir()
-	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
+	w, err := jsonl.CreateWith("recall", &jsonl.Options{Dir: dir}, time.Now, func(w io.Writer) io.Writer {
 		return &fullDisk{w: w, limit: 5000}
-	}})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteHeader(jsonlfile.Header{Count: 100}); err != nil {
+	if err := w.WriteHeader(jsonl.Header{Count: 100}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; ; i++ {
@@ -226,36 +220,37 @@ func TestWrapWriterPanics(t *testing.T) {
 		// wrapPanics makes the WrapWriter function itself panic, inside
 		// Create: there is no Writer yet to Abort.
 		wrapPanics bool
-		header     jsonlfile.Header
+		header     jsonl.Header
 		sizes      []int // record sizes
 		at         int   // the write that panics
 		reason     string
 	}{
-		{name: "WrapWriter itself", wrapPanics: true, header: jsonlfile.Header{Count: 1}, sizes: []int{10},
+		{name: "WrapWriter itself", wrapPanics: true, header: jsonl.Header{Count: 1}, sizes: []int{10},
 			reason: "Create made the temporary file before calling WrapWriter; it must remove it"},
-		{name: "header", header: jsonlfile.Header{Count: 1, Query: &big}, sizes: []int{10}, at: 1,
+		{name: "header", header: jsonl.Header{Count: 1, Query: &big}, sizes: []int{10}, at: 1,
 			reason: "a header larger than the buffer is written through in WriteHeader"},
-		{name: "first record", header: jsonlfile.Header{Count: 1}, sizes: []int{bufferSize + 10}, at: 1,
+		{name: "first record", header: jsonl.Header{Count: 1}, sizes: []int{bufferSize + 10}, at: 1,
 			reason: "a record larger than the buffer is written through in WriteRecord"},
-		{name: "a later record", header: jsonlfile.Header{Count: 3}, sizes: repeat(bufferSize/2, 3), at: 2,
+		{name: "a later record", header: jsonl.Header{Count: 3}, sizes: repeat(bufferSize/2, 3), at: 2,
 			reason: "the second flush of the buffer, after one that reached the file"},
-		{name: "commit flush", header: jsonlfile.Header{Count: 2}, sizes: []int{10, 10}, at: 1,
+		{name: "commit flush", header: jsonl.Header{Count: 2}, sizes: []int{10, 10}, at: 1,
 			reason: "everything fits in the buffer: the only write is the flush in Commit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var p *panicker
-			opts := &jsonlfile.Options{Dir: dir, WrapWriter: func(w io.Writer) io.Writer {
+			opts := &jsonl.Options{Dir: dir}
+			wrap := func(w io.Writer) io.Writer {
 				if tt.wrapPanics {
 					panic("injected WrapWriter panic")
 				}
 				p = &panicker{w: w, at: tt.at}
 				return p
-			}}
+			}
 			recovered := func() (r any) {
 				defer func() { r = recover() }()
-				w, err := jsonlfile.Create("recall", opts)
+				w, err := jsonl.CreateWith("recall", opts, time.Now, wrap)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
-package jsonlfile
+package disk
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // tryLock opens path and tries flock(LOCK_EX|LOCK_NB) on it, as a janitor
@@ -37,21 +38,18 @@ func TestTempFileLocked(t *testing.T) {
 	for _, end := range []string{"Commit", "Abort"} {
 		t.Run(end, func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := Create("recall", &Options{Dir: dir})
+			w, err := Create(dir, "", "recall", time.Now(), false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer w.Abort()
-			if tryLock(t, w.sink.(*tempFile).tmp) {
+			if tryLock(t, w.tmp) {
 				t.Fatal("the temporary file is not locked after Create")
 			}
-			if err := w.WriteHeader(Header{Count: 1}); err != nil {
+			if _, err := w.Write([]byte("{\"type\":\"lro_header\",\"count\":1}\n{}\n")); err != nil {
 				t.Fatal(err)
 			}
-			if err := w.WriteRecord([]byte(`{}`)); err != nil {
-				t.Fatal(err)
-			}
-			if tryLock(t, w.sink.(*tempFile).tmp) {
+			if tryLock(t, w.tmp) {
 				t.Fatal("the temporary file is not locked while being written")
 			}
 			if end == "Abort" {
@@ -126,18 +124,18 @@ func TestCreateLockRace(t *testing.T) {
 				raced = append(raced, tmp)
 			}
 			defer func() { afterCreate = nil }()
-			w, err := Create("recall", &Options{Dir: dir})
+			w, err := Create(dir, "", "recall", time.Now(), false, nil)
 			if err != nil {
 				t.Fatalf("Create = %v: %s", err, tt.reason)
 			}
 			defer w.Abort()
-			if len(raced) != 2 || w.sink.(*tempFile).tmp != raced[1] {
-				t.Fatalf("Create made temporary files %q and writes to %s; want a second one after the first was removed: %s", raced, w.sink.(*tempFile).tmp, tt.reason)
+			if len(raced) != 2 || w.tmp != raced[1] {
+				t.Fatalf("Create made temporary files %q and writes to %s; want a second one after the first was removed: %s", raced, w.tmp, tt.reason)
 			}
-			if tryLock(t, w.sink.(*tempFile).tmp) {
+			if tryLock(t, w.tmp) {
 				t.Error("the new temporary file is not locked")
 			}
-			if err := w.WriteHeader(Header{Count: 0}); err != nil {
+			if _, err := w.Write([]byte("{\"type\":\"lro_header\",\"count\":0}\n")); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.Commit(); err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package jsonlfile
+package disk
 
 import (
 	"errors"

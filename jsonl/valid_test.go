@@ -1,4 +1,4 @@
-package jsonlfile
+package jsonl
 
 import (
 	"encoding/json"

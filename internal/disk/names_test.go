@@ -1,4 +1,4 @@
-package jsonlfile_test
+package disk_test
 
 import (
 	"encoding/hex"
@@ -9,8 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oklog/ulid/v2"
-	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/tempname"
+	"github.com/zircote/lro-go/internal/disk"
 )
 
 // testID is a fixed ULID whose time is 2026-11-21T13:31:00.123Z.
@@ -44,7 +43,7 @@ func TestSanitizeOperation(t *testing.T) {
 		{strings.Repeat("ab_", 20), strings.Repeat("ab_", 16)[:47], "cut inside a run, trailing '_' dropped"},
 	}
 	for _, tc := range tests {
-		got := jsonlfile.SanitizeOperation(tc.in)
+		got := disk.SanitizeOperation(tc.in)
 		if got != tc.want {
 			t.Errorf("SanitizeOperation(%q) = %q, want %q: %s", tc.in, got, tc.want, tc.reason)
 		}
@@ -60,13 +59,13 @@ func checkSanitized(t *testing.T, in, got string) {
 	if !sanitizedRE.MatchString(got) || len(got) > 48 {
 		t.Errorf("SanitizeOperation(%q) = %q, want ^[a-z0-9]+(_[a-z0-9]+)*$ of at most 48 bytes", in, got)
 	}
-	if again := jsonlfile.SanitizeOperation(got); again != got {
+	if again := disk.SanitizeOperation(got); again != got {
 		t.Errorf("SanitizeOperation(%q) = %q, not idempotent: again %q", in, got, again)
 	}
 }
 
 func TestSanitizeOperationNoAllocs(t *testing.T) {
-	if n := testing.AllocsPerRun(100, func() { jsonlfile.SanitizeOperation("inject_context") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { disk.SanitizeOperation("inject_context") }); n != 0 {
 		t.Errorf("SanitizeOperation of a sanitized name allocates %v times, want 0", n)
 	}
 }
@@ -81,7 +80,7 @@ func TestName(t *testing.T) {
 		{"lro", "Search Memories", "lro-search_memories-01M7Z4V5MVAEP07QR38R3NRT04.jsonl", "the operation is sanitized"},
 	}
 	for _, tc := range tests {
-		if got := jsonlfile.Name(tc.prefix, tc.op, testID); got != tc.want {
+		if got := disk.Name(tc.prefix, tc.op, testID); got != tc.want {
 			t.Errorf("Name(%q, %q, id) = %q, want %q: %s", tc.prefix, tc.op, got, tc.want, tc.reason)
 		}
 	}
@@ -133,7 +132,7 @@ func TestParseName(t *testing.T) {
 		{"atlatl-", "atlatl", parsed{}, "prefix only"},
 	}
 	for _, tc := range tests {
-		op, gotID, ok := jsonlfile.ParseName(tc.base, tc.prefix)
+		op, gotID, ok := disk.ParseName(tc.base, tc.prefix)
 		got := parsed{Op: op, OK: ok}
 		if ok {
 			got.ID = gotID.String()
@@ -151,15 +150,15 @@ func FuzzSanitizeOperation(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, op string) {
-		got := jsonlfile.SanitizeOperation(op)
+		got := disk.SanitizeOperation(op)
 		checkSanitized(t, op, got)
 		// Every sanitized operation round-trips through a file name.
-		base := jsonlfile.Name("", op, testID)
-		gotOp, gotID, ok := jsonlfile.ParseName(base, jsonlfile.DefaultPrefix)
+		base := disk.Name("", op, testID)
+		gotOp, gotID, ok := disk.ParseName(base, disk.DefaultPrefix)
 		if !ok || gotOp != got || gotID != testID {
 			t.Errorf("ParseName(Name(%q)) = %q, %v, %v; want %q, %v, true", op, gotOp, gotID, ok, got, testID)
 		}
-		if name, ok := tempname.Base(tempname.Of(base)); !ok || name != base {
+		if name, ok := disk.TempBase(disk.TempName(base)); !ok || name != base {
 			t.Errorf("the temporary name of %q does not give it back: %q, %v", base, name, ok)
 		}
 	})
@@ -175,13 +174,13 @@ func FuzzParseName(f *testing.F) {
 		if len(base) > 1024 || !utf8.ValidString(prefix) {
 			return
 		}
-		op, id, ok := jsonlfile.ParseName(base, prefix)
+		op, id, ok := disk.ParseName(base, prefix)
 		if !ok {
 			return
 		}
 		// Whatever parses is exactly what Name makes, with or without
 		// a random part.
-		if got := jsonlfile.Name(prefix, op, id); got != base && !hasRandomPart(base, got) {
+		if got := disk.Name(prefix, op, id); got != base && !hasRandomPart(base, got) {
 			t.Errorf("ParseName(%q, %q) = %q, %v; Name gives back %q", base, prefix, op, id, got)
 		}
 		if strings.Contains(op, "-") || op == "" {
@@ -201,4 +200,23 @@ func hasRandomPart(base, name string) bool {
 	}
 	_, err := hex.DecodeString(random)
 	return err == nil && strings.ToLower(random) == random
+}
+
+func BenchmarkParseName(b *testing.B) {
+	base := disk.Name("", "inject_context", testID)
+	b.ReportAllocs()
+	for b.Loop() {
+		disk.ParseName(base, "")
+	}
+}
+
+func BenchmarkSanitizeOperation(b *testing.B) {
+	for _, op := range []string{"inject_context", "Search Memories / v2"} {
+		b.Run(op, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				disk.SanitizeOperation(op)
+			}
+		})
+	}
 }

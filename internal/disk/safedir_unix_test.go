@@ -1,6 +1,6 @@
 //go:build unix
 
-package jsonlfile
+package disk
 
 import (
 	"errors"
@@ -121,9 +121,11 @@ func TestCheckDirOwner(t *testing.T) {
 func TestCreateRefusesUnsafeDir(t *testing.T) {
 	open := mkdir(t, filepath.Join(t.TempDir(), "open"), 0o777)
 	for _, dir := range []string{open, filepath.Join(open, "sub")} {
-		w, err := Create("list", &Options{Dir: dir})
+		f, err := Create(dir, "", "list", time.Now(), false, nil)
 		if !errors.Is(err, ErrUnsafeDir) {
-			w.Abort()
+			if f != nil {
+				f.Abort()
+			}
 			t.Errorf("Create in %s: error %v, want ErrUnsafeDir", dir, err)
 		}
 	}
@@ -137,15 +139,11 @@ func TestCreateRefusesUnsafeDir(t *testing.T) {
 func TestExpiryRecordedBeforeName(t *testing.T) {
 	now := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
-	w, err := Create("list", &Options{Dir: dir, Now: func() time.Time { return now }, TTL: 90 * time.Minute})
+	w, err := Create(dir, "", "list", now, false, func() time.Time { return now.Add(90 * time.Minute) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Abort()
-	if err := w.WriteHeader(Header{Count: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteRecord([]byte(`{"a":1}`)); err != nil {
+	if _, err := w.Write([]byte("{\"type\":\"lro_header\",\"count\":1}\n{\"a\":1}\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {
@@ -206,14 +204,15 @@ func TestCommitTouchesNoPath(t *testing.T) {
 	expires := func() time.Time { return time.Now().Add(time.Hour) }
 	// Until the other user has swapped enough files, each just named.
 	for i := 0; i < 5000 && swaps.Load() < 40; i++ {
-		w, err := NewWriter("list", func(name string) (Sink, error) { return createTemp(open, name, expires) }, nil)
+		name, err := NewName("", "list", time.Now(), false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.WriteHeader(Header{Count: 1}); err != nil {
+		w, err := createTemp(open, name, expires)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.WriteRecord(fmt.Appendf(nil, `{"i":%d}`, i)); err != nil {
+		if _, err := w.Write(fmt.Appendf(nil, "{\"type\":\"lro_header\",\"count\":1}\n{\"i\":%d}\n", i)); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Commit(); err != nil {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package jsonlfile
+package disk
 
 // CheckDir checks nothing on this system, whose folders have no Unix
 // owner and mode bits.

@@ -1,4 +1,4 @@
-package jsonlfile_test
+package jsonl_test
 
 import (
 	"encoding/json"
@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/zircote/lro-go/internal/jsonlfile"
-	"github.com/zircote/lro-go/internal/tempname"
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // fixedNow is the clock of most tests: a time with milliseconds, in a zone
@@ -27,10 +27,10 @@ func fixedNow() time.Time {
 
 // create starts a Writer in a new temporary directory and aborts it at the
 // end of the test.
-func create(t *testing.T, operation string) (*jsonlfile.Writer, string) {
+func create(t *testing.T, operation string) (*jsonl.Writer, string) {
 	t.Helper()
 	dir := t.TempDir()
-	w, err := jsonlfile.Create(operation, &jsonlfile.Options{Dir: dir, Now: fixedNow})
+	w, err := jsonl.CreateWith(operation, &jsonl.Options{Dir: dir}, fixedNow, nil)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -70,7 +70,7 @@ func readLines(t *testing.T, path string) []string {
 func TestRoundTrip(t *testing.T) {
 	w, dir := create(t, "recall")
 	query := `who wrote "LRO" & <why>?`
-	in := jsonlfile.Header{
+	in := jsonl.Header{
 		Operation:       "recall",
 		Query:           &query,
 		Count:           3,
@@ -90,9 +90,6 @@ func TestRoundTrip(t *testing.T) {
 		if err := w.WriteRecord([]byte(r)); err != nil {
 			t.Fatalf("WriteRecord(%d): %v", i, err)
 		}
-	}
-	if got, want := w.Count(), len(records); got != want {
-		t.Errorf("Count() = %d, want %d", got, want)
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatalf("Commit: %v", err)
@@ -116,14 +113,14 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	// ReadFile gives back what was written.
-	h, got, err := jsonlfile.ReadFile(w.Path())
+	h, got, err := jsonl.ReadFile(w.Path())
 	if err != nil {
 		t.Fatalf("ReadFile: %v", err)
 	}
 	want := in
-	want.Type = jsonlfile.HeaderType
+	want.Type = jsonl.HeaderType
 	want.Timestamp = "2026-11-21T13:31:00.123Z"
-	if diff := cmp.Diff(want, h.Header); diff != "" {
+	if diff := cmp.Diff(want, h); diff != "" {
 		t.Errorf("ReadFile header mismatch (-want +got):\n%s", diff)
 	}
 	var gotRecords []string
@@ -143,14 +140,11 @@ func TestPathAndName(t *testing.T) {
 	if got := filepath.Dir(w.Path()); got != dir {
 		t.Errorf("Path() is in %q, want %q", got, dir)
 	}
-	op, id, ok := jsonlfile.ParseName(filepath.Base(w.Path()), jsonlfile.DefaultPrefix)
+	op, id, ok := disk.ParseName(filepath.Base(w.Path()), disk.DefaultPrefix)
 	if !ok || op != "search_memories" {
 		t.Fatalf("ParseName(%q) = %q, _, %v; want search_memories, true", filepath.Base(w.Path()), op, ok)
 	}
 	want := fixedNow().UTC().Truncate(time.Millisecond)
-	if got := w.CreatedAt(); !got.Equal(want) || got.Location() != time.UTC {
-		t.Errorf("CreatedAt() = %v, want %v in UTC", got, want)
-	}
 	if got := id.Timestamp(); !got.Equal(want) {
 		t.Errorf("ULID time = %v, want %v", got, want)
 	}
@@ -159,19 +153,19 @@ func TestPathAndName(t *testing.T) {
 func TestHeaderDefaults(t *testing.T) {
 	tests := []struct {
 		name   string
-		in     jsonlfile.Header
+		in     jsonl.Header
 		want   string
 		reason string
 	}{
 		{
 			name:   "zero",
-			in:     jsonlfile.Header{},
+			in:     jsonl.Header{},
 			want:   `{"type":"lro_header","operation":"Recall Memories","query":null,"count":0,"schema_version":"","timestamp":"2026-11-21T13:31:00.123Z","estimated_tokens":0,"detail":""}`,
 			reason: "a nil query is null, the operation defaults to Create's (unsanitized) and the timestamp to Now in UTC with milliseconds",
 		},
 		{
 			name:   "explicit",
-			in:     jsonlfile.Header{Type: "other", Operation: "recall", Timestamp: "2020-01-01T00:00:00Z"},
+			in:     jsonl.Header{Type: "other", Operation: "recall", Timestamp: "2020-01-01T00:00:00Z"},
 			want:   `{"type":"lro_header","operation":"recall","query":null,"count":0,"schema_version":"","timestamp":"2020-01-01T00:00:00Z","estimated_tokens":0,"detail":""}`,
 			reason: "the type is always lro_header; a given operation and timestamp are kept",
 		},
@@ -211,7 +205,7 @@ func TestWriteRecordCompacts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w, _ := create(t, "recall")
-			if err := w.WriteHeader(jsonlfile.Header{Count: 1}); err != nil {
+			if err := w.WriteHeader(jsonl.Header{Count: 1}); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.WriteRecord([]byte(tc.in)); err != nil {
@@ -247,19 +241,19 @@ func TestWriteRecordRejectsInvalid(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w, _ := create(t, "recall")
-			if err := w.WriteHeader(jsonlfile.Header{Count: 1}); err != nil {
+			if err := w.WriteHeader(jsonl.Header{Count: 1}); err != nil {
 				t.Fatal(err)
 			}
 			size := w.Size()
 			err := w.WriteRecord([]byte(tc.in))
-			if !errors.Is(err, jsonlfile.ErrInvalidRecord) {
+			if !errors.Is(err, jsonl.ErrInvalidRecord) {
 				t.Fatalf("WriteRecord(%q) = %v, want ErrInvalidRecord: %s", tc.in, err, tc.reason)
 			}
 			if !strings.Contains(err.Error(), w.Path()) {
 				t.Errorf("error %q does not name the path %s", err, w.Path())
 			}
-			if w.Count() != 0 || w.Size() != size {
-				t.Errorf("after a rejected record Count() = %d, Size() = %d; want 0, %d", w.Count(), w.Size(), size)
+			if w.Size() != size {
+				t.Errorf("after a rejected record Size() = %d; want %d", w.Size(), size)
 			}
 			// The Writer is still usable.
 			if err := w.WriteRecord([]byte(`{}`)); err != nil {
@@ -272,62 +266,18 @@ func TestWriteRecordRejectsInvalid(t *testing.T) {
 	}
 }
 
-func TestWriteValue(t *testing.T) {
-	w, _ := create(t, "recall")
-	if err := w.WriteHeader(jsonlfile.Header{Count: 3}); err != nil {
-		t.Fatal(err)
-	}
-	type rec struct {
-		ID   string   `json:"id"`
-		Text string   `json:"text"`
-		Tags []string `json:"tags,omitempty"`
-	}
-	values := []any{
-		rec{ID: "m1", Text: "a && b <c>", Tags: []string{"x"}},
-		json.RawMessage("{\n \"raw\": true\n}"),
-		map[string]int{"b": 2, "a": 1},
-	}
-	for _, v := range values {
-		if err := w.WriteValue(v); err != nil {
-			t.Fatalf("WriteValue(%v): %v", v, err)
-		}
-	}
-	// An unencodable value is rejected without writing anything.
-	size := w.Size()
-	if err := w.WriteValue(func() {}); err == nil {
-		t.Error("WriteValue(func) = nil, want an encoding error")
-	}
-	if w.Count() != 3 || w.Size() != size {
-		t.Errorf("after a failed WriteValue Count() = %d, Size() = %d; want 3, %d", w.Count(), w.Size(), size)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		`{"id":"m1","text":"a && b <c>","tags":["x"]}`,
-		`{"raw":true}`,
-		`{"a":1,"b":2}`,
-	}
-	if diff := cmp.Diff(want, readLines(t, w.Path())[1:]); diff != "" {
-		t.Errorf("record lines mismatch (-want +got):\n%s", diff)
-	}
-}
-
 func TestCallOrder(t *testing.T) {
 	w, dir := create(t, "recall")
-	if err := w.WriteRecord([]byte(`{}`)); !errors.Is(err, jsonlfile.ErrNoHeader) {
+	if err := w.WriteRecord([]byte(`{}`)); !errors.Is(err, jsonl.ErrNoHeader) {
 		t.Errorf("WriteRecord before WriteHeader = %v, want ErrNoHeader", err)
 	}
-	if err := w.WriteValue(1); !errors.Is(err, jsonlfile.ErrNoHeader) {
-		t.Errorf("WriteValue before WriteHeader = %v, want ErrNoHeader", err)
-	}
-	if err := w.WriteHeader(jsonlfile.Header{Count: -1}); !errors.Is(err, jsonlfile.ErrInvalidHeader) {
+	if err := w.WriteHeader(jsonl.Header{Count: -1}); !errors.Is(err, jsonl.ErrInvalidHeader) {
 		t.Errorf("WriteHeader(Count: -1) = %v, want ErrInvalidHeader", err)
 	}
-	if err := w.WriteHeader(jsonlfile.Header{Count: 1}); err != nil {
+	if err := w.WriteHeader(jsonl.Header{Count: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteHeader(jsonlfile.Header{Count: 1}); !errors.Is(err, jsonlfile.ErrHeaderWritten) {
+	if err := w.WriteHeader(jsonl.Header{Count: 1}); !errors.Is(err, jsonl.ErrHeaderWritten) {
 		t.Errorf("second WriteHeader = %v, want ErrHeaderWritten", err)
 	}
 	if err := w.WriteRecord([]byte(`{}`)); err != nil {
@@ -336,13 +286,13 @@ func TestCallOrder(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteRecord([]byte(`{}`)); !errors.Is(err, jsonlfile.ErrClosed) {
+	if err := w.WriteRecord([]byte(`{}`)); !errors.Is(err, jsonl.ErrClosed) {
 		t.Errorf("WriteRecord after Commit = %v, want ErrClosed", err)
 	}
-	if err := w.WriteHeader(jsonlfile.Header{}); !errors.Is(err, jsonlfile.ErrClosed) {
+	if err := w.WriteHeader(jsonl.Header{}); !errors.Is(err, jsonl.ErrClosed) {
 		t.Errorf("WriteHeader after Commit = %v, want ErrClosed", err)
 	}
-	if err := w.Commit(); !errors.Is(err, jsonlfile.ErrClosed) {
+	if err := w.Commit(); !errors.Is(err, jsonl.ErrClosed) {
 		t.Errorf("second Commit = %v, want ErrClosed", err)
 	}
 	if err := w.Abort(); err != nil {
@@ -357,20 +307,20 @@ func TestAtomicity(t *testing.T) {
 	tests := []struct {
 		name    string
 		records int // written, against a header count of 2
-		finish  func(*jsonlfile.Writer) error
+		finish  func(*jsonl.Writer) error
 		wantErr error
 		reason  string
 	}{
-		{"abort", 1, (*jsonlfile.Writer).Abort, nil, "Abort removes the temporary file"},
-		{"abort twice", 1, func(w *jsonlfile.Writer) error { w.Abort(); return w.Abort() }, nil, "Abort is idempotent"},
-		{"too few", 1, (*jsonlfile.Writer).Commit, jsonlfile.ErrCountMismatch, "a short file is never committed"},
-		{"too many", 3, (*jsonlfile.Writer).Commit, jsonlfile.ErrCountMismatch, "neither is a long one"},
-		{"commit after abort", 2, func(w *jsonlfile.Writer) error { w.Abort(); return w.Commit() }, jsonlfile.ErrClosed, "an aborted Writer cannot commit"},
+		{"abort", 1, (*jsonl.Writer).Abort, nil, "Abort removes the temporary file"},
+		{"abort twice", 1, func(w *jsonl.Writer) error { w.Abort(); return w.Abort() }, nil, "Abort is idempotent"},
+		{"too few", 1, (*jsonl.Writer).Commit, jsonl.ErrCountMismatch, "a short file is never committed"},
+		{"too many", 3, (*jsonl.Writer).Commit, jsonl.ErrCountMismatch, "neither is a long one"},
+		{"commit after abort", 2, func(w *jsonl.Writer) error { w.Abort(); return w.Commit() }, jsonl.ErrClosed, "an aborted Writer cannot commit"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w, dir := create(t, "recall")
-			if err := w.WriteHeader(jsonlfile.Header{Count: 2}); err != nil {
+			if err := w.WriteHeader(jsonl.Header{Count: 2}); err != nil {
 				t.Fatal(err)
 			}
 			for range tc.records {
@@ -383,7 +333,7 @@ func TestAtomicity(t *testing.T) {
 			if len(names) != 1 {
 				t.Fatalf("directory holds %q while writing, want one temporary file", names)
 			}
-			if base, ok := tempname.Base(names[0]); !ok || base != filepath.Base(w.Path()) {
+			if base, ok := disk.TempBase(names[0]); !ok || base != filepath.Base(w.Path()) {
 				t.Errorf("directory holds %q while writing, want the temporary file of %s", names[0], w.Path())
 			}
 			if _, err := os.Lstat(w.Path()); !errors.Is(err, fs.ErrNotExist) {
@@ -394,7 +344,7 @@ func TestAtomicity(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Errorf("got error %v, want %v: %s", err, tc.wantErr, tc.reason)
 			}
-			if errors.Is(err, jsonlfile.ErrCountMismatch) && !strings.Contains(err.Error(), w.Path()) {
+			if errors.Is(err, jsonl.ErrCountMismatch) && !strings.Contains(err.Error(), w.Path()) {
 				t.Errorf("error %q does not name the path", err)
 			}
 			if names := dirNames(t, dir); len(names) != 0 {
@@ -408,7 +358,7 @@ func TestAtomicity(t *testing.T) {
 // leaves nothing behind.
 func TestCommitWithoutHeader(t *testing.T) {
 	w, dir := create(t, "recall")
-	if err := w.Commit(); !errors.Is(err, jsonlfile.ErrNoHeader) {
+	if err := w.Commit(); !errors.Is(err, jsonl.ErrNoHeader) {
 		t.Errorf("Commit without header = %v, want ErrNoHeader", err)
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
@@ -420,7 +370,7 @@ func TestCommitWithoutHeader(t *testing.T) {
 // rename in Commit fails: the temporary file must still be removed.
 func TestCommitRenameFails(t *testing.T) {
 	w, dir := create(t, "recall")
-	if err := w.WriteHeader(jsonlfile.Header{Count: 1}); err != nil {
+	if err := w.WriteHeader(jsonl.Header{Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.WriteRecord([]byte(`{}`)); err != nil {
@@ -453,12 +403,12 @@ func TestModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "new parent", "new dir")
-	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir})
+	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := w.WriteHeader(jsonlfile.Header{}); err != nil {
+	if err := w.WriteHeader(jsonl.Header{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {
@@ -486,7 +436,7 @@ func TestModes(t *testing.T) {
 
 func TestCreateOptions(t *testing.T) {
 	t.Run("nil options", func(t *testing.T) {
-		w, err := jsonlfile.Create("recall", nil)
+		w, err := jsonl.Create("recall", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,16 +448,16 @@ func TestCreateOptions(t *testing.T) {
 		if got := filepath.Dir(w.Path()); got != tmp {
 			t.Errorf("Path() dir = %q, want os.TempDir() %q", got, tmp)
 		}
-		if base := filepath.Base(w.Path()); !strings.HasPrefix(base, jsonlfile.DefaultPrefix+"-recall-") {
-			t.Errorf("Path() base = %q, want prefix %q", base, jsonlfile.DefaultPrefix+"-recall-")
+		if base := filepath.Base(w.Path()); !strings.HasPrefix(base, disk.DefaultPrefix+"-recall-") {
+			t.Errorf("Path() base = %q, want prefix %q", base, disk.DefaultPrefix+"-recall-")
 		}
-		if d := time.Since(w.CreatedAt()); d < 0 || d > time.Minute {
-			t.Errorf("CreatedAt() = %v, want about now", w.CreatedAt())
+		if _, id, _ := disk.ParseName(filepath.Base(w.Path()), ""); time.Since(id.Timestamp()) < 0 || time.Since(id.Timestamp()) > time.Minute {
+			t.Errorf("the name's time = %v, want about now", id.Timestamp())
 		}
 	})
 	t.Run("relative dir", func(t *testing.T) {
 		t.Chdir(t.TempDir())
-		w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: "out"})
+		w, err := jsonl.Create("recall", &jsonl.Options{Dir: "out"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -518,12 +468,12 @@ func TestCreateOptions(t *testing.T) {
 	})
 	t.Run("path with spaces", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "my results", "ünï cödé")
-		w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Prefix: "my.app_v2-x"})
+		w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir, Prefix: "my.app_v2-x"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer w.Abort()
-		if err := w.WriteHeader(jsonlfile.Header{Count: 1}); err != nil {
+		if err := w.WriteHeader(jsonl.Header{Count: 1}); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.WriteRecord([]byte(`{"ok":true}`)); err != nil {
@@ -532,10 +482,10 @@ func TestCreateOptions(t *testing.T) {
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if _, recs, err := jsonlfile.ReadFile(w.Path()); err != nil || len(recs) != 1 {
+		if _, recs, err := jsonl.ReadFile(w.Path()); err != nil || len(recs) != 1 {
 			t.Fatalf("ReadFile(%q) = %d records, %v; want 1, nil", w.Path(), len(recs), err)
 		}
-		if _, _, ok := jsonlfile.ParseName(filepath.Base(w.Path()), "my.app_v2-x"); !ok {
+		if _, _, ok := disk.ParseName(filepath.Base(w.Path()), "my.app_v2-x"); !ok {
 			t.Errorf("ParseName(%q) with its prefix = false", filepath.Base(w.Path()))
 		}
 	})
@@ -544,16 +494,14 @@ func TestCreateOptions(t *testing.T) {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: file}); err == nil {
+		if w, err := jsonl.Create("recall", &jsonl.Options{Dir: file}); err == nil {
 			w.Abort()
 			t.Error("Create in a regular file = nil error, want one")
 		}
 	})
 	t.Run("time before 1970", func(t *testing.T) {
-		_, err := jsonlfile.Create("recall", &jsonlfile.Options{
-			Dir: t.TempDir(),
-			Now: func() time.Time { return time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) },
-		})
+		_, err := jsonl.CreateWith("recall", &jsonl.Options{Dir: t.TempDir()},
+			func() time.Time { return time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, nil)
 		if err == nil {
 			t.Error("Create with a time a ULID cannot hold = nil error, want one")
 		}
@@ -579,19 +527,19 @@ func TestValidatePrefix(t *testing.T) {
 		{"a*", false, "glob characters would confuse a janitor's pattern"},
 	}
 	for _, tc := range tests {
-		err := jsonlfile.ValidatePrefix(tc.prefix)
+		err := disk.ValidatePrefix(tc.prefix)
 		if (err == nil) != tc.ok {
 			t.Errorf("ValidatePrefix(%q) = %v, want ok=%v: %s", tc.prefix, err, tc.ok, tc.reason)
 		}
-		if err != nil && !errors.Is(err, jsonlfile.ErrInvalidPrefix) {
+		if err != nil && !errors.Is(err, jsonl.ErrInvalidPrefix) {
 			t.Errorf("ValidatePrefix(%q) = %v, want ErrInvalidPrefix", tc.prefix, err)
 		}
-		w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: t.TempDir(), Prefix: tc.prefix})
+		w, err := jsonl.Create("recall", &jsonl.Options{Dir: t.TempDir(), Prefix: tc.prefix})
 		if tc.ok != (err == nil) {
 			t.Errorf("Create with prefix %q = %v, want ok=%v: %s", tc.prefix, err, tc.ok, tc.reason)
 		}
 		if err != nil {
-			if !errors.Is(err, jsonlfile.ErrInvalidPrefix) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.prefix)) {
+			if !errors.Is(err, jsonl.ErrInvalidPrefix) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.prefix)) {
 				t.Errorf("Create with prefix %q = %v, want ErrInvalidPrefix naming the prefix", tc.prefix, err)
 			}
 			continue
@@ -615,12 +563,12 @@ func TestConcurrentWriters(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for f := range files {
-				w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir, Now: fixedNow})
+				w, err := jsonl.CreateWith("recall", &jsonl.Options{Dir: dir}, fixedNow, nil)
 				if err != nil {
 					errs <- err
 					return
 				}
-				err = w.WriteHeader(jsonlfile.Header{Count: records})
+				err = w.WriteHeader(jsonl.Header{Count: records})
 				for r := 0; r < records && err == nil; r++ {
 					err = w.WriteRecord(fmt.Appendf(nil, `{"g":%d,"f":%d,"r":%d}`, g, f, r))
 				}
@@ -653,7 +601,7 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("directory holds %d files, want %d (no temporary file left)", got, goroutines*files)
 	}
 	for p := range paths {
-		if _, recs, err := jsonlfile.ReadFile(p); err != nil || len(recs) != records {
+		if _, recs, err := jsonl.ReadFile(p); err != nil || len(recs) != records {
 			t.Errorf("ReadFile(%s) = %d records, %v; want %d", p, len(recs), err, records)
 		}
 	}
@@ -673,13 +621,13 @@ func TestReadFile(t *testing.T) {
 		{"no final newline", header + "\n{\"a\":1}\n[2]", []string{`{"a":1}`, `[2]`}, nil, "the last line may lack its newline"},
 		{"crlf", header + "\r\n{\"a\":1}\r\n[2]\r\n", []string{`{"a":1}`, `[2]`}, nil, "Windows line endings are not part of records"},
 		{"long lines", header + "\n" + long + "\n" + long + "\n", []string{long, long}, nil, "records of any length"},
-		{"too few", header + "\n{}\n", nil, jsonlfile.ErrCountMismatch, "a truncated file"},
-		{"too many", header + "\n{}\n{}\n{}\n", nil, jsonlfile.ErrCountMismatch, "more lines than announced"},
-		{"blank line", header + "\n{}\n\n{}\n", nil, jsonlfile.ErrInvalidRecord, "an empty line is not a record"},
-		{"invalid line", header + "\n{}\n{\n", nil, jsonlfile.ErrInvalidRecord, "a record must be valid JSON"},
-		{"empty file", "", nil, jsonlfile.ErrNotOffloadFile, "no header"},
-		{"no header", "{}\n{}\n", nil, jsonlfile.ErrNotOffloadFile, "a plain JSONL file"},
-		{"negative count", `{"type":"lro_header","count":-2}` + "\n", nil, jsonlfile.ErrInvalidHeader, "a count is never negative"},
+		{"too few", header + "\n{}\n", nil, jsonl.ErrCountMismatch, "a truncated file"},
+		{"too many", header + "\n{}\n{}\n{}\n", nil, jsonl.ErrCountMismatch, "more lines than announced"},
+		{"blank line", header + "\n{}\n\n{}\n", nil, jsonl.ErrInvalidRecord, "an empty line is not a record"},
+		{"invalid line", header + "\n{}\n{\n", nil, jsonl.ErrInvalidRecord, "a record must be valid JSON"},
+		{"empty file", "", nil, jsonl.ErrNotOffloadFile, "no header"},
+		{"no header", "{}\n{}\n", nil, jsonl.ErrNotOffloadFile, "a plain JSONL file"},
+		{"negative count", `{"type":"lro_header","count":-2}` + "\n", nil, jsonl.ErrInvalidHeader, "a count is never negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -687,7 +635,7 @@ func TestReadFile(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, recs, err := jsonlfile.ReadFile(path)
+			_, recs, err := jsonl.ReadFile(path)
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Fatalf("ReadFile error = %v, want %v: %s", err, tc.wantErr, tc.reason)
 			}
@@ -706,7 +654,7 @@ func TestReadFile(t *testing.T) {
 
 	t.Run("missing file", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "missing.jsonl")
-		if _, _, err := jsonlfile.ReadFile(path); !errors.Is(err, fs.ErrNotExist) {
+		if _, _, err := jsonl.ReadFile(path); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("ReadFile(missing) = %v, want ErrNotExist", err)
 		}
 	})
@@ -715,7 +663,7 @@ func TestReadFile(t *testing.T) {
 		if err := os.WriteFile(path, []byte(header+"\n[1]\n[2]\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, recs, err := jsonlfile.ReadFile(path)
+		_, recs, err := jsonl.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -727,50 +675,48 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestAbortNil(t *testing.T) {
-	var w *jsonlfile.Writer
+	var w *jsonl.Writer
 	if err := w.Abort(); err != nil {
 		t.Errorf("(*Writer)(nil).Abort() = %v, want nil", err)
 	}
 }
 
-// TestFileHeaderOnTheWire: a header with this module's fields is written
-// with the specification's fields first, in their order, then "result",
-// "records_at" and "copies", as the files have always been written, and
-// reads back the same.
-func TestFileHeaderOnTheWire(t *testing.T) {
-	now := func() time.Time { return time.Date(2026, 11, 21, 13, 31, 0, 123e6, time.UTC) }
-	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: t.TempDir(), Now: now})
-	if err != nil {
-		t.Fatal(err)
+// TestExtension: the members of Header.Extension follow the
+// specification's fields on the header line, and read back in order; an
+// empty object adds nothing, and what is not one object is refused.
+func TestExtension(t *testing.T) {
+	tests := []struct {
+		ext      string
+		line     string // after the specification's fields; "" for an error
+		readBack string
+	}{
+		{`{"b":1, "a":[2]}`, `,"b":1,"a":[2]}`, `{"b":1,"a":[2]}`},
+		{`{}`, `}`, ``},
+		{`[1]`, ``, ``},
+		{`{"a":1`, ``, ``},
 	}
-	defer w.Abort()
-	h := jsonlfile.FileHeader{
-		Header:    jsonlfile.Header{Count: 1, SchemaVersion: "1.0", EstimatedTokens: 9, Detail: "full"},
-		Result:    json.RawMessage(`{"content":[{"type":"text","text":""}]}`),
-		RecordsAt: []jsonlfile.Placement{{At: "/content/0/text", As: "lines", Count: 1, FinalNewline: true}},
-		Copies:    []jsonlfile.Copy{{At: "/structuredContent", Of: "/content/0/text", As: "string"}},
-	}
-	if err := jsonlfile.WriteFileHeader(w, h); err != nil {
-		t.Fatal(err)
-	}
-	if err := jsonlfile.WriteValid(w, []byte(`{"line":1,"text":"a"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	want := `{"type":"lro_header","operation":"recall","query":null,"count":1,"schema_version":"1.0","timestamp":"2026-11-21T13:31:00.123Z","estimated_tokens":9,"detail":"full",` +
-		`"result":{"content":[{"type":"text","text":""}]},"records_at":[{"at":"/content/0/text","as":"lines","count":1,"final_newline":true}],` +
-		`"copies":[{"at":"/structuredContent","of":"/content/0/text","as":"string"}]}`
-	if diff := cmp.Diff([]string{want, `{"line":1,"text":"a"}`}, readLines(t, w.Path())); diff != "" {
-		t.Errorf("file lines (-want +got):\n%s", diff)
-	}
-	got, _, err := jsonlfile.ReadFile(w.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Type, h.Operation, h.Timestamp = jsonlfile.HeaderType, "recall", "2026-11-21T13:31:00.123Z"
-	if diff := cmp.Diff(h, got); diff != "" {
-		t.Errorf("read back (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		w, _ := create(t, "recall")
+		err := w.WriteHeader(jsonl.Header{Extension: json.RawMessage(tt.ext)})
+		if tt.line == "" {
+			if err == nil {
+				t.Errorf("WriteHeader with extension %s = nil, want an error", tt.ext)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		lines := readLines(t, w.Path())
+		if !strings.HasSuffix(lines[0], `"detail":""`+tt.line) {
+			t.Errorf("extension %s: header line %s, want it to end in %s", tt.ext, lines[0], tt.line)
+		}
+		h, _, err := jsonl.ReadFile(w.Path())
+		if err != nil || string(h.Extension) != tt.readBack {
+			t.Errorf("extension %s read back as %s, %v; want %s", tt.ext, h.Extension, err, tt.readBack)
+		}
 	}
 }

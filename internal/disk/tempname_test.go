@@ -1,4 +1,4 @@
-package tempname
+package disk
 
 import "testing"
 
@@ -16,12 +16,12 @@ func TestBase(t *testing.T) {
 		{name + ".tmp", "", false, "missing leading dot"},
 	}
 	for _, tc := range tests {
-		base, ok := Base(tc.temp)
+		base, ok := TempBase(tc.temp)
 		if base != tc.base || ok != tc.ok {
-			t.Errorf("Base(%q) = %q, %v; want %q, %v: %s", tc.temp, base, ok, tc.base, tc.ok, tc.reason)
+			t.Errorf("TempBase(%q) = %q, %v; want %q, %v: %s", tc.temp, base, ok, tc.base, tc.ok, tc.reason)
 		}
 	}
-	if base, ok := Base(Of(name)); base != name || !ok {
-		t.Errorf("Base(Of(%q)) = %q, %v", name, base, ok)
+	if base, ok := TempBase(TempName(name)); base != name || !ok {
+		t.Errorf("TempBase(TempName(%q)) = %q, %v", name, base, ok)
 	}
 }

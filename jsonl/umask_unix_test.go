@@ -1,6 +1,6 @@
 //go:build unix
 
-package jsonlfile_test
+package jsonl_test
 
 import (
 	"io/fs"
@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/zircote/lro-go/internal/jsonlfile"
+	"github.com/zircote/lro-go/jsonl"
 )
 
 // TestModesIgnoreUmask checks that the modes are set exactly, not reduced by
@@ -20,12 +20,12 @@ func TestModesIgnoreUmask(t *testing.T) {
 	defer syscall.Umask(old)
 
 	dir := filepath.Join(t.TempDir(), "a", "b")
-	w, err := jsonlfile.Create("recall", &jsonlfile.Options{Dir: dir})
+	w, err := jsonl.Create("recall", &jsonl.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if err := w.WriteHeader(jsonlfile.Header{Count: 1}); err != nil {
+	if err := w.WriteHeader(jsonl.Header{Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.WriteRecord([]byte(`{}`)); err != nil {
