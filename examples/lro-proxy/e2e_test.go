@@ -81,18 +81,18 @@ func skipOrFail(t *testing.T, msg string) {
 }
 
 // npmServer returns the path of a reference server installed by
-// npm ci --prefix internal/testing/interop.
+// npm ci --prefix lro/internal/testing/interop.
 func npmServer(t *testing.T, name string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		skipOrFail(t, "node is not installed; the reference servers need Node.js 20 or later")
 	}
-	path, err := filepath.Abs(filepath.Join("..", "..", "internal", "testing", "interop", "node_modules", ".bin", name))
+	path, err := filepath.Abs(filepath.Join("..", "..", "lro", "internal", "testing", "interop", "node_modules", ".bin", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		skipOrFail(t, name+" is not installed: run npm ci --prefix internal/testing/interop")
+		skipOrFail(t, name+" is not installed: run npm ci --prefix lro/internal/testing/interop")
 	}
 	return path
 }

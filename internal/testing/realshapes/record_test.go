@@ -3,7 +3,7 @@ package realshapes
 // The recorder: go test ./internal/testing/realshapes -run TestRecord -record
 // records every item of the corpus again from its source and rewrites
 // testdata/manifest.json and testdata/items. It needs node with the npm
-// packages of internal/testing/interop installed, python3 (and one with pandas and
+// packages of lro/internal/testing/interop installed, python3 (and one with pandas and
 // tabulate), sqlite3, PostgreSQL (initdb, pg_ctl, psql), git, and npm (it
 // runs npm pack to read the API specification).
 
@@ -35,7 +35,7 @@ var record = flag.Bool("record", false, "record the corpus again from its source
 
 // Versions of the sources.
 const (
-	serversVersion = "2026.8.31" // @modelcontextprotocol/server-* (internal/testing/interop/package.json)
+	serversVersion = "2026.8.31" // @modelcontextprotocol/server-* (lro/internal/testing/interop/package.json)
 	octokitPackage = "@octokit/openapi@23.0.2"
 	countriesPkg   = "world-countries@5.1.0" // data under the ODbL (Open Database License)
 	gitServer      = "mcp-server-git 0.6.2 (github.com/modelcontextprotocol/servers src/git/src/mcp_server_git/server.py at 76d64c822f5125032f89eb71dbdb94e42b434821)"
@@ -189,12 +189,12 @@ func (b *syncBuffer) lastResult() (json.RawMessage, error) {
 	return nil, errors.New("no result read")
 }
 
-// session starts a reference server of internal/testing/interop's node_modules.
+// session starts a reference server of lro/internal/testing/interop's node_modules.
 func (r *recorder) session(server string, env []string, args ...string) *session {
 	r.t.Helper()
-	js := filepath.Join(r.root, "internal", "testing", "interop", "node_modules", "@modelcontextprotocol", server, "dist", "index.js")
+	js := filepath.Join(r.root, "lro", "internal", "testing", "interop", "node_modules", "@modelcontextprotocol", server, "dist", "index.js")
 	if _, err := os.Stat(js); err != nil {
-		r.t.Fatalf("%v (npm ci --prefix internal/testing/interop)", err)
+		r.t.Fatalf("%v (npm ci --prefix lro/internal/testing/interop)", err)
 	}
 	cmd := exec.Command("node", append([]string{js}, args...)...)
 	cmd.Env = append(os.Environ(), env...)

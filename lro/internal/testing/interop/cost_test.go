@@ -50,7 +50,7 @@ func TestToolsListCost(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(bin); err != nil {
-				skipOrFail(t, s.argv[0]+" is not installed: run npm ci --prefix internal/testing/interop")
+				skipOrFail(t, s.argv[0]+" is not installed: run npm ci --prefix lro/internal/testing/interop")
 			}
 			server := append([]string{bin}, s.argv[1:]...)
 			direct := listToolsRaw(ctx, t, server)

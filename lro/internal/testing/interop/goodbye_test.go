@@ -31,7 +31,7 @@ func TestProxyAnswersAfterInputEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(server); err != nil {
-		skipOrFail(t, "mcp-server-filesystem is not installed: run npm ci --prefix internal/testing/interop")
+		skipOrFail(t, "mcp-server-filesystem is not installed: run npm ci --prefix lro/internal/testing/interop")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a guard against a hang
 	defer cancel()

@@ -7,7 +7,7 @@
 // THROUGH the proxy (testdata/matrix.md is its table). The Node dependencies
 // are pinned by package-lock.json; install them with
 //
-//	npm ci --prefix internal/testing/interop
+//	npm ci --prefix lro/internal/testing/interop
 package interop
 
 import (
@@ -45,7 +45,7 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	sdk := filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")
 	if _, err := os.Stat(sdk); err != nil {
-		skipOrFail(t, "the TypeScript MCP SDK is not installed: run npm ci --prefix internal/testing/interop")
+		skipOrFail(t, "the TypeScript MCP SDK is not installed: run npm ci --prefix lro/internal/testing/interop")
 	}
 	runs := []struct {
 		name      string
@@ -148,7 +148,7 @@ func upstreamCommand(ctx context.Context, t *testing.T, spec []string, upDir, ro
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(path); err != nil {
-				skipOrFail(t, a+" is not installed: run npm ci --prefix internal/testing/interop")
+				skipOrFail(t, a+" is not installed: run npm ci --prefix lro/internal/testing/interop")
 			}
 			a = path
 		}

@@ -94,7 +94,7 @@ func TestMatrix(t *testing.T) {
 	}
 	for _, s := range matrixServers {
 		if _, err := os.Stat(filepath.Join("node_modules", ".bin", s.bin)); err != nil {
-			skipOrFail(t, s.bin+" is not installed: run npm ci --prefix internal/testing/interop")
+			skipOrFail(t, s.bin+" is not installed: run npm ci --prefix lro/internal/testing/interop")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // a guard against a hang
