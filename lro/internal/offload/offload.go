@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"reflect"
 	"time"
@@ -218,15 +217,6 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	return c.offloadOrFallback(ctx, call, res, r, p), true
 }
 
-// textTokens estimates the tokens of s, without copying it for the built-in
-// heuristic.
-func (c *Config) textTokens(s string) int {
-	if _, ok := c.Tokenizer.(estimate.Heuristic); ok {
-		return estimate.Tokens(s)
-	}
-	return c.Tokenizer.Tokens([]byte(s))
-}
-
 // offloadOrFallback writes the file and puts its descriptor in res, or, when
 // the write fails, the fallback.
 func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan) Outcome {
@@ -250,10 +240,9 @@ func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.Call
 	return o
 }
 
-// recovered turns a panic of the file writer (a WrapWriter) into an error,
-// so that the call falls back instead of failing.
-func recovered(err *error) {
-	if v := recover(); v != nil {
-		*err = fmt.Errorf("offload: writing the file panicked: %v", v)
+// emit delivers e to o. A nil o discards the event.
+func emit(ctx context.Context, o event.Observer, e event.Event) {
+	if o != nil {
+		o.Observe(ctx, e)
 	}
 }

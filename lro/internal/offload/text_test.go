@@ -116,7 +116,7 @@ func TestRowsAreRecords(t *testing.T) {
 // TestTextThatIsNoTableStaysLines: prose, code, logs and short or ragged
 // tables stay {"line","text"} records, rebuilt exactly.
 func TestTextThatIsNoTableStaysLines(t *testing.T) {
-	src, err := os.ReadFile("result.go")
+	src, err := os.ReadFile("records.go")
 	if err != nil {
 		t.Fatal(err)
 	}

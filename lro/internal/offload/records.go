@@ -15,74 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/jsonl"
 )
 
 // decodeOptions read JSON as a client would accept it: duplicate member
 // names and invalid UTF-8 are the tool's business, not a reason to refuse.
 var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-
-// result is a tool result as the client would receive it.
-type result struct {
-	items      []item
-	structured []byte // the structured content's JSON; nil when there is none
-}
-
-// item is one content item.
-type item struct {
-	item  mcp.Content
-	text  *mcp.TextContent // for a text item
-	media bool             // an image or audio: stays in the response, not counted
-	raw   []byte           // the item's JSON, for every item but text and media
-}
-
-// read reads res as the client would receive it and estimates it, once:
-// the figure the threshold is compared with is the one the header records.
-// Images and audio are not counted (nor marshalled here); other items but
-// text are counted as their JSON. structured is the JSON of
-// res.StructuredContent when the caller has it, else nil; it is validated
-// only if the result is offloaded (see plan).
-func (c *Config) read(res *mcp.CallToolResult, structured []byte) (*result, int, error) {
-	if structured == nil && res.StructuredContent != nil {
-		var err error
-		if structured, err = structuredJSON(res.StructuredContent); err != nil {
-			return nil, 0, err
-		}
-	}
-	r := &result{items: make([]item, len(res.Content))}
-	tokens := 0
-	if structured != nil {
-		r.structured = trimSpace(structured)
-		tokens = c.Tokenizer.Tokens(r.structured)
-	}
-	for i, it := range res.Content {
-		r.items[i].item = it
-		switch it := it.(type) {
-		case *mcp.ImageContent, *mcp.AudioContent:
-			r.items[i].media = true
-		case *mcp.TextContent:
-			r.items[i].text = it
-			tokens += c.textTokens(it.Text)
-		default:
-			raw, err := json.Marshal(it)
-			if err != nil {
-				return nil, 0, err
-			}
-			r.items[i].raw = raw
-			tokens += c.Tokenizer.Tokens(raw)
-		}
-	}
-	return r, tokens, nil
-}
-
-// structuredJSON returns the JSON of a result's structured content, as the
-// client receives it (a []byte is a base64 string).
-func structuredJSON(sc any) ([]byte, error) {
-	if v, ok := sc.(json.RawMessage); ok {
-		return v, nil
-	}
-	return json.Marshal(sc)
-}
 
 // The ways records sit in a result.
 const (
@@ -134,14 +71,6 @@ type plan struct {
 	retally  bool // a text's array failed after its records were described: describe the runs again
 
 	jq16 jq16Lines // the lines written that jq 1.6 cannot parse
-}
-
-// besideValue is a part of the result kept beside the records, for the
-// descriptor.
-type besideValue struct {
-	path string // jq path below .result
-	raw  []byte // the value as written, for a small scalar
-	what string // otherwise, what it is
 }
 
 // plan finds the records of r, reading them once (which validates, counts
@@ -676,50 +605,6 @@ var (
 	pointerUnescapes = strings.NewReplacer("~1", "/", "~0", "~")
 )
 
-// writeRecords writes every record of p to w, in order, one a line, without
-// validating them again (plan read them), and those of an array where that
-// read noted them. It stops when ctx is canceled.
-func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
-	written := 0
-	write := func(line []byte) error {
-		written++
-		p.jq16.add(line, written+1) // the header is line 1
-		return w.WriteValid(line)
-	}
-	var buf []byte
-	writeCompact := func(v []byte) error {
-		line, err := compactLine(v, &buf)
-		if err != nil {
-			return err
-		}
-		return write(line)
-	}
-	for i, ru := range p.runs {
-		if err := checkEvery(ctx, i); err != nil {
-			return err
-		}
-		var err error
-		switch arr := ru.doc[ru.start:ru.end]; {
-		case ru.rows != nil || ru.As == asLines:
-			err = ru.each(&buf, write)
-		case ru.As == asArray && len(ru.elems) == ru.Count:
-			for _, e := range ru.elems {
-				if err = writeCompact(arr[e.start:e.end]); err != nil {
-					break
-				}
-			}
-		case ru.As == asArray:
-			err = eachElement(arr, writeCompact)
-		default:
-			err = writeCompact(arr)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // count returns the number of records of p.
 func (p *plan) count() int {
 	n := 0
@@ -727,21 +612,6 @@ func (p *plan) count() int {
 		n += ru.Count
 	}
 	return n
-}
-
-// compactLine returns the valid JSON value v as one line: v itself, or its
-// compact form in *buf when it spans lines.
-func compactLine(v []byte, buf *[]byte) ([]byte, error) {
-	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
-		return v, nil
-	}
-	*buf = append((*buf)[:0], v...)
-	c := jsontext.Value(*buf)
-	if err := c.Compact(); err != nil {
-		return nil, err
-	}
-	*buf = c
-	return c, nil
 }
 
 // trimSpace trims JSON's white space (and only it) around b.
