@@ -264,7 +264,7 @@ func besideOf(p *plan) *describe.Beside {
 	for _, v := range p.beside {
 		switch {
 		case v.raw != nil && shown < maxShownValues:
-			values = append(append(values, ','), quote(v.path)...)
+			values = append(append(values, ','), describe.AppendQuote(nil, v.path)...)
 			values = append(append(values, ':'), v.raw...)
 			shown++
 		case len(b.Other) < maxShownValues:
@@ -310,7 +310,7 @@ func describeValue(path string, v []byte) besideValue {
 		return besideValue{path: path, raw: v}
 	case '0':
 		if len(v) <= maxShownDigits && !decodable(string(v)) {
-			return besideValue{path: path, raw: quote(string(v))} // as its text: clients fail on it
+			return besideValue{path: path, raw: describe.AppendQuote(nil, string(v))} // as its text: clients fail on it
 		}
 		if len(v) <= maxShownDigits {
 			return besideValue{path: path, raw: v}
@@ -329,7 +329,7 @@ func describeText(path, text string) besideValue {
 	if n := utf8.RuneCountInString(text); n > maxShownChars {
 		return besideValue{path: path, what: fmt.Sprintf("string of %d characters", n)}
 	}
-	return besideValue{path: path, raw: quote(text)}
+	return besideValue{path: path, raw: describe.AppendQuote(nil, text)}
 }
 
 // describeKind says what the JSON value v is, in a few words.

@@ -171,7 +171,7 @@ func (ps *previews) take(n int) *describe.Preview {
 func (pr *previewer) record(rec []byte) ([]byte, error) {
 	if len(rec) > maxPreviewBytes {
 		pr.cut = true
-		return quote(cutMark), nil
+		return describe.AppendQuote(nil, cutMark), nil
 	}
 	if pr.fields != nil && jsontext.Value(rec).Kind() == '{' {
 		return pr.project(rec)

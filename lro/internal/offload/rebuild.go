@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zircote/lro-go/internal/tabular"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // Rebuild puts an offloaded file back together: given its header and its
@@ -67,14 +68,14 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 			if pl.FinalNewline {
 				b.WriteByte('\n')
 			}
-			v = &node{raw: quote(b.String())}
+			v = &node{raw: describe.AppendQuote(nil, b.String())}
 		default:
 			// Rows printed as text, in the format As names.
 			text, err := tabular.Print(nil, pl.As, pl.Layout, recs)
 			if err != nil {
 				return nil, fmt.Errorf("offload: placement %q: %w", pl.As, err)
 			}
-			v = &node{raw: quote(string(text))}
+			v = &node{raw: describe.AppendQuote(nil, string(text))}
 		}
 		var err error
 		if root, err = root.set(pl.At, v); err != nil {
@@ -101,7 +102,7 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 		switch cp.As {
 		case "":
 			// The text of the JSON value at Of, printed in its layout.
-			l, err := parseLayout(cp.Layout)
+			l, err := parseSpacing(cp.Layout)
 			var b bytes.Buffer
 			if err == nil {
 				err = l.print(&b, of.encode(nil))
@@ -109,7 +110,7 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("offload: copy at %q: %w", cp.At, err)
 			}
-			v = &node{raw: quote(b.String())}
+			v = &node{raw: describe.AppendQuote(nil, b.String())}
 		case "string":
 			if cp.Layout != "" || of.kind != 0 || len(of.raw) == 0 || of.raw[0] != '"' {
 				return nil, fmt.Errorf("offload: copy of %q, which is not a string", cp.Of)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/tabular"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // decodeOptions read JSON as a client would accept it: duplicate member
@@ -97,18 +98,18 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 	// A text that is the structured content byte for byte has no white
 	// space when its read saw none, which the layout then need not look
 	// for again.
-	var layouts []pendingLayout
-	setLayouts := func(compact bool) {
+	var layouts []pendingSpacing
+	setSpacings := func(compact bool) {
 		for _, l := range layouts {
 			same := compact && bytes.Equal(trimSpace(readOnlyBytes(l.text)), r.structured)
-			p.copies[l.copy].Layout, _ = textLayout(l.text, same)
+			p.copies[l.copy].Layout, _ = textSpacing(l.text, same)
 		}
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
 		if err := checkEvery(ctx, i); err != nil {
-			setLayouts(false)
+			setSpacings(false)
 			return p, err // canceled: what is found so far, for the fallback
 		}
 		if i > 0 {
@@ -132,11 +133,11 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		case copies[i]:
 			// Printed back in its layout, or compact when none gives it
 			// back: found once the structured content is read (below).
-			layouts = append(layouts, pendingLayout{len(p.copies), it.text.Text})
+			layouts = append(layouts, pendingSpacing{len(p.copies), it.text.Text})
 			p.copies = append(p.copies, Copy{At: at, Of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
-			writeTextItem(&b, it.text, quote(it.text.Text))
+			writeTextItem(&b, it.text, describe.AppendQuote(nil, it.text.Text))
 			p.beside = append(p.beside, describeText(path()+".text", it.text.Text))
 			kept.add(it.text.Text, at)
 		default:
@@ -165,7 +166,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		} else if !jsontext.Value(doc).IsValid(decodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
-		setLayouts(ru != nil && ru.compact)
+		setSpacings(ru != nil && ru.compact)
 		// A string that repeats the text of an item given back exactly is
 		// kept once, there; put back first, since a JSON copy may repeat it.
 		doc, copies := stringCopies(doc, kept, "/structuredContent")
@@ -190,9 +191,9 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 	return p, nil
 }
 
-// pendingLayout is a text that p.copies[copy] gives back, whose layout
+// pendingSpacing is a text that p.copies[copy] gives back, whose layout
 // is not found yet.
-type pendingLayout struct {
+type pendingSpacing struct {
 	copy int
 	text string
 }
@@ -301,7 +302,7 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
 			ru.InText = at
-			ru.Layout, ru.exact = textLayout(text, ru.compact)
+			ru.Layout, ru.exact = textSpacing(text, ru.compact)
 			return ru, skeletonOf(ru)
 		}
 		if jsontext.Value(doc).Kind() == '[' {
@@ -428,7 +429,7 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 		b := append((*buf)[:0], `{"line":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
 		b = append(b, `,"text":`...)
-		b = appendQuote(b, l)
+		b = describe.AppendQuote(b, l)
 		b = append(b, '}')
 		*buf = b
 		if err := fn(b); err != nil {
@@ -583,20 +584,6 @@ func sameJSON(text string, doc []byte) bool {
 	}
 	a, b := jsontext.Value(bytes.Clone(t)), jsontext.Value(bytes.Clone(doc))
 	return a.Compact() == nil && b.Compact() == nil && bytes.Equal(a, b)
-}
-
-// quote returns s as a JSON string.
-func quote(s string) []byte { return appendQuote(nil, s) }
-
-// appendQuote appends s as a JSON string to dst; invalid UTF-8 is replaced,
-// as the wire would carry it.
-func appendQuote(dst []byte, s string) []byte {
-	b, err := jsontext.AppendQuote(dst, s)
-	if err != nil {
-		m, _ := json.Marshal(s)
-		b = append(dst, m...) // over what AppendQuote wrote before it failed
-	}
-	return b
 }
 
 // The escapes of a member name in a JSON Pointer (RFC 6901), and back.

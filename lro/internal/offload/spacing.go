@@ -16,7 +16,7 @@ import (
 // placement's (or a copy's) "layout" as the words docs/how-it-works.md
 // lists. The empty layout is the compact form, and the form of any JSON
 // text that no layout gives back.
-type layout struct {
+type spacing struct {
 	form        string // "compact", "spaced", "indent" or "rows"
 	indent      string // for "indent": the unit of indentation
 	crlf        bool
@@ -31,7 +31,7 @@ const (
 )
 
 // String returns l as its words.
-func (l layout) String() string {
+func (l spacing) String() string {
 	w := []string{l.form}
 	if l.form == "indent" {
 		if l.indent == "\t" {
@@ -61,11 +61,11 @@ var (
 	letters = strings.NewReplacer("s", " ", "t", "\t", "n", "\n", "r", "\r")
 )
 
-var errLayout = errors.New("offload: bad JSON text layout")
+var errSpacing = errors.New("offload: bad JSON text layout")
 
-// parseLayout parses the words of a layout, as String writes them.
-func parseLayout(s string) (layout, error) {
-	l := layout{form: "compact"}
+// parseSpacing parses the words of a layout, as String writes them.
+func parseSpacing(s string) (spacing, error) {
+	l := spacing{form: "compact"}
 	for i, w := range strings.Split(s, " ") {
 		k, v, _ := strings.Cut(w, "=")
 		ok := true
@@ -91,23 +91,23 @@ func parseLayout(s string) (layout, error) {
 			ok = false
 		}
 		if !ok {
-			return layout{}, errLayout
+			return spacing{}, errSpacing
 		}
 	}
 	// One spelling and one order: String's.
 	if got := l.String(); got != s && !(got == "" && s == "compact") {
-		return layout{}, errLayout
+		return spacing{}, errSpacing
 	}
 	return l, nil
 }
 
-// textLayout returns the layout that prints the JSON document of text (the
+// textSpacing returns the layout that prints the JSON document of text (the
 // valid JSON value text holds, with white space around it) back as text,
 // byte for byte; ok is false when none does. It tries the few layouts the
 // text's first bytes allow, each failing at its first byte that differs.
 // compact says that the document is known to hold no white space outside
 // its strings (its read saw none), which it then need not look for.
-func textLayout(text string, compact bool) (words string, ok bool) {
+func textSpacing(text string, compact bool) (words string, ok bool) {
 	b := readOnlyBytes(text)
 	doc := trimSpace(b)
 	if len(doc) == 0 {
@@ -118,13 +118,13 @@ func textLayout(text string, compact bool) (words string, ok bool) {
 	if len(lead) > maxAround || len(trail) > maxAround {
 		return "", false
 	}
-	var tries []layout
+	var tries []spacing
 	switch {
 	case doc[0] != '{' && doc[0] != '[':
 		// A number, string or literal is printed as written.
-		return layout{form: "compact", lead: lead, trail: trail}.String(), true
+		return spacing{form: "compact", lead: lead, trail: trail}.String(), true
 	case len(doc) > 2 && (doc[1] == '\n' || doc[1] == '\r'):
-		l := layout{form: "indent", crlf: doc[1] == '\r'}
+		l := spacing{form: "indent", crlf: doc[1] == '\r'}
 		rest := doc[2:]
 		if l.crlf {
 			rest = doc[3:]
@@ -138,11 +138,11 @@ func textLayout(text string, compact bool) (words string, ok bool) {
 		// Printed compact, a document without white space outside its
 		// strings is itself (strings are printed as written): most
 		// tools send such JSON, and it need not be printed to compare.
-		return layout{form: "compact", lead: lead, trail: trail}.String(), true
+		return spacing{form: "compact", lead: lead, trail: trail}.String(), true
 	default:
-		tries = append(tries, layout{form: "compact"}, layout{form: "spaced"})
+		tries = append(tries, spacing{form: "compact"}, spacing{form: "spaced"})
 		if doc[0] == '[' {
-			tries = append(tries, layout{form: "rows"}, layout{form: "rows", crlf: true})
+			tries = append(tries, spacing{form: "rows"}, spacing{form: "rows", crlf: true})
 		}
 	}
 	for _, l := range tries {
@@ -206,7 +206,7 @@ func (m *matcher) Write(p []byte) (int, error) {
 
 // options returns the jsontext options that print a document in the form
 // of l, keeping its strings and numbers as written.
-func (l layout) options() []jsontext.Options {
+func (l spacing) options() []jsontext.Options {
 	o := append([]jsontext.Options{jsontext.PreserveRawStrings(true)}, decodeOptions...)
 	switch l.form {
 	case "spaced":
@@ -220,7 +220,7 @@ func (l layout) options() []jsontext.Options {
 // print writes the valid JSON value doc to w as laid out by l. It reads doc
 // a token at a time and writes as it goes, holding no copy of it (but of
 // one element of a "rows" array).
-func (l layout) print(w io.Writer, doc []byte) error {
+func (l spacing) print(w io.Writer, doc []byte) error {
 	if _, err := io.WriteString(w, l.lead); err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func (l layout) print(w io.Writer, doc []byte) error {
 		// jsontext has no such form: the elements are compacted one at a
 		// time.
 		if doc[0] != '[' {
-			return errLayout
+			return errSpacing
 		}
 		sep, buf := "[", []byte(nil)
 		err := eachElement(doc, func(elem []byte) error {
