@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/estimate"
 )
 
 // result is a tool result as the client would receive it.
@@ -70,11 +68,5 @@ func structuredJSON(sc any) ([]byte, error) {
 	return json.Marshal(sc)
 }
 
-// textTokens estimates the tokens of s, without copying it for the built-in
-// heuristic.
-func (c *Config) textTokens(s string) int {
-	if _, ok := c.Tokenizer.(estimate.Heuristic); ok {
-		return estimate.Tokens(s)
-	}
-	return c.Tokenizer.Tokens([]byte(s))
-}
+// above reports whether a result of tokens is offloaded.
+func (c *Config) above(tokens int) bool { return tokens > c.Threshold || c.Always }
