@@ -37,8 +37,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	in.Beside = besideOf(p)
 	in.ExpiresAt = c.expires()
 	if c.Native && !c.remote() && c.ClientDir != "" {
-		// lro_extract reads the file in Dir, where the client's path does
-		// not lead; it takes the bare name too.
+		// lro_extract reads the file in Dir: the bare name.
 		in.ToolPath = pathpkg.Base(in.Path)
 	}
 	var ls map[string]any
@@ -69,11 +68,9 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		linkTokens = c.Tokenizer.Tokens(l)
 	}
-	// encode returns the descriptor of in and its size in tokens. What is
-	// saved is what the client would have received inline less what it
-	// receives instead: the descriptor twice (as the text item and as the
-	// structured content) and the resource link, measured with the first
-	// estimate in its guidance.
+	// encode returns the descriptor of in and its tokens. What is saved is
+	// what the client would have received inline less the descriptor twice
+	// (text and structured content) and the link.
 	encode := func(in describe.Input, profile descriptor.Profile) ([]byte, int, error) {
 		in.Saved = inline
 		data, err := describe.Build(&in, describe.Profile(profile))
@@ -88,8 +85,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		return data, c.Tokenizer.Tokens(data), nil
 	}
-	// The preview, of fewer records, then none, while the descriptor
-	// stays within the threshold (and the bound of every descriptor).
+	// The preview, of fewer records, then none, while the descriptor fits.
 	limit := min(c.Threshold, maxDescriptorTokens)
 	count := p.count()
 	n := min(c.preview(), count)
@@ -137,19 +133,15 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	return data, nil
 }
 
-// fit returns the descriptor of in within the threshold when all of it but
-// the line schema fits there, else within maxDescriptorTokens, built with
-// encode, and in and the profile it was built with: as it is; with the
-// line schema (schema, when not nil) trimmed; or, still too large, the
-// bare pointer.
+// fit returns the descriptor of in, built with encode, and in and the
+// profile it was built with: as it is; with the line schema trimmed; or, still
+// too large, the bare pointer. It is kept within the threshold whenever all of
+// it but the line schema fits there, and within maxDescriptorTokens always.
 func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode func(describe.Input, descriptor.Profile) ([]byte, int, error)) (describe.Input, descriptor.Profile, []byte, error) {
 	data, tokens, err := encode(in, c.Profile)
 	if err != nil {
 		return in, c.Profile, data, err
 	}
-	// The descriptor is kept within the threshold whenever all of it but
-	// the line schema fits there (not under a threshold too small for any
-	// descriptor), and within maxDescriptorTokens always.
 	limit, rest := maxDescriptorTokens, tokens
 	if schema != nil {
 		rest -= c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
@@ -161,9 +153,7 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 		return in, c.Profile, data, err
 	}
 	if schema != nil {
-		// Too large with the whole line schema (records of many nested
-		// objects or of many properties): the schema trimmed, so that the
-		// recipes stay.
+		// The schema trimmed, so that the recipes stay.
 		room := limit - rest
 		var first []byte
 		if len(t.sample) > 0 {
@@ -178,8 +168,6 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 			}
 		}
 	}
-	// Still too large (names or values too long to show in the recipes or
-	// the summary): the bare pointer.
 	data, err = describe.Build(&in, describe.BarePointer)
 	return in, descriptor.ProfileBarePointer, data, err
 }
@@ -188,8 +176,7 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 // the profiles on ordinary records.
 const maxDescriptorTokens = 4096
 
-// preview returns how many records the descriptor previews: Preview, or
-// DefaultPreview when it is zero, or none when it is negative.
+// preview returns how many records the descriptor previews.
 func (c *Config) preview() int {
 	switch {
 	case c.Preview < 0:
@@ -201,8 +188,8 @@ func (c *Config) preview() int {
 }
 
 // expires returns when a file written now expires, in RFC 3339 to the
-// second, rounded down: the expiry recorded once it is written is later.
-// It is "" when the TTL is not known.
+// second, rounded down (the expiry recorded at the commit is later); "" when
+// the TTL is not known.
 func (c *Config) expires() string {
 	ttl := c.TTL
 	if ttl <= 0 && c.Store != nil {
@@ -214,8 +201,7 @@ func (c *Config) expires() string {
 	return c.Now().Add(ttl).UTC().Truncate(time.Second).Format(time.RFC3339)
 }
 
-// noun names the records of p in a preview's note: lines of text, rows
-// of a table, or records.
+// noun names the records of p in a preview's note.
 func (p *plan) noun() string {
 	noun := ""
 	for _, ru := range p.runs {
@@ -235,9 +221,8 @@ func (p *plan) noun() string {
 	return cmp.Or(noun, "records")
 }
 
-// The bounds of what the descriptor shows beside the records: strings and
-// numbers longer are named, and values beyond maxShownValues (and as many
-// named) are counted, so that it stays small whatever the result holds.
+// The bounds of what the descriptor shows beside the records, so that it
+// stays small whatever the result holds.
 const (
 	maxShownChars  = 80
 	maxShownDigits = 32
@@ -253,7 +238,7 @@ type besideValue struct {
 }
 
 // besideOf returns what the descriptor says of the parts of the result kept
-// beside the records, or nil when there are none.
+// beside the records, or nil.
 func besideOf(p *plan) *describe.Beside {
 	if len(p.beside) == 0 {
 		return nil
@@ -288,7 +273,7 @@ func besideOf(p *plan) *describe.Beside {
 }
 
 // besideMembers returns the members of the object document of ru other than
-// its records, each below path.
+// its records.
 func besideMembers(path string, ru *run) []besideValue {
 	if !ru.member {
 		return nil
@@ -303,7 +288,7 @@ func besideMembers(path string, ru *run) []besideValue {
 	return out
 }
 
-// describeValue returns v itself when it is a small scalar, else what it is.
+// describeValue returns v when it is a small scalar, else what it is.
 func describeValue(path string, v []byte) besideValue {
 	switch jsontext.Value(v).Kind() {
 	case 'n', 't', 'f':
@@ -324,7 +309,7 @@ func describeValue(path string, v []byte) besideValue {
 	return besideValue{path: path, what: describeKind(v)}
 }
 
-// describeText returns a text item's text when it is short, else what it is.
+// describeText returns a short text, else what it is.
 func describeText(path, text string) besideValue {
 	if n := utf8.RuneCountInString(text); n > maxShownChars {
 		return besideValue{path: path, what: fmt.Sprintf("string of %d characters", n)}
@@ -350,16 +335,14 @@ func describeKind(v []byte) string {
 	return fmt.Sprintf("%d bytes of JSON", len(v))
 }
 
-// RemoteClientDir is the folder of a descriptor's file_path for a file kept
-// in a bucket when ClientDir is empty: where a client that downloads the
-// object would keep it.
+// RemoteClientDir is the folder of file_path for a file in a bucket when
+// ClientDir is empty.
 const RemoteClientDir = "/tmp"
 
 // clientPath returns the path of the file of w as the client sees it: in
-// ClientDir, when set, under the same name; for a file in a bucket, where
-// a client that downloads it would keep it, under the specification's name
-// without the handle's random part, which would cost tokens in each recipe
-// (the handle stays in the descriptor's handle).
+// ClientDir, when set; for a file in a bucket, where a client that downloads
+// it would keep it, named without the handle's random part, which would cost
+// tokens in each recipe.
 func (c *Config) clientPath(w *jsonl.Writer) string {
 	switch {
 	case c.remote():

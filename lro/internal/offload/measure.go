@@ -20,12 +20,10 @@ type item struct {
 	raw   []byte           // the item's JSON, for every item but text and media
 }
 
-// read reads res as the client would receive it and estimates it, once:
-// the figure the threshold is compared with is the one the header records.
-// Images and audio are not counted (nor marshalled here); other items but
-// text are counted as their JSON. structured is the JSON of
-// res.StructuredContent when the caller has it, else nil; it is validated
-// only if the result is offloaded (see plan).
+// read reads res as the client would receive it and estimates it, once (the
+// header records that figure): images and audio are not counted, other items
+// but text as their JSON. structured, the JSON of res.StructuredContent when
+// the caller has it, is validated only if the result is offloaded.
 func (c *Config) read(res *mcp.CallToolResult, structured []byte) (*result, int, error) {
 	if structured == nil && res.StructuredContent != nil {
 		var err error
@@ -59,8 +57,7 @@ func (c *Config) read(res *mcp.CallToolResult, structured []byte) (*result, int,
 	return r, tokens, nil
 }
 
-// structuredJSON returns the JSON of a result's structured content, as the
-// client receives it (a []byte is a base64 string).
+// structuredJSON returns the JSON of a result's structured content.
 func structuredJSON(sc any) ([]byte, error) {
 	if v, ok := sc.(json.RawMessage); ok {
 		return v, nil

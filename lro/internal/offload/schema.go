@@ -16,18 +16,15 @@ import (
 	"github.com/zircote/lro-go/lro/internal/schema"
 )
 
-// trimmings yields the encodings of line schemas trimmed from schema that
-// fit, within room tokens, most detailed first: schema with the objects and arrays from each
-// depth down, the deepest first, described by their type alone; then with
-// the record's properties halved in turn, the required ones first, each
-// group in the order of order (the first record's names), then by name;
-// then the record's type alone. Each validates every line schema does, and
-// says in a "$comment" what it leaves out.
+// trimmings yields the encodings of line schemas trimmed from schema that fit
+// in room tokens, most detailed first: objects and arrays from each depth
+// down described by their type alone, the deepest first; then the record's
+// properties halved in turn (see rankNames); then the record's type alone.
+// Each says in a "$comment" what it leaves out.
 func trimmings(schema map[string]any, order []string, room int, fits func([]byte) bool) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		ranked := rankNames(schema, order)
-		// try yields the trimming to depth and width if it fits, and
-		// reports whether to go on.
+		// try yields the trimming if it fits, and reports whether to go on.
 		try := func(depth, width int) bool {
 			t := trimmer{depth: depth, width: width, ranked: ranked}
 			s := t.trim(schema, "", 0)
@@ -40,10 +37,8 @@ func trimmings(schema map[string]any, order []string, room int, fits func([]byte
 				return
 			}
 		}
-		// The names are ranked once; each try encodes only those it keeps,
-		// and a width of more properties than room has tokens (each takes
-		// more than one) is not tried, so that records of very many
-		// properties cost them about once.
+		// A width of more properties than room has tokens is not tried, so
+		// that records of very many properties cost them about once.
 		for width := len(ranked) / 2; width > 0; width /= 2 {
 			if width <= room && !try(1, width) {
 				return
@@ -55,9 +50,7 @@ func trimmings(schema map[string]any, order []string, room int, fits func([]byte
 
 // rankNames returns the names of the record's properties in the order a
 // trimming keeps them: the required ones first, each group in the order of
-// order (the first record's names), then by name. It sorts only the names
-// that order does not hold, so that records of very many properties cost
-// one pass and one sort.
+// order (the first record's names), then by name.
 func rankNames(schema map[string]any, order []string) []string {
 	props, _ := schema["properties"].(map[string]any)
 	required, _ := schema["required"].([]string)
@@ -108,9 +101,8 @@ func schemaDepth(schema map[string]any) int {
 	return d
 }
 
-// trimmer trims a line schema: below depth, objects and arrays are
-// described by their type alone; the record's properties beyond width,
-// when width is not negative, are not named.
+// trimmer trims a line schema below depth, and to width properties of the
+// record when width is not negative.
 type trimmer struct {
 	depth, width int
 	ranked       []string // names of the record's properties, the first kept first (rankNames)
@@ -120,8 +112,8 @@ type trimmer struct {
 	named        int      // properties of the record named
 }
 
-// trim returns a copy of s, the schema of the values at the jq path path,
-// depth levels into the record, trimmed.
+// trim returns a copy of s, the schema at the jq path path, depth levels
+// into the record, trimmed.
 func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any {
 	out := make(map[string]any, len(s))
 	for k, v := range s {
@@ -175,10 +167,9 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 	return out
 }
 
-// memberNames returns the names of the members of rec, in order, when it
-// is an object, up to the last that props holds: the names a ranking of
-// props needs, so that a record of very many members whose schema names
-// some (schema.Inferrer's bound) is read that far.
+// memberNames returns the names of the members of the object rec, in order,
+// up to the last that props holds, so that a record of very many members is
+// read no further.
 func memberNames(rec []byte, props map[string]any) []string {
 	var names []string
 	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
@@ -203,7 +194,7 @@ func memberNames(rec []byte, props map[string]any) []string {
 	return names
 }
 
-// comment says what the trimming left out, and where to see it.
+// comment says what the trimming left out.
 func (t *trimmer) comment() string {
 	var b strings.Builder
 	b.WriteString("Trimmed to keep the descriptor small:")
@@ -229,10 +220,8 @@ func (t *trimmer) comment() string {
 
 var reflectedSchemas sync.Map // reflect.Type -> map[string]any
 
-// reflectedSchema returns the schema of records of Go type t, a struct type
-// (through pointers), reflected once and cached, which annotates the line
-// schema; nil for another type or one that cannot be reflected. It is only
-// read.
+// reflectedSchema returns the schema of the struct type t (through
+// pointers), reflected once, or nil. It is only read.
 func reflectedSchema(t reflect.Type) map[string]any {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -20,10 +20,10 @@ import (
 	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
-// write writes the records of p to a new file and returns its descriptor
-// and, for a file in a store, the resource link to it, once the file is
-// whole where it is written. Nothing is left on disk or in the bucket when
-// it fails, whatever the failure (a panic of a WrapWriter included).
+// write writes the records of p to a new file and returns its descriptor and,
+// for a file in a store, the resource link to it, once the file is whole.
+// Nothing is left behind when it fails, whatever the failure (a panic of a
+// WrapWriter included).
 func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
 	var handle string
 	defer func() {
@@ -70,13 +70,10 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		Summary:  describe.Summary{Operation: op, Detail: string(call.Detail), Count: count, EstimatedTokens: p.tokens},
 		Redacted: redact.Counts(p.redacted).Total(),
 	}
-	// The descriptor is built before the commit, so that one that cannot be
-	// built leaves no file behind.
+	// Built before the commit: one that cannot be built leaves no file.
 	if c.Store != nil {
 		in.Handle = handle
 		size := w.Size() // every byte is written
-		// The name is file_path's base name, which a client that saves the
-		// resource can use.
 		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: disk.ContentType, Size: &size}
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
@@ -104,8 +101,8 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	return Outcome{Offloaded: true, Descriptor: desc, Path: path, Handle: in.Handle}, link, nil
 }
 
-// create starts the file of operation op: in the Store, when there is one,
-// whose bucket uploads are canceled with ctx, else in Dir.
+// create starts the file of operation op: in the Store, whose bucket uploads
+// are canceled with ctx, else in Dir.
 func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
 	if c.Store != nil {
 		return c.Store.Create(ctx, op)
@@ -124,14 +121,13 @@ func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
 	return jsonl.NewWriter(disk.Wrap(f, c.WrapWriter), f.Path(), op), nil
 }
 
-// remote reports whether files go to a bucket, which is not the client's
-// disk: the descriptor then names a file the client would download.
+// remote reports whether files go to a bucket, not the client's disk.
 func (c *Config) remote() bool { return c.Store != nil && c.Store.Dir() == "" }
 
-// storeError is the error of a write to a Store, whose object was to be
-// named handle. A write that failed may still complete later (a bucket
-// that received the object whole), so the fallback's warning names no
-// handle (see reason); the event's error does.
+// storeError is the error of a write to a Store, whose object was to be named
+// handle. A failed write may still complete later (a bucket that received
+// the object whole), so the fallback's warning names no handle; the event's
+// error does.
 type storeError struct {
 	err    error
 	handle string
@@ -140,8 +136,7 @@ type storeError struct {
 func (e *storeError) Error() string { return e.err.Error() }
 func (e *storeError) Unwrap() error { return e.err }
 
-// reason returns the message of err for the fallback's warning: without
-// the handle of a Store's object.
+// reason returns the message of err for the fallback's warning.
 func reason(err error) string {
 	var se *storeError
 	if errors.As(err, &se) {
@@ -150,17 +145,15 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// recovered turns a panic of the file writer (a WrapWriter) into an error,
-// so that the call falls back instead of failing.
+// recovered turns a panic of a WrapWriter into an error: the call falls back.
 func recovered(err *error) {
 	if v := recover(); v != nil {
 		*err = fmt.Errorf("offload: writing the file panicked: %v", v)
 	}
 }
 
-// writeRecords writes every record of p to w, in order, one a line, without
-// validating them again (plan read them), and those of an array where that
-// read noted them. It stops when ctx is canceled.
+// writeRecords writes every record of p to w, one a line, without validating
+// them again (plan read them). It stops when ctx is canceled.
 func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 	written := 0
 	write := func(line []byte) error {
@@ -203,7 +196,7 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 }
 
 // compactLine returns the valid JSON value v as one line: v itself, or its
-// compact form in *buf when it spans lines.
+// compact form in *buf.
 func compactLine(v []byte, buf *[]byte) ([]byte, error) {
 	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
 		return v, nil
@@ -217,10 +210,9 @@ func compactLine(v []byte, buf *[]byte) ([]byte, error) {
 	return c, nil
 }
 
-// jq16Depth is jq 1.6's MAX_PARSING_DEPTH: it refuses to open an array or
-// an object once its parser's stack holds that many entries, each open
-// container and the key of each object whose member is being read
-// counting one. jq 1.7 and gojq read far deeper values.
+// jq16Depth is jq 1.6's MAX_PARSING_DEPTH: it refuses to open an array or an
+// object once its parser's stack holds that many entries, each open container
+// and the key of each object whose member is being read counting one.
 const jq16Depth = 256
 
 // Reasons a record is unreadable by jq 1.6.
@@ -229,11 +221,9 @@ const (
 	reasonDepth     = "nesting deeper than jq 1.6 reads"
 )
 
-// jq16Unreadable returns why jq 1.6, the oldest jq in wide use, cannot
-// parse the valid JSON line, or "" if it can. jq 1.6 fails the whole file
-// at such a line: every recipe then exits with an error, and streaming ones
-// print only the records before it. It costs one scan of line for each
-// backslash and, only when line opens over 128 containers, one more.
+// jq16Unreadable returns why jq 1.6, the oldest jq in wide use, cannot parse
+// the valid JSON line (failing the whole file there), or "". It costs one
+// scan for each backslash and, when line opens over 128 containers, one more.
 func jq16Unreadable(line []byte) string {
 	for i := bytes.IndexByte(line, '\\'); i >= 0; {
 		// In valid JSON a backslash only starts an escape in a string.
@@ -332,8 +322,7 @@ func (u *jq16Lines) add(line []byte, n int) {
 }
 
 // warning returns the descriptor's sentence on the lines jq 1.6 cannot
-// parse, or "" when there are none; native says that the extraction tools
-// are there.
+// parse, or "".
 func (u *jq16Lines) warning(native bool) string {
 	if u.count == 0 {
 		return ""
