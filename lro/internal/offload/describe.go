@@ -51,11 +51,9 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		in.LineSchema = json.RawMessage(raw)
 	}
-	var isMemory bool
-	var fields [][]string // what a preview shows of each record
-	var rs []recipes.Recipe
-	rs, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
-	in.Recipes, fields = describe.Recipes(rs), recipes.Projection(rs)
+	rs, isMemory := recipes.Select(recipes.Detail(in.Detail), t.sample)
+	in.Recipes = describe.Recipes(rs)
+	fields := recipes.Projection(rs) // what a preview shows of each record
 	if isMemory {
 		in.Noun = "memories"
 	}
@@ -91,11 +89,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	n := min(c.preview(), count)
 	var ps *previews
 	if n > 0 && c.Profile != descriptor.ProfileBarePointer {
-		noun := p.noun()
-		if in.Noun == "memories" {
-			noun = in.Noun
-		}
-		ps = newPreviews(t, count, n, fields, noun)
+		ps = newPreviews(t, count, n, fields, cmp.Or(in.Noun, p.noun()))
 	}
 	if _, ok := c.Tokenizer.(estimate.Heuristic); ok && ps != nil {
 		// The descriptor with the whole preview mostly fits: it is made
