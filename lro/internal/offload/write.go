@@ -227,9 +227,9 @@ const (
 func jq16Unreadable(line []byte) string {
 	for i := bytes.IndexByte(line, '\\'); i >= 0; {
 		// In valid JSON a backslash only starts an escape in a string.
-		if line[i+1] == 'u' && isHighSurrogate(line[i+2:i+6]) {
+		if line[i+1] == 'u' && surrogate(line[i+2:i+6], "89abAB") {
 			next := line[i+6:]
-			if len(next) < 6 || next[0] != '\\' || next[1] != 'u' || !isLowSurrogate(next[2:6]) {
+			if len(next) < 6 || next[0] != '\\' || next[1] != 'u' || !surrogate(next[2:6], "cdefCDEF") {
 				return reasonSurrogate
 			}
 			i += 12
@@ -284,11 +284,8 @@ func jq16Unreadable(line []byte) string {
 	return ""
 }
 
-// isHighSurrogate and isLowSurrogate report whether the four hex digits h
-// are a UTF-16 high (D800-DBFF) or low (DC00-DFFF) surrogate.
-func isHighSurrogate(h []byte) bool { return surrogate(h, "89abAB") }
-func isLowSurrogate(h []byte) bool  { return surrogate(h, "cdefCDEF") }
-
+// surrogate reports whether the four hex digits h are a UTF-16 surrogate
+// whose second digit is in second: "89abAB", high; "cdefCDEF", low.
 func surrogate(h []byte, second string) bool {
 	return len(h) == 4 && (h[0] == 'd' || h[0] == 'D') && strings.IndexByte(second, h[1]) >= 0
 }
