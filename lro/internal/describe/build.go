@@ -147,12 +147,13 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// quote returns s as a JSON string; invalid UTF-8 is replaced, as the wire
-// would carry it.
-func quote(s string) []byte {
-	b, err := jsontext.AppendQuote(nil, s)
+// AppendQuote appends s as a JSON string to dst; invalid UTF-8 is
+// replaced, as the wire would carry it.
+func AppendQuote(dst []byte, s string) []byte {
+	b, err := jsontext.AppendQuote(dst, s)
 	if err != nil {
-		b, _ = json.Marshal(s)
+		m, _ := json.Marshal(s)
+		b = append(dst, m...) // over what AppendQuote wrote before it failed
 	}
 	return b
 }
@@ -169,5 +170,5 @@ func JQKey(name string) string {
 	if ident {
 		return "." + name
 	}
-	return "[" + string(quote(name)) + "]"
+	return "[" + string(AppendQuote(nil, name)) + "]"
 }

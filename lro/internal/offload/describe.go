@@ -1,18 +1,11 @@
 package offload
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"iter"
-	"maps"
 	pathpkg "path"
 	"path/filepath"
-	"reflect"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -44,8 +37,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	in.Beside = besideOf(p)
 	in.ExpiresAt = c.expires()
 	if c.Native && !c.remote() && c.ClientDir != "" {
-		// lro_extract reads the file in Dir, where the client's path does
-		// not lead; it takes the bare name too.
+		// lro_extract reads the file in Dir: the bare name.
 		in.ToolPath = pathpkg.Base(in.Path)
 	}
 	var ls map[string]any
@@ -59,11 +51,9 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		in.LineSchema = json.RawMessage(raw)
 	}
-	var isMemory bool
-	var fields [][]string // what a preview shows of each record
-	var rs []recipes.Recipe
-	rs, isMemory = recipes.Select(recipes.Detail(in.Detail), t.sample)
-	in.Recipes, fields = describe.Recipes(rs), recipes.Projection(rs)
+	rs, isMemory := recipes.Select(recipes.Detail(in.Detail), t.sample)
+	in.Recipes = describe.Recipes(rs)
+	fields := recipes.Projection(rs) // what a preview shows of each record
 	if isMemory {
 		in.Noun = "memories"
 	}
@@ -76,11 +66,9 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		linkTokens = c.Tokenizer.Tokens(l)
 	}
-	// encode returns the descriptor of in and its size in tokens. What is
-	// saved is what the client would have received inline less what it
-	// receives instead: the descriptor twice (as the text item and as the
-	// structured content) and the resource link, measured with the first
-	// estimate in its guidance.
+	// encode returns the descriptor of in and its tokens. What is saved is
+	// what the client would have received inline less the descriptor twice
+	// (text and structured content) and the link.
 	encode := func(in describe.Input, profile descriptor.Profile) ([]byte, int, error) {
 		in.Saved = inline
 		data, err := describe.Build(&in, describe.Profile(profile))
@@ -95,18 +83,13 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		}
 		return data, c.Tokenizer.Tokens(data), nil
 	}
-	// The preview, of fewer records, then none, while the descriptor
-	// stays within the threshold (and the bound of every descriptor).
+	// The preview, of fewer records, then none, while the descriptor fits.
 	limit := min(c.Threshold, maxDescriptorTokens)
 	count := p.count()
 	n := min(c.preview(), count)
 	var ps *previews
 	if n > 0 && c.Profile != descriptor.ProfileBarePointer {
-		noun := p.noun()
-		if in.Noun == "memories" {
-			noun = in.Noun
-		}
-		ps = newPreviews(t, count, n, fields, noun)
+		ps = newPreviews(t, count, n, fields, cmp.Or(in.Noun, p.noun()))
 	}
 	if _, ok := c.Tokenizer.(estimate.Heuristic); ok && ps != nil {
 		// The descriptor with the whole preview mostly fits: it is made
@@ -144,19 +127,15 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	return data, nil
 }
 
-// fit returns the descriptor of in within the threshold when all of it but
-// the line schema fits there, else within maxDescriptorTokens, built with
-// encode, and in and the profile it was built with: as it is; with the
-// line schema (schema, when not nil) trimmed; or, still too large, the
-// bare pointer.
+// fit returns the descriptor of in, built with encode, and in and the
+// profile it was built with: as it is; with the line schema trimmed; or, still
+// too large, the bare pointer. It is kept within the threshold whenever all of
+// it but the line schema fits there, and within maxDescriptorTokens always.
 func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode func(describe.Input, descriptor.Profile) ([]byte, int, error)) (describe.Input, descriptor.Profile, []byte, error) {
 	data, tokens, err := encode(in, c.Profile)
 	if err != nil {
 		return in, c.Profile, data, err
 	}
-	// The descriptor is kept within the threshold whenever all of it but
-	// the line schema fits there (not under a threshold too small for any
-	// descriptor), and within maxDescriptorTokens always.
 	limit, rest := maxDescriptorTokens, tokens
 	if schema != nil {
 		rest -= c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
@@ -168,9 +147,7 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 		return in, c.Profile, data, err
 	}
 	if schema != nil {
-		// Too large with the whole line schema (records of many nested
-		// objects or of many properties): the schema trimmed, so that the
-		// recipes stay.
+		// The schema trimmed, so that the recipes stay.
 		room := limit - rest
 		var first []byte
 		if len(t.sample) > 0 {
@@ -185,14 +162,15 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 			}
 		}
 	}
-	// Still too large (names or values too long to show in the recipes or
-	// the summary): the bare pointer.
 	data, err = describe.Build(&in, describe.BarePointer)
 	return in, descriptor.ProfileBarePointer, data, err
 }
 
-// preview returns how many records the descriptor previews: Preview, or
-// DefaultPreview when it is zero, or none when it is negative.
+// maxDescriptorTokens bounds a descriptor, about three times the largest of
+// the profiles on ordinary records.
+const maxDescriptorTokens = 4096
+
+// preview returns how many records the descriptor previews.
 func (c *Config) preview() int {
 	switch {
 	case c.Preview < 0:
@@ -204,8 +182,8 @@ func (c *Config) preview() int {
 }
 
 // expires returns when a file written now expires, in RFC 3339 to the
-// second, rounded down: the expiry recorded once it is written is later.
-// It is "" when the TTL is not known.
+// second, rounded down (the expiry recorded at the commit is later); "" when
+// the TTL is not known.
 func (c *Config) expires() string {
 	ttl := c.TTL
 	if ttl <= 0 && c.Store != nil {
@@ -217,8 +195,7 @@ func (c *Config) expires() string {
 	return c.Now().Add(ttl).UTC().Truncate(time.Second).Format(time.RFC3339)
 }
 
-// noun names the records of p in a preview's note: lines of text, rows
-// of a table, or records.
+// noun names the records of p in a preview's note.
 func (p *plan) noun() string {
 	noun := ""
 	for _, ru := range p.runs {
@@ -238,232 +215,24 @@ func (p *plan) noun() string {
 	return cmp.Or(noun, "records")
 }
 
-// maxDescriptorTokens bounds a descriptor, about three times the largest of
-// the profiles on ordinary records.
-const maxDescriptorTokens = 4096
-
-// trimmings yields the encodings of line schemas trimmed from schema that
-// fit, within room tokens, most detailed first: schema with the objects and arrays from each
-// depth down, the deepest first, described by their type alone; then with
-// the record's properties halved in turn, the required ones first, each
-// group in the order of order (the first record's names), then by name;
-// then the record's type alone. Each validates every line schema does, and
-// says in a "$comment" what it leaves out.
-func trimmings(schema map[string]any, order []string, room int, fits func([]byte) bool) iter.Seq[[]byte] {
-	return func(yield func([]byte) bool) {
-		ranked := rankNames(schema, order)
-		// try yields the trimming to depth and width if it fits, and
-		// reports whether to go on.
-		try := func(depth, width int) bool {
-			t := trimmer{depth: depth, width: width, ranked: ranked}
-			s := t.trim(schema, "", 0)
-			s["$comment"] = t.comment()
-			raw, err := describe.Marshal(s)
-			return err != nil || !fits(raw) || yield(raw)
-		}
-		for depth := schemaDepth(schema) - 1; depth >= 1; depth-- {
-			if !try(depth, -1) {
-				return
-			}
-		}
-		// The names are ranked once; each try encodes only those it keeps,
-		// and a width of more properties than room has tokens (each takes
-		// more than one) is not tried, so that records of very many
-		// properties cost them about once.
-		for width := len(ranked) / 2; width > 0; width /= 2 {
-			if width <= room && !try(1, width) {
-				return
-			}
-		}
-		try(0, -1)
-	}
-}
-
-// rankNames returns the names of the record's properties in the order a
-// trimming keeps them: the required ones first, each group in the order of
-// order (the first record's names), then by name. It sorts only the names
-// that order does not hold, so that records of very many properties cost
-// one pass and one sort.
-func rankNames(schema map[string]any, order []string) []string {
-	props, _ := schema["properties"].(map[string]any)
-	required, _ := schema["required"].([]string)
-	isRequired := make(map[string]bool, len(required))
-	for _, name := range required {
-		isRequired[name] = true
-	}
-	names := make([]string, 0, len(props))
-	seen := make(map[string]bool, len(order))
-	for _, name := range order {
-		if _, ok := props[name]; ok && !seen[name] {
-			seen[name] = true
-			names = append(names, name)
-		}
-	}
-	inOrder := len(names)
-	for name := range props {
-		if !seen[name] {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names[inOrder:])
-	ranked := make([]string, 0, len(names))
-	for _, want := range []bool{true, false} {
-		for _, name := range names {
-			if isRequired[name] == want {
-				ranked = append(ranked, name)
-			}
-		}
-	}
-	return ranked
-}
-
-// schemaDepth returns how many levels of properties and items schema
-// describes.
-func schemaDepth(schema map[string]any) int {
-	d := 0
-	if props, ok := schema["properties"].(map[string]any); ok {
-		for _, p := range props {
-			if ps, ok := p.(map[string]any); ok {
-				d = max(d, 1+schemaDepth(ps))
-			}
-		}
-	}
-	if items, ok := schema["items"].(map[string]any); ok {
-		d = max(d, 1+schemaDepth(items))
-	}
-	return d
-}
-
-// trimmer trims a line schema: below depth, objects and arrays are
-// described by their type alone; the record's properties beyond width,
-// when width is not negative, are not named.
-type trimmer struct {
-	depth, width int
-	ranked       []string // names of the record's properties, the first kept first (rankNames)
-	cut          string   // the jq path of the first object or array described by its type alone
-	unnamed      int      // properties of the record not named
-	more         bool     // the record has more properties than its schema names (schema.Inferrer's bound)
-	named        int      // properties of the record named
-}
-
-// trim returns a copy of s, the schema of the values at the jq path path,
-// depth levels into the record, trimmed.
-func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any {
-	out := make(map[string]any, len(s))
-	for k, v := range s {
-		if k != "properties" && k != "required" && k != "items" {
-			out[k] = v
-		}
-	}
-	items, hasItems := s["items"].(map[string]any)
-	props, hasProps := s["properties"].(map[string]any)
-	if depth >= t.depth {
-		if t.cut == "" && (s["properties"] != nil || s["items"] != nil) {
-			t.cut = path
-		}
-		return out
-	}
-	if hasItems {
-		out["items"] = t.trim(items, path+"[]", depth+1)
-	}
-	if !hasProps {
-		return out
-	}
-	required, _ := s["required"].([]string)
-	isRequired := make(map[string]bool, len(required))
-	for _, name := range required {
-		isRequired[name] = true
-	}
-	var names []string
-	if depth == 0 && t.width >= 0 && len(t.ranked) > t.width {
-		t.unnamed = len(t.ranked) - t.width
-		names = t.ranked[:t.width]
-	} else {
-		names = slices.Sorted(maps.Keys(props)) // the same example path in the comment every time
-	}
-	if depth == 0 {
-		t.named = len(names)
-		t.more = s["additionalProperties"] == true
-	}
-	kept := make(map[string]any, len(names))
-	var keptRequired []string
-	for _, name := range names {
-		p, _ := props[name].(map[string]any)
-		kept[name] = t.trim(p, path+describe.JQKey(name), depth+1)
-		if isRequired[name] {
-			keptRequired = append(keptRequired, name)
-		}
-	}
-	out["properties"] = kept
-	if len(keptRequired) > 0 {
-		out["required"] = keptRequired
-	}
-	return out
-}
-
-// memberNames returns the names of the members of rec, in order, when it
-// is an object, up to the last that props holds: the names a ranking of
-// props needs, so that a record of very many members whose schema names
-// some (schema.Inferrer's bound) is read that far.
-func memberNames(rec []byte, props map[string]any) []string {
-	var names []string
-	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil
-	}
-	found := map[string]bool{}
-	for len(found) < len(props) && dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			break
-		}
-		name := tok.String()
-		if _, ok := props[name]; ok {
-			found[name] = true
-		}
-		names = append(names, name)
-		if err := dec.SkipValue(); err != nil {
-			break
-		}
-	}
-	return names
-}
-
-// comment says what the trimming left out, and where to see it.
-func (t *trimmer) comment() string {
-	var b strings.Builder
-	b.WriteString("Trimmed to keep the descriptor small:")
-	switch {
-	case t.depth == 0:
-		b.WriteString(" the records' contents are not described.")
-	case t.cut != "":
-		levels := "levels"
-		if t.depth == 1 {
-			levels = "level"
-		}
-		fmt.Fprintf(&b, " objects and arrays %d %s into a record (such as %s) are described by their type alone.", t.depth, levels, t.cut)
-	}
-	switch {
-	case t.unnamed > 0 && t.more:
-		fmt.Fprintf(&b, " %d of the record's more than %d properties are named, required ones first; the others are allowed and not described.", t.named, t.named+t.unnamed)
-	case t.unnamed > 0:
-		fmt.Fprintf(&b, " %d of the record's %d properties are named, required ones first; the others are allowed and not described.", t.named, t.named+t.unnamed)
-	}
-	b.WriteString(" Line 2 of the file is a whole record.")
-	return b.String()
-}
-
-// The bounds of what the descriptor shows beside the records: strings and
-// numbers longer are named, and values beyond maxShownValues (and as many
-// named) are counted, so that it stays small whatever the result holds.
+// The bounds of what the descriptor shows beside the records, so that it
+// stays small whatever the result holds.
 const (
 	maxShownChars  = 80
 	maxShownDigits = 32
 	maxShownValues = 8
 )
 
+// besideValue is a part of the result kept beside the records, for the
+// descriptor.
+type besideValue struct {
+	path string // jq path below .result
+	raw  []byte // the value as written, for a small scalar
+	what string // otherwise, what it is
+}
+
 // besideOf returns what the descriptor says of the parts of the result kept
-// beside the records, or nil when there are none.
+// beside the records, or nil.
 func besideOf(p *plan) *describe.Beside {
 	if len(p.beside) == 0 {
 		return nil
@@ -474,7 +243,7 @@ func besideOf(p *plan) *describe.Beside {
 	for _, v := range p.beside {
 		switch {
 		case v.raw != nil && shown < maxShownValues:
-			values = append(append(values, ','), quote(v.path)...)
+			values = append(append(values, ','), describe.AppendQuote(nil, v.path)...)
 			values = append(append(values, ':'), v.raw...)
 			shown++
 		case len(b.Other) < maxShownValues:
@@ -498,7 +267,7 @@ func besideOf(p *plan) *describe.Beside {
 }
 
 // besideMembers returns the members of the object document of ru other than
-// its records, each below path.
+// its records.
 func besideMembers(path string, ru *run) []besideValue {
 	if !ru.member {
 		return nil
@@ -513,14 +282,14 @@ func besideMembers(path string, ru *run) []besideValue {
 	return out
 }
 
-// describeValue returns v itself when it is a small scalar, else what it is.
+// describeValue returns v when it is a small scalar, else what it is.
 func describeValue(path string, v []byte) besideValue {
 	switch jsontext.Value(v).Kind() {
 	case 'n', 't', 'f':
 		return besideValue{path: path, raw: v}
 	case '0':
 		if len(v) <= maxShownDigits && !decodable(string(v)) {
-			return besideValue{path: path, raw: quote(string(v))} // as its text: clients fail on it
+			return besideValue{path: path, raw: describe.AppendQuote(nil, string(v))} // as its text: clients fail on it
 		}
 		if len(v) <= maxShownDigits {
 			return besideValue{path: path, raw: v}
@@ -534,12 +303,12 @@ func describeValue(path string, v []byte) besideValue {
 	return besideValue{path: path, what: describeKind(v)}
 }
 
-// describeText returns a text item's text when it is short, else what it is.
+// describeText returns a short text, else what it is.
 func describeText(path, text string) besideValue {
 	if n := utf8.RuneCountInString(text); n > maxShownChars {
 		return besideValue{path: path, what: fmt.Sprintf("string of %d characters", n)}
 	}
-	return besideValue{path: path, raw: quote(text)}
+	return besideValue{path: path, raw: describe.AppendQuote(nil, text)}
 }
 
 // describeKind says what the JSON value v is, in a few words.
@@ -560,37 +329,14 @@ func describeKind(v []byte) string {
 	return fmt.Sprintf("%d bytes of JSON", len(v))
 }
 
-var reflectedSchemas sync.Map // reflect.Type -> map[string]any
-
-// reflectedSchema returns the schema of records of Go type t, a struct type
-// (through pointers), reflected once and cached, which annotates the line
-// schema; nil for another type or one that cannot be reflected. It is only
-// read.
-func reflectedSchema(t reflect.Type) map[string]any {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
-	if s, ok := reflectedSchemas.Load(t); ok {
-		return s.(map[string]any)
-	}
-	s, _ := schema.Reflect(t) // nil when it fails
-	reflectedSchemas.Store(t, s)
-	return s
-}
-
-// RemoteClientDir is the folder of a descriptor's file_path for a file kept
-// in a bucket when ClientDir is empty: where a client that downloads the
-// object would keep it.
+// RemoteClientDir is the folder of file_path for a file in a bucket when
+// ClientDir is empty.
 const RemoteClientDir = "/tmp"
 
 // clientPath returns the path of the file of w as the client sees it: in
-// ClientDir, when set, under the same name; for a file in a bucket, where
-// a client that downloads it would keep it, under the specification's name
-// without the handle's random part, which would cost tokens in each recipe
-// (the handle stays in the descriptor's handle).
+// ClientDir, when set; for a file in a bucket, where a client that downloads
+// it would keep it, named without the handle's random part, which would cost
+// tokens in each recipe.
 func (c *Config) clientPath(w *jsonl.Writer) string {
 	switch {
 	case c.remote():

@@ -17,22 +17,18 @@ import (
 )
 
 // notice is the structured content of a fallback that cannot show a part of
-// the tool's own structured content: it holds the boolean "offloaded" that
-// the second branch of a widened output schema asks for (see
-// internal/outschema), so that it is valid under it.
+// the tool's own: the boolean "offloaded" of a widened output schema's second
+// branch (internal/outschema).
 const notice = `{"offloaded":false}`
 
-// fallback rewrites res, whose file could not be written, into as many
-// whole leading records as fit within the threshold, with a warning that
-// says how many are shown. Everything it sends (texts and structured
-// content) is within the threshold, whenever the threshold can hold the
-// warning at all.
+// fallback rewrites res, whose file could not be written, into as many whole
+// leading records as fit within the threshold, with a warning that says how
+// many are shown. All it sends fits, when the threshold can hold the warning.
 func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan, werr error) {
 	total := p.count()
 	s := c.shower(r, p)
 	var fb fallbackResponse
-	// The full warning, which names the error, unless the threshold cannot
-	// hold it.
+	// The full warning, which names the error, unless it does not fit.
 	for _, short := range []bool{false, true} {
 		warning := func(shown, used int) string {
 			if short {
@@ -41,10 +37,8 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 			return fmt.Sprintf("Warning: writing the result to a file failed (%s), so it is truncated: showing %d of %d records (~%d of ~%d tokens). The rest was not saved; narrow the call to see it.",
 				reason(werr), shown, total, used, p.tokens)
 		}
-		// As many records as a binary search over their count finds: the
-		// count it returns was measured to fit, and the most that fit when
-		// showing fewer never costs more. When not even the document around
-		// the records fits, none of it is shown.
+		// As many records as a binary search finds (showing fewer never
+		// costs more); none of the document when not even it fits.
 		try := func(k int) fallbackResponse { return c.fallbackWith(s, k, r.structured != nil, warning) }
 		if fb = try(0); fb.used > c.Threshold {
 			fb = c.fallbackWith(shower{}, 0, r.structured != nil, warning)
@@ -75,8 +69,8 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 	})
 }
 
-// fallbackResponse is a fallback's content and structured content, and what
-// they cost.
+// fallbackResponse is a fallback's content and structured content, and
+// their tokens.
 type fallbackResponse struct {
 	content    []mcp.Content
 	structured []byte
@@ -114,19 +108,17 @@ func (c *Config) fallbackWith(s shower, k int, hasStructured bool, warning func(
 	return fb
 }
 
-// A shower shows the first k of its records in the shape of the result
-// they came from.
+// A shower shows the first k of its records in the shape they came in.
 type shower struct {
 	records [][]byte // the records it can show
-	// show returns the body text showing the first k records, and the
-	// structured content when the body is also that; nil for none.
+	// show returns the body showing the first k records, and the
+	// structured content when the body is also that.
 	show func(k int) (body, structured []byte)
 }
 
 // shower returns how the records of p are shown in a fallback: the first
-// stretch of records, in the document they came from. Every record costs at
-// least a token, so no more than the threshold's worth of records are
-// read, whatever the record count.
+// run's, in their document. Every record costs a token: no more than the
+// threshold's worth are read.
 func (c *Config) shower(r *result, p *plan) shower {
 	limit := c.Threshold + 1
 	if len(p.runs) == 0 {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"reflect"
 	"time"
@@ -27,8 +26,7 @@ import (
 const DefaultThreshold = 1600
 
 // SampleSize is how many leading record lines of a file its recipes are
-// made from (recipes.Select), by the descriptor and by lro_extract alike,
-// so that recipe N is the same filter with the same defaults in both.
+// made from, by the descriptor and by lro_extract alike.
 const SampleSize = 16
 
 // Config is one offloading configuration with every default applied. It is
@@ -107,14 +105,11 @@ func (o Outcome) Changed() bool { return o.Offloaded || o.Fallback }
 
 // Call is what the header and the descriptor record of the call.
 type Call struct {
-	Tool      string         // the tool's name
-	Operation string         // for the header and file name; "" means Tool
-	Query     *string        // the header's query, nil for none
-	Detail    recipes.Detail // detail level of the records
-	// RecordType is the Go type of one record, when known: the line schema,
-	// inferred from the records, is then annotated from its reflection
-	// (schema.Annotate).
-	RecordType reflect.Type
+	Tool       string         // the tool's name
+	Operation  string         // for the header and file name; "" means Tool
+	Query      *string        // the header's query, nil for none
+	Detail     recipes.Detail // detail level of the records
+	RecordType reflect.Type   // the Go type of one record, when known: it annotates the line schema
 }
 
 // Set is a full result set handed over beside the handler's own result
@@ -127,15 +122,11 @@ type Set struct {
 }
 
 // Apply evaluates res against the threshold and, above it, offloads it and
-// rewrites res in place (its Content and StructuredContent; other fields
-// are kept). describe says what the header and the descriptor record of the
-// call; it is called only when the result is offloaded. structured is the
-// JSON of res.StructuredContent when the caller has it, else nil. set, when
-// not nil, is the full result set handed over with Provide. When Apply
-// changed res, res.StructuredContent is a json.RawMessage (or nil).
-//
-// Errors (IsError) and results that are not complete (input requests of the
-// 2026-07-28 protocol) are never touched.
+// rewrites its Content and StructuredContent (then a json.RawMessage or nil).
+// describe is called only when the result is offloaded. structured is the
+// JSON of res.StructuredContent when the caller has it, else nil; set is the
+// full result set handed over with Provide, or nil. Errors and results that
+// are not complete (input requests) are never touched.
 func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set) Outcome {
 	if res == nil || res.IsError || res.InputRequests != nil || res.NeedsInput() || res.RequestState != "" {
 		return Outcome{}
@@ -153,7 +144,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		}
 	}
 	r, tokens, err := c.read(res, structured)
-	if err != nil || tokens <= c.Threshold && !c.Always {
+	if err != nil || !c.above(tokens) {
 		return Outcome{}
 	}
 	redacted = c.redactResult(r)
@@ -162,8 +153,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 		p.redacted = redacted
 	}
 	if ctx.Err() != nil && p != nil {
-		// Canceled while finding the records: the fallback, of what was
-		// found.
+		// Canceled while finding the records: the fallback, of what was found.
 		p.tokens = tokens
 		c.fallback(ctx, describeCall(), res, r, p, err)
 		return Outcome{Fallback: true}
@@ -175,12 +165,10 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	return c.offloadOrFallback(ctx, describeCall(), res, r, p)
 }
 
-// applySet offloads a provided set when it, or the handler's own result,
-// is above the threshold: the handler's own result (a rendering or one page
-// of the set) is then discarded, as the specification says of
-// inject_context, but for its images and audio. ok is false otherwise, or
-// when a record is not one JSON value: the handler's own result is then
-// evaluated as any other.
+// applySet offloads a provided set when it, or the handler's own result, is
+// above the threshold: the handler's own result is then discarded (as the
+// specification says of inject_context) but for its images and audio. ok is
+// false otherwise, or when a record is not one JSON value.
 func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.CallToolResult, structured []byte, set *Set, redacted *redact.Counts) (o Outcome, ok bool) {
 	// The set is the whole result: its records are the document itself.
 	ru := &run{
@@ -204,7 +192,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	if err != nil {
 		r, inline = &result{}, 0
 	}
-	if p.tokens <= c.Threshold && inline <= c.Threshold && !c.Always {
+	if !c.above(max(p.tokens, inline)) {
 		return Outcome{}, false
 	}
 	p.inline = inline
@@ -250,10 +238,9 @@ func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.Call
 	return o
 }
 
-// recovered turns a panic of the file writer (a WrapWriter) into an error,
-// so that the call falls back instead of failing.
-func recovered(err *error) {
-	if v := recover(); v != nil {
-		*err = fmt.Errorf("offload: writing the file panicked: %v", v)
+// emit delivers e to o. A nil o discards the event.
+func emit(ctx context.Context, o event.Observer, e event.Event) {
+	if o != nil {
+		o.Observe(ctx, e)
 	}
 }

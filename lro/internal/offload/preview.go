@@ -17,25 +17,21 @@ import (
 // Config.Preview is zero: the first two and the last.
 const DefaultPreview = 3
 
-// MaxPreview is the most records a descriptor previews: those it shows
-// first are among the SampleSize that the tally keeps.
+// MaxPreview is the most records a descriptor previews: the first ones are
+// among the tally's sample.
 const MaxPreview = SampleSize
 
-// The bounds of a previewed record: strings longer than previewChars
-// characters (previewLineChars for lines of text) are cut, with cutMark; objects and arrays more than
-// previewDepth levels into the record are shown as cutMark; an object
-// shows its first previewMembers members, an array as many elements and
-// then cutMark.
+// The bounds of a previewed record: longer strings are cut, with cutMark;
+// objects and arrays deeper than previewDepth are shown as cutMark; an object
+// shows its first previewMembers members, an array as many elements and then
+// cutMark.
 const (
-	previewChars = 40
-	// previewLineChars is previewChars for the text of lines.
-	previewLineChars = 100
+	previewChars     = 40
+	previewLineChars = 100 // for the text of lines
 	previewDepth     = 1
 	previewMembers   = 8
 	cutMark          = "…"
-	// maxPreviewBytes is the largest record cut down for a preview, so
-	// that the work stays small whatever the records; a larger one is
-	// shown as cutMark.
+	// maxPreviewBytes is the largest record cut down; a larger one is cutMark.
 	maxPreviewBytes = 64 << 10
 )
 
@@ -59,8 +55,7 @@ type shown struct {
 	how
 }
 
-// previews are the records a preview may show, cut down once: the first
-// ones and the last.
+// previews are the records a preview may show, cut down once.
 type previews struct {
 	count int     // records in the file
 	noun  string  // names them: "records", "memories", "lines" or "rows"
@@ -69,8 +64,7 @@ type previews struct {
 }
 
 // newPreviews returns the records of t, of which there are count, that a
-// preview of up to most records shows, cut down to fields (see
-// previewer), or nil for none. noun names the records.
+// preview of up to most records shows, cut down to fields, or nil.
 func newPreviews(t *tally, count, most int, fields [][]string, noun string) *previews {
 	if most <= 0 || count <= 0 || len(t.sample) == 0 {
 		return nil
@@ -113,9 +107,8 @@ func newPreviews(t *tally, count, most int, fields [][]string, noun string) *pre
 	return ps
 }
 
-// take returns the preview of n records: the first n-1 and the last, or
-// the first alone when n is 1, or every record when there are no more
-// than n.
+// take returns the preview of n records: the first n-1 and the last, the
+// first alone when n is 1, or every record when there are no more than n.
 func (ps *previews) take(n int) *describe.Preview {
 	var recs []shown
 	first := 0
@@ -166,12 +159,12 @@ func (ps *previews) take(n int) *describe.Preview {
 	return pv
 }
 
-// record returns the preview of the valid JSON value rec: its projection
-// when there is one and rec is an object, else rec, cut down.
+// record returns the preview of the valid JSON value rec, projected when an
+// object, cut down.
 func (pr *previewer) record(rec []byte) ([]byte, error) {
 	if len(rec) > maxPreviewBytes {
 		pr.cut = true
-		return quote(cutMark), nil
+		return describe.AppendQuote(nil, cutMark), nil
 	}
 	if pr.fields != nil && jsontext.Value(rec).Kind() == '{' {
 		return pr.project(rec)
@@ -185,8 +178,8 @@ func (pr *previewer) record(rec []byte) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// project returns the object record rec with the members of pr.fields that
-// it holds and that are not null, each cut down, named by their path.
+// project returns the members of the object rec named by pr.fields that are
+// not null, each cut down, named by their path.
 func (pr *previewer) project(rec []byte) ([]byte, error) {
 	var b bytes.Buffer
 	enc := jsontext.NewEncoder(&b, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
@@ -224,8 +217,7 @@ func (pr *previewer) project(rec []byte) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// lookup returns the value at path in the JSON object doc (the last member
-// of a name, as jq reads it), or nil.
+// lookup returns the value at path in the JSON object doc, or nil.
 func lookup(doc []byte, path []string) []byte {
 	for _, name := range path {
 		if jsontext.Value(doc).Kind() != '{' {
@@ -242,8 +234,8 @@ func lookup(doc []byte, path []string) []byte {
 	return doc
 }
 
-// lookupIn returns the value of the last member named name of the JSON
-// object doc, whose members are ms, or nil.
+// lookupIn returns the value of the last member named name of the object doc,
+// whose members are ms, or nil.
 func lookupIn(doc []byte, ms []member, name string) []byte {
 	var found []byte
 	for _, m := range ms {
@@ -343,9 +335,8 @@ func runePrefix(s string, n int) int {
 	return len(s)
 }
 
-// decodable reports whether the JSON number num is one every client
-// decodes: one a float64 holds (go-sdk's client fails a whole call on
-// 1e400).
+// decodable reports whether a float64 holds the JSON number num (go-sdk's
+// client fails a whole call on 1e400).
 func decodable(num string) bool {
 	_, err := strconv.ParseFloat(num, 64)
 	return err == nil

@@ -308,8 +308,8 @@ func TestBesideLeavesOutCopies(t *testing.T) {
 		name, sc string
 		beside   bool
 	}{
-		{"a copy of the text", `{"content":` + string(quote(text)) + `}`, false},
-		{"a copy and a total", `{"content":` + string(quote(text)) + `,"total":300}`, true},
+		{"a copy of the text", `{"content":` + string(describe.AppendQuote(nil, text)) + `}`, false},
+		{"a copy and a total", `{"content":` + string(describe.AppendQuote(nil, text)) + `,"total":300}`, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(tt.sc)}

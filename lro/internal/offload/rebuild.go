@@ -11,14 +11,14 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zircote/lro-go/internal/tabular"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
-// Rebuild puts an offloaded file back together: given its header and its
-// record lines, it returns the JSON of the tool result they came from
-// ({"content": [...], "structuredContent": ...}), or, for a result set
-// handed over with Provide, the JSON array of its records. Everything comes
-// back byte for byte, but a JSON text that no layout gives back and the
-// structured content, which come back compact.
+// Rebuild puts an offloaded file back together from its header and record
+// lines: the JSON of the tool result they came from, or, for a set handed over
+// with Provide, the array of its records. Everything comes back byte for
+// byte, but the structured content and JSON texts no spacing gives back,
+// which come back compact.
 func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 	root := &node{kind: '['}
 	if h.Result != nil {
@@ -67,14 +67,14 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 			if pl.FinalNewline {
 				b.WriteByte('\n')
 			}
-			v = &node{raw: quote(b.String())}
+			v = &node{raw: describe.AppendQuote(nil, b.String())}
 		default:
 			// Rows printed as text, in the format As names.
 			text, err := tabular.Print(nil, pl.As, pl.Layout, recs)
 			if err != nil {
 				return nil, fmt.Errorf("offload: placement %q: %w", pl.As, err)
 			}
-			v = &node{raw: quote(string(text))}
+			v = &node{raw: describe.AppendQuote(nil, string(text))}
 		}
 		var err error
 		if root, err = root.set(pl.At, v); err != nil {
@@ -84,8 +84,8 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 	if len(lines) > 0 {
 		return nil, errors.New("offload: more record lines than the header places")
 	}
-	// The JSON document of a text goes back into its text first, as a copy
-	// of itself: the copies may repeat the text.
+	// A text's JSON document goes back into its text first: copies may
+	// repeat the text.
 	var copies []Copy
 	for _, pl := range h.RecordsAt {
 		if pl.InText != "" {
@@ -101,7 +101,7 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 		switch cp.As {
 		case "":
 			// The text of the JSON value at Of, printed in its layout.
-			l, err := parseLayout(cp.Layout)
+			l, err := parseSpacing(cp.Layout)
 			var b bytes.Buffer
 			if err == nil {
 				err = l.print(&b, of.encode(nil))
@@ -109,7 +109,7 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("offload: copy at %q: %w", cp.At, err)
 			}
-			v = &node{raw: quote(b.String())}
+			v = &node{raw: describe.AppendQuote(nil, b.String())}
 		case "string":
 			if cp.Layout != "" || of.kind != 0 || len(of.raw) == 0 || of.raw[0] != '"' {
 				return nil, fmt.Errorf("offload: copy of %q, which is not a string", cp.Of)
@@ -125,8 +125,8 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 	return root.encode(nil), nil
 }
 
-// node is a JSON value that keeps its scalars as written: objects and
-// arrays are parsed, everything else is raw.
+// node is a JSON value whose objects and arrays are parsed, its scalars kept
+// as written.
 type node struct {
 	kind  byte // '{', '[' or 0 for a raw scalar
 	raw   []byte
@@ -170,8 +170,8 @@ func readNode(dec *jsontext.Decoder) (*node, error) {
 	return n, err
 }
 
-// closing returns the end of an object or array: '}' and ']' follow '{'
-// and '[' by two in ASCII.
+// closing returns the end of an object or array: '}' and ']' follow '{' and
+// '[' by two in ASCII.
 func closing(kind byte) byte { return kind + 2 }
 
 // encode appends the compact JSON of n to b.
@@ -212,8 +212,8 @@ func (n *node) get(ptr string) (*node, error) {
 	return cur, nil
 }
 
-// child returns the member or element tok of n: the last member of that
-// name, as a decoder that keeps the last duplicate would.
+// child returns the element or the last member tok of n, as a decoder that
+// keeps the last duplicate would.
 func (n *node) child(tok string) (*node, error) {
 	switch n.kind {
 	case '{':
@@ -231,8 +231,7 @@ func (n *node) child(tok string) (*node, error) {
 	return nil, fmt.Errorf("no %q", tok)
 }
 
-// set puts v at the JSON Pointer ptr, which must exist, and returns the new
-// root.
+// set puts v at the existing JSON Pointer ptr and returns the new root.
 func (n *node) set(ptr string, v *node) (*node, error) {
 	if ptr == "" {
 		return v, nil

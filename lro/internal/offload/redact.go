@@ -7,13 +7,10 @@ import (
 	"github.com/zircote/lro-go/internal/redact"
 )
 
-// redactResult replaces the credentials of r, a result that is offloaded,
-// by markers, before the records are found: the file (its records and its
-// header's result), the descriptor and the fallback are all made from what
-// it leaves. It redacts the text of text items, the JSON of the other items
-// but images and audio, and the structured content; the handler's items are
-// not changed (r holds copies of those it changes). It returns what it
-// redacted, nil without a Redactor.
+// redactResult replaces the credentials of r by markers before the records
+// are found: the file, the descriptor and the fallback are made from what it
+// leaves. The handler's items are not changed (r holds copies). It returns
+// what it redacted, nil without a Redactor.
 func (c *Config) redactResult(r *result) redact.Counts {
 	if c.Redactor == nil {
 		return nil
@@ -40,8 +37,7 @@ func (c *Config) redactResult(r *result) redact.Counts {
 			if text == it.text.Text {
 				continue
 			}
-			// A text that repeats the structured content holds the same
-			// values: they are counted once.
+			// Counted once when it repeats the structured content.
 			if structured == nil || !sameJSON(it.text.Text, structured) {
 				for k, v := range counts {
 					n[k] += v
@@ -57,10 +53,8 @@ func (c *Config) redactResult(r *result) redact.Counts {
 	return n
 }
 
-// redactText redacts a text: a JSON document by its strings, so that its
-// structure and every other byte stay, and any other text (lines, tables,
-// literals) as it is, since no marker holds a byte that delimits a field or
-// a string.
+// redactText redacts a JSON document by its strings, so that every other byte
+// stays, and any other text as it is (no marker holds a delimiter).
 func (c *Config) redactText(text string, n redact.Counts) string {
 	b := trimSpace(readOnlyBytes(text))
 	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
@@ -78,8 +72,7 @@ func (c *Config) redactText(text string, n redact.Counts) string {
 // str returns b as a string without copying it.
 func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// redactRows redacts the records of a provided set in place, and returns
-// what it redacted (nil without a Redactor).
+// redactRows redacts the records of a provided set in place.
 func (c *Config) redactRows(rows [][]byte) redact.Counts {
 	if c.Redactor == nil {
 		return nil
@@ -93,8 +86,7 @@ func (c *Config) redactRows(rows [][]byte) redact.Counts {
 	return n
 }
 
-// redactCall redacts what the header and the descriptor record of the call
-// (its query), adding to n; nothing when n is nil (no Redactor).
+// redactCall redacts the call's query, adding to n; nothing when n is nil.
 func (c *Config) redactCall(call *Call, n redact.Counts) {
 	if n == nil || call.Query == nil {
 		return

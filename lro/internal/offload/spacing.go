@@ -11,27 +11,25 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// layout is how a printer spaced a JSON text: what Rebuild needs, besides
-// the document, to give the text back byte for byte, written in a
-// placement's (or a copy's) "layout" as the words docs/how-it-works.md
-// lists. The empty layout is the compact form, and the form of any JSON
-// text that no layout gives back.
-type layout struct {
+// spacing is how a printer spaced a JSON text, which Rebuild needs besides
+// the document to give the text back byte for byte: the "layout" words of a
+// placement or a copy. The empty one is the compact form, and that of any
+// JSON text that no spacing gives back.
+type spacing struct {
 	form        string // "compact", "spaced", "indent" or "rows"
 	indent      string // for "indent": the unit of indentation
 	crlf        bool
 	lead, trail string
 }
 
-// The longest indentation unit and white space around a document a layout
-// keeps.
+// The longest indentation unit and white space around a document kept.
 const (
 	maxIndent = 16
 	maxAround = 16
 )
 
 // String returns l as its words.
-func (l layout) String() string {
+func (l spacing) String() string {
 	w := []string{l.form}
 	if l.form == "indent" {
 		if l.indent == "\t" {
@@ -61,11 +59,11 @@ var (
 	letters = strings.NewReplacer("s", " ", "t", "\t", "n", "\n", "r", "\r")
 )
 
-var errLayout = errors.New("offload: bad JSON text layout")
+var errSpacing = errors.New("offload: bad JSON text layout")
 
-// parseLayout parses the words of a layout, as String writes them.
-func parseLayout(s string) (layout, error) {
-	l := layout{form: "compact"}
+// parseSpacing parses the words of a spacing, as String writes them.
+func parseSpacing(s string) (spacing, error) {
+	l := spacing{form: "compact"}
 	for i, w := range strings.Split(s, " ") {
 		k, v, _ := strings.Cut(w, "=")
 		ok := true
@@ -91,23 +89,22 @@ func parseLayout(s string) (layout, error) {
 			ok = false
 		}
 		if !ok {
-			return layout{}, errLayout
+			return spacing{}, errSpacing
 		}
 	}
 	// One spelling and one order: String's.
 	if got := l.String(); got != s && !(got == "" && s == "compact") {
-		return layout{}, errLayout
+		return spacing{}, errSpacing
 	}
 	return l, nil
 }
 
-// textLayout returns the layout that prints the JSON document of text (the
-// valid JSON value text holds, with white space around it) back as text,
-// byte for byte; ok is false when none does. It tries the few layouts the
-// text's first bytes allow, each failing at its first byte that differs.
-// compact says that the document is known to hold no white space outside
-// its strings (its read saw none), which it then need not look for.
-func textLayout(text string, compact bool) (words string, ok bool) {
+// textSpacing returns the words of the spacing that prints the JSON document
+// of text back as text, byte for byte; ok is false when none does. It tries
+// the few the text's first bytes allow, each failing at its first byte that
+// differs. compact says that the document has no white space outside its
+// strings (its read saw none).
+func textSpacing(text string, compact bool) (words string, ok bool) {
 	b := readOnlyBytes(text)
 	doc := trimSpace(b)
 	if len(doc) == 0 {
@@ -118,13 +115,13 @@ func textLayout(text string, compact bool) (words string, ok bool) {
 	if len(lead) > maxAround || len(trail) > maxAround {
 		return "", false
 	}
-	var tries []layout
+	var tries []spacing
 	switch {
 	case doc[0] != '{' && doc[0] != '[':
 		// A number, string or literal is printed as written.
-		return layout{form: "compact", lead: lead, trail: trail}.String(), true
+		return spacing{form: "compact", lead: lead, trail: trail}.String(), true
 	case len(doc) > 2 && (doc[1] == '\n' || doc[1] == '\r'):
-		l := layout{form: "indent", crlf: doc[1] == '\r'}
+		l := spacing{form: "indent", crlf: doc[1] == '\r'}
 		rest := doc[2:]
 		if l.crlf {
 			rest = doc[3:]
@@ -135,14 +132,12 @@ func textLayout(text string, compact bool) (words string, ok bool) {
 		}
 		tries = append(tries, l)
 	case compact || noSpace(doc):
-		// Printed compact, a document without white space outside its
-		// strings is itself (strings are printed as written): most
-		// tools send such JSON, and it need not be printed to compare.
-		return layout{form: "compact", lead: lead, trail: trail}.String(), true
+		// Most tools send such JSON: printed compact, it is itself.
+		return spacing{form: "compact", lead: lead, trail: trail}.String(), true
 	default:
-		tries = append(tries, layout{form: "compact"}, layout{form: "spaced"})
+		tries = append(tries, spacing{form: "compact"}, spacing{form: "spaced"})
 		if doc[0] == '[' {
-			tries = append(tries, layout{form: "rows"}, layout{form: "rows", crlf: true})
+			tries = append(tries, spacing{form: "rows"}, spacing{form: "rows", crlf: true})
 		}
 	}
 	for _, l := range tries {
@@ -156,8 +151,7 @@ func textLayout(text string, compact bool) (words string, ok bool) {
 }
 
 // noSpace reports whether the JSON text doc has no white space outside its
-// strings. It looks for quotes with bytes.IndexByte, which is fast, and
-// checks only the bytes between strings.
+// strings, looking for quotes with the fast bytes.IndexByte.
 func noSpace(doc []byte) bool {
 	for i := 0; i < len(doc); {
 		q := bytes.IndexByte(doc[i:], '"')
@@ -167,8 +161,7 @@ func noSpace(doc []byte) bool {
 		if bytes.ContainsAny(doc[i:i+q], " \t\r\n") {
 			return false
 		}
-		// The string: up to a quote not escaped by an odd number of
-		// backslashes.
+		// The string ends at a quote after an even number of backslashes.
 		i += q + 1
 		for {
 			e := bytes.IndexByte(doc[i:], '"')
@@ -204,9 +197,9 @@ func (m *matcher) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// options returns the jsontext options that print a document in the form
-// of l, keeping its strings and numbers as written.
-func (l layout) options() []jsontext.Options {
+// options returns the jsontext options that print a document as l, its
+// strings and numbers as written.
+func (l spacing) options() []jsontext.Options {
 	o := append([]jsontext.Options{jsontext.PreserveRawStrings(true)}, decodeOptions...)
 	switch l.form {
 	case "spaced":
@@ -217,10 +210,9 @@ func (l layout) options() []jsontext.Options {
 	return o
 }
 
-// print writes the valid JSON value doc to w as laid out by l. It reads doc
-// a token at a time and writes as it goes, holding no copy of it (but of
-// one element of a "rows" array).
-func (l layout) print(w io.Writer, doc []byte) error {
+// print writes the valid JSON value doc to w spaced as l, a token at a time,
+// holding no copy of it.
+func (l spacing) print(w io.Writer, doc []byte) error {
 	if _, err := io.WriteString(w, l.lead); err != nil {
 		return err
 	}
@@ -236,10 +228,9 @@ func (l layout) print(w io.Writer, doc []byte) error {
 			return err
 		}
 	case l.form == "rows":
-		// jsontext has no such form: the elements are compacted one at a
-		// time.
+		// jsontext has no such form: the elements compacted one at a time.
 		if doc[0] != '[' {
-			return errLayout
+			return errSpacing
 		}
 		sep, buf := "[", []byte(nil)
 		err := eachElement(doc, func(elem []byte) error {
@@ -278,9 +269,8 @@ func (l layout) print(w io.Writer, doc []byte) error {
 	return err
 }
 
-// lineEnds writes to w what a printer of JSON writes, with "\r\n" for each
-// "\n" when crlf (a JSON document has no raw line break within a string),
-// holding back a final newline until something follows it.
+// lineEnds writes what a printer of JSON writes to w, with "\r\n" for each
+// "\n" when crlf, holding back a final newline until something follows it.
 type lineEnds struct {
 	w    io.Writer
 	crlf bool

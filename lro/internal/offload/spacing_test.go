@@ -12,6 +12,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // printed reads a sample printed by a real printer (testdata/printers/gen.sh).
@@ -131,7 +133,7 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 				case "copy of the structured content":
 					structured = string(compact)
 				case "structured content repeats it":
-					structured = `{"content":` + string(quote(tt.text)) + `}`
+					structured = `{"content":` + string(describe.AppendQuote(nil, tt.text)) + `}`
 				}
 				if structured != "" {
 					res.StructuredContent = json.RawMessage(structured)
@@ -177,7 +179,7 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 // TestLayoutWords: the words of every layout parse back to it, and words
 // that are not a layout are refused.
 func TestLayoutWords(t *testing.T) {
-	for _, l := range []layout{
+	for _, l := range []spacing{
 		{form: "compact"},
 		{form: "compact", trail: "\n"},
 		{form: "spaced", lead: " ", trail: "\r\n"},
@@ -187,12 +189,12 @@ func TestLayoutWords(t *testing.T) {
 		{form: "indent", indent: strings.Repeat(" ", maxIndent)},
 		{form: "rows", crlf: true, lead: "\t\n", trail: "\n\n"},
 	} {
-		got, err := parseLayout(l.String())
+		got, err := parseSpacing(l.String())
 		if err != nil {
 			t.Errorf("%q: %v", l.String(), err)
 			continue
 		}
-		if diff := cmp.Diff(l, got, cmp.AllowUnexported(layout{})); diff != "" {
+		if diff := cmp.Diff(l, got, cmp.AllowUnexported(spacing{})); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", l.String(), diff)
 		}
 	}
@@ -201,7 +203,7 @@ func TestLayoutWords(t *testing.T) {
 		"compact compact", "compact lead=", "compact lead=x", "compact trail=nnnnnnnnnnnnnnnnn",
 		"compact trail=n lead=n", "compact crlf crlf", " compact", "compact ",
 	} {
-		if _, err := parseLayout(bad); err == nil {
+		if _, err := parseSpacing(bad); err == nil {
 			t.Errorf("%q: parsed, want an error", bad)
 		}
 	}

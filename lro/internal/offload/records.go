@@ -15,74 +15,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
-// decodeOptions read JSON as a client would accept it: duplicate member
-// names and invalid UTF-8 are the tool's business, not a reason to refuse.
+// decodeOptions read JSON as a client would: duplicate names and invalid
+// UTF-8 are the tool's business.
 var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-
-// result is a tool result as the client would receive it.
-type result struct {
-	items      []item
-	structured []byte // the structured content's JSON; nil when there is none
-}
-
-// item is one content item.
-type item struct {
-	item  mcp.Content
-	text  *mcp.TextContent // for a text item
-	media bool             // an image or audio: stays in the response, not counted
-	raw   []byte           // the item's JSON, for every item but text and media
-}
-
-// read reads res as the client would receive it and estimates it, once:
-// the figure the threshold is compared with is the one the header records.
-// Images and audio are not counted (nor marshalled here); other items but
-// text are counted as their JSON. structured is the JSON of
-// res.StructuredContent when the caller has it, else nil; it is validated
-// only if the result is offloaded (see plan).
-func (c *Config) read(res *mcp.CallToolResult, structured []byte) (*result, int, error) {
-	if structured == nil && res.StructuredContent != nil {
-		var err error
-		if structured, err = structuredJSON(res.StructuredContent); err != nil {
-			return nil, 0, err
-		}
-	}
-	r := &result{items: make([]item, len(res.Content))}
-	tokens := 0
-	if structured != nil {
-		r.structured = trimSpace(structured)
-		tokens = c.Tokenizer.Tokens(r.structured)
-	}
-	for i, it := range res.Content {
-		r.items[i].item = it
-		switch it := it.(type) {
-		case *mcp.ImageContent, *mcp.AudioContent:
-			r.items[i].media = true
-		case *mcp.TextContent:
-			r.items[i].text = it
-			tokens += c.textTokens(it.Text)
-		default:
-			raw, err := json.Marshal(it)
-			if err != nil {
-				return nil, 0, err
-			}
-			r.items[i].raw = raw
-			tokens += c.Tokenizer.Tokens(raw)
-		}
-	}
-	return r, tokens, nil
-}
-
-// structuredJSON returns the JSON of a result's structured content, as the
-// client receives it (a []byte is a base64 string).
-func structuredJSON(sc any) ([]byte, error) {
-	if v, ok := sc.(json.RawMessage); ok {
-		return v, nil
-	}
-	return json.Marshal(sc)
-}
 
 // The ways records sit in a result.
 const (
@@ -106,9 +44,7 @@ type run struct {
 	rows       [][]byte // rows, and a provided set (asArray): the records
 
 	// elems are the spans in doc[start:end] of the elements of an asArray
-	// run, noted by the read that counted them for the write; none when
-	// there are more than maxKept (the write reads them again), so that
-	// memory stays flat whatever the number of records.
+	// run, for the write; none beyond maxKept, so that memory stays flat.
 	elems []span
 }
 
@@ -136,21 +72,10 @@ type plan struct {
 	jq16 jq16Lines // the lines written that jq 1.6 cannot parse
 }
 
-// besideValue is a part of the result kept beside the records, for the
-// descriptor.
-type besideValue struct {
-	path string // jq path below .result
-	raw  []byte // the value as written, for a small scalar
-	what string // otherwise, what it is
-}
-
-// plan finds the records of r, reading them once (which validates, counts
-// and describes them into p.t), and builds the header's "result".
-//
-// The structured content holds the records, unless it holds no array while
-// a text item that does not repeat it is at least half its size (such as
-// the text itself beside {"content": "..."}): the records are then the
-// texts', and the structured content is kept whole beside them.
+// plan finds the records of r, reading them once (see run.read), and builds
+// the header's "result". The records are the structured content's, unless
+// it holds no array while a text item that does not repeat it is at least
+// half its size (the text beside {"content": "..."}).
 func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 	p := &plan{t: newTally(), nextLine: 1}
 	copies := make([]bool, len(r.items))
@@ -164,22 +89,20 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		fromStructured = !textHolds(r, copies) || hasArray(r.structured)
 	}
 	kept := texts{} // the texts given back byte for byte, which the structured content may repeat
-	// The layouts of the texts that are copies of the structured content.
-	// A text that is the structured content byte for byte has no white
-	// space when its read saw none, which the layout then need not look
-	// for again.
-	var layouts []pendingLayout
-	setLayouts := func(compact bool) {
+	// The spacings of the texts that are copies of the structured content;
+	// one that is it byte for byte has no white space when its read saw none.
+	var layouts []pendingSpacing
+	setSpacings := func(compact bool) {
 		for _, l := range layouts {
 			same := compact && bytes.Equal(trimSpace(readOnlyBytes(l.text)), r.structured)
-			p.copies[l.copy].Layout, _ = textLayout(l.text, same)
+			p.copies[l.copy].Layout, _ = textSpacing(l.text, same)
 		}
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	for i, it := range r.items {
 		if err := checkEvery(ctx, i); err != nil {
-			setLayouts(false)
+			setSpacings(false)
 			return p, err // canceled: what is found so far, for the fallback
 		}
 		if i > 0 {
@@ -201,13 +124,12 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 				p.beside = append(p.beside, besideValue{path: path(), what: "content item"})
 			}
 		case copies[i]:
-			// Printed back in its layout, or compact when none gives it
-			// back: found once the structured content is read (below).
-			layouts = append(layouts, pendingLayout{len(p.copies), it.text.Text})
+			// Its spacing is found once the structured content is read.
+			layouts = append(layouts, pendingSpacing{len(p.copies), it.text.Text})
 			p.copies = append(p.copies, Copy{At: at, Of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
-			writeTextItem(&b, it.text, quote(it.text.Text))
+			writeTextItem(&b, it.text, describe.AppendQuote(nil, it.text.Text))
 			p.beside = append(p.beside, describeText(path()+".text", it.text.Text))
 			kept.add(it.text.Text, at)
 		default:
@@ -236,9 +158,9 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		} else if !jsontext.Value(doc).IsValid(decodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
-		setLayouts(ru != nil && ru.compact)
-		// A string that repeats the text of an item given back exactly is
-		// kept once, there; put back first, since a JSON copy may repeat it.
+		setSpacings(ru != nil && ru.compact)
+		// A string that repeats a text given back exactly is kept once,
+		// there; put back first, since a JSON copy may repeat it.
 		doc, copies := stringCopies(doc, kept, "/structuredContent")
 		b.WriteString(`,"structuredContent":`)
 		b.Write(doc)
@@ -261,15 +183,14 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 	return p, nil
 }
 
-// pendingLayout is a text that p.copies[copy] gives back, whose layout
-// is not found yet.
-type pendingLayout struct {
+// pendingSpacing is a text that p.copies[copy] gives back, whose spacing is
+// not found yet.
+type pendingSpacing struct {
 	copy int
 	text string
 }
 
-// checkEvery returns ctx's error every 1024th i, so that a loop over the
-// items of a result stops soon once the call is canceled.
+// checkEvery returns ctx's error every 1024th i.
 func checkEvery(ctx context.Context, i int) error {
 	if i&1023 != 0 {
 		return nil
@@ -291,10 +212,10 @@ func (t texts) add(text, at string) {
 	}
 }
 
-// stringCopies returns the valid JSON value doc, placed at at in the
-// result, with each string member (or doc itself, when a string) that is
-// one of texts replaced by null, and the copies that put them back. Only
-// the last member of a name is replaced, which a pointer names.
+// stringCopies returns the valid JSON value doc, placed at at, with each
+// string member (or doc itself) that is one of texts replaced by null, and the
+// copies that put them back. Only the last member of a name, which a pointer
+// names, is replaced.
 func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
 	if len(texts) == 0 {
 		return doc, nil
@@ -335,17 +256,15 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
 	return append(out, doc[prev:]...), copies
 }
 
-// allCopies reports whether every member of the object doc is one of
-// copies, each put back from a text item: {"content": "..."} beside the
-// text itself, which tells nothing the records do not.
+// allCopies reports whether every member of the object doc is one of copies:
+// {"content": "..."} beside the text itself, which tells nothing more.
 func allCopies(doc []byte, copies []Copy) bool {
 	ms, err := members(doc)
 	return err == nil && len(ms) > 0 && len(ms) == len(copies)
 }
 
 // textHolds reports whether a text item of r that is not a copy of the
-// structured content is at least half as large as it: the data itself
-// rather than a summary of it.
+// structured content is at least half as large as it.
 func textHolds(r *result, copies []bool) bool {
 	for i, it := range r.items {
 		if it.text != nil && !copies[i] && 2*len(trimSpace(readOnlyBytes(it.text.Text))) >= len(r.structured) {
@@ -356,7 +275,7 @@ func textHolds(r *result, copies []bool) bool {
 }
 
 // hasArray reports whether the valid JSON value doc is an array or an
-// object with an array member: where records are found.
+// object with an array member.
 func hasArray(doc []byte) bool {
 	if jsontext.Value(doc).Kind() == '[' {
 		return true
@@ -365,20 +284,19 @@ func hasArray(doc []byte) bool {
 	return ok
 }
 
-// textRun returns the run of a text item's records, the next of p, and
-// what the item's text becomes in the header's "result".
+// textRun returns the run of a text item's records, the next of p, and what
+// its text becomes in the header's "result".
 func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 	if doc := trimSpace(readOnlyBytes(text)); len(doc) > 0 && jsontext.Value(doc).Kind() != 0 {
 		ru, err := c.docRun(doc, at, p.t)
 		if err == nil {
 			ru.InText = at
-			ru.Layout, ru.exact = textLayout(text, ru.compact)
+			ru.Layout, ru.exact = textSpacing(text, ru.compact)
 			return ru, skeletonOf(ru)
 		}
 		if jsontext.Value(doc).Kind() == '[' {
-			// Not one JSON document: what its read described is not a
-			// record (docRun checks any other document before reading it),
-			// so the records are described again once every run is found.
+			// Not one JSON document, but described: the records are
+			// described again once every run is found.
 			p.retally = true
 		}
 	}
@@ -398,17 +316,14 @@ func (c *Config) textRun(p *plan, text, at string) (*run, []byte) {
 	return ru, []byte(`""`)
 }
 
-// docRun returns the run of the records of the JSON document doc, placed
-// at at: doc itself when it is an array; else its array member named by
-// RecordsField, else its largest array member; else doc as one record. It
-// fails when doc is not exactly one JSON value. The records are read into t
-// (see run.read); what is read of an array that fails may be in t, and
-// nothing of any other doc that fails.
+// docRun returns the run of the records of the JSON document doc, placed at
+// at: doc itself when an array; else its array member named RecordsField,
+// else its largest one; else doc as one record. It fails when doc is not one
+// JSON value.
 func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	ru := &run{Placement: Placement{At: at, As: asValue, Count: 1}, doc: doc, start: 0, end: len(doc)}
 	switch jsontext.Value(doc).Kind() {
 	case '{':
-		// Read whole, and so validated, to find its largest array.
 		m, ok, err := findArray(doc, c.RecordsField)
 		if err != nil {
 			return nil, err
@@ -431,10 +346,9 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	return ru, nil
 }
 
-// read reads the records of ru, once: it validates them, counts those of an
-// array, notes its elements for the write (up to maxKept), and describes
-// them into t. It fails when a record is not exactly one JSON value, which
-// only the records of a document that docRun has not read before can be.
+// read reads the records of ru once: it validates and counts them, notes the
+// elements of an array for the write (up to maxKept), and describes them
+// into t.
 func (ru *run) read(t *tally) error {
 	var buf []byte
 	switch ru.As {
@@ -478,10 +392,8 @@ func (ru *run) read(t *tally) error {
 	return ru.each(&t.buf, t.add)
 }
 
-// each calls fn with each record of ru, an asLines run or one of rows (a
-// table's, or a provided set's); those of
-// lines, {"line": N, "text": "..."}, are made in *buf, and only valid until
-// fn returns.
+// each calls fn with each record of ru, an asLines run or one of rows; the
+// records of lines are made in *buf, valid until fn returns.
 func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 	if ru.As != asLines {
 		for _, rec := range ru.rows {
@@ -499,7 +411,7 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 		b := append((*buf)[:0], `{"line":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
 		b = append(b, `,"text":`...)
-		b = appendQuote(b, l)
+		b = describe.AppendQuote(b, l)
 		b = append(b, '}')
 		*buf = b
 		if err := fn(b); err != nil {
@@ -510,11 +422,9 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 	return nil
 }
 
-// findArray returns the records array of the JSON object doc: its array
-// member named field, else its largest array member. Of members that share
-// a name only the last counts, as for a decoder that keeps the last
-// duplicate, so that the name alone finds it again. It fails when doc is
-// not exactly one JSON object.
+// findArray returns the array member of the JSON object doc named field,
+// else its largest one. Of members that share a name only the last counts,
+// as a pointer names it. It fails when doc is not one JSON object.
 func findArray(doc []byte, field string) (m member, ok bool, err error) {
 	ms, err := members(doc)
 	best := -1
@@ -536,8 +446,7 @@ func findArray(doc []byte, field string) (m member, ok bool, err error) {
 	return ms[best], true, nil
 }
 
-// member is a member of a JSON object document: its name, and its value's
-// span in the document and kind.
+// member is a member of a JSON object document.
 type member struct {
 	name       string
 	start, end int
@@ -546,7 +455,7 @@ type member struct {
 }
 
 // members returns the members of the JSON object doc, in order, and fails
-// when doc is not exactly one JSON object.
+// when doc is not one JSON object.
 func members(doc []byte) ([]member, error) {
 	var ms []member
 	last := map[string]int{}
@@ -574,9 +483,8 @@ func members(doc []byte) ([]member, error) {
 	return ms, end_(dec)
 }
 
-// eachElement calls fn with each element of the JSON array arr, as
-// written, and fails when arr is not exactly one JSON array. elem is only
-// valid until fn returns.
+// eachElement calls fn with each element of the JSON array arr, as written,
+// valid until fn returns, and fails when arr is not one JSON array.
 func eachElement(arr []byte, fn func(elem []byte) error) error {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), decodeOptions...)
 	if _, err := dec.ReadToken(); err != nil {
@@ -607,8 +515,7 @@ func end_(dec *jsontext.Decoder) error {
 	return nil
 }
 
-// skeletonOf returns the document of ru with its records taken out: an
-// empty array where the array was, null for a document that is one record.
+// skeletonOf returns the document of ru with its records taken out.
 func skeletonOf(ru *run) []byte {
 	if ru.As == asValue {
 		return []byte("null")
@@ -622,8 +529,7 @@ func (ru *run) with(recs [][]byte) []byte {
 	return append(joinArray(out, recs), ru.doc[ru.end:]...)
 }
 
-// writeTextItem writes the text item t with its text replaced by the JSON
-// value text.
+// writeTextItem writes the text item t with the JSON value text as its text.
 func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 	b.WriteString(`{"type":"text","text":`)
 	b.Write(text)
@@ -643,7 +549,7 @@ func writeTextItem(b *bytes.Buffer, t *mcp.TextContent, text []byte) {
 }
 
 // sameJSON reports whether text is the JSON of the valid JSON value doc, up
-// to white space: a copy that the file gives back from doc.
+// to white space.
 func sameJSON(text string, doc []byte) bool {
 	t := trimSpace(readOnlyBytes(text))
 	if bytes.Equal(t, doc) {
@@ -656,69 +562,11 @@ func sameJSON(text string, doc []byte) bool {
 	return a.Compact() == nil && b.Compact() == nil && bytes.Equal(a, b)
 }
 
-// quote returns s as a JSON string.
-func quote(s string) []byte { return appendQuote(nil, s) }
-
-// appendQuote appends s as a JSON string to dst; invalid UTF-8 is replaced,
-// as the wire would carry it.
-func appendQuote(dst []byte, s string) []byte {
-	b, err := jsontext.AppendQuote(dst, s)
-	if err != nil {
-		m, _ := json.Marshal(s)
-		b = append(dst, m...) // over what AppendQuote wrote before it failed
-	}
-	return b
-}
-
 // The escapes of a member name in a JSON Pointer (RFC 6901), and back.
 var (
 	pointerEscapes   = strings.NewReplacer("~", "~0", "/", "~1")
 	pointerUnescapes = strings.NewReplacer("~1", "/", "~0", "~")
 )
-
-// writeRecords writes every record of p to w, in order, one a line, without
-// validating them again (plan read them), and those of an array where that
-// read noted them. It stops when ctx is canceled.
-func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
-	written := 0
-	write := func(line []byte) error {
-		written++
-		p.jq16.add(line, written+1) // the header is line 1
-		return w.WriteValid(line)
-	}
-	var buf []byte
-	writeCompact := func(v []byte) error {
-		line, err := compactLine(v, &buf)
-		if err != nil {
-			return err
-		}
-		return write(line)
-	}
-	for i, ru := range p.runs {
-		if err := checkEvery(ctx, i); err != nil {
-			return err
-		}
-		var err error
-		switch arr := ru.doc[ru.start:ru.end]; {
-		case ru.rows != nil || ru.As == asLines:
-			err = ru.each(&buf, write)
-		case ru.As == asArray && len(ru.elems) == ru.Count:
-			for _, e := range ru.elems {
-				if err = writeCompact(arr[e.start:e.end]); err != nil {
-					break
-				}
-			}
-		case ru.As == asArray:
-			err = eachElement(arr, writeCompact)
-		default:
-			err = writeCompact(arr)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // count returns the number of records of p.
 func (p *plan) count() int {
@@ -729,25 +577,9 @@ func (p *plan) count() int {
 	return n
 }
 
-// compactLine returns the valid JSON value v as one line: v itself, or its
-// compact form in *buf when it spans lines.
-func compactLine(v []byte, buf *[]byte) ([]byte, error) {
-	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
-		return v, nil
-	}
-	*buf = append((*buf)[:0], v...)
-	c := jsontext.Value(*buf)
-	if err := c.Compact(); err != nil {
-		return nil, err
-	}
-	*buf = c
-	return c, nil
-}
-
 // trimSpace trims JSON's white space (and only it) around b.
 func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 
-// readOnlyBytes returns the bytes of s without copying them, so that a
-// large result is not held twice. They are only ever read, never modified:
-// compactLine copies before it compacts.
+// readOnlyBytes returns the bytes of s without copying them, to be only
+// read: compactLine copies before it compacts.
 func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -16,8 +16,7 @@ import (
 )
 
 // tally gathers what the descriptor says of the records (the summary's
-// statistics, the recipes' sample and the line schema) in the one read of
-// each record (see plan).
+// figures, the recipes' sample, the line schema) in the one read of each.
 type tally struct {
 	schema     *schema.Inferrer // reads every record
 	namespaces map[string]*int  // counted through a pointer: a name seen before is not copied
@@ -25,35 +24,32 @@ type tally struct {
 	maxScore   float64
 	scores     int
 	sample     []json.RawMessage
-	// last is the last record read, for the preview: a slice of the
-	// document of an array run, which stays as it is until the file is
-	// written, or lastBuf, a copy of a record made in a buffer.
+	// last is the last record read, for the preview: a slice of an array
+	// run's document, or lastBuf, a copy.
 	last, lastBuf []byte
 	fieldFn       func(key string, value []byte) // field, bound once, not per record
 	buf           []byte                         // for the records made as they are read (text lines)
 }
 
-// add describes one record line, and fails when it is not exactly one JSON
-// value.
+// add describes one record line, and fails when it is not one JSON value.
 func (t *tally) add(line []byte) error {
 	t.note(line)
 	return t.schema.AddFields(line, t.fieldFn)
 }
 
-// newTally returns an empty tally. Its Inferrer exists from the start, so
-// that a file of no records has a line schema too (the empty one).
+// newTally returns an empty tally, whose empty line schema is that of a file
+// of no records.
 func newTally() *tally {
 	t := &tally{schema: &schema.Inferrer{}}
 	t.fieldFn = t.field
 	return t
 }
 
-// maxNamespaceBytes is the longest namespace the summary names: a longer
-// value is not one, and would swell the descriptor.
+// maxNamespaceBytes is the longest namespace the summary names.
 const maxNamespaceBytes = 200
 
-// note keeps the first SampleSize record lines, as written in the file, for
-// the recipes, and a copy of the last, for the preview.
+// note keeps the first SampleSize record lines for the recipes, and a copy
+// of the last for the preview.
 func (t *tally) note(rec []byte) {
 	if len(t.sample) < SampleSize {
 		t.sample = append(t.sample, json.RawMessage(bytes.Clone(rec)))
@@ -62,8 +58,7 @@ func (t *tally) note(rec []byte) {
 	t.last = t.lastBuf
 }
 
-// field notes the top-level members the summary reports: namespace and
-// score.
+// field notes the top-level members the summary reports.
 func (t *tally) field(key string, value []byte) {
 	switch key {
 	case "namespace":
@@ -111,8 +106,7 @@ func (t *tally) addScore(f float64) {
 	t.scores++
 }
 
-// topNamespaces returns up to five namespaces, most frequent first, ties in
-// name order.
+// topNamespaces returns up to five namespaces, most frequent first.
 func (t *tally) topNamespaces() []string {
 	names := slices.AppendSeq(make([]string, 0, len(t.namespaces)), maps.Keys(t.namespaces))
 	slices.SortFunc(names, func(a, b string) int {

@@ -1,0 +1,342 @@
+package offload
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	pathpkg "path"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/redact"
+	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/describe"
+)
+
+// write writes the records of p to a new file and returns its descriptor and,
+// for a file in a store, the resource link to it, once the file is whole.
+// Nothing is left behind when it fails, whatever the failure (a panic of a
+// WrapWriter included).
+func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
+	var handle string
+	defer func() {
+		if err != nil && handle != "" {
+			err = &storeError{err: err, handle: handle}
+		}
+	}()
+	defer recovered(&err)
+	start := c.Now()
+	op := disk.SanitizeOperation(call.Operation)
+	w, err := c.create(ctx, op)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
+	if c.Store != nil {
+		handle = pathpkg.Base(w.Path())
+	}
+	defer w.Abort() // no-op after a successful Commit
+
+	count := p.count()
+	h := FileHeader{
+		Header: jsonl.Header{
+			Operation:       op,
+			Query:           call.Query,
+			Count:           count,
+			SchemaVersion:   c.SchemaVersion,
+			Timestamp:       c.Now().UTC().Format(disk.TimestampLayout),
+			EstimatedTokens: p.tokens,
+			Detail:          string(call.Detail),
+		},
+		Shape: Shape{Result: json.RawMessage(p.result), Copies: p.copies, Redacted: p.redacted},
+	}
+	for _, ru := range p.runs {
+		h.RecordsAt = append(h.RecordsAt, ru.Placement)
+	}
+	if err := writeHeader(w, h); err != nil {
+		return Outcome{}, nil, err
+	}
+	if err := p.writeRecords(ctx, w); err != nil {
+		return Outcome{}, nil, err
+	}
+	in := describe.Input{
+		Path:     c.clientPath(w),
+		Summary:  describe.Summary{Operation: op, Detail: string(call.Detail), Count: count, EstimatedTokens: p.tokens},
+		Redacted: redact.Counts(p.redacted).Total(),
+	}
+	// Built before the commit: one that cannot be built leaves no file.
+	if c.Store != nil {
+		in.Handle = handle
+		size := w.Size() // every byte is written
+		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: disk.ContentType, Size: &size}
+	}
+	desc, err := c.describe(in, call, p.t, p, link)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
+	if err := w.Commit(); err != nil {
+		return Outcome{}, nil, err
+	}
+	path := w.Path()
+	if c.remote() {
+		path = "" // an object's name is its handle
+	}
+	emit(ctx, c.Observer, event.Offloaded{
+		Tool:            call.Tool,
+		Operation:       op,
+		Path:            path,
+		Handle:          in.Handle,
+		Count:           count,
+		EstimatedTokens: p.tokens,
+		Detail:          in.Detail,
+		Bytes:           w.Size(),
+		Duration:        c.Now().Sub(start),
+	})
+	return Outcome{Offloaded: true, Descriptor: desc, Path: path, Handle: in.Handle}, link, nil
+}
+
+// create starts the file of operation op: in the Store, whose bucket uploads
+// are canceled with ctx, else in Dir.
+func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
+	if c.Store != nil {
+		return c.Store.Create(ctx, op)
+	}
+	if c.Create != nil {
+		return c.Create(op)
+	}
+	var expires func() time.Time
+	if c.TTL > 0 {
+		expires = func() time.Time { return c.Now().Add(c.TTL) }
+	}
+	f, err := disk.Create(c.Dir, c.Prefix, op, c.Now(), false, expires)
+	if err != nil {
+		return nil, err
+	}
+	return jsonl.NewWriter(disk.Wrap(f, c.WrapWriter), f.Path(), op), nil
+}
+
+// remote reports whether files go to a bucket, not the client's disk.
+func (c *Config) remote() bool { return c.Store != nil && c.Store.Dir() == "" }
+
+// storeError is the error of a write to a Store, whose object was to be named
+// handle. A failed write may still complete later (a bucket that received
+// the object whole), so the fallback's warning names no handle; the event's
+// error does.
+type storeError struct {
+	err    error
+	handle string
+}
+
+func (e *storeError) Error() string { return e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// reason returns the message of err for the fallback's warning.
+func reason(err error) string {
+	var se *storeError
+	if errors.As(err, &se) {
+		return strings.ReplaceAll(err.Error(), se.handle, "(the result)")
+	}
+	return err.Error()
+}
+
+// recovered turns a panic of a WrapWriter into an error: the call falls back.
+func recovered(err *error) {
+	if v := recover(); v != nil {
+		*err = fmt.Errorf("offload: writing the file panicked: %v", v)
+	}
+}
+
+// writeRecords writes every record of p to w, one a line, without validating
+// them again (plan read them). It stops when ctx is canceled.
+func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
+	written := 0
+	write := func(line []byte) error {
+		written++
+		p.jq16.add(line, written+1) // the header is line 1
+		return w.WriteValid(line)
+	}
+	var buf []byte
+	writeCompact := func(v []byte) error {
+		line, err := compactLine(v, &buf)
+		if err != nil {
+			return err
+		}
+		return write(line)
+	}
+	for i, ru := range p.runs {
+		if err := checkEvery(ctx, i); err != nil {
+			return err
+		}
+		var err error
+		switch arr := ru.doc[ru.start:ru.end]; {
+		case ru.rows != nil || ru.As == asLines:
+			err = ru.each(&buf, write)
+		case ru.As == asArray && len(ru.elems) == ru.Count:
+			for _, e := range ru.elems {
+				if err = writeCompact(arr[e.start:e.end]); err != nil {
+					break
+				}
+			}
+		case ru.As == asArray:
+			err = eachElement(arr, writeCompact)
+		default:
+			err = writeCompact(arr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compactLine returns the valid JSON value v as one line: v itself, or its
+// compact form in *buf.
+func compactLine(v []byte, buf *[]byte) ([]byte, error) {
+	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
+		return v, nil
+	}
+	*buf = append((*buf)[:0], v...)
+	c := jsontext.Value(*buf)
+	if err := c.Compact(); err != nil {
+		return nil, err
+	}
+	*buf = c
+	return c, nil
+}
+
+// jq16Depth is jq 1.6's MAX_PARSING_DEPTH: it refuses to open an array or an
+// object once its parser's stack holds that many entries, each open container
+// and the key of each object whose member is being read counting one.
+const jq16Depth = 256
+
+// Reasons a record is unreadable by jq 1.6.
+const (
+	reasonSurrogate = "a lone surrogate escape such as \\ud800"
+	reasonDepth     = "nesting deeper than jq 1.6 reads"
+)
+
+// jq16Unreadable returns why jq 1.6, the oldest jq in wide use, cannot parse
+// the valid JSON line (failing the whole file there), or "". It costs one
+// scan for each backslash and, when line opens over 128 containers, one more.
+func jq16Unreadable(line []byte) string {
+	for i := bytes.IndexByte(line, '\\'); i >= 0; {
+		// In valid JSON a backslash only starts an escape in a string.
+		if line[i+1] == 'u' && surrogate(line[i+2:i+6], "89abAB") {
+			next := line[i+6:]
+			if len(next) < 6 || next[0] != '\\' || next[1] != 'u' || !surrogate(next[2:6], "cdefCDEF") {
+				return reasonSurrogate
+			}
+			i += 12
+		} else {
+			i += 2
+		}
+		j := bytes.IndexByte(line[i:], '\\')
+		if j < 0 {
+			break
+		}
+		i += j
+	}
+	// Opening the k-th nested container finds at most 2(k-1) entries.
+	if bytes.Count(line, []byte{'['})+bytes.Count(line, []byte{'{'}) <= jq16Depth/2 {
+		return ""
+	}
+	var open []bool // for each open container: it is an object with a key pending
+	inString := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth := len(open)
+			for _, key := range open {
+				if key {
+					depth++
+				}
+			}
+			if depth >= jq16Depth {
+				return reasonDepth
+			}
+			open = append(open, false)
+		case ':':
+			open[len(open)-1] = true
+		case ',':
+			open[len(open)-1] = false
+		case ']', '}':
+			open = open[:len(open)-1]
+		}
+	}
+	return ""
+}
+
+// surrogate reports whether the four hex digits h are a UTF-16 surrogate
+// whose second digit is in second: "89abAB", high; "cdefCDEF", low.
+func surrogate(h []byte, second string) bool {
+	return len(h) == 4 && (h[0] == 'd' || h[0] == 'D') && strings.IndexByte(second, h[1]) >= 0
+}
+
+// jq16Lines collects the file lines of the records jq 1.6 cannot parse.
+type jq16Lines struct {
+	lines   []int // the first few, 1-based lines of the file
+	count   int
+	reasons []string // distinct, in order of appearance
+}
+
+// maxNamedLines is how many unreadable lines the descriptor names.
+const maxNamedLines = 5
+
+// add checks the record line, the file's line number n.
+func (u *jq16Lines) add(line []byte, n int) {
+	reason := jq16Unreadable(line)
+	if reason == "" {
+		return
+	}
+	u.count++
+	if len(u.lines) < maxNamedLines {
+		u.lines = append(u.lines, n)
+	}
+	for _, r := range u.reasons {
+		if r == reason {
+			return
+		}
+	}
+	u.reasons = append(u.reasons, reason)
+}
+
+// warning returns the descriptor's sentence on the lines jq 1.6 cannot
+// parse, or "".
+func (u *jq16Lines) warning(native bool) string {
+	if u.count == 0 {
+		return ""
+	}
+	var lines strings.Builder
+	for i, n := range u.lines {
+		if i > 0 {
+			lines.WriteString(", ")
+		}
+		fmt.Fprint(&lines, n)
+	}
+	if u.count > len(u.lines) {
+		fmt.Fprintf(&lines, " and %d more", u.count-len(u.lines))
+	}
+	use := "jq 1.7 or later"
+	if native {
+		use = "lro_extract, or jq 1.7 or later"
+	}
+	return fmt.Sprintf("jq 1.6 cannot parse line %s (%s): use %s.", lines.String(), strings.Join(u.reasons, "; "), use)
+}
