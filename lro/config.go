@@ -400,11 +400,14 @@ func profile(v any) (descriptor.Profile, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w %s", err, profileNames)
 	}
-	p, err := descriptor.ParseProfile(s)
-	if err != nil {
-		return 0, errors.New("unknown profile " + profileNames)
+	// Case and the separators '-' and ' ' are ignored ("bare-pointer").
+	name := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
+	for p := descriptor.ProfileFull; p <= descriptor.ProfileBarePointer; p++ {
+		if p.String() == name {
+			return p, nil
+		}
 	}
-	return p, nil
+	return 0, errors.New("unknown profile " + profileNames)
 }
 
 // outputDir accepts a path naming a folder, or a path that does not exist

@@ -256,6 +256,41 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 	}
 }
 
+// TestLoadOptionsProfileNames: a profile is read by its name, as
+// [descriptor.Profile.String] returns it, whatever its case and with '-' or
+// ' ' for '_'; another name is refused.
+func TestLoadOptionsProfileNames(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    descriptor.Profile
+		wantErr bool
+	}{
+		{"full", descriptor.ProfileFull, false},
+		{"no_recipes", descriptor.ProfileNoRecipes, false},
+		{"No-Schema", descriptor.ProfileNoSchema, false},
+		{" bare pointer ", descriptor.ProfileBarePointer, false},
+		{"", 0, true},
+		{"rich", 0, true},
+	}
+	for _, tt := range tests {
+		src := &lro.Sources{File: writeTOML(t, fmt.Sprintf("[prompt.offload]\nprofile = %q\n", tt.in)), LookupEnv: env(nil), Environ: environ(nil)}
+		got, err := lro.LoadOptionsFrom(nil, src)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("profile = %q: error %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), "unknown profile") {
+				t.Errorf("profile = %q: error %v, want an ErrInvalidOption naming an unknown profile", tt.in, err)
+			}
+			continue
+		}
+		if got.Profile != tt.want {
+			t.Errorf("profile = %q: Profile = %v, want %v", tt.in, got.Profile, tt.want)
+		}
+	}
+}
+
 func TestLoadOptionsFileErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "absent.toml")
 	if _, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: missing, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), missing) {
