@@ -91,24 +91,6 @@ func wrapOn(h mcp.ToolHandler, base *config) mcp.ToolHandler {
 	}
 }
 
-// Offloader returns the offloading that [Wrap] adds to a handler, for a
-// program that holds tool results without a handler (package lro/proxy).
-// The returned function offloads res, the result of the call req, in
-// place, and reports whether it changed res: then res holds the descriptor
-// (or the fallback) in its Content and StructuredContent (a
-// [json.RawMessage] or nil). Offloader panics if opts is invalid; the
-// returned function is safe for concurrent use.
-func Offloader(opts *Options) func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
-	base := mustConfig(opts)
-	return func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
-		c := base.forCall(req)
-		if c == nil || res == nil {
-			return false
-		}
-		return c.apply(ctx, req, res, nil, nil)
-	}
-}
-
 // coreConfig is the offload pipeline's configuration of c.
 func (c *config) coreConfig() *offload.Config {
 	return offload.New(offload.Config{
