@@ -271,7 +271,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		defer a.opts.Store.Close()
 	}
 	s := newServer(a.store, a.opts)
-	s.AddReceivingMiddleware(lro.CancelWith(ctx))
+	s.AddReceivingMiddleware(cancelWith(ctx))
 	where := []any{"output_dir", outputDir(a.opts)}
 	if bucket {
 		where = []any{"storage", "bucket"}
@@ -320,7 +320,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	// Shutdown waits for the requests in flight, and a session's stream of
 	// server messages (a GET) lasts as long as the session: end the
-	// sessions, whose calls lro.CancelWith has cancelled.
+	// sessions, whose calls cancelWith has cancelled.
 	srv.RegisterOnShutdown(func() {
 		for ss := range s.Sessions() {
 			ss.Close()
@@ -343,6 +343,25 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 		return srv.Close()
+	}
+}
+
+// cancelWith returns server middleware that cancels the context of every
+// request in flight when life is done, with life's cause: go-sdk v1.8.0's
+// Server.Run and ServerSession.Close wait for the requests in flight
+// without cancelling them, so a server stopped by a signal would wait for
+// its calls to reach their time limits (an extraction call's worker is
+// killed when its context is done). Over HTTP, run also ends the sessions
+// when the http.Server shuts down (RegisterOnShutdown).
+func cancelWith(life context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			stop := context.AfterFunc(life, func() { cancel(context.Cause(life)) })
+			defer stop()
+			return next(ctx, method, req)
+		}
 	}
 }
 
