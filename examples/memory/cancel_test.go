@@ -12,7 +12,6 @@ import (
 
 // TestCancelWith: with cancelWith, a call in flight ends when the server's
 // life does, with its cause.
-
 func TestCancelWith(t *testing.T) {
 	life, end := context.WithCancelCause(context.Background())
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
