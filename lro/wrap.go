@@ -15,9 +15,9 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// ErrInvalidOption is wrapped by the error that [Options.Validate],
-// [LoadOptions] and [StartJanitor] return (and that [Wrap], [AddTool] and
-// [Middleware] panic with) for an invalid option, named in the message.
+// ErrInvalidOption is wrapped by the error that [Options.Validate] and
+// [LoadOptions] return (and that [Wrap], [AddTool] and [Middleware] panic
+// with) for an invalid option, named in the message.
 var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first

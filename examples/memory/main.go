@@ -281,18 +281,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"offload", !a.opts.Disabled,
 		"threshold_tokens", a.opts.ThresholdTokens,
 		"ttl", a.opts.TTL}, where...)...)
-	if !a.opts.Disabled {
-		// The specification's offload_cleanup task runs by itself from the
-		// first offload on (the sweeper of the folder or bucket); the
-		// janitor also sweeps at start, so that what an earlier run left
-		// goes before any offload, and then every -cleanup-interval, with
-		// an OffloadFileExpired event each.
-		j, err := lro.StartJanitor(ctx, a.opts)
-		if err != nil {
-			return err
-		}
-		defer j.Close()
-	}
+	// The specification's offload_cleanup task runs by itself: registering
+	// the tools started the automatic janitor of the folder or bucket, which
+	// sweeps at once (what an earlier run left goes before any offload),
+	// then at each expiry or after -cleanup-interval, with an
+	// OffloadFileExpired event each.
 	if a.http == "" {
 		stdioHint(stderr, os.Stdin)
 		err := s.Run(ctx, &mcp.StdioTransport{})
