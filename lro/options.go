@@ -30,7 +30,7 @@ const (
 	defaultQueryArgument   = "query"
 	defaultDetailArgument  = "detail"
 	defaultDetail          = recipes.Full
-	defaultSchemaVersion   = "1.0"
+	defaultSchemaVersion   = "1.0" // the header's schema_version
 )
 
 // Options configure offloading for one tool ([Wrap], [AddTool]) or for a whole
@@ -116,10 +116,6 @@ type Options struct {
 	// descriptions of RecordType's fields (their jsonschema tags).
 	SchemaDescriptions bool
 
-	// SchemaVersion is the header's schema_version. If empty, defaults to
-	// "1.0".
-	SchemaVersion string
-
 	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
 	Tokenizer estimate.Tokenizer
 
@@ -134,12 +130,6 @@ type Options struct {
 
 	// Tools holds per-tool overrides, keyed by tool name.
 	Tools map[string]ToolOptions
-
-	// IgnoreProxy offloads the results of a client that identifies itself
-	// as a local LRO proxy (package [github.com/zircote/lro-go/lro/proxy]),
-	// which otherwise receives every result inline, as the specification
-	// requires: the proxy writes the file.
-	IgnoreProxy bool
 
 	// DisableRedaction writes offloaded results with their credentials.
 	// By default every credential of a known shape (cloud keys, tokens,
@@ -263,7 +253,6 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	if c.PreviewRecords > offload.MaxPreview {
 		return nil, fmt.Errorf("lro: Options.PreviewRecords is %d, more than %d: %w", c.PreviewRecords, offload.MaxPreview, ErrInvalidOption)
 	}
-	c.SchemaVersion = cmp.Or(c.SchemaVersion, defaultSchemaVersion)
 	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, estimate.Heuristic{})
 	redactor, err := newRedactor(c.DisableRedaction, c.RedactPatterns, "Options.RedactPatterns")
 	if err != nil {

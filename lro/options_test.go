@@ -54,12 +54,10 @@ func TestOptionsCompare(t *testing.T) {
 		PreviewRecords:     2,
 		RecordType:         reflect.TypeFor[struct{ A int }](),
 		SchemaDescriptions: true,
-		SchemaVersion:      "1.0",
 		Tokenizer:          estimate.Heuristic{},
 		Observer:           namedObserver{"a"},
 		ExtractTools:       true,
 		Tools:              map[string]lro.ToolOptions{"t": {Disabled: true, ThresholdTokens: 5, Profile: &profile, Always: true, DisableRedaction: true, RedactPatterns: []string{"x"}}},
-		IgnoreProxy:        true,
 		DisableRedaction:   true,
 		RedactPatterns:     []string{"(?P<k>secret)"},
 	}

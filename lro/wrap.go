@@ -97,7 +97,7 @@ func (c *config) coreConfig() *offload.Config {
 		Threshold:          c.ThresholdTokens,
 		Dir:                c.dir,
 		Prefix:             c.Prefix,
-		SchemaVersion:      c.SchemaVersion,
+		SchemaVersion:      defaultSchemaVersion,
 		Profile:            c.Profile,
 		Tokenizer:          c.Tokenizer,
 		Observer:           c.Observer,
@@ -140,10 +140,11 @@ func (c *config) call(req *mcp.CallToolRequest) offload.Call {
 
 // forCall returns the configuration of the call req, or nil when its
 // result goes out as it is: offloading is off for its tool, or its client
-// is an LRO proxy (see [Options.IgnoreProxy]).
+// is an LRO proxy, which receives results inline, as the specification
+// requires: the proxy writes the file.
 func (c *config) forCall(req *mcp.CallToolRequest) *config {
 	c = c.forTool(toolName(req))
-	if c.Disabled || !c.IgnoreProxy && proxyflag.InRequest(req) {
+	if c.Disabled || proxyflag.InRequest(req) {
 		return nil
 	}
 	return c
