@@ -128,8 +128,18 @@ type Options struct {
 	// guidance then points to lro_extract.
 	ExtractTools bool
 
-	// Tools holds per-tool overrides, keyed by tool name.
-	Tools map[string]ToolOptions
+	// Always offloads every result, whatever its size (but errors and
+	// results not complete), for output meant for a script. It is mostly
+	// set for one tool, in Tools.
+	Always bool
+
+	// Tools holds per-tool overrides, keyed by tool name: the fields set in
+	// a tool's Options replace these for that tool (Disabled, Always and
+	// DisableRedaction when true; RedactPatterns are added to these). A
+	// tool's Options set only Disabled, ThresholdTokens, Profile, Always,
+	// DisableRedaction and RedactPatterns; a Profile of ProfileFull, the
+	// zero value, keeps these Options' Profile.
+	Tools map[string]Options
 
 	// DisableRedaction writes offloaded results with their credentials.
 	// By default every credential of a known shape (cloud keys, tokens,
@@ -145,35 +155,10 @@ type Options struct {
 	RedactPatterns []string
 }
 
-// ToolOptions override [Options] for one tool. Fields left at their zero
-// value keep the value of the Options they are part of.
-type ToolOptions struct {
-	// Disabled turns offloading off for this tool.
-	Disabled bool
-
-	// ThresholdTokens, if not zero, replaces [Options.ThresholdTokens] for
-	// this tool. Negative values are invalid.
-	ThresholdTokens int
-
-	// Profile, if not nil, replaces [Options.Profile] for this tool.
-	Profile *descriptor.Profile
-
-	// Always offloads every result of this tool, whatever its size (but
-	// errors and results not complete), for output meant for a script.
-	Always bool
-
-	// DisableRedaction turns redaction off for this tool.
-	DisableRedaction bool
-
-	// RedactPatterns are added to [Options.RedactPatterns] for this tool.
-	RedactPatterns []string
-}
-
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
 	dir        string                    // absolute output folder
-	always     bool                      // offload whatever the size (ToolOptions.Always)
 	redactor   *redaction.Redactor       // nil when redaction is off
 	tools      map[string]*config        // per-tool configurations, from Options.Tools
 	core       *offload.Config           // the offload pipeline's view of the above
@@ -262,21 +247,22 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
 	c.tools = make(map[string]*config, len(c.Tools))
 	for name, t := range c.Tools {
+		if f := toolField(t); f != "" {
+			return nil, fmt.Errorf("lro: Options.Tools[%q].%s is set: a tool's Options set only Disabled, ThresholdTokens, Profile, Always, DisableRedaction and RedactPatterns: %w", name, f, ErrInvalidOption)
+		}
 		tc := *c
 		tc.tools = nil
 		tc.Tools = nil
 		tc.Disabled = c.Disabled || t.Disabled
-		tc.always = t.Always
+		tc.Always = c.Always || t.Always
 		if t.ThresholdTokens < 0 {
 			return nil, fmt.Errorf("lro: Options.Tools[%q].ThresholdTokens is %d: %w", name, t.ThresholdTokens, ErrInvalidOption)
 		}
 		tc.ThresholdTokens = cmp.Or(t.ThresholdTokens, tc.ThresholdTokens)
-		if t.Profile != nil {
-			if !validProfile(*t.Profile) {
-				return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
-			}
-			tc.Profile = *t.Profile
+		if !validProfile(t.Profile) {
+			return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(t.Profile), ErrInvalidOption)
 		}
+		tc.Profile = cmp.Or(t.Profile, tc.Profile)
 		if t.DisableRedaction || len(t.RedactPatterns) > 0 {
 			patterns := append(slices.Clip(c.RedactPatterns), t.RedactPatterns...)
 			field := fmt.Sprintf("Options.Tools[%q].RedactPatterns", name)
@@ -386,6 +372,19 @@ func newRedactor(off bool, patterns []string, field string) (*redaction.Redactor
 		return nil, fmt.Errorf("lro: %s: %w: %w", field, err, ErrInvalidOption)
 	}
 	return r, nil
+}
+
+// toolField returns the name of the first field set in t that a tool's
+// Options cannot set, "" when there is none.
+func toolField(t Options) string {
+	t.Disabled, t.ThresholdTokens, t.Profile, t.Always, t.DisableRedaction, t.RedactPatterns = false, 0, 0, false, false, nil
+	v := reflect.ValueOf(t)
+	for i := range v.NumField() {
+		if !v.Field(i).IsZero() {
+			return v.Type().Field(i).Name
+		}
+	}
+	return ""
 }
 
 func validProfile(p descriptor.Profile) bool {

@@ -106,7 +106,7 @@ func (c *config) coreConfig() *offload.Config {
 		WrapWriter:         c.wrapWriter,
 		RecordsField:       c.RecordsField,
 		Native:             c.ExtractTools,
-		Always:             c.always,
+		Always:             c.Always,
 		ClientDir:          c.ClientDir,
 		Store:              c.Store,
 		SchemaDescriptions: c.SchemaDescriptions,

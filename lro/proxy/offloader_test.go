@@ -20,7 +20,7 @@ import (
 // the tool named in the request and the proxy's mark.
 func TestOffloader(t *testing.T) {
 	ctx := context.Background()
-	opts := &lro.Options{OutputDir: t.TempDir(), Tools: map[string]lro.ToolOptions{"off": {Disabled: true}}}
+	opts := &lro.Options{OutputDir: t.TempDir(), Tools: map[string]lro.Options{"off": {Disabled: true}}}
 	off := proxy.Offloader(opts)
 	call := func(name string, meta mcp.Meta) *mcp.CallToolRequest {
 		return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Meta: meta}}
