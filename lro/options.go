@@ -50,9 +50,9 @@ type Options struct {
 	TTL time.Duration
 
 	// CleanupInterval is the longest wait between two sweeps by the
-	// automatic janitor that the first offload to a folder or Store starts
-	// (docs/cleanup.md). If zero, defaults to one hour; if negative, no
-	// janitor starts by itself.
+	// automatic janitor of the folder or Store, which registering a tool and
+	// every offload start (docs/cleanup.md). If zero, defaults to one hour;
+	// if negative, no janitor starts by itself.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to, created with
