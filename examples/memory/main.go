@@ -119,9 +119,9 @@ A client that identifies itself as a local LRO proxy (examples/lro-proxy; the
 capability extension or request _meta "io.github.zircote/lro": {"proxy": true})
 receives full results inline: the proxy offloads them on its own machine.
 
-While offloading is enabled, a janitor deletes offloaded files whose TTL has
-passed (ttl_seconds, default 3600), at start and then every hour (or every
--cleanup-interval).
+The automatic janitor deletes offloaded files whose TTL has passed
+(ttl_seconds, default 3600): at start, then each at its expiry, waiting at
+most an hour (or -cleanup-interval) between sweeps.
 
 Logs go to stderr.
 
