@@ -56,12 +56,12 @@ func MiddlewareWith(opts *Options, hk Hooks, tools ...string) mcp.Middleware {
 	return middlewareOn(hk.config(opts), tools...)
 }
 
-// StartJanitor starts a janitor of the files written with opts, as the
+// JanitorOf starts a janitor of the files written with opts, as the
 // automatic one sweeps them (folder or bucket, prefix, TTL, an
 // event.FileExpired to the Observer per deleted file), but at the time the
 // test chooses: at once, then every CleanupInterval until ctx ends or it is
 // closed.
-func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
+func JanitorOf(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
