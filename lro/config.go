@@ -63,6 +63,9 @@ type layer struct {
 	Options
 	storage     string // a bucket URL or a folder, for store.Open; "" for none
 	storageFrom string // the key or variable storage was read from
+	// fullFrom names, by tool, the key that set its profile to "full",
+	// which a tool's Options cannot tell from no profile.
+	fullFrom map[string]string
 }
 
 // loadOptions is LoadOptions with the sources of src.
@@ -78,7 +81,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if s.Environ == nil {
 		s.Environ = os.Environ
 	}
-	l := &layer{Options: Options{Tools: map[string]ToolOptions{}}}
+	l := &layer{Options: Options{Tools: map[string]Options{}}}
 	if s.File != "" {
 		if err := l.readFile(s.File); err != nil {
 			return nil, err
@@ -92,6 +95,12 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 		out = *explicit
 	}
 	l.under(&out)
+	for _, name := range slices.Sorted(maps.Keys(l.fullFrom)) {
+		if out.Profile != descriptor.ProfileFull && out.Tools[name].Profile == descriptor.ProfileFull {
+			return nil, fmt.Errorf("lro: %s = \"full\": a tool cannot return to the full descriptor when the profile of every tool is %s: leave the global profile full and set the others per tool: %w",
+				l.fullFrom[name], out.Profile, ErrInvalidOption)
+		}
+	}
 	out.ThresholdTokens = cmp.Or(out.ThresholdTokens, defaultThresholdTokens)
 	if out.TTL == 0 && out.Store != nil {
 		out.TTL = out.Store.TTL()
@@ -124,6 +133,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 // with o's, field by field.
 func (l *layer) under(o *Options) {
 	o.Disabled = o.Disabled || l.Disabled
+	o.Always = o.Always || l.Always
 	o.ThresholdTokens = cmp.Or(o.ThresholdTokens, l.ThresholdTokens)
 	o.TTL = cmp.Or(o.TTL, l.TTL)
 	o.OutputDir = cmp.Or(o.OutputDir, l.OutputDir)
@@ -172,17 +182,14 @@ func (l *layer) fields() map[string]func(any) error {
 
 // toolFields are the keys of a table of [prompt.offload.tools], and the
 // function that sets a value in t.
-func toolFields(t *ToolOptions) map[string]func(any) error {
+func toolFields(t *Options) map[string]func(any) error {
 	return map[string]func(any) error{
 		"enabled":          set(&t.Disabled, disabled),
 		"threshold_tokens": set(&t.ThresholdTokens, threshold),
-		"profile": set(&t.Profile, func(v any) (*descriptor.Profile, error) {
-			p, err := profile(v)
-			return &p, err
-		}),
-		"always":          set(&t.Always, boolean),
-		"redact":          set(&t.DisableRedaction, disabled),
-		"redact_patterns": set(&t.RedactPatterns, patterns),
+		"profile":          set(&t.Profile, profile),
+		"always":           set(&t.Always, boolean),
+		"redact":           set(&t.DisableRedaction, disabled),
+		"redact_patterns":  set(&t.RedactPatterns, patterns),
 	}
 }
 
@@ -254,11 +261,17 @@ func (l *layer) readFile(path string) error {
 		if err != nil {
 			return err
 		}
-		var opts ToolOptions
+		var opts Options
 		if err := read(t, key, toolFields(&opts), "enabled, threshold_tokens, profile, always, redact or redact_patterns"); err != nil {
 			return err
 		}
 		l.Tools[name] = opts
+		if _, ok := t["profile"]; ok && opts.Profile == descriptor.ProfileFull {
+			if l.fullFrom == nil {
+				l.fullFrom = map[string]string{}
+			}
+			l.fullFrom[name] = "config file " + path + ": " + append(key, "profile").String()
+		}
 	}
 	return nil
 }
@@ -400,11 +413,14 @@ func profile(v any) (descriptor.Profile, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w %s", err, profileNames)
 	}
-	p, err := descriptor.ParseProfile(s)
-	if err != nil {
-		return 0, errors.New("unknown profile " + profileNames)
+	// Case and the separators '-' and ' ' are ignored ("bare-pointer").
+	name := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
+	for p := descriptor.ProfileFull; p <= descriptor.ProfileBarePointer; p++ {
+		if p.String() == name {
+			return p, nil
+		}
 	}
-	return p, nil
+	return 0, errors.New("unknown profile " + profileNames)
 }
 
 // outputDir accepts a path naming a folder, or a path that does not exist

@@ -50,8 +50,6 @@ func writeTOML(t *testing.T, body string) string {
 	return path
 }
 
-func profile(p descriptor.Profile) *descriptor.Profile { return &p }
-
 func TestLoadOptionsPrecedence(t *testing.T) {
 	const file = `
 [server]
@@ -86,8 +84,8 @@ enabled = false
 		file: file,
 		want: lro.Options{
 			ThresholdTokens: 2000, TTL: 600 * time.Second, OutputDir: "/from/toml", Profile: descriptor.ProfileNoRecipes,
-			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileBarePointer)},
+			Tools: map[string]lro.Options{
+				"recall_memories": {ThresholdTokens: 4000, Profile: descriptor.ProfileBarePointer},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -101,8 +99,8 @@ enabled = false
 		},
 		want: lro.Options{
 			ThresholdTokens: 3000, TTL: 600 * time.Second, OutputDir: "/from/env", Profile: descriptor.ProfileNoRecipes,
-			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileBarePointer)},
+			Tools: map[string]lro.Options{
+				"recall_memories": {ThresholdTokens: 4000, Profile: descriptor.ProfileBarePointer},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -112,13 +110,13 @@ enabled = false
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "3000", "ATLATL_PROMPT__OFFLOAD__ENABLED": "true"},
 		explicit: &lro.Options{
 			ThresholdTokens: 5000, Disabled: true, Prefix: "mine",
-			Tools: map[string]lro.ToolOptions{"recall_memories": {Profile: profile(descriptor.ProfileFull)}},
+			Tools: map[string]lro.Options{"recall_memories": {Profile: descriptor.ProfileNoSchema}},
 		},
 		want: lro.Options{
 			Disabled: true, ThresholdTokens: 5000, TTL: 600 * time.Second, OutputDir: "/from/toml", Prefix: "mine",
 			Profile: descriptor.ProfileNoRecipes,
-			Tools: map[string]lro.ToolOptions{
-				"recall_memories": {ThresholdTokens: 4000, Profile: profile(descriptor.ProfileFull)},
+			Tools: map[string]lro.Options{
+				"recall_memories": {ThresholdTokens: 4000, Profile: descriptor.ProfileNoSchema},
 				"list-things":     {Disabled: true},
 			},
 		},
@@ -142,7 +140,7 @@ enabled = false
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": " recall , dump", "ATLATL_PROMPT__OFFLOAD__CLIENT_DIR": "/from/env"},
 		want: lro.Options{
 			ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, ClientDir: "/from/env",
-			Tools: map[string]lro.ToolOptions{
+			Tools: map[string]lro.Options{
 				"export": {Always: true},
 				"recall": {ThresholdTokens: 900, Always: true},
 				"dump":   {Always: true},
@@ -165,10 +163,10 @@ enabled = false
 	}, {
 		name:     "explicit Always and ClientDir win",
 		file:     "[prompt.offload]\nclient_dir = \"/from/toml\"\n",
-		explicit: &lro.Options{ClientDir: "/explicit", Tools: map[string]lro.ToolOptions{"export": {Always: true}}},
+		explicit: &lro.Options{ClientDir: "/explicit", Tools: map[string]lro.Options{"export": {Always: true}}},
 		want: lro.Options{
 			ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, ClientDir: "/explicit",
-			Tools: map[string]lro.ToolOptions{"export": {Always: true}},
+			Tools: map[string]lro.Options{"export": {Always: true}},
 		},
 	}}
 	for _, tt := range tests {
@@ -232,6 +230,8 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 		{"preview_records above 16", "[prompt.offload]\npreview_records = 17", nil, []string{"prompt.offload.preview_records", "17", "0 (none) to 16"}},
 		{"negative preview_records", "[prompt.offload]\npreview_records = -1", nil, []string{"prompt.offload.preview_records", "-1"}},
 		{"env preview_records not a number", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": "all"}, []string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS", `"all"`}},
+		{"a tool back to the full descriptor, which its Options cannot say", "[prompt.offload]\nprofile = \"no_schema\"\n[prompt.offload.tools.recall]\nprofile = \"full\"", nil,
+			[]string{"prompt.offload.tools.recall.profile", `"full"`, "no_schema"}},
 		{"env always with an empty name", "", map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": "export,,dump"}, []string{"ATLATL_PROMPT__OFFLOAD__ALWAYS", "empty tool name"}},
 	}
 	for _, tt := range tests {
@@ -253,6 +253,41 @@ enabled = "maybe"`, nil, []string{"prompt.offload.enabled", `"maybe"`, "not a bo
 				}
 			}
 		})
+	}
+}
+
+// TestLoadOptionsProfileNames: a profile is read by its name, as
+// [descriptor.Profile.String] returns it, whatever its case and with '-' or
+// ' ' for '_'; another name is refused.
+func TestLoadOptionsProfileNames(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    descriptor.Profile
+		wantErr bool
+	}{
+		{"full", descriptor.ProfileFull, false},
+		{"no_recipes", descriptor.ProfileNoRecipes, false},
+		{"No-Schema", descriptor.ProfileNoSchema, false},
+		{" bare pointer ", descriptor.ProfileBarePointer, false},
+		{"", 0, true},
+		{"rich", 0, true},
+	}
+	for _, tt := range tests {
+		src := &lro.Sources{File: writeTOML(t, fmt.Sprintf("[prompt.offload]\nprofile = %q\n", tt.in)), LookupEnv: env(nil), Environ: environ(nil)}
+		got, err := lro.LoadOptionsFrom(nil, src)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("profile = %q: error %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), "unknown profile") {
+				t.Errorf("profile = %q: error %v, want an ErrInvalidOption naming an unknown profile", tt.in, err)
+			}
+			continue
+		}
+		if got.Profile != tt.want {
+			t.Errorf("profile = %q: Profile = %v, want %v", tt.in, got.Profile, tt.want)
+		}
 	}
 }
 
@@ -429,9 +464,6 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 			if tt.wrapped != nil && !errors.Is(err, tt.wrapped) {
 				t.Errorf("Validate() = %v, want it to wrap %v too", err, tt.wrapped)
 			}
-			if _, err := lro.StartJanitor(context.Background(), &tt.opts); !errors.Is(err, lro.ErrInvalidOption) {
-				t.Errorf("StartJanitor = %v, want the error of Validate", err)
-			}
 		})
 	}
 }
@@ -441,9 +473,9 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 func TestPerToolOverrides(t *testing.T) {
 	opts := &lro.Options{
 		OutputDir: t.TempDir(),
-		Tools: map[string]lro.ToolOptions{
+		Tools: map[string]lro.Options{
 			"small_threshold": {ThresholdTokens: 50},
-			"bare":            {Profile: profile(descriptor.ProfileBarePointer)},
+			"bare":            {Profile: descriptor.ProfileBarePointer},
 			"never":           {Disabled: true},
 		},
 	}
@@ -492,7 +524,7 @@ func TestPerToolOverrides(t *testing.T) {
 			}
 		}
 		mwOpts := *opts
-		mwOpts.Tools = map[string]lro.ToolOptions{}
+		mwOpts.Tools = map[string]lro.Options{}
 		for name, o := range opts.Tools {
 			mwOpts.Tools[name+"_0"] = o
 			mwOpts.Tools[name+"_2"] = o
@@ -509,9 +541,21 @@ func TestPerToolOverrides(t *testing.T) {
 		}
 	})
 	t.Run("invalid override", func(t *testing.T) {
-		err := (&lro.Options{Tools: map[string]lro.ToolOptions{"x": {ThresholdTokens: -1}}}).Validate()
-		if err == nil || !strings.Contains(err.Error(), `Tools["x"].ThresholdTokens`) {
-			t.Errorf("Validate() = %v, want an error naming Tools[\"x\"].ThresholdTokens", err)
+		for _, tt := range []struct {
+			tool  lro.Options
+			field string
+		}{
+			{lro.Options{ThresholdTokens: -1}, "ThresholdTokens"},
+			{lro.Options{Profile: descriptor.ProfileBarePointer + 1}, "Profile"},
+			// Where files go and how they are named is the server's.
+			{lro.Options{OutputDir: t.TempDir()}, "OutputDir"},
+			{lro.Options{Prefix: "p", ThresholdTokens: 5}, "Prefix"},
+			{lro.Options{Tools: map[string]lro.Options{"y": {}}}, "Tools"},
+		} {
+			err := (&lro.Options{Tools: map[string]lro.Options{"x": tt.tool}}).Validate()
+			if !errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), `Tools["x"].`+tt.field) {
+				t.Errorf("Validate() = %v, want an ErrInvalidOption naming Tools[\"x\"].%s", err, tt.field)
+			}
 		}
 	})
 }

@@ -417,7 +417,7 @@ func conformanceLevel2(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				// The janitor runs on time.Now: the bubble's clock, moved to now.
 				time.Sleep(now.Sub(time.Now()))
-				j, err := lro.StartJanitor(context.Background(), opts)
+				j, err := lro.JanitorOf(context.Background(), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -500,7 +500,7 @@ func conformanceLevel3(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			// The janitor runs on time.Now: the bubble's clock, moved to now.
 			time.Sleep(now.Sub(time.Now()))
-			j, err := lro.StartJanitor(context.Background(), opts)
+			j, err := lro.JanitorOf(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -111,11 +111,12 @@ func TestClientDirExtractTools(t *testing.T) {
 	}
 }
 
-// TestAlways offloads every result of a tool marked Always, however small,
-// and leaves the other tools' small results inline.
+// TestAlways offloads every result of a tool marked Always (in Tools, or in
+// its own Options), however small, and leaves the other tools' small results
+// inline.
 func TestAlways(t *testing.T) {
 	dir := t.TempDir()
-	opts := &lro.Options{OutputDir: dir, Tools: map[string]lro.ToolOptions{"export": {Always: true}}}
+	opts := &lro.Options{OutputDir: dir, Tools: map[string]lro.Options{"export": {Always: true}}}
 	s := newServer()
 	s.AddTool(&mcp.Tool{Name: "export", InputSchema: rawInputSchema}, lro.Wrap(textHandler(2), opts))
 	s.AddTool(&mcp.Tool{Name: "items", InputSchema: rawInputSchema}, lro.Wrap(textHandler(2), opts))
@@ -123,11 +124,18 @@ func TestAlways(t *testing.T) {
 		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no such export"}}}
 		r.SetError(errors.New("no such export"))
 		return r, nil
-	}, &lro.Options{OutputDir: dir, Tools: map[string]lro.ToolOptions{"failing": {Always: true}}}))
+	}, &lro.Options{OutputDir: dir, Tools: map[string]lro.Options{"failing": {Always: true}}}))
+	s.AddTool(&mcp.Tool{Name: "dump", InputSchema: rawInputSchema}, lro.Wrap(textHandler(2), &lro.Options{OutputDir: dir, Always: true}))
 	cs := connect(t, s)
 	ctx := context.Background()
 
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export"})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "dump"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	descriptorOf(t, res) // fails the test if the result is not offloaded
+
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "export"})
 	if err != nil {
 		t.Fatal(err)
 	}

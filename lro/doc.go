@@ -19,9 +19,10 @@
 // hands the full set over with [Provide]. [Options] configure all three; a
 // nil *Options is the specification's defaults, and [LoadOptions] reads
 // them from the specification's TOML file and environment variables.
-// Files are deleted once their time to live has passed: the first offload
-// to a folder or store starts its automatic janitor (see
-// [Options.CleanupInterval]).
+// Files are deleted once their time to live has passed: registering a tool
+// starts the automatic janitor of its folder or store, which sweeps at once
+// and then at each expiry (see [Options.CleanupInterval]); package
+// [github.com/zircote/lro-go/cleanup] runs a janitor of your own.
 // [GuardNullArguments] keeps go-sdk from crashing on null arguments.
 //
 // # Behaviour

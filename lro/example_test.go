@@ -197,13 +197,8 @@ func ExampleOptions_store() {
 	if err != nil {
 		panic(err)
 	}
+	// Registering the tool starts the automatic janitor of the bucket.
 	opts := &lro.Options{Store: st}
-	// The janitor of the same options sweeps the bucket.
-	j, err := lro.StartJanitor(ctx, opts)
-	if err != nil {
-		panic(err)
-	}
-	defer j.Close()
 
 	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		lines := ""

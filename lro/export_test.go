@@ -1,10 +1,13 @@
 package lro
 
 import (
+	"context"
 	"io"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/cleanup"
 )
 
 // Test hooks for package lro_test.
@@ -51,6 +54,19 @@ func AddToolWith[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[I
 // MiddlewareWith is [Middleware] with the hooks hk.
 func MiddlewareWith(opts *Options, hk Hooks, tools ...string) mcp.Middleware {
 	return middlewareOn(hk.config(opts), tools...)
+}
+
+// JanitorOf starts a janitor of the files written with opts, as the
+// automatic one sweeps them (folder or bucket, prefix, TTL, an
+// event.FileExpired to the Observer per deleted file), but at the time the
+// test chooses: at once, then every CleanupInterval until ctx ends or it is
+// closed.
+func JanitorOf(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return cleanup.Start(ctx, c.janitorOptions())
 }
 
 // ValidateWith is [Options.Validate] with the hooks hk.

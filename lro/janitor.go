@@ -8,20 +8,6 @@ import (
 	"github.com/zircote/lro-go/lro/internal/janitor"
 )
 
-// StartJanitor starts the specification's offload_cleanup task for the files
-// written with opts: it sweeps the output folder (or the Store) at once and
-// then every [Options.CleanupInterval] until ctx is canceled or the janitor
-// is closed. The first offload starts the automatic janitor anyway:
-// StartJanitor is for sweeps before any offload, or stopped with ctx. It
-// fails for options that [Options.Validate] rejects.
-func StartJanitor(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
-	c, err := newConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	return cleanup.Start(ctx, c.janitorOptions())
-}
-
 // janitorOptions are the options of a janitor of c's files.
 func (c *config) janitorOptions() *cleanup.Options {
 	o := &cleanup.Options{

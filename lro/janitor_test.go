@@ -21,11 +21,11 @@ import (
 	"github.com/zircote/lro-go/lro/event"
 )
 
-// TestStartJanitor offloads two results at different times with the same
+// TestJanitorOf offloads two results at different times with the same
 // options, then starts the janitor of those options: its first sweep deletes
 // the file whose TTL has passed, with an event, and keeps the other. The
 // janitor sweeps the files of the options' prefix, not the default's.
-func TestStartJanitor(t *testing.T) {
+func TestJanitorOf(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	now := t0
 	rec := &recorder{}
@@ -50,7 +50,7 @@ func TestStartJanitor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The janitor runs on time.Now: the bubble's clock, moved to now.
 		time.Sleep(now.Sub(time.Now()))
-		j, err := lro.StartJanitor(context.Background(), opts)
+		j, err := lro.JanitorOf(context.Background(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,27 +90,3 @@ func GuardNullArguments(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
-
-// CancelWith returns server middleware that cancels the context of every
-// request in flight when life is done, with life's cause (go-sdk v1.8.0's
-// Server.Run waits for them). Install it with the context that a signal
-// cancels:
-//
-//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-//	defer stop()
-//	s.AddReceivingMiddleware(lro.CancelWith(ctx))
-//	err := s.Run(ctx, &mcp.StdioTransport{})
-//
-// Over HTTP, also end the sessions when the http.Server shuts down
-// (RegisterOnShutdown), as examples/memory does.
-func CancelWith(life context.Context) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			ctx, cancel := context.WithCancelCause(ctx)
-			defer cancel(nil)
-			stop := context.AfterFunc(life, func() { cancel(context.Cause(life)) })
-			defer stop()
-			return next(ctx, method, req)
-		}
-	}
-}

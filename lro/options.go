@@ -30,7 +30,7 @@ const (
 	defaultQueryArgument   = "query"
 	defaultDetailArgument  = "detail"
 	defaultDetail          = recipes.Full
-	defaultSchemaVersion   = "1.0"
+	defaultSchemaVersion   = "1.0" // the header's schema_version
 )
 
 // Options configure offloading for one tool ([Wrap], [AddTool]) or for a whole
@@ -50,9 +50,9 @@ type Options struct {
 	TTL time.Duration
 
 	// CleanupInterval is the longest wait between two sweeps by the
-	// automatic janitor that the first offload to a folder or Store starts
-	// (docs/cleanup.md). If zero, defaults to one hour; if negative, no
-	// janitor starts by itself.
+	// automatic janitor of the folder or Store, which registering a tool and
+	// every offload start (docs/cleanup.md). If zero, defaults to one hour;
+	// if negative, no janitor starts by itself.
 	CleanupInterval time.Duration
 
 	// OutputDir is the folder offloaded files are written to, created with
@@ -116,10 +116,6 @@ type Options struct {
 	// descriptions of RecordType's fields (their jsonschema tags).
 	SchemaDescriptions bool
 
-	// SchemaVersion is the header's schema_version. If empty, defaults to
-	// "1.0".
-	SchemaVersion string
-
 	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
 	Tokenizer estimate.Tokenizer
 
@@ -132,14 +128,18 @@ type Options struct {
 	// guidance then points to lro_extract.
 	ExtractTools bool
 
-	// Tools holds per-tool overrides, keyed by tool name.
-	Tools map[string]ToolOptions
+	// Always offloads every result, whatever its size (but errors and
+	// results not complete), for output meant for a script. It is mostly
+	// set for one tool, in Tools.
+	Always bool
 
-	// IgnoreProxy offloads the results of a client that identifies itself
-	// as a local LRO proxy (package [github.com/zircote/lro-go/lro/proxy]),
-	// which otherwise receives every result inline, as the specification
-	// requires: the proxy writes the file.
-	IgnoreProxy bool
+	// Tools holds per-tool overrides, keyed by tool name: the fields set in
+	// a tool's Options replace these for that tool (Disabled, Always and
+	// DisableRedaction when true; RedactPatterns are added to these). A
+	// tool's Options set only Disabled, ThresholdTokens, Profile, Always,
+	// DisableRedaction and RedactPatterns; a Profile of ProfileFull, the
+	// zero value, keeps these Options' Profile.
+	Tools map[string]Options
 
 	// DisableRedaction writes offloaded results with their credentials.
 	// By default every credential of a known shape (cloud keys, tokens,
@@ -155,35 +155,10 @@ type Options struct {
 	RedactPatterns []string
 }
 
-// ToolOptions override [Options] for one tool. Fields left at their zero
-// value keep the value of the Options they are part of.
-type ToolOptions struct {
-	// Disabled turns offloading off for this tool.
-	Disabled bool
-
-	// ThresholdTokens, if not zero, replaces [Options.ThresholdTokens] for
-	// this tool. Negative values are invalid.
-	ThresholdTokens int
-
-	// Profile, if not nil, replaces [Options.Profile] for this tool.
-	Profile *descriptor.Profile
-
-	// Always offloads every result of this tool, whatever its size (but
-	// errors and results not complete), for output meant for a script.
-	Always bool
-
-	// DisableRedaction turns redaction off for this tool.
-	DisableRedaction bool
-
-	// RedactPatterns are added to [Options.RedactPatterns] for this tool.
-	RedactPatterns []string
-}
-
 // config is a validated copy of Options with every default applied.
 type config struct {
 	Options
 	dir        string                    // absolute output folder
-	always     bool                      // offload whatever the size (ToolOptions.Always)
 	redactor   *redaction.Redactor       // nil when redaction is off
 	tools      map[string]*config        // per-tool configurations, from Options.Tools
 	core       *offload.Config           // the offload pipeline's view of the above
@@ -263,7 +238,6 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	if c.PreviewRecords > offload.MaxPreview {
 		return nil, fmt.Errorf("lro: Options.PreviewRecords is %d, more than %d: %w", c.PreviewRecords, offload.MaxPreview, ErrInvalidOption)
 	}
-	c.SchemaVersion = cmp.Or(c.SchemaVersion, defaultSchemaVersion)
 	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, estimate.Heuristic{})
 	redactor, err := newRedactor(c.DisableRedaction, c.RedactPatterns, "Options.RedactPatterns")
 	if err != nil {
@@ -273,21 +247,22 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
 	c.tools = make(map[string]*config, len(c.Tools))
 	for name, t := range c.Tools {
+		if f := toolField(t); f != "" {
+			return nil, fmt.Errorf("lro: Options.Tools[%q].%s is set: a tool's Options set only Disabled, ThresholdTokens, Profile, Always, DisableRedaction and RedactPatterns: %w", name, f, ErrInvalidOption)
+		}
 		tc := *c
 		tc.tools = nil
 		tc.Tools = nil
 		tc.Disabled = c.Disabled || t.Disabled
-		tc.always = t.Always
+		tc.Always = c.Always || t.Always
 		if t.ThresholdTokens < 0 {
 			return nil, fmt.Errorf("lro: Options.Tools[%q].ThresholdTokens is %d: %w", name, t.ThresholdTokens, ErrInvalidOption)
 		}
 		tc.ThresholdTokens = cmp.Or(t.ThresholdTokens, tc.ThresholdTokens)
-		if t.Profile != nil {
-			if !validProfile(*t.Profile) {
-				return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(*t.Profile), ErrInvalidOption)
-			}
-			tc.Profile = *t.Profile
+		if !validProfile(t.Profile) {
+			return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(t.Profile), ErrInvalidOption)
 		}
+		tc.Profile = cmp.Or(t.Profile, tc.Profile)
 		if t.DisableRedaction || len(t.RedactPatterns) > 0 {
 			patterns := append(slices.Clip(c.RedactPatterns), t.RedactPatterns...)
 			field := fmt.Sprintf("Options.Tools[%q].RedactPatterns", name)
@@ -397,6 +372,19 @@ func newRedactor(off bool, patterns []string, field string) (*redaction.Redactor
 		return nil, fmt.Errorf("lro: %s: %w: %w", field, err, ErrInvalidOption)
 	}
 	return r, nil
+}
+
+// toolField returns the name of the first field set in t that a tool's
+// Options cannot set, "" when there is none.
+func toolField(t Options) string {
+	t.Disabled, t.ThresholdTokens, t.Profile, t.Always, t.DisableRedaction, t.RedactPatterns = false, 0, 0, false, false, nil
+	v := reflect.ValueOf(t)
+	for i := range v.NumField() {
+		if !v.Field(i).IsZero() {
+			return v.Type().Field(i).Name
+		}
+	}
+	return ""
 }
 
 func validProfile(p descriptor.Profile) bool {

@@ -54,12 +54,11 @@ func TestOptionsCompare(t *testing.T) {
 		PreviewRecords:     2,
 		RecordType:         reflect.TypeFor[struct{ A int }](),
 		SchemaDescriptions: true,
-		SchemaVersion:      "1.0",
 		Tokenizer:          estimate.Heuristic{},
 		Observer:           namedObserver{"a"},
 		ExtractTools:       true,
-		Tools:              map[string]lro.ToolOptions{"t": {Disabled: true, ThresholdTokens: 5, Profile: &profile, Always: true, DisableRedaction: true, RedactPatterns: []string{"x"}}},
-		IgnoreProxy:        true,
+		Always:             true,
+		Tools:              map[string]lro.Options{"t": {Disabled: true, ThresholdTokens: 5, Profile: profile, Always: true, DisableRedaction: true, RedactPatterns: []string{"x"}}},
 		DisableRedaction:   true,
 		RedactPatterns:     []string{"(?P<k>secret)"},
 	}
@@ -93,7 +92,7 @@ func TestOptionsCompare(t *testing.T) {
 		})
 	}
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[lro.Options](), reflect.TypeFor[lro.ToolOptions](), reflect.TypeFor[extract.Options](),
+		reflect.TypeFor[lro.Options](), reflect.TypeFor[extract.Options](),
 		reflect.TypeFor[store.Options](), reflect.TypeFor[cleanup.Options](),
 	} {
 		for _, f := range reflect.VisibleFields(typ) {

@@ -31,24 +31,22 @@ func TestProxyClientGetsInline(t *testing.T) {
 	metaProxy := mcp.Meta{proxyflag.Key: proxyflag.Settings()}
 
 	tests := []struct {
-		name        string
-		caps        *mcp.ClientCapabilities
-		meta        mcp.Meta
-		version     string // protocol version asked for; "" for the latest
-		ignoreProxy bool
-		wantInline  bool
+		name       string
+		caps       *mcp.ClientCapabilities
+		meta       mcp.Meta
+		version    string // protocol version asked for; "" for the latest
+		wantInline bool
 	}{
-		{"plain client", nil, nil, "", false, false},
-		{"capability, 2026-07-28", capsProxy, nil, "", false, true},
-		{"capability, 2025-11-25 handshake", capsProxy, nil, "2025-11-25", false, true},
-		{"request meta only", nil, metaProxy, "", false, true},
-		{"request meta, 2025-11-25 handshake", nil, metaProxy, "2025-11-25", false, true},
-		{"IgnoreProxy set", capsProxy, metaProxy, "", true, false},
+		{"plain client", nil, nil, "", false},
+		{"capability, 2026-07-28", capsProxy, nil, "", true},
+		{"capability, 2025-11-25 handshake", capsProxy, nil, "2025-11-25", true},
+		{"request meta only", nil, metaProxy, "", true},
+		{"request meta, 2025-11-25 handshake", nil, metaProxy, "2025-11-25", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := newProxyServer(&lro.Options{OutputDir: dir, IgnoreProxy: tt.ignoreProxy})
+			s := newProxyServer(&lro.Options{OutputDir: dir})
 			ctx := context.Background()
 			st, ct := mcp.NewInMemoryTransports()
 			ss, err := s.Connect(ctx, st, nil)

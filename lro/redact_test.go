@@ -201,7 +201,7 @@ func TestRedactionOff(t *testing.T) {
 		opts lro.Options
 	}{
 		{"Options", lro.Options{DisableRedaction: true}},
-		{"ToolOptions", lro.Options{Tools: map[string]lro.ToolOptions{"env_dump": {DisableRedaction: true}}}},
+		{"Tools", lro.Options{Tools: map[string]lro.Options{"env_dump": {DisableRedaction: true}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -232,7 +232,7 @@ func TestRedactPatterns(t *testing.T) {
 		want map[string]int
 	}{
 		{"Options", lro.Options{RedactPatterns: []string{`(?P<acme>acme_[0-9a-f]{16})`}}, map[string]int{"acme": 151}},
-		{"ToolOptions", lro.Options{Tools: map[string]lro.ToolOptions{"env_dump": {RedactPatterns: []string{`acme_[0-9a-f]{16}`}}}}, map[string]int{"custom": 151}},
+		{"Tools", lro.Options{Tools: map[string]lro.Options{"env_dump": {RedactPatterns: []string{`acme_[0-9a-f]{16}`}}}}, map[string]int{"custom": 151}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -33,7 +33,7 @@ func TestLoadOptionsRedaction(t *testing.T) {
 		want: with(func(o *lro.Options) {
 			o.DisableRedaction = true
 			o.RedactPatterns = []string{"acme_[0-9a-f]{16}"}
-			o.Tools = map[string]lro.ToolOptions{"dump": {DisableRedaction: true}, "env": {RedactPatterns: []string{"(?P<corp>corp-[0-9]{6})"}}}
+			o.Tools = map[string]lro.Options{"dump": {DisableRedaction: true}, "env": {RedactPatterns: []string{"(?P<corp>corp-[0-9]{6})"}}}
 		}),
 	}, {
 		name: "the environment, one pattern a line",
@@ -46,7 +46,7 @@ func TestLoadOptionsRedaction(t *testing.T) {
 		want: with(func(o *lro.Options) {
 			o.DisableRedaction = true
 			o.RedactPatterns = []string{"x"}
-			o.Tools = map[string]lro.ToolOptions{"dump": {DisableRedaction: true}, "env": {RedactPatterns: []string{"(?P<corp>corp-[0-9]{6})"}}}
+			o.Tools = map[string]lro.Options{"dump": {DisableRedaction: true}, "env": {RedactPatterns: []string{"(?P<corp>corp-[0-9]{6})"}}}
 		}),
 	}}
 	for _, tt := range tests {

@@ -521,11 +521,11 @@ func TestStoreOptions(t *testing.T) {
 	}
 }
 
-// TestStartJanitorBucket offloads two results into a bucket at different
+// TestJanitorOfBucket offloads two results into a bucket at different
 // times, then starts the janitor of the same options: its first sweep
 // deletes the object whose recorded expiry (and the bucket's clock margin) has passed,
 // with an event, and keeps the other.
-func TestStartJanitorBucket(t *testing.T) {
+func TestJanitorOfBucket(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	rec := &recorder{}
 	var old string // the handle that expires
@@ -548,7 +548,7 @@ func TestStartJanitorBucket(t *testing.T) {
 		// old's recorded expiry (its write's deadline + TTL) and the margin
 		// have just passed; fresh's have not.
 		time.Sleep(t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + disk.SkewMargin).Sub(time.Now()))
-		j, err := lro.StartJanitor(context.Background(), opts)
+		j, err := lro.JanitorOf(context.Background(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

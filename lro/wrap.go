@@ -15,9 +15,9 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-// ErrInvalidOption is wrapped by the error that [Options.Validate],
-// [LoadOptions] and [StartJanitor] return (and that [Wrap], [AddTool] and
-// [Middleware] panic with) for an invalid option, named in the message.
+// ErrInvalidOption is wrapped by the error that [Options.Validate] and
+// [LoadOptions] return (and that [Wrap], [AddTool] and [Middleware] panic
+// with) for an invalid option, named in the message.
 var ErrInvalidOption = errors.New("lro: invalid option")
 
 // Validate reports whether opts is a valid configuration, naming the first
@@ -91,31 +91,13 @@ func wrapOn(h mcp.ToolHandler, base *config) mcp.ToolHandler {
 	}
 }
 
-// Offloader returns the offloading that [Wrap] adds to a handler, for a
-// program that holds tool results without a handler (package lro/proxy).
-// The returned function offloads res, the result of the call req, in
-// place, and reports whether it changed res: then res holds the descriptor
-// (or the fallback) in its Content and StructuredContent (a
-// [json.RawMessage] or nil). Offloader panics if opts is invalid; the
-// returned function is safe for concurrent use.
-func Offloader(opts *Options) func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
-	base := mustConfig(opts)
-	return func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
-		c := base.forCall(req)
-		if c == nil || res == nil {
-			return false
-		}
-		return c.apply(ctx, req, res, nil, nil)
-	}
-}
-
 // coreConfig is the offload pipeline's configuration of c.
 func (c *config) coreConfig() *offload.Config {
 	return offload.New(offload.Config{
 		Threshold:          c.ThresholdTokens,
 		Dir:                c.dir,
 		Prefix:             c.Prefix,
-		SchemaVersion:      c.SchemaVersion,
+		SchemaVersion:      defaultSchemaVersion,
 		Profile:            c.Profile,
 		Tokenizer:          c.Tokenizer,
 		Observer:           c.Observer,
@@ -124,7 +106,7 @@ func (c *config) coreConfig() *offload.Config {
 		WrapWriter:         c.wrapWriter,
 		RecordsField:       c.RecordsField,
 		Native:             c.ExtractTools,
-		Always:             c.always,
+		Always:             c.Always,
 		ClientDir:          c.ClientDir,
 		Store:              c.Store,
 		SchemaDescriptions: c.SchemaDescriptions,
@@ -158,10 +140,11 @@ func (c *config) call(req *mcp.CallToolRequest) offload.Call {
 
 // forCall returns the configuration of the call req, or nil when its
 // result goes out as it is: offloading is off for its tool, or its client
-// is an LRO proxy (see [Options.IgnoreProxy]).
+// is an LRO proxy, which receives results inline, as the specification
+// requires: the proxy writes the file.
 func (c *config) forCall(req *mcp.CallToolRequest) *config {
 	c = c.forTool(toolName(req))
-	if c.Disabled || !c.IgnoreProxy && proxyflag.InRequest(req) {
+	if c.Disabled || proxyflag.InRequest(req) {
 		return nil
 	}
 	return c

@@ -90,7 +90,10 @@ func TestListingDescriptorSize(t *testing.T) {
 	sc, _ := json.Marshal(map[string]string{"content": text})
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(sc)}
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "read_text_file"}}
-	if !lro.Offloader(c.opts)(context.Background(), req, res) {
+	first := res.Content[0]
+	// The offloading the proxy applies to a result it read: lro.Wrap's.
+	h := lro.Wrap(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }, c.opts)
+	if _, err := h(context.Background(), req); err != nil || res.Content[0] == first {
 		t.Fatal("not offloaded")
 	}
 	d := res.Content[0].(*mcp.TextContent).Text

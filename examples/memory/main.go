@@ -119,9 +119,9 @@ A client that identifies itself as a local LRO proxy (examples/lro-proxy; the
 capability extension or request _meta "io.github.zircote/lro": {"proxy": true})
 receives full results inline: the proxy offloads them on its own machine.
 
-While offloading is enabled, a janitor deletes offloaded files whose TTL has
-passed (ttl_seconds, default 3600), at start and then every hour (or every
--cleanup-interval).
+The automatic janitor deletes offloaded files whose TTL has passed
+(ttl_seconds, default 3600): at start, then each at its expiry, waiting at
+most an hour (or -cleanup-interval) between sweeps.
 
 Logs go to stderr.
 
@@ -271,7 +271,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		defer a.opts.Store.Close()
 	}
 	s := newServer(a.store, a.opts)
-	s.AddReceivingMiddleware(lro.CancelWith(ctx))
+	s.AddReceivingMiddleware(cancelWith(ctx))
 	where := []any{"output_dir", outputDir(a.opts)}
 	if bucket {
 		where = []any{"storage", "bucket"}
@@ -281,18 +281,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"offload", !a.opts.Disabled,
 		"threshold_tokens", a.opts.ThresholdTokens,
 		"ttl", a.opts.TTL}, where...)...)
-	if !a.opts.Disabled {
-		// The specification's offload_cleanup task runs by itself from the
-		// first offload on (the sweeper of the folder or bucket); the
-		// janitor also sweeps at start, so that what an earlier run left
-		// goes before any offload, and then every -cleanup-interval, with
-		// an OffloadFileExpired event each.
-		j, err := lro.StartJanitor(ctx, a.opts)
-		if err != nil {
-			return err
-		}
-		defer j.Close()
-	}
+	// The specification's offload_cleanup task runs by itself: registering
+	// the tools started the automatic janitor of the folder or bucket, which
+	// sweeps at once (what an earlier run left goes before any offload),
+	// then at each expiry or after -cleanup-interval, with an
+	// OffloadFileExpired event each.
 	if a.http == "" {
 		stdioHint(stderr, os.Stdin)
 		err := s.Run(ctx, &mcp.StdioTransport{})
@@ -320,7 +313,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	// Shutdown waits for the requests in flight, and a session's stream of
 	// server messages (a GET) lasts as long as the session: end the
-	// sessions, whose calls lro.CancelWith has cancelled.
+	// sessions, whose calls cancelWith has cancelled.
 	srv.RegisterOnShutdown(func() {
 		for ss := range s.Sessions() {
 			ss.Close()
@@ -343,6 +336,25 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 		return srv.Close()
+	}
+}
+
+// cancelWith returns server middleware that cancels the context of every
+// request in flight when life is done, with life's cause: go-sdk v1.8.0's
+// Server.Run and ServerSession.Close wait for the requests in flight
+// without cancelling them, so a server stopped by a signal would wait for
+// its calls to reach their time limits (an extraction call's worker is
+// killed when its context is done). Over HTTP, run also ends the sessions
+// when the http.Server shuts down (RegisterOnShutdown).
+func cancelWith(life context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			stop := context.AfterFunc(life, func() { cancel(context.Cause(life)) })
+			defer stop()
+			return next(ctx, method, req)
+		}
 	}
 }
 

@@ -22,8 +22,6 @@ package descriptor
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/recipes"
@@ -56,17 +54,6 @@ func (p Profile) String() string {
 		return profileNames[p]
 	}
 	return fmt.Sprintf("Profile(%d)", int(p))
-}
-
-// ParseProfile parses a profile name as returned by [Profile.String]. Case and
-// the separators '-' and ' ' are ignored ("bare-pointer" is accepted). For
-// another name, it returns an error that names it and the profiles.
-func ParseProfile(s string) (Profile, error) {
-	norm := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
-	if i := slices.Index(profileNames[:], norm); i >= 0 {
-		return Profile(i), nil
-	}
-	return 0, fmt.Errorf("descriptor: unknown profile %q (want one of %s)", s, strings.Join(profileNames[:], ", "))
 }
 
 // Summary is the specification's OffloadSummary.

@@ -11,30 +11,6 @@ import (
 	"github.com/zircote/lro-go/recipes"
 )
 
-func TestParseProfile(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Profile
-		wantErr bool
-	}{
-		{"full", ProfileFull, false},
-		{"no_recipes", ProfileNoRecipes, false},
-		{"No-Schema", ProfileNoSchema, false},
-		{" bare pointer ", ProfileBarePointer, false},
-		{"", 0, true},
-		{"rich", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := ParseProfile(tt.in)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("ParseProfile(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
-		}
-		if err == nil && got.String() != strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(tt.in))) {
-			t.Errorf("String() = %q does not round-trip %q", got.String(), tt.in)
-		}
-	}
-}
-
 // TestBuild: the descriptor Build makes serializes as the specification's
 // OffloadResponse, with the shell template's guidance.
 func TestBuild(t *testing.T) {

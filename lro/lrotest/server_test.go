@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/memblob"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
 	"github.com/zircote/lro-go/lro/store"
@@ -194,7 +195,13 @@ func startServer(t *testing.T, so serverOptions) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if !so.noJanitor && !so.unwritable && !so.sweeperOnly {
-		j, err := lro.StartJanitor(ctx, opts)
+		// A janitor of the server's files that also runs when none is
+		// left, as a server that starts its own does.
+		co := &cleanup.Options{Dir: opts.OutputDir, TTL: opts.TTL, Interval: opts.CleanupInterval}
+		if opts.Store != nil {
+			co.Dir, co.Bucket, co.Prefix, co.TTL = opts.Store.Dir(), opts.Store.Bucket(), opts.Store.Prefix(), opts.Store.TTL()
+		}
+		j, err := cleanup.Start(ctx, co)
 		if err != nil {
 			t.Fatal(err)
 		}

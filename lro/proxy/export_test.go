@@ -5,11 +5,18 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro"
 )
 
-// SetOffload replaces the lro.Offloader of p's tools/call results by f.
+// SetOffload replaces the offloader of p's tools/call results by f.
 func SetOffload(p *Proxy, f func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool) {
 	p.offloader = f
+}
+
+// Offloader is the offloading of results the proxy read, with opts.
+func Offloader(opts *lro.Options) func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool {
+	return offloader(opts)
 }
 
 // DefaultMaxMessageBytes is, for tests, what a zero Options.MaxMessageBytes

@@ -120,7 +120,7 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	}
 	timeout := cmp.Or(o.ConnectTimeout, defaultConnectTimeout)
 	p := &Proxy{up: up, lro: lo, logger: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), timeout: timeout, grace: timeout + drainGrace,
-		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes), offloader: lro.Offloader(&lo)}
+		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes), offloader: offloader(&lo)}
 	p.client, p.base = up.baseClient()
 	if o.RegisterLocalTools != nil {
 		if err := p.startLocal(o.RegisterLocalTools); err != nil {
@@ -188,4 +188,30 @@ func (p *Proxy) Close() error {
 		p.localEnd.Close() // waits for the local calls in flight
 	}
 	return nil
+}
+
+// resultKey is the context key of the result that offloader's handler
+// returns.
+type resultKey struct{}
+
+// offloader returns the offloading of a result the proxy read, with opts:
+// [lro.Wrap] around a handler that returns that result. The returned
+// function offloads res, the result of the call req, in place, and reports
+// whether it changed res: lro then puts a new first content item there, the
+// descriptor or a fallback's text, and the descriptor (a [json.RawMessage]
+// or nil) in its structured content.
+func offloader(opts *lro.Options) func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool {
+	h := lro.Wrap(func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return ctx.Value(resultKey{}).(*mcp.CallToolResult), nil
+	}, opts)
+	return func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) bool {
+		if res == nil {
+			return false
+		}
+		before := res.Content
+		if _, err := h(context.WithValue(ctx, resultKey{}, res), req); err != nil {
+			return false // never: the handler returns no error
+		}
+		return len(res.Content) > 0 && (len(before) == 0 || res.Content[0] != before[0])
+	}
 }

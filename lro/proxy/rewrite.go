@@ -98,7 +98,7 @@ func (p *Proxy) widen(name string, tool []byte) []byte {
 	return withPath(tool, data, "outputSchema")
 }
 
-// offload hands the result of a tools/call with params to [lro.Offloader]:
+// offload hands the result of a tools/call with params to [offloader]:
 // above the threshold, it returns the result with the descriptor in its
 // content and structured content, every other member as written.
 func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
