@@ -181,7 +181,7 @@ func TestSweepDeadWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, TempRemoved: 1}, cleanup.CountsOf(res)); diff != "" || exists(t, tmp) {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, Expired: 1, TempRemoved: 1}, cleanup.CountsOf(res)); diff != "" || exists(t, tmp) {
 		t.Errorf("after the writer died: temporary file exists %v, Result (-want +got):\n%s", exists(t, tmp), diff)
 	}
 	want := []expired{{Path: tmp, CreatedAt: t0.Add(-2 * time.Hour), Temporary: true}}
