@@ -304,7 +304,7 @@ func FuzzRecordExtraction(f *testing.F) {
 		} else {
 			o = oracleText(t, res.Content[0].(*mcp.TextContent).Text)
 		}
-		tokens := estimate.Heuristic{}.Tokens(structured)
+		tokens := estimate.Tokens(string(structured))
 		for _, c := range res.Content {
 			tokens += estimate.Tokens(c.(*mcp.TextContent).Text)
 		}

@@ -120,7 +120,7 @@ func clientTokens(t *testing.T, res *mcp.CallToolResult) int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n += estimate.Heuristic{}.Tokens(data)
+		n += estimate.Tokens(string(data))
 	}
 	return n
 }
@@ -287,7 +287,7 @@ func TestFallbackWithinThreshold(t *testing.T) {
 // TestIncompleteResultsUntouched: a result that asks for more input is never
 // offloaded or altered.
 func TestIncompleteResultsUntouched(t *testing.T) {
-	c := &offload.Config{Threshold: 10, Dir: t.TempDir(), Prefix: "atlatl", Tokenizer: estimate.Heuristic{}, Now: time.Now}
+	c := &offload.Config{Threshold: 10, Dir: t.TempDir(), Prefix: "atlatl", Tokenizer: offload.Heuristic{}, Now: time.Now}
 	res := &mcp.CallToolResult{
 		Content:       []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 1000)}},
 		InputRequests: mcp.InputRequestMap{},
@@ -357,7 +357,7 @@ func TestTypedToolAsTheSDK(t *testing.T) {
 	inline := list(1 << 20)
 	sent := clientTokens(t, inline)
 	data, _ := json.Marshal(items)
-	if once := estimate.Tokens("eight items") + (estimate.Heuristic{}).Tokens(data); sent < 2*once-estimate.Tokens("eight items") {
+	if once := estimate.Tokens("eight items") + estimate.Tokens(string(data)); sent < 2*once-estimate.Tokens("eight items") {
 		t.Fatalf("the client received ~%d tokens: no text copy beside the structured content?", sent)
 	}
 	// A threshold between what the client receives and what it would be

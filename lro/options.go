@@ -120,7 +120,7 @@ type Options struct {
 	// "1.0".
 	SchemaVersion string
 
-	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
+	// Tokenizer estimates tokens. If nil, defaults to [estimate.Tokens].
 	Tokenizer estimate.Tokenizer
 
 	// Observer receives an event for every offload and write failure, maybe
@@ -264,7 +264,7 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 		return nil, fmt.Errorf("lro: Options.PreviewRecords is %d, more than %d: %w", c.PreviewRecords, offload.MaxPreview, ErrInvalidOption)
 	}
 	c.SchemaVersion = cmp.Or(c.SchemaVersion, defaultSchemaVersion)
-	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, estimate.Heuristic{})
+	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, offload.Heuristic{})
 	redactor, err := newRedactor(c.DisableRedaction, c.RedactPatterns, "Options.RedactPatterns")
 	if err != nil {
 		return nil, err

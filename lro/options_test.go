@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -55,7 +54,7 @@ func TestOptionsCompare(t *testing.T) {
 		RecordType:         reflect.TypeFor[struct{ A int }](),
 		SchemaDescriptions: true,
 		SchemaVersion:      "1.0",
-		Tokenizer:          estimate.Heuristic{},
+		Tokenizer:          idTokenizer{},
 		Observer:           namedObserver{"a"},
 		ExtractTools:       true,
 		Tools:              map[string]lro.ToolOptions{"t": {Disabled: true, ThresholdTokens: 5, Profile: &profile, Always: true, DisableRedaction: true, RedactPatterns: []string{"x"}}},
