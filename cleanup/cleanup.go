@@ -17,8 +17,7 @@ import (
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
-// [Options.Prefix] that package jsonl rejects (the error then also wraps
-// [github.com/zircote/lro-go/jsonl.ErrInvalidPrefix]), or an [Options.Dir]
+// [Options.Prefix] that package jsonl rejects, or an [Options.Dir]
 // that exists and is not a folder.
 var ErrInvalidOption = errors.New("cleanup: invalid option")
 
