@@ -29,20 +29,15 @@ type Offloaded struct {
 	// Operation is the operation recorded in the file's header and name,
 	// as sanitized for a file name, for example "recall".
 	Operation string `log:"operation"`
-	// Path is the absolute path of the JSONL file, or "" for a file
-	// written to a bucket.
+	// Path is the absolute path of the offload file, or the key of the
+	// object written to a bucket, which is its handle. (In a folder of a
+	// store, lro.Options.Store, the handle is the file's base name.)
 	Path string `log:"path"`
-	// Handle is the file's handle (its name) when it was written to a
-	// store (lro.Options.Store), else "".
-	Handle string `log:"handle"`
 	// Count is the number of records written: the lines after the header.
 	Count int `log:"count"`
 	// EstimatedTokens is the estimated size of the whole result set, the sum
 	// over its record lines.
 	EstimatedTokens int `log:"estimated_tokens"`
-	// Detail is the detail level of the records: "light", "medium" or
-	// "full".
-	Detail string `log:"detail"`
 	// Bytes is the size of the file, header line included.
 	Bytes int64 `log:"bytes"`
 	// Duration is the time spent writing the file and building the
