@@ -470,7 +470,7 @@ func checkFallback(t *testing.T, f writeFault, s recordShape, threshold int) (ke
 	checkWarning(t, res, w, k, n, s.tokens)
 
 	dir, _ := filepath.Abs(opts.OutputDir)
-	want := event.WriteFailed{Tool: "list_items", Operation: "list_items", Count: n, Shown: k, EstimatedTokens: s.tokens, Err: e.Err}
+	want := event.WriteFailed{Tool: "list_items", Operation: "list_items", Count: n, EstimatedTokens: s.tokens, Err: e.Err}
 	if diff := cmp.Diff(want, e, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
 		t.Errorf("WriteFailed event (-want +got):\n%s", diff)
 	}
@@ -713,8 +713,8 @@ func TestFallbackAfterProvide(t *testing.T) {
 		e := evs[0].(event.WriteFailed)
 		w := parseWarning(t, res.Content[0].(*mcp.TextContent).Text, e.Err)
 		checkWarning(t, res, w, k, n, setTokens)
-		if e.Count != n || e.Shown != k || e.EstimatedTokens != setTokens {
-			t.Errorf("WriteFailed %+v, want count %d, shown %d, estimated_tokens %d", e, n, k, setTokens)
+		if e.Count != n || e.EstimatedTokens != setTokens {
+			t.Errorf("WriteFailed %+v, want count %d, estimated_tokens %d", e, n, setTokens)
 		}
 	}
 	t.Run("AddTool", func(t *testing.T) {

@@ -47,7 +47,8 @@ type Offloaded struct {
 
 // WriteFailed, named "OffloadWriteFailed", is emitted when a result set
 // above the threshold could not be written. The call still succeeded, with
-// Shown of Count records inline and a warning, and no file was left behind.
+// as many whole records inline as fit within the threshold and a warning
+// that says how many of Count they are, and no file was left behind.
 type WriteFailed struct {
 	// Tool is the name of the tool that produced the result.
 	Tool string `log:"tool"`
@@ -56,9 +57,6 @@ type WriteFailed struct {
 	Operation string `log:"operation"`
 	// Count is the number of records in the whole result set.
 	Count int `log:"count"`
-	// Shown is the number of leading records kept in the truncated inline
-	// result: as many whole records as fit within the threshold.
-	Shown int `log:"shown"`
 	// EstimatedTokens is the estimated size of the whole result set.
 	EstimatedTokens int `log:"estimated_tokens"`
 	// Err is why the write failed, wrapping the underlying error (such as
