@@ -93,13 +93,13 @@ type Result struct {
 	// included: one OnExpired call each.
 	Expired int
 	temp    int // leftover temporary files among Expired, for the tests
-	// Kept is the number of entries named as offload or temporary files that
-	// have not expired yet (whatever their type: they are not inspected).
-	Kept int
-	// InUse is the number of expired temporary files left alone because
-	// their Writer is alive (holds the lock; where no lock can tell, is
-	// younger than the TTL plus a day). They are not in NextExpiry.
-	InUse    int
+	// Kept is the number of entries named as offload or temporary files
+	// left in place: those that have not expired yet (whatever their type:
+	// they are not inspected), and the expired temporary files whose Writer
+	// is alive (holds the lock; where no lock can tell, is younger than the
+	// TTL plus a day), which are not in NextExpiry.
+	Kept     int
+	inUse    int // expired temporary files among Kept whose Writer is alive, for the tests
 	skipped  int // expired entries that are not regular files, for the tests
 	vanished int // expired files that another sweep removed first, for the tests
 	// NextExpiry is the earliest time at which a sweep would delete one of
@@ -409,7 +409,8 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		young := now.Before(c.created.Add(j.o.TTL + unlockedGrace))
 		switch {
 		case errors.Is(err, disk.ErrBusy), errors.Is(err, disk.ErrNoLock) && young:
-			res.InUse++
+			res.Kept++
+			res.inUse++
 			return false, nil
 		case errors.Is(err, disk.ErrNoLock): // old enough to be a leftover
 		case err != nil:

@@ -33,7 +33,8 @@ const (
 )
 
 // Counts are the counts of a Result, its unexported ones included:
-// TempRemoved is how many of Expired were temporary files, Vanished how
+// TempRemoved is how many of Expired were temporary files, InUse how many
+// of Kept were temporary files whose Writer is alive, Vanished how
 // many expired files another sweep removed first.
 type Counts struct {
 	Scanned, Expired, TempRemoved, Kept, InUse, Skipped, Vanished int
@@ -44,6 +45,6 @@ type Counts struct {
 func CountsOf(r Result) Counts {
 	return Counts{
 		Scanned: r.scanned, Expired: r.Expired, TempRemoved: r.temp, Kept: r.Kept,
-		InUse: r.InUse, Skipped: r.skipped, Vanished: r.vanished, NextExpiry: r.NextExpiry,
+		InUse: r.inUse, Skipped: r.skipped, Vanished: r.vanished, NextExpiry: r.NextExpiry,
 	}
 }
