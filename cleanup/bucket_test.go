@@ -94,7 +94,7 @@ func TestSweepBucket(t *testing.T) {
 	var deleted, vanished int
 	for _, r := range results {
 		deleted += r.Expired
-		vanished += r.Vanished
+		vanished += cleanup.CountsOf(r).Vanished
 		if r.Kept != 3 || !r.NextExpiry.Equal(t0.Add(time.Millisecond)) {
 			t.Errorf("a sweep kept %d with next expiry %v; want 3 and %v: %+v", r.Kept, r.NextExpiry, t0.Add(time.Millisecond), r)
 		}
@@ -156,7 +156,7 @@ func TestSweepBucketDeletedMeanwhile(t *testing.T) {
 		}
 	})
 	res, err := j.Sweep(context.Background(), t0)
-	if err != nil || res.Vanished != 1 || res.Expired != 0 {
+	if err != nil || cleanup.CountsOf(res).Vanished != 1 || res.Expired != 0 {
 		t.Errorf("Sweep = %+v, %v; want %s vanished, no error", res, err, key)
 	}
 }

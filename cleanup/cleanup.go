@@ -17,8 +17,7 @@ import (
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
 // [Start] for a negative [Options.TTL] or [Options.Interval], an
-// [Options.Prefix] that package jsonl rejects (the error then also wraps
-// [github.com/zircote/lro-go/jsonl.ErrInvalidPrefix]), or an [Options.Dir]
+// [Options.Prefix] that package jsonl rejects, or an [Options.Dir]
 // that exists and is not a folder.
 var ErrInvalidOption = errors.New("cleanup: invalid option")
 
@@ -90,23 +89,19 @@ type Bucket interface {
 // Result reports what one sweep did.
 type Result struct {
 	scanned int // entries (or keys) listed, for the tests
-	// Expired is the number of offload files deleted, one OnExpired call
-	// each.
+	// Expired is the number of files deleted, leftover temporary files
+	// included: one OnExpired call each.
 	Expired int
-	// TempRemoved is the number of leftover temporary files deleted, one
-	// OnExpired call each (with temporary true).
-	TempRemoved int
-	// Kept is the number of entries named as offload or temporary files that
-	// have not expired yet (whatever their type: they are not inspected).
-	Kept int
-	// InUse is the number of expired temporary files left alone because
-	// their Writer is alive (holds the lock; where no lock can tell, is
-	// younger than the TTL plus a day). They are not in NextExpiry.
-	InUse   int
-	skipped int // expired entries that are not regular files, for the tests
-	// Vanished is the number of expired files that disappeared before the
-	// sweep could remove them, for example because another sweep did.
-	Vanished int
+	temp    int // leftover temporary files among Expired, for the tests
+	// Kept is the number of entries named as offload or temporary files
+	// left in place: those that have not expired yet (whatever their type:
+	// they are not inspected), and the expired temporary files whose Writer
+	// is alive (holds the lock; where no lock can tell, is younger than the
+	// TTL plus a day), which are not in NextExpiry.
+	Kept     int
+	inUse    int // expired temporary files among Kept whose Writer is alive, for the tests
+	skipped  int // expired entries that are not regular files, for the tests
+	vanished int // expired files that another sweep removed first, for the tests
 	// NextExpiry is the earliest time at which a sweep would delete one of
 	// the entries kept: its created_at + TTL, or its recorded expiry when
 	// that is later, plus in a bucket the skew margin. It is zero when
@@ -291,15 +286,16 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		deleted, err := j.remove(ctx, root, c, now, &res)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			res.Vanished++ // another sweep took it first
+			res.vanished++ // another sweep took it first
 		case err != nil && ctx.Err() != nil:
 			return res, errs, ctx.Err()
 		case err != nil:
 			errs = append(errs, err)
-		case deleted && c.temp:
-			res.TempRemoved++
 		case deleted:
 			res.Expired++
+			if c.temp {
+				res.temp++
+			}
 		}
 		if deleted && j.o.OnExpired != nil {
 			path := c.name // a bucket's key
@@ -413,7 +409,8 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 		young := now.Before(c.created.Add(j.o.TTL + unlockedGrace))
 		switch {
 		case errors.Is(err, disk.ErrBusy), errors.Is(err, disk.ErrNoLock) && young:
-			res.InUse++
+			res.Kept++
+			res.inUse++
 			return false, nil
 		case errors.Is(err, disk.ErrNoLock): // old enough to be a leftover
 		case err != nil:

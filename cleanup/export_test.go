@@ -32,7 +32,10 @@ const (
 	SkewMargin      = disk.SkewMargin
 )
 
-// Counts are the counts of a Result, its unexported ones included.
+// Counts are the counts of a Result, its unexported ones included:
+// TempRemoved is how many of Expired were temporary files, InUse how many
+// of Kept were temporary files whose Writer is alive, Vanished how
+// many expired files another sweep removed first.
 type Counts struct {
 	Scanned, Expired, TempRemoved, Kept, InUse, Skipped, Vanished int
 	NextExpiry                                                    time.Time
@@ -41,7 +44,7 @@ type Counts struct {
 // CountsOf returns the counts of r.
 func CountsOf(r Result) Counts {
 	return Counts{
-		Scanned: r.scanned, Expired: r.Expired, TempRemoved: r.TempRemoved, Kept: r.Kept,
-		InUse: r.InUse, Skipped: r.skipped, Vanished: r.Vanished, NextExpiry: r.NextExpiry,
+		Scanned: r.scanned, Expired: r.Expired, TempRemoved: r.temp, Kept: r.Kept,
+		InUse: r.inUse, Skipped: r.skipped, Vanished: r.vanished, NextExpiry: r.NextExpiry,
 	}
 }

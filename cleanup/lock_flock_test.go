@@ -77,7 +77,7 @@ func TestSweepSlowWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, InUse: 1}, cleanup.CountsOf(res)); diff != "" {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, Kept: 1, InUse: 1}, cleanup.CountsOf(res)); diff != "" {
 		t.Errorf("Result during the write (-want +got):\n%s", diff)
 	}
 	if names := dirNames(t, dir); len(names) != 1 || !strings.HasSuffix(names[0], ".tmp") {
@@ -169,7 +169,7 @@ func TestSweepDeadWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, InUse: 1}, cleanup.CountsOf(res)); diff != "" || !exists(t, tmp) {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, Kept: 1, InUse: 1}, cleanup.CountsOf(res)); diff != "" || !exists(t, tmp) {
 		t.Fatalf("while the writer lives: temporary file exists %v, Result (-want +got):\n%s", exists(t, tmp), diff)
 	}
 
@@ -181,7 +181,7 @@ func TestSweepDeadWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, TempRemoved: 1}, cleanup.CountsOf(res)); diff != "" || exists(t, tmp) {
+	if diff := cmp.Diff(cleanup.Counts{Scanned: 1, Expired: 1, TempRemoved: 1}, cleanup.CountsOf(res)); diff != "" || exists(t, tmp) {
 		t.Errorf("after the writer died: temporary file exists %v, Result (-want +got):\n%s", exists(t, tmp), diff)
 	}
 	want := []expired{{Path: tmp, CreatedAt: t0.Add(-2 * time.Hour), Temporary: true}}

@@ -3,10 +3,10 @@
 // a tool result is offloaded.
 //
 // The specification's heuristic is about one token per four characters of
-// Latin-script text; this package also counts each rune of Chinese,
-// Japanese or Korean text as one token, as model tokenizers roughly do (see
-// [Heuristic.Tokens]). It makes one pass over the text and allocates
-// nothing. A model-specific tokenizer can be used instead as a [Tokenizer].
+// Latin-script text; [Tokens] also counts each rune of Chinese, Japanese or
+// Korean text as one token, as model tokenizers roughly do. It makes one pass
+// over the text and allocates nothing. A model-specific tokenizer can be used
+// instead as a [Tokenizer]; where one is accepted, nil means [Tokens].
 // Every function in this package is safe for concurrent use.
 package estimate
 
@@ -16,24 +16,14 @@ import (
 )
 
 // A Tokenizer counts the tokens of a UTF-8 text. Implementations must be safe
-// for concurrent use and must return at least 1 for non-empty text.
+// for concurrent use and must return at least 1 for non-empty text. Where a
+// Tokenizer is accepted, nil means [Tokens].
 type Tokenizer interface {
 	Tokens(text []byte) int
 }
 
-// Heuristic is the specification's estimator, with one token per CJK,
-// Hangul or Kana rune ([Heuristic.Tokens] gives the exact rule). The zero
-// value is ready to use.
-type Heuristic struct{}
-
-// Tokens estimates the tokens of s with the [Heuristic]. It returns the same
-// value as [Heuristic.Tokens]([]byte(s)) without converting s, and allocates nothing.
-func Tokens(s string) int {
-	return Heuristic{}.Tokens(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
-}
-
-// Tokens implements [Tokenizer]: it estimates the tokens of the UTF-8
-// text b with the specification's heuristic:
+// Tokens estimates the tokens of the UTF-8 text s with the specification's
+// heuristic, one token per CJK, Hangul or Kana rune:
 //
 //	ceil(narrow/4) + wide
 //
@@ -46,9 +36,14 @@ func Tokens(s string) int {
 // UTF-8 counts as one narrow character.
 //
 // The result is 0 for empty input and at least 1 otherwise, and it never
-// exceeds len(b) nor the number of runes in b. Tokens allocates nothing and
+// exceeds len(s) nor the number of runes in s. Tokens allocates nothing and
 // is safe for concurrent use.
-func (Heuristic) Tokens(b []byte) int {
+func Tokens(s string) int {
+	return tokens(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
+}
+
+// tokens is [Tokens] of the bytes b.
+func tokens(b []byte) int {
 	narrow, wide := 0, 0
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {

@@ -15,19 +15,6 @@ var benchTexts = map[string]string{
 	"mixed": strings.Repeat(`{"content":"LRO 大型结果 — naïve café ☕ 👍"}`, 1300),
 }
 
-func BenchmarkBytes(b *testing.B) {
-	for name, text := range benchTexts {
-		buf := []byte(text)
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(buf)))
-			b.ReportAllocs()
-			for b.Loop() {
-				estimate.Heuristic{}.Tokens(buf)
-			}
-		})
-	}
-}
-
 func BenchmarkTokens(b *testing.B) {
 	for name, text := range benchTexts {
 		b.Run(name, func(b *testing.B) {

@@ -47,12 +47,6 @@ func TestTokens(t *testing.T) {
 			if got := estimate.Tokens(tc.text); got != tc.want {
 				t.Errorf("Tokens(%.40q) = %d, want %d: %s", tc.text, got, tc.want, tc.reason)
 			}
-			if got := (estimate.Heuristic{}).Tokens([]byte(tc.text)); got != tc.want {
-				t.Errorf("Bytes(%.40q) = %d, want %d: %s", tc.text, got, tc.want, tc.reason)
-			}
-			if got := (estimate.Heuristic{}).Tokens([]byte(tc.text)); got != tc.want {
-				t.Errorf("Heuristic.Tokens(%.40q) = %d, want %d: %s", tc.text, got, tc.want, tc.reason)
-			}
 		})
 	}
 }
@@ -70,12 +64,8 @@ func TestWideIsNotUnderestimated(t *testing.T) {
 
 func TestNoAllocs(t *testing.T) {
 	s := strings.Repeat("Large results 大型结果 👍 \xff", 50)
-	b := []byte(s)
-	var tok estimate.Tokenizer = estimate.Heuristic{}
 	for name, f := range map[string]func(){
-		"Bytes":            func() { estimate.Heuristic{}.Tokens(b) },
-		"Tokens":           func() { estimate.Tokens(s) },
-		"Heuristic.Tokens": func() { tok.Tokens(b) },
+		"Tokens": func() { estimate.Tokens(s) },
 	} {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
 			t.Errorf("%s allocates %v times per call, want 0", name, n)
@@ -86,10 +76,7 @@ func TestNoAllocs(t *testing.T) {
 // checkInvariants verifies the properties every estimate must have.
 func checkInvariants(t *testing.T, b []byte) {
 	t.Helper()
-	got := estimate.Heuristic{}.Tokens(b)
-	if s := estimate.Tokens(string(b)); s != got {
-		t.Errorf("Tokens(%.40q) = %d, Bytes = %d; want equal", b, s, got)
-	}
+	got := estimate.Tokens(string(b))
 	ascii := true
 	for _, c := range b {
 		ascii = ascii && c < utf8.RuneSelf
@@ -124,7 +111,7 @@ func checkInvariants(t *testing.T, b []byte) {
 		for !utf8.RuneStart(b[h]) {
 			h--
 		}
-		sum := estimate.Heuristic{}.Tokens(b[:h]) + estimate.Heuristic{}.Tokens(b[h:])
+		sum := estimate.Tokens(string(b[:h])) + estimate.Tokens(string(b[h:]))
 		if got > sum || got < sum-1 {
 			t.Errorf("Bytes(%.40q) = %d, halves sum to %d; want sum-1 <= got <= sum", b, got, sum)
 		}

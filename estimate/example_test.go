@@ -1,6 +1,7 @@
 package estimate_test
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/zircote/lro-go/estimate"
@@ -8,9 +9,9 @@ import (
 
 func Example() {
 	fmt.Println(estimate.Tokens(""))
-	fmt.Println(estimate.Tokens("Large result offloading"))   // 23 characters
-	fmt.Println(estimate.Tokens("大型结果卸载"))                    // 6 ideographs
-	fmt.Println(estimate.Heuristic{}.Tokens([]byte("안녕하세요"))) // 5 Hangul syllables
+	fmt.Println(estimate.Tokens("Large result offloading")) // 23 characters
+	fmt.Println(estimate.Tokens("大型结果卸载"))                  // 6 ideographs
+	fmt.Println(estimate.Tokens("안녕하세요"))                   // 5 Hangul syllables
 	// Output:
 	// 0
 	// 6
@@ -18,16 +19,16 @@ func Example() {
 	// 5
 }
 
+// words counts one token per word, standing in for a model's tokenizer.
+type words struct{}
+
+func (words) Tokens(text []byte) int { return max(len(bytes.Fields(text)), 1) }
+
 // A real tokenizer can replace the heuristic wherever a [estimate.Tokenizer]
-// is accepted.
+// is accepted, such as lro.Options.Tokenizer; nil there means [estimate.Tokens].
 func ExampleTokenizer() {
-	var tok estimate.Tokenizer = estimate.Heuristic{}
-	const threshold = 1600
-	result := make([]byte, 8000) // 8000 characters ≈ 2000 tokens
-	for i := range result {
-		result[i] = 'x'
-	}
-	n := tok.Tokens(result)
-	fmt.Println(n, n > threshold)
-	// Output: 2000 true
+	var tok estimate.Tokenizer = words{}
+	result := "Large result offloading keeps context small"
+	fmt.Println(tok.Tokens([]byte(result)), estimate.Tokens(result))
+	// Output: 6 11
 }

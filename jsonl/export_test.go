@@ -1,8 +1,12 @@
 package jsonl
 
+import "github.com/zircote/lro-go/internal/disk"
+
 // What the external tests of the package reach inside it.
 var (
 	CreateWith = create // Create with a clock and a wrapping writer
+
+	ErrInvalidPrefix = disk.ErrInvalidPrefix // wrapped by Create's error for a bad prefix
 
 	ErrNoHeader      = errNoHeader
 	ErrHeaderWritten = errHeaderWritten

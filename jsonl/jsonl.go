@@ -30,11 +30,6 @@ import (
 )
 
 var (
-	// ErrInvalidPrefix is returned (wrapped, naming the prefix) by [Create]
-	// for a prefix that is longer than 64 bytes, starts with a dot, or has
-	// a byte outside [A-Za-z0-9_.-].
-	ErrInvalidPrefix = disk.ErrInvalidPrefix
-
 	// ErrNotOffloadFile is returned (wrapped) by [ReadHeader] and [ReadFile]
 	// when the first line is missing, is not a JSON object, or has a "type"
 	// other than "lro_header".
@@ -103,8 +98,9 @@ type Options struct {
 // dead processes. A folder that another user could write to or own is
 // refused, and so is the making of one in it.
 //
-// Create returns an error wrapping [ErrInvalidPrefix] for a bad
-// opts.Prefix, and any error creating the folder or the file.
+// Create returns an error naming the prefix for a bad opts.Prefix (longer
+// than 64 bytes, starting with a dot, or with a byte outside
+// [A-Za-z0-9_.-]), and any error creating the folder or the file.
 func Create(operation string, opts *Options) (*Writer, error) {
 	return create(operation, opts, time.Now, nil)
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/disk"
-	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
@@ -417,10 +416,10 @@ func TestValidatePrefixAndOutputDir(t *testing.T) {
 		reason  string
 	}{
 		{name: "prefix climbing out", opts: lro.Options{Prefix: "../escape"}, field: "Options.Prefix", want: "../escape",
-			wrapped: jsonl.ErrInvalidPrefix, reason: "a prefix with a slash would put files outside OutputDir; jsonl.Create refuses it"},
-		{name: "hidden prefix", opts: lro.Options{Prefix: ".atlatl"}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
+			wrapped: disk.ErrInvalidPrefix, reason: "a prefix with a slash would put files outside OutputDir; jsonl.Create refuses it"},
+		{name: "hidden prefix", opts: lro.Options{Prefix: ".atlatl"}, field: "Options.Prefix", wrapped: disk.ErrInvalidPrefix,
 			reason: "files would be hidden, and named like temporary files"},
-		{name: "prefix too long", opts: lro.Options{Prefix: strings.Repeat("p", 65)}, field: "Options.Prefix", wrapped: jsonl.ErrInvalidPrefix,
+		{name: "prefix too long", opts: lro.Options{Prefix: strings.Repeat("p", 65)}, field: "Options.Prefix", wrapped: disk.ErrInvalidPrefix,
 			reason: "names must stay below 255 bytes"},
 		{name: "output dir is a file", opts: lro.Options{OutputDir: file}, field: "Options.OutputDir", want: "not a folder",
 			reason: "a file cannot hold files"},

@@ -62,11 +62,11 @@ func sentTokens(t *testing.T, res *mcp.CallToolResult) int {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n += estimate.Heuristic{}.Tokens(data)
+			n += estimate.Tokens(string(data))
 		}
 	}
 	if sc := structuredBytes(t, res.StructuredContent); sc != nil {
-		n += estimate.Heuristic{}.Tokens(sc)
+		n += estimate.Tokens(string(sc))
 	}
 	return n
 }

@@ -146,7 +146,7 @@ func ExampleOptions_observer() {
 
 	_, _ = h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "tail_log"}})
 	// Output:
-	// level=INFO msg=OffloadCompleted tool=tail_log operation=tail_log handle="" count=500 detail=full
+	// level=INFO msg=OffloadCompleted tool=tail_log operation=tail_log count=500
 }
 
 // Provide hands the full, pre-budget result set to the decorator while the

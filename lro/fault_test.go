@@ -255,7 +255,7 @@ func recordShapes(t *testing.T) []recordShape {
 		{
 			name:   "text JSON array",
 			full:   itemLines,
-			tokens: estimate.Heuristic{}.Tokens(arrayText),
+			tokens: estimate.Tokens(string(arrayText)),
 			times:  1,
 			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
 				return callWrapped(t, string(arrayText), opts, arm)
@@ -271,7 +271,7 @@ func recordShapes(t *testing.T) []recordShape {
 		{
 			name:   "text JSON object",
 			full:   itemLines,
-			tokens: estimate.Heuristic{}.Tokens(objectText),
+			tokens: estimate.Tokens(string(objectText)),
 			times:  1,
 			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
 				return callWrapped(t, string(objectText), opts, arm)
@@ -288,7 +288,7 @@ func recordShapes(t *testing.T) []recordShape {
 			full: itemLines,
 			// The client receives the Out value twice: as structured
 			// content and as its text copy.
-			tokens: 2 * estimate.Heuristic{}.Tokens(objectText),
+			tokens: 2 * estimate.Tokens(string(objectText)),
 			times:  2,
 			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
 				s := newServer()
@@ -313,7 +313,7 @@ func recordShapes(t *testing.T) []recordShape {
 			// The SDK validates a typed tool's output as a map and encodes
 			// that, so the middleware sees the items with sorted keys.
 			full:   marshalEach(t, asMaps(t, items)),
-			tokens: 2 * estimate.Heuristic{}.Tokens(objectText),
+			tokens: 2 * estimate.Tokens(string(objectText)),
 			times:  2,
 			call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
 				s := newServer()
@@ -458,7 +458,7 @@ func checkFallback(t *testing.T, f writeFault, s recordShape, threshold int) (ke
 	if s.shown != nil {
 		next = s.shown[k]
 	}
-	if more := s.times * (estimate.Heuristic{}).Tokens(next); used+more+threshold/16 <= threshold {
+	if more := s.times * estimate.Tokens(string(next)); used+more+threshold/16 <= threshold {
 		t.Errorf("the fallback sends %d records (~%d tokens), but record %d (~%d tokens more) also fits within %d", k, used, k, more, threshold)
 	}
 
@@ -470,7 +470,7 @@ func checkFallback(t *testing.T, f writeFault, s recordShape, threshold int) (ke
 	checkWarning(t, res, w, k, n, s.tokens)
 
 	dir, _ := filepath.Abs(opts.OutputDir)
-	want := event.WriteFailed{Tool: "list_items", Operation: "list_items", Count: n, Shown: k, EstimatedTokens: s.tokens, Err: e.Err}
+	want := event.WriteFailed{Tool: "list_items", Operation: "list_items", Count: n, EstimatedTokens: s.tokens, Err: e.Err}
 	if diff := cmp.Diff(want, e, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
 		t.Errorf("WriteFailed event (-want +got):\n%s", diff)
 	}
@@ -531,14 +531,14 @@ func TestFallbackExactFit(t *testing.T) {
 	s := recordShape{
 		name:   "strings of 100 tokens",
 		full:   marshalEach(t, records),
-		tokens: estimate.Heuristic{}.Tokens(text),
+		tokens: estimate.Tokens(string(text)),
 		times:  1,
 		call: func(t *testing.T, opts *lro.Options, arm func()) *mcp.CallToolResult {
 			return callWrapped(t, string(text), opts, arm)
 		},
 		kept: keptArray,
 	}
-	if n := (estimate.Heuristic{}).Tokens(s.full[0]); n != 100 {
+	if n := estimate.Tokens(string(s.full[0])); n != 100 {
 		t.Fatalf("a record estimates %d tokens, want 100", n)
 	}
 	// Nine records of 100 tokens and the warning fit within 1000; ten do not.
@@ -674,7 +674,7 @@ func TestFallbackAfterProvide(t *testing.T) {
 	lines := marshalEach(t, items)
 	setTokens := 0 // a provided set is estimated by its record lines
 	for _, l := range lines {
-		setTokens += estimate.Heuristic{}.Tokens(l)
+		setTokens += estimate.Tokens(string(l))
 	}
 	// check checks the fallback res; structured tells whether the tool has
 	// structured content. knownBug marks the case of the bug reported with
@@ -713,8 +713,8 @@ func TestFallbackAfterProvide(t *testing.T) {
 		e := evs[0].(event.WriteFailed)
 		w := parseWarning(t, res.Content[0].(*mcp.TextContent).Text, e.Err)
 		checkWarning(t, res, w, k, n, setTokens)
-		if e.Count != n || e.Shown != k || e.EstimatedTokens != setTokens {
-			t.Errorf("WriteFailed %+v, want count %d, shown %d, estimated_tokens %d", e, n, k, setTokens)
+		if e.Count != n || e.EstimatedTokens != setTokens {
+			t.Errorf("WriteFailed %+v, want count %d, estimated_tokens %d", e, n, setTokens)
 		}
 	}
 	t.Run("AddTool", func(t *testing.T) {

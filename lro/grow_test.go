@@ -49,11 +49,11 @@ func grownTokens(res *mcp.CallToolResult) int {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			n += estimate.Tokens(tc.Text)
 		} else if b, err := json.Marshal(c); err == nil {
-			n += estimate.Heuristic{}.Tokens(b)
+			n += estimate.Tokens(string(b))
 		}
 	}
 	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
-		n += estimate.Heuristic{}.Tokens(raw)
+		n += estimate.Tokens(string(raw))
 	}
 	return n
 }

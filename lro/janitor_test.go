@@ -143,7 +143,7 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if sweep.InUse != 1 || sweep.TempRemoved != 0 {
+	if sweep.Kept != 1 || !sweep.NextExpiry.IsZero() || sweep.Expired != 0 { // in use: kept, but not for its expiry
 		t.Errorf("sweep during the write = %+v, want the temporary file in use and kept", sweep)
 	}
 	d := descriptorOf(t, r.res)

@@ -327,7 +327,7 @@ func TestAddToolTyped(t *testing.T) {
 		StructuredContent: json.RawMessage(out300),
 	}), rebuilt)
 	// The client would have received the Out value twice.
-	if want := 2 * (estimate.Heuristic{}).Tokens(out300); h.EstimatedTokens != want || d.Summary.EstimatedTokens != want {
+	if want := 2 * estimate.Tokens(string(out300)); h.EstimatedTokens != want || d.Summary.EstimatedTokens != want {
 		t.Errorf("estimated_tokens %d in the header, %d in the summary; want %d, the text and the structured content", h.EstimatedTokens, d.Summary.EstimatedTokens, want)
 	}
 	// The line schema is inferred from the records and takes from the
@@ -390,7 +390,7 @@ func TestProvideEvaluatesTheFullSet(t *testing.T) {
 	h, lines, rebuilt := readOffloaded(t, d.FilePath)
 	tokens := 0
 	for _, l := range lines {
-		tokens += estimate.Heuristic{}.Tokens(l)
+		tokens += estimate.Tokens(string(l))
 	}
 	if h.EstimatedTokens != tokens || d.Summary.EstimatedTokens != tokens {
 		t.Errorf("estimated_tokens %d in the header, %d in the summary; want %d, the records'", h.EstimatedTokens, d.Summary.EstimatedTokens, tokens)
@@ -495,7 +495,7 @@ func TestMediaStaysBesideTheDescriptor(t *testing.T) {
 	d := descriptorOf(t, &mcp.CallToolResult{Content: res.Content[:1]})
 	hdr, lines, rebuilt := readOffloaded(t, d.FilePath)
 	linkJSON, _ := json.Marshal(link)
-	if tokens := (estimate.Heuristic{}).Tokens(big) + (estimate.Heuristic{}).Tokens(linkJSON); len(lines) != 200 || hdr.EstimatedTokens != tokens {
+	if tokens := estimate.Tokens(string(big)) + estimate.Tokens(string(linkJSON)); len(lines) != 200 || hdr.EstimatedTokens != tokens {
 		t.Errorf("%d records and estimated_tokens %d, want 200 and %d (the text and the link)", len(lines), hdr.EstimatedTokens, tokens)
 	}
 	if d.Beside == nil || len(d.Beside.Other) != 1 || !strings.HasPrefix(d.Beside.Other[0], ".content[3]") {
@@ -586,9 +586,9 @@ func TestWriteFailureFallsBackInline(t *testing.T) {
 	}
 	e := evs[0].(event.WriteFailed)
 	full, _ := json.Marshal(listOut{Items: makeItems(300)})
-	tokens := 2 * estimate.Heuristic{}.Tokens(full) // the text and the structured content
-	if e.Err == nil || e.Shown != len(out.Items) || e.Count != 300 || e.EstimatedTokens != tokens {
-		t.Errorf("WriteFailed = %+v, want shown %d, count 300, estimated_tokens %d", e, len(out.Items), tokens)
+	tokens := 2 * estimate.Tokens(string(full)) // the text and the structured content
+	if e.Err == nil || e.Count != 300 || e.EstimatedTokens != tokens {
+		t.Errorf("WriteFailed = %+v, want count 300, estimated_tokens %d", e, tokens)
 	}
 	checkWarning(t, res, parseWarning(t, warning, e.Err), len(out.Items), 300, tokens)
 }

@@ -116,7 +116,7 @@ type Options struct {
 	// descriptions of RecordType's fields (their jsonschema tags).
 	SchemaDescriptions bool
 
-	// Tokenizer estimates tokens. If nil, defaults to [estimate.Heuristic].
+	// Tokenizer estimates tokens. If nil, defaults to [estimate.Tokens].
 	Tokenizer estimate.Tokenizer
 
 	// Observer receives an event for every offload and write failure, maybe
@@ -238,7 +238,7 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	if c.PreviewRecords > offload.MaxPreview {
 		return nil, fmt.Errorf("lro: Options.PreviewRecords is %d, more than %d: %w", c.PreviewRecords, offload.MaxPreview, ErrInvalidOption)
 	}
-	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, estimate.Heuristic{})
+	c.Tokenizer = cmp.Or[estimate.Tokenizer](c.Tokenizer, offload.Heuristic{})
 	redactor, err := newRedactor(c.DisableRedaction, c.RedactPatterns, "Options.RedactPatterns")
 	if err != nil {
 		return nil, err

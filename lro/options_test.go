@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -54,7 +53,7 @@ func TestOptionsCompare(t *testing.T) {
 		PreviewRecords:     2,
 		RecordType:         reflect.TypeFor[struct{ A int }](),
 		SchemaDescriptions: true,
-		Tokenizer:          estimate.Heuristic{},
+		Tokenizer:          idTokenizer{},
 		Observer:           namedObserver{"a"},
 		ExtractTools:       true,
 		Always:             true,

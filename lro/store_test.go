@@ -260,8 +260,8 @@ func TestStoreBucket(t *testing.T) {
 					offloaded = append(offloaded, o)
 				}
 			}
-			if len(offloaded) != 1 || offloaded[0].Handle != h || offloaded[0].Path != "" || offloaded[0].Bytes != *got.link.Size {
-				t.Errorf("Offloaded events = %+v, want one with handle %s, no path and %d bytes", offloaded, h, *got.link.Size)
+			if len(offloaded) != 1 || offloaded[0].Path != h || offloaded[0].Bytes != *got.link.Size {
+				t.Errorf("Offloaded events = %+v, want one with the handle %s as its path and %d bytes", offloaded, h, *got.link.Size)
 			}
 		})
 	}

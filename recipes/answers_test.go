@@ -185,7 +185,7 @@ func TestAnswersFit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n := (estimate.Heuristic{}).Tokens(out); n > defaultThreshold {
+				if n := estimate.Tokens(string(out)); n > defaultThreshold {
 					t.Errorf("%s: recipe %d %q: its first ten outputs are ~%d tokens, above the threshold %d:\n%.300s",
 						tc.reason, r.Number, r.Description, n, defaultThreshold, out)
 				}

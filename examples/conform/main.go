@@ -178,8 +178,6 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&srv.Prefix, "prefix", "atlatl", "the `prefix` of offloaded file names")
 	fs.StringVar(&srv.Operation, "operation", "", "the `operation` the files must name (checked when given)")
 	outputDir := fs.String("output-dir", "", "the `folder` the files must be in (checked when given)")
-	fs.BoolVar(&o.cfg.InProcess, "gojq", false, "run the recipes in process with gojq even when jq is installed")
-	fs.DurationVar(&o.cfg.RecipeTimeout, "recipe-timeout", 30*time.Second, "how long one recipe may run")
 	cleanupWithin := fs.Duration("cleanup-within", 0, "check cleanup: wait this `long` for the server to delete an expired file (0: skip L2.cleanup)")
 	fs.DurationVar(&srv.TTL, "ttl", time.Hour, "the server's file time to live, for the cleanup check")
 	cleanupDir := fs.String("cleanup-dir", "", "the server's output `folder`, for the cleanup check (default: the folder of the first offloaded file); without -output-dir, the files must be in it")

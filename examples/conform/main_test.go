@@ -218,7 +218,7 @@ func TestURL(t *testing.T) {
 	defer hs.Close()
 	var stdout, stderr strings.Builder
 	code := run(context.Background(), []string{
-		"-tool", "items", "-level", "2", "-gojq", "-large", `{"n": 300}`, "-small", `{"n": 2}`, "-url", hs.URL,
+		"-tool", "items", "-level", "2", "-large", `{"n": 300}`, "-small", `{"n": 2}`, "-url", hs.URL,
 	}, &stdout, &stderr)
 	if code != exitPass {
 		t.Fatalf("exit status %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -273,7 +273,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 	}
 	help := stderr.String()
 	for _, f := range []string{"-tool", "-large", "-small", "-level", "-url", "-details", "-detail-arg", "-default-detail",
-		"-query-arg", "-threshold", "-prefix", "-operation", "-output-dir", "-gojq", "-recipe-timeout", "-cleanup-within",
+		"-query-arg", "-threshold", "-prefix", "-operation", "-output-dir", "-cleanup-within",
 		"-ttl", "-cleanup-dir", "-fallback", "-fallback-url", "-timeout", "-v", envOutputDir, "L3.events", "Exit status"} {
 		if !strings.Contains(help, f) {
 			t.Errorf("-h does not mention %s", f)

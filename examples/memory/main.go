@@ -211,19 +211,9 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 			return nil, fmt.Errorf("an output folder (flag -output-dir, output_dir or ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR: %q) cannot be combined with a bucket (flag -storage, storage or ATLATL_PROMPT__OFFLOAD__STORAGE): results go to the bucket", opts.OutputDir)
 		}
 		// The client cannot read a bucket: the descriptors point to the
-		// extraction tools, which every replica serves.
+		// extraction tools, which every replica serves. (store.Open has
+		// listed the bucket once.)
 		opts.ExtractTools = true
-		ctx, cancel := context.WithTimeout(context.Background(), bucketCheckTimeout)
-		err := opts.Store.Check(ctx)
-		cancel()
-		if err != nil {
-			opts.Store.Close()
-			from := "the configuration's storage (ATLATL_PROMPT__OFFLOAD__STORAGE or the file's storage key)"
-			if set["storage"] {
-				from = "flag -storage"
-			}
-			return nil, fmt.Errorf("%s: %w", from, err)
-		}
 	}
 	if set["storage"] {
 		// The flag's store replaced the one LoadOptions checked.
@@ -255,9 +245,6 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 	opts.Observer = event.Slog(logger)
 	return &app{store: store, opts: opts, http: *httpAddr, logger: logger}, nil
 }
-
-// bucketCheckTimeout bounds the check of a bucket at start.
-const bucketCheckTimeout = 20 * time.Second
 
 // run serves until ctx is done (a signal: the calls in flight are cancelled,
 // and run returns nil) or, over stdio, the client disconnects.

@@ -282,7 +282,7 @@ func unseenProperties(schema map[string]any, values []any, place string) []strin
 }
 
 // TestEstimatorAgainstTokenizers measures the library's estimator
-// (estimate.Heuristic, about one token per four characters) against the
+// (estimate.Tokens, about one token per four characters) against the
 // o200k_base and cl100k_base tokenizers, on the example's record lines at
 // each detail level (1,000 memories) and on its golden descriptors, and
 // checks the error BENCHMARKS.md reports: the estimator undercounts, by less
@@ -337,7 +337,7 @@ func TestEstimatorAgainstTokenizers(t *testing.T) {
 		bytes, est := 0, 0
 		for _, s := range r.texts {
 			bytes += len(s)
-			est += estimate.Heuristic{}.Tokens([]byte(s))
+			est += estimate.Tokens(s)
 		}
 		o200k, cl100k := count(string(tokenizer.O200kBase), r.texts), count(string(tokenizer.Cl100kBase), r.texts)
 		errO, errC := float64(est)/float64(o200k)-1, float64(est)/float64(cl100k)-1
@@ -350,5 +350,5 @@ func TestEstimatorAgainstTokenizers(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("estimate.Heuristic against real tokenizers (error = estimator / tokenizer - 1):\n%s", table.String())
+	t.Logf("estimate.Tokens against real tokenizers (error = estimator / tokenizer - 1):\n%s", table.String())
 }

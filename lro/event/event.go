@@ -29,20 +29,15 @@ type Offloaded struct {
 	// Operation is the operation recorded in the file's header and name,
 	// as sanitized for a file name, for example "recall".
 	Operation string `log:"operation"`
-	// Path is the absolute path of the JSONL file, or "" for a file
-	// written to a bucket.
+	// Path is the absolute path of the offload file, or the key of the
+	// object written to a bucket, which is its handle. (In a folder of a
+	// store, lro.Options.Store, the handle is the file's base name.)
 	Path string `log:"path"`
-	// Handle is the file's handle (its name) when it was written to a
-	// store (lro.Options.Store), else "".
-	Handle string `log:"handle"`
 	// Count is the number of records written: the lines after the header.
 	Count int `log:"count"`
 	// EstimatedTokens is the estimated size of the whole result set, the sum
 	// over its record lines.
 	EstimatedTokens int `log:"estimated_tokens"`
-	// Detail is the detail level of the records: "light", "medium" or
-	// "full".
-	Detail string `log:"detail"`
 	// Bytes is the size of the file, header line included.
 	Bytes int64 `log:"bytes"`
 	// Duration is the time spent writing the file and building the
@@ -52,7 +47,8 @@ type Offloaded struct {
 
 // WriteFailed, named "OffloadWriteFailed", is emitted when a result set
 // above the threshold could not be written. The call still succeeded, with
-// Shown of Count records inline and a warning, and no file was left behind.
+// as many whole records inline as fit within the threshold and a warning
+// that says how many of Count they are, and no file was left behind.
 type WriteFailed struct {
 	// Tool is the name of the tool that produced the result.
 	Tool string `log:"tool"`
@@ -61,9 +57,6 @@ type WriteFailed struct {
 	Operation string `log:"operation"`
 	// Count is the number of records in the whole result set.
 	Count int `log:"count"`
-	// Shown is the number of leading records kept in the truncated inline
-	// result: as many whole records as fit within the threshold.
-	Shown int `log:"shown"`
 	// EstimatedTokens is the estimated size of the whole result set.
 	EstimatedTokens int `log:"estimated_tokens"`
 	// Err is why the write failed, wrapping the underlying error (such as

@@ -26,18 +26,18 @@ func ExampleSlog() {
 	ctx := context.Background()
 	obs.Observe(ctx, event.Offloaded{
 		Tool: "recall_memories", Operation: "recall", Path: "/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl",
-		Count: 200, EstimatedTokens: 31000, Detail: "light", Bytes: 124000, Duration: 3 * time.Millisecond,
+		Count: 200, EstimatedTokens: 31000, Bytes: 124000, Duration: 3 * time.Millisecond,
 	})
 	obs.Observe(ctx, event.WriteFailed{
-		Tool: "recall_memories", Operation: "recall", Count: 200, Shown: 9,
+		Tool: "recall_memories", Operation: "recall", Count: 200,
 		EstimatedTokens: 31000, Err: fmt.Errorf("jsonl: %w", syscall.ENOSPC),
 	})
 	obs.Observe(ctx, event.FileExpired{
 		Path: "/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl", CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
 	})
 	// Output:
-	// level=INFO msg=OffloadCompleted tool=recall_memories operation=recall path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl handle="" count=200 estimated_tokens=31000 detail=light bytes=124000 duration=3ms
-	// level=WARN msg=OffloadWriteFailed tool=recall_memories operation=recall count=200 shown=9 estimated_tokens=31000 error="jsonl: no space left on device"
+	// level=INFO msg=OffloadCompleted tool=recall_memories operation=recall path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl count=200 estimated_tokens=31000 bytes=124000 duration=3ms
+	// level=WARN msg=OffloadWriteFailed tool=recall_memories operation=recall count=200 estimated_tokens=31000 error="jsonl: no space left on device"
 	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z temporary=false
 }
 

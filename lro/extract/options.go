@@ -116,7 +116,7 @@ type config struct {
 // newConfig copies opts, applies defaults and validates, naming the first
 // invalid field.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{Tokenizer: estimate.Heuristic{}, Now: time.Now}
+	c := &config{Tokenizer: offload.Heuristic{}, Now: time.Now}
 	if opts != nil {
 		c.Options = *opts
 	}

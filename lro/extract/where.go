@@ -12,8 +12,8 @@ import (
 
 	"github.com/itchyny/gojq"
 
-	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/recipes"
 )
 
@@ -306,7 +306,7 @@ func wherePreview(res *results, threshold int) string {
 		if err != nil {
 			continue
 		}
-		if size += (estimate.Heuristic{}).Tokens(b); size > threshold/4 {
+		if size += (offload.Heuristic{}).Tokens(b); size > threshold/4 {
 			break
 		}
 		if o, ok := v.(map[string]any); ok && fields == nil {

@@ -71,11 +71,10 @@ func Example() {
 
 	var table strings.Builder
 	ok, err := lrotest.Check(ctx, cs, &lrotest.Config{
-		Tool:      "notes",
-		Large:     map[string]any{"n": 200},
-		Small:     map[string]any{"n": 3},
-		Level:     2,
-		InProcess: true, // run the recipes with gojq, whether or not jq is installed
+		Tool:  "notes",
+		Large: map[string]any{"n": 200},
+		Small: map[string]any{"n": 3},
+		Level: 2,
 	}, &table)
 	if err != nil {
 		log.Fatal(err)

@@ -61,7 +61,7 @@ var level1 = []requirement{
 		var chars, tokens int
 		for _, l := range texts {
 			chars += utf8.RuneCount(l)
-			tokens += estimate.Heuristic{}.Tokens(l)
+			tokens += estimate.Tokens(string(l))
 		}
 		if float64(est) < float64(chars)/8 || est > 2*int64(tokens+len(texts)) {
 			v.fail("the header estimates %d tokens; %s %d characters, ~%d tokens at 4 characters per token", est, what, chars, chars/4)

@@ -56,13 +56,6 @@ type Config struct {
 	// folder cannot be written. It enables the L3.fallback checks; if nil,
 	// they are skipped.
 	Fallback *mcp.ClientSession
-
-	// InProcess runs the recipes with github.com/itchyny/gojq even when jq
-	// is installed. Without jq, recipes always run in process.
-	InProcess bool
-
-	// RecipeTimeout bounds each recipe's run. If zero, 30 seconds.
-	RecipeTimeout time.Duration
 }
 
 // errInvalidConfig is wrapped by the error of [Check] when it cannot run.
@@ -71,6 +64,9 @@ var errInvalidConfig = errors.New("lrotest: invalid configuration")
 // maxClockSkew is how far the times a server writes (the ULID of the file
 // name, the header's timestamp) may lie outside the call.
 const maxClockSkew = 5 * time.Minute
+
+// recipeTimeout bounds each recipe's run.
+const recipeTimeout = 30 * time.Second
 
 // status is the outcome of one requirement.
 type status int
@@ -158,7 +154,7 @@ func (r *report) writeTable(w io.Writer) error {
 // or a tool the server does not list. It does not change cfg, and is safe
 // to call concurrently on different sessions.
 func Check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, w io.Writer) (ok bool, err error) {
-	rep, err := check(ctx, cs, cfg)
+	rep, err := check(ctx, cs, cfg, false)
 	if err != nil {
 		return false, err
 	}
@@ -173,7 +169,7 @@ func Check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, w io.Writer)
 // with t.Logf. It calls t.Fatal if the check cannot run.
 func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
 	t.Helper()
-	rep, err := check(t.Context(), cs, cfg)
+	rep, err := check(t.Context(), cs, cfg, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,8 +194,9 @@ type checker struct {
 }
 
 // check checks as [Check] does, on a copy of cfg with its defaults filled
-// in, and returns the report.
-func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, error) {
+// in, and returns the report. With inProcess, the recipes run with gojq
+// even when jq is installed (the tests' choice).
+func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bool) (*report, error) {
 	if cs == nil {
 		return nil, fmt.Errorf("%w: nil session", errInvalidConfig)
 	}
@@ -220,8 +217,6 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 		return nil, fmt.Errorf("%w: Config.Large is nil; give arguments whose result is offloaded", errInvalidConfig)
 	case k.Level < 0 || k.Level > 3:
 		return nil, fmt.Errorf("%w: Config.Level = %d, want 1, 2 or 3", errInvalidConfig, k.Level)
-	case k.RecipeTimeout < 0:
-		return nil, fmt.Errorf("%w: Config.RecipeTimeout = %v, must not be negative", errInvalidConfig, k.RecipeTimeout)
 	case s.ThresholdTokens < 0 || s.TTL < 0 || s.CleanupInterval < 0:
 		return nil, fmt.Errorf("%w: Config.Server: ThresholdTokens %d, TTL %v and CleanupInterval %v must not be negative",
 			errInvalidConfig, s.ThresholdTokens, s.TTL, s.CleanupInterval)
@@ -229,7 +224,6 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 		return nil, fmt.Errorf("%w: Config.Details holds an empty detail level", errInvalidConfig)
 	}
 	k.Level = cmp.Or(k.Level, 3)
-	k.RecipeTimeout = cmp.Or(k.RecipeTimeout, 30*time.Second)
 	s.ThresholdTokens = cmp.Or(s.ThresholdTokens, 1600)
 	s.Prefix = cmp.Or(s.Prefix, "atlatl")
 	s.DetailArgument = cmp.Or(s.DetailArgument, "detail")
@@ -237,8 +231,8 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config) (*report, er
 	s.TTL = cmp.Or(s.TTL, time.Hour)
 	c.obs = &observe.Server{Session: cs, Tool: k.Tool, Prefix: s.Prefix, Operation: s.Operation, OutputDir: s.OutputDir,
 		TTL: s.TTL, RunRecipes: k.Level >= 2, Plant: s.CleanupInterval > 0 && k.Level >= 2,
-		RecipeTimeout: k.RecipeTimeout, Local: map[string]time.Time{}, FullCount: -1}
-	if !k.InProcess {
+		RecipeTimeout: recipeTimeout, Local: map[string]time.Time{}, FullCount: -1}
+	if !inProcess {
 		c.obs.JQ, c.obs.JQVersion = jqcmd.FindJQ()
 	}
 	for _, r := range catalogue {

@@ -68,8 +68,7 @@ func TestConformingServerPassesLevel3(t *testing.T) {
 				srv := startServer(t, serverOptions{store: st.kind, desc: func(t *testing.T, d map[string]any) { paths = append(paths, filePath(d)) }})
 				fb := startServer(t, serverOptions{store: st.kind, unwritable: true})
 				cfg := config(srv, fb)
-				cfg.InProcess = inProcess
-				rep, err := check(context.Background(), srv.cs, cfg)
+				rep, err := check(context.Background(), srv.cs, cfg, inProcess)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -97,9 +96,8 @@ func TestConformingServerPassesLevel3(t *testing.T) {
 func TestSweeperAlonePassesCleanup(t *testing.T) {
 	srv := startServer(t, serverOptions{sweeperOnly: true})
 	cfg := config(srv, nil)
-	cfg.InProcess = true
 	cfg.Level = 2
-	rep, err := check(context.Background(), srv.cs, cfg)
+	rep, err := check(context.Background(), srv.cs, cfg, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +148,6 @@ func checkLevel3Report(t *testing.T, rep *report, inProcess bool) {
 func TestRun(t *testing.T) {
 	srv := startServer(t, serverOptions{})
 	cfg := config(srv, startServer(t, serverOptions{unwritable: true}))
-	cfg.InProcess = true
 	Run(t, srv.cs, cfg)
 }
 
@@ -167,10 +164,9 @@ func TestLevels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		cfg := config(srv, nil)
-		cfg.InProcess = true
 		cfg.Server.CleanupInterval = 200 * time.Millisecond // the planted file stays
 		cfg.Level = tt.level
-		rep, err := check(context.Background(), srv.cs, cfg)
+		rep, err := check(context.Background(), srv.cs, cfg, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,8 +196,8 @@ func TestLevels(t *testing.T) {
 // requirements they enable are skipped with a reason naming the field.
 func TestSkipsSayWhy(t *testing.T) {
 	srv := startServer(t, serverOptions{})
-	cfg := &Config{Tool: "recall", Large: map[string]any{"query": "cache", "n": 60}, InProcess: true}
-	rep, err := check(context.Background(), srv.cs, cfg)
+	cfg := &Config{Tool: "recall", Large: map[string]any{"query": "cache", "n": 60}}
+	rep, err := check(context.Background(), srv.cs, cfg, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +241,7 @@ func TestCheckRefusesBadConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := check(context.Background(), tt.cs, tt.cfg)
+			rep, err := check(context.Background(), tt.cs, tt.cfg, false)
 			if !errors.Is(err, errInvalidConfig) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Check = %v, %v; want an ErrInvalidConfig naming %q", rep, err, tt.want)
 			}
@@ -257,10 +253,9 @@ func TestCheckRefusesBadConfig(t *testing.T) {
 func TestConfigIsCopied(t *testing.T) {
 	srv := startServer(t, serverOptions{})
 	cfg := config(srv, nil)
-	cfg.InProcess = true
 	cfg.Server.CleanupInterval = 0
 	large, server := cfg.Large, *cfg.Server
-	if _, err := check(context.Background(), srv.cs, cfg); err != nil {
+	if _, err := check(context.Background(), srv.cs, cfg, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := large["detail"]; ok || cfg.Level != 0 || cfg.Server.ThresholdTokens != 0 || cfg.Server.Prefix != "" || !reflect.DeepEqual(*cfg.Server, server) {
@@ -342,9 +337,8 @@ func TestDocListsEveryRequirement(t *testing.T) {
 func TestFallbackSessionWithAStore(t *testing.T) {
 	srv := startServer(t, serverOptions{store: bucketStore})
 	cfg := config(srv, startServer(t, serverOptions{store: bucketStore}))
-	cfg.InProcess = true
 	cfg.Details = nil
-	rep, err := check(context.Background(), srv.cs, cfg)
+	rep, err := check(context.Background(), srv.cs, cfg, true)
 	if err != nil {
 		t.Fatal(err)
 	}

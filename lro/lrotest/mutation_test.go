@@ -478,8 +478,7 @@ func checkMutation(t *testing.T, m mutation, inProcess bool) {
 	fb := m.fallback
 	fb.unwritable = true
 	cfg := config(srv, startServer(t, fb))
-	cfg.InProcess = inProcess
-	rep, err := check(context.Background(), srv.cs, cfg)
+	rep, err := check(context.Background(), srv.cs, cfg, inProcess)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,9 @@ type Store struct {
 // Open returns a Store at location: a bucket URL (scheme://...), opened by
 // package [github.com/zircote/lro-go/lro/store/blobstore] if the program
 // imports it, or else the path of a local folder, as [NewFolder].
+// Open lists the bucket once, within [Options.WriteTimeout], so that a
+// bucket that cannot be reached (a wrong endpoint, credentials or name)
+// fails here with the reason, rather than making every offload fall back.
 // [Store.Close] closes a bucket that Open opened. No error message holds
 // the password of a URL.
 func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
@@ -124,17 +127,27 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	}
 	opened, err := open(ctx, location)
 	if err != nil {
-		if safe != location { // the message may quote the URL
-			return nil, &redactedError{msg: strings.ReplaceAll(err.Error(), location, safe), err: err}
-		}
-		return nil, err
+		return nil, redacted(err, location, safe)
 	}
 	b, ok := opened.(Bucket)
 	if !ok {
 		return nil, fmt.Errorf("store: bucket URL %s: the opener returned a %T, not a Bucket", safe, opened)
 	}
 	s.bucket, s.owned = b, true
+	if err := s.listOnce(ctx); err != nil {
+		s.Close()
+		return nil, redacted(err, location, safe)
+	}
 	return s, nil
+}
+
+// redacted returns err, or if the URL location has a password (safe is
+// location redacted), err with safe in place of location in its message.
+func redacted(err error, location, safe string) error {
+	if safe == location {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(err.Error(), location, safe), err: err}
 }
 
 // redactedError is an opener's error without the URL's password: it
@@ -233,13 +246,10 @@ func (s *Store) Prefix() string { return s.prefix }
 // TTL returns how long the Store's handles are valid.
 func (s *Store) TTL() time.Duration { return s.ttl }
 
-// Check lists the bucket of a Store once, and does nothing for a folder.
-// Call it at start, so that a bucket that cannot be reached stops the
-// server with the reason, rather than making every offload fall back.
-func (s *Store) Check(ctx context.Context) error {
-	if s.bucket == nil {
-		return nil
-	}
+// listOnce lists the bucket of s once, within the write timeout.
+func (s *Store) listOnce(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
+	defer cancel()
 	errSeen := errors.New("seen")
 	err := s.bucket.List(ctx, s.prefix+"-", func(string) error { return errSeen })
 	if err != nil && !errors.Is(err, errSeen) {

@@ -93,7 +93,7 @@ func TestGenerateRecordSize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			total += estimate.Heuristic{}.Tokens(b)
+			total += estimate.Tokens(string(b))
 		}
 		return float64(total) / float64(len(ms))
 	}

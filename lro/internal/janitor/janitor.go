@@ -73,7 +73,7 @@ func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
 		now := time.Now()
 		res, err := j.Sweep(context.Background(), now)
 		janitors.Lock()
-		if err == nil && !s.fresh && res.Kept == 0 && res.InUse == 0 {
+		if err == nil && !s.fresh && res.Kept == 0 {
 			s.running = false
 			janitors.Unlock()
 			return

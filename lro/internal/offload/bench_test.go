@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
@@ -78,7 +77,7 @@ func BenchmarkApply(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now, Redactor: redactor}
+	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: Heuristic{}, Now: time.Now, Redactor: redactor}
 	c.Create = func(op string) (*jsonl.Writer, error) {
 		return jsonl.NewWriter(discard{}, "", op), nil
 	}
@@ -113,7 +112,7 @@ func BenchmarkManyTextItems(b *testing.B) {
 			for i := range items {
 				items[i] = &mcp.TextContent{Text: "x"}
 			}
-			c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
+			c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: Heuristic{}, Now: time.Now}
 			c.Create = func(op string) (*jsonl.Writer, error) {
 				return jsonl.NewWriter(discard{}, "", op), nil
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -91,7 +90,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	if n > 0 && c.Profile != descriptor.ProfileBarePointer {
 		ps = newPreviews(t, count, n, fields, cmp.Or(in.Noun, p.noun()))
 	}
-	if _, ok := c.Tokenizer.(estimate.Heuristic); ok && ps != nil {
+	if _, ok := c.Tokenizer.(Heuristic); ok && ps != nil {
 		// The descriptor with the whole preview mostly fits: it is made
 		// first. When it fits, so does the one without it (the heuristic
 		// counts no more tokens of fewer bytes), which fit would then

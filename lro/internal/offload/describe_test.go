@@ -106,7 +106,7 @@ type o200k struct{ codec tokenizer.Codec }
 
 func (o o200k) Tokens(text []byte) int {
 	if len(text) > 64<<10 {
-		return estimate.Heuristic{}.Tokens(text)
+		return Heuristic{}.Tokens(text)
 	}
 	n, _ := o.codec.Count(string(text))
 	return max(n, 1)
@@ -127,7 +127,7 @@ func TestLargeRecordsKeepRecipes(t *testing.T) {
 		name string
 		tok  estimate.Tokenizer
 	}{
-		{"heuristic", estimate.Heuristic{}},
+		{"heuristic", Heuristic{}},
 		{"o200k", o200k{codec}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

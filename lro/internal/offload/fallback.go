@@ -63,7 +63,6 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 		Tool:            call.Tool,
 		Operation:       disk.SanitizeOperation(call.Operation),
 		Count:           total,
-		Shown:           fb.shown,
 		EstimatedTokens: p.tokens,
 		Err:             werr,
 	})

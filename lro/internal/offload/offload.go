@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,7 +72,7 @@ type Config struct {
 
 // New returns c with every default applied: Threshold [DefaultThreshold],
 // Prefix the Store's or [disk.DefaultPrefix], Tokenizer
-// [estimate.Heuristic] and Now [time.Now]. It checks nothing: its callers
+// [Heuristic] and Now [time.Now]. It checks nothing: its callers
 // validate their options.
 func New(c Config) *Config {
 	c.Threshold = cmp.Or(c.Threshold, DefaultThreshold)
@@ -82,12 +83,21 @@ func New(c Config) *Config {
 		}
 	}
 	if c.Tokenizer == nil {
-		c.Tokenizer = estimate.Heuristic{}
+		c.Tokenizer = Heuristic{}
 	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
 	return &c
+}
+
+// Heuristic is the default [estimate.Tokenizer]: [estimate.Tokens], which
+// the engine also calls on a string without copying it.
+type Heuristic struct{}
+
+// Tokens returns estimate.Tokens of b, without copying b.
+func (Heuristic) Tokens(b []byte) int {
+	return estimate.Tokens(unsafe.String(unsafe.SliceData(b), len(b))) // read only
 }
 
 // Outcome is what [Config.Apply] did with a result.
@@ -209,7 +219,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 // textTokens estimates the tokens of s, without copying it for the built-in
 // heuristic.
 func (c *Config) textTokens(s string) int {
-	if _, ok := c.Tokenizer.(estimate.Heuristic); ok {
+	if _, ok := c.Tokenizer.(Heuristic); ok {
 		return estimate.Tokens(s)
 	}
 	return c.Tokenizer.Tokens([]byte(s))

@@ -15,12 +15,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/jsonl"
 )
 
 func testConfig(t *testing.T) *Config {
-	return &Config{Threshold: 1, Dir: t.TempDir(), Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
+	return &Config{Threshold: 1, Dir: t.TempDir(), Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: Heuristic{}, Now: time.Now}
 }
 
 // readBack reads the file a descriptor in res names, and rebuilds it.

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,11 +91,9 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	emit(ctx, c.Observer, event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
-		Path:            path,
-		Handle:          in.Handle,
+		Path:            cmp.Or(path, in.Handle),
 		Count:           count,
 		EstimatedTokens: p.tokens,
-		Detail:          in.Detail,
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
 	})

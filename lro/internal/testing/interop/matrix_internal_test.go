@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
 
@@ -126,7 +125,7 @@ func TestOffloadDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := result()
-	c := &offload.Config{Threshold: 100, Dir: t.TempDir(), Prefix: "interop", SchemaVersion: "1.0", Tokenizer: estimate.Heuristic{}, Now: time.Now}
+	c := &offload.Config{Threshold: 100, Dir: t.TempDir(), Prefix: "interop", SchemaVersion: "1.0", Tokenizer: offload.Heuristic{}, Now: time.Now}
 	if !c.Apply(context.Background(), func() offload.Call { return offload.Call{Tool: "read_graph"} }, res, []byte(graph.String()), nil).Changed() {
 		t.Fatal("the core did not offload the graph")
 	}
