@@ -29,7 +29,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 )
 
 var record = flag.Bool("record", false, "record the corpus again from its sources")
