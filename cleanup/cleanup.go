@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 // ErrInvalidOption is returned (wrapped, naming the field) by [New] and
@@ -138,12 +139,12 @@ func New(opts *Options) (*Janitor, error) {
 	if o.TTL < 0 {
 		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}
-	o.TTL = cmp.Or(o.TTL, disk.DefaultTTL)
+	o.TTL = cmp.Or(o.TTL, spec.DefaultTTL)
 	if o.Interval < 0 {
 		return nil, fmt.Errorf("cleanup: Options.Interval is %v: %w", o.Interval, ErrInvalidOption)
 	}
-	o.Interval = cmp.Or(o.Interval, disk.DefaultInterval)
-	o.Prefix = cmp.Or(o.Prefix, disk.DefaultPrefix)
+	o.Interval = cmp.Or(o.Interval, spec.DefaultInterval)
+	o.Prefix = cmp.Or(o.Prefix, spec.DefaultPrefix)
 	if err := disk.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}

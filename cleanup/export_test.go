@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 // SetBeforeRemove makes j call f with the name of each expired regular file
@@ -27,8 +28,8 @@ func StartWith(ctx context.Context, opts *Options, now func() time.Time) (*Janit
 // The defaults of Options.TTL and Options.Interval, and the margin of a
 // bucket's sweep, which users find documented on the fields.
 const (
-	DefaultTTL      = disk.DefaultTTL
-	DefaultInterval = disk.DefaultInterval
+	DefaultTTL      = spec.DefaultTTL
+	DefaultInterval = spec.DefaultInterval
 	SkewMargin      = disk.SkewMargin
 )
 

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 var (
@@ -47,7 +48,7 @@ var (
 )
 
 // headerType is the value of the header line's "type" field.
-const headerType = "lro_header"
+const headerType = spec.HeaderType
 
 // Header is the first line of an offloaded file, the specification's
 // OffloadHeader, written with its fields in this order, for example

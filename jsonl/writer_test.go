@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -140,7 +141,7 @@ func TestPathAndName(t *testing.T) {
 	if got := filepath.Dir(w.Path()); got != dir {
 		t.Errorf("Path() is in %q, want %q", got, dir)
 	}
-	op, id, ok := disk.ParseName(filepath.Base(w.Path()), disk.DefaultPrefix)
+	op, id, ok := disk.ParseName(filepath.Base(w.Path()), spec.DefaultPrefix)
 	if !ok || op != "search_memories" {
 		t.Fatalf("ParseName(%q) = %q, _, %v; want search_memories, true", filepath.Base(w.Path()), op, ok)
 	}
@@ -448,8 +449,8 @@ func TestCreateOptions(t *testing.T) {
 		if got := filepath.Dir(w.Path()); got != tmp {
 			t.Errorf("Path() dir = %q, want os.TempDir() %q", got, tmp)
 		}
-		if base := filepath.Base(w.Path()); !strings.HasPrefix(base, disk.DefaultPrefix+"-recall-") {
-			t.Errorf("Path() base = %q, want prefix %q", base, disk.DefaultPrefix+"-recall-")
+		if base := filepath.Base(w.Path()); !strings.HasPrefix(base, spec.DefaultPrefix+"-recall-") {
+			t.Errorf("Path() base = %q, want prefix %q", base, spec.DefaultPrefix+"-recall-")
 		}
 		if _, id, _ := disk.ParseName(filepath.Base(w.Path()), ""); time.Since(id.Timestamp()) < 0 || time.Since(id.Timestamp()) > time.Minute {
 			t.Errorf("the name's time = %v, want about now", id.Timestamp())

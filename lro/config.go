@@ -18,7 +18,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
@@ -105,7 +105,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if out.TTL == 0 && out.Store != nil {
 		out.TTL = out.Store.TTL()
 	}
-	out.TTL = cmp.Or(out.TTL, disk.DefaultTTL)
+	out.TTL = cmp.Or(out.TTL, spec.DefaultTTL)
 	if err := out.Validate(); err != nil {
 		return nil, err
 	}

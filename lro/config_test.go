@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 )
@@ -77,7 +78,7 @@ enabled = false
 		want     lro.Options
 	}{{
 		name: "nothing set: the spec's defaults",
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL},
 	}, {
 		name: "the file sets every key",
 		file: file,
@@ -123,7 +124,7 @@ enabled = false
 		name: "the environment disables what the file enabled",
 		file: "[prompt.offload]\nenabled = true\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ENABLED": "false"},
-		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL},
+		want: lro.Options{Disabled: true, ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL},
 	}, {
 		name:   "another product's prefix; ATLATL variables are then ignored",
 		prefix: "MYAPP",
@@ -132,13 +133,13 @@ enabled = false
 			"MYAPP_PROMPT__OFFLOAD__PROFILE":           "no_schema",
 			"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "7",
 		},
-		want: lro.Options{ThresholdTokens: 900, TTL: disk.DefaultTTL, Profile: descriptor.ProfileNoSchema},
+		want: lro.Options{ThresholdTokens: 900, TTL: spec.DefaultTTL, Profile: descriptor.ProfileNoSchema},
 	}, {
 		name: "the client's folder and the tools always offloaded, from the file and the environment",
 		file: "[prompt.offload]\nclient_dir = \"/from/toml\"\n[prompt.offload.tools.export]\nalways = true\n[prompt.offload.tools.recall]\nthreshold_tokens = 900\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": " recall , dump", "ATLATL_PROMPT__OFFLOAD__CLIENT_DIR": "/from/env"},
 		want: lro.Options{
-			ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, ClientDir: "/from/env",
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL, ClientDir: "/from/env",
 			Tools: map[string]lro.Options{
 				"export": {Always: true},
 				"recall": {ThresholdTokens: 900, Always: true},
@@ -148,23 +149,23 @@ enabled = false
 	}, {
 		name: "preview_records from the file; 0, none, is -1",
 		file: "[prompt.offload]\npreview_records = 0\n",
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, PreviewRecords: -1},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL, PreviewRecords: -1},
 	}, {
 		name: "the environment's preview_records overrides the file's",
 		file: "[prompt.offload]\npreview_records = 0\n",
 		vars: map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": " 5 "},
-		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, PreviewRecords: 5},
+		want: lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL, PreviewRecords: 5},
 	}, {
 		name:     "explicit PreviewRecords wins",
 		vars:     map[string]string{"ATLATL_PROMPT__OFFLOAD__PREVIEW_RECORDS": "0"},
 		explicit: &lro.Options{PreviewRecords: 2},
-		want:     lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, PreviewRecords: 2},
+		want:     lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL, PreviewRecords: 2},
 	}, {
 		name:     "explicit Always and ClientDir win",
 		file:     "[prompt.offload]\nclient_dir = \"/from/toml\"\n",
 		explicit: &lro.Options{ClientDir: "/explicit", Tools: map[string]lro.Options{"export": {Always: true}}},
 		want: lro.Options{
-			ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL, ClientDir: "/explicit",
+			ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL, ClientDir: "/explicit",
 			Tools: map[string]lro.Options{"export": {Always: true}},
 		},
 	}}

@@ -31,8 +31,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/shell"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -425,11 +425,11 @@ func conformanceLevel2(t *testing.T) {
 				j.Close()
 			})
 		}
-		sweep(t0.Add(disk.DefaultTTL - time.Millisecond))
+		sweep(t0.Add(spec.DefaultTTL - time.Millisecond))
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("file deleted before its TTL: %v", err)
 		}
-		sweep(t0.Add(disk.DefaultTTL))
+		sweep(t0.Add(spec.DefaultTTL))
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("file kept after its TTL: %v", err)
 		}
@@ -497,7 +497,7 @@ func conformanceLevel3(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		now = t0.Add(disk.DefaultTTL)
+		now = t0.Add(spec.DefaultTTL)
 		synctest.Test(t, func(t *testing.T) {
 			// The janitor runs on time.Now: the bubble's clock, moved to now.
 			time.Sleep(now.Sub(time.Now()))

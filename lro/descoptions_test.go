@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
@@ -51,7 +52,7 @@ func TestClientDir(t *testing.T) {
 		t.Fatalf("file_path %s is not in the client's folder %s", d.FilePath, clientDir)
 	}
 	base := filepath.Base(d.FilePath)
-	if _, _, ok := disk.ParseName(base, disk.DefaultPrefix); !ok {
+	if _, _, ok := disk.ParseName(base, spec.DefaultPrefix); !ok {
 		t.Errorf("file name %s is not {prefix}-{operation}-{ulid}.jsonl", base)
 	}
 	if _, err := os.Lstat(filepath.Join(serverDir, base)); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/disk"
 	redaction "github.com/zircote/lro-go/internal/redact" // not redact, config.go's
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/offload"
@@ -26,11 +27,11 @@ import (
 // Defaults of the specification: what the zero value of each [Options]
 // field means.
 const (
-	defaultThresholdTokens = offload.DefaultThreshold
+	defaultThresholdTokens = spec.DefaultThreshold
 	defaultQueryArgument   = "query"
 	defaultDetailArgument  = "detail"
 	defaultDetail          = recipes.Full
-	defaultSchemaVersion   = "1.0" // the header's schema_version
+	defaultSchemaVersion   = spec.SchemaVersion
 )
 
 // Options configure offloading for one tool ([Wrap], [AddTool]) or for a whole
@@ -200,8 +201,8 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	if err := c.agreeWithStore(); err != nil {
 		return nil, err
 	}
-	c.TTL = cmp.Or(c.TTL, disk.DefaultTTL)
-	c.CleanupInterval = cmp.Or(c.CleanupInterval, disk.DefaultInterval)
+	c.TTL = cmp.Or(c.TTL, spec.DefaultTTL)
+	c.CleanupInterval = cmp.Or(c.CleanupInterval, spec.DefaultInterval)
 	switch {
 	case c.Store != nil:
 		c.dir = c.Store.Dir() // "" for a bucket
@@ -222,7 +223,7 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	if err := checkClientDir(c.ClientDir); err != nil {
 		return nil, fmt.Errorf("lro: Options.ClientDir %q: %w: %w", c.ClientDir, err, ErrInvalidOption)
 	}
-	c.Prefix = cmp.Or(c.Prefix, disk.DefaultPrefix)
+	c.Prefix = cmp.Or(c.Prefix, spec.DefaultPrefix)
 	if err := disk.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("lro: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
@@ -304,7 +305,7 @@ func (c *config) agreeWithStore() error {
 		switch {
 		case err != nil:
 			return fmt.Errorf("lro: Options.OutputDir %q: %w", c.OutputDir, err)
-		case s.Dir() == "":
+		case s.Bucket() != nil:
 			return fmt.Errorf("lro: Options.OutputDir %q is set with a bucket in Options.Store, which files are written to instead: leave it empty: %w", c.OutputDir, ErrInvalidOption)
 		case dir != s.Dir():
 			return fmt.Errorf("lro: Options.OutputDir %q is not the folder of Options.Store (%s): leave it empty or make them the same: %w", c.OutputDir, s.Dir(), ErrInvalidOption)

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestLoadOptionsRedaction(t *testing.T) {
 	const file = "[prompt.offload]\nredact = false\nredact_patterns = ['acme_[0-9a-f]{16}']\n" +
 		"[prompt.offload.tools.dump]\nredact = false\n[prompt.offload.tools.env]\nredact_patterns = ['(?P<corp>corp-[0-9]{6})']\n"
-	defaults := lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: disk.DefaultTTL}
+	defaults := lro.Options{ThresholdTokens: lro.DefaultThresholdTokens, TTL: spec.DefaultTTL}
 	with := func(f func(o *lro.Options)) lro.Options { o := defaults; f(&o); return o }
 	tests := []struct {
 		name     string

@@ -25,6 +25,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/outschema"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
@@ -278,8 +279,8 @@ func TestStoreBucketProfiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := storedOf(t, res, disk.DefaultPrefix)
-			if want := "/tmp/" + specName(t, got.d.Handle, disk.DefaultPrefix); got.d.FilePath != want {
+			got := storedOf(t, res, spec.DefaultPrefix)
+			if want := "/tmp/" + specName(t, got.d.Handle, spec.DefaultPrefix); got.d.FilePath != want {
 				t.Errorf("file_path = %q, want %q", got.d.FilePath, want)
 			}
 			var fields map[string]any
@@ -354,8 +355,8 @@ func TestNoStoreNoHandle(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := descriptorOf(t, res) // one content item
-	op, id, ok := disk.ParseName(filepath.Base(d.FilePath), disk.DefaultPrefix)
-	if !ok || filepath.Base(d.FilePath) != disk.Name(disk.DefaultPrefix, op, id) || d.Handle != "" {
+	op, id, ok := disk.ParseName(filepath.Base(d.FilePath), spec.DefaultPrefix)
+	if !ok || filepath.Base(d.FilePath) != disk.Name(spec.DefaultPrefix, op, id) || d.Handle != "" {
 		t.Errorf("file %s, handle %q: want a name without a random part and no handle", d.FilePath, d.Handle)
 	}
 	if strings.Contains(string(structuredBytes(t, res.StructuredContent)), `"handle"`) {
@@ -465,7 +466,7 @@ func TestStoreOfAValueBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handle := storedOf(t, res, disk.DefaultPrefix).d.Handle
+	handle := storedOf(t, res, spec.DefaultPrefix).d.Handle
 	if diff := cmp.Diff([]string{handle}, keys(t, mem)); diff != "" {
 		t.Errorf("bucket keys (-want +got):\n%s", diff)
 	}
@@ -584,14 +585,14 @@ func TestLoadOptionsStorage(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer opts.Store.Close()
-		if st := opts.Store; st == nil || st.Dir() != "" || st.Bucket() == nil || st.TTL() != 2*time.Minute || st.Prefix() != disk.DefaultPrefix {
+		if st := opts.Store; st == nil || st.Dir() != "" || st.Bucket() == nil || st.TTL() != 2*time.Minute || st.Prefix() != spec.DefaultPrefix {
 			t.Fatalf("Store = %+v, want a bucket with the file's TTL and the default prefix", st)
 		}
 		res, err := lro.Wrap(textHandler(200), opts)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		storedOf(t, res, disk.DefaultPrefix)
+		storedOf(t, res, spec.DefaultPrefix)
 	})
 	t.Run("folder from the environment over the file", func(t *testing.T) {
 		vars := map[string]string{"ATLATL_PROMPT__OFFLOAD__STORAGE": folder}

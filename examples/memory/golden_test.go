@@ -22,6 +22,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/descriptor"
@@ -312,7 +313,7 @@ func offloadedCall(t *testing.T, s *mcp.Server, st *store.Store, tool string, ar
 		name, file = d.Handle, filepath.Join(dir, d.Handle)
 		download(t, st, d.Handle, file)
 	}
-	_, id, ok := disk.ParseName(name, disk.DefaultPrefix)
+	_, id, ok := disk.ParseName(name, spec.DefaultPrefix)
 	if !ok {
 		t.Fatalf("%s: file name %s is not {prefix}-{operation}-{ulid}.jsonl", tool, name)
 	}

@@ -205,7 +205,7 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 		}
 		opts.Store = st
 	}
-	if opts.Store != nil && opts.Store.Dir() == "" {
+	if opts.Store != nil && opts.Store.Bucket() != nil {
 		if opts.OutputDir != "" {
 			opts.Store.Close()
 			return nil, fmt.Errorf("an output folder (flag -output-dir, output_dir or ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR: %q) cannot be combined with a bucket (flag -storage, storage or ATLATL_PROMPT__OFFLOAD__STORAGE): results go to the bucket", opts.OutputDir)
@@ -253,7 +253,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bucket := a.opts.Store != nil && a.opts.Store.Dir() == ""
+	bucket := a.opts.Store != nil && a.opts.Store.Bucket() != nil
 	if a.opts.Store != nil {
 		defer a.opts.Store.Close()
 	}
@@ -350,7 +350,7 @@ func cancelWith(life context.Context) mcp.Middleware {
 // temporary folder, as an absolute path.
 func outputDir(opts *lro.Options) string {
 	dir := opts.OutputDir
-	if opts.Store != nil && opts.Store.Dir() != "" {
+	if opts.Store != nil && opts.Store.Bucket() == nil {
 		dir = opts.Store.Dir()
 	}
 	if dir == "" {

@@ -12,23 +12,9 @@ import (
 	"time"
 )
 
-// DefaultPrefix is the specification's prefix of a file name.
-const DefaultPrefix = "atlatl"
-
-// ContentType is the content type of an offloaded file: of the objects a
-// store writes to a bucket, and of the resources that serve them.
-const ContentType = "application/jsonl"
-
 // TimestampLayout is the layout of a header's timestamp: RFC 3339, UTC,
 // milliseconds.
 const TimestampLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// Defaults of the specification, shared by cleanup, lro and lro/store:
-// how long an offloaded file lives, and the time between two sweeps.
-const (
-	DefaultTTL      = time.Hour
-	DefaultInterval = time.Hour
-)
 
 // SkewMargin is how much longer than the TTL a sweep keeps an object of a
 // bucket, for the clocks of the machines that share it. A folder, swept by

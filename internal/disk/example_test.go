@@ -6,6 +6,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 func ExampleParseName() {
@@ -16,7 +17,7 @@ func ExampleParseName() {
 		"other-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",      // another prefix
 		"notes.jsonl",
 	} {
-		op, id, ok := disk.ParseName(base, disk.DefaultPrefix)
+		op, id, ok := disk.ParseName(base, spec.DefaultPrefix)
 		if !ok {
 			fmt.Println("not an offloaded file:", base)
 			continue

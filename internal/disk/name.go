@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 const (
@@ -17,7 +19,7 @@ const (
 )
 
 // ValidatePrefix returns an error wrapping [ErrInvalidPrefix] and naming
-// prefix unless prefix is empty (meaning [DefaultPrefix]) or is at most 64
+// prefix unless prefix is empty (meaning [spec.DefaultPrefix]) or is at most 64
 // bytes of [A-Za-z0-9_.-] not starting with a dot: a prefix that cannot
 // form a hidden file, a path or a name of more than 255 bytes.
 func ValidatePrefix(prefix string) error {
@@ -92,20 +94,20 @@ func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <=
 
 // Name returns the base name of an offloaded file,
 // "{prefix}-{operation}-{ulid}.jsonl", with operation passed through
-// [SanitizeOperation]. An empty prefix means [DefaultPrefix]; prefix is
+// [SanitizeOperation]. An empty prefix means [spec.DefaultPrefix]; prefix is
 // otherwise used as is, and should satisfy [ValidatePrefix].
 func Name(prefix, operation string, id ulid.ULID) string {
-	return cmp.Or(prefix, DefaultPrefix) + "-" + SanitizeOperation(operation) + "-" + id.String() + ext
+	return cmp.Or(prefix, spec.DefaultPrefix) + "-" + SanitizeOperation(operation) + "-" + id.String() + ext
 }
 
 // ParseName parses a base name made by [Name], with or without the random
 // part of [Options.Random], for the given prefix (empty means
-// [DefaultPrefix]): ok is false for anything else, in particular temporary
+// [spec.DefaultPrefix]): ok is false for anything else, in particular temporary
 // files and files of another prefix, even one that extends this one with
 // "-" (operations contain no '-'). When ok, id.Time() is the file's creation
 // time, which a janitor compares with its TTL.
 func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
-	rest, found := strings.CutPrefix(base, cmp.Or(prefix, DefaultPrefix))
+	rest, found := strings.CutPrefix(base, cmp.Or(prefix, spec.DefaultPrefix))
 	if !found || !strings.HasPrefix(rest, "-") {
 		return "", ulid.ULID{}, false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/oklog/ulid/v2"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 // testID is a fixed ULID whose time is 2026-11-21T13:31:00.123Z.
@@ -154,7 +155,7 @@ func FuzzSanitizeOperation(f *testing.F) {
 		checkSanitized(t, op, got)
 		// Every sanitized operation round-trips through a file name.
 		base := disk.Name("", op, testID)
-		gotOp, gotID, ok := disk.ParseName(base, disk.DefaultPrefix)
+		gotOp, gotID, ok := disk.ParseName(base, spec.DefaultPrefix)
 		if !ok || gotOp != got || gotID != testID {
 			t.Errorf("ParseName(Name(%q)) = %q, %v, %v; want %q, %v, true", op, gotOp, gotID, ok, got, testID)
 		}

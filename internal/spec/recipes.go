@@ -1,5 +1,3 @@
-// Package spec holds the constants of the specification that several
-// packages of the module use, each written once.
 package spec
 
 // RecipeCount is the number of jq recipes of every offload descriptor:

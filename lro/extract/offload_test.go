@@ -18,11 +18,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
-	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
 )
 
@@ -161,7 +160,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if c.Timeout != DefaultTimeout || c.MaxInputBytes != DefaultMaxInputBytes || c.MaxRecordBytes != DefaultMaxRecordBytes ||
 		c.MaxOutputBytes != DefaultMaxOutputBytes || c.maxResults() != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
-		c.ThresholdTokens != offload.DefaultThreshold || c.Prefix != disk.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
+		c.ThresholdTokens != spec.DefaultThreshold || c.Prefix != spec.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
 	}
 }

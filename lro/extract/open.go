@@ -136,7 +136,7 @@ func (c *config) storeError(ctx context.Context, r ref, err error) error {
 		if r.arg == argHandle {
 			return errorf("%v", err)
 		}
-		if _, _, ok := disk.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Dir() == "" && errors.Is(err, store.ErrUnknownHandle) {
+		if _, _, ok := disk.ParseName(objectName(r), c.Store.Prefix()); ok && c.Store.Bucket() != nil && errors.Is(err, store.ErrUnknownHandle) {
 			return errorf("%s: %v; give the descriptor's handle: for a result kept in a bucket, file_path is where a downloaded copy is kept", r, err)
 		}
 		return errorf("%s: %v", r, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/event"
@@ -139,7 +140,7 @@ func newConfig(opts *Options) (*config, error) {
 		}
 		c.Dir = dir
 	}
-	c.Prefix = cmp.Or(c.Prefix, disk.DefaultPrefix)
+	c.Prefix = cmp.Or(c.Prefix, spec.DefaultPrefix)
 	if err := disk.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("extract: Options.LRO.Prefix: %w", err)
 	}
@@ -156,7 +157,7 @@ func newConfig(opts *Options) (*config, error) {
 	}
 	err = cmp.Or(err,
 		orDefault("Workers", &c.Workers, defaultWorkers),
-		orDefault("LRO.ThresholdTokens", &c.ThresholdTokens, offload.DefaultThreshold))
+		orDefault("LRO.ThresholdTokens", &c.ThresholdTokens, spec.DefaultThreshold))
 	if err != nil {
 		return nil, err
 	}
@@ -219,13 +220,13 @@ func (c *config) sweepOptions() *cleanup.Options {
 		Dir:      c.Dir,
 		Prefix:   c.Prefix,
 		TTL:      l.TTL, // if zero, the Store's, or lro's default
-		Interval: cmp.Or(l.CleanupInterval, disk.DefaultInterval),
+		Interval: cmp.Or(l.CleanupInterval, spec.DefaultInterval),
 	}
 	if c.Store != nil {
 		o.Bucket = c.Store.Bucket()
 		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
 	}
-	o.TTL = cmp.Or(o.TTL, disk.DefaultTTL) // lro's, which the event names
+	o.TTL = cmp.Or(o.TTL, spec.DefaultTTL) // lro's, which the event names
 	o.OnExpired = janitor.OnExpired(l.Observer)
 	return o
 }

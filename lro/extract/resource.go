@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -110,7 +110,7 @@ func (c *config) readResource(request context.Context, req *mcp.ReadResourceRequ
 		return nil, c.resourceError(ctx, uri, err)
 	}
 	s := text.String()
-	content := &mcp.ResourceContents{URI: uri, MIMEType: disk.ContentType, Text: s}
+	content := &mcp.ResourceContents{URI: uri, MIMEType: spec.ContentType, Text: s}
 	encoded, as := encodedLen(s), "as go-sdk encodes it: <, > and & take six bytes each"
 	if !utf8.ValidString(s) {
 		content.Text, content.Blob = "", []byte(s)

@@ -52,7 +52,7 @@ func (c *config) withSource(ctx context.Context, r ref, f func(ctx context.Conte
 // openSource opens the file r names, in the folder or the bucket, and
 // reads its header.
 func (c *config) openSource(ctx context.Context, r ref) (*source, error) {
-	if c.Store != nil && c.Store.Dir() == "" {
+	if c.Store != nil && c.Store.Bucket() != nil {
 		return c.openObject(ctx, r)
 	}
 	f, abs, err := c.openFile(ctx, r)

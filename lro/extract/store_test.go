@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
 	"io"
 	"os"
@@ -755,7 +756,7 @@ func TestStoreHeaderLineEndings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			handle := put(t, st, "full", tt.records)
 			data := tt.rewrite(object(t, st, handle))
-			w, err := b.NewWriter(context.Background(), handle, disk.ContentType, storeT0.Add(time.Hour))
+			w, err := b.NewWriter(context.Background(), handle, spec.ContentType, storeT0.Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}

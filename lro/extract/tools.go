@@ -19,7 +19,6 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/internal/describe"
@@ -83,7 +82,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	var retention, bucket string
 	if c.Store != nil {
 		retention = " Results expire after " + shortDuration(c.Store.TTL()) + " (an error says so)."
-		if c.Store.Dir() == "" {
+		if c.Store.Bucket() != nil {
 			bucket = " Use handle: not on your disk."
 		}
 	}
@@ -107,7 +106,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 			Name:        "lro-result",
 			Title:       "Offloaded result",
 			URITemplate: describe.ResultURIPrefix + "{handle}",
-			MIMEType:    disk.ContentType,
+			MIMEType:    spec.ContentType,
 			Description: "An offloaded result, whole: its JSONL file (a header line, then one record a line), by the handle of its offload descriptor, until it expires. To query or read a part of it, use lro_extract, lro_read or lro_search with the handle.",
 		}, c.readResource)
 	}

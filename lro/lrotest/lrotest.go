@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/jqcmd"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/internal/observe"
 )
@@ -224,11 +225,11 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bo
 		return nil, fmt.Errorf("%w: Config.Details holds an empty detail level", errInvalidConfig)
 	}
 	k.Level = cmp.Or(k.Level, 3)
-	s.ThresholdTokens = cmp.Or(s.ThresholdTokens, 1600)
-	s.Prefix = cmp.Or(s.Prefix, "atlatl")
+	s.ThresholdTokens = cmp.Or(s.ThresholdTokens, spec.DefaultThreshold)
+	s.Prefix = cmp.Or(s.Prefix, spec.DefaultPrefix)
 	s.DetailArgument = cmp.Or(s.DetailArgument, "detail")
 	s.QueryArgument = cmp.Or(s.QueryArgument, "query")
-	s.TTL = cmp.Or(s.TTL, time.Hour)
+	s.TTL = cmp.Or(s.TTL, spec.DefaultTTL)
 	c.obs = &observe.Server{Session: cs, Tool: k.Tool, Prefix: s.Prefix, Operation: s.Operation, OutputDir: s.OutputDir,
 		TTL: s.TTL, RunRecipes: k.Level >= 2, Plant: s.CleanupInterval > 0 && k.Level >= 2,
 		RecipeTimeout: recipeTimeout, Local: map[string]time.Time{}, FullCount: -1}

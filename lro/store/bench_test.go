@@ -12,7 +12,7 @@ import (
 
 	"gocloud.dev/blob"
 
-	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/internal/testing/sidebyside"
 	"github.com/zircote/lro-go/jsonl"
@@ -107,7 +107,7 @@ func BenchmarkStore500(b *testing.B) {
 	}}, sidebyside.Arm{Name: "put", Run: func() {
 		n++
 		key := fmt.Sprintf("put-%d.jsonl", n)
-		if err := bucket.Upload(ctx, key, bytes.NewReader(file.Bytes()), &blob.WriterOptions{ContentType: disk.ContentType}); err != nil {
+		if err := bucket.Upload(ctx, key, bytes.NewReader(file.Bytes()), &blob.WriterOptions{ContentType: spec.ContentType}); err != nil {
 			b.Fatal(err)
 		}
 	}})

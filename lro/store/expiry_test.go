@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/cleanup"
-	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/store"
 )
@@ -57,7 +57,7 @@ func share(t *testing.T, s *store.Store, opts *store.Options) *store.Store {
 func putBare(t *testing.T, s *store.Store, key string) string {
 	t.Helper()
 	data := readAll(t, s, key)
-	w, err := s.Bucket().NewWriter(context.Background(), key, disk.ContentType, time.Time{})
+	w, err := s.Bucket().NewWriter(context.Background(), key, spec.ContentType, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

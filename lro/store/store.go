@@ -17,13 +17,14 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 )
 
 // Defaults of [Options], each documented on its field.
 const (
-	defaultTTL          = disk.DefaultTTL
+	defaultTTL          = spec.DefaultTTL
 	defaultWriteTimeout = 30 * time.Second
 )
 
@@ -214,7 +215,7 @@ func newStore(opts *Options) (*Store, error) {
 	if opts != nil {
 		o = *opts
 	}
-	o.Prefix = cmp.Or(o.Prefix, disk.DefaultPrefix)
+	o.Prefix = cmp.Or(o.Prefix, spec.DefaultPrefix)
 	if err := disk.ValidatePrefix(o.Prefix); err != nil {
 		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)
 	}
@@ -299,7 +300,7 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 		return nil, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
-	bw, err := s.bucket.NewWriter(wctx, name, disk.ContentType, deadline.Add(s.ttl))
+	bw, err := s.bucket.NewWriter(wctx, name, spec.ContentType, deadline.Add(s.ttl))
 	if err != nil {
 		cancel()
 		err = fmt.Errorf("store: %s: %w", name, err)

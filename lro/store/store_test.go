@@ -18,6 +18,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/store"
 	_ "github.com/zircote/lro-go/lro/store/blobstore" // the opener of bucket URLs
@@ -511,7 +512,7 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open of a folder path: %v, %v", s, err)
 	}
 	s, err = store.Open(ctx, "mem://", nil)
-	if err != nil || s.Dir() != "" || s.Bucket() == nil || s.Prefix() != disk.DefaultPrefix || s.TTL() != store.DefaultTTL {
+	if err != nil || s.Dir() != "" || s.Bucket() == nil || s.Prefix() != spec.DefaultPrefix || s.TTL() != store.DefaultTTL {
 		t.Fatalf("Open(mem://) = %v, %v", s, err)
 	}
 	if err := s.Close(); err != nil {

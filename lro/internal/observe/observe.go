@@ -30,8 +30,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/jqcmd"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/offload"
 )
@@ -302,8 +302,8 @@ func (s *Server) readHandle(ctx context.Context, c *Call, local []byte) []byte {
 	case link == nil:
 		fail("the result links %s, not %s, the handle's resource", strings.Join(others, ", "), uri)
 		return nil
-	case link.MIMEType != disk.ContentType:
-		fail("the resource_link's mimeType is %q, want %q", link.MIMEType, disk.ContentType)
+	case link.MIMEType != spec.ContentType:
+		fail("the resource_link's mimeType is %q, want %q", link.MIMEType, spec.ContentType)
 	}
 	rr, err := s.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
@@ -316,7 +316,7 @@ func (s *Server) readHandle(ctx context.Context, c *Call, local []byte) []byte {
 		return nil
 	}
 	got := rr.Contents[0]
-	if got.URI != uri || got.MIMEType != disk.ContentType {
+	if got.URI != uri || got.MIMEType != spec.ContentType {
 		fail("resources/read of %s returned the content of %q, of type %q", uri, got.URI, got.MIMEType)
 	}
 	data := []byte(got.Text)

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/redact"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/jsonl"
 )
@@ -77,7 +78,7 @@ func BenchmarkApply(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: Heuristic{}, Now: time.Now, Redactor: redactor}
+	c := &Config{Threshold: spec.DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: Heuristic{}, Now: time.Now, Redactor: redactor}
 	c.Create = func(op string) (*jsonl.Writer, error) {
 		return jsonl.NewWriter(discard{}, "", op), nil
 	}
@@ -112,7 +113,7 @@ func BenchmarkManyTextItems(b *testing.B) {
 			for i := range items {
 				items[i] = &mcp.TextContent{Text: "x"}
 			}
-			c := &Config{Threshold: DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: Heuristic{}, Now: time.Now}
+			c := &Config{Threshold: spec.DefaultThreshold, Prefix: "atlatl", SchemaVersion: "1.0", Tokenizer: Heuristic{}, Now: time.Now}
 			c.Create = func(op string) (*jsonl.Writer, error) {
 				return jsonl.NewWriter(discard{}, "", op), nil
 			}

@@ -13,18 +13,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/redact"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/recipes"
 )
-
-// DefaultThreshold is the specification's DEFAULT_OFFLOAD_THRESHOLD_TOKENS:
-// the token estimate above which a result is offloaded.
-const DefaultThreshold = 1600
 
 // SampleSize is how many leading record lines of a file its recipes are
 // made from, by the descriptor and by lro_extract alike.
@@ -54,7 +50,7 @@ type Config struct {
 	SchemaDescriptions bool
 	// Store, if not nil, is where files are written instead of Dir, under
 	// names that are handles (Dir, Prefix and WrapWriter are then not
-	// used). For a bucket store (Store.Dir() == ""), file_path is where a
+	// used). For a bucket store (Store.Bucket() != nil), file_path is where a
 	// client that downloads the object keeps it (see clientPath), and the
 	// guidance is the native one, by handle.
 	Store *store.Store
@@ -70,14 +66,14 @@ type Config struct {
 	Redactor *redact.Redactor
 }
 
-// New returns c with every default applied: Threshold [DefaultThreshold],
-// Prefix the Store's or [disk.DefaultPrefix], Tokenizer
+// New returns c with every default applied: Threshold [spec.DefaultThreshold],
+// Prefix the Store's or [spec.DefaultPrefix], Tokenizer
 // [Heuristic] and Now [time.Now]. It checks nothing: its callers
 // validate their options.
 func New(c Config) *Config {
-	c.Threshold = cmp.Or(c.Threshold, DefaultThreshold)
+	c.Threshold = cmp.Or(c.Threshold, spec.DefaultThreshold)
 	if c.Prefix == "" {
-		c.Prefix = disk.DefaultPrefix
+		c.Prefix = spec.DefaultPrefix
 		if c.Store != nil {
 			c.Prefix = c.Store.Prefix()
 		}

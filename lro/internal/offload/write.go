@@ -16,6 +16,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/disk"
 	"github.com/zircote/lro-go/internal/redact"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/describe"
@@ -75,7 +76,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	if c.Store != nil {
 		in.Handle = handle
 		size := w.Size() // every byte is written
-		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: disk.ContentType, Size: &size}
+		link = &mcp.ResourceLink{URI: describe.ResultURIPrefix + in.Handle, Name: pathpkg.Base(in.Path), MIMEType: spec.ContentType, Size: &size}
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {
@@ -121,7 +122,7 @@ func (c *Config) create(ctx context.Context, op string) (*jsonl.Writer, error) {
 }
 
 // remote reports whether files go to a bucket, not the client's disk.
-func (c *Config) remote() bool { return c.Store != nil && c.Store.Dir() == "" }
+func (c *Config) remote() bool { return c.Store != nil && c.Store.Bucket() != nil }
 
 // storeError is the error of a write to a Store, whose object was to be named
 // handle. A failed write may still complete later (a bucket that received
