@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/examples/memory/memory"
+	"github.com/zircote/lro-go/internal/testing/wire"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 )
@@ -581,37 +582,8 @@ func TestExtractTools(t *testing.T) {
 	}
 }
 
-// offloadResponse is what these tests read of a descriptor: the
-// specification's OffloadResponse and the fields lro adds.
-type offloadResponse struct {
-	Offloaded bool `json:"offloaded"`
-	Summary   *struct {
-		Count           int         `json:"count"`
-		EstimatedTokens int         `json:"estimated_tokens"`
-		Operation       string      `json:"operation"`
-		TopNamespaces   []string    `json:"top_namespaces"`
-		ScoreRange      *[2]float64 `json:"score_range"`
-		Detail          string      `json:"detail"`
-	} `json:"summary,omitempty"`
-	FilePath   string     `json:"file_path"`
-	Handle     string     `json:"handle,omitempty"`
-	ExpiresAt  string     `json:"expires_at,omitempty"`
-	LineSchema any        `json:"line_schema,omitempty"`
-	JqRecipes  []jqRecipe `json:"jq_recipes,omitempty"`
-	Guidance   string     `json:"guidance,omitempty"`
-	Beside     *struct {
-		Values  json.RawMessage `json:"values,omitempty"`
-		Other   []string        `json:"other,omitempty"`
-		Command string          `json:"command"`
-	} `json:"beside,omitempty"`
-	Preview *struct {
-		Records []json.RawMessage `json:"records"`
-		Note    string            `json:"note"`
-	} `json:"preview,omitempty"`
-}
-
-// jqRecipe is one recipe of a descriptor.
-type jqRecipe struct {
-	Description string `json:"description"`
-	Command     string `json:"command"`
-}
+// offloadResponse and jqRecipe are what these tests read of a descriptor.
+type (
+	offloadResponse = wire.Descriptor
+	jqRecipe        = wire.JqRecipe
+)
