@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"slices"
 	"sync"
 	"testing"
@@ -13,11 +16,46 @@ import (
 	"github.com/oklog/ulid/v2"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
+	"gocloud.dev/gcerrors"
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/disk"
-	"github.com/zircote/lro-go/lro/store/blobstore"
 )
+
+// blobBucket is a [cleanup.Bucket] over a gocloud.dev bucket (lro/store/blobstore
+// has the product's, which cleanup's tests cannot import: imports run one way).
+type blobBucket struct{ b *blob.Bucket }
+
+func (b blobBucket) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	it := b.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !obj.IsDir {
+			if err := fn(obj.Key); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (b blobBucket) Delete(ctx context.Context, key string) error {
+	err := b.b.Delete(ctx, key)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return fmt.Errorf("%w (%w)", fs.ErrNotExist, err)
+	}
+	return err
+}
+
+// Expiry returns the zero time: the objects put here record none.
+func (b blobBucket) Expiry(ctx context.Context, key string) (time.Time, error) {
+	return time.Time{}, nil
+}
 
 // put writes an empty object named key into b.
 func put(t testing.TB, b *blob.Bucket, key string) string {
@@ -74,7 +112,7 @@ func TestSweepBucket(t *testing.T) {
 	listed.Add(janitors)
 	var wg sync.WaitGroup
 	for i := range janitors {
-		j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b), OnExpired: rec.OnExpired, TTL: ttl})
+		j, err := cleanup.New(&cleanup.Options{Bucket: blobBucket{b}, OnExpired: rec.OnExpired, TTL: ttl})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +161,7 @@ func TestSweepBucketErrors(t *testing.T) {
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
 	old := put(t, b, nameAt(t0.Add(-3*time.Hour)))
-	j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b)})
+	j, err := cleanup.New(&cleanup.Options{Bucket: blobBucket{b}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +184,7 @@ func TestSweepBucketDeletedMeanwhile(t *testing.T) {
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
 	key := put(t, b, nameAt(t0.Add(-3*time.Hour)))
-	j, err := cleanup.New(&cleanup.Options{Bucket: blobstore.New(b)})
+	j, err := cleanup.New(&cleanup.Options{Bucket: blobBucket{b}})
 	if err != nil {
 		t.Fatal(err)
 	}
