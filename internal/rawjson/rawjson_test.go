@@ -2,6 +2,7 @@ package rawjson
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -65,4 +66,28 @@ func TestMembers(t *testing.T) {
 			t.Errorf("Members(%s) = %v; want %v (%s)", tt.doc, got, tt.valid, tt.why)
 		}
 	}
+}
+
+func TestAppendQuote(t *testing.T) {
+	tests := []struct{ s, want, why string }{
+		{"a<b>", `"a<b>"`, "no HTML escapes"},
+		{"x\xffy", `"x\ufffdy"`, "invalid UTF-8 replaced, as the wire would carry it"},
+		{"\xff<", `"\ufffd\u003c"`, "in encoding/json's form when replaced"},
+	}
+	for _, tt := range tests {
+		if got := string(AppendQuote([]byte("["), tt.s)); got != "["+tt.want {
+			t.Errorf("AppendQuote(%q) = %s; want [%s (%s)", tt.s, got, tt.want, tt.why)
+		}
+	}
+}
+
+func ExampleMembers() {
+	doc := []byte(`{"id": 1e400, "name": "caf\u00e9"}`)
+	Members(doc, func(name, value jsontext.Value) bool {
+		fmt.Println(Unquote(name), string(value))
+		return true
+	})
+	// Output:
+	// id 1e400
+	// name "caf\u00e9"
 }
