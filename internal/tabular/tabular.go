@@ -328,7 +328,6 @@ type records struct {
 
 const chunkSize = 64 << 10
 
-// add adds a copy of rec.
 func (r *records) add(rec []byte) {
 	if len(rec) > len(r.chunk) {
 		r.chunk = make([]byte, max(chunkSize, len(rec)))

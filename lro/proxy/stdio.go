@@ -44,7 +44,6 @@ type cmdConn struct {
 	err  error // of Close
 }
 
-// startCommand starts the command of up.
 func startCommand(up *Upstream, max int, stall time.Duration, logger *slog.Logger) (*cmdConn, error) {
 	cmd := up.command()
 	// Not cmd.StdinPipe, whose writes take no deadline, nor cmd.StdoutPipe,
@@ -173,7 +172,6 @@ type replyScan struct {
 	method         bool
 }
 
-// write scans the next piece of the line.
 func (s *replyScan) write(p []byte) {
 	for _, c := range p {
 		switch {
@@ -217,7 +215,6 @@ func (s *replyScan) write(p []byte) {
 	}
 }
 
-// endMember ends the top-level member being read.
 func (s *replyScan) endMember() {
 	if s.name == "id" && len(s.cur) <= maxScanned {
 		s.id = bytes.Clone(s.cur)
