@@ -175,8 +175,9 @@ type member struct {
 	value jsontext.Value
 }
 
-// errNotObject is returned for a schema that is not one valid JSON object.
-var errNotObject = errors.New("outschema: the schema is not one valid JSON object")
+// errNotObject is returned for a schema that is valid JSON but not one
+// JSON object (another value, or more than one).
+var errNotObject = errors.New("outschema: the schema is not one JSON object")
 
 // members returns the members of the JSON object data, in order, read
 // strictly: a schema with duplicate names or invalid UTF-8 is refused.
@@ -188,6 +189,9 @@ func members(data []byte) ([]member, error) {
 		ms = append(ms, member{name: name, key: rawjson.Unquote(name), value: value})
 		return err == nil
 	}) || !rawjson.AtEnd(dec) {
+		if _, err := jsontext.NewDecoder(bytes.NewReader(data)).ReadValue(); err != nil {
+			return nil, err // why it is no valid JSON
+		}
 		return nil, errNotObject
 	}
 	return ms, nil
