@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // ReadHeader reads the header line from r: the specification's fields, and
@@ -64,21 +66,13 @@ var specNames = map[string]bool{`"type"`: true, `"operation"`: true, `"query"`: 
 // extension returns the members of the JSON object line whose names are
 // not the specification's, as one object, or nil for none.
 func extension(line []byte) json.RawMessage {
-	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if _, err := dec.ReadToken(); err != nil { // {
-		return nil
-	}
 	var ext []byte
-	for dec.PeekKind() == '"' {
-		name, _ := dec.ReadValue() // the line is valid JSON: no error
-		keep := !specNames[string(name)]
-		if keep {
-			ext = append(append(append(ext, ','), name...), ':')
+	rawjson.Members(line, func(name, value jsontext.Value) bool { // the line is valid JSON
+		if !specNames[string(name)] {
+			ext = append(append(append(append(ext, ','), name...), ':'), value...)
 		}
-		if v, _ := dec.ReadValue(); keep {
-			ext = append(ext, v...)
-		}
-	}
+		return true
+	})
 	if ext == nil {
 		return nil
 	}
@@ -123,5 +117,5 @@ func ReadFile(path string) (Header, []json.RawMessage, error) {
 
 // valid reports whether b is exactly one JSON value, as [json.Valid] does.
 func valid(b []byte) bool {
-	return jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return jsontext.Value(b).IsValid(rawjson.DecodeOptions...)
 }

@@ -16,10 +16,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"reflect"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // Branch is the second anyOf branch of a widened schema, as compact JSON:
@@ -174,50 +175,29 @@ type member struct {
 	value jsontext.Value
 }
 
-// errNotObject is returned for a schema that is not a JSON object.
-var errNotObject = errors.New("outschema: the schema is not a JSON object")
+// errNotObject is returned for a schema that is valid JSON but not one
+// JSON object (another value, or more than one).
+var errNotObject = errors.New("outschema: the schema is not one JSON object")
 
-// members returns the members of the JSON object data, in order.
+// members returns the members of the JSON object data, in order, read
+// strictly: a schema with duplicate names or invalid UTF-8 is refused.
 func members(data []byte) ([]member, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return nil, err
-	}
-	if tok.Kind() != '{' {
-		return nil, errNotObject
-	}
 	var ms []member
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
-		}
-		name = name.Clone()
-		key, err := jsontext.AppendUnquote(nil, name)
-		if err != nil {
-			return nil, err
-		}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
+	if !rawjson.Object(dec, func(name jsontext.Value) bool {
 		value, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
+		ms = append(ms, member{name: name, key: rawjson.Unquote(name), value: value})
+		return err == nil
+	}) || !rawjson.AtEnd(dec) {
+		if _, err := jsontext.NewDecoder(bytes.NewReader(data)).ReadValue(); err != nil {
+			return nil, err // why it is no valid JSON
 		}
-		ms = append(ms, member{name: name, key: string(key), value: value.Clone()})
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, errors.New("outschema: more than one JSON value")
+		return nil, errNotObject
 	}
 	return ms, nil
 }
 
 // isString reports whether v, a JSON value, is the string s.
 func isString(v jsontext.Value, s string) bool {
-	if v.Kind() != '"' {
-		return false
-	}
-	u, err := jsontext.AppendUnquote(nil, v)
-	return err == nil && string(u) == s
+	return v.Kind() == '"' && rawjson.Unquote(v) == s
 }

@@ -3,6 +3,7 @@ package outschema_test
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -199,6 +200,16 @@ func TestWidenErrors(t *testing.T) {
 	for _, in := range []string{`true`, `[]`, `{"a":1,"a":2}`, `{"a":1} {}`, `{"a":`, "{\"\xff\":1}"} {
 		if w, err := outschema.WidenJSON([]byte(in)); err == nil {
 			t.Errorf("WidenJSON(%q) = %s, want an error", in, w)
+		}
+	}
+}
+
+// TestWidenErrorSaysWhy: the error of a schema that is no valid JSON says
+// why (the proxy logs it when it leaves a tool's schema as it is).
+func TestWidenErrorSaysWhy(t *testing.T) {
+	for in, want := range map[string]string{`{"a":1,"a":2}`: "duplicate", `{"a":`: "EOF", `[]`: "not one JSON object"} {
+		if _, err := outschema.WidenJSON([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("WidenJSON(%q) fails with %v; want an error saying %q", in, err, want)
 		}
 	}
 }

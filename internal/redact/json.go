@@ -7,11 +7,9 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-)
 
-// decodeOptions accept what a client accepts: duplicate names and invalid
-// UTF-8 are the tool's business.
-var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+	"github.com/zircote/lro-go/internal/rawjson"
+)
 
 // JSON returns the JSON value doc with the credentials in its strings
 // (names and values, decoded) replaced by their markers, adding what it
@@ -27,7 +25,7 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 	if !r.Maybe(doc) && !letterEscape(doc) {
 		return doc, true
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(doc), decodeOptions...)
+	dec := rawjson.NewDecoder(doc) // its values are slices of doc
 	found := Counts{}
 	var b []byte // nil until something is redacted
 	last := 0    // doc[:last] is in b
@@ -52,10 +50,9 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 		}
 		end := int(dec.InputOffset())
 		start := end - len(raw)
-		raw = doc[start:end] // the decoder's buffer is reused by the next read
 		var s string
 		if bytes.IndexByte(raw, '\\') < 0 {
-			s = str(raw[1 : len(raw)-1])
+			s = rawjson.String(raw[1 : len(raw)-1])
 		} else {
 			scratch, err = jsontext.AppendUnquote(scratch[:0], raw)
 			if err != nil {

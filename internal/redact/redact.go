@@ -19,7 +19,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unsafe"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // Counts is how many values of each kind were redacted.
@@ -168,7 +169,7 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 // Maybe reports whether b may hold a credential: false means that
 // [Redactor.String] and [Redactor.JSON] would give it back unchanged.
 func (r *Redactor) Maybe(b []byte) bool {
-	return len(r.custom) > 0 || len(r.scan(str(b), true, nil)) > 0
+	return len(r.custom) > 0 || len(r.scan(rawjson.String(b), true, nil)) > 0
 }
 
 // span is a secret s[start:end] of a rule (an index in builtin, or in
@@ -320,7 +321,3 @@ const backWindow = 1024
 func word(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_'
 }
-
-// str returns b as a string without copying it; b must not change while
-// the string is in use.
-func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -246,7 +246,6 @@ func isPadded(c, v string, w int, a align) bool {
 		strings.Trim(c[:1+left], " ") == "" && strings.Trim(c[1+left+len(v):], " ") == ""
 }
 
-// appendSpaces appends n spaces.
 func appendSpaces(dst []byte, n int) []byte {
 	for range n {
 		dst = append(dst, ' ')

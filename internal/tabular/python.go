@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"go.starlark.net/syntax"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // readPython reads text as Python's str() of a list or tuple of rows (dicts
@@ -176,7 +178,7 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 			if err := checkStable(e.Value.(string)); err != nil {
 				return nil, err
 			}
-			return appendQuote(dst, e.Value.(string)), nil
+			return rawjson.AppendQuote(dst, e.Value.(string)), nil
 		case syntax.INT, syntax.FLOAT:
 			return appendNumber(dst, "", e.Raw)
 		}

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // The formats.
@@ -131,14 +133,14 @@ func appendRecord(dst []byte, names []string, cells []cell) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(appendQuote(dst, names[i]), ':')
+		dst = append(rawjson.AppendQuote(dst, names[i]), ':')
 		switch {
 		case c.null:
 			dst = append(dst, "null"...)
 		case isNumber(c.text):
 			dst = append(dst, c.text...)
 		default:
-			dst = appendQuote(dst, c.text)
+			dst = rawjson.AppendQuote(dst, c.text)
 		}
 	}
 	return append(dst, '}')
@@ -185,15 +187,6 @@ func jsonNumber(s string) bool {
 		}
 	}
 	return strings.Trim(s[i:], " \t\r\n") == ""
-}
-
-// appendQuote appends s as a JSON string.
-func appendQuote(dst []byte, s string) []byte {
-	b, err := jsontext.AppendQuote(dst, s)
-	if err != nil {
-		return append(dst, `"\ufffd"`...) // invalid UTF-8: Print then differs, and Read refuses
-	}
-	return b
 }
 
 // checkNames reports whether the header cells are field names: not empty,
@@ -335,7 +328,6 @@ type records struct {
 
 const chunkSize = 64 << 10
 
-// add adds a copy of rec.
 func (r *records) add(rec []byte) {
 	if len(rec) > len(r.chunk) {
 		r.chunk = make([]byte, max(chunkSize, len(rec)))

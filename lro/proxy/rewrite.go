@@ -11,6 +11,7 @@ import (
 
 	"github.com/zircote/lro-go/internal/outschema"
 	"github.com/zircote/lro-go/internal/proxyflag"
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // The only messages the relay changes. Each function returns its input when
@@ -23,7 +24,7 @@ var proxyMark = []byte(`{"proxy":true}`)
 // specification's clientInfo.proxy = true.
 func markInitialize(params []byte) []byte {
 	params = withPath(params, proxyMark, "capabilities", "extensions", proxyflag.Key)
-	if member(params, "clientInfo").Kind() == '{' {
+	if rawjson.Member(params, "clientInfo").Kind() == '{' {
 		params = withPath(params, []byte("true"), "clientInfo", "proxy")
 	}
 	return params
@@ -33,11 +34,11 @@ func markInitialize(params []byte) []byte {
 // in its _meta, which a server of protocol 2026-07-28 reads, and
 // clientInfo.proxy = true when the client sent its clientInfo there.
 func markCall(params []byte) []byte {
-	meta := member(params, "_meta")
+	meta := rawjson.Member(params, "_meta")
 	if meta.Kind() != '{' {
 		meta = []byte("{}")
 	}
-	if member(meta, mcp.MetaKeyClientInfo).Kind() == '{' {
+	if rawjson.Member(meta, mcp.MetaKeyClientInfo).Kind() == '{' {
 		meta = withPath(meta, []byte("true"), mcp.MetaKeyClientInfo, "proxy")
 	}
 	return withPath(params, withPath(meta, proxyMark, proxyflag.Key), "_meta")
@@ -46,7 +47,7 @@ func markCall(params []byte) []byte {
 // advertiseTools returns an initialize result whose capabilities include
 // tools, for the proxy's local tools.
 func advertiseTools(result []byte) []byte {
-	if caps := member(result, "capabilities"); caps.Kind() != '{' || member(caps, "tools") != nil {
+	if caps := rawjson.Member(result, "capabilities"); caps.Kind() != '{' || rawjson.Member(caps, "tools") != nil {
 		return result
 	}
 	return withPath(result, []byte("{}"), "capabilities", "tools")
@@ -56,13 +57,13 @@ func advertiseTools(result []byte) []byte {
 // their output schemas widened to accept the descriptor, without those a
 // local tool hides, and, on the last page, the local tools.
 func (p *Proxy) rewriteTools(result []byte) []byte {
-	tools := member(result, "tools")
+	tools := rawjson.Member(result, "tools")
 	if tools.Kind() != '[' {
 		return result
 	}
 	var list [][]byte
-	dec := newDecoder(tools)
-	ok := elements(dec, '[', func() bool {
+	dec := rawjson.NewDecoder(tools)
+	ok := rawjson.Elements(dec, '[', func() bool {
 		tool, err := dec.ReadValue()
 		if err != nil {
 			return false
@@ -77,7 +78,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 	if !ok {
 		return result
 	}
-	if member(result, "nextCursor").Kind() != '"' {
+	if rawjson.Member(result, "nextCursor").Kind() != '"' {
 		list = append(list, p.localTools...)
 	}
 	return withPath(result, slices.Concat([]byte{'['}, bytes.Join(list, []byte{','}), []byte{']'}), "tools")
@@ -86,7 +87,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 // widen returns tool with its output schema widened, or as it is when it
 // has none or its results are never offloaded.
 func (p *Proxy) widen(name string, tool []byte) []byte {
-	schema := member(tool, "outputSchema")
+	schema := rawjson.Member(tool, "outputSchema")
 	if schema.Kind() != '{' || p.lro.Disabled || p.lro.Tools[name].Disabled {
 		return tool
 	}
@@ -126,9 +127,9 @@ func (p *Proxy) offload(ctx context.Context, params, result []byte) []byte {
 func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 	res := &mcp.CallToolResult{}
 	var fields []field
-	dec := newDecoder(result)
-	ok := object(dec, func(name jsontext.Value) bool {
-		key := unquote(name)
+	dec := rawjson.NewDecoder(result)
+	ok := rawjson.Object(dec, func(name jsontext.Value) bool {
+		key := rawjson.Unquote(name)
 		if key == "content" {
 			var ok bool
 			res.Content, ok = readContent(dec, result)
@@ -150,7 +151,7 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 				return false
 			}
 		case "resultType":
-			if unquote(value) != "complete" {
+			if rawjson.Unquote(value) != "complete" {
 				return false
 			}
 		case "inputRequests", "requestState":
@@ -159,7 +160,7 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 		fields = append(fields, field{name, value})
 		return true
 	})
-	if !ok || !atEnd(dec) {
+	if !ok || !rawjson.AtEnd(dec) {
 		return nil, nil, false
 	}
 	return res, fields, true
@@ -168,7 +169,7 @@ func decodeResult(result []byte) (*mcp.CallToolResult, []field, bool) {
 // readContent reads the array of content items that dec is at, in doc.
 func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 	items := []mcp.Content{}
-	ok := elements(dec, '[', func() bool {
+	ok := rawjson.Elements(dec, '[', func() bool {
 		start := dec.InputOffset()
 		t, ok := readText(dec)
 		var item mcp.Content = t
@@ -191,19 +192,19 @@ func readContent(dec *jsontext.Decoder, doc []byte) ([]mcp.Content, bool) {
 func readText(dec *jsontext.Decoder) (*mcp.TextContent, bool) {
 	t := &mcp.TextContent{}
 	text, plain := false, true
-	ok := object(dec, func(name jsontext.Value) bool {
+	ok := rawjson.Object(dec, func(name jsontext.Value) bool {
 		value, err := dec.ReadValue()
 		if err != nil || !plain {
 			return err == nil // read to its end, for go-sdk
 		}
-		switch unquote(name) {
+		switch rawjson.Unquote(name) {
 		case "type":
-			text = value.Kind() == '"' && unquote(value) == "text"
+			text = value.Kind() == '"' && rawjson.Unquote(value) == "text"
 			plain = text
 		case "text":
 			plain = value.Kind() == '"'
 			if plain {
-				t.Text = unquote(value)
+				t.Text = rawjson.Unquote(value)
 			}
 		case "_meta":
 			t.Meta = nil

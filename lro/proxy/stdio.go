@@ -21,6 +21,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // cmdConn is the connection to an upstream command that serves MCP over
@@ -43,7 +44,6 @@ type cmdConn struct {
 	err  error // of Close
 }
 
-// startCommand starts the command of up.
 func startCommand(up *Upstream, max int, stall time.Duration, logger *slog.Logger) (*cmdConn, error) {
 	cmd := up.command()
 	// Not cmd.StdinPipe, whose writes take no deadline, nor cmd.StdoutPipe,
@@ -172,7 +172,6 @@ type replyScan struct {
 	method         bool
 }
 
-// write scans the next piece of the line.
 func (s *replyScan) write(p []byte) {
 	for _, c := range p {
 		switch {
@@ -196,7 +195,7 @@ func (s *replyScan) write(p []byte) {
 		case s.depth == 1 && c == ':' && !s.inValue:
 			s.inValue = true
 			if len(s.cur) <= maxScanned {
-				s.name = unquote(bytes.TrimSpace(s.cur))
+				s.name = rawjson.Unquote(bytes.TrimSpace(s.cur))
 				s.method = s.method || s.name == "method"
 			}
 			s.cur = s.cur[:0]
@@ -216,7 +215,6 @@ func (s *replyScan) write(p []byte) {
 	}
 }
 
-// endMember ends the top-level member being read.
 func (s *replyScan) endMember() {
 	if s.name == "id" && len(s.cur) <= maxScanned {
 		s.id = bytes.Clone(s.cur)
@@ -387,19 +385,19 @@ func preview(b []byte) string {
 // slices of data, where go-sdk's decoder copies them.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	var m [6]jsontext.Value // of messageKeys; the last of duplicate members, as go-sdk
-	if !members(data, func(name, value jsontext.Value) bool {
-		if i := slices.Index(messageKeys, unquote(name)); i >= 0 {
+	if !rawjson.Members(data, func(name, value jsontext.Value) bool {
+		if i := slices.Index(messageKeys, rawjson.Unquote(name)); i >= 0 {
 			m[i] = value
 		}
 		return true
 	}) {
-		if _, err := newDecoder(data).ReadValue(); err != nil {
+		if _, err := rawjson.NewDecoder(data).ReadValue(); err != nil {
 			return nil, err // why it is no JSON
 		}
 		return nil, errors.New("not a JSON object")
 	}
 	version, rawID, method, params, result, errv := m[0], m[1], m[2], m[3], m[4], m[5]
-	if unquote(version) != "2.0" || version.Kind() != '"' {
+	if rawjson.Unquote(version) != "2.0" || version.Kind() != '"' {
 		return nil, fmt.Errorf("invalid message version tag %s", version)
 	}
 	var raw any
@@ -416,7 +414,7 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		if method.Kind() != '"' {
 			return nil, errors.New("method is not a string")
 		}
-		return &jsonrpc.Request{ID: id, Method: unquote(method), Params: json.RawMessage(params)}, nil
+		return &jsonrpc.Request{ID: id, Method: rawjson.Unquote(method), Params: json.RawMessage(params)}, nil
 	}
 	if !id.IsValid() {
 		return nil, errors.New("a response without an id")

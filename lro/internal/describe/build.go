@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/go-json-experiment/json/jsontext"
-
+	"github.com/zircote/lro-go/internal/rawjson"
 	sh "github.com/zircote/lro-go/internal/shell"
 )
 
@@ -147,16 +146,9 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// AppendQuote appends s as a JSON string to dst; invalid UTF-8 is
+// AppendQuote is [rawjson.AppendQuote]: s as a JSON string, invalid UTF-8
 // replaced, as the wire would carry it.
-func AppendQuote(dst []byte, s string) []byte {
-	b, err := jsontext.AppendQuote(dst, s)
-	if err != nil {
-		m, _ := json.Marshal(s)
-		b = append(dst, m...) // over what AppendQuote wrote before it failed
-	}
-	return b
-}
+func AppendQuote(dst []byte, s string) []byte { return rawjson.AppendQuote(dst, s) }
 
 // JQKey returns the jq path step of an object member.
 func JQKey(name string) string {
