@@ -230,10 +230,3 @@ func (c *config) sweepOptions() *cleanup.Options {
 	o.OnExpired = janitor.OnExpired(l.Observer)
 	return o
 }
-
-// Validate reports whether opts is a valid configuration, naming the first
-// invalid field. A nil *Options is valid.
-func (opts *Options) Validate() error {
-	_, err := newConfig(opts)
-	return err
-}
