@@ -122,6 +122,7 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 		}
 	}
 	dec := newDecoder()
+	var w walker // not a recursion: 9,000 levels of one ran a worker out of memory under -race
 	for sent := 0; sent < req.Want; {
 		line, err := src.next(c.MaxRecordBytes)
 		if errors.Is(err, io.EOF) {
@@ -134,7 +135,7 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 		if err != nil {
 			return errorf("line %d of %s is not a valid record: %v", n, src.path, err)
 		}
-		if where, loc, text := find(v, "", re); loc == nil {
+		if where, loc, text := w.find(v, re); loc == nil {
 			continue
 		} else if !send(&frame{Line: n, Match: matchEntry(n, line, where, loc, text)}) {
 			return nil
@@ -185,28 +186,43 @@ func runeBack(s string, k int) int {
 	return len(s) - i
 }
 
+// walker finds the first scalar value of a record that matches.
+type walker struct {
+	stack []step
+}
+
+type step struct {
+	v    any
+	path string
+}
+
 // find returns the path, the match location and the text of the first
-// string, number or boolean of v, at path, that re matches (arrays in
-// order, keys sorted); loc is nil when none does.
-func find(v any, path string, re *regexp.Regexp) (string, []int, string) {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if p, loc, t := find(x[k], path+pathKey(k), re); loc != nil {
-				return p, loc, t
+// string, number or boolean of v that re matches (arrays in order, keys
+// sorted); loc is nil when none does.
+func (w *walker) find(v any, re *regexp.Regexp) (path string, loc []int, text string) {
+	w.stack = append(w.stack[:0], step{v, ""})
+	for len(w.stack) > 0 {
+		s := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		switch x := s.v.(type) {
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(x))
+			for i := len(keys) - 1; i >= 0; i-- {
+				w.stack = append(w.stack, step{x[keys[i]], s.path + pathKey(keys[i])})
 			}
-		}
-	case []any:
-		for i, e := range x {
-			if p, loc, t := find(e, path+"["+strconv.Itoa(i)+"]", re); loc != nil {
-				return p, loc, t
+		case []any:
+			for i := len(x) - 1; i >= 0; i-- {
+				w.stack = append(w.stack, step{x[i], s.path + "[" + strconv.Itoa(i) + "]"})
 			}
-		}
-	case nil:
-	default:
-		t := scalarText(x)
-		if loc := re.FindStringIndex(t); loc != nil {
-			return cmp.Or(path, "."), loc, t
+		case nil:
+		default:
+			t := scalarText(x)
+			if loc := re.FindStringIndex(t); loc != nil {
+				if s.path == "" {
+					s.path = "."
+				}
+				return s.path, loc, t
+			}
 		}
 	}
 	return "", nil, ""
