@@ -21,19 +21,17 @@ const maxDepth = 10000
 // errSyntax is wrapped by every error of the decoder.
 var errSyntax = errors.New("invalid JSON")
 
-// decoder turns one JSON text into the values gojq works on: nil, bool, int
-// (integers that fit), float64, string, []any and map[string]any, directly
-// with the scanner of scan.go, faster than unmarshaling into any: records
-// share their keys, and the strings of a record one copy of its text. It is
-// reused for the records of one call, not concurrently.
+// decoder turns one JSON text into the values gojq works on (int for the
+// integers that fit), with the scanner of scan.go, for speed (a decoder on
+// jsontext is several times slower): records share their keys, the strings
+// of a record one copy of its text. It is reused for the records of a call.
 type decoder struct {
 	text string            // the text as one string: plain string values are slices of it
 	keys map[string]string // interned object keys, shared across records, at most maxInterned
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
 	// seq holds the keys of the last record in order ("" for a key with
-	// escapes), at most maxSeq: key nkey of a record is compared with
-	// seq[nkey] first.
+	// escapes), at most maxSeq: key nkey of a record is tried first.
 	seq  []string
 	nkey int
 	only []string // while projecting: the keys of the top-level object to build
@@ -81,9 +79,8 @@ func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bo
 	return v.(map[string]any), true
 }
 
-// walk reads the JSON value at data[i], which is inside depth open arrays
-// and objects, and returns the offset just past it, or -1 if no valid value
-// starts there. With keep, it also returns the value.
+// walk reads the JSON value at data[i], inside depth open arrays and
+// objects, and returns it (with keep) and the offset past it, or -1.
 func (d *decoder) walk(data []byte, i, depth int, keep bool) (any, int) {
 	if i >= len(data) {
 		return nil, -1

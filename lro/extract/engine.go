@@ -408,11 +408,3 @@ func sameValue(v, cur any) bool {
 	}
 	return false
 }
-
-// describeErrors summarizes the errors the program raised, for a note.
-func (r *results) describeErrors() string {
-	if r.Errs == 0 {
-		return ""
-	}
-	return fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", r.Errs, max(r.Records, 1), r.FirstErr)
-}

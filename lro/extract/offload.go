@@ -19,7 +19,10 @@ import (
 // tool result (cut with a warning if that write fails). It also reports
 // whether the answer was offloaded.
 func (c *config) answer(ctx context.Context, h jsonl.Header, filter string, res *results) (*mcp.CallToolResult, bool) {
-	note := res.describeErrors()
+	note := "" // on the errors the program raised
+	if res.Errs > 0 {
+		note = fmt.Sprintf("The query raised an error on %d of %d inputs (jq goes on with the next input after an error, and so does lro_extract); the first, %s", res.Errs, max(res.Records, 1), res.FirstErr)
+	}
 	if len(res.Spans) == 0 {
 		msg := fmt.Sprintf("No results: the filter produced no output on %d records. %s", res.Records, note)
 		r := textResult(strings.TrimSpace(msg))

@@ -78,18 +78,16 @@ type Options struct {
 	Workers int
 }
 
-// resultCost is what each result of lro_extract counts against
-// MaxOutputBytes beside its text: its span in the worker, in the frame and
-// in the server.
-const resultCost = 32
-
-// minMemoryBytes is the least MaxMemoryBytes may be.
-const minMemoryBytes = 16 << 20
-
-// answerShare is how many times MaxOutputBytes fits in MaxMemoryBytes at
-// least: the server holds an answer several times over while it builds it
-// (TestBoundedCalls).
-const answerShare = 8
+const (
+	// resultCost is what each result of lro_extract counts against
+	// MaxOutputBytes beside its text: its span in the worker, the frame and
+	// the server.
+	resultCost     = 32
+	minMemoryBytes = 16 << 20
+	// answerShare: MaxOutputBytes fits at least this often in
+	// MaxMemoryBytes, as the server holds an answer several times over.
+	answerShare = 8
+)
 
 // config is a validated copy of Options, and of the fields of LRO the tools
 // use, with every default applied.
@@ -101,21 +99,15 @@ type config struct {
 	ThresholdTokens int
 	Tokenizer       estimate.Tokenizer
 	Observer        event.Observer
-	// create starts an offloaded file (offload.Config.Create); tests make
-	// it fail.
-	create func(operation string) (*jsonl.Writer, error)
-	slots  chan struct{} // a token for each running worker
-	Now    func() time.Time
-	// sweep are the options of the automatic janitor an offloaded answer
-	// starts; nil when CleanupInterval is negative.
-	sweep *cleanup.Options
-	// beforeOpen, if not nil, is called between the check of a file and
-	// its opening (openFile): tests replace the file there.
-	beforeOpen func(base string)
+	create          func(operation string) (*jsonl.Writer, error) // offload.Config.Create; tests make it fail
+	slots           chan struct{}                                 // a token for each running worker
+	Now             func() time.Time
+	sweep           *cleanup.Options  // of the janitor an offloaded answer starts; nil for none
+	beforeOpen      func(base string) // between the check of a file and its opening: tests replace it
 }
 
 // newConfig copies opts, applies defaults and validates, naming the first
-// invalid field.
+// invalid field: the error of AddTools.
 func newConfig(opts *Options) (*config, error) {
 	c := &config{Tokenizer: offload.Heuristic{}, Now: time.Now}
 	if opts != nil {
@@ -173,8 +165,7 @@ func newConfig(opts *Options) (*config, error) {
 	return c, nil
 }
 
-// maxResults is the most results one call may produce: more would pass
-// MaxOutputBytes.
+// maxResults is the most results one call may produce.
 func (c *config) maxResults() int { return max(c.MaxOutputBytes/resultCost, 1) }
 
 // orDefault sets *v to def if it is zero; a negative *v is invalid.
@@ -189,7 +180,7 @@ func orDefault[T int | int64 | time.Duration](field string, v *T, def T) error {
 }
 
 // useStore checks that Dir and Prefix, if given, are the Store's, and sets
-// them to the Store's: Dir is "" for a bucket.
+// them to the Store's ("" for a bucket).
 func (c *config) useStore() error {
 	st := c.Store
 	switch dir := st.Dir(); {
@@ -208,32 +199,18 @@ func (c *config) useStore() error {
 	return nil
 }
 
-// sweepOptions are the options of the automatic janitor of the answers'
-// folder or store, as lro's decorator would start it with c.LRO; nil for
-// none.
+// sweepOptions are those of the janitor of the answers' folder or store,
+// as lro's decorator would start it with c.LRO; nil for none.
 func (c *config) sweepOptions() *cleanup.Options {
 	l := cmp.Or(c.LRO, &lro.Options{})
 	if l.CleanupInterval < 0 {
 		return nil
 	}
-	o := &cleanup.Options{
-		Dir:      c.Dir,
-		Prefix:   c.Prefix,
-		TTL:      l.TTL, // if zero, the Store's, or lro's default
-		Interval: cmp.Or(l.CleanupInterval, spec.DefaultInterval),
-	}
+	o := &cleanup.Options{Dir: c.Dir, Prefix: c.Prefix, TTL: l.TTL,
+		Interval: cmp.Or(l.CleanupInterval, spec.DefaultInterval), OnExpired: janitor.OnExpired(l.Observer)}
 	if c.Store != nil {
-		o.Bucket = c.Store.Bucket()
-		o.TTL = cmp.Or(o.TTL, c.Store.TTL())
+		o.Bucket, o.TTL = c.Store.Bucket(), cmp.Or(o.TTL, c.Store.TTL())
 	}
 	o.TTL = cmp.Or(o.TTL, spec.DefaultTTL) // lro's, which the event names
-	o.OnExpired = janitor.OnExpired(l.Observer)
 	return o
-}
-
-// Validate reports whether opts is a valid configuration, naming the first
-// invalid field. A nil *Options is valid.
-func (opts *Options) Validate() error {
-	_, err := newConfig(opts)
-	return err
 }

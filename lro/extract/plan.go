@@ -103,18 +103,12 @@ func planSelect(filter string, names []string, values []any) plan {
 		}
 	}
 	if m := selectKeyword.FindStringSubmatch(filter); m != nil {
-		if k, ok := value(m); ok && literalASCII(k) {
+		// k is printable ASCII that a regular expression matches literally.
+		if k, ok := value(m); ok && regexp.QuoteMeta(k) == k && !strings.ContainsFunc(k, func(r rune) bool { return r < ' ' || r > '~' }) {
 			return plan{needle: []byte(k), fold: true, asciiLine: !foldsToASCII(k)}
 		}
 	}
 	return plan{}
-}
-
-// literalASCII reports whether k is printable ASCII that a regular
-// expression matches literally.
-func literalASCII(k string) bool {
-	printable := !strings.ContainsFunc(k, func(r rune) bool { return r < ' ' || r > '~' })
-	return printable && regexp.QuoteMeta(k) == k
 }
 
 // foldsToASCII reports whether every character of k folds only to ASCII

@@ -201,8 +201,7 @@ var schemas = map[string]map[string]any{
 	}, argPattern),
 }
 
-// prop is the schema of an argument of type typ, described by desc (none
-// if empty), with the keywords and values kv.
+// prop is the schema of an argument: its type, description and keywords.
 func prop(typ, desc string, kv ...any) map[string]any {
 	m := map[string]any{"type": typ}
 	if desc != "" {
@@ -215,11 +214,9 @@ func prop(typ, desc string, kv ...any) map[string]any {
 }
 
 // objectSchema is the input schema of a tool with the properties props and
-// the two that name the file, one of which a call gives. The schema does not
-// require either (anyOf at the top of an input schema is refused by some
-// clients): the descriptions say it, and the tools check it. The tools
-// also refuse other arguments, naming those they take, and take a null as
-// an absent argument, which the schema need not say.
+// the two that name the file, of which it requires neither: some clients
+// refuse anyOf at the top of an input schema; the descriptions say it and
+// the tools check it.
 func objectSchema(props map[string]any, required ...string) map[string]any {
 	props[argHandle] = prop("string", "")
 	props[argFilePath] = prop("string", "")
@@ -231,14 +228,13 @@ func objectSchema(props map[string]any, required ...string) map[string]any {
 }
 
 // shortDuration writes d as time.Duration does, without its zero units:
-// 1h, 1h30m, 90s.
+// 1h, 1h30m, 1m30s.
 func shortDuration(d time.Duration) string {
 	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
+	for _, zero := range []string{"m0s", "h0m"} {
+		if strings.HasSuffix(s, zero) {
+			s = s[:len(s)-2]
+		}
 	}
 	return s
 }
@@ -339,8 +335,7 @@ func matchedNone(w *whereFilter, res *results) bool {
 	return len(res.Spans) == 0
 }
 
-// evaluateIn evaluates req over the file in a worker, and returns the
-// file's header and the worker's answer.
+// evaluateIn evaluates req over the file in a worker.
 func (c *config) evaluateIn(ctx context.Context, file ref, req extractRequest) (h jsonl.Header, last *frame, err error) {
 	err = c.withSource(ctx, file, func(ctx context.Context, src *source) error {
 		h = src.header
@@ -369,8 +364,7 @@ func (c *config) absentPaths(ctx context.Context, file ref, w *whereFilter) []st
 	return paths
 }
 
-// evaluate runs req over the records of src, in a worker, and returns the
-// filter it ran and the results.
+// evaluate runs req over the records of src, in a worker.
 func (c *config) evaluate(ctx context.Context, src *source, req *extractRequest) (label string, _ *results, err error) {
 	var p *program
 	switch {
@@ -502,9 +496,4 @@ func (c *config) queryProgram(text string, params map[string]json.RawMessage) (*
 	return p, nil
 }
 
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
-}
+func lowerFirst(s string) string { return strings.ToLower(s[:min(len(s), 1)]) + s[min(len(s), 1):] }

@@ -176,8 +176,8 @@ func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
 		switch {
 		case !known:
 			return nil, errorf("where %q: unknown operator %q (the operators are %s; to compare with an object for equality, use eq)", key, name, strings.Join(whereOps, ", "))
-		case want.what != "" && !slices.Contains(want.types, jsonType(val)):
-			return nil, errorf("where %q: the value of %s must be %s, not %s", key, name, want.what, jsonType(val))
+		case want != "" && !strings.Contains(want, jsonType(val)):
+			return nil, errorf("where %q: the value of %s must be %s, not %s", key, name, want, jsonType(val))
 		case name == "contains":
 			ops = append(ops, [2]any{"matches", "(?i)" + regexp.QuoteMeta(val.(string))})
 		case name == "prefix", name == "matches": // a pattern is checked in the worker (checkPatterns)
@@ -189,21 +189,12 @@ func whereOperators(key string, raw json.RawMessage) ([][2]any, error) {
 	return ops, nil
 }
 
-// opValues says what the value of each operator must be: one of types (see
-// jsonType), in the words of what; eq takes any value.
-var opValues = map[string]struct {
-	types []string
-	what  string
-}{
-	"eq":       {},
-	"prefix":   {[]string{"a string"}, "a string"},
-	"contains": {[]string{"a string"}, "a string"},
-	"matches":  {[]string{"a string"}, "a string (a regular expression, RE2 syntax)"},
-	"gt":       {[]string{"a number", "a string"}, "a number or a string"},
-	"gte":      {[]string{"a number", "a string"}, "a number or a string"},
-	"lt":       {[]string{"a number", "a string"}, "a number or a string"},
-	"lte":      {[]string{"a number", "a string"}, "a number or a string"},
-	"in":       {[]string{"an array"}, "an array of values"},
+// opValues says what the value of each operator must be, in words that
+// hold the name of each type it may have (see jsonType); eq takes any value.
+var opValues = map[string]string{
+	"eq": "", "prefix": "a string", "contains": "a string", "matches": "a string (a regular expression, RE2 syntax)",
+	"gt": "a number or a string", "gte": "a number or a string", "lt": "a number or a string", "lte": "a number or a string",
+	"in": "an array of values",
 }
 
 // jsonType names the JSON type of a decoded value: "a string", "null".

@@ -173,7 +173,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 }
 
 // writeFrame writes fr with enc, which writes to bw, then the output of its
-// results, and flushes bw; false if it could not.
+// results; false if it could not.
 func writeFrame(enc *gob.Encoder, bw *bufio.Writer, fr *frame) bool {
 	if fr.Results != nil {
 		fr.Results.buf = fr.Results.bytes()
