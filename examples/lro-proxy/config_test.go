@@ -54,7 +54,7 @@ func TestSetup(t *testing.T) {
 		{"zero extraction time limit", []string{"-extract-timeout", "0s", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-timeout=0s: must be positive"},
 		{"zero extraction memory", []string{"-extract-max-memory", "0", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-max-memory=0: must be a positive number of MiB"},
 		{"extraction memory that overflows", []string{"-extract-max-memory", "9000000000000", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-max-memory=9000000000000: must be a positive number of MiB"},
-		{"too little extraction memory", []string{"-extract-max-memory", "8", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-max-memory=8: must be at least 16 (MiB)"},
+		{"too little extraction memory", []string{"-extract-max-memory", "8", "srv"}, nil, "", nil, nil, 0, "", "flag -extract-max-memory=8: extract: Options.MaxMemoryBytes is 8388608, less than 16 MiB"},
 		{"bad environment", []string{"srv"}, map[string]string{"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "many"}, "", nil, nil, 0, "", "ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS"},
 	}
 	for _, tt := range tests {

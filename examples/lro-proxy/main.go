@@ -236,8 +236,8 @@ func setup(args []string, stderr io.Writer, lookup func(string) (string, bool)) 
 	if *extractMemory <= 0 || *extractMemory > math.MaxInt64>>20 {
 		return nil, fmt.Errorf("flag -extract-max-memory=%d: must be a positive number of MiB", *extractMemory)
 	}
-	if *extractMemory < 16 { // extract.AddTools would refuse it, later
-		return nil, fmt.Errorf("flag -extract-max-memory=%d: must be at least 16 (MiB), the least a worker runs a query with", *extractMemory)
+	if err := (&extract.Options{Timeout: *extractTimeout, MaxMemoryBytes: *extractMemory << 20}).Validate(); err != nil {
+		return nil, fmt.Errorf("flag -extract-max-memory=%d: %w", *extractMemory, err)
 	}
 	c.extract = extractLimits{*extractTimeout, *extractMemory << 20}
 

@@ -51,7 +51,7 @@ func TestSetup(t *testing.T) {
 		{"zero threshold flag", []string{"-threshold", "0"}, nil, 0, 0, "", false, "flag -threshold=0"},
 		{"zero cleanup interval", []string{"-cleanup-interval", "0s"}, nil, 0, 0, "", false, "flag -cleanup-interval=0s"},
 		{"bad config", []string{"-config", writeFile(t, "b.toml", "[prompt.offload]\nttl_seconds = -1\n")}, nil, 0, 0, "", false, "prompt.offload.ttl_seconds = -1"},
-		{"too little extraction memory", []string{"-extract-max-memory", "8"}, nil, 0, 0, "", false, "flag -extract-max-memory=8: must be at least 16 (MiB)"},
+		{"too little extraction memory", []string{"-extract-max-memory", "8"}, nil, 0, 0, "", false, "flag -extract-max-memory=8: extract: Options.MaxMemoryBytes is 8388608, less than 16 MiB"},
 		{"output folder beside a folder store", []string{"-storage", t.TempDir(), "-output-dir", t.TempDir()}, nil, 0, 0, "", false, "not the folder of Options.Store"},
 		{"output folder with a bucket", []string{"-storage", "file://" + t.TempDir(), "-output-dir", "/from/flag"}, nil, 0, 0, "", false, "cannot be combined with a bucket"},
 		{"unknown flag", []string{"-nope"}, nil, 0, 0, "", false, "usage"},

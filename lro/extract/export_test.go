@@ -15,9 +15,3 @@ const (
 	DefaultMaxMemoryBytes = defaultMaxMemoryBytes
 	DefaultWorkers        = defaultWorkers
 )
-
-// CheckOptions returns the error AddTools returns for opts, if any.
-func CheckOptions(opts *Options) error {
-	_, err := newConfig(opts)
-	return err
-}

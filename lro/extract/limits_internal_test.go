@@ -11,7 +11,7 @@ import (
 
 // TestLimitsDoNotOverflow: every limit computed from the options stays
 // within its type and above the option it comes from, for the largest
-// value of each option that AddTools accepts (issue 34, item 10).
+// value of each option that Validate accepts (issue 34, item 10).
 func TestLimitsDoNotOverflow(t *testing.T) {
 	huge := &Options{
 		Timeout:        math.MaxInt64,

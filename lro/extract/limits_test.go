@@ -9,7 +9,7 @@ import (
 	"github.com/zircote/lro-go/lro/extract"
 )
 
-// TestLargestOptionsWork: with every option at the largest value AddTools
+// TestLargestOptionsWork: with every option at the largest value Validate
 // accepts, the three tools answer as with the defaults (issue 34, item
 // 10: limits computed from them used to wrap around).
 func TestLargestOptionsWork(t *testing.T) {

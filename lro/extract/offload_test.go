@@ -148,9 +148,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"prefix with a slash", &Options{LRO: &lro.Options{Prefix: "a/b"}}, "Options.LRO.Prefix"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckOptions(tt.opts)
+			err := tt.opts.Validate()
 			if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("CheckOptions() = %v, want %q", err, tt.want)
+				t.Errorf("Validate() = %v, want %q", err, tt.want)
 			}
 		})
 	}

@@ -214,3 +214,10 @@ func (c *config) sweepOptions() *cleanup.Options {
 	o.TTL = cmp.Or(o.TTL, spec.DefaultTTL) // lro's, which the event names
 	return o
 }
+
+// Validate reports whether opts is a valid configuration, naming the first
+// invalid field. A nil *Options is valid.
+func (opts *Options) Validate() error {
+	_, err := newConfig(opts)
+	return err
+}

@@ -146,7 +146,7 @@ func TestLineRangeStopsWhileSkipping(t *testing.T) {
 	}
 }
 
-// TestRecordLimitOfMaxInt: a MaxRecordBytes of math.MaxInt, which AddTools
+// TestRecordLimitOfMaxInt: a MaxRecordBytes of math.MaxInt, which Validate
 // accepts, bounds nothing (the bound plus the '\n' does not overflow into
 // a bound that every line passes); the one-byte margin for the '\n' holds
 // at a small bound too.

@@ -433,12 +433,12 @@ func TestStoreOptions(t *testing.T) {
 		{"a folder with a bucket", extract.Options{LRO: &lro.Options{Store: bucket, OutputDir: dir}}, "Options.LRO.OutputDir"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := extract.CheckOptions(&tt.opts)
+			err := tt.opts.Validate()
 			switch {
 			case tt.want == "" && err != nil:
-				t.Errorf("CheckOptions() = %v", err)
+				t.Errorf("Validate() = %v", err)
 			case tt.want != "" && (!errors.Is(err, lro.ErrInvalidOption) || !strings.Contains(err.Error(), tt.want)):
-				t.Errorf("CheckOptions() = %v, want ErrInvalidOption naming %s", err, tt.want)
+				t.Errorf("Validate() = %v, want ErrInvalidOption naming %s", err, tt.want)
 			}
 		})
 	}
