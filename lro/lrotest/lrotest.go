@@ -256,7 +256,9 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bo
 		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
 	}
 	c.run(ctx)
-	return c.report(), nil
+	rep := &report{tool: k.Tool, level: k.Level, results: c.results}
+	rep.recipes, rep.files = c.obs.How()
+	return rep, nil
 }
 
 // run makes every call and checks every requirement on it.
@@ -315,10 +317,4 @@ func (c *checker) checkScope(ctx context.Context, s scope, call *observe.Call) {
 			res.status, res.reasons = pass, nil
 		}
 	}
-}
-
-func (c *checker) report() *report {
-	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, results: c.results}
-	rep.recipes, rep.files = c.obs.How()
-	return rep
 }
