@@ -16,7 +16,6 @@ var jqKeywords = wordSet(`
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// isIdent reports whether name can be written .name and {name} in jq.
 func isIdent(name string) bool { return identRE.MatchString(name) && !jqKeywords[name] }
 
 // jqString returns s as a jq string literal. JSON string syntax is valid jq

@@ -66,7 +66,6 @@ var errInvalidConfig = errors.New("lrotest: invalid configuration")
 // name, the header's timestamp) may lie outside the call.
 const maxClockSkew = 5 * time.Minute
 
-// recipeTimeout bounds each recipe's run.
 const recipeTimeout = 30 * time.Second
 
 // status is the outcome of one requirement.
@@ -185,7 +184,6 @@ func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
 	}
 }
 
-// checker runs one check.
 type checker struct {
 	cfg     Config
 	srv     lro.Options // cfg.Server with the kit's defaults

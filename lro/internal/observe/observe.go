@@ -119,7 +119,6 @@ type Planted struct {
 	Err            error     // why nothing was planted
 }
 
-// fetchedText says how fetched files were read.
 const fetchedText = "fetched with resources/read of their resource_link, " +
 	"and the recipes ran on what was fetched in place of file_path"
 
@@ -471,7 +470,6 @@ func WaitGone(ctx context.Context, path string, deadline time.Time) bool {
 	}
 }
 
-// writeAt writes a file and sets its times to at.
 func writeAt(path string, data []byte, at time.Time) error {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return err
