@@ -69,38 +69,27 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	defer in.reset(nil, nil)
 	n := 0
 	var eachErr error // returned as is
-	err := func() error {
-		if in.peek() != '[' {
-			return in.errAt("not an array")
-		}
+	var err error
+	if in.peek() != '[' {
+		err = in.errAt("not an array")
+	} else {
 		in.pos++
-		if in.peek() == ']' {
-			in.pos++
-			return in.end()
-		}
-		for {
+		err = in.elements(func() error {
+			in.peek() // the element starts after the white space
 			start := in.pos
 			if err := in.value(&in.root, 0); err != nil {
 				return err
 			}
 			n++
 			if each != nil {
-				if eachErr = each(arr[start:in.pos]); eachErr != nil {
-					return eachErr
-				}
+				eachErr = each(arr[start:in.pos])
 			}
-			switch in.peek() {
-			case ',':
-				in.pos++
-				in.peek() // the next element starts after the white space
-			case ']':
-				in.pos++
-				return in.end()
-			default:
-				return in.errAt("after an array element")
-			}
+			return eachErr
+		})
+		if err == nil {
+			err = in.end()
 		}
-	}()
+	}
 	if err != nil && eachErr == nil {
 		err = fmt.Errorf("%w: %v", ErrInvalidRecords, err)
 	}
@@ -173,12 +162,18 @@ func (in *Inferrer) array(n *node, depth int) error {
 		}
 		items = n.items
 	}
+	return in.elements(func() error { return in.value(items, depth+1) })
+}
+
+// elements reads the elements of an array whose '[' has been read, each
+// with read.
+func (in *Inferrer) elements(read func() error) error {
 	if in.peek() == ']' {
 		in.pos++
 		return nil
 	}
 	for {
-		if err := in.value(items, depth+1); err != nil {
+		if err := read(); err != nil {
 			return err
 		}
 		switch in.peek() {
