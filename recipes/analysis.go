@@ -21,7 +21,6 @@ const (
 	defaultMemoryType = "semantic"
 )
 
-// wordSet returns the set of the words of s, separated by white space.
 func wordSet(s string) map[string]bool {
 	set := map[string]bool{}
 	for _, w := range strings.Fields(s) {
@@ -52,10 +51,8 @@ type keywords struct {
 // of the document's words.
 type wordCount struct{ docs, last int }
 
-// maxStopWord is the length of the longest stop word.
 const maxStopWord = 6
 
-// add records one document made of the strings ss.
 func (k *keywords) add(ss ...string) {
 	if len(ss) == 0 {
 		return
@@ -195,7 +192,6 @@ func (f *field) sub(name string, v string) {
 	s.addString(v)
 }
 
-// addString records the string value v of f.
 func (f *field) addString(v string) {
 	f.strs++
 	f.strBytes += len(v)
@@ -211,7 +207,6 @@ func (f *field) addString(v string) {
 	f.addDistinct(v)
 }
 
-// avgLen is the mean length in bytes of the string values of f.
 func (f *field) avgLen() int {
 	if f.strs == 0 {
 		return 0
@@ -495,7 +490,6 @@ func measureName(name string) bool {
 	})
 }
 
-// common reports whether f is present in at least half of the objects.
 func (a *analysis) common(f *field) bool { return 2*f.present >= a.objects }
 
 // role returns what f is, from its values and its name; roleOther for a
@@ -591,7 +585,6 @@ func (a *analysis) roles() roles {
 	return rs
 }
 
-// first returns the best field of role r, or nil.
 func (rs roles) first(r role) *field {
 	if fs := rs[r]; len(fs) > 0 {
 		return fs[0]

@@ -16,7 +16,6 @@ var jqKeywords = wordSet(`
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// isIdent reports whether name can be written .name and {name} in jq.
 func isIdent(name string) bool { return identRE.MatchString(name) && !jqKeywords[name] }
 
 // jqString returns s as a jq string literal. JSON string syntax is valid jq
@@ -53,13 +52,13 @@ func (r Recipe) Args() []string {
 
 // options returns the letters of r's jq options, of s, r and c in order.
 func (r Recipe) options() string {
-	i := 0
-	for bit, on := range [...]bool{r.slurp, r.raw, r.compact} {
+	var o []byte
+	for i, on := range [...]bool{r.slurp, r.raw, r.compact} {
 		if on {
-			i |= 1 << bit
+			o = append(o, "src"[i])
 		}
 	}
-	return [...]string{"", "s", "r", "sr", "c", "sc", "rc", "src"}[i]
+	return string(o)
 }
 
 // Command renders the shell command for file:
@@ -75,23 +74,14 @@ func (r Recipe) Command(file string) string {
 	if strings.HasPrefix(file, "-") {
 		file = "./" + file
 	}
-	var b strings.Builder
-	b.WriteString("tail -n +2 ")
-	b.WriteString(shell.Word(file))
-	b.WriteString(" | jq")
+	cmd := "tail -n +2 " + shell.Word(file) + " | jq"
 	if o := r.options(); o != "" {
-		b.WriteString(" -")
-		b.WriteString(o)
+		cmd += " -" + o
 	}
 	for _, p := range r.params {
-		b.WriteString(" --arg ")
-		b.WriteString(shell.Word(p.name))
-		b.WriteByte(' ')
-		b.WriteString(shell.Word(p.value))
+		cmd += " --arg " + shell.Word(p.name) + " " + shell.Word(p.value)
 	}
-	b.WriteByte(' ')
-	b.WriteString(shell.Word(compactFilter(r.filter)))
-	return b.String()
+	return cmd + " " + shell.Word(compactFilter(r.filter))
 }
 
 // compactFilter returns the jq program f without the white space around

@@ -3,6 +3,7 @@ package recipes
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -101,20 +102,11 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 
 // strs returns the string elements of raw, if it is an array.
 func strs(raw jsontext.Value) []string {
-	if len(raw) == 0 || raw[0] != '[' {
-		return nil
-	}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions...)
-	if _, err := dec.ReadToken(); err != nil {
-		return nil
-	}
+	var elems []any
+	_ = json.Unmarshal(raw, &elems) // nil unless raw is an array
 	var ss []string
-	for dec.PeekKind() != ']' {
-		e, err := dec.ReadValue()
-		if err != nil {
-			break // raw is valid: not reached
-		}
-		if s, ok := jsonString(e); ok {
+	for _, e := range elems {
+		if s, ok := e.(string); ok {
 			ss = append(ss, s)
 		}
 	}
@@ -165,6 +157,3 @@ func memoryDefaults(recs []record) defaults {
 		tag:         cmp.Or(mostCommon(maps.All(tags)), defaultTag),
 	}
 }
-
-// memoryProjection is the Projection of memory records.
-func memoryProjection() [][]string { return [][]string{{"id"}, {"title"}, {"namespace"}} }

@@ -112,7 +112,7 @@ func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) 
 	recs := readSample(sample)
 	var preview [][]string
 	if isMemory(recs) {
-		rs, memory, preview = memoryLibrary(detail, recs), true, memoryProjection()
+		rs, memory, preview = memoryLibrary(detail, recs), true, [][]string{{"id"}, {"title"}, {"namespace"}}
 	} else {
 		a := analyze(values(recs))
 		rs, preview = genericOf(a), previewFields(a)

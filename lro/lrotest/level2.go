@@ -124,9 +124,7 @@ var level2 = []requirement{
 				unread = append(unread, "recipe "+strconv.Itoa(r.N)+": "+r.RefsErr.Error())
 				continue
 			}
-			absent := slices.DeleteFunc(slices.Clone(r.Refs.Record), func(ref []string) bool {
-				return v.File.HasPath(ref)
-			})
+			absent := slices.DeleteFunc(slices.Clone(r.Refs.Record), func(ref []string) bool { return observe.HasPath(v.File.Records, ref) })
 			if len(absent) > 0 {
 				v.fail("recipe %d references %s, which no record has", r.N, refsText(absent))
 			}
@@ -157,7 +155,7 @@ var level2 = []requirement{
 			all = append(all, r.Refs.All...)
 			for _, ref := range r.Refs.Record {
 				// A field no record has is L2.recipes.fields_exist's concern.
-				if r.N <= 8 && !slices.Contains(lightFields, ref[0]) && v.File.HasPath(ref[:1]) {
+				if r.N <= 8 && !slices.Contains(lightFields, ref[0]) && observe.HasPath(v.File.Records, ref[:1]) {
 					v.fail("recipe %d references .%s, which is not a Light field", r.N, strings.Join(ref, "."))
 				}
 			}

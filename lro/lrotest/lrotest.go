@@ -66,7 +66,6 @@ var errInvalidConfig = errors.New("lrotest: invalid configuration")
 // name, the header's timestamp) may lie outside the call.
 const maxClockSkew = 5 * time.Minute
 
-// recipeTimeout bounds each recipe's run.
 const recipeTimeout = 30 * time.Second
 
 // status is the outcome of one requirement.
@@ -185,7 +184,6 @@ func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
 	}
 }
 
-// checker runs one check.
 type checker struct {
 	cfg     Config
 	srv     lro.Options // cfg.Server with the kit's defaults
@@ -256,7 +254,9 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bo
 		return nil, fmt.Errorf("%w: the server lists no tool %q (it lists %s)", errInvalidConfig, c.cfg.Tool, strings.Join(names, ", "))
 	}
 	c.run(ctx)
-	return c.report(), nil
+	rep := &report{tool: k.Tool, level: k.Level, results: c.results}
+	rep.recipes, rep.files = c.obs.How()
+	return rep, nil
 }
 
 // run makes every call and checks every requirement on it.
@@ -315,10 +315,4 @@ func (c *checker) checkScope(ctx context.Context, s scope, call *observe.Call) {
 			res.status, res.reasons = pass, nil
 		}
 	}
-}
-
-func (c *checker) report() *report {
-	rep := &report{tool: c.cfg.Tool, level: c.cfg.Level, results: c.results}
-	rep.recipes, rep.files = c.obs.How()
-	return rep
 }

@@ -48,5 +48,4 @@ type requirement struct {
 	spec     string
 }
 
-// catalogue lists every requirement, in report order.
 var catalogue = slices.Concat(level1, level2, level3)

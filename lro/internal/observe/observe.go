@@ -119,7 +119,6 @@ type Planted struct {
 	Err            error     // why nothing was planted
 }
 
-// fetchedText says how fetched files were read.
 const fetchedText = "fetched with resources/read of their resource_link, " +
 	"and the recipes ran on what was fetched in place of file_path"
 
@@ -471,7 +470,6 @@ func WaitGone(ctx context.Context, path string, deadline time.Time) bool {
 	}
 }
 
-// writeAt writes a file and sets its times to at.
 func writeAt(path string, data []byte, at time.Time) error {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return err
@@ -530,20 +528,18 @@ func (f *File) WholeResult() [][]byte {
 	return texts
 }
 
-// HasPath reports whether path leads somewhere in a record of f, looking
-// through arrays at every step.
-func (f *File) HasPath(path []string) bool { return hasPath(f.Records, path) }
-
-func hasPath(v any, path []string) bool {
+// HasPath reports whether path leads somewhere in v, the records of a
+// [File], looking through arrays at every step.
+func HasPath(v any, path []string) bool {
 	if len(path) == 0 {
 		return true
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		child, ok := x[path[0]]
-		return ok && hasPath(child, path[1:])
+		return ok && HasPath(child, path[1:])
 	case []any:
-		return slices.ContainsFunc(x, func(e any) bool { return hasPath(e, path) })
+		return slices.ContainsFunc(x, func(e any) bool { return HasPath(e, path) })
 	}
 	return false
 }

@@ -69,38 +69,27 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	defer in.reset(nil, nil)
 	n := 0
 	var eachErr error // returned as is
-	err := func() error {
-		if in.peek() != '[' {
-			return in.errAt("not an array")
-		}
+	var err error
+	if in.peek() != '[' {
+		err = in.errAt("not an array")
+	} else {
 		in.pos++
-		if in.peek() == ']' {
-			in.pos++
-			return in.end()
-		}
-		for {
+		err = in.elements(func() error {
+			in.peek() // the element starts after the white space
 			start := in.pos
 			if err := in.value(&in.root, 0); err != nil {
 				return err
 			}
 			n++
 			if each != nil {
-				if eachErr = each(arr[start:in.pos]); eachErr != nil {
-					return eachErr
-				}
+				eachErr = each(arr[start:in.pos])
 			}
-			switch in.peek() {
-			case ',':
-				in.pos++
-				in.peek() // the next element starts after the white space
-			case ']':
-				in.pos++
-				return in.end()
-			default:
-				return in.errAt("after an array element")
-			}
+			return eachErr
+		})
+		if err == nil {
+			err = in.end()
 		}
-	}()
+	}
 	if err != nil && eachErr == nil {
 		err = fmt.Errorf("%w: %v", ErrInvalidRecords, err)
 	}
@@ -129,25 +118,31 @@ func (in *Inferrer) Schema() map[string]any {
 }
 
 // value reads the next value and describes it into n, depth levels into
-// the record. A value is described once it is read, so that a value that
-// is not valid is not described.
+// the record; with a nil n, it only reads it. A value is described once it
+// is read, so that a value that is not valid is not described.
 func (in *Inferrer) value(n *node, depth int) error {
 	switch c := in.peek(); c {
 	case '{', '[':
-		if depth >= maxInferDepth {
-			// Read whole, described by its type alone.
-			if err := in.skip(depth); err != nil {
-				return err
-			}
-			n.add(jsontext.Kind(c))
-			return nil
+		if depth >= maxNesting {
+			return in.errAt("nested too deep")
 		}
 		in.pos++
-		n.add(jsontext.Kind(c))
-		if c == '[' {
-			return in.array(n, depth)
+		inner := n
+		if depth >= maxInferDepth {
+			inner = nil // described by its type alone, once read
+		} else {
+			n.add(jsontext.Kind(c))
 		}
-		return in.object(n, depth)
+		var err error
+		if c == '[' {
+			err = in.array(inner, depth)
+		} else {
+			err = in.object(inner, depth)
+		}
+		if err == nil && inner == nil {
+			n.add(jsontext.Kind(c))
+		}
+		return err
 	default:
 		kind, err := in.scalar()
 		if err != nil {
@@ -160,15 +155,25 @@ func (in *Inferrer) value(n *node, depth int) error {
 
 // array describes the elements of an array whose '[' has been read.
 func (in *Inferrer) array(n *node, depth int) error {
-	if n.items == nil {
-		n.items = &node{}
+	var items *node
+	if n != nil {
+		if n.items == nil {
+			n.items = &node{}
+		}
+		items = n.items
 	}
+	return in.elements(func() error { return in.value(items, depth+1) })
+}
+
+// elements reads the elements of an array whose '[' has been read, each
+// with read.
+func (in *Inferrer) elements(read func() error) error {
 	if in.peek() == ']' {
 		in.pos++
 		return nil
 	}
 	for {
-		if err := in.value(n.items, depth+1); err != nil {
+		if err := read(); err != nil {
 			return err
 		}
 		switch in.peek() {
@@ -186,7 +191,7 @@ func (in *Inferrer) array(n *node, depth int) error {
 // object describes the members of an object whose '{' has been read and
 // calls in.field with those of the record itself.
 func (in *Inferrer) object(n *node, depth int) error {
-	if n.props == nil {
+	if n != nil && n.props == nil {
 		n.props = map[string]*node{}
 	}
 	if in.peek() == '}' {
@@ -198,13 +203,16 @@ func (in *Inferrer) object(n *node, depth int) error {
 		if err != nil {
 			return err
 		}
-		p := n.prop(in, name, member)
+		var p *node
+		if n != nil {
+			p = n.prop(in, name, member)
+		}
 		in.peek() // the value starts after the white space
 		start := in.pos
 		if err := in.value(p, depth+1); err != nil {
 			return err
 		}
-		if p.lastObject != n.objects { // not a duplicate name
+		if p != nil && p.lastObject != n.objects { // not a duplicate name
 			p.lastObject = n.objects
 			p.present++
 		}
@@ -288,8 +296,11 @@ var kindTypes = [256]typeSet{
 	'n': typeNull, '0': typeNumber, '{': typeObject, '"': typeString,
 }
 
-// add counts a value of the given kind.
+// add counts a value of the given kind, if n is not nil.
 func (n *node) add(kind jsontext.Kind) {
+	if n == nil {
+		return
+	}
 	n.seen++
 	n.types |= kindTypes[kind]
 	if kind == '{' {
