@@ -204,7 +204,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	text := "[\n  {\"namespace\": \"a\", \"score\": 1},\n  {\"namespace\":\n \"b\", \"n\": [1,\n 2]},\n 3\n]"
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	c := testConfig(t)
-	r, _, err := c.read(res, nil)
+	r, _, err := c.read(res, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestTextThatIsNotJSON(t *testing.T) {
 		&mcp.TextContent{Text: `[{"namespace":"not-a-record","b":2}] and more`},
 	}}
 	c := testConfig(t)
-	r, _, err := c.read(res, nil)
+	r, _, err := c.read(res, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestPlainTextIsNotDescribed(t *testing.T) {
 		&mcp.TextContent{Text: `hello`},
 	}}
 	c := testConfig(t)
-	r, _, err := c.read(res, nil)
+	r, _, err := c.read(res, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,5 +456,35 @@ func TestOutcome(t *testing.T) {
 	}
 	if o := c.Apply(context.Background(), describe, big(), nil, nil); o.Offloaded || !o.Fallback || !o.Changed() || o.Descriptor != nil || o.Path != "" {
 		t.Errorf("unwritable folder: %+v, want the fallback alone", o)
+	}
+}
+
+// TestInlineAllocatesNothing: a result that stays inline, of text, an image
+// and audio, is estimated without an allocation: every call of a wrapped
+// tool pays it.
+func TestInlineAllocatesNothing(t *testing.T) {
+	c := testConfig(t)
+	c.Threshold = 1000
+	describe := func() Call { t.Fatal("described an inline result"); return Call{} }
+	text := &mcp.TextContent{Text: strings.Repeat(`{"id":1,"name":"café 字"}`, 20)}
+	for _, tc := range []struct {
+		name string
+		res  *mcp.CallToolResult
+		want float64
+	}{
+		{"text", &mcp.CallToolResult{Content: []mcp.Content{text}}, 0},
+		{"text, image and audio", &mcp.CallToolResult{Content: []mcp.Content{text, &mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}, &mcp.AudioContent{Data: []byte("x"), MIMEType: "audio/wav"}}}, 0},
+		{"no content", &mcp.CallToolResult{}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := testing.AllocsPerRun(100, func() {
+				if o := c.Apply(context.Background(), describe, tc.res, nil, nil); o.Changed() {
+					t.Fatal("the result changed")
+				}
+			})
+			if got != tc.want {
+				t.Errorf("%v allocations, want %v", got, tc.want)
+			}
+		})
 	}
 }
