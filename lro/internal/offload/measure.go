@@ -2,6 +2,7 @@ package offload
 
 import (
 	"encoding/json"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,15 +33,21 @@ func (c *Config) read(res *mcp.CallToolResult, structured []byte, whole bool) (r
 			return nil, 0, err
 		}
 	}
+	structuredTokens := 0
 	if structured != nil {
 		structured = trimSpace(structured)
-		tokens = c.Tokenizer.Tokens(structured)
+		structuredTokens = c.Tokenizer.Tokens(structured)
+		tokens = structuredTokens
 	}
 	start := func() { r = &result{items: make([]item, len(res.Content)), structured: structured} }
 	for i, it := range res.Content {
 		switch it := it.(type) {
 		case *mcp.ImageContent, *mcp.AudioContent:
 		case *mcp.TextContent:
+			if structured != nil && len(it.Text) == len(structured) && unsafe.StringData(it.Text) == unsafe.SliceData(structured) {
+				tokens += structuredTokens // a typed tool's text is a view of its structured content
+				continue
+			}
 			tokens += c.textTokens(it.Text)
 		default:
 			raw, err := json.Marshal(it)

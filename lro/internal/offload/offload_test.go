@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -484,6 +485,45 @@ func TestInlineAllocatesNothing(t *testing.T) {
 			})
 			if got != tc.want {
 				t.Errorf("%v allocations, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// bytesTokenizer counts the bytes it is given, one token each.
+type bytesTokenizer struct{ read *int }
+
+func (b bytesTokenizer) Tokens(p []byte) int { *b.read += len(p); return len(p) }
+
+// TestTypedTextCountedOnce: the text of a typed tool, a view of its
+// structured content, is estimated by the structured content's figure
+// (both count, as the client receives both), without reading it again.
+func TestTypedTextCountedOnce(t *testing.T) {
+	data := []byte(`{"items":[{"id":1},{"id":2}]}`)
+	read := 0
+	c := testConfig(t)
+	c.Threshold = 1000
+	c.Tokenizer = bytesTokenizer{&read}
+	for _, tc := range []struct {
+		name string
+		text string
+		want int
+	}{
+		{"a view of the structured content", unsafe.String(unsafe.SliceData(data), len(data)), len(data)},
+		{"a copy of it", string(data), 2 * len(data)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read = 0
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tc.text}}, StructuredContent: json.RawMessage(data)}
+			r, tokens, err := c.read(res, data, true)
+			if err != nil || r == nil {
+				t.Fatal(err)
+			}
+			if tokens != 2*len(data) {
+				t.Errorf("estimate %d, want %d: the text and the structured content", tokens, 2*len(data))
+			}
+			if read != tc.want {
+				t.Errorf("the tokenizer read %d bytes, want %d", read, tc.want)
 			}
 		})
 	}
