@@ -47,11 +47,16 @@ func tokens(b []byte) int {
 	narrow, wide := 0, 0
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
-			// Fast path: 32, then eight ASCII bytes at a time, then one
+			// Fast path: 64, then eight ASCII bytes at a time, then one
 			// by one.
-			for i+32 <= len(b) && (load64(b[i:i+8])|load64(b[i+8:i+16])|load64(b[i+16:i+24])|load64(b[i+24:i+32]))&highBits == 0 {
-				narrow += 32
-				i += 32
+			for i+64 <= len(b) {
+				w := b[i : i+64]
+				if (load64(w[0:8])|load64(w[8:16])|load64(w[16:24])|load64(w[24:32])|
+					load64(w[32:40])|load64(w[40:48])|load64(w[48:56])|load64(w[56:64]))&highBits != 0 {
+					break
+				}
+				narrow += 64
+				i += 64
 			}
 			for i+8 <= len(b) && load64(b[i:i+8])&highBits == 0 {
 				narrow += 8

@@ -176,3 +176,27 @@ func TestWideScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestTokensFastPathEdges puts one non-ASCII rune at every offset of texts
+// of up to 140 bytes, across the fast path's blocks of 64 and 8 bytes, and
+// compares with the formula counted rune by rune.
+func TestTokensFastPathEdges(t *testing.T) {
+	for n := 0; n <= 140; n++ {
+		for at := 0; at <= n; at++ {
+			for _, r := range []string{"é", "字", "\x80"} {
+				text := strings.Repeat("a", at) + r + strings.Repeat("b", n-at)
+				narrow, wide := 0, 0
+				for _, c := range text {
+					if c >= 0x2E80 && c <= 0x9FFF {
+						wide++
+					} else {
+						narrow++
+					}
+				}
+				if got, want := estimate.Tokens(text), (narrow+3)/4+wide; got != want {
+					t.Fatalf("Tokens of %d ASCII bytes with %q at %d = %d, want %d", n, r, at, got, want)
+				}
+			}
+		}
+	}
+}

@@ -745,3 +745,29 @@ type (
 	offloadResponse = dwire.Descriptor
 	jqRecipe        = dwire.JqRecipe
 )
+
+// TestInlineCallAllocatesOnce: a wrapped call whose result stays inline
+// allocates once, the context that holds the slot of Provide, whose values
+// stay the parent's.
+func TestInlineCallAllocatesOnce(t *testing.T) {
+	type key struct{}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("small result ", 50)}}}
+	var value any
+	h := lro.Wrap(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		value = ctx.Value(key{})
+		return res, nil
+	}, &lro.Options{OutputDir: t.TempDir()})
+	ctx := context.WithValue(context.Background(), key{}, "parent's")
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}}
+	got := testing.AllocsPerRun(100, func() {
+		if r, err := h(ctx, req); err != nil || r != res {
+			t.Fatal("the result changed")
+		}
+	})
+	if got != 1 {
+		t.Errorf("%v allocations, want 1", got)
+	}
+	if value != "parent's" {
+		t.Errorf("the handler's context holds %v, want the parent's value", value)
+	}
+}

@@ -58,9 +58,26 @@ func Provide(ctx context.Context, rs ResultSet) bool {
 	return true
 }
 
+// withSlot returns ctx with a new slot for the result set of one call, and
+// the slot: one allocation for both, as a wrapper costs every call.
 func withSlot(ctx context.Context) (context.Context, *atomic.Pointer[ResultSet]) {
-	slot := new(atomic.Pointer[ResultSet])
-	return context.WithValue(ctx, providedKey{}, slot), slot
+	c := &slotContext{Context: ctx}
+	return c, &c.slot
+}
+
+// slotContext is a context that holds the slot of one call under
+// providedKey{}, as context.WithValue would.
+type slotContext struct {
+	context.Context
+	slot atomic.Pointer[ResultSet]
+}
+
+// Value returns the slot for providedKey{}, else the parent's value.
+func (c *slotContext) Value(key any) any {
+	if _, ok := key.(providedKey); ok {
+		return &c.slot
+	}
+	return c.Context.Value(key)
 }
 
 // Wrap returns a handler that calls h and offloads its result (or the set

@@ -41,11 +41,13 @@ const CustomKind = "custom"
 // Redactor finds and replaces credentials. The zero value is not usable:
 // make one with [New].
 type Redactor struct {
-	// The keywords of the built-in rules are found by their first or second
-	// pair of bytes, whichever starts at an even offset (a keyword has 3
-	// bytes or more), so that the scan reads every second pair only. bits
-	// holds the pairs of every keyword (each case of a folded one); pairs
-	// maps each to 1 + the index in groups of the keywords that hold it.
+	// The keywords of the built-in rules are found by one of two pairs of
+	// bytes that follow each other, at k and k+1 in the keyword, whichever
+	// starts at an even offset (a keyword has 3 bytes or more), so that the
+	// scan reads every second pair only; k is where those pairs are rarest
+	// in text (see anchor). bits holds the pairs of every keyword (each case
+	// of a folded one); pairs maps each to 1 + the index in groups of the
+	// keywords that hold it.
 	bits   *[1 << 16 / 64]uint64
 	pairs  []uint16
 	groups [][]keyword
@@ -55,12 +57,13 @@ type Redactor struct {
 	onRead func(n int)
 }
 
-// keyword is a keyword of a rule, found by its pair of bytes at off.
+// keyword is a keyword of a rule, found by its pair of bytes at off; the
+// byte at other, beside the pair, is compared first.
 type keyword struct {
-	text string
-	fold bool
-	rule int
-	off  int
+	text       string
+	fold       bool
+	rule       int
+	off, other int
 }
 
 // New returns a Redactor of the built-in rules and of the extra patterns
@@ -73,7 +76,12 @@ func New(extra []string) (*Redactor, error) {
 			if ru.fold {
 				k = strings.ToLower(k)
 			}
-			for off := range 2 {
+			at := anchor(k)
+			for off := at; off < at+2; off++ {
+				other := at + 2 // the byte after the first pair, before the second
+				if off > at {
+					other = at
+				}
 				for _, p := range pairsOf(k[off:off+2], ru.fold) {
 					g := r.pairs[p]
 					if g == 0 {
@@ -82,7 +90,7 @@ func New(extra []string) (*Redactor, error) {
 						r.pairs[p] = g
 						r.bits[p/64] |= 1 << (p % 64)
 					}
-					r.groups[g] = append(r.groups[g], keyword{text: k, fold: ru.fold, rule: i, off: off})
+					r.groups[g] = append(r.groups[g], keyword{text: k, fold: ru.fold, rule: i, off: off, other: other})
 				}
 			}
 		}
@@ -103,6 +111,46 @@ func New(extra []string) (*Redactor, error) {
 	}
 	return r, nil
 }
+
+// anchor returns where in the keyword k (3 bytes or more, lower case when
+// folded) its two pairs, at anchor and anchor+1, are rarest in text, as
+// charWeight estimates: the scan of text without a credential stops at
+// few pairs.
+func anchor(k string) int {
+	best, cost := 0, 0.0
+	for at := 0; at+2 < len(k); at++ {
+		c := charWeight(k[at+1]) * (charWeight(k[at]) + charWeight(k[at+2]))
+		if at == 0 || c < cost {
+			best, cost = at, c
+		}
+	}
+	return best
+}
+
+// charWeight is about how often the byte c appears in text, JSON and
+// prose: lower-case letters by their frequency in English, JSON's
+// punctuation often, the rest seldom.
+func charWeight(c byte) float64 {
+	switch {
+	case c >= 'a' && c <= 'z':
+		return letterWeights[c-'a']
+	case c >= 'A' && c <= 'Z':
+		return letterWeights[c-'A'] / 10
+	case c >= '0' && c <= '9':
+		return 1
+	}
+	switch c {
+	case '"', ':', ',', ' ':
+		return 10
+	case '_', '-', '.', '/':
+		return 1
+	}
+	return 0.1
+}
+
+// letterWeights are the frequencies of the letters a to z in English, in
+// percent.
+var letterWeights = [26]float64{8.2, 1.5, 2.8, 4.3, 12.7, 2.2, 2.0, 6.1, 7.0, 0.15, 0.8, 4.0, 2.4, 6.7, 7.5, 1.9, 0.1, 6.0, 6.3, 9.1, 2.8, 1.0, 2.4, 0.15, 2.0, 0.07}
 
 // pairsOf returns the table entries of the pair of bytes k, in every case
 // when fold.
@@ -140,9 +188,9 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 			if at < 0 || len(s)-at < len(k.text) {
 				continue
 			}
-			// The byte after the pair first: most pairs found begin no
+			// The byte beside the pair first: most pairs found begin no
 			// keyword (a keyword is folded to lower case, and is ASCII).
-			if c := s[at+2]; c != k.text[2] && !(k.fold && c|0x20 == k.text[2]) {
+			if c := s[at+k.other]; c != k.text[k.other] && !(k.fold && c|0x20 == k.text[k.other]) {
 				continue
 			}
 			if w := s[at : at+len(k.text)]; w != k.text && !(k.fold && strings.EqualFold(w, k.text)) {

@@ -149,7 +149,7 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 			return o
 		}
 	}
-	r, tokens, err := c.read(res, structured)
+	r, tokens, err := c.read(res, structured, false)
 	if err != nil || !c.above(tokens) {
 		return Outcome{}
 	}
@@ -194,7 +194,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 		ru.rows[i], _ = compactLine(rec, new([]byte)) // valid
 		p.tokens += c.Tokenizer.Tokens(ru.rows[i])
 	}
-	r, inline, err := c.read(res, structured)
+	r, inline, err := c.read(res, structured, true)
 	if err != nil {
 		r, inline = &result{}, 0
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -204,7 +205,7 @@ func TestSampleIsTheFileLines(t *testing.T) {
 	text := "[\n  {\"namespace\": \"a\", \"score\": 1},\n  {\"namespace\":\n \"b\", \"n\": [1,\n 2]},\n 3\n]"
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	c := testConfig(t)
-	r, _, err := c.read(res, nil)
+	r, _, err := c.read(res, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestTextThatIsNotJSON(t *testing.T) {
 		&mcp.TextContent{Text: `[{"namespace":"not-a-record","b":2}] and more`},
 	}}
 	c := testConfig(t)
-	r, _, err := c.read(res, nil)
+	r, _, err := c.read(res, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestPlainTextIsNotDescribed(t *testing.T) {
 		&mcp.TextContent{Text: `hello`},
 	}}
 	c := testConfig(t)
-	r, _, err := c.read(res, nil)
+	r, _, err := c.read(res, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,5 +457,74 @@ func TestOutcome(t *testing.T) {
 	}
 	if o := c.Apply(context.Background(), describe, big(), nil, nil); o.Offloaded || !o.Fallback || !o.Changed() || o.Descriptor != nil || o.Path != "" {
 		t.Errorf("unwritable folder: %+v, want the fallback alone", o)
+	}
+}
+
+// TestInlineAllocatesNothing: a result that stays inline, of text, an image
+// and audio, is estimated without an allocation: every call of a wrapped
+// tool pays it.
+func TestInlineAllocatesNothing(t *testing.T) {
+	c := testConfig(t)
+	c.Threshold = 1000
+	describe := func() Call { t.Fatal("described an inline result"); return Call{} }
+	text := &mcp.TextContent{Text: strings.Repeat(`{"id":1,"name":"café 字"}`, 20)}
+	for _, tc := range []struct {
+		name string
+		res  *mcp.CallToolResult
+		want float64
+	}{
+		{"text", &mcp.CallToolResult{Content: []mcp.Content{text}}, 0},
+		{"text, image and audio", &mcp.CallToolResult{Content: []mcp.Content{text, &mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}, &mcp.AudioContent{Data: []byte("x"), MIMEType: "audio/wav"}}}, 0},
+		{"no content", &mcp.CallToolResult{}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := testing.AllocsPerRun(100, func() {
+				if o := c.Apply(context.Background(), describe, tc.res, nil, nil); o.Changed() {
+					t.Fatal("the result changed")
+				}
+			})
+			if got != tc.want {
+				t.Errorf("%v allocations, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// bytesTokenizer counts the bytes it is given, one token each.
+type bytesTokenizer struct{ read *int }
+
+func (b bytesTokenizer) Tokens(p []byte) int { *b.read += len(p); return len(p) }
+
+// TestTypedTextCountedOnce: the text of a typed tool, a view of its
+// structured content, is estimated by the structured content's figure
+// (both count, as the client receives both), without reading it again.
+func TestTypedTextCountedOnce(t *testing.T) {
+	data := []byte(`{"items":[{"id":1},{"id":2}]}`)
+	read := 0
+	c := testConfig(t)
+	c.Threshold = 1000
+	c.Tokenizer = bytesTokenizer{&read}
+	for _, tc := range []struct {
+		name string
+		text string
+		want int
+	}{
+		{"a view of the structured content", unsafe.String(unsafe.SliceData(data), len(data)), len(data)},
+		{"a copy of it", string(data), 2 * len(data)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read = 0
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tc.text}}, StructuredContent: json.RawMessage(data)}
+			r, tokens, err := c.read(res, data, true)
+			if err != nil || r == nil {
+				t.Fatal(err)
+			}
+			if tokens != 2*len(data) {
+				t.Errorf("estimate %d, want %d: the text and the structured content", tokens, 2*len(data))
+			}
+			if read != tc.want {
+				t.Errorf("the tokenizer read %d bytes, want %d", read, tc.want)
+			}
+		})
 	}
 }

@@ -35,6 +35,7 @@ type run struct {
 	Placement      // as the header records it
 	exact     bool // the text of a text item's run comes back byte for byte
 	compact   bool // asArray: doc is the array, and its read saw no white space outside strings
+	oneLine   bool // asArray: its read saw no white space outside strings, so each element is one line
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
@@ -380,7 +381,8 @@ func (ru *run) read(t *tally) error {
 			return nil
 		})
 		ru.Count = n
-		ru.compact = err == nil && !ru.member && !t.schema.Spaced()
+		ru.oneLine = err == nil && !t.schema.Spaced()
+		ru.compact = ru.oneLine && !ru.member
 		return err
 	case asValue:
 		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)

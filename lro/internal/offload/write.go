@@ -178,8 +178,12 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 		case ru.rows != nil || ru.As == asLines:
 			err = ru.each(&buf, write)
 		case ru.As == asArray && len(ru.elems) == ru.Count:
+			line := writeCompact
+			if ru.oneLine {
+				line = write // a line break outside strings is white space, inside one invalid
+			}
 			for _, e := range ru.elems {
-				if err = writeCompact(arr[e.start:e.end]); err != nil {
+				if err = line(arr[e.start:e.end]); err != nil {
 					break
 				}
 			}
