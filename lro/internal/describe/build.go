@@ -146,10 +146,6 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// AppendQuote is [rawjson.AppendQuote]: s as a JSON string, invalid UTF-8
-// replaced, as the wire would carry it.
-func AppendQuote(dst []byte, s string) []byte { return rawjson.AppendQuote(dst, s) }
-
 // JQKey returns the jq path step of an object member.
 func JQKey(name string) string {
 	ident := name != ""
@@ -162,5 +158,5 @@ func JQKey(name string) string {
 	if ident {
 		return "." + name
 	}
-	return "[" + string(AppendQuote(nil, name)) + "]"
+	return "[" + string(rawjson.AppendQuote(nil, name)) + "]"
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/recipes"
 )
@@ -126,7 +127,7 @@ func Native(in *Input) string {
 	first := true
 	example := func(label, args string) {
 		if first {
-			fmt.Fprintf(&b, "- %s: %s(%s=%s, %s)\n", label, ToolExtract, arg, AppendQuote(nil, value), args)
+			fmt.Fprintf(&b, "- %s: %s(%s=%s, %s)\n", label, ToolExtract, arg, rawjson.AppendQuote(nil, value), args)
 			fmt.Fprintf(&b, "and with the same %s:\n", arg)
 			first = false
 			return
@@ -153,14 +154,14 @@ func Native(in *Input) string {
 		shown[r.Params[0].Name] = true
 		params := make([]string, len(r.Params))
 		for i, p := range r.Params {
-			params[i] = string(AppendQuote(nil, p.Name)) + ": " + string(AppendQuote(nil, p.Value))
+			params[i] = string(rawjson.AppendQuote(nil, p.Name)) + ": " + string(rawjson.AppendQuote(nil, p.Value))
 		}
 		example(upperFirst(r.Label), fmt.Sprintf("%s=%d, %s={%s}", ArgRecipe, r.Number, ArgParams, strings.Join(params, ", ")))
 	}
 	w := whereExample(in)
 	switch {
 	case in.Noun == "memories" || w == "":
-		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, AppendQuote(nil, exampleFilter(in))))
+		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, rawjson.AppendQuote(nil, exampleFilter(in))))
 		if w != "" {
 			example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
 		}
@@ -168,7 +169,7 @@ func Native(in *Input) string {
 		// The where filter's example searches as the custom filter's
 		// would, and as a recipe does: the custom filter only picks a
 		// field.
-		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, AppendQuote(nil, fieldFilter(in))))
+		example("Custom filter", fmt.Sprintf("%s=%s", ArgQuery, rawjson.AppendQuote(nil, fieldFilter(in))))
 		example("Filter without jq", fmt.Sprintf("%s=%s, %s=true", ArgWhere, w, ArgCount))
 	}
 	if in.Noun != "memories" {
@@ -226,7 +227,7 @@ func exampleFilter(in *Input) string {
 		case recipes.Medium:
 			return "select(.confidence > 0.8) | {id, title}"
 		}
-		return "select(.memory_type == " + string(AppendQuote(nil, paramValue(in, spec.ParamMemoryType, "semantic"))) + ") | {id, title}"
+		return "select(.memory_type == " + string(rawjson.AppendQuote(nil, paramValue(in, spec.ParamMemoryType, "semantic"))) + ") | {id, title}"
 	}
 	f := textField(in)
 	if f == "" {
@@ -236,7 +237,7 @@ func exampleFilter(in *Input) string {
 	if !strings.HasPrefix(p, ".") {
 		p = "." + p
 	}
-	match := "select(" + p + " | strings | test(" + string(AppendQuote(nil, paramValue(in, spec.ParamKeyword, "your term"))) + "; \"i\"))"
+	match := "select(" + p + " | strings | test(" + string(rawjson.AppendQuote(nil, paramValue(in, spec.ParamKeyword, "your term"))) + "; \"i\"))"
 	if f == "text" && hasLineNumbers(in) {
 		return match + " | .line" // lines of text: where they are
 	}
@@ -257,14 +258,14 @@ func fieldFilter(in *Input) string {
 // when they have no string field to show one on (lines of text).
 func whereExample(in *Input) string {
 	if in.Noun == "memories" {
-		ns := `{"namespace": {"prefix": ` + string(AppendQuote(nil, paramValue(in, spec.ParamNamespace, "_semantic"))) + `}, `
+		ns := `{"namespace": {"prefix": ` + string(rawjson.AppendQuote(nil, paramValue(in, spec.ParamNamespace, "_semantic"))) + `}, `
 		switch recipes.Detail(in.Detail) {
 		case recipes.Full:
 			return ns + `"provenance.confidence": {"gte": 0.8}}`
 		case recipes.Medium:
 			return ns + `"confidence": {"gte": 0.8}}`
 		}
-		return ns + `"memory_type": ` + string(AppendQuote(nil, paramValue(in, spec.ParamMemoryType, "semantic"))) + `}`
+		return ns + `"memory_type": ` + string(rawjson.AppendQuote(nil, paramValue(in, spec.ParamMemoryType, "semantic"))) + `}`
 	}
 	// A condition that holds on the records: a keyword a recipe found in
 	// one field, else a value one of their string fields has.
@@ -274,9 +275,9 @@ func whereExample(in *Input) string {
 				switch {
 				case p.Name != name || p.Field == "":
 				case name == spec.ParamKeyword:
-					return `{` + string(AppendQuote(nil, p.Field)) + `: {"contains": ` + string(AppendQuote(nil, p.Value)) + `}}`
+					return `{` + string(rawjson.AppendQuote(nil, p.Field)) + `: {"contains": ` + string(rawjson.AppendQuote(nil, p.Value)) + `}}`
 				default:
-					return `{` + string(AppendQuote(nil, p.Field)) + `: ` + string(AppendQuote(nil, p.Value)) + `}`
+					return `{` + string(rawjson.AppendQuote(nil, p.Field)) + `: ` + string(rawjson.AppendQuote(nil, p.Value)) + `}`
 				}
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/describe"
@@ -242,7 +243,7 @@ func besideOf(p *plan) *describe.Beside {
 	for _, v := range p.beside {
 		switch {
 		case v.raw != nil && shown < maxShownValues:
-			values = append(append(values, ','), describe.AppendQuote(nil, v.path)...)
+			values = append(append(values, ','), rawjson.AppendQuote(nil, v.path)...)
 			values = append(append(values, ':'), v.raw...)
 			shown++
 		case len(b.Other) < maxShownValues:
@@ -288,7 +289,7 @@ func describeValue(path string, v []byte) besideValue {
 		return besideValue{path: path, raw: v}
 	case '0':
 		if len(v) <= maxShownDigits && !decodable(string(v)) {
-			return besideValue{path: path, raw: describe.AppendQuote(nil, string(v))} // as its text: clients fail on it
+			return besideValue{path: path, raw: rawjson.AppendQuote(nil, string(v))} // as its text: clients fail on it
 		}
 		if len(v) <= maxShownDigits {
 			return besideValue{path: path, raw: v}
@@ -307,7 +308,7 @@ func describeText(path, text string) besideValue {
 	if n := utf8.RuneCountInString(text); n > maxShownChars {
 		return besideValue{path: path, what: fmt.Sprintf("string of %d characters", n)}
 	}
-	return besideValue{path: path, raw: describe.AppendQuote(nil, text)}
+	return besideValue{path: path, raw: rawjson.AppendQuote(nil, text)}
 }
 
 // describeKind says what the JSON value v is, in a few words.

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
@@ -188,7 +189,7 @@ func (c *Config) applySet(ctx context.Context, describe func() Call, res *mcp.Ca
 	}
 	for i, rec := range set.Records {
 		rec = trimSpace(rec)
-		if !jsontext.Value(rec).IsValid(decodeOptions...) {
+		if !jsontext.Value(rec).IsValid(rawjson.DecodeOptions...) {
 			return Outcome{}, false
 		}
 		ru.rows[i], _ = compactLine(rec, new([]byte)) // valid

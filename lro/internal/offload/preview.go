@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
@@ -164,14 +165,14 @@ func (ps *previews) take(n int) *describe.Preview {
 func (pr *previewer) record(rec []byte) ([]byte, error) {
 	if len(rec) > maxPreviewBytes {
 		pr.cut = true
-		return describe.AppendQuote(nil, cutMark), nil
+		return rawjson.AppendQuote(nil, cutMark), nil
 	}
 	if pr.fields != nil && jsontext.Value(rec).Kind() == '{' {
 		return pr.project(rec)
 	}
 	var b bytes.Buffer
 	enc := jsontext.NewEncoder(&b, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
-	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
+	dec := jsontext.NewDecoder(bytes.NewReader(rec), rawjson.DecodeOptions...)
 	if err := pr.value(dec, enc, 0); err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func (pr *previewer) project(rec []byte) ([]byte, error) {
 		if err := enc.WriteToken(jsontext.String(strings.Join(path, "."))); err != nil {
 			return nil, err
 		}
-		if err := pr.value(jsontext.NewDecoder(bytes.NewReader(v), decodeOptions...), enc, 1); err != nil {
+		if err := pr.value(jsontext.NewDecoder(bytes.NewReader(v), rawjson.DecodeOptions...), enc, 1); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/testing/realshapes"
 	"github.com/zircote/lro-go/lro/internal/describe"
 )
@@ -308,8 +309,8 @@ func TestBesideLeavesOutCopies(t *testing.T) {
 		name, sc string
 		beside   bool
 	}{
-		{"a copy of the text", `{"content":` + string(describe.AppendQuote(nil, text)) + `}`, false},
-		{"a copy and a total", `{"content":` + string(describe.AppendQuote(nil, text)) + `,"total":300}`, true},
+		{"a copy of the text", `{"content":` + string(rawjson.AppendQuote(nil, text)) + `}`, false},
+		{"a copy and a total", `{"content":` + string(rawjson.AppendQuote(nil, text)) + `,"total":300}`, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(tt.sc)}

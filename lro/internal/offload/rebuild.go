@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // Rebuild puts an offloaded file back together from its header and record
@@ -67,14 +67,14 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 			if pl.FinalNewline {
 				b.WriteByte('\n')
 			}
-			v = &node{raw: describe.AppendQuote(nil, b.String())}
+			v = &node{raw: rawjson.AppendQuote(nil, b.String())}
 		default:
 			// Rows printed as text, in the format As names.
 			text, err := tabular.Print(nil, pl.As, pl.Layout, recs)
 			if err != nil {
 				return nil, fmt.Errorf("offload: placement %q: %w", pl.As, err)
 			}
-			v = &node{raw: describe.AppendQuote(nil, string(text))}
+			v = &node{raw: rawjson.AppendQuote(nil, string(text))}
 		}
 		var err error
 		if root, err = root.set(pl.At, v); err != nil {
@@ -109,7 +109,7 @@ func Rebuild(h FileHeader, lines [][]byte) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("offload: copy at %q: %w", cp.At, err)
 			}
-			v = &node{raw: describe.AppendQuote(nil, b.String())}
+			v = &node{raw: rawjson.AppendQuote(nil, b.String())}
 		case "string":
 			if cp.Layout != "" || of.kind != 0 || len(of.raw) == 0 || of.raw[0] != '"' {
 				return nil, fmt.Errorf("offload: copy of %q, which is not a string", cp.Of)
@@ -135,7 +135,7 @@ type node struct {
 }
 
 func parseNode(v []byte) (*node, error) {
-	return readNode(jsontext.NewDecoder(bytes.NewBuffer(v), decodeOptions...))
+	return readNode(rawjson.NewDecoder(v))
 }
 
 func readNode(dec *jsontext.Decoder) (*node, error) {

@@ -14,13 +14,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/tabular"
-	"github.com/zircote/lro-go/lro/internal/describe"
 )
-
-// decodeOptions read JSON as a client would: duplicate names and invalid
-// UTF-8 are the tool's business.
-var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // The ways records sit in a result.
 const (
@@ -130,7 +126,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			p.copies = append(p.copies, Copy{At: at, Of: "/structuredContent"})
 			writeTextItem(&b, it.text, []byte("null"))
 		case fromStructured:
-			writeTextItem(&b, it.text, describe.AppendQuote(nil, it.text.Text))
+			writeTextItem(&b, it.text, rawjson.AppendQuote(nil, it.text.Text))
 			p.beside = append(p.beside, describeText(path()+".text", it.text.Text))
 			kept.add(it.text.Text, at)
 		default:
@@ -156,7 +152,7 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 			}
 			p.runs = append(p.runs, ru)
 			doc = skeletonOf(ru)
-		} else if !jsontext.Value(doc).IsValid(decodeOptions...) {
+		} else if !jsontext.Value(doc).IsValid(rawjson.DecodeOptions...) {
 			return nil, errors.New("offload: structured content is not one JSON value")
 		}
 		setSpacings(ru != nil && ru.compact)
@@ -337,7 +333,7 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 		ru.As = asArray
 	default:
 		// A scalar, or text that is not JSON: checked before it is described.
-		if !jsontext.Value(doc).IsValid(decodeOptions...) {
+		if !jsontext.Value(doc).IsValid(rawjson.DecodeOptions...) {
 			return nil, errors.New("offload: not one JSON value")
 		}
 	}
@@ -413,7 +409,7 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 		b := append((*buf)[:0], `{"line":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
 		b = append(b, `,"text":`...)
-		b = describe.AppendQuote(b, l)
+		b = rawjson.AppendQuote(b, l)
 		b = append(b, '}')
 		*buf = b
 		if err := fn(b); err != nil {
@@ -461,7 +457,7 @@ type member struct {
 func members(doc []byte) ([]member, error) {
 	var ms []member
 	last := map[string]int{}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+	dec := rawjson.NewDecoder(doc)
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, errors.Join(err, errors.New("offload: not an object"))
 	}
@@ -488,7 +484,7 @@ func members(doc []byte) ([]member, error) {
 // eachElement calls fn with each element of the JSON array arr, as written,
 // valid until fn returns, and fails when arr is not one JSON array.
 func eachElement(arr []byte, fn func(elem []byte) error) error {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), decodeOptions...)
+	dec := rawjson.NewDecoder(arr)
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
@@ -557,7 +553,7 @@ func sameJSON(text string, doc []byte) bool {
 	if bytes.Equal(t, doc) {
 		return true
 	}
-	if len(t) < len(doc) || !jsontext.Value(t).IsValid(decodeOptions...) {
+	if len(t) < len(doc) || !jsontext.Value(t).IsValid(rawjson.DecodeOptions...) {
 		return false
 	}
 	a, b := jsontext.Value(bytes.Clone(t)), jsontext.Value(bytes.Clone(doc))

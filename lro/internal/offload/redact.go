@@ -2,7 +2,6 @@ package offload
 
 import (
 	"bytes"
-	"unsafe"
 
 	"github.com/zircote/lro-go/internal/redact"
 )
@@ -24,7 +23,7 @@ func (c *Config) redactResult(r *result) redact.Counts {
 	for i := range r.items {
 		it := &r.items[i]
 		switch {
-		case it.text != nil && structured != nil && it.text.Text == str(structured):
+		case it.text != nil && structured != nil && it.text.Text == string(structured):
 			// A typed tool's text: the structured content, redacted once.
 			if len(r.structured) != len(structured) || &r.structured[0] != &structured[0] {
 				t := *it.text
@@ -68,9 +67,6 @@ func (c *Config) redactText(text string, n redact.Counts) string {
 	}
 	return c.Redactor.String(text, n)
 }
-
-// str returns b as a string without copying it.
-func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // redactRows redacts the records of a provided set in place.
 func (c *Config) redactRows(rows [][]byte) redact.Counts {

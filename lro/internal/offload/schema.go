@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/schema"
 )
@@ -172,7 +173,7 @@ func (t *trimmer) trim(s map[string]any, path string, depth int) map[string]any 
 // read no further.
 func memberNames(rec []byte, props map[string]any) []string {
 	var names []string
-	dec := jsontext.NewDecoder(bytes.NewReader(rec), decodeOptions...)
+	dec := jsontext.NewDecoder(bytes.NewReader(rec), rawjson.DecodeOptions...)
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // spacing is how a printer spaced a JSON text, which Rebuild needs besides
@@ -200,7 +201,7 @@ func (m *matcher) Write(p []byte) (int, error) {
 // options returns the jsontext options that print a document as l, its
 // strings and numbers as written.
 func (l spacing) options() []jsontext.Options {
-	o := append([]jsontext.Options{jsontext.PreserveRawStrings(true)}, decodeOptions...)
+	o := append([]jsontext.Options{jsontext.PreserveRawStrings(true)}, rawjson.DecodeOptions...)
 	switch l.form {
 	case "spaced":
 		o = append(o, jsontext.SpaceAfterColon(true), jsontext.SpaceAfterComma(true))
@@ -219,7 +220,7 @@ func (l spacing) print(w io.Writer, doc []byte) error {
 	out := &lineEnds{w: w, crlf: l.crlf}
 	var dec *jsontext.Decoder
 	if len(doc) > 0 && (doc[0] == '{' || doc[0] == '[') {
-		dec = jsontext.NewDecoder(bytes.NewBuffer(doc), decodeOptions...)
+		dec = rawjson.NewDecoder(doc)
 	}
 	switch {
 	case dec == nil:

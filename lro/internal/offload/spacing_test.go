@@ -12,8 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/zircote/lro-go/lro/internal/describe"
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // printed reads a sample printed by a real printer (testdata/printers/gen.sh).
@@ -115,7 +114,7 @@ func jsonTexts(t *testing.T) []struct {
 func TestJSONTextsComeBackExact(t *testing.T) {
 	for _, tt := range jsonTexts(t) {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.text == "" || !jsontext.Value(tt.text).IsValid(decodeOptions...) {
+			if tt.text == "" || !jsontext.Value(tt.text).IsValid(rawjson.DecodeOptions...) {
 				t.Fatalf("not a JSON text: %q", tt.text)
 			}
 			compact := jsontext.Value(strings.TrimSpace(tt.text))
@@ -133,7 +132,7 @@ func TestJSONTextsComeBackExact(t *testing.T) {
 				case "copy of the structured content":
 					structured = string(compact)
 				case "structured content repeats it":
-					structured = `{"content":` + string(describe.AppendQuote(nil, tt.text)) + `}`
+					structured = `{"content":` + string(rawjson.AppendQuote(nil, tt.text)) + `}`
 				}
 				if structured != "" {
 					res.StructuredContent = json.RawMessage(structured)

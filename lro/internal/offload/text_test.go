@@ -17,9 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/tabular"
 	"github.com/zircote/lro-go/internal/testing/fuzzrecords"
-	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // textResult returns the JSON of a result of one text item, as Rebuild
@@ -32,7 +32,7 @@ func textResult(texts ...string) string {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"type":"text","text":`)
-		b.Write(describe.AppendQuote(nil, s))
+		b.Write(rawjson.AppendQuote(nil, s))
 		b.WriteByte('}')
 	}
 	b.WriteString(`]}`)
@@ -167,7 +167,7 @@ func TestStructuredTextIsKeptOnce(t *testing.T) {
 		t.Fatal("not offloaded")
 	}
 	h, lines, rebuilt := readBack(t, res)
-	want := `{"content":[{"type":"text","text":` + string(describe.AppendQuote(nil, listing)) + `}],"structuredContent":` + string(sc) + `}`
+	want := `{"content":[{"type":"text","text":` + string(rawjson.AppendQuote(nil, listing)) + `}],"structuredContent":` + string(sc) + `}`
 	if string(rebuilt) != want {
 		t.Fatalf("rebuilt otherwise:\n%.300s", rebuilt)
 	}
@@ -202,15 +202,15 @@ func TestStringCopies(t *testing.T) {
 		structured string
 		copies     []Copy
 	}{
-		{"the last of duplicate names", []string{long}, `{"content":"x","content":` + string(describe.AppendQuote(nil, long)) + `}`,
+		{"the last of duplicate names", []string{long}, `{"content":"x","content":` + string(rawjson.AppendQuote(nil, long)) + `}`,
 			[]Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
-		{"not the first of duplicate names", []string{long}, `{"content":` + string(describe.AppendQuote(nil, long)) + `,"content":"x"}`, nil},
-		{"a text kept whole beside the structured content's records", []string{long}, `{"content":` + string(describe.AppendQuote(nil, long)) + `,"entries":[1,2,3]}`,
+		{"not the first of duplicate names", []string{long}, `{"content":` + string(rawjson.AppendQuote(nil, long)) + `,"content":"x"}`, nil},
+		{"a text kept whole beside the structured content's records", []string{long}, `{"content":` + string(rawjson.AppendQuote(nil, long)) + `,"entries":[1,2,3]}`,
 			[]Copy{{At: "/structuredContent/content", Of: "/content/0/text", As: "string"}}},
 		{"a short string is not worth a copy", []string{"short\ntext"}, `{"content":"short\ntext"}`, nil},
-		{"the second of two texts", []string{"other text, not repeated, of some length to hold the records", long}, `{"a":1,"text":` + string(describe.AppendQuote(nil, long)) + `,"b":{}}`,
+		{"the second of two texts", []string{"other text, not repeated, of some length to hold the records", long}, `{"a":1,"text":` + string(rawjson.AppendQuote(nil, long)) + `,"b":{}}`,
 			[]Copy{{At: "/structuredContent/text", Of: "/content/1/text", As: "string"}}},
-		{"a text that was JSON, printed back exactly", []string{`{"k": "` + strings.Repeat("v", 80) + `"}`}, `{"s":` + string(describe.AppendQuote(nil, `{"k": "`+strings.Repeat("v", 80)+`"}`)) + `}`,
+		{"a text that was JSON, printed back exactly", []string{`{"k": "` + strings.Repeat("v", 80) + `"}`}, `{"s":` + string(rawjson.AppendQuote(nil, `{"k": "`+strings.Repeat("v", 80)+`"}`)) + `}`,
 			[]Copy{{At: "/structuredContent/s", Of: "/content/0/text", As: "string"}}},
 	}
 	for _, tt := range tests {
@@ -314,7 +314,7 @@ func FuzzTextRoundTrip(f *testing.F) {
 		// What the file must give back: the text, or a JSON text that no
 		// layout gives back, compact where its records were taken from it.
 		backs := []string{text}
-		if doc := trimSpace([]byte(text)); len(doc) > 0 && jsontext.Value(doc).IsValid(decodeOptions...) {
+		if doc := trimSpace([]byte(text)); len(doc) > 0 && jsontext.Value(doc).IsValid(rawjson.DecodeOptions...) {
 			if _, ok := textSpacing(text, false); !ok {
 				if printed {
 					t.Fatalf("%q: no layout gives it back", text)
