@@ -25,9 +25,11 @@ func TestHostileQueries(t *testing.T) {
 	dir := t.TempDir()
 	path := offload(t, dir, "light", memories(1, "light"))
 	// timed: for the queries that run in constant memory, which only the
-	// time limit stops, and those that either limit may stop.
+	// time limit stops, and those that either limit may stop. The call after
+	// each, a worker's start and one small recipe, runs under the same
+	// limit: on a loaded machine under -race, 1 s was not enough for it.
 	const workerMemory = 64 << 20
-	timed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: time.Second, MaxMemoryBytes: workerMemory})
+	timed := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}, Timeout: 5 * time.Second, MaxMemoryBytes: workerMemory})
 	// untimed: for the queries that another limit stops, however slowly
 	// they get there (its time limit, ten minutes, is out of their reach
 	// even on a loaded machine, where one took more than a minute).
