@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // ErrInvalidRecords is returned, wrapped, by [Inferrer.AddFields] when a
@@ -123,7 +125,7 @@ func (in *Inferrer) Schema() map[string]any {
 func (in *Inferrer) value(n *node, depth int) error {
 	switch c := in.peek(); c {
 	case '{', '[':
-		if depth >= maxNesting {
+		if depth >= rawjson.MaxDepth {
 			return in.errAt("nested too deep")
 		}
 		in.pos++
