@@ -82,20 +82,25 @@ func (s *scanner) to(end int, where string) error {
 }
 
 // memberName reads an object member's name and the colon after it, and returns
-// the name as written.
-func (s *scanner) memberName() ([]byte, error) {
+// the name as written, and whether it is hint as written (hint holds no quote,
+// backslash or control character): then it is not scanned again.
+func (s *scanner) memberName(hint string) (name []byte, hinted bool, err error) {
 	if s.peek() != '"' {
-		return nil, s.errAt("where a member name was expected")
+		return nil, false, s.errAt("where a member name was expected")
 	}
 	start := s.pos
-	end, _ := rawjson.SkipString(s.b, s.pos)
-	if err := s.to(end, "in a string"); err != nil {
-		return nil, err
+	if end := start + 1 + len(hint); hint != "" && end < len(s.b) && s.b[end] == '"' && string(s.b[start+1:end]) == hint {
+		s.pos, hinted = end+1, true
+	} else {
+		end, _ := rawjson.SkipString(s.b, s.pos)
+		if err := s.to(end, "in a string"); err != nil {
+			return nil, false, err
+		}
 	}
-	name := s.b[start:s.pos]
+	name = s.b[start:s.pos]
 	if s.peek() != ':' {
-		return nil, s.errAt("after a member name")
+		return nil, false, s.errAt("after a member name")
 	}
 	s.pos++
-	return name, nil
+	return name, hinted, nil
 }
