@@ -22,13 +22,11 @@ type scanner struct {
 // peek skips white space and returns the next byte, or 0 at the end.
 func (s *scanner) peek() byte {
 	for s.pos < len(s.b) {
-		switch c := s.b[s.pos]; c {
-		case ' ', '\t', '\n', '\r':
-			s.spaced = true
-			s.pos++
-		default:
+		if c := s.b[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return c
 		}
+		s.spaced = true
+		s.pos++
 	}
 	return 0
 }
