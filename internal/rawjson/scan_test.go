@@ -84,6 +84,20 @@ func checkSkipString(t *testing.T, b []byte) {
 	}
 }
 
+// FuzzSkipString checks SkipString against refSkipString and json.Valid on
+// any input that starts with a quote.
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\u00e9\n"x`, "\"\xff\xe2\x82\"", "\"0123456789\x01\"", `"\u12`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1<<12 {
+			return
+		}
+		checkSkipString(t, append([]byte{'"'}, b...))
+	})
+}
+
 // shift returns end, a Skip function's result, for an input with n more
 // bytes before it.
 func shift(end, n int) int {
