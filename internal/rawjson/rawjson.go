@@ -2,7 +2,9 @@
 // members a caller does not change keep their bytes (numbers such as 1e400,
 // key order, escapes). The proxy edits messages with it, outschema widens
 // schemas, redact and jsonl read with its options, tabular and the
-// descriptor quote with [AppendQuote].
+// descriptor quote with [AppendQuote]. Its Skip functions ([SkipString]
+// and others, in scan.go) scan JSON by hand instead, for speed, for the
+// decoder of lro/extract and the Inferrer of lro/internal/schema.
 package rawjson
 
 import (

@@ -12,19 +12,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // maxDepth is the deepest nesting of arrays and objects a record may have,
 // as with encoding/json: far from the Go stack limit for gojq too.
-const maxDepth = 10000
+const maxDepth = rawjson.MaxDepth
 
 // errSyntax is wrapped by every error of the decoder.
 var errSyntax = errors.New("invalid JSON")
 
 // decoder turns one JSON text into the values gojq works on (int for the
-// integers that fit), with the scanner of scan.go, for speed (a decoder on
-// jsontext is several times slower): records share their keys, the strings
-// of a record one copy of its text. It is reused for the records of a call.
+// integers that fit), with the Skip functions of internal/rawjson, for
+// speed (a decoder on jsontext is several times slower): records share
+// their keys, the strings of a record one copy of its text. It is reused
+// for the records of a call.
 type decoder struct {
 	text string            // the text as one string: plain string values are slices of it
 	keys map[string]string // interned object keys, shared across records, at most maxInterned
@@ -48,8 +51,8 @@ func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} 
 func (d *decoder) decode(data []byte) (any, error) {
 	// Every string value without escapes is a slice of one copy of the text.
 	d.text, d.nkey = string(data), 0
-	v, end := d.walk(data, skipSpace(data, 0), 0, true)
-	if end < 0 || skipSpace(data, end) != len(data) {
+	v, end := d.walk(data, rawjson.SkipSpace(data, 0), 0, true)
+	if end < 0 || rawjson.SkipSpace(data, end) != len(data) {
 		return nil, syntaxError(data)
 	}
 	return v, nil
@@ -58,29 +61,29 @@ func (d *decoder) decode(data []byte) (any, error) {
 // valid reports whether data holds exactly one JSON value that decode
 // accepts, without building it.
 func (d *decoder) valid(data []byte) bool {
-	_, end := d.walk(data, skipSpace(data, 0), 0, false)
-	return end >= 0 && skipSpace(data, end) == len(data)
+	_, end := d.walk(data, rawjson.SkipSpace(data, 0), 0, false)
+	return end >= 0 && rawjson.SkipSpace(data, end) == len(data)
 }
 
 // project decodes data, if it is a valid JSON object, into a map of only
 // the keys in fields: the values of the other keys are checked but not
 // built. ok is false if data is not a valid object, or fields is nil.
 func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bool) {
-	i := skipSpace(data, 0)
+	i := rawjson.SkipSpace(data, 0)
 	if fields == nil || i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
 	d.text, d.nkey, d.only = "", 0, fields
 	v, end := d.container(data, i, 1, true)
 	d.only = nil
-	if end < 0 || skipSpace(data, end) != len(data) {
+	if end < 0 || rawjson.SkipSpace(data, end) != len(data) {
 		return nil, false
 	}
 	return v.(map[string]any), true
 }
 
 // walk reads the JSON value at data[i], inside depth open arrays and
-// objects, and returns it (with keep) and the offset past it, or -1.
+// objects, and returns it (with keep) and the offset past it, or a negative.
 func (d *decoder) walk(data []byte, i, depth int, keep bool) (any, int) {
 	if i >= len(data) {
 		return nil, -1
@@ -89,19 +92,19 @@ func (d *decoder) walk(data []byte, i, depth int, keep bool) (any, int) {
 	case '{', '[':
 		return d.container(data, i, depth+1, keep)
 	case '"':
-		end, plain := skipString(data, i)
+		end, plain := rawjson.SkipString(data, i)
 		if end < 0 || !keep {
 			return nil, end
 		}
 		return d.str(data, i, end, plain), end
 	case 't':
-		return true, skipLiteral(data, i, "true")
+		return true, rawjson.SkipLiteral(data, i, "true")
 	case 'f':
-		return false, skipLiteral(data, i, "false")
+		return false, rawjson.SkipLiteral(data, i, "false")
 	case 'n':
-		return nil, skipLiteral(data, i, "null")
+		return nil, rawjson.SkipLiteral(data, i, "null")
 	}
-	end := skipNumber(data, i)
+	end, _ := rawjson.SkipNumber(data, i)
 	if end < 0 || !keep {
 		return nil, end
 	}
@@ -136,7 +139,7 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 		}
 		return m, i
 	}
-	if i = skipSpace(data, i+1); i < len(data) && data[i] == end {
+	if i = rawjson.SkipSpace(data, i+1); i < len(data) && data[i] == end {
 		return done(i + 1)
 	}
 	for {
@@ -149,15 +152,15 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 			if keep {
 				k, e = d.key(data, i)
 			} else {
-				e, _ = skipString(data, i)
+				e, _ = rawjson.SkipString(data, i)
 			}
 			if e < 0 {
 				return nil, -1
 			}
-			if i = skipSpace(data, e); i >= len(data) || data[i] != ':' {
+			if i = rawjson.SkipSpace(data, e); i >= len(data) || data[i] != ':' {
 				return nil, -1
 			}
-			i = skipSpace(data, i+1)
+			i = rawjson.SkipSpace(data, i+1)
 		}
 		keepV := keep && (d.only == nil || depth > 1 || slices.Contains(d.only, k))
 		v, e := d.walk(data, i, depth, keepV)
@@ -171,7 +174,7 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 		default:
 			a = append(a, v)
 		}
-		switch i = skipSpace(data, e); {
+		switch i = rawjson.SkipSpace(data, e); {
 		case i >= len(data):
 			return nil, -1
 		case data[i] == end:
@@ -179,7 +182,7 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 		case data[i] != ',':
 			return nil, -1
 		}
-		i = skipSpace(data, i+1)
+		i = rawjson.SkipSpace(data, i+1)
 	}
 }
 
@@ -196,7 +199,7 @@ func (d *decoder) key(data []byte, i int) (string, int) {
 			return k, end + 1
 		}
 	}
-	end, plain := skipString(data, i)
+	end, plain := rawjson.SkipString(data, i)
 	if end < 0 {
 		return "", -1
 	}
@@ -227,7 +230,7 @@ func (d *decoder) remember(n int, k string) {
 }
 
 // str returns the string value data[start:end] (quotes included), plain as
-// skipString says: a slice of d.text if it is written as is.
+// rawjson.SkipString says: a slice of d.text if it is written as is.
 func (d *decoder) str(data []byte, start, end int, plain bool) string {
 	switch {
 	case !plain && !asWritten(data[start+1:end-1]):

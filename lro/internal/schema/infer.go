@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // ErrInvalidRecords is returned, wrapped, by [Inferrer.AddFields] when a
@@ -123,7 +125,7 @@ func (in *Inferrer) Schema() map[string]any {
 func (in *Inferrer) value(n *node, depth int) error {
 	switch c := in.peek(); c {
 	case '{', '[':
-		if depth >= maxNesting {
+		if depth >= rawjson.MaxDepth {
 			return in.errAt("nested too deep")
 		}
 		in.pos++
@@ -199,12 +201,18 @@ func (in *Inferrer) object(n *node, depth int) error {
 		return nil
 	}
 	for member := 0; ; member++ {
-		name, err := in.memberName()
-		if err != nil {
-			return err
+		hint := "" // the name records mostly have here, tried as written
+		if n != nil && member < len(n.order) && n.order[member].plain {
+			hint = n.order[member].name
 		}
+		name, hinted, err := in.memberName(hint)
 		var p *node
-		if n != nil {
+		switch {
+		case err != nil:
+			return err
+		case hinted:
+			p = n.order[member]
+		case n != nil:
 			p = n.prop(in, name, member)
 		}
 		in.peek() // the value starts after the white space
@@ -246,7 +254,7 @@ func (in *Inferrer) unquote(quoted []byte) []byte {
 // node accumulates what is seen at one place in the records.
 type node struct {
 	name    string           // the property name of the node, if any
-	plain   bool             // name holds no backslash: it is its own JSON string
+	plain   bool             // name holds no backslash, quote or control character: it is its own JSON string
 	seen    int              // values added
 	types   typeSet          // JSON Schema types seen
 	objects int              // object values added
@@ -311,13 +319,8 @@ func (n *node) add(kind jsontext.Kind) {
 // prop returns the node of the property whose name is the JSON string
 // quoted, the i-th member of an object. Records mostly list the same
 // properties in the same order: the i-th property seen first is tried
-// first, as written.
+// first (as written by object, before the name is even scanned).
 func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
-	if i < len(n.order) {
-		if p := n.order[i]; p.plain && p.name == string(quoted[1:len(quoted)-1]) {
-			return p
-		}
-	}
 	if len(quoted) > 2+maxNameBytes {
 		return n.unnamed() // so that a descriptor stays small whatever the names
 	}
@@ -333,7 +336,7 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 		return n.unnamed()
 	}
 	p := &node{name: string(key)}
-	p.plain = strings.IndexByte(p.name, '\\') < 0
+	p.plain = !strings.ContainsFunc(p.name, func(r rune) bool { return r == '\\' || r == '"' || r < ' ' })
 	n.props[p.name] = p
 	n.order = append(n.order, p)
 	return p

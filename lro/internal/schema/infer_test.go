@@ -546,3 +546,45 @@ func TestAddElementsStopsAtEach(t *testing.T) {
 		t.Errorf("schema (-want +got):\n%s", diff)
 	}
 }
+
+// TestNameAsBefore: the name a record had at a place is tried as written
+// before the next record's name there is scanned; a name whose JSON string
+// is not the name as written (escaped quotes, backslashes, control
+// characters) is not tried so, and a name that only starts or ends as the
+// one before is scanned.
+func TestNameAsBefore(t *testing.T) {
+	for _, tt := range []struct{ first, second string }{
+		{`{"a\"b":1}`, `{"a"b":1}`},
+		{`{"a\\":1}`, `{"a\":1}`},
+		{`{"a\u0001":1}`, "{\"a\x01\":1}"},
+		{`{"a\u0001":1}`, `{"a\u0001":"x"}`},
+		{`{"ab":1}`, `{"ab":"x"}`},
+		{`{"ab":1}`, `{"abc":1}`},
+		{`{"abc":1}`, `{"ab":1}`},
+		{`{"ab":1}`, `{"a\u0062":true}`},
+		{`{"é":1}`, "{\"\xc3\xa9\":2}"},
+		{`{"\ufffd":1}`, "{\"\xff\":2}"},
+		{"{\"\xff\":1}", "{\"\xff\":2}"},
+		{`{"ab":1}`, `{"ab"`},
+		{`{"ab":1}`, `{"ab`},
+		{`{"ab":1}`, `{"ab" 1}`},
+		{`{"ab":1,"cd":{"ef":2}}`, `{"cd":{"ef":[]},"ab":1}`},
+		{`{"ab":1,"cd":{"ef":2}}`, `{"ab":1,"cd":{"ef":2,"ef":3}}`},
+	} {
+		var in Inferrer
+		if err := in.AddFields([]byte(tt.first), nil); err != nil {
+			t.Fatalf("AddFields(%q) = %v", tt.first, err)
+		}
+		err := in.AddFields([]byte(tt.second), nil)
+		if valid := json.Valid([]byte(tt.second)); (err == nil) != valid {
+			t.Errorf("after %q, AddFields(%q) = %v; json.Valid = %t", tt.first, tt.second, err, valid)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if diff := cmp.Diff(refSchema([]byte(tt.first), []byte(tt.second)), in.Schema()); diff != "" {
+			t.Errorf("after %q, AddFields(%q) schema (-reference +got):\n%s", tt.first, tt.second, diff)
+		}
+	}
+}
