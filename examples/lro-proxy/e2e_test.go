@@ -640,8 +640,5 @@ func generic(t *testing.T, v any) any {
 	return out
 }
 
-// offloadResponse and jqRecipe are what these tests read of a descriptor.
-type (
-	offloadResponse = wire.Descriptor
-	jqRecipe        = wire.JqRecipe
-)
+// offloadResponse is what these tests read of a descriptor.
+type offloadResponse = wire.Descriptor

@@ -269,11 +269,8 @@ func TestRecipeParamsMatchJQ(t *testing.T) {
 	}
 }
 
-// offloadResponse and jqRecipe are what these tests read of a descriptor.
-type (
-	offloadResponse = wire.Descriptor
-	jqRecipe        = wire.JqRecipe
-)
+// offloadResponse is what these tests read of a descriptor.
+type offloadResponse = wire.Descriptor
 
 // commandWith renders the shell command of r for file, as Command does but
 // with the values of r.Params.

@@ -849,8 +849,5 @@ func cmdWith(env []string, stderr io.Writer, name string, args ...string) *exec.
 	return cmd
 }
 
-// offloadResponse and jqRecipe are what these tests read of a descriptor.
-type (
-	offloadResponse = wire.Descriptor
-	jqRecipe        = wire.JqRecipe
-)
+// offloadResponse is what these tests read of a descriptor.
+type offloadResponse = wire.Descriptor

@@ -172,8 +172,5 @@ func TestExpirySlowWrite(t *testing.T) {
 	}
 }
 
-// offloadResponse and jqRecipe are what these tests read of a descriptor.
-type (
-	offloadResponse = wire.Descriptor
-	jqRecipe        = wire.JqRecipe
-)
+// offloadResponse is what these tests read of a descriptor.
+type offloadResponse = wire.Descriptor
