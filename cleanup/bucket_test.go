@@ -22,8 +22,9 @@ import (
 	"github.com/zircote/lro-go/internal/disk"
 )
 
-// blobBucket is a [cleanup.Bucket] over a gocloud.dev bucket (lro/store/blobstore
-// has the product's, which cleanup's tests cannot import: imports run one way).
+// blobBucket is a [cleanup.Bucket] over a gocloud.dev bucket. lro/store/blobstore
+// has the product's; cleanup's tests keep their own, so that no import, test
+// ones included, runs from cleanup/ back to lro/.
 type blobBucket struct{ b *blob.Bucket }
 
 func (b blobBucket) List(ctx context.Context, prefix string, fn func(key string) error) error {

@@ -52,7 +52,6 @@ func record(i, size int) []byte {
 // flush in Commit), the error wraps ENOSPC, stays the Writer's error, and
 // nothing is left in the directory: no final file and no temporary file.
 func TestDiskFull(t *testing.T) {
-	const bufferSize = 64 << 10 // the Writer's buffer, jsonl.bufferSize
 	tests := []struct {
 		name  string
 		limit int   // free bytes
@@ -67,7 +66,7 @@ func TestDiskFull(t *testing.T) {
 	}{
 		{"no space, small file", 0, []int{100, 100}, 2,
 			"everything fits in the buffer, so the first write to the disk is the flush in Commit"},
-		{"no space, record larger than the buffer", 0, []int{bufferSize + 10}, 0,
+		{"no space, record larger than the buffer", 0, []int{jsonl.BufferSize + 10}, 0,
 			"a record that does not fit in the buffer is written through at once"},
 		{"space for the header and some records", 1000, repeat(1000, 100), 65,
 			"the first flush, after about 64 KiB of records were buffered, writes 1000 bytes and fails"},
@@ -208,16 +207,15 @@ func (p *panicker) Write(b []byte) (int, error) {
 	return p.w.Write(b)
 }
 
-// TestWrapWriterPanics makes the Options.WrapWriter function, or the writer
+// TestWrapWriterPanics makes the wrap function of CreateWith, or the writer
 // it returns, panic at each point of a file's life. The caller recovers
 // after its deferred Abort has run, as a server's recovering middleware
 // would: whatever the point, the directory must be left empty.
 func TestWrapWriterPanics(t *testing.T) {
-	const bufferSize = 64 << 10 // the Writer's buffer, jsonl.bufferSize
-	big := strings.Repeat("q", bufferSize+10)
+	big := strings.Repeat("q", jsonl.BufferSize+10)
 	tests := []struct {
 		name string
-		// wrapPanics makes the WrapWriter function itself panic, inside
+		// wrapPanics makes the wrap function itself panic, inside
 		// Create: there is no Writer yet to Abort.
 		wrapPanics bool
 		header     jsonl.Header
@@ -225,13 +223,13 @@ func TestWrapWriterPanics(t *testing.T) {
 		at         int   // the write that panics
 		reason     string
 	}{
-		{name: "WrapWriter itself", wrapPanics: true, header: jsonl.Header{Count: 1}, sizes: []int{10},
-			reason: "Create made the temporary file before calling WrapWriter; it must remove it"},
+		{name: "wrap itself", wrapPanics: true, header: jsonl.Header{Count: 1}, sizes: []int{10},
+			reason: "Create made the temporary file before calling wrap; it must remove it"},
 		{name: "header", header: jsonl.Header{Count: 1, Query: &big}, sizes: []int{10}, at: 1,
 			reason: "a header larger than the buffer is written through in WriteHeader"},
-		{name: "first record", header: jsonl.Header{Count: 1}, sizes: []int{bufferSize + 10}, at: 1,
+		{name: "first record", header: jsonl.Header{Count: 1}, sizes: []int{jsonl.BufferSize + 10}, at: 1,
 			reason: "a record larger than the buffer is written through in WriteRecord"},
-		{name: "a later record", header: jsonl.Header{Count: 3}, sizes: repeat(bufferSize/2, 3), at: 2,
+		{name: "a later record", header: jsonl.Header{Count: 3}, sizes: repeat(jsonl.BufferSize/2, 3), at: 2,
 			reason: "the second flush of the buffer, after one that reached the file"},
 		{name: "commit flush", header: jsonl.Header{Count: 2}, sizes: []int{10, 10}, at: 1,
 			reason: "everything fits in the buffer: the only write is the flush in Commit"},
@@ -243,7 +241,7 @@ func TestWrapWriterPanics(t *testing.T) {
 			opts := &jsonl.Options{Dir: dir}
 			wrap := func(w io.Writer) io.Writer {
 				if tt.wrapPanics {
-					panic("injected WrapWriter panic")
+					panic("injected wrap panic")
 				}
 				p = &panicker{w: w, at: tt.at}
 				return p

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // Bounds of the work done on a sample, so that a huge or hostile sample
@@ -34,13 +35,6 @@ func bounded(sample []json.RawMessage) []json.RawMessage {
 		}
 	}
 	return sample
-}
-
-// decodeOptions make jsontext accept exactly what json.Valid accepts:
-// duplicate member names and strings that are not valid UTF-8.
-var decodeOptions = []jsontext.Options{
-	jsontext.AllowDuplicateNames(true),
-	jsontext.AllowInvalidUTF8(true),
 }
 
 // jsonString decodes raw, a valid JSON value, if it is a string. A string
@@ -76,7 +70,7 @@ func readSample(sample []json.RawMessage) []record {
 	dec := jsontext.NewDecoder(&buf)
 	for _, raw := range sample {
 		buf = *bytes.NewBuffer(raw) // read in place, not copied
-		dec.Reset(&buf, decodeOptions...)
+		dec.Reset(&buf, rawjson.DecodeOptions...)
 		r := record{raw: raw}
 		if err := readRecord(dec, &r); err == nil {
 			recs = append(recs, r)
@@ -138,7 +132,7 @@ func values(recs []record) []value {
 	dec := jsontext.NewDecoder(&buf)
 	for i, r := range recs {
 		buf = *bytes.NewBuffer(r.raw)
-		dec.Reset(&buf, decodeOptions...)
+		dec.Reset(&buf, rawjson.DecodeOptions...)
 		vs[i].size = len(r.raw)
 		vs[i].v, _ = decodeNext(dec, &vs[i].keys)
 	}

@@ -13,8 +13,8 @@ func ExampleParseName() {
 	for _, base := range []string{
 		"atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",
 		"atlatl-inject_context-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",
-		".atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.disk.tmp", // in progress
-		"other-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",      // another prefix
+		".atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl.tmp", // in progress
+		"other-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl",       // another prefix
 		"notes.jsonl",
 	} {
 		op, id, ok := disk.ParseName(base, spec.DefaultPrefix)
@@ -28,7 +28,7 @@ func ExampleParseName() {
 	// Output:
 	// recall 2026-11-21T13:31:00.123Z
 	// inject_context 2026-11-21T13:31:00.123Z
-	// not an offloaded file: .atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.disk.tmp
+	// not an offloaded file: .atlatl-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl.tmp
 	// not an offloaded file: other-recall-01M7Z4V5MVAEP07QR38R3NRT04.jsonl
 	// not an offloaded file: notes.jsonl
 }

@@ -12,7 +12,7 @@ import (
 
 const (
 	maxPrefixLen      = 64       // with the rest, a temporary name stays far below 255 bytes
-	randomBytes       = 16       // the random part of Options.Random, in twice as many hex digits
+	randomBytes       = 16       // the random part of NewName's names, in twice as many hex digits
 	maxOperationLen   = 48       // the operation part of a file name
 	fallbackOperation = "result" // an operation with no usable character
 	ext               = ".jsonl"
@@ -101,7 +101,7 @@ func Name(prefix, operation string, id ulid.ULID) string {
 }
 
 // ParseName parses a base name made by [Name], with or without the random
-// part of [Options.Random], for the given prefix (empty means
+// part of [NewName] (random set), for the given prefix (empty means
 // [spec.DefaultPrefix]): ok is false for anything else, in particular temporary
 // files and files of another prefix, even one that extends this one with
 // "-" (operations contain no '-'). When ok, id.Time() is the file's creation
@@ -113,7 +113,7 @@ func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 	}
 	rest, found = strings.CutSuffix(rest[1:], ext)
 	if n := len(rest) - 2*randomBytes - 1; found && n > 0 && rest[n] == '-' && isLowerHex(rest[n+1:]) {
-		rest = rest[:n] // the random part of Options.Random
+		rest = rest[:n] // the random part of NewName's names
 	}
 	// rest is now "{operation}-{ulid}" with a non-empty operation.
 	if !found || len(rest) < 1+1+ulid.EncodedSize {

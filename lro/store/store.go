@@ -294,7 +294,7 @@ func (s *Store) Create(ctx context.Context, operation string) (*jsonl.Writer, er
 	// The recorded expiry counts from the deadline: the handle, once handed
 	// out, lives at least the TTL.
 	deadline := start.Add(s.writeTimeout)
-	name, err := disk.NewName(s.prefix, operation, s.now(), true)
+	name, err := disk.NewName(s.prefix, operation, start, true)
 	if err != nil {
 		s.breaker.release(probe)
 		return nil, err
