@@ -133,7 +133,6 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 // with o's, field by field.
 func (l *layer) under(o *Options) {
 	o.Disabled = o.Disabled || l.Disabled
-	o.Always = o.Always || l.Always
 	o.ThresholdTokens = cmp.Or(o.ThresholdTokens, l.ThresholdTokens)
 	o.TTL = cmp.Or(o.TTL, l.TTL)
 	o.OutputDir = cmp.Or(o.OutputDir, l.OutputDir)

@@ -160,7 +160,7 @@ func TestJanitorSparesSlowWrite(t *testing.T) {
 // TestWrapSweepsByItself wraps a handler with nil options, as the Quick
 // start does, and starts no janitor: the file it offloads to the system's
 // temporary folder is still there just before its TTL has passed and gone
-// just after, and the sweeper that the offload started has stopped (else
+// just after, and the automatic janitor that the offload started has stopped (else
 // synctest.Test would not return).
 func TestWrapSweepsByItself(t *testing.T) {
 	dir := t.TempDir()
@@ -191,7 +191,7 @@ func TestWrapSweepsByItself(t *testing.T) {
 // TestWrapSweepsAtStart: the files that a stopped process left in the
 // folder are deleted by the next one soon after it starts, with nil
 // options as in the Quick start, before it offloads anything: the expired
-// one at once, the other at its expiry; then the sweeper stops.
+// one at once, the other at its expiry; then the automatic janitor stops.
 func TestWrapSweepsAtStart(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir) // os.TempDir, the default OutputDir

@@ -115,7 +115,7 @@ func buildQuickStart(t *testing.T) string {
 // lro.LoadOptions.
 func TestQuickStart(t *testing.T) {
 	bin := buildQuickStart(t)
-	// The sweeper the first offload starts deletes each file about a second
+	// The automatic janitor the first offload starts deletes each file about a second
 	// after its TTL. The TTL leaves the check, on a loaded machine, time to
 	// run the recipes on each file before it expires.
 	const ttl = time.Minute
@@ -159,7 +159,7 @@ func TestQuickStart(t *testing.T) {
 		return
 	}
 
-	// The server, started again, offloads once: that starts its sweeper,
+	// The server, started again, offloads once: that starts its automatic janitor,
 	// which deletes what the check left and the new file once their TTL
 	// has passed, while the server runs. The deadline only bounds a
 	// failure: it is generous for a loaded machine.

@@ -236,7 +236,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 			OutputDir:    dir,
 			Profile:      tc.profile,
 			ExtractTools: tc.native,
-			// No sweeper, which would outlive the bubble: the test
+			// No automatic janitor, which would outlive the bubble: the test
 			// removes its files.
 			CleanupInterval: -1,
 		}

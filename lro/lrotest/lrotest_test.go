@@ -90,11 +90,12 @@ func TestConformingServerPassesLevel3(t *testing.T) {
 	}
 }
 
-// TestSweeperAlonePassesCleanup checks a server that starts no janitor, as
-// one written from the README's Quick start: the sweeper that its first
-// offload starts deletes the expired file the kit plants.
-func TestSweeperAlonePassesCleanup(t *testing.T) {
-	srv := startServer(t, serverOptions{sweeperOnly: true})
+// TestAutomaticJanitorAlonePassesCleanup checks a server that starts no
+// janitor itself, as one written from the README's Quick start: the automatic
+// janitor that its first offload starts deletes the expired file the kit
+// plants.
+func TestAutomaticJanitorAlonePassesCleanup(t *testing.T) {
+	srv := startServer(t, serverOptions{autoOnly: true})
 	cfg := config(srv, nil)
 	cfg.Level = 2
 	rep, err := check(context.Background(), srv.cs, cfg, true)

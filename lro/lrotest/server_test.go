@@ -128,15 +128,15 @@ const (
 
 // serverOptions say how to build and break a test server.
 type serverOptions struct {
-	store       storeKind                                 // where results are kept
-	opts        func(*lro.Options)                        // change the LRO options
-	desc        func(t *testing.T, d map[string]any)      // tamper with each descriptor (and its file)
-	result      func(t *testing.T, r *mcp.CallToolResult) // tamper with each tools/call result
-	list        func(tool *mcp.Tool)                      // tamper with tools/list
-	read        readTamper                                // tamper with each resources/read
-	noJanitor   bool                                      // run no janitor, and no sweeper (by default a janitor sweeps every 20ms)
-	sweeperOnly bool                                      // run no janitor: only the sweeper that the first offload starts (every 20ms)
-	unwritable  bool                                      // the output folder cannot be created
+	store      storeKind                                 // where results are kept
+	opts       func(*lro.Options)                        // change the LRO options
+	desc       func(t *testing.T, d map[string]any)      // tamper with each descriptor (and its file)
+	result     func(t *testing.T, r *mcp.CallToolResult) // tamper with each tools/call result
+	list       func(tool *mcp.Tool)                      // tamper with tools/list
+	read       readTamper                                // tamper with each resources/read
+	noJanitor  bool                                      // run no explicit janitor and no automatic one (by default a janitor sweeps every 20ms)
+	autoOnly   bool                                      // run no explicit janitor: only the automatic one that the first offload starts (every 20ms)
+	unwritable bool                                      // the output folder cannot be created
 }
 
 // readTamper changes what resources/read of uri answers.
@@ -176,7 +176,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 		}
 	}
 	if so.noJanitor {
-		opts.CleanupInterval = -1 // no sweeper either
+		opts.CleanupInterval = -1 // no automatic janitor either
 	}
 	if so.opts != nil {
 		so.opts(opts)
@@ -194,7 +194,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if !so.noJanitor && !so.unwritable && !so.sweeperOnly {
+	if !so.noJanitor && !so.unwritable && !so.autoOnly {
 		// A janitor of the server's files that also runs when none is
 		// left, as a server that starts its own does.
 		co := &cleanup.Options{Dir: opts.OutputDir, TTL: opts.TTL, Interval: opts.CleanupInterval}

@@ -85,7 +85,7 @@ func join(fields []field, set map[string][]byte) []byte {
 	}
 	for _, key := range slices.Sorted(maps.Keys(set)) {
 		if v := set[key]; !done[key] && v != nil {
-			q, _ := jsontext.AppendQuote(nil, key)
+			q := rawjson.AppendQuote(nil, key)
 			add(q, v)
 		}
 	}

@@ -423,7 +423,7 @@ func TestHandlesFolder(t *testing.T) {
 // replicas would: the expired files are deleted, once, and the fresh one is
 // still readable.
 func TestSweep(t *testing.T) {
-	const ttl, sweepers = time.Hour, 3
+	const ttl, janitors = time.Hour, 3
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			clk := newClock(t0.Add(-3 * ttl))
@@ -432,9 +432,9 @@ func TestSweep(t *testing.T) {
 			old2, _ := write(t, s, 2, 10)
 			clk.set(t0)
 			fresh, data := write(t, s, 3, 10)
-			results := make([]cleanup.Result, sweepers)
+			results := make([]cleanup.Result, janitors)
 			var wg sync.WaitGroup
-			for i := range sweepers {
+			for i := range janitors {
 				j, err := cleanup.New(&cleanup.Options{Dir: s.Dir(), Bucket: s.Bucket(), Prefix: s.Prefix(), TTL: s.TTL()})
 				if err != nil {
 					t.Fatal(err)

@@ -67,7 +67,7 @@ func options(s setup) (*built, error) {
 	lo := &lro.Options{
 		Profile:      profile,
 		ExtractTools: s.native,
-		// No sweeper, which would outlive the synctest bubble.
+		// No automatic janitor, which would outlive the synctest bubble.
 		CleanupInterval: -1,
 	}
 	b := &built{lro: lo}
