@@ -350,8 +350,6 @@ func (a *analysis) object(o map[string]any, keys []string) {
 					f.sub(k, s)
 				}
 			}
-		default:
-			f.nonScalar = true
 		}
 	}
 	a.derived(o)

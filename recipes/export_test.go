@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/zircote/lro-go/internal/shell"
 	"github.com/zircote/lro-go/internal/spec"
@@ -43,7 +44,7 @@ func DataOf(rs []Recipe) []Data {
 	ds := make([]Data, len(rs))
 	for i, r := range rs {
 		ds[i] = Data{Number: i + 1, Description: r.Description, Label: r.Label, Filter: r.filter,
-			Slurp: r.slurp, Raw: r.raw, Compact: r.compact}
+			Slurp: strings.Contains(r.options, "s"), Raw: strings.Contains(r.options, "r"), Compact: strings.Contains(r.options, "c")}
 		for _, p := range r.params {
 			ds[i].Params = append(ds[i].Params, Param{p.name, p.value, p.field})
 		}
@@ -53,8 +54,12 @@ func DataOf(rs []Recipe) []Data {
 
 // recipe returns d as a Recipe.
 func (d Data) recipe() Recipe {
-	r := Recipe{Description: d.Description, Label: d.Label, filter: d.Filter,
-		slurp: d.Slurp, raw: d.Raw, compact: d.Compact}
+	r := Recipe{Description: d.Description, Label: d.Label, filter: d.Filter}
+	for i, on := range [...]bool{d.Slurp, d.Raw, d.Compact} {
+		if on {
+			r.options += "src"[i : i+1]
+		}
+	}
 	for _, p := range d.Params {
 		r.params = append(r.params, param{p.Name, p.Value, p.Field})
 	}
@@ -74,7 +79,8 @@ func Memory(detail Detail, sample []json.RawMessage) []Data {
 
 // Generic returns the generic library for the records of sample.
 func Generic(sample []json.RawMessage) []Data {
-	return DataOf(genericOf(analyze(values(readSample(sample)))))
+	rs, _ := genericOf(analyze(values(readSample(sample))))
+	return DataOf(rs)
 }
 
 // For returns the recipes of Select.

@@ -41,24 +41,13 @@ func path(name string) string {
 // binding each parameter as the variable $name.
 func (r Recipe) Args() []string {
 	args := make([]string, 0, 4+3*len(r.params))
-	for _, o := range r.options() {
+	for _, o := range r.options {
 		args = append(args, "-"+string(o))
 	}
 	for _, p := range r.params {
 		args = append(args, "--arg", p.name, p.value)
 	}
 	return append(args, r.filter)
-}
-
-// options returns the letters of r's jq options, of s, r and c in order.
-func (r Recipe) options() string {
-	var o []byte
-	for i, on := range [...]bool{r.slurp, r.raw, r.compact} {
-		if on {
-			o = append(o, "src"[i])
-		}
-	}
-	return string(o)
 }
 
 // Command renders the shell command for file:
@@ -75,8 +64,8 @@ func (r Recipe) Command(file string) string {
 		file = "./" + file
 	}
 	cmd := "tail -n +2 " + shell.Word(file) + " | jq"
-	if o := r.options(); o != "" {
-		cmd += " -" + o
+	if r.options != "" {
+		cmd += " -" + r.options
 	}
 	for _, p := range r.params {
 		cmd += " --arg " + shell.Word(p.name) + " " + shell.Word(p.value)

@@ -163,12 +163,8 @@ func (a *analysis) listing(rs roles) (id *field, ident, proj []*field) {
 	return id, ident, projection(rs, id, ident)
 }
 
-// previewFields is the Projection of records that are not memories, analyzed
-// as a.
+// previewFields is the Projection of object records, analyzed as a.
 func previewFields(a *analysis) [][]string {
-	if a.n == 0 || a.textLines > 0 && 2*a.textLines > a.n || 2*a.objects < a.n {
-		return nil
-	}
 	_, _, proj := a.listing(a.roles())
 	var paths [][]string
 	for _, f := range proj {

@@ -50,10 +50,8 @@ type Recipe struct {
 	Description string // what it does
 	Label       string // what it does in a few words, for a list of recipes: "search titles"
 
-	filter  string  // jq program, reading one record per input (or, with slurp, all as one array)
-	slurp   bool    // run with -s
-	raw     bool    // run with -r
-	compact bool    // run with -c: one output per line
+	filter  string  // jq program, reading one record per input (or, with -s, all as one array)
+	options string  // the letters of its jq options of s, r and c (-s, -r, -c), in that order
 	params  []param // jq variables the filter uses, as $name
 
 	preview [][]string // the Projection of the records, the same in each recipe of a Select
@@ -64,17 +62,9 @@ type Recipe struct {
 type param struct{ name, value, field string }
 
 // recipe returns the recipe of filter, run with the jq options of the
-// letters options (s, r, c), described by desc and labeled label.
+// letters options, described by desc and labeled label.
 func recipe(desc, label, filter, options string, params ...param) Recipe {
-	return Recipe{
-		Description: desc,
-		Label:       label,
-		filter:      filter,
-		slurp:       strings.Contains(options, "s"),
-		raw:         strings.Contains(options, "r"),
-		compact:     strings.Contains(options, "c"),
-		params:      params,
-	}
+	return Recipe{Description: desc, Label: label, filter: filter, options: options, params: params}
 }
 
 // keywordParam returns the keyword parameter with default w (or the
@@ -114,8 +104,7 @@ func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) 
 	if isMemory(recs) {
 		rs, memory, preview = memoryLibrary(detail, recs), true, [][]string{{"id"}, {"title"}, {"namespace"}}
 	} else {
-		a := analyze(values(recs))
-		rs, preview = genericOf(a), previewFields(a)
+		rs, preview = genericOf(analyze(values(recs)))
 	}
 	for i := range rs {
 		rs[i].preview = preview
@@ -125,15 +114,17 @@ func Select(detail Detail, sample []json.RawMessage) (rs []Recipe, memory bool) 
 
 // genericOf returns the recipes of records that are not memories, analyzed
 // as a, by the shape of most records: text lines, objects (also for no
-// records) or other values.
-func genericOf(a *analysis) []Recipe {
+// records) or other values; and their Projection.
+func genericOf(a *analysis) ([]Recipe, [][]string) {
 	switch {
 	case a.textLines > 0 && 2*a.textLines > a.n:
-		return textRecipes(a)
-	case a.n == 0 || 2*a.objects >= a.n:
-		return objectRecipes(a)
+		return textRecipes(a), nil
+	case a.n == 0:
+		return objectRecipes(a), nil
+	case 2*a.objects >= a.n:
+		return objectRecipes(a), previewFields(a)
 	}
-	return scalarRecipes(a)
+	return scalarRecipes(a), nil
 }
 
 // Projection returns the fields that a preview shows of the records for

@@ -3,8 +3,6 @@ package recipes
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -72,7 +70,7 @@ func readSample(sample []json.RawMessage) []record {
 		buf = *bytes.NewBuffer(raw) // read in place, not copied
 		dec.Reset(&buf, rawjson.DecodeOptions...)
 		r := record{raw: raw}
-		if err := readRecord(dec, &r); err == nil {
+		if readRecord(dec, &r) {
 			recs = append(recs, r)
 		}
 	}
@@ -80,39 +78,24 @@ func readSample(sample []json.RawMessage) []record {
 }
 
 // readRecord reads the record r.raw with dec, which reads it, and sets
-// r.object and r.memory. The error is not nil when r.raw is not one valid
-// JSON value.
-func readRecord(dec *jsontext.Decoder, r *record) (err error) {
+// r.object and r.memory. It reports false when r.raw is not one valid JSON
+// value.
+func readRecord(dec *jsontext.Decoder, r *record) bool {
 	if dec.PeekKind() != '{' {
-		err = dec.SkipValue()
-	} else if _, err = dec.ReadToken(); err == nil {
-		r.object = true
-		for err == nil && dec.PeekKind() != '}' {
-			var name, v jsontext.Value
-			if name, err = dec.ReadValue(); err != nil {
-				break
-			}
-			field := r.memory.field(name)
-			if v, err = dec.ReadValue(); err == nil && field != nil {
-				// v as a slice of raw, which outlives dec's reads; the
-				// last of duplicate names wins.
-				end := int(dec.InputOffset())
-				*field = jsontext.Value(r.raw[end-len(v) : end : end])
-			}
-		}
-		if err == nil {
-			_, err = dec.ReadToken() // '}'
-		}
+		return dec.SkipValue() == nil && rawjson.AtEnd(dec)
 	}
-	if err == nil {
-		// One value: nothing may follow.
-		if _, err = dec.ReadToken(); err == io.EOF {
-			err = nil
-		} else if err == nil {
-			err = errors.New("more than one value")
+	r.object = true
+	return rawjson.Object(dec, func(name jsontext.Value) bool {
+		field := r.memory.field(name)
+		v, err := dec.ReadValue()
+		if err == nil && field != nil {
+			// v as a slice of raw, which outlives dec's reads; the last of
+			// duplicate names wins.
+			end := int(dec.InputOffset())
+			*field = jsontext.Value(r.raw[end-len(v) : end : end])
 		}
-	}
-	return err
+		return err == nil
+	}) && rawjson.AtEnd(dec)
 }
 
 // value is a sample record decoded for the analysis: numbers as
@@ -134,69 +117,47 @@ func values(recs []record) []value {
 		buf = *bytes.NewBuffer(r.raw)
 		dec.Reset(&buf, rawjson.DecodeOptions...)
 		vs[i].size = len(r.raw)
-		vs[i].v, _ = decodeNext(dec, &vs[i].keys)
+		vs[i].v = decodeNext(dec, &vs[i].keys)
 	}
 	return vs
 }
 
-// decodeNext decodes the next value of dec as encoding/json decodes it into
-// an any with UseNumber. When keys is not nil and the value is an object,
-// its distinct names are appended to *keys in order of appearance, and its
-// members are decoded up to the one that brings them to maxFields (the last
-// of duplicate names wins, as with json.Unmarshal): the others are left
-// out, so that a record of very many fields costs about what one of
-// maxFields does.
-func decodeNext(dec *jsontext.Decoder, keys *[]string) (any, error) {
+// decodeNext decodes the next value of dec, valid JSON, as encoding/json
+// decodes it into an any with UseNumber. When keys is not nil and the value
+// is an object, its distinct names are appended to *keys in order of
+// appearance, and its members are decoded up to the one that brings them to
+// maxFields (the last of duplicate names wins, as with json.Unmarshal): the
+// others are left out, so that a record of very many fields costs about
+// what one of maxFields does.
+func decodeNext(dec *jsontext.Decoder, keys *[]string) any {
 	switch dec.PeekKind() {
 	case '{':
-		if _, err := dec.ReadToken(); err != nil {
-			return nil, err
-		}
 		o := map[string]any{}
-		for dec.PeekKind() != '}' {
-			name, err := dec.ReadValue()
-			if err != nil {
-				return nil, err
-			}
+		rawjson.Object(dec, func(name jsontext.Value) bool {
 			k, _ := jsonString(name)
 			if _, dup := o[k]; keys != nil && !dup {
 				*keys = append(*keys, k)
 			}
-			if o[k], err = decodeNext(dec, nil); err != nil {
-				return nil, err
-			}
-			if keys != nil && len(*keys) == maxFields {
-				return o, nil
-			}
-		}
-		_, err := dec.ReadToken()
-		return o, err
+			o[k] = decodeNext(dec, nil)
+			return keys == nil || len(*keys) < maxFields
+		})
+		return o
 	case '[':
-		if _, err := dec.ReadToken(); err != nil {
-			return nil, err
-		}
 		a := []any{}
-		for dec.PeekKind() != ']' {
-			v, err := decodeNext(dec, nil)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, v)
-		}
-		_, err := dec.ReadToken()
-		return a, err
+		rawjson.Elements(dec, '[', func() bool {
+			a = append(a, decodeNext(dec, nil))
+			return true
+		})
+		return a
 	}
-	v, err := dec.ReadValue()
-	switch {
-	case err != nil:
-		return nil, err
-	case v.Kind() == '"':
+	switch v, _ := dec.ReadValue(); v.Kind() {
+	case '"':
 		s, _ := jsonString(v)
-		return s, nil
-	case v.Kind() == '0':
-		return json.Number(v), nil
-	case v.Kind() == 't', v.Kind() == 'f':
-		return v.Kind() == 't', nil
+		return s
+	case '0':
+		return json.Number(v)
+	case 't', 'f':
+		return v.Kind() == 't'
 	}
-	return nil, nil // null
+	return nil // null
 }

@@ -15,15 +15,11 @@ const (
 	quoteNone    = "none"    // no field: TSV split at every tab and line end (sqlite3 -tabs, psql -At -F TAB)
 )
 
-// readDelimited reads text as CSV (sep ',') or TSV (sep '\t') with a
+// readDelimited reads text as format, CSV (sep ',') or TSV (sep '\t'), with a
 // header row, strictly: every row has the header's number of fields (two
 // or more), quotes are only where the format allows them. An empty field
 // that is not quoted is null.
-func readDelimited(text string, sep rune) (Table, error) {
-	format := CSV
-	if sep == '\t' {
-		format = TSV
-	}
+func readDelimited(text, format string, sep rune) (Table, error) {
 	_, eol := lineEnd(text)
 	nl := strings.HasSuffix(text, "\n")
 	r := csv.NewReader(strings.NewReader(text))

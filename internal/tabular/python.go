@@ -54,12 +54,10 @@ func readPython(text string) (Table, error) {
 // pythonRows splits src, a list or tuple display of rows as Python prints
 // it, into the opening bracket and the text of each row: a dict, tuple or
 // list display, whose brackets and string literals (quoted with ' or ",
-// with backslash escapes) it follows. A one-row tuple ends with ",)".
+// with backslash escapes) it follows. A one-row tuple ends with ",)". src
+// starts with '[' or '(', as Read checks.
 func pythonRows(src string) (byte, []string, error) {
 	notRows := errors.New("tabular: not a list or tuple of rows")
-	if len(src) < 2 || src[0] != '[' && src[0] != '(' {
-		return 0, nil, notRows
-	}
 	outer := src[0]
 	body, ok := strings.CutSuffix(src[1:], string(closer(outer)))
 	if !ok {

@@ -69,8 +69,8 @@ func Read(text string) (t Table, ok bool) {
 	return printsBack(text, readTabs, "")
 }
 
-func readCSV(text string) (Table, error) { return readDelimited(text, ',') }
-func readTSV(text string) (Table, error) { return readDelimited(text, '\t') }
+func readCSV(text string) (Table, error) { return readDelimited(text, CSV, ',') }
+func readTSV(text string) (Table, error) { return readDelimited(text, TSV, '\t') }
 
 // printsBack reads text with read and returns its table if Print gives
 // the text back with the layout read, each of the prefixes before it in

@@ -22,21 +22,6 @@ func stringMember(doc []byte, key string) string {
 // A field is a member of a JSON object, as written.
 type field struct{ name, value jsontext.Value }
 
-// withMembers returns the JSON object doc with the members of set: each
-// replaces the members of its name where the first of them was (nil
-// deletes them), and those doc lacks come last, sorted. It returns doc and
-// false when doc is no valid JSON object.
-func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
-	var fields []field
-	if !rawjson.Members(doc, func(name, value jsontext.Value) bool {
-		fields = append(fields, field{name, value})
-		return true
-	}) {
-		return doc, false
-	}
-	return join(fields, set), true
-}
-
 // withPath returns the JSON object doc with value at the member path, each
 // object on the way made, or replaced, when absent or not an object; doc
 // itself when it is no valid JSON object.
@@ -48,12 +33,19 @@ func withPath(doc, value []byte, path ...string) []byte {
 		}
 		value = withPath(inner, value, path[1:]...)
 	}
-	out, _ := withMembers(doc, map[string][]byte{path[0]: value})
-	return out
+	var fields []field
+	if !rawjson.Members(doc, func(name, v jsontext.Value) bool {
+		fields = append(fields, field{name, v})
+		return true
+	}) {
+		return doc
+	}
+	return join(fields, map[string][]byte{path[0]: value})
 }
 
-// join returns the JSON object of fields with the members of set, as
-// [withMembers] does.
+// join returns the JSON object of fields with the members of set: each
+// replaces the members of its name where the first of them was (nil
+// deletes them), and those fields lack come last, sorted.
 func join(fields []field, set map[string][]byte) []byte {
 	size := 2
 	for _, f := range fields {

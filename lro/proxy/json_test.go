@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,6 +96,19 @@ func TestOffloadMemory(t *testing.T) {
 	if ratio > most {
 		t.Errorf("allocated %.1f times the message of %d bytes; want at most %d", ratio, len(data), most)
 	}
+}
+
+// withMembers is withPath's edit of doc's members, with every member of
+// set: the members of doc, as rawjson.Members reads them, joined with set.
+func withMembers(doc []byte, set map[string][]byte) ([]byte, bool) {
+	var fields []field
+	if !rawjson.Members(doc, func(name, value jsontext.Value) bool {
+		fields = append(fields, field{name, value})
+		return true
+	}) {
+		return doc, false
+	}
+	return join(fields, set), true
 }
 
 func TestWithMembers(t *testing.T) {

@@ -238,8 +238,8 @@ func (s *replyScan) reply(err error) *jsonrpc.Response {
 	if idErr != nil || !id.IsValid() {
 		return nil
 	}
-	if s.deepest > maxDepth {
-		err = fmt.Errorf("it is nested more than %d levels deep, the limit of the proxy's JSON decoder", maxDepth)
+	if s.deepest > rawjson.MaxDepth {
+		err = fmt.Errorf("it is nested more than %d levels deep, the limit of the proxy's JSON decoder", rawjson.MaxDepth)
 	} else if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) { // without its JSON pointer, which may be long
 		err = fmt.Errorf("it is no valid JSON: %v after byte %d", se.Err, se.ByteOffset)
 	}

@@ -180,9 +180,6 @@ func (s *Server) Look(ctx context.Context, label string, args map[string]any, de
 	}
 	c.Summary, _ = c.Desc["summary"].(map[string]any)
 	s.readFile(ctx, c)
-	p, _ := c.Desc["file_path"].(string)
-	_, hasHandle := c.Desc["handle"]
-	c.NameOp, _, _ = s.ParseName(filepath.Base(p), hasHandle)
 	if f := c.File; f != nil {
 		if s.FullCount < 0 {
 			s.FullCount = len(f.Lines)
@@ -224,11 +221,13 @@ func (s *Server) LookFallback(ctx context.Context, cs *mcp.ClientSession, args m
 }
 
 // readFile reads the file the descriptor names: at file_path on this
-// machine, or else with resources/read of the handle's resource link.
+// machine, or else with resources/read of the handle's resource link. It
+// sets c.NameOp from file_path.
 func (s *Server) readFile(ctx context.Context, c *Call) {
 	raw, problem, read := c.Desc["file_path"], "", false
 	p, _ := raw.(string)
 	_, hasHandle := c.Desc["handle"]
+	c.NameOp, _, _ = s.ParseName(filepath.Base(p), hasHandle)
 	var data []byte
 	fi, err := os.Stat(p)
 	switch {
