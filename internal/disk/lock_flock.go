@@ -52,6 +52,5 @@ func Unlinked(f *os.File) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Nlink == 0, nil
+	return Links(fi) == 0, nil
 }

@@ -15,6 +15,18 @@ import (
 // maxLinks bounds the symlinks CheckDir follows, as the kernel's ELOOP.
 const maxLinks = 40
 
+// readFlags make OpenRead fail on a symbolic link (ELOOP) and return at
+// once on a FIFO instead of waiting for a writer.
+const readFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+
+// Links returns the number of hard links to the file fi describes.
+func Links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
 // CheckDir reports why the absolute path dir is no safe place for offloaded
 // files: a folder on it (the folder itself or one above it, symlinks
 // followed) is owned by a user other than this process's or root, or is

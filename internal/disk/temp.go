@@ -43,6 +43,12 @@ func OpenForLock(root *os.Root, name string) (*os.File, error) {
 	return root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 }
 
+// OpenRead opens the file name of root read-only, failing on a symbolic
+// link where os.Root honours O_NOFOLLOW, and without blocking on a FIFO.
+func OpenRead(root *os.Root, name string) (*os.File, error) {
+	return root.OpenFile(name, os.O_RDONLY|readFlags, 0)
+}
+
 // Sink is where package jsonl's NewWriter writes a file: it becomes
 // visible, whole, on Commit, and Abort discards it.
 type Sink interface {

@@ -39,11 +39,8 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	if length >= 0 {
 		want = min(want, length)
 	}
-	closer := closerFunc(func() error {
-		cancel()
-		return rd.Close()
-	})
-	s, err := newSource(ctx, &body{r: rd, want: want}, closer, handle, c.MaxInputBytes)
+	b := &body{r: rd, cancel: cancel, want: want}
+	s, err := newSource(ctx, b, b, handle, c.MaxInputBytes)
 	if err != nil {
 		return nil, c.headerError(ctx, r, err)
 	}
@@ -54,16 +51,19 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	return s, nil
 }
 
-type closerFunc func() error
-
-func (f closerFunc) Close() error { return f() }
-
-// body reads a GET of want bytes; one that ends early is an error.
+// body reads a GET of want bytes; one that ends early is an error. Close
+// ends the GET.
 type body struct {
-	r    io.Reader
-	want int64 // bytes the GET must deliver
-	n    int64 // bytes read
-	err  error // the first error but io.EOF
+	r      io.ReadCloser
+	cancel context.CancelFunc
+	want   int64 // bytes the GET must deliver
+	n      int64 // bytes read
+	err    error // the first error but io.EOF
+}
+
+func (b *body) Close() error {
+	b.cancel()
+	return b.r.Close()
 }
 
 func (b *body) Read(p []byte) (int, error) {

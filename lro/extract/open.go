@@ -65,7 +65,7 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 	if c.beforeOpen != nil {
 		c.beforeOpen(base)
 	}
-	f, err := root.OpenFile(base, os.O_RDONLY|openFlags, 0)
+	f, err := disk.OpenRead(root, base) // openFile checks the rest
 	if err != nil {
 		return nil, "", openError(err)
 	}
@@ -77,9 +77,9 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 		// os.Root follows a link that stays in the folder, even with
 		// O_NOFOLLOW (Go 1.26): what was opened must be what was checked.
 		err = errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
-	case links(fi) > 1:
+	case disk.Links(fi) > 1:
 		// A hard link to a file elsewhere; the offloader's files have one.
-		err = errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, links(fi))
+		err = errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, disk.Links(fi))
 	}
 	if err != nil {
 		f.Close()

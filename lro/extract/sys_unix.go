@@ -2,10 +2,7 @@
 
 package extract
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
 // limitWorker sets the worker's processor time and, where the system
 // enforces it, its memory.
@@ -15,16 +12,4 @@ func limitWorker(l limits) error {
 		return err
 	}
 	return limitMemory(l.workerMemory())
-}
-
-// openFlags make opening a FIFO return at once; O_NOFOLLOW refuses a link
-// where os.Root honours it (openFile checks the rest).
-const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
-
-// links returns the number of hard links to the file fi describes.
-func links(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }

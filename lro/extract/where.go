@@ -248,8 +248,7 @@ func whereProgram(w *whereFilter) (*program, error) {
 	if err := checkPatterns(w.Conds); err != nil {
 		return nil, err
 	}
-	p := &program{query: q, names: []string{"$__where", "$__fields"}, values: make([]any, 2), raw: w.Absent}
-	p.slurp = w.Count || w.Absent
+	p := &program{query: q, names: []string{"$__where", "$__fields"}, values: make([]any, 2), slurp: w.Count || w.Absent, raw: w.Absent}
 	for i, text := range [][]byte{w.Conds, w.Fields} {
 		if p.values[i], err = newDecoder().decode(text); err != nil {
 			return nil, err

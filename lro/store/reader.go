@@ -102,8 +102,7 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 	case !fi.Mode().IsRegular():
 		return nil, 0, unknown("not a regular file, not a stored result")
 	}
-	// openFlags refuse a symbolic link swapped in since, and a FIFO.
-	f, err := root.OpenFile(handle, os.O_RDONLY|openFlags, 0)
+	f, err := disk.OpenRead(root, handle) // no symbolic link swapped in since, nor a FIFO
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0, unknown("no such result (results are deleted some time after their handle expires)")
