@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -34,10 +35,16 @@ const maxInferDepth = 6
 // It reads a record once, in place, validating it as it describes it (see
 // scan.go): the records are most of the bytes an offload reads.
 type Inferrer struct {
+	// Fields, if not nil, names the only top-level members that AddFields
+	// and AddElements give to their field function. Set it before the
+	// first record.
+	Fields []string
+
 	root node
 	scanner
-	field func(key string, value []byte)
-	name  []byte // a member name being unescaped
+	field   func(key string, value []byte)
+	name    []byte // a member name being unescaped
+	nesting int    // see Nesting
 }
 
 // AddFields describes one more record, rec, which must be exactly one JSON
@@ -98,6 +105,11 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	return n, err
 }
 
+// Nesting returns the most objects and arrays nested in one another in a
+// record of the last AddFields or AddElements (read up to its end or its
+// first error): 0 when none holds an object or an array.
+func (in *Inferrer) Nesting() int { return in.nesting }
+
 // Spaced reports whether the last record or array added held white space
 // outside its strings (read up to its end or its first error).
 func (in *Inferrer) Spaced() bool { return in.spaced }
@@ -109,6 +121,8 @@ func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
 	in.scanner = scanner{b: rec}
 	if rec == nil {
 		in.spaced = spaced // kept for Spaced
+	} else {
+		in.nesting = 0
 	}
 	in.field = field
 }
@@ -128,6 +142,7 @@ func (in *Inferrer) value(n *node, depth int) error {
 		if depth >= rawjson.MaxDepth {
 			return in.errAt("nested too deep")
 		}
+		in.nesting = max(in.nesting, depth+1)
 		in.pos++
 		inner := n
 		if depth >= maxInferDepth {
@@ -224,7 +239,7 @@ func (in *Inferrer) object(n *node, depth int) error {
 			p.lastObject = n.objects
 			p.present++
 		}
-		if depth == 0 && in.field != nil {
+		if depth == 0 && in.field != nil && (in.Fields == nil || p.field) {
 			in.field(p.name, in.b[start:in.pos])
 		}
 		switch in.peek() {
@@ -255,6 +270,7 @@ func (in *Inferrer) unquote(quoted []byte) []byte {
 type node struct {
 	name    string           // the property name of the node, if any
 	plain   bool             // name holds no backslash, quote or control character: it is its own JSON string
+	field   bool             // name is one of the Inferrer's Fields
 	seen    int              // values added
 	types   typeSet          // JSON Schema types seen
 	objects int              // object values added
@@ -337,6 +353,7 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 	}
 	p := &node{name: string(key)}
 	p.plain = !strings.ContainsFunc(p.name, func(r rune) bool { return r == '\\' || r == '"' || r < ' ' })
+	p.field = slices.Contains(in.Fields, p.name)
 	n.props[p.name] = p
 	n.order = append(n.order, p)
 	return p
