@@ -161,7 +161,7 @@ func (in *Inferrer) value(n *node, depth int) error {
 		}
 		return err
 	default:
-		kind, err := in.scalar()
+		kind, err := in.scalar(c)
 		if err != nil {
 			return err
 		}
@@ -220,19 +220,31 @@ func (in *Inferrer) object(n *node, depth int) error {
 		if n != nil && member < len(n.order) && n.order[member].plain {
 			hint = n.order[member].name
 		}
-		name, hinted, err := in.memberName(hint)
 		var p *node
-		switch {
-		case err != nil:
-			return err
-		case hinted:
-			p = n.order[member]
-		case n != nil:
-			p = n.prop(in, name, member)
+		if end := in.pos + 1 + len(hint); hint != "" && end+1 < len(in.b) && in.b[in.pos] == '"' && in.b[end] == '"' && in.b[end+1] == ':' && string(in.b[in.pos+1:end]) == hint {
+			// The hint and its colon, without white space: read at once.
+			in.pos, p = end+2, n.order[member]
+		} else {
+			name, hinted, err := in.memberName(hint)
+			switch {
+			case err != nil:
+				return err
+			case hinted:
+				p = n.order[member]
+			case n != nil:
+				p = n.prop(in, name, member)
+			}
 		}
-		in.peek() // the value starts after the white space
+		c := in.peek() // the value starts after the white space
 		start := in.pos
-		if err := in.value(p, depth+1); err != nil {
+		if c == '"' {
+			// A string, the most common value, read here.
+			end, _ := rawjson.SkipString(in.b, in.pos)
+			if err := in.to(end, "in a string"); err != nil {
+				return err
+			}
+			p.add('"')
+		} else if err := in.value(p, depth+1); err != nil {
 			return err
 		}
 		if p != nil && p.lastObject != n.objects { // not a duplicate name
