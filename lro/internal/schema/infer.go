@@ -2,8 +2,10 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -377,6 +379,88 @@ func (n *node) unnamed() *node {
 		n.long = &node{}
 	}
 	return n.long
+}
+
+// AppendJSON appends the JSON of Schema's map as an encoding/json Encoder
+// without HTML escaping writes it (members sorted by name), without
+// making the map.
+func (in *Inferrer) AppendJSON(b []byte) []byte { return in.root.appendJSON(b) }
+
+func (n *node) appendJSON(b []byte) []byte {
+	if n.seen == 0 {
+		return append(b, "{}"...)
+	}
+	b = append(b, '{')
+	// The members in the order of their names.
+	if n.props != nil && n.more {
+		b = append(b, `"additionalProperties":true,`...)
+	}
+	if n.items != nil && n.items.seen > 0 {
+		b = append(n.items.appendJSON(append(b, `"items":`...)), ',')
+	}
+	if n.props != nil {
+		b = append(b, `"properties":{`...)
+		var required []string
+		for i, p := range slices.SortedFunc(slices.Values(n.order), func(a, b *node) int { return strings.Compare(a.name, b.name) }) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = p.appendJSON(append(appendString(b, p.name), ':'))
+			if p.present == n.objects {
+				required = append(required, p.name)
+			}
+		}
+		b = append(b, "},"...)
+		if len(required) > 0 {
+			b = append(b, `"required":[`...)
+			for i, name := range required {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, name)
+			}
+			b = append(b, "],"...)
+		}
+	}
+	types := n.types
+	if types&typeInteger != 0 && types&typeNumber != 0 {
+		types &^= typeInteger // as schema says
+	}
+	if types != 0 {
+		many := bits.OnesCount8(uint8(types)) > 1
+		b = append(b, `"type":`...)
+		if many {
+			b = append(b, '[')
+		}
+		for i, name := range typeNames {
+			if types&(1<<i) != 0 {
+				b = append(append(append(b, '"'), name...), `",`...)
+			}
+		}
+		if b = b[:len(b)-1]; many {
+			b = append(b, ']')
+		}
+		b = append(b, ',')
+	}
+	if b[len(b)-1] == ',' {
+		b = b[:len(b)-1]
+	}
+	return append(b, '}')
+}
+
+// appendString appends the JSON string of s as an encoding/json Encoder
+// without HTML escaping writes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			var w bytes.Buffer
+			enc := json.NewEncoder(&w)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s) // a string
+			return append(b, bytes.TrimSuffix(w.Bytes(), []byte{'\n'})...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 func (n *node) schema() map[string]any {
