@@ -53,9 +53,9 @@ type Inferrer struct {
 // value as [json.Valid] says, or AddFields returns an error wrapping
 // [ErrInvalidRecords]. The Inferrer stays usable then, but its schema may
 // also describe the part of rec read before the error. It calls field, if
-// not nil, with each top-level member of an object record, in order,
-// duplicates included: key is the member's name, decoded, and value its
-// value as written, a slice of rec.
+// not nil, with each top-level member of an object record (of those named
+// in Fields, when set), in order, duplicates included: key is the member's
+// name, decoded, and value its value as written, a slice of rec.
 func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
 	in.reset(rec, field)
 	defer in.reset(nil, nil)
