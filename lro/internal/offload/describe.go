@@ -40,19 +40,30 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 		// lro_extract reads the file in Dir: the bare name.
 		in.ToolPath = pathpkg.Base(in.Path)
 	}
-	var ls map[string]any
+	var ls func() map[string]any // the line schema, to be trimmed
 	if c.Profile == descriptor.ProfileFull || c.Profile == descriptor.ProfileNoRecipes {
 		// The schema of the lines themselves, annotated from their Go type.
-		ls = t.schema.Schema()
-		schema.Annotate(ls, reflectedSchema(call.RecordType), c.SchemaDescriptions)
-		raw, err := describe.Marshal(ls) // once, not with each encoding below
-		if err != nil {
-			return nil, err
+		reflected := reflectedSchema(call.RecordType)
+		ls = func() map[string]any {
+			s := t.schema.Schema()
+			schema.Annotate(s, reflected, c.SchemaDescriptions)
+			return s
+		}
+		raw := t.schema.AppendJSON(nil) // once, not with each encoding below
+		if reflected != nil {
+			var err error
+			if raw, err = describe.Marshal(ls()); err != nil {
+				return nil, err
+			}
 		}
 		in.LineSchema = json.RawMessage(raw)
 	}
 	rs, isMemory := recipes.Select(recipes.Detail(in.Detail), t.sample)
 	in.Recipes = describe.Recipes(rs)
+	in.JqRecipes = make([]describe.JqRecipe, len(in.Recipes)) // once, not with each encoding below
+	for i, r := range in.Recipes {
+		in.JqRecipes[i] = describe.JqRecipe{Description: r.Description, Command: r.Command(in.Path)}
+	}
 	fields := recipes.Projection(rs) // what a preview shows of each record
 	if isMemory {
 		in.Noun = "memories"
@@ -131,13 +142,13 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 // profile it was built with: as it is; with the line schema trimmed; or, still
 // too large, the bare pointer. It is kept within the threshold whenever all of
 // it but the line schema fits there, and within maxDescriptorTokens always.
-func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode func(describe.Input, descriptor.Profile) ([]byte, int, error)) (describe.Input, descriptor.Profile, []byte, error) {
+func (c *Config) fit(in describe.Input, t *tally, lineSchema func() map[string]any, encode func(describe.Input, descriptor.Profile) ([]byte, int, error)) (describe.Input, descriptor.Profile, []byte, error) {
 	data, tokens, err := encode(in, c.Profile)
 	if err != nil {
 		return in, c.Profile, data, err
 	}
 	limit, rest := maxDescriptorTokens, tokens
-	if schema != nil {
+	if lineSchema != nil {
 		rest -= c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
 		if rest < c.Threshold {
 			limit = min(c.Threshold, maxDescriptorTokens)
@@ -146,8 +157,9 @@ func (c *Config) fit(in describe.Input, t *tally, schema map[string]any, encode 
 	if tokens <= limit {
 		return in, c.Profile, data, err
 	}
-	if schema != nil {
+	if lineSchema != nil {
 		// The schema trimmed, so that the recipes stay.
+		schema := lineSchema()
 		room := limit - rest
 		var first []byte
 		if len(t.sample) > 0 {

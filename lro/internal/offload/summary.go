@@ -40,7 +40,7 @@ func (t *tally) add(line []byte) error {
 // newTally returns an empty tally, whose empty line schema is that of a file
 // of no records.
 func newTally() *tally {
-	t := &tally{schema: &schema.Inferrer{}}
+	t := &tally{schema: &schema.Inferrer{Fields: []string{"namespace", "score"}}}
 	t.fieldFn = t.field
 	return t
 }
@@ -58,7 +58,8 @@ func (t *tally) note(rec []byte) {
 	t.last = t.lastBuf
 }
 
-// field notes the top-level members the summary reports.
+// field notes the top-level members the summary reports (the Inferrer's
+// Fields).
 func (t *tally) field(key string, value []byte) {
 	switch key {
 	case "namespace":

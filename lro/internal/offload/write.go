@@ -156,9 +156,12 @@ func recovered(err *error) {
 // them again (plan read them). It stops when ctx is canceled.
 func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 	written := 0
+	check := true // whether jq 1.6 may fail on a line
 	write := func(line []byte) error {
 		written++
-		p.jq16.add(line, written+1) // the header is line 1
+		if check {
+			p.jq16.add(line, written+1) // the header is line 1
+		}
 		return w.WriteValid(line)
 	}
 	var buf []byte
@@ -173,8 +176,11 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 		if err := checkEvery(ctx, i); err != nil {
 			return err
 		}
+		arr := ru.doc[ru.start:ru.end]
+		// Without an escape and deep nesting, jq 1.6 reads every line.
+		check = !ru.shallow || bytes.IndexByte(arr, '\\') >= 0
 		var err error
-		switch arr := ru.doc[ru.start:ru.end]; {
+		switch {
 		case ru.rows != nil || ru.As == asLines:
 			err = ru.each(&buf, write)
 		case ru.As == asArray && len(ru.elems) == ru.Count:

@@ -2,8 +2,11 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -34,19 +37,25 @@ const maxInferDepth = 6
 // It reads a record once, in place, validating it as it describes it (see
 // scan.go): the records are most of the bytes an offload reads.
 type Inferrer struct {
+	// Fields, if not nil, names the only top-level members that AddFields
+	// and AddElements give to their field function. Set it before the
+	// first record.
+	Fields []string
+
 	root node
 	scanner
-	field func(key string, value []byte)
-	name  []byte // a member name being unescaped
+	field   func(key string, value []byte)
+	name    []byte // a member name being unescaped
+	nesting int    // see Nesting
 }
 
 // AddFields describes one more record, rec, which must be exactly one JSON
 // value as [json.Valid] says, or AddFields returns an error wrapping
 // [ErrInvalidRecords]. The Inferrer stays usable then, but its schema may
 // also describe the part of rec read before the error. It calls field, if
-// not nil, with each top-level member of an object record, in order,
-// duplicates included: key is the member's name, decoded, and value its
-// value as written, a slice of rec.
+// not nil, with each top-level member of an object record (of those named
+// in Fields, when set), in order, duplicates included: key is the member's
+// name, decoded, and value its value as written, a slice of rec.
 func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
 	in.reset(rec, field)
 	defer in.reset(nil, nil)
@@ -98,6 +107,11 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	return n, err
 }
 
+// Nesting returns the most objects and arrays nested in one another in a
+// record of the last AddFields or AddElements (read up to its end or its
+// first error): 0 when none holds an object or an array.
+func (in *Inferrer) Nesting() int { return in.nesting }
+
 // Spaced reports whether the last record or array added held white space
 // outside its strings (read up to its end or its first error).
 func (in *Inferrer) Spaced() bool { return in.spaced }
@@ -109,6 +123,8 @@ func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
 	in.scanner = scanner{b: rec}
 	if rec == nil {
 		in.spaced = spaced // kept for Spaced
+	} else {
+		in.nesting = 0
 	}
 	in.field = field
 }
@@ -128,6 +144,7 @@ func (in *Inferrer) value(n *node, depth int) error {
 		if depth >= rawjson.MaxDepth {
 			return in.errAt("nested too deep")
 		}
+		in.nesting = max(in.nesting, depth+1)
 		in.pos++
 		inner := n
 		if depth >= maxInferDepth {
@@ -146,7 +163,7 @@ func (in *Inferrer) value(n *node, depth int) error {
 		}
 		return err
 	default:
-		kind, err := in.scalar()
+		kind, err := in.scalar(c)
 		if err != nil {
 			return err
 		}
@@ -205,26 +222,38 @@ func (in *Inferrer) object(n *node, depth int) error {
 		if n != nil && member < len(n.order) && n.order[member].plain {
 			hint = n.order[member].name
 		}
-		name, hinted, err := in.memberName(hint)
 		var p *node
-		switch {
-		case err != nil:
-			return err
-		case hinted:
-			p = n.order[member]
-		case n != nil:
-			p = n.prop(in, name, member)
+		if end := in.pos + 1 + len(hint); hint != "" && end+1 < len(in.b) && in.b[in.pos] == '"' && in.b[end] == '"' && in.b[end+1] == ':' && string(in.b[in.pos+1:end]) == hint {
+			// The hint and its colon, without white space: read at once.
+			in.pos, p = end+2, n.order[member]
+		} else {
+			name, hinted, err := in.memberName(hint)
+			switch {
+			case err != nil:
+				return err
+			case hinted:
+				p = n.order[member]
+			case n != nil:
+				p = n.prop(in, name, member)
+			}
 		}
-		in.peek() // the value starts after the white space
+		c := in.peek() // the value starts after the white space
 		start := in.pos
-		if err := in.value(p, depth+1); err != nil {
+		if c == '"' {
+			// A string, the most common value, read here.
+			end, _ := rawjson.SkipString(in.b, in.pos)
+			if err := in.to(end, "in a string"); err != nil {
+				return err
+			}
+			p.add('"')
+		} else if err := in.value(p, depth+1); err != nil {
 			return err
 		}
 		if p != nil && p.lastObject != n.objects { // not a duplicate name
 			p.lastObject = n.objects
 			p.present++
 		}
-		if depth == 0 && in.field != nil {
+		if depth == 0 && in.field != nil && (in.Fields == nil || p.field) {
 			in.field(p.name, in.b[start:in.pos])
 		}
 		switch in.peek() {
@@ -255,6 +284,7 @@ func (in *Inferrer) unquote(quoted []byte) []byte {
 type node struct {
 	name    string           // the property name of the node, if any
 	plain   bool             // name holds no backslash, quote or control character: it is its own JSON string
+	field   bool             // name is one of the Inferrer's Fields
 	seen    int              // values added
 	types   typeSet          // JSON Schema types seen
 	objects int              // object values added
@@ -337,6 +367,7 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 	}
 	p := &node{name: string(key)}
 	p.plain = !strings.ContainsFunc(p.name, func(r rune) bool { return r == '\\' || r == '"' || r < ' ' })
+	p.field = slices.Contains(in.Fields, p.name)
 	n.props[p.name] = p
 	n.order = append(n.order, p)
 	return p
@@ -348,6 +379,88 @@ func (n *node) unnamed() *node {
 		n.long = &node{}
 	}
 	return n.long
+}
+
+// AppendJSON appends the JSON of Schema's map as an encoding/json Encoder
+// without HTML escaping writes it (members sorted by name), without
+// making the map.
+func (in *Inferrer) AppendJSON(b []byte) []byte { return in.root.appendJSON(b) }
+
+func (n *node) appendJSON(b []byte) []byte {
+	if n.seen == 0 {
+		return append(b, "{}"...)
+	}
+	b = append(b, '{')
+	// The members in the order of their names.
+	if n.props != nil && n.more {
+		b = append(b, `"additionalProperties":true,`...)
+	}
+	if n.items != nil && n.items.seen > 0 {
+		b = append(n.items.appendJSON(append(b, `"items":`...)), ',')
+	}
+	if n.props != nil {
+		b = append(b, `"properties":{`...)
+		var required []string
+		for i, p := range slices.SortedFunc(slices.Values(n.order), func(a, b *node) int { return strings.Compare(a.name, b.name) }) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = p.appendJSON(append(appendString(b, p.name), ':'))
+			if p.present == n.objects {
+				required = append(required, p.name)
+			}
+		}
+		b = append(b, "},"...)
+		if len(required) > 0 {
+			b = append(b, `"required":[`...)
+			for i, name := range required {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, name)
+			}
+			b = append(b, "],"...)
+		}
+	}
+	types := n.types
+	if types&typeInteger != 0 && types&typeNumber != 0 {
+		types &^= typeInteger // as schema says
+	}
+	if types != 0 {
+		many := bits.OnesCount8(uint8(types)) > 1
+		b = append(b, `"type":`...)
+		if many {
+			b = append(b, '[')
+		}
+		for i, name := range typeNames {
+			if types&(1<<i) != 0 {
+				b = append(append(append(b, '"'), name...), `",`...)
+			}
+		}
+		if b = b[:len(b)-1]; many {
+			b = append(b, ']')
+		}
+		b = append(b, ',')
+	}
+	if b[len(b)-1] == ',' {
+		b = b[:len(b)-1]
+	}
+	return append(b, '}')
+}
+
+// appendString appends the JSON string of s as an encoding/json Encoder
+// without HTML escaping writes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			var w bytes.Buffer
+			enc := json.NewEncoder(&w)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s) // a string
+			return append(b, bytes.TrimSuffix(w.Bytes(), []byte{'\n'})...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 func (n *node) schema() map[string]any {

@@ -205,6 +205,7 @@ func FuzzInferrer(f *testing.F) {
 		`[1,`,
 		"[{\"a\":\n1},\r\n\"caf\u00e9\",\"café\"]",
 		"{\"\xff\":1,\"\\u00ff\":2}",
+		"{\"\u2028<&>\":1,\"\x7f\\t\":[2.5,1]}",
 		`[01]`,
 		`null`,
 		`1 2`,
@@ -236,6 +237,7 @@ func FuzzInferrer(f *testing.F) {
 		if diff := cmp.Diff(refSchema(data), in.Schema()); diff != "" {
 			t.Fatalf("AddFields(%q) schema (-reference +got):\n%s", data, diff)
 		}
+		checkJSON(t, &in)
 		if diff := cmp.Diff(refMembers(data), got); diff != "" {
 			t.Fatalf("AddFields(%q) members (-reference +got):\n%s", data, diff)
 		}
@@ -266,7 +268,23 @@ func FuzzInferrer(f *testing.F) {
 			}
 		}
 		satisfies(t, mixed.Schema(), added)
+		checkJSON(t, &each)
+		checkJSON(t, &mixed)
 	})
+}
+
+// checkJSON checks that AppendJSON writes the schema as encoding/json does.
+func checkJSON(t *testing.T, in *Inferrer) {
+	t.Helper()
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in.Schema()); err != nil {
+		t.Fatal(err)
+	}
+	if got := in.AppendJSON(nil); !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte{'\n'})) {
+		t.Fatalf("AppendJSON = %s, want %s", got, want.Bytes())
+	}
 }
 
 // checkAddElements checks that AddElements accepts exactly the valid JSON
@@ -429,6 +447,7 @@ func TestAddAfterInvalidRecord(t *testing.T) {
 	for _, r := range []string{`{"a":1,"b":"x"}`, `{"a":"two","b"`, `{"a":3,"b":"y"}`} {
 		_ = in.Add([]byte(r))
 	}
+	checkJSON(t, &in)
 	got := in.Schema()
 	// The invalid record was read up to its b, whose value is cut short:
 	// its a counts, and b, not in every record any more, is optional. The

@@ -47,10 +47,11 @@ func (s *scanner) errAt(where string) error {
 	return fmt.Errorf("invalid character %q %s at offset %d", s.b[s.pos], where, s.pos)
 }
 
-// scalar reads a string, number or literal and returns its kind, with 'i'
-// for an integer (a number without a fraction or an exponent).
-func (s *scanner) scalar() (jsontext.Kind, error) {
-	switch c := s.peek(); c {
+// scalar reads a string, number or literal, whose first byte c is next, and
+// returns its kind, with 'i' for an integer (a number without a fraction or
+// an exponent).
+func (s *scanner) scalar(c byte) (jsontext.Kind, error) {
+	switch c {
 	case '"':
 		end, _ := rawjson.SkipString(s.b, s.pos)
 		return '"', s.to(end, "in a string")

@@ -34,6 +34,7 @@ func TestManyProperties(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		checkJSON(t, &in)
 		return in.Schema()
 	}
 	for _, tt := range []struct {
