@@ -3,13 +3,13 @@ package recipes
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/spec"
 )
 
@@ -100,16 +100,21 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 	return nil
 }
 
-// strs returns the string elements of raw, if it is an array.
-func strs(raw jsontext.Value) []string {
-	var elems []any
-	_ = json.Unmarshal(raw, &elems) // nil unless raw is an array
+// strs returns the string elements of raw, a valid JSON value, if it is an
+// array, read with rd.
+func (rd *reader) strs(raw jsontext.Value) []string {
+	if raw.Kind() != '[' {
+		return nil
+	}
 	var ss []string
-	for _, e := range elems {
-		if s, ok := e.(string); ok {
+	dec := rd.at(raw)
+	rawjson.Elements(dec, '[', func() bool {
+		v, err := dec.ReadValue()
+		if s, ok := jsonString(v); ok && err == nil {
 			ss = append(ss, s)
 		}
-	}
+		return err == nil
+	})
 	return ss
 }
 
@@ -126,6 +131,7 @@ func memoryDefaults(recs []record) defaults {
 	types := map[string]int{}
 	tags := map[string]int{}
 	var titles, contents keywords
+	var rd reader
 	for _, r := range recs {
 		o := r.memory // nil values for a record that is not an object
 		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
@@ -135,17 +141,17 @@ func memoryDefaults(recs []record) defaults {
 		if t, ok := jsonString(o.MemoryType); ok && t != "" {
 			types[t]++
 		}
-		ts := strs(o.Tags)
+		ts := rd.strs(o.Tags)
 		slices.Sort(ts)
 		for _, t := range slices.Compact(ts) { // a tag counted once per record
 			if t != "" {
 				tags[t]++
 			}
 		}
-		if t, ok := jsonString(o.Title); ok {
+		if t, ok := jsonView(o.Title); ok {
 			titles.add(t)
 		}
-		if c, ok := jsonString(o.Content); ok {
+		if c, ok := jsonView(o.Content); ok {
 			contents.add(c)
 		}
 	}
