@@ -100,17 +100,16 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 	return nil
 }
 
-// strs returns the string elements of raw, a valid JSON value, if it is an
-// array, read with rd.
-func (rd *reader) strs(raw jsontext.Value) []string {
+// appendStrs appends to ss the string elements of raw, a valid JSON value,
+// if it is an array, read with rd, as views of raw (see jsonView).
+func (rd *reader) appendStrs(ss []string, raw jsontext.Value) []string {
 	if raw.Kind() != '[' {
-		return nil
+		return ss
 	}
-	var ss []string
 	dec := rd.at(raw)
 	rawjson.Elements(dec, '[', func() bool {
 		v, err := dec.ReadValue()
-		if s, ok := jsonString(v); ok && err == nil {
+		if s, ok := jsonView(v); ok && err == nil {
 			ss = append(ss, s)
 		}
 		return err == nil
@@ -132,16 +131,18 @@ func memoryDefaults(recs []record) defaults {
 	tags := map[string]int{}
 	var titles, contents keywords
 	var rd reader
+	var ts []string
+	// The keys counted are views of the sample; those kept are copied.
 	for _, r := range recs {
 		o := r.memory // nil values for a record that is not an object
-		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
+		if ns, ok := jsonView(o.Namespace); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			namespaces[cmp.Or(prefix, ns)]++
 		}
-		if t, ok := jsonString(o.MemoryType); ok && t != "" {
+		if t, ok := jsonView(o.MemoryType); ok && t != "" {
 			types[t]++
 		}
-		ts := rd.strs(o.Tags)
+		ts = rd.appendStrs(ts[:0], o.Tags)
 		slices.Sort(ts)
 		for _, t := range slices.Compact(ts) { // a tag counted once per record
 			if t != "" {
@@ -156,10 +157,10 @@ func memoryDefaults(recs []record) defaults {
 		}
 	}
 	return defaults{
-		namespace:   cmp.Or(mostCommon(maps.All(namespaces)), defaultNamespace),
+		namespace:   cmp.Or(strings.Clone(mostCommon(maps.All(namespaces))), defaultNamespace),
 		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
 		contentWord: cmp.Or(contents.pick(), defaultKeyword),
-		memoryType:  cmp.Or(mostCommon(maps.All(types)), defaultMemoryType),
-		tag:         cmp.Or(mostCommon(maps.All(tags)), defaultTag),
+		memoryType:  cmp.Or(strings.Clone(mostCommon(maps.All(types))), defaultMemoryType),
+		tag:         cmp.Or(strings.Clone(mostCommon(maps.All(tags))), defaultTag),
 	}
 }
