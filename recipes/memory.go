@@ -1,7 +1,6 @@
 package recipes
 
 import (
-	"bytes"
 	"cmp"
 	"maps"
 	"slices"
@@ -86,16 +85,19 @@ type memoryRecord struct {
 // field returns the field of o that holds the member named quoted, a JSON
 // string as written, or nil for a member the library does not read.
 func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
-	name := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
-		s, _ := jsonString(quoted)
-		name = []byte(s)
-	}
-	fields := [...]*jsontext.Value{&o.ID, &o.Title, &o.Namespace, &o.MemoryType, &o.Tags, &o.Content}
-	for i, n := range [...]string{"id", "title", "namespace", "memory_type", "tags", "content"} {
-		if string(name) == n {
-			return fields[i]
-		}
+	switch name, _ := jsonView(quoted); name {
+	case "id":
+		return &o.ID
+	case "title":
+		return &o.Title
+	case "namespace":
+		return &o.Namespace
+	case "memory_type":
+		return &o.MemoryType
+	case "tags":
+		return &o.Tags
+	case "content":
+		return &o.Content
 	}
 	return nil
 }
