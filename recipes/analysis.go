@@ -87,17 +87,15 @@ func (k *keywords) words(s string) {
 					w[j] = c
 				}
 				// Map lookups with string(w) do not allocate; only a new
-				// word's key does.
-				if n > maxStopWord || !stopWords[string(w)] {
-					c := k.df[string(w)]
-					if c == nil {
-						c = &wordCount{}
-						k.df[string(w)] = c
-					}
-					if c.last != k.docs {
-						c.docs++
-						c.last = k.docs
-					}
+				// word's key does. A word counted is no stop word.
+				c := k.df[string(w)]
+				if c == nil && (n > maxStopWord || !stopWords[string(w)]) {
+					c = &wordCount{}
+					k.df[string(w)] = c
+				}
+				if c != nil && c.last != k.docs {
+					c.docs++
+					c.last = k.docs
 				}
 			}
 			start = -1

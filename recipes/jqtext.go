@@ -63,14 +63,29 @@ func (r Recipe) Command(file string) string {
 	if strings.HasPrefix(file, "-") {
 		file = "./" + file
 	}
-	cmd := "tail -n +2 " + shell.Word(file) + " | jq"
+	file, filter := shell.Word(file), shell.Word(compactFilter(r.filter))
+	size := len("tail -n +2  | jq - ") + len(file) + len(r.options) + len(filter)
+	for _, p := range r.params {
+		size += len(" --arg  ''") + len(p.name) + len(p.value) // most values need no more
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString("tail -n +2 ")
+	b.WriteString(file)
+	b.WriteString(" | jq")
 	if r.options != "" {
-		cmd += " -" + r.options
+		b.WriteString(" -")
+		b.WriteString(r.options)
 	}
 	for _, p := range r.params {
-		cmd += " --arg " + shell.Word(p.name) + " " + shell.Word(p.value)
+		b.WriteString(" --arg ")
+		b.WriteString(shell.Word(p.name))
+		b.WriteByte(' ')
+		b.WriteString(shell.Word(p.value))
 	}
-	return cmd + " " + shell.Word(compactFilter(r.filter))
+	b.WriteByte(' ')
+	b.WriteString(filter)
+	return b.String()
 }
 
 // compactFilter returns the jq program f without the white space around
@@ -83,7 +98,7 @@ func compactFilter(f string) string {
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 	// frames holds 0 for the program, -1 for each string literal open, and
 	// for each interpolation open the depth of its parentheses.
-	frames := []int{0}
+	frames := make([]int, 1, 4)
 	var b strings.Builder
 	b.Grow(len(f))
 	for i := 0; i < len(f); i++ {

@@ -1,15 +1,14 @@
 package recipes
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/spec"
 )
 
@@ -86,30 +85,37 @@ type memoryRecord struct {
 // field returns the field of o that holds the member named quoted, a JSON
 // string as written, or nil for a member the library does not read.
 func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
-	name := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
-		s, _ := jsonString(quoted)
-		name = []byte(s)
-	}
-	fields := [...]*jsontext.Value{&o.ID, &o.Title, &o.Namespace, &o.MemoryType, &o.Tags, &o.Content}
-	for i, n := range [...]string{"id", "title", "namespace", "memory_type", "tags", "content"} {
-		if string(name) == n {
-			return fields[i]
-		}
+	switch name, _ := jsonView(quoted); name {
+	case "id":
+		return &o.ID
+	case "title":
+		return &o.Title
+	case "namespace":
+		return &o.Namespace
+	case "memory_type":
+		return &o.MemoryType
+	case "tags":
+		return &o.Tags
+	case "content":
+		return &o.Content
 	}
 	return nil
 }
 
-// strs returns the string elements of raw, if it is an array.
-func strs(raw jsontext.Value) []string {
-	var elems []any
-	_ = json.Unmarshal(raw, &elems) // nil unless raw is an array
-	var ss []string
-	for _, e := range elems {
-		if s, ok := e.(string); ok {
+// appendStrs appends to ss the string elements of raw, a valid JSON value,
+// if it is an array, read with rd, as views of raw (see jsonView).
+func (rd *reader) appendStrs(ss []string, raw jsontext.Value) []string {
+	if raw.Kind() != '[' {
+		return ss
+	}
+	dec := rd.at(raw)
+	rawjson.Elements(dec, '[', func() bool {
+		v, err := dec.ReadValue()
+		if s, ok := jsonView(v); ok && err == nil {
 			ss = append(ss, s)
 		}
-	}
+		return err == nil
+	})
 	return ss
 }
 
@@ -126,34 +132,37 @@ func memoryDefaults(recs []record) defaults {
 	types := map[string]int{}
 	tags := map[string]int{}
 	var titles, contents keywords
+	var rd reader
+	var ts []string
+	// The keys counted are views of the sample; those kept are copied.
 	for _, r := range recs {
 		o := r.memory // nil values for a record that is not an object
-		if ns, ok := jsonString(o.Namespace); ok && ns != "" {
+		if ns, ok := jsonView(o.Namespace); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			namespaces[cmp.Or(prefix, ns)]++
 		}
-		if t, ok := jsonString(o.MemoryType); ok && t != "" {
+		if t, ok := jsonView(o.MemoryType); ok && t != "" {
 			types[t]++
 		}
-		ts := strs(o.Tags)
+		ts = rd.appendStrs(ts[:0], o.Tags)
 		slices.Sort(ts)
 		for _, t := range slices.Compact(ts) { // a tag counted once per record
 			if t != "" {
 				tags[t]++
 			}
 		}
-		if t, ok := jsonString(o.Title); ok {
+		if t, ok := jsonView(o.Title); ok {
 			titles.add(t)
 		}
-		if c, ok := jsonString(o.Content); ok {
+		if c, ok := jsonView(o.Content); ok {
 			contents.add(c)
 		}
 	}
 	return defaults{
-		namespace:   cmp.Or(mostCommon(maps.All(namespaces)), defaultNamespace),
+		namespace:   cmp.Or(strings.Clone(mostCommon(maps.All(namespaces))), defaultNamespace),
 		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
 		contentWord: cmp.Or(contents.pick(), defaultKeyword),
-		memoryType:  cmp.Or(mostCommon(maps.All(types)), defaultMemoryType),
-		tag:         cmp.Or(mostCommon(maps.All(tags)), defaultTag),
+		memoryType:  cmp.Or(strings.Clone(mostCommon(maps.All(types))), defaultMemoryType),
+		tag:         cmp.Or(strings.Clone(mostCommon(maps.All(tags))), defaultTag),
 	}
 }

@@ -36,18 +36,53 @@ func bounded(sample []json.RawMessage) []json.RawMessage {
 }
 
 // jsonString decodes raw, a valid JSON value, if it is a string. A string
-// without escapes whose bytes are UTF-8 is its own decoding; in others,
-// bytes that are not UTF-8 and lone surrogates become U+FFFD, as
+// without escapes whose bytes are UTF-8 is its own decoding (see plain); in
+// others, bytes that are not UTF-8 and lone surrogates become U+FFFD, as
 // encoding/json decodes them.
 func jsonString(raw []byte) (string, bool) {
+	if body, ok := plain(raw); ok {
+		return string(body), true
+	}
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), true
+	return rawjson.Unquote(raw), true
+}
+
+// jsonView is jsonString for a string that is read and not kept: one that
+// is its own decoding is returned as a view of raw, not a copy.
+func jsonView(raw []byte) (string, bool) {
+	if body, ok := plain(raw); ok {
+		return rawjson.String(body), true
 	}
-	s, _ := jsontext.AppendUnquote(nil, raw) // an error only says what was replaced
-	return string(s), true
+	return jsonString(raw)
+}
+
+// plain returns the body of raw, a valid JSON value, if it is a string
+// without escapes whose bytes are UTF-8: its own decoding.
+func plain(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	body := raw[1 : len(raw)-1]
+	return body, bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
+}
+
+// reader reads JSON values in place with one decoder.
+type reader struct {
+	buf bytes.Buffer
+	dec *jsontext.Decoder
+}
+
+// at returns the decoder of rd reset to read raw, in place (not copied).
+func (rd *reader) at(raw []byte) *jsontext.Decoder {
+	rd.buf = *bytes.NewBuffer(raw)
+	if rd.dec == nil {
+		rd.dec = jsontext.NewDecoder(&rd.buf, rawjson.DecodeOptions...)
+	} else {
+		rd.dec.Reset(&rd.buf, rawjson.DecodeOptions...)
+	}
+	return rd.dec
 }
 
 // record is a sample record as the one read of the sample finds it: its
@@ -64,13 +99,10 @@ type record struct {
 func readSample(sample []json.RawMessage) []record {
 	sample = bounded(sample)
 	recs := make([]record, 0, len(sample))
-	var buf bytes.Buffer
-	dec := jsontext.NewDecoder(&buf)
+	var rd reader
 	for _, raw := range sample {
-		buf = *bytes.NewBuffer(raw) // read in place, not copied
-		dec.Reset(&buf, rawjson.DecodeOptions...)
 		r := record{raw: raw}
-		if readRecord(dec, &r) {
+		if readRecord(rd.at(raw), &r) {
 			recs = append(recs, r)
 		}
 	}
@@ -111,13 +143,10 @@ type value struct {
 // analysis.
 func values(recs []record) []value {
 	vs := make([]value, len(recs))
-	var buf bytes.Buffer
-	dec := jsontext.NewDecoder(&buf)
+	var rd reader
 	for i, r := range recs {
-		buf = *bytes.NewBuffer(r.raw)
-		dec.Reset(&buf, rawjson.DecodeOptions...)
 		vs[i].size = len(r.raw)
-		vs[i].v = decodeNext(dec, &vs[i].keys)
+		vs[i].v = decodeNext(rd.at(r.raw), &vs[i].keys)
 	}
 	return vs
 }

@@ -172,8 +172,7 @@ func (pr *previewer) record(rec []byte) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	enc := jsontext.NewEncoder(&b, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
-	dec := jsontext.NewDecoder(bytes.NewReader(rec), rawjson.DecodeOptions...)
-	if err := pr.value(dec, enc, 0); err != nil {
+	if err := pr.value(rawjson.NewDecoder(rec), enc, 0); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
@@ -193,6 +192,8 @@ func (pr *previewer) project(rec []byte) ([]byte, error) {
 		top = nil // as lookup: no member
 	}
 	names := map[string]bool{}
+	var buf bytes.Buffer
+	dec := jsontext.NewDecoder(&buf)
 	for _, path := range pr.fields {
 		v := lookupIn(rec, top, path[0])
 		if len(path) > 1 {
@@ -205,7 +206,9 @@ func (pr *previewer) project(rec []byte) ([]byte, error) {
 		if err := enc.WriteToken(jsontext.String(strings.Join(path, "."))); err != nil {
 			return nil, err
 		}
-		if err := pr.value(jsontext.NewDecoder(bytes.NewReader(v), rawjson.DecodeOptions...), enc, 1); err != nil {
+		buf = *bytes.NewBuffer(v) // read in place, not copied
+		dec.Reset(&buf, rawjson.DecodeOptions...)
+		if err := pr.value(dec, enc, 1); err != nil {
 			return nil, err
 		}
 	}
