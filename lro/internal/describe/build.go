@@ -110,10 +110,7 @@ func Build(in *Input, p Profile) ([]byte, error) {
 		if p != NoRecipes {
 			resp.JqRecipes = in.JqRecipes
 			if resp.JqRecipes == nil {
-				resp.JqRecipes = make([]JqRecipe, len(in.Recipes))
-				for i, r := range in.Recipes {
-					resp.JqRecipes[i] = JqRecipe{Description: r.Description, Command: r.Command(in.Path)}
-				}
+				resp.JqRecipes = JqRecipes(in.Path, in.Recipes)
 			}
 		}
 		if in.Native {
@@ -159,4 +156,14 @@ func JQKey(name string) string {
 		return "." + name
 	}
 	return "[" + string(rawjson.AppendQuote(nil, name)) + "]"
+}
+
+// JqRecipes returns rs as the descriptor lists them: each with its command
+// run on path.
+func JqRecipes(path string, rs []Recipe) []JqRecipe {
+	out := make([]JqRecipe, len(rs))
+	for i, r := range rs {
+		out[i] = JqRecipe{Description: r.Description, Command: r.Command(path)}
+	}
+	return out
 }

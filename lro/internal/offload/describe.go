@@ -60,11 +60,8 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	}
 	rs, isMemory := recipes.Select(recipes.Detail(in.Detail), t.sample)
 	in.Recipes = describe.Recipes(rs)
-	in.JqRecipes = make([]describe.JqRecipe, len(in.Recipes)) // once, not with each encoding below
-	for i, r := range in.Recipes {
-		in.JqRecipes[i] = describe.JqRecipe{Description: r.Description, Command: r.Command(in.Path)}
-	}
-	fields := recipes.Projection(rs) // what a preview shows of each record
+	in.JqRecipes = describe.JqRecipes(in.Path, in.Recipes) // once, not with each encoding below
+	fields := recipes.Projection(rs)                       // what a preview shows of each record
 	if isMemory {
 		in.Noun = "memories"
 	}
