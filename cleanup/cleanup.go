@@ -132,10 +132,7 @@ type Janitor struct {
 // It returns an error wrapping [ErrInvalidOption] and naming the field for
 // invalid options, and the error of [filepath.Abs] for a Dir.
 func New(opts *Options) (*Janitor, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := *cmp.Or(opts, &Options{})
 	if o.TTL < 0 {
 		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
 	}

@@ -205,9 +205,7 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bo
 	c := &checker{cfg: *cfg}
 	k := &c.cfg
 	k.Large, k.Small, k.Details = maps.Clone(k.Large), maps.Clone(k.Small), slices.Clone(k.Details)
-	if k.Server != nil {
-		c.srv = *k.Server
-	}
+	c.srv = *cmp.Or(k.Server, &lro.Options{})
 	s := &c.srv
 	switch {
 	case k.Tool == "":
