@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/itchyny/gojq"
 )
 
 // Errors of the encoder.
@@ -102,44 +103,18 @@ func appendFloat(b []byte, f float64) []byte {
 }
 
 // appendString appends s as a JSON string escaped as jq does (DEL
-// escaped, invalid UTF-8 as \ufffd), unlike jsontext.AppendQuote.
+// escaped, invalid UTF-8 as \ufffd), unlike jsontext.AppendQuote: as
+// gojq.Marshal writes it, which only a string with a character outside
+// printable ASCII or with a quote or backslash needs.
 func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= ' ' && c <= '~' && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			if e := shortEscapes[c]; e != "" {
-				b = append(b, e...)
-			} else {
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			q, _ := gojq.Marshal(s) // a string
+			return append(b, q...)
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(append(append(b, '"'), s...), '"')
 }
-
-// shortEscapes are the two-character escapes of appendString.
-var shortEscapes = [utf8.RuneSelf]string{'"': `\"`, '\\': `\\`, '\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`}
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.
 func truncate(s string, n int) string {
