@@ -33,24 +33,17 @@ type decoder struct {
 	keys map[string]string // interned object keys, shared across records, at most maxInterned
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
-	// seq holds the keys of the last record in order ("" for a key with
-	// escapes), at most maxSeq: key nkey of a record is tried first.
-	seq  []string
-	nkey int
-	only []string // while projecting: the keys of the top-level object to build
+	only []string          // while projecting: the keys of the top-level object to build
 }
 
-const (
-	maxInterned = 4096
-	maxSeq      = 256
-)
+const maxInterned = 4096
 
 func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} }
 
 // decode decodes data, which must hold exactly one JSON value.
 func (d *decoder) decode(data []byte) (any, error) {
 	// Every string value without escapes is a slice of one copy of the text.
-	d.text, d.nkey = string(data), 0
+	d.text = string(data)
 	v, end := d.walk(data, rawjson.SkipSpace(data, 0), 0, true)
 	if end < 0 || rawjson.SkipSpace(data, end) != len(data) {
 		return nil, syntaxError(data)
@@ -73,7 +66,7 @@ func (d *decoder) project(data []byte, fields []string) (m map[string]any, ok bo
 	if fields == nil || i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
-	d.text, d.nkey, d.only = "", 0, fields
+	d.text, d.only = "", fields
 	v, end := d.container(data, i, 1, true)
 	d.only = nil
 	if end < 0 || rawjson.SkipSpace(data, end) != len(data) {
@@ -189,22 +182,11 @@ func (d *decoder) container(data []byte, i, depth int, keep bool) (any, int) {
 // key reads the object key at data[i] (a quote) and returns it, sharing
 // the string with earlier records, and the offset past it, or -1.
 func (d *decoder) key(data []byte, i int) (string, int) {
-	n := d.nkey
-	d.nkey++
-	if n < len(d.seq) {
-		// A key of seq is written as is: if the text here is that key and a
-		// quote, the string is that key.
-		k := d.seq[n]
-		if end := i + 1 + len(k); end < len(data) && data[end] == '"' && string(data[i+1:end]) == k {
-			return k, end + 1
-		}
-	}
 	end, plain := rawjson.SkipString(data, i)
 	if end < 0 {
 		return "", -1
 	}
 	if !plain && !asWritten(data[i+1:end-1]) {
-		d.remember(n, "") // matches only the empty key, which is plain
 		return d.unquote(data[i:end]), end
 	}
 	s := data[i+1 : end-1]
@@ -215,18 +197,7 @@ func (d *decoder) key(data []byte, i int) (string, int) {
 			d.keys[k] = k
 		}
 	}
-	d.remember(n, k)
 	return k, end
-}
-
-// remember sets key n of the record in seq.
-func (d *decoder) remember(n int, k string) {
-	switch {
-	case n < len(d.seq):
-		d.seq[n] = k
-	case n == len(d.seq) && n < maxSeq:
-		d.seq = append(d.seq, k)
-	}
 }
 
 // str returns the string value data[start:end] (quotes included), plain as
