@@ -109,10 +109,7 @@ type config struct {
 // newConfig copies opts, applies defaults and validates, naming the first
 // invalid field: the error of AddTools.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{Tokenizer: offload.Heuristic{}, Now: time.Now}
-	if opts != nil {
-		c.Options = *opts
-	}
+	c := &config{Options: *cmp.Or(opts, &Options{}), Tokenizer: offload.Heuristic{}, Now: time.Now}
 	if l := c.LRO; l != nil {
 		c.Store, c.Dir, c.Prefix = l.Store, l.OutputDir, l.Prefix
 		c.ThresholdTokens, c.Observer = l.ThresholdTokens, l.Observer
