@@ -118,12 +118,13 @@ func pythonDisplay(s string) (int, error) {
 	return 0, errors.New("tabular: a row without its end")
 }
 
-// pythonSequence returns the opening bracket of a list or tuple display and
-// its elements, '{' for a dict display; 0 for any other expression.
+// pythonSequence returns the opening bracket of a dict, list or tuple
+// display and its elements (a dict's are its entries); 0 for any other
+// expression.
 func pythonSequence(e syntax.Expr) (byte, []syntax.Expr) {
 	switch e := e.(type) {
 	case *syntax.DictExpr:
-		return '{', nil
+		return '{', e.List
 	case *syntax.ListExpr:
 		return '[', e.List
 	case *syntax.ParenExpr:
@@ -184,29 +185,22 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 		if lit, ok := e.X.(*syntax.Literal); ok && e.Op == syntax.MINUS && (lit.Token == syntax.INT || lit.Token == syntax.FLOAT) {
 			return appendNumber(dst, "-", lit.Raw)
 		}
-	case *syntax.DictExpr:
-		dst = append(dst, '{')
-		for i, entry := range e.List {
-			entry := entry.(*syntax.DictEntry)
-			if key, ok := entry.Key.(*syntax.Literal); !ok || key.Token != syntax.STRING {
-				return nil, errors.New("tabular: a dict key that is not a string")
-			}
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = appendPython(dst, entry.Key, false); err == nil {
-				dst, err = appendPython(append(dst, ':'), entry.Value, false)
-			}
-			if err != nil {
-				return nil, err
-			}
+	case *syntax.DictEntry: // of a dict display, below
+		if key, ok := e.Key.(*syntax.Literal); !ok || key.Token != syntax.STRING {
+			return nil, errors.New("tabular: a dict key that is not a string")
 		}
-		return append(dst, '}'), nil
+		dst, err := appendPython(dst, e.Key, false)
+		if err != nil {
+			return nil, err
+		}
+		return appendPython(append(dst, ':'), e.Value, false)
 	default:
 		kind, elems := pythonSequence(e)
-		if kind == '[' || kind == '(' && row {
-			dst = append(dst, '[')
+		if kind == '(' && row {
+			kind = '['
+		}
+		if kind == '{' || kind == '[' {
+			dst = append(dst, kind)
 			for i, x := range elems {
 				if i > 0 {
 					dst = append(dst, ',')
@@ -216,7 +210,7 @@ func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
 					return nil, err
 				}
 			}
-			return append(dst, ']'), nil
+			return append(dst, closer(kind)), nil
 		}
 	}
 	return nil, fmt.Errorf("tabular: not a value: %T", e)
