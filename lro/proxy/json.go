@@ -47,14 +47,7 @@ func withPath(doc, value []byte, path ...string) []byte {
 // replaces the members of its name where the first of them was (nil
 // deletes them), and those fields lack come last, sorted.
 func join(fields []field, set map[string][]byte) []byte {
-	size := 2
-	for _, f := range fields {
-		size += len(f.name) + len(f.value) + 2
-	}
-	for key, v := range set {
-		size += len(key) + len(v) + 4
-	}
-	out := append(make([]byte, 0, size), '{')
+	out := []byte{'{'}
 	done := map[string]bool{}
 	add := func(name, value []byte) {
 		if len(out) > 1 {
