@@ -70,10 +70,7 @@ type layer struct {
 
 // loadOptions is LoadOptions with the sources of src.
 func loadOptions(explicit *Options, src *sources) (*Options, error) {
-	var s sources
-	if src != nil {
-		s = *src
-	}
+	s := *cmp.Or(src, &sources{})
 	s.EnvPrefix = cmp.Or(s.EnvPrefix, defaultEnvPrefix)
 	if s.LookupEnv == nil {
 		s.LookupEnv = os.LookupEnv
@@ -81,7 +78,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if s.Environ == nil {
 		s.Environ = os.Environ
 	}
-	l := &layer{Options: Options{Tools: map[string]Options{}}}
+	l := &layer{Options: Options{Tools: map[string]Options{}}, fullFrom: map[string]string{}}
 	if s.File != "" {
 		if err := l.readFile(s.File); err != nil {
 			return nil, err
@@ -90,10 +87,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	if err := l.readEnv(s.EnvPrefix, s.Environ, s.LookupEnv); err != nil {
 		return nil, err
 	}
-	var out Options
-	if explicit != nil {
-		out = *explicit
-	}
+	out := *cmp.Or(explicit, &Options{})
 	l.under(&out)
 	for _, name := range slices.Sorted(maps.Keys(l.fullFrom)) {
 		if out.Profile != descriptor.ProfileFull && out.Tools[name].Profile == descriptor.ProfileFull {
@@ -233,17 +227,13 @@ func (l *layer) readFile(path string) error {
 		}
 		return nil
 	}
+	// Below a table that is not one, the next are nil: the first error is
+	// the one to report.
 	section := toml.Key{"prompt", "offload"}
-	prompt, err := table(doc, section[:1])
-	if err != nil {
-		return err
-	}
-	offload, err := table(prompt, section)
-	if err != nil {
-		return err
-	}
-	tools, err := table(offload, append(section, "tools"))
-	if err != nil {
+	prompt, errPrompt := table(doc, section[:1])
+	offload, errOffload := table(prompt, section)
+	tools, errTools := table(offload, append(section, "tools"))
+	if err := cmp.Or(errPrompt, errOffload, errTools); err != nil {
 		return err
 	}
 	delete(offload, "tools")
@@ -266,9 +256,6 @@ func (l *layer) readFile(path string) error {
 		}
 		l.Tools[name] = opts
 		if _, ok := t["profile"]; ok && opts.Profile == descriptor.ProfileFull {
-			if l.fullFrom == nil {
-				l.fullFrom = map[string]string{}
-			}
 			l.fullFrom[name] = "config file " + path + ": " + append(key, "profile").String()
 		}
 	}

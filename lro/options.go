@@ -187,10 +187,7 @@ func newConfig(opts *Options) (*config, error) {
 // a Store, through wrap if not nil: the package's own tests give a clock of
 // theirs and a writer that fails (export_test.go).
 func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Writer) (*config, error) {
-	c := &config{now: now, wrapWriter: wrap}
-	if opts != nil {
-		c.Options = *opts
-	}
+	c := &config{Options: *cmp.Or(opts, &Options{}), now: now, wrapWriter: wrap}
 	if c.ThresholdTokens < 0 {
 		return nil, fmt.Errorf("lro: Options.ThresholdTokens is %d: %w", c.ThresholdTokens, ErrInvalidOption)
 	}
