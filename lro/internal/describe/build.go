@@ -149,11 +149,10 @@ func Resaved(data []byte, in *Input, p Profile, saved int) ([]byte, error) {
 		return data, nil
 	}
 	const member = `"guidance":"`
-	at := bytes.Index(data, []byte(member+old))
-	if at < 0 || !asWritten(old) || !asWritten(headline) {
+	at := bytes.Index(data, []byte(member)) + len(member)
+	if at < len(member) || !bytes.HasPrefix(data[at:], []byte(old)) || !asWritten(old) || !asWritten(headline) {
 		return Build(&out, p)
 	}
-	at += len(member)
 	return slices.Concat(data[:at], []byte(headline), data[at+len(old):]), nil
 }
 
