@@ -70,38 +70,43 @@ func (k *keywords) add(ss ...string) {
 func (k *keywords) words(s string) {
 	s = s[:min(len(s), maxScanBytes)]
 	var lower [24]byte
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		letter := i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z')
-		switch {
-		case letter && start < 0:
-			start = i
-		case !letter && start >= 0:
-			if n := i - start; n >= 4 && n <= len(lower) {
-				w := lower[:n]
-				for j := range w {
-					c := s[start+j]
-					if c <= 'Z' {
-						c += 'a' - 'A'
-					}
-					w[j] = c
-				}
-				// Map lookups with string(w) do not allocate; only a new
-				// word's key does. A word counted is no stop word.
-				c := k.df[string(w)]
-				if c == nil && (n > maxStopWord || !stopWords[string(w)]) {
-					c = &wordCount{}
-					k.df[string(w)] = c
-				}
-				if c != nil && c.last != k.docs {
-					c.docs++
-					c.last = k.docs
-				}
-			}
-			start = -1
+	for i := 0; i < len(s); {
+		for i < len(s) && lowerLetters[s[i]] == 0 {
+			i++
+		}
+		start := i
+		for i < len(s) && lowerLetters[s[i]] != 0 {
+			i++
+		}
+		n := i - start
+		if n < 4 || n > len(lower) {
+			continue
+		}
+		w := lower[:n]
+		for j := range w {
+			w[j] = lowerLetters[s[start+j]]
+		}
+		// Map lookups with string(w) do not allocate; only a new word's
+		// key does. A word counted is no stop word.
+		c := k.df[string(w)]
+		if c == nil && (n > maxStopWord || !stopWords[string(w)]) {
+			c = &wordCount{}
+			k.df[string(w)] = c
+		}
+		if c != nil && c.last != k.docs {
+			c.docs++
+			c.last = k.docs
 		}
 	}
 }
+
+// lowerLetters maps each ASCII letter to its lower case, any other byte to 0.
+var lowerLetters = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c), byte(c)
+	}
+	return t
+}()
 
 // pick returns a distinctive word: the most frequent one among the words that
 // occur in at most half of the documents (so that a search on it selects),

@@ -103,20 +103,30 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 }
 
 // appendStrs appends to ss the string elements of raw, a valid JSON value,
-// if it is an array, read with rd, as views of raw (see jsonView).
+// if it is an array, as views of raw (see jsonView). It reads raw in place
+// with rawjson's Skip functions: rd is not used.
 func (rd *reader) appendStrs(ss []string, raw jsontext.Value) []string {
 	if raw.Kind() != '[' {
 		return ss
 	}
-	dec := rd.at(raw)
-	rawjson.Elements(dec, '[', func() bool {
-		v, err := dec.ReadValue()
-		if s, ok := jsonView(v); ok && err == nil {
+	b := []byte(raw)
+	i := rawjson.SkipSpace(b, 1) // after the '['
+	if i < len(b) && b[i] == ']' {
+		return ss
+	}
+	for {
+		end := rawjson.SkipValue(b, i, 1)
+		if end < 0 {
+			return ss // not valid after all: the elements before
+		}
+		if s, ok := jsonView(b[i:end]); ok {
 			ss = append(ss, s)
 		}
-		return err == nil
-	})
-	return ss
+		if i = rawjson.SkipSpace(b, end); i >= len(b) || b[i] != ',' {
+			return ss
+		}
+		i = rawjson.SkipSpace(b, i+1)
+	}
 }
 
 // defaults are the default parameter values of the memory library: the

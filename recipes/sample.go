@@ -99,35 +99,58 @@ type record struct {
 func readSample(sample []json.RawMessage) []record {
 	sample = bounded(sample)
 	recs := make([]record, 0, len(sample))
-	var rd reader
 	for _, raw := range sample {
 		r := record{raw: raw}
-		if readRecord(rd.at(raw), &r) {
+		if readRecord(&r) {
 			recs = append(recs, r)
 		}
 	}
 	return recs
 }
 
-// readRecord reads the record r.raw with dec, which reads it, and sets
-// r.object and r.memory. It reports false when r.raw is not one valid JSON
-// value.
-func readRecord(dec *jsontext.Decoder, r *record) bool {
-	if dec.PeekKind() != '{' {
-		return dec.SkipValue() == nil && rawjson.AtEnd(dec)
+// readRecord reads the record r.raw in place, with the Skip functions of
+// rawjson (which accept what encoding/json's Valid does), and sets r.object
+// and r.memory. It reports false when r.raw is not one valid JSON value.
+func readRecord(r *record) bool {
+	b := r.raw
+	i := rawjson.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		end := rawjson.SkipValue(b, i, 0)
+		return end >= 0 && rawjson.SkipSpace(b, end) == len(b)
 	}
 	r.object = true
-	return rawjson.Object(dec, func(name jsontext.Value) bool {
-		field := r.memory.field(name)
-		v, err := dec.ReadValue()
-		if err == nil && field != nil {
-			// v as a slice of raw, which outlives dec's reads; the last of
-			// duplicate names wins.
-			end := int(dec.InputOffset())
-			*field = jsontext.Value(r.raw[end-len(v) : end : end])
+	if i = rawjson.SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		return rawjson.SkipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
 		}
-		return err == nil
-	}) && rawjson.AtEnd(dec)
+		end, _ := rawjson.SkipString(b, i)
+		if end < 0 {
+			return false
+		}
+		field := r.memory.field(b[i:end])
+		if i = rawjson.SkipSpace(b, end); i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = rawjson.SkipSpace(b, i+1)
+		if end = rawjson.SkipValue(b, i, 1); end < 0 {
+			return false
+		}
+		if field != nil {
+			// The last of duplicate names wins.
+			*field = jsontext.Value(b[i:end:end])
+		}
+		switch i = rawjson.SkipSpace(b, end); {
+		case i < len(b) && b[i] == ',':
+			i = rawjson.SkipSpace(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return rawjson.SkipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
 }
 
 // value is a sample record decoded for the analysis: numbers as

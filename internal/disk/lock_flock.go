@@ -4,6 +4,7 @@ package disk
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -46,11 +47,11 @@ func Lock(f *os.File, wait bool) error {
 }
 
 // Unlinked reports whether the file open as f has no name left: someone
-// removed it after it was opened.
-func Unlinked(f *os.File) (bool, error) {
-	fi, err := f.Stat()
+// removed it after it was opened. fi is f's, as f.Stat returns it.
+func Unlinked(f *os.File) (fi fs.FileInfo, unlinked bool, err error) {
+	fi, err = f.Stat()
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	return Links(fi) == 0, nil
+	return fi, Links(fi) == 0, nil
 }

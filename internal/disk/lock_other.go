@@ -2,7 +2,10 @@
 
 package disk
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
 // Locks reports that this system has flock(2). Here it has not: only a
 // temporary file's age tells whether its Writer is alive.
@@ -14,5 +17,5 @@ const openNonblock = 0
 // Lock returns [ErrNoLock]: there is no flock(2) here.
 func Lock(*os.File, bool) error { return ErrNoLock }
 
-// Unlinked reports false: without flock(2), nothing asks.
-func Unlinked(*os.File) (bool, error) { return false, nil }
+// Unlinked reports false, and no FileInfo: without flock(2), nothing asks.
+func Unlinked(*os.File) (fs.FileInfo, bool, error) { return nil, false, nil }

@@ -182,17 +182,20 @@ func createTemp(dir, name string, expires func() time.Time) (*File, error) {
 	// without locks leaves the file unlocked, which is no reason to fail: a
 	// janitor that cannot lock it either keeps it for a long grace period.
 	var removed bool
+	var fi fs.FileInfo // the file's, once locked
 	if Locks {
 		if err = Lock(f, true); err == nil || errors.Is(err, ErrNoLock) {
-			removed, err = Unlinked(f)
+			fi, removed, err = Unlinked(f)
 		}
 	}
 	if removed && err == nil {
 		f.Close()
 		return nil, retry{fmt.Errorf("jsonl: %w", &fs.PathError{Op: "lock", Path: t.tmp, Err: fs.ErrNotExist})}
 	}
-	if err == nil {
-		err = f.Chmod(fileMode) // OpenFile's mode is reduced by the umask: set it exactly
+	if err == nil && (fi == nil || fi.Mode() != fileMode) {
+		// OpenFile's mode is reduced by the umask: set it exactly, unless
+		// the file's mode, as Unlinked found it, is already that.
+		err = f.Chmod(fileMode)
 	}
 	if err != nil {
 		t.Abort()

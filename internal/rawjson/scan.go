@@ -105,6 +105,62 @@ func skipEscaped(b []byte, i int) int {
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
+// SkipValue reads the JSON value at b[i], after white space, held in depth
+// arrays and objects: nested at most MaxDepth deep in all, as encoding/json's
+// Valid and jsontext allow. Members of one name may repeat, and strings
+// hold invalid UTF-8, as they accept too.
+func SkipValue(b []byte, i, depth int) int {
+	i = SkipSpace(b, i)
+	if i >= len(b) {
+		return ^i
+	}
+	switch c := b[i]; c {
+	case '"':
+		end, _ := SkipString(b, i)
+		return end
+	case 't':
+		return SkipLiteral(b, i, "true")
+	case 'f':
+		return SkipLiteral(b, i, "false")
+	case 'n':
+		return SkipLiteral(b, i, "null")
+	case '[', '{':
+		if depth >= MaxDepth {
+			return ^i
+		}
+		if i = SkipSpace(b, i+1); i < len(b) && b[i] == c+2 { // ']' or '}'
+			return i + 1
+		}
+		for {
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return ^i
+				}
+				if i, _ = SkipString(b, i); i < 0 {
+					return i
+				}
+				if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
+					return ^i
+				}
+				i++
+			}
+			if i = SkipValue(b, i, depth+1); i < 0 {
+				return i
+			}
+			switch i = SkipSpace(b, i); {
+			case i < len(b) && b[i] == ',':
+				i = SkipSpace(b, i+1)
+			case i < len(b) && b[i] == c+2:
+				return i + 1
+			default:
+				return ^i
+			}
+		}
+	}
+	end, _ := SkipNumber(b, i)
+	return end
+}
+
 // SkipLiteral reads the literal lit (true, false or null) at b[i].
 func SkipLiteral(b []byte, i int, lit string) int {
 	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {

@@ -118,20 +118,25 @@ func (r *Redactor) byName(name, s string, n Counts) string {
 // hide a keyword from the scan of the raw bytes (the escapes of '<', '>'
 // and '&' that encoders write are not).
 func letterEscape(doc []byte) bool {
-	if bytes.Contains(doc, []byte(`\/`)) {
-		return true
-	}
-	for i := 0; ; {
-		j := bytes.Index(doc[i:], []byte(`\u00`))
-		if j < 0 || i+j+6 > len(doc) {
-			return false
-		}
-		i += j + 4
-		if c, err := strconv.ParseUint(string(doc[i:i+2]), 16, 8); err == nil {
-			switch {
-			case c >= '0' && c <= '9', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '-', c == '_':
-				return true
+	for i := bytes.IndexByte(doc, '\\'); i >= 0; {
+		switch rest := doc[i+1:]; {
+		case len(rest) > 0 && rest[0] == '/':
+			return true
+		case len(rest) >= 5 && rest[0] == 'u' && rest[1] == '0' && rest[2] == '0':
+			if c, err := strconv.ParseUint(string(rest[3:5]), 16, 8); err == nil {
+				switch {
+				case c >= '0' && c <= '9', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '-', c == '_':
+					return true
+				}
 			}
 		}
+		// The next backslash, the byte after this one included: one pass
+		// finds both sequences wherever they start.
+		j := bytes.IndexByte(doc[i+1:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
 	}
+	return false
 }

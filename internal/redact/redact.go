@@ -181,14 +181,27 @@ type hit struct {
 // first one found.
 func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	bits := r.bits
 	for i := 0; i+1 < len(s); i += 2 {
-		// Eight bytes, four pairs, at a time while none is in the table.
-		for i+8 <= len(b) {
-			w := binary.BigEndian.Uint64(b[i:])
-			if r.has(w>>48) || r.has(w>>32) || r.has(w>>16) || r.has(w) {
+		// Eight bytes, four pairs, at a time while none is in the table,
+		// then to the first that is.
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.BigEndian.Uint64(b[i : i+8])
+			if bits[w>>54]>>(w>>48&63)&1 != 0 {
 				break
 			}
-			i += 8
+			if bits[w>>38&1023]>>(w>>32&63)&1 != 0 {
+				i += 2
+				break
+			}
+			if bits[w>>22&1023]>>(w>>16&63)&1 != 0 {
+				i += 4
+				break
+			}
+			if bits[w>>6&1023]>>(w&63)&1 != 0 {
+				i += 6
+				break
+			}
 		}
 		if i+1 >= len(s) {
 			break

@@ -3,6 +3,7 @@ package describe
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/zircote/lro-go/internal/rawjson"
 	sh "github.com/zircote/lro-go/internal/shell"
@@ -129,6 +130,41 @@ func Build(in *Input, p Profile) ([]byte, error) {
 		resp.ExpiresAt, resp.Preview = in.ExpiresAt, in.Preview
 	}
 	return Marshal(resp)
+}
+
+// Resaved returns data, the descriptor Build made of in under profile p, as
+// Build makes it with in.Saved set to saved: only the headline of its
+// guidance tells the tokens saved, and it is replaced in place, without
+// building the rest again. The member "guidance" with a string value is the
+// descriptor's own: the line schema's properties are objects, and quotes
+// in strings are escaped.
+func Resaved(data []byte, in *Input, p Profile, saved int) ([]byte, error) {
+	out := *in
+	out.Saved = saved
+	if p == BarePointer {
+		return data, nil // no guidance
+	}
+	old, headline := headline(in), headline(&out)
+	if old == headline {
+		return data, nil
+	}
+	const member = `"guidance":"`
+	at := bytes.Index(data, []byte(member)) + len(member)
+	if at < len(member) || !bytes.HasPrefix(data[at:], []byte(old)) || !asWritten(old) || !asWritten(headline) {
+		return Build(&out, p)
+	}
+	return slices.Concat(data[:at], []byte(headline), data[at+len(old):]), nil
+}
+
+// asWritten reports whether the JSON string of s is s between quotes:
+// every byte of s is printable ASCII, neither a quote nor a backslash.
+func asWritten(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Marshal returns the JSON of v as the model reads it: with <, > and &

@@ -84,8 +84,8 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 			return nil, 0, err
 		}
 		if profile != descriptor.ProfileBarePointer { // with a guidance
-			in.Saved = inline - 2*c.Tokenizer.Tokens(data) - linkTokens
-			if data, err = describe.Build(&in, describe.Profile(profile)); err != nil {
+			saved := inline - 2*c.Tokenizer.Tokens(data) - linkTokens
+			if data, err = describe.Resaved(data, &in, describe.Profile(profile), saved); err != nil {
 				return nil, 0, err
 			}
 		}

@@ -33,6 +33,7 @@ type run struct {
 	compact   bool // asArray: doc is the array, and its read saw no white space outside strings
 	oneLine   bool // asArray: its read saw no white space outside strings, so each element is one line
 	shallow   bool // asArray: no element nests deeper than jq 1.6 reads
+	escaped   bool // asArray: its read saw an escape in a string
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
@@ -380,6 +381,7 @@ func (ru *run) read(t *tally) error {
 		ru.Count = n
 		ru.oneLine = err == nil && !t.schema.Spaced()
 		ru.shallow = err == nil && t.schema.Nesting() <= jq16Depth/2
+		ru.escaped = err != nil || t.schema.Escaped()
 		ru.compact = ru.oneLine && !ru.member
 		return err
 	case asValue:

@@ -178,7 +178,7 @@ func (p *plan) writeRecords(ctx context.Context, w *jsonl.Writer) error {
 		}
 		arr := ru.doc[ru.start:ru.end]
 		// Without an escape and deep nesting, jq 1.6 reads every line.
-		check = !ru.shallow || bytes.IndexByte(arr, '\\') >= 0
+		check = !ru.shallow || ru.escaped
 		var err error
 		switch {
 		case ru.rows != nil || ru.As == asLines:

@@ -116,13 +116,17 @@ func (in *Inferrer) Nesting() int { return in.nesting }
 // outside its strings (read up to its end or its first error).
 func (in *Inferrer) Spaced() bool { return in.spaced }
 
+// Escaped reports whether the last record or array added held an escape, a
+// backslash, in a string (read up to its end or its first error).
+func (in *Inferrer) Escaped() bool { return in.escaped }
+
 // reset makes in read rec, in place, and give its top-level members to
 // field; reset(nil, nil) lets go of them.
 func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
-	spaced := in.spaced
+	spaced, escaped := in.spaced, in.escaped
 	in.scanner = scanner{b: rec}
 	if rec == nil {
-		in.spaced = spaced // kept for Spaced
+		in.spaced, in.escaped = spaced, escaped // kept for Spaced and Escaped
 	} else {
 		in.nesting = 0
 	}
@@ -241,8 +245,7 @@ func (in *Inferrer) object(n *node, depth int) error {
 		start := in.pos
 		if c == '"' {
 			// A string, the most common value, read here.
-			end, _ := rawjson.SkipString(in.b, in.pos)
-			if err := in.to(end, "in a string"); err != nil {
+			if err := in.str(); err != nil {
 				return err
 			}
 			p.add('"')

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -14,9 +15,10 @@ import (
 // internal/rawjson: it reads each byte once, and the bytes of strings, most
 // of a record's, eight at a time.
 type scanner struct {
-	b      []byte
-	pos    int  // the next byte to read
-	spaced bool // white space was read outside strings
+	b       []byte
+	pos     int  // the next byte to read
+	spaced  bool // white space was read outside strings
+	escaped bool // a string with an escape was read
 }
 
 // peek skips white space and returns the next byte, or 0 at the end.
@@ -53,8 +55,7 @@ func (s *scanner) errAt(where string) error {
 func (s *scanner) scalar(c byte) (jsontext.Kind, error) {
 	switch c {
 	case '"':
-		end, _ := rawjson.SkipString(s.b, s.pos)
-		return '"', s.to(end, "in a string")
+		return '"', s.str()
 	case 't':
 		return 't', s.to(rawjson.SkipLiteral(s.b, s.pos, "true"), "in a literal")
 	case 'f':
@@ -67,6 +68,17 @@ func (s *scanner) scalar(c byte) (jsontext.Kind, error) {
 		return 'i', s.to(end, "in a number")
 	}
 	return '0', s.to(end, "in a number")
+}
+
+// str reads the string whose quote is next, and notes whether it holds an
+// escape.
+func (s *scanner) str() error {
+	start := s.pos
+	end, plain := rawjson.SkipString(s.b, s.pos)
+	if !plain && !s.escaped && end > start {
+		s.escaped = bytes.IndexByte(s.b[start:end], '\\') >= 0
+	}
+	return s.to(end, "in a string")
 }
 
 // to moves to end, which a rawjson Skip function returned, or fails at the
@@ -90,11 +102,8 @@ func (s *scanner) memberName(hint string) (name []byte, hinted bool, err error) 
 	start := s.pos
 	if end := start + 1 + len(hint); hint != "" && end < len(s.b) && s.b[end] == '"' && string(s.b[start+1:end]) == hint {
 		s.pos, hinted = end+1, true
-	} else {
-		end, _ := rawjson.SkipString(s.b, s.pos)
-		if err := s.to(end, "in a string"); err != nil {
-			return nil, false, err
-		}
+	} else if err := s.str(); err != nil {
+		return nil, false, err
 	}
 	name = s.b[start:s.pos]
 	if s.peek() != ':' {
