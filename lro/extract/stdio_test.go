@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	s3test.Setenv()
 	code := m.Run()
 	s3test.Stop()
+	if builtServer.dir != "" {
+		os.RemoveAll(builtServer.dir)
+	}
 	os.Exit(code)
 }
 
