@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,7 +22,26 @@ import (
 // IDs its package documentation lists.
 const requirements = 39
 
-// buildMemory builds the example memory server.
+// TestMain removes the example memory server the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if memoryBuild.dir != "" {
+		os.RemoveAll(memoryBuild.dir)
+	}
+	os.Exit(code)
+}
+
+// memoryBuild is the example memory server, built once for the tests that
+// run it.
+var memoryBuild struct {
+	once sync.Once
+	dir  string // the folder of bin
+	bin  string
+	err  error
+}
+
+// buildMemory builds the example memory server, once for all the tests that
+// call it, and returns the binary.
 func buildMemory(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -31,12 +51,22 @@ func buildMemory(t *testing.T) string {
 	if err != nil {
 		t.Skip("no go tool in PATH")
 	}
-	bin := filepath.Join(t.TempDir(), "memory")
-	out, err := exec.Command(goTool, "build", "-o", bin, "../memory").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &memoryBuild
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "conform-test-"); b.err != nil {
+			return
+		}
+		bin := filepath.Join(b.dir, "memory")
+		if out, err := exec.Command(goTool, "build", "-o", bin, "../memory").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		b.bin = bin
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.bin
 }
 
 // rows returns the result of each requirement row of a printed table.

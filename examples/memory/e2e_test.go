@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -41,7 +42,17 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// buildBinary builds the example into a temporary folder.
+// built is the example built once for the tests that run it (TestMain
+// removes its folder).
+var built struct {
+	once sync.Once
+	dir  string // the folder of bin
+	bin  string
+	err  error
+}
+
+// buildBinary builds the example into a temporary folder, once for all the
+// tests that call it, and returns the binary.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -51,12 +62,21 @@ func buildBinary(t *testing.T) string {
 	if err != nil {
 		t.Skip("no go tool in PATH")
 	}
-	bin := filepath.Join(t.TempDir(), "memory")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "memory-test-"); built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "memory")
+		if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // runRecipes runs every recipe command of desc with sh -c and returns their

@@ -115,6 +115,7 @@ var tokenCeilings = map[string]tokenCeiling{
 // (compact JSON), with the resource link that follows it for a file in a
 // store, and checks the ceilings. Run with -v for the table.
 func TestDescriptorTokens(t *testing.T) {
+	t.Parallel() // with TestReplicas, which mostly waits for its TTL
 	codec, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
 		t.Fatal(err)
@@ -204,6 +205,7 @@ func recipeFloor(t *testing.T, text string) string {
 // of the file validates against it, and every property it lists, at any
 // depth, appears in some line.
 func TestLineSchemaMatchesLines(t *testing.T) {
+	t.Parallel() // with TestReplicas, which mostly waits for its TTL
 	for _, o := range offloadGoldenCases(t) {
 		var d struct {
 			LineSchema json.RawMessage `json:"line_schema"`
@@ -289,6 +291,7 @@ func unseenProperties(schema map[string]any, values []any, place string) []strin
 // than half, so a threshold of N estimated tokens is more real tokens than
 // N. Run with -v for the table.
 func TestEstimatorAgainstTokenizers(t *testing.T) {
+	t.Parallel() // with TestReplicas, which mostly waits for its TTL
 	codecs := map[string]tokenizer.Codec{}
 	for _, name := range []tokenizer.Encoding{tokenizer.O200kBase, tokenizer.Cl100kBase} {
 		c, err := tokenizer.Get(name)

@@ -424,18 +424,6 @@ func callCtx(t testing.TB, ctx context.Context, cs *mcp.ClientSession, tool stri
 	return texts, res.IsError
 }
 
-// buildServer builds the example memory server (without -race: it is the
-// program under test, not the test).
-func buildServer(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "memory")
-	cmd := exec.Command("go", "build", "-o", bin, "../../examples/memory")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // measure runs f and returns how long it took and the peaks of the
 // resident memory of the server, alone and with its workers, while it ran,
 // sampled every 5 ms. A worker's peak is its high-water mark (VmHWM),

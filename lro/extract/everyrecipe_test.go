@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,10 +45,21 @@ func TestEveryRecipeRuns(t *testing.T) {
 	}
 	dir := t.TempDir()
 	opts := &lro.Options{OutputDir: dir, ThresholdTokens: 1} // every item is offloaded
-	// The recipes that read every record at once (jq -s) hold the text's
-	// 100,759 records: under the race detector, which reserves address
-	// space several times over, more than the default 512 MiB.
-	cs := session(t, &extract.Options{LRO: opts, MaxMemoryBytes: 4 << 30})
+	// The calls go to the example memory server, built without -race,
+	// serving the extraction tools with these options and the test's
+	// generous time limit: its workers run the 470 recipes (most of the
+	// test's time, gojq's) several times faster than the test binary's,
+	// which the race detector slows. The recipes that read every record at
+	// once (jq -s) hold the text's 100,759 records: under the race
+	// detector, which reserves address space several times over, more than
+	// the default 512 MiB of MaxMemoryBytes, which stays at 4 GiB.
+	cmd := exec.Command(buildServer(t), "-extract", "-records", "10", "-output-dir", dir, "-threshold", strconv.Itoa(opts.ThresholdTokens),
+		"-extract-timeout", loadedTimeout.String(), "-extract-max-memory", strconv.Itoa(4<<10))
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "every-recipe", Version: "1.0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
 	// The calls run at once, as many as the Workers: each is a worker
 	// process, which the machine's processors share.
 	var wg sync.WaitGroup

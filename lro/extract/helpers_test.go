@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,6 +94,38 @@ func offload(t testing.TB, dir, detail string, records []any) string {
 		t.Fatal(err)
 	}
 	return w.Path()
+}
+
+// builtServer is the example memory server, built once for the tests of
+// the package that run it (TestMain removes its folder).
+var builtServer struct {
+	once sync.Once
+	dir  string // the folder of bin
+	bin  string
+	err  error
+}
+
+// buildServer builds the example memory server (without -race: it is the
+// program under test, not the test), once for all the tests that call it,
+// and returns the binary.
+func buildServer(t testing.TB) string {
+	t.Helper()
+	b := &builtServer
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "extract-test-"); b.err != nil {
+			return
+		}
+		bin := filepath.Join(b.dir, "memory")
+		if out, err := exec.Command("go", "build", "-o", bin, "../../examples/memory").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		b.bin = bin
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.bin
 }
 
 // loadedTimeout is the time limit of a call in tests that do not check
