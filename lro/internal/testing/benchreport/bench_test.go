@@ -143,6 +143,35 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// TestFillMedians checks that a benchmark run several times (-count) is
+// reported by the median of each figure over its runs, each figure apart,
+// and that a run without one of the metrics fails the report.
+func TestFillMedians(t *testing.T) {
+	const out = `BenchmarkOffload500-2   10   1 ns/op   300 offload-median-ns   100 marshal_write-median-ns   3.0 offload/marshal_write
+BenchmarkOffload500-2   30   1 ns/op   160 offload-median-ns   100 marshal_write-median-ns   1.6 offload/marshal_write
+BenchmarkOther-2         5   1 ns/op
+BenchmarkOffload500-2   20   1 ns/op   150 offload-median-ns   110 marshal_write-median-ns   1.4 offload/marshal_write
+`
+	results, err := parseBench(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := comparison{Pkg: "./lro", Bench: "BenchmarkOffload500", A: "offload", B: "marshal_write"}
+	if err := c.fill(results); err != nil {
+		t.Fatal(err)
+	}
+	got := [5]float64{float64(c.Runs), float64(c.Iters), c.ANs, c.BNs, c.Ratio}
+	if diff := cmp.Diff([5]float64{3, 20, 160, 100, 1.6}, got); diff != "" {
+		t.Errorf("fill() of three runs: [runs iters A B ratio] mismatch (-want +got), the median of each over the runs:\n%s", diff)
+	}
+
+	results[3].Metrics = map[string]float64{"ns/op": 1}
+	c = comparison{Pkg: "./lro", Bench: "BenchmarkOffload500", A: "offload", B: "marshal_write"}
+	if err := c.fill(results); err == nil || !strings.Contains(err.Error(), `no metric "offload-median-ns"`) {
+		t.Errorf("fill() with a run without the metrics: error = %v, want one naming the metric", err)
+	}
+}
+
 func TestPlanRuns(t *testing.T) {
 	cs := []comparison{
 		{Pkg: "./a", Bench: "BenchmarkOne", A: "x", B: "y", Benchtime: "1s"},

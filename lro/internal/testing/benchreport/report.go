@@ -118,8 +118,12 @@ func (r *report) latency() {
 		if c.Iters == 1 {
 			runs = "run"
 		}
-		r.p("| %s | %s | %s | %s | **%s** | %s | %s | `%s` (%s, %s %s of each arm) |\n",
-			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), goal(c), c.Paper, c.Bench, c.Pkg, thousands(int(c.Iters)), runs)
+		count := ""
+		if c.Runs > 1 {
+			count = fmt.Sprintf("; medians of %d such runs", c.Runs)
+		}
+		r.p("| %s | %s | %s | %s | **%s** | %s | %s | `%s` (%s, %s %s of each arm%s) |\n",
+			cell(c.Label), cell(c.Versus), duration(c.ANs), duration(c.BNs), times(c.Ratio), goal(c), c.Paper, c.Bench, c.Pkg, thousands(int(c.Iters)), runs, count)
 	}
 	r.p("\n")
 }
