@@ -103,30 +103,16 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 }
 
 // appendStrs appends to ss the string elements of raw, a valid JSON value,
-// if it is an array, as views of raw (see jsonView). It reads raw in place
-// with rawjson's Skip functions: rd is not used.
-func (rd *reader) appendStrs(ss []string, raw jsontext.Value) []string {
-	if raw.Kind() != '[' {
-		return ss
+// if it is an array, as views of raw (see jsonView).
+func appendStrs(ss []string, raw jsontext.Value) []string {
+	if raw.Kind() == '[' {
+		rawjson.SkipContainer(raw, 0, 0, func(_, value []byte) {
+			if s, ok := jsonView(value); ok {
+				ss = append(ss, s)
+			}
+		})
 	}
-	b := []byte(raw)
-	i := rawjson.SkipSpace(b, 1) // after the '['
-	if i < len(b) && b[i] == ']' {
-		return ss
-	}
-	for {
-		end := rawjson.SkipValue(b, i, 1)
-		if end < 0 {
-			return ss // not valid after all: the elements before
-		}
-		if s, ok := jsonView(b[i:end]); ok {
-			ss = append(ss, s)
-		}
-		if i = rawjson.SkipSpace(b, end); i >= len(b) || b[i] != ',' {
-			return ss
-		}
-		i = rawjson.SkipSpace(b, i+1)
-	}
+	return ss
 }
 
 // defaults are the default parameter values of the memory library: the
@@ -142,7 +128,6 @@ func memoryDefaults(recs []record) defaults {
 	types := map[string]int{}
 	tags := map[string]int{}
 	var titles, contents keywords
-	var rd reader
 	var ts []string
 	// The keys counted are views of the sample; those kept are copied.
 	for _, r := range recs {
@@ -154,7 +139,7 @@ func memoryDefaults(recs []record) defaults {
 		if t, ok := jsonView(o.MemoryType); ok && t != "" {
 			types[t]++
 		}
-		ts = rd.appendStrs(ts[:0], o.Tags)
+		ts = appendStrs(ts[:0], o.Tags)
 		slices.Sort(ts)
 		for _, t := range slices.Compact(ts) { // a tag counted once per record
 			if t != "" {

@@ -122,7 +122,7 @@ func FuzzDecodeMemories(f *testing.F) {
 					got.Strs[string(rune('a'+i))+f] = s
 				}
 			}
-			got.Tags = append(got.Tags, new(reader).appendStrs(nil, o.Tags))
+			got.Tags = append(got.Tags, appendStrs(nil, o.Tags))
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("decodeMemories(%q) (-encoding/json +got):\n%s", data, diff)

@@ -114,43 +114,17 @@ func readSample(sample []json.RawMessage) []record {
 func readRecord(r *record) bool {
 	b := r.raw
 	i := rawjson.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		end := rawjson.SkipValue(b, i, 0)
-		return end >= 0 && rawjson.SkipSpace(b, end) == len(b)
+	end := 0
+	if r.object = i < len(b) && b[i] == '{'; r.object {
+		end = rawjson.SkipContainer(b, i, 0, func(name, value []byte) {
+			if field := r.memory.field(name); field != nil {
+				*field = value // the last of duplicate names wins
+			}
+		})
+	} else {
+		end = rawjson.SkipValue(b, i, 0)
 	}
-	r.object = true
-	if i = rawjson.SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
-		return rawjson.SkipSpace(b, i+1) == len(b)
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return false
-		}
-		end, _ := rawjson.SkipString(b, i)
-		if end < 0 {
-			return false
-		}
-		field := r.memory.field(b[i:end])
-		if i = rawjson.SkipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = rawjson.SkipSpace(b, i+1)
-		if end = rawjson.SkipValue(b, i, 1); end < 0 {
-			return false
-		}
-		if field != nil {
-			// The last of duplicate names wins.
-			*field = jsontext.Value(b[i:end:end])
-		}
-		switch i = rawjson.SkipSpace(b, end); {
-		case i < len(b) && b[i] == ',':
-			i = rawjson.SkipSpace(b, i+1)
-		case i < len(b) && b[i] == '}':
-			return rawjson.SkipSpace(b, i+1) == len(b)
-		default:
-			return false
-		}
-	}
+	return end >= 0 && rawjson.SkipSpace(b, end) == len(b)
 }
 
 // value is a sample record decoded for the analysis: numbers as

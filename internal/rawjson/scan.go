@@ -114,7 +114,7 @@ func SkipValue(b []byte, i, depth int) int {
 	if i >= len(b) {
 		return ^i
 	}
-	switch c := b[i]; c {
+	switch b[i] {
 	case '"':
 		end, _ := SkipString(b, i)
 		return end
@@ -125,40 +125,57 @@ func SkipValue(b []byte, i, depth int) int {
 	case 'n':
 		return SkipLiteral(b, i, "null")
 	case '[', '{':
-		if depth >= MaxDepth {
-			return ^i
-		}
-		if i = SkipSpace(b, i+1); i < len(b) && b[i] == c+2 { // ']' or '}'
-			return i + 1
-		}
-		for {
-			if c == '{' {
-				if i >= len(b) || b[i] != '"' {
-					return ^i
-				}
-				if i, _ = SkipString(b, i); i < 0 {
-					return i
-				}
-				if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
-					return ^i
-				}
-				i++
-			}
-			if i = SkipValue(b, i, depth+1); i < 0 {
-				return i
-			}
-			switch i = SkipSpace(b, i); {
-			case i < len(b) && b[i] == ',':
-				i = SkipSpace(b, i+1)
-			case i < len(b) && b[i] == c+2:
-				return i + 1
-			default:
-				return ^i
-			}
-		}
+		return SkipContainer(b, i, depth, nil)
 	}
 	end, _ := SkipNumber(b, i)
 	return end
+}
+
+// SkipContainer reads the array or object that starts at b[i], held in depth
+// arrays and objects, as [SkipValue] does, and calls each, if not nil, with
+// each element, or each member's name (its JSON string as written) and
+// value, in order; name is nil for an element. A call may come before the
+// text turns out not to be valid.
+func SkipContainer(b []byte, i, depth int, each func(name, value []byte)) int {
+	c := b[i]
+	if depth >= MaxDepth {
+		return ^i
+	}
+	if i = SkipSpace(b, i+1); i < len(b) && b[i] == c+2 { // ']' or '}'
+		return i + 1
+	}
+	for {
+		var name []byte
+		if c == '{' {
+			if i >= len(b) || b[i] != '"' {
+				return ^i
+			}
+			end, _ := SkipString(b, i)
+			if end < 0 {
+				return end
+			}
+			name = b[i:end]
+			if i = SkipSpace(b, end); i >= len(b) || b[i] != ':' {
+				return ^i
+			}
+			i = SkipSpace(b, i+1)
+		}
+		end := SkipValue(b, i, depth+1)
+		if end < 0 {
+			return end
+		}
+		if each != nil {
+			each(name, b[i:end:end])
+		}
+		switch i = SkipSpace(b, end); {
+		case i < len(b) && b[i] == ',':
+			i = SkipSpace(b, i+1)
+		case i < len(b) && b[i] == c+2:
+			return i + 1
+		default:
+			return ^i
+		}
+	}
 }
 
 // SkipLiteral reads the literal lit (true, false or null) at b[i].
