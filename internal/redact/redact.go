@@ -187,18 +187,18 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 		// then to the first that is.
 		for ; i+8 <= len(b); i += 8 {
 			w := binary.BigEndian.Uint64(b[i : i+8])
-			if bits[w>>54]>>(w>>48&63)&1 != 0 {
+			if has(bits, w>>48) {
 				break
 			}
-			if bits[w>>38&1023]>>(w>>32&63)&1 != 0 {
+			if has(bits, w>>32) {
 				i += 2
 				break
 			}
-			if bits[w>>22&1023]>>(w>>16&63)&1 != 0 {
+			if has(bits, w>>16) {
 				i += 4
 				break
 			}
-			if bits[w>>6&1023]>>(w&63)&1 != 0 {
+			if has(bits, w) {
 				i += 6
 				break
 			}
@@ -207,7 +207,7 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 			break
 		}
 		p := uint16(s[i])<<8 | uint16(s[i+1])
-		if !r.has(uint64(p)) {
+		if !has(r.bits, uint64(p)) {
 			continue
 		}
 		for _, k := range r.groups[r.pairs[p]] {
@@ -242,8 +242,8 @@ func (r *Redactor) scan(s string, first bool, hits []hit) []hit {
 }
 
 // has reports whether the pair of bytes in the low 16 bits of p is in the
-// table.
-func (r *Redactor) has(p uint64) bool { return r.bits[p>>6&1023]&(1<<(p&63)) != 0 }
+// table bits.
+func has(bits *[1 << 16 / 64]uint64, p uint64) bool { return bits[p>>6&1023]&(1<<(p&63)) != 0 }
 
 // Maybe reports whether b may hold a credential: false means that
 // [Redactor.String] and [Redactor.JSON] would give it back unchanged.
