@@ -6,12 +6,12 @@ import (
 	"log"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/testing/gobuild"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
@@ -28,13 +28,8 @@ func TestMain(m *testing.M) {
 		return
 	}
 	// The tests start this race-built binary again (a stdio server, a
-	// test run as another user) and end it: the race runtime sleeps a
-	// second as a process exits (GORACE's atexit_sleep_ms, 1000 by
-	// default, for the reports of other threads to be printed), a second
-	// for each. Its races are still found and reported when they happen.
-	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
-	}
+	// test run as another user) and end it.
+	gobuild.NoRaceExitPause()
 	os.Exit(m.Run())
 }
 

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/testing/gobuild"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -25,20 +25,13 @@ const requirements = 39
 // TestMain removes the example memory server the tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if memoryBuild.dir != "" {
-		os.RemoveAll(memoryBuild.dir)
-	}
+	memoryBuild.Remove()
 	os.Exit(code)
 }
 
 // memoryBuild is the example memory server, built once for the tests that
 // run it.
-var memoryBuild struct {
-	once sync.Once
-	dir  string // the folder of bin
-	bin  string
-	err  error
-}
+var memoryBuild = gobuild.Binary{Pkg: "../memory"}
 
 // buildMemory builds the example memory server, once for all the tests that
 // call it, and returns the binary.
@@ -47,26 +40,10 @@ func buildMemory(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool in PATH")
 	}
-	b := &memoryBuild
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "conform-test-"); b.err != nil {
-			return
-		}
-		bin := filepath.Join(b.dir, "memory")
-		if out, err := exec.Command(goTool, "build", "-o", bin, "../memory").CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		b.bin = bin
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.bin
+	return memoryBuild.Path(t)
 }
 
 // rows returns the result of each requirement row of a printed table.

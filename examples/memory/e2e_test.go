@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/zircote/lro-go/examples/memory/memory"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/testing/gobuild"
 	"github.com/zircote/lro-go/jsonl"
 )
 
@@ -44,12 +44,7 @@ func (l *lockedBuffer) String() string {
 
 // built is the example built once for the tests that run it (TestMain
 // removes its folder).
-var built struct {
-	once sync.Once
-	dir  string // the folder of bin
-	bin  string
-	err  error
-}
+var built = gobuild.Binary{Pkg: "."}
 
 // buildBinary builds the example into a temporary folder, once for all the
 // tests that call it, and returns the binary.
@@ -58,25 +53,10 @@ func buildBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool in PATH")
 	}
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "memory-test-"); built.err != nil {
-			return
-		}
-		bin := filepath.Join(built.dir, "memory")
-		if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		built.bin = bin
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
+	return built.Path(t)
 }
 
 // runRecipes runs every recipe command of desc with sh -c and returns their

@@ -18,8 +18,6 @@ func TestMain(m *testing.M) {
 	s3test.Setenv()
 	code := m.Run()
 	s3test.Stop()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	built.Remove()
 	os.Exit(code)
 }

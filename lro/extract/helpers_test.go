@@ -5,17 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/zircote/lro-go/internal/testing/gobuild"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/extract"
@@ -96,37 +94,13 @@ func offload(t testing.TB, dir, detail string, records []any) string {
 	return w.Path()
 }
 
-// builtServer is the example memory server, built once for the tests of
-// the package that run it (TestMain removes its folder).
-var builtServer struct {
-	once sync.Once
-	dir  string // the folder of bin
-	bin  string
-	err  error
-}
+// builtServer is the example memory server (without -race: it is the
+// program under test, not the test), built once for all the tests of the
+// package that run it (TestMain removes its folder).
+var builtServer = gobuild.Binary{Pkg: "../../examples/memory"}
 
-// buildServer builds the example memory server (without -race: it is the
-// program under test, not the test), once for all the tests that call it,
-// and returns the binary.
-func buildServer(t testing.TB) string {
-	t.Helper()
-	b := &builtServer
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "extract-test-"); b.err != nil {
-			return
-		}
-		bin := filepath.Join(b.dir, "memory")
-		if out, err := exec.Command("go", "build", "-o", bin, "../../examples/memory").CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		b.bin = bin
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.bin
-}
+// buildServer returns the example memory server, built on the first call.
+func buildServer(t testing.TB) string { return builtServer.Path(t) }
 
 // loadedTimeout is the time limit of a call in tests that do not check
 // the limit.

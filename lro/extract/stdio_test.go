@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/zircote/lro-go/lro"
 	"os"
 	"os/exec"
 	"slices"
@@ -12,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zircote/lro-go/lro"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/testing/gobuild"
 	"github.com/zircote/lro-go/internal/testing/s3test"
 	"github.com/zircote/lro-go/lro/extract"
 )
@@ -36,19 +38,12 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	// The tests start this race-built binary again (a stdio server, a
-	// test run as another user) and end it: the race runtime sleeps a
-	// second as a process exits (GORACE's atexit_sleep_ms, 1000 by
-	// default, for the reports of other threads to be printed), a second
-	// for each. Its races are still found and reported when they happen.
-	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
-	}
+	// test run as another user) and end it.
+	gobuild.NoRaceExitPause()
 	s3test.Setenv()
 	code := m.Run()
 	s3test.Stop()
-	if builtServer.dir != "" {
-		os.RemoveAll(builtServer.dir)
-	}
+	builtServer.Remove()
 	os.Exit(code)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/proxyflag"
+	"github.com/zircote/lro-go/internal/testing/gobuild"
 	"github.com/zircote/lro-go/lro"
 )
 
@@ -53,13 +54,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	// The tests start this race-built binary again, as an upstream or a
-	// proxy, and end it: the race runtime sleeps a second as a process
-	// exits (GORACE's atexit_sleep_ms, 1000 by default, for the reports
-	// of other threads to be printed), a second for each. Its races are
-	// still found and reported when they happen.
-	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
-	}
+	// proxy, and end it.
+	gobuild.NoRaceExitPause()
 	os.Exit(m.Run())
 }
 
