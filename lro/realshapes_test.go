@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -83,17 +82,13 @@ func offloadReal(t *testing.T, it realshapes.Item) *offloadedShape {
 	// What the server sends of the result without offloading.
 	o.want = resultJSON(t, large)
 
-	var mu sync.Mutex
-	obs := event.ObserverFunc(func(_ context.Context, e event.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		o.events = append(o.events, e)
-	})
+	obs := &recorder{}
 	s := newServer()
 	s.AddTool(&mcp.Tool{Name: "t", InputSchema: rawInputSchema}, lro.Wrap(h, &lro.Options{OutputDir: t.TempDir(), Observer: obs}))
 	if o.res, err = connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "t", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
+	o.events = obs.all()
 	if len(o.res.Content) != 1 {
 		o.err = fmt.Errorf("the result has %d content items, not one descriptor", len(o.res.Content))
 		return o

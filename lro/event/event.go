@@ -122,23 +122,19 @@ type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
 
-// ObserverFunc adapts an ordinary function to the [Observer] interface.
-type ObserverFunc func(ctx context.Context, e Event)
-
-// Observe calls f(ctx, e).
-func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
-
 // Slog returns an Observer that logs each event to l, under its name:
 // write failures and an unavailable store at [slog.LevelWarn], the others
 // at [slog.LevelInfo]. A nil l uses [slog.Default].
-func Slog(l *slog.Logger) Observer {
-	return ObserverFunc(func(ctx context.Context, e Event) {
-		logger := cmp.Or(l, slog.Default())
-		level := slog.LevelInfo
-		switch e.(type) {
-		case WriteFailed, StoreUnavailable:
-			level = slog.LevelWarn
-		}
-		logger.LogAttrs(ctx, level, e.name(), attrs(e)...)
-	})
+func Slog(l *slog.Logger) Observer { return slogObserver{l} }
+
+// slogObserver is the Observer of Slog.
+type slogObserver struct{ l *slog.Logger }
+
+func (o slogObserver) Observe(ctx context.Context, e Event) {
+	level := slog.LevelInfo
+	switch e.(type) {
+	case WriteFailed, StoreUnavailable:
+		level = slog.LevelWarn
+	}
+	cmp.Or(o.l, slog.Default()).LogAttrs(ctx, level, e.name(), attrs(e)...)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,25 +42,35 @@ func ExampleSlog() {
 	// level=INFO msg=OffloadFileExpired path=/tmp/lro/atlatl-recall-01KAKZ0000000000000000000.jsonl created_at=2026-11-21T12:00:00.000Z temporary=false
 }
 
-// An Observer of its own switches on the type of each event, here to count
-// the offloads and the bytes written. A nil Observer, accepted wherever one
-// is, discards every event.
-func ExampleObserverFunc() {
-	var offloads int
-	var written int64
-	obs := event.ObserverFunc(func(_ context.Context, e event.Event) {
-		switch e := e.(type) {
-		case event.Offloaded:
-			offloads++
-			written += e.Bytes
-		case event.WriteFailed:
-			fmt.Println("offload failed:", e.Err)
-		}
-	})
+// offloadCounter is an Observer of its own: it switches on the type of each
+// event, here to count the offloads and the bytes written. It must be safe
+// for concurrent use.
+type offloadCounter struct {
+	mu       sync.Mutex
+	offloads int
+	written  int64
+}
+
+func (c *offloadCounter) Observe(_ context.Context, e event.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch e := e.(type) {
+	case event.Offloaded:
+		c.offloads++
+		c.written += e.Bytes
+	case event.WriteFailed:
+		fmt.Println("offload failed:", e.Err)
+	}
+}
+
+// An Observer of one's own is any type with an Observe method. A nil
+// Observer, accepted wherever one is, discards every event.
+func ExampleObserver() {
+	obs := &offloadCounter{}
 	ctx := context.Background()
 	obs.Observe(ctx, event.Offloaded{Tool: "search_memories", Bytes: 2048})
 	obs.Observe(ctx, event.Offloaded{Tool: "recall_memories", Bytes: 1024})
-	fmt.Println(offloads, "offloads,", written, "bytes")
+	fmt.Println(obs.offloads, "offloads,", obs.written, "bytes")
 	// Output:
 	// 2 offloads, 3072 bytes
 }

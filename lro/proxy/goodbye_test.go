@@ -281,10 +281,8 @@ func TestUpstreamAsksAfterInputEnds(t *testing.T) {
 func TestAnswerBeingWrittenAtInputEnd(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	opts := &lro.Options{OutputDir: t.TempDir(), Observer: event.ObserverFunc(func(_ context.Context, e event.Event) {
-		if _, ok := e.(event.Offloaded); ok { // the file is written, the answer not yet
-			once.Do(func() { close(started); <-release })
-		}
+	opts := &lro.Options{OutputDir: t.TempDir(), Observer: onOffloaded(func() { // the file is written, the answer not yet
+		once.Do(func() { close(started); <-release })
 	})}
 	p, err := proxy.New(upstreamKinds[0].start(t, t.TempDir()), &proxy.Options{LRO: opts})
 	if err != nil {
@@ -322,5 +320,14 @@ func TestAnswerBeingWrittenAtInputEnd(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"id":3`) {
 		t.Errorf("the call's answer is missing; the proxy wrote:\n%s", preview(out.String()))
+	}
+}
+
+// onOffloaded is an Observer that calls f on each event.Offloaded.
+type onOffloaded func()
+
+func (f onOffloaded) Observe(_ context.Context, e event.Event) {
+	if _, ok := e.(event.Offloaded); ok {
+		f()
 	}
 }

@@ -119,15 +119,20 @@ func TestOnExpired(t *testing.T) {
 		t.Error("OnExpired(nil) is not nil")
 	}
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	var got []event.Event
-	f := OnExpired(event.ObserverFunc(func(_ context.Context, e event.Event) { got = append(got, e) }))
+	var got events
+	f := OnExpired(&got)
 	f(context.Background(), "/a.jsonl", t0, false)
 	f(context.Background(), "b.jsonl", t0.Add(time.Second), true)
 	want := []event.Event{
 		event.FileExpired{Path: "/a.jsonl", CreatedAt: t0},
 		event.FileExpired{Path: "b.jsonl", CreatedAt: t0.Add(time.Second), Temporary: true},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, []event.Event(got)); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// events is an Observer that keeps every event (not safe for concurrent use).
+type events []event.Event
+
+func (es *events) Observe(_ context.Context, e event.Event) { *es = append(*es, e) }
