@@ -92,7 +92,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	for _, name := range slices.Sorted(maps.Keys(l.fullFrom)) {
 		if out.Profile != descriptor.ProfileFull && out.Tools[name].Profile == descriptor.ProfileFull {
 			return nil, fmt.Errorf("lro: %s = \"full\": a tool cannot return to the full descriptor when the profile of every tool is %s: leave the global profile full and set the others per tool: %w",
-				l.fullFrom[name], out.Profile, ErrInvalidOption)
+				l.fullFrom[name], profileName(out.Profile), ErrInvalidOption)
 		}
 	}
 	out.ThresholdTokens = cmp.Or(out.ThresholdTokens, defaultThresholdTokens)
@@ -390,23 +390,32 @@ func text(v any) (string, error) {
 	return "", errors.New("not a string")
 }
 
-// profileNames lists the profiles, for error messages.
-const profileNames = "(want full, no_recipes, no_schema or bare_pointer)"
+// profileNames are the names of the profiles in a configuration, by value.
+var profileNames = [...]string{"full", "no_recipes", "no_schema", "bare_pointer"}
+
+// profileName returns the name of p in a configuration.
+func profileName(p descriptor.Profile) string {
+	if validProfile(p) {
+		return profileNames[p]
+	}
+	return fmt.Sprintf("Profile(%d)", int(p))
+}
+
+// wantProfile lists the profiles, for error messages.
+const wantProfile = "(want full, no_recipes, no_schema or bare_pointer)"
 
 // profile returns v as the name of a profile.
 func profile(v any) (descriptor.Profile, error) {
 	s, err := text(v)
 	if err != nil {
-		return 0, fmt.Errorf("%w %s", err, profileNames)
+		return 0, fmt.Errorf("%w %s", err, wantProfile)
 	}
 	// Case and the separators '-' and ' ' are ignored ("bare-pointer").
 	name := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
-	for p := descriptor.ProfileFull; p <= descriptor.ProfileBarePointer; p++ {
-		if p.String() == name {
-			return p, nil
-		}
+	if p := slices.Index(profileNames[:], name); p >= 0 {
+		return descriptor.Profile(p), nil
 	}
-	return 0, errors.New("unknown profile " + profileNames)
+	return 0, errors.New("unknown profile " + wantProfile)
 }
 
 // outputDir accepts a path naming a folder, or a path that does not exist

@@ -596,16 +596,17 @@ func TestWriteFailureFallsBackInline(t *testing.T) {
 
 func TestProfiles(t *testing.T) {
 	tests := []struct {
+		name                             string
 		profile                          descriptor.Profile
 		summary, schema, recipes, guides bool
 	}{
-		{descriptor.ProfileFull, true, true, true, true},
-		{descriptor.ProfileNoRecipes, true, true, false, true},
-		{descriptor.ProfileNoSchema, true, false, true, true},
-		{descriptor.ProfileBarePointer, false, false, false, false},
+		{"full", descriptor.ProfileFull, true, true, true, true},
+		{"no_recipes", descriptor.ProfileNoRecipes, true, true, false, true},
+		{"no_schema", descriptor.ProfileNoSchema, true, false, true, true},
+		{"bare_pointer", descriptor.ProfileBarePointer, false, false, false, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.profile.String(), func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			h := lro.Wrap(textHandler(200), &lro.Options{OutputDir: t.TempDir(), Profile: tt.profile})
 			res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 			if err != nil {

@@ -272,8 +272,8 @@ func TestStoreBucket(t *testing.T) {
 // and the resource link follows, the bare pointer included; and that
 // without ClientDir the file_path is in /tmp.
 func TestStoreBucketProfiles(t *testing.T) {
-	for _, p := range []descriptor.Profile{descriptor.ProfileFull, descriptor.ProfileNoRecipes, descriptor.ProfileNoSchema, descriptor.ProfileBarePointer} {
-		t.Run(p.String(), func(t *testing.T) {
+	for name, p := range map[string]descriptor.Profile{"full": descriptor.ProfileFull, "no_recipes": descriptor.ProfileNoRecipes, "no_schema": descriptor.ProfileNoSchema, "bare_pointer": descriptor.ProfileBarePointer} {
+		t.Run(name, func(t *testing.T) {
 			st, _ := memStore(t, nil)
 			res, err := lro.Wrap(textHandler(200), &lro.Options{Store: st, Profile: p})(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "items"}})
 			if err != nil {

@@ -21,7 +21,6 @@ package descriptor
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/recipes"
@@ -44,17 +43,6 @@ const (
 	// ProfileBarePointer carries only offloaded and file_path.
 	ProfileBarePointer
 )
-
-var profileNames = [...]string{"full", "no_recipes", "no_schema", "bare_pointer"}
-
-// String returns the profile's name: "full", "no_recipes", "no_schema" or
-// "bare_pointer".
-func (p Profile) String() string {
-	if p >= 0 && int(p) < len(profileNames) {
-		return profileNames[p]
-	}
-	return fmt.Sprintf("Profile(%d)", int(p))
-}
 
 // Summary is the specification's OffloadSummary.
 type Summary struct {
