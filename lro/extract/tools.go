@@ -60,7 +60,8 @@ const maxQueryBytes = 64 << 10
 // folder or store of opts.LRO (see [Options]; nil means every default), and
 // with a Store the resource template lro://results/{handle} (a stored result
 // whole). It returns an error wrapping [lro.ErrInvalidOption] for invalid
-// options, or [ErrNoWorker] without [RunWorker], and then registers nothing.
+// options, or an error saying so without [RunWorker], and then registers
+// nothing.
 // A failed call is a tool result with IsError set and a message that names
 // the problem. The handlers are safe for concurrent use.
 func AddTools(s *mcp.Server, opts *Options) error {
@@ -69,7 +70,7 @@ func AddTools(s *mcp.Server, opts *Options) error {
 		return err
 	}
 	if !installed.Load() {
-		return ErrNoWorker
+		return errNoWorker
 	}
 	if c.sweep != nil {
 		// The answers a stopped server left behind are deleted soon after

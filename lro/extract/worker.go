@@ -30,9 +30,9 @@ const (
 
 var installed atomic.Bool // the program called RunWorker
 
-// ErrNoWorker is returned by [AddTools] when the program did not call
+// errNoWorker is returned by [AddTools] when the program did not call
 // [RunWorker] first in main.
-var ErrNoWorker = errors.New("extract: the program must call extract.RunWorker() first in main, so that queries run in a bounded worker process")
+var errNoWorker = errors.New("extract: the program must call extract.RunWorker() first in main, so that queries run in a bounded worker process")
 
 // RunWorker makes the program able to serve as its own extraction worker.
 // Call it first in main (or in TestMain of a test binary that registers the

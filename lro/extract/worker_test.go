@@ -24,8 +24,8 @@ func TestNoWorker(t *testing.T) {
 	installed.Store(false)
 	defer installed.Store(true)
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-	if err := AddTools(s, nil); !errors.Is(err, ErrNoWorker) {
-		t.Errorf("AddTools without RunWorker: %v, want ErrNoWorker", err)
+	if err := AddTools(s, nil); !errors.Is(err, errNoWorker) {
+		t.Errorf("AddTools without RunWorker: %v, want errNoWorker", err)
 	}
 }
 
