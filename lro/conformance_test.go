@@ -97,7 +97,7 @@ func recallHandler(n int) mcp.ToolHandler {
 			Detail string `json:"detail"`
 		}
 		_ = json.Unmarshal(req.Params.Arguments, &args)
-		detail, err := recipes.ParseDetail(args.Detail)
+		detail, err := lro.ParseDetail(args.Detail)
 		if err != nil || args.Detail == "" {
 			detail = recipes.Light
 		}

@@ -106,3 +106,6 @@ type Sources = sources
 func LoadOptionsFrom(explicit *Options, src *Sources) (*Options, error) {
 	return loadOptions(explicit, src)
 }
+
+// ParseDetail parses a detail level name, as the detail argument is.
+var ParseDetail = parseDetail

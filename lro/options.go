@@ -227,7 +227,7 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	c.QueryArgument = cmp.Or(c.QueryArgument, defaultQueryArgument)
 	c.DetailArgument = cmp.Or(c.DetailArgument, defaultDetailArgument)
 	c.DefaultDetail = cmp.Or(c.DefaultDetail, defaultDetail)
-	if _, err := recipes.ParseDetail(string(c.DefaultDetail)); err != nil {
+	if _, err := parseDetail(string(c.DefaultDetail)); err != nil {
 		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w: %w", err, ErrInvalidOption)
 	}
 	if !validProfile(c.Profile) {
@@ -387,6 +387,20 @@ func toolField(t Options) string {
 
 func validProfile(p descriptor.Profile) bool {
 	return p >= descriptor.ProfileFull && p <= descriptor.ProfileBarePointer
+}
+
+// errUnknownDetail is wrapped by the error of parseDetail.
+var errUnknownDetail = errors.New("unknown detail level")
+
+// parseDetail parses a detail level name. The name is trimmed and matched
+// without regard to case. An empty or unknown name returns an error that
+// names the value and the allowed ones.
+func parseDetail(s string) (recipes.Detail, error) {
+	switch d := recipes.Detail(strings.ToLower(strings.TrimSpace(s))); d {
+	case recipes.Light, recipes.Medium, recipes.Full:
+		return d, nil
+	}
+	return "", fmt.Errorf("%w %q (want %q, %q or %q)", errUnknownDetail, s, recipes.Light, recipes.Medium, recipes.Full)
 }
 
 // mustConfig is newConfig for registration-time helpers: invalid options are a

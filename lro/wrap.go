@@ -12,7 +12,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro/internal/offload"
-	"github.com/zircote/lro-go/recipes"
 )
 
 // ErrInvalidOption is wrapped by the error that [Options.Validate] and
@@ -148,7 +147,7 @@ func (c *config) call(req *mcp.CallToolRequest) offload.Call {
 	}
 	var d string
 	if json.Unmarshal(args[c.DetailArgument], &d) == nil && d != "" {
-		if detail, err := recipes.ParseDetail(d); err == nil {
+		if detail, err := parseDetail(d); err == nil {
 			call.Detail = detail
 		}
 	}

@@ -111,16 +111,6 @@ func ExampleRecipe_Args() {
 	// ["-c" "--arg" "tag" "security" "select(any(.tags[]?; . == $tag))"]
 }
 
-func ExampleParseDetail() {
-	d, err := recipes.ParseDetail(" Full ")
-	fmt.Println(d, err)
-	_, err = recipes.ParseDetail("verbose")
-	fmt.Println(err)
-	// Output:
-	// full <nil>
-	// recipes: unknown detail level "verbose" (want "light", "medium" or "full")
-}
-
 // Label names a recipe in a few words, and Field the record field that a
 // parameter is matched against, for a program that lists recipes or states
 // their conditions its own way.

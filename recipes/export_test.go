@@ -10,10 +10,6 @@ import (
 
 // Test hooks for package recipes_test.
 
-// ErrUnknownDetail is wrapped by the error of ParseDetail for an unknown
-// name.
-var ErrUnknownDetail = errUnknownDetail
-
 // Count is the number of recipes of every library.
 const Count = spec.RecipeCount
 

@@ -3,10 +3,7 @@ package recipes
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/zircote/lro-go/internal/spec"
 )
@@ -27,20 +24,6 @@ const (
 	Medium Detail = "medium"
 	Full   Detail = "full"
 )
-
-// errUnknownDetail is wrapped by the error of [ParseDetail].
-var errUnknownDetail = errors.New("recipes: unknown detail level")
-
-// ParseDetail parses a detail level name. The name is trimmed and matched
-// without regard to case. An empty or unknown name returns an error that
-// names the value and the allowed ones.
-func ParseDetail(s string) (Detail, error) {
-	switch d := Detail(strings.ToLower(strings.TrimSpace(s))); d {
-	case Light, Medium, Full:
-		return d, nil
-	}
-	return "", fmt.Errorf("%w %q (want %q, %q or %q)", errUnknownDetail, s, Light, Medium, Full)
-}
 
 // Recipe is one jq recipe, made by [Select]: recipe N, as descriptors
 // number them, is the N-th. It runs as a shell command ([Recipe.Command])
