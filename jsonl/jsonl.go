@@ -55,9 +55,9 @@ const headerType = spec.HeaderType
 //
 //	{"type":"lro_header","operation":"recall","query":null,"count":2,"schema_version":"1.0","timestamp":"2026-11-21T13:31:00.123Z","estimated_tokens":2400,"detail":"light"}
 //
-// A Header is a plain value.
+// A Header is a plain value. Its "type", always "lro_header", is written by
+// [Writer.WriteHeader] and checked by [ReadHeader] and [ReadFile].
 type Header struct {
-	Type            string  `json:"type"`             // always "lro_header"; WriteHeader sets it
 	Operation       string  `json:"operation"`        // if empty, WriteHeader uses the operation of Create or NewWriter
 	Query           *string `json:"query"`            // the operation's query, if any; nil is written as null
 	Count           int     `json:"count"`            // record lines after the header: Commit fails unless exactly Count were written
@@ -73,6 +73,12 @@ type Header struct {
 	// "copies" and "redacted" there, with which a file rebuilds the exact
 	// result (docs/how-it-works.md).
 	Extension json.RawMessage `json:"-"`
+}
+
+// wireHeader is a Header as a line holds it, "type" first.
+type wireHeader struct {
+	Type string `json:"type"`
+	Header
 }
 
 // Options configure [Create]. A nil *Options uses every default. Create

@@ -21,11 +21,11 @@ func TestReadHeader(t *testing.T) {
 		wantErr error
 		reason  string
 	}{
-		{"minimal", `{"type":"lro_header","count":2}` + "\n", jsonl.Header{Type: jsonl.HeaderType, Count: 2}, nil, "missing fields are zero"},
-		{"no newline", `{"type":"lro_header"}`, jsonl.Header{Type: jsonl.HeaderType}, nil, "a header-only file may lack the final newline"},
-		{"crlf", "{\"type\":\"lro_header\"}\r\n{}\r\n", jsonl.Header{Type: jsonl.HeaderType}, nil, "Windows line endings"},
-		{"long", `{"type":"lro_header","query":"` + long + `"}` + "\n", jsonl.Header{Type: jsonl.HeaderType, Query: &long}, nil, "a header line of any length"},
-		{"unknown field", `{"type":"lro_header","future":1}`, jsonl.Header{Type: jsonl.HeaderType, Extension: json.RawMessage(`{"future":1}`)}, nil, "newer writers may add fields, read as the extension"},
+		{"minimal", `{"type":"lro_header","count":2}` + "\n", jsonl.Header{Count: 2}, nil, "missing fields are zero"},
+		{"no newline", `{"type":"lro_header"}`, jsonl.Header{}, nil, "a header-only file may lack the final newline"},
+		{"crlf", "{\"type\":\"lro_header\"}\r\n{}\r\n", jsonl.Header{}, nil, "Windows line endings"},
+		{"long", `{"type":"lro_header","query":"` + long + `"}` + "\n", jsonl.Header{Query: &long}, nil, "a header line of any length"},
+		{"unknown field", `{"type":"lro_header","future":1}`, jsonl.Header{Extension: json.RawMessage(`{"future":1}`)}, nil, "newer writers may add fields, read as the extension"},
 		{"empty", "", jsonl.Header{}, jsonl.ErrNotOffloadFile, "no first line"},
 		{"record first", `{"id":"m1"}` + "\n", jsonl.Header{}, jsonl.ErrNotOffloadFile, "a JSONL file without header"},
 		{"other type", `{"type":"lro_footer"}`, jsonl.Header{}, jsonl.ErrNotOffloadFile, "type must be lro_header"},

@@ -45,13 +45,14 @@ func ReadHeader(r io.Reader) (Header, error) {
 
 // parseHeader parses the header line of the file called name in errors.
 func parseHeader(line []byte, name string) (Header, error) {
-	var h Header
-	if err := json.Unmarshal(line, &h); err != nil {
+	var wire wireHeader
+	if err := json.Unmarshal(line, &wire); err != nil {
 		return Header{}, fmt.Errorf("%w: %s: first line: %w", ErrNotOffloadFile, name, err)
 	}
-	if h.Type != headerType {
-		return Header{}, fmt.Errorf("%w: %s: first line has type %q, want %q", ErrNotOffloadFile, name, h.Type, headerType)
+	if wire.Type != headerType {
+		return Header{}, fmt.Errorf("%w: %s: first line has type %q, want %q", ErrNotOffloadFile, name, wire.Type, headerType)
 	}
+	h := wire.Header
 	if h.Count < 0 {
 		return Header{}, fmt.Errorf("%w: %s: negative count %d", errInvalidHeader, name, h.Count)
 	}

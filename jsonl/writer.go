@@ -81,7 +81,7 @@ func NewWriter(w io.Writer, path, operation string) *Writer {
 func (w *Writer) Path() string { return w.path }
 
 // WriteHeader writes the header line, exactly once, before any record. It
-// sets h.Type to "lro_header", h.Operation to the operation given to Create
+// writes "type":"lro_header" first, sets h.Operation to the operation given to Create
 // or NewWriter if empty, and h.Timestamp to the current time in UTC with
 // milliseconds if empty, and writes the members of h.Extension after the
 // specification's fields. Strings are written without escaping <, > and &.
@@ -97,14 +97,13 @@ func (w *Writer) WriteHeader(h Header) error {
 	if h.Count < 0 {
 		return fmt.Errorf("%w: %s: negative count %d", errInvalidHeader, w.path, h.Count)
 	}
-	h.Type = headerType
 	if h.Operation == "" {
 		h.Operation = w.op
 	}
 	if h.Timestamp == "" {
 		h.Timestamp = w.now().UTC().Format(disk.TimestampLayout)
 	}
-	line, err := w.encode(h)
+	line, err := w.encode(wireHeader{headerType, h})
 	if err == nil && len(h.Extension) > 0 {
 		line, err = extend(line, h.Extension)
 	}

@@ -119,7 +119,6 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("ReadFile: %v", err)
 	}
 	want := in
-	want.Type = jsonl.HeaderType
 	want.Timestamp = "2026-11-21T13:31:00.123Z"
 	if diff := cmp.Diff(want, h); diff != "" {
 		t.Errorf("ReadFile header mismatch (-want +got):\n%s", diff)
@@ -166,7 +165,7 @@ func TestHeaderDefaults(t *testing.T) {
 		},
 		{
 			name:   "explicit",
-			in:     jsonl.Header{Type: "other", Operation: "recall", Timestamp: "2020-01-01T00:00:00Z"},
+			in:     jsonl.Header{Operation: "recall", Timestamp: "2020-01-01T00:00:00Z"},
 			want:   `{"type":"lro_header","operation":"recall","query":null,"count":0,"schema_version":"","timestamp":"2020-01-01T00:00:00Z","estimated_tokens":0,"detail":""}`,
 			reason: "the type is always lro_header; a given operation and timestamp are kept",
 		},

@@ -192,7 +192,10 @@ func conformanceLevel1(t *testing.T) {
 		if diff := cmp.Diff([]string{"type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail", "result", "records_at"}, headerKeys); diff != "" {
 			t.Errorf("header fields (-want +got):\n%s", diff)
 		}
-		var h jsonl.Header
+		var h struct {
+			Type string `json:"type"`
+			jsonl.Header
+		}
 		if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
 			t.Fatal(err)
 		}

@@ -188,7 +188,7 @@ func TestWrapOffloadsAboveThreshold(t *testing.T) {
 	bare, _ := textHandler(200)(context.Background(), nil)
 	text := bare.Content[0].(*mcp.TextContent).Text
 	query := "all items"
-	wantHeader := offload.FileHeader{Header: jsonl.Header{Type: "lro_header", Operation: "catalog", Query: &query, Count: 200,
+	wantHeader := offload.FileHeader{Header: jsonl.Header{Operation: "catalog", Query: &query, Count: 200,
 		SchemaVersion: lro.DefaultSchemaVersion, Timestamp: h.Timestamp, EstimatedTokens: estimate.Tokens(text), Detail: "full"},
 		// The records were the text's JSON array: the header keeps the
 		// rest of the result, here nothing but the text item around them.

@@ -188,7 +188,7 @@ func checkOffloaded(t *testing.T, res *mcp.CallToolResult, dir string, want offl
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Type != "lro_header" || h.Operation != want.operation || h.Detail != want.detail || h.Count != len(want.records) || h.Count != len(recs) {
+	if h.Operation != want.operation || h.Detail != want.detail || h.Count != len(want.records) || h.Count != len(recs) {
 		t.Errorf("header = %+v; want operation %q, detail %q, count %d (file has %d records)", h, want.operation, want.detail, len(want.records), len(recs))
 	}
 	if diff := cmp.Diff(want.query, h.Query); diff != "" {

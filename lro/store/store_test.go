@@ -249,11 +249,13 @@ func TestAtomic(t *testing.T) {
 // headerLine returns the line WriteHeader writes for h.
 func headerLine(t testing.TB, h jsonl.Header) []byte {
 	t.Helper()
-	h.Type = "lro_header"
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(h); err != nil {
+	if err := enc.Encode(struct {
+		Type string `json:"type"`
+		jsonl.Header
+	}{"lro_header", h}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -52,7 +52,7 @@ func TestFileHeaderOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Type, h.Operation = "lro_header", "recall"
+	h.Operation = "recall"
 	if diff := cmp.Diff(h, got); diff != "" {
 		t.Errorf("read back (-want +got):\n%s", diff)
 	}
