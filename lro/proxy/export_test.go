@@ -26,3 +26,6 @@ const DefaultMaxMessageBytes = defaultMaxMessageBytes
 // SetGrace sets how long p.Run waits for answers once its client's input
 // ended.
 func SetGrace(p *Proxy, d time.Duration) { p.grace = d }
+
+// ErrInvalidUpstream is wrapped by the error of New for a bad Upstream.
+var ErrInvalidUpstream = errInvalidUpstream

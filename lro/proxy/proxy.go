@@ -29,9 +29,9 @@ const (
 	protocolVersionHeader  = "Mcp-Protocol-Version"
 )
 
-// ErrInvalidUpstream is returned by [New] for an Upstream with neither or
-// both of URL and Cmd, or a malformed URL or header.
-var ErrInvalidUpstream = errors.New("proxy: invalid upstream")
+// errInvalidUpstream is wrapped by the error of [New] for an Upstream with
+// neither or both of URL and Cmd, or a malformed URL or header.
+var errInvalidUpstream = errors.New("proxy: invalid upstream")
 
 var (
 	errUpstreamUnavailable = errors.New("proxy: upstream unavailable")
@@ -93,8 +93,9 @@ type Proxy struct {
 	localNames map[string]bool
 }
 
-// New returns a proxy in front of up. It fails with [ErrInvalidUpstream]
-// for a bad up, and with an error wrapping [lro.ErrInvalidOption] for
+// New returns a proxy in front of up. It fails with an error that names
+// the problem for a bad up (neither or both of URL and Cmd, a malformed URL
+// or header), and with an error wrapping [lro.ErrInvalidOption] for
 // invalid opts.LRO. It does not connect: each session of [Proxy.Run]
 // connects when its client's first request arrives.
 func New(up Upstream, opts *Options) (*Proxy, error) {

@@ -89,22 +89,22 @@ func (u *Upstream) command() *exec.Cmd {
 func (u *Upstream) validate() error {
 	switch {
 	case u.URL == "" && u.Cmd == nil:
-		return fmt.Errorf("%w: neither a URL nor a command is set", ErrInvalidUpstream)
+		return fmt.Errorf("%w: neither a URL nor a command is set", errInvalidUpstream)
 	case u.URL != "" && u.Cmd != nil:
-		return fmt.Errorf("%w: both a URL (%s) and a command (%s) are set", ErrInvalidUpstream, u.URL, strings.Join(u.args(), " "))
+		return fmt.Errorf("%w: both a URL (%s) and a command (%s) are set", errInvalidUpstream, u.URL, strings.Join(u.args(), " "))
 	case u.Cmd != nil && u.Cmd.Path == "":
-		return fmt.Errorf("%w: the command's program is empty", ErrInvalidUpstream)
+		return fmt.Errorf("%w: the command's program is empty", errInvalidUpstream)
 	case u.URL != "":
 		p, err := url.Parse(u.URL)
 		if err != nil {
-			return fmt.Errorf("%w: URL %q: %v", ErrInvalidUpstream, u.URL, err)
+			return fmt.Errorf("%w: URL %q: %v", errInvalidUpstream, u.URL, err)
 		}
 		if (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return fmt.Errorf("%w: URL %q: want an absolute http or https URL, such as http://localhost:8080/mcp", ErrInvalidUpstream, u.URL)
+			return fmt.Errorf("%w: URL %q: want an absolute http or https URL, such as http://localhost:8080/mcp", errInvalidUpstream, u.URL)
 		}
 		for k := range u.Header {
 			if k == "" || strings.ContainsAny(k, " :\r\n") {
-				return fmt.Errorf("%w: header name %q", ErrInvalidUpstream, k)
+				return fmt.Errorf("%w: header name %q", errInvalidUpstream, k)
 			}
 		}
 	}
