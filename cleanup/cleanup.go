@@ -16,12 +16,6 @@ import (
 	"github.com/zircote/lro-go/internal/spec"
 )
 
-// ErrInvalidOption is returned (wrapped, naming the field) by [New] and
-// [Start] for a negative [Options.TTL] or [Options.Interval], an
-// [Options.Prefix] that package jsonl rejects, or an [Options.Dir]
-// that exists and is not a folder.
-var ErrInvalidOption = errors.New("cleanup: invalid option")
-
 // listBatch is how many names a sweep reads from the folder at a time; it
 // checks its context between batches.
 const listBatch = 1024
@@ -49,11 +43,6 @@ type Options struct {
 	// values are invalid.
 	TTL time.Duration
 
-	// Interval is the time between two background sweeps of [Start]. If
-	// zero, defaults to the specification's one hour. Negative values are
-	// invalid.
-	Interval time.Duration
-
 	// OnExpired, if not nil, is called once per deleted file, with the
 	// sweep's context, the file's path (in a bucket, its key), its
 	// created_at and whether it was a leftover temporary file. It is called
@@ -64,10 +53,6 @@ type Options struct {
 	// is then not used): the [github.com/zircote/lro-go/lro/store.Store.Bucket]
 	// that a store of package lro/store writes offloaded objects to.
 	Bucket Bucket
-
-	// OnError receives the errors of each background sweep that had any,
-	// joined. If nil, they are dropped. Cancellation is not reported.
-	OnError func(error)
 }
 
 // Bucket is what a [Janitor] needs of a bucket of objects to sweep it. Its
@@ -110,40 +95,32 @@ type Result struct {
 	NextExpiry time.Time
 }
 
-// A Janitor deletes expired offloaded files from one folder or bucket. It
-// is made by [New] or [Start] and is safe for concurrent use.
+// A Janitor deletes expired offloaded files from one folder or bucket when
+// [Janitor.Sweep] is called. It is made by [New] and is safe for concurrent
+// use.
 type Janitor struct {
-	o      Options          // with the defaults filled in, Dir absolute
-	margin time.Duration    // added to a bucket's expiries for the clocks of the replicas
-	now    func() time.Time // the clock of background sweeps (export_test.go)
+	o      Options       // with the defaults filled in, Dir absolute
+	margin time.Duration // added to a bucket's expiries for the clocks of the replicas
 
 	// beforeRemove, if not nil, is called with the name of each expired
 	// file before its removal (a test hook: export_test.go).
 	beforeRemove func(name string)
-
-	// cancel stops the goroutine of Start, and done is closed when it has
-	// returned; both are nil for a Janitor of New.
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
-// New returns a Janitor configured by opts, which may be nil, that sweeps
-// only when [Janitor.Sweep] is called: for a server with its own scheduler.
-// It returns an error wrapping [ErrInvalidOption] and naming the field for
-// invalid options, and the error of [filepath.Abs] for a Dir.
+// New returns a Janitor configured by opts, which may be nil. It starts
+// nothing: the Janitor sweeps when [Janitor.Sweep] is called. For invalid
+// options it returns an error naming the field and the problem (wrapping
+// the error of package jsonl for a Prefix it rejects, and for a Dir that
+// other users could write to), and the error of [filepath.Abs] for a Dir.
 func New(opts *Options) (*Janitor, error) {
 	o := *cmp.Or(opts, &Options{})
 	if o.TTL < 0 {
-		return nil, fmt.Errorf("cleanup: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
+		return nil, fmt.Errorf("cleanup: invalid Options.TTL %v: negative", o.TTL)
 	}
 	o.TTL = cmp.Or(o.TTL, spec.DefaultTTL)
-	if o.Interval < 0 {
-		return nil, fmt.Errorf("cleanup: Options.Interval is %v: %w", o.Interval, ErrInvalidOption)
-	}
-	o.Interval = cmp.Or(o.Interval, spec.DefaultInterval)
 	o.Prefix = cmp.Or(o.Prefix, spec.DefaultPrefix)
 	if err := disk.ValidatePrefix(o.Prefix); err != nil {
-		return nil, fmt.Errorf("cleanup: Options.Prefix: %w: %w", err, ErrInvalidOption)
+		return nil, fmt.Errorf("cleanup: invalid Options.Prefix: %w", err)
 	}
 	margin := disk.SkewMargin
 	if o.Bucket == nil {
@@ -154,66 +131,14 @@ func New(opts *Options) (*Janitor, error) {
 			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w", o.Dir, err)
 		}
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-			return nil, fmt.Errorf("cleanup: Options.Dir %q is not a folder: %w", o.Dir, ErrInvalidOption)
+			return nil, fmt.Errorf("cleanup: invalid Options.Dir %q: not a folder", o.Dir)
 		}
 		if err := disk.CheckDir(dir); err != nil {
-			return nil, fmt.Errorf("cleanup: Options.Dir %q: %w: %w", o.Dir, err, ErrInvalidOption)
+			return nil, fmt.Errorf("cleanup: invalid Options.Dir %q: %w", o.Dir, err)
 		}
 		o.Dir = dir
 	}
-	return &Janitor{o: o, margin: margin, now: time.Now}, nil
-}
-
-// Start returns a Janitor configured by opts, which may be nil, that sweeps
-// in a new goroutine: once right away, then every Interval, until ctx is
-// canceled or [Janitor.Close] is called. Sweeps never overlap. Start
-// returns at once, with the errors of [New].
-func Start(ctx context.Context, opts *Options) (*Janitor, error) {
-	j, err := New(opts)
-	if err != nil {
-		return nil, err
-	}
-	j.start(ctx)
-	return j, nil
-}
-
-// start starts the goroutine of Start.
-func (j *Janitor) start(ctx context.Context) {
-	ctx, j.cancel = context.WithCancel(ctx)
-	j.done = make(chan struct{})
-	go j.run(ctx)
-}
-
-// Close stops background sweeping and waits until the goroutine of [Start]
-// has returned: a sweep in progress stops before its next removal. Close is
-// idempotent and may be called concurrently, but not from OnExpired or
-// OnError, which it would wait for. For a Janitor of [New], it does
-// nothing. It returns nil: it has an error result to be an [io.Closer].
-func (j *Janitor) Close() error {
-	if j.cancel != nil {
-		j.cancel()
-		<-j.done
-	}
-	return nil
-}
-
-// run is the goroutine of Start.
-func (j *Janitor) run(ctx context.Context) {
-	defer close(j.done)
-	// A Ticker drops the ticks a slow sweep overran.
-	t := time.NewTicker(j.o.Interval)
-	defer t.Stop()
-	for {
-		_, errs, _ := j.sweep(ctx, j.now())
-		if len(errs) > 0 && j.o.OnError != nil {
-			j.o.OnError(errors.Join(errs...))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	return &Janitor{o: o, margin: margin}, nil
 }
 
 // Sweep makes one pass over the folder or bucket at time now, deleting the
@@ -226,43 +151,22 @@ func (j *Janitor) run(ctx context.Context) {
 // error. If ctx is canceled, Sweep stops before its next removal and the
 // error also wraps ctx.Err(); the Result counts what was done.
 func (j *Janitor) Sweep(ctx context.Context, now time.Time) (Result, error) {
-	res, errs, ctxErr := j.sweep(ctx, now)
-	return res, errors.Join(append(errs, ctxErr)...)
-}
-
-// keep counts an entry kept until it expires at t.
-func (r *Result) keep(t time.Time) {
-	r.Kept++
-	if r.NextExpiry.IsZero() || t.Before(r.NextExpiry) {
-		r.NextExpiry = t
-	}
-}
-
-// candidate is an expired entry named as one of the janitor's files.
-type candidate struct {
-	name    string
-	created time.Time
-	temp    bool
-}
-
-// sweep is Sweep with the cancellation apart, which background sweeps do
-// not report. It lists the entries of the folder (through root) or bucket,
-// then removes those due, oldest first.
-func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []error, ctxErr error) {
+	var res Result
 	if err := ctx.Err(); err != nil {
-		return res, nil, err
+		return res, err
 	}
 	var root *os.Root
 	if j.o.Bucket == nil {
 		var err error
 		if root, err = os.OpenRoot(j.o.Dir); errors.Is(err, fs.ErrNotExist) {
-			return res, nil, nil // nothing offloaded yet
+			return res, nil // nothing offloaded yet
 		} else if err != nil {
-			return res, []error{fmt.Errorf("cleanup: %w", err)}, nil
+			return res, fmt.Errorf("cleanup: %w", err)
 		}
 		defer root.Close()
 	}
 	var due []candidate
+	var errs []error
 	if err := j.list(ctx, root, func(name string) {
 		res.scanned++
 		if c, ok := j.due(name, now, &res); ok {
@@ -270,7 +174,7 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 		}
 	}); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return res, errs, ctxErr
+			return res, ctxErr
 		}
 		errs = append(errs, err) // remove what was listed
 	}
@@ -279,14 +183,14 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 	})
 	for _, c := range due {
 		if err := ctx.Err(); err != nil {
-			return res, errs, err
+			return res, errors.Join(append(errs, err)...)
 		}
 		deleted, err := j.remove(ctx, root, c, now, &res)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			res.vanished++ // another sweep took it first
 		case err != nil && ctx.Err() != nil:
-			return res, errs, ctx.Err()
+			return res, errors.Join(append(errs, ctx.Err())...)
 		case err != nil:
 			errs = append(errs, err)
 		case deleted:
@@ -303,7 +207,22 @@ func (j *Janitor) sweep(ctx context.Context, now time.Time) (res Result, errs []
 			j.o.OnExpired(ctx, path, c.created, c.temp)
 		}
 	}
-	return res, errs, nil
+	return res, errors.Join(errs...)
+}
+
+// keep counts an entry kept until it expires at t.
+func (r *Result) keep(t time.Time) {
+	r.Kept++
+	if r.NextExpiry.IsZero() || t.Before(r.NextExpiry) {
+		r.NextExpiry = t
+	}
+}
+
+// candidate is an expired entry named as one of the janitor's files.
+type candidate struct {
+	name    string
+	created time.Time
+	temp    bool
 }
 
 // list calls f with the name of each entry of the folder open as root, in

@@ -407,6 +407,18 @@ func TestSweepFolder(t *testing.T) {
 			t.Errorf("Sweep of a file = %v, want a cleanup error naming %s", err, dir)
 		}
 	})
+	t.Run("below a file", func(t *testing.T) {
+		dir := filepath.Join(writeFile(t, filepath.Join(t.TempDir(), "file"), ""), "dir")
+		j, err := cleanup.New(&cleanup.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = j.Sweep(context.Background(), t0)
+		var pe *os.PathError
+		if !errors.As(err, &pe) || pe.Path != dir {
+			t.Errorf("Sweep of a folder below a file = %v, want an error about %s", err, dir)
+		}
+	})
 	t.Run("relative", func(t *testing.T) {
 		dir := t.TempDir()
 		path := offload(t, dir, "", t0.Add(-2*time.Hour))
@@ -425,6 +437,60 @@ func TestSweepFolder(t *testing.T) {
 			t.Errorf("event path = %s, want the absolute %s", got, path)
 		}
 	})
+}
+
+// TestSweepSchedule sweeps as a server that schedules Sweep every hour
+// would: at start, an hour later and two hours later, with a file offloaded
+// in between. Each sweep deletes the files due by its time (a file due
+// exactly then included) and no other.
+func TestSweepSchedule(t *testing.T) {
+	dir := t.TempDir()
+	a := offload(t, dir, "", t0.Add(-time.Hour)) // due at t0
+	b := offload(t, dir, "", t0)                 // due at t0 + 1h
+	rec := &recorder{}
+	j, err := cleanup.New(&cleanup.Options{Dir: dir, OnExpired: rec.OnExpired})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []expired
+	sweep := func(at time.Duration, due expired) {
+		t.Helper()
+		if _, err := j.Sweep(context.Background(), t0.Add(at)); err != nil {
+			t.Fatalf("Sweep at t0 + %v: %v", at, err)
+		}
+		want = append(want, due)
+		if diff := cmp.Diff(want, rec.got()); diff != "" {
+			t.Errorf("events after the sweep at t0 + %v (-want +got):\n%s", at, diff)
+		}
+	}
+	sweep(0, expired{Path: a, CreatedAt: t0.Add(-time.Hour)})
+	c := offload(t, dir, "", t0.Add(30*time.Minute)) // due at t0 + 1h30m
+	sweep(time.Hour, expired{Path: b, CreatedAt: t0})
+	sweep(2*time.Hour, expired{Path: c, CreatedAt: t0.Add(30 * time.Minute)})
+}
+
+// TestSweepTTL sweeps with a TTL of a day and ten minutes: a file is kept a
+// day after it was made and deleted a quarter of an hour later.
+func TestSweepTTL(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "", t0)
+	rec := &recorder{}
+	j, err := cleanup.New(&cleanup.Options{Dir: dir, OnExpired: rec.OnExpired, TTL: 24*time.Hour + 10*time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Duration{24 * time.Hour, 24*time.Hour + 15*time.Minute} {
+		if _, err := j.Sweep(context.Background(), t0.Add(at)); err != nil {
+			t.Fatalf("Sweep at t0 + %v: %v", at, err)
+		}
+		var want []expired
+		if at > 24*time.Hour+10*time.Minute {
+			want = []expired{{Path: path, CreatedAt: t0}}
+		}
+		if diff := cmp.Diff(want, rec.got()); diff != "" {
+			t.Errorf("events after the sweep at t0 + %v (-want +got):\n%s", at, diff)
+		}
+	}
 }
 
 // TestDefaults sweeps os.TempDir, the default folder, with a prefix of this
@@ -450,8 +516,8 @@ func TestDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, rec.got()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	if cleanup.DefaultTTL != 3600*time.Second || cleanup.DefaultInterval != time.Hour {
-		t.Errorf("DefaultTTL, DefaultInterval = %v, %v; the specification says 3600 s and every hour", cleanup.DefaultTTL, cleanup.DefaultInterval)
+	if cleanup.DefaultTTL != 3600*time.Second {
+		t.Errorf("DefaultTTL = %v; the specification says 3600 s", cleanup.DefaultTTL)
 	}
 }
 
@@ -468,11 +534,10 @@ func TestNewInvalid(t *testing.T) {
 		name    string
 		opts    cleanup.Options
 		field   string
-		wrapped error // also wrapped, besides ErrInvalidOption
+		wrapped error // also wrapped
 		reason  string
 	}{
 		{name: "negative TTL", opts: cleanup.Options{TTL: -time.Second}, field: "Options.TTL", reason: "a file cannot expire before it is made"},
-		{name: "negative Interval", opts: cleanup.Options{Interval: -time.Minute}, field: "Options.Interval", reason: "a ticker needs a positive period"},
 		{name: "prefix with a slash", opts: cleanup.Options{Prefix: "a/b"}, field: "Options.Prefix", wrapped: disk.ErrInvalidPrefix,
 			reason: "jsonl.Create would reject it, so no such files exist"},
 		{name: "hidden prefix", opts: cleanup.Options{Prefix: ".atlatl"}, field: "Options.Prefix", wrapped: disk.ErrInvalidPrefix,
@@ -483,17 +548,12 @@ func TestNewInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for name, start := range map[string]func(*cleanup.Options) (*cleanup.Janitor, error){
-				"New":   cleanup.New,
-				"Start": func(o *cleanup.Options) (*cleanup.Janitor, error) { return cleanup.Start(context.Background(), o) },
-			} {
-				j, err := start(&tt.opts)
-				if j != nil || !errors.Is(err, cleanup.ErrInvalidOption) || !strings.Contains(err.Error(), tt.field) {
-					t.Errorf("%s = %v, %v; want ErrInvalidOption naming %s: %s", name, j, err, tt.field, tt.reason)
-				}
-				if tt.wrapped != nil && !errors.Is(err, tt.wrapped) {
-					t.Errorf("%s = %v, want it to wrap %v too", name, err, tt.wrapped)
-				}
+			j, err := cleanup.New(&tt.opts)
+			if j != nil || err == nil || !strings.HasPrefix(err.Error(), "cleanup: invalid "+tt.field) {
+				t.Errorf("New = %v, %v; want an error naming %s as invalid: %s", j, err, tt.field, tt.reason)
+			}
+			if tt.wrapped != nil && !errors.Is(err, tt.wrapped) {
+				t.Errorf("New = %v, want it to wrap %v too", err, tt.wrapped)
 			}
 		})
 	}

@@ -16,10 +16,13 @@
 // janitor took it) is not an error, so each deletion is reported once
 // however many janitors sweep.
 //
-// [Start] sweeps in the background, [New] only when [Janitor.Sweep] is
-// called. In a server built with package [github.com/zircote/lro-go/lro],
-// the first offload starts the automatic janitor, a Janitor of this package,
-// and its Observer receives an event.FileExpired per deleted file.
+// A Janitor sweeps when [Janitor.Sweep] is called, at the time it is given;
+// it starts no goroutine. In a server built with package
+// [github.com/zircote/lro-go/lro], the first offload starts the automatic
+// janitor, which sweeps with a Janitor of this package at once and at each
+// expiry, and its Observer receives an event.FileExpired per deleted file.
+// A program of its own schedules Sweep itself: [Result.NextExpiry] tells
+// when the next file kept is due (see the examples of Janitor.Sweep).
 //
 // docs/cleanup.md in the repository gives the details: the locks of
 // temporary files, recorded expiries (a file's mode 0400 and modification

@@ -7,6 +7,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"time"
 
@@ -61,20 +62,38 @@ func ExampleJanitor_Sweep() {
 	// expired 1, kept 1, next expiry 1:45PM
 }
 
-// The one-liner for a server: sweep the output folder now and every hour,
-// logging each deleted file, until the server stops.
-func ExampleStart() {
-	ctx := context.Background()
-	j, err := cleanup.Start(ctx, &cleanup.Options{
+// A program that offloads without package lro schedules the sweeps
+// itself: at once, then when the next file kept is due, and at least every
+// hour for the files written meanwhile, until ctx ends.
+func ExampleJanitor_Sweep_loop() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	j, err := cleanup.New(&cleanup.Options{
 		Dir: filepath.Join(os.TempDir(), "lro"),
 		OnExpired: func(ctx context.Context, path string, created time.Time, temporary bool) {
 			slog.InfoContext(ctx, "OffloadFileExpired", "path", path, "created_at", created, "temporary", temporary)
 		},
-		OnError: func(err error) { slog.Warn("offload cleanup", "error", err) },
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer j.Close()
-	// ... serve MCP requests ...
+	go func() {
+		for wait := time.Duration(0); ; {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			now := time.Now()
+			res, err := j.Sweep(ctx, now)
+			if err != nil && ctx.Err() == nil {
+				slog.Warn("offload cleanup", "error", err)
+			}
+			wait = time.Hour // the TTL: the soonest a file written now is due
+			if !res.NextExpiry.IsZero() {
+				wait = min(wait, max(res.NextExpiry.Sub(now), time.Second))
+			}
+		}
+	}()
+	// ... serve MCP requests until ctx ends ...
 }

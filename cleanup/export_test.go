@@ -1,7 +1,6 @@
 package cleanup
 
 import (
-	"context"
 	"time"
 
 	"github.com/zircote/lro-go/internal/disk"
@@ -13,24 +12,11 @@ import (
 // that moment. Call it before the first sweep.
 func SetBeforeRemove(j *Janitor, f func(name string)) { j.beforeRemove = f }
 
-// StartWith is [Start] with the clock now for the background sweeps, so
-// that a test can run them at a time of its own.
-func StartWith(ctx context.Context, opts *Options, now func() time.Time) (*Janitor, error) {
-	j, err := New(opts)
-	if err != nil {
-		return nil, err
-	}
-	j.now = now
-	j.start(ctx)
-	return j, nil
-}
-
-// The defaults of Options.TTL and Options.Interval, and the margin of a
-// bucket's sweep, which users find documented on the fields.
+// The default of Options.TTL, and the margin of a bucket's sweep, which
+// users find documented on the fields.
 const (
-	DefaultTTL      = spec.DefaultTTL
-	DefaultInterval = spec.DefaultInterval
-	SkewMargin      = disk.SkewMargin
+	DefaultTTL = spec.DefaultTTL
+	SkewMargin = disk.SkewMargin
 )
 
 // Counts are the counts of a Result, its unexported ones included:

@@ -24,7 +24,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -417,16 +416,13 @@ func conformanceLevel2(t *testing.T) {
 		path := descriptorOf(t, res).FilePath
 		sweep := func(at time.Time) {
 			now = at
-			synctest.Test(t, func(t *testing.T) {
-				// The janitor runs on time.Now: the bubble's clock, moved to now.
-				time.Sleep(now.Sub(time.Now()))
-				j, err := lro.JanitorOf(context.Background(), opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				synctest.Wait()
-				j.Close()
-			})
+			j, err := lro.JanitorOf(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := j.Sweep(context.Background(), now); err != nil {
+				t.Fatal(err)
+			}
 		}
 		sweep(t0.Add(spec.DefaultTTL - time.Millisecond))
 		if _, err := os.Stat(path); err != nil {
@@ -501,16 +497,13 @@ func conformanceLevel3(t *testing.T) {
 		}
 
 		now = t0.Add(spec.DefaultTTL)
-		synctest.Test(t, func(t *testing.T) {
-			// The janitor runs on time.Now: the bubble's clock, moved to now.
-			time.Sleep(now.Sub(time.Now()))
-			j, err := lro.JanitorOf(context.Background(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			synctest.Wait()
-			j.Close()
-		})
+		j, err := lro.JanitorOf(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Sweep(context.Background(), now); err != nil {
+			t.Fatal(err)
+		}
 
 		events := rec.all()
 		if len(events) != 3 {

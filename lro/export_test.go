@@ -1,7 +1,6 @@
 package lro
 
 import (
-	"context"
 	"io"
 	"time"
 
@@ -56,17 +55,16 @@ func MiddlewareWith(opts *Options, hk Hooks, tools ...string) mcp.Middleware {
 	return middlewareOn(hk.config(opts), tools...)
 }
 
-// JanitorOf starts a janitor of the files written with opts, as the
+// JanitorOf returns a janitor of the files written with opts, as the
 // automatic one sweeps them (folder or bucket, prefix, TTL, an
-// event.FileExpired to the Observer per deleted file), but at the time the
-// test chooses: at once, then every CleanupInterval until ctx ends or it is
-// closed.
-func JanitorOf(ctx context.Context, opts *Options) (*cleanup.Janitor, error) {
+// event.FileExpired to the Observer per deleted file), but when the test
+// calls Sweep, at the time it chooses.
+func JanitorOf(opts *Options) (*cleanup.Janitor, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	return cleanup.Start(ctx, c.janitorOptions())
+	return cleanup.New(c.janitorOptions())
 }
 
 // ValidateWith is [Options.Validate] with the hooks hk.

@@ -11,10 +11,9 @@ import (
 // janitorOptions are the options of a janitor of c's files.
 func (c *config) janitorOptions() *cleanup.Options {
 	o := &cleanup.Options{
-		Dir:      c.dir,
-		Prefix:   c.Prefix,
-		TTL:      c.TTL,
-		Interval: max(c.CleanupInterval, 0), // negative: the automatic janitor is off
+		Dir:    c.dir,
+		Prefix: c.Prefix,
+		TTL:    c.TTL,
 		// The Observer receives an event.FileExpired per deleted file.
 		OnExpired: janitor.OnExpired(c.observer),
 	}
@@ -39,10 +38,10 @@ func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 }
 
 // startJanitor notes an offload with c, starting its automatic janitor if it
-// does not run.
+// does not run: one that waits at most CleanupInterval between two sweeps.
 func (c *config) startJanitor() {
 	if c.CleanupInterval < 0 {
-		return
+		return // the automatic janitor is off
 	}
-	janitor.Offloaded(c.janitorOptions())
+	janitor.Offloaded(c.janitorOptions(), c.CleanupInterval)
 }

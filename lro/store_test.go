@@ -523,7 +523,7 @@ func TestStoreOptions(t *testing.T) {
 }
 
 // TestJanitorOfBucket offloads two results into a bucket at different
-// times, then starts the janitor of the same options: its first sweep
+// times, then sweeps with the janitor of the same options: the sweep
 // deletes the object whose recorded expiry (and the bucket's clock margin) has passed,
 // with an event, and keeps the other.
 func TestJanitorOfBucket(t *testing.T) {
@@ -549,12 +549,11 @@ func TestJanitorOfBucket(t *testing.T) {
 		// old's recorded expiry (its write's deadline + TTL) and the margin
 		// have just passed; fresh's have not.
 		time.Sleep(t0.Add(30*time.Second /* store.Options.WriteTimeout */ + 10*time.Minute + disk.SkewMargin).Sub(time.Now()))
-		j, err := lro.JanitorOf(context.Background(), opts)
+		j, err := lro.JanitorOf(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		synctest.Wait()
-		if err := j.Close(); err != nil {
+		if _, err := j.Sweep(context.Background(), time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{fresh}, keys(t, bucket)); diff != "" {

@@ -76,7 +76,7 @@ type sweepOnOffload struct{ c *config }
 func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
 	if o := s.c.sweep; o != nil {
 		if _, ok := e.(event.Offloaded); ok {
-			janitor.Offloaded(o)
+			janitor.Offloaded(o, s.c.sweepInterval)
 		}
 	}
 	if s.c.Observer != nil {

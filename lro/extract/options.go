@@ -103,6 +103,7 @@ type config struct {
 	slots           chan struct{}                                 // a token for each running worker
 	Now             func() time.Time
 	sweep           *cleanup.Options  // of the janitor an offloaded answer starts; nil for none
+	sweepInterval   time.Duration     // the longest wait between two sweeps of that janitor
 	beforeOpen      func(base string) // between the check of a file and its opening: tests replace it
 }
 
@@ -133,7 +134,7 @@ func newConfig(opts *Options) (*config, error) {
 	if err := disk.ValidatePrefix(c.Prefix); err != nil {
 		return nil, fmt.Errorf("extract: Options.LRO.Prefix: %w", err)
 	}
-	c.sweep = c.sweepOptions()
+	c.sweep, c.sweepInterval = c.sweepOptions()
 	err := cmp.Or(
 		orDefault("Timeout", &c.Timeout, defaultTimeout),
 		orDefault("MaxInputBytes", &c.MaxInputBytes, defaultMaxInputBytes),
@@ -196,20 +197,20 @@ func (c *config) useStore() error {
 	return nil
 }
 
-// sweepOptions are those of the janitor of the answers' folder or store,
-// as lro's decorator would start it with c.LRO; nil for none.
-func (c *config) sweepOptions() *cleanup.Options {
+// sweepOptions are the options and interval of the janitor of the answers'
+// folder or store, as lro's decorator would start it with c.LRO; nil for
+// none.
+func (c *config) sweepOptions() (*cleanup.Options, time.Duration) {
 	l := cmp.Or(c.LRO, &lro.Options{})
 	if l.CleanupInterval < 0 {
-		return nil
+		return nil, 0
 	}
-	o := &cleanup.Options{Dir: c.Dir, Prefix: c.Prefix, TTL: l.TTL,
-		Interval: cmp.Or(l.CleanupInterval, spec.DefaultInterval), OnExpired: janitor.OnExpired(l.Observer)}
+	o := &cleanup.Options{Dir: c.Dir, Prefix: c.Prefix, TTL: l.TTL, OnExpired: janitor.OnExpired(l.Observer)}
 	if c.Store != nil {
 		o.Bucket, o.TTL = c.Store.Bucket(), cmp.Or(o.TTL, c.Store.TTL())
 	}
 	o.TTL = cmp.Or(o.TTL, spec.DefaultTTL) // lro's, which the event names
-	return o
+	return o, cmp.Or(l.CleanupInterval, spec.DefaultInterval)
 }
 
 // Validate reports whether opts is a valid configuration, naming the first

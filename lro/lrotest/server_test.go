@@ -195,17 +195,33 @@ func startServer(t *testing.T, so serverOptions) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if !so.noJanitor && !so.unwritable && !so.autoOnly {
-		// A janitor of the server's files that also runs when none is
-		// left, as a server that starts its own does.
-		co := &cleanup.Options{Dir: opts.OutputDir, TTL: opts.TTL, Interval: opts.CleanupInterval}
+		// A janitor of the server's files that also sweeps when none is
+		// left, at once and then every CleanupInterval, as a server that
+		// schedules its own does.
+		co := &cleanup.Options{Dir: opts.OutputDir, TTL: opts.TTL}
 		if opts.Store != nil {
 			co.Dir, co.Bucket, co.Prefix, co.TTL = opts.Store.Dir(), opts.Store.Bucket(), opts.Store.Prefix(), opts.Store.TTL()
 		}
-		j, err := cleanup.Start(ctx, co)
+		j, err := cleanup.New(co)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { j.Close() })
+		jctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		tick := time.NewTicker(opts.CleanupInterval)
+		go func() {
+			defer close(done)
+			defer tick.Stop()
+			for {
+				j.Sweep(jctx, time.Now())
+				select {
+				case <-jctx.Done():
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		t.Cleanup(func() { stop(); <-done })
 	}
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)

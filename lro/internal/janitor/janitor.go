@@ -39,9 +39,9 @@ type state struct {
 const minWait = time.Second
 
 // Offloaded notes an offload to the folder or bucket of o, starting its
-// automatic janitor, with o, if it does not run. o.Interval must be set: it
-// is the longest wait between two sweeps.
-func Offloaded(o *cleanup.Options) {
+// automatic janitor, with o and interval, if it does not run. interval
+// must be positive: it is the longest wait between two sweeps.
+func Offloaded(o *cleanup.Options, interval time.Duration) {
 	k := key{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
 	janitors.Lock()
 	defer janitors.Unlock()
@@ -59,12 +59,13 @@ func Offloaded(o *cleanup.Options) {
 		return // options that the caller's validation accepted: not expected
 	}
 	s.running = true
-	go s.run(j, o)
+	go s.run(j, interval)
 }
 
 // run sweeps at once, and again as long as files are left or a sweep
-// fails (a file it could not delete is not counted as left).
-func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
+// fails (a file it could not delete is not counted as left), waiting at
+// most interval between two sweeps.
+func (s *state) run(j *cleanup.Janitor, interval time.Duration) {
 	for wait := time.Duration(0); ; {
 		time.Sleep(wait)
 		janitors.Lock()
@@ -79,7 +80,7 @@ func (s *state) run(j *cleanup.Janitor, o *cleanup.Options) {
 			return
 		}
 		janitors.Unlock()
-		wait = o.Interval
+		wait = interval
 		if !res.NextExpiry.IsZero() { // a bucket's skew margin included
 			wait = min(wait, max(res.NextExpiry.Sub(now), minWait))
 		}

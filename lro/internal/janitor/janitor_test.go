@@ -13,6 +13,7 @@ import (
 
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro/event"
 )
 
@@ -66,7 +67,7 @@ func TestJanitorRetriesAFailedSweep(t *testing.T) {
 		const ttl, interval = time.Minute, 10 * time.Minute
 		name := disk.Name("sweeptest", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
 		b := &flakyBucket{keys: map[string]bool{name: true}, failDeletes: 1}
-		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweeptest", TTL: ttl, Interval: interval})
+		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweeptest", TTL: ttl}, interval)
 
 		// The first sweeps keep the file until its TTL and the bucket's skew
 		// margin have passed; the first delete then fails.
@@ -97,7 +98,7 @@ func TestJanitorWaitsForTheNextExpiry(t *testing.T) {
 		const ttl, interval = time.Minute, time.Hour
 		name := disk.Name("sweepwait", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
 		b := &flakyBucket{keys: map[string]bool{name: true}}
-		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweepwait", TTL: ttl, Interval: interval})
+		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweepwait", TTL: ttl}, interval)
 		time.Sleep(ttl + disk.SkewMargin - time.Second)
 		synctest.Wait()
 		if !b.has(name) {
@@ -110,6 +111,14 @@ func TestJanitorWaitsForTheNextExpiry(t *testing.T) {
 		}
 		time.Sleep(interval) // until the janitor stops
 	})
+}
+
+// TestDefaultInterval checks the longest wait between two sweeps of an
+// automatic janitor whose server sets no CleanupInterval.
+func TestDefaultInterval(t *testing.T) {
+	if spec.DefaultInterval != time.Hour {
+		t.Errorf("spec.DefaultInterval = %v; the specification says every hour", spec.DefaultInterval)
+	}
 }
 
 // TestOnExpired checks the adapter of cleanup's OnExpired to an Observer:
