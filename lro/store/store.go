@@ -37,9 +37,9 @@ var (
 	// a handle that has expired, deleted or not.
 	ErrExpiredHandle = errors.New("store: expired handle")
 
-	// ErrInvalidOption is returned (wrapped) by [Open], [NewFolder] and
-	// [NewBucket] for invalid [Options], and by Open for a bucket URL that
-	// the program cannot open.
+	// ErrInvalidOption is returned (wrapped) by [Open] and [NewBucket] for
+	// invalid [Options], and by Open for a bucket URL that the program
+	// cannot open.
 	ErrInvalidOption = errors.New("store: invalid option")
 )
 
@@ -107,19 +107,32 @@ type Store struct {
 
 // Open returns a Store at location: a bucket URL (scheme://...), opened by
 // package [github.com/zircote/lro-go/lro/store/blobstore] if the program
-// imports it, or else the path of a local folder, as [NewFolder].
-// Open lists the bucket once, within [Options.WriteTimeout], so that a
+// imports it, or else the path of a local folder, into which the Store
+// writes files with [jsonl.Create]. The path is made absolute, and is
+// [os.TempDir] if empty; the folder is created with mode 0700 on the first
+// write. A folder that another user could write to or own is refused, as by
+// jsonl.Create.
+//
+// Open lists a bucket once, within [Options.WriteTimeout], so that a
 // bucket that cannot be reached (a wrong endpoint, credentials or name)
 // fails here with the reason, rather than making every offload fall back.
-// [Store.Close] closes a bucket that Open opened. No error message holds
-// the password of a URL.
+// [Store.Close] closes a bucket that Open opened. Open fails, naming the
+// field or the problem, for invalid [Options] and for a bucket URL that the
+// program cannot open; no error message holds the password of a URL.
 func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
-	if !strings.Contains(location, "://") {
-		return NewFolder(location, opts)
-	}
 	s, err := newStore(opts)
 	if err != nil {
 		return nil, err
+	}
+	if !strings.Contains(location, "://") {
+		dir := cmp.Or(location, os.TempDir())
+		if s.dir, err = filepath.Abs(dir); err != nil {
+			return nil, fmt.Errorf("store: folder %q: %w", dir, err)
+		}
+		if err := disk.CheckDir(s.dir); err != nil {
+			return nil, fmt.Errorf("store: folder %q: %w", dir, err)
+		}
+		return s, nil
 	}
 	open := bucketurl.Opener()
 	safe := redact(location)
@@ -168,25 +181,6 @@ func redact(location string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
-}
-
-// NewFolder returns a Store that writes files into the folder dir with
-// [jsonl.Create] (made absolute; [os.TempDir] if empty; created with mode
-// 0700 on the first write). A folder that another user could write to or
-// own is refused, as by jsonl.Create.
-func NewFolder(dir string, opts *Options) (*Store, error) {
-	s, err := newStore(opts)
-	if err != nil {
-		return nil, err
-	}
-	dir = cmp.Or(dir, os.TempDir())
-	if s.dir, err = filepath.Abs(dir); err != nil {
-		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
-	}
-	if err := disk.CheckDir(s.dir); err != nil {
-		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
-	}
-	return s, nil
 }
 
 // NewBucket returns a Store that writes objects into b, such as

@@ -386,7 +386,7 @@ func TestHandles(t *testing.T) {
 // directly in the folder, whatever is named like a handle.
 func TestHandlesFolder(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.NewFolder(dir, nil)
+	s, err := store.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +410,7 @@ func TestHandlesFolder(t *testing.T) {
 			t.Errorf("NewReader(%q) = %v, want ErrUnknownHandle", h, err)
 		}
 	}
-	missing, err := store.NewFolder(filepath.Join(dir, "none"), nil)
+	missing, err := store.Open(context.Background(), filepath.Join(dir, "none"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,9 +545,9 @@ func TestOpenChecks(t *testing.T) {
 	}
 }
 
-// TestNewFolderRefusesUnsafe: a folder that another user could write to is
+// TestOpenRefusesUnsafe: a folder that another user could write to is
 // refused at start, saying why, as jsonl.Create refuses it on every write.
-func TestNewFolderRefusesUnsafe(t *testing.T) {
+func TestOpenRefusesUnsafe(t *testing.T) {
 	open := filepath.Join(t.TempDir(), "open")
 	if err := os.Mkdir(open, 0o700); err != nil {
 		t.Fatal(err)
@@ -556,9 +556,9 @@ func TestNewFolderRefusesUnsafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{open, filepath.Join(open, "lro")} {
-		s, err := store.NewFolder(dir, nil)
+		s, err := store.Open(context.Background(), dir, nil)
 		if s != nil || !errors.Is(err, disk.ErrUnsafeDir) || !strings.Contains(err.Error(), "writable by others without the sticky bit") {
-			t.Errorf("NewFolder(%s) = %v, %v; want ErrUnsafeDir saying why", dir, s, err)
+			t.Errorf("Open(%s) = %v, %v; want ErrUnsafeDir saying why", dir, s, err)
 		}
 	}
 }
