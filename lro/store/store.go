@@ -36,11 +36,6 @@ var (
 	// ErrExpiredHandle is returned (wrapped) by [Store.NewRangeReader] for
 	// a handle that has expired, deleted or not.
 	ErrExpiredHandle = errors.New("store: expired handle")
-
-	// ErrInvalidOption is returned (wrapped) by [Open] and [NewBucket] for
-	// invalid [Options], and by Open for a bucket URL that the program
-	// cannot open.
-	ErrInvalidOption = errors.New("store: invalid option")
 )
 
 // Options configure a [Store]. A nil *Options uses every default. The
@@ -137,7 +132,7 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	open := bucketurl.Opener()
 	safe := redact(location)
 	if open == nil {
-		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\"): %w", safe, ErrInvalidOption)
+		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\")", safe)
 	}
 	opened, err := open(ctx, location)
 	if err != nil {
@@ -208,14 +203,14 @@ func newStore(opts *Options) (*Store, error) {
 	o := *cmp.Or(opts, &Options{})
 	o.Prefix = cmp.Or(o.Prefix, spec.DefaultPrefix)
 	if err := disk.ValidatePrefix(o.Prefix); err != nil {
-		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)
+		return nil, fmt.Errorf("store: Options.Prefix: %w", err)
 	}
 	if o.TTL < 0 {
-		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
+		return nil, fmt.Errorf("store: Options.TTL is %v, negative: invalid option", o.TTL)
 	}
 	o.TTL = cmp.Or(o.TTL, defaultTTL)
 	if o.WriteTimeout < 0 {
-		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
+		return nil, fmt.Errorf("store: Options.WriteTimeout is %v, negative: invalid option", o.WriteTimeout)
 	}
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: time.Now, writeTimeout: o.WriteTimeout, observer: o.Observer}

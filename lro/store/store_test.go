@@ -486,8 +486,8 @@ func TestOpen(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := store.Open(ctx, tc.location, tc.opts)
-		if !errors.Is(err, store.ErrInvalidOption) || !strings.Contains(err.Error(), tc.says) {
-			t.Errorf("%s: Open(%q) = %v; want ErrInvalidOption saying %q", tc.reason, tc.location, err, tc.says)
+		if err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: Open(%q) = %v; want an error saying %q", tc.reason, tc.location, err, tc.says)
 		}
 	}
 	if _, err := store.Open(ctx, "s3://b?no_such_parameter=1", nil); err == nil {
@@ -497,15 +497,15 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open = %v; want an error without the URL's password", err)
 	}
 	// Without the password, the error still is what it was.
-	if _, err := store.Open(ctx, "gs://user:secret@b", nil); !errors.Is(err, store.ErrInvalidOption) || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "gs://user:xxxxx@b") {
-		t.Errorf("Open of a URL with a password and no driver = %v; want ErrInvalidOption naming the redacted URL", err)
+	if _, err := store.Open(ctx, "gs://user:secret@b", nil); err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "gs://user:xxxxx@b") || !strings.Contains(err.Error(), `import _ "gocloud.dev/blob/gcsblob"`) {
+		t.Errorf("Open of a URL with a password and no driver = %v; want an error naming the redacted URL and the driver's import", err)
 	}
 	opener := bucketurl.Opener() // blobstore's
 	bucketurl.Register(nil)
 	_, err := store.Open(ctx, "s3://user:secret@b", nil)
 	bucketurl.Register(opener)
-	if !errors.Is(err, store.ErrInvalidOption) || !strings.Contains(err.Error(), `import _ "github.com/zircote/lro-go/lro/store/blobstore"`) || strings.Contains(err.Error(), "secret") {
-		t.Errorf("Open without an opener = %v; want ErrInvalidOption naming the import, without the password", err)
+	if err == nil || !strings.Contains(err.Error(), `import _ "github.com/zircote/lro-go/lro/store/blobstore"`) || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Open without an opener = %v; want an error naming the import, without the password", err)
 	}
 	s, err := store.Open(ctx, t.TempDir(), nil)
 	if err != nil || s.Dir() == "" || s.Bucket() != nil || s.Close() != nil {
