@@ -48,9 +48,9 @@ type bucket struct {
 }
 
 func newBucket(t testing.TB) *bucket {
-	b := &bucket{Bucket: blobstore.New(memblob.OpenBucket(nil))}
-	t.Cleanup(func() { b.Close() })
-	return b
+	mem := memblob.OpenBucket(nil)
+	t.Cleanup(func() { mem.Close() })
+	return &bucket{Bucket: blobstore.New(mem)}
 }
 
 func (b *bucket) NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, int64, error) {

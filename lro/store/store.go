@@ -65,7 +65,8 @@ type Options struct {
 // [Store] writes to and reads from, and what a janitor sweeps. Its methods
 // must be safe for concurrent use. Besides those below, it has the three
 // methods of [cleanup.Bucket] (List, Delete, Expiry), which the janitor of
-// package cleanup uses.
+// package cleanup uses. It has no Close: the caller of [NewBucket] closes
+// its bucket, and [Store.Close] the one that [Open] opened.
 type Bucket interface {
 	cleanup.Bucket
 	// NewWriter starts the object of key, recording its expiry with it
@@ -77,16 +78,14 @@ type Bucket interface {
 	// object. It returns an error wrapping [io/fs.ErrNotExist] if there is no
 	// such object.
 	NewRangeReader(ctx context.Context, key string, offset, length int64) (r io.ReadCloser, size int64, err error)
-	// Close releases the bucket.
-	Close() error
 }
 
 // Store writes offloaded files to a folder or a bucket and reads them back
 // by handle. It is safe for concurrent use.
 type Store struct {
-	dir    string // absolute; "" for a bucket
-	bucket Bucket // nil for a folder
-	owned  bool   // bucket opened by Open: Close closes it
+	dir    string    // absolute; "" for a bucket
+	bucket Bucket    // nil for a folder
+	closer io.Closer // the bucket opened by Open, which Close closes; or nil
 	prefix string
 	ttl    time.Duration
 	now    func() time.Time          // time.Now, or a test's clock (export_test.go)
@@ -142,7 +141,8 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("store: bucket URL %s: the opener returned a %T, not a Bucket", safe, opened)
 	}
-	s.bucket, s.owned = b, true
+	s.bucket = b
+	s.closer, _ = opened.(io.Closer)
 	if err := s.listOnce(ctx); err != nil {
 		s.Close()
 		return nil, redacted(err, location, safe)
@@ -179,7 +179,8 @@ func redact(location string) string {
 }
 
 // NewBucket returns a Store that writes objects into b, such as
-// blobstore.New(bucket). The caller closes b after the Store's last use.
+// blobstore.New(bucket). The caller closes b after the Store's last use:
+// [Store.Close] does not.
 func NewBucket(b Bucket, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
@@ -251,8 +252,8 @@ func (s *Store) listOnce(ctx context.Context) error {
 func (s *Store) Close() error {
 	s.stop()
 	s.wg.Wait()
-	if s.owned {
-		return s.bucket.Close()
+	if s.closer != nil {
+		return s.closer.Close()
 	}
 	return nil
 }

@@ -63,7 +63,8 @@ func open(ctx context.Context, url string) (any, error) {
 	return New(b), nil
 }
 
-// New returns b as a [store.Bucket], whose Close closes b.
+// New returns b as a [store.Bucket]: the caller of [store.NewBucket]
+// closes b after the Store's last use.
 func New(b *blob.Bucket) store.Bucket { return bucket{b} }
 
 // bucket adapts a *blob.Bucket to store.Bucket.
@@ -141,6 +142,8 @@ func (b bucket) Delete(ctx context.Context, key string) error {
 	return notExist(b.b.Delete(ctx, key))
 }
 
+// Close closes the bucket: [store.Store.Close] calls it for a bucket that
+// [store.Open] opened.
 func (b bucket) Close() error { return b.b.Close() }
 
 // notExist returns err, wrapping fs.ErrNotExist too if it says that an
