@@ -134,7 +134,7 @@ func BenchmarkOffload500Store(b *testing.B) {
 	}
 	plain := arm("no_store", &lro.Options{OutputDir: b.TempDir()}, func(d offloadResponse) { os.Remove(d.FilePath) })
 	b.Run("folder", func(b *testing.B) {
-		st, err := store.NewFolder(b.TempDir(), nil)
+		st, err := store.Open(context.Background(), b.TempDir(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

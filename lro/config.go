@@ -110,10 +110,7 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 	so := &store.Options{Prefix: out.Prefix, TTL: out.TTL, Observer: out.Observer}
 	st, err := store.Open(context.Background(), l.storage, so)
 	if err != nil {
-		if errors.Is(err, store.ErrInvalidOption) {
-			return nil, fmt.Errorf("lro: %s: %w: %w", l.storageFrom, err, ErrInvalidOption)
-		}
-		return nil, fmt.Errorf("lro: %s: %w", l.storageFrom, err)
+		return nil, fmt.Errorf("lro: %s: %w: %w", l.storageFrom, err, ErrInvalidOption)
 	}
 	out.Store = st
 	if err := out.Validate(); err != nil {

@@ -29,7 +29,7 @@ func (namedObserver) Observe(context.Context, event.Event) {}
 // Store and the record type. The Options of the other packages have only
 // exported fields too.
 func TestOptionsCompare(t *testing.T) {
-	st, err := store.NewFolder(t.TempDir(), nil)
+	st, err := store.Open(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -316,7 +316,7 @@ func specName(t *testing.T, handle, prefix string) string {
 func TestStoreFolder(t *testing.T) {
 	for _, extract := range []bool{false, true} {
 		dir := t.TempDir()
-		st, err := store.NewFolder(dir, &store.Options{Prefix: "f"})
+		st, err := store.Open(context.Background(), dir, &store.Options{Prefix: "f"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +485,7 @@ func (panicWriter) Write([]byte) (int, error) { panic("boom") }
 // must agree with it, and the errors name them.
 func TestStoreOptions(t *testing.T) {
 	dir := t.TempDir()
-	folder, err := store.NewFolder(dir, &store.Options{Prefix: "f", TTL: time.Hour})
+	folder, err := store.Open(context.Background(), dir, &store.Options{Prefix: "f", TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -268,7 +268,7 @@ func offloadGoldenBubble(t *testing.T, dir string) []offloaded {
 		}
 		switch tc.store {
 		case "folder":
-			st, err := store.NewFolder(dir, nil)
+			st, err := store.Open(context.Background(), dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

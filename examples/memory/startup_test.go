@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func TestOutputDir(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	folder := t.TempDir()
-	st, err := store.NewFolder(folder, nil)
+	st, err := store.Open(context.Background(), folder, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func listedTools(t *testing.T, opts *extract.Options) map[string]*mcp.Tool {
 // folder, a folder Store and a bucket Store (their descriptions say how
 // long results are kept, and the bucket's that they are not on disk).
 func extractOptions(t *testing.T) map[string]*extract.Options {
-	folder, err := store.NewFolder(t.TempDir(), &store.Options{TTL: time.Hour})
+	folder, err := store.Open(context.Background(), t.TempDir(), &store.Options{TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

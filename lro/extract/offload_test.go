@@ -216,7 +216,7 @@ func TestAnswerSweptAtExpiry(t *testing.T) {
 // with the options' TTL, else the Store's, else the default hour.
 func TestAnswerExpiredEvent(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	st, err := store.NewFolder(t.TempDir(), &store.Options{TTL: 2 * time.Hour})
+	st, err := store.Open(context.Background(), t.TempDir(), &store.Options{TTL: 2 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

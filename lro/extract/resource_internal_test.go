@@ -23,7 +23,7 @@ import (
 // handler allocates about the object's size, once (the text go-sdk sends),
 // not a growing buffer and a copy of it.
 func TestReadResourceCopiesOnce(t *testing.T) {
-	st, err := store.NewFolder(t.TempDir(), nil)
+	st, err := store.Open(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func storeResult(t *testing.T, st *store.Store, n, size int) string {
 // it has written the answer; a request cancelled before its answer gets an
 // error and its slot back; a read returns at most a 32nd of MaxMemoryBytes.
 func TestReadResourceHoldsItsSlot(t *testing.T) {
-	st, err := store.NewFolder(t.TempDir(), nil)
+	st, err := store.Open(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestReadResourceHoldsItsSlot(t *testing.T) {
 // blob (go-sdk would turn its text into U+FFFD), within the same bound as
 // go-sdk encodes it, in base64.
 func TestReadResourceBlob(t *testing.T) {
-	st, err := store.NewFolder(t.TempDir(), nil)
+	st, err := store.Open(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,9 +48,9 @@ type bucket struct {
 }
 
 func newBucket(t testing.TB) *bucket {
-	b := &bucket{Bucket: blobstore.New(memblob.OpenBucket(nil))}
-	t.Cleanup(func() { b.Close() })
-	return b
+	mem := memblob.OpenBucket(nil)
+	t.Cleanup(func() { mem.Close() })
+	return &bucket{Bucket: blobstore.New(mem)}
 }
 
 func (b *bucket) NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, int64, error) {
@@ -352,7 +352,7 @@ func TestStoreFolder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(storeT0.Sub(time.Now()))
 		dir := t.TempDir()
-		st, err := store.NewFolder(dir, &store.Options{TTL: time.Hour})
+		st, err := store.Open(context.Background(), dir, &store.Options{TTL: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,7 +411,7 @@ func TestHandleWithoutStore(t *testing.T) {
 // the Store's.
 func TestStoreOptions(t *testing.T) {
 	dir := t.TempDir()
-	folder, err := store.NewFolder(dir, &store.Options{Prefix: "srv"})
+	folder, err := store.Open(context.Background(), dir, &store.Options{Prefix: "srv"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -707,7 +707,7 @@ func TestStoreToolsSayRetention(t *testing.T) {
 		{"bucket", &extract.Options{LRO: &lro.Options{Store: newStore(t, newBucket(t))}}, []string{"Results expire after 1h (an error says so)."}},
 		{"no store", &extract.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, nil},
 		{"folder store", &extract.Options{LRO: &lro.Options{Store: func() *store.Store {
-			st, err := store.NewFolder(t.TempDir(), &store.Options{TTL: 90 * time.Minute})
+			st, err := store.Open(context.Background(), t.TempDir(), &store.Options{TTL: 90 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}

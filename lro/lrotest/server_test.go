@@ -122,7 +122,7 @@ type storeKind int
 
 const (
 	inFolder    storeKind = iota // OutputDir, no store: no handles
-	folderStore                  // a store.NewFolder: handles, the files on this machine
+	folderStore                  // a folder of store.Open: handles, the files on this machine
 	bucketStore                  // a memblob bucket: handles, the files on the server only
 )
 
@@ -153,7 +153,7 @@ func startServer(t *testing.T, so serverOptions) *server {
 		var st *store.Store
 		var err error
 		if so.store == folderStore {
-			st, err = store.NewFolder(dir, nil)
+			st, err = store.Open(context.Background(), dir, nil)
 		} else {
 			b := memblob.OpenBucket(nil)
 			t.Cleanup(func() { b.Close() })

@@ -452,7 +452,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestNewErrors(t *testing.T) {
-	folder, err := store.NewFolder(t.TempDir(), nil)
+	folder, err := store.Open(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type backend struct {
 func backends() []backend {
 	return []backend{
 		{"folder", func(t *testing.T, opts *store.Options) *store.Store {
-			s, err := store.NewFolder(filepath.Join(t.TempDir(), "out"), opts)
+			s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "out"), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

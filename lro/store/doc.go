@@ -13,8 +13,10 @@
 // failed upload: the janitor of package [github.com/zircote/lro-go/cleanup]
 // sweeps a folder ([Store.Dir]) or a bucket ([Store.Bucket]).
 //
-// A Store reaches a bucket through the small [Bucket] interface, so that a
-// program that keeps its files in a folder does not link gocloud.dev/blob.
+// [Open] returns a Store in a folder, given its path, or in a bucket, given
+// its URL; [NewBucket] one in a bucket the program opened itself. A Store
+// reaches a bucket through the small [Bucket] interface, so that a program
+// that keeps its files in a folder does not link gocloud.dev/blob.
 // Package [github.com/zircote/lro-go/lro/store/blobstore] adapts a bucket
 // of gocloud.dev/blob and, once imported, lets [Open] open bucket URLs such
 // as s3://bucket?region=us-east-1 (with the driver's import, such as

@@ -44,7 +44,7 @@ func share(t *testing.T, s *store.Store, opts *store.Options) *store.Store {
 	if s.Bucket() != nil {
 		other, err = store.NewBucket(s.Bucket(), opts)
 	} else {
-		other, err = store.NewFolder(s.Dir(), opts)
+		other, err = store.Open(context.Background(), s.Dir(), opts)
 	}
 	if err != nil {
 		t.Fatal(err)

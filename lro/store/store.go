@@ -36,11 +36,6 @@ var (
 	// ErrExpiredHandle is returned (wrapped) by [Store.NewRangeReader] for
 	// a handle that has expired, deleted or not.
 	ErrExpiredHandle = errors.New("store: expired handle")
-
-	// ErrInvalidOption is returned (wrapped) by [Open], [NewFolder] and
-	// [NewBucket] for invalid [Options], and by Open for a bucket URL that
-	// the program cannot open.
-	ErrInvalidOption = errors.New("store: invalid option")
 )
 
 // Options configure a [Store]. A nil *Options uses every default. The
@@ -70,7 +65,8 @@ type Options struct {
 // [Store] writes to and reads from, and what a janitor sweeps. Its methods
 // must be safe for concurrent use. Besides those below, it has the three
 // methods of [cleanup.Bucket] (List, Delete, Expiry), which the janitor of
-// package cleanup uses.
+// package cleanup uses. It has no Close: the caller of [NewBucket] closes
+// its bucket, and [Store.Close] the one that [Open] opened.
 type Bucket interface {
 	cleanup.Bucket
 	// NewWriter starts the object of key, recording its expiry with it
@@ -82,16 +78,14 @@ type Bucket interface {
 	// object. It returns an error wrapping [io/fs.ErrNotExist] if there is no
 	// such object.
 	NewRangeReader(ctx context.Context, key string, offset, length int64) (r io.ReadCloser, size int64, err error)
-	// Close releases the bucket.
-	Close() error
 }
 
 // Store writes offloaded files to a folder or a bucket and reads them back
 // by handle. It is safe for concurrent use.
 type Store struct {
-	dir    string // absolute; "" for a bucket
-	bucket Bucket // nil for a folder
-	owned  bool   // bucket opened by Open: Close closes it
+	dir    string    // absolute; "" for a bucket
+	bucket Bucket    // nil for a folder
+	closer io.Closer // the bucket opened by Open, which Close closes; or nil
 	prefix string
 	ttl    time.Duration
 	now    func() time.Time          // time.Now, or a test's clock (export_test.go)
@@ -107,24 +101,37 @@ type Store struct {
 
 // Open returns a Store at location: a bucket URL (scheme://...), opened by
 // package [github.com/zircote/lro-go/lro/store/blobstore] if the program
-// imports it, or else the path of a local folder, as [NewFolder].
-// Open lists the bucket once, within [Options.WriteTimeout], so that a
+// imports it, or else the path of a local folder, into which the Store
+// writes files with [jsonl.Create]. The path is made absolute, and is
+// [os.TempDir] if empty; the folder is created with mode 0700 on the first
+// write. A folder that another user could write to or own is refused, as by
+// jsonl.Create.
+//
+// Open lists a bucket once, within [Options.WriteTimeout], so that a
 // bucket that cannot be reached (a wrong endpoint, credentials or name)
 // fails here with the reason, rather than making every offload fall back.
-// [Store.Close] closes a bucket that Open opened. No error message holds
-// the password of a URL.
+// [Store.Close] closes a bucket that Open opened. Open fails, naming the
+// field or the problem, for invalid [Options] and for a bucket URL that the
+// program cannot open; no error message holds the password of a URL.
 func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
-	if !strings.Contains(location, "://") {
-		return NewFolder(location, opts)
-	}
 	s, err := newStore(opts)
 	if err != nil {
 		return nil, err
 	}
+	if !strings.Contains(location, "://") {
+		dir := cmp.Or(location, os.TempDir())
+		if s.dir, err = filepath.Abs(dir); err != nil {
+			return nil, fmt.Errorf("store: folder %q: %w", dir, err)
+		}
+		if err := disk.CheckDir(s.dir); err != nil {
+			return nil, fmt.Errorf("store: folder %q: %w", dir, err)
+		}
+		return s, nil
+	}
 	open := bucketurl.Opener()
 	safe := redact(location)
 	if open == nil {
-		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\"): %w", safe, ErrInvalidOption)
+		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\")", safe)
 	}
 	opened, err := open(ctx, location)
 	if err != nil {
@@ -134,7 +141,8 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("store: bucket URL %s: the opener returned a %T, not a Bucket", safe, opened)
 	}
-	s.bucket, s.owned = b, true
+	s.bucket = b
+	s.closer, _ = opened.(io.Closer)
 	if err := s.listOnce(ctx); err != nil {
 		s.Close()
 		return nil, redacted(err, location, safe)
@@ -170,27 +178,9 @@ func redact(location string) string {
 	return u.Redacted()
 }
 
-// NewFolder returns a Store that writes files into the folder dir with
-// [jsonl.Create] (made absolute; [os.TempDir] if empty; created with mode
-// 0700 on the first write). A folder that another user could write to or
-// own is refused, as by jsonl.Create.
-func NewFolder(dir string, opts *Options) (*Store, error) {
-	s, err := newStore(opts)
-	if err != nil {
-		return nil, err
-	}
-	dir = cmp.Or(dir, os.TempDir())
-	if s.dir, err = filepath.Abs(dir); err != nil {
-		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
-	}
-	if err := disk.CheckDir(s.dir); err != nil {
-		return nil, fmt.Errorf("store: folder %q: %w", dir, err)
-	}
-	return s, nil
-}
-
 // NewBucket returns a Store that writes objects into b, such as
-// blobstore.New(bucket). The caller closes b after the Store's last use.
+// blobstore.New(bucket). The caller closes b after the Store's last use:
+// [Store.Close] does not.
 func NewBucket(b Bucket, opts *Options) (*Store, error) {
 	s, err := newStore(opts)
 	if err != nil {
@@ -214,14 +204,14 @@ func newStore(opts *Options) (*Store, error) {
 	o := *cmp.Or(opts, &Options{})
 	o.Prefix = cmp.Or(o.Prefix, spec.DefaultPrefix)
 	if err := disk.ValidatePrefix(o.Prefix); err != nil {
-		return nil, fmt.Errorf("store: Options.Prefix: %w: %w", err, ErrInvalidOption)
+		return nil, fmt.Errorf("store: Options.Prefix: %w", err)
 	}
 	if o.TTL < 0 {
-		return nil, fmt.Errorf("store: Options.TTL is %v: %w", o.TTL, ErrInvalidOption)
+		return nil, fmt.Errorf("store: Options.TTL is %v, negative: invalid option", o.TTL)
 	}
 	o.TTL = cmp.Or(o.TTL, defaultTTL)
 	if o.WriteTimeout < 0 {
-		return nil, fmt.Errorf("store: Options.WriteTimeout is %v: %w", o.WriteTimeout, ErrInvalidOption)
+		return nil, fmt.Errorf("store: Options.WriteTimeout is %v, negative: invalid option", o.WriteTimeout)
 	}
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, defaultWriteTimeout)
 	s := &Store{prefix: o.Prefix, ttl: o.TTL, now: time.Now, writeTimeout: o.WriteTimeout, observer: o.Observer}
@@ -262,8 +252,8 @@ func (s *Store) listOnce(ctx context.Context) error {
 func (s *Store) Close() error {
 	s.stop()
 	s.wg.Wait()
-	if s.owned {
-		return s.bucket.Close()
+	if s.closer != nil {
+		return s.closer.Close()
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ var drivers = map[string]string{
 
 // open is the opener of [store.Open]: it opens the bucket of url with
 // [blob.OpenBucket]. For a scheme without a registered driver, it returns
-// an error wrapping [store.ErrInvalidOption] that names the import to add.
+// an error that names the import to add.
 func open(ctx context.Context, url string) (any, error) {
 	scheme, _, _ := strings.Cut(url, "://")
 	if !blob.DefaultURLMux().ValidBucketScheme(scheme) {
@@ -54,7 +54,7 @@ func open(ctx context.Context, url string) (any, error) {
 		if pkg, ok := drivers[scheme]; ok {
 			hint = fmt.Sprintf("add import _ %q to the program", pkg)
 		}
-		return nil, fmt.Errorf("store: bucket URL %s: no driver registered for %q (%s): %w", url, scheme, hint, store.ErrInvalidOption)
+		return nil, fmt.Errorf("store: bucket URL %s: no driver registered for %q (%s)", url, scheme, hint)
 	}
 	b, err := blob.OpenBucket(ctx, url)
 	if err != nil {
@@ -63,7 +63,8 @@ func open(ctx context.Context, url string) (any, error) {
 	return New(b), nil
 }
 
-// New returns b as a [store.Bucket], whose Close closes b.
+// New returns b as a [store.Bucket]: the caller of [store.NewBucket]
+// closes b after the Store's last use.
 func New(b *blob.Bucket) store.Bucket { return bucket{b} }
 
 // bucket adapts a *blob.Bucket to store.Bucket.
@@ -141,6 +142,8 @@ func (b bucket) Delete(ctx context.Context, key string) error {
 	return notExist(b.b.Delete(ctx, key))
 }
 
+// Close closes the bucket: [store.Store.Close] calls it for a bucket that
+// [store.Open] opened.
 func (b bucket) Close() error { return b.b.Close() }
 
 // notExist returns err, wrapping fs.ErrNotExist too if it says that an

@@ -42,7 +42,7 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// {"id":"m1"}
-	// store: bucket URL gs://bucket: no driver registered for "gs" (add import _ "gocloud.dev/blob/gcsblob" to the program): store: invalid option
+	// store: bucket URL gs://bucket: no driver registered for "gs" (add import _ "gocloud.dev/blob/gcsblob" to the program)
 }
 
 // r0 returns the offset of the first record: the file's size less the one

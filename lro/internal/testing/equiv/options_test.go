@@ -1,6 +1,7 @@
 package equiv
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -76,7 +77,7 @@ func options(s setup) (*built, error) {
 	case "dir":
 		lo.OutputDir = s.dir
 	case "folder":
-		b.store, err = store.NewFolder(s.dir, &store.Options{})
+		b.store, err = store.Open(context.Background(), s.dir, &store.Options{})
 	case "bucket":
 		b.store, err = store.NewBucket(blobstore.New(s.bucket), &store.Options{})
 	}
