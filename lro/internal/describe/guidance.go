@@ -45,7 +45,7 @@ func shell(in *Input, withRecipes bool) string {
 	var b strings.Builder
 	b.WriteString(headline(in))
 	fmt.Fprintf(&b, "\nFile: %s\n", in.Path)
-	b.WriteString(detailLine(in))
+	b.WriteString(detailLine(in, "full (whole records)"))
 	switch {
 	case !withRecipes:
 		b.WriteString("Query it with jq or grep; tail -n +2 skips the header.\n")
@@ -55,7 +55,7 @@ func shell(in *Input, withRecipes bool) string {
 		b.WriteString("Use the jq recipes above to extract specific data.\n")
 	}
 	b.WriteString("Read the whole file only if you need the complete dataset.\n")
-	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", noun(in))
+	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", cmp.Or(in.Noun, "records"))
 	return b.String()
 }
 
@@ -71,28 +71,21 @@ func headline(in *Input) string {
 		redacted = fmt.Sprintf("; %d credentials redacted", in.Redacted)
 	}
 	if in.Saved > 0 {
-		return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens saved%s).", in.Count, noun(in), in.Saved, redacted)
+		return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens saved%s).", in.Count, cmp.Or(in.Noun, "records"), in.Saved, redacted)
 	}
-	return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens%s).", in.Count, noun(in), in.EstimatedTokens, redacted)
+	return fmt.Sprintf("Results offloaded to JSONL (%d %s, ~%d tokens%s).", in.Count, cmp.Or(in.Noun, "records"), in.EstimatedTokens, redacted)
 }
 
 // detailLine returns the guidance's line on the detail level, newline
 // included. Memory records are serialized at a detail level, and so are
 // records below full detail: the line names it. Other records have no
-// detail levels and are recorded as "full": the line says what that means.
-func detailLine(in *Input) string {
+// detail levels and are recorded as "full": the line says full, in the
+// caller's words.
+func detailLine(in *Input, full string) string {
 	if in.Noun == "memories" || in.Detail != string(recipes.Full) {
 		return "Detail level: " + in.Detail + "\n"
 	}
-	return "Detail level: full (whole records)\n"
-}
-
-// noun returns in.Noun, or "records" when it is empty.
-func noun(in *Input) string {
-	if in.Noun == "" {
-		return "records"
-	}
-	return in.Noun
+	return "Detail level: " + full + "\n"
 }
 
 // Native renders the guidance of a descriptor for a server that
@@ -114,11 +107,7 @@ func Native(in *Input) string {
 	}
 	b.WriteString(headline(in))
 	b.WriteByte('\n')
-	if in.Noun == "memories" || in.Detail != string(recipes.Full) {
-		b.WriteString(detailLine(in))
-	} else {
-		b.WriteString("Detail level: full\n") // the line schema and the preview say what records hold
-	}
+	b.WriteString(detailLine(in, "full")) // the line schema and the preview say what records hold
 	if in.Noun == "memories" {
 		fmt.Fprintf(&b, "Use the `%s` tool to query this result set. Examples:\n", ToolExtract)
 	} else {
@@ -201,7 +190,7 @@ func Native(in *Input) string {
 	if byHandle {
 		fmt.Fprintf(&b, "The file is on the server, not this machine: for jq, first save resources/read of %s{handle} to %s.\n", ResultURIPrefix, in.Path)
 	}
-	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", noun(in))
+	fmt.Fprintf(&b, "Line 1 is a metadata header; %s start at line 2.", cmp.Or(in.Noun, "records"))
 	return b.String()
 }
 
@@ -233,10 +222,7 @@ func exampleFilter(in *Input) string {
 	if f == "" {
 		return "select(type == \"object\") | keys"
 	}
-	p := JQKey(f)
-	if !strings.HasPrefix(p, ".") {
-		p = "." + p
-	}
+	p := "." + strings.TrimPrefix(JQKey(f), ".")
 	match := "select(" + p + " | strings | test(" + string(rawjson.AppendQuote(nil, paramValue(in, spec.ParamKeyword, "your term"))) + "; \"i\"))"
 	if f == "text" && hasLineNumbers(in) {
 		return match + " | .line" // lines of text: where they are
