@@ -181,13 +181,7 @@ const maxDescriptorTokens = 4096
 
 // preview returns how many records the descriptor previews.
 func (c *Config) preview() int {
-	switch {
-	case c.Preview < 0:
-		return 0
-	case c.Preview == 0:
-		return DefaultPreview
-	}
-	return min(c.Preview, MaxPreview)
+	return min(max(cmp.Or(c.Preview, DefaultPreview), 0), MaxPreview)
 }
 
 // expires returns when a file written now expires, in RFC 3339 to the

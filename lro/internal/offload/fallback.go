@@ -171,15 +171,3 @@ func (c *Config) shower(r *result, p *plan) shower {
 
 // errEnough stops a walk over the records that has what it needs.
 var errEnough = errors.New("offload: enough records")
-
-// joinArray appends the JSON array of records to b.
-func joinArray(b []byte, records [][]byte) []byte {
-	b = append(b, '[')
-	for i, r := range records {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, r...)
-	}
-	return append(b, ']')
-}

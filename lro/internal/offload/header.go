@@ -1,11 +1,11 @@
 package offload
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
 	"github.com/zircote/lro-go/jsonl"
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // FileHeader is the header line as the engine writes it: the
@@ -78,13 +78,11 @@ type Copy struct {
 
 // writeHeader writes h as the header line of w.
 func writeHeader(w *jsonl.Writer, h FileHeader) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as jsonl writes the rest of the line
-	if err := enc.Encode(h.Shape); err != nil {
+	ext, err := describe.Marshal(h.Shape) // not escaped for HTML, as jsonl writes the rest of the line
+	if err != nil {
 		return fmt.Errorf("jsonl: %s: header: %w", w.Path(), err)
 	}
-	h.Header.Extension = b.Bytes()
+	h.Header.Extension = ext
 	return w.WriteHeader(h.Header)
 }
 

@@ -528,7 +528,8 @@ func skeletonOf(ru *run) []byte {
 // with returns the document of the asArray run ru with recs in its array.
 func (ru *run) with(recs [][]byte) []byte {
 	out := append(make([]byte, 0, len(ru.doc)-(ru.end-ru.start)+2), ru.doc[:ru.start]...)
-	return append(joinArray(out, recs), ru.doc[ru.end:]...)
+	out = append(append(out, '['), bytes.Join(recs, []byte{','})...)
+	return append(append(out, ']'), ru.doc[ru.end:]...)
 }
 
 // writeTextItem writes the text item t with the JSON value text as its text.

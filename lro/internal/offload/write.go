@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	pathpkg "path"
+	"slices"
 	"strings"
 	"time"
 
@@ -320,12 +321,9 @@ func (u *jq16Lines) add(line []byte, n int) {
 	if len(u.lines) < maxNamedLines {
 		u.lines = append(u.lines, n)
 	}
-	for _, r := range u.reasons {
-		if r == reason {
-			return
-		}
+	if !slices.Contains(u.reasons, reason) {
+		u.reasons = append(u.reasons, reason)
 	}
-	u.reasons = append(u.reasons, reason)
 }
 
 // warning returns the descriptor's sentence on the lines jq 1.6 cannot
