@@ -49,12 +49,7 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 			break
 		}
 	}
-	for _, it := range r.items {
-		if it.media {
-			fb.content = append(fb.content, it.item)
-		}
-	}
-	res.Content = fb.content
+	res.Content = withMedia(fb.content, r)
 	res.StructuredContent = nil
 	if fb.structured != nil {
 		res.StructuredContent = json.RawMessage(fb.structured)
@@ -73,7 +68,6 @@ func (c *Config) fallback(ctx context.Context, call Call, res *mcp.CallToolResul
 type fallbackResponse struct {
 	content    []mcp.Content
 	structured []byte
-	shown      int
 	used       int // tokens of everything sent
 }
 
@@ -86,14 +80,14 @@ func (c *Config) fallbackWith(s shower, k int, hasStructured bool, warning func(
 	if hasStructured && sc == nil {
 		sc = []byte(notice)
 	}
-	fb := fallbackResponse{structured: sc, shown: k}
+	fb, shown := fallbackResponse{structured: sc}, k
 	if body == nil {
-		fb.shown = 0
+		shown = 0
 	}
 	var text string
 	// The warning's figures change its own size: settle them.
 	for range 5 {
-		text = warning(fb.shown, fb.used)
+		text = warning(shown, fb.used)
 		n := c.textTokens(text) + c.Tokenizer.Tokens(body) + c.Tokenizer.Tokens(sc)
 		if n == fb.used {
 			break

@@ -157,18 +157,16 @@ func (c *Config) Apply(ctx context.Context, describe func() Call, res *mcp.CallT
 	redacted = c.redactResult(r)
 	p, err := c.plan(ctx, r)
 	if p != nil {
-		p.redacted = redacted
+		p.redacted, p.tokens = redacted, tokens
 	}
 	if ctx.Err() != nil && p != nil {
 		// Canceled while finding the records: the fallback, of what was found.
-		p.tokens = tokens
 		c.fallback(ctx, describeCall(), res, r, p, err)
 		return Outcome{Fallback: true}
 	}
 	if err != nil {
 		return Outcome{} // structured content that is not JSON: not ours to judge
 	}
-	p.tokens = tokens
 	return c.offloadOrFallback(ctx, describeCall(), res, r, p)
 }
 
@@ -235,14 +233,20 @@ func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.Call
 	if link != nil {
 		content = append(content, link)
 	}
+	res.Content = withMedia(content, r)
+	res.StructuredContent = json.RawMessage(d)
+	return o
+}
+
+// withMedia returns content and, after it, the images and audio of r, which
+// stay in the response.
+func withMedia(content []mcp.Content, r *result) []mcp.Content {
 	for _, it := range r.items {
 		if it.media {
 			content = append(content, it.item)
 		}
 	}
-	res.Content = content
-	res.StructuredContent = json.RawMessage(d)
-	return o
+	return content
 }
 
 // emit delivers e to o. A nil o discards the event.

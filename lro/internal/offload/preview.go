@@ -167,24 +167,25 @@ func (pr *previewer) record(rec []byte) ([]byte, error) {
 		pr.cut = true
 		return rawjson.AppendQuote(nil, cutMark), nil
 	}
-	if pr.fields != nil && jsontext.Value(rec).Kind() == '{' {
-		return pr.project(rec)
-	}
 	var b bytes.Buffer
 	enc := jsontext.NewEncoder(&b, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
-	if err := pr.value(rawjson.NewDecoder(rec), enc, 0); err != nil {
+	var err error
+	if pr.fields != nil && jsontext.Value(rec).Kind() == '{' {
+		err = pr.project(rec, enc)
+	} else {
+		err = pr.value(rawjson.NewDecoder(rec), enc, 0)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
-// project returns the members of the object rec named by pr.fields that are
-// not null, each cut down, named by their path.
-func (pr *previewer) project(rec []byte) ([]byte, error) {
-	var b bytes.Buffer
-	enc := jsontext.NewEncoder(&b, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+// project writes to enc the members of the object rec named by pr.fields
+// that are not null, each cut down, named by their path.
+func (pr *previewer) project(rec []byte, enc *jsontext.Encoder) error {
 	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
-		return nil, err
+		return err
 	}
 	ms, err := members(rec) // read once for every field
 	top := ms
@@ -204,21 +205,18 @@ func (pr *previewer) project(rec []byte) ([]byte, error) {
 		}
 		names[path[0]] = true
 		if err := enc.WriteToken(jsontext.String(strings.Join(path, "."))); err != nil {
-			return nil, err
+			return err
 		}
 		buf = *bytes.NewBuffer(v) // read in place, not copied
 		dec.Reset(&buf, rawjson.DecodeOptions...)
 		if err := pr.value(dec, enc, 1); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(ms) > len(names) {
 		pr.projected = true
 	}
-	if err := enc.WriteToken(jsontext.EndObject); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+	return enc.WriteToken(jsontext.EndObject)
 }
 
 // lookup returns the value at path in the JSON object doc, or nil.
@@ -241,13 +239,12 @@ func lookup(doc []byte, path []string) []byte {
 // lookupIn returns the value of the last member named name of the object doc,
 // whose members are ms, or nil.
 func lookupIn(doc []byte, ms []member, name string) []byte {
-	var found []byte
 	for _, m := range ms {
-		if m.name == name && m.last {
-			found = doc[m.start:m.end]
+		if m.name == name && m.last { // one member of a name is the last
+			return doc[m.start:m.end]
 		}
 	}
-	return found
+	return nil
 }
 
 // value copies the next value of dec, depth levels into a record, to enc,
