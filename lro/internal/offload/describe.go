@@ -99,37 +99,34 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	if n > 0 && c.Profile != descriptor.ProfileBarePointer {
 		ps = newPreviews(t, count, n, fields, cmp.Or(in.Noun, p.noun()))
 	}
+	// withPreview returns the descriptor of in with the preview of n records
+	// when there is one and it fits, else nil.
+	withPreview := func(in describe.Input, profile descriptor.Profile, n int) ([]byte, error) {
+		if in.Preview = ps.take(n); in.Preview == nil {
+			return nil, nil
+		}
+		d, tokens, err := encode(in, profile)
+		if err != nil || tokens > limit {
+			return nil, err
+		}
+		return d, nil
+	}
 	if _, ok := c.Tokenizer.(Heuristic); ok && ps != nil {
 		// The descriptor with the whole preview mostly fits: it is made
 		// first. When it fits, so does the one without it (the heuristic
 		// counts no more tokens of fewer bytes), which fit would then
 		// return as it is, and the loop below would return this one.
-		if whole := ps.take(n); whole != nil {
-			with := in
-			with.Preview = whole
-			d, tokens, err := encode(with, c.Profile)
-			if err != nil {
-				return nil, err
-			}
-			if tokens <= limit {
-				return d, nil
-			}
+		if d, err := withPreview(in, c.Profile, n); d != nil || err != nil {
+			return d, err
 		}
 	}
 	in, profile, data, err := c.fit(in, t, ls, encode)
 	if err != nil || profile == descriptor.ProfileBarePointer || ps == nil {
 		return data, err
 	}
-	for ; n > 0; n-- {
-		if in.Preview = ps.take(n); in.Preview == nil {
-			break
-		}
-		d, tokens, err := encode(in, profile)
-		if err != nil {
-			return nil, err
-		}
-		if tokens <= limit {
-			return d, nil
+	for ; n > 0; n-- { // fewer records while a preview has any
+		if d, err := withPreview(in, profile, n); d != nil || err != nil {
+			return d, err
 		}
 	}
 	return data, nil
