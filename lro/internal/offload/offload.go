@@ -7,7 +7,6 @@ import (
 	"io"
 	"reflect"
 	"time"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,7 +93,7 @@ type Heuristic struct{}
 
 // Tokens returns estimate.Tokens of b, without copying b.
 func (Heuristic) Tokens(b []byte) int {
-	return estimate.Tokens(unsafe.String(unsafe.SliceData(b), len(b))) // read only
+	return estimate.Tokens(rawjson.String(b)) // read only
 }
 
 // Outcome is what [Config.Apply] did with a result.
