@@ -88,14 +88,13 @@ func detailLine(in *Input, full string) string {
 	return "Detail level: " + full + "\n"
 }
 
-// Native renders the guidance of a descriptor for a server that
-// offers the extraction tools: the specification's native-tool template,
-// which directs the model to lro_extract. Its examples (a browse, two
-// recipes with parameters (one but for memories), a custom filter and a where filter) use the
-// tools' argument names and the file's own recipes and values; the first is
-// a whole call, the others the arguments that go with the same file_path,
-// written once. The template's list of recipes, which repeats their
-// descriptions, is given for memories only. in.ByHandle is for a file kept in a bucket, not on the
+// Native renders the guidance of a descriptor for a server that offers the
+// extraction tools: the specification's native-tool template, which directs
+// the model to lro_extract. Its examples use the tools' argument names and
+// the file's own recipes and values; the first is a whole call, the others
+// the arguments that go with the same file_path, written once. The
+// template's list of recipes, which repeats their descriptions, is given for
+// memories only. in.ByHandle is for a file kept in a bucket, not on the
 // client's machine: the examples pass in.Handle, and one sentence says how
 // the jq recipes can still run (on a copy saved to in.Path).
 func Native(in *Input) string {
