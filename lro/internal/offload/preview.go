@@ -115,8 +115,7 @@ func (ps *previews) take(n int) *describe.Preview {
 	first := 0
 	switch {
 	case ps.count <= n && len(ps.first) == ps.count:
-		recs = ps.first
-		first = ps.count
+		recs, first = ps.first, ps.count
 	case n == 1 || ps.last == nil:
 		first = min(n, len(ps.first))
 		recs = ps.first[:first]
@@ -142,18 +141,14 @@ func (ps *previews) take(n int) *describe.Preview {
 	default:
 		fmt.Fprintf(&b, ": the first %d and the last", first)
 	}
-	var ways []string
 	if h.projected {
-		ways = append(ways, "projected")
+		b.WriteString(", projected")
 	}
 	if h.cut {
-		ways = append(ways, "cut at "+cutMark)
+		b.WriteString(", cut at " + cutMark)
 	}
 	if h.asText {
-		ways = append(ways, "numbers beyond float64 as strings")
-	}
-	if len(ways) > 0 {
-		b.WriteString(", " + strings.Join(ways, ", "))
+		b.WriteString(", numbers beyond float64 as strings")
 	}
 	b.WriteString("; count and filter on the file")
 	pv.Note = b.String()
