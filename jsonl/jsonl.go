@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/disk"
-	"github.com/zircote/lro-go/internal/spec"
 )
 
 var (
@@ -46,9 +45,6 @@ var (
 	errCountMismatch = errors.New("jsonl: record count does not match header")  // Commit, ReadFile
 	errClosed        = errors.New("jsonl: writer already committed or aborted") // a write or Commit after Commit or Abort
 )
-
-// headerType is the value of the header line's "type" field.
-const headerType = spec.HeaderType
 
 // Header is the first line of an offloaded file, the specification's
 // OffloadHeader, written with its fields in this order, for example
