@@ -68,23 +68,6 @@ func plain(raw []byte) ([]byte, bool) {
 	return body, bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
 }
 
-// reader reads JSON values in place with one decoder.
-type reader struct {
-	buf bytes.Buffer
-	dec *jsontext.Decoder
-}
-
-// at returns the decoder of rd reset to read raw, in place (not copied).
-func (rd *reader) at(raw []byte) *jsontext.Decoder {
-	rd.buf = *bytes.NewBuffer(raw)
-	if rd.dec == nil {
-		rd.dec = jsontext.NewDecoder(&rd.buf, rawjson.DecodeOptions...)
-	} else {
-		rd.dec.Reset(&rd.buf, rawjson.DecodeOptions...)
-	}
-	return rd.dec
-}
-
 // record is a sample record as the one read of the sample finds it: its
 // JSON text and, for an object, the members that the memory library reads.
 // The analysis decodes the rest from the text (see values).
@@ -140,10 +123,13 @@ type value struct {
 // analysis.
 func values(recs []record) []value {
 	vs := make([]value, len(recs))
-	var rd reader
+	var buf bytes.Buffer
+	var dec jsontext.Decoder // one for all, reading each record in place (not copied)
 	for i, r := range recs {
+		buf = *bytes.NewBuffer(r.raw)
+		dec.Reset(&buf, rawjson.DecodeOptions...)
 		vs[i].size = len(r.raw)
-		vs[i].v = decodeNext(rd.at(r.raw), &vs[i].keys)
+		vs[i].v = decodeNext(&dec, &vs[i].keys)
 	}
 	return vs
 }
