@@ -85,7 +85,7 @@ type memoryRecord struct {
 // field returns the field of o that holds the member named quoted, a JSON
 // string as written, or nil for a member the library does not read.
 func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
-	switch name, _ := jsonView(quoted); name {
+	switch name, _ := jsonString(quoted, true); name {
 	case "id":
 		return &o.ID
 	case "title":
@@ -103,11 +103,11 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 }
 
 // appendStrs appends to ss the string elements of raw, a valid JSON value,
-// if it is an array, as views of raw (see jsonView).
+// if it is an array, as views of raw (see jsonString).
 func appendStrs(ss []string, raw jsontext.Value) []string {
 	if raw.Kind() == '[' {
 		rawjson.SkipContainer(raw, 0, 0, func(_, value []byte) {
-			if s, ok := jsonView(value); ok {
+			if s, ok := jsonString(value, true); ok {
 				ss = append(ss, s)
 			}
 		})
@@ -132,11 +132,11 @@ func memoryDefaults(recs []record) defaults {
 	// The keys counted are views of the sample; those kept are copied.
 	for _, r := range recs {
 		o := r.memory // nil values for a record that is not an object
-		if ns, ok := jsonView(o.Namespace); ok && ns != "" {
+		if ns, ok := jsonString(o.Namespace, true); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			namespaces[cmp.Or(prefix, ns)]++
 		}
-		if t, ok := jsonView(o.MemoryType); ok && t != "" {
+		if t, ok := jsonString(o.MemoryType, true); ok && t != "" {
 			types[t]++
 		}
 		ts = appendStrs(ts[:0], o.Tags)
@@ -146,10 +146,10 @@ func memoryDefaults(recs []record) defaults {
 				tags[t]++
 			}
 		}
-		if t, ok := jsonView(o.Title); ok {
+		if t, ok := jsonString(o.Title, true); ok {
 			titles.add(t)
 		}
-		if c, ok := jsonView(o.Content); ok {
+		if c, ok := jsonString(o.Content, true); ok {
 			contents.add(c)
 		}
 	}

@@ -118,7 +118,7 @@ func FuzzDecodeMemories(f *testing.F) {
 				"id": o.ID, "title": o.Title, "namespace": o.Namespace, "memory_type": o.MemoryType, "content": o.Content,
 			}
 			for _, f := range []string{"id", "title", "namespace", "memory_type", "content"} {
-				if s, ok := jsonString(fields[f]); ok {
+				if s, ok := jsonString(fields[f], false); ok {
 					got.Strs[string(rune('a'+i))+f] = s
 				}
 			}

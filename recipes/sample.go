@@ -36,36 +36,22 @@ func bounded(sample []json.RawMessage) []json.RawMessage {
 }
 
 // jsonString decodes raw, a valid JSON value, if it is a string. A string
-// without escapes whose bytes are UTF-8 is its own decoding (see plain); in
-// others, bytes that are not UTF-8 and lone surrogates become U+FFFD, as
-// encoding/json decodes them.
-func jsonString(raw []byte) (string, bool) {
-	if body, ok := plain(raw); ok {
-		return string(body), true
-	}
+// without escapes whose bytes are UTF-8 is its own decoding: with view (for
+// a string that is read and not kept), it is returned as a view of raw, not
+// a copy. In others, bytes that are not UTF-8 and lone surrogates become
+// U+FFFD, as encoding/json decodes them.
+func jsonString(raw []byte, view bool) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	return rawjson.Unquote(raw), true
-}
-
-// jsonView is jsonString for a string that is read and not kept: one that
-// is its own decoding is returned as a view of raw, not a copy.
-func jsonView(raw []byte) (string, bool) {
-	if body, ok := plain(raw); ok {
+	switch body := raw[1 : len(raw)-1]; {
+	case bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body):
+		return rawjson.Unquote(raw), true
+	case view:
 		return rawjson.String(body), true
+	default:
+		return string(body), true
 	}
-	return jsonString(raw)
-}
-
-// plain returns the body of raw, a valid JSON value, if it is a string
-// without escapes whose bytes are UTF-8: its own decoding.
-func plain(raw []byte) ([]byte, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return nil, false
-	}
-	body := raw[1 : len(raw)-1]
-	return body, bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
 }
 
 // record is a sample record as the one read of the sample finds it: its
@@ -146,7 +132,7 @@ func decodeNext(dec *jsontext.Decoder, keys *[]string) any {
 	case '{':
 		o := map[string]any{}
 		rawjson.Object(dec, func(name jsontext.Value) bool {
-			k, _ := jsonString(name)
+			k, _ := jsonString(name, false)
 			if _, dup := o[k]; keys != nil && !dup {
 				*keys = append(*keys, k)
 			}
@@ -164,7 +150,7 @@ func decodeNext(dec *jsontext.Decoder, keys *[]string) any {
 	}
 	switch v, _ := dec.ReadValue(); v.Kind() {
 	case '"':
-		s, _ := jsonString(v)
+		s, _ := jsonString(v, false)
 		return s
 	case '0':
 		return json.Number(v)
