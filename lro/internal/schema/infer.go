@@ -121,12 +121,10 @@ func (in *Inferrer) Escaped() bool { return in.escaped }
 // reset makes in read rec, in place, and give its top-level members to
 // field; reset(nil, nil) lets go of them.
 func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
-	spaced, escaped := in.spaced, in.escaped
-	in.scanner = scanner{b: rec}
 	if rec == nil {
-		in.spaced, in.escaped = spaced, escaped // kept for Spaced and Escaped
+		in.b, in.pos = nil, 0 // spaced and escaped kept for Spaced and Escaped
 	} else {
-		in.nesting = 0
+		in.scanner, in.nesting = scanner{b: rec}, 0
 	}
 	in.field = field
 }
@@ -304,11 +302,9 @@ type node struct {
 // names.
 const maxNameBytes = 200
 
-// maxProps is how many properties of an object a schema names, the first
-// seen first: the others are allowed and not described, so that records of
-// very many properties cost a bounded memory (a property named costs a few
-// hundred bytes; its text may be a few), and say so with
-// "additionalProperties": true.
+// maxProps is how many properties of an object a schema names (see
+// Inferrer), so that records of very many properties cost a bounded memory:
+// a property named costs a few hundred bytes; its text may be a few.
 const maxProps = 4096
 
 // typeSet is a set of JSON Schema type names, one bit each.
