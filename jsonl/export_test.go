@@ -1,6 +1,9 @@
 package jsonl
 
-import "github.com/zircote/lro-go/internal/disk"
+import (
+	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
+)
 
 // What the external tests of the package reach inside it.
 var (
@@ -18,4 +21,4 @@ var (
 
 // BufferSize is the size of a Writer's buffer.
 const BufferSize = bufferSize
-const HeaderType = headerType
+const HeaderType = spec.HeaderType

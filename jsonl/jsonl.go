@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/disk"
-	"github.com/zircote/lro-go/internal/spec"
 )
 
 var (
@@ -46,9 +45,6 @@ var (
 	errCountMismatch = errors.New("jsonl: record count does not match header")  // Commit, ReadFile
 	errClosed        = errors.New("jsonl: writer already committed or aborted") // a write or Commit after Commit or Abort
 )
-
-// headerType is the value of the header line's "type" field.
-const headerType = spec.HeaderType
 
 // Header is the first line of an offloaded file, the specification's
 // OffloadHeader, written with its fields in this order, for example
@@ -105,9 +101,8 @@ type Options struct {
 // dead processes. A folder that another user could write to or own is
 // refused, and so is the making of one in it.
 //
-// Create returns an error naming the prefix for a bad opts.Prefix (longer
-// than 64 bytes, starting with a dot, or with a byte outside
-// [A-Za-z0-9_.-]), and any error creating the folder or the file.
+// Create returns an error naming the prefix for an opts.Prefix that breaks
+// the rule of [Options.Prefix], and any error creating the folder or the file.
 func Create(operation string, opts *Options) (*Writer, error) {
 	return create(operation, opts, time.Now, nil)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zircote/lro-go/internal/rawjson"
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 // ReadHeader reads the header line from r: the specification's fields, and
@@ -49,8 +50,8 @@ func parseHeader(line []byte, name string) (Header, error) {
 	if err := json.Unmarshal(line, &wire); err != nil {
 		return Header{}, fmt.Errorf("%w: %s: first line: %w", ErrNotOffloadFile, name, err)
 	}
-	if wire.Type != headerType {
-		return Header{}, fmt.Errorf("%w: %s: first line has type %q, want %q", ErrNotOffloadFile, name, wire.Type, headerType)
+	if wire.Type != spec.HeaderType {
+		return Header{}, fmt.Errorf("%w: %s: first line has type %q, want %q", ErrNotOffloadFile, name, wire.Type, spec.HeaderType)
 	}
 	h := wire.Header
 	if h.Count < 0 {

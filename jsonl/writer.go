@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/spec"
 )
 
 const (
@@ -26,17 +27,14 @@ const (
 // it removes the temporary file on every path that does not reach a
 // successful Commit, and does nothing after one.
 //
-// WriteRecord validates every record, so that one malformed line can never
-// break jq on the whole file, and writes a record that holds a line break
-// (indented JSON) in compact form. Until Commit the data lives in a hidden
-// temporary file next to [Writer.Path], "." + its name + ".tmp". After an
-// error from a write the Writer should be aborted; after any error from
-// Commit the temporary file is already gone. A panic in a write leaves the
-// Writer abortable too.
+// Until Commit the data lives in a hidden temporary file next to
+// [Writer.Path], "." + its name + ".tmp". After an error from a write the
+// Writer should be aborted; after any error from Commit the temporary file
+// is already gone. A panic in a write leaves the Writer abortable too.
 type Writer struct {
-	path string // where the file is once committed
-	sink sink   // the Commit and Abort of the destination, if it has them; nil once done
-	op   string // operation as given to Create, for the header's default
+	path string    // where the file is once committed
+	sink disk.Sink // the destination, if it can Commit and Abort; nil once done
+	op   string    // operation as given to Create, for the header's default
 	now  func() time.Time
 
 	bw  *bufio.Writer
@@ -49,12 +47,6 @@ type Writer struct {
 	size          int64
 	err           error // first write error; sticky
 	done          bool  // committed or aborted
-}
-
-// sink is what a destination of NewWriter may do besides writing.
-type sink interface {
-	Commit() error
-	Abort() error
 }
 
 // bufPool recycles the write buffers of finished Writers.
@@ -70,7 +62,7 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // place of Commit: w hears one of them, once.
 func NewWriter(w io.Writer, path, operation string) *Writer {
 	wr := &Writer{path: path, op: operation, now: time.Now}
-	wr.sink, _ = w.(sink)
+	wr.sink, _ = w.(disk.Sink)
 	wr.bw = bufPool.Get().(*bufio.Writer)
 	wr.bw.Reset(w)
 	return wr
@@ -103,7 +95,7 @@ func (w *Writer) WriteHeader(h Header) error {
 	if h.Timestamp == "" {
 		h.Timestamp = w.now().UTC().Format(disk.TimestampLayout)
 	}
-	line, err := w.encode(wireHeader{headerType, h})
+	line, err := w.encode(wireHeader{spec.HeaderType, h})
 	if err == nil && len(h.Extension) > 0 {
 		line, err = extend(line, h.Extension)
 	}
@@ -168,11 +160,8 @@ func (w *Writer) WriteValid(line []byte) error {
 	if err := w.checkRecord(); err != nil {
 		return err
 	}
-	if err := w.write(line); err != nil {
-		return err
-	}
-	if err := w.write(newline); err != nil {
-		return err
+	if w.write(line) != nil || w.write(newline) != nil {
+		return w.err
 	}
 	w.count++
 	if w.buf.Cap() > maxRetainedBuffer {
@@ -275,11 +264,10 @@ func (w *Writer) Commit() error {
 }
 
 // Abort discards the file (removes the temporary file, or aborts the
-// io.Writer of NewWriter).
-// It is idempotent and does nothing after a successful Commit, or for a nil
-// *Writer, so it is meant to be deferred right after [Create]. It returns an
-// error only if the temporary file exists and could not be removed, or the
-// io.Writer's Abort failed.
+// io.Writer of NewWriter). It is idempotent and does nothing after a
+// successful Commit, or for a nil *Writer. It returns an error only if the
+// temporary file exists and could not be removed, or the io.Writer's Abort
+// failed.
 func (w *Writer) Abort() error {
 	if w == nil || w.done {
 		return nil

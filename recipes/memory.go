@@ -17,22 +17,22 @@ import (
 // from recs, which may be empty. The filters assume that every record is
 // an object; a missing or null field never makes them fail.
 func memoryLibrary(detail Detail, recs []record) []Recipe {
-	d := memoryDefaults(recs)
+	namespace, titleWord, contentWord, memoryType, tag := memoryDefaults(recs)
 	rs := []Recipe{
 		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
 		recipe("Filter by namespace prefix", "filter namespace",
 			`select(.namespace | strings | startswith($namespace))`, "c",
-			param{spec.ParamNamespace, d.namespace, ""}),
+			param{spec.ParamNamespace, namespace, ""}),
 		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
 			`select(.title | strings | test($keyword; "i"))`, "c",
-			param{spec.ParamKeyword, d.titleWord, "title"}),
+			param{spec.ParamKeyword, titleWord, "title"}),
 		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, "c"),
 		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, "c",
-			param{spec.ParamMemoryType, d.memoryType, "memory_type"}),
+			param{spec.ParamMemoryType, memoryType, "memory_type"}),
 		recipe("Count by namespace", "count by namespace",
 			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, "sc"),
 		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, "c",
-			param{spec.ParamTag, d.tag, ""}),
+			param{spec.ParamTag, tag, ""}),
 		recipe("Sort by created date, oldest first", "sort by date",
 			`sort_by(.created) | .[]`, "sc"),
 	}
@@ -47,7 +47,7 @@ func memoryLibrary(detail Detail, recs []record) []Recipe {
 				"sort_by("+path+") | reverse | .[]", "sc"),
 			recipe("Search content by keyword (case-insensitive regex)", "search content",
 				`select(.content | strings | test($keyword; "i"))`, "c",
-				param{spec.ParamKeyword, d.contentWord, "content"}))
+				param{spec.ParamKeyword, contentWord, "content"}))
 	default:
 		rs = append(rs,
 			recipe("List unique namespaces", "unique namespaces",
@@ -85,7 +85,7 @@ type memoryRecord struct {
 // field returns the field of o that holds the member named quoted, a JSON
 // string as written, or nil for a member the library does not read.
 func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
-	switch name, _ := jsonView(quoted); name {
+	switch name, _ := jsonString(quoted, true); name {
 	case "id":
 		return &o.ID
 	case "title":
@@ -103,11 +103,11 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 }
 
 // appendStrs appends to ss the string elements of raw, a valid JSON value,
-// if it is an array, as views of raw (see jsonView).
+// if it is an array, as views of raw (see jsonString).
 func appendStrs(ss []string, raw jsontext.Value) []string {
 	if raw.Kind() == '[' {
 		rawjson.SkipContainer(raw, 0, 0, func(_, value []byte) {
-			if s, ok := jsonView(value); ok {
+			if s, ok := jsonString(value, true); ok {
 				ss = append(ss, s)
 			}
 		})
@@ -115,15 +115,11 @@ func appendStrs(ss []string, raw jsontext.Value) []string {
 	return ss
 }
 
-// defaults are the default parameter values of the memory library: the
-// most common namespace prefix (before the first '/'), memory type and tag,
-// and a distinctive word of the titles and contents, or else the
-// specification's literals.
-type defaults struct {
-	namespace, titleWord, contentWord, memoryType, tag string
-}
-
-func memoryDefaults(recs []record) defaults {
+// memoryDefaults returns the default parameter values of the memory library
+// for recs: the most common namespace prefix (before the first '/'), memory
+// type and tag, and a distinctive word of the titles and contents, or else
+// the specification's literals.
+func memoryDefaults(recs []record) (namespace, titleWord, contentWord, memoryType, tag string) {
 	namespaces := map[string]int{}
 	types := map[string]int{}
 	tags := map[string]int{}
@@ -132,11 +128,11 @@ func memoryDefaults(recs []record) defaults {
 	// The keys counted are views of the sample; those kept are copied.
 	for _, r := range recs {
 		o := r.memory // nil values for a record that is not an object
-		if ns, ok := jsonView(o.Namespace); ok && ns != "" {
+		if ns, ok := jsonString(o.Namespace, true); ok && ns != "" {
 			prefix, _, _ := strings.Cut(ns, "/")
 			namespaces[cmp.Or(prefix, ns)]++
 		}
-		if t, ok := jsonView(o.MemoryType); ok && t != "" {
+		if t, ok := jsonString(o.MemoryType, true); ok && t != "" {
 			types[t]++
 		}
 		ts = appendStrs(ts[:0], o.Tags)
@@ -146,18 +142,16 @@ func memoryDefaults(recs []record) defaults {
 				tags[t]++
 			}
 		}
-		if t, ok := jsonView(o.Title); ok {
+		if t, ok := jsonString(o.Title, true); ok {
 			titles.add(t)
 		}
-		if c, ok := jsonView(o.Content); ok {
+		if c, ok := jsonString(o.Content, true); ok {
 			contents.add(c)
 		}
 	}
-	return defaults{
-		namespace:   cmp.Or(strings.Clone(mostCommon(maps.All(namespaces))), defaultNamespace),
-		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
-		contentWord: cmp.Or(contents.pick(), defaultKeyword),
-		memoryType:  cmp.Or(strings.Clone(mostCommon(maps.All(types))), defaultMemoryType),
-		tag:         cmp.Or(strings.Clone(mostCommon(maps.All(tags))), defaultTag),
-	}
+	return cmp.Or(strings.Clone(mostCommon(maps.All(namespaces))), defaultNamespace),
+		cmp.Or(titles.pick(), defaultKeyword),
+		cmp.Or(contents.pick(), defaultKeyword),
+		cmp.Or(strings.Clone(mostCommon(maps.All(types))), defaultMemoryType),
+		cmp.Or(strings.Clone(mostCommon(maps.All(tags))), defaultTag)
 }

@@ -36,53 +36,22 @@ func bounded(sample []json.RawMessage) []json.RawMessage {
 }
 
 // jsonString decodes raw, a valid JSON value, if it is a string. A string
-// without escapes whose bytes are UTF-8 is its own decoding (see plain); in
-// others, bytes that are not UTF-8 and lone surrogates become U+FFFD, as
-// encoding/json decodes them.
-func jsonString(raw []byte) (string, bool) {
-	if body, ok := plain(raw); ok {
-		return string(body), true
-	}
+// without escapes whose bytes are UTF-8 is its own decoding: with view (for
+// a string that is read and not kept), it is returned as a view of raw, not
+// a copy. In others, bytes that are not UTF-8 and lone surrogates become
+// U+FFFD, as encoding/json decodes them.
+func jsonString(raw []byte, view bool) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	return rawjson.Unquote(raw), true
-}
-
-// jsonView is jsonString for a string that is read and not kept: one that
-// is its own decoding is returned as a view of raw, not a copy.
-func jsonView(raw []byte) (string, bool) {
-	if body, ok := plain(raw); ok {
+	switch body := raw[1 : len(raw)-1]; {
+	case bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body):
+		return rawjson.Unquote(raw), true
+	case view:
 		return rawjson.String(body), true
+	default:
+		return string(body), true
 	}
-	return jsonString(raw)
-}
-
-// plain returns the body of raw, a valid JSON value, if it is a string
-// without escapes whose bytes are UTF-8: its own decoding.
-func plain(raw []byte) ([]byte, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return nil, false
-	}
-	body := raw[1 : len(raw)-1]
-	return body, bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
-}
-
-// reader reads JSON values in place with one decoder.
-type reader struct {
-	buf bytes.Buffer
-	dec *jsontext.Decoder
-}
-
-// at returns the decoder of rd reset to read raw, in place (not copied).
-func (rd *reader) at(raw []byte) *jsontext.Decoder {
-	rd.buf = *bytes.NewBuffer(raw)
-	if rd.dec == nil {
-		rd.dec = jsontext.NewDecoder(&rd.buf, rawjson.DecodeOptions...)
-	} else {
-		rd.dec.Reset(&rd.buf, rawjson.DecodeOptions...)
-	}
-	return rd.dec
 }
 
 // record is a sample record as the one read of the sample finds it: its
@@ -140,10 +109,13 @@ type value struct {
 // analysis.
 func values(recs []record) []value {
 	vs := make([]value, len(recs))
-	var rd reader
+	var buf bytes.Buffer
+	var dec jsontext.Decoder // one for all, reading each record in place (not copied)
 	for i, r := range recs {
+		buf = *bytes.NewBuffer(r.raw)
+		dec.Reset(&buf, rawjson.DecodeOptions...)
 		vs[i].size = len(r.raw)
-		vs[i].v = decodeNext(rd.at(r.raw), &vs[i].keys)
+		vs[i].v = decodeNext(&dec, &vs[i].keys)
 	}
 	return vs
 }
@@ -160,7 +132,7 @@ func decodeNext(dec *jsontext.Decoder, keys *[]string) any {
 	case '{':
 		o := map[string]any{}
 		rawjson.Object(dec, func(name jsontext.Value) bool {
-			k, _ := jsonString(name)
+			k, _ := jsonString(name, false)
 			if _, dup := o[k]; keys != nil && !dup {
 				*keys = append(*keys, k)
 			}
@@ -178,7 +150,7 @@ func decodeNext(dec *jsontext.Decoder, keys *[]string) any {
 	}
 	switch v, _ := dec.ReadValue(); v.Kind() {
 	case '"':
-		s, _ := jsonString(v)
+		s, _ := jsonString(v, false)
 		return s
 	case '0':
 		return json.Number(v)

@@ -58,16 +58,11 @@ func SanitizeOperation(op string) string {
 			sep = len(b) > 0 // dropped at the start
 			continue
 		}
-		n := 1
-		if sep {
-			n = 2
+		if sep && len(b)+2 <= maxOperationLen {
+			b, sep = append(b, '_'), false
 		}
-		if len(b)+n > maxOperationLen {
+		if sep || len(b) == maxOperationLen { // no room for c (and its '_')
 			break
-		}
-		if sep {
-			b = append(b, '_')
-			sep = false
 		}
 		b = append(b, c)
 	}
@@ -78,16 +73,6 @@ func SanitizeOperation(op string) string {
 		return op
 	}
 	return string(b)
-}
-
-// isLowerHex reports whether s is all lower-case hex digits.
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
@@ -112,7 +97,7 @@ func ParseName(base, prefix string) (operation string, id ulid.ULID, ok bool) {
 		return "", ulid.ULID{}, false
 	}
 	rest, found = strings.CutSuffix(rest[1:], ext)
-	if n := len(rest) - 2*randomBytes - 1; found && n > 0 && rest[n] == '-' && isLowerHex(rest[n+1:]) {
+	if n := len(rest) - 2*randomBytes - 1; found && n > 0 && rest[n] == '-' && strings.Trim(rest[n+1:], "0123456789abcdef") == "" {
 		rest = rest[:n] // the random part of NewName's names
 	}
 	// rest is now "{operation}-{ulid}" with a non-empty operation.

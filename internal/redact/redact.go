@@ -103,11 +103,9 @@ func New(extra []string) (*Redactor, error) {
 			return nil, fmt.Errorf("redact: pattern %q: %w", p, err)
 		}
 		ru := rule{kind: CustomKind, re: re, multiline: true, group: -1}
-		for g, name := range re.SubexpNames() {
-			if name != "" {
-				ru.kind, ru.group = name, g
-				break
-			}
+		names := re.SubexpNames()
+		if g := slices.IndexFunc(names, func(name string) bool { return name != "" }); g > 0 {
+			ru.kind, ru.group = names[g], g
 		}
 		r.custom = append(r.custom, ru)
 	}

@@ -245,15 +245,8 @@ func userPassword(s string) bool {
 	if err != nil {
 		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "="))
 	}
-	if err != nil {
-		return false
-	}
-	for _, c := range b {
-		if c < ' ' || c > '~' {
-			return false
-		}
-	}
-	return bytes.IndexByte(b, ':') > 0
+	printable := !bytes.ContainsFunc(b, func(c rune) bool { return c < ' ' || c > '~' })
+	return err == nil && printable && bytes.IndexByte(b, ':') > 0
 }
 
 // keyRules redact the whole string value of a JSON member with one of these

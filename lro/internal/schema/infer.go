@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -123,12 +121,10 @@ func (in *Inferrer) Escaped() bool { return in.escaped }
 // reset makes in read rec, in place, and give its top-level members to
 // field; reset(nil, nil) lets go of them.
 func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
-	spaced, escaped := in.spaced, in.escaped
-	in.scanner = scanner{b: rec}
 	if rec == nil {
-		in.spaced, in.escaped = spaced, escaped // kept for Spaced and Escaped
+		in.b, in.pos = nil, 0 // spaced and escaped kept for Spaced and Escaped
 	} else {
-		in.nesting = 0
+		in.scanner, in.nesting = scanner{b: rec}, 0
 	}
 	in.field = field
 }
@@ -306,11 +302,9 @@ type node struct {
 // names.
 const maxNameBytes = 200
 
-// maxProps is how many properties of an object a schema names, the first
-// seen first: the others are allowed and not described, so that records of
-// very many properties cost a bounded memory (a property named costs a few
-// hundred bytes; its text may be a few), and say so with
-// "additionalProperties": true.
+// maxProps is how many properties of an object a schema names (see
+// Inferrer), so that records of very many properties cost a bounded memory:
+// a property named costs a few hundred bytes; its text may be a few.
 const maxProps = 4096
 
 // typeSet is a set of JSON Schema type names, one bit each.
@@ -403,52 +397,34 @@ func (n *node) appendJSON(b []byte) []byte {
 	}
 	if n.props != nil {
 		b = append(b, `"properties":{`...)
-		var required []string
 		for i, p := range slices.SortedFunc(slices.Values(n.order), func(a, b *node) int { return strings.Compare(a.name, b.name) }) {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = p.appendJSON(append(appendString(b, p.name), ':'))
-			if p.present == n.objects {
-				required = append(required, p.name)
-			}
 		}
 		b = append(b, "},"...)
-		if len(required) > 0 {
-			b = append(b, `"required":[`...)
-			for i, name := range required {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendString(b, name)
-			}
-			b = append(b, "],"...)
+		if required := n.required(); len(required) > 0 {
+			b = append(appendStrings(append(b, `"required":`...), required), ',')
 		}
 	}
-	types := n.types
-	if types&typeInteger != 0 && types&typeNumber != 0 {
-		types &^= typeInteger // as schema says
-	}
-	if types != 0 {
-		many := bits.OnesCount8(uint8(types)) > 1
-		b = append(b, `"type":`...)
-		if many {
-			b = append(b, '[')
-		}
-		for i, name := range typeNames {
-			if types&(1<<i) != 0 {
-				b = append(append(append(b, '"'), name...), `",`...)
-			}
-		}
-		if b = b[:len(b)-1]; many {
-			b = append(b, ']')
-		}
-		b = append(b, ',')
+	if names := n.typeNames(); len(names) == 1 {
+		b = append(appendString(append(b, `"type":`...), names[0]), ',')
+	} else if len(names) > 1 {
+		b = append(appendStrings(append(b, `"type":`...), names), ',')
 	}
 	if b[len(b)-1] == ',' {
 		b = b[:len(b)-1]
 	}
 	return append(b, '}')
+}
+
+// appendStrings appends the JSON array of ss, which is not empty.
+func appendStrings(b []byte, ss []string) []byte {
+	for i, s := range ss {
+		b = appendString(append(b, "[,"[min(i, 1)]), s) // '[' before the first
+	}
+	return append(b, ']')
 }
 
 // appendString appends the JSON string of s as an encoding/json Encoder
@@ -471,9 +447,35 @@ func (n *node) schema() map[string]any {
 	if n.seen == 0 {
 		return s
 	}
+	if names := n.typeNames(); len(names) == 1 {
+		s["type"] = names[0]
+	} else if len(names) > 1 {
+		s["type"] = names
+	}
+	if n.props != nil {
+		props := make(map[string]any, len(n.props))
+		for _, p := range n.order {
+			props[p.name] = p.schema()
+		}
+		s["properties"] = props
+		if n.more {
+			s["additionalProperties"] = true
+		}
+		if required := n.required(); len(required) > 0 {
+			s["required"] = required
+		}
+	}
+	if n.items != nil && n.items.seen > 0 {
+		s["items"] = n.items.schema()
+	}
+	return s
+}
+
+// typeNames returns the names of the types seen, in alphabetical order:
+// number alone for integers and other numbers, as every integer is a number.
+func (n *node) typeNames() []string {
 	types := n.types
 	if types&typeInteger != 0 && types&typeNumber != 0 {
-		// Every integer is a number: say number once.
 		types &^= typeInteger
 	}
 	var names []string
@@ -482,31 +484,17 @@ func (n *node) schema() map[string]any {
 			names = append(names, name)
 		}
 	}
-	if len(names) == 1 {
-		s["type"] = names[0]
-	} else if len(names) > 1 {
-		s["type"] = names
-	}
-	if n.props != nil {
-		props := make(map[string]any, len(n.props))
-		var required []string
-		for _, p := range n.order {
-			props[p.name] = p.schema()
-			if p.present == n.objects {
-				required = append(required, p.name)
-			}
-		}
-		s["properties"] = props
-		if n.more {
-			s["additionalProperties"] = true
-		}
-		if len(required) > 0 {
-			sort.Strings(required)
-			s["required"] = required
+	return names
+}
+
+// required returns the names of the properties present in every object, sorted.
+func (n *node) required() []string {
+	var names []string
+	for _, p := range n.order {
+		if p.present == n.objects {
+			names = append(names, p.name)
 		}
 	}
-	if n.items != nil && n.items.seen > 0 {
-		s["items"] = n.items.schema()
-	}
-	return s
+	slices.Sort(names)
+	return names
 }
