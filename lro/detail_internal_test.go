@@ -47,3 +47,17 @@ func TestParseDetail(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultDetailParsed checks that Options.DefaultDetail is read as a
+// call's detail argument is: trimmed and without regard to case.
+func TestDefaultDetailParsed(t *testing.T) {
+	for in, want := range map[recipes.Detail]recipes.Detail{"": recipes.Full, " Light ": recipes.Light, "MEDIUM": recipes.Medium} {
+		c, err := newConfig(&Options{DefaultDetail: in})
+		if err != nil {
+			t.Fatalf("DefaultDetail %q: %v", in, err)
+		}
+		if c.DefaultDetail != want {
+			t.Errorf("DefaultDetail %q is read as %q, want %q", in, c.DefaultDetail, want)
+		}
+	}
+}

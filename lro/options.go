@@ -226,10 +226,11 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 	}
 	c.QueryArgument = cmp.Or(c.QueryArgument, defaultQueryArgument)
 	c.DetailArgument = cmp.Or(c.DetailArgument, defaultDetailArgument)
-	c.DefaultDetail = cmp.Or(c.DefaultDetail, defaultDetail)
-	if _, err := parseDetail(string(c.DefaultDetail)); err != nil {
+	detail, err := parseDetail(string(cmp.Or(c.DefaultDetail, defaultDetail)))
+	if err != nil {
 		return nil, fmt.Errorf("lro: Options.DefaultDetail: %w: %w", err, ErrInvalidOption)
 	}
+	c.DefaultDetail = detail // as a call's detail argument is read: "Light" is light
 	if !validProfile(c.Profile) {
 		return nil, fmt.Errorf("lro: Options.Profile is %d: %w", int(c.Profile), ErrInvalidOption)
 	}
