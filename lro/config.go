@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/internal/offload"
@@ -292,7 +292,7 @@ func (l *layer) readEnv(prefix string, environ func() []string, lookup func(stri
 		name := slices.Min(unknown)
 		v, _ := lookup(name)
 		return fmt.Errorf("lro: environment %s=%q: unknown variable (want %s): %w",
-			name, redact(v), strings.Join(known, ", "), ErrInvalidOption)
+			name, redact.URL(v), strings.Join(known, ", "), ErrInvalidOption)
 	}
 	for i, k := range keys {
 		v, ok := lookup(known[i])
@@ -300,7 +300,7 @@ func (l *layer) readEnv(prefix string, environ func() []string, lookup func(stri
 			continue
 		}
 		if err := fields[k](envText(v)); err != nil {
-			return fmt.Errorf("lro: environment %s=%q: %s: %w", known[i], redact(v), err, ErrInvalidOption)
+			return fmt.Errorf("lro: environment %s=%q: %s: %w", known[i], redact.URL(v), err, ErrInvalidOption)
 		}
 		if k == "storage" {
 			l.storageFrom = "environment " + known[i]
@@ -497,21 +497,9 @@ func toolList(v string) ([]string, error) {
 func tomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
-		return strconv.Quote(redact(v))
+		return strconv.Quote(redact.URL(v))
 	case map[string]any:
 		return "{...}"
 	}
 	return fmt.Sprint(v)
-}
-
-// redact returns v without the password of a URL.
-func redact(v string) string {
-	if !strings.Contains(v, "://") {
-		return v
-	}
-	u, err := url.Parse(v)
-	if err != nil {
-		return "(a URL that does not parse)"
-	}
-	return u.Redacted()
 }

@@ -469,6 +469,9 @@ func TestNewErrors(t *testing.T) {
 		{"ftp URL", proxy.Upstream{URL: "ftp://example.com/mcp"}, nil, proxy.ErrInvalidUpstream, "http or https"},
 		{"empty program", proxy.Upstream{Cmd: exec.Command("")}, nil, proxy.ErrInvalidUpstream, "program is empty"},
 		{"bad header", proxy.Upstream{URL: "http://localhost:1/mcp", Header: map[string][]string{"Bad Name": {"x"}}}, nil, proxy.ErrInvalidUpstream, "Bad Name"},
+		{"ftp URL's password hidden", proxy.Upstream{URL: "ftp://u:secret@example.com/mcp"}, nil, proxy.ErrInvalidUpstream, "u:xxxxx@example.com"},
+		{"both, the password hidden", proxy.Upstream{URL: "http://u:secret@localhost:1/mcp", Cmd: exec.Command("x")}, nil, proxy.ErrInvalidUpstream, "u:xxxxx@localhost:1"},
+		{"unparsable URL's password hidden", proxy.Upstream{URL: "http://u:secret@[::1/mcp"}, nil, proxy.ErrInvalidUpstream, "does not parse"},
 		{"bad LRO options", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{LRO: &lro.Options{ThresholdTokens: -1}}, lro.ErrInvalidOption, "ThresholdTokens"},
 		{"store", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{LRO: &lro.Options{Store: folder}}, lro.ErrInvalidOption, "Store"},
 		{"negative message size", proxy.Upstream{URL: "http://127.0.0.1:1/mcp"}, &proxy.Options{MaxMessageBytes: -1}, nil, "MaxMessageBytes"},
@@ -482,6 +485,9 @@ func TestNewErrors(t *testing.T) {
 			}
 			if (tt.want != nil && !errors.Is(err, tt.want)) || !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("New: %v; want %v mentioning %q", err, tt.want, tt.contains)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("New: %v; holds the URL's password", err)
 			}
 		})
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/zircote/lro-go/internal/redact"
 )
 
 // Upstream says how the proxy reaches the server it fronts: a streamable
@@ -52,10 +53,7 @@ type Upstream struct {
 // password, or the command line.
 func (u *Upstream) String() string {
 	if u.URL != "" {
-		if p, err := url.Parse(u.URL); err == nil {
-			return p.Redacted()
-		}
-		return u.URL
+		return redact.URL(u.URL)
 	}
 	parts := make([]string, len(u.args()))
 	for i, a := range u.args() {
@@ -91,16 +89,19 @@ func (u *Upstream) validate() error {
 	case u.URL == "" && u.Cmd == nil:
 		return fmt.Errorf("%w: neither a URL nor a command is set", errInvalidUpstream)
 	case u.URL != "" && u.Cmd != nil:
-		return fmt.Errorf("%w: both a URL (%s) and a command (%s) are set", errInvalidUpstream, u.URL, strings.Join(u.args(), " "))
+		return fmt.Errorf("%w: both a URL (%s) and a command (%s) are set", errInvalidUpstream, redact.URL(u.URL), strings.Join(u.args(), " "))
 	case u.Cmd != nil && u.Cmd.Path == "":
 		return fmt.Errorf("%w: the command's program is empty", errInvalidUpstream)
 	case u.URL != "":
 		p, err := url.Parse(u.URL)
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold a password
+		}
 		if err != nil {
-			return fmt.Errorf("%w: URL %q: %v", errInvalidUpstream, u.URL, err)
+			return fmt.Errorf("%w: URL %q: %v", errInvalidUpstream, redact.URL(u.URL), err)
 		}
 		if (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return fmt.Errorf("%w: URL %q: want an absolute http or https URL, such as http://localhost:8080/mcp", errInvalidUpstream, u.URL)
+			return fmt.Errorf("%w: URL %q: want an absolute http or https URL, such as http://localhost:8080/mcp", errInvalidUpstream, p.Redacted())
 		}
 		for k := range u.Header {
 			if k == "" || strings.ContainsAny(k, " :\r\n") {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,6 +16,7 @@ import (
 	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/internal/bucketurl"
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/redact"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/jsonl"
 	"github.com/zircote/lro-go/lro/event"
@@ -129,7 +129,7 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 		return s, nil
 	}
 	open := bucketurl.Opener()
-	safe := redact(location)
+	safe := redact.URL(location)
 	if open == nil {
 		return nil, fmt.Errorf("store: bucket URL %s: no bucket support in this program (add import _ \"github.com/zircote/lro-go/lro/store/blobstore\" and the driver's, such as import _ \"gocloud.dev/blob/s3blob\")", safe)
 	}
@@ -168,15 +168,6 @@ type redactedError struct {
 
 func (e *redactedError) Error() string        { return e.msg }
 func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }
-
-// redact returns the URL location without its password.
-func redact(location string) string {
-	u, err := url.Parse(location)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
 
 // NewBucket returns a Store that writes objects into b, such as
 // blobstore.New(bucket). The caller closes b after the Store's last use:
