@@ -72,11 +72,11 @@ func NewWriter(w io.Writer, path, operation string) *Writer {
 // Writer of [Create], the path given to [NewWriter] otherwise.
 func (w *Writer) Path() string { return w.path }
 
-// WriteHeader writes the header line, exactly once, before any record. It
-// writes "type":"lro_header" first, sets h.Operation to the operation given to Create
-// or NewWriter if empty, and h.Timestamp to the current time in UTC with
-// milliseconds if empty, and writes the members of h.Extension after the
-// specification's fields. Strings are written without escaping <, > and &.
+// WriteHeader writes the header line, exactly once, before any record:
+// "type":"lro_header" first, then the fields of h, h.Operation being the
+// operation given to Create or NewWriter if empty and h.Timestamp the
+// current time in UTC with milliseconds if empty, then the members of
+// h.Extension. Strings are written without escaping <, > and &.
 // It returns an error for a second call, a negative count or an extension
 // that is not one JSON object, and any error writing the file.
 func (w *Writer) WriteHeader(h Header) error {
