@@ -17,22 +17,22 @@ import (
 // from recs, which may be empty. The filters assume that every record is
 // an object; a missing or null field never makes them fail.
 func memoryLibrary(detail Detail, recs []record) []Recipe {
-	namespace, titleWord, contentWord, memoryType, tag := memoryDefaults(recs)
+	d := memoryDefaults(recs)
 	rs := []Recipe{
 		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),
 		recipe("Filter by namespace prefix", "filter namespace",
 			`select(.namespace | strings | startswith($namespace))`, "c",
-			param{spec.ParamNamespace, namespace, ""}),
+			param{spec.ParamNamespace, d.namespace, ""}),
 		recipe("Search titles by keyword (case-insensitive regex)", "search titles",
 			`select(.title | strings | test($keyword; "i"))`, "c",
-			param{spec.ParamKeyword, titleWord, "title"}),
+			param{spec.ParamKeyword, d.titleWord, "title"}),
 		recipe("Extract IDs and titles only", "IDs+titles", `{id, title, namespace}`, "c"),
 		recipe("Filter by memory type", "filter type", `select(.memory_type == $memory_type)`, "c",
-			param{spec.ParamMemoryType, memoryType, "memory_type"}),
+			param{spec.ParamMemoryType, d.memoryType, "memory_type"}),
 		recipe("Count by namespace", "count by namespace",
 			`group_by(.namespace) | map({namespace: .[0].namespace, count: length}) | .[]`, "sc"),
 		recipe("Filter by tag", "filter tag", `select(any(.tags[]?; . == $tag))`, "c",
-			param{spec.ParamTag, tag, ""}),
+			param{spec.ParamTag, d.tag, ""}),
 		recipe("Sort by created date, oldest first", "sort by date",
 			`sort_by(.created) | .[]`, "sc"),
 	}
@@ -47,7 +47,7 @@ func memoryLibrary(detail Detail, recs []record) []Recipe {
 				"sort_by("+path+") | reverse | .[]", "sc"),
 			recipe("Search content by keyword (case-insensitive regex)", "search content",
 				`select(.content | strings | test($keyword; "i"))`, "c",
-				param{spec.ParamKeyword, contentWord, "content"}))
+				param{spec.ParamKeyword, d.contentWord, "content"}))
 	default:
 		rs = append(rs,
 			recipe("List unique namespaces", "unique namespaces",
@@ -115,11 +115,15 @@ func appendStrs(ss []string, raw jsontext.Value) []string {
 	return ss
 }
 
-// memoryDefaults returns the default parameter values of the memory library
-// for recs: the most common namespace prefix (before the first '/'), memory
-// type and tag, and a distinctive word of the titles and contents, or else
-// the specification's literals.
-func memoryDefaults(recs []record) (namespace, titleWord, contentWord, memoryType, tag string) {
+// defaults are the default parameter values of the memory library: the
+// most common namespace prefix (before the first '/'), memory type and tag,
+// and a distinctive word of the titles and contents, or else the
+// specification's literals.
+type defaults struct {
+	namespace, titleWord, contentWord, memoryType, tag string
+}
+
+func memoryDefaults(recs []record) defaults {
 	namespaces := map[string]int{}
 	types := map[string]int{}
 	tags := map[string]int{}
@@ -149,9 +153,11 @@ func memoryDefaults(recs []record) (namespace, titleWord, contentWord, memoryTyp
 			contents.add(c)
 		}
 	}
-	return cmp.Or(strings.Clone(mostCommon(maps.All(namespaces))), defaultNamespace),
-		cmp.Or(titles.pick(), defaultKeyword),
-		cmp.Or(contents.pick(), defaultKeyword),
-		cmp.Or(strings.Clone(mostCommon(maps.All(types))), defaultMemoryType),
-		cmp.Or(strings.Clone(mostCommon(maps.All(tags))), defaultTag)
+	return defaults{
+		namespace:   cmp.Or(strings.Clone(mostCommon(maps.All(namespaces))), defaultNamespace),
+		titleWord:   cmp.Or(titles.pick(), defaultKeyword),
+		contentWord: cmp.Or(contents.pick(), defaultKeyword),
+		memoryType:  cmp.Or(strings.Clone(mostCommon(maps.All(types))), defaultMemoryType),
+		tag:         cmp.Or(strings.Clone(mostCommon(maps.All(tags))), defaultTag),
+	}
 }
