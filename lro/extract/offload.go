@@ -60,7 +60,6 @@ func (c *config) core(schemaVersion string) *offload.Config {
 		SchemaVersion: schemaVersion,
 		Tokenizer:     c.Tokenizer,
 		Observer:      sweepOnOffload{c},
-		Now:           c.Now,
 		Create:        c.create,
 		Native:        true,
 	})

@@ -160,7 +160,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if c.Timeout != DefaultTimeout || c.MaxInputBytes != DefaultMaxInputBytes || c.MaxRecordBytes != DefaultMaxRecordBytes ||
 		c.MaxOutputBytes != DefaultMaxOutputBytes || c.maxResults() != DefaultMaxResults || c.MaxMemoryBytes != DefaultMaxMemoryBytes ||
-		c.ThresholdTokens != spec.DefaultThreshold || c.Prefix != spec.DefaultPrefix || c.Tokenizer == nil || c.Now == nil {
+		c.ThresholdTokens != spec.DefaultThreshold || c.Prefix != spec.DefaultPrefix || c.Tokenizer == nil || c.core("").Now == nil {
 		t.Errorf("defaults not applied: %+v", c.Options)
 	}
 }

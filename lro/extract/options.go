@@ -101,16 +101,15 @@ type config struct {
 	Observer        event.Observer
 	create          func(operation string) (*jsonl.Writer, error) // offload.Config.Create; tests make it fail
 	slots           chan struct{}                                 // a token for each running worker
-	Now             func() time.Time
-	sweep           *cleanup.Options  // of the janitor an offloaded answer starts; nil for none
-	sweepInterval   time.Duration     // the longest wait between two sweeps of that janitor
-	beforeOpen      func(base string) // between the check of a file and its opening: tests replace it
+	sweep           *cleanup.Options                              // of the janitor an offloaded answer starts; nil for none
+	sweepInterval   time.Duration                                 // the longest wait between two sweeps of that janitor
+	beforeOpen      func(base string)                             // between the check of a file and its opening: tests replace it
 }
 
 // newConfig copies opts, applies defaults and validates, naming the first
 // invalid field: the error of AddTools.
 func newConfig(opts *Options) (*config, error) {
-	c := &config{Options: *cmp.Or(opts, &Options{}), Tokenizer: offload.Heuristic{}, Now: time.Now}
+	c := &config{Options: *cmp.Or(opts, &Options{}), Tokenizer: offload.Heuristic{}}
 	if l := c.LRO; l != nil {
 		c.Store, c.Dir, c.Prefix = l.Store, l.OutputDir, l.Prefix
 		c.ThresholdTokens, c.Observer = l.ThresholdTokens, l.Observer
