@@ -3,8 +3,6 @@ package lrotest
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
-	"errors"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -92,12 +90,7 @@ var level1 = []requirement{
 		case v.Result.StructuredContent == nil:
 			v.fail("the tool advertises an outputSchema but the offloaded result has no structuredContent")
 		default:
-			var sc any
-			data, err := json.Marshal(v.Result.StructuredContent)
-			if err = errors.Join(err, json.Unmarshal(data, &sc)); err == nil {
-				err = resolved.Validate(sc)
-			}
-			if err != nil {
+			if err := resolved.Validate(v.Result.StructuredContent); err != nil {
 				v.fail("structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", oneLine(err.Error(), 300))
 			}
 		}

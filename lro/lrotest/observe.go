@@ -577,10 +577,8 @@ func resultDocs(res *mcp.CallToolResult) []jsonDoc {
 		return nil
 	}
 	var docs []jsonDoc
-	var v any
-	data, err := json.Marshal(res.StructuredContent)
-	if err == nil && res.StructuredContent != nil && json.Unmarshal(data, &v) == nil {
-		docs = append(docs, jsonDoc{"structuredContent", v})
+	if res.StructuredContent != nil { // decoded by the client, as any
+		docs = append(docs, jsonDoc{"structuredContent", res.StructuredContent})
 	}
 	for i, ct := range res.Content {
 		var v any
