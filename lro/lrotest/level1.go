@@ -3,8 +3,6 @@ package lrotest
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
-	"errors"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -16,20 +14,19 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/zircote/lro-go/estimate"
-	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // level1 are the requirements of Level 1, in report order.
 var level1 = []requirement{
 	{"L1.inline.small", 1, must, scopeSmall, 0, func(v *view) {
-		switch d := observe.FindDescriptor(v.Result, true); {
+		switch d := findDescriptor(v.Result, true); {
 		case v.Args == nil:
 			v.skip("no Config.Small: give arguments whose result is within the threshold")
 		case v.Failed != "":
 			v.fail("%s", v.Failed)
 		case d != nil:
 			v.fail("the result was offloaded (file_path %s); the small arguments must give a result within the threshold of %d tokens",
-				observe.JSONText(d["file_path"]), v.c.srv.ThresholdTokens)
+				jsonText(d["file_path"]), v.c.srv.ThresholdTokens)
 		}
 	}, "If estimated_tokens <= threshold_tokens, return results inline as usual."},
 	{"L1.offload.large", 1, must, scopeLarge, 0, func(v *view) {
@@ -38,11 +35,11 @@ var level1 = []requirement{
 			v.fail("%s", v.Failed)
 		case v.Desc == nil:
 			v.fail("the result is inline (%d characters of text), not offloaded; give large arguments whose result set is above the threshold of %d tokens",
-				len(observe.ResultText(v.Result)), v.c.srv.ThresholdTokens)
+				len(resultText(v.Result)), v.c.srv.ThresholdTokens)
 		}
 	}, "If estimated_tokens > threshold_tokens, offload to JSONL and return an OffloadResponse."},
 	{"L1.offload.threshold", 1, must, scopeLarge, needFields, func(v *view) {
-		est, _ := observe.AsInt(v.File.Header["estimated_tokens"])
+		est, _ := asInt(v.File.Header["estimated_tokens"])
 		if limit := v.c.srv.ThresholdTokens; est <= int64(limit) {
 			v.fail("offloaded although the header estimates %d tokens, not above the threshold of %d", est, limit)
 		}
@@ -51,9 +48,9 @@ var level1 = []requirement{
 		// characters / 4 of the record lines or, for a file that keeps the
 		// whole result beside its records (lro-go's "result"), of everything
 		// the client would have received.
-		est, _ := observe.AsInt(v.File.Header["estimated_tokens"])
+		est, _ := asInt(v.File.Header["estimated_tokens"])
 		texts, what := v.File.Lines, "the record lines hold"
-		if whole := v.File.WholeResult(); whole != nil {
+		if whole := v.File.wholeResult(); whole != nil {
 			texts, what = whole, "the result the file keeps holds"
 		}
 		// The heuristic's own estimate, which counts a rune of Hangul, CJK, kana
@@ -69,48 +66,43 @@ var level1 = []requirement{
 	}, "Token estimation MUST use the same heuristic defined in Prompt Integration: tokens ~ characters / 4."},
 	{"L1.descriptor.offloaded", 1, must, scopeLarge, needCall, func(v *view) {
 		if v.Desc["offloaded"] != true {
-			v.fail("offloaded is %s, want true", observe.JSONText(v.Desc["offloaded"]))
+			v.fail("offloaded is %s, want true", jsonText(v.Desc["offloaded"]))
 		}
 	}, "offloaded: Indicates this is an offloaded result."},
 	{"L1.descriptor.file_path", 1, must, scopeLarge, needCall, func(v *view) {
-		v.problems = v.Found[observe.IDPath]
+		v.problems = v.Found[idPath]
 	}, "file_path: Absolute path to the JSONL file."},
-	{observe.IDHandle, 1, must, scopeLarge, needCall, func(v *view) {
+	{idHandle, 1, must, scopeLarge, needCall, func(v *view) {
 		if _, ok := v.Desc["handle"]; !ok {
 			v.skip("the descriptor has no handle: the server keeps its results where the client reads file_path")
 		}
-		v.problems = v.Found[observe.IDHandle]
+		v.problems = v.Found[idHandle]
 	}, "Offer the result as an MCP resource_link too (served by resources/read), so clients that fetch resources can take it; across stateless calls, return an explicit handle with a bounded lifetime, and answer an unknown or expired handle with an error that says so."},
 	{"L1.descriptor.output_schema", 1, must, scopeLarge, needCall, func(v *view) {
 		if v.c.tool.OutputSchema == nil {
 			v.skip("the tool advertises no outputSchema")
 			return
 		}
-		resolved, err := observe.ResolveSchema(v.c.tool.OutputSchema)
+		resolved, err := resolveSchema(v.c.tool.OutputSchema)
 		switch {
 		case err != nil:
 			v.fail("the tool's outputSchema does not resolve: %v", err)
 		case v.Result.StructuredContent == nil:
 			v.fail("the tool advertises an outputSchema but the offloaded result has no structuredContent")
 		default:
-			var sc any
-			data, err := json.Marshal(v.Result.StructuredContent)
-			if err = errors.Join(err, json.Unmarshal(data, &sc)); err == nil {
-				err = resolved.Validate(sc)
-			}
-			if err != nil {
-				v.fail("structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", observe.OneLine(err.Error(), 300))
+			if err := resolved.Validate(v.Result.StructuredContent); err != nil {
+				v.fail("structuredContent is not valid under the tool's outputSchema (a strict client rejects it): %v", oneLine(err.Error(), 300))
 			}
 		}
 	}, "MCP: a tool that declares an outputSchema MUST return structured results that conform to it."},
 	{"L1.no_cursor", 1, must, scopeLarge, needCall, func(v *view) {
-		docs := observe.ResultDocs(v.Result)
+		docs := resultDocs(v.Result)
 		for k, m := range v.Result.Meta {
-			docs = append(docs, observe.Doc{Where: "_meta", Value: map[string]any{k: m}})
+			docs = append(docs, jsonDoc{Where: "_meta", Value: map[string]any{k: m}})
 		}
 		var found []string
 		for _, d := range docs {
-			observe.Walk(d.Value, "", func(path, k string, _ any) {
+			walk(d.Value, "", func(path, k string, _ any) {
 				k2 := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
 				if k != "" && cursorKey.MatchString(k2) && !strings.Contains(path+".", ".line_schema.") {
 					found = append(found, d.Where+index.ReplaceAllString(path, "[]")+"."+k)
@@ -125,18 +117,18 @@ var level1 = []requirement{
 	{"L1.file.name", 1, must, scopeLarge, needCall, func(v *view) {
 		p, _ := v.Desc["file_path"].(string)
 		if !filepath.IsAbs(p) {
-			v.skip("depends on " + observe.IDPath)
+			v.skip("depends on " + idPath)
 			return
 		}
 		_, handle := v.Desc["handle"]
 		base, prefix := filepath.Base(p), v.c.srv.Prefix
-		switch _, u, ok := v.c.obs.ParseName(base, handle); {
+		switch _, u, ok := v.c.parseName(base, handle); {
 		case !ok:
 			v.fail("base name %q is not %s-{operation}-{ulid}.jsonl (with a handle, -{32+ lower-case hex digits} may follow the ULID)", base, prefix)
 		case !v.inCall(ulid.Time(u.Time())):
 			v.fail("the ULID's time %s is not the time of the call (%s)", ulid.Time(u.Time()).UTC().Format(time.RFC3339Nano), v.Start.UTC().Format(time.RFC3339))
 		}
-		if dir := cmp.Or(v.c.srv.ClientDir, v.c.srv.OutputDir); dir != "" && !observe.SameDir(filepath.Dir(p), dir) {
+		if dir := cmp.Or(v.c.srv.ClientDir, v.c.srv.OutputDir); dir != "" && !sameDir(filepath.Dir(p), dir) {
 			v.fail("the file is in %s, not in the output folder %s", filepath.Dir(p), dir)
 		}
 	}, "Files MUST be written to a configurable output directory using the naming convention {output_dir}/atlatl-{operation}-{ulid}.jsonl."},
@@ -148,9 +140,9 @@ var level1 = []requirement{
 		case len(f.Data) == 0:
 			v.fail("the file is empty")
 		case f.Header == nil:
-			v.fail("line 1 is not a JSON object: %s", observe.OneLine(string(f.Data[:min(len(f.Data), 120)]), 120))
+			v.fail("line 1 is not a JSON object: %s", oneLine(string(f.Data[:min(len(f.Data), 120)]), 120))
 		case f.Header["type"] != "lro_header":
-			v.fail("the header's type is %s, want \"lro_header\"", observe.JSONText(f.Header["type"]))
+			v.fail("the header's type is %s, want \"lro_header\"", jsonText(f.Header["type"]))
 		}
 	}, "The first line is a metadata header conforming to OffloadHeader; type is always \"lro_header\"."},
 	{"L1.header.fields", 1, must, scopeLarge, needHeader, func(v *view) {
@@ -159,7 +151,7 @@ var level1 = []requirement{
 		}
 	}, "OffloadHeader: type, operation, query, count, schema_version, timestamp, estimated_tokens, detail."},
 	{"L1.header.timestamp", 1, must, scopeLarge, needFields, func(v *view) {
-		ts := observe.Str(v.File.Header["timestamp"])
+		ts := str(v.File.Header["timestamp"])
 		t, err := time.Parse(time.RFC3339Nano, ts)
 		for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"} {
 			if err != nil {
@@ -174,7 +166,7 @@ var level1 = []requirement{
 		}
 	}, "timestamp: ISO 8601 timestamp of when the file was written."},
 	{"L1.header.count", 1, must, scopeLarge, needFields, func(v *view) {
-		if n, _ := observe.AsInt(v.File.Header["count"]); int(n) != len(v.File.Lines) {
+		if n, _ := asInt(v.File.Header["count"]); int(n) != len(v.File.Lines) {
 			v.fail("the header's count is %d but %d lines follow it", n, len(v.File.Lines))
 		}
 	}, "count: Total number of memory lines following the header."},
@@ -186,7 +178,7 @@ var level1 = []requirement{
 		case !ok:
 			v.skip("the call has no string %s argument", qa)
 		case got != q:
-			v.fail("the header's query is %s, want %q (the call's %s argument)", observe.JSONText(got), q, qa)
+			v.fail("the header's query is %s, want %q (the call's %s argument)", jsonText(got), q, qa)
 		}
 	}, "query: The query string (if applicable)."},
 	{"L1.detail", 1, must, scopeLarge, needCall, func(v *view) {
@@ -211,25 +203,25 @@ var level1 = []requirement{
 		case !present:
 			v.fail("the descriptor has no summary")
 		case v.Summary == nil:
-			v.fail("summary is %s, not an object", observe.JSONText(raw))
+			v.fail("summary is %s, not an object", jsonText(raw))
 		default:
 			if err := summarySchema.Validate(v.Summary); err != nil {
 				v.fail("summary does not type its fields as OffloadSummary: %v", err)
 			} else if r, _ := v.Summary["score_range"].([]any); r != nil && r[0].(float64) > r[1].(float64) {
-				v.fail("score_range %s has its min above its max", observe.JSONText(r))
+				v.fail("score_range %s has its min above its max", jsonText(r))
 			}
 		}
 	}, "Level 1: the descriptor contains file reference and summary statistics (OffloadSummary)."},
 	{"L1.summary.count", 1, must, scopeLarge, needFile, func(v *view) {
-		if n, ok := observe.AsInt(v.Summary["count"]); !ok {
+		if n, ok := asInt(v.Summary["count"]); !ok {
 			v.skip("no integer summary.count (see L1.summary.fields)")
 		} else if int(n) != len(v.File.Lines) {
 			v.fail("summary.count is %d but the file holds %d record lines", n, len(v.File.Lines))
 		}
 	}, "count: Total number of memories in the file."},
 	{"L1.summary.tokens", 1, must, scopeLarge, needFields, func(v *view) {
-		st, ok := observe.AsInt(v.Summary["estimated_tokens"])
-		ht, _ := observe.AsInt(v.File.Header["estimated_tokens"])
+		st, ok := asInt(v.Summary["estimated_tokens"])
+		ht, _ := asInt(v.File.Header["estimated_tokens"])
 		switch {
 		case !ok:
 			v.skip("no integer summary.estimated_tokens (see L1.summary.fields)")
@@ -248,7 +240,7 @@ var level1 = []requirement{
 		counts := map[string]int{}
 		for _, r := range v.File.Records {
 			m, _ := r.(map[string]any)
-			if ns := observe.Str(m["namespace"]); ns != "" {
+			if ns := str(m["namespace"]); ns != "" {
 				counts[ns]++
 			}
 		}
@@ -260,7 +252,7 @@ var level1 = []requirement{
 			v.fail("lists %d namespaces; the records have %d distinct ones, so want %d", len(list), len(counts), len(top))
 		}
 		for i, e := range list[:min(len(list), len(top))] {
-			if ns := observe.Str(e); counts[ns] != top[i] {
+			if ns := str(e); counts[ns] != top[i] {
 				v.fail("top_namespaces[%d] %q has %d records, but namespace %d by frequency has %d: want the most frequent first",
 					i, ns, counts[ns], i+1, top[i])
 			}
@@ -313,14 +305,14 @@ func (v *view) agree(key, fromName, want, from string, fold bool) {
 // headerSchema and summarySchema give the fields of OffloadHeader and
 // OffloadSummary their types.
 var (
-	headerSchema = observe.MustResolve(`{
+	headerSchema = mustResolve(`{
 		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["type", "operation", "query", "count", "schema_version", "timestamp", "estimated_tokens", "detail"],
 		"properties": {"type": {"$ref": "#/$defs/text"}, "operation": {"$ref": "#/$defs/text"},
 			"query": {"type": ["string", "null"]}, "count": {"$ref": "#/$defs/count"},
 			"schema_version": {"$ref": "#/$defs/text"}, "timestamp": {"$ref": "#/$defs/text"},
 			"estimated_tokens": {"$ref": "#/$defs/count"}, "detail": {"$ref": "#/$defs/text"}}}`)
-	summarySchema = observe.MustResolve(`{
+	summarySchema = mustResolve(`{
 		"$defs": {"text": {"type": "string", "minLength": 1}, "count": {"type": "integer", "minimum": 0}},
 		"required": ["count", "estimated_tokens", "operation", "detail", "top_namespaces", "score_range"],
 		"properties": {"count": {"$ref": "#/$defs/count"}, "estimated_tokens": {"$ref": "#/$defs/count"},

@@ -14,7 +14,6 @@ import (
 
 	"github.com/zircote/lro-go/internal/jqcmd"
 	"github.com/zircote/lro-go/internal/shell"
-	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // level2 are the requirements of Level 2, in report order.
@@ -33,10 +32,10 @@ var level2 = []requirement{
 			return
 		}
 		if _, isObj := raw.(map[string]any); !isObj {
-			v.fail("line_schema is %s, not a JSON Schema object", observe.JSONText(raw))
+			v.fail("line_schema is %s, not a JSON Schema object", jsonText(raw))
 			return
 		}
-		resolved, err := observe.ResolveSchema(raw)
+		resolved, err := resolveSchema(raw)
 		switch {
 		case err != nil:
 			v.fail("line_schema is not a JSON Schema that resolves: %v", err)
@@ -45,7 +44,7 @@ var level2 = []requirement{
 		default:
 			for i, r := range v.File.Records {
 				if err := resolved.Validate(r); err != nil {
-					v.fail("line %d is not valid under line_schema: %s", v.File.LineOf[i], observe.OneLine(err.Error(), 300))
+					v.fail("line %d is not valid under line_schema: %s", v.File.LineOf[i], oneLine(err.Error(), 300))
 					return
 				}
 			}
@@ -58,7 +57,7 @@ var level2 = []requirement{
 		case !ok:
 			v.skip("%s", v.NoRecipes)
 		case !isList:
-			v.fail("jq_recipes is %s, not an array", observe.JSONText(raw))
+			v.fail("jq_recipes is %s, not an array", jsonText(raw))
 		case len(list) != 10:
 			v.fail("%d recipes, want exactly 10", len(list))
 		}
@@ -67,7 +66,7 @@ var level2 = []requirement{
 		for i, e := range v.Desc["jq_recipes"].([]any) {
 			m, ok := e.(map[string]any)
 			if !ok {
-				v.fail("recipe %d is %s, not an object", i+1, observe.JSONText(e))
+				v.fail("recipe %d is %s, not an object", i+1, jsonText(e))
 				continue
 			}
 			for _, k := range []string{"description", "command"} {
@@ -106,7 +105,7 @@ var level2 = []requirement{
 		}
 		for _, r := range v.Recipes {
 			if r.Err != nil {
-				v.fail("recipe %d failed%s: %v; command: %s", r.N, on, observe.OneLine(r.Err.Error(), 300), r.Command)
+				v.fail("recipe %d failed%s: %v; command: %s", r.N, on, oneLine(r.Err.Error(), 300), r.Command)
 			}
 		}
 	}, "Ready-to-use jq recipes for common extraction patterns (recipes that run)."},
@@ -124,7 +123,7 @@ var level2 = []requirement{
 				unread = append(unread, "recipe "+strconv.Itoa(r.N)+": "+r.RefsErr.Error())
 				continue
 			}
-			absent := slices.DeleteFunc(slices.Clone(r.Refs.Record), func(ref []string) bool { return observe.HasPath(v.File.Records, ref) })
+			absent := slices.DeleteFunc(slices.Clone(r.Refs.Record), func(ref []string) bool { return hasPath(v.File.Records, ref) })
 			if len(absent) > 0 {
 				v.fail("recipe %d references %s, which no record has", r.N, refsText(absent))
 			}
@@ -134,9 +133,9 @@ var level2 = []requirement{
 		}
 	}, "Recipes MUST only reference fields that exist at the given detail level."},
 	{"L2.recipes.detail", 2, must, scopeLarge, needRecipes | needFile, func(v *view) {
-		rs, detail := v.Recipes, strings.ToLower(cmp.Or(v.Detail, observe.Str(v.File.Header["detail"])))
+		rs, detail := v.Recipes, strings.ToLower(cmp.Or(v.Detail, str(v.File.Header["detail"])))
 		want, known := detailTable[detail]
-		unread := slices.IndexFunc(rs, func(r *observe.Recipe) bool { return r.RefsErr != nil })
+		unread := slices.IndexFunc(rs, func(r *recipe) bool { return r.RefsErr != nil })
 		switch {
 		case !isMemory(v.File.Records):
 			v.skip("the records are not memory records (id, title, namespace, memory_type); the detail table applies to memories")
@@ -155,7 +154,7 @@ var level2 = []requirement{
 			all = append(all, r.Refs.All...)
 			for _, ref := range r.Refs.Record {
 				// A field no record has is L2.recipes.fields_exist's concern.
-				if r.N <= 8 && !slices.Contains(lightFields, ref[0]) && observe.HasPath(v.File.Records, ref[:1]) {
+				if r.N <= 8 && !slices.Contains(lightFields, ref[0]) && hasPath(v.File.Records, ref[:1]) {
 					v.fail("recipe %d references .%s, which is not a Light field", r.N, strings.Join(ref, "."))
 				}
 			}
@@ -177,11 +176,11 @@ var level2 = []requirement{
 		if g, _ := raw.(string); !ok {
 			v.skip("no guidance (see L2.descriptor.fields)")
 		} else if strings.TrimSpace(g) == "" {
-			v.fail("guidance is %s, want a non-empty instruction block", observe.JSONText(raw))
+			v.fail("guidance is %s, want a non-empty instruction block", jsonText(raw))
 		}
 	}, "The guidance field MUST contain a brief instruction block for the AI assistant."},
 	{"L2.guidance.template", 2, should, scopeLarge, needCall, func(v *view) {
-		g := observe.Str(v.Desc["guidance"])
+		g := str(v.Desc["guidance"])
 		if _, present := v.Desc["guidance"]; !present {
 			v.skip("no guidance (see L2.descriptor.fields)")
 			return
@@ -189,13 +188,13 @@ var level2 = []requirement{
 		// The count: the summary's or the file's, whichever is right is
 		// L1.summary.count's concern.
 		var counts []int
-		if n, ok := observe.AsInt(v.Summary["count"]); ok {
+		if n, ok := asInt(v.Summary["count"]); ok {
 			counts = append(counts, int(n))
 		}
 		detail := v.Detail
 		if v.File != nil {
 			counts = append(counts, len(v.File.Lines))
-			detail = cmp.Or(detail, observe.Str(v.File.Header["detail"]))
+			detail = cmp.Or(detail, str(v.File.Header["detail"]))
 		}
 		if len(counts) > 0 && !slices.ContainsFunc(counts, func(n int) bool {
 			return regexp.MustCompile(`\b` + strconv.Itoa(n) + `\b`).MatchString(g)
@@ -207,7 +206,7 @@ var level2 = []requirement{
 		}
 		// A result kept on the server is named by its handle, which the tools
 		// that read it take.
-		p, h := observe.Str(v.Desc["file_path"]), observe.Str(v.Desc["handle"])
+		p, h := str(v.Desc["file_path"]), str(v.Desc["handle"])
 		if p != "" && !strings.Contains(g, p) && (h == "" || !strings.Contains(g, h)) {
 			v.fail("guidance does not name the file path (or the handle)")
 		}
@@ -221,35 +220,35 @@ var level2 = []requirement{
 // TTL stay.
 func checkCleanup(v *view) {
 	c := v.c
-	within, dir, p := c.srv.CleanupInterval, c.srv.OutputDir, c.obs.Planted
+	within, dir, p := c.srv.CleanupInterval, c.srv.OutputDir, c.planted
 	switch {
 	case within == 0:
 		v.skip("no Config.Server.CleanupInterval: give the TTL and how often the server sweeps its folder")
-	case p == nil && dir == "" && c.obs.Fetched > 0:
+	case p == nil && dir == "" && c.fetched > 0:
 		v.skip("the files were fetched with resources/read from a store, not in a folder of this machine where the kit could plant an expired file; give Config.Server.OutputDir if the kit reaches the store's folder")
 	case p == nil && dir == "":
 		v.skip("no offloaded file to find the output folder from, and no Config.Server.OutputDir")
 	case p == nil: // nothing was offloaded: plant in the configured folder now
-		c.obs.PlantExpired(dir, c.srv.Operation)
-		p = c.obs.Planted
+		c.plantExpired(dir, c.srv.Operation)
+		p = c.planted
 	}
 	if v.skipped != "" {
 		return
 	}
-	defer p.Remove()
+	defer p.remove()
 	if p.Err != nil {
 		v.skip("cannot plant an expired file in the output folder: %v", p.Err)
 		return
 	}
-	if !observe.WaitGone(v.ctx, p.Expired, p.At.Add(within)) {
+	if !waitGone(v.ctx, p.Expired, p.At.Add(within)) {
 		v.fail("%s, created %s (ULID time and mtime), %s past its TTL of %s, was not deleted within %s",
 			p.Expired, p.Created.UTC().Format(time.RFC3339), time.Since(p.Created.Add(c.srv.TTL)).Round(time.Second), c.srv.TTL, within)
 	}
 	if _, err := os.Lstat(p.Decoy); err != nil {
 		v.fail("%s, which is not an offloaded file, was deleted: %v", p.Decoy, err)
 	}
-	for _, path := range slices.Sorted(maps.Keys(c.obs.Local)) {
-		if age := time.Since(c.obs.Local[path]); age < c.srv.TTL {
+	for _, path := range slices.Sorted(maps.Keys(c.local)) {
+		if age := time.Since(c.local[path]); age < c.srv.TTL {
 			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 				v.fail("%s was deleted %s after it was written, before its TTL of %s", path, age.Round(time.Millisecond), c.srv.TTL)
 			}

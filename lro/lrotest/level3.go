@@ -4,15 +4,13 @@ import (
 	"encoding/json"
 	"regexp"
 	"unicode/utf8"
-
-	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // level3 are the requirements of Level 3, in report order.
 var level3 = []requirement{
 	{"L3.fallback.succeeds", 3, must, scopeBackup, 0, func(v *view) {
 		_, handle := v.Desc["handle"]
-		switch where := "file_path " + observe.JSONText(v.Desc["file_path"]); {
+		switch where := "file_path " + jsonText(v.Desc["file_path"]); {
 		case v.c.cfg.Fallback == nil:
 			v.skip("%s", v.Blocker)
 		case v.Failed != "":
@@ -25,20 +23,20 @@ var level3 = []requirement{
 		}
 	}, "Implementations MUST NOT fail the entire operation due to an LRO write failure."},
 	{"L3.fallback.warning", 3, must, scopeBackup, needCall, func(v *view) {
-		if !failWords.MatchString(observe.ResultText(v.Result)) {
+		if !failWords.MatchString(resultText(v.Result)) {
 			v.fail("no text content says that offloading failed")
 		}
-		if !truncWords.MatchString(observe.ResultText(v.Result)) {
+		if !truncWords.MatchString(resultText(v.Result)) {
 			v.fail("no text content says that the result is truncated")
 		}
 	}, "Include a warning in the response indicating that LRO failed and results are truncated."},
 	{"L3.fallback.truncated", 3, must, scopeBackup, needCall, func(v *view) {
-		arr, where := observe.LongestRecords(v.Result)
+		arr, where := longestRecords(v.Result)
 		if where == "" {
 			v.fail("the result holds no array of records")
 			return
 		}
-		if full := v.c.obs.FullCount; full >= 0 && len(arr) >= full {
+		if full := v.c.fullCount; full >= 0 && len(arr) >= full {
 			v.fail("%s holds %d records, as many as the offloaded file (%d): not truncated", where, len(arr), full)
 		}
 		tokens := 0

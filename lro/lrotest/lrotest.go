@@ -18,7 +18,6 @@ import (
 	"github.com/zircote/lro-go/internal/jqcmd"
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro"
-	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // Config names the tool to check and what the kit may assume about the
@@ -114,7 +113,7 @@ func (r *report) writeTable(w io.Writer) error {
 		counts[res.status]++
 		detail := ""
 		if len(res.reasons) > 0 {
-			detail = observe.OneLine(res.reasons[0], 140)
+			detail = oneLine(res.reasons[0], 140)
 			if n := len(res.reasons) - 1; n > 0 {
 				detail += fmt.Sprintf(" (+%d more)", n)
 			}
@@ -184,12 +183,20 @@ func Run(t *testing.T, cs *mcp.ClientSession, cfg *Config) {
 	}
 }
 
+// checker is a check under way: the session, the settings with their
+// defaults, and what the calls have given so far.
 type checker struct {
+	cs      *mcp.ClientSession
 	cfg     Config
 	srv     lro.Options // cfg.Server with the kit's defaults
 	tool    *mcp.Tool
 	results []result // one per requirement up to the level, in catalogue order
-	obs     *observe.Server
+
+	jq, jqVersion string               // the path of jq and what jq --version printed; "" to run recipes in process
+	local         map[string]time.Time // files read from file_path on this machine, and when they were written
+	fetched       int                  // files fetched with resources/read
+	fullCount     int                  // records of the first offloaded file, or -1
+	planted       *planted             // what was planted, once it was
 }
 
 // check checks as [Check] does, on a copy of cfg with its defaults filled
@@ -202,7 +209,7 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bo
 	if cfg == nil {
 		return nil, fmt.Errorf("%w: nil Config (Tool and Large are required)", errInvalidConfig)
 	}
-	c := &checker{cfg: *cfg}
+	c := &checker{cs: cs, cfg: *cfg, local: map[string]time.Time{}, fullCount: -1}
 	k := &c.cfg
 	k.Large, k.Small, k.Details = maps.Clone(k.Large), maps.Clone(k.Small), slices.Clone(k.Details)
 	c.srv = *cmp.Or(k.Server, &lro.Options{})
@@ -226,11 +233,8 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bo
 	s.DetailArgument = cmp.Or(s.DetailArgument, "detail")
 	s.QueryArgument = cmp.Or(s.QueryArgument, "query")
 	s.TTL = cmp.Or(s.TTL, spec.DefaultTTL)
-	c.obs = &observe.Server{Session: cs, Tool: k.Tool, Prefix: s.Prefix, Operation: s.Operation, OutputDir: s.OutputDir,
-		TTL: s.TTL, RunRecipes: k.Level >= 2, Plant: s.CleanupInterval > 0 && k.Level >= 2,
-		RecipeTimeout: recipeTimeout, Local: map[string]time.Time{}, FullCount: -1}
 	if !inProcess {
-		c.obs.JQ, c.obs.JQVersion = jqcmd.FindJQ()
+		c.jq, c.jqVersion = jqcmd.FindJQ()
 	}
 	for _, r := range catalogue {
 		if r.level <= k.Level {
@@ -253,13 +257,13 @@ func check(ctx context.Context, cs *mcp.ClientSession, cfg *Config, inProcess bo
 	}
 	c.run(ctx)
 	rep := &report{tool: k.Tool, level: k.Level, results: c.results}
-	rep.recipes, rep.files = c.obs.How()
+	rep.recipes, rep.files = c.how()
 	return rep, nil
 }
 
 // run makes every call and checks every requirement on it.
 func (c *checker) run(ctx context.Context) {
-	c.checkScope(ctx, scopeSmall, c.obs.Small(ctx, c.cfg.Small))
+	c.checkScope(ctx, scopeSmall, c.small(ctx, c.cfg.Small))
 	arg := c.srv.DetailArgument
 	asGiven, _ := c.cfg.Large[arg].(string)
 	label, detail := "large", asGiven
@@ -268,25 +272,25 @@ func (c *checker) run(ctx context.Context) {
 	} else if d := string(c.srv.DefaultDetail); d != "" {
 		label, detail = fmt.Sprintf("large (no %s: default %s)", arg, d), d
 	}
-	c.checkScope(ctx, scopeLarge, c.obs.Look(ctx, label, c.cfg.Large, detail))
+	c.checkScope(ctx, scopeLarge, c.look(ctx, label, c.cfg.Large, detail))
 	for _, d := range c.cfg.Details {
 		if d != asGiven {
 			args := maps.Clone(c.cfg.Large)
 			args[arg] = d
-			c.checkScope(ctx, scopeLarge, c.obs.Look(ctx, fmt.Sprintf("large (%s=%s)", arg, d), args, d))
+			c.checkScope(ctx, scopeLarge, c.look(ctx, fmt.Sprintf("large (%s=%s)", arg, d), args, d))
 		}
 	}
 	if c.cfg.Level >= 3 {
-		c.checkScope(ctx, scopeBackup, c.obs.LookFallback(ctx, c.cfg.Fallback, c.cfg.Large))
+		c.checkScope(ctx, scopeBackup, c.lookFallback(ctx, c.cfg.Fallback, c.cfg.Large))
 	}
-	c.checkScope(ctx, scopeOnce, &observe.Call{})
+	c.checkScope(ctx, scopeOnce, &observed{})
 }
 
 // checkScope runs the check of every requirement of scope s on v, skipping
 // those whose need v lacks, and adds what it found to the requirement's
 // result: a failure outweighs a pass, which outweighs a skip.
-func (c *checker) checkScope(ctx context.Context, s scope, call *observe.Call) {
-	v, prefix := &view{Call: call, c: c, ctx: ctx}, ""
+func (c *checker) checkScope(ctx context.Context, s scope, call *observed) {
+	v, prefix := &view{observed: call, c: c, ctx: ctx}, ""
 	if v.Label != "" {
 		prefix = v.Label + ": "
 	}

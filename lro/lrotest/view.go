@@ -3,14 +3,12 @@ package lrotest
 import (
 	"context"
 	"fmt"
-
-	"github.com/zircote/lro-go/lro/internal/observe"
 )
 
 // view is what the kit saw of one call, which every check of its scope
 // reads, and the outcome of the check running on it.
 type view struct {
-	*observe.Call
+	*observed
 	c   *checker
 	ctx context.Context
 

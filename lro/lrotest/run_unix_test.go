@@ -1,6 +1,6 @@
 //go:build unix
 
-package observe
+package lrotest
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestRunnersRefuseFilesThatAreNotRegular(t *testing.T) {
 		for _, r := range runners {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 			done := make(chan recipeRun, 1)
-			go func() { done <- r.run(ctx, "tail -n +2 "+path+" | jq .", &File{Path: "/elsewhere"}) }()
+			go func() { done <- r.run(ctx, "tail -n +2 "+path+" | jq .", &offloadFile{Path: "/elsewhere"}) }()
 			select {
 			case res := <-done:
 				if res.err == nil || !strings.Contains(res.err.Error(), "not a regular file") {

@@ -1,9 +1,8 @@
-package observe
+package lrotest
 
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,12 +27,12 @@ func (r recipeRun) values() ([]any, bool) {
 	return vals, err == nil
 }
 
-// runner runs recipes as a Server does: with the jq at path jq, or in
+// runner runs recipes as a check does: with the jq at path jq, or in
 // process when jq is "".
 type runner struct{ jq string }
 
-func (r runner) run(ctx context.Context, command string, f *File) recipeRun {
-	out, err := (&Server{JQ: r.jq}).runRecipe(ctx, parseRecipe(command), f)
+func (r runner) run(ctx context.Context, command string, f *offloadFile) recipeRun {
+	out, err := (&checker{jq: r.jq}).runRecipe(ctx, parseRecipe(command), f)
 	return recipeRun{err, out}
 }
 
@@ -52,7 +51,7 @@ var gojqRunner = runner{}
 // machine, reads what was fetched.
 func TestRunnersReadTheFetchedCopy(t *testing.T) {
 	data := []byte("{\"type\":\"lro_header\"}\n{\"id\":\"a\"}\n{\"id\":\"b\"}\n")
-	f := &File{Path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", Fetched: true, Data: data}
+	f := &offloadFile{Path: "/tmp/no-such-dir-lrotest/atlatl-recall-x.jsonl", Fetched: true, Data: data}
 	runners := []runner{gojqRunner}
 	if sr, ok := jqRunner(); ok {
 		runners = append(runners, sr)
@@ -105,7 +104,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 			cmd := "tail -n +2 " + q + " | jq " + tt.args
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			f := &File{Path: file, Data: data}
+			f := &offloadFile{Path: file, Data: data}
 			want := sr.run(ctx, cmd, f)
 			got := gojqRunner.run(ctx, cmd, f)
 			if (want.err != nil) != tt.fails || (got.err != nil) != tt.fails {
@@ -128,7 +127,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 		})
 	}
 	// A file that is not the descriptor's is read from disk.
-	other := gojqRunner.run(context.Background(), "jq -c '.type' "+q, &File{Path: "/elsewhere"})
+	other := gojqRunner.run(context.Background(), "jq -c '.type' "+q, &offloadFile{Path: "/elsewhere"})
 	if want := "\"lro_header\"\nnull\nnull\nnull\n"; other.err != nil || string(other.stdout) != want {
 		t.Errorf("jq FILE read from disk: %q, %v; want %q", other.stdout, other.err, want)
 	}
@@ -138,7 +137,7 @@ func TestGojqMatchesJQ(t *testing.T) {
 // file fails, saying why, though jq alone would succeed on no input.
 func TestRunnersReportAMissingFile(t *testing.T) {
 	for _, r := range []runner{{"jq"}, gojqRunner} {
-		res := r.run(context.Background(), "tail -n +2 /no/such/file | jq .", &File{})
+		res := r.run(context.Background(), "tail -n +2 /no/such/file | jq .", &offloadFile{})
 		if res.err == nil || !strings.Contains(strings.ToLower(res.err.Error()), "no such file") {
 			t.Errorf("%v: a pipeline whose first command fails but whose last succeeds: err %v, want tail's message", r, res.err)
 		}
@@ -150,7 +149,7 @@ func TestRunnersReportAMissingFile(t *testing.T) {
 func TestRunnersReportStderr(t *testing.T) {
 	jqInstalled(t)
 	sr, _ := jqRunner()
-	res := sr.run(context.Background(), `tail -n +2 f | jq '"x" | debug'`, &File{Path: "f", Data: []byte("{}\n{}\n")})
+	res := sr.run(context.Background(), `tail -n +2 f | jq '"x" | debug'`, &offloadFile{Path: "f", Data: []byte("{}\n{}\n")})
 	if res.err == nil || !strings.Contains(res.err.Error(), "wrote to standard error") {
 		t.Errorf("jq that writes to standard error: err %v, want it reported", res.err)
 	}
@@ -168,7 +167,7 @@ func TestRunnersRefuseOtherCommands(t *testing.T) {
 		"tail -n +2 $(touch " + canary + ") | jq .",
 	} {
 		for _, r := range []runner{{"jq"}, gojqRunner} {
-			res := r.run(context.Background(), cmd, &File{Path: "f"})
+			res := r.run(context.Background(), cmd, &offloadFile{Path: "f"})
 			if res.err == nil || !strings.Contains(res.err.Error(), "not run") {
 				t.Errorf("%v.run(%q): err %v, want it not run", r, cmd, res.err)
 			}
@@ -183,7 +182,7 @@ func TestRunnersRefuseOtherCommands(t *testing.T) {
 // recipe's input afresh: another file of the same size, or the same file
 // read from line 1.
 func TestGojqRunnerInputs(t *testing.T) {
-	s := &Server{}
+	s := &checker{}
 	a := []byte("{\"h\":1}\n{\"v\":\"a\"}\n")
 	b := []byte("{\"h\":1}\n{\"v\":\"b\"}\n")
 	for _, tt := range []struct {
@@ -198,27 +197,16 @@ func TestGojqRunnerInputs(t *testing.T) {
 		{"tail -n +2 f | jq -s -c 'sort_by(.v) | reverse'", b, "[{\"v\":\"b\"}]\n"},
 		{"tail -n +2 f | jq -c .", b, "{\"v\":\"b\"}\n"},
 	} {
-		out, err := s.runRecipe(context.Background(), parseRecipe(tt.cmd), &File{Path: "f", Data: tt.data})
+		out, err := s.runRecipe(context.Background(), parseRecipe(tt.cmd), &offloadFile{Path: "f", Data: tt.data})
 		if err != nil || string(out) != tt.want {
 			t.Errorf("%s on %q: %q, %v; want %q", tt.cmd, tt.data, out, err, tt.want)
 		}
 	}
 }
 
-// jqInstalled skips a test that needs jq, except in CI.
-func jqInstalled(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("jq"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("jq is not installed")
-		}
-		t.Skip("jq is not installed")
-	}
-}
-
 // parseRecipe reads a recipe command as readRecipes does.
-func parseRecipe(command string) *Recipe {
-	r := &Recipe{Command: command}
+func parseRecipe(command string) *recipe {
+	r := &recipe{Command: command}
 	r.Parsed, r.RefsErr = jqcmd.Parse(command)
 	return r
 }
