@@ -322,7 +322,7 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 	if c.temp {
 		// Only a temporary file whose lock is free is a leftover; it is
 		// removed while the janitor holds that lock.
-		f, err := lockTemp(root, c.name, fi)
+		f, err := disk.LockLeftover(root, c.name, fi)
 		young := now.Before(c.created.Add(j.o.TTL + unlockedGrace))
 		switch {
 		case errors.Is(err, disk.ErrBusy), errors.Is(err, disk.ErrNoLock) && young:

@@ -11,6 +11,7 @@
 package estimate
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -44,21 +45,21 @@ func Tokens(s string) int {
 
 // tokens is [Tokens] of the bytes b.
 func tokens(b []byte) int {
-	narrow, wide := 0, 0
+	narrow, wide, le := 0, 0, binary.LittleEndian
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
 			// Fast path: 64, then eight ASCII bytes at a time, then one
 			// by one.
 			for i+64 <= len(b) {
 				w := b[i : i+64]
-				if (load64(w[0:8])|load64(w[8:16])|load64(w[16:24])|load64(w[24:32])|
-					load64(w[32:40])|load64(w[40:48])|load64(w[48:56])|load64(w[56:64]))&highBits != 0 {
+				if (le.Uint64(w[0:8])|le.Uint64(w[8:16])|le.Uint64(w[16:24])|le.Uint64(w[24:32])|
+					le.Uint64(w[32:40])|le.Uint64(w[40:48])|le.Uint64(w[48:56])|le.Uint64(w[56:64]))&highBits != 0 {
 					break
 				}
 				narrow += 64
 				i += 64
 			}
-			for i+8 <= len(b) && load64(b[i:i+8])&highBits == 0 {
+			for i+8 <= len(b) && le.Uint64(b[i:i+8])&highBits == 0 {
 				narrow += 8
 				i += 8
 			}
@@ -82,14 +83,6 @@ func tokens(b []byte) int {
 // highBits has the high bit of each of eight bytes set: a word of eight ASCII
 // bytes has none of them.
 const highBits = 0x8080808080808080
-
-// load64 returns the eight bytes of b (len(b) == 8) as a little-endian word.
-// The compiler combines the eight loads into one.
-func load64(b []byte) uint64 {
-	_ = b[7] // one bounds check for the eight loads below
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
 
 // wideBlocks are the Unicode blocks, in order, of the scripts that
 // tokenizers spend about one token per rune on; they also cover the CJK

@@ -38,8 +38,7 @@ type Writer struct {
 	now  func() time.Time
 
 	bw  *bufio.Writer
-	buf bytes.Buffer  // reused to compact records
-	enc *json.Encoder // made on the first WriteHeader
+	buf bytes.Buffer // the header's encoding, then records compacted
 
 	headerCount   int
 	headerWritten bool
@@ -95,7 +94,11 @@ func (w *Writer) WriteHeader(h Header) error {
 	if h.Timestamp == "" {
 		h.Timestamp = w.now().UTC().Format(disk.TimestampLayout)
 	}
-	line, err := w.encode(wireHeader{spec.HeaderType, h})
+	w.buf.Reset()
+	enc := json.NewEncoder(&w.buf) // as json.Marshal, but that <, > and & stay
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(wireHeader{spec.HeaderType, h})
+	line := w.buf.Bytes()
 	if err == nil && len(h.Extension) > 0 {
 		line, err = extend(line, h.Extension)
 	}
@@ -173,18 +176,6 @@ func (w *Writer) WriteValid(line []byte) error {
 // invalid returns the error of WriteRecord for an invalid record.
 func (w *Writer) invalid(reason error) error {
 	return fmt.Errorf("%w: %s: record %d: %w", errInvalidRecord, w.path, w.count+1, reason)
-}
-
-// encode returns the JSON of v, as json.Marshal writes it but without
-// escaping <, > and &, and a newline, in w.buf.
-func (w *Writer) encode(v any) ([]byte, error) {
-	w.buf.Reset()
-	if w.enc == nil {
-		w.enc = json.NewEncoder(&w.buf)
-		w.enc.SetEscapeHTML(false)
-	}
-	err := w.enc.Encode(v)
-	return w.buf.Bytes(), err
 }
 
 // check returns the error that forbids any further write, if any.
@@ -298,5 +289,4 @@ func (w *Writer) release() {
 		w.bw = nil
 	}
 	w.buf = bytes.Buffer{}
-	w.enc = nil
 }

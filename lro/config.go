@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -123,34 +124,27 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 // under sets the fields of o that are zero from l, and merges l's tools
 // with o's, field by field.
 func (l *layer) under(o *Options) {
-	o.Disabled = o.Disabled || l.Disabled
-	o.ThresholdTokens = cmp.Or(o.ThresholdTokens, l.ThresholdTokens)
-	o.TTL = cmp.Or(o.TTL, l.TTL)
-	o.OutputDir = cmp.Or(o.OutputDir, l.OutputDir)
-	o.Profile = cmp.Or(o.Profile, l.Profile)
-	o.ClientDir = cmp.Or(o.ClientDir, l.ClientDir)
-	o.PreviewRecords = cmp.Or(o.PreviewRecords, l.PreviewRecords)
-	o.DisableRedaction = o.DisableRedaction || l.DisableRedaction
-	if len(o.RedactPatterns) == 0 {
-		o.RedactPatterns = l.RedactPatterns
-	}
-	if len(l.Tools) == 0 {
+	explicit := o.Tools
+	fill(o, l.Options)
+	if o.Tools = explicit; len(l.Tools) == 0 {
 		return
 	}
-	tools := maps.Clone(l.Tools)
-	for name, e := range o.Tools {
-		t := tools[name]
-		t.Disabled = t.Disabled || e.Disabled
-		t.Always = t.Always || e.Always
-		t.ThresholdTokens = cmp.Or(e.ThresholdTokens, t.ThresholdTokens)
-		t.Profile = cmp.Or(e.Profile, t.Profile)
-		t.DisableRedaction = t.DisableRedaction || e.DisableRedaction
-		if len(e.RedactPatterns) > 0 {
-			t.RedactPatterns = e.RedactPatterns
-		}
-		tools[name] = t
+	o.Tools = maps.Clone(l.Tools)
+	for name, e := range explicit {
+		fill(&e, o.Tools[name])
+		o.Tools[name] = e
 	}
-	o.Tools = tools
+}
+
+// fill sets each field of dst that is zero, or an empty slice, to src's:
+// one layer of options falling back on the one below.
+func fill(dst *Options, src Options) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
+	for i := range d.NumField() {
+		if f := d.Field(i); f.IsZero() || f.Kind() == reflect.Slice && f.Len() == 0 {
+			f.Set(s.Field(i))
+		}
+	}
 }
 
 // fields are the keys of [prompt.offload] but tools, also read from the

@@ -249,28 +249,22 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 		if f := toolField(t); f != "" {
 			return nil, fmt.Errorf("lro: Options.Tools[%q].%s is set: a tool's Options set only Disabled, ThresholdTokens, Profile, Always, DisableRedaction and RedactPatterns: %w", name, f, ErrInvalidOption)
 		}
-		tc := *c
-		tc.tools = nil
-		tc.Tools = nil
-		tc.Disabled = c.Disabled || t.Disabled
-		tc.Always = c.Always || t.Always
 		if t.ThresholdTokens < 0 {
 			return nil, fmt.Errorf("lro: Options.Tools[%q].ThresholdTokens is %d: %w", name, t.ThresholdTokens, ErrInvalidOption)
 		}
-		tc.ThresholdTokens = cmp.Or(t.ThresholdTokens, tc.ThresholdTokens)
 		if !validProfile(t.Profile) {
 			return nil, fmt.Errorf("lro: Options.Tools[%q].Profile is %d: %w", name, int(t.Profile), ErrInvalidOption)
 		}
-		tc.Profile = cmp.Or(t.Profile, tc.Profile)
+		tc := *c
 		if t.DisableRedaction || len(t.RedactPatterns) > 0 {
 			patterns := append(slices.Clip(c.RedactPatterns), t.RedactPatterns...)
 			field := fmt.Sprintf("Options.Tools[%q].RedactPatterns", name)
-			r, err := newRedactor(c.DisableRedaction || t.DisableRedaction, patterns, field)
-			if err != nil {
+			if tc.redactor, err = newRedactor(c.DisableRedaction || t.DisableRedaction, patterns, field); err != nil {
 				return nil, err
 			}
-			tc.redactor = r
 		}
+		fill(&t, c.Options)
+		tc.Options, tc.Tools, tc.tools = t, nil, nil
 		tc.core = tc.coreConfig()
 		c.tools[name] = &tc
 	}

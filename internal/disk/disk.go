@@ -3,7 +3,7 @@
 // it in ([CheckDir], [PrepareDir]), the hidden temporary file it is written
 // to and renamed from ([Create], [TempName]), the flock(2) calls by which a
 // writer and a janitor tell a live write from the leftover of a dead
-// process ([Lock], [Unlinked], [OpenForLock]; see docs/cleanup.md), and
+// process ([Lock], [Unlinked], [LockLeftover]; see docs/cleanup.md), and
 // the expiry a complete file records ([RecordExpiry], [ExpiryOf]).
 package disk
 

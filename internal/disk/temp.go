@@ -37,10 +37,40 @@ func TempBase(temp string) (base string, ok bool) {
 	return "", false
 }
 
-// OpenForLock opens the file name of root read-only to lock it, without
-// following a symlink out of root and without blocking on a FIFO.
-func OpenForLock(root *os.Root, name string) (*os.File, error) {
-	return root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+// LockLeftover is the janitor's side of the lock of [Create]'s temporary
+// files: it opens the temporary file name of root, which an lstat found to
+// be the regular file fi, and tries to take its lock without waiting. It
+// returns the file, still locked and still at name, for the caller to
+// remove by name and then close; or an error: [ErrBusy] for a live Writer,
+// one wrapping [ErrNoLock] where no lock can tell, or [fs.ErrNotExist] for
+// a file removed or replaced since the lstat. The open never blocks (on a
+// FIFO put there meanwhile).
+func LockLeftover(root *os.Root, name string, fi fs.FileInfo) (*os.File, error) {
+	if !Locks {
+		return nil, ErrNoLock
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	ofi, err := f.Stat()
+	if err == nil && !os.SameFile(fi, ofi) {
+		err = fs.ErrNotExist
+	}
+	if err == nil {
+		err = Lock(f, false)
+	}
+	if err == nil {
+		// Another janitor may have removed the name, or someone replaced it.
+		if nfi, err2 := root.Lstat(name); err2 != nil || !os.SameFile(fi, nfi) {
+			err = fs.ErrNotExist
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // OpenRead opens the file name of root read-only, failing on a symbolic
