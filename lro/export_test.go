@@ -64,7 +64,7 @@ func JanitorOf(opts *Options) (*cleanup.Janitor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cleanup.New(c.janitorOptions())
+	return cleanup.New(c.sweep)
 }
 
 // ValidateWith is [Options.Validate] with the hooks hk.

@@ -13,12 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zircote/lro-go/cleanup"
 	"github.com/zircote/lro-go/estimate"
 	"github.com/zircote/lro-go/internal/disk"
 	redaction "github.com/zircote/lro-go/internal/redact" // not redact, config.go's
 	"github.com/zircote/lro-go/internal/spec"
 	"github.com/zircote/lro-go/lro/descriptor"
 	"github.com/zircote/lro-go/lro/event"
+	"github.com/zircote/lro-go/lro/internal/janitor"
 	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/lro/store"
 	"github.com/zircote/lro-go/recipes"
@@ -163,7 +165,7 @@ type config struct {
 	redactor   *redaction.Redactor       // nil when redaction is off
 	tools      map[string]*config        // per-tool configurations, from Options.Tools
 	core       *offload.Config           // the offload pipeline's view of the above
-	observer   event.Observer            // Options.Observer; Observer is sweepOnOffload
+	sweep      *cleanup.Options          // of the janitor of c's files; Observer starts it (janitor.go)
 	now        func() time.Time          // the files' clock: time.Now, but in the package's own tests
 	wrapWriter func(io.Writer) io.Writer // wraps the writer of a file written without a Store; nil but in tests
 }
@@ -243,7 +245,7 @@ func newConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.Wr
 		return nil, err
 	}
 	c.redactor = redactor
-	c.observer, c.Observer = c.Observer, sweepOnOffload{c}
+	c.setJanitor()
 	c.tools = make(map[string]*config, len(c.Tools))
 	for name, t := range c.Tools {
 		if f := toolField(t); f != "" {
@@ -413,6 +415,6 @@ func mustConfigOn(opts *Options, now func() time.Time, wrap func(io.Writer) io.W
 	}
 	// The files a stopped process left behind are deleted soon after the
 	// next one starts, before it offloads anything.
-	c.startJanitor()
+	janitor.Offloaded(c.sweep, c.CleanupInterval)
 	return c
 }

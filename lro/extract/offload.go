@@ -8,7 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/jsonl"
-	"github.com/zircote/lro-go/lro/event"
 	"github.com/zircote/lro-go/lro/internal/janitor"
 	"github.com/zircote/lro-go/lro/internal/offload"
 	"github.com/zircote/lro-go/recipes"
@@ -59,26 +58,11 @@ func (c *config) core(schemaVersion string) *offload.Config {
 		Prefix:        c.Prefix,
 		SchemaVersion: schemaVersion,
 		Tokenizer:     c.Tokenizer,
-		Observer:      sweepOnOffload{c},
-		Create:        c.create,
-		Native:        true,
+		// An offloaded answer starts the janitor, as lro's decorator does:
+		// it is deleted at its expiry even in a server that offloads nothing
+		// else (a replica, or one restarted since the file it queries).
+		Observer: janitor.Observer{Options: c.sweep, Interval: c.sweepInterval, Next: c.Observer},
+		Create:   c.create,
+		Native:   true,
 	})
-}
-
-// sweepOnOffload passes every event of the answers' pipeline on to the
-// Observer, and starts the automatic janitor of the folder or store on an
-// offload, as lro's decorator does: an answer offloaded in turn is deleted
-// at its expiry even in a server that offloads nothing else (a replica, or
-// a server restarted since the file it queries was written).
-type sweepOnOffload struct{ c *config }
-
-func (s sweepOnOffload) Observe(ctx context.Context, e event.Event) {
-	if o := s.c.sweep; o != nil {
-		if _, ok := e.(event.Offloaded); ok {
-			janitor.Offloaded(o, s.c.sweepInterval)
-		}
-	}
-	if s.c.Observer != nil {
-		s.c.Observer.Observe(ctx, e)
-	}
 }

@@ -72,11 +72,9 @@ func AddTools(s *mcp.Server, opts *Options) error {
 	if !installed.Load() {
 		return errNoWorker
 	}
-	if c.sweep != nil {
-		// The answers a stopped server left behind are deleted soon after
-		// the next one starts, as lro's decorator does for its files.
-		janitor.Offloaded(c.sweep, c.sweepInterval)
-	}
+	// The answers a stopped server left behind are deleted soon after the
+	// next one starts, as lro's decorator does for its files.
+	janitor.Offloaded(c.sweep, c.sweepInterval)
 	// With a Store the descriptions say how long results are kept; with a
 	// bucket lro_extract says to use handles (the others refuse a file_path
 	// saying so).

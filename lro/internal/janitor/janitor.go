@@ -39,9 +39,13 @@ type state struct {
 const minWait = time.Second
 
 // Offloaded notes an offload to the folder or bucket of o, starting its
-// automatic janitor, with o and interval, if it does not run. interval
-// must be positive: it is the longest wait between two sweeps.
+// automatic janitor, with o and interval, if it does not run: interval is
+// the longest wait between two sweeps. A nil o or a negative interval means
+// the automatic janitor is off: Offloaded does nothing.
 func Offloaded(o *cleanup.Options, interval time.Duration) {
+	if o == nil || interval < 0 {
+		return
+	}
 	k := key{dir: o.Dir, bucket: o.Bucket, prefix: o.Prefix}
 	janitors.Lock()
 	defer janitors.Unlock()
@@ -95,5 +99,24 @@ func OnExpired(obs event.Observer) func(context.Context, string, time.Time, bool
 	}
 	return func(ctx context.Context, path string, created time.Time, temporary bool) {
 		obs.Observe(ctx, event.FileExpired{Path: path, CreatedAt: created, Temporary: temporary})
+	}
+}
+
+// Observer is the Observer of an offload pipeline: it passes every event on
+// to Next, if not nil, and on an offload starts the automatic janitor with
+// Options and Interval (see [Offloaded]).
+type Observer struct {
+	Options  *cleanup.Options
+	Interval time.Duration
+	Next     event.Observer
+}
+
+// Observe implements event.Observer.
+func (o Observer) Observe(ctx context.Context, e event.Event) {
+	if _, ok := e.(event.Offloaded); ok {
+		Offloaded(o.Options, o.Interval)
+	}
+	if o.Next != nil {
+		o.Next.Observe(ctx, e)
 	}
 }
