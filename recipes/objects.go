@@ -33,7 +33,7 @@ var (
 // size in a preview (none for no records).
 func objectRecipes(a *analysis) ([]Recipe, [][]string) {
 	rs := a.roles()
-	mixed := len(a.types) > 1
+	mixed := a.objects < a.n // objects are most records: some are not
 	var cs []candidate
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
 
