@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"iter"
 	"maps"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -219,10 +218,9 @@ func (f *field) avgLen() int {
 
 // analysis is what the sample says about the records.
 type analysis struct {
-	n         int                  // records
-	types     map[reflect.Type]int // records by type
-	objects   int                  // object records
-	textLines int                  // {"line": N, "text": "..."} records
+	n         int // records
+	objects   int // object records
+	textLines int // {"line": N, "text": "..."} records
 	fields    map[string]*field
 	order     []*field // fields in order of first appearance
 
@@ -245,13 +243,11 @@ var (
 func analyze(recs []value) *analysis {
 	a := &analysis{
 		n:         len(recs),
-		types:     map[reflect.Type]int{},
 		fields:    map[string]*field{},
 		values:    map[string]int{},
 		firstLine: -1,
 	}
 	for _, r := range recs {
-		a.types[reflect.TypeOf(r.v)]++ // one Go type per jq type, numbers being json.Number
 		var ss []string
 		collectStrings(r.v, &ss)
 		a.all.add(ss...)

@@ -28,10 +28,12 @@ var (
 
 // objectRecipes returns the library of object records: the recipes that
 // the roles of their fields call for (docs/recipes.md), completed with
-// recipes that apply to any records.
-func objectRecipes(a *analysis) []Recipe {
+// recipes that apply to any records; and their Projection: the fields of
+// the listing recipe but its time, which says less of a record than its
+// size in a preview (none for no records).
+func objectRecipes(a *analysis) ([]Recipe, [][]string) {
 	rs := a.roles()
-	mixed := len(a.types) > 1
+	mixed := a.objects < a.n // objects are most records: some are not
 	var cs []candidate
 	add := func(rank, pos int, r Recipe) { cs = append(cs, candidate{rank, pos, r}) }
 
@@ -41,12 +43,24 @@ func objectRecipes(a *analysis) []Recipe {
 	} else {
 		add(0, 1, countRecords)
 	}
-	id, ident, proj := a.listing(rs)
-	if len(proj) > 0 {
-		names := make([]string, len(proj))
-		for i, f := range proj {
-			names[i] = f.displayName()
+	// The listing: an identifier and a title (ident), with a category, a
+	// measure and a time (proj).
+	id, title := a.identity(rs)
+	ident := slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
+	proj := projection(rs, id, ident)
+	var names []string
+	var preview [][]string
+	for _, f := range proj {
+		names = append(names, f.displayName())
+		switch {
+		case a.role(f) == roleTime:
+		case f.parent != "":
+			preview = append(preview, []string{f.parent, f.name})
+		default:
+			preview = append(preview, []string{f.name})
 		}
+	}
+	if len(proj) > 0 {
 		add(1, 2, recipe("List "+englishList(names), "list", "objects | "+object(proj), "c"))
 	}
 	// objShort follows records of any type.
@@ -150,34 +164,7 @@ func objectRecipes(a *analysis) []Recipe {
 		`.[($n | tonumber) - 1]`, "sc", param{"n", "1", ""}))
 	add(10, 22, recipe("Show the 5 records with the most fields", "most fields",
 		`map(objects) | sort_by(-length) | .[:5][]`+short, "sc"))
-	return choose(cs)
-}
-
-// listing returns the fields of the listing recipe: id, the identifier;
-// ident, the identifier and the title that the records have (see
-// identity); and proj, ident with a category, a measure and a time (see
-// projection).
-func (a *analysis) listing(rs roles) (id *field, ident, proj []*field) {
-	id, title := a.identity(rs)
-	ident = slices.DeleteFunc([]*field{id, title}, func(f *field) bool { return f == nil })
-	return id, ident, projection(rs, id, ident)
-}
-
-// previewFields is the Projection of object records, analyzed as a.
-func previewFields(a *analysis) [][]string {
-	_, _, proj := a.listing(a.roles())
-	var paths [][]string
-	for _, f := range proj {
-		if a.role(f) == roleTime {
-			continue // a time says less of a record than its size in a preview
-		}
-		if f.parent != "" {
-			paths = append(paths, []string{f.parent, f.name})
-		} else {
-			paths = append(paths, []string{f.name})
-		}
-	}
-	return paths
+	return choose(cs), preview
 }
 
 // englishList joins names as "a, b and c".

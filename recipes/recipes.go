@@ -102,10 +102,8 @@ func genericOf(a *analysis) ([]Recipe, [][]string) {
 	switch {
 	case a.textLines > 0 && 2*a.textLines > a.n:
 		return textRecipes(a), nil
-	case a.n == 0:
-		return objectRecipes(a), nil
 	case 2*a.objects >= a.n:
-		return objectRecipes(a), previewFields(a)
+		return objectRecipes(a)
 	}
 	return scalarRecipes(a), nil
 }

@@ -4,216 +4,168 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"go.starlark.net/syntax"
 
 	"github.com/zircote/lro-go/internal/rawjson"
 )
 
 // readPython reads text as Python's str() of a list or tuple of rows (dicts
 // with string keys, tuples or lists; all of one kind) of None, True, False,
-// numbers, strings, lists and dicts, as go.starlark.net/syntax parses it (a
-// Python dialect; nothing is evaluated).
-//
-// Each row is parsed alone, so that the syntax tree of one row is held at a
-// time (a tree takes tens of times its text): the rows are found as Python
-// prints them, separated by ", " (a text printed otherwise would not be
-// printed back, and is no table anyway).
+// numbers, strings, lists and dicts, as printPython prints them, writing
+// each row's record as it reads it (no syntax tree; nothing is evaluated).
+// A text that printPython would not print is no table anyway: Read checks
+// what it reads by printing it back, so that text may be misread here.
 func readPython(text string) (Table, error) {
 	src, nl := strings.CutSuffix(text, "\n")
-	outer, rows, err := pythonRows(src)
-	if err != nil {
-		return Table{}, err
-	}
-	var rowKind byte
-	recs := records{recs: make([][]byte, 0, len(rows))}
-	opts := &syntax.FileOptions{}
-	for i, text := range rows {
-		row, err := opts.ParseExpr("", pythonHexEscapes(text), 0)
-		if err != nil {
-			return Table{}, err
+	p := pyReader{s: src, i: 1}
+	outer, rowKind := src[0], src[1] // src[0] is '[' or '(', as Read checks
+	var recs records
+	for len(recs.recs) == 0 || p.skip(", ") {
+		if p.i >= len(src) || src[p.i] != rowKind || strings.IndexByte("{([", rowKind) < 0 {
+			return Table{}, errors.New("tabular: not a list or tuple of rows of one kind")
 		}
-		kind, _ := pythonSequence(row)
-		if kind == 0 || i > 0 && kind != rowKind {
-			return Table{}, errors.New("tabular: rows of different kinds")
-		}
-		rowKind = kind
-		if recs.buf, err = appendPython(recs.buf[:0], row, true); err != nil {
+		var err error
+		if recs.buf, err = p.value(recs.buf[:0], 0); err != nil {
 			return Table{}, err
 		}
 		recs.add(recs.buf)
 	}
+	if outer == '(' && len(recs.recs) == 1 {
+		p.skip(",")
+	}
+	if !p.skip(string(closer(outer))) || p.i != len(src) {
+		return Table{}, errors.New("tabular: rows not separated as Python prints them")
+	}
 	return Table{Format: Python, Layout: string([]byte{outer, rowKind}) + " " + endWord(nl), Records: recs.recs}, nil
 }
 
-// pythonRows splits src, a list or tuple display of rows as Python prints
-// it, into the opening bracket and the text of each row: a dict, tuple or
-// list display, whose brackets and string literals (quoted with ' or ",
-// with backslash escapes) it follows. A one-row tuple ends with ",)". src
-// starts with '[' or '(', as Read checks.
-func pythonRows(src string) (byte, []string, error) {
-	notRows := errors.New("tabular: not a list or tuple of rows")
-	outer := src[0]
-	body, ok := strings.CutSuffix(src[1:], string(closer(outer)))
-	if !ok {
-		return 0, nil, notRows
-	}
-	var rows []string
-	for len(body) > 0 {
-		n, err := pythonDisplay(body)
-		if err != nil {
-			return 0, nil, err
-		}
-		rows = append(rows, body[:n])
-		body = body[n:]
-		if outer == '(' && len(rows) == 1 && body == "," {
-			break
-		}
-		if body != "" {
-			var ok bool
-			if body, ok = strings.CutPrefix(body, ", "); !ok || body == "" {
-				return 0, nil, errors.New("tabular: rows not separated as Python prints them")
-			}
-		}
-	}
-	if len(rows) == 0 {
-		return 0, nil, notRows
-	}
-	return outer, rows, nil
+// pyReader reads a Python literal s from i.
+type pyReader struct {
+	s   string
+	i   int
+	str []byte // a string's decoding
 }
 
-// pythonDisplay returns the length of the dict, tuple or list display that
-// s starts with.
-func pythonDisplay(s string) (int, error) {
-	if s == "" || strings.IndexByte("{([", s[0]) < 0 {
-		return 0, errors.New("tabular: a row that is not a dict, tuple or list")
+// skip reports whether s continues with t at i, and then reads it.
+func (p *pyReader) skip(t string) bool {
+	ok := strings.HasPrefix(p.s[p.i:], t)
+	if ok {
+		p.i += len(t)
 	}
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\'', '"':
-			j := i + 1
-			for ; j < len(s) && s[j] != c; j++ {
-				if s[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(s) {
-				return 0, errors.New("tabular: a string without its end")
-			}
-			i = j
-		case '{', '(', '[':
-			depth++
-		case '}', ')', ']':
-			if depth--; depth == 0 {
-				return i + 1, nil
-			}
-		}
-	}
-	return 0, errors.New("tabular: a row without its end")
+	return ok
 }
 
-// pythonSequence returns the opening bracket of a dict, list or tuple
-// display and its elements (a dict's are its entries); 0 for any other
-// expression.
-func pythonSequence(e syntax.Expr) (byte, []syntax.Expr) {
-	switch e := e.(type) {
-	case *syntax.DictExpr:
-		return '{', e.List
-	case *syntax.ListExpr:
-		return '[', e.List
-	case *syntax.ParenExpr:
-		if t, ok := e.X.(*syntax.TupleExpr); ok {
-			return '(', t.List
-		}
-	case *syntax.TupleExpr:
-		if e.Lparen.IsValid() { // ()
-			return '(', e.List
-		}
+var errPython = errors.New("tabular: not a Python literal as Python prints it")
+
+// value appends the JSON of the Python value at i, at depth in the row: a
+// row (depth 0) may be a tuple; below it, only lists and dicts are.
+func (p *pyReader) value(dst []byte, depth int) ([]byte, error) {
+	if p.i >= len(p.s) || depth > rawjson.MaxDepth {
+		return nil, errPython
 	}
-	return 0, nil
-}
-
-// pythonHexEscapes rewrites the \xhh escapes above \x7f, which Python's
-// repr writes for the characters U+0080 to U+00FF that are not printable
-// and Starlark refuses in a string, as the \u00hh Starlark reads the same.
-// An escape is a backslash and what follows it, so that an escaped
-// backslash is not read as the start of one.
-func pythonHexEscapes(s string) string {
-	if !strings.Contains(s, `\x`) {
-		return s
-	}
-	return pythonEscape.ReplaceAllStringFunc(s, func(e string) string {
-		if len(e) == 4 && e[1] == 'x' {
-			return `\u00` + e[2:]
+	switch c := p.s[p.i]; {
+	case p.skip("None"):
+		return append(dst, "null"...), nil
+	case p.skip("True"):
+		return append(dst, "true"...), nil
+	case p.skip("False"):
+		return append(dst, "false"...), nil
+	case c == '-' || c >= '0' && c <= '9': // a number that is also JSON's
+		end := p.i + 1
+		for end < len(p.s) && strings.IndexByte("0123456789.eE+-", p.s[end]) >= 0 {
+			end++
 		}
-		return e
-	})
-}
-
-var pythonEscape = regexp.MustCompile(`(?s)\\(x[89a-f][0-9a-f]|.)`)
-
-// appendPython appends the JSON of the Python value e: a row (row is true)
-// may be a tuple; below it, only lists and dicts are.
-func appendPython(dst []byte, e syntax.Expr, row bool) ([]byte, error) {
-	switch e := e.(type) {
-	case *syntax.Ident:
-		switch e.Name {
-		case "None":
-			return append(dst, "null"...), nil
-		case "True":
-			return append(dst, "true"...), nil
-		case "False":
-			return append(dst, "false"...), nil
+		num := p.s[p.i:end]
+		// Python prints inf for a float beyond float64's range, not a
+		// literal.
+		if _, err := strconv.ParseFloat(num, 64); !jsonNumber(num) || err != nil && strings.ContainsAny(num, ".eE") {
+			return nil, errPython
 		}
-	case *syntax.Literal:
-		switch e.Token {
-		case syntax.STRING:
-			if err := checkStable(e.Value.(string)); err != nil {
-				return nil, err
-			}
-			return rawjson.AppendQuote(dst, e.Value.(string)), nil
-		case syntax.INT, syntax.FLOAT:
-			return appendNumber(dst, "", e.Raw)
-		}
-	case *syntax.UnaryExpr:
-		if lit, ok := e.X.(*syntax.Literal); ok && e.Op == syntax.MINUS && (lit.Token == syntax.INT || lit.Token == syntax.FLOAT) {
-			return appendNumber(dst, "-", lit.Raw)
-		}
-	case *syntax.DictEntry: // of a dict display, below
-		if key, ok := e.Key.(*syntax.Literal); !ok || key.Token != syntax.STRING {
-			return nil, errors.New("tabular: a dict key that is not a string")
-		}
-		dst, err := appendPython(dst, e.Key, false)
+		dst, p.i = append(dst, num...), end
+		return dst, nil
+	case c == '\'' || c == '"':
+		s, err := p.quoted(c)
 		if err != nil {
 			return nil, err
 		}
-		return appendPython(append(dst, ':'), e.Value, false)
-	default:
-		kind, elems := pythonSequence(e)
-		if kind == '(' && row {
-			kind = '['
+		return rawjson.AppendQuote(dst, s), checkStable(s)
+	case c == '{' || c == '[' || c == '(' && depth == 0:
+		p.i++
+		open := c
+		if c == '(' {
+			open = '['
 		}
-		if kind == '{' || kind == '[' {
-			dst = append(dst, kind)
-			for i, x := range elems {
-				if i > 0 {
-					dst = append(dst, ',')
+		dst = append(dst, open)
+		for n := 0; !p.skip(string(closer(c))); n++ {
+			if n == 1 && c == '(' && p.skip(",)") { // a tuple of one
+				break
+			}
+			if n > 0 {
+				if !p.skip(", ") {
+					return nil, errPython
 				}
-				var err error
-				if dst, err = appendPython(dst, x, false); err != nil {
+				dst = append(dst, ',')
+			}
+			var err error
+			if c == '{' {
+				if p.i >= len(p.s) || p.s[p.i] != '\'' && p.s[p.i] != '"' {
+					return nil, errors.New("tabular: a dict key that is not a string")
+				}
+				if dst, err = p.value(dst, depth+1); err != nil {
 					return nil, err
 				}
+				if !p.skip(": ") {
+					return nil, errPython
+				}
+				dst = append(dst, ':')
 			}
-			return append(dst, closer(kind)), nil
+			if dst, err = p.value(dst, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, closer(open)), nil
+	}
+	return nil, errPython
+}
+
+// quoted reads the string literal at i, quoted with q, with the escapes
+// that appendRepr writes, and returns its value.
+func (p *pyReader) quoted(q byte) (string, error) {
+	p.str = p.str[:0]
+	for p.i++; p.i < len(p.s); p.i++ {
+		switch c := p.s[p.i]; c {
+		case q:
+			p.i++
+			return rawjson.String(p.str), nil // used before the next string is read
+		case '\\':
+			p.i++
+			if p.i >= len(p.s) {
+				return "", errPython
+			}
+			if k := strings.IndexByte(`\'"tnr`, p.s[p.i]); k >= 0 {
+				p.str = append(p.str, "\\'\"\t\n\r"[k])
+				continue
+			}
+			// \x, \u and \U: their digits, as many as the letter's index.
+			n := strings.IndexByte("..x.u...U", p.s[p.i])
+			if n <= 0 || p.i+n >= len(p.s) {
+				return "", errPython
+			}
+			r, err := strconv.ParseUint(p.s[p.i+1:p.i+1+n], 16, 32)
+			if err != nil {
+				return "", errPython
+			}
+			p.str, p.i = utf8.AppendRune(p.str, rune(r)), p.i+n
+		default:
+			p.str = append(p.str, c)
 		}
 	}
-	return nil, fmt.Errorf("tabular: not a value: %T", e)
+	return "", errors.New("tabular: a string without its end")
 }
 
 // checkStable fails for a string with a character that Unicode has not
@@ -227,16 +179,6 @@ func checkStable(s string) error {
 		}
 	}
 	return nil
-}
-
-// appendNumber appends a Python number literal that is also a JSON one.
-func appendNumber(dst []byte, sign, raw string) ([]byte, error) {
-	n := len(dst)
-	dst = append(append(dst, sign...), raw...)
-	if v := jsontext.Value(dst[n:]); v.Kind() != '0' || !v.IsValid() {
-		return nil, errors.New("tabular: a number JSON does not write so")
-	}
-	return dst, nil
 }
 
 // printPython prints records as Python's str() of them, with layout (see
