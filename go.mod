@@ -13,7 +13,6 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/tiktoken-go/tokenizer v0.7.0
-	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	gocloud.dev v0.47.0
 	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.41.0
