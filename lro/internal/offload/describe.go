@@ -33,7 +33,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	in.TopNamespaces = t.topNamespaces()
 	in.ScoreRange = t.scoreRange()
 	in.Native, in.ByHandle = c.Native || c.remote(), c.remote()
-	in.Warning = p.jq16.warning(in.Native)
+	in.Warning = t.jq16.warning(in.Native)
 	in.Beside = besideOf(p)
 	in.ExpiresAt = c.expires()
 	if c.Native && !c.remote() && c.ClientDir != "" {

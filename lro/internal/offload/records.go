@@ -32,8 +32,6 @@ type run struct {
 	exact     bool // the text of a text item's run comes back byte for byte
 	compact   bool // asArray: doc is the array, and its read saw no white space outside strings
 	oneLine   bool // asArray: its read saw no white space outside strings, so each element is one line
-	shallow   bool // asArray: no element nests deeper than jq 1.6 reads
-	escaped   bool // asArray: its read saw an escape in a string
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
@@ -67,8 +65,6 @@ type plan struct {
 
 	nextLine int  // the number of the next text line of an asLines run
 	retally  bool // a text's array failed after its records were described: describe the runs again
-
-	jq16 jq16Lines // the lines written that jq 1.6 cannot parse
 }
 
 // plan finds the records of r, reading them once (see run.read), and builds
@@ -367,6 +363,7 @@ func (ru *run) read(t *tally) error {
 				t.note(line)
 			}
 			t.last = elem // compacted when shown
+			t.jq16.add(t.schema.JQ16())
 			switch {
 			case i < maxKept:
 				// elem is a slice of arr: its capacity tells where it starts.
@@ -380,8 +377,6 @@ func (ru *run) read(t *tally) error {
 		})
 		ru.Count = n
 		ru.oneLine = err == nil && !t.schema.Spaced()
-		ru.shallow = err == nil && t.schema.Nesting() <= jq16Depth/2
-		ru.escaped = err != nil || t.schema.Escaped()
 		ru.compact = ru.oneLine && !ru.member
 		return err
 	case asValue:
