@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -457,59 +456,39 @@ func members(doc []byte) ([]member, error) {
 	var ms []member
 	last := map[string]int{}
 	dec := rawjson.NewDecoder(doc)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil, errors.Join(err, errors.New("offload: not an object"))
-	}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil, err
-		}
-		name := tok.String()
+	ok := rawjson.Object(dec, func(quoted jsontext.Value) bool {
 		v, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
+		end, name := int(dec.InputOffset()), rawjson.Unquote(quoted)
 		if i, ok := last[name]; ok {
 			ms[i].last = false
 		}
 		last[name] = len(ms)
 		ms = append(ms, member{name: name, start: end - len(v), end: end, kind: v.Kind(), last: true})
+		return err == nil
+	})
+	if !ok || !rawjson.AtEnd(dec) {
+		return nil, errors.New("offload: not one JSON object")
 	}
-	return ms, end_(dec)
+	return ms, nil
 }
 
 // eachElement calls fn with each element of the JSON array arr, as written,
-// valid until fn returns, and fails when arr is not one JSON array.
-func eachElement(arr []byte, fn func(elem []byte) error) error {
+// valid until fn returns, and fails when arr is not one JSON array, or with
+// fn's error.
+func eachElement(arr []byte, fn func(elem []byte) error) (err error) {
 	dec := rawjson.NewDecoder(arr)
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	for dec.PeekKind() != ']' {
-		// ReadValue reads a whole value at once, SkipValue token by token.
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
+	ok := rawjson.Elements(dec, '[', func() bool {
+		v, e := dec.ReadValue() // at once, where SkipValue reads token by token
+		if e == nil {
+			e = fn(v)
 		}
-		if err := fn(v); err != nil {
-			return err
-		}
+		err = e
+		return e == nil
+	})
+	if err == nil && (!ok || !rawjson.AtEnd(dec)) {
+		err = errors.New("offload: not one JSON array")
 	}
-	return end_(dec)
-}
-
-// end_ reads the end of the object or array dec is in, and fails unless
-// nothing follows it.
-func end_(dec *jsontext.Decoder) error {
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return errors.New("offload: more than one JSON value")
-	}
-	return nil
+	return err
 }
 
 // skeletonOf returns the document of ru with its records taken out.
