@@ -155,14 +155,14 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		setSpacings(ru != nil && ru.compact)
 		// A string that repeats a text given back exactly is kept once,
 		// there; put back first, since a JSON copy may repeat it.
-		doc, copies := stringCopies(doc, kept, "/structuredContent")
+		doc, copies, all := stringCopies(doc, kept, "/structuredContent")
 		b.WriteString(`,"structuredContent":`)
 		b.Write(doc)
 		p.copies = append(copies, p.copies...)
 		switch {
 		case ru != nil:
 			p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
-		case !allCopies(doc, copies):
+		case !all:
 			p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
 		}
 	}
@@ -209,10 +209,11 @@ func (t texts) add(text, at string) {
 // stringCopies returns the valid JSON value doc, placed at at, with each
 // string member (or doc itself) that is one of texts replaced by null, and the
 // copies that put them back. Only the last member of a name, which a pointer
-// names, is replaced.
-func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
+// names, is replaced. all reports that every member of the object doc was:
+// {"content": "..."} beside the text itself, which tells nothing more.
+func stringCopies(doc []byte, texts texts, at string) (_ []byte, _ []Copy, all bool) {
 	if len(texts) == 0 {
-		return doc, nil
+		return doc, nil, false
 	}
 	ofText := func(v []byte) string {
 		if s, err := jsontext.AppendUnquote(nil, v); err == nil {
@@ -223,12 +224,12 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
 	switch jsontext.Value(doc).Kind() {
 	case '"':
 		if of := ofText(doc); of != "" {
-			return []byte("null"), []Copy{{At: at, Of: of, As: "string"}}
+			return []byte("null"), []Copy{{At: at, Of: of, As: "string"}}, false
 		}
-		return doc, nil
+		return doc, nil, false
 	case '{':
 	default:
-		return doc, nil
+		return doc, nil, false
 	}
 	ms, _ := members(doc) // valid
 	var out []byte
@@ -245,16 +246,9 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
 		}
 	}
 	if copies == nil {
-		return doc, nil
+		return doc, nil, false
 	}
-	return append(out, doc[prev:]...), copies
-}
-
-// allCopies reports whether every member of the object doc is one of copies:
-// {"content": "..."} beside the text itself, which tells nothing more.
-func allCopies(doc []byte, copies []Copy) bool {
-	ms, err := members(doc)
-	return err == nil && len(ms) > 0 && len(ms) == len(copies)
+	return append(out, doc[prev:]...), copies, len(copies) == len(ms)
 }
 
 // textHolds reports whether a text item of r that is not a copy of the
