@@ -34,7 +34,7 @@ type run struct {
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
-	member     bool     // the records are an array member of an object document
+	members    []member // the members of the object document whose array member holds the records; nil otherwise
 	text       string   // asLines, rows: the text (asLines: without its final newline)
 	firstLine  int      // asLines: the number of the first line
 	rows       [][]byte // rows, and a provided set (asArray): the records
@@ -268,8 +268,8 @@ func hasArray(doc []byte) bool {
 	if jsontext.Value(doc).Kind() == '[' {
 		return true
 	}
-	_, ok, _ := findArray(doc, "") // not ok for anything but an object
-	return ok
+	_, i, _ := findArray(doc, "") // -1 for anything but an object
+	return i >= 0
 }
 
 // textRun returns the run of a text item's records, the next of p, and what
@@ -312,13 +312,13 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	ru := &run{Placement: Placement{At: at, As: asValue, Count: 1}, doc: doc, start: 0, end: len(doc)}
 	switch jsontext.Value(doc).Kind() {
 	case '{':
-		m, ok, err := findArray(doc, c.RecordsField)
+		ms, i, err := findArray(doc, c.RecordsField)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			ru.As, ru.member, ru.start, ru.end = asArray, true, m.start, m.end
-			ru.At = at + "/" + pointerEscapes.Replace(m.name)
+		if i >= 0 {
+			ru.As, ru.members, ru.start, ru.end = asArray, ms, ms[i].start, ms[i].end
+			ru.At = at + "/" + pointerEscapes.Replace(ms[i].name)
 		}
 	case '[':
 		ru.As = asArray
@@ -370,7 +370,7 @@ func (ru *run) read(t *tally) error {
 		})
 		ru.Count = n
 		ru.oneLine = err == nil && !t.schema.Spaced()
-		ru.compact = ru.oneLine && !ru.member
+		ru.compact = ru.oneLine && ru.members == nil
 		return err
 	case asValue:
 		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
@@ -412,12 +412,13 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 	return nil
 }
 
-// findArray returns the array member of the JSON object doc named field,
-// else its largest one. Of members that share a name only the last counts,
-// as a pointer names it. It fails when doc is not one JSON object.
-func findArray(doc []byte, field string) (m member, ok bool, err error) {
-	ms, err := members(doc)
-	best := -1
+// findArray returns the members of the JSON object doc and the index among
+// them of its array member named field, else of its largest one, else -1. Of
+// members that share a name only the last counts, as a pointer names it. It
+// fails when doc is not one JSON object.
+func findArray(doc []byte, field string) (ms []member, best int, err error) {
+	ms, err = members(doc)
+	best = -1
 	for i, m := range ms {
 		if m.kind != '[' || !m.last {
 			continue
@@ -430,10 +431,7 @@ func findArray(doc []byte, field string) (m member, ok bool, err error) {
 			best = i
 		}
 	}
-	if best < 0 || err != nil {
-		return member{}, false, err
-	}
-	return ms[best], true, nil
+	return ms, best, err
 }
 
 // member is a member of a JSON object document.
