@@ -106,7 +106,6 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	return n, err
 }
 
-
 // Spaced reports whether the last record or array added held white space
 // outside its strings (read up to its end or its first error).
 func (in *Inferrer) Spaced() bool { return in.spaced }

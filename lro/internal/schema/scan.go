@@ -16,10 +16,10 @@ import (
 // internal/rawjson: it reads each byte once, and the bytes of strings, most
 // of a record's, eight at a time.
 type scanner struct {
-	b       []byte
-	pos     int  // the next byte to read
-	spaced  bool // white space was read outside strings
-	jq16    jq16 // why jq 1.6 cannot parse the record being read
+	b      []byte
+	pos    int  // the next byte to read
+	spaced bool // white space was read outside strings
+	jq16   jq16 // why jq 1.6 cannot parse the record being read
 }
 
 // peek skips white space and returns the next byte, or 0 at the end.
