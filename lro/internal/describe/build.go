@@ -141,9 +141,6 @@ func Build(in *Input, p Profile) ([]byte, error) {
 func Resaved(data []byte, in *Input, p Profile, saved int) ([]byte, error) {
 	out := *in
 	out.Saved = saved
-	if p == BarePointer {
-		return data, nil // no guidance
-	}
 	old, headline := headline(in), headline(&out)
 	if old == headline {
 		return data, nil

@@ -33,7 +33,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	in.TopNamespaces = t.topNamespaces()
 	in.ScoreRange = t.scoreRange()
 	in.Native, in.ByHandle = c.Native || c.remote(), c.remote()
-	in.Warning = p.jq16.warning(in.Native)
+	in.Warning = t.jq16.warning(in.Native)
 	in.Beside = besideOf(p)
 	in.ExpiresAt = c.expires()
 	if c.Native && !c.remote() && c.ClientDir != "" {
@@ -269,12 +269,8 @@ func besideOf(p *plan) *describe.Beside {
 // besideMembers returns the members of the object document of ru other than
 // its records.
 func besideMembers(path string, ru *run) []besideValue {
-	if !ru.member {
-		return nil
-	}
 	var out []besideValue
-	ms, _ := members(ru.doc)
-	for _, m := range ms {
+	for _, m := range ru.members { // none unless the records are a member
 		if m.end != ru.end { // not the records
 			out = append(out, describeValue(path+describe.JQKey(m.name), ru.doc[m.start:m.end]))
 		}

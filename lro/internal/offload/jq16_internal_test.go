@@ -14,6 +14,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// Why jq 1.6 cannot parse a line, as the descriptor's warning says.
+const (
+	reasonSurrogate = "a lone surrogate escape such as \\ud800"
+	reasonDepth     = "nesting deeper than jq 1.6 reads"
+)
+
+// jq16Unreadable returns why jq 1.6 cannot parse the valid JSON line, or
+// "", as the tally finds it while it reads the line as a record.
+func jq16Unreadable(line []byte) string {
+	t := newTally()
+	_ = t.add(line) // valid
+	return strings.Join(t.jq16.reasons, "; ")
+}
+
 // nest returns v inside n containers: n arrays, n objects, or n pairs of
 // an array holding an object.
 func nest(kind string, n int, v string) string {

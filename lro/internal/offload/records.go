@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -32,12 +31,10 @@ type run struct {
 	exact     bool // the text of a text item's run comes back byte for byte
 	compact   bool // asArray: doc is the array, and its read saw no white space outside strings
 	oneLine   bool // asArray: its read saw no white space outside strings, so each element is one line
-	shallow   bool // asArray: no element nests deeper than jq 1.6 reads
-	escaped   bool // asArray: its read saw an escape in a string
 
 	doc        []byte   // asArray, asValue: the document holding the records
 	start, end int      // the span of the array or value in doc
-	member     bool     // the records are an array member of an object document
+	members    []member // the members of the object document whose array member holds the records; nil otherwise
 	text       string   // asLines, rows: the text (asLines: without its final newline)
 	firstLine  int      // asLines: the number of the first line
 	rows       [][]byte // rows, and a provided set (asArray): the records
@@ -67,8 +64,6 @@ type plan struct {
 
 	nextLine int  // the number of the next text line of an asLines run
 	retally  bool // a text's array failed after its records were described: describe the runs again
-
-	jq16 jq16Lines // the lines written that jq 1.6 cannot parse
 }
 
 // plan finds the records of r, reading them once (see run.read), and builds
@@ -160,14 +155,14 @@ func (c *Config) plan(ctx context.Context, r *result) (*plan, error) {
 		setSpacings(ru != nil && ru.compact)
 		// A string that repeats a text given back exactly is kept once,
 		// there; put back first, since a JSON copy may repeat it.
-		doc, copies := stringCopies(doc, kept, "/structuredContent")
+		doc, copies, all := stringCopies(doc, kept, "/structuredContent")
 		b.WriteString(`,"structuredContent":`)
 		b.Write(doc)
 		p.copies = append(copies, p.copies...)
 		switch {
 		case ru != nil:
 			p.beside = append(p.beside, besideMembers(".structuredContent", ru)...)
-		case !allCopies(doc, copies):
+		case !all:
 			p.beside = append(p.beside, describeValue(".structuredContent", r.structured))
 		}
 	}
@@ -214,10 +209,11 @@ func (t texts) add(text, at string) {
 // stringCopies returns the valid JSON value doc, placed at at, with each
 // string member (or doc itself) that is one of texts replaced by null, and the
 // copies that put them back. Only the last member of a name, which a pointer
-// names, is replaced.
-func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
+// names, is replaced. all reports that every member of the object doc was:
+// {"content": "..."} beside the text itself, which tells nothing more.
+func stringCopies(doc []byte, texts texts, at string) (_ []byte, _ []Copy, all bool) {
 	if len(texts) == 0 {
-		return doc, nil
+		return doc, nil, false
 	}
 	ofText := func(v []byte) string {
 		if s, err := jsontext.AppendUnquote(nil, v); err == nil {
@@ -228,12 +224,12 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
 	switch jsontext.Value(doc).Kind() {
 	case '"':
 		if of := ofText(doc); of != "" {
-			return []byte("null"), []Copy{{At: at, Of: of, As: "string"}}
+			return []byte("null"), []Copy{{At: at, Of: of, As: "string"}}, false
 		}
-		return doc, nil
+		return doc, nil, false
 	case '{':
 	default:
-		return doc, nil
+		return doc, nil, false
 	}
 	ms, _ := members(doc) // valid
 	var out []byte
@@ -250,16 +246,9 @@ func stringCopies(doc []byte, texts texts, at string) ([]byte, []Copy) {
 		}
 	}
 	if copies == nil {
-		return doc, nil
+		return doc, nil, false
 	}
-	return append(out, doc[prev:]...), copies
-}
-
-// allCopies reports whether every member of the object doc is one of copies:
-// {"content": "..."} beside the text itself, which tells nothing more.
-func allCopies(doc []byte, copies []Copy) bool {
-	ms, err := members(doc)
-	return err == nil && len(ms) > 0 && len(ms) == len(copies)
+	return append(out, doc[prev:]...), copies, len(copies) == len(ms)
 }
 
 // textHolds reports whether a text item of r that is not a copy of the
@@ -279,8 +268,8 @@ func hasArray(doc []byte) bool {
 	if jsontext.Value(doc).Kind() == '[' {
 		return true
 	}
-	_, ok, _ := findArray(doc, "") // not ok for anything but an object
-	return ok
+	_, i, _ := findArray(doc, "") // -1 for anything but an object
+	return i >= 0
 }
 
 // textRun returns the run of a text item's records, the next of p, and what
@@ -323,13 +312,13 @@ func (c *Config) docRun(doc []byte, at string, t *tally) (*run, error) {
 	ru := &run{Placement: Placement{At: at, As: asValue, Count: 1}, doc: doc, start: 0, end: len(doc)}
 	switch jsontext.Value(doc).Kind() {
 	case '{':
-		m, ok, err := findArray(doc, c.RecordsField)
+		ms, i, err := findArray(doc, c.RecordsField)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			ru.As, ru.member, ru.start, ru.end = asArray, true, m.start, m.end
-			ru.At = at + "/" + pointerEscapes.Replace(m.name)
+		if i >= 0 {
+			ru.As, ru.members, ru.start, ru.end = asArray, ms, ms[i].start, ms[i].end
+			ru.At = at + "/" + pointerEscapes.Replace(ms[i].name)
 		}
 	case '[':
 		ru.As = asArray
@@ -367,6 +356,7 @@ func (ru *run) read(t *tally) error {
 				t.note(line)
 			}
 			t.last = elem // compacted when shown
+			t.jq16.add(t.schema.JQ16())
 			switch {
 			case i < maxKept:
 				// elem is a slice of arr: its capacity tells where it starts.
@@ -380,9 +370,7 @@ func (ru *run) read(t *tally) error {
 		})
 		ru.Count = n
 		ru.oneLine = err == nil && !t.schema.Spaced()
-		ru.shallow = err == nil && t.schema.Nesting() <= jq16Depth/2
-		ru.escaped = err != nil || t.schema.Escaped()
-		ru.compact = ru.oneLine && !ru.member
+		ru.compact = ru.oneLine && ru.members == nil
 		return err
 	case asValue:
 		line, err := compactLine(ru.doc[ru.start:ru.end], &buf)
@@ -424,12 +412,13 @@ func (ru *run) each(buf *[]byte, fn func(rec []byte) error) error {
 	return nil
 }
 
-// findArray returns the array member of the JSON object doc named field,
-// else its largest one. Of members that share a name only the last counts,
-// as a pointer names it. It fails when doc is not one JSON object.
-func findArray(doc []byte, field string) (m member, ok bool, err error) {
-	ms, err := members(doc)
-	best := -1
+// findArray returns the members of the JSON object doc and the index among
+// them of its array member named field, else of its largest one, else -1. Of
+// members that share a name only the last counts, as a pointer names it. It
+// fails when doc is not one JSON object.
+func findArray(doc []byte, field string) (ms []member, best int, err error) {
+	ms, err = members(doc)
+	best = -1
 	for i, m := range ms {
 		if m.kind != '[' || !m.last {
 			continue
@@ -442,10 +431,7 @@ func findArray(doc []byte, field string) (m member, ok bool, err error) {
 			best = i
 		}
 	}
-	if best < 0 || err != nil {
-		return member{}, false, err
-	}
-	return ms[best], true, nil
+	return ms, best, err
 }
 
 // member is a member of a JSON object document.
@@ -462,59 +448,39 @@ func members(doc []byte) ([]member, error) {
 	var ms []member
 	last := map[string]int{}
 	dec := rawjson.NewDecoder(doc)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil, errors.Join(err, errors.New("offload: not an object"))
-	}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil, err
-		}
-		name := tok.String()
+	ok := rawjson.Object(dec, func(quoted jsontext.Value) bool {
 		v, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
+		end, name := int(dec.InputOffset()), rawjson.Unquote(quoted)
 		if i, ok := last[name]; ok {
 			ms[i].last = false
 		}
 		last[name] = len(ms)
 		ms = append(ms, member{name: name, start: end - len(v), end: end, kind: v.Kind(), last: true})
+		return err == nil
+	})
+	if !ok || !rawjson.AtEnd(dec) {
+		return nil, errors.New("offload: not one JSON object")
 	}
-	return ms, end_(dec)
+	return ms, nil
 }
 
 // eachElement calls fn with each element of the JSON array arr, as written,
-// valid until fn returns, and fails when arr is not one JSON array.
-func eachElement(arr []byte, fn func(elem []byte) error) error {
+// valid until fn returns, and fails when arr is not one JSON array, or with
+// fn's error.
+func eachElement(arr []byte, fn func(elem []byte) error) (err error) {
 	dec := rawjson.NewDecoder(arr)
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	for dec.PeekKind() != ']' {
-		// ReadValue reads a whole value at once, SkipValue token by token.
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
+	ok := rawjson.Elements(dec, '[', func() bool {
+		v, e := dec.ReadValue() // at once, where SkipValue reads token by token
+		if e == nil {
+			e = fn(v)
 		}
-		if err := fn(v); err != nil {
-			return err
-		}
+		err = e
+		return e == nil
+	})
+	if err == nil && (!ok || !rawjson.AtEnd(dec)) {
+		err = errors.New("offload: not one JSON array")
 	}
-	return end_(dec)
-}
-
-// end_ reads the end of the object or array dec is in, and fails unless
-// nothing follows it.
-func end_(dec *jsontext.Decoder) error {
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return errors.New("offload: more than one JSON value")
-	}
-	return nil
+	return err
 }
 
 // skeletonOf returns the document of ru with its records taken out.

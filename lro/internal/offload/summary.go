@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -29,12 +31,15 @@ type tally struct {
 	last, lastBuf []byte
 	fieldFn       func(key string, value []byte) // field, bound once, not per record
 	buf           []byte                         // for the records made as they are read (text lines)
+	jq16          jq16Lines                      // the lines that jq 1.6 cannot parse
 }
 
 // add describes one record line, and fails when it is not one JSON value.
 func (t *tally) add(line []byte) error {
 	t.note(line)
-	return t.schema.AddFields(line, t.fieldFn)
+	err := t.schema.AddFields(line, t.fieldFn)
+	t.jq16.add(t.schema.JQ16())
+	return err
 }
 
 // newTally returns an empty tally, whose empty line schema is that of a file
@@ -121,4 +126,53 @@ func (t *tally) scoreRange() *[2]float64 {
 		return nil
 	}
 	return &[2]float64{t.minScore, t.maxScore}
+}
+
+// jq16Lines collects the file lines of the records jq 1.6 cannot parse.
+type jq16Lines struct {
+	records int   // the records read
+	lines   []int // the first few, 1-based lines of the file
+	count   int
+	reasons []string // distinct, in order of appearance
+}
+
+// maxNamedLines is how many unreadable lines the descriptor names.
+const maxNamedLines = 5
+
+// add notes why jq 1.6 cannot parse the next record line, if it cannot.
+func (u *jq16Lines) add(reason string) {
+	u.records++
+	if reason == "" {
+		return
+	}
+	u.count++
+	if len(u.lines) < maxNamedLines {
+		u.lines = append(u.lines, u.records+1) // the header is line 1
+	}
+	if !slices.Contains(u.reasons, reason) {
+		u.reasons = append(u.reasons, reason)
+	}
+}
+
+// warning returns the descriptor's sentence on the lines jq 1.6 cannot
+// parse, or "".
+func (u *jq16Lines) warning(native bool) string {
+	if u.count == 0 {
+		return ""
+	}
+	var lines strings.Builder
+	for i, n := range u.lines {
+		if i > 0 {
+			lines.WriteString(", ")
+		}
+		fmt.Fprint(&lines, n)
+	}
+	if u.count > len(u.lines) {
+		fmt.Fprintf(&lines, " and %d more", u.count-len(u.lines))
+	}
+	use := "jq 1.7 or later"
+	if native {
+		use = "lro_extract, or jq 1.7 or later"
+	}
+	return fmt.Sprintf("jq 1.6 cannot parse line %s (%s): use %s.", lines.String(), strings.Join(u.reasons, "; "), use)
 }

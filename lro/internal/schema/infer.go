@@ -44,7 +44,7 @@ type Inferrer struct {
 	scanner
 	field   func(key string, value []byte)
 	name    []byte // a member name being unescaped
-	nesting int    // see Nesting
+	objects int    // the objects open around the value being read, for jq 1.6's depth
 }
 
 // AddFields describes one more record, rec, which must be exactly one JSON
@@ -86,6 +86,7 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 		err = in.elements(func() error {
 			in.peek() // the element starts after the white space
 			start := in.pos
+			in.jq16 = 0
 			if err := in.value(&in.root, 0); err != nil {
 				return err
 			}
@@ -105,26 +106,21 @@ func (in *Inferrer) AddElements(arr []byte, field func(key string, value []byte)
 	return n, err
 }
 
-// Nesting returns the most objects and arrays nested in one another in a
-// record of the last AddFields or AddElements (read up to its end or its
-// first error): 0 when none holds an object or an array.
-func (in *Inferrer) Nesting() int { return in.nesting }
-
 // Spaced reports whether the last record or array added held white space
 // outside its strings (read up to its end or its first error).
 func (in *Inferrer) Spaced() bool { return in.spaced }
 
-// Escaped reports whether the last record or array added held an escape, a
-// backslash, in a string (read up to its end or its first error).
-func (in *Inferrer) Escaped() bool { return in.escaped }
+// JQ16 returns why jq 1.6, the oldest jq in wide use, cannot parse the
+// record last added (in AddElements, the element given to each), or "".
+func (in *Inferrer) JQ16() string { return jq16Reasons[in.jq16] }
 
 // reset makes in read rec, in place, and give its top-level members to
 // field; reset(nil, nil) lets go of them.
 func (in *Inferrer) reset(rec []byte, field func(key string, value []byte)) {
 	if rec == nil {
-		in.b, in.pos = nil, 0 // spaced and escaped kept for Spaced and Escaped
+		in.b, in.pos = nil, 0 // spaced and jq16 kept for Spaced and JQ16
 	} else {
-		in.scanner, in.nesting = scanner{b: rec}, 0
+		in.scanner, in.objects = scanner{b: rec}, 0
 	}
 	in.field = field
 }
@@ -144,7 +140,9 @@ func (in *Inferrer) value(n *node, depth int) error {
 		if depth >= rawjson.MaxDepth {
 			return in.errAt("nested too deep")
 		}
-		in.nesting = max(in.nesting, depth+1)
+		if depth+in.objects >= jq16MaxDepth {
+			in.jq16 = max(in.jq16, jq16Depth)
+		}
 		in.pos++
 		inner := n
 		if depth >= maxInferDepth {
@@ -217,6 +215,7 @@ func (in *Inferrer) object(n *node, depth int) error {
 		in.pos++
 		return nil
 	}
+	in.objects++
 	for member := 0; ; member++ {
 		hint := "" // the name records mostly have here, tried as written
 		if n != nil && member < len(n.order) && n.order[member].plain {
@@ -260,6 +259,7 @@ func (in *Inferrer) object(n *node, depth int) error {
 			in.pos++
 		case '}':
 			in.pos++
+			in.objects--
 			return nil
 		default:
 			return in.errAt("after an object member")

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -15,10 +16,10 @@ import (
 // internal/rawjson: it reads each byte once, and the bytes of strings, most
 // of a record's, eight at a time.
 type scanner struct {
-	b       []byte
-	pos     int  // the next byte to read
-	spaced  bool // white space was read outside strings
-	escaped bool // a string with an escape was read
+	b      []byte
+	pos    int  // the next byte to read
+	spaced bool // white space was read outside strings
+	jq16   jq16 // why jq 1.6 cannot parse the record being read
 }
 
 // peek skips white space and returns the next byte, or 0 at the end.
@@ -70,15 +71,62 @@ func (s *scanner) scalar(c byte) (jsontext.Kind, error) {
 	return '0', s.to(end, "in a number")
 }
 
-// str reads the string whose quote is next, and notes whether it holds an
-// escape.
+// str reads the string whose quote is next, and notes a lone surrogate
+// escape in it.
 func (s *scanner) str() error {
 	start := s.pos
 	end, plain := rawjson.SkipString(s.b, s.pos)
-	if !plain && !s.escaped && end > start {
-		s.escaped = bytes.IndexByte(s.b[start:end], '\\') >= 0
+	if !plain && end > start && s.jq16 < jq16Surrogate && loneSurrogate(s.b[start:end]) {
+		s.jq16 = jq16Surrogate
 	}
 	return s.to(end, "in a string")
+}
+
+// jq16 is why jq 1.6, the oldest jq in wide use, cannot parse a record
+// (failing the whole file there), 0 when it can: a lone surrogate escape is
+// named before the nesting.
+type jq16 uint8
+
+const (
+	jq16Depth jq16 = 1 + iota
+	jq16Surrogate
+)
+
+var jq16Reasons = [...]string{"", "nesting deeper than jq 1.6 reads", "a lone surrogate escape such as \\ud800"}
+
+// jq16MaxDepth is jq 1.6's MAX_PARSING_DEPTH: it refuses to open an array or
+// an object once its parser's stack holds that many entries, each open
+// container and the key of each object whose member is being read counting
+// one.
+const jq16MaxDepth = 256
+
+// loneSurrogate reports whether the valid JSON string str holds a high
+// surrogate escape (\ud800 to \udbff) that no low one follows.
+func loneSurrogate(str []byte) bool {
+	for i := bytes.IndexByte(str, '\\'); i >= 0; {
+		// In a valid string a backslash starts an escape.
+		if str[i+1] == 'u' && surrogate(str[i+2:i+6], "89abAB") {
+			next := str[i+6:]
+			if len(next) < 6 || next[0] != '\\' || next[1] != 'u' || !surrogate(next[2:6], "cdefCDEF") {
+				return true
+			}
+			i += 12
+		} else {
+			i += 2
+		}
+		j := bytes.IndexByte(str[i:], '\\')
+		if j < 0 {
+			break
+		}
+		i += j
+	}
+	return false
+}
+
+// surrogate reports whether the four hex digits h are a UTF-16 surrogate
+// whose second digit is in second: "89abAB", high; "cdefCDEF", low.
+func surrogate(h []byte, second string) bool {
+	return len(h) == 4 && (h[0] == 'd' || h[0] == 'D') && strings.IndexByte(second, h[1]) >= 0
 }
 
 // to moves to end, which a rawjson Skip function returned, or fails at the
