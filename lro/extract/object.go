@@ -10,18 +10,17 @@ import (
 	"sync/atomic"
 )
 
-// object is a source as a worker reads it: the server reads the header of
-// the file, or of the one GET of an object of a bucket (of at most
-// MaxInputBytes + 1 bytes so that a longer object trips the limit); for
-// lro_extract and lro_search a worker then reads it whole on its standard
-// input, after its job. A failed read kills the worker before the copy
-// closes the pipe, so that a cut file never passes for a shorter one.
+// object is the one GET of an object of a bucket, of at most MaxInputBytes
+// + 1 bytes so that a longer object trips the limit. The server reads its
+// header; for lro_extract and lro_search a worker then reads it whole on its
+// standard input, after its job. A failed GET kills the worker before the
+// copy closes the pipe, so that a cut object never passes for a shorter one.
 type object struct {
-	r        io.Reader          // the file from its first byte, once the header is read
+	r        io.Reader          // the object from its first byte, once the header is read
 	cancel   context.CancelFunc // ends the GET
 	kill     func()             // kills the worker at once
 	stopping atomic.Bool
-	failed   atomic.Pointer[error] // the read failed before the worker had the whole file
+	failed   atomic.Pointer[error] // the GET failed before the worker had the whole object
 }
 
 // openObject starts the GET of the object r names and reads its header.
@@ -45,16 +44,11 @@ func (c *config) openObject(ctx context.Context, r ref) (*source, error) {
 	if err != nil {
 		return nil, c.headerError(ctx, r, err)
 	}
-	s.stream(cancel)
-	return s, nil
-}
-
-// stream makes s.obj, once the header is read; cancel ends the GET.
-func (s *source) stream(cancel context.CancelFunc) {
 	// The header line is s.read bytes: s.head and "\r\n", "\n", "" or "\r"
 	// (sent as "\n", which the worker trims alike).
 	head := s.head + "\r\n"[2-(int(s.read)-len(s.head)):]
 	s.obj = &object{r: io.MultiReader(strings.NewReader(head), s.br), cancel: cancel}
+	return s, nil
 }
 
 // body reads a GET of want bytes; one that ends early is an error. Close

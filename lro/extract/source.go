@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"unicode/utf8"
 
 	"github.com/zircote/lro-go/jsonl"
@@ -21,7 +22,8 @@ const (
 // source reads one offloaded file line by line, within the limits of a call.
 type source struct {
 	ctx    context.Context
-	obj    *object       // what a worker reads (see object); nil in the worker
+	f      *os.File      // the file in a folder; nil for an object of a bucket
+	obj    *object       // the object of a bucket; nil for a file
 	closer io.Closer     // what Close closes
 	br     *bufio.Reader // reads the file or the object
 	path   string        // absolute path, or handle, for messages
@@ -57,11 +59,12 @@ func (c *config) openSource(ctx context.Context, r ref) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSource(ctx, f, f, abs, c.MaxInputBytes)
+	// pread: the server and a worker share f, not a position.
+	s, err := newSource(ctx, io.NewSectionReader(f, 0, math.MaxInt64), f, abs, c.MaxInputBytes)
 	if err != nil {
 		return nil, c.headerError(ctx, r, err)
 	}
-	s.stream(func() {})
+	s.f = f
 	return s, nil
 }
 

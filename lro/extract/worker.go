@@ -19,10 +19,10 @@ import (
 )
 
 // A worker is the host program started again with workerEnv set. It reads
-// the job on its standard input, then the file (object.go); it limits
-// itself before it reads a record, and writes frames on its standard
-// output. The server kills it at the time limit, on cancel, or once it has
-// all it will show.
+// the job on its standard input, then the object of a bucket (object.go),
+// or else the file as descriptor 3; it limits itself before it reads a
+// record, and writes frames on its standard output. The server kills it at
+// the time limit, on cancel, or once it has all it will show.
 const (
 	workerEnv = "LRO_EXTRACT_WORKER"
 	maxStderr = 8 << 10 // how much of a worker's standard error is kept
@@ -52,6 +52,7 @@ func RunWorker() {
 type job struct {
 	Tool    string
 	Path    string // the file's absolute path, or its handle, for messages
+	Stream  bool   // the object follows the job on standard input; else the file is descriptor 3
 	Limits  limits
 	Extract extractRequest
 	Search  searchRequest
@@ -103,7 +104,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	if err != nil {
 		return errorf("cannot start a worker: %v", err)
 	}
-	j.Path, j.Limits = src.path, c.limits()
+	j.Path, j.Stream, j.Limits = src.path, src.obj != nil, c.limits()
 	wctx, kill := context.WithCancel(ctx)
 	defer kill()
 	var in bytes.Buffer
@@ -113,9 +114,14 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 	stderr := &headBuffer{max: maxStderr}
 	cmd := exec.CommandContext(wctx, exe)
 	cmd.Env = append(os.Environ(), workerEnvironment(j.Limits)...)
-	cmd.Stdin, cmd.Stderr, cmd.WaitDelay, cmd.SysProcAttr = io.MultiReader(&in, src.obj), stderr, time.Second, sysProcAttr()
-	src.obj.kill = func() { cmd.Process.Kill() }
-	defer src.obj.stop() // when the worker failed to start
+	cmd.Stdin, cmd.Stderr, cmd.WaitDelay, cmd.SysProcAttr = &in, stderr, time.Second, sysProcAttr()
+	if j.Stream {
+		src.obj.kill = func() { cmd.Process.Kill() }
+		cmd.Stdin = io.MultiReader(&in, src.obj)
+		defer src.obj.stop() // when the worker failed to start
+	} else {
+		cmd.ExtraFiles = []*os.File{src.f}
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -143,7 +149,9 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 			last = &fr
 		}
 	}
-	src.obj.stop()
+	if j.Stream {
+		src.obj.stop()
+	}
 	kill()
 	switch waitErr := cmd.Wait(); {
 	case last != nil && last.Err != "":
@@ -155,7 +163,7 @@ func (c *config) inWorker(ctx context.Context, src *source, j *job, each func(*f
 		return nil
 	case ctx.Err() != nil: // which also ends the GET
 		return c.stopped(ctx)
-	case src.obj.failed.Load() != nil:
+	case j.Stream && src.obj.failed.Load() != nil:
 		return errorf("reading %s: %v", src.path, *src.obj.failed.Load())
 	case frames.N <= 0:
 		return errorf("stopped: the worker's answer passed %d bytes, more than the output of one call may take (MaxOutputBytes)", c.maxFrames())
@@ -312,7 +320,11 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	bw := bufio.NewWriter(out)
 	enc := gob.NewEncoder(bw)
 	send := func(fr *frame) bool { return writeFrame(enc, bw, fr) }
-	if err := runJob(&j, br, send); err != nil {
+	var r io.Reader = br
+	if !j.Stream { // pread: the server reads the file too
+		r = io.NewSectionReader(os.NewFile(3, j.Path), 0, math.MaxInt64)
+	}
+	if err := runJob(&j, r, send); err != nil {
 		send(&frame{Err: err.Error()})
 	}
 	return 0
