@@ -52,8 +52,9 @@ type Inferrer struct {
 // [ErrInvalidRecords]. The Inferrer stays usable then, but its schema may
 // also describe the part of rec read before the error. It calls field, if
 // not nil, with each top-level member of an object record (of those named
-// in Fields, when set), in order, duplicates included: key is the member's
-// name, decoded, and value its value as written, a slice of rec.
+// in Fields, when set; not those whose name the schema cannot name, longer
+// than maxNameBytes as written), in order, duplicates included: key is the
+// member's name, decoded, and value its value as written, a slice of rec.
 func (in *Inferrer) AddFields(rec []byte, field func(key string, value []byte)) error {
 	in.reset(rec, field)
 	defer in.reset(nil, nil)
@@ -251,7 +252,7 @@ func (in *Inferrer) object(n *node, depth int) error {
 			p.lastObject = n.objects
 			p.present++
 		}
-		if depth == 0 && in.field != nil && (in.Fields == nil || p.field) {
+		if depth == 0 && in.field != nil && p != n.long && (in.Fields == nil || p.field) {
 			in.field(p.name, in.b[start:in.pos])
 		}
 		switch in.peek() {

@@ -33,7 +33,7 @@ type refNode struct {
 // Add is AddFields without a field function, for the tests.
 func (in *Inferrer) Add(rec []byte) error { return in.AddFields(rec, nil) }
 
-func (n *refNode) describe(dec *json.Decoder, depth int) {
+func (n *refNode) describe(dec *json.Decoder, src []byte, depth int) {
 	tok, err := dec.Token()
 	if err != nil {
 		panic(err) // the records are valid
@@ -80,16 +80,23 @@ func (n *refNode) describe(dec *json.Decoder, depth int) {
 				if n.items == nil {
 					n.items = &refNode{}
 				}
-				n.items.describe(dec, depth+1)
+				n.items.describe(dec, src, depth+1)
 				continue
 			}
+			start := dec.InputOffset()
 			k, _ := dec.Token()
+			// The Inferrer names no property whose name is written in more
+			// than maxNameBytes: it is described, in no property.
+			if written := src[start:dec.InputOffset()]; len(written)-bytes.IndexByte(written, '"') > 2+maxNameBytes {
+				(&refNode{}).describe(dec, src, depth+1)
+				continue
+			}
 			p := n.prop(k.(string))
 			if !listed[k.(string)] {
 				listed[k.(string)] = true
 				p.present++
 			}
-			p.describe(dec, depth+1)
+			p.describe(dec, src, depth+1)
 		}
 		if v == '[' && n.items == nil {
 			n.items = &refNode{}
@@ -164,10 +171,15 @@ func refMembers(rec []byte) []member {
 	}
 	var ms []member
 	for dec.More() {
+		start := dec.InputOffset()
 		k, _ := dec.Token()
+		written := rec[start:dec.InputOffset()]
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			panic(err)
+		}
+		if len(written)-bytes.IndexByte(written, '"') > 2+maxNameBytes {
+			continue // a name the schema does not name is not reported
 		}
 		ms = append(ms, member{k.(string), string(v)})
 	}
@@ -180,7 +192,7 @@ func refSchema(records ...[]byte) map[string]any {
 	for _, r := range records {
 		dec := json.NewDecoder(bytes.NewReader(r))
 		dec.UseNumber()
-		root.describe(dec, 0)
+		root.describe(dec, r, 0)
 	}
 	return root.schema()
 }
