@@ -316,7 +316,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer fb.cs.Close()
-		if err := os.RemoveAll(out); err == nil {
+		err = os.RemoveAll(out)
+		if err == nil {
 			err = os.WriteFile(out, nil, 0o600)
 		}
 		if err != nil {

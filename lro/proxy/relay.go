@@ -162,7 +162,8 @@ func (r *relay) close() {
 			<-u.closed
 		}
 	}
-	r.connMu.Lock() // a connection made since has been ended by its maker
+	r.connMu.Lock()
+	//lint:ignore SA2001 a barrier: a connection made since has been ended by its maker
 	r.connMu.Unlock()
 	r.exits.Wait()
 }
