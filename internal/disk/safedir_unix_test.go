@@ -232,3 +232,57 @@ func TestCommitTouchesNoPath(t *testing.T) {
 		t.Error("no file was swapped: the test proves nothing")
 	}
 }
+
+// TestOpenChecked opens a file only if it is the regular file checked, with
+// one hard link.
+func TestOpenChecked(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, "b"), filepath.Join(dir, "b2")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	lstat := func(name string) fs.FileInfo {
+		fi, err := root.Lstat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	tests := []struct {
+		name    string
+		checked fs.FileInfo
+		want    error
+	}{
+		{"a", lstat("a"), nil},
+		{"a", lstat("sub"), ErrReplaced}, // another file was checked
+		{"sub", lstat("sub"), ErrNotRegular},
+		{"b2", lstat("b2"), ErrLinked},
+	}
+	for _, tt := range tests {
+		f, fi, err := OpenChecked(root, tt.name, tt.checked)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("OpenChecked(%s, Lstat(%s)) = %v, want %v", tt.name, tt.checked.Name(), err, tt.want)
+		}
+		if (f != nil) != (tt.want == nil) {
+			t.Errorf("OpenChecked(%s, Lstat(%s)): file %v", tt.name, tt.checked.Name(), f)
+		}
+		if f != nil {
+			f.Close()
+		}
+		if fi == nil || fi.Name() != tt.name {
+			t.Errorf("OpenChecked(%s, Lstat(%s)): information %v, want the file's", tt.name, tt.checked.Name(), fi)
+		}
+	}
+}

@@ -79,6 +79,42 @@ func OpenRead(root *os.Root, name string) (*os.File, error) {
 	return root.OpenFile(name, os.O_RDONLY|readFlags, 0)
 }
 
+// The errors of OpenChecked for a file that is not one the offloader wrote.
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrReplaced   = errors.New("replaced while it was opened")
+	ErrLinked     = errors.New("more than one hard link")
+)
+
+// OpenChecked opens the file name of root as OpenRead does and returns it
+// with its information if it is checked (root's Lstat of name, a regular
+// file), still a regular file, with a single hard link. os.Root follows a
+// link that stays in the folder, even with O_NOFOLLOW (Go 1.26), so what
+// is opened must be what was checked; a hard link reaches a file elsewhere,
+// and the offloader's files have one. Otherwise it returns OpenRead's or
+// Stat's error, or ErrNotRegular, ErrReplaced or ErrLinked with the file's
+// information.
+func OpenChecked(root *os.Root, name string, checked fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, err := OpenRead(root, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+	case !fi.Mode().IsRegular():
+		err = ErrNotRegular
+	case !os.SameFile(checked, fi):
+		err = ErrReplaced
+	case Links(fi) > 1:
+		err = ErrLinked
+	default:
+		return f, fi, nil
+	}
+	f.Close()
+	return nil, fi, err
+}
+
 // Sink is where package jsonl's NewWriter writes a file: it becomes
 // visible, whole, on Commit, and Abort discards it.
 type Sink interface {

@@ -29,7 +29,7 @@ func errorf(format string, args ...any) error {
 // openFile opens the offloaded file r names in the output folder (with a
 // folder Store, a live handle), through an os.Root on the folder, without
 // blocking on a FIFO; it must be a regular file, not a symbolic link, the
-// file it was checked to be, with a single hard link.
+// file it was checked to be, with a single hard link (disk.OpenChecked).
 func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) {
 	base, err := c.checkPath(r)
 	if err != nil {
@@ -65,25 +65,16 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 	if c.beforeOpen != nil {
 		c.beforeOpen(base)
 	}
-	f, err := disk.OpenRead(root, base) // openFile checks the rest
-	if err != nil {
-		return nil, "", openError(err)
-	}
-	fi, err := f.Stat()
+	f, fi, err := disk.OpenChecked(root, base, checked)
 	switch {
-	case err != nil || !fi.Mode().IsRegular():
-		err = errorf("%s is not a regular file", r)
-	case !os.SameFile(checked, fi):
-		// os.Root follows a link that stays in the folder, even with
-		// O_NOFOLLOW (Go 1.26): what was opened must be what was checked.
-		err = errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
-	case disk.Links(fi) > 1:
-		// A hard link to a file elsewhere; the offloader's files have one.
-		err = errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, disk.Links(fi))
-	}
-	if err != nil {
-		f.Close()
-		return nil, "", err
+	case errors.Is(err, disk.ErrNotRegular):
+		return nil, "", errorf("%s is not a regular file", r)
+	case errors.Is(err, disk.ErrReplaced):
+		return nil, "", errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
+	case errors.Is(err, disk.ErrLinked):
+		return nil, "", errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, disk.Links(fi))
+	case err != nil:
+		return nil, "", openError(err)
 	}
 	return f, filepath.Join(c.Dir, base), nil
 }

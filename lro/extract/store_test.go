@@ -693,6 +693,36 @@ func TestResultResource(t *testing.T) {
 	})
 }
 
+// TestResultResourceRefusesAHardLink reads, with resources/read, a handle
+// of a folder Store whose file is a hard link to a file outside the
+// folder: refused as no stored result, nothing of the file shown.
+func TestResultResourceRefusesAHardLink(t *testing.T) {
+	const secret = "not-for-the-model"
+	dir, outside := t.TempDir(), t.TempDir()
+	st, err := store.Open(context.Background(), dir, &store.Options{TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handle := put(t, st, "full", memories(3, "full"))
+	forged := strings.Replace(handle, handle[len(handle)-38:len(handle)-6], strings.Repeat("b", 32), 1)
+	if err := os.WriteFile(filepath.Join(outside, forged), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(outside, forged), filepath.Join(dir, forged)); err != nil {
+		t.Fatal(err)
+	}
+	cs := session(t, &extract.Options{LRO: &lro.Options{Store: st}})
+	ctx := context.Background()
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "lro://results/" + handle}); err != nil {
+		t.Fatalf("the stored result: %v", err)
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "lro://results/" + forged})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || !strings.Contains(je.Message, "hard link") || strings.Contains(fmt.Sprint(err), secret) {
+		t.Errorf("a hard link: %v, want resource not found naming the hard link", err)
+	}
+}
+
 // TestStoreToolsSayRetention checks that with a Store the tools'
 // descriptions say how long a result is kept (the protocol's guidance on
 // handles), and with a bucket that lro_extract names results by handle

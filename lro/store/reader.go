@@ -17,8 +17,8 @@ import (
 // offset, or to the end if length is negative, and returns the size of the
 // whole file; close r after use. A range past the end of the file is an
 // error in a bucket and reads nothing in a folder. A folder's file is
-// opened through an [os.Root], following no symbolic link and blocking on
-// no FIFO. The error wraps [ErrUnknownHandle] for a handle that is not a
+// opened through an [os.Root], following no link (symbolic or hard) and
+// blocking on no FIFO. The error wraps [ErrUnknownHandle] for a handle that is not a
 // name the Store makes or names no regular file, and [ErrExpiredHandle]
 // once the handle has expired.
 func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (r io.ReadCloser, size int64, err error) {
@@ -102,32 +102,28 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 	case !fi.Mode().IsRegular():
 		return nil, 0, unknown("not a regular file, not a stored result")
 	}
-	f, err := disk.OpenRead(root, handle) // no symbolic link swapped in since, nor a FIFO
+	f, fi, err := disk.OpenChecked(root, handle, fi) // no link swapped in since, nor a FIFO
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0, unknown("no such result (results are deleted some time after their handle expires)")
 	case errors.Is(err, syscall.ELOOP):
 		return nil, 0, unknown("a symbolic link, not a stored result")
+	case errors.Is(err, disk.ErrNotRegular), errors.Is(err, disk.ErrReplaced), errors.Is(err, disk.ErrLinked):
+		return nil, 0, unknown(err.Error() + ", not a stored result")
 	case err != nil:
 		return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
 	}
-	fi, err = f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, unknown("not a regular file, not a stored result")
-	}
-	if err == nil && late != nil {
+	if late != nil {
 		if recorded, _ := disk.ExpiryOf(fi); !s.now().Before(recorded) {
 			f.Close()
 			return nil, 0, late(recorded)
 		}
 	}
-	if err == nil && offset > 0 {
-		_, err = f.Seek(offset, io.SeekStart)
-	}
-	if err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
+	if offset > 0 {
+		if _, err := f.Seek(offset, io.SeekStart); err != nil {
+			f.Close()
+			return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
+		}
 	}
 	if length >= 0 {
 		return struct {

@@ -385,7 +385,8 @@ func TestHandles(t *testing.T) {
 }
 
 // TestHandlesFolder checks that a folder's store reads only regular files
-// directly in the folder, whatever is named like a handle.
+// directly in the folder, with one hard link, whatever is named like a
+// handle.
 func TestHandlesFolder(t *testing.T) {
 	dir := t.TempDir()
 	s, err := store.Open(context.Background(), dir, nil)
@@ -407,10 +408,18 @@ func TestHandlesFolder(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range []string{link, sub, secret} {
+	// A hard link in the folder to the file outside it.
+	hard := strings.Replace(handle, handle[len(handle)-38:len(handle)-6], strings.Repeat("d", 32), 1)
+	if err := os.Link(filepath.Join(outside, secret), filepath.Join(dir, hard)); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{link, sub, secret, hard} {
 		if _, err := s.NewReader(context.Background(), h); !errors.Is(err, store.ErrUnknownHandle) {
 			t.Errorf("NewReader(%q) = %v, want ErrUnknownHandle", h, err)
 		}
+	}
+	if _, err := s.NewReader(context.Background(), hard); err == nil || !strings.Contains(err.Error(), "hard link") {
+		t.Errorf("NewReader of a hard link = %v, want an error naming the hard link", err)
 	}
 	missing, err := store.Open(context.Background(), filepath.Join(dir, "none"), nil)
 	if err != nil {
