@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -152,11 +153,18 @@ func Open(ctx context.Context, location string, opts *Options) (*Store, error) {
 
 // redacted returns err, or if the URL location has a password (safe is
 // location redacted), err with safe in place of location in its message.
+// Of a location with a user that does not parse, the message says only
+// that: the error of url.Parse quotes the URL with escapes, or a part of it,
+// so that the password it may hold would not be replaced.
 func redacted(err error, location, safe string) error {
 	if safe == location {
 		return err
 	}
-	return &redactedError{msg: strings.ReplaceAll(err.Error(), location, safe), err: err}
+	msg := strings.ReplaceAll(err.Error(), location, safe)
+	if _, perr := url.Parse(location); perr != nil && strings.Contains(location, "@") {
+		msg = fmt.Sprintf("store: bucket URL %s: not a valid URL (percent-encode the characters of its user name and password other than letters, digits and -._~)", safe)
+	}
+	return &redactedError{msg: msg, err: err}
 }
 
 // redactedError is an opener's error without the URL's password: it
