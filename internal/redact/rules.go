@@ -59,8 +59,12 @@ var builtin = compile([]rule{
 		src: `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?:[^-]|-[^-])*-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n)*)`},
 	{kind: "aws-access-token", keywords: []string{"A3T", "AKIA", "ASIA", "ABIA", "ACCA"},
 		src: `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`, bound: true},
-	// The secret half of an AWS key pair, by its usual names.
-	{kind: "aws-secret-access-key", keywords: []string{"secret_access_key", "secretaccesskey"}, fold: true,
+	// The secret half of an AWS key pair, by its usual names. The keywords
+	// are each spelling of the name with '_', '-' or nothing between its
+	// words: the expression takes '_' or nothing, and a JSON member's name
+	// (keyRules) any of them.
+	{kind: "aws-secret-access-key", keywords: []string{"secret_access_key", "secretaccesskey", "secret_accesskey", "secretaccess_key",
+		"secret-access-key", "secret-accesskey", "secretaccess-key", "secret-access_key", "secret_access-key"}, fold: true,
 		src: `(?i)secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`},
 	{kind: "gcp-api-key", keywords: []string{"AIza"},
 		src: `(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)`, bound: true},
