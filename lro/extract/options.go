@@ -35,8 +35,8 @@ type Options struct {
 	// LRO are the options of the offloading decorator that wrote the files,
 	// with the same defaults as in package lro. The tools read only files
 	// named with Prefix in OutputDir, or the handles of the Store (whose
-	// folder and prefix OutputDir and Prefix, if given, must be; the tools
-	// then serve lro://results/{handle}); above ThresholdTokens (by
+	// folder, prefix and TTL OutputDir, Prefix and TTL, if given, must be;
+	// the tools then serve lro://results/{handle}); above ThresholdTokens (by
 	// Tokenizer) lro_read and lro_search show what fits, and an lro_extract
 	// answer is offloaded in turn, with Observer, TTL and CleanupInterval.
 	// Its other fields are not used.
@@ -115,6 +115,9 @@ func newConfig(opts *Options) (*config, error) {
 		c.ThresholdTokens, c.Observer = l.ThresholdTokens, l.Observer
 		c.Tokenizer = cmp.Or(l.Tokenizer, c.Tokenizer)
 	}
+	if l := c.LRO; l != nil && l.TTL < 0 {
+		return nil, fmt.Errorf("extract: Options.LRO.TTL is %v: %w", l.TTL, lro.ErrInvalidOption)
+	}
 	if c.Store != nil {
 		if err := c.useStore(); err != nil {
 			return nil, err
@@ -176,8 +179,9 @@ func orDefault[T int | int64 | time.Duration](field string, v *T, def T) error {
 	return nil
 }
 
-// useStore checks that Dir and Prefix, if given, are the Store's, and sets
-// them to the Store's ("" for a bucket).
+// useStore checks that Dir, Prefix and the TTL of LRO, if given, are the
+// Store's (as lro's decorator checks them), and sets Dir and Prefix to the
+// Store's ("" for a bucket).
 func (c *config) useStore() error {
 	st := c.Store
 	switch dir := st.Dir(); {
@@ -188,6 +192,9 @@ func (c *config) useStore() error {
 		if err != nil || (abs != dir && !sameDir(abs, dir)) {
 			return fmt.Errorf("extract: Options.LRO.OutputDir is %q, but the folder of Options.LRO.Store is %q: leave OutputDir empty or give the same folder: %w", c.Dir, dir, lro.ErrInvalidOption)
 		}
+	}
+	if ttl := c.LRO.TTL; ttl != 0 && ttl != st.TTL() {
+		return fmt.Errorf("extract: Options.LRO.TTL is %v, but that of Options.LRO.Store is %v: leave TTL zero or give the same: %w", ttl, st.TTL(), lro.ErrInvalidOption)
 	}
 	if c.Prefix != "" && c.Prefix != st.Prefix() {
 		return fmt.Errorf("extract: Options.LRO.Prefix is %q, but that of Options.LRO.Store is %q: leave Prefix empty or give the same: %w", c.Prefix, st.Prefix(), lro.ErrInvalidOption)
