@@ -2,7 +2,10 @@
 
 package disk
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // readFlags are none where O_NOFOLLOW and O_NONBLOCK do not exist; os.Root
 // still keeps every open inside the folder.
@@ -16,3 +19,6 @@ func Links(fs.FileInfo) uint64 { return 1 }
 func CheckDir(dir string) error { return nil }
 
 func checkDir(dir string) (whole bool, err error) { return true, nil }
+
+// foreign reports false: files have no Unix owner here.
+func foreign(*os.Root, fs.FileInfo) bool { return false }

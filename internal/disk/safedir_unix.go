@@ -27,6 +27,19 @@ func Links(fi fs.FileInfo) uint64 {
 	return 1
 }
 
+// foreign reports whether the file fi of the folder open as root is owned
+// by a user other than this process's while other users may write to the
+// folder (sticky, as CheckDir allows). A folder of this user alone may hold
+// files of another owner that no other user put there (root-squashed NFS).
+func foreign(root *os.Root, fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Uid == uint32(os.Geteuid()) {
+		return false
+	}
+	dir, err := root.Stat(".")
+	return err != nil || dir.Mode().Perm()&0o022 != 0
+}
+
 // CheckDir reports why the absolute path dir is no safe place for offloaded
 // files: a folder on it (the folder itself or one above it, symlinks
 // followed) is owned by a user other than this process's or root, or is

@@ -84,16 +84,20 @@ var (
 	ErrNotRegular = errors.New("not a regular file")
 	ErrReplaced   = errors.New("replaced while it was opened")
 	ErrLinked     = errors.New("more than one hard link")
+	ErrForeign    = errors.New("owned by another user, in a folder that others may write to")
 )
 
 // OpenChecked opens the file name of root as OpenRead does and returns it
 // with its information if it is checked (root's Lstat of name, a regular
-// file), still a regular file, with a single hard link. os.Root follows a
+// file), still a regular file, with a single hard link, and this process's
+// user's if other users may write to the folder. os.Root follows a
 // link that stays in the folder, even with O_NOFOLLOW (Go 1.26), so what
 // is opened must be what was checked; a hard link reaches a file elsewhere,
-// and the offloader's files have one. Otherwise it returns OpenRead's or
-// Stat's error, or ErrNotRegular, ErrReplaced or ErrLinked with the file's
-// information.
+// and the offloader's files have one; another user may put a file of any
+// content under any name in a sticky folder (the system temp folder), but
+// the offloader's files are its own. Otherwise it returns OpenRead's or
+// Stat's error, or ErrNotRegular, ErrReplaced, ErrLinked or ErrForeign with
+// the file's information.
 func OpenChecked(root *os.Root, name string, checked fs.FileInfo) (*os.File, fs.FileInfo, error) {
 	f, err := OpenRead(root, name)
 	if err != nil {
@@ -108,6 +112,8 @@ func OpenChecked(root *os.Root, name string, checked fs.FileInfo) (*os.File, fs.
 		err = ErrReplaced
 	case Links(fi) > 1:
 		err = ErrLinked
+	case foreign(root, fi):
+		err = ErrForeign
 	default:
 		return f, fi, nil
 	}

@@ -29,7 +29,8 @@ func errorf(format string, args ...any) error {
 // openFile opens the offloaded file r names in the output folder (with a
 // folder Store, a live handle), through an os.Root on the folder, without
 // blocking on a FIFO; it must be a regular file, not a symbolic link, the
-// file it was checked to be, with a single hard link (disk.OpenChecked).
+// file it was checked to be, with a single hard link, and in a folder that
+// others may write to the server's user's (disk.OpenChecked).
 func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) {
 	base, err := c.checkPath(r)
 	if err != nil {
@@ -73,6 +74,8 @@ func (c *config) openFile(ctx context.Context, r ref) (*os.File, string, error) 
 		return nil, "", errorf("%s was replaced while it was opened: only files written by the offloader, which are never replaced, are read", r)
 	case errors.Is(err, disk.ErrLinked):
 		return nil, "", errorf("%s has %d hard links: only files written by the offloader, which have one, are read", r, disk.Links(fi))
+	case errors.Is(err, disk.ErrForeign):
+		return nil, "", errorf("%s is owned by another user, in an output folder that others may write to: only files written by the offloader, which are its user's, are read", r)
 	case err != nil:
 		return nil, "", openError(err)
 	}

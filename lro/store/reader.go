@@ -18,7 +18,8 @@ import (
 // whole file; close r after use. A range past the end of the file is an
 // error in a bucket and reads nothing in a folder. A folder's file is
 // opened through an [os.Root], following no link (symbolic or hard) and
-// blocking on no FIFO. The error wraps [ErrUnknownHandle] for a handle that is not a
+// blocking on no FIFO; in a folder that other users may write to, only a
+// file of the Store's user is read. The error wraps [ErrUnknownHandle] for a handle that is not a
 // name the Store makes or names no regular file, and [ErrExpiredHandle]
 // once the handle has expired.
 func (s *Store) NewRangeReader(ctx context.Context, handle string, offset, length int64) (r io.ReadCloser, size int64, err error) {
@@ -108,7 +109,7 @@ func (s *Store) openFile(handle string, offset, length int64, late func(time.Tim
 		return nil, 0, unknown("no such result (results are deleted some time after their handle expires)")
 	case errors.Is(err, syscall.ELOOP):
 		return nil, 0, unknown("a symbolic link, not a stored result")
-	case errors.Is(err, disk.ErrNotRegular), errors.Is(err, disk.ErrReplaced), errors.Is(err, disk.ErrLinked):
+	case errors.Is(err, disk.ErrNotRegular), errors.Is(err, disk.ErrReplaced), errors.Is(err, disk.ErrLinked), errors.Is(err, disk.ErrForeign):
 		return nil, 0, unknown(err.Error() + ", not a stored result")
 	case err != nil:
 		return nil, 0, fmt.Errorf("store: handle %q: %w", handle, err)
