@@ -86,7 +86,7 @@ type Result struct {
 	// TTL plus a day), which are not in NextExpiry.
 	Kept     int
 	inUse    int // expired temporary files among Kept whose Writer is alive, for the tests
-	skipped  int // expired entries that are not regular files, for the tests
+	skipped  int // expired entries that are not regular files, or are another user's in a shared folder, for the tests
 	vanished int // expired files that another sweep removed first, for the tests
 	// NextExpiry is the earliest time at which a sweep would delete one of
 	// the entries kept: its created_at + TTL, or its recorded expiry when
@@ -286,7 +286,8 @@ func (j *Janitor) due(name string, now time.Time, res *Result) (candidate, bool)
 }
 
 // remove deletes the expired entry c, unless it has a later recorded
-// expiry, is no regular file, or is a temporary file whose Writer is alive
+// expiry, is no regular file, is another user's in a folder that others may
+// write to (disk.Foreign), or is a temporary file whose Writer is alive
 // (each counted in res), and reports whether it did. An error wrapping
 // [fs.ErrNotExist] says that c vanished meanwhile.
 func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now time.Time, res *Result) (bool, error) {
@@ -313,6 +314,10 @@ func (j *Janitor) remove(ctx context.Context, root *os.Root, c candidate, now ti
 	}
 	if !fi.Mode().IsRegular() {
 		res.skipped++ // a symlink, folder, FIFO, ...: not ours
+		return false, nil
+	}
+	if disk.Foreign(root, fi) {
+		res.skipped++ // another user's, in a folder others may write to: not ours
 		return false, nil
 	}
 	if recorded, ok := disk.ExpiryOf(fi); ok && !c.temp && now.Before(recorded) {

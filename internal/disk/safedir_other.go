@@ -20,5 +20,5 @@ func CheckDir(dir string) error { return nil }
 
 func checkDir(dir string) (whole bool, err error) { return true, nil }
 
-// foreign reports false: files have no Unix owner here.
-func foreign(*os.Root, fs.FileInfo) bool { return false }
+// Foreign reports false: files have no Unix owner here.
+func Foreign(*os.Root, fs.FileInfo) bool { return false }

@@ -27,11 +27,11 @@ func Links(fi fs.FileInfo) uint64 {
 	return 1
 }
 
-// foreign reports whether the file fi of the folder open as root is owned
+// Foreign reports whether the file fi of the folder open as root is owned
 // by a user other than this process's while other users may write to the
 // folder (sticky, as CheckDir allows). A folder of this user alone may hold
 // files of another owner that no other user put there (root-squashed NFS).
-func foreign(root *os.Root, fi fs.FileInfo) bool {
+func Foreign(root *os.Root, fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || st.Uid == uint32(os.Geteuid()) {
 		return false

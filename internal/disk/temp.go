@@ -112,7 +112,7 @@ func OpenChecked(root *os.Root, name string, checked fs.FileInfo) (*os.File, fs.
 		err = ErrReplaced
 	case Links(fi) > 1:
 		err = ErrLinked
-	case foreign(root, fi):
+	case Foreign(root, fi):
 		err = ErrForeign
 	default:
 		return f, fi, nil
