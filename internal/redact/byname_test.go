@@ -20,11 +20,13 @@ func TestByNameSpellings(t *testing.T) {
 			t.Errorf("JSON(%s) = %s, %v; want %s", in, got, ok, want)
 		}
 	}
-	for _, name := range []string{"secret_accesskey", "SECRETACCESS_KEY"} {
-		in := name + "=" + secret
-		want := name + "=[REDACTED:aws-secret-access-key]"
-		if got := r.String(in, redact.Counts{}); got != want {
-			t.Errorf("String(%s) = %s; want %s", in, got, want)
+	for _, name := range []string{"secret_accesskey", "SECRETACCESS_KEY", "aws-secret-access-key", "Secret-Access_Key"} {
+		for _, sep := range []string{"=", ": "} {
+			in := name + sep + secret
+			want := name + sep + "[REDACTED:aws-secret-access-key]"
+			if got := r.String(in, redact.Counts{}); got != want {
+				t.Errorf("String(%s) = %s; want %s", in, got, want)
+			}
 		}
 	}
 }

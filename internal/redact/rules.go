@@ -61,11 +61,10 @@ var builtin = compile([]rule{
 		src: `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`, bound: true},
 	// The secret half of an AWS key pair, by its usual names. The keywords
 	// are each spelling of the name with '_', '-' or nothing between its
-	// words: the expression takes '_' or nothing, and a JSON member's name
-	// (keyRules) any of them.
+	// words, as the expression and a JSON member's name (keyRules) take it.
 	{kind: "aws-secret-access-key", keywords: []string{"secret_access_key", "secretaccesskey", "secret_accesskey", "secretaccess_key",
 		"secret-access-key", "secret-accesskey", "secretaccess-key", "secret-access_key", "secret_access-key"}, fold: true,
-		src: `(?i)secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`},
+		src: `(?i)secret[_-]?access[_-]?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`},
 	{kind: "gcp-api-key", keywords: []string{"AIza"},
 		src: `(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)`, bound: true},
 	// A Google OAuth client secret.
