@@ -394,7 +394,10 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	r.mu.Lock()
 	if answer := r.own[resp.ID]; answer != nil {
 		r.mu.Unlock()
-		answer <- resp
+		select {
+		case answer <- resp:
+		default: // answered already: the reading goes on
+		}
 		return
 	}
 	c := r.calls[resp.ID]

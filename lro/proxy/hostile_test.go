@@ -1,0 +1,63 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/zircote/lro-go/lro"
+	"github.com/zircote/lro-go/lro/proxy"
+)
+
+// This file drives the proxy in front of upstreams that break the protocol
+// in ways the other tests do not: scripted by hand over stdio, or an HTTP
+// server wrapped to misbehave.
+
+// clientInit is the params of a raw client's initialize.
+const clientInit = `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}`
+
+// scriptInitResult is a scripted upstream's initialize result.
+const scriptInitResult = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"script","version":"0"}}`
+
+// TestReplayAnsweredManyTimes: an upstream that answers the initialize the
+// proxy replays on a new connection several times over (the id is the
+// proxy's own) does not stop the proxy reading it: the request that made
+// the connection is answered.
+func TestReplayAnsweredManyTimes(t *testing.T) {
+	// The first process answers the client's initialize and exits; the
+	// second answers the replayed one six times, then the ping.
+	script := `if [ -e "$MARKER" ]; then
+  read -r line
+  for i in 1 2 3 4 5 6; do printf '%s\n' '{"jsonrpc":"2.0","id":"lro-proxy-1","result":` + scriptInitResult + `}'; done
+  read -r line
+  read -r line
+  printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'
+  exec sleep 3600
+fi
+: > "$MARKER"
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":` + scriptInitResult + `}'
+read -r line
+exit 0`
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Env = []string{"MARKER=" + filepath.Join(t.TempDir(), "started")}
+	var log lockedLog
+	p, err := proxy.New(proxy.Upstream{Cmd: cmd}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := newRawClient(t, p)
+	c.response(c.request("initialize", clientInit))
+	c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+	waitFor(t, "the first upstream process to exit", func() bool { return strings.Contains(log.String(), "upstream connection ended") })
+	id := c.request("ping", `{}`)
+	if resp, ok := nextWithin(t, c).(*jsonrpc.Response); !ok || resp.ID != id || resp.Error != nil {
+		t.Fatalf("got %v; want the upstream's answer to the ping", resp)
+	}
+}
