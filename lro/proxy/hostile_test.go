@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"os/exec"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/proxy"
@@ -60,4 +63,41 @@ exit 0`
 	if resp, ok := nextWithin(t, c).(*jsonrpc.Response); !ok || resp.ID != id || resp.Error != nil {
 		t.Fatalf("got %v; want the upstream's answer to the ping", resp)
 	}
+}
+
+// TestToolsListLastPage: the local tools are listed once, on the last page
+// of tools/list, whether the upstream ends its pages without a nextCursor
+// (go-sdk, paging two tools at a time) or with an empty one, the end for
+// go-sdk's and TypeScript's clients.
+func TestToolsListLastPage(t *testing.T) {
+	local := &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, RegisterLocalTools: func(s *mcp.Server) error {
+		s.AddTool(&mcp.Tool{Name: "local", InputSchema: countSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("local"), nil
+		})
+		return nil
+	}}
+	t.Run("pages", func(t *testing.T) {
+		s := mcp.NewServer(&mcp.Implementation{Name: "paged", Version: "v1"}, &mcp.ServerOptions{PageSize: 2})
+		for _, name := range []string{"a", "b", "c", "d", "e"} {
+			s.AddTool(&mcp.Tool{Name: name, InputSchema: countSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return textResult(name), nil
+			})
+		}
+		_, cs := newProxy(t, proxy.Upstream{URL: startHTTPUpstream(t, s).url()}, local, nil)
+		if diff := cmp.Diff([]string{"a", "b", "c", "d", "e", "local"}, toolNames(t, cs)); diff != "" {
+			t.Errorf("tools (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("empty nextCursor", func(t *testing.T) {
+		script := `read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":` + scriptInitResult + `}'
+read -r line
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"up","inputSchema":{"type":"object"}}],"nextCursor":""}}'
+exec sleep 3600`
+		_, cs := newProxy(t, proxy.Upstream{Cmd: exec.Command("sh", "-c", script)}, local, nil)
+		if diff := cmp.Diff([]string{"up", "local"}, toolNames(t, cs)); diff != "" {
+			t.Errorf("tools (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -55,7 +55,8 @@ func advertiseTools(result []byte) []byte {
 
 // rewriteTools returns a page of tools/list: the upstream's tools with
 // their output schemas widened to accept the descriptor, without those a
-// local tool hides, and, on the last page, the local tools.
+// local tool hides, and, on the last page (no nextCursor, or an empty
+// one), the local tools.
 func (p *Proxy) rewriteTools(result []byte) []byte {
 	tools := rawjson.Member(result, "tools")
 	if tools.Kind() != '[' {
@@ -78,7 +79,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 	if !ok {
 		return result
 	}
-	if rawjson.Member(result, "nextCursor").Kind() != '"' {
+	if stringMember(result, "nextCursor") == "" { // none, null or "": the clients stop here
 		list = append(list, p.localTools...)
 	}
 	return withPath(result, slices.Concat([]byte{'['}, bytes.Join(list, []byte{','}), []byte{']'}), "tools")
