@@ -1,13 +1,17 @@
 package proxy_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -100,4 +104,43 @@ exec sleep 3600`
 			t.Errorf("tools (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestHTTPUpstreamTakesNoNotification: an HTTP upstream that never answers
+// the POST of a client's notification does not stop the proxy reading its
+// client: after ConnectTimeout the connection is broken, and the client's
+// next request connects again and is answered.
+func TestHTTPUpstreamTakesNoNotification(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release) // before the upstream stops: it waits for its handlers
+	hang := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"notifications/roots/list_changed"`)) {
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	u := &httpUpstream{tb: t, s: newUpstream(t.TempDir()), addr: "127.0.0.1:0", wrap: hang}
+	u.start()
+	t.Cleanup(u.stop)
+	p, err := proxy.New(proxy.Upstream{URL: u.url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, ConnectTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := newRawClient(t, p)
+	c.response(c.request("initialize", clientInit))
+	c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+	c.send(&jsonrpc.Request{Method: "notifications/roots/list_changed", Params: json.RawMessage(`{}`)})
+	id := c.request("ping", `{}`)
+	if resp, ok := nextWithin(t, c).(*jsonrpc.Response); !ok || resp.ID != id || resp.Error != nil {
+		t.Fatalf("got %v; want the upstream's answer to the ping", resp)
+	}
 }

@@ -54,9 +54,11 @@ type Options struct {
 
 	// ConnectTimeout bounds each wait on the upstream: an attempt to connect
 	// again (the replayed initialize included), the first message of a new
-	// connection, and a write to a command's stdin of which no byte is read;
-	// the connection is broken when one is over (docs/proxy.md tells what
-	// fails). If zero, defaults to 30 seconds.
+	// connection, a write to a command's stdin of which no byte is read, and
+	// an HTTP upstream's answer to the POST of a notification or of the
+	// client's answer to its request; the connection is broken when one is
+	// over (docs/proxy.md tells what fails). If zero, defaults to 30
+	// seconds.
 	ConnectTimeout time.Duration
 
 	// MaxMessageBytes bounds one message read from the upstream: a line, a

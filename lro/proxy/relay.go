@@ -176,9 +176,24 @@ func (r *relay) forward(msg jsonrpc.Message) {
 	if u == nil {
 		return
 	}
-	if err := u.Write(r.ctx, msg); err != nil {
+	if err := r.post(u, msg); err != nil {
 		r.lost(u, err)
 	}
+}
+
+// post writes msg, no request of the client's, to u: to an HTTP upstream
+// within r.p.timeout, as a command's write is bounded (cmdConn.Write).
+func (r *relay) post(u *upConn, msg jsonrpc.Message) error {
+	if u.http == nil {
+		return u.Write(r.ctx, msg)
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.p.timeout)
+	defer cancel()
+	err := u.Write(ctx, msg)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("the upstream took no message within %v (Options.ConnectTimeout, lro-proxy -connect-timeout)", r.p.timeout)
+	}
+	return err
 }
 
 // notify passes a notification of the client upstream; a canceled call
@@ -383,7 +398,7 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		r.mu.Unlock()
 		if req := msg.(*jsonrpc.Request); gone && req.IsCall() { // no answer can come back
 			no := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}}
-			if err := u.Write(r.ctx, no); err != nil {
+			if err := r.post(u, no); err != nil {
 				r.lost(u, err)
 			}
 			return
