@@ -144,3 +144,44 @@ func TestHTTPUpstreamTakesNoNotification(t *testing.T) {
 		t.Fatalf("got %v; want the upstream's answer to the ping", resp)
 	}
 }
+
+// TestUpstreamBatch: a batch of messages the upstream writes as one line (a
+// JSON array, which protocol 2025-03-26 allows a peer to send) passes to the
+// client message by message, as go-sdk's CommandTransport reads it.
+func TestUpstreamBatch(t *testing.T) {
+	script := `read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"script","version":"0"}}}'
+read -r line
+printf '%s\n' '[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1e400}} , {"jsonrpc":"2.0","id":"s-1","method":"x/ask","params":{}}]'
+read -r line
+printf '%s\n' '[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"done"}}]'
+exec sleep 3600`
+	p, err := proxy.New(proxy.Upstream{Cmd: exec.Command("sh", "-c", script)}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := newRawClient(t, p)
+	c.response(c.request("initialize", `{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}`))
+	c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+	var got []string
+	for range 2 {
+		msg := nextWithin(t, c)
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			t.Fatalf("got %s; want the upstream's messages", summary(msg))
+		}
+		got = append(got, req.Method+" "+string(req.Params))
+		if req.IsCall() {
+			c.send(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)})
+		}
+	}
+	msg := nextWithin(t, c)
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		got = append(got, req.Method+" "+string(req.Params))
+	}
+	want := []string{`notifications/message {"level":"info","data":1e400}`, `x/ask {}`, `notifications/message {"level":"info","data":"done"}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -39,4 +40,33 @@ func TestOwnRequestAnsweredAgain(t *testing.T) {
 			t.Errorf("the answer kept has the id %v; want %v", resp.ID.Raw(), id.Raw())
 		}
 	})
+}
+
+// TestDecodeBatch: a batch decodes into its messages, as written, or fails
+// as a whole, as go-sdk's reader of a command's stdout does.
+func TestDecodeBatch(t *testing.T) {
+	msgs, err := decodeBatch([]byte(`[{"jsonrpc":"2.0","method":"x/n","params":{"n":1e400}} , {"jsonrpc":"2.0","id":1,"result":{"a":1.50}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		data, _ := jsonrpc.EncodeMessage(m)
+		got = append(got, string(data))
+	}
+	want := []string{`{"jsonrpc":"2.0","method":"x/n","params":{"n":1e400}}`, `{"jsonrpc":"2.0","id":1,"result":{"a":1.50}}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ batch, why string }{
+		{`[]`, "empty"},
+		{`[{"jsonrpc":"2.0","method":"x/n"},{"jsonrpc":"1.0","method":"x/n"}]`, "a message is invalid"},
+		{`[{"jsonrpc":"2.0","method":"x/n"},1]`, "an element is no object"},
+		{`[{"jsonrpc":"2.0","method":"x/n"}`, "cut short"},
+		{`[{"jsonrpc":"2.0","method":"x/n"}] []`, "a second value"},
+	} {
+		if msgs, err := decodeBatch([]byte(tc.batch)); err == nil {
+			t.Errorf("%s (%s): %d messages; want an error", tc.batch, tc.why, len(msgs))
+		}
+	}
 }

@@ -38,6 +38,8 @@ type cmdConn struct {
 	logger *slog.Logger
 	exited chan struct{}
 
+	queue []jsonrpc.Message // the messages of a batch not yet read
+
 	wmu  sync.Mutex // one message at a time
 	werr error      // a message was cut short: no more writes
 	once sync.Once
@@ -76,13 +78,19 @@ func startCommand(up *Upstream, max int, stall time.Duration, logger *slog.Logge
 	return c, nil
 }
 
-// Read returns the next JSON-RPC message of the command's stdout. A line
-// that is no message, or is above the size limit, is skipped, but for a
-// reply whose id can be found, which becomes an error reply. Once the
-// command has exited, each message waits at most stopGrace: a process it
-// started cannot keep the connection open.
+// Read returns the next JSON-RPC message of the command's stdout, those of
+// a batch (a line that is an array of messages) one by one. A line that is
+// no message, or is above the size limit, is skipped, but for a reply whose
+// id can be found, which becomes an error reply. Once the command has
+// exited, each message waits at most stopGrace: a process it started cannot
+// keep the connection open.
 func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
+		if len(c.queue) > 0 {
+			msg := c.queue[0]
+			c.queue[0], c.queue = nil, c.queue[1:]
+			return msg, nil
+		}
 		select {
 		case <-c.exited:
 			c.out.SetReadDeadline(time.Now().Add(stopGrace))
@@ -100,6 +108,11 @@ func (c *cmdConn) Read(context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		case len(line) == 0:
 			continue
+		case line[0] == '[':
+			if c.queue, err = decodeBatch(line); err == nil {
+				continue
+			}
+			scan.write(line)
 		default:
 			var msg jsonrpc.Message
 			if msg, err = decodeMessage(line); err == nil {
@@ -428,6 +441,33 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		resp.Error = &werr
 	}
 	return resp, nil
+}
+
+// decodeBatch decodes a batch, a JSON array of messages, with
+// [decodeMessage]. A batch that is empty, or not valid as a whole, is an
+// error, as for go-sdk.
+func decodeBatch(data []byte) ([]jsonrpc.Message, error) {
+	var msgs []jsonrpc.Message
+	var err error
+	dec := rawjson.NewDecoder(data)
+	ok := rawjson.Elements(dec, '[', func() bool {
+		var v jsontext.Value
+		var msg jsonrpc.Message
+		if v, err = dec.ReadValue(); err == nil {
+			msg, err = decodeMessage(v)
+		}
+		msgs = append(msgs, msg)
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("in a batch: %w", err)
+	case !ok || !rawjson.AtEnd(dec):
+		return nil, errors.New("no valid JSON array")
+	case len(msgs) == 0:
+		return nil, errors.New("an empty batch")
+	}
+	return msgs, nil
 }
 
 var messageKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
