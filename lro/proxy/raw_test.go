@@ -473,6 +473,12 @@ var hostileReplies = map[string]func(id string) string{
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"x/deep","params":` + nested(100_000) + "}\n" +
 			`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"the reply"}]}}`
 	},
+	"id-of-other-text": func(id string) string {
+		// A reply to an id the proxy does not know, a string that parses as
+		// the call's number but is not its text, then the reply.
+		return `{"jsonrpc":"2.0","id":"0` + id + `","result":{"content":[{"type":"text","text":"not the reply"}]}}` + "\n" +
+			`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"the reply"}]}}`
+	},
 	"invalid-utf8": func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"a` + "\xff" + `b"}]}}`
 	},
@@ -510,6 +516,7 @@ func TestHostileReplies(t *testing.T) {
 		{"id-as-string", "the id as a string, the client's is a number", `has the id "`},
 		{"deep-request-then-reply", "a bad request of the upstream with the call's id is no reply to it", ""},
 		{"invalid-utf8", "a byte that is no UTF-8 in a text: passed as it is", ""},
+		{"id-of-other-text", `a reply to the id "0" and the call's id, of another text than the call's, is no reply to it`, ""},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			id := c.request("tools/call", `{"name":"`+tc.tool+`","arguments":{}}`)

@@ -572,7 +572,7 @@ func sameText(id jsonrpc.ID) (jsonrpc.ID, bool) {
 	case string:
 		n, err := strconv.ParseInt(v, 10, 64)
 		alt, _ := jsonrpc.MakeID(float64(n))
-		return alt, err == nil
+		return alt, err == nil && strconv.FormatInt(n, 10) == v // not "07" for 7
 	}
 	return jsonrpc.ID{}, false
 }

@@ -70,3 +70,36 @@ func TestDecodeBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSameText: a reply's id is taken for a request's of the other type
+// only when its text is the same: a string id that merely parses as the
+// number ("07", "+7") is another id, whose reply does not fail the call 7.
+func TestSameText(t *testing.T) {
+	id := func(v any) jsonrpc.ID {
+		id, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	for _, tc := range []struct {
+		id   jsonrpc.ID
+		want any // nil: none
+	}{
+		{id(float64(7)), "7"},
+		{id(float64(-7)), "-7"},
+		{id("7"), int64(7)},
+		{id("-7"), int64(-7)},
+		{id("07"), nil},
+		{id("+7"), nil},
+		{id("-0"), nil},
+		{id(" 7"), nil},
+		{id("x"), nil},
+		{id("99999999999999999999"), nil},
+	} {
+		alt, ok := sameText(tc.id)
+		if got := alt.Raw(); ok != (tc.want != nil) || ok && got != tc.want {
+			t.Errorf("sameText(%#v) = %#v, %v; want %#v", tc.id.Raw(), got, ok, tc.want)
+		}
+	}
+}
