@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/zircote/lro-go/internal/proxyflag"
 	"github.com/zircote/lro-go/lro"
 	"github.com/zircote/lro-go/lro/proxy"
 )
@@ -183,5 +185,46 @@ exec sleep 3600`
 	want := []string{`notifications/message {"level":"info","data":1e400}`, `x/ask {}`, `notifications/message {"level":"info","data":"done"}`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+// TestDuplicateNames: where a client's message has a member twice, the
+// proxy marks the one the upstream reads, the last (as encoding/json, go-sdk
+// and JavaScript read duplicate names), and drops none of what it held.
+func TestDuplicateNames(t *testing.T) {
+	up := proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1"), os.Stderr, os.Args[0])}
+	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := newRawClient(t, p)
+	c.response(c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"},"capabilities":{"sampling":{}}}`))
+	c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+	c.next() // the upstream's notification
+	var init struct {
+		Capabilities struct {
+			Sampling   any            `json:"sampling"`
+			Extensions map[string]any `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(c.response(c.request("x/init-params", `{}`)).Result, &init); err != nil {
+		t.Fatal(err)
+	}
+	if init.Capabilities.Sampling == nil || init.Capabilities.Extensions[proxyflag.Key] == nil {
+		t.Errorf("the upstream read the capabilities %+v; want the client's last, sampling, with the proxy's mark", init.Capabilities)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(c.response(c.request("tools/call", `{"name":"params","_meta":{"a":1},"arguments":{},"_meta":{"progressToken":7}}`)).Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	var params struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	if err := json.Unmarshal([]byte(text(&res)), &params); err != nil {
+		t.Fatal(err)
+	}
+	if params.Meta["progressToken"] != float64(7) || params.Meta[proxyflag.Key] == nil {
+		t.Errorf("the upstream read the _meta %v; want the client's last, its progressToken, with the proxy's mark", params.Meta)
 	}
 }

@@ -11,9 +11,25 @@ import (
 // The relay edits JSON as written, with rawjson: the members it does not
 // change keep their bytes (numbers such as 1e400, key order).
 
+// member returns the value of the member key of the JSON object doc, the
+// last of duplicate names, as the peers read them (encoding/json, go-sdk,
+// JavaScript), a slice of doc; nil when there is none, or doc is no valid
+// JSON object.
+func member(doc []byte, key string) (found jsontext.Value) {
+	if !rawjson.Members(doc, func(name, value jsontext.Value) bool {
+		if rawjson.Unquote(name) == key {
+			found = value
+		}
+		return true
+	}) {
+		return nil
+	}
+	return found
+}
+
 // stringMember returns the string value of the member key of doc, or "".
 func stringMember(doc []byte, key string) string {
-	if v := rawjson.Member(doc, key); v.Kind() == '"' {
+	if v := member(doc, key); v.Kind() == '"' {
 		return rawjson.Unquote(v)
 	}
 	return ""
@@ -23,11 +39,12 @@ func stringMember(doc []byte, key string) string {
 type field struct{ name, value jsontext.Value }
 
 // withPath returns the JSON object doc with value at the member path, each
-// object on the way made, or replaced, when absent or not an object; doc
-// itself when it is no valid JSON object.
+// object on the way made, or replaced, when absent or not an object, and
+// taken from the last of duplicate names (see [member]), which it replaces
+// them all with; doc itself when it is no valid JSON object.
 func withPath(doc, value []byte, path ...string) []byte {
 	if len(path) > 1 {
-		inner := rawjson.Member(doc, path[0])
+		inner := member(doc, path[0])
 		if inner.Kind() != '{' {
 			inner = []byte("{}")
 		}

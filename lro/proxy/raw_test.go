@@ -164,6 +164,9 @@ func rawUpstream() {
 				wmu.Unlock()
 			case "big":
 				respond(req.ID, `{"content":[{"type":"text","text":`+strconvQuote(bigText(17<<20))+`}]}`)
+			case "params":
+				// The call's params, as the upstream read them.
+				respond(req.ID, `{"content":[{"type":"text","text":`+strconvQuote(string(req.Params))+`}]}`)
 			case "slow":
 				slow = req
 			default:

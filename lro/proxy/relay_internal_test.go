@@ -103,3 +103,13 @@ func TestSameText(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteToolsDuplicateNames: of a tools/list page with its tools
+// twice, the client reads the last; the proxy rewrites that one.
+func TestRewriteToolsDuplicateNames(t *testing.T) {
+	p := &Proxy{logger: slog.New(slog.DiscardHandler), localNames: map[string]bool{"local": true}, localTools: [][]byte{[]byte(`{"name":"local"}`)}}
+	got := p.rewriteTools([]byte(`{"tools":[{"name":"first"}],"nextCursor":"c","tools":[{"name":"last"}],"nextCursor":null}`))
+	if want := `{"tools":[{"name":"last"},{"name":"local"}],"nextCursor":"c","nextCursor":null}`; string(got) != want {
+		t.Errorf("rewriteTools = %s; want %s", got, want)
+	}
+}

@@ -24,7 +24,7 @@ var proxyMark = []byte(`{"proxy":true}`)
 // specification's clientInfo.proxy = true.
 func markInitialize(params []byte) []byte {
 	params = withPath(params, proxyMark, "capabilities", "extensions", proxyflag.Key)
-	if rawjson.Member(params, "clientInfo").Kind() == '{' {
+	if member(params, "clientInfo").Kind() == '{' {
 		params = withPath(params, []byte("true"), "clientInfo", "proxy")
 	}
 	return params
@@ -34,11 +34,11 @@ func markInitialize(params []byte) []byte {
 // in its _meta, which a server of protocol 2026-07-28 reads, and
 // clientInfo.proxy = true when the client sent its clientInfo there.
 func markCall(params []byte) []byte {
-	meta := rawjson.Member(params, "_meta")
+	meta := member(params, "_meta")
 	if meta.Kind() != '{' {
 		meta = []byte("{}")
 	}
-	if rawjson.Member(meta, mcp.MetaKeyClientInfo).Kind() == '{' {
+	if member(meta, mcp.MetaKeyClientInfo).Kind() == '{' {
 		meta = withPath(meta, []byte("true"), mcp.MetaKeyClientInfo, "proxy")
 	}
 	return withPath(params, withPath(meta, proxyMark, proxyflag.Key), "_meta")
@@ -47,7 +47,7 @@ func markCall(params []byte) []byte {
 // advertiseTools returns an initialize result whose capabilities include
 // tools, for the proxy's local tools.
 func advertiseTools(result []byte) []byte {
-	if caps := rawjson.Member(result, "capabilities"); caps.Kind() != '{' || rawjson.Member(caps, "tools") != nil {
+	if caps := member(result, "capabilities"); caps.Kind() != '{' || member(caps, "tools") != nil {
 		return result
 	}
 	return withPath(result, []byte("{}"), "capabilities", "tools")
@@ -58,7 +58,7 @@ func advertiseTools(result []byte) []byte {
 // local tool hides, and, on the last page (no nextCursor, or an empty
 // one), the local tools.
 func (p *Proxy) rewriteTools(result []byte) []byte {
-	tools := rawjson.Member(result, "tools")
+	tools := member(result, "tools")
 	if tools.Kind() != '[' {
 		return result
 	}
@@ -88,7 +88,7 @@ func (p *Proxy) rewriteTools(result []byte) []byte {
 // widen returns tool with its output schema widened, or as it is when it
 // has none or its results are never offloaded.
 func (p *Proxy) widen(name string, tool []byte) []byte {
-	schema := rawjson.Member(tool, "outputSchema")
+	schema := member(tool, "outputSchema")
 	if schema.Kind() != '{' || p.lro.Disabled || p.lro.Tools[name].Disabled {
 		return tool
 	}
