@@ -34,9 +34,11 @@ const (
 // appearance. Punctuation around a term is dropped.
 func Terms(query string) []string {
 	var terms []string
+	seen := make(map[string]bool)
 	for _, f := range strings.Fields(strings.ToLower(query)) {
 		t := strings.Trim(f, "\"'`.,;:!?()[]{}")
-		if t != "" && !slices.Contains(terms, t) {
+		if t != "" && !seen[t] {
+			seen[t] = true
 			terms = append(terms, t)
 		}
 	}
