@@ -24,6 +24,7 @@ const (
 	defaultListLimit   = 50      // list_memories
 	defaultTokenBudget = 2000    // inject_context
 	maxTokenBudget     = 1000000 // inject_context
+	maxQueryTerms      = 1000    // distinct words of a query
 )
 
 // version is the server's advertised version.
@@ -273,8 +274,11 @@ func detailArg(s string, def memory.Detail) (memory.Detail, error) {
 }
 
 func queryArg(q string) error {
-	if len(memory.Terms(q)) == 0 {
+	switch n := len(memory.Terms(q)); {
+	case n == 0:
 		return argError("query", "it has no words to look for")
+	case n > maxQueryTerms:
+		return argError("query", "it has %d different words, more than %d", n, maxQueryTerms)
 	}
 	return nil
 }

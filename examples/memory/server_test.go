@@ -412,6 +412,11 @@ func TestBadArguments(t *testing.T) {
 		{"inject empty query", "inject_context", map[string]any{"query": ""}, "query"},
 		{"inject zero budget", "inject_context", map[string]any{"query": "x", "token_budget": 0}, "token_budget"},
 		{"inject unknown detail", "inject_context", map[string]any{"query": "x", "detail": "max"}, "detail"},
+		// Each word is looked for in every memory: a query of 100,000 words
+		// held a core for 13 s on 500 memories, and could not be cancelled.
+		{"recall too many words", "recall_memories", map[string]any{"query": words(maxQueryTerms + 1)}, "query"},
+		{"search too many words", "search_memories", map[string]any{"query": words(maxQueryTerms + 1)}, "query"},
+		{"inject too many words", "inject_context", map[string]any{"query": words(maxQueryTerms + 1)}, "query"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -427,6 +432,15 @@ func TestBadArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// words returns a query of n distinct words.
+func words(n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = "w" + strconv.Itoa(i)
+	}
+	return strings.Join(w, " ")
 }
 
 // Arguments that are JSON null mean the defaults; they used to crash the
