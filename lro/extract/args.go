@@ -68,6 +68,11 @@ func (a args) integer(name string, def, lo, hi int) (int, error) {
 		}
 		return 0, errorf("%s must be an integer from %d to %d, not %s", name, lo, hi, a[name])
 	}
+	if f == float64(hi) {
+		// math.MaxInt, written as itself, is 2^63 as a float64, which int
+		// would turn into a negative.
+		return hi, nil
+	}
 	return int(f), nil
 }
 
