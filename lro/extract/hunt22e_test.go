@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,6 +38,30 @@ func TestLargestIntegerArguments(t *testing.T) {
 	texts, isErr = call(t, cs, extract.ToolRead, map[string]any{"file_path": path, "line": 2, "limit": 1, "char_offset": largest})
 	if all := strings.Join(texts, "\n"); isErr || texts[0] != "2: \n" || strings.Contains(all, "-9") {
 		t.Errorf("read from character %d: %v %q", largest, isErr, all)
+	}
+}
+
+// TestWherePreviewKeepsIntegers: the lead of a where answer shows the
+// identifying fields of the first matches as the records hold them, as the
+// records themselves are printed; a 17-digit id was shown rounded to a
+// float64 (12345678901234567 as 12345678901234568).
+func TestWherePreviewKeepsIntegers(t *testing.T) {
+	body := strings.Repeat("Steps to reproduce: run the server under load and watch the logs. ", 40)
+	records := make([]any, 50)
+	for i := range records {
+		records[i] = map[string]any{"id": int64(12345678901234567) + int64(2*i),
+			"title": fmt.Sprintf("Crash number %d under load", i), "state": "open", "body": body}
+	}
+	dir := t.TempDir()
+	path := offload(t, dir, "full", records)
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
+	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "where": map[string]any{"state": "open"}})
+	if isErr {
+		t.Fatal(texts)
+	}
+	lead := texts[0]
+	if !strings.Contains(lead, "50 records match") || !strings.Contains(lead, `"id":12345678901234567,`) || !strings.Contains(lead, `"id":12345678901234569,`) {
+		t.Errorf("the lead does not show the first record's number as written:\n%s", lead)
 	}
 }
 

@@ -283,9 +283,10 @@ func wherePreview(res *results, threshold int) string {
 	}
 	var lines, fields []string
 	size := 0
+	dec := newDecoder() // integers exact, as the records are printed
 	for _, text := range sample {
-		var r any
-		if json.Unmarshal(text, &r) != nil {
+		r, err := dec.decode(text)
+		if err != nil {
 			continue
 		}
 		v, ok := q.Run(r).Next()
