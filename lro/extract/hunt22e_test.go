@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -65,3 +66,28 @@ func TestWherePreviewKeepsIntegers(t *testing.T) {
 	}
 }
 
+// TestReadCRLFAtABufferEdge reads a CRLF line whose '\r' is the last byte
+// of a 64 KiB read and whose '\n' is the first of the next: as any other
+// CRLF line, its line ending is not part of it.
+func TestReadCRLFAtABufferEdge(t *testing.T) {
+	dir := t.TempDir()
+	lf := offload(t, dir, "light", []any{map[string]any{"text": ""}})
+	file, err := os.ReadFile(lf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(file), "\n")
+	rec := `{"text":"` + strings.Repeat("a", 65535-len(`{"text":""}`)) + `"}`
+	if err := os.WriteFile(lf, []byte(header+"\r\n"+rec+"\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
+	texts, isErr := call(t, cs, extract.ToolRead, map[string]any{"file_path": lf, "line": 2, "char_offset": len(rec) - 4, "max_chars": 10})
+	if all := strings.Join(texts, "\n"); isErr || texts[0] != "2: aa\"}\n" {
+		t.Errorf("%v %q", isErr, all)
+	}
+	texts, isErr = call(t, cs, extract.ToolRead, map[string]any{"file_path": lf, "line": 2, "max_chars": 10})
+	if all := strings.Join(texts, "\n"); isErr || !strings.Contains(all, fmt.Sprintf("Line 2 has %d characters", len(rec))) {
+		t.Errorf("%v %q", isErr, all)
+	}
+}

@@ -190,19 +190,20 @@ func (s *source) lineRange(offset, count int) (text string, total int, ok bool, 
 		}
 		sawAny = sawAny || len(chunk) > 0
 		last := rerr != bufio.ErrBufferFull
-		if rerr == nil {
-			chunk = trimEOL(chunk)
-		}
 		data := chunk
 		if len(carry) > 0 {
 			data = append(carry, chunk...)
 			carry = nil
 		}
-		// Keep an incomplete rune for the next chunk.
+		if last {
+			data = trimEOL(data) // as next does
+		}
+		// Keep an incomplete rune for the next chunk, and a '\r' that may
+		// be the first byte of the line's CRLF.
 		cut := len(data)
 		for i := cut - 1; !last && i >= max(cut-utf8.UTFMax, 0); i-- {
 			if utf8.RuneStart(data[i]) {
-				if !utf8.FullRune(data[i:]) {
+				if !utf8.FullRune(data[i:]) || data[i] == '\r' && i == cut-1 {
 					cut = i
 				}
 				break
