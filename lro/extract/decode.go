@@ -34,6 +34,9 @@ type decoder struct {
 	hint int               // number of keys of the last top-level object
 	unq  []byte            // scratch for unquoting strings with escapes
 	only []string          // while projecting: the keys of the top-level object to build
+	// literal keeps an integer too long for an int as its text, a
+	// numberText (lro_search matches it as written), not a float64.
+	literal bool
 }
 
 const maxInterned = 4096
@@ -100,6 +103,9 @@ func (d *decoder) walk(data []byte, i, depth int, keep bool) (any, int) {
 	end, _ := rawjson.SkipNumber(data, i)
 	if end < 0 || !keep {
 		return nil, end
+	}
+	if raw := data[i:end]; d.literal && len(raw) > 18 && !bytes.ContainsAny(raw, ".eE") {
+		return numberText(raw), end
 	}
 	return parseNumber(data[i:end]), end
 }

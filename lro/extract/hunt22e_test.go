@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -89,5 +90,23 @@ func TestReadCRLFAtABufferEdge(t *testing.T) {
 	texts, isErr = call(t, cs, extract.ToolRead, map[string]any{"file_path": lf, "line": 2, "max_chars": 10})
 	if all := strings.Join(texts, "\n"); isErr || !strings.Contains(all, fmt.Sprintf("Line 2 has %d characters", len(rec))) {
 		t.Errorf("%v %q", isErr, all)
+	}
+}
+
+// TestSearchLongIntegers searches for integers of 19 digits and more, such
+// as the snowflake ids of many APIs, which a float64 cannot hold: a record
+// holding one matches a pattern of its digits as written, where the search
+// matched the rounded float64 (12345678901234567891 as 12345678901234567000)
+// and answered that no record matches.
+func TestSearchLongIntegers(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "light", []any{map[string]any{"id": 1}, map[string]any{"id": json.Number("1234567890123456789")},
+		map[string]any{"id": json.Number("-12345678901234567891")}, map[string]any{"id": json.Number("123456789012345678901234567890")}})
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
+	for pattern, line := range map[string]string{"1234567890123456789": `"file_line":3`, "^-12345678901234567891$": `"file_line":4`, "1234567890$": `"file_line":5`} {
+		texts, isErr := call(t, cs, extract.ToolSearch, map[string]any{"file_path": path, "pattern": pattern})
+		if all := strings.Join(texts, "\n"); isErr || !strings.Contains(all, line) {
+			t.Errorf("search for %q: %v %q", pattern, isErr, all)
+		}
 	}
 }

@@ -122,6 +122,7 @@ func (c *config) searchRecords(src *source, req *searchRequest, send func(*frame
 		}
 	}
 	dec := newDecoder()
+	dec.literal = true
 	var w walker // not a recursion: 9,000 levels of one ran a worker out of memory under -race
 	for sent := 0; sent < req.Want; {
 		line, err := src.next(c.MaxRecordBytes)
@@ -239,9 +240,15 @@ func scalarText(v any) string {
 		return strconv.Itoa(x)
 	case float64:
 		return string(appendFloat(nil, x))
+	case numberText:
+		return string(x)
 	}
 	return ""
 }
+
+// numberText is an integer as a record writes it, of more digits than an
+// int holds (see decoder.literal).
+type numberText string
 
 // pathKey writes an object key as a jq path step, .name or .["odd name"],
 // cut past maxShownKey characters.
