@@ -110,3 +110,23 @@ func TestSearchLongIntegers(t *testing.T) {
 		}
 	}
 }
+
+// TestRecipeParamLongInteger gives a recipe parameter, a string, as a
+// number of 16 digits and more: it is the digits as written, as the
+// descriptor's jq --arg takes them, where it became
+// "1.234567890123456e+15" (or, past 2^53, a rounded number) and matched
+// nothing.
+func TestRecipeParamLongInteger(t *testing.T) {
+	dir := t.TempDir()
+	recs := memories(3, "light")
+	recs[1].(map[string]any)["title"] = "Decision 1234567890123456: cache strategy"
+	recs[2].(map[string]any)["title"] = "Decision 12345678901234567: cache strategy"
+	path := offload(t, dir, "light", recs)
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
+	for _, n := range []json.Number{"1234567890123456", "12345678901234567"} {
+		texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "recipe": 3, "params": map[string]any{"keyword": n}})
+		if all := strings.Join(texts, "\n"); isErr || !strings.Contains(all, "Decision "+string(n)+":") {
+			t.Errorf("recipe 3 with keyword %s: %v %q", n, isErr, all)
+		}
+	}
+}

@@ -457,6 +457,9 @@ func paramText(raw json.RawMessage) (string, error) {
 	case string:
 		return x, nil
 	case float64:
+		if lit := bytes.TrimSpace(raw); !bytes.ContainsAny(lit, ".eE") {
+			return string(lit), nil // an integer, as written: any number of digits
+		}
 		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
 			return strconv.FormatInt(int64(x), 10), nil
 		}
