@@ -130,3 +130,22 @@ func TestRecipeParamLongInteger(t *testing.T) {
 		}
 	}
 }
+
+// TestWhereFieldsBounded: fields is bounded as where and query are. The
+// filter's text, fields included, is the query in the header of an answer
+// offloaded in turn, which the tools read within 1 MiB: unbounded fields
+// made an answer none of them could open, and each path is work on every
+// record.
+func TestWhereFieldsBounded(t *testing.T) {
+	dir := t.TempDir()
+	path := offload(t, dir, "light", memories(3, "light"))
+	cs := session(t, &extract.Options{LRO: &lro.Options{OutputDir: dir}})
+	fields := make([]string, 8000)
+	for i := range fields {
+		fields[i] = fmt.Sprintf("field_%d", i)
+	}
+	texts, isErr := call(t, cs, extract.ToolExtract, map[string]any{"file_path": path, "where": map[string]any{"status": "active"}, "fields": fields})
+	if all := strings.Join(texts, "\n"); !isErr || !strings.Contains(all, "fields is") || !strings.Contains(all, "more than 65536") {
+		t.Errorf("%v %.300q", isErr, all)
+	}
+}

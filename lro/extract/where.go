@@ -81,8 +81,10 @@ type whereCond struct {
 
 // parseWhere reads the where, count and fields arguments of lro_extract.
 func parseWhere(a args) (*whereFilter, error) {
-	if len(a[argWhere]) > maxQueryBytes {
-		return nil, errorf("where is %d bytes, more than %d", len(a[argWhere]), maxQueryBytes)
+	for _, name := range []string{argWhere, argFields} {
+		if len(a[name]) > maxQueryBytes {
+			return nil, errorf("%s is %d bytes, more than %d", name, len(a[name]), maxQueryBytes)
+		}
 	}
 	w := &whereFilter{}
 	m, err := a.object(argWhere)
