@@ -91,6 +91,14 @@ func TestReadCRLFAtABufferEdge(t *testing.T) {
 	if all := strings.Join(texts, "\n"); isErr || !strings.Contains(all, fmt.Sprintf("Line 2 has %d characters", len(rec))) {
 		t.Errorf("%v %q", isErr, all)
 	}
+	// A last line that ends in '\r' without '\n', as the records are read.
+	if err := os.WriteFile(lf, []byte(header+"\n"+`{"a":1}`+"\r"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	texts, isErr = call(t, cs, extract.ToolRead, map[string]any{"file_path": lf, "line": 2})
+	if isErr || texts[0] != "2: {\"a\":1}\n" {
+		t.Errorf("%v %q", isErr, texts)
+	}
 }
 
 // TestSearchLongIntegers searches for integers of 19 digits and more, such
