@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -41,7 +42,9 @@ var dblQuoteEscapes = strings.NewReplacer(`\$`, "$", "\\`", "`", `\"`, `"`, `\\`
 // Words splits a command line into the words of each stage of a pipeline,
 // as a POSIX shell would, and refuses with an error wrapping
 // [ErrUnsupported] anything a shell would expand or that changes what runs:
-// ; & && || redirections, $ and backquote expansions, globs, ~ and comments.
+// ; & && || redirections, $ and backquote expansions, globs, ~ and comments,
+// and what bash or zsh expand where POSIX sh does not: brace expansions
+// ({a,b}, {1..3}), a word that starts with =, a ~ in an assignment.
 func Words(s string) ([][]string, error) {
 	if strings.ContainsAny(s, "\x00\r") {
 		return nil, unsupported("a NUL or carriage return")
@@ -103,6 +106,7 @@ func Words(s string) ([][]string, error) {
 // parts, or an error.
 func literal(w *syntax.Word) (string, error) {
 	var b strings.Builder
+	var bare []byte // the word with each quoted part and escaped byte as '"', for bareExpansion
 	for i, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -110,12 +114,15 @@ func literal(w *syntax.Word) (string, error) {
 				return "", unsupported("~ at the start of a word")
 			}
 			for j := 0; j < len(p.Value); j++ {
-				switch c := p.Value[j]; {
+				c := p.Value[j]
+				bare = append(bare, c)
+				switch {
 				case c == '\\' && j+1 == len(p.Value):
 					return "", unsupported("a trailing backslash")
 				case c == '\\':
 					j++
 					b.WriteByte(p.Value[j])
+					bare[len(bare)-1] = '"'
 				case strings.IndexByte("*?[", c) >= 0:
 					return "", unsupported("unquoted %q", c)
 				case c == '$' && j+1 == len(p.Value) && i+1 < len(w.Parts):
@@ -128,7 +135,9 @@ func literal(w *syntax.Word) (string, error) {
 			}
 		case *syntax.SglQuoted:
 			b.WriteString(p.Value)
+			bare = append(bare, '"')
 		case *syntax.DblQuoted:
+			bare = append(bare, '"')
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
@@ -140,6 +149,9 @@ func literal(w *syntax.Word) (string, error) {
 			return "", unsupported("an expansion")
 		}
 	}
+	if what := bareExpansion(string(bare)); what != "" {
+		return "", unsupported("%s", what)
+	}
 	var out []byte
 	for _, r := range b.String() {
 		if r >= byteBase && r <= byteBase+0xFF {
@@ -149,6 +161,42 @@ func literal(w *syntax.Word) (string, error) {
 		}
 	}
 	return string(out), nil
+}
+
+// sequenceRE matches a sequence expression of brace expansion, {1..3} or
+// {a..c} (with an optional increment).
+var sequenceRE = regexp.MustCompile(`\{(-?[0-9]+\.\.-?[0-9]+|[A-Za-z]\.\.[A-Za-z])(\.\.-?[0-9]+)?\}`)
+
+// assignmentRE matches the start of a word that bash reads as an
+// assignment, expanding a ~ after its = or a later : (also in a command's
+// arguments, unless in POSIX mode).
+var assignmentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// bareExpansion says what the shells that users run recipes in, bash and
+// zsh, expand in a word that POSIX sh leaves as it is, given the word with
+// its quoted parts and escaped characters replaced by '"': a brace
+// expansion ({a,b}, {1..3}; any { followed by a , and a }, as bash finds
+// an expansion past a } before the comma), an = that starts a word (zsh's
+// command path), a ~ after an assignment's = or a : in it (bash); "" for
+// none.
+func bareExpansion(bare string) string {
+	if open := strings.IndexByte(bare, '{'); open >= 0 {
+		if comma := strings.IndexByte(bare[open:], ','); comma >= 0 && strings.IndexByte(bare[open+comma:], '}') >= 0 {
+			return "a brace expansion"
+		}
+		if sequenceRE.MatchString(bare) {
+			return "a brace expansion"
+		}
+	}
+	if len(bare) > 1 && bare[0] == '=' {
+		return "= at the start of a word"
+	}
+	if m := assignmentRE.FindString(bare); m != "" {
+		if rest := bare[len(m):]; strings.HasPrefix(rest, "~") || strings.Contains(rest, ":~") {
+			return "~ in an assignment"
+		}
+	}
+	return ""
 }
 
 // Call is a parsed jq invocation.

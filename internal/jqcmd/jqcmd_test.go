@@ -31,6 +31,9 @@ func TestWords(t *testing.T) {
 		{"adjacent quoted parts are one word", `jq 'a'"b"c`, [][]string{{"jq", "abc"}}},
 		{"unquoted backslash escape", `tail -n +2 a\ b`, [][]string{{"tail", "-n", "+2", "a b"}}},
 		{"braces are literal", "tail -n +2 {file} | jq .", [][]string{{"tail", "-n", "+2", "{file}"}, {"jq", "."}}},
+		{"braces without a comma or a sequence are literal", `jq a{b}c,d '{a,b}' {a\,b} {x..yy} "{1..3}"`,
+			[][]string{{"jq", "a{b}c,d", "{a,b}", "{a,b}", "{x..yy}", "{1..3}"}}},
+		{"= and ~ that no shell expands", `jq a= '=x' \=y --x=~ a:~ 1a=~ a=x~`, [][]string{{"jq", "a=", "=x", "=y", "--x=~", "a:~", "1a=~", "a=x~"}}},
 		{"tabs separate words", "jq\t-c\t.", [][]string{{"jq", "-c", "."}}},
 		{"non-UTF-8 bytes in a path survive", "tail -n +2 '/tmp/\xff.jsonl' | jq .", [][]string{{"tail", "-n", "+2", "/tmp/\xff.jsonl"}, {"jq", "."}}},
 	}
@@ -70,6 +73,16 @@ func TestWordsRefuses(t *testing.T) {
 		{`jq $'.sc\x6fre' f`, "ANSI-C quoting, which bash reads as .score"},
 		{`jq $".score" f`, "locale quoting"},
 		{"jq .\nrm f", "a newline"},
+		{"tail -n +2 f | jq -c {id,title}", "a brace expansion, which bash and zsh split into two words"},
+		{"tail -n +2 f | jq -c {id,'title'}", "a brace expansion with a quoted part"},
+		{"tail -n +2 f | jq -c '.a'{,}", "an empty alternative of a brace expansion"},
+		{"tail -n +2 f | jq -c {x,{a,b}}", "nested brace expansions"},
+		{"tail -n +2 f | jq -c {a}b,c}", "a brace expansion whose first alternative holds a }, as bash reads it"},
+		{"tail -n +2 f | jq -c '.'{1..3}", "a sequence expression of numbers"},
+		{"tail -n +2 f | jq -r {a..c}", "a sequence expression of letters"},
+		{"tail -n +2 f | jq --arg op == .", "a word that starts with =, a command path in zsh"},
+		{"tail -n +2 f | jq --arg dir x=~ .", "a tilde after the = of an assignment-like word, which bash expands"},
+		{"tail -n +2 f | jq --arg p a=b:~/x .", "a tilde after a : of an assignment-like word"},
 		{"", "nothing"},
 	}
 	for _, tt := range tests {
