@@ -14,9 +14,27 @@ import (
 
 // memoryLibrary returns the specification's library for memory records at
 // the given detail level (an unknown one is [Light]), its defaults taken
-// from recs, which may be empty. The filters assume that every record is
-// an object; a missing or null field never makes them fail.
+// from recs, which may be empty. A missing or null field never makes the
+// filters fail. They index every record, as the specification's do, unless
+// some of recs are not objects (memory records are only most of them):
+// then they pass over the records that are not (objects, map(objects)).
 func memoryLibrary(detail Detail, recs []record) []Recipe {
+	rs := specLibrary(detail, recs)
+	if slices.ContainsFunc(recs, func(r record) bool { return !r.object }) {
+		for i, r := range rs {
+			if strings.Contains(r.options, "s") {
+				rs[i].filter = "map(objects) | " + r.filter
+			} else {
+				rs[i].filter = "objects | " + r.filter
+			}
+		}
+	}
+	return rs
+}
+
+// specLibrary returns the specification's library, for records that are
+// all objects.
+func specLibrary(detail Detail, recs []record) []Recipe {
 	d := memoryDefaults(recs)
 	rs := []Recipe{
 		recipe("List titles with namespaces", "titles+namespaces", `[.title, .namespace] | @tsv`, "r"),

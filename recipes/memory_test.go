@@ -358,3 +358,32 @@ func allText(rs []recipes.Data) string {
 	}
 	return b.String()
 }
+
+// TestMemoryAmongOtherValues runs the memory library on a file of memory
+// records among values that are not objects, which Select still takes for
+// memory records (most records are memories, see TestIsMemory): every
+// recipe must run under every jq and give what it gives on the memory
+// records alone. The filters indexed every record, and jq failed on the
+// first string ("Cannot index string with title").
+func TestMemoryAmongOtherValues(t *testing.T) {
+	needJQ(t)
+	for _, detail := range []recipes.Detail{recipes.Light, recipes.Medium, recipes.Full} {
+		t.Run(string(detail), func(t *testing.T) {
+			mems := memories(detail, 12)
+			records := append([]any{"a note", 7.5, []any{"x"}, true}, mems...)
+			smp := sample(t, records)
+			if !recipes.IsMemory(smp) {
+				t.Fatal("not memory records: the test proves nothing")
+			}
+			path := writeFile(t, nastyDir(t), string(detail), records)
+			memPath := writeFile(t, nastyDir(t), string(detail), mems)
+			for _, r := range recipes.Memory(detail, smp) {
+				got := runJQ(t, r, path)
+				if diff := cmp.Diff(runJQ(t, r, memPath), got, approx); diff != "" {
+					t.Errorf("recipe %d %q: output differs from the memory records' alone (-want +got):\n%s", r.Number, r.Description, diff)
+				}
+				sameEverywhere(t, r, path, roundTrip(t, records), got)
+			}
+		})
+	}
+}
