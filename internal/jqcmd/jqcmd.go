@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -368,10 +370,12 @@ func tailFromLine2(args []string) (int, bool) {
 	return file, from2 && file >= 0 && args[file] != ""
 }
 
-// Inputs decodes the JSON values of data.
+// Inputs decodes the JSON values of data as jq reads them: numbers as
+// float64, a number beyond its range as the largest float64 of its sign.
 func Inputs(data []byte) ([]any, error) {
 	var inputs []any
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	for {
 		var v any
 		if err := dec.Decode(&v); errors.Is(err, io.EOF) {
@@ -379,8 +383,46 @@ func Inputs(data []byte) ([]any, error) {
 		} else if err != nil {
 			return inputs, fmt.Errorf("jq: error: cannot parse input: %w", err)
 		}
-		inputs = append(inputs, v)
+		inputs = append(inputs, floats(v))
 	}
+}
+
+// Decode decodes data, which must be one JSON value, as [Inputs] does:
+// what json.Unmarshal gives, but for a number beyond float64's range,
+// valid JSON that json.Unmarshal refuses.
+func Decode(data []byte) (any, error) {
+	if !json.Valid(data) {
+		var v any
+		return nil, json.Unmarshal(data, &v) // the error that says why
+	}
+	v, err := Inputs(data)
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
+}
+
+// floats replaces the json.Number values of v, in place, by float64, a
+// number beyond float64's range by the largest float64 of its sign (as jq
+// reads it).
+func floats(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			f = math.Copysign(math.MaxFloat64, f)
+		}
+		return f
+	case []any:
+		for i, e := range x {
+			x[i] = floats(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = floats(e)
+		}
+	}
+	return v
 }
 
 // Run runs the call on the decoded inputs, which it does not modify, and

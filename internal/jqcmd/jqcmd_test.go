@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -313,5 +314,33 @@ func TestRunBoundsAnotherFile(t *testing.T) {
 	}
 	if _, err := c.Run(context.Background(), "", "given.jsonl", nil, 8); err == nil || !strings.Contains(err.Error(), "more than the kit reads (8)") {
 		t.Errorf("over the bound: err %v, want it refused", err)
+	}
+}
+
+// TestInputsBeyondFloat64 reads numbers beyond float64's range, valid JSON
+// that jq reads as the largest float64 of their sign: the in-process jq
+// failed the whole input ("cannot parse input") where jq prints them.
+func TestInputsBeyondFloat64(t *testing.T) {
+	got, err := Inputs([]byte("{\"a\":1e400}\n-1e999\n[1e-400, 2]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{map[string]any{"a": math.MaxFloat64}, -math.MaxFloat64, []any{0.0, 2.0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Inputs (-want +got):\n%s", diff)
+	}
+	out, err := (&Call{Filter: ".a", Compact: true}).Run(context.Background(), got[:1], 1<<10)
+	if err != nil || string(out) != "1.7976931348623157e+308\n" {
+		t.Errorf("jq -c .a: %q, %v; want what jq prints, 1.7976931348623157e+308", out, err)
+	}
+	for _, in := range []string{`{"a":1e400}`, `-1e999`} {
+		if _, err := Decode([]byte(in)); err != nil {
+			t.Errorf("Decode(%s): %v", in, err)
+		}
+	}
+	for _, in := range []string{`{"a":1e400} 2`, `{"a":`, ``} {
+		if v, err := Decode([]byte(in)); err == nil {
+			t.Errorf("Decode(%q) = %v, want an error: not one JSON value", in, v)
+		}
 	}
 }

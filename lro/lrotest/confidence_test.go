@@ -1,6 +1,7 @@
 package lrotest
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -33,5 +34,19 @@ func TestSortedByConfidenceAmongOtherValues(t *testing.T) {
 				t.Errorf("passes %v, want %v: %s", ok, tt.ok, strings.Join(v.problems, "; "))
 			}
 		})
+	}
+}
+
+// TestParseFileNumbersBeyondFloat64 reads a record line with a number
+// beyond float64's range: valid JSON, which jq reads (as the largest
+// float64) and lro-go writes (a CSV cell 1e400 is a number); the kit took
+// the line for no JSON value and failed L1.records.jsonl.
+func TestParseFileNumbersBeyondFloat64(t *testing.T) {
+	f := parseFile("/f", []byte("{\"type\":\"lro_header\"}\n{\"a\":1e400}\n{\"a\":1}\nnot json\n"))
+	if len(f.Bad) != 1 || f.Bad[0] != 2 {
+		t.Errorf("bad lines at %v, want only the third record line (index 2)", f.Bad)
+	}
+	if len(f.Records) != 2 || f.Records[0].(map[string]any)["a"] != math.MaxFloat64 {
+		t.Errorf("records %v, want {a: the largest float64} and {a: 1}", f.Records)
 	}
 }

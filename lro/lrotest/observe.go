@@ -333,8 +333,9 @@ func parseFile(path string, data []byte) *offloadFile {
 	_ = json.Unmarshal(lines[0], &f.Header) // nil unless line 1 is an object
 	f.Lines = lines[1:]
 	for i, l := range f.Lines {
-		var v any
-		if json.Unmarshal(l, &v) == nil {
+		// A number beyond float64's range is valid JSON, which
+		// json.Unmarshal refuses and jq reads.
+		if v, err := jqcmd.Decode(l); err == nil {
 			f.Records, f.LineOf = append(f.Records, v), append(f.LineOf, i+2)
 		} else {
 			f.Bad = append(f.Bad, i)
