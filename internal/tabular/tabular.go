@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -148,12 +149,19 @@ func appendRecord(dst []byte, names []string, cells []cell) []byte {
 
 // isNumber reports whether s is a JSON number literal that reads back as
 // itself: not an integer beyond 2^53, which jq would round (an identifier
-// of digits stays a string).
+// of digits stays a string), nor a number whose exponent puts it beyond
+// float64's range (1e400, which jq reads as the largest float64) or below
+// it (1e-400, read as 0).
 func isNumber(s string) bool {
 	if s == "" || len(s) > 32 || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') || !jsonNumber(s) {
 		return false
 	}
-	return strings.ContainsAny(s, ".eE") || len(strings.TrimPrefix(s, "-")) < 16 // 10^15 < 2^53
+	if e := strings.IndexAny(s, "eE"); e >= 0 {
+		// Without an exponent, 32 characters stay within the range.
+		f, err := strconv.ParseFloat(s, 64)
+		return err == nil && (f != 0 || strings.Trim(s[:e], "-0.") == "")
+	}
+	return strings.Contains(s, ".") || len(strings.TrimPrefix(s, "-")) < 16 // 10^15 < 2^53
 }
 
 // jsonNumber reports whether s is a JSON number between JSON's white space

@@ -158,6 +158,7 @@ func TestReadForms(t *testing.T) {
 		{"markdown with empty cells", "| a | b |\n|---|---|\n| 1 |   |\n| 2 | x |\n", Markdown, `{"a":1,"b":null}`},
 		{"csv crlf without final line end", "id,name\r\n1,bob\r\n2,amy", CSV, `{"id":1,"name":"bob"}`},
 		{"csv null and big id", "id,name\n12345678901234567890,\n2,amy\n", CSV, `{"id":"12345678901234567890","name":null}`},
+		{"csv numbers beyond float64, which jq reads as others", "a,b,c\n1e400,-1E999,1e-400\n1.5,2,0e-400\n", CSV, `{"a":"1e400","b":"-1E999","c":"1e-400"}`},
 		{"tsv", "id\tname\n1\tbob\n2\tamy\n", TSV, `{"id":1,"name":"bob"}`},
 		{"tsv not quoted, a quote inside (sqlite3 -tabs, psql -At)", "id\tname\n1\tsay \"hi\"\n2\t\n", TSV, `{"id":1,"name":"say \"hi\""}`},
 		{"tsv not quoted, a quote first", "id\tname\n1\t\"hi\" she said\n2\t\"x\"\n", TSV, `{"id":1,"name":"\"hi\" she said"}`},
