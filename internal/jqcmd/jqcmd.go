@@ -465,11 +465,13 @@ func (j *Call) Run(ctx context.Context, inputs []any, max int) ([]byte, error) {
 			if s, ok := x.(string); ok && j.Raw {
 				out.WriteString(s)
 			} else {
-				var b []byte
-				if j.Compact {
-					b, err = gojq.Marshal(x)
-				} else {
-					b, err = json.MarshalIndent(x, "", "  ")
+				// gojq prints as jq does (infinite, nan, <&>), and
+				// json.Indent indents that as jq does without -c.
+				b, err := gojq.Marshal(x)
+				if err == nil && !j.Compact {
+					var indented bytes.Buffer
+					err = json.Indent(&indented, b, "", "  ")
+					b = indented.Bytes()
 				}
 				if err != nil {
 					return out.Bytes(), err

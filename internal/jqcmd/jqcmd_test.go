@@ -344,3 +344,20 @@ func TestInputsBeyondFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPrintsAsJQ runs filters whose output encoding/json cannot print as
+// jq does: infinite and nan (jq prints the largest float64 and null, where
+// json.MarshalIndent fails), and <&> (which it escapes). Without -c the
+// in-process jq failed the recipe, which jq runs.
+func TestRunPrintsAsJQ(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		out, err := (&Call{Filter: `[infinite, nan, "<&>"]`, Compact: compact}).Run(context.Background(), []any{nil}, 1<<10)
+		want := "[\n  1.7976931348623157e+308,\n  null,\n  \"<&>\"\n]\n"
+		if compact {
+			want = "[1.7976931348623157e+308,null,\"<&>\"]\n"
+		}
+		if err != nil || string(out) != want {
+			t.Errorf("compact %v: %q, %v; want %q", compact, out, err, want)
+		}
+	}
+}
