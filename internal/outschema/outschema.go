@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -67,7 +68,9 @@ func Widen(schema any) (any, error) {
 // Every member keeps its bytes as written. The "type": "object" of data,
 // if any, moves to the top, for both branches (Branch then need not say
 // it), and so do its $schema, $defs and definitions, so that its
-// references still resolve. A schema of another type (a typed tool's slice
+// references still resolve; but for $schema, they stay in the first branch
+// of a schema with an $id, a resource of its own, against which its
+// references resolve. A schema of another type (a typed tool's slice
 // output) keeps its own, and the second branch says "type": "object".
 // A schema widened already is returned as it is, and one widened by an
 // older version (whose second branch was the descriptor's whole schema) is
@@ -95,9 +98,12 @@ func WidenJSON(data []byte) ([]byte, error) {
 	top.WriteByte('{')
 	rest.WriteByte('{')
 	branch := typedBranch
+	// A schema with an $id is a resource of its own, against which its
+	// references resolve: its $defs and definitions stay with it.
+	resource := slices.ContainsFunc(ms, func(m member) bool { return m.key == "$id" })
 	for _, m := range ms {
 		switch {
-		case hoisted[m.key]:
+		case hoisted[m.key] && !(resource && m.key != "$schema"):
 			add(&top, m)
 		case m.key == "type" && isString(m.value, "object"):
 			branch = Branch

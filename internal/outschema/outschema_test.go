@@ -213,3 +213,49 @@ func TestWidenErrorSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestWidenKeepsResource: the references of a schema with an $id resolve
+// against it, not against the top of the widened schema: its $defs and
+// definitions stay with it, in the first branch, so that the widened schema
+// still resolves (go-sdk resolves a typed tool's at registration, and
+// panicked) and accepts the tool's own output and the descriptor.
+func TestWidenKeepsResource(t *testing.T) {
+	for _, s := range []struct{ name, schema string }{
+		{"a pointer into $defs", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://example.com/out","type":"object","$defs":{"item":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}},"properties":{"items":{"type":"array","items":{"$ref":"#/$defs/item"}}},"required":["items"]}`},
+		{"an $id relative to the schema's", `{"$id":"https://example.com/out","type":"object","$defs":{"item":{"$id":"item","type":"object","properties":{"id":{"type":"string"}},"required":["id"]}},"properties":{"items":{"type":"array","items":{"$ref":"item"}}},"required":["items"]}`},
+		{"draft-07 definitions", `{"$id":"https://example.com/out","type":"object","definitions":{"item":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}},"properties":{"items":{"type":"array","items":{"$ref":"#/definitions/item"}}},"required":["items"]}`},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			w, err := outschema.WidenJSON([]byte(s.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var schema jsonschema.Schema
+			if err := json.Unmarshal(w, &schema); err != nil {
+				t.Fatal(err)
+			}
+			resolved, err := schema.Resolve(nil)
+			if err != nil {
+				t.Fatalf("the widened schema does not resolve: %v\n%s", err, w)
+			}
+			for instance, valid := range map[string]bool{
+				`{"items":[{"id":"a"}]}`: true,
+				`{"offloaded":true,"file_path":"/tmp/lro/list-01K.jsonl","summary":{"count":3}}`: true,
+				`{"offloaded":false}`:  true,
+				`{"items":[{"id":1}]}`: false,
+			} {
+				var v any
+				if err := json.Unmarshal([]byte(instance), &v); err != nil {
+					t.Fatal(err)
+				}
+				if err := resolved.Validate(v); (err == nil) != valid {
+					t.Errorf("Validate(%s) = %v, want valid %v", instance, err, valid)
+				}
+			}
+			twice, err := outschema.WidenJSON(w)
+			if err != nil || string(twice) != string(w) {
+				t.Errorf("widened again: %s, %v", twice, err)
+			}
+		})
+	}
+}
