@@ -16,8 +16,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -70,7 +72,9 @@ func Widen(schema any) (any, error) {
 // it), and so do its $schema, $defs and definitions, so that its
 // references still resolve; but for $schema, they stay in the first branch
 // of a schema with an $id, a resource of its own, against which its
-// references resolve. A schema of another type (a typed tool's slice
+// references resolve. Without an $id, a reference to another member of the
+// top, which moves to the first branch, points there (see [rebased]). A
+// schema of another type (a typed tool's slice
 // output) keeps its own, and the second branch says "type": "object".
 // A schema widened already is returned as it is, and one widened by an
 // older version (whose second branch was the descriptor's whole schema) is
@@ -104,10 +108,14 @@ func WidenJSON(data []byte) ([]byte, error) {
 	for _, m := range ms {
 		switch {
 		case hoisted[m.key] && !(resource && m.key != "$schema"):
+			m.value = rebased(m.key, m.value)
 			add(&top, m)
 		case m.key == "type" && isString(m.value, "object"):
 			branch = Branch
 		default:
+			if !resource {
+				m.value = rebased(m.key, m.value)
+			}
 			add(&rest, m)
 		}
 	}
@@ -206,4 +214,126 @@ func members(data []byte) ([]member, error) {
 // isString reports whether v, a JSON value, is the string s.
 func isString(v jsontext.Value, s string) bool {
 	return v.Kind() == '"' && rawjson.Unquote(v) == s
+}
+
+// ownBranch is the pointer of the first branch of a widened schema, where
+// a reference to a member of the schema's top that stays there now points.
+const ownBranch = "/anyOf/0"
+
+// rebased returns the value of the keyword key of a schema without an $id,
+// whose other members move to the first branch of the widened schema, with
+// each reference in it to such a member ("$ref": "#/properties/a", which
+// zod-to-json-schema writes for a schema used twice) pointing into that
+// branch; as it is when none does. A subschema with an $id is a resource
+// of its own, against which its references resolve: it is left as it is.
+func rebased(key string, v jsontext.Value) jsontext.Value {
+	switch key {
+	case "$ref":
+		if ref, ok := rebasedRef(v); ok {
+			return ref
+		}
+	case "items":
+		if v.Kind() == '[' {
+			return rebasedEach(v, rebasedSchema)
+		}
+		return rebasedSchema(v)
+	case "additionalItems", "additionalProperties", "contains", "not", "if", "then", "else",
+		"propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
+		return rebasedSchema(v)
+	case "allOf", "anyOf", "oneOf", "prefixItems":
+		return rebasedEach(v, rebasedSchema)
+	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+		return rebasedMembers(v, func(_ string, s jsontext.Value) jsontext.Value { return rebasedSchema(s) })
+	}
+	return v
+}
+
+// rebasedSchema is rebased of each keyword of the schema v.
+func rebasedSchema(v jsontext.Value) jsontext.Value {
+	if v.Kind() != '{' {
+		return v // a boolean schema, or what is no schema
+	}
+	ms, err := members(v)
+	if err != nil || slices.ContainsFunc(ms, func(m member) bool { return m.key == "$id" }) {
+		return v
+	}
+	return rebasedMembers(v, rebased)
+}
+
+// rebasedRef returns the reference v pointing into the first branch, when
+// it is a JSON Pointer to a member of the top that moves there.
+func rebasedRef(v jsontext.Value) (jsontext.Value, bool) {
+	if v.Kind() != '"' {
+		return nil, false
+	}
+	ref := rawjson.Unquote(v)
+	ptr, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return nil, false
+	}
+	first, _, _ := strings.Cut(ptr, "/")
+	if name, err := url.PathUnescape(first); err == nil {
+		first = name
+	}
+	if hoisted[strings.NewReplacer("~1", "/", "~0", "~").Replace(first)] {
+		return nil, false
+	}
+	return rawjson.AppendQuote(nil, "#"+ownBranch+"/"+ptr), true
+}
+
+// rebasedMembers returns the object v with fn of each member's value, as
+// it is when fn changes none.
+func rebasedMembers(v jsontext.Value, fn func(key string, v jsontext.Value) jsontext.Value) jsontext.Value {
+	ms, err := members(v)
+	if err != nil {
+		return v
+	}
+	changed := false
+	for i, m := range ms {
+		if w := fn(m.key, m.value); !bytes.Equal(w, m.value) {
+			ms[i].value, changed = w, true
+		}
+	}
+	if !changed {
+		return v
+	}
+	out := []byte{'{'}
+	for i, m := range ms {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, m.name...), ':'), m.value...)
+	}
+	return append(out, '}')
+}
+
+// rebasedEach returns the array v with fn of each element, as it is when
+// fn changes none.
+func rebasedEach(v jsontext.Value, fn func(jsontext.Value) jsontext.Value) jsontext.Value {
+	if v.Kind() != '[' {
+		return v
+	}
+	var elems []jsontext.Value
+	changed := false
+	dec := rawjson.NewDecoder(v)
+	if !rawjson.Elements(dec, '[', func() bool {
+		e, err := dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		w := fn(e)
+		changed = changed || !bytes.Equal(w, e)
+		elems = append(elems, w)
+		return true
+	}) || !changed {
+		return v
+	}
+	out := []byte{'['}
+	for i, e := range elems {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, ']')
 }

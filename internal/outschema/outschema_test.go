@@ -214,6 +214,47 @@ func TestWidenErrorSaysWhy(t *testing.T) {
 	}
 }
 
+// TestWidenRebasesReferences: a reference to a member of the schema's top
+// other than $defs and definitions, which moves into the first branch,
+// points into that branch: zod-to-json-schema (the TypeScript SDK's, for
+// servers behind the proxy) writes "#/properties/a" for a schema used twice.
+// The widened schema resolved no more. References into $defs, within a
+// subschema with an $id of its own, and in data (const) are left as
+// written.
+func TestWidenRebasesReferences(t *testing.T) {
+	const schema = `{"type":"object","properties":{"a":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"b":{"$ref":"#/properties/a"},"list":{"type":"array","items":[{"$ref":"#/properties/a"}]},"d":{"$ref":"#/$defs/d"},"own":{"$id":"https://example.com/own","properties":{"x":{"$ref":"#/properties/y"},"y":{"type":"string"}}},"c":{"const":{"$ref":"#/properties/a"}}},"required":["b"],"$defs":{"d":{"anyOf":[{"$ref":"#/properties/a"}]}}}`
+	const want = `{"$defs":{"d":{"anyOf":[{"$ref":"#/anyOf/0/properties/a"}]}},"type":"object","anyOf":[{"properties":{"a":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"b":{"$ref":"#/anyOf/0/properties/a"},"list":{"type":"array","items":[{"$ref":"#/anyOf/0/properties/a"}]},"d":{"$ref":"#/$defs/d"},"own":{"$id":"https://example.com/own","properties":{"x":{"$ref":"#/properties/y"},"y":{"type":"string"}}},"c":{"const":{"$ref":"#/properties/a"}}},"required":["b"]},` + outschema.Branch + `]}`
+	w, err := outschema.WidenJSON([]byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, string(w)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(w, &s); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("the widened schema does not resolve: %v", err)
+	}
+	for instance, valid := range map[string]bool{
+		`{"b":{"id":"x"},"list":[{"id":"y"}],"d":{"id":"z"}}`:      true,
+		`{"offloaded":true,"file_path":"/tmp/lro/list-01K.jsonl"}`: true,
+		`{"b":{"id":1}}`:          false,
+		`{"b":{"id":"x"},"d":{}}`: false,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(instance), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(v); (err == nil) != valid {
+			t.Errorf("Validate(%s) = %v, want valid %v", instance, err, valid)
+		}
+	}
+}
+
 // TestWidenKeepsResource: the references of a schema with an $id resolve
 // against it, not against the top of the widened schema: its $defs and
 // definitions stay with it, in the first branch, so that the widened schema
