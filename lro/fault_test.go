@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -757,4 +758,24 @@ func TestFallbackAfterProvide(t *testing.T) {
 		}
 		check(t, res, obs, false, false)
 	})
+}
+
+// TestFallbackHugeThreshold: a tool that offloads always (Always) under a
+// threshold that no size reaches (math.MaxInt) falls back, when the write
+// fails, to its whole result and the warning, without a panic: the
+// fallback read up to "threshold + 1" records, which overflowed.
+func TestFallbackHugeThreshold(t *testing.T) {
+	for _, text := range []string{"id,name\n1,a\n2,b\n", `[{"id":1},{"id":2}]`, "one\ntwo\n"} {
+		h := lro.WrapWith(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		}, &lro.Options{OutputDir: t.TempDir(), ThresholdTokens: math.MaxInt, Always: true},
+			lro.Hooks{WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }})
+		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "list"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Content) != 2 || !strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "Warning:") || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "showing 2 of 2") {
+			t.Errorf("%q: fallback %v, want the warning and both records", text, res.Content)
+		}
+	}
 }

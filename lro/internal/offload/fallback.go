@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -113,7 +114,7 @@ type shower struct {
 // run's, in their document. Every record costs a token: no more than the
 // threshold's worth are read.
 func (c *Config) shower(r *result, p *plan) shower {
-	limit := c.Threshold + 1
+	limit := min(c.Threshold, math.MaxInt-1) + 1
 	if len(p.runs) == 0 {
 		return shower{}
 	}
