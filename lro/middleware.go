@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"runtime"
 	"slices"
 	"sync"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +27,9 @@ func Middleware(opts *Options, tools ...string) mcp.Middleware {
 // middlewareOn is Middleware with the configuration base.
 func middlewareOn(base *config, tools ...string) mcp.Middleware {
 	selected := func(name string) bool { return len(tools) == 0 || slices.Contains(tools, name) }
-	var widened sync.Map // *mcp.Tool -> *mcp.Tool with the widened schema
+	// weak.Pointer[mcp.Tool] -> *mcp.Tool with the widened schema; an entry
+	// goes with its tool (a server's removed, or a whole server's).
+	var widened sync.Map
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if base.Disabled {
@@ -54,7 +58,8 @@ func middlewareOn(base *config, tools ...string) mcp.Middleware {
 						if t == nil || t.OutputSchema == nil || !selected(t.Name) || base.forTool(t.Name).Disabled {
 							continue
 						}
-						if w, ok := widened.Load(t); ok {
+						key := weak.Make(t)
+						if w, ok := widened.Load(key); ok {
 							lr.Tools[i] = w.(*mcp.Tool)
 							continue
 						}
@@ -64,7 +69,9 @@ func middlewareOn(base *config, tools ...string) mcp.Middleware {
 						}
 						copy := *t
 						copy.OutputSchema = schema
-						widened.Store(t, &copy)
+						if _, loaded := widened.LoadOrStore(key, &copy); !loaded {
+							runtime.AddCleanup(t, func(key weak.Pointer[mcp.Tool]) { widened.Delete(key) }, key)
+						}
 						lr.Tools[i] = &copy
 					}
 				}
