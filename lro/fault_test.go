@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/estimate"
@@ -777,5 +778,37 @@ func TestFallbackHugeThreshold(t *testing.T) {
 		if len(res.Content) != 2 || !strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "Warning:") || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "showing 2 of 2") {
 			t.Errorf("%q: fallback %v, want the warning and both records", text, res.Content)
 		}
+	}
+}
+
+// TestFallbackOutputSchemaRefusesTheCut: when no record fits the
+// threshold (records larger than it), the fallback of a typed tool whose
+// output schema asks for at least one record ("minItems": 1) sends
+// {"offloaded":false} as its structured content, which the widened schema
+// accepts: the tool's own output with no records failed go-sdk's
+// validation of the output, and so the call, which a failed write never
+// does.
+func TestFallbackOutputSchemaRefusesTheCut(t *testing.T) {
+	var schema jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"items":{"type":"array","minItems":1},"next_offset":{"type":"integer"}},"required":["items"]}`), &schema); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer()
+	addTool(s, &mcp.Tool{Name: "list", OutputSchema: &schema},
+		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+			return nil, listOut{Items: makeItems(in.Count)}, nil
+		}, hooked(&lro.Options{OutputDir: t.TempDir(), ThresholdTokens: 70}, lro.Hooks{WrapWriter: func(io.Writer) io.Writer { return failingWriter{} }}))
+	res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{"count": 300}})
+	if err != nil {
+		t.Fatalf("the call failed: %v", err)
+	}
+	if sc := structuredBytes(t, res.StructuredContent); string(sc) != notice {
+		t.Errorf("structured content %s, want %s", sc, notice)
+	}
+	if len(res.Content) != 2 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "showing 0 of 300 records") {
+		t.Errorf("content %v, want the warning and the document without records", res.Content)
+	}
+	if used := sentTokens(t, res); used > 70 {
+		t.Errorf("the fallback sends ~%d tokens, above the threshold", used)
 	}
 }

@@ -46,11 +46,45 @@ func addToolOn[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In,
 			panic(fmt.Sprintf("lro.AddTool: tool %q: output schema: %v", t.Name, err))
 		}
 		tt.OutputSchema = widened
+		if accepts := schemaAccepts(widened); accepts != nil {
+			cc, core := *c, *c.core
+			core.Accepts = accepts
+			cc.core = &core
+			c = &cc
+		}
 	}
 	if c.RecordType == nil {
 		c.RecordType = recordType(reflect.TypeFor[Out](), c.RecordsField)
 	}
 	mcp.AddTool(s, &tt, wrapTyped(h, c))
+}
+
+// schemaAccepts returns whether the output schema accepts a structured
+// content, as go-sdk checks a typed tool's output; nil when the schema does
+// not resolve (mcp.AddTool then refuses it).
+func schemaAccepts(schema any) func([]byte) bool {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	var s jsonschema.Schema
+	if json.Unmarshal(data, &s) != nil {
+		return nil
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil
+	}
+	return func(structured []byte) bool {
+		var v any
+		if json.Unmarshal(structured, &v) != nil {
+			return false
+		}
+		if _, ok := v.(map[string]any); ok && resolved.ApplyDefaults(&v) != nil {
+			return false
+		}
+		return resolved.Validate(&v) == nil
+	}
 }
 
 // wrapTyped is the handler AddTool registers: h, with the result offloaded

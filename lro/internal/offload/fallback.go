@@ -78,7 +78,7 @@ func (c *Config) fallbackWith(s shower, k int, hasStructured bool, warning func(
 	if s.show != nil {
 		body, sc = s.show(k)
 	}
-	if hasStructured && sc == nil {
+	if hasStructured && (sc == nil || c.Accepts != nil && !c.Accepts(sc)) {
 		sc = []byte(notice)
 	}
 	fb, shown := fallbackResponse{structured: sc}, k

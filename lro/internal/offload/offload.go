@@ -64,6 +64,11 @@ type Config struct {
 	// Redactor, if not nil, replaces the credentials of a result to be
 	// offloaded by markers, before anything reads it (see redactResult).
 	Redactor *redact.Redactor
+	// Accepts, if not nil, reports whether the tool's output schema accepts
+	// a fallback's structured content, the tool's own with fewer records
+	// (which a minItems may refuse); when it does not, the fallback sends
+	// {"offloaded":false} instead.
+	Accepts func(structured []byte) bool
 }
 
 // New returns c with every default applied: Threshold [spec.DefaultThreshold],
