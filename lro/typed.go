@@ -93,7 +93,7 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		if c.forCall(req) == nil {
 			res, out, err := h(ctx, req, in)
-			return res, out, err // the SDK ignores out with an error
+			return res, zeroForNil(out), err // the SDK ignores out with an error
 		}
 		ctx, slot := withSlot(ctx)
 		res, out, err := h(ctx, req, in)
@@ -103,7 +103,14 @@ func wrapTyped[In, Out any](h mcp.ToolHandlerFor[In, Out], c *config) mcp.ToolHa
 		if res == nil {
 			res = &mcp.CallToolResult{}
 		}
-		data, err := json.Marshal(zeroForNil(out))
+		v := zeroForNil(out)
+		if v == nil {
+			// No output (an Out of any): the SDK sends the result as it is,
+			// with no structured content and no text of it.
+			c.apply(ctx, req, res, slot.Load(), nil)
+			return res, nil, nil
+		}
+		data, err := json.Marshal(v)
 		if err != nil {
 			return nil, nil, fmt.Errorf("lro: marshaling output: %w", err)
 		}
