@@ -54,3 +54,35 @@ func TestAddToolNoOutput(t *testing.T) {
 		t.Errorf("above the threshold: %+v", off)
 	}
 }
+
+// TestAddToolNilPointerOutput: a typed tool whose output is a nil pointer
+// sends the zero value of what it points to (as go-sdk does for a schema it
+// infers), whether offloading is on or off for the call (Disabled, or a
+// client that is an LRO proxy): off, it sent null, which the SDK sent as a
+// text item "null" without structured content, though the tool has an
+// output schema.
+func TestAddToolNilPointerOutput(t *testing.T) {
+	s := newServer()
+	h := func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, *listOut, error) {
+		return nil, nil, nil
+	}
+	addTool(s, &mcp.Tool{Name: "on"}, h, &lro.Options{OutputDir: t.TempDir()})
+	addTool(s, &mcp.Tool{Name: "off"}, h, &lro.Options{OutputDir: t.TempDir(), Disabled: true})
+	cs := connect(t, s)
+	var got []string
+	for _, name := range []string{"on", "off"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"count": 1}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res.Meta = nil
+		data, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(data))
+	}
+	if got[0] != got[1] {
+		t.Errorf("offloading on:\n %s\noff:\n %s", got[0], got[1])
+	}
+}
