@@ -21,6 +21,7 @@ package descriptor
 
 import (
 	"encoding/json"
+	"math"
 
 	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/recipes"
@@ -68,12 +69,20 @@ type Summary struct {
 // sums up and lineSchema (a JSON Schema of one line; nil for none)
 // describes, with the recipes rs, each run on path. Its guidance is the
 // specification's template for a client with a shell. A nil
-// s.TopNamespaces is written as [], as the specification wants. It fails
-// only when lineSchema cannot be encoded as JSON.
+// s.TopNamespaces is written as [], as the specification wants, and a
+// s.ScoreRange with an end that JSON cannot hold (NaN, an infinity) as null,
+// as for records without scores. It fails only when lineSchema cannot be
+// encoded as JSON.
 func Build(path string, s Summary, lineSchema any, rs []recipes.Recipe, p Profile) (json.RawMessage, error) {
+	if r := s.ScoreRange; r != nil && !(finite(r[0]) && finite(r[1])) {
+		s.ScoreRange = nil
+	}
 	in := describe.Input{Path: path, Summary: describe.Summary(s), LineSchema: lineSchema, JqRecipes: make([]describe.JqRecipe, len(rs))}
 	for i, r := range rs {
 		in.JqRecipes[i] = describe.JqRecipe{Description: r.Description, Command: r.Command(path)}
 	}
 	return describe.Build(&in, describe.Profile(p))
 }
+
+// finite reports whether JSON can hold f.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

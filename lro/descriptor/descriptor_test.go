@@ -2,6 +2,7 @@ package descriptor
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"strings"
 	"testing"
@@ -80,4 +81,26 @@ func lightRecipes() []recipes.Recipe {
 		json.RawMessage(`{"id":"01J1","title":"Go","namespace":"_semantic","memory_type":"semantic"}`),
 	})
 	return rs
+}
+
+// TestBuildNonFiniteScores: a score range with an end JSON cannot hold is
+// written as null, as for records without scores: Build failed, though it
+// fails only for a line schema that cannot be encoded.
+func TestBuildNonFiniteScores(t *testing.T) {
+	for _, r := range [][2]float64{{math.NaN(), 1}, {0, math.Inf(1)}, {math.Inf(-1), math.NaN()}} {
+		s := Summary{Operation: "recall", Detail: "light", Count: 3, EstimatedTokens: 2000, ScoreRange: &r}
+		data, err := Build("/tmp/atlatl-recall-01.jsonl", s, nil, lightRecipes(), ProfileFull)
+		if err != nil {
+			t.Fatalf("%v: %v", r, err)
+		}
+		var got struct {
+			Summary map[string]json.RawMessage `json:"summary"`
+		}
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if sr := string(got.Summary["score_range"]); sr != "null" {
+			t.Errorf("%v: score_range %s, want null", r, sr)
+		}
+	}
 }
