@@ -226,38 +226,127 @@ const ownBranch = "/anyOf/0"
 // zod-to-json-schema writes for a schema used twice) pointing into that
 // branch; as it is when none does. A subschema with an $id is a resource
 // of its own, against which its references resolve: it is left as it is.
+// v is valid JSON, read strictly (see [members]); it is read once, so that
+// the time taken grows with its size, not with its size times its depth.
 func rebased(key string, v jsontext.Value) jsontext.Value {
+	w := &rebaser{doc: v, dec: rawjson.NewDecoder(v)}
+	if !w.keyword(key) || w.err != nil {
+		return v
+	}
+	return bytes.Join(w.out, nil)
+}
+
+// A rebaser writes a value rebased, in pieces: slices of the value as
+// written, and what it changes. An object or array in which nothing
+// changes is one piece, as written; one in which something changes is
+// written anew, its members or elements apart from one another by a
+// comma alone.
+type rebaser struct {
+	doc []byte
+	dec *jsontext.Decoder // at the value being read
+	out [][]byte
+	err error
+}
+
+// keyword writes the value of the keyword key, the next value of w.dec,
+// rebased as its keyword says, and reports whether it changed.
+func (w *rebaser) keyword(key string) bool {
+	schema := func(string) bool { return w.schema() }
 	switch key {
 	case "$ref":
+		v := w.value()
 		if ref, ok := rebasedRef(v); ok {
-			return ref
+			w.out[len(w.out)-1] = ref
+			return true
 		}
 	case "items":
-		if v.Kind() == '[' {
-			return rebasedEach(v, rebasedSchema)
+		if w.dec.PeekKind() == '[' {
+			return w.container('[', schema)
 		}
-		return rebasedSchema(v)
+		return w.schema()
 	case "additionalItems", "additionalProperties", "contains", "not", "if", "then", "else",
 		"propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
-		return rebasedSchema(v)
+		return w.schema()
 	case "allOf", "anyOf", "oneOf", "prefixItems":
-		return rebasedEach(v, rebasedSchema)
+		return w.container('[', schema)
 	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-		return rebasedMembers(v, func(_ string, s jsontext.Value) jsontext.Value { return rebasedSchema(s) })
+		return w.container('{', schema)
+	default:
+		w.value()
 	}
+	return false
+}
+
+// schema writes the next value of w.dec, a schema, rebased: each of its
+// keywords, but for a schema with an $id, left as it is.
+func (w *rebaser) schema() bool {
+	mark, start, id := len(w.out), w.start(), false
+	changed := w.container('{', func(key string) bool {
+		id = id || key == "$id"
+		return w.keyword(key)
+	})
+	if changed && id {
+		w.out = append(w.out[:mark], w.doc[start:w.dec.InputOffset()])
+		return false
+	}
+	return changed
+}
+
+// container writes the next value of w.dec with fn writing each element of
+// an array (open '['), or the value of each member of an object (open
+// '{'), given its name; a value of another kind as it is. It reports
+// whether fn changed any.
+func (w *rebaser) container(open jsontext.Kind, fn func(key string) bool) bool {
+	if w.dec.PeekKind() != open {
+		w.value()
+		return false
+	}
+	mark, start := len(w.out), w.start()
+	if _, err := w.dec.ReadToken(); err != nil {
+		w.err = err
+		return false
+	}
+	w.out = append(w.out, []byte{byte(open)})
+	changed := false
+	for first := true; w.err == nil; first = false {
+		if k := w.dec.PeekKind(); k == open+2 || k == 0 {
+			break
+		}
+		if !first {
+			w.out = append(w.out, []byte{','})
+		}
+		key := ""
+		if open == '{' {
+			key = rawjson.Unquote(w.value())
+			w.out = append(w.out, []byte{':'})
+		}
+		changed = fn(key) || changed
+	}
+	if _, err := w.dec.ReadToken(); err != nil && w.err == nil {
+		w.err = err
+	}
+	if !changed {
+		w.out = append(w.out[:mark], w.doc[start:w.dec.InputOffset()])
+		return false
+	}
+	w.out = append(w.out, []byte{byte(open + 2)})
+	return true
+}
+
+// value writes the next value of w.dec as it is, and returns it.
+func (w *rebaser) value() jsontext.Value {
+	v, err := w.dec.ReadValue()
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	w.out = append(w.out, v)
 	return v
 }
 
-// rebasedSchema is rebased of each keyword of the schema v.
-func rebasedSchema(v jsontext.Value) jsontext.Value {
-	if v.Kind() != '{' {
-		return v // a boolean schema, or what is no schema
-	}
-	ms, err := members(v)
-	if err != nil || slices.ContainsFunc(ms, func(m member) bool { return m.key == "$id" }) {
-		return v
-	}
-	return rebasedMembers(v, rebased)
+// start returns the offset in w.doc of the next value of w.dec.
+func (w *rebaser) start() int {
+	rest := w.doc[w.dec.InputOffset():]
+	return len(w.doc) - len(bytes.TrimLeft(rest, " \t\r\n,:"))
 }
 
 // rebasedRef returns the reference v pointing into the first branch, when
@@ -279,61 +368,4 @@ func rebasedRef(v jsontext.Value) (jsontext.Value, bool) {
 		return nil, false
 	}
 	return rawjson.AppendQuote(nil, "#"+ownBranch+"/"+ptr), true
-}
-
-// rebasedMembers returns the object v with fn of each member's value, as
-// it is when fn changes none.
-func rebasedMembers(v jsontext.Value, fn func(key string, v jsontext.Value) jsontext.Value) jsontext.Value {
-	ms, err := members(v)
-	if err != nil {
-		return v
-	}
-	changed := false
-	for i, m := range ms {
-		if w := fn(m.key, m.value); !bytes.Equal(w, m.value) {
-			ms[i].value, changed = w, true
-		}
-	}
-	if !changed {
-		return v
-	}
-	out := []byte{'{'}
-	for i, m := range ms {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, m.name...), ':'), m.value...)
-	}
-	return append(out, '}')
-}
-
-// rebasedEach returns the array v with fn of each element, as it is when
-// fn changes none.
-func rebasedEach(v jsontext.Value, fn func(jsontext.Value) jsontext.Value) jsontext.Value {
-	if v.Kind() != '[' {
-		return v
-	}
-	var elems []jsontext.Value
-	changed := false
-	dec := rawjson.NewDecoder(v)
-	if !rawjson.Elements(dec, '[', func() bool {
-		e, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		w := fn(e)
-		changed = changed || !bytes.Equal(w, e)
-		elems = append(elems, w)
-		return true
-	}) || !changed {
-		return v
-	}
-	out := []byte{'['}
-	for i, e := range elems {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	return append(out, ']')
 }
