@@ -247,6 +247,7 @@ func FuzzReplyScan(f *testing.F) {
 func TestWriteMessage(t *testing.T) {
 	id, _ := jsonrpc.MakeID("a-1")
 	num, _ := jsonrpc.MakeID(float64(7))
+	odd, _ := jsonrpc.MakeID("<&>\u00e9\u2028\"\n")
 	for _, tc := range []struct {
 		reason string
 		msg    jsonrpc.Message
@@ -254,6 +255,8 @@ func TestWriteMessage(t *testing.T) {
 	}{
 		{"a result, as written", &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"n":1e400, "x":[1.50]}`)}, `{"jsonrpc":"2.0","id":"a-1","result":{"n":1e400, "x":[1.50]}}`},
 		{"a number id", &jsonrpc.Response{ID: num, Result: json.RawMessage(`{}`)}, `{"jsonrpc":"2.0","id":7,"result":{}}`},
+		{"a string id, its escapes as go-sdk writes them", &jsonrpc.Response{ID: odd, Result: json.RawMessage(`{}`)}, "{\"jsonrpc\":\"2.0\",\"id\":\"<&>\u00e9\\u2028\\\"\\n\",\"result\":{}}"},
+		{"an error with that id, by go-sdk", &jsonrpc.Response{ID: odd, Error: &jsonrpc.Error{Code: 1, Message: "m"}}, ""},
 		{"a newline in a result is white space, compacted", &jsonrpc.Response{ID: num, Result: json.RawMessage("{\"a\":\n1}")}, `{"jsonrpc":"2.0","id":7,"result":{"a":1}}`},
 		{"an error, by go-sdk", &jsonrpc.Response{ID: num, Error: &jsonrpc.Error{Code: 1, Message: "m"}}, ""},
 		{"a request, by go-sdk", &jsonrpc.Request{ID: num, Method: "x", Params: json.RawMessage(`{"a":1}`)}, ""},

@@ -327,8 +327,7 @@ func writeMessage(w io.Writer, msg jsonrpc.Message) error {
 				return err
 			}
 		}
-		id, _ := json.Marshal(resp.ID.Raw()) // an int64 or a string
-		head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
+		head := append(appendID([]byte(`{"jsonrpc":"2.0","id":`), resp.ID), `,"result":`...)
 		_, err := (&net.Buffers{head, result, []byte("}\n")}).WriteTo(w)
 		return err
 	}
@@ -338,6 +337,16 @@ func writeMessage(w io.Writer, msg jsonrpc.Message) error {
 	}
 	_, err = w.Write(append(data, '\n'))
 	return err
+}
+
+// appendID appends id, an int64 or a string, to dst as go-sdk's encoder
+// writes it: without escaping <, > and &, as [json.Marshal] would.
+func appendID(dst []byte, id jsonrpc.ID) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(id.Raw()) // no error: an int64 or a string
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte{'\n'})...)
 }
 
 // lineConn is a client's connection over a stream, whose messages the
