@@ -228,3 +228,37 @@ func TestDuplicateNames(t *testing.T) {
 		t.Errorf("the upstream read the _meta %v; want the client's last, its progressToken, with the proxy's mark", params.Meta)
 	}
 }
+
+// TestUpstreamWithoutTools: an upstream without tools, which says none in
+// its capabilities and answers tools/list with "method not found", as the
+// TypeScript SDK's servers do: the proxy, which adds the tools capability
+// for its local tools, lists them, where the client got the upstream's
+// error for a list the proxy had told it to ask for.
+func TestUpstreamWithoutTools(t *testing.T) {
+	local := &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}, RegisterLocalTools: func(s *mcp.Server) error {
+		s.AddTool(&mcp.Tool{Name: "local", InputSchema: countSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("local"), nil
+		})
+		return nil
+	}}
+	script := `read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"prompts":{}},"serverInfo":{"name":"script","version":"0"}}}'
+read -r line
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}'
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found"}}'
+exec sleep 3600`
+	_, cs := newProxy(t, proxy.Upstream{Cmd: exec.Command("sh", "-c", script)}, local, nil)
+	if cs.InitializeResult().Capabilities.Tools == nil {
+		t.Fatal("the proxy did not add the tools capability for its local tools")
+	}
+	if diff := cmp.Diff([]string{"local"}, toolNames(t, cs)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	// Another method the upstream lacks gets its error, as written.
+	_, err := cs.ListResources(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "Method not found") {
+		t.Errorf("resources/list: %v; want the upstream's error", err)
+	}
+}

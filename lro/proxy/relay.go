@@ -37,6 +37,7 @@ type relay struct {
 	own        map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
 	init       *jsonrpc.Request                      // the client's initialize, as sent upstream
 	ready      bool                                  // init was answered: replay it on a new connection
+	localOnly  bool                                  // init's result had no tools: the proxy added them, for the local tools
 	inputEnded bool                                  // the client can answer nothing
 	outputGone bool                                  // the client reads nothing
 	seq        atomic.Int64
@@ -447,16 +448,24 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	r.mu.Unlock()
 	defer r.writing.Done()
 	c.cancel()
+	r.mu.Lock()
+	localOnly := r.localOnly
+	r.mu.Unlock()
 	switch {
+	case resp.Error != nil && c.method == "tools/list" && localOnly:
+		// An upstream without tools may have no tools/list (the TypeScript
+		// SDK's servers answer "method not found"): the local tools.
+		resp = &jsonrpc.Response{ID: resp.ID, Result: r.p.rewriteTools([]byte(`{"tools":[]}`))}
 	case resp.Error != nil: // passed as it is
 	case c.method == "initialize":
+		var added bool
+		if r.p.local != nil {
+			resp.Result, added = advertiseTools(resp.Result)
+		}
 		r.mu.Lock()
-		r.ready = true
+		r.ready, r.localOnly = true, added
 		r.mu.Unlock()
 		r.initialized(u, resp.Result)
-		if r.p.local != nil {
-			resp.Result = advertiseTools(resp.Result)
-		}
 	case c.method == "tools/list":
 		resp.Result = r.p.rewriteTools(resp.Result)
 	}

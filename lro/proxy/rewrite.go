@@ -45,12 +45,13 @@ func markCall(params []byte) []byte {
 }
 
 // advertiseTools returns an initialize result whose capabilities include
-// tools, for the proxy's local tools.
-func advertiseTools(result []byte) []byte {
+// tools, for the proxy's local tools, and reports whether it added them:
+// the upstream has no tools.
+func advertiseTools(result []byte) ([]byte, bool) {
 	if caps := member(result, "capabilities"); caps.Kind() != '{' || member(caps, "tools") != nil {
-		return result
+		return result, false
 	}
-	return withPath(result, []byte("{}"), "capabilities", "tools")
+	return withPath(result, []byte("{}"), "capabilities", "tools"), true
 }
 
 // rewriteTools returns a page of tools/list: the upstream's tools with
