@@ -331,3 +331,73 @@ func (f onOffloaded) Observe(_ context.Context, e event.Event) {
 		f()
 	}
 }
+
+// TestUpstreamAskedBeforeInputEnds: the client's input ends while a request
+// of the upstream that the proxy passed to it (sampling, in the middle of a
+// call) is unanswered: the proxy answers it with an error, as it does a
+// request that comes after, so that the call is answered without waiting
+// for the grace period; the upstream waited for an answer that could not
+// come.
+func TestUpstreamAskedBeforeInputEnds(t *testing.T) {
+	p, err := proxy.New(stdioUpstream(t.TempDir()), &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	proxy.SetGrace(p, time.Hour) // the guard below ends a wait that long
+	// A guard against a hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	in, client := io.Pipe()
+	asked := make(chan struct{})
+	out := &lockedLog{}
+	var once sync.Once
+	w := writerFunc(func(b []byte) (int, error) {
+		n, err := out.Write(b)
+		if strings.Contains(out.String(), "sampling/createMessage") {
+			once.Do(func() { close(asked) })
+		}
+		return n, err
+	})
+	done := make(chan error, 1)
+	go func() {
+		done <- p.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopCloser{w}, MaxLineLength: proxy.DefaultMaxMessageBytes})
+	}()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"script","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"count":0}}}`,
+	} {
+		if _, err := io.WriteString(client, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("the upstream's request never reached the client")
+	}
+	client.Close() // unanswered
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var call *jsonrpc.Response
+	for line := range strings.Lines(out.String()) {
+		if msg, err := jsonrpc.DecodeMessage([]byte(line)); err == nil {
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.Raw() == int64(2) {
+				call = resp
+			}
+		}
+	}
+	if call == nil {
+		t.Fatalf("no answer to the call; the proxy wrote:\n%s", preview(out.String()))
+	}
+	if e := errorOf(t, call); !strings.Contains(e, "closed its input") {
+		t.Errorf("the call: %q, want an error saying the client closed its input", e)
+	}
+}
+
+// writerFunc is a writer of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -35,6 +35,7 @@ type relay struct {
 	dialing    *upConn                               // a connection being made, not yet up
 	calls      map[jsonrpc.ID]*call                  // the client's requests in flight
 	own        map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
+	asked      map[jsonrpc.ID]*upConn                // the upstream's requests passed to the client, unanswered
 	init       *jsonrpc.Request                      // the client's initialize, as sent upstream
 	ready      bool                                  // init was answered: replay it on a new connection
 	localOnly  bool                                  // init's result had no tools: the proxy added them, for the local tools
@@ -57,7 +58,7 @@ type call struct {
 // run reads the client's messages until the client disconnects or ctx ends.
 func (r *relay) run(ctx context.Context) error {
 	r.ctx, r.cancel = context.WithCancel(ctx)
-	r.calls, r.own = map[jsonrpc.ID]*call{}, map[jsonrpc.ID]chan *jsonrpc.Response{}
+	r.calls, r.own, r.asked = map[jsonrpc.ID]*call{}, map[jsonrpc.ID]chan *jsonrpc.Response{}, map[jsonrpc.ID]*upConn{}
 	r.settled = make(chan struct{}, 1)
 	defer r.close()
 	stop := context.AfterFunc(r.ctx, func() { r.client.Close() })
@@ -81,6 +82,9 @@ func (r *relay) run(ctx context.Context) error {
 				r.notify(m)
 			}
 		case *jsonrpc.Response: // to a request of the upstream (sampling, elicitation, roots)
+			r.mu.Lock()
+			delete(r.asked, m.ID)
+			r.mu.Unlock()
 			r.forward(m)
 		}
 	}
@@ -91,10 +95,14 @@ func (r *relay) run(ctx context.Context) error {
 func (r *relay) drain(ctx context.Context) error {
 	r.mu.Lock()
 	r.inputEnded = true
-	n := len(r.calls)
+	n, asked := len(r.calls), r.asked
+	r.asked = nil
 	r.mu.Unlock()
 	if n > 0 {
 		r.p.logger.Info("the client closed its input; answering the requests it sent first", "requests", n, "grace", r.p.grace)
+	}
+	for id, u := range asked { // no answer can come
+		r.refuse(u, id)
 	}
 	start, grace := time.Now(), time.NewTimer(r.p.grace)
 	defer grace.Stop()
@@ -394,14 +402,15 @@ func (r *relay) read(u *upConn) {
 func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
+		req := msg.(*jsonrpc.Request)
 		r.mu.Lock()
 		gone := r.inputEnded
+		if !gone && req.IsCall() {
+			r.asked[req.ID] = u
+		}
 		r.mu.Unlock()
-		if req := msg.(*jsonrpc.Request); gone && req.IsCall() { // no answer can come back
-			no := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}}
-			if err := r.post(u, no); err != nil {
-				r.lost(u, err)
-			}
+		if gone && req.IsCall() { // no answer can come back
+			r.refuse(u, req.ID)
 			return
 		}
 		r.toClient(msg)
@@ -472,6 +481,18 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	r.toClient(resp)
 }
 
+// refuse answers the upstream u's request id with an error: the client,
+// whose input ended, can answer nothing.
+func (r *relay) refuse(u *upConn, id jsonrpc.ID) {
+	if u.ctx.Err() != nil {
+		return // the connection ended
+	}
+	no := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}}
+	if err := r.post(u, no); err != nil {
+		r.lost(u, err)
+	}
+}
+
 // finish answers the call c with resp, unless the client canceled it.
 func (r *relay) finish(c *call, resp *jsonrpc.Response) {
 	r.mu.Lock()
@@ -512,6 +533,11 @@ func (r *relay) lost(u *upConn, err error) {
 	for id, c := range r.calls {
 		if c.up == u && !c.answered {
 			ids = append(ids, id)
+		}
+	}
+	for id, v := range r.asked {
+		if v == u {
+			delete(r.asked, id)
 		}
 	}
 	r.mu.Unlock()
