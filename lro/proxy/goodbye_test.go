@@ -401,3 +401,64 @@ func TestUpstreamAskedBeforeInputEnds(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// TestPingAfterInputEnds: once the client's input ended, a ping of the
+// upstream gets the empty result from the proxy, which is there to deliver
+// the answers, where it got the error of other requests: a go-sdk server
+// with KeepAlive closes its session at the first ping that fails, and the
+// call the proxy was waiting for was lost.
+func TestPingAfterInputEnds(t *testing.T) {
+	release := make(chan struct{})
+	s := mcp.NewServer(&mcp.Implementation{Name: "pinger", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "ping-client", InputSchema: countSchema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-release
+		if err := req.Session.Ping(ctx, nil); err != nil {
+			return textResult("the ping failed: " + err.Error()), nil
+		}
+		return textResult("the ping was answered"), nil
+	})
+	log := &lockedLog{}
+	p, err := proxy.New(proxy.Upstream{URL: startHTTPUpstream(t, s).url()}, &proxy.Options{
+		LRO: &lro.Options{OutputDir: t.TempDir()}, Logger: slog.New(slog.NewTextHandler(log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// A guard against a hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	in, client := io.Pipe()
+	out := &lockedLog{}
+	done := make(chan error, 1)
+	go func() {
+		done <- p.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopCloser{out}, MaxLineLength: proxy.DefaultMaxMessageBytes})
+	}()
+	for _, line := range []string{initializeLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping-client","arguments":{"count":0}}}`} {
+		if _, err := io.WriteString(client, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client.Close()
+	waitFor(t, "the proxy to read the end of its input", func() bool {
+		return strings.Contains(log.String(), "the client closed its input")
+	})
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var got string
+	for line := range strings.Lines(out.String()) {
+		if msg, err := jsonrpc.DecodeMessage([]byte(line)); err == nil {
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.Raw() == int64(2) && resp.Error == nil {
+				var res mcp.CallToolResult
+				if err := json.Unmarshal(resp.Result, &res); err == nil {
+					got = text(&res)
+				}
+			}
+		}
+	}
+	if got != "the ping was answered" {
+		t.Errorf("the call: %q, want the ping answered; the proxy wrote:\n%s", got, preview(out.String()))
+	}
+}

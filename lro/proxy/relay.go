@@ -35,13 +35,19 @@ type relay struct {
 	dialing    *upConn                               // a connection being made, not yet up
 	calls      map[jsonrpc.ID]*call                  // the client's requests in flight
 	own        map[jsonrpc.ID]chan *jsonrpc.Response // the relay's own requests
-	asked      map[jsonrpc.ID]*upConn                // the upstream's requests passed to the client, unanswered
+	asked      map[jsonrpc.ID]*asked                 // the upstream's requests passed to the client, unanswered
 	init       *jsonrpc.Request                      // the client's initialize, as sent upstream
 	ready      bool                                  // init was answered: replay it on a new connection
 	localOnly  bool                                  // init's result had no tools: the proxy added them, for the local tools
 	inputEnded bool                                  // the client can answer nothing
 	outputGone bool                                  // the client reads nothing
 	seq        atomic.Int64
+}
+
+// asked is a request of the upstream that the client has not answered.
+type asked struct {
+	up     *upConn // the connection it came on
+	method string
 }
 
 // call is a request of the client in flight.
@@ -58,7 +64,7 @@ type call struct {
 // run reads the client's messages until the client disconnects or ctx ends.
 func (r *relay) run(ctx context.Context) error {
 	r.ctx, r.cancel = context.WithCancel(ctx)
-	r.calls, r.own, r.asked = map[jsonrpc.ID]*call{}, map[jsonrpc.ID]chan *jsonrpc.Response{}, map[jsonrpc.ID]*upConn{}
+	r.calls, r.own, r.asked = map[jsonrpc.ID]*call{}, map[jsonrpc.ID]chan *jsonrpc.Response{}, map[jsonrpc.ID]*asked{}
 	r.settled = make(chan struct{}, 1)
 	defer r.close()
 	stop := context.AfterFunc(r.ctx, func() { r.client.Close() })
@@ -101,8 +107,8 @@ func (r *relay) drain(ctx context.Context) error {
 	if n > 0 {
 		r.p.logger.Info("the client closed its input; answering the requests it sent first", "requests", n, "grace", r.p.grace)
 	}
-	for id, u := range asked { // no answer can come
-		r.refuse(u, id)
+	for id, a := range asked { // no answer can come
+		r.answerForClient(a.up, id, a.method)
 	}
 	start, grace := time.Now(), time.NewTimer(r.p.grace)
 	defer grace.Stop()
@@ -406,11 +412,11 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 		r.mu.Lock()
 		gone := r.inputEnded
 		if !gone && req.IsCall() {
-			r.asked[req.ID] = u
+			r.asked[req.ID] = &asked{u, req.Method}
 		}
 		r.mu.Unlock()
 		if gone && req.IsCall() { // no answer can come back
-			r.refuse(u, req.ID)
+			r.answerForClient(u, req.ID, req.Method)
 			return
 		}
 		r.toClient(msg)
@@ -481,13 +487,18 @@ func (r *relay) fromUpstream(u *upConn, msg jsonrpc.Message) {
 	r.toClient(resp)
 }
 
-// refuse answers the upstream u's request id with an error: the client,
-// whose input ended, can answer nothing.
-func (r *relay) refuse(u *upConn, id jsonrpc.ID) {
+// answerForClient answers the upstream u's request id, of method, with an
+// error: the client, whose input ended, can answer nothing. A ping gets
+// its empty result: the proxy is there to deliver the answers (a go-sdk
+// server with KeepAlive closes its session at the first ping that fails).
+func (r *relay) answerForClient(u *upConn, id jsonrpc.ID, method string) {
 	if u.ctx.Err() != nil {
 		return // the connection ended
 	}
 	no := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "lro proxy: the client has closed its input"}}
+	if method == "ping" {
+		no = &jsonrpc.Response{ID: id, Result: json.RawMessage("{}")}
+	}
 	if err := r.post(u, no); err != nil {
 		r.lost(u, err)
 	}
@@ -535,8 +546,8 @@ func (r *relay) lost(u *upConn, err error) {
 			ids = append(ids, id)
 		}
 	}
-	for id, v := range r.asked {
-		if v == u {
+	for id, a := range r.asked {
+		if a.up == u {
 			delete(r.asked, id)
 		}
 	}
