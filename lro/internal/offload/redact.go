@@ -2,6 +2,9 @@ package offload
 
 import (
 	"bytes"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zircote/lro-go/internal/redact"
 )
@@ -22,6 +25,15 @@ func (c *Config) redactResult(r *result) redact.Counts {
 	}
 	for i := range r.items {
 		it := &r.items[i]
+		if it.text != nil {
+			// The header's "result" keeps a text item's _meta: redacted as
+			// the JSON of other items is.
+			if meta := c.redactMeta(it.text.Meta, n); meta != nil {
+				t := *it.text
+				t.Meta = meta
+				it.text, it.item = &t, &t
+			}
+		}
 		switch {
 		case it.text != nil && structured != nil && it.text.Text == string(structured):
 			// A typed tool's text: the structured content, redacted once.
@@ -50,6 +62,31 @@ func (c *Config) redactResult(r *result) redact.Counts {
 		}
 	}
 	return n
+}
+
+// redactMeta returns the _meta m of a text item with its credentials
+// replaced, adding what it redacted to n, or nil when it redacts nothing.
+// It is read back as the JSON the header's "result" writes of it (numbers
+// as written), so that only the redacted strings change there.
+func (c *Config) redactMeta(m mcp.Meta, n redact.Counts) mcp.Meta {
+	if len(m) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil // not written either (writeTextItem)
+	}
+	out, _ := c.Redactor.JSON(raw, n) // marshalled: valid
+	if len(out) == len(raw) && &out[0] == &raw[0] {
+		return nil
+	}
+	var red mcp.Meta
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	if dec.Decode(&red) != nil {
+		return mcp.Meta{} // cannot happen: out is valid JSON
+	}
+	return red
 }
 
 // redactText redacts a JSON document by its strings, so that every other byte
