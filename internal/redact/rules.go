@@ -120,9 +120,10 @@ var builtin = compile([]rule{
 	{kind: "authorization", keywords: []string{"authorization"}, fold: true,
 		src: `(?i)authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9-]* +)?([A-Za-z0-9._~+/=-]{16,})`, bound: true, valid: mixed, near: followedBy("\"': =\t")},
 	// The password of a URL (scheme://user:password@host); the rest of the
-	// URL stays.
+	// URL stays. The user may be empty (redis://:password@host), and the
+	// password ends at the authority's last '@', as URL parsers end it.
 	{kind: "url-password", keywords: []string{"://"},
-		src: `\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'|,\\<>\[\]]+:([^\s/?#@"'|,\\<>\[\]]+)@`, back: 32, near: userinfo},
+		src: `\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'|,\\<>\[\]]*:([^\s/?#"'|,\\<>\[\]]+)@`, back: 32, near: userinfo},
 })
 
 // compile compiles the expressions of rules, after a word boundary when

@@ -1,0 +1,44 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestURLPasswordForms redacts the password of connection strings as real
+// services print them: Redis' (and Heroku's REDIS_URL) with no user name
+// before the password, and a password that holds an '@' unescaped, which
+// URL parsers (Go's net/url, Python's urllib) end at the authority's last
+// '@': the whole password, not its part before the first '@'.
+func TestURLPasswordForms(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want, secret string }{
+		{"REDIS_URL=redis://:p4ssw0rdXyz@redis-12345.c1.us-east-1-2.ec2.cloud.redislabs.com:12345",
+			"REDIS_URL=redis://:[REDACTED:url-password]@redis-12345.c1.us-east-1-2.ec2.cloud.redislabs.com:12345", "p4ssw0rdXyz"},
+		{"rediss://:p4ssw0rdXyz@host:6380/0", "rediss://:[REDACTED:url-password]@host:6380/0", "p4ssw0rdXyz"},
+		{"postgres://app:hunter2@ssw0rd@db.example.com:5432/app?sslmode=require",
+			"postgres://app:[REDACTED:url-password]@db.example.com:5432/app?sslmode=require", "ssw0rd"},
+		{"mongodb+srv://admin:S3cr@t@cluster0.abcde.mongodb.net/?x=a@b",
+			"mongodb+srv://admin:[REDACTED:url-password]@cluster0.abcde.mongodb.net/?x=a@b", "S3cr"},
+		// Left as they were: no password, or an '@' past the authority.
+		{"redis://@host:6379", "redis://@host:6379", ""},
+		{"http://user@example.com/a:b@c", "http://user@example.com/a:b@c", ""},
+		{"http://:8080/x@y", "http://:8080/x@y", ""},
+	} {
+		n := Counts{}
+		got := r.String(tc.in, n)
+		if got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if tc.secret != "" && strings.Contains(got, tc.secret) {
+			t.Errorf("String(%q) keeps %q", tc.in, tc.secret)
+		}
+		j, ok := r.JSON([]byte(`{"url":"`+tc.in+`"}`), Counts{})
+		if want := `{"url":"` + tc.want + `"}`; !ok || string(j) != want {
+			t.Errorf("JSON of %q = %s, want %s", tc.in, j, want)
+		}
+	}
+}
