@@ -42,3 +42,36 @@ func TestURLPasswordForms(t *testing.T) {
 		}
 	}
 }
+
+// TestSlackTokenForms redacts the Slack tokens of gitleaks' rules beyond
+// the bot and user tokens (config/gitleaks.toml: slack-config-access-token,
+// slack-config-refresh-token, slack-legacy-workspace-token), with the
+// samples of its tests, each built from parts.
+func TestSlackTokenForms(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "Mi0yLTM0MTQwNDE0MDE3Ni0zNjU5NDY0Njg4MTctNTE4MjA3NTQ5NjA4MC01NDEyOTYyODY5NzUxLThhMTBjZmI1ZWIzMGIwNTg0ZDdmMDI5Y2UxNzVlZWVhYzU2ZWQyZTZiODNjNDZiMGUxMzRlNmNjNDEwYmQxMjQ"
+	refresh := "My0xLTMxNzcwMjQ0MTcxMy01MTU4MTUyNjkxNzE0LTUxODE4NDI0MDY3MzYtMjA5MGFkOTFlZThkZWE2OGFlZDYwYWJjODNhYzAxYjA5ZjVmODBhYjgzN2QyNDdjOTNlOGY5NTg2YWM1OGM4Mg"
+	for _, secret := range []string{
+		"xoxe." + "xoxp-1-" + body,
+		"xoxe." + "xoxb-1-" + body,
+		"xoxe-" + "1-" + refresh,
+		"xoxa-" + "2-511111111-31111111111-3111111111111-e039d02840a0b9379c",
+		"xoxr-" + "1-" + "Ab12Cd34Ef56",
+	} {
+		for _, text := range []string{`"access_token": "` + secret + `"`, "SLACK_TOKEN=" + secret} {
+			n := Counts{}
+			want := strings.Replace(text, secret, Marker("slack-token"), 1)
+			if got := r.String(text, n); got != want || n["slack-token"] != 1 {
+				t.Errorf("String(%q) = %q (%v), want %q", text, got, n, want)
+			}
+		}
+	}
+	for _, s := range []string{"xoxe-1-xxx", "XOxE-RROAmw, Home and Garden, 5:24, 20120323", "xoxa-short", "xoxo-hugs"} {
+		if got := r.String(s, Counts{}); got != s {
+			t.Errorf("String(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

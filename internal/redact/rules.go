@@ -86,9 +86,11 @@ var builtin = compile([]rule{
 	{kind: "gitlab-pat", keywords: []string{"glpat-"}, src: `glpat-[A-Za-z0-9_.-]{20,}`},
 	{kind: "gitlab-token", keywords: []string{"glptt-", "glrt-", "gldt-"},
 		src: `glptt-[0-9a-f]{40}|gl(?:rt|dt)-[A-Za-z0-9_-]{20,}`},
-	// gitleaks slack-bot-token, slack-user-token, slack-legacy-token.
+	// gitleaks slack-bot-token, slack-user-token, slack-legacy-token,
+	// slack-config-access-token, slack-config-refresh-token and
+	// slack-legacy-workspace-token.
 	{kind: "slack-token", keywords: []string{"xox"},
-		src: `xox[abeoprs]-[0-9]{6,}-[0-9A-Za-z-]{8,}`},
+		src: `xox[abeoprs]-[0-9]{6,}-[0-9A-Za-z-]{8,}|xoxe\.xox[bp]-\d-[A-Za-z0-9]{163,}|xoxe-\d-[A-Za-z0-9]{146,}|xox[ar]-(?:\d-)?[0-9A-Za-z][0-9A-Za-z-]{7,}`},
 	{kind: "slack-app-token", keywords: []string{"xapp-"}, fold: true,
 		src: `(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`},
 	{kind: "slack-webhook-url", keywords: []string{"hooks.slack.com/"},
