@@ -62,6 +62,10 @@ func Fakes() []Fake {
 		{Kind: "basic-auth", Secret: basic, Text: "Authorization: Basic %s"},
 		{Kind: "authorization", Secret: rep("f3a9c0d7e1b2", 40), Text: "Authorization: token %s"},
 		{Kind: "url-password", Secret: "s3cret" + "Passw0rd", Text: "DATABASE_URL=postgres://admin:%s@db.example.com:5432/app"},
+		// Redis' form, with no user name (Heroku's REDIS_URL).
+		{Kind: "url-password", Secret: "p4ss" + "w0rdXyz9", Text: "REDIS_URL=redis://:%s@redis-12345.c1.us-east-1-2.ec2.cloud.redislabs.com:12345"},
+		// A Slack app configuration token.
+		{Kind: "slack-token", Secret: "xoxe." + "xoxp-1-" + rep("Mi0yLTM0MTQw", 163)},
 	}
 	for i := range f {
 		if f[i].Text == "" {
