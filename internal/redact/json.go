@@ -16,8 +16,9 @@ import (
 // redacted to n; every other byte stays as it was, but for the strings
 // that held a secret: those are written again whole, unescaped where JSON
 // allows it, with U+FFFD for invalid UTF-8 and lone surrogates. A string value is
-// redacted whole when the name of its member says what it is (as
-// "Authorization") and it has the form of that secret. It returns doc itself
+// redacted whole when the name of its member, or of the member whose array
+// holds it, says what it is (as "Authorization") and it has the form of
+// that secret. It returns doc itself
 // when it redacts nothing: without reading it as JSON when it holds no
 // keyword of any rule (ok is then true whatever doc is); else ok is false,
 // with n unchanged, when doc is not one JSON value.
@@ -30,19 +31,33 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 	var b []byte // nil until something is redacted
 	last := 0    // doc[:last] is in b
 	name := ""   // the member name before a value
+	// named[d] is the member name of the array at depth d, whose strings
+	// are named by it as a member's string is ({"Authorization":["…"]}, as
+	// Go writes an http.Header); "" for an array that is no member's value.
+	var named []string
 	var scratch []byte
 	for {
-		kind, length := dec.StackIndex(dec.StackDepth())
+		depth := dec.StackDepth()
+		kind, length := dec.StackIndex(depth)
 		isName := kind == '{' && length%2 == 0
-		if dec.PeekKind() != '"' {
+		if next := dec.PeekKind(); next != '"' {
 			if _, err := dec.ReadToken(); err != nil {
 				if err == io.EOF {
 					break
 				}
 				return doc, false
 			}
+			if next == '[' {
+				for len(named) <= depth+1 {
+					named = append(named, "")
+				}
+				named[depth+1] = name
+			}
 			name = ""
 			continue
+		}
+		if kind == '[' && depth < len(named) {
+			name = named[depth]
 		}
 		raw, err := dec.ReadValue()
 		if err != nil {

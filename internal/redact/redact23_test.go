@@ -75,3 +75,32 @@ func TestSlackTokenForms(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONNamedArray redacts the strings of an array that is the value of a
+// member whose name says what they are, as Go's http.Header is written
+// ({"Authorization":["token …"]}), as when the member holds the string
+// itself.
+func TestJSONNamedArray(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := "0123456789abcdef" + "0123456789abcdef01234567"
+	for _, tc := range []struct{ in, want string }{
+		{`{"Authorization":["token ` + tok + `"],"User-Agent":["Go-http-client/1.1"]}`,
+			`{"Authorization":["token [REDACTED:authorization]"],"User-Agent":["Go-http-client/1.1"]}`},
+		{`{"header":{"Proxy-Authorization":["Digest ` + tok + `", "x"]}}`,
+			`{"header":{"Proxy-Authorization":["Digest [REDACTED:authorization]", "x"]}}`},
+		// Only the array's own strings: not those of objects within it,
+		// nor what follows it.
+		{`{"Authorization":[{"note":"token ` + tok + `"}],"b":"token ` + tok + `"}`,
+			`{"Authorization":[{"note":"token ` + tok + `"}],"b":"token ` + tok + `"}`},
+		{`{"Authorization":[["token ` + tok + `"]]}`, `{"Authorization":[["token ` + tok + `"]]}`},
+	} {
+		n := Counts{}
+		got, ok := r.JSON([]byte(tc.in), n)
+		if !ok || string(got) != tc.want {
+			t.Errorf("JSON(%s) = %s, %v; want %s", tc.in, got, ok, tc.want)
+		}
+	}
+}
