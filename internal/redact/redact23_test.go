@@ -104,3 +104,36 @@ func TestJSONNamedArray(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIAndStripeForms redacts an OpenAI key of a project named before
+// its T3BlbkFJ (the sk-None-… keys of OpenAI's default project, as found
+// in public code), which docs/redaction.md names by "…T3BlbkFJ…", and a
+// Stripe key longer than 99 characters after its prefix, which Stripe
+// says it issues (up to 128: gitlab-org/gitlab#458019): both were left
+// whole.
+func TestOpenAIAndStripeForms(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ kind, secret string }{
+		{"openai-api-key", "sk-" + "None-" + "ZQN3abcdXY12efghIJ34" + "T3Blbk" + "FJ" + "Ib58ijklMN56opqrST78"},
+		{"openai-api-key", "sk-" + "my_project-" + "ZQN3abcdXY12efghIJ34" + "T3Blbk" + "FJ" + "Ib58ijklMN56opqrST78"},
+		{"openai-api-key", "sk-" + "ZQN3abcdXY12efghIJ34" + "T3Blbk" + "FJ" + "Ib58ijklMN56opqrST78"},
+		{"stripe-access-token", "sk_" + "live_" + "51NzQ6bHc2" + strings.Repeat("aBcDeFgHiJ0123456789", 5) + "xY"},
+		{"stripe-access-token", "rk_" + "live_" + strings.Repeat("aBcDeFgHiJ0123456789", 6) + "ab"},
+	} {
+		for _, text := range []string{`api_key = "` + tc.secret + `"`, "KEY=" + tc.secret + "\n"} {
+			n := Counts{}
+			want := strings.Replace(text, tc.secret, Marker(tc.kind), 1)
+			if got := r.String(text, n); got != want || n[tc.kind] != 1 {
+				t.Errorf("String(%q) = %q (%v), want %q", text, got, n, want)
+			}
+		}
+	}
+	for _, s := range []string{"task-ZQN3abcdXY12efghIJ34T3BlbkFJIb58ijklMN56opqrST78", "sk_live_short"} {
+		if got := r.String(s, Counts{}); got != s {
+			t.Errorf("String(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

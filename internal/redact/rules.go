@@ -95,8 +95,10 @@ var builtin = compile([]rule{
 		src: `(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`},
 	{kind: "slack-webhook-url", keywords: []string{"hooks.slack.com/"},
 		src: `hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}`},
+	// gitleaks stripe-access-token, without its bound of 99 characters:
+	// Stripe issues longer keys.
 	{kind: "stripe-access-token", keywords: []string{"sk_test_", "sk_live_", "sk_prod_", "rk_test_", "rk_live_", "rk_prod_"},
-		src: `(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}\b`, bound: true},
+		src: `(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,}\b`, bound: true},
 	// gitleaks anthropic-api-key, anthropic-admin-api-key, and OAuth tokens.
 	{kind: "anthropic-api-key", keywords: []string{"sk-ant-"},
 		src: `sk-ant-(?:api|admin|oat|ort)\d\d-[A-Za-z0-9_-]{32,}`, bound: true},
@@ -104,8 +106,10 @@ var builtin = compile([]rule{
 	// by their prefix alone.
 	{kind: "openai-api-key", keywords: []string{"sk-proj-", "sk-svcacct-", "sk-admin-"},
 		src: `sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`, bound: true},
+	// A key of the legacy form, after the name of its project when it has
+	// one (sk-None-…, of the default project).
 	{kind: "openai-api-key", keywords: []string{"T3BlbkFJ"},
-		src: `\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b`, back: 23},
+		src: `\bsk-(?:[A-Za-z0-9_-]{1,64}-)?[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b`, back: 88},
 	{kind: "npm-access-token", keywords: []string{"npm_"}, fold: true,
 		src: `(?i)npm_[a-z0-9]{36}\b`, bound: true},
 	{kind: "pypi-upload-token", keywords: []string{"pypi-AgEIcHlwaS5vcmc"},
