@@ -16,9 +16,10 @@ import (
 // redacted to n; every other byte stays as it was, but for the strings
 // that held a secret: those are written again whole, unescaped where JSON
 // allows it, with U+FFFD for invalid UTF-8 and lone surrogates. A string value is
-// redacted whole when the name of its member, or of the member whose array
-// holds it, says what it is (as "Authorization") and it has the form of
-// that secret. It returns doc itself
+// redacted whole when the name of its member, of the member whose array
+// holds it, or, for a member "value", the string of a member "name" or
+// "key" before it in its object says what it is (as "Authorization") and
+// it has the form of that secret. It returns doc itself
 // when it redacts nothing: without reading it as JSON when it holds no
 // keyword of any rule (ok is then true whatever doc is); else ok is false,
 // with n unchanged, when doc is not one JSON value.
@@ -31,9 +32,12 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 	var b []byte // nil until something is redacted
 	last := 0    // doc[:last] is in b
 	name := ""   // the member name before a value
-	// named[d] is the member name of the array at depth d, whose strings
-	// are named by it as a member's string is ({"Authorization":["…"]}, as
-	// Go writes an http.Header); "" for an array that is no member's value.
+	// named[d] names the strings of the container at depth d: of an array,
+	// the name of the member it is the value of ({"Authorization":["…"]},
+	// as Go writes an http.Header); of an object, the string of its member
+	// "name" or "key", which names its member "value" ({"name":
+	// "Authorization", "value": "…"}, as Kubernetes writes an environment
+	// and HAR headers). "" for none.
 	var named []string
 	var scratch []byte
 	for {
@@ -47,11 +51,14 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 				}
 				return doc, false
 			}
-			if next == '[' {
+			if next == '[' || next == '{' {
 				for len(named) <= depth+1 {
 					named = append(named, "")
 				}
 				named[depth+1] = name
+				if next == '{' {
+					named[depth+1] = ""
+				}
 			}
 			name = ""
 			continue
@@ -79,7 +86,16 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 		if isName {
 			name = s
 		} else {
-			red, name = r.byName(name, s, found), ""
+			by := name
+			if kind == '{' && depth < len(named) {
+				switch {
+				case strings.EqualFold(name, "name") || strings.EqualFold(name, "key"):
+					named[depth] = s
+				case strings.EqualFold(name, "value"):
+					by = named[depth]
+				}
+			}
+			red, name = r.byName(by, s, found), ""
 		}
 		if red == s {
 			red = r.String(s, found)

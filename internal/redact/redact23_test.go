@@ -137,3 +137,39 @@ func TestOpenAIAndStripeForms(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONNameValuePairs redacts the value of a name/value pair whose name
+// says what it is, as Kubernetes writes a container's environment
+// (kubectl get -o json), ECS a task definition's and HAR a request's
+// headers: the same secret is redacted as the value of a member of that
+// name.
+func TestJSONNameValuePairs(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aws := "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+	tok := "0123456789abcdef" + "0123456789abcdef01234567"
+	for _, tc := range []struct{ in, want string }{
+		{`{"env":[{"name":"AWS_SECRET_ACCESS_KEY","value":"` + aws + `"},{"name":"REGION","value":"us-east-1"}]}`,
+			`{"env":[{"name":"AWS_SECRET_ACCESS_KEY","value":"[REDACTED:aws-secret-access-key]"},{"name":"REGION","value":"us-east-1"}]}`},
+		{`{"environment": [{"Name": "aws-secret-access-key", "Value": "` + aws + `"}]}`,
+			`{"environment": [{"Name": "aws-secret-access-key", "Value": "[REDACTED:aws-secret-access-key]"}]}`},
+		{`{"headers":[{"name":"authorization","value":"token ` + tok + `"},{"name":"accept","value":"*/*"}]}`,
+			`{"headers":[{"name":"authorization","value":"token [REDACTED:authorization]"},{"name":"accept","value":"*/*"}]}`},
+		{`[{"key":"Authorization","value":"Token ` + tok + `","type":"text"}]`,
+			`[{"key":"Authorization","value":"Token [REDACTED:authorization]","type":"text"}]`},
+		// Left alone: another object's name, a value of another form, and
+		// a value that is no string.
+		{`[{"name":"Authorization"},{"value":"token ` + tok + `"}]`, `[{"name":"Authorization"},{"value":"token ` + tok + `"}]`},
+		{`{"name":"Authorization","nested":{"value":"token ` + tok + `"}}`, `{"name":"Authorization","nested":{"value":"token ` + tok + `"}}`},
+		{`{"name":"SecretAccessKey","value":"not a key"}`, `{"name":"SecretAccessKey","value":"not a key"}`},
+		{`{"name":"Authorization","value":["token ` + tok + `"]}`, `{"name":"Authorization","value":["token ` + tok + `"]}`},
+	} {
+		n := Counts{}
+		got, ok := r.JSON([]byte(tc.in), n)
+		if !ok || string(got) != tc.want {
+			t.Errorf("JSON(%s) =\n%s, %v; want\n%s", tc.in, got, ok, tc.want)
+		}
+	}
+}
