@@ -173,3 +173,41 @@ func TestJSONNameValuePairs(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapedJSONInText redacts an Authorization header and an AWS secret
+// key in JSON that is itself the text of a JSON string (an API Gateway
+// event's "body", a log event's "message") or of a log line, where its
+// quotes are escaped: the keyword was then refused for the '\' after it,
+// and the expressions did not read "\"".
+func TestEscapedJSONInText(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := "0123456789abcdef" + "0123456789abcdef01234567"
+	aws := "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+	for _, tc := range []struct {
+		in, want string
+		json     bool
+	}{
+		{`{"body": "{\"Authorization\": \"token ` + tok + `\"}"}`, `{"body": "{\"Authorization\": \"token [REDACTED:authorization]\"}"}`, true},
+		{`{"message":"{\"headers\":{\"authorization\":\"` + tok + `\"}}"}`, `{"message":"{\"headers\":{\"authorization\":\"[REDACTED:authorization]\"}}"}`, true},
+		{`INFO request {\"Authorization\": \"token ` + tok + `\"}`, `INFO request {\"Authorization\": \"token [REDACTED:authorization]\"}`, false},
+		{`INFO env {\"aws_secret_access_key\": \"` + aws + `\"}`, `INFO env {\"aws_secret_access_key\": \"[REDACTED:aws-secret-access-key]\"}`, false},
+	} {
+		n := Counts{}
+		var got string
+		if tc.json {
+			out, ok := r.JSON([]byte(tc.in), n)
+			if !ok {
+				t.Errorf("JSON(%s): not JSON", tc.in)
+			}
+			got = string(out)
+		} else {
+			got = r.String(tc.in, n)
+		}
+		if got != tc.want || n.Total() != 1 {
+			t.Errorf("redacting %s =\n%s (%v), want\n%s", tc.in, got, n, tc.want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ var builtin = compile([]rule{
 	// words, as the expression and a JSON member's name (keyRules) take it.
 	{kind: "aws-secret-access-key", keywords: []string{"secret_access_key", "secretaccesskey", "secret_accesskey", "secretaccess_key",
 		"secret-access-key", "secret-accesskey", "secretaccess-key", "secret-access_key", "secret_access-key"}, fold: true,
-		src: `(?i)secret[_-]?access[_-]?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`},
+		src: `(?i)secret[_-]?access[_-]?key\\?["']?\s*[:=]\s*\\?["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`},
 	{kind: "gcp-api-key", keywords: []string{"AIza"},
 		src: `(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)`, bound: true},
 	// A Google OAuth client secret.
@@ -118,13 +118,15 @@ var builtin = compile([]rule{
 	{kind: "jwt", keywords: []string{"eyJ"},
 		src: `eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`, bound: true},
 	// The value of a Bearer or Basic authorization, and of an
-	// Authorization header or parameter whatever its scheme.
+	// Authorization header or parameter whatever its scheme. Here and for
+	// the AWS secret key, a quote may be escaped: JSON in a JSON string, or
+	// in a log line.
 	{kind: "bearer-token", keywords: []string{"bearer"}, fold: true,
 		src: `(?i)bearer +([A-Za-z0-9._~+/-]{16,}=*)`, bound: true, valid: mixed, near: followedBy(" ")},
 	{kind: "basic-auth", keywords: []string{"basic"}, fold: true,
 		src: `(?i)basic +([A-Za-z0-9+/]{8,}={0,2})`, bound: true, valid: userPassword, near: followedBy(" ")},
 	{kind: "authorization", keywords: []string{"authorization"}, fold: true,
-		src: `(?i)authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9-]* +)?([A-Za-z0-9._~+/=-]{16,})`, bound: true, valid: mixed, near: followedBy("\"': =\t")},
+		src: `(?i)authorization\\?["']?\s*[:=]\s*\\?["']?(?:[A-Za-z][A-Za-z0-9-]* +)?([A-Za-z0-9._~+/=-]{16,})`, bound: true, valid: mixed, near: followedBy("\"': =\t\\")},
 	// The password of a URL (scheme://user:password@host); the rest of the
 	// URL stays. The user may be empty (redis://:password@host), and the
 	// password ends at the authority's last '@', as URL parsers end it.
