@@ -102,5 +102,10 @@ func LookAlikes() []string {
 		"| id | basic | bearer |",
 		"AccountKey=short",
 		"AKIA1234",
+		"redis://localhost:6379/0",
+		"git+ssh://git@github.com/org/repo.git@v1.2.0",
+		"https://host:8443/a:b@c",
+		"xoxe-1-xxx",
+		"sk_live_short",
 	}
 }
