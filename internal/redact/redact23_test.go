@@ -211,3 +211,43 @@ func TestEscapedJSONInText(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthorizationParam redacts the token of an Authorization header whose
+// scheme takes it as a quoted parameter, as Rails' token authentication
+// (and Percy's API) write it: Authorization: Token token="…". It was
+// written whole, in text and as a JSON member's value.
+func TestAuthorizationParam(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := "afbadb4ff8485c0a" + "dcba486b4ca90cc4"
+	for _, tc := range []struct {
+		in, want string
+		json     bool
+	}{
+		{`curl -H 'Authorization: Token token="` + tok + `"' http://localhost:3000/api/pages`,
+			`curl -H 'Authorization: Token token="[REDACTED:authorization]"' http://localhost:3000/api/pages`, false},
+		{`curl -H "Authorization: Token token=\"` + tok + `\"" https://percy.io/api/v1/builds`,
+			`curl -H "Authorization: Token token=\"[REDACTED:authorization]\"" https://percy.io/api/v1/builds`, false},
+		{`{"headers":{"Authorization":"Token token=\"` + tok + `\""}}`,
+			`{"headers":{"Authorization":"Token token=\"[REDACTED:authorization]\""}}`, true},
+		// As before: the parameter unquoted is redacted with its name.
+		{`Authorization: Token token=` + tok, `Authorization: Token [REDACTED:authorization]`, false},
+	} {
+		n := Counts{}
+		var got string
+		if tc.json {
+			out, ok := r.JSON([]byte(tc.in), n)
+			if !ok {
+				t.Errorf("JSON(%s): not JSON", tc.in)
+			}
+			got = string(out)
+		} else {
+			got = r.String(tc.in, n)
+		}
+		if got != tc.want || n.Total() != 1 {
+			t.Errorf("redacting %s =\n%s (%v), want\n%s", tc.in, got, n, tc.want)
+		}
+	}
+}
