@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,5 +94,23 @@ func TestRedactionNamedValues(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int{"aws-secret-access-key": 1, "authorization": 1}, headerOf(t, file).Redacted); diff != "" {
 		t.Errorf("header redacted (-want +got):\n%s", diff)
+	}
+}
+
+// TestRedactionFallbackShapes falls back (the disk is full) for every shape
+// of result and every fake credential: the records shown hold no
+// secret.
+func TestRedactionFallbackShapes(t *testing.T) {
+	for _, f := range redacttest.Fakes() {
+		for _, sh := range redactionShapes(t, f.Text) {
+			opts := hooked(&lro.Options{OutputDir: t.TempDir()}, lro.Hooks{WrapWriter: func(w io.Writer) io.Writer { return &fullDisk{w: w} }})
+			resp := responseBytes(t, callRedacting(t, sh, opts, f.Text))
+			if !bytes.Contains(resp, []byte("Warning")) {
+				t.Fatalf("%s/%s: no fallback:\n%.300s", f.Kind, sh.name, resp)
+			}
+			if p := leaked(f, resp); p != "" {
+				t.Errorf("%s/%s: the fallback holds %q", f.Kind, sh.name, p)
+			}
+		}
 	}
 }
