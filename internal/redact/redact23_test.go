@@ -251,3 +251,46 @@ func TestAuthorizationParam(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPAuthorizationEnviron redacts the Authorization header as a CGI
+// or WSGI environment names it (HTTP_AUTHORIZATION: Django's request.META,
+// PHP's $_SERVER), with a scheme other than Bearer (Django REST
+// framework's "Token …"): the '_' before the keyword kept the rule from
+// it, and the member's name was not known.
+func TestHTTPAuthorizationEnviron(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := "9944b09199c62bcf" + "9418ad846dd0e4bbdfc6ee4b"
+	for _, tc := range []struct {
+		in, want string
+		json     bool
+	}{
+		{`{'CONTENT_TYPE': 'text/plain', 'HTTP_AUTHORIZATION': 'Token ` + tok + `', 'HTTP_HOST': 'api.example.com'}`,
+			`{'CONTENT_TYPE': 'text/plain', 'HTTP_AUTHORIZATION': 'Token [REDACTED:authorization]', 'HTTP_HOST': 'api.example.com'}`, false},
+		{`HTTP_AUTHORIZATION=Token ` + tok, `HTTP_AUTHORIZATION=Token [REDACTED:authorization]`, false},
+		{`{"META":{"HTTP_AUTHORIZATION":"Token ` + tok + `"}}`, `{"META":{"HTTP_AUTHORIZATION":"Token [REDACTED:authorization]"}}`, true},
+	} {
+		n := Counts{}
+		var got string
+		if tc.json {
+			out, ok := r.JSON([]byte(tc.in), n)
+			if !ok {
+				t.Errorf("JSON(%s): not JSON", tc.in)
+			}
+			got = string(out)
+		} else {
+			got = r.String(tc.in, n)
+		}
+		if got != tc.want || n.Total() != 1 {
+			t.Errorf("redacting %s =\n%s (%v), want\n%s", tc.in, got, n, tc.want)
+		}
+	}
+	// Another word before the keyword is still no header's name.
+	for _, s := range []string{"preauthorization: 0123456789abcdef0123", "my_authorization: 0123456789abcdef0123"} {
+		if got := r.String(s, Counts{}); got != s {
+			t.Errorf("String(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -119,15 +119,16 @@ var builtin = compile([]rule{
 		src: `eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`, bound: true},
 	// The value of a Bearer or Basic authorization, and of an
 	// Authorization header or parameter whatever its scheme, or of its
-	// quoted parameter (Token token="…", as Rails reads it). Here and for
+	// quoted parameter (Token token="…", as Rails reads it). A CGI or WSGI
+	// environment names the header HTTP_AUTHORIZATION. Here and for
 	// the AWS secret key, a quote may be escaped: JSON in a JSON string, or
 	// in a log line.
 	{kind: "bearer-token", keywords: []string{"bearer"}, fold: true,
 		src: `(?i)bearer +([A-Za-z0-9._~+/-]{16,}=*)`, bound: true, valid: mixed, near: followedBy(" ")},
 	{kind: "basic-auth", keywords: []string{"basic"}, fold: true,
 		src: `(?i)basic +([A-Za-z0-9+/]{8,}={0,2})`, bound: true, valid: userPassword, near: followedBy(" ")},
-	{kind: "authorization", keywords: []string{"authorization"}, fold: true,
-		src: `(?i)authorization\\?["']?\s*[:=]\s*\\?["']?(?:[A-Za-z][A-Za-z0-9-]* +)?(?:[A-Za-z][A-Za-z0-9_-]*=\\?["'])?([A-Za-z0-9._~+/=-]{16,})`, bound: true, valid: mixed, near: followedBy("\"': =\t\\")},
+	{kind: "authorization", keywords: []string{"authorization", "http_authorization"}, fold: true,
+		src: `(?i)(?:http_)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:[A-Za-z][A-Za-z0-9-]* +)?(?:[A-Za-z][A-Za-z0-9_-]*=\\?["'])?([A-Za-z0-9._~+/=-]{16,})`, bound: true, valid: mixed, near: followedBy("\"': =\t\\")},
 	// The password of a URL (scheme://user:password@host); the rest of the
 	// URL stays. The user may be empty (redis://:password@host), and the
 	// password ends at the authority's last '@', as URL parsers end it.
@@ -272,6 +273,7 @@ var keyRules = map[string]struct {
 }{
 	"authorization":      {"authorization", authValue, mixed},
 	"proxyauthorization": {"authorization", authValue, mixed},
+	"httpauthorization":  {"authorization", authValue, mixed},
 	"secretaccesskey":    {"aws-secret-access-key", awsSecret, nil},
 	"awssecretaccesskey": {"aws-secret-access-key", awsSecret, nil},
 }
