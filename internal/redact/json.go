@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -17,9 +18,10 @@ import (
 // that held a secret: those are written again whole, unescaped where JSON
 // allows it, with U+FFFD for invalid UTF-8 and lone surrogates. A string value is
 // redacted whole when the name of its member, of the member whose array
-// holds it, or, for a member "value", the string of a member "name" or
-// "key" before it in its object says what it is (as "Authorization") and
-// it has the form of that secret. It returns doc itself
+// holds it, the string just before it in its array, or, for a member
+// "value", the string of a member "name" or "key" before it in its object
+// says what it is (as "Authorization") and it has the form of that secret
+// (see level). It returns doc itself
 // when it redacts nothing: without reading it as JSON when it holds no
 // keyword of any rule (ok is then true whatever doc is); else ok is false,
 // with n unchanged, when doc is not one JSON value.
@@ -32,19 +34,17 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 	var b []byte // nil until something is redacted
 	last := 0    // doc[:last] is in b
 	name := ""   // the member name before a value
-	// named[d] names the strings of the container at depth d: of an array,
-	// the name of the member it is the value of ({"Authorization":["…"]},
-	// as Go writes an http.Header); of an object, the string of its member
-	// "name" or "key", which names its member "value" ({"name":
-	// "Authorization", "value": "…"}, as Kubernetes writes an environment
-	// and HAR headers). "" for none.
-	var named []string
+	// levels[d] is what names the strings of the container at depth d.
+	var levels []level
 	var scratch []byte
 	for {
 		depth := dec.StackDepth()
 		kind, length := dec.StackIndex(depth)
 		isName := kind == '{' && length%2 == 0
 		if next := dec.PeekKind(); next != '"' {
+			if kind == '[' && depth < len(levels) {
+				levels[depth].prev = ""
+			}
 			if _, err := dec.ReadToken(); err != nil {
 				if err == io.EOF {
 					break
@@ -52,19 +52,16 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 				return doc, false
 			}
 			if next == '[' || next == '{' {
-				for len(named) <= depth+1 {
-					named = append(named, "")
+				for len(levels) <= depth+1 {
+					levels = append(levels, level{})
 				}
-				named[depth+1] = name
-				if next == '{' {
-					named[depth+1] = ""
+				levels[depth+1] = level{}
+				if next == '[' {
+					levels[depth+1].name = name
 				}
 			}
 			name = ""
 			continue
-		}
-		if kind == '[' && depth < len(named) {
-			name = named[depth]
 		}
 		raw, err := dec.ReadValue()
 		if err != nil {
@@ -86,16 +83,21 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 		if isName {
 			name = s
 		} else {
-			by := name
-			if kind == '{' && depth < len(named) {
-				switch {
+			by, alt := name, ""
+			if depth < len(levels) {
+				switch l := &levels[depth]; {
+				case kind == '[':
+					by, alt = l.name, l.prev
+					l.prev = s
 				case strings.EqualFold(name, "name") || strings.EqualFold(name, "key"):
-					named[depth] = s
+					l.name = s
 				case strings.EqualFold(name, "value"):
-					by = named[depth]
+					by = l.name
 				}
 			}
-			red, name = r.byName(by, s, found), ""
+			if red, name = r.byName(by, s, found), ""; red == s {
+				red = r.byName(alt, s, found)
+			}
 		}
 		if red == s {
 			red = r.String(s, found)
@@ -122,13 +124,42 @@ func (r *Redactor) JSON(doc []byte, n Counts) (out []byte, ok bool) {
 	return append(b, doc[last:]...), true
 }
 
+// level is what names the strings of a JSON array or object.
+type level struct {
+	// name is, for an array, the name of the member it is the value of
+	// ({"Authorization":["…"]}, as Go writes an http.Header); for an
+	// object, the string of its member "name" or "key", which names its
+	// member "value" ({"name": "Authorization", "value": "…"}, as
+	// Kubernetes writes an environment and HAR headers). "" for none.
+	name string
+	// prev is, for an array, its string element just before the next one,
+	// which names it when name does not ([["Authorization", "…"]], as
+	// Sentry writes headers, and Node's rawHeaders); "" for none.
+	prev string
+}
+
 // byName returns s redacted whole, when the member name says what it is and
 // s has that form, else s.
 func (r *Redactor) byName(name, s string, n Counts) string {
 	if name == "" || len(name) > 32 {
 		return s
 	}
-	k, ok := keyRules[strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))]
+	var buf [32]byte
+	key := buf[:0]
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '-' || c == '_':
+		case c >= utf8.RuneSelf: // as a Kelvin sign, which folds to 'k'
+			key = []byte(strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name)))
+			i = len(name)
+		default:
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			key = append(key, c)
+		}
+	}
+	k, ok := keyRules[string(key)]
 	if !ok {
 		return s
 	}

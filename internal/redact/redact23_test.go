@@ -294,3 +294,29 @@ func TestHTTPAuthorizationEnviron(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONHeaderPairs redacts a header's value that follows its name in an
+// array, as Sentry's events hold a request's headers ([["Authorization",
+// "…"]]) and Node its rawHeaders (["Authorization", "…", …]).
+func TestJSONHeaderPairs(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := "9944b09199c62bcf" + "9418ad846dd0e4bbdfc6ee4b"
+	for _, tc := range []struct{ in, want string }{
+		{`{"request":{"headers":[["Accept","*/*"],["Authorization","Token ` + tok + `"]]}}`,
+			`{"request":{"headers":[["Accept","*/*"],["Authorization","Token [REDACTED:authorization]"]]}}`},
+		{`{"rawHeaders":["Host","api.example.com","authorization","Token ` + tok + `","Accept","*/*"]}`,
+			`{"rawHeaders":["Host","api.example.com","authorization","Token [REDACTED:authorization]","Accept","*/*"]}`},
+		// Not after another element between them, nor in another array.
+		{`[["Authorization"],"Token ` + tok + `"]`, `[["Authorization"],"Token ` + tok + `"]`},
+		{`["Authorization",1,"Token ` + tok + `"]`, `["Authorization",1,"Token ` + tok + `"]`},
+	} {
+		n := Counts{}
+		got, ok := r.JSON([]byte(tc.in), n)
+		if !ok || string(got) != tc.want {
+			t.Errorf("JSON(%s) =\n%s, %v; want\n%s", tc.in, got, ok, tc.want)
+		}
+	}
+}
