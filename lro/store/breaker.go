@@ -59,7 +59,7 @@ func (b *breaker) done(now time.Time, probe bool, err error) (opened bool, failu
 	b.failures++
 	b.err = err
 	switch {
-	case probe:
+	case probe && !b.until.IsZero(): // not closed meanwhile by another write
 		b.backoff = min(2*b.backoff, breakerMaxBackoff)
 	case b.until.IsZero() && b.failures >= breakerFailures:
 		b.backoff = breakerBackoff
