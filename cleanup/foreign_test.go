@@ -62,3 +62,56 @@ func TestSweepForeign(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepAnotherUsersFolder: a janitor made for a folder that does not
+// exist yet leaves alone the files of another user who made that folder
+// since, or put a symbolic link to a folder of theirs in its place (which
+// a Writer refuses to write to): none is the janitor's. Root, which may
+// remove any file, removed them. Run as root (CI runs as root).
+func TestSweepAnotherUsersFolder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run as root to give a file to another user")
+		}
+		t.Skip("only root can give a file to another user")
+	}
+	const nobody = 65534
+	for _, link := range []bool{false, true} {
+		base := t.TempDir()
+		dir := filepath.Join(base, "out")
+		j, err := cleanup.New(&cleanup.Options{Dir: dir}) // not there yet: accepted
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs := dir
+		if link {
+			theirs = filepath.Join(base, "theirs")
+		}
+		if err := os.Mkdir(theirs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := []string{offload(t, theirs, "", t0.Add(-2*time.Hour)), leftover(t, theirs, "", t0.Add(-48*time.Hour))}
+		for _, p := range append(files, theirs) {
+			if err := os.Chown(p, nobody, nobody); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if link {
+			if err := os.Symlink(theirs, dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Lchown(dir, nobody, nobody); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := j.Sweep(context.Background(), t0)
+		if err != nil {
+			t.Errorf("link %v: Sweep error %v", link, err)
+		}
+		for _, p := range files {
+			if !exists(t, p) {
+				t.Errorf("link %v: another user's %s in their folder was removed (result %+v)", link, filepath.Base(p), cleanup.CountsOf(res))
+			}
+		}
+	}
+}

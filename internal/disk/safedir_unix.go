@@ -29,15 +29,23 @@ func Links(fi fs.FileInfo) uint64 {
 
 // Foreign reports whether the file fi of the folder open as root is owned
 // by a user other than this process's while other users may write to the
-// folder (sticky, as CheckDir allows). A folder of this user alone may hold
-// files of another owner that no other user put there (root-squashed NFS).
+// folder (sticky, as CheckDir allows), or the folder is another user's
+// (not root's), as CheckDir refuses: one made, or a symbolic link put in
+// its place, after the folder was checked. A folder of this user alone may
+// hold files of another owner that no other user put there (root-squashed
+// NFS).
 func Foreign(root *os.Root, fi fs.FileInfo) bool {
+	euid := uint32(os.Geteuid())
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || st.Uid == uint32(os.Geteuid()) {
+	if !ok || st.Uid == euid {
 		return false
 	}
 	dir, err := root.Stat(".")
-	return err != nil || dir.Mode().Perm()&0o022 != 0
+	if err != nil || dir.Mode().Perm()&0o022 != 0 {
+		return true
+	}
+	dst, ok := dir.Sys().(*syscall.Stat_t)
+	return ok && dst.Uid != euid && dst.Uid != 0
 }
 
 // CheckDir reports why the absolute path dir is no safe place for offloaded

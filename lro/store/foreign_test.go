@@ -68,3 +68,70 @@ func TestHandlesForeign(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestHandlesOfAnotherUsersFolder: a Store opened on a folder that does
+// not exist yet writes nothing into that folder once another user has made
+// it (disk.CheckDir refuses it), and reads nothing from it either: a file of
+// that user, named as a handle, is no file the Store wrote. It was served,
+// as the folder was no longer checked and is not writable by others. The
+// same holds for the path made a symbolic link of that user to their own
+// folder. Run as root, which can give a file away (CI runs as root).
+func TestHandlesOfAnotherUsersFolder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run as root to give a file to another user")
+		}
+		t.Skip("only root can give a file to another user")
+	}
+	const nobody = 65534
+	// A file named as a handle, as another user could make one.
+	src, err := store.Open(context.Background(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	handle, data := write(t, src, 1, 10)
+	for _, link := range []bool{false, true} {
+		base := t.TempDir()
+		dir := filepath.Join(base, "out")
+		s, err := store.Open(context.Background(), dir, nil) // not there yet: accepted
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs := dir
+		if link {
+			theirs = filepath.Join(base, "theirs")
+		}
+		if err := os.Mkdir(theirs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(theirs, handle), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{theirs, filepath.Join(theirs, handle)} {
+			if err := os.Chown(p, nobody, nobody); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if link {
+			if err := os.Symlink(theirs, dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Lchown(dir, nobody, nobody); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if w, err := s.Create(context.Background(), "recall"); err == nil {
+			w.Abort()
+			t.Errorf("link %v: Create in another user's folder succeeded, want an error", link)
+		}
+		r, err := s.NewReader(context.Background(), handle)
+		if !errors.Is(err, store.ErrUnknownHandle) {
+			t.Errorf("link %v: NewReader of another user's file in their folder = %v, want ErrUnknownHandle", link, err)
+		}
+		if r != nil {
+			r.Close()
+		}
+		s.Close()
+	}
+}
