@@ -38,3 +38,12 @@ func TestBreakerProbeAfterClose(t *testing.T) {
 		}
 	}
 }
+
+// TestNewBucketNil checks that a nil Bucket is refused: NewBucket made of
+// it a Store of the folder "", which wrote into the system temp folder and
+// read no handle back (os.OpenRoot of "" fails).
+func TestNewBucketNil(t *testing.T) {
+	if s, err := NewBucket(nil, nil); err == nil {
+		t.Errorf("NewBucket(nil, nil) = a Store of folder %q, bucket %v; want an error", s.Dir(), s.Bucket())
+	}
+}

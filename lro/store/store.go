@@ -179,13 +179,17 @@ func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) 
 
 // NewBucket returns a Store that writes objects into b, such as
 // blobstore.New(bucket). The caller closes b after the Store's last use:
-// [Store.Close] does not.
+// [Store.Close] does not. It fails for a nil b, and for invalid [Options],
+// naming the field.
 func NewBucket(b Bucket, opts *Options) (*Store, error) {
+	if b == nil {
+		return nil, errors.New("store: NewBucket: nil Bucket")
+	}
 	s, err := newStore(opts)
 	if err != nil {
 		return nil, err
 	}
-	if b != nil && !reflect.ValueOf(b).Comparable() {
+	if !reflect.ValueOf(b).Comparable() {
 		// The automatic janitors of the process are told apart by their
 		// bucket, a map key: one whose value cannot be (a struct holding
 		// a func, a map or a slice) is told apart by its Store's copy.
