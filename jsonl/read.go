@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -64,6 +65,18 @@ func parseHeader(line []byte, name string) (Header, error) {
 // specNames are the names of the specification's header fields, quoted.
 var specNames = map[string]bool{`"type"`: true, `"operation"`: true, `"query"`: true, `"count"`: true,
 	`"schema_version"`: true, `"timestamp"`: true, `"estimated_tokens"`: true, `"detail"`: true}
+
+// specName reports whether the member name (unquoted) is one of the
+// specification's header fields to encoding/json, which matches names
+// without regard to case.
+func specName(name string) bool {
+	for quoted := range specNames {
+		if strings.EqualFold(quoted[1:len(quoted)-1], name) {
+			return true
+		}
+	}
+	return false
+}
 
 // extension returns the members of the JSON object line whose names are
 // not the specification's, as one object, or nil for none.

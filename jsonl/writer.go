@@ -11,7 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/zircote/lro-go/internal/disk"
+	"github.com/zircote/lro-go/internal/rawjson"
 	"github.com/zircote/lro-go/internal/spec"
 )
 
@@ -114,7 +117,9 @@ func (w *Writer) WriteHeader(h Header) error {
 }
 
 // extend returns line, a JSON object and '\n', with the members of the
-// object ext after its own.
+// object ext after its own. A member of ext named as a field of the
+// specification's header (without regard to case, as encoding/json reads
+// names) is refused: after the field, it would replace it for every reader.
 func extend(line, ext []byte) ([]byte, error) {
 	var c bytes.Buffer
 	if err := json.Compact(&c, ext); err != nil || c.Bytes()[0] != '{' {
@@ -122,6 +127,20 @@ func extend(line, ext []byte) ([]byte, error) {
 	}
 	if c.Len() == 2 { // {}
 		return line, nil
+	}
+	var field jsontext.Value
+	rawjson.Members(c.Bytes(), func(name, _ jsontext.Value) bool {
+		unquoted := rawjson.String(name[1 : len(name)-1]) // read only
+		if bytes.IndexByte(name, '\\') >= 0 {
+			unquoted = rawjson.Unquote(name)
+		}
+		if specName(unquoted) {
+			field = name
+		}
+		return field == nil
+	})
+	if field != nil {
+		return nil, fmt.Errorf("extension member %s is a field of the header", field)
 	}
 	out := make([]byte, 0, len(line)+c.Len())
 	out = append(append(out, line[:len(line)-2]...), ',') // without "}\n"
