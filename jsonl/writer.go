@@ -64,10 +64,38 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buffer
 // place of Commit: w hears one of them, once.
 func NewWriter(w io.Writer, path, operation string) *Writer {
 	wr := &Writer{path: path, op: operation, now: time.Now}
-	wr.sink, _ = w.(disk.Sink)
+	switch d := w.(type) {
+	case disk.Sink:
+		wr.sink = d
+	case committer, aborter:
+		wr.sink = partialSink{w}
+	}
 	wr.bw = bufPool.Get().(*bufio.Writer)
 	wr.bw.Reset(w)
 	return wr
+}
+
+type (
+	committer interface{ Commit() error }
+	aborter   interface{ Abort() error }
+)
+
+// partialSink is the Sink of a destination of NewWriter with a method
+// Commit or Abort but not both: the one it lacks does nothing.
+type partialSink struct{ io.Writer }
+
+func (p partialSink) Commit() error {
+	if c, ok := p.Writer.(committer); ok {
+		return c.Commit()
+	}
+	return nil
+}
+
+func (p partialSink) Abort() error {
+	if a, ok := p.Writer.(aborter); ok {
+		return a.Abort()
+	}
+	return nil
 }
 
 // Path returns where the file is once committed: its absolute path for a
