@@ -2,7 +2,8 @@
 // folder (or bucket) and prefix in the process, started by an offload there,
 // each a [cleanup.Janitor] that sweeps when a file may be due. An automatic
 // janitor stops once a sweep succeeds, leaves no file and nothing was
-// offloaded during it; after a failed sweep it tries again. It runs on the
+// offloaded during it; after a failed sweep (or one stopped after the
+// interval, as one of a bucket that does not answer) it tries again. It runs on the
 // system's clock (time.Now): a test whose files are written on a clock of
 // its own turns it off (a negative CleanupInterval).
 package janitor
@@ -37,6 +38,12 @@ type state struct {
 // minWait is the shortest wait between two sweeps of a janitor, so that a
 // file whose expiry is near does not make it spin.
 const minWait = time.Second
+
+// minSweep is the shortest time a sweep may take before it is stopped (it
+// may take the interval between two sweeps): a bucket whose List or Delete
+// stalls fails that sweep, and the janitor tries again, instead of waiting
+// for good.
+const minSweep = time.Minute
 
 // Offloaded notes an offload to the folder or bucket of o, starting its
 // automatic janitor, with o and interval, if it does not run: interval is
@@ -76,7 +83,9 @@ func (s *state) run(j *cleanup.Janitor, interval time.Duration) {
 		s.fresh = false
 		janitors.Unlock()
 		now := time.Now()
-		res, err := j.Sweep(context.Background(), now)
+		ctx, cancel := context.WithTimeout(context.Background(), max(interval, minSweep))
+		res, err := j.Sweep(ctx, now)
+		cancel()
 		janitors.Lock()
 		if err == nil && !s.fresh && res.Kept == 0 {
 			s.running = false

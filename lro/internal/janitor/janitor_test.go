@@ -90,6 +90,42 @@ func TestJanitorRetriesAFailedSweep(t *testing.T) {
 	})
 }
 
+// stallingBucket is a flakyBucket whose first List waits until its context
+// is done, as a call to an unreachable bucket does.
+type stallingBucket struct {
+	flakyBucket
+	stalled bool
+}
+
+func (b *stallingBucket) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	b.mu.Lock()
+	stall := !b.stalled
+	b.stalled = true
+	b.mu.Unlock()
+	if stall {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return b.flakyBucket.List(ctx, prefix, fn)
+}
+
+// TestJanitorStopsAStalledSweep checks that a sweep whose bucket does not
+// answer is stopped after the interval, and the janitor sweeps again and
+// deletes the expired object, instead of waiting for the bucket for good.
+func TestJanitorStopsAStalledSweep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl, interval = time.Minute, 10 * time.Minute
+		name := disk.Name("sweepstall", "op", ulid.MustNew(ulid.Timestamp(time.Now()), ulid.DefaultEntropy()))
+		b := &stallingBucket{flakyBucket: flakyBucket{keys: map[string]bool{name: true}}}
+		Offloaded(&cleanup.Options{Bucket: b, Prefix: "sweepstall", TTL: ttl}, interval)
+		time.Sleep(3 * interval)
+		synctest.Wait()
+		if b.has(name) {
+			t.Errorf("%s is still in the bucket three intervals after a sweep stalled: the janitor waits for the bucket for good", name)
+		}
+	})
+}
+
 // TestJanitorWaitsForTheNextExpiry checks that an automatic janitor deletes a bucket's
 // object when the sweep that kept it said it would be due (its TTL plus the
 // skew margin, which NextExpiry includes), not a margin later.
