@@ -50,6 +50,14 @@ type sources struct {
 // variables. The result has ThresholdTokens and TTL set. When storage is set
 // and explicit has no Store, LoadOptions opens it with [store.Open] as
 // [Options.Store], which the caller closes after the server's last use.
+// A folder named by output_dir or storage is checked only when it is the
+// one used: a value that a later layer replaces is never checked or opened.
+//
+// A Store of explicit that is the zero value, new(store.Store), stands for
+// one the caller opens itself once the options are loaded, with their TTL
+// (as a -storage flag does): LoadOptions then neither checks nor opens the
+// storage of the file or the environment, and returns Options without a
+// Store.
 //
 // LoadOptions fails, naming the key or variable and its value, with an
 // error wrapping [ErrInvalidOption] for an invalid value, an unknown key or
@@ -64,6 +72,9 @@ type layer struct {
 	Options
 	storage     string // a bucket URL or a folder, for store.Open; "" for none
 	storageFrom string // the key or variable storage was read from
+	// storageErr and outputDirErr make the error of the storage and the
+	// output_dir read, naming the key or variable and the value.
+	storageErr, outputDirErr func(error) error
 	// fullFrom names, by tool, the key that set its profile to "full",
 	// which a tool's Options cannot tell from no profile.
 	fullFrom map[string]string
@@ -89,6 +100,26 @@ func loadOptions(explicit *Options, src *sources) (*Options, error) {
 		return nil, err
 	}
 	out := *cmp.Or(explicit, &Options{})
+	// A zero Store stands for the caller's, opened after (see LoadOptions).
+	callerStore := out.Store != nil && out.Store.TTL() == 0 && out.Store.Prefix() == "" && out.Store.Dir() == "" && out.Store.Bucket() == nil
+	if callerStore {
+		out.Store = nil
+	}
+	if out.Store != nil || callerStore {
+		l.storage = "" // replaced: neither checked nor opened
+	}
+	// The folders of the file and the environment are checked only if
+	// they are used, as the other values of a layer replaced are not.
+	if out.OutputDir == "" && l.OutputDir != "" {
+		if err := checkFolder(l.OutputDir); err != nil {
+			return nil, l.outputDirErr(err)
+		}
+	}
+	if l.storage != "" && !strings.Contains(l.storage, "://") {
+		if err := checkFolder(l.storage); err != nil {
+			return nil, l.storageErr(err)
+		}
+	}
 	l.under(&out)
 	for _, name := range slices.Sorted(maps.Keys(l.fullFrom)) {
 		if out.Profile != descriptor.ProfileFull && out.Tools[name].Profile == descriptor.ProfileFull {
@@ -215,6 +246,13 @@ func (l *layer) readFile(path string) error {
 			if err := set(t[name]); err != nil {
 				return bad(k, t[name], err)
 			}
+			later := func(err error) error { return bad(k, t[name], err) }
+			switch name {
+			case "output_dir":
+				l.outputDirErr = later
+			case "storage":
+				l.storageErr = later
+			}
 		}
 		return nil
 	}
@@ -293,8 +331,17 @@ func (l *layer) readEnv(prefix string, environ func() []string, lookup func(stri
 		if !ok || v == "" {
 			continue
 		}
-		if err := fields[k](envText(v)); err != nil {
+		bad := func(err error) error {
 			return fmt.Errorf("lro: environment %s=%q: %s: %w", known[i], redact.URL(v), err, ErrInvalidOption)
+		}
+		if err := fields[k](envText(v)); err != nil {
+			return bad(err)
+		}
+		switch k {
+		case "output_dir":
+			l.outputDirErr = bad
+		case "storage":
+			l.storageErr = bad
 		}
 		if k == "storage" {
 			l.storageFrom = "environment " + known[i]
@@ -409,8 +456,8 @@ func profile(v any) (descriptor.Profile, error) {
 	return 0, errors.New("unknown profile " + wantProfile)
 }
 
-// outputDir accepts a path naming a folder, or a path that does not exist
-// yet below a folder.
+// outputDir accepts a path without NUL; [checkFolder] checks the folder
+// it names once it is known to be used.
 func outputDir(v any) (string, error) {
 	s, err := text(v)
 	switch {
@@ -419,11 +466,17 @@ func outputDir(v any) (string, error) {
 	case strings.ContainsRune(s, 0):
 		return "", errors.New("contains a NUL byte")
 	}
+	return s, nil
+}
+
+// checkFolder reports why the path s cannot be the output folder: it
+// names no folder, nor a path that does not exist yet below a folder.
+func checkFolder(s string) error {
 	dir, err := filepath.Abs(s)
 	if err == nil {
 		err = checkOutputDir(dir)
 	}
-	return s, err
+	return err
 }
 
 // clientDir accepts a path that [Options.ClientDir] accepts.
@@ -435,8 +488,8 @@ func clientDir(v any) (string, error) {
 	return s, checkClientDir(s)
 }
 
-// storage accepts a bucket URL, checked when it is opened, or a folder as
-// outputDir accepts it; "" for none.
+// storage accepts a bucket URL, or a folder as outputDir accepts it, both
+// checked when they are opened; "" for none.
 func storage(v any) (string, error) {
 	s, err := text(v)
 	switch {
