@@ -24,6 +24,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -145,7 +146,7 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 	extractTools := fs.Bool("extract", false, "also serve lro_extract, lro_read and lro_search, which query offloaded files without a shell; descriptors then point to them")
 	extractTimeout := fs.Duration("extract-timeout", extractDefaultTimeout, "with -extract: the time limit of one lro_extract, lro_read or lro_search call")
 	extractMemory := fs.Int64("extract-max-memory", extractDefaultMaxMemory>>20, "with -extract: the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
-	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default the system temporary folder)")
+	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default, and what -output-dir \"\" sets, the system temporary folder)")
 	storage := fs.String("storage", "", "keep offloaded files in this bucket `URL` (s3://bucket?endpoint=...&region=..., file:///folder), which several replicas share, and serve HTTP statelessly (overrides config and environment)")
 	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder or bucket for expired files this `often` (default 1h)")
 	if err := fs.Parse(args); err != nil {
@@ -173,6 +174,18 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 	}
 	if set["output-dir"] {
 		explicit.OutputDir = *outputDir
+		if !set["storage"] {
+			// -output-dir "" is the default it names, the system
+			// temporary folder, over the folder of the file or the
+			// environment (beside -storage, the store's folder).
+			explicit.OutputDir = cmp.Or(*outputDir, os.TempDir())
+		}
+	}
+	if set["storage"] {
+		// The flag's store, opened below with the TTL in effect, replaces
+		// the storage of the file and the environment, which LoadOptions
+		// then neither checks nor opens.
+		explicit.Store = new(store.Store)
 	}
 	explicit.ExtractTools = *extractTools
 	if *extractTimeout <= 0 {
@@ -196,9 +209,6 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 		return nil, err
 	}
 	if set["storage"] {
-		if opts.Store != nil {
-			opts.Store.Close() // the configuration's, which the flag overrides
-		}
 		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL})
 		if err != nil {
 			return nil, fmt.Errorf("flag -storage: %w", err)
