@@ -285,7 +285,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	// OffloadFileExpired event each.
 	if a.http == "" {
 		stdioHint(stderr, os.Stdin)
-		err := s.Run(ctx, &mcp.StdioTransport{})
+		// The requests of a client that closes its input are answered
+		// before the server stops (drainingTransport).
+		err := s.Run(ctx, &drainingTransport{Transport: &mcp.StdioTransport{}, grace: drainGrace, logger: a.logger})
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return nil // a signal
 		}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The messages of a client that writes its requests, then closes its input.
+const pipedRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{}}}
+`
+
+// eofReader is the client's input: it signals eof when it has been read
+// to its end.
+type eofReader struct {
+	r    io.Reader
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (r *eofReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err == io.EOF {
+		r.once.Do(func() { close(r.eof) })
+	}
+	return n, err
+}
+
+func (r *eofReader) Close() error { return nil }
+
+// lockedWriter is the client's output.
+type lockedWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (w *lockedWriter) Close() error { return nil }
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// serveInput runs a server whose tool "wait" returns when release is
+// closed, over a transport that draining wraps, on the input in, and
+// returns its output and what Run returned.
+func serveInput(t *testing.T, release func(eof <-chan struct{}, ctx context.Context), grace time.Duration) (string, error) {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	in := &eofReader{r: strings.NewReader(pipedRequests), eof: make(chan struct{})}
+	s.AddTool(&mcp.Tool{Name: "wait", InputSchema: &jsonschema.Schema{Type: "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		release(in.eof, ctx)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered"}}}, nil
+	})
+	out := &lockedWriter{}
+	tr := &drainingTransport{Transport: &mcp.IOTransport{Reader: in, Writer: out}, grace: grace, logger: slog.New(slog.DiscardHandler)}
+	err := s.Run(context.Background(), tr)
+	return out.String(), err
+}
+
+// TestPipedInputAnswered: a client that writes its requests and closes its
+// input (printf ... | memory) gets every answer, a call still running when
+// the input ended included. go-sdk cancels the calls in flight and writes
+// nothing more once its transport reports the end of the input: the
+// server exited without answering.
+func TestPipedInputAnswered(t *testing.T) {
+	out, err := serveInput(t, func(eof <-chan struct{}, _ context.Context) { <-eof }, time.Minute)
+	if err != nil {
+		t.Errorf("Run = %v, want nil", err)
+	}
+	for _, want := range []string{`"id":1,"result"`, `"id":2,"result"`, `"id":3,"result":{"content":[{"type":"text","text":"answered"}]`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output does not hold %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestPipedInputGrace: a call that does not end within the grace period
+// does not keep the server alive once the input ended.
+func TestPipedInputGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		out, _ := serveInput(t, func(_ <-chan struct{}, ctx context.Context) { <-ctx.Done() }, time.Minute)
+		if waited := time.Since(start); waited != time.Minute {
+			t.Errorf("Run returned after %v, want the grace period, 1m0s", waited)
+		}
+		if !strings.Contains(out, `"id":2,"result"`) {
+			t.Errorf("output does not hold the answer to tools/list:\n%s", out)
+		}
+	})
+}
