@@ -1,10 +1,17 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/zircote/lro-go/lro"
 )
 
 // TestStorageFlagOverridesConfiguration: -storage overrides the storage of
@@ -57,5 +64,86 @@ func TestEmptyOutputDirFlag(t *testing.T) {
 	}
 	if got := outputDir(a.opts); got != tmp {
 		t.Errorf("output folder %q, want the system temporary folder %q", got, tmp)
+	}
+}
+
+// loaderKeys returns what LoadOptions reads, from its own errors, which
+// list every key and variable it knows (lro's TestUnknownKeyListsEveryKey
+// checks that they do): the keys of [prompt.offload], of a tool's table,
+// and the environment variables.
+func loaderKeys(t *testing.T) (keys, toolKeys, vars []string) {
+	t.Helper()
+	list := func(err error, re string) []string {
+		m := regexp.MustCompile(re).FindStringSubmatch(fmt.Sprint(err))
+		if m == nil {
+			t.Fatalf("error %v does not list the keys (%s)", err, re)
+		}
+		return strings.FieldsFunc(strings.ReplaceAll(m[1], " or ", ", "), func(r rune) bool { return r == ',' || r == ' ' })
+	}
+	_, err := lro.LoadOptions(nil, writeFile(t, "k.toml", "[prompt.offload]\nno_such_key = 1\n"))
+	keys = list(err, `unknown key \(want ([^)]*)\)`)
+	_, err = lro.LoadOptions(nil, writeFile(t, "t.toml", "[prompt.offload.tools.x]\nno_such_key = 1\n"))
+	toolKeys = list(err, `unknown key \(want ([^)]*)\)`)
+	t.Setenv("ATLATL_PROMPT__OFFLOAD__NO_SUCH_KEY", "1")
+	_, err = lro.LoadOptions(nil, "")
+	vars = list(err, `unknown variable \(want ([^)]*)\)`)
+	os.Unsetenv("ATLATL_PROMPT__OFFLOAD__NO_SUCH_KEY")
+	if len(keys) < 10 || len(toolKeys) < 6 || len(vars) < 11 {
+		t.Fatalf("too few keys: %v, %v, %v", keys, toolKeys, vars)
+	}
+	return keys, toolKeys, vars
+}
+
+// TestHelpAndExampleListEveryKey: the -h text and config.example.toml name
+// every key and variable that LoadOptions reads, and the example file
+// loads, to the defaults.
+func TestHelpAndExampleListEveryKey(t *testing.T) {
+	keys, toolKeys, vars := loaderKeys(t)
+	var help strings.Builder
+	if _, err := setup([]string{"-h"}, &help); err == nil {
+		t.Fatal("-h did not stop")
+	}
+	usage := strings.Join(strings.Fields(help.String()), " ") // lines joined
+	for _, k := range append(slices.Clone(keys), toolKeys...) {
+		if !regexp.MustCompile(`\b` + k + `\b`).MatchString(usage) {
+			t.Errorf("-h does not name the key %s", k)
+		}
+	}
+	for _, v := range vars {
+		short := "..._" + strings.TrimPrefix(v, "ATLATL_PROMPT__OFFLOAD__")
+		if !regexp.MustCompile(`(\b` + v + `|` + regexp.QuoteMeta(short) + `)\b`).MatchString(usage) {
+			t.Errorf("-h does not name the variable %s", v)
+		}
+	}
+	example, err := os.ReadFile("config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section, tool, _ := strings.Cut(string(example), "[prompt.offload.tools.")
+	for _, k := range keys {
+		if k != "tools" && !regexp.MustCompile(`(?m)^#? *`+k+` *=`).MatchString(section) {
+			t.Errorf("config.example.toml does not set the key %s in [prompt.offload]", k)
+		}
+	}
+	for _, k := range toolKeys {
+		if !regexp.MustCompile(`(?m)^#? *` + k + ` *=`).MatchString(tool) {
+			t.Errorf("config.example.toml does not show the key %s in a tool's table", k)
+		}
+	}
+	opts, err := lro.LoadOptions(nil, "config.example.toml")
+	if err != nil {
+		t.Fatalf("config.example.toml: %v", err)
+	}
+	// The defaults, as the file writes them: 3 preview records (the
+	// meaning of 0), no patterns, and the table of list_memories.
+	defaults, err := lro.LoadOptions(&lro.Options{PreviewRecords: 3, Tools: map[string]lro.Options{"list_memories": {}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.RedactPatterns) == 0 {
+		opts.RedactPatterns = nil
+	}
+	if !reflect.DeepEqual(opts, defaults) {
+		t.Errorf("config.example.toml gives %+v, want the defaults %+v", opts, defaults)
 	}
 }

@@ -103,11 +103,16 @@ too).
 
 Offloading is configured, each source overriding the one before: built-in
 defaults; the [prompt.offload] section of the TOML file given by -config
-(keys enabled, threshold_tokens, ttl_seconds, output_dir, storage, profile,
-and per-tool tables [prompt.offload.tools.NAME]); the environment variables
-ATLATL_PROMPT__OFFLOAD__ENABLED, ..._THRESHOLD_TOKENS, ..._TTL_SECONDS,
-..._OUTPUT_DIR, ..._STORAGE and ..._PROFILE; and the flags -threshold,
--output-dir and -storage.
+(keys enabled, threshold_tokens, ttl_seconds, output_dir, client_dir,
+storage, profile, preview_records, redact and redact_patterns, and per-tool
+tables [prompt.offload.tools.NAME] with enabled, threshold_tokens, profile,
+always, redact and redact_patterns: see examples/memory/config.example.toml);
+the environment variables ATLATL_PROMPT__OFFLOAD__ENABLED,
+..._THRESHOLD_TOKENS, ..._TTL_SECONDS, ..._OUTPUT_DIR, ..._CLIENT_DIR,
+..._STORAGE, ..._PROFILE, ..._PREVIEW_RECORDS, ..._REDACT,
+..._REDACT_PATTERNS (one a line) and ..._ALWAYS (tool names, comma-separated);
+and the flags -threshold, -output-dir and -storage. An unknown key or
+variable, or a bad value, is an error naming it.
 
 With a storage bucket (s3://bucket?endpoint=...&region=..., file:///folder),
 offloaded results are kept in the bucket under names that are their handles,
