@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -219,8 +220,12 @@ func set[T any](dst *T, parse func(any) (T, error)) func(any) error {
 // readFile reads the [prompt.offload] section of the TOML file at path,
 // checking keys in name order, a tool's after the section's.
 func (l *layer) readFile(path string) error {
+	text, err := readConfig(path)
+	if err != nil {
+		return fmt.Errorf("lro: config file %s: %w", path, err)
+	}
 	var doc map[string]any
-	if _, err := toml.DecodeFile(path, &doc); err != nil {
+	if _, err := toml.Decode(text, &doc); err != nil {
 		return fmt.Errorf("lro: config file %s: %w", path, err)
 	}
 	bad := func(key toml.Key, v any, err error) error {
@@ -289,6 +294,29 @@ func (l *layer) readFile(path string) error {
 		}
 	}
 	return nil
+}
+
+// maxConfigBytes bounds the size of the TOML file that LoadOptions reads:
+// a configuration is a few lines, and a path such as /dev/zero, or a huge
+// file given by mistake, would fill the memory.
+const maxConfigBytes = 1 << 20
+
+// readConfig returns the text of the file at path, refusing one of more
+// than maxConfigBytes.
+func readConfig(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	switch {
+	case err != nil:
+		return "", err
+	case len(b) > maxConfigBytes:
+		return "", fmt.Errorf("larger than %d MiB, the most a configuration may have", maxConfigBytes>>20)
+	}
+	return string(b), nil
 }
 
 // readEnv reads the variables of the keys of fields, and __ALWAYS, that

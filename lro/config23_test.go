@@ -101,3 +101,24 @@ func wantDir(got, want string) string {
 	}
 	return ""
 }
+
+// TestLoadOptionsHugeFile: a config file larger than a configuration can
+// be is refused, naming it, rather than read whole: a path such as
+// /dev/zero filled the memory.
+func TestLoadOptionsHugeFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.toml")
+	body := "[prompt.offload]\n#" + strings.Repeat("x", 1<<20) + "\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: path, LookupEnv: env(nil)})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("LoadOptions of a file of %d bytes = %v, want an error naming it and the limit", len(body), err)
+	}
+	for _, dir := range []string{t.TempDir()} { // a folder: the reason, as before
+		_, err := lro.LoadOptionsFrom(nil, &lro.Sources{File: dir, LookupEnv: env(nil)})
+		if err == nil || !strings.Contains(err.Error(), "config file "+dir) || !strings.Contains(err.Error(), "is a directory") {
+			t.Errorf("LoadOptions of the folder %s = %v, want an error naming it", dir, err)
+		}
+	}
+}
