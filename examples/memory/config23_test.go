@@ -147,3 +147,25 @@ func TestHelpAndExampleListEveryKey(t *testing.T) {
 		t.Errorf("config.example.toml gives %+v, want the defaults %+v", opts, defaults)
 	}
 }
+
+// TestFlagBounds: -records and -threshold beyond what the server can hold
+// or the specification allows are refused, naming the flag: -records
+// 99999999999 made the server die out of memory, and -threshold took
+// values that threshold_tokens and its variable refuse.
+func TestFlagBounds(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-records", "99999999999"}, "flag -records=99999999999: at most 1000000"},
+		{[]string{"-threshold", "4294967296"}, "flag -threshold=4294967296: out of range 1..4294967295"},
+	} {
+		if _, err := setup(tt.args, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("setup %q = %v, want an error %q", tt.args, err, tt.want)
+		}
+	}
+	a, err := setup([]string{"-records", "1", "-threshold", "4294967295"}, io.Discard)
+	if err != nil || a.opts.ThresholdTokens != 4294967295 {
+		t.Errorf("setup -threshold 4294967295 = %v, want it accepted", err)
+	}
+}

@@ -175,6 +175,11 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 		if *threshold < 1 {
 			return nil, fmt.Errorf("flag -threshold=%d: must be at least 1", *threshold)
 		}
+		if *threshold > math.MaxUint32 {
+			// As threshold_tokens and its variable: the specification's
+			// threshold is a u32.
+			return nil, fmt.Errorf("flag -threshold=%d: out of range 1..%d", *threshold, uint32(math.MaxUint32))
+		}
 		explicit.ThresholdTokens = *threshold
 	}
 	if set["output-dir"] {
@@ -248,6 +253,8 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 		}
 	case *records < 0:
 		return nil, fmt.Errorf("flag -records=%d: must not be negative", *records)
+	case *records > maxRecords:
+		return nil, fmt.Errorf("flag -records=%d: at most %d (about 2 KB of memory each)", *records, maxRecords)
 	default:
 		ms = memory.Generate(*records, *seed)
 	}
@@ -388,6 +395,10 @@ func stdioHint(w io.Writer, stdin *os.File) {
 		fmt.Fprintln(w, "memory: serving MCP over stdio: waiting for an MCP client on stdin (run it from a client such as Claude Code, or with -http ADDR; -h for usage)")
 	}
 }
+
+// maxRecords bounds -records: the synthetic corpus is held in memory, and
+// a number too large made the server die of it.
+const maxRecords = 1_000_000
 
 // httpWriteTimeout bounds a request served statelessly, its answer
 // written.
