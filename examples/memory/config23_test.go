@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -167,5 +168,44 @@ func TestFlagBounds(t *testing.T) {
 	a, err := setup([]string{"-records", "1", "-threshold", "4294967295"}, io.Discard)
 	if err != nil || a.opts.ThresholdTokens != 4294967295 {
 		t.Errorf("setup -threshold 4294967295 = %v, want it accepted", err)
+	}
+}
+
+// TestUnknownToolSettings: settings of a tool the server does not have (a
+// typo in [prompt.offload.tools.NAME] or ATLATL_PROMPT__OFFLOAD__ALWAYS)
+// are refused, naming it, rather than ignored; offloadingTools are the
+// tools the server offloads.
+func TestUnknownToolSettings(t *testing.T) {
+	cfg := writeFile(t, "c.toml", "[prompt.offload.tools.list_memory]\nalways = true\n")
+	for name, tt := range map[string]struct {
+		args []string
+		env  map[string]string
+	}{
+		"config file": {[]string{"-config", cfg}, nil},
+		"environment": {nil, map[string]string{"ATLATL_PROMPT__OFFLOAD__ALWAYS": "list_memories, recal_memories"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			setEnv(t, tt.env)
+			_, err := setup(append([]string{"-records", "1"}, tt.args...), io.Discard)
+			if err == nil || !strings.Contains(err.Error(), "no such tool") {
+				t.Errorf("setup = %v, want an error naming the tool", err)
+			}
+		})
+	}
+	t.Setenv("ATLATL_PROMPT__OFFLOAD__ALWAYS", strings.Join(offloadingTools, ","))
+	a, err := setup([]string{"-records", "1", "-config", "config.example.toml"}, io.Discard)
+	if err != nil {
+		t.Fatalf("setup with the settings of every tool: %v", err)
+	}
+	cs := connect(t, a.store, a.opts)
+	var served []string
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		served = append(served, tool.Name)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(served)), slices.Sorted(slices.Values(offloadingTools))) {
+		t.Errorf("the server offers %v, offloadingTools are %v", served, offloadingTools)
 	}
 }

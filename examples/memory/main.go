@@ -31,12 +31,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -217,6 +220,16 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 	opts, err := lro.LoadOptions(explicit, *configPath)
 	if err != nil {
 		return nil, err
+	}
+	// A tool's settings under a name that no tool has would be ignored: a
+	// typo would go unnoticed, as an unknown key does not.
+	for _, name := range slices.Sorted(maps.Keys(opts.Tools)) {
+		if !slices.Contains(offloadingTools, name) {
+			if opts.Store != nil {
+				opts.Store.Close()
+			}
+			return nil, fmt.Errorf("offload settings of the tool %q ([prompt.offload.tools.%s] or ATLATL_PROMPT__OFFLOAD__ALWAYS): no such tool (want %s)", name, name, strings.Join(offloadingTools, ", "))
+		}
 	}
 	if set["storage"] {
 		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL})

@@ -94,6 +94,10 @@ var extractLimits struct {
 	MaxMemoryBytes int64
 }
 
+// offloadingTools are the tools newServer registers with lro.AddTool, which
+// the tables [prompt.offload.tools.NAME] may name.
+var offloadingTools = []string{"recall_memories", "search_memories", "list_memories", "inject_context"}
+
 func newServer(store *memory.Store, opts *lro.Options) *mcp.Server {
 	base := lro.Options{}
 	if opts != nil {

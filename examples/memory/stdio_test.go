@@ -64,8 +64,15 @@ func (w *lockedWriter) String() string {
 // closed, over a transport that draining wraps, on the input in, and
 // returns its output and what Run returned.
 func serveInput(t *testing.T, release func(eof <-chan struct{}, ctx context.Context), grace time.Duration) (string, error) {
+	return serveInputCtx(t, context.Background(), release, grace)
+}
+
+// serveInputCtx is serveInput with the server's life ctx, which cancelWith
+// passes to the calls in flight.
+func serveInputCtx(t *testing.T, life context.Context, release func(eof <-chan struct{}, ctx context.Context), grace time.Duration) (string, error) {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	s.AddReceivingMiddleware(cancelWith(life))
 	in := &eofReader{r: strings.NewReader(pipedRequests), eof: make(chan struct{})}
 	s.AddTool(&mcp.Tool{Name: "wait", InputSchema: &jsonschema.Schema{Type: "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		release(in.eof, ctx)
@@ -73,7 +80,7 @@ func serveInput(t *testing.T, release func(eof <-chan struct{}, ctx context.Cont
 	})
 	out := &lockedWriter{}
 	tr := &drainingTransport{Transport: &mcp.IOTransport{Reader: in, Writer: out}, grace: grace, logger: slog.New(slog.DiscardHandler)}
-	err := s.Run(context.Background(), tr)
+	err := s.Run(life, tr)
 	return out.String(), err
 }
 
@@ -105,6 +112,24 @@ func TestPipedInputGrace(t *testing.T) {
 		}
 		if !strings.Contains(out, `"id":2,"result"`) {
 			t.Errorf("output does not hold the answer to tools/list:\n%s", out)
+		}
+	})
+}
+
+// TestPipedInputSignal: a signal while the server waits for the answers
+// of a client that closed its input stops it at once, the calls in flight
+// cancelled, as without the wait.
+func TestPipedInputSignal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		life, stop := context.WithCancel(context.Background())
+		start := time.Now()
+		serveInputCtx(t, life, func(eof <-chan struct{}, ctx context.Context) {
+			<-eof
+			stop() // the signal, once the input ended
+			<-ctx.Done()
+		}, time.Minute)
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Run returned after %v, want at once", waited)
 		}
 	})
 }
