@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -20,6 +22,7 @@ const pipedRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"wait","arguments":{}}}
 `
 
 // eofReader is the client's input: it signals eof when it has been read
@@ -71,6 +74,12 @@ func serveInput(t *testing.T, release func(eof <-chan struct{}, ctx context.Cont
 // passes to the calls in flight.
 func serveInputCtx(t *testing.T, life context.Context, release func(eof <-chan struct{}, ctx context.Context), grace time.Duration) (string, error) {
 	t.Helper()
+	return serveInputTo(t, life, &lockedWriter{}, release, grace)
+}
+
+// serveInputTo is serveInputCtx with the client's output out.
+func serveInputTo(t *testing.T, life context.Context, out io.WriteCloser, release func(eof <-chan struct{}, ctx context.Context), grace time.Duration) (string, error) {
+	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	s.AddReceivingMiddleware(cancelWith(life))
 	in := &eofReader{r: strings.NewReader(pipedRequests), eof: make(chan struct{})}
@@ -78,10 +87,9 @@ func serveInputCtx(t *testing.T, life context.Context, release func(eof <-chan s
 		release(in.eof, ctx)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered"}}}, nil
 	})
-	out := &lockedWriter{}
 	tr := &drainingTransport{Transport: &mcp.IOTransport{Reader: in, Writer: out}, grace: grace, logger: slog.New(slog.DiscardHandler)}
 	err := s.Run(life, tr)
-	return out.String(), err
+	return fmt.Sprint(out), err
 }
 
 // TestPipedInputAnswered: a client that writes its requests and closes its
@@ -128,6 +136,38 @@ func TestPipedInputSignal(t *testing.T) {
 			stop() // the signal, once the input ended
 			<-ctx.Done()
 		}, time.Minute)
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Run returned after %v, want at once", waited)
+		}
+	})
+}
+
+// brokenOutput is the output of a client that goes after its first
+// answers.
+type brokenOutput struct {
+	mu   sync.Mutex
+	left int // writes that succeed
+}
+
+func (o *brokenOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.left == 0 {
+		return 0, errors.New("broken pipe")
+	}
+	o.left--
+	return len(p), nil
+}
+
+func (o *brokenOutput) Close() error { return nil }
+
+// TestPipedInputGone: a client that closed its input and its output (it
+// exited) is not waited for: go-sdk writes nothing more once a write
+// failed, and closes the connection, which ends the wait.
+func TestPipedInputGone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		serveInputTo(t, context.Background(), &brokenOutput{left: 2}, func(eof <-chan struct{}, _ context.Context) { <-eof }, time.Minute)
 		if waited := time.Since(start); waited != 0 {
 			t.Errorf("Run returned after %v, want at once", waited)
 		}
