@@ -209,3 +209,18 @@ func TestUnknownToolSettings(t *testing.T) {
 		t.Errorf("the server offers %v, offloadingTools are %v", served, offloadingTools)
 	}
 }
+
+// TestEmptyStorageFlag: -storage "" is no storage, over the storage of the
+// environment (which is then not opened): it was a folder store in the
+// system temporary folder.
+func TestEmptyStorageFlag(t *testing.T) {
+	t.Setenv("ATLATL_PROMPT__OFFLOAD__STORAGE", "nosuch://bucket")
+	a, err := setup([]string{"-records", "1", "-storage", ""}, io.Discard)
+	if err != nil {
+		t.Fatalf("setup -storage \"\": %v", err)
+	}
+	if a.opts.Store != nil {
+		defer a.opts.Store.Close()
+		t.Errorf("a store in %q, want none", a.opts.Store.Dir())
+	}
+}

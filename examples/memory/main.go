@@ -155,7 +155,7 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 	extractTimeout := fs.Duration("extract-timeout", extractDefaultTimeout, "with -extract: the time limit of one lro_extract, lro_read or lro_search call")
 	extractMemory := fs.Int64("extract-max-memory", extractDefaultMaxMemory>>20, "with -extract: the `MiB` of memory one lro_extract or lro_search call may use (its worker process, and its answer in the server)")
 	outputDir := fs.String("output-dir", "", "write offloaded files to this `folder` (overrides config and environment; default, and what -output-dir \"\" sets, the system temporary folder)")
-	storage := fs.String("storage", "", "keep offloaded files in this bucket `URL` (s3://bucket?endpoint=...&region=..., file:///folder), which several replicas share, and serve HTTP statelessly (overrides config and environment)")
+	storage := fs.String("storage", "", "keep offloaded files in this bucket `URL` (s3://bucket?endpoint=...&region=..., file:///folder), which several replicas share, and serve HTTP statelessly (overrides config and environment; -storage \"\" for none)")
 	cleanupInterval := fs.Duration("cleanup-interval", 0, "sweep the output folder or bucket for expired files this `often` (default 1h)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -231,7 +231,7 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 			return nil, fmt.Errorf("offload settings of the tool %q ([prompt.offload.tools.%s] or ATLATL_PROMPT__OFFLOAD__ALWAYS): no such tool (want %s)", name, name, strings.Join(offloadingTools, ", "))
 		}
 	}
-	if set["storage"] {
+	if set["storage"] && *storage != "" { // -storage "": none
 		st, err := store.Open(context.Background(), *storage, &store.Options{Prefix: opts.Prefix, TTL: opts.TTL})
 		if err != nil {
 			return nil, fmt.Errorf("flag -storage: %w", err)
@@ -248,7 +248,7 @@ func setup(args []string, stderr io.Writer) (*app, error) {
 		// listed the bucket once.)
 		opts.ExtractTools = true
 	}
-	if set["storage"] {
+	if set["storage"] && opts.Store != nil {
 		// The flag's store replaced the one LoadOptions checked.
 		if err := opts.Validate(); err != nil {
 			opts.Store.Close()
