@@ -34,7 +34,7 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 	in.ScoreRange = t.scoreRange()
 	in.Native, in.ByHandle = c.Native || c.remote(), c.remote()
 	in.Warning = t.jq16.warning(in.Native)
-	in.Beside = besideOf(p)
+	in.Beside, _ = besideOf(p, nil)
 	in.ExpiresAt = c.expires()
 	if c.Native && !c.remote() && c.ClientDir != "" {
 		// lro_extract reads the file in Dir: the bare name.
@@ -120,7 +120,23 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 			return d, err
 		}
 	}
-	in, profile, data, err := c.fit(in, t, ls, encode)
+	// The beside within maxBesideTokens, or nil when it is already.
+	bounded := func() *describe.Beside {
+		used := 0
+		b, left := besideOf(p, func(entry []byte) bool {
+			n := c.Tokenizer.Tokens(entry)
+			if used+n > maxBesideTokens {
+				return false
+			}
+			used += n
+			return true
+		})
+		if !left {
+			return nil
+		}
+		return b
+	}
+	in, profile, data, err := c.fit(in, t, ls, bounded, encode)
 	if err != nil || profile == descriptor.ProfileBarePointer || ps == nil {
 		return data, err
 	}
@@ -135,15 +151,35 @@ func (c *Config) describe(in describe.Input, call Call, t *tally, p *plan, link 
 // fit returns the descriptor of in, built with encode, and in and the
 // profile it was built with: as it is; with the line schema trimmed; or, still
 // too large, the bare pointer. It is kept within the threshold whenever all of
-// it but the line schema fits there, and within maxDescriptorTokens always.
-func (c *Config) fit(in describe.Input, t *tally, lineSchema func() map[string]any, encode func(describe.Input, descriptor.Profile) ([]byte, int, error)) (describe.Input, descriptor.Profile, []byte, error) {
+// it but the line schema fits there once its beside is bounded, and within
+// maxDescriptorTokens always. bounded returns the beside within
+// maxBesideTokens, or nil when it is already.
+func (c *Config) fit(in describe.Input, t *tally, lineSchema func() map[string]any, bounded func() *describe.Beside, encode func(describe.Input, descriptor.Profile) ([]byte, int, error)) (describe.Input, descriptor.Profile, []byte, error) {
 	data, tokens, err := encode(in, c.Profile)
 	if err != nil {
 		return in, c.Profile, data, err
 	}
-	limit, rest := maxDescriptorTokens, tokens
+	schemaTokens := 0
 	if lineSchema != nil {
-		rest -= c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
+		schemaTokens = c.Tokenizer.Tokens(in.LineSchema.(json.RawMessage))
+	}
+	limit, rest := maxDescriptorTokens, tokens-schemaTokens
+	if rest >= c.Threshold && in.Beside != nil {
+		// What the result holds besides its records (long names, values
+		// of escapes) bounded, when the rest then fits the threshold.
+		if b := bounded(); b != nil {
+			less := in
+			less.Beside = b
+			d, n, err := encode(less, c.Profile)
+			if err != nil {
+				return in, c.Profile, d, err
+			}
+			if n-schemaTokens < c.Threshold {
+				in, data, tokens, rest = less, d, n, n-schemaTokens
+			}
+		}
+	}
+	if lineSchema != nil {
 		if rest < c.Threshold {
 			limit = min(c.Threshold, maxDescriptorTokens)
 		}
@@ -221,6 +257,11 @@ const (
 	maxShownChars  = 80
 	maxShownDigits = 32
 	maxShownValues = 8
+	// maxBesideTokens bounds the tokens of the values and parts shown when
+	// the descriptor would otherwise pass the threshold: those beyond it
+	// (long member names, values of escapes) are counted, not shown. About
+	// twice the largest in the real shapes (543 bytes).
+	maxBesideTokens = 256
 )
 
 // besideValue is a part of the result kept beside the records, for the
@@ -232,24 +273,34 @@ type besideValue struct {
 }
 
 // besideOf returns what the descriptor says of the parts of the result kept
-// beside the records, or nil.
-func besideOf(p *plan) *describe.Beside {
+// beside the records, or nil. When fits is not nil, a value or part is shown
+// only if fits reports so of its JSON, else counted; left reports that one
+// was.
+func besideOf(p *plan, fits func(entry []byte) bool) (_ *describe.Beside, left bool) {
 	if len(p.beside) == 0 {
-		return nil
+		return nil, false
 	}
 	b := &describe.Beside{}
-	var values []byte
+	var values, entry []byte
 	shown, more := 0, 0
 	for _, v := range p.beside {
 		switch {
 		case v.raw != nil && shown < maxShownValues:
-			values = append(append(values, ','), rawjson.AppendQuote(nil, v.path)...)
-			values = append(append(values, ':'), v.raw...)
+			entry = append(append(append(entry[:0], ','), rawjson.AppendQuote(nil, v.path)...), ':')
+			if entry = append(entry, v.raw...); fits != nil && !fits(entry) {
+				more, left = more+1, true
+				continue
+			}
+			values = append(values, entry...)
 			shown++
 		case len(b.Other) < maxShownValues:
 			what := v.what
 			if v.raw != nil {
 				what = describeKind(v.raw)
+			}
+			if fits != nil && !fits(rawjson.AppendQuote(entry[:0], v.path+": "+what)) {
+				more, left = more+1, true
+				continue
 			}
 			b.Other = append(b.Other, v.path+": "+what)
 		default:
@@ -263,7 +314,7 @@ func besideOf(p *plan) *describe.Beside {
 	if more > 0 {
 		b.Other = append(b.Other, fmt.Sprintf("and %d more", more))
 	}
-	return b
+	return b, left
 }
 
 // besideMembers returns the members of the object document of ru other than

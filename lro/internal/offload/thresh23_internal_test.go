@@ -1,0 +1,63 @@
+package offload
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestBesideNamesWithinThreshold: what the descriptor's beside shows of a
+// result's other members costs a bounded number of tokens, whatever their
+// names and values: long member names (or names and values of escapes)
+// beside the records do not push the descriptor past the threshold, nor
+// past maxDescriptorTokens to the bare pointer; the file keeps them all.
+func TestBesideNamesWithinThreshold(t *testing.T) {
+	records := `[` + strings.Repeat(`{"id":"abcdefgh"},`, 300) + `{"id":"z"}]`
+	for _, tt := range []struct {
+		name   string
+		member func(i int) string
+	}{
+		{"long names", func(i int) string { return fmt.Sprintf(`"%s":%d`, strings.Repeat(string(rune('a'+i)), 600), i) }},
+		{"long paths of other parts", func(i int) string {
+			return fmt.Sprintf(`"%s":[%d]`, strings.Repeat(string(rune('a'+i)), 600), i)
+		}},
+		{"escapes", func(i int) string {
+			return fmt.Sprintf(`"%s%d":"%s"`, strings.Repeat(`\u0001`, 100), i, strings.Repeat(`\u0001`, 70))
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var sc strings.Builder
+			sc.WriteString(`{"items":` + records)
+			for i := range 16 {
+				sc.WriteString("," + tt.member(i))
+			}
+			sc.WriteString("}")
+			res := &mcp.CallToolResult{StructuredContent: json.RawMessage(sc.String())}
+			c := testConfig(t)
+			c.Threshold = 1600
+			if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Offloaded {
+				t.Fatal("not offloaded")
+			}
+			d := res.StructuredContent.(json.RawMessage)
+			var desc testDescriptor
+			if err := json.Unmarshal(d, &desc); err != nil {
+				t.Fatal(err)
+			}
+			if tokens := c.Tokenizer.Tokens(d); tokens > c.Threshold || len(desc.JqRecipes) != 10 {
+				t.Errorf("a descriptor of %d tokens with %d recipes; want at most the threshold %d, with 10: %.400s", tokens, len(desc.JqRecipes), c.Threshold, d)
+			}
+			if !bytes.Contains(d, []byte(`"beside":`)) {
+				t.Errorf("no beside: %.400s", d)
+			}
+			h, _, _ := readBack(t, res)
+			if !bytes.Contains(h.Result, []byte(strings.TrimSuffix(strings.SplitN(tt.member(15), ":", 2)[0], `"`))) {
+				t.Error("the file's header does not keep the last member")
+			}
+		})
+	}
+}
