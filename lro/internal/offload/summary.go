@@ -50,7 +50,8 @@ func newTally() *tally {
 	return t
 }
 
-// maxNamespaceBytes is the longest namespace the summary names.
+// maxNamespaceBytes is the longest namespace the summary names, as the
+// descriptor writes it (quoted, escaped).
 const maxNamespaceBytes = 200
 
 // note keeps the first SampleSize record lines for the recipes, and a copy
@@ -85,6 +86,9 @@ func (t *tally) field(key string, value []byte) {
 			*n++
 			return
 		}
+		if quotedLen(ns) > maxNamespaceBytes+2 {
+			return
+		}
 		if t.namespaces == nil {
 			t.namespaces = map[string]*int{}
 		}
@@ -97,6 +101,26 @@ func (t *tally) field(key string, value []byte) {
 			}
 		}
 	}
+}
+
+// quotedLen returns the length of the JSON string of s as the descriptor
+// writes it (encoding/json, without escapes for HTML): control characters,
+// U+2028, U+2029 and each byte of invalid UTF-8 cost six bytes.
+func quotedLen(s []byte) int {
+	n := 2
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		switch {
+		case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
+			n += 2
+		case r < ' ' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError && size == 1:
+			n += 6
+		default:
+			n += size
+		}
+		s = s[size:]
+	}
+	return n
 }
 
 func (t *tally) addScore(f float64) {

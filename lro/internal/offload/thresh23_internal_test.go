@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
 // TestBesideNamesWithinThreshold: what the descriptor's beside shows of a
@@ -59,5 +61,44 @@ func TestBesideNamesWithinThreshold(t *testing.T) {
 				t.Error("the file's header does not keep the last member")
 			}
 		})
+	}
+}
+
+// TestNamespacesWithinThreshold: the summary's top namespaces cost a
+// bounded number of tokens as the descriptor writes them: a namespace of 200
+// bytes of control characters (six bytes each once escaped) is left out, as
+// a longer one is.
+func TestNamespacesWithinThreshold(t *testing.T) {
+	var recs []string
+	for i := range 300 {
+		recs = append(recs, fmt.Sprintf(`{"namespace":"%s%d","id":%d}`, strings.Repeat(`\u0001`, 198), i%5, i))
+	}
+	res := &mcp.CallToolResult{StructuredContent: json.RawMessage("[" + strings.Join(recs, ",") + "]")}
+	c := testConfig(t)
+	c.Threshold = 1600
+	if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Offloaded {
+		t.Fatal("not offloaded")
+	}
+	d := res.StructuredContent.(json.RawMessage)
+	var desc testDescriptor
+	if err := json.Unmarshal(d, &desc); err != nil {
+		t.Fatal(err)
+	}
+	if tokens := c.Tokenizer.Tokens(d); tokens > c.Threshold || len(desc.JqRecipes) != 10 {
+		t.Errorf("a descriptor of %d tokens with %d recipes; want at most the threshold %d, with 10: %.400s", tokens, len(desc.JqRecipes), c.Threshold, d)
+	}
+}
+
+// TestQuotedLen: quotedLen is the length of the JSON string the descriptor
+// writes.
+func TestQuotedLen(t *testing.T) {
+	for _, s := range []string{"", "a", `a"b\c`, "\n\r\t\b\f\x00\x01\x1f", "\u2028\u2029", "\xff\xfe", "é日😀", "<>&", "\x7f"} {
+		want, err := describe.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := quotedLen([]byte(s)); got != len(want) {
+			t.Errorf("quotedLen(%q) = %d, want %d (%s)", s, got, len(want), want)
+		}
 	}
 }
