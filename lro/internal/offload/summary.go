@@ -50,6 +50,10 @@ func newTally() *tally {
 	return t
 }
 
+// maxNamespaces is how many distinct namespaces the summary counts, the
+// first ones read, so that its memory stays flat whatever the records hold.
+const maxNamespaces = 4096
+
 // maxNamespaceBytes is the longest namespace the summary names, as the
 // descriptor writes it (quoted, escaped).
 const maxNamespaceBytes = 200
@@ -86,7 +90,7 @@ func (t *tally) field(key string, value []byte) {
 			*n++
 			return
 		}
-		if quotedLen(ns) > maxNamespaceBytes+2 {
+		if len(t.namespaces) == maxNamespaces || quotedLen(ns) > maxNamespaceBytes+2 {
 			return
 		}
 		if t.namespaces == nil {

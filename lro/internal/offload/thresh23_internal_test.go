@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -100,5 +101,38 @@ func TestQuotedLen(t *testing.T) {
 		if got := quotedLen([]byte(s)); got != len(want) {
 			t.Errorf("quotedLen(%q) = %d, want %d (%s)", s, got, len(want), want)
 		}
+	}
+}
+
+// TestNamespacesMemoryFlat: the summary counts a bounded number of distinct
+// namespaces, so records that each name another allocate no more than
+// records that all name one.
+func TestNamespacesMemoryFlat(t *testing.T) {
+	const n = 200_000
+	allocated := func(ns func(i int) string) uint64 {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"namespace":"%s","i":%d}`, ns(i), i)
+		}
+		b.WriteByte(']')
+		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(b.String())}
+		c := testConfig(t)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if !c.Apply(context.Background(), func() Call { return Call{Tool: "t"} }, res, nil, nil).Offloaded {
+			t.Fatal("not offloaded")
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	one := allocated(func(int) string { return "namespace-00000000000" })
+	distinct := allocated(func(i int) string { return fmt.Sprintf("namespace-%011d", i) })
+	if distinct > one+4<<20 {
+		t.Errorf("%d records of distinct namespaces allocated %d bytes; of one namespace, %d", n, distinct, one)
 	}
 }
