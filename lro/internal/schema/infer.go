@@ -27,8 +27,8 @@ const maxInferDepth = 6
 // properties, each with the types seen, and as required the properties
 // present in every record. Nested objects and array items are described the
 // same way, down to six levels, below which by their type alone; the
-// first 4096 properties of an object are named, the others allowed
-// ("additionalProperties": true). A number written with a fraction or an
+// first 4096 properties of an object, and the first 16384 in all, are
+// named, the others allowed ("additionalProperties": true). A number written with a fraction or an
 // exponent is a number, any other an integer. The zero value is ready to
 // use. An Inferrer is not safe for concurrent use.
 //
@@ -45,6 +45,7 @@ type Inferrer struct {
 	field   func(key string, value []byte)
 	name    []byte // a member name being unescaped
 	objects int    // the objects open around the value being read, for jq 1.6's depth
+	named   int    // properties named, of every object (maxNamed)
 }
 
 // AddFields describes one more record, rec, which must be exactly one JSON
@@ -308,6 +309,11 @@ const maxNameBytes = 200
 // a property named costs a few hundred bytes; its text may be a few.
 const maxProps = 4096
 
+// maxNamed is how many properties a schema names in all, of objects at every
+// depth, so that records of very many objects of very many properties cost
+// a bounded memory too.
+const maxNamed = 4 * maxProps
+
 // typeSet is a set of JSON Schema type names, one bit each.
 type typeSet uint8
 
@@ -359,10 +365,11 @@ func (n *node) prop(in *Inferrer, quoted []byte, i int) *node {
 	if p, ok := n.props[string(key)]; ok {
 		return p
 	}
-	if len(n.order) == maxProps {
+	if len(n.order) == maxProps || in.named == maxNamed {
 		n.more = true
 		return n.unnamed()
 	}
+	in.named++
 	p := &node{name: string(key)}
 	p.plain = !strings.ContainsFunc(p.name, func(r rune) bool { return r == '\\' || r == '"' || r < ' ' })
 	p.field = slices.Contains(in.Fields, p.name)
