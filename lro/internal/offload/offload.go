@@ -227,11 +227,14 @@ func (c *Config) textTokens(s string) int {
 // offloadOrFallback writes the file and puts its descriptor in res, or, when
 // the write fails, the fallback.
 func (c *Config) offloadOrFallback(ctx context.Context, call Call, res *mcp.CallToolResult, r *result, p *plan) Outcome {
-	o, link, err := c.write(ctx, call, r, p)
+	o, link, done, err := c.write(ctx, call, r, p)
 	if err != nil {
 		c.fallback(ctx, call, res, r, p, err)
 		return Outcome{Fallback: true}
 	}
+	// Emitted outside write, whose panics make a fallback: a panic of the
+	// Observer is its own, not a failed write of a file that is whole.
+	emit(ctx, c.Observer, done)
 	d := o.Descriptor
 	content := []mcp.Content{&mcp.TextContent{Text: string(d)}}
 	if link != nil {

@@ -22,11 +22,11 @@ import (
 	"github.com/zircote/lro-go/lro/internal/describe"
 )
 
-// write writes the records of p to a new file and returns its descriptor and,
-// for a file in a store, the resource link to it, once the file is whole.
-// Nothing is left behind when it fails, whatever the failure (a panic of a
-// WrapWriter included).
-func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, err error) {
+// write writes the records of p to a new file and returns its descriptor,
+// for a file in a store the resource link to it, and the event to emit,
+// once the file is whole. Nothing is left behind when it fails, whatever
+// the failure (a panic of a WrapWriter included).
+func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Outcome, link *mcp.ResourceLink, done event.Offloaded, err error) {
 	var handle string
 	defer func() {
 		if err != nil && handle != "" {
@@ -38,7 +38,7 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	op := disk.SanitizeOperation(call.Operation)
 	w, err := c.create(ctx, op)
 	if err != nil {
-		return Outcome{}, nil, err
+		return Outcome{}, nil, done, err
 	}
 	if c.Store != nil {
 		handle = pathpkg.Base(w.Path())
@@ -62,10 +62,10 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		h.RecordsAt = append(h.RecordsAt, ru.Placement)
 	}
 	if err := writeHeader(w, h); err != nil {
-		return Outcome{}, nil, err
+		return Outcome{}, nil, done, err
 	}
 	if err := p.writeRecords(ctx, w); err != nil {
-		return Outcome{}, nil, err
+		return Outcome{}, nil, done, err
 	}
 	in := describe.Input{
 		Path:     c.clientPath(w),
@@ -80,16 +80,16 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 	}
 	desc, err := c.describe(in, call, p.t, p, link)
 	if err != nil {
-		return Outcome{}, nil, err
+		return Outcome{}, nil, done, err
 	}
 	if err := w.Commit(); err != nil {
-		return Outcome{}, nil, err
+		return Outcome{}, nil, done, err
 	}
 	path := w.Path()
 	if c.remote() {
 		path = "" // an object's name is its handle
 	}
-	emit(ctx, c.Observer, event.Offloaded{
+	done = event.Offloaded{
 		Tool:            call.Tool,
 		Operation:       op,
 		Path:            cmp.Or(path, in.Handle),
@@ -97,8 +97,8 @@ func (c *Config) write(ctx context.Context, call Call, r *result, p *plan) (o Ou
 		EstimatedTokens: p.tokens,
 		Bytes:           w.Size(),
 		Duration:        c.Now().Sub(start),
-	})
-	return Outcome{Offloaded: true, Descriptor: desc, Path: path, Handle: in.Handle}, link, nil
+	}
+	return Outcome{Offloaded: true, Descriptor: desc, Path: path, Handle: in.Handle}, link, done, nil
 }
 
 // create starts the file of operation op: in the Store, whose bucket uploads
