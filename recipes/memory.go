@@ -18,8 +18,24 @@ import (
 // filters fail. They index every record, as the specification's do, unless
 // some of recs are not objects (memory records are only most of them):
 // then they pass over the records that are not (objects, map(objects)).
+// Likewise recipe 1 writes a title or namespace that is an array or an
+// object as its JSON text (@tsv refuses them) when one of recs has such a
+// title or namespace, and recipe 9 of Full takes a provenance that is not
+// an object for one without a confidence when one of recs has such a
+// provenance: otherwise the filters are the specification's.
 func memoryLibrary(detail Detail, recs []record) []Recipe {
 	rs := specLibrary(detail, recs)
+	if slices.ContainsFunc(recs, func(r record) bool {
+		return r.object && (isContainer(r.memory.Title) || isContainer(r.memory.Namespace))
+	}) {
+		rs[0].filter = `[(.title, .namespace) | if type == "array" or type == "object" then tojson else . end] | @tsv`
+	}
+	if detail == Full && slices.ContainsFunc(recs, func(r record) bool {
+		k := r.memory.Provenance.Kind()
+		return r.object && r.memory.Provenance != nil && k != '{' && k != 'n'
+	}) {
+		rs[8].filter = `sort_by(.provenance | if type == "object" then .confidence else null end) | reverse | .[]`
+	}
 	if slices.ContainsFunc(recs, func(r record) bool { return !r.object }) {
 		for i, r := range rs {
 			if strings.Contains(r.options, "s") {
@@ -76,6 +92,12 @@ func specLibrary(detail Detail, recs []record) []Recipe {
 	return rs
 }
 
+// isContainer reports whether raw, a valid JSON value or nil, is an array
+// or an object.
+func isContainer(raw jsontext.Value) bool {
+	return raw != nil && (raw.Kind() == '[' || raw.Kind() == '{')
+}
+
 // isMemory reports whether more than half of recs, the records that are
 // valid JSON, are objects carrying id, title, namespace and memory_type.
 func isMemory(recs []record) bool {
@@ -98,6 +120,7 @@ type memoryRecord struct {
 	MemoryType jsontext.Value
 	Tags       jsontext.Value
 	Content    jsontext.Value
+	Provenance jsontext.Value
 }
 
 // field returns the field of o that holds the member named quoted, a JSON
@@ -116,6 +139,8 @@ func (o *memoryRecord) field(quoted []byte) *jsontext.Value {
 		return &o.Tags
 	case "content":
 		return &o.Content
+	case "provenance":
+		return &o.Provenance
 	}
 	return nil
 }

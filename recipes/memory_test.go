@@ -387,3 +387,41 @@ func TestMemoryAmongOtherValues(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryMistypedFields runs the memory library on a file of memory
+// records among records that carry the memory fields but not their types: a
+// title or namespace that is an object or an array, a provenance that is a
+// string, an array or a number. Select takes them for memory records (they
+// have id, title, namespace and memory_type); every recipe must run under
+// every jq and give the answer computed in Go, where a container cell is
+// its JSON text and a provenance that is not an object has no confidence.
+// Recipe 1 failed ("object ({...}) is not valid in a csv row") and recipe 9
+// of Full ("Cannot index string with string \"confidence\"").
+func TestMemoryMistypedFields(t *testing.T) {
+	needJQ(t)
+	odd := func(id string, m map[string]any) map[string]any {
+		r := map[string]any{"id": id, "title": "Odd one", "namespace": "_semantic/odd", "memory_type": "semantic", "created": "2024-06-01T00:00:00Z"}
+		for k, v := range m {
+			r[k] = v
+		}
+		return r
+	}
+	for _, detail := range []recipes.Detail{recipes.Light, recipes.Medium, recipes.Full} {
+		t.Run(string(detail), func(t *testing.T) {
+			records := memories(detail, 12)
+			records = append(records[:6:6], append([]any{
+				odd("odd-1", map[string]any{"title": map[string]any{"en": "Cache\tkeys", "fr": "Clés"}}),
+				odd("odd-2", map[string]any{"namespace": []any{"_semantic", "decisions"}}),
+				odd("odd-3", map[string]any{"provenance": "imported by hand", "title": []any{}}),
+				odd("odd-4", map[string]any{"provenance": []any{map[string]any{"confidence": 1}}, "namespace": map[string]any{}}),
+				odd("odd-5", map[string]any{"provenance": 0.9}),
+			}, records[6:]...)...)
+			smp := sample(t, records)
+			if !recipes.IsMemory(smp) {
+				t.Fatal("not memory records: the test proves nothing")
+			}
+			path := writeFile(t, nastyDir(t), string(detail), records)
+			check(t, recipes.Memory(detail, smp), path, roundTrip(t, records), memoryOracles(detail))
+		})
+	}
+}
