@@ -20,9 +20,10 @@ import (
 // then they pass over the records that are not (objects, map(objects)).
 // Likewise recipe 1 writes a title or namespace that is an array or an
 // object as its JSON text (@tsv refuses them) when one of recs has such a
-// title or namespace, and recipe 9 of Full takes a provenance that is not
-// an object for one without a confidence when one of recs has such a
-// provenance: otherwise the filters are the specification's.
+// title or namespace, and recipe 9 of Full passes over the confidence of a
+// provenance that is not an object (.provenance.confidence?, whose
+// records then sort last) when one of recs has such a provenance:
+// otherwise the filters are the specification's.
 func memoryLibrary(detail Detail, recs []record) []Recipe {
 	rs := specLibrary(detail, recs)
 	if slices.ContainsFunc(recs, func(r record) bool {
@@ -34,7 +35,7 @@ func memoryLibrary(detail Detail, recs []record) []Recipe {
 		k := r.memory.Provenance.Kind()
 		return r.object && r.memory.Provenance != nil && k != '{' && k != 'n'
 	}) {
-		rs[8].filter = `sort_by(.provenance | if type == "object" then .confidence else null end) | reverse | .[]`
+		rs[8].filter = `sort_by(.provenance.confidence?) | reverse | .[]`
 	}
 	if slices.ContainsFunc(recs, func(r record) bool { return !r.object }) {
 		for i, r := range rs {
