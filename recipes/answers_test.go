@@ -286,3 +286,45 @@ func TestGenericInformativeFields(t *testing.T) {
 		})
 	}
 }
+
+// TestListingNamesAFieldOnce: on one large record (or copies of one) whose
+// best key and best title are the same field, a real package-lock.json
+// (its "name"), the listing names it once. keyField and titleField both
+// chose "name": the recipes listed {name,name}, described as "List name,
+// name and lockfileVersion", and the preview showed the field twice.
+func TestListingNamesAFieldOnce(t *testing.T) {
+	apis, err := realshapes.APIs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range apis {
+		if a.Name != "npm-package-lock.json" {
+			continue
+		}
+		for _, copies := range []int{1, 3} {
+			smp := make([]json.RawMessage, copies)
+			for i := range smp {
+				smp[i] = json.RawMessage(a.Data)
+			}
+			rs, _ := recipes.Select(recipes.Full, smp)
+			for i, r := range rs {
+				if d, f := r.Description, recipes.DataOf(rs)[i].Filter; strings.Contains(d, "name, name") || strings.Contains(f, "{name, name") {
+					t.Errorf("%d copies: recipe %d %q names a field twice: %s", copies, i+1, d, f)
+				}
+			}
+			seen := map[string]bool{}
+			for _, p := range recipes.Projection(rs) {
+				k := strings.Join(p, ".")
+				if seen[k] {
+					t.Errorf("%d copies: the preview shows .%s twice: %v", copies, k, recipes.Projection(rs))
+				}
+				seen[k] = true
+			}
+			if got := recipes.Projection(rs); len(got) == 0 || got[0][0] != "name" {
+				t.Errorf("%d copies: preview %v, want it to show the name", copies, got)
+			}
+		}
+		return
+	}
+	t.Fatal("no npm-package-lock.json in realshapes.APIs")
+}

@@ -178,7 +178,8 @@ func englishList(names []string) string {
 // identity returns an identifier and a title, as the roles find them (the
 // first identifier; the shortest text of 60 bytes or less on average) or,
 // for large records, keyField and titleField. Fields whose values contain
-// the identifier's (a URL built from it) are left out.
+// the identifier's (a URL built from it) are left out, and so is a title
+// that is the identifier itself.
 func (a *analysis) identity(rs roles) (id, title *field) {
 	id = rs.first(roleID)
 	if id == nil && a.large() {
@@ -195,6 +196,9 @@ func (a *analysis) identity(rs roles) (id, title *field) {
 	}
 	if title == nil && a.large() {
 		title = a.titleField()
+	}
+	if title == id { // one field, listed once
+		title = nil
 	}
 	return id, title
 }

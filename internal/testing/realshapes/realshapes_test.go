@@ -1,6 +1,9 @@
 package realshapes
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestItems(t *testing.T) {
 	items, err := Items()
@@ -21,6 +24,22 @@ func TestItems(t *testing.T) {
 		}
 		if it.Result == nil || len(it.Result.Content) == 0 {
 			t.Errorf("%s: no content", it.Name)
+		}
+	}
+}
+
+// TestAPIs loads the documents of testdata/apis: each one JSON value.
+func TestAPIs(t *testing.T) {
+	apis, err := APIs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(apis) < 6 {
+		t.Fatalf("%d documents, want the 6 of testdata/apis/README.md", len(apis))
+	}
+	for _, a := range apis {
+		if !json.Valid(a.Data) {
+			t.Errorf("%s is not one JSON value", a.Name)
 		}
 	}
 }
