@@ -140,12 +140,19 @@ func mostCommon(counts iter.Seq2[string, int]) string {
 	return best
 }
 
-// exampleValue reports whether s can be a recipe's default value: at most
-// maxValueBytes (a descriptor holds it in full), and without a control
-// character, which a command's argument cannot carry (a NUL) or a terminal
-// would act on.
+// exampleValue reports whether s can be a recipe's default value: of at
+// most maxValueBytes as a descriptor writes it in a command (commandBytes:
+// a descriptor holds it in full), and without a control character, which a
+// command's argument cannot carry (a NUL) or a terminal would act on.
 func exampleValue(s string) bool {
-	return len(s) <= maxValueBytes && !strings.ContainsFunc(s, unicode.IsControl)
+	return len(s) <= maxValueBytes && commandBytes(s, false) <= maxValueBytes && !strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// nameable reports whether a recipe can name the field name: of at most
+// maxValueBytes as a descriptor writes it in a filter (commandBytes). No
+// recipe names another field: a descriptor holds its recipes in full.
+func nameable(name string) bool {
+	return len(name) <= maxValueBytes && commandBytes(name, true) <= maxValueBytes
 }
 
 // field is what the sample says about one top-level field of the objects.
@@ -182,7 +189,7 @@ const maxSubs = 32
 func (f *field) sub(name string, v string) {
 	i := slices.IndexFunc(f.subs, func(s *field) bool { return s.name == name })
 	if i < 0 {
-		if len(f.subs) >= maxSubs || len(name) > maxValueBytes {
+		if len(f.subs) >= maxSubs || !nameable(name) {
 			return
 		}
 		i = len(f.subs)
@@ -287,8 +294,8 @@ func (a *analysis) object(o map[string]any, keys []string) {
 		}
 	}
 	for _, k := range keys {
-		if len(k) > maxValueBytes {
-			continue // no recipe names it: a descriptor holds its recipes in full
+		if !nameable(k) {
+			continue
 		}
 		v := o[k]
 		f := a.fields[k]

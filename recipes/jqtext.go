@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zircote/lro-go/internal/shell"
 )
@@ -31,6 +32,53 @@ func path(name string) string {
 		return "." + name
 	}
 	return ".[" + jqString(name) + "]"
+}
+
+// commandBytes returns how many bytes s takes in the JSON text of a
+// descriptor's recipe command, not counting the quotes around it: as an
+// argument of the command, a word for the shell; with filter, as a jq
+// string (a field name) in the filter, which the shell quotes. The escapes
+// of each layer add up: an apostrophe takes 5 bytes in either (the shell
+// writes it as four, quote, backslash, quote, quote, and JSON doubles the
+// backslash), a quotation mark 2 in an argument (\") and 4 in a filter
+// (\\\"). A descriptor holds its recipes in full, so the bound of what a
+// recipe names is on this, not on len(s). It is counted, not rendered,
+// because the analysis asks it of every field name of the sample.
+func commandBytes(s string, filter bool) int {
+	// In a filter: the escape jqString (json.Marshal) writes, one backslash
+	// more in the JSON text. In an argument: the JSON escape of the rune.
+	long, short, quote := 6, 2, 2 // \u00XX, \n (and the like), \" or \\
+	if filter {
+		long, short, quote = 7, 3, 4
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c == '\'':
+				n += 5 // '\'' for the shell, its backslash escaped for JSON
+			case c == '"' || c == '\\':
+				n += quote
+			case c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += short
+			case c < ' ' || filter && (c == '<' || c == '>' || c == '&'):
+				n += long
+			default:
+				n++
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			n += long // \ufffd, \u2028, \u2029
+		} else {
+			n += size
+		}
+		i += size
+	}
+	return n
 }
 
 // Args returns the jq arguments of the recipe, unquoted: the flags (-s to
