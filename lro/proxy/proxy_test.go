@@ -617,8 +617,8 @@ func TestToolListChanges(t *testing.T) {
 			}
 			select {
 			case <-changed:
-			case <-time.After(5 * time.Second):
-				t.Error("the proxy's client got no tools/list_changed notification")
+			case <-time.After(time.Minute): // a bound for a loaded machine, not a measure
+				t.Error("the proxy's client got no tools/list_changed notification within a minute")
 			}
 		})
 	}
