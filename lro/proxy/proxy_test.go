@@ -592,12 +592,34 @@ func TestReconnectStdio(t *testing.T) {
 }
 
 // TestToolListChanges has the upstream add and remove tools, over both
-// transports, and waits for the proxy's client to see the change.
+// transports, and waits for the proxy's client to see the change. Over
+// HTTP, the tool is added once the proxy's stream of the upstream's own
+// messages (its GET) is open: a go-sdk server without an event store drops
+// a notification sent before that, to the proxy as to its own client.
 func TestToolListChanges(t *testing.T) {
 	for _, kind := range upstreamKinds {
 		t.Run(kind.name, func(t *testing.T) {
+			var up proxy.Upstream
+			listening := make(chan struct{})
+			if kind.name == "http" {
+				var once sync.Once
+				u := &httpUpstream{tb: t, s: newUpstream(t.TempDir()), addr: "127.0.0.1:0", wrap: func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if r.Method == http.MethodGet {
+							w = &firstWrite{ResponseWriter: w, wrote: func() { once.Do(func() { close(listening) }) }}
+						}
+						h.ServeHTTP(w, r)
+					})
+				}}
+				u.start()
+				t.Cleanup(u.stop)
+				up = proxy.Upstream{URL: u.url()}
+			} else {
+				up = kind.start(t, t.TempDir())
+				close(listening)
+			}
 			changed := make(chan struct{}, 10)
-			_, cs := newProxy(t, kind.start(t, t.TempDir()), &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, &mcp.ClientOptions{
+			_, cs := newProxy(t, up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}}, &mcp.ClientOptions{
 				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 					select {
 					case changed <- struct{}{}:
@@ -605,6 +627,11 @@ func TestToolListChanges(t *testing.T) {
 					}
 				},
 			})
+			select {
+			case <-listening:
+			case <-time.After(time.Minute): // a bound for a loaded machine, not a measure
+				t.Fatal("the proxy opened no stream of the upstream's messages within a minute")
+			}
 			if got := text(call(t, cs, "grow", 0)); got != "grown" {
 				t.Fatalf("grow: %q", got)
 			}
@@ -623,6 +650,22 @@ func TestToolListChanges(t *testing.T) {
 		})
 	}
 }
+
+// firstWrite is a ResponseWriter that calls wrote at its first Write: a
+// server's stream is open once it has written its headers and first bytes.
+type firstWrite struct {
+	http.ResponseWriter
+	wrote func()
+}
+
+func (w *firstWrite) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.wrote()
+	return n, err
+}
+
+// Unwrap returns the ResponseWriter, for http.ResponseController's Flush.
+func (w *firstWrite) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
