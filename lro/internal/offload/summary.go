@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zircote/lro-go/lro/internal/describe"
 	"github.com/zircote/lro-go/lro/internal/schema"
 )
 
@@ -108,23 +109,11 @@ func (t *tally) field(key string, value []byte) {
 }
 
 // quotedLen returns the length of the JSON string of s as the descriptor
-// writes it (encoding/json, without escapes for HTML): control characters,
-// U+2028, U+2029 and each byte of invalid UTF-8 cost six bytes.
+// writes it (describe.Marshal), escapes counted. It is asked once of each
+// namespace the summary counts, at most maxNamespaces.
 func quotedLen(s []byte) int {
-	n := 2
-	for len(s) > 0 {
-		r, size := utf8.DecodeRune(s)
-		switch {
-		case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
-			n += 2
-		case r < ' ' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError && size == 1:
-			n += 6
-		default:
-			n += size
-		}
-		s = s[size:]
-	}
-	return n
+	q, _ := describe.Marshal(string(s)) // a string: no error
+	return len(q)
 }
 
 func (t *tally) addScore(f float64) {
