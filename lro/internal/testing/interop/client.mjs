@@ -53,12 +53,14 @@
 // lists the tools first and checks that a validator is cached for each tool
 // that advertises an outputSchema.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import process from 'node:process';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
 const EXPECTATIONS = new Set(['inline', 'offloaded', 'fallback', 'validation_error', 'skip']);
 const RECIPE_COUNT = 10;
@@ -161,6 +163,23 @@ function checkDescriptor(d) {
   return problems;
 }
 
+// dumpGoroutines makes the server pid, and the processes it started (the
+// upstream of a proxy), print the stacks of their goroutines and exit
+// (SIGQUIT, to Go programs), so that a call that timed out shows where it
+// waits.
+function dumpGoroutines(pid) {
+  if (!pid) return;
+  console.error(`client.mjs: a call timed out; the goroutines of the server (pid ${pid}) and its children follow`);
+  try {
+    execFileSync('pkill', ['-QUIT', '-P', String(pid)]);
+    execFileSync('sleep', ['1']);
+  } catch {} // no children, or no pkill
+  try {
+    process.kill(pid, 'SIGQUIT');
+    execFileSync('sleep', ['1']);
+  } catch {}
+}
+
 function isValidationError(err) {
   const msg = String(err?.message ?? err);
   return /does not match the tool's output schema|did not return structured content|Failed to validate structured content/.test(msg);
@@ -170,8 +189,11 @@ async function main() {
   const { planFile, command, args } = parseArgs(process.argv.slice(2));
   const plan = readPlan(planFile);
 
-  const transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: 'inherit' });
+  const transport = new StdioClientTransport({ command, args, env: { ...process.env, GOTRACEBACK: 'all' }, stderr: 'inherit' });
   const client = new Client({ name: 'lro-go-interop', version: '0.0.0' });
+  // A message the client cannot take (no JSON, an unknown id) is dropped by
+  // the SDK, and its request times out: say so.
+  client.onerror = (err) => console.error(`client.mjs: the client dropped a message: ${err?.message ?? err}`);
   try {
     await client.connect(transport);
   } catch (err) {
@@ -231,6 +253,10 @@ async function main() {
           report(true, `${label}: rejected: ${err.message}`);
         } else {
           report(false, `${label}: callTool threw: ${err.message}`);
+        }
+        if (err?.code === ErrorCode.RequestTimeout) {
+          dumpGoroutines(transport.pid);
+          return;
         }
         continue;
       }
