@@ -29,3 +29,7 @@ func SetGrace(p *Proxy, d time.Duration) { p.grace = d }
 
 // ErrInvalidUpstream is wrapped by the error of New for a bad Upstream.
 var ErrInvalidUpstream = errInvalidUpstream
+
+// SetListenRetry sets how long p waits before it opens an HTTP upstream's
+// stream of messages again.
+func SetListenRetry(p *Proxy, d time.Duration) { p.listenRetry = d }

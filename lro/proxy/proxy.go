@@ -79,15 +79,16 @@ type Options struct {
 // [lro.Wrap] does. A Proxy is safe for concurrent use. Call Close when
 // done.
 type Proxy struct {
-	up         Upstream
-	lro        lro.Options
-	logger     *slog.Logger
-	timeout    time.Duration
-	grace      time.Duration // how long Run waits for answers after the client's input ended
-	maxMessage int
-	offloader  func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool
-	client     http.Client // for a URL: the user's client, or a zero one
-	base       http.RoundTripper
+	up          Upstream
+	lro         lro.Options
+	logger      *slog.Logger
+	timeout     time.Duration
+	grace       time.Duration // how long Run waits for answers after the client's input ended
+	listenRetry time.Duration // the wait before an HTTP upstream's stream is opened again
+	maxMessage  int
+	offloader   func(context.Context, *mcp.CallToolRequest, *mcp.CallToolResult) bool
+	client      http.Client // for a URL: the user's client, or a zero one
+	base        http.RoundTripper
 
 	local      *mcp.ClientSession // to the server of the local tools; nil for none
 	localEnd   *mcp.ServerSession // the server's end of local
@@ -122,7 +123,7 @@ func New(up Upstream, opts *Options) (*Proxy, error) {
 	}
 	timeout := cmp.Or(o.ConnectTimeout, defaultConnectTimeout)
 	p := &Proxy{up: up, lro: lo, logger: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), timeout: timeout, grace: timeout + drainGrace,
-		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes), offloader: offloader(&lo)}
+		maxMessage: cmp.Or(o.MaxMessageBytes, defaultMaxMessageBytes), offloader: offloader(&lo), listenRetry: listenRetry}
 	p.client, p.base = up.baseClient()
 	if o.RegisterLocalTools != nil {
 		if err := p.startLocal(o.RegisterLocalTools); err != nil {

@@ -229,10 +229,16 @@ func tooLarge(limit int) error {
 
 // listen reads the stream of an HTTP upstream's own messages (the GET
 // stream before protocol 2026-07-28; go-sdk opens it only for a client
-// session), again when the upstream closes it, until the connection ends.
+// session), again when the upstream closes it, until the connection ends,
+// or until the upstream closed it three times in a row with no message and
+// no event ID beyond the last.
 func (r *relay) listen(u *upConn) {
 	lastID := ""
-	for quiet := 0; quiet < 3; {
+	for quiet := 0; ; {
+		if quiet == 3 {
+			r.p.logger.Warn("upstream closed its stream of messages three times with nothing new; no longer listening", "upstream", r.p.up.String())
+			return
+		}
 		req, _ := http.NewRequestWithContext(u.ctx, http.MethodGet, r.p.up.URL, nil) // the URL is valid
 		req.Header.Set("Accept", "text/event-stream")
 		req.Header.Set("Mcp-Session-Id", u.SessionID())
@@ -249,30 +255,32 @@ func (r *relay) listen(u *upConn) {
 			return
 		}
 		before := lastID
-		lastID = r.readEvents(u, resp.Body, lastID)
+		var fresh bool
+		lastID, fresh = r.readEvents(u, resp.Body, lastID)
 		resp.Body.Close()
-		if quiet++; lastID != before {
+		if quiet++; lastID != before || fresh {
 			quiet = 0
 		}
 		select {
 		case <-u.ctx.Done():
 			return
-		case <-time.After(listenRetry):
+		case <-time.After(r.p.listenRetry):
 		}
 	}
 }
 
 // readEvents passes the messages of a stream of server-sent events to the
-// client, and returns the ID of the last event.
-func (r *relay) readEvents(u *upConn, body io.Reader, lastID string) string {
-	br, data, event := bufio.NewReaderSize(body, 64<<10), []byte(nil), ""
+// client, and returns the ID of the last event, and whether a message came
+// (of a stream without event IDs, the only sign of one).
+func (r *relay) readEvents(u *upConn, body io.Reader, lastID string) (string, bool) {
+	br, data, event, fresh := bufio.NewReaderSize(body, 64<<10), []byte(nil), "", false
 	for {
 		line, err := readLine(br, r.p.maxMessage-len(data), nil)
 		if err != nil {
 			if errors.Is(err, errTooLarge) {
 				r.p.logger.Warn("upstream event above the size limit; stream closed", "limit", r.p.maxMessage)
 			}
-			return lastID
+			return lastID, fresh
 		}
 		line = bytes.TrimRight(line, "\r\n")
 		name, value, _ := bytes.Cut(line, []byte(":"))
@@ -281,6 +289,7 @@ func (r *relay) readEvents(u *upConn, body io.Reader, lastID string) string {
 		case len(line) == 0:
 			if len(data) > 0 && (event == "" || event == "message") {
 				if msg, err := jsonrpc.DecodeMessage(data); err == nil {
+					fresh = true
 					r.fromUpstream(u, msg)
 				} else {
 					r.p.logger.Warn("upstream event that is no JSON-RPC message; skipped", "data", preview(data), "err", err)
