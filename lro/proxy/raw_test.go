@@ -85,6 +85,11 @@ func rawUpstream() {
 			panic(err)
 		}
 		if resp, ok := msg.(*jsonrpc.Response); ok {
+			if asked == nil { // an answer to a request this process never made
+				id, _ := json.Marshal(resp.ID.Raw())
+				send(&jsonrpc.Request{Method: "x/unasked-answer", Params: json.RawMessage(`{"id":` + string(id) + `}`)})
+				continue
+			}
 			// The client's answer to x/ask: the call that asked returns it.
 			respond(asked.ID, `{"content":[{"type":"text","text":`+strconvQuote(string(resp.Result))+`}]}`)
 			continue
@@ -169,6 +174,8 @@ func rawUpstream() {
 				respond(req.ID, `{"content":[{"type":"text","text":`+strconvQuote(string(req.Params))+`}]}`)
 			case "slow":
 				slow = req
+			case "exit": // a crash, the call unanswered
+				os.Exit(0)
 			default:
 				if reply, ok := hostileReplies[p.Name]; ok {
 					id, _ := json.Marshal(req.ID.Raw())

@@ -88,10 +88,7 @@ func (r *relay) run(ctx context.Context) error {
 				r.notify(m)
 			}
 		case *jsonrpc.Response: // to a request of the upstream (sampling, elicitation, roots)
-			r.mu.Lock()
-			delete(r.asked, m.ID)
-			r.mu.Unlock()
-			r.forward(m)
+			r.answer(m)
 		}
 	}
 }
@@ -181,6 +178,24 @@ func (r *relay) close() {
 	//lint:ignore SA2001 a barrier: a connection made since has been ended by its maker
 	r.connMu.Unlock()
 	r.exits.Wait()
+}
+
+// answer passes the client's answer to the connection whose request it
+// answers. An answer to a connection that has ended since, or to no
+// request, is dropped: the next connection, a new session or process, did
+// not ask it, and may have a request of its own under the same id.
+func (r *relay) answer(m *jsonrpc.Response) {
+	r.mu.Lock()
+	a := r.asked[m.ID]
+	delete(r.asked, m.ID)
+	r.mu.Unlock()
+	if a == nil || a.up.ctx.Err() != nil {
+		r.p.logger.Info("the client answered a request of no upstream connection in use (one that ended since, or none); dropped", "id", m.ID.Raw())
+		return
+	}
+	if err := r.post(a.up, m); err != nil {
+		r.lost(a.up, err)
+	}
 }
 
 // forward sends msg on the upstream connection, if any.
