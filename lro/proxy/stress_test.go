@@ -237,3 +237,61 @@ func stressSession(t *testing.T, p *proxy.Proxy, seed uint64, calls int) {
 		}
 	}
 }
+
+// TestStressReconnect runs sessions side by side whose upstream command
+// exits now and then (the raw upstream's tool exit) while calls are in
+// flight and others are being sent, so that requests meet a connection
+// being lost, being made, and the replayed initialize: every request gets
+// exactly one answer, a result or the proxy's failure, and none is held.
+func TestStressReconnect(t *testing.T) {
+	t.Parallel()
+	const sessions, calls = 4, 24
+	up := proxy.Upstream{Cmd: cmdWith(append(os.Environ(), rawUpstreamEnv+"=1"), nil, os.Args[0])}
+	p, err := proxy.New(up, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	var wg sync.WaitGroup
+	for s := range sessions {
+		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(uint64(s), uint64(time.Now().UnixNano())))
+			c := newRawClient(t, p)
+			c.response(c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"0"}}`))
+			c.send(&jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)})
+			want := map[any]bool{}
+			for range calls {
+				tool := "params"
+				if rnd.IntN(6) == 0 {
+					tool = "exit"
+				}
+				want[c.request("tools/call", `{"name":"`+tool+`","arguments":{}}`).Raw()] = true
+				if rnd.IntN(3) == 0 {
+					time.Sleep(time.Duration(rnd.IntN(2000)) * time.Microsecond)
+				}
+			}
+			bound := time.After(time.Minute) // a guard against a hang, not a timing assertion
+			for len(want) > 0 {
+				select {
+				case msg, ok := <-c.in:
+					if !ok {
+						t.Errorf("session %d: the proxy closed the connection", s)
+						return
+					}
+					resp, isResp := msg.(*jsonrpc.Response)
+					if !isResp {
+						continue // the upstream's own messages
+					}
+					if !want[resp.ID.Raw()] {
+						t.Errorf("session %d: an answer to %v, unexpected or again", s, resp.ID.Raw())
+					}
+					delete(want, resp.ID.Raw())
+				case <-bound:
+					t.Errorf("session %d: no answer to %d requests within a minute: %v", s, len(want), want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
