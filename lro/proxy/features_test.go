@@ -304,6 +304,7 @@ func TestLatestProtocol(t *testing.T) {
 // notification outside of any request: it travels on the standalone stream
 // (GET) of protocols before 2026-07-28, which the proxy opens itself.
 func TestServerMessagesOutsideRequests(t *testing.T) {
+	later = make(chan struct{}) // closed below: a new one for each run (-count)
 	var e events
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, featureClient(&e))
 	p, err := proxy.New(proxy.Upstream{URL: startHTTPUpstream(t, newUpstream(t.TempDir())).url()}, &proxy.Options{LRO: &lro.Options{OutputDir: t.TempDir()}})
