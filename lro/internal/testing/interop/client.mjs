@@ -163,22 +163,34 @@ function checkDescriptor(d) {
   return problems;
 }
 
-// dumpGoroutines makes the server pid, and the processes it started (the
-// upstream of a proxy), print the stacks of their goroutines and exit
-// (SIGQUIT, to Go programs), so that a call that timed out shows where it
-// waits.
-function dumpGoroutines(pid) {
+// dumpGoroutines makes the processes that the server pid started (the
+// upstream of a proxy), then the server, print the stacks of their
+// goroutines and exit (SIGQUIT, to Go programs), so that a call without an
+// answer shows where it waits. One at a time, or their stacks would mix on
+// the shared stderr; the children are listed first (one whose parent has
+// exited is not found). A proxy logs how many calls in flight its upstream's
+// exit failed (requests_failed) before it prints its own stacks.
+function dumpGoroutines(pid, why) {
   if (!pid) return;
-  console.error(`client.mjs: a call timed out; the goroutines of the server (pid ${pid}) and its children follow`);
+  console.error(`client.mjs: ${why}; the goroutines of the processes the server (pid ${pid}) started, then of the server, follow`);
+  let children = [];
   try {
-    execFileSync('pkill', ['-QUIT', '-P', String(pid)]);
-    execFileSync('sleep', ['1']);
-  } catch {} // no children, or no pkill
-  try {
-    process.kill(pid, 'SIGQUIT');
-    execFileSync('sleep', ['1']);
-  } catch {}
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {} // no children, or no pgrep
+  for (const p of [...children, pid]) {
+    try {
+      process.kill(p, 'SIGQUIT');
+      execFileSync('sleep', ['1']);
+    } catch {}
+  }
 }
+
+// dumpAfter is how long a call may go unanswered before dumpGoroutines
+// shows where it waits (LRO_INTEROP_DUMP_AFTER_MS, in milliseconds): before
+// the SDK's request timeout of 60 s, which cancels the call
+// (notifications/cancelled) and so removes it from the stacks; a call here
+// takes well under a second.
+const dumpAfter = Number(process.env.LRO_INTEROP_DUMP_AFTER_MS) || 45_000;
 
 function isValidationError(err) {
   const msg = String(err?.message ?? err);
@@ -246,16 +258,28 @@ async function main() {
       }
       let result;
       const args = JSON.parse(JSON.stringify(step.arguments ?? {}).replaceAll('{{LAST_FILE}}', JSON.stringify(lastFile).slice(1, -1)));
+      // A call still unanswered after dumpAfter: show where it waits.
+      let dumped = false;
+      const watchdog = setTimeout(() => {
+        dumped = true;
+        dumpGoroutines(transport.pid, `${step.tool} has had no answer for ${dumpAfter} ms`);
+      }, dumpAfter);
       try {
         result = await client.callTool({ name: step.tool, arguments: args });
+        clearTimeout(watchdog);
+        if (dumped) {
+          report(false, `${label}: no answer within ${dumpAfter} ms (the goroutines are above)`);
+          return;
+        }
       } catch (err) {
+        clearTimeout(watchdog);
         if (step.expect === 'validation_error' && isValidationError(err)) {
           report(true, `${label}: rejected: ${err.message}`);
         } else {
           report(false, `${label}: callTool threw: ${err.message}`);
         }
-        if (err?.code === ErrorCode.RequestTimeout) {
-          dumpGoroutines(transport.pid);
+        if (dumped || err?.code === ErrorCode.RequestTimeout) {
+          if (!dumped) dumpGoroutines(transport.pid, `${step.tool} timed out`);
           return;
         }
         continue;
